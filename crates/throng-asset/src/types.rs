@@ -1,0 +1,256 @@
+//! Baked asset types (DESIGN.md §3). Everything a runtime or renderer needs, loaded without a
+//! GPU and without the importer. Units: the source file's (metres per glTF), seconds; matrices
+//! column-major; model space = the glTF scene root's space.
+
+use glam::{Mat4, Vec3};
+use serde::{Deserialize, Serialize};
+
+/// Format version written into `THRONG_baked_animation.version` (see docs/format.md).
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoopMode {
+    #[default]
+    Loop,
+    Once,
+    Clamp,
+    PingPong,
+}
+
+impl LoopMode {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            LoopMode::Loop => "loop",
+            LoopMode::Once => "once",
+            LoopMode::Clamp => "clamp",
+            LoopMode::PingPong => "ping-pong",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<LoopMode> {
+        match s {
+            "loop" => Some(LoopMode::Loop),
+            "once" => Some(LoopMode::Once),
+            "clamp" => Some(LoopMode::Clamp),
+            "ping-pong" => Some(LoopMode::PingPong),
+            _ => None,
+        }
+    }
+}
+
+/// Bone-texture encodings (DESIGN.md §3 "Bone texture").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub enum Encoding {
+    /// 4 RGBA32Float texels per entry: texel 4j + c = column c of S_j. 64 B per entry-frame.
+    #[serde(rename = "mat4-f32")]
+    Mat4F32,
+    /// 3 RGBA32Float texels per entry: texel 3j + r = row r of the affine part. 48 B.
+    #[serde(rename = "mat3x4-f32")]
+    Mat3x4F32,
+    /// As `Mat3x4F32` in RGBA16Float. 24 B.
+    #[serde(rename = "mat3x4-f16")]
+    Mat3x4F16,
+    /// 2 RGBA32Float texels: unit quaternion (x, y, z, w), then (translation xyz, uniform scale).
+    #[serde(rename = "quat-f32")]
+    QuatF32,
+    /// As `QuatF32` at 16 bits per channel in an Rgba16Sint texture: snorm16 quaternion,
+    /// translation / `translation_range`, scale / `scale_range`. 16 B.
+    #[serde(rename = "quat-snorm16")]
+    #[default]
+    QuatSnorm16,
+}
+
+impl Encoding {
+    pub const ALL: [Encoding; 5] = [
+        Encoding::Mat4F32,
+        Encoding::Mat3x4F32,
+        Encoding::Mat3x4F16,
+        Encoding::QuatF32,
+        Encoding::QuatSnorm16,
+    ];
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Encoding::Mat4F32 => "mat4-f32",
+            Encoding::Mat3x4F32 => "mat3x4-f32",
+            Encoding::Mat3x4F16 => "mat3x4-f16",
+            Encoding::QuatF32 => "quat-f32",
+            Encoding::QuatSnorm16 => "quat-snorm16",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Encoding> {
+        Encoding::ALL.into_iter().find(|e| e.as_str() == s)
+    }
+
+    /// RGBA texels per palette entry.
+    pub fn texels_per_entry(&self) -> u32 {
+        match self {
+            Encoding::Mat4F32 => 4,
+            Encoding::Mat3x4F32 | Encoding::Mat3x4F16 => 3,
+            Encoding::QuatF32 | Encoding::QuatSnorm16 => 2,
+        }
+    }
+
+    /// Bytes per RGBA texel (4 channels).
+    pub fn bytes_per_texel(&self) -> u32 {
+        match self {
+            Encoding::Mat4F32 | Encoding::Mat3x4F32 | Encoding::QuatF32 => 16,
+            Encoding::Mat3x4F16 | Encoding::QuatSnorm16 => 8,
+        }
+    }
+
+    pub fn bytes_per_entry_frame(&self) -> u32 {
+        self.texels_per_entry() * self.bytes_per_texel()
+    }
+
+    /// Whether the encoding stores (rotation, translation, uniform scale) and so supports
+    /// dual-quaternion skinning.
+    pub fn is_quat(&self) -> bool {
+        matches!(self, Encoding::QuatF32 | Encoding::QuatSnorm16)
+    }
+}
+
+/// Axis-aligned box in model space (file units).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Aabb {
+    pub min: Vec3,
+    pub max: Vec3,
+}
+
+impl Aabb {
+    pub const EMPTY: Aabb = Aabb {
+        min: Vec3::splat(f32::INFINITY),
+        max: Vec3::splat(f32::NEG_INFINITY),
+    };
+
+    pub fn extend(&mut self, p: Vec3) {
+        self.min = self.min.min(p);
+        self.max = self.max.max(p);
+    }
+
+    pub fn union(&self, o: &Aabb) -> Aabb {
+        Aabb {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
+    }
+
+    pub fn diagonal(&self) -> f32 {
+        (self.max - self.min).length()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.min.x > self.max.x
+    }
+}
+
+/// One palette entry: a (node, inverse bind matrix) pair; rigid parts have identity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaletteEntry {
+    /// glTF node index in the source file.
+    pub node: usize,
+    /// Node name (`node<index>` when unnamed).
+    pub name: String,
+    /// Column-major inverse bind matrix.
+    pub inverse_bind_matrix: Mat4,
+    /// True for a rigid part's own node (identity inverse bind matrix).
+    pub rigid: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClipEvent {
+    /// Clip time in seconds.
+    pub time: f32,
+    pub name: String,
+}
+
+/// One clip of the frame table (DESIGN.md §3 "Frame table").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClipInfo {
+    pub name: String,
+    /// Global frame-table row of the clip's frame 0 (row 0 is the rest pose).
+    pub first_row: u32,
+    /// `n = floor(d · fps + 1e-3) + 1` (1 for a zero-length clip).
+    pub frames: u32,
+    /// The sample rate asked for (frames per second).
+    pub fps: f64,
+    /// Time between rows: `duration / (frames − 1)` (0 for a one-frame clip), seconds.
+    pub step: f64,
+    /// Seconds.
+    pub duration: f64,
+    pub loop_mode: LoopMode,
+    pub events: Vec<ClipEvent>,
+    /// Per frame `(dx, dz, dyaw)` of extracted root motion relative to frame 0 (file units,
+    /// radians), when extraction was on.
+    pub root_motion: Option<Vec<[f32; 3]>>,
+    /// Union of the per-row bounds of this clip.
+    pub bounds: Aabb,
+}
+
+/// Named attachment point whose model-space transform is stored per frame-table row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnchorInfo {
+    pub name: String,
+    pub node: usize,
+}
+
+/// Where a clip time maps in the frame table (DESIGN.md §4): `row` is global, `frac` ∈ [0, 1)
+/// is the weight of `row + 1`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrameRef {
+    pub row: u32,
+    pub frac: f32,
+}
+
+impl ClipInfo {
+    /// Row and fraction for a local clip time `tau` (seconds) already wrapped or clamped into
+    /// [0, d] by the caller's loop mode. Computed in f64 as DESIGN.md §4 writes it.
+    pub fn frame_at(&self, tau: f64) -> FrameRef {
+        if self.frames <= 1 || self.duration <= 0.0 {
+            return FrameRef {
+                row: self.first_row,
+                frac: 0.0,
+            };
+        }
+        let last = (self.frames - 1) as f64;
+        let p = (tau * last / self.duration).clamp(0.0, last);
+        let fl = p.floor();
+        if fl >= last {
+            return FrameRef {
+                row: self.first_row + self.frames - 1,
+                frac: 0.0,
+            };
+        }
+        FrameRef {
+            row: self.first_row + fl as u32,
+            frac: (p - fl) as f32,
+        }
+    }
+}
+
+/// Model-space transforms of the anchors per frame-table row (DESIGN.md §3 "Anchors"), stored as
+/// `mat3x4-f32`: 3 texels (12 f32) per anchor, texel (3a + r, row) = row r of the affine part.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AnchorTexture {
+    pub anchors: Vec<AnchorInfo>,
+    pub rows: u32,
+    /// `rows × anchors.len() × 12` f32, row-major by frame-table row.
+    pub data: Vec<f32>,
+}
+
+impl AnchorTexture {
+    /// Model-space transform of `anchor` at frame-table `row` (column-major Mat4).
+    pub fn matrix(&self, anchor: usize, row: u32) -> Mat4 {
+        let stride = self.anchors.len() * 12;
+        let base = row as usize * stride + anchor * 12;
+        let r = &self.data[base..base + 12];
+        Mat4::from_cols_array(&[
+            r[0], r[4], r[8], 0.0, //
+            r[1], r[5], r[9], 0.0, //
+            r[2], r[6], r[10], 0.0, //
+            r[3], r[7], r[11], 1.0,
+        ])
+    }
+}
