@@ -254,3 +254,186 @@ impl AnchorTexture {
         ])
     }
 }
+
+/// One layer of the CPU-timed per-instance record (DESIGN.md §4): `row` is the global
+/// frame-table row as f32 (exact below 2^24), `frac` ∈ [0, 1) the weight of `row + 1`, `clip` the
+/// clip index as f32. 16 B; the runtime's record is 4 of these (64 B).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Layer {
+    pub weight: f32,
+    pub frac: f32,
+    pub row: f32,
+    pub clip: f32,
+}
+
+/// The bone texture (DESIGN.md §3): `rows` frame-table rows × `width = entries ×
+/// texels_per_entry` RGBA texels, stored contiguously row after row, little-endian. Texel
+/// formats: 4 × f32 (`*-f32`), 4 × f16 bits (`mat3x4-f16`), 4 × i16 snorm (`quat-snorm16`).
+/// On the GPU rows beyond `rows_per_layer` continue in further array layers:
+/// layer = row / rows_per_layer, y = row % rows_per_layer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoneTexture {
+    pub encoding: Encoding,
+    /// Palette entries per row.
+    pub entries: u32,
+    pub rows: u32,
+    pub rows_per_layer: u32,
+    /// `quat-snorm16`: translations are stored as `t / translation_range` (file units).
+    pub translation_range: f32,
+    /// `quat-snorm16`: uniform scales are stored as `s / scale_range`.
+    pub scale_range: f32,
+    pub data: Vec<u8>,
+}
+
+impl BoneTexture {
+    /// Texels per row.
+    pub fn width(&self) -> u32 {
+        self.entries * self.encoding.texels_per_entry()
+    }
+
+    pub fn layers(&self) -> u32 {
+        self.rows.div_ceil(self.rows_per_layer.max(1))
+    }
+
+    pub fn byte_len(&self) -> usize {
+        self.data.len()
+    }
+}
+
+/// Settings the asset was baked with (recorded in the file).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BakeSettings {
+    /// `"auto"` or a number of frames per second, as asked for.
+    pub fps: String,
+    /// The encoding asked for (the texture's may differ after a fallback).
+    pub requested_encoding: Encoding,
+    /// Influences per vertex K (4 or 8).
+    pub influences: u32,
+    pub max_texture_size: u32,
+    /// Whether root motion was extracted.
+    pub root_motion: bool,
+    /// Palette node used as motion root, if any.
+    pub motion_root: Option<usize>,
+}
+
+/// Simplified index buffer of one LOD (DESIGN.md §3 "Meshes").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lod {
+    /// Index-count ratio asked for (e.g. 0.5).
+    pub ratio: f32,
+    pub indices: Vec<u32>,
+    /// meshoptimizer's simplification error relative to the mesh extent.
+    pub error: f32,
+}
+
+/// One baked primitive: GPU vertex streams in bind space with palette-remapped influences.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BakedPrimitive {
+    /// Source glTF node, mesh and primitive indices (to match baked and source output).
+    pub node_index: usize,
+    pub mesh: usize,
+    pub primitive: usize,
+    /// Rigid part (bound to its own node's palette entry).
+    pub rigid: bool,
+    /// Bind-space positions (file units).
+    pub positions: Vec<glam::Vec3>,
+    pub normals: Vec<glam::Vec3>,
+    pub tangents: Option<Vec<glam::Vec4>>,
+    pub uv0: Option<Vec<glam::Vec2>>,
+    /// Influences per vertex K.
+    pub influences: u32,
+    /// `V × K` palette indices, sorted by descending weight per vertex.
+    pub joints: Vec<u16>,
+    /// `V × K` unorm16 weights; each vertex's integers sum to exactly 65535.
+    pub weights: Vec<u16>,
+    /// Triangle list (LOD 0).
+    pub indices: Vec<u32>,
+    pub material: Option<usize>,
+    pub lods: Vec<Lod>,
+}
+
+impl BakedPrimitive {
+    pub fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TextureTransform {
+    pub offset: [f32; 2],
+    /// Radians.
+    pub rotation: f32,
+    pub scale: [f32; 2],
+}
+
+impl Default for TextureTransform {
+    fn default() -> Self {
+        TextureTransform {
+            offset: [0.0, 0.0],
+            rotation: 0.0,
+            scale: [1.0, 1.0],
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BakedMaterial {
+    pub name: Option<String>,
+    /// Linear RGBA.
+    pub base_color_factor: [f32; 4],
+    /// Index into `BakedAsset::images` (sRGB).
+    pub base_color_texture: Option<usize>,
+    pub texture_transform: TextureTransform,
+    pub double_sided: bool,
+}
+
+/// An embedded image, kept encoded (PNG or JPEG).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BakedImage {
+    pub mime_type: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Everything in one baked file (DESIGN.md §3).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BakedAsset {
+    /// Name of the source file (for messages).
+    pub source_name: String,
+    pub settings: BakeSettings,
+    pub palette: Vec<PaletteEntry>,
+    /// Frame table: row 0 is the rest pose, then each clip's rows.
+    pub clips: Vec<ClipInfo>,
+    /// Model-space bounds of all skinned vertices per frame-table row (row 0 = rest).
+    pub row_bounds: Vec<Aabb>,
+    pub bone_texture: BoneTexture,
+    pub primitives: Vec<BakedPrimitive>,
+    pub materials: Vec<BakedMaterial>,
+    pub images: Vec<BakedImage>,
+    pub anchors: Option<AnchorTexture>,
+}
+
+impl BakedAsset {
+    /// Number of frame-table rows (rest row included).
+    pub fn rows(&self) -> u32 {
+        self.bone_texture.rows
+    }
+
+    /// Bounds of the rest pose (row 0).
+    pub fn rest_bounds(&self) -> Aabb {
+        self.row_bounds.first().copied().unwrap_or(Aabb::EMPTY)
+    }
+
+    /// Finds a clip by name, or by index given as a decimal string.
+    pub fn find_clip(&self, name_or_index: &str) -> Option<usize> {
+        self.clips
+            .iter()
+            .position(|c| c.name == name_or_index)
+            .or_else(|| {
+                name_or_index
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|i| *i < self.clips.len())
+            })
+    }
+}
