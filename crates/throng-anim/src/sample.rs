@@ -1,0 +1,281 @@
+//! Clip sampling jobs: clip time → local TRS of every node → model-space transforms → skin
+//! matrices `S_j = W_j · IBM_j` (DESIGN.md §2).
+//!
+//! Keyframe interpolation follows glTF 2.0 Appendix C: STEP holds the previous key, LINEAR lerps
+//! translation and scale and slerps rotation along the short path, CUBICSPLINE is a Hermite
+//! spline whose tangents are scaled by the key interval (rotations normalised afterwards).
+//! Before the first key the first value holds, after the last key the last value (CASES.md 7).
+//!
+//! The jobs take explicit inputs and `&mut` outputs and allocate nothing per call; the scratch
+//! they need lives in a [`Poser`] created once per model.
+
+use crate::model::{Channel, ChannelValues, Clip, Interpolation, LocalTransform, Model, Skin, Trs};
+use glam::{Mat4, Quat, Vec3};
+
+/// Position of `t` among `times`: the key index `k` and the fraction `s` ∈ [0, 1] towards key
+/// `k + 1`. Clamps outside the key range (`s = 0` on the first or last key).
+fn locate(times: &[f32], t: f32) -> (usize, f32) {
+    let last = times.len().saturating_sub(1);
+    if times.is_empty() || t <= times[0] {
+        return (0, 0.0);
+    }
+    if t >= times[last] {
+        return (last, 0.0);
+    }
+    // First key strictly greater than t; t is inside [times[k], times[k+1]).
+    let k = times.partition_point(|&x| x <= t) - 1;
+    let dt = times[k + 1] - times[k];
+    let s = if dt > 0.0 { (t - times[k]) / dt } else { 0.0 };
+    (k, s.clamp(0.0, 1.0))
+}
+
+/// Hermite basis (glTF 2.0 Appendix C, "Cubic Spline Interpolation").
+fn hermite<T>(v0: T, out_tangent0: T, v1: T, in_tangent1: T, dt: f32, s: f32) -> T
+where
+    T: std::ops::Mul<f32, Output = T> + std::ops::Add<Output = T>,
+{
+    let s2 = s * s;
+    let s3 = s2 * s;
+    v0 * (2.0 * s3 - 3.0 * s2 + 1.0)
+        + out_tangent0 * ((s3 - 2.0 * s2 + s) * dt)
+        + v1 * (-2.0 * s3 + 3.0 * s2)
+        + in_tangent1 * ((s3 - s2) * dt)
+}
+
+fn sample_vec3(interp: Interpolation, times: &[f32], values: &[Vec3], t: f32) -> Vec3 {
+    let (k, s) = locate(times, t);
+    match interp {
+        Interpolation::Step => values[k],
+        Interpolation::Linear => {
+            if s == 0.0 || k + 1 >= times.len() {
+                values[k]
+            } else {
+                values[k].lerp(values[k + 1], s)
+            }
+        }
+        Interpolation::CubicSpline => {
+            if s == 0.0 || k + 1 >= times.len() {
+                values[3 * k + 1]
+            } else {
+                let dt = times[k + 1] - times[k];
+                hermite(
+                    values[3 * k + 1],
+                    values[3 * k + 2],
+                    values[3 * (k + 1) + 1],
+                    values[3 * (k + 1)],
+                    dt,
+                    s,
+                )
+            }
+        }
+    }
+}
+
+fn sample_quat(interp: Interpolation, times: &[f32], values: &[Quat], t: f32) -> Quat {
+    let (k, s) = locate(times, t);
+    let q = match interp {
+        Interpolation::Step => values[k],
+        Interpolation::Linear => {
+            if s == 0.0 || k + 1 >= times.len() {
+                values[k]
+            } else {
+                let a = values[k];
+                let mut b = values[k + 1];
+                // Short path (CASES.md 10).
+                if a.dot(b) < 0.0 {
+                    b = -b;
+                }
+                a.slerp(b, s)
+            }
+        }
+        Interpolation::CubicSpline => {
+            if s == 0.0 || k + 1 >= times.len() {
+                values[3 * k + 1]
+            } else {
+                let dt = times[k + 1] - times[k];
+                let v = hermite(
+                    glam::Vec4::from(values[3 * k + 1]),
+                    glam::Vec4::from(values[3 * k + 2]),
+                    glam::Vec4::from(values[3 * (k + 1) + 1]),
+                    glam::Vec4::from(values[3 * (k + 1)]),
+                    dt,
+                    s,
+                );
+                Quat::from_vec4(v)
+            }
+        }
+    };
+    let len = q.length();
+    if len > 0.0 {
+        q / len
+    } else {
+        Quat::IDENTITY
+    }
+}
+
+/// Evaluates one channel at time `t` and writes the animated property into `trs`.
+pub fn apply_channel(channel: &Channel, t: f32, trs: &mut Trs) {
+    let times = channel.times.as_slice();
+    if times.is_empty() {
+        return;
+    }
+    match &channel.values {
+        ChannelValues::Translation(v) => {
+            trs.translation = sample_vec3(channel.interpolation, times, v, t)
+        }
+        ChannelValues::Scale(v) => trs.scale = sample_vec3(channel.interpolation, times, v, t),
+        ChannelValues::Rotation(v) => trs.rotation = sample_quat(channel.interpolation, times, v, t),
+    }
+}
+
+/// Sampling job: local transforms of every node for `clip` at time `time` (seconds, glTF time;
+/// `None` = rest pose). Output `locals` has one column-major matrix per node (glTF node order).
+///
+/// `scratch_trs` and `scratch_touched` are working space of length `model.nodes.len()`.
+pub fn sample_locals(
+    model: &Model,
+    clip: Option<&Clip>,
+    time: f32,
+    scratch_trs: &mut [Trs],
+    scratch_touched: &mut [bool],
+    locals: &mut [Mat4],
+) {
+    for (i, node) in model.nodes.iter().enumerate() {
+        scratch_trs[i] = node.local.trs();
+        scratch_touched[i] = false;
+    }
+    if let Some(clip) = clip {
+        for ch in &clip.channels {
+            if ch.node < scratch_trs.len() {
+                apply_channel(ch, time, &mut scratch_trs[ch.node]);
+                scratch_touched[ch.node] = true;
+            }
+        }
+    }
+    for (i, node) in model.nodes.iter().enumerate() {
+        locals[i] = match node.local {
+            // A matrix node keeps its exact matrix (it may hold shear) unless a (non-conforming)
+            // channel animates it.
+            LocalTransform::Matrix(m) if !scratch_touched[i] => m,
+            _ => scratch_trs[i].to_mat4(),
+        };
+    }
+}
+
+/// Local-to-model job: one forward pass over `model.eval_order` (parents first). Every ancestor
+/// transform, animated or not, is included (CASES.md 2); joints need not be in a scene (CASES.md 3).
+pub fn locals_to_model(model: &Model, locals: &[Mat4], model_space: &mut [Mat4]) {
+    for &n in &model.eval_order {
+        model_space[n] = match model.nodes[n].parent {
+            Some(p) => model_space[p] * locals[n],
+            None => locals[n],
+        };
+    }
+}
+
+/// Skin matrices of one skin: `out[j] = W(joints[j]) · IBM_j` (DESIGN.md §2).
+pub fn skin_matrices(skin: &Skin, model_space: &[Mat4], out: &mut [Mat4]) {
+    for (j, (&node, ibm)) in skin
+        .joints
+        .iter()
+        .zip(skin.inverse_bind_matrices.iter())
+        .enumerate()
+    {
+        out[j] = model_space[node] * *ibm;
+    }
+}
+
+/// Reusable scratch for posing one model: sample once, then read model-space transforms.
+#[derive(Debug, Clone)]
+pub struct Poser {
+    trs: Vec<Trs>,
+    touched: Vec<bool>,
+    locals: Vec<Mat4>,
+    model_space: Vec<Mat4>,
+}
+
+impl Poser {
+    pub fn new(model: &Model) -> Poser {
+        let n = model.nodes.len();
+        Poser {
+            trs: vec![Trs::IDENTITY; n],
+            touched: vec![false; n],
+            locals: vec![Mat4::IDENTITY; n],
+            model_space: vec![Mat4::IDENTITY; n],
+        }
+    }
+
+    /// Poses `model` with `clip` (index into `model.clips`; `None` or out of range = rest pose)
+    /// at `time` seconds and returns every node's model-space transform.
+    pub fn pose(&mut self, model: &Model, clip: Option<usize>, time: f32) -> &[Mat4] {
+        let clip = clip.and_then(|c| model.clips.get(c));
+        sample_locals(
+            model,
+            clip,
+            time,
+            &mut self.trs,
+            &mut self.touched,
+            &mut self.locals,
+        );
+        locals_to_model(model, &self.locals, &mut self.model_space);
+        &self.model_space
+    }
+
+    /// Model-space transforms from the last [`Poser::pose`].
+    pub fn model_space(&self) -> &[Mat4] {
+        &self.model_space
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locate_clamps_and_finds_interval() {
+        let t = [1.0, 2.0, 4.0];
+        assert_eq!(locate(&t, 0.0), (0, 0.0));
+        assert_eq!(locate(&t, 1.0), (0, 0.0));
+        assert_eq!(locate(&t, 1.5), (0, 0.5));
+        assert_eq!(locate(&t, 3.0), (1, 0.5));
+        assert_eq!(locate(&t, 4.0), (2, 0.0));
+        assert_eq!(locate(&t, 9.0), (2, 0.0));
+        assert_eq!(locate(&[2.0], 5.0), (0, 0.0));
+    }
+
+    #[test]
+    fn step_holds_previous_key() {
+        let times = [0.0, 1.0];
+        let v = [Vec3::ZERO, Vec3::ONE];
+        assert_eq!(sample_vec3(Interpolation::Step, &times, &v, 0.99), Vec3::ZERO);
+        assert_eq!(sample_vec3(Interpolation::Step, &times, &v, 1.0), Vec3::ONE);
+    }
+
+    #[test]
+    fn cubic_matches_hand_computed_hermite() {
+        // Keys at 0 and 2 s: values 0 and 1, out-tangent of key 0 = 1, in-tangent of key 1 = -1.
+        let times = [0.0, 2.0];
+        let v = [
+            Vec3::ZERO,
+            Vec3::ZERO,
+            Vec3::splat(1.0),
+            Vec3::splat(-1.0),
+            Vec3::splat(1.0),
+            Vec3::ZERO,
+        ];
+        // s = 0.5: h00 = 0.5, h10 = 0.125, h01 = 0.5, h11 = -0.125, dt = 2
+        // p = 0 + 0.125·2·1 + 0.5·1 + (-0.125)·2·(-1) = 0.25 + 0.5 + 0.25 = 1.0
+        let p = sample_vec3(Interpolation::CubicSpline, &times, &v, 1.0);
+        assert!((p - Vec3::ONE).abs().max_element() < 1e-6, "{p}");
+    }
+
+    #[test]
+    fn rotation_takes_short_path_and_stays_unit() {
+        let a = Quat::from_rotation_y(0.1);
+        let b = -Quat::from_rotation_y(0.3); // same rotation, other hemisphere
+        let q = sample_quat(Interpolation::Linear, &[0.0, 1.0], &[a, b], 0.5);
+        let expect = Quat::from_rotation_y(0.2);
+        assert!(q.dot(expect).abs() > 1.0 - 1e-6);
+        assert!((q.length() - 1.0).abs() < 1e-6);
+    }
+}
