@@ -124,7 +124,9 @@ pub fn apply_channel(channel: &Channel, t: f32, trs: &mut Trs) {
             trs.translation = sample_vec3(channel.interpolation, times, v, t)
         }
         ChannelValues::Scale(v) => trs.scale = sample_vec3(channel.interpolation, times, v, t),
-        ChannelValues::Rotation(v) => trs.rotation = sample_quat(channel.interpolation, times, v, t),
+        ChannelValues::Rotation(v) => {
+            trs.rotation = sample_quat(channel.interpolation, times, v, t)
+        }
     }
 }
 
@@ -247,7 +249,10 @@ mod tests {
     fn step_holds_previous_key() {
         let times = [0.0, 1.0];
         let v = [Vec3::ZERO, Vec3::ONE];
-        assert_eq!(sample_vec3(Interpolation::Step, &times, &v, 0.99), Vec3::ZERO);
+        assert_eq!(
+            sample_vec3(Interpolation::Step, &times, &v, 0.99),
+            Vec3::ZERO
+        );
         assert_eq!(sample_vec3(Interpolation::Step, &times, &v, 1.0), Vec3::ONE);
     }
 

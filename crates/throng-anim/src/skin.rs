@@ -145,7 +145,9 @@ pub fn skin_lbs(
     out.positions.resize(n, Vec3::ZERO);
     out.normals.resize(n, Vec3::ZERO);
     if let Some(t) = &prim.tangents {
-        out.tangents.get_or_insert_with(Vec::new).resize(t.len(), Vec4::ZERO);
+        out.tangents
+            .get_or_insert_with(Vec::new)
+            .resize(t.len(), Vec4::ZERO);
     } else {
         out.tangents = None;
     }
@@ -280,7 +282,10 @@ pub fn binding_matrices(
 }
 
 /// Influences of one primitive of a binding (rigid parts: every vertex on joint 0).
-pub fn binding_influences(binding: &MeshBinding, prim: &Primitive) -> (Influences, InfluenceRepairs) {
+pub fn binding_influences(
+    binding: &MeshBinding,
+    prim: &Primitive,
+) -> (Influences, InfluenceRepairs) {
     match binding.kind {
         BindingKind::Skinned { .. } => Influences::from_primitive(prim),
         BindingKind::Rigid => (
@@ -362,7 +367,11 @@ mod tests {
             Quat::from_rotation_y(1.0) * Quat::from_rotation_x(0.3),
             Vec3::new(1.0, 2.0, 3.0),
         );
-        let p = prim(vec![Vec3::new(0.3, -0.2, 0.9)], vec![[0; 4]], vec![[1.0, 0.0, 0.0, 0.0]]);
+        let p = prim(
+            vec![Vec3::new(0.3, -0.2, 0.9)],
+            vec![[0; 4]],
+            vec![[1.0, 0.0, 0.0, 0.0]],
+        );
         let (inf, _) = Influences::from_primitive(&p);
         let (mut a, mut b) = (SkinnedVertices::default(), SkinnedVertices::default());
         skin_lbs(&p, &inf, &[m], &mut a);
@@ -372,7 +381,11 @@ mod tests {
         // LBS collapses the point to the axis.
         let r1 = Mat4::from_rotation_z(std::f32::consts::FRAC_PI_2);
         let r2 = Mat4::from_rotation_z(-std::f32::consts::FRAC_PI_2);
-        let p = prim(vec![Vec3::X], vec![[0, 1, 0, 0]], vec![[0.5, 0.5, 0.0, 0.0]]);
+        let p = prim(
+            vec![Vec3::X],
+            vec![[0, 1, 0, 0]],
+            vec![[0.5, 0.5, 0.0, 0.0]],
+        );
         let (inf, _) = Influences::from_primitive(&p);
         skin_dq(&p, &inf, &[r1, r2], &mut b);
         skin_lbs(&p, &inf, &[r1, r2], &mut a);
