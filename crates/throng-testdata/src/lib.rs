@@ -39,3 +39,103 @@ pub fn asset(name: &str) -> Option<PathBuf> {
     }
     Some(p)
 }
+
+/// Result of the Khronos glTF-Validator on one file.
+#[derive(Debug, Clone)]
+pub struct ValidatorReport {
+    pub errors: usize,
+    pub warnings: usize,
+    /// One line per issue: `severity code pointer message`.
+    pub messages: Vec<String>,
+}
+
+/// Folder of the npm package `gltf-validator`: `GLTF_VALIDATOR_DIR`, else
+/// `target/gltf-validator/node_modules/gltf-validator` in the workspace (where `.ci/run`
+/// installs it), else `/tmp/gv/node_modules/gltf-validator`.
+fn validator_dir() -> Option<PathBuf> {
+    let ws = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let candidates = [
+        std::env::var_os("GLTF_VALIDATOR_DIR").map(PathBuf::from),
+        Some(ws.join("target/gltf-validator/node_modules/gltf-validator")),
+        Some(PathBuf::from("/tmp/gv/node_modules/gltf-validator")),
+    ];
+    candidates.into_iter().flatten().find(|d| d.is_dir())
+}
+
+const VALIDATE_JS: &str = r#"
+const v = require(process.argv[1]);
+const fs = require('fs');
+const bytes = new Uint8Array(fs.readFileSync(process.argv[2]));
+v.validateBytes(bytes, { maxIssues: 200, writeTimestamp: false })
+  .then(r => {
+    const out = { errors: r.issues.numErrors, warnings: r.issues.numWarnings,
+      messages: r.issues.messages.map(m => `${m.severity} ${m.code} ${m.pointer || ''} ${m.message}`) };
+    console.log(JSON.stringify(out));
+  })
+  .catch(e => { console.error(String(e)); process.exit(1); });
+"#;
+
+/// Runs the Khronos glTF-Validator (npm `gltf-validator`, through `node`) on a `.glb`/`.gltf`
+/// file. Returns `None` (after printing why) when node or the package is missing outside CI.
+///
+/// # Panics
+/// When `CI` is set and the validator is unavailable, or when it fails to run.
+pub fn validate_gltf(path: &std::path::Path) -> Option<ValidatorReport> {
+    let Some(dir) = validator_dir() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("gltf-validator not found (set GLTF_VALIDATOR_DIR; .ci/run installs it)");
+        }
+        eprintln!("skipping validation: npm package gltf-validator not found");
+        return None;
+    };
+    let out = std::process::Command::new("node")
+        .arg("-e")
+        .arg(VALIDATE_JS)
+        .arg(&dir)
+        .arg(path)
+        .output();
+    let out = match out {
+        Ok(o) => o,
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("skipping validation: cannot run node: {e}");
+            return None;
+        }
+        Err(e) => panic!("cannot run node for gltf-validator: {e}"),
+    };
+    assert!(
+        out.status.success(),
+        "gltf-validator failed on {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let num = |key: &str| -> usize {
+        let pat = format!("\"{key}\":");
+        text.find(&pat)
+            .map(|i| {
+                text[i + pat.len()..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit())
+                    .collect::<String>()
+            })
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(usize::MAX)
+    };
+    let messages = text
+        .split("\"messages\":[")
+        .nth(1)
+        .map(|rest| {
+            rest.trim_end()
+                .trim_end_matches("]}")
+                .split("\",\"")
+                .map(|m| m.trim_matches('"').to_string())
+                .filter(|m| !m.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(ValidatorReport {
+        errors: num("errors"),
+        warnings: num("warnings"),
+        messages,
+    })
+}
