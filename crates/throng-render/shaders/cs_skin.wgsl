@@ -1,0 +1,47 @@
+// cs_skin.wgsl: compute twin of the texture path's vertex stage, for numerical tests and tools:
+// skins every (instance, vertex) pair with the same skin_vertex() and writes model-space results
+// (no instance transform), index = instance · vertex_count + vertex.
+
+struct SkinInput {
+    position: vec4<f32>,
+    normal: vec4<f32>,
+    tangent: vec4<f32>,
+    joints0: vec4<u32>,
+    joints1: vec4<u32>,
+    // unorm16 integers (0..65535), converted here as w / 65535.
+    weights0: vec4<u32>,
+    weights1: vec4<u32>,
+}
+
+struct SkinOutput {
+    position: vec4<f32>,
+    normal: vec4<f32>,
+    tangent: vec4<f32>,
+}
+
+struct SkinJob {
+    vertex_count: u32,
+    instance_count: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+@group(0) @binding(6) var<storage, read> skin_inputs: array<SkinInput>;
+@group(0) @binding(7) var<storage, read_write> skin_outputs: array<SkinOutput>;
+@group(0) @binding(8) var<uniform> skin_job: SkinJob;
+
+@compute @workgroup_size(64)
+fn cs_skin(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= skin_job.vertex_count * skin_job.instance_count) {
+        return;
+    }
+    let inst = i / skin_job.vertex_count;
+    let v = skin_inputs[i % skin_job.vertex_count];
+    let j = array<u32, 8>(v.joints0.x, v.joints0.y, v.joints0.z, v.joints0.w, v.joints1.x, v.joints1.y, v.joints1.z, v.joints1.w);
+    let wf0 = vec4<f32>(v.weights0) / 65535.0;
+    let wf1 = vec4<f32>(v.weights1) / 65535.0;
+    let w = array<f32, 8>(wf0.x, wf0.y, wf0.z, wf0.w, wf1.x, wf1.y, wf1.z, wf1.w);
+    let s = skin_vertex(inst, j, w, v.position.xyz, v.normal.xyz, v.tangent);
+    skin_outputs[i] = SkinOutput(vec4<f32>(s.position, 1.0), vec4<f32>(s.normal, 0.0), s.tangent);
+}

@@ -1,0 +1,10 @@
+// fetch_quat_f32.wgsl: palette entry j of frame-table row → (rotation, translation, scale)
+// (texels 2j, 2j + 1), and as an affine for linear blend skinning.
+fn bone_rts(entry: u32, row: u32) -> Rts {
+    let x = entry * 2u;
+    return decode_quat_f32(bone_texel(x, row), bone_texel(x + 1u, row));
+}
+
+fn bone_affine(entry: u32, row: u32) -> mat3x4<f32> {
+    return rts_to_affine(bone_rts(entry, row));
+}

@@ -1,0 +1,25 @@
+// vs_texture.wgsl: texture skinning path. Bind-space vertex streams in, the instance's record
+// and transform from storage buffers, skin matrices from the bone texture.
+
+struct VertexIn {
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) joints0: vec4<u32>,
+    @location(3) joints1: vec4<u32>,
+    // unorm16 weights, converted to [0, 1] by the vertex fetch.
+    @location(4) weights0: vec4<f32>,
+    @location(5) weights1: vec4<f32>,
+}
+
+@vertex
+fn vs_main(v: VertexIn, @builtin(instance_index) inst: u32) -> VsOut {
+    let j = array<u32, 8>(v.joints0.x, v.joints0.y, v.joints0.z, v.joints0.w, v.joints1.x, v.joints1.y, v.joints1.z, v.joints1.w);
+    let w = array<f32, 8>(v.weights0.x, v.weights0.y, v.weights0.z, v.weights0.w, v.weights1.x, v.weights1.y, v.weights1.z, v.weights1.w);
+    let s = skin_vertex(inst, j, w, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
+    let world = apply_affine(instance_affine(instance_transforms[inst]), s.position, s.normal, s.tangent);
+    var out: VsOut;
+    out.clip = frame.view_proj * vec4<f32>(world.position, 1.0);
+    out.normal = world.normal;
+    out.world = world.position;
+    return out;
+}

@@ -1,0 +1,126 @@
+//! Headless device setup: any adapter wgpu can find (a real GPU, or Mesa's lavapipe software
+//! Vulkan on machines without one), with a typed error that says what to install.
+
+use thiserror::Error;
+
+/// What to install for a software GPU on Debian/Ubuntu (see docs/TOOLCHAIN.md).
+pub const SOFTWARE_GPU_HINT: &str =
+    "install a GPU driver, or software Vulkan with `apt-get install mesa-vulkan-drivers libvulkan1`";
+
+/// Why no device could be created.
+#[derive(Debug, Error)]
+pub enum DeviceError {
+    #[error("no GPU adapter found (backends tried: {backends}); {SOFTWARE_GPU_HINT}")]
+    NoAdapter {
+        backends: String,
+        #[source]
+        source: wgpu::RequestAdapterError,
+    },
+    #[error("adapter {adapter} refused a device")]
+    RequestDevice {
+        adapter: String,
+        #[source]
+        source: wgpu::RequestDeviceError,
+    },
+}
+
+/// The adapter the renderer runs on, for reports and logs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdapterSummary {
+    /// Adapter name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
+    pub name: String,
+    /// "vulkan", "gl", "metal", "dx12".
+    pub backend: String,
+    /// "DiscreteGpu", "IntegratedGpu", "Cpu" (software), …
+    pub device_type: String,
+    pub driver: String,
+}
+
+impl std::fmt::Display for AdapterSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} ({}, {}{}{})",
+            self.name,
+            self.backend,
+            self.device_type,
+            if self.driver.is_empty() { "" } else { ", " },
+            self.driver
+        )
+    }
+}
+
+/// A wgpu device and queue plus what was found. Cheap to keep; every pipeline is built on it.
+pub struct Gpu {
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub summary: AdapterSummary,
+}
+
+impl Gpu {
+    /// Finds any adapter (honouring `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_DEBUG` …) and
+    /// creates a device with wgpu's default limits, raised to what the adapter offers for
+    /// texture size, array layers and storage buffers (the bone texture and per-instance data
+    /// may exceed the defaults).
+    pub fn new() -> Result<Gpu, DeviceError> {
+        pollster::block_on(Self::new_async())
+    }
+
+    async fn new_async() -> Result<Gpu, DeviceError> {
+        let desc = wgpu::InstanceDescriptor::new_without_display_handle().with_env();
+        let backends = format!("{:?}", desc.backends);
+        let instance = wgpu::Instance::new(desc);
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions::default())
+            .await
+            .map_err(|source| DeviceError::NoAdapter { backends, source })?;
+        let info = adapter.get_info();
+        let summary = AdapterSummary {
+            name: info.name.clone(),
+            backend: info.backend.to_str().to_string(),
+            device_type: format!("{:?}", info.device_type),
+            driver: info.driver_info.clone(),
+        };
+        let offered = adapter.limits();
+        let limits = wgpu::Limits {
+            max_texture_dimension_2d: offered.max_texture_dimension_2d,
+            max_texture_array_layers: offered.max_texture_array_layers,
+            max_storage_buffer_binding_size: offered.max_storage_buffer_binding_size,
+            max_buffer_size: offered.max_buffer_size,
+            ..wgpu::Limits::default()
+        };
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("throng"),
+                required_limits: limits,
+                ..Default::default()
+            })
+            .await
+            .map_err(|source| DeviceError::RequestDevice {
+                adapter: summary.to_string(),
+                source,
+            })?;
+        Ok(Gpu {
+            adapter,
+            device,
+            queue,
+            summary,
+        })
+    }
+}
+
+/// For tests: a device, or `None` (with a message) when no adapter exists outside CI.
+///
+/// # Panics
+/// When `CI` is set and no device can be created (CI must never pass by skipping).
+pub fn test_gpu() -> Option<Gpu> {
+    match Gpu::new() {
+        Ok(g) => Some(g),
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("skipping GPU test: {e}");
+            None
+        }
+        Err(e) => panic!("CI has no usable GPU adapter: {e}"),
+    }
+}

@@ -1,0 +1,42 @@
+//! Renderer errors.
+
+use thiserror::Error;
+
+use crate::device::DeviceError;
+use crate::shaders::ShaderError;
+
+#[derive(Debug, Error)]
+pub enum RenderError {
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    #[error(transparent)]
+    Shader(#[from] ShaderError),
+    #[error("asset {asset}: bone texture is {width} texels wide ({entries} palette entries × {texels} texels), over this adapter's limit of {limit}; re-bake with fewer joints or a more compact encoding (quat-snorm16 uses 2 texels per entry)")]
+    BoneTextureTooWide {
+        asset: String,
+        width: u32,
+        entries: u32,
+        texels: u32,
+        limit: u32,
+    },
+    #[error("asset {asset}: bone texture has {layers} array layers of {rows_per_layer} rows, over this adapter's limits ({max_layers} layers of {max_rows} rows)")]
+    BoneTextureTooTall {
+        asset: String,
+        layers: u32,
+        rows_per_layer: u32,
+        max_layers: u32,
+        max_rows: u32,
+    },
+    #[error("asset {asset}: {what}")]
+    BadAsset { asset: String, what: String },
+    #[error("{what}: got {got}, expected {expected}")]
+    BadInput {
+        what: &'static str,
+        got: usize,
+        expected: usize,
+    },
+    #[error("reading back a GPU buffer failed: {0}")]
+    Readback(String),
+    #[error("image size {width}×{height} is outside 1..={limit} pixels per side")]
+    BadImageSize { width: u32, height: u32, limit: u32 },
+}

@@ -1,0 +1,322 @@
+//! A baked asset uploaded to the GPU: the bone texture as a 2D array texture (rows beyond
+//! `rows_per_layer` in further layers, DESIGN.md §3), bone parameters, the clip table, and per
+//! primitive an interleaved vertex buffer and an index buffer.
+
+use glam::Vec3;
+use throng_asset::{Aabb, BakedAsset, BakedPrimitive, Encoding};
+use wgpu::util::DeviceExt;
+
+use crate::device::Gpu;
+use crate::error::RenderError;
+use crate::gpu_types::{BoneParams, GpuClip, SkinInput};
+
+/// Influences stored per GPU vertex; assets with K = 4 are padded with zero weights.
+pub const GPU_INFLUENCES: usize = 8;
+
+/// Interleaved vertex of the texture path (56 B): bind-space position and normal (file units),
+/// palette indices, unorm16 weights.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GpuVertex {
+    pub position: [f32; 3],
+    pub normal: [f32; 3],
+    pub joints: [u16; GPU_INFLUENCES],
+    pub weights: [u16; GPU_INFLUENCES],
+}
+
+impl GpuVertex {
+    pub const ATTRIBUTES: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
+        0 => Float32x3,
+        1 => Float32x3,
+        2 => Uint16x4,
+        3 => Uint16x4,
+        4 => Unorm16x4,
+        5 => Unorm16x4,
+    ];
+
+    pub fn layout() -> wgpu::VertexBufferLayout<'static> {
+        wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<GpuVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &Self::ATTRIBUTES,
+        }
+    }
+}
+
+/// Palette indices and unorm16 weights of vertex `v`, padded or cut to 8 influences.
+fn influences(p: &BakedPrimitive, v: usize) -> ([u16; 8], [u16; 8]) {
+    let k = p.influences as usize;
+    let mut j = [0u16; 8];
+    let mut w = [0u16; 8];
+    for i in 0..k.min(GPU_INFLUENCES) {
+        j[i] = p.joints.get(v * k + i).copied().unwrap_or(0);
+        w[i] = p.weights.get(v * k + i).copied().unwrap_or(0);
+    }
+    (j, w)
+}
+
+/// Vertices of a primitive in the texture path's layout.
+pub fn gpu_vertices(p: &BakedPrimitive) -> Vec<GpuVertex> {
+    (0..p.vertex_count())
+        .map(|v| {
+            let (joints, weights) = influences(p, v);
+            GpuVertex {
+                position: p.positions[v].into(),
+                normal: p.normals.get(v).copied().unwrap_or(Vec3::Y).into(),
+                joints,
+                weights,
+            }
+        })
+        .collect()
+}
+
+/// Vertices of a primitive as inputs of the compute skinning job.
+pub fn skin_inputs(p: &BakedPrimitive) -> Vec<SkinInput> {
+    (0..p.vertex_count())
+        .map(|v| {
+            let (j, w) = influences(p, v);
+            let t = p
+                .tangents
+                .as_ref()
+                .and_then(|t| t.get(v).copied())
+                .unwrap_or(glam::Vec4::new(1.0, 0.0, 0.0, 1.0));
+            SkinInput {
+                position: p.positions[v].extend(1.0).into(),
+                normal: p
+                    .normals
+                    .get(v)
+                    .copied()
+                    .unwrap_or(Vec3::Y)
+                    .extend(0.0)
+                    .into(),
+                tangent: t.into(),
+                joints: j.map(u32::from),
+                weights: w.map(u32::from),
+            }
+        })
+        .collect()
+}
+
+/// Texture format of each encoding's bone texture.
+pub fn bone_format(e: Encoding) -> wgpu::TextureFormat {
+    match e {
+        Encoding::Mat4F32 | Encoding::Mat3x4F32 | Encoding::QuatF32 => {
+            wgpu::TextureFormat::Rgba32Float
+        }
+        Encoding::Mat3x4F16 => wgpu::TextureFormat::Rgba16Float,
+        Encoding::QuatSnorm16 => wgpu::TextureFormat::Rgba16Sint,
+    }
+}
+
+/// Sample type the bone texture binding declares (textureLoad only, so never filterable).
+pub fn bone_sample_type(e: Encoding) -> wgpu::TextureSampleType {
+    match e {
+        Encoding::QuatSnorm16 => wgpu::TextureSampleType::Sint,
+        _ => wgpu::TextureSampleType::Float { filterable: false },
+    }
+}
+
+pub struct GpuPrimitive {
+    pub vertices: wgpu::Buffer,
+    pub indices: wgpu::Buffer,
+    pub index_count: u32,
+    pub vertex_count: u32,
+    pub material: Option<usize>,
+}
+
+/// A baked asset on the GPU.
+pub struct GpuAsset {
+    pub name: String,
+    pub encoding: Encoding,
+    pub bone_texture: wgpu::Texture,
+    pub bone_view: wgpu::TextureView,
+    pub params: BoneParams,
+    pub params_buffer: wgpu::Buffer,
+    pub clips_buffer: wgpu::Buffer,
+    pub primitives: Vec<GpuPrimitive>,
+    /// Linear RGBA base colour per material.
+    pub material_colors: Vec<[f32; 4]>,
+    /// Union of every frame-table row's bounds (model space, file units).
+    pub bounds: Aabb,
+}
+
+impl GpuAsset {
+    /// Uploads `asset`. Fails with a typed error when the bone texture does not fit the
+    /// adapter or the asset's arrays disagree with each other.
+    pub fn new(gpu: &Gpu, asset: &BakedAsset) -> Result<GpuAsset, RenderError> {
+        let device = &gpu.device;
+        let bones = &asset.bone_texture;
+        let name = asset.source_name.clone();
+        let bad = |what: String| RenderError::BadAsset {
+            asset: name.clone(),
+            what,
+        };
+        let enc = bones.encoding;
+        let width = bones.width();
+        if bones.rows == 0 || bones.entries == 0 {
+            return Err(bad(
+                "bone texture is empty (no rows or no palette entries)".into()
+            ));
+        }
+        let texel = enc.bytes_per_texel() as usize;
+        let row_bytes = width as usize * texel;
+        let expected = row_bytes * bones.rows as usize;
+        if bones.data.len() != expected {
+            return Err(bad(format!(
+                "bone texture holds {} bytes, expected {expected} ({} rows × {width} texels × {texel} B)",
+                bones.data.len(),
+                bones.rows
+            )));
+        }
+        let limits = device.limits();
+        if width > limits.max_texture_dimension_2d {
+            return Err(RenderError::BoneTextureTooWide {
+                asset: name,
+                width,
+                entries: bones.entries,
+                texels: enc.texels_per_entry(),
+                limit: limits.max_texture_dimension_2d,
+            });
+        }
+        let params = BoneParams::new(bones, asset.clips.len());
+        let rpl = params.rows_per_layer;
+        let layers = bones.rows.div_ceil(rpl);
+        if rpl > limits.max_texture_dimension_2d || layers > limits.max_texture_array_layers {
+            return Err(RenderError::BoneTextureTooTall {
+                asset: name,
+                layers,
+                rows_per_layer: rpl,
+                max_layers: limits.max_texture_array_layers,
+                max_rows: limits.max_texture_dimension_2d,
+            });
+        }
+        let bone_texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("throng bone texture"),
+            size: wgpu::Extent3d {
+                width,
+                height: rpl,
+                depth_or_array_layers: layers,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: bone_format(enc),
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        for layer in 0..layers {
+            let first = layer * rpl;
+            let count = (bones.rows - first).min(rpl);
+            let start = first as usize * row_bytes;
+            let end = start + count as usize * row_bytes;
+            gpu.queue.write_texture(
+                wgpu::TexelCopyTextureInfo {
+                    texture: &bone_texture,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d {
+                        x: 0,
+                        y: 0,
+                        z: layer,
+                    },
+                    aspect: wgpu::TextureAspect::All,
+                },
+                &bones.data[start..end],
+                wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row_bytes as u32),
+                    rows_per_image: Some(count),
+                },
+                wgpu::Extent3d {
+                    width,
+                    height: count,
+                    depth_or_array_layers: 1,
+                },
+            );
+        }
+        let bone_view = bone_texture.create_view(&wgpu::TextureViewDescriptor {
+            label: Some("throng bone texture view"),
+            dimension: Some(wgpu::TextureViewDimension::D2Array),
+            ..Default::default()
+        });
+        let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng bone params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let clips_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng clip table"),
+            contents: bytemuck::cast_slice(&GpuClip::table(asset)),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let mut primitives = Vec::with_capacity(asset.primitives.len());
+        for (pi, p) in asset.primitives.iter().enumerate() {
+            let v = p.vertex_count();
+            let k = p.influences as usize;
+            if p.joints.len() != v * k || p.weights.len() != v * k || p.normals.len() != v {
+                return Err(bad(format!(
+                    "primitive {pi} (node {}, mesh {}): {v} positions, {} normals, {} joint and {} weight entries for K = {k}",
+                    p.node_index,
+                    p.mesh,
+                    p.normals.len(),
+                    p.joints.len(),
+                    p.weights.len()
+                )));
+            }
+            if k > GPU_INFLUENCES {
+                return Err(bad(format!(
+                    "primitive {pi}: {k} influences per vertex, the renderer reads at most {GPU_INFLUENCES}"
+                )));
+            }
+            if let Some(i) = p.indices.iter().find(|&&i| i as usize >= v) {
+                return Err(bad(format!(
+                    "primitive {pi}: index {i} out of range ({v} vertices)"
+                )));
+            }
+            if v == 0 || p.indices.is_empty() {
+                continue;
+            }
+            let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("throng vertices"),
+                contents: bytemuck::cast_slice(&gpu_vertices(p)),
+                usage: wgpu::BufferUsages::VERTEX,
+            });
+            let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("throng indices"),
+                contents: bytemuck::cast_slice(&p.indices),
+                usage: wgpu::BufferUsages::INDEX,
+            });
+            primitives.push(GpuPrimitive {
+                vertices,
+                indices,
+                index_count: p.indices.len() as u32,
+                vertex_count: v as u32,
+                material: p.material,
+            });
+        }
+        let material_colors = asset
+            .materials
+            .iter()
+            .map(|m| m.base_color_factor)
+            .collect();
+        let mut bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
+        if bounds.is_empty() {
+            for p in &asset.primitives {
+                for &q in &p.positions {
+                    bounds.extend(q);
+                }
+            }
+        }
+        Ok(GpuAsset {
+            name: asset.source_name.clone(),
+            encoding: enc,
+            bone_texture,
+            bone_view,
+            params,
+            params_buffer,
+            clips_buffer,
+            primitives,
+            material_colors,
+            bounds,
+        })
+    }
+}

@@ -1,0 +1,178 @@
+//! Rust twins of the WGSL structs in `shaders/common.wgsl` and `shaders/frame.wgsl`
+//! (`#[repr(C)]` + bytemuck; a naga test checks that sizes and offsets agree).
+
+use glam::{Mat4, Vec3, Vec4};
+use throng_asset::{BakedAsset, BoneTexture, ClipInfo, Layer};
+
+/// Per-instance CPU-timed record (DESIGN.md §4): 4 layers of (weight, frac, row, clip), 64 B.
+/// The runtime's `InstanceRecord` has this exact layout (`layers: [Layer; 4]`).
+pub type LayerRecord = [Layer; 4];
+
+/// A record that shows one clip frame with full weight: layer 0 = (1, frac, row, clip).
+pub fn single_layer(row: u32, frac: f32, clip: u32) -> LayerRecord {
+    let mut r = [Layer::default(); 4];
+    r[0] = Layer {
+        weight: 1.0,
+        frac,
+        row: row as f32,
+        clip: clip as f32,
+    };
+    r
+}
+
+/// Model transform of an instance: the three rows of its 3×4 affine matrix (world from model),
+/// 48 B. Units: the asset's file units.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct InstanceTransform {
+    pub rows: [[f32; 4]; 3],
+}
+
+impl InstanceTransform {
+    pub const IDENTITY: InstanceTransform = InstanceTransform {
+        rows: [
+            [1.0, 0.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+        ],
+    };
+
+    /// From a column-major affine matrix (its last row is dropped; it must be 0 0 0 1).
+    pub fn from_mat4(m: Mat4) -> InstanceTransform {
+        let r = m.transpose();
+        InstanceTransform {
+            rows: [r.x_axis.into(), r.y_axis.into(), r.z_axis.into()],
+        }
+    }
+
+    /// Back to a column-major Mat4.
+    pub fn to_mat4(&self) -> Mat4 {
+        Mat4::from_cols(
+            Vec4::from(self.rows[0]),
+            Vec4::from(self.rows[1]),
+            Vec4::from(self.rows[2]),
+            Vec4::W,
+        )
+        .transpose()
+    }
+
+    /// A translation by `t` (file units).
+    pub fn translation(t: Vec3) -> InstanceTransform {
+        Self::from_mat4(Mat4::from_translation(t))
+    }
+}
+
+/// One clip of the frame table as the shaders read it (WGSL `Clip`), 48 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GpuClip {
+    pub first_row: u32,
+    pub frames: u32,
+    pub _pad: [u32; 2],
+    /// Model-space bounds of the clip, w unused.
+    pub bounds_min: [f32; 4],
+    pub bounds_max: [f32; 4],
+}
+
+impl GpuClip {
+    pub fn from_clip(c: &ClipInfo) -> GpuClip {
+        GpuClip {
+            first_row: c.first_row,
+            frames: c.frames,
+            _pad: [0; 2],
+            bounds_min: c.bounds.min.extend(0.0).into(),
+            bounds_max: c.bounds.max.extend(0.0).into(),
+        }
+    }
+
+    /// The clip table of an asset; one zeroed entry when it has no clips (a storage buffer may
+    /// not be empty; `BoneParams::clip_count` stays 0 so the shader never reads it).
+    pub fn table(asset: &BakedAsset) -> Vec<GpuClip> {
+        let mut v: Vec<GpuClip> = asset.clips.iter().map(GpuClip::from_clip).collect();
+        if v.is_empty() {
+            v.push(bytemuck::Zeroable::zeroed());
+        }
+        v
+    }
+}
+
+/// Bone texture description (WGSL `BoneParams`), 32 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct BoneParams {
+    pub entries: u32,
+    pub rows: u32,
+    pub rows_per_layer: u32,
+    pub clip_count: u32,
+    pub translation_range: f32,
+    pub scale_range: f32,
+    pub _pad: [f32; 2],
+}
+
+impl BoneParams {
+    pub fn new(bones: &BoneTexture, clip_count: usize) -> BoneParams {
+        BoneParams {
+            entries: bones.entries,
+            rows: bones.rows,
+            rows_per_layer: bones.rows_per_layer.clamp(1, bones.rows.max(1)),
+            clip_count: clip_count as u32,
+            translation_range: bones.translation_range,
+            scale_range: bones.scale_range,
+            _pad: [0.0; 2],
+        }
+    }
+}
+
+/// Per-frame uniform (WGSL `FrameUniform`), 128 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FrameUniform {
+    /// Column-major clip-from-world matrix (wgpu clip space, depth 0..1).
+    pub view_proj: [[f32; 4]; 4],
+    /// Unit direction the light travels, world space.
+    pub light_dir: [f32; 4],
+    /// Linear RGB light colour, ambient strength in w.
+    pub light: [f32; 4],
+    /// Ground: centre x, height y, centre z, half extent (file units).
+    pub ground: [f32; 4],
+    /// x: checker cell size (file units).
+    pub ground_cell: [f32; 4],
+}
+
+/// Material uniform (WGSL `Material`), 16 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MaterialUniform {
+    /// Linear RGBA base colour factor.
+    pub base_color: [f32; 4],
+}
+
+/// One vertex of the compute skinning job (WGSL `SkinInput`), 112 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SkinInput {
+    pub position: [f32; 4],
+    pub normal: [f32; 4],
+    pub tangent: [f32; 4],
+    pub joints: [u32; 8],
+    /// unorm16 integers.
+    pub weights: [u32; 8],
+}
+
+/// One skinned vertex written by the compute job (WGSL `SkinOutput`), 48 B; model space.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SkinOutput {
+    pub position: [f32; 4],
+    pub normal: [f32; 4],
+    pub tangent: [f32; 4],
+}
+
+/// Compute job size (WGSL `SkinJob`), 16 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SkinJob {
+    pub vertex_count: u32,
+    pub instance_count: u32,
+    pub _pad: [u32; 2],
+}

@@ -1,0 +1,25 @@
+//! Blocking buffer readback.
+
+use crate::device::Gpu;
+use crate::error::RenderError;
+
+/// Maps a MAP_READ buffer after the queue's work is done and copies its bytes out.
+pub fn map_read(gpu: &Gpu, buffer: &wgpu::Buffer) -> Result<Vec<u8>, RenderError> {
+    let slice = buffer.slice(..);
+    let (tx, rx) = std::sync::mpsc::channel();
+    slice.map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| RenderError::Readback(e.to_string()))?;
+    rx.recv()
+        .map_err(|e| RenderError::Readback(e.to_string()))?
+        .map_err(|e| RenderError::Readback(e.to_string()))?;
+    let data = slice
+        .get_mapped_range()
+        .map_err(|e| RenderError::Readback(format!("{e:?}")))?
+        .to_vec();
+    buffer.unmap();
+    Ok(data)
+}

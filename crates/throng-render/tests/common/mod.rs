@@ -1,0 +1,369 @@
+//! Hand-built baked assets for renderer tests (the baker is another crate; these encode bone
+//! textures directly from known (rotation, translation, uniform scale) skin transforms).
+
+#![allow(dead_code)]
+
+use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+use half::f16;
+use throng_asset::*;
+
+/// xorshift64* — deterministic test data without a dependency.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// Uniform in [0, 1).
+    pub fn f(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    pub fn range(&mut self, a: f32, b: f32) -> f32 {
+        a + (b - a) * self.f()
+    }
+    pub fn unit3(&mut self) -> Vec3 {
+        loop {
+            let v = Vec3::new(
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+            );
+            let l = v.length();
+            if l > 0.1 && l <= 1.0 {
+                return v / l;
+            }
+        }
+    }
+}
+
+/// A skin transform S = T(t) · R(q) · s (uniform scale), the form every encoding can store.
+#[derive(Clone, Copy, Debug)]
+pub struct Trs {
+    pub q: Quat,
+    pub t: Vec3,
+    pub s: f32,
+}
+
+impl Trs {
+    pub fn matrix(&self) -> Mat4 {
+        Mat4::from_scale_rotation_translation(Vec3::splat(self.s), self.q, self.t)
+    }
+}
+
+/// Encodes `poses[row][entry]` into a bone texture of `encoding` (DESIGN.md §3).
+pub fn encode(encoding: Encoding, poses: &[Vec<Trs>], rows_per_layer: u32) -> BoneTexture {
+    let rows = poses.len() as u32;
+    let entries = poses[0].len() as u32;
+    let t_range = poses
+        .iter()
+        .flatten()
+        .map(|p| p.t.abs().max_element())
+        .fold(0.0f32, f32::max)
+        .max(1e-6);
+    let s_range = poses
+        .iter()
+        .flatten()
+        .map(|p| p.s.abs())
+        .fold(0.0f32, f32::max)
+        .max(1e-6);
+    let mut data = Vec::new();
+    let f32s = |data: &mut Vec<u8>, v: [f32; 4]| {
+        for x in v {
+            data.extend_from_slice(&x.to_le_bytes());
+        }
+    };
+    let snorm = |x: f32| -> i16 { (x.clamp(-1.0, 1.0) * 32767.0).round() as i16 };
+    for row in poses {
+        for p in row {
+            let m = p.matrix();
+            let r = m.transpose();
+            match encoding {
+                Encoding::Mat4F32 => {
+                    for c in [m.x_axis, m.y_axis, m.z_axis, m.w_axis] {
+                        f32s(&mut data, c.into());
+                    }
+                }
+                Encoding::Mat3x4F32 => {
+                    for c in [r.x_axis, r.y_axis, r.z_axis] {
+                        f32s(&mut data, c.into());
+                    }
+                }
+                Encoding::Mat3x4F16 => {
+                    for c in [r.x_axis, r.y_axis, r.z_axis] {
+                        for x in c.to_array() {
+                            data.extend_from_slice(&f16::from_f32(x).to_bits().to_le_bytes());
+                        }
+                    }
+                }
+                Encoding::QuatF32 => {
+                    f32s(&mut data, Vec4::from(p.q).into());
+                    f32s(&mut data, p.t.extend(p.s).into());
+                }
+                Encoding::QuatSnorm16 => {
+                    let q = Vec4::from(p.q);
+                    let ts = (p.t / t_range).extend(p.s / s_range);
+                    for x in q.to_array().into_iter().chain(ts.to_array()) {
+                        data.extend_from_slice(&snorm(x).to_le_bytes());
+                    }
+                }
+            }
+        }
+    }
+    BoneTexture {
+        encoding,
+        entries,
+        rows,
+        rows_per_layer,
+        translation_range: t_range,
+        scale_range: s_range,
+        data,
+    }
+}
+
+fn clip(name: &str, first_row: u32, frames: u32) -> ClipInfo {
+    let duration = (frames - 1) as f64 / 30.0;
+    ClipInfo {
+        name: name.into(),
+        first_row,
+        frames,
+        fps: 30.0,
+        step: if frames > 1 {
+            duration / (frames - 1) as f64
+        } else {
+            0.0
+        },
+        duration,
+        loop_mode: LoopMode::Loop,
+        events: vec![],
+        root_motion: None,
+        bounds: Aabb::EMPTY,
+    }
+}
+
+fn settings(encoding: Encoding, k: u32) -> BakeSettings {
+    BakeSettings {
+        fps: "30".into(),
+        requested_encoding: encoding,
+        influences: k,
+        max_texture_size: 8192,
+        root_motion: false,
+        motion_root: None,
+    }
+}
+
+/// `n` unorm16 weights summing to exactly 65535, descending.
+fn weights(rng: &mut Rng, n: usize) -> Vec<u16> {
+    let raw: Vec<f32> = (0..n).map(|_| rng.range(0.05, 1.0)).collect();
+    let sum: f32 = raw.iter().sum();
+    let mut w: Vec<u16> = raw
+        .iter()
+        .map(|x| (x / sum * 65535.0).floor() as u16)
+        .collect();
+    let rest = 65535 - w.iter().map(|&x| x as u32).sum::<u32>();
+    w[0] += rest as u16;
+    w.sort_unstable_by(|a, b| b.cmp(a));
+    w
+}
+
+/// Random poses (rotations, translations within ±0.8, scales 0.8..1.25) for 5 palette entries
+/// over 9 rows: rest row 0, clip "a" rows 1–4, clip "b" rows 5–8; 40 random vertices with K
+/// influences; the bone texture split into array layers of 3 rows.
+pub fn random_asset(encoding: Encoding, k: u32, seed: u64) -> (BakedAsset, Vec<Vec<Trs>>) {
+    let mut rng = Rng::new(seed);
+    let entries = 5;
+    let rows = 9;
+    let poses: Vec<Vec<Trs>> = (0..rows)
+        .map(|_| {
+            (0..entries)
+                .map(|_| Trs {
+                    q: Quat::from_axis_angle(rng.unit3(), rng.range(-3.0, 3.0)),
+                    t: Vec3::new(
+                        rng.range(-0.8, 0.8),
+                        rng.range(-0.8, 0.8),
+                        rng.range(-0.8, 0.8),
+                    ),
+                    s: rng.range(0.8, 1.25),
+                })
+                .collect()
+        })
+        .collect();
+    let v = 40;
+    let mut positions = vec![];
+    let mut normals = vec![];
+    let mut tangents = vec![];
+    let mut joints = vec![];
+    let mut ws = vec![];
+    for _ in 0..v {
+        positions.push(Vec3::new(
+            rng.range(-1.0, 1.0),
+            rng.range(0.0, 2.0),
+            rng.range(-1.0, 1.0),
+        ));
+        let n = rng.unit3();
+        normals.push(n);
+        let t = n.any_orthonormal_vector();
+        tangents.push(t.extend(if rng.f() < 0.5 { -1.0 } else { 1.0 }));
+        for _ in 0..k {
+            joints.push((rng.next_u64() % entries as u64) as u16);
+        }
+        ws.extend(weights(&mut rng, k as usize));
+    }
+    let indices: Vec<u32> = (0..v as u32 - 2).flat_map(|i| [i, i + 1, i + 2]).collect();
+    let prim = BakedPrimitive {
+        node_index: 0,
+        mesh: 0,
+        primitive: 0,
+        rigid: false,
+        positions,
+        normals,
+        tangents: Some(tangents),
+        uv0: None::<Vec<Vec2>>,
+        influences: k,
+        joints,
+        weights: ws,
+        indices,
+        material: None,
+        lods: vec![],
+    };
+    let asset = BakedAsset {
+        source_name: format!("random-{}", encoding.as_str()),
+        settings: settings(encoding, k),
+        palette: (0..entries)
+            .map(|i| PaletteEntry {
+                node: i,
+                name: format!("node{i}"),
+                inverse_bind_matrix: Mat4::IDENTITY,
+                rigid: false,
+            })
+            .collect(),
+        clips: vec![clip("a", 1, 4), clip("b", 5, 4)],
+        row_bounds: vec![],
+        bone_texture: encode(encoding, &poses, 3),
+        primitives: vec![prim],
+        materials: vec![],
+        images: vec![],
+        anchors: None,
+    };
+    (asset, poses)
+}
+
+/// A tube of height 2 (file units) along +Y, radius 0.25, bound to a chain of 3 joints at
+/// y = 0, 2/3, 4/3 that bends about +Z; clip "bend" (rows 1–16, 16 frames) swings it from
+/// straight to bent by up to 1.2 rad over all joints. Orange material.
+pub fn tube_asset(encoding: Encoding) -> BakedAsset {
+    let joints_y = [0.0f32, 2.0 / 3.0, 4.0 / 3.0];
+    let frames = 16u32;
+    let rows = 1 + frames;
+    let pose = |angle: f32| -> Vec<Trs> {
+        // World of joint j: chain of rotations about Z at each joint's rest height.
+        let mut world = Mat4::IDENTITY;
+        let mut out = vec![];
+        for (j, &y) in joints_y.iter().enumerate() {
+            let parent_y = if j == 0 { 0.0 } else { joints_y[j - 1] };
+            let local = Mat4::from_translation(Vec3::new(0.0, y - parent_y, 0.0))
+                * Mat4::from_rotation_z(angle / 3.0);
+            world *= local;
+            let ibm = Mat4::from_translation(Vec3::new(0.0, -y, 0.0));
+            let (s, q, t) = (world * ibm).to_scale_rotation_translation();
+            out.push(Trs { q, t, s: s.x });
+        }
+        out
+    };
+    let mut poses = vec![pose(0.0)];
+    for f in 0..frames {
+        let a = 1.2 * (std::f32::consts::PI * f as f32 / (frames - 1) as f32).sin();
+        poses.push(pose(a));
+    }
+    // Tube mesh: rings × segments.
+    let rings = 25;
+    let seg = 16;
+    let mut positions = vec![];
+    let mut normals = vec![];
+    let mut jts = vec![];
+    let mut ws = vec![];
+    for r in 0..rings {
+        let y = 2.0 * r as f32 / (rings - 1) as f32;
+        // Smooth weights between neighbouring joints.
+        let fj = (y / (2.0 / 3.0) - 0.5).clamp(0.0, 2.0);
+        let j0 = fj.floor().min(1.0) as u16;
+        let t = (fj - j0 as f32).clamp(0.0, 1.0);
+        let w1 = (t * 65535.0).round() as u16;
+        let w0 = 65535 - w1;
+        for s in 0..seg {
+            let a = std::f32::consts::TAU * s as f32 / seg as f32;
+            let n = Vec3::new(a.cos(), 0.0, a.sin());
+            positions.push(Vec3::new(0.0, y, 0.0) + n * 0.25);
+            normals.push(n);
+            jts.extend([j0, j0 + 1, 0, 0]);
+            ws.extend([w0, w1, 0, 0]);
+        }
+    }
+    let mut indices = vec![];
+    for r in 0..rings - 1 {
+        for s in 0..seg {
+            let a = r * seg + s;
+            let b = r * seg + (s + 1) % seg;
+            let c = a + seg;
+            let d = b + seg;
+            indices.extend([a, c, b, b, c, d].map(|x| x as u32));
+        }
+    }
+    let bone_texture = encode(encoding, &poses, 8192);
+    let mut bounds = Aabb::EMPTY;
+    for p in &positions {
+        bounds.extend(*p);
+    }
+    // Bent poses stay within the straight tube's height; widen sideways.
+    bounds.min.x -= 1.2;
+    bounds.max.x += 1.2;
+    let mut c = clip("bend", 1, frames);
+    c.bounds = bounds;
+    BakedAsset {
+        source_name: "tube".into(),
+        settings: settings(encoding, 4),
+        palette: (0..3)
+            .map(|i| PaletteEntry {
+                node: i,
+                name: format!("joint{i}"),
+                inverse_bind_matrix: Mat4::from_translation(Vec3::new(0.0, -joints_y[i], 0.0)),
+                rigid: false,
+            })
+            .collect(),
+        clips: vec![c],
+        row_bounds: vec![bounds; rows as usize],
+        bone_texture,
+        primitives: vec![BakedPrimitive {
+            node_index: 0,
+            mesh: 0,
+            primitive: 0,
+            rigid: false,
+            positions,
+            normals,
+            tangents: None,
+            uv0: None,
+            influences: 4,
+            joints: jts,
+            weights: ws,
+            indices,
+            material: Some(0),
+            lods: vec![],
+        }],
+        materials: vec![BakedMaterial {
+            name: Some("orange".into()),
+            base_color_factor: [0.9, 0.35, 0.08, 1.0],
+            base_color_texture: None,
+            texture_transform: TextureTransform::default(),
+            double_sided: false,
+        }],
+        images: vec![],
+        anchors: None,
+    }
+}
