@@ -20,3 +20,8 @@ pub mod skin;
 
 pub use error::RenderError;
 pub use gpu_asset::GpuAsset;
+pub mod camera;
+pub mod render;
+
+pub use camera::Camera;
+pub use render::{render_png, ReferenceMesh, RenderOptions, Renderer};

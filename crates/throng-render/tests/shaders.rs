@@ -23,3 +23,85 @@ fn dual_quat_needs_quat_encoding() {
     };
     assert!(validate(p).is_err());
 }
+
+/// Size and member offsets (bytes) of a WGSL struct, from naga's layouter.
+fn struct_layout(module: &naga::Module, name: &str) -> Option<(u32, Vec<u32>)> {
+    module.types.iter().find_map(|(_, ty)| match &ty.inner {
+        naga::TypeInner::Struct { members, span } if ty.name.as_deref() == Some(name) => {
+            Some((*span, members.iter().map(|m| m.offset).collect()))
+        }
+        _ => None,
+    })
+}
+
+/// The WGSL structs have the sizes and member offsets of their Rust twins.
+#[test]
+fn wgsl_structs_match_rust_layouts() {
+    use std::mem::{offset_of, size_of};
+    use throng_render::gpu_types::*;
+    let skin = validate(Program::SkinCompute {
+        encoding: throng_asset::Encoding::QuatSnorm16,
+        skinning: Skinning::DualQuat,
+    })
+    .expect("valid");
+    let draw = validate(Program::TextureDraw {
+        encoding: throng_asset::Encoding::Mat4F32,
+        skinning: Skinning::Linear,
+    })
+    .expect("valid");
+    let check = |m: &naga::Module, name: &str, size: usize, offsets: &[usize]| {
+        let (span, offs) = struct_layout(m, name).unwrap_or_else(|| panic!("no struct {name}"));
+        assert_eq!(span as usize, size, "{name} size");
+        let offs: Vec<usize> = offs.into_iter().map(|o| o as usize).collect();
+        assert_eq!(offs, offsets, "{name} member offsets");
+    };
+    check(
+        &skin,
+        "Layer",
+        size_of::<throng_asset::Layer>(),
+        &[0, 4, 8, 12],
+    );
+    check(&skin, "InstanceRecord", size_of::<LayerRecord>(), &[0]);
+    assert_eq!(size_of::<LayerRecord>(), 64);
+    check(
+        &skin,
+        "InstanceTransform",
+        size_of::<InstanceTransform>(),
+        &[0],
+    );
+    assert_eq!(size_of::<InstanceTransform>(), 48);
+    check(
+        &skin,
+        "Clip",
+        size_of::<GpuClip>(),
+        &[
+            0,
+            4,
+            8,
+            12,
+            offset_of!(GpuClip, bounds_min),
+            offset_of!(GpuClip, bounds_max),
+        ],
+    );
+    check(
+        &skin,
+        "BoneParams",
+        size_of::<BoneParams>(),
+        &[0, 4, 8, 12, 16, 20, 24, 28],
+    );
+    check(
+        &skin,
+        "SkinInput",
+        size_of::<SkinInput>(),
+        &[0, 16, 32, 48, 64, 80, 96],
+    );
+    check(&skin, "SkinOutput", size_of::<SkinOutput>(), &[0, 16, 32]);
+    check(&skin, "SkinJob", size_of::<SkinJob>(), &[0, 4, 8, 12]);
+    check(
+        &draw,
+        "FrameUniform",
+        size_of::<FrameUniform>(),
+        &[0, 64, 80, 96, 112],
+    );
+    check(&draw, "Material", size_of::<MaterialUniform>(), &[0]);
+}

@@ -1,0 +1,614 @@
+//! Headless rendering: the texture skinning path and the reference path into an offscreen
+//! colour + depth target, read back to an RGBA8 image (sRGB). One instanced draw per primitive;
+//! the ground is one more draw.
+
+use std::collections::HashMap;
+
+use glam::Vec3;
+use throng_asset::{Aabb, BakedAsset, Encoding};
+use wgpu::util::DeviceExt;
+
+use crate::camera::{crowd_bounds, frame_uniform, Camera};
+use crate::device::{AdapterSummary, Gpu};
+use crate::error::RenderError;
+use crate::gpu_asset::{GpuAsset, GpuVertex};
+use crate::gpu_types::{InstanceTransform, LayerRecord, MaterialUniform};
+use crate::layouts;
+use crate::readback::map_read;
+use crate::shaders::{compose, Program, Skinning};
+
+const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+/// Base colour of primitives without a material (linear).
+const DEFAULT_COLOR: [f32; 4] = [0.6, 0.6, 0.62, 1.0];
+
+/// What to draw around the crowd and how.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RenderOptions {
+    /// Image size in pixels.
+    pub width: u32,
+    pub height: u32,
+    pub skinning: Skinning,
+    /// `None`: framed from the crowd's bounds ([`Camera::framing`]).
+    pub camera: Option<Camera>,
+    /// Draw the checkered ground plane under the crowd.
+    pub ground: bool,
+    /// Linear RGBA clear colour.
+    pub background: [f32; 4],
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            width: 256,
+            height: 256,
+            skinning: Skinning::Linear,
+            camera: None,
+            ground: true,
+            background: [0.55, 0.66, 0.8, 1.0],
+        }
+    }
+}
+
+/// Vertices skinned elsewhere (on the CPU, e.g. from the source glTF) in model space, drawn once
+/// per transform: the reference path (DESIGN.md §5).
+#[derive(Debug, Clone, Copy)]
+pub struct ReferenceMesh<'a> {
+    /// Model-space positions (file units).
+    pub positions: &'a [Vec3],
+    /// Unit normals, one per position.
+    pub normals: &'a [Vec3],
+    /// Triangle list.
+    pub indices: &'a [u32],
+    /// Linear RGBA base colour.
+    pub base_color: [f32; 4],
+    /// Where to draw it (one instance per transform).
+    pub transforms: &'a [InstanceTransform],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct RefVertex {
+    position: [f32; 3],
+    normal: [f32; 3],
+}
+
+struct TexturePipeline {
+    bgl: wgpu::BindGroupLayout,
+    pipeline: wgpu::RenderPipeline,
+}
+
+/// A headless renderer: a device plus pipelines built on first use.
+pub struct Renderer {
+    pub gpu: Gpu,
+    material_bgl: wgpu::BindGroupLayout,
+    reference_bgl: wgpu::BindGroupLayout,
+    texture_pipelines: HashMap<(Encoding, Skinning), TexturePipeline>,
+    reference_pipeline: Option<wgpu::RenderPipeline>,
+    ground_pipeline: Option<wgpu::RenderPipeline>,
+}
+
+fn mesh_pipeline(
+    device: &wgpu::Device,
+    label: &str,
+    module: &wgpu::ShaderModule,
+    layouts: &[Option<&wgpu::BindGroupLayout>],
+    buffers: &[Option<wgpu::VertexBufferLayout>],
+    vs: &str,
+    fs: &str,
+) -> wgpu::RenderPipeline {
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(label),
+        bind_group_layouts: layouts,
+        immediate_size: 0,
+    });
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(label),
+        layout: Some(&layout),
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some(vs),
+            compilation_options: Default::default(),
+            buffers,
+        },
+        // No culling: double-sided materials and mirrored instances need none, and one-sided
+        // ones only lose a little speed (fs_main lights back faces with the flipped normal).
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            cull_mode: None,
+            ..Default::default()
+        },
+        depth_stencil: Some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some(fs),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: COLOR_FORMAT,
+                blend: None,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+impl Renderer {
+    /// Creates a device on any adapter ([`Gpu::new`]).
+    pub fn new() -> Result<Renderer, RenderError> {
+        Ok(Self::with_gpu(Gpu::new()?))
+    }
+
+    pub fn with_gpu(gpu: Gpu) -> Renderer {
+        let material_bgl = layouts::material(&gpu.device);
+        let reference_bgl = layouts::reference_draw(&gpu.device);
+        Renderer {
+            gpu,
+            material_bgl,
+            reference_bgl,
+            texture_pipelines: HashMap::new(),
+            reference_pipeline: None,
+            ground_pipeline: None,
+        }
+    }
+
+    pub fn adapter(&self) -> &AdapterSummary {
+        &self.gpu.summary
+    }
+
+    /// Uploads a baked asset ([`GpuAsset::new`]).
+    pub fn upload(&self, asset: &BakedAsset) -> Result<GpuAsset, RenderError> {
+        GpuAsset::new(&self.gpu, asset)
+    }
+
+    fn ensure_texture_pipeline(
+        &mut self,
+        encoding: Encoding,
+        skinning: Skinning,
+    ) -> Result<(), RenderError> {
+        if !self.texture_pipelines.contains_key(&(encoding, skinning)) {
+            let device = &self.gpu.device;
+            let src = compose(Program::TextureDraw { encoding, skinning })?;
+            let module = layouts::shader_module(device, "throng texture draw", src);
+            let bgl = layouts::texture_draw(device, encoding);
+            let pipeline = mesh_pipeline(
+                device,
+                "throng texture draw",
+                &module,
+                &[Some(&bgl), Some(&self.material_bgl)],
+                &[Some(GpuVertex::layout())],
+                "vs_main",
+                "fs_main",
+            );
+            self.texture_pipelines
+                .insert((encoding, skinning), TexturePipeline { bgl, pipeline });
+        }
+        Ok(())
+    }
+
+    fn ensure_reference_and_ground(&mut self) -> Result<(), RenderError> {
+        let device = &self.gpu.device;
+        if self.reference_pipeline.is_none() {
+            let module = layouts::shader_module(
+                device,
+                "throng reference draw",
+                compose(Program::ReferenceDraw)?,
+            );
+            self.reference_pipeline = Some(mesh_pipeline(
+                device,
+                "throng reference draw",
+                &module,
+                &[Some(&self.reference_bgl), Some(&self.material_bgl)],
+                &[Some(wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<RefVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3],
+                })],
+                "vs_main",
+                "fs_main",
+            ));
+        }
+        if self.ground_pipeline.is_none() {
+            let module = layouts::shader_module(device, "throng ground", compose(Program::Ground)?);
+            self.ground_pipeline = Some(mesh_pipeline(
+                device,
+                "throng ground",
+                &module,
+                &[Some(&self.reference_bgl)],
+                &[],
+                "vs_ground",
+                "fs_ground",
+            ));
+        }
+        Ok(())
+    }
+
+    fn material_group(&self, color: [f32; 4]) -> wgpu::BindGroup {
+        let device = &self.gpu.device;
+        let buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng material"),
+            contents: bytemuck::bytes_of(&MaterialUniform { base_color: color }),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng material"),
+            layout: &self.material_bgl,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: buf.as_entire_binding(),
+            }],
+        })
+    }
+
+    fn storage<T: bytemuck::Pod>(&self, label: &str, data: &[T], fallback: T) -> wgpu::Buffer {
+        // A storage binding may not be empty.
+        let bytes: &[u8] = if data.is_empty() {
+            bytemuck::bytes_of(&fallback)
+        } else {
+            bytemuck::cast_slice(data)
+        };
+        self.gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+    }
+
+    fn check_size(&self, opts: &RenderOptions) -> Result<(), RenderError> {
+        let limit = self.gpu.device.limits().max_texture_dimension_2d;
+        if opts.width == 0 || opts.height == 0 || opts.width > limit || opts.height > limit {
+            return Err(RenderError::BadImageSize {
+                width: opts.width,
+                height: opts.height,
+                limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// Draws a crowd of `asset` with the texture skinning path: instance i has transform
+    /// `transforms[i]` and CPU-timed record `records[i]` (DESIGN.md §4).
+    pub fn render_texture(
+        &mut self,
+        asset: &GpuAsset,
+        transforms: &[InstanceTransform],
+        records: &[LayerRecord],
+        opts: &RenderOptions,
+    ) -> Result<image::RgbaImage, RenderError> {
+        self.check_size(opts)?;
+        if transforms.len() != records.len() {
+            return Err(RenderError::BadInput {
+                what: "instance records (one per transform)",
+                got: records.len(),
+                expected: transforms.len(),
+            });
+        }
+        self.ensure_reference_and_ground()?;
+        self.ensure_texture_pipeline(asset.encoding, opts.skinning)?;
+        let scene = crowd_bounds(&asset.bounds, transforms);
+        let transforms_buf =
+            self.storage("throng transforms", transforms, InstanceTransform::IDENTITY);
+        let records_buf = self.storage("throng records", records, [Default::default(); 4]);
+        let frame = self.frame_buffer(opts, &scene);
+        let materials: Vec<wgpu::BindGroup> = asset
+            .primitives
+            .iter()
+            .map(|p| {
+                let c = p
+                    .material
+                    .and_then(|m| asset.material_colors.get(m).copied())
+                    .unwrap_or(DEFAULT_COLOR);
+                self.material_group(c)
+            })
+            .collect();
+        let ground_group = self.reference_group(&transforms_buf, &frame);
+        let Some(tp) = self.texture_pipelines.get(&(asset.encoding, opts.skinning)) else {
+            return Ok(image::RgbaImage::new(opts.width, opts.height));
+        };
+        let skin_group = self
+            .gpu
+            .device
+            .create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("throng texture draw"),
+                layout: &tp.bgl,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::TextureView(&asset.bone_view),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: asset.params_buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: asset.clips_buffer.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: transforms_buf.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 4,
+                        resource: records_buf.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 5,
+                        resource: frame.as_entire_binding(),
+                    },
+                ],
+            });
+        let pipeline = &tp.pipeline;
+        let n = transforms.len() as u32;
+        let ground = opts.ground.then_some(()).and(self.ground_pipeline.as_ref());
+        self.draw_and_read(opts, |pass| {
+            if let Some(g) = ground {
+                pass.set_pipeline(g);
+                pass.set_bind_group(0, &ground_group, &[]);
+                pass.draw(0..6, 0..1);
+            }
+            if n == 0 {
+                return;
+            }
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &skin_group, &[]);
+            for (p, mat) in asset.primitives.iter().zip(&materials) {
+                pass.set_bind_group(1, mat, &[]);
+                pass.set_vertex_buffer(0, p.vertices.slice(..));
+                pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..p.index_count, 0, 0..n);
+            }
+        })
+    }
+
+    /// Draws CPU-skinned meshes (the reference path); each mesh once per its transforms.
+    pub fn render_reference(
+        &mut self,
+        meshes: &[ReferenceMesh],
+        opts: &RenderOptions,
+    ) -> Result<image::RgbaImage, RenderError> {
+        self.check_size(opts)?;
+        self.ensure_reference_and_ground()?;
+        let device = &self.gpu.device;
+        let mut all_transforms = Vec::new();
+        let mut scene = Aabb::EMPTY;
+        let mut draws = Vec::new();
+        for (mi, m) in meshes.iter().enumerate() {
+            let v = m.positions.len();
+            if m.normals.len() != v {
+                return Err(RenderError::BadInput {
+                    what: "reference mesh normals (one per position)",
+                    got: m.normals.len(),
+                    expected: v,
+                });
+            }
+            if let Some(&i) = m.indices.iter().find(|&&i| i as usize >= v) {
+                return Err(RenderError::BadInput {
+                    what: "reference mesh index (below the vertex count)",
+                    got: i as usize,
+                    expected: v,
+                });
+            }
+            let mut b = Aabb::EMPTY;
+            for &p in m.positions {
+                b.extend(p);
+            }
+            scene = scene.union(&crowd_bounds(&b, m.transforms));
+            let first = all_transforms.len() as u32;
+            all_transforms.extend_from_slice(m.transforms);
+            if v == 0 || m.indices.is_empty() || m.transforms.is_empty() {
+                continue;
+            }
+            let verts: Vec<RefVertex> = (0..v)
+                .map(|i| RefVertex {
+                    position: m.positions[i].into(),
+                    normal: m.normals[i].into(),
+                })
+                .collect();
+            let vb = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("throng reference vertices"),
+                contents: bytemuck::cast_slice(&verts),
+                usage: wgpu::BufferUsages::VERTEX,
+            });
+            let ib = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("throng reference indices"),
+                contents: bytemuck::cast_slice(m.indices),
+                usage: wgpu::BufferUsages::INDEX,
+            });
+            let count = m.transforms.len() as u32;
+            draws.push((
+                vb,
+                ib,
+                m.indices.len() as u32,
+                first..first + count,
+                self.material_group(meshes[mi].base_color),
+            ));
+        }
+        let transforms_buf = self.storage(
+            "throng transforms",
+            &all_transforms,
+            InstanceTransform::IDENTITY,
+        );
+        let frame = self.frame_buffer(opts, &scene);
+        let group = self.reference_group(&transforms_buf, &frame);
+        let ground = opts.ground.then_some(()).and(self.ground_pipeline.as_ref());
+        let pipeline = self.reference_pipeline.as_ref();
+        self.draw_and_read(opts, |pass| {
+            pass.set_bind_group(0, &group, &[]);
+            if let Some(g) = ground {
+                pass.set_pipeline(g);
+                pass.draw(0..6, 0..1);
+            }
+            let Some(p) = pipeline else { return };
+            pass.set_pipeline(p);
+            for (vb, ib, count, instances, mat) in &draws {
+                pass.set_bind_group(1, mat, &[]);
+                pass.set_vertex_buffer(0, vb.slice(..));
+                pass.set_index_buffer(ib.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..*count, 0, instances.clone());
+            }
+        })
+    }
+
+    fn frame_buffer(&self, opts: &RenderOptions, scene: &Aabb) -> wgpu::Buffer {
+        let aspect = opts.width as f32 / opts.height as f32;
+        let camera = opts
+            .camera
+            .unwrap_or_else(|| Camera::framing(scene, aspect));
+        let u = frame_uniform(&camera, aspect, scene);
+        self.gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("throng frame"),
+                contents: bytemuck::bytes_of(&u),
+                usage: wgpu::BufferUsages::UNIFORM,
+            })
+    }
+
+    fn reference_group(&self, transforms: &wgpu::Buffer, frame: &wgpu::Buffer) -> wgpu::BindGroup {
+        self.gpu
+            .device
+            .create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("throng reference/ground"),
+                layout: &self.reference_bgl,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: transforms.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 5,
+                        resource: frame.as_entire_binding(),
+                    },
+                ],
+            })
+    }
+
+    /// Runs one render pass into a fresh offscreen target and reads it back.
+    fn draw_and_read(
+        &self,
+        opts: &RenderOptions,
+        draw: impl FnOnce(&mut wgpu::RenderPass<'_>),
+    ) -> Result<image::RgbaImage, RenderError> {
+        let device = &self.gpu.device;
+        let size = wgpu::Extent3d {
+            width: opts.width,
+            height: opts.height,
+            depth_or_array_layers: 1,
+        };
+        let target = |format, usage, label| {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let color = target(
+            COLOR_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            "throng colour target",
+        );
+        let depth = target(
+            DEPTH_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+            "throng depth target",
+        );
+        let color_view = color.create_view(&Default::default());
+        let depth_view = depth.create_view(&Default::default());
+        let bg = opts.background.map(f64::from);
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("throng main pass"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &color_view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color {
+                            r: bg[0],
+                            g: bg[1],
+                            b: bg[2],
+                            a: bg[3],
+                        }),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &depth_view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Discard,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            draw(&mut pass);
+        }
+        let row = opts.width * 4;
+        let padded =
+            row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let read = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("throng image readback"),
+            size: padded as u64 * opts.height as u64,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        enc.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &color,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &read,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(padded),
+                    rows_per_image: Some(opts.height),
+                },
+            },
+            size,
+        );
+        self.gpu.queue.submit([enc.finish()]);
+        let bytes = map_read(&self.gpu, &read)?;
+        let mut pixels = Vec::with_capacity((row * opts.height) as usize);
+        for y in 0..opts.height as usize {
+            let start = y * padded as usize;
+            pixels.extend_from_slice(&bytes[start..start + row as usize]);
+        }
+        image::RgbaImage::from_raw(opts.width, opts.height, pixels)
+            .ok_or_else(|| RenderError::Readback("image buffer size".into()))
+    }
+}
+
+/// One-call render of a baked asset for the CLI: a device, an upload and a texture-path draw.
+pub fn render_png(
+    asset: &BakedAsset,
+    transforms: &[InstanceTransform],
+    records: &[LayerRecord],
+    opts: &RenderOptions,
+) -> Result<image::RgbaImage, RenderError> {
+    let mut r = Renderer::new()?;
+    let g = r.upload(asset)?;
+    r.render_texture(&g, transforms, records, opts)
+}
