@@ -1,1 +1,96 @@
-//! gltf
+//! glTF 2.0 import into throng's source model ([`throng_anim::model::Model`]), with typed
+//! validation errors.
+//!
+//! Reads `.gltf` (external or data-URI buffers) and `.glb`; decodes KHR_mesh_quantization,
+//! sparse accessors, normalised-integer attributes and keyframes; keeps the node hierarchy
+//! (matrices exactly), every skin, every triangle primitive and every TRS animation channel.
+//! Everything stays in the file's units (metres per glTF 2.0), seconds and radians, with
+//! column-major matrices.
+//!
+//! Parsing uses the `gltf` crate's GLB reader and `gltf-json`'s document types, but not its
+//! validation or accessor reader (see `source` and `accessor` for why); every index is checked
+//! where it is used, so malformed input gives an [`ImportError`], never a panic.
+//!
+//! Non-fatal repairs (normalised quaternions, duplicate key times, skipped non-triangle
+//! primitives, morph channels, ...) are listed in [`Model::warnings`].
+//!
+//! Flat normals: when a primitive has no NORMAL, each triangle's normal is put on its three
+//! vertices. Indexed primitives are unwelded first (one vertex per index, sequential indices)
+//! so that every face gets its exact normal; triangle soups (no indices) are kept as they are.
+
+mod accessor;
+mod anim;
+mod error;
+mod material;
+mod mesh;
+mod nodes;
+mod retarget;
+mod source;
+
+use std::path::Path;
+
+use throng_anim::model::Model;
+
+pub use error::{ImportError, ImportErrorKind};
+pub use retarget::{check_animatable, import_clips_from};
+pub use source::SUPPORTED_REQUIRED_EXTENSIONS;
+
+/// Shared state of one import: the parsed source, the file name for messages, warnings.
+pub(crate) struct Ctx<'a> {
+    pub src: &'a source::Source,
+    pub file: &'a str,
+    pub warnings: Vec<String>,
+}
+
+impl Ctx<'_> {
+    pub fn err(&self, kind: ImportErrorKind) -> ImportError {
+        ImportError::new(self.file, kind)
+    }
+
+    pub fn warn(&mut self, message: String) {
+        self.warnings.push(message);
+    }
+}
+
+/// Imports a `.gltf` or `.glb` file; external buffers and images are resolved relative to its
+/// folder.
+pub fn import(path: &Path) -> Result<Model, ImportError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path)
+        .map_err(|source| ImportError::new(&name, ImportErrorKind::Io { source }))?;
+    import_slice(&bytes, path.parent(), &name)
+}
+
+/// Imports glTF or GLB bytes. `base_dir` resolves relative URIs (None: only embedded data is
+/// allowed); `name` is the file name used in errors and warnings.
+pub fn import_slice(
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    name: &str,
+) -> Result<Model, ImportError> {
+    let src = source::parse(bytes, base_dir, name)?;
+    let mut ctx = Ctx {
+        src: &src,
+        file: name,
+        warnings: Vec::new(),
+    };
+    let (nodes, eval_order) = nodes::read_nodes(&mut ctx)?;
+    let skins = nodes::read_skins(&mut ctx)?;
+    let meshes = mesh::read_meshes(&mut ctx)?;
+    let materials = material::read_materials(&mut ctx)?;
+    let images = material::read_images(&mut ctx, &materials)?;
+    let clips = anim::read_clips(&mut ctx)?;
+    let mut model = Model {
+        nodes,
+        eval_order,
+        skins,
+        meshes,
+        materials,
+        images,
+        clips,
+        warnings: Vec::new(),
+    };
+    mesh::check_joint_ranges(&mut ctx, &mut model)?;
+    model.warnings = ctx.warnings;
+    Ok(model)
+}

@@ -1,0 +1,296 @@
+//! Animations (glTF 2.0 §3.11) as clips of TRS channels, plus throng's authoring extras
+//! `animations[i].extras.throng = {"loop": .., "events": [{"time": s, "name": ..}]}`.
+
+use glam::{Quat, Vec3};
+use gltf_json::animation::{Interpolation as JInterp, Property};
+use gltf_json::validation::Checked;
+use throng_anim::model::{Channel, ChannelValues, Clip, ClipEvent, Interpolation, LoopMode};
+
+use crate::accessor;
+use crate::error::{ImportError, ImportErrorKind as K};
+use crate::nodes::normalise_quat;
+use crate::Ctx;
+
+pub(crate) fn read_clips(ctx: &mut Ctx) -> Result<Vec<Clip>, ImportError> {
+    let src = ctx.src;
+    if src.channels_without_node > 0 {
+        ctx.warn(format!(
+            "{} animation channels have no target node and are ignored",
+            src.channels_without_node
+        ));
+    }
+    let mut clips = Vec::with_capacity(src.root.animations.len());
+    for (ai, ja) in src.root.animations.iter().enumerate() {
+        let anim_label = match &ja.name {
+            Some(n) => format!("animation {ai} ({n:?})"),
+            None => format!("animation {ai}"),
+        };
+        let name = match &ja.name {
+            Some(n) if !n.is_empty() => n.clone(),
+            _ => format!("clip{ai}"),
+        };
+        let mut channels = Vec::with_capacity(ja.channels.len());
+        let mut skipped_morph_channels = 0;
+        for (ci, jc) in ja.channels.iter().enumerate() {
+            let element = format!("{anim_label} channel {ci}");
+            let node = jc.target.node.value();
+            if node >= src.root.nodes.len() {
+                return Err(ctx.err(K::BadReference {
+                    element,
+                    target: format!("node {node}"),
+                }));
+            }
+            let path = match jc.target.path {
+                Checked::Valid(Property::MorphTargetWeights) => {
+                    skipped_morph_channels += 1;
+                    continue;
+                }
+                Checked::Valid(p) => p,
+                Checked::Invalid => {
+                    ctx.warn(format!("{element} has an unknown target path; ignored"));
+                    continue;
+                }
+            };
+            let si = jc.sampler.value();
+            let Some(js) = ja.samplers.get(si) else {
+                return Err(ctx.err(K::BadReference {
+                    element,
+                    target: format!("sampler {si}"),
+                }));
+            };
+            let element = format!("{element} (sampler {si})");
+            if let Some(ch) = read_channel(ctx, js, node, path, &element)? {
+                channels.push(ch);
+            }
+        }
+        if skipped_morph_channels > 0 {
+            ctx.warn(format!(
+                "{anim_label} has {skipped_morph_channels} morph-weight channels; morph targets are not baked, they are skipped"
+            ));
+        }
+        let duration = channels
+            .iter()
+            .filter_map(|c| c.times.last().copied())
+            .fold(0.0f32, f32::max);
+        let (loop_mode, events) = read_extras(ctx, ja.extras.as_deref(), &anim_label);
+        clips.push(Clip {
+            name,
+            duration,
+            channels,
+            loop_mode,
+            events,
+            skipped_morph_channels,
+        });
+    }
+    Ok(clips)
+}
+
+fn read_channel(
+    ctx: &mut Ctx,
+    js: &gltf_json::animation::Sampler,
+    node: usize,
+    path: Property,
+    element: &str,
+) -> Result<Option<Channel>, ImportError> {
+    let src = ctx.src;
+    let file = ctx.file;
+    let interpolation = match js.interpolation {
+        Checked::Valid(JInterp::Linear) => Interpolation::Linear,
+        Checked::Valid(JInterp::Step) => Interpolation::Step,
+        Checked::Valid(JInterp::CubicSpline) => Interpolation::CubicSpline,
+        Checked::Invalid => {
+            ctx.warn(format!(
+                "{element} has an unknown interpolation; LINEAR used"
+            ));
+            Interpolation::Linear
+        }
+    };
+    let in_usage = format!("input of {element}");
+    let in_acc = js.input.value();
+    let times: Vec<f32> = accessor::read_vec::<1>(src, in_acc, &in_usage, file)?
+        .into_iter()
+        .map(|[t]| t)
+        .collect();
+    let in_label = accessor::label(in_acc, &in_usage);
+    accessor::check_finite(&times, 1, &in_label, file)?;
+    if let Some(w) = times.windows(2).position(|w| w[1] < w[0]) {
+        return Err(ctx.err(K::BadKeyTimes {
+            element: in_label,
+            reason: format!(
+                "decrease at key {} ({} s after {} s); they must increase",
+                w + 1,
+                times[w + 1],
+                times[w]
+            ),
+        }));
+    }
+    if let Some(t) = times.first().filter(|t| **t < 0.0) {
+        return Err(ctx.err(K::BadKeyTimes {
+            element: in_label,
+            reason: format!("start at a negative time ({t} s); they must be >= 0"),
+        }));
+    }
+    if times.is_empty() {
+        ctx.warn(format!("{element} has no keys; ignored"));
+        return Ok(None);
+    }
+    let per_key = if interpolation == Interpolation::CubicSpline {
+        if times.len() < 2 {
+            return Err(ctx.err(K::BadSampler {
+                element: element.into(),
+                reason: "CUBICSPLINE needs at least 2 keys (glTF 2.0 Appendix C)".into(),
+            }));
+        }
+        3
+    } else {
+        1
+    };
+
+    let out_usage = format!("output of {element}");
+    let out_acc = js.output.value();
+    let out_label = accessor::label(out_acc, &out_usage);
+    let n = if path == Property::Rotation { 4 } else { 3 };
+    let raw = accessor::read(src, out_acc, &out_usage, file)?;
+    if raw.components != n {
+        return Err(ctx.err(K::InvalidData {
+            element: out_label,
+            reason: format!("has {} components per key, expected {n}", raw.components),
+        }));
+    }
+    let flat = raw.to_f32();
+    accessor::check_finite(&flat, n, &out_label, file)?;
+    let needed = times.len() * per_key;
+    if raw.count < needed {
+        return Err(ctx.err(K::BadSampler {
+            element: element.into(),
+            reason: format!(
+                "{} keys need {needed} outputs ({per_key} per key) but {out_label} has {}",
+                times.len(),
+                raw.count
+            ),
+        }));
+    }
+    if raw.count > needed {
+        ctx.warn(format!(
+            "{element} has {} outputs for {} keys; the extra outputs are ignored",
+            raw.count,
+            times.len()
+        ));
+    }
+    let flat = &flat[..needed * n];
+
+    // Keys at the same time: the later key wins (it is the value from that time on).
+    let mut keep: Vec<usize> = Vec::with_capacity(times.len());
+    for k in 0..times.len() {
+        if k + 1 < times.len() && times[k + 1] == times[k] {
+            continue;
+        }
+        keep.push(k);
+    }
+    if keep.len() < times.len() {
+        ctx.warn(format!(
+            "{element} has {} keys at duplicate times; the last key at each time is kept",
+            times.len() - keep.len()
+        ));
+    }
+    let kept_times: Vec<f32> = keep.iter().map(|&k| times[k]).collect();
+    let rows = |k: usize| -> &[f32] {
+        let start = k * per_key * n;
+        &flat[start..start + per_key * n]
+    };
+    let values = match path {
+        Property::Rotation => {
+            let mut out = Vec::with_capacity(keep.len() * per_key);
+            for &k in &keep {
+                for (e, q) in rows(k).chunks_exact(4).enumerate() {
+                    let q = Quat::from_xyzw(q[0], q[1], q[2], q[3]);
+                    // Only values are rotations; CUBICSPLINE tangents are not unit quaternions.
+                    let is_value = per_key == 1 || e == 1;
+                    out.push(if is_value {
+                        normalise_quat(ctx, q, &format!("{out_label} key {k}"))
+                    } else {
+                        q
+                    });
+                }
+            }
+            ChannelValues::Rotation(out)
+        }
+        _ => {
+            let mut out = Vec::with_capacity(keep.len() * per_key);
+            for &k in &keep {
+                out.extend(rows(k).chunks_exact(3).map(|v| Vec3::new(v[0], v[1], v[2])));
+            }
+            if path == Property::Translation {
+                ChannelValues::Translation(out)
+            } else {
+                ChannelValues::Scale(out)
+            }
+        }
+    };
+    if interpolation == Interpolation::CubicSpline && kept_times.len() < 2 {
+        return Err(ctx.err(K::BadSampler {
+            element: element.into(),
+            reason: "CUBICSPLINE needs at least 2 keys at distinct times".into(),
+        }));
+    }
+    Ok(Some(Channel {
+        node,
+        interpolation,
+        times: kept_times,
+        values,
+    }))
+}
+
+/// Reads `extras.throng`; malformed values give a warning and the default (loop, no events).
+fn read_extras(
+    ctx: &mut Ctx,
+    extras: Option<&serde_json::value::RawValue>,
+    anim_label: &str,
+) -> (LoopMode, Vec<ClipEvent>) {
+    let mut loop_mode = LoopMode::default();
+    let mut events = Vec::new();
+    let Some(raw) = extras else {
+        return (loop_mode, events);
+    };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(raw.get()) else {
+        return (loop_mode, events);
+    };
+    let Some(throng) = value.get("throng") else {
+        return (loop_mode, events);
+    };
+    match throng.get("loop") {
+        None => {}
+        Some(serde_json::Value::String(s)) => match LoopMode::parse(s) {
+            Some(m) => loop_mode = m,
+            None => ctx.warn(format!(
+                "{anim_label} extras.throng.loop {s:?} is not loop, once, clamp or ping-pong; loop used"
+            )),
+        },
+        Some(other) => ctx.warn(format!(
+            "{anim_label} extras.throng.loop {other} is not a string; loop used"
+        )),
+    }
+    match throng.get("events") {
+        None => {}
+        Some(serde_json::Value::Array(list)) => {
+            for (i, e) in list.iter().enumerate() {
+                let time = e.get("time").and_then(|t| t.as_f64());
+                let name = e.get("name").and_then(|n| n.as_str());
+                match (time, name) {
+                    (Some(t), Some(n)) if t.is_finite() && t >= 0.0 => events.push(ClipEvent {
+                        time: t as f32,
+                        name: n.to_string(),
+                    }),
+                    _ => ctx.warn(format!(
+                        "{anim_label} extras.throng.events[{i}] needs a time >= 0 (seconds) and a name; ignored"
+                    )),
+                }
+            }
+            events.sort_by(|a, b| a.time.total_cmp(&b.time));
+        }
+        Some(_) => ctx.warn(format!(
+            "{anim_label} extras.throng.events is not a list; no events used"
+        )),
+    }
+    (loop_mode, events)
+}

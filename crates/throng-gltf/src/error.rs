@@ -1,0 +1,143 @@
+//! Typed import errors. Every error names the file (first, in `Display`), the glTF element
+//! (e.g. "accessor 12 (POSITION of mesh 3 primitive 0)") and says what to do about it.
+
+use std::fmt;
+
+/// An import failure: which file, and what went wrong where ([`ImportErrorKind`]).
+#[derive(Debug)]
+pub struct ImportError {
+    /// The file name (or the name given to [`crate::import_slice`]).
+    pub file: String,
+    pub kind: ImportErrorKind,
+}
+
+impl ImportError {
+    pub(crate) fn new(file: &str, kind: ImportErrorKind) -> Self {
+        ImportError {
+            file: file.to_string(),
+            kind,
+        }
+    }
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file, self.kind)
+    }
+}
+
+impl std::error::Error for ImportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.kind)
+    }
+}
+
+/// What went wrong. `element` strings name the glTF element, e.g. "accessor 12 (POSITION of
+/// mesh 3 primitive 0)" or "node 4 (\"Hips\")".
+#[derive(Debug, thiserror::Error)]
+pub enum ImportErrorKind {
+    #[error("cannot read the file: {source}; check the path and permissions")]
+    Io {
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("not a glTF file (neither a GLB binary nor a JSON object); pass a .gltf or .glb file")]
+    NotGltf,
+
+    #[error(
+        "malformed JSON: {source}; the file is damaged or truncated, re-export it from the authoring tool"
+    )]
+    MalformedJson {
+        #[source]
+        source: serde_json::Error,
+    },
+
+    #[error(
+        "the JSON is not a glTF 2.0 document: {source}; re-export it as glTF 2.0 or validate it with the Khronos glTF-Validator"
+    )]
+    NotGltfSchema {
+        #[source]
+        source: serde_json::Error,
+    },
+
+    #[error("malformed GLB container: {reason}; re-export the file or validate it with the Khronos glTF-Validator")]
+    MalformedGlb { reason: String },
+
+    #[error(
+        "truncated file: {element} needs {needed} bytes but only {available} are present; the file was cut short, copy or download it again"
+    )]
+    Truncated {
+        element: String,
+        needed: u64,
+        available: u64,
+    },
+
+    #[error(
+        "{element}: cannot read external file {uri:?} ({reason}); put it next to the .gltf file or embed it (e.g. convert to .glb)"
+    )]
+    MissingExternalFile {
+        element: String,
+        uri: String,
+        reason: String,
+    },
+
+    #[error("{element}: {reason}; fix the file or re-export it")]
+    BadUri { element: String, reason: String },
+
+    #[error(
+        "{element} refers to {target}, which does not exist; the file is inconsistent, re-export it"
+    )]
+    BadReference { element: String, target: String },
+
+    #[error(
+        "{element}: {reason}; re-export the file or validate it with the Khronos glTF-Validator"
+    )]
+    InvalidData { element: String, reason: String },
+
+    #[error(
+        "{element} holds a non-finite value (NaN or infinity) at {at}; fix the source scene and re-export"
+    )]
+    NonFinite { element: String, at: String },
+
+    #[error(
+        "the file requires extension {extension}, which throng cannot decode; decompress/convert it with a glTF tool first (e.g. `gltf-transform copy in.glb out.glb`, or `gltfpack -noq`/`gltf-transform` without compression)"
+    )]
+    UnsupportedExtension { extension: String },
+
+    #[error(
+        "node hierarchy has a cycle through {element}; each node must have one parent and the tree must end at root nodes, fix the scene hierarchy and re-export"
+    )]
+    HierarchyCycle { element: String },
+
+    #[error(
+        "{element} is a child of several nodes ({parents}); glTF nodes have at most one parent, fix the scene hierarchy and re-export"
+    )]
+    MultipleParents { element: String, parents: String },
+
+    #[error(
+        "{element}: vertex {vertex} uses joint {joint} with weight {weight} but {skin} has only {joint_count} joints; re-export the skin with the mesh"
+    )]
+    JointOutOfRange {
+        element: String,
+        vertex: usize,
+        joint: u32,
+        weight: f32,
+        skin: String,
+        joint_count: usize,
+    },
+
+    #[error("{element}: key times {reason}; fix the animation's keys and re-export")]
+    BadKeyTimes { element: String, reason: String },
+
+    #[error("{element}: {reason}; re-export the animation (or bake it to LINEAR keys)")]
+    BadSampler { element: String, reason: String },
+
+    #[error("{element}: cannot decode the image ({reason}); convert it to PNG or JPEG")]
+    ImageDecode { element: String, reason: String },
+
+    #[error(
+        "nothing to animate: the file has no skin and no mesh under a joint or an animated node; export the character with its armature/skin or node animation"
+    )]
+    NothingToAnimate,
+}

@@ -1,0 +1,171 @@
+//! Materials (glTF 2.0 §3.9): base colour factor and texture (with KHR_texture_transform),
+//! double-sidedness; images (§3.10.2) decoded to RGBA8 with their encoded bytes kept.
+
+use glam::{Vec2, Vec4};
+use throng_anim::model::{Image, Material, TextureRef, TextureTransform};
+
+use crate::error::{ImportError, ImportErrorKind as K};
+use crate::source::load_uri;
+use crate::Ctx;
+
+pub(crate) fn read_materials(ctx: &mut Ctx) -> Result<Vec<Material>, ImportError> {
+    let src = ctx.src;
+    let mut out = Vec::with_capacity(src.root.materials.len());
+    for (mi, jm) in src.root.materials.iter().enumerate() {
+        let element = format!("material {mi}");
+        let pbr = &jm.pbr_metallic_roughness;
+        let f = pbr.base_color_factor.0;
+        crate::accessor::check_finite(&f, 4, &format!("{element} baseColorFactor"), ctx.file)?;
+        let base_color_texture = match &pbr.base_color_texture {
+            None => None,
+            Some(info) => {
+                let ti = info.index.value();
+                let Some(tex) = src.root.textures.get(ti) else {
+                    return Err(ctx.err(K::BadReference {
+                        element,
+                        target: format!("texture {ti}"),
+                    }));
+                };
+                let image = tex.source.value();
+                if image >= src.root.images.len() {
+                    return Err(ctx.err(K::BadReference {
+                        element: format!("texture {ti}"),
+                        target: format!("image {image}"),
+                    }));
+                }
+                if info.tex_coord != 0 {
+                    ctx.warn(format!(
+                        "{element} samples its base colour with TEXCOORD_{}; throng imports TEXCOORD_0 only",
+                        info.tex_coord
+                    ));
+                }
+                let transform = info
+                    .extensions
+                    .as_ref()
+                    .and_then(|e| e.texture_transform.as_ref())
+                    .map(|t| TextureTransform {
+                        offset: Vec2::from_array(t.offset.0),
+                        rotation: t.rotation.0,
+                        scale: Vec2::from_array(t.scale.0),
+                    })
+                    .unwrap_or_default();
+                Some(TextureRef { image, transform })
+            }
+        };
+        out.push(Material {
+            name: jm.name.clone(),
+            base_color_factor: Vec4::from_array(f),
+            base_color_texture,
+            double_sided: jm.double_sided,
+        });
+    }
+    Ok(out)
+}
+
+/// Decodes every image. An image that a base-colour texture uses must decode (PNG or JPEG);
+/// any other image that cannot be read or decoded is kept empty (0×0) with a warning, since
+/// throng draws base colour only.
+pub(crate) fn read_images(
+    ctx: &mut Ctx,
+    materials: &[Material],
+) -> Result<Vec<Image>, ImportError> {
+    let src = ctx.src;
+    let mut out = Vec::with_capacity(src.root.images.len());
+    for (ii, ji) in src.root.images.iter().enumerate() {
+        let element = match &ji.name {
+            Some(n) => format!("image {ii} ({n:?})"),
+            None => format!("image {ii}"),
+        };
+        let needed = materials
+            .iter()
+            .any(|m| m.base_color_texture.as_ref().is_some_and(|t| t.image == ii));
+        match read_image(ctx, ji, &element) {
+            Ok(img) => out.push(img),
+            Err(e) if !needed => {
+                ctx.warn(format!(
+                    "{e}; the image is not a base colour texture, so it is left empty"
+                ));
+                out.push(Image {
+                    name: ji.name.clone(),
+                    width: 0,
+                    height: 0,
+                    rgba8: Vec::new(),
+                    encoded: Vec::new(),
+                    mime_type: String::new(),
+                });
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
+fn read_image(ctx: &Ctx, ji: &gltf_json::Image, element: &str) -> Result<Image, ImportError> {
+    let src = ctx.src;
+    let encoded = match (&ji.uri, ji.buffer_view) {
+        (Some(uri), _) => load_uri(uri, src.base_dir.as_deref(), element, ctx.file)?,
+        (None, Some(view)) => {
+            let vi = view.value();
+            let v = src.root.buffer_views.get(vi).ok_or_else(|| {
+                ctx.err(K::BadReference {
+                    element: element.into(),
+                    target: format!("bufferView {vi}"),
+                })
+            })?;
+            let data = src.buffers.get(v.buffer.value()).ok_or_else(|| {
+                ctx.err(K::BadReference {
+                    element: format!("bufferView {vi}"),
+                    target: format!("buffer {}", v.buffer.value()),
+                })
+            })?;
+            let start = v.byte_offset.map_or(0, |o| o.0);
+            let end = start.saturating_add(v.byte_length.0);
+            if end > data.len() as u64 {
+                return Err(ctx.err(K::Truncated {
+                    element: format!("bufferView {vi} (used by {element})"),
+                    needed: end,
+                    available: data.len() as u64,
+                }));
+            }
+            data[start as usize..end as usize].to_vec()
+        }
+        (None, None) => {
+            return Err(ctx.err(K::InvalidData {
+                element: element.into(),
+                reason: "has neither a uri nor a bufferView".into(),
+            }))
+        }
+    };
+    // Sniff the bytes rather than trust mimeType or the file extension.
+    let format = image::guess_format(&encoded).map_err(|e| {
+        ctx.err(K::ImageDecode {
+            element: element.into(),
+            reason: e.to_string(),
+        })
+    })?;
+    let mime_type = match format {
+        image::ImageFormat::Png => "image/png",
+        image::ImageFormat::Jpeg => "image/jpeg",
+        other => {
+            return Err(ctx.err(K::ImageDecode {
+                element: element.into(),
+                reason: format!("{other:?} is not a glTF core image format"),
+            }))
+        }
+    };
+    let decoded = image::load_from_memory_with_format(&encoded, format).map_err(|e| {
+        ctx.err(K::ImageDecode {
+            element: element.into(),
+            reason: e.to_string(),
+        })
+    })?;
+    let rgba = decoded.to_rgba8();
+    Ok(Image {
+        name: ji.name.clone(),
+        width: rgba.width(),
+        height: rgba.height(),
+        rgba8: rgba.into_raw(),
+        encoded,
+        mime_type: mime_type.to_string(),
+    })
+}
