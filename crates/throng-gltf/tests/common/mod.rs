@@ -1,0 +1,81 @@
+//! A tiny glTF writer for tests: accessors over one data-URI buffer, merged into a JSON root.
+
+#![allow(dead_code)]
+
+use base64::Engine;
+use serde_json::{json, Value};
+
+#[derive(Default)]
+pub struct Doc {
+    pub bin: Vec<u8>,
+    pub views: Vec<Value>,
+    pub accessors: Vec<Value>,
+}
+
+impl Doc {
+    /// Adds a buffer view over `bytes` (4-byte aligned) and returns its index.
+    pub fn view(&mut self, bytes: &[u8]) -> usize {
+        while self.bin.len() % 4 != 0 {
+            self.bin.push(0);
+        }
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(bytes);
+        self.views
+            .push(json!({"buffer": 0, "byteOffset": offset, "byteLength": bytes.len()}));
+        self.views.len() - 1
+    }
+
+    /// Adds an accessor; returns its index.
+    pub fn accessor(&mut self, mut acc: Value) -> usize {
+        if acc.get("byteOffset").is_none() && acc.get("bufferView").is_some() {
+            acc["byteOffset"] = json!(0);
+        }
+        self.accessors.push(acc);
+        self.accessors.len() - 1
+    }
+
+    pub fn f32s(&mut self, data: &[f32], ty: &str) -> usize {
+        let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let view = self.view(&bytes);
+        let n = match ty {
+            "SCALAR" => 1,
+            "VEC2" => 2,
+            "VEC3" => 3,
+            "VEC4" => 4,
+            "MAT4" => 16,
+            _ => panic!("type"),
+        };
+        let mut acc =
+            json!({"bufferView": view, "componentType": 5126, "count": data.len() / n, "type": ty});
+        if ty == "VEC3" {
+            // POSITION needs min/max; harmless elsewhere.
+            acc["min"] = json!([-1e9, -1e9, -1e9]);
+            acc["max"] = json!([1e9, 1e9, 1e9]);
+        }
+        self.accessor(acc)
+    }
+
+    /// A glTF JSON file with `root` (nodes, meshes, ...) plus this buffer, views and accessors.
+    pub fn gltf(&self, mut root: Value) -> Vec<u8> {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&self.bin);
+        root["asset"] = json!({"version": "2.0"});
+        root["buffers"] = json!([{
+            "byteLength": self.bin.len(),
+            "uri": format!("data:application/octet-stream;base64,{b64}")
+        }]);
+        root["bufferViews"] = Value::Array(self.views.clone());
+        root["accessors"] = Value::Array(self.accessors.clone());
+        serde_json::to_vec(&root).unwrap()
+    }
+}
+
+/// One triangle (0,0,0), (1,0,0), (0,1,0) with positions accessor 0; returns the doc.
+pub fn triangle() -> Doc {
+    let mut d = Doc::default();
+    d.f32s(&[0., 0., 0., 1., 0., 0., 0., 1., 0.], "VEC3");
+    d
+}
+
+pub fn import(bytes: &[u8]) -> Result<throng_anim::model::Model, throng_gltf::ImportError> {
+    throng_gltf::import_slice(bytes, None, "test.gltf")
+}
