@@ -15,7 +15,7 @@ pub struct Doc {
 impl Doc {
     /// Adds a buffer view over `bytes` (4-byte aligned) and returns its index.
     pub fn view(&mut self, bytes: &[u8]) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while self.bin.len() & 3 != 0 {
             self.bin.push(0);
         }
         let offset = self.bin.len();
