@@ -1,7 +1,21 @@
 //! Baked throng assets (DESIGN.md §3): the types a runtime and renderer read, the `.glb` file
 //! reader and writer, and the CPU decoders of every bone-texture encoding (the CPU twin of the
 //! WGSL decoders). Depends on no GPU crate, importer or baker.
+//!
+//! - [`types`]: the baked data (palette, frame table, bone texture, primitives, materials);
+//! - [`decode`]: texel fetch, skin matrices, layer blending, LBS and dual-quaternion skinning;
+//! - [`file`]: [`write`] / [`read`] of the baked `.glb` (schema: docs/format.md);
+//! - [`error`]: typed errors.
 
+pub mod decode;
+pub mod error;
+pub mod file;
+mod glb;
+mod schema;
 pub mod types;
+mod validate;
 
+pub use error::{AssetError, DecodeError};
+pub use file::{from_glb_bytes, read, to_glb_bytes, write};
 pub use types::*;
+pub use validate::validate;

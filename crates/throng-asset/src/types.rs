@@ -6,7 +6,12 @@ use glam::{Mat4, Vec3};
 use serde::{Deserialize, Serialize};
 
 /// Format version written into `THRONG_baked_animation.version` (see docs/format.md).
+/// This is the *major* version: readers reject any other major version.
 pub const FORMAT_VERSION: u32 = 1;
+
+/// Minor format version (`THRONG_baked_animation.minorVersion`): bumped for additions that
+/// readers of the same major version may ignore (see docs/format.md "Version policy").
+pub const FORMAT_MINOR_VERSION: u32 = 0;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]

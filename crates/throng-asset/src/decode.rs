@@ -1,0 +1,682 @@
+//! CPU decoders of every bone-texture encoding (DESIGN.md §3 "Bone texture") and of the
+//! per-instance layer record (DESIGN.md §4): the CPU twin of the WGSL shaders.
+//!
+//! Every function here is written the way a shader computes it — small steps, f32 arithmetic, in
+//! the order a shader would do it — so the shader can be translated line by line and the CPU
+//! fidelity report measures what the GPU draws. Matrices are column-major (glam); quaternions are
+//! `Vec4(x, y, z, w)`; lengths in the asset's file units.
+//!
+//! Skinning methods:
+//! - linear blend skinning (LBS): `p' = Σ_i w_i · S_{j_i} · p`; frames and layers are blended as
+//!   matrices too (LBS is linear, so this equals blending positions);
+//! - dual-quaternion skinning (DQS; Kavan, Collins, Žára, O'Sullivan 2007, "Skinning with dual
+//!   quaternions", dual-quaternion linear blending): only with the `quat-*` encodings.
+
+use glam::{Mat4, Vec3, Vec4, Vec4Swizzles};
+
+use crate::error::DecodeError;
+use crate::types::{BakedAsset, BakedPrimitive, BoneTexture, ClipInfo, Encoding, Layer};
+
+/// Largest snorm16 integer: `v = max(q / 32767, −1)` (the WebGPU/D3D snorm rule).
+pub const SNORM16_MAX: f32 = 32767.0;
+/// Largest unorm16 integer: weights decode as `w = q / 65535`.
+pub const UNORM16_MAX: f32 = 65535.0;
+
+/// Decodes one signed-normalised 16-bit integer: `max(q / 32767, −1)`, so −32768 and −32767 both
+/// give −1.
+pub fn snorm16(q: i16) -> f32 {
+    (q as f32 / SNORM16_MAX).max(-1.0)
+}
+
+/// Decodes one unorm16 influence weight: `q / 65535`.
+pub fn unorm16(q: u16) -> f32 {
+    q as f32 / UNORM16_MAX
+}
+
+fn le4(b: &[u8], i: usize) -> [u8; 4] {
+    [b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]
+}
+
+fn le2(b: &[u8], i: usize) -> [u8; 2] {
+    [b[2 * i], b[2 * i + 1]]
+}
+
+/// Texel `x` of frame-table `row`, as the shader's `textureLoad` sees it:
+/// - `*-f32`: the four f32 as stored;
+/// - `mat3x4-f16`: the four f16 widened to f32;
+/// - `quat-snorm16`: the four i16 as `max(q / 32767, −1)` — the translation and scale ranges are
+///   *not* applied here (see [`quat_texels`]).
+///
+/// Texel `x` of row `r` starts at byte `(r · width + x) · bytes_per_texel` of
+/// [`BoneTexture::data`], little-endian. (On the GPU, row `r` lives in array layer
+/// `r / rows_per_layer`, y = `r % rows_per_layer`; the CPU keeps one flat table.)
+pub fn fetch_texel(tex: &BoneTexture, x: u32, row: u32) -> Result<Vec4, DecodeError> {
+    let width = tex.entries as u64 * tex.encoding.texels_per_entry() as u64;
+    let bpt = tex.encoding.bytes_per_texel() as u64;
+    let err = || DecodeError::TexelOutOfRange {
+        x,
+        row,
+        width: width.min(u32::MAX as u64) as u32,
+        rows: tex.rows,
+        len: tex.data.len(),
+    };
+    if x as u64 >= width || row >= tex.rows {
+        return Err(err());
+    }
+    let start = (row as u64 * width + x as u64) * bpt;
+    let start = usize::try_from(start).map_err(|_| err())?;
+    let b = tex.data.get(start..start + bpt as usize).ok_or_else(err)?;
+    let v = match tex.encoding {
+        Encoding::Mat4F32 | Encoding::Mat3x4F32 | Encoding::QuatF32 => {
+            let f = |i| f32::from_le_bytes(le4(b, i));
+            Vec4::new(f(0), f(1), f(2), f(3))
+        }
+        Encoding::Mat3x4F16 => {
+            let f = |i| half::f16::from_bits(u16::from_le_bytes(le2(b, i))).to_f32();
+            Vec4::new(f(0), f(1), f(2), f(3))
+        }
+        Encoding::QuatSnorm16 => {
+            let f = |i| snorm16(i16::from_le_bytes(le2(b, i)));
+            Vec4::new(f(0), f(1), f(2), f(3))
+        }
+    };
+    Ok(v)
+}
+
+/// Column-major 4×4 from the three stored rows of an affine 3×4 (`mat3x4-*` texels and the anchor
+/// texture); the implied last row is (0, 0, 0, 1).
+pub fn affine_from_rows(r0: Vec4, r1: Vec4, r2: Vec4) -> Mat4 {
+    Mat4::from_cols(
+        Vec4::new(r0.x, r1.x, r2.x, 0.0),
+        Vec4::new(r0.y, r1.y, r2.y, 0.0),
+        Vec4::new(r0.z, r1.z, r2.z, 0.0),
+        Vec4::new(r0.w, r1.w, r2.w, 1.0),
+    )
+}
+
+/// One `quat-*` entry-row decoded: `S = T(translation) · R(rotation) · scale` (uniform scale).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuatTransform {
+    /// Unit quaternion (x, y, z, w).
+    pub rotation: Vec4,
+    /// File units.
+    pub translation: Vec3,
+    /// Uniform scale factor.
+    pub scale: f32,
+}
+
+/// Decodes the two `quat-*` texels of palette `entry` at `row`:
+/// 1. texel 2j = quaternion (x, y, z, w); texel 2j+1 = (tx, ty, tz, scale);
+/// 2. `quat-snorm16`: translation × `translation_range`, scale × `scale_range`;
+/// 3. the quaternion is normalised (16-bit components sit up to ~3e-5 off the unit sphere; a
+///    zero quaternion in a damaged texture becomes the identity instead of NaN).
+pub fn quat_texels(tex: &BoneTexture, entry: u32, row: u32) -> Result<QuatTransform, DecodeError> {
+    check_entry(tex, entry)?;
+    let q = fetch_texel(tex, 2 * entry, row)?;
+    let ts = fetch_texel(tex, 2 * entry + 1, row)?;
+    let (translation, scale) = match tex.encoding {
+        Encoding::QuatSnorm16 => (ts.xyz() * tex.translation_range, ts.w * tex.scale_range),
+        _ => (ts.xyz(), ts.w),
+    };
+    Ok(QuatTransform {
+        rotation: q.normalize_or(Vec4::W),
+        translation,
+        scale,
+    })
+}
+
+/// The affine matrix of a [`QuatTransform`]: columns 0–2 = rotation matrix × scale, column 3 =
+/// translation (the standard unit-quaternion → matrix formula, as `glam::Mat3::from_quat`).
+pub fn quat_transform_matrix(t: &QuatTransform) -> Mat4 {
+    let [x, y, z, w] = t.rotation.to_array();
+    let (x2, y2, z2) = (x + x, y + y, z + z);
+    let (xx, xy, xz) = (x * x2, x * y2, x * z2);
+    let (yy, yz, zz) = (y * y2, y * z2, z * z2);
+    let (wx, wy, wz) = (w * x2, w * y2, w * z2);
+    let s = t.scale;
+    Mat4::from_cols(
+        Vec4::new(1.0 - (yy + zz), xy + wz, xz - wy, 0.0) * s,
+        Vec4::new(xy - wz, 1.0 - (xx + zz), yz + wx, 0.0) * s,
+        Vec4::new(xz + wy, yz - wx, 1.0 - (xx + yy), 0.0) * s,
+        t.translation.extend(1.0),
+    )
+}
+
+fn check_entry(tex: &BoneTexture, entry: u32) -> Result<(), DecodeError> {
+    if entry >= tex.entries {
+        return Err(DecodeError::EntryOutOfRange {
+            entry,
+            entries: tex.entries,
+        });
+    }
+    Ok(())
+}
+
+/// Skin matrix `S_j` of palette `entry` at frame-table `row`, for all five encodings:
+/// - `mat4-f32`: texel 4j + c = column c;
+/// - `mat3x4-*`: texel 3j + r = row r of the affine 3×4;
+/// - `quat-*`: rotation · uniform scale + translation ([`quat_texels`], [`quat_transform_matrix`]).
+pub fn skin_matrix(tex: &BoneTexture, entry: u32, row: u32) -> Result<Mat4, DecodeError> {
+    check_entry(tex, entry)?;
+    match tex.encoding {
+        Encoding::Mat4F32 => {
+            let x = 4 * entry;
+            Ok(Mat4::from_cols(
+                fetch_texel(tex, x, row)?,
+                fetch_texel(tex, x + 1, row)?,
+                fetch_texel(tex, x + 2, row)?,
+                fetch_texel(tex, x + 3, row)?,
+            ))
+        }
+        Encoding::Mat3x4F32 | Encoding::Mat3x4F16 => {
+            let x = 3 * entry;
+            Ok(affine_from_rows(
+                fetch_texel(tex, x, row)?,
+                fetch_texel(tex, x + 1, row)?,
+                fetch_texel(tex, x + 2, row)?,
+            ))
+        }
+        Encoding::QuatF32 | Encoding::QuatSnorm16 => {
+            Ok(quat_transform_matrix(&quat_texels(tex, entry, row)?))
+        }
+    }
+}
+
+/// One active layer resolved to two frame-table rows: the pose is
+/// `weight · mix(pose(row), pose(next), frac)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LayerRows {
+    pub weight: f32,
+    pub frac: f32,
+    pub row: u32,
+    /// `min(row + 1, last row of the layer's clip)`: interpolation never leaves the clip.
+    pub next: u32,
+}
+
+/// Resolves the per-instance layer record (DESIGN.md §4) against the clip table:
+/// - layers with weight 0 are unused and skipped (their row and clip are not read);
+/// - `row` and `clip` are f32 holding integers; like the shader's `u32(x)` they truncate;
+/// - `next = min(row + 1, first_row + frames − 1)` of the layer's clip;
+/// - when every weight is 0 (or there are no layers) the instance is disabled and shows the rest
+///   row: one entry `{weight 1, frac 0, row 0, next 0}`.
+///
+/// Weights are used as given (the runtime makes them sum to 1).
+pub fn layer_rows(layers: &[Layer], clips: &[ClipInfo]) -> Result<Vec<LayerRows>, DecodeError> {
+    let mut out = Vec::with_capacity(layers.len());
+    for (i, l) in layers.iter().enumerate() {
+        if l.weight == 0.0 {
+            continue;
+        }
+        if !l.weight.is_finite() || !(0.0..=1.0).contains(&l.frac) {
+            return Err(DecodeError::BadLayerValue {
+                layer: i,
+                weight: l.weight,
+                frac: l.frac,
+            });
+        }
+        let bad_clip = || DecodeError::BadClip {
+            layer: i,
+            clip: l.clip,
+            clips: clips.len(),
+        };
+        if l.clip.is_nan() || l.clip < 0.0 {
+            return Err(bad_clip());
+        }
+        let ci = l.clip as usize;
+        let clip = clips.get(ci).ok_or_else(bad_clip)?;
+        let first = clip.first_row;
+        let last = first.saturating_add(clip.frames.max(1) - 1);
+        if l.row.is_nan() || l.row < 0.0 || (l.row as u32) < first || (l.row as u32) > last {
+            return Err(DecodeError::BadRow {
+                layer: i,
+                row: l.row,
+                clip: ci,
+                first,
+                last,
+            });
+        }
+        let row = l.row as u32;
+        out.push(LayerRows {
+            weight: l.weight,
+            frac: l.frac,
+            row,
+            next: (row + 1).min(last),
+        });
+    }
+    if out.is_empty() {
+        out.push(LayerRows {
+            weight: 1.0,
+            frac: 0.0,
+            row: 0,
+            next: 0,
+        });
+    }
+    Ok(out)
+}
+
+/// `mix(a, b, f) = a · (1 − f) + b · f`, per component, as WGSL's `mix`.
+pub fn mix_mat4(a: &Mat4, b: &Mat4, f: f32) -> Mat4 {
+    *a * (1.0 - f) + *b * f
+}
+
+/// Skin matrix of `entry` blended over resolved layers:
+/// `Σ_l weight_l · mix(S(row_l), S(next_l), frac_l)`, summed in layer order from zero.
+pub fn blend_matrix(
+    tex: &BoneTexture,
+    entry: u32,
+    rows: &[LayerRows],
+) -> Result<Mat4, DecodeError> {
+    let mut m = Mat4::ZERO;
+    for l in rows {
+        let a = skin_matrix(tex, entry, l.row)?;
+        let b = skin_matrix(tex, entry, l.next)?;
+        m += mix_mat4(&a, &b, l.frac) * l.weight;
+    }
+    Ok(m)
+}
+
+/// Skin matrix of `entry` for a per-instance layer record: [`layer_rows`] then
+/// [`blend_matrix`]. All weights 0 → the rest row 0.
+pub fn blended_skin_matrix(
+    tex: &BoneTexture,
+    clips: &[ClipInfo],
+    layers: &[Layer],
+    entry: u32,
+) -> Result<Mat4, DecodeError> {
+    blend_matrix(tex, entry, &layer_rows(layers, clips)?)
+}
+
+/// Hamilton product `a · b` of quaternions stored (x, y, z, w).
+pub fn quat_mul(a: Vec4, b: Vec4) -> Vec4 {
+    Vec4::new(
+        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+    )
+}
+
+/// A dual quaternion `real + ε · dual` plus a uniform scale applied before it
+/// (`S = T · R · scale`). Unit when `|real| = 1` and `real · dual = 0`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DualQuat {
+    /// Rotation quaternion (x, y, z, w).
+    pub real: Vec4,
+    /// `½ · (t, 0) · real`.
+    pub dual: Vec4,
+    pub scale: f32,
+}
+
+impl DualQuat {
+    pub const IDENTITY: DualQuat = DualQuat {
+        real: Vec4::W,
+        dual: Vec4::ZERO,
+        scale: 1.0,
+    };
+
+    /// Unit dual quaternion of rotation `q` then translation `t` (Kavan et al. 2007, §2):
+    /// `dual = ½ · (t, 0) · q`.
+    pub fn from_transform(t: &QuatTransform) -> DualQuat {
+        DualQuat {
+            real: t.rotation,
+            dual: quat_mul(t.translation.extend(0.0), t.rotation) * 0.5,
+            scale: t.scale,
+        }
+    }
+
+    /// Translation `2 · (dual · conj(real)).xyz`, written out:
+    /// `2 · (w_r · d − w_d · r + r × d)`.
+    pub fn translation(&self) -> Vec3 {
+        let (r, w) = (self.real.xyz(), self.real.w);
+        let (d, dw) = (self.dual.xyz(), self.dual.w);
+        2.0 * (w * d - dw * r + r.cross(d))
+    }
+
+    /// Rotates `v` by the (unit) real part: `v + 2 · r × (r × v + w · v)`.
+    pub fn rotate(&self, v: Vec3) -> Vec3 {
+        let (r, w) = (self.real.xyz(), self.real.w);
+        v + 2.0 * r.cross(r.cross(v) + w * v)
+    }
+
+    /// Skins a point: scale, rotate, translate (Kavan et al. 2007, Algorithm 1).
+    pub fn transform_point(&self, p: Vec3) -> Vec3 {
+        self.rotate(p * self.scale) + self.translation()
+    }
+
+    /// Skins a normal: the rotation, negated when the scale is negative (a mirror; the
+    /// inverse-transpose of `scale · R` is `R / scale`).
+    pub fn transform_normal(&self, n: Vec3) -> Vec3 {
+        self.rotate(n) * sign(self.scale)
+    }
+
+    /// Skins a tangent: direction by the linear part `scale · R` (normalised), w flipped when
+    /// the determinant `scale³` is negative.
+    pub fn transform_tangent(&self, t: Vec4) -> Vec4 {
+        let s = sign(self.scale);
+        (self.rotate(t.xyz()) * s).extend(t.w * s)
+    }
+
+    /// The affine matrix of this (normalised) dual quaternion.
+    pub fn to_matrix(&self) -> Mat4 {
+        quat_transform_matrix(&QuatTransform {
+            rotation: self.real,
+            translation: self.translation(),
+            scale: self.scale,
+        })
+    }
+}
+
+fn sign(x: f32) -> f32 {
+    if x < 0.0 {
+        -1.0
+    } else {
+        1.0
+    }
+}
+
+/// Dual-quaternion linear blending (Kavan et al. 2007, §3 "DLB"): `Σ w_k · dq_k` with each
+/// `dq_k` flipped into the hemisphere of the first one (the *pivot*: the first term of non-zero
+/// weight), then normalised by `|Σ real|`. Scales are blended linearly with the same weights
+/// (never flipped).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DqBlend {
+    real: Vec4,
+    dual: Vec4,
+    scale: f32,
+    pivot: Option<Vec4>,
+}
+
+impl DqBlend {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `w · dq` (terms of weight 0 are skipped and never become the pivot).
+    pub fn add(&mut self, w: f32, dq: &DualQuat) {
+        if w == 0.0 {
+            return;
+        }
+        let pivot = *self.pivot.get_or_insert(dq.real);
+        let ws = if dq.real.dot(pivot) < 0.0 { -w } else { w };
+        self.real += dq.real * ws;
+        self.dual += dq.dual * ws;
+        self.scale += dq.scale * w;
+    }
+
+    /// The normalised blend: `real / |real|`, `dual / |real|`; the identity when nothing (or
+    /// only cancelling terms) was added.
+    pub fn finish(&self) -> DualQuat {
+        let len = self.real.length();
+        if len.is_nan() || len <= 0.0 {
+            return DualQuat::IDENTITY;
+        }
+        let inv = 1.0 / len;
+        DualQuat {
+            real: self.real * inv,
+            dual: self.dual * inv,
+            scale: self.scale,
+        }
+    }
+}
+
+/// Dual quaternion of `entry` at `row` (`quat-*` encodings only).
+pub fn dual_quat(tex: &BoneTexture, entry: u32, row: u32) -> Result<DualQuat, DecodeError> {
+    if !tex.encoding.is_quat() {
+        return Err(DecodeError::DqNeedsQuat(tex.encoding));
+    }
+    Ok(DualQuat::from_transform(&quat_texels(tex, entry, row)?))
+}
+
+/// The weighted dual quaternions that make up one entry's pose over resolved layers, in order:
+/// per layer `(weight · (1 − frac), dq(row))`, `(weight · frac, dq(next))`.
+pub fn layer_dual_quats(
+    tex: &BoneTexture,
+    entry: u32,
+    rows: &[LayerRows],
+) -> Result<Vec<(f32, DualQuat)>, DecodeError> {
+    let mut out = Vec::with_capacity(rows.len() * 2);
+    for l in rows {
+        out.push((l.weight * (1.0 - l.frac), dual_quat(tex, entry, l.row)?));
+        out.push((l.weight * l.frac, dual_quat(tex, entry, l.next)?));
+    }
+    Ok(out)
+}
+
+/// Dual quaternion of `entry` blended over frames and layers (one [`DqBlend`]).
+pub fn blended_dual_quat(
+    tex: &BoneTexture,
+    clips: &[ClipInfo],
+    layers: &[Layer],
+    entry: u32,
+) -> Result<DualQuat, DecodeError> {
+    let mut b = DqBlend::new();
+    for (w, dq) in layer_dual_quats(tex, entry, &layer_rows(layers, clips)?)? {
+        b.add(w, &dq);
+    }
+    Ok(b.finish())
+}
+
+/// LBS of a point by a blended matrix: `c0 · p.x + c1 · p.y + c2 · p.z + c3` (xyz).
+pub fn lbs_point(m: &Mat4, p: Vec3) -> Vec3 {
+    (m.x_axis * p.x + m.y_axis * p.y + m.z_axis * p.z + m.w_axis).xyz()
+}
+
+/// LBS of a normal: the inverse-transpose of the linear part `L = [c0 c1 c2]`, computed without a
+/// division as the cofactor matrix `[c1×c2, c2×c0, c0×c1] = det(L) · L⁻ᵀ`, times `sign(det)`,
+/// then normalised (zero when `L` is singular).
+pub fn lbs_normal(m: &Mat4, n: Vec3) -> Vec3 {
+    let (c0, c1, c2) = (m.x_axis.xyz(), m.y_axis.xyz(), m.z_axis.xyz());
+    let (k0, k1, k2) = (c1.cross(c2), c2.cross(c0), c0.cross(c1));
+    let det = c0.dot(k0);
+    ((k0 * n.x + k1 * n.y + k2 * n.z) * sign(det)).normalize_or_zero()
+}
+
+/// LBS of a tangent: direction by the linear part (normalised), w flipped where `det(L) < 0`
+/// (DESIGN.md §2).
+pub fn lbs_tangent(m: &Mat4, t: Vec4) -> Vec4 {
+    let (c0, c1, c2) = (m.x_axis.xyz(), m.y_axis.xyz(), m.z_axis.xyz());
+    let det = c0.dot(c1.cross(c2));
+    let d = (c0 * t.x + c1 * t.y + c2 * t.z).normalize_or_zero();
+    d.extend(t.w * sign(det))
+}
+
+/// Skinning method of [`skin_vertices`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SkinMode {
+    /// Linear blend skinning of matrices (every encoding).
+    #[default]
+    Linear,
+    /// Dual-quaternion linear blending (`quat-*` encodings).
+    DualQuaternion,
+}
+
+/// Skinned vertex streams of one primitive in model space (file units).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SkinnedVertices {
+    pub positions: Vec<Vec3>,
+    /// Unit length (zero where the skin matrix is singular).
+    pub normals: Vec<Vec3>,
+    pub tangents: Option<Vec<Vec4>>,
+}
+
+fn check_streams(index: usize, p: &BakedPrimitive) -> Result<usize, DecodeError> {
+    let v = p.positions.len();
+    let k = p.influences as usize;
+    let bad = |what: String| DecodeError::BadStreams {
+        primitive: index,
+        what,
+    };
+    if k == 0 {
+        return Err(bad("0 influences per vertex".into()));
+    }
+    if p.normals.len() != v {
+        return Err(bad(format!("{} positions, {} normals", v, p.normals.len())));
+    }
+    if p.tangents.as_ref().is_some_and(|t| t.len() != v) {
+        return Err(bad(format!(
+            "{v} positions but a different number of tangents"
+        )));
+    }
+    if p.joints.len() != v * k || p.weights.len() != v * k {
+        return Err(bad(format!(
+            "{v} vertices × {k} influences, but {} joints and {} weights",
+            p.joints.len(),
+            p.weights.len()
+        )));
+    }
+    Ok(k)
+}
+
+/// Skins primitive `prim_index` of `asset` for one per-instance layer record (DESIGN.md §4).
+///
+/// Per vertex the influences are the baked palette indices `j_i` and unorm16 weights
+/// `w_i = q_i / 65535`:
+/// - [`SkinMode::Linear`]: `M = Σ_i w_i · B_{j_i}` (summed in influence order from zero) with
+///   `B_j` = [`blend_matrix`] of entry j; position [`lbs_point`], normal [`lbs_normal`], tangent
+///   [`lbs_tangent`];
+/// - [`SkinMode::DualQuaternion`]: one [`DqBlend`] over influences × layers × (row, next) with
+///   weights `w_i · (weight_l · (1 − frac_l))` and `w_i · (weight_l · frac_l)`; then
+///   [`DualQuat::transform_point`] / `transform_normal` / `transform_tangent`.
+///
+/// An empty `layers` (or all weights 0) gives the rest pose (row 0).
+pub fn skin_vertices(
+    asset: &BakedAsset,
+    prim_index: usize,
+    layers: &[Layer],
+    mode: SkinMode,
+) -> Result<SkinnedVertices, DecodeError> {
+    let prim = asset
+        .primitives
+        .get(prim_index)
+        .ok_or(DecodeError::BadPrimitive {
+            index: prim_index,
+            count: asset.primitives.len(),
+        })?;
+    let k = check_streams(prim_index, prim)?;
+    let tex = &asset.bone_texture;
+    if mode == SkinMode::DualQuaternion && !tex.encoding.is_quat() {
+        return Err(DecodeError::DqNeedsQuat(tex.encoding));
+    }
+    let rows = layer_rows(layers, &asset.clips)?;
+    // The entries this primitive uses, checked against the palette once.
+    let mut used = vec![false; tex.entries as usize];
+    for (i, &j) in prim.joints.iter().enumerate() {
+        match used.get_mut(j as usize) {
+            Some(u) => *u = true,
+            None => {
+                return Err(DecodeError::BadJoint {
+                    primitive: prim_index,
+                    vertex: i / k,
+                    influence: i % k,
+                    entry: j,
+                    entries: tex.entries,
+                })
+            }
+        }
+    }
+    let v = prim.positions.len();
+    let mut out = SkinnedVertices {
+        positions: Vec::with_capacity(v),
+        normals: Vec::with_capacity(v),
+        tangents: prim.tangents.as_ref().map(|_| Vec::with_capacity(v)),
+    };
+    match mode {
+        SkinMode::Linear => {
+            // B_j per used entry: the same arithmetic the shader does per influence.
+            let mut blended = vec![Mat4::ZERO; used.len()];
+            for (j, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+                blended[j] = blend_matrix(tex, j as u32, &rows)?;
+            }
+            for vi in 0..v {
+                let mut m = Mat4::ZERO;
+                for i in vi * k..vi * k + k {
+                    m += blended[prim.joints[i] as usize] * unorm16(prim.weights[i]);
+                }
+                out.positions.push(lbs_point(&m, prim.positions[vi]));
+                out.normals.push(lbs_normal(&m, prim.normals[vi]));
+                if let (Some(t), Some(src)) = (out.tangents.as_mut(), prim.tangents.as_ref()) {
+                    t.push(lbs_tangent(&m, src[vi]));
+                }
+            }
+        }
+        SkinMode::DualQuaternion => {
+            let mut terms = vec![Vec::new(); used.len()];
+            for (j, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+                terms[j] = layer_dual_quats(tex, j as u32, &rows)?;
+            }
+            for vi in 0..v {
+                let mut b = DqBlend::new();
+                for i in vi * k..vi * k + k {
+                    let w = unorm16(prim.weights[i]);
+                    for (wl, dq) in &terms[prim.joints[i] as usize] {
+                        b.add(w * *wl, dq);
+                    }
+                }
+                let dq = b.finish();
+                out.positions.push(dq.transform_point(prim.positions[vi]));
+                out.normals
+                    .push(dq.transform_normal(prim.normals[vi]).normalize_or_zero());
+                if let (Some(t), Some(src)) = (out.tangents.as_mut(), prim.tangents.as_ref()) {
+                    t.push(dq.transform_tangent(src[vi]));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Skinned positions of one primitive (model space, file units); see [`skin_vertices`].
+pub fn skin_positions(
+    asset: &BakedAsset,
+    prim_index: usize,
+    layers: &[Layer],
+    mode: SkinMode,
+) -> Result<Vec<Vec3>, DecodeError> {
+    Ok(skin_vertices(asset, prim_index, layers, mode)?.positions)
+}
+
+/// Skinned unit normals of one primitive; see [`skin_vertices`].
+pub fn skin_normals(
+    asset: &BakedAsset,
+    prim_index: usize,
+    layers: &[Layer],
+    mode: SkinMode,
+) -> Result<Vec<Vec3>, DecodeError> {
+    Ok(skin_vertices(asset, prim_index, layers, mode)?.normals)
+}
+
+/// Model-space transform of anchor `anchor` for a layer record, interpolated and blended exactly
+/// like skin matrices (DESIGN.md §4): `Σ_l weight_l · mix(A(row_l), A(next_l), frac_l)`.
+pub fn blended_anchor_matrix(
+    asset: &BakedAsset,
+    anchor: usize,
+    layers: &[Layer],
+) -> Result<Option<Mat4>, DecodeError> {
+    let Some(at) = asset.anchors.as_ref() else {
+        return Ok(None);
+    };
+    if anchor >= at.anchors.len() {
+        return Ok(None);
+    }
+    let stride = at.anchors.len() * 12;
+    let fetch = |row: u32| -> Result<Mat4, DecodeError> {
+        let base = row as usize * stride + anchor * 12;
+        let r = at
+            .data
+            .get(base..base + 12)
+            .ok_or(DecodeError::TexelOutOfRange {
+                x: anchor as u32 * 3,
+                row,
+                width: at.anchors.len() as u32 * 3,
+                rows: at.rows,
+                len: at.data.len() * 4,
+            })?;
+        let v = |i: usize| Vec4::new(r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);
+        Ok(affine_from_rows(v(0), v(1), v(2)))
+    };
+    let mut m = Mat4::ZERO;
+    for l in layer_rows(layers, &asset.clips)? {
+        m += mix_mat4(&fetch(l.row)?, &fetch(l.next)?, l.frac) * l.weight;
+    }
+    Ok(Some(m))
+}

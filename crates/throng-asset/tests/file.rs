@@ -1,0 +1,337 @@
+//! The baked file: round trips, determinism, atomic writes, damaged files, versions, and the
+//! Khronos glTF-Validator.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use throng_asset::*;
+
+#[test]
+fn write_read_round_trip_every_encoding() {
+    let dir = common::temp_dir("roundtrip");
+    for enc in Encoding::ALL {
+        let asset = common::asset(enc);
+        let path = dir.join(format!("{}.glb", enc.as_str()));
+        write(&asset, &path).expect("write");
+        let back = read(&path).expect("read");
+        assert_eq!(back, asset, "{}", enc.as_str());
+        // Bytes and path readers agree.
+        let bytes = std::fs::read(&path).expect("bytes");
+        assert_eq!(from_glb_bytes(&bytes, "x").expect("parse"), asset);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn empty_optional_parts_round_trip() {
+    let mut asset = common::asset(Encoding::Mat4F32);
+    asset.anchors = None;
+    asset.clips.clear();
+    let rows = 1;
+    asset.bone_texture = common::encode(Encoding::Mat4F32, &common::frames(3)[..rows], 8192);
+    asset.row_bounds.truncate(rows);
+    asset.row_bounds[0] = Aabb::EMPTY;
+    asset.primitives[0].lods.clear();
+    asset.primitives[1].indices.clear();
+    asset.primitives[1].positions.clear();
+    asset.primitives[1].normals.clear();
+    asset.primitives[1].joints.clear();
+    asset.primitives[1].weights.clear();
+    let bytes = to_glb_bytes(&asset).expect("write");
+    assert_eq!(from_glb_bytes(&bytes, "empty").expect("read"), asset);
+}
+
+#[test]
+fn repeated_writes_are_byte_identical() {
+    let dir = common::temp_dir("determinism");
+    let asset = common::asset(Encoding::QuatSnorm16);
+    let (a, b) = (dir.join("a.glb"), dir.join("b.glb"));
+    write(&asset, &a).expect("write a");
+    write(&asset, &b).expect("write b");
+    let (ba, bb) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert_eq!(ba, bb);
+    assert_eq!(ba, to_glb_bytes(&asset.clone()).expect("bytes"));
+    // Read → write gives the same bytes again.
+    assert_eq!(to_glb_bytes(&read(&a).expect("read")).expect("rewrite"), ba);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn file_layout_is_aligned_glb_with_extension_not_required() {
+    let bytes = to_glb_bytes(&common::asset(Encoding::QuatSnorm16)).expect("write");
+    assert_eq!(&bytes[0..4], b"glTF");
+    assert_eq!(bytes.len() % 4, 0);
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let json: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    assert_eq!(
+        json["extensionsUsed"],
+        serde_json::json!(["KHR_texture_transform", "THRONG_baked_animation"])
+    );
+    assert!(json.get("extensionsRequired").is_none());
+    let ext = &json["extensions"]["THRONG_baked_animation"];
+    assert_eq!(ext["version"], FORMAT_VERSION);
+    assert_eq!(ext["boneTexture"]["encoding"], "quat-snorm16");
+    for v in json["bufferViews"].as_array().unwrap() {
+        assert_eq!(v["byteOffset"].as_u64().unwrap() % 16, 0, "{v}");
+    }
+    // One mesh and one node per primitive, all in scene 0.
+    assert_eq!(json["meshes"].as_array().unwrap().len(), 2);
+    assert_eq!(json["scenes"][0]["nodes"], serde_json::json!([0, 1]));
+}
+
+#[test]
+fn static_part_is_the_rest_pose() {
+    let asset = common::asset(Encoding::Mat3x4F32);
+    let bytes = to_glb_bytes(&asset).expect("write");
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let json: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    let bin = &bytes[20 + json_len + 8..];
+    let acc = &json["accessors"][json["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+        .as_u64()
+        .unwrap() as usize];
+    let view = &json["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
+    let off = view["byteOffset"].as_u64().unwrap() as usize;
+    let rest = decode::skin_positions(&asset, 0, &[], decode::SkinMode::Linear).expect("rest pose");
+    // Independent: Σ w_i S_j(row 0) p in f64 from the texture's own matrices.
+    for (v, p) in asset.primitives[0].positions.iter().enumerate() {
+        let mut want = glam::DVec3::ZERO;
+        for i in 0..4 {
+            let j = asset.primitives[0].joints[v * 4 + i] as u32;
+            let w = asset.primitives[0].weights[v * 4 + i] as f64 / 65535.0;
+            let m = decode::skin_matrix(&asset.bone_texture, j, 0)
+                .unwrap()
+                .as_dmat4();
+            want += w * m.transform_point3(p.as_dvec3());
+        }
+        let got: Vec<f32> = (0..3)
+            .map(|c| {
+                let o = off + v * 12 + c * 4;
+                f32::from_le_bytes(bin[o..o + 4].try_into().unwrap())
+            })
+            .collect();
+        let got = glam::Vec3::from_slice(&got);
+        assert_eq!(got, rest[v]);
+        assert!((got.as_dvec3() - want).length() < 1e-5, "{got} vs {want}");
+    }
+}
+
+#[test]
+fn truncated_files_are_errors_not_panics() {
+    let bytes = to_glb_bytes(&common::asset(Encoding::QuatSnorm16)).expect("write");
+    let mut cuts: Vec<usize> = (0..bytes.len()).step_by(7).collect();
+    cuts.extend([1, 4, 11, 12, 19, 20, 21, bytes.len() - 1]);
+    for cut in cuts {
+        let err = from_glb_bytes(&bytes[..cut], "cut.glb").expect_err("a cut file must fail");
+        let msg = err.to_string();
+        assert!(msg.starts_with("cut.glb: "), "{msg}");
+    }
+}
+
+#[test]
+fn flipped_bytes_are_errors() {
+    let bytes = to_glb_bytes(&common::asset(Encoding::QuatF32)).expect("write");
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    // Every byte of the JSON chunk, and a sample of the binary chunk.
+    let positions = (12..20 + json_len).chain((20 + json_len..bytes.len()).step_by(13));
+    for at in positions {
+        for bit in [0x01u8, 0x10, 0x80] {
+            let mut b = bytes.clone();
+            b[at] ^= bit;
+            assert!(
+                from_glb_bytes(&b, "flip.glb").is_err(),
+                "flipping bit {bit:#x} of byte {at} ({:?}) went unnoticed",
+                bytes[at] as char
+            );
+        }
+    }
+}
+
+fn replace_once(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    let at = bytes
+        .windows(from.len())
+        .position(|w| w == from.as_bytes())
+        .expect("pattern in file");
+    let mut b = bytes.to_vec();
+    b[at..at + to.len()].copy_from_slice(to.as_bytes());
+    b
+}
+
+#[test]
+fn other_versions_are_typed_errors() {
+    let bytes = to_glb_bytes(&common::asset(Encoding::QuatSnorm16)).expect("write");
+    let key = format!("\"version\":{FORMAT_VERSION},\"minorVersion\"");
+    for other in ["2", "0", "9"] {
+        let b = replace_once(
+            &bytes,
+            &key,
+            &key.replacen(&FORMAT_VERSION.to_string(), other, 1),
+        );
+        match from_glb_bytes(&b, "old.glb") {
+            Err(e @ AssetError::Version { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.contains("re-bake"), "{msg}");
+                assert!(msg.contains(other), "{msg}");
+            }
+            other => panic!("expected a version error, got {other:?}"),
+        }
+    }
+}
+
+/// Independent FNV-1a 64 of docs/format.md "Checksum", to edit a file the way a writer would.
+fn reseal(bytes: &mut [u8]) {
+    let key = b"\"checksum\":\"fnv1a64:";
+    let at = bytes.windows(key.len()).rposition(|w| w == key).unwrap() + key.len();
+    bytes[at..at + 16].copy_from_slice(b"0000000000000000");
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in bytes.iter() {
+        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+    }
+    bytes[at..at + 16].copy_from_slice(format!("{h:016x}").as_bytes());
+}
+
+#[test]
+fn a_newer_minor_version_is_read_and_edits_need_the_checksum() {
+    let asset = common::asset(Encoding::Mat4F32);
+    let bytes = to_glb_bytes(&asset).expect("write");
+    let mut b = replace_once(&bytes, "\"minorVersion\":0", "\"minorVersion\":7");
+    // Edited without updating the checksum: corruption.
+    assert!(matches!(
+        from_glb_bytes(&b, "m.glb"),
+        Err(AssetError::Corrupt { .. })
+    ));
+    // Minor versions only add what older readers may ignore: resealed, it reads.
+    reseal(&mut b);
+    assert_eq!(from_glb_bytes(&b, "m.glb").expect("newer minor"), asset);
+    // The resealing above is the writer's own checksum: unchanged bytes reseal to themselves.
+    let mut same = bytes.clone();
+    reseal(&mut same);
+    assert_eq!(same, bytes);
+}
+
+#[test]
+fn plain_gltf_is_not_a_baked_asset() {
+    let bytes = to_glb_bytes(&common::asset(Encoding::QuatSnorm16)).expect("write");
+    let mut b = bytes.clone();
+    let pat = b"THRONG_baked_animation";
+    let mut i = 0;
+    while i + pat.len() <= b.len() {
+        if &b[i..i + pat.len()] == pat {
+            b[i + pat.len() - 1] = b'X';
+        }
+        i += 1;
+    }
+    assert!(matches!(
+        from_glb_bytes(&b, "plain.glb"),
+        Err(AssetError::NotBaked { .. })
+    ));
+    assert!(matches!(
+        from_glb_bytes(b"PK\x03\x04 zip", "z"),
+        Err(AssetError::NotGlb { .. })
+    ));
+}
+
+#[test]
+fn writes_are_atomic() {
+    let dir = common::temp_dir("atomic");
+    let path = dir.join("asset.glb");
+    let asset = common::asset(Encoding::QuatSnorm16);
+    std::fs::write(&path, b"old contents").unwrap();
+    write(&asset, &path).expect("overwrite");
+    assert_eq!(read(&path).expect("read"), asset);
+
+    // An invalid asset writes nothing and leaves the old file alone.
+    let mut bad = asset.clone();
+    bad.primitives[0].indices[0] = 1000;
+    let err = write(&bad, &path).expect_err("invalid");
+    assert!(err.to_string().contains("indices"), "{err}");
+    assert_eq!(read(&path).expect("still readable"), asset);
+
+    // A folder that does not exist is an error, not a partial file.
+    let missing = dir.join("no/such/folder/a.glb");
+    assert!(matches!(
+        write(&asset, &missing),
+        Err(AssetError::Write { .. })
+    ));
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        names,
+        vec![std::ffi::OsString::from("asset.glb")],
+        "temp files left behind"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn missing_file_names_the_file() {
+    let err = read(Path::new("/nonexistent/x.glb")).expect_err("missing");
+    assert!(err.to_string().contains("/nonexistent/x.glb"), "{err}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Khronos glTF-Validator (node package). Skipped outside CI when node or the package is missing.
+
+fn validator_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("THRONG_GLTF_VALIDATOR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/tmp/gv/node_modules/gltf-validator"));
+    let have_node = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if dir.is_dir() && have_node {
+        return Some(dir);
+    }
+    let why = format!(
+        "glTF-Validator not found (node: {have_node}, package: {}); install it with \
+         `cd /tmp/gv && npm install gltf-validator` or set THRONG_GLTF_VALIDATOR",
+        dir.display()
+    );
+    if std::env::var_os("CI").is_some() {
+        panic!("{why}");
+    }
+    eprintln!("skipping: {why}");
+    None
+}
+
+const VALIDATE_JS: &str = r#"
+const validator = require(process.argv[2]);
+const bytes = new Uint8Array(require('fs').readFileSync(process.argv[3]));
+validator.validateBytes(bytes, { maxIssues: 1000 })
+  .then((r) => { console.log(JSON.stringify(r.issues)); })
+  .catch((e) => { console.error(String(e)); process.exit(2); });
+"#;
+
+#[test]
+fn khronos_validator_reports_no_errors() {
+    let Some(vdir) = validator_dir() else { return };
+    let dir = common::temp_dir("validator");
+    let script = dir.join("validate.js");
+    std::fs::write(&script, VALIDATE_JS).unwrap();
+    for enc in Encoding::ALL {
+        let path = dir.join(format!("{}.glb", enc.as_str()));
+        write(&common::asset(enc), &path).expect("write");
+        let out = std::process::Command::new("node")
+            .arg(&script)
+            .arg(&vdir)
+            .arg(&path)
+            .output()
+            .expect("run node");
+        assert!(
+            out.status.success(),
+            "validator failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let issues: serde_json::Value = serde_json::from_slice(&out.stdout).expect("report");
+        let messages = issues["messages"].as_array().cloned().unwrap_or_default();
+        for m in &messages {
+            eprintln!("{}: {m}", enc.as_str());
+        }
+        assert_eq!(issues["numErrors"], 0, "{}: {messages:#?}", enc.as_str());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
