@@ -1,1 +1,37 @@
-//! throng-runtime
+//! Per-instance playback of baked throng assets (DESIGN.md §4): the CPU decides which baked
+//! frame rows each instance shows; the GPU skins.
+//!
+//! - [`CpuRuntime`] — CPU-timed mode: `update(dt)` advances every instance in parallel and
+//!   writes one 64 B [`InstanceRecord`] (4 × `(weight, frac, row, clip)`) per instance.
+//! - [`GpuRuntime`] — GPU-timed mode: a 56 B [`GpuInstanceRecord`] per instance written only
+//!   when its playback changes; the GPU derives rows from a global clock ([`gpu_layers`] is the
+//!   CPU twin of that shader code).
+//!
+//! Both keep instances dense in struct-of-arrays form behind stable generational [`Handle`]s,
+//! expose records and [`InstanceTransform`]s as slices ready to upload, fire clip events once
+//! per crossing, and report one-shot completions. Times are seconds, positions frames of the
+//! clip's baked table, lengths file units, angles radians. Time keeping: see [`clock`].
+//! Depends on no GPU crate, importer or baker.
+
+mod anchor;
+mod api;
+pub mod bench;
+mod clips;
+pub mod clock;
+mod cpu;
+mod error;
+pub mod gpu;
+mod handle;
+mod record;
+
+pub use anchor::anchor_world;
+pub use api::{FiredEvent, Finished, PlayOptions};
+pub use clips::{MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG};
+pub use clock::{Clock, SECONDS_PER_TICK, TICKS_PER_SECOND};
+pub use cpu::{CpuRuntime, CHUNK};
+pub use error::RuntimeError;
+pub use gpu::{gpu_clips, gpu_layers, GpuClip, GpuInstanceRecord, GpuLayer, GpuRuntime};
+pub use handle::Handle;
+pub use record::InstanceRecord;
+pub use record::InstanceTransform;
+pub use throng_asset::Layer;

@@ -1,0 +1,57 @@
+//! `cargo bench -p throng-runtime`: frame cost of both modes on the built-in clip table.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use throng_runtime::bench::synthetic_clips;
+use throng_runtime::{CpuRuntime, GpuRuntime, InstanceTransform};
+
+const N: usize = 1_000_000;
+
+fn cpu_timed(c: &mut Criterion) {
+    let clips = synthetic_clips();
+    let mut rt = CpuRuntime::new(&clips);
+    for _ in 0..N {
+        let h = rt.spawn(InstanceTransform::IDENTITY);
+        let _ = rt.blend(h, 0, 1, 0.5);
+    }
+    let mut g = c.benchmark_group("cpu-timed");
+    g.sample_size(20);
+    g.bench_function("update 1M instances, 2 layers", |b| b.iter(|| rt.update(1.0 / 60.0)));
+    let mut fill = vec![throng_runtime::InstanceRecord::default(); N];
+    g.bench_function("fill 1M × 64 B (baseline)", |b| {
+        b.iter(|| {
+            use rayon::prelude::*;
+            fill.par_chunks_mut(throng_runtime::CHUNK)
+                .for_each(|c| c.fill(Default::default()))
+        })
+    });
+    g.finish();
+}
+
+fn gpu_timed(c: &mut Criterion) {
+    let clips = synthetic_clips();
+    let mut rt = GpuRuntime::new(&clips);
+    let hs: Vec<_> = (0..N)
+        .map(|_| {
+            let h = rt.spawn(InstanceTransform::IDENTITY);
+            let _ = rt.play(h, 0, Default::default());
+            h
+        })
+        .collect();
+    let mut g = c.benchmark_group("gpu-timed");
+    g.sample_size(20);
+    let mut k = 0usize;
+    g.bench_function("frame 1M instances, 1% crossfading", |b| {
+        b.iter(|| {
+            for _ in 0..N / 100 {
+                k = (k + 7_919 * 13) % N;
+                let _ = rt.crossfade(hs[k], (k % 3) as usize, 0.25);
+            }
+            rt.update(1.0 / 60.0);
+            rt.clear_dirty();
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, cpu_timed, gpu_timed);
+criterion_main!(benches);

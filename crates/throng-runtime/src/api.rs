@@ -1,0 +1,56 @@
+//! Types shared by both playback modes.
+
+use crate::Handle;
+use throng_asset::LoopMode;
+
+/// How to start a clip.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlayOptions {
+    /// Clip speed factor (≥ 0; 1 = authored speed). Multiplied by the instance speed
+    /// ([`crate::CpuRuntime::set_speed`]), which applies to all of an instance's layers.
+    pub speed: f32,
+    /// Overrides the clip table's loop mode.
+    pub loop_mode: Option<LoopMode>,
+    /// Clip time to start at, seconds (wrapped or clamped by the loop mode).
+    pub start_time: f32,
+}
+
+impl Default for PlayOptions {
+    fn default() -> Self {
+        PlayOptions {
+            speed: 1.0,
+            loop_mode: None,
+            start_time: 0.0,
+        }
+    }
+}
+
+/// An event crossing (DESIGN.md §4): fired once per crossing of the play interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FiredEvent {
+    pub instance: Handle,
+    /// Clip index in the clip table.
+    pub clip: u32,
+    /// Index into that clip's `events`.
+    pub event: u32,
+    /// Runtime clock time of the crossing, seconds since the runtime was created (interpolated
+    /// within the update step).
+    pub time: f64,
+}
+
+/// A one-shot (once/clamp) layer reached its end; it now holds its last frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Finished {
+    pub instance: Handle,
+    pub clip: u32,
+    /// Runtime clock time at which the end was reached, seconds.
+    pub time: f64,
+}
+
+pub(crate) fn check_nonneg(what: &'static str, v: f64) -> Result<(), crate::RuntimeError> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(crate::RuntimeError::BadValue { what, value: v })
+    }
+}

@@ -1,0 +1,288 @@
+//! Frame-cost benchmark of both modes, for `cargo bench` and the `throng bench-runtime`
+//! command: time per `update` against a plain parallel fill of the same record bytes.
+
+use crate::{CpuRuntime, GpuRuntime, InstanceRecord, InstanceTransform, CHUNK};
+use bytemuck::Zeroable;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::time::Instant;
+use throng_asset::{Aabb, ClipEvent, ClipInfo, LoopMode};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BenchMode {
+    Cpu,
+    Gpu,
+}
+
+impl BenchMode {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            BenchMode::Cpu => "cpu",
+            BenchMode::Gpu => "gpu",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct BenchConfig {
+    pub instances: usize,
+    pub mode: BenchMode,
+    /// Fraction of instances that get a crossfade to another clip each frame.
+    pub changing: f64,
+    /// Timed frames (after as many warm-up frames, at most 30).
+    pub frames: usize,
+    /// Active layers per instance at rest: 1 (one clip) or 2 (a walk/run blend).
+    pub layers: u32,
+    /// Frame step, seconds.
+    pub dt: f64,
+    pub seed: u64,
+}
+
+impl Default for BenchConfig {
+    fn default() -> Self {
+        BenchConfig {
+            instances: 1_000_000,
+            mode: BenchMode::Cpu,
+            changing: 0.0,
+            frames: 60,
+            layers: 2,
+            dt: 1.0 / 60.0,
+            seed: 0x7468_726f_6e67,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchReport {
+    pub instances: usize,
+    pub mode: &'static str,
+    /// Median frame time (changes + update), milliseconds.
+    pub ms_per_frame: f64,
+    /// 90th percentile frame time, milliseconds.
+    pub ms_p90: f64,
+    /// `ms_per_frame` per instance, nanoseconds.
+    pub ns_per_instance: f64,
+    /// Median time of a parallel fill of `instances × 64 B` in the same run, milliseconds.
+    pub memset_ms: f64,
+    /// `ms_per_frame / memset_ms`.
+    pub ratio_to_memset: f64,
+    pub changing: f64,
+    pub changes_per_frame: usize,
+    pub layers: u32,
+    pub frames: usize,
+    pub threads: usize,
+    /// Mean events fired per frame.
+    pub events_per_frame: f64,
+    /// GPU mode: mean records written per frame.
+    pub dirty_per_frame: f64,
+}
+
+/// A built-in clip table: looping walk (1.0 s), run (0.7 s), idle (2.0 s) and ping-pong sway
+/// (1.2 s), plus a one-shot wave (1.5 s) with one event, at 30 fps, no root motion.
+pub fn synthetic_clips() -> Vec<ClipInfo> {
+    let specs: [(&str, f64, LoopMode, &[f32]); 5] = [
+        ("walk", 1.0, LoopMode::Loop, &[]),
+        ("run", 0.7, LoopMode::Loop, &[]),
+        ("idle", 2.0, LoopMode::Loop, &[]),
+        ("sway", 1.2, LoopMode::PingPong, &[]),
+        ("wave", 1.5, LoopMode::Once, &[0.75]),
+    ];
+    let mut row = 1;
+    specs
+        .iter()
+        .map(|&(name, d, mode, ev)| {
+            let fps = 30.0;
+            let frames = (d * fps + 1e-3).floor() as u32 + 1;
+            let c = ClipInfo {
+                name: name.to_string(),
+                first_row: row,
+                frames,
+                fps,
+                step: d / (frames - 1) as f64,
+                duration: d,
+                loop_mode: mode,
+                events: ev
+                    .iter()
+                    .map(|&t| ClipEvent {
+                        time: t,
+                        name: format!("{name}-event"),
+                    })
+                    .collect(),
+                root_motion: None,
+                bounds: Aabb {
+                    min: glam::Vec3::splat(-1.0),
+                    max: glam::Vec3::splat(1.0),
+                },
+            };
+            row += frames;
+            c
+        })
+        .collect()
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        ((self.next() >> 11) as f64 / (1u64 << 53) as f64 * n as f64) as usize % n.max(1)
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    if v.is_empty() {
+        0.0
+    } else {
+        v[v.len() / 2]
+    }
+}
+
+fn p90(v: &[f64]) -> f64 {
+    // v sorted
+    if v.is_empty() {
+        0.0
+    } else {
+        v[((v.len() * 9) / 10).min(v.len() - 1)]
+    }
+}
+
+/// Looping clips of a table (the bench's crossfade targets), or all clips if none loop.
+fn loop_clips(clips: &[ClipInfo]) -> Vec<usize> {
+    let v: Vec<usize> = (0..clips.len())
+        .filter(|&c| clips[c].loop_mode == LoopMode::Loop && clips[c].frames > 1)
+        .collect();
+    if v.is_empty() {
+        (0..clips.len()).collect()
+    } else {
+        v
+    }
+}
+
+/// Runs the benchmark. An empty clip table uses [`synthetic_clips`].
+pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
+    let owned;
+    let clips = if clips.is_empty() {
+        owned = synthetic_clips();
+        &owned[..]
+    } else {
+        clips
+    };
+    let n = cfg.instances;
+    let frames = cfg.frames.max(1);
+    let warm = frames.min(30);
+    let changes = (cfg.changing.clamp(0.0, 1.0) * n as f64).round() as usize;
+    let targets = loop_clips(clips);
+    let mut rng = Rng(cfg.seed | 1);
+    let a = targets[0];
+    let b = targets[1.min(targets.len() - 1)];
+    let mut times = Vec::with_capacity(frames);
+    let mut events = 0usize;
+    let mut dirty = 0usize;
+
+    // the same bytes as the CPU records, filled the plainest way, on the same pool
+    let mut fill = vec![InstanceRecord::zeroed(); n];
+    let mut fills = Vec::with_capacity(frames);
+    let pattern = InstanceRecord::zeroed();
+
+    macro_rules! drive {
+        ($rt:expr) => {{
+            let rt = &mut $rt;
+            let hs: Vec<_> = (0..n)
+                .map(|i| {
+                    let h = rt.spawn(InstanceTransform::IDENTITY);
+                    let phase = (i % 97) as f32 / 97.0;
+                    if cfg.layers >= 2 {
+                        let _ = rt.blend(h, a, b, 0.5);
+                    } else {
+                        let _ = rt.play(
+                            h,
+                            a,
+                            crate::PlayOptions {
+                                start_time: phase * clips[a].duration as f32,
+                                ..Default::default()
+                            },
+                        );
+                    }
+                    h
+                })
+                .collect();
+            for f in 0..warm + frames {
+                let t = Instant::now();
+                for _ in 0..changes {
+                    let h = hs[rng.below(n)];
+                    let c = targets[rng.below(targets.len())];
+                    let _ = rt.crossfade(h, c, 0.25);
+                }
+                rt.update(cfg.dt);
+                let el = t.elapsed().as_secs_f64() * 1e3;
+                let ev = rt.events().len();
+                let dd = rt_dirty(rt);
+                let tf = Instant::now();
+                fill.par_chunks_mut(CHUNK).for_each(|c| c.fill(pattern));
+                let fl = tf.elapsed().as_secs_f64() * 1e3;
+                if f >= warm {
+                    times.push(el);
+                    fills.push(fl);
+                    events += ev;
+                    dirty += dd;
+                }
+            }
+        }};
+    }
+    trait Dirty {
+        fn take(&mut self) -> usize;
+    }
+    impl Dirty for CpuRuntime {
+        fn take(&mut self) -> usize {
+            0
+        }
+    }
+    impl Dirty for GpuRuntime {
+        fn take(&mut self) -> usize {
+            let d = self.dirty().len();
+            self.clear_dirty();
+            d
+        }
+    }
+    fn rt_dirty<T: Dirty>(rt: &mut T) -> usize {
+        rt.take()
+    }
+    match cfg.mode {
+        BenchMode::Cpu => {
+            let mut rt = CpuRuntime::new(clips);
+            drive!(rt)
+        }
+        BenchMode::Gpu => {
+            let mut rt = GpuRuntime::new(clips);
+            drive!(rt)
+        }
+    }
+    std::hint::black_box(&fill);
+    let ms = median(&mut times);
+    let ms90 = p90(&times);
+    let memset = median(&mut fills);
+    BenchReport {
+        instances: n,
+        mode: cfg.mode.as_str(),
+        ms_per_frame: ms,
+        ms_p90: ms90,
+        ns_per_instance: if n > 0 { ms * 1e6 / n as f64 } else { 0.0 },
+        memset_ms: memset,
+        ratio_to_memset: if memset > 0.0 { ms / memset } else { 0.0 },
+        changing: cfg.changing,
+        changes_per_frame: changes,
+        layers: cfg.layers,
+        frames,
+        threads: rayon::current_num_threads(),
+        events_per_frame: events as f64 / frames as f64,
+        dirty_per_frame: dirty as f64 / frames as f64,
+    }
+}

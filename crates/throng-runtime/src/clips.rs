@@ -1,0 +1,398 @@
+//! Clip timing shared by both modes: the clip table in frame units, loop-mode mapping, event
+//! crossings and root-motion deltas, all in f64.
+//!
+//! Positions are measured in *frames* of the clip's own table (`p = τ · (n − 1) / d`,
+//! DESIGN.md §4). A layer's *unwrapped* position `U` only grows (speeds are ≥ 0); a loop mode maps
+//! it to the shown position `q` ∈ [0, L] with `L = n − 1`:
+//! loop `q = U mod L`; ping-pong `m = U mod 2L`, `q = m` if `m ≤ L` else `2L − m`;
+//! once/clamp `q = min(U, L)`. A zero-length clip (`L = 0`) always shows its one row.
+
+use throng_asset::{ClipInfo, LoopMode};
+
+/// Mode codes as stored in records (the GPU record uses the same numbers).
+pub const MODE_LOOP: u32 = 0;
+pub const MODE_ONCE: u32 = 1;
+pub const MODE_CLAMP: u32 = 2;
+pub const MODE_PINGPONG: u32 = 3;
+
+pub fn mode_code(m: LoopMode) -> u32 {
+    match m {
+        LoopMode::Loop => MODE_LOOP,
+        LoopMode::Once => MODE_ONCE,
+        LoopMode::Clamp => MODE_CLAMP,
+        LoopMode::PingPong => MODE_PINGPONG,
+    }
+}
+
+/// Largest f32 below 1: `frac` must stay in [0, 1) after rounding to f32.
+pub const FRAC_MAX: f32 = 1.0 - f32::EPSILON / 2.0;
+
+/// One clip prepared for playback.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub first: u32,
+    /// `L = n − 1` (frames), as f64.
+    pub last: f64,
+    /// Frames per second of clip time, `L / d` (0 for a zero-length clip).
+    pub fps: f64,
+    pub duration: f64,
+    pub mode: u32,
+    /// Events as (frame position in [0, L], index into `ClipInfo::events`), sorted by position.
+    pub events: Vec<(f64, u32)>,
+    pub root_motion: Option<Vec<[f32; 3]>>,
+}
+
+impl Prepared {
+    pub fn new(c: &ClipInfo) -> Prepared {
+        let last = c.frames.saturating_sub(1) as f64;
+        let zero = c.frames <= 1 || c.duration <= 0.0 || !c.duration.is_finite();
+        let (last, fps) = if zero {
+            (0.0, 0.0)
+        } else {
+            (last, last / c.duration)
+        };
+        let mut events: Vec<(f64, u32)> = c
+            .events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let t = e.time as f64;
+                // Event times are f32 in the file; snap those within f32 precision of the ends
+                // so that an event authored at d really sits at the end.
+                let p = if zero || t <= c.duration * 1e-6 {
+                    0.0
+                } else if (t - c.duration).abs() <= c.duration * 1e-6 {
+                    last
+                } else {
+                    (t * fps).clamp(0.0, last)
+                };
+                (p, i as u32)
+            })
+            .collect();
+        events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let root_motion = c
+            .root_motion
+            .as_ref()
+            .filter(|r| !r.is_empty() && r.iter().any(|v| *v != [0.0; 3]))
+            .cloned();
+        Prepared {
+            first: c.first_row,
+            last,
+            fps,
+            duration: if zero { 0.0 } else { c.duration },
+            mode: mode_code(c.loop_mode),
+            events,
+            root_motion,
+        }
+    }
+
+    pub fn is_static(&self) -> bool {
+        self.last <= 0.0
+    }
+
+    /// Length of one period of the unwrapped position (frames).
+    pub fn period(&self, mode: u32) -> f64 {
+        if mode == MODE_PINGPONG {
+            2.0 * self.last
+        } else {
+            self.last
+        }
+    }
+
+    /// Reduces an unwrapped position into the period: [0, L) loop, [0, 2L) ping-pong, [0, L]
+    /// once/clamp.
+    pub fn reduce(&self, mode: u32, u: f64) -> f64 {
+        if self.is_static() {
+            return 0.0;
+        }
+        match mode {
+            MODE_LOOP | MODE_PINGPONG => {
+                let p = self.period(mode);
+                if u < p && u >= 0.0 {
+                    return u;
+                }
+                let r = u - p * (u / p).floor();
+                if r >= p || r < 0.0 {
+                    0.0
+                } else {
+                    r
+                }
+            }
+            _ => u.clamp(0.0, self.last),
+        }
+    }
+
+    /// Shown position `q` ∈ [0, L] of a reduced position.
+    pub fn shown(&self, p: f64) -> f64 {
+        if p > self.last {
+            2.0 * self.last - p
+        } else {
+            p
+        }
+    }
+
+    /// Global row and fraction of a shown position (DESIGN.md §4; frac 0 on the last row).
+    pub fn frame(&self, q: f64) -> (u32, f32) {
+        let fl = q.floor();
+        if fl >= self.last {
+            return (self.first + self.last as u32, 0.0);
+        }
+        let fl = fl.max(0.0);
+        (self.first + fl as u32, ((q - fl) as f32).min(FRAC_MAX))
+    }
+
+    /// The first position ≥ `p` (reduced, same period) at which the slow path must run: the
+    /// next event crossing or the period end. `f64::INFINITY` when nothing can happen.
+    pub fn next_mark(&self, mode: u32, p: f64, finished: bool) -> f64 {
+        if finished {
+            return f64::INFINITY;
+        }
+        if self.is_static() {
+            return 0.0;
+        }
+        let period = self.period(mode);
+        let mut m = period;
+        for &(e, _) in &self.events {
+            if e >= p {
+                m = m.min(e);
+                break;
+            }
+        }
+        if mode == MODE_PINGPONG {
+            for &(e, _) in self.events.iter().rev() {
+                let c = period - e;
+                if c >= p {
+                    m = m.min(c);
+                    break;
+                }
+            }
+        }
+        m
+    }
+
+    /// GPU-timed mode: the smallest unwrapped position ≥ `u` at which the CPU must act — the
+    /// next event crossing, or a one-shot's end `L`. `None` when nothing will ever happen.
+    pub fn next_event_u(&self, mode: u32, u: f64) -> Option<f64> {
+        if self.is_static() {
+            return None;
+        }
+        let l = self.last;
+        match mode {
+            MODE_LOOP | MODE_PINGPONG => {
+                let first = self.events.first()?.0;
+                let period = self.period(mode);
+                let r = self.reduce(mode, u);
+                let base = u - r;
+                let mut best = f64::INFINITY;
+                for &(e, _) in &self.events {
+                    if e >= r {
+                        best = best.min(e);
+                    }
+                    if mode == MODE_PINGPONG && period - e >= r {
+                        best = best.min(period - e);
+                    }
+                }
+                if best.is_finite() {
+                    Some(base + best)
+                } else {
+                    Some(base + period + first)
+                }
+            }
+            _ => {
+                if u >= l {
+                    return Some(u);
+                }
+                let e = self
+                    .events
+                    .iter()
+                    .map(|e| e.0)
+                    .find(|&e| e >= u && e < l)
+                    .unwrap_or(l);
+                Some(e)
+            }
+        }
+    }
+
+    /// Calls `f(event_index, U)` for every crossing in the half-open play interval
+    /// [u0, u1) (u1 unclamped), ordered by U. Once/clamp: the interval is cut at L and closed
+    /// there (an event at d fires when the end is reached); `fresh` marks a layer's first
+    /// advance, so a clip started at its end (or a zero-length clip) still fires its end events.
+    pub fn crossings(&self, mode: u32, u0: f64, u1: f64, fresh: bool, out: &mut Vec<(f64, u32)>) {
+        out.clear();
+        if self.events.is_empty() || u1 < u0 {
+            return;
+        }
+        let l = self.last;
+        let clamp_like = self.is_static() || mode == MODE_ONCE || mode == MODE_CLAMP;
+        if clamp_like {
+            let end = u1.min(l);
+            for &(e, i) in &self.events {
+                let hit = (u0 <= e && e < end)
+                    || (e >= l && u1 >= l && (u0 < l || (fresh && u0 <= l)));
+                if hit {
+                    out.push((e, i));
+                }
+            }
+            return;
+        }
+        let push_series = |c0: f64, period: f64, i: u32, out: &mut Vec<(f64, u32)>| {
+            // crossings c0 + k·period in [u0, u1)
+            let mut k = ((u0 - c0) / period).ceil() - 1.0;
+            loop {
+                let c = c0 + k * period;
+                if c >= u1 {
+                    break;
+                }
+                if c >= u0 {
+                    out.push((c, i));
+                }
+                k += 1.0;
+            }
+        };
+        if mode == MODE_PINGPONG {
+            for &(e, i) in &self.events {
+                push_series(e, 2.0 * l, i, out);
+                // the way back; at the turns (e = 0 or e = L) both series coincide
+                if e > 0.0 && e < l {
+                    push_series(2.0 * l - e, 2.0 * l, i, out);
+                }
+            }
+        } else {
+            for &(e, i) in &self.events {
+                push_series(e, l, i, out);
+            }
+        }
+        out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    }
+
+    /// Root-motion transform `G(q)` at shown position q (lerp of the per-frame curve).
+    fn rm_at(&self, q: f64) -> Rm {
+        let Some(c) = &self.root_motion else {
+            return Rm::IDENTITY;
+        };
+        let n = c.len();
+        let q = q.clamp(0.0, (n - 1) as f64);
+        let i = (q.floor() as usize).min(n - 1);
+        let j = (i + 1).min(n - 1);
+        let t = (q - i as f64) as f32;
+        let a = c[i];
+        let b = c[j];
+        Rm {
+            x: a[0] + (b[0] - a[0]) * t,
+            z: a[1] + (b[1] - a[1]) * t,
+            yaw: a[2] + (b[2] - a[2]) * t,
+        }
+    }
+
+    /// Motion `G(a)⁻¹ · G(b)` between two shown positions.
+    fn rm_between(&self, a: f64, b: f64) -> Rm {
+        self.rm_at(a).inverse().then(&self.rm_at(b))
+    }
+
+    /// Root motion of playing from unwrapped u0 to u1 (u1 unclamped), in the character's frame
+    /// at u0. Loops compose the partial segments and whole cycles; a whole ping-pong cycle
+    /// returns to its start and contributes nothing.
+    pub fn root_delta(&self, mode: u32, u0: f64, u1: f64) -> Rm {
+        if self.root_motion.is_none() || self.is_static() || u1 <= u0 {
+            return Rm::IDENTITY;
+        }
+        let l = self.last;
+        match mode {
+            MODE_LOOP => {
+                let c0 = (u0 / l).floor();
+                let c1 = (u1 / l).floor();
+                let q0 = u0 - c0 * l;
+                let q1 = u1 - c1 * l;
+                if c1 <= c0 {
+                    return self.rm_between(q0, q1);
+                }
+                let head = self.rm_between(q0, l);
+                let full = self.rm_between(0.0, l);
+                let cycles = (c1 - c0 - 1.0) as u64;
+                head.then(&full.pow(cycles)).then(&self.rm_between(0.0, q1))
+            }
+            MODE_PINGPONG => {
+                // walk the half-cycles between u0 and u1, skipping whole cycles
+                let p = 2.0 * l;
+                let whole = ((u1 - u0) / p).floor();
+                let u1 = u1 - whole * p;
+                let mut acc = Rm::IDENTITY;
+                let mut u = u0;
+                while u < u1 {
+                    let half = (u / l).floor();
+                    let seg_end = ((half + 1.0) * l).min(u1);
+                    let a = self.shown(self.reduce(mode, u));
+                    let b_red = if seg_end >= (half + 1.0) * l {
+                        // the turn itself: forward half ends at L, backward half at 0
+                        if (half as i64) % 2 == 0 {
+                            l
+                        } else {
+                            0.0
+                        }
+                    } else {
+                        self.shown(self.reduce(mode, seg_end))
+                    };
+                    acc = acc.then(&self.rm_between(a, b_red));
+                    u = seg_end;
+                }
+                acc
+            }
+            _ => self.rm_between(u0.min(l), u1.min(l)),
+        }
+    }
+}
+
+/// Planar rigid motion `T(x, 0, z) · R_y(yaw)` (file units, radians about +Y).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rm {
+    pub x: f32,
+    pub z: f32,
+    pub yaw: f32,
+}
+
+impl Rm {
+    pub const IDENTITY: Rm = Rm {
+        x: 0.0,
+        z: 0.0,
+        yaw: 0.0,
+    };
+
+    /// R_y(yaw) applied to (x, z): right-handed rotation about +Y.
+    fn rotate(yaw: f32, x: f32, z: f32) -> (f32, f32) {
+        let (s, c) = yaw.sin_cos();
+        (c * x + s * z, -s * x + c * z)
+    }
+
+    /// `self · o`.
+    pub fn then(&self, o: &Rm) -> Rm {
+        let (x, z) = Rm::rotate(self.yaw, o.x, o.z);
+        Rm {
+            x: self.x + x,
+            z: self.z + z,
+            yaw: self.yaw + o.yaw,
+        }
+    }
+
+    pub fn inverse(&self) -> Rm {
+        let (x, z) = Rm::rotate(-self.yaw, -self.x, -self.z);
+        Rm { x, z, yaw: -self.yaw }
+    }
+
+    pub fn pow(&self, mut k: u64) -> Rm {
+        let mut base = *self;
+        let mut acc = Rm::IDENTITY;
+        while k > 0 {
+            if k & 1 == 1 {
+                acc = acc.then(&base);
+            }
+            base = base.then(&base);
+            k >>= 1;
+        }
+        acc
+    }
+
+    pub fn to_affine(&self) -> glam::Affine3A {
+        glam::Affine3A::from_translation(glam::Vec3::new(self.x, 0.0, self.z))
+            * glam::Affine3A::from_rotation_y(self.yaw)
+    }
+}

@@ -1,0 +1,793 @@
+//! CPU-timed playback (DESIGN.md §4): every `update(dt)` advances every instance and writes
+//! its 64 B [`InstanceRecord`].
+//!
+//! Layout (struct of arrays, dense `0..len`): `meta` (8 B: instance speed, layer count, flags),
+//! one array of 24 B [`LayerState`] per layer slot (slot k is only read for instances with more
+//! than k layers), crossfade progress, transforms and the output records. The hot loop reads
+//! 8 + 24 × layers bytes and writes 64 per instance; everything rare (event crossings, loop
+//! wraps, a one-shot ending, crossfades, root motion, a fresh `play`) is pushed to a per-instance
+//! slow path by a single compare against a precomputed per-layer `mark`.
+//!
+//! Time: each layer keeps its position `p` in frames (f64) reduced into one period, so a step
+//! adds `dt · speed · L/d` to a value below one period and rounds only at that magnitude: after
+//! 24 h at 60 Hz it agrees with the position computed directly from elapsed time to ~1e-9
+//! frames (tests/precision.rs), where an f32 accumulator is off by whole frames.
+
+use crate::api::{check_nonneg, FiredEvent, Finished, PlayOptions};
+use crate::clips::{mode_code, Prepared, Rm, MODE_ONCE, MODE_CLAMP};
+use crate::handle::Handles;
+use crate::{Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError};
+use bytemuck::Zeroable;
+use rayon::prelude::*;
+use throng_asset::{ClipInfo, Layer};
+
+/// Instances per parallel task: 4096 × (64 B record + ~56 B state) ≈ 480 KiB, enough work to
+/// hide rayon's per-task cost and small enough to balance two to many threads.
+pub const CHUNK: usize = 4096;
+
+pub(crate) const F_ENABLED: u8 = 1;
+pub(crate) const F_PAUSED: u8 = 2;
+pub(crate) const F_FADING: u8 = 4;
+pub(crate) const F_ROOT: u8 = 8;
+pub(crate) const F_FRESH: u8 = 16;
+pub(crate) const F_BLEND: u8 = 32;
+const F_SLOW: u8 = F_FADING | F_ROOT | F_FRESH;
+
+pub(crate) const CLIP_MASK: u32 = 0x00ff_ffff;
+const MODE_SHIFT: u32 = 24;
+const L_FRESH: u32 = 1 << 26;
+const L_FINISHED: u32 = 1 << 27;
+
+/// Per-instance header (8 B).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Meta {
+    /// Instance speed multiplier (all layers).
+    speed: f32,
+    layers: u8,
+    flags: u8,
+    _pad: [u8; 2],
+}
+
+/// One layer of one instance (24 B).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LayerState {
+    /// Position in frames, reduced into the loop mode's period.
+    p: f64,
+    /// Slow path when the new position reaches this (f32 rounded down: conservative).
+    mark: f32,
+    /// Layer speed factor (clip speed × blend sync factor); 0 once a one-shot has finished.
+    speed: f32,
+    /// Clip index | mode << 24 | fresh/finished bits.
+    clip: u32,
+    /// Layer weight; during a crossfade the weight the layer had when the fade began.
+    weight: f32,
+}
+
+impl LayerState {
+    fn clip(&self) -> usize {
+        (self.clip & CLIP_MASK) as usize
+    }
+    fn mode(&self) -> u32 {
+        (self.clip >> MODE_SHIFT) & 3
+    }
+    fn fresh(&self) -> bool {
+        self.clip & L_FRESH != 0
+    }
+    fn finished(&self) -> bool {
+        self.clip & L_FINISHED != 0
+    }
+}
+
+/// Crossfade progress (only read while `F_FADING`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Fade {
+    /// Incoming weight, 0 → 1.
+    f: f32,
+    /// 1 / duration (1/s).
+    inv_len: f32,
+}
+
+fn mark_f32(m: f64) -> f32 {
+    let f = m as f32;
+    if (f as f64) > m && f > 0.0 {
+        f32::from_bits(f.to_bits() - 1)
+    } else {
+        f
+    }
+}
+
+/// Per-chunk outputs, merged after the parallel loop (no locks in the hot loop).
+#[derive(Default)]
+struct ChunkOut {
+    events: Vec<FiredEvent>,
+    finished: Vec<Finished>,
+}
+
+struct Ctx<'a> {
+    clips: &'a [Prepared],
+    handles: &'a Handles,
+    dt: f64,
+    t0: f64,
+}
+
+/// CPU-timed runtime. See the module docs.
+pub struct CpuRuntime {
+    clips: Vec<Prepared>,
+    handles: Handles,
+    meta: Vec<Meta>,
+    layers: [Vec<LayerState>; 4],
+    fades: Vec<Fade>,
+    transforms: Vec<InstanceTransform>,
+    records: Vec<InstanceRecord>,
+    clock: Clock,
+    events: Vec<FiredEvent>,
+    finished: Vec<Finished>,
+}
+
+impl CpuRuntime {
+    /// A runtime for one asset's clip table.
+    pub fn new(clips: &[ClipInfo]) -> CpuRuntime {
+        CpuRuntime {
+            clips: clips.iter().map(Prepared::new).collect(),
+            handles: Handles::default(),
+            meta: Vec::new(),
+            layers: Default::default(),
+            fades: Vec::new(),
+            transforms: Vec::new(),
+            records: Vec::new(),
+            clock: Clock::new(),
+            events: Vec::new(),
+            finished: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.handles.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Seconds since creation (sum of `update` steps).
+    pub fn time(&self) -> f64 {
+        self.clock.seconds()
+    }
+
+    /// New enabled instance at `transform` showing the rest row until a clip is played.
+    pub fn spawn(&mut self, transform: InstanceTransform) -> Handle {
+        let h = self.handles.spawn();
+        self.meta.push(Meta {
+            speed: 1.0,
+            layers: 0,
+            flags: F_ENABLED,
+            _pad: [0; 2],
+        });
+        for l in &mut self.layers {
+            l.push(LayerState::default());
+        }
+        self.fades.push(Fade::default());
+        self.transforms.push(transform);
+        self.records.push(InstanceRecord::zeroed());
+        h
+    }
+
+    /// Removes an instance; the last instance moves into its dense index (other handles stay
+    /// valid).
+    pub fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        let r = self
+            .handles
+            .despawn(h)
+            .ok_or(RuntimeError::DeadHandle { handle: h })?;
+        let i = r.index;
+        self.meta.swap_remove(i);
+        for l in &mut self.layers {
+            l.swap_remove(i);
+        }
+        self.fades.swap_remove(i);
+        self.transforms.swap_remove(i);
+        self.records.swap_remove(i);
+        Ok(())
+    }
+
+    pub fn contains(&self, h: Handle) -> bool {
+        self.handles.index(h).is_some()
+    }
+
+    /// Dense index of an instance in [`Self::records`] / [`Self::transforms`] (changes when
+    /// another instance is despawned).
+    pub fn index(&self, h: Handle) -> Option<usize> {
+        self.handles.index(h)
+    }
+
+    /// Handle of the instance at a dense index.
+    pub fn handle_at(&self, index: usize) -> Handle {
+        self.handles.handle_at(index)
+    }
+
+    fn idx(&self, h: Handle) -> Result<usize, RuntimeError> {
+        self.handles
+            .index(h)
+            .ok_or(RuntimeError::DeadHandle { handle: h })
+    }
+
+    fn check_clip(&self, clip: usize) -> Result<(), RuntimeError> {
+        if clip < self.clips.len() {
+            Ok(())
+        } else {
+            Err(RuntimeError::NoSuchClip {
+                clip,
+                clips: self.clips.len(),
+            })
+        }
+    }
+
+    fn new_layer(&self, clip: usize, opts: &PlayOptions) -> Result<LayerState, RuntimeError> {
+        self.check_clip(clip)?;
+        check_nonneg("speed", opts.speed as f64)?;
+        check_nonneg("start time", opts.start_time as f64)?;
+        let c = &self.clips[clip];
+        let mode = opts.loop_mode.map(mode_code).unwrap_or(c.mode);
+        let p = c.reduce(mode, opts.start_time as f64 * c.fps);
+        Ok(LayerState {
+            p,
+            mark: mark_f32(c.next_mark(mode, p, false)),
+            speed: opts.speed,
+            clip: clip as u32 | mode << MODE_SHIFT | L_FRESH,
+            weight: 1.0,
+        })
+    }
+
+    fn refresh_flags(&mut self, i: usize) {
+        let m = &mut self.meta[i];
+        m.flags &= !(F_ROOT | F_FRESH);
+        for l in 0..m.layers as usize {
+            let ls = &self.layers[l][i];
+            if ls.fresh() {
+                m.flags |= F_FRESH;
+            }
+            if self.clips[ls.clip()].root_motion.is_some() {
+                m.flags |= F_ROOT;
+            }
+        }
+        let ls = gather(&self.layers, i);
+        self.records[i] = record_of(&self.clips, m, &ls, &self.fades[i]);
+    }
+
+    /// Plays `clip` from `opts.start_time`, replacing all layers (no fade).
+    pub fn play(&mut self, h: Handle, clip: usize, opts: PlayOptions) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        let l = self.new_layer(clip, &opts)?;
+        self.layers[0][i] = l;
+        let m = &mut self.meta[i];
+        m.layers = 1;
+        m.flags &= !(F_FADING | F_BLEND);
+        self.refresh_flags(i);
+        Ok(())
+    }
+
+    /// Crossfades to `clip` over `duration_s` seconds (linear weights); the outgoing layers keep
+    /// playing while they fade. See [`Self::crossfade_with`].
+    pub fn crossfade(&mut self, h: Handle, clip: usize, duration_s: f32) -> Result<(), RuntimeError> {
+        self.crossfade_with(h, clip, duration_s, PlayOptions::default())
+    }
+
+    /// Crossfade with play options. The current weights become the outgoing layers' start
+    /// weights and fade linearly to 0 while the new layer rises to 1. A 5th layer is never
+    /// needed: when 4 are in use the faintest outgoing layer is dropped and the others
+    /// renormalised to sum 1.
+    pub fn crossfade_with(
+        &mut self,
+        h: Handle,
+        clip: usize,
+        duration_s: f32,
+        opts: PlayOptions,
+    ) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        check_nonneg("crossfade duration", duration_s as f64)?;
+        let new = self.new_layer(clip, &opts)?;
+        let n = self.meta[i].layers as usize;
+        if n == 0 || duration_s <= 0.0 {
+            return self.play(h, clip, opts);
+        }
+        // snapshot the weights shown now
+        let mut ls: Vec<LayerState> = (0..n).map(|l| self.layers[l][i]).collect();
+        let w = current_weights(&self.meta[i], &gather(&self.layers, i), &self.fades[i]);
+        for (l, s) in ls.iter_mut().enumerate() {
+            s.weight = w[l];
+        }
+        if ls.len() == 4 {
+            let (k, _) = ls
+                .iter()
+                .enumerate()
+                .min_by(|a, b| a.1.weight.total_cmp(&b.1.weight))
+                .unwrap_or((0, &ls[0]));
+            ls.remove(k);
+            let sum: f32 = ls.iter().map(|s| s.weight).sum();
+            for s in &mut ls {
+                s.weight = if sum > 0.0 { s.weight / sum } else { 1.0 / 3.0 };
+            }
+        }
+        ls.push(LayerState { weight: 0.0, ..new });
+        for (l, s) in ls.iter().enumerate() {
+            self.layers[l][i] = *s;
+        }
+        self.fades[i] = Fade {
+            f: 0.0,
+            inv_len: 1.0 / duration_s,
+        };
+        let m = &mut self.meta[i];
+        m.layers = ls.len() as u8;
+        m.flags = (m.flags | F_FADING) & !F_BLEND;
+        self.refresh_flags(i);
+        Ok(())
+    }
+
+    /// Two-clip blend in normalised time (e.g. walk/run): weight `w` of `clip_b`, `1 − w` of
+    /// `clip_a`. Both layers complete a cycle together in `lerp(d_a, d_b, w)` seconds. Calling it
+    /// again with the same clips changes the weight and keeps the phase.
+    pub fn blend(
+        &mut self,
+        h: Handle,
+        clip_a: usize,
+        clip_b: usize,
+        weight: f32,
+    ) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        self.check_clip(clip_a)?;
+        self.check_clip(clip_b)?;
+        if !(0.0..=1.0).contains(&weight) {
+            return Err(RuntimeError::BadWeight(weight));
+        }
+        let (da, db) = (self.clips[clip_a].duration, self.clips[clip_b].duration);
+        let d = da * (1.0 - weight as f64) + db * weight as f64;
+        let sync = |dx: f64| if d > 0.0 { (dx / d) as f32 } else { 0.0 };
+        let m = self.meta[i];
+        let same = m.flags & F_BLEND != 0
+            && m.layers == 2
+            && self.layers[0][i].clip() == clip_a
+            && self.layers[1][i].clip() == clip_b;
+        if same {
+            for (l, (dx, w)) in [(da, 1.0 - weight), (db, weight)].into_iter().enumerate() {
+                let s = &mut self.layers[l][i];
+                s.speed = sync(dx);
+                s.weight = w;
+            }
+        } else {
+            let a = self.new_layer(clip_a, &PlayOptions::default())?;
+            let b = self.new_layer(clip_b, &PlayOptions::default())?;
+            self.layers[0][i] = LayerState {
+                speed: sync(da),
+                weight: 1.0 - weight,
+                ..a
+            };
+            self.layers[1][i] = LayerState {
+                speed: sync(db),
+                weight,
+                ..b
+            };
+            let m = &mut self.meta[i];
+            m.layers = 2;
+            m.flags = (m.flags | F_BLEND) & !F_FADING;
+        }
+        self.refresh_flags(i);
+        Ok(())
+    }
+
+    /// Instance speed multiplier (≥ 0), applied to every layer.
+    pub fn set_speed(&mut self, h: Handle, speed: f32) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        check_nonneg("speed", speed as f64)?;
+        self.meta[i].speed = speed;
+        Ok(())
+    }
+
+    /// Freezes playback time, crossfades and root motion (the record keeps showing the pose).
+    pub fn pause(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        self.meta[i].flags |= F_PAUSED;
+        Ok(())
+    }
+
+    pub fn resume(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        self.meta[i].flags &= !F_PAUSED;
+        Ok(())
+    }
+
+    /// Jumps the newest layer to clip time `time_s` (a blend: both layers to normalised time
+    /// `time_s / lerp(d_a, d_b, w)`). Events between are not fired; an event at exactly
+    /// `time_s` fires on the next update.
+    pub fn seek(&mut self, h: Handle, time_s: f32) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        check_nonneg("seek time", time_s as f64)?;
+        let m = self.meta[i];
+        if m.layers == 0 {
+            return Ok(());
+        }
+        let range = if m.flags & F_BLEND != 0 {
+            0..m.layers as usize
+        } else {
+            m.layers as usize - 1..m.layers as usize
+        };
+        let blend = m.flags & F_BLEND != 0;
+        for l in range {
+            let s = &mut self.layers[l][i];
+            let c = &self.clips[s.clip()];
+            let sync = if blend { s.speed as f64 } else { 1.0 };
+            let was_finished = s.finished();
+            s.p = c.reduce(s.mode(), time_s as f64 * c.fps * sync);
+            s.clip = (s.clip & !L_FINISHED) | L_FRESH;
+            if was_finished && !blend {
+                // a finished one-shot restarts at its own speed
+                s.speed = 1.0;
+            }
+            s.mark = mark_f32(c.next_mark(s.mode(), s.p, false));
+        }
+        self.refresh_flags(i);
+        Ok(())
+    }
+
+    /// Disabled instances show the rest row (all weights 0) and do not advance.
+    pub fn set_enabled(&mut self, h: Handle, enabled: bool) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        if enabled {
+            self.meta[i].flags |= F_ENABLED;
+        } else {
+            self.meta[i].flags &= !F_ENABLED;
+        }
+        self.refresh_flags(i);
+        Ok(())
+    }
+
+    /// Whether the newest layer is a one-shot that has reached its end.
+    pub fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
+        let i = self.idx(h)?;
+        let n = self.meta[i].layers as usize;
+        Ok(n > 0 && self.layers[n - 1][i].finished())
+    }
+
+    /// Current local clip time (seconds) of each layer, newest last, as (clip, weight, τ).
+    pub fn layer_times(&self, h: Handle) -> Result<Vec<(usize, f32, f64)>, RuntimeError> {
+        let i = self.idx(h)?;
+        let w = current_weights(&self.meta[i], &gather(&self.layers, i), &self.fades[i]);
+        Ok((0..self.meta[i].layers as usize)
+            .map(|l| {
+                let s = &self.layers[l][i];
+                let c = &self.clips[s.clip()];
+                let q = c.shown(s.p);
+                let tau = if c.fps > 0.0 { q / c.fps } else { 0.0 };
+                (s.clip(), w[l], tau)
+            })
+            .collect())
+    }
+
+    pub fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
+        Ok(self.transforms[self.idx(h)?])
+    }
+
+    pub fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        self.transforms[i] = t;
+        Ok(())
+    }
+
+    /// The record of one instance (as last written).
+    pub fn record(&self, h: Handle) -> Result<InstanceRecord, RuntimeError> {
+        Ok(self.records[self.idx(h)?])
+    }
+
+    /// Records of all live instances in dense order, ready to upload unchanged.
+    pub fn records(&self) -> &[InstanceRecord] {
+        &self.records
+    }
+
+    /// Transforms of all live instances in dense order, ready to upload unchanged.
+    pub fn transforms(&self) -> &[InstanceTransform] {
+        &self.transforms
+    }
+
+    /// Events fired by the last `update`, in instance order, each instance's by time.
+    pub fn events(&self) -> &[FiredEvent] {
+        &self.events
+    }
+
+    /// One-shot layers that reached their end during the last `update`.
+    pub fn finished(&self) -> &[Finished] {
+        &self.finished
+    }
+
+    /// Advances every instance by `dt` seconds (negative/non-finite = 0) in parallel and
+    /// rewrites every record. Events and completions are available until the next update.
+    pub fn update(&mut self, dt: f64) {
+        let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
+        let t0 = self.clock.seconds();
+        self.clock.advance(dt);
+        let ctx = Ctx {
+            clips: &self.clips,
+            handles: &self.handles,
+            dt,
+            t0,
+        };
+        self.events.clear();
+        self.finished.clear();
+        let n = self.meta.len();
+        let [l0, l1, l2, l3] = &mut self.layers;
+        if n <= CHUNK {
+            let mut out = ChunkOut::default();
+            process_chunk(
+                &ctx,
+                0,
+                &mut self.records,
+                &mut self.meta,
+                [l0, l1, l2, l3],
+                &mut self.fades,
+                &mut self.transforms,
+                &mut out,
+            );
+            self.events = out.events;
+            self.finished = out.finished;
+            return;
+        }
+        let outs: Vec<ChunkOut> = self
+            .records
+            .par_chunks_mut(CHUNK)
+            .zip(self.meta.par_chunks_mut(CHUNK))
+            .zip(l0.par_chunks_mut(CHUNK))
+            .zip(l1.par_chunks_mut(CHUNK))
+            .zip(l2.par_chunks_mut(CHUNK))
+            .zip(l3.par_chunks_mut(CHUNK))
+            .zip(self.fades.par_chunks_mut(CHUNK))
+            .zip(self.transforms.par_chunks_mut(CHUNK))
+            .enumerate()
+            .map(|(c, (((((((r, m), a), b), cc), d), f), t))| {
+                let mut out = ChunkOut::default();
+                process_chunk(&ctx, c * CHUNK, r, m, [a, b, cc, d], f, t, &mut out);
+                out
+            })
+            .collect();
+        for o in outs {
+            self.events.extend(o.events);
+            self.finished.extend(o.finished);
+        }
+    }
+
+    /// World transform of `anchor` for instance `h` (see [`crate::anchor_world`]).
+    pub fn anchor_world(
+        &self,
+        h: Handle,
+        anchors: &throng_asset::AnchorTexture,
+        anchor: usize,
+    ) -> Result<glam::Mat4, RuntimeError> {
+        let i = self.idx(h)?;
+        crate::anchor::anchor_world(&self.records[i], &self.transforms[i], anchors, anchor)
+    }
+}
+
+fn gather(layers: &[Vec<LayerState>; 4], i: usize) -> [LayerState; 4] {
+    [layers[0][i], layers[1][i], layers[2][i], layers[3][i]]
+}
+
+/// Weights shown now, per layer slot.
+fn current_weights(m: &Meta, ls: &[LayerState; 4], fade: &Fade) -> [f32; 4] {
+    let n = m.layers as usize;
+    let mut w = [0.0; 4];
+    for (l, wl) in w.iter_mut().enumerate().take(n) {
+        *wl = ls[l].weight;
+    }
+    if m.flags & F_FADING != 0 && n > 0 {
+        let f = fade.f.clamp(0.0, 1.0);
+        for wl in w.iter_mut().take(n - 1) {
+            *wl *= 1.0 - f;
+        }
+        w[n - 1] = f;
+    }
+    w
+}
+
+fn record_of(clips: &[Prepared], m: &Meta, ls: &[LayerState; 4], fade: &Fade) -> InstanceRecord {
+    let mut r = InstanceRecord::zeroed();
+    if m.flags & F_ENABLED != 0 {
+        let w = current_weights(m, ls, fade);
+        for l in 0..m.layers as usize {
+            let s = &ls[l];
+            let c = &clips[s.clip()];
+            let (row, frac) = c.frame(c.shown(s.p));
+            r.layers[l] = Layer {
+                weight: w[l],
+                frac,
+                row: row as f32,
+                clip: s.clip() as f32,
+            };
+        }
+    }
+    r
+}
+
+#[allow(clippy::too_many_arguments)]
+fn process_chunk(
+    ctx: &Ctx,
+    base: usize,
+    rec: &mut [InstanceRecord],
+    meta: &mut [Meta],
+    layers: [&mut [LayerState]; 4],
+    fades: &mut [Fade],
+    transforms: &mut [InstanceTransform],
+    out: &mut ChunkOut,
+) {
+    let [l0, l1, l2, l3] = layers;
+    let clips = ctx.clips;
+    for j in 0..meta.len() {
+        let m = meta[j];
+        if m.flags & F_ENABLED == 0 {
+            rec[j] = InstanceRecord::zeroed();
+            continue;
+        }
+        let adv = if m.flags & F_PAUSED != 0 {
+            0.0
+        } else {
+            ctx.dt * m.speed as f64
+        };
+        let n = m.layers as usize;
+        let mut slow = m.flags & F_SLOW != 0;
+        let mut np = [0.0f64; 4];
+        if !slow {
+            let slots: [&LayerState; 4] = [&l0[j], &l1[j], &l2[j], &l3[j]];
+            for l in 0..n {
+                let s = slots[l];
+                let c = &clips[s.clip()];
+                let u = s.p + adv * (c.fps * s.speed as f64);
+                if u >= s.mark as f64 {
+                    slow = true;
+                    break;
+                }
+                np[l] = u;
+            }
+        }
+        if slow {
+            let mut ls = [l0[j], l1[j], l2[j], l3[j]];
+            let mut mm = m;
+            slow_path(ctx, base + j, &mut mm, &mut ls, &mut fades[j], &mut transforms[j], adv, out);
+            rec[j] = record_of(clips, &mm, &ls, &fades[j]);
+            meta[j] = mm;
+            l0[j] = ls[0];
+            l1[j] = ls[1];
+            l2[j] = ls[2];
+            l3[j] = ls[3];
+        } else {
+            let slots: [&mut LayerState; 4] = [&mut l0[j], &mut l1[j], &mut l2[j], &mut l3[j]];
+            let mut r = InstanceRecord::zeroed();
+            for (l, s) in slots.into_iter().enumerate().take(n) {
+                s.p = np[l];
+                let c = &clips[s.clip()];
+                let (row, frac) = c.frame(c.shown(np[l]));
+                r.layers[l] = Layer {
+                    weight: s.weight,
+                    frac,
+                    row: row as f32,
+                    clip: s.clip() as f32,
+                };
+            }
+            rec[j] = r;
+            continue;
+        }
+    }
+}
+
+/// Everything rare, in f64: event crossings, wraps, one-shot ends, crossfade progress and
+/// completion, root motion.
+#[allow(clippy::too_many_arguments)]
+fn slow_path(
+    ctx: &Ctx,
+    index: usize,
+    m: &mut Meta,
+    ls: &mut [LayerState; 4],
+    fade: &mut Fade,
+    transform: &mut InstanceTransform,
+    adv: f64,
+    out: &mut ChunkOut,
+) {
+    let clips = ctx.clips;
+    let paused = m.flags & F_PAUSED != 0;
+    let n = m.layers as usize;
+    if m.flags & F_FADING != 0 && !paused {
+        fade.f = (fade.f + (ctx.dt as f32) * fade.inv_len).min(1.0);
+    }
+    // weights of this frame (for root motion)
+    let mut w = [0.0f32; 4];
+    for l in 0..n {
+        w[l] = ls[l].weight;
+    }
+    if m.flags & F_FADING != 0 && n > 0 {
+        for wl in w.iter_mut().take(n - 1) {
+            *wl *= 1.0 - fade.f;
+        }
+        w[n - 1] = fade.f;
+    }
+    let mut root = [0.0f32; 3];
+    let mut any_root = false;
+    let mut hits = Vec::new();
+    let first_event = out.events.len();
+    let handle = ctx.handles.handle_at(index);
+    for l in 0..n {
+        let s = &mut ls[l];
+        let c = &clips[s.clip()];
+        let mode = s.mode();
+        if adv > 0.0 && !s.finished() {
+            let delta = adv * c.fps * s.speed as f64;
+            let u0 = s.p;
+            let u1 = u0 + delta;
+            let time_of = |u: f64| {
+                if delta > 0.0 {
+                    ctx.t0 + ((u - u0) / delta).clamp(0.0, 1.0) * ctx.dt
+                } else {
+                    ctx.t0
+                }
+            };
+            c.crossings(mode, u0, u1, s.fresh(), &mut hits);
+            for &(u, e) in &hits {
+                out.events.push(FiredEvent {
+                    instance: handle,
+                    clip: s.clip() as u32,
+                    event: e,
+                    time: time_of(u),
+                });
+            }
+            if c.root_motion.is_some() {
+                let d = c.root_delta(mode, u0, u1);
+                root[0] += w[l] * d.x;
+                root[1] += w[l] * d.z;
+                root[2] += w[l] * d.yaw;
+                any_root = true;
+            }
+            let clamp_like = c.is_static() || mode == MODE_ONCE || mode == MODE_CLAMP;
+            if clamp_like && u1 >= c.last {
+                s.p = c.last;
+                s.clip |= L_FINISHED;
+                s.speed = 0.0;
+                if mode == MODE_ONCE || mode == MODE_CLAMP {
+                    out.finished.push(Finished {
+                        instance: handle,
+                        clip: s.clip() as u32,
+                        time: time_of(c.last),
+                    });
+                }
+            } else {
+                s.p = c.reduce(mode, u1);
+            }
+            s.clip &= !L_FRESH;
+        }
+        s.mark = mark_f32(c.next_mark(mode, s.p, s.finished()));
+    }
+    // instance events by time
+    out.events[first_event..].sort_by(|a, b| a.time.total_cmp(&b.time));
+    if any_root {
+        let d = Rm {
+            x: root[0],
+            z: root[1],
+            yaw: root[2],
+        };
+        let t = transform.to_affine() * d.to_affine();
+        *transform = InstanceTransform::from_affine(&t);
+    }
+    if m.flags & F_FADING != 0 && fade.f >= 1.0 {
+        // fade complete: the incoming layer alone remains
+        ls[0] = LayerState {
+            weight: 1.0,
+            ..ls[n - 1]
+        };
+        m.layers = 1;
+        m.flags &= !F_FADING;
+    }
+    m.flags &= !(F_ROOT | F_FRESH);
+    for s in ls.iter().take(m.layers as usize) {
+        if s.fresh() {
+            m.flags |= F_FRESH;
+        }
+        if clips[s.clip()].root_motion.is_some() {
+            m.flags |= F_ROOT;
+        }
+    }
+}

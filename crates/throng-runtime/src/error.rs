@@ -1,0 +1,19 @@
+//! Typed errors of the playback API.
+
+use crate::Handle;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("instance {handle:?} is not alive (despawned, or from another runtime)")]
+    DeadHandle { handle: Handle },
+    #[error("clip index {clip} is out of range: the clip table has {clips} clips")]
+    NoSuchClip { clip: usize, clips: usize },
+    #[error("{what} must be finite and >= 0 (got {value}); play backwards with a ping-pong clip")]
+    BadValue { what: &'static str, value: f64 },
+    #[error("blend weight must be in [0, 1] (got {0})")]
+    BadWeight(f32),
+    #[error("anchor index {anchor} is out of range: the anchor texture has {anchors} anchors")]
+    NoSuchAnchor { anchor: usize, anchors: usize },
+    #[error("the anchor texture has {rows} rows but the instance shows row {row}; was it baked with this clip table?")]
+    AnchorRows { rows: u32, row: u32 },
+}

@@ -1,0 +1,881 @@
+//! GPU-timed playback (DESIGN.md §4): the GPU derives rows and fracs from a compact
+//! per-instance record and a global clock; the CPU writes a record only when that instance's
+//! playback changes, so a frame costs O(changes + events fired), not O(instances).
+//!
+//! # Clock
+//! The runtime [`Clock`] counts ticks of [`TICKS_PER_SECOND`] = 2^20 in a `u64`; the GPU gets its
+//! low 32 bits (`clock`, a `u32` uniform; it wraps every 4096 s, which the wrapping subtraction
+//! below absorbs).
+//!
+//! # Record layout (`#[repr(C)]`, 56 B, all 4-byte scalars; WGSL `struct` of the same fields)
+//! ```text
+//! offset  field                  meaning
+//!  0      layers[0].anchor  u32  clock tick (low 32 bits) at which `phase` holds
+//!  4      layers[0].phase   u32  position at `anchor` as a fraction of the period, 0.32 fixed point
+//!  8      layers[0].omega_hi u32 periods per tick, 0.32 fixed point, rounded down
+//! 12      layers[0].omega_lo f32 periods per tick left over (< 2^-32)
+//! 16      layers[0].clip_mode u32 clip index (bits 0..23) | loop mode << 24 | HELD (bit 26)
+//! 20      layers[1]              as layers[0] (the incoming / second blend clip)
+//! 40      w_anchor          u32  clock tick at which layer 1's weight is `w_start`
+//! 44      w_start           f32  layer 1 weight at `w_anchor`
+//! 48      w_rate            f32  layer 1 weight change per tick (1 / fade length; 0 = static)
+//! 52      flags             u32  bit 0 enabled, bit 1 layer 1 in use
+//! ```
+//! The period is `L = n − 1` frames (loop, once, clamp) or `2L` (ping-pong). Loop modes use
+//! the codes loop 0, once 1, clamp 2, ping-pong 3. A clip table of [`GpuClip`]
+//! `(first_row, last = n − 1)` per clip goes alongside.
+//!
+//! # Per-layer computation ([`gpu_layers`]; the WGSL mirrors it line by line)
+//! ```text
+//! e   = clock − anchor                       (u32, wrapping)
+//! a   = e · omega_hi + phase                 (u32, wrapping: whole periods fall away)
+//! φ   = f32(a) · 2^-32 + f32(e) · omega_lo   (periods, in [0, 1 + 2^-4))
+//! loop:      if φ ≥ 1 { φ −= 1 }   q = φ · L
+//! ping-pong: if φ ≥ 1 { φ −= 1 }   q = φ · 2L;  if q > L { q = 2L − q }
+//! once/clamp: q = φ · L   (HELD: q = L)
+//! q = clamp(q, 0, L);  fl = floor(q);  frac = q − fl;  row = first_row + u32(fl)
+//! if fl ≥ L { row = first_row + L; frac = 0 }
+//! w1 = clamp(w_start + f32(clock − w_anchor) · w_rate, 0, 1);  w0 = 1 − w1
+//! ```
+//! # Precision
+//! Whole periods are removed exactly by the wrapping integer product, so only the fractional
+//! period is ever rounded to f32. The CPU re-anchors every playing layer at least every
+//! [`REANCHOR_TICKS`] = 2^28 ticks (256 s), keeping `e < 2^28`: the error in φ is then below
+//! ~1.5e-7 periods (f32(a) ≤ 2^-25, the `omega_lo` term ≤ 2^-4 · 2^-23, the sum ≤ 2^-24), i.e.
+//! ≤ 1e-4 frames for periods up to ~600 frames — after any length of play (the 24 h test in
+//! `tests/gpu_timed.rs` compares with f64 truth). A one-shot is rewritten with `HELD` when it
+//! ends, before its phase could wrap. Re-anchoring costs one record write per playing instance
+//! per 256 s (1M instances: ~65 per frame at 60 Hz).
+//!
+//! # Events and changes
+//! Each instance has at most one live entry in a min-heap keyed by its next *wake* tick: the
+//! next event crossing, one-shot end, crossfade end or re-anchor. `update` pops only entries
+//! that are due. Records changed since the last [`GpuRuntime::clear_dirty`] are listed by
+//! [`GpuRuntime::dirty`].
+//!
+//! Limits of this mode: two layers (crossfading during a crossfade or blend keeps the stronger
+//! layer as the outgoing one and drops the weaker, a visible step of its weight); no root motion
+//! (it needs a per-frame CPU transform update: use [`crate::CpuRuntime`] for such groups).
+
+use crate::api::{check_nonneg, FiredEvent, Finished, PlayOptions};
+use crate::clips::{mode_code, Prepared, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG};
+use crate::handle::Handles;
+use crate::{
+    Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError, SECONDS_PER_TICK,
+    TICKS_PER_SECOND,
+};
+use bytemuck::{Pod, Zeroable};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use throng_asset::{ClipInfo, Layer};
+
+/// Every playing layer is re-anchored at least this often (ticks; 256 s).
+pub const REANCHOR_TICKS: u64 = 1 << 28;
+
+pub const GPU_ENABLED: u32 = 1;
+pub const GPU_TWO_LAYERS: u32 = 2;
+/// `clip_mode` bit: a one-shot that has ended, shown at its last row.
+pub const GPU_HELD: u32 = 1 << 26;
+
+const TWO_POW_32: f64 = 4_294_967_296.0;
+const TWO_NEG_32: f32 = 1.0 / 4_294_967_296.0;
+
+/// One layer of a [`GpuInstanceRecord`] (20 B); see the module docs.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
+pub struct GpuLayer {
+    pub anchor: u32,
+    pub phase: u32,
+    pub omega_hi: u32,
+    pub omega_lo: f32,
+    pub clip_mode: u32,
+}
+
+/// Per-instance GPU-timed record (56 B); see the module docs for layout and meaning.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
+pub struct GpuInstanceRecord {
+    pub layers: [GpuLayer; 2],
+    pub w_anchor: u32,
+    pub w_start: f32,
+    pub w_rate: f32,
+    pub flags: u32,
+}
+
+/// Per-clip data the GPU function needs (8 B).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
+pub struct GpuClip {
+    pub first_row: u32,
+    /// `n − 1` (0 for a zero-length clip).
+    pub last: u32,
+}
+
+/// The GPU clip table of a clip table.
+pub fn gpu_clips(clips: &[ClipInfo]) -> Vec<GpuClip> {
+    clips
+        .iter()
+        .map(|c| {
+            let p = Prepared::new(c);
+            GpuClip {
+                first_row: p.first,
+                last: p.last as u32,
+            }
+        })
+        .collect()
+}
+
+/// Rows, fracs and weights the GPU derives from `(record, clock)` — the CPU twin of the WGSL,
+/// written with the same f32/u32 operations in the same order (see the module docs).
+pub fn gpu_layers(rec: &GpuInstanceRecord, clips: &[GpuClip], clock: u32) -> InstanceRecord {
+    let mut out = InstanceRecord::zeroed();
+    if rec.flags & GPU_ENABLED == 0 {
+        return out;
+    }
+    let mut w1 = 0.0f32;
+    if rec.flags & GPU_TWO_LAYERS != 0 {
+        let ew = clock.wrapping_sub(rec.w_anchor);
+        w1 = (rec.w_start + (ew as f32) * rec.w_rate).clamp(0.0, 1.0);
+        out.layers[1] = gpu_layer(&rec.layers[1], clips, clock, w1);
+    }
+    out.layers[0] = gpu_layer(&rec.layers[0], clips, clock, 1.0 - w1);
+    out
+}
+
+fn gpu_layer(l: &GpuLayer, clips: &[GpuClip], clock: u32, weight: f32) -> Layer {
+    let clip = l.clip_mode & 0x00ff_ffff;
+    let mode = (l.clip_mode >> 24) & 3;
+    let c = clips.get(clip as usize).copied().unwrap_or_default();
+    let last = c.last as f32;
+    let e = clock.wrapping_sub(l.anchor);
+    let a = e.wrapping_mul(l.omega_hi).wrapping_add(l.phase);
+    let mut phi = (a as f32) * TWO_NEG_32 + (e as f32) * l.omega_lo;
+    let mut q;
+    if l.clip_mode & GPU_HELD != 0 {
+        q = last;
+    } else if mode == MODE_LOOP {
+        if phi >= 1.0 {
+            phi -= 1.0;
+        }
+        q = phi * last;
+    } else if mode == MODE_PINGPONG {
+        if phi >= 1.0 {
+            phi -= 1.0;
+        }
+        q = phi * (2.0 * last);
+        if q > last {
+            q = 2.0 * last - q;
+        }
+    } else {
+        q = phi * last;
+    }
+    q = q.clamp(0.0, last);
+    let fl = q.floor();
+    let mut frac = q - fl;
+    let mut row = c.first_row + fl as u32;
+    if fl >= last {
+        row = c.first_row + c.last;
+        frac = 0.0;
+    }
+    Layer {
+        weight,
+        frac,
+        row: row as f32,
+        clip: clip as f32,
+    }
+}
+
+/// CPU-side state of one layer (exact, f64).
+#[derive(Debug, Clone, Copy, Default)]
+struct GLayer {
+    clip: u32,
+    mode: u32,
+    /// Clip speed × blend sync factor.
+    speed: f32,
+    /// Tick at which the layer was at `p`.
+    anchor: u64,
+    /// Position (frames) at `anchor`, reduced into the period.
+    p: f64,
+    fresh: bool,
+    finished: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct GInst {
+    layers: [GLayer; 2],
+    n: u8,
+    enabled: bool,
+    paused: bool,
+    blend: bool,
+    speed: f32,
+    /// Layer 1 weight: `w_start + (t − w_anchor) · w_rate` (ticks), clamped.
+    w_anchor: u64,
+    w_start: f64,
+    w_rate: f64,
+    /// Crossfade end tick (u64::MAX: none).
+    fade_end: u64,
+    /// Events and ends have been processed up to this tick.
+    last: u64,
+    /// Tick of this instance's live heap entry (u64::MAX: none).
+    wake: u64,
+    dirty: bool,
+}
+
+impl Default for GInst {
+    fn default() -> Self {
+        GInst {
+            layers: [GLayer::default(); 2],
+            n: 0,
+            enabled: true,
+            paused: false,
+            blend: false,
+            speed: 1.0,
+            w_anchor: 0,
+            w_start: 0.0,
+            w_rate: 0.0,
+            fade_end: u64::MAX,
+            last: 0,
+            wake: u64::MAX,
+            dirty: true,
+        }
+    }
+}
+
+/// GPU-timed runtime. See the module docs.
+pub struct GpuRuntime {
+    clips: Vec<Prepared>,
+    gpu_clips: Vec<GpuClip>,
+    handles: Handles,
+    state: Vec<GInst>,
+    records: Vec<GpuInstanceRecord>,
+    transforms: Vec<InstanceTransform>,
+    heap: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    dirty: Vec<u32>,
+    clock: Clock,
+    events: Vec<FiredEvent>,
+    finished: Vec<Finished>,
+    hits: Vec<(f64, u32)>,
+}
+
+impl GpuRuntime {
+    pub fn new(clips: &[ClipInfo]) -> GpuRuntime {
+        GpuRuntime {
+            clips: clips.iter().map(Prepared::new).collect(),
+            gpu_clips: gpu_clips(clips),
+            handles: Handles::default(),
+            state: Vec::new(),
+            records: Vec::new(),
+            transforms: Vec::new(),
+            heap: BinaryHeap::new(),
+            dirty: Vec::new(),
+            clock: Clock::new(),
+            events: Vec::new(),
+            finished: Vec::new(),
+            hits: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.handles.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The GPU clip table to upload with the records.
+    pub fn gpu_clip_table(&self) -> &[GpuClip] {
+        &self.gpu_clips
+    }
+
+    /// Clock value for the GPU (`u32` uniform): low 32 bits of the tick count.
+    pub fn gpu_clock(&self) -> u32 {
+        self.clock.ticks() as u32
+    }
+
+    /// Whole ticks since creation.
+    pub fn ticks(&self) -> u64 {
+        self.clock.ticks()
+    }
+
+    /// Seconds since creation.
+    pub fn time(&self) -> f64 {
+        self.clock.seconds()
+    }
+
+    pub fn spawn(&mut self, transform: InstanceTransform) -> Handle {
+        let h = self.handles.spawn();
+        let g = GInst {
+            last: self.clock.ticks(),
+            ..GInst::default()
+        };
+        self.state.push(g);
+        self.records.push(GpuInstanceRecord::zeroed());
+        self.transforms.push(transform);
+        let i = self.state.len() - 1;
+        self.touch(i);
+        h
+    }
+
+    pub fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        let r = self
+            .handles
+            .despawn(h)
+            .ok_or(RuntimeError::DeadHandle { handle: h })?;
+        let i = r.index;
+        self.state.swap_remove(i);
+        self.records.swap_remove(i);
+        self.transforms.swap_remove(i);
+        if i < self.state.len() {
+            // the moved instance's record now lives at i
+            self.state[i].dirty = true;
+            self.dirty.push(i as u32);
+        }
+        Ok(())
+    }
+
+    pub fn contains(&self, h: Handle) -> bool {
+        self.handles.index(h).is_some()
+    }
+
+    pub fn index(&self, h: Handle) -> Option<usize> {
+        self.handles.index(h)
+    }
+
+    pub fn handle_at(&self, index: usize) -> Handle {
+        self.handles.handle_at(index)
+    }
+
+    fn idx(&self, h: Handle) -> Result<usize, RuntimeError> {
+        self.handles
+            .index(h)
+            .ok_or(RuntimeError::DeadHandle { handle: h })
+    }
+
+    fn check_clip(&self, clip: usize) -> Result<(), RuntimeError> {
+        if clip < self.clips.len() {
+            Ok(())
+        } else {
+            Err(RuntimeError::NoSuchClip {
+                clip,
+                clips: self.clips.len(),
+            })
+        }
+    }
+
+    /// Frames per tick of a layer (instance speed and pause included).
+    fn rate(&self, g: &GInst, l: &GLayer) -> f64 {
+        if g.paused || l.finished {
+            return 0.0;
+        }
+        self.clips[l.clip as usize].fps * l.speed as f64 * g.speed as f64 * SECONDS_PER_TICK
+    }
+
+    /// Unwrapped position of a layer at tick t (not clamped).
+    fn pos_at(&self, g: &GInst, l: &GLayer, t: u64) -> f64 {
+        l.p + t.saturating_sub(l.anchor) as f64 * self.rate(g, l)
+    }
+
+    /// Moves every layer's anchor to `now` (before a rate change).
+    fn reanchor(&mut self, i: usize, now: u64) {
+        let g = self.state[i];
+        for k in 0..g.n as usize {
+            let l = g.layers[k];
+            let c = &self.clips[l.clip as usize];
+            let u = self.pos_at(&g, &l, now);
+            let s = &mut self.state[i].layers[k];
+            s.p = c.reduce(l.mode, u);
+            s.anchor = now;
+        }
+    }
+
+    fn new_layer(&self, clip: usize, opts: &PlayOptions) -> Result<GLayer, RuntimeError> {
+        self.check_clip(clip)?;
+        check_nonneg("speed", opts.speed as f64)?;
+        check_nonneg("start time", opts.start_time as f64)?;
+        let c = &self.clips[clip];
+        let mode = opts.loop_mode.map(mode_code).unwrap_or(c.mode);
+        Ok(GLayer {
+            clip: clip as u32,
+            mode,
+            speed: opts.speed,
+            anchor: self.clock.ticks(),
+            p: c.reduce(mode, opts.start_time as f64 * c.fps),
+            fresh: true,
+            finished: false,
+        })
+    }
+
+    /// Layer 1 weight at tick t (f64 truth).
+    fn w1_at(g: &GInst, t: u64) -> f64 {
+        if g.n < 2 {
+            return 0.0;
+        }
+        let e = t.saturating_sub(g.w_anchor) as f64;
+        (g.w_start + e * g.w_rate).clamp(0.0, 1.0)
+    }
+
+    pub fn play(&mut self, h: Handle, clip: usize, opts: PlayOptions) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        let l = self.new_layer(clip, &opts)?;
+        let now = self.clock.ticks();
+        let g = &mut self.state[i];
+        g.layers[0] = l;
+        g.n = 1;
+        g.blend = false;
+        g.fade_end = u64::MAX;
+        g.last = now;
+        self.touch(i);
+        Ok(())
+    }
+
+    pub fn crossfade(&mut self, h: Handle, clip: usize, duration_s: f32) -> Result<(), RuntimeError> {
+        self.crossfade_with(h, clip, duration_s, PlayOptions::default())
+    }
+
+    /// Crossfade (linear weights over `duration_s` seconds of clock time). See the module docs
+    /// for the two-layer limit of this mode.
+    pub fn crossfade_with(
+        &mut self,
+        h: Handle,
+        clip: usize,
+        duration_s: f32,
+        opts: PlayOptions,
+    ) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        check_nonneg("crossfade duration", duration_s as f64)?;
+        let new = self.new_layer(clip, &opts)?;
+        let now = self.clock.ticks();
+        let len = (duration_s as f64 * TICKS_PER_SECOND as f64).round() as u64;
+        if self.state[i].n == 0 || len == 0 {
+            return self.play(h, clip, opts);
+        }
+        self.reanchor(i, now);
+        let g = &mut self.state[i];
+        if g.n == 2 {
+            let w1 = GpuRuntime::w1_at(g, now);
+            if w1 > 0.5 {
+                g.layers[0] = g.layers[1];
+            }
+        }
+        g.layers[1] = new;
+        g.n = 2;
+        g.blend = false;
+        g.w_anchor = now;
+        g.w_start = 0.0;
+        g.w_rate = 1.0 / len as f64;
+        g.fade_end = now + len;
+        g.last = now;
+        self.touch(i);
+        Ok(())
+    }
+
+    /// Two-clip blend in normalised time (see [`crate::CpuRuntime::blend`]).
+    pub fn blend(
+        &mut self,
+        h: Handle,
+        clip_a: usize,
+        clip_b: usize,
+        weight: f32,
+    ) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        self.check_clip(clip_a)?;
+        self.check_clip(clip_b)?;
+        if !(0.0..=1.0).contains(&weight) {
+            return Err(RuntimeError::BadWeight(weight));
+        }
+        let now = self.clock.ticks();
+        let (da, db) = (self.clips[clip_a].duration, self.clips[clip_b].duration);
+        let d = da * (1.0 - weight as f64) + db * weight as f64;
+        let sync = |dx: f64| if d > 0.0 { (dx / d) as f32 } else { 0.0 };
+        let g = self.state[i];
+        let same = g.blend
+            && g.n == 2
+            && g.layers[0].clip as usize == clip_a
+            && g.layers[1].clip as usize == clip_b;
+        if same {
+            self.reanchor(i, now);
+        } else {
+            let a = self.new_layer(clip_a, &PlayOptions::default())?;
+            let b = self.new_layer(clip_b, &PlayOptions::default())?;
+            let g = &mut self.state[i];
+            g.layers = [a, b];
+            g.last = now;
+        }
+        let g = &mut self.state[i];
+        g.layers[0].speed = sync(da);
+        g.layers[1].speed = sync(db);
+        g.n = 2;
+        g.blend = true;
+        g.w_anchor = now;
+        g.w_start = weight as f64;
+        g.w_rate = 0.0;
+        g.fade_end = u64::MAX;
+        self.touch(i);
+        Ok(())
+    }
+
+    pub fn set_speed(&mut self, h: Handle, speed: f32) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        check_nonneg("speed", speed as f64)?;
+        self.reanchor(i, self.clock.ticks());
+        self.state[i].speed = speed;
+        self.touch(i);
+        Ok(())
+    }
+
+    /// Freezes clip time (crossfades keep running on the clock in this mode).
+    pub fn pause(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        self.reanchor(i, self.clock.ticks());
+        self.state[i].paused = true;
+        self.touch(i);
+        Ok(())
+    }
+
+    pub fn resume(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        self.reanchor(i, self.clock.ticks());
+        self.state[i].paused = false;
+        self.touch(i);
+        Ok(())
+    }
+
+    /// Jumps the newest layer (a blend: both, in normalised time) to `time_s`.
+    pub fn seek(&mut self, h: Handle, time_s: f32) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        check_nonneg("seek time", time_s as f64)?;
+        let now = self.clock.ticks();
+        let g = self.state[i];
+        if g.n == 0 {
+            return Ok(());
+        }
+        let range = if g.blend { 0..2 } else { g.n as usize - 1..g.n as usize };
+        for k in range {
+            let l = g.layers[k];
+            let c = &self.clips[l.clip as usize];
+            let sync = if g.blend { l.speed as f64 } else { 1.0 };
+            let p = c.reduce(l.mode, time_s as f64 * c.fps * sync);
+            let s = &mut self.state[i].layers[k];
+            s.p = p;
+            s.anchor = now;
+            s.fresh = true;
+            s.finished = false;
+        }
+        self.state[i].last = now;
+        self.touch(i);
+        Ok(())
+    }
+
+    pub fn set_enabled(&mut self, h: Handle, enabled: bool) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        self.state[i].enabled = enabled;
+        self.touch(i);
+        Ok(())
+    }
+
+    pub fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
+        let g = &self.state[self.idx(h)?];
+        Ok(g.n > 0 && g.layers[g.n as usize - 1].finished)
+    }
+
+    pub fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
+        Ok(self.transforms[self.idx(h)?])
+    }
+
+    /// Sets a transform (the instance is listed in [`Self::dirty`]).
+    pub fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        self.transforms[i] = t;
+        self.mark_dirty(i);
+        Ok(())
+    }
+
+    pub fn records(&self) -> &[GpuInstanceRecord] {
+        &self.records
+    }
+
+    pub fn record(&self, h: Handle) -> Result<GpuInstanceRecord, RuntimeError> {
+        Ok(self.records[self.idx(h)?])
+    }
+
+    pub fn transforms(&self) -> &[InstanceTransform] {
+        &self.transforms
+    }
+
+    /// Dense indices whose record or transform changed since the last [`Self::clear_dirty`]
+    /// (unordered; may hold an index twice; upload e.g. as (index, record) pairs scattered by
+    /// a compute pass, or via [`Self::dirty_ranges`]).
+    pub fn dirty(&self) -> &[u32] {
+        &self.dirty
+    }
+
+    /// The dirty indices sorted and merged into ranges.
+    pub fn dirty_ranges(&self) -> Vec<std::ops::Range<usize>> {
+        let mut v: Vec<usize> = self
+            .dirty
+            .iter()
+            .map(|&i| i as usize)
+            .filter(|&i| i < self.state.len())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+        for i in v {
+            match out.last_mut() {
+                Some(r) if r.end == i => r.end = i + 1,
+                _ => out.push(i..i + 1),
+            }
+        }
+        out
+    }
+
+    pub fn clear_dirty(&mut self) {
+        for &i in &self.dirty {
+            if let Some(g) = self.state.get_mut(i as usize) {
+                g.dirty = false;
+            }
+        }
+        self.dirty.clear();
+    }
+
+    pub fn events(&self) -> &[FiredEvent] {
+        &self.events
+    }
+
+    pub fn finished(&self) -> &[Finished] {
+        &self.finished
+    }
+
+    /// Rows and fracs from the exact f64 state at the current clock (what [`gpu_layers`]
+    /// approximates).
+    pub fn exact_record(&self, h: Handle) -> Result<InstanceRecord, RuntimeError> {
+        let i = self.idx(h)?;
+        Ok(self.exact_at(i, self.clock.ticks()))
+    }
+
+    fn exact_at(&self, i: usize, t: u64) -> InstanceRecord {
+        let g = &self.state[i];
+        let mut out = InstanceRecord::zeroed();
+        if !g.enabled || g.n == 0 {
+            return out;
+        }
+        let w1 = GpuRuntime::w1_at(g, t) as f32;
+        for k in 0..g.n as usize {
+            let l = &g.layers[k];
+            let c = &self.clips[l.clip as usize];
+            let q = if l.finished {
+                c.last
+            } else {
+                c.shown(c.reduce(l.mode, self.pos_at(g, l, t)))
+            };
+            let (row, frac) = c.frame(q);
+            out.layers[k] = Layer {
+                weight: if k == 0 { 1.0 - w1 } else { w1 },
+                frac,
+                row: row as f32,
+                clip: l.clip as f32,
+            };
+        }
+        out
+    }
+
+    /// World transform of an anchor at the current clock (from [`gpu_layers`]).
+    pub fn anchor_world(
+        &self,
+        h: Handle,
+        anchors: &throng_asset::AnchorTexture,
+        anchor: usize,
+    ) -> Result<glam::Mat4, RuntimeError> {
+        let i = self.idx(h)?;
+        let r = gpu_layers(&self.records[i], &self.gpu_clips, self.gpu_clock());
+        crate::anchor::anchor_world(&r, &self.transforms[i], anchors, anchor)
+    }
+
+    fn mark_dirty(&mut self, i: usize) {
+        if !self.state[i].dirty {
+            self.state[i].dirty = true;
+            self.dirty.push(i as u32);
+        }
+    }
+
+    /// Rebuilds the record of instance i, marks it dirty and reschedules it.
+    fn touch(&mut self, i: usize) {
+        self.records[i] = self.build_record(i);
+        self.state[i].dirty = false;
+        self.mark_dirty(i);
+        self.schedule(i);
+    }
+
+    fn build_record(&self, i: usize) -> GpuInstanceRecord {
+        let g = &self.state[i];
+        let mut r = GpuInstanceRecord::zeroed();
+        if !g.enabled || g.n == 0 {
+            return r;
+        }
+        r.flags = GPU_ENABLED;
+        for k in 0..g.n as usize {
+            let l = &g.layers[k];
+            let c = &self.clips[l.clip as usize];
+            let period = c.period(l.mode);
+            let mut gl = GpuLayer {
+                anchor: l.anchor as u32,
+                clip_mode: l.clip | l.mode << 24,
+                ..GpuLayer::default()
+            };
+            if l.finished {
+                gl.clip_mode |= GPU_HELD;
+            } else if period > 0.0 {
+                let ph = (l.p / period * TWO_POW_32).floor();
+                gl.phase = ph.clamp(0.0, TWO_POW_32 - 1.0) as u32;
+                let w = (self.rate(g, l) / period).min(0.5) * TWO_POW_32;
+                let hi = w.floor();
+                gl.omega_hi = hi as u32;
+                gl.omega_lo = ((w - hi) / TWO_POW_32) as f32;
+            }
+            r.layers[k] = gl;
+        }
+        if g.n == 2 {
+            r.flags |= GPU_TWO_LAYERS;
+            r.w_anchor = g.w_anchor as u32;
+            r.w_start = g.w_start as f32;
+            r.w_rate = g.w_rate as f32;
+        }
+        r
+    }
+
+    /// Next tick at which instance i needs the CPU (u64::MAX: never).
+    fn next_wake(&self, i: usize) -> u64 {
+        let g = &self.state[i];
+        let mut w = g.fade_end;
+        for k in 0..g.n as usize {
+            let l = &g.layers[k];
+            if l.finished {
+                continue;
+            }
+            let c = &self.clips[l.clip as usize];
+            let rate = self.rate(g, l);
+            if rate <= 0.0 {
+                if l.fresh && (c.is_static() || !c.events.is_empty()) && !g.paused {
+                    // zero-length clip or events at the start: fire on the next update
+                    w = w.min(g.last + 1);
+                }
+                continue;
+            }
+            w = w.min(l.anchor + REANCHOR_TICKS);
+            let u = self.pos_at(g, l, g.last);
+            if let Some(m) = c.next_event_u(l.mode, u) {
+                let dt = ((m - l.p) / rate).ceil();
+                if dt < 1.0e18 {
+                    w = w.min(l.anchor + dt.max(0.0) as u64);
+                }
+            }
+        }
+        if w == u64::MAX {
+            w
+        } else {
+            w.max(g.last + 1)
+        }
+    }
+
+    fn schedule(&mut self, i: usize) {
+        let t = self.next_wake(i);
+        if t < self.state[i].wake {
+            self.state[i].wake = t;
+            let h = self.handles.handle_at(i);
+            self.heap.push(Reverse((t, h.slot, h.generation)));
+        }
+    }
+
+    /// Advances the clock by `dt` seconds and processes the instances that are due: events,
+    /// one-shot ends, crossfade ends, re-anchoring.
+    pub fn update(&mut self, dt: f64) {
+        self.events.clear();
+        self.finished.clear();
+        self.clock.advance(dt);
+        let now = self.clock.ticks();
+        while let Some(&Reverse((t, slot, gen))) = self.heap.peek() {
+            if t > now {
+                break;
+            }
+            self.heap.pop();
+            let h = Handle {
+                slot,
+                generation: gen,
+            };
+            let Some(i) = self.handles.index(h) else {
+                continue;
+            };
+            if self.state[i].wake != t {
+                continue; // superseded by an earlier entry
+            }
+            self.state[i].wake = u64::MAX;
+            self.process(i, h, now);
+        }
+    }
+
+    fn process(&mut self, i: usize, h: Handle, now: u64) {
+        let g = self.state[i];
+        let t0 = g.last;
+        let mut changed = false;
+        let secs = |t: f64| t * SECONDS_PER_TICK;
+        for k in 0..g.n as usize {
+            let l = g.layers[k];
+            if l.finished || g.paused {
+                continue;
+            }
+            let c = &self.clips[l.clip as usize];
+            let u0 = self.pos_at(&g, &l, t0);
+            let u1 = self.pos_at(&g, &l, now);
+            let time_of = |u: f64| {
+                if u1 > u0 {
+                    secs(t0 as f64 + ((u - u0) / (u1 - u0)).clamp(0.0, 1.0) * (now - t0) as f64)
+                } else {
+                    secs(t0 as f64)
+                }
+            };
+            c.crossings(l.mode, u0, u1, l.fresh, &mut self.hits);
+            for &(u, e) in &self.hits {
+                self.events.push(FiredEvent {
+                    instance: h,
+                    clip: l.clip,
+                    event: e,
+                    time: time_of(u),
+                });
+            }
+            let s = &mut self.state[i].layers[k];
+            s.fresh = false;
+            let clamp_like = c.is_static() || l.mode == MODE_ONCE || l.mode == MODE_CLAMP;
+            if clamp_like && u1 >= c.last {
+                s.finished = true;
+                s.p = c.last;
+                s.anchor = now;
+                changed = true;
+                if l.mode == MODE_ONCE || l.mode == MODE_CLAMP {
+                    self.finished.push(Finished {
+                        instance: h,
+                        clip: l.clip,
+                        time: time_of(c.last),
+                    });
+                }
+            } else if now >= l.anchor + REANCHOR_TICKS {
+                s.p = c.reduce(l.mode, u1);
+                s.anchor = now;
+                changed = true;
+            }
+        }
+        let g = &mut self.state[i];
+        g.last = now;
+        if g.n == 2 && now >= g.fade_end {
+            g.layers[0] = g.layers[1];
+            g.n = 1;
+            g.fade_end = u64::MAX;
+            changed = true;
+        }
+        if changed {
+            self.touch(i);
+        } else {
+            self.schedule(i);
+        }
+    }
+}

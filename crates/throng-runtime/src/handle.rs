@@ -1,0 +1,106 @@
+//! Stable generational handles over a dense struct-of-arrays store.
+//!
+//! Instances live densely in `0..len` (so the record and transform slices handed to the
+//! renderer contain live instances only); a handle names a *slot* whose entry points at the
+//! current dense index. Despawn swap-removes the dense arrays and repoints the moved
+//! instance's slot, so no other handle is invalidated. A slot's generation is bumped on
+//! despawn, so stale handles are detected instead of aliasing a new instance.
+
+/// Handle of one instance. Stays valid until that instance is despawned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Handle {
+    pub(crate) slot: u32,
+    pub(crate) generation: u32,
+}
+
+impl Handle {
+    /// Slot index (stable for the instance's lifetime; reused after despawn).
+    pub fn slot(&self) -> u32 {
+        self.slot
+    }
+
+    pub fn generation(&self) -> u32 {
+        self.generation
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    generation: u32,
+    /// Dense index while alive, `u32::MAX` while free.
+    dense: u32,
+}
+
+/// Slot table: handle → dense index, dense index → slot.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Handles {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    dense_to_slot: Vec<u32>,
+}
+
+/// What a despawn did to the dense arrays.
+pub(crate) struct Removed {
+    /// Dense index that was vacated (the caller swap-removes its arrays at this index).
+    pub index: usize,
+}
+
+impl Handles {
+    pub fn len(&self) -> usize {
+        self.dense_to_slot.len()
+    }
+
+    /// Allocates a handle whose dense index is the current length.
+    pub fn spawn(&mut self) -> Handle {
+        let dense = self.dense_to_slot.len() as u32;
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.slots[s as usize].dense = dense;
+                s
+            }
+            None => {
+                self.slots.push(Slot {
+                    generation: 0,
+                    dense,
+                });
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.dense_to_slot.push(slot);
+        Handle {
+            slot,
+            generation: self.slots[slot as usize].generation,
+        }
+    }
+
+    /// Dense index of a live handle.
+    pub fn index(&self, h: Handle) -> Option<usize> {
+        let s = self.slots.get(h.slot as usize)?;
+        (s.generation == h.generation && s.dense != u32::MAX).then_some(s.dense as usize)
+    }
+
+    /// Handle of the instance at a dense index.
+    pub fn handle_at(&self, index: usize) -> Handle {
+        let slot = self.dense_to_slot[index];
+        Handle {
+            slot,
+            generation: self.slots[slot as usize].generation,
+        }
+    }
+
+    /// Frees a live handle; the caller must `swap_remove(index)` every dense array.
+    pub fn despawn(&mut self, h: Handle) -> Option<Removed> {
+        let index = self.index(h)?;
+        let last = self.dense_to_slot.len() - 1;
+        self.dense_to_slot.swap_remove(index);
+        if index != last {
+            let moved = self.dense_to_slot[index];
+            self.slots[moved as usize].dense = index as u32;
+        }
+        let s = &mut self.slots[h.slot as usize];
+        s.generation = s.generation.wrapping_add(1);
+        s.dense = u32::MAX;
+        self.free.push(h.slot);
+        Some(Removed { index })
+    }
+}

@@ -1,0 +1,91 @@
+//! Hand-built clip tables (the baker is separate; these follow DESIGN.md §3's formulas).
+#![allow(dead_code)]
+
+use throng_asset::{Aabb, ClipEvent, ClipInfo, LoopMode};
+
+/// A clip of duration `d` sampled at `fps`: `n = floor(d·fps + 1e-3) + 1` frames.
+pub fn clip(first_row: u32, d: f64, fps: f64, mode: LoopMode, events: &[f32]) -> ClipInfo {
+    let frames = if d > 0.0 {
+        (d * fps + 1e-3).floor() as u32 + 1
+    } else {
+        1
+    };
+    ClipInfo {
+        name: format!("clip@{first_row}"),
+        first_row,
+        frames,
+        fps,
+        step: if frames > 1 { d / (frames - 1) as f64 } else { 0.0 },
+        duration: d,
+        loop_mode: mode,
+        events: events
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| ClipEvent {
+                time: t,
+                name: format!("e{i}"),
+            })
+            .collect(),
+        root_motion: None,
+        bounds: Aabb {
+            min: glam::Vec3::splat(-1.0),
+            max: glam::Vec3::splat(1.0),
+        },
+    }
+}
+
+/// Clips laid out one after another from row 1 (row 0 = rest).
+pub fn table(specs: &[(f64, LoopMode, &[f32])]) -> Vec<ClipInfo> {
+    let mut row = 1;
+    specs
+        .iter()
+        .map(|&(d, m, e)| {
+            let c = clip(row, d, 30.0, m, e);
+            row += c.frames;
+            c
+        })
+        .collect()
+}
+
+/// Expected (row, frac) of clip time `t` under a loop mode, from `ClipInfo::frame_at` (f64).
+pub fn expected(c: &ClipInfo, mode: LoopMode, t: f64) -> (u32, f32) {
+    let d = c.duration;
+    let tau = if d <= 0.0 {
+        0.0
+    } else {
+        match mode {
+            LoopMode::Loop => t.rem_euclid(d),
+            LoopMode::Once | LoopMode::Clamp => t.min(d),
+            LoopMode::PingPong => {
+                let m = t.rem_euclid(2.0 * d);
+                if m <= d {
+                    m
+                } else {
+                    2.0 * d - m
+                }
+            }
+        }
+    };
+    let f = c.frame_at(tau);
+    (f.row, f.frac)
+}
+
+/// Asserts a layer shows (row, frac) up to `tol` in frames, treating row r frac ~1 as r+1 frac 0.
+pub fn assert_frame(got_row: f32, got_frac: f32, want: (u32, f32), tol: f32, what: &str) {
+    assert_frame_wrap(got_row, got_frac, want, tol, 0.0, what)
+}
+
+/// As [`assert_frame`], also accepting a difference of ± `period` frames (a loop's end and
+/// start are the same instant).
+pub fn assert_frame_wrap(got_row: f32, got_frac: f32, want: (u32, f32), tol: f32, period: f64, what: &str) {
+    let g = got_row as f64 + got_frac as f64;
+    let w = want.0 as f64 + want.1 as f64;
+    let d = (g - w).abs();
+    let d = if period > 0.0 { d.min((d - period).abs()) } else { d };
+    assert!(
+        d <= tol as f64,
+        "{what}: got row {got_row} frac {got_frac}, want row {} frac {}",
+        want.0,
+        want.1
+    );
+}

@@ -1,0 +1,316 @@
+//! CPU-timed playback: rows/fracs, loop modes, crossfades, blends, handles.
+
+mod common;
+use common::*;
+use throng_asset::LoopMode;
+use throng_runtime::{CpuRuntime, InstanceRecord, InstanceTransform, PlayOptions, RuntimeError};
+
+const TOL: f32 = 1e-5; // frames
+
+fn one(clips: &[throng_asset::ClipInfo], clip: usize, opts: PlayOptions) -> (CpuRuntime, throng_runtime::Handle) {
+    let mut rt = CpuRuntime::new(clips);
+    let h = rt.spawn(InstanceTransform::IDENTITY);
+    rt.play(h, clip, opts).unwrap();
+    (rt, h)
+}
+
+fn check_single(rt: &CpuRuntime, h: throng_runtime::Handle, c: &throng_asset::ClipInfo, mode: LoopMode, t: f64, what: &str) {
+    let r = rt.record(h).unwrap();
+    assert_eq!(r.layers[0].weight, 1.0, "{what}");
+    assert_eq!(r.layers[0].clip, 0.0, "{what}");
+    assert!(r.layers[0].frac >= 0.0 && r.layers[0].frac < 1.0, "{what}");
+    for l in 1..4 {
+        assert_eq!(r.layers[l], Default::default(), "{what}: unused layer {l}");
+    }
+    let period = if mode == LoopMode::Loop { (c.frames - 1) as f64 } else { 0.0 };
+    assert_frame_wrap(r.layers[0].row, r.layers[0].frac, expected(c, mode, t), TOL, period, what);
+}
+
+#[test]
+fn rows_and_fracs_at_and_between_samples_all_modes() {
+    for mode in [LoopMode::Loop, LoopMode::Once, LoopMode::Clamp, LoopMode::PingPong] {
+        // 0.7 s at 30 fps = 22 frames (the DESIGN's epsilon example), first row 5
+        let c = clip(5, 0.7, 30.0, mode, &[]);
+        assert_eq!(c.frames, 22);
+        let clips = vec![c.clone()];
+        // exact sample times: steps of one frame
+        let (mut rt, h) = one(&clips, 0, PlayOptions::default());
+        let dt = c.step;
+        check_single(&rt, h, &c, mode, 0.0, "t=0");
+        for k in 1..=60 {
+            rt.update(dt);
+            check_single(&rt, h, &c, mode, k as f64 * dt, &format!("{mode:?} sample {k}"));
+        }
+        // in between: a third of a frame per step
+        let (mut rt, h) = one(&clips, 0, PlayOptions::default());
+        for k in 1..=200 {
+            rt.update(dt / 3.0);
+            check_single(&rt, h, &c, mode, k as f64 * dt / 3.0, &format!("{mode:?} between {k}"));
+        }
+    }
+}
+
+#[test]
+fn loop_edges() {
+    let c = clip(1, 1.0, 30.0, LoopMode::Loop, &[]);
+    let (mut rt, h) = one(&[c.clone()], 0, PlayOptions::default());
+    rt.update(1.0); // t = d wraps to the first row
+    let r = rt.record(h).unwrap();
+    assert_eq!((r.layers[0].row, r.layers[0].frac), (1.0, 0.0));
+    rt.update(0.5 / 30.0);
+    let r = rt.record(h).unwrap();
+    assert_eq!(r.layers[0].row, 1.0);
+    assert!((r.layers[0].frac - 0.5).abs() < 1e-6);
+    // just before the end: last interval, frac → 1
+    let (mut rt, h) = one(&[c.clone()], 0, PlayOptions::default());
+    rt.update(1.0 - 1e-4);
+    let r = rt.record(h).unwrap();
+    assert_eq!(r.layers[0].row, 30.0);
+    assert!(r.layers[0].frac > 0.99 && r.layers[0].frac < 1.0);
+}
+
+#[test]
+fn once_and_clamp_hold_last_frame_and_report_completion_once() {
+    for mode in [LoopMode::Once, LoopMode::Clamp] {
+        let c = clip(3, 1.0, 30.0, mode, &[]);
+        let (mut rt, h) = one(&[c.clone()], 0, PlayOptions::default());
+        rt.update(0.6);
+        assert!(rt.finished().is_empty());
+        assert!(!rt.is_finished(h).unwrap());
+        rt.update(0.6); // crosses the end at t = 1.0
+        assert_eq!(rt.finished().len(), 1);
+        assert!((rt.finished()[0].time - 1.0).abs() < 1e-9, "{:?}", rt.finished()[0]);
+        assert!(rt.is_finished(h).unwrap());
+        let r = rt.record(h).unwrap();
+        assert_eq!((r.layers[0].row, r.layers[0].frac), (33.0, 0.0)); // s_c + n - 1, frac 0
+        for _ in 0..10 {
+            rt.update(0.5);
+            assert!(rt.finished().is_empty(), "completion reported once");
+            assert_eq!(rt.record(h).unwrap(), r);
+        }
+        // a start exactly at the end finishes on the first update
+        let (mut rt, h) = one(&[c.clone()], 0, PlayOptions { start_time: 1.0, ..Default::default() });
+        rt.update(0.01);
+        assert_eq!(rt.finished().len(), 1);
+        assert_eq!(rt.record(h).unwrap().layers[0].row, 33.0);
+    }
+}
+
+#[test]
+fn ping_pong_turns_at_the_ends() {
+    let c = clip(1, 1.0, 30.0, LoopMode::PingPong, &[]);
+    let (mut rt, h) = one(&[c.clone()], 0, PlayOptions::default());
+    rt.update(1.0);
+    let r = rt.record(h).unwrap();
+    assert_eq!((r.layers[0].row, r.layers[0].frac), (31.0, 0.0)); // the end, last row
+    rt.update(0.25); // back to τ = 0.75 → p = 22.5
+    let r = rt.record(h).unwrap();
+    assert_eq!(r.layers[0].row, 23.0);
+    assert!((r.layers[0].frac - 0.5).abs() < 1e-6);
+    rt.update(0.75); // τ = 0: first row
+    let r = rt.record(h).unwrap();
+    assert_eq!((r.layers[0].row, r.layers[0].frac), (1.0, 0.0));
+}
+
+#[test]
+fn zero_length_clip_shows_its_row() {
+    for mode in [LoopMode::Loop, LoopMode::Once, LoopMode::PingPong] {
+        let clips = vec![clip(1, 1.0, 30.0, mode, &[]), clip(32, 0.0, 30.0, mode, &[])];
+        assert_eq!(clips[1].frames, 1);
+        let (mut rt, h) = one(&clips, 1, PlayOptions::default());
+        for _ in 0..3 {
+            rt.update(0.3);
+            let r = rt.record(h).unwrap();
+            assert_eq!((r.layers[0].weight, r.layers[0].row, r.layers[0].frac), (1.0, 32.0, 0.0));
+        }
+    }
+}
+
+#[test]
+fn speed_pause_seek_disable() {
+    let c = clip(1, 2.0, 30.0, LoopMode::Loop, &[]);
+    let (mut rt, h) = one(&[c.clone()], 0, PlayOptions { speed: 2.0, ..Default::default() });
+    rt.update(0.25);
+    check_single(&rt, h, &c, LoopMode::Loop, 0.5, "clip speed 2");
+    rt.set_speed(h, 0.5).unwrap(); // instance multiplier: effective 1
+    rt.update(0.25);
+    check_single(&rt, h, &c, LoopMode::Loop, 0.75, "instance speed 0.5");
+    rt.pause(h).unwrap();
+    rt.update(1.0);
+    check_single(&rt, h, &c, LoopMode::Loop, 0.75, "paused");
+    rt.resume(h).unwrap();
+    rt.seek(h, 1.5).unwrap();
+    check_single(&rt, h, &c, LoopMode::Loop, 1.5, "seek");
+    rt.set_enabled(h, false).unwrap();
+    rt.update(0.1);
+    assert_eq!(rt.record(h).unwrap(), InstanceRecord::default(), "disabled: all zero (rest row)");
+    rt.set_enabled(h, true).unwrap();
+    check_single(&rt, h, &c, LoopMode::Loop, 1.5, "re-enabled");
+    assert!(matches!(rt.set_speed(h, -1.0), Err(RuntimeError::BadValue { .. })));
+    assert!(matches!(rt.play(h, 7, PlayOptions::default()), Err(RuntimeError::NoSuchClip { clip: 7, .. })));
+}
+
+#[test]
+fn loop_override_and_start_time() {
+    let c = clip(1, 1.0, 30.0, LoopMode::Loop, &[]);
+    let (mut rt, h) = one(
+        &[c.clone()],
+        0,
+        PlayOptions { loop_mode: Some(LoopMode::Clamp), start_time: 0.5, ..Default::default() },
+    );
+    check_single(&rt, h, &c, LoopMode::Clamp, 0.5, "start");
+    rt.update(2.0);
+    check_single(&rt, h, &c, LoopMode::Clamp, 2.5, "clamped by override");
+}
+
+fn weights(r: &InstanceRecord) -> [f32; 4] {
+    [r.layers[0].weight, r.layers[1].weight, r.layers[2].weight, r.layers[3].weight]
+}
+
+#[test]
+fn crossfade_weights_are_linear_and_the_outgoing_clip_keeps_playing() {
+    let clips = table(&[(1.0, LoopMode::Loop, &[]), (0.5, LoopMode::Loop, &[])]);
+    let (mut rt, h) = one(&clips, 0, PlayOptions::default());
+    rt.update(0.2);
+    rt.crossfade(h, 1, 0.4).unwrap();
+    let r = rt.record(h).unwrap();
+    assert_eq!(weights(&r), [1.0, 0.0, 0.0, 0.0]);
+    for k in 1..=4 {
+        rt.update(0.1);
+        let r = rt.record(h).unwrap();
+        let f = (0.25 * k as f32).min(1.0);
+        let w = weights(&r);
+        if k < 4 {
+            assert!((w[0] - (1.0 - f)).abs() < 1e-6 && (w[1] - f).abs() < 1e-6, "{k}: {w:?}");
+            assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+            // outgoing still advancing: clip 0 at t = 0.2 + 0.1k
+            assert_frame(r.layers[0].row, r.layers[0].frac, expected(&clips[0], LoopMode::Loop, 0.2 + 0.1 * k as f64), TOL, "outgoing");
+            assert_frame(r.layers[1].row, r.layers[1].frac, expected(&clips[1], LoopMode::Loop, 0.1 * k as f64), TOL, "incoming");
+            assert_eq!(r.layers[1].clip, 1.0);
+        } else {
+            // done: the incoming clip alone, in slot 0
+            assert_eq!(w, [1.0, 0.0, 0.0, 0.0]);
+            assert_eq!(r.layers[0].clip, 1.0);
+            assert_frame(r.layers[0].row, r.layers[0].frac, expected(&clips[1], LoopMode::Loop, 0.4), TOL, "after");
+        }
+    }
+}
+
+#[test]
+fn fifth_layer_drops_the_faintest_and_renormalises() {
+    let clips = table(&[
+        (1.0, LoopMode::Loop, &[]),
+        (1.0, LoopMode::Loop, &[]),
+        (1.0, LoopMode::Loop, &[]),
+        (1.0, LoopMode::Loop, &[]),
+        (1.0, LoopMode::Loop, &[]),
+    ]);
+    let (mut rt, h) = one(&clips, 0, PlayOptions::default());
+    rt.crossfade(h, 1, 1.0).unwrap();
+    rt.update(0.5); // [0.5, 0.5]
+    rt.crossfade(h, 2, 1.0).unwrap();
+    rt.update(0.25); // [0.375, 0.375, 0.25]
+    rt.crossfade(h, 3, 1.0).unwrap();
+    rt.update(0.2); // ×0.8: [0.3, 0.3, 0.2, 0.2]
+    let w = weights(&rt.record(h).unwrap());
+    for (g, e) in w.iter().zip([0.3, 0.3, 0.2, 0.2]) {
+        assert!((g - e).abs() < 1e-5, "{w:?}");
+    }
+    // 5th: the faintest outgoing layer (clip 2, 0.2 — ties go to the first) is dropped,
+    // the others renormalised to [0.375, 0.375, 0.25] and the new one starts at 0
+    rt.crossfade(h, 4, 1.0).unwrap();
+    let r = rt.record(h).unwrap();
+    let w = weights(&r);
+    let clips_shown: Vec<f32> = r.layers.iter().map(|l| l.clip).collect();
+    assert_eq!(clips_shown, vec![0.0, 1.0, 3.0, 4.0]);
+    for (g, e) in w.iter().zip([0.375, 0.375, 0.25, 0.0]) {
+        assert!((g - e).abs() < 1e-5, "{w:?}");
+    }
+    rt.update(0.5);
+    let w = weights(&rt.record(h).unwrap());
+    assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    assert!((w[3] - 0.5).abs() < 1e-6);
+}
+
+#[test]
+fn blend_runs_both_clips_in_normalised_time() {
+    // walk 1.0 s (31 frames), run 0.6 s (19 frames)
+    let clips = table(&[(1.0, LoopMode::Loop, &[]), (0.6, LoopMode::Loop, &[])]);
+    let mut rt = CpuRuntime::new(&clips);
+    let h = rt.spawn(InstanceTransform::IDENTITY);
+    let w = 0.25f32;
+    rt.blend(h, 0, 1, w).unwrap();
+    let cycle = 1.0 * 0.75 + 0.6 * 0.25; // 0.9 s
+    for k in 1..=50 {
+        rt.update(0.037);
+        let t = 0.037 * k as f64;
+        let phase = (t / cycle).fract();
+        let r = rt.record(h).unwrap();
+        assert_eq!(weights(&r), [0.75, 0.25, 0.0, 0.0]);
+        assert_frame_wrap(r.layers[0].row, r.layers[0].frac, expected(&clips[0], LoopMode::Loop, phase * 1.0), 1e-4, 30.0, "a");
+        assert_frame_wrap(r.layers[1].row, r.layers[1].frac, expected(&clips[1], LoopMode::Loop, phase * 0.6), 1e-4, 18.0, "b");
+    }
+    // a new weight keeps the phase
+    let before = rt.layer_times(h).unwrap();
+    rt.blend(h, 0, 1, 1.0).unwrap();
+    let after = rt.layer_times(h).unwrap();
+    assert_eq!(before[0].2, after[0].2);
+    assert_eq!(after[1].1, 1.0);
+}
+
+#[test]
+fn handles_survive_despawn_of_others() {
+    let clips = table(&[(1.0, LoopMode::Loop, &[]), (2.0, LoopMode::Loop, &[])]);
+    let mut rt = CpuRuntime::new(&clips);
+    let hs: Vec<_> = (0..5)
+        .map(|i| {
+            let h = rt.spawn(InstanceTransform::IDENTITY);
+            rt.play(h, i % 2, PlayOptions { start_time: 0.1 * i as f32, ..Default::default() }).unwrap();
+            h
+        })
+        .collect();
+    rt.update(0.05);
+    let before: Vec<_> = hs.iter().map(|&h| rt.record(h).unwrap()).collect();
+    rt.despawn(hs[1]).unwrap();
+    assert_eq!(rt.len(), 4);
+    assert!(matches!(rt.record(hs[1]), Err(RuntimeError::DeadHandle { .. })));
+    assert!(rt.despawn(hs[1]).is_err());
+    for k in [0, 2, 3, 4] {
+        assert_eq!(rt.record(hs[k]).unwrap(), before[k]);
+        let i = rt.index(hs[k]).unwrap();
+        assert_eq!(rt.records()[i], before[k]);
+        assert_eq!(rt.handle_at(i), hs[k]);
+    }
+    let h = rt.spawn(InstanceTransform::IDENTITY);
+    assert_eq!(h.slot(), hs[1].slot(), "slot reused");
+    assert_ne!(h, hs[1], "with a new generation");
+    assert!(rt.record(hs[1]).is_err());
+    assert_eq!(rt.records().len(), 5);
+    assert_eq!(rt.transforms().len(), 5);
+}
+
+#[test]
+fn parallel_update_matches_direct_computation() {
+    // more than one chunk, staggered start times
+    let clips = table(&[(1.0, LoopMode::Loop, &[]), (0.7, LoopMode::PingPong, &[]), (1.3, LoopMode::Clamp, &[])]);
+    let mut rt = CpuRuntime::new(&clips);
+    let n = throng_runtime::CHUNK * 2 + 123;
+    let hs: Vec<_> = (0..n)
+        .map(|i| {
+            let h = rt.spawn(InstanceTransform::IDENTITY);
+            rt.play(h, i % 3, PlayOptions { start_time: (i % 50) as f32 * 0.01, ..Default::default() }).unwrap();
+            h
+        })
+        .collect();
+    for _ in 0..20 {
+        rt.update(1.0 / 60.0);
+    }
+    for (i, &h) in hs.iter().enumerate() {
+        let c = &clips[i % 3];
+        let t = (i % 50) as f32 as f64 * 0.01; // start time as the f32 it was given
+        let t = (t as f32) as f64 + 20.0 / 60.0;
+        let r = rt.record(h).unwrap();
+        let period = if c.loop_mode == LoopMode::Loop { (c.frames - 1) as f64 } else { 0.0 };
+        assert_frame_wrap(r.layers[0].row, r.layers[0].frac, expected(c, c.loop_mode, t), 1e-4, period, &format!("instance {i}"));
+    }
+}
