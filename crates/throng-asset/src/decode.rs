@@ -143,7 +143,9 @@ pub fn quat_transform_matrix(t: &QuatTransform) -> Mat4 {
 }
 
 fn check_entry(tex: &BoneTexture, entry: u32) -> Result<(), DecodeError> {
-    if entry >= tex.entries {
+    // The second test keeps `texels_per_entry · entry + 3` inside u32 for any texture.
+    let last_texel = (entry as u64 + 1) * tex.encoding.texels_per_entry() as u64;
+    if entry >= tex.entries || last_texel > u32::MAX as u64 {
         return Err(DecodeError::EntryOutOfRange {
             entry,
             entries: tex.entries,

@@ -182,7 +182,14 @@ fn other_versions_are_typed_errors() {
 /// Independent FNV-1a 64 of docs/format.md "Checksum", to edit a file the way a writer would.
 fn reseal(bytes: &mut [u8]) {
     let key = b"\"checksum\":\"fnv1a64:";
-    let at = bytes.windows(key.len()).rposition(|w| w == key).unwrap() + key.len();
+    // A damaged key cannot be resealed: the file then fails as unsealed.
+    let Some(at) = bytes.windows(key.len()).rposition(|w| w == key) else {
+        return;
+    };
+    let at = at + key.len();
+    if at + 16 > bytes.len() {
+        return;
+    }
     bytes[at..at + 16].copy_from_slice(b"0000000000000000");
     let mut h: u64 = 0xcbf29ce484222325;
     for &b in bytes.iter() {
@@ -334,4 +341,169 @@ fn khronos_validator_reports_no_errors() {
         assert_eq!(issues["numErrors"], 0, "{}: {messages:#?}", enc.as_str());
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structural damage behind a valid checksum: the reader's own checks, not the checksum, must
+// catch it. Each case edits the JSON (or BIN) of a good file, repacks and reseals it.
+
+fn split(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let json = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    let bin = bytes[20 + json_len + 8..].to_vec();
+    (json, bin)
+}
+
+fn repack(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
+    let mut j = serde_json::to_vec(json).unwrap();
+    while j.len() % 4 != 0 {
+        j.push(b' ');
+    }
+    let total = 12 + 8 + j.len() + 8 + bin.len();
+    let mut out = Vec::new();
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&j);
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(bin);
+    reseal(&mut out);
+    out
+}
+
+#[test]
+fn repacking_an_unchanged_file_reads_back() {
+    let asset = common::asset(Encoding::QuatSnorm16);
+    let (json, bin) = split(&to_glb_bytes(&asset).unwrap());
+    assert_eq!(
+        from_glb_bytes(&repack(&json, &bin), "r").expect("repacked"),
+        asset
+    );
+}
+
+#[test]
+fn structural_damage_is_a_typed_error() {
+    use serde_json::json;
+    let asset = common::asset(Encoding::QuatSnorm16);
+    let (json, bin) = split(&to_glb_bytes(&asset).unwrap());
+    let ext = "/extensions/THRONG_baked_animation";
+    let p0 = format!("{ext}/primitives/0");
+    let cases: Vec<(String, serde_json::Value)> = vec![
+        ("/bufferViews/0/byteOffset".into(), json!(1u64 << 60)),
+        ("/bufferViews/0/byteLength".into(), json!(u64::MAX)),
+        ("/bufferViews/1/byteLength".into(), json!(bin.len() + 1)),
+        ("/bufferViews/2/buffer".into(), json!(3)),
+        (format!("{ext}/version"), json!("1")),
+        (format!("{ext}/boneTexture/rows"), json!(10)),
+        (format!("{ext}/boneTexture/rows"), json!(u32::MAX)),
+        (format!("{ext}/boneTexture/entries"), json!(4)),
+        (format!("{ext}/boneTexture/width"), json!(7)),
+        (format!("{ext}/boneTexture/rowsPerLayer"), json!(0)),
+        (format!("{ext}/boneTexture/encoding"), json!("quat-snorm8")),
+        (format!("{ext}/boneTexture/bufferView"), json!(999)),
+        (format!("{ext}/boneTexture/bufferView"), json!(null)),
+        (format!("{ext}/rowBounds"), json!(2)),
+        (format!("{p0}/vertexCount"), json!(9)),
+        (format!("{p0}/vertexCount"), json!(u64::MAX)),
+        (format!("{p0}/indexCount"), json!(35)),
+        (format!("{p0}/influences"), json!(0)),
+        (format!("{p0}/influences"), json!(2)),
+        (format!("{p0}/positions"), json!(999)),
+        (format!("{p0}/material"), json!(9)),
+        (format!("{p0}/lods/0/indexCount"), json!(17)),
+        (format!("{ext}/clips/0/firstRow"), json!(0)),
+        (format!("{ext}/clips/0/frames"), json!(1000)),
+        (format!("{ext}/clips/1/firstRow"), json!(u32::MAX)),
+        (
+            format!("{ext}/clips/0/rootMotion"),
+            json!([[0.0, 0.0, 0.0]]),
+        ),
+        (format!("{ext}/clips/0/loop"), json!("forever")),
+        (format!("{ext}/anchors/rows"), json!(3)),
+        (format!("{ext}/palette"), json!([])),
+        (
+            "/materials/0/pbrMetallicRoughness/baseColorTexture/index".into(),
+            json!(5),
+        ),
+        ("/textures/0/source".into(), json!(null)),
+        ("/images/0/bufferView".into(), json!(null)),
+        ("/images/0/bufferView".into(), json!(-1)),
+    ];
+    for (pointer, value) in cases {
+        let mut j = json.clone();
+        *j.pointer_mut(&pointer)
+            .unwrap_or_else(|| panic!("{pointer}")) = value.clone();
+        match from_glb_bytes(&repack(&j, &bin), "damaged.glb") {
+            Ok(_) => panic!("{pointer} = {value} was accepted"),
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(msg.starts_with("damaged.glb: "), "{msg}");
+                assert!(
+                    !matches!(e, AssetError::Corrupt { ref element, .. } if element.ends_with("checksum")),
+                    "{pointer}: resealed file failed the checksum: {msg}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn damaged_streams_are_typed_errors() {
+    let asset = common::asset(Encoding::Mat3x4F32);
+    let (json, bin) = split(&to_glb_bytes(&asset).unwrap());
+    let ext = &json["extensions"]["THRONG_baked_animation"];
+    let view = |i: &serde_json::Value| {
+        let v = &json["bufferViews"][i.as_u64().unwrap() as usize];
+        v["byteOffset"].as_u64().unwrap() as usize
+    };
+    // A joint index past the palette, and an index past the vertices.
+    for (key, bytes) in [
+        ("joints", vec![0xff, 0x00]),
+        ("indices", vec![0x40, 0, 0, 0]),
+    ] {
+        let at = view(&ext["primitives"][0][key]);
+        let mut b = bin.clone();
+        b[at..at + bytes.len()].copy_from_slice(&bytes);
+        match from_glb_bytes(&repack(&json, &b), "s.glb") {
+            Err(AssetError::Invalid { element, .. }) => assert!(element.contains(key), "{element}"),
+            other => panic!("{key}: expected Invalid, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn random_damage_behind_a_valid_checksum_never_panics() {
+    let bytes = to_glb_bytes(&common::asset(Encoding::QuatSnorm16)).unwrap();
+    let (json, bin) = split(&bytes);
+    let text = serde_json::to_vec(&json).unwrap();
+    let mut rng = common::Rng(5);
+    let (mut ok, mut err) = (0, 0);
+    for _ in 0..3000 {
+        // Damage the JSON text (if it still parses) or the binary chunk, then reseal.
+        let mut j = json.clone();
+        let mut b = bin.clone();
+        if rng.next_u64() % 2 == 0 {
+            let mut t = text.clone();
+            let at = (rng.next_u64() as usize) % t.len();
+            t[at] = b"0123456789-.e,[]{}\"x"[(rng.next_u64() % 20) as usize];
+            match serde_json::from_slice(&t) {
+                Ok(v) => j = v,
+                Err(_) => continue,
+            }
+        } else {
+            for _ in 0..4 {
+                let at = (rng.next_u64() as usize) % b.len();
+                b[at] = rng.next_u64() as u8;
+            }
+        }
+        match from_glb_bytes(&repack(&j, &b), "fuzz.glb") {
+            Ok(_) => ok += 1,
+            Err(_) => err += 1,
+        }
+    }
+    eprintln!("random damage: {ok} read, {err} rejected");
+    assert!(err > 0);
 }
