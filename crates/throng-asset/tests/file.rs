@@ -356,7 +356,7 @@ fn split(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
 
 fn repack(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
     let mut j = serde_json::to_vec(json).unwrap();
-    while j.len() % 4 != 0 {
+    while !j.len().is_multiple_of(4) {
         j.push(b' ');
     }
     let total = 12 + 8 + j.len() + 8 + bin.len();
@@ -485,7 +485,7 @@ fn random_damage_behind_a_valid_checksum_never_panics() {
         // Damage the JSON text (if it still parses) or the binary chunk, then reseal.
         let mut j = json.clone();
         let mut b = bin.clone();
-        if rng.next_u64() % 2 == 0 {
+        if rng.next_u64().is_multiple_of(2) {
             let mut t = text.clone();
             let at = (rng.next_u64() as usize) % t.len();
             t[at] = b"0123456789-.e,[]{}\"x"[(rng.next_u64() % 20) as usize];
