@@ -79,7 +79,8 @@ pub(crate) fn parse(
         if first != Some(b'{') {
             return Err(err(K::NotGltf));
         }
-        (bytes, None)
+        // serde_json rejects a UTF-8 byte order mark, which some tools write.
+        (bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes), None)
     };
 
     let mut value: serde_json::Value =

@@ -404,3 +404,42 @@ fn indexed_primitive_without_normals_is_unwelded() {
     assert_eq!(p.normals[..3], [Vec3::Z; 3]);
     assert_eq!(p.normals[3..], [Vec3::Y; 3]);
 }
+
+#[test]
+fn quantized_strided_positions() {
+    // KHR_mesh_quantization layout: VEC3 of normalised i8 padded to a 4-byte stride, and
+    // non-normalised u16 texture coordinates.
+    let mut d = common::Doc::default();
+    let v = d.view(&[127, 0x80, 0, 0xEE, 0x81, 64, 1, 0xEE, 0, 0, 127, 0xEE]);
+    d.views[v]["byteStride"] = json!(4);
+    let pos = d.accessor(
+        json!({"bufferView": v, "componentType": 5120, "normalized": true,
+        "count": 3, "type": "VEC3", "min": [-1, -1, 0], "max": [1, 1, 1]}),
+    );
+    let uv: Vec<u8> = [0u16, 1, 2, 3, 65535, 7]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let uvv = d.view(&uv);
+    let uva =
+        d.accessor(json!({"bufferView": uvv, "componentType": 5123, "count": 3, "type": "VEC2"}));
+    let m = import(&d.gltf(json!({
+        "extensionsUsed": ["KHR_mesh_quantization"],
+        "extensionsRequired": ["KHR_mesh_quantization"],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": pos, "TEXCOORD_0": uva}}]}],
+    })))
+    .unwrap();
+    let p = &m.meshes[0].primitives[0];
+    // Signed normalised: max(c / 127, -1), so -128 and -127 both give -1 (glTF 2.0 §3.11).
+    assert_eq!(
+        p.positions,
+        vec![
+            Vec3::new(1.0, -1.0, 0.0),
+            Vec3::new(-1.0, 64.0 / 127.0, 1.0 / 127.0),
+            Vec3::new(0.0, 0.0, 1.0),
+        ]
+    );
+    let uv = p.uv0.as_ref().unwrap();
+    assert_eq!(uv[2], glam::Vec2::new(65535.0, 7.0));
+}
