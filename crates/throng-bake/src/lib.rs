@@ -1,1 +1,25 @@
-//! throng-bake
+//! throng-bake: a [`throng_anim::Model`] → a [`throng_asset::BakedAsset`] (DESIGN.md §3): one
+//! palette of distinct (node, inverse bind matrix) pairs plus rigid parts, a frame table (rest
+//! row, then each clip at its rate), the bone texture in any of the five encodings, K-influence
+//! unorm16 weights, bind-space primitives, materials and per-row bounds; and a fidelity report
+//! ([`verify`]) that measures the baked result, decoded by `throng_asset::decode`, against
+//! full-rate reference skinning of the source.
+//!
+//! Units are the source file's (metres per glTF), seconds, radians; matrices column-major;
+//! positions in model space (the glTF scene root's). No GPU crate is used.
+
+pub mod bake;
+pub mod encode;
+pub mod error;
+pub mod frames;
+pub mod influences;
+pub mod options;
+pub mod palette;
+pub mod report;
+pub mod verify;
+
+pub use bake::{bake, bake_with_progress};
+pub use error::BakeError;
+pub use options::{BakeOptions, Fps};
+pub use report::{BakeReport, ClipReport, Fallback};
+pub use throng_asset::Encoding;

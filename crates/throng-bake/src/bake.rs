@@ -1,0 +1,578 @@
+//! The bake: model → palette, frame table, sampled skin matrices, bone texture, influences,
+//! primitives, materials and per-row bounds (DESIGN.md §3). Deterministic: the same model and
+//! options give an identical [`BakedAsset`] whatever the thread count (parallel work writes to
+//! fixed slots; reductions are order-independent maxima).
+
+use crate::encode::{self, QuatFailure};
+use crate::error::BakeError;
+use crate::frames::{self, frame_count, frame_step, frame_time};
+use crate::influences::{cut_vertex, merge_and_sort};
+use crate::options::{BakeOptions, Fps, WEBGPU_DEFAULT_MAX_LAYERS};
+use crate::palette::{self, Palette};
+use crate::report::{BakeReport, ClipReport, Fallback};
+use glam::{Mat4, Vec3};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+use throng_anim::{Influences, Model, Poser};
+use throng_asset::{
+    Aabb, BakeSettings, BakedAsset, BakedImage, BakedMaterial, BakedPrimitive, ClipEvent,
+    ClipInfo, Encoding, LoopMode, TextureTransform,
+};
+
+/// Rows beyond this cannot be addressed exactly by the f32 row of the per-instance record
+/// (DESIGN.md §4).
+pub const MAX_ROWS: u64 = 1 << 24;
+
+/// Progress callback: `(rows sampled, total rows)`. Called from worker threads.
+pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
+
+/// Bakes `model` with `options`. See [`bake_with_progress`].
+pub fn bake(model: &Model, options: &BakeOptions) -> Result<(BakedAsset, BakeReport), BakeError> {
+    bake_with_progress(model, options, None)
+}
+
+/// One frame-table row: which clip (None = rest), which frame, at what clip time (seconds).
+#[derive(Debug, Clone, Copy)]
+struct RowTime {
+    clip: Option<usize>,
+    frame: u32,
+    time: f32,
+}
+
+/// Source influences of one baked primitive in palette space (all of them, for bounds).
+struct FullInfluences {
+    offsets: Vec<u32>,
+    entries: Vec<u16>,
+    weights: Vec<f32>,
+}
+
+/// As [`bake`], calling `progress` while sampling (the long part of large bakes).
+pub fn bake_with_progress(
+    model: &Model,
+    options: &BakeOptions,
+    progress: Option<Progress<'_>>,
+) -> Result<(BakedAsset, BakeReport), BakeError> {
+    let file = options.source_name.as_str();
+    check_options(options)?;
+    let palette = palette::build(model, file)?;
+    let entries = palette.entries.len();
+    check_width(file, entries, options.encoding, options.max_texture_size)?;
+    let mut warnings: Vec<String> = Vec::new();
+
+    // Frame table.
+    let (clip_infos, clip_reports, rows) = frame_table(model, options, file)?;
+    let row_count = rows.len();
+
+    // Sample every row's skin matrices in parallel (one Poser per worker).
+    let matrices = sample(model, &palette, &rows, progress);
+    if let Some(i) = matrices.par_iter().position_first(|m| !m.is_finite()) {
+        let (e, r) = (i % entries, i / entries);
+        return Err(BakeError::NonFinite {
+            file: file.to_string(),
+            entry: e,
+            node: palette.entries[e].name.clone(),
+            clip: row_clip_name(model, &rows[r]),
+            frame: rows[r].frame,
+        });
+    }
+
+    // Primitives and influences.
+    let (primitives, full, infl_stats) = primitives(model, &palette, options, file)?;
+    if infl_stats.zero > 0 {
+        warnings.push(format!(
+            "{} vertices had all-zero weights and were bound to their skin's first joint",
+            infl_stats.zero
+        ));
+    }
+    if infl_stats.renormalised > 0 {
+        warnings.push(format!(
+            "{} vertices had weights not summing to 1 (worst sum {:.4}); renormalised",
+            infl_stats.renormalised, infl_stats.worst_sum
+        ));
+    }
+    if infl_stats.lost > 0 {
+        warnings.push(format!(
+            "{} vertices have more than {} influences; the largest weight dropped is {:.4} (bake with --influences 8 to keep more)",
+            infl_stats.lost, options.influences, infl_stats.max_dropped
+        ));
+    }
+
+    // Bounds per row: reference LBS with every source influence and the sampled matrices.
+    let row_bounds = row_bounds(&matrices, entries, &primitives, &full);
+    let clip_infos: Vec<ClipInfo> = clip_infos
+        .into_iter()
+        .map(|mut c| {
+            let (a, b) = (c.first_row as usize, (c.first_row + c.frames) as usize);
+            c.bounds = row_bounds[a..b]
+                .iter()
+                .fold(Aabb::EMPTY, |acc, r| acc.union(r));
+            c
+        })
+        .collect();
+
+    // Bone texture, with the quat → mat3x4-f32 fallback.
+    let continues: Vec<bool> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| i > 0 && r.clip.is_some() && r.frame > 0)
+        .collect();
+    let mut encoding = options.encoding;
+    let mut fallback = None;
+    let mut quats = None;
+    if encoding.is_quat() {
+        match encode::quat_table(&matrices, entries, &continues) {
+            Ok(q) => quats = Some(q),
+            Err(QuatFailure { entry, row, why }) => {
+                let pe = &palette.entries[entry];
+                let clip = row_clip_name(model, &rows[row]);
+                if options.strict {
+                    return Err(BakeError::EncodingUnsupported {
+                        file: file.to_string(),
+                        encoding,
+                        entry,
+                        node: pe.name.clone(),
+                        clip,
+                        frame: rows[row].frame,
+                        why,
+                    });
+                }
+                warnings.push(format!(
+                    "{} cannot hold palette entry {entry} (node '{}') in clip '{clip}' frame {}: {why}; fell back to mat3x4-f32",
+                    encoding.as_str(),
+                    pe.name,
+                    rows[row].frame
+                ));
+                fallback = Some(Fallback {
+                    requested: encoding,
+                    used: Encoding::Mat3x4F32,
+                    entry,
+                    node: pe.node,
+                    node_name: pe.name.clone(),
+                    clip,
+                    frame: rows[row].frame,
+                    why,
+                });
+                encoding = Encoding::Mat3x4F32;
+                check_width(file, entries, encoding, options.max_texture_size)?;
+            }
+        }
+    }
+    let bone_texture = encode::encode(
+        encoding,
+        &matrices,
+        quats.as_deref(),
+        entries,
+        row_count,
+        options.max_texture_size,
+    )
+    .map_err(|(entry, row)| BakeError::EncodingUnsupported {
+        file: file.to_string(),
+        encoding,
+        entry,
+        node: palette.entries[entry].name.clone(),
+        clip: row_clip_name(model, &rows[row]),
+        frame: rows[row].frame,
+        why: format!("a value exceeds the f16 range (±{})", encode::F16_MAX),
+    })?;
+    let layers = bone_texture.layers();
+    if layers > WEBGPU_DEFAULT_MAX_LAYERS {
+        warnings.push(format!(
+            "the bone texture needs {layers} array layers of {} rows, more than WebGPU's default limit of {WEBGPU_DEFAULT_MAX_LAYERS}; it needs an adapter with a higher maxTextureArrayLayers",
+            options.max_texture_size
+        ));
+    }
+
+    let (primitives, materials, images) = materials(model, primitives);
+    let report = BakeReport {
+        palette_size: entries,
+        rigid_entries: palette.entries.iter().filter(|e| e.rigid).count(),
+        primitives: primitives.len(),
+        rows: row_count as u32,
+        layers,
+        encoding,
+        fallback,
+        clips: clip_reports,
+        texture_bytes: bone_texture.byte_len(),
+        max_dropped_weight: infl_stats.max_dropped,
+        vertices_lost_weight: infl_stats.lost,
+        zero_weight_vertices: infl_stats.zero,
+        renormalised_vertices: infl_stats.renormalised,
+        warnings,
+    };
+    let asset = BakedAsset {
+        source_name: options.source_name.clone(),
+        settings: BakeSettings {
+            fps: options.fps.as_setting(),
+            requested_encoding: options.encoding,
+            influences: options.influences,
+            max_texture_size: options.max_texture_size,
+            root_motion: false,
+            motion_root: None,
+        },
+        palette: palette.entries,
+        clips: clip_infos,
+        row_bounds,
+        bone_texture,
+        primitives,
+        materials,
+        images,
+        anchors: None,
+    };
+    Ok((asset, report))
+}
+
+fn check_options(o: &BakeOptions) -> Result<(), BakeError> {
+    let bad = |what: String| BakeError::InvalidOption {
+        file: o.source_name.clone(),
+        what,
+    };
+    if o.influences != 4 && o.influences != 8 {
+        return Err(bad(format!(
+            "influences per vertex must be 4 or 8, not {}",
+            o.influences
+        )));
+    }
+    if o.max_texture_size == 0 {
+        return Err(bad("the maximum texture size must be at least 1".into()));
+    }
+    if let Fps::Fixed(f) = o.fps {
+        if !(f.is_finite() && f > 0.0) {
+            return Err(bad(format!("fps must be a positive number, not {f}")));
+        }
+    }
+    Ok(())
+}
+
+fn check_width(file: &str, entries: usize, enc: Encoding, max: u32) -> Result<(), BakeError> {
+    let width = entries as u64 * enc.texels_per_entry() as u64;
+    if width > max as u64 {
+        return Err(BakeError::TextureTooWide {
+            file: file.to_string(),
+            entries,
+            texels: enc.texels_per_entry(),
+            encoding: enc.as_str(),
+            width,
+            max,
+        });
+    }
+    Ok(())
+}
+
+fn row_clip_name(model: &Model, r: &RowTime) -> String {
+    match r.clip {
+        None => "rest".to_string(),
+        Some(c) => model.clips[c].name.clone(),
+    }
+}
+
+fn loop_mode(m: throng_anim::LoopMode) -> LoopMode {
+    match m {
+        throng_anim::LoopMode::Loop => LoopMode::Loop,
+        throng_anim::LoopMode::Once => LoopMode::Once,
+        throng_anim::LoopMode::Clamp => LoopMode::Clamp,
+        throng_anim::LoopMode::PingPong => LoopMode::PingPong,
+    }
+}
+
+type FrameTable = (Vec<ClipInfo>, Vec<ClipReport>, Vec<RowTime>);
+
+/// Row 0 = rest, then each clip's frames (DESIGN.md §3).
+fn frame_table(model: &Model, o: &BakeOptions, file: &str) -> Result<FrameTable, BakeError> {
+    let mut rows = vec![RowTime {
+        clip: None,
+        frame: 0,
+        time: 0.0,
+    }];
+    let mut infos = Vec::with_capacity(model.clips.len());
+    let mut reports = Vec::with_capacity(model.clips.len());
+    let mut total: u64 = 1;
+    for (ci, clip) in model.clips.iter().enumerate() {
+        let (fps, key_rate) = match o.fps {
+            Fps::Fixed(f) => (f, None),
+            Fps::Auto => frames::auto_fps(clip),
+        };
+        let d = if clip.duration.is_finite() && clip.duration > 0.0 {
+            clip.duration as f64
+        } else {
+            0.0
+        };
+        let n = frame_count(d, fps);
+        if total + n > MAX_ROWS {
+            return Err(BakeError::TooManyRows {
+                file: file.to_string(),
+                rows: total + n,
+            });
+        }
+        let first_row = total as u32;
+        for k in 0..n {
+            rows.push(RowTime {
+                clip: Some(ci),
+                frame: k as u32,
+                time: frame_time(k, n, d) as f32,
+            });
+        }
+        total += n;
+        infos.push(ClipInfo {
+            name: clip.name.clone(),
+            first_row,
+            frames: n as u32,
+            fps,
+            step: frame_step(n, d),
+            duration: d,
+            loop_mode: loop_mode(clip.loop_mode),
+            events: clip
+                .events
+                .iter()
+                .map(|e| ClipEvent {
+                    time: e.time,
+                    name: e.name.clone(),
+                })
+                .collect(),
+            root_motion: None,
+            bounds: Aabb::EMPTY,
+        });
+        reports.push(ClipReport {
+            name: clip.name.clone(),
+            fps,
+            key_rate,
+            frames: n as u32,
+            first_row,
+            duration: d,
+        });
+    }
+    Ok((infos, reports, rows))
+}
+
+/// Skin matrices `S_j = W_j · IBM_j` of every palette entry at every row, row-major.
+fn sample(
+    model: &Model,
+    palette: &Palette,
+    rows: &[RowTime],
+    progress: Option<Progress<'_>>,
+) -> Vec<Mat4> {
+    let entries = palette.entries.len();
+    let mut out = vec![Mat4::IDENTITY; rows.len() * entries];
+    let done = AtomicU64::new(0);
+    let total = rows.len() as u64;
+    out.par_chunks_mut(entries.max(1))
+        .zip(rows.par_iter())
+        .for_each_init(
+            || Poser::new(model),
+            |poser, (dst, r)| {
+                let ms = poser.pose(model, r.clip, r.time);
+                for (d, e) in dst.iter_mut().zip(&palette.entries) {
+                    *d = ms[e.node] * e.inverse_bind_matrix;
+                }
+                if let Some(p) = progress {
+                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if n % 256 == 0 || n == total {
+                        p(n, total);
+                    }
+                }
+            },
+        );
+    out
+}
+
+#[derive(Default)]
+struct InfluenceStats {
+    zero: usize,
+    renormalised: usize,
+    worst_sum: f32,
+    lost: usize,
+    max_dropped: f32,
+}
+
+/// Baked primitives (materials still in source indices) and their full palette-space influences.
+fn primitives(
+    model: &Model,
+    palette: &Palette,
+    o: &BakeOptions,
+    file: &str,
+) -> Result<(Vec<BakedPrimitive>, Vec<FullInfluences>, InfluenceStats), BakeError> {
+    let k = o.influences as usize;
+    let mut out = Vec::new();
+    let mut full_all = Vec::new();
+    let mut stats = InfluenceStats {
+        worst_sum: 1.0,
+        ..Default::default()
+    };
+    for (bi, b) in palette.bindings.iter().enumerate() {
+        let node_name = model.nodes[b.node].display_name(b.node);
+        for (pi, prim) in model.meshes[b.mesh].primitives.iter().enumerate() {
+            let bad = |what: String| BakeError::BadPrimitive {
+                file: file.to_string(),
+                node: node_name.clone(),
+                mesh: b.mesh,
+                primitive: pi,
+                what,
+            };
+            let v = prim.vertex_count();
+            if prim.normals.len() != v
+                || prim.tangents.as_ref().is_some_and(|t| t.len() != v)
+                || prim.uv0.as_ref().is_some_and(|t| t.len() != v)
+            {
+                return Err(bad(
+                    "attribute counts differ from the position count".into(),
+                ));
+            }
+            if let Some(i) = prim.indices.iter().find(|&&i| i as usize >= v) {
+                return Err(bad(format!("index {i} is out of range ({v} vertices)")));
+            }
+            if prim
+                .joint_sets
+                .iter()
+                .any(|s| s.len() != v)
+                || prim.weight_sets.iter().any(|s| s.len() != v)
+            {
+                return Err(bad("a JOINTS_n/WEIGHTS_n set has the wrong length".into()));
+            }
+            let (infl, rep) = throng_anim::binding_influences(b, prim);
+            stats.zero += rep.zero_weight_vertices;
+            stats.renormalised += rep.renormalised_vertices;
+            if (rep.worst_sum - 1.0).abs() > (stats.worst_sum - 1.0).abs() {
+                stats.worst_sum = rep.worst_sum;
+            }
+            let (full, joints, weights) =
+                remap(&infl, palette, bi, k, &mut stats).map_err(|(vtx, j)| {
+                    bad(format!(
+                        "vertex {vtx} uses joint {j}, which its skin does not have"
+                    ))
+                })?;
+            full_all.push(full);
+            out.push(BakedPrimitive {
+                node_index: b.node,
+                mesh: b.mesh,
+                primitive: pi,
+                rigid: matches!(b.kind, throng_anim::BindingKind::Rigid),
+                positions: prim.positions.clone(),
+                normals: prim.normals.clone(),
+                tangents: prim.tangents.clone(),
+                uv0: prim.uv0.clone(),
+                influences: k as u32,
+                joints,
+                weights,
+                indices: prim.indices.clone(),
+                material: prim.material,
+                lods: Vec::new(),
+            });
+        }
+    }
+    Ok((out, full_all, stats))
+}
+
+type Remapped = (FullInfluences, Vec<u16>, Vec<u16>);
+
+/// Remaps one primitive's influences into the palette, merging, sorting and cutting to K.
+/// Errors with (vertex, joint) for a joint the skin does not have.
+fn remap(
+    infl: &Influences,
+    palette: &Palette,
+    binding: usize,
+    k: usize,
+    stats: &mut InfluenceStats,
+) -> Result<Remapped, (usize, u16)> {
+    let n = infl.vertex_count();
+    let mut full = FullInfluences {
+        offsets: Vec::with_capacity(n + 1),
+        entries: Vec::new(),
+        weights: Vec::new(),
+    };
+    full.offsets.push(0);
+    let (mut joints, mut weights) = (Vec::with_capacity(n * k), Vec::with_capacity(n * k));
+    let mut list = Vec::new();
+    for v in 0..n {
+        list.clear();
+        for (j, w) in infl.of(v) {
+            let e = palette.entry_of(binding, j).ok_or((v, j))?;
+            list.push((e, w));
+        }
+        merge_and_sort(&mut list);
+        for &(e, w) in &list {
+            full.entries.push(e);
+            full.weights.push(w);
+        }
+        full.offsets.push(full.entries.len() as u32);
+        let (j, w, dropped) = cut_vertex(&list, k);
+        if list.len() > k {
+            stats.lost += 1;
+            stats.max_dropped = stats.max_dropped.max(dropped);
+        }
+        joints.extend_from_slice(&j);
+        weights.extend_from_slice(&w);
+    }
+    Ok((full, joints, weights))
+}
+
+/// Model-space AABB of every skinned vertex per row (reference LBS with all influences).
+fn row_bounds(
+    matrices: &[Mat4],
+    entries: usize,
+    prims: &[BakedPrimitive],
+    full: &[FullInfluences],
+) -> Vec<Aabb> {
+    matrices
+        .par_chunks(entries.max(1))
+        .map(|s| {
+            let mut bb = Aabb::EMPTY;
+            for (p, f) in prims.iter().zip(full) {
+                for (v, &pos) in p.positions.iter().enumerate() {
+                    let (a, b) = (f.offsets[v] as usize, f.offsets[v + 1] as usize);
+                    let mut q = Vec3::ZERO;
+                    for i in a..b {
+                        q += s[f.entries[i] as usize].transform_point3(pos) * f.weights[i];
+                    }
+                    bb.extend(q);
+                }
+            }
+            bb
+        })
+        .collect()
+}
+
+/// Copies the materials (and their images, still encoded) that the primitives use, renumbered in
+/// order of first use.
+fn materials(
+    model: &Model,
+    mut prims: Vec<BakedPrimitive>,
+) -> (Vec<BakedPrimitive>, Vec<BakedMaterial>, Vec<BakedImage>) {
+    let mut mat_map: Vec<Option<usize>> = vec![None; model.materials.len()];
+    let mut img_map: Vec<Option<usize>> = vec![None; model.images.len()];
+    let (mut mats, mut imgs) = (Vec::new(), Vec::new());
+    for p in &mut prims {
+        let Some(m) = p.material else { continue };
+        let Some(src) = model.materials.get(m) else {
+            p.material = None;
+            continue;
+        };
+        if mat_map[m].is_none() {
+            let tex = src.base_color_texture.as_ref();
+            let image = tex.and_then(|t| {
+                let img = model.images.get(t.image)?;
+                Some(*img_map[t.image].get_or_insert_with(|| {
+                    imgs.push(BakedImage {
+                        mime_type: img.mime_type.clone(),
+                        bytes: img.encoded.clone(),
+                    });
+                    imgs.len() - 1
+                }))
+            });
+            mats.push(BakedMaterial {
+                name: src.name.clone(),
+                base_color_factor: src.base_color_factor.to_array(),
+                base_color_texture: image,
+                texture_transform: tex
+                    .map(|t| TextureTransform {
+                        offset: t.transform.offset.to_array(),
+                        rotation: t.transform.rotation,
+                        scale: t.transform.scale.to_array(),
+                    })
+                    .unwrap_or_default(),
+                double_sided: src.double_sided,
+            });
+            mat_map[m] = Some(mats.len() - 1);
+        }
+        p.material = mat_map[m];
+    }
+    (prims, mats, imgs)
+}

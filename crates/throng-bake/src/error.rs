@@ -1,0 +1,50 @@
+//! Typed bake errors. Every message names the source file and the element, and says what to do.
+
+use throng_asset::Encoding;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BakeError {
+    #[error("{file}: nothing to animate: {why}; bake a file with a skinned mesh or a mesh under an animated node")]
+    NothingToAnimate { file: String, why: String },
+    #[error("{file}: invalid bake setting: {what}")]
+    InvalidOption { file: String, what: String },
+    #[error("{file}: the sampled skin matrix of palette entry {entry} (node '{node}') is not finite in clip '{clip}' frame {frame}; check that joint's animation and inverse bind matrix for NaN/infinite values")]
+    NonFinite {
+        file: String,
+        entry: usize,
+        node: String,
+        clip: String,
+        frame: u32,
+    },
+    #[error("{file}: a bone-texture row would be {width} texels wide ({entries} palette entries × {texels} texels of {encoding}), over the maximum texture size {max}; use a narrower encoding (quat-*) or a larger --max-texture-size if your GPU allows it")]
+    TextureTooWide {
+        file: String,
+        entries: usize,
+        texels: u32,
+        encoding: &'static str,
+        width: u64,
+        max: u32,
+    },
+    #[error("{file}: the frame table would have {rows} rows, more than a u32 / f32 row index can address exactly (2^24); bake fewer clips or a lower fps")]
+    TooManyRows { file: String, rows: u64 },
+    #[error("{file}: encoding {} cannot represent palette entry {entry} (node '{node}') in clip '{clip}' frame {frame}: {why}; use mat3x4-f32 or drop --strict to fall back automatically", .encoding.as_str())]
+    EncodingUnsupported {
+        file: String,
+        encoding: Encoding,
+        entry: usize,
+        node: String,
+        clip: String,
+        frame: u32,
+        why: String,
+    },
+    #[error("{file}: {what}; the importer should have rejected this file, please report it")]
+    InvalidModel { file: String, what: String },
+    #[error("{file}: mesh {mesh} primitive {primitive} (node '{node}'): {what}")]
+    BadPrimitive {
+        file: String,
+        node: String,
+        mesh: usize,
+        primitive: usize,
+        what: String,
+    },
+}

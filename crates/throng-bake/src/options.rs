@@ -1,0 +1,78 @@
+//! Bake settings (DESIGN.md §3).
+
+use throng_asset::Encoding;
+
+/// Default sample rate of the frame table (frames per second, DESIGN.md §3).
+pub const DEFAULT_FPS: f64 = 30.0;
+/// Default rows per array layer and widest row: WebGPU's default `maxTextureDimension2D`
+/// (texels). The bake cannot see the adapter, so it designs for the default limit.
+pub const DEFAULT_MAX_TEXTURE_SIZE: u32 = 8192;
+/// WebGPU's default `maxTextureArrayLayers`; more layers than this get a warning (not an error:
+/// adapters with higher limits exist).
+pub const WEBGPU_DEFAULT_MAX_LAYERS: u32 = 256;
+
+/// How the frame table is sampled in time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fps {
+    /// Every clip at this many frames per second.
+    Fixed(f64),
+    /// Per clip, the source's key rate (see [`crate::frames::auto_fps`]).
+    Auto,
+}
+
+impl Default for Fps {
+    fn default() -> Self {
+        Fps::Fixed(DEFAULT_FPS)
+    }
+}
+
+impl Fps {
+    /// Parses `auto` or a positive number of frames per second.
+    pub fn parse(s: &str) -> Option<Fps> {
+        if s.eq_ignore_ascii_case("auto") {
+            return Some(Fps::Auto);
+        }
+        s.parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite() && *f > 0.0)
+            .map(Fps::Fixed)
+    }
+
+    /// As recorded in the file's bake settings: `"auto"` or the number.
+    pub fn as_setting(&self) -> String {
+        match self {
+            Fps::Auto => "auto".to_string(),
+            Fps::Fixed(f) => format!("{f}"),
+        }
+    }
+}
+
+/// Everything [`crate::bake`] can be told.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BakeOptions {
+    /// Name of the source file, used in messages and recorded in the asset.
+    pub source_name: String,
+    pub fps: Fps,
+    /// Bone-texture encoding asked for (`quat-*` falls back to `mat3x4-f32` unless `strict`).
+    pub encoding: Encoding,
+    /// Influences per vertex K: 4 or 8.
+    pub influences: u32,
+    /// Make a `quat-*` encoding that cannot represent the skin matrices an error instead of
+    /// falling back to `mat3x4-f32`.
+    pub strict: bool,
+    /// Rows per array layer and the widest allowed row, in texels.
+    pub max_texture_size: u32,
+}
+
+impl Default for BakeOptions {
+    fn default() -> Self {
+        BakeOptions {
+            source_name: String::new(),
+            fps: Fps::default(),
+            encoding: Encoding::default(),
+            influences: 4,
+            strict: false,
+            max_texture_size: DEFAULT_MAX_TEXTURE_SIZE,
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! Fidelity of a bake (DESIGN.md §6): per clip, the distance between baked vertices — decoded on
+//! the CPU by `throng_asset::decode`, the twin of the shaders — and full-rate reference linear
+//! blend skinning of the source (throng-anim, every influence), at the bake's sample times and
+//! at the times halfway between samples. Errors are given in file units and relative to the
+//! bounding diagonal: the diagonal of the AABB of all reference-skinned vertices at the time
+//! measured.
+
+use crate::frames::frame_time;
+use glam::Vec3;
+use rayon::prelude::*;
+use serde::Serialize;
+use throng_anim::{
+    binding_influences, binding_matrices, skin_lbs, Influences, MeshBinding, Model, Poser,
+    SkinnedVertices,
+};
+use throng_asset::decode::{skin_positions, SkinMode};
+use throng_asset::{BakedAsset, DecodeError, Layer};
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum VerifyError {
+    #[error("{file}: baked primitive {primitive} (node {node}, mesh {mesh}, primitive {source_primitive}) has no match in the source; verify against the file it was baked from")]
+    NoSourcePrimitive {
+        file: String,
+        primitive: usize,
+        node: usize,
+        mesh: usize,
+        source_primitive: usize,
+    },
+    #[error("{file}: baked primitive {primitive} has {baked} vertices, the source has {source_count}; verify against the file it was baked from")]
+    VertexCount {
+        file: String,
+        primitive: usize,
+        baked: usize,
+        source_count: usize,
+    },
+    #[error("{file}: baked clip '{clip}' has no clip of that name (or index) in the source; pass the same --clips files as for the bake")]
+    NoSourceClip { file: String, clip: String },
+    #[error("{file}: decoding baked primitive {primitive} in clip '{clip}': {source}")]
+    Decode {
+        file: String,
+        primitive: usize,
+        clip: String,
+        #[source]
+        source: DecodeError,
+    },
+}
+
+/// Fidelity of one clip of one bake. Relative values are fractions of the bounding diagonal;
+/// absolute values are in file units. A one-frame clip has no mid-sample times: its `*_mid`
+/// values are 0.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClipFidelity {
+    pub clip: String,
+    pub encoding: String,
+    /// The clip's sample rate (frames per second).
+    pub fps: f64,
+    pub max_rel_samples: f64,
+    pub p99_rel_samples: f64,
+    pub max_rel_mid: f64,
+    pub p99_rel_mid: f64,
+    pub max_abs_samples: f64,
+    pub p99_abs_samples: f64,
+    pub max_abs_mid: f64,
+    pub p99_abs_mid: f64,
+    /// Largest bounding diagonal seen over the measured times (file units).
+    pub diagonal: f64,
+    pub bytes_per_entry_frame: u32,
+    pub texture_bytes: usize,
+}
+
+/// Errors of one set of times: per (time, vertex) absolute error and the diagonal at that time.
+#[derive(Default)]
+struct Errors {
+    abs: Vec<f64>,
+    rel: Vec<f64>,
+    diagonal: f64,
+}
+
+/// Nearest-rank percentile `p` ∈ (0, 1] of `v` (sorted in place); 0 for an empty list.
+pub fn percentile(v: &mut [f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let rank = ((p * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    v[rank - 1]
+}
+
+fn stats(mut e: Errors) -> (f64, f64, f64, f64, f64) {
+    let max_rel = e.rel.iter().copied().fold(0.0, f64::max);
+    let max_abs = e.abs.iter().copied().fold(0.0, f64::max);
+    let p99_rel = percentile(&mut e.rel, 0.99);
+    let p99_abs = percentile(&mut e.abs, 0.99);
+    (max_rel, p99_rel, max_abs, p99_abs, e.diagonal)
+}
+
+/// The source side of each baked primitive: binding and its full (repaired) influences.
+struct SourcePrim<'a> {
+    binding: MeshBinding,
+    prim: &'a throng_anim::Primitive,
+    influences: Influences,
+}
+
+fn source_prims<'a>(asset: &BakedAsset, model: &'a Model) -> Result<Vec<SourcePrim<'a>>, VerifyError> {
+    let bindings = model.mesh_bindings();
+    asset
+        .primitives
+        .iter()
+        .enumerate()
+        .map(|(i, bp)| {
+            let missing = || VerifyError::NoSourcePrimitive {
+                file: asset.source_name.clone(),
+                primitive: i,
+                node: bp.node_index,
+                mesh: bp.mesh,
+                source_primitive: bp.primitive,
+            };
+            let b = bindings
+                .iter()
+                .find(|b| b.node == bp.node_index && b.mesh == bp.mesh)
+                .ok_or_else(missing)?;
+            let prim = model
+                .meshes
+                .get(b.mesh)
+                .and_then(|m| m.primitives.get(bp.primitive))
+                .ok_or_else(missing)?;
+            if prim.vertex_count() != bp.vertex_count() {
+                return Err(VerifyError::VertexCount {
+                    file: asset.source_name.clone(),
+                    primitive: i,
+                    baked: bp.vertex_count(),
+                    source_count: prim.vertex_count(),
+                });
+            }
+            Ok(SourcePrim {
+                binding: *b,
+                prim,
+                influences: binding_influences(b, prim).0,
+            })
+        })
+        .collect()
+}
+
+/// Measures every clip of `asset` against `model` (the source it was baked from; clips are
+/// matched by name, else by index).
+pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, VerifyError> {
+    let sources = source_prims(asset, model)?;
+    let tex = &asset.bone_texture;
+    let mut out = Vec::with_capacity(asset.clips.len());
+    for (ci, clip) in asset.clips.iter().enumerate() {
+        let src_clip = model
+            .clips
+            .iter()
+            .position(|c| c.name == clip.name)
+            .or_else(|| (ci < model.clips.len()).then_some(ci))
+            .ok_or_else(|| VerifyError::NoSourceClip {
+                file: asset.source_name.clone(),
+                clip: clip.name.clone(),
+            })?;
+        let n = clip.frames.max(1) as u64;
+        // (clip time in seconds, frame, frac) for samples and mid-samples.
+        let samples: Vec<(f64, u32, f32)> = (0..n)
+            .map(|k| (frame_time(k, n, clip.duration), k as u32, 0.0))
+            .collect();
+        let mids: Vec<(f64, u32, f32)> = (0..n.saturating_sub(1))
+            .map(|k| {
+                let t = 0.5 * (frame_time(k, n, clip.duration) + frame_time(k + 1, n, clip.duration));
+                (t, k as u32, 0.5)
+            })
+            .collect();
+        let measure = |times: &[(f64, u32, f32)]| -> Result<Errors, VerifyError> {
+            let per_time: Vec<Result<(Vec<f64>, f64), VerifyError>> = times
+                .par_iter()
+                .map_init(
+                    || (Poser::new(model), Vec::new(), SkinnedVertices::default()),
+                    |(poser, mats, skinned), &(t, k, frac)| {
+                        let ms = poser.pose(model, Some(src_clip), t as f32).to_vec();
+                        let layer = Layer {
+                            weight: 1.0,
+                            frac,
+                            row: (clip.first_row + k) as f32,
+                            clip: ci as f32,
+                        };
+                        let mut reference: Vec<Vec3> = Vec::new();
+                        let mut baked: Vec<Vec3> = Vec::new();
+                        for (pi, s) in sources.iter().enumerate() {
+                            binding_matrices(model, &s.binding, &ms, mats);
+                            skin_lbs(s.prim, &s.influences, mats, skinned);
+                            reference.extend_from_slice(&skinned.positions);
+                            let b = skin_positions(asset, pi, &[layer], SkinMode::Linear)
+                                .map_err(|source| VerifyError::Decode {
+                                    file: asset.source_name.clone(),
+                                    primitive: pi,
+                                    clip: clip.name.clone(),
+                                    source,
+                                })?;
+                            baked.extend_from_slice(&b);
+                        }
+                        let mut bb = throng_asset::Aabb::EMPTY;
+                        for p in &reference {
+                            bb.extend(*p);
+                        }
+                        let diag = if bb.is_empty() { 0.0 } else { bb.diagonal() as f64 };
+                        let errs = reference
+                            .iter()
+                            .zip(&baked)
+                            .map(|(a, b)| (*a - *b).length() as f64)
+                            .collect();
+                        Ok((errs, diag))
+                    },
+                )
+                .collect();
+            let mut e = Errors::default();
+            for r in per_time {
+                let (errs, diag) = r?;
+                e.diagonal = e.diagonal.max(diag);
+                let inv = if diag > 0.0 { 1.0 / diag } else { 0.0 };
+                e.rel.extend(errs.iter().map(|x| x * inv));
+                e.abs.extend(errs);
+            }
+            Ok(e)
+        };
+        let (max_rel_s, p99_rel_s, max_abs_s, p99_abs_s, diag_s) = stats(measure(&samples)?);
+        let (max_rel_m, p99_rel_m, max_abs_m, p99_abs_m, diag_m) = stats(measure(&mids)?);
+        out.push(ClipFidelity {
+            clip: clip.name.clone(),
+            encoding: tex.encoding.as_str().to_string(),
+            fps: clip.fps,
+            max_rel_samples: max_rel_s,
+            p99_rel_samples: p99_rel_s,
+            max_rel_mid: max_rel_m,
+            p99_rel_mid: p99_rel_m,
+            max_abs_samples: max_abs_s,
+            p99_abs_samples: p99_abs_s,
+            max_abs_mid: max_abs_m,
+            p99_abs_mid: p99_abs_m,
+            diagonal: diag_s.max(diag_m),
+            bytes_per_entry_frame: tex.encoding.bytes_per_entry_frame(),
+            texture_bytes: tex.byte_len(),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percentile;
+
+    #[test]
+    fn nearest_rank_percentile() {
+        let mut v: Vec<f64> = (1..=100).map(|x| x as f64).collect();
+        assert_eq!(percentile(&mut v, 0.99), 99.0);
+        assert_eq!(percentile(&mut v, 1.0), 100.0);
+        assert_eq!(percentile(&mut [], 0.99), 0.0);
+        assert_eq!(percentile(&mut [5.0], 0.99), 5.0);
+    }
+}
