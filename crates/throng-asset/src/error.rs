@@ -43,7 +43,7 @@ pub enum AssetError {
         found: String,
         expected: u32,
     },
-    #[error("{file}: {element}: {what}")]
+    #[error("{file}: {element}: {what}; the asset is inconsistent, re-bake it with this version of throng (if a fresh bake fails this check, that is a throng bug)")]
     Invalid {
         file: String,
         element: String,

@@ -23,8 +23,9 @@ fn write_read_round_trip_every_encoding() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn empty_optional_parts_round_trip() {
+/// The hand-built asset with every optional part empty: no clips, anchors, LODs, and an
+/// empty primitive (which gets no static mesh).
+fn sparse_asset() -> BakedAsset {
     let mut asset = common::asset(Encoding::Mat4F32);
     asset.anchors = None;
     asset.clips.clear();
@@ -38,6 +39,12 @@ fn empty_optional_parts_round_trip() {
     asset.primitives[1].normals.clear();
     asset.primitives[1].joints.clear();
     asset.primitives[1].weights.clear();
+    asset
+}
+
+#[test]
+fn empty_optional_parts_round_trip() {
+    let asset = sparse_asset();
     let bytes = to_glb_bytes(&asset).expect("write");
     assert_eq!(from_glb_bytes(&bytes, "empty").expect("read"), asset);
 }
@@ -319,9 +326,19 @@ fn khronos_validator_reports_no_errors() {
     let dir = common::temp_dir("validator");
     let script = dir.join("validate.js");
     std::fs::write(&script, VALIDATE_JS).unwrap();
-    for enc in Encoding::ALL {
-        let path = dir.join(format!("{}.glb", enc.as_str()));
-        write(&common::asset(enc), &path).expect("write");
+    let mut assets: Vec<(&str, BakedAsset)> = Encoding::ALL
+        .iter()
+        .map(|e| (e.as_str(), common::asset(*e)))
+        .collect();
+    assets.push(("sparse", sparse_asset()));
+    let mut bare = sparse_asset();
+    bare.primitives.clear();
+    bare.materials.clear();
+    bare.images.clear();
+    assets.push(("bare", bare));
+    for (name, asset) in assets {
+        let path = dir.join(format!("{name}.glb"));
+        write(&asset, &path).expect("write");
         let out = std::process::Command::new("node")
             .arg(&script)
             .arg(&vdir)
@@ -336,9 +353,9 @@ fn khronos_validator_reports_no_errors() {
         let issues: serde_json::Value = serde_json::from_slice(&out.stdout).expect("report");
         let messages = issues["messages"].as_array().cloned().unwrap_or_default();
         for m in &messages {
-            eprintln!("{}: {m}", enc.as_str());
+            eprintln!("{name}: {m}");
         }
-        assert_eq!(issues["numErrors"], 0, "{}: {messages:#?}", enc.as_str());
+        assert_eq!(issues["numErrors"], 0, "{name}: {messages:#?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
