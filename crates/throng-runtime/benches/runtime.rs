@@ -15,7 +15,9 @@ fn cpu_timed(c: &mut Criterion) {
     }
     let mut g = c.benchmark_group("cpu-timed");
     g.sample_size(20);
-    g.bench_function("update 1M instances, 2 layers", |b| b.iter(|| rt.update(1.0 / 60.0)));
+    g.bench_function("update 1M instances, 2 layers", |b| {
+        b.iter(|| rt.update(1.0 / 60.0))
+    });
     let mut fill = vec![throng_runtime::InstanceRecord::default(); N];
     g.bench_function("fill 1M × 64 B (baseline)", |b| {
         b.iter(|| {
@@ -44,7 +46,7 @@ fn gpu_timed(c: &mut Criterion) {
         b.iter(|| {
             for _ in 0..N / 100 {
                 k = (k + 7_919 * 13) % N;
-                let _ = rt.crossfade(hs[k], (k % 3) as usize, 0.25);
+                let _ = rt.crossfade(hs[k], k % 3, 0.25);
             }
             rt.update(1.0 / 60.0);
             rt.clear_dirty();

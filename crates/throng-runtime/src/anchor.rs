@@ -38,7 +38,8 @@ pub fn anchor_world(
             return Err(RuntimeError::AnchorRows { rows, row });
         }
         let next = (row + 1).min(rows - 1);
-        let m = anchors.matrix(anchor, row) * (1.0 - l.frac) + anchors.matrix(anchor, next) * l.frac;
+        let m =
+            anchors.matrix(anchor, row) * (1.0 - l.frac) + anchors.matrix(anchor, next) * l.frac;
         acc += m * l.weight;
         wsum += l.weight;
     }

@@ -227,8 +227,8 @@ impl Prepared {
         if clamp_like {
             let end = u1.min(l);
             for &(e, i) in &self.events {
-                let hit = (u0 <= e && e < end)
-                    || (e >= l && u1 >= l && (u0 < l || (fresh && u0 <= l)));
+                let hit =
+                    (u0 <= e && e < end) || (e >= l && u1 >= l && (u0 < l || (fresh && u0 <= l)));
                 if hit {
                     out.push((e, i));
                 }
@@ -375,7 +375,11 @@ impl Rm {
 
     pub fn inverse(&self) -> Rm {
         let (x, z) = Rm::rotate(-self.yaw, -self.x, -self.z);
-        Rm { x, z, yaw: -self.yaw }
+        Rm {
+            x,
+            z,
+            yaw: -self.yaw,
+        }
     }
 
     pub fn pow(&self, mut k: u64) -> Rm {
@@ -391,7 +395,7 @@ impl Rm {
         acc
     }
 
-    pub fn to_affine(&self) -> glam::Affine3A {
+    pub fn to_affine(self) -> glam::Affine3A {
         glam::Affine3A::from_translation(glam::Vec3::new(self.x, 0.0, self.z))
             * glam::Affine3A::from_rotation_y(self.yaw)
     }

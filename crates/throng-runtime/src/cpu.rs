@@ -13,8 +13,8 @@
 //! 24 h at 60 Hz it agrees with the position computed directly from elapsed time to ~1e-9
 //! frames (tests/precision.rs), where an f32 accumulator is off by whole frames.
 
-use crate::api::{check_nonneg, FiredEvent, Finished, PlayOptions};
-use crate::clips::{mode_code, Prepared, Rm, MODE_ONCE, MODE_CLAMP};
+use crate::api::{check_nonneg, Finished, FiredEvent, PlayOptions};
+use crate::clips::{mode_code, Prepared, Rm, MODE_CLAMP, MODE_ONCE};
 use crate::handle::Handles;
 use crate::{Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError};
 use bytemuck::Zeroable;
@@ -270,7 +270,12 @@ impl CpuRuntime {
 
     /// Crossfades to `clip` over `duration_s` seconds (linear weights); the outgoing layers keep
     /// playing while they fade. See [`Self::crossfade_with`].
-    pub fn crossfade(&mut self, h: Handle, clip: usize, duration_s: f32) -> Result<(), RuntimeError> {
+    pub fn crossfade(
+        &mut self,
+        h: Handle,
+        clip: usize,
+        duration_s: f32,
+    ) -> Result<(), RuntimeError> {
         self.crossfade_with(h, clip, duration_s, PlayOptions::default())
     }
 
@@ -649,7 +654,16 @@ fn process_chunk(
         if slow {
             let mut ls = [l0[j], l1[j], l2[j], l3[j]];
             let mut mm = m;
-            slow_path(ctx, base + j, &mut mm, &mut ls, &mut fades[j], &mut transforms[j], adv, out);
+            slow_path(
+                ctx,
+                base + j,
+                &mut mm,
+                &mut ls,
+                &mut fades[j],
+                &mut transforms[j],
+                adv,
+                out,
+            );
             rec[j] = record_of(clips, &mm, &ls, &fades[j]);
             meta[j] = mm;
             l0[j] = ls[0];

@@ -57,7 +57,7 @@
 //! layer as the outgoing one and drops the weaker, a visible step of its weight); no root motion
 //! (it needs a per-frame CPU transform update: use [`crate::CpuRuntime`] for such groups).
 
-use crate::api::{check_nonneg, FiredEvent, Finished, PlayOptions};
+use crate::api::{check_nonneg, Finished, FiredEvent, PlayOptions};
 use crate::clips::{mode_code, Prepared, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG};
 use crate::handle::Handles;
 use crate::{
@@ -236,7 +236,7 @@ impl Default for GInst {
             fade_end: u64::MAX,
             last: 0,
             wake: u64::MAX,
-            dirty: true,
+            dirty: false,
         }
     }
 }
@@ -429,7 +429,12 @@ impl GpuRuntime {
         Ok(())
     }
 
-    pub fn crossfade(&mut self, h: Handle, clip: usize, duration_s: f32) -> Result<(), RuntimeError> {
+    pub fn crossfade(
+        &mut self,
+        h: Handle,
+        clip: usize,
+        duration_s: f32,
+    ) -> Result<(), RuntimeError> {
         self.crossfade_with(h, clip, duration_s, PlayOptions::default())
     }
 
@@ -550,7 +555,11 @@ impl GpuRuntime {
         if g.n == 0 {
             return Ok(());
         }
-        let range = if g.blend { 0..2 } else { g.n as usize - 1..g.n as usize };
+        let range = if g.blend {
+            0..2
+        } else {
+            g.n as usize - 1..g.n as usize
+        };
         for k in range {
             let l = g.layers[k];
             let c = &self.clips[l.clip as usize];
@@ -702,7 +711,6 @@ impl GpuRuntime {
     /// Rebuilds the record of instance i, marks it dirty and reschedules it.
     fn touch(&mut self, i: usize) {
         self.records[i] = self.build_record(i);
-        self.state[i].dirty = false;
         self.mark_dirty(i);
         self.schedule(i);
     }

@@ -25,7 +25,7 @@ mod handle;
 mod record;
 
 pub use anchor::anchor_world;
-pub use api::{FiredEvent, Finished, PlayOptions};
+pub use api::{Finished, FiredEvent, PlayOptions};
 pub use clips::{MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG};
 pub use clock::{Clock, SECONDS_PER_TICK, TICKS_PER_SECOND};
 pub use cpu::{CpuRuntime, CHUNK};

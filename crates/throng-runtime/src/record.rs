@@ -46,7 +46,11 @@ impl InstanceTransform {
     /// From a column-major matrix whose last row is (0, 0, 0, 1); the last row is dropped.
     pub fn from_mat4(m: &Mat4) -> InstanceTransform {
         InstanceTransform {
-            rows: [m.row(0).to_array(), m.row(1).to_array(), m.row(2).to_array()],
+            rows: [
+                m.row(0).to_array(),
+                m.row(1).to_array(),
+                m.row(2).to_array(),
+            ],
         }
     }
 

@@ -1,7 +1,9 @@
 //! The GPU-facing structs: sizes and field offsets are part of the WGSL contract.
 
 use std::mem::{align_of, offset_of, size_of};
-use throng_runtime::{GpuClip, GpuInstanceRecord, GpuLayer, InstanceRecord, InstanceTransform, Layer};
+use throng_runtime::{
+    GpuClip, GpuInstanceRecord, GpuLayer, InstanceRecord, InstanceTransform, Layer,
+};
 
 #[test]
 fn instance_record_is_64_bytes_of_four_vec4() {

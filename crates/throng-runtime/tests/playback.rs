@@ -7,14 +7,25 @@ use throng_runtime::{CpuRuntime, InstanceRecord, InstanceTransform, PlayOptions,
 
 const TOL: f32 = 1e-5; // frames
 
-fn one(clips: &[throng_asset::ClipInfo], clip: usize, opts: PlayOptions) -> (CpuRuntime, throng_runtime::Handle) {
+fn one(
+    clips: &[throng_asset::ClipInfo],
+    clip: usize,
+    opts: PlayOptions,
+) -> (CpuRuntime, throng_runtime::Handle) {
     let mut rt = CpuRuntime::new(clips);
     let h = rt.spawn(InstanceTransform::IDENTITY);
     rt.play(h, clip, opts).unwrap();
     (rt, h)
 }
 
-fn check_single(rt: &CpuRuntime, h: throng_runtime::Handle, c: &throng_asset::ClipInfo, mode: LoopMode, t: f64, what: &str) {
+fn check_single(
+    rt: &CpuRuntime,
+    h: throng_runtime::Handle,
+    c: &throng_asset::ClipInfo,
+    mode: LoopMode,
+    t: f64,
+    what: &str,
+) {
     let r = rt.record(h).unwrap();
     assert_eq!(r.layers[0].weight, 1.0, "{what}");
     assert_eq!(r.layers[0].clip, 0.0, "{what}");
@@ -22,13 +33,29 @@ fn check_single(rt: &CpuRuntime, h: throng_runtime::Handle, c: &throng_asset::Cl
     for l in 1..4 {
         assert_eq!(r.layers[l], Default::default(), "{what}: unused layer {l}");
     }
-    let period = if mode == LoopMode::Loop { (c.frames - 1) as f64 } else { 0.0 };
-    assert_frame_wrap(r.layers[0].row, r.layers[0].frac, expected(c, mode, t), TOL, period, what);
+    let period = if mode == LoopMode::Loop {
+        (c.frames - 1) as f64
+    } else {
+        0.0
+    };
+    assert_frame_wrap(
+        r.layers[0].row,
+        r.layers[0].frac,
+        expected(c, mode, t),
+        TOL,
+        period,
+        what,
+    );
 }
 
 #[test]
 fn rows_and_fracs_at_and_between_samples_all_modes() {
-    for mode in [LoopMode::Loop, LoopMode::Once, LoopMode::Clamp, LoopMode::PingPong] {
+    for mode in [
+        LoopMode::Loop,
+        LoopMode::Once,
+        LoopMode::Clamp,
+        LoopMode::PingPong,
+    ] {
         // 0.7 s at 30 fps = 22 frames (the DESIGN's epsilon example), first row 5
         let c = clip(5, 0.7, 30.0, mode, &[]);
         assert_eq!(c.frames, 22);
@@ -39,13 +66,27 @@ fn rows_and_fracs_at_and_between_samples_all_modes() {
         check_single(&rt, h, &c, mode, 0.0, "t=0");
         for k in 1..=60 {
             rt.update(dt);
-            check_single(&rt, h, &c, mode, k as f64 * dt, &format!("{mode:?} sample {k}"));
+            check_single(
+                &rt,
+                h,
+                &c,
+                mode,
+                k as f64 * dt,
+                &format!("{mode:?} sample {k}"),
+            );
         }
         // in between: a third of a frame per step
         let (mut rt, h) = one(&clips, 0, PlayOptions::default());
         for k in 1..=200 {
             rt.update(dt / 3.0);
-            check_single(&rt, h, &c, mode, k as f64 * dt / 3.0, &format!("{mode:?} between {k}"));
+            check_single(
+                &rt,
+                h,
+                &c,
+                mode,
+                k as f64 * dt / 3.0,
+                &format!("{mode:?} between {k}"),
+            );
         }
     }
 }
@@ -53,7 +94,7 @@ fn rows_and_fracs_at_and_between_samples_all_modes() {
 #[test]
 fn loop_edges() {
     let c = clip(1, 1.0, 30.0, LoopMode::Loop, &[]);
-    let (mut rt, h) = one(&[c.clone()], 0, PlayOptions::default());
+    let (mut rt, h) = one(std::slice::from_ref(&c), 0, PlayOptions::default());
     rt.update(1.0); // t = d wraps to the first row
     let r = rt.record(h).unwrap();
     assert_eq!((r.layers[0].row, r.layers[0].frac), (1.0, 0.0));
@@ -62,7 +103,7 @@ fn loop_edges() {
     assert_eq!(r.layers[0].row, 1.0);
     assert!((r.layers[0].frac - 0.5).abs() < 1e-6);
     // just before the end: last interval, frac → 1
-    let (mut rt, h) = one(&[c.clone()], 0, PlayOptions::default());
+    let (mut rt, h) = one(std::slice::from_ref(&c), 0, PlayOptions::default());
     rt.update(1.0 - 1e-4);
     let r = rt.record(h).unwrap();
     assert_eq!(r.layers[0].row, 30.0);
@@ -73,13 +114,17 @@ fn loop_edges() {
 fn once_and_clamp_hold_last_frame_and_report_completion_once() {
     for mode in [LoopMode::Once, LoopMode::Clamp] {
         let c = clip(3, 1.0, 30.0, mode, &[]);
-        let (mut rt, h) = one(&[c.clone()], 0, PlayOptions::default());
+        let (mut rt, h) = one(std::slice::from_ref(&c), 0, PlayOptions::default());
         rt.update(0.6);
         assert!(rt.finished().is_empty());
         assert!(!rt.is_finished(h).unwrap());
         rt.update(0.6); // crosses the end at t = 1.0
         assert_eq!(rt.finished().len(), 1);
-        assert!((rt.finished()[0].time - 1.0).abs() < 1e-9, "{:?}", rt.finished()[0]);
+        assert!(
+            (rt.finished()[0].time - 1.0).abs() < 1e-9,
+            "{:?}",
+            rt.finished()[0]
+        );
         assert!(rt.is_finished(h).unwrap());
         let r = rt.record(h).unwrap();
         assert_eq!((r.layers[0].row, r.layers[0].frac), (33.0, 0.0)); // s_c + n - 1, frac 0
@@ -89,7 +134,14 @@ fn once_and_clamp_hold_last_frame_and_report_completion_once() {
             assert_eq!(rt.record(h).unwrap(), r);
         }
         // a start exactly at the end finishes on the first update
-        let (mut rt, h) = one(&[c.clone()], 0, PlayOptions { start_time: 1.0, ..Default::default() });
+        let (mut rt, h) = one(
+            std::slice::from_ref(&c),
+            0,
+            PlayOptions {
+                start_time: 1.0,
+                ..Default::default()
+            },
+        );
         rt.update(0.01);
         assert_eq!(rt.finished().len(), 1);
         assert_eq!(rt.record(h).unwrap().layers[0].row, 33.0);
@@ -99,7 +151,7 @@ fn once_and_clamp_hold_last_frame_and_report_completion_once() {
 #[test]
 fn ping_pong_turns_at_the_ends() {
     let c = clip(1, 1.0, 30.0, LoopMode::PingPong, &[]);
-    let (mut rt, h) = one(&[c.clone()], 0, PlayOptions::default());
+    let (mut rt, h) = one(std::slice::from_ref(&c), 0, PlayOptions::default());
     rt.update(1.0);
     let r = rt.record(h).unwrap();
     assert_eq!((r.layers[0].row, r.layers[0].frac), (31.0, 0.0)); // the end, last row
@@ -115,13 +167,19 @@ fn ping_pong_turns_at_the_ends() {
 #[test]
 fn zero_length_clip_shows_its_row() {
     for mode in [LoopMode::Loop, LoopMode::Once, LoopMode::PingPong] {
-        let clips = vec![clip(1, 1.0, 30.0, mode, &[]), clip(32, 0.0, 30.0, mode, &[])];
+        let clips = vec![
+            clip(1, 1.0, 30.0, mode, &[]),
+            clip(32, 0.0, 30.0, mode, &[]),
+        ];
         assert_eq!(clips[1].frames, 1);
         let (mut rt, h) = one(&clips, 1, PlayOptions::default());
         for _ in 0..3 {
             rt.update(0.3);
             let r = rt.record(h).unwrap();
-            assert_eq!((r.layers[0].weight, r.layers[0].row, r.layers[0].frac), (1.0, 32.0, 0.0));
+            assert_eq!(
+                (r.layers[0].weight, r.layers[0].row, r.layers[0].frac),
+                (1.0, 32.0, 0.0)
+            );
         }
     }
 }
@@ -129,7 +187,14 @@ fn zero_length_clip_shows_its_row() {
 #[test]
 fn speed_pause_seek_disable() {
     let c = clip(1, 2.0, 30.0, LoopMode::Loop, &[]);
-    let (mut rt, h) = one(&[c.clone()], 0, PlayOptions { speed: 2.0, ..Default::default() });
+    let (mut rt, h) = one(
+        std::slice::from_ref(&c),
+        0,
+        PlayOptions {
+            speed: 2.0,
+            ..Default::default()
+        },
+    );
     rt.update(0.25);
     check_single(&rt, h, &c, LoopMode::Loop, 0.5, "clip speed 2");
     rt.set_speed(h, 0.5).unwrap(); // instance multiplier: effective 1
@@ -143,20 +208,34 @@ fn speed_pause_seek_disable() {
     check_single(&rt, h, &c, LoopMode::Loop, 1.5, "seek");
     rt.set_enabled(h, false).unwrap();
     rt.update(0.1);
-    assert_eq!(rt.record(h).unwrap(), InstanceRecord::default(), "disabled: all zero (rest row)");
+    assert_eq!(
+        rt.record(h).unwrap(),
+        InstanceRecord::default(),
+        "disabled: all zero (rest row)"
+    );
     rt.set_enabled(h, true).unwrap();
     check_single(&rt, h, &c, LoopMode::Loop, 1.5, "re-enabled");
-    assert!(matches!(rt.set_speed(h, -1.0), Err(RuntimeError::BadValue { .. })));
-    assert!(matches!(rt.play(h, 7, PlayOptions::default()), Err(RuntimeError::NoSuchClip { clip: 7, .. })));
+    assert!(matches!(
+        rt.set_speed(h, -1.0),
+        Err(RuntimeError::BadValue { .. })
+    ));
+    assert!(matches!(
+        rt.play(h, 7, PlayOptions::default()),
+        Err(RuntimeError::NoSuchClip { clip: 7, .. })
+    ));
 }
 
 #[test]
 fn loop_override_and_start_time() {
     let c = clip(1, 1.0, 30.0, LoopMode::Loop, &[]);
     let (mut rt, h) = one(
-        &[c.clone()],
+        std::slice::from_ref(&c),
         0,
-        PlayOptions { loop_mode: Some(LoopMode::Clamp), start_time: 0.5, ..Default::default() },
+        PlayOptions {
+            loop_mode: Some(LoopMode::Clamp),
+            start_time: 0.5,
+            ..Default::default()
+        },
     );
     check_single(&rt, h, &c, LoopMode::Clamp, 0.5, "start");
     rt.update(2.0);
@@ -164,7 +243,12 @@ fn loop_override_and_start_time() {
 }
 
 fn weights(r: &InstanceRecord) -> [f32; 4] {
-    [r.layers[0].weight, r.layers[1].weight, r.layers[2].weight, r.layers[3].weight]
+    [
+        r.layers[0].weight,
+        r.layers[1].weight,
+        r.layers[2].weight,
+        r.layers[3].weight,
+    ]
 }
 
 #[test]
@@ -181,17 +265,38 @@ fn crossfade_weights_are_linear_and_the_outgoing_clip_keeps_playing() {
         let f = (0.25 * k as f32).min(1.0);
         let w = weights(&r);
         if k < 4 {
-            assert!((w[0] - (1.0 - f)).abs() < 1e-6 && (w[1] - f).abs() < 1e-6, "{k}: {w:?}");
+            assert!(
+                (w[0] - (1.0 - f)).abs() < 1e-6 && (w[1] - f).abs() < 1e-6,
+                "{k}: {w:?}"
+            );
             assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6);
             // outgoing still advancing: clip 0 at t = 0.2 + 0.1k
-            assert_frame(r.layers[0].row, r.layers[0].frac, expected(&clips[0], LoopMode::Loop, 0.2 + 0.1 * k as f64), TOL, "outgoing");
-            assert_frame(r.layers[1].row, r.layers[1].frac, expected(&clips[1], LoopMode::Loop, 0.1 * k as f64), TOL, "incoming");
+            assert_frame(
+                r.layers[0].row,
+                r.layers[0].frac,
+                expected(&clips[0], LoopMode::Loop, 0.2 + 0.1 * k as f64),
+                TOL,
+                "outgoing",
+            );
+            assert_frame(
+                r.layers[1].row,
+                r.layers[1].frac,
+                expected(&clips[1], LoopMode::Loop, 0.1 * k as f64),
+                TOL,
+                "incoming",
+            );
             assert_eq!(r.layers[1].clip, 1.0);
         } else {
             // done: the incoming clip alone, in slot 0
             assert_eq!(w, [1.0, 0.0, 0.0, 0.0]);
             assert_eq!(r.layers[0].clip, 1.0);
-            assert_frame(r.layers[0].row, r.layers[0].frac, expected(&clips[1], LoopMode::Loop, 0.4), TOL, "after");
+            assert_frame(
+                r.layers[0].row,
+                r.layers[0].frac,
+                expected(&clips[1], LoopMode::Loop, 0.4),
+                TOL,
+                "after",
+            );
         }
     }
 }
@@ -247,8 +352,22 @@ fn blend_runs_both_clips_in_normalised_time() {
         let phase = (t / cycle).fract();
         let r = rt.record(h).unwrap();
         assert_eq!(weights(&r), [0.75, 0.25, 0.0, 0.0]);
-        assert_frame_wrap(r.layers[0].row, r.layers[0].frac, expected(&clips[0], LoopMode::Loop, phase * 1.0), 1e-4, 30.0, "a");
-        assert_frame_wrap(r.layers[1].row, r.layers[1].frac, expected(&clips[1], LoopMode::Loop, phase * 0.6), 1e-4, 18.0, "b");
+        assert_frame_wrap(
+            r.layers[0].row,
+            r.layers[0].frac,
+            expected(&clips[0], LoopMode::Loop, phase * 1.0),
+            1e-4,
+            30.0,
+            "a",
+        );
+        assert_frame_wrap(
+            r.layers[1].row,
+            r.layers[1].frac,
+            expected(&clips[1], LoopMode::Loop, phase * 0.6),
+            1e-4,
+            18.0,
+            "b",
+        );
     }
     // a new weight keeps the phase
     let before = rt.layer_times(h).unwrap();
@@ -265,7 +384,15 @@ fn handles_survive_despawn_of_others() {
     let hs: Vec<_> = (0..5)
         .map(|i| {
             let h = rt.spawn(InstanceTransform::IDENTITY);
-            rt.play(h, i % 2, PlayOptions { start_time: 0.1 * i as f32, ..Default::default() }).unwrap();
+            rt.play(
+                h,
+                i % 2,
+                PlayOptions {
+                    start_time: 0.1 * i as f32,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             h
         })
         .collect();
@@ -273,7 +400,10 @@ fn handles_survive_despawn_of_others() {
     let before: Vec<_> = hs.iter().map(|&h| rt.record(h).unwrap()).collect();
     rt.despawn(hs[1]).unwrap();
     assert_eq!(rt.len(), 4);
-    assert!(matches!(rt.record(hs[1]), Err(RuntimeError::DeadHandle { .. })));
+    assert!(matches!(
+        rt.record(hs[1]),
+        Err(RuntimeError::DeadHandle { .. })
+    ));
     assert!(rt.despawn(hs[1]).is_err());
     for k in [0, 2, 3, 4] {
         assert_eq!(rt.record(hs[k]).unwrap(), before[k]);
@@ -292,13 +422,25 @@ fn handles_survive_despawn_of_others() {
 #[test]
 fn parallel_update_matches_direct_computation() {
     // more than one chunk, staggered start times
-    let clips = table(&[(1.0, LoopMode::Loop, &[]), (0.7, LoopMode::PingPong, &[]), (1.3, LoopMode::Clamp, &[])]);
+    let clips = table(&[
+        (1.0, LoopMode::Loop, &[]),
+        (0.7, LoopMode::PingPong, &[]),
+        (1.3, LoopMode::Clamp, &[]),
+    ]);
     let mut rt = CpuRuntime::new(&clips);
     let n = throng_runtime::CHUNK * 2 + 123;
     let hs: Vec<_> = (0..n)
         .map(|i| {
             let h = rt.spawn(InstanceTransform::IDENTITY);
-            rt.play(h, i % 3, PlayOptions { start_time: (i % 50) as f32 * 0.01, ..Default::default() }).unwrap();
+            rt.play(
+                h,
+                i % 3,
+                PlayOptions {
+                    start_time: (i % 50) as f32 * 0.01,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             h
         })
         .collect();
@@ -310,7 +452,18 @@ fn parallel_update_matches_direct_computation() {
         let t = (i % 50) as f32 as f64 * 0.01; // start time as the f32 it was given
         let t = (t as f32) as f64 + 20.0 / 60.0;
         let r = rt.record(h).unwrap();
-        let period = if c.loop_mode == LoopMode::Loop { (c.frames - 1) as f64 } else { 0.0 };
-        assert_frame_wrap(r.layers[0].row, r.layers[0].frac, expected(c, c.loop_mode, t), 1e-4, period, &format!("instance {i}"));
+        let period = if c.loop_mode == LoopMode::Loop {
+            (c.frames - 1) as f64
+        } else {
+            0.0
+        };
+        assert_frame_wrap(
+            r.layers[0].row,
+            r.layers[0].frac,
+            expected(c, c.loop_mode, t),
+            1e-4,
+            period,
+            &format!("instance {i}"),
+        );
     }
 }

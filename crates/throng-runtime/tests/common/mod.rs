@@ -15,7 +15,11 @@ pub fn clip(first_row: u32, d: f64, fps: f64, mode: LoopMode, events: &[f32]) ->
         first_row,
         frames,
         fps,
-        step: if frames > 1 { d / (frames - 1) as f64 } else { 0.0 },
+        step: if frames > 1 {
+            d / (frames - 1) as f64
+        } else {
+            0.0
+        },
         duration: d,
         loop_mode: mode,
         events: events
@@ -77,11 +81,22 @@ pub fn assert_frame(got_row: f32, got_frac: f32, want: (u32, f32), tol: f32, wha
 
 /// As [`assert_frame`], also accepting a difference of ± `period` frames (a loop's end and
 /// start are the same instant).
-pub fn assert_frame_wrap(got_row: f32, got_frac: f32, want: (u32, f32), tol: f32, period: f64, what: &str) {
+pub fn assert_frame_wrap(
+    got_row: f32,
+    got_frac: f32,
+    want: (u32, f32),
+    tol: f32,
+    period: f64,
+    what: &str,
+) {
     let g = got_row as f64 + got_frac as f64;
     let w = want.0 as f64 + want.1 as f64;
     let d = (g - w).abs();
-    let d = if period > 0.0 { d.min((d - period).abs()) } else { d };
+    let d = if period > 0.0 {
+        d.min((d - period).abs())
+    } else {
+        d
+    };
     assert!(
         d <= tol as f64,
         "{what}: got row {got_row} frac {got_frac}, want row {} frac {}",

@@ -1,0 +1,177 @@
+//! Events fire once per crossing of [previous, current) in the direction of play, in both modes.
+
+mod common;
+use common::*;
+use throng_asset::{ClipInfo, LoopMode};
+use throng_runtime::{CpuRuntime, GpuRuntime, InstanceTransform, PlayOptions};
+
+/// (event index, time) fired over `steps`, from a single instance, in each mode.
+fn fired(
+    clips: &[ClipInfo],
+    clip: usize,
+    opts: PlayOptions,
+    steps: &[f64],
+) -> [Vec<(u32, f64)>; 2] {
+    let mut cpu = CpuRuntime::new(clips);
+    let mut gpu = GpuRuntime::new(clips);
+    let hc = cpu.spawn(InstanceTransform::IDENTITY);
+    let hg = gpu.spawn(InstanceTransform::IDENTITY);
+    cpu.play(hc, clip, opts).unwrap();
+    gpu.play(hg, clip, opts).unwrap();
+    let mut out = [Vec::new(), Vec::new()];
+    for &dt in steps {
+        cpu.update(dt);
+        gpu.update(dt);
+        for e in cpu.events() {
+            assert_eq!(e.instance, hc);
+            assert_eq!(e.clip, clip as u32);
+            out[0].push((e.event, e.time));
+        }
+        for e in gpu.events() {
+            assert_eq!(e.instance, hg);
+            out[1].push((e.event, e.time));
+        }
+    }
+    out
+}
+
+fn assert_fired(got: &[Vec<(u32, f64)>; 2], want: &[(u32, f64)], what: &str) {
+    for (m, g) in got.iter().enumerate() {
+        let mode = ["cpu", "gpu"][m];
+        assert_eq!(
+            g.len(),
+            want.len(),
+            "{what} ({mode}): got {g:?}, want {want:?}"
+        );
+        for (a, b) in g.iter().zip(want) {
+            // gpu-timed times are on the 2^-20 s tick grid
+            assert!(
+                a.0 == b.0 && (a.1 - b.1).abs() < 4e-6,
+                "{what} ({mode}): got {g:?}, want {want:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn loop_fires_once_per_lap_with_crossing_times() {
+    let clips = table(&[(1.0, LoopMode::Loop, &[0.25])]);
+    let got = fired(&clips, 0, PlayOptions::default(), &[0.1; 30]);
+    assert_fired(&got, &[(0, 0.25), (0, 1.25), (0, 2.25)], "steps of 0.1 s");
+    // a step ending exactly on the event does not fire it; the next one does
+    let got = fired(&clips, 0, PlayOptions::default(), &[0.25, 0.25, 1.0]);
+    assert_fired(&got, &[(0, 0.25), (0, 1.25)], "step onto the event");
+}
+
+#[test]
+fn a_step_spanning_many_loops_fires_each() {
+    let clips = table(&[(1.0, LoopMode::Loop, &[0.25, 0.5])]);
+    let got = fired(&clips, 0, PlayOptions::default(), &[10.4]);
+    let mut want = Vec::new();
+    for k in 0..11 {
+        want.push((0, 0.25 + k as f64));
+        if k < 10 {
+            want.push((1, 0.5 + k as f64));
+        }
+    }
+    assert_fired(&got, &want, "10.4 s in one step");
+}
+
+#[test]
+fn event_at_zero_fires_on_the_first_update() {
+    let clips = table(&[(1.0, LoopMode::Loop, &[0.0])]);
+    let got = fired(&clips, 0, PlayOptions::default(), &[0.5, 0.5, 0.5]);
+    assert_fired(&got, &[(0, 0.0), (0, 1.0)], "event at 0");
+    // start time: an event exactly there fires on the first update too
+    let clips = table(&[(1.0, LoopMode::Loop, &[0.5])]);
+    let got = fired(
+        &clips,
+        0,
+        PlayOptions {
+            start_time: 0.5,
+            ..Default::default()
+        },
+        &[0.1],
+    );
+    assert_fired(&got, &[(0, 0.0)], "event at the start time");
+}
+
+#[test]
+fn ping_pong_fires_on_the_way_there_and_back_and_once_at_turns() {
+    let clips = table(&[(1.0, LoopMode::PingPong, &[0.25, 1.0, 0.0])]);
+    let got = fired(&clips, 0, PlayOptions::default(), &[0.3; 10]); // 3.0 s
+                                                                    // event 2 at τ = 0 (t = 0, 2), event 0 at τ = 0.25 (t = 0.25, 1.75, 2.25), event 1 at the
+                                                                    // far turn (t = 1) — each turn fires once
+    let want = [
+        (2, 0.0),
+        (0, 0.25),
+        (1, 1.0),
+        (0, 1.75),
+        (2, 2.0),
+        (0, 2.25),
+    ];
+    assert_fired(&got, &want, "ping-pong");
+    // one huge step
+    let got = fired(&clips, 0, PlayOptions::default(), &[3.0]);
+    assert_fired(&got, &want, "ping-pong, one step");
+}
+
+#[test]
+fn once_and_clamp_include_the_end_and_fire_once() {
+    for mode in [LoopMode::Once, LoopMode::Clamp] {
+        let clips = table(&[(1.0, mode, &[0.5, 1.0])]);
+        let got = fired(
+            &clips,
+            0,
+            PlayOptions::default(),
+            &[0.4, 0.4, 0.4, 5.0, 5.0],
+        );
+        assert_fired(&got, &[(0, 0.5), (1, 1.0)], "one-shot");
+        let got = fired(&clips, 0, PlayOptions::default(), &[100.0]);
+        assert_fired(&got, &[(0, 0.5), (1, 1.0)], "one-shot, one huge step");
+        // exactly reaching the end includes e = d
+        let got = fired(&clips, 0, PlayOptions::default(), &[1.0, 1.0]);
+        assert_fired(&got, &[(0, 0.5), (1, 1.0)], "one-shot, step onto the end");
+    }
+}
+
+#[test]
+fn zero_length_clip_fires_its_event_once() {
+    let clips = vec![
+        clip(1, 1.0, 30.0, LoopMode::Loop, &[]),
+        clip(32, 0.0, 30.0, LoopMode::Once, &[0.0]),
+    ];
+    let got = fired(&clips, 1, PlayOptions::default(), &[0.1, 0.1, 0.1]);
+    assert_fired(&got, &[(0, 0.0)], "zero-length");
+}
+
+#[test]
+fn events_are_tagged_with_their_instance_across_chunks() {
+    let clips = table(&[(1.0, LoopMode::Loop, &[0.5])]);
+    let mut rt = CpuRuntime::new(&clips);
+    let n = throng_runtime::CHUNK * 3;
+    let hs: Vec<_> = (0..n)
+        .map(|i| {
+            let h = rt.spawn(InstanceTransform::IDENTITY);
+            rt.play(
+                h,
+                0,
+                PlayOptions {
+                    start_time: if i % 2 == 0 { 0.4 } else { 0.0 },
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            h
+        })
+        .collect();
+    rt.update(0.2);
+    let ev = rt.events();
+    assert_eq!(ev.len(), n / 2);
+    for e in ev {
+        let i = rt.index(e.instance).unwrap();
+        assert_eq!(i % 2, 0);
+        assert_eq!(hs[i], e.instance);
+        assert!((e.time - 0.1).abs() < 1e-6, "{e:?}");
+    }
+}

@@ -1,0 +1,237 @@
+//! GPU-timed mode: the GPU function against f64 truth, weights, dirty lists.
+
+mod common;
+use common::*;
+use throng_asset::LoopMode;
+use throng_runtime::{gpu_layers, GpuRuntime, InstanceTransform, PlayOptions};
+
+struct Rng(u64);
+impl Rng {
+    fn f(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Rows equal except within 1e-4 frames of a row boundary; frac within 1e-4 (DESIGN.md §4).
+fn agree(g: &throng_asset::Layer, e: &throng_asset::Layer, period: f64, what: &str) {
+    assert!(
+        (g.weight - e.weight).abs() < 1e-5,
+        "{what}: weight {g:?} vs {e:?}"
+    );
+    assert_eq!(g.clip, e.clip, "{what}");
+    if g.row == e.row {
+        assert!(
+            (g.frac - e.frac).abs() <= 1e-4,
+            "{what}: frac {g:?} vs {e:?}"
+        );
+    } else {
+        let a = g.row as f64 + g.frac as f64;
+        let b = e.row as f64 + e.frac as f64;
+        let d = (a - b).abs();
+        let d = if period > 0.0 {
+            d.min((d - period).abs())
+        } else {
+            d
+        };
+        assert!(d <= 1e-4, "{what}: row {g:?} vs {e:?}");
+    }
+}
+
+#[test]
+fn gpu_function_matches_f64_truth_for_random_playback_over_a_day() {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let modes = [
+        LoopMode::Loop,
+        LoopMode::Once,
+        LoopMode::Clamp,
+        LoopMode::PingPong,
+    ];
+    let specs: Vec<(f64, LoopMode, &[f32])> = (0..24)
+        .map(|i| (0.3 + 6.0 * rng.f(), modes[i % 4], &[][..]))
+        .collect();
+    let clips = table(&specs);
+    let mut rt = GpuRuntime::new(&clips);
+    let gclips = rt.gpu_clip_table().to_vec();
+    let hs: Vec<_> = (0..200)
+        .map(|_| rt.spawn(InstanceTransform::IDENTITY))
+        .collect();
+    let mut t = 0.0;
+    while t < 86_400.0 {
+        // random changes
+        for &h in &hs {
+            let r = rng.f();
+            let clip = (rng.f() * clips.len() as f64) as usize;
+            if r < 0.05 {
+                let opts = PlayOptions {
+                    speed: (0.1 + 2.9 * rng.f()) as f32,
+                    start_time: (rng.f() * 3.0) as f32,
+                    ..Default::default()
+                };
+                rt.play(h, clip, opts).unwrap();
+            } else if r < 0.08 {
+                rt.crossfade(h, clip, (0.1 + rng.f()) as f32).unwrap();
+            } else if r < 0.09 {
+                rt.blend(h, clip, (clip + 1) % clips.len(), rng.f() as f32)
+                    .unwrap();
+            } else if r < 0.095 {
+                rt.set_speed(h, (rng.f() * 2.0) as f32).unwrap();
+            }
+        }
+        let dt = if rng.f() < 0.5 {
+            rng.f() * 0.1
+        } else {
+            rng.f() * 4000.0
+        };
+        t += dt;
+        rt.update(dt);
+        let clock = rt.gpu_clock();
+        for &h in &hs {
+            let g = gpu_layers(&rt.record(h).unwrap(), &gclips, clock);
+            let e = rt.exact_record(h).unwrap();
+            for k in 0..4 {
+                let clip = e.layers[k].clip as usize;
+                let period = (clips[clip].frames - 1) as f64;
+                agree(
+                    &g.layers[k],
+                    &e.layers[k],
+                    period,
+                    &format!("t={t} layer {k}"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn crossfade_and_blend_weights_on_the_gpu_clock() {
+    let clips = table(&[(1.0, LoopMode::Loop, &[]), (0.5, LoopMode::Loop, &[])]);
+    let mut rt = GpuRuntime::new(&clips);
+    let gc = rt.gpu_clip_table().to_vec();
+    let h = rt.spawn(InstanceTransform::IDENTITY);
+    rt.play(h, 0, PlayOptions::default()).unwrap();
+    rt.update(0.5);
+    rt.crossfade(h, 1, 0.5).unwrap();
+    let rec = rt.record(h).unwrap();
+    for k in 0..5 {
+        // the record is not rewritten during the fade: the GPU derives the weights
+        let clock = rt.gpu_clock();
+        let r = gpu_layers(&rec, &gc, clock);
+        let f = (k as f32 * 0.2).min(1.0);
+        assert!(
+            (r.layers[1].weight - f).abs() < 1e-5 && (r.layers[0].weight - (1.0 - f)).abs() < 1e-5,
+            "{k}: {r:?}"
+        );
+        assert_frame(
+            r.layers[0].row,
+            r.layers[0].frac,
+            expected(&clips[0], LoopMode::Loop, 0.5 + 0.1 * k as f64),
+            1e-4,
+            "out",
+        );
+        assert_frame(
+            r.layers[1].row,
+            r.layers[1].frac,
+            expected(&clips[1], LoopMode::Loop, 0.1 * k as f64),
+            1e-4,
+            "in",
+        );
+        rt.clear_dirty();
+        rt.update(0.1);
+        if k < 4 {
+            assert!(rt.dirty().is_empty(), "no writes during the fade");
+        }
+    }
+    // at the fade end the record is rewritten with the incoming clip alone
+    assert_eq!(rt.dirty(), &[0]);
+    let r = gpu_layers(&rt.record(h).unwrap(), &gc, rt.gpu_clock());
+    assert_eq!(
+        (r.layers[0].weight, r.layers[0].clip, r.layers[1].weight),
+        (1.0, 1.0, 0.0)
+    );
+    // blend
+    rt.blend(h, 0, 1, 0.25).unwrap();
+    rt.update(0.3);
+    let r = gpu_layers(&rt.record(h).unwrap(), &gc, rt.gpu_clock());
+    assert_eq!((r.layers[0].weight, r.layers[1].weight), (0.75, 0.25));
+    let cycle = 0.75 * 1.0 + 0.25 * 0.5;
+    let phase = 0.3 / cycle;
+    assert_frame(
+        r.layers[0].row,
+        r.layers[0].frac,
+        expected(&clips[0], LoopMode::Loop, phase),
+        1e-3,
+        "a",
+    );
+    assert_frame(
+        r.layers[1].row,
+        r.layers[1].frac,
+        expected(&clips[1], LoopMode::Loop, phase * 0.5),
+        1e-3,
+        "b",
+    );
+}
+
+#[test]
+fn only_changed_instances_are_written() {
+    let clips = table(&[(1.0, LoopMode::Loop, &[]), (1.0, LoopMode::Once, &[])]);
+    let mut rt = GpuRuntime::new(&clips);
+    let hs: Vec<_> = (0..10_000)
+        .map(|i| {
+            let h = rt.spawn(InstanceTransform::IDENTITY);
+            rt.play(
+                h,
+                0,
+                PlayOptions {
+                    start_time: (i % 30) as f32 / 30.0,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            h
+        })
+        .collect();
+    assert_eq!(rt.dirty().len(), 10_000);
+    rt.clear_dirty();
+    for _ in 0..120 {
+        rt.update(1.0 / 60.0);
+        assert!(rt.dirty().is_empty());
+    }
+    rt.play(hs[7], 1, PlayOptions::default()).unwrap();
+    rt.set_enabled(hs[9000], false).unwrap();
+    rt.set_enabled(hs[8], false).unwrap();
+    assert_eq!(rt.dirty_ranges(), vec![7..9, 9000..9001]);
+    rt.clear_dirty();
+    // the one-shot is rewritten once, when it ends (HELD), and reports completion
+    let mut writes = 0;
+    let mut done = 0;
+    for _ in 0..120 {
+        rt.update(1.0 / 60.0);
+        writes += rt.dirty().len();
+        done += rt.finished().len();
+        rt.clear_dirty();
+    }
+    assert_eq!((writes, done), (1, 1));
+    assert!(rt.is_finished(hs[7]).unwrap());
+    let r = gpu_layers(
+        &rt.record(hs[7]).unwrap(),
+        rt.gpu_clip_table(),
+        rt.gpu_clock(),
+    );
+    assert_eq!(
+        (r.layers[0].row, r.layers[0].frac),
+        ((clips[1].first_row + 30) as f32, 0.0)
+    );
+    let r = gpu_layers(
+        &rt.record(hs[8]).unwrap(),
+        rt.gpu_clip_table(),
+        rt.gpu_clock(),
+    );
+    assert_eq!(r, Default::default(), "disabled");
+    // despawn moves the last instance: its new index is dirty
+    rt.despawn(hs[0]).unwrap();
+    assert_eq!(rt.dirty(), &[0]);
+    assert_eq!(rt.handle_at(0), hs[9999]);
+}

@@ -1,0 +1,212 @@
+//! 24 simulated hours at 60 Hz (5 184 000 steps) against time computed directly from the
+//! elapsed time, in both modes; and the f32 accumulator that fails.
+
+mod common;
+use common::*;
+use throng_asset::LoopMode;
+use throng_runtime::{
+    gpu_layers, Clock, CpuRuntime, GpuRuntime, InstanceTransform, PlayOptions, TICKS_PER_SECOND,
+};
+
+const STEPS: u64 = 24 * 3600 * 60;
+const DT: f64 = 1.0 / 60.0;
+
+#[test]
+fn clock_after_24h_matches_direct_time_and_f32_accumulation_does_not() {
+    let mut clock = Clock::new();
+    let mut naive = 0.0f32;
+    for _ in 0..STEPS {
+        clock.advance(DT);
+        naive += DT as f32;
+    }
+    let exact = STEPS as f64 * DT; // 86 400 s
+    assert!(
+        (clock.seconds() - exact).abs() < 1e-7,
+        "clock {} vs {exact}",
+        clock.seconds()
+    );
+    let exact_ticks = exact * TICKS_PER_SECOND as f64;
+    assert!((clock.ticks() as f64 - exact_ticks).abs() <= 1.0);
+    // f32 seconds: each step is rounded to the spacing of the running total (7.8 ms near a
+    // day), so the sum is far off — the reason for integer ticks
+    let err = (naive as f64 - exact).abs();
+    assert!(err > 60.0, "naive f32 accumulation error only {err} s");
+}
+
+struct Case {
+    d: f64,
+    mode: LoopMode,
+    speed: f32,
+    start: f32,
+}
+
+const CASES: [Case; 5] = [
+    Case {
+        d: 1.0,
+        mode: LoopMode::Loop,
+        speed: 1.0,
+        start: 0.0,
+    },
+    Case {
+        d: 0.7,
+        mode: LoopMode::Loop,
+        speed: 1.37,
+        start: 0.1,
+    },
+    Case {
+        d: 1.3,
+        mode: LoopMode::PingPong,
+        speed: 0.9,
+        start: 0.0,
+    },
+    Case {
+        d: 13.0 / 3.0,
+        mode: LoopMode::Loop,
+        speed: 2.5,
+        start: 1.0,
+    },
+    Case {
+        d: 8.0,
+        mode: LoopMode::PingPong,
+        speed: 0.31,
+        start: 3.0,
+    },
+];
+
+fn truth(c: &throng_asset::ClipInfo, case: &Case, steps: u64) -> (u32, f32) {
+    // directly from elapsed time: τ = start + n · dt · speed
+    let t = case.start as f64 + steps as f64 * DT * case.speed as f64;
+    expected(c, case.mode, t)
+}
+
+#[test]
+fn cpu_timed_24h_at_60hz_matches_direct_time() {
+    let specs: Vec<(f64, LoopMode, &[f32])> =
+        CASES.iter().map(|c| (c.d, c.mode, &[][..])).collect();
+    let clips = table(&specs);
+    let mut rt = CpuRuntime::new(&clips);
+    let hs: Vec<_> = CASES
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let h = rt.spawn(InstanceTransform::IDENTITY);
+            rt.play(
+                h,
+                i,
+                PlayOptions {
+                    speed: c.speed,
+                    start_time: c.start,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            h
+        })
+        .collect();
+    let mut worst = 0.0f64;
+    for n in 1..=STEPS {
+        rt.update(DT);
+        if n % 1_000_003 == 0 || n == STEPS {
+            for (i, case) in CASES.iter().enumerate() {
+                let c = &clips[i];
+                let r = rt.record(hs[i]).unwrap();
+                let want = truth(c, case, n);
+                let g = r.layers[0].row as f64 + r.layers[0].frac as f64;
+                let w = want.0 as f64 + want.1 as f64;
+                let period = (c.frames - 1) as f64;
+                let d = (g - w).abs();
+                worst = worst.max(if case.mode == LoopMode::Loop {
+                    d.min((d - period).abs())
+                } else {
+                    d
+                });
+                assert_frame_wrap(
+                    r.layers[0].row,
+                    r.layers[0].frac,
+                    want,
+                    1e-4,
+                    period,
+                    &format!("case {i} step {n}"),
+                );
+            }
+        }
+    }
+    println!("cpu-timed: worst error after 24 h {worst:e} frames");
+}
+
+#[test]
+fn f32_phase_accumulation_drifts_by_frames_in_24h() {
+    // the same per-period accumulation in f32 (1 s loop at 30 fps, speed 1.37): the error
+    // grows without bound
+    let l = 30.0f32;
+    let step = (DT * 30.0 * 1.37) as f32;
+    let mut p = 0.0f32;
+    for _ in 0..STEPS {
+        p += step;
+        if p >= l {
+            p -= l;
+        }
+    }
+    let exact = (STEPS as f64 * DT * 30.0 * 1.37).rem_euclid(30.0);
+    let err = (p as f64 - exact)
+        .abs()
+        .min(30.0 - (p as f64 - exact).abs());
+    assert!(err > 0.5, "f32 drift only {err} frames");
+}
+
+#[test]
+fn gpu_timed_24h_at_60hz_matches_direct_time() {
+    let specs: Vec<(f64, LoopMode, &[f32])> =
+        CASES.iter().map(|c| (c.d, c.mode, &[][..])).collect();
+    let clips = table(&specs);
+    let mut rt = GpuRuntime::new(&clips);
+    let gclips = rt.gpu_clip_table().to_vec();
+    let hs: Vec<_> = CASES
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let h = rt.spawn(InstanceTransform::IDENTITY);
+            rt.play(
+                h,
+                i,
+                PlayOptions {
+                    speed: c.speed,
+                    start_time: c.start,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            h
+        })
+        .collect();
+    let mut worst = 0.0f64;
+    for n in 1..=STEPS {
+        rt.update(DT);
+        if n % 1_000_003 == 0 || n == STEPS {
+            for (i, case) in CASES.iter().enumerate() {
+                let c = &clips[i];
+                let r = gpu_layers(&rt.record(hs[i]).unwrap(), &gclips, rt.gpu_clock());
+                let want = truth(c, case, n);
+                let g = r.layers[0].row as f64 + r.layers[0].frac as f64;
+                let w = want.0 as f64 + want.1 as f64;
+                let period = (c.frames - 1) as f64;
+                let d = (g - w).abs();
+                worst = worst.max(if case.mode == LoopMode::Loop {
+                    d.min((d - period).abs())
+                } else {
+                    d
+                });
+                assert_frame_wrap(
+                    r.layers[0].row,
+                    r.layers[0].frac,
+                    want,
+                    1e-4,
+                    period,
+                    &format!("case {i} step {n}"),
+                );
+                assert_eq!(r.layers[0].weight, 1.0);
+            }
+        }
+    }
+    println!("gpu-timed: worst error after 24 h {worst:e} frames");
+}
