@@ -101,7 +101,7 @@ pub enum ImportErrorKind {
     NonFinite { element: String, at: String },
 
     #[error(
-        "the file requires extension {extension}, which throng cannot decode; decompress/convert it with a glTF tool first (e.g. `gltf-transform copy in.glb out.glb`, or `gltfpack -noq`/`gltf-transform` without compression)"
+        "the file requires extension {extension}, which throng cannot decode; write an uncompressed copy with a glTF tool first (e.g. `gltf-transform copy in.glb out.glb`) or re-export it without that extension"
     )]
     UnsupportedExtension { extension: String },
 

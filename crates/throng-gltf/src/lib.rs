@@ -18,6 +18,17 @@
 //! vertices. Indexed primitives are unwelded first (one vertex per index, sequential indices)
 //! so that every face gets its exact normal; triangle soups (no indices) are kept as they are.
 
+//! ```no_run
+//! use std::path::Path;
+//! let mut model = throng_gltf::import(Path::new("character.gltf"))?;
+//! let anims = throng_gltf::import(Path::new("animations.glb"))?;
+//! for warning in throng_gltf::import_clips_from(&mut model, &anims, "animations.glb") {
+//!     eprintln!("warning: {warning}");
+//! }
+//! throng_gltf::check_animatable(&model, Path::new("character.gltf"))?;
+//! # Ok::<(), throng_gltf::ImportError>(())
+//! ```
+
 mod accessor;
 mod anim;
 mod error;

@@ -89,8 +89,13 @@ pub(crate) fn parse(
         return Err(err(K::NotGltf));
     }
     let channels_without_node = drop_channels_without_node(&mut value);
-    let root: Root =
-        serde_json::from_value(value).map_err(|source| err(K::NotGltfSchema { source }))?;
+    let root: Root = serde_json::from_value(value).map_err(|source| {
+        // Parsing the text again gives the same complaint with a line and column.
+        let source = serde_json::from_slice::<Root>(json_bytes)
+            .err()
+            .unwrap_or(source);
+        err(K::NotGltfSchema { source })
+    })?;
 
     for ext in &root.extensions_required {
         if !SUPPORTED_REQUIRED_EXTENSIONS.contains(&ext.as_str()) {
