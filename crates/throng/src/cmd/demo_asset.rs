@@ -1,11 +1,69 @@
-use std::path::PathBuf;
+//! `throng demo-asset`: writes the built-in demo character (`throng-demo`, a fox generated in
+//! code) as a standard glTF 2.0 binary, so every other command can be tried without a file.
+
+use anyhow::Context;
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Input file.
-    pub input: PathBuf,
+    /// Output file (.glb); replaced atomically if it exists.
+    #[arg(short, long, default_value = "demo.glb")]
+    pub output: PathBuf,
 }
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let bytes = throng_demo::demo_glb();
+    write_atomic(&args.output, &bytes)
+        .with_context(|| format!("cannot write the demo asset to {}", args.output.display()))?;
+    let d = throng_demo::demo_description();
+    println!(
+        "wrote {} ({} bytes): {} joints, {} vertices, {} triangles, {} clips",
+        args.output.display(),
+        bytes.len(),
+        d.joints,
+        d.vertices,
+        d.triangles,
+        d.clips.len()
+    );
+    for c in &d.clips {
+        let events: Vec<String> = c
+            .events
+            .iter()
+            .map(|(t, n)| format!("{n}@{t:.3}s"))
+            .collect();
+        println!(
+            "  {:<5} {:>5.2} s  {:>3} keys  {:<4}  {}",
+            c.name,
+            c.duration,
+            c.keys,
+            c.loop_mode.as_str(),
+            events.join(" ")
+        );
+    }
+    Ok(())
+}
+
+/// Writes to a temporary file in the destination folder, then renames it over `path`, so an
+/// interrupted write never leaves a partial file behind.
+fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .with_context(|| format!("{} is not a file path", path.display()))?
+        .to_string_lossy()
+        .into_owned();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| -> anyhow::Result<()> {
+        std::fs::write(&tmp, bytes)
+            .with_context(|| format!("cannot write temporary file {}", tmp.display()))?;
+        std::fs::rename(&tmp, path)
+            .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
