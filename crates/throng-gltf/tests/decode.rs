@@ -443,3 +443,98 @@ fn quantized_strided_positions() {
     let uv = p.uv0.as_ref().unwrap();
     assert_eq!(uv[2], glam::Vec2::new(65535.0, 7.0));
 }
+
+fn encode(img: &image::RgbaImage, format: image::ImageFormat) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    if format == image::ImageFormat::Jpeg {
+        image::DynamicImage::ImageRgba8(img.clone())
+            .to_rgb8()
+            .write_to(&mut out, format)
+            .unwrap();
+    } else {
+        img.write_to(&mut out, format).unwrap();
+    }
+    out.into_inner()
+}
+
+#[test]
+fn materials_and_images() {
+    let pixels: Vec<u8> = (0..16).map(|i| (i * 16) as u8).collect();
+    let img = image::RgbaImage::from_raw(2, 2, pixels.clone()).unwrap();
+    let png = encode(&img, image::ImageFormat::Png);
+    let jpeg = encode(
+        &image::RgbaImage::from_pixel(8, 4, image::Rgba([200, 100, 50, 255])),
+        image::ImageFormat::Jpeg,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("colour map.jpg"), &jpeg).unwrap();
+
+    let mut d = triangle();
+    let pv = d.view(&png);
+    let bytes = d.gltf(json!({
+        "extensionsUsed": ["KHR_texture_transform"],
+        "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "material": 0}]}],
+        "images": [
+            {"bufferView": pv, "mimeType": "image/png"},
+            {"uri": "colour%20map.jpg"},
+            {"uri": "missing_normal_map.png"}
+        ],
+        "textures": [{"source": 0}, {"source": 1}, {"source": 2}],
+        "materials": [
+            {"pbrMetallicRoughness": {
+                "baseColorFactor": [0.5, 0.25, 1.0, 0.75],
+                "baseColorTexture": {"index": 0, "extensions": {"KHR_texture_transform":
+                    {"offset": [0.5, 0.25], "rotation": 1.5, "scale": [2.0, 3.0]}}}},
+             "doubleSided": true,
+             "normalTexture": {"index": 2}},
+            {"pbrMetallicRoughness": {"baseColorTexture": {"index": 1}}}
+        ]
+    }));
+    let path = dir.path().join("scene.gltf");
+    std::fs::write(&path, &bytes).unwrap();
+    let m = import_path(&path).unwrap();
+
+    let mat = &m.materials[0];
+    assert_eq!(mat.base_color_factor, glam::Vec4::new(0.5, 0.25, 1.0, 0.75));
+    assert!(mat.double_sided);
+    let tex = mat.base_color_texture.as_ref().unwrap();
+    assert_eq!(tex.image, 0);
+    assert_eq!(tex.transform.offset, glam::Vec2::new(0.5, 0.25));
+    assert_eq!(tex.transform.rotation, 1.5);
+    assert_eq!(tex.transform.scale, glam::Vec2::new(2.0, 3.0));
+    let m1 = &m.materials[1];
+    assert!(!m1.double_sided);
+    assert_eq!(m1.base_color_factor, glam::Vec4::ONE);
+    assert_eq!(
+        m1.base_color_texture.as_ref().unwrap().transform,
+        Default::default()
+    );
+
+    let png_img = &m.images[0];
+    assert_eq!((png_img.width, png_img.height), (2, 2));
+    assert_eq!(png_img.rgba8, pixels, "PNG is lossless");
+    assert_eq!(png_img.encoded, png);
+    assert_eq!(png_img.mime_type, "image/png");
+    let jpg = &m.images[1];
+    assert_eq!(
+        (jpg.width, jpg.height, jpg.mime_type.as_str()),
+        (8, 4, "image/jpeg")
+    );
+    assert_eq!(jpg.encoded, jpeg);
+    // JPEG is lossy: a flat colour comes back within a few levels.
+    for px in jpg.rgba8.chunks_exact(4) {
+        for (got, want) in px.iter().zip([200u8, 100, 50, 255]) {
+            assert!(got.abs_diff(want) <= 4, "{px:?}");
+        }
+    }
+    // A missing image that is no base colour texture: empty, with a warning.
+    assert_eq!(m.images[2].width, 0);
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.contains("missing_normal_map.png")),
+        "{:?}",
+        m.warnings
+    );
+}
