@@ -8,7 +8,7 @@ use throng_anim::model::{Channel, ChannelValues, Clip, ClipEvent, Interpolation,
 
 use crate::accessor;
 use crate::error::{ImportError, ImportErrorKind as K};
-use crate::nodes::normalise_quat;
+use crate::nodes::{node_label, normalise_quat};
 use crate::Ctx;
 
 pub(crate) fn read_clips(ctx: &mut Ctx) -> Result<Vec<Clip>, ImportError> {
@@ -60,6 +60,22 @@ pub(crate) fn read_clips(ctx: &mut Ctx) -> Result<Vec<Clip>, ImportError> {
             };
             let element = format!("{element} (sampler {si})");
             if let Some(ch) = read_channel(ctx, js, node, path, &element)? {
+                if src.root.nodes[node].matrix.is_some() {
+                    ctx.warn(format!(
+                        "{element} animates {} which has a matrix (glTF 2.0 §3.5.3 forbids this); its TRS decomposition is animated",
+                        node_label(&src.root, node)
+                    ));
+                }
+                let same = |c: &Channel| {
+                    c.node == node
+                        && std::mem::discriminant(&c.values) == std::mem::discriminant(&ch.values)
+                };
+                if channels.iter().any(same) {
+                    ctx.warn(format!(
+                        "{element} animates the same property of {} as an earlier channel; both are kept, the later one wins when sampled",
+                        node_label(&src.root, node)
+                    ));
+                }
                 channels.push(ch);
             }
         }

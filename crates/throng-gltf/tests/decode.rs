@@ -538,3 +538,31 @@ fn materials_and_images() {
         m.warnings
     );
 }
+
+#[test]
+fn odd_channels_are_reported() {
+    let mut d = triangle();
+    let t = d.f32s(&[0.0, 1.0], "SCALAR");
+    let v = d.f32s(&[0., 0., 0., 1., 1., 1.], "VEC3");
+    let m = import(&d.gltf(json!({
+        "nodes": [{"mesh": 0, "matrix": [1,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "animations": [{
+            "samplers": [{"input": t, "output": v}],
+            "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}},
+                         {"sampler": 0, "target": {"node": 0, "path": "translation"}}]
+        }]
+    })))
+    .unwrap();
+    assert_eq!(m.clips[0].channels.len(), 2);
+    assert!(
+        m.warnings.iter().any(|w| w.contains("has a matrix")),
+        "{:?}",
+        m.warnings
+    );
+    assert!(
+        m.warnings.iter().any(|w| w.contains("earlier channel")),
+        "{:?}",
+        m.warnings
+    );
+}
