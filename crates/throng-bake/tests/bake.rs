@@ -1,0 +1,346 @@
+//! Bake contracts of DESIGN.md §3, checked against independent computations.
+
+mod common;
+
+use glam::{Mat4, Vec3};
+use std::collections::HashSet;
+use throng_anim::{binding_influences, binding_matrices, skin_lbs, BindingKind, Poser};
+use throng_asset::decode::skin_matrix;
+use throng_asset::{Aabb, Encoding};
+use throng_bake::{bake, BakeError, BakeOptions, Fps};
+
+fn opts(encoding: Encoding) -> BakeOptions {
+    BakeOptions {
+        source_name: "test".into(),
+        encoding,
+        ..Default::default()
+    }
+}
+
+fn import(name: &str) -> Option<throng_anim::Model> {
+    let p = throng_testdata::asset(name)?;
+    Some(throng_gltf::import(&p).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+#[test]
+fn frame_table_follows_the_formula_and_rows_hold_the_sampled_matrices() {
+    let mut model = common::two_joint_rig(0.7, None);
+    // A zero-length clip: one frame.
+    let mut still = model.clips[0].clone();
+    still.name = "still".into();
+    still.duration = 0.0;
+    for ch in &mut still.channels {
+        ch.times = vec![0.0; 1];
+        if let throng_anim::ChannelValues::Rotation(v) = &mut ch.values {
+            v.truncate(1);
+        }
+    }
+    model.clips.push(still);
+    let (asset, report) = bake(&model, &opts(Encoding::Mat4F32)).expect("bake");
+    let c = &asset.clips[0];
+    // floor(0.7 · 30 + 1e-3) + 1 = 22 frames, first row 1 (row 0 = rest).
+    assert_eq!((c.first_row, c.frames), (1, 22));
+    assert_eq!(c.fps, 30.0);
+    assert!((c.step - 0.7f32 as f64 / 21.0).abs() < 1e-15);
+    assert_eq!((asset.clips[1].first_row, asset.clips[1].frames), (23, 1));
+    assert_eq!(asset.rows(), 24);
+    assert_eq!(report.rows, 24);
+    assert_eq!(asset.row_bounds.len(), 24);
+    // Row 1 + k holds S_j at t_k = k · d / 21, computed here independently.
+    let mut poser = Poser::new(&model);
+    let d = model.clips[0].duration as f64;
+    for k in 0..22u32 {
+        let t = if k == 21 { d } else { k as f64 * d / 21.0 };
+        let ms = poser.pose(&model, Some(0), t as f32);
+        for (j, &node) in model.skins[0].joints.iter().enumerate() {
+            let expect = ms[node] * model.skins[0].inverse_bind_matrices[j];
+            let got = skin_matrix(&asset.bone_texture, j as u32, 1 + k).expect("decode");
+            assert!(got.abs_diff_eq(expect, 1e-6), "row {} entry {j}", 1 + k);
+        }
+    }
+    // Row 0 is the rest pose: the tip is unrotated, so S_tip = identity.
+    let rest = skin_matrix(&asset.bone_texture, 1, 0).expect("decode");
+    assert!(rest.abs_diff_eq(Mat4::IDENTITY, 1e-6));
+}
+
+#[test]
+fn auto_fps_follows_the_source_keys() {
+    let Some(model) = import("Fox.glb") else { return };
+    let o = BakeOptions {
+        fps: Fps::Auto,
+        ..opts(Encoding::QuatSnorm16)
+    };
+    let (asset, report) = bake(&model, &o).expect("bake");
+    for (c, r) in asset.clips.iter().zip(&report.clips) {
+        // Fox's keys are at 24 fps.
+        assert_eq!((c.fps, r.key_rate), (24.0, Some(24.0)), "{}", c.name);
+        assert_eq!(
+            c.frames as u64,
+            throng_bake::frames::frame_count(c.duration, 24.0)
+        );
+    }
+    assert_eq!(asset.settings.fps, "auto");
+}
+
+/// Distinct (node, inverse bind matrix bits) pairs of every skin, computed directly.
+fn distinct_pairs(model: &throng_anim::Model) -> usize {
+    let mut set = HashSet::new();
+    for s in &model.skins {
+        for (j, &n) in s.joints.iter().enumerate() {
+            set.insert((n, s.inverse_bind_matrices[j].to_cols_array().map(f32::to_bits)));
+        }
+    }
+    set.len()
+}
+
+/// Every baked vertex's strongest influence is the node of the source's strongest joint.
+fn check_remap(model: &throng_anim::Model, asset: &throng_asset::BakedAsset) {
+    let bindings = model.mesh_bindings();
+    for bp in &asset.primitives {
+        let b = bindings
+            .iter()
+            .find(|b| b.node == bp.node_index && b.mesh == bp.mesh)
+            .expect("binding");
+        let prim = &model.meshes[b.mesh].primitives[bp.primitive];
+        let (infl, _) = binding_influences(b, prim);
+        let k = bp.influences as usize;
+        for v in 0..bp.vertex_count() {
+            let (j, w) = infl
+                .of(v)
+                .fold((0u16, -1.0f32), |a, x| if x.1 > a.1 { x } else { a });
+            let src_node = match b.kind {
+                BindingKind::Skinned { skin } => model.skins[skin].joints[j as usize],
+                BindingKind::Rigid => b.node,
+            };
+            let baked_node = asset.palette[bp.joints[v * k] as usize].node;
+            // Ties between equal weights may pick either joint.
+            if infl.of(v).filter(|x| x.1 == w).count() == 1 {
+                assert_eq!(baked_node, src_node, "vertex {v}");
+            }
+        }
+    }
+}
+
+#[test]
+fn skins_that_share_joints_share_palette_entries() {
+    let Some(model) = import("Quaternius_Enemy.glb") else { return };
+    assert_eq!(model.skins.len(), 3);
+    let (asset, report) = bake(&model, &opts(Encoding::QuatSnorm16)).expect("bake");
+    let rigid = model
+        .mesh_bindings()
+        .iter()
+        .filter(|b| b.kind == BindingKind::Rigid)
+        .count();
+    // 3 skins × 7 shared joints → 7 entries, plus one per rigid part node.
+    assert_eq!(distinct_pairs(&model), 7);
+    assert_eq!(report.palette_size, 7 + rigid);
+    assert_eq!(report.rigid_entries, rigid);
+    check_remap(&model, &asset);
+}
+
+#[test]
+fn a_mesh_bound_through_84_nodes_becomes_84_primitives() {
+    let Some(model) = import("RecursiveSkeletons.glb") else { return };
+    let (asset, report) = bake(&model, &opts(Encoding::QuatSnorm16)).expect("bake");
+    assert_eq!(report.primitives, 84);
+    let nodes: HashSet<usize> = asset.primitives.iter().map(|p| p.node_index).collect();
+    assert_eq!(nodes.len(), 84);
+    assert_eq!(report.palette_size, distinct_pairs(&model));
+    check_remap(&model, &asset);
+}
+
+#[test]
+fn rigid_parts_are_bound_to_their_own_node() {
+    let Some(model) = import("kenney/character.glb") else { return };
+    let (asset, report) = bake(&model, &opts(Encoding::QuatF32)).expect("bake");
+    assert!(report.primitives > 0);
+    assert_eq!(report.rigid_entries, report.palette_size);
+    for p in &asset.primitives {
+        assert!(p.rigid);
+        let k = p.influences as usize;
+        for v in 0..p.vertex_count() {
+            let e = &asset.palette[p.joints[v * k] as usize];
+            assert_eq!(e.node, p.node_index);
+            assert_eq!(e.inverse_bind_matrix, Mat4::IDENTITY);
+            assert_eq!(p.weights[v * k], 65535);
+        }
+    }
+    for f in throng_bake::verify::verify(&asset, &model).expect("verify") {
+        assert!(f.max_rel_samples <= 1e-5, "{f:?}");
+    }
+}
+
+#[test]
+fn weights_are_sorted_cut_and_sum_to_65535_exactly() {
+    for (name, k) in [
+        ("Fox.glb", 4),
+        ("CesiumMan.glb", 4),
+        ("derived/RiggedFigure_8infl.glb", 4),
+        ("derived/RiggedFigure_8infl.glb", 8),
+    ] {
+        let Some(model) = import(name) else { return };
+        let o = BakeOptions {
+            influences: k,
+            ..opts(Encoding::QuatSnorm16)
+        };
+        let (asset, report) = bake(&model, &o).expect("bake");
+        let most = model
+            .meshes
+            .iter()
+            .flat_map(|m| &m.primitives)
+            .map(|p| p.max_influences())
+            .max()
+            .unwrap_or(0);
+        for p in &asset.primitives {
+            assert_eq!(p.influences, k);
+            for v in 0..p.vertex_count() {
+                let w = &p.weights[v * k as usize..(v + 1) * k as usize];
+                assert_eq!(w.iter().map(|&x| x as u32).sum::<u32>(), 65535, "{name}");
+                assert!(w.windows(2).all(|x| x[0] >= x[1]), "{name}: {w:?}");
+            }
+        }
+        if most > k as usize {
+            assert!(report.vertices_lost_weight > 0 && report.max_dropped_weight > 0.0);
+            assert!(report.warnings.iter().any(|w| w.contains("largest weight dropped")));
+        } else {
+            assert_eq!(report.vertices_lost_weight, 0, "{name} K={k}");
+            assert_eq!(report.max_dropped_weight, 0.0);
+        }
+    }
+}
+
+#[test]
+fn non_uniform_scale_falls_back_naming_entry_and_frame() {
+    // The tip joint scales to (1, 2, 1) at t = 0.5 s: frame 1 (t = 1/30 s) is the first whose
+    // S_tip has column norms (1, 1.0667, 1).
+    let model = common::two_joint_rig(1.0, Some(Vec3::new(1.0, 2.0, 1.0)));
+    for enc in [Encoding::QuatSnorm16, Encoding::QuatF32] {
+        let (asset, report) = bake(&model, &opts(enc)).expect("bake");
+        assert_eq!(asset.bone_texture.encoding, Encoding::Mat3x4F32);
+        assert_eq!(asset.settings.requested_encoding, enc);
+        let f = report.fallback.expect("fallback reported");
+        assert_eq!(
+            (f.entry, f.node_name.as_str(), f.clip.as_str(), f.frame),
+            (1, "tip", "bend", 1)
+        );
+        assert!(report.warnings.iter().any(|w| w.contains("'tip'") && w.contains("frame 1")));
+        let strict = BakeOptions {
+            strict: true,
+            ..opts(enc)
+        };
+        match bake(&model, &strict) {
+            Err(e @ BakeError::EncodingUnsupported { entry: 1, frame: 1, .. }) => {
+                let msg = e.to_string();
+                assert!(msg.contains("'tip'") && msg.contains("frame 1"), "{msg}");
+            }
+            other => panic!("expected EncodingUnsupported, got {other:?}"),
+        }
+    }
+    // Uniform scale is fine for quat encodings.
+    let model = common::two_joint_rig(1.0, Some(Vec3::splat(1.5)));
+    let (_, report) = bake(&model, &opts(Encoding::QuatSnorm16)).expect("bake");
+    assert_eq!(report.encoding, Encoding::QuatSnorm16);
+    assert!(report.fallback.is_none());
+}
+
+#[test]
+fn rows_continue_in_layers_and_wide_rows_are_an_error() {
+    let model = common::two_joint_rig(10.0, None);
+    let o = BakeOptions {
+        max_texture_size: 64,
+        ..opts(Encoding::QuatF32)
+    };
+    let (asset, report) = bake(&model, &o).expect("bake");
+    // 1 + floor(10 · 30 + 1e-3) + 1 = 302 rows → 5 layers of 64; nothing truncated.
+    assert_eq!(asset.rows(), 302);
+    assert_eq!((asset.bone_texture.rows_per_layer, report.layers), (64, 5));
+    assert_eq!(asset.bone_texture.data.len(), 302 * 2 * 2 * 16);
+    let last = skin_matrix(&asset.bone_texture, 1, 301).expect("decode");
+    let ms = Poser::new(&model).pose(&model, Some(0), 10.0).to_vec();
+    let expect = ms[1] * model.skins[0].inverse_bind_matrices[1];
+    assert!(last.abs_diff_eq(expect, 1e-5));
+
+    let o = BakeOptions {
+        max_texture_size: 7,
+        ..opts(Encoding::Mat4F32)
+    };
+    match bake(&model, &o) {
+        Err(e @ BakeError::TextureTooWide { entries: 2, width: 8, max: 7, .. }) => {
+            let msg = e.to_string();
+            assert!(msg.contains("2 palette entries") && msg.contains("mat4-f32"), "{msg}");
+        }
+        other => panic!("expected TextureTooWide, got {other:?}"),
+    }
+}
+
+#[test]
+fn typed_errors_for_nothing_to_animate_nan_and_bad_settings() {
+    if let Some(model) = import("Box.glb") {
+        assert!(matches!(
+            bake(&model, &opts(Encoding::QuatSnorm16)),
+            Err(BakeError::NothingToAnimate { .. })
+        ));
+    }
+    let mut model = common::two_joint_rig(1.0, None);
+    model.skins[0].inverse_bind_matrices[1].x_axis.x = f32::NAN;
+    match bake(&model, &opts(Encoding::QuatSnorm16)) {
+        Err(BakeError::NonFinite { entry: 1, node, .. }) => assert_eq!(node, "tip"),
+        other => panic!("expected NonFinite, got {other:?}"),
+    }
+    let model = common::two_joint_rig(1.0, None);
+    let o = BakeOptions {
+        influences: 5,
+        ..opts(Encoding::QuatSnorm16)
+    };
+    assert!(matches!(bake(&model, &o), Err(BakeError::InvalidOption { .. })));
+}
+
+#[test]
+fn row_bounds_are_the_reference_skinned_aabb() {
+    let Some(model) = import("CesiumMan.glb") else { return };
+    let (asset, _) = bake(&model, &opts(Encoding::QuatSnorm16)).expect("bake");
+    let diag = asset.clips[0].bounds.diagonal();
+    let mut poser = Poser::new(&model);
+    let c = &asset.clips[0];
+    let mut union = Aabb::EMPTY;
+    for k in 0..c.frames as u64 {
+        let t = throng_bake::frames::frame_time(k, c.frames as u64, c.duration);
+        let ms = poser.pose(&model, Some(0), t as f32).to_vec();
+        let mut bb = Aabb::EMPTY;
+        for b in model.mesh_bindings() {
+            let mut mats = Vec::new();
+            binding_matrices(&model, &b, &ms, &mut mats);
+            for prim in &model.meshes[b.mesh].primitives {
+                let (infl, _) = binding_influences(&b, prim);
+                let mut out = Default::default();
+                skin_lbs(prim, &infl, &mats, &mut out);
+                for p in out.positions {
+                    bb.extend(p);
+                }
+            }
+        }
+        let got = asset.row_bounds[(c.first_row as u64 + k) as usize];
+        assert!((got.min - bb.min).abs().max_element() <= 1e-6 * diag, "row {k}");
+        assert!((got.max - bb.max).abs().max_element() <= 1e-6 * diag, "row {k}");
+        union = union.union(&got);
+    }
+    assert_eq!(union, c.bounds);
+}
+
+#[test]
+fn same_input_gives_identical_output_whatever_the_thread_count() {
+    let Some(model) = import("Fox.glb") else { return };
+    let o = opts(Encoding::QuatSnorm16);
+    let (a, _) = bake(&model, &o).expect("bake");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let (b, _) = pool.install(|| bake(&model, &o)).expect("bake");
+    assert_eq!(a, b);
+    let (x, y) = (
+        throng_asset::to_glb_bytes(&a).expect("write"),
+        throng_asset::to_glb_bytes(&b).expect("write"),
+    );
+    assert!(x == y, "baked bytes differ");
+}
