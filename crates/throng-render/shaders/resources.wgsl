@@ -1,10 +1,10 @@
 // resources.wgsl: group 0 bindings every skinning shader reads (the bone texture itself is
-// declared by bones_float.wgsl or bones_sint.wgsl, binding 0).
+// declared by bones_float.wgsl or bones_sint.wgsl, binding 0; the per-instance playback record,
+// binding 4, by timing_cpu.wgsl or timing_gpu.wgsl).
 
 @group(0) @binding(1) var<uniform> bone_params: BoneParams;
 @group(0) @binding(2) var<storage, read> clips: array<Clip>;
 @group(0) @binding(3) var<storage, read> instance_transforms: array<InstanceTransform>;
-@group(0) @binding(4) var<storage, read> instance_records: array<InstanceRecord>;
 
 // Frame-table row → (x, y, array layer) of the bone texture: rows beyond rows_per_layer continue
 // in further layers (DESIGN.md §3).

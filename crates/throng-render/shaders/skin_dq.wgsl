@@ -33,6 +33,7 @@ fn dq_add(acc: ptr<function, DqAcc>, w: f32, x: Rts) {
 fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Skinned {
     var js = joints;
     var ws = weights;
+    var layers = instance_layers(inst);
     var acc: DqAcc;
     for (var i = 0u; i < 8u; i++) {
         let w = ws[i];
@@ -42,7 +43,7 @@ fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3
         let entry = min(js[i], bone_params.entries - 1u);
         var any_layer = false;
         for (var k = 0u; k < 4u; k++) {
-            let l = instance_records[inst].layers[k];
+            let l = layers[k];
             if (l.weight == 0.0) {
                 continue;
             }

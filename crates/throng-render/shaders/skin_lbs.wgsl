@@ -5,12 +5,12 @@
 // Skin matrix of palette `entry` for instance `inst`: Σ_layers w_l · ((1 − f_l)·S(row_l) +
 // f_l·S(next_l)), summed in layer order from zero; the rest row 0 when every weight is 0
 // (disabled instance). CPU twin: throng_asset::decode::{layer_rows, blend_matrix}.
-fn instance_joint_affine(inst: u32, entry: u32) -> mat3x4<f32> {
+fn instance_joint_affine(layers: ptr<function, array<Layer, 4>>, entry: u32) -> mat3x4<f32> {
     let zero = vec4<f32>(0.0);
     var m = mat3x4<f32>(zero, zero, zero);
     var any_layer = false;
     for (var i = 0u; i < 4u; i++) {
-        let l = instance_records[inst].layers[i];
+        let l = (*layers)[i];
         if (l.weight == 0.0) {
             continue;
         }
@@ -32,6 +32,7 @@ fn instance_joint_affine(inst: u32, entry: u32) -> mat3x4<f32> {
 fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Skinned {
     var js = joints;
     var ws = weights;
+    var layers = instance_layers(inst);
     let zero = vec4<f32>(0.0);
     var m = mat3x4<f32>(zero, zero, zero);
     for (var i = 0u; i < 8u; i++) {
@@ -39,7 +40,7 @@ fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3
         if (w == 0.0) {
             continue;
         }
-        m += instance_joint_affine(inst, min(js[i], bone_params.entries - 1u)) * w;
+        m += instance_joint_affine(&layers, min(js[i], bone_params.entries - 1u)) * w;
     }
     return apply_affine(m, p, n, t);
 }

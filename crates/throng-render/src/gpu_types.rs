@@ -176,3 +176,68 @@ pub struct SkinJob {
     pub instance_count: u32,
     pub _pad: [u32; 2],
 }
+
+/// One layer of the GPU-timed record (WGSL `GpuLayer`), 20 B; the layout and meaning are
+/// throng-runtime's (`throng_runtime::gpu::GpuLayer`, castable with bytemuck).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GpuTimedLayer {
+    pub anchor: u32,
+    pub phase: u32,
+    pub omega_hi: u32,
+    pub omega_lo: f32,
+    pub clip_mode: u32,
+}
+
+/// GPU-timed per-instance record (WGSL `GpuInstanceRecord`), 56 B: the twin of
+/// `throng_runtime::gpu::GpuInstanceRecord` (see its module docs for the arithmetic).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GpuTimedRecord {
+    pub layers: [GpuTimedLayer; 2],
+    pub w_anchor: u32,
+    pub w_start: f32,
+    pub w_rate: f32,
+    pub flags: u32,
+}
+
+/// Clock uniform of the GPU-timed path (WGSL `Timing`), 16 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TimingUniform {
+    /// Low 32 bits of the runtime's tick count (2^20 ticks per second).
+    pub clock: u32,
+    pub _pad: [u32; 3],
+}
+
+/// Per-instance playback data of one draw or job (DESIGN.md §4).
+#[derive(Debug, Clone, Copy)]
+pub enum Playback<'a> {
+    /// CPU-timed: 4 layers per instance, written by the CPU every frame.
+    Cpu(&'a [LayerRecord]),
+    /// GPU-timed: a compact record per instance plus the global clock (low 32 bits of ticks).
+    Gpu {
+        records: &'a [GpuTimedRecord],
+        clock: u32,
+    },
+}
+
+impl Playback<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            Playback::Cpu(r) => r.len(),
+            Playback::Gpu { records, .. } => records.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn timing(&self) -> crate::shaders::Timing {
+        match self {
+            Playback::Cpu(_) => crate::shaders::Timing::Cpu,
+            Playback::Gpu { .. } => crate::shaders::Timing::Gpu,
+        }
+    }
+}

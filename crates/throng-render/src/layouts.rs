@@ -2,8 +2,11 @@
 //! bones_*.wgsl, frame.wgsl, mesh_fs.wgsl and cs_skin.wgsl).
 
 use throng_asset::Encoding;
+use wgpu::util::DeviceExt;
 
-use crate::gpu_asset::bone_sample_type;
+use crate::gpu_asset::{bone_sample_type, GpuAsset};
+use crate::gpu_types::{GpuTimedRecord, LayerRecord, Playback, TimingUniform};
+use crate::shaders::Timing;
 
 fn storage(binding: u32, vis: wgpu::ShaderStages, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
@@ -31,9 +34,14 @@ fn uniform(binding: u32, vis: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry 
     }
 }
 
-/// Bindings 0–4: bone texture, bone params, clip table, instance transforms, instance records.
-fn skin_entries(encoding: Encoding, vis: wgpu::ShaderStages) -> Vec<wgpu::BindGroupLayoutEntry> {
-    vec![
+/// Bindings 0–4: bone texture, bone params, clip table, instance transforms, playback records;
+/// GPU-timed adds the clock uniform (9).
+fn skin_entries(
+    encoding: Encoding,
+    timing: Timing,
+    vis: wgpu::ShaderStages,
+) -> Vec<wgpu::BindGroupLayoutEntry> {
+    let mut v = vec![
         wgpu::BindGroupLayoutEntry {
             binding: 0,
             visibility: vis,
@@ -48,13 +56,21 @@ fn skin_entries(encoding: Encoding, vis: wgpu::ShaderStages) -> Vec<wgpu::BindGr
         storage(2, vis, true),
         storage(3, vis, true),
         storage(4, vis, true),
-    ]
+    ];
+    if timing == Timing::Gpu {
+        v.push(uniform(9, vis));
+    }
+    v
 }
 
 /// Group 0 of the texture draw: skin bindings 0–4 plus the frame uniform (5).
-pub fn texture_draw(device: &wgpu::Device, encoding: Encoding) -> wgpu::BindGroupLayout {
+pub fn texture_draw(
+    device: &wgpu::Device,
+    encoding: Encoding,
+    timing: Timing,
+) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
-    let mut e = skin_entries(encoding, vis);
+    let mut e = skin_entries(encoding, timing, vis);
     e.push(uniform(5, vis));
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng texture draw"),
@@ -63,9 +79,13 @@ pub fn texture_draw(device: &wgpu::Device, encoding: Encoding) -> wgpu::BindGrou
 }
 
 /// Group 0 of the compute skinning job: skin bindings 0–4, inputs (6), outputs (7), job (8).
-pub fn skin_compute(device: &wgpu::Device, encoding: Encoding) -> wgpu::BindGroupLayout {
+pub fn skin_compute(
+    device: &wgpu::Device,
+    encoding: Encoding,
+    timing: Timing,
+) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::COMPUTE;
-    let mut e = skin_entries(encoding, vis);
+    let mut e = skin_entries(encoding, timing, vis);
     e.push(storage(6, vis, true));
     e.push(storage(7, vis, false));
     e.push(uniform(8, vis));
@@ -100,4 +120,111 @@ pub fn shader_module(device: &wgpu::Device, label: &str, source: String) -> wgpu
         label: Some(label),
         source: wgpu::ShaderSource::Wgsl(source.into()),
     })
+}
+
+/// Group 0 of the layers job: bone params (1), clips (2), records (4), clock (9, GPU-timed),
+/// output (10).
+pub fn layers_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
+    let vis = wgpu::ShaderStages::COMPUTE;
+    let mut e = vec![
+        uniform(1, vis),
+        storage(2, vis, true),
+        storage(4, vis, true),
+    ];
+    if timing == Timing::Gpu {
+        e.push(uniform(9, vis));
+    }
+    e.push(storage(10, vis, false));
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng layers compute"),
+        entries: &e,
+    })
+}
+
+/// GPU buffers of one [`Playback`]: the records (binding 4) and, GPU-timed, the clock (9).
+pub struct PlaybackBuffers {
+    pub records: wgpu::Buffer,
+    pub clock: Option<wgpu::Buffer>,
+}
+
+impl PlaybackBuffers {
+    pub fn new(device: &wgpu::Device, playback: &Playback) -> PlaybackBuffers {
+        let storage = |contents: &[u8]| {
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("throng playback records"),
+                contents,
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+        };
+        // A storage binding may not be empty: one zeroed (disabled) record stands in.
+        let zero_cpu = [LayerRecord::default()];
+        let zero_gpu = [GpuTimedRecord::default()];
+        match playback {
+            Playback::Cpu(r) => PlaybackBuffers {
+                records: storage(bytemuck::cast_slice(if r.is_empty() {
+                    &zero_cpu
+                } else {
+                    r
+                })),
+                clock: None,
+            },
+            Playback::Gpu { records, clock } => PlaybackBuffers {
+                records: storage(bytemuck::cast_slice(if records.is_empty() {
+                    &zero_gpu
+                } else {
+                    records
+                })),
+                clock: Some(
+                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("throng clock"),
+                        contents: bytemuck::bytes_of(&TimingUniform {
+                            clock: *clock,
+                            _pad: [0; 3],
+                        }),
+                        usage: wgpu::BufferUsages::UNIFORM,
+                    }),
+                ),
+            },
+        }
+    }
+
+    /// Bind group entries 4 and (GPU-timed) 9.
+    pub fn entries(&self) -> Vec<wgpu::BindGroupEntry<'_>> {
+        let mut v = vec![wgpu::BindGroupEntry {
+            binding: 4,
+            resource: self.records.as_entire_binding(),
+        }];
+        if let Some(c) = &self.clock {
+            v.push(wgpu::BindGroupEntry {
+                binding: 9,
+                resource: c.as_entire_binding(),
+            });
+        }
+        v
+    }
+}
+
+/// Bind group entries 0–3 of a skinning program.
+pub fn skin_asset_entries<'a>(
+    asset: &'a GpuAsset,
+    transforms: &'a wgpu::Buffer,
+) -> Vec<wgpu::BindGroupEntry<'a>> {
+    vec![
+        wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::TextureView(&asset.bone_view),
+        },
+        wgpu::BindGroupEntry {
+            binding: 1,
+            resource: asset.params_buffer.as_entire_binding(),
+        },
+        wgpu::BindGroupEntry {
+            binding: 2,
+            resource: asset.clips_buffer.as_entire_binding(),
+        },
+        wgpu::BindGroupEntry {
+            binding: 3,
+            resource: transforms.as_entire_binding(),
+        },
+    ]
 }

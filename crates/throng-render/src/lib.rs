@@ -10,8 +10,8 @@ pub mod gpu_types;
 pub mod shaders;
 
 pub use device::{AdapterSummary, DeviceError, Gpu};
-pub use gpu_types::{InstanceTransform, LayerRecord};
-pub use shaders::{Program, Skinning};
+pub use gpu_types::{GpuTimedRecord, InstanceTransform, LayerRecord, Playback};
+pub use shaders::{Program, Skinning, Timing};
 pub mod error;
 pub mod gpu_asset;
 pub mod layouts;
@@ -25,3 +25,6 @@ pub mod render;
 
 pub use camera::Camera;
 pub use render::{render_png, ReferenceMesh, RenderOptions, Renderer};
+
+/// The `image` crate the renderer returns pictures in (so callers need no separate dependency).
+pub use image;

@@ -12,10 +12,10 @@ use crate::camera::{crowd_bounds, frame_uniform, Camera};
 use crate::device::{AdapterSummary, Gpu};
 use crate::error::RenderError;
 use crate::gpu_asset::{GpuAsset, GpuVertex};
-use crate::gpu_types::{InstanceTransform, LayerRecord, MaterialUniform};
+use crate::gpu_types::{InstanceTransform, LayerRecord, MaterialUniform, Playback};
 use crate::layouts;
 use crate::readback::map_read;
-use crate::shaders::{compose, Program, Skinning};
+use crate::shaders::{compose, Program, Skinning, Timing};
 
 const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -83,7 +83,7 @@ pub struct Renderer {
     pub gpu: Gpu,
     material_bgl: wgpu::BindGroupLayout,
     reference_bgl: wgpu::BindGroupLayout,
-    texture_pipelines: HashMap<(Encoding, Skinning), TexturePipeline>,
+    texture_pipelines: HashMap<(Encoding, Skinning, Timing), TexturePipeline>,
     reference_pipeline: Option<wgpu::RenderPipeline>,
     ground_pipeline: Option<wgpu::RenderPipeline>,
 }
@@ -171,14 +171,18 @@ impl Renderer {
 
     fn ensure_texture_pipeline(
         &mut self,
-        encoding: Encoding,
-        skinning: Skinning,
+        key: (Encoding, Skinning, Timing),
     ) -> Result<(), RenderError> {
-        if !self.texture_pipelines.contains_key(&(encoding, skinning)) {
+        if !self.texture_pipelines.contains_key(&key) {
+            let (encoding, skinning, timing) = key;
             let device = &self.gpu.device;
-            let src = compose(Program::TextureDraw { encoding, skinning })?;
+            let src = compose(Program::TextureDraw {
+                encoding,
+                skinning,
+                timing,
+            })?;
             let module = layouts::shader_module(device, "throng texture draw", src);
-            let bgl = layouts::texture_draw(device, encoding);
+            let bgl = layouts::texture_draw(device, encoding, timing);
             let pipeline = mesh_pipeline(
                 device,
                 "throng texture draw",
@@ -189,7 +193,7 @@ impl Renderer {
                 "fs_main",
             );
             self.texture_pipelines
-                .insert((encoding, skinning), TexturePipeline { bgl, pipeline });
+                .insert(key, TexturePipeline { bgl, pipeline });
         }
         Ok(())
     }
@@ -285,20 +289,32 @@ impl Renderer {
         records: &[LayerRecord],
         opts: &RenderOptions,
     ) -> Result<image::RgbaImage, RenderError> {
+        self.render_playback(asset, transforms, Playback::Cpu(records), opts)
+    }
+
+    /// Draws a crowd with the texture skinning path, CPU- or GPU-timed ([`Playback`]).
+    pub fn render_playback(
+        &mut self,
+        asset: &GpuAsset,
+        transforms: &[InstanceTransform],
+        playback: Playback,
+        opts: &RenderOptions,
+    ) -> Result<image::RgbaImage, RenderError> {
         self.check_size(opts)?;
-        if transforms.len() != records.len() {
+        if transforms.len() != playback.len() {
             return Err(RenderError::BadInput {
                 what: "instance records (one per transform)",
-                got: records.len(),
+                got: playback.len(),
                 expected: transforms.len(),
             });
         }
+        let key = (asset.encoding, opts.skinning, playback.timing());
         self.ensure_reference_and_ground()?;
-        self.ensure_texture_pipeline(asset.encoding, opts.skinning)?;
+        self.ensure_texture_pipeline(key)?;
         let scene = crowd_bounds(&asset.bounds, transforms);
         let transforms_buf =
             self.storage("throng transforms", transforms, InstanceTransform::IDENTITY);
-        let records_buf = self.storage("throng records", records, [Default::default(); 4]);
+        let play = layouts::PlaybackBuffers::new(&self.gpu.device, &playback);
         let frame = self.frame_buffer(opts, &scene);
         let materials: Vec<wgpu::BindGroup> = asset
             .primitives
@@ -312,41 +328,22 @@ impl Renderer {
             })
             .collect();
         let ground_group = self.reference_group(&transforms_buf, &frame);
-        let Some(tp) = self.texture_pipelines.get(&(asset.encoding, opts.skinning)) else {
+        let Some(tp) = self.texture_pipelines.get(&key) else {
             return Ok(image::RgbaImage::new(opts.width, opts.height));
         };
+        let mut entries = layouts::skin_asset_entries(asset, &transforms_buf);
+        entries.extend(play.entries());
+        entries.push(wgpu::BindGroupEntry {
+            binding: 5,
+            resource: frame.as_entire_binding(),
+        });
         let skin_group = self
             .gpu
             .device
             .create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("throng texture draw"),
                 layout: &tp.bgl,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::TextureView(&asset.bone_view),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: asset.params_buffer.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: asset.clips_buffer.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: transforms_buf.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 4,
-                        resource: records_buf.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 5,
-                        resource: frame.as_entire_binding(),
-                    },
-                ],
+                entries: &entries,
             });
         let pipeline = &tp.pipeline;
         let n = transforms.len() as u32;

@@ -13,6 +13,9 @@ pub const FETCH_MAT4_F32: &str = include_str!("../shaders/fetch_mat4_f32.wgsl");
 pub const FETCH_MAT3X4: &str = include_str!("../shaders/fetch_mat3x4.wgsl");
 pub const FETCH_QUAT_F32: &str = include_str!("../shaders/fetch_quat_f32.wgsl");
 pub const FETCH_QUAT_SNORM16: &str = include_str!("../shaders/fetch_quat_snorm16.wgsl");
+pub const TIMING_CPU: &str = include_str!("../shaders/timing_cpu.wgsl");
+pub const TIMING_GPU: &str = include_str!("../shaders/timing_gpu.wgsl");
+pub const CS_LAYERS: &str = include_str!("../shaders/cs_layers.wgsl");
 pub const FRAMES: &str = include_str!("../shaders/frames.wgsl");
 pub const SKIN_LBS: &str = include_str!("../shaders/skin_lbs.wgsl");
 pub const SKIN_DQ: &str = include_str!("../shaders/skin_dq.wgsl");
@@ -42,6 +45,25 @@ impl Skinning {
     }
 }
 
+/// Where each instance's playback layers come from (DESIGN.md §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Timing {
+    /// The CPU writes 4 layers of (weight, frac, row, clip) per instance every frame.
+    #[default]
+    Cpu,
+    /// The GPU derives rows and fracs from throng-runtime's GPU-timed record and a clock.
+    Gpu,
+}
+
+impl Timing {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Timing::Cpu => "cpu-timed",
+            Timing::Gpu => "gpu-timed",
+        }
+    }
+}
+
 /// Which shader program to compose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Program {
@@ -49,12 +71,16 @@ pub enum Program {
     TextureDraw {
         encoding: Encoding,
         skinning: Skinning,
+        timing: Timing,
     },
     /// Compute twin of the texture path: `cs_skin`.
     SkinCompute {
         encoding: Encoding,
         skinning: Skinning,
+        timing: Timing,
     },
+    /// Every instance's playback layers as the skinning shaders see them: `cs_layers`.
+    LayersCompute { timing: Timing },
     /// CPU-skinned vertices: `vs_main` + `fs_main`.
     ReferenceDraw,
     /// Ground plane: `vs_ground` + `fs_ground`.
@@ -69,7 +95,14 @@ pub enum ShaderError {
 
 /// The modules a program is made of, in order.
 pub fn modules(program: Program) -> Result<Vec<&'static str>, ShaderError> {
-    let skin_modules = |encoding: Encoding, skinning: Skinning| -> Result<Vec<&str>, ShaderError> {
+    let timing_module = |t: Timing| match t {
+        Timing::Cpu => TIMING_CPU,
+        Timing::Gpu => TIMING_GPU,
+    };
+    let skin_modules = |encoding: Encoding,
+                        skinning: Skinning,
+                        timing: Timing|
+     -> Result<Vec<&str>, ShaderError> {
         if skinning == Skinning::DualQuat && !encoding.is_quat() {
             return Err(ShaderError::DualQuatNeedsQuat(encoding.as_str()));
         }
@@ -83,18 +116,37 @@ pub fn modules(program: Program) -> Result<Vec<&'static str>, ShaderError> {
             Skinning::Linear => SKIN_LBS,
             Skinning::DualQuat => SKIN_DQ,
         };
-        Ok(vec![COMMON, RESOURCES, bones, fetch, FRAMES, skin])
+        Ok(vec![
+            COMMON,
+            RESOURCES,
+            timing_module(timing),
+            bones,
+            fetch,
+            FRAMES,
+            skin,
+        ])
     };
     Ok(match program {
-        Program::TextureDraw { encoding, skinning } => {
-            let mut m = skin_modules(encoding, skinning)?;
+        Program::TextureDraw {
+            encoding,
+            skinning,
+            timing,
+        } => {
+            let mut m = skin_modules(encoding, skinning, timing)?;
             m.extend([FRAME, VS_TEXTURE, MESH_FS]);
             m
         }
-        Program::SkinCompute { encoding, skinning } => {
-            let mut m = skin_modules(encoding, skinning)?;
+        Program::SkinCompute {
+            encoding,
+            skinning,
+            timing,
+        } => {
+            let mut m = skin_modules(encoding, skinning, timing)?;
             m.push(CS_SKIN);
             m
+        }
+        Program::LayersCompute { timing } => {
+            vec![COMMON, RESOURCES, timing_module(timing), CS_LAYERS]
         }
         Program::ReferenceDraw => vec![COMMON, FRAME, VS_REFERENCE, MESH_FS],
         Program::Ground => vec![COMMON, FRAME, GROUND],
@@ -109,13 +161,24 @@ pub fn compose(program: Program) -> Result<String, ShaderError> {
 /// Every program the crate can build (for validation tests and warm-up).
 pub fn all_programs() -> Vec<Program> {
     let mut v = vec![Program::ReferenceDraw, Program::Ground];
-    for encoding in Encoding::ALL {
-        for skinning in [Skinning::Linear, Skinning::DualQuat] {
-            if skinning == Skinning::DualQuat && !encoding.is_quat() {
-                continue;
+    for timing in [Timing::Cpu, Timing::Gpu] {
+        v.push(Program::LayersCompute { timing });
+        for encoding in Encoding::ALL {
+            for skinning in [Skinning::Linear, Skinning::DualQuat] {
+                if skinning == Skinning::DualQuat && !encoding.is_quat() {
+                    continue;
+                }
+                v.push(Program::TextureDraw {
+                    encoding,
+                    skinning,
+                    timing,
+                });
+                v.push(Program::SkinCompute {
+                    encoding,
+                    skinning,
+                    timing,
+                });
             }
-            v.push(Program::TextureDraw { encoding, skinning });
-            v.push(Program::SkinCompute { encoding, skinning });
         }
     }
     v

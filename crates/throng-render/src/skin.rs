@@ -1,49 +1,102 @@
-//! Compute twin of the texture path: runs the shaders' own `skin_vertex()` over chosen vertices
-//! and instances and reads the model-space results back. Used by the numerical tests against
-//! throng-asset's CPU decoder, and by tools that want GPU-skinned vertices.
+//! Compute twins of the texture path: run the shaders' own `skin_vertex()` (and
+//! `instance_layers()`) over chosen vertices and instances and read the results back. Used by
+//! the numerical tests against throng-asset's CPU decoder and throng-runtime's GPU-timed twin,
+//! and by tools that want GPU-skinned vertices.
 
 use wgpu::util::DeviceExt;
 
 use crate::device::Gpu;
 use crate::error::RenderError;
 use crate::gpu_asset::GpuAsset;
-use crate::gpu_types::{InstanceTransform, LayerRecord, SkinInput, SkinJob, SkinOutput};
-use crate::layouts;
+use crate::gpu_types::{InstanceTransform, LayerRecord, Playback, SkinInput, SkinJob, SkinOutput};
+use crate::layouts::{self, PlaybackBuffers};
+use crate::readback::map_read;
 use crate::shaders::{compose, Program, Skinning};
 
-/// Skins every vertex of `inputs` for every record of `records` on the GPU; result index =
-/// instance · inputs.len() + vertex. Positions and normals are in model space (file units).
+fn compute_pipeline(
+    device: &wgpu::Device,
+    program: Program,
+    bgl: &wgpu::BindGroupLayout,
+    entry: &str,
+) -> Result<wgpu::ComputePipeline, RenderError> {
+    let module = layouts::shader_module(device, entry, compose(program)?);
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(entry),
+        bind_group_layouts: &[Some(bgl)],
+        immediate_size: 0,
+    });
+    Ok(
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        }),
+    )
+}
+
+/// Dispatches `threads` invocations and copies `out` (of `size` bytes) back.
+fn run_and_read(
+    gpu: &Gpu,
+    pipeline: &wgpu::ComputePipeline,
+    bind: &wgpu::BindGroup,
+    threads: u32,
+    out: &wgpu::Buffer,
+    size: u64,
+) -> Result<Vec<u8>, RenderError> {
+    let device = &gpu.device;
+    let read = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("throng compute readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bind, &[]);
+        pass.dispatch_workgroups(threads.div_ceil(64), 1, 1);
+    }
+    enc.copy_buffer_to_buffer(out, 0, &read, 0, size);
+    gpu.queue.submit([enc.finish()]);
+    map_read(gpu, &read)
+}
+
+fn output_buffer(device: &wgpu::Device, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("throng compute output"),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+/// Skins every vertex of `inputs` for every instance of `playback` on the GPU; result index =
+/// instance · inputs.len() + vertex. Positions and normals are in model space (file units; no
+/// instance transform).
 pub fn skin_on_gpu(
     gpu: &Gpu,
     asset: &GpuAsset,
     inputs: &[SkinInput],
-    records: &[LayerRecord],
+    playback: Playback,
     skinning: Skinning,
 ) -> Result<Vec<SkinOutput>, RenderError> {
     let device = &gpu.device;
-    let total = inputs.len() * records.len();
+    let total = inputs.len() * playback.len();
     if total == 0 {
         return Ok(Vec::new());
     }
+    let timing = playback.timing();
+    let bgl = layouts::skin_compute(device, asset.encoding, timing);
     let program = Program::SkinCompute {
         encoding: asset.encoding,
         skinning,
+        timing,
     };
-    let module = layouts::shader_module(device, "throng skin compute", compose(program)?);
-    let bgl = layouts::skin_compute(device, asset.encoding);
-    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some("throng skin compute"),
-        bind_group_layouts: &[Some(&bgl)],
-        immediate_size: 0,
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("throng skin compute"),
-        layout: Some(&layout),
-        module: &module,
-        entry_point: Some("cs_skin"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
+    let pipeline = compute_pipeline(device, program, &bgl, "cs_skin")?;
     let init = |label, contents: &[u8], usage| {
         device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(label),
@@ -51,17 +104,13 @@ pub fn skin_on_gpu(
             usage,
         })
     };
-    let transforms = vec![InstanceTransform::IDENTITY; records.len()];
+    let transforms = vec![InstanceTransform::IDENTITY; playback.len()];
     let transforms_buf = init(
         "throng transforms",
         bytemuck::cast_slice(&transforms),
         wgpu::BufferUsages::STORAGE,
     );
-    let records_buf = init(
-        "throng records",
-        bytemuck::cast_slice(records),
-        wgpu::BufferUsages::STORAGE,
-    );
+    let play = PlaybackBuffers::new(device, &playback);
     let inputs_buf = init(
         "throng skin inputs",
         bytemuck::cast_slice(inputs),
@@ -69,7 +118,7 @@ pub fn skin_on_gpu(
     );
     let job = SkinJob {
         vertex_count: inputs.len() as u32,
-        instance_count: records.len() as u32,
+        instance_count: playback.len() as u32,
         _pad: [0; 2],
     };
     let job_buf = init(
@@ -78,65 +127,70 @@ pub fn skin_on_gpu(
         wgpu::BufferUsages::UNIFORM,
     );
     let out_size = (total * std::mem::size_of::<SkinOutput>()) as u64;
-    let out_buf = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("throng skin outputs"),
-        size: out_size,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let read_buf = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("throng skin readback"),
-        size: out_size,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
+    let out_buf = output_buffer(device, out_size);
+    let mut entries = layouts::skin_asset_entries(asset, &transforms_buf);
+    entries.extend(play.entries());
+    entries.extend([
+        wgpu::BindGroupEntry {
+            binding: 6,
+            resource: inputs_buf.as_entire_binding(),
+        },
+        wgpu::BindGroupEntry {
+            binding: 7,
+            resource: out_buf.as_entire_binding(),
+        },
+        wgpu::BindGroupEntry {
+            binding: 8,
+            resource: job_buf.as_entire_binding(),
+        },
+    ]);
     let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("throng skin compute"),
         layout: &bgl,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::TextureView(&asset.bone_view),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: asset.params_buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: asset.clips_buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: transforms_buf.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 4,
-                resource: records_buf.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 6,
-                resource: inputs_buf.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 7,
-                resource: out_buf.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 8,
-                resource: job_buf.as_entire_binding(),
-            },
-        ],
+        entries: &entries,
     });
-    let mut enc = device.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups((total as u32).div_ceil(64), 1, 1);
+    let bytes = run_and_read(gpu, &pipeline, &bind, total as u32, &out_buf, out_size)?;
+    Ok(bytemuck::pod_collect_to_vec(&bytes))
+}
+
+/// The 4 playback layers of every instance as the skinning shaders derive them (CPU-timed: the
+/// records themselves; GPU-timed: computed from the record and the clock).
+pub fn layers_on_gpu(
+    gpu: &Gpu,
+    asset: &GpuAsset,
+    playback: Playback,
+) -> Result<Vec<LayerRecord>, RenderError> {
+    let device = &gpu.device;
+    let n = playback.len();
+    if n == 0 {
+        return Ok(Vec::new());
     }
-    enc.copy_buffer_to_buffer(&out_buf, 0, &read_buf, 0, out_size);
-    gpu.queue.submit([enc.finish()]);
-    let bytes = crate::readback::map_read(gpu, &read_buf)?;
+    let timing = playback.timing();
+    let bgl = layouts::layers_compute(device, timing);
+    let pipeline = compute_pipeline(device, Program::LayersCompute { timing }, &bgl, "cs_layers")?;
+    let play = PlaybackBuffers::new(device, &playback);
+    let out_size = (n * std::mem::size_of::<LayerRecord>()) as u64;
+    let out_buf = output_buffer(device, out_size);
+    let mut entries = vec![
+        wgpu::BindGroupEntry {
+            binding: 1,
+            resource: asset.params_buffer.as_entire_binding(),
+        },
+        wgpu::BindGroupEntry {
+            binding: 2,
+            resource: asset.clips_buffer.as_entire_binding(),
+        },
+    ];
+    entries.extend(play.entries());
+    entries.push(wgpu::BindGroupEntry {
+        binding: 10,
+        resource: out_buf.as_entire_binding(),
+    });
+    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("throng layers compute"),
+        layout: &bgl,
+        entries: &entries,
+    });
+    let bytes = run_and_read(gpu, &pipeline, &bind, n as u32, &out_buf, out_size)?;
     Ok(bytemuck::pod_collect_to_vec(&bytes))
 }

@@ -13,7 +13,7 @@ use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::gpu_types::single_layer;
 use throng_render::skin::skin_on_gpu;
-use throng_render::{GpuAsset, LayerRecord, Skinning};
+use throng_render::{GpuAsset, LayerRecord, Playback, Skinning};
 
 fn records() -> Vec<LayerRecord> {
     let l = |weight, frac, row: u32, clip: u32| Layer {
@@ -57,7 +57,8 @@ fn check(encoding: Encoding, k: u32, skinning: Skinning) -> Option<(f32, f32)> {
     let gasset = GpuAsset::new(&gpu, &asset).expect("upload");
     let inputs = skin_inputs(&asset.primitives[0]);
     let recs = records();
-    let out = skin_on_gpu(&gpu, &gasset, &inputs, &recs, skinning).expect("gpu skinning");
+    let out =
+        skin_on_gpu(&gpu, &gasset, &inputs, Playback::Cpu(&recs), skinning).expect("gpu skinning");
     let mode = match skinning {
         Skinning::Linear => SkinMode::Linear,
         Skinning::DualQuat => SkinMode::DualQuaternion,
@@ -141,7 +142,14 @@ fn single_row_equals_encoded_skin_matrices() {
             .iter()
             .map(|&r| single_layer(r, 0.0, if r >= 5 { 1 } else { 0 }))
             .collect();
-        let out = skin_on_gpu(&gpu, &gasset, &inputs, &recs, Skinning::Linear).expect("gpu");
+        let out = skin_on_gpu(
+            &gpu,
+            &gasset,
+            &inputs,
+            Playback::Cpu(&recs),
+            Skinning::Linear,
+        )
+        .expect("gpu");
         for (ri, &row) in rows.iter().enumerate() {
             let mut want = vec![];
             for v in 0..prim.positions.len() {

@@ -2,7 +2,7 @@
 //! structs have the sizes and member offsets of their Rust twins.
 
 use throng_asset::Encoding;
-use throng_render::shaders::{all_programs, validate, Program, Skinning};
+use throng_render::shaders::{all_programs, validate, Program, Skinning, Timing};
 
 #[test]
 fn every_program_validates() {
@@ -20,6 +20,7 @@ fn dual_quat_needs_quat_encoding() {
     let p = Program::SkinCompute {
         encoding: Encoding::Mat3x4F32,
         skinning: Skinning::DualQuat,
+        timing: Timing::Cpu,
     };
     assert!(validate(p).is_err());
 }
@@ -42,11 +43,13 @@ fn wgsl_structs_match_rust_layouts() {
     let skin = validate(Program::SkinCompute {
         encoding: throng_asset::Encoding::QuatSnorm16,
         skinning: Skinning::DualQuat,
+        timing: Timing::Cpu,
     })
     .expect("valid");
     let draw = validate(Program::TextureDraw {
         encoding: throng_asset::Encoding::Mat4F32,
         skinning: Skinning::Linear,
+        timing: Timing::Cpu,
     })
     .expect("valid");
     let check = |m: &naga::Module, name: &str, size: usize, offsets: &[usize]| {
@@ -104,4 +107,22 @@ fn wgsl_structs_match_rust_layouts() {
         &[0, 64, 80, 96, 112],
     );
     check(&draw, "Material", size_of::<MaterialUniform>(), &[0]);
+    let timed = validate(Program::LayersCompute {
+        timing: Timing::Gpu,
+    })
+    .expect("valid");
+    check(
+        &timed,
+        "GpuLayer",
+        size_of::<GpuTimedLayer>(),
+        &[0, 4, 8, 12, 16],
+    );
+    check(
+        &timed,
+        "GpuInstanceRecord",
+        size_of::<GpuTimedRecord>(),
+        &[0, 40, 44, 48, 52],
+    );
+    assert_eq!(size_of::<GpuTimedRecord>(), 56);
+    check(&timed, "Timing", size_of::<TimingUniform>(), &[0, 4, 8, 12]);
 }
