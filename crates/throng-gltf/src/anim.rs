@@ -8,7 +8,7 @@ use throng_anim::model::{Channel, ChannelValues, Clip, ClipEvent, Interpolation,
 
 use crate::accessor;
 use crate::error::{ImportError, ImportErrorKind as K};
-use crate::nodes::{node_label, normalise_quat};
+use crate::nodes::{node_label, unit_quat, QuatFix};
 use crate::Ctx;
 
 pub(crate) fn read_clips(ctx: &mut Ctx) -> Result<Vec<Clip>, ImportError> {
@@ -217,17 +217,30 @@ fn read_channel(
     let values = match path {
         Property::Rotation => {
             let mut out = Vec::with_capacity(keep.len() * per_key);
+            let (mut normalised, mut zero) = (0, 0);
             for &k in &keep {
                 for (e, q) in rows(k).chunks_exact(4).enumerate() {
                     let q = Quat::from_xyzw(q[0], q[1], q[2], q[3]);
                     // Only values are rotations; CUBICSPLINE tangents are not unit quaternions.
                     let is_value = per_key == 1 || e == 1;
-                    out.push(if is_value {
-                        normalise_quat(ctx, q, &format!("{out_label} key {k}"))
-                    } else {
-                        q
-                    });
+                    if !is_value {
+                        out.push(q);
+                        continue;
+                    }
+                    let (u, fix) = unit_quat(q);
+                    match fix {
+                        QuatFix::None => {}
+                        QuatFix::Normalised => normalised += 1,
+                        QuatFix::Zero => zero += 1,
+                    }
+                    out.push(u);
                 }
+            }
+            if normalised + zero > 0 {
+                // One warning per channel, not per key.
+                ctx.warn(format!(
+                    "{out_label} has {normalised} non-unit rotation keys (normalised) and {zero} zero ones (identity used)"
+                ));
             }
             ChannelValues::Rotation(out)
         }

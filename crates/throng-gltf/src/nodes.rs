@@ -138,20 +138,42 @@ fn local_transform(
     }))
 }
 
-/// Unit quaternion from a file value: normalised (with a warning when clearly not unit);
-/// a zero quaternion becomes identity with a warning.
-pub(crate) fn normalise_quat(ctx: &mut Ctx, q: Quat, element: &str) -> Quat {
+/// What [`unit_quat`] had to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum QuatFix {
+    None,
+    /// Clearly not unit length (beyond `QUAT_UNIT_TOLERANCE`); normalised.
+    Normalised,
+    /// Zero length; identity used.
+    Zero,
+}
+
+/// Unit quaternion from a file value: always normalised (tiny deviations are quantisation).
+pub(crate) fn unit_quat(q: Quat) -> (Quat, QuatFix) {
     let len = q.length();
     if len < 1e-12 {
-        ctx.warn(format!("{element} is a zero quaternion; identity used"));
-        return Quat::IDENTITY;
+        return (Quat::IDENTITY, QuatFix::Zero);
     }
-    if (len - 1.0).abs() > QUAT_UNIT_TOLERANCE {
-        ctx.warn(format!(
-            "{element} is not a unit quaternion (length {len}); normalised"
-        ));
+    let fix = if (len - 1.0).abs() > QUAT_UNIT_TOLERANCE {
+        QuatFix::Normalised
+    } else {
+        QuatFix::None
+    };
+    (q / len, fix)
+}
+
+/// [`unit_quat`] with a warning naming `element` when it had to repair the value.
+pub(crate) fn normalise_quat(ctx: &mut Ctx, q: Quat, element: &str) -> Quat {
+    let (u, fix) = unit_quat(q);
+    match fix {
+        QuatFix::None => {}
+        QuatFix::Normalised => ctx.warn(format!(
+            "{element} is not a unit quaternion (length {}); normalised",
+            q.length()
+        )),
+        QuatFix::Zero => ctx.warn(format!("{element} is a zero quaternion; identity used")),
     }
-    q / len
+    u
 }
 
 pub(crate) fn read_skins(ctx: &mut Ctx) -> Result<Vec<Skin>, ImportError> {
@@ -218,4 +240,22 @@ pub(crate) fn read_skins(ctx: &mut Ctx) -> Result<Vec<Skin>, ImportError> {
         });
     }
     Ok(skins)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{unit_quat, QuatFix};
+    use glam::Quat;
+
+    #[test]
+    fn quaternion_repairs() {
+        let (q, fix) = unit_quat(Quat::from_xyzw(0.0, 0.0, 0.0, 2.0));
+        assert_eq!((q, fix), (Quat::IDENTITY, QuatFix::Normalised));
+        let (q, fix) = unit_quat(Quat::from_xyzw(0.0, 0.0, 0.0, 0.0));
+        assert_eq!((q, fix), (Quat::IDENTITY, QuatFix::Zero));
+        // Quantisation-sized deviations are normalised silently.
+        let (q, fix) = unit_quat(Quat::from_xyzw(0.0, 0.0, 0.6, 0.8001));
+        assert_eq!(fix, QuatFix::None);
+        assert!((q.length() - 1.0).abs() < 1e-6);
+    }
 }
