@@ -147,9 +147,10 @@ fn rz(a: f32) -> Quat {
 }
 
 /// Phase offsets (fraction of a cycle) of the legs in `LEGS` order (front_l, front_r, hind_l,
-/// hind_r). Walk: lateral-sequence walk (hind_l, front_l, hind_r, front_r a quarter apart).
-const WALK_PHASE: [f32; 4] = [0.25, 0.75, 0.0, 0.5];
-/// Run: rotary gallop (hind pair, then the front pair half a cycle later, each slightly split).
+/// hind_r). A foot lands at cycle fraction 0.75 − offset (see `footsteps`). Walk: lateral-
+/// sequence walk, footfalls hind_l, front_l, hind_r, front_r a quarter cycle apart.
+const WALK_PHASE: [f32; 4] = [0.75, 0.25, 0.0, 0.5];
+/// Run: transverse gallop, footfalls hind_r, hind_l, then front_r, front_l half a cycle later.
 const RUN_PHASE: [f32; 4] = [0.5, 0.6, 0.0, 0.1];
 
 /// Phase angle of a leg at time t.
@@ -255,7 +256,7 @@ fn run(t: f32, d: f32, pose: &mut Pose) {
     pose.rot[HEAD] = rx(-0.06 * flex + 0.1);
     pose.rot[EAR_L] = rx(0.35);
     pose.rot[EAR_R] = rx(0.35);
-    tail_sway(pose, t, d, 1.0, 0.08, 0.25, 0.15);
+    tail_sway(pose, t, d, 1.0, 0.08, 0.12, 0.08);
 }
 
 fn sit(t: f32, d: f32, pose: &mut Pose) {
