@@ -57,10 +57,12 @@ impl Default for BenchConfig {
 pub struct BenchReport {
     pub instances: usize,
     pub mode: &'static str,
-    /// Median frame time (changes + update), milliseconds.
+    /// Median frame time (the playback calls making this frame's changes + `update`), ms.
     pub ms_per_frame: f64,
     /// 90th percentile frame time, milliseconds.
     pub ms_p90: f64,
+    /// Median time of `update` alone (without the playback calls that make the changes), ms.
+    pub update_ms: f64,
     /// `ms_per_frame` per instance, nanoseconds.
     pub ns_per_instance: f64,
     /// Median time of a parallel fill of `instances × 64 B` in the same run, milliseconds.
@@ -184,6 +186,7 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
     let a = targets[0];
     let b = targets[1.min(targets.len() - 1)];
     let mut times = Vec::with_capacity(frames);
+    let mut update_times = Vec::with_capacity(frames);
     let mut events = 0usize;
     let mut dirty = 0usize;
 
@@ -214,15 +217,20 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
                     h
                 })
                 .collect();
+            let mut picks = Vec::with_capacity(changes);
             for f in 0..warm + frames {
-                let t = Instant::now();
+                picks.clear();
                 for _ in 0..changes {
-                    let h = hs[rng.below(n)];
-                    let c = targets[rng.below(targets.len())];
+                    picks.push((hs[rng.below(n)], targets[rng.below(targets.len())]));
+                }
+                let t = Instant::now();
+                for &(h, c) in &picks {
                     let _ = rt.crossfade(h, c, 0.25);
                 }
+                let tu = Instant::now();
                 rt.update(cfg.dt);
                 let el = t.elapsed().as_secs_f64() * 1e3;
+                let elu = tu.elapsed().as_secs_f64() * 1e3;
                 let ev = rt.events().len();
                 let dd = rt_dirty(rt);
                 let tf = Instant::now();
@@ -230,6 +238,7 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
                 let fl = tf.elapsed().as_secs_f64() * 1e3;
                 if f >= warm {
                     times.push(el);
+                    update_times.push(elu);
                     fills.push(fl);
                     events += ev;
                     dirty += dd;
@@ -268,12 +277,14 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
     std::hint::black_box(&fill);
     let ms = median(&mut times);
     let ms90 = p90(&times);
+    let update_ms = median(&mut update_times);
     let memset = median(&mut fills);
     BenchReport {
         instances: n,
         mode: cfg.mode.as_str(),
         ms_per_frame: ms,
         ms_p90: ms90,
+        update_ms,
         ns_per_instance: if n > 0 { ms * 1e6 / n as f64 } else { 0.0 },
         memset_ms: memset,
         ratio_to_memset: if memset > 0.0 { ms / memset } else { 0.0 },

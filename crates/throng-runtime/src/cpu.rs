@@ -14,7 +14,7 @@
 //! frames (tests/precision.rs), where an f32 accumulator is off by whole frames.
 
 use crate::api::{check_nonneg, Finished, FiredEvent, PlayOptions};
-use crate::clips::{mode_code, Prepared, Rm, MODE_CLAMP, MODE_ONCE};
+use crate::clips::{mode_code, Prepared, Rm, FRAC_MAX, MODE_CLAMP, MODE_ONCE};
 use crate::handle::Handles;
 use crate::{Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError};
 use bytemuck::Zeroable;
@@ -107,6 +107,7 @@ struct ChunkOut {
 
 struct Ctx<'a> {
     clips: &'a [Prepared],
+    hot: &'a [HotClip],
     handles: &'a Handles,
     dt: f64,
     t0: f64,
@@ -115,6 +116,7 @@ struct Ctx<'a> {
 /// CPU-timed runtime. See the module docs.
 pub struct CpuRuntime {
     clips: Vec<Prepared>,
+    hot: Vec<HotClip>,
     handles: Handles,
     meta: Vec<Meta>,
     layers: [Vec<LayerState>; 4],
@@ -129,8 +131,10 @@ pub struct CpuRuntime {
 impl CpuRuntime {
     /// A runtime for one asset's clip table.
     pub fn new(clips: &[ClipInfo]) -> CpuRuntime {
+        let prepared: Vec<Prepared> = clips.iter().map(Prepared::new).collect();
         CpuRuntime {
-            clips: clips.iter().map(Prepared::new).collect(),
+            hot: prepared.iter().map(HotClip::new).collect(),
+            clips: prepared,
             handles: Handles::default(),
             meta: Vec::new(),
             layers: Default::default(),
@@ -512,6 +516,7 @@ impl CpuRuntime {
         self.clock.advance(dt);
         let ctx = Ctx {
             clips: &self.clips,
+            hot: &self.hot,
             handles: &self.handles,
             dt,
             t0,
@@ -624,9 +629,67 @@ fn process_chunk(
 ) {
     let [l0, l1, l2, l3] = layers;
     let clips = ctx.clips;
+    let hot = ctx.hot;
     for j in 0..meta.len() {
         let m = meta[j];
-        if m.flags & F_ENABLED == 0 {
+        if m.flags & (F_ENABLED | F_SLOW) == F_ENABLED {
+            let adv = if m.flags & F_PAUSED != 0 {
+                0.0
+            } else {
+                ctx.dt * m.speed as f64
+            };
+            // the common cases without touching slots 2 and 3
+            let mut r = InstanceRecord::zeroed();
+            let done = match m.layers {
+                0 => true,
+                1 => match fast_step(&l0[j], hot, adv) {
+                    Some((p, layer)) => {
+                        l0[j].p = p;
+                        r.layers[0] = layer;
+                        true
+                    }
+                    None => false,
+                },
+                2 => match (fast_step(&l0[j], hot, adv), fast_step(&l1[j], hot, adv)) {
+                    (Some((pa, a)), Some((pb, b))) => {
+                        l0[j].p = pa;
+                        l1[j].p = pb;
+                        r.layers[0] = a;
+                        r.layers[1] = b;
+                        true
+                    }
+                    _ => false,
+                },
+                n => {
+                    let slots = [&l0[j], &l1[j], &l2[j], &l3[j]];
+                    let mut np = [0.0; 4];
+                    let mut ok = true;
+                    for l in 0..n as usize {
+                        match fast_step(slots[l], hot, adv) {
+                            Some((p, layer)) => {
+                                np[l] = p;
+                                r.layers[l] = layer;
+                            }
+                            None => {
+                                ok = false;
+                                break;
+                            }
+                        }
+                    }
+                    if ok {
+                        let slots = [&mut l0[j], &mut l1[j], &mut l2[j], &mut l3[j]];
+                        for (s, p) in slots.into_iter().zip(np).take(n as usize) {
+                            s.p = p;
+                        }
+                    }
+                    ok
+                }
+            };
+            if done {
+                rec[j] = r;
+                continue;
+            }
+        } else if m.flags & F_ENABLED == 0 {
             rec[j] = InstanceRecord::zeroed();
             continue;
         }
@@ -635,59 +698,76 @@ fn process_chunk(
         } else {
             ctx.dt * m.speed as f64
         };
-        let n = m.layers as usize;
-        let mut slow = m.flags & F_SLOW != 0;
-        let mut np = [0.0f64; 4];
-        if !slow {
-            let slots: [&LayerState; 4] = [&l0[j], &l1[j], &l2[j], &l3[j]];
-            for l in 0..n {
-                let s = slots[l];
-                let c = &clips[s.clip()];
-                let u = s.p + adv * (c.fps * s.speed as f64);
-                if u >= s.mark as f64 {
-                    slow = true;
-                    break;
-                }
-                np[l] = u;
-            }
-        }
-        if slow {
-            let mut ls = [l0[j], l1[j], l2[j], l3[j]];
-            let mut mm = m;
-            slow_path(
-                ctx,
-                base + j,
-                &mut mm,
-                &mut ls,
-                &mut fades[j],
-                &mut transforms[j],
-                adv,
-                out,
-            );
-            rec[j] = record_of(clips, &mm, &ls, &fades[j]);
-            meta[j] = mm;
-            l0[j] = ls[0];
-            l1[j] = ls[1];
-            l2[j] = ls[2];
-            l3[j] = ls[3];
-        } else {
-            let slots: [&mut LayerState; 4] = [&mut l0[j], &mut l1[j], &mut l2[j], &mut l3[j]];
-            let mut r = InstanceRecord::zeroed();
-            for (l, s) in slots.into_iter().enumerate().take(n) {
-                s.p = np[l];
-                let c = &clips[s.clip()];
-                let (row, frac) = c.frame(c.shown(np[l]));
-                r.layers[l] = Layer {
-                    weight: s.weight,
-                    frac,
-                    row: row as f32,
-                    clip: s.clip() as f32,
-                };
-            }
-            rec[j] = r;
-            continue;
+        let mut ls = [l0[j], l1[j], l2[j], l3[j]];
+        let mut mm = m;
+        slow_path(
+            ctx,
+            base + j,
+            &mut mm,
+            &mut ls,
+            &mut fades[j],
+            &mut transforms[j],
+            adv,
+            out,
+        );
+        rec[j] = record_of(clips, &mm, &ls, &fades[j]);
+        meta[j] = mm;
+        l0[j] = ls[0];
+        l1[j] = ls[1];
+        l2[j] = ls[2];
+        l3[j] = ls[3];
+    }
+}
+
+/// What the hot loop needs of a clip (24 B).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HotClip {
+    /// Frames per second of clip time.
+    fps: f64,
+    /// `L = n − 1`.
+    last: f64,
+    first: u32,
+    last_u: u32,
+}
+
+impl HotClip {
+    fn new(p: &Prepared) -> HotClip {
+        HotClip {
+            fps: p.fps,
+            last: p.last,
+            first: p.first,
+            last_u: p.last as u32,
         }
     }
+}
+
+/// One layer's step without anything rare happening; `None` sends the instance to the slow
+/// path. Same arithmetic as `Prepared::shown` / `Prepared::frame`; positions are ≥ 0, so the
+/// truncating conversion is the floor (and avoids a libm call on baseline x86-64).
+#[inline(always)]
+fn fast_step(s: &LayerState, hot: &[HotClip], adv: f64) -> Option<(f64, Layer)> {
+    let clip = s.clip & CLIP_MASK;
+    let c = hot.get(clip as usize)?;
+    let u = s.p + adv * (c.fps * s.speed as f64);
+    if u >= s.mark as f64 {
+        return None;
+    }
+    let q = if u > c.last { 2.0 * c.last - u } else { u };
+    let fi = q as u32;
+    let (row, frac) = if fi >= c.last_u {
+        (c.first + c.last_u, 0.0)
+    } else {
+        (c.first + fi, ((q - fi as f64) as f32).min(FRAC_MAX))
+    };
+    Some((
+        u,
+        Layer {
+            weight: s.weight,
+            frac,
+            row: row as f32,
+            clip: clip as f32,
+        },
+    ))
 }
 
 /// Everything rare, in f64: event crossings, wraps, one-shot ends, crossfade progress and

@@ -48,7 +48,8 @@
 //! per 256 s (1M instances: ~65 per frame at 60 Hz).
 //!
 //! # Events and changes
-//! Each instance has at most one live entry in a min-heap keyed by its next *wake* tick: the
+//! Each instance has at most one live entry in a schedule (timing wheel + far min-heap, see
+//! `schedule.rs`) keyed by its next *wake* tick: the
 //! next event crossing, one-shot end, crossfade end or re-anchor. `update` pops only entries
 //! that are due. Records changed since the last [`GpuRuntime::clear_dirty`] are listed by
 //! [`GpuRuntime::dirty`].
@@ -60,13 +61,12 @@
 use crate::api::{check_nonneg, Finished, FiredEvent, PlayOptions};
 use crate::clips::{mode_code, Prepared, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG};
 use crate::handle::Handles;
+use crate::schedule::Schedule;
 use crate::{
     Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError, SECONDS_PER_TICK,
     TICKS_PER_SECOND,
 };
 use bytemuck::{Pod, Zeroable};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use throng_asset::{ClipInfo, Layer};
 
 /// Every playing layer is re-anchored at least this often (ticks; 256 s).
@@ -249,7 +249,8 @@ pub struct GpuRuntime {
     state: Vec<GInst>,
     records: Vec<GpuInstanceRecord>,
     transforms: Vec<InstanceTransform>,
-    heap: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    schedule: Schedule,
+    due: Vec<(u64, u32, u32)>,
     dirty: Vec<u32>,
     clock: Clock,
     events: Vec<FiredEvent>,
@@ -266,7 +267,8 @@ impl GpuRuntime {
             state: Vec::new(),
             records: Vec::new(),
             transforms: Vec::new(),
-            heap: BinaryHeap::new(),
+            schedule: Schedule::default(),
+            due: Vec::new(),
             dirty: Vec::new(),
             clock: Clock::new(),
             events: Vec::new(),
@@ -791,7 +793,7 @@ impl GpuRuntime {
         if t < self.state[i].wake {
             self.state[i].wake = t;
             let h = self.handles.handle_at(i);
-            self.heap.push(Reverse((t, h.slot, h.generation)));
+            self.schedule.push((t, h.slot, h.generation));
         }
     }
 
@@ -802,15 +804,11 @@ impl GpuRuntime {
         self.finished.clear();
         self.clock.advance(dt);
         let now = self.clock.ticks();
-        while let Some(&Reverse((t, slot, gen))) = self.heap.peek() {
-            if t > now {
-                break;
-            }
-            self.heap.pop();
-            let h = Handle {
-                slot,
-                generation: gen,
-            };
+        let mut due = std::mem::take(&mut self.due);
+        due.clear();
+        self.schedule.pop_due(now, &mut due);
+        for &(t, slot, generation) in &due {
+            let h = Handle { slot, generation };
             let Some(i) = self.handles.index(h) else {
                 continue;
             };
@@ -820,6 +818,7 @@ impl GpuRuntime {
             self.state[i].wake = u64::MAX;
             self.process(i, h, now);
         }
+        self.due = due;
     }
 
     fn process(&mut self, i: usize, h: Handle, now: u64) {

@@ -23,6 +23,7 @@ mod error;
 pub mod gpu;
 mod handle;
 mod record;
+mod schedule;
 
 pub use anchor::anchor_world;
 pub use api::{Finished, FiredEvent, PlayOptions};

@@ -1,0 +1,79 @@
+//! Wake-up schedule of the GPU-timed mode: a timing wheel for the near future plus a min-heap
+//! for the far future (re-anchoring, hundreds of seconds ahead).
+//!
+//! Why not one `BinaryHeap`: with a million instances every push of a near-term wake (a
+//! crossfade's end) sifts up ~20 levels of a 16 MB heap, a cache miss per level. The wheel makes
+//! near-term pushes a `Vec::push` into a bucket and lets `pop_due` touch only due buckets, so a
+//! frame costs O(changes + wakes due). Far entries are pushed with keys larger than almost
+//! all others (now + 256 s), so their heap pushes stop after a level or two.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// (tick, slot, generation).
+pub(crate) type Entry = (u64, u32, u32);
+
+/// Ticks per bucket: 2^14 ticks ≈ 15.6 ms, about one frame.
+const SHIFT: u32 = 14;
+/// Buckets in the wheel: 1024 × 15.6 ms ≈ 16 s ahead.
+const BUCKETS: u64 = 1024;
+
+#[derive(Debug, Clone)]
+pub(crate) struct Schedule {
+    buckets: Vec<Vec<Entry>>,
+    /// Absolute bucket number (tick >> SHIFT) of the earliest bucket not yet drained.
+    cur: u64,
+    far: BinaryHeap<Reverse<Entry>>,
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        Schedule {
+            buckets: vec![Vec::new(); BUCKETS as usize],
+            cur: 0,
+            far: BinaryHeap::new(),
+        }
+    }
+}
+
+impl Schedule {
+    pub fn push(&mut self, e: Entry) {
+        let b = (e.0 >> SHIFT).max(self.cur);
+        if b < self.cur + BUCKETS {
+            self.buckets[(b % BUCKETS) as usize].push(e);
+        } else {
+            self.far.push(Reverse(e));
+        }
+    }
+
+    /// Moves every entry with tick ≤ now into `out` (in no particular order).
+    pub fn pop_due(&mut self, now: u64, out: &mut Vec<Entry>) {
+        let last = now >> SHIFT;
+        while self.cur <= last {
+            // far entries that entered the wheel's window
+            while let Some(&Reverse(e)) = self.far.peek() {
+                if (e.0 >> SHIFT) >= self.cur + BUCKETS {
+                    break;
+                }
+                self.far.pop();
+                let b = (e.0 >> SHIFT).max(self.cur);
+                self.buckets[(b % BUCKETS) as usize].push(e);
+            }
+            let bucket = &mut self.buckets[(self.cur % BUCKETS) as usize];
+            if self.cur < last {
+                out.append(bucket);
+                self.cur += 1;
+            } else {
+                bucket.retain(|e| {
+                    if e.0 <= now {
+                        out.push(*e);
+                        false
+                    } else {
+                        true
+                    }
+                });
+                break;
+            }
+        }
+    }
+}
