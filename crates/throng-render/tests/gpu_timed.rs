@@ -1,0 +1,113 @@
+//! GPU-timed playback: the shaders derive each instance's rows, fracs and weights from
+//! throng-runtime's compact record and the clock. Checked against the runtime's CPU twin
+//! (`throng_runtime::gpu_layers`) over a day of play with crossfades, blends, every loop mode
+//! and several speeds: weights within 1e-6, rows equal and fracs within 1e-4 (DESIGN.md §4;
+//! a row may differ only where the CPU's frac is within 1e-4 of a frame boundary), and the
+//! skinned vertices within 1e-6 of the bounding diagonal of the CPU decoder's.
+
+mod common;
+
+use throng_asset::decode::{skin_vertices, SkinMode};
+use throng_asset::{Encoding, LoopMode};
+use throng_render::device::test_gpu;
+use throng_render::gpu_asset::skin_inputs;
+use throng_render::skin::{layers_on_gpu, skin_on_gpu};
+use throng_render::{GpuAsset, GpuTimedRecord, Playback, Skinning};
+use throng_runtime::{gpu_layers, GpuRuntime, InstanceTransform, PlayOptions};
+
+#[test]
+fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
+    let Some(gpu) = test_gpu() else { return };
+    assert_eq!(
+        std::mem::size_of::<GpuTimedRecord>(),
+        std::mem::size_of::<throng_runtime::GpuInstanceRecord>()
+    );
+    let (mut asset, _) = common::random_asset(Encoding::QuatSnorm16, 4, 5);
+    asset.clips[0].loop_mode = LoopMode::Loop;
+    asset.clips[1].loop_mode = LoopMode::PingPong;
+    // A one-shot copy of clip a (same rows) to cover once/held.
+    let mut once = asset.clips[0].clone();
+    once.name = "a-once".into();
+    once.loop_mode = LoopMode::Once;
+    asset.clips.push(once);
+    let gasset = GpuAsset::new(&gpu, &asset).expect("upload");
+    let inputs = skin_inputs(&asset.primitives[0]);
+
+    let mut rt = GpuRuntime::new(&asset.clips);
+    let mut handles = vec![];
+    for i in 0..12 {
+        let h = rt.spawn(InstanceTransform::IDENTITY);
+        let opts = PlayOptions {
+            speed: [1.0, 0.37, 2.5, 1.13][i % 4],
+            start_time: 0.013 * i as f32,
+            ..Default::default()
+        };
+        rt.play(h, i % 3, opts).expect("play");
+        handles.push(h);
+    }
+    rt.blend(handles[3], 0, 1, 0.35).expect("blend");
+    rt.set_enabled(handles[5], false).expect("disable");
+
+    let mut checked = 0;
+    let mut t = 0.0f64;
+    // Samples over 24 h: dense at the start, then hours apart; crossfades restart each time.
+    let steps: Vec<f64> = (0..6)
+        .map(|_| 0.0437)
+        .chain((0..6).map(|_| 3600.0 * 4.0 + 0.731))
+        .collect();
+    for (k, dt) in steps.iter().enumerate() {
+        rt.update(*dt);
+        t += dt;
+        if k % 3 == 0 {
+            rt.crossfade(handles[k % 12], (k + 1) % 3, 0.25)
+                .expect("crossfade");
+            rt.update(0.1);
+            t += 0.1;
+        }
+        let clock = rt.gpu_clock();
+        let recs: &[GpuTimedRecord] = bytemuck::cast_slice(rt.records());
+        let play = Playback::Gpu {
+            records: recs,
+            clock,
+        };
+        let got = layers_on_gpu(&gpu, &gasset, play).expect("gpu layers");
+        let clip_table = rt.gpu_clip_table().to_vec();
+        let mut cpu_records = vec![];
+        for (i, rec) in rt.records().iter().enumerate() {
+            let want = gpu_layers(rec, &clip_table, clock);
+            for l in 0..4 {
+                let (g, w) = (got[i][l], want.layers[l]);
+                let ctx = format!("t = {t:.3} s, instance {i}, layer {l}: GPU {g:?} vs CPU {w:?}");
+                assert!((g.weight - w.weight).abs() <= 1e-6, "{ctx}");
+                assert_eq!(g.clip, w.clip, "{ctx}");
+                if g.row == w.row {
+                    assert!((g.frac - w.frac).abs() <= 1e-4, "{ctx}");
+                } else {
+                    // Only across a frame boundary: positions row + frac agree within 1e-4.
+                    let pg = g.row as f64 + g.frac as f64;
+                    let pw = w.row as f64 + w.frac as f64;
+                    assert!((pg - pw).abs() <= 1e-4, "{ctx}");
+                }
+            }
+            cpu_records.push(want);
+        }
+        // Skinning with the GPU-derived layers against the CPU decoder on the CPU twin's layers.
+        let out = skin_on_gpu(&gpu, &gasset, &inputs, play, Skinning::Linear).expect("skin");
+        for (i, rec) in cpu_records.iter().enumerate() {
+            let cpu = skin_vertices(&asset, 0, &rec.layers, SkinMode::Linear).expect("cpu");
+            let mut b = throng_asset::Aabb::EMPTY;
+            cpu.positions.iter().for_each(|p| b.extend(*p));
+            let d = b.diagonal();
+            for (v, p) in cpu.positions.iter().enumerate() {
+                let g = glam::Vec4::from(out[i * inputs.len() + v].position).truncate();
+                let e = (g - *p).length() / d;
+                assert!(
+                    e <= 1e-6,
+                    "t = {t:.3} s instance {i} vertex {v}: {g} vs {p} ({e:.2e})"
+                );
+            }
+        }
+        checked += rt.records().len();
+    }
+    eprintln!("checked {checked} instance-times up to t = {t:.0} s");
+}
