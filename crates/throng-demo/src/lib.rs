@@ -3,7 +3,7 @@
 //! external file.
 //!
 //! The fox: 24 joints (root, hips, spine, chest, neck, head, two ears, four legs of three joints,
-//! a four-joint tail), a single skinned primitive of smooth swept tubes (about 7,000 vertices,
+//! a four-joint tail), a single skinned primitive of smooth swept tubes (about 8,900 vertices,
 //! up to four influences per vertex), one material (`baseColorFactor` fox orange × a small
 //! generated PNG), and four clips keyed at 30 fps with LINEAR interpolation: `idle`, `walk`,
 //! `run` (looping) and `sit` (`"loop": "once"`), with `animations[i].extras.throng` loop modes

@@ -41,8 +41,8 @@ pub(crate) enum Band {
 }
 
 impl Band {
-    /// The V range of the band in the texture (top = 0).
-    pub(crate) fn v_range(self) -> (f32, f32) {
+    /// The band's rows of the texture as a V range (top = 0).
+    pub(crate) fn outer(self) -> (f32, f32) {
         match self {
             Band::Body => (0.0, 0.3),
             Band::Neck => (0.3, 0.38),
@@ -51,6 +51,14 @@ impl Band {
             Band::Leg => (0.6, 0.8),
             Band::Tail => (0.8, 1.0),
         }
+    }
+
+    /// The V range a tube's UVs span: `outer` shrunk by two texels at each end, so bilinear
+    /// filtering never mixes in the neighbouring band at a tube's caps.
+    pub(crate) fn v_range(self) -> (f32, f32) {
+        let (a, b) = self.outer();
+        let margin = 2.0 / crate::texture::SIZE as f32;
+        (a + margin, b - margin)
     }
 
     pub(crate) const ALL: [Band; 6] = [

@@ -1,7 +1,7 @@
 //! A small generated base-colour texture (sRGB PNG). It multiplies the material's
 //! `baseColorFactor` (glTF 2.0 §3.9.2), so it only darkens: dark socks on the legs, dark ear
 //! tips and backs, eyes and a nose; white elsewhere, so the fox stays fox-coloured without it.
-//! Each tube maps into one horizontal band of the texture (`Band::v_range`); within a band
+//! Each tube maps into one horizontal band of the texture (`Band::outer`); within a band
 //! U runs around the tube and V along it.
 
 use crate::shape::Band;
@@ -44,12 +44,12 @@ fn mix(a: [f32; 3], b: [f32; 3], s: f32) -> [f32; 3] {
 
 /// Colour multiplier at texture coordinate (u, v).
 fn shade(u: f32, v: f32) -> [f32; 3] {
-    let Some(band) = Band::ALL.into_iter().find(|b| v < b.v_range().1) else {
+    let Some(band) = Band::ALL.into_iter().find(|b| v < b.outer().1) else {
         return WHITE;
     };
     let (v0, v1) = band.v_range();
-    // Position along the tube: 0 at its start, 1 at its end.
-    let s = (v - v0) / (v1 - v0);
+    // Position along the tube: 0 at its start, 1 at its end (held in the band's margins).
+    let s = ((v - v0) / (v1 - v0)).clamp(0.0, 1.0);
     // Angle around the tube: u = 0 → +X side, 0.25 → second axis (up for the torso and head).
     let around = u * std::f32::consts::TAU;
     match band {
@@ -81,7 +81,7 @@ fn shade(u: f32, v: f32) -> [f32; 3] {
             mix(mix(WHITE, [0.55, 0.45, 0.4], back), DARK, (s - 0.55) * 5.0)
         }
         // Dark socks from just above the wrist/hock down.
-        Band::Leg => mix(WHITE, DARK, (s - 0.55) * 8.0),
+        Band::Leg => mix(WHITE, DARK, (s - 0.5) * 5.0),
         Band::Tail => mix(WHITE, [0.7, 0.62, 0.55], (s - 0.8) * 6.0),
     }
 }
