@@ -75,8 +75,8 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
         let mut cpu_records = vec![];
         for (i, rec) in rt.records().iter().enumerate() {
             let want = gpu_layers(rec, &clip_table, clock);
-            for l in 0..4 {
-                let (g, w) = (got[i][l], want.layers[l]);
+            for (l, (g, w)) in got[i].iter().zip(&want.layers).enumerate() {
+                let (g, w) = (*g, *w);
                 let ctx = format!("t = {t:.3} s, instance {i}, layer {l}: GPU {g:?} vs CPU {w:?}");
                 assert!((g.weight - w.weight).abs() <= 1e-6, "{ctx}");
                 assert_eq!(g.clip, w.clip, "{ctx}");
