@@ -11,7 +11,7 @@
 use crate::skeleton::{
     self, Joint, Leg, CHEST, EAR_L, EAR_R, HEAD, HIPS, LEGS, NECK, SPINE, TAIL, TAIL_LEN,
 };
-use glam::{Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 use std::f32::consts::{PI, TAU};
 
 /// Key rate of every clip (frames per second).
@@ -54,50 +54,118 @@ struct Pose {
     hips: Vec3,
 }
 
+/// How the hips height is corrected so the paws meet the ground (y = 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ground {
+    /// Keep the designed height.
+    Free,
+    /// The lowest paw touches the ground at every key (walking: always a foot in stance).
+    Contact,
+    /// Lift the body only where a paw would go below the ground (running keeps its flight).
+    NoPenetration,
+}
+
 pub(crate) fn build_clips(joints: &[Joint]) -> Vec<ClipData> {
-    let hips_bind = skeleton::local_translation(joints, HIPS);
-    let n = joints.len();
+    let walk_steps = footsteps(1.0, &WALK_PHASE);
+    let run_steps = footsteps(0.5, &RUN_PHASE);
+    let sit_events = vec![(0.8, "hips_down".to_string()), (1.2, "seated".to_string())];
     vec![
-        sample("idle", 3.0, DemoLoop::Loop, n, hips_bind, Vec::new(), idle),
         sample(
+            joints,
+            "idle",
+            3.0,
+            DemoLoop::Loop,
+            Ground::Free,
+            Vec::new(),
+            idle,
+        ),
+        sample(
+            joints,
             "walk",
             1.0,
             DemoLoop::Loop,
-            n,
-            hips_bind,
-            footsteps(1.0, &WALK_PHASE),
+            Ground::Contact,
+            walk_steps,
             walk,
         ),
         sample(
+            joints,
             "run",
             0.5,
             DemoLoop::Loop,
-            n,
-            hips_bind,
-            footsteps(0.5, &RUN_PHASE),
+            Ground::NoPenetration,
+            run_steps,
             run,
         ),
         sample(
+            joints,
             "sit",
             1.2,
             DemoLoop::Once,
-            n,
-            hips_bind,
-            vec![(0.8, "hips_down".to_string()), (1.2, "seated".to_string())],
+            Ground::Free,
+            sit_events,
             sit,
         ),
     ]
 }
 
+/// Points on the sole of each paw in the bind pose (model space, metres): pad, toe, toe tip.
+fn sole_points(leg: &Leg) -> [Vec3; 3] {
+    if leg.front {
+        let x = leg.side * skeleton::FRONT_X;
+        [
+            Vec3::new(x, 0.002, 0.18),
+            Vec3::new(x, 0.002, 0.22),
+            Vec3::new(x, 0.02, 0.24),
+        ]
+    } else {
+        let x = leg.side * skeleton::HIND_X;
+        [
+            Vec3::new(x, 0.005, -0.245),
+            Vec3::new(x, 0.002, -0.20),
+            Vec3::new(x, 0.02, -0.182),
+        ]
+    }
+}
+
+/// Lowest height (metres) of any paw's sole point in `pose` (forward kinematics, parents first).
+fn lowest_paw(joints: &[Joint], pose: &Pose) -> f32 {
+    let mut global: Vec<Mat4> = Vec::with_capacity(joints.len());
+    for (i, j) in joints.iter().enumerate() {
+        let t = if i == HIPS {
+            pose.hips
+        } else {
+            skeleton::local_translation(joints, i)
+        };
+        let local = Mat4::from_rotation_translation(pose.rot[i], t);
+        let g = match j.parent {
+            Some(p) => global[p] * local,
+            None => local,
+        };
+        global.push(g);
+    }
+    let mut lowest = f32::INFINITY;
+    for leg in &LEGS {
+        // Skinning matrix of the foot joint: global · inverse bind (a pure translation here).
+        let skin = global[leg.foot] * Mat4::from_translation(-joints[leg.foot].bind_pos);
+        for p in sole_points(leg) {
+            lowest = lowest.min(skin.transform_point3(p).y);
+        }
+    }
+    lowest
+}
+
 fn sample(
+    joints: &[Joint],
     name: &'static str,
     duration: f32,
     loop_mode: DemoLoop,
-    joint_count: usize,
-    hips_bind: Vec3,
+    ground: Ground,
     events: Vec<(f32, String)>,
     pose_fn: fn(f32, f32, &mut Pose),
 ) -> ClipData {
+    let joint_count = joints.len();
+    let hips_bind = skeleton::local_translation(joints, HIPS);
     let frames = (duration * FPS as f32).round() as usize + 1;
     let mut times = Vec::with_capacity(frames);
     let mut rotations = vec![Vec::with_capacity(frames); joint_count];
@@ -110,6 +178,12 @@ fn sample(
             hips: hips_bind,
         };
         pose_fn(t, duration, &mut pose);
+        let lowest = lowest_paw(joints, &pose);
+        match ground {
+            Ground::Free => {}
+            Ground::Contact => pose.hips.y -= lowest,
+            Ground::NoPenetration => pose.hips.y -= lowest.min(0.0),
+        }
         times.push(t);
         for (j, q) in pose.rot.iter().enumerate() {
             rotations[j].push(q.normalize());
@@ -247,7 +321,7 @@ fn run(t: f32, d: f32, pose: &mut Pose) {
     }
     // Gallop: one big bob per stride; the back flexes while the hind legs reach forward and
     // extends while they push off.
-    pose.hips.y += 0.02 + 0.03 * (w + 0.5 * PI).sin();
+    pose.hips.y += -0.02 + 0.03 * (w + 0.5 * PI).sin();
     let flex = w.sin();
     pose.rot[HIPS] = rx(-0.12 * flex);
     pose.rot[SPINE] = rx(0.1 * flex);

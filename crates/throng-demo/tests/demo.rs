@@ -448,3 +448,108 @@ fn khronos_validator_reports_no_errors() {
         issues["messages"]
     );
 }
+
+/// Skinned vertex positions at key `k` of `clip` (every channel of a demo clip shares its keys),
+/// by linear blend skinning from the parsed file: S_j = W_j · IBM_j, p' = Σ w_i S_{j_i} p.
+fn skinned_at_key(p: &Parsed, clip: &str, k: usize) -> Vec<Vec3> {
+    let anim = p
+        .doc
+        .animations()
+        .find(|a| a.name() == Some(clip))
+        .expect("clip");
+    let mut trs: Vec<(Vec3, Quat, Vec3)> = p
+        .doc
+        .nodes()
+        .map(|n| {
+            let (t, r, s) = n.transform().decomposed();
+            (Vec3::from(t), Quat::from_array(r), Vec3::from(s))
+        })
+        .collect();
+    for c in channels(p, &anim) {
+        if let Some(q) = c.rotations.get(k) {
+            trs[c.node].1 = *q;
+        }
+        if let Some(t) = c.translations.get(k) {
+            trs[c.node].0 = *t;
+        }
+    }
+    let mut parent = vec![None; trs.len()];
+    for node in p.doc.nodes() {
+        for c in node.children() {
+            parent[c.index()] = Some(node.index());
+        }
+    }
+    // Node order is parents first in the demo (checked by this loop's lookups).
+    let mut global = vec![Mat4::IDENTITY; trs.len()];
+    for i in 0..trs.len() {
+        let (t, r, s) = trs[i];
+        let local = Mat4::from_scale_rotation_translation(s, r, t);
+        global[i] = match parent[i] {
+            Some(q) => {
+                assert!(q < i, "parent after child");
+                global[q] * local
+            }
+            None => local,
+        };
+    }
+    let skin = p.doc.skins().next().expect("skin");
+    let ibms: Vec<Mat4> = skin
+        .reader(|b| Some(&p.buffers[b.index()]))
+        .read_inverse_bind_matrices()
+        .expect("IBMs")
+        .map(|m| Mat4::from_cols_array_2d(&m))
+        .collect();
+    let palette: Vec<Mat4> = skin
+        .joints()
+        .zip(&ibms)
+        .map(|(j, ibm)| global[j.index()] * *ibm)
+        .collect();
+    let prim = p
+        .doc
+        .meshes()
+        .next()
+        .expect("mesh")
+        .primitives()
+        .next()
+        .expect("prim");
+    let r = prim.reader(|b| Some(&p.buffers[b.index()]));
+    let jts: Vec<[u16; 4]> = r.read_joints(0).expect("joints").into_u16().collect();
+    let wts: Vec<[f32; 4]> = r.read_weights(0).expect("weights").into_f32().collect();
+    r.read_positions()
+        .expect("positions")
+        .enumerate()
+        .map(|(v, pos)| {
+            let mut m = Mat4::ZERO;
+            for i in 0..4 {
+                m += palette[jts[v][i] as usize] * wts[v][i];
+            }
+            m.transform_point3(Vec3::from(pos))
+        })
+        .collect()
+}
+
+#[test]
+fn paws_meet_the_ground_while_walking_and_never_sink_while_running() {
+    let p = parse(&throng_demo::demo_glb());
+    let bind = skinned_at_key(&p, "idle", 0);
+    let lo = bind.iter().fold(Vec3::INFINITY, |a, b| a.min(*b));
+    let hi = bind.iter().fold(Vec3::NEG_INFINITY, |a, b| a.max(*b));
+    // 0.7 % of the bounding diagonal (about 1 cm on this 1.4 m diagonal).
+    let tol = 0.007 * (hi - lo).length();
+    for (clip, keys) in [("walk", 31), ("run", 16)] {
+        for k in 0..keys {
+            let low = skinned_at_key(&p, clip, k)
+                .iter()
+                .map(|v| v.y)
+                .fold(f32::MAX, f32::min);
+            assert!(low > -tol, "{clip} key {k}: a paw sinks to y = {low}");
+            if clip == "walk" {
+                // Walking always has a paw on the ground.
+                assert!(
+                    low < tol,
+                    "{clip} key {k}: every paw is off the ground (y = {low})"
+                );
+            }
+        }
+    }
+}
