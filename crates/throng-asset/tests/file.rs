@@ -524,3 +524,34 @@ fn random_damage_behind_a_valid_checksum_never_panics() {
     eprintln!("random damage: {ok} read, {err} rejected");
     assert!(err > 0);
 }
+
+#[test]
+fn numbers_round_trip_bit_exactly() {
+    // serde_json parses floats exactly only with its `float_roundtrip` feature; Fox's clip
+    // durations were off by one ulp without it.
+    let mut asset = common::asset(Encoding::QuatF32);
+    let mut rng = common::Rng(17);
+    for k in 0..200 {
+        let d = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 10.0;
+        let mut c = asset.clips[1].clone();
+        c.name = format!("clip{k}");
+        c.duration = d;
+        c.step = d / 2.0;
+        c.fps = 1.0 / (d + 1e-3);
+        c.events = vec![ClipEvent {
+            time: rng.range(0.0, 3.0),
+            name: String::new(),
+        }];
+        asset.clips.push(c);
+    }
+    for p in &mut asset.palette {
+        p.inverse_bind_matrix = rng.similarity();
+    }
+    asset.clips[0].duration = 1.1583333015441895;
+    let back = from_glb_bytes(&to_glb_bytes(&asset).unwrap(), "n").unwrap();
+    for (a, b) in back.clips.iter().zip(&asset.clips) {
+        assert_eq!(a.duration.to_bits(), b.duration.to_bits(), "{}", b.duration);
+        assert_eq!(a.fps.to_bits(), b.fps.to_bits());
+    }
+    assert_eq!(back, asset);
+}
