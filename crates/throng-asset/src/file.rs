@@ -68,7 +68,7 @@ pub fn write(asset: &BakedAsset, path: &Path) -> Result<(), AssetError> {
     Ok(())
 }
 
-/// The bytes of the baked file of `asset` (what [`write`] writes).
+/// The bytes of the baked file of `asset` (what [`write()`] writes).
 pub fn to_glb_bytes(asset: &BakedAsset) -> Result<Vec<u8>, AssetError> {
     encode(asset, &asset.source_name)
 }

@@ -4,7 +4,7 @@
 //!
 //! - [`types`]: the baked data (palette, frame table, bone texture, primitives, materials);
 //! - [`decode`]: texel fetch, skin matrices, layer blending, LBS and dual-quaternion skinning;
-//! - [`file`]: [`write`] / [`read`] of the baked `.glb` (schema: docs/format.md);
+//! - [`mod@file`]: [`write()`] / [`read()`] of the baked `.glb` (schema: docs/format.md);
 //! - [`error`]: typed errors.
 
 pub mod decode;
