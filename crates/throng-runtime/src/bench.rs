@@ -63,6 +63,13 @@ pub struct BenchReport {
     pub ms_p90: f64,
     /// Median time of `update` alone (without the playback calls that make the changes), ms.
     pub update_ms: f64,
+    /// Mean on-CPU time of a frame summed over the threads that ran it (ms; Linux
+    /// `/proc/*/schedstat`, which advances at scheduler ticks, hence a mean over many frames).
+    /// On a shared machine the wall-clock numbers include time spent waiting for a CPU; this
+    /// does not. CPU-timed: all threads of the process; GPU-timed: the calling thread.
+    pub cpu_ms_per_frame: Option<f64>,
+    /// The same for the fill (all threads), ms.
+    pub memset_cpu_ms: Option<f64>,
     /// `ms_per_frame` per instance, nanoseconds.
     pub ns_per_instance: f64,
     /// Median time of a parallel fill of `instances × 64 B` in the same run, milliseconds.
@@ -121,6 +128,28 @@ pub fn synthetic_clips() -> Vec<ClipInfo> {
             c
         })
         .collect()
+}
+
+/// Nanoseconds the threads of this process (or only the calling thread) have spent running on
+/// a CPU, from Linux's `/proc/.../schedstat`; `None` where that is not available. On a shared
+/// machine wall-clock frame times include waiting for a CPU; this does not.
+fn cpu_ns(all_threads: bool) -> Option<u64> {
+    fn one(path: &std::path::Path) -> Option<u64> {
+        std::fs::read_to_string(path)
+            .ok()?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    }
+    if !all_threads {
+        return one(std::path::Path::new("/proc/thread-self/schedstat"));
+    }
+    let mut sum = 0;
+    for e in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        sum += one(&e.path().join("schedstat")).unwrap_or(0);
+    }
+    Some(sum)
 }
 
 struct Rng(u64);
@@ -187,6 +216,10 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
     let b = targets[1.min(targets.len() - 1)];
     let mut times = Vec::with_capacity(frames);
     let mut update_times = Vec::with_capacity(frames);
+    let mut cpu_times = Vec::with_capacity(frames);
+    let mut fill_cpu = Vec::with_capacity(frames);
+    // the GPU-timed frame runs on the calling thread only
+    let parallel = cfg.mode == BenchMode::Cpu;
     let mut events = 0usize;
     let mut dirty = 0usize;
 
@@ -223,20 +256,26 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
                 for _ in 0..changes {
                     picks.push((hs[rng.below(n)], targets[rng.below(targets.len())]));
                 }
+                let c0 = cpu_ns(parallel);
                 let t = Instant::now();
-                for &(h, c) in &picks {
-                    let _ = rt.crossfade(h, c, 0.25);
-                }
+                rt.change_batch(&picks);
                 let tu = Instant::now();
                 rt.update(cfg.dt);
                 let el = t.elapsed().as_secs_f64() * 1e3;
                 let elu = tu.elapsed().as_secs_f64() * 1e3;
+                let c1 = cpu_ns(parallel);
                 let ev = rt.events().len();
                 let dd = rt_dirty(rt);
+                let f0 = cpu_ns(true);
                 let tf = Instant::now();
                 fill.par_chunks_mut(CHUNK).for_each(|c| c.fill(pattern));
                 let fl = tf.elapsed().as_secs_f64() * 1e3;
+                let f1 = cpu_ns(true);
                 if f >= warm {
+                    if let (Some(a), Some(b), Some(x), Some(y)) = (c0, c1, f0, f1) {
+                        cpu_times.push(b.saturating_sub(a) as f64 * 1e-6);
+                        fill_cpu.push(y.saturating_sub(x) as f64 * 1e-6);
+                    }
                     times.push(el);
                     update_times.push(elu);
                     fills.push(fl);
@@ -248,10 +287,16 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
     }
     trait Dirty {
         fn take(&mut self) -> usize;
+        fn change_batch(&mut self, picks: &[(crate::Handle, usize)]);
     }
     impl Dirty for CpuRuntime {
         fn take(&mut self) -> usize {
             0
+        }
+        fn change_batch(&mut self, picks: &[(crate::Handle, usize)]) {
+            for &(h, c) in picks {
+                let _ = self.crossfade(h, c, 0.25);
+            }
         }
     }
     impl Dirty for GpuRuntime {
@@ -259,6 +304,13 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
             let d = self.dirty().len();
             self.clear_dirty();
             d
+        }
+        fn change_batch(&mut self, picks: &[(crate::Handle, usize)]) {
+            let changes: Vec<crate::Change> = picks
+                .iter()
+                .map(|&(h, c)| crate::Change::Crossfade(h, c, 0.25, Default::default()))
+                .collect();
+            let _ = self.apply(&changes);
         }
     }
     fn rt_dirty<T: Dirty>(rt: &mut T) -> usize {
@@ -278,6 +330,10 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
     let ms = median(&mut times);
     let ms90 = p90(&times);
     let update_ms = median(&mut update_times);
+    // schedstat advances at scheduler ticks, so single frames are quantised: use the mean
+    let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    let cpu_ms = mean(&cpu_times);
+    let memset_cpu_ms = mean(&fill_cpu);
     let memset = median(&mut fills);
     BenchReport {
         instances: n,
@@ -285,6 +341,8 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
         ms_per_frame: ms,
         ms_p90: ms90,
         update_ms,
+        cpu_ms_per_frame: cpu_ms,
+        memset_cpu_ms,
         ns_per_instance: if n > 0 { ms * 1e6 / n as f64 } else { 0.0 },
         memset_ms: memset,
         ratio_to_memset: if memset > 0.0 { ms / memset } else { 0.0 },

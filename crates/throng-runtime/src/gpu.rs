@@ -40,12 +40,14 @@
 //! # Precision
 //! Whole periods are removed exactly by the wrapping integer product, so only the fractional
 //! period is ever rounded to f32. The CPU re-anchors every playing layer at least every
-//! [`REANCHOR_TICKS`] = 2^28 ticks (256 s), keeping `e < 2^28`: the error in φ is then below
+//! [`REANCHOR_TICKS`] = 2^28 ticks (256 s), keeping `e < 2^28`: a sweep visits every instance
+//! once per 2^27 ticks (a few instances per update, in dense order) and re-anchors the layers
+//! anchored more than 2^27 ticks ago. The error in φ is then below
 //! ~1.5e-7 periods (f32(a) ≤ 2^-25, the `omega_lo` term ≤ 2^-4 · 2^-23, the sum ≤ 2^-24), i.e.
 //! ≤ 1e-4 frames for periods up to ~600 frames — after any length of play (the 24 h test in
 //! `tests/gpu_timed.rs` compares with f64 truth). A one-shot is rewritten with `HELD` when it
 //! ends, before its phase could wrap. Re-anchoring costs one record write per playing instance
-//! per 256 s (1M instances: ~65 per frame at 60 Hz).
+//! per 128 s (1M instances: ~130 per frame at 60 Hz), written like any change.
 //!
 //! # Events and changes
 //! Each instance has at most one live entry in a schedule (timing wheel + far min-heap, see
@@ -185,6 +187,37 @@ fn gpu_layer(l: &GpuLayer, clips: &[GpuClip], clock: u32, weight: f32) -> Layer 
     }
 }
 
+/// One playback change for [`GpuRuntime::apply`] (same meaning as the method of that name).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Change {
+    Play(Handle, usize, PlayOptions),
+    Crossfade(Handle, usize, f32, PlayOptions),
+    Blend(Handle, usize, usize, f32),
+    SetSpeed(Handle, f32),
+    Pause(Handle),
+    Resume(Handle),
+    Seek(Handle, f32),
+    SetEnabled(Handle, bool),
+}
+
+impl Change {
+    pub fn handle(&self) -> Handle {
+        match *self {
+            Change::Play(h, ..)
+            | Change::Crossfade(h, ..)
+            | Change::Blend(h, ..)
+            | Change::SetSpeed(h, _)
+            | Change::Pause(h)
+            | Change::Resume(h)
+            | Change::Seek(h, _)
+            | Change::SetEnabled(h, _) => h,
+        }
+    }
+}
+
+/// How far ahead batch operations prefetch (items).
+const AHEAD: usize = 8;
+
 /// CPU-side state of one layer (exact, f64).
 #[derive(Debug, Clone, Copy, Default)]
 struct GLayer {
@@ -216,8 +249,10 @@ struct GInst {
     fade_end: u64,
     /// Events and ends have been processed up to this tick.
     last: u64,
-    /// Tick of this instance's live heap entry (u64::MAX: none).
+    /// Tick of this instance's live schedule entry (u64::MAX: none).
     wake: u64,
+    /// Own handle (so scheduling needs no lookup in the slot table).
+    handle: Handle,
     dirty: bool,
 }
 
@@ -236,6 +271,10 @@ impl Default for GInst {
             fade_end: u64::MAX,
             last: 0,
             wake: u64::MAX,
+            handle: Handle {
+                slot: 0,
+                generation: 0,
+            },
             dirty: false,
         }
     }
@@ -251,6 +290,9 @@ pub struct GpuRuntime {
     transforms: Vec<InstanceTransform>,
     schedule: Schedule,
     due: Vec<(u64, u32, u32)>,
+    /// Next dense index the re-anchoring sweep visits, and the fractional instance carry.
+    sweep: usize,
+    sweep_carry: f64,
     dirty: Vec<u32>,
     clock: Clock,
     events: Vec<FiredEvent>,
@@ -269,6 +311,8 @@ impl GpuRuntime {
             transforms: Vec::new(),
             schedule: Schedule::default(),
             due: Vec::new(),
+            sweep: 0,
+            sweep_carry: 0.0,
             dirty: Vec::new(),
             clock: Clock::new(),
             events: Vec::new(),
@@ -309,6 +353,7 @@ impl GpuRuntime {
         let h = self.handles.spawn();
         let g = GInst {
             last: self.clock.ticks(),
+            handle: h,
             ..GInst::default()
         };
         self.state.push(g);
@@ -578,6 +623,52 @@ impl GpuRuntime {
         Ok(())
     }
 
+    /// Applies a batch of changes in order, prefetching the instances a few changes ahead
+    /// (much faster than one call per change when the instances are scattered over a large
+    /// store). Returns the failed changes as (index in `changes`, error); the others apply.
+    pub fn apply(&mut self, changes: &[Change]) -> Vec<(usize, RuntimeError)> {
+        let mut errors = Vec::new();
+        for c in changes.iter().take(2 * AHEAD) {
+            self.handles.prefetch(c.handle());
+        }
+        for (k, c) in changes.iter().enumerate() {
+            if let Some(n) = changes.get(k + 2 * AHEAD) {
+                self.handles.prefetch(n.handle());
+            }
+            if let Some(n) = changes.get(k + AHEAD) {
+                if let Some(i) = self.handles.index(n.handle()) {
+                    self.prefetch_instance(i);
+                }
+            }
+            let r = match *c {
+                Change::Play(h, clip, o) => self.play(h, clip, o),
+                Change::Crossfade(h, clip, d, o) => self.crossfade_with(h, clip, d, o),
+                Change::Blend(h, a, b, w) => self.blend(h, a, b, w),
+                Change::SetSpeed(h, s) => self.set_speed(h, s),
+                Change::Pause(h) => self.pause(h),
+                Change::Resume(h) => self.resume(h),
+                Change::Seek(h, t) => self.seek(h, t),
+                Change::SetEnabled(h, e) => self.set_enabled(h, e),
+            };
+            if let Err(e) = r {
+                errors.push((k, e));
+            }
+        }
+        errors
+    }
+
+    fn prefetch_instance(&self, i: usize) {
+        use crate::prefetch::prefetch;
+        prefetch(
+            self.state.as_ptr().wrapping_add(i),
+            std::mem::size_of::<GInst>(),
+        );
+        prefetch(
+            self.records.as_ptr().wrapping_add(i),
+            std::mem::size_of::<GpuInstanceRecord>(),
+        );
+    }
+
     pub fn set_enabled(&mut self, h: Handle, enabled: bool) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
         self.state[i].enabled = enabled;
@@ -757,7 +848,9 @@ impl GpuRuntime {
     /// Next tick at which instance i needs the CPU (u64::MAX: never).
     fn next_wake(&self, i: usize) -> u64 {
         let g = &self.state[i];
-        let mut w = g.fade_end;
+        let mut w = u64::MAX;
+        // the outgoing layer of a crossfade fires nothing from the fade's end on
+        let fading = g.n == 2 && g.fade_end != u64::MAX;
         for k in 0..g.n as usize {
             let l = &g.layers[k];
             if l.finished {
@@ -772,12 +865,14 @@ impl GpuRuntime {
                 }
                 continue;
             }
-            w = w.min(l.anchor + REANCHOR_TICKS);
             let u = self.pos_at(g, l, g.last);
             if let Some(m) = c.next_event_u(l.mode, u) {
                 let dt = ((m - l.p) / rate).ceil();
                 if dt < 1.0e18 {
-                    w = w.min(l.anchor + dt.max(0.0) as u64);
+                    let t = l.anchor + dt.max(0.0) as u64;
+                    if !(fading && k == 0 && t >= g.fade_end) {
+                        w = w.min(t);
+                    }
                 }
             }
         }
@@ -792,7 +887,7 @@ impl GpuRuntime {
         let t = self.next_wake(i);
         if t < self.state[i].wake {
             self.state[i].wake = t;
-            let h = self.handles.handle_at(i);
+            let h = self.state[i].handle;
             self.schedule.push((t, h.slot, h.generation));
         }
     }
@@ -802,12 +897,30 @@ impl GpuRuntime {
     pub fn update(&mut self, dt: f64) {
         self.events.clear();
         self.finished.clear();
-        self.clock.advance(dt);
+        let advanced = self.clock.advance(dt);
         let now = self.clock.ticks();
+        self.sweep_reanchor(advanced, now);
         let mut due = std::mem::take(&mut self.due);
         due.clear();
         self.schedule.pop_due(now, &mut due);
-        for &(t, slot, generation) in &due {
+        // slot order: nearby instances together; prefetch ahead as in `apply`
+        due.sort_unstable_by_key(|e| e.1);
+        for k in 0..due.len() {
+            let (t, slot, generation) = due[k];
+            if let Some(&(_, s, g)) = due.get(k + 2 * AHEAD) {
+                self.handles.prefetch(Handle {
+                    slot: s,
+                    generation: g,
+                });
+            }
+            if let Some(&(_, s, g)) = due.get(k + AHEAD) {
+                if let Some(i) = self.handles.index(Handle {
+                    slot: s,
+                    generation: g,
+                }) {
+                    self.prefetch_instance(i);
+                }
+            }
             let h = Handle { slot, generation };
             let Some(i) = self.handles.index(h) else {
                 continue;
@@ -819,6 +932,56 @@ impl GpuRuntime {
             self.process(i, h, now);
         }
         self.due = due;
+        if self.schedule.far_len() > 2 * self.state.len() + 4096 {
+            let (handles, state) = (&self.handles, &self.state);
+            self.schedule.retain_far(|&(t, slot, generation)| {
+                handles
+                    .index(Handle { slot, generation })
+                    .is_some_and(|i| state[i].wake == t)
+            });
+        }
+    }
+
+    /// Visits the share of instances due this update so that each is visited at least every
+    /// `REANCHOR_TICKS / 2` ticks, and re-anchors those anchored longer ago than that.
+    fn sweep_reanchor(&mut self, advanced: u64, now: u64) {
+        let n = self.state.len();
+        if n == 0 || advanced == 0 {
+            return;
+        }
+        let want = n as f64 * advanced as f64 / (REANCHOR_TICKS / 2) as f64 + self.sweep_carry;
+        let visits = (want.floor() as usize + 1).min(n);
+        self.sweep_carry = if visits == n {
+            0.0
+        } else {
+            (want - want.floor()).min(1.0)
+        };
+        for _ in 0..visits {
+            if self.sweep >= n {
+                self.sweep = 0;
+            }
+            let i = self.sweep;
+            self.sweep += 1;
+            let g = &self.state[i];
+            let stale = g.layers[..g.n as usize]
+                .iter()
+                .any(|l| !l.finished && now.saturating_sub(l.anchor) >= REANCHOR_TICKS / 2);
+            let fade_over = g.n == 2 && now >= g.fade_end;
+            if fade_over {
+                // the GPU shows the incoming layer alone since the fade's end (its weight
+                // clamps at 1); drop the outgoing one before `w_anchor` could wrap
+                let g = &mut self.state[i];
+                g.layers[0] = g.layers[1];
+                g.n = 1;
+                g.fade_end = u64::MAX;
+            }
+            if stale && !self.state[i].paused {
+                self.reanchor(i, now);
+            }
+            if stale || fade_over {
+                self.touch(i);
+            }
+        }
     }
 
     fn process(&mut self, i: usize, h: Handle, now: u64) {
@@ -826,9 +989,16 @@ impl GpuRuntime {
         let t0 = g.last;
         let mut changed = false;
         let secs = |t: f64| t * SECONDS_PER_TICK;
+        let fading = g.n == 2 && g.fade_end != u64::MAX;
         for k in 0..g.n as usize {
             let l = g.layers[k];
-            if l.finished || g.paused {
+            // the outgoing layer of a crossfade plays until the fade's end
+            let now = if fading && k == 0 {
+                now.min(g.fade_end)
+            } else {
+                now
+            };
+            if l.finished || g.paused || now <= t0 && !l.fresh {
                 continue;
             }
             let c = &self.clips[l.clip as usize];
@@ -865,7 +1035,7 @@ impl GpuRuntime {
                         time: time_of(c.last),
                     });
                 }
-            } else if now >= l.anchor + REANCHOR_TICKS {
+            } else if now >= l.anchor + REANCHOR_TICKS / 2 {
                 s.p = c.reduce(l.mode, u1);
                 s.anchor = now;
                 changed = true;

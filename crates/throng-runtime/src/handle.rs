@@ -79,6 +79,11 @@ impl Handles {
         (s.generation == h.generation && s.dense != u32::MAX).then_some(s.dense as usize)
     }
 
+    /// Prefetches the slot entry of a handle (see `prefetch.rs`).
+    pub fn prefetch(&self, h: Handle) {
+        crate::prefetch::prefetch(self.slots.as_ptr().wrapping_add(h.slot as usize), 8);
+    }
+
     /// Handle of the instance at a dense index.
     pub fn handle_at(&self, index: usize) -> Handle {
         let slot = self.dense_to_slot[index];

@@ -22,6 +22,7 @@ mod cpu;
 mod error;
 pub mod gpu;
 mod handle;
+mod prefetch;
 mod record;
 mod schedule;
 
@@ -31,7 +32,7 @@ pub use clips::{MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG};
 pub use clock::{Clock, SECONDS_PER_TICK, TICKS_PER_SECOND};
 pub use cpu::{CpuRuntime, CHUNK};
 pub use error::RuntimeError;
-pub use gpu::{gpu_clips, gpu_layers, GpuClip, GpuInstanceRecord, GpuLayer, GpuRuntime};
+pub use gpu::{gpu_clips, gpu_layers, Change, GpuClip, GpuInstanceRecord, GpuLayer, GpuRuntime};
 pub use handle::Handle;
 pub use record::InstanceRecord;
 pub use record::InstanceTransform;

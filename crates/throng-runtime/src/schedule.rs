@@ -1,11 +1,11 @@
-//! Wake-up schedule of the GPU-timed mode: a timing wheel for the near future plus a min-heap
-//! for the far future (re-anchoring, hundreds of seconds ahead).
+//! Wake-up schedule of the GPU-timed mode: a timing wheel for the next ~16 s plus a min-heap for
+//! wakes further ahead (events of long or slow clips).
 //!
 //! Why not one `BinaryHeap`: with a million instances every push of a near-term wake (a
 //! crossfade's end) sifts up ~20 levels of a 16 MB heap, a cache miss per level. The wheel makes
 //! near-term pushes a `Vec::push` into a bucket and lets `pop_due` touch only due buckets, so a
-//! frame costs O(changes + wakes due). Far entries are pushed with keys larger than almost
-//! all others (now + 256 s), so their heap pushes stop after a level or two.
+//! frame costs O(changes + wakes due). Entries superseded by an earlier wake stay until due
+//! and are skipped then; the owner compacts the far heap when it grows past the instances.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -75,5 +75,15 @@ impl Schedule {
                 break;
             }
         }
+    }
+
+    /// Entries in the far heap (live or stale).
+    pub fn far_len(&self) -> usize {
+        self.far.len()
+    }
+
+    /// Drops far entries that are no longer live.
+    pub fn retain_far(&mut self, mut keep: impl FnMut(&Entry) -> bool) {
+        self.far.retain(|Reverse(e)| keep(e));
     }
 }
