@@ -1,0 +1,154 @@
+//! `throng bake`: a source glTF (plus `--clips` files) → one baked `.glb` (DESIGN.md §3),
+//! written atomically, with a summary: palette, frames per clip and their rate, texture bytes,
+//! time taken and a fidelity line (largest vertex error relative to the bounding diagonal at
+//! sample and mid-sample times, measured by `throng_bake::verify`).
+
+use super::source::load_model;
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::time::Instant;
+use throng_asset::Encoding;
+use throng_bake::{BakeOptions, Fps};
+
+/// `N` (frames per second) or `auto` (each clip at its source key rate).
+pub fn parse_fps(s: &str) -> Result<Fps, String> {
+    Fps::parse(s).ok_or_else(|| format!("expected a positive number of frames per second or 'auto', not {s:?}"))
+}
+
+/// One of the bone-texture encodings.
+pub fn parse_encoding(s: &str) -> Result<Encoding, String> {
+    Encoding::parse(s).ok_or_else(|| {
+        let all: Vec<&str> = Encoding::ALL.iter().map(|e| e.as_str()).collect();
+        format!("unknown encoding {s:?}; one of: {}", all.join(", "))
+    })
+}
+
+/// Influences per vertex: 4 or 8.
+pub fn parse_influences(s: &str) -> Result<u32, String> {
+    match s {
+        "4" => Ok(4),
+        "8" => Ok(8),
+        _ => Err(format!("influences per vertex must be 4 or 8, not {s:?}")),
+    }
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Source glTF file (.gltf/.glb).
+    pub input: PathBuf,
+    /// Animation-only glTF files whose clips bind to this skeleton by joint name (repeatable).
+    #[arg(long = "clips", value_name = "OTHER")]
+    pub clips: Vec<PathBuf>,
+    /// Output baked asset (.glb).
+    #[arg(short = 'o', long = "out", value_name = "OUT.glb")]
+    pub out: PathBuf,
+    /// Frames per second of the frame table, or `auto` (each clip at its source key rate).
+    #[arg(long, default_value = "30", value_parser = parse_fps)]
+    pub fps: Fps,
+    /// Bone-texture encoding: mat4-f32, mat3x4-f32, mat3x4-f16, quat-f32, quat-snorm16.
+    #[arg(long, default_value = "quat-snorm16", value_parser = parse_encoding)]
+    pub encoding: Encoding,
+    /// Influences per vertex (4 or 8).
+    #[arg(long, default_value_t = 4, value_parser = parse_influences)]
+    pub influences: u32,
+    /// Fail instead of falling back to mat3x4-f32 when a quat-* encoding cannot hold a matrix.
+    #[arg(long)]
+    pub strict: bool,
+    /// Rows per texture array layer and widest row, in texels (WebGPU's default limit is 8192).
+    #[arg(long, default_value_t = throng_bake::options::DEFAULT_MAX_TEXTURE_SIZE)]
+    pub max_texture_size: u32,
+    /// Skip the fidelity measurement in the summary (it re-skins every sample on the CPU).
+    #[arg(long)]
+    pub no_verify: bool,
+}
+
+fn file_name(p: &std::path::Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| p.display().to_string())
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let model = load_model(&args.input, &args.clips)?;
+    for w in &model.warnings {
+        eprintln!("warning: {w}");
+    }
+    let options = BakeOptions {
+        source_name: file_name(&args.input),
+        fps: args.fps,
+        encoding: args.encoding,
+        influences: args.influences,
+        strict: args.strict,
+        max_texture_size: args.max_texture_size,
+    };
+    let bake_start = Instant::now();
+    let bar = ProgressBar::new(0).with_message("sampling");
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} rows ({eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let progress = |done: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let baked = throng_bake::bake_with_progress(&model, &options, Some(&progress));
+    bar.finish_and_clear();
+    let (asset, report) =
+        baked.with_context(|| format!("baking {}", args.input.display()))?;
+    let bake_time = bake_start.elapsed();
+    throng_asset::write(&asset, &args.out)?;
+    let total_time = start.elapsed();
+
+    println!(
+        "baked {} → {} in {:.1} ms ({:.1} ms with import and write)",
+        args.input.display(),
+        args.out.display(),
+        bake_time.as_secs_f64() * 1e3,
+        total_time.as_secs_f64() * 1e3
+    );
+    println!(
+        "  palette: {} entries ({} rigid parts), {} primitives, {} influences per vertex",
+        report.palette_size, report.rigid_entries, report.primitives, args.influences
+    );
+    for c in &report.clips {
+        let rate = match c.key_rate {
+            Some(k) => format!("{} fps (auto; source keys {k}/s)", c.fps),
+            None => format!("{} fps", c.fps),
+        };
+        println!(
+            "  clip {:24} {:5} frames at {rate}, {:.3} s, rows {}..{}",
+            c.name,
+            c.frames,
+            c.duration,
+            c.first_row,
+            c.first_row + c.frames - 1
+        );
+    }
+    println!(
+        "  bone texture: {} ({} B per entry-frame), {} rows in {} layer(s), {} bytes",
+        report.encoding.as_str(),
+        report.encoding.bytes_per_entry_frame(),
+        report.rows,
+        report.layers,
+        report.texture_bytes
+    );
+    if !args.no_verify {
+        let fid = throng_bake::verify::verify(&asset, &model)?;
+        let worst = |f: fn(&throng_bake::verify::ClipFidelity) -> f64| {
+            fid.iter()
+                .map(|c| (f(c), c.clip.as_str()))
+                .fold((0.0, ""), |a, b| if b.0 > a.0 { b } else { a })
+        };
+        let (s, sc) = worst(|c| c.max_rel_samples);
+        let (m, mc) = worst(|c| c.max_rel_mid);
+        println!(
+            "  fidelity: max error {s:.2e} of the bounding diagonal at sample times ({sc}), {m:.2e} at mid-sample times ({mc})"
+        );
+    }
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(())
+}
