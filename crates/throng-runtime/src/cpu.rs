@@ -686,7 +686,7 @@ fn process_chunk(
                 }
             };
             if done {
-                rec[j] = r;
+                crate::prefetch::stream_record(&mut rec[j], &r);
                 continue;
             }
         } else if m.flags & F_ENABLED == 0 {
@@ -717,6 +717,7 @@ fn process_chunk(
         l2[j] = ls[2];
         l3[j] = ls[3];
     }
+    crate::prefetch::stream_fence();
 }
 
 /// What the hot loop needs of a clip (24 B).

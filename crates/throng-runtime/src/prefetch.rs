@@ -26,3 +26,38 @@ pub(crate) fn prefetch<T>(p: *const T, bytes: usize) {
         let _ = (p, bytes);
     }
 }
+
+/// Writes a record with non-temporal (streaming) stores where available: the records are
+/// written once per frame for the GPU upload and not read back by the CPU, so there is no
+/// point reading their old cache lines in first (a plain store costs a line read + write).
+/// Call [`stream_fence`] before other threads or the upload read the records.
+#[inline(always)]
+pub(crate) fn stream_record(dst: &mut crate::InstanceRecord, r: &crate::InstanceRecord) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_loadu_ps, _mm_stream_ps};
+        let d = dst as *mut crate::InstanceRecord as *mut f32;
+        let s = r as *const crate::InstanceRecord as *const f32;
+        for k in 0..4 {
+            // SAFETY: `dst` is a valid, exclusive reference to a 64 B record aligned to 16
+            // (`#[repr(C, align(16))]`), so each 16 B store at offset 16k is in bounds and
+            // aligned as MOVNTPS requires; `r` is a valid 64 B source. SSE is part of the
+            // x86-64 baseline.
+            unsafe { _mm_stream_ps(d.add(4 * k), _mm_loadu_ps(s.add(4 * k))) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        *dst = *r;
+    }
+}
+
+/// Orders earlier streaming stores before later stores (SFENCE); a no-op elsewhere.
+#[inline(always)]
+pub(crate) fn stream_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SFENCE has no memory operands and no preconditions; SSE is x86-64 baseline.
+    unsafe {
+        core::arch::x86_64::_mm_sfence()
+    };
+}
