@@ -2,7 +2,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use throng_runtime::bench::synthetic_clips;
-use throng_runtime::{CpuRuntime, GpuRuntime, InstanceTransform};
+use throng_runtime::{Change, CpuRuntime, GpuRuntime, InstanceTransform};
 
 const N: usize = 1_000_000;
 
@@ -42,15 +42,21 @@ fn gpu_timed(c: &mut Criterion) {
     let mut g = c.benchmark_group("gpu-timed");
     g.sample_size(20);
     let mut k = 0usize;
-    g.bench_function("frame 1M instances, 1% crossfading", |b| {
+    let mut changes = Vec::with_capacity(N / 100);
+    g.bench_function("frame 1M instances, 1% crossfading (scattered)", |b| {
         b.iter(|| {
+            changes.clear();
             for _ in 0..N / 100 {
                 k = (k + 7_919 * 13) % N;
-                let _ = rt.crossfade(hs[k], k % 3, 0.25);
+                changes.push(Change::Crossfade(hs[k], k % 3, 0.25, Default::default()));
             }
+            let _ = rt.apply(&changes);
             rt.update(1.0 / 60.0);
             rt.clear_dirty();
         })
+    });
+    g.bench_function("update 1M instances, no changes", |b| {
+        b.iter(|| rt.update(1.0 / 60.0))
     });
     g.finish();
 }

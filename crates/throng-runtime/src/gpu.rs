@@ -233,7 +233,9 @@ struct GLayer {
     finished: bool,
 }
 
+/// 128 B, aligned to cache lines: a change touches two lines of state.
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 struct GInst {
     layers: [GLayer; 2],
     n: u8,
@@ -251,8 +253,6 @@ struct GInst {
     last: u64,
     /// Tick of this instance's live schedule entry (u64::MAX: none).
     wake: u64,
-    /// Own handle (so scheduling needs no lookup in the slot table).
-    handle: Handle,
     dirty: bool,
 }
 
@@ -271,10 +271,6 @@ impl Default for GInst {
             fade_end: u64::MAX,
             last: 0,
             wake: u64::MAX,
-            handle: Handle {
-                slot: 0,
-                generation: 0,
-            },
             dirty: false,
         }
     }
@@ -353,7 +349,6 @@ impl GpuRuntime {
         let h = self.handles.spawn();
         let g = GInst {
             last: self.clock.ticks(),
-            handle: h,
             ..GInst::default()
         };
         self.state.push(g);
@@ -887,7 +882,7 @@ impl GpuRuntime {
         let t = self.next_wake(i);
         if t < self.state[i].wake {
             self.state[i].wake = t;
-            let h = self.state[i].handle;
+            let h = self.handles.handle_at(i);
             self.schedule.push((t, h.slot, h.generation));
         }
     }
@@ -1054,5 +1049,14 @@ impl GpuRuntime {
         } else {
             self.schedule(i);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn instance_state_is_two_cache_lines() {
+        assert_eq!(std::mem::size_of::<super::GInst>(), 128);
+        assert_eq!(std::mem::align_of::<super::GInst>(), 64);
     }
 }
