@@ -384,8 +384,9 @@ impl GpuRuntime {
         self.handles.index(h)
     }
 
-    pub fn handle_at(&self, index: usize) -> Handle {
-        self.handles.handle_at(index)
+    /// Handle of the instance at a dense index (`None` past the end).
+    pub fn handle_at(&self, index: usize) -> Option<Handle> {
+        (index < self.handles.len()).then(|| self.handles.handle_at(index))
     }
 
     fn idx(&self, h: Handle) -> Result<usize, RuntimeError> {

@@ -233,5 +233,6 @@ fn only_changed_instances_are_written() {
     // despawn moves the last instance: its new index is dirty
     rt.despawn(hs[0]).unwrap();
     assert_eq!(rt.dirty(), &[0]);
-    assert_eq!(rt.handle_at(0), hs[9999]);
+    assert_eq!(rt.handle_at(0), Some(hs[9999]));
+    assert_eq!(rt.handle_at(9999), None);
 }

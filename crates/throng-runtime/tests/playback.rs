@@ -409,7 +409,7 @@ fn handles_survive_despawn_of_others() {
         assert_eq!(rt.record(hs[k]).unwrap(), before[k]);
         let i = rt.index(hs[k]).unwrap();
         assert_eq!(rt.records()[i], before[k]);
-        assert_eq!(rt.handle_at(i), hs[k]);
+        assert_eq!(rt.handle_at(i), Some(hs[k]));
     }
     let h = rt.spawn(InstanceTransform::IDENTITY);
     assert_eq!(h.slot(), hs[1].slot(), "slot reused");
