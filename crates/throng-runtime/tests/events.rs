@@ -175,3 +175,38 @@ fn events_are_tagged_with_their_instance_across_chunks() {
         assert!((e.time - 0.1).abs() < 1e-6, "{e:?}");
     }
 }
+
+#[test]
+fn outgoing_layer_fires_until_the_fade_ends() {
+    let clips = table(&[(1.0, LoopMode::Loop, &[0.5]), (1.0, LoopMode::Loop, &[])]);
+    let mut cpu = CpuRuntime::new(&clips);
+    let mut gpu = GpuRuntime::new(&clips);
+    let hc = cpu.spawn(InstanceTransform::IDENTITY);
+    let hg = gpu.spawn(InstanceTransform::IDENTITY);
+    cpu.play(hc, 0, PlayOptions::default()).unwrap();
+    gpu.play(hg, 0, PlayOptions::default()).unwrap();
+    cpu.update(0.2);
+    gpu.update(0.2);
+    cpu.crossfade(hc, 1, 0.5).unwrap();
+    let errs = gpu.apply(&[
+        throng_runtime::Change::Crossfade(hg, 1, 0.5, PlayOptions::default()),
+        throng_runtime::Change::Play(hg, 9, PlayOptions::default()),
+    ]);
+    assert_eq!(errs.len(), 1);
+    assert_eq!(
+        errs[0].0, 1,
+        "the bad clip index is reported, the crossfade applied"
+    );
+    let mut got = [Vec::new(), Vec::new()];
+    for _ in 0..30 {
+        cpu.update(0.1);
+        gpu.update(0.1);
+        got[0].extend(cpu.events().iter().map(|e| (e.event, e.time)));
+        got[1].extend(gpu.events().iter().map(|e| (e.event, e.time)));
+    }
+    assert_fired(
+        &got,
+        &[(0, 0.5)],
+        "outgoing clip's event before the fade ends only",
+    );
+}
