@@ -111,7 +111,8 @@ impl Prepared {
                 if u < p && u >= 0.0 {
                     return u;
                 }
-                let r = u - p * (u / p).floor();
+                // u ≥ 0 (and < 2^63 periods): the truncating cast is the floor, without libm
+                let r = u - p * ((u / p) as u64) as f64;
                 if r >= p || r < 0.0 {
                     0.0
                 } else {
@@ -133,7 +134,7 @@ impl Prepared {
 
     /// Global row and fraction of a shown position (DESIGN.md §4; frac 0 on the last row).
     pub fn frame(&self, q: f64) -> (u32, f32) {
-        let fl = q.floor();
+        let fl = (q.max(0.0) as u64) as f64;
         if fl >= self.last {
             return (self.first + self.last as u32, 0.0);
         }

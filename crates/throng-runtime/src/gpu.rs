@@ -494,7 +494,8 @@ impl GpuRuntime {
         check_nonneg("crossfade duration", duration_s as f64)?;
         let new = self.new_layer(clip, &opts)?;
         let now = self.clock.ticks();
-        let len = (duration_s as f64 * TICKS_PER_SECOND as f64).round() as u64;
+        // ≥ 0: adding ½ and truncating rounds without a libm call
+        let len = (duration_s as f64 * TICKS_PER_SECOND as f64 + 0.5) as u64;
         if self.state[i].n == 0 || len == 0 {
             return self.play(h, clip, opts);
         }
@@ -823,10 +824,11 @@ impl GpuRuntime {
             if l.finished {
                 gl.clip_mode |= GPU_HELD;
             } else if period > 0.0 {
-                let ph = (l.p / period * TWO_POW_32).floor();
-                gl.phase = ph.clamp(0.0, TWO_POW_32 - 1.0) as u32;
+                // values ≥ 0: the truncating casts are floors (no libm call on baseline x86-64)
+                let ph = (l.p / period * TWO_POW_32) as u64;
+                gl.phase = ph.min(u32::MAX as u64) as u32;
                 let w = (self.rate(g, l) / period).min(0.5) * TWO_POW_32;
-                let hi = w.floor();
+                let hi = (w as u64) as f64;
                 gl.omega_hi = hi as u32;
                 gl.omega_lo = ((w - hi) / TWO_POW_32) as f32;
             }
