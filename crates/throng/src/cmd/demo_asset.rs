@@ -67,3 +67,43 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     }
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_the_demo_atomically_and_reports_missing_folders() {
+        let dir = std::env::temp_dir().join(format!("throng-demo-asset-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let out = dir.join("fox.glb");
+        std::fs::write(&out, b"old").expect("old file");
+        run(Args {
+            output: out.clone(),
+        })
+        .expect("demo-asset runs");
+        assert_eq!(
+            std::fs::read(&out).expect("read back"),
+            throng_demo::demo_glb()
+        );
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .expect("list")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(
+            names,
+            vec![std::ffi::OsString::from("fox.glb")],
+            "temp file left behind"
+        );
+
+        let err = run(Args {
+            output: dir.join("missing/fox.glb"),
+        })
+        .expect_err("no such folder");
+        assert!(
+            format!("{err:#}").contains("cannot write the demo asset"),
+            "{err:#}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
