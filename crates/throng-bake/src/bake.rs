@@ -15,8 +15,8 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use throng_anim::{Influences, Model, Poser};
 use throng_asset::{
-    Aabb, BakeSettings, BakedAsset, BakedImage, BakedMaterial, BakedPrimitive, ClipEvent,
-    ClipInfo, Encoding, LoopMode, TextureTransform,
+    Aabb, BakeSettings, BakedAsset, BakedImage, BakedMaterial, BakedPrimitive, ClipEvent, ClipInfo,
+    Encoding, LoopMode, TextureTransform,
 };
 
 /// Rows beyond this cannot be addressed exactly by the f32 row of the per-instance record
@@ -365,7 +365,7 @@ fn sample(
                 }
                 if let Some(p) = progress {
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    if n % 256 == 0 || n == total {
+                    if n.is_multiple_of(256) || n == total {
                         p(n, total);
                     }
                 }
@@ -412,17 +412,12 @@ fn primitives(
                 || prim.tangents.as_ref().is_some_and(|t| t.len() != v)
                 || prim.uv0.as_ref().is_some_and(|t| t.len() != v)
             {
-                return Err(bad(
-                    "attribute counts differ from the position count".into(),
-                ));
+                return Err(bad("attribute counts differ from the position count".into()));
             }
             if let Some(i) = prim.indices.iter().find(|&&i| i as usize >= v) {
                 return Err(bad(format!("index {i} is out of range ({v} vertices)")));
             }
-            if prim
-                .joint_sets
-                .iter()
-                .any(|s| s.len() != v)
+            if prim.joint_sets.iter().any(|s| s.len() != v)
                 || prim.weight_sets.iter().any(|s| s.len() != v)
             {
                 return Err(bad("a JOINTS_n/WEIGHTS_n set has the wrong length".into()));

@@ -85,20 +85,17 @@ pub fn quat_table(
     entries: usize,
     continues: &[bool],
 ) -> Result<Vec<QuatParts>, QuatFailure> {
-    let parts: Vec<Result<QuatParts, String>> = matrices.par_iter().map(quat_parts).collect();
-    let mut out = Vec::with_capacity(parts.len());
-    for (i, p) in parts.into_iter().enumerate() {
-        match p {
-            Ok(p) => out.push(p),
-            Err(why) => {
-                return Err(QuatFailure {
-                    entry: i % entries.max(1),
-                    row: i / entries.max(1),
-                    why,
-                })
-            }
-        }
+    // Decompose in parallel without allocating per matrix; only the first failure (in row-major
+    // order) is decomposed again to get its message.
+    let parts: Vec<Option<QuatParts>> = matrices.par_iter().map(|m| quat_parts(m).ok()).collect();
+    if let Some(i) = parts.par_iter().position_first(|p| p.is_none()) {
+        return Err(QuatFailure {
+            entry: i % entries.max(1),
+            row: i / entries.max(1),
+            why: quat_parts(&matrices[i]).err().unwrap_or_default(),
+        });
     }
+    let mut out: Vec<QuatParts> = parts.into_iter().flatten().collect();
     for (row, &cont) in continues.iter().enumerate() {
         if !cont || row == 0 {
             continue;
@@ -215,10 +212,13 @@ pub fn encode(
             }
             overflow
         })
-        .reduce(|| None, |a, b| match (a, b) {
-            (Some(a), Some(b)) => Some(if (a.1, a.0) <= (b.1, b.0) { a } else { b }),
-            (a, b) => a.or(b),
-        });
+        .reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(if (a.1, a.0) <= (b.1, b.0) { a } else { b }),
+                (a, b) => a.or(b),
+            },
+        );
     if let Some(o) = overflow {
         return Err(o);
     }

@@ -11,7 +11,8 @@ pub const FRAME_COUNT_EPSILON: f64 = 1e-3;
 /// Frames of a clip of `duration` seconds at `fps`: `floor(d · fps + 1e-3) + 1`; a zero-length
 /// (or non-positive) clip is 1 frame.
 pub fn frame_count(duration: f64, fps: f64) -> u64 {
-    if !(duration > 0.0) || !(fps > 0.0) {
+    // NaN counts as not positive.
+    if duration.is_nan() || fps.is_nan() || duration <= 0.0 || fps <= 0.0 {
         return 1;
     }
     (duration * fps + FRAME_COUNT_EPSILON).floor() as u64 + 1

@@ -34,7 +34,7 @@ pub fn quantize_unorm16(weights: &[f32]) -> Vec<u16> {
     if weights.is_empty() {
         return Vec::new();
     }
-    if !(sum > 0.0) || !sum.is_finite() {
+    if sum.is_nan() || sum <= 0.0 || !sum.is_finite() {
         let mut out = vec![0; weights.len()];
         out[0] = UNORM16_ONE as u16;
         return out;
@@ -100,7 +100,11 @@ mod tests {
         ];
         for w in cases {
             let q = quantize_unorm16(w);
-            assert_eq!(q.iter().map(|&x| x as u32).sum::<u32>(), 65535, "{w:?} → {q:?}");
+            assert_eq!(
+                q.iter().map(|&x| x as u32).sum::<u32>(),
+                65535,
+                "{w:?} → {q:?}"
+            );
             let s: f32 = w.iter().sum();
             for (a, b) in w.iter().zip(&q) {
                 // Each integer is within one step of its exact share.
@@ -124,6 +128,9 @@ mod tests {
         assert_eq!(w.iter().map(|&x| x as u32).sum::<u32>(), 65535);
         assert!((dropped - 0.05).abs() < 1e-6);
         let (j, w, dropped) = cut_vertex(&[(7, 1.0)], 4);
-        assert_eq!((j, w, dropped), (vec![7, 0, 0, 0], vec![65535, 0, 0, 0], 0.0));
+        assert_eq!(
+            (j, w, dropped),
+            (vec![7, 0, 0, 0], vec![65535, 0, 0, 0], 0.0)
+        );
     }
 }

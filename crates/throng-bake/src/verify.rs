@@ -101,7 +101,10 @@ struct SourcePrim<'a> {
     influences: Influences,
 }
 
-fn source_prims<'a>(asset: &BakedAsset, model: &'a Model) -> Result<Vec<SourcePrim<'a>>, VerifyError> {
+fn source_prims<'a>(
+    asset: &BakedAsset,
+    model: &'a Model,
+) -> Result<Vec<SourcePrim<'a>>, VerifyError> {
     let bindings = model.mesh_bindings();
     asset
         .primitives
@@ -164,7 +167,8 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
             .collect();
         let mids: Vec<(f64, u32, f32)> = (0..n.saturating_sub(1))
             .map(|k| {
-                let t = 0.5 * (frame_time(k, n, clip.duration) + frame_time(k + 1, n, clip.duration));
+                let t =
+                    0.5 * (frame_time(k, n, clip.duration) + frame_time(k + 1, n, clip.duration));
                 (t, k as u32, 0.5)
             })
             .collect();
@@ -187,20 +191,25 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
                             binding_matrices(model, &s.binding, &ms, mats);
                             skin_lbs(s.prim, &s.influences, mats, skinned);
                             reference.extend_from_slice(&skinned.positions);
-                            let b = skin_positions(asset, pi, &[layer], SkinMode::Linear)
-                                .map_err(|source| VerifyError::Decode {
+                            let b = skin_positions(asset, pi, &[layer], SkinMode::Linear).map_err(
+                                |source| VerifyError::Decode {
                                     file: asset.source_name.clone(),
                                     primitive: pi,
                                     clip: clip.name.clone(),
                                     source,
-                                })?;
+                                },
+                            )?;
                             baked.extend_from_slice(&b);
                         }
                         let mut bb = throng_asset::Aabb::EMPTY;
                         for p in &reference {
                             bb.extend(*p);
                         }
-                        let diag = if bb.is_empty() { 0.0 } else { bb.diagonal() as f64 };
+                        let diag = if bb.is_empty() {
+                            0.0
+                        } else {
+                            bb.diagonal() as f64
+                        };
                         let errs = reference
                             .iter()
                             .zip(&baked)

@@ -65,7 +65,9 @@ fn frame_table_follows_the_formula_and_rows_hold_the_sampled_matrices() {
 
 #[test]
 fn auto_fps_follows_the_source_keys() {
-    let Some(model) = import("Fox.glb") else { return };
+    let Some(model) = import("Fox.glb") else {
+        return;
+    };
     let o = BakeOptions {
         fps: Fps::Auto,
         ..opts(Encoding::QuatSnorm16)
@@ -87,7 +89,10 @@ fn distinct_pairs(model: &throng_anim::Model) -> usize {
     let mut set = HashSet::new();
     for s in &model.skins {
         for (j, &n) in s.joints.iter().enumerate() {
-            set.insert((n, s.inverse_bind_matrices[j].to_cols_array().map(f32::to_bits)));
+            set.insert((
+                n,
+                s.inverse_bind_matrices[j].to_cols_array().map(f32::to_bits),
+            ));
         }
     }
     set.len()
@@ -123,7 +128,9 @@ fn check_remap(model: &throng_anim::Model, asset: &throng_asset::BakedAsset) {
 
 #[test]
 fn skins_that_share_joints_share_palette_entries() {
-    let Some(model) = import("Quaternius_Enemy.glb") else { return };
+    let Some(model) = import("Quaternius_Enemy.glb") else {
+        return;
+    };
     assert_eq!(model.skins.len(), 3);
     let (asset, report) = bake(&model, &opts(Encoding::QuatSnorm16)).expect("bake");
     let rigid = model
@@ -140,7 +147,9 @@ fn skins_that_share_joints_share_palette_entries() {
 
 #[test]
 fn a_mesh_bound_through_84_nodes_becomes_84_primitives() {
-    let Some(model) = import("RecursiveSkeletons.glb") else { return };
+    let Some(model) = import("RecursiveSkeletons.glb") else {
+        return;
+    };
     let (asset, report) = bake(&model, &opts(Encoding::QuatSnorm16)).expect("bake");
     assert_eq!(report.primitives, 84);
     let nodes: HashSet<usize> = asset.primitives.iter().map(|p| p.node_index).collect();
@@ -151,7 +160,9 @@ fn a_mesh_bound_through_84_nodes_becomes_84_primitives() {
 
 #[test]
 fn rigid_parts_are_bound_to_their_own_node() {
-    let Some(model) = import("kenney/character.glb") else { return };
+    let Some(model) = import("kenney/character.glb") else {
+        return;
+    };
     let (asset, report) = bake(&model, &opts(Encoding::QuatF32)).expect("bake");
     assert!(report.primitives > 0);
     assert_eq!(report.rigid_entries, report.palette_size);
@@ -201,7 +212,10 @@ fn weights_are_sorted_cut_and_sum_to_65535_exactly() {
         }
         if most > k as usize {
             assert!(report.vertices_lost_weight > 0 && report.max_dropped_weight > 0.0);
-            assert!(report.warnings.iter().any(|w| w.contains("largest weight dropped")));
+            assert!(report
+                .warnings
+                .iter()
+                .any(|w| w.contains("largest weight dropped")));
         } else {
             assert_eq!(report.vertices_lost_weight, 0, "{name} K={k}");
             assert_eq!(report.max_dropped_weight, 0.0);
@@ -223,13 +237,20 @@ fn non_uniform_scale_falls_back_naming_entry_and_frame() {
             (f.entry, f.node_name.as_str(), f.clip.as_str(), f.frame),
             (1, "tip", "bend", 1)
         );
-        assert!(report.warnings.iter().any(|w| w.contains("'tip'") && w.contains("frame 1")));
+        assert!(report
+            .warnings
+            .iter()
+            .any(|w| w.contains("'tip'") && w.contains("frame 1")));
         let strict = BakeOptions {
             strict: true,
             ..opts(enc)
         };
         match bake(&model, &strict) {
-            Err(e @ BakeError::EncodingUnsupported { entry: 1, frame: 1, .. }) => {
+            Err(
+                e @ BakeError::EncodingUnsupported {
+                    entry: 1, frame: 1, ..
+                },
+            ) => {
                 let msg = e.to_string();
                 assert!(msg.contains("'tip'") && msg.contains("frame 1"), "{msg}");
             }
@@ -265,9 +286,19 @@ fn rows_continue_in_layers_and_wide_rows_are_an_error() {
         ..opts(Encoding::Mat4F32)
     };
     match bake(&model, &o) {
-        Err(e @ BakeError::TextureTooWide { entries: 2, width: 8, max: 7, .. }) => {
+        Err(
+            e @ BakeError::TextureTooWide {
+                entries: 2,
+                width: 8,
+                max: 7,
+                ..
+            },
+        ) => {
             let msg = e.to_string();
-            assert!(msg.contains("2 palette entries") && msg.contains("mat4-f32"), "{msg}");
+            assert!(
+                msg.contains("2 palette entries") && msg.contains("mat4-f32"),
+                "{msg}"
+            );
         }
         other => panic!("expected TextureTooWide, got {other:?}"),
     }
@@ -292,12 +323,17 @@ fn typed_errors_for_nothing_to_animate_nan_and_bad_settings() {
         influences: 5,
         ..opts(Encoding::QuatSnorm16)
     };
-    assert!(matches!(bake(&model, &o), Err(BakeError::InvalidOption { .. })));
+    assert!(matches!(
+        bake(&model, &o),
+        Err(BakeError::InvalidOption { .. })
+    ));
 }
 
 #[test]
 fn row_bounds_are_the_reference_skinned_aabb() {
-    let Some(model) = import("CesiumMan.glb") else { return };
+    let Some(model) = import("CesiumMan.glb") else {
+        return;
+    };
     let (asset, _) = bake(&model, &opts(Encoding::QuatSnorm16)).expect("bake");
     let diag = asset.clips[0].bounds.diagonal();
     let mut poser = Poser::new(&model);
@@ -320,8 +356,14 @@ fn row_bounds_are_the_reference_skinned_aabb() {
             }
         }
         let got = asset.row_bounds[(c.first_row as u64 + k) as usize];
-        assert!((got.min - bb.min).abs().max_element() <= 1e-6 * diag, "row {k}");
-        assert!((got.max - bb.max).abs().max_element() <= 1e-6 * diag, "row {k}");
+        assert!(
+            (got.min - bb.min).abs().max_element() <= 1e-6 * diag,
+            "row {k}"
+        );
+        assert!(
+            (got.max - bb.max).abs().max_element() <= 1e-6 * diag,
+            "row {k}"
+        );
         union = union.union(&got);
     }
     assert_eq!(union, c.bounds);
@@ -329,7 +371,9 @@ fn row_bounds_are_the_reference_skinned_aabb() {
 
 #[test]
 fn same_input_gives_identical_output_whatever_the_thread_count() {
-    let Some(model) = import("Fox.glb") else { return };
+    let Some(model) = import("Fox.glb") else {
+        return;
+    };
     let o = opts(Encoding::QuatSnorm16);
     let (a, _) = bake(&model, &o).expect("bake");
     let pool = rayon::ThreadPoolBuilder::new()

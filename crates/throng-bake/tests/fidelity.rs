@@ -59,7 +59,9 @@ fn every_encoding_meets_its_bar_on_cesium_man_and_fox() {
 
 #[test]
 fn a_written_and_read_bake_measures_the_same() {
-    let Some(model) = import("CesiumMan.glb") else { return };
+    let Some(model) = import("CesiumMan.glb") else {
+        return;
+    };
     let (asset, _) = bake(&model, &BakeOptions::default()).expect("bake");
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("cesium.glb");
@@ -71,7 +73,10 @@ fn a_written_and_read_bake_measures_the_same() {
     );
     assert_eq!(a.len(), b.len());
     for (x, y) in a.iter().zip(&b) {
-        assert!((x.max_rel_samples - y.max_rel_samples).abs() <= 1e-9, "{x:?} {y:?}");
+        assert!(
+            (x.max_rel_samples - y.max_rel_samples).abs() <= 1e-9,
+            "{x:?} {y:?}"
+        );
     }
 }
 
@@ -88,7 +93,9 @@ fn baked_files_pass_the_khronos_validator() {
         let (asset, _) = bake(&model, &BakeOptions::default()).expect("bake");
         let path = dir.path().join(name.replace('/', "_"));
         throng_asset::write(&asset, &path).expect("write");
-        let Some(r) = throng_testdata::validate_gltf(&path) else { return };
+        let Some(r) = throng_testdata::validate_gltf(&path) else {
+            return;
+        };
         assert_eq!(r.errors, 0, "{name}: {:?}", r.messages);
     }
 }

@@ -13,7 +13,9 @@ use throng_bake::{BakeOptions, Fps};
 
 /// `N` (frames per second) or `auto` (each clip at its source key rate).
 pub fn parse_fps(s: &str) -> Result<Fps, String> {
-    Fps::parse(s).ok_or_else(|| format!("expected a positive number of frames per second or 'auto', not {s:?}"))
+    Fps::parse(s).ok_or_else(|| {
+        format!("expected a positive number of frames per second or 'auto', not {s:?}")
+    })
 }
 
 /// One of the bone-texture encodings.
@@ -95,8 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let baked = throng_bake::bake_with_progress(&model, &options, Some(&progress));
     bar.finish_and_clear();
-    let (asset, report) =
-        baked.with_context(|| format!("baking {}", args.input.display()))?;
+    let (asset, report) = baked.with_context(|| format!("baking {}", args.input.display()))?;
     let bake_time = bake_start.elapsed();
     throng_asset::write(&asset, &args.out)?;
     let total_time = start.elapsed();

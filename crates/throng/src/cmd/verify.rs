@@ -125,7 +125,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 fn print_table(results: &[ClipFidelity]) {
     println!(
         "{:24} {:13} {:>6} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12}",
-        "clip", "encoding", "fps", "max@samp", "p99@samp", "max@mid", "p99@mid", "B/entry-frm", "texture B"
+        "clip",
+        "encoding",
+        "fps",
+        "max@samp",
+        "p99@samp",
+        "max@mid",
+        "p99@mid",
+        "B/entry-frm",
+        "texture B"
     );
     for r in results {
         println!(
