@@ -388,3 +388,57 @@ fn same_input_gives_identical_output_whatever_the_thread_count() {
     );
     assert!(x == y, "baked bytes differ");
 }
+
+#[test]
+fn verify_measures_the_analytic_mid_sample_error() {
+    // The tip turns 1.6 rad/s about Z around its pivot (0, 1, 0). At 30 fps neighbouring rows
+    // differ by Δ = 1.6/30 rad; halfway, the lerp of two rotation matrices puts a vertex at
+    // distance r from the pivot at r·cos(Δ/2) instead of r: error r·(1 − cos(Δ/2)). The
+    // farthest tip-only vertex, (±0.1, 2, 0), has r = √(0.1² + 1²).
+    let model = common::two_joint_rig(1.0, None);
+    let (asset, _) = bake(&model, &opts(Encoding::Mat4F32)).expect("bake");
+    let f = &throng_bake::verify::verify(&asset, &model).expect("verify")[0];
+    let r = (0.01f64 + 1.0).sqrt();
+    let expect = r * (1.0 - (1.6f64 / 30.0 / 2.0).cos());
+    assert!(
+        (f.max_abs_mid - expect).abs() <= 1e-6,
+        "{} vs {expect}",
+        f.max_abs_mid
+    );
+    // At samples only rounding remains: f32, and the unorm16 weights of the half/half vertex
+    // (32768/32767 instead of ½/½: 1/65535 of the distance between its two joints' images).
+    assert!(f.max_rel_samples <= 1e-6, "{}", f.max_rel_samples);
+    // Relative errors divide by the diagonal at each time, never more than the largest one.
+    assert!(f.max_rel_mid >= f.max_abs_mid / f.diagonal * (1.0 - 1e-9));
+
+    // A translation keyed linearly on the sample grid lerps exactly: mid-samples add nothing to
+    // the rounding seen at samples (here the unorm16 weights: ½/65535 of the up to 1 unit
+    // between the half/half vertex's two joint images).
+    let mut model = common::two_joint_rig(1.0, None);
+    let up = Vec3::Y;
+    model.clips[0].channels[0].values =
+        throng_anim::ChannelValues::Translation(vec![up, up + Vec3::X, up]);
+    let (asset, _) = bake(&model, &opts(Encoding::Mat4F32)).expect("bake");
+    let f = &throng_bake::verify::verify(&asset, &model).expect("verify")[0];
+    assert!(f.max_rel_samples <= 5e-6, "{f:?}");
+    assert!(f.max_abs_mid <= f.max_abs_samples + 1e-6, "{f:?}");
+}
+
+#[test]
+fn quaternions_stay_in_the_previous_frames_hemisphere() {
+    let Some(model) = import("Fox.glb") else {
+        return;
+    };
+    let (asset, _) = bake(&model, &opts(Encoding::QuatF32)).expect("bake");
+    let tex = &asset.bone_texture;
+    for c in &asset.clips {
+        for row in c.first_row + 1..c.first_row + c.frames {
+            for e in 0..tex.entries {
+                let a = throng_asset::decode::fetch_texel(tex, 2 * e, row - 1).expect("texel");
+                let b = throng_asset::decode::fetch_texel(tex, 2 * e, row).expect("texel");
+                assert!(a.dot(b) >= 0.0, "clip {} row {row} entry {e}", c.name);
+                assert!((b.length() - 1.0).abs() < 1e-5);
+            }
+        }
+    }
+}
