@@ -19,6 +19,8 @@ struct VsOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) normal: vec3<f32>,
     @location(1) world: vec3<f32>,
+    // UV0 (glTF: origin top-left), before the material's texture transform.
+    @location(2) uv: vec2<f32>,
 }
 
 // Lambert with one directional light plus ambient, in linear colour.

@@ -12,6 +12,7 @@ fn vs_ground(@builtin(vertex_index) vi: u32) -> VsOut {
     out.clip = frame.view_proj * vec4<f32>(world, 1.0);
     out.normal = vec3<f32>(0.0, 1.0, 0.0);
     out.world = world;
+    out.uv = vec2<f32>(0.0);
     return out;
 }
 

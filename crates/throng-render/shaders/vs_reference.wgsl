@@ -6,6 +6,7 @@
 struct VertexIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
 }
 
 @vertex
@@ -15,5 +16,6 @@ fn vs_main(v: VertexIn, @builtin(instance_index) inst: u32) -> VsOut {
     out.clip = frame.view_proj * vec4<f32>(world.position, 1.0);
     out.normal = world.normal;
     out.world = world.position;
+    out.uv = v.uv;
     return out;
 }

@@ -9,6 +9,7 @@ struct VertexIn {
     // unorm16 weights, converted to [0, 1] by the vertex fetch.
     @location(4) weights0: vec4<f32>,
     @location(5) weights1: vec4<f32>,
+    @location(6) uv: vec2<f32>,
 }
 
 @vertex
@@ -21,5 +22,6 @@ fn vs_main(v: VertexIn, @builtin(instance_index) inst: u32) -> VsOut {
     out.clip = frame.view_proj * vec4<f32>(world.position, 1.0);
     out.normal = world.normal;
     out.world = world.position;
+    out.uv = v.uv;
     return out;
 }

@@ -8,13 +8,13 @@ use wgpu::util::DeviceExt;
 
 use crate::device::Gpu;
 use crate::error::RenderError;
-use crate::gpu_types::{BoneParams, GpuClip, SkinInput};
+use crate::gpu_types::{BoneParams, GpuClip, MaterialUniform, SkinInput};
 
 /// Influences stored per GPU vertex; assets with K = 4 are padded with zero weights.
 pub const GPU_INFLUENCES: usize = 8;
 
-/// Interleaved vertex of the texture path (56 B): bind-space position and normal (file units),
-/// palette indices, unorm16 weights.
+/// Interleaved vertex of the texture path (64 B): bind-space position and normal (file units),
+/// palette indices, unorm16 weights, UV0.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GpuVertex {
@@ -22,16 +22,18 @@ pub struct GpuVertex {
     pub normal: [f32; 3],
     pub joints: [u16; GPU_INFLUENCES],
     pub weights: [u16; GPU_INFLUENCES],
+    pub uv: [f32; 2],
 }
 
 impl GpuVertex {
-    pub const ATTRIBUTES: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
+    pub const ATTRIBUTES: [wgpu::VertexAttribute; 7] = wgpu::vertex_attr_array![
         0 => Float32x3,
         1 => Float32x3,
         2 => Uint16x4,
         3 => Uint16x4,
         4 => Unorm16x4,
         5 => Unorm16x4,
+        6 => Float32x2,
     ];
 
     pub fn layout() -> wgpu::VertexBufferLayout<'static> {
@@ -65,6 +67,12 @@ pub fn gpu_vertices(p: &BakedPrimitive) -> Vec<GpuVertex> {
                 normal: p.normals.get(v).copied().unwrap_or(Vec3::Y).into(),
                 joints,
                 weights,
+                uv: p
+                    .uv0
+                    .as_ref()
+                    .and_then(|u| u.get(v).copied())
+                    .unwrap_or(glam::Vec2::ZERO)
+                    .into(),
             }
         })
         .collect()
@@ -134,8 +142,11 @@ pub struct GpuAsset {
     pub params_buffer: wgpu::Buffer,
     pub clips_buffer: wgpu::Buffer,
     pub primitives: Vec<GpuPrimitive>,
-    /// Linear RGBA base colour per material.
-    pub material_colors: Vec<[f32; 4]>,
+    /// Per material: uniform (colour, texture transform) and base colour texture index.
+    pub materials: Vec<(MaterialUniform, Option<usize>)>,
+    /// Decoded base colour textures (sRGB), by `BakedAsset::images` index (None: not used or
+    /// not decodable, drawn untextured with a warning).
+    pub textures: Vec<Option<wgpu::TextureView>>,
     /// Union of every frame-table row's bounds (model space, file units).
     pub bounds: Aabb,
 }
@@ -293,11 +304,37 @@ impl GpuAsset {
                 material: p.material,
             });
         }
-        let material_colors = asset
+        let materials = asset
             .materials
             .iter()
-            .map(|m| m.base_color_factor)
+            .map(|m| {
+                (
+                    MaterialUniform::new(m.base_color_factor, &m.texture_transform),
+                    m.base_color_texture,
+                )
+            })
             .collect();
+        let mut textures = Vec::with_capacity(asset.images.len());
+        for (i, img) in asset.images.iter().enumerate() {
+            let used = asset
+                .materials
+                .iter()
+                .any(|m| m.base_color_texture == Some(i));
+            if !used {
+                textures.push(None);
+                continue;
+            }
+            match crate::material::upload_image(device, &gpu.queue, &img.bytes) {
+                Ok(t) => textures.push(Some(t.create_view(&Default::default()))),
+                Err(e) => {
+                    eprintln!(
+                        "warning: {}: image {i} ({}) cannot be decoded ({e}); drawing untextured",
+                        asset.source_name, img.mime_type
+                    );
+                    textures.push(None);
+                }
+            }
+        }
         let mut bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
         if bounds.is_empty() {
             for p in &asset.primitives {
@@ -315,7 +352,8 @@ impl GpuAsset {
             params_buffer,
             clips_buffer,
             primitives,
-            material_colors,
+            materials,
+            textures,
             bounds,
         })
     }

@@ -139,12 +139,35 @@ pub struct FrameUniform {
     pub ground_cell: [f32; 4],
 }
 
-/// Material uniform (WGSL `Material`), 16 B.
+/// Material uniform (WGSL `Material`), 48 B.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct MaterialUniform {
     /// Linear RGBA base colour factor.
     pub base_color: [f32; 4],
+    /// Texture transform rows (uv' = M · (u, v, 1)), w unused.
+    pub uv_row0: [f32; 4],
+    pub uv_row1: [f32; 4],
+}
+
+impl MaterialUniform {
+    /// A material of `base_color` (linear RGBA) with the KHR_texture_transform `t`:
+    /// M = T(offset) · R(rotation) · S(scale), with R = [[cos, sin], [−sin, cos]] as the
+    /// extension specifies (rotation in radians, counter-clockwise in UV space).
+    pub fn new(base_color: [f32; 4], t: &throng_asset::TextureTransform) -> MaterialUniform {
+        let (s, c) = t.rotation.sin_cos();
+        let [sx, sy] = t.scale;
+        let [ox, oy] = t.offset;
+        MaterialUniform {
+            base_color,
+            uv_row0: [c * sx, s * sy, ox, 0.0],
+            uv_row1: [-s * sx, c * sy, oy, 0.0],
+        }
+    }
+
+    pub fn color(base_color: [f32; 4]) -> MaterialUniform {
+        Self::new(base_color, &throng_asset::TextureTransform::default())
+    }
 }
 
 /// One vertex of the compute skinning job (WGSL `SkinInput`), 112 B.

@@ -104,17 +104,6 @@ pub fn reference_draw(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     })
 }
 
-/// Group 1 of every mesh draw: the material uniform.
-pub fn material(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng material"),
-        entries: &[uniform(
-            0,
-            wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
-        )],
-    })
-}
-
 pub fn shader_module(device: &wgpu::Device, label: &str, source: String) -> wgpu::ShaderModule {
     device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(label),

@@ -15,6 +15,7 @@ pub use shaders::{Program, Skinning, Timing};
 pub mod error;
 pub mod gpu_asset;
 pub mod layouts;
+pub mod material;
 pub mod readback;
 pub mod skin;
 

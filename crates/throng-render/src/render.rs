@@ -14,6 +14,7 @@ use crate::error::RenderError;
 use crate::gpu_asset::{GpuAsset, GpuVertex};
 use crate::gpu_types::{InstanceTransform, LayerRecord, MaterialUniform, Playback};
 use crate::layouts;
+use crate::material::MaterialResources;
 use crate::readback::map_read;
 use crate::shaders::{compose, Program, Skinning, Timing};
 
@@ -60,8 +61,12 @@ pub struct ReferenceMesh<'a> {
     pub normals: &'a [Vec3],
     /// Triangle list.
     pub indices: &'a [u32],
-    /// Linear RGBA base colour.
-    pub base_color: [f32; 4],
+    /// UV0 per position, for `texture` (None: the texture's corner).
+    pub uvs: Option<&'a [glam::Vec2]>,
+    /// Linear RGBA base colour and texture transform.
+    pub material: MaterialUniform,
+    /// Base colour texture: an encoded PNG/JPEG image (sRGB).
+    pub texture: Option<&'a [u8]>,
     /// Where to draw it (one instance per transform).
     pub transforms: &'a [InstanceTransform],
 }
@@ -71,6 +76,7 @@ pub struct ReferenceMesh<'a> {
 struct RefVertex {
     position: [f32; 3],
     normal: [f32; 3],
+    uv: [f32; 2],
 }
 
 struct TexturePipeline {
@@ -81,7 +87,7 @@ struct TexturePipeline {
 /// A headless renderer: a device plus pipelines built on first use.
 pub struct Renderer {
     pub gpu: Gpu,
-    material_bgl: wgpu::BindGroupLayout,
+    materials: MaterialResources,
     reference_bgl: wgpu::BindGroupLayout,
     texture_pipelines: HashMap<(Encoding, Skinning, Timing), TexturePipeline>,
     reference_pipeline: Option<wgpu::RenderPipeline>,
@@ -148,11 +154,11 @@ impl Renderer {
     }
 
     pub fn with_gpu(gpu: Gpu) -> Renderer {
-        let material_bgl = layouts::material(&gpu.device);
+        let materials = MaterialResources::new(&gpu.device, &gpu.queue);
         let reference_bgl = layouts::reference_draw(&gpu.device);
         Renderer {
             gpu,
-            material_bgl,
+            materials,
             reference_bgl,
             texture_pipelines: HashMap::new(),
             reference_pipeline: None,
@@ -187,7 +193,7 @@ impl Renderer {
                 device,
                 "throng texture draw",
                 &module,
-                &[Some(&bgl), Some(&self.material_bgl)],
+                &[Some(&bgl), Some(&self.materials.bgl)],
                 &[Some(GpuVertex::layout())],
                 "vs_main",
                 "fs_main",
@@ -210,11 +216,11 @@ impl Renderer {
                 device,
                 "throng reference draw",
                 &module,
-                &[Some(&self.reference_bgl), Some(&self.material_bgl)],
+                &[Some(&self.reference_bgl), Some(&self.materials.bgl)],
                 &[Some(wgpu::VertexBufferLayout {
                     array_stride: std::mem::size_of::<RefVertex>() as u64,
                     step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3],
+                    attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2],
                 })],
                 "vs_main",
                 "fs_main",
@@ -233,23 +239,6 @@ impl Renderer {
             ));
         }
         Ok(())
-    }
-
-    fn material_group(&self, color: [f32; 4]) -> wgpu::BindGroup {
-        let device = &self.gpu.device;
-        let buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("throng material"),
-            contents: bytemuck::bytes_of(&MaterialUniform { base_color: color }),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("throng material"),
-            layout: &self.material_bgl,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: buf.as_entire_binding(),
-            }],
-        })
     }
 
     fn storage<T: bytemuck::Pod>(&self, label: &str, data: &[T], fallback: T) -> wgpu::Buffer {
@@ -320,11 +309,14 @@ impl Renderer {
             .primitives
             .iter()
             .map(|p| {
-                let c = p
+                let (uniform, tex) = p
                     .material
-                    .and_then(|m| asset.material_colors.get(m).copied())
-                    .unwrap_or(DEFAULT_COLOR);
-                self.material_group(c)
+                    .and_then(|m| asset.materials.get(m).copied())
+                    .unwrap_or((MaterialUniform::color(DEFAULT_COLOR), None));
+                let view = tex
+                    .and_then(|t| asset.textures.get(t))
+                    .and_then(|v| v.as_ref());
+                self.materials.group(&self.gpu.device, &uniform, view)
             })
             .collect();
         let ground_group = self.reference_group(&transforms_buf, &frame);
@@ -410,8 +402,24 @@ impl Renderer {
                 .map(|i| RefVertex {
                     position: m.positions[i].into(),
                     normal: m.normals[i].into(),
+                    uv: m
+                        .uvs
+                        .and_then(|u| u.get(i).copied())
+                        .unwrap_or(glam::Vec2::ZERO)
+                        .into(),
                 })
                 .collect();
+            let texture = match m
+                .texture
+                .map(|b| crate::material::upload_image(device, &self.gpu.queue, b))
+            {
+                Some(Ok(t)) => Some(t.create_view(&Default::default())),
+                Some(Err(e)) => {
+                    eprintln!("warning: reference mesh {mi}: texture cannot be decoded ({e}); drawing untextured");
+                    None
+                }
+                None => None,
+            };
             let vb = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("throng reference vertices"),
                 contents: bytemuck::cast_slice(&verts),
@@ -428,7 +436,7 @@ impl Renderer {
                 ib,
                 m.indices.len() as u32,
                 first..first + count,
-                self.material_group(meshes[mi].base_color),
+                self.materials.group(device, &m.material, texture.as_ref()),
             ));
         }
         let transforms_buf = self.storage(

@@ -9,7 +9,7 @@ use glam::{Mat4, Vec3};
 use throng_asset::decode::{skin_vertices, SkinMode};
 use throng_asset::Encoding;
 use throng_render::device::test_gpu;
-use throng_render::gpu_types::single_layer;
+use throng_render::gpu_types::{single_layer, MaterialUniform};
 use throng_render::{
     InstanceTransform, LayerRecord, ReferenceMesh, RenderOptions, Renderer, Skinning,
 };
@@ -89,7 +89,9 @@ fn texture_path_draws_what_the_reference_path_draws() {
                 positions: &s.positions,
                 normals: &s.normals,
                 indices: &prim.indices,
-                base_color: asset.materials[0].base_color_factor,
+                uvs: None,
+                material: MaterialUniform::color(asset.materials[0].base_color_factor),
+                texture: None,
                 transforms: std::slice::from_ref(t),
             })
             .collect();
@@ -160,4 +162,107 @@ fn empty_crowd_draws_only_the_ground_and_mismatched_inputs_are_errors() {
     assert!(err.to_string().contains("instance records"), "{err}");
     let bad = RenderOptions { width: 0, ..opts };
     assert!(r.render_texture(&g, &[], &[], &bad).is_err());
+}
+
+/// A base colour texture with a texture transform, drawn by both paths: same pixels, and both
+/// checker colours visible.
+#[test]
+fn textured_material_draws_the_same_on_both_paths() {
+    let Some(gpu) = test_gpu() else { return };
+    let mut r = Renderer::with_gpu(gpu);
+    let mut asset = common::tube_asset(Encoding::Mat4F32);
+    // UVs around and along the tube; a 2×2 blue/yellow checker repeated twice around.
+    let prim = &mut asset.primitives[0];
+    let uvs: Vec<glam::Vec2> = prim
+        .positions
+        .iter()
+        .map(|p| {
+            glam::Vec2::new(
+                (p.z.atan2(p.x) / std::f32::consts::TAU).rem_euclid(1.0),
+                p.y / 2.0,
+            )
+        })
+        .collect();
+    prim.uv0 = Some(uvs.clone());
+    // 2×2 cells of 8×8 texels, so linear filtering keeps the cells' colours pure inside.
+    let mut checker = throng_render::image::RgbaImage::new(16, 16);
+    for (x, y, px) in checker.enumerate_pixels_mut() {
+        *px = if (x / 8 + y / 8) % 2 == 0 {
+            throng_render::image::Rgba([30, 60, 230, 255])
+        } else {
+            throng_render::image::Rgba([240, 220, 20, 255])
+        };
+    }
+    let mut png = Vec::new();
+    checker
+        .write_to(
+            &mut std::io::Cursor::new(&mut png),
+            throng_render::image::ImageFormat::Png,
+        )
+        .expect("png");
+    asset.images.push(throng_asset::BakedImage {
+        mime_type: "image/png".into(),
+        bytes: png.clone(),
+    });
+    asset.materials[0].base_color_factor = [1.0; 4];
+    asset.materials[0].base_color_texture = Some(0);
+    asset.materials[0].texture_transform.scale = [2.0, 3.0];
+    let g = r.upload(&asset).expect("upload");
+    let (transforms, records) = crowd();
+    let scene = throng_render::camera::crowd_bounds(&g.bounds, &transforms);
+    let opts = RenderOptions {
+        width: 256,
+        height: 192,
+        camera: Some(throng_render::Camera::framing(&scene, 256.0 / 192.0)),
+        ground: false,
+        ..Default::default()
+    };
+    let tex = r
+        .render_texture(&g, &transforms, &records, &opts)
+        .expect("texture render");
+    save(&tex, "tube-textured.png");
+    let skinned: Vec<_> = records
+        .iter()
+        .map(|rec| skin_vertices(&asset, 0, rec, SkinMode::Linear).expect("cpu skin"))
+        .collect();
+    let prim = &asset.primitives[0];
+    let meshes: Vec<ReferenceMesh> = skinned
+        .iter()
+        .zip(&transforms)
+        .map(|(s, t)| ReferenceMesh {
+            positions: &s.positions,
+            normals: &s.normals,
+            indices: &prim.indices,
+            uvs: Some(&uvs),
+            material: MaterialUniform::new([1.0; 4], &asset.materials[0].texture_transform),
+            texture: Some(&png),
+            transforms: std::slice::from_ref(t),
+        })
+        .collect();
+    let reference = r
+        .render_reference(&meshes, &opts)
+        .expect("reference render");
+    let total = (opts.width * opts.height) as usize;
+    let differ = tex
+        .pixels()
+        .zip(reference.pixels())
+        .filter(|(a, b)| (0..3).any(|c| (a[c] as i32 - b[c] as i32).abs() > 8))
+        .count();
+    assert!(
+        differ <= total / 500,
+        "{differ} pixels differ from the reference path"
+    );
+    let blue = tex
+        .pixels()
+        .filter(|p| p[2] > 120 && p[2] as i32 > p[0] as i32 + 60)
+        .count();
+    let yellow = tex
+        .pixels()
+        .filter(|p| p[0] > 120 && p[1] > 110 && p[2] < 60)
+        .count();
+    eprintln!("textured: {blue} blue, {yellow} yellow pixels, {differ} differ");
+    assert!(
+        blue > 150 && yellow > 150,
+        "checker not visible: {blue} blue, {yellow} yellow"
+    );
 }

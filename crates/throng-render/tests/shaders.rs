@@ -106,7 +106,12 @@ fn wgsl_structs_match_rust_layouts() {
         size_of::<FrameUniform>(),
         &[0, 64, 80, 96, 112],
     );
-    check(&draw, "Material", size_of::<MaterialUniform>(), &[0]);
+    check(
+        &draw,
+        "Material",
+        size_of::<MaterialUniform>(),
+        &[0, 16, 32],
+    );
     let timed = validate(Program::LayersCompute {
         timing: Timing::Gpu,
     })

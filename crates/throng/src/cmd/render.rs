@@ -16,7 +16,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 use throng_asset::decode::{skin_vertices, SkinMode};
 use throng_asset::{Aabb, BakedAsset, ClipInfo, Layer, LoopMode};
-use throng_render::gpu_types::LayerRecord;
+use throng_render::gpu_types::{LayerRecord, MaterialUniform};
+
+/// Base colour of primitives without a material (linear).
+const GREY: [f32; 4] = [0.6, 0.6, 0.62, 1.0];
 use throng_render::{InstanceTransform, ReferenceMesh, RenderOptions, Renderer, Skinning};
 
 use super::source::{find_clip, is_baked, load_model};
@@ -79,7 +82,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!("--instances must be at least 1");
     }
     if !(0.0..=1.0).contains(&args.blend_weight) {
-        anyhow::bail!("--blend-weight must be within 0..1, got {}", args.blend_weight);
+        anyhow::bail!(
+            "--blend-weight must be within 0..1, got {}",
+            args.blend_weight
+        );
     }
     let skinning = match args.skinning.as_str() {
         "dq" => Skinning::DualQuat,
@@ -187,7 +193,11 @@ fn baked_clip(asset: &BakedAsset, name: &str) -> anyhow::Result<usize> {
         anyhow::anyhow!(
             "{}: no clip named or numbered {name:?}; clips: {}",
             asset.source_name,
-            if names.is_empty() { "none".into() } else { names.join(", ") }
+            if names.is_empty() {
+                "none".into()
+            } else {
+                names.join(", ")
+            }
         )
     })
 }
@@ -202,13 +212,21 @@ fn render_baked(
         Some(c) => Some(baked_clip(&asset, c)?),
         None => (!asset.clips.is_empty()).then_some(0),
     };
-    let blend = args.blend.as_deref().map(|b| baked_clip(&asset, b)).transpose()?;
+    let blend = args
+        .blend
+        .as_deref()
+        .map(|b| baked_clip(&asset, b))
+        .transpose()?;
     let records: Vec<LayerRecord> = (0..args.instances)
         .map(|i| {
             let t = args.time + i as f64 * args.stagger;
             let mut r = [Layer::default(); 4];
             if let Some(c) = clip {
-                let w1 = if blend.is_some() { args.blend_weight } else { 0.0 };
+                let w1 = if blend.is_some() {
+                    args.blend_weight
+                } else {
+                    0.0
+                };
                 r[0] = layer(&asset.clips[c], c, 1.0 - w1, t);
                 if let Some(b) = blend {
                     r[1] = layer(&asset.clips[b], b, w1, t);
@@ -240,15 +258,19 @@ fn render_baked(
         .enumerate()
         .map(|(k, s)| {
             let prim = &asset.primitives[k % np];
+            let mat = prim.material.and_then(|m| asset.materials.get(m));
             ReferenceMesh {
                 positions: &s.positions,
                 normals: &s.normals,
                 indices: &prim.indices,
-                base_color: prim
-                    .material
-                    .and_then(|m| asset.materials.get(m))
-                    .map(|m| m.base_color_factor)
-                    .unwrap_or([0.6, 0.6, 0.62, 1.0]),
+                uvs: prim.uv0.as_deref(),
+                material: mat
+                    .map(|m| MaterialUniform::new(m.base_color_factor, &m.texture_transform))
+                    .unwrap_or(MaterialUniform::color(GREY)),
+                texture: mat
+                    .and_then(|m| m.base_color_texture)
+                    .and_then(|i| asset.images.get(i))
+                    .map(|img| img.bytes.as_slice()),
                 transforms: std::slice::from_ref(&transforms[k / np]),
             }
         })
@@ -321,15 +343,29 @@ fn render_source(
         .iter()
         .map(|(i, mesh, pi, sv)| {
             let prim = &model.meshes[*mesh].primitives[*pi];
+            let mat = prim.material.and_then(|m| model.materials.get(m));
+            let tex = mat.and_then(|m| m.base_color_texture.as_ref());
             ReferenceMesh {
                 positions: &sv.positions,
                 normals: &sv.normals,
                 indices: &prim.indices,
-                base_color: prim
-                    .material
-                    .and_then(|m| model.materials.get(m))
-                    .map(|m| m.base_color_factor.to_array())
-                    .unwrap_or([0.6, 0.6, 0.62, 1.0]),
+                uvs: prim.uv0.as_deref(),
+                material: match (mat, tex) {
+                    (Some(m), Some(t)) => MaterialUniform::new(
+                        m.base_color_factor.to_array(),
+                        &throng_asset::TextureTransform {
+                            offset: t.transform.offset.to_array(),
+                            rotation: t.transform.rotation,
+                            scale: t.transform.scale.to_array(),
+                        },
+                    ),
+                    (Some(m), None) => MaterialUniform::color(m.base_color_factor.to_array()),
+                    _ => MaterialUniform::color(GREY),
+                },
+                texture: tex
+                    .and_then(|t| model.images.get(t.image))
+                    .map(|img| img.encoded.as_slice())
+                    .filter(|b| !b.is_empty()),
                 transforms: std::slice::from_ref(&transforms[*i]),
             }
         })

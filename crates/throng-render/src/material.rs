@@ -1,0 +1,141 @@
+//! Materials: base colour factor (linear), base colour texture (sRGB, sampled with linear
+//! filtering and repeat addressing, no mipmaps), KHR_texture_transform. Untextured materials
+//! sample a 1×1 white texture so every mesh uses one pipeline.
+
+use wgpu::util::DeviceExt;
+
+use crate::gpu_types::MaterialUniform;
+
+/// Decodes an embedded PNG/JPEG image to an sRGB texture.
+pub fn upload_image(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    bytes: &[u8],
+) -> Result<wgpu::Texture, image::ImageError> {
+    let img = image::load_from_memory(bytes)?.to_rgba8();
+    Ok(rgba_texture(
+        device,
+        queue,
+        img.width(),
+        img.height(),
+        img.as_raw(),
+    ))
+}
+
+fn rgba_texture(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    width: u32,
+    height: u32,
+    pixels: &[u8],
+) -> wgpu::Texture {
+    device.create_texture_with_data(
+        queue,
+        &wgpu::TextureDescriptor {
+            label: Some("throng base colour"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        pixels,
+    )
+}
+
+/// The material bind group layout (group 1) with its sampler and the white fallback texture.
+pub struct MaterialResources {
+    pub bgl: wgpu::BindGroupLayout,
+    sampler: wgpu::Sampler,
+    white: wgpu::TextureView,
+}
+
+impl MaterialResources {
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> MaterialResources {
+        let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
+        let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("throng material"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: vis,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+            ],
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("throng base colour sampler"),
+            address_mode_u: wgpu::AddressMode::Repeat,
+            address_mode_v: wgpu::AddressMode::Repeat,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        let white = rgba_texture(device, queue, 1, 1, &[255; 4]).create_view(&Default::default());
+        MaterialResources {
+            bgl,
+            sampler,
+            white,
+        }
+    }
+
+    /// Bind group of one material (`texture` None: white).
+    pub fn group(
+        &self,
+        device: &wgpu::Device,
+        uniform: &MaterialUniform,
+        texture: Option<&wgpu::TextureView>,
+    ) -> wgpu::BindGroup {
+        let buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng material"),
+            contents: bytemuck::bytes_of(uniform),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng material"),
+            layout: &self.bgl,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: buf.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(texture.unwrap_or(&self.white)),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::Sampler(&self.sampler),
+                },
+            ],
+        })
+    }
+}
