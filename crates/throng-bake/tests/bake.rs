@@ -406,7 +406,7 @@ fn verify_measures_the_analytic_mid_sample_error() {
         f.max_abs_mid
     );
     // At samples only rounding remains: f32, and the unorm16 weights of the half/half vertex
-    // (32768/32767 instead of ½/½: 1/65535 of the distance between its two joints' images).
+    // (32768/32767 instead of ½/½: ½/65535 of the distance between its two joints' images).
     assert!(f.max_rel_samples <= 1e-6, "{}", f.max_rel_samples);
     // Relative errors divide by the diagonal at each time, never more than the largest one.
     assert!(f.max_rel_mid >= f.max_abs_mid / f.diagonal * (1.0 - 1e-9));

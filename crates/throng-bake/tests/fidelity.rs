@@ -99,3 +99,26 @@ fn baked_files_pass_the_khronos_validator() {
         assert_eq!(r.errors, 0, "{name}: {:?}", r.messages);
     }
 }
+
+#[test]
+fn clips_from_an_animation_only_file_bake_onto_the_mannequin() {
+    // 8 meshes share one skin; the clips come from another file, bound by joint name.
+    let (Some(mut model), Some(anims)) = (
+        import("kaykit/manny_med_mod.gltf"),
+        import("kaykit/Med_MovementBasic.glb"),
+    ) else {
+        return;
+    };
+    throng_gltf::import_clips_from(&mut model, &anims, "Med_MovementBasic.glb");
+    assert_eq!(model.clips.len(), 11);
+    let o = BakeOptions {
+        fps: Fps::Auto,
+        ..Default::default()
+    };
+    let (asset, report) = bake(&model, &o).expect("bake");
+    assert_eq!((report.palette_size, report.primitives), (21, 8));
+    for f in verify(&asset, &model).expect("verify") {
+        assert_eq!(f.fps, 30.0, "{}: keys at 30 fps", f.clip);
+        assert!(f.max_rel_samples <= bar(Encoding::QuatSnorm16), "{f:?}");
+    }
+}

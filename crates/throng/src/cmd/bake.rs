@@ -137,16 +137,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     if !args.no_verify {
         let fid = throng_bake::verify::verify(&asset, &model)?;
-        let worst = |f: fn(&throng_bake::verify::ClipFidelity) -> f64| {
-            fid.iter()
-                .map(|c| (f(c), c.clip.as_str()))
-                .fold((0.0, ""), |a, b| if b.0 > a.0 { b } else { a })
-        };
-        let (s, sc) = worst(|c| c.max_rel_samples);
-        let (m, mc) = worst(|c| c.max_rel_mid);
-        println!(
-            "  fidelity: max error {s:.2e} of the bounding diagonal at sample times ({sc}), {m:.2e} at mid-sample times ({mc})"
-        );
+        if fid.is_empty() {
+            println!("  fidelity: no clips to measure (the asset holds the rest pose only)");
+        } else {
+            let worst =
+                |f: fn(&throng_bake::verify::ClipFidelity) -> f64| {
+                    fid.iter().map(|c| (f(c), c.clip.as_str())).fold(
+                        (f64::NEG_INFINITY, ""),
+                        |a, b| if b.0 > a.0 { b } else { a },
+                    )
+                };
+            let (s, sc) = worst(|c| c.max_rel_samples);
+            let (m, mc) = worst(|c| c.max_rel_mid);
+            println!(
+                "  fidelity: max error {s:.2e} of the bounding diagonal at sample times ({sc}), {m:.2e} at mid-sample times ({mc})"
+            );
+        }
     }
     for w in &report.warnings {
         eprintln!("warning: {w}");
