@@ -25,6 +25,21 @@ enum Command {
     Sample(cmd::sample::Args),
     /// Write the built-in character as a standard glTF binary.
     DemoAsset(cmd::demo_asset::Args),
+    /// Bake a glTF character (or a folder of them) into a throng asset.
+    Bake(cmd::bake::Args),
+    /// Fidelity of a bake against full-rate CPU skinning of the source.
+    Verify(cmd::verify::Args),
+    /// Draw a crowd headless to a PNG on whatever GPU adapter exists.
+    Render(cmd::render::Args),
+    /// Benchmarks: `bench runtime`.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Per-frame cost of the playback runtime on N instances, against a plain memory fill.
+    Runtime(cmd::bench_runtime::Args),
 }
 
 fn main() -> ExitCode {
@@ -33,12 +48,33 @@ fn main() -> ExitCode {
         Command::Inspect(a) => cmd::inspect::run(a),
         Command::Sample(a) => cmd::sample::run(a),
         Command::DemoAsset(a) => cmd::demo_asset::run(a),
+        Command::Bake(a) => cmd::bake::run(a),
+        Command::Verify(a) => cmd::verify::run(a),
+        Command::Render(a) => cmd::render::run(a),
+        Command::Bench(BenchCommand::Runtime(a)) => cmd::bench_runtime::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_chain(&e));
             ExitCode::from(1)
         }
     }
+}
+
+/// The error and its causes, joined by ": ", leaving out a cause whose text the message before
+/// it already contains (typed errors often quote their source).
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }

@@ -1,11 +1,170 @@
+//! `throng inspect`: what a glTF file or a baked asset holds. The JSON keys are a contract that
+//! tools read (see README).
+
+use super::source::{is_baked, load_model};
+use serde_json::{json, Value};
 use std::path::PathBuf;
+use throng_anim::{BindingKind, Model};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Input file.
+    /// A glTF file (.gltf/.glb) or a baked throng asset (.glb).
     pub input: PathBuf,
+    /// Animation-only glTF files whose clips bind to this skeleton by joint name (repeatable).
+    #[arg(long = "clips", value_name = "OTHER")]
+    pub clips: Vec<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if is_baked(&args.input) {
+        return super::inspect_baked::run(&args.input, args.json);
+    }
+    let model = load_model(&args.input, &args.clips)?;
+    let report = describe(&model);
+    if args.json {
+        super::print_stdout(&serde_json::to_string_pretty(&report)?)?;
+    } else {
+        print_table(&args.input, &report);
+    }
+    Ok(())
+}
+
+fn node_name(model: &Model, i: usize) -> Value {
+    match model.nodes.get(i).and_then(|n| n.name.clone()) {
+        Some(n) => Value::String(n),
+        None => Value::Null,
+    }
+}
+
+/// The JSON description of a source model.
+pub fn describe(model: &Model) -> Value {
+    let skins: Vec<Value> = model
+        .skins
+        .iter()
+        .map(|s| json!({ "name": s.name, "joint_count": s.joints.len() }))
+        .collect();
+    let mut skinned = Vec::new();
+    let mut rigid = Vec::new();
+    let mut warnings = model.warnings.clone();
+    for b in model.mesh_bindings() {
+        for (pi, prim) in model.meshes[b.mesh].primitives.iter().enumerate() {
+            let mut entry = json!({
+                "node_index": b.node,
+                "node": node_name(model, b.node),
+                "mesh": b.mesh,
+                "primitive": pi,
+                "vertex_count": prim.vertex_count(),
+            });
+            match b.kind {
+                BindingKind::Skinned { skin } => {
+                    let (_, rep) = throng_anim::binding_influences(&b, prim);
+                    if rep.zero_weight_vertices > 0 {
+                        warnings.push(format!(
+                            "mesh {} primitive {pi}: {} vertices have all-zero weights; \
+                             they are bound to the first joint of skin {skin}",
+                            b.mesh, rep.zero_weight_vertices
+                        ));
+                    }
+                    if rep.renormalised_vertices > 0 {
+                        warnings.push(format!(
+                            "mesh {} primitive {pi}: {} vertices have weights not summing to 1 \
+                             (worst sum {:.4}); they are renormalised",
+                            b.mesh, rep.renormalised_vertices, rep.worst_sum
+                        ));
+                    }
+                    entry["skin"] = json!(skin);
+                    entry["influences"] = json!(prim.max_influences());
+                    skinned.push(entry);
+                }
+                BindingKind::Rigid => rigid.push(entry),
+            }
+        }
+    }
+    let clips: Vec<Value> = model
+        .clips
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            json!({
+                "index": i,
+                "name": c.name,
+                "duration_s": c.duration,
+                "channels": c.channels.len(),
+                "loop": c.loop_mode.as_str(),
+                "events": c.events.iter().map(|e| json!({"time": e.time, "name": e.name})).collect::<Vec<_>>(),
+                "skipped_morph_channels": c.skipped_morph_channels,
+            })
+        })
+        .collect();
+    let animatable = !model.mesh_bindings().is_empty();
+    json!({
+        "nodes": model.nodes.len(),
+        "skins": skins,
+        "skinned_primitives": skinned,
+        "rigid_parts": rigid,
+        "clips": clips,
+        "animatable": animatable,
+        "warnings": warnings,
+    })
+}
+
+fn print_table(path: &std::path::Path, r: &Value) {
+    println!("{}", path.display());
+    println!("  nodes: {}", r["nodes"]);
+    let list = |k: &str| r[k].as_array().cloned().unwrap_or_default();
+    println!("  skins: {}", list("skins").len());
+    for s in list("skins") {
+        println!(
+            "    {:<24} {} joints",
+            s["name"].as_str().unwrap_or("(unnamed)"),
+            s["joint_count"]
+        );
+    }
+    println!("  skinned primitives: {}", list("skinned_primitives").len());
+    for p in list("skinned_primitives") {
+        println!(
+            "    node {:>3} {:<20} mesh {} prim {}: {} vertices, up to {} influences",
+            p["node_index"],
+            p["node"].as_str().unwrap_or("-"),
+            p["mesh"],
+            p["primitive"],
+            p["vertex_count"],
+            p["influences"]
+        );
+    }
+    println!("  rigid parts: {}", list("rigid_parts").len());
+    for p in list("rigid_parts") {
+        println!(
+            "    node {:>3} {:<20} mesh {} prim {}: {} vertices",
+            p["node_index"],
+            p["node"].as_str().unwrap_or("-"),
+            p["mesh"],
+            p["primitive"],
+            p["vertex_count"]
+        );
+    }
+    println!("  clips: {}", list("clips").len());
+    for c in list("clips") {
+        println!(
+            "    {:>2} {:<28} {:>8.3} s  {:>3} channels  {}",
+            c["index"],
+            c["name"].as_str().unwrap_or(""),
+            c["duration_s"].as_f64().unwrap_or(0.0),
+            c["channels"],
+            c["loop"].as_str().unwrap_or("")
+        );
+    }
+    if r["animatable"] == Value::Bool(false) {
+        println!("  nothing to animate: no skin and no mesh under a joint or an animated node");
+    }
+    let warnings = list("warnings");
+    if !warnings.is_empty() {
+        println!("  warnings:");
+        for w in warnings {
+            println!("    {}", w.as_str().unwrap_or(""));
+        }
+    }
 }

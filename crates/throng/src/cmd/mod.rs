@@ -1,5 +1,43 @@
 //! One module per subcommand; each has `Args` (clap) and `run(Args) -> anyhow::Result<()>`.
 
+pub mod bake;
+pub mod bench_runtime;
 pub mod demo_asset;
 pub mod inspect;
+mod inspect_baked;
+pub mod render;
 pub mod sample;
+mod sample_baked;
+mod source;
+pub mod verify;
+
+use std::path::Path;
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, then a rename, so
+/// a failed or interrupted write never leaves a partial file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// Prints `text` and a newline to standard output; a closed pipe (`throng ... | head`) ends the
+/// output quietly instead of failing.
+pub fn print_stdout(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
+}
