@@ -1,10 +1,125 @@
-//! `throng inspect` of a baked asset.
+//! `throng inspect` of a baked asset: encoding, palette, frame table, texture sizes, primitives.
 
+use serde_json::{json, Value};
 use std::path::Path;
+use throng_asset::BakedAsset;
 
-pub fn run(path: &Path, _json: bool) -> anyhow::Result<()> {
-    anyhow::bail!(
-        "{}: inspecting baked assets is not available yet",
-        path.display()
-    )
+pub fn describe(asset: &BakedAsset) -> Value {
+    let tex = &asset.bone_texture;
+    let clips: Vec<Value> = asset
+        .clips
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            json!({
+                "index": i,
+                "name": c.name,
+                "first_row": c.first_row,
+                "frames": c.frames,
+                "fps": c.fps,
+                "duration_s": c.duration,
+                "loop": c.loop_mode.as_str(),
+                "events": c.events.iter().map(|e| json!({"time": e.time, "name": e.name})).collect::<Vec<_>>(),
+                "root_motion": c.root_motion.is_some(),
+                "bounds": {"min": c.bounds.min.to_array(), "max": c.bounds.max.to_array()},
+            })
+        })
+        .collect();
+    let primitives: Vec<Value> = asset
+        .primitives
+        .iter()
+        .map(|p| {
+            json!({
+                "node_index": p.node_index,
+                "mesh": p.mesh,
+                "primitive": p.primitive,
+                "rigid": p.rigid,
+                "vertex_count": p.vertex_count(),
+                "triangles": p.indices.len() / 3,
+                "influences": p.influences,
+                "lods": p.lods.iter().map(|l| json!({"ratio": l.ratio, "triangles": l.indices.len() / 3, "error": l.error})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let anchors: Vec<Value> = asset
+        .anchors
+        .iter()
+        .flat_map(|a| a.anchors.iter())
+        .map(|a| json!({"name": a.name, "node": a.node}))
+        .collect();
+    json!({
+        "source": asset.source_name,
+        "encoding": tex.encoding.as_str(),
+        "requested_encoding": asset.settings.requested_encoding.as_str(),
+        "palette_size": asset.palette.len(),
+        "rows": tex.rows,
+        "layers": tex.layers(),
+        "rows_per_layer": tex.rows_per_layer,
+        "texture_width": tex.width(),
+        "texture_bytes": tex.byte_len(),
+        "bytes_per_entry_frame": tex.encoding.bytes_per_entry_frame(),
+        "influences": asset.settings.influences,
+        "fps": asset.settings.fps,
+        "root_motion": asset.settings.root_motion,
+        "palette": asset.palette.iter().map(|e| json!({"node": e.node, "name": e.name, "rigid": e.rigid})).collect::<Vec<_>>(),
+        "clips": clips,
+        "primitives": primitives,
+        "anchors": anchors,
+    })
+}
+
+pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
+    let asset = throng_asset::read(path)?;
+    let r = describe(&asset);
+    if json_out {
+        return Ok(super::print_stdout(&serde_json::to_string_pretty(&r)?)?);
+    }
+    println!("{} (baked from {})", path.display(), asset.source_name);
+    println!(
+        "  encoding {} (asked {}), {} palette entries, {} influences per vertex",
+        r["encoding"].as_str().unwrap_or(""),
+        r["requested_encoding"].as_str().unwrap_or(""),
+        asset.palette.len(),
+        asset.settings.influences
+    );
+    println!(
+        "  bone texture: {} × {} texels in {} layer(s), {} bytes ({} B per entry-frame)",
+        asset.bone_texture.width(),
+        asset.bone_texture.rows,
+        asset.bone_texture.layers(),
+        asset.bone_texture.byte_len(),
+        asset.bone_texture.encoding.bytes_per_entry_frame()
+    );
+    println!("  clips: {} (row 0 is the rest pose)", asset.clips.len());
+    for (i, c) in asset.clips.iter().enumerate() {
+        println!(
+            "    {i:>2} {:<28} rows {:>5}..{:<5} {:>4} frames at {:>6.2} fps  {:>7.3} s  {}",
+            c.name,
+            c.first_row,
+            c.first_row + c.frames,
+            c.frames,
+            c.fps,
+            c.duration,
+            c.loop_mode.as_str()
+        );
+    }
+    println!("  primitives: {}", asset.primitives.len());
+    for p in &asset.primitives {
+        println!(
+            "    node {:>3} mesh {} prim {}: {} vertices, {} triangles{}",
+            p.node_index,
+            p.mesh,
+            p.primitive,
+            p.vertex_count(),
+            p.indices.len() / 3,
+            if p.rigid { " (rigid part)" } else { "" }
+        );
+    }
+    if let Some(a) = &asset.anchors {
+        println!("  anchors: {}", a.anchors.len());
+        for x in &a.anchors {
+            println!("    {} (node {})", x.name, x.node);
+        }
+    }
+    Ok(())
 }
