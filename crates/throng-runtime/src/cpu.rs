@@ -2,9 +2,11 @@
 //! its 64 B [`InstanceRecord`].
 //!
 //! Layout (struct of arrays, dense `0..len`): `meta` (8 B: instance speed, layer count, flags),
-//! one array of 24 B [`LayerState`] per layer slot (slot k is only read for instances with more
-//! than k layers), crossfade progress, transforms and the output records. The hot loop reads
-//! 8 + 24 × layers bytes and writes 64 per instance; everything rare (event crossings, loop
+//! per layer slot an `f64` position array and a 16 B array of the rest (mark, speed, clip,
+//! weight; slot k is only read for instances with more than k layers), crossfade progress,
+//! transforms and the output records. The hot loop reads 8 + 24 × layers bytes, writes back
+//! 8 × layers and streams the 64 B record (non-temporal stores: the CPU never reads it
+//! back); everything rare (event crossings, loop
 //! wraps, a one-shot ending, crossfades, root motion, a fresh `play`) is pushed to a per-instance
 //! slow path by a single compare against a precomputed per-layer `mark`.
 //!
@@ -49,8 +51,20 @@ pub(crate) struct Meta {
     _pad: [u8; 2],
 }
 
-/// One layer of one instance (24 B).
+/// The per-frame-constant part of one layer of one instance (16 B). Its position is kept in a
+/// separate `f64` array: the hot loop rewrites only the positions, so only their cache lines
+/// are written back.
 #[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LayerCold {
+    mark: f32,
+    speed: f32,
+    clip: u32,
+    weight: f32,
+}
+
+/// One layer of one instance as the API and the slow path see it (stored split into a
+/// position and a [`LayerCold`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct LayerState {
     /// Position in frames, reduced into the loop mode's period.
@@ -66,6 +80,23 @@ pub(crate) struct LayerState {
 }
 
 impl LayerState {
+    fn join(p: f64, c: &LayerCold) -> LayerState {
+        LayerState {
+            p,
+            mark: c.mark,
+            speed: c.speed,
+            clip: c.clip,
+            weight: c.weight,
+        }
+    }
+    fn cold(&self) -> LayerCold {
+        LayerCold {
+            mark: self.mark,
+            speed: self.speed,
+            clip: self.clip,
+            weight: self.weight,
+        }
+    }
     fn clip(&self) -> usize {
         (self.clip & CLIP_MASK) as usize
     }
@@ -106,6 +137,9 @@ struct ChunkOut {
 }
 
 struct Ctx<'a> {
+    /// Stream the records past the caches (large runtimes only: the fence that ends a chunk
+    /// of streaming stores costs more than a small runtime's whole update).
+    stream: bool,
     clips: &'a [Prepared],
     hot: &'a [HotClip],
     handles: &'a Handles,
@@ -119,7 +153,9 @@ pub struct CpuRuntime {
     hot: Vec<HotClip>,
     handles: Handles,
     meta: Vec<Meta>,
-    layers: [Vec<LayerState>; 4],
+    /// Per layer slot: positions (frames, reduced into the period) and the rest.
+    pos: [Vec<f64>; 4],
+    cold: [Vec<LayerCold>; 4],
     fades: Vec<Fade>,
     transforms: Vec<InstanceTransform>,
     records: Vec<InstanceRecord>,
@@ -137,7 +173,8 @@ impl CpuRuntime {
             clips: prepared,
             handles: Handles::default(),
             meta: Vec::new(),
-            layers: Default::default(),
+            pos: Default::default(),
+            cold: Default::default(),
             fades: Vec::new(),
             transforms: Vec::new(),
             records: Vec::new(),
@@ -169,8 +206,9 @@ impl CpuRuntime {
             flags: F_ENABLED,
             _pad: [0; 2],
         });
-        for l in &mut self.layers {
-            l.push(LayerState::default());
+        for l in 0..4 {
+            self.pos[l].push(0.0);
+            self.cold[l].push(LayerCold::default());
         }
         self.fades.push(Fade::default());
         self.transforms.push(transform);
@@ -187,8 +225,9 @@ impl CpuRuntime {
             .ok_or(RuntimeError::DeadHandle { handle: h })?;
         let i = r.index;
         self.meta.swap_remove(i);
-        for l in &mut self.layers {
-            l.swap_remove(i);
+        for l in 0..4 {
+            self.pos[l].swap_remove(i);
+            self.cold[l].swap_remove(i);
         }
         self.fades.swap_remove(i);
         self.transforms.swap_remove(i);
@@ -215,6 +254,24 @@ impl CpuRuntime {
         self.handles
             .index(h)
             .ok_or(RuntimeError::DeadHandle { handle: h })
+    }
+
+    fn get(&self, l: usize, i: usize) -> LayerState {
+        LayerState::join(self.pos[l][i], &self.cold[l][i])
+    }
+
+    fn set(&mut self, l: usize, i: usize, s: LayerState) {
+        self.pos[l][i] = s.p;
+        self.cold[l][i] = s.cold();
+    }
+
+    fn gather(&self, i: usize) -> [LayerState; 4] {
+        [
+            self.get(0, i),
+            self.get(1, i),
+            self.get(2, i),
+            self.get(3, i),
+        ]
     }
 
     fn check_clip(&self, clip: usize) -> Result<(), RuntimeError> {
@@ -245,18 +302,17 @@ impl CpuRuntime {
     }
 
     fn refresh_flags(&mut self, i: usize) {
+        let ls = self.gather(i);
         let m = &mut self.meta[i];
         m.flags &= !(F_ROOT | F_FRESH);
-        for l in 0..m.layers as usize {
-            let ls = &self.layers[l][i];
-            if ls.fresh() {
+        for s in ls.iter().take(m.layers as usize) {
+            if s.fresh() {
                 m.flags |= F_FRESH;
             }
-            if self.clips[ls.clip()].root_motion.is_some() {
+            if self.clips[s.clip()].root_motion.is_some() {
                 m.flags |= F_ROOT;
             }
         }
-        let ls = gather(&self.layers, i);
         self.records[i] = record_of(&self.clips, m, &ls, &self.fades[i]);
     }
 
@@ -264,7 +320,7 @@ impl CpuRuntime {
     pub fn play(&mut self, h: Handle, clip: usize, opts: PlayOptions) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
         let l = self.new_layer(clip, &opts)?;
-        self.layers[0][i] = l;
+        self.set(0, i, l);
         let m = &mut self.meta[i];
         m.layers = 1;
         m.flags &= !(F_FADING | F_BLEND);
@@ -302,8 +358,8 @@ impl CpuRuntime {
             return self.play(h, clip, opts);
         }
         // snapshot the weights shown now
-        let mut ls: Vec<LayerState> = (0..n).map(|l| self.layers[l][i]).collect();
-        let w = current_weights(&self.meta[i], &gather(&self.layers, i), &self.fades[i]);
+        let mut ls: Vec<LayerState> = (0..n).map(|l| self.get(l, i)).collect();
+        let w = current_weights(&self.meta[i], &self.gather(i), &self.fades[i]);
         for (l, s) in ls.iter_mut().enumerate() {
             s.weight = w[l];
         }
@@ -321,7 +377,7 @@ impl CpuRuntime {
         }
         ls.push(LayerState { weight: 0.0, ..new });
         for (l, s) in ls.iter().enumerate() {
-            self.layers[l][i] = *s;
+            self.set(l, i, *s);
         }
         self.fades[i] = Fade {
             f: 0.0,
@@ -358,27 +414,36 @@ impl CpuRuntime {
         let m = self.meta[i];
         let same = m.flags & F_BLEND != 0
             && m.layers == 2
-            && self.layers[0][i].clip() == clip_a
-            && self.layers[1][i].clip() == clip_b;
+            && self.get(0, i).clip() == clip_a
+            && self.get(1, i).clip() == clip_b;
         if same {
             for (l, (dx, w)) in [(da, 1.0 - weight), (db, weight)].into_iter().enumerate() {
-                let s = &mut self.layers[l][i];
+                let mut s = self.get(l, i);
                 s.speed = sync(dx);
                 s.weight = w;
+                self.set(l, i, s);
             }
         } else {
             let a = self.new_layer(clip_a, &PlayOptions::default())?;
             let b = self.new_layer(clip_b, &PlayOptions::default())?;
-            self.layers[0][i] = LayerState {
-                speed: sync(da),
-                weight: 1.0 - weight,
-                ..a
-            };
-            self.layers[1][i] = LayerState {
-                speed: sync(db),
-                weight,
-                ..b
-            };
+            self.set(
+                0,
+                i,
+                LayerState {
+                    speed: sync(da),
+                    weight: 1.0 - weight,
+                    ..a
+                },
+            );
+            self.set(
+                1,
+                i,
+                LayerState {
+                    speed: sync(db),
+                    weight,
+                    ..b
+                },
+            );
             let m = &mut self.meta[i];
             m.layers = 2;
             m.flags = (m.flags | F_BLEND) & !F_FADING;
@@ -426,7 +491,7 @@ impl CpuRuntime {
         };
         let blend = m.flags & F_BLEND != 0;
         for l in range {
-            let s = &mut self.layers[l][i];
+            let mut s = self.get(l, i);
             let c = &self.clips[s.clip()];
             let sync = if blend { s.speed as f64 } else { 1.0 };
             let was_finished = s.finished();
@@ -437,6 +502,7 @@ impl CpuRuntime {
                 s.speed = 1.0;
             }
             s.mark = mark_f32(c.next_mark(s.mode(), s.p, false));
+            self.set(l, i, s);
         }
         self.refresh_flags(i);
         Ok(())
@@ -459,16 +525,16 @@ impl CpuRuntime {
     pub fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
         let i = self.idx(h)?;
         let n = self.meta[i].layers as usize;
-        Ok(n > 0 && self.layers[n - 1][i].finished())
+        Ok(n > 0 && self.get(n - 1, i).finished())
     }
 
     /// Current local clip time (seconds) of each layer, newest last, as (clip, weight, τ).
     pub fn layer_times(&self, h: Handle) -> Result<Vec<(usize, f32, f64)>, RuntimeError> {
         let i = self.idx(h)?;
-        let w = current_weights(&self.meta[i], &gather(&self.layers, i), &self.fades[i]);
+        let w = current_weights(&self.meta[i], &self.gather(i), &self.fades[i]);
         Ok((0..self.meta[i].layers as usize)
             .map(|l| {
-                let s = &self.layers[l][i];
+                let s = self.get(l, i);
                 let c = &self.clips[s.clip()];
                 let q = c.shown(s.p);
                 let tau = if c.fps > 0.0 { q / c.fps } else { 0.0 };
@@ -519,6 +585,7 @@ impl CpuRuntime {
         let t0 = self.clock.seconds();
         self.clock.advance(dt);
         let ctx = Ctx {
+            stream: self.meta.len() > CHUNK,
             clips: &self.clips,
             hot: &self.hot,
             handles: &self.handles,
@@ -527,41 +594,84 @@ impl CpuRuntime {
         };
         self.events.clear();
         self.finished.clear();
-        let n = self.meta.len();
-        let [l0, l1, l2, l3] = &mut self.layers;
-        if n <= CHUNK {
-            let mut out = ChunkOut::default();
-            process_chunk(
+        if self.meta.len() <= CHUNK {
+            // one chunk: no task, no allocation (small runtimes update many times a frame)
+            let [p0, p1, p2, p3] = &mut self.pos;
+            let [c0, c1, c2, c3] = &mut self.cold;
+            let o = process_chunk(
                 &ctx,
-                0,
-                &mut self.records,
-                &mut self.meta,
-                [l0, l1, l2, l3],
-                &mut self.fades,
-                &mut self.transforms,
-                &mut out,
+                Chunk {
+                    base: 0,
+                    rec: &mut self.records,
+                    meta: &mut self.meta,
+                    pos: [p0, p1, p2, p3],
+                    cold: [c0, c1, c2, c3],
+                    fades: &mut self.fades,
+                    transforms: &mut self.transforms,
+                },
             );
-            self.events = out.events;
-            self.finished = out.finished;
+            self.events = o.events;
+            self.finished = o.finished;
             return;
         }
-        let outs: Vec<ChunkOut> = self
-            .records
-            .par_chunks_mut(CHUNK)
-            .zip(self.meta.par_chunks_mut(CHUNK))
-            .zip(l0.par_chunks_mut(CHUNK))
-            .zip(l1.par_chunks_mut(CHUNK))
-            .zip(l2.par_chunks_mut(CHUNK))
-            .zip(l3.par_chunks_mut(CHUNK))
-            .zip(self.fades.par_chunks_mut(CHUNK))
-            .zip(self.transforms.par_chunks_mut(CHUNK))
-            .enumerate()
-            .map(|(c, (((((((r, m), a), b), cc), d), f), t))| {
-                let mut out = ChunkOut::default();
-                process_chunk(&ctx, c * CHUNK, r, m, [a, b, cc, d], f, t, &mut out);
-                out
-            })
-            .collect();
+        // split every array into the same chunks (sequential: a few hundred slices)
+        let mut chunks = Vec::with_capacity(self.meta.len().div_ceil(CHUNK));
+        {
+            let [p0, p1, p2, p3] = &mut self.pos;
+            let [c0, c1, c2, c3] = &mut self.cold;
+            let mut it = (
+                self.records.chunks_mut(CHUNK),
+                self.meta.chunks_mut(CHUNK),
+                [
+                    p0.chunks_mut(CHUNK),
+                    p1.chunks_mut(CHUNK),
+                    p2.chunks_mut(CHUNK),
+                    p3.chunks_mut(CHUNK),
+                ],
+                [
+                    c0.chunks_mut(CHUNK),
+                    c1.chunks_mut(CHUNK),
+                    c2.chunks_mut(CHUNK),
+                    c3.chunks_mut(CHUNK),
+                ],
+                self.fades.chunks_mut(CHUNK),
+                self.transforms.chunks_mut(CHUNK),
+            );
+            let mut base = 0;
+            while let (Some(rec), Some(meta), Some(fades), Some(transforms)) =
+                (it.0.next(), it.1.next(), it.4.next(), it.5.next())
+            {
+                let [a, b, c, d] = &mut it.2;
+                let (Some(a), Some(b), Some(c), Some(d)) = (a.next(), b.next(), c.next(), d.next())
+                else {
+                    break;
+                };
+                let [e, f, g, h] = &mut it.3;
+                let (Some(e), Some(f), Some(g), Some(h)) = (e.next(), f.next(), g.next(), h.next())
+                else {
+                    break;
+                };
+                let n = meta.len();
+                chunks.push(Chunk {
+                    base,
+                    rec,
+                    meta,
+                    pos: [a, b, c, d],
+                    cold: [e, f, g, h],
+                    fades,
+                    transforms,
+                });
+                base += n;
+            }
+        }
+        let outs: Vec<ChunkOut> = if chunks.len() <= 1 {
+            chunks.into_iter().map(|c| process_chunk(&ctx, c)).collect()
+        } else {
+            chunks
+                .into_par_iter()
+                .map(|c| process_chunk(&ctx, c))
+                .collect()
+        };
         for o in outs {
             self.events.extend(o.events);
             self.finished.extend(o.finished);
@@ -578,10 +688,6 @@ impl CpuRuntime {
         let i = self.idx(h)?;
         crate::anchor::anchor_world(&self.records[i], &self.transforms[i], anchors, anchor)
     }
-}
-
-fn gather(layers: &[Vec<LayerState>; 4], i: usize) -> [LayerState; 4] {
-    [layers[0][i], layers[1][i], layers[2][i], layers[3][i]]
 }
 
 /// Weights shown now, per layer slot.
@@ -620,18 +726,30 @@ fn record_of(clips: &[Prepared], m: &Meta, ls: &[LayerState; 4], fade: &Fade) ->
     r
 }
 
-#[allow(clippy::too_many_arguments)]
-fn process_chunk(
-    ctx: &Ctx,
+/// One chunk of every per-instance array.
+struct Chunk<'a> {
     base: usize,
-    rec: &mut [InstanceRecord],
-    meta: &mut [Meta],
-    layers: [&mut [LayerState]; 4],
-    fades: &mut [Fade],
-    transforms: &mut [InstanceTransform],
-    out: &mut ChunkOut,
-) {
-    let [l0, l1, l2, l3] = layers;
+    rec: &'a mut [InstanceRecord],
+    meta: &'a mut [Meta],
+    pos: [&'a mut [f64]; 4],
+    cold: [&'a mut [LayerCold]; 4],
+    fades: &'a mut [Fade],
+    transforms: &'a mut [InstanceTransform],
+}
+
+fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
+    let mut out = ChunkOut::default();
+    let Chunk {
+        base,
+        rec,
+        meta,
+        pos,
+        cold,
+        fades,
+        transforms,
+    } = ch;
+    let [p0, p1, p2, p3] = pos;
+    let [c0, c1, c2, c3] = cold;
     let clips = ctx.clips;
     let hot = ctx.hot;
     for j in 0..meta.len() {
@@ -646,18 +764,21 @@ fn process_chunk(
             let mut r = InstanceRecord::zeroed();
             let done = match m.layers {
                 0 => true,
-                1 => match fast_step(&l0[j], hot, adv) {
+                1 => match fast_step(p0[j], &c0[j], hot, adv) {
                     Some((p, layer)) => {
-                        l0[j].p = p;
+                        p0[j] = p;
                         r.layers[0] = layer;
                         true
                     }
                     None => false,
                 },
-                2 => match (fast_step(&l0[j], hot, adv), fast_step(&l1[j], hot, adv)) {
+                2 => match (
+                    fast_step(p0[j], &c0[j], hot, adv),
+                    fast_step(p1[j], &c1[j], hot, adv),
+                ) {
                     (Some((pa, a)), Some((pb, b))) => {
-                        l0[j].p = pa;
-                        l1[j].p = pb;
+                        p0[j] = pa;
+                        p1[j] = pb;
                         r.layers[0] = a;
                         r.layers[1] = b;
                         true
@@ -665,11 +786,12 @@ fn process_chunk(
                     _ => false,
                 },
                 n => {
-                    let slots = [&l0[j], &l1[j], &l2[j], &l3[j]];
+                    let ps = [p0[j], p1[j], p2[j], p3[j]];
+                    let cs = [&c0[j], &c1[j], &c2[j], &c3[j]];
                     let mut np = [0.0; 4];
                     let mut ok = true;
                     for l in 0..n as usize {
-                        match fast_step(slots[l], hot, adv) {
+                        match fast_step(ps[l], cs[l], hot, adv) {
                             Some((p, layer)) => {
                                 np[l] = p;
                                 r.layers[l] = layer;
@@ -681,16 +803,20 @@ fn process_chunk(
                         }
                     }
                     if ok {
-                        let slots = [&mut l0[j], &mut l1[j], &mut l2[j], &mut l3[j]];
+                        let slots = [&mut p0[j], &mut p1[j], &mut p2[j], &mut p3[j]];
                         for (s, p) in slots.into_iter().zip(np).take(n as usize) {
-                            s.p = p;
+                            *s = p;
                         }
                     }
                     ok
                 }
             };
             if done {
-                crate::prefetch::stream_record(&mut rec[j], &r);
+                if ctx.stream {
+                    crate::prefetch::stream_record(&mut rec[j], &r);
+                } else {
+                    rec[j] = r;
+                }
                 continue;
             }
         } else if m.flags & F_ENABLED == 0 {
@@ -702,7 +828,12 @@ fn process_chunk(
         } else {
             ctx.dt * m.speed as f64
         };
-        let mut ls = [l0[j], l1[j], l2[j], l3[j]];
+        let mut ls = [
+            LayerState::join(p0[j], &c0[j]),
+            LayerState::join(p1[j], &c1[j]),
+            LayerState::join(p2[j], &c2[j]),
+            LayerState::join(p3[j], &c3[j]),
+        ];
         let mut mm = m;
         slow_path(
             ctx,
@@ -712,16 +843,19 @@ fn process_chunk(
             &mut fades[j],
             &mut transforms[j],
             adv,
-            out,
+            &mut out,
         );
         rec[j] = record_of(clips, &mm, &ls, &fades[j]);
         meta[j] = mm;
-        l0[j] = ls[0];
-        l1[j] = ls[1];
-        l2[j] = ls[2];
-        l3[j] = ls[3];
+        (p0[j], c0[j]) = (ls[0].p, ls[0].cold());
+        (p1[j], c1[j]) = (ls[1].p, ls[1].cold());
+        (p2[j], c2[j]) = (ls[2].p, ls[2].cold());
+        (p3[j], c3[j]) = (ls[3].p, ls[3].cold());
     }
-    crate::prefetch::stream_fence();
+    if ctx.stream {
+        crate::prefetch::stream_fence();
+    }
+    out
 }
 
 /// What the hot loop needs of a clip (24 B).
@@ -750,10 +884,10 @@ impl HotClip {
 /// path. Same arithmetic as `Prepared::shown` / `Prepared::frame`; positions are ≥ 0, so the
 /// truncating conversion is the floor (and avoids a libm call on baseline x86-64).
 #[inline(always)]
-fn fast_step(s: &LayerState, hot: &[HotClip], adv: f64) -> Option<(f64, Layer)> {
+fn fast_step(p: f64, s: &LayerCold, hot: &[HotClip], adv: f64) -> Option<(f64, Layer)> {
     let clip = s.clip & CLIP_MASK;
     let c = hot.get(clip as usize)?;
-    let u = s.p + adv * (c.fps * s.speed as f64);
+    let u = p + adv * (c.fps * s.speed as f64);
     if u >= s.mark as f64 {
         return None;
     }
