@@ -77,6 +77,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for w in &model.warnings {
         eprintln!("warning: {w}");
     }
+    // Options this command does not set (added to BakeOptions over time) keep their defaults.
+    #[allow(clippy::needless_update)]
     let options = BakeOptions {
         source_name: file_name(&args.input),
         fps: args.fps,
@@ -84,6 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         influences: args.influences,
         strict: args.strict,
         max_texture_size: args.max_texture_size,
+        ..BakeOptions::default()
     };
     let bake_start = Instant::now();
     let bar = ProgressBar::new(0).with_message("sampling");
