@@ -33,7 +33,9 @@ pub(crate) const F_FADING: u8 = 4;
 pub(crate) const F_ROOT: u8 = 8;
 pub(crate) const F_FRESH: u8 = 16;
 pub(crate) const F_BLEND: u8 = 32;
-const F_SLOW: u8 = F_FADING | F_ROOT | F_FRESH;
+/// Flags that send an instance to the slow path (a crossfade in progress stays on the fast
+/// path until it completes).
+const F_SLOW: u8 = F_ROOT | F_FRESH;
 
 pub(crate) const CLIP_MASK: u32 = 0x00ff_ffff;
 const MODE_SHIFT: u32 = 24;
@@ -760,9 +762,21 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
             } else {
                 ctx.dt * m.speed as f64
             };
+            // crossfade progress, same f32 arithmetic as the slow path; completion goes there
+            let fading = m.flags & F_FADING != 0;
+            let mut f = 0.0f32;
+            if fading {
+                let fd = fades[j];
+                f = if m.flags & F_PAUSED != 0 {
+                    fd.f
+                } else {
+                    (fd.f + (ctx.dt as f32) * fd.inv_len).min(1.0)
+                };
+            }
             // the common cases without touching slots 2 and 3
             let mut r = InstanceRecord::zeroed();
             let done = match m.layers {
+                _ if fading && f >= 1.0 => false,
                 0 => true,
                 1 => match fast_step(p0[j], &c0[j], hot, adv) {
                     Some((p, layer)) => {
@@ -786,12 +800,17 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                     _ => false,
                 },
                 n => {
-                    let ps = [p0[j], p1[j], p2[j], p3[j]];
-                    let cs = [&c0[j], &c1[j], &c2[j], &c3[j]];
                     let mut np = [0.0; 4];
                     let mut ok = true;
                     for l in 0..n as usize {
-                        match fast_step(ps[l], cs[l], hot, adv) {
+                        // only the slots in use are read
+                        let (p, c) = match l {
+                            0 => (p0[j], &c0[j]),
+                            1 => (p1[j], &c1[j]),
+                            2 => (p2[j], &c2[j]),
+                            _ => (p3[j], &c3[j]),
+                        };
+                        match fast_step(p, c, hot, adv) {
                             Some((p, layer)) => {
                                 np[l] = p;
                                 r.layers[l] = layer;
@@ -812,6 +831,16 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                 }
             };
             if done {
+                if fading {
+                    let n = m.layers as usize;
+                    for l in r.layers.iter_mut().take(n.saturating_sub(1)) {
+                        l.weight *= 1.0 - f;
+                    }
+                    if n > 0 {
+                        r.layers[n - 1].weight = f;
+                    }
+                    fades[j].f = f;
+                }
                 if ctx.stream {
                     crate::prefetch::stream_record(&mut rec[j], &r);
                 } else {
@@ -845,7 +874,12 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
             adv,
             &mut out,
         );
-        rec[j] = record_of(clips, &mm, &ls, &fades[j]);
+        let r = record_of(clips, &mm, &ls, &fades[j]);
+        if ctx.stream {
+            crate::prefetch::stream_record(&mut rec[j], &r);
+        } else {
+            rec[j] = r;
+        }
         meta[j] = mm;
         (p0[j], c0[j]) = (ls[0].p, ls[0].cold());
         (p1[j], c1[j]) = (ls[1].p, ls[1].cold());
