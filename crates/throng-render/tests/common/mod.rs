@@ -232,6 +232,7 @@ pub fn random_asset(encoding: Encoding, k: u32, seed: u64) -> (BakedAsset, Vec<V
         indices,
         material: None,
         lods: vec![],
+        vat: None,
     };
     let asset = BakedAsset {
         source_name: format!("random-{}", encoding.as_str()),
@@ -355,6 +356,7 @@ pub fn tube_asset(encoding: Encoding) -> BakedAsset {
             indices,
             material: Some(0),
             lods: vec![],
+            vat: None,
         }],
         materials: vec![BakedMaterial {
             name: Some("orange".into()),
