@@ -802,7 +802,7 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                 n => {
                     let mut np = [0.0; 4];
                     let mut ok = true;
-                    for l in 0..n as usize {
+                    for (l, npl) in np.iter_mut().enumerate().take(n as usize) {
                         // only the slots in use are read
                         let (p, c) = match l {
                             0 => (p0[j], &c0[j]),
@@ -812,7 +812,7 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                         };
                         match fast_step(p, c, hot, adv) {
                             Some((p, layer)) => {
-                                np[l] = p;
+                                *npl = p;
                                 r.layers[l] = layer;
                             }
                             None => {
