@@ -13,7 +13,8 @@ struct VertexIn {
 }
 
 @vertex
-fn vs_main(v: VertexIn, @builtin(instance_index) inst: u32) -> VsOut {
+fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
+    let inst = instance_id(instance);
     let j = array<u32, 8>(v.joints0.x, v.joints0.y, v.joints0.z, v.joints0.w, v.joints1.x, v.joints1.y, v.joints1.z, v.joints1.w);
     let w = array<f32, 8>(v.weights0.x, v.weights0.y, v.weights0.z, v.weights0.w, v.weights1.x, v.weights1.y, v.weights1.z, v.weights1.w);
     let s = skin_vertex(inst, j, w, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));

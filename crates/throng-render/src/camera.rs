@@ -135,3 +135,19 @@ pub fn look_at_rh(eye: Vec3, target: Vec3, up: Vec3) -> Mat4 {
         Vec4::new(-s.dot(eye), -u.dot(eye), f.dot(eye), 1.0),
     )
 }
+
+/// The 6 frustum planes of a clip-from-world matrix with depth 0..1 (Gribb & Hartmann 2001,
+/// "Fast Extraction of Viewing Frustum Planes from the World-View-Projection Matrix"):
+/// left, right, bottom, top, near, far; normals point inside and are unit length.
+pub fn frustum_planes(view_proj: &Mat4) -> [Vec4; 6] {
+    let r = |i| view_proj.row(i);
+    let planes = [
+        r(3) + r(0),
+        r(3) - r(0),
+        r(3) + r(1),
+        r(3) - r(1),
+        r(2),
+        r(3) - r(2),
+    ];
+    planes.map(|p| p / p.truncate().length().max(f32::MIN_POSITIVE))
+}

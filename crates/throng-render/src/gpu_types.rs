@@ -264,3 +264,28 @@ impl Playback<'_> {
         }
     }
 }
+
+/// Culling parameters (WGSL `CullParams`), 144 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct CullParams {
+    /// Frustum planes, normals pointing inside: inside when `dot(n, p) + w ≥ 0` (world space).
+    pub planes: [[f32; 4]; 6],
+    /// Model-space bounds for the rest pose and for clips without bounds (file units).
+    pub fallback_min: [f32; 4],
+    pub fallback_max: [f32; 4],
+    pub instance_count: u32,
+    pub primitive_count: u32,
+    pub _pad: [u32; 2],
+}
+
+/// wgpu's `DrawIndexedIndirect` arguments (WGSL `DrawArgs`), 20 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct DrawIndexedArgs {
+    pub index_count: u32,
+    pub instance_count: u32,
+    pub first_index: u32,
+    pub base_vertex: i32,
+    pub first_instance: u32,
+}

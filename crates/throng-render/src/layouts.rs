@@ -68,10 +68,14 @@ pub fn texture_draw(
     device: &wgpu::Device,
     encoding: Encoding,
     timing: Timing,
+    culled: bool,
 ) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
     let mut e = skin_entries(encoding, timing, vis);
     e.push(uniform(5, vis));
+    if culled {
+        e.push(storage(12, wgpu::ShaderStages::VERTEX, true));
+    }
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng texture draw"),
         entries: &e,
@@ -216,4 +220,28 @@ pub fn skin_asset_entries<'a>(
             resource: transforms.as_entire_binding(),
         },
     ]
+}
+
+/// Group 0 of the culling job: bone params (1), clips (2), transforms (3), records (4), clock
+/// (9, GPU-timed), cull params (11), visible ids (12), draw arguments (13).
+pub fn cull_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
+    let vis = wgpu::ShaderStages::COMPUTE;
+    let mut e = vec![
+        uniform(1, vis),
+        storage(2, vis, true),
+        storage(3, vis, true),
+        storage(4, vis, true),
+    ];
+    if timing == Timing::Gpu {
+        e.push(uniform(9, vis));
+    }
+    e.extend([
+        uniform(11, vis),
+        storage(12, vis, false),
+        storage(13, vis, false),
+    ]);
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng cull"),
+        entries: &e,
+    })
 }

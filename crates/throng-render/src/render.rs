@@ -12,7 +12,9 @@ use crate::camera::{crowd_bounds, frame_uniform, Camera};
 use crate::device::{AdapterSummary, Gpu};
 use crate::error::RenderError;
 use crate::gpu_asset::{GpuAsset, GpuVertex};
-use crate::gpu_types::{InstanceTransform, LayerRecord, MaterialUniform, Playback};
+use crate::gpu_types::{
+    CullParams, DrawIndexedArgs, InstanceTransform, LayerRecord, MaterialUniform, Playback,
+};
 use crate::layouts;
 use crate::material::MaterialResources;
 use crate::readback::map_read;
@@ -34,6 +36,9 @@ pub struct RenderOptions {
     pub camera: Option<Camera>,
     /// Draw the checkered ground plane under the crowd.
     pub ground: bool,
+    /// Texture path: cull instances on the GPU (frustum vs clip bounds) and draw the visible
+    /// ones with indirect draws; off: draw every instance.
+    pub cull: bool,
     /// Linear RGBA clear colour.
     pub background: [f32; 4],
 }
@@ -46,6 +51,7 @@ impl Default for RenderOptions {
             skinning: Skinning::Linear,
             camera: None,
             ground: true,
+            cull: true,
             background: [0.55, 0.66, 0.8, 1.0],
         }
     }
@@ -79,6 +85,23 @@ struct RefVertex {
     uv: [f32; 2],
 }
 
+type PipelineKey = (Encoding, Skinning, Timing, bool);
+
+struct CullPipelines {
+    bgl: wgpu::BindGroupLayout,
+    cull: wgpu::ComputePipeline,
+    finish: wgpu::ComputePipeline,
+}
+
+/// Buffers of one culling run: visible ids and per-primitive indirect arguments.
+struct CullRun {
+    bind: wgpu::BindGroup,
+    visible: wgpu::Buffer,
+    args: wgpu::Buffer,
+    instances: u32,
+    primitives: u32,
+}
+
 struct TexturePipeline {
     bgl: wgpu::BindGroupLayout,
     pipeline: wgpu::RenderPipeline,
@@ -89,7 +112,8 @@ pub struct Renderer {
     pub gpu: Gpu,
     materials: MaterialResources,
     reference_bgl: wgpu::BindGroupLayout,
-    texture_pipelines: HashMap<(Encoding, Skinning, Timing), TexturePipeline>,
+    texture_pipelines: HashMap<PipelineKey, TexturePipeline>,
+    cull_pipelines: HashMap<Timing, CullPipelines>,
     reference_pipeline: Option<wgpu::RenderPipeline>,
     ground_pipeline: Option<wgpu::RenderPipeline>,
 }
@@ -161,6 +185,7 @@ impl Renderer {
             materials,
             reference_bgl,
             texture_pipelines: HashMap::new(),
+            cull_pipelines: HashMap::new(),
             reference_pipeline: None,
             ground_pipeline: None,
         }
@@ -175,20 +200,18 @@ impl Renderer {
         GpuAsset::new(&self.gpu, asset)
     }
 
-    fn ensure_texture_pipeline(
-        &mut self,
-        key: (Encoding, Skinning, Timing),
-    ) -> Result<(), RenderError> {
+    fn ensure_texture_pipeline(&mut self, key: PipelineKey) -> Result<(), RenderError> {
         if !self.texture_pipelines.contains_key(&key) {
-            let (encoding, skinning, timing) = key;
+            let (encoding, skinning, timing, culled) = key;
             let device = &self.gpu.device;
             let src = compose(Program::TextureDraw {
                 encoding,
                 skinning,
                 timing,
+                culled,
             })?;
             let module = layouts::shader_module(device, "throng texture draw", src);
-            let bgl = layouts::texture_draw(device, encoding, timing);
+            let bgl = layouts::texture_draw(device, encoding, timing, culled);
             let pipeline = mesh_pipeline(
                 device,
                 "throng texture draw",
@@ -202,6 +225,205 @@ impl Renderer {
                 .insert(key, TexturePipeline { bgl, pipeline });
         }
         Ok(())
+    }
+
+    fn ensure_cull_pipelines(&mut self, timing: Timing) -> Result<(), RenderError> {
+        if self.cull_pipelines.contains_key(&timing) {
+            return Ok(());
+        }
+        let device = &self.gpu.device;
+        let module =
+            layouts::shader_module(device, "throng cull", compose(Program::Cull { timing })?);
+        let bgl = layouts::cull_compute(device, timing);
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("throng cull"),
+            bind_group_layouts: &[Some(&bgl)],
+            immediate_size: 0,
+        });
+        let make = |entry| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let cull = make("cs_cull");
+        let finish = make("cs_cull_finish");
+        self.cull_pipelines
+            .insert(timing, CullPipelines { bgl, cull, finish });
+        Ok(())
+    }
+
+    /// Buffers and bind group of a culling run over `transforms` / `play` seen by `view_proj`.
+    fn cull_run(
+        &self,
+        asset: &GpuAsset,
+        transforms_buf: &wgpu::Buffer,
+        play: &layouts::PlaybackBuffers,
+        instances: u32,
+        view_proj: &glam::Mat4,
+        timing: Timing,
+    ) -> Option<CullRun> {
+        let cp = self.cull_pipelines.get(&timing)?;
+        let device = &self.gpu.device;
+        let planes = crate::camera::frustum_planes(view_proj).map(|p| p.to_array());
+        let b = &asset.bounds;
+        let (lo, hi) = if b.is_empty() {
+            (Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX))
+        } else {
+            (b.min, b.max)
+        };
+        let params = CullParams {
+            planes,
+            fallback_min: lo.extend(0.0).into(),
+            fallback_max: hi.extend(0.0).into(),
+            instance_count: instances,
+            primitive_count: asset.primitives.len() as u32,
+            _pad: [0; 2],
+        };
+        let params_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng cull params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let visible = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("throng visible instances"),
+            size: 4 * instances.max(1) as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut args: Vec<DrawIndexedArgs> = asset
+            .primitives
+            .iter()
+            .map(|p| DrawIndexedArgs {
+                index_count: p.index_count,
+                ..Default::default()
+            })
+            .collect();
+        if args.is_empty() {
+            args.push(DrawIndexedArgs::default());
+        }
+        let args_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng draw arguments"),
+            contents: bytemuck::cast_slice(&args),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::COPY_SRC,
+        });
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: asset.params_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: asset.clips_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: transforms_buf.as_entire_binding(),
+            },
+        ];
+        entries.extend(play.entries());
+        entries.extend([
+            wgpu::BindGroupEntry {
+                binding: 11,
+                resource: params_buf.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 12,
+                resource: visible.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 13,
+                resource: args_buf.as_entire_binding(),
+            },
+        ]);
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng cull"),
+            layout: &cp.bgl,
+            entries: &entries,
+        });
+        Some(CullRun {
+            bind,
+            visible,
+            args: args_buf,
+            instances,
+            primitives: args.len() as u32,
+        })
+    }
+
+    fn encode_cull(&self, run: &CullRun, timing: Timing, enc: &mut wgpu::CommandEncoder) {
+        let Some(cp) = self.cull_pipelines.get(&timing) else {
+            return;
+        };
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_bind_group(0, &run.bind, &[]);
+        pass.set_pipeline(&cp.cull);
+        pass.dispatch_workgroups(run.instances.div_ceil(64).max(1), 1, 1);
+        pass.set_pipeline(&cp.finish);
+        pass.dispatch_workgroups(run.primitives.div_ceil(64).max(1), 1, 1);
+    }
+
+    /// Runs only the GPU culling pass and returns the visible instance indices, ascending (for
+    /// tests and statistics). `camera` None: framed as [`Renderer::render_playback`] frames it.
+    pub fn visible_instances(
+        &mut self,
+        asset: &GpuAsset,
+        transforms: &[InstanceTransform],
+        playback: Playback,
+        opts: &RenderOptions,
+    ) -> Result<Vec<u32>, RenderError> {
+        if transforms.len() != playback.len() {
+            return Err(RenderError::BadInput {
+                what: "instance records (one per transform)",
+                got: playback.len(),
+                expected: transforms.len(),
+            });
+        }
+        if transforms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let timing = playback.timing();
+        self.ensure_cull_pipelines(timing)?;
+        let scene = crowd_bounds(&asset.bounds, transforms);
+        let (_, view_proj) = self.frame_buffer(opts, &scene);
+        let transforms_buf =
+            self.storage("throng transforms", transforms, InstanceTransform::IDENTITY);
+        let play = layouts::PlaybackBuffers::new(&self.gpu.device, &playback);
+        let n = transforms.len() as u32;
+        let Some(run) = self.cull_run(asset, &transforms_buf, &play, n, &view_proj, timing) else {
+            return Ok(Vec::new());
+        };
+        let device = &self.gpu.device;
+        let read = |size: u64| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("throng cull readback"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let ids_read = read(4 * n as u64);
+        let args_read = read(20);
+        let mut enc = device.create_command_encoder(&Default::default());
+        self.encode_cull(&run, timing, &mut enc);
+        enc.copy_buffer_to_buffer(&run.visible, 0, &ids_read, 0, 4 * n as u64);
+        enc.copy_buffer_to_buffer(&run.args, 0, &args_read, 0, 20);
+        self.gpu.queue.submit([enc.finish()]);
+        let args: Vec<DrawIndexedArgs> =
+            bytemuck::pod_collect_to_vec(&map_read(&self.gpu, &args_read)?);
+        let ids: Vec<u32> = bytemuck::pod_collect_to_vec(&map_read(&self.gpu, &ids_read)?);
+        let count = args
+            .first()
+            .map_or(0, |a| a.instance_count as usize)
+            .min(ids.len());
+        let mut v = ids[..count].to_vec();
+        v.sort_unstable();
+        Ok(v)
     }
 
     fn ensure_reference_and_ground(&mut self) -> Result<(), RenderError> {
@@ -297,14 +519,25 @@ impl Renderer {
                 expected: transforms.len(),
             });
         }
-        let key = (asset.encoding, opts.skinning, playback.timing());
+        let timing = playback.timing();
+        let culled = opts.cull && !transforms.is_empty();
+        let key = (asset.encoding, opts.skinning, timing, culled);
         self.ensure_reference_and_ground()?;
         self.ensure_texture_pipeline(key)?;
+        if culled {
+            self.ensure_cull_pipelines(timing)?;
+        }
         let scene = crowd_bounds(&asset.bounds, transforms);
         let transforms_buf =
             self.storage("throng transforms", transforms, InstanceTransform::IDENTITY);
         let play = layouts::PlaybackBuffers::new(&self.gpu.device, &playback);
-        let frame = self.frame_buffer(opts, &scene);
+        let (frame, view_proj) = self.frame_buffer(opts, &scene);
+        let n = transforms.len() as u32;
+        let cull = if culled {
+            self.cull_run(asset, &transforms_buf, &play, n, &view_proj, timing)
+        } else {
+            None
+        };
         let materials: Vec<wgpu::BindGroup> = asset
             .primitives
             .iter()
@@ -329,6 +562,12 @@ impl Renderer {
             binding: 5,
             resource: frame.as_entire_binding(),
         });
+        if let Some(run) = &cull {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 12,
+                resource: run.visible.as_entire_binding(),
+            });
+        }
         let skin_group = self
             .gpu
             .device
@@ -338,9 +577,13 @@ impl Renderer {
                 entries: &entries,
             });
         let pipeline = &tp.pipeline;
-        let n = transforms.len() as u32;
         let ground = opts.ground.then_some(()).and(self.ground_pipeline.as_ref());
-        self.draw_and_read(opts, |pass| {
+        let pre = |enc: &mut wgpu::CommandEncoder| {
+            if let Some(run) = &cull {
+                self.encode_cull(run, timing, enc);
+            }
+        };
+        self.draw_and_read(opts, pre, |pass| {
             if let Some(g) = ground {
                 pass.set_pipeline(g);
                 pass.set_bind_group(0, &ground_group, &[]);
@@ -351,11 +594,17 @@ impl Renderer {
             }
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &skin_group, &[]);
-            for (p, mat) in asset.primitives.iter().zip(&materials) {
+            for (i, (p, mat)) in asset.primitives.iter().zip(&materials).enumerate() {
                 pass.set_bind_group(1, mat, &[]);
                 pass.set_vertex_buffer(0, p.vertices.slice(..));
                 pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..p.index_count, 0, 0..n);
+                match &cull {
+                    Some(run) => pass.draw_indexed_indirect(
+                        &run.args,
+                        (i * std::mem::size_of::<DrawIndexedArgs>()) as u64,
+                    ),
+                    None => pass.draw_indexed(0..p.index_count, 0, 0..n),
+                }
             }
         })
     }
@@ -444,40 +693,47 @@ impl Renderer {
             &all_transforms,
             InstanceTransform::IDENTITY,
         );
-        let frame = self.frame_buffer(opts, &scene);
+        let (frame, _) = self.frame_buffer(opts, &scene);
         let group = self.reference_group(&transforms_buf, &frame);
         let ground = opts.ground.then_some(()).and(self.ground_pipeline.as_ref());
         let pipeline = self.reference_pipeline.as_ref();
-        self.draw_and_read(opts, |pass| {
-            pass.set_bind_group(0, &group, &[]);
-            if let Some(g) = ground {
-                pass.set_pipeline(g);
-                pass.draw(0..6, 0..1);
-            }
-            let Some(p) = pipeline else { return };
-            pass.set_pipeline(p);
-            for (vb, ib, count, instances, mat) in &draws {
-                pass.set_bind_group(1, mat, &[]);
-                pass.set_vertex_buffer(0, vb.slice(..));
-                pass.set_index_buffer(ib.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..*count, 0, instances.clone());
-            }
-        })
+        self.draw_and_read(
+            opts,
+            |_| {},
+            |pass| {
+                pass.set_bind_group(0, &group, &[]);
+                if let Some(g) = ground {
+                    pass.set_pipeline(g);
+                    pass.draw(0..6, 0..1);
+                }
+                let Some(p) = pipeline else { return };
+                pass.set_pipeline(p);
+                for (vb, ib, count, instances, mat) in &draws {
+                    pass.set_bind_group(1, mat, &[]);
+                    pass.set_vertex_buffer(0, vb.slice(..));
+                    pass.set_index_buffer(ib.slice(..), wgpu::IndexFormat::Uint32);
+                    pass.draw_indexed(0..*count, 0, instances.clone());
+                }
+            },
+        )
     }
 
-    fn frame_buffer(&self, opts: &RenderOptions, scene: &Aabb) -> wgpu::Buffer {
-        let aspect = opts.width as f32 / opts.height as f32;
+    /// The frame uniform buffer and its clip-from-world matrix.
+    fn frame_buffer(&self, opts: &RenderOptions, scene: &Aabb) -> (wgpu::Buffer, glam::Mat4) {
+        let aspect = opts.width as f32 / opts.height.max(1) as f32;
         let camera = opts
             .camera
             .unwrap_or_else(|| Camera::framing(scene, aspect));
         let u = frame_uniform(&camera, aspect, scene);
-        self.gpu
+        let buf = self
+            .gpu
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("throng frame"),
                 contents: bytemuck::bytes_of(&u),
                 usage: wgpu::BufferUsages::UNIFORM,
-            })
+            });
+        (buf, camera.view_proj(aspect))
     }
 
     fn reference_group(&self, transforms: &wgpu::Buffer, frame: &wgpu::Buffer) -> wgpu::BindGroup {
@@ -503,6 +759,7 @@ impl Renderer {
     fn draw_and_read(
         &self,
         opts: &RenderOptions,
+        pre: impl FnOnce(&mut wgpu::CommandEncoder),
         draw: impl FnOnce(&mut wgpu::RenderPass<'_>),
     ) -> Result<image::RgbaImage, RenderError> {
         let device = &self.gpu.device;
@@ -537,6 +794,7 @@ impl Renderer {
         let depth_view = depth.create_view(&Default::default());
         let bg = opts.background.map(f64::from);
         let mut enc = device.create_command_encoder(&Default::default());
+        pre(&mut enc);
         {
             let mut pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("throng main pass"),

@@ -16,6 +16,9 @@ pub const FETCH_QUAT_SNORM16: &str = include_str!("../shaders/fetch_quat_snorm16
 pub const TIMING_CPU: &str = include_str!("../shaders/timing_cpu.wgsl");
 pub const TIMING_GPU: &str = include_str!("../shaders/timing_gpu.wgsl");
 pub const CS_LAYERS: &str = include_str!("../shaders/cs_layers.wgsl");
+pub const INSTANCE_DIRECT: &str = include_str!("../shaders/instance_direct.wgsl");
+pub const INSTANCE_CULLED: &str = include_str!("../shaders/instance_culled.wgsl");
+pub const CULL: &str = include_str!("../shaders/cull.wgsl");
 pub const FRAMES: &str = include_str!("../shaders/frames.wgsl");
 pub const SKIN_LBS: &str = include_str!("../shaders/skin_lbs.wgsl");
 pub const SKIN_DQ: &str = include_str!("../shaders/skin_dq.wgsl");
@@ -67,12 +70,16 @@ impl Timing {
 /// Which shader program to compose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Program {
-    /// Texture skinning path: `vs_main` + `fs_main`.
+    /// Texture skinning path: `vs_main` + `fs_main`; `culled`: instances come from the
+    /// visible list that [`Program::Cull`] writes.
     TextureDraw {
         encoding: Encoding,
         skinning: Skinning,
         timing: Timing,
+        culled: bool,
     },
+    /// GPU frustum culling and indirect draw arguments: `cs_cull` + `cs_cull_finish`.
+    Cull { timing: Timing },
     /// Compute twin of the texture path: `cs_skin`.
     SkinCompute {
         encoding: Encoding,
@@ -131,11 +138,18 @@ pub fn modules(program: Program) -> Result<Vec<&'static str>, ShaderError> {
             encoding,
             skinning,
             timing,
+            culled,
         } => {
             let mut m = skin_modules(encoding, skinning, timing)?;
-            m.extend([FRAME, VS_TEXTURE, MESH_FS]);
+            let map = if culled {
+                INSTANCE_CULLED
+            } else {
+                INSTANCE_DIRECT
+            };
+            m.extend([FRAME, map, VS_TEXTURE, MESH_FS]);
             m
         }
+        Program::Cull { timing } => vec![COMMON, RESOURCES, timing_module(timing), CULL],
         Program::SkinCompute {
             encoding,
             skinning,
@@ -163,16 +177,20 @@ pub fn all_programs() -> Vec<Program> {
     let mut v = vec![Program::ReferenceDraw, Program::Ground];
     for timing in [Timing::Cpu, Timing::Gpu] {
         v.push(Program::LayersCompute { timing });
+        v.push(Program::Cull { timing });
         for encoding in Encoding::ALL {
             for skinning in [Skinning::Linear, Skinning::DualQuat] {
                 if skinning == Skinning::DualQuat && !encoding.is_quat() {
                     continue;
                 }
-                v.push(Program::TextureDraw {
-                    encoding,
-                    skinning,
-                    timing,
-                });
+                for culled in [false, true] {
+                    v.push(Program::TextureDraw {
+                        encoding,
+                        skinning,
+                        timing,
+                        culled,
+                    });
+                }
                 v.push(Program::SkinCompute {
                     encoding,
                     skinning,

@@ -266,3 +266,69 @@ fn textured_material_draws_the_same_on_both_paths() {
         "checker not visible: {blue} blue, {yellow} yellow"
     );
 }
+
+/// GPU culling: a long row of tubes seen by a camera framed on the first few. The visible set
+/// equals a CPU frustum test of the same boxes, and the culled picture equals the unculled one.
+#[test]
+fn gpu_culling_keeps_exactly_the_instances_in_view() {
+    let Some(gpu) = test_gpu() else { return };
+    let mut r = Renderer::with_gpu(gpu);
+    let asset = common::tube_asset(Encoding::QuatSnorm16);
+    let g = r.upload(&asset).expect("upload");
+    let n = 40u32;
+    let transforms: Vec<InstanceTransform> = (0..n)
+        .map(|i| InstanceTransform::translation(Vec3::new(i as f32 * 3.0, 0.0, -((i % 3) as f32))))
+        .collect();
+    let records: Vec<_> = (0..n).map(|i| single_layer(1 + i % 16, 0.25, 0)).collect();
+    // Frame the first 4 instances only.
+    let first = throng_render::camera::crowd_bounds(&g.bounds, &transforms[..4]);
+    let cam = throng_render::Camera::framing(&first, 1.0);
+    let opts = RenderOptions {
+        width: 160,
+        height: 160,
+        camera: Some(cam),
+        ..Default::default()
+    };
+    let play = throng_render::Playback::Cpu(&records);
+    let visible = r
+        .visible_instances(&g, &transforms, play, &opts)
+        .expect("cull");
+    // CPU: the clip's bounds moved by each transform, against the same planes.
+    let planes = throng_render::camera::frustum_planes(&cam.view_proj(1.0));
+    let clip_bounds = asset.clips[0].bounds;
+    let want: Vec<u32> = (0..n)
+        .filter(|&i| {
+            let b = throng_render::camera::crowd_bounds(
+                &clip_bounds,
+                &transforms[i as usize..i as usize + 1],
+            );
+            let (c, e) = ((b.min + b.max) * 0.5, (b.max - b.min) * 0.5);
+            planes
+                .iter()
+                .all(|p| p.truncate().dot(c) + p.truncate().abs().dot(e) + p.w >= 0.0)
+        })
+        .collect();
+    eprintln!("visible: {visible:?}");
+    assert_eq!(visible, want);
+    assert!(
+        visible.len() >= 4 && visible.len() < n as usize / 2,
+        "{visible:?}"
+    );
+    let culled = r
+        .render_texture(&g, &transforms, &records, &opts)
+        .expect("culled");
+    let all = r
+        .render_texture(
+            &g,
+            &transforms,
+            &records,
+            &RenderOptions {
+                cull: false,
+                ..opts
+            },
+        )
+        .expect("unculled");
+    save(&culled, "tube-culled.png");
+    assert!(culled.pixels().any(is_orange));
+    assert_eq!(culled, all, "culling changed the picture");
+}

@@ -50,6 +50,7 @@ fn wgsl_structs_match_rust_layouts() {
         encoding: throng_asset::Encoding::Mat4F32,
         skinning: Skinning::Linear,
         timing: Timing::Cpu,
+        culled: true,
     })
     .expect("valid");
     let check = |m: &naga::Module, name: &str, size: usize, offsets: &[usize]| {
@@ -130,4 +131,21 @@ fn wgsl_structs_match_rust_layouts() {
     );
     assert_eq!(size_of::<GpuTimedRecord>(), 56);
     check(&timed, "Timing", size_of::<TimingUniform>(), &[0, 4, 8, 12]);
+    let cull = validate(Program::Cull {
+        timing: Timing::Cpu,
+    })
+    .expect("valid");
+    check(
+        &cull,
+        "CullParams",
+        size_of::<CullParams>(),
+        &[0, 96, 112, 128, 132, 136, 140],
+    );
+    check(
+        &cull,
+        "DrawArgs",
+        size_of::<DrawIndexedArgs>(),
+        &[0, 4, 8, 12, 16],
+    );
+    assert_eq!(size_of::<DrawIndexedArgs>(), 20);
 }
