@@ -130,6 +130,8 @@ pub struct GpuPrimitive {
     pub index_count: u32,
     pub vertex_count: u32,
     pub material: Option<usize>,
+    /// The primitive's vertex animation texture, when it was baked with one.
+    pub vat: Option<crate::vat::GpuVat>,
 }
 
 /// A baked asset on the GPU.
@@ -296,12 +298,31 @@ impl GpuAsset {
                 contents: bytemuck::cast_slice(&p.indices),
                 usage: wgpu::BufferUsages::INDEX,
             });
+            let vat = match &p.vat {
+                Some(vat) => {
+                    crate::vat::check(
+                        vat,
+                        limits.max_texture_dimension_2d,
+                        limits.max_texture_array_layers,
+                    )
+                    .map_err(|e| bad(format!("primitive {pi}: {e}")))?;
+                    if vat.vertices as usize != v {
+                        return Err(bad(format!(
+                            "primitive {pi}: VAT of {} vertices for {v} vertices",
+                            vat.vertices
+                        )));
+                    }
+                    Some(crate::vat::GpuVat::new(device, &gpu.queue, vat))
+                }
+                None => None,
+            };
             primitives.push(GpuPrimitive {
                 vertices,
                 indices,
                 index_count: p.indices.len() as u32,
                 vertex_count: v as u32,
                 material: p.material,
+                vat,
             });
         }
         let materials = asset

@@ -289,3 +289,17 @@ pub struct DrawIndexedArgs {
     pub base_vertex: i32,
     pub first_instance: u32,
 }
+
+/// VAT description of one primitive (WGSL `VatParams`), 48 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct VatParams {
+    /// 0 f32, 1 f16, 2 unorm16.
+    pub encoding: u32,
+    pub width: u32,
+    pub rows_per_frame: u32,
+    pub rows_per_layer: u32,
+    /// unorm16 range (file units), w unused.
+    pub min: [f32; 4],
+    pub max: [f32; 4],
+}

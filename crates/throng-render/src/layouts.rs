@@ -245,3 +245,51 @@ pub fn cull_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLay
         entries: &e,
     })
 }
+
+/// Group 0 of the VAT draw: bindings 1–4 (no bone texture), clock (9, GPU-timed), frame (5),
+/// visible ids (12, culled).
+pub fn vat_draw(device: &wgpu::Device, timing: Timing, culled: bool) -> wgpu::BindGroupLayout {
+    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
+    let mut e = vec![
+        uniform(1, vis),
+        storage(2, vis, true),
+        storage(3, vis, true),
+        storage(4, vis, true),
+        uniform(5, vis),
+    ];
+    if timing == Timing::Gpu {
+        e.push(uniform(9, vis));
+    }
+    if culled {
+        e.push(storage(12, wgpu::ShaderStages::VERTEX, true));
+    }
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng vat draw"),
+        entries: &e,
+    })
+}
+
+/// Group 2 of the VAT draw: VAT params (0), float positions (1), unorm16 positions (2),
+/// octahedral normals (3).
+pub fn vat_textures(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let vis = wgpu::ShaderStages::VERTEX;
+    let tex = |binding, sample_type| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: vis,
+        ty: wgpu::BindingType::Texture {
+            sample_type,
+            view_dimension: wgpu::TextureViewDimension::D2Array,
+            multisampled: false,
+        },
+        count: None,
+    };
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng vat textures"),
+        entries: &[
+            uniform(0, vis),
+            tex(1, wgpu::TextureSampleType::Float { filterable: false }),
+            tex(2, wgpu::TextureSampleType::Uint),
+            tex(3, wgpu::TextureSampleType::Sint),
+        ],
+    })
+}

@@ -18,6 +18,7 @@ pub mod layouts;
 pub mod material;
 pub mod readback;
 pub mod skin;
+pub mod vat;
 
 pub use error::RenderError;
 pub use gpu_asset::GpuAsset;
@@ -25,7 +26,7 @@ pub mod camera;
 pub mod render;
 
 pub use camera::Camera;
-pub use render::{render_png, ReferenceMesh, RenderOptions, Renderer};
+pub use render::{render_png, ReferenceMesh, RenderOptions, Renderer, SkinPath};
 
 /// The `image` crate the renderer returns pictures in (so callers need no separate dependency).
 pub use image;

@@ -25,6 +25,16 @@ const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Base colour of primitives without a material (linear).
 const DEFAULT_COLOR: [f32; 4] = [0.6, 0.6, 0.62, 1.0];
 
+/// How the vertices of a baked asset are animated on the GPU (DESIGN.md §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum SkinPath {
+    /// The vertex shader skins with matrices read from the bone texture.
+    #[default]
+    Texture,
+    /// The vertex shader fetches baked positions and normals (every primitive needs a VAT).
+    Vat,
+}
+
 /// What to draw around the crowd and how.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RenderOptions {
@@ -32,6 +42,8 @@ pub struct RenderOptions {
     pub width: u32,
     pub height: u32,
     pub skinning: Skinning,
+    /// Texture skinning or VAT.
+    pub path: SkinPath,
     /// `None`: framed from the crowd's bounds ([`Camera::framing`]).
     pub camera: Option<Camera>,
     /// Draw the checkered ground plane under the crowd.
@@ -49,6 +61,7 @@ impl Default for RenderOptions {
             width: 256,
             height: 256,
             skinning: Skinning::Linear,
+            path: SkinPath::Texture,
             camera: None,
             ground: true,
             cull: true,
@@ -85,7 +98,8 @@ struct RefVertex {
     uv: [f32; 2],
 }
 
-type PipelineKey = (Encoding, Skinning, Timing, bool);
+/// (encoding, skinning, timing, culled, VAT); VAT pipelines use the asset's encoding and LBS.
+type PipelineKey = (Encoding, Skinning, Timing, bool, bool);
 
 struct CullPipelines {
     bgl: wgpu::BindGroupLayout,
@@ -111,6 +125,8 @@ struct TexturePipeline {
 pub struct Renderer {
     pub gpu: Gpu,
     materials: MaterialResources,
+    vat_bgl: wgpu::BindGroupLayout,
+    vat_dummies: crate::vat::VatDummies,
     reference_bgl: wgpu::BindGroupLayout,
     texture_pipelines: HashMap<PipelineKey, TexturePipeline>,
     cull_pipelines: HashMap<Timing, CullPipelines>,
@@ -179,10 +195,14 @@ impl Renderer {
 
     pub fn with_gpu(gpu: Gpu) -> Renderer {
         let materials = MaterialResources::new(&gpu.device, &gpu.queue);
+        let vat_bgl = layouts::vat_textures(&gpu.device);
+        let vat_dummies = crate::vat::VatDummies::new(&gpu.device);
         let reference_bgl = layouts::reference_draw(&gpu.device);
         Renderer {
             gpu,
             materials,
+            vat_bgl,
+            vat_dummies,
             reference_bgl,
             texture_pipelines: HashMap::new(),
             cull_pipelines: HashMap::new(),
@@ -202,25 +222,52 @@ impl Renderer {
 
     fn ensure_texture_pipeline(&mut self, key: PipelineKey) -> Result<(), RenderError> {
         if !self.texture_pipelines.contains_key(&key) {
-            let (encoding, skinning, timing, culled) = key;
+            let (encoding, skinning, timing, culled, vat) = key;
             let device = &self.gpu.device;
-            let src = compose(Program::TextureDraw {
-                encoding,
-                skinning,
-                timing,
-                culled,
-            })?;
-            let module = layouts::shader_module(device, "throng texture draw", src);
-            let bgl = layouts::texture_draw(device, encoding, timing, culled);
-            let pipeline = mesh_pipeline(
-                device,
-                "throng texture draw",
-                &module,
-                &[Some(&bgl), Some(&self.materials.bgl)],
-                &[Some(GpuVertex::layout())],
-                "vs_main",
-                "fs_main",
-            );
+            let pipeline;
+            let bgl;
+            if vat {
+                let src = compose(Program::VatDraw { timing, culled })?;
+                let module = layouts::shader_module(device, "throng vat draw", src);
+                bgl = layouts::vat_draw(device, timing, culled);
+                // Only UV0 of the interleaved vertex is read; the vertex index addresses the VAT.
+                let uv_only = [wgpu::VertexAttribute {
+                    format: wgpu::VertexFormat::Float32x2,
+                    offset: std::mem::offset_of!(GpuVertex, uv) as u64,
+                    shader_location: 0,
+                }];
+                pipeline = mesh_pipeline(
+                    device,
+                    "throng vat draw",
+                    &module,
+                    &[Some(&bgl), Some(&self.materials.bgl), Some(&self.vat_bgl)],
+                    &[Some(wgpu::VertexBufferLayout {
+                        array_stride: std::mem::size_of::<GpuVertex>() as u64,
+                        step_mode: wgpu::VertexStepMode::Vertex,
+                        attributes: &uv_only,
+                    })],
+                    "vs_main",
+                    "fs_main",
+                );
+            } else {
+                let src = compose(Program::TextureDraw {
+                    encoding,
+                    skinning,
+                    timing,
+                    culled,
+                })?;
+                let module = layouts::shader_module(device, "throng texture draw", src);
+                bgl = layouts::texture_draw(device, encoding, timing, culled);
+                pipeline = mesh_pipeline(
+                    device,
+                    "throng texture draw",
+                    &module,
+                    &[Some(&bgl), Some(&self.materials.bgl)],
+                    &[Some(GpuVertex::layout())],
+                    "vs_main",
+                    "fs_main",
+                );
+            }
             self.texture_pipelines
                 .insert(key, TexturePipeline { bgl, pipeline });
         }
@@ -521,7 +568,15 @@ impl Renderer {
         }
         let timing = playback.timing();
         let culled = opts.cull && !transforms.is_empty();
-        let key = (asset.encoding, opts.skinning, timing, culled);
+        let vat = opts.path == SkinPath::Vat;
+        if vat && asset.primitives.iter().any(|p| p.vat.is_none()) {
+            return Err(RenderError::BadAsset {
+                asset: asset.name.clone(),
+                what: "the VAT path needs a vertex animation texture for every primitive; bake with VAT output".into(),
+            });
+        }
+        let skinning = if vat { Skinning::Linear } else { opts.skinning };
+        let key = (asset.encoding, skinning, timing, culled, vat);
         self.ensure_reference_and_ground()?;
         self.ensure_texture_pipeline(key)?;
         if culled {
@@ -557,6 +612,10 @@ impl Renderer {
             return Ok(image::RgbaImage::new(opts.width, opts.height));
         };
         let mut entries = layouts::skin_asset_entries(asset, &transforms_buf);
+        if vat {
+            // The VAT path reads no bone texture.
+            entries.retain(|e| e.binding != 0);
+        }
         entries.extend(play.entries());
         entries.push(wgpu::BindGroupEntry {
             binding: 5,
@@ -577,6 +636,45 @@ impl Renderer {
                 entries: &entries,
             });
         let pipeline = &tp.pipeline;
+        let vat_groups: Vec<Option<wgpu::BindGroup>> = asset
+            .primitives
+            .iter()
+            .map(|p| {
+                let v = p.vat.as_ref().filter(|_| vat)?;
+                let unorm = v.encoding == throng_asset::VatEncoding::Unorm16;
+                let (float, uint) = if unorm {
+                    (&self.vat_dummies.float, &v.positions)
+                } else {
+                    (&v.positions, &self.vat_dummies.uint)
+                };
+                Some(
+                    self.gpu
+                        .device
+                        .create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: Some("throng vat"),
+                            layout: &self.vat_bgl,
+                            entries: &[
+                                wgpu::BindGroupEntry {
+                                    binding: 0,
+                                    resource: v.params.as_entire_binding(),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 1,
+                                    resource: wgpu::BindingResource::TextureView(float),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 2,
+                                    resource: wgpu::BindingResource::TextureView(uint),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 3,
+                                    resource: wgpu::BindingResource::TextureView(&v.normals),
+                                },
+                            ],
+                        }),
+                )
+            })
+            .collect();
         let ground = opts.ground.then_some(()).and(self.ground_pipeline.as_ref());
         let pre = |enc: &mut wgpu::CommandEncoder| {
             if let Some(run) = &cull {
@@ -596,6 +694,9 @@ impl Renderer {
             pass.set_bind_group(0, &skin_group, &[]);
             for (i, (p, mat)) in asset.primitives.iter().zip(&materials).enumerate() {
                 pass.set_bind_group(1, mat, &[]);
+                if let Some(Some(g)) = vat_groups.get(i) {
+                    pass.set_bind_group(2, g, &[]);
+                }
                 pass.set_vertex_buffer(0, p.vertices.slice(..));
                 pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
                 match &cull {

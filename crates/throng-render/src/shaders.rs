@@ -19,6 +19,8 @@ pub const CS_LAYERS: &str = include_str!("../shaders/cs_layers.wgsl");
 pub const INSTANCE_DIRECT: &str = include_str!("../shaders/instance_direct.wgsl");
 pub const INSTANCE_CULLED: &str = include_str!("../shaders/instance_culled.wgsl");
 pub const CULL: &str = include_str!("../shaders/cull.wgsl");
+pub const VAT: &str = include_str!("../shaders/vat.wgsl");
+pub const VS_VAT: &str = include_str!("../shaders/vs_vat.wgsl");
 pub const FRAMES: &str = include_str!("../shaders/frames.wgsl");
 pub const SKIN_LBS: &str = include_str!("../shaders/skin_lbs.wgsl");
 pub const SKIN_DQ: &str = include_str!("../shaders/skin_dq.wgsl");
@@ -78,6 +80,9 @@ pub enum Program {
         timing: Timing,
         culled: bool,
     },
+    /// VAT path: `vs_main` + `fs_main`, positions and normals fetched from per-primitive vertex
+    /// animation textures.
+    VatDraw { timing: Timing, culled: bool },
     /// GPU frustum culling and indirect draw arguments: `cs_cull` + `cs_cull_finish`.
     Cull { timing: Timing },
     /// Compute twin of the texture path: `cs_skin`.
@@ -150,6 +155,21 @@ pub fn modules(program: Program) -> Result<Vec<&'static str>, ShaderError> {
             m
         }
         Program::Cull { timing } => vec![COMMON, RESOURCES, timing_module(timing), CULL],
+        Program::VatDraw { timing, culled } => vec![
+            COMMON,
+            RESOURCES,
+            timing_module(timing),
+            FRAMES,
+            VAT,
+            FRAME,
+            if culled {
+                INSTANCE_CULLED
+            } else {
+                INSTANCE_DIRECT
+            },
+            VS_VAT,
+            MESH_FS,
+        ],
         Program::SkinCompute {
             encoding,
             skinning,
@@ -178,6 +198,9 @@ pub fn all_programs() -> Vec<Program> {
     for timing in [Timing::Cpu, Timing::Gpu] {
         v.push(Program::LayersCompute { timing });
         v.push(Program::Cull { timing });
+        for culled in [false, true] {
+            v.push(Program::VatDraw { timing, culled });
+        }
         for encoding in Encoding::ALL {
             for skinning in [Skinning::Linear, Skinning::DualQuat] {
                 if skinning == Skinning::DualQuat && !encoding.is_quat() {

@@ -332,3 +332,147 @@ fn gpu_culling_keeps_exactly_the_instances_in_view() {
     assert!(culled.pixels().any(is_orange));
     assert_eq!(culled, all, "culling changed the picture");
 }
+
+/// Adds a VAT to every primitive of `asset`: the CPU decoder's skinned positions and normals at
+/// every frame-table row, `width` texels per row, array layers of `rows_per_layer` rows.
+fn add_vat(
+    asset: &mut throng_asset::BakedAsset,
+    encoding: throng_asset::VatEncoding,
+    width: u32,
+    rows_per_layer: u32,
+) {
+    use throng_asset::{Layer, Vat, VatEncoding};
+    let rows = asset.rows();
+    for pi in 0..asset.primitives.len() {
+        let v = asset.primitives[pi].vertex_count() as u32;
+        let mut frames = vec![];
+        for f in 0..rows {
+            let rec = if f == 0 {
+                [Layer::default(); 4]
+            } else {
+                let clip = asset
+                    .clips
+                    .iter()
+                    .position(|c| f >= c.first_row && f < c.first_row + c.frames)
+                    .unwrap_or(0);
+                single_layer(f, 0.0, clip as u32)
+            };
+            frames.push(skin_vertices(asset, pi, &rec, SkinMode::Linear).expect("cpu skin"));
+        }
+        let mut b = throng_asset::Aabb::EMPTY;
+        frames
+            .iter()
+            .flat_map(|f| &f.positions)
+            .for_each(|p| b.extend(*p));
+        let mut vat = Vat {
+            encoding,
+            width,
+            vertices: v,
+            rows,
+            rows_per_layer,
+            min: b.min,
+            max: b.max,
+            positions: vec![],
+            normals: vec![],
+        };
+        let texels = (vat.texture_rows() * width) as usize;
+        vat.positions = vec![0; texels * encoding.bytes_per_texel() as usize];
+        vat.normals = vec![0; texels * 2];
+        for (f, sk) in frames.iter().enumerate() {
+            for vi in 0..v {
+                let (x, y) = vat.texel_of(vi, f as u32);
+                let t = (y * width + x) as usize;
+                let p = sk.positions[vi as usize];
+                let bytes: Vec<u8> = match encoding {
+                    VatEncoding::F32 => p
+                        .extend(1.0)
+                        .to_array()
+                        .iter()
+                        .flat_map(|c| c.to_le_bytes())
+                        .collect(),
+                    VatEncoding::F16 => p
+                        .extend(1.0)
+                        .to_array()
+                        .iter()
+                        .flat_map(|c| half::f16::from_f32(*c).to_le_bytes())
+                        .collect(),
+                    VatEncoding::Unorm16 => {
+                        let q = ((p - b.min) / (b.max - b.min) * 65535.0).round();
+                        [q.x, q.y, q.z, 0.0]
+                            .iter()
+                            .flat_map(|c| (*c as u16).to_le_bytes())
+                            .collect()
+                    }
+                };
+                let bpt = encoding.bytes_per_texel() as usize;
+                vat.positions[t * bpt..(t + 1) * bpt].copy_from_slice(&bytes);
+                let q = throng_asset::vat::oct_encode(sk.normals[vi as usize]);
+                vat.normals[2 * t] = q[0];
+                vat.normals[2 * t + 1] = q[1];
+            }
+        }
+        asset.primitives[pi].vat = Some(vat);
+    }
+}
+
+/// The VAT path draws what the reference path draws from throng-asset's VAT decoder, for every
+/// VAT encoding, with VATs spread over several texture rows per frame and several array layers.
+#[test]
+fn vat_path_draws_what_the_vat_decoder_gives() {
+    let Some(gpu) = test_gpu() else { return };
+    let mut r = Renderer::with_gpu(gpu);
+    let (transforms, records) = crowd();
+    for encoding in throng_asset::VatEncoding::ALL {
+        let mut asset = common::tube_asset(Encoding::QuatF32);
+        add_vat(&mut asset, encoding, 37, 64);
+        let g = r.upload(&asset).expect("upload");
+        let scene = throng_render::camera::crowd_bounds(&g.bounds, &transforms);
+        let opts = RenderOptions {
+            width: 256,
+            height: 192,
+            camera: Some(throng_render::Camera::framing(&scene, 256.0 / 192.0)),
+            ground: false,
+            path: throng_render::SkinPath::Vat,
+            ..Default::default()
+        };
+        let img = r
+            .render_texture(&g, &transforms, &records, &opts)
+            .expect("vat render");
+        save(&img, &format!("tube-vat-{}.png", encoding.as_str()));
+        let decoded: Vec<_> = records
+            .iter()
+            .map(|rec| throng_asset::vat::vat_vertices(&asset, 0, rec).expect("vat decode"))
+            .collect();
+        let prim = &asset.primitives[0];
+        let meshes: Vec<ReferenceMesh> = decoded
+            .iter()
+            .zip(&transforms)
+            .map(|((p, n), t)| ReferenceMesh {
+                positions: p,
+                normals: n,
+                indices: &prim.indices,
+                uvs: None,
+                material: MaterialUniform::color(asset.materials[0].base_color_factor),
+                texture: None,
+                transforms: std::slice::from_ref(t),
+            })
+            .collect();
+        let reference = r.render_reference(&meshes, &opts).expect("reference");
+        let total = (opts.width * opts.height) as usize;
+        let differ = img
+            .pixels()
+            .zip(reference.pixels())
+            .filter(|(a, b)| (0..3).any(|c| (a[c] as i32 - b[c] as i32).abs() > 8))
+            .count();
+        let orange = img.pixels().filter(|p| is_orange(p)).count();
+        eprintln!(
+            "vat {}: {orange} tube pixels, {differ} differ from the decoder",
+            encoding.as_str()
+        );
+        assert!(orange > total / 50, "only {orange} tube pixels");
+        assert!(
+            differ <= total / 500,
+            "{differ} pixels differ from the VAT decoder's vertices"
+        );
+    }
+}

@@ -1,0 +1,95 @@
+// vat.wgsl: vertex animation texture path (DESIGN.md §3 "VAT"): per frame-table row and vertex
+// the skinned model-space position and normal, fetched instead of skinning. Layers and frames
+// are blended exactly like skin matrices (mix by frac, sum by weight) and the normal is
+// renormalised. CPU twin: throng_asset::vat::{fetch_position, fetch_normal, oct_unwrap,
+// vat_vertices}, line by line.
+
+struct VatParams {
+    // 0 f32, 1 f16, 2 unorm16 (throng_asset::VatEncoding).
+    encoding: u32,
+    // Texels per texture row, W.
+    width: u32,
+    // Texture rows per frame-table row, R = ceil(V / W).
+    rows_per_frame: u32,
+    // Texture rows per array layer.
+    rows_per_layer: u32,
+    // unorm16 range (file units).
+    min: vec4<f32>,
+    max: vec4<f32>,
+}
+
+@group(2) @binding(0) var<uniform> vat: VatParams;
+// Float encodings: Rgba32Float / Rgba16Float positions (x, y, z, 1).
+@group(2) @binding(1) var vat_positions_float: texture_2d_array<f32>;
+// unorm16: Rgba16Uint positions (qx, qy, qz, 0).
+@group(2) @binding(2) var vat_positions_uint: texture_2d_array<u32>;
+// Octahedral normals, two snorm16 in Rg16Sint.
+@group(2) @binding(3) var vat_normals: texture_2d_array<i32>;
+
+// Texel of vertex v at frame-table row f: (v mod W, f·R + v div W), split into array layers.
+fn vat_coords(v: u32, f: u32) -> vec3<u32> {
+    let y = f * vat.rows_per_frame + v / vat.width;
+    return vec3<u32>(v % vat.width, y % vat.rows_per_layer, y / vat.rows_per_layer);
+}
+
+fn vat_position(v: u32, f: u32) -> vec3<f32> {
+    let c = vat_coords(v, f);
+    if (vat.encoding == 2u) {
+        let q = vec3<f32>(textureLoad(vat_positions_uint, c.xy, c.z, 0).xyz);
+        return vat.min.xyz + (q / 65535.0) * (vat.max.xyz - vat.min.xyz);
+    }
+    return textureLoad(vat_positions_float, c.xy, c.z, 0).xyz;
+}
+
+fn sign_nz(x: f32) -> f32 {
+    return select(-1.0, 1.0, x >= 0.0);
+}
+
+// Octahedral (u, v) ∈ [−1, 1]² → unit vector (Cigolle et al. 2014, JCGT 3(2), §3.1).
+fn oct_unwrap(e: vec2<f32>) -> vec3<f32> {
+    let z = 1.0 - abs(e.x) - abs(e.y);
+    var x = e.x;
+    var y = e.y;
+    if (z < 0.0) {
+        x = (1.0 - abs(e.y)) * sign_nz(e.x);
+        y = (1.0 - abs(e.x)) * sign_nz(e.y);
+    }
+    return normalize_or_zero(vec3<f32>(x, y, z));
+}
+
+fn vat_normal(v: u32, f: u32) -> vec3<f32> {
+    let c = vat_coords(v, f);
+    let q = textureLoad(vat_normals, c.xy, c.z, 0).xy;
+    return oct_unwrap(max(vec2<f32>(q) / 32767.0, vec2<f32>(-1.0)));
+}
+
+fn lerp3(a: vec3<f32>, b: vec3<f32>, t: f32) -> vec3<f32> {
+    return a + (b - a) * t;
+}
+
+// Model-space position and normal of vertex v for instance inst.
+fn vat_vertex(inst: u32, v: u32) -> Skinned {
+    var layers = instance_layers(inst);
+    var p = vec3<f32>(0.0);
+    var n = vec3<f32>(0.0);
+    var any_layer = false;
+    for (var i = 0u; i < 4u; i++) {
+        let l = layers[i];
+        if (l.weight == 0.0) {
+            continue;
+        }
+        any_layer = true;
+        let rows = layer_rows(l);
+        p += lerp3(vat_position(v, rows.x), vat_position(v, rows.y), l.frac) * l.weight;
+        n += lerp3(vat_normal(v, rows.x), vat_normal(v, rows.y), l.frac) * l.weight;
+    }
+    if (!any_layer) {
+        p = vat_position(v, 0u);
+        n = vat_normal(v, 0u);
+    }
+    var out: Skinned;
+    out.position = p;
+    out.normal = normalize_or_zero(n);
+    out.tangent = vec4<f32>(1.0, 0.0, 0.0, 1.0);
+    return out;
+}

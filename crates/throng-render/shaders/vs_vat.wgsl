@@ -1,0 +1,15 @@
+// vs_vat.wgsl: VAT path vertex shader: the vertex index addresses the VAT; only UV0 comes from
+// a vertex buffer.
+
+@vertex
+fn vs_main(@location(0) uv: vec2<f32>, @builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> VsOut {
+    let inst = instance_id(instance);
+    let s = vat_vertex(inst, vertex);
+    let world = apply_affine(instance_affine(instance_transforms[inst]), s.position, s.normal, s.tangent);
+    var out: VsOut;
+    out.clip = frame.view_proj * vec4<f32>(world.position, 1.0);
+    out.normal = world.normal;
+    out.world = world.position;
+    out.uv = uv;
+    return out;
+}

@@ -1,0 +1,192 @@
+//! Vertex animation textures on the GPU (DESIGN.md §3 "VAT"): per primitive a position texture
+//! (Rgba32Float, Rgba16Float or Rgba16Uint) and an octahedral normal texture (Rg16Sint), both 2D
+//! arrays with texture rows beyond `rows_per_layer` in further layers.
+
+use throng_asset::{Vat, VatEncoding, VAT_NORMAL_BYTES_PER_TEXEL};
+use wgpu::util::DeviceExt;
+
+use crate::gpu_types::VatParams;
+
+/// One primitive's VAT on the GPU.
+pub struct GpuVat {
+    pub params: wgpu::Buffer,
+    pub positions: wgpu::TextureView,
+    pub normals: wgpu::TextureView,
+    pub encoding: VatEncoding,
+}
+
+fn array_texture(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    format: wgpu::TextureFormat,
+    vat: &Vat,
+    bytes: &[u8],
+    bytes_per_texel: u32,
+) -> wgpu::TextureView {
+    let rpl = vat.rows_per_layer.clamp(1, vat.texture_rows().max(1));
+    let layers = vat.texture_rows().div_ceil(rpl).max(1);
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("throng vat"),
+        size: wgpu::Extent3d {
+            width: vat.width.max(1),
+            height: rpl,
+            depth_or_array_layers: layers,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    let row_bytes = (vat.width * bytes_per_texel) as usize;
+    for layer in 0..layers {
+        let first = layer * rpl;
+        let count = (vat.texture_rows() - first).min(rpl);
+        let start = first as usize * row_bytes;
+        let end = start + count as usize * row_bytes;
+        let Some(data) = bytes.get(start..end) else {
+            break;
+        };
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture: &texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d {
+                    x: 0,
+                    y: 0,
+                    z: layer,
+                },
+                aspect: wgpu::TextureAspect::All,
+            },
+            data,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row_bytes as u32),
+                rows_per_image: Some(count),
+            },
+            wgpu::Extent3d {
+                width: vat.width,
+                height: count,
+                depth_or_array_layers: 1,
+            },
+        );
+    }
+    texture.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(wgpu::TextureViewDimension::D2Array),
+        ..Default::default()
+    })
+}
+
+/// Checks a VAT's sizes; `Err` says what disagrees.
+pub fn check(vat: &Vat, max_dim: u32, max_layers: u32) -> Result<(), String> {
+    let texels = vat.texture_rows() as usize * vat.width as usize;
+    if vat.width == 0 || vat.width > max_dim {
+        return Err(format!("VAT width {} outside 1..={max_dim}", vat.width));
+    }
+    if vat.positions.len() != texels * vat.encoding.bytes_per_texel() as usize {
+        return Err(format!(
+            "VAT holds {} position bytes, expected {}",
+            vat.positions.len(),
+            texels * vat.encoding.bytes_per_texel() as usize
+        ));
+    }
+    if vat.normals.len() != texels * 2 {
+        return Err(format!(
+            "VAT holds {} normal components, expected {}",
+            vat.normals.len(),
+            texels * 2
+        ));
+    }
+    let rpl = vat.rows_per_layer.clamp(1, vat.texture_rows().max(1));
+    if rpl > max_dim || vat.texture_rows().div_ceil(rpl) > max_layers {
+        return Err(format!(
+            "VAT of {} texture rows in layers of {rpl} exceeds the adapter's limits",
+            vat.texture_rows()
+        ));
+    }
+    Ok(())
+}
+
+impl GpuVat {
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, vat: &Vat) -> GpuVat {
+        let enc = vat.encoding;
+        let (format, code) = match enc {
+            VatEncoding::F32 => (wgpu::TextureFormat::Rgba32Float, 0),
+            VatEncoding::F16 => (wgpu::TextureFormat::Rgba16Float, 1),
+            VatEncoding::Unorm16 => (wgpu::TextureFormat::Rgba16Uint, 2),
+        };
+        let positions = array_texture(
+            device,
+            queue,
+            format,
+            vat,
+            &vat.positions,
+            enc.bytes_per_texel(),
+        );
+        let normal_bytes: Vec<u8> = vat.normals.iter().flat_map(|q| q.to_le_bytes()).collect();
+        let normals = array_texture(
+            device,
+            queue,
+            wgpu::TextureFormat::Rg16Sint,
+            vat,
+            &normal_bytes,
+            VAT_NORMAL_BYTES_PER_TEXEL,
+        );
+        let params = VatParams {
+            encoding: code,
+            width: vat.width.max(1),
+            rows_per_frame: vat.rows_per_frame(),
+            rows_per_layer: vat.rows_per_layer.clamp(1, vat.texture_rows().max(1)),
+            min: vat.min.extend(0.0).into(),
+            max: vat.max.extend(0.0).into(),
+        };
+        let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng vat params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        GpuVat {
+            params,
+            positions,
+            normals,
+            encoding: enc,
+        }
+    }
+}
+
+/// 1×1×1 placeholder array textures for the position binding a VAT's encoding does not use.
+pub struct VatDummies {
+    pub float: wgpu::TextureView,
+    pub uint: wgpu::TextureView,
+}
+
+impl VatDummies {
+    pub fn new(device: &wgpu::Device) -> VatDummies {
+        let make = |format| {
+            device
+                .create_texture(&wgpu::TextureDescriptor {
+                    label: Some("throng vat placeholder"),
+                    size: wgpu::Extent3d {
+                        width: 1,
+                        height: 1,
+                        depth_or_array_layers: 1,
+                    },
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format,
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                    view_formats: &[],
+                })
+                .create_view(&wgpu::TextureViewDescriptor {
+                    dimension: Some(wgpu::TextureViewDimension::D2Array),
+                    ..Default::default()
+                })
+        };
+        VatDummies {
+            float: make(wgpu::TextureFormat::Rgba32Float),
+            uint: make(wgpu::TextureFormat::Rgba16Uint),
+        }
+    }
+}
