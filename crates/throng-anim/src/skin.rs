@@ -238,8 +238,8 @@ pub fn skin_dq(
             let dq = DualQuat::from_rotation_translation(r, t);
             let pivot = *first.get_or_insert(dq.real);
             let sign = if pivot.dot(dq.real) < 0.0 { -w } else { w };
-            real = real + dq.real * sign;
-            dual = dual + dq.dual * sign;
+            real += dq.real * sign;
+            dual += dq.dual * sign;
             scale += s * w;
         }
         let len = real.length();

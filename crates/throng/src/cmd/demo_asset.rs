@@ -2,7 +2,7 @@
 //! code) as a standard glTF 2.0 binary, so every other command can be tried without a file.
 
 use anyhow::Context;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -13,7 +13,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let bytes = throng_demo::demo_glb();
-    write_atomic(&args.output, &bytes)
+    super::write_atomic(&args.output, &bytes)
         .with_context(|| format!("cannot write the demo asset to {}", args.output.display()))?;
     let d = throng_demo::demo_description();
     println!(
@@ -43,30 +43,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes to a temporary file in the destination folder, then renames it over `path`, so an
-/// interrupted write never leaves a partial file behind.
-fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .with_context(|| format!("{} is not a file path", path.display()))?
-        .to_string_lossy()
-        .into_owned();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| -> anyhow::Result<()> {
-        std::fs::write(&tmp, bytes)
-            .with_context(|| format!("cannot write temporary file {}", tmp.display()))?;
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,9 @@
 //! One module per subcommand; each has `Args` (clap) and `run(Args) -> anyhow::Result<()>`.
 
 pub mod bake;
+mod bake_extras;
 pub mod bench_runtime;
+pub mod demo;
 pub mod demo_asset;
 pub mod inspect;
 mod inspect_baked;
@@ -25,10 +27,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    std::fs::write(&tmp, bytes)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
 }
 
 /// Prints `text` and a newline to standard output; a closed pipe (`throng ... | head`) ends the
