@@ -103,6 +103,16 @@ pub enum DecodeError {
     },
     #[error("primitive {primitive}: its streams disagree ({what}); the asset is inconsistent, re-bake it")]
     BadStreams { primitive: usize, what: String },
+    #[error("primitive {primitive} has no vertex animation texture; re-bake with --vat")]
+    NoVat { primitive: usize },
+    #[error("primitive {primitive}: the vertex animation texture has no vertex {vertex} at row {row} ({vertices} vertices × {rows} rows): the asset is inconsistent, re-bake it")]
+    VatOutOfRange {
+        primitive: usize,
+        vertex: u32,
+        row: u32,
+        vertices: u32,
+        rows: u32,
+    },
     #[error("dual-quaternion skinning needs a quat-* bone-texture encoding, this asset uses {}; use linear blend skinning or re-bake with --encoding quat-snorm16", .0.as_str())]
     DqNeedsQuat(Encoding),
 }

@@ -99,6 +99,10 @@ fn le_u16(v: &[u16]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
+fn le_i16(v: &[i16]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
 fn le_u32(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -368,6 +372,21 @@ fn encode_primitive(
         })
         .collect();
 
+    let vat = p.vat.as_ref().map(|t| VatJson {
+        encoding: t.encoding,
+        width: t.width,
+        vertices: t.vertices,
+        rows: t.rows,
+        rows_per_frame: t.rows_per_frame(),
+        rows_per_layer: t.rows_per_layer,
+        layers: t.layers(),
+        min: t.min.to_array(),
+        max: t.max.to_array(),
+        bytes_per_texel: t.encoding.bytes_per_texel(),
+        positions: bin.view(&t.positions, None),
+        normals: bin.view(&le_i16(&t.normals), None),
+    });
+
     // Static part: pre-skinned to the rest row with the same decoder the GPU mirrors. An
     // accessor needs at least one element, so an empty primitive gets no static mesh.
     let mut static_mesh = None;
@@ -462,6 +481,7 @@ fn encode_primitive(
         weights,
         indices,
         lods,
+        vat,
     })
 }
 
@@ -791,6 +811,10 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
             indices: r.u32s(p.indices, &el("indices"), p.index_count)?,
             material: p.material,
             lods,
+            vat: match &p.vat {
+                Some(j) => Some(read_vat(r, j, &el("vat"))?),
+                None => None,
+            },
         });
     }
 
@@ -918,4 +942,61 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
         images,
         anchors,
     })
+}
+
+/// A primitive's VAT from its JSON and buffer views; sizes are checked against its layout here
+/// and against the primitive and frame table by `validate`.
+fn read_vat(r: &Reader, j: &VatJson, el: &str) -> Result<Vat, AssetError> {
+    let mut vat = Vat {
+        encoding: j.encoding,
+        width: j.width,
+        vertices: j.vertices,
+        rows: j.rows,
+        rows_per_layer: j.rows_per_layer,
+        min: Vec3::from_array(j.min),
+        max: Vec3::from_array(j.max),
+        positions: Vec::new(),
+        normals: Vec::new(),
+    };
+    if j.width == 0
+        || j.rows_per_layer == 0
+        || j.rows_per_frame != vat.rows_per_frame()
+        || j.layers != vat.layers()
+        || j.bytes_per_texel != j.encoding.bytes_per_texel()
+    {
+        return Err(r.corrupt(
+            el,
+            format!(
+                "width {}, {} rows per frame, {} rows per layer, {} layers or {} B per texel do not fit {} vertices × {} rows of {}",
+                j.width,
+                j.rows_per_frame,
+                j.rows_per_layer,
+                j.layers,
+                j.bytes_per_texel,
+                j.vertices,
+                j.rows,
+                j.encoding.as_str()
+            ),
+        ));
+    }
+    let texels = (vat.texture_rows() as u64 * j.width as u64) as usize;
+    vat.positions = r
+        .sized(
+            j.positions,
+            &format!("{el}.positions"),
+            texels,
+            j.bytes_per_texel as usize,
+        )?
+        .to_vec();
+    vat.normals = r
+        .sized(
+            j.normals,
+            &format!("{el}.normals"),
+            texels,
+            VAT_NORMAL_BYTES_PER_TEXEL as usize,
+        )?
+        .chunks_exact(2)
+        .map(|c| i16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    Ok(vat)
 }

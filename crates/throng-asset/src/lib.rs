@@ -5,6 +5,7 @@
 //! - [`types`]: the baked data (palette, frame table, bone texture, primitives, materials);
 //! - [`decode`]: texel fetch, skin matrices, layer blending, LBS and dual-quaternion skinning;
 //! - [`mod@file`]: [`write()`] / [`read()`] of the baked `.glb` (schema: docs/format.md);
+//! - [`vat`]: the vertex-animation-texture decoder (fetch, interpolate, blend);
 //! - [`error`]: typed errors.
 
 pub mod decode;
@@ -14,6 +15,7 @@ mod glb;
 mod schema;
 pub mod types;
 mod validate;
+pub mod vat;
 
 pub use error::{AssetError, DecodeError};
 pub use file::{from_glb_bytes, read, to_glb_bytes, write};

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::types::{Encoding, LoopMode};
+use crate::types::{Encoding, LoopMode, VatEncoding};
 
 pub const EXTENSION_NAME: &str = "THRONG_baked_animation";
 pub const TEXTURE_TRANSFORM: &str = "KHR_texture_transform";
@@ -340,6 +340,29 @@ pub struct PrimitiveJson {
     pub weights: Option<usize>,
     pub indices: Option<usize>,
     pub lods: Vec<LodJson>,
+    /// Absent when the primitive has no VAT (minor version 1 addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vat: Option<VatJson>,
+}
+
+/// A primitive's vertex animation texture (docs/format.md "VAT").
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VatJson {
+    pub encoding: VatEncoding,
+    pub width: u32,
+    pub vertices: u32,
+    pub rows: u32,
+    pub rows_per_frame: u32,
+    pub rows_per_layer: u32,
+    pub layers: u32,
+    pub min: [f32; 3],
+    pub max: [f32; 3],
+    /// `rows · rowsPerFrame · width` texels of `bytesPerTexel` bytes.
+    pub bytes_per_texel: u32,
+    pub positions: Option<usize>,
+    /// `rows · rowsPerFrame · width` texels of 2 × i16 (octahedral snorm16).
+    pub normals: Option<usize>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

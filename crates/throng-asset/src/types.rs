@@ -332,6 +332,103 @@ pub struct Lod {
     pub error: f32,
 }
 
+/// Position storage of a vertex animation texture (DESIGN.md §3 "VAT").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub enum VatEncoding {
+    /// RGBA32Float texels: (x, y, z, 1), file units.
+    #[serde(rename = "f32")]
+    #[default]
+    F32,
+    /// RGBA16Float texels: (x, y, z, 1), file units.
+    #[serde(rename = "f16")]
+    F16,
+    /// RGBA16Uint texels: (qx, qy, qz, 0) with `p = min + q / 65535 · (max − min)` per axis,
+    /// `min`/`max` = [`Vat::min`]/[`Vat::max`].
+    #[serde(rename = "unorm16")]
+    Unorm16,
+}
+
+impl VatEncoding {
+    pub const ALL: [VatEncoding; 3] = [VatEncoding::F32, VatEncoding::F16, VatEncoding::Unorm16];
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            VatEncoding::F32 => "f32",
+            VatEncoding::F16 => "f16",
+            VatEncoding::Unorm16 => "unorm16",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<VatEncoding> {
+        VatEncoding::ALL.into_iter().find(|e| e.as_str() == s)
+    }
+
+    /// Bytes per RGBA position texel.
+    pub fn bytes_per_texel(&self) -> u32 {
+        match self {
+            VatEncoding::F32 => 16,
+            VatEncoding::F16 | VatEncoding::Unorm16 => 8,
+        }
+    }
+}
+
+/// Bytes per normal texel of a VAT: octahedral (u, v) as two snorm16 in an Rg16Sint texel.
+pub const VAT_NORMAL_BYTES_PER_TEXEL: u32 = 4;
+
+/// Vertex animation texture of one primitive (DESIGN.md §3 "VAT"): the skinned model-space
+/// position and normal of every vertex at every frame-table row.
+///
+/// Layout (frame-major): a frame-table row spans `R = ceil(vertices / width)` texture rows;
+/// vertex `v` of frame-table row `f` is texel `(v mod width, f·R + v div width)`. Texture row `y`
+/// lives in array layer `y / rows_per_layer` at `y mod rows_per_layer` on the GPU; the CPU keeps
+/// one flat table. Texels past the last vertex of a frame row are zero.
+///
+/// Positions are in file units (model space, after root-motion removal when that was on);
+/// normals are unit vectors, octahedral-encoded (Cigolle et al. 2014, "A Survey of Efficient
+/// Representations for Independent Unit Vectors") as two snorm16 (`q / 32767`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Vat {
+    pub encoding: VatEncoding,
+    /// Texels per texture row, W.
+    pub width: u32,
+    pub vertices: u32,
+    /// Frame-table rows (rest row included).
+    pub rows: u32,
+    /// Texture rows per array layer.
+    pub rows_per_layer: u32,
+    /// `unorm16` range (file units): the box around every VAT position of the asset. Also
+    /// recorded for the float encodings.
+    pub min: Vec3,
+    pub max: Vec3,
+    /// `texture_rows() × width` position texels, little-endian, `encoding.bytes_per_texel()`
+    /// bytes each.
+    pub positions: Vec<u8>,
+    /// `texture_rows() × width × 2` octahedral normal components (snorm16).
+    pub normals: Vec<i16>,
+}
+
+impl Vat {
+    /// Texture rows per frame-table row, `R = ceil(V / W)` (1 for an empty primitive).
+    pub fn rows_per_frame(&self) -> u32 {
+        self.vertices.div_ceil(self.width.max(1)).max(1)
+    }
+
+    /// Texture rows in all: `rows · R`.
+    pub fn texture_rows(&self) -> u32 {
+        self.rows.saturating_mul(self.rows_per_frame())
+    }
+
+    pub fn layers(&self) -> u32 {
+        self.texture_rows().div_ceil(self.rows_per_layer.max(1))
+    }
+
+    /// Flat texel `(x, y)` of vertex `v` at frame-table row `f` (y counts over every layer).
+    pub fn texel_of(&self, v: u32, f: u32) -> (u32, u32) {
+        let w = self.width.max(1);
+        (v % w, f * self.rows_per_frame() + v / w)
+    }
+}
+
 /// One baked primitive: GPU vertex streams in bind space with palette-remapped influences.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BakedPrimitive {
@@ -356,6 +453,9 @@ pub struct BakedPrimitive {
     pub indices: Vec<u32>,
     pub material: Option<usize>,
     pub lods: Vec<Lod>,
+    /// Vertex animation texture of this primitive, when baked with one (DESIGN.md §3 "VAT").
+    /// LODs index the same vertex streams, so this one VAT serves LOD 0 and every [`Lod`].
+    pub vat: Option<Vat>,
 }
 
 impl BakedPrimitive {

@@ -3,7 +3,7 @@
 //! further checks). Every failure names the element.
 
 use crate::error::AssetError;
-use crate::types::{Aabb, BakedAsset, BakedPrimitive};
+use crate::types::{Aabb, BakedAsset, BakedPrimitive, Vat, VAT_NORMAL_BYTES_PER_TEXEL};
 
 struct Check<'a> {
     file: &'a str,
@@ -260,6 +260,9 @@ fn primitive(
         tris(&format!("lods[{l}].indices"), &lod.indices)?;
         c.finite(&format!("{el}.lods[{l}]"), &[lod.ratio, lod.error])?;
     }
+    if let Some(t) = &p.vat {
+        vat(&c, &format!("{el}.vat"), t, v, asset.bone_texture.rows)?;
+    }
     if let Some(m) = p.material {
         if m >= asset.materials.len() {
             return Err(c.fail(
@@ -269,4 +272,34 @@ fn primitive(
         }
     }
     Ok(())
+}
+
+/// A VAT must cover every vertex at every frame-table row, in the sizes its layout implies.
+fn vat(c: &Check, el: &str, t: &Vat, v: usize, rows: u32) -> Result<(), AssetError> {
+    if t.vertices as usize != v || t.rows != rows {
+        return Err(c.fail(
+            el,
+            format!(
+                "covers {} vertices × {} rows; the primitive has {v} vertices and the frame table {rows} rows",
+                t.vertices, t.rows
+            ),
+        ));
+    }
+    if t.width == 0 || t.rows_per_layer == 0 {
+        return Err(c.fail(el, "width and rows per layer must be at least 1"));
+    }
+    let texels = t.texture_rows() as usize * t.width as usize;
+    let want_pos = texels * t.encoding.bytes_per_texel() as usize;
+    let want_nrm = texels * (VAT_NORMAL_BYTES_PER_TEXEL / 2) as usize;
+    if t.positions.len() != want_pos || t.normals.len() != want_nrm {
+        return Err(c.fail(
+            el,
+            format!(
+                "{} position bytes and {} normal components, expected {want_pos} and {want_nrm}",
+                t.positions.len(),
+                t.normals.len()
+            ),
+        ));
+    }
+    c.finite(el, &[t.min.x, t.min.y, t.min.z, t.max.x, t.max.y, t.max.z])
 }

@@ -182,6 +182,8 @@ pub fn bake_with_progress(
         ));
     }
 
+    // LODs and vertex animation textures from the final matrices (lod.rs, vat.rs).
+    let primitives = crate::vat::attach_extras(model, &matrices, entries, primitives, options)?;
     let (primitives, materials, images) = materials(model, primitives);
     let report = BakeReport {
         palette_size: entries,
@@ -450,6 +452,7 @@ fn primitives(
                 indices: prim.indices.clone(),
                 material: prim.material,
                 lods: Vec::new(),
+                vat: None,
             });
         }
     }

@@ -11,11 +11,14 @@
 pub mod bake;
 pub mod encode;
 pub mod error;
+pub mod export;
 pub mod frames;
 pub mod influences;
+pub mod lod;
 pub mod options;
 pub mod palette;
 pub mod report;
+pub mod vat;
 pub mod verify;
 
 pub use bake::{bake, bake_with_progress};

@@ -62,6 +62,10 @@ pub struct BakeOptions {
     pub strict: bool,
     /// Rows per array layer and the widest allowed row, in texels.
     pub max_texture_size: u32,
+    /// Bake a vertex animation texture per primitive with this position storage (`crate::vat`).
+    pub vat: Option<throng_asset::VatEncoding>,
+    /// LOD index-count ratios, each in (0, 1), e.g. `[0.5, 0.25, 0.1]` (`crate::lod`).
+    pub lods: Vec<f32>,
 }
 
 impl Default for BakeOptions {
@@ -73,6 +77,8 @@ impl Default for BakeOptions {
             influences: 4,
             strict: false,
             max_texture_size: DEFAULT_MAX_TEXTURE_SIZE,
+            vat: None,
+            lods: Vec::new(),
         }
     }
 }

@@ -14,6 +14,7 @@ use throng_anim::{
     SkinnedVertices,
 };
 use throng_asset::decode::{skin_positions, SkinMode};
+use throng_asset::vat::vat_vertices;
 use throng_asset::{BakedAsset, DecodeError, Layer};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -64,6 +65,8 @@ pub struct ClipFidelity {
     pub p99_abs_mid: f64,
     /// Largest bounding diagonal seen over the measured times (file units).
     pub diagonal: f64,
+    /// Bone-texture bytes per palette entry and row; for the `vat-*` rows, VAT bytes per
+    /// vertex and row (position texel + normal texel).
     pub bytes_per_entry_frame: u32,
     pub texture_bytes: usize,
 }
@@ -172,7 +175,8 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
                 (t, k as u32, 0.5)
             })
             .collect();
-        let measure = |times: &[(f64, u32, f32)]| -> Result<Errors, VerifyError> {
+        // `use_vat`: decode the primitives' VATs (throng_asset::vat) instead of the bone texture.
+        let measure = |times: &[(f64, u32, f32)], use_vat: bool| -> Result<Errors, VerifyError> {
             let per_time: Vec<Result<(Vec<f64>, f64), VerifyError>> = times
                 .par_iter()
                 .map_init(
@@ -191,14 +195,17 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
                             binding_matrices(model, &s.binding, &ms, mats);
                             skin_lbs(s.prim, &s.influences, mats, skinned);
                             reference.extend_from_slice(&skinned.positions);
-                            let b = skin_positions(asset, pi, &[layer], SkinMode::Linear).map_err(
-                                |source| VerifyError::Decode {
-                                    file: asset.source_name.clone(),
-                                    primitive: pi,
-                                    clip: clip.name.clone(),
-                                    source,
-                                },
-                            )?;
+                            let decoded = if use_vat {
+                                vat_vertices(asset, pi, &[layer]).map(|v| v.0)
+                            } else {
+                                skin_positions(asset, pi, &[layer], SkinMode::Linear)
+                            };
+                            let b = decoded.map_err(|source| VerifyError::Decode {
+                                file: asset.source_name.clone(),
+                                primitive: pi,
+                                clip: clip.name.clone(),
+                                source,
+                            })?;
                             baked.extend_from_slice(&b);
                         }
                         let mut bb = throng_asset::Aabb::EMPTY;
@@ -229,8 +236,8 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
             }
             Ok(e)
         };
-        let (max_rel_s, p99_rel_s, max_abs_s, p99_abs_s, diag_s) = stats(measure(&samples)?);
-        let (max_rel_m, p99_rel_m, max_abs_m, p99_abs_m, diag_m) = stats(measure(&mids)?);
+        let (max_rel_s, p99_rel_s, max_abs_s, p99_abs_s, diag_s) = stats(measure(&samples, false)?);
+        let (max_rel_m, p99_rel_m, max_abs_m, p99_abs_m, diag_m) = stats(measure(&mids, false)?);
         out.push(ClipFidelity {
             clip: clip.name.clone(),
             encoding: tex.encoding.as_str().to_string(),
@@ -247,6 +254,39 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
             bytes_per_entry_frame: tex.encoding.bytes_per_entry_frame(),
             texture_bytes: tex.byte_len(),
         });
+        // VAT rows (encoding `vat-<storage>`) when every primitive has a VAT.
+        let vats: Vec<_> = asset
+            .primitives
+            .iter()
+            .filter_map(|p| p.vat.as_ref())
+            .collect();
+        if let (Some(first), true) = (vats.first(), vats.len() == asset.primitives.len()) {
+            let (max_rel_s, p99_rel_s, max_abs_s, p99_abs_s, diag_s) =
+                stats(measure(&samples, true)?);
+            let (max_rel_m, p99_rel_m, max_abs_m, p99_abs_m, diag_m) = stats(measure(&mids, true)?);
+            let bytes: usize = vats
+                .iter()
+                .map(|v| v.positions.len() + 2 * v.normals.len())
+                .sum();
+            out.push(ClipFidelity {
+                clip: clip.name.clone(),
+                encoding: format!("vat-{}", first.encoding.as_str()),
+                fps: clip.fps,
+                max_rel_samples: max_rel_s,
+                p99_rel_samples: p99_rel_s,
+                max_rel_mid: max_rel_m,
+                p99_rel_mid: p99_rel_m,
+                max_abs_samples: max_abs_s,
+                p99_abs_samples: p99_abs_s,
+                max_abs_mid: max_abs_m,
+                p99_abs_mid: p99_abs_m,
+                diagonal: diag_s.max(diag_m),
+                // Per vertex-frame: position texel + normal texel.
+                bytes_per_entry_frame: first.encoding.bytes_per_texel()
+                    + throng_asset::VAT_NORMAL_BYTES_PER_TEXEL,
+                texture_bytes: bytes,
+            });
+        }
     }
     Ok(out)
 }

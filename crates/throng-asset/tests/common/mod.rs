@@ -235,6 +235,7 @@ pub fn primitive(rng: &mut Rng) -> BakedPrimitive {
         }],
         indices,
         material: Some(0),
+        vat: None,
     }
 }
 
