@@ -1,8 +1,9 @@
 //! `throng render`: a headless picture of a crowd, written as PNG.
 //!
 //! - A baked asset is drawn by the GPU with the texture skinning path (the bone texture read in
-//!   the vertex shader), or with `--path reference` from the CPU decoder's skinned vertices
-//!   (what the GPU should draw, uploaded per frame).
+//!   the vertex shader), with `--path vat` from its vertex animation textures, or with
+//!   `--path reference` from the CPU decoder's skinned vertices (what the GPU should draw,
+//!   uploaded per frame). Instances outside the view are culled on the GPU unless `--no-cull`.
 //! - A source glTF is drawn with the reference path: every animated primitive skinned on the CPU
 //!   from full-rate glTF evaluation (throng-anim), the baseline the bake is measured against.
 //!
@@ -20,7 +21,9 @@ use throng_render::gpu_types::{LayerRecord, MaterialUniform};
 
 /// Base colour of primitives without a material (linear).
 const GREY: [f32; 4] = [0.6, 0.6, 0.62, 1.0];
-use throng_render::{InstanceTransform, ReferenceMesh, RenderOptions, Renderer, Skinning};
+use throng_render::{
+    InstanceTransform, ReferenceMesh, RenderOptions, Renderer, SkinPath, Skinning,
+};
 
 use super::source::{find_clip, is_baked, load_model};
 
@@ -55,15 +58,19 @@ pub struct Args {
     /// Skinning method: linear blend (lbs) or dual quaternion (dq, quat-* encodings).
     #[arg(long, default_value = "lbs", value_parser = ["lbs", "dq"])]
     pub skinning: String,
-    /// Baked assets: `texture` (GPU skinning) or `reference` (CPU decoder, uploaded).
-    #[arg(long, default_value = "texture", value_parser = ["texture", "reference"])]
+    /// Baked assets: `texture` (GPU skinning from the bone texture), `vat` (baked vertex
+    /// animation textures; the asset must have them) or `reference` (CPU decoder, uploaded).
+    #[arg(long, default_value = "texture", value_parser = ["texture", "vat", "reference"])]
     pub path: String,
+    /// Draw every instance instead of culling against the view frustum on the GPU.
+    #[arg(long)]
+    pub no_cull: bool,
     /// Leave out the ground plane.
     #[arg(long)]
     pub no_ground: bool,
 }
 
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
+pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
         .ok_or_else(|| format!("{s:?}: expected WIDTHxHEIGHT, e.g. 512x512"))?;
@@ -96,6 +103,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         height: args.size.1,
         skinning,
         ground: !args.no_ground,
+        cull: !args.no_cull,
+        path: if args.path == "vat" {
+            SkinPath::Vat
+        } else {
+            SkinPath::Texture
+        },
         ..Default::default()
     };
     let output = args
@@ -144,7 +157,7 @@ fn grid(n: u32, spacing: f32) -> Vec<InstanceTransform> {
 }
 
 /// Grid spacing for a model of `bounds`: 1.2 × its larger horizontal extent.
-fn spacing(bounds: &Aabb) -> f32 {
+pub(crate) fn spacing(bounds: &Aabb) -> f32 {
     if bounds.is_empty() {
         return 1.0;
     }
@@ -237,7 +250,7 @@ fn render_baked(
         .collect();
     let bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
     let transforms = grid(args.instances, spacing(&bounds));
-    if args.path == "texture" {
+    if args.path != "reference" {
         let gpu_asset = renderer.upload(&asset)?;
         return Ok(renderer.render_texture(&gpu_asset, &transforms, &records, opts)?);
     }
