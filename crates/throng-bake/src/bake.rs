@@ -3,6 +3,7 @@
 //! options give an identical [`BakedAsset`] whatever the thread count (parallel work writes to
 //! fixed slots; reductions are order-independent maxima).
 
+use crate::anchors;
 use crate::encode::{self, QuatFailure};
 use crate::error::BakeError;
 use crate::frames::{self, frame_count, frame_step, frame_time};
@@ -10,13 +11,14 @@ use crate::influences::{cut_vertex, merge_and_sort};
 use crate::options::{BakeOptions, Fps, WEBGPU_DEFAULT_MAX_LAYERS};
 use crate::palette::{self, Palette};
 use crate::report::{BakeReport, ClipReport, Fallback};
+use crate::root_motion;
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use throng_anim::{Influences, Model, Poser};
 use throng_asset::{
-    Aabb, BakeSettings, BakedAsset, BakedImage, BakedMaterial, BakedPrimitive, ClipEvent, ClipInfo,
-    Encoding, LoopMode, TextureTransform,
+    Aabb, AnchorTexture, BakeSettings, BakedAsset, BakedImage, BakedMaterial, BakedPrimitive,
+    ClipEvent, ClipInfo, Encoding, LoopMode, TextureTransform,
 };
 
 /// Rows beyond this cannot be addressed exactly by the f32 row of the per-instance record
@@ -63,8 +65,14 @@ pub fn bake_with_progress(
     let (clip_infos, clip_reports, rows) = frame_table(model, options, file)?;
     let row_count = rows.len();
 
+    // Anchors and the motion root: nodes whose model-space transform is sampled with each row.
+    let anchor_list = anchors::resolve(model, &options.anchors, file)?;
+    let motion_root = root_motion::motion_root(model, &palette, &options.root_motion, file)?;
+    let mut extra_nodes: Vec<usize> = anchor_list.iter().map(|a| a.node).collect();
+    extra_nodes.extend(motion_root);
+
     // Sample every row's skin matrices in parallel (one Poser per worker).
-    let matrices = sample(model, &palette, &rows, progress);
+    let (mut matrices, extra) = sample(model, &palette, &rows, &extra_nodes, progress);
     if let Some(i) = matrices.par_iter().position_first(|m| !m.is_finite()) {
         let (e, r) = (i % entries, i / entries);
         return Err(BakeError::NonFinite {
@@ -75,6 +83,26 @@ pub fn bake_with_progress(
             frame: rows[r].frame,
         });
     }
+
+    // Root motion: G⁻¹ per row (DESIGN.md §2) applied to every skin matrix (hence bounds and
+    // the bone texture) and anchor. Data derived from `matrices` later (VAT) inherits it.
+    let k = extra_nodes.len();
+    let mut clip_infos = clip_infos;
+    let mut corrections = None;
+    if motion_root.is_some() {
+        let root: Vec<Mat4> = (0..row_count).map(|r| extra[r * k + k - 1]).collect();
+        let (curves, corr) = root_motion::extract(&root, &clip_infos);
+        for (c, curve) in clip_infos.iter_mut().zip(curves) {
+            c.root_motion = Some(curve);
+        }
+        matrices
+            .par_chunks_mut(entries.max(1))
+            .zip(corr.par_iter())
+            .for_each(|(m, g)| m.iter_mut().for_each(|x| *x = *g * *x));
+        corrections = Some(corr);
+    }
+    let anchor_texture = (!anchor_list.is_empty())
+        .then(|| anchor_table(&anchor_list, &extra, k, corrections.as_deref(), row_count));
 
     // Primitives and influences.
     let (primitives, full, infl_stats) = primitives(model, &palette, options, file)?;
@@ -208,8 +236,8 @@ pub fn bake_with_progress(
             requested_encoding: options.encoding,
             influences: options.influences,
             max_texture_size: options.max_texture_size,
-            root_motion: false,
-            motion_root: None,
+            root_motion: motion_root.is_some(),
+            motion_root,
         },
         palette: palette.entries,
         clips: clip_infos,
@@ -218,7 +246,7 @@ pub fn bake_with_progress(
         primitives,
         materials,
         images,
-        anchors: None,
+        anchors: anchor_texture,
     };
     Ok((asset, report))
 }
@@ -276,6 +304,81 @@ fn loop_mode(m: throng_anim::LoopMode) -> LoopMode {
     }
 }
 
+/// Every clip name in the settings must exist (so a typo does not silently do nothing).
+fn check_clip_names(model: &Model, o: &BakeOptions, file: &str) -> Result<(), BakeError> {
+    for name in o.clip_settings.keys() {
+        if !model.clips.iter().any(|c| &c.name == name) {
+            let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+            return Err(BakeError::InvalidOption {
+                file: file.to_string(),
+                what: format!(
+                    "clip settings name clip {name:?}, which the file does not have (clips: {})",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Loop mode and events of one clip: the settings' when given, else the source's. Checks the
+/// rate and that every event lies within the clip `[0, d]` seconds; events sorted by time.
+fn clip_playback(
+    clip: &throng_anim::Clip,
+    set: Option<&crate::settings::ClipSettings>,
+    fps: f64,
+    d: f64,
+    file: &str,
+) -> Result<(LoopMode, Vec<ClipEvent>), BakeError> {
+    let bad = |what: String| BakeError::InvalidOption {
+        file: file.to_string(),
+        what: format!("clip {:?}: {what}", clip.name),
+    };
+    if !(fps.is_finite() && fps > 0.0) {
+        return Err(bad(format!("fps must be a positive number, not {fps}")));
+    }
+    let mode = set
+        .and_then(|s| s.loop_mode)
+        .unwrap_or_else(|| loop_mode(clip.loop_mode));
+    let mut events: Vec<ClipEvent> = match set.and_then(|s| s.events.as_ref()) {
+        Some(ev) => {
+            let mut out = Vec::with_capacity(ev.len());
+            for e in ev {
+                let t = e.time as f64;
+                // 1 µs of slack for times written with fewer digits than the duration.
+                if !(t.is_finite() && (-1e-6..=d + 1e-6).contains(&t)) {
+                    return Err(bad(format!(
+                        "event {:?} at {} s lies outside the clip (0 to {d} s)",
+                        e.name, e.time
+                    )));
+                }
+                if e.name.is_empty() {
+                    return Err(bad(format!("the event at {} s has an empty name", e.time)));
+                }
+                out.push(ClipEvent {
+                    time: e.time.clamp(0.0, d as f32),
+                    name: e.name.clone(),
+                });
+            }
+            out
+        }
+        None => clip
+            .events
+            .iter()
+            .map(|e| ClipEvent {
+                time: e.time,
+                name: e.name.clone(),
+            })
+            .collect(),
+    };
+    events.sort_by(|a, b| a.time.total_cmp(&b.time));
+    Ok((mode, events))
+}
+
 type FrameTable = (Vec<ClipInfo>, Vec<ClipReport>, Vec<RowTime>);
 
 /// Row 0 = rest, then each clip's frames (DESIGN.md §3).
@@ -288,16 +391,20 @@ fn frame_table(model: &Model, o: &BakeOptions, file: &str) -> Result<FrameTable,
     let mut infos = Vec::with_capacity(model.clips.len());
     let mut reports = Vec::with_capacity(model.clips.len());
     let mut total: u64 = 1;
+    check_clip_names(model, o, file)?;
     for (ci, clip) in model.clips.iter().enumerate() {
-        let (fps, key_rate) = match o.fps {
-            Fps::Fixed(f) => (f, None),
-            Fps::Auto => frames::auto_fps(clip),
+        let set = o.clip_settings.get(&clip.name);
+        let (fps, key_rate) = match (set.and_then(|s| s.fps), o.fps) {
+            (Some(f), _) => (f, None),
+            (None, Fps::Fixed(f)) => (f, None),
+            (None, Fps::Auto) => frames::auto_fps(clip),
         };
         let d = if clip.duration.is_finite() && clip.duration > 0.0 {
             clip.duration as f64
         } else {
             0.0
         };
+        let (loop_mode, events) = clip_playback(clip, set, fps, d, file)?;
         let n = frame_count(d, fps);
         if total + n > MAX_ROWS {
             return Err(BakeError::TooManyRows {
@@ -321,15 +428,8 @@ fn frame_table(model: &Model, o: &BakeOptions, file: &str) -> Result<FrameTable,
             fps,
             step: frame_step(n, d),
             duration: d,
-            loop_mode: loop_mode(clip.loop_mode),
-            events: clip
-                .events
-                .iter()
-                .map(|e| ClipEvent {
-                    time: e.time,
-                    name: e.name.clone(),
-                })
-                .collect(),
+            loop_mode,
+            events,
             root_motion: None,
             bounds: Aabb::EMPTY,
         });
@@ -345,25 +445,34 @@ fn frame_table(model: &Model, o: &BakeOptions, file: &str) -> Result<FrameTable,
     Ok((infos, reports, rows))
 }
 
-/// Skin matrices `S_j = W_j · IBM_j` of every palette entry at every row, row-major.
+/// Skin matrices `S_j = W_j · IBM_j` of every palette entry at every row, row-major; and the
+/// model-space transforms of `extra` nodes (anchors, motion root) at every row, row-major.
 fn sample(
     model: &Model,
     palette: &Palette,
     rows: &[RowTime],
+    extra: &[usize],
     progress: Option<Progress<'_>>,
-) -> Vec<Mat4> {
+) -> (Vec<Mat4>, Vec<Mat4>) {
     let entries = palette.entries.len();
     let mut out = vec![Mat4::IDENTITY; rows.len() * entries];
+    // One slot per row even without extra nodes (chunks cannot be empty).
+    let k = extra.len().max(1);
+    let mut nodes = vec![Mat4::IDENTITY; rows.len() * k];
     let done = AtomicU64::new(0);
     let total = rows.len() as u64;
     out.par_chunks_mut(entries.max(1))
+        .zip(nodes.par_chunks_mut(k))
         .zip(rows.par_iter())
         .for_each_init(
             || Poser::new(model),
-            |poser, (dst, r)| {
+            |poser, ((dst, dst_nodes), r)| {
                 let ms = poser.pose(model, r.clip, r.time);
                 for (d, e) in dst.iter_mut().zip(&palette.entries) {
                     *d = ms[e.node] * e.inverse_bind_matrix;
+                }
+                for (d, &n) in dst_nodes.iter_mut().zip(extra) {
+                    *d = ms[n];
                 }
                 if let Some(p) = progress {
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
@@ -373,7 +482,37 @@ fn sample(
                 }
             },
         );
-    out
+    (out, nodes)
+}
+
+/// The anchor texture (`mat3x4-f32`): per row and anchor the 3 rows of the affine part of
+/// `G⁻¹ · M` (model space, root motion removed when `corrections` is given).
+fn anchor_table(
+    anchors: &[throng_asset::AnchorInfo],
+    extra: &[Mat4],
+    k: usize,
+    corrections: Option<&[Mat4]>,
+    rows: usize,
+) -> AnchorTexture {
+    let mut data = Vec::with_capacity(rows * anchors.len() * 12);
+    for r in 0..rows {
+        for a in 0..anchors.len() {
+            let mut m = extra[r * k + a];
+            if let Some(c) = corrections {
+                m = c[r] * m;
+            }
+            for row in 0..3 {
+                for col in 0..4 {
+                    data.push(m.col(col)[row]);
+                }
+            }
+        }
+    }
+    AnchorTexture {
+        anchors: anchors.to_vec(),
+        rows: rows as u32,
+        data,
+    }
 }
 
 #[derive(Default)]

@@ -8,6 +8,7 @@
 //! Units are the source file's (metres per glTF), seconds, radians; matrices column-major;
 //! positions in model space (the glTF scene root's). No GPU crate is used.
 
+pub mod anchors;
 pub mod bake;
 pub mod encode;
 pub mod error;
@@ -18,11 +19,13 @@ pub mod lod;
 pub mod options;
 pub mod palette;
 pub mod report;
+pub mod root_motion;
+pub mod settings;
 pub mod vat;
 pub mod verify;
 
 pub use bake::{bake, bake_with_progress};
 pub use error::BakeError;
-pub use options::{BakeOptions, Fps};
+pub use options::{AnchorSelection, BakeOptions, ClipSettings, EventSetting, Fps, RootMotion};
 pub use report::{BakeReport, ClipReport, Fallback};
 pub use throng_asset::Encoding;

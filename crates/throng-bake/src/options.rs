@@ -1,5 +1,7 @@
 //! Bake settings (DESIGN.md §3).
 
+pub use crate::settings::{AnchorSelection, ClipSettings, EventSetting, RootMotion};
+use std::collections::BTreeMap;
 use throng_asset::Encoding;
 
 /// Default sample rate of the frame table (frames per second, DESIGN.md §3).
@@ -66,6 +68,13 @@ pub struct BakeOptions {
     pub vat: Option<throng_asset::VatEncoding>,
     /// LOD index-count ratios, each in (0, 1), e.g. `[0.5, 0.25, 0.1]` (`crate::lod`).
     pub lods: Vec<f32>,
+    /// Per-clip overrides (loop mode, fps, events) keyed by clip name; they win over the
+    /// source's `extras.throng`. A name no clip has is an error.
+    pub clip_settings: BTreeMap<String, ClipSettings>,
+    /// Nodes whose model-space transform is baked per row (attachment sockets).
+    pub anchors: AnchorSelection,
+    /// Root-motion extraction (DESIGN.md §2).
+    pub root_motion: RootMotion,
 }
 
 impl Default for BakeOptions {
@@ -79,6 +88,9 @@ impl Default for BakeOptions {
             max_texture_size: DEFAULT_MAX_TEXTURE_SIZE,
             vat: None,
             lods: Vec::new(),
+            clip_settings: BTreeMap::new(),
+            anchors: AnchorSelection::None,
+            root_motion: RootMotion::None,
         }
     }
 }

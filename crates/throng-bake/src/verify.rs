@@ -206,7 +206,11 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
                                 clip: clip.name.clone(),
                                 source,
                             })?;
-                            baked.extend_from_slice(&b);
+                            // Extracted root motion goes back on before comparing (DESIGN.md §2).
+                            match crate::root_motion::motion_at(clip, k, frac) {
+                                Some(g) => baked.extend(b.iter().map(|p| g.transform_point3(*p))),
+                                None => baked.extend_from_slice(&b),
+                            }
                         }
                         let mut bb = throng_asset::Aabb::EMPTY;
                         for p in &reference {
