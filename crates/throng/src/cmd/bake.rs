@@ -37,12 +37,12 @@ pub fn parse_influences(s: &str) -> Result<u32, String> {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Source glTF file (.gltf/.glb).
+    /// Source glTF file (.gltf/.glb), or a folder: bake every animated glTF in it into -o OUTDIR.
     pub input: PathBuf,
     /// Animation-only glTF files whose clips bind to this skeleton by joint name (repeatable).
     #[arg(long = "clips", value_name = "OTHER")]
     pub clips: Vec<PathBuf>,
-    /// Output baked asset (.glb).
+    /// Output baked asset (.glb); with a folder as input, the output folder.
     #[arg(short = 'o', long = "out", value_name = "OUT.glb")]
     pub out: PathBuf,
     /// Frames per second of the frame table, or `auto` (each clip at its source key rate).
@@ -63,6 +63,24 @@ pub struct Args {
     /// Skip the fidelity measurement in the summary (it re-skins every sample on the CPU).
     #[arg(long)]
     pub no_verify: bool,
+    /// Clip settings, anchors and root motion.
+    #[command(flatten)]
+    pub extras: super::bake_extras::ExtrasArgs,
+}
+
+/// The options the plain flags set (the source name is this input's file name).
+fn base_options(args: &Args) -> BakeOptions {
+    // Options this command does not set (added to BakeOptions over time) keep their defaults.
+    #[allow(clippy::needless_update)]
+    BakeOptions {
+        source_name: file_name(&args.input),
+        fps: args.fps,
+        encoding: args.encoding,
+        influences: args.influences,
+        strict: args.strict,
+        max_texture_size: args.max_texture_size,
+        ..BakeOptions::default()
+    }
 }
 
 fn file_name(p: &std::path::Path) -> String {
@@ -72,22 +90,18 @@ fn file_name(p: &std::path::Path) -> String {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.input.is_dir() {
+        let mut options = base_options(&args);
+        super::bake_extras::apply(&args.extras, &mut options)?;
+        return super::bake_extras::run_batch(&args, &options);
+    }
     let start = Instant::now();
     let model = load_model(&args.input, &args.clips)?;
     for w in &model.warnings {
         eprintln!("warning: {w}");
     }
-    // Options this command does not set (added to BakeOptions over time) keep their defaults.
-    #[allow(clippy::needless_update)]
-    let options = BakeOptions {
-        source_name: file_name(&args.input),
-        fps: args.fps,
-        encoding: args.encoding,
-        influences: args.influences,
-        strict: args.strict,
-        max_texture_size: args.max_texture_size,
-        ..BakeOptions::default()
-    };
+    let mut options = base_options(&args);
+    super::bake_extras::apply(&args.extras, &mut options)?;
     let bake_start = Instant::now();
     let bar = ProgressBar::new(0).with_message("sampling");
     bar.set_style(

@@ -52,6 +52,15 @@ pub struct SampledPrimitive {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(name) = &args.anchor {
+        if !is_baked(&args.input) {
+            anyhow::bail!(
+                "{}: --anchor reads a baked asset's anchors and this is a source file; bake it with `throng bake --anchor NODE` (or --anchors auto) first",
+                args.input.display()
+            );
+        }
+        return super::sample_baked::anchor(&args, name);
+    }
     let prims = if is_baked(&args.input) {
         super::sample_baked::sample(&args)?
     } else {

@@ -4,7 +4,7 @@
 
 use super::sample::{Args, SampledPrimitive};
 use anyhow::Context;
-use throng_asset::decode::{skin_vertices, SkinMode};
+use throng_asset::decode::{blended_anchor_matrix, skin_vertices, SkinMode};
 use throng_asset::{BakedAsset, Layer};
 
 /// The single full-weight layer that shows `clip` at `time` seconds: times past the end hold the
@@ -52,10 +52,24 @@ pub fn sample(args: &Args) -> anyhow::Result<Vec<SampledPrimitive>> {
         "dq" => SkinMode::DualQuaternion,
         _ => SkinMode::Linear,
     };
+    let motion = if args.no_root_motion {
+        None
+    } else {
+        root_motion(&asset, &layers)
+    };
     let mut out = Vec::with_capacity(asset.primitives.len());
     for (i, p) in asset.primitives.iter().enumerate() {
-        let sv = skin_vertices(&asset, i, &layers, mode)
+        let mut sv = skin_vertices(&asset, i, &layers, mode)
             .with_context(|| format!("{}: primitive {i}", args.input.display()))?;
+        if let Some(g) = motion {
+            // G is a rotation about +Y plus a translation: normals take its rotation only.
+            sv.positions
+                .iter_mut()
+                .for_each(|p| *p = g.transform_point3(*p));
+            sv.normals
+                .iter_mut()
+                .for_each(|n| *n = g.transform_vector3(*n));
+        }
         let node = asset
             .palette
             .iter()
@@ -71,4 +85,81 @@ pub fn sample(args: &Args) -> anyhow::Result<Vec<SampledPrimitive>> {
         });
     }
     Ok(out)
+}
+
+/// The extracted root motion `G` (DESIGN.md §2) of the single layer's clip at its row and frac,
+/// `None` for the rest pose or a clip without root motion. Baked data is `G⁻¹ · source`.
+fn root_motion(asset: &BakedAsset, layers: &[Layer]) -> Option<glam::Mat4> {
+    let l = layers.first()?;
+    let clip = asset.clips.get(l.clip as usize)?;
+    let frame = (l.row as u32).checked_sub(clip.first_row)?;
+    throng_bake::root_motion::motion_at(clip, frame, l.frac)
+}
+
+/// `throng sample BAKED --anchor NAME`: the anchor's model-space transform at the clip time,
+/// interpolated between rows like skin matrices (`throng_asset::decode::blended_anchor_matrix`),
+/// with the extracted root motion put back unless `--no-root-motion`.
+pub fn anchor(args: &Args, name: &str) -> anyhow::Result<()> {
+    let asset = throng_asset::read(&args.input)?;
+    let Some(at) = asset.anchors.as_ref() else {
+        anyhow::bail!(
+            "{}: the asset has no anchors; bake it with --anchor NODE or --anchors auto",
+            args.input.display()
+        );
+    };
+    let index = at
+        .anchors
+        .iter()
+        .position(|a| a.name == name)
+        .with_context(|| {
+            let names: Vec<&str> = at.anchors.iter().map(|a| a.name.as_str()).collect();
+            format!(
+                "{}: no anchor named {name:?}; the asset has: {}",
+                args.input.display(),
+                names.join(", ")
+            )
+        })?;
+    let clip = args
+        .clip
+        .as_deref()
+        .map(|c| find_baked_clip(&asset, c))
+        .transpose()?;
+    let layers = layer_at(&asset, clip, args.time);
+    let mut m = if layers.is_empty() {
+        at.matrix(index, 0)
+    } else {
+        blended_anchor_matrix(&asset, index, &layers)
+            .with_context(|| format!("{}: anchor {name:?}", args.input.display()))?
+            .with_context(|| format!("{}: anchor {name:?} is missing", args.input.display()))?
+    };
+    if !args.no_root_motion {
+        if let Some(g) = root_motion(&asset, &layers) {
+            m = g * m;
+        }
+    }
+    if args.json {
+        let v = serde_json::json!({
+            "anchor": name,
+            "node": at.anchors[index].node,
+            "clip": clip.map(|c| asset.clips[c].name.clone()),
+            "time": args.time,
+            "matrix": m.to_cols_array(),
+        });
+        return super::print_stdout(&v.to_string()).map_err(Into::into);
+    }
+    println!(
+        "anchor {name} (node {}) at {} t = {} s, model space (rows of the affine part):",
+        at.anchors[index].node,
+        clip.map(|c| format!("clip {}", asset.clips[c].name))
+            .unwrap_or_else(|| "rest pose".into()),
+        args.time
+    );
+    let r = m.transpose();
+    for row in [r.x_axis, r.y_axis, r.z_axis] {
+        println!(
+            "  {:>12.6} {:>12.6} {:>12.6} {:>12.6}",
+            row.x, row.y, row.z, row.w
+        );
+    }
+    Ok(())
 }

@@ -1,0 +1,296 @@
+//! `throng bake` extras: per-clip settings (loop mode, events, fps), anchors and root motion from
+//! flags or a JSON settings file (docs/settings.md), and batch baking of a folder.
+
+use super::bake::Args;
+use super::source::{is_baked, load_model};
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use throng_asset::LoopMode;
+use throng_bake::settings::SettingsFile;
+use throng_bake::{AnchorSelection, BakeError, BakeOptions, EventSetting, RootMotion};
+
+/// `NAME:MODE` of `--loop-mode` (the last `:` separates, so clip names may contain colons).
+pub fn parse_loop_mode(s: &str) -> Result<(String, LoopMode), String> {
+    let (name, mode) = s
+        .rsplit_once(':')
+        .ok_or_else(|| format!("expected CLIP:MODE, not {s:?}"))?;
+    let mode = LoopMode::parse(mode).ok_or_else(|| {
+        format!("clip {name:?}: loop mode must be loop, once, clamp or ping-pong, not {mode:?}")
+    })?;
+    Ok((name.to_string(), mode))
+}
+
+/// `NAME:FPS` of `--clip-fps`.
+pub fn parse_clip_fps(s: &str) -> Result<(String, f64), String> {
+    let (name, fps) = s
+        .rsplit_once(':')
+        .ok_or_else(|| format!("expected CLIP:FPS, not {s:?}"))?;
+    let f = fps
+        .parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite() && *f > 0.0)
+        .ok_or_else(|| {
+            format!(
+                "clip {name:?}: fps must be a positive number of frames per second, not {fps:?}"
+            )
+        })?;
+    Ok((name.to_string(), f))
+}
+
+/// `CLIP:SECONDS:NAME` of `--event`: the first `:`-separated field after which a number follows
+/// ends the clip name, so clip and event names may contain colons.
+pub fn parse_event(s: &str) -> Result<(String, EventSetting), String> {
+    for (i, _) in s.match_indices(':') {
+        let (clip, rest) = (&s[..i], &s[i + 1..]);
+        if let Some((secs, name)) = rest.split_once(':') {
+            if let Ok(t) = secs.parse::<f32>() {
+                if !t.is_finite() || name.is_empty() {
+                    break;
+                }
+                return Ok((
+                    clip.to_string(),
+                    EventSetting {
+                        time: t,
+                        name: name.to_string(),
+                    },
+                ));
+            }
+        }
+    }
+    Err(format!(
+        "expected CLIP:SECONDS:NAME (e.g. Walk:0.35:footstep), not {s:?}"
+    ))
+}
+
+#[derive(clap::Args, Default)]
+pub struct ExtrasArgs {
+    /// JSON settings file: per-clip loop/fps/events, anchors, root motion (docs/settings.md).
+    /// Flags below are applied on top of it.
+    #[arg(long, value_name = "F.json")]
+    pub settings: Option<PathBuf>,
+    /// Play this clip once (repeatable; same as --loop-mode NAME:once).
+    #[arg(long, value_name = "CLIP")]
+    pub once: Vec<String>,
+    /// Loop mode of a clip: CLIP:loop|once|clamp|ping-pong (repeatable).
+    #[arg(long = "loop-mode", value_name = "CLIP:MODE", value_parser = parse_loop_mode)]
+    pub loop_mode: Vec<(String, LoopMode)>,
+    /// Named event at a clip time in seconds: CLIP:SECONDS:NAME (repeatable). A clip's events
+    /// given here replace the source's and the settings file's.
+    #[arg(long, value_name = "CLIP:SECONDS:NAME", value_parser = parse_event)]
+    pub event: Vec<(String, EventSetting)>,
+    /// Frames per second of one clip: CLIP:FPS (repeatable; overrides --fps).
+    #[arg(long = "clip-fps", value_name = "CLIP:FPS", value_parser = parse_clip_fps)]
+    pub clip_fps: Vec<(String, f64)>,
+    /// Bake this node's model-space transform per row as an anchor (repeatable).
+    #[arg(long, value_name = "NODE", conflicts_with = "anchors")]
+    pub anchor: Vec<String>,
+    /// `auto`: an anchor for every non-joint node under a joint (weapon sockets, props).
+    #[arg(long, value_parser = ["auto"])]
+    pub anchors: Option<String>,
+    /// Root motion: none (default) or extract (DESIGN.md §2).
+    #[arg(long = "root-motion", value_parser = ["none", "extract"])]
+    pub root_motion: Option<String>,
+    /// Motion root node for --root-motion extract (default: the palette's top-most joint).
+    #[arg(long = "motion-root", value_name = "NODE")]
+    pub motion_root: Option<String>,
+}
+
+/// Applies the settings file, then the flags, to `options`.
+pub fn apply(x: &ExtrasArgs, options: &mut BakeOptions) -> anyhow::Result<()> {
+    if let Some(path) = &x.settings {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading settings {}", path.display()))?;
+        let file =
+            SettingsFile::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let at = |e: String| anyhow::anyhow!("{}: {e}", path.display());
+        if let Some(a) = file.anchor_selection().map_err(at)? {
+            options.anchors = a;
+        }
+        if let Some(r) = file.root_motion_setting().map_err(at)? {
+            options.root_motion = r;
+        }
+        for (name, c) in file.clips {
+            options.clip_settings.insert(name, c);
+        }
+    }
+    for n in &x.once {
+        options
+            .clip_settings
+            .entry(n.clone())
+            .or_default()
+            .loop_mode = Some(LoopMode::Once);
+    }
+    for (n, m) in &x.loop_mode {
+        options
+            .clip_settings
+            .entry(n.clone())
+            .or_default()
+            .loop_mode = Some(*m);
+    }
+    for (n, f) in &x.clip_fps {
+        options.clip_settings.entry(n.clone()).or_default().fps = Some(*f);
+    }
+    // Events given as flags replace the clip's list as a whole.
+    let mut replaced: Vec<&str> = Vec::new();
+    for (n, e) in &x.event {
+        let c = options.clip_settings.entry(n.clone()).or_default();
+        if !replaced.contains(&n.as_str()) {
+            c.events = Some(Vec::new());
+            replaced.push(n);
+        }
+        c.events.get_or_insert_with(Vec::new).push(e.clone());
+    }
+    if !x.anchor.is_empty() {
+        options.anchors = AnchorSelection::Nodes(x.anchor.clone());
+    } else if x.anchors.is_some() {
+        options.anchors = AnchorSelection::Auto;
+    }
+    match x.root_motion.as_deref() {
+        Some("extract") => {
+            options.root_motion = RootMotion::Extract {
+                motion_root: x.motion_root.clone(),
+            }
+        }
+        Some(_) if x.motion_root.is_some() => {
+            anyhow::bail!("--motion-root needs --root-motion extract")
+        }
+        Some(_) => options.root_motion = RootMotion::None,
+        None => {
+            if let Some(m) = &x.motion_root {
+                match &mut options.root_motion {
+                    RootMotion::Extract { motion_root } => *motion_root = Some(m.clone()),
+                    RootMotion::None => anyhow::bail!("--motion-root needs --root-motion extract"),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What happened to one file of a batch.
+enum Outcome {
+    Baked { out: PathBuf, rows: u32 },
+    Skipped(String),
+    Failed(anyhow::Error),
+}
+
+/// glTF files directly in `dir` (not recursive: a folder of sources next to folders of other
+/// things is the common layout), sorted by name.
+fn sources(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
+        let p = e
+            .with_context(|| format!("listing {}", dir.display()))?
+            .path();
+        let ext = p
+            .extension()
+            .map(|x| x.to_string_lossy().to_ascii_lowercase());
+        if p.is_file() && matches!(ext.as_deref(), Some("gltf") | Some("glb")) {
+            v.push(p);
+        }
+    }
+    v.sort();
+    Ok(v)
+}
+
+fn bake_one(input: &Path, out_dir: &Path, base: &BakeOptions) -> Outcome {
+    if is_baked(input) {
+        return Outcome::Skipped("already a baked throng asset".into());
+    }
+    let model = match load_model(input, &[]) {
+        Ok(m) => m,
+        Err(e) => return Outcome::Failed(e),
+    };
+    if model.clips.is_empty() {
+        return Outcome::Skipped("no animation clips".into());
+    }
+    let mut options = base.clone();
+    options.source_name = input
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| input.display().to_string());
+    let (asset, _report) = match throng_bake::bake(&model, &options) {
+        Ok(r) => r,
+        Err(BakeError::NothingToAnimate { why, .. }) => return Outcome::Skipped(why),
+        Err(e) => return Outcome::Failed(e.into()),
+    };
+    let stem = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "asset".into());
+    let out = out_dir.join(format!("{stem}.glb"));
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    };
+    if same(input, &out) {
+        return Outcome::Failed(anyhow::anyhow!(
+            "the output {} would overwrite its source; choose another -o folder",
+            out.display()
+        ));
+    }
+    match throng_asset::write(&asset, &out) {
+        Ok(()) => Outcome::Baked {
+            out,
+            rows: asset.rows(),
+        },
+        Err(e) => Outcome::Failed(e.into()),
+    }
+}
+
+/// `throng bake DIR -o OUTDIR`: every animated glTF directly in DIR, in parallel, one progress
+/// bar; every failure listed with its error; an error when any failed.
+pub fn run_batch(args: &Args, options: &BakeOptions) -> anyhow::Result<()> {
+    if !args.clips.is_empty() {
+        anyhow::bail!("--clips binds clips to one file; it does not apply to a folder");
+    }
+    let files = sources(&args.input)?;
+    if files.is_empty() {
+        anyhow::bail!(
+            "{}: no .gltf or .glb files in this folder",
+            args.input.display()
+        );
+    }
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating the output folder {}", args.out.display()))?;
+    let bar = ProgressBar::new(files.len() as u64).with_message("baking");
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} files ({eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let outcomes: Vec<Outcome> = files
+        .par_iter()
+        .map(|f| {
+            let o = bake_one(f, &args.out, options);
+            bar.inc(1);
+            o
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut failed = 0;
+    let mut baked = 0;
+    for (f, o) in files.iter().zip(&outcomes) {
+        match o {
+            Outcome::Baked { out, rows } => {
+                baked += 1;
+                println!("baked   {} → {} ({rows} rows)", f.display(), out.display());
+            }
+            Outcome::Skipped(why) => println!("skipped {}: {why}", f.display()),
+            Outcome::Failed(e) => {
+                failed += 1;
+                eprintln!("failed  {}: {e:#}", f.display());
+            }
+        }
+    }
+    println!(
+        "{baked} baked, {} skipped, {failed} failed, of {} files",
+        files.len() - baked - failed,
+        files.len()
+    );
+    if failed > 0 {
+        anyhow::bail!("{failed} of {} files failed to bake", files.len());
+    }
+    Ok(())
+}
