@@ -6,9 +6,10 @@ struct VertexIn {
     @location(1) normal: vec3<f32>,
     @location(2) joints0: vec4<u32>,
     @location(3) joints1: vec4<u32>,
-    // unorm16 weights, converted to [0, 1] by the vertex fetch.
-    @location(4) weights0: vec4<f32>,
-    @location(5) weights1: vec4<f32>,
+    // unorm16 weights as integers, decoded here as w / 65535 exactly like the CPU decoder
+    // (throng_asset::decode::unorm16) rather than by the vertex fetch's own unorm conversion.
+    @location(4) weights0: vec4<u32>,
+    @location(5) weights1: vec4<u32>,
     @location(6) uv: vec2<f32>,
 }
 
@@ -16,7 +17,9 @@ struct VertexIn {
 fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
     let inst = instance_id(instance);
     let j = array<u32, 8>(v.joints0.x, v.joints0.y, v.joints0.z, v.joints0.w, v.joints1.x, v.joints1.y, v.joints1.z, v.joints1.w);
-    let w = array<f32, 8>(v.weights0.x, v.weights0.y, v.weights0.z, v.weights0.w, v.weights1.x, v.weights1.y, v.weights1.z, v.weights1.w);
+    let wf0 = vec4<f32>(v.weights0) / 65535.0;
+    let wf1 = vec4<f32>(v.weights1) / 65535.0;
+    let w = array<f32, 8>(wf0.x, wf0.y, wf0.z, wf0.w, wf1.x, wf1.y, wf1.z, wf1.w);
     let s = skin_vertex(inst, j, w, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
     let world = apply_affine(instance_affine(instance_transforms[inst]), s.position, s.normal, s.tangent);
     var out: VsOut;

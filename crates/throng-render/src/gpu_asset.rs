@@ -31,8 +31,8 @@ impl GpuVertex {
         1 => Float32x3,
         2 => Uint16x4,
         3 => Uint16x4,
-        4 => Unorm16x4,
-        5 => Unorm16x4,
+        4 => Uint16x4,
+        5 => Uint16x4,
         6 => Float32x2,
     ];
 

@@ -111,3 +111,56 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
     }
     eprintln!("checked {checked} instance-times up to t = {t:.0} s");
 }
+
+/// A GPU-timed crowd draws the same picture as the CPU-timed crowd whose records are the
+/// runtime's CPU twin of the same clock (culling on, texture path and VAT-free asset).
+#[test]
+fn gpu_timed_draw_equals_cpu_timed_draw() {
+    let Some(gpu) = test_gpu() else { return };
+    let mut r = throng_render::Renderer::with_gpu(gpu);
+    let asset = common::tube_asset(Encoding::QuatSnorm16);
+    let g = r.upload(&asset).expect("upload");
+    let mut rt = GpuRuntime::new(&asset.clips);
+    let mut transforms = vec![];
+    for i in 0..6 {
+        let t = glam::Mat4::from_translation(glam::Vec3::new(i as f32 * 1.3, 0.0, 0.0));
+        let h = rt.spawn(InstanceTransform::from_mat4(&t));
+        transforms.push(throng_render::InstanceTransform::from_mat4(t));
+        let opts = PlayOptions {
+            speed: 0.5 + 0.3 * i as f32,
+            start_time: 0.05 * i as f32,
+            ..Default::default()
+        };
+        rt.play(h, 0, opts).expect("play");
+    }
+    rt.update(3600.0 + 0.123);
+    let clock = rt.gpu_clock();
+    let records: &[GpuTimedRecord] = bytemuck::cast_slice(rt.records());
+    let cpu: Vec<_> = rt
+        .records()
+        .iter()
+        .map(|rec| gpu_layers(rec, rt.gpu_clip_table(), clock).layers)
+        .collect();
+    let opts = throng_render::RenderOptions {
+        width: 160,
+        height: 120,
+        ..Default::default()
+    };
+    let timed = r
+        .render_playback(&g, &transforms, Playback::Gpu { records, clock }, &opts)
+        .expect("gpu-timed render");
+    let plain = r
+        .render_texture(&g, &transforms, &cpu, &opts)
+        .expect("cpu-timed render");
+    let total = (opts.width * opts.height) as usize;
+    let differ = timed
+        .pixels()
+        .zip(plain.pixels())
+        .filter(|(a, b)| (0..3).any(|c| (a[c] as i32 - b[c] as i32).abs() > 8))
+        .count();
+    assert!(differ <= total / 500, "{differ} pixels differ");
+    assert!(
+        timed.pixels().any(|p| p[0] > 150 && p[2] < 80),
+        "no tube drawn"
+    );
+}
