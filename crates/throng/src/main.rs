@@ -23,6 +23,8 @@ enum Command {
     Inspect(cmd::inspect::Args),
     /// Skinned positions and normals of every animated primitive at one clip time.
     Sample(cmd::sample::Args),
+    /// The whole pipeline on the built-in fox: bake, play a crowd, draw demo.png and demo.gif.
+    Demo(cmd::demo::Args),
     /// Write the built-in character as a standard glTF binary.
     DemoAsset(cmd::demo_asset::Args),
     /// Bake a glTF character (or a folder of them) into a throng asset.
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Inspect(a) => cmd::inspect::run(a),
         Command::Sample(a) => cmd::sample::run(a),
+        Command::Demo(a) => cmd::demo::run(a),
         Command::DemoAsset(a) => cmd::demo_asset::run(a),
         Command::Bake(a) => cmd::bake::run(a),
         Command::Verify(a) => cmd::verify::run(a),

@@ -83,7 +83,7 @@ fn base_options(args: &Args) -> BakeOptions {
     }
 }
 
-fn file_name(p: &std::path::Path) -> String {
+pub(crate) fn file_name(p: &std::path::Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| p.display().to_string())
@@ -103,17 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut options = base_options(&args);
     super::bake_extras::apply(&args.extras, &mut options)?;
     let bake_start = Instant::now();
-    let bar = ProgressBar::new(0).with_message("sampling");
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} rows ({eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let progress = |done: u64, total: u64| {
-        bar.set_length(total);
-        bar.set_position(done);
-    };
-    let baked = throng_bake::bake_with_progress(&model, &options, Some(&progress));
-    bar.finish_and_clear();
+    let baked = bake_with_bar(&model, &options);
     let (asset, report) = baked.with_context(|| format!("baking {}", args.input.display()))?;
     let bake_time = bake_start.elapsed();
     throng_asset::write(&asset, &args.out)?;
@@ -126,9 +116,40 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bake_time.as_secs_f64() * 1e3,
         total_time.as_secs_f64() * 1e3
     );
+    print_report(&report, args.influences);
+    if !args.no_verify {
+        print_fidelity(&asset, &model)?;
+    }
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(())
+}
+
+/// Bakes with a progress bar of frame-table rows on standard error (cleared when done).
+pub(crate) fn bake_with_bar(
+    model: &throng_anim::Model,
+    options: &BakeOptions,
+) -> Result<(throng_asset::BakedAsset, throng_bake::BakeReport), throng_bake::BakeError> {
+    let bar = ProgressBar::new(0).with_message("sampling");
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} rows ({eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let progress = |done: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let baked = throng_bake::bake_with_progress(model, options, Some(&progress));
+    bar.finish_and_clear();
+    baked
+}
+
+/// The summary lines under the "baked …" line: palette, clips and their rates, bone texture.
+pub(crate) fn print_report(report: &throng_bake::BakeReport, influences: u32) {
     println!(
         "  palette: {} entries ({} rigid parts), {} primitives, {} influences per vertex",
-        report.palette_size, report.rigid_entries, report.primitives, args.influences
+        report.palette_size, report.rigid_entries, report.primitives, influences
     );
     for c in &report.clips {
         let rate = match c.key_rate {
@@ -152,27 +173,32 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         report.layers,
         report.texture_bytes
     );
-    if !args.no_verify {
-        let fid = throng_bake::verify::verify(&asset, &model)?;
-        if fid.is_empty() {
-            println!("  fidelity: no clips to measure (the asset holds the rest pose only)");
-        } else {
-            let worst =
-                |f: fn(&throng_bake::verify::ClipFidelity) -> f64| {
-                    fid.iter().map(|c| (f(c), c.clip.as_str())).fold(
-                        (f64::NEG_INFINITY, ""),
-                        |a, b| if b.0 > a.0 { b } else { a },
-                    )
-                };
-            let (s, sc) = worst(|c| c.max_rel_samples);
-            let (m, mc) = worst(|c| c.max_rel_mid);
-            println!(
-                "  fidelity: max error {s:.2e} of the bounding diagonal at sample times ({sc}), {m:.2e} at mid-sample times ({mc})"
-            );
-        }
-    }
-    for w in &report.warnings {
-        eprintln!("warning: {w}");
+}
+
+/// The fidelity line: the largest vertex error of `asset` against full-rate CPU skinning of
+/// `model`, relative to the bounding diagonal, at sample and mid-sample times
+/// (`throng_bake::verify`).
+pub(crate) fn print_fidelity(
+    asset: &throng_asset::BakedAsset,
+    model: &throng_anim::Model,
+) -> anyhow::Result<()> {
+    let fid = throng_bake::verify::verify(asset, model)?;
+    if fid.is_empty() {
+        println!("  fidelity: no clips to measure (the asset holds the rest pose only)");
+    } else {
+        let worst = |f: fn(&throng_bake::verify::ClipFidelity) -> f64| {
+            fid.iter()
+                .map(|c| (f(c), c.clip.as_str()))
+                .fold(
+                    (f64::NEG_INFINITY, ""),
+                    |a, b| if b.0 > a.0 { b } else { a },
+                )
+        };
+        let (s, sc) = worst(|c| c.max_rel_samples);
+        let (m, mc) = worst(|c| c.max_rel_mid);
+        println!(
+            "  fidelity: max error {s:.2e} of the bounding diagonal at sample times ({sc}), {m:.2e} at mid-sample times ({mc})"
+        );
     }
     Ok(())
 }

@@ -1,0 +1,417 @@
+//! `throng demo`: the whole pipeline in one command, for a first look.
+//!
+//! 1. The built-in fox (`throng_demo`, generated in code) or `--asset F` is imported and baked
+//!    in memory (the bake summary and fidelity line of `throng bake`).
+//! 2. A crowd plays in the CPU-timed runtime (`throng_runtime::CpuRuntime`): a jittered grid
+//!    facing random ways, cycling idle → walk → run → walk with crossfades, some blending walk
+//!    and run, some sitting, all at varied speeds ([`crowd`]).
+//! 3. The GPU draws it with the texture skinning path on whatever adapter exists (Mesa's
+//!    lavapipe without a GPU: fewer instances and a smaller picture by default, since every
+//!    vertex is skinned on the CPU there): `demo.png` after a short warm-up, then `demo.gif`,
+//!    one runtime step per GIF frame.
+//!
+//! Without any adapter the bake and the runtime still run; then it says what to install and
+//! fails (exit 1).
+
+mod crowd;
+mod view;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use throng_asset::{Aabb, BakedAsset};
+use throng_bake::BakeOptions;
+use throng_render::image::{codecs::gif, Delay, Frame, ImageFormat, RgbaImage};
+use throng_render::{RenderOptions, Renderer};
+
+use super::render::{parse_size, spacing};
+use crowd::Crowd;
+
+/// Default crowd on a hardware GPU and on a software rasteriser (lavapipe/llvmpipe skins and
+/// rasterises on the CPU: ~9 M skinned vertices per frame at 1,000 foxes).
+const HARDWARE_INSTANCES: u32 = 10_000;
+const SOFTWARE_INSTANCES: u32 = 1_000;
+const HARDWARE_SIZE: (u32, u32) = (1280, 720);
+const SOFTWARE_SIZE: (u32, u32) = (960, 540);
+/// The GIF is at most this wide by default (file size grows with the pixel count).
+const GIF_MAX_WIDTH: u32 = 480;
+/// Simulated seconds played before the PNG is taken, in steps of 1/30 s, so crossfades are
+/// under way and clips out of step.
+const WARMUP_S: f64 = 1.5;
+const WARMUP_DT: f64 = 1.0 / 30.0;
+/// Simulated seconds per GIF frame: 7 hundredths (GIF delays are whole hundredths), ~14 fps.
+const GIF_DELAY_CS: u32 = 7;
+/// NeuQuant sampling factor of the GIF palette (1 best … 30 fastest); 10 is the usual
+/// quality/speed balance.
+const GIF_SPEED: i32 = 10;
+/// Source name of the built-in character in messages and in the baked asset.
+const BUILTIN_NAME: &str = "throng-demo-fox.glb";
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Number of instances (default: 10,000 on a hardware GPU, 1,000 on a software adapter).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub instances: Option<u32>,
+    /// Folder for demo.png and demo.gif (created when missing).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub out_dir: PathBuf,
+    /// A glTF character (.gltf/.glb) to use instead of the built-in fox.
+    #[arg(long, value_name = "FILE")]
+    pub asset: Option<PathBuf>,
+    /// Frames of the animated GIF (7/100 s of simulated time each).
+    #[arg(long, default_value_t = 36, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub frames: u32,
+    /// Size of demo.png, WIDTHxHEIGHT (default 1280x720 on a hardware GPU, 960x540 on software).
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<(u32, u32)>,
+    /// Size of demo.gif, WIDTHxHEIGHT (default: --size, scaled down to at most 480 wide).
+    #[arg(long, value_parser = parse_size)]
+    pub gif_size: Option<(u32, u32)>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&args.out_dir)
+        .with_context(|| format!("creating the output folder {}", args.out_dir.display()))?;
+
+    let (model, name) = load(args.asset.as_deref())?;
+    let asset = bake(&model, &name)?;
+
+    // The adapter decides the default crowd and picture size.
+    let renderer = Renderer::new();
+    let software = match &renderer {
+        Ok(r) => is_software(r.adapter()),
+        Err(_) => true,
+    };
+    let instances = args.instances.unwrap_or(if software {
+        SOFTWARE_INSTANCES
+    } else {
+        HARDWARE_INSTANCES
+    });
+    let size = args.size.unwrap_or(if software {
+        SOFTWARE_SIZE
+    } else {
+        HARDWARE_SIZE
+    });
+    let gif_size = args
+        .gif_size
+        .unwrap_or_else(|| fit_width(size, GIF_MAX_WIDTH));
+    let how = if args.instances.is_some() {
+        "as asked"
+    } else if software {
+        "the software default: it skins and rasterises on the CPU; pass --instances for more"
+    } else {
+        "the hardware-GPU default"
+    };
+    match &renderer {
+        Ok(r) => println!(
+            "adapter: {} — {} → {} instances ({how})",
+            r.adapter(),
+            if software {
+                "a software rasteriser"
+            } else {
+                "a hardware GPU"
+            },
+            thousands(instances as u64),
+        ),
+        Err(_) => println!(
+            "adapter: none found → {} instances (the runtime runs; nothing can be drawn)",
+            thousands(instances as u64)
+        ),
+    }
+
+    let bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
+    let mut crowd =
+        Crowd::new(&asset.clips, instances, spacing(&bounds)).context("starting the crowd")?;
+    describe_crowd(&asset, &crowd);
+    let warmup_steps = (WARMUP_S / WARMUP_DT).round() as u32;
+    for _ in 0..warmup_steps {
+        crowd.step(WARMUP_DT)?;
+    }
+
+    let mut renderer = match renderer {
+        Ok(r) => r,
+        Err(e) => {
+            // Play the same simulated time the GIF would have shown, so the timing means the same.
+            for _ in 0..args.frames {
+                crowd.step(gif_dt())?;
+            }
+            print_runtime(&crowd);
+            let hint = if e.to_string().contains("apt-get") {
+                String::new()
+            } else {
+                format!("; {}", throng_render::device::SOFTWARE_GPU_HINT)
+            };
+            return Err(anyhow::Error::new(e).context(format!(
+                "cannot render the demo: the bake and the runtime ran, but no GPU device \
+                 could be created{hint}"
+            )));
+        }
+    };
+
+    let gpu_asset = renderer
+        .upload(&asset)
+        .context("uploading the baked asset")?;
+    let draws = asset.primitives.len() + 1;
+    let transforms = crowd.transforms();
+    let scene = throng_render::camera::crowd_bounds(&gpu_asset.bounds, &transforms);
+    let options = |(width, height): (u32, u32)| RenderOptions {
+        width,
+        height,
+        camera: Some(view::camera(&scene, width as f32 / height as f32)),
+        ..Default::default()
+    };
+
+    // The still: first draw also compiles the pipelines.
+    let t = Instant::now();
+    let png_image =
+        renderer.render_texture(&gpu_asset, &transforms, &crowd.records(), &options(size))?;
+    let png_ms = ms(t.elapsed());
+    let png_path = args.out_dir.join("demo.png");
+    let png_bytes = encode_png(&png_image)?;
+    super::write_atomic(&png_path, &png_bytes)
+        .with_context(|| format!("writing {}", png_path.display()))?;
+
+    // The animation: one runtime step per frame.
+    let bar = ProgressBar::new(args.frames as u64).with_message("rendering demo.gif");
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} frames ({eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let gif_opts = options(gif_size);
+    let mut frames = Vec::with_capacity(args.frames as usize);
+    let mut render_time = Duration::ZERO;
+    for _ in 0..args.frames {
+        crowd.step(gif_dt())?;
+        let t = Instant::now();
+        let img = renderer.render_texture(&gpu_asset, &transforms, &crowd.records(), &gif_opts)?;
+        render_time += t.elapsed();
+        frames.push(img);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let t = Instant::now();
+    let gif_bytes = encode_gif(frames)?;
+    let gif_ms = ms(t.elapsed());
+    let gif_path = args.out_dir.join("demo.gif");
+    super::write_atomic(&gif_path, &gif_bytes)
+        .with_context(|| format!("writing {}", gif_path.display()))?;
+
+    print_runtime(&crowd);
+    println!(
+        "render: {:.1} ms per frame at {}×{} (GPU texture skinning, readback included), \
+         {draws} draws per frame ({} primitive(s) × {} instances, plus the ground); \
+         the first frame at {}×{} took {png_ms:.0} ms with pipeline compilation",
+        ms(render_time) / args.frames as f64,
+        gif_size.0,
+        gif_size.1,
+        asset.primitives.len(),
+        thousands(instances as u64),
+        size.0,
+        size.1,
+    );
+    println!(
+        "wrote {} ({}×{}, {})",
+        png_path.display(),
+        size.0,
+        size.1,
+        kib(png_bytes.len())
+    );
+    println!(
+        "wrote {} ({}×{}, {} frames at {:.1} fps, {}, encoded in {gif_ms:.0} ms)",
+        gif_path.display(),
+        gif_size.0,
+        gif_size.1,
+        args.frames,
+        100.0 / GIF_DELAY_CS as f64,
+        kib(gif_bytes.len())
+    );
+    Ok(())
+}
+
+/// Seconds of simulated time per GIF frame.
+fn gif_dt() -> f64 {
+    GIF_DELAY_CS as f64 / 100.0
+}
+
+/// The source model and its name: `--asset`, or the built-in fox.
+fn load(asset: Option<&Path>) -> anyhow::Result<(throng_anim::Model, String)> {
+    let (model, name) = match asset {
+        Some(path) => {
+            let model = super::source::load_model(path, &[])?;
+            (model, super::bake::file_name(path))
+        }
+        None => {
+            let t = Instant::now();
+            let bytes = throng_demo::demo_glb();
+            let model = throng_gltf::import_slice(&bytes, None, BUILTIN_NAME)
+                .context("importing the built-in fox")?;
+            let d = throng_demo::demo_description();
+            println!(
+                "built-in fox: {} joints, {} vertices, {} triangles, {} clips ({} bytes of glTF, \
+                 generated in {:.1} ms)",
+                d.joints,
+                d.vertices,
+                d.triangles,
+                d.clips.len(),
+                bytes.len(),
+                ms(t.elapsed())
+            );
+            (model, BUILTIN_NAME.to_string())
+        }
+    };
+    for w in &model.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok((model, name))
+}
+
+/// Bakes in memory with `throng bake`'s defaults, printing its summary and fidelity line.
+fn bake(model: &throng_anim::Model, name: &str) -> anyhow::Result<BakedAsset> {
+    let options = BakeOptions {
+        source_name: name.to_string(),
+        ..BakeOptions::default()
+    };
+    let t = Instant::now();
+    let (asset, report) =
+        super::bake::bake_with_bar(model, &options).with_context(|| format!("baking {name}"))?;
+    println!("baked {name} in memory in {:.1} ms", ms(t.elapsed()));
+    super::bake::print_report(&report, options.influences);
+    super::bake::print_fidelity(&asset, model)?;
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(asset)
+}
+
+/// Mesa's lavapipe/llvmpipe, SwiftShader, Microsoft WARP: rasterisers that run on the CPU.
+fn is_software(a: &throng_render::AdapterSummary) -> bool {
+    let name = a.name.to_ascii_lowercase();
+    a.device_type == "Cpu"
+        || ["llvmpipe", "lavapipe", "softpipe", "swiftshader", "warp"]
+            .iter()
+            .any(|s| name.contains(s))
+}
+
+fn describe_crowd(asset: &BakedAsset, crowd: &Crowd) {
+    let roles = crowd::Roles::pick(&asset.clips);
+    if asset.clips.is_empty() {
+        println!(
+            "crowd: {} instances in the rest pose (the asset has no clips)",
+            thousands(crowd.len() as u64)
+        );
+        return;
+    }
+    let names = |v: &[usize]| {
+        v.iter()
+            .map(|&c| asset.clips[c].name.as_str())
+            .collect::<Vec<_>>()
+            .join(" → ")
+    };
+    let mut extra = String::new();
+    if let Some((a, b)) = roles.blend {
+        extra += &format!(
+            ", some blending {}/{}",
+            asset.clips[a].name, asset.clips[b].name
+        );
+    }
+    if let Some(s) = roles.one_shot {
+        extra += &format!(", some playing {} once", asset.clips[s].name);
+    }
+    println!(
+        "crowd: {} instances on a jittered grid facing random ways, crossfading {}{extra}, \
+         speeds ×0.8–1.25",
+        thousands(crowd.len() as u64),
+        names(&roles.cycle),
+    );
+}
+
+fn print_runtime(crowd: &Crowd) {
+    let s = crowd.stats;
+    println!(
+        "runtime: {:.3} ms per frame (CPU-timed, {} instances, {} frames = {:.1} s simulated; \
+         {} crossfades, {} blend changes, {} events fired)",
+        s.ms_per_step(),
+        thousands(crowd.len() as u64),
+        s.steps,
+        s.simulated,
+        s.crossfades,
+        s.blends,
+        s.events
+    );
+}
+
+/// `size` scaled down (keeping its aspect, even dimensions) to at most `max_w` pixels wide.
+fn fit_width((w, h): (u32, u32), max_w: u32) -> (u32, u32) {
+    if w <= max_w {
+        return (w, h);
+    }
+    let h2 = (h as u64 * max_w as u64 / w as u64) as u32;
+    (max_w, (h2 & !1).max(2))
+}
+
+fn encode_png(img: &RgbaImage) -> anyhow::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut out), ImageFormat::Png)
+        .context("encoding the PNG")?;
+    Ok(out)
+}
+
+/// An endlessly looping GIF, `GIF_DELAY_CS` hundredths of a second per frame.
+fn encode_gif(frames: Vec<RgbaImage>) -> anyhow::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    {
+        let mut enc = gif::GifEncoder::new_with_speed(&mut out, GIF_SPEED);
+        enc.set_repeat(gif::Repeat::Infinite)
+            .context("encoding the GIF")?;
+        let delay = Delay::from_numer_denom_ms(GIF_DELAY_CS * 10, 1);
+        enc.encode_frames(
+            frames
+                .into_iter()
+                .map(|f| Frame::from_parts(f, 0, 0, delay)),
+        )
+        .context("encoding the GIF")?;
+    }
+    Ok(out)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn kib(bytes: usize) -> String {
+    format!("{:.0} KiB", bytes as f64 / 1024.0)
+}
+
+/// `12345` → `12,345`.
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn gif_size_fits_width() {
+        assert_eq!(fit_width((1280, 720), 480), (480, 270));
+        assert_eq!(fit_width((320, 180), 480), (320, 180));
+        assert_eq!(fit_width((960, 541), 480), (480, 270));
+    }
+}

@@ -1,0 +1,182 @@
+//! End to end: `throng demo` bakes the built-in fox, plays a crowd and writes demo.png and an
+//! animated demo.gif that show something (not a blank frame).
+//!
+//! Without any GPU adapter (not even lavapipe) the render test skips outside CI and fails in
+//! CI; the no-adapter test checks the message that tells a user what to install.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use throng_render::image::{self, AnimationDecoder, RgbaImage};
+
+/// A blank or single-colour frame has a luma standard deviation of 0; sky, checkered ground
+/// and shaded foxes give tens of levels (out of 255). 8 levels is far from both.
+const MIN_LUMA_STD: f64 = 8.0;
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("demo-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn throng(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_throng"));
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    match cmd.output() {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run the throng binary: {e}"),
+    }
+}
+
+/// Standard deviation of Rec. 709 luma over all pixels, in 8-bit levels.
+fn luma_std(img: &RgbaImage) -> f64 {
+    let n = (img.width() * img.height()) as f64;
+    let lumas = img
+        .pixels()
+        .map(|p| 0.2126 * p[0] as f64 + 0.7152 * p[1] as f64 + 0.0722 * p[2] as f64);
+    let (sum, sum2) = lumas.fold((0.0, 0.0), |(s, s2), l| (s + l, s2 + l * l));
+    let mean = sum / n;
+    (sum2 / n - mean * mean).max(0.0).sqrt()
+}
+
+/// Share of pixels that are fox orange (red well above green and blue): the crowd was drawn,
+/// not only the sky and the grey ground.
+fn orange_share(img: &RgbaImage) -> f64 {
+    let n = (img.width() * img.height()) as f64;
+    let orange = img
+        .pixels()
+        .filter(|p| p[0] as i32 > p[1] as i32 + 40 && p[0] as i32 > p[2] as i32 + 60)
+        .count();
+    orange as f64 / n
+}
+
+#[test]
+fn demo_writes_a_picture_and_an_animation() {
+    let dir = out_dir("render");
+    let out = throng(
+        &[
+            "demo",
+            "--instances",
+            "200",
+            "--out-dir",
+            &dir.to_string_lossy(),
+            "--size",
+            "320x180",
+            "--frames",
+            "6",
+        ],
+        &[],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && stderr.contains("no GPU adapter") {
+        if std::env::var_os("CI").is_some() {
+            panic!("CI has no usable GPU adapter:\n{stderr}");
+        }
+        eprintln!("skipping: no GPU adapter ({stderr})");
+        return;
+    }
+    assert!(
+        out.status.success(),
+        "throng demo failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    for want in [
+        "fidelity:",
+        "adapter:",
+        "runtime:",
+        "render:",
+        "demo.png",
+        "demo.gif",
+    ] {
+        assert!(
+            stdout.contains(want),
+            "no {want:?} in the output:\n{stdout}"
+        );
+    }
+
+    let png = match image::open(dir.join("demo.png")) {
+        Ok(i) => i.to_rgba8(),
+        Err(e) => panic!("demo.png: {e}"),
+    };
+    assert_eq!(png.dimensions(), (320, 180));
+    let std = luma_std(&png);
+    assert!(
+        std > MIN_LUMA_STD,
+        "demo.png looks blank: luma std {std:.1}"
+    );
+    // 200 foxes at 320×180 cover a few percent of the picture.
+    let share = orange_share(&png);
+    assert!(share > 0.005, "demo.png shows no foxes: {share:.4} orange");
+
+    let file = match std::fs::File::open(dir.join("demo.gif")) {
+        Ok(f) => std::io::BufReader::new(f),
+        Err(e) => panic!("demo.gif: {e}"),
+    };
+    let decoder = match image::codecs::gif::GifDecoder::new(file) {
+        Ok(d) => d,
+        Err(e) => panic!("demo.gif is not a GIF: {e}"),
+    };
+    let frames = match decoder.into_frames().collect_frames() {
+        Ok(f) => f,
+        Err(e) => panic!("demo.gif frames: {e}"),
+    };
+    assert_eq!(frames.len(), 6, "one GIF frame per --frames");
+    for (i, f) in frames.iter().enumerate() {
+        let img = f.buffer();
+        assert_eq!(img.dimensions(), (320, 180), "frame {i}");
+        let std = luma_std(img);
+        assert!(
+            std > MIN_LUMA_STD,
+            "GIF frame {i} looks blank: luma std {std:.1}"
+        );
+    }
+    // The crowd moves: consecutive frames differ somewhere.
+    let changed = frames
+        .windows(2)
+        .filter(|w| w[0].buffer().as_raw() != w[1].buffer().as_raw())
+        .count();
+    assert_eq!(
+        changed,
+        frames.len() - 1,
+        "frames repeat: the crowd did not move"
+    );
+}
+
+/// With no adapter at all (Vulkan only, pointed at a driver list that does not exist), the bake
+/// and the runtime still run, then the command says what to install and exits 1.
+#[test]
+fn demo_without_an_adapter_says_what_to_install() {
+    let dir = out_dir("no-adapter");
+    let out = throng(
+        &[
+            "demo",
+            "--instances",
+            "50",
+            "--out-dir",
+            &dir.to_string_lossy(),
+            "--frames",
+            "2",
+        ],
+        &[
+            ("WGPU_BACKEND", "vulkan"),
+            ("VK_ICD_FILENAMES", "/nonexistent/throng-no-driver.json"),
+            ("VK_DRIVER_FILES", "/nonexistent/throng-no-driver.json"),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(stdout.contains("fidelity:"), "the bake ran:\n{stdout}");
+    assert!(stdout.contains("runtime:"), "the runtime ran:\n{stdout}");
+    assert!(
+        stderr.contains("apt-get install mesa-vulkan-drivers libvulkan1"),
+        "names what to install:\n{stderr}"
+    );
+    assert!(!dir.join("demo.png").exists(), "nothing drawn");
+}
