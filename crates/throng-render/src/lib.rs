@@ -1,9 +1,25 @@
 //! throng-render: wgpu renderer of baked throng crowds (DESIGN.md §5).
 //!
-//! - [`device`]: headless device setup on any adapter (lavapipe on machines without a GPU).
-//! - [`shaders`]: WGSL modules composed by concatenation; every program validated by naga.
+//! Draws per frame = primitives (+ ground), whatever the instance count: one instanced,
+//! indirect draw per primitive after a GPU culling pass.
+//!
+//! - [`device`]: headless device on any adapter (Mesa's lavapipe on machines without a GPU), with
+//!   a typed error naming what to install.
+//! - [`shaders`]: WGSL modules (`shaders/*.wgsl`) composed by concatenation per program: the
+//!   decoders of every bone-texture encoding, frame interpolation clamped into the clip, layer
+//!   blending on matrices, LBS (inverse-transpose normals) and dual-quaternion skinning, CPU- or
+//!   GPU-timed playback, VAT fetch, culling. Every program is validated by naga in unit tests.
 //! - [`gpu_types`]: Rust twins of the WGSL structs (per-instance record and transform, clip
-//!   table, bone-texture parameters, frame uniform).
+//!   table, bone-texture parameters, GPU-timed record, frame and material uniforms), checked
+//!   against naga's layouts.
+//! - [`gpu_asset`] / [`vat`] / [`material`]: a `throng_asset::BakedAsset` on the GPU.
+//! - [`render`]: [`Renderer`] — texture path, VAT path, reference path (CPU-skinned vertices
+//!   uploaded per frame), ground, framing [`Camera`], offscreen target read back to RGBA8.
+//! - [`skin`]: compute twins of the vertex stage (skinned vertices, playback layers) for the
+//!   numerical tests against throng-asset's CPU decoder and throng-runtime's GPU-timed twin.
+//!
+//! Units are the asset's file units (metres per glTF), seconds, radians; matrices column-major
+//! on the Rust side; model space = the glTF scene root's space.
 
 pub mod device;
 pub mod gpu_types;
