@@ -220,6 +220,7 @@ fn root_motion_extracted_and_put_back_matches_the_source() {
         ("Fox.glb", false),
         ("CesiumMan.glb", false),
         ("CesiumMan.glb", true),
+        ("Quaternius_Enemy.glb", false),
     ] {
         let Some(mut model) = import(name) else {
             return;

@@ -279,6 +279,23 @@ fn bounds_contain_every_decoded_vertex_of_the_built_in_character() {
     };
     let (asset, _) = throng_bake::bake(&model, &o).expect("bake");
     check_bounds(&asset, 1e-5);
+    // With root motion extracted and every socket-like node anchored: still inside, and the
+    // baked result plus its root motion matches the source at every sample time.
+    let o = throng_bake::BakeOptions {
+        root_motion: throng_bake::RootMotion::Extract { motion_root: None },
+        anchors: throng_bake::AnchorSelection::Auto,
+        ..o
+    };
+    let (asset, _) = throng_bake::bake(&model, &o).expect("bake");
+    check_bounds(&asset, 1e-5);
+    for f in throng_bake::verify::verify(&asset, &model).expect("verify") {
+        assert!(
+            f.max_rel_samples <= 1e-5,
+            "{}: {:.2e}",
+            f.clip,
+            f.max_rel_samples
+        );
+    }
 }
 
 fn check_bounds(asset: &BakedAsset, tol: f32) {
