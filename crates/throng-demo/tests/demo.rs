@@ -383,7 +383,11 @@ fn khronos_validator_reports_no_errors_or_warnings() {
     let _ = std::fs::remove_dir_all(&dir);
     let Some(report) = report else { return };
     assert_eq!(report.errors, 0, "validator errors: {:#?}", report.messages);
-    assert_eq!(report.warnings, 0, "validator warnings: {:#?}", report.messages);
+    assert_eq!(
+        report.warnings, 0,
+        "validator warnings: {:#?}",
+        report.messages
+    );
 }
 
 /// Skinned vertex positions at key `k` of `clip` (every channel of a demo clip shares its keys),

@@ -43,7 +43,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
