@@ -235,15 +235,25 @@ fn root_motion_extracted_and_put_back_matches_the_source() {
         let mut o = f32_options(name);
         o.fps = Fps::Auto;
         o.root_motion = RootMotion::Extract { motion_root: None };
+        // VAT rows are baked from the corrected skin matrices; verify measures them too.
+        o.vat = walking.then_some(throng_asset::VatEncoding::F32);
         let (asset, _) = bake(&model, &o).expect("bake");
         assert!(asset.settings.root_motion);
+        let mut encodings = Vec::new();
         let root = asset.settings.motion_root.expect("motion root");
         for f in verify(&asset, &model).expect("verify") {
             println!(
-                "{name} {}: extracted, put back: max {:.2e} of the diagonal",
-                f.clip, f.max_rel_samples
+                "{name} {} {}: extracted, put back: max {:.2e} of the diagonal",
+                f.clip, f.encoding, f.max_rel_samples
             );
+            encodings.push(f.encoding.clone());
             assert!(f.max_rel_samples <= 1e-5, "{name} {}", f.clip);
+        }
+        if walking {
+            assert!(
+                encodings.iter().any(|e| e.starts_with("vat")),
+                "{encodings:?}"
+            );
         }
         // The motion root as an anchor: constant horizontal position and yaw in baked rows.
         let mut o2 = o.clone();

@@ -122,6 +122,12 @@ fn clip_flags_anchors_and_root_motion_through_bake_and_sample() {
     assert!(asset.clips.iter().all(|c| c.root_motion.is_some()));
     let anchors = asset.anchors.as_ref().expect("anchors");
     assert_eq!(anchors.anchors[0].name, "b_Head_05");
+    let listing = ok(&["inspect", &out]);
+    assert!(
+        listing.contains("events: left at 0.100 s, right at 0.500 s"),
+        "{listing}"
+    );
+    assert!(listing.contains("root motion (extracted)"), "{listing}");
 
     // At a sample time of Walk, sampling the baked file (root motion put back) equals sampling
     // the source, within 1e-5 of the diagonal (f32 encoding).

@@ -102,6 +102,20 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
             c.duration,
             c.loop_mode.as_str()
         );
+        if !c.events.is_empty() {
+            let ev: Vec<String> = c
+                .events
+                .iter()
+                .map(|e| format!("{} at {:.3} s", e.name, e.time))
+                .collect();
+            println!("       events: {}", ev.join(", "));
+        }
+        if let Some(rm) = c.root_motion.as_ref().and_then(|r| r.last()) {
+            println!(
+                "       root motion (extracted) over the clip: dx {:.4}, dz {:.4} (file units), dyaw {:.4} rad",
+                rm[0], rm[1], rm[2]
+            );
+        }
     }
     println!("  primitives: {}", asset.primitives.len());
     for p in &asset.primitives {
