@@ -1,0 +1,334 @@
+//! End to end on real assets: what the baked GPU paths draw against what the source glTF says.
+//!
+//! - Image: the Fox baked in memory (mat4-f32 and quat-f32, K = 4 influences) drawn by the
+//!   texture path against the same Fox skinned on the CPU from the SOURCE glTF by throng-anim
+//!   (reference path) at a time exactly on a baked frame. Both PNGs and a diff PNG (red = a
+//!   channel differs by more than 8/255) go to the test target dir for people to look at.
+//! - Numbers: the GPU compute twin of the vertex stage against throng-asset's CPU decoder for
+//!   Fox and CesiumMan baked with every encoding, two layers at fractional frames, LBS (and DQ
+//!   for quat-*).
+//!
+//! Without a GPU adapter the tests skip outside CI and fail in CI (`test_gpu()`); without the
+//! asset folder they skip outside CI (`throng_testdata::asset`).
+
+use glam::Vec4;
+use throng_asset::decode::{skin_vertices, SkinMode};
+use throng_asset::{Aabb, BakedAsset, Encoding, Layer};
+use throng_render::gpu_asset::skin_inputs;
+use throng_render::gpu_types::{single_layer, LayerRecord, MaterialUniform};
+use throng_render::image::{Rgba, RgbaImage};
+use throng_render::skin::skin_on_gpu;
+use throng_render::{
+    Camera, GpuAsset, InstanceTransform, Playback, ReferenceMesh, RenderOptions, Renderer, Skinning,
+};
+
+fn bake(model: &throng_anim::Model, name: &str, encoding: Encoding) -> BakedAsset {
+    let opts = throng_bake::BakeOptions {
+        source_name: name.into(),
+        encoding,
+        influences: 4,
+        ..Default::default()
+    };
+    match throng_bake::bake(model, &opts) {
+        Ok((asset, _)) => asset,
+        Err(e) => panic!("baking {name} as {}: {e}", encoding.as_str()),
+    }
+}
+
+fn save(img: &RgbaImage, name: &str) {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    if let Err(e) = img.save(&path) {
+        panic!("writing {}: {e}", path.display());
+    }
+}
+
+/// Pixels whose R, G or B differ by more than `tol` levels (of 255).
+fn differs(a: &Rgba<u8>, b: &Rgba<u8>, tol: i32) -> bool {
+    (0..3).any(|c| (a[c] as i32 - b[c] as i32).abs() > tol)
+}
+
+/// Red where the two images differ by more than `tol`, else the first image dimmed to grey.
+fn diff_image(a: &RgbaImage, b: &RgbaImage, tol: i32) -> RgbaImage {
+    RgbaImage::from_fn(a.width(), a.height(), |x, y| {
+        let (pa, pb) = (a.get_pixel(x, y), b.get_pixel(x, y));
+        if differs(pa, pb, tol) {
+            Rgba([255, 0, 0, 255])
+        } else {
+            let l = ((pa[0] as u32 + pa[1] as u32 + pa[2] as u32) / 6) as u8;
+            Rgba([l, l, l, 255])
+        }
+    })
+}
+
+/// The source Fox skinned on the CPU by throng-anim at `time` seconds of clip `clip`: one
+/// (positions, normals, mesh, primitive) per primitive of every mesh binding, model space.
+fn source_skinned(
+    model: &throng_anim::Model,
+    clip: usize,
+    time: f32,
+) -> Vec<(throng_anim::SkinnedVertices, usize, usize)> {
+    let mut poser = throng_anim::Poser::new(model);
+    let model_space = poser.pose(model, Some(clip), time).to_vec();
+    let mut matrices = Vec::new();
+    let mut out = Vec::new();
+    for b in model.mesh_bindings() {
+        throng_anim::binding_matrices(model, &b, &model_space, &mut matrices);
+        for (pi, prim) in model.meshes[b.mesh].primitives.iter().enumerate() {
+            // Every influence the source has: Fox has at most 4 per vertex, so this is the
+            // same set the K = 4 bake keeps (asserted below).
+            let (inf, _) = throng_anim::binding_influences(&b, prim);
+            let mut sv = throng_anim::SkinnedVertices::default();
+            throng_anim::skin_primitive(
+                throng_anim::SkinningMethod::LinearBlend,
+                prim,
+                &inf,
+                &matrices,
+                &mut sv,
+            );
+            out.push((sv, b.mesh, pi));
+        }
+    }
+    out
+}
+
+#[test]
+fn baked_fox_on_the_texture_path_draws_what_the_source_fox_skinned_on_the_cpu_draws() {
+    let Some(path) = throng_testdata::asset("Fox.glb") else {
+        return;
+    };
+    let Some(gpu) = throng_render::device::test_gpu() else {
+        return;
+    };
+    let model = match throng_gltf::import(&path) {
+        Ok(m) => m,
+        Err(e) => panic!("importing {}: {e}", path.display()),
+    };
+    // The K = 4 bake truncates nothing on the Fox: no source vertex has a 5th influence.
+    for mesh in &model.meshes {
+        for prim in &mesh.primitives {
+            assert!(
+                prim.joint_sets.len() <= 1,
+                "Fox has more than 4 influences per vertex: compare against the truncated set"
+            );
+        }
+    }
+    let mut renderer = Renderer::with_gpu(gpu);
+    let (w, h) = (384u32, 384u32);
+    for encoding in [Encoding::Mat4F32, Encoding::QuatF32] {
+        let asset = bake(&model, "Fox.glb", encoding);
+        // Clip 1 (Walk) at a frame in its first third: a pose far from the rest pose, sampled
+        // exactly on a baked row so no frame interpolation is involved.
+        let ci = 1.min(asset.clips.len() - 1);
+        let clip = &asset.clips[ci];
+        let k = clip.frames / 3;
+        let time = (k as f64 * clip.step) as f32;
+        let record: LayerRecord = single_layer(clip.first_row + k, 0.0, ci as u32);
+        let g = match renderer.upload(&asset) {
+            Ok(g) => g,
+            Err(e) => panic!("uploading the Fox: {e}"),
+        };
+        let transforms = [InstanceTransform::IDENTITY];
+        // Both paths get the same camera, framed on this row's bounds so the Fox fills the
+        // picture (the texture path would frame from all clips' bounds, the reference path
+        // from its vertices), and no ground (sized from those bounds too).
+        let scene = asset.row_bounds[(clip.first_row + k) as usize];
+        let opts = RenderOptions {
+            width: w,
+            height: h,
+            camera: Some(Camera::framing(&scene, w as f32 / h as f32)),
+            ground: false,
+            ..Default::default()
+        };
+        let tex = match renderer.render_texture(&g, &transforms, &[record], &opts) {
+            Ok(i) => i,
+            Err(e) => panic!("texture path: {e}"),
+        };
+
+        let skinned = source_skinned(&model, ci, time);
+        let meshes: Vec<ReferenceMesh> = skinned
+            .iter()
+            .map(|(sv, mesh, pi)| {
+                let prim = &model.meshes[*mesh].primitives[*pi];
+                let mat = prim.material.and_then(|m| model.materials.get(m));
+                let tex = mat.and_then(|m| m.base_color_texture.as_ref());
+                ReferenceMesh {
+                    positions: &sv.positions,
+                    normals: &sv.normals,
+                    indices: &prim.indices,
+                    uvs: prim.uv0.as_deref(),
+                    material: match (mat, tex) {
+                        (Some(m), Some(t)) => MaterialUniform::new(
+                            m.base_color_factor.to_array(),
+                            &throng_asset::TextureTransform {
+                                offset: t.transform.offset.to_array(),
+                                rotation: t.transform.rotation,
+                                scale: t.transform.scale.to_array(),
+                            },
+                        ),
+                        (Some(m), None) => MaterialUniform::color(m.base_color_factor.to_array()),
+                        _ => MaterialUniform::color([0.6, 0.6, 0.62, 1.0]),
+                    },
+                    texture: tex
+                        .and_then(|t| model.images.get(t.image))
+                        .map(|img| img.encoded.as_slice())
+                        .filter(|b| !b.is_empty()),
+                    transforms: &transforms,
+                }
+            })
+            .collect();
+        let reference = match renderer.render_reference(&meshes, &opts) {
+            Ok(i) => i,
+            Err(e) => panic!("reference path: {e}"),
+        };
+        let tag = encoding.as_str();
+        save(&tex, &format!("fox-{tag}-texture.png"));
+        save(&reference, &format!("fox-{tag}-source-reference.png"));
+        save(
+            &diff_image(&tex, &reference, 8),
+            &format!("fox-{tag}-diff.png"),
+        );
+
+        let total = (w * h) as usize;
+        // The Fox covers a good part of the picture (not a blank or background-only frame).
+        let fox = tex
+            .pixels()
+            .filter(|p| p[0] as i32 > p[2] as i32 + 30)
+            .count();
+        assert!(fox > total / 50, "{tag}: only {fox} fox pixels of {total}");
+        let differ = tex
+            .pixels()
+            .zip(reference.pixels())
+            .filter(|(a, b)| differs(a, b, 8))
+            .count();
+        eprintln!(
+            "Fox {tag}, clip {} frame {k} (t = {time:.4} s): {fox} fox pixels, {differ} of \
+             {total} differ by more than 8/255 from the source skinned on the CPU",
+            clip.name
+        );
+        // ≤ 0.5 % of the pixels: rasterisation of float-close vertices differs along edges.
+        assert!(
+            differ * 200 <= total,
+            "{tag}: {differ} of {total} pixels differ from the source reference (> 0.5 %)"
+        );
+        // The comparison sees poses: a few frames later the same check fails.
+        let later = single_layer(
+            clip.first_row + (k + 4).min(clip.frames - 1),
+            0.0,
+            ci as u32,
+        );
+        let moved = match renderer.render_texture(&g, &transforms, &[later], &opts) {
+            Ok(i) => i,
+            Err(e) => panic!("texture path: {e}"),
+        };
+        let moved_differ = moved
+            .pixels()
+            .zip(reference.pixels())
+            .filter(|(a, b)| differs(a, b, 8))
+            .count();
+        assert!(
+            moved_differ * 200 > total,
+            "{tag}: frame {k} + 4 differs in only {moved_differ} pixels: the check is blind"
+        );
+    }
+}
+
+/// Two-layer records at fractional frames: a 0.6/0.4 blend of two clips (or one clip at two
+/// times) and a last-frame record with frac 0.
+fn records(asset: &BakedAsset) -> Vec<LayerRecord> {
+    let c0 = &asset.clips[0];
+    let i1 = if asset.clips.len() > 1 { 1 } else { 0 };
+    let c1 = &asset.clips[i1];
+    let mut blend = single_layer(c0.first_row + c0.frames / 3, 0.37, 0);
+    blend[0].weight = 0.6;
+    blend[1] = Layer {
+        weight: 0.4,
+        frac: 0.71,
+        row: (c1.first_row + c1.frames / 2) as f32,
+        clip: i1 as f32,
+    };
+    let mut second = single_layer(c1.first_row + 1, 0.52, i1 as u32);
+    second[0].weight = 0.25;
+    second[1] = Layer {
+        weight: 0.75,
+        frac: 0.13,
+        row: (c0.first_row + c0.frames - 2) as f32,
+        clip: 0.0,
+    };
+    vec![blend, second]
+}
+
+#[test]
+fn gpu_skinning_matches_the_cpu_decoder_on_real_assets_for_every_encoding() {
+    let Some(gpu) = throng_render::device::test_gpu() else {
+        return;
+    };
+    for file in ["Fox.glb", "CesiumMan.glb"] {
+        let Some(path) = throng_testdata::asset(file) else {
+            return;
+        };
+        let model = match throng_gltf::import(&path) {
+            Ok(m) => m,
+            Err(e) => panic!("importing {}: {e}", path.display()),
+        };
+        for encoding in Encoding::ALL {
+            let asset = bake(&model, file, encoding);
+            // quat-* may fall back to mat3x4-f32 (non-uniform scale): test what was baked.
+            let baked = asset.bone_texture.encoding;
+            let g = match GpuAsset::new(&gpu, &asset) {
+                Ok(g) => g,
+                Err(e) => panic!("uploading {file}: {e}"),
+            };
+            let recs = records(&asset);
+            assert!(recs.iter().all(|r| r[0].frac != 0.0 && r[1].frac != 0.0));
+            let skinnings: &[Skinning] = if baked.is_quat() {
+                &[Skinning::Linear, Skinning::DualQuat]
+            } else {
+                &[Skinning::Linear]
+            };
+            for &sk in skinnings {
+                let mode = match sk {
+                    Skinning::DualQuat => SkinMode::DualQuaternion,
+                    Skinning::Linear => SkinMode::Linear,
+                };
+                let mut worst = 0.0f32;
+                let mut bounds = Aabb::EMPTY;
+                let mut vertices = 0;
+                for (pi, p) in asset.primitives.iter().enumerate() {
+                    let inputs = skin_inputs(p);
+                    let out = match skin_on_gpu(&gpu, &g, &inputs, Playback::Cpu(&recs), sk) {
+                        Ok(o) => o,
+                        Err(e) => panic!("{file} {}: GPU skinning: {e}", baked.as_str()),
+                    };
+                    for (ri, r) in recs.iter().enumerate() {
+                        let cpu = match skin_vertices(&asset, pi, r, mode) {
+                            Ok(c) => c,
+                            Err(e) => panic!("{file} {}: CPU decoder: {e}", baked.as_str()),
+                        };
+                        for (v, c) in cpu.positions.iter().enumerate() {
+                            bounds.extend(*c);
+                            let gp = Vec4::from(out[ri * inputs.len() + v].position).truncate();
+                            worst = worst.max((gp - *c).length());
+                            vertices += 1;
+                        }
+                    }
+                }
+                let diag = bounds.diagonal();
+                assert!(diag > 0.0 && vertices > 0, "{file}: nothing skinned");
+                eprintln!(
+                    "{file:14} {:13} {:3}: max |GPU − CPU| = {:.2e} of the bounding diagonal \
+                     ({vertices} vertices)",
+                    baked.as_str(),
+                    sk.as_str(),
+                    worst / diag
+                );
+                assert!(
+                    worst <= 1e-6 * diag,
+                    "{file} {} {}: GPU and CPU skinned positions differ by {worst} \
+                     (> 1e-6 × diagonal {diag})",
+                    baked.as_str(),
+                    sk.as_str()
+                );
+            }
+        }
+    }
+}
