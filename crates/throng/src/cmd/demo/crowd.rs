@@ -309,4 +309,59 @@ mod tests {
         // Standard error of the mean of U(0,1) over 1e5 draws is 0.0009; allow 5 of them.
         assert!((mean - 0.5).abs() < 0.0045, "mean {mean}");
     }
+
+    fn fox_clips() -> Vec<ClipInfo> {
+        let bytes = throng_demo::demo_glb();
+        let model = throng_gltf::import_slice(&bytes, None, "fox.glb").expect("import the fox");
+        let (asset, _) =
+            throng_bake::bake(&model, &throng_bake::BakeOptions::default()).expect("bake the fox");
+        asset.clips
+    }
+
+    #[test]
+    fn fox_roles_and_a_mixed_crowd() {
+        let clips = fox_clips();
+        let idx = |n: &str| clips.iter().position(|c| c.name == n).expect(n);
+        let roles = Roles::pick(&clips);
+        let (idle, walk, run, sit) = (idx("idle"), idx("walk"), idx("run"), idx("sit"));
+        assert_eq!(roles.cycle, vec![idle, walk, run, walk]);
+        assert_eq!(roles.blend, Some((walk, run)));
+        assert_eq!(roles.one_shot, Some(sit));
+
+        let mut crowd = Crowd::new(&clips, 300, 1.5).expect("crowd");
+        for _ in 0..90 {
+            crowd.step(1.0 / 30.0).expect("step");
+        }
+        assert!(crowd.stats.crossfades > 100, "{:?}", crowd.stats);
+        assert!(crowd.stats.blends > 0, "{:?}", crowd.stats);
+        let mut dominant = [0usize; 4];
+        for r in crowd.records() {
+            let sum: f32 = r.iter().map(|l| l.weight).sum();
+            assert!((sum - 1.0).abs() < 1e-5, "weights sum to {sum}: {r:?}");
+            for l in r.iter().filter(|l| l.weight > 0.0) {
+                let c = &clips[l.clip as usize];
+                let (first, last) = (c.first_row as f32, (c.first_row + c.frames - 1) as f32);
+                assert!(
+                    (first..=last).contains(&l.row),
+                    "row {} outside {}",
+                    l.row,
+                    c.name
+                );
+            }
+            let top = r
+                .iter()
+                .max_by(|a, b| a.weight.total_cmp(&b.weight))
+                .expect("4 layers");
+            dominant[top.clip as usize] += 1;
+        }
+        // Every clip leads somewhere in the crowd.
+        assert!(dominant.iter().all(|&n| n > 0), "{dominant:?}");
+        // Transforms: on the grid (spacing 1.5, jitter ±0.22 of it), unit scale, upright.
+        let t = crowd.transforms();
+        assert_eq!(t.len(), 300);
+        for m in t.iter().map(|t| t.to_mat4()) {
+            assert!((m.x_axis.length() - 1.0).abs() < 1e-5 && m.y_axis.y > 0.9999);
+            assert!(m.w_axis.y == 0.0 && m.w_axis.x.abs() < 9.0 * 1.5 + 0.5);
+        }
+    }
 }

@@ -3,16 +3,17 @@
 //! World space: +Y up, file units; angles radians.
 
 use glam::Vec3;
+use std::f32::consts::{FRAC_PI_6, PI};
 use throng_asset::Aabb;
 use throng_render::camera::{look_at_rh, perspective_rh};
 use throng_render::Camera;
 
 /// Vertical field of view (35°, a mild telephoto that keeps the far rows readable).
-const FOV_Y: f32 = 0.610_865_2;
+const FOV_Y: f32 = 35.0 * PI / 180.0;
 /// Azimuth of the camera around +Y from +Z (the way the characters face by default): 30°.
-const YAW: f32 = 0.523_598_8;
+const YAW: f32 = FRAC_PI_6;
 /// Elevation above the ground plane: 30°.
-const PITCH: f32 = 0.523_598_8;
+const PITCH: f32 = FRAC_PI_6;
 /// Largest |x| and |y| in normalised device coordinates the crowd's bounds may reach: a small
 /// margin inside the image edge.
 const FILL: f32 = 0.97;
