@@ -60,17 +60,19 @@ pub struct Roles {
 }
 
 impl Roles {
-    /// The built-in fox's `idle`/`walk`/`run`/`sit` when present; otherwise every looping clip
-    /// in table order (every clip when none loops) and the first one-shot clip.
+    /// The built-in fox's `idle`/`walk`/`run`/`sit` when present (names in any case);
+    /// otherwise every looping clip in table order (every clip when none loops), the first
+    /// one-shot clip, and `walk`/`run` blending when both exist.
     pub fn pick(clips: &[ClipInfo]) -> Roles {
         let find = |n: &str| clips.iter().position(|c| c.name.eq_ignore_ascii_case(n));
         let looping =
             |i: &usize| matches!(clips[*i].loop_mode, LoopMode::Loop | LoopMode::PingPong);
         let one_shot = find("sit").or_else(|| (0..clips.len()).find(|i| !looping(i)));
-        if let (Some(idle), Some(walk), Some(run)) = (find("idle"), find("walk"), find("run")) {
+        let blend = find("walk").zip(find("run"));
+        if let (Some(idle), Some((walk, run))) = (find("idle"), blend) {
             return Roles {
                 cycle: vec![idle, walk, run, walk],
-                blend: Some((walk, run)),
+                blend,
                 one_shot,
             };
         }
@@ -80,7 +82,7 @@ impl Roles {
         }
         Roles {
             cycle,
-            blend: None,
+            blend,
             one_shot: one_shot.filter(|_| clips.len() > 1),
         }
     }
