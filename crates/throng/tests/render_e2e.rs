@@ -332,3 +332,151 @@ fn gpu_skinning_matches_the_cpu_decoder_on_real_assets_for_every_encoding() {
         }
     }
 }
+
+/// Runs the throng binary; panics with its stderr when it fails.
+fn throng(args: &[&str]) -> String {
+    let out = match std::process::Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(args)
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run the throng binary: {e}"),
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "throng {args:?} failed:\n{stderr}");
+    stderr
+}
+
+fn read_png(path: &std::path::Path) -> RgbaImage {
+    match throng_render::image::open(path) {
+        Ok(i) => i.to_rgba8(),
+        Err(e) => panic!("reading {}: {e}", path.display()),
+    }
+}
+
+#[test]
+fn cli_gpu_timed_crowd_draws_what_the_cpu_timed_crowd_draws() {
+    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+        return;
+    };
+    if throng_render::device::test_gpu().is_none() {
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let fox = fox.to_string_lossy().into_owned();
+    let mut images = Vec::new();
+    for timing in ["cpu", "gpu"] {
+        let out = dir.join(format!("cli-fox-{timing}-timed.png"));
+        let out_s = out.to_string_lossy().into_owned();
+        // The source Fox baked in memory (quat-f32, K = 4), 9 instances of Walk 0.1 s apart.
+        throng(&[
+            "render",
+            &fox,
+            "--encoding",
+            "quat-f32",
+            "--influences",
+            "4",
+            "--timing",
+            timing,
+            "--clip",
+            "Walk",
+            "--time",
+            "0.3",
+            "--stagger",
+            "0.1",
+            "--instances",
+            "9",
+            "--size",
+            "320x240",
+            "-o",
+            &out_s,
+        ]);
+        images.push(read_png(&out));
+    }
+    let total = images[0].pixels().len();
+    let differ = images[0]
+        .pixels()
+        .zip(images[1].pixels())
+        .filter(|(a, b)| differs(a, b, 8))
+        .count();
+    save(
+        &diff_image(&images[0], &images[1], 8),
+        "cli-fox-timing-diff.png",
+    );
+    eprintln!("CPU- vs GPU-timed: {differ} of {total} pixels differ by more than 8/255");
+    // The runtime's clock is in integer ticks, the CPU path in f64 seconds: frame fractions
+    // agree to ~1e-4, so only a few edge pixels may differ.
+    assert!(
+        differ * 200 <= total,
+        "{differ} of {total} pixels differ between CPU and GPU timing"
+    );
+}
+
+#[test]
+fn cli_writes_an_animated_gif_of_a_seeded_random_crowd() {
+    use throng_render::image::AnimationDecoder;
+    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+        return;
+    };
+    if throng_render::device::test_gpu().is_none() {
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let out = dir.join("cli-fox-crowd.gif");
+    let fox = fox.to_string_lossy().into_owned();
+    let out_s = out.to_string_lossy().into_owned();
+    throng(&[
+        "render",
+        &fox,
+        "--timing",
+        "gpu",
+        "--layout",
+        "random",
+        "--seed",
+        "3",
+        "--random-phase",
+        "--instances",
+        "12",
+        "--frames",
+        "6",
+        "--fps",
+        "10",
+        "--size",
+        "256x192",
+        "-o",
+        &out_s,
+    ]);
+    let file = match std::fs::File::open(&out) {
+        Ok(f) => std::io::BufReader::new(f),
+        Err(e) => panic!("opening {}: {e}", out.display()),
+    };
+    let frames = match throng_render::image::codecs::gif::GifDecoder::new(file)
+        .and_then(|d| d.into_frames().collect_frames())
+    {
+        Ok(f) => f,
+        Err(e) => panic!("decoding {}: {e}", out.display()),
+    };
+    assert_eq!(frames.len(), 6, "one GIF frame per --frames");
+    for (i, f) in frames.iter().enumerate() {
+        let (n, d) = f.delay().numer_denom_ms();
+        assert!(
+            (n as f64 / d as f64 - 100.0).abs() < 1.0,
+            "frame {i}: delay {n}/{d} ms, want 100 ms at 10 fps"
+        );
+    }
+    save(frames[0].buffer(), "cli-fox-crowd-frame0.png");
+    save(frames[3].buffer(), "cli-fox-crowd-frame3.png");
+    // The crowd moves: consecutive frames differ (not one picture repeated).
+    for w in frames.windows(2) {
+        let moved = w[0]
+            .buffer()
+            .pixels()
+            .zip(w[1].buffer().pixels())
+            .filter(|(a, b)| differs(a, b, 8))
+            .count();
+        assert!(
+            moved > 50,
+            "consecutive GIF frames differ in only {moved} pixels"
+        );
+    }
+}

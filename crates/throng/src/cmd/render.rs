@@ -1,28 +1,38 @@
-//! `throng render`: a headless picture of a crowd, written as PNG.
+//! `throng render`: a headless picture (PNG) or animation (GIF) of a crowd.
 //!
 //! - A baked asset is drawn by the GPU with the texture skinning path (the bone texture read in
 //!   the vertex shader), with `--path vat` from its vertex animation textures, or with
 //!   `--path reference` from the CPU decoder's skinned vertices (what the GPU should draw,
-//!   uploaded per frame). Instances outside the view are culled on the GPU unless `--no-cull`.
+//!   uploaded per frame; with `--source SRC`, from the source glTF skinned by throng-anim).
+//!   Instances outside the view are culled on the GPU unless `--no-cull`.
 //! - A source glTF is drawn with the reference path: every animated primitive skinned on the CPU
 //!   from full-rate glTF evaluation (throng-anim), the baseline the bake is measured against.
+//!   With `--encoding`, `--influences` or `--timing gpu` it is baked in memory first and drawn
+//!   by the GPU like a baked asset.
+//! - `--timing cpu` (default): the CLI computes every instance's frame rows each frame;
+//!   `--timing gpu`: throng-runtime's GpuRuntime keeps a compact record per instance and the
+//!   vertex shader derives the rows from it and the clock (DESIGN.md §4).
 //!
-//! Instances stand on a grid facing +Z; instance i shows the clip at `time + i · stagger`
-//! seconds. Runs on any adapter wgpu finds; without a GPU that is Mesa's lavapipe (software
-//! Vulkan: `apt-get install mesa-vulkan-drivers libvulkan1`).
+//! Instances stand on a grid (or seeded random spots, `--layout random`) facing +Z; instance i
+//! shows its clip at `time + i · stagger (+ a seeded random phase)` seconds. Without `--clip`
+//! a crowd plays a seeded mix of clips and phases. `--frames K --fps F` draws K frames 1/F s
+//! apart into an animated GIF. Runs on any adapter wgpu finds; without a GPU that is Mesa's
+//! lavapipe (software Vulkan: `apt-get install mesa-vulkan-drivers libvulkan1`).
 
 use anyhow::Context;
-use glam::{Mat4, Vec3};
-use std::path::PathBuf;
+use glam::{Mat4, Quat, Vec3};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 use throng_asset::decode::{skin_vertices, SkinMode};
-use throng_asset::{Aabb, BakedAsset, ClipInfo, Layer, LoopMode};
-use throng_render::gpu_types::{LayerRecord, MaterialUniform};
+use throng_asset::{Aabb, BakedAsset, ClipInfo, Encoding, Layer, LoopMode};
+use throng_render::gpu_types::{GpuTimedRecord, LayerRecord, MaterialUniform};
+use throng_render::image::{codecs::gif, Delay, Frame, RgbaImage};
 
 /// Base colour of primitives without a material (linear).
 const GREY: [f32; 4] = [0.6, 0.6, 0.62, 1.0];
 use throng_render::{
-    InstanceTransform, ReferenceMesh, RenderOptions, Renderer, SkinPath, Skinning,
+    Camera, InstanceTransform, Playback, ReferenceMesh, RenderOptions, Renderer, SkinPath, Skinning,
 };
 
 use super::source::{find_clip, is_baked, load_model};
@@ -68,6 +78,141 @@ pub struct Args {
     /// Leave out the ground plane.
     #[arg(long)]
     pub no_ground: bool,
+    /// Who times playback: `cpu` (rows computed per frame by the CLI) or `gpu` (throng-runtime's
+    /// GpuRuntime records + clock; the shader derives the rows). Texture and VAT paths only.
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
+    pub timing: String,
+    /// Source glTF input: bake it in memory with this bone-texture encoding and draw it on the
+    /// GPU (mat4-f32, mat3x4-f32, mat3x4-f16, quat-f32, quat-snorm16).
+    #[arg(long)]
+    pub encoding: Option<String>,
+    /// Source glTF input: bake it in memory with K influences per vertex (4 or 8) and draw it
+    /// on the GPU.
+    #[arg(long)]
+    pub influences: Option<u32>,
+    /// Baked input with `--path reference`: skin this source glTF on the CPU instead of
+    /// decoding the baked asset.
+    #[arg(long)]
+    pub source: Option<PathBuf>,
+    /// Add a seeded random phase (0..clip duration) to every instance's time.
+    #[arg(long)]
+    pub random_phase: bool,
+    /// Seed of the random clip mix, phases and layout.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Where instances stand: a square `grid` or seeded `random` spots with random headings.
+    #[arg(long, default_value = "grid", value_parser = ["grid", "random"])]
+    pub layout: String,
+    /// Number of frames; more than 1 writes an animated GIF.
+    #[arg(long, default_value_t = 1)]
+    pub frames: u32,
+    /// Frames per second of the animation (clip time between frames = 1/fps).
+    #[arg(long, default_value_t = 15.0)]
+    pub fps: f64,
+}
+
+/// What each instance plays: clip (None = rest pose) and the seconds added to the frame time.
+#[derive(Debug, Clone, Copy)]
+struct Inst {
+    clip: Option<usize>,
+    phase: f64,
+}
+
+/// SplitMix64: a seeded, reproducible stream without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// Per-instance clips and phases. `--clip` (or a single instance): every instance plays that
+/// clip (default the first); otherwise a seeded mix of clips with random phases.
+/// `durations[c]` = clip c's duration in seconds.
+fn plan(args: &Args, clip: Option<usize>, durations: &[f64]) -> Vec<Inst> {
+    let mut rng = Rng(args.seed);
+    let mix = args.clip.is_none() && args.instances > 1 && !durations.is_empty();
+    (0..args.instances)
+        .map(|i| {
+            let c = if mix {
+                Some((rng.next() % durations.len() as u64) as usize)
+            } else {
+                clip
+            };
+            let d = c.map(|c| durations[c]).unwrap_or(0.0);
+            let random = if mix || args.random_phase {
+                rng.unit() * d
+            } else {
+                0.0
+            };
+            Inst {
+                clip: c,
+                phase: i as f64 * args.stagger + random,
+            }
+        })
+        .collect()
+}
+
+/// Instance transforms: `--layout grid` (square grid) or `random` (seeded spots over the same
+/// area, random heading about +Y).
+fn layout(args: &Args, spacing: f32) -> Vec<InstanceTransform> {
+    let n = args.instances;
+    if args.layout != "random" {
+        return grid(n, spacing);
+    }
+    let mut rng = Rng(args.seed ^ 0x5eed_1a70);
+    let side = (n as f32).sqrt().ceil().max(1.0) * spacing;
+    (0..n)
+        .map(|_| {
+            let x = (rng.unit() as f32 - 0.5) * side;
+            let z = (rng.unit() as f32 - 0.5) * side;
+            let yaw = rng.unit() as f32 * std::f32::consts::TAU;
+            InstanceTransform::from_mat4(Mat4::from_rotation_translation(
+                Quat::from_rotation_y(yaw),
+                Vec3::new(x, 0.0, z),
+            ))
+        })
+        .collect()
+}
+
+/// Encodes frames as an endlessly looping GIF, `fps` frames per second.
+pub(crate) fn encode_gif(frames: Vec<RgbaImage>, fps: f64) -> anyhow::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    {
+        let mut enc = gif::GifEncoder::new_with_speed(&mut out, 10);
+        enc.set_repeat(gif::Repeat::Infinite)
+            .context("encoding the GIF")?;
+        // GIF delays are in 1/100 s; Delay rounds the µs value to that.
+        let delay = Delay::from_numer_denom_ms((1e6 / fps).round() as u32, 1000);
+        enc.encode_frames(
+            frames
+                .into_iter()
+                .map(|f| Frame::from_parts(f, 0, 0, delay)),
+        )
+        .context("encoding the GIF")?;
+    }
+    Ok(out)
+}
+
+fn frame_bar(frames: u32) -> ProgressBar {
+    if frames <= 1 {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(frames as u64).with_message("rendering");
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} frames ({eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
 }
 
 pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -94,6 +239,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.blend_weight
         );
     }
+    if args.frames == 0 {
+        anyhow::bail!("--frames must be at least 1");
+    }
+    if !(args.fps.is_finite() && args.fps > 0.0) {
+        anyhow::bail!("--fps must be a positive number of frames per second");
+    }
+    if let Some(k) = args.influences {
+        if k != 4 && k != 8 {
+            anyhow::bail!("--influences must be 4 or 8, got {k}");
+        }
+    }
+    let encoding = args
+        .encoding
+        .as_deref()
+        .map(|e| {
+            Encoding::parse(e).ok_or_else(|| {
+                let all: Vec<&str> = Encoding::ALL.iter().map(|e| e.as_str()).collect();
+                anyhow::anyhow!("--encoding {e:?}: expected one of {}", all.join(", "))
+            })
+        })
+        .transpose()?;
+    let gpu_timing = args.timing == "gpu";
+    if gpu_timing && args.path == "reference" {
+        anyhow::bail!("--timing gpu needs --path texture or vat (the reference path is CPU-timed)");
+    }
     let skinning = match args.skinning.as_str() {
         "dq" => Skinning::DualQuat,
         _ => Skinning::Linear,
@@ -111,36 +281,122 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
         ..Default::default()
     };
-    let output = args
-        .output
-        .clone()
-        .unwrap_or_else(|| args.input.with_extension("png"));
+    let output = args.output.clone().unwrap_or_else(|| {
+        args.input
+            .with_extension(if args.frames > 1 { "gif" } else { "png" })
+    });
+    let is_gif = output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gif"));
+    if args.frames > 1 && !is_gif {
+        anyhow::bail!(
+            "{}: --frames {} writes an animated GIF; name the output *.gif",
+            output.display(),
+            args.frames
+        );
+    }
+    let baked = is_baked(&args.input);
+    if baked && (encoding.is_some() || args.influences.is_some()) {
+        anyhow::bail!(
+            "{} is already baked: --encoding and --influences apply to a source glTF",
+            args.input.display()
+        );
+    }
     let mut renderer = Renderer::new().context("creating a GPU device")?;
     eprintln!("adapter: {}", renderer.adapter());
     let start = Instant::now();
-    let image = if is_baked(&args.input) {
-        render_baked(&args, &mut renderer, &opts)?
+    let bake_in_memory = encoding.is_some() || args.influences.is_some() || gpu_timing;
+    let images = if baked {
+        match (&args.source, args.path == "reference") {
+            (Some(src), true) => render_source(&args, src, &mut renderer, &opts)?,
+            _ => {
+                let asset = throng_asset::read(&args.input)?;
+                render_baked(&args, &asset, &mut renderer, &opts)?
+            }
+        }
+    } else if bake_in_memory {
+        if args.path == "reference" {
+            anyhow::bail!(
+                "--path reference draws the source itself: leave out --encoding, --influences \
+                 and --timing gpu"
+            );
+        }
+        let asset = bake_source(&args.input, encoding, args.influences, &opts)?;
+        render_baked(&args, &asset, &mut renderer, &opts)?
     } else {
-        render_source(&args, &mut renderer, &opts)?
+        render_source(&args, &args.input, &mut renderer, &opts)?
     };
     let took = start.elapsed();
-    let mut png = Vec::new();
-    image
-        .write_to(
-            &mut std::io::Cursor::new(&mut png),
-            throng_render::image::ImageFormat::Png,
-        )
-        .context("encoding the PNG")?;
-    super::write_atomic(&output, &png).with_context(|| format!("writing {}", output.display()))?;
+    let bytes = if is_gif {
+        encode_gif(images, args.fps)?
+    } else {
+        let mut png = Vec::new();
+        let first = images
+            .first()
+            .context("no frame was rendered (--frames 0?)")?;
+        first
+            .write_to(
+                &mut std::io::Cursor::new(&mut png),
+                throng_render::image::ImageFormat::Png,
+            )
+            .context("encoding the PNG")?;
+        png
+    };
+    super::write_atomic(&output, &bytes)
+        .with_context(|| format!("writing {}", output.display()))?;
     eprintln!(
-        "wrote {} ({}×{}, {} instance(s), {:.0} ms)",
+        "wrote {} ({}×{}, {} instance(s), {} frame(s), {:.0} ms)",
         output.display(),
         opts.width,
         opts.height,
         args.instances,
+        args.frames,
         took.as_secs_f64() * 1e3
     );
     Ok(())
+}
+
+/// Bakes a source glTF in memory (`--encoding`, `--influences`; a VAT too for `--path vat`).
+fn bake_source(
+    input: &Path,
+    encoding: Option<Encoding>,
+    influences: Option<u32>,
+    opts: &RenderOptions,
+) -> anyhow::Result<BakedAsset> {
+    let model = load_model(input, &[])?;
+    let defaults = throng_bake::BakeOptions::default();
+    let bake_opts = throng_bake::BakeOptions {
+        source_name: input
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        encoding: encoding.unwrap_or(defaults.encoding),
+        influences: influences.unwrap_or(defaults.influences),
+        vat: (opts.path == SkinPath::Vat).then_some(throng_asset::VatEncoding::F32),
+        ..defaults
+    };
+    let (asset, _) = throng_bake::bake(&model, &bake_opts)
+        .with_context(|| format!("baking {} in memory", input.display()))?;
+    eprintln!(
+        "baked {} in memory: {}, {} influences, {} clip(s)",
+        input.display(),
+        asset.bone_texture.encoding.as_str(),
+        bake_opts.influences,
+        asset.clips.len()
+    );
+    Ok(asset)
+}
+
+/// With several frames the camera stays where frame 0 put it (framed on `scene`).
+fn fixed_camera(args: &Args, opts: &RenderOptions, scene: &Aabb) -> RenderOptions {
+    let mut o = *opts;
+    if args.frames > 1 && o.camera.is_none() && !scene.is_empty() {
+        o.camera = Some(Camera::framing(
+            scene,
+            o.width as f32 / o.height.max(1) as f32,
+        ));
+    }
+    o
 }
 
 /// Instance transforms on a square grid in the XZ plane, `spacing` apart, centred on the origin.
@@ -215,54 +471,133 @@ fn baked_clip(asset: &BakedAsset, name: &str) -> anyhow::Result<usize> {
     })
 }
 
+/// CPU-timed records at frame time `t` (seconds): layer 0 the instance's clip, layer 1 the
+/// `--blend` clip at the same time.
+fn cpu_records(
+    asset: &BakedAsset,
+    insts: &[Inst],
+    blend: Option<usize>,
+    blend_weight: f32,
+    t: f64,
+) -> Vec<LayerRecord> {
+    insts
+        .iter()
+        .map(|inst| {
+            let mut r = [Layer::default(); 4];
+            if let Some(c) = inst.clip {
+                let tt = t + inst.phase;
+                let w1 = if blend.is_some() { blend_weight } else { 0.0 };
+                r[0] = layer(&asset.clips[c], c, 1.0 - w1, tt);
+                if let Some(b) = blend {
+                    r[1] = layer(&asset.clips[b], b, w1, tt);
+                }
+            }
+            r
+        })
+        .collect()
+}
+
 fn render_baked(
     args: &Args,
+    asset: &BakedAsset,
     renderer: &mut Renderer,
     opts: &RenderOptions,
-) -> anyhow::Result<throng_render::image::RgbaImage> {
-    let asset = throng_asset::read(&args.input)?;
+) -> anyhow::Result<Vec<RgbaImage>> {
     let clip = match &args.clip {
-        Some(c) => Some(baked_clip(&asset, c)?),
+        Some(c) => Some(baked_clip(asset, c)?),
         None => (!asset.clips.is_empty()).then_some(0),
     };
     let blend = args
         .blend
         .as_deref()
-        .map(|b| baked_clip(&asset, b))
+        .map(|b| baked_clip(asset, b))
         .transpose()?;
-    let records: Vec<LayerRecord> = (0..args.instances)
-        .map(|i| {
-            let t = args.time + i as f64 * args.stagger;
-            let mut r = [Layer::default(); 4];
-            if let Some(c) = clip {
-                let w1 = if blend.is_some() {
-                    args.blend_weight
-                } else {
-                    0.0
-                };
-                r[0] = layer(&asset.clips[c], c, 1.0 - w1, t);
-                if let Some(b) = blend {
-                    r[1] = layer(&asset.clips[b], b, w1, t);
-                }
-            }
-            r
-        })
-        .collect();
+    let durations: Vec<f64> = asset.clips.iter().map(|c| c.duration).collect();
+    let insts = plan(args, clip, &durations);
     let bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
-    let transforms = grid(args.instances, spacing(&bounds));
-    if args.path != "reference" {
-        let gpu_asset = renderer.upload(&asset)?;
-        return Ok(renderer.render_texture(&gpu_asset, &transforms, &records, opts)?);
+    let transforms = layout(args, spacing(&bounds));
+    let opts = fixed_camera(
+        args,
+        opts,
+        &throng_render::camera::crowd_bounds(&bounds, &transforms),
+    );
+    let dt = 1.0 / args.fps;
+    let bar = frame_bar(args.frames);
+    let mut images = Vec::with_capacity(args.frames as usize);
+    if args.path == "reference" {
+        for f in 0..args.frames {
+            let t = args.time + f as f64 * dt;
+            let records = cpu_records(asset, &insts, blend, args.blend_weight, t);
+            images.push(render_decoded(
+                asset,
+                &records,
+                &transforms,
+                renderer,
+                &opts,
+            )?);
+            bar.inc(1);
+        }
+    } else if args.timing == "gpu" {
+        let gpu_asset = renderer.upload(asset)?;
+        let mut rt = throng_runtime::GpuRuntime::new(&asset.clips);
+        for (inst, tr) in insts.iter().zip(&transforms) {
+            let h = rt.spawn(throng_runtime::InstanceTransform::from_mat4(&tr.to_mat4()));
+            let Some(c) = inst.clip else { continue };
+            match blend {
+                // The runtime blends in normalised time (both clips loop together).
+                Some(b) => rt.blend(h, c, b, args.blend_weight)?,
+                None => rt.play(
+                    h,
+                    c,
+                    throng_runtime::PlayOptions {
+                        start_time: (args.time + inst.phase) as f32,
+                        ..Default::default()
+                    },
+                )?,
+            }
+        }
+        for f in 0..args.frames {
+            if f > 0 {
+                rt.update(dt);
+            }
+            let records: &[GpuTimedRecord] = bytemuck::cast_slice(rt.records());
+            let playback = Playback::Gpu {
+                records,
+                clock: rt.gpu_clock(),
+            };
+            images.push(renderer.render_playback(&gpu_asset, &transforms, playback, &opts)?);
+            bar.inc(1);
+        }
+    } else {
+        let gpu_asset = renderer.upload(asset)?;
+        for f in 0..args.frames {
+            let t = args.time + f as f64 * dt;
+            let records = cpu_records(asset, &insts, blend, args.blend_weight, t);
+            images.push(renderer.render_texture(&gpu_asset, &transforms, &records, &opts)?);
+            bar.inc(1);
+        }
     }
+    bar.finish_and_clear();
+    Ok(images)
+}
+
+/// The reference path of a baked asset: every instance skinned by the CPU decoder, uploaded.
+fn render_decoded(
+    asset: &BakedAsset,
+    records: &[LayerRecord],
+    transforms: &[InstanceTransform],
+    renderer: &mut Renderer,
+    opts: &RenderOptions,
+) -> anyhow::Result<RgbaImage> {
     let mode = match opts.skinning {
         Skinning::DualQuat => SkinMode::DualQuaternion,
         Skinning::Linear => SkinMode::Linear,
     };
     // One skinned copy per instance and primitive (instances may show different frames).
     let mut skinned = Vec::new();
-    for rec in &records {
+    for rec in records {
         for p in 0..asset.primitives.len() {
-            skinned.push(skin_vertices(&asset, p, rec, mode)?);
+            skinned.push(skin_vertices(asset, p, rec, mode)?);
         }
     }
     let np = asset.primitives.len();
@@ -291,53 +626,39 @@ fn render_baked(
     Ok(renderer.render_reference(&meshes, opts)?)
 }
 
-fn render_source(
-    args: &Args,
-    renderer: &mut Renderer,
-    opts: &RenderOptions,
-) -> anyhow::Result<throng_render::image::RgbaImage> {
-    if args.blend.is_some() {
-        anyhow::bail!("--blend needs a baked asset (layer blending is a runtime feature)");
-    }
-    let model = load_model(&args.input, &[])?;
-    let clip = match &args.clip {
-        Some(c) => Some(find_clip(&model, c)?),
-        None => (!model.clips.is_empty()).then_some(0),
-    };
-    let method = match opts.skinning {
-        Skinning::DualQuat => throng_anim::SkinningMethod::DualQuaternion,
-        Skinning::Linear => throng_anim::SkinningMethod::LinearBlend,
-    };
+/// Source-glTF parts of one frame: (instance, mesh, primitive, skinned vertices).
+type SourceParts = Vec<(usize, usize, usize, throng_anim::SkinnedVertices)>;
+
+/// Skins every instance of a source model on the CPU at frame time `t` (seconds); also returns
+/// the bounds of instance 0's vertices (model space).
+fn skin_source(
+    model: &throng_anim::Model,
+    poser: &mut throng_anim::Poser,
+    insts: &[Inst],
+    t: f64,
+    method: throng_anim::SkinningMethod,
+) -> (SourceParts, Aabb) {
     let bindings = model.mesh_bindings();
-    if bindings.is_empty() {
-        anyhow::bail!(
-            "{}: nothing to animate (no skin and no mesh under a joint or an animated node)",
-            args.input.display()
-        );
-    }
-    let mut poser = throng_anim::Poser::new(&model);
     let mut matrices = Vec::new();
-    // Per instance: (binding, primitive, skinned vertices).
     let mut parts = Vec::new();
     let mut bounds = Aabb::EMPTY;
-    for i in 0..args.instances {
-        let t = args.time + i as f64 * args.stagger;
-        let t = match clip {
-            Some(c) => {
-                let cl = &model.clips[c];
+    for (i, inst) in insts.iter().enumerate() {
+        let tt = t + inst.phase;
+        let local = match inst.clip.and_then(|c| model.clips.get(c)) {
+            Some(cl) => {
                 let mode = match cl.loop_mode {
                     throng_anim::LoopMode::Loop => LoopMode::Loop,
                     throng_anim::LoopMode::Once => LoopMode::Once,
                     throng_anim::LoopMode::Clamp => LoopMode::Clamp,
                     throng_anim::LoopMode::PingPong => LoopMode::PingPong,
                 };
-                local_time(t, cl.duration as f64, mode)
+                local_time(tt, cl.duration as f64, mode)
             }
             None => 0.0,
         };
-        let model_space = poser.pose(&model, clip, t as f32).to_vec();
+        let model_space = poser.pose(model, inst.clip, local as f32).to_vec();
         for b in &bindings {
-            throng_anim::binding_matrices(&model, b, &model_space, &mut matrices);
+            throng_anim::binding_matrices(model, b, &model_space, &mut matrices);
             for (pi, prim) in model.meshes[b.mesh].primitives.iter().enumerate() {
                 let (inf, _) = throng_anim::binding_influences(b, prim);
                 let mut sv = throng_anim::SkinnedVertices::default();
@@ -347,41 +668,88 @@ fn render_source(
                         bounds.extend(p);
                     }
                 }
-                parts.push((i as usize, b.mesh, pi, sv));
+                parts.push((i, b.mesh, pi, sv));
             }
         }
     }
-    let transforms = grid(args.instances, spacing(&bounds));
-    let meshes: Vec<ReferenceMesh> = parts
-        .iter()
-        .map(|(i, mesh, pi, sv)| {
-            let prim = &model.meshes[*mesh].primitives[*pi];
-            let mat = prim.material.and_then(|m| model.materials.get(m));
-            let tex = mat.and_then(|m| m.base_color_texture.as_ref());
-            ReferenceMesh {
-                positions: &sv.positions,
-                normals: &sv.normals,
-                indices: &prim.indices,
-                uvs: prim.uv0.as_deref(),
-                material: match (mat, tex) {
-                    (Some(m), Some(t)) => MaterialUniform::new(
-                        m.base_color_factor.to_array(),
-                        &throng_asset::TextureTransform {
-                            offset: t.transform.offset.to_array(),
-                            rotation: t.transform.rotation,
-                            scale: t.transform.scale.to_array(),
-                        },
-                    ),
-                    (Some(m), None) => MaterialUniform::color(m.base_color_factor.to_array()),
-                    _ => MaterialUniform::color(GREY),
-                },
-                texture: tex
-                    .and_then(|t| model.images.get(t.image))
-                    .map(|img| img.encoded.as_slice())
-                    .filter(|b| !b.is_empty()),
-                transforms: std::slice::from_ref(&transforms[*i]),
-            }
-        })
-        .collect();
-    Ok(renderer.render_reference(&meshes, opts)?)
+    (parts, bounds)
+}
+
+fn render_source(
+    args: &Args,
+    input: &Path,
+    renderer: &mut Renderer,
+    opts: &RenderOptions,
+) -> anyhow::Result<Vec<RgbaImage>> {
+    if args.blend.is_some() {
+        anyhow::bail!("--blend needs a baked asset (layer blending is a runtime feature)");
+    }
+    let model = load_model(input, &[])?;
+    let clip = match &args.clip {
+        Some(c) => Some(find_clip(&model, c)?),
+        None => (!model.clips.is_empty()).then_some(0),
+    };
+    let method = match opts.skinning {
+        Skinning::DualQuat => throng_anim::SkinningMethod::DualQuaternion,
+        Skinning::Linear => throng_anim::SkinningMethod::LinearBlend,
+    };
+    if model.mesh_bindings().is_empty() {
+        anyhow::bail!(
+            "{}: nothing to animate (no skin and no mesh under a joint or an animated node)",
+            input.display()
+        );
+    }
+    let durations: Vec<f64> = model.clips.iter().map(|c| c.duration as f64).collect();
+    let insts = plan(args, clip, &durations);
+    let mut poser = throng_anim::Poser::new(&model);
+    let dt = 1.0 / args.fps;
+    let bar = frame_bar(args.frames);
+    let mut images = Vec::with_capacity(args.frames as usize);
+    // Transforms and camera come from frame 0 and stay for the rest.
+    let mut placed: Option<(Vec<InstanceTransform>, RenderOptions)> = None;
+    for f in 0..args.frames {
+        let t = args.time + f as f64 * dt;
+        let (parts, bounds) = skin_source(&model, &mut poser, &insts, t, method);
+        let (transforms, fopts) = placed.get_or_insert_with(|| {
+            let transforms = layout(args, spacing(&bounds));
+            let scene = throng_render::camera::crowd_bounds(&bounds, &transforms);
+            let o = fixed_camera(args, opts, &scene);
+            (transforms, o)
+        });
+        let meshes: Vec<ReferenceMesh> = parts
+            .iter()
+            .map(|(i, mesh, pi, sv)| {
+                let prim = &model.meshes[*mesh].primitives[*pi];
+                let mat = prim.material.and_then(|m| model.materials.get(m));
+                let tex = mat.and_then(|m| m.base_color_texture.as_ref());
+                ReferenceMesh {
+                    positions: &sv.positions,
+                    normals: &sv.normals,
+                    indices: &prim.indices,
+                    uvs: prim.uv0.as_deref(),
+                    material: match (mat, tex) {
+                        (Some(m), Some(t)) => MaterialUniform::new(
+                            m.base_color_factor.to_array(),
+                            &throng_asset::TextureTransform {
+                                offset: t.transform.offset.to_array(),
+                                rotation: t.transform.rotation,
+                                scale: t.transform.scale.to_array(),
+                            },
+                        ),
+                        (Some(m), None) => MaterialUniform::color(m.base_color_factor.to_array()),
+                        _ => MaterialUniform::color(GREY),
+                    },
+                    texture: tex
+                        .and_then(|t| model.images.get(t.image))
+                        .map(|img| img.encoded.as_slice())
+                        .filter(|b| !b.is_empty()),
+                    transforms: std::slice::from_ref(&transforms[*i]),
+                }
+            })
+            .collect();
+        images.push(renderer.render_reference(&meshes, fopts)?);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(images)
 }
