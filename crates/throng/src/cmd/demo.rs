@@ -76,6 +76,8 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out_dir)
         .with_context(|| format!("creating the output folder {}", args.out_dir.display()))?;
+    // Absolute, so the "wrote …" lines say exactly where the pictures are.
+    let out_dir = std::fs::canonicalize(&args.out_dir).unwrap_or_else(|_| args.out_dir.clone());
 
     let (model, name) = load(args.asset.as_deref())?;
     let asset = bake(&model, &name)?;
@@ -175,7 +177,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let png_image =
         renderer.render_texture(&gpu_asset, &transforms, &crowd.records(), &options(size))?;
     let png_ms = ms(t.elapsed());
-    let png_path = args.out_dir.join("demo.png");
+    let png_path = out_dir.join("demo.png");
     let png_bytes = encode_png(&png_image)?;
     super::write_atomic(&png_path, &png_bytes)
         .with_context(|| format!("writing {}", png_path.display()))?;
@@ -218,7 +220,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let t = Instant::now();
     let gif_bytes = encode_gif(frames)?;
     let gif_ms = ms(t.elapsed());
-    let gif_path = args.out_dir.join("demo.gif");
+    let gif_path = out_dir.join("demo.gif");
     super::write_atomic(&gif_path, &gif_bytes)
         .with_context(|| format!("writing {}", gif_path.display()))?;
 
