@@ -11,7 +11,7 @@ pub const FORMAT_VERSION: u32 = 1;
 
 /// Minor format version (`THRONG_baked_animation.minorVersion`): bumped for additions that
 /// readers of the same major version may ignore (see docs/format.md "Version policy").
-pub const FORMAT_MINOR_VERSION: u32 = 0;
+pub const FORMAT_MINOR_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]

@@ -261,7 +261,7 @@ fn primitive(
         c.finite(&format!("{el}.lods[{l}]"), &[lod.ratio, lod.error])?;
     }
     if let Some(t) = &p.vat {
-        vat(&c, &format!("{el}.vat"), t, v, asset.bone_texture.rows)?;
+        vat(c, &format!("{el}.vat"), t, v, asset.bone_texture.rows)?;
     }
     if let Some(m) = p.material {
         if m >= asset.materials.len() {

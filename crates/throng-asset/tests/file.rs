@@ -209,7 +209,8 @@ fn reseal(bytes: &mut [u8]) {
 fn a_newer_minor_version_is_read_and_edits_need_the_checksum() {
     let asset = common::asset(Encoding::Mat4F32);
     let bytes = to_glb_bytes(&asset).expect("write");
-    let mut b = replace_once(&bytes, "\"minorVersion\":0", "\"minorVersion\":7");
+    let current = format!("\"minorVersion\":{FORMAT_MINOR_VERSION}");
+    let mut b = replace_once(&bytes, &current, "\"minorVersion\":7");
     // Edited without updating the checksum: corruption.
     assert!(matches!(
         from_glb_bytes(&b, "m.glb"),

@@ -419,7 +419,7 @@ pub const PREVIEW_MAX_ROWS: u32 = 4096;
 /// False-colour RGB8 image of `t` (one pixel per texel, rows top to bottom, at most
 /// [`PREVIEW_MAX_ROWS`] rows).
 fn preview_image(t: &TextureView<'_>, kind: Preview) -> image::RgbImage {
-    let rows = t.rows.min(PREVIEW_MAX_ROWS).max(1);
+    let rows = t.rows.clamp(1, PREVIEW_MAX_ROWS);
     let w = t.width.max(1);
     let bpt = t.format.bytes_per_texel() as usize;
     let texel = |x: u32, y: u32| -> Option<&[u8]> {
