@@ -66,6 +66,9 @@ pub struct Args {
     /// Clip settings, anchors and root motion.
     #[command(flatten)]
     pub extras: super::bake_extras::ExtrasArgs,
+    /// VAT, LODs and texture exports.
+    #[command(flatten)]
+    pub mesh: super::bake_mesh::MeshArgs,
 }
 
 /// The options the plain flags set (the source name is this input's file name).
@@ -93,6 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.input.is_dir() {
         let mut options = base_options(&args);
         super::bake_extras::apply(&args.extras, &mut options)?;
+        super::bake_mesh::apply(&args.mesh, &mut options);
         return super::bake_extras::run_batch(&args, &options);
     }
     let start = Instant::now();
@@ -102,6 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let mut options = base_options(&args);
     super::bake_extras::apply(&args.extras, &mut options)?;
+    super::bake_mesh::apply(&args.mesh, &mut options);
     let bake_start = Instant::now();
     let baked = bake_with_bar(&model, &options);
     let (asset, report) = baked.with_context(|| format!("baking {}", args.input.display()))?;
@@ -117,6 +122,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         total_time.as_secs_f64() * 1e3
     );
     print_report(&report, args.influences);
+    super::bake_mesh::print_summary(&asset);
+    super::bake_mesh::export(&args.mesh, &asset)?;
     if !args.no_verify {
         print_fidelity(&asset, &model)?;
     }

@@ -32,6 +32,11 @@ pub struct Args {
     /// Influences per vertex, 4 or 8 (source input only).
     #[arg(long, default_value_t = 4, value_parser = parse_influences)]
     pub influences: u32,
+    /// Also bake a VAT with this position storage (f32, f16, unorm16) and measure it: extra
+    /// rows with encoding `vat-<storage>` (source input only; a baked input's VATs are always
+    /// measured).
+    #[arg(long, value_name = "STORAGE", value_parser = super::bake_mesh::parse_vat)]
+    pub vat: Option<throng_asset::VatEncoding>,
     /// Print `{"results": [...]}` as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -72,12 +77,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let mut all = Vec::new();
-        for enc in encodings {
+        for (i, enc) in encodings.into_iter().enumerate() {
             let options = BakeOptions {
                 source_name: name.clone(),
                 fps: args.fps,
                 encoding: enc,
                 influences: args.influences,
+                // The VAT does not depend on the bone encoding: measure it once.
+                vat: if i == 0 { args.vat } else { None },
                 ..Default::default()
             };
             let (asset, report) = throng_bake::bake(&model, &options)

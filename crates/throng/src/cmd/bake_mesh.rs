@@ -1,0 +1,97 @@
+//! `throng bake` mesh extras (DESIGN.md §3 "VAT", "Meshes", "Exports"): `--vat`, `--lod` and
+//! `--export-dir`, and their lines in the bake summary.
+
+use anyhow::Context;
+use std::path::PathBuf;
+use throng_asset::{BakedAsset, VatEncoding};
+use throng_bake::BakeOptions;
+
+/// `f32`, `f16` or `unorm16`.
+pub fn parse_vat(s: &str) -> Result<VatEncoding, String> {
+    VatEncoding::parse(s).ok_or_else(|| {
+        let all: Vec<&str> = VatEncoding::ALL.iter().map(|e| e.as_str()).collect();
+        format!("unknown VAT storage {s:?}; one of: {}", all.join(", "))
+    })
+}
+
+/// One LOD ratio in (0, 1).
+pub fn parse_lod(s: &str) -> Result<f32, String> {
+    s.trim()
+        .parse::<f32>()
+        .ok()
+        .filter(|r| r.is_finite() && *r > 0.0 && *r < 1.0)
+        .ok_or_else(|| {
+            format!("LOD ratio {s:?} must be an index-count ratio between 0 and 1, e.g. 0.5")
+        })
+}
+
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct MeshArgs {
+    /// Bake a vertex animation texture per primitive (skinned positions and octahedral normals
+    /// per frame-table row): positions as f32 (default), f16 or unorm16.
+    #[arg(long, value_name = "STORAGE", num_args = 0..=1, default_missing_value = "f32", value_parser = parse_vat)]
+    pub vat: Option<VatEncoding>,
+    /// LODs as index-count ratios, e.g. `--lod 0.5,0.25,0.1` (meshoptimizer's simplifier).
+    #[arg(long = "lod", value_name = "R,R,...", value_delimiter = ',', value_parser = parse_lod)]
+    pub lods: Vec<f32>,
+    /// Also write every texture as KTX2 (exact formats), `manifest.json` and PNG previews here.
+    #[arg(long, value_name = "DIR")]
+    pub export_dir: Option<PathBuf>,
+}
+
+/// Puts the mesh flags into the bake options.
+pub fn apply(args: &MeshArgs, options: &mut BakeOptions) {
+    options.vat = args.vat;
+    options.lods = args.lods.clone();
+}
+
+/// Summary lines: triangles and simplification error per LOD, VAT size per primitive.
+pub fn print_summary(asset: &BakedAsset) {
+    for (i, p) in asset.primitives.iter().enumerate() {
+        if !p.lods.is_empty() {
+            let lods: Vec<String> = p
+                .lods
+                .iter()
+                .map(|l| {
+                    format!(
+                        "{} → {} tris (error {:.1e})",
+                        l.ratio,
+                        l.indices.len() / 3,
+                        l.error
+                    )
+                })
+                .collect();
+            println!(
+                "  primitive {i}: LOD 0 {} tris; {}",
+                p.indices.len() / 3,
+                lods.join(", ")
+            );
+        }
+        if let Some(v) = &p.vat {
+            println!(
+                "  primitive {i}: VAT {} {} × {} texels in {} layer(s) ({} rows per frame), {} bytes",
+                v.encoding.as_str(),
+                v.width,
+                v.texture_rows(),
+                v.layers(),
+                v.rows_per_frame(),
+                v.positions.len() + 2 * v.normals.len()
+            );
+        }
+    }
+}
+
+/// Writes the exports when `--export-dir` was given.
+pub fn export(args: &MeshArgs, asset: &BakedAsset) -> anyhow::Result<()> {
+    let Some(dir) = &args.export_dir else {
+        return Ok(());
+    };
+    let m = throng_bake::export::export(asset, dir)
+        .with_context(|| format!("exporting textures to {}", dir.display()))?;
+    println!(
+        "  exported {} texture(s) as KTX2 + PNG previews with {}",
+        m.textures.len(),
+        dir.join("manifest.json").display()
+    );
+    Ok(())
+}
