@@ -33,7 +33,7 @@ enum Command {
     Verify(cmd::verify::Args),
     /// Draw a crowd headless to a PNG on whatever GPU adapter exists.
     Render(cmd::render::Args),
-    /// Benchmarks: `bench runtime`.
+    /// Benchmarks: `bench runtime`, `bench render`.
     #[command(subcommand)]
     Bench(BenchCommand),
 }
@@ -42,6 +42,8 @@ enum Command {
 enum BenchCommand {
     /// Per-frame cost of the playback runtime on N instances, against a plain memory fill.
     Runtime(cmd::bench_runtime::Args),
+    /// Frame and CPU time of 1, 100 and 1,000 instances on the texture, VAT and reference paths.
+    Render(cmd::bench_render::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +57,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => cmd::verify::run(a),
         Command::Render(a) => cmd::render::run(a),
         Command::Bench(BenchCommand::Runtime(a)) => cmd::bench_runtime::run(a),
+        Command::Bench(BenchCommand::Render(a)) => cmd::bench_render::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -480,3 +480,62 @@ fn cli_writes_an_animated_gif_of_a_seeded_random_crowd() {
         );
     }
 }
+
+#[test]
+fn cli_bench_render_reports_every_path_with_draws_and_uploads() {
+    if throng_render::device::test_gpu().is_none() {
+        return;
+    }
+    let out = match std::process::Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args([
+            "bench",
+            "render",
+            "--instances",
+            "1,3",
+            "--frames",
+            "1",
+            "--size",
+            "64x64",
+            "--json",
+        ])
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run the throng binary: {e}"),
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "throng bench render failed:\n{stderr}"
+    );
+    let v: serde_json::Value = match serde_json::from_slice(&out.stdout) {
+        Ok(v) => v,
+        Err(e) => panic!(
+            "bench output is not JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        ),
+    };
+    let prims = v["primitives"].as_u64().unwrap_or(0);
+    assert!(prims > 0, "no primitives in {v}");
+    let cases = v["cases"].as_array().cloned().unwrap_or_default();
+    // The built-in fox is baked with a VAT: 3 paths × 2 counts.
+    assert_eq!(cases.len(), 6, "{v}");
+    for c in &cases {
+        let n = c["instances"].as_u64().unwrap_or(0);
+        let path = c["path"].as_str().unwrap_or("");
+        let draws = c["draws"].as_u64().unwrap_or(0);
+        // One indirect draw per primitive on the GPU paths, one per instance and primitive on
+        // the reference path; plus the ground.
+        let want = if path == "reference" {
+            n * prims + 1
+        } else {
+            prims + 1
+        };
+        assert_eq!(draws, want, "{path} × {n}: draws");
+        assert!(c["frame_ms"].as_f64().unwrap_or(-1.0) > 0.0, "{c}");
+        assert!(c["upload_bytes"].as_u64().unwrap_or(0) > 0, "{c}");
+        if path == "texture" {
+            assert_eq!(c["vs_texture"].as_f64(), Some(1.0));
+        }
+    }
+}

@@ -3,6 +3,7 @@
 pub mod bake;
 mod bake_extras;
 pub mod bake_mesh;
+pub mod bench_render;
 pub mod bench_runtime;
 pub mod demo;
 pub mod demo_asset;

@@ -1,0 +1,294 @@
+//! `throng bench render`: what a frame of a crowd costs on the adapter at hand, for 1, 100 and
+//! 1,000 instances (`--instances`), on the three paths in the same run (DESIGN.md §5):
+//!
+//! - texture: CPU-timed records (64 B per instance) + transforms (48 B) written per frame; the
+//!   vertex shader skins from the bone texture; one indirect draw per primitive after culling;
+//! - vat: the same records, positions and normals fetched from the vertex animation texture;
+//! - reference: every instance skinned on the CPU by throng-asset's decoder and uploaded as
+//!   vertices (32 B each) + indices, one draw per instance and primitive. Drawn untextured: the
+//!   renderer's reference API decodes a mesh's texture per mesh, which would measure PNG
+//!   decoding rather than skinning.
+//!
+//! Frame time = wall time of one whole frame: records (or CPU skinning), upload, GPU work and
+//! the read back of the picture (the renderer is headless and every frame ends in a read back).
+//! CPU time = the part spent preparing per-frame data on the CPU before the renderer is called.
+//! Without `--asset` the built-in fox is baked in memory.
+
+use anyhow::Context;
+use std::path::PathBuf;
+use std::time::Instant;
+use throng_asset::decode::{skin_vertices, SkinMode};
+use throng_asset::{Aabb, BakedAsset, Layer};
+use throng_render::gpu_types::{FrameUniform, LayerRecord, MaterialUniform};
+use throng_render::{InstanceTransform, ReferenceMesh, RenderOptions, Renderer, SkinPath};
+
+use super::render::{parse_size, spacing};
+use super::source::{is_baked, load_model};
+
+/// The reference path skins every instance on the CPU: it stops at this many instances.
+const REFERENCE_MAX: u32 = 1000;
+/// Bytes of one reference-path vertex (position, normal, uv: 8 f32).
+const REF_VERTEX_BYTES: u64 = 32;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A source glTF (baked in memory with a VAT) or a baked asset; default the built-in fox.
+    #[arg(long, value_name = "FILE")]
+    pub asset: Option<PathBuf>,
+    /// Instance counts to measure, comma-separated (the reference path stops at 1,000).
+    #[arg(long, value_delimiter = ',', default_values_t = [1u32, 100, 1000])]
+    pub instances: Vec<u32>,
+    /// Image size in pixels, WIDTHxHEIGHT.
+    #[arg(long, default_value = "512x512", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Timed frames per case (after 2 warm-up frames).
+    #[arg(long, default_value_t = 10)]
+    pub frames: u32,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(serde::Serialize)]
+struct Case {
+    path: &'static str,
+    instances: u32,
+    /// Mean wall time of a frame, milliseconds.
+    frame_ms: f64,
+    /// Mean CPU time preparing a frame's data (records or skinned vertices), milliseconds.
+    cpu_ms: f64,
+    /// frame_ms / the texture path's frame_ms at the same instance count.
+    vs_texture: f64,
+    draws: u64,
+    /// Bytes the CPU writes to the GPU per frame (records, transforms, vertices, indices,
+    /// frame uniform).
+    upload_bytes: u64,
+}
+
+#[derive(serde::Serialize)]
+struct Report {
+    adapter: String,
+    asset: String,
+    width: u32,
+    height: u32,
+    frames: u32,
+    primitives: usize,
+    vertices: usize,
+    cases: Vec<Case>,
+}
+
+fn load(args: &Args) -> anyhow::Result<(BakedAsset, String)> {
+    let (model, name) = match &args.asset {
+        Some(p) if is_baked(p) => {
+            let asset = throng_asset::read(p)
+                .with_context(|| format!("loading the baked asset {}", p.display()))?;
+            return Ok((asset, p.display().to_string()));
+        }
+        Some(p) => (load_model(p, &[])?, p.display().to_string()),
+        None => {
+            let bytes = throng_demo::demo_glb();
+            let model = throng_gltf::import_slice(&bytes, None, "built-in fox")
+                .context("importing the built-in fox")?;
+            (model, "built-in fox".to_string())
+        }
+    };
+    let opts = throng_bake::BakeOptions {
+        source_name: name.clone(),
+        vat: Some(throng_asset::VatEncoding::F32),
+        ..Default::default()
+    };
+    let (asset, _) =
+        throng_bake::bake(&model, &opts).with_context(|| format!("baking {name} in memory"))?;
+    Ok((asset, name))
+}
+
+/// Instance i plays clip i mod clips at `t + 0.37 i` seconds (wrapped into the clip).
+fn records(asset: &BakedAsset, n: u32, t: f64) -> Vec<LayerRecord> {
+    (0..n)
+        .map(|i| {
+            let mut r = [Layer::default(); 4];
+            if !asset.clips.is_empty() {
+                let c = i as usize % asset.clips.len();
+                let clip = &asset.clips[c];
+                let tau = if clip.duration > 0.0 {
+                    (t + 0.37 * i as f64).rem_euclid(clip.duration)
+                } else {
+                    0.0
+                };
+                let f = clip.frame_at(tau);
+                r[0] = Layer {
+                    weight: 1.0,
+                    frac: f.frac,
+                    row: f.row as f32,
+                    clip: c as f32,
+                };
+            }
+            r
+        })
+        .collect()
+}
+
+fn grid(n: u32, spacing: f32) -> Vec<InstanceTransform> {
+    let cols = (n as f32).sqrt().ceil().max(1.0) as u32;
+    (0..n)
+        .map(|i| {
+            let x = (i % cols) as f32 * spacing;
+            let z = (i / cols) as f32 * spacing;
+            InstanceTransform::translation(glam::Vec3::new(x, 0.0, z))
+        })
+        .collect()
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.frames == 0 {
+        anyhow::bail!("--frames must be at least 1");
+    }
+    if args.instances.contains(&0) {
+        anyhow::bail!("--instances: every count must be at least 1");
+    }
+    let (asset, name) = load(&args)?;
+    let mut renderer = Renderer::new().context("creating a GPU device")?;
+    let gpu_asset = renderer.upload(&asset)?;
+    let has_vat = asset.primitives.iter().all(|p| p.vat.is_some());
+    let bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
+    let (w, h) = args.size;
+    let base = RenderOptions {
+        width: w,
+        height: h,
+        ..Default::default()
+    };
+    let prims = asset.primitives.len() as u64;
+    let verts: u64 = asset
+        .primitives
+        .iter()
+        .map(|p| p.positions.len() as u64)
+        .sum();
+    let indices: u64 = asset
+        .primitives
+        .iter()
+        .map(|p| p.indices.len() as u64)
+        .sum();
+    let frame_uniform = std::mem::size_of::<FrameUniform>() as u64;
+    let dt = 1.0 / 60.0;
+    let mut cases = Vec::new();
+    for &n in &args.instances {
+        let transforms = grid(n, spacing(&bounds));
+        let mut texture_ms = f64::NAN;
+        for path in ["texture", "vat", "reference"] {
+            if (path == "vat" && !has_vat) || (path == "reference" && n > REFERENCE_MAX) {
+                continue;
+            }
+            let (mut frame_s, mut cpu_s) = (0.0, 0.0);
+            for f in 0..args.frames + 2 {
+                let t = f as f64 * dt;
+                let start = Instant::now();
+                if path == "reference" {
+                    let recs = records(&asset, n, t);
+                    let mut skinned = Vec::with_capacity((n as u64 * prims) as usize);
+                    for r in &recs {
+                        for p in 0..asset.primitives.len() {
+                            skinned.push(skin_vertices(&asset, p, r, SkinMode::Linear)?);
+                        }
+                    }
+                    let meshes: Vec<ReferenceMesh> = skinned
+                        .iter()
+                        .enumerate()
+                        .map(|(k, s)| ReferenceMesh {
+                            positions: &s.positions,
+                            normals: &s.normals,
+                            indices: &asset.primitives[k % prims as usize].indices,
+                            uvs: None,
+                            material: MaterialUniform::color([0.8, 0.45, 0.2, 1.0]),
+                            texture: None,
+                            transforms: std::slice::from_ref(&transforms[k / prims as usize]),
+                        })
+                        .collect();
+                    let cpu = start.elapsed().as_secs_f64();
+                    renderer.render_reference(&meshes, &base)?;
+                    if f >= 2 {
+                        cpu_s += cpu;
+                        frame_s += start.elapsed().as_secs_f64();
+                    }
+                } else {
+                    let recs = records(&asset, n, t);
+                    let cpu = start.elapsed().as_secs_f64();
+                    let opts = RenderOptions {
+                        path: if path == "vat" {
+                            SkinPath::Vat
+                        } else {
+                            SkinPath::Texture
+                        },
+                        ..base
+                    };
+                    renderer.render_texture(&gpu_asset, &transforms, &recs, &opts)?;
+                    if f >= 2 {
+                        cpu_s += cpu;
+                        frame_s += start.elapsed().as_secs_f64();
+                    }
+                }
+            }
+            let frame_ms = frame_s * 1e3 / args.frames as f64;
+            if path == "texture" {
+                texture_ms = frame_ms;
+            }
+            let n64 = n as u64;
+            let (draws, upload_bytes) = if path == "reference" {
+                (
+                    n64 * prims + 1,
+                    n64 * (verts * REF_VERTEX_BYTES + indices * 4 + 48) + frame_uniform,
+                )
+            } else {
+                (
+                    prims + 1,
+                    n64 * (std::mem::size_of::<LayerRecord>() as u64 + 48) + frame_uniform,
+                )
+            };
+            cases.push(Case {
+                path,
+                instances: n,
+                frame_ms,
+                cpu_ms: cpu_s * 1e3 / args.frames as f64,
+                vs_texture: frame_ms / texture_ms,
+                draws,
+                upload_bytes,
+            });
+        }
+    }
+    let report = Report {
+        adapter: renderer.adapter().to_string(),
+        asset: name,
+        width: w,
+        height: h,
+        frames: args.frames,
+        primitives: asset.primitives.len(),
+        vertices: verts as usize,
+        cases,
+    };
+    let text = if args.json {
+        serde_json::to_string_pretty(&report)? + "\n"
+    } else {
+        table(&report)
+    };
+    super::print_stdout(&text)?;
+    Ok(())
+}
+
+fn table(r: &Report) -> String {
+    let mut s = format!(
+        "adapter: {}\nasset: {} ({} primitive(s), {} vertices), {}x{}, {} timed frames per case\n\
+         frame = wall time of a whole frame incl. read back; cpu = preparing records or \
+         skinned vertices\n\n",
+        r.adapter, r.asset, r.primitives, r.vertices, r.width, r.height, r.frames
+    );
+    s += &format!(
+        "{:>9} {:>10} {:>10} {:>9} {:>11} {:>7} {:>14}\n",
+        "instances", "path", "frame ms", "cpu ms", "vs texture", "draws", "upload B/frame"
+    );
+    for c in &r.cases {
+        s += &format!(
+            "{:>9} {:>10} {:>10.2} {:>9.3} {:>10.2}x {:>7} {:>14}\n",
+            c.instances, c.path, c.frame_ms, c.cpu_ms, c.vs_texture, c.draws, c.upload_bytes
+        );
+    }
+    s
+}
