@@ -250,3 +250,41 @@ fn ktx2_exports_read_back() {
         assert_eq!(png.width(), entry.width);
     }
 }
+
+/// The anchor texture exports as RGBA32Float with the asset's anchor floats, and the bone
+/// texture of an f32 encoding as RGBA32Float; both read back with `ktx2`.
+#[test]
+fn anchor_and_f32_bone_textures_export() {
+    let Some(model) = import("Fox.glb") else {
+        return;
+    };
+    let node = model.nodes[model.skins[0].joints[3]].display_name(model.skins[0].joints[3]);
+    let o = BakeOptions {
+        encoding: throng_asset::Encoding::Mat3x4F32,
+        anchors: throng_bake::AnchorSelection::Nodes(vec![node]),
+        ..opts("Fox.glb", None, &[])
+    };
+    let (asset, _) = bake(&model, &o).expect("bake");
+    let anchors = asset.anchors.as_ref().expect("anchor texture");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let manifest = throng_bake::export::export(&asset, dir.path()).expect("export");
+    assert_eq!(manifest.textures.len(), 2);
+    let want: [&[u8]; 2] = [
+        &asset.bone_texture.data,
+        bytemuck::cast_slice(&anchors.data),
+    ];
+    for (entry, data) in manifest.textures.iter().zip(want) {
+        let bytes = std::fs::read(dir.path().join(&entry.file)).expect("ktx2");
+        let r = ktx2::Reader::new(&bytes[..]).expect("ktx2 parses");
+        let h = r.header();
+        assert_eq!(h.format, Some(ktx2::Format::R32G32B32A32_SFLOAT));
+        assert_eq!(h.type_size, 4);
+        assert_eq!((h.pixel_width, h.pixel_height), (entry.width, asset.rows()));
+        assert_eq!(h.layer_count, 0);
+        let (dfd, _) =
+            ktx2::dfd::Basic::from_format(ktx2::Format::R32G32B32A32_SFLOAT).expect("format");
+        assert_eq!(r.basic_dfd(), Some(&dfd));
+        assert_eq!(r.levels().next().map(|l| l.data), Some(data));
+    }
+    assert_eq!(manifest.textures[1].width, 3);
+}
