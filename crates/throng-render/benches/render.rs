@@ -18,11 +18,11 @@ fn crowd(n: u32) -> (Vec<InstanceTransform>, Vec<LayerRecord>) {
     let cols = (n as f32).sqrt().ceil() as u32;
     (0..n)
         .map(|i| {
-            let t = InstanceTransform::translation(Vec3::new(
+            let t = InstanceTransform::from_mat4(&glam::Mat4::from_translation(Vec3::new(
                 (i % cols) as f32 * 1.5,
                 0.0,
                 (i / cols) as f32 * 1.5,
-            ));
+            )));
             (t, single_layer(1 + i % 15, 0.5, 0))
         })
         .unzip()

@@ -1,7 +1,6 @@
 //! Rust twins of the WGSL structs in `shaders/common.wgsl` and `shaders/frame.wgsl`
 //! (`#[repr(C)]` + bytemuck; a naga test checks that sizes and offsets agree).
 
-use glam::{Mat4, Vec3, Vec4};
 use throng_asset::{BakedAsset, BoneTexture, ClipInfo, Layer};
 
 /// Per-instance CPU-timed record (DESIGN.md §4): 4 layers of (weight, frac, row, clip), 64 B.
@@ -20,47 +19,9 @@ pub fn single_layer(row: u32, frac: f32, clip: u32) -> LayerRecord {
     r
 }
 
-/// Model transform of an instance: the three rows of its 3×4 affine matrix (world from model),
-/// 48 B. Units: the asset's file units.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct InstanceTransform {
-    pub rows: [[f32; 4]; 3],
-}
-
-impl InstanceTransform {
-    pub const IDENTITY: InstanceTransform = InstanceTransform {
-        rows: [
-            [1.0, 0.0, 0.0, 0.0],
-            [0.0, 1.0, 0.0, 0.0],
-            [0.0, 0.0, 1.0, 0.0],
-        ],
-    };
-
-    /// From a column-major affine matrix (its last row is dropped; it must be 0 0 0 1).
-    pub fn from_mat4(m: Mat4) -> InstanceTransform {
-        let r = m.transpose();
-        InstanceTransform {
-            rows: [r.x_axis.into(), r.y_axis.into(), r.z_axis.into()],
-        }
-    }
-
-    /// Back to a column-major Mat4.
-    pub fn to_mat4(&self) -> Mat4 {
-        Mat4::from_cols(
-            Vec4::from(self.rows[0]),
-            Vec4::from(self.rows[1]),
-            Vec4::from(self.rows[2]),
-            Vec4::W,
-        )
-        .transpose()
-    }
-
-    /// A translation by `t` (file units).
-    pub fn translation(t: Vec3) -> InstanceTransform {
-        Self::from_mat4(Mat4::from_translation(t))
-    }
-}
+/// Model transform of an instance (WGSL `InstanceTransform`): throng-runtime's type, uploaded
+/// unchanged — the three rows of its 3×4 affine matrix (world from model), 48 B, file units.
+pub use throng_runtime::InstanceTransform;
 
 /// One clip of the frame table as the shaders read it (WGSL `Clip`), 48 B.
 #[repr(C)]
@@ -200,29 +161,10 @@ pub struct SkinJob {
     pub _pad: [u32; 2],
 }
 
-/// One layer of the GPU-timed record (WGSL `GpuLayer`), 20 B; the layout and meaning are
-/// throng-runtime's (`throng_runtime::gpu::GpuLayer`, castable with bytemuck).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct GpuTimedLayer {
-    pub anchor: u32,
-    pub phase: u32,
-    pub omega_hi: u32,
-    pub omega_lo: f32,
-    pub clip_mode: u32,
-}
-
-/// GPU-timed per-instance record (WGSL `GpuInstanceRecord`), 56 B: the twin of
-/// `throng_runtime::gpu::GpuInstanceRecord` (see its module docs for the arithmetic).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct GpuTimedRecord {
-    pub layers: [GpuTimedLayer; 2],
-    pub w_anchor: u32,
-    pub w_start: f32,
-    pub w_rate: f32,
-    pub flags: u32,
-}
+/// GPU-timed per-instance record (WGSL `GpuInstanceRecord`, 56 B) and its layers (WGSL
+/// `GpuLayer`, 20 B): throng-runtime's types, uploaded unchanged (see `throng_runtime::gpu`
+/// for the arithmetic).
+pub use throng_runtime::{GpuInstanceRecord, GpuLayer};
 
 /// Clock uniform of the GPU-timed path (WGSL `Timing`), 16 B.
 #[repr(C)]
@@ -240,7 +182,7 @@ pub enum Playback<'a> {
     Cpu(&'a [LayerRecord]),
     /// GPU-timed: a compact record per instance plus the global clock (low 32 bits of ticks).
     Gpu {
-        records: &'a [GpuTimedRecord],
+        records: &'a [GpuInstanceRecord],
         clock: u32,
     },
 }

@@ -9,9 +9,9 @@
 //!   decoders of every bone-texture encoding, frame interpolation clamped into the clip, layer
 //!   blending on matrices, LBS (inverse-transpose normals) and dual-quaternion skinning, CPU- or
 //!   GPU-timed playback, VAT fetch, culling. Every program is validated by naga in unit tests.
-//! - [`gpu_types`]: Rust twins of the WGSL structs (per-instance record and transform, clip
-//!   table, bone-texture parameters, GPU-timed record, frame and material uniforms), checked
-//!   against naga's layouts.
+//! - [`gpu_types`]: Rust twins of the WGSL structs (clip table, bone-texture parameters, frame
+//!   and material uniforms) and throng-runtime's per-instance types used unchanged
+//!   (`InstanceTransform`, `GpuInstanceRecord`), all checked against naga's layouts.
 //! - [`gpu_asset`] / [`vat`] / [`material`]: a `throng_asset::BakedAsset` on the GPU.
 //! - [`render`]: [`Renderer`] — texture path, VAT path, reference path (CPU-skinned vertices
 //!   uploaded per frame), ground, framing [`Camera`], offscreen target read back to RGBA8.
@@ -26,7 +26,7 @@ pub mod gpu_types;
 pub mod shaders;
 
 pub use device::{AdapterSummary, DeviceError, Gpu};
-pub use gpu_types::{GpuTimedRecord, InstanceTransform, LayerRecord, Playback};
+pub use gpu_types::{GpuInstanceRecord, InstanceTransform, LayerRecord, Playback};
 pub use shaders::{Program, Skinning, Timing};
 pub mod error;
 pub mod gpu_asset;

@@ -12,16 +12,12 @@ use throng_asset::{Encoding, LoopMode};
 use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::skin::{layers_on_gpu, skin_on_gpu};
-use throng_render::{GpuAsset, GpuTimedRecord, Playback, Skinning};
+use throng_render::{GpuAsset, Playback, Skinning};
 use throng_runtime::{gpu_layers, GpuRuntime, InstanceTransform, PlayOptions};
 
 #[test]
 fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
     let Some(gpu) = test_gpu() else { return };
-    assert_eq!(
-        std::mem::size_of::<GpuTimedRecord>(),
-        std::mem::size_of::<throng_runtime::GpuInstanceRecord>()
-    );
     let (mut asset, _) = common::random_asset(Encoding::QuatSnorm16, 4, 5);
     asset.clips[0].loop_mode = LoopMode::Loop;
     asset.clips[1].loop_mode = LoopMode::PingPong;
@@ -65,7 +61,7 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
             t += 0.1;
         }
         let clock = rt.gpu_clock();
-        let recs: &[GpuTimedRecord] = bytemuck::cast_slice(rt.records());
+        let recs = rt.records();
         let play = Playback::Gpu {
             records: recs,
             clock,
@@ -125,7 +121,7 @@ fn gpu_timed_draw_equals_cpu_timed_draw() {
     for i in 0..6 {
         let t = glam::Mat4::from_translation(glam::Vec3::new(i as f32 * 1.3, 0.0, 0.0));
         let h = rt.spawn(InstanceTransform::from_mat4(&t));
-        transforms.push(throng_render::InstanceTransform::from_mat4(t));
+        transforms.push(InstanceTransform::from_mat4(&t));
         let opts = PlayOptions {
             speed: 0.5 + 0.3 * i as f32,
             start_time: 0.05 * i as f32,
@@ -135,7 +131,7 @@ fn gpu_timed_draw_equals_cpu_timed_draw() {
     }
     rt.update(3600.0 + 0.123);
     let clock = rt.gpu_clock();
-    let records: &[GpuTimedRecord] = bytemuck::cast_slice(rt.records());
+    let records = rt.records();
     let cpu: Vec<_> = rt
         .records()
         .iter()

@@ -20,8 +20,8 @@ fn crowd() -> (Vec<InstanceTransform>, Vec<LayerRecord>) {
     for i in 0..5u32 {
         let x = (i as f32 - 2.0) * 1.4;
         t.push(InstanceTransform::from_mat4(
-            Mat4::from_translation(Vec3::new(x, 0.0, -(i as f32 % 2.0) * 0.8))
-                * Mat4::from_rotation_y(0.3 * i as f32),
+            &(Mat4::from_translation(Vec3::new(x, 0.0, -(i as f32 % 2.0) * 0.8))
+                * Mat4::from_rotation_y(0.3 * i as f32)),
         ));
         // Frames 0, 4, 7 (+ 0.5), 11, 15 of the bend clip (rows 1..=16).
         let row = 1 + [0, 4, 7, 11, 15][i as usize];
@@ -277,7 +277,13 @@ fn gpu_culling_keeps_exactly_the_instances_in_view() {
     let g = r.upload(&asset).expect("upload");
     let n = 40u32;
     let transforms: Vec<InstanceTransform> = (0..n)
-        .map(|i| InstanceTransform::translation(Vec3::new(i as f32 * 3.0, 0.0, -((i % 3) as f32))))
+        .map(|i| {
+            InstanceTransform::from_mat4(&Mat4::from_translation(Vec3::new(
+                i as f32 * 3.0,
+                0.0,
+                -((i % 3) as f32),
+            )))
+        })
         .collect();
     let records: Vec<_> = (0..n).map(|i| single_layer(1 + i % 16, 0.25, 0)).collect();
     // Frame the first 4 instances only.

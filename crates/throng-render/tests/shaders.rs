@@ -120,16 +120,16 @@ fn wgsl_structs_match_rust_layouts() {
     check(
         &timed,
         "GpuLayer",
-        size_of::<GpuTimedLayer>(),
+        size_of::<GpuLayer>(),
         &[0, 4, 8, 12, 16],
     );
     check(
         &timed,
         "GpuInstanceRecord",
-        size_of::<GpuTimedRecord>(),
+        size_of::<GpuInstanceRecord>(),
         &[0, 40, 44, 48, 52],
     );
-    assert_eq!(size_of::<GpuTimedRecord>(), 56);
+    assert_eq!(size_of::<GpuInstanceRecord>(), 56);
     check(&timed, "Timing", size_of::<TimingUniform>(), &[0, 4, 8, 12]);
     let cull = validate(Program::Cull {
         timing: Timing::Cpu,

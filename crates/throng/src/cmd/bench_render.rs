@@ -134,7 +134,7 @@ fn grid(n: u32, spacing: f32) -> Vec<InstanceTransform> {
         .map(|i| {
             let x = (i % cols) as f32 * spacing;
             let z = (i / cols) as f32 * spacing;
-            InstanceTransform::translation(glam::Vec3::new(x, 0.0, z))
+            InstanceTransform::from_mat4(&glam::Mat4::from_translation(glam::Vec3::new(x, 0.0, z)))
         })
         .collect()
 }

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use throng_asset::decode::{skin_vertices, SkinMode};
 use throng_asset::{Aabb, BakedAsset, ClipInfo, Encoding, Layer, LoopMode};
-use throng_render::gpu_types::{GpuTimedRecord, LayerRecord, MaterialUniform};
+use throng_render::gpu_types::{LayerRecord, MaterialUniform};
 use throng_render::image::{codecs::gif, Delay, Frame, RgbaImage};
 
 /// Base colour of primitives without a material (linear).
@@ -176,7 +176,7 @@ fn layout(args: &Args, spacing: f32) -> Vec<InstanceTransform> {
             let x = (rng.unit() as f32 - 0.5) * side;
             let z = (rng.unit() as f32 - 0.5) * side;
             let yaw = rng.unit() as f32 * std::f32::consts::TAU;
-            InstanceTransform::from_mat4(Mat4::from_rotation_translation(
+            InstanceTransform::from_mat4(&Mat4::from_rotation_translation(
                 Quat::from_rotation_y(yaw),
                 Vec3::new(x, 0.0, z),
             ))
@@ -407,7 +407,7 @@ fn grid(n: u32, spacing: f32) -> Vec<InstanceTransform> {
         .map(|i| {
             let x = (i % cols) as f32 - (cols - 1) as f32 * 0.5;
             let z = (i / cols) as f32 - (rows - 1) as f32 * 0.5;
-            InstanceTransform::from_mat4(Mat4::from_translation(Vec3::new(x, 0.0, z) * spacing))
+            InstanceTransform::from_mat4(&Mat4::from_translation(Vec3::new(x, 0.0, z) * spacing))
         })
         .collect()
 }
@@ -541,7 +541,7 @@ fn render_baked(
         let gpu_asset = renderer.upload(asset)?;
         let mut rt = throng_runtime::GpuRuntime::new(&asset.clips);
         for (inst, tr) in insts.iter().zip(&transforms) {
-            let h = rt.spawn(throng_runtime::InstanceTransform::from_mat4(&tr.to_mat4()));
+            let h = rt.spawn(*tr);
             let Some(c) = inst.clip else { continue };
             match blend {
                 // The runtime blends in normalised time (both clips loop together).
@@ -560,9 +560,8 @@ fn render_baked(
             if f > 0 {
                 rt.update(dt);
             }
-            let records: &[GpuTimedRecord] = bytemuck::cast_slice(rt.records());
             let playback = Playback::Gpu {
-                records,
+                records: rt.records(),
                 clock: rt.gpu_clock(),
             };
             images.push(renderer.render_playback(&gpu_asset, &transforms, playback, &opts)?);
