@@ -752,3 +752,86 @@ fn render_source(
     bar.finish_and_clear();
     Ok(images)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn args(extra: &[&str]) -> Args {
+        let argv = ["render", "in.glb"].iter().chain(extra);
+        match Cli::try_parse_from(argv) {
+            Ok(c) => c.args,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn without_clip_a_crowd_plays_a_seeded_mix_of_clips_and_phases() {
+        let durations = [1.0, 2.0, 0.5];
+        let a = args(&["--instances", "64", "--seed", "9"]);
+        let p = plan(&a, Some(0), &durations);
+        let q = plan(&a, Some(0), &durations);
+        assert_eq!(p.len(), 64);
+        // Same seed, same crowd.
+        assert!(p
+            .iter()
+            .zip(&q)
+            .all(|(x, y)| x.clip == y.clip && x.phase == y.phase));
+        // Every clip shows up and every phase lies within its clip.
+        for c in 0..3 {
+            assert!(p.iter().any(|i| i.clip == Some(c)), "clip {c} never picked");
+        }
+        assert!(p.iter().all(|i| i
+            .clip
+            .is_some_and(|c| (0.0..durations[c]).contains(&i.phase))));
+        let other = plan(
+            &args(&["--instances", "64", "--seed", "10"]),
+            Some(0),
+            &durations,
+        );
+        assert!(p.iter().zip(&other).any(|(x, y)| x.phase != y.phase));
+    }
+
+    #[test]
+    fn a_named_clip_plays_on_every_instance_with_stagger_and_optional_random_phase() {
+        let durations = [1.0, 2.0];
+        let a = args(&["--instances", "5", "--clip", "x", "--stagger", "0.25"]);
+        let p = plan(&a, Some(1), &durations);
+        for (i, inst) in p.iter().enumerate() {
+            assert_eq!(inst.clip, Some(1));
+            assert!((inst.phase - 0.25 * i as f64).abs() < 1e-12);
+        }
+        let r = args(&["--instances", "5", "--clip", "x", "--random-phase"]);
+        let p = plan(&r, Some(1), &durations);
+        assert!(p
+            .iter()
+            .all(|i| i.clip == Some(1) && (0.0..2.0).contains(&i.phase)));
+        assert!(p.iter().any(|i| i.phase > 0.0));
+    }
+
+    #[test]
+    fn random_layout_is_seeded_and_stays_on_the_ground_within_the_grid_area() {
+        let a = args(&["--instances", "25", "--layout", "random", "--seed", "4"]);
+        let t = layout(&a, 2.0);
+        let u = layout(&a, 2.0);
+        assert_eq!(t, u);
+        for x in &t {
+            let m = x.to_mat4();
+            let p = m.w_axis;
+            assert!(
+                p.y.abs() < 1e-6 && p.x.abs() <= 5.0 && p.z.abs() <= 5.0,
+                "{p}"
+            );
+            // A rotation about +Y only: the up axis stays up.
+            assert!((m.y_axis.truncate() - Vec3::Y).length() < 1e-5);
+        }
+        assert_eq!(layout(&args(&["--instances", "25"]), 2.0), grid(25, 2.0));
+    }
+}
