@@ -188,15 +188,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         size.1,
         kib(png_bytes.len())
     );
+    // Software adapters are vertex-bound (every instance's vertices are skinned on the CPU),
+    // so a GIF frame costs about what the still did, whatever its size.
+    let estimate_s = png_ms * 1e-3 * gif_frames as f64;
+    let note = if software && estimate_s > 20.0 {
+        format!(
+            " (about {:.0} s on this adapter; --instances {} draws a quicker one)",
+            estimate_s,
+            (instances / 5).max(1)
+        )
+    } else {
+        String::new()
+    };
     println!(
-        "drawing {gif_frames} GIF frames at {}×{}{}",
-        gif_size.0,
-        gif_size.1,
-        if software {
-            " (a software adapter takes about as long per frame as the first one)"
-        } else {
-            ""
-        }
+        "drawing {gif_frames} GIF frames at {}×{}{note}",
+        gif_size.0, gif_size.1
     );
 
     // The animation: one runtime step per frame.
