@@ -22,10 +22,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use throng_asset::{Aabb, BakedAsset};
 use throng_bake::BakeOptions;
-use throng_render::image::{codecs::gif, Delay, Frame, ImageFormat, RgbaImage};
+use throng_render::image::{ImageFormat, RgbaImage};
 use throng_render::{RenderOptions, Renderer};
 
-use super::render::{parse_size, spacing};
+use super::render::{encode_gif, parse_size, spacing};
 use crowd::Crowd;
 
 /// Default crowd on a hardware GPU and on a software rasteriser (lavapipe/llvmpipe skins and
@@ -44,9 +44,6 @@ const WARMUP_S: f64 = 1.5;
 const WARMUP_DT: f64 = 1.0 / 30.0;
 /// Simulated seconds per GIF frame: 7 hundredths (GIF delays are whole hundredths), ~14 fps.
 const GIF_DELAY_CS: u32 = 7;
-/// NeuQuant sampling factor of the GIF palette (1 best … 30 fastest); 10 is the usual
-/// quality/speed balance.
-const GIF_SPEED: i32 = 10;
 /// Source name of the built-in character in messages and in the baked asset.
 const BUILTIN_NAME: &str = "throng-demo-fox.glb";
 
@@ -224,7 +221,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     bar.finish_and_clear();
     let t = Instant::now();
-    let gif_bytes = encode_gif(frames)?;
+    let gif_bytes = encode_gif(frames, 100.0 / GIF_DELAY_CS as f64)?;
     let gif_ms = ms(t.elapsed());
     let gif_path = out_dir.join("demo.gif");
     super::write_atomic(&gif_path, &gif_bytes)
@@ -377,24 +374,6 @@ fn encode_png(img: &RgbaImage) -> anyhow::Result<Vec<u8>> {
     let mut out = Vec::new();
     img.write_to(&mut std::io::Cursor::new(&mut out), ImageFormat::Png)
         .context("encoding the PNG")?;
-    Ok(out)
-}
-
-/// An endlessly looping GIF, `GIF_DELAY_CS` hundredths of a second per frame.
-fn encode_gif(frames: Vec<RgbaImage>) -> anyhow::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    {
-        let mut enc = gif::GifEncoder::new_with_speed(&mut out, GIF_SPEED);
-        enc.set_repeat(gif::Repeat::Infinite)
-            .context("encoding the GIF")?;
-        let delay = Delay::from_numer_denom_ms(GIF_DELAY_CS * 10, 1);
-        enc.encode_frames(
-            frames
-                .into_iter()
-                .map(|f| Frame::from_parts(f, 0, 0, delay)),
-        )
-        .context("encoding the GIF")?;
-    }
     Ok(out)
 }
 
