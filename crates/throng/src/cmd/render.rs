@@ -35,6 +35,7 @@ use throng_render::{
     Camera, InstanceTransform, Playback, ReferenceMesh, RenderOptions, Renderer, SkinPath, Skinning,
 };
 
+use super::sample_baked::find_baked_clip;
 use super::source::{find_clip, is_baked, load_model};
 
 #[derive(clap::Args)]
@@ -451,26 +452,6 @@ fn layer(clip: &ClipInfo, index: usize, weight: f32, t: f64) -> Layer {
     }
 }
 
-fn baked_clip(asset: &BakedAsset, name: &str) -> anyhow::Result<usize> {
-    asset.find_clip(name).ok_or_else(|| {
-        let names: Vec<String> = asset
-            .clips
-            .iter()
-            .enumerate()
-            .map(|(i, c)| format!("{i}: {}", c.name))
-            .collect();
-        anyhow::anyhow!(
-            "{}: no clip named or numbered {name:?}; clips: {}",
-            asset.source_name,
-            if names.is_empty() {
-                "none".into()
-            } else {
-                names.join(", ")
-            }
-        )
-    })
-}
-
 /// CPU-timed records at frame time `t` (seconds): layer 0 the instance's clip, layer 1 the
 /// `--blend` clip at the same time.
 fn cpu_records(
@@ -504,13 +485,13 @@ fn render_baked(
     opts: &RenderOptions,
 ) -> anyhow::Result<Vec<RgbaImage>> {
     let clip = match &args.clip {
-        Some(c) => Some(baked_clip(asset, c)?),
+        Some(c) => Some(find_baked_clip(asset, c)?),
         None => (!asset.clips.is_empty()).then_some(0),
     };
     let blend = args
         .blend
         .as_deref()
-        .map(|b| baked_clip(asset, b))
+        .map(|b| find_baked_clip(asset, b))
         .transpose()?;
     let durations: Vec<f64> = asset.clips.iter().map(|c| c.duration).collect();
     let insts = plan(args, clip, &durations);
