@@ -68,13 +68,36 @@ impl Gpu {
     }
 
     async fn new_async() -> Result<Gpu, DeviceError> {
-        let desc = wgpu::InstanceDescriptor::new_without_display_handle().with_env();
-        let backends = format!("{:?}", desc.backends);
-        let instance = wgpu::Instance::new(desc);
-        let adapter = instance
+        // Vulkan/Metal/DX12 first: on wgpu's GL backend the texture path draws nothing (the
+        // skinning call in the vertex stage breaks there), so GL is only the fallback when
+        // nothing else exists. `WGPU_BACKEND` overrides both.
+        let chosen = std::env::var_os("WGPU_BACKEND").is_some();
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle().with_env();
+        let all = desc.backends;
+        if !chosen {
+            desc.backends = wgpu::Backends::PRIMARY;
+        }
+        let adapter = match wgpu::Instance::new(desc)
             .request_adapter(&wgpu::RequestAdapterOptions::default())
             .await
-            .map_err(|source| DeviceError::NoAdapter { backends, source })?;
+        {
+            Ok(a) => a,
+            Err(source) if chosen => {
+                let backends = format!("{all:?}");
+                return Err(DeviceError::NoAdapter { backends, source });
+            }
+            Err(_) => {
+                let mut desc = wgpu::InstanceDescriptor::new_without_display_handle().with_env();
+                desc.backends = all;
+                wgpu::Instance::new(desc)
+                    .request_adapter(&wgpu::RequestAdapterOptions::default())
+                    .await
+                    .map_err(|source| DeviceError::NoAdapter {
+                        backends: format!("{all:?}"),
+                        source,
+                    })?
+            }
+        };
         let info = adapter.get_info();
         let summary = AdapterSummary {
             name: info.name.clone(),
