@@ -1,6 +1,8 @@
-//! `throng bench-runtime`: frame cost of the per-instance playback runtime (CPU-timed or
-//! GPU-timed) on N instances, against a plain fill of the same record bytes in the same run.
-//! Without `--asset` it uses the runtime's built-in synthetic clip table.
+//! `throng bench runtime`: frame cost of the per-instance playback runtime (CPU-timed or
+//! GPU-timed) on N instances, against a plain fill of the same record bytes and against classic
+//! CPU skinning of one character (sampling + linear blend skinning of every vertex), both
+//! measured in the same run. Without `--asset` it uses the runtime's built-in synthetic clip
+//! table; the skinning baseline uses `--source` (a glTF character) or the built-in fox.
 
 use anyhow::Context;
 use std::path::PathBuf;
@@ -26,9 +28,55 @@ pub struct Args {
     /// Timed frames (after up to 30 warm-up frames).
     #[arg(long, default_value_t = 60)]
     pub frames: usize,
+    /// glTF character whose CPU skinning is the per-instance baseline (default: the built-in fox).
+    #[arg(long, value_name = "GLTF")]
+    pub source: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Median time (ns) to pose one instance and skin all its vertices on the CPU: the classic
+/// per-character cost that throng replaces.
+fn cpu_skinning_ns(source: Option<&PathBuf>) -> anyhow::Result<(String, usize, f64)> {
+    use throng_anim::{binding_influences, binding_matrices, skin_lbs, Poser, SkinnedVertices};
+    let (name, model) = match source {
+        Some(p) => (p.display().to_string(), throng_gltf::import(p)?),
+        None => (
+            "built-in fox".to_string(),
+            throng_gltf::import_slice(&throng_demo::demo_glb(), None, "demo.glb")?,
+        ),
+    };
+    let bindings = model.mesh_bindings();
+    let work: Vec<_> = bindings
+        .iter()
+        .flat_map(|b| {
+            model.meshes[b.mesh]
+                .primitives
+                .iter()
+                .map(move |p| (b, p, binding_influences(b, p).0))
+        })
+        .collect();
+    let vertices = work.iter().map(|w| w.1.vertex_count()).sum();
+    let clip = (!model.clips.is_empty()).then_some(0);
+    let duration = clip.map(|c| model.clips[c].duration).unwrap_or(0.0);
+    let mut poser = Poser::new(&model);
+    let (mut mats, mut out) = (Vec::new(), SkinnedVertices::default());
+    let mut samples = Vec::with_capacity(50);
+    for i in 0..50 {
+        let t = std::time::Instant::now();
+        let ms = poser
+            .pose(&model, clip, duration * (i as f32 / 50.0))
+            .to_vec();
+        for (b, prim, inf) in &work {
+            binding_matrices(&model, b, &ms, &mut mats);
+            skin_lbs(prim, inf, &mats, &mut out);
+        }
+        std::hint::black_box(&out);
+        samples.push(t.elapsed().as_nanos() as f64);
+    }
+    samples.sort_by(f64::total_cmp);
+    Ok((name, vertices, samples[samples.len() / 2]))
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -65,9 +113,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..BenchConfig::default()
     };
     let r = bench::run(&cfg, &clips);
+    let (skin_name, skin_vertices, skin_ns) = cpu_skinning_ns(args.source.as_ref())?;
+    let cheaper = skin_ns / r.ns_per_instance.max(1e-9);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
-        return Ok(());
+        let mut v = serde_json::to_value(&r)?;
+        v["cpu_skinning_character"] = serde_json::json!(skin_name);
+        v["cpu_skinning_vertices"] = serde_json::json!(skin_vertices);
+        v["cpu_skinning_ns_per_instance"] = serde_json::json!(skin_ns);
+        v["times_cheaper_than_cpu_skinning"] = serde_json::json!(cheaper);
+        return Ok(super::print_stdout(&serde_json::to_string_pretty(&v)?)?);
     }
     let source = match &args.asset {
         Some(p) => p.display().to_string(),
@@ -94,5 +148,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if r.mode == "gpu" {
         println!("  records written     {:.1} per frame", r.dirty_per_frame);
     }
+    println!(
+        "  CPU skinning        {:.0} ns per instance ({skin_name}, {skin_vertices} vertices): \
+         the runtime is {cheaper:.0}× cheaper per instance",
+        skin_ns
+    );
     Ok(())
 }
