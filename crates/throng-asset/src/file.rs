@@ -632,11 +632,24 @@ impl<'a> Reader<'a> {
 
 fn decode_file(bytes: &[u8], file: &str) -> Result<BakedAsset, AssetError> {
     let chunks = glb::unpack(bytes, file)?;
-    let root: Root = serde_json::from_slice(chunks.json).map_err(|source| AssetError::Json {
+    let json_error = |source| AssetError::Json {
         file: file.to_string(),
         element: "glTF JSON chunk".into(),
         source,
-    })?;
+    };
+    let value: serde_json::Value = serde_json::from_slice(chunks.json).map_err(json_error)?;
+    // An ordinary glTF file is "not baked", not "corrupt": look for the extension before
+    // reading the JSON as the shape throng writes.
+    if value
+        .get("extensions")
+        .and_then(|e| e.get(crate::schema::EXTENSION_NAME))
+        .is_none()
+    {
+        return Err(AssetError::NotBaked {
+            file: file.to_string(),
+        });
+    }
+    let root: Root = serde_json::from_value(value).map_err(json_error)?;
     let ext_value = root
         .extensions
         .as_ref()

@@ -5,7 +5,7 @@
 //! table; the skinning baseline uses `--source` (a glTF character) or the built-in fox.
 
 use anyhow::Context;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use throng_runtime::bench::{self, BenchConfig, BenchMode};
 
 #[derive(clap::Args)]
@@ -41,12 +41,13 @@ pub struct Args {
 fn cpu_skinning_ns(source: Option<&PathBuf>) -> anyhow::Result<(String, usize, f64)> {
     use throng_anim::{binding_influences, binding_matrices, skin_lbs, Poser, SkinnedVertices};
     let (name, model) = match source {
-        Some(p) => (p.display().to_string(), throng_gltf::import(p)?),
+        Some(p) => (p.display().to_string(), super::source::load_model(p, &[])?),
         None => (
             "built-in fox".to_string(),
             throng_gltf::import_slice(&throng_demo::demo_glb(), None, "demo.glb")?,
         ),
     };
+    throng_gltf::check_animatable(&model, Path::new(&name))?;
     let bindings = model.mesh_bindings();
     let work: Vec<_> = bindings
         .iter()

@@ -96,7 +96,7 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
             "    {i:>2} {:<28} rows {:>5}..{:<5} {:>4} frames at {:>6.2} fps  {:>7.3} s  {}",
             c.name,
             c.first_row,
-            c.first_row + c.frames,
+            c.first_row + c.frames.max(1) - 1,
             c.frames,
             c.fps,
             c.duration,

@@ -7,6 +7,12 @@ use throng_anim::Model;
 
 /// Imports `input` and appends the clips of every `clips` file, printing binding warnings.
 pub fn load_model(input: &Path, clips: &[PathBuf]) -> anyhow::Result<Model> {
+    if is_baked(input) {
+        anyhow::bail!(
+            "{} is already a baked throng asset; pass the source glTF it was baked from",
+            input.display()
+        );
+    }
     let mut model = throng_gltf::import(input)?;
     for other_path in clips {
         let other = throng_gltf::import(other_path)
