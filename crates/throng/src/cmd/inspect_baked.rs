@@ -37,6 +37,12 @@ pub fn describe(asset: &BakedAsset) -> Value {
                 "vertex_count": p.vertex_count(),
                 "triangles": p.indices.len() / 3,
                 "influences": p.influences,
+                "vat": p.vat.as_ref().map(|v| json!({
+                    "encoding": v.encoding.as_str(),
+                    "width": v.width,
+                    "rows": v.rows,
+                    "bytes": v.positions.len() + v.normals.len() * 2,
+                })),
                 "lods": p.lods.iter().map(|l| json!({"ratio": l.ratio, "triangles": l.indices.len() / 3, "error": l.error})).collect::<Vec<_>>(),
             })
         })
@@ -128,6 +134,23 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
             p.indices.len() / 3,
             if p.rigid { " (rigid part)" } else { "" }
         );
+        for l in &p.lods {
+            println!(
+                "      LOD {:.2}: {} triangles (error {:.2e})",
+                l.ratio,
+                l.indices.len() / 3,
+                l.error
+            );
+        }
+        if let Some(v) = &p.vat {
+            println!(
+                "      VAT {}: {} × {} texels, {} bytes",
+                v.encoding.as_str(),
+                v.width,
+                v.rows,
+                v.positions.len() + v.normals.len() * 2
+            );
+        }
     }
     if let Some(a) = &asset.anchors {
         println!("  anchors: {}", a.anchors.len());

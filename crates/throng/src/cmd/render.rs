@@ -52,7 +52,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     pub time: f64,
     /// Number of instances, on a square grid.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub instances: u32,
     /// Seconds of clip time between consecutive instances.
     #[arg(long, default_value_t = 0.0)]
@@ -105,7 +105,7 @@ pub struct Args {
     #[arg(long, default_value = "grid", value_parser = ["grid", "random"])]
     pub layout: String,
     /// Number of frames; more than 1 writes an animated GIF.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub frames: u32,
     /// Frames per second of the animation (clip time between frames = 1/fps).
     #[arg(long, default_value_t = 15.0)]

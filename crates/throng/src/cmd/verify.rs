@@ -24,7 +24,7 @@ pub struct Args {
     #[arg(long = "clips", value_name = "OTHER")]
     pub clips: Vec<PathBuf>,
     /// Encoding to bake and measure, or `all` (source input only).
-    #[arg(long, default_value = "all")]
+    #[arg(long, default_value = "all", value_parser = ["all", "mat4-f32", "mat3x4-f32", "mat3x4-f16", "quat-f32", "quat-snorm16"])]
     pub encoding: String,
     /// Frames per second, or `auto` (source input only).
     #[arg(long, default_value = "30", value_parser = parse_fps)]
