@@ -408,6 +408,11 @@ pub struct Vat {
 }
 
 impl Vat {
+    /// Bytes of both textures: positions plus the two i16 channels of each normal texel.
+    pub fn byte_len(&self) -> usize {
+        self.positions.len() + 2 * self.normals.len()
+    }
+
     /// Texture rows per frame-table row, `R = ceil(V / W)` (1 for an empty primitive).
     pub fn rows_per_frame(&self) -> u32 {
         self.vertices.div_ceil(self.width.max(1)).max(1)

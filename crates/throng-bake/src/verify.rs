@@ -240,41 +240,15 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
             }
             Ok(e)
         };
-        let (max_rel_s, p99_rel_s, max_abs_s, p99_abs_s, diag_s) = stats(measure(&samples, false)?);
-        let (max_rel_m, p99_rel_m, max_abs_m, p99_abs_m, diag_m) = stats(measure(&mids, false)?);
-        out.push(ClipFidelity {
-            clip: clip.name.clone(),
-            encoding: tex.encoding.as_str().to_string(),
-            fps: clip.fps,
-            max_rel_samples: max_rel_s,
-            p99_rel_samples: p99_rel_s,
-            max_rel_mid: max_rel_m,
-            p99_rel_mid: p99_rel_m,
-            max_abs_samples: max_abs_s,
-            p99_abs_samples: p99_abs_s,
-            max_abs_mid: max_abs_m,
-            p99_abs_mid: p99_abs_m,
-            diagonal: diag_s.max(diag_m),
-            bytes_per_entry_frame: tex.encoding.bytes_per_entry_frame(),
-            texture_bytes: tex.byte_len(),
-        });
-        // VAT rows (encoding `vat-<storage>`) when every primitive has a VAT.
-        let vats: Vec<_> = asset
-            .primitives
-            .iter()
-            .filter_map(|p| p.vat.as_ref())
-            .collect();
-        if let (Some(first), true) = (vats.first(), vats.len() == asset.primitives.len()) {
+        // One result row: the bone texture's (`use_vat` false) or the VATs' positions.
+        let row = |use_vat: bool, encoding: String, bytes_per_entry_frame: u32, texture_bytes| {
             let (max_rel_s, p99_rel_s, max_abs_s, p99_abs_s, diag_s) =
-                stats(measure(&samples, true)?);
-            let (max_rel_m, p99_rel_m, max_abs_m, p99_abs_m, diag_m) = stats(measure(&mids, true)?);
-            let bytes: usize = vats
-                .iter()
-                .map(|v| v.positions.len() + 2 * v.normals.len())
-                .sum();
-            out.push(ClipFidelity {
+                stats(measure(&samples, use_vat)?);
+            let (max_rel_m, p99_rel_m, max_abs_m, p99_abs_m, diag_m) =
+                stats(measure(&mids, use_vat)?);
+            Ok::<_, VerifyError>(ClipFidelity {
                 clip: clip.name.clone(),
-                encoding: format!("vat-{}", first.encoding.as_str()),
+                encoding,
                 fps: clip.fps,
                 max_rel_samples: max_rel_s,
                 p99_rel_samples: p99_rel_s,
@@ -285,11 +259,31 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
                 max_abs_mid: max_abs_m,
                 p99_abs_mid: p99_abs_m,
                 diagonal: diag_s.max(diag_m),
+                bytes_per_entry_frame,
+                texture_bytes,
+            })
+        };
+        out.push(row(
+            false,
+            tex.encoding.as_str().to_string(),
+            tex.encoding.bytes_per_entry_frame(),
+            tex.byte_len(),
+        )?);
+        // VAT rows (encoding `vat-<storage>`) when every primitive has a VAT.
+        let vats: Vec<_> = asset
+            .primitives
+            .iter()
+            .filter_map(|p| p.vat.as_ref())
+            .collect();
+        if let (Some(first), true) = (vats.first(), vats.len() == asset.primitives.len()) {
+            let bytes: usize = vats.iter().map(|v| v.byte_len()).sum();
+            out.push(row(
+                true,
+                format!("vat-{}", first.encoding.as_str()),
                 // Per vertex-frame: position texel + normal texel.
-                bytes_per_entry_frame: first.encoding.bytes_per_texel()
-                    + throng_asset::VAT_NORMAL_BYTES_PER_TEXEL,
-                texture_bytes: bytes,
-            });
+                first.encoding.bytes_per_texel() + throng_asset::VAT_NORMAL_BYTES_PER_TEXEL,
+                bytes,
+            )?);
         }
     }
     Ok(out)

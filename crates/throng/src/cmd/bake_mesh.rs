@@ -75,7 +75,7 @@ pub fn print_summary(asset: &BakedAsset) {
                 v.texture_rows(),
                 v.layers(),
                 v.rows_per_frame(),
-                v.positions.len() + 2 * v.normals.len()
+                v.byte_len()
             );
         }
     }

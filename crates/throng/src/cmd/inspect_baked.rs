@@ -41,7 +41,7 @@ pub fn describe(asset: &BakedAsset) -> Value {
                     "encoding": v.encoding.as_str(),
                     "width": v.width,
                     "rows": v.rows,
-                    "bytes": v.positions.len() + v.normals.len() * 2,
+                    "bytes": v.byte_len(),
                 })),
                 "lods": p.lods.iter().map(|l| json!({"ratio": l.ratio, "triangles": l.indices.len() / 3, "error": l.error})).collect::<Vec<_>>(),
             })
@@ -147,8 +147,8 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
                 "      VAT {}: {} × {} texels, {} bytes",
                 v.encoding.as_str(),
                 v.width,
-                v.rows,
-                v.positions.len() + v.normals.len() * 2
+                v.texture_rows(),
+                v.byte_len()
             );
         }
     }
