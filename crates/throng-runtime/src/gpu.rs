@@ -60,16 +60,16 @@
 //! layer as the outgoing one and drops the weaker, a visible step of its weight); no root motion
 //! (it needs a per-frame CPU transform update: use [`crate::CpuRuntime`] for such groups).
 
-use crate::api::{check_nonneg, Finished, FiredEvent, PlayOptions};
-use crate::clips::{mode_code, Prepared, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG};
+use crate::api::{Finished, FiredEvent, PlayOptions};
+use crate::clips::{Prepared, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG};
 use crate::handle::Handles;
 use crate::schedule::Schedule;
-use crate::{
-    Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError, SECONDS_PER_TICK,
-    TICKS_PER_SECOND,
-};
+use crate::{Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError, SECONDS_PER_TICK};
 use bytemuck::{Pod, Zeroable};
+use change::{Cx, Part, Sink, PARALLEL_MIN};
 use throng_asset::{ClipInfo, Layer};
+
+mod change;
 
 /// Every playing layer is re-anchored at least this often (ticks; 256 s).
 pub const REANCHOR_TICKS: u64 = 1 << 28;
@@ -279,6 +279,9 @@ impl Default for GInst {
 /// GPU-timed runtime. See the module docs.
 pub struct GpuRuntime {
     clips: Vec<Prepared>,
+    /// Per clip, `1 / period` for each loop mode code (0 where the period is 0): the record
+    /// is built with multiplications, not divisions (a change's arithmetic is on the hot path).
+    inv_period: Vec<[f64; 4]>,
     gpu_clips: Vec<GpuClip>,
     handles: Handles,
     state: Vec<GInst>,
@@ -298,8 +301,24 @@ pub struct GpuRuntime {
 
 impl GpuRuntime {
     pub fn new(clips: &[ClipInfo]) -> GpuRuntime {
+        let prepared: Vec<Prepared> = clips.iter().map(Prepared::new).collect();
+        let inv_period = prepared
+            .iter()
+            .map(|c| {
+                let inv = |mode: u32| {
+                    let p = c.period(mode);
+                    if p > 0.0 {
+                        1.0 / p
+                    } else {
+                        0.0
+                    }
+                };
+                [inv(0), inv(1), inv(2), inv(3)]
+            })
+            .collect();
         GpuRuntime {
-            clips: clips.iter().map(Prepared::new).collect(),
+            clips: prepared,
+            inv_period,
             gpu_clips: gpu_clips(clips),
             handles: Handles::default(),
             state: Vec::new(),
@@ -355,7 +374,7 @@ impl GpuRuntime {
         self.records.push(GpuInstanceRecord::zeroed());
         self.transforms.push(transform);
         let i = self.state.len() - 1;
-        self.touch(i);
+        self.touch(i, h);
         h
     }
 
@@ -395,58 +414,14 @@ impl GpuRuntime {
             .ok_or(RuntimeError::DeadHandle { handle: h })
     }
 
-    fn check_clip(&self, clip: usize) -> Result<(), RuntimeError> {
-        if clip < self.clips.len() {
-            Ok(())
-        } else {
-            Err(RuntimeError::NoSuchClip {
-                clip,
-                clips: self.clips.len(),
-            })
-        }
-    }
-
     /// Frames per tick of a layer (instance speed and pause included).
     fn rate(&self, g: &GInst, l: &GLayer) -> f64 {
-        if g.paused || l.finished {
-            return 0.0;
-        }
-        self.clips[l.clip as usize].fps * l.speed as f64 * g.speed as f64 * SECONDS_PER_TICK
+        rate_of(&self.clips, g, l)
     }
 
     /// Unwrapped position of a layer at tick t (not clamped).
     fn pos_at(&self, g: &GInst, l: &GLayer, t: u64) -> f64 {
         l.p + t.saturating_sub(l.anchor) as f64 * self.rate(g, l)
-    }
-
-    /// Moves every layer's anchor to `now` (before a rate change).
-    fn reanchor(&mut self, i: usize, now: u64) {
-        let g = self.state[i];
-        for k in 0..g.n as usize {
-            let l = g.layers[k];
-            let c = &self.clips[l.clip as usize];
-            let u = self.pos_at(&g, &l, now);
-            let s = &mut self.state[i].layers[k];
-            s.p = c.reduce(l.mode, u);
-            s.anchor = now;
-        }
-    }
-
-    fn new_layer(&self, clip: usize, opts: &PlayOptions) -> Result<GLayer, RuntimeError> {
-        self.check_clip(clip)?;
-        check_nonneg("speed", opts.speed as f64)?;
-        check_nonneg("start time", opts.start_time as f64)?;
-        let c = &self.clips[clip];
-        let mode = opts.loop_mode.map(mode_code).unwrap_or(c.mode);
-        Ok(GLayer {
-            clip: clip as u32,
-            mode,
-            speed: opts.speed,
-            anchor: self.clock.ticks(),
-            p: c.reduce(mode, opts.start_time as f64 * c.fps),
-            fresh: true,
-            finished: false,
-        })
     }
 
     /// Layer 1 weight at tick t (f64 truth).
@@ -458,18 +433,26 @@ impl GpuRuntime {
         (g.w_start + e * g.w_rate).clamp(0.0, 1.0)
     }
 
-    pub fn play(&mut self, h: Handle, clip: usize, opts: PlayOptions) -> Result<(), RuntimeError> {
+    /// Applies one change to a live instance and rebuilds its record.
+    fn change(&mut self, c: Change) -> Result<(), RuntimeError> {
+        let h = c.handle();
         let i = self.idx(h)?;
-        let l = self.new_layer(clip, &opts)?;
-        let now = self.clock.ticks();
+        let cx = Cx {
+            clips: &self.clips,
+            inv: &self.inv_period,
+            now: self.clock.ticks(),
+        };
         let g = &mut self.state[i];
-        g.layers[0] = l;
-        g.n = 1;
-        g.blend = false;
-        g.fade_end = u64::MAX;
-        g.last = now;
-        self.touch(i);
+        if cx.change(g, &c)? {
+            if let Some(t) = cx.touch(g, &mut self.records[i], i, &mut self.dirty) {
+                self.schedule.push((t, h.slot, h.generation));
+            }
+        }
         Ok(())
+    }
+
+    pub fn play(&mut self, h: Handle, clip: usize, opts: PlayOptions) -> Result<(), RuntimeError> {
+        self.change(Change::Play(h, clip, opts))
     }
 
     pub fn crossfade(
@@ -490,33 +473,7 @@ impl GpuRuntime {
         duration_s: f32,
         opts: PlayOptions,
     ) -> Result<(), RuntimeError> {
-        let i = self.idx(h)?;
-        check_nonneg("crossfade duration", duration_s as f64)?;
-        let new = self.new_layer(clip, &opts)?;
-        let now = self.clock.ticks();
-        // ≥ 0: adding ½ and truncating rounds without a libm call
-        let len = (duration_s as f64 * TICKS_PER_SECOND as f64 + 0.5) as u64;
-        if self.state[i].n == 0 || len == 0 {
-            return self.play(h, clip, opts);
-        }
-        self.reanchor(i, now);
-        let g = &mut self.state[i];
-        if g.n == 2 {
-            let w1 = GpuRuntime::w1_at(g, now);
-            if w1 > 0.5 {
-                g.layers[0] = g.layers[1];
-            }
-        }
-        g.layers[1] = new;
-        g.n = 2;
-        g.blend = false;
-        g.w_anchor = now;
-        g.w_start = 0.0;
-        g.w_rate = 1.0 / len as f64;
-        g.fade_end = now + len;
-        g.last = now;
-        self.touch(i);
-        Ok(())
+        self.change(Change::Crossfade(h, clip, duration_s, opts))
     }
 
     /// Two-clip blend in normalised time (see [`crate::CpuRuntime::blend`]).
@@ -527,150 +484,102 @@ impl GpuRuntime {
         clip_b: usize,
         weight: f32,
     ) -> Result<(), RuntimeError> {
-        let i = self.idx(h)?;
-        self.check_clip(clip_a)?;
-        self.check_clip(clip_b)?;
-        if !(0.0..=1.0).contains(&weight) {
-            return Err(RuntimeError::BadWeight(weight));
-        }
-        let now = self.clock.ticks();
-        let (da, db) = (self.clips[clip_a].duration, self.clips[clip_b].duration);
-        let d = da * (1.0 - weight as f64) + db * weight as f64;
-        let sync = |dx: f64| if d > 0.0 { (dx / d) as f32 } else { 0.0 };
-        let g = self.state[i];
-        let same = g.blend
-            && g.n == 2
-            && g.layers[0].clip as usize == clip_a
-            && g.layers[1].clip as usize == clip_b;
-        if same {
-            self.reanchor(i, now);
-        } else {
-            let a = self.new_layer(clip_a, &PlayOptions::default())?;
-            let b = self.new_layer(clip_b, &PlayOptions::default())?;
-            let g = &mut self.state[i];
-            g.layers = [a, b];
-            g.last = now;
-        }
-        let g = &mut self.state[i];
-        g.layers[0].speed = sync(da);
-        g.layers[1].speed = sync(db);
-        g.n = 2;
-        g.blend = true;
-        g.w_anchor = now;
-        g.w_start = weight as f64;
-        g.w_rate = 0.0;
-        g.fade_end = u64::MAX;
-        self.touch(i);
-        Ok(())
+        self.change(Change::Blend(h, clip_a, clip_b, weight))
     }
 
     pub fn set_speed(&mut self, h: Handle, speed: f32) -> Result<(), RuntimeError> {
-        let i = self.idx(h)?;
-        check_nonneg("speed", speed as f64)?;
-        self.reanchor(i, self.clock.ticks());
-        self.state[i].speed = speed;
-        self.touch(i);
-        Ok(())
+        self.change(Change::SetSpeed(h, speed))
     }
 
     /// Freezes clip time (crossfades keep running on the clock in this mode).
     pub fn pause(&mut self, h: Handle) -> Result<(), RuntimeError> {
-        let i = self.idx(h)?;
-        self.reanchor(i, self.clock.ticks());
-        self.state[i].paused = true;
-        self.touch(i);
-        Ok(())
+        self.change(Change::Pause(h))
     }
 
     pub fn resume(&mut self, h: Handle) -> Result<(), RuntimeError> {
-        let i = self.idx(h)?;
-        self.reanchor(i, self.clock.ticks());
-        self.state[i].paused = false;
-        self.touch(i);
-        Ok(())
+        self.change(Change::Resume(h))
     }
 
     /// Jumps the newest layer (a blend: both, in normalised time) to `time_s`.
     pub fn seek(&mut self, h: Handle, time_s: f32) -> Result<(), RuntimeError> {
-        let i = self.idx(h)?;
-        check_nonneg("seek time", time_s as f64)?;
-        let now = self.clock.ticks();
-        let g = self.state[i];
-        if g.n == 0 {
-            return Ok(());
-        }
-        let range = if g.blend {
-            0..2
-        } else {
-            g.n as usize - 1..g.n as usize
-        };
-        for k in range {
-            let l = g.layers[k];
-            let c = &self.clips[l.clip as usize];
-            let sync = if g.blend { l.speed as f64 } else { 1.0 };
-            let p = c.reduce(l.mode, time_s as f64 * c.fps * sync);
-            let s = &mut self.state[i].layers[k];
-            s.p = p;
-            s.anchor = now;
-            s.fresh = true;
-            s.finished = false;
-        }
-        self.state[i].last = now;
-        self.touch(i);
-        Ok(())
+        self.change(Change::Seek(h, time_s))
     }
 
     /// Applies a batch of changes in order, prefetching the instances a few changes ahead
     /// (much faster than one call per change when the instances are scattered over a large
-    /// store). Returns the failed changes as (index in `changes`, error); the others apply.
+    /// store); a long batch on a large store is split between two threads by dense index range
+    /// (each instance's changes still apply in batch order). Returns the failed changes as
+    /// (index in `changes`, error), in batch order; the others apply.
     pub fn apply(&mut self, changes: &[Change]) -> Vec<(usize, RuntimeError)> {
-        let mut errors = Vec::new();
-        for c in changes.iter().take(2 * AHEAD) {
-            self.handles.prefetch(c.handle());
-        }
-        for (k, c) in changes.iter().enumerate() {
-            if let Some(n) = changes.get(k + 2 * AHEAD) {
-                self.handles.prefetch(n.handle());
-            }
-            if let Some(n) = changes.get(k + AHEAD) {
-                if let Some(i) = self.handles.index(n.handle()) {
-                    self.prefetch_instance(i);
-                }
-            }
-            let r = match *c {
-                Change::Play(h, clip, o) => self.play(h, clip, o),
-                Change::Crossfade(h, clip, d, o) => self.crossfade_with(h, clip, d, o),
-                Change::Blend(h, a, b, w) => self.blend(h, a, b, w),
-                Change::SetSpeed(h, s) => self.set_speed(h, s),
-                Change::Pause(h) => self.pause(h),
-                Change::Resume(h) => self.resume(h),
-                Change::Seek(h, t) => self.seek(h, t),
-                Change::SetEnabled(h, e) => self.set_enabled(h, e),
+        let cx = Cx {
+            clips: &self.clips,
+            inv: &self.inv_period,
+            now: self.clock.ticks(),
+        };
+        let n = self.state.len();
+        let mut out = Sink {
+            dirty: std::mem::take(&mut self.dirty),
+            ..Sink::default()
+        };
+        let handles = &self.handles;
+        if changes.len() >= PARALLEL_MIN
+            && n >= 2 * PARALLEL_MIN
+            && rayon::current_num_threads() > 1
+        {
+            let mid = n / 2;
+            let (s0, s1) = self.state.split_at_mut(mid);
+            let (r0, r1) = self.records.split_at_mut(mid);
+            let mut out1 = Sink::default();
+            let p0 = Part {
+                lo: 0,
+                state: s0,
+                records: r0,
             };
-            if let Err(e) = r {
-                errors.push((k, e));
+            let p1 = Part {
+                lo: mid,
+                state: s1,
+                records: r1,
+            };
+            rayon::join(
+                || cx.apply_range(handles, changes, p0, true, &mut out),
+                || cx.apply_range(handles, changes, p1, false, &mut out1),
+            );
+            out.dirty.append(&mut out1.dirty);
+            out.wakes.append(&mut out1.wakes);
+            if !out1.errors.is_empty() {
+                out.errors.append(&mut out1.errors);
+                out.errors.sort_by_key(|e| e.0);
             }
+        } else {
+            let all = Part {
+                lo: 0,
+                state: &mut self.state,
+                records: &mut self.records,
+            };
+            cx.apply_range(handles, changes, all, true, &mut out);
         }
-        errors
+        self.dirty = out.dirty;
+        for (t, slot, generation) in out.wakes {
+            self.schedule.push((t, slot, generation));
+        }
+        out.errors
     }
 
+    /// Prefetches (for writing) an instance's state and both lines its record may straddle.
     fn prefetch_instance(&self, i: usize) {
-        use crate::prefetch::prefetch;
-        prefetch(
+        use crate::prefetch::prefetch_write;
+        prefetch_write(
             self.state.as_ptr().wrapping_add(i),
             std::mem::size_of::<GInst>(),
         );
-        prefetch(
+        prefetch_write(
             self.records.as_ptr().wrapping_add(i),
             std::mem::size_of::<GpuInstanceRecord>(),
         );
     }
 
     pub fn set_enabled(&mut self, h: Handle, enabled: bool) -> Result<(), RuntimeError> {
-        let i = self.idx(h)?;
-        self.state[i].enabled = enabled;
-        self.touch(i);
-        Ok(())
+        self.change(Change::SetEnabled(h, enabled))
     }
 
     pub fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
@@ -799,93 +708,24 @@ impl GpuRuntime {
     }
 
     /// Rebuilds the record of instance i, marks it dirty and reschedules it.
-    fn touch(&mut self, i: usize) {
-        self.records[i] = self.build_record(i);
-        self.mark_dirty(i);
-        self.schedule(i);
-    }
-
-    fn build_record(&self, i: usize) -> GpuInstanceRecord {
-        let g = &self.state[i];
-        let mut r = GpuInstanceRecord::zeroed();
-        if !g.enabled || g.n == 0 {
-            return r;
-        }
-        r.flags = GPU_ENABLED;
-        for k in 0..g.n as usize {
-            let l = &g.layers[k];
-            let c = &self.clips[l.clip as usize];
-            let period = c.period(l.mode);
-            let mut gl = GpuLayer {
-                anchor: l.anchor as u32,
-                clip_mode: l.clip | l.mode << 24,
-                ..GpuLayer::default()
-            };
-            if l.finished {
-                gl.clip_mode |= GPU_HELD;
-            } else if period > 0.0 {
-                // values ≥ 0: the truncating casts are floors (no libm call on baseline x86-64)
-                let ph = (l.p / period * TWO_POW_32) as u64;
-                gl.phase = ph.min(u32::MAX as u64) as u32;
-                let w = (self.rate(g, l) / period).min(0.5) * TWO_POW_32;
-                let hi = (w as u64) as f64;
-                gl.omega_hi = hi as u32;
-                gl.omega_lo = ((w - hi) / TWO_POW_32) as f32;
-            }
-            r.layers[k] = gl;
-        }
-        if g.n == 2 {
-            r.flags |= GPU_TWO_LAYERS;
-            r.w_anchor = g.w_anchor as u32;
-            r.w_start = g.w_start as f32;
-            r.w_rate = g.w_rate as f32;
-        }
-        r
-    }
-
-    /// Next tick at which instance i needs the CPU (u64::MAX: never).
-    fn next_wake(&self, i: usize) -> u64 {
-        let g = &self.state[i];
-        let mut w = u64::MAX;
-        // the outgoing layer of a crossfade fires nothing from the fade's end on
-        let fading = g.n == 2 && g.fade_end != u64::MAX;
-        for k in 0..g.n as usize {
-            let l = &g.layers[k];
-            if l.finished {
-                continue;
-            }
-            let c = &self.clips[l.clip as usize];
-            let rate = self.rate(g, l);
-            if rate <= 0.0 {
-                if l.fresh && (c.is_static() || !c.events.is_empty()) && !g.paused {
-                    // zero-length clip or events at the start: fire on the next update
-                    w = w.min(g.last + 1);
-                }
-                continue;
-            }
-            let u = self.pos_at(g, l, g.last);
-            if let Some(m) = c.next_event_u(l.mode, u) {
-                let dt = ((m - l.p) / rate).ceil();
-                if dt < 1.0e18 {
-                    let t = l.anchor + dt.max(0.0) as u64;
-                    if !(fading && k == 0 && t >= g.fade_end) {
-                        w = w.min(t);
-                    }
-                }
-            }
-        }
-        if w == u64::MAX {
-            w
-        } else {
-            w.max(g.last + 1)
+    fn touch(&mut self, i: usize, h: Handle) {
+        let cx = Cx {
+            clips: &self.clips,
+            inv: &self.inv_period,
+            now: self.clock.ticks(),
+        };
+        if let Some(t) = cx.touch(&mut self.state[i], &mut self.records[i], i, &mut self.dirty) {
+            self.schedule.push((t, h.slot, h.generation));
         }
     }
 
-    fn schedule(&mut self, i: usize) {
-        let t = self.next_wake(i);
-        if t < self.state[i].wake {
-            self.state[i].wake = t;
-            let h = self.handles.handle_at(i);
+    fn schedule(&mut self, i: usize, h: Handle) {
+        let cx = Cx {
+            clips: &self.clips,
+            inv: &self.inv_period,
+            now: self.clock.ticks(),
+        };
+        if let Some(t) = cx.reschedule(&mut self.state[i]) {
             self.schedule.push((t, h.slot, h.generation));
         }
     }
@@ -974,10 +814,16 @@ impl GpuRuntime {
                 g.fade_end = u64::MAX;
             }
             if stale && !self.state[i].paused {
-                self.reanchor(i, now);
+                let cx = Cx {
+                    clips: &self.clips,
+                    inv: &self.inv_period,
+                    now,
+                };
+                cx.reanchor(&mut self.state[i]);
             }
             if stale || fade_over {
-                self.touch(i);
+                let h = self.handles.handle_at(i);
+                self.touch(i, h);
             }
         }
     }
@@ -1048,10 +894,44 @@ impl GpuRuntime {
             changed = true;
         }
         if changed {
-            self.touch(i);
+            self.touch(i, h);
         } else {
-            self.schedule(i);
+            self.schedule(i, h);
         }
+    }
+}
+
+/// Frames per tick of a layer (instance speed and pause included).
+#[inline]
+fn rate_of(clips: &[Prepared], g: &GInst, l: &GLayer) -> f64 {
+    if g.paused || l.finished {
+        return 0.0;
+    }
+    clips[l.clip as usize].fps * l.speed as f64 * g.speed as f64 * SECONDS_PER_TICK
+}
+
+/// [`Prepared::reduce`] with the period's reciprocal `inv` given: a multiplication instead of
+/// a division, then one correction step for the reciprocal's rounding.
+#[inline]
+fn reduce_fast(c: &Prepared, inv: f64, mode: u32, u: f64) -> f64 {
+    if mode != MODE_LOOP && mode != MODE_PINGPONG || inv <= 0.0 || !(0.0..1.0e15).contains(&u) {
+        return c.reduce(mode, u);
+    }
+    let p = c.period(mode);
+    if u < p {
+        return u;
+    }
+    // 0 ≤ u·inv < 2^63: the truncating cast is the floor
+    let mut r = u - p * ((u * inv) as i64) as f64;
+    if r >= p {
+        r -= p;
+    } else if r < 0.0 {
+        r += p;
+    }
+    if r >= p || r < 0.0 {
+        0.0
+    } else {
+        r
     }
 }
 

@@ -27,6 +27,33 @@ pub(crate) fn prefetch<T>(p: *const T, bytes: usize) {
     }
 }
 
+/// Prefetches, with intent to write (PREFETCHW), every cache line overlapped by the `bytes`
+/// bytes at `p` — unlike [`prefetch`], also the last line of an object that straddles a line
+/// boundary (a 56 B record usually does). Never faults; any address is fine.
+#[inline(always)]
+pub(crate) fn prefetch_write<T>(p: *const T, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
+        let first = p as usize & !63;
+        let end = (p as usize).wrapping_add(bytes.max(1));
+        let base = p as *const i8;
+        let mut line = first;
+        while line < end {
+            // SAFETY: as in `prefetch`: a hint that never faults; the address is computed
+            // with `wrapping_add` and never dereferenced.
+            unsafe {
+                _mm_prefetch::<_MM_HINT_ET0>(base.wrapping_add(line.wrapping_sub(p as usize)))
+            };
+            line += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (p, bytes);
+    }
+}
+
 /// Writes a record with non-temporal (streaming) stores where available: the records are
 /// written once per frame for the GPU upload and not read back by the CPU, so there is no
 /// point reading their old cache lines in first (a plain store costs a line read + write).

@@ -236,3 +236,87 @@ fn only_changed_instances_are_written() {
     assert_eq!(rt.handle_at(0), Some(hs[9999]));
     assert_eq!(rt.handle_at(9999), None);
 }
+
+/// A long batch (split between threads by index range) leaves exactly the state, records,
+/// dirty set, schedule and errors of the same changes made one call at a time.
+#[test]
+fn batched_changes_equal_single_calls() {
+    use throng_runtime::{Change, RuntimeError};
+    let clips = table(&[
+        (1.0, LoopMode::Loop, &[0.5]),
+        (0.7, LoopMode::Loop, &[]),
+        (1.2, LoopMode::PingPong, &[0.3]),
+        (1.5, LoopMode::Once, &[0.75]),
+    ]);
+    let n = 20_000;
+    let mut a = GpuRuntime::new(&clips);
+    let mut b = GpuRuntime::new(&clips);
+    let mut hs = Vec::new();
+    for i in 0..n {
+        let h = a.spawn(InstanceTransform::IDENTITY);
+        assert_eq!(b.spawn(InstanceTransform::IDENTITY), h);
+        let start = PlayOptions {
+            start_time: (i % 17) as f32 / 17.0,
+            ..Default::default()
+        };
+        a.play(h, i % 3, start).unwrap();
+        b.play(h, i % 3, start).unwrap();
+        hs.push(h);
+    }
+    // a dead handle, in both
+    a.despawn(hs[5]).unwrap();
+    b.despawn(hs[5]).unwrap();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for frame in 0..20 {
+        a.clear_dirty();
+        b.clear_dirty();
+        let changes: Vec<Change> = (0..6000)
+            .map(|k| {
+                // repeated instances (same instance changed twice in one batch) included
+                let h = hs[(rng.f() * (n as f64 / 4.0)) as usize * 4 % n];
+                let clip = (rng.f() * 5.0) as usize; // 4 = no such clip
+                match k % 9 {
+                    0 => Change::Play(h, clip, PlayOptions::default()),
+                    1 => Change::Blend(h, 0, 1, rng.f() as f32),
+                    2 => Change::SetSpeed(h, 0.5 + rng.f() as f32),
+                    3 => Change::Pause(h),
+                    4 => Change::Resume(h),
+                    5 => Change::Seek(h, rng.f() as f32),
+                    6 => Change::SetEnabled(h, k % 2 == 0),
+                    7 => Change::Crossfade(h, clip, -1.0, PlayOptions::default()),
+                    _ => Change::Crossfade(h, clip, 0.25, PlayOptions::default()),
+                }
+            })
+            .collect();
+        let errs = a.apply(&changes);
+        let mut want: Vec<(usize, RuntimeError)> = Vec::new();
+        for (k, c) in changes.iter().enumerate() {
+            let r = match *c {
+                Change::Play(h, c, o) => b.play(h, c, o),
+                Change::Crossfade(h, c, d, o) => b.crossfade_with(h, c, d, o),
+                Change::Blend(h, x, y, w) => b.blend(h, x, y, w),
+                Change::SetSpeed(h, s) => b.set_speed(h, s),
+                Change::Pause(h) => b.pause(h),
+                Change::Resume(h) => b.resume(h),
+                Change::Seek(h, t) => b.seek(h, t),
+                Change::SetEnabled(h, e) => b.set_enabled(h, e),
+            };
+            if let Err(e) = r {
+                want.push((k, e));
+            }
+        }
+        assert!(!want.is_empty(), "the batch holds failing changes");
+        assert_eq!(format!("{errs:?}"), format!("{want:?}"), "frame {frame}");
+        assert_eq!(a.records(), b.records(), "frame {frame}");
+        let (mut da, mut db) = (a.dirty().to_vec(), b.dirty().to_vec());
+        da.sort_unstable();
+        db.sort_unstable();
+        assert_eq!(da, db, "frame {frame}");
+        for _ in 0..3 {
+            a.update(1.0 / 60.0);
+            b.update(1.0 / 60.0);
+            assert_eq!(format!("{:?}", a.events()), format!("{:?}", b.events()));
+            assert_eq!(a.records(), b.records(), "frame {frame}");
+        }
+    }
+}
