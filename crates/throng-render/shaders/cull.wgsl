@@ -1,22 +1,38 @@
-// cull.wgsl: GPU culling (DESIGN.md §5). Each instance's bounds — the union of the clip bounds
-// of its active layers (the asset's bounds for the rest pose or clips without bounds), moved by
-// its transform — are tested against the view frustum; visible instance ids are compacted with
-// an atomic counter and the counter becomes the instance count of every primitive's
-// DrawIndexedIndirect arguments. Needs no optional GPU feature.
+// cull.wgsl: GPU culling and LOD selection (DESIGN.md §5). Each instance's bounds — the union of
+// the clip bounds of its active layers (the asset's bounds for the rest pose or clips without
+// bounds), moved by its transform — are tested against the view frustum and, separately, the
+// shadow camera's. A visible instance gets the coarsest LOD whose simplification error,
+// projected to the screen at the instance's distance, stays within `lod_bias` pixels; its id is
+// appended (atomic counter) to the list of its (pass, LOD), and that counter becomes the
+// instance count of every primitive's DrawIndexedIndirect arguments of that (pass, LOD).
+// Needs no optional GPU feature.
 
 struct CullParams {
     // Frustum planes (xyz normal pointing inside, w offset): inside when dot(n, p) + w ≥ 0.
     planes: array<vec4<f32>, 6>,
+    // The shadow camera's planes (used when `shadows` is 1).
+    shadow_planes: array<vec4<f32>, 6>,
     // Model-space bounds used when a layer's clip has none (and for the rest pose).
     fallback_min: vec4<f32>,
     fallback_max: vec4<f32>,
+    // Camera position (world) and, in w, (image height / 2) / tan(fov_y / 2): pixels covered by
+    // a length of 1 at a distance of 1.
+    eye: vec4<f32>,
+    // Simplification error of each LOD level in model units ([0] = 0), up to 8 levels.
+    lod_error: array<vec4<f32>, 2>,
     instance_count: u32,
     primitive_count: u32,
+    lod_count: u32,
+    // The ids of (pass, LOD) start at (pass · lod_count + LOD) · segment.
+    segment: u32,
+    // Largest projected simplification error allowed, pixels (≤ 0: always LOD 0).
+    lod_bias: f32,
+    shadows: u32,
     _pad0: u32,
     _pad1: u32,
 }
 
-// wgpu's DrawIndexedIndirect layout (20 B).
+// wgpu's DrawIndexedIndirect layout (20 B), one per (pass, LOD, primitive) in that order.
 struct DrawArgs {
     index_count: u32,
     instance_count: atomic<u32>,
@@ -29,7 +45,15 @@ struct DrawArgs {
 @group(0) @binding(12) var<storage, read_write> visible_ids: array<u32>;
 @group(0) @binding(13) var<storage, read_write> draw_args: array<DrawArgs>;
 
-fn instance_bounds_visible(inst: u32) -> bool {
+// World-space box of instance `inst`: centre and half extent.
+struct WorldBox {
+    centre: vec3<f32>,
+    half: vec3<f32>,
+    // Largest row length of the instance's linear part (its scale for uniform scales).
+    scale: f32,
+}
+
+fn instance_box(inst: u32) -> WorldBox {
     var layers = instance_layers(inst);
     var lo = vec3<f32>(3.4e38);
     var hi = vec3<f32>(-3.4e38);
@@ -61,15 +85,44 @@ fn instance_bounds_visible(inst: u32) -> bool {
     let m = instance_affine(instance_transforms[inst]);
     let c = (lo + hi) * 0.5;
     let e = (hi - lo) * 0.5;
-    let wc = vec4<f32>(c, 1.0) * m;
-    let we = vec3<f32>(dot(abs(m[0].xyz), e), dot(abs(m[1].xyz), e), dot(abs(m[2].xyz), e));
+    var b: WorldBox;
+    b.centre = vec4<f32>(c, 1.0) * m;
+    b.half = vec3<f32>(dot(abs(m[0].xyz), e), dot(abs(m[1].xyz), e), dot(abs(m[2].xyz), e));
+    b.scale = max(length(m[0].xyz), max(length(m[1].xyz), length(m[2].xyz)));
+    return b;
+}
+
+fn inside(planes: ptr<function, array<vec4<f32>, 6>>, b: WorldBox) -> bool {
     for (var p = 0u; p < 6u; p++) {
-        let pl = cull.planes[p];
-        if (dot(pl.xyz, wc) + dot(abs(pl.xyz), we) + pl.w < 0.0) {
+        let pl = (*planes)[p];
+        if (dot(pl.xyz, b.centre) + dot(abs(pl.xyz), b.half) + pl.w < 0.0) {
             return false;
         }
     }
     return true;
+}
+
+fn lod_error(l: u32) -> f32 {
+    return cull.lod_error[l / 4u][l % 4u];
+}
+
+// The coarsest LOD whose error, seen from the eye at the box's nearest distance, is within
+// lod_bias pixels (errors grow with the level).
+fn choose_lod(b: WorldBox) -> u32 {
+    let dist = max(length(b.centre - cull.eye.xyz) - length(b.half), 1e-6);
+    var lod = 0u;
+    for (var l = 1u; l < cull.lod_count; l++) {
+        if (lod_error(l) * b.scale * cull.eye.w / dist <= cull.lod_bias) {
+            lod = l;
+        }
+    }
+    return lod;
+}
+
+fn append(pass_index: u32, lod: u32, inst: u32) {
+    let group = pass_index * cull.lod_count + lod;
+    let slot = atomicAdd(&draw_args[group * cull.primitive_count].instance_count, 1u);
+    visible_ids[group * cull.segment + slot] = inst;
 }
 
 @compute @workgroup_size(64)
@@ -78,18 +131,34 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     if (i >= cull.instance_count) {
         return;
     }
-    if (instance_bounds_visible(i)) {
-        let slot = atomicAdd(&draw_args[0].instance_count, 1u);
-        visible_ids[slot] = i;
+    let b = instance_box(i);
+    var planes = cull.planes;
+    let seen = inside(&planes, b);
+    var casts = false;
+    if (cull.shadows == 1u) {
+        var shadow_planes = cull.shadow_planes;
+        casts = inside(&shadow_planes, b);
+    }
+    if (!seen && !casts) {
+        return;
+    }
+    let lod = choose_lod(b);
+    if (seen) {
+        append(0u, lod, i);
+    }
+    if (casts) {
+        append(1u, lod, i);
     }
 }
 
-// Second dispatch: every primitive draws the same visible instances.
+// Second dispatch: every primitive of a (pass, LOD) draws the instances its first one counted.
 @compute @workgroup_size(64)
 fn cs_cull_finish(@builtin(global_invocation_id) id: vec3<u32>) {
-    let p = id.x;
-    if (p == 0u || p >= cull.primitive_count) {
+    let k = id.x;
+    let total = 2u * cull.lod_count * cull.primitive_count;
+    if (k >= total || k % cull.primitive_count == 0u) {
         return;
     }
-    atomicStore(&draw_args[p].instance_count, atomicLoad(&draw_args[0].instance_count));
+    let first = k - k % cull.primitive_count;
+    atomicStore(&draw_args[k].instance_count, atomicLoad(&draw_args[first].instance_count));
 }

@@ -1,8 +1,11 @@
-// frame.wgsl: per-frame uniform (camera, light, ground) and the shading shared by every pass
-// that draws meshes (crate::gpu_types::FrameUniform). World space = model space of the scene.
+// frame.wgsl: per-frame uniform (camera, light, shadow map, ground, debug view), the per-draw
+// uniform, and the shading shared by every pass that draws meshes (crate::gpu_types::
+// {FrameUniform, DrawParams}). World space = model space of the scene.
 
 struct FrameUniform {
     view_proj: mat4x4<f32>,
+    // Clip-from-world of the shadow camera (orthographic, along light_dir; depth 0..1).
+    light_view_proj: mat4x4<f32>,
     // Unit direction the light travels, world space; w unused.
     light_dir: vec4<f32>,
     // Light colour (linear RGB) and ambient strength in w.
@@ -11,9 +14,28 @@ struct FrameUniform {
     ground: vec4<f32>,
     // x: checker cell size (file units); yzw unused.
     ground_cell: vec4<f32>,
+    // x: 1 when the shadow map is used, y: shadow-map texel size (uv units), z: depth bias
+    // (shadow clip-space depth), w unused.
+    shadow: vec4<f32>,
+    // x: debug view (0 none, 1 joint weights, 2 palette index, 3 frame row, 4 LOD), y: joint of
+    // the weights view (0xffffffff: 1 − largest weight instead), zw unused.
+    debug: vec4<u32>,
+}
+
+// One draw of a (pass, LOD): where its visible ids start, how many influences to use, which LOD
+// and which pass (0 main, 1 shadow). Bound with a dynamic offset (256 B stride).
+struct DrawParams {
+    id_base: u32,
+    influences: u32,
+    lod: u32,
+    pass_index: u32,
 }
 
 @group(0) @binding(5) var<uniform> frame: FrameUniform;
+@group(3) @binding(0) var<uniform> draw: DrawParams;
+// Main pass only: the shadow map the shadow pass rendered and its comparison sampler.
+@group(3) @binding(1) var shadow_map: texture_depth_2d;
+@group(3) @binding(2) var shadow_sampler: sampler_comparison;
 
 struct VsOut {
     @builtin(position) clip: vec4<f32>,
@@ -21,10 +43,65 @@ struct VsOut {
     @location(1) world: vec3<f32>,
     // UV0 (glTF: origin top-left), before the material's texture transform.
     @location(2) uv: vec2<f32>,
+    // Debug view colour (alpha 0: shade normally).
+    @location(3) debug: vec4<f32>,
 }
 
-// Lambert with one directional light plus ambient, in linear colour.
-fn shade(base: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
+// The clip position of a world point in this draw's pass.
+fn clip_position(world: vec3<f32>) -> vec4<f32> {
+    if (draw.pass_index == 1u) {
+        return frame.light_view_proj * vec4<f32>(world, 1.0);
+    }
+    return frame.view_proj * vec4<f32>(world, 1.0);
+}
+
+// Fraction of the directional light reaching `world`: 2×2 comparison taps of the shadow map
+// (each bilinearly filtered where the adapter filters comparisons), 1 outside the shadow camera.
+fn light_visibility(world: vec3<f32>) -> f32 {
+    if (frame.shadow.x == 0.0) {
+        return 1.0;
+    }
+    let p = frame.light_view_proj * vec4<f32>(world, 1.0);
+    let ndc = p.xyz / p.w;
+    let uv = vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5);
+    if (any(uv < vec2<f32>(0.0)) || any(uv > vec2<f32>(1.0)) || ndc.z > 1.0 || ndc.z < 0.0) {
+        return 1.0;
+    }
+    let depth = ndc.z - frame.shadow.z;
+    let t = frame.shadow.y * 0.5;
+    var lit = 0.0;
+    lit += textureSampleCompareLevel(shadow_map, shadow_sampler, uv + vec2<f32>(-t, -t), depth);
+    lit += textureSampleCompareLevel(shadow_map, shadow_sampler, uv + vec2<f32>(t, -t), depth);
+    lit += textureSampleCompareLevel(shadow_map, shadow_sampler, uv + vec2<f32>(-t, t), depth);
+    lit += textureSampleCompareLevel(shadow_map, shadow_sampler, uv + vec2<f32>(t, t), depth);
+    return lit * 0.25;
+}
+
+// Lambert with one shadowed directional light plus ambient, in linear colour.
+fn shade(base: vec3<f32>, n: vec3<f32>, world: vec3<f32>) -> vec3<f32> {
     let d = max(dot(n, -frame.light_dir.xyz), 0.0);
-    return base * (frame.light.w + d * frame.light.rgb);
+    var lit = 0.0;
+    if (d > 0.0) {
+        lit = light_visibility(world);
+    }
+    return base * (frame.light.w + d * lit * frame.light.rgb);
+}
+
+// A debug colour under the light without shadows, so shapes stay readable.
+fn shade_debug(c: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
+    return c * (0.45 + 0.55 * max(dot(n, -frame.light_dir.xyz), 0.0));
+}
+
+// Blue → cyan → green → yellow → red for t in 0..1.
+fn heat(t: f32) -> vec3<f32> {
+    let x = clamp(t, 0.0, 1.0) * 4.0;
+    return clamp(vec3<f32>(x - 2.0, min(x, 4.0 - x), 2.0 - x), vec3<f32>(0.0), vec3<f32>(1.0));
+}
+
+// A distinct, stable colour per integer (golden-ratio hue steps).
+fn index_color(i: u32) -> vec3<f32> {
+    let h = fract(f32(i) * 0.618034 + 0.1);
+    let k = vec3<f32>(0.0, 2.0 / 3.0, 1.0 / 3.0);
+    let c = clamp(abs(fract(vec3<f32>(h) + k) * 6.0 - 3.0) - 1.0, vec3<f32>(0.0), vec3<f32>(1.0));
+    return mix(vec3<f32>(0.25), c, 0.85);
 }

@@ -1,4 +1,5 @@
-// ground.wgsl: a checkered ground plane (two triangles from the vertex index) under the crowd.
+// ground.wgsl: a checkered ground plane (two triangles from the vertex index) under the crowd;
+// it receives shadows and casts none.
 
 @vertex
 fn vs_ground(@builtin(vertex_index) vi: u32) -> VsOut {
@@ -9,10 +10,11 @@ fn vs_ground(@builtin(vertex_index) vi: u32) -> VsOut {
     let c = corners[vi % 6u] * frame.ground.w;
     let world = vec3<f32>(frame.ground.x + c.x, frame.ground.y, frame.ground.z + c.y);
     var out: VsOut;
-    out.clip = frame.view_proj * vec4<f32>(world, 1.0);
+    out.clip = clip_position(world);
     out.normal = vec3<f32>(0.0, 1.0, 0.0);
     out.world = world;
     out.uv = vec2<f32>(0.0);
+    out.debug = vec4<f32>(0.0);
     return out;
 }
 
@@ -21,5 +23,5 @@ fn fs_ground(in: VsOut) -> @location(0) vec4<f32> {
     let cell = floor(in.world.xz / max(frame.ground_cell.x, 1e-6));
     let odd = (i32(cell.x) + i32(cell.y)) & 1;
     let base = select(vec3<f32>(0.42), vec3<f32>(0.36), odd == 1);
-    return vec4<f32>(shade(base, vec3<f32>(0.0, 1.0, 0.0)), 1.0);
+    return vec4<f32>(shade(base, vec3<f32>(0.0, 1.0, 0.0), in.world), 1.0);
 }

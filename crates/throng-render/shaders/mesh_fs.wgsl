@@ -23,5 +23,8 @@ fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f
     let uv = vec3<f32>(in.uv, 1.0);
     let tuv = vec2<f32>(dot(material.uv_row0.xyz, uv), dot(material.uv_row1.xyz, uv));
     let base = material.base_color * textureSample(base_texture, base_sampler, tuv);
-    return vec4<f32>(shade(base.rgb, n), base.a);
+    if (in.debug.a > 0.0) {
+        return vec4<f32>(shade_debug(in.debug.rgb, n), 1.0);
+    }
+    return vec4<f32>(shade(base.rgb, n, in.world), base.a);
 }

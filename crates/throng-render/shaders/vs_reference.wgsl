@@ -13,9 +13,10 @@ struct VertexIn {
 fn vs_main(v: VertexIn, @builtin(instance_index) inst: u32) -> VsOut {
     let world = apply_affine(instance_affine(instance_transforms[inst]), v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
     var out: VsOut;
-    out.clip = frame.view_proj * vec4<f32>(world.position, 1.0);
+    out.clip = clip_position(world.position);
     out.normal = world.normal;
     out.world = world.position;
     out.uv = v.uv;
+    out.debug = vec4<f32>(0.0);
     return out;
 }

@@ -19,13 +19,56 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
     let j = array<u32, 8>(v.joints0.x, v.joints0.y, v.joints0.z, v.joints0.w, v.joints1.x, v.joints1.y, v.joints1.z, v.joints1.w);
     let wf0 = vec4<f32>(v.weights0) / 65535.0;
     let wf1 = vec4<f32>(v.weights1) / 65535.0;
-    let w = array<f32, 8>(wf0.x, wf0.y, wf0.z, wf0.w, wf1.x, wf1.y, wf1.z, wf1.w);
+    var w = array<f32, 8>(wf0.x, wf0.y, wf0.z, wf0.w, wf1.x, wf1.y, wf1.z, wf1.w);
+    // Far LODs may use fewer influences: the strongest `draw.influences` (weights are stored in
+    // descending order), renormalised to sum to 1.
+    if (draw.influences < 8u) {
+        var kept = 0.0;
+        for (var i = 0u; i < 8u; i++) {
+            if (i >= draw.influences) {
+                w[i] = 0.0;
+            }
+            kept += w[i];
+        }
+        if (kept > 0.0) {
+            for (var i = 0u; i < 8u; i++) {
+                w[i] = w[i] / kept;
+            }
+        }
+    }
     let s = skin_vertex(inst, j, w, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
     let world = apply_affine(instance_affine(instance_transforms[inst]), s.position, s.normal, s.tangent);
     var out: VsOut;
-    out.clip = frame.view_proj * vec4<f32>(world.position, 1.0);
+    out.clip = clip_position(world.position);
     out.normal = world.normal;
     out.world = world.position;
     out.uv = v.uv;
+    out.debug = vec4<f32>(0.0);
+    if (frame.debug.x != 0u) {
+        out.debug = debug_texture(inst, j, w);
+    }
     return out;
+}
+
+// Debug colours: joint weights (1), dominant palette index (2), or the common views.
+fn debug_texture(inst: u32, j: array<u32, 8>, w: array<f32, 8>) -> vec4<f32> {
+    let mode = frame.debug.x;
+    if (mode == 1u) {
+        if (frame.debug.y == 0xffffffffu) {
+            // Blend zones: 0 where one joint moves the vertex alone.
+            return vec4<f32>(heat(1.0 - w[0]), 1.0);
+        }
+        var jw = 0.0;
+        for (var i = 0u; i < 8u; i++) {
+            if (j[i] == frame.debug.y) {
+                jw += w[i];
+            }
+        }
+        return vec4<f32>(heat(jw), 1.0);
+    }
+    if (mode == 2u) {
+        return vec4<f32>(index_color(j[0]), 1.0);
+    }
+    var layers = instance_layers(inst);
+    return debug_common(&layers);
 }

@@ -7,9 +7,18 @@ fn vs_main(@location(0) uv: vec2<f32>, @builtin(vertex_index) vertex: u32, @buil
     let s = vat_vertex(inst, vertex);
     let world = apply_affine(instance_affine(instance_transforms[inst]), s.position, s.normal, s.tangent);
     var out: VsOut;
-    out.clip = frame.view_proj * vec4<f32>(world.position, 1.0);
+    out.clip = clip_position(world.position);
     out.normal = world.normal;
     out.world = world.position;
     out.uv = uv;
+    out.debug = vec4<f32>(0.0);
+    if (frame.debug.x != 0u) {
+        // A VAT stores no influences: the weights and palette views show grey.
+        var layers = instance_layers(inst);
+        out.debug = debug_common(&layers);
+        if (out.debug.a == 0.0) {
+            out.debug = vec4<f32>(0.5, 0.5, 0.5, 1.0);
+        }
+    }
     return out;
 }

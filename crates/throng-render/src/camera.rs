@@ -107,6 +107,10 @@ pub fn frame_uniform(camera: &Camera, aspect: f32, scene: &Aabb) -> FrameUniform
         light: [0.85, 0.85, 0.8, 0.25],
         ground: [centre.x, floor, centre.z, 2.5 * radius],
         ground_cell: [radius * 0.25, 0.0, 0.0, 0.0],
+        // No shadow map and no debug view until the frame sets them.
+        light_view_proj: glam::Mat4::IDENTITY.to_cols_array_2d(),
+        shadow: [0.0; 4],
+        debug: [0; 4],
     }
 }
 

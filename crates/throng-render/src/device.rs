@@ -58,7 +58,31 @@ pub struct Gpu {
     pub summary: AdapterSummary,
 }
 
+impl AdapterSummary {
+    pub fn of(adapter: &wgpu::Adapter) -> AdapterSummary {
+        let info = adapter.get_info();
+        AdapterSummary {
+            name: info.name.clone(),
+            backend: info.backend.to_str().to_string(),
+            device_type: format!("{:?}", info.device_type),
+            driver: info.driver_info.clone(),
+        }
+    }
+}
+
 impl Gpu {
+    /// Wraps an application's own adapter, device and queue (e.g. one that also drives a
+    /// window surface). The renderer needs no optional feature; large crowds need
+    /// `max_storage_buffer_binding_size` ≥ 8 B × instances × LODs.
+    pub fn from_device(adapter: wgpu::Adapter, device: wgpu::Device, queue: wgpu::Queue) -> Gpu {
+        Gpu {
+            summary: AdapterSummary::of(&adapter),
+            adapter,
+            device,
+            queue,
+        }
+    }
+
     /// Finds any adapter (honouring `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_DEBUG` …) and
     /// creates a device with wgpu's default limits, raised to what the adapter offers for
     /// texture size, array layers and storage buffers (the bone texture and per-instance data
@@ -98,13 +122,7 @@ impl Gpu {
                     })?
             }
         };
-        let info = adapter.get_info();
-        let summary = AdapterSummary {
-            name: info.name.clone(),
-            backend: info.backend.to_str().to_string(),
-            device_type: format!("{:?}", info.device_type),
-            driver: info.driver_info.clone(),
-        };
+        let summary = AdapterSummary::of(&adapter);
         let offered = adapter.limits();
         let limits = wgpu::Limits {
             max_texture_dimension_2d: offered.max_texture_dimension_2d,

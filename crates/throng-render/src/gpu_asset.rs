@@ -126,12 +126,25 @@ pub fn bone_sample_type(e: Encoding) -> wgpu::TextureSampleType {
 
 pub struct GpuPrimitive {
     pub vertices: wgpu::Buffer,
+    /// LOD 0's triangle list followed by every simplified LOD's.
     pub indices: wgpu::Buffer,
+    /// LOD 0's index count.
     pub index_count: u32,
+    /// (first index, index count) of each LOD in `indices`; `[0]` is LOD 0. Levels the
+    /// primitive lacks (or whose simplification came out empty) repeat its coarsest one.
+    pub lods: Vec<(u32, u32)>,
     pub vertex_count: u32,
     pub material: Option<usize>,
     /// The primitive's vertex animation texture, when it was baked with one.
     pub vat: Option<crate::vat::GpuVat>,
+}
+
+impl GpuPrimitive {
+    /// (first index, index count) of LOD `l`, or of the coarsest LOD the primitive has.
+    pub fn lod(&self, l: u32) -> (u32, u32) {
+        let i = (l as usize).min(self.lods.len().saturating_sub(1));
+        self.lods.get(i).copied().unwrap_or((0, self.index_count))
+    }
 }
 
 /// A baked asset on the GPU.
@@ -151,6 +164,50 @@ pub struct GpuAsset {
     pub textures: Vec<Option<wgpu::TextureView>>,
     /// Union of every frame-table row's bounds (model space, file units).
     pub bounds: Aabb,
+    /// Simplification error of each LOD level in model units (file units): the largest over
+    /// the primitives of meshoptimizer's relative error × the primitive's largest extent.
+    /// `[0]` = 0; the length is the asset's LOD count (at most [`MAX_LODS`]).
+    pub lod_errors: Vec<f32>,
+}
+
+/// LOD levels the renderer selects between (LOD 0 included).
+pub const MAX_LODS: usize = 8;
+
+impl GpuAsset {
+    /// LOD levels (1 without simplified LODs).
+    pub fn lod_count(&self) -> u32 {
+        self.lod_errors.len().max(1) as u32
+    }
+}
+
+/// Index ranges of LOD 0 and each non-empty LOD of `p` in one concatenated index list, plus
+/// each level's error in model units.
+fn lod_ranges(p: &BakedPrimitive) -> (Vec<u32>, Vec<(u32, u32)>, Vec<f32>) {
+    let mut all = p.indices.clone();
+    let mut ranges = vec![(0, p.indices.len() as u32)];
+    let mut errors = vec![0.0f32];
+    let mut extent = Aabb::EMPTY;
+    for &q in &p.positions {
+        extent.extend(q);
+    }
+    let size = if extent.is_empty() {
+        0.0
+    } else {
+        (extent.max - extent.min).max_element()
+    };
+    for lod in p.lods.iter().take(MAX_LODS - 1) {
+        let coarsest = *ranges.last().unwrap_or(&(0, 0));
+        let err = errors.last().copied().unwrap_or(0.0);
+        if lod.indices.is_empty() || lod.indices.len() % 3 != 0 {
+            ranges.push(coarsest);
+            errors.push(err);
+            continue;
+        }
+        ranges.push((all.len() as u32, lod.indices.len() as u32));
+        all.extend_from_slice(&lod.indices);
+        errors.push((lod.error * size).max(err));
+    }
+    (all, ranges, errors)
 }
 
 impl GpuAsset {
@@ -262,6 +319,7 @@ impl GpuAsset {
             usage: wgpu::BufferUsages::STORAGE,
         });
         let mut primitives = Vec::with_capacity(asset.primitives.len());
+        let mut lod_errors: Vec<f32> = Vec::new();
         for (pi, p) in asset.primitives.iter().enumerate() {
             let v = p.vertex_count();
             let k = p.influences as usize;
@@ -280,7 +338,12 @@ impl GpuAsset {
                     "primitive {pi}: {k} influences per vertex, the renderer reads at most {GPU_INFLUENCES}"
                 )));
             }
-            if let Some(i) = p.indices.iter().find(|&&i| i as usize >= v) {
+            if let Some(i) = p
+                .indices
+                .iter()
+                .chain(p.lods.iter().flat_map(|l| &l.indices))
+                .find(|&&i| i as usize >= v)
+            {
                 return Err(bad(format!(
                     "primitive {pi}: index {i} out of range ({v} vertices)"
                 )));
@@ -293,9 +356,17 @@ impl GpuAsset {
                 contents: bytemuck::cast_slice(&gpu_vertices(p)),
                 usage: wgpu::BufferUsages::VERTEX,
             });
+            let (all_indices, lods, errors) = lod_ranges(p);
+            for (l, e) in errors.into_iter().enumerate() {
+                if l >= lod_errors.len() {
+                    lod_errors.push(e);
+                } else {
+                    lod_errors[l] = lod_errors[l].max(e);
+                }
+            }
             let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("throng indices"),
-                contents: bytemuck::cast_slice(&p.indices),
+                contents: bytemuck::cast_slice(&all_indices),
                 usage: wgpu::BufferUsages::INDEX,
             });
             let vat = match &p.vat {
@@ -320,6 +391,7 @@ impl GpuAsset {
                 vertices,
                 indices,
                 index_count: p.indices.len() as u32,
+                lods,
                 vertex_count: v as u32,
                 material: p.material,
                 vat,
@@ -376,6 +448,7 @@ impl GpuAsset {
             materials,
             textures,
             bounds,
+            lod_errors,
         })
     }
 }

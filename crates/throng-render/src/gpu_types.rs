@@ -84,12 +84,14 @@ impl BoneParams {
     }
 }
 
-/// Per-frame uniform (WGSL `FrameUniform`), 128 B.
+/// Per-frame uniform (WGSL `FrameUniform`), 224 B.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FrameUniform {
     /// Column-major clip-from-world matrix (wgpu clip space, depth 0..1).
     pub view_proj: [[f32; 4]; 4],
+    /// Column-major clip-from-world matrix of the shadow camera (orthographic, depth 0..1).
+    pub light_view_proj: [[f32; 4]; 4],
     /// Unit direction the light travels, world space.
     pub light_dir: [f32; 4],
     /// Linear RGB light colour, ambient strength in w.
@@ -98,7 +100,29 @@ pub struct FrameUniform {
     pub ground: [f32; 4],
     /// x: checker cell size (file units).
     pub ground_cell: [f32; 4],
+    /// x: 1 with a shadow map, y: its texel size in uv units, z: depth bias (shadow clip depth).
+    pub shadow: [f32; 4],
+    /// x: debug view (0 none, 1 weights, 2 palette, 3 row, 4 LOD), y: joint of the weights view
+    /// (`u32::MAX`: 1 − largest weight).
+    pub debug: [u32; 4],
 }
+
+/// Per-draw uniform (WGSL `DrawParams`), 16 B, stored at a 256 B stride and bound with a
+/// dynamic offset: one per (pass, LOD).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct DrawParams {
+    /// First visible id of this (pass, LOD) in the visible-id list.
+    pub id_base: u32,
+    /// Influences per vertex used (the strongest, renormalised); 8 = all.
+    pub influences: u32,
+    pub lod: u32,
+    /// 0 main pass, 1 shadow pass.
+    pub pass_index: u32,
+}
+
+/// Byte stride of [`DrawParams`] entries (the largest uniform offset alignment wgpu allows).
+pub const DRAW_PARAMS_STRIDE: u64 = 256;
 
 /// Material uniform (WGSL `Material`), 48 B.
 #[repr(C)]
@@ -207,17 +231,29 @@ impl Playback<'_> {
     }
 }
 
-/// Culling parameters (WGSL `CullParams`), 144 B.
+/// Culling and LOD parameters (WGSL `CullParams`), 304 B.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct CullParams {
     /// Frustum planes, normals pointing inside: inside when `dot(n, p) + w ≥ 0` (world space).
     pub planes: [[f32; 4]; 6],
+    /// The shadow camera's frustum planes (used when `shadows` is 1).
+    pub shadow_planes: [[f32; 4]; 6],
     /// Model-space bounds for the rest pose and for clips without bounds (file units).
     pub fallback_min: [f32; 4],
     pub fallback_max: [f32; 4],
+    /// Camera position (world, file units); w: (image height / 2) / tan(fov_y / 2).
+    pub eye: [f32; 4],
+    /// Simplification error per LOD level in model units (file units), [0] = 0.
+    pub lod_error: [f32; 8],
     pub instance_count: u32,
     pub primitive_count: u32,
+    pub lod_count: u32,
+    /// Visible ids of (pass, LOD) start at `(pass · lod_count + LOD) · segment`.
+    pub segment: u32,
+    /// Largest projected simplification error allowed, pixels (≤ 0: LOD 0 only).
+    pub lod_bias: f32,
+    pub shadows: u32,
     pub _pad: [u32; 2],
 }
 

@@ -293,3 +293,46 @@ pub fn vat_textures(device: &wgpu::Device) -> wgpu::BindGroupLayout {
         ],
     })
 }
+
+/// Group 3 of every mesh draw: the per-draw uniform (0, dynamic offset); the main pass adds the
+/// shadow map (1) and its comparison sampler (2).
+pub fn draw_params(device: &wgpu::Device, main_pass: bool) -> wgpu::BindGroupLayout {
+    let mut e = vec![wgpu::BindGroupLayoutEntry {
+        binding: 0,
+        visibility: wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: true,
+            min_binding_size: wgpu::BufferSize::new(
+                std::mem::size_of::<crate::gpu_types::DrawParams>() as u64,
+            ),
+        },
+        count: None,
+    }];
+    if main_pass {
+        e.push(wgpu::BindGroupLayoutEntry {
+            binding: 1,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Depth,
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        });
+        e.push(wgpu::BindGroupLayoutEntry {
+            binding: 2,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+            count: None,
+        });
+    }
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(if main_pass {
+            "throng draw params + shadow map"
+        } else {
+            "throng draw params"
+        }),
+        entries: &e,
+    })
+}

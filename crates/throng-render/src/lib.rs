@@ -1,7 +1,7 @@
 //! throng-render: wgpu renderer of baked throng crowds (DESIGN.md §5).
 //!
-//! Draws per frame = primitives (+ ground), whatever the instance count: one instanced,
-//! indirect draw per primitive after a GPU culling pass.
+//! Draws per frame = primitives × LODs × passes (+ ground), whatever the instance count: one
+//! instanced, indirect draw per primitive, LOD and pass after a GPU culling pass.
 //!
 //! - [`device`]: headless device on any adapter (Mesa's lavapipe on machines without a GPU), with
 //!   a typed error naming what to install.
@@ -13,8 +13,14 @@
 //!   and material uniforms) and throng-runtime's per-instance types used unchanged
 //!   (`InstanceTransform`, `GpuInstanceRecord`), all checked against naga's layouts.
 //! - [`gpu_asset`] / [`vat`] / [`material`]: a `throng_asset::BakedAsset` on the GPU.
-//! - [`render`]: [`Renderer`] — texture path, VAT path, reference path (CPU-skinned vertices
-//!   uploaded per frame), ground, framing [`Camera`], offscreen target read back to RGBA8.
+//! - [`render`]: [`Renderer`] and [`RenderOptions`] (skinning path, culling, shadows, LOD
+//!   bias and influences per LOD, debug views).
+//! - [`scene`]: a frame of one or more [`Crowd`]s — GPU culling against the view and the
+//!   shadow camera with LOD selection by projected error, a shadow depth pass and the main pass
+//!   with the same skinning, ground; offscreen ([`Renderer::render_scene`]) or into an
+//!   application's own target ([`Renderer::encode_frame`]); the reference path (CPU-skinned
+//!   vertices uploaded per frame).
+//! - [`shadow`]: the directional light's orthographic shadow camera.
 //! - [`skin`]: compute twins of the vertex stage (skinned vertices, playback layers) for the
 //!   numerical tests against throng-asset's CPU decoder and throng-runtime's GPU-timed twin.
 //!
@@ -39,10 +45,14 @@ pub mod vat;
 pub use error::RenderError;
 pub use gpu_asset::GpuAsset;
 pub mod camera;
+pub(crate) mod pipelines;
 pub mod render;
+pub mod scene;
+pub mod shadow;
 
 pub use camera::Camera;
-pub use render::{render_png, ReferenceMesh, RenderOptions, Renderer, SkinPath};
+pub use render::{render_png, DebugView, RenderOptions, Renderer, SkinPath};
+pub use scene::{Crowd, CullLists, FrameStats, ReferenceMesh, RenderedFrame};
 
 /// The `image` crate the renderer returns pictures in (so callers need no separate dependency).
 pub use image;

@@ -26,6 +26,7 @@ pub const SKIN_LBS: &str = include_str!("../shaders/skin_lbs.wgsl");
 pub const SKIN_DQ: &str = include_str!("../shaders/skin_dq.wgsl");
 pub const FRAME: &str = include_str!("../shaders/frame.wgsl");
 pub const MESH_FS: &str = include_str!("../shaders/mesh_fs.wgsl");
+pub const DEBUG: &str = include_str!("../shaders/debug.wgsl");
 pub const VS_TEXTURE: &str = include_str!("../shaders/vs_texture.wgsl");
 pub const CS_SKIN: &str = include_str!("../shaders/cs_skin.wgsl");
 pub const VS_REFERENCE: &str = include_str!("../shaders/vs_reference.wgsl");
@@ -151,7 +152,7 @@ pub fn modules(program: Program) -> Result<Vec<&'static str>, ShaderError> {
             } else {
                 INSTANCE_DIRECT
             };
-            m.extend([FRAME, map, VS_TEXTURE, MESH_FS]);
+            m.extend([FRAME, DEBUG, map, VS_TEXTURE, MESH_FS]);
             m
         }
         Program::Cull { timing } => vec![COMMON, RESOURCES, timing_module(timing), CULL],
@@ -162,6 +163,7 @@ pub fn modules(program: Program) -> Result<Vec<&'static str>, ShaderError> {
             FRAMES,
             VAT,
             FRAME,
+            DEBUG,
             if culled {
                 INSTANCE_CULLED
             } else {

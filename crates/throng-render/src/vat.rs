@@ -190,3 +190,40 @@ impl VatDummies {
         }
     }
 }
+
+/// Group 2 of the VAT draw for one primitive's VAT (the unused position binding gets a
+/// placeholder).
+pub(crate) fn bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    dummies: &VatDummies,
+    v: &GpuVat,
+) -> wgpu::BindGroup {
+    let (float, uint) = if v.encoding == VatEncoding::Unorm16 {
+        (&dummies.float, &v.positions)
+    } else {
+        (&v.positions, &dummies.uint)
+    };
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("throng vat"),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: v.params.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(float),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::TextureView(uint),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::TextureView(&v.normals),
+            },
+        ],
+    })
+}

@@ -105,8 +105,9 @@ fn wgsl_structs_match_rust_layouts() {
         &draw,
         "FrameUniform",
         size_of::<FrameUniform>(),
-        &[0, 64, 80, 96, 112],
+        &[0, 64, 128, 144, 160, 176, 192, 208],
     );
+    check(&draw, "DrawParams", size_of::<DrawParams>(), &[0, 4, 8, 12]);
     check(
         &draw,
         "Material",
@@ -139,7 +140,9 @@ fn wgsl_structs_match_rust_layouts() {
         &cull,
         "CullParams",
         size_of::<CullParams>(),
-        &[0, 96, 112, 128, 132, 136, 140],
+        &[
+            0, 96, 192, 208, 224, 240, 272, 276, 280, 284, 288, 292, 296, 300,
+        ],
     );
     check(
         &cull,

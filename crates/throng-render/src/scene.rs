@@ -1,0 +1,1232 @@
+//! A frame of one or more crowds (DESIGN.md §5): per crowd a GPU culling + LOD pass writing
+//! indirect draw arguments, a shadow depth pass and the main pass, with the ground. Draw calls
+//! per frame = Σ over crowds of primitives × LODs × passes (+ the ground), whatever the
+//! instance count.
+
+use glam::{Mat4, Vec3};
+use throng_asset::Aabb;
+use wgpu::util::DeviceExt;
+
+use crate::camera::{crowd_bounds, frame_uniform, frustum_planes, Camera};
+use crate::error::RenderError;
+use crate::gpu_asset::{GpuAsset, MAX_LODS};
+use crate::gpu_types::{
+    CullParams, DrawIndexedArgs, DrawParams, FrameUniform, InstanceTransform, MaterialUniform,
+    Playback, DRAW_PARAMS_STRIDE,
+};
+use crate::layouts;
+use crate::pipelines::{PipelineKey, RefVertex};
+use crate::readback::map_read;
+use crate::render::{RenderOptions, Renderer, SkinPath, COLOR_FORMAT, DEFAULT_COLOR, DEPTH_FORMAT};
+use crate::shaders::{Skinning, Timing};
+use crate::shadow::{shadow_view_proj, ShadowCamera};
+
+/// One crowd of a frame: instances of one asset.
+#[derive(Clone, Copy)]
+pub struct Crowd<'a> {
+    pub asset: &'a GpuAsset,
+    /// World-from-model transform per instance (file units).
+    pub transforms: &'a [InstanceTransform],
+    /// Playback record per instance, CPU- or GPU-timed (DESIGN.md §4).
+    pub playback: Playback<'a>,
+}
+
+/// What a frame cost: draw calls recorded and, after [`Renderer::render_scene`] (which reads
+/// the indirect arguments back), what the GPU drew.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FrameStats {
+    /// Draw calls recorded in all passes (ground included); independent of instance counts.
+    pub draws: u32,
+    /// Of which in the shadow pass.
+    pub shadow_draws: u32,
+    /// Compute dispatches (culling).
+    pub dispatches: u32,
+    /// Instances drawn in the main pass, by LOD level (summed over crowds).
+    pub instances_per_lod: Vec<u64>,
+    /// Instances drawn in the main pass and in the shadow pass.
+    pub instances_drawn: u64,
+    pub shadow_instances: u64,
+    /// Triangles drawn in the main pass (ground excluded) and in the shadow pass.
+    pub triangles: u64,
+    pub shadow_triangles: u64,
+}
+
+/// A frame read back from the GPU.
+pub struct RenderedFrame {
+    /// sRGB RGBA8 pixels.
+    pub image: image::RgbaImage,
+    pub stats: FrameStats,
+}
+
+/// Instance ids the culling pass kept, per LOD level, ascending.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CullLists {
+    /// Seen by the main camera.
+    pub main: Vec<Vec<u32>>,
+    /// Inside the shadow camera (casters; empty without shadows).
+    pub shadow: Vec<Vec<u32>>,
+}
+
+/// Camera, light and shadow camera of a frame.
+struct FrameSetup {
+    frame: wgpu::Buffer,
+    view_proj: Mat4,
+    camera: Camera,
+    shadow: Option<ShadowCamera>,
+    /// (image height / 2) / tan(fov_y / 2).
+    pixels_per_unit: f32,
+}
+
+/// Buffers of one crowd's culling run.
+struct CullRun {
+    bind: wgpu::BindGroup,
+    visible: wgpu::Buffer,
+    args: wgpu::Buffer,
+    instances: u32,
+    /// Indirect argument entries: 2 passes × LODs × primitives.
+    entries: u32,
+    segment: u32,
+}
+
+/// Everything one crowd's draws need this frame.
+struct CrowdFrame<'a> {
+    crowd: Crowd<'a>,
+    key: PipelineKey,
+    shadow_key: Option<PipelineKey>,
+    skin_group: wgpu::BindGroup,
+    draw_main: wgpu::BindGroup,
+    draw_shadow: wgpu::BindGroup,
+    materials: Vec<wgpu::BindGroup>,
+    vat_groups: Vec<Option<wgpu::BindGroup>>,
+    cull: Option<CullRun>,
+    lods: u32,
+}
+
+/// The ground as a box (receives shadows).
+fn ground_box(f: &FrameUniform) -> Aabb {
+    let [x, y, z, h] = f.ground;
+    Aabb {
+        min: Vec3::new(x - h, y, z - h),
+        max: Vec3::new(x + h, y, z + h),
+    }
+}
+
+fn playback_len_matches(crowd: &Crowd) -> Result<(), RenderError> {
+    if crowd.transforms.len() != crowd.playback.len() {
+        return Err(RenderError::BadInput {
+            what: "instance records (one per transform)",
+            got: crowd.playback.len(),
+            expected: crowd.transforms.len(),
+        });
+    }
+    Ok(())
+}
+
+impl Renderer {
+    /// Camera (given or framing `scene`), frame uniform and shadow camera.
+    fn frame_setup(&self, opts: &RenderOptions, scene: &Aabb, casters: &Aabb) -> FrameSetup {
+        let aspect = opts.width as f32 / opts.height.max(1) as f32;
+        let camera = opts
+            .camera
+            .unwrap_or_else(|| Camera::framing(scene, aspect));
+        let mut u = frame_uniform(&camera, aspect, scene);
+        let view_proj = camera.view_proj(aspect);
+        let shadow = opts.shadows.then(|| {
+            let mut receivers = casters.union(scene);
+            if opts.ground {
+                receivers = receivers.union(&ground_box(&u));
+            }
+            shadow_view_proj(
+                Vec3::from_slice(&u.light_dir[..3]),
+                &receivers,
+                casters,
+                &view_proj,
+                opts.shadow_map_size,
+            )
+        });
+        if let Some(s) = &shadow {
+            u.light_view_proj = s.view_proj.to_cols_array_2d();
+            u.shadow = [
+                1.0,
+                1.0 / opts.shadow_map_size.max(1) as f32,
+                s.depth_bias,
+                0.0,
+            ];
+        }
+        u.debug = opts.debug.words();
+        let frame = self
+            .gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("throng frame"),
+                contents: bytemuck::bytes_of(&u),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        FrameSetup {
+            frame,
+            view_proj,
+            camera,
+            shadow,
+            pixels_per_unit: opts.height as f32 * 0.5 / (camera.fov_y * 0.5).tan().max(1e-6),
+        }
+    }
+
+    /// The shadow map (cached by size; 1 texel when shadows are off, so the binding exists).
+    fn shadow_view(&mut self, size: u32) -> wgpu::TextureView {
+        if let Some((s, v)) = &self.shadow_map {
+            if *s == size {
+                return v.clone();
+            }
+        }
+        let t = self.gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("throng shadow map"),
+            size: wgpu::Extent3d {
+                width: size,
+                height: size,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        });
+        let v = t.create_view(&Default::default());
+        self.shadow_map = Some((size, v.clone()));
+        v
+    }
+
+    /// The main pass's depth target (cached by size).
+    fn depth_view(&mut self, width: u32, height: u32) -> wgpu::TextureView {
+        if let Some((s, v)) = &self.depth_target {
+            if *s == (width, height) {
+                return v.clone();
+            }
+        }
+        let t = self.gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("throng depth target"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        });
+        let v = t.create_view(&Default::default());
+        self.depth_target = Some(((width, height), v.clone()));
+        v
+    }
+
+    /// A per-draw uniform buffer: entry `pass · lods + lod` at a 256 B stride.
+    fn draw_params_buffer(&self, lods: u32, segment: u32, opts: &RenderOptions) -> wgpu::Buffer {
+        let stride = DRAW_PARAMS_STRIDE as usize;
+        let mut bytes = vec![0u8; 2 * lods as usize * stride];
+        for pass_index in 0..2u32 {
+            for lod in 0..lods {
+                let entry = pass_index * lods + lod;
+                let p = DrawParams {
+                    id_base: entry * segment,
+                    influences: opts.influences_at(lod),
+                    lod,
+                    pass_index,
+                };
+                let at = entry as usize * stride;
+                bytes[at..at + std::mem::size_of::<DrawParams>()]
+                    .copy_from_slice(bytemuck::bytes_of(&p));
+            }
+        }
+        self.gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("throng draw params"),
+                contents: &bytes,
+                usage: wgpu::BufferUsages::UNIFORM,
+            })
+    }
+
+    /// Group 3 bind groups (main pass with the shadow map, shadow pass) over `params`.
+    fn draw_groups(
+        &self,
+        params: &wgpu::Buffer,
+        shadow_map: &wgpu::TextureView,
+    ) -> (wgpu::BindGroup, wgpu::BindGroup) {
+        let device = &self.gpu.device;
+        let binding = wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: params,
+            offset: 0,
+            size: wgpu::BufferSize::new(std::mem::size_of::<DrawParams>() as u64),
+        });
+        let main = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng draw (main)"),
+            layout: &self.draw_main_bgl,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: binding.clone(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(shadow_map),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::Sampler(&self.shadow_sampler),
+                },
+            ],
+        });
+        let shadow = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng draw (shadow)"),
+            layout: &self.draw_shadow_bgl,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: binding,
+            }],
+        });
+        (main, shadow)
+    }
+
+    /// Buffers and bind group of one crowd's culling run.
+    fn cull_run(
+        &self,
+        crowd: &Crowd,
+        transforms_buf: &wgpu::Buffer,
+        play: &layouts::PlaybackBuffers,
+        setup: &FrameSetup,
+        opts: &RenderOptions,
+    ) -> Option<CullRun> {
+        let asset = crowd.asset;
+        let cp = self.cull_pipelines.get(&crowd.playback.timing())?;
+        let device = &self.gpu.device;
+        let n = crowd.transforms.len() as u32;
+        let lods = asset.lod_count();
+        let prims = asset.primitives.len().max(1) as u32;
+        // 64-id segments keep every (pass, LOD) list 256 B aligned.
+        let segment = n.div_ceil(64).max(1) * 64;
+        let b = &asset.bounds;
+        let (lo, hi) = if b.is_empty() {
+            (Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX))
+        } else {
+            (b.min, b.max)
+        };
+        let mut lod_error = [0.0f32; MAX_LODS];
+        for (d, s) in lod_error.iter_mut().zip(&asset.lod_errors) {
+            *d = *s;
+        }
+        let params = CullParams {
+            planes: frustum_planes(&setup.view_proj).map(|p| p.to_array()),
+            shadow_planes: frustum_planes(&setup.shadow.map_or(Mat4::IDENTITY, |s| s.view_proj))
+                .map(|p| p.to_array()),
+            fallback_min: lo.extend(0.0).into(),
+            fallback_max: hi.extend(0.0).into(),
+            eye: setup.camera.eye.extend(setup.pixels_per_unit).into(),
+            lod_error,
+            instance_count: n,
+            primitive_count: prims,
+            lod_count: lods,
+            segment,
+            lod_bias: opts.lod_bias,
+            shadows: setup.shadow.is_some() as u32,
+            _pad: [0; 2],
+        };
+        let params_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng cull params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let visible = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("throng visible instances"),
+            size: 4 * 2 * lods as u64 * segment as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut args = Vec::with_capacity((2 * lods * prims) as usize);
+        for _pass in 0..2 {
+            for lod in 0..lods {
+                for p in 0..prims as usize {
+                    let (first_index, index_count) =
+                        asset.primitives.get(p).map_or((0, 0), |p| p.lod(lod));
+                    args.push(DrawIndexedArgs {
+                        index_count,
+                        first_index,
+                        ..Default::default()
+                    });
+                }
+            }
+        }
+        let args_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng draw arguments"),
+            contents: bytemuck::cast_slice(&args),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::COPY_SRC,
+        });
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: asset.params_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: asset.clips_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: transforms_buf.as_entire_binding(),
+            },
+        ];
+        entries.extend(play.entries());
+        entries.extend([
+            wgpu::BindGroupEntry {
+                binding: 11,
+                resource: params_buf.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 12,
+                resource: visible.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 13,
+                resource: args_buf.as_entire_binding(),
+            },
+        ]);
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng cull"),
+            layout: &cp.bgl,
+            entries: &entries,
+        });
+        Some(CullRun {
+            bind,
+            visible,
+            args: args_buf,
+            instances: n,
+            entries: args.len() as u32,
+            segment,
+        })
+    }
+
+    fn encode_cull(&self, run: &CullRun, timing: Timing, enc: &mut wgpu::CommandEncoder) {
+        let Some(cp) = self.cull_pipelines.get(&timing) else {
+            return;
+        };
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_bind_group(0, &run.bind, &[]);
+        pass.set_pipeline(&cp.cull);
+        pass.dispatch_workgroups(run.instances.div_ceil(64).max(1), 1, 1);
+        pass.set_pipeline(&cp.finish);
+        pass.dispatch_workgroups(run.entries.div_ceil(64).max(1), 1, 1);
+    }
+
+    /// Checks a crowd and builds the pipelines it needs.
+    fn prepare_pipelines(
+        &mut self,
+        crowd: &Crowd,
+        opts: &RenderOptions,
+        format: wgpu::TextureFormat,
+    ) -> Result<(PipelineKey, Option<PipelineKey>), RenderError> {
+        playback_len_matches(crowd)?;
+        let asset = crowd.asset;
+        let vat = opts.path == SkinPath::Vat;
+        if vat && asset.primitives.iter().any(|p| p.vat.is_none()) {
+            return Err(RenderError::BadAsset {
+                asset: asset.name.clone(),
+                what: "the VAT path needs a vertex animation texture for every primitive; bake with VAT output".into(),
+            });
+        }
+        let timing = crowd.playback.timing();
+        let culled = opts.cull && !crowd.transforms.is_empty();
+        let skinning = if vat { Skinning::Linear } else { opts.skinning };
+        let key = (asset.encoding, skinning, timing, culled, vat, Some(format));
+        self.ensure_texture_pipeline(key)?;
+        let shadow_key = opts
+            .shadows
+            .then_some((key.0, key.1, key.2, key.3, key.4, None));
+        if let Some(k) = shadow_key {
+            self.ensure_texture_pipeline(k)?;
+        }
+        if culled {
+            self.ensure_cull_pipelines(timing)?;
+        }
+        Ok((key, shadow_key))
+    }
+
+    /// Buffers and bind groups of one crowd for this frame.
+    fn prepare_crowd<'a>(
+        &self,
+        crowd: Crowd<'a>,
+        keys: (PipelineKey, Option<PipelineKey>),
+        setup: &FrameSetup,
+        shadow_map: &wgpu::TextureView,
+        opts: &RenderOptions,
+    ) -> Result<CrowdFrame<'a>, RenderError> {
+        let (key, shadow_key) = keys;
+        let asset = crowd.asset;
+        let device = &self.gpu.device;
+        let vat = key.4;
+        let transforms_buf = self.storage(
+            "throng transforms",
+            crowd.transforms,
+            InstanceTransform::IDENTITY,
+        );
+        let play = layouts::PlaybackBuffers::new(device, &crowd.playback);
+        let cull = if key.3 {
+            self.cull_run(&crowd, &transforms_buf, &play, setup, opts)
+        } else {
+            None
+        };
+        let tp = self
+            .texture_pipelines
+            .get(&key)
+            .ok_or_else(|| RenderError::Readback("pipeline missing".into()))?;
+        let mut entries = layouts::skin_asset_entries(asset, &transforms_buf);
+        if vat {
+            // The VAT path reads no bone texture.
+            entries.retain(|e| e.binding != 0);
+        }
+        entries.extend(play.entries());
+        entries.push(wgpu::BindGroupEntry {
+            binding: 5,
+            resource: setup.frame.as_entire_binding(),
+        });
+        if let Some(run) = &cull {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 12,
+                resource: run.visible.as_entire_binding(),
+            });
+        }
+        let skin_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng skinned draw"),
+            layout: &tp.bgl,
+            entries: &entries,
+        });
+        let lods = asset.lod_count();
+        let params = self.draw_params_buffer(lods, cull.as_ref().map_or(0, |c| c.segment), opts);
+        let (draw_main, draw_shadow) = self.draw_groups(&params, shadow_map);
+        let materials = asset
+            .primitives
+            .iter()
+            .map(|p| {
+                let (uniform, tex) = p
+                    .material
+                    .and_then(|m| asset.materials.get(m).copied())
+                    .unwrap_or((MaterialUniform::color(DEFAULT_COLOR), None));
+                let view = tex
+                    .and_then(|t| asset.textures.get(t))
+                    .and_then(|v| v.as_ref());
+                self.materials.group(device, &uniform, view)
+            })
+            .collect();
+        let vat_groups = asset
+            .primitives
+            .iter()
+            .map(|p| {
+                let v = p.vat.as_ref().filter(|_| vat)?;
+                Some(crate::vat::bind_group(
+                    device,
+                    &self.vat_bgl,
+                    &self.vat_dummies,
+                    v,
+                ))
+            })
+            .collect();
+        Ok(CrowdFrame {
+            crowd,
+            key,
+            shadow_key,
+            skin_group,
+            draw_main,
+            draw_shadow,
+            materials,
+            vat_groups,
+            cull,
+            lods,
+        })
+    }
+
+    /// Records one crowd's draws of a pass; returns the draw calls recorded.
+    fn draw_crowd(&self, pass: &mut wgpu::RenderPass<'_>, cf: &CrowdFrame, shadow: bool) -> u32 {
+        let key = if shadow { cf.shadow_key } else { Some(cf.key) };
+        let Some(tp) = key.and_then(|k| self.texture_pipelines.get(&k)) else {
+            return 0;
+        };
+        let n = cf.crowd.transforms.len() as u32;
+        if n == 0 {
+            return 0;
+        }
+        let asset = cf.crowd.asset;
+        let prims = asset.primitives.len().max(1) as u32;
+        let pass_index = shadow as u32;
+        let group = if shadow {
+            &cf.draw_shadow
+        } else {
+            &cf.draw_main
+        };
+        pass.set_pipeline(&tp.pipeline);
+        pass.set_bind_group(0, &cf.skin_group, &[]);
+        let lods = if cf.cull.is_some() { cf.lods } else { 1 };
+        let mut draws = 0;
+        for lod in 0..lods {
+            let entry = pass_index * cf.lods + lod;
+            pass.set_bind_group(3, group, &[(entry as u64 * DRAW_PARAMS_STRIDE) as u32]);
+            for (i, p) in asset.primitives.iter().enumerate() {
+                if let Some(m) = cf.materials.get(i) {
+                    pass.set_bind_group(1, m, &[]);
+                }
+                if let Some(Some(g)) = cf.vat_groups.get(i) {
+                    pass.set_bind_group(2, g, &[]);
+                }
+                pass.set_vertex_buffer(0, p.vertices.slice(..));
+                pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
+                match &cf.cull {
+                    Some(run) => {
+                        let k = (pass_index * cf.lods + lod) * prims + i as u32;
+                        pass.draw_indexed_indirect(
+                            &run.args,
+                            k as u64 * std::mem::size_of::<DrawIndexedArgs>() as u64,
+                        );
+                    }
+                    None => {
+                        let (first, count) = p.lod(0);
+                        pass.draw_indexed(first..first + count, 0, 0..n);
+                    }
+                }
+                draws += 1;
+            }
+        }
+        draws
+    }
+
+    /// Bounds of the crowds (receivers and casters of the frame).
+    fn scene_bounds(crowds: &[Crowd]) -> Aabb {
+        crowds.iter().fold(Aabb::EMPTY, |a, c| {
+            a.union(&crowd_bounds(&c.asset.bounds, c.transforms))
+        })
+    }
+
+    /// Records a frame of `crowds` into `encoder`: culling, the shadow pass and the main pass
+    /// into `color` (a view of a `format` texture of `width` × `height`; the depth target is the
+    /// renderer's). For applications with their own device, window and encoder; submit the
+    /// encoder afterwards. The returned statistics hold the draw calls only (no readback).
+    #[allow(clippy::too_many_arguments)]
+    pub fn encode_frame(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        color: &wgpu::TextureView,
+        format: wgpu::TextureFormat,
+        width: u32,
+        height: u32,
+        crowds: &[Crowd],
+        opts: &RenderOptions,
+    ) -> Result<FrameStats, RenderError> {
+        let opts = RenderOptions {
+            width,
+            height,
+            ..*opts
+        };
+        let (stats, _) = self.record(encoder, color, format, crowds, &opts, false)?;
+        Ok(stats)
+    }
+
+    /// Records a frame; with `readback`, also copies every crowd's indirect arguments into
+    /// one buffer (returned with each crowd's (offset, entries, LODs, primitives)).
+    #[allow(clippy::type_complexity)]
+    fn record(
+        &mut self,
+        enc: &mut wgpu::CommandEncoder,
+        color: &wgpu::TextureView,
+        format: wgpu::TextureFormat,
+        crowds: &[Crowd],
+        opts: &RenderOptions,
+        readback: bool,
+    ) -> Result<(FrameStats, Option<(wgpu::Buffer, Vec<ArgsLayout>)>), RenderError> {
+        self.check_size(opts)?;
+        self.ensure_reference_and_ground(format)?;
+        let mut keys = Vec::with_capacity(crowds.len());
+        for c in crowds {
+            keys.push(self.prepare_pipelines(c, opts, format)?);
+        }
+        let depth = self.depth_view(opts.width, opts.height);
+        let shadow_map = self.shadow_view(if opts.shadows {
+            opts.shadow_map_size
+        } else {
+            1
+        });
+        let scene = Self::scene_bounds(crowds);
+        let setup = self.frame_setup(opts, &scene, &scene);
+        let mut frames = Vec::with_capacity(crowds.len());
+        for (c, k) in crowds.iter().zip(keys) {
+            frames.push(self.prepare_crowd(*c, k, &setup, &shadow_map, opts)?);
+        }
+        let mut stats = FrameStats::default();
+        for cf in &frames {
+            if let Some(run) = &cf.cull {
+                self.encode_cull(run, cf.crowd.playback.timing(), enc);
+                stats.dispatches += 2;
+            }
+        }
+        // The ground's group 0 (transforms unused) and group 3.
+        let ground_params = self.draw_params_buffer(1, 0, opts);
+        let (ground_draw, _) = self.draw_groups(&ground_params, &shadow_map);
+        let dummy = self.storage(
+            "throng no transforms",
+            &[InstanceTransform::IDENTITY],
+            InstanceTransform::IDENTITY,
+        );
+        let ground_group = self.reference_group(&dummy, &setup.frame);
+        if opts.shadows {
+            let mut pass = depth_pass(enc, &shadow_map, "throng shadow pass");
+            for cf in &frames {
+                let d = self.draw_crowd(&mut pass, cf, true);
+                stats.draws += d;
+                stats.shadow_draws += d;
+            }
+        }
+        {
+            let mut pass = main_pass(enc, color, &depth, opts.background);
+            if opts.ground {
+                if let Some(g) = self.ground_pipelines.get(&format) {
+                    pass.set_pipeline(g);
+                    pass.set_bind_group(0, &ground_group, &[]);
+                    pass.set_bind_group(3, &ground_draw, &[0]);
+                    pass.draw(0..6, 0..1);
+                    stats.draws += 1;
+                }
+            }
+            for cf in &frames {
+                stats.draws += self.draw_crowd(&mut pass, cf, false);
+            }
+        }
+        let mut out = None;
+        if readback {
+            let mut layouts = Vec::new();
+            let mut offset = 0u64;
+            for cf in &frames {
+                let prims = cf.crowd.asset.primitives.len().max(1) as u32;
+                let bytes = cf.cull.as_ref().map_or(0, |r| {
+                    r.entries as u64 * std::mem::size_of::<DrawIndexedArgs>() as u64
+                });
+                layouts.push(ArgsLayout {
+                    offset,
+                    culled: cf.cull.is_some(),
+                    lods: cf.lods,
+                    prims,
+                    instances: cf.crowd.transforms.len() as u64,
+                    index_counts: cf
+                        .crowd
+                        .asset
+                        .primitives
+                        .iter()
+                        .map(|p| p.index_count as u64)
+                        .collect(),
+                    shadows: cf.shadow_key.is_some(),
+                });
+                offset += bytes.div_ceil(4) * 4;
+            }
+            let buf = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("throng draw arguments readback"),
+                size: offset.max(4),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            for (cf, l) in frames.iter().zip(&layouts) {
+                if let Some(run) = &cf.cull {
+                    let bytes = run.entries as u64 * std::mem::size_of::<DrawIndexedArgs>() as u64;
+                    enc.copy_buffer_to_buffer(&run.args, 0, &buf, l.offset, bytes);
+                }
+            }
+            out = Some((buf, layouts));
+        }
+        Ok((stats, out))
+    }
+
+    /// Draws `crowds` into an offscreen `opts.width` × `opts.height` target and reads the image
+    /// and the GPU's draw counts back.
+    pub fn render_scene(
+        &mut self,
+        crowds: &[Crowd],
+        opts: &RenderOptions,
+    ) -> Result<RenderedFrame, RenderError> {
+        self.check_size(opts)?;
+        let target = OffscreenTarget::new(&self.gpu.device, opts.width, opts.height);
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        let (mut stats, args) =
+            self.record(&mut enc, &target.view, COLOR_FORMAT, crowds, opts, true)?;
+        let read = target.copy_out(&self.gpu.device, &mut enc);
+        self.gpu.queue.submit([enc.finish()]);
+        if let Some((buf, layouts)) = args {
+            let bytes = map_read(&self.gpu, &buf)?;
+            add_gpu_counts(&mut stats, &bytes, &layouts);
+        }
+        let image = target.read(&self.gpu, &read)?;
+        Ok(RenderedFrame { image, stats })
+    }
+
+    /// Runs only one crowd's culling pass (camera as [`Renderer::render_scene`] sets it up)
+    /// and returns the instance ids kept per (pass, LOD).
+    pub fn cull_lists(
+        &mut self,
+        crowd: &Crowd,
+        opts: &RenderOptions,
+    ) -> Result<CullLists, RenderError> {
+        playback_len_matches(crowd)?;
+        if crowd.transforms.is_empty() {
+            return Ok(CullLists::default());
+        }
+        let timing = crowd.playback.timing();
+        self.ensure_cull_pipelines(timing)?;
+        let scene = Self::scene_bounds(std::slice::from_ref(crowd));
+        let setup = self.frame_setup(opts, &scene, &scene);
+        let transforms_buf = self.storage(
+            "throng transforms",
+            crowd.transforms,
+            InstanceTransform::IDENTITY,
+        );
+        let play = layouts::PlaybackBuffers::new(&self.gpu.device, &crowd.playback);
+        let Some(run) = self.cull_run(crowd, &transforms_buf, &play, &setup, opts) else {
+            return Ok(CullLists::default());
+        };
+        let device = &self.gpu.device;
+        let read = |size: u64| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("throng cull readback"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let ids_size = run.visible.size();
+        let args_size = run.entries as u64 * std::mem::size_of::<DrawIndexedArgs>() as u64;
+        let ids_read = read(ids_size);
+        let args_read = read(args_size);
+        let mut enc = device.create_command_encoder(&Default::default());
+        self.encode_cull(&run, timing, &mut enc);
+        enc.copy_buffer_to_buffer(&run.visible, 0, &ids_read, 0, ids_size);
+        enc.copy_buffer_to_buffer(&run.args, 0, &args_read, 0, args_size);
+        self.gpu.queue.submit([enc.finish()]);
+        let args: Vec<DrawIndexedArgs> =
+            bytemuck::pod_collect_to_vec(&map_read(&self.gpu, &args_read)?);
+        let ids: Vec<u32> = bytemuck::pod_collect_to_vec(&map_read(&self.gpu, &ids_read)?);
+        let lods = crowd.asset.lod_count() as usize;
+        let prims = crowd.asset.primitives.len().max(1);
+        let list = |group: usize| {
+            let count = args.get(group * prims).map_or(0, |a| a.instance_count) as usize;
+            let start = group * run.segment as usize;
+            let mut v = ids
+                .get(start..start + count.min(run.segment as usize))
+                .unwrap_or(&[])
+                .to_vec();
+            v.sort_unstable();
+            v
+        };
+        Ok(CullLists {
+            main: (0..lods).map(list).collect(),
+            shadow: if opts.shadows {
+                (lods..2 * lods).map(list).collect()
+            } else {
+                Vec::new()
+            },
+        })
+    }
+
+    /// The instances the culling pass keeps in the main view (every LOD), ascending.
+    pub fn visible_instances(
+        &mut self,
+        asset: &GpuAsset,
+        transforms: &[InstanceTransform],
+        playback: Playback,
+        opts: &RenderOptions,
+    ) -> Result<Vec<u32>, RenderError> {
+        let lists = self.cull_lists(
+            &Crowd {
+                asset,
+                transforms,
+                playback,
+            },
+            opts,
+        )?;
+        let mut v: Vec<u32> = lists.main.into_iter().flatten().collect();
+        v.sort_unstable();
+        Ok(v)
+    }
+
+    fn reference_group(&self, transforms: &wgpu::Buffer, frame: &wgpu::Buffer) -> wgpu::BindGroup {
+        self.gpu
+            .device
+            .create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("throng reference/ground"),
+                layout: &self.reference_bgl,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: transforms.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 5,
+                        resource: frame.as_entire_binding(),
+                    },
+                ],
+            })
+    }
+
+    /// Draws CPU-skinned meshes (the reference path) with the same camera, light, shadows and
+    /// ground as [`Renderer::render_scene`]; each mesh once per its transforms.
+    pub fn render_reference(
+        &mut self,
+        meshes: &[ReferenceMesh],
+        opts: &RenderOptions,
+    ) -> Result<image::RgbaImage, RenderError> {
+        self.check_size(opts)?;
+        self.ensure_reference_and_ground(COLOR_FORMAT)?;
+        let device = &self.gpu.device;
+        let mut all_transforms = Vec::new();
+        let mut scene = Aabb::EMPTY;
+        let mut draws = Vec::new();
+        for (mi, m) in meshes.iter().enumerate() {
+            let v = m.positions.len();
+            if m.normals.len() != v {
+                return Err(RenderError::BadInput {
+                    what: "reference mesh normals (one per position)",
+                    got: m.normals.len(),
+                    expected: v,
+                });
+            }
+            if let Some(&i) = m.indices.iter().find(|&&i| i as usize >= v) {
+                return Err(RenderError::BadInput {
+                    what: "reference mesh index (below the vertex count)",
+                    got: i as usize,
+                    expected: v,
+                });
+            }
+            let mut b = Aabb::EMPTY;
+            for &p in m.positions {
+                b.extend(p);
+            }
+            scene = scene.union(&crowd_bounds(&b, m.transforms));
+            let first = all_transforms.len() as u32;
+            all_transforms.extend_from_slice(m.transforms);
+            if v == 0 || m.indices.is_empty() || m.transforms.is_empty() {
+                continue;
+            }
+            let verts: Vec<RefVertex> = (0..v)
+                .map(|i| RefVertex {
+                    position: m.positions[i].into(),
+                    normal: m.normals[i].into(),
+                    uv: m
+                        .uvs
+                        .and_then(|u| u.get(i).copied())
+                        .unwrap_or(glam::Vec2::ZERO)
+                        .into(),
+                })
+                .collect();
+            let texture = match m
+                .texture
+                .map(|b| crate::material::upload_image(device, &self.gpu.queue, b))
+            {
+                Some(Ok(t)) => Some(t.create_view(&Default::default())),
+                Some(Err(e)) => {
+                    eprintln!("warning: reference mesh {mi}: texture cannot be decoded ({e}); drawing untextured");
+                    None
+                }
+                None => None,
+            };
+            let vb = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("throng reference vertices"),
+                contents: bytemuck::cast_slice(&verts),
+                usage: wgpu::BufferUsages::VERTEX,
+            });
+            let ib = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("throng reference indices"),
+                contents: bytemuck::cast_slice(m.indices),
+                usage: wgpu::BufferUsages::INDEX,
+            });
+            let count = m.transforms.len() as u32;
+            draws.push((
+                vb,
+                ib,
+                m.indices.len() as u32,
+                first..first + count,
+                self.materials.group(device, &m.material, texture.as_ref()),
+            ));
+        }
+        let transforms_buf = self.storage(
+            "throng transforms",
+            &all_transforms,
+            InstanceTransform::IDENTITY,
+        );
+        let shadow_map = self.shadow_view(if opts.shadows {
+            opts.shadow_map_size
+        } else {
+            1
+        });
+        let depth = self.depth_view(opts.width, opts.height);
+        let setup = self.frame_setup(opts, &scene, &scene);
+        let group = self.reference_group(&transforms_buf, &setup.frame);
+        let params = self.draw_params_buffer(1, 0, opts);
+        let (draw_main, draw_shadow) = self.draw_groups(&params, &shadow_map);
+        let target = OffscreenTarget::new(&self.gpu.device, opts.width, opts.height);
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        let record = |pass: &mut wgpu::RenderPass<'_>, pipeline: &wgpu::RenderPipeline| {
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &group, &[]);
+            for (vb, ib, count, instances, mat) in &draws {
+                pass.set_bind_group(1, mat, &[]);
+                pass.set_vertex_buffer(0, vb.slice(..));
+                pass.set_index_buffer(ib.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..*count, 0, instances.clone());
+            }
+        };
+        if opts.shadows {
+            if let Some(p) = self.reference_pipelines.get(&None) {
+                let mut pass = depth_pass(&mut enc, &shadow_map, "throng shadow pass");
+                pass.set_bind_group(3, &draw_shadow, &[DRAW_PARAMS_STRIDE as u32]);
+                record(&mut pass, p);
+            }
+        }
+        {
+            let mut pass = main_pass(&mut enc, &target.view, &depth, opts.background);
+            pass.set_bind_group(3, &draw_main, &[0]);
+            if opts.ground {
+                if let Some(g) = self.ground_pipelines.get(&COLOR_FORMAT) {
+                    pass.set_pipeline(g);
+                    pass.set_bind_group(0, &group, &[]);
+                    pass.draw(0..6, 0..1);
+                }
+            }
+            if let Some(p) = self.reference_pipelines.get(&Some(COLOR_FORMAT)) {
+                record(&mut pass, p);
+            }
+        }
+        let read = target.copy_out(&self.gpu.device, &mut enc);
+        self.gpu.queue.submit([enc.finish()]);
+        target.read(&self.gpu, &read)
+    }
+}
+
+/// Where one crowd's indirect arguments sit in the readback buffer.
+struct ArgsLayout {
+    offset: u64,
+    culled: bool,
+    lods: u32,
+    prims: u32,
+    instances: u64,
+    index_counts: Vec<u64>,
+    shadows: bool,
+}
+
+/// Adds what the GPU drew (from the indirect arguments read back) to `stats`.
+fn add_gpu_counts(stats: &mut FrameStats, bytes: &[u8], layouts: &[ArgsLayout]) {
+    let arg_size = std::mem::size_of::<DrawIndexedArgs>();
+    for l in layouts {
+        if !l.culled {
+            // Every instance at LOD 0 in each pass.
+            let tris: u64 = l.index_counts.iter().sum::<u64>() / 3;
+            if stats.instances_per_lod.is_empty() {
+                stats.instances_per_lod.push(0);
+            }
+            stats.instances_per_lod[0] += l.instances;
+            stats.instances_drawn += l.instances;
+            stats.triangles += tris * l.instances;
+            if l.shadows {
+                stats.shadow_instances += l.instances;
+                stats.shadow_triangles += tris * l.instances;
+            }
+            continue;
+        }
+        for pass_index in 0..2u32 {
+            for lod in 0..l.lods {
+                for p in 0..l.prims {
+                    let k = ((pass_index * l.lods + lod) * l.prims + p) as usize;
+                    let at = l.offset as usize + k * arg_size;
+                    let Some(raw) = bytes.get(at..at + arg_size) else {
+                        continue;
+                    };
+                    let a: DrawIndexedArgs = bytemuck::pod_read_unaligned(raw);
+                    let tris = a.index_count as u64 / 3 * a.instance_count as u64;
+                    if pass_index == 0 {
+                        stats.triangles += tris;
+                        if p == 0 {
+                            if stats.instances_per_lod.len() <= lod as usize {
+                                stats.instances_per_lod.resize(lod as usize + 1, 0);
+                            }
+                            stats.instances_per_lod[lod as usize] += a.instance_count as u64;
+                            stats.instances_drawn += a.instance_count as u64;
+                        }
+                    } else {
+                        stats.shadow_triangles += tris;
+                        if p == 0 {
+                            stats.shadow_instances += a.instance_count as u64;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A depth-only pass clearing `view` to the far plane.
+fn depth_pass<'e>(
+    enc: &'e mut wgpu::CommandEncoder,
+    view: &wgpu::TextureView,
+    label: &str,
+) -> wgpu::RenderPass<'e> {
+    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some(label),
+        color_attachments: &[],
+        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+            view,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(1.0),
+                store: wgpu::StoreOp::Store,
+            }),
+            stencil_ops: None,
+        }),
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}
+
+/// The main pass: colour cleared to `background` (linear RGBA), depth to the far plane.
+fn main_pass<'e>(
+    enc: &'e mut wgpu::CommandEncoder,
+    color: &wgpu::TextureView,
+    depth: &wgpu::TextureView,
+    background: [f32; 4],
+) -> wgpu::RenderPass<'e> {
+    let bg = background.map(f64::from);
+    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("throng main pass"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: color,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(wgpu::Color {
+                    r: bg[0],
+                    g: bg[1],
+                    b: bg[2],
+                    a: bg[3],
+                }),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+            view: depth,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(1.0),
+                store: wgpu::StoreOp::Discard,
+            }),
+            stencil_ops: None,
+        }),
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}
+
+/// An offscreen sRGB colour target and its readback.
+struct OffscreenTarget {
+    texture: wgpu::Texture,
+    view: wgpu::TextureView,
+    width: u32,
+    height: u32,
+    padded_row: u32,
+}
+
+impl OffscreenTarget {
+    fn new(device: &wgpu::Device, width: u32, height: u32) -> OffscreenTarget {
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("throng colour target"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: COLOR_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&Default::default());
+        let padded_row = (width * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
+            * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        OffscreenTarget {
+            texture,
+            view,
+            width,
+            height,
+            padded_row,
+        }
+    }
+
+    /// Records the copy of the target into a new mappable buffer.
+    fn copy_out(&self, device: &wgpu::Device, enc: &mut wgpu::CommandEncoder) -> wgpu::Buffer {
+        let read = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("throng image readback"),
+            size: self.padded_row as u64 * self.height as u64,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        enc.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture: &self.texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &read,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(self.padded_row),
+                    rows_per_image: Some(self.height),
+                },
+            },
+            self.texture.size(),
+        );
+        read
+    }
+
+    fn read(
+        &self,
+        gpu: &crate::device::Gpu,
+        read: &wgpu::Buffer,
+    ) -> Result<image::RgbaImage, RenderError> {
+        let bytes = map_read(gpu, read)?;
+        let row = (self.width * 4) as usize;
+        let mut pixels = Vec::with_capacity(row * self.height as usize);
+        for y in 0..self.height as usize {
+            let start = y * self.padded_row as usize;
+            pixels.extend_from_slice(&bytes[start..start + row]);
+        }
+        image::RgbaImage::from_raw(self.width, self.height, pixels)
+            .ok_or_else(|| RenderError::Readback("image buffer size".into()))
+    }
+}
+
+/// Vertices skinned elsewhere (on the CPU, e.g. from the source glTF) in model space, drawn once
+/// per transform: the reference path (DESIGN.md §5).
+#[derive(Debug, Clone, Copy)]
+pub struct ReferenceMesh<'a> {
+    /// Model-space positions (file units).
+    pub positions: &'a [Vec3],
+    /// Unit normals, one per position.
+    pub normals: &'a [Vec3],
+    /// Triangle list.
+    pub indices: &'a [u32],
+    /// UV0 per position, for `texture` (None: the texture's corner).
+    pub uvs: Option<&'a [glam::Vec2]>,
+    /// Linear RGBA base colour and texture transform.
+    pub material: MaterialUniform,
+    /// Base colour texture: an encoded PNG/JPEG image (sRGB).
+    pub texture: Option<&'a [u8]>,
+    /// Where to draw it (one instance per transform).
+    pub transforms: &'a [InstanceTransform],
+}
