@@ -66,7 +66,7 @@ use crate::handle::Handles;
 use crate::schedule::Schedule;
 use crate::{Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError, SECONDS_PER_TICK};
 use bytemuck::{Pod, Zeroable};
-use change::{Cx, Part, Sink, PARALLEL_MIN};
+use change::{Cx, Sink, Write};
 use throng_asset::{ClipInfo, Layer};
 
 mod change;
@@ -279,9 +279,9 @@ impl Default for GInst {
 /// GPU-timed runtime. See the module docs.
 pub struct GpuRuntime {
     clips: Vec<Prepared>,
-    /// Per clip, `1 / period` for each loop mode code (0 where the period is 0): the record
-    /// is built with multiplications, not divisions (a change's arithmetic is on the hot path).
-    inv_period: Vec<[f64; 4]>,
+    /// Per clip and loop mode code: `1 / period` and the record's ω at speed 1 (see
+    /// [`change::ModeK`]).
+    inv_period: Vec<[change::ModeK; 4]>,
     gpu_clips: Vec<GpuClip>,
     handles: Handles,
     state: Vec<GInst>,
@@ -304,17 +304,7 @@ impl GpuRuntime {
         let prepared: Vec<Prepared> = clips.iter().map(Prepared::new).collect();
         let inv_period = prepared
             .iter()
-            .map(|c| {
-                let inv = |mode: u32| {
-                    let p = c.period(mode);
-                    if p > 0.0 {
-                        1.0 / p
-                    } else {
-                        0.0
-                    }
-                };
-                [inv(0), inv(1), inv(2), inv(3)]
-            })
+            .map(|c| [0, 1, 2, 3].map(|mode| change::ModeK::new(c, mode)))
             .collect();
         GpuRuntime {
             clips: prepared,
@@ -364,7 +354,19 @@ impl GpuRuntime {
         self.clock.seconds()
     }
 
+    /// Reserves room for `additional` more instances (large stores on huge pages, see
+    /// `hugepage.rs`; `spawn` grows the same way).
+    pub fn reserve(&mut self, additional: usize) {
+        crate::hugepage::reserve(&mut self.state, additional);
+        crate::hugepage::reserve(&mut self.records, additional);
+        self.transforms.reserve(additional);
+        self.handles.reserve(additional);
+    }
+
     pub fn spawn(&mut self, transform: InstanceTransform) -> Handle {
+        // the arrays a change touches at random grow onto huge pages
+        crate::hugepage::reserve(&mut self.state, 1);
+        crate::hugepage::reserve(&mut self.records, 1);
         let h = self.handles.spawn();
         let g = GInst {
             last: self.clock.ticks(),
@@ -429,7 +431,8 @@ impl GpuRuntime {
         if g.n < 2 {
             return 0.0;
         }
-        let e = t.saturating_sub(g.w_anchor) as f64;
+        // < 2^63: the signed conversion is one instruction and rounds the same
+        let e = t.saturating_sub(g.w_anchor) as i64 as f64;
         (g.w_start + e * g.w_rate).clamp(0.0, 1.0)
     }
 
@@ -443,10 +446,9 @@ impl GpuRuntime {
             now: self.clock.ticks(),
         };
         let g = &mut self.state[i];
-        if cx.change(g, &c)? {
-            if let Some(t) = cx.touch(g, &mut self.records[i], i, &mut self.dirty) {
-                self.schedule.push((t, h.slot, h.generation));
-            }
+        let what = cx.change(g, &c)?;
+        if let Some(t) = cx.touch(g, &mut self.records[i], i, &mut self.dirty, what) {
+            self.schedule.push((t, h.slot, h.generation));
         }
         Ok(())
     }
@@ -507,57 +509,19 @@ impl GpuRuntime {
 
     /// Applies a batch of changes in order, prefetching the instances a few changes ahead
     /// (much faster than one call per change when the instances are scattered over a large
-    /// store); a long batch on a large store is split between two threads by dense index range
-    /// (each instance's changes still apply in batch order). Returns the failed changes as
-    /// (index in `changes`, error), in batch order; the others apply.
+    /// store). Returns the failed changes as (index in `changes`, error); the others apply.
     pub fn apply(&mut self, changes: &[Change]) -> Vec<(usize, RuntimeError)> {
         let cx = Cx {
             clips: &self.clips,
             inv: &self.inv_period,
             now: self.clock.ticks(),
         };
-        let n = self.state.len();
         let mut out = Sink {
             dirty: std::mem::take(&mut self.dirty),
             ..Sink::default()
         };
-        let handles = &self.handles;
-        if changes.len() >= PARALLEL_MIN
-            && n >= 2 * PARALLEL_MIN
-            && rayon::current_num_threads() > 1
-        {
-            let mid = n / 2;
-            let (s0, s1) = self.state.split_at_mut(mid);
-            let (r0, r1) = self.records.split_at_mut(mid);
-            let mut out1 = Sink::default();
-            let p0 = Part {
-                lo: 0,
-                state: s0,
-                records: r0,
-            };
-            let p1 = Part {
-                lo: mid,
-                state: s1,
-                records: r1,
-            };
-            rayon::join(
-                || cx.apply_range(handles, changes, p0, true, &mut out),
-                || cx.apply_range(handles, changes, p1, false, &mut out1),
-            );
-            out.dirty.append(&mut out1.dirty);
-            out.wakes.append(&mut out1.wakes);
-            if !out1.errors.is_empty() {
-                out.errors.append(&mut out1.errors);
-                out.errors.sort_by_key(|e| e.0);
-            }
-        } else {
-            let all = Part {
-                lo: 0,
-                state: &mut self.state,
-                records: &mut self.records,
-            };
-            cx.apply_range(handles, changes, all, true, &mut out);
-        }
+        let (state, records) = (&mut self.state[..], &mut self.records[..]);
+        cx.apply_batch(&self.handles, changes, state, records, &mut out);
         self.dirty = out.dirty;
         for (t, slot, generation) in out.wakes {
             self.schedule.push((t, slot, generation));
@@ -714,7 +678,8 @@ impl GpuRuntime {
             inv: &self.inv_period,
             now: self.clock.ticks(),
         };
-        if let Some(t) = cx.touch(&mut self.state[i], &mut self.records[i], i, &mut self.dirty) {
+        let (g, rec) = (&mut self.state[i], &mut self.records[i]);
+        if let Some(t) = cx.touch(g, rec, i, &mut self.dirty, Write::Record) {
             self.schedule.push((t, h.slot, h.generation));
         }
     }

@@ -50,6 +50,13 @@ impl Handles {
         self.dense_to_slot.len()
     }
 
+    /// Reserves room for `additional` more handles.
+    pub fn reserve(&mut self, additional: usize) {
+        let fresh = additional.saturating_sub(self.free.len());
+        crate::hugepage::reserve(&mut self.slots, fresh);
+        self.dense_to_slot.reserve(additional);
+    }
+
     /// Allocates a handle whose dense index is the current length.
     pub fn spawn(&mut self) -> Handle {
         let dense = self.dense_to_slot.len() as u32;
@@ -59,6 +66,8 @@ impl Handles {
                 s
             }
             None => {
+                // looked up at random by every change: huge pages when large
+                crate::hugepage::reserve(&mut self.slots, 1);
                 self.slots.push(Slot {
                     generation: 0,
                     dense,

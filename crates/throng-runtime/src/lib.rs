@@ -22,6 +22,7 @@ mod cpu;
 mod error;
 pub mod gpu;
 mod handle;
+mod hugepage;
 mod prefetch;
 mod record;
 mod schedule;

@@ -237,8 +237,8 @@ fn only_changed_instances_are_written() {
     assert_eq!(rt.handle_at(9999), None);
 }
 
-/// A long batch (split between threads by index range) leaves exactly the state, records,
-/// dirty set, schedule and errors of the same changes made one call at a time.
+/// A long batch (prefetching ahead; crossfades keep the outgoing layer's record) leaves exactly
+/// the state, records, dirty set, schedule and errors of the same changes made one at a time.
 #[test]
 fn batched_changes_equal_single_calls() {
     use throng_runtime::{Change, RuntimeError};

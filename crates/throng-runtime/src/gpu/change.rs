@@ -1,10 +1,12 @@
 //! The work of one playback change in GPU-timed mode, written against one instance's state and
-//! record only (no `&mut GpuRuntime`), so that a large batch can be split between threads by
-//! dense index range (`GpuRuntime::apply`).
+//! record only (no `&mut GpuRuntime`): the single-change methods and [`Cx::apply_batch`] share
+//! it.
 //!
-//! Why: changing 1 % of a million instances is ~10 000 scattered instances per frame. Each
-//! change costs some arithmetic plus cache misses on its state (two lines), its record (two
-//! lines) and its slot; prefetching overlaps the misses, and two threads halve the rest.
+//! Cost model (1M instances, 1 % changing: ~10 000 scattered instances per frame). A change
+//! costs its arithmetic plus cache misses on its slot, its state (two lines) and its record
+//! (two lines). Batches prefetch ahead so the misses overlap, the arrays sit on huge pages
+//! (`hugepage.rs`), and the arithmetic avoids divisions, long conversion chains and work a
+//! change does not need (a crossfade keeps the outgoing layer's record as it was).
 
 use super::{
     reduce_fast, Change, GInst, GLayer, GpuInstanceRecord, GpuLayer, GpuRuntime, AHEAD,
@@ -17,20 +19,58 @@ use crate::prefetch::prefetch_write;
 use crate::schedule::Entry;
 use crate::{RuntimeError, SECONDS_PER_TICK, TICKS_PER_SECOND};
 
+/// How a change's record is rewritten.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Write {
+    /// Nothing changed.
+    Nothing,
+    /// Rebuilt from the state.
+    Record,
+    /// A crossfade: layer 0 is the record's layer `from` as it was, layer 1 and the weights new.
+    Crossfade { from: usize },
+}
+
+/// Per clip and loop mode: what building a record layer needs, precomputed.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct ModeK {
+    /// `1 / period` (0 where the period is 0): multiplications instead of divisions.
+    pub inv: f64,
+    /// ω of a layer at clip speed 1 and instance speed 1 (the common case), bit-identical
+    /// to [`omega`] of that rate: a long chain of dependent conversions saved per change.
+    pub omega1: (u32, f32),
+}
+
+impl ModeK {
+    pub fn new(c: &Prepared, mode: u32) -> ModeK {
+        let p = c.period(mode);
+        let inv = if p > 0.0 { 1.0 / p } else { 0.0 };
+        // the same product as `rate_of` with both speeds 1.0 (exact factors)
+        let rate = c.fps * 1.0f32 as f64 * 1.0f32 as f64 * SECONDS_PER_TICK;
+        ModeK {
+            inv,
+            omega1: omega(rate, inv),
+        }
+    }
+}
+
+/// The record's `(omega_hi, omega_lo)` of a layer playing `rate` frames per tick with period
+/// `1 / inv` (see the module docs of `gpu.rs`).
+#[inline]
+fn omega(rate: f64, inv: f64) -> (u32, f32) {
+    // 0 ≤ values < 2^63: the truncating signed casts are floors, one instruction each (no
+    // libm call, no unsigned-conversion fix-up on baseline x86-64)
+    let w = (rate * inv).min(0.5) * TWO_POW_32;
+    let hi = (w as i64) as f64;
+    (hi as u32, ((w - hi) * (1.0 / TWO_POW_32)) as f32)
+}
+
 /// Read-only context of a change: the clip table and the current tick.
 #[derive(Clone, Copy)]
 pub(super) struct Cx<'a> {
     pub clips: &'a [Prepared],
-    /// Per clip, `1 / period` per loop mode code (see `GpuRuntime::inv_period`).
-    pub inv: &'a [[f64; 4]],
+    /// Per clip and loop mode code (see `GpuRuntime::inv_period`).
+    pub inv: &'a [[ModeK; 4]],
     pub now: u64,
-}
-
-/// A dense index range of the instance store: `state` and `records` hold `lo..lo + len`.
-pub(super) struct Part<'a> {
-    pub lo: usize,
-    pub state: &'a mut [GInst],
-    pub records: &'a mut [GpuInstanceRecord],
 }
 
 /// Indices and schedule entries produced by touched instances (one per thread).
@@ -76,12 +116,8 @@ impl Cx<'_> {
                 c.fps * l.speed as f64 * speed as f64 * SECONDS_PER_TICK
             };
             let u = l.p + now.saturating_sub(l.anchor) as f64 * rate;
-            l.p = reduce_fast(
-                c,
-                self.inv[l.clip as usize][(l.mode & 3) as usize],
-                l.mode,
-                u,
-            );
+            let inv = self.inv[l.clip as usize][(l.mode & 3) as usize].inv;
+            l.p = reduce_fast(c, inv, l.mode, u);
             l.anchor = now;
         }
     }
@@ -97,15 +133,20 @@ impl Cx<'_> {
             mode,
             speed: opts.speed,
             anchor: self.now,
-            p: c.reduce(mode, opts.start_time as f64 * c.fps),
+            // every mode reduces 0 to 0: skip the call in the common case
+            p: if opts.start_time == 0.0 {
+                0.0
+            } else {
+                c.reduce(mode, opts.start_time as f64 * c.fps)
+            },
             fresh: true,
             finished: false,
         })
     }
 
-    /// Applies one change to an instance's state. `Ok(true)`: the record must be rebuilt
+    /// Applies one change to an instance's state and says how its record must be rewritten
     /// (see [`Cx::touch`]). Validation errors leave the state as it was.
-    pub fn change(&self, g: &mut GInst, c: &Change) -> Result<bool, RuntimeError> {
+    pub fn change(&self, g: &mut GInst, c: &Change) -> Result<Write, RuntimeError> {
         let now = self.now;
         match *c {
             Change::Play(_, clip, opts) => {
@@ -119,23 +160,28 @@ impl Cx<'_> {
             Change::Crossfade(_, clip, duration_s, opts) => {
                 check_nonneg("crossfade duration", duration_s as f64)?;
                 let new = self.new_layer(clip, &opts)?;
-                // ≥ 0: adding ½ and truncating rounds without a libm call
-                let len = (duration_s as f64 * TICKS_PER_SECOND as f64 + 0.5) as u64;
+                // ≥ 0: adding ½ and truncating rounds without a libm call; the signed cast is
+                // one instruction (and saturates far from overflowing `now + len`)
+                let len = (duration_s as f64 * TICKS_PER_SECOND as f64 + 0.5) as i64 as u64;
                 if g.n == 0 || len == 0 {
                     return self.change(g, &Change::Play(c.handle(), clip, opts));
                 }
-                self.reanchor(g);
+                // no re-anchoring: the layers' rates do not change, so their (anchor, p)
+                // pairs stay exact (the sweep keeps anchors recent, see the module docs)
+                let mut from = 0;
                 if g.n == 2 && GpuRuntime::w1_at(g, now) > 0.5 {
                     g.layers[0] = g.layers[1];
+                    from = 1;
                 }
                 g.layers[1] = new;
                 g.n = 2;
                 g.blend = false;
                 g.w_anchor = now;
                 g.w_start = 0.0;
-                g.w_rate = 1.0 / len as f64;
+                g.w_rate = 1.0 / len as i64 as f64;
                 g.fade_end = now + len;
                 g.last = now;
+                return Ok(Write::Crossfade { from });
             }
             Change::Blend(_, clip_a, clip_b, weight) => {
                 self.check_clip(clip_a)?;
@@ -183,7 +229,7 @@ impl Cx<'_> {
             Change::Seek(_, time_s) => {
                 check_nonneg("seek time", time_s as f64)?;
                 if g.n == 0 {
-                    return Ok(false);
+                    return Ok(Write::Nothing);
                 }
                 let (blend, n) = (g.blend, g.n as usize);
                 let range = if blend { 0..2 } else { n - 1..n };
@@ -199,7 +245,7 @@ impl Cx<'_> {
             }
             Change::SetEnabled(_, enabled) => g.enabled = enabled,
         }
-        Ok(true)
+        Ok(Write::Record)
     }
 
     /// Rebuilds the record of instance `i` (handle `h`), lists it as dirty once and returns
@@ -211,8 +257,30 @@ impl Cx<'_> {
         rec: &mut GpuInstanceRecord,
         i: usize,
         dirty: &mut Vec<u32>,
+        what: Write,
     ) -> Option<u64> {
-        *rec = self.build_record(g);
+        match what {
+            Write::Nothing => return None,
+            Write::Crossfade { from } if g.enabled => {
+                // The record of an enabled instance always holds its layers as last written
+                // from its state, and a crossfade leaves the outgoing layer as it was: keep
+                // that layer's 20 bytes, compute only the incoming one and the weights.
+                if from == 1 {
+                    rec.layers[0] = rec.layers[1];
+                }
+                self.write_layer(g, 1, &mut rec.layers[1]);
+                rec.flags = GPU_ENABLED | GPU_TWO_LAYERS;
+                rec.w_anchor = g.w_anchor as u32;
+                rec.w_start = g.w_start as f32;
+                rec.w_rate = g.w_rate as f32;
+                debug_assert_eq!(*rec, {
+                    let mut full = *rec;
+                    self.write_record(g, &mut full);
+                    full
+                });
+            }
+            _ => self.write_record(g, rec),
+        }
         if !g.dirty {
             g.dirty = true;
             dirty.push(i as u32);
@@ -231,41 +299,66 @@ impl Cx<'_> {
         })
     }
 
-    pub fn build_record(&self, g: &GInst) -> GpuInstanceRecord {
-        let mut r = GpuInstanceRecord::default();
+    /// Writes the record of an instance in place, field by field. (Building it in a local
+    /// and copying it out made the copy's wide loads wait on the narrow stores that built it:
+    /// a failed store-to-load forwarding per change, ~10 % of a batch.)
+    pub fn write_record(&self, g: &GInst, r: &mut GpuInstanceRecord) {
         if !g.enabled || g.n == 0 {
-            return r;
+            *r = GpuInstanceRecord::default();
+            return;
         }
         r.flags = GPU_ENABLED;
-        for k in 0..g.n as usize {
-            let l = &g.layers[k];
-            let inv = self.inv[l.clip as usize][(l.mode & 3) as usize];
-            let mut gl = GpuLayer {
-                anchor: l.anchor as u32,
-                clip_mode: l.clip | l.mode << 24,
-                ..GpuLayer::default()
-            };
-            if l.finished {
-                gl.clip_mode |= GPU_HELD;
-            } else if inv > 0.0 {
-                // 0 ≤ values < 2^63: the truncating signed casts are floors, one instruction
-                // each (no libm call, no unsigned-conversion fix-up on baseline x86-64)
-                let ph = (l.p * inv * TWO_POW_32) as i64;
-                gl.phase = ph.clamp(0, u32::MAX as i64) as u32;
-                let w = (self.rate(g, l) * inv).min(0.5) * TWO_POW_32;
-                let hi = (w as i64) as f64;
-                gl.omega_hi = hi as u32;
-                gl.omega_lo = ((w - hi) * (1.0 / TWO_POW_32)) as f32;
+        for k in 0..2 {
+            if k < g.n as usize {
+                self.write_layer(g, k, &mut r.layers[k]);
+            } else {
+                r.layers[k] = GpuLayer::default();
             }
-            r.layers[k] = gl;
         }
         if g.n == 2 {
             r.flags |= GPU_TWO_LAYERS;
             r.w_anchor = g.w_anchor as u32;
             r.w_start = g.w_start as f32;
             r.w_rate = g.w_rate as f32;
+        } else {
+            r.w_anchor = 0;
+            r.w_start = 0.0;
+            r.w_rate = 0.0;
         }
-        r
+    }
+
+    /// Writes layer `k` of the record from the instance's layer `k`.
+    #[inline]
+    fn write_layer(&self, g: &GInst, k: usize, gl: &mut GpuLayer) {
+        {
+            let l = &g.layers[k];
+            let mk = &self.inv[l.clip as usize][(l.mode & 3) as usize];
+            let inv = mk.inv;
+            gl.anchor = l.anchor as u32;
+            gl.clip_mode = l.clip | l.mode << 24;
+            if l.finished {
+                gl.clip_mode |= GPU_HELD;
+            }
+            if l.finished || inv <= 0.0 {
+                gl.phase = 0;
+                gl.omega_hi = 0;
+                gl.omega_lo = 0.0;
+            } else {
+                // 0 ≤ value < 2^63: the truncating signed cast is the floor
+                gl.phase = if l.p > 0.0 {
+                    ((l.p * inv * TWO_POW_32) as i64).clamp(0, u32::MAX as i64) as u32
+                } else {
+                    0
+                };
+                let (hi, lo) = if l.speed == 1.0 && g.speed == 1.0 && !g.paused {
+                    mk.omega1
+                } else {
+                    omega(self.rate(g, l), inv)
+                };
+                gl.omega_hi = hi;
+                gl.omega_lo = lo;
+            }
+        }
     }
 
     /// Next tick at which the instance needs the CPU (u64::MAX: never).
@@ -308,56 +401,52 @@ impl Cx<'_> {
         }
     }
 
-    /// Applies the changes whose instances lie in the dense range `lo..lo + state.len()`
-    /// (`state`/`records` are that range), in batch order, prefetching a few changes ahead.
-    /// With `report_dead`, dead handles are reported as errors (exactly one range must).
-    pub fn apply_range(
+    /// Applies a batch in order, prefetching a few changes ahead: the slot of the change
+    /// `2 · AHEAD` ahead, the instance (state and record) of the one `AHEAD` ahead.
+    pub fn apply_batch(
         &self,
         handles: &Handles,
         changes: &[Change],
-        part: Part<'_>,
-        report_dead: bool,
+        state: &mut [GInst],
+        records: &mut [GpuInstanceRecord],
         out: &mut Sink,
     ) {
-        let Part { lo, state, records } = part;
-        let hi = lo + state.len();
+        // dense indices of the next changes, looked up once when prefetching
+        const RING: usize = 2 * AHEAD;
+        let mut ring = [None; RING];
         for c in changes.iter().take(2 * AHEAD) {
             handles.prefetch(c.handle());
+        }
+        for (k, c) in changes.iter().enumerate().take(AHEAD) {
+            ring[k % RING] = handles.index(c.handle());
         }
         for (k, c) in changes.iter().enumerate() {
             if let Some(n) = changes.get(k + 2 * AHEAD) {
                 handles.prefetch(n.handle());
             }
             if let Some(n) = changes.get(k + AHEAD) {
-                if let Some(j) = handles.index(n.handle()).filter(|j| (lo..hi).contains(j)) {
-                    prefetch_write(&state[j - lo], std::mem::size_of::<GInst>());
-                    prefetch_write(&records[j - lo], std::mem::size_of::<GpuInstanceRecord>());
+                let j = handles.index(n.handle());
+                ring[(k + AHEAD) % RING] = j;
+                if let Some(j) = j {
+                    prefetch_write(state.as_ptr().wrapping_add(j), std::mem::size_of::<GInst>());
+                    let r = records.as_ptr().wrapping_add(j);
+                    prefetch_write(r, std::mem::size_of::<GpuInstanceRecord>());
                 }
             }
             let h = c.handle();
-            let Some(i) = handles.index(h) else {
-                if report_dead {
-                    out.errors.push((k, RuntimeError::DeadHandle { handle: h }));
-                }
+            let Some(i) = ring[k % RING] else {
+                out.errors.push((k, RuntimeError::DeadHandle { handle: h }));
                 continue;
             };
-            if !(lo..hi).contains(&i) {
-                continue;
-            }
-            let g = &mut state[i - lo];
+            let g = &mut state[i];
             match self.change(g, c) {
-                Ok(true) => {
-                    if let Some(t) = self.touch(g, &mut records[i - lo], i, &mut out.dirty) {
+                Ok(w) => {
+                    if let Some(t) = self.touch(g, &mut records[i], i, &mut out.dirty, w) {
                         out.wakes.push((t, h.slot, h.generation));
                     }
                 }
-                Ok(false) => {}
                 Err(e) => out.errors.push((k, e)),
             }
         }
     }
 }
-
-/// Batches at least this long are split between two threads (below it, waking a second
-/// thread costs more than it saves).
-pub(super) const PARALLEL_MIN: usize = 2048;
