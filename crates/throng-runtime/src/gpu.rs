@@ -440,11 +440,7 @@ impl GpuRuntime {
     fn change(&mut self, c: Change) -> Result<(), RuntimeError> {
         let h = c.handle();
         let i = self.idx(h)?;
-        let cx = Cx {
-            clips: &self.clips,
-            inv: &self.inv_period,
-            now: self.clock.ticks(),
-        };
+        let cx = Cx::new(&self.clips, &self.inv_period, self.clock.ticks());
         let g = &mut self.state[i];
         let what = cx.change(g, &c)?;
         if let Some(t) = cx.touch(g, &mut self.records[i], i, &mut self.dirty, what) {
@@ -511,11 +507,7 @@ impl GpuRuntime {
     /// (much faster than one call per change when the instances are scattered over a large
     /// store). Returns the failed changes as (index in `changes`, error); the others apply.
     pub fn apply(&mut self, changes: &[Change]) -> Vec<(usize, RuntimeError)> {
-        let cx = Cx {
-            clips: &self.clips,
-            inv: &self.inv_period,
-            now: self.clock.ticks(),
-        };
+        let cx = Cx::new(&self.clips, &self.inv_period, self.clock.ticks());
         let mut out = Sink {
             dirty: std::mem::take(&mut self.dirty),
             ..Sink::default()
@@ -673,11 +665,7 @@ impl GpuRuntime {
 
     /// Rebuilds the record of instance i, marks it dirty and reschedules it.
     fn touch(&mut self, i: usize, h: Handle) {
-        let cx = Cx {
-            clips: &self.clips,
-            inv: &self.inv_period,
-            now: self.clock.ticks(),
-        };
+        let cx = Cx::new(&self.clips, &self.inv_period, self.clock.ticks());
         let (g, rec) = (&mut self.state[i], &mut self.records[i]);
         if let Some(t) = cx.touch(g, rec, i, &mut self.dirty, Write::Record) {
             self.schedule.push((t, h.slot, h.generation));
@@ -685,11 +673,7 @@ impl GpuRuntime {
     }
 
     fn schedule(&mut self, i: usize, h: Handle) {
-        let cx = Cx {
-            clips: &self.clips,
-            inv: &self.inv_period,
-            now: self.clock.ticks(),
-        };
+        let cx = Cx::new(&self.clips, &self.inv_period, self.clock.ticks());
         if let Some(t) = cx.reschedule(&mut self.state[i]) {
             self.schedule.push((t, h.slot, h.generation));
         }
@@ -779,11 +763,7 @@ impl GpuRuntime {
                 g.fade_end = u64::MAX;
             }
             if stale && !self.state[i].paused {
-                let cx = Cx {
-                    clips: &self.clips,
-                    inv: &self.inv_period,
-                    now,
-                };
+                let cx = Cx::new(&self.clips, &self.inv_period, now);
                 cx.reanchor(&mut self.state[i]);
             }
             if stale || fade_over {

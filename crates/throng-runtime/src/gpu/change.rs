@@ -38,6 +38,8 @@ pub(super) struct ModeK {
     /// ω of a layer at clip speed 1 and instance speed 1 (the common case), bit-identical
     /// to [`omega`] of that rate: a long chain of dependent conversions saved per change.
     pub omega1: (u32, f32),
+    /// A loop or ping-pong of a clip without events: never needs the CPU.
+    pub quiet: bool,
 }
 
 impl ModeK {
@@ -49,6 +51,7 @@ impl ModeK {
         ModeK {
             inv,
             omega1: omega(rate, inv),
+            quiet: c.events.is_empty() && (mode == MODE_LOOP || mode == MODE_PINGPONG),
         }
     }
 }
@@ -64,7 +67,7 @@ fn omega(rate: f64, inv: f64) -> (u32, f32) {
     (hi as u32, ((w - hi) * (1.0 / TWO_POW_32)) as f32)
 }
 
-/// Read-only context of a change: the clip table and the current tick.
+/// Context of a change: the clip table and the current tick.
 #[derive(Clone, Copy)]
 pub(super) struct Cx<'a> {
     pub clips: &'a [Prepared],
@@ -81,7 +84,11 @@ pub(super) struct Sink {
     pub errors: Vec<(usize, RuntimeError)>,
 }
 
-impl Cx<'_> {
+impl<'a> Cx<'a> {
+    pub fn new(clips: &'a [Prepared], inv: &'a [[ModeK; 4]], now: u64) -> Cx<'a> {
+        Cx { clips, inv, now }
+    }
+
     fn check_clip(&self, clip: usize) -> Result<(), RuntimeError> {
         if clip < self.clips.len() {
             Ok(())
@@ -371,10 +378,10 @@ impl Cx<'_> {
             if l.finished {
                 continue;
             }
-            let c = &self.clips[l.clip as usize];
-            if c.events.is_empty() && (l.mode == MODE_LOOP || l.mode == MODE_PINGPONG) {
+            if self.inv[l.clip as usize][(l.mode & 3) as usize].quiet {
                 continue; // a loop without events never needs the CPU (`next_event_u`: None)
             }
+            let c = &self.clips[l.clip as usize];
             let rate = self.rate(g, l);
             if rate <= 0.0 {
                 if l.fresh && (c.is_static() || !c.events.is_empty()) && !g.paused {
