@@ -63,10 +63,11 @@ pub struct BenchReport {
     pub ms_p90: f64,
     /// Median time of `update` alone (without the playback calls that make the changes), ms.
     pub update_ms: f64,
-    /// Mean on-CPU time of a frame summed over the threads that ran it (ms; Linux
-    /// `/proc/*/schedstat`, which advances at scheduler ticks, hence a mean over many frames).
-    /// On a shared machine the wall-clock numbers include time spent waiting for a CPU; this
-    /// does not. CPU-timed: all threads of the process; GPU-timed: the calling thread.
+    /// Mean on-CPU time of a frame summed over the threads that ran it (ms). On a shared
+    /// machine the wall-clock numbers include time spent waiting for a CPU; this does not.
+    /// CPU-timed: all threads of the process, from Linux `/proc/*/schedstat`, which advances
+    /// at scheduler ticks (hence a mean over many frames); GPU-timed: the calling thread, from
+    /// its CPU-time clock (exact to the nanosecond).
     pub cpu_ms_per_frame: Option<f64>,
     /// The same for the fill (all threads), ms.
     pub memset_cpu_ms: Option<f64>,
@@ -130,10 +131,21 @@ pub fn synthetic_clips() -> Vec<ClipInfo> {
         .collect()
 }
 
-/// Nanoseconds the threads of this process (or only the calling thread) have spent running on
-/// a CPU, from Linux's `/proc/.../schedstat`; `None` where that is not available. On a shared
-/// machine wall-clock frame times include waiting for a CPU; this does not.
+/// Nanoseconds the threads of this process (from Linux's `/proc/.../schedstat`) or only the
+/// calling thread (its CPU-time clock, which unlike schedstat includes the running slice) have
+/// spent running on a CPU; `None` where that is not available. On a shared machine wall-clock
+/// frame times include waiting for a CPU; this does not.
 fn cpu_ns(all_threads: bool) -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    if !all_threads {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
+        let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        return (r == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
+    }
     fn one(path: &std::path::Path) -> Option<u64> {
         std::fs::read_to_string(path)
             .ok()?
