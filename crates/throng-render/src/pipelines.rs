@@ -41,7 +41,7 @@ pub(crate) struct RefVertex {
     pub uv: [f32; 2],
 }
 
-/// A triangle-list pipeline with depth test; `color`: the colour target's format, or None for
+/// A triangle-list pipeline with depth test from the (vertex, fragment) entry points; `color`: the colour target's format, or None for
 /// a depth-only shadow pipeline (slope-scaled depth bias against shadow acne).
 pub(crate) fn mesh_pipeline(
     device: &wgpu::Device,
@@ -49,8 +49,7 @@ pub(crate) fn mesh_pipeline(
     module: &wgpu::ShaderModule,
     layouts: &[Option<&wgpu::BindGroupLayout>],
     buffers: &[Option<wgpu::VertexBufferLayout>],
-    vs: &str,
-    fs: &str,
+    (vs, fs): (&str, &str),
     color: Option<wgpu::TextureFormat>,
 ) -> wgpu::RenderPipeline {
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -152,8 +151,7 @@ impl Renderer {
                     step_mode: wgpu::VertexStepMode::Vertex,
                     attributes: &uv_only,
                 })],
-                "vs_main",
-                "fs_main",
+                ("vs_main", "fs_main"),
                 color,
             );
         } else {
@@ -171,8 +169,7 @@ impl Renderer {
                 &module,
                 &[Some(&bgl), Some(&self.materials.bgl), None, Some(draw_bgl)],
                 &[Some(GpuVertex::layout())],
-                "vs_main",
-                "fs_main",
+                ("vs_main", "fs_main"),
                 color,
             );
         }
@@ -241,8 +238,7 @@ impl Renderer {
                     step_mode: wgpu::VertexStepMode::Vertex,
                     attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2],
                 })],
-                "vs_main",
-                "fs_main",
+                ("vs_main", "fs_main"),
                 color,
             );
             self.reference_pipelines.insert(color, p);
@@ -260,8 +256,7 @@ impl Renderer {
                     Some(&self.draw_main_bgl),
                 ],
                 &[],
-                "vs_ground",
-                "fs_ground",
+                ("vs_ground", "fs_ground"),
                 Some(format),
             );
             self.ground_pipelines.insert(format, p);

@@ -1,0 +1,532 @@
+//! Crowd-scale rendering on whatever adapter wgpu finds (lavapipe without a GPU): LOD choice
+//! against a CPU computation, draw calls independent of the instance count, shadows cast by
+//! instances outside the view and moving with the animation, debug views, and several assets
+//! in one frame. PNGs go to CARGO_TARGET_TMPDIR for people to look at.
+
+mod common;
+
+use glam::{Mat4, Vec3};
+use throng_asset::{BakedAsset, Encoding, Lod};
+use throng_render::device::test_gpu;
+use throng_render::gpu_types::{single_layer, LayerRecord};
+use throng_render::{
+    Camera, Crowd, DebugView, InstanceTransform, Playback, RenderOptions, Renderer,
+};
+
+fn save(img: &image::RgbaImage, name: &str) {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    img.save(&path).expect("write png");
+    eprintln!("wrote {}", path.display());
+}
+
+fn is_orange(p: &image::Rgba<u8>) -> bool {
+    p[0] > 100 && p[0] as i32 > p[2] as i32 + 60 && p[1] < p[0]
+}
+
+/// Model-space error (file units) the test gives LOD 1 and LOD 2: meshoptimizer's relative
+/// error × the tube's largest extent (2).
+const LOD_WORLD_ERROR: [f32; 3] = [0.0, 0.02 * 2.0, 0.1 * 2.0];
+
+/// The bending tube with two simplified LODs: the lower half and the lower quarter of its
+/// triangles, with relative errors 0.02 and 0.1.
+fn tube_with_lods() -> BakedAsset {
+    let mut a = common::tube_asset(Encoding::Mat3x4F32);
+    let p = &mut a.primitives[0];
+    let tris = p.indices.len() / 3;
+    p.lods = vec![
+        Lod {
+            ratio: 0.5,
+            indices: p.indices[..tris / 2 * 3].to_vec(),
+            error: 0.02,
+        },
+        Lod {
+            ratio: 0.25,
+            indices: p.indices[..tris / 4 * 3].to_vec(),
+            error: 0.1,
+        },
+    ];
+    a
+}
+
+fn at(p: Vec3) -> InstanceTransform {
+    InstanceTransform::from_mat4(&Mat4::from_translation(p))
+}
+
+/// A camera at (0, 1, 10) looking down −Z, 35° vertical field of view.
+fn row_camera() -> Camera {
+    Camera {
+        eye: Vec3::new(0.0, 1.0, 10.0),
+        target: Vec3::new(0.0, 1.0, -100.0),
+        up: Vec3::Y,
+        fov_y: 35f32.to_radians(),
+        near: 0.1,
+        far: 400.0,
+    }
+}
+
+/// CPU frustum test of a world box (centre c, half extent e) against clip-from-world `vp`
+/// (Gribb–Hartmann planes, written out here independently of the crate).
+fn box_in_frustum(vp: &Mat4, c: Vec3, e: Vec3) -> bool {
+    let r = |i| vp.row(i);
+    [
+        r(3) + r(0),
+        r(3) - r(0),
+        r(3) + r(1),
+        r(3) - r(1),
+        r(2),
+        r(3) - r(2),
+    ]
+    .iter()
+    .all(|p| p.truncate().dot(c) + p.truncate().abs().dot(e) + p.w >= 0.0)
+}
+
+/// LOD per instance: 80 tubes in a row from 5 to 160 units from the camera. The GPU's lists
+/// per LOD equal the CPU's choice — the coarsest level whose error × (H/2) / tan(fov/2) /
+/// distance (nearest point of the box) is ≤ lod_bias pixels — except within 0.1 % of a
+/// threshold; every level is used, and the LOD meshes draw.
+#[test]
+fn lod_choice_matches_cpu_and_lod_meshes_render() {
+    let Some(gpu) = test_gpu() else { return };
+    let mut r = Renderer::with_gpu(gpu);
+    let asset = tube_with_lods();
+    let g = r.upload(&asset).expect("upload");
+    assert_eq!(g.lod_count(), 3);
+    for (got, want) in g.lod_errors.iter().zip(LOD_WORLD_ERROR) {
+        assert!((got - want).abs() < 1e-6, "{:?}", g.lod_errors);
+    }
+    let n = 80u32;
+    let transforms: Vec<_> = (0..n)
+        .map(|i| {
+            let x = if i % 2 == 0 { -1.0 } else { 1.0 };
+            at(Vec3::new(x, 0.0, 5.0 - 2.0 * i as f32))
+        })
+        .collect();
+    let records: Vec<LayerRecord> = (0..n).map(|i| single_layer(1 + i % 16, 0.0, 0)).collect();
+    let cam = row_camera();
+    let (w, h) = (192u32, 256u32);
+    let opts = RenderOptions {
+        width: w,
+        height: h,
+        camera: Some(cam),
+        shadows: false,
+        ..Default::default()
+    };
+    let crowd = Crowd {
+        asset: &g,
+        transforms: &transforms,
+        playback: Playback::Cpu(&records),
+    };
+    let lists = r.cull_lists(&crowd, &opts).expect("cull");
+    assert!(lists.shadow.is_empty());
+    let vp = cam.view_proj(w as f32 / h as f32);
+    let pixels_per_unit = h as f32 * 0.5 / (cam.fov_y * 0.5).tan();
+    let bounds = asset.clips[0].bounds;
+    let mut want: Vec<Vec<u32>> = vec![Vec::new(); 3];
+    let mut near_threshold = Vec::new();
+    for i in 0..n {
+        let t = transforms[i as usize].to_mat4().w_axis.truncate();
+        let c = (bounds.min + bounds.max) * 0.5 + t;
+        let e = (bounds.max - bounds.min) * 0.5;
+        if !box_in_frustum(&vp, c, e) {
+            continue;
+        }
+        let dist = ((c - cam.eye).length() - e.length()).max(1e-6);
+        let mut lod = 0;
+        for (l, err) in LOD_WORLD_ERROR.iter().enumerate().skip(1) {
+            let px = err * pixels_per_unit / dist;
+            if (px - 1.0).abs() < 1e-3 {
+                near_threshold.push(i);
+            }
+            if px <= 1.0 {
+                lod = l;
+            }
+        }
+        want[lod].push(i);
+    }
+    let strip = |v: &[Vec<u32>]| -> Vec<Vec<u32>> {
+        v.iter()
+            .map(|l| {
+                l.iter()
+                    .copied()
+                    .filter(|i| !near_threshold.contains(i))
+                    .collect()
+            })
+            .collect()
+    };
+    eprintln!(
+        "per LOD: {:?}",
+        lists.main.iter().map(|l| l.len()).collect::<Vec<_>>()
+    );
+    assert_eq!(strip(&lists.main), strip(&want));
+    assert!(
+        want.iter().all(|l| l.len() >= 5),
+        "every level used: {want:?}"
+    );
+    // The frame draws the same split, and the LOD view shows three colours.
+    let frame = r.render_scene(&[crowd], &opts).expect("render");
+    let per_lod: Vec<u64> = lists.main.iter().map(|l| l.len() as u64).collect();
+    assert_eq!(frame.stats.instances_per_lod, per_lod);
+    // Triangles per tube: LOD 0 all (768), LOD 1 half, LOD 2 a quarter.
+    let full = asset.primitives[0].indices.len() as u64 / 3;
+    let tris: u64 = per_lod
+        .iter()
+        .zip([full, full / 2, full / 4])
+        .map(|(n, t)| n * t)
+        .sum();
+    assert_eq!(frame.stats.triangles, tris);
+    save(&frame.image, "crowd-lod.png");
+    assert!(frame.image.pixels().filter(|p| is_orange(p)).count() > 500);
+    let lod_view = r
+        .render_scene(
+            &[crowd],
+            &RenderOptions {
+                debug: DebugView::Lod,
+                ..opts
+            },
+        )
+        .expect("render lod view");
+    save(&lod_view.image, "crowd-lod-view.png");
+    let mut colours: Vec<[u8; 3]> = lod_view
+        .image
+        .pixels()
+        .map(|p| [p[0] / 16, p[1] / 16, p[2] / 16])
+        .collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(colours.len() > 6, "LOD view has {} colours", colours.len());
+    assert_ne!(lod_view.image, frame.image);
+}
+
+/// The number of draw calls recorded is a function of primitives × LODs × passes: the same for
+/// 10 and 10,000 instances, culled or not.
+#[test]
+fn draw_calls_do_not_depend_on_instance_count() {
+    let Some(gpu) = test_gpu() else { return };
+    let mut r = Renderer::with_gpu(gpu);
+    let g = r.upload(&tube_with_lods()).expect("upload");
+    let opts = RenderOptions {
+        width: 96,
+        height: 96,
+        camera: Some(row_camera()),
+        ..Default::default()
+    };
+    let mut draws = Vec::new();
+    for n in [10u32, 10_000] {
+        // A square field behind the camera's target; most of it out of view.
+        let side = (n as f32).sqrt().ceil() as u32;
+        let transforms: Vec<_> = (0..n)
+            .map(|i| {
+                at(Vec3::new(
+                    (i % side) as f32 * 3.0 - 1.5 * side as f32,
+                    0.0,
+                    -((i / side) as f32) * 3.0,
+                ))
+            })
+            .collect();
+        let records: Vec<LayerRecord> = (0..n).map(|i| single_layer(1 + i % 16, 0.5, 0)).collect();
+        let crowd = Crowd {
+            asset: &g,
+            transforms: &transforms,
+            playback: Playback::Cpu(&records),
+        };
+        let culled = r.render_scene(&[crowd], &opts).expect("culled");
+        let direct = r
+            .render_scene(
+                &[crowd],
+                &RenderOptions {
+                    cull: false,
+                    ..opts
+                },
+            )
+            .expect("direct");
+        eprintln!("{n}: {:?} / {:?}", culled.stats, direct.stats);
+        assert!(culled.stats.instances_drawn > 0);
+        assert_eq!(direct.stats.instances_drawn, n as u64);
+        draws.push((
+            culled.stats.draws,
+            culled.stats.shadow_draws,
+            direct.stats.draws,
+        ));
+    }
+    // 1 primitive × 3 LODs × 2 passes + the ground; without culling 1 × 2 + 1.
+    assert_eq!(draws, vec![(7, 3, 3), (7, 3, 3)]);
+}
+
+/// A top-down camera over the ground around the origin, looking down −Y.
+fn top_camera() -> Camera {
+    Camera {
+        eye: Vec3::new(0.0, 12.0, 0.0),
+        target: Vec3::ZERO,
+        up: Vec3::NEG_Z,
+        fov_y: 30f32.to_radians(),
+        near: 0.5,
+        far: 40.0,
+    }
+}
+
+/// Pixels where `a` and `b` differ by more than 8 in any channel.
+fn differing(a: &image::RgbaImage, b: &image::RgbaImage) -> Vec<bool> {
+    a.pixels()
+        .zip(b.pixels())
+        .map(|(p, q)| (0..3).any(|c| (p[c] as i32 - q[c] as i32).abs() > 8))
+        .collect()
+}
+
+/// A tall tube just outside the top-down view (the light travels towards −x, −z) is culled
+/// from the main pass but kept by the shadow camera, and its shadow darkens the visible ground.
+#[test]
+fn casters_outside_the_view_still_cast() {
+    let Some(gpu) = test_gpu() else { return };
+    let mut r = Renderer::with_gpu(gpu);
+    let mut asset = common::tube_asset(Encoding::Mat3x4F32);
+    // Ten times taller: a long shadow.
+    for p in &mut asset.primitives {
+        for q in &mut p.positions {
+            q.y *= 10.0;
+        }
+    }
+    for c in &mut asset.clips {
+        c.bounds.max.y *= 10.0;
+    }
+    for b in &mut asset.row_bounds {
+        b.max.y *= 10.0;
+    }
+    let g = r.upload(&asset).expect("upload");
+    let cam = top_camera();
+    // Half width of the view on the ground: 12 · tan(15°) ≈ 3.2; the caster stands at x = 5.4
+    // (its box, 1.45 wide each side, ends at x = 3.95) and its shadow reaches 0.4 × 20 = 8 units
+    // towards −x.
+    let inside = at(Vec3::new(-1.0, 0.0, 0.0));
+    let outside = at(Vec3::new(5.4, 0.0, 1.0));
+    let rest = single_layer(1, 0.0, 0);
+    let opts = RenderOptions {
+        width: 160,
+        height: 160,
+        camera: Some(cam),
+        ..Default::default()
+    };
+    // The ground and the shadow camera follow the scene bounds, so both pictures keep them
+    // equal: two far tubes span them, and "without" moves the caster to a spot inside them
+    // whose shadow falls far from the view.
+    let far = [
+        at(Vec3::new(-60.0, 0.0, -60.0)),
+        at(Vec3::new(60.0, 0.0, 60.0)),
+    ];
+    let with = [inside, outside, far[0], far[1]];
+    let without = [inside, at(Vec3::new(50.0, 0.0, 50.0)), far[0], far[1]];
+    let records = [rest; 4];
+    let lists = r
+        .cull_lists(
+            &Crowd {
+                asset: &g,
+                transforms: &with,
+                playback: Playback::Cpu(&records),
+            },
+            &opts,
+        )
+        .expect("cull");
+    let main: Vec<u32> = lists.main.concat();
+    let shadow: Vec<u32> = lists.shadow.concat();
+    assert_eq!(main, vec![0], "only the inside tube is seen");
+    assert!(shadow.contains(&1), "the outside tube casts: {shadow:?}");
+    let render = |r: &mut Renderer, t: &[InstanceTransform]| {
+        r.render_scene(
+            &[Crowd {
+                asset: &g,
+                transforms: t,
+                playback: Playback::Cpu(&records),
+            }],
+            &opts,
+        )
+        .expect("render")
+    };
+    let a = render(&mut r, &with);
+    let b = render(&mut r, &without);
+    save(&a.image, "shadow-outside-caster.png");
+    save(&b.image, "shadow-outside-caster-absent.png");
+    let darker = a
+        .image
+        .pixels()
+        .zip(b.image.pixels())
+        .filter(|(p, q)| (p[0] as i32) + 12 < q[0] as i32)
+        .count();
+    eprintln!("{darker} pixels darkened by the unseen caster");
+    assert!(darker > 100, "{darker}");
+    assert_eq!(a.stats.instances_drawn, 1);
+    assert_eq!(a.stats.shadow_instances, 2);
+}
+
+/// The shadow of a bending tube moves: seen from above, the ground pixels the shadow darkens
+/// at the straight pose and at the bent pose are different sets.
+#[test]
+fn shadow_of_an_animated_instance_moves() {
+    let Some(gpu) = test_gpu() else { return };
+    let mut r = Renderer::with_gpu(gpu);
+    let g = r
+        .upload(&common::tube_asset(Encoding::Mat3x4F32))
+        .expect("upload");
+    // Twice the size: a 4 units tall tube.
+    let t = [InstanceTransform::from_mat4(&Mat4::from_scale(
+        Vec3::splat(2.0),
+    ))];
+    let opts = RenderOptions {
+        width: 160,
+        height: 160,
+        camera: Some(top_camera()),
+        ..Default::default()
+    };
+    let frame = |r: &mut Renderer, row: u32, shadows: bool| {
+        let rec = [single_layer(row, 0.0, 0)];
+        r.render_scene(
+            &[Crowd {
+                asset: &g,
+                transforms: &t,
+                playback: Playback::Cpu(&rec),
+            }],
+            &RenderOptions { shadows, ..opts },
+        )
+        .expect("render")
+        .image
+    };
+    // Rows 1 (straight) and 8 (bent by ~1.2 rad).
+    let (on_a, off_a) = (frame(&mut r, 1, true), frame(&mut r, 1, false));
+    let (on_b, off_b) = (frame(&mut r, 8, true), frame(&mut r, 8, false));
+    save(&on_a, "shadow-straight.png");
+    save(&on_b, "shadow-bent.png");
+    // Ground only: pixels the tube covers in neither pose.
+    let ground = differing(&off_a, &off_b);
+    let ground: Vec<bool> = ground
+        .iter()
+        .zip(off_a.pixels())
+        .map(|(d, p)| !d && !is_orange(p))
+        .collect();
+    let shadow_a = differing(&on_a, &off_a);
+    let shadow_b = differing(&on_b, &off_b);
+    let count =
+        |f: &dyn Fn(usize) -> bool| (0..ground.len()).filter(|&i| ground[i] && f(i)).count();
+    let in_a = count(&|i| shadow_a[i]);
+    let in_b = count(&|i| shadow_b[i]);
+    let moved = count(&|i| shadow_a[i] != shadow_b[i]);
+    eprintln!("shadow pixels: straight {in_a}, bent {in_b}, differing {moved}");
+    assert!(in_a > 40 && in_b > 40, "{in_a} {in_b}");
+    assert!(moved > 30, "{moved}");
+}
+
+/// Debug views: each colours the crowd differently from the shaded picture and from the
+/// others; the weights heat map of joint 2 (the tube's top) differs from the blend-zone map.
+#[test]
+fn debug_views_differ() {
+    let Some(gpu) = test_gpu() else { return };
+    let mut r = Renderer::with_gpu(gpu);
+    let g = r.upload(&tube_with_lods()).expect("upload");
+    // Two rows: the far one 12 units back, at LOD 1 with lod_bias 4 px.
+    let transforms: Vec<_> = (0..8)
+        .map(|i| {
+            at(Vec3::new(
+                (i % 4) as f32 * 1.6 - 2.4,
+                0.0,
+                -((i / 4) as f32) * 12.0,
+            ))
+        })
+        .collect();
+    let records: Vec<LayerRecord> = (0..8).map(|i| single_layer(1 + i * 2, 0.0, 0)).collect();
+    let crowd = Crowd {
+        asset: &g,
+        transforms: &transforms,
+        playback: Playback::Cpu(&records),
+    };
+    let base = RenderOptions {
+        width: 192,
+        height: 144,
+        // Whole tubes: LOD 0 everywhere.
+        lod_bias: 0.0,
+        ..Default::default()
+    };
+    let views = [
+        DebugView::None,
+        DebugView::Weights { joint: None },
+        DebugView::Weights { joint: Some(2) },
+        DebugView::Palette,
+        DebugView::Row,
+        DebugView::Lod,
+    ];
+    let images: Vec<image::RgbaImage> = views
+        .iter()
+        .map(|&debug| {
+            let img = r
+                .render_scene(&[crowd], &RenderOptions { debug, ..base })
+                .expect("render")
+                .image;
+            save(
+                &img,
+                &format!("debug-{debug:?}.png").replace([' ', '{', '}', ':'], ""),
+            );
+            img
+        })
+        .collect();
+    for i in 0..images.len() {
+        for j in i + 1..images.len() {
+            let d = differing(&images[i], &images[j])
+                .iter()
+                .filter(|&&d| d)
+                .count();
+            assert!(
+                d > 50,
+                "{:?} and {:?} differ in {d} pixels",
+                views[i],
+                views[j]
+            );
+        }
+    }
+}
+
+/// Two assets in one frame: each crowd is drawn with its own material, the draw calls add up.
+#[test]
+fn several_assets_in_one_frame() {
+    let Some(gpu) = test_gpu() else { return };
+    let mut r = Renderer::with_gpu(gpu);
+    let orange = r.upload(&tube_with_lods()).expect("upload");
+    let mut blue_asset = common::tube_asset(Encoding::QuatSnorm16);
+    for m in &mut blue_asset.materials {
+        m.base_color_factor = [0.1, 0.2, 0.9, 1.0];
+    }
+    let blue = r.upload(&blue_asset).expect("upload");
+    let ta: Vec<_> = (0..3)
+        .map(|i| at(Vec3::new(i as f32 * 1.5 - 3.0, 0.0, 0.0)))
+        .collect();
+    let tb: Vec<_> = (0..3)
+        .map(|i| at(Vec3::new(i as f32 * 1.5 + 1.0, 0.0, 0.0)))
+        .collect();
+    let ra: Vec<LayerRecord> = (0..3).map(|i| single_layer(1 + i * 5, 0.0, 0)).collect();
+    let rb = ra.clone();
+    let crowds = [
+        Crowd {
+            asset: &orange,
+            transforms: &ta,
+            playback: Playback::Cpu(&ra),
+        },
+        Crowd {
+            asset: &blue,
+            transforms: &tb,
+            playback: Playback::Cpu(&rb),
+        },
+    ];
+    let opts = RenderOptions {
+        width: 160,
+        height: 128,
+        ..Default::default()
+    };
+    let both = r.render_scene(&crowds, &opts).expect("render");
+    save(&both.image, "two-assets.png");
+    let oranges = both.image.pixels().filter(|p| is_orange(p)).count();
+    let blues = both
+        .image
+        .pixels()
+        .filter(|p| p[2] as i32 > p[0] as i32 + 60 && p[2] > 90)
+        .count();
+    eprintln!("{oranges} orange, {blues} blue pixels; {:?}", both.stats);
+    assert!(oranges > 100 && blues > 100);
+    assert_eq!(both.stats.instances_drawn, 6);
+    // Orange: 3 LODs × 2 passes; blue: 1 LOD × 2 passes; ground 1.
+    assert_eq!(both.stats.draws, 6 + 2 + 1);
+}
