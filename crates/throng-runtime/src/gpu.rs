@@ -56,6 +56,16 @@
 //! that are due. Records changed since the last [`GpuRuntime::clear_dirty`] are listed by
 //! [`GpuRuntime::dirty`].
 //!
+//! # Cost of a change
+//! A change rewrites one record, lists the instance as dirty once and updates its schedule
+//! entry; with 1M instances its cost is mostly cache misses on its slot (1 line), state
+//! (2 lines) and record (56 B: usually 2 lines). [`GpuRuntime::apply`] prefetches a few
+//! changes ahead so these overlap, the arrays live on transparent huge pages (no page walk per
+//! miss), and a crossfade neither re-anchors (rates are unchanged) nor recomputes the
+//! outgoing layer's record bytes. Measured on a 2-core VM: ~28 ns of arithmetic per
+//! crossfade, ~50–90 ns in all depending on how much of the store the caches hold; one core
+//! keeps only ~16 misses in flight, which bounds a 10 000-change batch to ≳0.4 ms.
+//!
 //! Limits of this mode: two layers (crossfading during a crossfade or blend keeps the stronger
 //! layer as the outgoing one and drops the weaker, a visible step of its weight); no root motion
 //! (it needs a per-frame CPU transform update: use [`crate::CpuRuntime`] for such groups).
