@@ -183,26 +183,10 @@ impl Renderer {
             return Ok(());
         }
         let device = &self.gpu.device;
-        let module =
-            layouts::shader_module(device, "throng cull", compose(Program::Cull { timing })?);
         let bgl = layouts::cull_compute(device, timing);
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("throng cull"),
-            bind_group_layouts: &[Some(&bgl)],
-            immediate_size: 0,
-        });
-        let make = |entry| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
-        let cull = make("cs_cull");
-        let finish = make("cs_cull_finish");
+        let program = Program::Cull { timing };
+        let cull = crate::skin::compute_pipeline(device, program, &bgl, "cs_cull")?;
+        let finish = crate::skin::compute_pipeline(device, program, &bgl, "cs_cull_finish")?;
         self.cull_pipelines
             .insert(timing, CullPipelines { bgl, cull, finish });
         Ok(())

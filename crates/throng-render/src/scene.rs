@@ -102,6 +102,30 @@ struct CrowdFrame<'a> {
     lods: u32,
 }
 
+/// A 2D render target texture of one mip level and sample.
+fn target_texture(
+    device: &wgpu::Device,
+    label: &str,
+    (width, height): (u32, u32),
+    format: wgpu::TextureFormat,
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage,
+        view_formats: &[],
+    })
+}
+
 /// The ground as a box (receives shadows).
 fn ground_box(f: &FrameUniform) -> Aabb {
     let [x, y, z, h] = f.ground;
@@ -178,20 +202,13 @@ impl Renderer {
                 return v.clone();
             }
         }
-        let t = self.gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("throng shadow map"),
-            size: wgpu::Extent3d {
-                width: size,
-                height: size,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        });
+        let t = target_texture(
+            &self.gpu.device,
+            "throng shadow map",
+            (size, size),
+            DEPTH_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+        );
         let v = t.create_view(&Default::default());
         self.shadow_map = Some((size, v.clone()));
         v
@@ -204,20 +221,13 @@ impl Renderer {
                 return v.clone();
             }
         }
-        let t = self.gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("throng depth target"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            view_formats: &[],
-        });
+        let t = target_texture(
+            &self.gpu.device,
+            "throng depth target",
+            (width, height),
+            DEPTH_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
         let v = t.create_view(&Default::default());
         self.depth_target = Some(((width, height), v.clone()));
         v
@@ -366,20 +376,9 @@ impl Renderer {
                 | wgpu::BufferUsages::INDIRECT
                 | wgpu::BufferUsages::COPY_SRC,
         });
-        let mut entries = vec![
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: asset.params_buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: asset.clips_buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: transforms_buf.as_entire_binding(),
-            },
-        ];
+        let mut entries = layouts::skin_asset_entries(asset, transforms_buf);
+        // Culling reads no bone texture.
+        entries.retain(|e| e.binding != 0);
         entries.extend(play.entries());
         entries.extend([
             wgpu::BindGroupEntry {
@@ -1140,20 +1139,13 @@ struct OffscreenTarget {
 
 impl OffscreenTarget {
     fn new(device: &wgpu::Device, width: u32, height: u32) -> OffscreenTarget {
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("throng colour target"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: COLOR_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
+        let texture = target_texture(
+            device,
+            "throng colour target",
+            (width, height),
+            COLOR_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        );
         let view = texture.create_view(&Default::default());
         let padded_row = (width * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
             * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;

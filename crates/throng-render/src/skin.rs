@@ -13,7 +13,7 @@ use crate::layouts::{self, PlaybackBuffers};
 use crate::readback::map_read;
 use crate::shaders::{compose, Program, Skinning};
 
-fn compute_pipeline(
+pub(crate) fn compute_pipeline(
     device: &wgpu::Device,
     program: Program,
     bgl: &wgpu::BindGroupLayout,
