@@ -4,8 +4,8 @@
 //!
 //! # Clock
 //! The runtime [`Clock`] counts ticks of [`TICKS_PER_SECOND`](crate::TICKS_PER_SECOND) = 2^20
-//! in a `u64`; the GPU gets its low 32 bits (`clock`, a `u32` uniform; it wraps every 4096 s, which the wrapping subtraction
-//! below absorbs).
+//! in a `u64`; the GPU gets its low 32 bits (`clock`, a `u32` uniform; it wraps every 4096 s,
+//! which the wrapping subtraction below absorbs).
 //!
 //! # Record layout (`#[repr(C)]`, 56 B, all 4-byte scalars; WGSL `struct` of the same fields)
 //! ```text
