@@ -7,8 +7,9 @@
 //!    and run, some sitting, all at varied speeds ([`crowd`]).
 //! 3. The GPU draws it with the texture skinning path on whatever adapter exists (Mesa's
 //!    lavapipe without a GPU: fewer instances and a smaller picture by default, since every
-//!    vertex is skinned on the CPU there): `demo.png` after a short warm-up, then `demo.gif`,
-//!    one runtime step per GIF frame.
+//!    vertex is skinned on the CPU there), culled on the GPU, with LODs (baked at
+//!    [`DEMO_LODS`]) and shadows: `demo.png` after a short warm-up, then `demo.gif`, one
+//!    runtime step per GIF frame.
 //!
 //! Without any adapter the bake and the runtime still run; then it says what to install and
 //! fails (exit 1).
@@ -23,10 +24,13 @@ use std::time::{Duration, Instant};
 use throng_asset::{Aabb, BakedAsset};
 use throng_bake::BakeOptions;
 use throng_render::image::{ImageFormat, RgbaImage};
-use throng_render::{RenderOptions, Renderer};
+use throng_render::{Playback, RenderOptions, Renderer};
 
 use super::render::{encode_gif, parse_size, spacing};
 use crowd::Crowd;
+
+/// LOD index-count ratios the demo bakes: far foxes are drawn with a tenth of the triangles.
+pub const DEMO_LODS: [f32; 3] = [0.5, 0.25, 0.1];
 
 /// Default crowd on a hardware GPU and on a software rasteriser (lavapipe/llvmpipe skins and
 /// rasterises on the CPU: ~9 M skinned vertices per frame at 1,000 foxes).
@@ -159,7 +163,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let gpu_asset = renderer
         .upload(&asset)
         .context("uploading the baked asset")?;
-    let draws = asset.primitives.len() + 1;
     let transforms = crowd.transforms();
     let scene = throng_render::camera::crowd_bounds(&gpu_asset.bounds, &transforms);
     let options = |(width, height): (u32, u32)| RenderOptions {
@@ -211,12 +214,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let gif_opts = options(gif_size);
     let mut frames = Vec::with_capacity(gif_frames as usize);
     let mut render_time = Duration::ZERO;
+    let mut stats = throng_render::FrameStats::default();
     for _ in 0..gif_frames {
         crowd.step(gif_dt())?;
         let t = Instant::now();
-        let img = renderer.render_texture(&gpu_asset, &transforms, &crowd.records(), &gif_opts)?;
+        let records = crowd.records();
+        let frame = renderer.render_scene(
+            &[throng_render::Crowd {
+                asset: &gpu_asset,
+                transforms: &transforms,
+                playback: Playback::Cpu(&records),
+            }],
+            &gif_opts,
+        )?;
         render_time += t.elapsed();
-        frames.push(img);
+        frames.push(frame.image);
+        stats = frame.stats;
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -229,13 +242,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     print_runtime(&crowd);
     println!(
-        "render: {:.1} ms per frame at {}×{} (GPU texture skinning, readback included), \
-         {draws} draws per frame ({} primitive(s) × {} instances, plus the ground)",
+        "render: {:.1} ms per frame at {}×{} (GPU texture skinning, culling, LODs and shadows, \
+         readback included); last frame: {} draws ({} primitive(s) × {} LODs × 2 passes, plus \
+         the ground) for {} instances, {} in view (per LOD {:?}), {} casting shadows, {} \
+         triangles",
         ms(render_time) / gif_frames as f64,
         gif_size.0,
         gif_size.1,
+        stats.draws,
         asset.primitives.len(),
+        gpu_asset.lod_count(),
         thousands(instances as u64),
+        thousands(stats.instances_drawn),
+        stats.instances_per_lod,
+        thousands(stats.shadow_instances),
+        thousands(stats.triangles),
     );
     println!(
         "wrote {} ({}×{}, {} frames at {:.1} fps, {}, encoded in {gif_ms:.0} ms)",
@@ -290,6 +311,7 @@ fn load(asset: Option<&Path>) -> anyhow::Result<(throng_anim::Model, String)> {
 fn bake(model: &throng_anim::Model, name: &str) -> anyhow::Result<BakedAsset> {
     let options = BakeOptions {
         source_name: name.to_string(),
+        lods: DEMO_LODS.to_vec(),
         ..BakeOptions::default()
     };
     let t = Instant::now();
