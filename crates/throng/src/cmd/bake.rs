@@ -106,6 +106,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let mut options = base_options(&args);
     super::bake_extras::apply(&args.extras, &mut options)?;
+    let clip_names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+    super::bake_extras::check_clip_flags(&args.extras, &args.input, &clip_names)?;
     super::bake_mesh::apply(&args.mesh, &mut options);
     let bake_start = Instant::now();
     let baked = bake_with_bar(&model, &options);
@@ -129,6 +131,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     for w in &report.warnings {
         eprintln!("warning: {w}");
+    }
+    if args.extras.anchors.is_some() && asset.anchors.is_none() {
+        eprintln!(
+            "warning: --anchors auto found no anchor in {}: no non-joint node hangs under a \
+             joint; name sockets with --anchor NODE",
+            args.input.display()
+        );
     }
     Ok(())
 }

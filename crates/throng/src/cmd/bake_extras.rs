@@ -169,6 +169,32 @@ pub fn apply(x: &ExtrasArgs, options: &mut BakeOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Checks that every clip a flag names exists in `input`, so the error names the flag (the
+/// settings file's names are checked by the bake itself).
+pub fn check_clip_flags(x: &ExtrasArgs, input: &Path, clips: &[&str]) -> anyhow::Result<()> {
+    let named = x
+        .once
+        .iter()
+        .map(|n| ("--once", n))
+        .chain(x.loop_mode.iter().map(|(n, _)| ("--loop-mode", n)))
+        .chain(x.event.iter().map(|(n, _)| ("--event", n)))
+        .chain(x.clip_fps.iter().map(|(n, _)| ("--clip-fps", n)));
+    for (flag, name) in named {
+        if !clips.contains(&name.as_str()) {
+            anyhow::bail!(
+                "{flag} names clip {name:?}, which {} does not have (clips: {})",
+                input.display(),
+                if clips.is_empty() {
+                    "none".to_string()
+                } else {
+                    clips.join(", ")
+                }
+            );
+        }
+    }
+    Ok(())
+}
+
 /// What happened to one file of a batch.
 enum Outcome {
     Baked { out: PathBuf, rows: u32 },
