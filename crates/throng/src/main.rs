@@ -61,6 +61,11 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // Flags that do not go together, found after parsing: a usage error like clap's.
+        Err(e) if e.is::<cmd::render::UsageError>() => {
+            eprintln!("error: {e}\n\nFor more information, try '--help'.");
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("error: {}", error_chain(&e));
             ExitCode::from(1)

@@ -23,6 +23,8 @@ use throng_render::gpu_types::{FrameUniform, LayerRecord, MaterialUniform};
 use throng_render::{InstanceTransform, ReferenceMesh, RenderOptions, Renderer, SkinPath};
 
 use super::render::{parse_size, spacing};
+
+mod field;
 use super::source::{is_baked, load_model};
 
 /// The reference path skins every instance on the CPU: it stops at this many instances.
@@ -47,6 +49,22 @@ pub struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Crowd-scale scenario instead of the path comparison: a grid field of N instances seen
+    /// by a low camera at one edge, culling + LOD on against off (see `field`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub field: Option<u32>,
+    /// Instances of the field's "off" case (no culling, LOD 0 everywhere): at most this many.
+    #[arg(long, default_value_t = 10_000, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub field_off_cap: u32,
+    /// LOD index-count ratios of the field's in-memory bake.
+    #[arg(long, value_delimiter = ',', default_values_t = [0.5f32, 0.25, 0.1], value_parser = super::bake_mesh::parse_lod, value_name = "R,R,...")]
+    pub field_lods: Vec<f32>,
+    /// Timed frames per field case (after 1 warm-up frame); the median is reported.
+    #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub field_frames: u32,
+    /// Write the field's last frame of each case here (field-cull-lod.png, field-off.png).
+    #[arg(long, value_name = "DIR")]
+    pub field_images: Option<PathBuf>,
 }
 
 #[derive(serde::Serialize)]
@@ -78,7 +96,21 @@ struct Report {
 }
 
 fn load(args: &Args) -> anyhow::Result<(BakedAsset, String)> {
-    let (model, name) = match &args.asset {
+    load_asset(
+        args.asset.as_deref(),
+        Some(throng_asset::VatEncoding::F32),
+        &[],
+    )
+}
+
+/// A baked asset from `path` (used as is) or a source glTF / the built-in fox baked in memory
+/// with `vat` and `lods`.
+pub(crate) fn load_asset(
+    path: Option<&std::path::Path>,
+    vat: Option<throng_asset::VatEncoding>,
+    lods: &[f32],
+) -> anyhow::Result<(BakedAsset, String)> {
+    let (model, name) = match path {
         Some(p) if is_baked(p) => {
             let asset = throng_asset::read(p)
                 .with_context(|| format!("loading the baked asset {}", p.display()))?;
@@ -94,7 +126,8 @@ fn load(args: &Args) -> anyhow::Result<(BakedAsset, String)> {
     };
     let opts = throng_bake::BakeOptions {
         source_name: name.clone(),
-        vat: Some(throng_asset::VatEncoding::F32),
+        vat,
+        lods: lods.to_vec(),
         ..Default::default()
     };
     let (asset, _) =
@@ -103,7 +136,7 @@ fn load(args: &Args) -> anyhow::Result<(BakedAsset, String)> {
 }
 
 /// Instance i plays clip i mod clips at `t + 0.37 i` seconds (wrapped into the clip).
-fn records(asset: &BakedAsset, n: u32, t: f64) -> Vec<LayerRecord> {
+pub(crate) fn records(asset: &BakedAsset, n: u32, t: f64) -> Vec<LayerRecord> {
     (0..n)
         .map(|i| {
             let mut r = [Layer::default(); 4];
@@ -145,6 +178,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if args.instances.contains(&0) {
         anyhow::bail!("--instances: every count must be at least 1");
+    }
+    if let Some(n) = args.field {
+        return field::run(&args, n);
     }
     let (asset, name) = load(&args)?;
     let mut renderer = Renderer::new().context("creating a GPU device")?;

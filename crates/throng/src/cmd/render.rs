@@ -32,7 +32,8 @@ use throng_render::image::{codecs::gif, Delay, Frame, RgbaImage};
 /// Base colour of primitives without a material (linear).
 const GREY: [f32; 4] = [0.6, 0.6, 0.62, 1.0];
 use throng_render::{
-    Camera, InstanceTransform, Playback, ReferenceMesh, RenderOptions, Renderer, SkinPath, Skinning,
+    Camera, Crowd, DebugView, FrameStats, InstanceTransform, Playback, ReferenceMesh,
+    RenderOptions, Renderer, SkinPath, Skinning,
 };
 
 use super::sample_baked::find_baked_clip;
@@ -41,8 +42,11 @@ use super::source::{find_clip, is_baked, load_model};
 #[derive(clap::Args)]
 pub struct Args {
     /// A baked throng asset (.glb), or a source glTF (.gltf/.glb: drawn with CPU skinning).
-    pub input: PathBuf,
-    /// Output PNG (default: the input's name with `.png`).
+    /// Several inputs share one frame: instance i is an instance of input i mod K; each must be
+    /// a baked asset or a source glTF (baked in memory), drawn on the GPU.
+    #[arg(required = true, num_args = 1.., value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Output PNG (default: the first input's name with `.png`).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Clip name or index; without it the first clip (the rest pose when there is none).
@@ -110,6 +114,105 @@ pub struct Args {
     /// Frames per second of the animation (clip time between frames = 1/fps).
     #[arg(long, default_value_t = 15.0)]
     pub fps: f64,
+    /// Largest projected LOD simplification error allowed, in pixels: larger picks coarser
+    /// LODs nearer the camera; 0 draws LOD 0 everywhere. Assets baked with `--lod` only.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_lod_bias, value_name = "PIXELS")]
+    pub lod_bias: f32,
+    /// Influences per vertex at LOD 0, 1, 2, 3, e.g. `4,2,1`: up to 4 values of 1..8, the last
+    /// repeats for further LODs (default: all the asset has, at every LOD).
+    #[arg(long, value_parser = parse_lod_influences, value_name = "K,K,...")]
+    pub lod_influences: Option<[u32; 4]>,
+    /// Leave out the shadows of the directional light (no shadow depth pass).
+    #[arg(long)]
+    pub no_shadows: bool,
+    /// Shadow map size, texels per side.
+    #[arg(
+        long,
+        default_value_t = throng_render::shadow::DEFAULT_SHADOW_MAP_SIZE,
+        value_parser = clap::value_parser!(u32).range(16..=16384),
+        value_name = "TEXELS"
+    )]
+    pub shadow_map_size: u32,
+    /// Debug view (GPU paths): `weights` (heat map of skin weights), `palette` (a colour per
+    /// strongest palette entry), `row` (heat map of the bone-texture row), `lod` (a colour per
+    /// LOD level).
+    #[arg(long, value_parser = ["weights", "palette", "row", "lod"])]
+    pub debug: Option<String>,
+    /// With `--debug weights`: the weight of this palette entry (0-based) instead of how much
+    /// joints share each vertex.
+    #[arg(long, value_name = "N")]
+    pub debug_joint: Option<u32>,
+}
+
+/// A command-line usage error found after parsing (flags that do not go together): the CLI
+/// prints it and exits with code 2 like the argument parser's own errors.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+fn usage(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(UsageError(msg.into()))
+}
+
+/// `--lod-bias`: a finite, non-negative number of pixels.
+fn parse_lod_bias(s: &str) -> Result<f32, String> {
+    s.trim()
+        .parse::<f32>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| format!("{s:?}: expected a number of pixels >= 0, e.g. 1"))
+}
+
+/// `--lod-influences 4,2,1`: 1 to 4 values of 1..8 for LOD 0, 1, 2, 3; the last repeats.
+pub(crate) fn parse_lod_influences(s: &str) -> Result<[u32; 4], String> {
+    let values: Vec<u32> = s
+        .split(',')
+        .map(|v| {
+            v.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|k| (1..=8).contains(k))
+                .ok_or_else(|| format!("{v:?}: expected influences per vertex 1..8"))
+        })
+        .collect::<Result<_, _>>()?;
+    if values.is_empty() || values.len() > 4 {
+        return Err(format!(
+            "{s:?}: expected 1 to 4 comma-separated values (LOD 0, 1, 2, 3), e.g. 4,2,1"
+        ));
+    }
+    let last = values[values.len() - 1];
+    Ok(std::array::from_fn(|i| {
+        values.get(i).copied().unwrap_or(last)
+    }))
+}
+
+/// The debug view of `--debug` / `--debug-joint` (a usage error when the joint comes without
+/// the weights view).
+fn debug_view(args: &Args) -> anyhow::Result<DebugView> {
+    if args.debug_joint.is_some() && args.debug.as_deref() != Some("weights") {
+        return Err(usage("--debug-joint N goes with --debug weights"));
+    }
+    Ok(match args.debug.as_deref() {
+        None => DebugView::None,
+        Some("weights") => DebugView::Weights {
+            joint: args.debug_joint,
+        },
+        Some("palette") => DebugView::Palette,
+        Some("row") => DebugView::Row,
+        Some("lod") => DebugView::Lod,
+        Some(other) => {
+            return Err(usage(format!(
+                "--debug {other:?}: expected weights, palette, row or lod"
+            )))
+        }
+    })
 }
 
 /// What each instance plays: clip (None = rest pose) and the seconds added to the frame time.
@@ -136,14 +239,15 @@ impl Rng {
     }
 }
 
-/// Per-instance clips and phases. `--clip` (or a single instance): every instance plays that
-/// clip (default the first); otherwise a seeded mix of clips with random phases.
-/// `durations[c]` = clip c's duration in seconds.
-fn plan(args: &Args, clip: Option<usize>, durations: &[f64]) -> Vec<Inst> {
-    let mut rng = Rng(args.seed);
+/// Clips and phases of the instances `ids` (global instance indices, for `--stagger`).
+/// `--clip` (or a single instance): every instance plays that clip (default the first);
+/// otherwise a mix of clips with random phases from `seed`. `durations[c]` = clip c's duration
+/// in seconds.
+fn plan(args: &Args, ids: &[u32], clip: Option<usize>, durations: &[f64], seed: u64) -> Vec<Inst> {
+    let mut rng = Rng(seed);
     let mix = args.clip.is_none() && args.instances > 1 && !durations.is_empty();
-    (0..args.instances)
-        .map(|i| {
+    ids.iter()
+        .map(|&i| {
             let c = if mix {
                 Some((rng.next() % durations.len() as u64) as usize)
             } else {
@@ -161,6 +265,12 @@ fn plan(args: &Args, clip: Option<usize>, durations: &[f64]) -> Vec<Inst> {
             }
         })
         .collect()
+}
+
+/// Global instance indices of input `a` of `k`: instance i belongs to input i mod k, so the
+/// inputs mix on the shared layout.
+fn ids_of(a: usize, k: usize, instances: u32) -> Vec<u32> {
+    (a as u32..instances).step_by(k.max(1)).collect()
 }
 
 /// Instance transforms: `--layout grid` (square grid) or `random` (seeded spots over the same
@@ -251,6 +361,32 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             anyhow::bail!("--influences must be 4 or 8, got {k}");
         }
     }
+    let debug = debug_view(&args)?;
+    let several = args.inputs.len() > 1;
+    if several {
+        if args.path == "reference" {
+            return Err(usage(
+                "--path reference draws one input; several inputs need --path texture or vat",
+            ));
+        }
+        if args.source.is_some() {
+            return Err(usage(
+                "--source goes with one baked input and --path reference",
+            ));
+        }
+        if (args.instances as usize) < args.inputs.len() {
+            return Err(usage(format!(
+                "--instances {} is fewer than the {} inputs: each input needs an instance",
+                args.instances,
+                args.inputs.len()
+            )));
+        }
+    }
+    if debug != DebugView::None && args.path == "reference" {
+        return Err(usage(
+            "--debug views draw the GPU paths: use --path texture or vat",
+        ));
+    }
     let encoding = args
         .encoding
         .as_deref()
@@ -280,12 +416,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } else {
             SkinPath::Texture
         },
+        shadows: !args.no_shadows,
+        shadow_map_size: args.shadow_map_size,
+        lod_bias: args.lod_bias,
+        // 0 = every influence the asset has.
+        lod_influences: args.lod_influences.unwrap_or([0; 4]),
+        debug,
         ..Default::default()
     };
-    let output = args.output.clone().unwrap_or_else(|| {
-        args.input
-            .with_extension(if args.frames > 1 { "gif" } else { "png" })
-    });
+    let first = &args.inputs[0];
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| first.with_extension(if args.frames > 1 { "gif" } else { "png" }));
     let is_gif = output
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gif"));
@@ -296,36 +439,54 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.frames
         );
     }
-    let baked = is_baked(&args.input);
-    if baked && (encoding.is_some() || args.influences.is_some()) {
+    let baked: Vec<bool> = args.inputs.iter().map(|p| is_baked(p)).collect();
+    if baked.iter().all(|&b| b) && (encoding.is_some() || args.influences.is_some()) {
         anyhow::bail!(
-            "{} is already baked: --encoding and --influences apply to a source glTF",
-            args.input.display()
+            "{} already baked: --encoding and --influences apply to a source glTF",
+            if several {
+                "every input is".to_string()
+            } else {
+                format!("{} is", first.display())
+            }
         );
     }
     let mut renderer = Renderer::new().context("creating a GPU device")?;
     eprintln!("adapter: {}", renderer.adapter());
     let start = Instant::now();
-    let bake_in_memory = encoding.is_some() || args.influences.is_some() || gpu_timing;
-    let images = if baked {
+    // A source glTF goes to the GPU (baked in memory) when a flag needs the GPU paths or when
+    // it shares the frame with other inputs; otherwise it is drawn by the reference path.
+    let bake_in_memory = encoding.is_some()
+        || args.influences.is_some()
+        || gpu_timing
+        || debug != DebugView::None
+        || several;
+    let (images, stats) = if !several && baked[0] {
         match (&args.source, args.path == "reference") {
-            (Some(src), true) => render_source(&args, src, &mut renderer, &opts)?,
+            (Some(src), true) => (render_source(&args, src, &mut renderer, &opts)?, None),
             _ => {
-                let asset = throng_asset::read(&args.input)?;
-                render_baked(&args, &asset, &mut renderer, &opts)?
+                let asset = throng_asset::read(first)?;
+                render_baked(&args, &[asset], &mut renderer, &opts)?
             }
         }
-    } else if bake_in_memory {
+    } else if !several && !bake_in_memory {
+        (render_source(&args, first, &mut renderer, &opts)?, None)
+    } else {
         if args.path == "reference" {
             anyhow::bail!(
-                "--path reference draws the source itself: leave out --encoding, --influences \
-                 and --timing gpu"
+                "--path reference draws the source itself: leave out --encoding, --influences, \
+                 --timing gpu and --debug"
             );
         }
-        let asset = bake_source(&args.input, encoding, args.influences, &opts)?;
-        render_baked(&args, &asset, &mut renderer, &opts)?
-    } else {
-        render_source(&args, &args.input, &mut renderer, &opts)?
+        let mut assets = Vec::with_capacity(args.inputs.len());
+        for (input, &is) in args.inputs.iter().zip(&baked) {
+            assets.push(if is {
+                throng_asset::read(input)
+                    .with_context(|| format!("reading the baked asset {}", input.display()))?
+            } else {
+                bake_source(input, encoding, args.influences, &opts)?
+            });
+        }
+        render_baked(&args, &assets, &mut renderer, &opts)?
     };
     let took = start.elapsed();
     let bytes = if is_gif {
@@ -354,7 +515,37 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.frames,
         took.as_secs_f64() * 1e3
     );
+    if let Some(s) = stats {
+        eprintln!("{}", stats_line(&s));
+    }
     Ok(())
+}
+
+/// One line of a frame's statistics (frame 0 of an animation): draw calls, instances drawn
+/// per LOD, triangles, shadow casters.
+fn stats_line(s: &FrameStats) -> String {
+    let lods: Vec<String> = s
+        .instances_per_lod
+        .iter()
+        .enumerate()
+        .map(|(l, n)| format!("LOD {l}: {n}"))
+        .collect();
+    format!(
+        "frame: {} draw calls ({} shadow), {} culling dispatches; {} instances drawn ({}), \
+         {} triangles; shadows: {} instances, {} triangles",
+        s.draws,
+        s.shadow_draws,
+        s.dispatches,
+        s.instances_drawn,
+        if lods.is_empty() {
+            "none".to_string()
+        } else {
+            lods.join(", ")
+        },
+        s.triangles,
+        s.shadow_instances,
+        s.shadow_triangles
+    )
 }
 
 /// Bakes a source glTF in memory (`--encoding`, `--influences`; a VAT too for `--path vat`).
@@ -478,87 +669,175 @@ fn cpu_records(
         .collect()
 }
 
+/// One input's share of the crowd: its instances (every k-th of the shared layout), their
+/// clips and the `--blend` clip.
+struct Part {
+    insts: Vec<Inst>,
+    transforms: Vec<InstanceTransform>,
+    blend: Option<usize>,
+}
+
+/// Draws baked assets (one per input, instance i of input i mod K) on the texture, VAT or
+/// (one asset only) reference path; returns the frames and frame 0's statistics (GPU paths).
 fn render_baked(
     args: &Args,
-    asset: &BakedAsset,
+    assets: &[BakedAsset],
     renderer: &mut Renderer,
     opts: &RenderOptions,
-) -> anyhow::Result<Vec<RgbaImage>> {
-    let clip = match &args.clip {
-        Some(c) => Some(find_baked_clip(asset, c)?),
-        None => (!asset.clips.is_empty()).then_some(0),
-    };
-    let blend = args
-        .blend
-        .as_deref()
-        .map(|b| find_baked_clip(asset, b))
-        .transpose()?;
-    let durations: Vec<f64> = asset.clips.iter().map(|c| c.duration).collect();
-    let insts = plan(args, clip, &durations);
-    let bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
-    let transforms = layout(args, spacing(&bounds));
-    let opts = fixed_camera(
-        args,
-        opts,
-        &throng_render::camera::crowd_bounds(&bounds, &transforms),
-    );
+) -> anyhow::Result<(Vec<RgbaImage>, Option<FrameStats>)> {
+    let k = assets.len();
+    let bounds: Vec<Aabb> = assets
+        .iter()
+        .map(|a| a.row_bounds.iter().fold(Aabb::EMPTY, |x, b| x.union(b)))
+        .collect();
+    // One layout for all inputs, spaced for the largest.
+    let space = bounds.iter().map(spacing).fold(0.0f32, f32::max);
+    let all = layout(args, space);
+    if let (Some(j), Some(max)) = (
+        args.debug_joint,
+        assets.iter().map(|a| a.palette.len()).max(),
+    ) {
+        if j as usize >= max {
+            anyhow::bail!(
+                "--debug-joint {j}: the input(s) have {max} palette entries (0..{}); \
+                 `throng inspect` lists them",
+                max.saturating_sub(1)
+            );
+        }
+    }
+    let mut parts = Vec::with_capacity(k);
+    let mut scene = Aabb::EMPTY;
+    for (a, asset) in assets.iter().enumerate() {
+        let name = args
+            .inputs
+            .get(a)
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let clip = match &args.clip {
+            Some(c) => {
+                Some(find_baked_clip(asset, c).with_context(|| format!("--clip in {name}"))?)
+            }
+            None => (!asset.clips.is_empty()).then_some(0),
+        };
+        let blend = args
+            .blend
+            .as_deref()
+            .map(|b| find_baked_clip(asset, b).with_context(|| format!("--blend in {name}")))
+            .transpose()?;
+        let durations: Vec<f64> = asset.clips.iter().map(|c| c.duration).collect();
+        let ids = ids_of(a, k, args.instances);
+        // Input 0 keeps the seed as given (one input draws what it always drew).
+        let insts = plan(
+            args,
+            &ids,
+            clip,
+            &durations,
+            args.seed.wrapping_add(a as u64),
+        );
+        let transforms: Vec<InstanceTransform> = ids.iter().map(|&i| all[i as usize]).collect();
+        scene = scene.union(&throng_render::camera::crowd_bounds(
+            &bounds[a],
+            &transforms,
+        ));
+        parts.push(Part {
+            insts,
+            transforms,
+            blend,
+        });
+    }
+    let opts = fixed_camera(args, opts, &scene);
     let dt = 1.0 / args.fps;
     let bar = frame_bar(args.frames);
     let mut images = Vec::with_capacity(args.frames as usize);
+    let mut stats = None;
     if args.path == "reference" {
+        let (asset, part) = (&assets[0], &parts[0]);
         for f in 0..args.frames {
             let t = args.time + f as f64 * dt;
-            let records = cpu_records(asset, &insts, blend, args.blend_weight, t);
+            let records = cpu_records(asset, &part.insts, part.blend, args.blend_weight, t);
             images.push(render_decoded(
                 asset,
                 &records,
-                &transforms,
+                &part.transforms,
                 renderer,
                 &opts,
             )?);
             bar.inc(1);
         }
-    } else if args.timing == "gpu" {
-        let gpu_asset = renderer.upload(asset)?;
-        let mut rt = throng_runtime::GpuRuntime::new(&asset.clips);
-        for (inst, tr) in insts.iter().zip(&transforms) {
-            let h = rt.spawn(*tr);
-            let Some(c) = inst.clip else { continue };
-            match blend {
-                // The runtime blends in normalised time (both clips loop together).
-                Some(b) => rt.blend(h, c, b, args.blend_weight)?,
-                None => rt.play(
-                    h,
-                    c,
-                    throng_runtime::PlayOptions {
-                        start_time: (args.time + inst.phase) as f32,
-                        ..Default::default()
-                    },
-                )?,
-            }
-        }
-        for f in 0..args.frames {
-            if f > 0 {
-                rt.update(dt);
-            }
-            let playback = Playback::Gpu {
-                records: rt.records(),
-                clock: rt.gpu_clock(),
-            };
-            images.push(renderer.render_playback(&gpu_asset, &transforms, playback, &opts)?);
-            bar.inc(1);
-        }
     } else {
-        let gpu_asset = renderer.upload(asset)?;
+        let mut gpu_assets = Vec::with_capacity(k);
+        for asset in assets {
+            gpu_assets.push(renderer.upload(asset)?);
+        }
+        let mut runtimes = Vec::new();
+        if args.timing == "gpu" {
+            for (asset, part) in assets.iter().zip(&parts) {
+                runtimes.push(gpu_runtime(args, asset, part)?);
+            }
+        }
         for f in 0..args.frames {
             let t = args.time + f as f64 * dt;
-            let records = cpu_records(asset, &insts, blend, args.blend_weight, t);
-            images.push(renderer.render_texture(&gpu_asset, &transforms, &records, &opts)?);
+            let cpu: Vec<Vec<LayerRecord>> = if runtimes.is_empty() {
+                assets
+                    .iter()
+                    .zip(&parts)
+                    .map(|(asset, p)| cpu_records(asset, &p.insts, p.blend, args.blend_weight, t))
+                    .collect()
+            } else {
+                if f > 0 {
+                    for rt in &mut runtimes {
+                        rt.update(dt);
+                    }
+                }
+                Vec::new()
+            };
+            let crowds: Vec<Crowd> = (0..k)
+                .map(|a| Crowd {
+                    asset: &gpu_assets[a],
+                    transforms: &parts[a].transforms,
+                    playback: match runtimes.get(a) {
+                        Some(rt) => Playback::Gpu {
+                            records: rt.records(),
+                            clock: rt.gpu_clock(),
+                        },
+                        None => Playback::Cpu(&cpu[a]),
+                    },
+                })
+                .collect();
+            let frame = renderer.render_scene(&crowds, &opts)?;
+            stats.get_or_insert(frame.stats);
+            images.push(frame.image);
             bar.inc(1);
         }
     }
     bar.finish_and_clear();
-    Ok(images)
+    Ok((images, stats))
+}
+
+/// A GPU-timed runtime playing `part`'s instances (`--timing gpu`).
+fn gpu_runtime(
+    args: &Args,
+    asset: &BakedAsset,
+    part: &Part,
+) -> anyhow::Result<throng_runtime::GpuRuntime> {
+    let mut rt = throng_runtime::GpuRuntime::new(&asset.clips);
+    for (inst, tr) in part.insts.iter().zip(&part.transforms) {
+        let h = rt.spawn(*tr);
+        let Some(c) = inst.clip else { continue };
+        match part.blend {
+            // The runtime blends in normalised time (both clips loop together).
+            Some(b) => rt.blend(h, c, b, args.blend_weight)?,
+            None => rt.play(
+                h,
+                c,
+                throng_runtime::PlayOptions {
+                    start_time: (args.time + inst.phase) as f32,
+                    ..Default::default()
+                },
+            )?,
+        }
+    }
+    Ok(rt)
 }
 
 /// The reference path of a baked asset: every instance skinned by the CPU decoder, uploaded.
@@ -680,7 +959,8 @@ fn render_source(
         );
     }
     let durations: Vec<f64> = model.clips.iter().map(|c| c.duration as f64).collect();
-    let insts = plan(args, clip, &durations);
+    let ids: Vec<u32> = (0..args.instances).collect();
+    let insts = plan(args, &ids, clip, &durations, args.seed);
     let mut poser = throng_anim::Poser::new(&model);
     let dt = 1.0 / args.fps;
     let bar = frame_bar(args.frames);
@@ -753,12 +1033,69 @@ mod tests {
         }
     }
 
+    /// Every instance of one input, seeded by `--seed`.
+    fn plan_all(a: &Args, clip: Option<usize>, durations: &[f64]) -> Vec<Inst> {
+        let ids: Vec<u32> = (0..a.instances).collect();
+        plan(a, &ids, clip, durations, a.seed)
+    }
+
+    #[test]
+    fn lod_influences_take_one_to_four_values_of_1_to_8_and_repeat_the_last() {
+        assert_eq!(parse_lod_influences("4,2,1"), Ok([4, 2, 1, 1]));
+        assert_eq!(parse_lod_influences("8"), Ok([8; 4]));
+        assert_eq!(parse_lod_influences(" 4, 4 ,2,1"), Ok([4, 4, 2, 1]));
+        for bad in ["", "0", "9", "4,2,1,1,1", "4,,1", "a", "-1"] {
+            assert!(parse_lod_influences(bad).is_err(), "{bad:?} accepted");
+        }
+        assert_eq!(
+            args(&["--lod-influences", "3,1"]).lod_influences,
+            Some([3, 1, 1, 1])
+        );
+        assert_eq!(args(&[]).lod_influences, None);
+        assert!(parse_lod_bias("0").is_ok() && parse_lod_bias("-1").is_err());
+        assert!(parse_lod_bias("inf").is_err() && parse_lod_bias("NaN").is_err());
+    }
+
+    #[test]
+    fn debug_joint_goes_only_with_the_weights_view() {
+        let view = |extra: &[&str]| debug_view(&args(extra)).map_err(|e| e.is::<UsageError>());
+        assert_eq!(view(&[]).ok(), Some(DebugView::None));
+        assert_eq!(view(&["--debug", "palette"]).ok(), Some(DebugView::Palette));
+        assert_eq!(
+            view(&["--debug", "weights", "--debug-joint", "3"]).ok(),
+            Some(DebugView::Weights { joint: Some(3) })
+        );
+        assert_eq!(view(&["--debug-joint", "3"]).err(), Some(true));
+        assert_eq!(
+            view(&["--debug", "lod", "--debug-joint", "3"]).err(),
+            Some(true)
+        );
+    }
+
+    #[test]
+    fn several_inputs_take_every_kth_instance_of_the_shared_layout() {
+        assert_eq!(ids_of(0, 2, 5), vec![0, 2, 4]);
+        assert_eq!(ids_of(1, 2, 5), vec![1, 3]);
+        assert_eq!(ids_of(0, 1, 3), vec![0, 1, 2]);
+        // Together the inputs cover every instance once.
+        let mut all: Vec<u32> = (0..3).flat_map(|a| ids_of(a, 3, 10)).collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..10).collect::<Vec<_>>());
+        // Stagger follows the global index.
+        let a = args(&["--instances", "4", "--clip", "x", "--stagger", "0.5"]);
+        let p = plan(&a, &ids_of(1, 2, 4), Some(0), &[2.0], a.seed);
+        assert_eq!(
+            p.iter().map(|i| i.phase).collect::<Vec<_>>(),
+            vec![0.5, 1.5]
+        );
+    }
+
     #[test]
     fn without_clip_a_crowd_plays_a_seeded_mix_of_clips_and_phases() {
         let durations = [1.0, 2.0, 0.5];
         let a = args(&["--instances", "64", "--seed", "9"]);
-        let p = plan(&a, Some(0), &durations);
-        let q = plan(&a, Some(0), &durations);
+        let p = plan_all(&a, Some(0), &durations);
+        let q = plan_all(&a, Some(0), &durations);
         assert_eq!(p.len(), 64);
         // Same seed, same crowd.
         assert!(p
@@ -772,7 +1109,7 @@ mod tests {
         assert!(p.iter().all(|i| i
             .clip
             .is_some_and(|c| (0.0..durations[c]).contains(&i.phase))));
-        let other = plan(
+        let other = plan_all(
             &args(&["--instances", "64", "--seed", "10"]),
             Some(0),
             &durations,
@@ -784,13 +1121,13 @@ mod tests {
     fn a_named_clip_plays_on_every_instance_with_stagger_and_optional_random_phase() {
         let durations = [1.0, 2.0];
         let a = args(&["--instances", "5", "--clip", "x", "--stagger", "0.25"]);
-        let p = plan(&a, Some(1), &durations);
+        let p = plan_all(&a, Some(1), &durations);
         for (i, inst) in p.iter().enumerate() {
             assert_eq!(inst.clip, Some(1));
             assert!((inst.phase - 0.25 * i as f64).abs() < 1e-12);
         }
         let r = args(&["--instances", "5", "--clip", "x", "--random-phase"]);
-        let p = plan(&r, Some(1), &durations);
+        let p = plan_all(&r, Some(1), &durations);
         assert!(p
             .iter()
             .all(|i| i.clip == Some(1) && (0.0..2.0).contains(&i.phase)));

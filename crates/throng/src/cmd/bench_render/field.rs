@@ -1,0 +1,422 @@
+//! `throng bench render --field N`: what culling and LOD selection buy on a crowd at scale.
+//!
+//! N instances of one asset (default the Fox of `THRONG_ASSETS`, else the built-in fox; baked in
+//! memory with LODs, `--field-lods`) stand on a square grid 1.2 model lengths apart. The camera
+//! stands low at the middle of one edge and looks across the field; its far plane ends the view
+//! at 0.56 × the field's side, so the view wedge (35° field of view) holds about a tenth of the
+//! field: near instances fill many pixels (LOD 0), far ones a few (the smallest LOD).
+//!
+//! Two cases, the same camera placement and shadows:
+//! - `cull+lod`: GPU frustum culling (view and shadow camera) and LOD selection with
+//!   `lod_bias` = 1 pixel, all N instances submitted;
+//! - `off`: no culling, LOD 0 everywhere (`cull: false`, `lod_bias` 0) on a field of
+//!   min(N, `--field-off-cap`) instances: every instance drawn in full in both passes.
+//!
+//! Per case, medians over `--field-frames` timed frames after one warm-up:
+//! - frame ms = wall time of a whole frame: the CPU-timed records (64 B per instance), then
+//!   `Renderer::render_scene` (uploads, culling, shadow and main pass, waiting for the GPU and
+//!   reading the picture and the indirect arguments back);
+//! - cpu ms = the CPU side alone: the same records plus recording the frame with
+//!   `Renderer::encode_frame` into a command buffer that is never submitted (buffer creation
+//!   and uploads, bind groups, pass recording; no GPU wait);
+//! - draws, instances per LOD, triangles: the GPU's own counts from the indirect arguments.
+//!
+//! Ratios compare `cull+lod` with `off` raw and per submitted instance (the cases differ in N).
+
+use anyhow::Context;
+use glam::Vec3;
+use std::path::PathBuf;
+use std::time::Instant;
+use throng_asset::{Aabb, BakedAsset};
+use throng_render::{Camera, Crowd, FrameStats, Playback, RenderOptions, Renderer};
+
+use super::{grid, load_asset, records, spacing, Args};
+
+#[derive(serde::Serialize)]
+struct Case {
+    case: &'static str,
+    /// Instances submitted (on the grid).
+    instances: u32,
+    cull: bool,
+    lod_bias: f32,
+    /// Median wall time of a frame incl. read back, milliseconds.
+    frame_ms: f64,
+    /// Median CPU time of recording a frame (records + encode, no GPU wait), milliseconds.
+    cpu_ms: f64,
+    /// Every timed frame's wall time, milliseconds.
+    frame_ms_all: Vec<f64>,
+    draws: u32,
+    shadow_draws: u32,
+    instances_drawn: u64,
+    instances_per_lod: Vec<u64>,
+    shadow_instances: u64,
+    triangles: u64,
+    shadow_triangles: u64,
+    /// frame_ms × 1000 / instances submitted.
+    frame_us_per_instance: f64,
+    cpu_us_per_instance: f64,
+    /// Main-pass triangles / instances submitted.
+    triangles_per_instance: f64,
+}
+
+/// `cull+lod` / `off`.
+#[derive(serde::Serialize)]
+struct Ratios {
+    frame_ms: f64,
+    frame_per_instance: f64,
+    cpu_ms: f64,
+    cpu_per_instance: f64,
+    triangles: f64,
+    triangles_per_instance: f64,
+    draws: f64,
+}
+
+#[derive(serde::Serialize)]
+struct Report {
+    adapter: String,
+    asset: String,
+    width: u32,
+    height: u32,
+    /// Timed frames per case (after 1 warm-up).
+    frames: u32,
+    lod_ratios: Vec<f32>,
+    /// Triangles of one instance at LOD 0, 1, ... (all primitives).
+    lod_triangles: Vec<u64>,
+    /// Grid spacing, file units.
+    spacing: f32,
+    cases: Vec<Case>,
+    on_vs_off: Ratios,
+}
+
+/// The camera of a field of `n` instances `s` apart (grid from the origin along +X and +Z) of
+/// a model `height` tall: at the middle of the −Z edge, 2.5 heights up, looking across the field
+/// at a point a third of the way in; far plane at 0.56 × the side (about a tenth of the field
+/// inside the 35° view wedge: 0.56² × tan 17.5° ≈ 0.1).
+fn field_camera(n: u32, s: f32, height: f32) -> Camera {
+    let cols = (n as f32).sqrt().ceil().max(1.0);
+    let rows = (n as f32 / cols).ceil().max(1.0);
+    let (w, d) = ((cols - 1.0) * s, (rows - 1.0) * s);
+    let side = w.max(d).max(s);
+    let h = height.max(1e-3);
+    let eye = Vec3::new(w * 0.5, 2.5 * h, -3.0 * s);
+    Camera {
+        eye,
+        target: Vec3::new(w * 0.5, 0.0, d / 3.0),
+        up: Vec3::Y,
+        fov_y: 35f32.to_radians(),
+        near: (0.05 * s).max(1e-4),
+        far: 0.56 * side + 3.0 * s,
+    }
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => s[n / 2],
+        n => 0.5 * (s[n / 2 - 1] + s[n / 2]),
+    }
+}
+
+/// Default field asset: `--asset`, else `THRONG_ASSETS/Fox.glb` when it exists, else the
+/// built-in fox.
+fn field_asset(args: &Args) -> Option<PathBuf> {
+    args.asset.clone().or_else(|| {
+        std::env::var_os("THRONG_ASSETS")
+            .map(|d| PathBuf::from(d).join("Fox.glb"))
+            .filter(|p| p.is_file())
+    })
+}
+
+/// A colour target of the picture's size for [`Renderer::encode_frame`].
+fn encode_target(renderer: &Renderer, w: u32, h: u32) -> wgpu::TextureView {
+    let t = renderer
+        .gpu
+        .device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some("throng bench encode target"),
+            size: wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: throng_render::render::COLOR_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        });
+    t.create_view(&Default::default())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    renderer: &mut Renderer,
+    target: &wgpu::TextureView,
+    asset: &BakedAsset,
+    gpu_asset: &throng_render::GpuAsset,
+    case: &'static str,
+    n: u32,
+    s: f32,
+    height: f32,
+    opts: RenderOptions,
+    frames: u32,
+) -> anyhow::Result<(Case, throng_render::image::RgbaImage)> {
+    let transforms = grid(n, s);
+    let opts = RenderOptions {
+        camera: Some(field_camera(n, s, height)),
+        ..opts
+    };
+    let dt = 1.0 / 60.0;
+    let (mut frame_ms, mut cpu_ms) = (Vec::new(), Vec::new());
+    let mut last: Option<(FrameStats, throng_render::image::RgbaImage)> = None;
+    for f in 0..frames + 1 {
+        let t = f as f64 * dt;
+        // CPU side alone: records + recording the frame, never submitted.
+        let start = Instant::now();
+        let recs = records(asset, n, t);
+        let crowd = Crowd {
+            asset: gpu_asset,
+            transforms: &transforms,
+            playback: Playback::Cpu(&recs),
+        };
+        let mut enc = renderer
+            .gpu
+            .device
+            .create_command_encoder(&Default::default());
+        renderer.encode_frame(
+            &mut enc,
+            target,
+            throng_render::render::COLOR_FORMAT,
+            opts.width,
+            opts.height,
+            &[crowd],
+            &opts,
+        )?;
+        drop(enc.finish());
+        let cpu = start.elapsed().as_secs_f64() * 1e3;
+        // The whole frame: records again, render, wait, read back.
+        let start = Instant::now();
+        let recs = records(asset, n, t);
+        let crowd = Crowd {
+            asset: gpu_asset,
+            transforms: &transforms,
+            playback: Playback::Cpu(&recs),
+        };
+        let frame = renderer
+            .render_scene(&[crowd], &opts)
+            .with_context(|| format!("rendering the {case} field of {n}"))?;
+        let wall = start.elapsed().as_secs_f64() * 1e3;
+        eprintln!("  {case} × {n}: frame {f}: {wall:.1} ms (cpu {cpu:.1} ms)");
+        if f >= 1 {
+            frame_ms.push(wall);
+            cpu_ms.push(cpu);
+        }
+        last = Some((frame.stats, frame.image));
+    }
+    let Some((st, image)) = last else {
+        anyhow::bail!("no frame rendered");
+    };
+    let (fm, cm) = (median(&frame_ms), median(&cpu_ms));
+    let nf = n as f64;
+    Ok((
+        Case {
+            case,
+            instances: n,
+            cull: opts.cull,
+            lod_bias: opts.lod_bias,
+            frame_ms: fm,
+            cpu_ms: cm,
+            frame_ms_all: frame_ms,
+            draws: st.draws,
+            shadow_draws: st.shadow_draws,
+            instances_drawn: st.instances_drawn,
+            instances_per_lod: st.instances_per_lod.clone(),
+            shadow_instances: st.shadow_instances,
+            triangles: st.triangles,
+            shadow_triangles: st.shadow_triangles,
+            frame_us_per_instance: fm * 1e3 / nf,
+            cpu_us_per_instance: cm * 1e3 / nf,
+            triangles_per_instance: st.triangles as f64 / nf,
+        },
+        image,
+    ))
+}
+
+pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
+    let path = field_asset(args);
+    let (asset, name) = load_asset(path.as_deref(), None, &args.field_lods)?;
+    let lod_count = asset
+        .primitives
+        .iter()
+        .map(|p| p.lods.len() + 1)
+        .max()
+        .unwrap_or(1);
+    if lod_count == 1 {
+        eprintln!("note: {name} has no LODs: the cull+lod case culls only");
+    }
+    let lod_triangles: Vec<u64> = (0..lod_count)
+        .map(|l| {
+            asset
+                .primitives
+                .iter()
+                .map(|p| match l {
+                    0 => p.indices.len() as u64 / 3,
+                    _ => {
+                        p.lods
+                            .get(l - 1)
+                            .or(p.lods.last())
+                            .map_or(p.indices.len(), |x| x.indices.len())
+                            as u64
+                            / 3
+                    }
+                })
+                .sum()
+        })
+        .collect();
+    let mut renderer = Renderer::new().context("creating a GPU device")?;
+    let gpu_asset = renderer.upload(&asset)?;
+    let bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
+    let s = spacing(&bounds);
+    let height = if bounds.is_empty() {
+        1.0
+    } else {
+        bounds.max.y - bounds.min.y
+    };
+    let (w, h) = args.size;
+    let target = encode_target(&renderer, w, h);
+    let base = RenderOptions {
+        width: w,
+        height: h,
+        ..Default::default()
+    };
+    let off_n = n.min(args.field_off_cap);
+    eprintln!(
+        "field: {n} × {name} ({} LOD(s), triangles {:?}), off case {off_n} instances, {w}x{h}",
+        lod_count, lod_triangles
+    );
+    let frames = args.field_frames.max(1);
+    let (on, on_img) = measure(
+        &mut renderer,
+        &target,
+        &asset,
+        &gpu_asset,
+        "cull+lod",
+        n,
+        s,
+        height,
+        RenderOptions {
+            cull: true,
+            lod_bias: 1.0,
+            ..base
+        },
+        frames,
+    )?;
+    let (off, off_img) = measure(
+        &mut renderer,
+        &target,
+        &asset,
+        &gpu_asset,
+        "off",
+        off_n,
+        s,
+        height,
+        RenderOptions {
+            cull: false,
+            lod_bias: 0.0,
+            ..base
+        },
+        frames,
+    )?;
+    if let Some(dir) = &args.field_images {
+        for (img, file) in [(&on_img, "field-cull-lod.png"), (&off_img, "field-off.png")] {
+            let p = dir.join(file);
+            img.save(&p)
+                .with_context(|| format!("writing {}", p.display()))?;
+        }
+    }
+    let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
+    let on_vs_off = Ratios {
+        frame_ms: ratio(on.frame_ms, off.frame_ms),
+        frame_per_instance: ratio(on.frame_us_per_instance, off.frame_us_per_instance),
+        cpu_ms: ratio(on.cpu_ms, off.cpu_ms),
+        cpu_per_instance: ratio(on.cpu_us_per_instance, off.cpu_us_per_instance),
+        triangles: ratio(on.triangles as f64, off.triangles as f64),
+        triangles_per_instance: ratio(on.triangles_per_instance, off.triangles_per_instance),
+        draws: ratio(on.draws as f64, off.draws as f64),
+    };
+    let report = Report {
+        adapter: renderer.adapter().to_string(),
+        asset: name,
+        width: w,
+        height: h,
+        frames,
+        lod_ratios: args.field_lods.clone(),
+        lod_triangles,
+        spacing: s,
+        cases: vec![on, off],
+        on_vs_off,
+    };
+    let text = if args.json {
+        serde_json::to_string_pretty(&report)? + "\n"
+    } else {
+        table(&report)
+    };
+    super::super::print_stdout(&text)?;
+    Ok(())
+}
+
+fn table(r: &Report) -> String {
+    let mut s = format!(
+        "adapter: {}\nfield of {} ({} px), LOD ratios {:?} → triangles per instance {:?}\n\
+         medians of {} frame(s) after 1 warm-up; frame = wall time incl. read back; cpu = \
+         records + recording the frame (no GPU wait)\n\n",
+        r.adapter, r.asset, r.width, r.lod_ratios, r.lod_triangles, r.frames
+    );
+    s += &format!(
+        "{:>9} {:>9} {:>10} {:>9} {:>6} {:>9} {:>24} {:>12} {:>9} {:>12} {:>10}\n",
+        "case",
+        "instances",
+        "frame ms",
+        "cpu ms",
+        "draws",
+        "drawn",
+        "per LOD",
+        "triangles",
+        "shadow in",
+        "shadow tris",
+        "µs/inst"
+    );
+    for c in &r.cases {
+        let lods: Vec<String> = c.instances_per_lod.iter().map(|x| x.to_string()).collect();
+        s += &format!(
+            "{:>9} {:>9} {:>10.1} {:>9.2} {:>6} {:>9} {:>24} {:>12} {:>9} {:>12} {:>10.2}\n",
+            c.case,
+            c.instances,
+            c.frame_ms,
+            c.cpu_ms,
+            c.draws,
+            c.instances_drawn,
+            lods.join("/"),
+            c.triangles,
+            c.shadow_instances,
+            c.shadow_triangles,
+            c.frame_us_per_instance
+        );
+    }
+    let q = &r.on_vs_off;
+    s += &format!(
+        "\ncull+lod vs off: frame {:.3}x raw, {:.3}x per instance; cpu {:.3}x raw, {:.3}x per \
+         instance; triangles {:.4}x raw, {:.4}x per instance; draws {:.2}x\n",
+        q.frame_ms,
+        q.frame_per_instance,
+        q.cpu_ms,
+        q.cpu_per_instance,
+        q.triangles,
+        q.triangles_per_instance,
+        q.draws
+    );
+    s
+}

@@ -1,0 +1,375 @@
+//! `throng render` end to end on scene features: several assets in one frame, LOD and shadow
+//! flags with the frame statistics it prints, the debug views, usage errors (exit 2), and
+//! `throng bench render --field`.
+//!
+//! Pictures go to the test target dir for people to look at. Without a GPU adapter the
+//! rendering tests skip outside CI and fail in CI (`test_gpu()`); without the asset folder they
+//! skip outside CI (`throng_testdata::asset`). The usage-error test needs neither.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use throng_render::image::{Rgba, RgbaImage};
+
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("render-scene-{name}"));
+    let _ = std::fs::remove_dir_all(&d);
+    if let Err(e) = std::fs::create_dir_all(&d) {
+        panic!("creating {}: {e}", d.display());
+    }
+    d
+}
+
+fn run(args: &[&str]) -> Output {
+    match std::process::Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(args)
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run the throng binary: {e}"),
+    }
+}
+
+/// Runs throng; panics with its stderr when it fails; returns stderr.
+fn throng(args: &[&str]) -> String {
+    let out = run(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "throng {args:?} failed:\n{stderr}");
+    stderr
+}
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+fn read_png(path: &Path) -> RgbaImage {
+    match throng_render::image::open(path) {
+        Ok(i) => i.to_rgba8(),
+        Err(e) => panic!("reading {}: {e}", path.display()),
+    }
+}
+
+/// Fox orange: red well above green and blue (sky, grey ground and Cesium Man's white, green
+/// and blue suit are not).
+fn orange(p: &Rgba<u8>) -> bool {
+    p[0] as i32 > p[1] as i32 + 40 && p[0] as i32 > p[2] as i32 + 60
+}
+
+/// Cesium Man's white suit: bright and unsaturated (the sky is blue, at most ~231 in blue and
+/// ~194 in red; the ground is darker grey; the fox orange).
+fn white(p: &Rgba<u8>) -> bool {
+    let (lo, hi) = (p[0].min(p[1]).min(p[2]), p[0].max(p[1]).max(p[2]));
+    lo > 215 && hi - lo < 30
+}
+
+fn count(img: &RgbaImage, f: fn(&Rgba<u8>) -> bool) -> usize {
+    img.pixels().filter(|p| f(p)).count()
+}
+
+/// Pixels whose R, G or B differ by more than 8 levels (of 255).
+fn differing(a: &RgbaImage, b: &RgbaImage) -> usize {
+    a.pixels()
+        .zip(b.pixels())
+        .filter(|(p, q)| (0..3).any(|c| (p[c] as i32 - q[c] as i32).abs() > 8))
+        .count()
+}
+
+/// The number after `key` in the CLI's frame statistics line, e.g. `stat(s, "draw calls")`
+/// reads "5 draw calls".
+fn stat_before(stderr: &str, key: &str) -> u64 {
+    let line = match stderr.lines().find(|l| l.starts_with("frame: ")) {
+        Some(l) => l,
+        None => panic!("no frame statistics line in:\n{stderr}"),
+    };
+    let Some(at) = line.find(key) else {
+        panic!("no {key:?} in {line:?}");
+    };
+    let before = line[..at].trim_end();
+    let num = before.rsplit(' ').next().unwrap_or("");
+    match num.trim_start_matches('(').parse() {
+        Ok(n) => n,
+        Err(e) => panic!("{num:?} before {key:?} in {line:?}: {e}"),
+    }
+}
+
+/// The per-LOD instance counts of the statistics line ("LOD 0: 3, LOD 1: 5").
+fn lod_counts(stderr: &str) -> Vec<u64> {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("frame: "))
+        .unwrap_or("");
+    line.split("LOD ")
+        .skip(1)
+        .map(|part| {
+            let v = part
+                .split(':')
+                .nth(1)
+                .unwrap_or("")
+                .trim()
+                .split([',', ')'])
+                .next()
+                .unwrap_or("");
+            match v.parse() {
+                Ok(n) => n,
+                Err(e) => panic!("LOD count {v:?} in {line:?}: {e}"),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn bad_lod_influences_debug_values_and_lone_debug_joint_are_usage_errors() {
+    // All rejected before any file is read or any GPU is looked for.
+    let cases: &[&[&str]] = &[
+        &["--lod-influences", "0"],
+        &["--lod-influences", "9"],
+        &["--lod-influences", "4,2,1,1,1"],
+        &["--lod-influences", "4,,1"],
+        &["--lod-influences", "four"],
+        &["--lod-bias", "-1"],
+        &["--debug", "normals"],
+        &["--debug-joint", "1"],
+        &["--debug", "palette", "--debug-joint", "1"],
+        &["--shadow-map-size", "0"],
+        &["--path", "reference", "second.glb"],
+        &["--instances", "1", "second.glb"],
+    ];
+    for extra in cases {
+        let mut args = vec!["render", "missing.glb"];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "throng {args:?}: want exit 2 (usage), got {:?}:\n{stderr}",
+            out.status.code()
+        );
+        assert!(stderr.contains("error"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn two_assets_share_one_frame_and_both_show() {
+    let Some(cesium) = throng_testdata::asset("CesiumMan.glb") else {
+        return;
+    };
+    if throng_render::device::test_gpu().is_none() {
+        return;
+    }
+    let d = dir("two");
+    let fox = d.join("demofox.glb");
+    let baked = d.join("cesium.glb");
+    throng(&["demo-asset", "-o", &s(&fox)]);
+    throng(&["bake", &s(&cesium), "-o", &s(&baked)]);
+    let common = ["--instances", "8", "--size", "320x320", "--seed", "2"];
+    let (fox_s, baked_s) = (s(&fox), s(&baked));
+    // The built-in fox is a source glTF: with another input it is baked in memory.
+    let both = d.join("both.png");
+    let both_s = s(&both);
+    let mut argv = vec!["render", &fox_s, &baked_s];
+    argv.extend(common);
+    argv.extend(["-o", &both_s]);
+    let stderr = throng(&argv);
+    // The same fox crowd alone (baked in memory the same way) for the colour baseline.
+    let fox_only = d.join("fox-only.png");
+    let fox_only_s = s(&fox_only);
+    let mut argv = vec!["render", &fox_s, "--encoding", "quat-snorm16"];
+    argv.extend(common);
+    argv.extend(["-o", &fox_only_s]);
+    throng(&argv);
+    let img = read_png(&both);
+    let alone = read_png(&fox_only);
+    let (o, g) = (count(&img, orange), count(&img, white));
+    let (o1, g1) = (count(&alone, orange), count(&alone, white));
+    eprintln!("two assets: {o} orange, {g} white pixels; fox alone: {o1} orange, {g1} white");
+    // Foxes and Cesium Men both drawn: each colour covers a visible area; the white comes
+    // from Cesium Man (the foxes alone have next to none).
+    assert!(o > 300, "{o} fox-orange pixels: the foxes are missing");
+    assert!(g > 200, "{g} white pixels: Cesium Man is missing");
+    assert!(g1 * 10 < g, "fox alone has {g1} white pixels of {g}");
+    // 4 instances each, every one in view: 2 crowds × 1 primitive × 1 LOD × 2 passes + ground.
+    assert_eq!(stat_before(&stderr, "draw calls"), 5, "{stderr}");
+    assert_eq!(stat_before(&stderr, "instances drawn"), 8, "{stderr}");
+    assert_eq!(stat_before(&stderr, "culling dispatches"), 4, "{stderr}");
+    // Triangles: 4 foxes + 4 Cesium Men at LOD 0 (no LODs baked).
+    let tris = stat_before(&stderr, "triangles;");
+    assert!(tris > 4 * 4672, "{tris} triangles: fewer than 4 Cesium Men");
+}
+
+#[test]
+fn lod_bias_zero_draws_lod_0_only_and_no_shadows_drops_the_shadow_pass() {
+    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+        return;
+    };
+    if throng_render::device::test_gpu().is_none() {
+        return;
+    }
+    let d = dir("lod");
+    let baked = d.join("fox-lod.glb");
+    throng(&["bake", &s(&fox), "--lod", "0.5,0.25,0.1", "-o", &s(&baked)]);
+    let b = s(&baked);
+    let render = |extra: &[&str], name: &str| {
+        let out = s(&d.join(name));
+        let mut argv = vec!["render", &b, "--instances", "36", "--size", "256x256"];
+        argv.extend_from_slice(extra);
+        argv.extend(["-o", &out]);
+        throng(&argv)
+    };
+    let lod = render(&[], "lod.png");
+    let full = render(&["--lod-bias", "0"], "lod0.png");
+    let fewer = render(
+        &[
+            "--lod-influences",
+            "4,2,1",
+            "--no-shadows",
+            "--shadow-map-size",
+            "512",
+        ],
+        "noshadow.png",
+    );
+    let (a, z) = (lod_counts(&lod), lod_counts(&full));
+    eprintln!("bias 1: {a:?}; bias 0: {z:?}");
+    // 4 LODs, 36 instances all in view either way.
+    assert_eq!(a.iter().sum::<u64>(), 36, "{lod}");
+    assert_eq!(
+        z.first().copied(),
+        Some(36),
+        "bias 0: every instance at LOD 0: {full}"
+    );
+    assert!(z.iter().skip(1).all(|&n| n == 0), "{full}");
+    // At 256 px a 6 × 6 crowd of Foxes is a few dozen pixels each: coarser LODs get picked.
+    assert!(
+        a.iter().skip(1).sum::<u64>() > 0,
+        "bias 1 picked LOD 0 only: {lod}"
+    );
+    assert!(
+        stat_before(&lod, "triangles;") < stat_before(&full, "triangles;"),
+        "LODs draw fewer triangles"
+    );
+    // Without shadows: no shadow draws and no shadow instances.
+    assert_eq!(stat_before(&fewer, "shadow)"), 0, "{fewer}");
+    assert!(
+        fewer.contains("shadows: 0 instances, 0 triangles"),
+        "{fewer}"
+    );
+    // Culling + 4 LODs × 1 primitive × 2 passes + ground.
+    assert_eq!(stat_before(&lod, "draw calls"), 9, "{lod}");
+}
+
+#[test]
+fn debug_views_differ_from_the_normal_render_and_from_each_other() {
+    if throng_render::device::test_gpu().is_none() {
+        return;
+    }
+    let d = dir("debug");
+    let fox = d.join("demofox.glb");
+    throng(&["demo-asset", "-o", &s(&fox)]);
+    let f = s(&fox);
+    let views: [(&str, &[&str]); 6] = [
+        ("normal", &["--encoding", "quat-snorm16"]),
+        ("weights", &["--debug", "weights"]),
+        (
+            "weights-joint-2",
+            &["--debug", "weights", "--debug-joint", "2"],
+        ),
+        ("palette", &["--debug", "palette"]),
+        ("row", &["--debug", "row"]),
+        ("lod", &["--debug", "lod"]),
+    ];
+    let mut images = Vec::new();
+    for (name, extra) in views {
+        let out = d.join(format!("{name}.png"));
+        let o = s(&out);
+        // A source glTF with --debug is baked in memory (the debug views are GPU paths).
+        let mut argv = vec![
+            "render",
+            &f,
+            "--instances",
+            "4",
+            "--size",
+            "192x192",
+            "--clip",
+            "walk",
+            "--stagger",
+            "0.3",
+            "-o",
+            &o,
+        ];
+        argv.extend_from_slice(extra);
+        throng(&argv);
+        images.push((name, read_png(&out)));
+    }
+    for i in 0..images.len() {
+        for j in i + 1..images.len() {
+            let n = differing(&images[i].1, &images[j].1);
+            eprintln!("{} vs {}: {n} pixels differ", images[i].0, images[j].0);
+            assert!(
+                n > 200,
+                "{} and {} differ in only {n} pixels",
+                images[i].0,
+                images[j].0
+            );
+        }
+    }
+}
+
+#[test]
+fn bench_render_field_compares_culling_and_lod_against_everything_at_lod_0() {
+    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+        return;
+    };
+    if throng_render::device::test_gpu().is_none() {
+        return;
+    }
+    let out = run(&[
+        "bench",
+        "render",
+        "--asset",
+        &s(&fox),
+        "--field",
+        "400",
+        "--field-off-cap",
+        "50",
+        "--field-frames",
+        "1",
+        "--size",
+        "128x128",
+        "--json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "bench render --field failed:\n{stderr}"
+    );
+    let v: serde_json::Value = match serde_json::from_slice(&out.stdout) {
+        Ok(v) => v,
+        Err(e) => panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)),
+    };
+    let cases = v["cases"].as_array().cloned().unwrap_or_default();
+    assert_eq!(cases.len(), 2, "{v}");
+    let (on, off) = (&cases[0], &cases[1]);
+    assert_eq!(on["instances"], 400, "{v}");
+    assert_eq!(off["instances"], 50, "off case capped: {v}");
+    // Off: every instance drawn at LOD 0 (576 triangles each) in both passes.
+    assert_eq!(off["instances_drawn"], 50, "{v}");
+    assert_eq!(off["triangles"], 50 * 576, "{v}");
+    assert_eq!(off["shadow_triangles"], 50 * 576, "{v}");
+    assert_eq!(v["lod_triangles"][0], 576, "{v}");
+    // On: the edge camera sees part of the field; LODs above 0 get used.
+    let drawn = on["instances_drawn"].as_u64().unwrap_or(0);
+    assert!(drawn > 0 && drawn < 400, "{v}");
+    let per_lod: Vec<u64> = on["instances_per_lod"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|x| x.as_u64()).collect())
+        .unwrap_or_default();
+    assert_eq!(per_lod.iter().sum::<u64>(), drawn, "{v}");
+    assert!(per_lod.iter().skip(1).sum::<u64>() > 0, "{v}");
+    let tpi = v["on_vs_off"]["triangles_per_instance"]
+        .as_f64()
+        .unwrap_or(f64::NAN);
+    assert!(tpi > 0.0 && tpi < 1.0, "{v}");
+    for c in &cases {
+        assert!(c["frame_ms"].as_f64().unwrap_or(-1.0) > 0.0, "{c}");
+        assert!(c["cpu_ms"].as_f64().unwrap_or(-1.0) > 0.0, "{c}");
+    }
+}
