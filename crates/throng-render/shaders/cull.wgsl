@@ -32,7 +32,8 @@ struct CullParams {
     _pad1: u32,
 }
 
-// wgpu's DrawIndexedIndirect layout (20 B), one per (pass, LOD, primitive) in that order.
+// wgpu's DrawIndexedIndirect layout (20 B), one per (pass, primitive, LOD) in that order (a
+// primitive's LODs are contiguous for multi-draws). The entry of primitive 0 counts.
 struct DrawArgs {
     index_count: u32,
     instance_count: atomic<u32>,
@@ -120,9 +121,9 @@ fn choose_lod(b: WorldBox) -> u32 {
 }
 
 fn append(pass_index: u32, lod: u32, inst: u32) {
-    let group = pass_index * cull.lod_count + lod;
-    let slot = atomicAdd(&draw_args[group * cull.primitive_count].instance_count, 1u);
-    visible_ids[group * cull.segment + slot] = inst;
+    let counter = pass_index * cull.primitive_count * cull.lod_count + lod;
+    let slot = atomicAdd(&draw_args[counter].instance_count, 1u);
+    visible_ids[(pass_index * cull.lod_count + lod) * cull.segment + slot] = inst;
 }
 
 @compute @workgroup_size(64)
@@ -151,14 +152,17 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
-// Second dispatch: every primitive of a (pass, LOD) draws the instances its first one counted.
+// Second dispatch: every primitive of a (pass, LOD) draws the instances primitive 0 counted.
 @compute @workgroup_size(64)
 fn cs_cull_finish(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = id.x;
     let total = 2u * cull.lod_count * cull.primitive_count;
-    if (k >= total || k % cull.primitive_count == 0u) {
+    let lod = k % cull.lod_count;
+    let prim = (k / cull.lod_count) % cull.primitive_count;
+    let pass_index = k / (cull.lod_count * cull.primitive_count);
+    if (k >= total || prim == 0u) {
         return;
     }
-    let first = k - k % cull.primitive_count;
-    atomicStore(&draw_args[k].instance_count, atomicLoad(&draw_args[first].instance_count));
+    let counter = pass_index * cull.primitive_count * cull.lod_count + lod;
+    atomicStore(&draw_args[k].instance_count, atomicLoad(&draw_args[counter].instance_count));
 }

@@ -2,10 +2,10 @@
 
 // Colours of the views every skinning path can give: frame row of the first active layer (3)
 // and LOD (4); 0 alpha otherwise.
-fn debug_common(layers: ptr<function, array<Layer, 4>>) -> vec4<f32> {
+fn debug_common(layers: ptr<function, array<Layer, 4>>, lod: u32) -> vec4<f32> {
     let mode = frame.debug.x;
     if (mode == 4u) {
-        return vec4<f32>(index_color(draw.lod + 7u), 1.0);
+        return vec4<f32>(index_color(lod + 7u), 1.0);
     }
     if (mode == 3u) {
         for (var i = 0u; i < 4u; i++) {

@@ -22,13 +22,20 @@ struct FrameUniform {
     debug: vec4<u32>,
 }
 
-// One draw of a (pass, LOD): where its visible ids start, how many influences to use, which LOD
-// and which pass (0 main, 1 shadow). Bound with a dynamic offset (256 B stride).
+// One draw of a pass (0 main, 1 shadow), bound with a dynamic offset (256 B stride). Either one
+// draw per LOD (`lod` < 0xffffffff): its visible ids start at `id_base` and it uses `influences`
+// influences; or one multi-draw over every LOD with first instances (`lod` = 0xffffffff): the
+// instance index itself addresses the visible ids, each (pass, LOD) list `segment` long, and
+// LOD l uses byte l (l ≤ 3) of `lod_influences` influences.
 struct DrawParams {
     id_base: u32,
     influences: u32,
     lod: u32,
     pass_index: u32,
+    segment: u32,
+    lod_count: u32,
+    lod_influences: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(5) var<uniform> frame: FrameUniform;
@@ -45,6 +52,22 @@ struct VsOut {
     @location(2) uv: vec2<f32>,
     // Debug view colour (alpha 0: shade normally).
     @location(3) debug: vec4<f32>,
+}
+
+// The LOD of the instance drawn as instance index `i`.
+fn draw_lod(i: u32) -> u32 {
+    if (draw.lod != 0xffffffffu) {
+        return draw.lod;
+    }
+    return i / max(draw.segment, 1u) - draw.pass_index * draw.lod_count;
+}
+
+// Influences per vertex used at `lod`.
+fn draw_influences(lod: u32) -> u32 {
+    if (draw.lod != 0xffffffffu) {
+        return draw.influences;
+    }
+    return (draw.lod_influences >> (8u * min(lod, 3u))) & 0xffu;
 }
 
 // The clip position of a world point in this draw's pass.

@@ -20,12 +20,14 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
     let wf0 = vec4<f32>(v.weights0) / 65535.0;
     let wf1 = vec4<f32>(v.weights1) / 65535.0;
     var w = array<f32, 8>(wf0.x, wf0.y, wf0.z, wf0.w, wf1.x, wf1.y, wf1.z, wf1.w);
-    // Far LODs may use fewer influences: the strongest `draw.influences` (weights are stored in
-    // descending order), renormalised to sum to 1.
-    if (draw.influences < 8u) {
+    // Far LODs may use fewer influences: the strongest k (weights are stored in descending
+    // order), renormalised to sum to 1.
+    let lod = draw_lod(instance);
+    let k = draw_influences(lod);
+    if (k < 8u) {
         var kept = 0.0;
         for (var i = 0u; i < 8u; i++) {
-            if (i >= draw.influences) {
+            if (i >= k) {
                 w[i] = 0.0;
             }
             kept += w[i];
@@ -45,13 +47,13 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
     out.uv = v.uv;
     out.debug = vec4<f32>(0.0);
     if (frame.debug.x != 0u) {
-        out.debug = debug_texture(inst, j, w);
+        out.debug = debug_texture(inst, lod, j, w);
     }
     return out;
 }
 
 // Debug colours: joint weights (1), dominant palette index (2), or the common views.
-fn debug_texture(inst: u32, j: array<u32, 8>, w: array<f32, 8>) -> vec4<f32> {
+fn debug_texture(inst: u32, lod: u32, j: array<u32, 8>, w: array<f32, 8>) -> vec4<f32> {
     let mode = frame.debug.x;
     if (mode == 1u) {
         if (frame.debug.y == 0xffffffffu) {
@@ -70,5 +72,5 @@ fn debug_texture(inst: u32, j: array<u32, 8>, w: array<f32, 8>) -> vec4<f32> {
         return vec4<f32>(index_color(j[0]), 1.0);
     }
     var layers = instance_layers(inst);
-    return debug_common(&layers);
+    return debug_common(&layers, lod);
 }

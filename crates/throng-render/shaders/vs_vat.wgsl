@@ -15,7 +15,7 @@ fn vs_main(@location(0) uv: vec2<f32>, @builtin(vertex_index) vertex: u32, @buil
     if (frame.debug.x != 0u) {
         // A VAT stores no influences: the weights and palette views show grey.
         var layers = instance_layers(inst);
-        out.debug = debug_common(&layers);
+        out.debug = debug_common(&layers, draw_lod(instance));
         if (out.debug.a == 0.0) {
             out.debug = vec4<f32>(0.5, 0.5, 0.5, 1.0);
         }

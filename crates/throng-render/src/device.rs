@@ -135,6 +135,8 @@ impl Gpu {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("throng"),
                 required_limits: limits,
+                // Optional: lets the renderer draw a primitive's LODs with one multi-draw.
+                required_features: adapter.features() & wgpu::Features::INDIRECT_FIRST_INSTANCE,
                 ..Default::default()
             })
             .await

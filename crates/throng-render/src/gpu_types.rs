@@ -107,18 +107,30 @@ pub struct FrameUniform {
     pub debug: [u32; 4],
 }
 
-/// Per-draw uniform (WGSL `DrawParams`), 16 B, stored at a 256 B stride and bound with a
-/// dynamic offset: one per (pass, LOD).
+/// Per-draw uniform (WGSL `DrawParams`), 32 B, stored at a 256 B stride and bound with a
+/// dynamic offset: one per (pass, LOD) — or, for multi-draws over every LOD with first
+/// instances, one per pass with `lod` = [`DrawParams::ALL_LODS`].
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct DrawParams {
-    /// First visible id of this (pass, LOD) in the visible-id list.
+    /// First visible id of this (pass, LOD) in the visible-id list (0 with first instances).
     pub id_base: u32,
     /// Influences per vertex used (the strongest, renormalised); 8 = all.
     pub influences: u32,
     pub lod: u32,
     /// 0 main pass, 1 shadow pass.
     pub pass_index: u32,
+    /// Ids per (pass, LOD) list (multi-draws derive the LOD from the instance index).
+    pub segment: u32,
+    pub lod_count: u32,
+    /// Multi-draws: influences at LOD 0, 1, 2 and 3+ in bytes 0–3.
+    pub lod_influences: u32,
+    pub _pad: u32,
+}
+
+impl DrawParams {
+    /// `lod` of a multi-draw over every LOD.
+    pub const ALL_LODS: u32 = u32::MAX;
 }
 
 /// Byte stride of [`DrawParams`] entries (the largest uniform offset alignment wgpu allows).

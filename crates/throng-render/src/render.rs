@@ -145,6 +145,10 @@ pub struct Renderer {
     /// main pass of [`Renderer::encode_frame`].
     pub(crate) shadow_map: Option<(u32, wgpu::TextureView)>,
     pub(crate) depth_target: Option<((u32, u32), wgpu::TextureView)>,
+    /// Draw each primitive's LODs with one multi-draw (first instances point each LOD's draw at
+    /// its visible-id list). On when the device has `INDIRECT_FIRST_INSTANCE`; turning it off
+    /// gives one indirect draw per primitive and LOD, the path every device can take.
+    pub multi_draw: bool,
 }
 
 impl Renderer {
@@ -171,7 +175,12 @@ impl Renderer {
             compare: Some(wgpu::CompareFunction::LessEqual),
             ..Default::default()
         });
+        let multi_draw = gpu
+            .device
+            .features()
+            .contains(wgpu::Features::INDIRECT_FIRST_INSTANCE);
         Renderer {
+            multi_draw,
             gpu,
             materials,
             vat_bgl,

@@ -233,18 +233,30 @@ impl Renderer {
         v
     }
 
-    /// A per-draw uniform buffer: entry `pass · lods + lod` at a 256 B stride.
-    fn draw_params_buffer(&self, lods: u32, segment: u32, opts: &RenderOptions) -> wgpu::Buffer {
+    /// A per-draw uniform buffer: entry `pass · lods + lod` at a 256 B stride; with `multi`
+    /// (one multi-draw over every LOD), entry `pass · lods` serves all LODs of the pass.
+    fn draw_params_buffer(
+        &self,
+        lods: u32,
+        segment: u32,
+        opts: &RenderOptions,
+        multi: bool,
+    ) -> wgpu::Buffer {
         let stride = DRAW_PARAMS_STRIDE as usize;
         let mut bytes = vec![0u8; 2 * lods as usize * stride];
+        let packed = (0..4).fold(0u32, |a, l| a | opts.influences_at(l) << (8 * l));
         for pass_index in 0..2u32 {
             for lod in 0..lods {
                 let entry = pass_index * lods + lod;
                 let p = DrawParams {
-                    id_base: entry * segment,
+                    id_base: if multi { 0 } else { entry * segment },
                     influences: opts.influences_at(lod),
-                    lod,
+                    lod: if multi { DrawParams::ALL_LODS } else { lod },
                     pass_index,
+                    segment,
+                    lod_count: lods,
+                    lod_influences: packed,
+                    _pad: 0,
                 };
                 let at = entry as usize * stride;
                 bytes[at..at + std::mem::size_of::<DrawParams>()]
@@ -355,15 +367,22 @@ impl Renderer {
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
+        // [pass][primitive][LOD]: a primitive's LODs are contiguous for multi-draws, whose
+        // first instance points the instance index at the (pass, LOD) list.
         let mut args = Vec::with_capacity((2 * lods * prims) as usize);
-        for _pass in 0..2 {
-            for lod in 0..lods {
-                for p in 0..prims as usize {
+        for pass_index in 0..2 {
+            for p in 0..prims as usize {
+                for lod in 0..lods {
                     let (first_index, index_count) =
                         asset.primitives.get(p).map_or((0, 0), |p| p.lod(lod));
                     args.push(DrawIndexedArgs {
                         index_count,
                         first_index,
+                        first_instance: if self.multi_draw {
+                            (pass_index * lods + lod) * segment
+                        } else {
+                            0
+                        },
                         ..Default::default()
                     });
                 }
@@ -504,7 +523,12 @@ impl Renderer {
             entries: &entries,
         });
         let lods = asset.lod_count();
-        let params = self.draw_params_buffer(lods, cull.as_ref().map_or(0, |c| c.segment), opts);
+        let params = self.draw_params_buffer(
+            lods,
+            cull.as_ref().map_or(0, |c| c.segment),
+            opts,
+            cull.is_some() && self.multi_draw,
+        );
         let (draw_main, draw_shadow) = self.draw_groups(&params, shadow_map);
         let materials = asset
             .primitives
@@ -567,7 +591,14 @@ impl Renderer {
         };
         pass.set_pipeline(&tp.pipeline);
         pass.set_bind_group(0, &cf.skin_group, &[]);
-        let lods = if cf.cull.is_some() { cf.lods } else { 1 };
+        let arg_size = std::mem::size_of::<DrawIndexedArgs>() as u64;
+        // One draw per (primitive, LOD), or per primitive with a multi-draw over its LODs.
+        let multi = cf.cull.is_some() && self.multi_draw;
+        let lods = if cf.cull.is_some() && !multi {
+            cf.lods
+        } else {
+            1
+        };
         let mut draws = 0;
         for lod in 0..lods {
             let entry = pass_index * cf.lods + lod;
@@ -581,13 +612,15 @@ impl Renderer {
                 }
                 pass.set_vertex_buffer(0, p.vertices.slice(..));
                 pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
+                let first_lod = (pass_index * prims + i as u32) * cf.lods;
                 match &cf.cull {
+                    Some(run) if multi => pass.multi_draw_indexed_indirect(
+                        &run.args,
+                        first_lod as u64 * arg_size,
+                        cf.lods,
+                    ),
                     Some(run) => {
-                        let k = (pass_index * cf.lods + lod) * prims + i as u32;
-                        pass.draw_indexed_indirect(
-                            &run.args,
-                            k as u64 * std::mem::size_of::<DrawIndexedArgs>() as u64,
-                        );
+                        pass.draw_indexed_indirect(&run.args, (first_lod + lod) as u64 * arg_size)
                     }
                     None => {
                         let (first, count) = p.lod(0);
@@ -669,7 +702,7 @@ impl Renderer {
             }
         }
         // The ground's group 0 (transforms unused) and group 3.
-        let ground_params = self.draw_params_buffer(1, 0, opts);
+        let ground_params = self.draw_params_buffer(1, 0, opts, false);
         let (ground_draw, _) = self.draw_groups(&ground_params, &shadow_map);
         let dummy = self.storage(
             "throng no transforms",
@@ -813,7 +846,10 @@ impl Renderer {
         let lods = crowd.asset.lod_count() as usize;
         let prims = crowd.asset.primitives.len().max(1);
         let list = |group: usize| {
-            let count = args.get(group * prims).map_or(0, |a| a.instance_count) as usize;
+            // The counter of (pass, LOD) is the entry of primitive 0.
+            let (pass_index, lod) = (group / lods, group % lods);
+            let counter = pass_index * prims * lods + lod;
+            let count = args.get(counter).map_or(0, |a| a.instance_count) as usize;
             let start = group * run.segment as usize;
             let mut v = ids
                 .get(start..start + count.min(run.segment as usize))
@@ -965,7 +1001,7 @@ impl Renderer {
         let depth = self.depth_view(opts.width, opts.height);
         let setup = self.frame_setup(opts, &scene, &scene);
         let group = self.reference_group(&transforms_buf, &setup.frame);
-        let params = self.draw_params_buffer(1, 0, opts);
+        let params = self.draw_params_buffer(1, 0, opts, false);
         let (draw_main, draw_shadow) = self.draw_groups(&params, &shadow_map);
         let target = OffscreenTarget::new(&self.gpu.device, opts.width, opts.height);
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
@@ -1039,7 +1075,7 @@ fn add_gpu_counts(stats: &mut FrameStats, bytes: &[u8], layouts: &[ArgsLayout]) 
         for pass_index in 0..2u32 {
             for lod in 0..l.lods {
                 for p in 0..l.prims {
-                    let k = ((pass_index * l.lods + lod) * l.prims + p) as usize;
+                    let k = ((pass_index * l.prims + p) * l.lods + lod) as usize;
                     let at = l.offset as usize + k * arg_size;
                     let Some(raw) = bytes.get(at..at + arg_size) else {
                         continue;

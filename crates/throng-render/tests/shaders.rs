@@ -107,7 +107,12 @@ fn wgsl_structs_match_rust_layouts() {
         size_of::<FrameUniform>(),
         &[0, 64, 128, 144, 160, 176, 192, 208],
     );
-    check(&draw, "DrawParams", size_of::<DrawParams>(), &[0, 4, 8, 12]);
+    check(
+        &draw,
+        "DrawParams",
+        size_of::<DrawParams>(),
+        &[0, 4, 8, 12, 16, 20, 24, 28],
+    );
     check(
         &draw,
         "Material",
