@@ -26,15 +26,14 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
     let k = draw_influences(lod);
     if (k < 8u) {
         var kept = 0.0;
-        for (var i = 0u; i < 8u; i++) {
-            if (i >= k) {
-                w[i] = 0.0;
-            }
+        for (var i = 0u; i < k; i++) {
             kept += w[i];
         }
+        // A vertex whose first k weights are all 0 (not the bake's descending order) keeps
+        // all its influences rather than collapsing.
         if (kept > 0.0) {
             for (var i = 0u; i < 8u; i++) {
-                w[i] = w[i] / kept;
+                w[i] = select(0.0, w[i] / kept, i < k);
             }
         }
     }

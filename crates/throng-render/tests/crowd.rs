@@ -563,3 +563,103 @@ fn several_assets_in_one_frame() {
     let orange_draws = if r.multi_draw { 2 } else { 6 };
     assert_eq!(both.stats.draws, orange_draws + 2 + 1);
 }
+
+/// `lod_influences`: with one influence per vertex the texture path draws what CPU skinning
+/// of the same asset draws with each vertex bound to its first stored (strongest) influence
+/// alone, and not what all influences give.
+#[test]
+fn fewer_influences_match_cpu_skinning_of_the_strongest() {
+    use throng_asset::decode::{skin_vertices, SkinMode};
+    use throng_render::gpu_types::MaterialUniform;
+    use throng_render::ReferenceMesh;
+    let Some(gpu) = test_gpu() else { return };
+    let mut r = Renderer::with_gpu(gpu);
+    let mut asset = common::tube_asset(Encoding::Mat3x4F32);
+    // Influences in the bake's order: descending weight per vertex.
+    for p in &mut asset.primitives {
+        let k = p.influences as usize;
+        for (j, w) in p
+            .joints
+            .chunks_exact_mut(k)
+            .zip(p.weights.chunks_exact_mut(k))
+        {
+            let mut pairs: Vec<(u16, u16)> = j.iter().copied().zip(w.iter().copied()).collect();
+            pairs.sort_by_key(|p| std::cmp::Reverse(p.1));
+            for (i, (jj, ww)) in pairs.into_iter().enumerate() {
+                j[i] = jj;
+                w[i] = ww;
+            }
+        }
+    }
+    let g = r.upload(&asset).expect("upload");
+    // The same asset with every vertex's weight moved onto its strongest influence.
+    let mut rigid = asset.clone();
+    for p in &mut rigid.primitives {
+        let k = p.influences as usize;
+        for w in p.weights.chunks_exact_mut(k) {
+            w.fill(0);
+            w[0] = 65535;
+        }
+    }
+    let transforms: Vec<_> = (0..3)
+        .map(|i| at(Vec3::new(i as f32 * 1.6 - 1.6, 0.0, 0.0)))
+        .collect();
+    let records: Vec<LayerRecord> = [6u32, 9, 12]
+        .iter()
+        .map(|&row| single_layer(row, 0.0, 0))
+        .collect();
+    let scene = throng_render::camera::crowd_bounds(&g.bounds, &transforms);
+    let opts = RenderOptions {
+        width: 192,
+        height: 144,
+        camera: Some(Camera::framing(&scene, 192.0 / 144.0)),
+        ground: false,
+        shadows: false,
+        lod_influences: [1; 4],
+        ..Default::default()
+    };
+    let one = r
+        .render_texture(&g, &transforms, &records, &opts)
+        .expect("render");
+    let all = r
+        .render_texture(
+            &g,
+            &transforms,
+            &records,
+            &RenderOptions {
+                lod_influences: [0; 4],
+                ..opts
+            },
+        )
+        .expect("render");
+    let skinned: Vec<_> = records
+        .iter()
+        .map(|rec| skin_vertices(&rigid, 0, rec, SkinMode::Linear).expect("cpu skin"))
+        .collect();
+    let meshes: Vec<ReferenceMesh> = skinned
+        .iter()
+        .zip(&transforms)
+        .map(|(s, t)| ReferenceMesh {
+            positions: &s.positions,
+            normals: &s.normals,
+            indices: &asset.primitives[0].indices,
+            uvs: None,
+            material: MaterialUniform::color(asset.materials[0].base_color_factor),
+            texture: None,
+            transforms: std::slice::from_ref(t),
+        })
+        .collect();
+    let reference = r.render_reference(&meshes, &opts).expect("reference");
+    save(&one, "influences-1.png");
+    save(&reference, "influences-1-reference.png");
+    let total = one.pixels().len();
+    let differ =
+        |a: &image::RgbaImage, b: &image::RgbaImage| differing(a, b).iter().filter(|&&d| d).count();
+    let vs_reference = differ(&one, &reference);
+    let vs_all = differ(&one, &all);
+    eprintln!("1 influence: {vs_reference} pixels differ from the CPU, {vs_all} from 2 influences");
+    // Same tolerance as the texture-vs-reference test: a few edge pixels.
+    assert!(vs_reference <= total / 500, "{vs_reference}");
+    // The rigid binding creases the bends: a visible change, if a small one at this size.
+    assert!(vs_all > total / 1000, "{vs_all}");
+}
