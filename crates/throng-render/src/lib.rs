@@ -18,8 +18,9 @@
 //! - [`scene`]: a frame of one or more [`Crowd`]s — GPU culling against the view and the
 //!   shadow camera with LOD selection by projected error, a shadow depth pass and the main pass
 //!   with the same skinning, ground; offscreen ([`Renderer::render_scene`]) or into an
-//!   application's own target ([`Renderer::encode_frame`]); the reference path (CPU-skinned
-//!   vertices uploaded per frame).
+//!   application's own target ([`Renderer::encode_frame`]).
+//! - [`cull`]: the culling runs, and their lists read back ([`Renderer::cull_lists`]).
+//! - [`reference`]: the reference path (CPU-skinned vertices uploaded per frame).
 //! - [`shadow`]: the directional light's orthographic shadow camera.
 //! - [`skin`]: compute twins of the vertex stage (skinned vertices, playback layers) for the
 //!   numerical tests against throng-asset's CPU decoder and throng-runtime's GPU-timed twin.
@@ -45,14 +46,19 @@ pub mod vat;
 pub use error::RenderError;
 pub use gpu_asset::GpuAsset;
 pub mod camera;
+pub mod cull;
 pub(crate) mod pipelines;
+pub mod reference;
 pub mod render;
 pub mod scene;
 pub mod shadow;
+pub(crate) mod target;
 
 pub use camera::Camera;
+pub use cull::CullLists;
+pub use reference::ReferenceMesh;
 pub use render::{render_png, DebugView, RenderOptions, Renderer, SkinPath};
-pub use scene::{Crowd, CullLists, FrameStats, ReferenceMesh, RenderedFrame};
+pub use scene::{Crowd, FrameStats, RenderedFrame};
 
 /// The `image` crate the renderer returns pictures in (so callers need no separate dependency).
 pub use image;

@@ -7,19 +7,21 @@ use glam::{Mat4, Vec3};
 use throng_asset::Aabb;
 use wgpu::util::DeviceExt;
 
-use crate::camera::{crowd_bounds, frame_uniform, frustum_planes, Camera};
+use crate::camera::{crowd_bounds, frame_uniform, Camera};
+use crate::cull::CullRun;
 use crate::error::RenderError;
-use crate::gpu_asset::{GpuAsset, MAX_LODS};
+use crate::gpu_asset::GpuAsset;
 use crate::gpu_types::{
-    CullParams, DrawIndexedArgs, DrawParams, FrameUniform, InstanceTransform, MaterialUniform,
-    Playback, DRAW_PARAMS_STRIDE,
+    DrawIndexedArgs, DrawParams, FrameUniform, InstanceTransform, MaterialUniform, Playback,
+    DRAW_PARAMS_STRIDE,
 };
 use crate::layouts;
-use crate::pipelines::{PipelineKey, RefVertex};
+use crate::pipelines::PipelineKey;
 use crate::readback::map_read;
-use crate::render::{RenderOptions, Renderer, SkinPath, COLOR_FORMAT, DEFAULT_COLOR, DEPTH_FORMAT};
-use crate::shaders::{Skinning, Timing};
+use crate::render::{RenderOptions, Renderer, SkinPath, COLOR_FORMAT, DEFAULT_COLOR};
+use crate::shaders::Skinning;
 use crate::shadow::{shadow_view_proj, ShadowCamera};
+use crate::target::{depth_pass, main_pass, OffscreenTarget};
 
 /// One crowd of a frame: instances of one asset.
 #[derive(Clone, Copy)]
@@ -58,34 +60,14 @@ pub struct RenderedFrame {
     pub stats: FrameStats,
 }
 
-/// Instance ids the culling pass kept, per LOD level, ascending.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CullLists {
-    /// Seen by the main camera.
-    pub main: Vec<Vec<u32>>,
-    /// Inside the shadow camera (casters; empty without shadows).
-    pub shadow: Vec<Vec<u32>>,
-}
-
 /// Camera, light and shadow camera of a frame.
-struct FrameSetup {
-    frame: wgpu::Buffer,
-    view_proj: Mat4,
-    camera: Camera,
-    shadow: Option<ShadowCamera>,
+pub(crate) struct FrameSetup {
+    pub frame: wgpu::Buffer,
+    pub view_proj: Mat4,
+    pub camera: Camera,
+    pub shadow: Option<ShadowCamera>,
     /// (image height / 2) / tan(fov_y / 2).
-    pixels_per_unit: f32,
-}
-
-/// Buffers of one crowd's culling run.
-struct CullRun {
-    bind: wgpu::BindGroup,
-    visible: wgpu::Buffer,
-    args: wgpu::Buffer,
-    instances: u32,
-    /// Indirect argument entries: 2 passes × LODs × primitives.
-    entries: u32,
-    segment: u32,
+    pub pixels_per_unit: f32,
 }
 
 /// Everything one crowd's draws need this frame.
@@ -102,30 +84,6 @@ struct CrowdFrame<'a> {
     lods: u32,
 }
 
-/// A 2D render target texture of one mip level and sample.
-fn target_texture(
-    device: &wgpu::Device,
-    label: &str,
-    (width, height): (u32, u32),
-    format: wgpu::TextureFormat,
-    usage: wgpu::TextureUsages,
-) -> wgpu::Texture {
-    device.create_texture(&wgpu::TextureDescriptor {
-        label: Some(label),
-        size: wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage,
-        view_formats: &[],
-    })
-}
-
 /// The ground as a box (receives shadows).
 fn ground_box(f: &FrameUniform) -> Aabb {
     let [x, y, z, h] = f.ground;
@@ -135,7 +93,7 @@ fn ground_box(f: &FrameUniform) -> Aabb {
     }
 }
 
-fn playback_len_matches(crowd: &Crowd) -> Result<(), RenderError> {
+pub(crate) fn playback_len_matches(crowd: &Crowd) -> Result<(), RenderError> {
     if crowd.transforms.len() != crowd.playback.len() {
         return Err(RenderError::BadInput {
             what: "instance records (one per transform)",
@@ -148,7 +106,12 @@ fn playback_len_matches(crowd: &Crowd) -> Result<(), RenderError> {
 
 impl Renderer {
     /// Camera (given or framing `scene`), frame uniform and shadow camera.
-    fn frame_setup(&self, opts: &RenderOptions, scene: &Aabb, casters: &Aabb) -> FrameSetup {
+    pub(crate) fn frame_setup(
+        &self,
+        opts: &RenderOptions,
+        scene: &Aabb,
+        casters: &Aabb,
+    ) -> FrameSetup {
         let aspect = opts.width as f32 / opts.height.max(1) as f32;
         let camera = opts
             .camera
@@ -195,47 +158,9 @@ impl Renderer {
         }
     }
 
-    /// The shadow map (cached by size; 1 texel when shadows are off, so the binding exists).
-    fn shadow_view(&mut self, size: u32) -> wgpu::TextureView {
-        if let Some((s, v)) = &self.shadow_map {
-            if *s == size {
-                return v.clone();
-            }
-        }
-        let t = target_texture(
-            &self.gpu.device,
-            "throng shadow map",
-            (size, size),
-            DEPTH_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
-        );
-        let v = t.create_view(&Default::default());
-        self.shadow_map = Some((size, v.clone()));
-        v
-    }
-
-    /// The main pass's depth target (cached by size).
-    fn depth_view(&mut self, width: u32, height: u32) -> wgpu::TextureView {
-        if let Some((s, v)) = &self.depth_target {
-            if *s == (width, height) {
-                return v.clone();
-            }
-        }
-        let t = target_texture(
-            &self.gpu.device,
-            "throng depth target",
-            (width, height),
-            DEPTH_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
-        let v = t.create_view(&Default::default());
-        self.depth_target = Some(((width, height), v.clone()));
-        v
-    }
-
     /// A per-draw uniform buffer: entry `pass · lods + lod` at a 256 B stride; with `multi`
     /// (one multi-draw over every LOD), entry `pass · lods` serves all LODs of the pass.
-    fn draw_params_buffer(
+    pub(crate) fn draw_params_buffer(
         &self,
         lods: u32,
         segment: u32,
@@ -273,7 +198,7 @@ impl Renderer {
     }
 
     /// Group 3 bind groups (main pass with the shadow map, shadow pass) over `params`.
-    fn draw_groups(
+    pub(crate) fn draw_groups(
         &self,
         params: &wgpu::Buffer,
         shadow_map: &wgpu::TextureView,
@@ -311,133 +236,6 @@ impl Renderer {
             }],
         });
         (main, shadow)
-    }
-
-    /// Buffers and bind group of one crowd's culling run.
-    fn cull_run(
-        &self,
-        crowd: &Crowd,
-        transforms_buf: &wgpu::Buffer,
-        play: &layouts::PlaybackBuffers,
-        setup: &FrameSetup,
-        opts: &RenderOptions,
-    ) -> Option<CullRun> {
-        let asset = crowd.asset;
-        let cp = self.cull_pipelines.get(&crowd.playback.timing())?;
-        let device = &self.gpu.device;
-        let n = crowd.transforms.len() as u32;
-        let lods = asset.lod_count();
-        let prims = asset.primitives.len().max(1) as u32;
-        // 64-id segments keep every (pass, LOD) list 256 B aligned.
-        let segment = n.div_ceil(64).max(1) * 64;
-        let b = &asset.bounds;
-        let (lo, hi) = if b.is_empty() {
-            (Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX))
-        } else {
-            (b.min, b.max)
-        };
-        let mut lod_error = [0.0f32; MAX_LODS];
-        for (d, s) in lod_error.iter_mut().zip(&asset.lod_errors) {
-            *d = *s;
-        }
-        let params = CullParams {
-            planes: frustum_planes(&setup.view_proj).map(|p| p.to_array()),
-            shadow_planes: frustum_planes(&setup.shadow.map_or(Mat4::IDENTITY, |s| s.view_proj))
-                .map(|p| p.to_array()),
-            fallback_min: lo.extend(0.0).into(),
-            fallback_max: hi.extend(0.0).into(),
-            eye: setup.camera.eye.extend(setup.pixels_per_unit).into(),
-            lod_error,
-            instance_count: n,
-            primitive_count: prims,
-            lod_count: lods,
-            segment,
-            lod_bias: opts.lod_bias,
-            shadows: setup.shadow.is_some() as u32,
-            _pad: [0; 2],
-        };
-        let params_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("throng cull params"),
-            contents: bytemuck::bytes_of(&params),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let visible = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("throng visible instances"),
-            size: 4 * 2 * lods as u64 * segment as u64,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        // [pass][primitive][LOD]: a primitive's LODs are contiguous for multi-draws, whose
-        // first instance points the instance index at the (pass, LOD) list.
-        let mut args = Vec::with_capacity((2 * lods * prims) as usize);
-        for pass_index in 0..2 {
-            for p in 0..prims as usize {
-                for lod in 0..lods {
-                    let (first_index, index_count) =
-                        asset.primitives.get(p).map_or((0, 0), |p| p.lod(lod));
-                    args.push(DrawIndexedArgs {
-                        index_count,
-                        first_index,
-                        first_instance: if self.multi_draw {
-                            (pass_index * lods + lod) * segment
-                        } else {
-                            0
-                        },
-                        ..Default::default()
-                    });
-                }
-            }
-        }
-        let args_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("throng draw arguments"),
-            contents: bytemuck::cast_slice(&args),
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::INDIRECT
-                | wgpu::BufferUsages::COPY_SRC,
-        });
-        let mut entries = layouts::skin_asset_entries(asset, transforms_buf);
-        // Culling reads no bone texture.
-        entries.retain(|e| e.binding != 0);
-        entries.extend(play.entries());
-        entries.extend([
-            wgpu::BindGroupEntry {
-                binding: 11,
-                resource: params_buf.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 12,
-                resource: visible.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 13,
-                resource: args_buf.as_entire_binding(),
-            },
-        ]);
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("throng cull"),
-            layout: &cp.bgl,
-            entries: &entries,
-        });
-        Some(CullRun {
-            bind,
-            visible,
-            args: args_buf,
-            instances: n,
-            entries: args.len() as u32,
-            segment,
-        })
-    }
-
-    fn encode_cull(&self, run: &CullRun, timing: Timing, enc: &mut wgpu::CommandEncoder) {
-        let Some(cp) = self.cull_pipelines.get(&timing) else {
-            return;
-        };
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_bind_group(0, &run.bind, &[]);
-        pass.set_pipeline(&cp.cull);
-        pass.dispatch_workgroups(run.instances.div_ceil(64).max(1), 1, 1);
-        pass.set_pipeline(&cp.finish);
-        pass.dispatch_workgroups(run.entries.div_ceil(64).max(1), 1, 1);
     }
 
     /// Checks a crowd and builds the pipelines it needs.
@@ -634,7 +432,7 @@ impl Renderer {
     }
 
     /// Bounds of the crowds (receivers and casters of the frame).
-    fn scene_bounds(crowds: &[Crowd]) -> Aabb {
+    pub(crate) fn scene_bounds(crowds: &[Crowd]) -> Aabb {
         crowds.iter().fold(Aabb::EMPTY, |a, c| {
             a.union(&crowd_bounds(&c.asset.bounds, c.transforms))
         })
@@ -797,249 +595,6 @@ impl Renderer {
         let image = target.read(&self.gpu, &read)?;
         Ok(RenderedFrame { image, stats })
     }
-
-    /// Runs only one crowd's culling pass (camera as [`Renderer::render_scene`] sets it up)
-    /// and returns the instance ids kept per (pass, LOD).
-    pub fn cull_lists(
-        &mut self,
-        crowd: &Crowd,
-        opts: &RenderOptions,
-    ) -> Result<CullLists, RenderError> {
-        playback_len_matches(crowd)?;
-        if crowd.transforms.is_empty() {
-            return Ok(CullLists::default());
-        }
-        let timing = crowd.playback.timing();
-        self.ensure_cull_pipelines(timing)?;
-        let scene = Self::scene_bounds(std::slice::from_ref(crowd));
-        let setup = self.frame_setup(opts, &scene, &scene);
-        let transforms_buf = self.storage(
-            "throng transforms",
-            crowd.transforms,
-            InstanceTransform::IDENTITY,
-        );
-        let play = layouts::PlaybackBuffers::new(&self.gpu.device, &crowd.playback);
-        let Some(run) = self.cull_run(crowd, &transforms_buf, &play, &setup, opts) else {
-            return Ok(CullLists::default());
-        };
-        let device = &self.gpu.device;
-        let read = |size: u64| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("throng cull readback"),
-                size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        };
-        let ids_size = run.visible.size();
-        let args_size = run.entries as u64 * std::mem::size_of::<DrawIndexedArgs>() as u64;
-        let ids_read = read(ids_size);
-        let args_read = read(args_size);
-        let mut enc = device.create_command_encoder(&Default::default());
-        self.encode_cull(&run, timing, &mut enc);
-        enc.copy_buffer_to_buffer(&run.visible, 0, &ids_read, 0, ids_size);
-        enc.copy_buffer_to_buffer(&run.args, 0, &args_read, 0, args_size);
-        self.gpu.queue.submit([enc.finish()]);
-        let args: Vec<DrawIndexedArgs> =
-            bytemuck::pod_collect_to_vec(&map_read(&self.gpu, &args_read)?);
-        let ids: Vec<u32> = bytemuck::pod_collect_to_vec(&map_read(&self.gpu, &ids_read)?);
-        let lods = crowd.asset.lod_count() as usize;
-        let prims = crowd.asset.primitives.len().max(1);
-        let list = |group: usize| {
-            // The counter of (pass, LOD) is the entry of primitive 0.
-            let (pass_index, lod) = (group / lods, group % lods);
-            let counter = pass_index * prims * lods + lod;
-            let count = args.get(counter).map_or(0, |a| a.instance_count) as usize;
-            let start = group * run.segment as usize;
-            let mut v = ids
-                .get(start..start + count.min(run.segment as usize))
-                .unwrap_or(&[])
-                .to_vec();
-            v.sort_unstable();
-            v
-        };
-        Ok(CullLists {
-            main: (0..lods).map(list).collect(),
-            shadow: if opts.shadows {
-                (lods..2 * lods).map(list).collect()
-            } else {
-                Vec::new()
-            },
-        })
-    }
-
-    /// The instances the culling pass keeps in the main view (every LOD), ascending.
-    pub fn visible_instances(
-        &mut self,
-        asset: &GpuAsset,
-        transforms: &[InstanceTransform],
-        playback: Playback,
-        opts: &RenderOptions,
-    ) -> Result<Vec<u32>, RenderError> {
-        let lists = self.cull_lists(
-            &Crowd {
-                asset,
-                transforms,
-                playback,
-            },
-            opts,
-        )?;
-        let mut v: Vec<u32> = lists.main.into_iter().flatten().collect();
-        v.sort_unstable();
-        Ok(v)
-    }
-
-    fn reference_group(&self, transforms: &wgpu::Buffer, frame: &wgpu::Buffer) -> wgpu::BindGroup {
-        self.gpu
-            .device
-            .create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("throng reference/ground"),
-                layout: &self.reference_bgl,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: transforms.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 5,
-                        resource: frame.as_entire_binding(),
-                    },
-                ],
-            })
-    }
-
-    /// Draws CPU-skinned meshes (the reference path) with the same camera, light, shadows and
-    /// ground as [`Renderer::render_scene`]; each mesh once per its transforms.
-    pub fn render_reference(
-        &mut self,
-        meshes: &[ReferenceMesh],
-        opts: &RenderOptions,
-    ) -> Result<image::RgbaImage, RenderError> {
-        self.check_size(opts)?;
-        self.ensure_reference_and_ground(COLOR_FORMAT)?;
-        let device = &self.gpu.device;
-        let mut all_transforms = Vec::new();
-        let mut scene = Aabb::EMPTY;
-        let mut draws = Vec::new();
-        for (mi, m) in meshes.iter().enumerate() {
-            let v = m.positions.len();
-            if m.normals.len() != v {
-                return Err(RenderError::BadInput {
-                    what: "reference mesh normals (one per position)",
-                    got: m.normals.len(),
-                    expected: v,
-                });
-            }
-            if let Some(&i) = m.indices.iter().find(|&&i| i as usize >= v) {
-                return Err(RenderError::BadInput {
-                    what: "reference mesh index (below the vertex count)",
-                    got: i as usize,
-                    expected: v,
-                });
-            }
-            let mut b = Aabb::EMPTY;
-            for &p in m.positions {
-                b.extend(p);
-            }
-            scene = scene.union(&crowd_bounds(&b, m.transforms));
-            let first = all_transforms.len() as u32;
-            all_transforms.extend_from_slice(m.transforms);
-            if v == 0 || m.indices.is_empty() || m.transforms.is_empty() {
-                continue;
-            }
-            let verts: Vec<RefVertex> = (0..v)
-                .map(|i| RefVertex {
-                    position: m.positions[i].into(),
-                    normal: m.normals[i].into(),
-                    uv: m
-                        .uvs
-                        .and_then(|u| u.get(i).copied())
-                        .unwrap_or(glam::Vec2::ZERO)
-                        .into(),
-                })
-                .collect();
-            let texture = match m
-                .texture
-                .map(|b| crate::material::upload_image(device, &self.gpu.queue, b))
-            {
-                Some(Ok(t)) => Some(t.create_view(&Default::default())),
-                Some(Err(e)) => {
-                    eprintln!("warning: reference mesh {mi}: texture cannot be decoded ({e}); drawing untextured");
-                    None
-                }
-                None => None,
-            };
-            let vb = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("throng reference vertices"),
-                contents: bytemuck::cast_slice(&verts),
-                usage: wgpu::BufferUsages::VERTEX,
-            });
-            let ib = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("throng reference indices"),
-                contents: bytemuck::cast_slice(m.indices),
-                usage: wgpu::BufferUsages::INDEX,
-            });
-            let count = m.transforms.len() as u32;
-            draws.push((
-                vb,
-                ib,
-                m.indices.len() as u32,
-                first..first + count,
-                self.materials.group(device, &m.material, texture.as_ref()),
-            ));
-        }
-        let transforms_buf = self.storage(
-            "throng transforms",
-            &all_transforms,
-            InstanceTransform::IDENTITY,
-        );
-        let shadow_map = self.shadow_view(if opts.shadows {
-            opts.shadow_map_size
-        } else {
-            1
-        });
-        let depth = self.depth_view(opts.width, opts.height);
-        let setup = self.frame_setup(opts, &scene, &scene);
-        let group = self.reference_group(&transforms_buf, &setup.frame);
-        let params = self.draw_params_buffer(1, 0, opts, false);
-        let (draw_main, draw_shadow) = self.draw_groups(&params, &shadow_map);
-        let target = OffscreenTarget::new(&self.gpu.device, opts.width, opts.height);
-        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        let record = |pass: &mut wgpu::RenderPass<'_>, pipeline: &wgpu::RenderPipeline| {
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &group, &[]);
-            for (vb, ib, count, instances, mat) in &draws {
-                pass.set_bind_group(1, mat, &[]);
-                pass.set_vertex_buffer(0, vb.slice(..));
-                pass.set_index_buffer(ib.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..*count, 0, instances.clone());
-            }
-        };
-        if opts.shadows {
-            if let Some(p) = self.reference_pipelines.get(&None) {
-                let mut pass = depth_pass(&mut enc, &shadow_map, "throng shadow pass");
-                pass.set_bind_group(3, &draw_shadow, &[DRAW_PARAMS_STRIDE as u32]);
-                record(&mut pass, p);
-            }
-        }
-        {
-            let mut pass = main_pass(&mut enc, &target.view, &depth, opts.background);
-            pass.set_bind_group(3, &draw_main, &[0]);
-            if opts.ground {
-                if let Some(g) = self.ground_pipelines.get(&COLOR_FORMAT) {
-                    pass.set_pipeline(g);
-                    pass.set_bind_group(0, &group, &[]);
-                    pass.draw(0..6, 0..1);
-                }
-            }
-            if let Some(p) = self.reference_pipelines.get(&Some(COLOR_FORMAT)) {
-                record(&mut pass, p);
-            }
-        }
-        let read = target.copy_out(&self.gpu.device, &mut enc);
-        self.gpu.queue.submit([enc.finish()]);
-        target.read(&self.gpu, &read)
-    }
 }
 
 /// Where one crowd's indirect arguments sit in the readback buffer.
@@ -1101,160 +656,4 @@ fn add_gpu_counts(stats: &mut FrameStats, bytes: &[u8], layouts: &[ArgsLayout]) 
             }
         }
     }
-}
-
-/// A depth-only pass clearing `view` to the far plane.
-fn depth_pass<'e>(
-    enc: &'e mut wgpu::CommandEncoder,
-    view: &wgpu::TextureView,
-    label: &str,
-) -> wgpu::RenderPass<'e> {
-    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some(label),
-        color_attachments: &[],
-        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-            view,
-            depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Store,
-            }),
-            stencil_ops: None,
-        }),
-        timestamp_writes: None,
-        occlusion_query_set: None,
-        multiview_mask: None,
-    })
-}
-
-/// The main pass: colour cleared to `background` (linear RGBA), depth to the far plane.
-fn main_pass<'e>(
-    enc: &'e mut wgpu::CommandEncoder,
-    color: &wgpu::TextureView,
-    depth: &wgpu::TextureView,
-    background: [f32; 4],
-) -> wgpu::RenderPass<'e> {
-    let bg = background.map(f64::from);
-    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some("throng main pass"),
-        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view: color,
-            depth_slice: None,
-            resolve_target: None,
-            ops: wgpu::Operations {
-                load: wgpu::LoadOp::Clear(wgpu::Color {
-                    r: bg[0],
-                    g: bg[1],
-                    b: bg[2],
-                    a: bg[3],
-                }),
-                store: wgpu::StoreOp::Store,
-            },
-        })],
-        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-            view: depth,
-            depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Discard,
-            }),
-            stencil_ops: None,
-        }),
-        timestamp_writes: None,
-        occlusion_query_set: None,
-        multiview_mask: None,
-    })
-}
-
-/// An offscreen sRGB colour target and its readback.
-struct OffscreenTarget {
-    texture: wgpu::Texture,
-    view: wgpu::TextureView,
-    width: u32,
-    height: u32,
-    padded_row: u32,
-}
-
-impl OffscreenTarget {
-    fn new(device: &wgpu::Device, width: u32, height: u32) -> OffscreenTarget {
-        let texture = target_texture(
-            device,
-            "throng colour target",
-            (width, height),
-            COLOR_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        );
-        let view = texture.create_view(&Default::default());
-        let padded_row = (width * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
-            * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-        OffscreenTarget {
-            texture,
-            view,
-            width,
-            height,
-            padded_row,
-        }
-    }
-
-    /// Records the copy of the target into a new mappable buffer.
-    fn copy_out(&self, device: &wgpu::Device, enc: &mut wgpu::CommandEncoder) -> wgpu::Buffer {
-        let read = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("throng image readback"),
-            size: self.padded_row as u64 * self.height as u64,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        enc.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture: &self.texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &read,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(self.padded_row),
-                    rows_per_image: Some(self.height),
-                },
-            },
-            self.texture.size(),
-        );
-        read
-    }
-
-    fn read(
-        &self,
-        gpu: &crate::device::Gpu,
-        read: &wgpu::Buffer,
-    ) -> Result<image::RgbaImage, RenderError> {
-        let bytes = map_read(gpu, read)?;
-        let row = (self.width * 4) as usize;
-        let mut pixels = Vec::with_capacity(row * self.height as usize);
-        for y in 0..self.height as usize {
-            let start = y * self.padded_row as usize;
-            pixels.extend_from_slice(&bytes[start..start + row]);
-        }
-        image::RgbaImage::from_raw(self.width, self.height, pixels)
-            .ok_or_else(|| RenderError::Readback("image buffer size".into()))
-    }
-}
-
-/// Vertices skinned elsewhere (on the CPU, e.g. from the source glTF) in model space, drawn once
-/// per transform: the reference path (DESIGN.md §5).
-#[derive(Debug, Clone, Copy)]
-pub struct ReferenceMesh<'a> {
-    /// Model-space positions (file units).
-    pub positions: &'a [Vec3],
-    /// Unit normals, one per position.
-    pub normals: &'a [Vec3],
-    /// Triangle list.
-    pub indices: &'a [u32],
-    /// UV0 per position, for `texture` (None: the texture's corner).
-    pub uvs: Option<&'a [glam::Vec2]>,
-    /// Linear RGBA base colour and texture transform.
-    pub material: MaterialUniform,
-    /// Base colour texture: an encoded PNG/JPEG image (sRGB).
-    pub texture: Option<&'a [u8]>,
-    /// Where to draw it (one instance per transform).
-    pub transforms: &'a [InstanceTransform],
 }
