@@ -104,7 +104,8 @@ pub fn draw(
     Ok(renderer.encode_frame(encoder, target, format, width, height, &[crowd], &opts)?)
 }
 
-/// The application's own adapter and device: throng needs no optional feature; the adapter's
+/// The application's own adapter and device: throng needs no optional feature (it uses
+/// `INDIRECT_FIRST_INSTANCE` when enabled); the adapter's
 /// limits let large crowds have large per-instance buffers. Vulkan, Metal or DX12 (on wgpu's GL
 /// backend the texture skinning path draws nothing).
 pub fn create_device(
@@ -121,6 +122,9 @@ pub fn create_device(
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 required_limits: adapter.limits(),
+                // Optional: with first instances the renderer draws all LODs of a primitive
+                // with one multi-draw.
+                required_features: adapter.features() & wgpu::Features::INDIRECT_FIRST_INSTANCE,
                 ..Default::default()
             })
             .await?;
