@@ -252,8 +252,10 @@ fn lod_bias_zero_draws_lod_0_only_and_no_shadows_drops_the_shadow_pass() {
         fewer.contains("shadows: 0 instances, 0 triangles"),
         "{fewer}"
     );
-    // Culling + 4 LODs × 1 primitive × 2 passes + ground.
-    assert_eq!(stat_before(&lod, "draw calls"), 9, "{lod}");
+    // Culling, 1 primitive, 2 passes + ground: one multi-draw per primitive and pass where
+    // the device draws indirect with first instances (3), else one draw per LOD too (9).
+    let draws = stat_before(&lod, "draw calls");
+    assert!(draws == 3 || draws == 9, "{draws} draw calls: {lod}");
 }
 
 #[test]
