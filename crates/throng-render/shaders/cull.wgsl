@@ -1,7 +1,8 @@
 // cull.wgsl: GPU culling and LOD selection (DESIGN.md §5). Each instance's bounds — the union of
 // the clip bounds of its active layers (the asset's bounds for the rest pose or clips without
 // bounds), moved by its transform — are tested against the view frustum and, separately, the
-// shadow camera's. A visible instance gets the coarsest LOD whose simplification error,
+// shadow camera's (a caster out of view must also reach the view when swept along the light:
+// otherwise its shadow falls only on what the camera cannot see). A visible instance gets the coarsest LOD whose simplification error,
 // projected to the screen at the instance's distance, stays within `lod_bias` pixels; its id is
 // appended (atomic counter) to the list of its (pass, LOD), and that counter becomes the
 // instance count of every primitive's DrawIndexedIndirect arguments of that (pass, LOD).
@@ -20,6 +21,9 @@ struct CullParams {
     eye: vec4<f32>,
     // Simplification error of each LOD level in model units ([0] = 0), up to 8 levels.
     lod_error: array<vec4<f32>, 2>,
+    // Unit direction the light travels (world) and, in w, how far a shadow can reach along it
+    // (file units: from the top of the scene down to the ground).
+    light: vec4<f32>,
     instance_count: u32,
     primitive_count: u32,
     lod_count: u32,
@@ -107,6 +111,21 @@ fn lod_error(l: u32) -> f32 {
     return cull.lod_error[l / 4u][l % 4u];
 }
 
+// Whether the box swept along the light by `light.w` meets the view frustum: only then can its
+// shadow fall on something the camera sees. Per plane, the swept box's farthest point inside is
+// the better of its start and end.
+fn shadow_reaches_view(planes: ptr<function, array<vec4<f32>, 6>>, b: WorldBox) -> bool {
+    let end = b.centre + cull.light.xyz * cull.light.w;
+    for (var p = 0u; p < 6u; p++) {
+        let pl = (*planes)[p];
+        let reach = dot(abs(pl.xyz), b.half) + pl.w;
+        if (max(dot(pl.xyz, b.centre), dot(pl.xyz, end)) + reach < 0.0) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // The coarsest LOD whose error, seen from the eye at the box's nearest distance, is within
 // lod_bias pixels (errors grow with the level).
 fn choose_lod(b: WorldBox) -> u32 {
@@ -138,7 +157,7 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     var casts = false;
     if (cull.shadows == 1u) {
         var shadow_planes = cull.shadow_planes;
-        casts = inside(&shadow_planes, b);
+        casts = inside(&shadow_planes, b) && (seen || shadow_reaches_view(&planes, b));
     }
     if (!seen && !casts) {
         return;

@@ -70,6 +70,7 @@ impl Renderer {
             fallback_max: hi.extend(0.0).into(),
             eye: setup.camera.eye.extend(setup.pixels_per_unit).into(),
             lod_error,
+            light: setup.light_reach.to_array(),
             instance_count: n,
             primitive_count: prims,
             lod_count: lods,

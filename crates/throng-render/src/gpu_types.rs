@@ -243,7 +243,7 @@ impl Playback<'_> {
     }
 }
 
-/// Culling and LOD parameters (WGSL `CullParams`), 304 B.
+/// Culling and LOD parameters (WGSL `CullParams`), 320 B.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct CullParams {
@@ -258,6 +258,9 @@ pub struct CullParams {
     pub eye: [f32; 4],
     /// Simplification error per LOD level in model units (file units), [0] = 0.
     pub lod_error: [f32; 8],
+    /// Unit direction the light travels (world); w: how far shadows reach along it (file
+    /// units). A caster is kept when its box swept that far meets the view frustum.
+    pub light: [f32; 4],
     pub instance_count: u32,
     pub primitive_count: u32,
     pub lod_count: u32,

@@ -68,6 +68,8 @@ pub(crate) struct FrameSetup {
     pub shadow: Option<ShadowCamera>,
     /// (image height / 2) / tan(fov_y / 2).
     pub pixels_per_unit: f32,
+    /// Light direction and, in w, how far shadows reach along it (file units).
+    pub light_reach: glam::Vec4,
 }
 
 /// Everything one crowd's draws need this frame.
@@ -141,6 +143,19 @@ impl Renderer {
             ];
         }
         u.debug = opts.debug.words();
+        // From the top of the scene down to the ground (or the scene's bottom), along the light.
+        let light_dir = Vec3::from_slice(&u.light_dir[..3]);
+        let floor = if opts.ground {
+            u.ground[1]
+        } else {
+            scene.min.y
+        };
+        let drop = if scene.is_empty() {
+            0.0
+        } else {
+            (scene.max.y - floor).max(0.0)
+        };
+        let reach = drop / (-light_dir.y).max(0.1);
         let frame = self
             .gpu
             .device
@@ -155,6 +170,7 @@ impl Renderer {
             camera,
             shadow,
             pixels_per_unit: opts.height as f32 * 0.5 / (camera.fov_y * 0.5).tan().max(1e-6),
+            light_reach: light_dir.extend(reach),
         }
     }
 
