@@ -132,6 +132,7 @@ fn bad_lod_influences_debug_values_and_lone_debug_joint_are_usage_errors() {
         &["--shadow-map-size", "0"],
         &["--path", "reference", "second.glb"],
         &["--instances", "1", "second.glb"],
+        &["-o", "out.jpg"],
     ];
     for extra in cases {
         let mut args = vec!["render", "missing.glb"];

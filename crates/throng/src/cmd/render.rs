@@ -429,9 +429,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .output
         .clone()
         .unwrap_or_else(|| first.with_extension(if args.frames > 1 { "gif" } else { "png" }));
-    let is_gif = output
+    let ext = output
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("gif"));
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let is_gif = ext.as_deref() == Some("gif");
+    if !matches!(ext.as_deref(), Some("png") | Some("gif")) {
+        return Err(usage(format!(
+            "{}: throng render writes PNG (one frame) or animated GIF (--frames K); name the \
+             output *.png or *.gif",
+            output.display()
+        )));
+    }
     if args.frames > 1 && !is_gif {
         anyhow::bail!(
             "{}: --frames {} writes an animated GIF; name the output *.gif",
