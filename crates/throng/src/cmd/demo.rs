@@ -392,7 +392,7 @@ fn fit_width((w, h): (u32, u32), max_w: u32) -> (u32, u32) {
     (max_w, (h2 & !1).max(2))
 }
 
-fn encode_png(img: &RgbaImage) -> anyhow::Result<Vec<u8>> {
+pub(crate) fn encode_png(img: &RgbaImage) -> anyhow::Result<Vec<u8>> {
     let mut out = Vec::new();
     img.write_to(&mut std::io::Cursor::new(&mut out), ImageFormat::Png)
         .context("encoding the PNG")?;

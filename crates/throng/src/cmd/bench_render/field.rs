@@ -331,9 +331,11 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         frames,
     )?;
     if let Some(dir) = &args.field_images {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for (img, file) in [(&on_img, "field-cull-lod.png"), (&off_img, "field-off.png")] {
             let p = dir.join(file);
-            img.save(&p)
+            let png = crate::cmd::demo::encode_png(img)?;
+            crate::cmd::write_atomic(&p, &png)
                 .with_context(|| format!("writing {}", p.display()))?;
         }
     }
