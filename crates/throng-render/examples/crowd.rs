@@ -417,12 +417,27 @@ fn parse_args() -> Result<Args> {
                 0 => return Err("--instances needs at least 1".into()),
                 n => args.instances = n,
             },
-            "--frames" => args.frames = Some(value()?.parse()?),
-            "--out" => args.out = value()?.into(),
+            "--frames" => match value()?.parse()? {
+                0 => return Err("--frames needs at least 1".into()),
+                n => args.frames = Some(n),
+            },
+            "--out" => {
+                args.out = value()?.into();
+                if args
+                    .out
+                    .extension()
+                    .is_none_or(|e| !e.eq_ignore_ascii_case("png"))
+                {
+                    return Err("--out writes a PNG: name it *.png".into());
+                }
+            }
             "--size" => {
                 let v = value()?;
                 let (w, h) = v.split_once('x').ok_or("--size takes WIDTHxHEIGHT")?;
                 args.size = (w.parse()?, h.parse()?);
+                if !(1..=8192).contains(&args.size.0) || !(1..=8192).contains(&args.size.1) {
+                    return Err("--size: 1 to 8192 pixels per side".into());
+                }
             }
             _ => return Err(format!("unknown argument {a}; see the example's docs").into()),
         }
@@ -435,7 +450,7 @@ fn main() -> Result<()> {
     let asset = bake_fox()?;
     if args.headless {
         let device = create_device(&headless_instance(), None)?;
-        let frames = args.frames.unwrap_or(10).max(1);
+        let frames = args.frames.unwrap_or(10);
         let t = Instant::now();
         let out = headless(device, &asset, args.instances, frames, args.size)?;
         let last = out.last().ok_or("no frame drawn")?;
@@ -456,6 +471,9 @@ fn main() -> Result<()> {
         state: None,
         error: None,
     };
-    EventLoop::new()?.run_app(&mut app)?;
+    let event_loop = EventLoop::new().map_err(|e| {
+        format!("cannot open a window ({e}); on a machine without a display run with --headless")
+    })?;
+    event_loop.run_app(&mut app)?;
     app.error.map_or(Ok(()), Err)
 }

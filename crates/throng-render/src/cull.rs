@@ -176,6 +176,7 @@ impl Renderer {
         opts: &RenderOptions,
     ) -> Result<CullLists, RenderError> {
         playback_len_matches(crowd)?;
+        crate::scene::instances_fit(crowd, &self.gpu.device.limits())?;
         if crowd.transforms.is_empty() {
             return Ok(CullLists::default());
         }

@@ -35,6 +35,14 @@ pub enum RenderError {
         got: usize,
         expected: usize,
     },
+    #[error("asset {asset}: {instances} instances need a {bytes}-byte GPU buffer, over this device's limit of {limit} bytes per buffer binding; draw at most {max_instances} instances of it per frame")]
+    TooManyInstances {
+        asset: String,
+        instances: usize,
+        bytes: u64,
+        limit: u64,
+        max_instances: u64,
+    },
     #[error("reading back a GPU buffer failed: {0}")]
     Readback(String),
     #[error("image size {width}×{height} is outside 1..={limit} pixels per side")]

@@ -106,6 +106,29 @@ pub(crate) fn playback_len_matches(crowd: &Crowd) -> Result<(), RenderError> {
     Ok(())
 }
 
+/// Checks that a crowd's per-instance buffers fit the device: the largest is the visible-id
+/// list (4 B × 2 passes × LODs per instance) or the records (64 B per instance).
+pub(crate) fn instances_fit(crowd: &Crowd, limits: &wgpu::Limits) -> Result<(), RenderError> {
+    let lods = crowd.asset.lod_count() as u64;
+    let per_instance = (8 * lods).max(64);
+    let n = crowd.transforms.len() as u64;
+    // Visible-id segments round each list up to 64 ids.
+    let bytes = (n + 64) * per_instance;
+    let limit = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
+    if bytes > limit {
+        return Err(RenderError::TooManyInstances {
+            asset: crowd.asset.name.clone(),
+            instances: crowd.transforms.len(),
+            bytes,
+            limit,
+            max_instances: (limit / per_instance).saturating_sub(64),
+        });
+    }
+    Ok(())
+}
+
 impl Renderer {
     /// Camera (given or framing `scene`), frame uniform and shadow camera.
     pub(crate) fn frame_setup(
@@ -262,6 +285,7 @@ impl Renderer {
         format: wgpu::TextureFormat,
     ) -> Result<(PipelineKey, Option<PipelineKey>), RenderError> {
         playback_len_matches(crowd)?;
+        instances_fit(crowd, &self.gpu.device.limits())?;
         let asset = crowd.asset;
         let vat = opts.path == SkinPath::Vat;
         if vat && asset.primitives.iter().any(|p| p.vat.is_none()) {

@@ -333,3 +333,19 @@ fn check_bounds(asset: &BakedAsset, tol: f32) {
     }
     assert!(n > 0);
 }
+
+/// Baking a file onto itself is refused (exit 1) and leaves the source untouched.
+#[test]
+fn bake_refuses_to_replace_its_source() {
+    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+        return;
+    };
+    let dir = TempDir::new("self");
+    let src = dir.path("src.glb");
+    std::fs::copy(&fox, &src).expect("copy");
+    let before = std::fs::read(&src).expect("read");
+    let o = throng(&["bake", &src, "-o", &src]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the output is the input"));
+    assert_eq!(std::fs::read(&src).expect("read"), before);
+}

@@ -133,6 +133,9 @@ fn bad_lod_influences_debug_values_and_lone_debug_joint_are_usage_errors() {
         &["--path", "reference", "second.glb"],
         &["--instances", "1", "second.glb"],
         &["-o", "out.jpg"],
+        &["--frames", "3", "-o", "out.png"],
+        &["--instances", "20000000"],
+        &["--time", "nan"],
     ];
     for extra in cases {
         let mut args = vec!["render", "missing.glb"];

@@ -99,6 +99,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         super::bake_mesh::apply(&args.mesh, &mut options);
         return super::bake_extras::run_batch(&args, &options);
     }
+    // The output replaces its file only at the end, but replacing the source is never meant.
+    if let (Ok(a), Ok(b)) = (
+        std::fs::canonicalize(&args.input),
+        std::fs::canonicalize(&args.out),
+    ) {
+        if a == b {
+            anyhow::bail!(
+                "{}: the output is the input file; name another output with -o (the source glTF \
+                 is kept so it can be baked again)",
+                args.out.display()
+            );
+        }
+    }
     let start = Instant::now();
     let model = load_model(&args.input, &args.clips)?;
     for w in &model.warnings {

@@ -188,20 +188,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         size.1,
         kib(png_bytes.len())
     );
-    // Software adapters are vertex-bound (every instance's vertices are skinned on the CPU),
-    // so a GIF frame costs about what the still did, whatever its size.
-    let estimate_s = png_ms * 1e-3 * gif_frames as f64;
-    let note = if software && estimate_s > 20.0 {
-        format!(
-            " (about {:.0} s on this adapter; --instances {} draws a quicker one)",
-            estimate_s,
-            (instances / 5).max(1)
-        )
-    } else {
-        String::new()
-    };
+    // The still's time includes compiling the pipelines, so it does not predict a GIF frame;
+    // the progress bar shows the estimate once frames are drawn.
     println!(
-        "drawing {gif_frames} GIF frames at {}×{}{note}",
+        "drawing {gif_frames} GIF frames at {}×{}",
         gif_size.0, gif_size.1
     );
 
@@ -243,16 +233,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     print_runtime(&crowd);
     println!(
         "render: {:.1} ms per frame at {}×{} (GPU texture skinning, culling, LODs and shadows, \
-         readback included); last frame: {} draws ({} primitive(s) × {} LODs × 2 passes, plus \
-         the ground) for {} instances, {} in view (per LOD {:?}), {} casting shadows, {} \
+         readback included); last frame: {} draw calls for {} instances ({} primitive(s), {} \
+         LODs, 2 passes, the ground), {} in view (per LOD {:?}), {} casting shadows, {} \
          triangles",
         ms(render_time) / gif_frames as f64,
         gif_size.0,
         gif_size.1,
         stats.draws,
+        thousands(instances as u64),
         asset.primitives.len(),
         gpu_asset.lod_count(),
-        thousands(instances as u64),
         thousands(stats.instances_drawn),
         stats.instances_per_lod,
         thousands(stats.shadow_instances),

@@ -36,6 +36,22 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         })
 }
 
+/// clap value parser of a finite number (NaN and infinities are usage errors).
+pub fn parse_finite(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("expected a finite number, not {s:?}")),
+    }
+}
+
+/// clap value parser of a fraction in [0, 1].
+pub fn parse_fraction(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("expected a fraction in [0, 1], not {s:?}")),
+    }
+}
+
 /// Prints `text` and a newline to standard output; a closed pipe (`throng ... | head`) ends the
 /// output quietly instead of failing.
 pub fn print_stdout(text: &str) -> std::io::Result<()> {

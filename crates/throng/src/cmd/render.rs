@@ -53,10 +53,10 @@ pub struct Args {
     #[arg(long)]
     pub clip: Option<String>,
     /// Clip time in seconds (wrapped or held by the clip's loop mode).
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = super::parse_finite)]
     pub time: f64,
-    /// Number of instances, on a square grid.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Number of instances, on a square grid (at most 10,000,000; the device may allow fewer).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     pub instances: u32,
     /// Seconds of clip time between consecutive instances.
     #[arg(long, default_value_t = 0.0)]
@@ -441,11 +441,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )));
     }
     if args.frames > 1 && !is_gif {
-        anyhow::bail!(
+        return Err(usage(format!(
             "{}: --frames {} writes an animated GIF; name the output *.gif",
             output.display(),
             args.frames
-        );
+        )));
+    }
+    // Checked before any work: a long render should not end in a failed write.
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.is_dir() {
+            anyhow::bail!(
+                "{}: the folder {} does not exist; create it or write elsewhere",
+                output.display(),
+                dir.display()
+            );
+        }
     }
     let baked: Vec<bool> = args.inputs.iter().map(|p| is_baked(p)).collect();
     if baked.iter().all(|&b| b) && (encoding.is_some() || args.influences.is_some()) {

@@ -22,7 +22,7 @@ pub struct Args {
     #[arg(long)]
     pub clip: Option<String>,
     /// Clip time in seconds (past the end holds the last pose, before 0 the first).
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = super::parse_finite)]
     pub time: f64,
     /// Skinning method: linear blend (lbs) or dual quaternion (dq).
     #[arg(long, default_value = "lbs", value_parser = ["lbs", "dq"])]
