@@ -291,7 +291,7 @@ impl Renderer {
         if vat && asset.primitives.iter().any(|p| p.vat.is_none()) {
             return Err(RenderError::BadAsset {
                 asset: asset.name.clone(),
-                what: "the VAT path needs a vertex animation texture for every primitive; bake with VAT output".into(),
+                what: "the VAT path needs a vertex animation texture for every primitive; bake it with --vat f32|f16|unorm16".into(),
             });
         }
         let timing = crowd.playback.timing();

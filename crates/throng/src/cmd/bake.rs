@@ -99,6 +99,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         super::bake_mesh::apply(&args.mesh, &mut options);
         return super::bake_extras::run_batch(&args, &options);
     }
+    if !args
+        .out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("glb"))
+    {
+        return Err(anyhow::Error::new(super::render::UsageError(format!(
+            "{}: a baked asset is a glTF binary; name the output *.glb",
+            args.out.display()
+        ))));
+    }
     // The output replaces its file only at the end, but replacing the source is never meant.
     if let (Ok(a), Ok(b)) = (
         std::fs::canonicalize(&args.input),

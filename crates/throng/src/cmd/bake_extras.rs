@@ -306,7 +306,14 @@ pub fn run_batch(args: &Args, options: &BakeOptions) -> anyhow::Result<()> {
             Outcome::Skipped(why) => println!("skipped {}: {why}", f.display()),
             Outcome::Failed(e) => {
                 failed += 1;
-                eprintln!("failed  {}: {e:#}", f.display());
+                // The error names the file already when it comes from reading it.
+                let msg = format!("{e:#}");
+                let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+                if name.is_some_and(|n| msg.contains(&n)) {
+                    eprintln!("failed  {msg}");
+                } else {
+                    eprintln!("failed  {}: {msg}", f.display());
+                }
             }
         }
     }

@@ -46,7 +46,8 @@ pub struct Args {
     /// a baked asset or a source glTF (baked in memory), drawn on the GPU.
     #[arg(required = true, num_args = 1.., value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// Output PNG (default: the first input's name with `.png`).
+    /// Output PNG, or GIF with `--frames` (default: the first input's name with `.png`/`.gif`
+    /// in the current folder).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Clip name or index; without it the first clip (the rest pose when there is none).
@@ -425,10 +426,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..Default::default()
     };
     let first = &args.inputs[0];
-    let output = args
-        .output
-        .clone()
-        .unwrap_or_else(|| first.with_extension(if args.frames > 1 { "gif" } else { "png" }));
+    let output = args.output.clone().unwrap_or_else(|| {
+        // In the current folder, not beside the input (which may be a read-only library).
+        let stem = first.file_stem().unwrap_or(first.as_os_str());
+        PathBuf::from(stem).with_extension(if args.frames > 1 { "gif" } else { "png" })
+    });
     let ext = output
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
@@ -710,6 +712,23 @@ fn render_baked(
         .collect();
     // One layout for all inputs, spaced for the largest.
     let space = bounds.iter().map(spacing).fold(0.0f32, f32::max);
+    let sizes: Vec<f32> = bounds.iter().map(|b| b.diagonal()).collect();
+    let (small, large) = sizes
+        .iter()
+        .fold((f32::MAX, 0.0f32), |(lo, hi), &d| (lo.min(d), hi.max(d)));
+    if k > 1 && small > 0.0 && large > 10.0 * small {
+        eprintln!(
+            "warning: the inputs differ in size by {:.0}× (bounding diagonals {}); they are drawn \
+             in their own file units, so the smallest may be too small to see",
+            large / small,
+            sizes
+                .iter()
+                .zip(&args.inputs)
+                .map(|(d, p)| format!("{}: {d:.3}", p.display()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let all = layout(args, space);
     if let (Some(j), Some(max)) = (
         args.debug_joint,
