@@ -43,6 +43,8 @@ pub enum RenderError {
         limit: u64,
         max_instances: u64,
     },
+    #[error("internal error: {0} (a bug in throng-render; please report it)")]
+    Internal(&'static str),
     #[error("reading back a GPU buffer failed: {0}")]
     Readback(String),
     #[error("image size {width}×{height} is outside 1..={limit} pixels per side")]

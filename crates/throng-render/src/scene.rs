@@ -338,7 +338,9 @@ impl Renderer {
         let tp = self
             .texture_pipelines
             .get(&key)
-            .ok_or_else(|| RenderError::Readback("pipeline missing".into()))?;
+            .ok_or(RenderError::Internal(
+                "draw pipeline not built before the frame",
+            ))?;
         let mut entries = layouts::skin_asset_entries(asset, &transforms_buf);
         if vat {
             // The VAT path reads no bone texture.
