@@ -20,6 +20,13 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     if is_baked(&args.input) {
+        if !args.clips.is_empty() {
+            return Err(anyhow::Error::new(super::render::UsageError(format!(
+                "{}: --clips binds animation files to a source glTF's skeleton; this file is \
+                 already baked (inspect it without --clips)",
+                args.input.display()
+            ))));
+        }
         return super::inspect_baked::run(&args.input, args.json);
     }
     let model = load_model(&args.input, &args.clips)?;
