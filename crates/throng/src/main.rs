@@ -74,7 +74,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // Flags that do not go together, found after parsing: a usage error like clap's.
-        Err(e) if e.is::<cmd::render::UsageError>() => {
+        Err(e) if e.is::<cmd::UsageError>() => {
             eprintln!("error: {e}\n\nFor more information, try '--help'.");
             ExitCode::from(2)
         }

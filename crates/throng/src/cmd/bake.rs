@@ -104,10 +104,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("glb"))
     {
-        return Err(anyhow::Error::new(super::render::UsageError(format!(
+        return Err(super::usage(format!(
             "{}: a baked asset is a glTF binary; name the output *.glb",
             args.out.display()
-        ))));
+        )));
     }
     // The output replaces its file only at the end, but replacing the source is never meant.
     if let (Ok(a), Ok(b)) = (

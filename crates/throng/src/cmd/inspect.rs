@@ -21,11 +21,11 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     if is_baked(&args.input) {
         if !args.clips.is_empty() {
-            return Err(anyhow::Error::new(super::render::UsageError(format!(
+            return Err(super::usage(format!(
                 "{}: --clips binds animation files to a source glTF's skeleton; this file is \
                  already baked (inspect it without --clips)",
                 args.input.display()
-            ))));
+            )));
         }
         return super::inspect_baked::run(&args.input, args.json);
     }

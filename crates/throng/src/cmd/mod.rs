@@ -36,6 +36,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         })
 }
 
+/// A command-line usage error found after parsing (flags that do not go together): the CLI
+/// prints it and exits with code 2 like the argument parser's own errors.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+pub fn usage(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(UsageError(msg.into()))
+}
+
 /// clap value parser of a finite number (NaN and infinities are usage errors).
 pub fn parse_finite(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {

@@ -145,22 +145,7 @@ pub struct Args {
     pub debug_joint: Option<u32>,
 }
 
-/// A command-line usage error found after parsing (flags that do not go together): the CLI
-/// prints it and exits with code 2 like the argument parser's own errors.
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
-
-fn usage(msg: impl Into<String>) -> anyhow::Error {
-    anyhow::Error::new(UsageError(msg.into()))
-}
+use super::usage;
 
 /// `--lod-bias`: a finite, non-negative number of pixels.
 fn parse_lod_bias(s: &str) -> Result<f32, String> {
@@ -1095,7 +1080,9 @@ mod tests {
 
     #[test]
     fn debug_joint_goes_only_with_the_weights_view() {
-        let view = |extra: &[&str]| debug_view(&args(extra)).map_err(|e| e.is::<UsageError>());
+        let view = |extra: &[&str]| {
+            debug_view(&args(extra)).map_err(|e| e.is::<super::super::UsageError>())
+        };
         assert_eq!(view(&[]).ok(), Some(DebugView::None));
         assert_eq!(view(&["--debug", "palette"]).ok(), Some(DebugView::Palette));
         assert_eq!(
