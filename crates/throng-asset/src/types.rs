@@ -149,6 +149,17 @@ impl Aabb {
     pub fn is_empty(&self) -> bool {
         self.min.x > self.max.x
     }
+
+    /// The 8 corners; corner i takes max on x, y, z where bit 0, 1, 2 of i is set.
+    pub fn corners(&self) -> [Vec3; 8] {
+        std::array::from_fn(|i| {
+            Vec3::new(
+                if i & 1 == 0 { self.min.x } else { self.max.x },
+                if i & 2 == 0 { self.min.y } else { self.max.y },
+                if i & 4 == 0 { self.min.z } else { self.max.z },
+            )
+        })
+    }
 }
 
 /// One palette entry: a (node, inverse bind matrix) pair; rigid parts have identity.

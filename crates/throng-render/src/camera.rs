@@ -62,26 +62,10 @@ pub fn crowd_bounds(bounds: &Aabb, transforms: &[InstanceTransform]) -> Aabb {
     if bounds.is_empty() {
         return out;
     }
+    let corners = bounds.corners();
     for t in transforms {
         let m = t.to_mat4();
-        for i in 0..8 {
-            let c = Vec3::new(
-                if i & 1 == 0 {
-                    bounds.min.x
-                } else {
-                    bounds.max.x
-                },
-                if i & 2 == 0 {
-                    bounds.min.y
-                } else {
-                    bounds.max.y
-                },
-                if i & 4 == 0 {
-                    bounds.min.z
-                } else {
-                    bounds.max.z
-                },
-            );
+        for c in corners {
             out.extend(m.transform_point3(c));
         }
     }

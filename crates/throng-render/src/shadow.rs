@@ -10,17 +10,6 @@ use crate::camera::look_at_rh;
 /// Shadow-map size used when [`crate::RenderOptions::shadow_map_size`] is left at its default.
 pub const DEFAULT_SHADOW_MAP_SIZE: u32 = 2048;
 
-/// The 8 corners of a box.
-fn corners(b: &Aabb) -> [Vec3; 8] {
-    std::array::from_fn(|i| {
-        Vec3::new(
-            if i & 1 == 0 { b.min.x } else { b.max.x },
-            if i & 2 == 0 { b.min.y } else { b.max.y },
-            if i & 4 == 0 { b.min.z } else { b.max.z },
-        )
-    })
-}
-
 /// World-space bounds of what `view_proj` (depth 0..1) can see: its 8 frustum corners.
 pub fn frustum_bounds(view_proj: &Mat4) -> Aabb {
     let inv = view_proj.inverse();
@@ -109,11 +98,11 @@ pub fn shadow_view_proj(
     let view = look_at_rh(centre - dir * radius, centre, up);
     // x, y: the covered receivers; depth: the casters too (they may stand outside the view).
     let mut xy = Aabb::EMPTY;
-    for c in corners(&cover) {
+    for c in cover.corners() {
         xy.extend(view.transform_point3(c));
     }
     let mut z = Aabb::EMPTY;
-    for c in corners(&all) {
+    for c in all.corners() {
         z.extend(view.transform_point3(c));
     }
     // Right-handed view space looks down −z: near = −max z, far = −min z.
@@ -154,7 +143,7 @@ mod tests {
             2048,
         );
         let (vp, texel) = (s.view_proj, s.texel);
-        for c in corners(&receivers).into_iter().chain(corners(&casters)) {
+        for c in receivers.corners().into_iter().chain(casters.corners()) {
             let p = vp * c.extend(1.0);
             let n = p.truncate() / p.w;
             assert!(

@@ -18,17 +18,6 @@ const PITCH: f32 = FRAC_PI_6;
 /// margin inside the image edge.
 const FILL: f32 = 0.97;
 
-/// The 8 corners of `b`.
-fn corners(b: &Aabb) -> [Vec3; 8] {
-    std::array::from_fn(|i| {
-        Vec3::new(
-            if i & 1 == 0 { b.min.x } else { b.max.x },
-            if i & 2 == 0 { b.min.y } else { b.max.y },
-            if i & 4 == 0 { b.min.z } else { b.max.z },
-        )
-    })
-}
-
 /// The projected extent of `b`'s corners in normalised device coordinates: (min x, max x,
 /// min y, max y), or `None` when a corner is behind the camera.
 fn extent(b: &Aabb, eye: Vec3, target: Vec3, aspect: f32) -> Option<[f32; 4]> {
@@ -39,7 +28,7 @@ fn extent(b: &Aabb, eye: Vec3, target: Vec3, aspect: f32) -> Option<[f32; 4]> {
         f32::INFINITY,
         f32::NEG_INFINITY,
     ];
-    for c in corners(b) {
+    for c in b.corners() {
         let p = m * c.extend(1.0);
         if p.w <= 1e-6 {
             return None;
@@ -132,7 +121,7 @@ mod tests {
             let cam = camera(&scene, aspect);
             let m = cam.view_proj(aspect);
             let mut widest = 0f32;
-            for c in corners(&scene) {
+            for c in scene.corners() {
                 let p = m * c.extend(1.0);
                 let (x, y, z) = (p.x / p.w, p.y / p.w, p.z / p.w);
                 assert!(
