@@ -667,6 +667,21 @@ fn row_bounds(
         .collect()
 }
 
+/// A source material's base colour factor (linear RGBA) and its base colour texture's
+/// KHR_texture_transform (identity without a texture), as the baked asset stores them.
+pub fn material_factors(m: &throng_anim::Material) -> ([f32; 4], TextureTransform) {
+    let transform = m
+        .base_color_texture
+        .as_ref()
+        .map(|t| TextureTransform {
+            offset: t.transform.offset.to_array(),
+            rotation: t.transform.rotation,
+            scale: t.transform.scale.to_array(),
+        })
+        .unwrap_or_default();
+    (m.base_color_factor.to_array(), transform)
+}
+
 /// Copies the materials (and their images, still encoded) that the primitives use, renumbered in
 /// order of first use.
 fn materials(
@@ -694,17 +709,12 @@ fn materials(
                     imgs.len() - 1
                 }))
             });
+            let (base_color_factor, texture_transform) = material_factors(src);
             mats.push(BakedMaterial {
                 name: src.name.clone(),
-                base_color_factor: src.base_color_factor.to_array(),
+                base_color_factor,
                 base_color_texture: image,
-                texture_transform: tex
-                    .map(|t| TextureTransform {
-                        offset: t.transform.offset.to_array(),
-                        rotation: t.transform.rotation,
-                        scale: t.transform.scale.to_array(),
-                    })
-                    .unwrap_or_default(),
+                texture_transform,
                 double_sided: src.double_sided,
             });
             mat_map[m] = Some(mats.len() - 1);

@@ -24,7 +24,7 @@ pub mod settings;
 pub mod vat;
 pub mod verify;
 
-pub use bake::{bake, bake_with_progress};
+pub use bake::{bake, bake_with_progress, material_factors};
 pub use error::BakeError;
 pub use options::{AnchorSelection, BakeOptions, ClipSettings, EventSetting, Fps, RootMotion};
 pub use report::{BakeReport, ClipReport, Fallback};

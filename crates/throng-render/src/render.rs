@@ -21,8 +21,8 @@ use crate::shaders::Skinning;
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// Depth format of the main pass and the shadow map.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
-/// Base colour of primitives without a material (linear).
-pub(crate) const DEFAULT_COLOR: [f32; 4] = [0.6, 0.6, 0.62, 1.0];
+/// Base colour of primitives without a material (linear RGBA).
+pub const DEFAULT_COLOR: [f32; 4] = [0.6, 0.6, 0.62, 1.0];
 
 /// How the vertices of a baked asset are animated on the GPU (DESIGN.md §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

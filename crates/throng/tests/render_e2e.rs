@@ -156,18 +156,12 @@ fn baked_fox_on_the_texture_path_draws_what_the_source_fox_skinned_on_the_cpu_dr
                     normals: &sv.normals,
                     indices: &prim.indices,
                     uvs: prim.uv0.as_deref(),
-                    material: match (mat, tex) {
-                        (Some(m), Some(t)) => MaterialUniform::new(
-                            m.base_color_factor.to_array(),
-                            &throng_asset::TextureTransform {
-                                offset: t.transform.offset.to_array(),
-                                rotation: t.transform.rotation,
-                                scale: t.transform.scale.to_array(),
-                            },
-                        ),
-                        (Some(m), None) => MaterialUniform::color(m.base_color_factor.to_array()),
-                        _ => MaterialUniform::color([0.6, 0.6, 0.62, 1.0]),
-                    },
+                    material: mat
+                        .map(|m| {
+                            let (color, transform) = throng_bake::material_factors(m);
+                            MaterialUniform::new(color, &transform)
+                        })
+                        .unwrap_or(MaterialUniform::color(throng_render::render::DEFAULT_COLOR)),
                     texture: tex
                         .and_then(|t| model.images.get(t.image))
                         .map(|img| img.encoded.as_slice())

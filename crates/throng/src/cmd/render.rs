@@ -28,9 +28,7 @@ use throng_asset::decode::{skin_vertices, SkinMode};
 use throng_asset::{Aabb, BakedAsset, ClipInfo, Encoding, Layer, LoopMode};
 use throng_render::gpu_types::{LayerRecord, MaterialUniform};
 use throng_render::image::{codecs::gif, Delay, Frame, RgbaImage};
-
-/// Base colour of primitives without a material (linear).
-const GREY: [f32; 4] = [0.6, 0.6, 0.62, 1.0];
+use throng_render::render::DEFAULT_COLOR;
 use throng_render::{
     Camera, Crowd, DebugView, FrameStats, InstanceTransform, Playback, ReferenceMesh,
     RenderOptions, Renderer, SkinPath, Skinning,
@@ -895,7 +893,7 @@ fn render_decoded(
                 uvs: prim.uv0.as_deref(),
                 material: mat
                     .map(|m| MaterialUniform::new(m.base_color_factor, &m.texture_transform))
-                    .unwrap_or(MaterialUniform::color(GREY)),
+                    .unwrap_or(MaterialUniform::color(DEFAULT_COLOR)),
                 texture: mat
                     .and_then(|m| m.base_color_texture)
                     .and_then(|i| asset.images.get(i))
@@ -1009,18 +1007,12 @@ fn render_source(
                     normals: &sv.normals,
                     indices: &prim.indices,
                     uvs: prim.uv0.as_deref(),
-                    material: match (mat, tex) {
-                        (Some(m), Some(t)) => MaterialUniform::new(
-                            m.base_color_factor.to_array(),
-                            &throng_asset::TextureTransform {
-                                offset: t.transform.offset.to_array(),
-                                rotation: t.transform.rotation,
-                                scale: t.transform.scale.to_array(),
-                            },
-                        ),
-                        (Some(m), None) => MaterialUniform::color(m.base_color_factor.to_array()),
-                        _ => MaterialUniform::color(GREY),
-                    },
+                    material: mat
+                        .map(|m| {
+                            let (color, transform) = throng_bake::material_factors(m);
+                            MaterialUniform::new(color, &transform)
+                        })
+                        .unwrap_or(MaterialUniform::color(DEFAULT_COLOR)),
                     texture: tex
                         .and_then(|t| model.images.get(t.image))
                         .map(|img| img.encoded.as_slice())
