@@ -31,20 +31,12 @@ fn rgba_texture(
 ) -> wgpu::Texture {
     device.create_texture_with_data(
         queue,
-        &wgpu::TextureDescriptor {
-            label: Some("throng base colour"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8UnormSrgb,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        },
+        &crate::target::texture_2d(
+            "throng base colour",
+            (width, height),
+            wgpu::TextureFormat::Rgba8UnormSrgb,
+            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        ),
         wgpu::util::TextureDataOrder::LayerMajor,
         pixels,
     )

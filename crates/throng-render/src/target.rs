@@ -6,15 +6,15 @@ use crate::error::RenderError;
 use crate::readback::map_read;
 use crate::render::{Renderer, COLOR_FORMAT, DEPTH_FORMAT};
 
-/// A 2D render target texture of one mip level and sample.
-fn target_texture(
-    device: &wgpu::Device,
-    label: &str,
+/// Description of a 2D texture of one mip level and sample (render targets, base colour
+/// images).
+pub(crate) fn texture_2d<'a>(
+    label: &'a str,
     (width, height): (u32, u32),
     format: wgpu::TextureFormat,
     usage: wgpu::TextureUsages,
-) -> wgpu::Texture {
-    device.create_texture(&wgpu::TextureDescriptor {
+) -> wgpu::TextureDescriptor<'a> {
+    wgpu::TextureDescriptor {
         label: Some(label),
         size: wgpu::Extent3d {
             width,
@@ -27,7 +27,18 @@ fn target_texture(
         format,
         usage,
         view_formats: &[],
-    })
+    }
+}
+
+/// A 2D render target texture.
+fn target_texture(
+    device: &wgpu::Device,
+    label: &str,
+    size: (u32, u32),
+    format: wgpu::TextureFormat,
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    device.create_texture(&texture_2d(label, size, format, usage))
 }
 
 impl Renderer {
