@@ -208,36 +208,8 @@ pub struct Image {
     pub mime_type: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum LoopMode {
-    #[default]
-    Loop,
-    Once,
-    Clamp,
-    PingPong,
-}
-
-impl LoopMode {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            LoopMode::Loop => "loop",
-            LoopMode::Once => "once",
-            LoopMode::Clamp => "clamp",
-            LoopMode::PingPong => "ping-pong",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<LoopMode> {
-        match s {
-            "loop" => Some(LoopMode::Loop),
-            "once" => Some(LoopMode::Once),
-            "clamp" => Some(LoopMode::Clamp),
-            "ping-pong" => Some(LoopMode::PingPong),
-            _ => None,
-        }
-    }
-}
+/// What a clip does at its ends: throng-contract's one loop-mode enum.
+pub use throng_contract::LoopMode;
 
 /// A named event at a clip time (seconds).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -282,6 +254,14 @@ pub struct Clip {
     pub loop_mode: LoopMode,
     pub events: Vec<ClipEvent>,
     pub skipped_morph_channels: usize,
+}
+
+impl Clip {
+    /// The local clip time (seconds, in [0, duration]) shown at time `t` (any sign) played with
+    /// `mode`: the time rules of throng-contract, applied to a source clip at full rate.
+    pub fn local_time(&self, mode: LoopMode, t: f64) -> f64 {
+        throng_contract::wrap_time(mode, self.duration as f64, t).0
+    }
 }
 
 /// A decoded glTF file.

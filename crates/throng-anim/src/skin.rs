@@ -116,13 +116,8 @@ pub struct SkinnedVertices {
     pub tangents: Option<Vec<Vec4>>,
 }
 
-/// Skinning method of the reference.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SkinningMethod {
-    #[default]
-    LinearBlend,
-    DualQuaternion,
-}
+/// Skinning method of the reference: throng-contract's one skinning enum (`Linear`, `DualQuat`).
+pub use throng_contract::Skinning;
 
 fn safe_normalize(v: Vec3) -> Vec3 {
     let n = v.normalize_or_zero();
@@ -300,15 +295,15 @@ pub fn binding_influences(
 
 /// Skins one primitive with the chosen method.
 pub fn skin_primitive(
-    method: SkinningMethod,
+    method: Skinning,
     prim: &Primitive,
     influences: &Influences,
     matrices: &[Mat4],
     out: &mut SkinnedVertices,
 ) {
     match method {
-        SkinningMethod::LinearBlend => skin_lbs(prim, influences, matrices, out),
-        SkinningMethod::DualQuaternion => skin_dq(prim, influences, matrices, out),
+        Skinning::Linear => skin_lbs(prim, influences, matrices, out),
+        Skinning::DualQuat => skin_dq(prim, influences, matrices, out),
     }
 }
 

@@ -482,15 +482,9 @@ pub fn lbs_tangent(m: &Mat4, t: Vec4) -> Vec4 {
     d.extend(t.w * sign(det))
 }
 
-/// Skinning method of [`skin_vertices`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SkinMode {
-    /// Linear blend skinning of matrices (every encoding).
-    #[default]
-    Linear,
-    /// Dual-quaternion linear blending (`quat-*` encodings).
-    DualQuaternion,
-}
+/// Skinning method of [`skin_vertices`]: linear blend of matrices (every encoding) or
+/// dual-quaternion linear blending (`quat-*` encodings).
+pub use throng_contract::Skinning;
 
 /// Skinned vertex streams of one primitive in model space (file units).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -533,10 +527,10 @@ fn check_streams(index: usize, p: &BakedPrimitive) -> Result<usize, DecodeError>
 ///
 /// Per vertex the influences are the baked palette indices `j_i` and unorm16 weights
 /// `w_i = q_i / 65535`:
-/// - [`SkinMode::Linear`]: `M = Σ_i w_i · B_{j_i}` (summed in influence order from zero) with
+/// - [`Skinning::Linear`]: `M = Σ_i w_i · B_{j_i}` (summed in influence order from zero) with
 ///   `B_j` = [`blend_matrix`] of entry j; position [`lbs_point`], normal [`lbs_normal`], tangent
 ///   [`lbs_tangent`];
-/// - [`SkinMode::DualQuaternion`]: one [`DqBlend`] over influences × layers × (row, next) with
+/// - [`Skinning::DualQuat`]: one [`DqBlend`] over influences × layers × (row, next) with
 ///   weights `w_i · (weight_l · (1 − frac_l))` and `w_i · (weight_l · frac_l)`; then
 ///   [`DualQuat::transform_point`] / `transform_normal` / `transform_tangent`.
 ///
@@ -545,7 +539,7 @@ pub fn skin_vertices(
     asset: &BakedAsset,
     prim_index: usize,
     layers: &[Layer],
-    mode: SkinMode,
+    mode: Skinning,
 ) -> Result<SkinnedVertices, DecodeError> {
     let prim = asset
         .primitives
@@ -556,7 +550,7 @@ pub fn skin_vertices(
         })?;
     let k = check_streams(prim_index, prim)?;
     let tex = &asset.bone_texture;
-    if mode == SkinMode::DualQuaternion && !tex.encoding.is_quat() {
+    if mode == Skinning::DualQuat && !tex.encoding.is_quat() {
         return Err(DecodeError::DqNeedsQuat(tex.encoding));
     }
     let rows = layer_rows(layers, &asset.clips)?;
@@ -583,7 +577,7 @@ pub fn skin_vertices(
         tangents: prim.tangents.as_ref().map(|_| Vec::with_capacity(v)),
     };
     match mode {
-        SkinMode::Linear => {
+        Skinning::Linear => {
             // B_j per used entry: the same arithmetic the shader does per influence.
             let mut blended = vec![Mat4::ZERO; used.len()];
             for (j, _) in used.iter().enumerate().filter(|(_, u)| **u) {
@@ -601,7 +595,7 @@ pub fn skin_vertices(
                 }
             }
         }
-        SkinMode::DualQuaternion => {
+        Skinning::DualQuat => {
             let mut terms = vec![Vec::new(); used.len()];
             for (j, _) in used.iter().enumerate().filter(|(_, u)| **u) {
                 terms[j] = layer_dual_quats(tex, j as u32, &rows)?;
@@ -632,7 +626,7 @@ pub fn skin_positions(
     asset: &BakedAsset,
     prim_index: usize,
     layers: &[Layer],
-    mode: SkinMode,
+    mode: Skinning,
 ) -> Result<Vec<Vec3>, DecodeError> {
     Ok(skin_vertices(asset, prim_index, layers, mode)?.positions)
 }
@@ -642,7 +636,7 @@ pub fn skin_normals(
     asset: &BakedAsset,
     prim_index: usize,
     layers: &[Layer],
-    mode: SkinMode,
+    mode: Skinning,
 ) -> Result<Vec<Vec3>, DecodeError> {
     Ok(skin_vertices(asset, prim_index, layers, mode)?.normals)
 }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use serde::Serialize;
 
-use crate::decode::{self, SkinMode};
+use crate::decode::{self, Skinning};
 use crate::error::AssetError;
 use crate::glb;
 use crate::schema::*;
@@ -391,7 +391,7 @@ fn encode_primitive(
     // accessor needs at least one element, so an empty primitive gets no static mesh.
     let mut static_mesh = None;
     if let (true, Some(index_view)) = (v > 0, indices) {
-        let rest = decode::skin_vertices(asset, i, &[], SkinMode::Linear).map_err(|source| {
+        let rest = decode::skin_vertices(asset, i, &[], Skinning::Linear).map_err(|source| {
             AssetError::Decode {
                 file: file.to_string(),
                 primitive: i,

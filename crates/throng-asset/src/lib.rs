@@ -6,9 +6,14 @@
 //! - [`decode`]: texel fetch, skin matrices, layer blending, LBS and dual-quaternion skinning;
 //! - [`mod@file`]: [`write()`] / [`read()`] of the baked `.glb` (schema: docs/format.md);
 //! - [`vat`]: the vertex-animation-texture decoder (fetch, interpolate, blend);
-//! - [`error`]: typed errors.
+//! - [`error`]: typed errors;
+//! - [`is_baked_file`]: a baked asset told from a source glTF by its header.
+//!
+//! The per-instance contract (records, time rules, loop modes, encodings) is throng-contract's;
+//! the names this crate's types use are re-exported here.
 
 pub mod decode;
+mod detect;
 pub mod error;
 pub mod file;
 mod glb;
@@ -17,6 +22,7 @@ pub mod types;
 mod validate;
 pub mod vat;
 
+pub use detect::{is_baked_file, is_baked_glb, EXTENSION_NAME};
 pub use error::{AssetError, DecodeError};
 pub use file::{from_glb_bytes, read, to_glb_bytes, write};
 pub use types::*;

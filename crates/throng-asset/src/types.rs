@@ -13,109 +13,7 @@ pub const FORMAT_VERSION: u32 = 1;
 /// readers of the same major version may ignore (see docs/format.md "Version policy").
 pub const FORMAT_MINOR_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum LoopMode {
-    #[default]
-    Loop,
-    Once,
-    Clamp,
-    PingPong,
-}
-
-impl LoopMode {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            LoopMode::Loop => "loop",
-            LoopMode::Once => "once",
-            LoopMode::Clamp => "clamp",
-            LoopMode::PingPong => "ping-pong",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<LoopMode> {
-        match s {
-            "loop" => Some(LoopMode::Loop),
-            "once" => Some(LoopMode::Once),
-            "clamp" => Some(LoopMode::Clamp),
-            "ping-pong" => Some(LoopMode::PingPong),
-            _ => None,
-        }
-    }
-}
-
-/// Bone-texture encodings (DESIGN.md §3 "Bone texture").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-pub enum Encoding {
-    /// 4 RGBA32Float texels per entry: texel 4j + c = column c of S_j. 64 B per entry-frame.
-    #[serde(rename = "mat4-f32")]
-    Mat4F32,
-    /// 3 RGBA32Float texels per entry: texel 3j + r = row r of the affine part. 48 B.
-    #[serde(rename = "mat3x4-f32")]
-    Mat3x4F32,
-    /// As `Mat3x4F32` in RGBA16Float. 24 B.
-    #[serde(rename = "mat3x4-f16")]
-    Mat3x4F16,
-    /// 2 RGBA32Float texels: unit quaternion (x, y, z, w), then (translation xyz, uniform scale).
-    #[serde(rename = "quat-f32")]
-    QuatF32,
-    /// As `QuatF32` at 16 bits per channel in an Rgba16Sint texture: snorm16 quaternion,
-    /// translation / `translation_range`, scale / `scale_range`. 16 B.
-    #[serde(rename = "quat-snorm16")]
-    #[default]
-    QuatSnorm16,
-}
-
-impl Encoding {
-    pub const ALL: [Encoding; 5] = [
-        Encoding::Mat4F32,
-        Encoding::Mat3x4F32,
-        Encoding::Mat3x4F16,
-        Encoding::QuatF32,
-        Encoding::QuatSnorm16,
-    ];
-
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Encoding::Mat4F32 => "mat4-f32",
-            Encoding::Mat3x4F32 => "mat3x4-f32",
-            Encoding::Mat3x4F16 => "mat3x4-f16",
-            Encoding::QuatF32 => "quat-f32",
-            Encoding::QuatSnorm16 => "quat-snorm16",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Encoding> {
-        Encoding::ALL.into_iter().find(|e| e.as_str() == s)
-    }
-
-    /// RGBA texels per palette entry.
-    pub fn texels_per_entry(&self) -> u32 {
-        match self {
-            Encoding::Mat4F32 => 4,
-            Encoding::Mat3x4F32 | Encoding::Mat3x4F16 => 3,
-            Encoding::QuatF32 | Encoding::QuatSnorm16 => 2,
-        }
-    }
-
-    /// Bytes per RGBA texel (4 channels).
-    pub fn bytes_per_texel(&self) -> u32 {
-        match self {
-            Encoding::Mat4F32 | Encoding::Mat3x4F32 | Encoding::QuatF32 => 16,
-            Encoding::Mat3x4F16 | Encoding::QuatSnorm16 => 8,
-        }
-    }
-
-    pub fn bytes_per_entry_frame(&self) -> u32 {
-        self.texels_per_entry() * self.bytes_per_texel()
-    }
-
-    /// Whether the encoding stores (rotation, translation, uniform scale) and so supports
-    /// dual-quaternion skinning.
-    pub fn is_quat(&self) -> bool {
-        matches!(self, Encoding::QuatF32 | Encoding::QuatSnorm16)
-    }
-}
+pub use throng_contract::{ClipFrames, Encoding, FrameRef, Layer, LoopMode, VatEncoding};
 
 /// Axis-aligned box in model space (file units).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -212,38 +110,34 @@ pub struct AnchorInfo {
     pub node: usize,
 }
 
-/// Where a clip time maps in the frame table (DESIGN.md §4): `row` is global, `frac` ∈ [0, 1)
-/// is the weight of `row + 1`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FrameRef {
-    pub row: u32,
-    pub frac: f32,
+impl ClipInfo {
+    /// The clip's frame table as the time rules read it ([`ClipFrames::sample`] maps any clip
+    /// time to a row and frac for any loop mode).
+    pub fn frames_table(&self) -> ClipFrames {
+        ClipFrames::uniform(self.first_row, self.frames, self.duration)
+    }
+
+    /// The time rules at clip time `t` seconds (any sign or size) under the clip's own loop
+    /// mode.
+    pub fn sample(&self, t: f64) -> throng_contract::ClipTime {
+        self.frames_table().sample(self.loop_mode, t)
+    }
+
+    /// The clip in its GPU form (its bounds are empty when it has none).
+    pub fn gpu_clip(&self) -> throng_contract::GpuClip {
+        throng_contract::GpuClip::new(&self.frames_table(), self.bounds.min, self.bounds.max)
+    }
 }
 
-impl ClipInfo {
-    /// Row and fraction for a local clip time `tau` (seconds) already wrapped or clamped into
-    /// [0, d] by the caller's loop mode. Computed in f64 as DESIGN.md §4 writes it.
-    pub fn frame_at(&self, tau: f64) -> FrameRef {
-        if self.frames <= 1 || self.duration <= 0.0 {
-            return FrameRef {
-                row: self.first_row,
-                frac: 0.0,
-            };
-        }
-        let last = (self.frames - 1) as f64;
-        let p = (tau * last / self.duration).clamp(0.0, last);
-        let fl = p.floor();
-        if fl >= last {
-            return FrameRef {
-                row: self.first_row + self.frames - 1,
-                frac: 0.0,
-            };
-        }
-        FrameRef {
-            row: self.first_row + fl as u32,
-            frac: (p - fl) as f32,
-        }
+/// The clip table of an asset in its GPU form, one entry per clip; one zeroed entry when there
+/// are no clips (a GPU storage buffer may not be empty; such an entry is never read because the
+/// clip count is 0).
+pub fn gpu_clip_table(clips: &[ClipInfo]) -> Vec<throng_contract::GpuClip> {
+    let mut v: Vec<_> = clips.iter().map(ClipInfo::gpu_clip).collect();
+    if v.is_empty() {
+        v.push(throng_contract::GpuClip::default());
     }
+    v
 }
 
 /// Model-space transforms of the anchors per frame-table row (DESIGN.md §3 "Anchors"), stored as
@@ -269,18 +163,6 @@ impl AnchorTexture {
             r[3], r[7], r[11], 1.0,
         ])
     }
-}
-
-/// One layer of the CPU-timed per-instance record (DESIGN.md §4): `row` is the global
-/// frame-table row as f32 (exact below 2^24), `frac` ∈ [0, 1) the weight of `row + 1`, `clip` the
-/// clip index as f32. 16 B; the runtime's record is 4 of these (64 B).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct Layer {
-    pub weight: f32,
-    pub frac: f32,
-    pub row: f32,
-    pub clip: f32,
 }
 
 /// The bone texture (DESIGN.md §3): `rows` frame-table rows × `width = entries ×
@@ -341,46 +223,6 @@ pub struct Lod {
     pub indices: Vec<u32>,
     /// meshoptimizer's simplification error relative to the mesh extent.
     pub error: f32,
-}
-
-/// Position storage of a vertex animation texture (DESIGN.md §3 "VAT").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-pub enum VatEncoding {
-    /// RGBA32Float texels: (x, y, z, 1), file units.
-    #[serde(rename = "f32")]
-    #[default]
-    F32,
-    /// RGBA16Float texels: (x, y, z, 1), file units.
-    #[serde(rename = "f16")]
-    F16,
-    /// RGBA16Uint texels: (qx, qy, qz, 0) with `p = min + q / 65535 · (max − min)` per axis,
-    /// `min`/`max` = [`Vat::min`]/[`Vat::max`].
-    #[serde(rename = "unorm16")]
-    Unorm16,
-}
-
-impl VatEncoding {
-    pub const ALL: [VatEncoding; 3] = [VatEncoding::F32, VatEncoding::F16, VatEncoding::Unorm16];
-
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            VatEncoding::F32 => "f32",
-            VatEncoding::F16 => "f16",
-            VatEncoding::Unorm16 => "unorm16",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<VatEncoding> {
-        VatEncoding::ALL.into_iter().find(|e| e.as_str() == s)
-    }
-
-    /// Bytes per RGBA position texel.
-    pub fn bytes_per_texel(&self) -> u32 {
-        match self {
-            VatEncoding::F32 => 16,
-            VatEncoding::F16 | VatEncoding::Unorm16 => 8,
-        }
-    }
 }
 
 /// Bytes per normal texel of a VAT: octahedral (u, v) as two snorm16 in an Rg16Sint texel.

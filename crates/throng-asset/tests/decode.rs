@@ -220,12 +220,12 @@ fn bad_layers_are_errors() {
         Err(DecodeError::BadLayerValue { .. })
     ));
     assert!(matches!(
-        skin_positions(&asset, 9, &[], SkinMode::Linear),
+        skin_positions(&asset, 9, &[], Skinning::Linear),
         Err(DecodeError::BadPrimitive { .. })
     ));
     let m4 = asset_with(Encoding::Mat4F32);
     assert!(matches!(
-        skin_positions(&m4, 0, &[], SkinMode::DualQuaternion),
+        skin_positions(&m4, 0, &[], Skinning::DualQuat),
         Err(DecodeError::DqNeedsQuat(Encoding::Mat4F32))
     ));
 }
@@ -255,7 +255,7 @@ fn lbs_vertices_match_an_independent_sum() {
             },
         ];
         let prim = &asset.primitives[0];
-        let got = skin_vertices(&asset, 0, &layers, SkinMode::Linear).unwrap();
+        let got = skin_vertices(&asset, 0, &layers, Skinning::Linear).unwrap();
         let diag = diagonal(&got.positions) as f64;
         for v in 0..prim.positions.len() {
             // Σ_i w_i Σ_l weight_l · lerp(S(row), S(next), frac) · p, in f64.
@@ -298,7 +298,7 @@ fn mirrored_and_non_uniform_matrices_use_the_inverse_transpose() {
     let s = Mat4::from_scale(Vec3::new(-2.0, 1.0, 0.5)) * Mat4::from_rotation_z(0.7);
     let mut asset = asset_with(Encoding::Mat4F32);
     asset.bone_texture = common::encode(Encoding::Mat4F32, &vec![vec![s; 3]; common::ROWS], 8);
-    let got = skin_vertices(&asset, 0, &[], SkinMode::Linear).unwrap();
+    let got = skin_vertices(&asset, 0, &[], Skinning::Linear).unwrap();
     let prim = &asset.primitives[0];
     let it = glam::Mat3::from_mat4(s).inverse().transpose();
     for v in 0..prim.positions.len() {
@@ -330,8 +330,8 @@ fn dual_quaternions_equal_lbs_for_a_single_influence() {
             }],
         ] {
             for prim in 0..2 {
-                let lbs = skin_vertices(&asset, prim, &layers, SkinMode::Linear).unwrap();
-                let dq = skin_vertices(&asset, prim, &layers, SkinMode::DualQuaternion).unwrap();
+                let lbs = skin_vertices(&asset, prim, &layers, Skinning::Linear).unwrap();
+                let dq = skin_vertices(&asset, prim, &layers, Skinning::DualQuat).unwrap();
                 let diag = diagonal(&lbs.positions);
                 for v in 0..lbs.positions.len() {
                     let e = (lbs.positions[v] - dq.positions[v]).length() / diag;

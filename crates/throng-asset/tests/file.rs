@@ -99,7 +99,7 @@ fn static_part_is_the_rest_pose() {
         .unwrap() as usize];
     let view = &json["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
     let off = view["byteOffset"].as_u64().unwrap() as usize;
-    let rest = decode::skin_positions(&asset, 0, &[], decode::SkinMode::Linear).expect("rest pose");
+    let rest = decode::skin_positions(&asset, 0, &[], decode::Skinning::Linear).expect("rest pose");
     // Independent: Σ w_i S_j(row 0) p in f64 from the texture's own matrices.
     for (v, p) in asset.primitives[0].positions.iter().enumerate() {
         let mut want = glam::DVec3::ZERO;

@@ -6,7 +6,7 @@ mod common;
 use std::time::Instant;
 
 use glam::{Mat4, Vec2, Vec3};
-use throng_asset::decode::{skin_positions, SkinMode};
+use throng_asset::decode::{skin_positions, Skinning};
 use throng_asset::*;
 
 #[test]
@@ -76,7 +76,7 @@ fn large_asset_timings() {
     ];
     let n = 20;
     let mut ms = Vec::new();
-    for mode in [SkinMode::Linear, SkinMode::DualQuaternion] {
+    for mode in [Skinning::Linear, Skinning::DualQuat] {
         let t = Instant::now();
         for _ in 0..n {
             std::hint::black_box(skin_positions(&asset, 0, &layers, mode).unwrap());

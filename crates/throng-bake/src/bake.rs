@@ -22,8 +22,8 @@ use throng_asset::{
 };
 
 /// Rows beyond this cannot be addressed exactly by the f32 row of the per-instance record
-/// (DESIGN.md §4).
-pub const MAX_ROWS: u64 = 1 << 24;
+/// (the contract's limit).
+pub const MAX_ROWS: u64 = throng_contract::MAX_ROWS as u64;
 
 /// Progress callback: `(rows sampled, total rows)`. Called from worker threads.
 pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
@@ -295,15 +295,6 @@ fn row_clip_name(model: &Model, r: &RowTime) -> String {
     }
 }
 
-fn loop_mode(m: throng_anim::LoopMode) -> LoopMode {
-    match m {
-        throng_anim::LoopMode::Loop => LoopMode::Loop,
-        throng_anim::LoopMode::Once => LoopMode::Once,
-        throng_anim::LoopMode::Clamp => LoopMode::Clamp,
-        throng_anim::LoopMode::PingPong => LoopMode::PingPong,
-    }
-}
-
 /// Every clip name in the settings must exist (so a typo does not silently do nothing).
 fn check_clip_names(model: &Model, o: &BakeOptions, file: &str) -> Result<(), BakeError> {
     for name in o.clip_settings.keys() {
@@ -341,9 +332,7 @@ fn clip_playback(
     if !(fps.is_finite() && fps > 0.0) {
         return Err(bad(format!("fps must be a positive number, not {fps}")));
     }
-    let mode = set
-        .and_then(|s| s.loop_mode)
-        .unwrap_or_else(|| loop_mode(clip.loop_mode));
+    let mode = set.and_then(|s| s.loop_mode).unwrap_or(clip.loop_mode);
     let mut events: Vec<ClipEvent> = match set.and_then(|s| s.events.as_ref()) {
         Some(ev) => {
             let mut out = Vec::with_capacity(ev.len());

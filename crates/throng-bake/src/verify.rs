@@ -13,7 +13,7 @@ use throng_anim::{
     binding_influences, binding_matrices, skin_lbs, Influences, MeshBinding, Model, Poser,
     SkinnedVertices,
 };
-use throng_asset::decode::{skin_positions, SkinMode};
+use throng_asset::decode::{skin_positions, Skinning};
 use throng_asset::vat::vat_vertices;
 use throng_asset::{BakedAsset, DecodeError, Layer};
 
@@ -198,7 +198,7 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
                             let decoded = if use_vat {
                                 vat_vertices(asset, pi, &[layer]).map(|v| v.0)
                             } else {
-                                skin_positions(asset, pi, &[layer], SkinMode::Linear)
+                                skin_positions(asset, pi, &[layer], Skinning::Linear)
                             };
                             let b = decoded.map_err(|source| VerifyError::Decode {
                                 file: asset.source_name.clone(),

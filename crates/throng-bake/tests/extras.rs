@@ -4,7 +4,7 @@
 use glam::Vec3;
 use std::collections::BTreeMap;
 use throng_anim::Poser;
-use throng_asset::decode::{skin_positions, SkinMode};
+use throng_asset::decode::{skin_positions, Skinning};
 use throng_asset::{BakedAsset, Encoding, Layer, LoopMode};
 use throng_bake::verify::verify;
 use throng_bake::{
@@ -345,7 +345,7 @@ pub fn check_bounds(asset: &BakedAsset, tol: f32) {
     };
     let check_row = |row: u32, layers: &[Layer], clip: Option<&throng_asset::ClipInfo>| {
         for pi in 0..asset.primitives.len() {
-            for p in skin_positions(asset, pi, layers, SkinMode::Linear).expect("decode") {
+            for p in skin_positions(asset, pi, layers, Skinning::Linear).expect("decode") {
                 assert!(inside(&asset.row_bounds[row as usize], p), "row {row}: {p}");
                 if let Some(c) = clip {
                     assert!(inside(&c.bounds, p), "clip {}: {p}", c.name);

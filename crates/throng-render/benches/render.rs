@@ -12,9 +12,9 @@ use glam::Vec3;
 use throng_asset::Encoding;
 use throng_render::device::test_gpu;
 use throng_render::gpu_types::single_layer;
-use throng_render::{InstanceTransform, LayerRecord, RenderOptions, Renderer, Skinning};
+use throng_render::{InstanceRecord, InstanceTransform, RenderOptions, Renderer, Skinning};
 
-fn crowd(n: u32) -> (Vec<InstanceTransform>, Vec<LayerRecord>) {
+fn crowd(n: u32) -> (Vec<InstanceTransform>, Vec<InstanceRecord>) {
     let cols = (n as f32).sqrt().ceil() as u32;
     (0..n)
         .map(|i| {

@@ -24,7 +24,7 @@ use glam::{Mat4, Vec3};
 use throng_asset::{Aabb, BakedAsset, LoopMode};
 use throng_render::image::RgbaImage;
 use throng_render::{
-    Crowd, FrameStats, Gpu, GpuAsset, LayerRecord, Playback, RenderOptions, Renderer,
+    Crowd, FrameStats, Gpu, GpuAsset, InstanceRecord, Playback, RenderOptions, Renderer,
 };
 use throng_runtime::{CpuRuntime, InstanceTransform, PlayOptions};
 use winit::application::ApplicationHandler;
@@ -97,7 +97,7 @@ pub fn draw(
         asset: fox,
         transforms: runtime.transforms(),
         // The runtime's records are the renderer's layout (DESIGN.md §4): no copy.
-        playback: Playback::Cpu(bytemuck::cast_slice::<_, LayerRecord>(runtime.records())),
+        playback: Playback::Cpu(bytemuck::cast_slice::<_, InstanceRecord>(runtime.records())),
     };
     // camera: None frames the crowd automatically; ground, shadows, culling and LODs are on.
     let opts = RenderOptions::default();

@@ -8,7 +8,7 @@ use wgpu::util::DeviceExt;
 
 use crate::device::Gpu;
 use crate::error::RenderError;
-use crate::gpu_types::{BoneParams, GpuClip, MaterialUniform, SkinInput};
+use crate::gpu_types::{BoneParams, MaterialUniform, SkinInput};
 
 /// Influences stored per GPU vertex; assets with K = 4 are padded with zero weights.
 pub const GPU_INFLUENCES: usize = 8;
@@ -315,7 +315,7 @@ impl GpuAsset {
         });
         let clips_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("throng clip table"),
-            contents: bytemuck::cast_slice(&GpuClip::table(asset)),
+            contents: bytemuck::cast_slice(&throng_asset::gpu_clip_table(&asset.clips)),
             usage: wgpu::BufferUsages::STORAGE,
         });
         let mut primitives = Vec::with_capacity(asset.primitives.len());

@@ -1,60 +1,17 @@
 //! Rust twins of the WGSL structs in `shaders/common.wgsl` and `shaders/frame.wgsl`
 //! (`#[repr(C)]` + bytemuck; a naga test checks that sizes and offsets agree).
 
-use throng_asset::{BakedAsset, BoneTexture, ClipInfo, Layer};
+use throng_asset::BoneTexture;
 
-/// Per-instance CPU-timed record (DESIGN.md §4): 4 layers of (weight, frac, row, clip), 64 B.
-/// The runtime's `InstanceRecord` has this exact layout (`layers: [Layer; 4]`).
-pub type LayerRecord = [Layer; 4];
+/// The per-instance contract (throng-contract's types, uploaded unchanged): the CPU-timed 64 B
+/// record, the GPU-timed 56 B record, the 48 B instance transform and the clip table.
+pub use throng_contract::{
+    GpuClip, GpuInstanceRecord, GpuLayer, InstanceRecord, InstanceTransform,
+};
 
 /// A record that shows one clip frame with full weight: layer 0 = (1, frac, row, clip).
-pub fn single_layer(row: u32, frac: f32, clip: u32) -> LayerRecord {
-    let mut r = [Layer::default(); 4];
-    r[0] = Layer {
-        weight: 1.0,
-        frac,
-        row: row as f32,
-        clip: clip as f32,
-    };
-    r
-}
-
-/// Model transform of an instance (WGSL `InstanceTransform`): throng-runtime's type, uploaded
-/// unchanged — the three rows of its 3×4 affine matrix (world from model), 48 B, file units.
-pub use throng_runtime::InstanceTransform;
-
-/// One clip of the frame table as the shaders read it (WGSL `Clip`), 48 B.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct GpuClip {
-    pub first_row: u32,
-    pub frames: u32,
-    pub _pad: [u32; 2],
-    /// Model-space bounds of the clip, w unused.
-    pub bounds_min: [f32; 4],
-    pub bounds_max: [f32; 4],
-}
-
-impl GpuClip {
-    pub fn from_clip(c: &ClipInfo) -> GpuClip {
-        GpuClip {
-            first_row: c.first_row,
-            frames: c.frames,
-            _pad: [0; 2],
-            bounds_min: c.bounds.min.extend(0.0).into(),
-            bounds_max: c.bounds.max.extend(0.0).into(),
-        }
-    }
-
-    /// The clip table of an asset; one zeroed entry when it has no clips (a storage buffer may
-    /// not be empty; `BoneParams::clip_count` stays 0 so the shader never reads it).
-    pub fn table(asset: &BakedAsset) -> Vec<GpuClip> {
-        let mut v: Vec<GpuClip> = asset.clips.iter().map(GpuClip::from_clip).collect();
-        if v.is_empty() {
-            v.push(bytemuck::Zeroable::zeroed());
-        }
-        v
-    }
+pub fn single_layer(row: u32, frac: f32, clip: u32) -> InstanceRecord {
+    InstanceRecord::single(throng_contract::FrameRef { row, frac }, clip)
 }
 
 /// Bone texture description (WGSL `BoneParams`), 32 B.
@@ -197,11 +154,6 @@ pub struct SkinJob {
     pub _pad: [u32; 2],
 }
 
-/// GPU-timed per-instance record (WGSL `GpuInstanceRecord`, 56 B) and its layers (WGSL
-/// `GpuLayer`, 20 B): throng-runtime's types, uploaded unchanged (see `throng_runtime::gpu`
-/// for the arithmetic).
-pub use throng_runtime::{GpuInstanceRecord, GpuLayer};
-
 /// Clock uniform of the GPU-timed path (WGSL `Timing`), 16 B.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
@@ -215,7 +167,7 @@ pub struct TimingUniform {
 #[derive(Debug, Clone, Copy)]
 pub enum Playback<'a> {
     /// CPU-timed: 4 layers per instance, written by the CPU every frame.
-    Cpu(&'a [LayerRecord]),
+    Cpu(&'a [InstanceRecord]),
     /// GPU-timed: a compact record per instance plus the global clock (low 32 bits of ticks).
     Gpu {
         records: &'a [GpuInstanceRecord],
@@ -235,10 +187,10 @@ impl Playback<'_> {
         self.len() == 0
     }
 
-    pub fn timing(&self) -> crate::shaders::Timing {
+    pub fn timing(&self) -> throng_contract::Timing {
         match self {
-            Playback::Cpu(_) => crate::shaders::Timing::Cpu,
-            Playback::Gpu { .. } => crate::shaders::Timing::Gpu,
+            Playback::Cpu(_) => throng_contract::Timing::Cpu,
+            Playback::Gpu { .. } => throng_contract::Timing::Gpu,
         }
     }
 }

@@ -5,7 +5,7 @@ use throng_asset::Encoding;
 use wgpu::util::DeviceExt;
 
 use crate::gpu_asset::{bone_sample_type, GpuAsset};
-use crate::gpu_types::{GpuInstanceRecord, LayerRecord, Playback, TimingUniform};
+use crate::gpu_types::{GpuInstanceRecord, InstanceRecord, Playback, TimingUniform};
 use crate::shaders::Timing;
 
 fn storage(binding: u32, vis: wgpu::ShaderStages, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -150,7 +150,7 @@ impl PlaybackBuffers {
             })
         };
         // A storage binding may not be empty: one zeroed (disabled) record stands in.
-        let zero_cpu = [LayerRecord::default()];
+        let zero_cpu = [InstanceRecord::default()];
         let zero_gpu = [GpuInstanceRecord::default()];
         match playback {
             Playback::Cpu(r) => PlaybackBuffers {

@@ -33,7 +33,7 @@ pub mod gpu_types;
 pub mod shaders;
 
 pub use device::{AdapterSummary, DeviceError, Gpu};
-pub use gpu_types::{GpuInstanceRecord, InstanceTransform, LayerRecord, Playback};
+pub use gpu_types::{GpuInstanceRecord, InstanceRecord, InstanceTransform, Playback};
 pub use shaders::{Program, Skinning, Timing};
 pub mod error;
 pub mod gpu_asset;

@@ -10,7 +10,7 @@ use wgpu::util::DeviceExt;
 use crate::device::{AdapterSummary, Gpu};
 use crate::error::RenderError;
 use crate::gpu_asset::GpuAsset;
-use crate::gpu_types::{InstanceTransform, LayerRecord, Playback};
+use crate::gpu_types::{InstanceRecord, InstanceTransform, Playback};
 use crate::layouts;
 use crate::material::MaterialResources;
 use crate::pipelines::{CullPipelines, PipelineKey, TexturePipeline};
@@ -248,7 +248,7 @@ impl Renderer {
         &mut self,
         asset: &GpuAsset,
         transforms: &[InstanceTransform],
-        records: &[LayerRecord],
+        records: &[InstanceRecord],
         opts: &RenderOptions,
     ) -> Result<image::RgbaImage, RenderError> {
         self.render_playback(asset, transforms, Playback::Cpu(records), opts)
@@ -275,7 +275,7 @@ impl Renderer {
 pub fn render_png(
     asset: &BakedAsset,
     transforms: &[InstanceTransform],
-    records: &[LayerRecord],
+    records: &[InstanceRecord],
     opts: &RenderOptions,
 ) -> Result<image::RgbaImage, RenderError> {
     let mut r = Renderer::new()?;

@@ -32,43 +32,7 @@ pub const CS_SKIN: &str = include_str!("../shaders/cs_skin.wgsl");
 pub const VS_REFERENCE: &str = include_str!("../shaders/vs_reference.wgsl");
 pub const GROUND: &str = include_str!("../shaders/ground.wgsl");
 
-/// How skin matrices are combined per vertex.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Skinning {
-    /// Linear blend skinning on blended matrices (every encoding).
-    #[default]
-    Linear,
-    /// Dual-quaternion linear blending (Kavan et al. 2007); `quat-*` encodings only.
-    DualQuat,
-}
-
-impl Skinning {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Skinning::Linear => "lbs",
-            Skinning::DualQuat => "dq",
-        }
-    }
-}
-
-/// Where each instance's playback layers come from (DESIGN.md §4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Timing {
-    /// The CPU writes 4 layers of (weight, frac, row, clip) per instance every frame.
-    #[default]
-    Cpu,
-    /// The GPU derives rows and fracs from throng-runtime's GPU-timed record and a clock.
-    Gpu,
-}
-
-impl Timing {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Timing::Cpu => "cpu-timed",
-            Timing::Gpu => "gpu-timed",
-        }
-    }
-}
+pub use throng_contract::{Skinning, Timing};
 
 /// Which shader program to compose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -8,7 +8,9 @@ use wgpu::util::DeviceExt;
 use crate::device::Gpu;
 use crate::error::RenderError;
 use crate::gpu_asset::GpuAsset;
-use crate::gpu_types::{InstanceTransform, LayerRecord, Playback, SkinInput, SkinJob, SkinOutput};
+use crate::gpu_types::{
+    InstanceRecord, InstanceTransform, Playback, SkinInput, SkinJob, SkinOutput,
+};
 use crate::layouts::{self, PlaybackBuffers};
 use crate::readback::map_read;
 use crate::shaders::{compose, Program, Skinning};
@@ -159,7 +161,7 @@ pub fn layers_on_gpu(
     gpu: &Gpu,
     asset: &GpuAsset,
     playback: Playback,
-) -> Result<Vec<LayerRecord>, RenderError> {
+) -> Result<Vec<InstanceRecord>, RenderError> {
     let device = &gpu.device;
     let n = playback.len();
     if n == 0 {
@@ -169,7 +171,7 @@ pub fn layers_on_gpu(
     let bgl = layouts::layers_compute(device, timing);
     let pipeline = compute_pipeline(device, Program::LayersCompute { timing }, &bgl, "cs_layers")?;
     let play = PlaybackBuffers::new(device, &playback);
-    let out_size = (n * std::mem::size_of::<LayerRecord>()) as u64;
+    let out_size = (n * std::mem::size_of::<InstanceRecord>()) as u64;
     let out_buf = output_buffer(device, out_size);
     let mut entries = vec![
         wgpu::BindGroupEntry {

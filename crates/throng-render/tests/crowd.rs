@@ -8,7 +8,7 @@ mod common;
 use glam::{Mat4, Vec3};
 use throng_asset::{BakedAsset, Encoding, Lod};
 use throng_render::device::test_gpu;
-use throng_render::gpu_types::{single_layer, LayerRecord};
+use throng_render::gpu_types::{single_layer, InstanceRecord};
 use throng_render::{
     Camera, Crowd, DebugView, InstanceTransform, Playback, RenderOptions, Renderer,
 };
@@ -101,7 +101,7 @@ fn lod_choice_matches_cpu_and_lod_meshes_render() {
             at(Vec3::new(x, 0.0, 5.0 - 2.0 * i as f32))
         })
         .collect();
-    let records: Vec<LayerRecord> = (0..n).map(|i| single_layer(1 + i % 16, 0.0, 0)).collect();
+    let records: Vec<InstanceRecord> = (0..n).map(|i| single_layer(1 + i % 16, 0.0, 0)).collect();
     let cam = row_camera();
     let (w, h) = (192u32, 256u32);
     let opts = RenderOptions {
@@ -227,7 +227,8 @@ fn draw_calls_do_not_depend_on_instance_count() {
                 ))
             })
             .collect();
-        let records: Vec<LayerRecord> = (0..n).map(|i| single_layer(1 + i % 16, 0.5, 0)).collect();
+        let records: Vec<InstanceRecord> =
+            (0..n).map(|i| single_layer(1 + i % 16, 0.5, 0)).collect();
         let crowd = Crowd {
             asset: &g,
             transforms: &transforms,
@@ -460,7 +461,7 @@ fn debug_views_differ() {
             ))
         })
         .collect();
-    let records: Vec<LayerRecord> = (0..8).map(|i| single_layer(1 + i * 2, 0.0, 0)).collect();
+    let records: Vec<InstanceRecord> = (0..8).map(|i| single_layer(1 + i * 2, 0.0, 0)).collect();
     let crowd = Crowd {
         asset: &g,
         transforms: &transforms,
@@ -528,7 +529,7 @@ fn several_assets_in_one_frame() {
     let tb: Vec<_> = (0..3)
         .map(|i| at(Vec3::new(i as f32 * 1.5 + 1.0, 0.0, 0.0)))
         .collect();
-    let ra: Vec<LayerRecord> = (0..3).map(|i| single_layer(1 + i * 5, 0.0, 0)).collect();
+    let ra: Vec<InstanceRecord> = (0..3).map(|i| single_layer(1 + i * 5, 0.0, 0)).collect();
     let rb = ra.clone();
     let crowds = [
         Crowd {
@@ -569,7 +570,7 @@ fn several_assets_in_one_frame() {
 /// alone, and not what all influences give.
 #[test]
 fn fewer_influences_match_cpu_skinning_of_the_strongest() {
-    use throng_asset::decode::{skin_vertices, SkinMode};
+    use throng_asset::decode::{skin_vertices, Skinning};
     use throng_render::gpu_types::MaterialUniform;
     use throng_render::ReferenceMesh;
     let Some(gpu) = test_gpu() else { return };
@@ -604,7 +605,7 @@ fn fewer_influences_match_cpu_skinning_of_the_strongest() {
     let transforms: Vec<_> = (0..3)
         .map(|i| at(Vec3::new(i as f32 * 1.6 - 1.6, 0.0, 0.0)))
         .collect();
-    let records: Vec<LayerRecord> = [6u32, 9, 12]
+    let records: Vec<InstanceRecord> = [6u32, 9, 12]
         .iter()
         .map(|&row| single_layer(row, 0.0, 0))
         .collect();
@@ -634,7 +635,7 @@ fn fewer_influences_match_cpu_skinning_of_the_strongest() {
         .expect("render");
     let skinned: Vec<_> = records
         .iter()
-        .map(|rec| skin_vertices(&rigid, 0, rec, SkinMode::Linear).expect("cpu skin"))
+        .map(|rec| skin_vertices(&rigid, 0, &rec.layers, Skinning::Linear).expect("cpu skin"))
         .collect();
     let meshes: Vec<ReferenceMesh> = skinned
         .iter()

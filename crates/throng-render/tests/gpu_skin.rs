@@ -7,15 +7,15 @@
 mod common;
 
 use glam::{Vec3, Vec4};
-use throng_asset::decode::{skin_vertices, SkinMode};
+use throng_asset::decode::skin_vertices;
 use throng_asset::{Aabb, Encoding, Layer};
 use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::gpu_types::single_layer;
 use throng_render::skin::skin_on_gpu;
-use throng_render::{GpuAsset, LayerRecord, Playback, Skinning};
+use throng_render::{GpuAsset, InstanceRecord, Playback, Skinning};
 
-fn records() -> Vec<LayerRecord> {
+fn records() -> Vec<InstanceRecord> {
     let l = |weight, frac, row: u32, clip: u32| Layer {
         weight,
         frac,
@@ -24,22 +24,26 @@ fn records() -> Vec<LayerRecord> {
     };
     vec![
         // Crossfade: clip a at row 2 + 0.3, clip b at row 6 + 0.65.
-        [
-            l(0.7, 0.3, 2, 0),
-            l(0.3, 0.65, 6, 1),
-            Layer::default(),
-            Layer::default(),
-        ],
+        InstanceRecord {
+            layers: [
+                l(0.7, 0.3, 2, 0),
+                l(0.3, 0.65, 6, 1),
+                Layer::default(),
+                Layer::default(),
+            ],
+        },
         // Two layers in slots 1 and 3, one on a clip's last row (next clamps to it).
-        [
-            Layer::default(),
-            l(0.45, 0.8, 4, 0),
-            Layer::default(),
-            l(0.55, 0.25, 7, 1),
-        ],
+        InstanceRecord {
+            layers: [
+                Layer::default(),
+                l(0.45, 0.8, 4, 0),
+                Layer::default(),
+                l(0.55, 0.25, 7, 1),
+            ],
+        },
         // Single layer on the rest row's neighbours and a disabled instance (rest row 0).
         single_layer(5, 0.5, 1),
-        [Layer::default(); 4],
+        InstanceRecord::default(),
     ]
 }
 
@@ -59,13 +63,10 @@ fn check(encoding: Encoding, k: u32, skinning: Skinning) -> Option<(f32, f32)> {
     let recs = records();
     let out =
         skin_on_gpu(&gpu, &gasset, &inputs, Playback::Cpu(&recs), skinning).expect("gpu skinning");
-    let mode = match skinning {
-        Skinning::Linear => SkinMode::Linear,
-        Skinning::DualQuat => SkinMode::DualQuaternion,
-    };
+    let mode = skinning;
     let (mut worst_p, mut worst_n) = (0.0f32, 0.0f32);
     for (ri, rec) in recs.iter().enumerate() {
-        let cpu = skin_vertices(&asset, 0, rec, mode).expect("cpu decoder");
+        let cpu = skin_vertices(&asset, 0, &rec.layers, mode).expect("cpu decoder");
         let d = diag(&cpu.positions);
         assert!(d > 0.5, "degenerate test pose");
         for (v, cp) in cpu.positions.iter().enumerate() {
@@ -138,7 +139,7 @@ fn single_row_equals_encoded_skin_matrices() {
         let prim = &asset.primitives[0];
         let inputs = skin_inputs(prim);
         let rows = [0u32, 3, 8];
-        let recs: Vec<LayerRecord> = rows
+        let recs: Vec<InstanceRecord> = rows
             .iter()
             .map(|&r| single_layer(r, 0.0, if r >= 5 { 1 } else { 0 }))
             .collect();

@@ -7,7 +7,7 @@
 
 mod common;
 
-use throng_asset::decode::{skin_vertices, SkinMode};
+use throng_asset::decode::skin_vertices;
 use throng_asset::{Encoding, LoopMode};
 use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
@@ -71,7 +71,7 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
         let mut cpu_records = vec![];
         for (i, rec) in rt.records().iter().enumerate() {
             let want = gpu_layers(rec, &clip_table, clock);
-            for (l, (g, w)) in got[i].iter().zip(&want.layers).enumerate() {
+            for (l, (g, w)) in got[i].layers.iter().zip(&want.layers).enumerate() {
                 let (g, w) = (*g, *w);
                 let ctx = format!("t = {t:.3} s, instance {i}, layer {l}: GPU {g:?} vs CPU {w:?}");
                 assert!((g.weight - w.weight).abs() <= 1e-6, "{ctx}");
@@ -90,7 +90,7 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
         // Skinning with the GPU-derived layers against the CPU decoder on the CPU twin's layers.
         let out = skin_on_gpu(&gpu, &gasset, &inputs, play, Skinning::Linear).expect("skin");
         for (i, rec) in cpu_records.iter().enumerate() {
-            let cpu = skin_vertices(&asset, 0, &rec.layers, SkinMode::Linear).expect("cpu");
+            let cpu = skin_vertices(&asset, 0, &rec.layers, Skinning::Linear).expect("cpu");
             let mut b = throng_asset::Aabb::EMPTY;
             cpu.positions.iter().for_each(|p| b.extend(*p));
             let d = b.diagonal();
@@ -135,7 +135,7 @@ fn gpu_timed_draw_equals_cpu_timed_draw() {
     let cpu: Vec<_> = rt
         .records()
         .iter()
-        .map(|rec| gpu_layers(rec, rt.gpu_clip_table(), clock).layers)
+        .map(|rec| gpu_layers(rec, rt.gpu_clip_table(), clock))
         .collect();
     let opts = throng_render::RenderOptions {
         width: 160,

@@ -6,15 +6,15 @@
 mod common;
 
 use glam::{Mat4, Vec3};
-use throng_asset::decode::{skin_vertices, SkinMode};
+use throng_asset::decode::skin_vertices;
 use throng_asset::Encoding;
 use throng_render::device::test_gpu;
 use throng_render::gpu_types::{single_layer, MaterialUniform};
 use throng_render::{
-    InstanceTransform, LayerRecord, ReferenceMesh, RenderOptions, Renderer, Skinning,
+    InstanceRecord, InstanceTransform, ReferenceMesh, RenderOptions, Renderer, Skinning,
 };
 
-fn crowd() -> (Vec<InstanceTransform>, Vec<LayerRecord>) {
+fn crowd() -> (Vec<InstanceTransform>, Vec<InstanceRecord>) {
     let mut t = vec![];
     let mut r = vec![];
     for i in 0..5u32 {
@@ -73,13 +73,10 @@ fn texture_path_draws_what_the_reference_path_draws() {
         assert!(grey > total / 5, "ground not visible ({grey} grey pixels)");
 
         // The same crowd skinned on the CPU, one reference mesh per instance.
-        let mode = match skinning {
-            Skinning::Linear => SkinMode::Linear,
-            Skinning::DualQuat => SkinMode::DualQuaternion,
-        };
+        let mode = skinning;
         let skinned: Vec<_> = records
             .iter()
-            .map(|rec| skin_vertices(&asset, 0, rec, mode).expect("cpu skin"))
+            .map(|rec| skin_vertices(&asset, 0, &rec.layers, mode).expect("cpu skin"))
             .collect();
         let prim = &asset.primitives[0];
         let meshes: Vec<ReferenceMesh> = skinned
@@ -223,7 +220,7 @@ fn textured_material_draws_the_same_on_both_paths() {
     save(&tex, "tube-textured.png");
     let skinned: Vec<_> = records
         .iter()
-        .map(|rec| skin_vertices(&asset, 0, rec, SkinMode::Linear).expect("cpu skin"))
+        .map(|rec| skin_vertices(&asset, 0, &rec.layers, Skinning::Linear).expect("cpu skin"))
         .collect();
     let prim = &asset.primitives[0];
     let meshes: Vec<ReferenceMesh> = skinned
@@ -347,14 +344,14 @@ fn add_vat(
     width: u32,
     rows_per_layer: u32,
 ) {
-    use throng_asset::{Layer, Vat, VatEncoding};
+    use throng_asset::{Vat, VatEncoding};
     let rows = asset.rows();
     for pi in 0..asset.primitives.len() {
         let v = asset.primitives[pi].vertex_count() as u32;
         let mut frames = vec![];
         for f in 0..rows {
             let rec = if f == 0 {
-                [Layer::default(); 4]
+                InstanceRecord::default()
             } else {
                 let clip = asset
                     .clips
@@ -363,7 +360,7 @@ fn add_vat(
                     .unwrap_or(0);
                 single_layer(f, 0.0, clip as u32)
             };
-            frames.push(skin_vertices(asset, pi, &rec, SkinMode::Linear).expect("cpu skin"));
+            frames.push(skin_vertices(asset, pi, &rec.layers, Skinning::Linear).expect("cpu skin"));
         }
         let mut b = throng_asset::Aabb::EMPTY;
         frames
@@ -447,7 +444,7 @@ fn vat_path_draws_what_the_vat_decoder_gives() {
         save(&img, &format!("tube-vat-{}.png", encoding.as_str()));
         let decoded: Vec<_> = records
             .iter()
-            .map(|rec| throng_asset::vat::vat_vertices(&asset, 0, rec).expect("vat decode"))
+            .map(|rec| throng_asset::vat::vat_vertices(&asset, 0, &rec.layers).expect("vat decode"))
             .collect();
         let prim = &asset.primitives[0];
         let meshes: Vec<ReferenceMesh> = decoded

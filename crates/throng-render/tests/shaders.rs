@@ -65,8 +65,8 @@ fn wgsl_structs_match_rust_layouts() {
         size_of::<throng_asset::Layer>(),
         &[0, 4, 8, 12],
     );
-    check(&skin, "InstanceRecord", size_of::<LayerRecord>(), &[0]);
-    assert_eq!(size_of::<LayerRecord>(), 64);
+    check(&skin, "InstanceRecord", size_of::<InstanceRecord>(), &[0]);
+    assert_eq!(size_of::<InstanceRecord>(), 64);
     check(
         &skin,
         "InstanceTransform",

@@ -1,41 +1,26 @@
-//! Clip timing shared by both modes: the clip table in frame units, loop-mode mapping, event
-//! crossings and root-motion deltas, all in f64.
+//! Clips prepared for playback, shared by both modes: the time rules of throng-contract
+//! ([`ClipFrames`], [`throng_contract::Span`]) plus what only playback needs — event crossings
+//! and root-motion deltas, in f64.
 //!
 //! Positions are measured in *frames* of the clip's own table (`p = τ · (n − 1) / d`,
-//! DESIGN.md §4). A layer's *unwrapped* position `U` only grows (speeds are ≥ 0); a loop mode maps
-//! it to the shown position `q` ∈ [0, L] with `L = n − 1`:
-//! loop `q = U mod L`; ping-pong `m = U mod 2L`, `q = m` if `m ≤ L` else `2L − m`;
-//! once/clamp `q = min(U, L)`. A zero-length clip (`L = 0`) always shows its one row.
+//! docs/design.md §4). A layer's *unwrapped* position `U` only grows (speeds are ≥ 0); its loop
+//! mode maps it to the shown position `q` ∈ [0, L] with `L = n − 1` by the contract's
+//! `reduce` and `shown`. A zero-length clip (`L = 0`) always shows its one row.
 
-use throng_asset::{ClipInfo, LoopMode};
-
-/// Mode codes as stored in records (the GPU record uses the same numbers).
-pub const MODE_LOOP: u32 = 0;
-pub const MODE_ONCE: u32 = 1;
-pub const MODE_CLAMP: u32 = 2;
-pub const MODE_PINGPONG: u32 = 3;
-
-pub fn mode_code(m: LoopMode) -> u32 {
-    match m {
-        LoopMode::Loop => MODE_LOOP,
-        LoopMode::Once => MODE_ONCE,
-        LoopMode::Clamp => MODE_CLAMP,
-        LoopMode::PingPong => MODE_PINGPONG,
-    }
-}
-
-/// Largest f32 below 1: `frac` must stay in [0, 1) after rounding to f32.
-pub const FRAC_MAX: f32 = 1.0 - f32::EPSILON / 2.0;
+use throng_asset::ClipInfo;
+use throng_contract::{ClipFrames, LoopMode, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG};
 
 /// One clip prepared for playback.
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    pub first: u32,
+    /// The time rules' view of the clip.
+    pub frames: ClipFrames,
     /// `L = n − 1` (frames), as f64.
     pub last: f64,
     /// Frames per second of clip time, `L / d` (0 for a zero-length clip).
     pub fps: f64,
     pub duration: f64,
+    /// The clip table's loop mode, as its record code.
     pub mode: u32,
     /// Events as (frame position in [0, L], index into `ClipInfo::events`), sorted by position.
     pub events: Vec<(f64, u32)>,
@@ -44,13 +29,9 @@ pub struct Prepared {
 
 impl Prepared {
     pub fn new(c: &ClipInfo) -> Prepared {
-        let last = c.frames.saturating_sub(1) as f64;
-        let zero = c.frames <= 1 || c.duration <= 0.0 || !c.duration.is_finite();
-        let (last, fps) = if zero {
-            (0.0, 0.0)
-        } else {
-            (last, last / c.duration)
-        };
+        let frames = c.frames_table();
+        let (last, fps) = (frames.last(), frames.rate);
+        let zero = frames.is_static();
         let mut events: Vec<(f64, u32)> = c
             .events
             .iter()
@@ -76,72 +57,50 @@ impl Prepared {
             .filter(|r| !r.is_empty() && r.iter().any(|v| *v != [0.0; 3]))
             .cloned();
         Prepared {
-            first: c.first_row,
+            frames,
             last,
             fps,
-            duration: if zero { 0.0 } else { c.duration },
-            mode: mode_code(c.loop_mode),
+            duration: frames.duration,
+            mode: c.loop_mode.code(),
             events,
             root_motion,
         }
     }
 
     pub fn is_static(&self) -> bool {
-        self.last <= 0.0
+        self.frames.is_static()
     }
 
     /// Length of one period of the unwrapped position (frames).
     pub fn period(&self, mode: u32) -> f64 {
-        if mode == MODE_PINGPONG {
-            2.0 * self.last
-        } else {
-            self.last
-        }
+        self.frames.span.period(LoopMode::from_code(mode))
     }
 
-    /// Reduces an unwrapped position into the period: [0, L) loop, [0, 2L) ping-pong, [0, L]
-    /// once/clamp.
+    /// Reduces an unwrapped position into the period (the contract's `Span::reduce`).
     pub fn reduce(&self, mode: u32, u: f64) -> f64 {
-        if self.is_static() {
-            return 0.0;
-        }
-        match mode {
-            MODE_LOOP | MODE_PINGPONG => {
-                let p = self.period(mode);
-                if u < p && u >= 0.0 {
-                    return u;
-                }
-                // u ≥ 0 (and < 2^63 periods): the truncating cast is the floor, without libm
-                let r = u - p * ((u / p) as u64) as f64;
-                if r >= p || r < 0.0 {
-                    0.0
-                } else {
-                    r
-                }
-            }
-            _ => u.clamp(0.0, self.last),
-        }
+        self.frames.span.reduce(LoopMode::from_code(mode), u)
+    }
+
+    /// [`Self::reduce`] with `1 / period` given (the contract's `Span::reduce_with_inverse`).
+    #[inline]
+    pub fn reduce_with_inverse(&self, mode: u32, u: f64, inv: f64) -> f64 {
+        self.frames
+            .span
+            .reduce_with_inverse(LoopMode::from_code(mode), u, inv)
     }
 
     /// Shown position `q` ∈ [0, L] of a reduced position.
+    #[inline]
     pub fn shown(&self, p: f64) -> f64 {
-        if p > self.last {
-            2.0 * self.last - p
-        } else {
-            p
-        }
+        self.frames.span.shown(p).0
     }
 
-    /// Global row and fraction of a shown position (DESIGN.md §4; frac 0 on the last row).
+    /// Global row and fraction of a shown position (the contract's `ClipFrames::frame`).
+    #[inline]
     pub fn frame(&self, q: f64) -> (u32, f32) {
-        let fl = (q.max(0.0) as u64) as f64;
-        if fl >= self.last {
-            return (self.first + self.last as u32, 0.0);
-        }
-        let fl = fl.max(0.0);
-        (self.first + fl as u32, ((q - fl) as f32).min(FRAC_MAX))
+        let f = self.frames.frame(q);
+        (f.row, f.frac)
     }
-
     /// The first position ≥ `p` (reduced, same period) at which the slow path must run: the
     /// next event crossing or the period end. `f64::INFINITY` when nothing can happen.
     pub fn next_mark(&self, mode: u32, p: f64, finished: bool) -> f64 {

@@ -9,11 +9,8 @@
 //! than a microsecond (tested in `tests/precision.rs`). A power-of-two rate makes tick ↔ second
 //! conversion exact in binary floating point.
 
-/// Ticks per second of the runtime clock (2^20, ≈ 0.95 µs per tick).
-pub const TICKS_PER_SECOND: u64 = 1 << 20;
-
-/// Seconds per tick as f64 (exact: a power of two).
-pub const SECONDS_PER_TICK: f64 = 1.0 / TICKS_PER_SECOND as f64;
+/// The clock unit is part of the GPU-timed contract (the GPU reads the low 32 bits of ticks).
+pub use throng_contract::{SECONDS_PER_TICK, TICKS_PER_SECOND};
 
 /// Monotonic clock in ticks. See the module docs for why it is not a float of seconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

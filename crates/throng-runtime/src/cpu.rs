@@ -16,12 +16,13 @@
 //! frames (tests/precision.rs), where an f32 accumulator is off by whole frames.
 
 use crate::api::{check_nonneg, Finished, FiredEvent, PlayOptions};
-use crate::clips::{mode_code, Prepared, Rm, FRAC_MAX, MODE_CLAMP, MODE_ONCE};
+use crate::clips::{Prepared, Rm};
 use crate::handle::Handles;
 use crate::{Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError};
 use bytemuck::Zeroable;
 use rayon::prelude::*;
 use throng_asset::{ClipInfo, Layer};
+use throng_contract::{ClipFrames, LoopMode, CLIP_MASK, MODE_CLAMP, MODE_ONCE, MODE_SHIFT};
 
 /// Instances per parallel task: 4096 × (64 B record + ~56 B state) ≈ 480 KiB, enough work to
 /// hide rayon's per-task cost and small enough to balance two to many threads.
@@ -37,8 +38,8 @@ pub(crate) const F_BLEND: u8 = 32;
 /// path until it completes).
 const F_SLOW: u8 = F_ROOT | F_FRESH;
 
-pub(crate) const CLIP_MASK: u32 = 0x00ff_ffff;
-const MODE_SHIFT: u32 = 24;
+// Layer state bits above the clip index and mode (the same packing as the GPU-timed
+// record's `clip_mode`).
 const L_FRESH: u32 = 1 << 26;
 const L_FINISHED: u32 = 1 << 27;
 
@@ -292,7 +293,7 @@ impl CpuRuntime {
         check_nonneg("speed", opts.speed as f64)?;
         check_nonneg("start time", opts.start_time as f64)?;
         let c = &self.clips[clip];
-        let mode = opts.loop_mode.map(mode_code).unwrap_or(c.mode);
+        let mode = opts.loop_mode.map(LoopMode::code).unwrap_or(c.mode);
         let p = c.reduce(mode, opts.start_time as f64 * c.fps);
         Ok(LayerState {
             p,
@@ -892,31 +893,26 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
     out
 }
 
-/// What the hot loop needs of a clip (24 B).
+/// What the hot loop needs of a clip: its rate and its frame table.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct HotClip {
     /// Frames per second of clip time.
     fps: f64,
-    /// `L = n − 1`.
-    last: f64,
-    first: u32,
-    last_u: u32,
+    frames: ClipFrames,
 }
 
 impl HotClip {
     fn new(p: &Prepared) -> HotClip {
         HotClip {
             fps: p.fps,
-            last: p.last,
-            first: p.first,
-            last_u: p.last as u32,
+            frames: p.frames,
         }
     }
 }
 
 /// One layer's step without anything rare happening; `None` sends the instance to the slow
-/// path. Same arithmetic as `Prepared::shown` / `Prepared::frame`; positions are ≥ 0, so the
-/// truncating conversion is the floor (and avoids a libm call on baseline x86-64).
+/// path. The row and frac come from the contract's time rules (`Span::shown`,
+/// `ClipFrames::frame`); positions below the mark need no reduction.
 #[inline(always)]
 fn fast_step(p: f64, s: &LayerCold, hot: &[HotClip], adv: f64) -> Option<(f64, Layer)> {
     let clip = s.clip & CLIP_MASK;
@@ -925,22 +921,8 @@ fn fast_step(p: f64, s: &LayerCold, hot: &[HotClip], adv: f64) -> Option<(f64, L
     if u >= s.mark as f64 {
         return None;
     }
-    let q = if u > c.last { 2.0 * c.last - u } else { u };
-    let fi = q as u32;
-    let (row, frac) = if fi >= c.last_u {
-        (c.first + c.last_u, 0.0)
-    } else {
-        (c.first + fi, ((q - fi as f64) as f32).min(FRAC_MAX))
-    };
-    Some((
-        u,
-        Layer {
-            weight: s.weight,
-            frac,
-            row: row as f32,
-            clip: clip as f32,
-        },
-    ))
+    let frame = c.frames.frame(c.frames.span.shown(u).0);
+    Some((u, Layer::new(s.weight, frame, clip)))
 }
 
 /// Everything rare, in f64: event crossings, wraps, one-shot ends, crossfade progress and

@@ -7,36 +7,10 @@
 //! in a `u64`; the GPU gets its low 32 bits (`clock`, a `u32` uniform; it wraps every 4096 s,
 //! which the wrapping subtraction below absorbs).
 //!
-//! # Record layout (`#[repr(C)]`, 56 B, all 4-byte scalars; WGSL `struct` of the same fields)
-//! ```text
-//! offset  field                  meaning
-//!  0      layers[0].anchor  u32  clock tick (low 32 bits) at which `phase` holds
-//!  4      layers[0].phase   u32  position at `anchor` as a fraction of the period, 0.32 fixed point
-//!  8      layers[0].omega_hi u32 periods per tick, 0.32 fixed point, rounded down
-//! 12      layers[0].omega_lo f32 periods per tick left over (< 2^-32)
-//! 16      layers[0].clip_mode u32 clip index (bits 0..23) | loop mode << 24 | HELD (bit 26)
-//! 20      layers[1]              as layers[0] (the incoming / second blend clip)
-//! 40      w_anchor          u32  clock tick at which layer 1's weight is `w_start`
-//! 44      w_start           f32  layer 1 weight at `w_anchor`
-//! 48      w_rate            f32  layer 1 weight change per tick (1 / fade length; 0 = static)
-//! 52      flags             u32  bit 0 enabled, bit 1 layer 1 in use
-//! ```
-//! The period is `L = n − 1` frames (loop, once, clamp) or `2L` (ping-pong). Loop modes use
-//! the codes loop 0, once 1, clamp 2, ping-pong 3. A clip table of [`GpuClip`]
-//! `(first_row, last = n − 1)` per clip goes alongside.
+//! # Record layout and per-layer computation
+//! The 56 B record, its fields and the arithmetic the GPU does with them are the contract's:
+//! see `throng_contract::gpu_timed` (its `gpu_layers` is the CPU twin of the shader).
 //!
-//! # Per-layer computation ([`gpu_layers`]; the WGSL mirrors it line by line)
-//! ```text
-//! e   = clock − anchor                       (u32, wrapping)
-//! a   = e · omega_hi + phase                 (u32, wrapping: whole periods fall away)
-//! φ   = f32(a) · 2^-32 + f32(e) · omega_lo   (periods, in [0, 1 + 2^-4))
-//! loop:      if φ ≥ 1 { φ −= 1 }   q = φ · L
-//! ping-pong: if φ ≥ 1 { φ −= 1 }   q = φ · 2L;  if q > L { q = 2L − q }
-//! once/clamp: q = φ · L   (HELD: q = L)
-//! q = clamp(q, 0, L);  fl = floor(q);  frac = q − fl;  row = first_row + u32(fl)
-//! if fl ≥ L { row = first_row + L; frac = 0 }
-//! w1 = clamp(w_start + f32(clock − w_anchor) · w_rate, 0, 1);  w0 = 1 − w1
-//! ```
 //! # Precision
 //! Whole periods are removed exactly by the wrapping integer product, so only the fractional
 //! period is ever rounded to f32. The CPU re-anchors every playing layer at least every
@@ -71,131 +45,19 @@
 //! (it needs a per-frame CPU transform update: use [`crate::CpuRuntime`] for such groups).
 
 use crate::api::{Finished, FiredEvent, PlayOptions};
-use crate::clips::{Prepared, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG};
+use crate::clips::Prepared;
 use crate::handle::Handles;
 use crate::schedule::Schedule;
 use crate::{Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError, SECONDS_PER_TICK};
-use bytemuck::{Pod, Zeroable};
+use bytemuck::Zeroable;
 use change::{Cx, Sink, Write};
 use throng_asset::{ClipInfo, Layer};
+use throng_contract::{gpu_layers, GpuClip, GpuInstanceRecord, MODE_CLAMP, MODE_ONCE};
 
 mod change;
 
 /// Every playing layer is re-anchored at least this often (ticks; 256 s).
 pub const REANCHOR_TICKS: u64 = 1 << 28;
-
-pub const GPU_ENABLED: u32 = 1;
-pub const GPU_TWO_LAYERS: u32 = 2;
-/// `clip_mode` bit: a one-shot that has ended, shown at its last row.
-pub const GPU_HELD: u32 = 1 << 26;
-
-const TWO_POW_32: f64 = 4_294_967_296.0;
-const TWO_NEG_32: f32 = 1.0 / 4_294_967_296.0;
-
-/// One layer of a [`GpuInstanceRecord`] (20 B); see the module docs.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
-pub struct GpuLayer {
-    pub anchor: u32,
-    pub phase: u32,
-    pub omega_hi: u32,
-    pub omega_lo: f32,
-    pub clip_mode: u32,
-}
-
-/// Per-instance GPU-timed record (56 B); see the module docs for layout and meaning.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
-pub struct GpuInstanceRecord {
-    pub layers: [GpuLayer; 2],
-    pub w_anchor: u32,
-    pub w_start: f32,
-    pub w_rate: f32,
-    pub flags: u32,
-}
-
-/// Per-clip data the GPU function needs (8 B).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
-pub struct GpuClip {
-    pub first_row: u32,
-    /// `n − 1` (0 for a zero-length clip).
-    pub last: u32,
-}
-
-/// The GPU clip table of a clip table.
-pub fn gpu_clips(clips: &[ClipInfo]) -> Vec<GpuClip> {
-    clips
-        .iter()
-        .map(|c| {
-            let p = Prepared::new(c);
-            GpuClip {
-                first_row: p.first,
-                last: p.last as u32,
-            }
-        })
-        .collect()
-}
-
-/// Rows, fracs and weights the GPU derives from `(record, clock)` — the CPU twin of the WGSL,
-/// written with the same f32/u32 operations in the same order (see the module docs).
-pub fn gpu_layers(rec: &GpuInstanceRecord, clips: &[GpuClip], clock: u32) -> InstanceRecord {
-    let mut out = InstanceRecord::zeroed();
-    if rec.flags & GPU_ENABLED == 0 {
-        return out;
-    }
-    let mut w1 = 0.0f32;
-    if rec.flags & GPU_TWO_LAYERS != 0 {
-        let ew = clock.wrapping_sub(rec.w_anchor);
-        w1 = (rec.w_start + (ew as f32) * rec.w_rate).clamp(0.0, 1.0);
-        out.layers[1] = gpu_layer(&rec.layers[1], clips, clock, w1);
-    }
-    out.layers[0] = gpu_layer(&rec.layers[0], clips, clock, 1.0 - w1);
-    out
-}
-
-fn gpu_layer(l: &GpuLayer, clips: &[GpuClip], clock: u32, weight: f32) -> Layer {
-    let clip = l.clip_mode & 0x00ff_ffff;
-    let mode = (l.clip_mode >> 24) & 3;
-    let c = clips.get(clip as usize).copied().unwrap_or_default();
-    let last = c.last as f32;
-    let e = clock.wrapping_sub(l.anchor);
-    let a = e.wrapping_mul(l.omega_hi).wrapping_add(l.phase);
-    let mut phi = (a as f32) * TWO_NEG_32 + (e as f32) * l.omega_lo;
-    let mut q;
-    if l.clip_mode & GPU_HELD != 0 {
-        q = last;
-    } else if mode == MODE_LOOP {
-        if phi >= 1.0 {
-            phi -= 1.0;
-        }
-        q = phi * last;
-    } else if mode == MODE_PINGPONG {
-        if phi >= 1.0 {
-            phi -= 1.0;
-        }
-        q = phi * (2.0 * last);
-        if q > last {
-            q = 2.0 * last - q;
-        }
-    } else {
-        q = phi * last;
-    }
-    q = q.clamp(0.0, last);
-    let fl = q.floor();
-    let mut frac = q - fl;
-    let mut row = c.first_row + fl as u32;
-    if fl >= last {
-        row = c.first_row + c.last;
-        frac = 0.0;
-    }
-    Layer {
-        weight,
-        frac,
-        row: row as f32,
-        clip: clip as f32,
-    }
-}
 
 /// One playback change for [`GpuRuntime::apply`] (same meaning as the method of that name).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -319,7 +181,7 @@ impl GpuRuntime {
         GpuRuntime {
             clips: prepared,
             inv_period,
-            gpu_clips: gpu_clips(clips),
+            gpu_clips: throng_asset::gpu_clip_table(clips),
             handles: Handles::default(),
             state: Vec::new(),
             records: Vec::new(),
@@ -865,29 +727,11 @@ fn rate_of(clips: &[Prepared], g: &GInst, l: &GLayer) -> f64 {
     clips[l.clip as usize].fps * l.speed as f64 * g.speed as f64 * SECONDS_PER_TICK
 }
 
-/// [`Prepared::reduce`] with the period's reciprocal `inv` given: a multiplication instead of
-/// a division, then one correction step for the reciprocal's rounding.
+/// [`Prepared::reduce`] with the period's reciprocal `inv` given (the contract's
+/// `Span::reduce_with_inverse`).
 #[inline]
 fn reduce_fast(c: &Prepared, inv: f64, mode: u32, u: f64) -> f64 {
-    if mode != MODE_LOOP && mode != MODE_PINGPONG || inv <= 0.0 || !(0.0..1.0e15).contains(&u) {
-        return c.reduce(mode, u);
-    }
-    let p = c.period(mode);
-    if u < p {
-        return u;
-    }
-    // 0 ≤ u·inv < 2^63: the truncating cast is the floor
-    let mut r = u - p * ((u * inv) as i64) as f64;
-    if r >= p {
-        r -= p;
-    } else if r < 0.0 {
-        r += p;
-    }
-    if r >= p || r < 0.0 {
-        0.0
-    } else {
-        r
-    }
+    c.reduce_with_inverse(mode, u, inv)
 }
 
 #[cfg(test)]

@@ -7,6 +7,9 @@
 //!   when its playback changes; the GPU derives rows from a global clock ([`gpu_layers`] is the
 //!   CPU twin of that shader code).
 //!
+//! The records, the clip table, the clock unit and the time rules are throng-contract's; this
+//! crate decides their contents.
+//!
 //! Both keep instances dense in struct-of-arrays form behind stable generational [`Handle`]s,
 //! expose records and [`InstanceTransform`]s as slices ready to upload, fire clip events once
 //! per crossing, and report one-shot completions. Times are seconds, positions frames of the
@@ -24,17 +27,18 @@ pub mod gpu;
 mod handle;
 mod hugepage;
 mod prefetch;
-mod record;
 mod schedule;
 
 pub use anchor::anchor_world;
 pub use api::{Finished, FiredEvent, PlayOptions};
-pub use clips::{MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG};
 pub use clock::{Clock, SECONDS_PER_TICK, TICKS_PER_SECOND};
 pub use cpu::{CpuRuntime, CHUNK};
 pub use error::RuntimeError;
-pub use gpu::{gpu_clips, gpu_layers, Change, GpuClip, GpuInstanceRecord, GpuLayer, GpuRuntime};
+pub use gpu::{Change, GpuRuntime};
 pub use handle::Handle;
-pub use record::InstanceRecord;
-pub use record::InstanceTransform;
-pub use throng_asset::Layer;
+/// The contract's types the runtime produces, re-exported for callers that only use the
+/// runtime (one definition: throng-contract's).
+pub use throng_contract::{
+    gpu_layers, GpuClip, GpuInstanceRecord, GpuLayer, InstanceRecord, InstanceTransform, Layer,
+    LoopMode, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG,
+};

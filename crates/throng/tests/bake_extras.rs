@@ -6,7 +6,7 @@ use glam::{Mat4, Vec3};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use throng_asset::decode::{skin_positions, SkinMode};
+use throng_asset::decode::{skin_positions, Skinning};
 use throng_asset::{Aabb, BakedAsset, Layer, LoopMode};
 
 fn throng(args: &[&str]) -> Output {
@@ -323,7 +323,7 @@ fn check_bounds(asset: &BakedAsset, tol: f32) {
                 clip: ci as f32,
             };
             for pi in 0..asset.primitives.len() {
-                for p in skin_positions(asset, pi, &[l], SkinMode::Linear).expect("decode") {
+                for p in skin_positions(asset, pi, &[l], Skinning::Linear).expect("decode") {
                     assert!(inside(&asset.row_bounds[row as usize], p), "row {row}: {p}");
                     assert!(inside(&c.bounds, p), "{}: {p}", c.name);
                     n += 1;

@@ -12,10 +12,10 @@
 //! asset folder they skip outside CI (`throng_testdata::asset`).
 
 use glam::Vec4;
-use throng_asset::decode::{skin_vertices, SkinMode};
+use throng_asset::decode::skin_vertices;
 use throng_asset::{Aabb, BakedAsset, Encoding, Layer};
 use throng_render::gpu_asset::skin_inputs;
-use throng_render::gpu_types::{single_layer, LayerRecord, MaterialUniform};
+use throng_render::gpu_types::{single_layer, InstanceRecord, MaterialUniform};
 use throng_render::image::{Rgba, RgbaImage};
 use throng_render::skin::skin_on_gpu;
 use throng_render::{
@@ -79,7 +79,7 @@ fn source_skinned(
             let (inf, _) = throng_anim::binding_influences(&b, prim);
             let mut sv = throng_anim::SkinnedVertices::default();
             throng_anim::skin_primitive(
-                throng_anim::SkinningMethod::LinearBlend,
+                throng_anim::Skinning::Linear,
                 prim,
                 &inf,
                 &matrices,
@@ -122,7 +122,7 @@ fn baked_fox_on_the_texture_path_draws_what_the_source_fox_skinned_on_the_cpu_dr
         let clip = &asset.clips[ci];
         let k = clip.frames / 3;
         let time = (k as f64 * clip.step) as f32;
-        let record: LayerRecord = single_layer(clip.first_row + k, 0.0, ci as u32);
+        let record: InstanceRecord = single_layer(clip.first_row + k, 0.0, ci as u32);
         let g = match renderer.upload(&asset) {
             Ok(g) => g,
             Err(e) => panic!("uploading the Fox: {e}"),
@@ -228,21 +228,21 @@ fn baked_fox_on_the_texture_path_draws_what_the_source_fox_skinned_on_the_cpu_dr
 
 /// Two-layer records at fractional frames: a 0.6/0.4 blend of two clips (or one clip at two
 /// times) and a last-frame record with frac 0.
-fn records(asset: &BakedAsset) -> Vec<LayerRecord> {
+fn records(asset: &BakedAsset) -> Vec<InstanceRecord> {
     let c0 = &asset.clips[0];
     let i1 = if asset.clips.len() > 1 { 1 } else { 0 };
     let c1 = &asset.clips[i1];
     let mut blend = single_layer(c0.first_row + c0.frames / 3, 0.37, 0);
-    blend[0].weight = 0.6;
-    blend[1] = Layer {
+    blend.layers[0].weight = 0.6;
+    blend.layers[1] = Layer {
         weight: 0.4,
         frac: 0.71,
         row: (c1.first_row + c1.frames / 2) as f32,
         clip: i1 as f32,
     };
     let mut second = single_layer(c1.first_row + 1, 0.52, i1 as u32);
-    second[0].weight = 0.25;
-    second[1] = Layer {
+    second.layers[0].weight = 0.25;
+    second.layers[1] = Layer {
         weight: 0.75,
         frac: 0.13,
         row: (c0.first_row + c0.frames - 2) as f32,
@@ -273,17 +273,16 @@ fn gpu_skinning_matches_the_cpu_decoder_on_real_assets_for_every_encoding() {
                 Err(e) => panic!("uploading {file}: {e}"),
             };
             let recs = records(&asset);
-            assert!(recs.iter().all(|r| r[0].frac != 0.0 && r[1].frac != 0.0));
+            assert!(recs
+                .iter()
+                .all(|r| r.layers[0].frac != 0.0 && r.layers[1].frac != 0.0));
             let skinnings: &[Skinning] = if baked.is_quat() {
                 &[Skinning::Linear, Skinning::DualQuat]
             } else {
                 &[Skinning::Linear]
             };
             for &sk in skinnings {
-                let mode = match sk {
-                    Skinning::DualQuat => SkinMode::DualQuaternion,
-                    Skinning::Linear => SkinMode::Linear,
-                };
+                let mode = sk;
                 let mut worst = 0.0f32;
                 let mut bounds = Aabb::EMPTY;
                 let mut vertices = 0;
@@ -294,7 +293,7 @@ fn gpu_skinning_matches_the_cpu_decoder_on_real_assets_for_every_encoding() {
                         Err(e) => panic!("{file} {}: GPU skinning: {e}", baked.as_str()),
                     };
                     for (ri, r) in recs.iter().enumerate() {
-                        let cpu = match skin_vertices(&asset, pi, r, mode) {
+                        let cpu = match skin_vertices(&asset, pi, &r.layers, mode) {
                             Ok(c) => c,
                             Err(e) => panic!("{file} {}: CPU decoder: {e}", baked.as_str()),
                         };

@@ -8,16 +8,18 @@
 //! (`hugepage.rs`), and the arithmetic avoids divisions, long conversion chains and work a
 //! change does not need (a crossfade keeps the outgoing layer's record as it was).
 
-use super::{
-    reduce_fast, Change, GInst, GLayer, GpuInstanceRecord, GpuLayer, GpuRuntime, AHEAD,
-    GPU_ENABLED, GPU_HELD, GPU_TWO_LAYERS, TWO_POW_32,
-};
+use super::{reduce_fast, Change, GInst, GLayer, GpuRuntime, AHEAD};
 use crate::api::{check_nonneg, PlayOptions};
-use crate::clips::{mode_code, Prepared, MODE_LOOP, MODE_PINGPONG};
+use crate::clips::Prepared;
 use crate::handle::Handles;
 use crate::prefetch::prefetch_write;
 use crate::schedule::Entry;
 use crate::{RuntimeError, SECONDS_PER_TICK, TICKS_PER_SECOND};
+use throng_contract::gpu_timed::{phase_word, TWO_POW_32};
+use throng_contract::{
+    GpuInstanceRecord, GpuLayer, GPU_ENABLED, GPU_HELD, GPU_TWO_LAYERS, MODE_LOOP, MODE_PINGPONG,
+    MODE_SHIFT,
+};
 
 /// How a change's record is rewritten.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -134,7 +136,10 @@ impl<'a> Cx<'a> {
         check_nonneg("speed", opts.speed as f64)?;
         check_nonneg("start time", opts.start_time as f64)?;
         let c = &self.clips[clip];
-        let mode = opts.loop_mode.map(mode_code).unwrap_or(c.mode);
+        let mode = opts
+            .loop_mode
+            .map(throng_contract::LoopMode::code)
+            .unwrap_or(c.mode);
         Ok(GLayer {
             clip: clip as u32,
             mode,
@@ -342,7 +347,7 @@ impl<'a> Cx<'a> {
             let mk = &self.inv[l.clip as usize][(l.mode & 3) as usize];
             let inv = mk.inv;
             gl.anchor = l.anchor as u32;
-            gl.clip_mode = l.clip | l.mode << 24;
+            gl.clip_mode = l.clip | l.mode << MODE_SHIFT;
             if l.finished {
                 gl.clip_mode |= GPU_HELD;
             }
@@ -352,11 +357,7 @@ impl<'a> Cx<'a> {
                 gl.omega_lo = 0.0;
             } else {
                 // 0 ≤ value < 2^63: the truncating signed cast is the floor
-                gl.phase = if l.p > 0.0 {
-                    ((l.p * inv * TWO_POW_32) as i64).clamp(0, u32::MAX as i64) as u32
-                } else {
-                    0
-                };
+                gl.phase = phase_word(l.p, inv);
                 let (hi, lo) = if l.speed == 1.0 && g.speed == 1.0 && !g.paused {
                     mk.omega1
                 } else {

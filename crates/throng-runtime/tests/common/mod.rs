@@ -51,7 +51,8 @@ pub fn table(specs: &[(f64, LoopMode, &[f32])]) -> Vec<ClipInfo> {
         .collect()
 }
 
-/// Expected (row, frac) of clip time `t` under a loop mode, from `ClipInfo::frame_at` (f64).
+/// Expected (row, frac) of clip time `t` under a loop mode, computed here in seconds (f64)
+/// independently of the contract's time rules.
 pub fn expected(c: &ClipInfo, mode: LoopMode, t: f64) -> (u32, f32) {
     let d = c.duration;
     let tau = if d <= 0.0 {
@@ -70,8 +71,16 @@ pub fn expected(c: &ClipInfo, mode: LoopMode, t: f64) -> (u32, f32) {
             }
         }
     };
-    let f = c.frame_at(tau);
-    (f.row, f.frac)
+    if c.frames <= 1 || d <= 0.0 {
+        return (c.first_row, 0.0);
+    }
+    let last = (c.frames - 1) as f64;
+    let p = (tau * last / d).clamp(0.0, last);
+    let fl = p.floor();
+    if fl >= last {
+        return (c.first_row + c.frames - 1, 0.0);
+    }
+    (c.first_row + fl as u32, (p - fl) as f32)
 }
 
 /// Asserts a layer shows (row, frac) up to `tol` in frames, treating row r frac ~1 as r+1 frac 0.

@@ -17,9 +17,9 @@
 use anyhow::Context;
 use std::path::PathBuf;
 use std::time::Instant;
-use throng_asset::decode::{skin_vertices, SkinMode};
-use throng_asset::{Aabb, BakedAsset, Layer};
-use throng_render::gpu_types::{FrameUniform, LayerRecord, MaterialUniform};
+use throng_asset::decode::{skin_vertices, Skinning};
+use throng_asset::{Aabb, BakedAsset};
+use throng_render::gpu_types::{FrameUniform, InstanceRecord, MaterialUniform};
 use throng_render::{InstanceTransform, ReferenceMesh, RenderOptions, Renderer, SkinPath};
 
 use super::render::{parse_size, spacing};
@@ -135,26 +135,21 @@ pub(crate) fn load_asset(
     Ok((asset, name))
 }
 
-/// Instance i plays clip i mod clips at `t + 0.37 i` seconds (wrapped into the clip).
-pub(crate) fn records(asset: &BakedAsset, n: u32, t: f64) -> Vec<LayerRecord> {
+/// Instance i plays clip i mod clips at `t + 0.37 i` seconds (under the clip's loop mode).
+pub(crate) fn records(asset: &BakedAsset, n: u32, t: f64) -> Vec<InstanceRecord> {
     (0..n)
         .map(|i| {
-            let mut r = [Layer::default(); 4];
+            let mut r = InstanceRecord::default();
             if !asset.clips.is_empty() {
                 let c = i as usize % asset.clips.len();
-                let clip = &asset.clips[c];
-                let tau = if clip.duration > 0.0 {
-                    (t + 0.37 * i as f64).rem_euclid(clip.duration)
-                } else {
-                    0.0
-                };
-                let f = clip.frame_at(tau);
-                r[0] = Layer {
-                    weight: 1.0,
-                    frac: f.frac,
-                    row: f.row as f32,
-                    clip: c as f32,
-                };
+                let s = asset.clips[c].sample(t + 0.37 * i as f64);
+                r = InstanceRecord::single(
+                    throng_asset::FrameRef {
+                        row: s.row,
+                        frac: s.frac,
+                    },
+                    c as u32,
+                );
             }
             r
         })
@@ -223,7 +218,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     let mut skinned = Vec::with_capacity((n as u64 * prims) as usize);
                     for r in &recs {
                         for p in 0..asset.primitives.len() {
-                            skinned.push(skin_vertices(&asset, p, r, SkinMode::Linear)?);
+                            skinned.push(skin_vertices(&asset, p, &r.layers, Skinning::Linear)?);
                         }
                     }
                     let meshes: Vec<ReferenceMesh> = skinned
@@ -276,7 +271,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             } else {
                 (
                     prims + 1,
-                    n64 * (std::mem::size_of::<LayerRecord>() as u64 + 48) + frame_uniform,
+                    n64 * (std::mem::size_of::<InstanceRecord>() as u64 + 48) + frame_uniform,
                 )
             };
             cases.push(Case {

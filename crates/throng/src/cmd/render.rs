@@ -24,9 +24,9 @@ use glam::{Mat4, Quat, Vec3};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use throng_asset::decode::{skin_vertices, SkinMode};
+use throng_asset::decode::skin_vertices;
 use throng_asset::{Aabb, BakedAsset, ClipInfo, Encoding, Layer, LoopMode};
-use throng_render::gpu_types::{LayerRecord, MaterialUniform};
+use throng_render::gpu_types::{InstanceRecord, MaterialUniform};
 use throng_render::image::{codecs::gif, Delay, Frame, RgbaImage};
 use throng_render::render::DEFAULT_COLOR;
 use throng_render::{
@@ -637,7 +637,7 @@ fn local_time(t: f64, d: f64, mode: LoopMode) -> f64 {
 }
 
 fn layer(clip: &ClipInfo, index: usize, weight: f32, t: f64) -> Layer {
-    let f = clip.frame_at(local_time(t, clip.duration, clip.loop_mode));
+    let f = clip.sample(local_time(t, clip.duration, clip.loop_mode));
     Layer {
         weight,
         frac: f.frac,
@@ -654,17 +654,17 @@ fn cpu_records(
     blend: Option<usize>,
     blend_weight: f32,
     t: f64,
-) -> Vec<LayerRecord> {
+) -> Vec<InstanceRecord> {
     insts
         .iter()
         .map(|inst| {
-            let mut r = [Layer::default(); 4];
+            let mut r = InstanceRecord::default();
             if let Some(c) = inst.clip {
                 let tt = t + inst.phase;
                 let w1 = if blend.is_some() { blend_weight } else { 0.0 };
-                r[0] = layer(&asset.clips[c], c, 1.0 - w1, tt);
+                r.layers[0] = layer(&asset.clips[c], c, 1.0 - w1, tt);
                 if let Some(b) = blend {
-                    r[1] = layer(&asset.clips[b], b, w1, tt);
+                    r.layers[1] = layer(&asset.clips[b], b, w1, tt);
                 }
             }
             r
@@ -797,7 +797,7 @@ fn render_baked(
         }
         for f in 0..args.frames {
             let t = args.time + f as f64 * dt;
-            let cpu: Vec<Vec<LayerRecord>> = if runtimes.is_empty() {
+            let cpu: Vec<Vec<InstanceRecord>> = if runtimes.is_empty() {
                 assets
                     .iter()
                     .zip(&parts)
@@ -863,20 +863,17 @@ fn gpu_runtime(
 /// The reference path of a baked asset: every instance skinned by the CPU decoder, uploaded.
 fn render_decoded(
     asset: &BakedAsset,
-    records: &[LayerRecord],
+    records: &[InstanceRecord],
     transforms: &[InstanceTransform],
     renderer: &mut Renderer,
     opts: &RenderOptions,
 ) -> anyhow::Result<RgbaImage> {
-    let mode = match opts.skinning {
-        Skinning::DualQuat => SkinMode::DualQuaternion,
-        Skinning::Linear => SkinMode::Linear,
-    };
+    let mode = opts.skinning;
     // One skinned copy per instance and primitive (instances may show different frames).
     let mut skinned = Vec::new();
     for rec in records {
         for p in 0..asset.primitives.len() {
-            skinned.push(skin_vertices(asset, p, rec, mode)?);
+            skinned.push(skin_vertices(asset, p, &rec.layers, mode)?);
         }
     }
     let np = asset.primitives.len();
@@ -915,7 +912,7 @@ fn skin_source(
     poser: &mut throng_anim::Poser,
     insts: &[Inst],
     t: f64,
-    method: throng_anim::SkinningMethod,
+    method: throng_anim::Skinning,
 ) -> (SourceParts, Aabb) {
     let bindings = model.mesh_bindings();
     let mut matrices = Vec::new();
@@ -924,15 +921,7 @@ fn skin_source(
     for (i, inst) in insts.iter().enumerate() {
         let tt = t + inst.phase;
         let local = match inst.clip.and_then(|c| model.clips.get(c)) {
-            Some(cl) => {
-                let mode = match cl.loop_mode {
-                    throng_anim::LoopMode::Loop => LoopMode::Loop,
-                    throng_anim::LoopMode::Once => LoopMode::Once,
-                    throng_anim::LoopMode::Clamp => LoopMode::Clamp,
-                    throng_anim::LoopMode::PingPong => LoopMode::PingPong,
-                };
-                local_time(tt, cl.duration as f64, mode)
-            }
+            Some(cl) => local_time(tt, cl.duration as f64, cl.loop_mode),
             None => 0.0,
         };
         let model_space = poser.pose(model, inst.clip, local as f32).to_vec();
@@ -968,10 +957,7 @@ fn render_source(
         Some(c) => Some(find_clip(&model, c)?),
         None => (!model.clips.is_empty()).then_some(0),
     };
-    let method = match opts.skinning {
-        Skinning::DualQuat => throng_anim::SkinningMethod::DualQuaternion,
-        Skinning::Linear => throng_anim::SkinningMethod::LinearBlend,
-    };
+    let method = opts.skinning;
     if model.mesh_bindings().is_empty() {
         anyhow::bail!(
             "{}: nothing to animate (no skin and no mesh under a joint or an animated node)",

@@ -84,8 +84,8 @@ fn sample_source(args: &Args) -> anyhow::Result<Vec<SampledPrimitive>> {
         .map(|c| find_clip(&model, c))
         .transpose()?;
     let method = match args.skinning.as_str() {
-        "dq" => throng_anim::SkinningMethod::DualQuaternion,
-        _ => throng_anim::SkinningMethod::LinearBlend,
+        "dq" => throng_anim::Skinning::DualQuat,
+        _ => throng_anim::Skinning::Linear,
     };
     let mut poser = Poser::new(&model);
     let model_space = poser.pose(&model, clip, args.time as f32).to_vec();

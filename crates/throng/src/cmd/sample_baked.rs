@@ -4,7 +4,7 @@
 
 use super::sample::{Args, SampledPrimitive};
 use anyhow::Context;
-use throng_asset::decode::{blended_anchor_matrix, skin_vertices, SkinMode};
+use throng_asset::decode::{blended_anchor_matrix, skin_vertices, Skinning};
 use throng_asset::{BakedAsset, Layer};
 
 /// The single full-weight layer that shows `clip` at `time` seconds: times past the end hold the
@@ -14,7 +14,9 @@ pub fn layer_at(asset: &BakedAsset, clip: Option<usize>, time: f64) -> Vec<Layer
         return Vec::new();
     };
     let (index, info) = c;
-    let f = info.frame_at(time.clamp(0.0, info.duration));
+    let f = info
+        .frames_table()
+        .sample(throng_asset::LoopMode::Clamp, time);
     vec![Layer {
         weight: 1.0,
         frac: f.frac,
@@ -49,8 +51,8 @@ pub fn sample(args: &Args) -> anyhow::Result<Vec<SampledPrimitive>> {
         .transpose()?;
     let layers = layer_at(&asset, clip, args.time);
     let mode = match args.skinning.as_str() {
-        "dq" => SkinMode::DualQuaternion,
-        _ => SkinMode::Linear,
+        "dq" => Skinning::DualQuat,
+        _ => Skinning::Linear,
     };
     let motion = if args.no_root_motion {
         None

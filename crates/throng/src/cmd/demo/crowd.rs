@@ -8,7 +8,7 @@ use glam::{Affine3A, Quat, Vec3};
 use std::f32::consts::TAU;
 use std::time::{Duration, Instant};
 use throng_asset::{ClipInfo, LoopMode};
-use throng_render::{InstanceTransform, LayerRecord};
+use throng_render::{InstanceRecord, InstanceTransform};
 use throng_runtime::{CpuRuntime, Handle, PlayOptions, RuntimeError};
 
 /// Seconds a crossfade between two clips of the cycle takes.
@@ -285,8 +285,8 @@ impl Crowd {
 
     /// Per-instance records in the renderer's layout (the runtime's `InstanceRecord` holds the
     /// same four layers).
-    pub fn records(&self) -> Vec<LayerRecord> {
-        self.runtime.records().iter().map(|r| r.layers).collect()
+    pub fn records(&self) -> Vec<InstanceRecord> {
+        self.runtime.records().to_vec()
     }
 
     /// Instance transforms in the renderer's layout (both are the three rows of a 3×4 matrix).
@@ -338,9 +338,9 @@ mod tests {
         assert!(crowd.stats.blends > 0, "{:?}", crowd.stats);
         let mut dominant = [0usize; 4];
         for r in crowd.records() {
-            let sum: f32 = r.iter().map(|l| l.weight).sum();
+            let sum: f32 = r.layers.iter().map(|l| l.weight).sum();
             assert!((sum - 1.0).abs() < 1e-5, "weights sum to {sum}: {r:?}");
-            for l in r.iter().filter(|l| l.weight > 0.0) {
+            for l in r.layers.iter().filter(|l| l.weight > 0.0) {
                 let c = &clips[l.clip as usize];
                 let (first, last) = (c.first_row as f32, (c.first_row + c.frames - 1) as f32);
                 assert!(
@@ -351,6 +351,7 @@ mod tests {
                 );
             }
             let top = r
+                .layers
                 .iter()
                 .max_by(|a, b| a.weight.total_cmp(&b.weight))
                 .expect("4 layers");

@@ -1,22 +1,55 @@
-//! GPU-ready per-instance data of the CPU-timed mode (DESIGN.md §4), uploaded unchanged.
+//! The CPU-timed per-instance record and the instance transform (docs/design.md §4), uploaded
+//! to the GPU unchanged. WGSL twins: `Layer`, `InstanceRecord`, `InstanceTransform` in
+//! `shaders/playback.wgsl` (sizes and offsets checked by naga in throng-render's tests).
 
 use bytemuck::{Pod, Zeroable};
 use glam::{Affine3A, Mat4, Vec4};
-use throng_asset::Layer;
 
-/// Per-instance CPU-timed record: 4 layers of `(weight, frac, row, clip)` (each an f32; `row`
-/// the global frame-table row, `frac` ∈ [0, 1) the weight of `row + 1`, `clip` the clip index).
-/// 64 B, 16-byte aligned (one `array<vec4<f32>, 4>` in WGSL). Unused layers are all zero; all
-/// weights zero = disabled (the shader shows the rest row 0).
+/// One playback layer: `row` is the global frame-table row as an f32 (exact below
+/// [`crate::MAX_ROWS`]), `frac` ∈ [0, 1) the weight of `row + 1`, `clip` the clip index as an f32
+/// (culling reads its bounds, interpolation stays inside it). 16 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
+pub struct Layer {
+    pub weight: f32,
+    pub frac: f32,
+    pub row: f32,
+    pub clip: f32,
+}
+
+impl Layer {
+    /// A layer showing `(row, frac)` of `clip` with `weight`.
+    pub fn new(weight: f32, frame: crate::FrameRef, clip: u32) -> Layer {
+        Layer {
+            weight,
+            frac: frame.frac,
+            row: frame.row as f32,
+            clip: clip as f32,
+        }
+    }
+}
+
+/// Per-instance CPU-timed record: [`crate::MAX_LAYERS`] layers, 64 B, 16-byte aligned (one
+/// `array<Layer, 4>` in WGSL). Unused layers are all zero; the weights of the used ones sum
+/// to 1; all weights zero = disabled (the shaders show the rest row 0).
 #[repr(C, align(16))]
 #[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
 pub struct InstanceRecord {
-    pub layers: [Layer; 4],
+    pub layers: [Layer; crate::MAX_LAYERS],
+}
+
+impl InstanceRecord {
+    /// A record showing one frame of `clip` at full weight.
+    pub fn single(frame: crate::FrameRef, clip: u32) -> InstanceRecord {
+        let mut r = InstanceRecord::zeroed();
+        r.layers[0] = Layer::new(1.0, frame, clip);
+        r
+    }
 }
 
 /// Instance model transform: the 3 rows of its 3×4 affine matrix (`world = M · model`,
 /// column vectors), each a vec4 `(m_r0, m_r1, m_r2, translation_r)`. 48 B, 16-byte aligned
-/// (three `vec4<f32>` in WGSL).
+/// (three `vec4<f32>` in WGSL). File units.
 #[repr(C, align(16))]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct InstanceTransform {

@@ -1,7 +1,7 @@
 //! The GPU-facing structs: sizes and field offsets are part of the WGSL contract.
 
 use std::mem::{align_of, offset_of, size_of};
-use throng_runtime::{
+use throng_contract::{
     GpuClip, GpuInstanceRecord, GpuLayer, InstanceRecord, InstanceTransform, Layer,
 };
 
@@ -52,5 +52,15 @@ fn gpu_record_layout_matches_module_docs() {
     assert_eq!(offset_of!(GpuInstanceRecord, w_start), 44);
     assert_eq!(offset_of!(GpuInstanceRecord, w_rate), 48);
     assert_eq!(offset_of!(GpuInstanceRecord, flags), 52);
-    assert_eq!(size_of::<GpuClip>(), 8);
+}
+
+#[test]
+fn gpu_clip_is_two_words_two_pads_and_two_bound_vec4() {
+    // One clip table for every shader (the GPU-timed arithmetic reads first_row and frames,
+    // culling the bounds), 16-byte aligned members as WGSL lays them out.
+    assert_eq!(size_of::<GpuClip>(), 48);
+    assert_eq!(offset_of!(GpuClip, first_row), 0);
+    assert_eq!(offset_of!(GpuClip, frames), 4);
+    assert_eq!(offset_of!(GpuClip, bounds_min), 16);
+    assert_eq!(offset_of!(GpuClip, bounds_max), 32);
 }

@@ -1,0 +1,106 @@
+//! Skinning a whole source model at one clip time: every animated primitive of every mesh
+//! binding, the classic CPU path that throng's bake is measured against. One job serves the
+//! command line's `sample` and reference `render`, the benches and the tests.
+
+use glam::Mat4;
+
+use crate::model::{MeshBinding, Model};
+use crate::sample::Poser;
+use crate::skin::{binding_influences, binding_matrices, skin_primitive, Influences, Skinning};
+use crate::SkinnedVertices;
+
+/// One skinned primitive of a model, keyed like the source file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SkinnedPart {
+    /// The glTF node that holds the mesh (its binding).
+    pub node: usize,
+    pub mesh: usize,
+    /// Primitive index within the mesh.
+    pub primitive: usize,
+    /// Model-space vertex streams (file units).
+    pub vertices: SkinnedVertices,
+}
+
+/// Poses and skins a whole model on the CPU. Keeps its scratch (poser, influences, matrices)
+/// between calls so that repeated calls allocate nothing once the outputs have grown.
+#[derive(Debug, Clone)]
+pub struct ModelSkinner {
+    bindings: Vec<MeshBinding>,
+    /// Per binding, the influences of each of its mesh's primitives.
+    influences: Vec<Vec<Influences>>,
+    poser: Poser,
+    matrices: Vec<Mat4>,
+}
+
+impl ModelSkinner {
+    pub fn new(model: &Model) -> ModelSkinner {
+        let bindings = model.mesh_bindings();
+        let influences = bindings
+            .iter()
+            .map(|b| {
+                model.meshes[b.mesh]
+                    .primitives
+                    .iter()
+                    .map(|p| binding_influences(b, p).0)
+                    .collect()
+            })
+            .collect();
+        ModelSkinner {
+            bindings,
+            influences,
+            poser: Poser::new(model),
+            matrices: Vec::new(),
+        }
+    }
+
+    /// Whether the model has anything animation moves (a skin, or a mesh under a joint or an
+    /// animated node).
+    pub fn is_empty(&self) -> bool {
+        self.bindings.is_empty()
+    }
+
+    /// Vertices skinned per call.
+    pub fn vertex_count(&self, model: &Model) -> usize {
+        self.bindings
+            .iter()
+            .map(|b| {
+                model.meshes[b.mesh]
+                    .primitives
+                    .iter()
+                    .map(|p| p.vertex_count())
+                    .sum::<usize>()
+            })
+            .sum()
+    }
+
+    /// Skins every primitive of `model` (the one this skinner was made for) posed with `clip`
+    /// (`None`: the rest pose) at local clip time `time` seconds (not wrapped here: see
+    /// [`crate::Clip::local_time`]), into `out` (one part per binding and primitive, in binding
+    /// order; existing parts are reused).
+    pub fn skin(
+        &mut self,
+        model: &Model,
+        clip: Option<usize>,
+        time: f32,
+        method: Skinning,
+        out: &mut Vec<SkinnedPart>,
+    ) {
+        let model_space = self.poser.pose(model, clip, time);
+        let mut k = 0;
+        for (b, infs) in self.bindings.iter().zip(&self.influences) {
+            binding_matrices(model, b, model_space, &mut self.matrices);
+            for (pi, (prim, inf)) in model.meshes[b.mesh].primitives.iter().zip(infs).enumerate() {
+                if out.len() <= k {
+                    out.push(SkinnedPart::default());
+                }
+                let part = &mut out[k];
+                part.node = b.node;
+                part.mesh = b.mesh;
+                part.primitive = pi;
+                skin_primitive(method, prim, inf, &self.matrices, &mut part.vertices);
+                k += 1;
+            }
+        }
+        out.truncate(k);
+    }
+}

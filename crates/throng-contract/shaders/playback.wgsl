@@ -1,0 +1,173 @@
+// throng::playback — the per-instance contract on the GPU (docs/design.md §4): the records,
+// the instance transform, the clip table, and the time rules' twin. Rust twins (same layouts,
+// checked by naga in throng-render's tests): throng_contract::{Layer, InstanceRecord,
+// InstanceTransform, GpuClip, GpuLayer, GpuInstanceRecord}. No bindings: the renderer (or any
+// engine) declares its own and passes values in.
+#define_import_path throng::playback
+
+#import throng::constants::{MODE_LOOP, MODE_PINGPONG, CLIP_MASK, MODE_SHIFT, GPU_HELD, GPU_ENABLED, GPU_TWO_LAYERS, TWO_NEG_32}
+
+// One playback layer: weight, frac = weight of row + 1, global frame-table row as f32, clip
+// index as f32.
+struct Layer {
+    weight: f32,
+    frac: f32,
+    row: f32,
+    clip: f32,
+}
+
+// CPU-timed per-instance record: 4 layers, 64 B.
+struct InstanceRecord {
+    layers: array<Layer, 4>,
+}
+
+// Model transform of an instance: the 3 rows of its 3×4 affine matrix, 48 B.
+struct InstanceTransform {
+    rows: array<vec4<f32>, 3>,
+}
+
+// One clip of the frame table, 48 B. bounds_min > bounds_max on some axis: no bounds.
+struct Clip {
+    first_row: u32,
+    frames: u32,
+    _pad0: u32,
+    _pad1: u32,
+    bounds_min: vec4<f32>,
+    bounds_max: vec4<f32>,
+}
+
+// One layer of a GPU-timed record (see throng_contract::gpu_timed for the arithmetic).
+struct GpuLayer {
+    // Clock tick (low 32 bits) at which `phase` holds.
+    anchor: u32,
+    // Position at `anchor` as a fraction of the period, 0.32 fixed point.
+    phase: u32,
+    // Periods per tick, 0.32 fixed point, rounded down.
+    omega_hi: u32,
+    // Periods per tick left over (< 2^-32).
+    omega_lo: f32,
+    // Clip index (bits 0..23) | loop mode << 24 | HELD (bit 26).
+    clip_mode: u32,
+}
+
+// GPU-timed per-instance record, 56 B.
+struct GpuInstanceRecord {
+    layers: array<GpuLayer, 2>,
+    w_anchor: u32,
+    w_start: f32,
+    w_rate: f32,
+    // Bit 0 enabled, bit 1 layer 1 in use.
+    flags: u32,
+}
+
+// Where a clip time lands: global row and the weight of row + 1.
+struct FrameRef {
+    row: u32,
+    frac: f32,
+}
+
+// An *affine* here is a mat3x4<f32> whose column i holds ROW i of the 3×4 matrix [L | t], so
+// `vec4(p, 1.0) * a` applies it with three dot products.
+fn instance_affine(x: InstanceTransform) -> mat3x4<f32> {
+    return mat3x4<f32>(x.rows[0], x.rows[1], x.rows[2]);
+}
+
+// L = n − 1 of a clip.
+fn clip_last(c: Clip) -> u32 {
+    return max(c.frames, 1u) - 1u;
+}
+
+// The time rules' frame(q): shown position q (clamped into [0, L]) → row and frac, frac 0 on
+// the last frame. Rust twins: ClipFrames::frame (f64), clip_frame_f32.
+fn clip_frame(c: Clip, q_in: f32) -> FrameRef {
+    let last_u = clip_last(c);
+    let last = f32(last_u);
+    let q = clamp(q_in, 0.0, last);
+    let fl = floor(q);
+    if (fl >= last) {
+        return FrameRef(c.first_row + last_u, 0.0);
+    }
+    return FrameRef(c.first_row + u32(fl), q - fl);
+}
+
+// Shown position of a layer at phase φ (periods). Rust twin: gpu_timed::phase_position.
+fn phase_position(phi_in: f32, mode: u32, held: bool, last: f32) -> f32 {
+    var phi = phi_in;
+    var q: f32;
+    if (held) {
+        q = last;
+    } else if (mode == MODE_LOOP) {
+        if (phi >= 1.0) {
+            phi -= 1.0;
+        }
+        q = phi * last;
+    } else if (mode == MODE_PINGPONG) {
+        if (phi >= 1.0) {
+            phi -= 1.0;
+        }
+        q = phi * (2.0 * last);
+        if (q > last) {
+            q = 2.0 * last - q;
+        }
+    } else {
+        q = phi * last;
+    }
+    return q;
+}
+
+// The clip index of a GPU-timed layer.
+fn gpu_layer_clip(l: GpuLayer) -> u32 {
+    return l.clip_mode & CLIP_MASK;
+}
+
+// One GPU-timed layer at `clock`, with its clip `c` (the zero clip for an unknown index).
+// Rust twin: gpu_timed::gpu_layer.
+fn gpu_layer(l: GpuLayer, c: Clip, clock: u32, weight: f32) -> Layer {
+    let mode = (l.clip_mode >> MODE_SHIFT) & 3u;
+    let e = clock - l.anchor;
+    let a = e * l.omega_hi + l.phase;
+    let phi = f32(a) * TWO_NEG_32 + f32(e) * l.omega_lo;
+    let q = phase_position(phi, mode, (l.clip_mode & GPU_HELD) != 0u, f32(clip_last(c)));
+    let f = clip_frame(c, q);
+    return Layer(weight, f.frac, f32(f.row), f32(gpu_layer_clip(l)));
+}
+
+// Layer 1's weight of a GPU-timed record at `clock` (0 with one layer).
+fn gpu_layer1_weight(rec: GpuInstanceRecord, clock: u32) -> f32 {
+    if ((rec.flags & GPU_TWO_LAYERS) == 0u) {
+        return 0.0;
+    }
+    let ew = clock - rec.w_anchor;
+    return clamp(rec.w_start + f32(ew) * rec.w_rate, 0.0, 1.0);
+}
+
+// The 4 layers a GPU-timed record shows at `clock`, given the clips of its two layers. Rust
+// twin: gpu_timed::gpu_layers.
+fn gpu_layers(rec: GpuInstanceRecord, c0: Clip, c1: Clip, clock: u32) -> array<Layer, 4> {
+    let none = Layer(0.0, 0.0, 0.0, 0.0);
+    var out = array<Layer, 4>(none, none, none, none);
+    if ((rec.flags & GPU_ENABLED) == 0u) {
+        return out;
+    }
+    let w1 = gpu_layer1_weight(rec, clock);
+    if ((rec.flags & GPU_TWO_LAYERS) != 0u) {
+        out[1] = gpu_layer(rec.layers[1], c1, clock, w1);
+    }
+    out[0] = gpu_layer(rec.layers[0], c0, clock, 1.0 - w1);
+    return out;
+}
+
+// The layer's row and the next row, clamped into the layer's clip (the CPU writes frac = 0 on
+// a clip's last frame, but the shader still must not read the next clip's first row) and
+// into the table of `table_rows` rows (a bad record cannot read outside the texture).
+// `known`: whether `c` is the layer's clip (false for an index past the table). Rust twin:
+// throng_asset::decode::layer_rows.
+fn layer_rows(l: Layer, c: Clip, known: bool, table_rows: u32) -> vec2<u32> {
+    let last_row = table_rows - 1u;
+    let row = min(u32(max(l.row, 0.0)), last_row);
+    var last = last_row;
+    if (known) {
+        last = min(c.first_row + clip_last(c), last_row);
+    }
+    return vec2<u32>(row, max(min(row + 1u, last), row));
+}

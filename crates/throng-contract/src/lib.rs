@@ -1,0 +1,36 @@
+//! The per-instance playback contract of throng (docs/design.md §4), below the runtime and the
+//! renderer so that both — and the offline crates' CPU references — read it from one place:
+//!
+//! - [`names`]: the shared enums ([`LoopMode`], [`Skinning`], [`Timing`], [`Encoding`],
+//!   [`VatEncoding`]), each name written once;
+//! - [`time`]: the time rules — clip time → (row, frac, direction, shown time) for every loop
+//!   mode ([`ClipFrames::sample`]); nobody else wraps clip time;
+//! - [`record`]: the CPU-timed 64 B [`InstanceRecord`] of 4 [`Layer`]s and the 48 B
+//!   [`InstanceTransform`];
+//! - [`gpu_timed`]: the GPU-timed 56 B [`GpuInstanceRecord`], the clock unit, and
+//!   [`gpu_layers`], the line-by-line CPU twin of its shader;
+//! - [`clip_table`]: the clip table in its GPU form ([`GpuClip`]);
+//! - [`limits`]: rows, clips, layers, influences, each with its reason;
+//! - [`wgsl`]: the WGSL twins (`throng::playback`, generated `throng::constants`).
+//!
+//! Depends on glam, bytemuck and serde only (clap with the `clap` feature). Units: seconds,
+//! file units, radians; matrices column-major.
+
+pub mod clip_table;
+pub mod gpu_timed;
+pub mod limits;
+pub mod names;
+pub mod record;
+pub mod time;
+pub mod wgsl;
+
+pub use clip_table::GpuClip;
+pub use gpu_timed::{
+    gpu_layers, GpuInstanceRecord, GpuLayer, CLIP_MASK, GPU_ENABLED, GPU_HELD, GPU_TWO_LAYERS,
+    MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG, MODE_SHIFT, SECONDS_PER_TICK,
+    TICKS_PER_SECOND,
+};
+pub use limits::*;
+pub use names::{Encoding, LoopMode, Skinning, Timing, UnknownName, VatEncoding};
+pub use record::{InstanceRecord, InstanceTransform, Layer};
+pub use time::{wrap_time, ClipFrames, ClipTime, Direction, FrameRef, Span, FRAC_MAX};

@@ -1,0 +1,18 @@
+//! Limits of the contract, each with the reason it exists. Going past one is an error where the
+//! data is made (the bake, the runtime), never a wrong picture.
+
+/// Frame-table rows of an asset: rows travel as f32 in [`crate::Layer::row`], exact below 2^24.
+pub const MAX_ROWS: u32 = 1 << 24;
+
+/// Clips of an asset: the GPU-timed record keeps the clip index in 24 bits of `clip_mode`
+/// ([`crate::CLIP_MASK`]), and the CPU-timed record keeps it as an f32 (exact below 2^24).
+pub const MAX_CLIPS: u32 = crate::CLIP_MASK + 1;
+
+/// Layers of a CPU-timed record (64 B = 4 × 16 B).
+pub const MAX_LAYERS: usize = 4;
+
+/// Layers of a GPU-timed record (the incoming and the outgoing clip of a crossfade).
+pub const GPU_TIMED_LAYERS: usize = 2;
+
+/// Influences per vertex the shaders read (two vec4 of palette indices and weights).
+pub const MAX_INFLUENCES: u32 = 8;

@@ -1,0 +1,81 @@
+//! The contract's WGSL modules, for any WGSL composer that understands naga_oil's
+//! `#define_import_path` / `#import` (throng-render's, Bevy's).
+//!
+//! - `throng::constants` is generated from the Rust constants ([`constants_module`]), so no
+//!   number of the contract is typed twice;
+//! - `throng::playback` (`shaders/playback.wgsl`): the record, transform and clip structs, the
+//!   time rules' GPU twin and the GPU-timed record's arithmetic. Pure functions, no bindings.
+
+use crate::gpu_timed::*;
+
+/// A WGSL module: its import path and source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Module {
+    pub import_path: &'static str,
+    /// Where the source comes from (for error messages).
+    pub file: &'static str,
+    pub source: String,
+}
+
+/// `throng::constants`: the contract's numbers as WGSL constants.
+pub fn constants_module() -> Module {
+    let mut s = String::from(
+        "// throng::constants — generated from throng_contract's Rust constants; do not edit.\n\
+         #define_import_path throng::constants\n\n",
+    );
+    let u32s: [(&str, u32); 10] = [
+        ("MODE_LOOP", MODE_LOOP),
+        ("MODE_ONCE", MODE_ONCE),
+        ("MODE_CLAMP", MODE_CLAMP),
+        ("MODE_PINGPONG", MODE_PINGPONG),
+        ("CLIP_MASK", CLIP_MASK),
+        ("MODE_SHIFT", MODE_SHIFT),
+        ("GPU_HELD", GPU_HELD),
+        ("GPU_ENABLED", GPU_ENABLED),
+        ("GPU_TWO_LAYERS", GPU_TWO_LAYERS),
+        ("MAX_INFLUENCES", crate::MAX_INFLUENCES),
+    ];
+    for (name, v) in u32s {
+        s.push_str(&format!("const {name}: u32 = {v}u;\n"));
+    }
+    s.push_str(&format!(
+        "const MAX_LAYERS: u32 = {}u;\n",
+        crate::MAX_LAYERS
+    ));
+    // {:?} prints the shortest decimal that reads back as the same f32
+    s.push_str(&format!("const TWO_NEG_32: f32 = {:?};\n", TWO_NEG_32));
+    Module {
+        import_path: "throng::constants",
+        file: "throng_contract::wgsl::constants_module",
+        source: s,
+    }
+}
+
+/// `throng::playback`.
+pub fn playback_module() -> Module {
+    Module {
+        import_path: "throng::playback",
+        file: "crates/throng-contract/shaders/playback.wgsl",
+        source: include_str!("../shaders/playback.wgsl").to_string(),
+    }
+}
+
+/// Every module of the contract, dependencies first.
+pub fn modules() -> Vec<Module> {
+    vec![constants_module(), playback_module()]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn constants_are_written_from_the_rust_values() {
+        let s = super::constants_module().source;
+        assert!(s.contains("const GPU_HELD: u32 = 67108864u;"), "{s}");
+        assert!(s.contains("const CLIP_MASK: u32 = 16777215u;"));
+        let two_neg_32 = s
+            .lines()
+            .find_map(|l| l.strip_prefix("const TWO_NEG_32: f32 = "))
+            .and_then(|v| v.trim_end_matches(';').parse::<f32>().ok());
+        assert_eq!(two_neg_32, Some(crate::gpu_timed::TWO_NEG_32));
+    }
+}
