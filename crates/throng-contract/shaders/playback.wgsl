@@ -30,8 +30,8 @@ struct InstanceTransform {
 struct Clip {
     first_row: u32,
     frames: u32,
-    _pad0: u32,
-    _pad1: u32,
+    pad_a: u32,
+    pad_b: u32,
     bounds_min: vec4<f32>,
     bounds_max: vec4<f32>,
 }

@@ -1,4 +1,4 @@
-// cull.wgsl: GPU culling and LOD selection (DESIGN.md §5). Each instance's bounds — the union of
+// GPU culling and LOD selection (docs/design.md §5). Each instance's bounds — the union of
 // the clip bounds of its active layers (the asset's bounds for the rest pose or clips without
 // bounds), moved by its transform — are tested against the view frustum and, separately, the
 // shadow camera's (a caster out of view must also reach the view when swept along the light:
@@ -6,7 +6,11 @@
 // projected to the screen at the instance's distance, stays within `lod_bias` pixels; its id is
 // appended (atomic counter) to the list of its (pass, LOD), and that counter becomes the
 // instance count of every primitive's DrawIndexedIndirect arguments of that (pass, LOD).
-// Needs no optional GPU feature.
+// Needs no optional GPU feature. Defs: GPU_TIMED (crate::shaders::Program::Cull).
+
+#import throng::playback::instance_affine
+#import throng_render::asset::{bone_params, clips}
+#import throng_render::instances::{instance_transforms, instance_layers}
 
 struct CullParams {
     // Frustum planes (xyz normal pointing inside, w offset): inside when dot(n, p) + w ≥ 0.
@@ -32,8 +36,8 @@ struct CullParams {
     // Largest projected simplification error allowed, pixels (≤ 0: always LOD 0).
     lod_bias: f32,
     shadows: u32,
-    _pad0: u32,
-    _pad1: u32,
+    pad_a: u32,
+    pad_b: u32,
 }
 
 // wgpu's DrawIndexedIndirect layout (20 B), one per (pass, primitive, LOD) in that order (a
@@ -46,9 +50,9 @@ struct DrawArgs {
     first_instance: u32,
 }
 
-@group(0) @binding(11) var<uniform> cull: CullParams;
-@group(0) @binding(12) var<storage, read_write> visible_ids: array<u32>;
-@group(0) @binding(13) var<storage, read_write> draw_args: array<DrawArgs>;
+@group(0) @binding(#{B_CULL_PARAMS}) var<uniform> cull: CullParams;
+@group(0) @binding(#{B_VISIBLE_IDS}) var<storage, read_write> visible_ids: array<u32>;
+@group(0) @binding(#{B_DRAW_ARGS}) var<storage, read_write> draw_args: array<DrawArgs>;
 
 // World-space box of instance `inst`: centre and half extent.
 struct WorldBox {

@@ -1,7 +1,11 @@
-// debug.wgsl: debug-view colours of the skinned draws (FrameUniform.debug).
+// throng_render::debug — debug-view colours every skinned path can give (FrameUniform.debug):
+// frame row of the first active layer (3) and LOD (4); alpha 0 otherwise.
+#define_import_path throng_render::debug
 
-// Colours of the views every skinning path can give: frame row of the first active layer (3)
-// and LOD (4); 0 alpha otherwise.
+#import throng::playback::Layer
+#import throng_render::asset::bone_params
+#import throng_render::frame::{frame, heat, index_color}
+
 fn debug_common(layers: ptr<function, array<Layer, 4>>, lod: u32) -> vec4<f32> {
     let mode = frame.debug.x;
     if (mode == 4u) {

@@ -1,6 +1,8 @@
-// frame.wgsl: per-frame uniform (camera, light, shadow map, ground, debug view), the per-draw
-// uniform, and the shading shared by every pass that draws meshes (crate::gpu_types::
-// {FrameUniform, DrawParams}). World space = model space of the scene.
+// throng_render::frame — the per-frame uniform (camera, light, shadow map, ground, debug view),
+// the per-draw uniform, the vertex-to-fragment interface and the shading shared by every pass
+// that draws meshes (Rust twins: crate::gpu_types::{FrameUniform, DrawParams}). World space =
+// model space of the scene.
+#define_import_path throng_render::frame
 
 struct FrameUniform {
     view_proj: mat4x4<f32>,
@@ -35,14 +37,14 @@ struct DrawParams {
     segment: u32,
     lod_count: u32,
     lod_influences: u32,
-    _pad: u32,
+    pad: u32,
 }
 
-@group(0) @binding(5) var<uniform> frame: FrameUniform;
-@group(3) @binding(0) var<uniform> draw: DrawParams;
+@group(0) @binding(#{B_FRAME}) var<uniform> frame: FrameUniform;
+@group(#{G_DRAW}) @binding(#{B_DRAW_PARAMS}) var<uniform> draw: DrawParams;
 // Main pass only: the shadow map the shadow pass rendered and its comparison sampler.
-@group(3) @binding(1) var shadow_map: texture_depth_2d;
-@group(3) @binding(2) var shadow_sampler: sampler_comparison;
+@group(#{G_DRAW}) @binding(#{B_SHADOW_MAP}) var shadow_map: texture_depth_2d;
+@group(#{G_DRAW}) @binding(#{B_SHADOW_SAMPLER}) var shadow_sampler: sampler_comparison;
 
 struct VsOut {
     @builtin(position) clip: vec4<f32>,

@@ -1,5 +1,7 @@
-// ground.wgsl: a checkered ground plane (two triangles from the vertex index) under the crowd;
-// it receives shadows and casts none.
+// The ground: a checkered plane (two triangles from the vertex index) under the crowd; it
+// receives shadows and casts none.
+
+#import throng_render::frame::{VsOut, frame, clip_position, shade}
 
 @vertex
 fn vs_ground(@builtin(vertex_index) vi: u32) -> VsOut {

@@ -1,8 +1,13 @@
-// vat.wgsl: vertex animation texture path (DESIGN.md §3 "VAT"): per frame-table row and vertex
-// the skinned model-space position and normal, fetched instead of skinning. Layers and frames
-// are blended exactly like skin matrices (mix by frac, sum by weight) and the normal is
-// renormalised. CPU twin: throng_asset::vat::{fetch_position, fetch_normal, oct_unwrap,
-// vat_vertices}, line by line.
+// throng_render::vat — vertex animation texture path (docs/design.md §3 "VAT"): per frame-table
+// row and vertex the skinned model-space position and normal, fetched instead of skinning.
+// Layers and frames are blended exactly like skin matrices (mix by frac, sum by weight) and the
+// normal is renormalised. CPU twin: throng_asset::vat::{fetch_position, fetch_normal,
+// oct_unwrap, vat_vertices}, line by line.
+#define_import_path throng_render::vat
+
+#import throng::decode::{Skinned, normalize_or_zero, vat_unorm16_position, vat_normal_decode}
+#import throng_render::asset::layer_rows_of
+#import throng_render::instances::instance_layers
 
 struct VatParams {
     // 0 f32, 1 f16, 2 unorm16 (throng_asset::VatEncoding).
@@ -18,13 +23,13 @@ struct VatParams {
     max: vec4<f32>,
 }
 
-@group(2) @binding(0) var<uniform> vat: VatParams;
+@group(#{G_VAT}) @binding(#{B_VAT_PARAMS}) var<uniform> vat: VatParams;
 // Float encodings: Rgba32Float / Rgba16Float positions (x, y, z, 1).
-@group(2) @binding(1) var vat_positions_float: texture_2d_array<f32>;
+@group(#{G_VAT}) @binding(#{B_VAT_POSITIONS_FLOAT}) var vat_positions_float: texture_2d_array<f32>;
 // unorm16: Rgba16Uint positions (qx, qy, qz, 0).
-@group(2) @binding(2) var vat_positions_uint: texture_2d_array<u32>;
+@group(#{G_VAT}) @binding(#{B_VAT_POSITIONS_UINT}) var vat_positions_uint: texture_2d_array<u32>;
 // Octahedral normals, two snorm16 in Rg16Sint.
-@group(2) @binding(3) var vat_normals: texture_2d_array<i32>;
+@group(#{G_VAT}) @binding(#{B_VAT_NORMALS}) var vat_normals: texture_2d_array<i32>;
 
 // Texel of vertex v at frame-table row f: (v mod W, f·R + v div W), split into array layers.
 fn vat_coords(v: u32, f: u32) -> vec3<u32> {
@@ -35,32 +40,14 @@ fn vat_coords(v: u32, f: u32) -> vec3<u32> {
 fn vat_position(v: u32, f: u32) -> vec3<f32> {
     let c = vat_coords(v, f);
     if (vat.encoding == 2u) {
-        let q = vec3<f32>(textureLoad(vat_positions_uint, c.xy, c.z, 0).xyz);
-        return vat.min.xyz + (q / 65535.0) * (vat.max.xyz - vat.min.xyz);
+        return vat_unorm16_position(textureLoad(vat_positions_uint, c.xy, c.z, 0).xyz, vat.min.xyz, vat.max.xyz);
     }
     return textureLoad(vat_positions_float, c.xy, c.z, 0).xyz;
 }
 
-fn sign_nz(x: f32) -> f32 {
-    return select(-1.0, 1.0, x >= 0.0);
-}
-
-// Octahedral (u, v) ∈ [−1, 1]² → unit vector (Cigolle et al. 2014, JCGT 3(2), §3.1).
-fn oct_unwrap(e: vec2<f32>) -> vec3<f32> {
-    let z = 1.0 - abs(e.x) - abs(e.y);
-    var x = e.x;
-    var y = e.y;
-    if (z < 0.0) {
-        x = (1.0 - abs(e.y)) * sign_nz(e.x);
-        y = (1.0 - abs(e.x)) * sign_nz(e.y);
-    }
-    return normalize_or_zero(vec3<f32>(x, y, z));
-}
-
 fn vat_normal(v: u32, f: u32) -> vec3<f32> {
     let c = vat_coords(v, f);
-    let q = textureLoad(vat_normals, c.xy, c.z, 0).xy;
-    return oct_unwrap(max(vec2<f32>(q) / 32767.0, vec2<f32>(-1.0)));
+    return vat_normal_decode(textureLoad(vat_normals, c.xy, c.z, 0).xy);
 }
 
 fn lerp3(a: vec3<f32>, b: vec3<f32>, t: f32) -> vec3<f32> {
@@ -79,7 +66,7 @@ fn vat_vertex(inst: u32, v: u32) -> Skinned {
             continue;
         }
         any_layer = true;
-        let rows = layer_rows(l);
+        let rows = layer_rows_of(l);
         p += lerp3(vat_position(v, rows.x), vat_position(v, rows.y), l.frac) * l.weight;
         n += lerp3(vat_normal(v, rows.x), vat_normal(v, rows.y), l.frac) * l.weight;
     }

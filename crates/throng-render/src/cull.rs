@@ -12,7 +12,7 @@ use crate::layouts;
 use crate::readback::map_read;
 use crate::render::{RenderOptions, Renderer};
 use crate::scene::{playback_len_matches, Crowd, FrameSetup};
-use crate::shaders::Timing;
+use throng_contract::Timing;
 
 /// Instance ids the culling pass kept, per LOD level, ascending.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -120,19 +120,19 @@ impl Renderer {
         });
         let mut entries = layouts::skin_asset_entries(asset, transforms_buf);
         // Culling reads no bone texture.
-        entries.retain(|e| e.binding != 0);
+        entries.retain(|e| e.binding != crate::bindings::BONE_TEXTURE);
         entries.extend(play.entries());
         entries.extend([
             wgpu::BindGroupEntry {
-                binding: 11,
+                binding: crate::bindings::CULL_PARAMS,
                 resource: params_buf.as_entire_binding(),
             },
             wgpu::BindGroupEntry {
-                binding: 12,
+                binding: crate::bindings::VISIBLE_IDS,
                 resource: visible.as_entire_binding(),
             },
             wgpu::BindGroupEntry {
-                binding: 13,
+                binding: crate::bindings::DRAW_ARGS,
                 resource: args_buf.as_entire_binding(),
             },
         ]);
@@ -161,7 +161,7 @@ impl Renderer {
             return;
         };
         let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_bind_group(0, &run.bind, &[]);
+        pass.set_bind_group(crate::bindings::group::SKIN, &run.bind, &[]);
         pass.set_pipeline(&cp.cull);
         pass.dispatch_workgroups(run.instances.div_ceil(64).max(1), 1, 1);
         pass.set_pipeline(&cp.finish);

@@ -1,12 +1,13 @@
-//! Bind group layouts of the skinning programs (bindings as declared in resources.wgsl,
-//! bones_*.wgsl, frame.wgsl, mesh_fs.wgsl and cs_skin.wgsl).
+//! Bind group layouts of the programs, with the binding numbers of [`crate::bindings`] (the
+//! WGSL reads the same numbers as shader defs).
 
 use throng_asset::Encoding;
 use wgpu::util::DeviceExt;
 
+use crate::bindings as b;
 use crate::gpu_asset::{bone_sample_type, GpuAsset};
 use crate::gpu_types::{GpuInstanceRecord, InstanceRecord, Playback, TimingUniform};
-use crate::shaders::Timing;
+use throng_contract::Timing;
 
 fn storage(binding: u32, vis: wgpu::ShaderStages, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
@@ -34,8 +35,15 @@ fn uniform(binding: u32, vis: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry 
     }
 }
 
-/// Bindings 0–4: bone texture, bone params, clip table, instance transforms, playback records;
-/// GPU-timed adds the clock uniform (9).
+/// The playback record binding of a timing (CPU- or GPU-timed records), and the clock.
+fn playback_entries(timing: Timing, vis: wgpu::ShaderStages) -> Vec<wgpu::BindGroupLayoutEntry> {
+    match timing {
+        Timing::Cpu => vec![storage(b::CPU_RECORDS, vis, true)],
+        Timing::Gpu => vec![storage(b::GPU_RECORDS, vis, true), uniform(b::CLOCK, vis)],
+    }
+}
+
+/// Bone texture, bone params, clip table, instance transforms and the playback records.
 fn skin_entries(
     encoding: Encoding,
     timing: Timing,
@@ -43,7 +51,7 @@ fn skin_entries(
 ) -> Vec<wgpu::BindGroupLayoutEntry> {
     let mut v = vec![
         wgpu::BindGroupLayoutEntry {
-            binding: 0,
+            binding: b::BONE_TEXTURE,
             visibility: vis,
             ty: wgpu::BindingType::Texture {
                 sample_type: bone_sample_type(encoding),
@@ -52,18 +60,16 @@ fn skin_entries(
             },
             count: None,
         },
-        uniform(1, vis),
-        storage(2, vis, true),
-        storage(3, vis, true),
-        storage(4, vis, true),
+        uniform(b::BONE_PARAMS, vis),
+        storage(b::CLIPS, vis, true),
+        storage(b::INSTANCE_TRANSFORMS, vis, true),
     ];
-    if timing == Timing::Gpu {
-        v.push(uniform(9, vis));
-    }
+    v.extend(playback_entries(timing, vis));
     v
 }
 
-/// Group 0 of the texture draw: skin bindings 0–4 plus the frame uniform (5).
+/// Group 0 of the texture draw: the skin bindings, the frame uniform and (culled) the visible
+/// ids.
 pub fn texture_draw(
     device: &wgpu::Device,
     encoding: Encoding,
@@ -72,9 +78,9 @@ pub fn texture_draw(
 ) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
     let mut e = skin_entries(encoding, timing, vis);
-    e.push(uniform(5, vis));
+    e.push(uniform(b::FRAME, vis));
     if culled {
-        e.push(storage(12, wgpu::ShaderStages::VERTEX, true));
+        e.push(storage(b::VISIBLE_IDS, wgpu::ShaderStages::VERTEX, true));
     }
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng texture draw"),
@@ -82,7 +88,7 @@ pub fn texture_draw(
     })
 }
 
-/// Group 0 of the compute skinning job: skin bindings 0–4, inputs (6), outputs (7), job (8).
+/// Group 0 of the compute skinning job: the skin bindings, inputs, outputs and the job.
 pub fn skin_compute(
     device: &wgpu::Device,
     encoding: Encoding,
@@ -90,51 +96,53 @@ pub fn skin_compute(
 ) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::COMPUTE;
     let mut e = skin_entries(encoding, timing, vis);
-    e.push(storage(6, vis, true));
-    e.push(storage(7, vis, false));
-    e.push(uniform(8, vis));
+    e.push(storage(b::SKIN_INPUTS, vis, true));
+    e.push(storage(b::SKIN_OUTPUTS, vis, false));
+    e.push(uniform(b::SKIN_JOB, vis));
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng skin compute"),
         entries: &e,
     })
 }
 
-/// Group 0 of the reference draw and the ground: instance transforms (3) and frame uniform (5).
+/// Group 0 of the reference draw and the ground: instance transforms and the frame uniform.
 pub fn reference_draw(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng reference draw"),
-        entries: &[storage(3, vis, true), uniform(5, vis)],
+        entries: &[
+            storage(b::INSTANCE_TRANSFORMS, vis, true),
+            uniform(b::FRAME, vis),
+        ],
     })
 }
 
-pub fn shader_module(device: &wgpu::Device, label: &str, source: String) -> wgpu::ShaderModule {
-    device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(label),
-        source: wgpu::ShaderSource::Wgsl(source.into()),
-    })
+/// The device's shader module of a composed program (handed over as naga IR: no second
+/// WGSL parse).
+pub fn shader_module(
+    device: &wgpu::Device,
+    program: crate::shaders::Program,
+) -> Result<wgpu::ShaderModule, crate::shaders::ShaderError> {
+    let module = crate::shaders::compose(program)?;
+    Ok(device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(&program.name()),
+        source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(module)),
+    }))
 }
 
-/// Group 0 of the layers job: bone params (1), clips (2), records (4), clock (9, GPU-timed),
-/// output (10).
+/// Group 0 of the layers job: bone params, clips, the playback records and the output.
 pub fn layers_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::COMPUTE;
-    let mut e = vec![
-        uniform(1, vis),
-        storage(2, vis, true),
-        storage(4, vis, true),
-    ];
-    if timing == Timing::Gpu {
-        e.push(uniform(9, vis));
-    }
-    e.push(storage(10, vis, false));
+    let mut e = vec![uniform(b::BONE_PARAMS, vis), storage(b::CLIPS, vis, true)];
+    e.extend(playback_entries(timing, vis));
+    e.push(storage(b::LAYERS_OUT, vis, false));
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng layers compute"),
         entries: &e,
     })
 }
 
-/// GPU buffers of one [`Playback`]: the records (binding 4) and, GPU-timed, the clock (9).
+/// GPU buffers of one [`Playback`]: the records and, GPU-timed, the clock.
 pub struct PlaybackBuffers {
     pub records: wgpu::Buffer,
     pub clock: Option<wgpu::Buffer>,
@@ -181,15 +189,20 @@ impl PlaybackBuffers {
         }
     }
 
-    /// Bind group entries 4 and (GPU-timed) 9.
+    /// Bind group entries of the records and (GPU-timed) the clock.
     pub fn entries(&self) -> Vec<wgpu::BindGroupEntry<'_>> {
+        let records = if self.clock.is_some() {
+            b::GPU_RECORDS
+        } else {
+            b::CPU_RECORDS
+        };
         let mut v = vec![wgpu::BindGroupEntry {
-            binding: 4,
+            binding: records,
             resource: self.records.as_entire_binding(),
         }];
         if let Some(c) = &self.clock {
             v.push(wgpu::BindGroupEntry {
-                binding: 9,
+                binding: b::CLOCK,
                 resource: c.as_entire_binding(),
             });
         }
@@ -197,48 +210,45 @@ impl PlaybackBuffers {
     }
 }
 
-/// Bind group entries 0–3 of a skinning program.
+/// Bind group entries of the asset (bone texture, params, clips) and the instance transforms.
 pub fn skin_asset_entries<'a>(
     asset: &'a GpuAsset,
     transforms: &'a wgpu::Buffer,
 ) -> Vec<wgpu::BindGroupEntry<'a>> {
     vec![
         wgpu::BindGroupEntry {
-            binding: 0,
+            binding: b::BONE_TEXTURE,
             resource: wgpu::BindingResource::TextureView(&asset.bone_view),
         },
         wgpu::BindGroupEntry {
-            binding: 1,
+            binding: b::BONE_PARAMS,
             resource: asset.params_buffer.as_entire_binding(),
         },
         wgpu::BindGroupEntry {
-            binding: 2,
+            binding: b::CLIPS,
             resource: asset.clips_buffer.as_entire_binding(),
         },
         wgpu::BindGroupEntry {
-            binding: 3,
+            binding: b::INSTANCE_TRANSFORMS,
             resource: transforms.as_entire_binding(),
         },
     ]
 }
 
-/// Group 0 of the culling job: bone params (1), clips (2), transforms (3), records (4), clock
-/// (9, GPU-timed), cull params (11), visible ids (12), draw arguments (13).
+/// Group 0 of the culling job: bone params, clips, transforms, the playback records, the cull
+/// params, the visible ids and the draw arguments.
 pub fn cull_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::COMPUTE;
     let mut e = vec![
-        uniform(1, vis),
-        storage(2, vis, true),
-        storage(3, vis, true),
-        storage(4, vis, true),
+        uniform(b::BONE_PARAMS, vis),
+        storage(b::CLIPS, vis, true),
+        storage(b::INSTANCE_TRANSFORMS, vis, true),
     ];
-    if timing == Timing::Gpu {
-        e.push(uniform(9, vis));
-    }
+    e.extend(playback_entries(timing, vis));
     e.extend([
-        uniform(11, vis),
-        storage(12, vis, false),
-        storage(13, vis, false),
+        uniform(b::CULL_PARAMS, vis),
+        storage(b::VISIBLE_IDS, vis, false),
+        storage(b::DRAW_ARGS, vis, false),
     ]);
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng cull"),
@@ -246,22 +256,19 @@ pub fn cull_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLay
     })
 }
 
-/// Group 0 of the VAT draw: bindings 1–4 (no bone texture), clock (9, GPU-timed), frame (5),
-/// visible ids (12, culled).
+/// Group 0 of the VAT draw: the skin bindings without the bone texture, the frame uniform and
+/// (culled) the visible ids.
 pub fn vat_draw(device: &wgpu::Device, timing: Timing, culled: bool) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
     let mut e = vec![
-        uniform(1, vis),
-        storage(2, vis, true),
-        storage(3, vis, true),
-        storage(4, vis, true),
-        uniform(5, vis),
+        uniform(b::BONE_PARAMS, vis),
+        storage(b::CLIPS, vis, true),
+        storage(b::INSTANCE_TRANSFORMS, vis, true),
+        uniform(b::FRAME, vis),
     ];
-    if timing == Timing::Gpu {
-        e.push(uniform(9, vis));
-    }
+    e.extend(playback_entries(timing, vis));
     if culled {
-        e.push(storage(12, wgpu::ShaderStages::VERTEX, true));
+        e.push(storage(b::VISIBLE_IDS, wgpu::ShaderStages::VERTEX, true));
     }
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng vat draw"),
@@ -269,8 +276,7 @@ pub fn vat_draw(device: &wgpu::Device, timing: Timing, culled: bool) -> wgpu::Bi
     })
 }
 
-/// Group 2 of the VAT draw: VAT params (0), float positions (1), unorm16 positions (2),
-/// octahedral normals (3).
+/// Group 2 of the VAT draw: VAT params, float positions, unorm16 positions, octahedral normals.
 pub fn vat_textures(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::VERTEX;
     let tex = |binding, sample_type| wgpu::BindGroupLayoutEntry {
@@ -286,19 +292,22 @@ pub fn vat_textures(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng vat textures"),
         entries: &[
-            uniform(0, vis),
-            tex(1, wgpu::TextureSampleType::Float { filterable: false }),
-            tex(2, wgpu::TextureSampleType::Uint),
-            tex(3, wgpu::TextureSampleType::Sint),
+            uniform(b::VAT_PARAMS, vis),
+            tex(
+                b::VAT_POSITIONS_FLOAT,
+                wgpu::TextureSampleType::Float { filterable: false },
+            ),
+            tex(b::VAT_POSITIONS_UINT, wgpu::TextureSampleType::Uint),
+            tex(b::VAT_NORMALS, wgpu::TextureSampleType::Sint),
         ],
     })
 }
 
-/// Group 3 of every mesh draw: the per-draw uniform (0, dynamic offset); the main pass adds the
-/// shadow map (1) and its comparison sampler (2).
+/// Group 3 of every mesh draw: the per-draw uniform (dynamic offset); the main pass adds the
+/// shadow map and its comparison sampler.
 pub fn draw_params(device: &wgpu::Device, main_pass: bool) -> wgpu::BindGroupLayout {
     let mut e = vec![wgpu::BindGroupLayoutEntry {
-        binding: 0,
+        binding: b::DRAW_PARAMS,
         visibility: wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
         ty: wgpu::BindingType::Buffer {
             ty: wgpu::BufferBindingType::Uniform,
@@ -311,7 +320,7 @@ pub fn draw_params(device: &wgpu::Device, main_pass: bool) -> wgpu::BindGroupLay
     }];
     if main_pass {
         e.push(wgpu::BindGroupLayoutEntry {
-            binding: 1,
+            binding: b::SHADOW_MAP,
             visibility: wgpu::ShaderStages::FRAGMENT,
             ty: wgpu::BindingType::Texture {
                 sample_type: wgpu::TextureSampleType::Depth,
@@ -321,7 +330,7 @@ pub fn draw_params(device: &wgpu::Device, main_pass: bool) -> wgpu::BindGroupLay
             count: None,
         });
         e.push(wgpu::BindGroupLayoutEntry {
-            binding: 2,
+            binding: b::SHADOW_SAMPLER,
             visibility: wgpu::ShaderStages::FRAGMENT,
             ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
             count: None,

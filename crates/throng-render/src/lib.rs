@@ -28,13 +28,15 @@
 //! Units are the asset's file units (metres per glTF), seconds, radians; matrices column-major
 //! on the Rust side; model space = the glTF scene root's space.
 
+pub mod bindings;
 pub mod device;
 pub mod gpu_types;
 pub mod shaders;
 
 pub use device::{AdapterSummary, DeviceError, Gpu};
 pub use gpu_types::{GpuInstanceRecord, InstanceRecord, InstanceTransform, Playback};
-pub use shaders::{Program, Skinning, Timing};
+pub use shaders::Program;
+pub use throng_contract::{Skinning, Timing};
 pub mod error;
 pub mod gpu_asset;
 pub mod layouts;

@@ -56,7 +56,7 @@ impl MaterialResources {
             label: Some("throng material"),
             entries: &[
                 wgpu::BindGroupLayoutEntry {
-                    binding: 0,
+                    binding: crate::bindings::MATERIAL,
                     visibility: vis,
                     ty: wgpu::BindingType::Buffer {
                         ty: wgpu::BufferBindingType::Uniform,
@@ -66,7 +66,7 @@ impl MaterialResources {
                     count: None,
                 },
                 wgpu::BindGroupLayoutEntry {
-                    binding: 1,
+                    binding: crate::bindings::BASE_TEXTURE,
                     visibility: wgpu::ShaderStages::FRAGMENT,
                     ty: wgpu::BindingType::Texture {
                         sample_type: wgpu::TextureSampleType::Float { filterable: true },
@@ -76,7 +76,7 @@ impl MaterialResources {
                     count: None,
                 },
                 wgpu::BindGroupLayoutEntry {
-                    binding: 2,
+                    binding: crate::bindings::BASE_SAMPLER,
                     visibility: wgpu::ShaderStages::FRAGMENT,
                     ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
                     count: None,
@@ -116,15 +116,15 @@ impl MaterialResources {
             layout: &self.bgl,
             entries: &[
                 wgpu::BindGroupEntry {
-                    binding: 0,
+                    binding: crate::bindings::MATERIAL,
                     resource: buf.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
-                    binding: 1,
+                    binding: crate::bindings::BASE_TEXTURE,
                     resource: wgpu::BindingResource::TextureView(texture.unwrap_or(&self.white)),
                 },
                 wgpu::BindGroupEntry {
-                    binding: 2,
+                    binding: crate::bindings::BASE_SAMPLER,
                     resource: wgpu::BindingResource::Sampler(&self.sampler),
                 },
             ],

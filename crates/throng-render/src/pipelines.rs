@@ -8,7 +8,8 @@ use crate::error::RenderError;
 use crate::gpu_asset::GpuVertex;
 use crate::layouts;
 use crate::render::{Renderer, DEPTH_FORMAT};
-use crate::shaders::{compose, Program, Skinning, Timing};
+use crate::shaders::Program;
+use throng_contract::{Skinning, Timing};
 
 /// (encoding, skinning, timing, culled, VAT, colour format — None for the shadow pass); VAT
 /// pipelines use the asset's encoding and LBS.
@@ -127,8 +128,7 @@ impl Renderer {
         let pipeline;
         let bgl;
         if vat {
-            let src = compose(Program::VatDraw { timing, culled })?;
-            let module = layouts::shader_module(device, "throng vat draw", src);
+            let module = layouts::shader_module(device, Program::VatDraw { timing, culled })?;
             bgl = layouts::vat_draw(device, timing, culled);
             // Only UV0 of the interleaved vertex is read; the vertex index addresses the VAT.
             let uv_only = [wgpu::VertexAttribute {
@@ -155,13 +155,15 @@ impl Renderer {
                 color,
             );
         } else {
-            let src = compose(Program::TextureDraw {
-                encoding,
-                skinning,
-                timing,
-                culled,
-            })?;
-            let module = layouts::shader_module(device, "throng texture draw", src);
+            let module = layouts::shader_module(
+                device,
+                Program::TextureDraw {
+                    encoding,
+                    skinning,
+                    timing,
+                    culled,
+                },
+            )?;
             bgl = layouts::texture_draw(device, encoding, timing, culled);
             pipeline = mesh_pipeline(
                 device,
@@ -202,11 +204,7 @@ impl Renderer {
             if self.reference_pipelines.contains_key(&color) {
                 continue;
             }
-            let module = layouts::shader_module(
-                device,
-                "throng reference draw",
-                compose(Program::ReferenceDraw)?,
-            );
+            let module = layouts::shader_module(device, Program::ReferenceDraw)?;
             let p = mesh_pipeline(
                 device,
                 "throng reference draw",
@@ -228,7 +226,7 @@ impl Renderer {
             self.reference_pipelines.insert(color, p);
         }
         if !self.ground_pipelines.contains_key(&format) {
-            let module = layouts::shader_module(device, "throng ground", compose(Program::Ground)?);
+            let module = layouts::shader_module(device, Program::Ground)?;
             let p = mesh_pipeline(
                 device,
                 "throng ground",

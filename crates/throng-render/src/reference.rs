@@ -46,11 +46,11 @@ impl Renderer {
                 layout: &self.reference_bgl,
                 entries: &[
                     wgpu::BindGroupEntry {
-                        binding: 3,
+                        binding: crate::bindings::INSTANCE_TRANSFORMS,
                         resource: transforms.as_entire_binding(),
                     },
                     wgpu::BindGroupEntry {
-                        binding: 5,
+                        binding: crate::bindings::FRAME,
                         resource: frame.as_entire_binding(),
                     },
                 ],
@@ -156,9 +156,9 @@ impl Renderer {
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         let record = |pass: &mut wgpu::RenderPass<'_>, pipeline: &wgpu::RenderPipeline| {
             pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &group, &[]);
+            pass.set_bind_group(crate::bindings::group::SKIN, &group, &[]);
             for (vb, ib, count, instances, mat) in &draws {
-                pass.set_bind_group(1, mat, &[]);
+                pass.set_bind_group(crate::bindings::group::MATERIAL, mat, &[]);
                 pass.set_vertex_buffer(0, vb.slice(..));
                 pass.set_index_buffer(ib.slice(..), wgpu::IndexFormat::Uint32);
                 pass.draw_indexed(0..*count, 0, instances.clone());
@@ -167,17 +167,21 @@ impl Renderer {
         if opts.shadows {
             if let Some(p) = self.reference_pipelines.get(&None) {
                 let mut pass = depth_pass(&mut enc, &shadow_map, "throng shadow pass");
-                pass.set_bind_group(3, &draw_shadow, &[DRAW_PARAMS_STRIDE as u32]);
+                pass.set_bind_group(
+                    crate::bindings::group::DRAW,
+                    &draw_shadow,
+                    &[DRAW_PARAMS_STRIDE as u32],
+                );
                 record(&mut pass, p);
             }
         }
         {
             let mut pass = main_pass(&mut enc, &target.view, &depth, opts.background);
-            pass.set_bind_group(3, &draw_main, &[0]);
+            pass.set_bind_group(crate::bindings::group::DRAW, &draw_main, &[0]);
             if opts.ground {
                 if let Some(g) = self.ground_pipelines.get(&COLOR_FORMAT) {
                     pass.set_pipeline(g);
-                    pass.set_bind_group(0, &group, &[]);
+                    pass.set_bind_group(crate::bindings::group::SKIN, &group, &[]);
                     pass.draw(0..6, 0..1);
                 }
             }

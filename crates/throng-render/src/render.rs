@@ -15,7 +15,7 @@ use crate::layouts;
 use crate::material::MaterialResources;
 use crate::pipelines::{CullPipelines, PipelineKey, TexturePipeline};
 use crate::scene::Crowd;
-use crate::shaders::Skinning;
+use throng_contract::Skinning;
 
 /// Format of the offscreen colour target of [`Renderer::render_scene`].
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -137,7 +137,7 @@ pub struct Renderer {
     pub(crate) draw_shadow_bgl: wgpu::BindGroupLayout,
     pub(crate) shadow_sampler: wgpu::Sampler,
     pub(crate) texture_pipelines: HashMap<PipelineKey, TexturePipeline>,
-    pub(crate) cull_pipelines: HashMap<crate::shaders::Timing, CullPipelines>,
+    pub(crate) cull_pipelines: HashMap<throng_contract::Timing, CullPipelines>,
     /// Reference pipelines by colour format (None: the shadow pass).
     pub(crate) reference_pipelines: HashMap<Option<wgpu::TextureFormat>, wgpu::RenderPipeline>,
     pub(crate) ground_pipelines: HashMap<wgpu::TextureFormat, wgpu::RenderPipeline>,

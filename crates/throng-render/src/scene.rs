@@ -19,9 +19,9 @@ use crate::layouts;
 use crate::pipelines::PipelineKey;
 use crate::readback::map_read;
 use crate::render::{RenderOptions, Renderer, SkinPath, COLOR_FORMAT, DEFAULT_COLOR};
-use crate::shaders::Skinning;
 use crate::shadow::{shadow_view_proj, ShadowCamera};
 use crate::target::{depth_pass, main_pass, OffscreenTarget};
+use throng_contract::Skinning;
 
 /// One crowd of a frame: instances of one asset.
 #[derive(Clone, Copy)]
@@ -253,15 +253,15 @@ impl Renderer {
             layout: &self.draw_main_bgl,
             entries: &[
                 wgpu::BindGroupEntry {
-                    binding: 0,
+                    binding: crate::bindings::DRAW_PARAMS,
                     resource: binding.clone(),
                 },
                 wgpu::BindGroupEntry {
-                    binding: 1,
+                    binding: crate::bindings::SHADOW_MAP,
                     resource: wgpu::BindingResource::TextureView(shadow_map),
                 },
                 wgpu::BindGroupEntry {
-                    binding: 2,
+                    binding: crate::bindings::SHADOW_SAMPLER,
                     resource: wgpu::BindingResource::Sampler(&self.shadow_sampler),
                 },
             ],
@@ -270,7 +270,7 @@ impl Renderer {
             label: Some("throng draw (shadow)"),
             layout: &self.draw_shadow_bgl,
             entries: &[wgpu::BindGroupEntry {
-                binding: 0,
+                binding: crate::bindings::DRAW_PARAMS,
                 resource: binding,
             }],
         });
@@ -344,16 +344,16 @@ impl Renderer {
         let mut entries = layouts::skin_asset_entries(asset, &transforms_buf);
         if vat {
             // The VAT path reads no bone texture.
-            entries.retain(|e| e.binding != 0);
+            entries.retain(|e| e.binding != crate::bindings::BONE_TEXTURE);
         }
         entries.extend(play.entries());
         entries.push(wgpu::BindGroupEntry {
-            binding: 5,
+            binding: crate::bindings::FRAME,
             resource: setup.frame.as_entire_binding(),
         });
         if let Some(run) = &cull {
             entries.push(wgpu::BindGroupEntry {
-                binding: 12,
+                binding: crate::bindings::VISIBLE_IDS,
                 resource: run.visible.as_entire_binding(),
             });
         }
@@ -430,7 +430,7 @@ impl Renderer {
             &cf.draw_main
         };
         pass.set_pipeline(&tp.pipeline);
-        pass.set_bind_group(0, &cf.skin_group, &[]);
+        pass.set_bind_group(crate::bindings::group::SKIN, &cf.skin_group, &[]);
         let arg_size = std::mem::size_of::<DrawIndexedArgs>() as u64;
         // One draw per (primitive, LOD), or per primitive with a multi-draw over its LODs.
         let multi = cf.cull.is_some() && self.multi_draw;
@@ -442,13 +442,17 @@ impl Renderer {
         let mut draws = 0;
         for lod in 0..lods {
             let entry = pass_index * cf.lods + lod;
-            pass.set_bind_group(3, group, &[(entry as u64 * DRAW_PARAMS_STRIDE) as u32]);
+            pass.set_bind_group(
+                crate::bindings::group::DRAW,
+                group,
+                &[(entry as u64 * DRAW_PARAMS_STRIDE) as u32],
+            );
             for (i, p) in asset.primitives.iter().enumerate() {
                 if let Some(m) = cf.materials.get(i) {
-                    pass.set_bind_group(1, m, &[]);
+                    pass.set_bind_group(crate::bindings::group::MATERIAL, m, &[]);
                 }
                 if let Some(Some(g)) = cf.vat_groups.get(i) {
-                    pass.set_bind_group(2, g, &[]);
+                    pass.set_bind_group(crate::bindings::group::VAT, g, &[]);
                 }
                 pass.set_vertex_buffer(0, p.vertices.slice(..));
                 pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
@@ -563,8 +567,8 @@ impl Renderer {
             if opts.ground {
                 if let Some(g) = self.ground_pipelines.get(&format) {
                     pass.set_pipeline(g);
-                    pass.set_bind_group(0, &ground_group, &[]);
-                    pass.set_bind_group(3, &ground_draw, &[0]);
+                    pass.set_bind_group(crate::bindings::group::SKIN, &ground_group, &[]);
+                    pass.set_bind_group(crate::bindings::group::DRAW, &ground_draw, &[0]);
                     pass.draw(0..6, 0..1);
                     stats.draws += 1;
                 }

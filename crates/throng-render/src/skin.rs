@@ -13,7 +13,8 @@ use crate::gpu_types::{
 };
 use crate::layouts::{self, PlaybackBuffers};
 use crate::readback::map_read;
-use crate::shaders::{compose, Program, Skinning};
+use crate::shaders::Program;
+use throng_contract::Skinning;
 
 pub(crate) fn compute_pipeline(
     device: &wgpu::Device,
@@ -21,7 +22,7 @@ pub(crate) fn compute_pipeline(
     bgl: &wgpu::BindGroupLayout,
     entry: &str,
 ) -> Result<wgpu::ComputePipeline, RenderError> {
-    let module = layouts::shader_module(device, entry, compose(program)?);
+    let module = layouts::shader_module(device, program)?;
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some(entry),
         bind_group_layouts: &[Some(bgl)],
@@ -59,7 +60,7 @@ fn run_and_read(
     {
         let mut pass = enc.begin_compute_pass(&Default::default());
         pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, bind, &[]);
+        pass.set_bind_group(crate::bindings::group::SKIN, bind, &[]);
         pass.dispatch_workgroups(threads.div_ceil(64), 1, 1);
     }
     enc.copy_buffer_to_buffer(out, 0, &read, 0, size);
@@ -134,15 +135,15 @@ pub fn skin_on_gpu(
     entries.extend(play.entries());
     entries.extend([
         wgpu::BindGroupEntry {
-            binding: 6,
+            binding: crate::bindings::SKIN_INPUTS,
             resource: inputs_buf.as_entire_binding(),
         },
         wgpu::BindGroupEntry {
-            binding: 7,
+            binding: crate::bindings::SKIN_OUTPUTS,
             resource: out_buf.as_entire_binding(),
         },
         wgpu::BindGroupEntry {
-            binding: 8,
+            binding: crate::bindings::SKIN_JOB,
             resource: job_buf.as_entire_binding(),
         },
     ]);
@@ -175,17 +176,17 @@ pub fn layers_on_gpu(
     let out_buf = output_buffer(device, out_size);
     let mut entries = vec![
         wgpu::BindGroupEntry {
-            binding: 1,
+            binding: crate::bindings::BONE_PARAMS,
             resource: asset.params_buffer.as_entire_binding(),
         },
         wgpu::BindGroupEntry {
-            binding: 2,
+            binding: crate::bindings::CLIPS,
             resource: asset.clips_buffer.as_entire_binding(),
         },
     ];
     entries.extend(play.entries());
     entries.push(wgpu::BindGroupEntry {
-        binding: 10,
+        binding: crate::bindings::LAYERS_OUT,
         resource: out_buf.as_entire_binding(),
     });
     let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {

@@ -209,19 +209,19 @@ pub(crate) fn bind_group(
         layout,
         entries: &[
             wgpu::BindGroupEntry {
-                binding: 0,
+                binding: crate::bindings::VAT_PARAMS,
                 resource: v.params.as_entire_binding(),
             },
             wgpu::BindGroupEntry {
-                binding: 1,
+                binding: crate::bindings::VAT_POSITIONS_FLOAT,
                 resource: wgpu::BindingResource::TextureView(float),
             },
             wgpu::BindGroupEntry {
-                binding: 2,
+                binding: crate::bindings::VAT_POSITIONS_UINT,
                 resource: wgpu::BindingResource::TextureView(uint),
             },
             wgpu::BindGroupEntry {
-                binding: 3,
+                binding: crate::bindings::VAT_NORMALS,
                 resource: wgpu::BindingResource::TextureView(&v.normals),
             },
         ],

@@ -2,7 +2,8 @@
 //! structs have the sizes and member offsets of their Rust twins.
 
 use throng_asset::Encoding;
-use throng_render::shaders::{all_programs, validate, Program, Skinning, Timing};
+use throng_render::shaders::{all_programs, validate, Program};
+use throng_render::{Skinning, Timing};
 
 #[test]
 fn every_program_validates() {
@@ -25,10 +26,14 @@ fn dual_quat_needs_quat_encoding() {
     assert!(validate(p).is_err());
 }
 
-/// Size and member offsets (bytes) of a WGSL struct, from naga's layouter.
+/// Size and member offsets (bytes) of a WGSL struct, from naga's layouter. Names of imported
+/// structs carry the composer's module decoration after the item name.
 fn struct_layout(module: &naga::Module, name: &str) -> Option<(u32, Vec<u32>)> {
+    let item = |n: &str| n.split("X_naga_oil_mod_X").next().unwrap_or(n).to_string();
     module.types.iter().find_map(|(_, ty)| match &ty.inner {
-        naga::TypeInner::Struct { members, span } if ty.name.as_deref() == Some(name) => {
+        naga::TypeInner::Struct { members, span }
+            if ty.name.as_deref().map(item).as_deref() == Some(name) =>
+        {
             Some((*span, members.iter().map(|m| m.offset).collect()))
         }
         _ => None,

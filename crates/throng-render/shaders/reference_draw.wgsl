@@ -1,7 +1,11 @@
-// vs_reference.wgsl: reference path: vertices skinned on the CPU (model space) and uploaded
+// Reference path (docs/design.md §5): vertices skinned on the CPU (model space) and uploaded
 // each frame; only the instance transform is applied here.
 
-@group(0) @binding(3) var<storage, read> instance_transforms: array<InstanceTransform>;
+#import throng::playback::instance_affine
+#import throng::decode::apply_affine
+#import throng_render::frame::{VsOut, clip_position}
+#import throng_render::instances::instance_transforms
+#import throng_render::mesh::mesh_fragment
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
@@ -19,4 +23,9 @@ fn vs_main(v: VertexIn, @builtin(instance_index) inst: u32) -> VsOut {
     out.uv = v.uv;
     out.debug = vec4<f32>(0.0);
     return out;
+}
+
+@fragment
+fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    return mesh_fragment(in, front);
 }

@@ -1,5 +1,14 @@
-// vs_texture.wgsl: texture skinning path. Bind-space vertex streams in, the instance's record
-// and transform from storage buffers, skin matrices from the bone texture.
+// Texture skinning path (docs/design.md §5): bind-space vertex streams in, the instance's
+// record and transform from storage buffers, skin matrices from the bone texture. Defs:
+// ENCODING, BONE_TEXTURE, DUAL_QUAT, GPU_TIMED, CULLED (crate::shaders::Program::TextureDraw).
+
+#import throng::playback::instance_affine
+#import throng::decode::apply_affine
+#import throng_render::frame::{VsOut, frame, draw, draw_lod, draw_influences, clip_position, heat, index_color}
+#import throng_render::instances::{instance_transforms, instance_layers, instance_id}
+#import throng_render::skin::skin_vertex
+#import throng_render::debug::debug_common
+#import throng_render::mesh::mesh_fragment
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
@@ -15,7 +24,7 @@ struct VertexIn {
 
 @vertex
 fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
-    let inst = instance_id(instance);
+    let inst = instance_id(instance, draw.id_base);
     let j = array<u32, 8>(v.joints0.x, v.joints0.y, v.joints0.z, v.joints0.w, v.joints1.x, v.joints1.y, v.joints1.z, v.joints1.w);
     let wf0 = vec4<f32>(v.weights0) / 65535.0;
     let wf1 = vec4<f32>(v.weights1) / 65535.0;
@@ -72,4 +81,9 @@ fn debug_texture(inst: u32, lod: u32, j: array<u32, 8>, w: array<f32, 8>) -> vec
     }
     var layers = instance_layers(inst);
     return debug_common(&layers, lod);
+}
+
+@fragment
+fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    return mesh_fragment(in, front);
 }

@@ -1,65 +1,19 @@
-// common.wgsl: the contracts shared by every throng shader (composed by concatenation: WGSL
-// has no imports). Mirrors the Rust side: throng_asset::Layer, the runtime's 64 B record, the
-// 48 B instance transform, crate::gpu_types::{GpuClip, BoneParams}. Matrices are glTF
-// column-major on the Rust side; an *affine* here is a mat3x4<f32> whose column i holds ROW i
-// of the 3×4 affine matrix [L | t], so `vec4(p, 1.0) * a` applies it (three dot products).
+// throng::decode — the GPU twin of throng_asset::decode and throng_asset::vat (docs/design.md §3):
+// the decoders of every bone-texture encoding, linear blend and dual-quaternion skinning of one
+// vertex, and the VAT normal decoding. Written step by step like the Rust (same operations in
+// the same order) so the CPU decoder predicts what the GPU draws. Pure functions, no bindings.
+//
+// Matrices are glTF column-major on the Rust side; an *affine* here is a mat3x4<f32> whose
+// column i holds ROW i of the 3×4 matrix [L | t], so `vec4(p, 1.0) * a` applies it.
+#define_import_path throng::decode
 
-// One layer of the CPU-timed record (DESIGN.md §4): weight, frac = weight of row + 1, global
-// frame-table row as f32, clip index as f32.
-struct Layer {
-    weight: f32,
-    frac: f32,
-    row: f32,
-    clip: f32,
-}
-
-// CPU-timed per-instance record: 4 layers, 64 B.
-struct InstanceRecord {
-    layers: array<Layer, 4>,
-}
-
-// Model transform of an instance: the 3 rows of its 3×4 affine matrix, 48 B.
-struct InstanceTransform {
-    rows: array<vec4<f32>, 3>,
-}
-
-// One clip of the frame table (crate::gpu_types::GpuClip), 48 B.
-struct Clip {
-    first_row: u32,
-    frames: u32,
-    _pad0: u32,
-    _pad1: u32,
-    bounds_min: vec4<f32>,
-    bounds_max: vec4<f32>,
-}
-
-// Bone texture description (crate::gpu_types::BoneParams), 32 B.
-struct BoneParams {
-    entries: u32,
-    rows: u32,
-    rows_per_layer: u32,
-    clip_count: u32,
-    // quat-snorm16: translation = snorm · translation_range (file units).
-    translation_range: f32,
-    // quat-snorm16: uniform scale = snorm · scale_range.
-    scale_range: f32,
-    _pad0: f32,
-    _pad1: f32,
-}
-
-// Rotation (unit quaternion x, y, z, w), translation (file units), uniform scale: the quat-*
-// encodings' decoded entry.
+// Rotation (unit quaternion x, y, z, w), translation (file units), uniform scale: a quat-*
+// encoding's decoded entry.
 struct Rts {
     q: vec4<f32>,
     t: vec3<f32>,
     s: f32,
 }
-
-fn instance_affine(x: InstanceTransform) -> mat3x4<f32> {
-    return mat3x4<f32>(x.rows[0], x.rows[1], x.rows[2]);
-}
-
-// ---- decoders of every bone-texture encoding (DESIGN.md §3; CPU twin: throng_asset::decode) ----
 
 // mat4-f32: the 4 texels are the columns of S_j; row r of the affine is component r of each.
 fn decode_mat4_f32(c0: vec4<f32>, c1: vec4<f32>, c2: vec4<f32>, c3: vec4<f32>) -> mat3x4<f32> {
@@ -164,9 +118,8 @@ struct Skinned {
 // Linear blend skinning with a blended affine: position by the full affine, normal by the
 // inverse-transpose of its 3×3 (cofactor rows / det; only the direction matters, so the sign of
 // det is kept and the division dropped), tangent by the 3×3 itself with w flipped where det < 0
-// (DESIGN.md §2).
-// CPU twin: throng_asset::decode::{lbs_point, lbs_normal, lbs_tangent}, written on the columns
-// c0..c3 of [L | t] in the same order.
+// (docs/design.md §2). CPU twin: throng_asset::decode::{lbs_point, lbs_normal, lbs_tangent},
+// written on the columns c0..c3 of [L | t] in the same order.
 fn apply_affine(m: mat3x4<f32>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Skinned {
     let c0 = vec3<f32>(m[0].x, m[1].x, m[2].x);
     let c1 = vec3<f32>(m[0].y, m[1].y, m[2].y);
@@ -183,4 +136,83 @@ fn apply_affine(m: mat3x4<f32>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Ski
     out.normal = normalize_or_zero((k0 * n.x + k1 * n.y + k2 * n.z) * sgn);
     out.tangent = vec4<f32>(normalize_or_zero(c0 * t.x + c1 * t.y + c2 * t.z), t.w * sgn);
     return out;
+}
+
+// Dual-quaternion linear blending: every (influence, layer, frame) term becomes a unit dual
+// quaternion weighted by w_i · (w_l · (1 − f_l)) or w_i · (w_l · f_l); each is flipped into the
+// hemisphere of the first term of non-zero weight (the pivot), summed, then normalised by
+// |Σ real|. Uniform scale is blended linearly with the same weights (never flipped) and applied
+// before the rotation, as in [s·R | t]. CPU twin: throng_asset::decode::{DualQuat, DqBlend}.
+struct DqAcc {
+    real: vec4<f32>,
+    dual: vec4<f32>,
+    scale: f32,
+    pivot: vec4<f32>,
+    has_pivot: bool,
+}
+
+fn dq_add(acc: ptr<function, DqAcc>, w: f32, x: Rts) {
+    if (w == 0.0) {
+        return;
+    }
+    if (!(*acc).has_pivot) {
+        (*acc).pivot = x.q;
+        (*acc).has_pivot = true;
+    }
+    let ws = select(w, -w, dot(x.q, (*acc).pivot) < 0.0);
+    // Dual part of the unit dual quaternion of (q, t): ½ · (t, 0) · q.
+    let dual = quat_mul(vec4<f32>(x.t, 0.0), x.q) * 0.5;
+    (*acc).real += x.q * ws;
+    (*acc).dual += dual * ws;
+    (*acc).scale += x.s * w;
+}
+
+// The blended dual quaternion applied to one vertex.
+fn dq_apply(acc: DqAcc, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Skinned {
+    var r = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+    var d = vec4<f32>(0.0);
+    var s = 1.0;
+    let len = length(acc.real);
+    if (len > 0.0) {
+        let inv = 1.0 / len;
+        r = acc.real * inv;
+        d = acc.dual * inv;
+        s = acc.scale;
+    }
+    // Translation 2 · (d · conj(r)).xyz = 2 · (w_r · d − w_d · r + r × d).
+    let tr = 2.0 * (r.w * d.xyz - d.w * r.xyz + cross(r.xyz, d.xyz));
+    let sgn = sign_or_one(s);
+    var out: Skinned;
+    out.position = quat_rotate(r, p * s) + tr;
+    out.normal = normalize_or_zero(quat_rotate(r, n) * sgn);
+    out.tangent = vec4<f32>(quat_rotate(r, t.xyz) * sgn, t.w * sgn);
+    return out;
+}
+
+// ---- VAT decoding (CPU twin: throng_asset::vat) ----
+
+// unorm16 VAT position: min + q / 65535 · (max − min), per axis.
+fn vat_unorm16_position(q: vec3<u32>, lo: vec3<f32>, hi: vec3<f32>) -> vec3<f32> {
+    return lo + (vec3<f32>(q) / 65535.0) * (hi - lo);
+}
+
+fn sign_nz(x: f32) -> f32 {
+    return select(-1.0, 1.0, x >= 0.0);
+}
+
+// Octahedral (u, v) ∈ [−1, 1]² → unit vector (Cigolle et al. 2014, JCGT 3(2), §3.1).
+fn oct_unwrap(e: vec2<f32>) -> vec3<f32> {
+    let z = 1.0 - abs(e.x) - abs(e.y);
+    var x = e.x;
+    var y = e.y;
+    if (z < 0.0) {
+        x = (1.0 - abs(e.y)) * sign_nz(e.x);
+        y = (1.0 - abs(e.x)) * sign_nz(e.y);
+    }
+    return normalize_or_zero(vec3<f32>(x, y, z));
+}
+
+// A VAT normal texel (two snorm16) → unit vector.
+fn vat_normal_decode(q: vec2<i32>) -> vec3<f32> {
+    return oct_unwrap(max(vec2<f32>(q) / 32767.0, vec2<f32>(-1.0)));
 }

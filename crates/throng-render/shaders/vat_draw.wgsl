@@ -1,9 +1,17 @@
-// vs_vat.wgsl: VAT path vertex shader: the vertex index addresses the VAT; only UV0 comes from
-// a vertex buffer.
+// VAT path (docs/design.md §5): the vertex index addresses the vertex animation texture; only
+// UV0 comes from a vertex buffer. Defs: GPU_TIMED, CULLED (crate::shaders::Program::VatDraw).
+
+#import throng::playback::instance_affine
+#import throng::decode::apply_affine
+#import throng_render::frame::{VsOut, frame, draw, draw_lod, clip_position}
+#import throng_render::instances::{instance_transforms, instance_layers, instance_id}
+#import throng_render::vat::vat_vertex
+#import throng_render::debug::debug_common
+#import throng_render::mesh::mesh_fragment
 
 @vertex
 fn vs_main(@location(0) uv: vec2<f32>, @builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> VsOut {
-    let inst = instance_id(instance);
+    let inst = instance_id(instance, draw.id_base);
     let s = vat_vertex(inst, vertex);
     let world = apply_affine(instance_affine(instance_transforms[inst]), s.position, s.normal, s.tangent);
     var out: VsOut;
@@ -21,4 +29,9 @@ fn vs_main(@location(0) uv: vec2<f32>, @builtin(vertex_index) vertex: u32, @buil
         }
     }
     return out;
+}
+
+@fragment
+fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    return mesh_fragment(in, front);
 }

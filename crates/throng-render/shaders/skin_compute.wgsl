@@ -1,6 +1,8 @@
-// cs_skin.wgsl: compute twin of the texture path's vertex stage, for numerical tests and tools:
-// skins every (instance, vertex) pair with the same skin_vertex() and writes model-space results
-// (no instance transform), index = instance · vertex_count + vertex.
+// Compute twin of the texture path's vertex stage, for numerical tests and tools: skins every
+// (instance, vertex) pair with the same skin_vertex() and writes model-space results (no
+// instance transform), index = instance · vertex_count + vertex. Defs as the texture draw.
+
+#import throng_render::skin::skin_vertex
 
 struct SkinInput {
     position: vec4<f32>,
@@ -22,13 +24,13 @@ struct SkinOutput {
 struct SkinJob {
     vertex_count: u32,
     instance_count: u32,
-    _pad0: u32,
-    _pad1: u32,
+    pad_a: u32,
+    pad_b: u32,
 }
 
-@group(0) @binding(6) var<storage, read> skin_inputs: array<SkinInput>;
-@group(0) @binding(7) var<storage, read_write> skin_outputs: array<SkinOutput>;
-@group(0) @binding(8) var<uniform> skin_job: SkinJob;
+@group(0) @binding(#{B_SKIN_INPUTS}) var<storage, read> skin_inputs: array<SkinInput>;
+@group(0) @binding(#{B_SKIN_OUTPUTS}) var<storage, read_write> skin_outputs: array<SkinOutput>;
+@group(0) @binding(#{B_SKIN_JOB}) var<uniform> skin_job: SkinJob;
 
 @compute @workgroup_size(64)
 fn cs_skin(@builtin(global_invocation_id) id: vec3<u32>) {

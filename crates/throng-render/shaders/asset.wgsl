@@ -1,0 +1,116 @@
+// throng_render::asset — a baked asset's resources as the skinning programs read them: the bone
+// texture description, the clip table and (with the BONE_TEXTURE def) the bone texture itself,
+// fetched and decoded by the asset's encoding (ENCODING = throng_contract::Encoding::code).
+// Binding numbers come from Rust (crate::bindings) as shader defs.
+#define_import_path throng_render::asset
+
+#import throng::playback::{Clip, Layer, layer_rows}
+#import throng::decode::{Rts, decode_mat4_f32, decode_mat3x4, decode_quat_f32, decode_quat_snorm16, rts_to_affine}
+
+// Bone texture description (crate::gpu_types::BoneParams), 32 B.
+struct BoneParams {
+    entries: u32,
+    rows: u32,
+    rows_per_layer: u32,
+    clip_count: u32,
+    // quat-snorm16: translation = snorm · translation_range (file units).
+    translation_range: f32,
+    // quat-snorm16: uniform scale = snorm · scale_range.
+    scale_range: f32,
+    pad_a: f32,
+    pad_b: f32,
+}
+
+@group(0) @binding(#{B_BONE_PARAMS}) var<uniform> bone_params: BoneParams;
+@group(0) @binding(#{B_CLIPS}) var<storage, read> clips: array<Clip>;
+
+// Clip `i` of the table, or the zero clip (row 0, one frame) for an index past it, as the CPU
+// twins read an unknown clip.
+fn clip_at(i: u32) -> Clip {
+    if (i < bone_params.clip_count) {
+        return clips[i];
+    }
+    return Clip(0u, 0u, 0u, 0u, vec4<f32>(0.0), vec4<f32>(0.0));
+}
+
+// The two frame-table rows a layer interpolates, kept inside its clip and the table.
+fn layer_rows_of(l: Layer) -> vec2<u32> {
+    let c = u32(max(l.clip, 0.0));
+    return layer_rows(l, clip_at(c), c < bone_params.clip_count, bone_params.rows);
+}
+
+#ifdef BONE_TEXTURE
+
+// Frame-table row → (x, y, array layer) of the bone texture: rows beyond rows_per_layer
+// continue in further layers (docs/design.md §3).
+fn bone_coords(row: u32) -> vec3<u32> {
+    return vec3<u32>(0u, row % bone_params.rows_per_layer, row / bone_params.rows_per_layer);
+}
+
+#if ENCODING == 4
+// quat-snorm16 is stored as Rgba16Sint and decoded here, so it needs no optional GPU feature.
+@group(0) @binding(#{B_BONE_TEXTURE}) var bone_texture: texture_2d_array<i32>;
+
+fn bone_texel(x: u32, row: u32) -> vec4<i32> {
+    let c = bone_coords(row);
+    return textureLoad(bone_texture, vec2<u32>(x, c.y), c.z, 0);
+}
+#else
+// The float encodings: Rgba32Float or Rgba16Float.
+@group(0) @binding(#{B_BONE_TEXTURE}) var bone_texture: texture_2d_array<f32>;
+
+fn bone_texel(x: u32, row: u32) -> vec4<f32> {
+    let c = bone_coords(row);
+    return textureLoad(bone_texture, vec2<u32>(x, c.y), c.z, 0);
+}
+#endif
+
+#if ENCODING == 0
+// mat4-f32: palette entry j of a frame-table row → affine (texels 4j .. 4j + 3).
+fn bone_affine(entry: u32, row: u32) -> mat3x4<f32> {
+    let x = entry * 4u;
+    return decode_mat4_f32(bone_texel(x, row), bone_texel(x + 1u, row), bone_texel(x + 2u, row), bone_texel(x + 3u, row));
+}
+#endif
+
+#if ENCODING == 1
+// mat3x4-f32: texels 3j .. 3j + 2 are the rows of the affine.
+fn bone_affine(entry: u32, row: u32) -> mat3x4<f32> {
+    let x = entry * 3u;
+    return decode_mat3x4(bone_texel(x, row), bone_texel(x + 1u, row), bone_texel(x + 2u, row));
+}
+#endif
+
+#if ENCODING == 2
+// mat3x4-f16: as mat3x4-f32 (textureLoad widens f16 to f32).
+fn bone_affine(entry: u32, row: u32) -> mat3x4<f32> {
+    let x = entry * 3u;
+    return decode_mat3x4(bone_texel(x, row), bone_texel(x + 1u, row), bone_texel(x + 2u, row));
+}
+#endif
+
+#if ENCODING == 3
+// quat-f32: texels 2j, 2j + 1 → (rotation, translation, scale), and as an affine for LBS.
+fn bone_rts(entry: u32, row: u32) -> Rts {
+    let x = entry * 2u;
+    return decode_quat_f32(bone_texel(x, row), bone_texel(x + 1u, row));
+}
+
+fn bone_affine(entry: u32, row: u32) -> mat3x4<f32> {
+    return rts_to_affine(bone_rts(entry, row));
+}
+#endif
+
+#if ENCODING == 4
+// quat-snorm16: texels 2j, 2j + 1, rescaled by the bake's translation and scale ranges.
+fn bone_rts(entry: u32, row: u32) -> Rts {
+    let x = entry * 2u;
+    return decode_quat_snorm16(bone_texel(x, row), bone_texel(x + 1u, row), bone_params.translation_range, bone_params.scale_range);
+}
+
+fn bone_affine(entry: u32, row: u32) -> mat3x4<f32> {
+    return rts_to_affine(bone_rts(entry, row));
+}
+#endif
+
+#endif

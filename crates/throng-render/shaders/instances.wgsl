@@ -1,0 +1,53 @@
+// throng_render::instances — per-instance data of a crowd: transforms, the playback records
+// (CPU-timed, or GPU-timed with the GPU_TIMED def: rows derived from the record and the clock,
+// docs/design.md §4) and, with the CULLED def, the visible-id list the culling pass wrote.
+#define_import_path throng_render::instances
+
+#import throng::playback::{InstanceRecord, InstanceTransform, Layer, GpuInstanceRecord, gpu_layers, gpu_layer_clip}
+#import throng_render::asset::clip_at
+
+@group(0) @binding(#{B_INSTANCE_TRANSFORMS}) var<storage, read> instance_transforms: array<InstanceTransform>;
+
+#ifdef GPU_TIMED
+// The global clock: low 32 bits of the runtime's tick count (2^20 ticks per second).
+struct Timing {
+    clock: u32,
+    pad_a: u32,
+    pad_b: u32,
+    pad_c: u32,
+}
+
+@group(0) @binding(#{B_GPU_RECORDS}) var<storage, read> gpu_records: array<GpuInstanceRecord>;
+@group(0) @binding(#{B_CLOCK}) var<uniform> timing: Timing;
+
+// The 4 layers instance `inst` shows now.
+fn instance_layers(inst: u32) -> array<Layer, 4> {
+    let rec = gpu_records[inst];
+    let c0 = clip_at(gpu_layer_clip(rec.layers[0]));
+    let c1 = clip_at(gpu_layer_clip(rec.layers[1]));
+    return gpu_layers(rec, c0, c1, timing.clock);
+}
+#else
+@group(0) @binding(#{B_CPU_RECORDS}) var<storage, read> instance_records: array<InstanceRecord>;
+
+// The 4 layers instance `inst` shows now, as the CPU wrote them.
+fn instance_layers(inst: u32) -> array<Layer, 4> {
+    return instance_records[inst].layers;
+}
+#endif
+
+#ifdef CULLED
+// Draws after GPU culling: instance index i of the draw of (pass, LOD) is the i-th visible
+// instance of that (pass, LOD), whose ids start at `id_base` (with first instances, i already
+// starts at the list and id_base is 0).
+@group(0) @binding(#{B_VISIBLE_IDS}) var<storage, read> visible_ids: array<u32>;
+
+fn instance_id(i: u32, id_base: u32) -> u32 {
+    return visible_ids[id_base + i];
+}
+#else
+// Draws without culling: the instance index is the instance.
+fn instance_id(i: u32, id_base: u32) -> u32 {
+    return i;
+}
+#endif

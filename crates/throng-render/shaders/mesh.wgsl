@@ -1,0 +1,34 @@
+// throng_render::mesh — the material of a mesh draw and its fragment shading (every skinning
+// path and the reference path): base colour factor × texture (sRGB) with the texture
+// transform, double-sided Lambert with the shadowed light, or the debug colour.
+#define_import_path throng_render::mesh
+
+#import throng_render::frame::{VsOut, shade, shade_debug}
+
+struct Material {
+    // Linear RGBA base colour factor.
+    base_color: vec4<f32>,
+    // KHR_texture_transform as a 2×3 affine (rows; uv' = M · (u, v, 1)): T · R · S.
+    uv_row_u: vec4<f32>,
+    uv_row_v: vec4<f32>,
+}
+
+@group(#{G_MATERIAL}) @binding(#{B_MATERIAL}) var<uniform> material: Material;
+// Base colour texture (sRGB; a 1×1 white texture when the material has none).
+@group(#{G_MATERIAL}) @binding(#{B_BASE_TEXTURE}) var base_texture: texture_2d<f32>;
+@group(#{G_MATERIAL}) @binding(#{B_BASE_SAMPLER}) var base_sampler: sampler;
+
+fn mesh_fragment(in: VsOut, front: bool) -> vec4<f32> {
+    // Double-sided lighting: back faces use the flipped normal.
+    var n = normalize(in.normal);
+    if (!front) {
+        n = -n;
+    }
+    let uv = vec3<f32>(in.uv, 1.0);
+    let tuv = vec2<f32>(dot(material.uv_row_u.xyz, uv), dot(material.uv_row_v.xyz, uv));
+    let base = material.base_color * textureSample(base_texture, base_sampler, tuv);
+    if (in.debug.a > 0.0) {
+        return vec4<f32>(shade_debug(in.debug.rgb, n), 1.0);
+    }
+    return vec4<f32>(shade(base.rgb, n, in.world), base.a);
+}

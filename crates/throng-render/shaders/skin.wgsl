@@ -1,0 +1,91 @@
+// throng_render::skin — skinning one vertex of one instance from the bone texture: linear blend
+// skinning, or dual-quaternion skinning with the DUAL_QUAT def (quat-* encodings). Frame
+// interpolation and layer blending happen on skin matrices (docs/design.md §5: LBS is linear,
+// so blending matrices equals blending positions, at half the matrix-vector work).
+#define_import_path throng_render::skin
+
+#import throng::playback::Layer
+#import throng::decode::{Skinned, apply_affine}
+#import throng_render::asset::{bone_params, bone_affine, layer_rows_of}
+#import throng_render::instances::instance_layers
+
+#ifdef DUAL_QUAT
+#import throng::decode::{DqAcc, dq_add, dq_apply}
+#import throng_render::asset::bone_rts
+
+// Every (influence, layer, frame) term as a unit dual quaternion, blended (Kavan et al. 2007).
+// CPU twin: throng_asset::decode::skin_vertices with Skinning::DualQuat.
+fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Skinned {
+    var js = joints;
+    var ws = weights;
+    var layers = instance_layers(inst);
+    var acc: DqAcc;
+    for (var i = 0u; i < 8u; i++) {
+        let w = ws[i];
+        if (w == 0.0) {
+            continue;
+        }
+        let entry = min(js[i], bone_params.entries - 1u);
+        var any_layer = false;
+        for (var k = 0u; k < 4u; k++) {
+            let l = layers[k];
+            if (l.weight == 0.0) {
+                continue;
+            }
+            any_layer = true;
+            let rows = layer_rows_of(l);
+            dq_add(&acc, w * (l.weight * (1.0 - l.frac)), bone_rts(entry, rows.x));
+            dq_add(&acc, w * (l.weight * l.frac), bone_rts(entry, rows.y));
+        }
+        if (!any_layer) {
+            // Disabled instance: the rest row 0 (as weight 1, frac 0, next = row).
+            dq_add(&acc, w * (1.0 * (1.0 - 0.0)), bone_rts(entry, 0u));
+        }
+    }
+    return dq_apply(acc, p, n, t);
+}
+#else
+
+// Skin matrix of palette `entry` for an instance's layers: Σ_layers w_l · ((1 − f_l)·S(row_l) +
+// f_l·S(next_l)), summed in layer order from zero; the rest row 0 when every weight is 0
+// (disabled instance). CPU twin: throng_asset::decode::{layer_rows, blend_matrix}.
+fn instance_joint_affine(layers: ptr<function, array<Layer, 4>>, entry: u32) -> mat3x4<f32> {
+    let zero = vec4<f32>(0.0);
+    var m = mat3x4<f32>(zero, zero, zero);
+    var any_layer = false;
+    for (var i = 0u; i < 4u; i++) {
+        let l = (*layers)[i];
+        if (l.weight == 0.0) {
+            continue;
+        }
+        any_layer = true;
+        let rows = layer_rows_of(l);
+        let a = bone_affine(entry, rows.x);
+        let b = bone_affine(entry, rows.y);
+        m += (a * (1.0 - l.frac) + b * l.frac) * l.weight;
+    }
+    if (!any_layer) {
+        m = bone_affine(entry, 0u);
+    }
+    return m;
+}
+
+// Model-space skinned vertex: p' = (Σ_i w_i · S_{j_i}) · p, normals by the inverse-transpose of
+// the blended 3×3. Influences with weight 0 are skipped; palette indices are clamped into the
+// palette. CPU twin: throng_asset::decode::skin_vertices with Skinning::Linear.
+fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Skinned {
+    var js = joints;
+    var ws = weights;
+    var layers = instance_layers(inst);
+    let zero = vec4<f32>(0.0);
+    var m = mat3x4<f32>(zero, zero, zero);
+    for (var i = 0u; i < 8u; i++) {
+        let w = ws[i];
+        if (w == 0.0) {
+            continue;
+        }
+        m += instance_joint_affine(&layers, min(js[i], bone_params.entries - 1u)) * w;
+    }
+    return apply_affine(m, p, n, t);
+}
+#endif

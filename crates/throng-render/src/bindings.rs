@@ -1,0 +1,74 @@
+//! Bind groups and binding numbers of every program, written once: the bind group layouts
+//! ([`crate::layouts`]) and the bind groups use these constants, and the WGSL reads the same
+//! numbers as shader defs (`@group(#{G_DRAW}) @binding(#{B_DRAW_PARAMS})`, see
+//! [`crate::shaders`]).
+
+/// Declares binding constants and the list of their shader-def names (`<PREFIX><NAME>`).
+macro_rules! numbers {
+    ($list:ident, $prefix:literal, $( $(#[$m:meta])* $name:ident = $v:expr; )+) => {
+        $( $(#[$m])* pub const $name: u32 = $v; )+
+        /// Every number above as (shader-def name, value).
+        pub(crate) const $list: &[(&str, u32)] = &[$( (concat!($prefix, stringify!($name)), $v) ),+];
+    };
+}
+
+/// Bind groups.
+pub mod group {
+    numbers! {
+        DEFS, "G_",
+        /// The asset, the crowd's instances, the frame, and the job of a compute program.
+        SKIN = 0;
+        /// A mesh draw's material.
+        MATERIAL = 1;
+        /// A primitive's vertex animation textures (VAT draws).
+        VAT = 2;
+        /// The per-draw uniform (dynamic offset) and, in the main pass, the shadow map.
+        DRAW = 3;
+    }
+}
+
+numbers! {
+    DEFS, "B_",
+    // ---- group 0 (SKIN): the asset ----
+    /// Bone texture (2D array; Rgba32Float, Rgba16Float or Rgba16Sint by encoding).
+    BONE_TEXTURE = 0;
+    /// `BoneParams` uniform.
+    BONE_PARAMS = 1;
+    /// Clip table, `array<Clip>` (throng_contract::GpuClip).
+    CLIPS = 2;
+    // ---- group 0: the crowd ----
+    /// `array<InstanceTransform>`.
+    INSTANCE_TRANSFORMS = 3;
+    /// CPU-timed records, `array<InstanceRecord>`.
+    CPU_RECORDS = 4;
+    /// `FrameUniform`.
+    FRAME = 5;
+    /// GPU-timed: the clock uniform.
+    CLOCK = 9;
+    /// GPU-timed records, `array<GpuInstanceRecord>`.
+    GPU_RECORDS = 14;
+    // ---- group 0: compute jobs ----
+    SKIN_INPUTS = 6;
+    SKIN_OUTPUTS = 7;
+    SKIN_JOB = 8;
+    /// Layers written by the layers job.
+    LAYERS_OUT = 10;
+    /// Culling: `CullParams`, the visible-id lists (written by culling, read by culled draws) and
+    /// the indirect draw arguments.
+    CULL_PARAMS = 11;
+    VISIBLE_IDS = 12;
+    DRAW_ARGS = 13;
+    // ---- group 1 (MATERIAL) ----
+    MATERIAL = 0;
+    BASE_TEXTURE = 1;
+    BASE_SAMPLER = 2;
+    // ---- group 2 (VAT) ----
+    VAT_PARAMS = 0;
+    VAT_POSITIONS_FLOAT = 1;
+    VAT_POSITIONS_UINT = 2;
+    VAT_NORMALS = 3;
+    // ---- group 3 (DRAW) ----
+    DRAW_PARAMS = 0;
+    SHADOW_MAP = 1;
+    SHADOW_SAMPLER = 2;
+}
