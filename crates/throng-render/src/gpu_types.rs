@@ -163,38 +163,6 @@ pub struct TimingUniform {
     pub _pad: [u32; 3],
 }
 
-/// Per-instance playback data of one draw or job (DESIGN.md §4).
-#[derive(Debug, Clone, Copy)]
-pub enum Playback<'a> {
-    /// CPU-timed: 4 layers per instance, written by the CPU every frame.
-    Cpu(&'a [InstanceRecord]),
-    /// GPU-timed: a compact record per instance plus the global clock (low 32 bits of ticks).
-    Gpu {
-        records: &'a [GpuInstanceRecord],
-        clock: u32,
-    },
-}
-
-impl Playback<'_> {
-    pub fn len(&self) -> usize {
-        match self {
-            Playback::Cpu(r) => r.len(),
-            Playback::Gpu { records, .. } => records.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn timing(&self) -> throng_contract::Timing {
-        match self {
-            Playback::Cpu(_) => throng_contract::Timing::Cpu,
-            Playback::Gpu { .. } => throng_contract::Timing::Gpu,
-        }
-    }
-}
-
 /// Culling and LOD parameters (WGSL `CullParams`), 320 B.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]

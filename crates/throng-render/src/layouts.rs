@@ -2,11 +2,9 @@
 //! WGSL reads the same numbers as shader defs).
 
 use throng_asset::Encoding;
-use wgpu::util::DeviceExt;
 
 use crate::bindings as b;
-use crate::gpu_asset::{bone_sample_type, GpuAsset};
-use crate::gpu_types::{GpuInstanceRecord, InstanceRecord, Playback, TimingUniform};
+use crate::gpu_asset::bone_sample_type;
 use throng_contract::Timing;
 
 fn storage(binding: u32, vis: wgpu::ShaderStages, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -140,99 +138,6 @@ pub fn layers_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupL
         label: Some("throng layers compute"),
         entries: &e,
     })
-}
-
-/// GPU buffers of one [`Playback`]: the records and, GPU-timed, the clock.
-pub struct PlaybackBuffers {
-    pub records: wgpu::Buffer,
-    pub clock: Option<wgpu::Buffer>,
-}
-
-impl PlaybackBuffers {
-    pub fn new(device: &wgpu::Device, playback: &Playback) -> PlaybackBuffers {
-        let storage = |contents: &[u8]| {
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("throng playback records"),
-                contents,
-                usage: wgpu::BufferUsages::STORAGE,
-            })
-        };
-        // A storage binding may not be empty: one zeroed (disabled) record stands in.
-        let zero_cpu = [InstanceRecord::default()];
-        let zero_gpu = [GpuInstanceRecord::default()];
-        match playback {
-            Playback::Cpu(r) => PlaybackBuffers {
-                records: storage(bytemuck::cast_slice(if r.is_empty() {
-                    &zero_cpu
-                } else {
-                    r
-                })),
-                clock: None,
-            },
-            Playback::Gpu { records, clock } => PlaybackBuffers {
-                records: storage(bytemuck::cast_slice(if records.is_empty() {
-                    &zero_gpu
-                } else {
-                    records
-                })),
-                clock: Some(
-                    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("throng clock"),
-                        contents: bytemuck::bytes_of(&TimingUniform {
-                            clock: *clock,
-                            _pad: [0; 3],
-                        }),
-                        usage: wgpu::BufferUsages::UNIFORM,
-                    }),
-                ),
-            },
-        }
-    }
-
-    /// Bind group entries of the records and (GPU-timed) the clock.
-    pub fn entries(&self) -> Vec<wgpu::BindGroupEntry<'_>> {
-        let records = if self.clock.is_some() {
-            b::GPU_RECORDS
-        } else {
-            b::CPU_RECORDS
-        };
-        let mut v = vec![wgpu::BindGroupEntry {
-            binding: records,
-            resource: self.records.as_entire_binding(),
-        }];
-        if let Some(c) = &self.clock {
-            v.push(wgpu::BindGroupEntry {
-                binding: b::CLOCK,
-                resource: c.as_entire_binding(),
-            });
-        }
-        v
-    }
-}
-
-/// Bind group entries of the asset (bone texture, params, clips) and the instance transforms.
-pub fn skin_asset_entries<'a>(
-    asset: &'a GpuAsset,
-    transforms: &'a wgpu::Buffer,
-) -> Vec<wgpu::BindGroupEntry<'a>> {
-    vec![
-        wgpu::BindGroupEntry {
-            binding: b::BONE_TEXTURE,
-            resource: wgpu::BindingResource::TextureView(&asset.bone_view),
-        },
-        wgpu::BindGroupEntry {
-            binding: b::BONE_PARAMS,
-            resource: asset.params_buffer.as_entire_binding(),
-        },
-        wgpu::BindGroupEntry {
-            binding: b::CLIPS,
-            resource: asset.clips_buffer.as_entire_binding(),
-        },
-        wgpu::BindGroupEntry {
-            binding: b::INSTANCE_TRANSFORMS,
-            resource: transforms.as_entire_binding(),
-        },
-    ]
 }
 
 /// Group 0 of the culling job: bone params, clips, transforms, the playback records, the cull

@@ -1,10 +1,9 @@
-//! Render targets: textures the renderer keeps between frames (the main pass's depth, the
-//! shadow map), the passes that draw into them, and the offscreen colour target read back to
-//! an image.
+//! Render targets: 2D texture descriptions, targets kept between frames (the main pass's depth,
+//! the shadow map), and the offscreen colour target read back to an image.
 
 use crate::error::RenderError;
+use crate::options::COLOR_FORMAT;
 use crate::readback::map_read;
-use crate::render::{Renderer, COLOR_FORMAT, DEPTH_FORMAT};
 
 /// Description of a 2D texture of one mip level and sample (render targets, base colour
 /// images).
@@ -30,116 +29,33 @@ pub(crate) fn texture_2d<'a>(
     }
 }
 
-/// A 2D render target texture.
-fn target_texture(
-    device: &wgpu::Device,
-    label: &str,
-    size: (u32, u32),
-    format: wgpu::TextureFormat,
-    usage: wgpu::TextureUsages,
-) -> wgpu::Texture {
-    device.create_texture(&texture_2d(label, size, format, usage))
+/// A render target kept between frames and remade when its size changes.
+#[derive(Default)]
+pub(crate) struct CachedTarget {
+    made: Option<((u32, u32), wgpu::TextureView)>,
 }
 
-impl Renderer {
-    /// The shadow map (cached by size; 1 texel when shadows are off, so the binding exists).
-    pub(crate) fn shadow_view(&mut self, size: u32) -> wgpu::TextureView {
-        if let Some((s, v)) = &self.shadow_map {
+impl CachedTarget {
+    /// The target's view at `size` (made anew when the size differs from the last call).
+    pub fn view(
+        &mut self,
+        device: &wgpu::Device,
+        label: &str,
+        size: (u32, u32),
+        format: wgpu::TextureFormat,
+        usage: wgpu::TextureUsages,
+    ) -> wgpu::TextureView {
+        if let Some((s, v)) = &self.made {
             if *s == size {
                 return v.clone();
             }
         }
-        let t = target_texture(
-            &self.gpu.device,
-            "throng shadow map",
-            (size, size),
-            DEPTH_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
-        );
-        let v = t.create_view(&Default::default());
-        self.shadow_map = Some((size, v.clone()));
+        let v = device
+            .create_texture(&texture_2d(label, size, format, usage))
+            .create_view(&Default::default());
+        self.made = Some((size, v.clone()));
         v
     }
-
-    /// The main pass's depth target (cached by size).
-    pub(crate) fn depth_view(&mut self, width: u32, height: u32) -> wgpu::TextureView {
-        if let Some((s, v)) = &self.depth_target {
-            if *s == (width, height) {
-                return v.clone();
-            }
-        }
-        let t = target_texture(
-            &self.gpu.device,
-            "throng depth target",
-            (width, height),
-            DEPTH_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
-        let v = t.create_view(&Default::default());
-        self.depth_target = Some(((width, height), v.clone()));
-        v
-    }
-}
-
-/// A depth-only pass clearing `view` to the far plane.
-pub(crate) fn depth_pass<'e>(
-    enc: &'e mut wgpu::CommandEncoder,
-    view: &wgpu::TextureView,
-    label: &str,
-) -> wgpu::RenderPass<'e> {
-    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some(label),
-        color_attachments: &[],
-        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-            view,
-            depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Store,
-            }),
-            stencil_ops: None,
-        }),
-        timestamp_writes: None,
-        occlusion_query_set: None,
-        multiview_mask: None,
-    })
-}
-
-/// The main pass: colour cleared to `background` (linear RGBA), depth to the far plane.
-pub(crate) fn main_pass<'e>(
-    enc: &'e mut wgpu::CommandEncoder,
-    color: &wgpu::TextureView,
-    depth: &wgpu::TextureView,
-    background: [f32; 4],
-) -> wgpu::RenderPass<'e> {
-    let bg = background.map(f64::from);
-    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some("throng main pass"),
-        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view: color,
-            depth_slice: None,
-            resolve_target: None,
-            ops: wgpu::Operations {
-                load: wgpu::LoadOp::Clear(wgpu::Color {
-                    r: bg[0],
-                    g: bg[1],
-                    b: bg[2],
-                    a: bg[3],
-                }),
-                store: wgpu::StoreOp::Store,
-            },
-        })],
-        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-            view: depth,
-            depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Discard,
-            }),
-            stencil_ops: None,
-        }),
-        timestamp_writes: None,
-        occlusion_query_set: None,
-        multiview_mask: None,
-    })
 }
 
 /// An offscreen sRGB colour target and its readback.
@@ -153,13 +69,12 @@ pub(crate) struct OffscreenTarget {
 
 impl OffscreenTarget {
     pub(crate) fn new(device: &wgpu::Device, width: u32, height: u32) -> OffscreenTarget {
-        let texture = target_texture(
-            device,
+        let texture = device.create_texture(&texture_2d(
             "throng colour target",
             (width, height),
             COLOR_FORMAT,
             wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        );
+        ));
         let view = texture.create_view(&Default::default());
         let padded_row = (width * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
             * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;

@@ -180,7 +180,7 @@ fn lod_choice_matches_cpu_and_lod_meshes_render() {
         .render_scene(
             &[crowd],
             &RenderOptions {
-                debug: DebugView::Lod,
+                debug: Some(DebugView::Lod),
                 ..opts
             },
         )
@@ -475,23 +475,30 @@ fn debug_views_differ() {
         ..Default::default()
     };
     let views = [
-        DebugView::None,
-        DebugView::Weights { joint: None },
-        DebugView::Weights { joint: Some(2) },
-        DebugView::Palette,
-        DebugView::Row,
-        DebugView::Lod,
+        (None, None),
+        (Some(DebugView::Weights), None),
+        (Some(DebugView::Weights), Some(2)),
+        (Some(DebugView::Palette), None),
+        (Some(DebugView::Row), None),
+        (Some(DebugView::Lod), None),
     ];
     let images: Vec<image::RgbaImage> = views
         .iter()
-        .map(|&debug| {
+        .map(|&(debug, debug_joint)| {
             let img = r
-                .render_scene(&[crowd], &RenderOptions { debug, ..base })
+                .render_scene(
+                    &[crowd],
+                    &RenderOptions {
+                        debug,
+                        debug_joint,
+                        ..base
+                    },
+                )
                 .expect("render")
                 .image;
             save(
                 &img,
-                &format!("debug-{debug:?}.png").replace([' ', '{', '}', ':'], ""),
+                &format!("debug-{debug:?}-{debug_joint:?}.png").replace([' ', '(', ')'], ""),
             );
             img
         })

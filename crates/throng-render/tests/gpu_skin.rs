@@ -9,10 +9,10 @@ mod common;
 use glam::{Vec3, Vec4};
 use throng_asset::decode::skin_vertices;
 use throng_asset::{Aabb, Encoding, Layer};
+use throng_render::compute::skin_on_gpu;
 use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::gpu_types::single_layer;
-use throng_render::skin::skin_on_gpu;
 use throng_render::{GpuAsset, InstanceRecord, Playback, Skinning};
 
 fn records() -> Vec<InstanceRecord> {

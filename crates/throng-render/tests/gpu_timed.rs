@@ -9,9 +9,9 @@ mod common;
 
 use throng_asset::decode::skin_vertices;
 use throng_asset::{Encoding, LoopMode};
+use throng_render::compute::{layers_on_gpu, skin_on_gpu};
 use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
-use throng_render::skin::{layers_on_gpu, skin_on_gpu};
 use throng_render::{GpuAsset, Playback, Skinning};
 use throng_runtime::{gpu_layers, GpuRuntime, InstanceTransform, PlayOptions};
 

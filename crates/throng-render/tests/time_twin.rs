@@ -11,8 +11,8 @@ mod common;
 use throng_asset::{ClipInfo, Encoding, LoopMode};
 use throng_contract::gpu_timed::phase_word;
 use throng_contract::{gpu_layers, GpuInstanceRecord, GpuLayer, GPU_ENABLED, GPU_HELD, MODE_SHIFT};
+use throng_render::compute::layers_on_gpu;
 use throng_render::device::test_gpu;
-use throng_render::skin::layers_on_gpu;
 use throng_render::{GpuAsset, Playback};
 
 /// (frames, duration s) of the test clips: Fox-like ones, a two-frame clip, a zero-length one,

@@ -14,10 +14,10 @@
 use glam::Vec4;
 use throng_asset::decode::skin_vertices;
 use throng_asset::{Aabb, BakedAsset, Encoding, Layer};
+use throng_render::compute::skin_on_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::gpu_types::{single_layer, InstanceRecord, MaterialUniform};
 use throng_render::image::{Rgba, RgbaImage};
-use throng_render::skin::skin_on_gpu;
 use throng_render::{
     Camera, GpuAsset, InstanceTransform, Playback, ReferenceMesh, RenderOptions, Renderer, Skinning,
 };
@@ -161,7 +161,7 @@ fn baked_fox_on_the_texture_path_draws_what_the_source_fox_skinned_on_the_cpu_dr
                             let (color, transform) = throng_bake::material_factors(m);
                             MaterialUniform::new(color, &transform)
                         })
-                        .unwrap_or(MaterialUniform::color(throng_render::render::DEFAULT_COLOR)),
+                        .unwrap_or(MaterialUniform::color(throng_render::DEFAULT_COLOR)),
                     texture: tex
                         .and_then(|t| model.images.get(t.image))
                         .map(|img| img.encoded.as_slice())

@@ -28,7 +28,7 @@ use throng_asset::decode::skin_vertices;
 use throng_asset::{Aabb, BakedAsset, ClipInfo, Encoding, Layer, LoopMode};
 use throng_render::gpu_types::{InstanceRecord, MaterialUniform};
 use throng_render::image::{codecs::gif, Delay, Frame, RgbaImage};
-use throng_render::render::DEFAULT_COLOR;
+use throng_render::DEFAULT_COLOR;
 use throng_render::{
     Camera, Crowd, DebugView, FrameStats, InstanceTransform, Playback, ReferenceMesh,
     RenderOptions, Renderer, SkinPath, Skinning,
@@ -127,7 +127,7 @@ pub struct Args {
     /// Shadow map size, texels per side.
     #[arg(
         long,
-        default_value_t = throng_render::shadow::DEFAULT_SHADOW_MAP_SIZE,
+        default_value_t = throng_render::light::DEFAULT_SHADOW_MAP_SIZE,
         value_parser = clap::value_parser!(u32).range(16..=16384),
         value_name = "TEXELS"
     )]
@@ -179,18 +179,16 @@ pub(crate) fn parse_lod_influences(s: &str) -> Result<[u32; 4], String> {
 
 /// The debug view of `--debug` / `--debug-joint` (a usage error when the joint comes without
 /// the weights view).
-fn debug_view(args: &Args) -> anyhow::Result<DebugView> {
+fn debug_view(args: &Args) -> anyhow::Result<Option<DebugView>> {
     if args.debug_joint.is_some() && args.debug.as_deref() != Some("weights") {
         return Err(usage("--debug-joint N goes with --debug weights"));
     }
     Ok(match args.debug.as_deref() {
-        None => DebugView::None,
-        Some("weights") => DebugView::Weights {
-            joint: args.debug_joint,
-        },
-        Some("palette") => DebugView::Palette,
-        Some("row") => DebugView::Row,
-        Some("lod") => DebugView::Lod,
+        None => None,
+        Some("weights") => Some(DebugView::Weights),
+        Some("palette") => Some(DebugView::Palette),
+        Some("row") => Some(DebugView::Row),
+        Some("lod") => Some(DebugView::Lod),
         Some(other) => {
             return Err(usage(format!(
                 "--debug {other:?}: expected weights, palette, row or lod"
@@ -366,7 +364,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             )));
         }
     }
-    if debug != DebugView::None && args.path == "reference" {
+    if debug.is_some() && args.path == "reference" {
         return Err(usage(
             "--debug views draw the GPU paths: use --path texture or vat",
         ));
@@ -406,6 +404,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // 0 = every influence the asset has.
         lod_influences: args.lod_influences.unwrap_or([0; 4]),
         debug,
+        debug_joint: args.debug_joint,
         ..Default::default()
     };
     let first = &args.inputs[0];
@@ -458,11 +457,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let start = Instant::now();
     // A source glTF goes to the GPU (baked in memory) when a flag needs the GPU paths or when
     // it shares the frame with other inputs; otherwise it is drawn by the reference path.
-    let bake_in_memory = encoding.is_some()
-        || args.influences.is_some()
-        || gpu_timing
-        || debug != DebugView::None
-        || several;
+    let bake_in_memory =
+        encoding.is_some() || args.influences.is_some() || gpu_timing || debug.is_some() || several;
     let (images, stats) = if !several && baked[0] {
         match (&args.source, args.path == "reference") {
             (Some(src), true) => (render_source(&args, src, &mut renderer, &opts)?, None),
@@ -1061,11 +1057,14 @@ mod tests {
         let view = |extra: &[&str]| {
             debug_view(&args(extra)).map_err(|e| e.is::<super::super::UsageError>())
         };
-        assert_eq!(view(&[]).ok(), Some(DebugView::None));
-        assert_eq!(view(&["--debug", "palette"]).ok(), Some(DebugView::Palette));
+        assert_eq!(view(&[]).ok(), Some(None));
+        assert_eq!(
+            view(&["--debug", "palette"]).ok(),
+            Some(Some(DebugView::Palette))
+        );
         assert_eq!(
             view(&["--debug", "weights", "--debug-joint", "3"]).ok(),
-            Some(DebugView::Weights { joint: Some(3) })
+            Some(Some(DebugView::Weights))
         );
         assert_eq!(view(&["--debug-joint", "3"]).err(), Some(true));
         assert_eq!(

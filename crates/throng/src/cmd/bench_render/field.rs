@@ -144,7 +144,7 @@ fn encode_target(renderer: &Renderer, w: u32, h: u32) -> wgpu::TextureView {
             mip_level_count: 1,
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
-            format: throng_render::render::COLOR_FORMAT,
+            format: throng_render::COLOR_FORMAT,
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
             view_formats: &[],
         });
@@ -189,7 +189,7 @@ fn measure(
         renderer.encode_frame(
             &mut enc,
             target,
-            throng_render::render::COLOR_FORMAT,
+            throng_render::COLOR_FORMAT,
             opts.width,
             opts.height,
             &[crowd],

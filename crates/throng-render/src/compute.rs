@@ -5,16 +5,16 @@
 
 use wgpu::util::DeviceExt;
 
+use crate::crowd::{CrowdBuffers, Playback};
 use crate::device::Gpu;
 use crate::error::RenderError;
 use crate::gpu_asset::GpuAsset;
-use crate::gpu_types::{
-    InstanceRecord, InstanceTransform, Playback, SkinInput, SkinJob, SkinOutput,
-};
-use crate::layouts::{self, PlaybackBuffers};
+use crate::gpu_types::{SkinInput, SkinJob, SkinOutput};
+use crate::layouts;
 use crate::readback::map_read;
 use crate::shaders::Program;
 use throng_contract::Skinning;
+use throng_contract::{InstanceRecord, InstanceTransform};
 
 pub(crate) fn compute_pipeline(
     device: &wgpu::Device,
@@ -108,12 +108,7 @@ pub fn skin_on_gpu(
         })
     };
     let transforms = vec![InstanceTransform::IDENTITY; playback.len()];
-    let transforms_buf = init(
-        "throng transforms",
-        bytemuck::cast_slice(&transforms),
-        wgpu::BufferUsages::STORAGE,
-    );
-    let play = PlaybackBuffers::new(device, &playback);
+    let buffers = CrowdBuffers::new(device, &transforms, &playback);
     let inputs_buf = init(
         "throng skin inputs",
         bytemuck::cast_slice(inputs),
@@ -131,8 +126,7 @@ pub fn skin_on_gpu(
     );
     let out_size = (total * std::mem::size_of::<SkinOutput>()) as u64;
     let out_buf = output_buffer(device, out_size);
-    let mut entries = layouts::skin_asset_entries(asset, &transforms_buf);
-    entries.extend(play.entries());
+    let mut entries = buffers.skin_entries(asset, true);
     entries.extend([
         wgpu::BindGroupEntry {
             binding: crate::bindings::SKIN_INPUTS,
@@ -171,7 +165,7 @@ pub fn layers_on_gpu(
     let timing = playback.timing();
     let bgl = layouts::layers_compute(device, timing);
     let pipeline = compute_pipeline(device, Program::LayersCompute { timing }, &bgl, "cs_layers")?;
-    let play = PlaybackBuffers::new(device, &playback);
+    let buffers = CrowdBuffers::new(device, &[], &playback);
     let out_size = (n * std::mem::size_of::<InstanceRecord>()) as u64;
     let out_buf = output_buffer(device, out_size);
     let mut entries = vec![
@@ -184,7 +178,7 @@ pub fn layers_on_gpu(
             resource: asset.clips_buffer.as_entire_binding(),
         },
     ];
-    entries.extend(play.entries());
+    entries.extend(buffers.playback_entries());
     entries.push(wgpu::BindGroupEntry {
         binding: crate::bindings::LAYERS_OUT,
         resource: out_buf.as_entire_binding(),

@@ -1,0 +1,191 @@
+//! One frame's setup and accounting: the camera, light and shadow camera of a frame (the frame
+//! uniform every pass reads), and what the frame cost ([`FrameStats`], counted by the GPU from
+//! the indirect draw arguments).
+
+use glam::{Mat4, Vec3};
+use throng_asset::Aabb;
+use wgpu::util::DeviceExt;
+
+use crate::camera::{crowd_bounds, frame_uniform, Camera};
+use crate::crowd::Crowd;
+use crate::gpu_types::{DrawIndexedArgs, FrameUniform};
+use crate::light::{shadow_view_proj, ShadowCamera};
+use crate::options::{DebugView, RenderOptions};
+
+/// What a frame cost: draw calls recorded and, after [`crate::Renderer::render_scene`] (which
+/// reads the indirect arguments back), what the GPU drew.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FrameStats {
+    /// Draw calls recorded in all passes (ground included); independent of instance counts.
+    pub draws: u32,
+    /// Of which in the shadow pass.
+    pub shadow_draws: u32,
+    /// Compute dispatches (culling).
+    pub dispatches: u32,
+    /// Instances drawn in the main pass, by LOD level (summed over crowds).
+    pub instances_per_lod: Vec<u64>,
+    /// Instances drawn in the main pass and in the shadow pass.
+    pub instances_drawn: u64,
+    pub shadow_instances: u64,
+    /// Triangles drawn in the main pass (ground excluded) and in the shadow pass.
+    pub triangles: u64,
+    pub shadow_triangles: u64,
+}
+
+/// A frame read back from the GPU.
+pub struct RenderedFrame {
+    /// sRGB RGBA8 pixels.
+    pub image: image::RgbaImage,
+    pub stats: FrameStats,
+}
+
+/// Camera, light and shadow camera of a frame, and the frame uniform buffer.
+pub(crate) struct FrameSetup {
+    pub frame: wgpu::Buffer,
+    pub view_proj: Mat4,
+    pub camera: Camera,
+    pub shadow: Option<ShadowCamera>,
+    /// (image height / 2) / tan(fov_y / 2).
+    pub pixels_per_unit: f32,
+    /// Light direction and, in w, how far shadows reach along it (file units).
+    pub light_reach: glam::Vec4,
+}
+
+/// The ground as a box (receives shadows).
+fn ground_box(f: &FrameUniform) -> Aabb {
+    let [x, y, z, h] = f.ground;
+    Aabb {
+        min: Vec3::new(x - h, y, z - h),
+        max: Vec3::new(x + h, y, z + h),
+    }
+}
+
+/// Bounds of the crowds (receivers and casters of the frame).
+pub(crate) fn scene_bounds(crowds: &[Crowd]) -> Aabb {
+    crowds.iter().fold(Aabb::EMPTY, |a, c| {
+        a.union(&crowd_bounds(&c.asset.bounds, c.transforms))
+    })
+}
+
+impl FrameSetup {
+    /// Camera (given, or framing `scene` — the same rule for every path, so that images of two
+    /// paths can be compared pixel by pixel), frame uniform and shadow camera.
+    pub fn new(device: &wgpu::Device, opts: &RenderOptions, scene: &Aabb, casters: &Aabb) -> Self {
+        let aspect = opts.width as f32 / opts.height.max(1) as f32;
+        let camera = opts
+            .camera
+            .unwrap_or_else(|| Camera::framing(scene, aspect));
+        let mut u = frame_uniform(&camera, aspect, scene);
+        let view_proj = camera.view_proj(aspect);
+        let shadow = opts.shadows.then(|| {
+            let mut receivers = casters.union(scene);
+            if opts.ground {
+                receivers = receivers.union(&ground_box(&u));
+            }
+            shadow_view_proj(
+                Vec3::from_slice(&u.light_dir[..3]),
+                &receivers,
+                casters,
+                &view_proj,
+                opts.shadow_map_size,
+            )
+        });
+        if let Some(s) = &shadow {
+            u.light_view_proj = s.view_proj.to_cols_array_2d();
+            u.shadow = [
+                1.0,
+                1.0 / opts.shadow_map_size.max(1) as f32,
+                s.depth_bias,
+                0.0,
+            ];
+        }
+        u.debug = DebugView::words(opts.debug, opts.debug_joint);
+        // From the top of the scene down to the ground (or the scene's bottom), along the light.
+        let light_dir = Vec3::from_slice(&u.light_dir[..3]);
+        let floor = if opts.ground {
+            u.ground[1]
+        } else {
+            scene.min.y
+        };
+        let drop = if scene.is_empty() {
+            0.0
+        } else {
+            (scene.max.y - floor).max(0.0)
+        };
+        let reach = drop / (-light_dir.y).max(0.1);
+        let frame = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng frame"),
+            contents: bytemuck::bytes_of(&u),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        FrameSetup {
+            frame,
+            view_proj,
+            camera,
+            shadow,
+            pixels_per_unit: opts.height as f32 * 0.5 / (camera.fov_y * 0.5).tan().max(1e-6),
+            light_reach: light_dir.extend(reach),
+        }
+    }
+}
+
+/// Where one crowd's indirect arguments sit in a readback buffer.
+pub(crate) struct ArgsLayout {
+    pub offset: u64,
+    pub culled: bool,
+    pub lods: u32,
+    pub prims: u32,
+    pub instances: u64,
+    pub index_counts: Vec<u64>,
+    pub shadows: bool,
+}
+
+/// Adds what the GPU drew (from the indirect arguments read back) to `stats`.
+pub(crate) fn add_gpu_counts(stats: &mut FrameStats, bytes: &[u8], layouts: &[ArgsLayout]) {
+    let arg_size = std::mem::size_of::<DrawIndexedArgs>();
+    for l in layouts {
+        if !l.culled {
+            // Every instance at LOD 0 in each pass.
+            let tris: u64 = l.index_counts.iter().sum::<u64>() / 3;
+            if stats.instances_per_lod.is_empty() {
+                stats.instances_per_lod.push(0);
+            }
+            stats.instances_per_lod[0] += l.instances;
+            stats.instances_drawn += l.instances;
+            stats.triangles += tris * l.instances;
+            if l.shadows {
+                stats.shadow_instances += l.instances;
+                stats.shadow_triangles += tris * l.instances;
+            }
+            continue;
+        }
+        for pass_index in 0..2u32 {
+            for lod in 0..l.lods {
+                for p in 0..l.prims {
+                    let k = ((pass_index * l.prims + p) * l.lods + lod) as usize;
+                    let at = l.offset as usize + k * arg_size;
+                    let Some(raw) = bytes.get(at..at + arg_size) else {
+                        continue;
+                    };
+                    let a: DrawIndexedArgs = bytemuck::pod_read_unaligned(raw);
+                    let tris = a.index_count as u64 / 3 * a.instance_count as u64;
+                    if pass_index == 0 {
+                        stats.triangles += tris;
+                        if p == 0 {
+                            if stats.instances_per_lod.len() <= lod as usize {
+                                stats.instances_per_lod.resize(lod as usize + 1, 0);
+                            }
+                            stats.instances_per_lod[lod as usize] += a.instance_count as u64;
+                            stats.instances_drawn += a.instance_count as u64;
+                        }
+                    } else {
+                        stats.shadow_triangles += tris;
+                        if p == 0 {
+                            stats.shadow_instances += a.instance_count as u64;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

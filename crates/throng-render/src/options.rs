@@ -1,0 +1,111 @@
+//! What to draw and how: [`RenderOptions`], the skinning path and the debug views.
+
+/// Format of the offscreen colour target of [`crate::Renderer::render_scene`].
+pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// Depth format of the main pass and the shadow map.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+/// Base colour of primitives without a material (linear RGBA).
+pub const DEFAULT_COLOR: [f32; 4] = [0.6, 0.6, 0.62, 1.0];
+
+/// How the vertices of a baked asset are animated on the GPU (docs/design.md §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum SkinPath {
+    /// The vertex shader skins with matrices read from the bone texture.
+    #[default]
+    Texture,
+    /// The vertex shader fetches baked positions and normals (every primitive needs a VAT).
+    Vat,
+}
+
+/// What a debug view colours the crowd by (docs/design.md §5 "Debug views"); GPU paths only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum DebugView {
+    /// Heat map (blue 0 → red 1) of the weight of palette entry [`RenderOptions::debug_joint`];
+    /// without one, of 1 − the vertex's largest weight (red where joints share a vertex).
+    Weights,
+    /// A colour per palette index of each vertex's strongest influence.
+    Palette,
+    /// Heat map of the frame row (bone-texture row) of the first active layer.
+    Row,
+    /// A colour per LOD level.
+    Lod,
+}
+
+impl DebugView {
+    /// The `FrameUniform.debug` words of a view (None: normal shading).
+    pub(crate) fn words(view: Option<DebugView>, joint: Option<u32>) -> [u32; 4] {
+        match view {
+            None => [0, 0, 0, 0],
+            Some(DebugView::Weights) => [1, joint.unwrap_or(u32::MAX), 0, 0],
+            Some(DebugView::Palette) => [2, 0, 0, 0],
+            Some(DebugView::Row) => [3, 0, 0, 0],
+            Some(DebugView::Lod) => [4, 0, 0, 0],
+        }
+    }
+}
+
+/// What to draw around the crowd and how.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RenderOptions {
+    /// Image size in pixels.
+    pub width: u32,
+    pub height: u32,
+    pub skinning: throng_contract::Skinning,
+    /// Texture skinning or VAT.
+    pub path: SkinPath,
+    /// `None`: framed from the crowd's bounds ([`crate::Camera::framing`]).
+    pub camera: Option<crate::Camera>,
+    /// Draw the checkered ground plane under the crowd.
+    pub ground: bool,
+    /// Cull instances on the GPU (view frustum and shadow camera vs clip bounds), pick LODs and
+    /// draw with indirect draws; off: draw every instance at LOD 0.
+    pub cull: bool,
+    /// Shadows of the directional light (a depth pass with the same skinning).
+    pub shadows: bool,
+    /// Shadow map size, texels per side.
+    pub shadow_map_size: u32,
+    /// Largest projected LOD simplification error allowed, pixels: larger picks coarser LODs
+    /// nearer the camera; 0 keeps LOD 0 everywhere.
+    pub lod_bias: f32,
+    /// Influences per vertex used by LOD 0, 1, 2 and 3+ (0: all the asset has).
+    pub lod_influences: [u32; 4],
+    /// A debug view instead of normal shading.
+    pub debug: Option<DebugView>,
+    /// With [`DebugView::Weights`]: the palette entry whose weight is shown.
+    pub debug_joint: Option<u32>,
+    /// Linear RGBA clear colour.
+    pub background: [f32; 4],
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            width: 256,
+            height: 256,
+            skinning: throng_contract::Skinning::Linear,
+            path: SkinPath::Texture,
+            camera: None,
+            ground: true,
+            cull: true,
+            shadows: true,
+            shadow_map_size: crate::light::DEFAULT_SHADOW_MAP_SIZE,
+            lod_bias: 1.0,
+            lod_influences: [0; 4],
+            debug: None,
+            debug_joint: None,
+            background: [0.55, 0.66, 0.8, 1.0],
+        }
+    }
+}
+
+impl RenderOptions {
+    /// Influences used at LOD `lod` (1..=8).
+    pub fn influences_at(&self, lod: u32) -> u32 {
+        match self.lod_influences[(lod as usize).min(3)] {
+            0 => 8,
+            k => k.min(8),
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! The culling pass (docs/design.md §5): per crowd, `cs_cull` tests every instance against the
+//! view frustum and the shadow camera, picks its LOD and appends its id to its (pass, LOD)
+//! list; `cs_cull_finish` copies the counts into every primitive's indirect draw arguments.
+//! Inputs: the crowd's buffers and the frame's cameras. Outputs: a [`CullRun`] — the visible-id
+//! lists and the indirect arguments the shadow and main passes draw with.
+
+use std::collections::HashMap;
+
+use glam::{Mat4, Vec3};
+use throng_contract::Timing;
+use wgpu::util::DeviceExt;
+
+use crate::bindings as b;
+use crate::crowd::CrowdBuffers;
+use crate::error::RenderError;
+use crate::frame::FrameSetup;
+use crate::gpu_asset::{GpuAsset, MAX_LODS};
+use crate::gpu_types::{CullParams, DrawIndexedArgs};
+use crate::layouts;
+use crate::shaders::Program;
+
+/// Instance ids the culling pass kept, per LOD level, ascending.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CullLists {
+    /// Seen by the main camera.
+    pub main: Vec<Vec<u32>>,
+    /// Inside the shadow camera (casters; empty without shadows).
+    pub shadow: Vec<Vec<u32>>,
+}
+
+struct CullPipelines {
+    bgl: wgpu::BindGroupLayout,
+    cull: wgpu::ComputePipeline,
+    finish: wgpu::ComputePipeline,
+}
+
+/// The culling pass: its pipelines per playback timing, built on first use.
+#[derive(Default)]
+pub(crate) struct CullPass {
+    pipelines: HashMap<Timing, CullPipelines>,
+}
+
+/// One crowd's culling run: what the draws of this frame read.
+pub(crate) struct CullRun {
+    bind: wgpu::BindGroup,
+    timing: Timing,
+    /// Visible ids of (pass, LOD) at `(pass · lods + LOD) · segment`.
+    pub visible: wgpu::Buffer,
+    /// `DrawIndexedIndirect` arguments, [pass][primitive][LOD].
+    pub args: wgpu::Buffer,
+    pub instances: u32,
+    /// Indirect argument entries: 2 passes × LODs × primitives.
+    pub entries: u32,
+    pub segment: u32,
+}
+
+/// What one crowd's culling needs besides its buffers.
+pub(crate) struct CullInputs<'a> {
+    pub asset: &'a GpuAsset,
+    pub buffers: &'a CrowdBuffers,
+    pub instances: u32,
+    pub timing: Timing,
+    pub setup: &'a FrameSetup,
+    pub lod_bias: f32,
+    /// Lay the arguments out for multi-draws with first instances.
+    pub multi_draw: bool,
+}
+
+impl CullPass {
+    /// Builds the pipelines of `timing` if they do not exist yet.
+    pub fn prepare(&mut self, device: &wgpu::Device, timing: Timing) -> Result<(), RenderError> {
+        if self.pipelines.contains_key(&timing) {
+            return Ok(());
+        }
+        let bgl = layouts::cull_compute(device, timing);
+        let program = Program::Cull { timing };
+        let cull = crate::compute::compute_pipeline(device, program, &bgl, "cs_cull")?;
+        let finish = crate::compute::compute_pipeline(device, program, &bgl, "cs_cull_finish")?;
+        self.pipelines
+            .insert(timing, CullPipelines { bgl, cull, finish });
+        Ok(())
+    }
+
+    /// Buffers and bind group of one crowd's culling run (None before [`Self::prepare`]).
+    pub fn run(&self, device: &wgpu::Device, input: &CullInputs) -> Option<CullRun> {
+        let cp = self.pipelines.get(&input.timing)?;
+        let asset = input.asset;
+        let setup = input.setup;
+        let n = input.instances;
+        let lods = asset.lod_count();
+        let prims = asset.primitives.len().max(1) as u32;
+        // 64-id segments keep every (pass, LOD) list 256 B aligned.
+        let segment = n.div_ceil(64).max(1) * 64;
+        let bounds = &asset.bounds;
+        let (lo, hi) = if bounds.is_empty() {
+            (Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX))
+        } else {
+            (bounds.min, bounds.max)
+        };
+        let mut lod_error = [0.0f32; MAX_LODS];
+        for (d, s) in lod_error.iter_mut().zip(&asset.lod_errors) {
+            *d = *s;
+        }
+        let params = CullParams {
+            planes: crate::camera::frustum_planes(&setup.view_proj).map(|p| p.to_array()),
+            shadow_planes: crate::camera::frustum_planes(
+                &setup.shadow.map_or(Mat4::IDENTITY, |s| s.view_proj),
+            )
+            .map(|p| p.to_array()),
+            fallback_min: lo.extend(0.0).into(),
+            fallback_max: hi.extend(0.0).into(),
+            eye: setup.camera.eye.extend(setup.pixels_per_unit).into(),
+            lod_error,
+            light: setup.light_reach.to_array(),
+            instance_count: n,
+            primitive_count: prims,
+            lod_count: lods,
+            segment,
+            lod_bias: input.lod_bias,
+            shadows: setup.shadow.is_some() as u32,
+            _pad: [0; 2],
+        };
+        let params_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng cull params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let visible = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("throng visible instances"),
+            size: 4 * 2 * lods as u64 * segment as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        // [pass][primitive][LOD]: a primitive's LODs are contiguous for multi-draws, whose
+        // first instance points the instance index at the (pass, LOD) list.
+        let mut args = Vec::with_capacity((2 * lods * prims) as usize);
+        for pass_index in 0..2 {
+            for p in 0..prims as usize {
+                for lod in 0..lods {
+                    let (first_index, index_count) =
+                        asset.primitives.get(p).map_or((0, 0), |p| p.lod(lod));
+                    args.push(DrawIndexedArgs {
+                        index_count,
+                        first_index,
+                        first_instance: if input.multi_draw {
+                            (pass_index * lods + lod) * segment
+                        } else {
+                            0
+                        },
+                        ..Default::default()
+                    });
+                }
+            }
+        }
+        let args_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng draw arguments"),
+            contents: bytemuck::cast_slice(&args),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::COPY_SRC,
+        });
+        let mut entries = input.buffers.skin_entries(asset, false);
+        entries.extend([
+            wgpu::BindGroupEntry {
+                binding: b::CULL_PARAMS,
+                resource: params_buf.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: b::VISIBLE_IDS,
+                resource: visible.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: b::DRAW_ARGS,
+                resource: args_buf.as_entire_binding(),
+            },
+        ]);
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng cull"),
+            layout: &cp.bgl,
+            entries: &entries,
+        });
+        Some(CullRun {
+            bind,
+            timing: input.timing,
+            visible,
+            args: args_buf,
+            instances: n,
+            entries: args.len() as u32,
+            segment,
+        })
+    }
+
+    /// Records a run's two dispatches.
+    pub fn encode(&self, run: &CullRun, enc: &mut wgpu::CommandEncoder) -> u32 {
+        let Some(cp) = self.pipelines.get(&run.timing) else {
+            return 0;
+        };
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_bind_group(b::group::SKIN, &run.bind, &[]);
+        pass.set_pipeline(&cp.cull);
+        pass.dispatch_workgroups(run.instances.div_ceil(64).max(1), 1, 1);
+        pass.set_pipeline(&cp.finish);
+        pass.dispatch_workgroups(run.entries.div_ceil(64).max(1), 1, 1);
+        2
+    }
+}
+
+impl CullRun {
+    /// The lists a run kept, from its visible ids and arguments read back.
+    pub fn lists(
+        &self,
+        ids: &[u32],
+        args: &[DrawIndexedArgs],
+        lods: usize,
+        prims: usize,
+        shadows: bool,
+    ) -> CullLists {
+        let list = |group: usize| {
+            // The counter of (pass, LOD) is the entry of primitive 0.
+            let (pass_index, lod) = (group / lods, group % lods);
+            let counter = pass_index * prims * lods + lod;
+            let count = args.get(counter).map_or(0, |a| a.instance_count) as usize;
+            let start = group * self.segment as usize;
+            let mut v = ids
+                .get(start..start + count.min(self.segment as usize))
+                .unwrap_or(&[])
+                .to_vec();
+            v.sort_unstable();
+            v
+        };
+        CullLists {
+            main: (0..lods).map(list).collect(),
+            shadow: if shadows {
+                (lods..2 * lods).map(list).collect()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+}

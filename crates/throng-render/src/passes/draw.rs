@@ -1,0 +1,319 @@
+//! Skinned mesh draws of crowds (texture and VAT paths), shared by the shadow and main passes:
+//! the pipelines per variant, and one crowd's bind groups and draw calls for a frame. Inputs: a
+//! crowd, its buffers, its culling run (if culled) and the frame. Output: draw calls recorded
+//! into a pass.
+
+use std::collections::HashMap;
+
+use throng_contract::{Encoding, Skinning, Timing};
+
+use super::{draw_params_buffer, groups, mesh_pipeline, DrawLayouts};
+use crate::bindings as b;
+use crate::crowd::{Crowd, CrowdBuffers};
+use crate::error::RenderError;
+use crate::frame::FrameSetup;
+use crate::gpu_asset::GpuVertex;
+use crate::gpu_types::{DrawIndexedArgs, MaterialUniform, DRAW_PARAMS_STRIDE};
+use crate::layouts;
+use crate::options::{RenderOptions, SkinPath, DEFAULT_COLOR};
+use crate::passes::cull::CullRun;
+use crate::shaders::Program;
+
+/// One skinned-draw pipeline variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct PipelineKey {
+    pub encoding: Encoding,
+    pub skinning: Skinning,
+    pub timing: Timing,
+    pub culled: bool,
+    pub vat: bool,
+    /// The colour target's format; None for the shadow pass (depth only).
+    pub color: Option<wgpu::TextureFormat>,
+}
+
+struct SkinnedPipeline {
+    bgl: wgpu::BindGroupLayout,
+    pipeline: wgpu::RenderPipeline,
+}
+
+/// The skinned mesh pipelines, built on first use.
+#[derive(Default)]
+pub(crate) struct SkinnedDraws {
+    pipelines: HashMap<PipelineKey, SkinnedPipeline>,
+}
+
+/// Everything one crowd's draws need this frame.
+pub(crate) struct CrowdDraw<'a> {
+    pub crowd: Crowd<'a>,
+    pub cull: Option<CullRun>,
+    key: PipelineKey,
+    shadow_key: Option<PipelineKey>,
+    skin_group: wgpu::BindGroup,
+    draw_main: wgpu::BindGroup,
+    draw_shadow: wgpu::BindGroup,
+    materials: Vec<wgpu::BindGroup>,
+    vat_groups: Vec<Option<wgpu::BindGroup>>,
+    pub lods: u32,
+}
+
+impl CrowdDraw<'_> {
+    pub fn casts_shadows(&self) -> bool {
+        self.shadow_key.is_some()
+    }
+}
+
+impl SkinnedDraws {
+    /// The pipeline keys of a crowd's main and (with shadows) shadow draws; checks the crowd.
+    pub fn keys(
+        crowd: &Crowd,
+        opts: &RenderOptions,
+        format: wgpu::TextureFormat,
+    ) -> Result<(PipelineKey, Option<PipelineKey>), RenderError> {
+        let asset = crowd.asset;
+        let vat = opts.path == SkinPath::Vat;
+        if vat && asset.primitives.iter().any(|p| p.vat.is_none()) {
+            return Err(RenderError::BadAsset {
+                asset: asset.name.clone(),
+                what: "the VAT path needs a vertex animation texture for every primitive; bake one with the asset".into(),
+            });
+        }
+        let key = PipelineKey {
+            encoding: asset.encoding,
+            // The VAT path stores skinned vertices: it has no skinning of its own.
+            skinning: if vat { Skinning::Linear } else { opts.skinning },
+            timing: crowd.playback.timing(),
+            culled: opts.cull && !crowd.is_empty(),
+            vat,
+            color: Some(format),
+        };
+        let shadow = opts.shadows.then_some(PipelineKey { color: None, ..key });
+        Ok((key, shadow))
+    }
+
+    /// Builds the pipeline of `key` if it does not exist yet.
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        layouts: &DrawLayouts,
+        key: PipelineKey,
+    ) -> Result<(), RenderError> {
+        if self.pipelines.contains_key(&key) {
+            return Ok(());
+        }
+        let pass = if key.color.is_some() { "" } else { " (shadow)" };
+        let draw_bgl = layouts.draw(key.color);
+        let (bgl, pipeline) = if key.vat {
+            let program = Program::VatDraw {
+                timing: key.timing,
+                culled: key.culled,
+            };
+            let module = layouts::shader_module(device, program)?;
+            let bgl = layouts::vat_draw(device, key.timing, key.culled);
+            // Only UV0 of the interleaved vertex is read; the vertex index addresses the VAT.
+            let uv_only = [wgpu::VertexAttribute {
+                format: wgpu::VertexFormat::Float32x2,
+                offset: std::mem::offset_of!(GpuVertex, uv) as u64,
+                shader_location: 0,
+            }];
+            let pipeline = mesh_pipeline(
+                device,
+                &format!("throng vat draw{pass}"),
+                &module,
+                groups(
+                    &bgl,
+                    Some(&layouts.materials.bgl),
+                    Some(&layouts.vat),
+                    draw_bgl,
+                ),
+                &[Some(wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<GpuVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &uv_only,
+                })],
+                ("vs_main", "fs_main"),
+                key.color,
+            );
+            (bgl, pipeline)
+        } else {
+            let program = Program::TextureDraw {
+                encoding: key.encoding,
+                skinning: key.skinning,
+                timing: key.timing,
+                culled: key.culled,
+            };
+            let module = layouts::shader_module(device, program)?;
+            let bgl = layouts::texture_draw(device, key.encoding, key.timing, key.culled);
+            let pipeline = mesh_pipeline(
+                device,
+                &format!("throng texture draw{pass}"),
+                &module,
+                groups(&bgl, Some(&layouts.materials.bgl), None, draw_bgl),
+                &[Some(GpuVertex::layout())],
+                ("vs_main", "fs_main"),
+                key.color,
+            );
+            (bgl, pipeline)
+        };
+        self.pipelines
+            .insert(key, SkinnedPipeline { bgl, pipeline });
+        Ok(())
+    }
+
+    /// Buffers and bind groups of one crowd for this frame.
+    #[allow(clippy::too_many_arguments)]
+    pub fn crowd<'a>(
+        &self,
+        device: &wgpu::Device,
+        layouts: &DrawLayouts,
+        crowd: Crowd<'a>,
+        buffers: &CrowdBuffers,
+        cull: Option<CullRun>,
+        keys: (PipelineKey, Option<PipelineKey>),
+        setup: &FrameSetup,
+        shadow_map: &wgpu::TextureView,
+        opts: &RenderOptions,
+        multi_draw: bool,
+    ) -> Result<CrowdDraw<'a>, RenderError> {
+        let (key, shadow_key) = keys;
+        let asset = crowd.asset;
+        let tp = self.pipelines.get(&key).ok_or(RenderError::Internal(
+            "draw pipeline not built before the frame",
+        ))?;
+        let mut entries = buffers.skin_entries(asset, !key.vat);
+        entries.push(wgpu::BindGroupEntry {
+            binding: b::FRAME,
+            resource: setup.frame.as_entire_binding(),
+        });
+        if let Some(run) = &cull {
+            entries.push(wgpu::BindGroupEntry {
+                binding: b::VISIBLE_IDS,
+                resource: run.visible.as_entire_binding(),
+            });
+        }
+        let skin_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng skinned draw"),
+            layout: &tp.bgl,
+            entries: &entries,
+        });
+        let lods = asset.lod_count();
+        let params = draw_params_buffer(
+            device,
+            lods,
+            cull.as_ref().map_or(0, |c| c.segment),
+            opts,
+            cull.is_some() && multi_draw,
+        );
+        let (draw_main, draw_shadow) = layouts.draw_groups(device, &params, shadow_map);
+        let materials = asset
+            .primitives
+            .iter()
+            .map(|p| {
+                let (uniform, tex) = p
+                    .material
+                    .and_then(|m| asset.materials.get(m).copied())
+                    .unwrap_or((MaterialUniform::color(DEFAULT_COLOR), None));
+                let view = tex
+                    .and_then(|t| asset.textures.get(t))
+                    .and_then(|v| v.as_ref());
+                layouts.materials.group(device, &uniform, view)
+            })
+            .collect();
+        let vat_groups = asset
+            .primitives
+            .iter()
+            .map(|p| {
+                let v = p.vat.as_ref().filter(|_| key.vat)?;
+                Some(crate::vat::bind_group(
+                    device,
+                    &layouts.vat,
+                    &layouts.vat_dummies,
+                    v,
+                ))
+            })
+            .collect();
+        Ok(CrowdDraw {
+            crowd,
+            cull,
+            key,
+            shadow_key,
+            skin_group,
+            draw_main,
+            draw_shadow,
+            materials,
+            vat_groups,
+            lods,
+        })
+    }
+
+    /// Records one crowd's draws of a pass; returns the draw calls recorded.
+    pub fn record(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        cd: &CrowdDraw,
+        shadow: bool,
+        multi_draw: bool,
+    ) -> u32 {
+        let key = if shadow { cd.shadow_key } else { Some(cd.key) };
+        let Some(tp) = key.and_then(|k| self.pipelines.get(&k)) else {
+            return 0;
+        };
+        let n = cd.crowd.len() as u32;
+        if n == 0 {
+            return 0;
+        }
+        let asset = cd.crowd.asset;
+        let prims = asset.primitives.len().max(1) as u32;
+        let pass_index = shadow as u32;
+        let group = if shadow {
+            &cd.draw_shadow
+        } else {
+            &cd.draw_main
+        };
+        pass.set_pipeline(&tp.pipeline);
+        pass.set_bind_group(b::group::SKIN, &cd.skin_group, &[]);
+        let arg_size = std::mem::size_of::<DrawIndexedArgs>() as u64;
+        // One draw per (primitive, LOD), or per primitive with a multi-draw over its LODs.
+        let multi = cd.cull.is_some() && multi_draw;
+        let lods = if cd.cull.is_some() && !multi {
+            cd.lods
+        } else {
+            1
+        };
+        let mut draws = 0;
+        for lod in 0..lods {
+            let entry = pass_index * cd.lods + lod;
+            pass.set_bind_group(
+                b::group::DRAW,
+                group,
+                &[(entry as u64 * DRAW_PARAMS_STRIDE) as u32],
+            );
+            for (i, p) in asset.primitives.iter().enumerate() {
+                if let Some(m) = cd.materials.get(i) {
+                    pass.set_bind_group(b::group::MATERIAL, m, &[]);
+                }
+                if let Some(Some(g)) = cd.vat_groups.get(i) {
+                    pass.set_bind_group(b::group::VAT, g, &[]);
+                }
+                pass.set_vertex_buffer(0, p.vertices.slice(..));
+                pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
+                let first_lod = (pass_index * prims + i as u32) * cd.lods;
+                match &cd.cull {
+                    Some(run) if multi => pass.multi_draw_indexed_indirect(
+                        &run.args,
+                        first_lod as u64 * arg_size,
+                        cd.lods,
+                    ),
+                    Some(run) => {
+                        pass.draw_indexed_indirect(&run.args, (first_lod + lod) as u64 * arg_size)
+                    }
+                    None => {
+                        let (first, count) = p.lod(0);
+                        pass.draw_indexed(first..first + count, 0, 0..n);
+                    }
+                }
+                draws += 1;
+            }
+        }
+        draws
+    }
+}

@@ -1,0 +1,254 @@
+//! The reference path (docs/design.md §5): vertices skinned elsewhere — on the CPU, from the
+//! source glTF or the baked asset's decoder — uploaded per frame and drawn with the same camera,
+//! light, shadows and ground as the GPU paths. The baseline of the benchmarks and image tests.
+//! Input: [`ReferenceMesh`]es. Output: draws recorded into the shadow and main passes.
+
+use std::collections::HashMap;
+
+use glam::Vec3;
+use throng_asset::Aabb;
+use wgpu::util::DeviceExt;
+
+use super::{groups, mesh_pipeline, DrawLayouts};
+use crate::bindings as b;
+use crate::camera::crowd_bounds;
+use crate::crowd::storage_buffer;
+use crate::error::RenderError;
+use crate::gpu_types::MaterialUniform;
+use crate::layouts;
+use crate::shaders::Program;
+use throng_contract::InstanceTransform;
+
+/// Vertices skinned elsewhere (on the CPU, e.g. from the source glTF) in model space, drawn once
+/// per transform.
+#[derive(Debug, Clone, Copy)]
+pub struct ReferenceMesh<'a> {
+    /// Model-space positions (file units).
+    pub positions: &'a [Vec3],
+    /// Unit normals, one per position.
+    pub normals: &'a [Vec3],
+    /// Triangle list.
+    pub indices: &'a [u32],
+    /// UV0 per position, for `texture` (None: the texture's corner).
+    pub uvs: Option<&'a [glam::Vec2]>,
+    /// Linear RGBA base colour and texture transform.
+    pub material: MaterialUniform,
+    /// Base colour texture: an encoded PNG/JPEG image (sRGB).
+    pub texture: Option<&'a [u8]>,
+    /// Where to draw it (one instance per transform).
+    pub transforms: &'a [InstanceTransform],
+}
+
+/// Interleaved vertex of the reference path (CPU-skinned, model space).
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct RefVertex {
+    position: [f32; 3],
+    normal: [f32; 3],
+    uv: [f32; 2],
+}
+
+/// The reference pass's group 0 layout (instance transforms and the frame uniform; the ground
+/// uses it too) and its pipelines by colour format (None: the shadow pass).
+pub(crate) struct ReferencePass {
+    pub bgl: wgpu::BindGroupLayout,
+    pipelines: HashMap<Option<wgpu::TextureFormat>, wgpu::RenderPipeline>,
+}
+
+/// Reference meshes on the GPU for one frame.
+pub(crate) struct ReferenceUpload {
+    draws: Vec<(
+        wgpu::Buffer,
+        wgpu::Buffer,
+        u32,
+        std::ops::Range<u32>,
+        wgpu::BindGroup,
+    )>,
+    /// All meshes' instance transforms, in mesh order.
+    pub transforms: wgpu::Buffer,
+    /// World bounds of every instance of every mesh.
+    pub bounds: Aabb,
+}
+
+impl ReferencePass {
+    pub fn new(device: &wgpu::Device) -> ReferencePass {
+        ReferencePass {
+            bgl: layouts::reference_draw(device),
+            pipelines: HashMap::new(),
+        }
+    }
+
+    /// Builds the main-pass pipeline for `format` and the shadow pipeline if missing.
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        layouts: &DrawLayouts,
+        format: wgpu::TextureFormat,
+    ) -> Result<(), RenderError> {
+        for color in [Some(format), None] {
+            if self.pipelines.contains_key(&color) {
+                continue;
+            }
+            let module = layouts::shader_module(device, Program::ReferenceDraw)?;
+            let p = mesh_pipeline(
+                device,
+                "throng reference draw",
+                &module,
+                groups(
+                    &self.bgl,
+                    Some(&layouts.materials.bgl),
+                    None,
+                    layouts.draw(color),
+                ),
+                &[Some(wgpu::VertexBufferLayout {
+                    array_stride: std::mem::size_of::<RefVertex>() as u64,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2],
+                })],
+                ("vs_main", "fs_main"),
+                color,
+            );
+            self.pipelines.insert(color, p);
+        }
+        Ok(())
+    }
+
+    /// Group 0 of the reference draws and the ground.
+    pub fn group(
+        &self,
+        device: &wgpu::Device,
+        transforms: &wgpu::Buffer,
+        frame: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng reference/ground"),
+            layout: &self.bgl,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: b::INSTANCE_TRANSFORMS,
+                    resource: transforms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: b::FRAME,
+                    resource: frame.as_entire_binding(),
+                },
+            ],
+        })
+    }
+
+    /// Checks and uploads the meshes (a texture that cannot be decoded is drawn untextured,
+    /// with a warning).
+    pub fn upload(
+        &self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        layouts: &DrawLayouts,
+        meshes: &[ReferenceMesh],
+    ) -> Result<ReferenceUpload, RenderError> {
+        let mut all_transforms = Vec::new();
+        let mut bounds = Aabb::EMPTY;
+        let mut draws = Vec::new();
+        for (mi, m) in meshes.iter().enumerate() {
+            let v = m.positions.len();
+            if m.normals.len() != v {
+                return Err(RenderError::BadInput {
+                    what: "reference mesh normals (one per position)",
+                    got: m.normals.len(),
+                    expected: v,
+                });
+            }
+            if let Some(&i) = m.indices.iter().find(|&&i| i as usize >= v) {
+                return Err(RenderError::BadInput {
+                    what: "reference mesh index (below the vertex count)",
+                    got: i as usize,
+                    expected: v,
+                });
+            }
+            let mut b = Aabb::EMPTY;
+            for &p in m.positions {
+                b.extend(p);
+            }
+            bounds = bounds.union(&crowd_bounds(&b, m.transforms));
+            let first = all_transforms.len() as u32;
+            all_transforms.extend_from_slice(m.transforms);
+            if v == 0 || m.indices.is_empty() || m.transforms.is_empty() {
+                continue;
+            }
+            let verts: Vec<RefVertex> = (0..v)
+                .map(|i| RefVertex {
+                    position: m.positions[i].into(),
+                    normal: m.normals[i].into(),
+                    uv: m
+                        .uvs
+                        .and_then(|u| u.get(i).copied())
+                        .unwrap_or(glam::Vec2::ZERO)
+                        .into(),
+                })
+                .collect();
+            let texture = match m
+                .texture
+                .map(|bytes| crate::material::upload_image(device, queue, bytes))
+            {
+                Some(Ok(t)) => Some(t.create_view(&Default::default())),
+                Some(Err(e)) => {
+                    eprintln!("warning: reference mesh {mi}: texture cannot be decoded ({e}); drawing untextured");
+                    None
+                }
+                None => None,
+            };
+            let vb = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("throng reference vertices"),
+                contents: bytemuck::cast_slice(&verts),
+                usage: wgpu::BufferUsages::VERTEX,
+            });
+            let ib = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("throng reference indices"),
+                contents: bytemuck::cast_slice(m.indices),
+                usage: wgpu::BufferUsages::INDEX,
+            });
+            let count = m.transforms.len() as u32;
+            draws.push((
+                vb,
+                ib,
+                m.indices.len() as u32,
+                first..first + count,
+                layouts
+                    .materials
+                    .group(device, &m.material, texture.as_ref()),
+            ));
+        }
+        Ok(ReferenceUpload {
+            draws,
+            transforms: storage_buffer(
+                device,
+                "throng transforms",
+                &all_transforms,
+                InstanceTransform::IDENTITY,
+            ),
+            bounds,
+        })
+    }
+
+    /// Records the uploaded meshes into a pass (`shadow`: the depth-only pipeline); group 0 is
+    /// [`Self::group`] over the upload's transforms, group 3 is bound by the caller.
+    pub fn record(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        upload: &ReferenceUpload,
+        group: &wgpu::BindGroup,
+        color: Option<wgpu::TextureFormat>,
+    ) -> u32 {
+        let Some(pipeline) = self.pipelines.get(&color) else {
+            return 0;
+        };
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(b::group::SKIN, group, &[]);
+        for (vb, ib, count, instances, mat) in &upload.draws {
+            pass.set_bind_group(b::group::MATERIAL, mat, &[]);
+            pass.set_vertex_buffer(0, vb.slice(..));
+            pass.set_index_buffer(ib.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..*count, 0, instances.clone());
+        }
+        upload.draws.len() as u32
+    }
+}

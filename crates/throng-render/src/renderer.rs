@@ -1,0 +1,487 @@
+//! The [`Renderer`]: a device and the passes of a frame. A frame of crowds is drawn by
+//! [`Renderer::render_scene`] (offscreen, read back to RGBA8 with the GPU's draw counts) or
+//! recorded into an application's own encoder and target by [`Renderer::encode_frame`]; the
+//! reference path by [`Renderer::render_reference`]. Per frame: the culling pass per crowd,
+//! the shadow pass, the main pass (docs/design.md §5).
+
+use throng_asset::BakedAsset;
+use throng_contract::{InstanceRecord, InstanceTransform};
+
+use crate::crowd::{Crowd, CrowdBuffers, Playback};
+use crate::device::{AdapterSummary, Gpu};
+use crate::error::RenderError;
+use crate::frame::{
+    add_gpu_counts, scene_bounds, ArgsLayout, FrameSetup, FrameStats, RenderedFrame,
+};
+use crate::gpu_asset::GpuAsset;
+use crate::gpu_types::{DrawIndexedArgs, DRAW_PARAMS_STRIDE};
+use crate::options::{RenderOptions, COLOR_FORMAT};
+use crate::passes::cull::{CullInputs, CullLists, CullPass};
+use crate::passes::draw::{CrowdDraw, SkinnedDraws};
+use crate::passes::main::{GroundDraw, MainPass};
+use crate::passes::reference::{ReferenceMesh, ReferencePass};
+use crate::passes::shadow::{depth_pass, ShadowPass};
+use crate::passes::{draw_params_buffer, DrawLayouts};
+use crate::readback::map_read;
+use crate::target::OffscreenTarget;
+
+/// A renderer: a device plus the passes, whose pipelines are built on first use. Holds no
+/// per-frame state: every frame's buffers are made from its inputs (only the depth target and
+/// the shadow map are kept between frames).
+pub struct Renderer {
+    pub gpu: Gpu,
+    layouts: DrawLayouts,
+    cull: CullPass,
+    draws: SkinnedDraws,
+    shadow: ShadowPass,
+    main: MainPass,
+    reference: ReferencePass,
+    /// Draw each primitive's LODs with one multi-draw (first instances point each LOD's draw at
+    /// its visible-id list). On when the device has `INDIRECT_FIRST_INSTANCE`; turning it off
+    /// gives one indirect draw per primitive and LOD, the path every device can take.
+    pub multi_draw: bool,
+}
+
+/// Where each crowd's indirect arguments are copied for the statistics.
+type ArgsReadback = (wgpu::Buffer, Vec<ArgsLayout>);
+
+impl Renderer {
+    /// Creates a device on any adapter ([`Gpu::new`]).
+    pub fn new() -> Result<Renderer, RenderError> {
+        Ok(Self::with_gpu(Gpu::new()?))
+    }
+
+    /// A renderer on an existing device (e.g. an application's, see [`Gpu::from_device`]).
+    pub fn with_gpu(gpu: Gpu) -> Renderer {
+        let multi_draw = gpu
+            .device
+            .features()
+            .contains(wgpu::Features::INDIRECT_FIRST_INSTANCE);
+        Renderer {
+            layouts: DrawLayouts::new(&gpu.device, &gpu.queue),
+            reference: ReferencePass::new(&gpu.device),
+            cull: CullPass::default(),
+            draws: SkinnedDraws::default(),
+            shadow: ShadowPass::default(),
+            main: MainPass::default(),
+            multi_draw,
+            gpu,
+        }
+    }
+
+    pub fn adapter(&self) -> &AdapterSummary {
+        &self.gpu.summary
+    }
+
+    /// Uploads a baked asset ([`GpuAsset::new`]).
+    pub fn upload(&self, asset: &BakedAsset) -> Result<GpuAsset, RenderError> {
+        GpuAsset::new(&self.gpu, asset)
+    }
+
+    fn check_size(&self, opts: &RenderOptions) -> Result<(), RenderError> {
+        let limit = self.gpu.device.limits().max_texture_dimension_2d;
+        let bad = |v: u32| v == 0 || v > limit;
+        if bad(opts.width) || bad(opts.height) || bad(opts.shadow_map_size) {
+            return Err(RenderError::BadImageSize {
+                width: opts.width,
+                height: opts.height,
+                limit,
+            });
+        }
+        Ok(())
+    }
+
+    /// Records a frame of `crowds` into `encoder`: culling, the shadow pass and the main pass
+    /// into `color` (a view of a `format` texture of `width` × `height`; the depth target is the
+    /// renderer's). For applications with their own device, window and encoder; submit the
+    /// encoder afterwards. The returned statistics hold the draw calls only (no readback).
+    #[allow(clippy::too_many_arguments)]
+    pub fn encode_frame(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        color: &wgpu::TextureView,
+        format: wgpu::TextureFormat,
+        width: u32,
+        height: u32,
+        crowds: &[Crowd],
+        opts: &RenderOptions,
+    ) -> Result<FrameStats, RenderError> {
+        let opts = RenderOptions {
+            width,
+            height,
+            ..*opts
+        };
+        let (stats, _) = self.record(encoder, color, format, crowds, &opts, false)?;
+        Ok(stats)
+    }
+
+    /// Draws `crowds` into an offscreen `opts.width` × `opts.height` target and reads the image
+    /// and the GPU's draw counts back.
+    pub fn render_scene(
+        &mut self,
+        crowds: &[Crowd],
+        opts: &RenderOptions,
+    ) -> Result<RenderedFrame, RenderError> {
+        self.check_size(opts)?;
+        let target = OffscreenTarget::new(&self.gpu.device, opts.width, opts.height);
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        let (mut stats, args) =
+            self.record(&mut enc, &target.view, COLOR_FORMAT, crowds, opts, true)?;
+        let read = target.copy_out(&self.gpu.device, &mut enc);
+        self.gpu.queue.submit([enc.finish()]);
+        if let Some((buf, layouts)) = args {
+            let bytes = map_read(&self.gpu, &buf)?;
+            add_gpu_counts(&mut stats, &bytes, &layouts);
+        }
+        let image = target.read(&self.gpu, &read)?;
+        Ok(RenderedFrame { image, stats })
+    }
+
+    /// Draws one crowd, CPU- or GPU-timed; see [`Renderer::render_scene`].
+    pub fn render_playback(
+        &mut self,
+        asset: &GpuAsset,
+        transforms: &[InstanceTransform],
+        playback: Playback,
+        opts: &RenderOptions,
+    ) -> Result<image::RgbaImage, RenderError> {
+        let crowd = Crowd {
+            asset,
+            transforms,
+            playback,
+        };
+        Ok(self.render_scene(&[crowd], opts)?.image)
+    }
+
+    /// Draws a CPU-timed crowd of `asset`: instance i has transform `transforms[i]` and record
+    /// `records[i]` (docs/design.md §4).
+    pub fn render_texture(
+        &mut self,
+        asset: &GpuAsset,
+        transforms: &[InstanceTransform],
+        records: &[InstanceRecord],
+        opts: &RenderOptions,
+    ) -> Result<image::RgbaImage, RenderError> {
+        self.render_playback(asset, transforms, Playback::Cpu(records), opts)
+    }
+
+    /// Builds what a frame's crowds need: pipelines, buffers, culling runs, bind groups.
+    fn prepare_crowds<'a>(
+        &mut self,
+        crowds: &[Crowd<'a>],
+        opts: &RenderOptions,
+        format: wgpu::TextureFormat,
+        setup: &FrameSetup,
+        shadow_map: &wgpu::TextureView,
+    ) -> Result<Vec<CrowdDraw<'a>>, RenderError> {
+        let device = &self.gpu.device;
+        let limits = device.limits();
+        let mut keys = Vec::with_capacity(crowds.len());
+        for c in crowds {
+            c.check(&limits)?;
+            let k = SkinnedDraws::keys(c, opts, format)?;
+            self.draws.prepare(device, &self.layouts, k.0)?;
+            if let Some(s) = k.1 {
+                self.draws.prepare(device, &self.layouts, s)?;
+            }
+            if k.0.culled {
+                self.cull.prepare(device, k.0.timing)?;
+            }
+            keys.push(k);
+        }
+        let mut out = Vec::with_capacity(crowds.len());
+        for (c, k) in crowds.iter().zip(keys) {
+            let buffers = CrowdBuffers::new(device, c.transforms, &c.playback);
+            let cull = if k.0.culled {
+                self.cull.run(
+                    device,
+                    &CullInputs {
+                        asset: c.asset,
+                        buffers: &buffers,
+                        instances: c.len() as u32,
+                        timing: k.0.timing,
+                        setup,
+                        lod_bias: opts.lod_bias,
+                        multi_draw: self.multi_draw,
+                    },
+                )
+            } else {
+                None
+            };
+            out.push(self.draws.crowd(
+                device,
+                &self.layouts,
+                *c,
+                &buffers,
+                cull,
+                k,
+                setup,
+                shadow_map,
+                opts,
+                self.multi_draw,
+            )?);
+        }
+        Ok(out)
+    }
+
+    /// Records a frame; with `readback`, also copies every crowd's indirect arguments into
+    /// one buffer (returned with where each crowd's are).
+    fn record(
+        &mut self,
+        enc: &mut wgpu::CommandEncoder,
+        color: &wgpu::TextureView,
+        format: wgpu::TextureFormat,
+        crowds: &[Crowd],
+        opts: &RenderOptions,
+        readback: bool,
+    ) -> Result<(FrameStats, Option<ArgsReadback>), RenderError> {
+        self.check_size(opts)?;
+        self.main
+            .prepare(&self.gpu.device, &self.layouts, &self.reference.bgl, format)?;
+        let depth = self.main.depth(&self.gpu.device, opts.width, opts.height);
+        let shadow_map = self.shadow_map(opts);
+        let scene = scene_bounds(crowds);
+        let setup = FrameSetup::new(&self.gpu.device, opts, &scene, &scene);
+        let frames = self.prepare_crowds(crowds, opts, format, &setup, &shadow_map)?;
+        let device = &self.gpu.device;
+        let mut stats = FrameStats::default();
+        for cd in &frames {
+            if let Some(run) = &cd.cull {
+                stats.dispatches += self.cull.encode(run, enc);
+            }
+        }
+        if opts.shadows {
+            let d = self
+                .shadow
+                .encode(enc, &shadow_map, &frames, &self.draws, self.multi_draw);
+            stats.draws += d;
+            stats.shadow_draws += d;
+        }
+        // The ground's group 0 (transforms unused) and group 3.
+        let ground_params = draw_params_buffer(device, 1, 0, opts, false);
+        let (ground_draw, _) = self
+            .layouts
+            .draw_groups(device, &ground_params, &shadow_map);
+        let dummy = crate::crowd::storage_buffer(
+            device,
+            "throng no transforms",
+            &[InstanceTransform::IDENTITY],
+            InstanceTransform::IDENTITY,
+        );
+        let ground_group = self.reference.group(device, &dummy, &setup.frame);
+        stats.draws += self.main.encode(
+            enc,
+            color,
+            format,
+            &depth,
+            opts.background,
+            opts.ground.then_some(GroundDraw {
+                frame_group: &ground_group,
+                draw_group: &ground_draw,
+            }),
+            &frames,
+            &self.draws,
+            self.multi_draw,
+        );
+        let args = readback.then(|| self.copy_args(enc, &frames));
+        Ok((stats, args))
+    }
+
+    /// The shadow map this frame draws into (1 texel when shadows are off).
+    fn shadow_map(&mut self, opts: &RenderOptions) -> wgpu::TextureView {
+        let size = if opts.shadows {
+            opts.shadow_map_size
+        } else {
+            1
+        };
+        self.shadow.map(&self.gpu.device, size)
+    }
+
+    /// Copies every culled crowd's indirect arguments into one readback buffer.
+    fn copy_args(&self, enc: &mut wgpu::CommandEncoder, frames: &[CrowdDraw]) -> ArgsReadback {
+        let arg_size = std::mem::size_of::<DrawIndexedArgs>() as u64;
+        let mut layouts = Vec::new();
+        let mut offset = 0u64;
+        for cd in frames {
+            let prims = cd.crowd.asset.primitives.len().max(1) as u32;
+            let bytes = cd.cull.as_ref().map_or(0, |r| r.entries as u64 * arg_size);
+            layouts.push(ArgsLayout {
+                offset,
+                culled: cd.cull.is_some(),
+                lods: cd.lods,
+                prims,
+                instances: cd.crowd.len() as u64,
+                index_counts: cd
+                    .crowd
+                    .asset
+                    .primitives
+                    .iter()
+                    .map(|p| p.index_count as u64)
+                    .collect(),
+                shadows: cd.casts_shadows(),
+            });
+            offset += bytes.div_ceil(4) * 4;
+        }
+        let buf = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("throng draw arguments readback"),
+            size: offset.max(4),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        for (cd, l) in frames.iter().zip(&layouts) {
+            if let Some(run) = &cd.cull {
+                enc.copy_buffer_to_buffer(
+                    &run.args,
+                    0,
+                    &buf,
+                    l.offset,
+                    run.entries as u64 * arg_size,
+                );
+            }
+        }
+        (buf, layouts)
+    }
+
+    /// Runs only one crowd's culling pass (camera as [`Renderer::render_scene`] sets it up)
+    /// and returns the instance ids kept per (pass, LOD).
+    pub fn cull_lists(
+        &mut self,
+        crowd: &Crowd,
+        opts: &RenderOptions,
+    ) -> Result<CullLists, RenderError> {
+        let device = &self.gpu.device;
+        crowd.check(&device.limits())?;
+        if crowd.is_empty() {
+            return Ok(CullLists::default());
+        }
+        let timing = crowd.playback.timing();
+        self.cull.prepare(device, timing)?;
+        let scene = scene_bounds(std::slice::from_ref(crowd));
+        let setup = FrameSetup::new(device, opts, &scene, &scene);
+        let buffers = CrowdBuffers::new(device, crowd.transforms, &crowd.playback);
+        let inputs = CullInputs {
+            asset: crowd.asset,
+            buffers: &buffers,
+            instances: crowd.len() as u32,
+            timing,
+            setup: &setup,
+            lod_bias: opts.lod_bias,
+            multi_draw: self.multi_draw,
+        };
+        let Some(run) = self.cull.run(device, &inputs) else {
+            return Ok(CullLists::default());
+        };
+        let read = |size: u64| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("throng cull readback"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let ids_size = run.visible.size();
+        let args_size = run.entries as u64 * std::mem::size_of::<DrawIndexedArgs>() as u64;
+        let ids_read = read(ids_size);
+        let args_read = read(args_size);
+        let mut enc = device.create_command_encoder(&Default::default());
+        self.cull.encode(&run, &mut enc);
+        enc.copy_buffer_to_buffer(&run.visible, 0, &ids_read, 0, ids_size);
+        enc.copy_buffer_to_buffer(&run.args, 0, &args_read, 0, args_size);
+        self.gpu.queue.submit([enc.finish()]);
+        let args: Vec<DrawIndexedArgs> =
+            bytemuck::pod_collect_to_vec(&map_read(&self.gpu, &args_read)?);
+        let ids: Vec<u32> = bytemuck::pod_collect_to_vec(&map_read(&self.gpu, &ids_read)?);
+        Ok(run.lists(
+            &ids,
+            &args,
+            crowd.asset.lod_count() as usize,
+            crowd.asset.primitives.len().max(1),
+            opts.shadows,
+        ))
+    }
+
+    /// The instances the culling pass keeps in the main view (every LOD), ascending.
+    pub fn visible_instances(
+        &mut self,
+        asset: &GpuAsset,
+        transforms: &[InstanceTransform],
+        playback: Playback,
+        opts: &RenderOptions,
+    ) -> Result<Vec<u32>, RenderError> {
+        let lists = self.cull_lists(
+            &Crowd {
+                asset,
+                transforms,
+                playback,
+            },
+            opts,
+        )?;
+        let mut v: Vec<u32> = lists.main.into_iter().flatten().collect();
+        v.sort_unstable();
+        Ok(v)
+    }
+
+    /// Draws CPU-skinned meshes (the reference path) with the same camera, light, shadows and
+    /// ground as [`Renderer::render_scene`]; each mesh once per its transforms.
+    pub fn render_reference(
+        &mut self,
+        meshes: &[ReferenceMesh],
+        opts: &RenderOptions,
+    ) -> Result<image::RgbaImage, RenderError> {
+        self.check_size(opts)?;
+        let device = &self.gpu.device;
+        self.reference
+            .prepare(device, &self.layouts, COLOR_FORMAT)?;
+        self.main
+            .prepare(device, &self.layouts, &self.reference.bgl, COLOR_FORMAT)?;
+        let upload = self
+            .reference
+            .upload(device, &self.gpu.queue, &self.layouts, meshes)?;
+        let shadow_map = self.shadow_map(opts);
+        let device = &self.gpu.device;
+        let depth = self.main.depth(device, opts.width, opts.height);
+        let setup = FrameSetup::new(device, opts, &upload.bounds, &upload.bounds);
+        let group = self
+            .reference
+            .group(device, &upload.transforms, &setup.frame);
+        let params = draw_params_buffer(device, 1, 0, opts, false);
+        let (draw_main, draw_shadow) = self.layouts.draw_groups(device, &params, &shadow_map);
+        let target = OffscreenTarget::new(device, opts.width, opts.height);
+        let mut enc = device.create_command_encoder(&Default::default());
+        if opts.shadows {
+            let mut pass = depth_pass(&mut enc, &shadow_map, "throng shadow pass");
+            pass.set_bind_group(
+                crate::bindings::group::DRAW,
+                &draw_shadow,
+                &[DRAW_PARAMS_STRIDE as u32],
+            );
+            self.reference.record(&mut pass, &upload, &group, None);
+        }
+        {
+            let mut pass =
+                crate::passes::main::begin(&mut enc, &target.view, &depth, opts.background);
+            pass.set_bind_group(crate::bindings::group::DRAW, &draw_main, &[0]);
+            if opts.ground {
+                self.main
+                    .record_ground(&mut pass, COLOR_FORMAT, &group, &draw_main);
+            }
+            self.reference
+                .record(&mut pass, &upload, &group, Some(COLOR_FORMAT));
+        }
+        let read = target.copy_out(device, &mut enc);
+        self.gpu.queue.submit([enc.finish()]);
+        target.read(&self.gpu, &read)
+    }
+}
+
+/// One-call render of a baked asset: a device, an upload and a texture-path draw.
+pub fn render_png(
+    asset: &BakedAsset,
+    transforms: &[InstanceTransform],
+    records: &[InstanceRecord],
+    opts: &RenderOptions,
+) -> Result<image::RgbaImage, RenderError> {
+    let mut r = Renderer::new()?;
+    let g = r.upload(asset)?;
+    r.render_texture(&g, transforms, records, opts)
+}
