@@ -48,6 +48,20 @@ impl Camera {
         }
     }
 
+    /// A camera at `eye` looking at `target` (+Y up) with a vertical field of view of `fov_y`
+    /// radians; near and far planes from the distance (1/100 and 100 times it).
+    pub fn looking_at(eye: Vec3, target: Vec3, fov_y: f32) -> Camera {
+        let dist = (eye - target).length().max(1e-6);
+        Camera {
+            eye,
+            target,
+            up: Vec3::Y,
+            fov_y,
+            near: dist * 0.01,
+            far: dist * 100.0,
+        }
+    }
+
     /// Clip-from-world matrix (column-major): right-handed view, perspective to wgpu's clip
     /// space (x, y in −1..1, depth 0..1).
     pub fn view_proj(&self, aspect: f32) -> Mat4 {

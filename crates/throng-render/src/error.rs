@@ -43,6 +43,8 @@ pub enum RenderError {
         limit: u64,
         max_instances: u64,
     },
+    #[error("the reference path draws meshes skinned on the CPU: hand them to Renderer::render_reference (a crowd of a baked asset draws on the texture or VAT path)")]
+    ReferenceIsNotACrowdPath,
     #[error("internal error: {0} (a bug in throng-render; please report it)")]
     Internal(&'static str),
     #[error("reading back a GPU buffer failed: {0}")]

@@ -46,7 +46,7 @@ pub use frame::{FrameStats, RenderedFrame};
 pub use gpu_asset::GpuAsset;
 pub use options::{DebugView, RenderOptions, SkinPath, COLOR_FORMAT, DEFAULT_COLOR, DEPTH_FORMAT};
 pub use passes::cull::CullLists;
-pub use passes::reference::ReferenceMesh;
+pub use passes::reference::{DecodedMeshes, ReferenceMesh};
 pub use renderer::{render_png, Renderer};
 pub use shaders::{Program, ShaderError};
 /// The per-instance contract, as the renderer reads it (throng-contract's types).

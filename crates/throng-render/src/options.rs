@@ -7,7 +7,7 @@ pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Base colour of primitives without a material (linear RGBA).
 pub const DEFAULT_COLOR: [f32; 4] = [0.6, 0.6, 0.62, 1.0];
 
-/// How the vertices of a baked asset are animated on the GPU (docs/design.md §5).
+/// How the vertices of a crowd are animated (docs/design.md §5 "Skinning paths").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum SkinPath {
@@ -16,6 +16,9 @@ pub enum SkinPath {
     Texture,
     /// The vertex shader fetches baked positions and normals (every primitive needs a VAT).
     Vat,
+    /// Vertices skinned on the CPU and uploaded ([`crate::Renderer::render_reference`]): the
+    /// classic baseline.
+    Reference,
 }
 
 /// What a debug view colours the crowd by (docs/design.md §5 "Debug views"); GPU paths only.
@@ -55,8 +58,13 @@ pub struct RenderOptions {
     pub skinning: throng_contract::Skinning,
     /// Texture skinning or VAT.
     pub path: SkinPath,
-    /// `None`: framed from the crowd's bounds ([`crate::Camera::framing`]).
+    /// `None`: framed from the scene's bounds ([`crate::Camera::framing`]).
     pub camera: Option<crate::Camera>,
+    /// Bounds of the scene (world space, file units) that place the ground, the shadow camera
+    /// and the framing camera. `None`: the crowds' bounds (each asset's bounds over every baked
+    /// row, moved by every instance transform) or, on the reference path, the uploaded
+    /// vertices' — give the same bounds to two paths for images that match pixel by pixel.
+    pub scene: Option<throng_asset::Aabb>,
     /// Draw the checkered ground plane under the crowd.
     pub ground: bool,
     /// Cull instances on the GPU (view frustum and shadow camera vs clip bounds), pick LODs and
@@ -87,6 +95,7 @@ impl Default for RenderOptions {
             skinning: throng_contract::Skinning::Linear,
             path: SkinPath::Texture,
             camera: None,
+            scene: None,
             ground: true,
             cull: true,
             shadows: true,

@@ -240,7 +240,7 @@ impl Renderer {
             .prepare(&self.gpu.device, &self.layouts, &self.reference.bgl, format)?;
         let depth = self.main.depth(&self.gpu.device, opts.width, opts.height);
         let shadow_map = self.shadow_map(opts);
-        let scene = scene_bounds(crowds);
+        let scene = opts.scene.unwrap_or_else(|| scene_bounds(crowds));
         let setup = FrameSetup::new(&self.gpu.device, opts, &scene, &scene);
         let frames = self.prepare_crowds(crowds, opts, format, &setup, &shadow_map)?;
         let device = &self.gpu.device;
@@ -356,7 +356,9 @@ impl Renderer {
         }
         let timing = crowd.playback.timing();
         self.cull.prepare(device, timing)?;
-        let scene = scene_bounds(std::slice::from_ref(crowd));
+        let scene = opts
+            .scene
+            .unwrap_or_else(|| scene_bounds(std::slice::from_ref(crowd)));
         let setup = FrameSetup::new(device, opts, &scene, &scene);
         let buffers = CrowdBuffers::new(device, crowd.transforms, &crowd.playback);
         let inputs = CullInputs {
@@ -440,7 +442,8 @@ impl Renderer {
         let shadow_map = self.shadow_map(opts);
         let device = &self.gpu.device;
         let depth = self.main.depth(device, opts.width, opts.height);
-        let setup = FrameSetup::new(device, opts, &upload.bounds, &upload.bounds);
+        let scene = opts.scene.unwrap_or(upload.bounds);
+        let setup = FrameSetup::new(device, opts, &scene, &scene);
         let group = self
             .reference
             .group(device, &upload.transforms, &setup.frame);

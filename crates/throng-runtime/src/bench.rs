@@ -8,21 +8,8 @@ use serde::Serialize;
 use std::time::Instant;
 use throng_asset::{Aabb, ClipEvent, ClipInfo, LoopMode};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BenchMode {
-    Cpu,
-    Gpu,
-}
-
-impl BenchMode {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            BenchMode::Cpu => "cpu",
-            BenchMode::Gpu => "gpu",
-        }
-    }
-}
+/// Which runtime a benchmark measures: the contract's playback timing.
+pub use throng_contract::Timing as BenchMode;
 
 #[derive(Debug, Clone)]
 pub struct BenchConfig {

@@ -1,4 +1,4 @@
-//! The `throng` command line. Exit codes (DESIGN.md §2): 0 success, 1 the input or the work
+//! The `throng` command line. Exit codes (docs/design.md §2): 0 success, 1 the input or the work
 //! failed (the error is printed with its chain of causes), 2 command-line usage error.
 
 use clap::{Parser, Subcommand};
@@ -33,6 +33,8 @@ enum Command {
     Verify(cmd::verify::Args),
     /// Draw a crowd headless to a PNG on whatever GPU adapter exists.
     Render(cmd::render::Args),
+    /// Write every composed WGSL program whole, for reading (debugging aid).
+    Shaders(cmd::shaders::Args),
     /// Benchmarks: `bench runtime`, `bench render`.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -68,13 +70,14 @@ fn main() -> ExitCode {
         Command::Bake(a) => cmd::bake::run(a),
         Command::Verify(a) => cmd::verify::run(a),
         Command::Render(a) => cmd::render::run(a),
+        Command::Shaders(a) => cmd::shaders::run(a),
         Command::Bench(BenchCommand::Runtime(a)) => cmd::bench_runtime::run(a),
         Command::Bench(BenchCommand::Render(a)) => cmd::bench_render::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // Flags that do not go together, found after parsing: a usage error like clap's.
-        Err(e) if e.is::<cmd::UsageError>() => {
+        Err(e) if e.is::<cmd::shared::UsageError>() => {
             eprintln!("error: {e}\n\nFor more information, try '--help'.");
             ExitCode::from(2)
         }

@@ -532,3 +532,55 @@ fn cli_bench_render_reports_every_path_with_draws_and_uploads() {
         }
     }
 }
+
+/// `render BAKED` (texture path) and `render BAKED --path reference --source SRC` (the source
+/// skinned on the CPU at full rate) frame the still with the same camera, ground and shadow
+/// camera, so at a baked frame time the two images agree: at most 1 % of the pixels differ by
+/// more than 8/255 (Fox, CesiumMan; a crowd of 4 and one instance).
+#[test]
+fn cli_texture_and_reference_stills_of_one_bake_match() {
+    if throng_render::device::test_gpu().is_none() {
+        return;
+    }
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    for (name, extra) in [
+        ("Fox.glb", &["--clip", "Walk", "--time", "0.1"][..]),
+        ("CesiumMan.glb", &["--instances", "4", "--time", "0.5"][..]),
+    ] {
+        let Some(src) = throng_testdata::asset(name) else {
+            return;
+        };
+        let src = src.to_string_lossy().into_owned();
+        let baked = dir.join(format!("still-{name}"));
+        let baked_s = baked.to_string_lossy().into_owned();
+        throng(&["bake", &src, "-o", &baked_s, "--no-verify"]);
+        let mut images = Vec::new();
+        for (tag, path) in [
+            ("texture", &[][..]),
+            ("reference", &["--path", "reference", "--source", &src][..]),
+        ] {
+            let out = dir.join(format!("still-{name}-{tag}.png"));
+            let out_s = out.to_string_lossy().into_owned();
+            let mut args = vec!["render", &baked_s, "--size", "320x240", "-o", &out_s];
+            args.extend_from_slice(extra);
+            args.extend_from_slice(path);
+            throng(&args);
+            images.push(read_png(&out));
+        }
+        let total = images[0].pixels().len();
+        let differ = images[0]
+            .pixels()
+            .zip(images[1].pixels())
+            .filter(|(a, b)| differs(a, b, 8))
+            .count();
+        save(
+            &diff_image(&images[0], &images[1], 8),
+            &format!("still-{name}-diff.png"),
+        );
+        eprintln!("{name}: texture vs reference --source: {differ} of {total} pixels differ by more than 8/255");
+        assert!(
+            differ * 100 <= total,
+            "{name}: {differ} of {total} pixels differ"
+        );
+    }
+}

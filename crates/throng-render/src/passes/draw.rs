@@ -70,6 +70,9 @@ impl SkinnedDraws {
         format: wgpu::TextureFormat,
     ) -> Result<(PipelineKey, Option<PipelineKey>), RenderError> {
         let asset = crowd.asset;
+        if opts.path == SkinPath::Reference {
+            return Err(RenderError::ReferenceIsNotACrowdPath);
+        }
         let vat = opts.path == SkinPath::Vat;
         if vat && asset.primitives.iter().any(|p| p.vat.is_none()) {
             return Err(RenderError::BadAsset {

@@ -39,6 +39,78 @@ pub struct ReferenceMesh<'a> {
     pub transforms: &'a [InstanceTransform],
 }
 
+/// A baked asset skinned on the CPU by throng-asset's decoder (the twin of the shaders) for the
+/// reference path: one copy per instance and primitive, since instances show different frames.
+pub struct DecodedMeshes<'a> {
+    asset: &'a throng_asset::BakedAsset,
+    skinned: Vec<throng_asset::decode::SkinnedVertices>,
+    transforms: &'a [InstanceTransform],
+}
+
+impl<'a> DecodedMeshes<'a> {
+    /// Skins every primitive of `asset` for each instance's CPU-timed `records[i]`, to be drawn
+    /// at `transforms[i]`.
+    pub fn new(
+        asset: &'a throng_asset::BakedAsset,
+        records: &[throng_contract::InstanceRecord],
+        transforms: &'a [InstanceTransform],
+        skinning: throng_contract::Skinning,
+    ) -> Result<DecodedMeshes<'a>, RenderError> {
+        if records.len() != transforms.len() {
+            return Err(RenderError::BadInput {
+                what: "instance records (one per transform)",
+                got: records.len(),
+                expected: transforms.len(),
+            });
+        }
+        let mut skinned = Vec::with_capacity(records.len() * asset.primitives.len());
+        for r in records {
+            for p in 0..asset.primitives.len() {
+                skinned.push(
+                    throng_asset::decode::skin_vertices(asset, p, &r.layers, skinning).map_err(
+                        |e| RenderError::BadAsset {
+                            asset: asset.source_name.clone(),
+                            what: format!("primitive {p}: {e}"),
+                        },
+                    )?,
+                );
+            }
+        }
+        Ok(DecodedMeshes {
+            asset,
+            skinned,
+            transforms,
+        })
+    }
+
+    /// The meshes to hand to [`crate::Renderer::render_reference`], with the asset's materials.
+    pub fn meshes(&self) -> Vec<ReferenceMesh<'_>> {
+        let np = self.asset.primitives.len().max(1);
+        self.skinned
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                let prim = &self.asset.primitives[k % np];
+                let mat = prim.material.and_then(|m| self.asset.materials.get(m));
+                ReferenceMesh {
+                    positions: &s.positions,
+                    normals: &s.normals,
+                    indices: &prim.indices,
+                    uvs: prim.uv0.as_deref(),
+                    material: mat
+                        .map(|m| MaterialUniform::new(m.base_color_factor, &m.texture_transform))
+                        .unwrap_or(MaterialUniform::color(crate::options::DEFAULT_COLOR)),
+                    texture: mat
+                        .and_then(|m| m.base_color_texture)
+                        .and_then(|i| self.asset.images.get(i))
+                        .map(|img| img.bytes.as_slice()),
+                    transforms: std::slice::from_ref(&self.transforms[k / np]),
+                }
+            })
+            .collect()
+    }
+}
+
 /// Interleaved vertex of the reference path (CPU-skinned, model space).
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]

@@ -1,8 +1,9 @@
 //! `throng bench render`: what a frame of a crowd costs on the adapter at hand, for 1, 100 and
-//! 1,000 instances (`--instances`), on the three paths in the same run (DESIGN.md §5):
+//! 1,000 instances (`--instances`), on the three paths in the same run (docs/design.md §5):
 //!
-//! - texture: CPU-timed records (64 B per instance) + transforms (48 B) written per frame; the
-//!   vertex shader skins from the bone texture; one indirect draw per primitive after culling;
+//! - texture: the CPU-timed runtime's records (64 B per instance, one `update` per frame) +
+//!   transforms (48 B); the vertex shader skins from the bone texture; one indirect draw per
+//!   primitive after culling;
 //! - vat: the same records, positions and normals fetched from the vertex animation texture;
 //! - reference: every instance skinned on the CPU by throng-asset's decoder and uploaded as
 //!   vertices (32 B each) + indices, one draw per instance and primitive. Drawn untextured: the
@@ -11,21 +12,24 @@
 //!
 //! Frame time = wall time of one whole frame: records (or CPU skinning), upload, GPU work and
 //! the read back of the picture (the renderer is headless and every frame ends in a read back).
-//! CPU time = the part spent preparing per-frame data on the CPU before the renderer is called.
+//! CPU time = the part spent preparing per-frame data on the CPU before the renderer is called
+//! (the runtime's update; on the reference path also the CPU skinning).
 //! Without `--asset` the built-in fox is baked in memory.
 
 use anyhow::Context;
 use std::path::PathBuf;
 use std::time::Instant;
-use throng_asset::decode::{skin_vertices, Skinning};
 use throng_asset::{Aabb, BakedAsset};
-use throng_render::gpu_types::{FrameUniform, InstanceRecord, MaterialUniform};
-use throng_render::{InstanceTransform, ReferenceMesh, RenderOptions, Renderer, SkinPath};
+use throng_render::gpu_types::FrameUniform;
+use throng_render::{
+    DecodedMeshes, InstanceRecord, Playback, RenderOptions, Renderer, SkinPath, Skinning,
+};
+use throng_runtime::crowd::{self, Assignment};
+use throng_runtime::CpuRuntime;
 
-use super::render::{parse_size, spacing};
+use super::shared::{load_model, parse_size, print_stdout};
 
 mod field;
-use super::source::{is_baked, load_model};
 
 /// The reference path skins every instance on the CPU: it stops at this many instances.
 const REFERENCE_MAX: u32 = 1000;
@@ -38,7 +42,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub asset: Option<PathBuf>,
     /// Instance counts to measure, comma-separated (the reference path stops at 1,000).
-    #[arg(long, value_delimiter = ',', default_values_t = [1u32, 100, 1000])]
+    #[arg(long, value_delimiter = ',', default_value = "1,100,1000")]
     pub instances: Vec<u32>,
     /// Image size in pixels, WIDTHxHEIGHT.
     #[arg(long, default_value = "512x512", value_parser = parse_size)]
@@ -57,7 +61,7 @@ pub struct Args {
     #[arg(long, default_value_t = 10_000, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub field_off_cap: u32,
     /// LOD index-count ratios of the field's in-memory bake.
-    #[arg(long, value_delimiter = ',', default_values_t = [0.5f32, 0.25, 0.1], value_parser = super::bake_mesh::parse_lod, value_name = "R,R,...")]
+    #[arg(long, value_delimiter = ',', default_value = "0.5,0.25,0.1", value_parser = super::shared::parse_lod, value_name = "R,R,...")]
     pub field_lods: Vec<f32>,
     /// Timed frames per field case (after 1 warm-up frame); the median is reported.
     #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -111,7 +115,7 @@ pub(crate) fn load_asset(
     lods: &[f32],
 ) -> anyhow::Result<(BakedAsset, String)> {
     let (model, name) = match path {
-        Some(p) if is_baked(p) => {
+        Some(p) if throng_asset::is_baked_file(p) => {
             let asset = throng_asset::read(p)
                 .with_context(|| format!("loading the baked asset {}", p.display()))?;
             return Ok((asset, p.display().to_string()));
@@ -135,36 +139,21 @@ pub(crate) fn load_asset(
     Ok((asset, name))
 }
 
-/// Instance i plays clip i mod clips at `t + 0.37 i` seconds (under the clip's loop mode).
-pub(crate) fn records(asset: &BakedAsset, n: u32, t: f64) -> Vec<InstanceRecord> {
-    (0..n)
-        .map(|i| {
-            let mut r = InstanceRecord::default();
-            if !asset.clips.is_empty() {
-                let c = i as usize % asset.clips.len();
-                let s = asset.clips[c].sample(t + 0.37 * i as f64);
-                r = InstanceRecord::single(
-                    throng_asset::FrameRef {
-                        row: s.row,
-                        frac: s.frac,
-                    },
-                    c as u32,
-                );
-            }
-            r
-        })
-        .collect()
-}
-
-fn grid(n: u32, spacing: f32) -> Vec<InstanceTransform> {
-    let cols = (n as f32).sqrt().ceil().max(1.0) as u32;
-    (0..n)
-        .map(|i| {
-            let x = (i % cols) as f32 * spacing;
-            let z = (i / cols) as f32 * spacing;
-            InstanceTransform::from_mat4(&glam::Mat4::from_translation(glam::Vec3::new(x, 0.0, z)))
-        })
-        .collect()
+/// The benchmark crowd in the CPU-timed runtime: instance i plays clip i mod clips from
+/// `0.37 i` seconds, at `transforms[i]`.
+pub(crate) fn crowd_runtime(
+    asset: &BakedAsset,
+    transforms: &[throng_render::InstanceTransform],
+) -> anyhow::Result<CpuRuntime> {
+    let mut rt = CpuRuntime::new(&asset.clips);
+    for (i, t) in transforms.iter().enumerate() {
+        let a = Assignment {
+            clip: (!asset.clips.is_empty()).then(|| i % asset.clips.len()),
+            phase: 0.37 * i as f64,
+        };
+        crowd::start(&mut rt, &asset.clips, &a, *t, 0.0, None)?;
+    }
+    Ok(rt)
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -203,37 +192,28 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let dt = 1.0 / 60.0;
     let mut cases = Vec::new();
     for &n in &args.instances {
-        let transforms = grid(n, spacing(&bounds));
+        let transforms = crowd::grid(n, crowd::spacing(&bounds));
         let mut texture_ms = f64::NAN;
         for path in ["texture", "vat", "reference"] {
             if (path == "vat" && !has_vat) || (path == "reference" && n > REFERENCE_MAX) {
                 continue;
             }
             let (mut frame_s, mut cpu_s) = (0.0, 0.0);
+            let mut rt = crowd_runtime(&asset, &transforms)?;
             for f in 0..args.frames + 2 {
-                let t = f as f64 * dt;
                 let start = Instant::now();
+                if f > 0 {
+                    rt.update(dt);
+                }
                 if path == "reference" {
-                    let recs = records(&asset, n, t);
-                    let mut skinned = Vec::with_capacity((n as u64 * prims) as usize);
-                    for r in &recs {
-                        for p in 0..asset.primitives.len() {
-                            skinned.push(skin_vertices(&asset, p, &r.layers, Skinning::Linear)?);
-                        }
+                    let decoded =
+                        DecodedMeshes::new(&asset, rt.records(), &transforms, Skinning::Linear)?;
+                    let mut meshes = decoded.meshes();
+                    // Untextured: the reference API decodes a mesh's texture per mesh, which
+                    // would measure PNG decoding rather than skinning.
+                    for m in &mut meshes {
+                        m.texture = None;
                     }
-                    let meshes: Vec<ReferenceMesh> = skinned
-                        .iter()
-                        .enumerate()
-                        .map(|(k, s)| ReferenceMesh {
-                            positions: &s.positions,
-                            normals: &s.normals,
-                            indices: &asset.primitives[k % prims as usize].indices,
-                            uvs: None,
-                            material: MaterialUniform::color([0.8, 0.45, 0.2, 1.0]),
-                            texture: None,
-                            transforms: std::slice::from_ref(&transforms[k / prims as usize]),
-                        })
-                        .collect();
                     let cpu = start.elapsed().as_secs_f64();
                     renderer.render_reference(&meshes, &base)?;
                     if f >= 2 {
@@ -241,7 +221,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         frame_s += start.elapsed().as_secs_f64();
                     }
                 } else {
-                    let recs = records(&asset, n, t);
                     let cpu = start.elapsed().as_secs_f64();
                     let opts = RenderOptions {
                         path: if path == "vat" {
@@ -251,7 +230,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         },
                         ..base
                     };
-                    renderer.render_texture(&gpu_asset, &transforms, &recs, &opts)?;
+                    renderer.render_playback(
+                        &gpu_asset,
+                        &transforms,
+                        Playback::Cpu(rt.records()),
+                        &opts,
+                    )?;
                     if f >= 2 {
                         cpu_s += cpu;
                         frame_s += start.elapsed().as_secs_f64();
@@ -300,7 +284,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         table(&report)
     };
-    super::print_stdout(&text)?;
+    print_stdout(&text)?;
     Ok(())
 }
 

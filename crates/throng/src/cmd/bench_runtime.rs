@@ -6,18 +6,19 @@
 
 use anyhow::Context;
 use std::path::{Path, PathBuf};
-use throng_runtime::bench::{self, BenchConfig, BenchMode};
+use throng_contract::Timing;
+use throng_runtime::bench::{self, BenchConfig};
 
 #[derive(clap::Args)]
 pub struct Args {
     /// Number of instances (at most 20,000,000: about 5 GB of runtime state).
     #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=20_000_000))]
     pub instances: u64,
-    /// Playback mode: cpu (every record rewritten each frame) or gpu (records written on change).
-    #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
-    pub mode: String,
+    /// Playback timing: cpu (every record rewritten each frame) or gpu (records written on change).
+    #[arg(long, value_enum, default_value_t = Timing::Cpu)]
+    pub mode: Timing,
     /// Fraction of instances given a crossfade to another clip each frame (0..1).
-    #[arg(long, default_value_t = 0.0, value_parser = super::parse_fraction)]
+    #[arg(long, default_value_t = 0.0, value_parser = super::shared::parse_fraction)]
     pub changing: f64,
     /// Active layers per instance at rest: 1 (one clip) or 2 (a two-clip blend).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=2))]
@@ -39,40 +40,24 @@ pub struct Args {
 /// Median time (ns) to pose one instance and skin all its vertices on the CPU: the classic
 /// per-character cost that throng replaces.
 fn cpu_skinning_ns(source: Option<&PathBuf>) -> anyhow::Result<(String, usize, f64)> {
-    use throng_anim::{binding_influences, binding_matrices, skin_lbs, Poser, SkinnedVertices};
     let (name, model) = match source {
-        Some(p) => (p.display().to_string(), super::source::load_model(p, &[])?),
+        Some(p) => (p.display().to_string(), super::shared::load_model(p, &[])?),
         None => (
             "built-in fox".to_string(),
             throng_gltf::import_slice(&throng_demo::demo_glb(), None, "demo.glb")?,
         ),
     };
     throng_gltf::check_animatable(&model, Path::new(&name))?;
-    let bindings = model.mesh_bindings();
-    let work: Vec<_> = bindings
-        .iter()
-        .flat_map(|b| {
-            model.meshes[b.mesh]
-                .primitives
-                .iter()
-                .map(move |p| (b, p, binding_influences(b, p).0))
-        })
-        .collect();
-    let vertices = work.iter().map(|w| w.1.vertex_count()).sum();
+    let mut skinner = throng_anim::ModelSkinner::new(&model);
+    let vertices = skinner.vertex_count(&model);
     let clip = (!model.clips.is_empty()).then_some(0);
     let duration = clip.map(|c| model.clips[c].duration).unwrap_or(0.0);
-    let mut poser = Poser::new(&model);
-    let (mut mats, mut out) = (Vec::new(), SkinnedVertices::default());
+    let mut out = Vec::new();
     let mut samples = Vec::with_capacity(50);
     for i in 0..50 {
         let t = std::time::Instant::now();
-        let ms = poser
-            .pose(&model, clip, duration * (i as f32 / 50.0))
-            .to_vec();
-        for (b, prim, inf) in &work {
-            binding_matrices(&model, b, &ms, &mut mats);
-            skin_lbs(prim, inf, &mats, &mut out);
-        }
+        let time = duration * (i as f32 / 50.0);
+        skinner.skin(&model, clip, time, throng_anim::Skinning::Linear, &mut out);
         std::hint::black_box(&out);
         samples.push(t.elapsed().as_nanos() as f64);
     }
@@ -97,11 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let cfg = BenchConfig {
         instances: args.instances as usize,
-        mode: if args.mode == "gpu" {
-            BenchMode::Gpu
-        } else {
-            BenchMode::Cpu
-        },
+        mode: args.mode,
         changing: args.changing,
         frames: args.frames.max(1),
         layers: args.layers,
@@ -116,7 +97,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         v["cpu_skinning_vertices"] = serde_json::json!(skin_vertices);
         v["cpu_skinning_ns_per_instance"] = serde_json::json!(skin_ns);
         v["times_cheaper_than_cpu_skinning"] = serde_json::json!(cheaper);
-        return Ok(super::print_stdout(&serde_json::to_string_pretty(&v)?)?);
+        return Ok(super::shared::print_stdout(&serde_json::to_string_pretty(
+            &v,
+        )?)?);
     }
     let source = match &args.asset {
         Some(p) => p.display().to_string(),

@@ -18,15 +18,14 @@ mod crowd;
 mod view;
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use throng_asset::{Aabb, BakedAsset};
 use throng_bake::BakeOptions;
-use throng_render::image::{ImageFormat, RgbaImage};
 use throng_render::{Playback, RenderOptions, Renderer};
+use throng_runtime::crowd::spacing;
 
-use super::render::{encode_gif, parse_size, spacing};
+use super::shared::{self, encode_gif, encode_png, parse_size, write_atomic};
 use crowd::Crowd;
 
 /// LOD index-count ratios the demo bakes: far foxes are drawn with a tenth of the triangles.
@@ -179,7 +178,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let png_ms = ms(t.elapsed());
     let png_path = out_dir.join("demo.png");
     let png_bytes = encode_png(&png_image)?;
-    super::write_atomic(&png_path, &png_bytes)
+    write_atomic(&png_path, &png_bytes)
         .with_context(|| format!("writing {}", png_path.display()))?;
     println!(
         "wrote {} ({}×{}, {}; drawn in {png_ms:.0} ms with pipeline compilation)",
@@ -196,11 +195,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
 
     // The animation: one runtime step per frame.
-    let bar = ProgressBar::new(gif_frames as u64).with_message("rendering demo.gif");
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} frames ({eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = shared::bar(gif_frames as u64, "rendering demo.gif", "frames");
     let gif_opts = options(gif_size);
     let mut frames = Vec::with_capacity(gif_frames as usize);
     let mut render_time = Duration::ZERO;
@@ -227,7 +222,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let gif_bytes = encode_gif(frames, 100.0 / GIF_DELAY_CS as f64)?;
     let gif_ms = ms(t.elapsed());
     let gif_path = out_dir.join("demo.gif");
-    super::write_atomic(&gif_path, &gif_bytes)
+    write_atomic(&gif_path, &gif_bytes)
         .with_context(|| format!("writing {}", gif_path.display()))?;
 
     print_runtime(&crowd);
@@ -269,8 +264,8 @@ fn gif_dt() -> f64 {
 fn load(asset: Option<&Path>) -> anyhow::Result<(throng_anim::Model, String)> {
     let (model, name) = match asset {
         Some(path) => {
-            let model = super::source::load_model(path, &[])?;
-            (model, super::bake::file_name(path))
+            let model = shared::load_model(path, &[])?;
+            (model, shared::file_name(path))
         }
         None => {
             let t = Instant::now();
@@ -306,10 +301,10 @@ fn bake(model: &throng_anim::Model, name: &str) -> anyhow::Result<BakedAsset> {
     };
     let t = Instant::now();
     let (asset, report) =
-        super::bake::bake_with_bar(model, &options).with_context(|| format!("baking {name}"))?;
+        shared::bake_with_bar(model, &options).with_context(|| format!("baking {name}"))?;
     println!("baked {name} in memory in {:.1} ms", ms(t.elapsed()));
-    super::bake::print_report(&report, options.influences);
-    super::bake::print_fidelity(&asset, model)?;
+    shared::print_report(&report, options.influences);
+    shared::print_fidelity(&asset, model)?;
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
@@ -380,13 +375,6 @@ fn fit_width((w, h): (u32, u32), max_w: u32) -> (u32, u32) {
     }
     let h2 = (h as u64 * max_w as u64 / w as u64) as u32;
     (max_w, (h2 & !1).max(2))
-}
-
-pub(crate) fn encode_png(img: &RgbaImage) -> anyhow::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    img.write_to(&mut std::io::Cursor::new(&mut out), ImageFormat::Png)
-        .context("encoding the PNG")?;
-    Ok(out)
 }
 
 fn ms(d: Duration) -> f64 {

@@ -13,7 +13,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let bytes = throng_demo::demo_glb();
-    super::write_atomic(&args.output, &bytes)
+    super::shared::write_atomic(&args.output, &bytes)
         .with_context(|| format!("cannot write the demo asset to {}", args.output.display()))?;
     let d = throng_demo::demo_description();
     println!(

@@ -1,12 +1,11 @@
-//! `throng verify`: fidelity of a bake (DESIGN.md §6) per clip × encoding — max and 99th
+//! `throng verify`: fidelity of a bake (docs/design.md §7) per clip × encoding — max and 99th
 //! percentile vertex error relative to the bounding diagonal at sample and mid-sample times,
 //! against full-rate reference skinning of the source — plus bytes per entry-frame and texture
 //! bytes. Either bakes the source in memory (`throng verify IN`) or measures an existing baked
 //! file (`throng verify BAKED.glb --source IN`). Fails (exit code 1) when the largest error
 //! (samples or mid-samples) exceeds `--max-error-rel`.
 
-use super::bake::{parse_encoding, parse_fps, parse_influences};
-use super::source::{is_baked, load_model};
+use super::shared::{file_name, load_model, parse_fps, parse_influences};
 use anyhow::Context;
 use std::path::PathBuf;
 use throng_asset::Encoding;
@@ -23,9 +22,10 @@ pub struct Args {
     /// Animation-only glTF files whose clips bind to the source skeleton (as for the bake).
     #[arg(long = "clips", value_name = "OTHER")]
     pub clips: Vec<PathBuf>,
-    /// Encoding to bake and measure, or `all` (source input only).
-    #[arg(long, default_value = "all", value_parser = ["all", "mat4-f32", "mat3x4-f32", "mat3x4-f16", "quat-f32", "quat-snorm16"])]
-    pub encoding: String,
+    /// Encoding to bake and measure, or `all` (source input only): all, mat4-f32, mat3x4-f32,
+    /// mat3x4-f16, quat-f32, quat-snorm16.
+    #[arg(long, default_value = "all", value_parser = parse_encoding_or_all)]
+    pub encoding: Option<Encoding>,
     /// Frames per second, or `auto` (source input only).
     #[arg(long, default_value = "30", value_parser = parse_fps)]
     pub fps: Fps,
@@ -35,7 +35,7 @@ pub struct Args {
     /// Also bake a VAT with this position storage (f32, f16, unorm16) and measure it: extra
     /// rows with encoding `vat-<storage>` (source input only; a baked input's VATs are always
     /// measured).
-    #[arg(long, value_name = "STORAGE", value_parser = super::bake_mesh::parse_vat)]
+    #[arg(long, value_name = "STORAGE", value_enum)]
     pub vat: Option<throng_asset::VatEncoding>,
     /// Print `{"results": [...]}` as JSON instead of a table.
     #[arg(long)]
@@ -46,8 +46,18 @@ pub struct Args {
     pub max_error_rel: Option<f64>,
 }
 
+/// `all` (None) or one encoding.
+fn parse_encoding_or_all(s: &str) -> Result<Option<Encoding>, String> {
+    if s == "all" {
+        return Ok(None);
+    }
+    s.parse::<Encoding>()
+        .map(Some)
+        .map_err(|e| format!("{e}, or all"))
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let results = if is_baked(&args.input) {
+    let results = if throng_asset::is_baked_file(&args.input) {
         let source = args.source.as_ref().with_context(|| {
             format!(
                 "{} is a baked asset: pass the glTF it was baked from with --source",
@@ -65,17 +75,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 args.input.display()
             );
         }
-        let encodings: Vec<Encoding> = if args.encoding == "all" {
-            Encoding::ALL.to_vec()
-        } else {
-            vec![parse_encoding(&args.encoding).map_err(anyhow::Error::msg)?]
+        let encodings: Vec<Encoding> = match args.encoding {
+            None => Encoding::ALL.to_vec(),
+            Some(e) => vec![e],
         };
         let model = load_model(&args.input, &args.clips)?;
-        let name = args
-            .input
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = file_name(&args.input);
         let mut all = Vec::new();
         for (i, enc) in encodings.into_iter().enumerate() {
             let options = BakeOptions {

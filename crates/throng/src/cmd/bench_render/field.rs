@@ -30,7 +30,8 @@ use std::time::Instant;
 use throng_asset::{Aabb, BakedAsset};
 use throng_render::{Camera, Crowd, FrameStats, Playback, RenderOptions, Renderer};
 
-use super::{grid, load_asset, records, spacing, Args};
+use super::{crowd_runtime, load_asset, Args};
+use throng_runtime::crowd;
 
 #[derive(serde::Serialize)]
 struct Case {
@@ -88,20 +89,21 @@ struct Report {
     on_vs_off: Ratios,
 }
 
-/// The camera of a field of `n` instances `s` apart (grid from the origin along +X and +Z) of
-/// a model `height` tall: at the middle of the −Z edge, 2.5 heights up, looking across the field
-/// at a point a third of the way in; far plane at 0.56 × the side (about a tenth of the field
-/// inside the 35° view wedge: 0.56² × tan 17.5° ≈ 0.1).
+/// The camera of a field of `n` instances `s` apart (the runtime's square grid, centred on the
+/// origin) of a model `height` tall: at the middle of the −Z edge, 2.5 heights up, looking
+/// across the field at a point a third of the way in; far plane at 0.56 × the side (about a
+/// tenth of the field inside the 35° view wedge: 0.56² × tan 17.5° ≈ 0.1).
 fn field_camera(n: u32, s: f32, height: f32) -> Camera {
     let cols = (n as f32).sqrt().ceil().max(1.0);
     let rows = (n as f32 / cols).ceil().max(1.0);
     let (w, d) = ((cols - 1.0) * s, (rows - 1.0) * s);
     let side = w.max(d).max(s);
     let h = height.max(1e-3);
-    let eye = Vec3::new(w * 0.5, 2.5 * h, -3.0 * s);
+    // the grid's −Z edge is at z = −d/2
+    let eye = Vec3::new(0.0, 2.5 * h, -0.5 * d - 3.0 * s);
     Camera {
         eye,
-        target: Vec3::new(w * 0.5, 0.0, d / 3.0),
+        target: Vec3::new(0.0, 0.0, -0.5 * d + d / 3.0),
         up: Vec3::Y,
         fov_y: 35f32.to_radians(),
         near: (0.05 * s).max(1e-4),
@@ -164,7 +166,8 @@ fn measure(
     opts: RenderOptions,
     frames: u32,
 ) -> anyhow::Result<(Case, throng_render::image::RgbaImage)> {
-    let transforms = grid(n, s);
+    let transforms = crowd::grid(n, s);
+    let mut rt = crowd_runtime(asset, &transforms)?;
     let opts = RenderOptions {
         camera: Some(field_camera(n, s, height)),
         ..opts
@@ -173,14 +176,15 @@ fn measure(
     let (mut frame_ms, mut cpu_ms) = (Vec::new(), Vec::new());
     let mut last: Option<(FrameStats, throng_render::image::RgbaImage)> = None;
     for f in 0..frames + 1 {
-        let t = f as f64 * dt;
-        // CPU side alone: records + recording the frame, never submitted.
+        // CPU side alone: the runtime's update + recording the frame, never submitted.
         let start = Instant::now();
-        let recs = records(asset, n, t);
+        if f > 0 {
+            rt.update(dt);
+        }
         let crowd = Crowd {
             asset: gpu_asset,
             transforms: &transforms,
-            playback: Playback::Cpu(&recs),
+            playback: Playback::Cpu(rt.records()),
         };
         let mut enc = renderer
             .gpu
@@ -197,13 +201,12 @@ fn measure(
         )?;
         drop(enc.finish());
         let cpu = start.elapsed().as_secs_f64() * 1e3;
-        // The whole frame: records again, render, wait, read back.
+        // The whole frame: the same records, render, wait, read back.
         let start = Instant::now();
-        let recs = records(asset, n, t);
         let crowd = Crowd {
             asset: gpu_asset,
             transforms: &transforms,
-            playback: Playback::Cpu(&recs),
+            playback: Playback::Cpu(rt.records()),
         };
         let frame = renderer
             .render_scene(&[crowd], &opts)
@@ -279,7 +282,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
     let mut renderer = Renderer::new().context("creating a GPU device")?;
     let gpu_asset = renderer.upload(&asset)?;
     let bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
-    let s = spacing(&bounds);
+    let s = crowd::spacing(&bounds);
     let height = if bounds.is_empty() {
         1.0
     } else {
@@ -334,8 +337,8 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for (img, file) in [(&on_img, "field-cull-lod.png"), (&off_img, "field-off.png")] {
             let p = dir.join(file);
-            let png = crate::cmd::demo::encode_png(img)?;
-            crate::cmd::write_atomic(&p, &png)
+            let png = crate::cmd::shared::encode_png(img)?;
+            crate::cmd::shared::write_atomic(&p, &png)
                 .with_context(|| format!("writing {}", p.display()))?;
         }
     }
@@ -366,7 +369,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
     } else {
         table(&report)
     };
-    super::super::print_stdout(&text)?;
+    crate::cmd::shared::print_stdout(&text)?;
     Ok(())
 }
 

@@ -25,28 +25,8 @@ const NEXT_CHANGE_S: (f64, f64) = (1.5, 4.0);
 /// Grid jitter, as a fraction of the spacing (each axis, ±).
 const JITTER: f32 = 0.22;
 
-/// SplitMix64 (Steele, Lea & Flood 2014): a tiny seeded generator, so the demo needs no
-/// random-number crate and is the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    fn range(&mut self, (lo, hi): (f64, f64)) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-}
+/// The crowd module's seeded generator (SplitMix64), so the script is the same on every run.
+use throng_runtime::crowd::SplitMix64 as Rng;
 
 /// Which clips the script uses, by index into the clip table.
 #[derive(Debug, Clone, PartialEq)]

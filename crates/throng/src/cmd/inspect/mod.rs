@@ -1,7 +1,9 @@
 //! `throng inspect`: what a glTF file or a baked asset holds. The JSON keys are a contract that
 //! tools read (see README).
 
-use super::source::{is_baked, load_model};
+mod baked;
+
+use super::shared::{load_model, print_stdout, usage};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use throng_anim::{BindingKind, Model};
@@ -19,20 +21,20 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if is_baked(&args.input) {
+    if throng_asset::is_baked_file(&args.input) {
         if !args.clips.is_empty() {
-            return Err(super::usage(format!(
+            return Err(usage(format!(
                 "{}: --clips binds animation files to a source glTF's skeleton; this file is \
                  already baked (inspect it without --clips)",
                 args.input.display()
             )));
         }
-        return super::inspect_baked::run(&args.input, args.json);
+        return baked::run(&args.input, args.json);
     }
     let model = load_model(&args.input, &args.clips)?;
     let report = describe(&model);
     if args.json {
-        super::print_stdout(&serde_json::to_string_pretty(&report)?)?;
+        print_stdout(&serde_json::to_string_pretty(&report)?)?;
     } else {
         print_table(&args.input, &report);
     }

@@ -2,13 +2,37 @@
 //! decoder (the twin of the shaders), with the same clip indices, primitive keys and time
 //! semantics as sampling the source.
 
-use super::sample::{Args, SampledPrimitive};
 use anyhow::Context;
+use std::path::Path;
 use throng_asset::decode::{blended_anchor_matrix, skin_vertices, Skinning};
 use throng_asset::{BakedAsset, Layer};
 
+use crate::cmd::shared::{find_baked_clip, print_stdout};
+
+/// One sampled primitive, keyed like the source file.
+pub struct SampledPrimitive {
+    pub node_index: usize,
+    pub node: Option<String>,
+    pub mesh: usize,
+    pub primitive: usize,
+    pub positions: Vec<glam::Vec3>,
+    pub normals: Vec<glam::Vec3>,
+}
+
+/// What to sample of a baked asset.
+pub struct Query<'a> {
+    pub input: &'a Path,
+    pub clip: Option<&'a str>,
+    /// Clip time, seconds (held at the clip's ends).
+    pub time: f64,
+    pub skinning: Skinning,
+    /// Leave the extracted root motion out.
+    pub no_root_motion: bool,
+}
+
 /// The single full-weight layer that shows `clip` at `time` seconds: times past the end hold the
-/// last frame and times before 0 the first, as when sampling the source. `None` = rest row.
+/// last frame and times before 0 the first (the time rules' `clamp`), as when sampling the
+/// source. `None` = rest row.
 pub fn layer_at(asset: &BakedAsset, clip: Option<usize>, time: f64) -> Vec<Layer> {
     let Some(c) = clip.and_then(|c| asset.clips.get(c).map(|info| (c, info))) else {
         return Vec::new();
@@ -25,36 +49,12 @@ pub fn layer_at(asset: &BakedAsset, clip: Option<usize>, time: f64) -> Vec<Layer
     }]
 }
 
-/// Finds a clip of a baked asset by name or index, listing the clips when there is none.
-pub fn find_baked_clip(asset: &BakedAsset, clip: &str) -> anyhow::Result<usize> {
-    asset.find_clip(clip).with_context(|| {
-        let names: Vec<String> = asset
-            .clips
-            .iter()
-            .enumerate()
-            .map(|(i, c)| format!("{i}: {}", c.name))
-            .collect();
-        format!(
-            "no clip named or numbered {clip:?}; the asset has {} clip(s): {}",
-            names.len(),
-            names.join(", ")
-        )
-    })
-}
-
-pub fn sample(args: &Args) -> anyhow::Result<Vec<SampledPrimitive>> {
-    let asset = throng_asset::read(&args.input)?;
-    let clip = args
-        .clip
-        .as_deref()
-        .map(|c| find_baked_clip(&asset, c))
-        .transpose()?;
-    let layers = layer_at(&asset, clip, args.time);
-    let mode = match args.skinning.as_str() {
-        "dq" => Skinning::DualQuat,
-        _ => Skinning::Linear,
-    };
-    let motion = if args.no_root_motion {
+pub fn sample(q: &Query) -> anyhow::Result<Vec<SampledPrimitive>> {
+    let asset = throng_asset::read(q.input)?;
+    let clip = q.clip.map(|c| find_baked_clip(&asset, c)).transpose()?;
+    let layers = layer_at(&asset, clip, q.time);
+    let mode = q.skinning;
+    let motion = if q.no_root_motion {
         None
     } else {
         root_motion(&asset, &layers)
@@ -62,7 +62,7 @@ pub fn sample(args: &Args) -> anyhow::Result<Vec<SampledPrimitive>> {
     let mut out = Vec::with_capacity(asset.primitives.len());
     for (i, p) in asset.primitives.iter().enumerate() {
         let mut sv = skin_vertices(&asset, i, &layers, mode)
-            .with_context(|| format!("{}: primitive {i}", args.input.display()))?;
+            .with_context(|| format!("{}: primitive {i}", q.input.display()))?;
         if let Some(g) = motion {
             // G is a rotation about +Y plus a translation: normals take its rotation only.
             sv.positions
@@ -89,7 +89,7 @@ pub fn sample(args: &Args) -> anyhow::Result<Vec<SampledPrimitive>> {
     Ok(out)
 }
 
-/// The extracted root motion `G` (DESIGN.md §2) of the single layer's clip at its row and frac,
+/// The extracted root motion `G` (docs/design.md §2) of the single layer's clip at its row and frac,
 /// `None` for the rest pose or a clip without root motion. Baked data is `G⁻¹ · source`.
 fn root_motion(asset: &BakedAsset, layers: &[Layer]) -> Option<glam::Mat4> {
     let l = layers.first()?;
@@ -101,12 +101,12 @@ fn root_motion(asset: &BakedAsset, layers: &[Layer]) -> Option<glam::Mat4> {
 /// `throng sample BAKED --anchor NAME`: the anchor's model-space transform at the clip time,
 /// interpolated between rows like skin matrices (`throng_asset::decode::blended_anchor_matrix`),
 /// with the extracted root motion put back unless `--no-root-motion`.
-pub fn anchor(args: &Args, name: &str) -> anyhow::Result<()> {
-    let asset = throng_asset::read(&args.input)?;
+pub fn anchor(q: &Query, name: &str, json: bool) -> anyhow::Result<()> {
+    let asset = throng_asset::read(q.input)?;
     let Some(at) = asset.anchors.as_ref() else {
         anyhow::bail!(
             "{}: the asset has no anchors; bake it with --anchor NODE or --anchors auto",
-            args.input.display()
+            q.input.display()
         );
     };
     let index = at
@@ -117,44 +117,40 @@ pub fn anchor(args: &Args, name: &str) -> anyhow::Result<()> {
             let names: Vec<&str> = at.anchors.iter().map(|a| a.name.as_str()).collect();
             format!(
                 "{}: no anchor named {name:?}; the asset has: {}",
-                args.input.display(),
+                q.input.display(),
                 names.join(", ")
             )
         })?;
-    let clip = args
-        .clip
-        .as_deref()
-        .map(|c| find_baked_clip(&asset, c))
-        .transpose()?;
-    let layers = layer_at(&asset, clip, args.time);
+    let clip = q.clip.map(|c| find_baked_clip(&asset, c)).transpose()?;
+    let layers = layer_at(&asset, clip, q.time);
     let mut m = if layers.is_empty() {
         at.matrix(index, 0)
     } else {
         blended_anchor_matrix(&asset, index, &layers)
-            .with_context(|| format!("{}: anchor {name:?}", args.input.display()))?
-            .with_context(|| format!("{}: anchor {name:?} is missing", args.input.display()))?
+            .with_context(|| format!("{}: anchor {name:?}", q.input.display()))?
+            .with_context(|| format!("{}: anchor {name:?} is missing", q.input.display()))?
     };
-    if !args.no_root_motion {
+    if !q.no_root_motion {
         if let Some(g) = root_motion(&asset, &layers) {
             m = g * m;
         }
     }
-    if args.json {
+    if json {
         let v = serde_json::json!({
             "anchor": name,
             "node": at.anchors[index].node,
             "clip": clip.map(|c| asset.clips[c].name.clone()),
-            "time": args.time,
+            "time": q.time,
             "matrix": m.to_cols_array(),
         });
-        return super::print_stdout(&v.to_string()).map_err(Into::into);
+        return print_stdout(&v.to_string()).map_err(Into::into);
     }
     println!(
         "anchor {name} (node {}) at {} t = {} s, model space (rows of the affine part):",
         at.anchors[index].node,
         clip.map(|c| format!("clip {}", asset.clips[c].name))
             .unwrap_or_else(|| "rest pose".into()),
-        args.time
+        q.time
     );
     let r = m.transpose();
     for row in [r.x_axis, r.y_axis, r.z_axis] {

@@ -78,7 +78,9 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
     let asset = throng_asset::read(path)?;
     let r = describe(&asset);
     if json_out {
-        return Ok(super::print_stdout(&serde_json::to_string_pretty(&r)?)?);
+        return Ok(crate::cmd::shared::print_stdout(
+            &serde_json::to_string_pretty(&r)?,
+        )?);
     }
     println!("{} (baked from {})", path.display(), asset.source_name);
     println!(
@@ -96,6 +98,16 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
         asset.bone_texture.byte_len(),
         asset.bone_texture.encoding.bytes_per_entry_frame()
     );
+    // The palette by index: debug views (`render --debug weights --debug-joint N`) name entries
+    // by these numbers.
+    println!("  palette:");
+    for (i, e) in asset.palette.iter().enumerate() {
+        println!(
+            "    {i:>3} {}{}",
+            e.name,
+            if e.rigid { " (rigid part)" } else { "" }
+        );
+    }
     println!("  clips: {} (row 0 is the rest pose)", asset.clips.len());
     for (i, c) in asset.clips.iter().enumerate() {
         println!(

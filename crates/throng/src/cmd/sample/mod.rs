@@ -5,11 +5,15 @@
 //! `--out F.bin` writes the positions as little-endian f32 triples, primitive after primitive in
 //! the order `--json` lists them.
 
-use super::source::{find_clip, is_baked, load_model};
+mod baked;
+
+use super::shared::{find_clip, load_model, print_stdout, write_atomic};
 use anyhow::Context;
+use baked::SampledPrimitive;
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use throng_anim::{binding_influences, binding_matrices, skin_primitive, Poser, SkinnedVertices};
+use throng_anim::{ModelSkinner, Skinning};
+use throng_asset::LoopMode;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -22,11 +26,11 @@ pub struct Args {
     #[arg(long)]
     pub clip: Option<String>,
     /// Clip time in seconds (past the end holds the last pose, before 0 the first).
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = super::parse_finite)]
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = super::shared::parse_finite)]
     pub time: f64,
     /// Skinning method: linear blend (lbs) or dual quaternion (dq).
-    #[arg(long, default_value = "lbs", value_parser = ["lbs", "dq"])]
-    pub skinning: String,
+    #[arg(long, value_enum, default_value_t = Skinning::Linear)]
+    pub skinning: Skinning,
     /// Print every position and normal as JSON.
     #[arg(long, conflicts_with = "out")]
     pub json: bool,
@@ -41,38 +45,38 @@ pub struct Args {
     pub no_root_motion: bool,
 }
 
-/// One sampled primitive, keyed like the source file.
-pub struct SampledPrimitive {
-    pub node_index: usize,
-    pub node: Option<String>,
-    pub mesh: usize,
-    pub primitive: usize,
-    pub positions: Vec<glam::Vec3>,
-    pub normals: Vec<glam::Vec3>,
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let baked = throng_asset::is_baked_file(&args.input);
+    let query = baked::Query {
+        input: &args.input,
+        clip: args.clip.as_deref(),
+        time: args.time,
+        skinning: args.skinning,
+        no_root_motion: args.no_root_motion,
+    };
     if let Some(name) = &args.anchor {
-        if !is_baked(&args.input) {
+        if !baked {
             anyhow::bail!(
                 "{}: --anchor reads a baked asset's anchors and this is a source file; bake it with `throng bake --anchor NODE` (or --anchors auto) first",
                 args.input.display()
             );
         }
-        return super::sample_baked::anchor(&args, name);
+        return baked::anchor(&query, name, args.json);
     }
-    let prims = if is_baked(&args.input) {
-        super::sample_baked::sample(&args)?
+    let prims = if baked {
+        baked::sample(&query)?
     } else {
         sample_source(&args)?
     };
     emit(&args, &prims)
 }
 
+/// The source skinned on the CPU at full rate (throng-anim's reference), at the clip time held
+/// at the clip's ends like the baked sample.
 fn sample_source(args: &Args) -> anyhow::Result<Vec<SampledPrimitive>> {
     let model = load_model(&args.input, &args.clips)?;
-    let bindings = model.mesh_bindings();
-    if bindings.is_empty() {
+    let mut skinner = ModelSkinner::new(&model);
+    if skinner.is_empty() {
         anyhow::bail!(
             "{}: nothing to animate (no skin and no mesh under a joint or an animated node)",
             args.input.display()
@@ -83,31 +87,22 @@ fn sample_source(args: &Args) -> anyhow::Result<Vec<SampledPrimitive>> {
         .as_deref()
         .map(|c| find_clip(&model, c))
         .transpose()?;
-    let method = match args.skinning.as_str() {
-        "dq" => throng_anim::Skinning::DualQuat,
-        _ => throng_anim::Skinning::Linear,
-    };
-    let mut poser = Poser::new(&model);
-    let model_space = poser.pose(&model, clip, args.time as f32).to_vec();
-    let mut matrices = Vec::new();
-    let mut out = Vec::new();
-    for b in &bindings {
-        binding_matrices(&model, b, &model_space, &mut matrices);
-        for (pi, prim) in model.meshes[b.mesh].primitives.iter().enumerate() {
-            let (inf, _) = binding_influences(b, prim);
-            let mut sv = SkinnedVertices::default();
-            skin_primitive(method, prim, &inf, &matrices, &mut sv);
-            out.push(SampledPrimitive {
-                node_index: b.node,
-                node: model.nodes[b.node].name.clone(),
-                mesh: b.mesh,
-                primitive: pi,
-                positions: sv.positions,
-                normals: sv.normals,
-            });
-        }
-    }
-    Ok(out)
+    let time = clip.map_or(0.0, |c| {
+        model.clips[c].local_time(LoopMode::Clamp, args.time)
+    });
+    let mut parts = Vec::new();
+    skinner.skin(&model, clip, time as f32, args.skinning, &mut parts);
+    Ok(parts
+        .into_iter()
+        .map(|p| SampledPrimitive {
+            node_index: p.node,
+            node: model.nodes[p.node].name.clone(),
+            mesh: p.mesh,
+            primitive: p.primitive,
+            positions: p.vertices.positions,
+            normals: p.vertices.normals,
+        })
+        .collect())
 }
 
 fn emit(args: &Args, prims: &[SampledPrimitive]) -> anyhow::Result<()> {
@@ -120,7 +115,7 @@ fn emit(args: &Args, prims: &[SampledPrimitive]) -> anyhow::Result<()> {
                 }
             }
         }
-        super::write_atomic(path, &bytes).with_context(|| format!("writing {}", path.display()))?;
+        write_atomic(path, &bytes).with_context(|| format!("writing {}", path.display()))?;
         let n: usize = prims.iter().map(|p| p.positions.len()).sum();
         eprintln!(
             "wrote {n} positions ({} bytes) to {}",
@@ -143,7 +138,7 @@ fn emit(args: &Args, prims: &[SampledPrimitive]) -> anyhow::Result<()> {
                 })
             })
             .collect();
-        super::print_stdout(&serde_json::to_string(&json!({ "primitives": list }))?)?;
+        print_stdout(&serde_json::to_string(&json!({ "primitives": list }))?)?;
         return Ok(());
     }
     for p in prims {

@@ -1,24 +1,20 @@
 //! `throng bake` extras: per-clip settings (loop mode, events, fps), anchors and root motion from
-//! flags or a JSON settings file (docs/settings.md), and batch baking of a folder.
+//! flags or a JSON settings file (docs/settings.md).
 
-use super::bake::Args;
-use super::source::{is_baked, load_model};
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use throng_asset::LoopMode;
 use throng_bake::settings::SettingsFile;
-use throng_bake::{AnchorSelection, BakeError, BakeOptions, EventSetting, RootMotion};
+use throng_bake::{AnchorSelection, BakeOptions, EventSetting, RootMotion};
 
 /// `NAME:MODE` of `--loop-mode` (the last `:` separates, so clip names may contain colons).
 pub fn parse_loop_mode(s: &str) -> Result<(String, LoopMode), String> {
     let (name, mode) = s
         .rsplit_once(':')
         .ok_or_else(|| format!("expected CLIP:MODE, not {s:?}"))?;
-    let mode = LoopMode::parse(mode).ok_or_else(|| {
-        format!("clip {name:?}: loop mode must be loop, once, clamp or ping-pong, not {mode:?}")
-    })?;
+    let mode = mode
+        .parse::<LoopMode>()
+        .map_err(|e| format!("clip {name:?}: {e}"))?;
     Ok((name.to_string(), mode))
 }
 
@@ -64,6 +60,15 @@ pub fn parse_event(s: &str) -> Result<(String, EventSetting), String> {
     ))
 }
 
+/// `none` or `extract` of `--root-motion` (the motion root comes from `--motion-root`).
+fn parse_root_motion(s: &str) -> Result<RootMotion, String> {
+    match s {
+        "none" => Ok(RootMotion::None),
+        "extract" => Ok(RootMotion::Extract { motion_root: None }),
+        _ => Err(format!("expected none or extract, not {s:?}")),
+    }
+}
+
 #[derive(clap::Args, Default)]
 pub struct ExtrasArgs {
     /// JSON settings file: per-clip loop/fps/events, anchors, root motion (docs/settings.md).
@@ -89,9 +94,9 @@ pub struct ExtrasArgs {
     /// `auto`: an anchor for every non-joint node under a joint (weapon sockets, props).
     #[arg(long, value_parser = ["auto"])]
     pub anchors: Option<String>,
-    /// Root motion: none (default) or extract (DESIGN.md §2).
-    #[arg(long = "root-motion", value_parser = ["none", "extract"])]
-    pub root_motion: Option<String>,
+    /// Root motion: none (default) or extract (docs/design.md §2).
+    #[arg(long = "root-motion", value_parser = parse_root_motion, value_name = "none|extract")]
+    pub root_motion: Option<RootMotion>,
     /// Motion root node for --root-motion extract (default: the palette's top-most joint).
     #[arg(long = "motion-root", value_name = "NODE")]
     pub motion_root: Option<String>,
@@ -147,16 +152,16 @@ pub fn apply(x: &ExtrasArgs, options: &mut BakeOptions) -> anyhow::Result<()> {
     } else if x.anchors.is_some() {
         options.anchors = AnchorSelection::Auto;
     }
-    match x.root_motion.as_deref() {
-        Some("extract") => {
+    match &x.root_motion {
+        Some(RootMotion::Extract { .. }) => {
             options.root_motion = RootMotion::Extract {
                 motion_root: x.motion_root.clone(),
             }
         }
-        Some(_) if x.motion_root.is_some() => {
+        Some(RootMotion::None) if x.motion_root.is_some() => {
             anyhow::bail!("--motion-root needs --root-motion extract")
         }
-        Some(_) => options.root_motion = RootMotion::None,
+        Some(RootMotion::None) => options.root_motion = RootMotion::None,
         None => {
             if let Some(m) = &x.motion_root {
                 match &mut options.root_motion {
@@ -191,139 +196,6 @@ pub fn check_clip_flags(x: &ExtrasArgs, input: &Path, clips: &[&str]) -> anyhow:
                 }
             );
         }
-    }
-    Ok(())
-}
-
-/// What happened to one file of a batch.
-enum Outcome {
-    Baked { out: PathBuf, rows: u32 },
-    Skipped(String),
-    Failed(anyhow::Error),
-}
-
-/// glTF files directly in `dir` (not recursive: a folder of sources next to folders of other
-/// things is the common layout), sorted by name.
-fn sources(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let mut v = Vec::new();
-    for e in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
-        let p = e
-            .with_context(|| format!("listing {}", dir.display()))?
-            .path();
-        let ext = p
-            .extension()
-            .map(|x| x.to_string_lossy().to_ascii_lowercase());
-        if p.is_file() && matches!(ext.as_deref(), Some("gltf") | Some("glb")) {
-            v.push(p);
-        }
-    }
-    v.sort();
-    Ok(v)
-}
-
-fn bake_one(input: &Path, out_dir: &Path, base: &BakeOptions) -> Outcome {
-    if is_baked(input) {
-        return Outcome::Skipped("already a baked throng asset".into());
-    }
-    let model = match load_model(input, &[]) {
-        Ok(m) => m,
-        Err(e) => return Outcome::Failed(e),
-    };
-    if model.clips.is_empty() {
-        return Outcome::Skipped("no animation clips".into());
-    }
-    let mut options = base.clone();
-    options.source_name = input
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| input.display().to_string());
-    let (asset, _report) = match throng_bake::bake(&model, &options) {
-        Ok(r) => r,
-        Err(BakeError::NothingToAnimate { why, .. }) => return Outcome::Skipped(why),
-        Err(e) => return Outcome::Failed(e.into()),
-    };
-    let stem = input
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "asset".into());
-    let out = out_dir.join(format!("{stem}.glb"));
-    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    };
-    if same(input, &out) {
-        return Outcome::Failed(anyhow::anyhow!(
-            "the output {} would overwrite its source; choose another -o folder",
-            out.display()
-        ));
-    }
-    match throng_asset::write(&asset, &out) {
-        Ok(()) => Outcome::Baked {
-            out,
-            rows: asset.rows(),
-        },
-        Err(e) => Outcome::Failed(e.into()),
-    }
-}
-
-/// `throng bake DIR -o OUTDIR`: every animated glTF directly in DIR, in parallel, one progress
-/// bar; every failure listed with its error; an error when any failed.
-pub fn run_batch(args: &Args, options: &BakeOptions) -> anyhow::Result<()> {
-    if !args.clips.is_empty() {
-        anyhow::bail!("--clips binds clips to one file; it does not apply to a folder");
-    }
-    let files = sources(&args.input)?;
-    if files.is_empty() {
-        anyhow::bail!(
-            "{}: no .gltf or .glb files in this folder",
-            args.input.display()
-        );
-    }
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating the output folder {}", args.out.display()))?;
-    let bar = ProgressBar::new(files.len() as u64).with_message("baking");
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} files ({eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let outcomes: Vec<Outcome> = files
-        .par_iter()
-        .map(|f| {
-            let o = bake_one(f, &args.out, options);
-            bar.inc(1);
-            o
-        })
-        .collect();
-    bar.finish_and_clear();
-    let mut failed = 0;
-    let mut baked = 0;
-    for (f, o) in files.iter().zip(&outcomes) {
-        match o {
-            Outcome::Baked { out, rows } => {
-                baked += 1;
-                println!("baked   {} → {} ({rows} rows)", f.display(), out.display());
-            }
-            Outcome::Skipped(why) => println!("skipped {}: {why}", f.display()),
-            Outcome::Failed(e) => {
-                failed += 1;
-                // The error names the file already when it comes from reading it.
-                let msg = format!("{e:#}");
-                let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
-                if name.is_some_and(|n| msg.contains(&n)) {
-                    eprintln!("failed  {msg}");
-                } else {
-                    eprintln!("failed  {}: {msg}", f.display());
-                }
-            }
-        }
-    }
-    println!(
-        "{baked} baked, {} skipped, {failed} failed, of {} files",
-        files.len() - baked - failed,
-        files.len()
-    );
-    if failed > 0 {
-        anyhow::bail!("{failed} of {} files failed to bake", files.len());
     }
     Ok(())
 }

@@ -1,38 +1,19 @@
-//! `throng bake` mesh extras (DESIGN.md §3 "VAT", "Meshes", "Exports"): `--vat`, `--lod` and
-//! `--export-dir`, and their lines in the bake summary.
+//! `throng bake` mesh extras (docs/design.md §3 "VAT", "Meshes", "Exports"): `--vat`, `--lod`
+//! and `--export-dir`, and their lines in the bake summary.
 
 use anyhow::Context;
 use std::path::PathBuf;
 use throng_asset::{BakedAsset, VatEncoding};
 use throng_bake::BakeOptions;
 
-/// `f32`, `f16` or `unorm16`.
-pub fn parse_vat(s: &str) -> Result<VatEncoding, String> {
-    VatEncoding::parse(s).ok_or_else(|| {
-        let all: Vec<&str> = VatEncoding::ALL.iter().map(|e| e.as_str()).collect();
-        format!("unknown VAT storage {s:?}; one of: {}", all.join(", "))
-    })
-}
-
-/// One LOD ratio in (0, 1).
-pub fn parse_lod(s: &str) -> Result<f32, String> {
-    s.trim()
-        .parse::<f32>()
-        .ok()
-        .filter(|r| r.is_finite() && *r > 0.0 && *r < 1.0)
-        .ok_or_else(|| {
-            format!("LOD ratio {s:?} must be an index-count ratio between 0 and 1, e.g. 0.5")
-        })
-}
-
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct MeshArgs {
     /// Bake a vertex animation texture per primitive (skinned positions and octahedral normals
     /// per frame-table row): positions as f32 (default), f16 or unorm16.
-    #[arg(long, value_name = "STORAGE", num_args = 0..=1, default_missing_value = "f32", value_parser = parse_vat)]
+    #[arg(long, value_name = "STORAGE", value_enum, num_args = 0..=1, default_missing_value = "f32")]
     pub vat: Option<VatEncoding>,
     /// LODs as index-count ratios, e.g. `--lod 0.5,0.25,0.1` (meshoptimizer's simplifier).
-    #[arg(long = "lod", value_name = "R,R,...", value_delimiter = ',', value_parser = parse_lod)]
+    #[arg(long = "lod", value_name = "R,R,...", value_delimiter = ',', value_parser = crate::cmd::shared::parse_lod)]
     pub lods: Vec<f32>,
     /// Also write every texture as KTX2 (exact formats), `manifest.json` and PNG previews here.
     #[arg(long, value_name = "DIR")]

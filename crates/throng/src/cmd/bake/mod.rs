@@ -1,0 +1,142 @@
+//! `throng bake`: a source glTF (plus `--clips` files) → one baked `.glb` (docs/design.md §3),
+//! written atomically, with a summary: palette, frames per clip and their rate, texture bytes,
+//! time taken and a fidelity line (largest vertex error relative to the bounding diagonal at
+//! sample and mid-sample times, measured by `throng_bake::verify`).
+
+mod batch;
+mod extras;
+mod mesh;
+
+use super::shared::{self, file_name, load_model, parse_fps, parse_influences, usage};
+use anyhow::Context;
+use std::path::PathBuf;
+use std::time::Instant;
+use throng_asset::Encoding;
+use throng_bake::{BakeOptions, Fps};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Source glTF file (.gltf/.glb), or a folder: bake every animated glTF in it into -o OUTDIR.
+    pub input: PathBuf,
+    /// Animation-only glTF files whose clips bind to this skeleton by joint name (repeatable).
+    #[arg(long = "clips", value_name = "OTHER")]
+    pub clips: Vec<PathBuf>,
+    /// Output baked asset (.glb); with a folder as input, the output folder.
+    #[arg(short = 'o', long = "out", value_name = "OUT.glb")]
+    pub out: PathBuf,
+    /// Frames per second of the frame table, or `auto` (each clip at its source key rate).
+    #[arg(long, default_value = "30", value_parser = parse_fps)]
+    pub fps: Fps,
+    /// Bone-texture encoding.
+    #[arg(long, value_enum, default_value_t = Encoding::QuatSnorm16)]
+    pub encoding: Encoding,
+    /// Influences per vertex (4 or 8).
+    #[arg(long, default_value_t = 4, value_parser = parse_influences)]
+    pub influences: u32,
+    /// Fail instead of falling back to mat3x4-f32 when a quat-* encoding cannot hold a matrix.
+    #[arg(long)]
+    pub strict: bool,
+    /// Rows per texture array layer and widest row, in texels (WebGPU's default limit is 8192).
+    #[arg(long, default_value_t = throng_bake::options::DEFAULT_MAX_TEXTURE_SIZE)]
+    pub max_texture_size: u32,
+    /// Skip the fidelity measurement in the summary (it re-skins every sample on the CPU).
+    #[arg(long)]
+    pub no_verify: bool,
+    /// Clip settings, anchors and root motion.
+    #[command(flatten)]
+    pub extras: extras::ExtrasArgs,
+    /// VAT, LODs and texture exports.
+    #[command(flatten)]
+    pub mesh: mesh::MeshArgs,
+}
+
+/// The options the plain flags set (the source name is this input's file name).
+fn base_options(args: &Args) -> BakeOptions {
+    // Options this command does not set (added to BakeOptions over time) keep their defaults.
+    #[allow(clippy::needless_update)]
+    BakeOptions {
+        source_name: file_name(&args.input),
+        fps: args.fps,
+        encoding: args.encoding,
+        influences: args.influences,
+        strict: args.strict,
+        max_texture_size: args.max_texture_size,
+        ..BakeOptions::default()
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.input.is_dir() {
+        let mut options = base_options(&args);
+        extras::apply(&args.extras, &mut options)?;
+        mesh::apply(&args.mesh, &mut options);
+        if !args.clips.is_empty() {
+            anyhow::bail!("--clips binds clips to one file; it does not apply to a folder");
+        }
+        return batch::run(&args.input, &args.out, &options);
+    }
+    if !args
+        .out
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("glb"))
+    {
+        return Err(usage(format!(
+            "{}: a baked asset is a glTF binary; name the output *.glb",
+            args.out.display()
+        )));
+    }
+    // The output replaces its file only at the end, but replacing the source is never meant.
+    if let (Ok(a), Ok(b)) = (
+        std::fs::canonicalize(&args.input),
+        std::fs::canonicalize(&args.out),
+    ) {
+        if a == b {
+            anyhow::bail!(
+                "{}: the output is the input file; name another output with -o (the source glTF \
+                 is kept so it can be baked again)",
+                args.out.display()
+            );
+        }
+    }
+    let start = Instant::now();
+    let model = load_model(&args.input, &args.clips)?;
+    for w in &model.warnings {
+        eprintln!("warning: {w}");
+    }
+    let mut options = base_options(&args);
+    extras::apply(&args.extras, &mut options)?;
+    let clip_names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+    extras::check_clip_flags(&args.extras, &args.input, &clip_names)?;
+    mesh::apply(&args.mesh, &mut options);
+    let bake_start = Instant::now();
+    let baked = shared::bake_with_bar(&model, &options);
+    let (asset, report) = baked.with_context(|| format!("baking {}", args.input.display()))?;
+    let bake_time = bake_start.elapsed();
+    throng_asset::write(&asset, &args.out)?;
+    let total_time = start.elapsed();
+
+    println!(
+        "baked {} → {} in {:.1} ms ({:.1} ms with import and write)",
+        args.input.display(),
+        args.out.display(),
+        bake_time.as_secs_f64() * 1e3,
+        total_time.as_secs_f64() * 1e3
+    );
+    shared::print_report(&report, args.influences);
+    mesh::print_summary(&asset);
+    mesh::export(&args.mesh, &asset)?;
+    if !args.no_verify {
+        shared::print_fidelity(&asset, &model)?;
+    }
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    if args.extras.anchors.is_some() && asset.anchors.is_none() {
+        eprintln!(
+            "warning: --anchors auto found no anchor in {}: no non-joint node hangs under a \
+             joint; name sockets with --anchor NODE",
+            args.input.display()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,90 @@
+//! Unit tests of `throng render`'s flag checks (the crowd layout and clip mix are
+//! throng-runtime's `crowd` tests; the value parsers `shared::parse`'s).
+
+use super::*;
+use clap::Parser;
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: Args,
+}
+
+fn args(extra: &[&str]) -> Args {
+    let argv = ["render", "in.glb"].iter().chain(extra);
+    match Cli::try_parse_from(argv) {
+        Ok(c) => c.args,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn usage_of(extra: &[&str]) -> Option<bool> {
+    check_usage(&args(extra))
+        .err()
+        .map(|e| e.is::<shared::UsageError>())
+}
+
+#[test]
+fn debug_joint_goes_only_with_the_weights_view() {
+    assert_eq!(usage_of(&[]), None);
+    assert_eq!(usage_of(&["--debug", "palette"]), None);
+    assert_eq!(
+        usage_of(&["--debug", "weights", "--debug-joint", "3"]),
+        None
+    );
+    assert_eq!(usage_of(&["--debug-joint", "3"]), Some(true));
+    assert_eq!(
+        usage_of(&["--debug", "lod", "--debug-joint", "3"]),
+        Some(true)
+    );
+}
+
+#[test]
+fn enums_parse_by_their_one_name() {
+    let a = args(&[
+        "--skinning",
+        "dq",
+        "--path",
+        "vat",
+        "--timing",
+        "gpu",
+        "--layout",
+        "random",
+        "--encoding",
+        "mat3x4-f16",
+        "--debug",
+        "row",
+    ]);
+    assert_eq!(a.skinning, Skinning::DualQuat);
+    assert_eq!(a.path, SkinPath::Vat);
+    assert_eq!(a.timing, Timing::Gpu);
+    assert_eq!(a.layout, Layout::Random);
+    assert_eq!(a.encoding, Some(Encoding::Mat3x4F16));
+    assert_eq!(a.debug, Some(DebugView::Row));
+    assert_eq!(
+        args(&["--lod-influences", "3,1"]).lod_influences,
+        Some([3, 1, 1, 1])
+    );
+    assert_eq!(args(&[]).lod_influences, None);
+    let cam = args(&["--camera", "0,2,-5:0,1,0:40"])
+        .camera
+        .expect("camera");
+    assert_eq!(cam.eye, glam::Vec3::new(0.0, 2.0, -5.0));
+}
+
+#[test]
+fn the_reference_path_takes_one_input_and_cpu_timing() {
+    assert_eq!(
+        usage_of(&["--path", "reference", "--timing", "gpu"]),
+        Some(true)
+    );
+    assert_eq!(
+        usage_of(&["--path", "reference", "--debug", "row"]),
+        Some(true)
+    );
+    assert_eq!(usage_of(&["--path", "reference", "b.glb"]), Some(true));
+    assert_eq!(
+        usage_of(&["--path", "reference", "--source", "s.glb"]),
+        None
+    );
+}

@@ -1,0 +1,175 @@
+//! Value parsers of the command line (clap `value_parser`s: a message on error, exit code 2).
+
+/// A finite number (NaN and infinities are usage errors).
+pub fn parse_finite(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("expected a finite number, not {s:?}")),
+    }
+}
+
+/// A fraction in [0, 1].
+pub fn parse_fraction(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("expected a fraction in [0, 1], not {s:?}")),
+    }
+}
+
+/// `N` (frames per second) or `auto` (each clip at its source key rate).
+pub fn parse_fps(s: &str) -> Result<throng_bake::Fps, String> {
+    throng_bake::Fps::parse(s).ok_or_else(|| {
+        format!("expected a positive number of frames per second or 'auto', not {s:?}")
+    })
+}
+
+/// Influences per vertex: 4 or 8.
+pub fn parse_influences(s: &str) -> Result<u32, String> {
+    match s {
+        "4" => Ok(4),
+        "8" => Ok(8),
+        _ => Err(format!("influences per vertex must be 4 or 8, not {s:?}")),
+    }
+}
+
+/// One LOD ratio in (0, 1).
+pub fn parse_lod(s: &str) -> Result<f32, String> {
+    s.trim()
+        .parse::<f32>()
+        .ok()
+        .filter(|r| r.is_finite() && *r > 0.0 && *r < 1.0)
+        .ok_or_else(|| {
+            format!("LOD ratio {s:?} must be an index-count ratio between 0 and 1, e.g. 0.5")
+        })
+}
+
+/// `WIDTHxHEIGHT` in pixels, each 1..=16384.
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("{s:?}: expected WIDTHxHEIGHT, e.g. 512x512"))?;
+    let p = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=16384).contains(n))
+            .ok_or_else(|| format!("{v:?}: expected a pixel count 1..=16384"))
+    };
+    Ok((p(w)?, p(h)?))
+}
+
+/// A finite, non-negative number of pixels (`--lod-bias`).
+pub fn parse_lod_bias(s: &str) -> Result<f32, String> {
+    s.trim()
+        .parse::<f32>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| format!("{s:?}: expected a number of pixels >= 0, e.g. 1"))
+}
+
+/// `--lod-influences 4,2,1`: 1 to 4 values of 1..8 for LOD 0, 1, 2, 3; the last repeats.
+pub fn parse_lod_influences(s: &str) -> Result<[u32; 4], String> {
+    let values: Vec<u32> = s
+        .split(',')
+        .map(|v| {
+            v.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|k| (1..=8).contains(k))
+                .ok_or_else(|| format!("{v:?}: expected influences per vertex 1..8"))
+        })
+        .collect::<Result<_, _>>()?;
+    if values.is_empty() || values.len() > 4 {
+        return Err(format!(
+            "{s:?}: expected 1 to 4 comma-separated values (LOD 0, 1, 2, 3), e.g. 4,2,1"
+        ));
+    }
+    let last = values[values.len() - 1];
+    Ok(std::array::from_fn(|i| {
+        values.get(i).copied().unwrap_or(last)
+    }))
+}
+
+/// `--camera EYE_X,EYE_Y,EYE_Z:TARGET_X,TARGET_Y,TARGET_Z[:FOV_DEG]` (file units, degrees of
+/// vertical field of view, default 35), +Y up; near and far planes from the distance.
+pub fn parse_camera(s: &str) -> Result<throng_render::Camera, String> {
+    let bad = || {
+        format!(
+            "{s:?}: expected EYE_X,EYE_Y,EYE_Z:TARGET_X,TARGET_Y,TARGET_Z[:FOV_DEG], e.g. \
+             0,2,5:0,1,0:35"
+        )
+    };
+    let parts: Vec<&str> = s.split(':').collect();
+    if !(2..=3).contains(&parts.len()) {
+        return Err(bad());
+    }
+    let vec3 = |p: &str| -> Result<glam::Vec3, String> {
+        let v: Vec<f32> = p
+            .split(',')
+            .map(|x| x.trim().parse::<f32>().ok().filter(|v| v.is_finite()))
+            .collect::<Option<_>>()
+            .ok_or_else(bad)?;
+        <[f32; 3]>::try_from(v)
+            .map(glam::Vec3::from)
+            .map_err(|_| bad())
+    };
+    let (eye, target) = (vec3(parts[0])?, vec3(parts[1])?);
+    let fov = match parts.get(2) {
+        Some(f) => f
+            .trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|f| *f > 1.0 && *f < 179.0)
+            .ok_or_else(|| format!("{f:?}: the field of view is degrees in (1, 179)"))?,
+        None => 35.0,
+    };
+    let dist = (eye - target).length();
+    if dist <= 0.0 {
+        return Err(format!("{s:?}: the eye and the target must differ"));
+    }
+    Ok(throng_render::Camera::looking_at(
+        eye,
+        target,
+        fov.to_radians(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lod_influences_take_one_to_four_values_of_1_to_8_and_repeat_the_last() {
+        assert_eq!(parse_lod_influences("4,2,1"), Ok([4, 2, 1, 1]));
+        assert_eq!(parse_lod_influences("8"), Ok([8; 4]));
+        assert_eq!(parse_lod_influences(" 4, 4 ,2,1"), Ok([4, 4, 2, 1]));
+        for bad in ["", "0", "9", "4,2,1,1,1", "4,,1", "a", "-1"] {
+            assert!(parse_lod_influences(bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(parse_lod_bias("0").is_ok() && parse_lod_bias("-1").is_err());
+        assert!(parse_lod_bias("inf").is_err() && parse_lod_bias("NaN").is_err());
+    }
+
+    #[test]
+    fn cameras_parse_eye_target_and_an_optional_field_of_view() {
+        let c = parse_camera("0,2,5:0,1,0").expect("camera");
+        assert_eq!(
+            (c.eye, c.target),
+            (glam::Vec3::new(0.0, 2.0, 5.0), glam::Vec3::Y)
+        );
+        assert!((c.fov_y - 35f32.to_radians()).abs() < 1e-6);
+        let w = parse_camera("1,1,1:0,0,0:60").expect("camera");
+        assert!((w.fov_y - 60f32.to_radians()).abs() < 1e-6);
+        for bad in [
+            "",
+            "0,0,0",
+            "0,0,0:0,0,0",
+            "1,2:0,0,0",
+            "0,0,1:0,0,0:0",
+            "a,b,c:0,0,0",
+            "0,0,1:0,0,0:1:2",
+        ] {
+            assert!(parse_camera(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! A frame's inputs and players for the commands that draw (`render`, the viewer): baked
+//! assets or source glTF files (baked in memory when the GPU paths need them), each crowd's
+//! runtime (CPU- or GPU-timed), and the frame-statistics line.
+
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+use throng_anim::Model;
+use throng_asset::{Aabb, BakedAsset, ClipInfo, Encoding, VatEncoding};
+use throng_contract::{InstanceTransform, Timing};
+use throng_render::{FrameStats, Playback};
+use throng_runtime::crowd::{self, Assignment};
+use throng_runtime::{CpuRuntime, GpuRuntime};
+
+use super::{file_name, find_baked_clip, find_clip, load_model, source_bounds};
+
+/// One input of a frame.
+pub enum Input {
+    Baked(BakedAsset),
+    /// A source glTF, drawn by the reference path.
+    Source(Model),
+}
+
+/// How a source glTF is baked in memory for the GPU paths.
+#[derive(Debug, Clone, Default)]
+pub struct InMemoryBake {
+    pub encoding: Option<Encoding>,
+    pub influences: Option<u32>,
+    /// Also bake a VAT (the VAT path needs one).
+    pub vat: Option<VatEncoding>,
+    /// Animation-only files whose clips bind to the source by joint name.
+    pub clips: Vec<PathBuf>,
+}
+
+/// A source glTF baked in memory, with a line saying so.
+pub fn bake_in_memory(input: &Path, how: &InMemoryBake) -> anyhow::Result<BakedAsset> {
+    let model = load_model(input, &how.clips)?;
+    let defaults = throng_bake::BakeOptions::default();
+    let options = throng_bake::BakeOptions {
+        source_name: file_name(input),
+        encoding: how.encoding.unwrap_or(defaults.encoding),
+        influences: how.influences.unwrap_or(defaults.influences),
+        vat: how.vat,
+        ..defaults
+    };
+    let (asset, _) = throng_bake::bake(&model, &options)
+        .with_context(|| format!("baking {} in memory", input.display()))?;
+    eprintln!(
+        "baked {} in memory: {}, {} influences, {} clip(s)",
+        input.display(),
+        asset.bone_texture.encoding,
+        options.influences,
+        asset.clips.len()
+    );
+    Ok(asset)
+}
+
+impl Input {
+    /// A clip by name or index.
+    pub fn clip(&self, name: &str) -> anyhow::Result<usize> {
+        match self {
+            Input::Baked(a) => find_baked_clip(a, name),
+            Input::Source(m) => find_clip(m, name),
+        }
+    }
+
+    /// Every clip's duration, seconds.
+    pub fn durations(&self) -> Vec<f64> {
+        match self {
+            Input::Baked(a) => a.clips.iter().map(|c| c.duration).collect(),
+            Input::Source(m) => m.clips.iter().map(|c| c.duration as f64).collect(),
+        }
+    }
+
+    /// Bounds of every pose (model space, file units): a baked asset's row bounds, or the
+    /// source skinned over its clips — one rule, so every path frames a still alike.
+    pub fn bounds(&self) -> Aabb {
+        match self {
+            Input::Baked(a) => a.row_bounds.iter().fold(Aabb::EMPTY, |x, b| x.union(b)),
+            Input::Source(m) => source_bounds(m),
+        }
+    }
+
+    pub fn baked(&self) -> Option<&BakedAsset> {
+        match self {
+            Input::Baked(a) => Some(a),
+            Input::Source(_) => None,
+        }
+    }
+}
+
+/// The runtime a crowd plays in, CPU- or GPU-timed, as a game plays it.
+pub enum Player {
+    Cpu(CpuRuntime),
+    Gpu(GpuRuntime),
+}
+
+impl Player {
+    /// A runtime of `timing` for `clips`, with one instance per assignment at its transform,
+    /// started at crowd time `time` (see `throng_runtime::crowd::start`).
+    pub fn new(
+        timing: Timing,
+        clips: &[ClipInfo],
+        assignments: &[Assignment],
+        transforms: &[InstanceTransform],
+        time: f64,
+        blend: Option<(usize, f32)>,
+    ) -> anyhow::Result<Player> {
+        let mut p = match timing {
+            Timing::Cpu => Player::Cpu(CpuRuntime::new(clips)),
+            Timing::Gpu => Player::Gpu(GpuRuntime::new(clips)),
+        };
+        for (a, t) in assignments.iter().zip(transforms) {
+            match &mut p {
+                Player::Cpu(rt) => crowd::start(rt, clips, a, *t, time, blend)?,
+                Player::Gpu(rt) => crowd::start(rt, clips, a, *t, time, blend)?,
+            };
+        }
+        Ok(p)
+    }
+
+    pub fn update(&mut self, dt: f64) {
+        match self {
+            Player::Cpu(rt) => rt.update(dt),
+            Player::Gpu(rt) => rt.update(dt),
+        }
+    }
+
+    /// The records to draw, as the renderer reads them.
+    pub fn playback(&self) -> Playback<'_> {
+        match self {
+            Player::Cpu(rt) => Playback::Cpu(rt.records()),
+            Player::Gpu(rt) => Playback::Gpu {
+                records: rt.records(),
+                clock: rt.gpu_clock(),
+            },
+        }
+    }
+}
+
+/// One line of a frame's statistics: draw calls, instances drawn per LOD, triangles, shadow
+/// casters.
+pub fn stats_line(s: &FrameStats) -> String {
+    let lods: Vec<String> = s
+        .instances_per_lod
+        .iter()
+        .enumerate()
+        .map(|(l, n)| format!("LOD {l}: {n}"))
+        .collect();
+    format!(
+        "frame: {} draw calls ({} shadow), {} culling dispatches; {} instances drawn ({}), \
+         {} triangles; shadows: {} instances, {} triangles",
+        s.draws,
+        s.shadow_draws,
+        s.dispatches,
+        s.instances_drawn,
+        if lods.is_empty() {
+            "none".to_string()
+        } else {
+            lods.join(", ")
+        },
+        s.triangles,
+        s.shadow_instances,
+        s.shadow_triangles
+    )
+}
+
+/// Inputs of very different sizes are drawn in their own units: a warning says so.
+pub fn warn_mixed_scales(paths: &[PathBuf], sizes: &[Aabb]) {
+    let d: Vec<f32> = sizes.iter().map(|b| b.diagonal()).collect();
+    let (small, large) = d
+        .iter()
+        .fold((f32::MAX, 0.0f32), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    if d.len() > 1 && small > 0.0 && large > 10.0 * small {
+        let each: Vec<String> = d
+            .iter()
+            .zip(paths)
+            .map(|(x, p)| format!("{}: {x:.3}", p.display()))
+            .collect();
+        eprintln!(
+            "warning: the inputs differ in size by {:.0}× (bounding diagonals {}); they are drawn \
+             in their own file units, so the smallest may be too small to see",
+            large / small,
+            each.join(", ")
+        );
+    }
+}

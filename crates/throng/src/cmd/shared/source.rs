@@ -1,0 +1,133 @@
+//! Source glTF files for the commands: loading (with `--clips` files bound by joint name),
+//! finding clips, and the reference path of a source model (its bounds, its CPU-skinned
+//! meshes).
+
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+use throng_anim::Model;
+use throng_asset::BakedAsset;
+
+use super::file_name;
+
+/// Imports `input` and appends the clips of every `clips` file (bound by joint name), with
+/// their binding warnings in the model's warnings.
+pub fn load_model(input: &Path, clips: &[PathBuf]) -> anyhow::Result<Model> {
+    if throng_asset::is_baked_file(input) {
+        anyhow::bail!(
+            "{} is already a baked throng asset; pass the source glTF it was baked from",
+            input.display()
+        );
+    }
+    let mut model = throng_gltf::import(input)?;
+    for other_path in clips {
+        let other = throng_gltf::import(other_path)
+            .with_context(|| format!("loading clips from {}", other_path.display()))?;
+        let warnings = throng_gltf::import_clips_from(&mut model, &other, &file_name(other_path));
+        model.warnings.extend(warnings);
+    }
+    Ok(model)
+}
+
+/// "no clip named or numbered …; the file has N clip(s): 0: a, 1: b".
+fn no_clip(clip: &str, what: &str, names: impl Iterator<Item = String>) -> anyhow::Error {
+    let names: Vec<String> = names
+        .enumerate()
+        .map(|(i, n)| format!("{i}: {n}"))
+        .collect();
+    anyhow::anyhow!(
+        "no clip named or numbered {clip:?}; the {what} has {} clip(s): {}",
+        names.len(),
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    )
+}
+
+/// A source model's clip by name or index.
+pub fn find_clip(model: &Model, clip: &str) -> anyhow::Result<usize> {
+    if let Some(i) = model.clips.iter().position(|c| c.name == clip) {
+        return Ok(i);
+    }
+    match clip.parse::<usize>() {
+        Ok(i) if i < model.clips.len() => Ok(i),
+        _ => Err(no_clip(
+            clip,
+            "file",
+            model.clips.iter().map(|c| c.name.clone()),
+        )),
+    }
+}
+
+/// A baked asset's clip by name or index.
+pub fn find_baked_clip(asset: &BakedAsset, clip: &str) -> anyhow::Result<usize> {
+    asset
+        .find_clip(clip)
+        .ok_or_else(|| no_clip(clip, "asset", asset.clips.iter().map(|c| c.name.clone())))
+}
+
+/// Bounds (model space, file units) of every skinned vertex of `model` over the rest pose and
+/// every clip sampled at 30 fps: the source's counterpart of a baked asset's row bounds, so a
+/// source drawn by the reference path is framed like its bake.
+pub fn source_bounds(model: &Model) -> throng_asset::Aabb {
+    let mut skinner = throng_anim::ModelSkinner::new(model);
+    let mut b = throng_asset::Aabb::EMPTY;
+    let mut parts = Vec::new();
+    let mut add = |clip: Option<usize>, t: f32, parts: &mut Vec<throng_anim::SkinnedPart>| {
+        skinner.skin(model, clip, t, throng_anim::Skinning::Linear, parts);
+        for p in parts.iter() {
+            p.vertices.positions.iter().for_each(|v| b.extend(*v));
+        }
+    };
+    add(None, 0.0, &mut parts);
+    for (c, clip) in model.clips.iter().enumerate() {
+        let n = throng_bake::frames::frame_count(clip.duration as f64, 30.0);
+        for k in 0..n {
+            let t = if n > 1 {
+                clip.duration * k as f32 / (n - 1) as f32
+            } else {
+                0.0
+            };
+            add(Some(c), t, &mut parts);
+        }
+    }
+    b
+}
+
+/// Reference meshes of a source model skinned on the CPU: `parts[i]` are instance i's skinned
+/// primitives (throng-anim's `ModelSkinner`), drawn at `transforms[i]` with the source's
+/// materials.
+pub fn source_meshes<'a>(
+    model: &'a Model,
+    parts: &'a [Vec<throng_anim::SkinnedPart>],
+    transforms: &'a [throng_render::InstanceTransform],
+) -> Vec<throng_render::ReferenceMesh<'a>> {
+    use throng_render::gpu_types::MaterialUniform;
+    let mut meshes = Vec::new();
+    for (inst, instance_parts) in parts.iter().enumerate() {
+        for p in instance_parts {
+            let prim = &model.meshes[p.mesh].primitives[p.primitive];
+            let mat = prim.material.and_then(|m| model.materials.get(m));
+            let tex = mat.and_then(|m| m.base_color_texture.as_ref());
+            meshes.push(throng_render::ReferenceMesh {
+                positions: &p.vertices.positions,
+                normals: &p.vertices.normals,
+                indices: &prim.indices,
+                uvs: prim.uv0.as_deref(),
+                material: mat
+                    .map(|m| {
+                        let (color, transform) = throng_bake::material_factors(m);
+                        MaterialUniform::new(color, &transform)
+                    })
+                    .unwrap_or(MaterialUniform::color(throng_render::DEFAULT_COLOR)),
+                texture: tex
+                    .and_then(|t| model.images.get(t.image))
+                    .map(|img| img.encoded.as_slice())
+                    .filter(|b| !b.is_empty()),
+                transforms: std::slice::from_ref(&transforms[inst]),
+            });
+        }
+    }
+    meshes
+}
