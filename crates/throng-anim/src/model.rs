@@ -99,7 +99,7 @@ pub struct Skin {
     pub joints: Vec<usize>,
     /// One per joint, column-major, mapping model space to the joint's bind space.
     pub inverse_bind_matrices: Vec<Mat4>,
-    /// `skin.skeleton`: only a hint (CASES.md 4).
+    /// `skin.skeleton`: only a hint (docs/cases.md 4).
     pub skeleton: Option<usize>,
 }
 
@@ -248,7 +248,7 @@ pub struct Channel {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clip {
     pub name: String,
-    /// Latest key time of any channel (seconds); the clip starts at t = 0 (DESIGN.md §2).
+    /// Latest key time of any channel (seconds); the clip starts at t = 0 (docs/design.md §2).
     pub duration: f32,
     pub channels: Vec<Channel>,
     pub loop_mode: LoopMode,
@@ -282,7 +282,7 @@ pub struct Model {
 /// How a node's mesh is moved by the skeleton.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BindingKind {
-    /// Skinned by `skin`; the node's own transform is ignored (glTF 2.0 §3.7.3, CASES.md 1).
+    /// Skinned by `skin`; the node's own transform is ignored (glTF 2.0 §3.7.3, docs/cases.md 1).
     Skinned { skin: usize },
     /// A mesh without a skin under a joint or an animated node: rigidly bound to its own node.
     Rigid,

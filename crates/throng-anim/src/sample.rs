@@ -1,10 +1,10 @@
 //! Clip sampling jobs: clip time → local TRS of every node → model-space transforms → skin
-//! matrices `S_j = W_j · IBM_j` (DESIGN.md §2).
+//! matrices `S_j = W_j · IBM_j` (docs/design.md §2).
 //!
 //! Keyframe interpolation follows glTF 2.0 Appendix C: STEP holds the previous key, LINEAR lerps
 //! translation and scale and slerps rotation along the short path, CUBICSPLINE is a Hermite
 //! spline whose tangents are scaled by the key interval (rotations normalised afterwards).
-//! Before the first key the first value holds, after the last key the last value (CASES.md 7).
+//! Before the first key the first value holds, after the last key the last value (docs/cases.md 7).
 //!
 //! The jobs take explicit inputs and `&mut` outputs and allocate nothing per call; the scratch
 //! they need lives in a [`Poser`] created once per model.
@@ -81,7 +81,7 @@ fn sample_quat(interp: Interpolation, times: &[f32], values: &[Quat], t: f32) ->
             } else {
                 let a = values[k];
                 let mut b = values[k + 1];
-                // Short path (CASES.md 10).
+                // Short path (docs/cases.md 10).
                 if a.dot(b) < 0.0 {
                     b = -b;
                 }
@@ -165,7 +165,7 @@ pub fn sample_locals(
 }
 
 /// Local-to-model job: one forward pass over `model.eval_order` (parents first). Every ancestor
-/// transform, animated or not, is included (CASES.md 2); joints need not be in a scene (CASES.md 3).
+/// transform, animated or not, is included (docs/cases.md 2); joints need not be in a scene (docs/cases.md 3).
 pub fn locals_to_model(model: &Model, locals: &[Mat4], model_space: &mut [Mat4]) {
     for &n in &model.eval_order {
         model_space[n] = match model.nodes[n].parent {
@@ -175,7 +175,7 @@ pub fn locals_to_model(model: &Model, locals: &[Mat4], model_space: &mut [Mat4])
     }
 }
 
-/// Skin matrices of one skin: `out[j] = W(joints[j]) · IBM_j` (DESIGN.md §2).
+/// Skin matrices of one skin: `out[j] = W(joints[j]) · IBM_j` (docs/design.md §2).
 pub fn skin_matrices(skin: &Skin, model_space: &[Mat4], out: &mut [Mat4]) {
     for (j, (&node, ibm)) in skin
         .joints

@@ -3,7 +3,7 @@
 //!
 //! - Linear blend skinning: `p' = Σ w_i · S_i · p`; normals by the inverse-transpose of the
 //!   blended linear part, tangents by the linear part with w flipped where its determinant is
-//!   negative (DESIGN.md §2).
+//!   negative (docs/design.md §2).
 //! - Dual quaternion skinning (Kavan, Collins, Žára, O'Sullivan 2007, "Skinning with dual
 //!   quaternions"): each skin matrix as rotation + translation (+ uniform scale, blended
 //!   linearly), dual quaternions blended linearly in the first one's hemisphere, then normalised.
@@ -12,7 +12,7 @@ use crate::model::{BindingKind, MeshBinding, Model, Primitive};
 use crate::sample::skin_matrices;
 use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
 
-/// Per-vertex influences in compressed-row form, repaired as DESIGN.md §2 says: zero weights
+/// Per-vertex influences in compressed-row form, repaired as docs/design.md §2 says: zero weights
 /// dropped, all-zero vertices bound to joint 0 with weight 1, sums renormalised to 1.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Influences {

@@ -1,5 +1,5 @@
-//! CPU decoders of every bone-texture encoding (DESIGN.md §3 "Bone texture") and of the
-//! per-instance layer record (DESIGN.md §4): the CPU twin of the WGSL shaders.
+//! CPU decoders of every bone-texture encoding (docs/design.md §3 "Bone texture") and of the
+//! per-instance layer record (docs/design.md §4): the CPU twin of the WGSL shaders.
 //!
 //! Every function here is written the way a shader computes it — small steps, f32 arithmetic, in
 //! the order a shader would do it — so the shader can be translated line by line and the CPU
@@ -195,7 +195,7 @@ pub struct LayerRows {
     pub next: u32,
 }
 
-/// Resolves the per-instance layer record (DESIGN.md §4) against the clip table:
+/// Resolves the per-instance layer record (docs/design.md §4) against the clip table:
 /// - layers with weight 0 are unused and skipped (their row and clip are not read);
 /// - `row` and `clip` are f32 holding integers; like the shader's `u32(x)` they truncate;
 /// - `next = min(row + 1, first_row + frames − 1)` of the layer's clip;
@@ -474,7 +474,7 @@ pub fn lbs_normal(m: &Mat4, n: Vec3) -> Vec3 {
 }
 
 /// LBS of a tangent: direction by the linear part (normalised), w flipped where `det(L) < 0`
-/// (DESIGN.md §2).
+/// (docs/design.md §2).
 pub fn lbs_tangent(m: &Mat4, t: Vec4) -> Vec4 {
     let (c0, c1, c2) = (m.x_axis.xyz(), m.y_axis.xyz(), m.z_axis.xyz());
     let det = c0.dot(c1.cross(c2));
@@ -523,7 +523,7 @@ fn check_streams(index: usize, p: &BakedPrimitive) -> Result<usize, DecodeError>
     Ok(k)
 }
 
-/// Skins primitive `prim_index` of `asset` for one per-instance layer record (DESIGN.md §4).
+/// Skins primitive `prim_index` of `asset` for one per-instance layer record (docs/design.md §4).
 ///
 /// Per vertex the influences are the baked palette indices `j_i` and unorm16 weights
 /// `w_i = q_i / 65535`:
@@ -642,7 +642,7 @@ pub fn skin_normals(
 }
 
 /// Model-space transform of anchor `anchor` for a layer record, interpolated and blended exactly
-/// like skin matrices (DESIGN.md §4): `Σ_l weight_l · mix(A(row_l), A(next_l), frac_l)`.
+/// like skin matrices (docs/design.md §4): `Σ_l weight_l · mix(A(row_l), A(next_l), frac_l)`.
 pub fn blended_anchor_matrix(
     asset: &BakedAsset,
     anchor: usize,

@@ -1,4 +1,4 @@
-//! Baked asset types (DESIGN.md §3). Everything a runtime or renderer needs, loaded without a
+//! Baked asset types (docs/design.md §3). Everything a runtime or renderer needs, loaded without a
 //! GPU and without the importer. Units: the source file's (metres per glTF), seconds; matrices
 //! column-major; model space = the glTF scene root's space.
 
@@ -80,7 +80,7 @@ pub struct ClipEvent {
     pub name: String,
 }
 
-/// One clip of the frame table (DESIGN.md §3 "Frame table").
+/// One clip of the frame table (docs/design.md §3 "Frame table").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClipInfo {
     pub name: String,
@@ -140,7 +140,7 @@ pub fn gpu_clip_table(clips: &[ClipInfo]) -> Vec<throng_contract::GpuClip> {
     v
 }
 
-/// Model-space transforms of the anchors per frame-table row (DESIGN.md §3 "Anchors"), stored as
+/// Model-space transforms of the anchors per frame-table row (docs/design.md §3 "Anchors"), stored as
 /// `mat3x4-f32`: 3 texels (12 f32) per anchor, texel (3a + r, row) = row r of the affine part.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AnchorTexture {
@@ -165,7 +165,7 @@ impl AnchorTexture {
     }
 }
 
-/// The bone texture (DESIGN.md §3): `rows` frame-table rows × `width = entries ×
+/// The bone texture (docs/design.md §3): `rows` frame-table rows × `width = entries ×
 /// texels_per_entry` RGBA texels, stored contiguously row after row, little-endian. Texel
 /// formats: 4 × f32 (`*-f32`), 4 × f16 bits (`mat3x4-f16`), 4 × i16 snorm (`quat-snorm16`).
 /// On the GPU rows beyond `rows_per_layer` continue in further array layers:
@@ -215,7 +215,7 @@ pub struct BakeSettings {
     pub motion_root: Option<usize>,
 }
 
-/// Simplified index buffer of one LOD (DESIGN.md §3 "Meshes").
+/// Simplified index buffer of one LOD (docs/design.md §3 "Meshes").
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lod {
     /// Index-count ratio asked for (e.g. 0.5).
@@ -228,7 +228,7 @@ pub struct Lod {
 /// Bytes per normal texel of a VAT: octahedral (u, v) as two snorm16 in an Rg16Sint texel.
 pub const VAT_NORMAL_BYTES_PER_TEXEL: u32 = 4;
 
-/// Vertex animation texture of one primitive (DESIGN.md §3 "VAT"): the skinned model-space
+/// Vertex animation texture of one primitive (docs/design.md §3 "VAT"): the skinned model-space
 /// position and normal of every vertex at every frame-table row.
 ///
 /// Layout (frame-major): a frame-table row spans `R = ceil(vertices / width)` texture rows;
@@ -311,7 +311,7 @@ pub struct BakedPrimitive {
     pub indices: Vec<u32>,
     pub material: Option<usize>,
     pub lods: Vec<Lod>,
-    /// Vertex animation texture of this primitive, when baked with one (DESIGN.md §3 "VAT").
+    /// Vertex animation texture of this primitive, when baked with one (docs/design.md §3 "VAT").
     /// LODs index the same vertex streams, so this one VAT serves LOD 0 and every [`Lod`].
     pub vat: Option<Vat>,
 }
@@ -358,7 +358,7 @@ pub struct BakedImage {
     pub bytes: Vec<u8>,
 }
 
-/// Everything in one baked file (DESIGN.md §3).
+/// Everything in one baked file (docs/design.md §3).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BakedAsset {
     /// Name of the source file (for messages).

@@ -1,4 +1,4 @@
-//! CPU decoder of vertex animation textures (DESIGN.md §3 "VAT"): the twin of the WGSL VAT
+//! CPU decoder of vertex animation textures (docs/design.md §3 "VAT"): the twin of the WGSL VAT
 //! vertex path. Per vertex the shader fetches its texel in the two frame-table rows of each
 //! layer, mixes them by `frac`, and sums the layers by weight — positions and normals alike —
 //! then renormalises the normal. Positions in file units (model space), normals unit length.
@@ -150,7 +150,7 @@ pub fn fetch_normal(vat: &Vat, primitive: usize, v: u32, row: u32) -> Result<Vec
 }
 
 /// VAT-animated positions and unit normals of primitive `prim_index` for a per-instance layer
-/// record (DESIGN.md §4): per vertex `Σ_l weight_l · mix(x(row_l), x(next_l), frac_l)` for
+/// record (docs/design.md §4): per vertex `Σ_l weight_l · mix(x(row_l), x(next_l), frac_l)` for
 /// positions and normals, the normal then normalised (zero where the blend cancels). An empty
 /// `layers` (or all weights 0) shows the rest row.
 pub fn vat_vertices(

@@ -1,4 +1,4 @@
-//! Anchor selection and naming (DESIGN.md §3 "Anchors"): which nodes get a model-space transform
+//! Anchor selection and naming (docs/design.md §3 "Anchors"): which nodes get a model-space transform
 //! per frame-table row. Anchors are named by node name (`node<index>` when unnamed); a name
 //! already taken by an earlier anchor gets `#<node index>` appended, so names stay unique.
 

@@ -1,5 +1,5 @@
 //! The bake: model → palette, frame table, sampled skin matrices, bone texture, influences,
-//! primitives, materials and per-row bounds (DESIGN.md §3). Deterministic: the same model and
+//! primitives, materials and per-row bounds (docs/design.md §3). Deterministic: the same model and
 //! options give an identical [`BakedAsset`] whatever the thread count (parallel work writes to
 //! fixed slots; reductions are order-independent maxima).
 
@@ -59,9 +59,6 @@ pub fn bake_with_progress(
     let palette = palette::build(model, file)?;
     let entries = palette.entries.len();
     check_width(file, entries, options.encoding, options.max_texture_size)?;
-    let mut warnings: Vec<String> = Vec::new();
-
-    // Frame table.
     let (clip_infos, clip_reports, rows) = frame_table(model, options, file)?;
     let row_count = rows.len();
 
@@ -73,72 +70,161 @@ pub fn bake_with_progress(
 
     // Sample every row's skin matrices in parallel (one Poser per worker).
     let (mut matrices, extra) = sample(model, &palette, &rows, &extra_nodes, progress);
-    if let Some(i) = matrices.par_iter().position_first(|m| !m.is_finite()) {
-        let (e, r) = (i % entries, i / entries);
-        return Err(BakeError::NonFinite {
-            file: file.to_string(),
-            entry: e,
-            node: palette.entries[e].name.clone(),
-            clip: row_clip_name(model, &rows[r]),
-            frame: rows[r].frame,
-        });
-    }
-
-    // Root motion: G⁻¹ per row (DESIGN.md §2) applied to every skin matrix (hence bounds and
-    // the bone texture) and anchor. Data derived from `matrices` later (VAT) inherits it.
+    check_finite(model, &palette, &rows, &matrices, file)?;
     let k = extra_nodes.len();
     let mut clip_infos = clip_infos;
-    let mut corrections = None;
-    if motion_root.is_some() {
+    let corrections = motion_root.is_some().then(|| {
         let root: Vec<Mat4> = (0..row_count).map(|r| extra[r * k + k - 1]).collect();
-        let (curves, corr) = root_motion::extract(&root, &clip_infos);
-        for (c, curve) in clip_infos.iter_mut().zip(curves) {
-            c.root_motion = Some(curve);
-        }
-        matrices
-            .par_chunks_mut(entries.max(1))
-            .zip(corr.par_iter())
-            .for_each(|(m, g)| m.iter_mut().for_each(|x| *x = *g * *x));
-        corrections = Some(corr);
-    }
+        remove_root_motion(&root, &mut clip_infos, &mut matrices, entries)
+    });
     let anchor_texture = (!anchor_list.is_empty())
         .then(|| anchor_table(&anchor_list, &extra, k, corrections.as_deref(), row_count));
 
-    // Primitives and influences.
     let (primitives, full, infl_stats) = primitives(model, &palette, options, file)?;
-    if infl_stats.zero > 0 {
-        warnings.push(format!(
-            "{} vertices had all-zero weights and were bound to their skin's first joint",
-            infl_stats.zero
-        ));
-    }
-    if infl_stats.renormalised > 0 {
-        warnings.push(format!(
-            "{} vertices had weights not summing to 1 (worst sum {:.4}); renormalised",
-            infl_stats.renormalised, infl_stats.worst_sum
-        ));
-    }
-    if infl_stats.lost > 0 {
-        warnings.push(format!(
-            "{} vertices have more than {} influences; the largest weight dropped is {:.4} (bake with --influences 8 to keep more)",
-            infl_stats.lost, options.influences, infl_stats.max_dropped
-        ));
-    }
-
+    let mut warnings = influence_warnings(&infl_stats, options.influences);
     // Bounds per row: reference LBS with every source influence and the sampled matrices.
     let row_bounds = row_bounds(&matrices, entries, &primitives, &full);
-    let clip_infos: Vec<ClipInfo> = clip_infos
-        .into_iter()
-        .map(|mut c| {
-            let (a, b) = (c.first_row as usize, (c.first_row + c.frames) as usize);
-            c.bounds = row_bounds[a..b]
-                .iter()
-                .fold(Aabb::EMPTY, |acc, r| acc.union(r));
-            c
-        })
-        .collect();
+    for c in &mut clip_infos {
+        let (a, b) = (c.first_row as usize, (c.first_row + c.frames) as usize);
+        c.bounds = row_bounds[a..b]
+            .iter()
+            .fold(Aabb::EMPTY, |acc, r| acc.union(r));
+    }
+    let encoded = bone_texture(model, &palette, &rows, &matrices, options)?;
+    warnings.extend(encoded.warnings);
+    let bone_texture = encoded.texture;
+    let layers = bone_texture.layers();
 
-    // Bone texture, with the quat → mat3x4-f32 fallback.
+    // LODs and vertex animation textures from the final matrices (lod.rs, vat.rs).
+    let primitives = crate::vat::attach_extras(model, &matrices, entries, primitives, options)?;
+    let (primitives, materials, images) = materials(model, primitives);
+    let report = BakeReport {
+        palette_size: entries,
+        rigid_entries: palette.entries.iter().filter(|e| e.rigid).count(),
+        primitives: primitives.len(),
+        rows: row_count as u32,
+        layers,
+        encoding: encoded.encoding,
+        fallback: encoded.fallback,
+        clips: clip_reports,
+        texture_bytes: bone_texture.byte_len(),
+        max_dropped_weight: infl_stats.max_dropped,
+        vertices_lost_weight: infl_stats.lost,
+        zero_weight_vertices: infl_stats.zero,
+        renormalised_vertices: infl_stats.renormalised,
+        warnings,
+    };
+    let asset = BakedAsset {
+        source_name: options.source_name.clone(),
+        settings: BakeSettings {
+            fps: options.fps.as_setting(),
+            requested_encoding: options.encoding,
+            influences: options.influences,
+            max_texture_size: options.max_texture_size,
+            root_motion: motion_root.is_some(),
+            motion_root,
+        },
+        palette: palette.entries,
+        clips: clip_infos,
+        row_bounds,
+        bone_texture,
+        primitives,
+        materials,
+        images,
+        anchors: anchor_texture,
+    };
+    Ok((asset, report))
+}
+
+/// Every sampled skin matrix must be finite: the error names the first entry and frame that is
+/// not.
+fn check_finite(
+    model: &Model,
+    palette: &Palette,
+    rows: &[RowTime],
+    matrices: &[Mat4],
+    file: &str,
+) -> Result<(), BakeError> {
+    let entries = palette.entries.len().max(1);
+    match matrices.par_iter().position_first(|m| !m.is_finite()) {
+        None => Ok(()),
+        Some(i) => {
+            let (e, r) = (i % entries, i / entries);
+            Err(BakeError::NonFinite {
+                file: file.to_string(),
+                entry: e,
+                node: palette.entries[e].name.clone(),
+                clip: row_clip_name(model, &rows[r]),
+                frame: rows[r].frame,
+            })
+        }
+    }
+}
+
+/// Root motion (docs/design.md §2): each clip's curve from the motion root's transform per row,
+/// and `G⁻¹` per row applied to every skin matrix (hence bounds, the bone texture and VATs, which
+/// derive from them). Returns the per-row corrections for the anchors.
+fn remove_root_motion(
+    root: &[Mat4],
+    clip_infos: &mut [ClipInfo],
+    matrices: &mut [Mat4],
+    entries: usize,
+) -> Vec<Mat4> {
+    let (curves, corr) = root_motion::extract(root, clip_infos);
+    for (c, curve) in clip_infos.iter_mut().zip(curves) {
+        c.root_motion = Some(curve);
+    }
+    matrices
+        .par_chunks_mut(entries.max(1))
+        .zip(corr.par_iter())
+        .for_each(|(m, g)| m.iter_mut().for_each(|x| *x = *g * *x));
+    corr
+}
+
+/// The warnings of the influence repairs (docs/design.md §2).
+fn influence_warnings(s: &InfluenceStats, influences: u32) -> Vec<String> {
+    let mut w = Vec::new();
+    if s.zero > 0 {
+        w.push(format!(
+            "{} vertices had all-zero weights and were bound to their skin's first joint",
+            s.zero
+        ));
+    }
+    if s.renormalised > 0 {
+        w.push(format!(
+            "{} vertices had weights not summing to 1 (worst sum {:.4}); renormalised",
+            s.renormalised, s.worst_sum
+        ));
+    }
+    if s.lost > 0 {
+        w.push(format!(
+            "{} vertices have more than {influences} influences; the largest weight dropped is {:.4} (bake with 8 influences per vertex to keep more)",
+            s.lost, s.max_dropped
+        ));
+    }
+    w
+}
+
+/// The bone texture and what went into it.
+struct EncodedBones {
+    texture: throng_asset::BoneTexture,
+    /// The encoding used (the one asked for, or mat3x4-f32 after a fallback).
+    encoding: Encoding,
+    fallback: Option<Fallback>,
+    warnings: Vec<String>,
+}
+
+/// Encodes the sampled matrices, falling back from a `quat-*` encoding to `mat3x4-f32` (unless
+/// strict) when one cannot hold them (docs/design.md §3 "Bone texture").
+fn bone_texture(
+    model: &Model,
+    palette: &Palette,
+    rows: &[RowTime],
+    matrices: &[Mat4],
+    options: &BakeOptions,
+) -> Result<EncodedBones, BakeError> {
+    let file = options.source_name.as_str();
+    let entries = palette.entries.len();
     let continues: Vec<bool> = rows
         .iter()
         .enumerate()
@@ -147,8 +233,9 @@ pub fn bake_with_progress(
     let mut encoding = options.encoding;
     let mut fallback = None;
     let mut quats = None;
+    let mut warnings = Vec::new();
     if encoding.is_quat() {
-        match encode::quat_table(&matrices, entries, &continues) {
+        match encode::quat_table(matrices, entries, &continues) {
             Ok(q) => quats = Some(q),
             Err(QuatFailure { entry, row, why }) => {
                 let pe = &palette.entries[entry];
@@ -185,12 +272,12 @@ pub fn bake_with_progress(
             }
         }
     }
-    let bone_texture = encode::encode(
+    let texture = encode::encode(
         encoding,
-        &matrices,
+        matrices,
         quats.as_deref(),
         entries,
-        row_count,
+        rows.len(),
         options.max_texture_size,
     )
     .map_err(|(entry, row)| BakeError::EncodingUnsupported {
@@ -202,53 +289,19 @@ pub fn bake_with_progress(
         frame: rows[row].frame,
         why: format!("a value exceeds the f16 range (±{})", encode::F16_MAX),
     })?;
-    let layers = bone_texture.layers();
+    let layers = texture.layers();
     if layers > WEBGPU_DEFAULT_MAX_LAYERS {
         warnings.push(format!(
             "the bone texture needs {layers} array layers of {} rows, more than WebGPU's default limit of {WEBGPU_DEFAULT_MAX_LAYERS}; it needs an adapter with a higher maxTextureArrayLayers",
             options.max_texture_size
         ));
     }
-
-    // LODs and vertex animation textures from the final matrices (lod.rs, vat.rs).
-    let primitives = crate::vat::attach_extras(model, &matrices, entries, primitives, options)?;
-    let (primitives, materials, images) = materials(model, primitives);
-    let report = BakeReport {
-        palette_size: entries,
-        rigid_entries: palette.entries.iter().filter(|e| e.rigid).count(),
-        primitives: primitives.len(),
-        rows: row_count as u32,
-        layers,
+    Ok(EncodedBones {
+        texture,
         encoding,
         fallback,
-        clips: clip_reports,
-        texture_bytes: bone_texture.byte_len(),
-        max_dropped_weight: infl_stats.max_dropped,
-        vertices_lost_weight: infl_stats.lost,
-        zero_weight_vertices: infl_stats.zero,
-        renormalised_vertices: infl_stats.renormalised,
         warnings,
-    };
-    let asset = BakedAsset {
-        source_name: options.source_name.clone(),
-        settings: BakeSettings {
-            fps: options.fps.as_setting(),
-            requested_encoding: options.encoding,
-            influences: options.influences,
-            max_texture_size: options.max_texture_size,
-            root_motion: motion_root.is_some(),
-            motion_root,
-        },
-        palette: palette.entries,
-        clips: clip_infos,
-        row_bounds,
-        bone_texture,
-        primitives,
-        materials,
-        images,
-        anchors: anchor_texture,
-    };
-    Ok((asset, report))
+    })
 }
 
 fn check_options(o: &BakeOptions) -> Result<(), BakeError> {
@@ -370,7 +423,7 @@ fn clip_playback(
 
 type FrameTable = (Vec<ClipInfo>, Vec<ClipReport>, Vec<RowTime>);
 
-/// Row 0 = rest, then each clip's frames (DESIGN.md §3).
+/// Row 0 = rest, then each clip's frames (docs/design.md §3).
 fn frame_table(model: &Model, o: &BakeOptions, file: &str) -> Result<FrameTable, BakeError> {
     let mut rows = vec![RowTime {
         clip: None,

@@ -1,4 +1,4 @@
-//! Bone-texture encoders (DESIGN.md §3 "Bone texture"); the decoders are
+//! Bone-texture encoders (docs/design.md §3 "Bone texture"); the decoders are
 //! `throng_asset::decode`. Texels are RGBA, rows are frame-table rows, bytes little-endian:
 //! - `mat4-f32`: texel 4j + c = column c of `S_j`;
 //! - `mat3x4-f32` / `mat3x4-f16`: texel 3j + r = row r of the affine 3×4 of `S_j`;
@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use throng_asset::{BoneTexture, Encoding};
 
 /// Largest relative spread of the three column norms of a skin matrix's linear part that the
-/// `quat-*` encodings accept as a uniform scale (DESIGN.md §3).
+/// `quat-*` encodings accept as a uniform scale (docs/design.md §3).
 pub const UNIFORM_SCALE_TOLERANCE: f32 = 1e-4;
 /// Largest finite f16 (`mat3x4-f16` values beyond it would become infinite).
 pub const F16_MAX: f32 = 65504.0;

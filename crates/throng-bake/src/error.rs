@@ -16,7 +16,7 @@ pub enum BakeError {
         clip: String,
         frame: u32,
     },
-    #[error("{file}: a bone-texture row would be {width} texels wide ({entries} palette entries × {texels} texels of {encoding}), over the maximum texture size {max}; use a narrower encoding (quat-*) or a larger --max-texture-size if your GPU allows it")]
+    #[error("{file}: a bone-texture row would be {width} texels wide ({entries} palette entries × {texels} texels of {encoding}), over the maximum texture size {max}; use a narrower encoding (quat-*) or a larger maximum texture size if your GPU allows it")]
     TextureTooWide {
         file: String,
         entries: usize,
@@ -27,7 +27,7 @@ pub enum BakeError {
     },
     #[error("{file}: the frame table would have {rows} rows, more than a u32 / f32 row index can address exactly (2^24); bake fewer clips or a lower fps")]
     TooManyRows { file: String, rows: u64 },
-    #[error("{file}: encoding {} cannot represent palette entry {entry} (node '{node}') in clip '{clip}' frame {frame}: {why}; use mat3x4-f32 or drop --strict to fall back automatically", .encoding.as_str())]
+    #[error("{file}: encoding {} cannot represent palette entry {entry} (node '{node}') in clip '{clip}' frame {frame}: {why}; use mat3x4-f32, or let the bake fall back to it automatically (not strict)", .encoding.as_str())]
     EncodingUnsupported {
         file: String,
         encoding: Encoding,

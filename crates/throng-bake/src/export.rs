@@ -1,4 +1,4 @@
-//! Exports for other engines (DESIGN.md §3 "Exports"): every texture of a baked asset — the bone
+//! Exports for other engines (docs/design.md §3 "Exports"): every texture of a baked asset — the bone
 //! texture, the anchor texture, each primitive's VAT positions and normals — as a KTX2 file in
 //! its exact format, a JSON manifest describing them, and false-colour PNG previews for people.
 //!
@@ -321,13 +321,20 @@ fn textures(asset: &BakedAsset) -> Vec<(String, TextureView<'_>, String, Preview
             data: &bt.data,
         },
         format!(
-            "bone texture, encoding {} ({} texels per palette entry, {} entries); row = frame-table row (layer = row / {}); quat-snorm16 translation range {} file units, scale range {}",
+            "bone texture, encoding {} ({} texels per palette entry, {} entries); row = frame-table row (layer = row / {}){}",
             bt.encoding.as_str(),
             bt.encoding.texels_per_entry(),
             bt.entries,
             bt.rows_per_layer,
-            bt.translation_range,
-            bt.scale_range
+            // Only quat-snorm16 stores translation and scale relative to ranges.
+            if bt.encoding == throng_asset::Encoding::QuatSnorm16 {
+                format!(
+                    "; translation = snorm16 × {} file units, scale = snorm16 × {}",
+                    bt.translation_range, bt.scale_range
+                )
+            } else {
+                String::new()
+            }
         ),
         Preview::PerChannel,
     ));

@@ -1,4 +1,4 @@
-//! The frame table's time grid (DESIGN.md §3 "Frame table"): row 0 is the rest pose, then clip c
+//! The frame table's time grid (docs/design.md §3 "Frame table"): row 0 is the rest pose, then clip c
 //! at `fps` gets `n_c = floor(d_c · fps + 1e-3) + 1` frames at `t_k = k · d_c / (n_c − 1)`.
 //! All arithmetic in f64 so the counts are the documented ones (0.7 s × 30 fps = 22 frames).
 
@@ -81,7 +81,7 @@ pub fn key_rate(clip: &Clip) -> Option<f64> {
 }
 
 /// `fps: auto` for one clip: the key rate ([`key_rate`]) — multiplied by the smallest integer
-/// that brings it to at least [`AUTO_MIN_FPS`], so keys stay on samples (DESIGN.md §6 shows that
+/// that brings it to at least [`AUTO_MIN_FPS`], so keys stay on samples (docs/design.md §7 shows that
 /// sampling off the key grid costs fidelity) — capped at [`AUTO_MAX_FPS`]; 30 fps when the clip
 /// has no key interval. Returns (fps, key rate).
 pub fn auto_fps(clip: &Clip) -> (f64, Option<f64>) {

@@ -1,4 +1,4 @@
-//! Vertex influences (DESIGN.md §3 "Influences"): every influence of every JOINTS_n/WEIGHTS_n
+//! Vertex influences (docs/design.md §3 "Influences"): every influence of every JOINTS_n/WEIGHTS_n
 //! set (repaired by throng-anim: zero weights dropped, all-zero vertices on joint 0, sums
 //! renormalised), remapped into the palette, sorted by weight (descending), cut to K,
 //! renormalised and quantised to unorm16 integers that sum to exactly 65535.

@@ -1,4 +1,4 @@
-//! Levels of detail (DESIGN.md §3 "Meshes"): per primitive a simplified index buffer per asked
+//! Levels of detail (docs/design.md §3 "Meshes"): per primitive a simplified index buffer per asked
 //! index-count ratio, made with meshoptimizer's simplifier (`meshopt_simplify`), into the *same*
 //! vertex streams as LOD 0 — so a primitive's VAT and influences serve every LOD.
 //!

@@ -1,10 +1,10 @@
-//! Bake settings (DESIGN.md §3).
+//! Bake settings (docs/design.md §3).
 
 pub use crate::settings::{AnchorSelection, ClipSettings, EventSetting, RootMotion};
 use std::collections::BTreeMap;
 use throng_asset::Encoding;
 
-/// Default sample rate of the frame table (frames per second, DESIGN.md §3).
+/// Default sample rate of the frame table (frames per second, docs/design.md §3).
 pub const DEFAULT_FPS: f64 = 30.0;
 /// Default rows per array layer and widest row: WebGPU's default `maxTextureDimension2D`
 /// (texels). The bake cannot see the adapter, so it designs for the default limit.
@@ -73,7 +73,7 @@ pub struct BakeOptions {
     pub clip_settings: BTreeMap<String, ClipSettings>,
     /// Nodes whose model-space transform is baked per row (attachment sockets).
     pub anchors: AnchorSelection,
-    /// Root-motion extraction (DESIGN.md §2).
+    /// Root-motion extraction (docs/design.md §2).
     pub root_motion: RootMotion,
 }
 

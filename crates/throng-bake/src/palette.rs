@@ -1,4 +1,4 @@
-//! The asset's one palette (DESIGN.md §3 "Palette", CASES.md 6 and 20): every distinct
+//! The asset's one palette (docs/design.md §3 "Palette", docs/cases.md 6 and 20): every distinct
 //! (node, inverse bind matrix) pair used by any skin — inverse bind matrices compared bitwise, so
 //! skins that share joints and bind matrices share entries — then one (node, identity) entry per
 //! rigid part node. Entries are numbered in skin order, joint order, then rigid parts in node
@@ -47,7 +47,7 @@ pub fn build(model: &Model, file: &str) -> Result<Palette, BakeError> {
             "no skin and no mesh under a joint or an animated node".to_string()
         } else {
             format!(
-                "{} skin(s) but no mesh node uses them (an animation-only file? pass it with --clips)",
+                "{} skin(s) but no mesh node uses them (an animation-only file? bind its clips to a character that has the joints)",
                 model.skins.len()
             )
         };
@@ -91,7 +91,7 @@ pub fn build(model: &Model, file: &str) -> Result<Palette, BakeError> {
     for skin in &model.skins {
         let mut map = Vec::with_capacity(skin.joints.len());
         for (j, &node) in skin.joints.iter().enumerate() {
-            // A missing inverse bind matrix is the identity (glTF 2.0 §3.8, CASES.md 5).
+            // A missing inverse bind matrix is the identity (glTF 2.0 §3.8, docs/cases.md 5).
             let ibm = skin
                 .inverse_bind_matrices
                 .get(j)

@@ -1,4 +1,4 @@
-//! Root-motion extraction (DESIGN.md §2 "Root motion").
+//! Root-motion extraction (docs/design.md §2 "Root motion").
 //!
 //! For clip row k the motion root's model-space transform `M_k` (translation `p_k`, rotation
 //! `R_k`) is compared with the clip's first frame `M_0`: `dyaw` = the twist about +Y of

@@ -1,4 +1,4 @@
-//! Per-clip settings, anchors and root motion (DESIGN.md §2–3): what the bake can be told on top
+//! Per-clip settings, anchors and root motion (docs/design.md §2–3): what the bake can be told on top
 //! of the source's `animations[i].extras.throng`, from command-line flags or a JSON settings file
 //! (schema in docs/settings.md). Bake settings override the source.
 
@@ -43,7 +43,7 @@ pub enum AnchorSelection {
     Auto,
 }
 
-/// Root-motion extraction (DESIGN.md §2 "Root motion").
+/// Root-motion extraction (docs/design.md §2 "Root motion").
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum RootMotion {
     /// Poses keep their motion (default).

@@ -1,4 +1,4 @@
-//! Vertex animation textures (DESIGN.md §3 "VAT"): per primitive the skinned model-space
+//! Vertex animation textures (docs/design.md §3 "VAT"): per primitive the skinned model-space
 //! position and normal of every vertex at every frame-table row.
 //!
 //! Source of the values: the bake's own sampled skin matrices `S_j` (f32, before any bone-texture
@@ -125,7 +125,7 @@ pub fn build(
                                     mesh: p.mesh,
                                     primitive: p.primitive,
                                     what: format!(
-                                        "vertex {i} at frame-table row {f} has coordinate {x}, beyond the f16 range of --vat f16; use --vat unorm16 or f32"
+                                        "vertex {i} at frame-table row {f} has coordinate {x}, beyond the f16 range of VAT storage f16; store VAT positions as unorm16 or f32"
                                     ),
                                 });
                             }

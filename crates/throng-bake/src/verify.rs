@@ -1,4 +1,4 @@
-//! Fidelity of a bake (DESIGN.md §6): per clip, the distance between baked vertices — decoded on
+//! Fidelity of a bake (docs/design.md §7): per clip, the distance between baked vertices — decoded on
 //! the CPU by `throng_asset::decode`, the twin of the shaders — and full-rate reference linear
 //! blend skinning of the source (throng-anim, every influence), at the bake's sample times and
 //! at the times halfway between samples. Errors are given in file units and relative to the
@@ -34,7 +34,7 @@ pub enum VerifyError {
         baked: usize,
         source_count: usize,
     },
-    #[error("{file}: baked clip '{clip}' has no clip of that name (or index) in the source; pass the same --clips files as for the bake")]
+    #[error("{file}: baked clip '{clip}' has no clip of that name (or index) in the source; verify with the same animation files bound as for the bake")]
     NoSourceClip { file: String, clip: String },
     #[error("{file}: decoding baked primitive {primitive} in clip '{clip}': {source}")]
     Decode {
@@ -206,7 +206,7 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
                                 clip: clip.name.clone(),
                                 source,
                             })?;
-                            // Extracted root motion goes back on before comparing (DESIGN.md §2).
+                            // Extracted root motion goes back on before comparing (docs/design.md §2).
                             match crate::root_motion::motion_at(clip, k, frac) {
                                 Some(g) => baked.extend(b.iter().map(|p| g.transform_point3(*p))),
                                 None => baked.extend_from_slice(&b),

@@ -1,4 +1,4 @@
-//! Bake contracts of DESIGN.md §3, checked against independent computations.
+//! Bake contracts of docs/design.md §3, checked against independent computations.
 
 mod common;
 

@@ -84,7 +84,7 @@ fn clip_settings_override_the_source_and_round_trip_through_the_file() {
     let walk = by("Walk");
     assert_eq!(walk.loop_mode, LoopMode::PingPong);
     assert_eq!(walk.fps, 60.0);
-    // n = floor(d · 60 + 1e-3) + 1 (DESIGN.md §3), d = the source clip's duration.
+    // n = floor(d · 60 + 1e-3) + 1 (docs/design.md §3), d = the source clip's duration.
     let d = model
         .clips
         .iter()

@@ -1,4 +1,4 @@
-//! Fidelity bars (DESIGN.md §6) on real assets and the Khronos glTF-Validator on baked files.
+//! Fidelity bars (docs/design.md §7) on real assets and the Khronos glTF-Validator on baked files.
 
 use throng_asset::Encoding;
 use throng_bake::verify::verify;

@@ -1,4 +1,4 @@
-//! VATs, LODs and exports (DESIGN.md §3 "VAT", "Meshes", "Exports") on real assets and the
+//! VATs, LODs and exports (docs/design.md §3 "VAT", "Meshes", "Exports") on real assets and the
 //! built-in character, checked against independent computations: reference LBS of the source
 //! (throng-anim, every influence) for VAT fidelity, index-buffer rules for LODs, and the `ktx2`
 //! crate's reader for the KTX2 writer.
@@ -287,4 +287,24 @@ fn anchor_and_f32_bone_textures_export() {
         assert_eq!(r.levels().next().map(|l| l.data), Some(data));
     }
     assert_eq!(manifest.textures[1].width, 3);
+}
+
+/// The manifest describes the ranges of `quat-snorm16` only where the texture is
+/// `quat-snorm16`: a `mat4-f32` export stores plain floats.
+#[test]
+fn manifest_names_snorm16_ranges_only_for_quat_snorm16() {
+    let model = demo();
+    for (encoding, ranges) in [
+        (throng_asset::Encoding::Mat4F32, false),
+        (throng_asset::Encoding::QuatSnorm16, true),
+    ] {
+        let mut o = opts("demo", None, &[]);
+        o.encoding = encoding;
+        let (asset, _) = bake(&model, &o).expect("bake");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let m = throng_bake::export::export(&asset, dir.path()).expect("export");
+        let holds = &m.textures[0].holds;
+        assert_eq!(holds.contains("snorm16 ×"), ranges, "{encoding}: {holds}");
+        assert!(holds.contains(encoding.as_str()), "{holds}");
+    }
 }

@@ -7,7 +7,7 @@
 //! up to four influences per vertex), one material (`baseColorFactor` fox orange × a small
 //! generated PNG), and four clips keyed at 30 fps with LINEAR interpolation: `idle`, `walk`,
 //! `run` (looping) and `sit` (`"loop": "once"`), with `animations[i].extras.throng` loop modes
-//! and events (DESIGN.md §2). Units are metres, +Y up, facing +Z; time in seconds.
+//! and events (docs/design.md §2). Units are metres, +Y up, facing +Z; time in seconds.
 //!
 //! Generation is deterministic: the same bytes on every call and every run (no hash-map
 //! order, no clock; the only floating-point library calls are `sin`/`cos`/`powi`, so another

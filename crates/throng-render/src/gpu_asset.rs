@@ -1,5 +1,5 @@
 //! A baked asset uploaded to the GPU: the bone texture as a 2D array texture (rows beyond
-//! `rows_per_layer` in further layers, DESIGN.md §3), bone parameters, the clip table, and per
+//! `rows_per_layer` in further layers, docs/design.md §3), bone parameters, the clip table, and per
 //! primitive an interleaved vertex buffer and an index buffer.
 
 use glam::Vec3;

@@ -1,4 +1,4 @@
-//! The directional light's shadow camera (DESIGN.md §5 "Shadows"): an orthographic camera
+//! The directional light's shadow camera (docs/design.md §5 "Shadows"): an orthographic camera
 //! looking along the light that covers what the main camera can see of the receivers (the
 //! crowd and the ground) and, in depth, everything that can cast onto them.
 

@@ -1,4 +1,4 @@
-//! Vertex animation textures on the GPU (DESIGN.md §3 "VAT"): per primitive a position texture
+//! Vertex animation textures on the GPU (docs/design.md §3 "VAT"): per primitive a position texture
 //! (Rgba32Float, Rgba16Float or Rgba16Uint) and an octahedral normal texture (Rg16Sint), both 2D
 //! arrays with texture rows beyond `rows_per_layer` in further layers.
 

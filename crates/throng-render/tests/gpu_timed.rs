@@ -1,7 +1,7 @@
 //! GPU-timed playback: the shaders derive each instance's rows, fracs and weights from
 //! throng-runtime's compact record and the clock. Checked against the runtime's CPU twin
 //! (`throng_runtime::gpu_layers`) over a day of play with crossfades, blends, every loop mode
-//! and several speeds: weights within 1e-6, rows equal and fracs within 1e-4 (DESIGN.md §4;
+//! and several speeds: weights within 1e-6, rows equal and fracs within 1e-4 (docs/design.md §4;
 //! a row may differ only where the CPU's frac is within 1e-4 of a frame boundary), and the
 //! skinned vertices within 1e-6 of the bounding diagonal of the CPU decoder's.
 

@@ -25,7 +25,7 @@ impl Default for PlayOptions {
     }
 }
 
-/// An event crossing (DESIGN.md §4): fired once per crossing of the play interval.
+/// An event crossing (docs/design.md §4): fired once per crossing of the play interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FiredEvent {
     pub instance: Handle,

@@ -1,4 +1,4 @@
-//! CPU-timed playback (DESIGN.md §4): every `update(dt)` advances every instance and writes
+//! CPU-timed playback (docs/design.md §4): every `update(dt)` advances every instance and writes
 //! its 64 B [`InstanceRecord`].
 //!
 //! Layout (struct of arrays, dense `0..len`): `meta` (8 B: instance speed, layer count, flags),

@@ -1,4 +1,4 @@
-//! GPU-timed playback (DESIGN.md §4): the GPU derives rows and fracs from a compact
+//! GPU-timed playback (docs/design.md §4): the GPU derives rows and fracs from a compact
 //! per-instance record and a global clock; the CPU writes a record only when that instance's
 //! playback changes, so a frame costs O(changes + events fired), not O(instances).
 //!

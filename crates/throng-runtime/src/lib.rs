@@ -1,4 +1,4 @@
-//! Per-instance playback of baked throng assets (DESIGN.md §4): the CPU decides which baked
+//! Per-instance playback of baked throng assets (docs/design.md §4): the CPU decides which baked
 //! frame rows each instance shows; the GPU skins.
 //!
 //! - [`CpuRuntime`] — CPU-timed mode: `update(dt)` advances every instance in parallel and

@@ -15,7 +15,7 @@ impl Rng {
     }
 }
 
-/// Rows equal except within 1e-4 frames of a row boundary; frac within 1e-4 (DESIGN.md §4).
+/// Rows equal except within 1e-4 frames of a row boundary; frac within 1e-4 (docs/design.md §4).
 fn agree(g: &throng_asset::Layer, e: &throng_asset::Layer, period: f64, what: &str) {
     assert!(
         (g.weight - e.weight).abs() < 1e-5,

@@ -83,9 +83,43 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             eprintln!("error: {}", error_chain(&e));
+            if let Some(hint) = flag_hint(&e) {
+                eprintln!("hint: {hint}");
+            }
             ExitCode::from(1)
         }
     }
+}
+
+/// The command-line flags that fix a library error, when there are some (library messages say
+/// what to change in the library's terms; the command line names its own flags).
+fn flag_hint(e: &anyhow::Error) -> Option<&'static str> {
+    use throng_bake::BakeError;
+    e.chain().find_map(|cause| {
+        if let Some(b) = cause.downcast_ref::<BakeError>() {
+            return match b {
+                BakeError::TextureTooWide { .. } => {
+                    Some("--encoding quat-snorm16, or --max-texture-size N")
+                }
+                BakeError::EncodingUnsupported { .. } => {
+                    Some("--encoding mat3x4-f32, or leave out --strict")
+                }
+                BakeError::NothingToAnimate { why, .. } if why.contains("animation-only") => {
+                    Some("bake the character and pass this file with --clips FILE")
+                }
+                BakeError::BadPrimitive { what, .. } if what.contains("f16 range") => {
+                    Some("--vat unorm16 or --vat f32")
+                }
+                _ => None,
+            };
+        }
+        match cause.downcast_ref::<throng_bake::verify::VerifyError>() {
+            Some(throng_bake::verify::VerifyError::NoSourceClip { .. }) => {
+                Some("the --clips files the bake used")
+            }
+            _ => None,
+        }
+    })
 }
 
 /// The error and its causes, joined by ": ", leaving out a cause whose text the message before

@@ -58,7 +58,7 @@ impl Trs {
     }
 }
 
-/// Encodes `poses[row][entry]` into a bone texture of `encoding` (DESIGN.md §3).
+/// Encodes `poses[row][entry]` into a bone texture of `encoding` (docs/design.md §3).
 pub fn encode(encoding: Encoding, poses: &[Vec<Trs>], rows_per_layer: u32) -> BoneTexture {
     let rows = poses.len() as u32;
     let entries = poses[0].len() as u32;

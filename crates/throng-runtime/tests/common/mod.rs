@@ -1,4 +1,4 @@
-//! Hand-built clip tables (the baker is separate; these follow DESIGN.md §3's formulas).
+//! Hand-built clip tables (the baker is separate; these follow docs/design.md §3's formulas).
 #![allow(dead_code)]
 
 use throng_asset::{Aabb, ClipEvent, ClipInfo, LoopMode};

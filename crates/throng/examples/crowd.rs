@@ -1,10 +1,15 @@
 //! Embedding throng in an application that owns its wgpu device and its window.
 //!
 //! ```text
-//! cargo run --release -p throng-render --example crowd                  # a window (winit)
-//! cargo run --release -p throng-render --example crowd -- --headless    # crowd.png, no window
-//!     [--instances N] [--frames N] [--out FILE.png] [--size WxH]
+//! cargo run --release -p throng --example crowd                  # a window (winit)
+//! cargo run --release -p throng --example crowd -- --headless    # crowd.png, no window
+//!     [--asset BAKED.glb] [--instances N] [--frames N] [--out FILE.png] [--size WxH]
 //! ```
+//!
+//! The application part links only what a game links — `throng-asset` (load the file),
+//! `throng-runtime` (playback) and `throng-render` (drawing). Without `--asset` the example makes
+//! its asset first, the built-in fox baked in memory (the offline side: `throng-demo`,
+//! `throng-gltf`, `throng-bake`); with `--asset` it loads a file `throng bake` wrote.
 //!
 //! A crowd of the built-in fox plays in the CPU-timed runtime (`throng_runtime::CpuRuntime`,
 //! which picks each instance's baked frame rows) and the GPU skins and draws it. throng needs
@@ -23,9 +28,7 @@ use std::time::Instant;
 use glam::{Mat4, Vec3};
 use throng_asset::{Aabb, BakedAsset, LoopMode};
 use throng_render::image::RgbaImage;
-use throng_render::{
-    Crowd, FrameStats, Gpu, GpuAsset, InstanceRecord, Playback, RenderOptions, Renderer,
-};
+use throng_render::{Crowd, FrameStats, Gpu, GpuAsset, Playback, RenderOptions, Renderer};
 use throng_runtime::{CpuRuntime, InstanceTransform, PlayOptions};
 use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
@@ -96,8 +99,9 @@ pub fn draw(
     let crowd = Crowd {
         asset: fox,
         transforms: runtime.transforms(),
-        // The runtime's records are the renderer's layout (DESIGN.md §4): no copy.
-        playback: Playback::Cpu(bytemuck::cast_slice::<_, InstanceRecord>(runtime.records())),
+        // The runtime's records are the renderer's layout (docs/design.md §4): no copy.
+        // The runtime's records are the renderer's layout (one contract type): no copy.
+        playback: Playback::Cpu(runtime.records()),
     };
     // camera: None frames the crowd automatically; ground, shadows, culling and LODs are on.
     let opts = RenderOptions::default();
@@ -393,6 +397,8 @@ impl ApplicationHandler for App {
 /// Command-line options (see the module docs).
 struct Args {
     headless: bool,
+    /// A baked asset to load instead of baking the built-in fox.
+    asset: Option<std::path::PathBuf>,
     instances: u32,
     /// Frames to draw (headless default 10; windowed default: until closed).
     frames: Option<u32>,
@@ -403,6 +409,7 @@ struct Args {
 fn parse_args() -> Result<Args> {
     let mut args = Args {
         headless: false,
+        asset: None,
         instances: 1_000,
         frames: None,
         out: "crowd.png".into(),
@@ -413,6 +420,7 @@ fn parse_args() -> Result<Args> {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
         match a.as_str() {
             "--headless" => args.headless = true,
+            "--asset" => args.asset = Some(value()?.into()),
             "--instances" => match value()?.parse()? {
                 0 => return Err("--instances needs at least 1".into()),
                 n => args.instances = n,
@@ -447,7 +455,10 @@ fn parse_args() -> Result<Args> {
 
 fn main() -> Result<()> {
     let args = parse_args()?;
-    let asset = bake_fox()?;
+    let asset = match &args.asset {
+        Some(path) => throng_asset::read(path)?,
+        None => bake_fox()?,
+    };
     if args.headless {
         let device = create_device(&headless_instance(), None)?;
         let frames = args.frames.unwrap_or(10);
