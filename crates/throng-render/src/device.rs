@@ -135,8 +135,10 @@ impl Gpu {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("throng"),
                 required_limits: limits,
-                // Optional: lets the renderer draw a primitive's LODs with one multi-draw.
-                required_features: adapter.features() & wgpu::Features::INDIRECT_FIRST_INSTANCE,
+                // Optional: first instances let the renderer draw a primitive's LODs with one
+                // multi-draw; timestamp queries give the frame statistics the GPU's own time.
+                required_features: adapter.features()
+                    & (wgpu::Features::INDIRECT_FIRST_INSTANCE | wgpu::Features::TIMESTAMP_QUERY),
                 ..Default::default()
             })
             .await

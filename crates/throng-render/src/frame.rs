@@ -30,6 +30,9 @@ pub struct FrameStats {
     /// Triangles drawn in the main pass (ground excluded) and in the shadow pass.
     pub triangles: u64,
     pub shadow_triangles: u64,
+    /// GPU time of the frame's passes (culling through the main pass), nanoseconds, from
+    /// timestamp queries; `None` where the device has none (or the frame was only recorded).
+    pub gpu_ns: Option<u64>,
 }
 
 /// A frame read back from the GPU.
@@ -126,6 +129,73 @@ impl FrameSetup {
             pixels_per_unit: opts.height as f32 * 0.5 / (camera.fov_y * 0.5).tan().max(1e-6),
             light_reach: light_dir.extend(reach),
         }
+    }
+}
+
+/// Timestamp queries around a frame's passes: an empty compute pass writes the first before
+/// them, another the second after them (no optional feature beyond `TIMESTAMP_QUERY`).
+pub(crate) struct FrameTimer {
+    queries: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+    read: wgpu::Buffer,
+}
+
+impl FrameTimer {
+    /// A timer when the device has timestamp queries.
+    pub fn new(device: &wgpu::Device) -> Option<FrameTimer> {
+        if !device.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
+            return None;
+        }
+        let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("throng frame timestamps"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        });
+        let buffer = |label, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        Some(FrameTimer {
+            queries,
+            resolved: buffer(
+                "throng timestamps",
+                wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            ),
+            read: buffer(
+                "throng timestamps readback",
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            ),
+        })
+    }
+
+    /// An empty compute pass writing timestamp `index` (0: before the frame, 1: after it).
+    pub fn mark(&self, enc: &mut wgpu::CommandEncoder, index: u32) {
+        enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("throng frame timestamp"),
+            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                query_set: &self.queries,
+                beginning_of_pass_write_index: Some(index),
+                end_of_pass_write_index: None,
+            }),
+        });
+    }
+
+    /// Records the copy of both timestamps into the readback buffer (after [`Self::mark`] 1).
+    pub fn resolve(&self, enc: &mut wgpu::CommandEncoder) {
+        enc.resolve_query_set(&self.queries, 0..2, &self.resolved, 0);
+        enc.copy_buffer_to_buffer(&self.resolved, 0, &self.read, 0, 16);
+    }
+
+    /// The frame's GPU time after submission, nanoseconds.
+    pub fn read(&self, gpu: &crate::device::Gpu) -> Option<u64> {
+        let bytes = crate::readback::map_read(gpu, &self.read).ok()?;
+        let t: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
+        let ticks = t.get(1)?.checked_sub(*t.first()?)?;
+        Some((ticks as f64 * gpu.queue.get_timestamp_period() as f64).round() as u64)
     }
 }
 

@@ -11,7 +11,7 @@ use crate::crowd::{Crowd, CrowdBuffers, Playback};
 use crate::device::{AdapterSummary, Gpu};
 use crate::error::RenderError;
 use crate::frame::{
-    add_gpu_counts, scene_bounds, ArgsLayout, FrameSetup, FrameStats, RenderedFrame,
+    add_gpu_counts, scene_bounds, ArgsLayout, FrameSetup, FrameStats, FrameTimer, RenderedFrame,
 };
 use crate::gpu_asset::GpuAsset;
 use crate::gpu_types::{DrawIndexedArgs, DRAW_PARAMS_STRIDE};
@@ -124,15 +124,24 @@ impl Renderer {
     ) -> Result<RenderedFrame, RenderError> {
         self.check_size(opts)?;
         let target = OffscreenTarget::new(&self.gpu.device, opts.width, opts.height);
+        let timer = FrameTimer::new(&self.gpu.device);
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        if let Some(t) = &timer {
+            t.mark(&mut enc, 0);
+        }
         let (mut stats, args) =
             self.record(&mut enc, &target.view, COLOR_FORMAT, crowds, opts, true)?;
+        if let Some(t) = &timer {
+            t.mark(&mut enc, 1);
+            t.resolve(&mut enc);
+        }
         let read = target.copy_out(&self.gpu.device, &mut enc);
         self.gpu.queue.submit([enc.finish()]);
         if let Some((buf, layouts)) = args {
             let bytes = map_read(&self.gpu, &buf)?;
             add_gpu_counts(&mut stats, &bytes, &layouts);
         }
+        stats.gpu_ns = timer.and_then(|t| t.read(&self.gpu));
         let image = target.read(&self.gpu, &read)?;
         Ok(RenderedFrame { image, stats })
     }

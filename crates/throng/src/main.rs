@@ -46,6 +46,8 @@ enum BenchCommand {
     Runtime(cmd::bench_runtime::Args),
     /// Frame and CPU time of 1, 100 and 1,000 instances on the texture, VAT and reference paths.
     Render(cmd::bench_render::Args),
+    /// One JSON file and one Markdown table of a `bench/gpu.sh` run's folder.
+    Summary(cmd::bench_summary::Args),
 }
 
 /// Mesa's Vulkan device-select layer looks for a Wayland display on every device creation and
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
         Command::Shaders(a) => cmd::shaders::run(a),
         Command::Bench(BenchCommand::Runtime(a)) => cmd::bench_runtime::run(a),
         Command::Bench(BenchCommand::Render(a)) => cmd::bench_render::run(a),
+        Command::Bench(BenchCommand::Summary(a)) => cmd::bench_summary::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -22,7 +22,7 @@ use std::time::Instant;
 use throng_asset::{Aabb, BakedAsset};
 use throng_render::gpu_types::FrameUniform;
 use throng_render::{
-    DecodedMeshes, InstanceRecord, Playback, RenderOptions, Renderer, SkinPath, Skinning,
+    Crowd, DecodedMeshes, InstanceRecord, Playback, RenderOptions, Renderer, SkinPath, Skinning,
 };
 use throng_runtime::crowd::{self, Assignment};
 use throng_runtime::CpuRuntime;
@@ -79,6 +79,9 @@ struct Case {
     frame_ms: f64,
     /// Mean CPU time preparing a frame's data (records or skinned vertices), milliseconds.
     cpu_ms: f64,
+    /// Mean GPU time of a frame's passes from timestamp queries, milliseconds (GPU paths on
+    /// devices with timestamp queries; null otherwise).
+    gpu_ms: Option<f64>,
     /// frame_ms / the texture path's frame_ms at the same instance count.
     vs_texture: f64,
     draws: u64,
@@ -199,6 +202,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 continue;
             }
             let (mut frame_s, mut cpu_s) = (0.0, 0.0);
+            let mut gpu_ns: Option<u64> = Some(0);
             let mut rt = crowd_runtime(&asset, &transforms)?;
             for f in 0..args.frames + 2 {
                 let start = Instant::now();
@@ -230,19 +234,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         },
                         ..base
                     };
-                    renderer.render_playback(
-                        &gpu_asset,
-                        &transforms,
-                        Playback::Cpu(rt.records()),
-                        &opts,
-                    )?;
+                    let crowd = Crowd {
+                        asset: &gpu_asset,
+                        transforms: &transforms,
+                        playback: Playback::Cpu(rt.records()),
+                    };
+                    let frame = renderer.render_scene(&[crowd], &opts)?;
                     if f >= 2 {
                         cpu_s += cpu;
                         frame_s += start.elapsed().as_secs_f64();
+                        gpu_ns = gpu_ns.zip(frame.stats.gpu_ns).map(|(a, b)| a + b);
                     }
                 }
             }
             let frame_ms = frame_s * 1e3 / args.frames as f64;
+            let gpu_ms = gpu_ns
+                .filter(|_| path != "reference")
+                .map(|ns| ns as f64 * 1e-6 / args.frames as f64);
             if path == "texture" {
                 texture_ms = frame_ms;
             }
@@ -263,6 +271,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 instances: n,
                 frame_ms,
                 cpu_ms: cpu_s * 1e3 / args.frames as f64,
+                gpu_ms,
                 vs_texture: frame_ms / texture_ms,
                 draws,
                 upload_bytes,
@@ -296,13 +305,21 @@ fn table(r: &Report) -> String {
         r.adapter, r.asset, r.primitives, r.vertices, r.width, r.height, r.frames
     );
     s += &format!(
-        "{:>9} {:>10} {:>10} {:>9} {:>11} {:>7} {:>14}\n",
-        "instances", "path", "frame ms", "cpu ms", "vs texture", "draws", "upload B/frame"
+        "{:>9} {:>10} {:>10} {:>9} {:>9} {:>11} {:>7} {:>14}\n",
+        "instances",
+        "path",
+        "frame ms",
+        "gpu ms",
+        "cpu ms",
+        "vs texture",
+        "draws",
+        "upload B/frame"
     );
     for c in &r.cases {
+        let gpu = c.gpu_ms.map_or("-".to_string(), |g| format!("{g:.2}"));
         s += &format!(
-            "{:>9} {:>10} {:>10.2} {:>9.3} {:>10.2}x {:>7} {:>14}\n",
-            c.instances, c.path, c.frame_ms, c.cpu_ms, c.vs_texture, c.draws, c.upload_bytes
+            "{:>9} {:>10} {:>10.2} {:>9} {:>9.3} {:>10.2}x {:>7} {:>14}\n",
+            c.instances, c.path, c.frame_ms, gpu, c.cpu_ms, c.vs_texture, c.draws, c.upload_bytes
         );
     }
     s

@@ -4,6 +4,7 @@
 pub mod bake;
 pub mod bench_render;
 pub mod bench_runtime;
+pub mod bench_summary;
 pub mod demo;
 pub mod demo_asset;
 pub mod inspect;

@@ -44,6 +44,9 @@ struct Case {
     frame_ms: f64,
     /// Median CPU time of recording a frame (records + encode, no GPU wait), milliseconds.
     cpu_ms: f64,
+    /// Median GPU time of a frame's passes (timestamp queries), milliseconds; null where the
+    /// device has none.
+    gpu_ms: Option<f64>,
     /// Every timed frame's wall time, milliseconds.
     frame_ms_all: Vec<f64>,
     draws: u32,
@@ -173,7 +176,7 @@ fn measure(
         ..opts
     };
     let dt = 1.0 / 60.0;
-    let (mut frame_ms, mut cpu_ms) = (Vec::new(), Vec::new());
+    let (mut frame_ms, mut cpu_ms, mut gpu_ms) = (Vec::new(), Vec::new(), Vec::new());
     let mut last: Option<(FrameStats, throng_render::image::RgbaImage)> = None;
     for f in 0..frames + 1 {
         // CPU side alone: the runtime's update + recording the frame, never submitted.
@@ -216,6 +219,7 @@ fn measure(
         if f >= 1 {
             frame_ms.push(wall);
             cpu_ms.push(cpu);
+            gpu_ms.extend(frame.stats.gpu_ns.map(|ns| ns as f64 * 1e-6));
         }
         last = Some((frame.stats, frame.image));
     }
@@ -232,6 +236,7 @@ fn measure(
             lod_bias: opts.lod_bias,
             frame_ms: fm,
             cpu_ms: cm,
+            gpu_ms: (gpu_ms.len() == frame_ms.len()).then(|| median(&gpu_ms)),
             frame_ms_all: frame_ms,
             draws: st.draws,
             shadow_draws: st.shadow_draws,
@@ -381,10 +386,11 @@ fn table(r: &Report) -> String {
         r.adapter, r.asset, r.width, r.lod_ratios, r.lod_triangles, r.frames
     );
     s += &format!(
-        "{:>9} {:>9} {:>10} {:>9} {:>6} {:>9} {:>24} {:>12} {:>9} {:>12} {:>10}\n",
+        "{:>9} {:>9} {:>10} {:>9} {:>9} {:>6} {:>9} {:>24} {:>12} {:>9} {:>12} {:>10}\n",
         "case",
         "instances",
         "frame ms",
+        "gpu ms",
         "cpu ms",
         "draws",
         "drawn",
@@ -396,11 +402,13 @@ fn table(r: &Report) -> String {
     );
     for c in &r.cases {
         let lods: Vec<String> = c.instances_per_lod.iter().map(|x| x.to_string()).collect();
+        let gpu = c.gpu_ms.map_or("-".to_string(), |g| format!("{g:.1}"));
         s += &format!(
-            "{:>9} {:>9} {:>10.1} {:>9.2} {:>6} {:>9} {:>24} {:>12} {:>9} {:>12} {:>10.2}\n",
+            "{:>9} {:>9} {:>10.1} {:>9} {:>9.2} {:>6} {:>9} {:>24} {:>12} {:>9} {:>12} {:>10.2}\n",
             c.case,
             c.instances,
             c.frame_ms,
+            gpu,
             c.cpu_ms,
             c.draws,
             c.instances_drawn,

@@ -148,7 +148,7 @@ pub fn stats_line(s: &FrameStats) -> String {
         .collect();
     format!(
         "frame: {} draw calls ({} shadow), {} culling dispatches; {} instances drawn ({}), \
-         {} triangles; shadows: {} instances, {} triangles",
+         {} triangles; shadows: {} instances, {} triangles{}",
         s.draws,
         s.shadow_draws,
         s.dispatches,
@@ -160,7 +160,10 @@ pub fn stats_line(s: &FrameStats) -> String {
         },
         s.triangles,
         s.shadow_instances,
-        s.shadow_triangles
+        s.shadow_triangles,
+        s.gpu_ns
+            .map(|ns| format!("; GPU {:.2} ms (timestamp queries)", ns as f64 * 1e-6))
+            .unwrap_or_default()
     )
 }
 
