@@ -228,3 +228,28 @@ fn open_no_follow(path: &Path) -> io::Result<File> {
 fn open_no_follow(path: &Path) -> io::Result<File> {
     File::open(path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::read_bounded;
+
+    #[test]
+    fn reads_stop_at_the_limit_and_never_allocate_past_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // 1 GiB, sparse: nothing is written to disk.
+        let big = dir.path().join("big.bin");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(1 << 30)
+            .unwrap();
+        let v = read_bounded(&big, 10).unwrap();
+        assert_eq!(v.len(), 10);
+        assert!(v.capacity() < 4096, "{}", v.capacity());
+        // A declared length far beyond the file: the buffer is the file's size.
+        let small = dir.path().join("small.bin");
+        std::fs::write(&small, b"12345").unwrap();
+        let v = read_bounded(&small, u64::MAX).unwrap();
+        assert_eq!(v, b"12345");
+        assert!(v.capacity() < 4096, "{}", v.capacity());
+    }
+}

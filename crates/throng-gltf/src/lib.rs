@@ -14,6 +14,12 @@
 //! Non-fatal repairs (normalised quaternions, duplicate key times, skipped non-triangle
 //! primitives, morph channels, ...) are listed in [`Model::warnings`].
 //!
+//! Files are untrusted (DESIGN.md §6): a `.gltf`'s external buffers and images are read only
+//! from regular files inside its folder, or inside [`ImportOptions::asset_root`] when one is
+//! given to [`import_with`]; absolute paths, other schemes, `..` or links that leave the folder
+//! are [`ImportErrorKind::UnsafeUri`] before anything outside is opened or looked up. A buffer
+//! file is read up to its `byteLength` and no further, an image file up to 256 MiB.
+//!
 //! Flat normals: when a primitive has no NORMAL, each triangle's normal is put on its three
 //! vertices. Indexed primitives are unwelded first (one vertex per index, sequential indices)
 //! so that every face gets its exact normal; triangle soups (no indices) are kept as they are.
