@@ -20,10 +20,11 @@ pub const MAX_FPS: f64 = 1e6;
 /// apart, already coarser than any frame, and 1e308 would be infinite there.
 pub const MAX_CLIP_SECONDS: f64 = 1e6;
 
-/// Largest `translationRange` / `scaleRange`: decoded values and their sums over influences and
-/// layers stay many orders of magnitude inside f32 (3.4e38), so a range cannot make a sample
-/// non-finite; no real asset comes near (a kilometre is 1e6 mm).
-pub const MAX_RANGE: f32 = 1e12;
+/// Largest magnitude of the numbers skinning multiplies: texel values, bind-space positions,
+/// normals and tangents, VAT positions and ranges, `translationRange` / `scaleRange`. The
+/// product of two, summed over influences and layers, stays far inside f32 (3.4e38), so no file
+/// can make a sample non-finite; no real asset comes near (a kilometre is 1e6 mm).
+pub const MAX_MAGNITUDE: f32 = 1e12;
 
 /// Relative tolerance of `step = duration / (frames − 1)`: writers compute it in f64 and JSON
 /// round-trips it exactly, so only a damaged or foreign file misses by more.
@@ -59,9 +60,26 @@ impl Check<'_> {
         }
     }
 
-    /// Every float of texel data: a NaN or infinity would reach every skinned vertex that
-    /// uses it. `row_bytes` only locates the value for the message.
-    fn texels_finite(
+    /// Finite and at most [`MAX_MAGNITUDE`] in magnitude: a number skinning multiplies.
+    fn bounded(&self, element: &str, values: &[f32]) -> Result<(), AssetError> {
+        match values
+            .iter()
+            .position(|v| !(v.is_finite() && v.abs() <= MAX_MAGNITUDE))
+        {
+            Some(i) => Err(self.fail(
+                element,
+                format!(
+                    "value {i} is {} (must be finite, at most {MAX_MAGNITUDE:e} in magnitude)",
+                    values[i]
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Every float of texel data is [`Check::bounded`]: a NaN, infinity or 1e38 would reach
+    /// every skinned vertex that uses it. `row_bytes` only locates the value for the message.
+    fn texels_bounded(
         &self,
         element: &str,
         float: Float,
@@ -73,7 +91,10 @@ impl Check<'_> {
             Float::F16 => 2,
         };
         let bad = data.chunks_exact(size).position(|b| match float {
-            Float::F32 => !f32::from_le_bytes([b[0], b[1], b[2], b[3]]).is_finite(),
+            Float::F32 => {
+                let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                !(v.is_finite() && v.abs() <= MAX_MAGNITUDE)
+            }
             // IEEE 754 binary16: an all-ones exponent is an infinity or a NaN.
             Float::F16 => u16::from_le_bytes([b[0], b[1]]) & 0x7C00 == 0x7C00,
         });
@@ -81,7 +102,7 @@ impl Check<'_> {
             Some(i) => Err(self.fail(
                 element,
                 format!(
-                    "value {i} (texture row {}) is not finite",
+                    "value {i} (texture row {}) is not finite or above {MAX_MAGNITUDE:e} in magnitude",
                     i * size / row_bytes.max(1)
                 ),
             )),
@@ -116,14 +137,14 @@ impl Check<'_> {
     }
 
     /// A range of the `quat-snorm16` decoding: finite, ≥ 0 (0 decodes to 0, docs/format.md),
-    /// at most [`MAX_RANGE`].
+    /// at most [`MAX_MAGNITUDE`].
     fn range(&self, element: &str, v: f32) -> Result<(), AssetError> {
-        if v.is_finite() && (0.0..=MAX_RANGE).contains(&v) {
+        if v.is_finite() && (0.0..=MAX_MAGNITUDE).contains(&v) {
             Ok(())
         } else {
             Err(self.fail(
                 element,
-                format!("{v} is not a number in [0, {MAX_RANGE:e}]"),
+                format!("{v} is not a number in [0, {MAX_MAGNITUDE:e}]"),
             ))
         }
     }
@@ -203,7 +224,7 @@ pub fn validate(asset: &BakedAsset, file: &str) -> Result<(), AssetError> {
         Encoding::QuatSnorm16 => None,
     };
     if let Some(f) = float {
-        c.texels_finite("boneTexture data", f, &tex.data, row_bytes)?;
+        c.texels_bounded("boneTexture data", f, &tex.data, row_bytes)?;
     }
     c.range("boneTexture.translationRange", tex.translation_range)?;
     c.range("boneTexture.scaleRange", tex.scale_range)?;
@@ -410,13 +431,13 @@ fn primitive(
     }
     count("joints", p.joints.len(), v * k)?;
     count("weights", p.weights.len(), v * k)?;
-    c.finite(
+    c.bounded(
         &format!("{el}.positions"),
         bytemuck::cast_slice(&p.positions),
     )?;
-    c.finite(&format!("{el}.normals"), bytemuck::cast_slice(&p.normals))?;
+    c.bounded(&format!("{el}.normals"), bytemuck::cast_slice(&p.normals))?;
     if let Some(t) = &p.tangents {
-        c.finite(&format!("{el}.tangents"), bytemuck::cast_slice(t))?;
+        c.bounded(&format!("{el}.tangents"), bytemuck::cast_slice(t))?;
     }
     if let Some(t) = &p.uv0 {
         c.finite(&format!("{el}.uv0"), bytemuck::cast_slice(t))?;
@@ -507,8 +528,8 @@ fn vat(c: &Check, asset: &BakedAsset, el: &str, t: &Vat, v: usize) -> Result<(),
     };
     if let Some(f) = float {
         let row_bytes = t.width as usize * t.encoding.bytes_per_texel() as usize;
-        c.texels_finite(&format!("{el}.positions"), f, &t.positions, row_bytes)?;
+        c.texels_bounded(&format!("{el}.positions"), f, &t.positions, row_bytes)?;
     }
-    c.finite(el, &[t.min.x, t.min.y, t.min.z, t.max.x, t.max.y, t.max.z])?;
+    c.bounded(el, &[t.min.x, t.min.y, t.min.z, t.max.x, t.max.y, t.max.z])?;
     c.ordered(&format!("{el}.min/max"), t.min.to_array(), t.max.to_array())
 }

@@ -478,61 +478,34 @@ fn check_bin(
 }
 
 #[test]
-fn non_finite_binary_values() {
+fn non_finite_and_absurd_binary_values() {
     let asset = common::asset(Encoding::QuatF32);
     let prim = "primitives[0] (node 4, mesh 0, primitive 0)";
-    let fields: [(&str, String); 4] = [
-        ("positions", format!("{prim}.positions")),
-        ("normals", format!("{prim}.normals")),
-        ("tangents", format!("{prim}.tangents")),
-        ("uv0", format!("{prim}.uv0")),
-    ];
-    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
-        for (key, field) in &fields {
+    let ext = |j: &Value| j["extensions"]["THRONG_baked_animation"].clone();
+    // What skinning multiplies must also stay within 1e12 in magnitude; the rest only finite.
+    let multiplied = ["positions", "normals", "tangents"];
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e13, -1e38] {
+        let absurd_only = bad.is_finite();
+        for key in ["positions", "normals", "tangents", "uv0"] {
+            let want = if absurd_only && !multiplied.contains(&key) {
+                Want::Ok
+            } else {
+                invalid(format!("{prim}.{key}"))
+            };
             check_bin(
                 key,
                 &asset,
-                |j| {
-                    view_offset(
-                        j,
-                        &j["extensions"]["THRONG_baked_animation"]["primitives"][0][key],
-                    ) + 4
-                },
+                |j| view_offset(j, &ext(j)["primitives"][0][key]) + 4,
                 &bad.to_le_bytes(),
-                invalid(field.as_str()),
+                want,
             );
         }
-        // Row 3's box; its min.x.
-        check_bin(
-            "row bounds",
-            &asset,
-            |j| view_offset(j, &j["extensions"]["THRONG_baked_animation"]["rowBounds"]) + 3 * 24,
-            &bad.to_le_bytes(),
-            invalid("rowBounds[3]"),
-        );
-        check_bin(
-            "anchors",
-            &asset,
-            |j| {
-                view_offset(
-                    j,
-                    &j["extensions"]["THRONG_baked_animation"]["anchors"]["bufferView"],
-                ) + 40
-            },
-            &bad.to_le_bytes(),
-            invalid("anchors data"),
-        );
         // A texel of row 2 of an f32 bone texture.
         let row2 = 2 * common::ENTRIES * 32;
         check_bin(
             "f32 texel",
             &asset,
-            |j| {
-                view_offset(
-                    j,
-                    &j["extensions"]["THRONG_baked_animation"]["boneTexture"]["bufferView"],
-                ) + row2
-            },
+            |j| view_offset(j, &ext(j)["boneTexture"]["bufferView"]) + row2,
             &bad.to_le_bytes(),
             invalid("boneTexture data"),
         );
@@ -540,21 +513,34 @@ fn non_finite_binary_values() {
         check_bin(
             "VAT position",
             &vat,
-            |j| {
-                view_offset(
-                    j,
-                    &j["extensions"]["THRONG_baked_animation"]["primitives"][0]["vat"]["positions"],
-                ) + 100
-            },
+            |j| view_offset(j, &ext(j)["primitives"][0]["vat"]["positions"]) + 100,
             &bad.to_le_bytes(),
             invalid("vat.positions"),
+        );
+        if absurd_only {
+            continue;
+        }
+        // Row 3's box; its min.x.
+        check_bin(
+            "row bounds",
+            &asset,
+            |j| view_offset(j, &ext(j)["rowBounds"]) + 3 * 24,
+            &bad.to_le_bytes(),
+            invalid("rowBounds[3]"),
+        );
+        check_bin(
+            "anchors",
+            &asset,
+            |j| view_offset(j, &ext(j)["anchors"]["bufferView"]) + 40,
+            &bad.to_le_bytes(),
+            invalid("anchors data"),
         );
     }
     // A finite box with min above max on x.
     check_bin(
         "inverted row box",
         &asset,
-        |j| view_offset(j, &j["extensions"]["THRONG_baked_animation"]["rowBounds"]) + 2 * 24,
+        |j| view_offset(j, &ext(j)["rowBounds"]) + 2 * 24,
         &1e30f32.to_le_bytes(),
         invalid("rowBounds[2]"),
     );
@@ -564,16 +550,18 @@ fn non_finite_binary_values() {
         check_bin(
             "f16 texel",
             &f16,
-            |j| {
-                view_offset(
-                    j,
-                    &j["extensions"]["THRONG_baked_animation"]["boneTexture"]["bufferView"],
-                ) + 6
-            },
+            |j| view_offset(j, &ext(j)["boneTexture"]["bufferView"]) + 6,
             &bits.to_le_bytes(),
             invalid("boneTexture data"),
         );
     }
+    // VAT range beyond 1e12.
+    let cases = vec![(
+        "VAT max 1e13",
+        vec![(p("/primitives/0/vat/max"), json!([1e13, 1, 1]))],
+        invalid("vat"),
+    )];
+    run_json_cases(&with_vat(common::asset(Encoding::QuatSnorm16)), cases);
 }
 
 #[test]
