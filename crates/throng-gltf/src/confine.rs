@@ -28,6 +28,15 @@ pub(crate) struct Confinement {
     base: Vec<OsString>,
 }
 
+/// Why no [`Confinement`] could be made.
+#[derive(Debug)]
+pub(crate) enum RootError {
+    /// The file's folder cannot be resolved (it does not exist, or cannot be searched).
+    Folder(String),
+    /// The asset root cannot be resolved, or does not contain the file's folder.
+    Root(String),
+}
+
 /// Why a resolution failed.
 #[derive(Debug)]
 pub(crate) enum Refusal {
@@ -40,7 +49,7 @@ pub(crate) enum Refusal {
 impl Confinement {
     /// `base_dir` is the file's folder; `asset_root` (default: `base_dir`) must contain it. Both
     /// are trusted paths given by the caller, so they are canonicalised normally.
-    pub fn new(base_dir: &Path, asset_root: Option<&Path>) -> Result<Confinement, String> {
+    pub fn new(base_dir: &Path, asset_root: Option<&Path>) -> Result<Confinement, RootError> {
         let canon = |p: &Path| {
             // `Path::parent` of a bare file name is the empty path.
             let p = if p.as_os_str().is_empty() {
@@ -50,17 +59,17 @@ impl Confinement {
             };
             std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()))
         };
-        let base = canon(base_dir)?;
+        let base = canon(base_dir).map_err(RootError::Folder)?;
         let root = match asset_root {
-            Some(r) => canon(r)?,
+            Some(r) => canon(r).map_err(RootError::Root)?,
             None => base.clone(),
         };
         let Ok(below) = base.strip_prefix(&root) else {
-            return Err(format!(
+            return Err(RootError::Root(format!(
                 "the asset root {} does not contain the file's folder {}",
                 root.display(),
                 base.display()
-            ));
+            )));
         };
         let base = below
             .components()

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use gltf_json::Root;
 
-use crate::confine::{read_bounded, Confinement, ReadError, Refusal};
+use crate::confine::{read_bounded, Confinement, ReadError, Refusal, RootError};
 use crate::error::{ImportError, ImportErrorKind as K};
 use crate::uri::{UriProblem, UriRef};
 use crate::ImportOptions;
@@ -250,8 +250,11 @@ impl Loader {
                 return Err(missing("no base directory was given to resolve it".into()))
             }
         };
-        let confinement = Confinement::new(base_dir, self.asset_root.as_deref())
-            .map_err(|reason| err(K::AssetRoot { reason }))?;
+        let confinement =
+            Confinement::new(base_dir, self.asset_root.as_deref()).map_err(|e| match e {
+                RootError::Folder(reason) => missing(format!("its folder: {reason}")),
+                RootError::Root(reason) => err(K::AssetRoot { reason }),
+            })?;
         let path = confinement.resolve(&segments).map_err(|r| match r {
             Refusal::Unsafe(p) => unsafe_uri(p),
             Refusal::Io(path, e) => missing(format!("{}: {e}", path.display())),

@@ -5,6 +5,7 @@
 
 /// Why a URI is refused. Shown after the URI in [`crate::ImportErrorKind::UnsafeUri`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum UriProblem {
     #[error("is an absolute path")]
     Absolute,

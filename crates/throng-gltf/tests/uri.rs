@@ -224,6 +224,23 @@ fn missing_files_name_the_element_and_uri() {
 }
 
 #[test]
+fn a_missing_folder_is_a_missing_file() {
+    let bytes = serde_json::to_vec(&buffer_doc("a.bin", 4)).unwrap();
+    let e = throng_gltf::import_slice(&bytes, Some(std::path::Path::new("/no/such/dir")), "m")
+        .unwrap_err();
+    match &e.kind {
+        K::MissingExternalFile { reason, .. } => {
+            assert!(reason.contains("/no/such/dir"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let opts = ImportOptions::with_asset_root("/no/such/root");
+    let e = throng_gltf::import_slice_with(&bytes, Some(std::path::Path::new(".")), "m", &opts)
+        .unwrap_err();
+    assert!(matches!(e.kind, K::AssetRoot { .. }), "{e}");
+}
+
+#[test]
 fn without_a_folder_only_embedded_data_loads() {
     let e = throng_gltf::import_slice(
         &serde_json::to_vec(&buffer_doc("a.bin", 4)).unwrap(),
