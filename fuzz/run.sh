@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 secs="${1:?usage: fuzz/run.sh SECONDS [TARGET...]}"
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(gltf_glb gltf_json baked_reader bake_settings)
+[ ${#targets[@]} -gt 0 ] || targets=(gltf_glb gltf_json gltf_uri baked_reader bake_settings)
 sanitizer="${FUZZ_SANITIZER:-none}"
 export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-$PWD/target}"
 [ -d corpus/gltf_glb ] || ./seeds.sh
@@ -21,6 +21,7 @@ mkdir -p logs
 
 dict() {
   case "$1" in
+    gltf_uri) echo dicts/uri.dict ;;
     gltf_*) echo dicts/gltf.dict ;;
     baked_reader) echo dicts/baked.dict ;;
     bake_settings) echo dicts/settings.dict ;;
@@ -46,11 +47,13 @@ for t in "${targets[@]}"; do
   end=$(date +%s)
   mv fuzz-0.log "logs/$t.log"
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "logs/$t.log" | grep -o '[0-9]*$' | tail -1)
+  # libFuzzer's own count of seconds (the wall time above includes the build).
+  fuzzed=$(grep -o 'Done [0-9]* runs in [0-9]* second' "logs/$t.log" | grep -o '[0-9]* second' | grep -o '[0-9]*' | tail -1)
   corpus=$(find "corpus/$t" -type f | wc -l)
   found=$(( $(find "artifacts/$t" -type f | wc -l) - before ))
   [ "$found" -eq 0 ] || failed=1
-  summary+=("$(printf '%-14s %12s executions %6s s  corpus %5s  new findings %s' \
-    "$t" "${runs:-?}" "$((end - start))" "$corpus" "$found")")
+  summary+=("$(printf '%-14s %12s executions in %5s s fuzzing (%5s s wall)  corpus %5s  new findings %s' \
+    "$t" "${runs:-?}" "${fuzzed:-?}" "$((end - start))" "$corpus" "$found")")
 done
 printf '%s\n' "${summary[@]}" | tee logs/summary.txt
 exit "$failed"

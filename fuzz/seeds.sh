@@ -33,6 +33,17 @@ while IFS= read -r f; do
     echo "skipped $(name "$f"): cannot embed" >&2
 done < <(find "$assets" \( -name '*.gltf' -o -name '*.glb' \) -not -path '*draco*' | sort)
 
+# URI confinement: the escaping forms of crates/throng-gltf/tests/escape and names that exist.
+mkdir -p corpus/gltf_uri
+i=0
+for u in ../outside/canary.bin %2e%2e/outside/canary.bin '%2E%2E%2Foutside%2Fcanary.bin' \
+  '..%5Coutside%5Ccanary.bin' '..\outside\canary.bin' sub/../../outside/canary.bin \
+  /tmp/outside/canary.bin file:///etc/passwd //host/share C:/x.bin /dev/zero %2Fdev%2Fzero \
+  out-link abs-link dir-link/canary.bin zero chain in-link sub/up pipe sub small.bin \
+  'small.bin?x#y' '%73mall.bin' ./sub/./small.bin; do
+  printf '%s' "$u" > "corpus/gltf_uri/seed-$((i++))"
+done
+
 # Baked-file reader: a few characters in every encoding and with every optional part.
 bake() {
   local src="$1" out="$2"; shift 2
