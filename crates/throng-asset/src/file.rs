@@ -675,14 +675,37 @@ fn decode_file(bytes: &[u8], file: &str) -> Result<BakedAsset, AssetError> {
             element: EXTENSION_NAME.into(),
             source,
         })?;
+    let bin = glb::buffer_bytes(chunks.bin, &root.buffers, file)?;
+    check_view_alignment(&root.buffer_views, file)?;
     let r = Reader {
         file,
-        bin: chunks.bin,
+        bin,
         views: &root.buffer_views,
     };
     let asset = build_asset(&r, &root, &ext)?;
     validate(&asset, file)?;
     Ok(asset)
+}
+
+/// docs/format.md: every view starts at a multiple of 16 bytes, so that the GPU can upload
+/// texel and vertex data in place (the writer pads to it).
+const VIEW_ALIGNMENT: usize = 16;
+
+fn check_view_alignment(views: &[BufferView], file: &str) -> Result<(), AssetError> {
+    match views
+        .iter()
+        .position(|v| !v.byte_offset.is_multiple_of(VIEW_ALIGNMENT))
+    {
+        Some(i) => Err(AssetError::Corrupt {
+            file: file.to_string(),
+            element: format!("bufferViews[{i}].byteOffset"),
+            what: format!(
+                "{} is not a multiple of {VIEW_ALIGNMENT}",
+                views[i].byte_offset
+            ),
+        }),
+        None => Ok(()),
+    }
 }
 
 fn verify_checksum(
@@ -747,8 +770,13 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
         data: tex_bytes.to_vec(),
     };
     if bt.rows_per_layer == 0 || bt.layers != bone_texture.layers() {
+        let field = if bt.rows_per_layer == 0 {
+            "boneTexture.rowsPerLayer"
+        } else {
+            "boneTexture.layers"
+        };
         return Err(r.corrupt(
-            el,
+            field,
             format!(
                 "{} layers of {} rows do not hold {} rows",
                 bt.layers, bt.rows_per_layer, bt.rows
@@ -808,6 +836,12 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
                     lod.index_count,
                 )?,
             });
+        }
+        if let Some(m) = p.static_mesh.filter(|&m| m >= root.meshes.len()) {
+            return Err(r.corrupt(
+                el("staticMesh"),
+                format!("mesh {m} does not exist ({} meshes)", root.meshes.len()),
+            ));
         }
         primitives.push(BakedPrimitive {
             node_index: p.node,

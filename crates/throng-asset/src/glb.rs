@@ -122,3 +122,45 @@ pub fn unpack<'a>(bytes: &'a [u8], file: &str) -> Result<Chunks<'a>, AssetError>
     };
     Ok(Chunks { json, bin })
 }
+
+/// The bytes of the one buffer of a baked file: the BIN chunk without its padding. Its
+/// `byteLength` must match the chunk (glTF 2.0 §4.4.3.3: the chunk may be up to 3 bytes longer,
+/// for alignment), so that no view can reach bytes the buffer does not declare.
+pub fn buffer_bytes<'a>(
+    bin: &'a [u8],
+    buffers: &[crate::schema::Buffer],
+    file: &str,
+) -> Result<&'a [u8], AssetError> {
+    let corrupt = |element: &str, what: String| AssetError::Corrupt {
+        file: file.to_string(),
+        element: element.to_string(),
+        what,
+    };
+    match buffers {
+        [] if bin.is_empty() => Ok(bin),
+        [] => Err(corrupt(
+            "buffers",
+            format!("none, but the file has a BIN chunk of {} bytes", bin.len()),
+        )),
+        [b] => {
+            let declared = b.byte_length;
+            if declared > bin.len() || bin.len() - declared > 3 {
+                return Err(corrupt(
+                    "buffers[0].byteLength",
+                    format!(
+                        "{declared} bytes, but the BIN chunk has {} (it may only add up to 3 bytes of padding)",
+                        bin.len()
+                    ),
+                ));
+            }
+            Ok(&bin[..declared])
+        }
+        more => Err(corrupt(
+            "buffers",
+            format!(
+                "{} buffers; a baked file has one, its BIN chunk",
+                more.len()
+            ),
+        )),
+    }
+}

@@ -3,7 +3,39 @@
 //! further checks). Every failure names the element.
 
 use crate::error::AssetError;
-use crate::types::{Aabb, BakedAsset, BakedPrimitive, Vat, VAT_NORMAL_BYTES_PER_TEXEL};
+use crate::types::{
+    Aabb, BakedAsset, BakedPrimitive, ClipInfo, Encoding, Vat, VatEncoding,
+    VAT_NORMAL_BYTES_PER_TEXEL,
+};
+
+/// Most frame-table rows: a row travels to the GPU as an f32 (DESIGN.md §4), exact below 2^24;
+/// the baker stops at the same number. Also the most texture rows per array layer.
+pub const MAX_ROWS: u32 = 1 << 24;
+
+/// Largest clip sample rate, frames per second. Only the rate's finiteness matters to the
+/// decoders; a million frames a second is far beyond any animation and keeps `1e308` out.
+pub const MAX_FPS: f64 = 1e6;
+
+/// Longest clip, seconds (11.6 days). Clip times are f32 on the GPU: at 10^6 s they are 0.06 s
+/// apart, already coarser than any frame, and 1e308 would be infinite there.
+pub const MAX_CLIP_SECONDS: f64 = 1e6;
+
+/// Largest magnitude of the numbers skinning multiplies: texel values, bind-space positions,
+/// normals and tangents, VAT positions and ranges, `translationRange` / `scaleRange`. The
+/// product of two, summed over influences and layers, stays far inside f32 (3.4e38), so no file
+/// can make a sample non-finite; no real asset comes near (a kilometre is 1e6 mm).
+pub const MAX_MAGNITUDE: f32 = 1e12;
+
+/// Relative tolerance of `step = duration / (frames − 1)`: writers compute it in f64 and JSON
+/// round-trips it exactly, so only a damaged or foreign file misses by more.
+const STEP_TOLERANCE: f64 = 1e-9;
+
+/// Float formats of texel data.
+#[derive(Clone, Copy)]
+enum Float {
+    F32,
+    F16,
+}
 
 struct Check<'a> {
     file: &'a str,
@@ -28,22 +60,111 @@ impl Check<'_> {
         }
     }
 
-    fn finite64(&self, element: &str, v: f64) -> Result<(), AssetError> {
-        if v.is_finite() && v >= 0.0 {
-            Ok(())
-        } else {
-            Err(self.fail(element, format!("{v} is not a finite number ≥ 0")))
+    /// Finite and at most [`MAX_MAGNITUDE`] in magnitude: a number skinning multiplies.
+    fn bounded(&self, element: &str, values: &[f32]) -> Result<(), AssetError> {
+        match values
+            .iter()
+            .position(|v| !(v.is_finite() && v.abs() <= MAX_MAGNITUDE))
+        {
+            Some(i) => Err(self.fail(
+                element,
+                format!(
+                    "value {i} is {} (must be finite, at most {MAX_MAGNITUDE:e} in magnitude)",
+                    values[i]
+                ),
+            )),
+            None => Ok(()),
         }
     }
 
+    /// Every float of texel data is [`Check::bounded`]: a NaN, infinity or 1e38 would reach
+    /// every skinned vertex that uses it. `row_bytes` only locates the value for the message.
+    fn texels_bounded(
+        &self,
+        element: &str,
+        float: Float,
+        data: &[u8],
+        row_bytes: usize,
+    ) -> Result<(), AssetError> {
+        let size = match float {
+            Float::F32 => 4,
+            Float::F16 => 2,
+        };
+        let bad = data.chunks_exact(size).position(|b| match float {
+            Float::F32 => {
+                let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                !(v.is_finite() && v.abs() <= MAX_MAGNITUDE)
+            }
+            // IEEE 754 binary16: an all-ones exponent is an infinity or a NaN.
+            Float::F16 => u16::from_le_bytes([b[0], b[1]]) & 0x7C00 == 0x7C00,
+        });
+        match bad {
+            Some(i) => Err(self.fail(
+                element,
+                format!(
+                    "value {i} (texture row {}) is not finite or above {MAX_MAGNITUDE:e} in magnitude",
+                    i * size / row_bytes.max(1)
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Empty is exactly (+∞, −∞) (docs/format.md); anything else is finite and ordered. A box
+    /// "empty" on one axis only would pass `Aabb::is_empty` and cull wrongly.
     fn bounds(&self, element: &str, b: &Aabb) -> Result<(), AssetError> {
-        if b.is_empty() {
+        if *b == Aabb::EMPTY {
             return Ok(());
         }
         self.finite(element, &b.min.to_array())?;
         self.finite(element, &b.max.to_array())?;
-        if b.min.cmpgt(b.max).any() {
-            return Err(self.fail(element, "min is above max on some axis"));
+        self.ordered(element, b.min.to_array(), b.max.to_array())
+    }
+
+    fn ordered(&self, element: &str, min: [f32; 3], max: [f32; 3]) -> Result<(), AssetError> {
+        match (0..3).find(|&a| min[a] > max[a]) {
+            Some(a) => Err(self.fail(
+                element,
+                format!(
+                    "min {} is above max {} on {}",
+                    min[a],
+                    max[a],
+                    ["x", "y", "z"][a]
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// A range of the `quat-snorm16` decoding: finite, ≥ 0 (0 decodes to 0, docs/format.md),
+    /// at most [`MAX_MAGNITUDE`].
+    fn range(&self, element: &str, v: f32) -> Result<(), AssetError> {
+        if v.is_finite() && (0.0..=MAX_MAGNITUDE).contains(&v) {
+            Ok(())
+        } else {
+            Err(self.fail(
+                element,
+                format!("{v} is not a number in [0, {MAX_MAGNITUDE:e}]"),
+            ))
+        }
+    }
+
+    /// Rows per array layer: at least 1, at most [`MAX_ROWS`], and no taller than the texture
+    /// unless it is the bake's texture-size limit (the baker writes that; the GPU clamps it).
+    fn rows_per_layer(
+        &self,
+        element: &str,
+        rpl: u32,
+        texture_rows: u32,
+        max_texture_size: u32,
+    ) -> Result<(), AssetError> {
+        if rpl == 0 || rpl > MAX_ROWS || (rpl > texture_rows && rpl != max_texture_size) {
+            return Err(self.fail(
+                element,
+                format!(
+                    "{rpl} rows per layer for {texture_rows} rows (must be 1..={MAX_ROWS}, and no more than the rows unless it is settings.maxTextureSize {max_texture_size})"
+                ),
+            ));
         }
         Ok(())
     }
@@ -70,9 +191,18 @@ pub fn validate(asset: &BakedAsset, file: &str) -> Result<(), AssetError> {
             "0 rows (row 0, the rest pose, is required)",
         ));
     }
-    if tex.rows_per_layer == 0 {
-        return Err(c.fail("boneTexture.rowsPerLayer", "must be at least 1"));
+    if rows > MAX_ROWS {
+        return Err(c.fail(
+            "boneTexture.rows",
+            format!("{rows} rows, more than the {MAX_ROWS} a frame table can address"),
+        ));
     }
+    c.rows_per_layer(
+        "boneTexture.rowsPerLayer",
+        tex.rows_per_layer,
+        rows,
+        asset.settings.max_texture_size,
+    )?;
     let expect =
         (rows as u64) * (tex.entries as u64) * (tex.encoding.bytes_per_entry_frame() as u64);
     if tex.data.len() as u64 != expect {
@@ -87,10 +217,17 @@ pub fn validate(asset: &BakedAsset, file: &str) -> Result<(), AssetError> {
             ),
         ));
     }
-    c.finite(
-        "boneTexture.translationRange/scaleRange",
-        &[tex.translation_range, tex.scale_range],
-    )?;
+    let row_bytes = (tex.entries as usize) * tex.encoding.bytes_per_entry_frame() as usize;
+    let float = match tex.encoding {
+        Encoding::Mat4F32 | Encoding::Mat3x4F32 | Encoding::QuatF32 => Some(Float::F32),
+        Encoding::Mat3x4F16 => Some(Float::F16),
+        Encoding::QuatSnorm16 => None,
+    };
+    if let Some(f) = float {
+        c.texels_bounded("boneTexture data", f, &tex.data, row_bytes)?;
+    }
+    c.range("boneTexture.translationRange", tex.translation_range)?;
+    c.range("boneTexture.scaleRange", tex.scale_range)?;
     for (i, p) in asset.palette.iter().enumerate() {
         c.finite(
             &format!("palette[{i}].inverseBindMatrix"),
@@ -118,9 +255,7 @@ pub fn validate(asset: &BakedAsset, file: &str) -> Result<(), AssetError> {
                 ),
             ));
         }
-        c.finite64(&format!("{el}.fps"), clip.fps)?;
-        c.finite64(&format!("{el}.step"), clip.step)?;
-        c.finite64(&format!("{el}.duration"), clip.duration)?;
+        clip_timing(&c, &el, clip)?;
         for (k, e) in clip.events.iter().enumerate() {
             c.finite(&format!("{el}.events[{k}].time"), &[e.time])?;
         }
@@ -137,6 +272,7 @@ pub fn validate(asset: &BakedAsset, file: &str) -> Result<(), AssetError> {
         }
         c.bounds(&format!("{el}.bounds"), &clip.bounds)?;
     }
+    clips_disjoint(&c, &asset.clips)?;
     for (i, p) in asset.primitives.iter().enumerate() {
         primitive(&c, asset, i, p)?;
     }
@@ -184,6 +320,83 @@ pub fn validate(asset: &BakedAsset, file: &str) -> Result<(), AssetError> {
     Ok(())
 }
 
+/// fps, step and duration: finite, in range, and `step = duration / (frames − 1)` (0 for one
+/// frame), as the frame table's time grid defines them (docs/format.md "clips").
+fn clip_timing(c: &Check, el: &str, clip: &ClipInfo) -> Result<(), AssetError> {
+    if !(clip.fps.is_finite() && clip.fps > 0.0 && clip.fps <= MAX_FPS) {
+        return Err(c.fail(
+            format!("{el}.fps"),
+            format!(
+                "{} is not a rate in (0, {MAX_FPS:e}] frames per second",
+                clip.fps
+            ),
+        ));
+    }
+    if !(clip.duration.is_finite() && (0.0..=MAX_CLIP_SECONDS).contains(&clip.duration)) {
+        return Err(c.fail(
+            format!("{el}.duration"),
+            format!(
+                "{} is not a time in [0, {MAX_CLIP_SECONDS:e}] seconds",
+                clip.duration
+            ),
+        ));
+    }
+    let want = if clip.frames <= 1 {
+        0.0
+    } else {
+        if clip.duration == 0.0 {
+            return Err(c.fail(
+                format!("{el}.duration"),
+                format!(
+                    "0 s for {} frames (more than one frame needs a duration)",
+                    clip.frames
+                ),
+            ));
+        }
+        clip.duration / (clip.frames - 1) as f64
+    };
+    let off = (clip.step - want).abs();
+    if !clip.step.is_finite() || off > STEP_TOLERANCE * want.max(f64::MIN_POSITIVE) {
+        return Err(c.fail(
+            format!("{el}.step"),
+            format!(
+                "{} s, but duration {} s over {} frames gives {want} s",
+                clip.step, clip.duration, clip.frames
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// No frame-table row belongs to two clips with different ranges (DESIGN.md §6): interpolation
+/// is clamped into a clip's own rows, and a clip whose frames run into another's is what a
+/// damaged `firstRow` or `frames` looks like. Clips with the very same rows (aliases, e.g. one
+/// take under two names with different loop modes or events) share every row and stay
+/// consistent, so they are allowed.
+fn clips_disjoint(c: &Check, clips: &[ClipInfo]) -> Result<(), AssetError> {
+    let mut order: Vec<usize> = (0..clips.len()).collect();
+    order.sort_by_key(|&i| (clips[i].first_row, clips[i].frames, i));
+    order.dedup_by_key(|i| (clips[*i].first_row, clips[*i].frames));
+    for w in order.windows(2) {
+        let (a, b) = (&clips[w[0]], &clips[w[1]]);
+        let a_end = a.first_row as u64 + a.frames as u64;
+        if a_end > b.first_row as u64 {
+            return Err(c.fail(
+                format!("clips[{}] ({:?})", w[1], b.name),
+                format!(
+                    "rows {}..{} overlap rows {}..{a_end} of clips[{}] ({:?})",
+                    b.first_row,
+                    b.first_row as u64 + b.frames as u64,
+                    a.first_row,
+                    w[0],
+                    a.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn primitive(
     c: &Check,
     asset: &BakedAsset,
@@ -218,13 +431,13 @@ fn primitive(
     }
     count("joints", p.joints.len(), v * k)?;
     count("weights", p.weights.len(), v * k)?;
-    c.finite(
+    c.bounded(
         &format!("{el}.positions"),
         bytemuck::cast_slice(&p.positions),
     )?;
-    c.finite(&format!("{el}.normals"), bytemuck::cast_slice(&p.normals))?;
+    c.bounded(&format!("{el}.normals"), bytemuck::cast_slice(&p.normals))?;
     if let Some(t) = &p.tangents {
-        c.finite(&format!("{el}.tangents"), bytemuck::cast_slice(t))?;
+        c.bounded(&format!("{el}.tangents"), bytemuck::cast_slice(t))?;
     }
     if let Some(t) = &p.uv0 {
         c.finite(&format!("{el}.uv0"), bytemuck::cast_slice(t))?;
@@ -261,7 +474,7 @@ fn primitive(
         c.finite(&format!("{el}.lods[{l}]"), &[lod.ratio, lod.error])?;
     }
     if let Some(t) = &p.vat {
-        vat(c, &format!("{el}.vat"), t, v, asset.bone_texture.rows)?;
+        vat(c, asset, &format!("{el}.vat"), t, v)?;
     }
     if let Some(m) = p.material {
         if m >= asset.materials.len() {
@@ -275,7 +488,8 @@ fn primitive(
 }
 
 /// A VAT must cover every vertex at every frame-table row, in the sizes its layout implies.
-fn vat(c: &Check, el: &str, t: &Vat, v: usize, rows: u32) -> Result<(), AssetError> {
+fn vat(c: &Check, asset: &BakedAsset, el: &str, t: &Vat, v: usize) -> Result<(), AssetError> {
+    let rows = asset.bone_texture.rows;
     if t.vertices as usize != v || t.rows != rows {
         return Err(c.fail(
             el,
@@ -288,6 +502,12 @@ fn vat(c: &Check, el: &str, t: &Vat, v: usize, rows: u32) -> Result<(), AssetErr
     if t.width == 0 || t.rows_per_layer == 0 {
         return Err(c.fail(el, "width and rows per layer must be at least 1"));
     }
+    c.rows_per_layer(
+        &format!("{el}.rowsPerLayer"),
+        t.rows_per_layer,
+        t.texture_rows(),
+        asset.settings.max_texture_size,
+    )?;
     let texels = t.texture_rows() as usize * t.width as usize;
     let want_pos = texels * t.encoding.bytes_per_texel() as usize;
     let want_nrm = texels * (VAT_NORMAL_BYTES_PER_TEXEL / 2) as usize;
@@ -301,5 +521,15 @@ fn vat(c: &Check, el: &str, t: &Vat, v: usize, rows: u32) -> Result<(), AssetErr
             ),
         ));
     }
-    c.finite(el, &[t.min.x, t.min.y, t.min.z, t.max.x, t.max.y, t.max.z])
+    let float = match t.encoding {
+        VatEncoding::F32 => Some(Float::F32),
+        VatEncoding::F16 => Some(Float::F16),
+        VatEncoding::Unorm16 => None,
+    };
+    if let Some(f) = float {
+        let row_bytes = t.width as usize * t.encoding.bytes_per_texel() as usize;
+        c.texels_bounded(&format!("{el}.positions"), f, &t.positions, row_bytes)?;
+    }
+    c.bounded(el, &[t.min.x, t.min.y, t.min.z, t.max.x, t.max.y, t.max.z])?;
+    c.ordered(&format!("{el}.min/max"), t.min.to_array(), t.max.to_array())
 }

@@ -549,6 +549,8 @@ fn numbers_round_trip_bit_exactly() {
         p.inverse_bind_matrix = rng.similarity();
     }
     asset.clips[0].duration = 1.1583333015441895;
+    // The reader checks step = duration / (frames − 1).
+    asset.clips[0].step = asset.clips[0].duration / (asset.clips[0].frames - 1) as f64;
     let back = from_glb_bytes(&to_glb_bytes(&asset).unwrap(), "n").unwrap();
     for (a, b) in back.clips.iter().zip(&asset.clips) {
         assert_eq!(a.duration.to_bits(), b.duration.to_bits(), "{}", b.duration);

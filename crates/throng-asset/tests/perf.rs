@@ -29,6 +29,8 @@ fn large_asset_timings() {
     asset.bone_texture = common::encode(Encoding::QuatSnorm16, &frames, 8192);
     asset.row_bounds = vec![Aabb::EMPTY; rows];
     asset.clips[0].frames = (rows - 1) as u32;
+    // The reader checks step = duration / (frames − 1).
+    asset.clips[0].step = asset.clips[0].duration / (rows - 2) as f64;
     asset.clips[0].root_motion = None;
     asset.clips.truncate(1);
     asset.anchors = None;

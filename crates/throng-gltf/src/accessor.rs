@@ -90,9 +90,10 @@ fn read_component(bytes: &[u8], ct: ComponentType) -> f64 {
     }
 }
 
-/// Upper bound for an accessor without a buffer view (all zeros), so a bogus `count` cannot
-/// allocate without limit.
-const MAX_ZERO_ACCESSOR_COUNT: usize = 1 << 24;
+/// Upper bound for the values of an accessor without a buffer view (all zeros), so a bogus
+/// `count` in a few bytes of JSON cannot allocate without limit: 2^24 values (128 MiB as f64)
+/// is a 5.5-million-vertex VEC3, beyond any mesh a crowd draws.
+const MAX_ZERO_ACCESSOR_VALUES: usize = 1 << 24;
 
 /// The byte slice of buffer view `view` with its stride, bounds-checked against its buffer.
 fn view_bytes<'a>(
@@ -179,7 +180,7 @@ pub(crate) fn read(
     let mut values = vec![0.0f64; 0];
     match acc.buffer_view {
         None => {
-            if count > MAX_ZERO_ACCESSOR_COUNT {
+            if count.saturating_mul(ncomp) > MAX_ZERO_ACCESSOR_VALUES {
                 return Err(err(K::InvalidData {
                     element,
                     reason: format!("count {count} without a bufferView is implausibly large"),
@@ -266,8 +267,8 @@ fn apply_sparse(
     let voff = sparse.values.byte_offset.0 as usize;
     let csize = component_size(ct);
     let elem = ncomp * csize;
-    let ineed = ioff as u64 + (n as u64).saturating_mul(isize as u64);
-    let vneed = voff as u64 + (n as u64).saturating_mul(elem as u64);
+    let ineed = (ioff as u64).saturating_add((n as u64).saturating_mul(isize as u64));
+    let vneed = (voff as u64).saturating_add((n as u64).saturating_mul(elem as u64));
     if ineed > ibytes.len() as u64 || vneed > vbytes.len() as u64 {
         return Err(err(K::Truncated {
             element: format!("sparse data of {element}"),
@@ -275,6 +276,7 @@ fn apply_sparse(
             available: ibytes.len().min(vbytes.len()) as u64,
         }));
     }
+    let mut previous: Option<usize> = None;
     for k in 0..n {
         let at = ioff + k * isize;
         let target = read_component(&ibytes[at..at + isize], ict) as usize;
@@ -284,6 +286,17 @@ fn apply_sparse(
                 reason: format!("sparse index {target} is not below count {count}"),
             }));
         }
+        // An error, not a repair: glTF 2.0 §3.6.2.3 says the indices MUST strictly increase,
+        // and with a repeated index readers disagree on which value wins (first or last).
+        if let Some(p) = previous.filter(|&p| target <= p) {
+            return Err(err(K::InvalidData {
+                element: element.into(),
+                reason: format!(
+                    "sparse indices must strictly increase, but index {k} is {target} after {p}"
+                ),
+            }));
+        }
+        previous = Some(target);
         for c in 0..ncomp {
             let at = voff + k * elem + c * csize;
             values[target * ncomp + c] = read_component(&vbytes[at..at + csize], ct);

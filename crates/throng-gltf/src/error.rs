@@ -85,6 +85,23 @@ pub enum ImportErrorKind {
     #[error("{element}: {reason}; fix the file or re-export it")]
     BadUri { element: String, reason: String },
 
+    /// A buffer or image URI that could reach outside the asset folder, or names something that
+    /// is not a regular file. Nothing outside the folder was opened or even looked up.
+    #[error(
+        "{element}: uri {uri:?} {problem}; throng reads external files only inside the asset's folder (or an asset root given to the import): move the file there or embed it (e.g. convert to .glb)"
+    )]
+    UnsafeUri {
+        element: String,
+        /// The URI as written (shortened to 200 characters).
+        uri: String,
+        problem: crate::uri::UriProblem,
+    },
+
+    #[error(
+        "cannot resolve external files: {reason}; pass an asset root that contains the file's folder"
+    )]
+    AssetRoot { reason: String },
+
     #[error(
         "{element} refers to {target}, which does not exist; the file is inconsistent, re-export it"
     )]

@@ -14,6 +14,12 @@
 //! Non-fatal repairs (normalised quaternions, duplicate key times, skipped non-triangle
 //! primitives, morph channels, ...) are listed in [`Model::warnings`].
 //!
+//! Files are untrusted (DESIGN.md §6): a `.gltf`'s external buffers and images are read only
+//! from regular files inside its folder, or inside [`ImportOptions::asset_root`] when one is
+//! given to [`import_with`]; absolute paths, other schemes, `..` or links that leave the folder
+//! are [`ImportErrorKind::UnsafeUri`] before anything outside is opened or looked up. A buffer
+//! file is read up to its `byteLength` and no further, an image file up to 256 MiB.
+//!
 //! Flat normals: when a primitive has no NORMAL, each triangle's normal is put on its three
 //! vertices. Indexed primitives are unwelded first (one vertex per index, sequential indices)
 //! so that every face gets its exact normal; triangle soups (no indices) are kept as they are.
@@ -31,20 +37,26 @@
 
 mod accessor;
 mod anim;
+mod confine;
 mod error;
 mod material;
 mod mesh;
 mod nodes;
+mod options;
 mod retarget;
 mod source;
+mod uri;
+mod validate;
 
 use std::path::Path;
 
 use throng_anim::model::Model;
 
 pub use error::{ImportError, ImportErrorKind};
+pub use options::ImportOptions;
 pub use retarget::{check_animatable, import_clips_from};
 pub use source::SUPPORTED_REQUIRED_EXTENSIONS;
+pub use uri::UriProblem;
 
 /// Shared state of one import: the parsed source, the file name for messages, warnings.
 pub(crate) struct Ctx<'a> {
@@ -63,27 +75,45 @@ impl Ctx<'_> {
     }
 }
 
-/// Imports a `.gltf` or `.glb` file; external buffers and images are resolved relative to its
-/// folder.
+/// Imports a `.gltf` or `.glb` file; external buffers and images are read only from inside its
+/// folder (DESIGN.md §6). Same as [`import_with`] with the default [`ImportOptions`].
 pub fn import(path: &Path) -> Result<Model, ImportError> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path)
-        .map_err(|source| ImportError::new(&name, ImportErrorKind::Io { source }))?;
-    import_slice(&bytes, path.parent(), &name)
+    import_with(path, &ImportOptions::default())
 }
 
-/// Imports glTF or GLB bytes. `base_dir` resolves relative URIs (None: only embedded data is
-/// allowed); `name` is the file name used in errors and warnings.
+/// Imports a `.gltf` or `.glb` file; external buffers and images are read only from inside
+/// `options.asset_root` (default: the file's folder).
+pub fn import_with(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> {
+    let name = path.display().to_string();
+    let bytes = options::read_input(path)
+        .map_err(|source| ImportError::new(&name, ImportErrorKind::Io { source }))?;
+    import_slice_with(&bytes, path.parent(), &name, options)
+}
+
+/// Imports glTF or GLB bytes. `base_dir` resolves relative URIs, which must stay inside it
+/// (None: only embedded data is allowed); `name` is the file name used in errors and warnings.
 pub fn import_slice(
     bytes: &[u8],
     base_dir: Option<&Path>,
     name: &str,
 ) -> Result<Model, ImportError> {
-    let src = source::parse(bytes, base_dir, name)?;
+    import_slice_with(bytes, base_dir, name, &ImportOptions::default())
+}
+
+/// [`import_slice`] with options: relative URIs resolve against `base_dir` (or, without one,
+/// against `options.asset_root`) and must stay inside `options.asset_root` (default:
+/// `base_dir`).
+pub fn import_slice_with(
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    name: &str,
+    options: &ImportOptions,
+) -> Result<Model, ImportError> {
+    let src = source::parse(bytes, base_dir, options, name)?;
     let mut ctx = Ctx {
         src: &src,
         file: name,
-        warnings: Vec::new(),
+        warnings: src.warnings.clone(),
     };
     let (nodes, eval_order) = nodes::read_nodes(&mut ctx)?;
     let skins = nodes::read_skins(&mut ctx)?;

@@ -5,8 +5,12 @@ use glam::{Vec2, Vec4};
 use throng_anim::model::{Image, Material, TextureRef, TextureTransform};
 
 use crate::error::{ImportError, ImportErrorKind as K};
-use crate::source::load_uri;
 use crate::Ctx;
+
+/// Largest image file read from a URI. No texture a crowd renderer uploads comes near it (a
+/// 16384² PNG of photographic content is about 500 MB raw, far less encoded), and it keeps a
+/// URI that names a huge file from filling memory.
+pub(crate) const MAX_IMAGE_FILE_BYTES: u64 = 256 << 20;
 
 pub(crate) fn read_materials(ctx: &mut Ctx) -> Result<Vec<Material>, ImportError> {
     let src = ctx.src;
@@ -49,6 +53,19 @@ pub(crate) fn read_materials(ctx: &mut Ctx) -> Result<Vec<Material>, ImportError
                         scale: Vec2::from_array(t.scale.0),
                     })
                     .unwrap_or_default();
+                // JSON has no NaN, but 1e39 reads as an f32 infinity.
+                crate::accessor::check_finite(
+                    &[
+                        transform.offset.x,
+                        transform.offset.y,
+                        transform.rotation,
+                        transform.scale.x,
+                        transform.scale.y,
+                    ],
+                    5,
+                    &format!("{element} baseColorTexture KHR_texture_transform"),
+                    ctx.file,
+                )?;
                 Some(TextureRef { image, transform })
             }
         };
@@ -103,7 +120,19 @@ pub(crate) fn read_images(
 fn read_image(ctx: &Ctx, ji: &gltf_json::Image, element: &str) -> Result<Image, ImportError> {
     let src = ctx.src;
     let encoded = match (&ji.uri, ji.buffer_view) {
-        (Some(uri), _) => load_uri(uri, src.base_dir.as_deref(), element, ctx.file)?,
+        (Some(uri), _) => {
+            let bytes = src.loader.load(uri, element, MAX_IMAGE_FILE_BYTES + 1)?;
+            if bytes.len() as u64 > MAX_IMAGE_FILE_BYTES {
+                return Err(ctx.err(K::InvalidData {
+                    element: element.into(),
+                    reason: format!(
+                        "the image file is larger than {} MiB, throng's limit for one image",
+                        MAX_IMAGE_FILE_BYTES >> 20
+                    ),
+                }));
+            }
+            bytes
+        }
         (None, Some(view)) => {
             let vi = view.value();
             let v = src.root.buffer_views.get(vi).ok_or_else(|| {

@@ -138,16 +138,22 @@ fn read_primitive(
     let tangents: Option<Vec<Vec4>> = match tan_acc {
         None => None,
         Some(a) => {
-            let rows = accessor::read_vec::<4>(src, a, &usage("TANGENT"), file)?;
+            let u = usage("TANGENT");
+            let rows = accessor::read_vec::<4>(src, a, &u, file)?;
             check_count(rows.len(), a, "TANGENT")?;
+            let flat: Vec<f32> = rows.iter().flatten().copied().collect();
+            accessor::check_finite(&flat, 4, &accessor::label(a, &u), file)?;
             Some(rows.into_iter().map(Vec4::from_array).collect())
         }
     };
     let uv0: Option<Vec<Vec2>> = match uv_acc {
         None => None,
         Some(a) => {
-            let rows = accessor::read_vec::<2>(src, a, &usage("TEXCOORD_0"), file)?;
+            let u = usage("TEXCOORD_0");
+            let rows = accessor::read_vec::<2>(src, a, &u, file)?;
             check_count(rows.len(), a, "TEXCOORD_0")?;
+            let flat: Vec<f32> = rows.iter().flatten().copied().collect();
+            accessor::check_finite(&flat, 2, &accessor::label(a, &u), file)?;
             Some(rows.into_iter().map(Vec2::from_array).collect())
         }
     };

@@ -40,7 +40,14 @@ pub(crate) fn read_nodes(ctx: &mut Ctx) -> Result<(Vec<Node>, Vec<usize>), Impor
             if c == i {
                 return Err(ctx.err(K::HierarchyCycle { element }));
             }
-            if !parents[c].contains(&i) {
+            if parents[c].contains(&i) {
+                // A warning, not an error: the schema asks for unique children, but a repeated
+                // child means nothing but "this is my child", which is how three.js and Blender
+                // read it.
+                ctx.warn(format!(
+                    "{element} lists child node {c} more than once (glTF 2.0 requires unique children); the duplicate is ignored"
+                ));
+            } else {
                 parents[c].push(i);
                 children.push(c);
             }

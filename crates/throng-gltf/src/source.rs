@@ -7,12 +7,15 @@
 //! (valid glTF). So the JSON is first read as a `serde_json::Value`, such channels are removed
 //! (and counted), and every index is then checked where the importer uses it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use gltf_json::Root;
 
+use crate::confine::{read_bounded, Confinement, ReadError, Refusal, RootError};
 use crate::error::{ImportError, ImportErrorKind as K};
+use crate::uri::{UriProblem, UriRef};
+use crate::ImportOptions;
 
 /// The extensions throng decodes when a file requires them.
 pub const SUPPORTED_REQUIRED_EXTENSIONS: &[&str] =
@@ -24,7 +27,10 @@ pub(crate) struct Source {
     pub buffers: Vec<Vec<u8>>,
     /// Channels dropped before deserialization because they have no `target.node`.
     pub channels_without_node: usize,
-    pub base_dir: Option<std::path::PathBuf>,
+    /// Resolves and reads the images' URIs the way the buffers' were.
+    pub loader: Loader,
+    /// Repairs made while reading the container and the buffers.
+    pub warnings: Vec<String>,
 }
 
 const GLB_MAGIC: &[u8; 4] = b"glTF";
@@ -33,6 +39,7 @@ const GLB_HEADER_LEN: usize = 12;
 pub(crate) fn parse(
     bytes: &[u8],
     base_dir: Option<&Path>,
+    options: &ImportOptions,
     file: &str,
 ) -> Result<Source, ImportError> {
     let err = |kind| ImportError::new(file, kind);
@@ -105,16 +112,42 @@ pub(crate) fn parse(
         }
     }
 
+    // Everything the JSON alone can contradict is checked before any external file is read.
+    let mut warnings = crate::validate::document(&root, file)?;
+    let loader = Loader {
+        base_dir: base_dir.map(Path::to_path_buf),
+        asset_root: options.asset_root.clone(),
+        file: file.to_string(),
+    };
+    let buffers = load_buffers(&root, bin, &loader, &mut warnings)?;
+    Ok(Source {
+        root,
+        buffers,
+        channels_without_node,
+        loader,
+        warnings,
+    })
+}
+
+/// Bytes of every buffer, each exactly its `byteLength` long.
+fn load_buffers(
+    root: &Root,
+    mut bin: Option<Vec<u8>>,
+    loader: &Loader,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Vec<u8>>, ImportError> {
+    let err = |kind| ImportError::new(&loader.file, kind);
     let mut buffers = Vec::with_capacity(root.buffers.len());
-    let mut bin = bin;
     for (i, buffer) in root.buffers.iter().enumerate() {
         let element = match &buffer.name {
             Some(n) => format!("buffer {i} ({n:?})"),
             None => format!("buffer {i}"),
         };
-        let data = match &buffer.uri {
+        let declared = buffer.byte_length.0;
+        let (mut data, slack) = match &buffer.uri {
             None => match bin.take() {
-                Some(b) if i == 0 => b,
+                // glTF 2.0 §4.4.3.3: the BIN chunk may end with up to 3 bytes of padding.
+                Some(b) if i == 0 => (b, 3),
                 _ => {
                     return Err(err(K::InvalidData {
                         element,
@@ -122,9 +155,8 @@ pub(crate) fn parse(
                     }))
                 }
             },
-            Some(uri) => load_uri(uri, base_dir, &element, file)?,
+            Some(uri) => (loader.load(uri, &element, declared)?, 0),
         };
-        let declared = buffer.byte_length.0;
         if (data.len() as u64) < declared {
             return Err(err(K::Truncated {
                 element,
@@ -132,15 +164,19 @@ pub(crate) fn parse(
                 available: data.len() as u64,
             }));
         }
+        let extra = data.len() as u64 - declared;
+        if extra > slack {
+            // Tolerated (the Khronos validator warns for GLB, three.js and Blender read such
+            // files): no buffer view may reach past byteLength, so the extra bytes cannot change
+            // what is imported; they are dropped.
+            warnings.push(format!(
+                "{element} holds {extra} bytes more than its byteLength {declared}; they are ignored"
+            ));
+        }
+        data.truncate(declared as usize);
         buffers.push(data);
     }
-
-    Ok(Source {
-        root,
-        buffers,
-        channels_without_node,
-        base_dir: base_dir.map(Path::to_path_buf),
-    })
+    Ok(buffers)
 }
 
 /// Removes animation channels whose target has no `node` (glTF 2.0 §3.11: such channels are
@@ -159,83 +195,82 @@ fn drop_channels_without_node(value: &mut serde_json::Value) -> usize {
     dropped
 }
 
-/// Bytes behind a buffer or image URI: a `data:` URI (base64) or a file relative to `base_dir`.
-pub(crate) fn load_uri(
-    uri: &str,
-    base_dir: Option<&Path>,
-    element: &str,
-    file: &str,
-) -> Result<Vec<u8>, ImportError> {
-    let err = |kind| ImportError::new(file, kind);
-    if let Some(rest) = uri.strip_prefix("data:") {
-        let Some((header, payload)) = rest.split_once(',') else {
-            return Err(err(K::BadUri {
+/// Reads what buffer and image URIs name: `data:` URIs, or files confined to the asset root
+/// (DESIGN.md §6, see [`crate::confine`]).
+pub(crate) struct Loader {
+    base_dir: Option<PathBuf>,
+    asset_root: Option<PathBuf>,
+    file: String,
+}
+
+impl Loader {
+    /// At most `limit` bytes behind `uri`, used by `element` (e.g. "buffer 0"). A data URI is
+    /// decoded whole: its payload is already in memory, and decodes to less than it.
+    pub fn load(&self, uri: &str, element: &str, limit: u64) -> Result<Vec<u8>, ImportError> {
+        let err = |kind| ImportError::new(&self.file, kind);
+        let unsafe_uri = |problem| {
+            err(K::UnsafeUri {
                 element: element.into(),
-                reason: "data URI has no ',' before its payload".into(),
-            }));
+                uri: shorten(uri),
+                problem,
+            })
         };
-        if !header.ends_with(";base64") {
-            return Err(err(K::BadUri {
-                element: element.into(),
-                reason: "data URI is not base64-encoded".into(),
-            }));
-        }
-        return base64::engine::general_purpose::STANDARD
-            .decode(payload.trim())
-            .map_err(|e| {
-                err(K::BadUri {
-                    element: element.into(),
-                    reason: format!("data URI is not valid base64 ({e})"),
-                })
-            });
-    }
-    let decoded = percent_decode(uri);
-    let Some(dir) = base_dir else {
-        return Err(err(K::MissingExternalFile {
-            element: element.into(),
-            uri: uri.into(),
-            reason: "no base directory was given to resolve it".into(),
-        }));
-    };
-    let path = dir.join(&decoded);
-    std::fs::read(&path).map_err(|e| {
-        err(K::MissingExternalFile {
-            element: element.into(),
-            uri: uri.into(),
-            reason: format!("{}: {e}", path.display()),
-        })
-    })
-}
-
-/// RFC 3986 percent-decoding of a relative URI path (glTF 2.0 §2.8: URIs are percent-encoded).
-fn percent_decode(uri: &str) -> String {
-    let bytes = uri.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-            if let Some(v) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                out.push(v);
-                i += 3;
-                continue;
+        let segments = match crate::uri::parse(uri).map_err(unsafe_uri)? {
+            UriRef::Data { base64, payload } => {
+                let bad = |reason: String| {
+                    err(K::BadUri {
+                        element: element.into(),
+                        reason,
+                    })
+                };
+                let Some(payload) = payload else {
+                    return Err(bad("data URI has no ',' before its payload".into()));
+                };
+                if !base64 {
+                    return Err(bad("data URI is not base64-encoded".into()));
+                }
+                return base64::engine::general_purpose::STANDARD
+                    .decode(payload.trim())
+                    .map_err(|e| bad(format!("data URI is not valid base64 ({e})")));
             }
-        }
-        out.push(bytes[i]);
-        i += 1;
+            UriRef::Path(segments) => segments,
+        };
+        let missing = |reason: String| {
+            err(K::MissingExternalFile {
+                element: element.into(),
+                uri: shorten(uri),
+                reason,
+            })
+        };
+        let base_dir = match (&self.base_dir, &self.asset_root) {
+            (Some(b), _) => b.as_path(),
+            // Bytes without a folder, with an explicit root: URIs are relative to the root.
+            (None, Some(r)) => r.as_path(),
+            (None, None) => {
+                return Err(missing("no base directory was given to resolve it".into()))
+            }
+        };
+        let confinement =
+            Confinement::new(base_dir, self.asset_root.as_deref()).map_err(|e| match e {
+                RootError::Folder(reason) => missing(format!("its folder: {reason}")),
+                RootError::Root(reason) => err(K::AssetRoot { reason }),
+            })?;
+        let path = confinement.resolve(&segments).map_err(|r| match r {
+            Refusal::Unsafe(p) => unsafe_uri(p),
+            Refusal::Io(path, e) => missing(format!("{}: {e}", path.display())),
+        })?;
+        read_bounded(&path, limit).map_err(|e| match e {
+            ReadError::NotRegular(kind) => unsafe_uri(UriProblem::NotRegularFile(kind)),
+            ReadError::Io(e) => missing(format!("{}: {e}", path.display())),
+        })
     }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::percent_decode;
-
-    #[test]
-    fn percent_decoding() {
-        assert_eq!(percent_decode("a%20b.bin"), "a b.bin");
-        assert_eq!(percent_decode("plain.bin"), "plain.bin");
-        assert_eq!(percent_decode("bad%2"), "bad%2");
-        assert_eq!(percent_decode("end%41"), "endA");
+/// A URI for a message: at most 200 characters, so a megabyte-long path is not echoed whole.
+fn shorten(uri: &str) -> String {
+    const MAX: usize = 200;
+    match uri.char_indices().nth(MAX) {
+        None => uri.to_string(),
+        Some((at, _)) => format!("{}…", &uri[..at]),
     }
 }
