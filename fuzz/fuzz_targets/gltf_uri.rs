@@ -1,4 +1,4 @@
-//! URI confinement (DESIGN.md §6) as a property: a `.gltf` in a folder holding links out of it,
+//! URI confinement (docs/design.md §6) as a property: a `.gltf` in a folder holding links out of it,
 //! a link to /dev/zero, a FIFO and small files, next to a 4096-byte canary, names a buffer of
 //! 4096 bytes (and an image) by the fuzzed URI. No file inside the folder is that long or an
 //! image, so an import that succeeds has read something outside it: a finding.

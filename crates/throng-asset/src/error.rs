@@ -103,7 +103,7 @@ pub enum DecodeError {
     },
     #[error("primitive {primitive}: its streams disagree ({what}); the asset is inconsistent, re-bake it")]
     BadStreams { primitive: usize, what: String },
-    #[error("primitive {primitive} has no vertex animation texture; re-bake with --vat")]
+    #[error("primitive {primitive} has no vertex animation texture; bake the asset with one")]
     NoVat { primitive: usize },
     #[error("primitive {primitive}: the vertex animation texture has no vertex {vertex} at row {row} ({vertices} vertices × {rows} rows): the asset is inconsistent, re-bake it")]
     VatOutOfRange {
@@ -113,6 +113,6 @@ pub enum DecodeError {
         vertices: u32,
         rows: u32,
     },
-    #[error("dual-quaternion skinning needs a quat-* bone-texture encoding, this asset uses {}; use linear blend skinning or re-bake with --encoding quat-snorm16", .0.as_str())]
+    #[error("dual-quaternion skinning needs a quat-* bone-texture encoding, this asset uses {}; use linear blend skinning or re-bake with a quat-* encoding", .0.as_str())]
     DqNeedsQuat(Encoding),
 }

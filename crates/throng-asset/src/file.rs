@@ -1,4 +1,4 @@
-//! Reading and writing baked files (DESIGN.md §3 "File"; schema in docs/format.md).
+//! Reading and writing baked files (docs/design.md §3 "File"; schema in docs/format.md).
 //!
 //! A baked file is a glTF 2.0 binary (`.glb`). Its standard part is the asset as a static model
 //! in the rest pose (one mesh and node per baked primitive, pre-skinned to row 0 by

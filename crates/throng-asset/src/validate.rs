@@ -8,7 +8,7 @@ use crate::types::{
     VAT_NORMAL_BYTES_PER_TEXEL,
 };
 
-/// Most frame-table rows: a row travels to the GPU as an f32 (DESIGN.md §4), exact below 2^24;
+/// Most frame-table rows: a row travels to the GPU as an f32 (docs/design.md §4), exact below 2^24;
 /// the baker stops at the same number. Also the most texture rows per array layer.
 pub const MAX_ROWS: u32 = 1 << 24;
 
@@ -368,7 +368,7 @@ fn clip_timing(c: &Check, el: &str, clip: &ClipInfo) -> Result<(), AssetError> {
     Ok(())
 }
 
-/// No frame-table row belongs to two clips with different ranges (DESIGN.md §6): interpolation
+/// No frame-table row belongs to two clips with different ranges (docs/design.md §6): interpolation
 /// is clamped into a clip's own rows, and a clip whose frames run into another's is what a
 /// damaged `firstRow` or `frames` looks like. Clips with the very same rows (aliases, e.g. one
 /// take under two names with different loop modes or events) share every row and stay

@@ -1,4 +1,4 @@
-//! The bad baked-file corpus (DESIGN.md §6 "a baked file is cross-checked on load"): every
+//! The bad baked-file corpus (docs/design.md §6 "a baked file is cross-checked on load"): every
 //! field the decoders and the renderer trust, corrupted behind a valid checksum, is an
 //! `AssetError` that names the field; declared sizes far beyond the file fail before anything
 //! is allocated; GLB container lengths that lie, and cuts at every offset, are typed errors.

@@ -1,5 +1,5 @@
 //! Resolving a relative URI path inside the asset root without ever touching anything outside
-//! it (DESIGN.md §6), and reading at most a given number of bytes from what it names.
+//! it (docs/design.md §6), and reading at most a given number of bytes from what it names.
 //!
 //! `..` is resolved lexically against the file's folder (RFC 3986 §5.2.4 "remove dot
 //! segments"); a path that climbs above the root is refused before any system call. The rest is

@@ -14,7 +14,7 @@
 //! Non-fatal repairs (normalised quaternions, duplicate key times, skipped non-triangle
 //! primitives, morph channels, ...) are listed in [`Model::warnings`].
 //!
-//! Files are untrusted (DESIGN.md §6): a `.gltf`'s external buffers and images are read only
+//! Files are untrusted (docs/design.md §6): a `.gltf`'s external buffers and images are read only
 //! from regular files inside its folder, or inside [`ImportOptions::asset_root`] when one is
 //! given to [`import_with`]; absolute paths, other schemes, `..` or links that leave the folder
 //! are [`ImportErrorKind::UnsafeUri`] before anything outside is opened or looked up. A buffer
@@ -76,7 +76,7 @@ impl Ctx<'_> {
 }
 
 /// Imports a `.gltf` or `.glb` file; external buffers and images are read only from inside its
-/// folder (DESIGN.md §6). Same as [`import_with`] with the default [`ImportOptions`].
+/// folder (docs/design.md §6). Same as [`import_with`] with the default [`ImportOptions`].
 pub fn import(path: &Path) -> Result<Model, ImportError> {
     import_with(path, &ImportOptions::default())
 }

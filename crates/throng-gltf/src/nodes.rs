@@ -212,7 +212,7 @@ pub(crate) fn read_skins(ctx: &mut Ctx) -> Result<Vec<Skin>, ImportError> {
                 }));
             }
         }
-        // Missing inverseBindMatrices means identity (glTF 2.0 §3.8, CASES.md 5).
+        // Missing inverseBindMatrices means identity (glTF 2.0 §3.8, docs/cases.md 5).
         let inverse_bind_matrices = match js.inverse_bind_matrices {
             None => vec![Mat4::IDENTITY; joints.len()],
             Some(a) => {

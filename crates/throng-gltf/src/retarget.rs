@@ -1,4 +1,4 @@
-//! Clips from another file (CASES.md 18): animation-only files drive a model's skeleton when
+//! Clips from another file (docs/cases.md 18): animation-only files drive a model's skeleton when
 //! their target nodes match the model's nodes by name.
 
 use std::collections::{BTreeSet, HashMap};

@@ -196,7 +196,7 @@ fn drop_channels_without_node(value: &mut serde_json::Value) -> usize {
 }
 
 /// Reads what buffer and image URIs name: `data:` URIs, or files confined to the asset root
-/// (DESIGN.md §6, see [`crate::confine`]).
+/// (docs/design.md §6, see [`crate::confine`]).
 pub(crate) struct Loader {
     base_dir: Option<PathBuf>,
     asset_root: Option<PathBuf>,

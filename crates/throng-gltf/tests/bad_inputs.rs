@@ -1,7 +1,7 @@
 //! The bad-input corpus, generated here from one complete small document (a skinned, animated,
 //! textured triangle) and from real assets: truncations at every offset, lying lengths and
 //! counts, NaN and infinities in every float accessor and JSON number, cycles, out-of-range
-//! indices and the cases of DESIGN.md §6. Each must give its typed error, or import with the
+//! indices and the cases of docs/design.md §6. Each must give its typed error, or import with the
 //! documented warning (a repair). Path-escaping URIs are in tests/uri.rs and tests/canary.rs.
 
 mod common;

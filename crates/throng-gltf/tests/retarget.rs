@@ -1,4 +1,4 @@
-//! Clips of an animation-only file drive another file's skeleton by node name (CASES.md 18).
+//! Clips of an animation-only file drive another file's skeleton by node name (docs/cases.md 18).
 
 use throng_anim::model::Model;
 use throng_gltf::{import, import_clips_from};

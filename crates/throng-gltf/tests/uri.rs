@@ -1,4 +1,4 @@
-//! External URIs (DESIGN.md §6): every form that could reach outside the asset folder is a
+//! External URIs (docs/design.md §6): every form that could reach outside the asset folder is a
 //! typed error naming the element and the URI, for buffers and images; what is inside the
 //! folder still loads, through links too; an asset root widens the folder; only regular files
 //! are read, and no more of them than declared.

@@ -116,6 +116,15 @@ fn flag_hint(e: &anyhow::Error) -> Option<&'static str> {
                 _ => None,
             };
         }
+        if let Some(d) = cause.downcast_ref::<throng_asset::DecodeError>() {
+            return match d {
+                throng_asset::DecodeError::NoVat { .. } => Some("bake with --vat f32"),
+                throng_asset::DecodeError::DqNeedsQuat(_) => {
+                    Some("--skinning lbs, or bake with --encoding quat-snorm16")
+                }
+                _ => None,
+            };
+        }
         match cause.downcast_ref::<throng_bake::verify::VerifyError>() {
             Some(throng_bake::verify::VerifyError::NoSourceClip { .. }) => {
                 Some("the --clips files the bake used")
