@@ -37,10 +37,11 @@ pub enum AssetError {
     },
     #[error("{file}: not a throng baked asset (no THRONG_baked_animation extension); bake the source glTF with `throng bake` first")]
     NotBaked { file: String },
-    #[error("{file}: baked with throng format version {found}, but this throng reads version {expected}; re-bake the source with this version of throng")]
+    #[error("{file}: baked with throng format version {found}, but this throng reads versions {oldest} to {expected}; re-bake the source with this version of throng")]
     Version {
         file: String,
         found: String,
+        oldest: u32,
         expected: u32,
     },
     #[error("{file}: {element}: {what}; the asset is inconsistent, re-bake it with this version of throng (if a fresh bake fails this check, that is a throng bug)")]

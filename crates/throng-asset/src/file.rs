@@ -295,6 +295,7 @@ fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
                     .collect(),
                 root_motion: c.root_motion.clone(),
                 bounds: bounds_json(&c.bounds),
+                times: c.times.clone(),
             })
             .collect(),
         row_bounds: bounds_view,
@@ -659,11 +660,15 @@ fn decode_file(bytes: &[u8], file: &str) -> Result<BakedAsset, AssetError> {
         })?;
     // The version decides how to read the rest, so it is checked before anything else.
     match ext_value.get("version") {
-        Some(v) if v.as_u64() == Some(FORMAT_VERSION as u64) => {}
+        Some(v)
+            if v.as_u64().is_some_and(|v| {
+                (OLDEST_READABLE_VERSION as u64..=FORMAT_VERSION as u64).contains(&v)
+            }) => {}
         other => {
             return Err(AssetError::Version {
                 file: file.to_string(),
                 found: other.map_or("(none)".to_string(), |v| v.to_string()),
+                oldest: OLDEST_READABLE_VERSION,
                 expected: FORMAT_VERSION,
             })
         }
@@ -980,6 +985,7 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
                     min: Vec3::from_array(b.min),
                     max: Vec3::from_array(b.max),
                 }),
+                times: c.times.clone(),
             })
             .collect(),
         row_bounds,

@@ -294,6 +294,9 @@ pub struct ClipJson {
     pub events: Vec<EventJson>,
     pub root_motion: Option<Vec<[f32; 3]>>,
     pub bounds: Option<BoundsJson>,
+    /// Frame times of an error-budgeted clip (format version 2); absent for uniform frames.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub times: Option<Vec<f32>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -6,14 +6,21 @@ use glam::{Mat4, Vec3};
 use serde::{Deserialize, Serialize};
 
 /// Format version written into `THRONG_baked_animation.version` (see docs/format.md).
-/// This is the *major* version: readers reject any other major version.
-pub const FORMAT_VERSION: u32 = 1;
+/// This is the *major* version: readers reject newer major versions and any older one they
+/// cannot read ([`OLDEST_READABLE_VERSION`]).
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest major version this reader still loads: a version-1 file is a version-2 file
+/// without frame-time lists.
+pub const OLDEST_READABLE_VERSION: u32 = 1;
 
 /// Minor format version (`THRONG_baked_animation.minorVersion`): bumped for additions that
 /// readers of the same major version may ignore (see docs/format.md "Version policy").
-pub const FORMAT_MINOR_VERSION: u32 = 1;
+pub const FORMAT_MINOR_VERSION: u32 = 0;
 
-pub use throng_contract::{ClipFrames, Encoding, FrameRef, Layer, LoopMode, VatEncoding};
+pub use throng_contract::{
+    ClipFrames, Encoding, FrameRef, GpuClipTable, Layer, LoopMode, VatEncoding, UNIFORM_FRAMES,
+};
 
 /// Axis-aligned box in model space (file units).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -86,11 +93,13 @@ pub struct ClipInfo {
     pub name: String,
     /// Global frame-table row of the clip's frame 0 (row 0 is the rest pose).
     pub first_row: u32,
-    /// `n = floor(d · fps + 1e-3) + 1` (1 for a zero-length clip).
+    /// Frame count: `n = floor(d · fps + 1e-3) + 1` for uniform frames (1 for a zero-length
+    /// clip); the length of `times` for a clip with a frame-time list.
     pub frames: u32,
-    /// The sample rate asked for (frames per second).
+    /// The sample rate asked for (frames per second); for a clip with a frame-time list, its
+    /// mean rate `(n − 1) / d`, which the time rules use as positions per second.
     pub fps: f64,
-    /// Time between rows: `duration / (frames − 1)` (0 for a one-frame clip), seconds.
+    /// Mean time between rows: `duration / (frames − 1)` (0 for a one-frame clip), seconds.
     pub step: f64,
     /// Seconds.
     pub duration: f64,
@@ -101,6 +110,9 @@ pub struct ClipInfo {
     pub root_motion: Option<Vec<[f32; 3]>>,
     /// Union of the per-row bounds of this clip.
     pub bounds: Aabb,
+    /// Frame times of an error-budgeted clip (seconds, f32 as the GPU reads them): one per
+    /// frame, strictly increasing from 0 to the duration. `None`: frame k sits at `k · step`.
+    pub times: Option<Vec<f32>>,
 }
 
 /// Named attachment point whose model-space transform is stored per frame-table row.
@@ -114,7 +126,15 @@ impl ClipInfo {
     /// The clip's frame table as the time rules read it ([`ClipFrames::sample`] maps any clip
     /// time to a row and frac for any loop mode).
     pub fn frames_table(&self) -> ClipFrames {
-        ClipFrames::uniform(self.first_row, self.frames, self.duration)
+        match &self.times {
+            Some(t) => ClipFrames::listed(self.first_row, t),
+            None => ClipFrames::uniform(self.first_row, self.frames, self.duration),
+        }
+    }
+
+    /// Clip time of frame `k` (seconds).
+    pub fn frame_time(&self, k: u32) -> f64 {
+        self.frames_table().frame_time(k)
     }
 
     /// The time rules at clip time `t` seconds (any sign or size) under the clip's own loop
@@ -122,22 +142,16 @@ impl ClipInfo {
     pub fn sample(&self, t: f64) -> throng_contract::ClipTime {
         self.frames_table().sample(self.loop_mode, t)
     }
-
-    /// The clip in its GPU form (its bounds are empty when it has none).
-    pub fn gpu_clip(&self) -> throng_contract::GpuClip {
-        throng_contract::GpuClip::new(&self.frames_table(), self.bounds.min, self.bounds.max)
-    }
 }
 
-/// The clip table of an asset in its GPU form, one entry per clip; one zeroed entry when there
-/// are no clips (a GPU storage buffer may not be empty; such an entry is never read because the
-/// clip count is 0).
-pub fn gpu_clip_table(clips: &[ClipInfo]) -> Vec<throng_contract::GpuClip> {
-    let mut v: Vec<_> = clips.iter().map(ClipInfo::gpu_clip).collect();
-    if v.is_empty() {
-        v.push(throng_contract::GpuClip::default());
+/// The clip table of an asset in its GPU form, one entry per clip, with the frame-time lists
+/// of error-budgeted clips (a clip without bounds gets an empty box).
+pub fn gpu_clip_table(clips: &[ClipInfo]) -> throng_contract::GpuClipTable {
+    let mut t = throng_contract::GpuClipTable::default();
+    for c in clips {
+        t.push(&c.frames_table(), c.bounds.min, c.bounds.max);
     }
-    v
+    t
 }
 
 /// Model-space transforms of the anchors per frame-table row (docs/design.md §3 "Anchors"), stored as

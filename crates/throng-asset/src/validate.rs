@@ -256,6 +256,9 @@ pub fn validate(asset: &BakedAsset, file: &str) -> Result<(), AssetError> {
             ));
         }
         clip_timing(&c, &el, clip)?;
+        if let Some(t) = &clip.times {
+            frame_times(&c, &el, clip, t)?;
+        }
         for (k, e) in clip.events.iter().enumerate() {
             c.finite(&format!("{el}.events[{k}].time"), &[e.time])?;
         }
@@ -362,6 +365,46 @@ fn clip_timing(c: &Check, el: &str, clip: &ClipInfo) -> Result<(), AssetError> {
             format!(
                 "{} s, but duration {} s over {} frames gives {want} s",
                 clip.step, clip.duration, clip.frames
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A frame-time list (docs/format.md "clips"): one time per frame, `0` first, strictly
+/// increasing, the duration (as f32) last. The time rules' search and the shaders' lookup grid
+/// rely on all of it.
+fn frame_times(c: &Check, el: &str, clip: &ClipInfo, t: &[f32]) -> Result<(), AssetError> {
+    let el = format!("{el}.times");
+    if t.len() != clip.frames as usize || t.len() < 2 {
+        return Err(c.fail(
+            el,
+            format!(
+                "{} times for {} frames (a list needs one per frame, at least two)",
+                t.len(),
+                clip.frames
+            ),
+        ));
+    }
+    c.finite(&el, t)?;
+    if t[0] != 0.0 || t[t.len() - 1] != clip.duration as f32 {
+        return Err(c.fail(
+            el,
+            format!(
+                "runs from {} to {} s, but must run from 0 to the duration {} s",
+                t[0],
+                t[t.len() - 1],
+                clip.duration as f32
+            ),
+        ));
+    }
+    if let Some(k) = t.windows(2).position(|w| w[1] <= w[0]) {
+        return Err(c.fail(
+            format!("{el}[{}]", k + 1),
+            format!(
+                "{} s is not after {} s (times must increase)",
+                t[k + 1],
+                t[k]
             ),
         ));
     }

@@ -47,6 +47,8 @@ fn with_vat(mut asset: BakedAsset) -> BakedAsset {
 enum Want {
     Invalid(String),
     Corrupt(String),
+    /// A schema error (`AssetError::Json`).
+    Json,
     Ok,
 }
 
@@ -61,7 +63,7 @@ fn corrupt(field: impl Into<String>) -> Want {
 fn check(case: &str, bytes: &[u8], want: Want) {
     let result = from_glb_bytes(bytes, "bad.glb");
     let (element, field, msg) = match (&result, &want) {
-        (Ok(_), Want::Ok) => return,
+        (Ok(_), Want::Ok) | (Err(AssetError::Json { .. }), Want::Json) => return,
         (Err(e @ AssetError::Invalid { element, .. }), Want::Invalid(f))
         | (Err(e @ AssetError::Corrupt { element, .. }), Want::Corrupt(f)) => {
             (element, f.as_str(), e.to_string())
@@ -185,6 +187,47 @@ fn clip_timing() {
         ),
     ];
     run_json_cases(&common::asset(Encoding::QuatSnorm16), cases);
+}
+
+#[test]
+fn frame_times() {
+    let asset = common::listed_asset(Encoding::QuatSnorm16);
+    let d = asset.clips[0].duration as f32;
+    let t = "clips[0] (\"Walk\").times";
+    let cases = vec![
+        ("as written", vec![], Want::Ok),
+        (
+            "one time short",
+            vec![(p("/clips/0/times"), json!([0.0, 0.25, 0.375, d]))],
+            invalid(t),
+        ),
+        (
+            "not starting at 0",
+            vec![(p("/clips/0/times"), json!([0.01, 0.03125, 0.25, 0.375, d]))],
+            invalid(t),
+        ),
+        (
+            "not ending at the duration",
+            vec![(p("/clips/0/times"), json!([0.0, 0.03125, 0.25, 0.375, 0.5]))],
+            invalid(t),
+        ),
+        (
+            "going back",
+            vec![(p("/clips/0/times"), json!([0.0, 0.25, 0.03125, 0.375, d]))],
+            invalid("clips[0] (\"Walk\").times[2]"),
+        ),
+        (
+            "a repeated time",
+            vec![(p("/clips/0/times"), json!([0.0, 0.25, 0.25, 0.375, d]))],
+            invalid("clips[0] (\"Walk\").times[2]"),
+        ),
+        (
+            "not numbers",
+            vec![(p("/clips/0/times"), json!([0.0, "x", 0.25, 0.375, d]))],
+            Want::Json,
+        ),
+    ];
+    run_json_cases(&asset, cases);
 }
 
 #[test]

@@ -169,7 +169,7 @@ fn replace_once(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
 fn other_versions_are_typed_errors() {
     let bytes = to_glb_bytes(&common::asset(Encoding::QuatSnorm16)).expect("write");
     let key = format!("\"version\":{FORMAT_VERSION},\"minorVersion\"");
-    for other in ["2", "0", "9"] {
+    for other in ["3", "0", "9"] {
         let b = replace_once(
             &bytes,
             &key,
@@ -184,6 +184,39 @@ fn other_versions_are_typed_errors() {
             other => panic!("expected a version error, got {other:?}"),
         }
     }
+}
+
+#[test]
+fn frame_time_lists_round_trip_and_drive_the_time_rules() {
+    let asset = common::listed_asset(Encoding::QuatF32);
+    let back = from_glb_bytes(&to_glb_bytes(&asset).expect("write"), "listed.glb").expect("read");
+    assert_eq!(back, asset);
+    let walk = &back.clips[0];
+    // 0.3125 s lies halfway between frames 2 and 3 (at 0.25 and 0.375 s)
+    let s = walk.sample(0.3125);
+    assert_eq!(s.row, walk.first_row + 2);
+    assert!((s.frac - 0.5).abs() < 1e-6, "{}", s.frac);
+    assert_eq!(walk.frame_time(1), 0.03125);
+    let table = throng_asset::gpu_clip_table(&back.clips);
+    assert_ne!(table.clips[0].times_offset, throng_asset::UNIFORM_FRAMES);
+    assert_eq!(table.clips[1].times_offset, throng_asset::UNIFORM_FRAMES);
+}
+
+#[test]
+fn a_version_1_file_still_loads() {
+    // Version 1 is version 2 without frame-time lists: a uniform bake resealed as version 1
+    // reads back equal.
+    let asset = common::asset(Encoding::QuatSnorm16);
+    assert!(asset.clips.iter().all(|c| c.times.is_none()));
+    let bytes = to_glb_bytes(&asset).expect("write");
+    let key = format!("\"version\":{FORMAT_VERSION},\"minorVersion\"");
+    let mut b = replace_once(
+        &bytes,
+        &key,
+        &key.replacen(&FORMAT_VERSION.to_string(), "1", 1),
+    );
+    reseal(&mut b);
+    assert_eq!(from_glb_bytes(&b, "v1.glb").expect("version 1"), asset);
 }
 
 /// Independent FNV-1a 64 of docs/format.md "Checksum", to edit a file the way a writer would.

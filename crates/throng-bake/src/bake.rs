@@ -464,6 +464,7 @@ fn frame_table(model: &Model, o: &BakeOptions, file: &str) -> Result<FrameTable,
         }
         total += n;
         infos.push(ClipInfo {
+            times: None,
             name: clip.name.clone(),
             first_row,
             frames: n as u32,

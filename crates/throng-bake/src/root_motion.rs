@@ -166,6 +166,7 @@ mod tests {
     #[test]
     fn curve_unwraps_past_half_turns() {
         let clip = ClipInfo {
+            times: None,
             name: "spin".into(),
             first_row: 1,
             frames: 5,

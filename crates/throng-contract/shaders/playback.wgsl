@@ -1,11 +1,16 @@
 // throng::playback — the per-instance contract on the GPU (docs/design.md §4): the records,
 // the instance transform, the clip table, and the time rules' twin. Rust twins (same layouts,
 // checked by naga in throng-render's tests): throng_contract::{Layer, InstanceRecord,
-// InstanceTransform, GpuClip, GpuLayer, GpuInstanceRecord}. No bindings: the renderer (or any
-// engine) declares its own and passes values in.
+// InstanceTransform, GpuClip, GpuLayer, GpuInstanceRecord, FrameTimeTable}. One binding, the
+// frame-time table of listed clips: the embedder chooses its group and binding with the shader
+// defs G_FRAME_TIMES and B_FRAME_TIMES; everything else comes in as values.
 #define_import_path throng::playback
 
-#import throng::constants::{MODE_LOOP, MODE_PINGPONG, CLIP_MASK, MODE_SHIFT, GPU_HELD, GPU_ENABLED, GPU_TWO_LAYERS, TWO_NEG_32}
+#import throng::constants::{MODE_LOOP, MODE_PINGPONG, CLIP_MASK, MODE_SHIFT, GPU_HELD, GPU_ENABLED, GPU_TWO_LAYERS, TWO_NEG_32, UNIFORM_FRAMES}
+
+// Frame times (f32 bits) and lookup grids of the clips with frame-time lists
+// (throng_contract::FrameTimeTable).
+@group(#{G_FRAME_TIMES}) @binding(#{B_FRAME_TIMES}) var<storage, read> frame_times: array<u32>;
 
 // One playback layer: weight, frac = weight of row + 1, global frame-table row as f32, clip
 // index as f32.
@@ -30,8 +35,9 @@ struct InstanceTransform {
 struct Clip {
     first_row: u32,
     frames: u32,
+    // Start of the clip's frame-time list in frame_times, or UNIFORM_FRAMES.
+    times_offset: u32,
     pad_a: u32,
-    pad_b: u32,
     bounds_min: vec4<f32>,
     bounds_max: vec4<f32>,
 }
@@ -77,9 +83,50 @@ fn clip_last(c: Clip) -> u32 {
     return max(c.frames, 1u) - 1u;
 }
 
+// Frame time k of a listed clip.
+fn listed_time(c: Clip, k: u32) -> f32 {
+    return bitcast<f32>(frame_times[c.times_offset + k]);
+}
+
+// The row lookup of a listed clip: τ = q / L · d, the grid cell of τ, then forward to the
+// largest k with t_k ≤ τ. Rust twin: listed_frame_f32.
+fn listed_frame(c: Clip, q_in: f32) -> FrameRef {
+    let n = max(c.frames, 1u);
+    let last_u = n - 1u;
+    let last = f32(last_u);
+    let q = clamp(q_in, 0.0, last);
+    if (q >= last || n < 2u) {
+        return FrameRef(c.first_row + last_u, 0.0);
+    }
+    let d = listed_time(c, last_u);
+    let tau = q / last * d;
+    let cells = max(last_u, 1u);
+    let cell = min(u32(tau / d * f32(cells)), cells - 1u);
+    var k = min(frame_times[c.times_offset + n + cell], last_u - 1u);
+    for (var i = 0u; i < n && k > 0u && listed_time(c, k) > tau; i++) {
+        k -= 1u;
+    }
+    for (var i = 0u; i < n; i++) {
+        if (k + 2u > last_u || listed_time(c, k + 1u) > tau) {
+            break;
+        }
+        k += 1u;
+    }
+    let a = listed_time(c, k);
+    let b = listed_time(c, k + 1u);
+    var frac = 0.0;
+    if (b > a) {
+        frac = (tau - a) / (b - a);
+    }
+    return FrameRef(c.first_row + k, clamp(frac, 0.0, 1.0));
+}
+
 // The time rules' frame(q): shown position q (clamped into [0, L]) → row and frac, frac 0 on
 // the last frame. Rust twins: ClipFrames::frame (f64), clip_frame_f32.
 fn clip_frame(c: Clip, q_in: f32) -> FrameRef {
+    if (c.times_offset != UNIFORM_FRAMES) {
+        return listed_frame(c, q_in);
+    }
     let last_u = clip_last(c);
     let last = f32(last_u);
     let q = clamp(q_in, 0.0, last);

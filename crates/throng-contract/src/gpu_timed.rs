@@ -37,6 +37,8 @@
 //! once/clamp: q = φ · L   (HELD: q = L)
 //! then the time rules' frame(q): q = clamp(q, 0, L); k = floor(q); frac = q − k;
 //!      row = first_row + k; on the last frame row = first_row + L, frac = 0
+//!      (a clip with a frame-time list looks τ = q / L · d up in its list instead:
+//!      crate::listed_frame_f32)
 //! w1 = clamp(w_start + f32(clock − w_anchor) · w_rate, 0, 1);  w0 = 1 − w1
 //! ```
 //! Whole periods are removed exactly by the wrapping integer product, so only the fractional
@@ -45,7 +47,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::{GpuClip, InstanceRecord, Layer};
+use crate::{GpuClip, GpuClipTable, InstanceRecord, Layer};
 
 /// Ticks per second of the runtime clock (2^20, ≈ 0.95 µs per tick).
 pub const TICKS_PER_SECOND: u64 = 1 << 20;
@@ -120,9 +122,13 @@ pub fn phase_position(phi: f32, mode: u32, held: bool, last: f32) -> f32 {
     q
 }
 
-/// The time rules' `frame(q)` in f32, as the GPU computes it. WGSL twin: `clip_frame` in
-/// `shaders/playback.wgsl`. (The f64 rule is [`crate::ClipFrames::frame`].)
-pub fn clip_frame_f32(clip: &GpuClip, q: f32) -> crate::FrameRef {
+/// The time rules' `frame(q)` in f32, as the GPU computes it, for uniform frames or a clip's
+/// frame-time list in `frame_times` (the [`crate::FrameTimeTable`]'s words). WGSL twin:
+/// `clip_frame` in `shaders/playback.wgsl`. (The f64 rule is [`crate::ClipFrames::frame`].)
+pub fn clip_frame_f32(clip: &GpuClip, frame_times: &[u32], q: f32) -> crate::FrameRef {
+    if clip.times_offset != crate::UNIFORM_FRAMES {
+        return crate::listed_frame_f32(clip, frame_times, q);
+    }
     let last_u = clip.last();
     let last = last_u as f32;
     let q = q.clamp(0.0, last);
@@ -141,7 +147,7 @@ pub fn clip_frame_f32(clip: &GpuClip, q: f32) -> crate::FrameRef {
 
 /// Rows, fracs and weights the GPU derives from `(record, clock)`: the CPU twin of the WGSL
 /// `gpu_layers` (see the module docs).
-pub fn gpu_layers(rec: &GpuInstanceRecord, clips: &[GpuClip], clock: u32) -> InstanceRecord {
+pub fn gpu_layers(rec: &GpuInstanceRecord, clips: &GpuClipTable, clock: u32) -> InstanceRecord {
     let mut out = InstanceRecord::zeroed();
     if rec.flags & GPU_ENABLED == 0 {
         return out;
@@ -158,15 +164,19 @@ pub fn gpu_layers(rec: &GpuInstanceRecord, clips: &[GpuClip], clock: u32) -> Ins
 
 /// One layer of [`gpu_layers`]. An unknown clip reads as the zero clip (row 0), as the shader
 /// does.
-pub fn gpu_layer(l: &GpuLayer, clips: &[GpuClip], clock: u32, weight: f32) -> Layer {
+pub fn gpu_layer(l: &GpuLayer, clips: &GpuClipTable, clock: u32, weight: f32) -> Layer {
     let clip = l.clip_mode & CLIP_MASK;
     let mode = (l.clip_mode >> MODE_SHIFT) & 3;
-    let c = clips.get(clip as usize).copied().unwrap_or_default();
+    let c = clips.clip(clip);
     let e = clock.wrapping_sub(l.anchor);
     let a = e.wrapping_mul(l.omega_hi).wrapping_add(l.phase);
     let phi = (a as f32) * TWO_NEG_32 + (e as f32) * l.omega_lo;
     let q = phase_position(phi, mode, l.clip_mode & GPU_HELD != 0, c.last() as f32);
-    Layer::new(weight, clip_frame_f32(&c, q), clip)
+    Layer::new(
+        weight,
+        clip_frame_f32(&c, clips.frame_times.upload_words(), q),
+        clip,
+    )
 }
 
 /// 2^32 as f64.

@@ -22,8 +22,14 @@
 //! `frac = q − k` is the weight of row `k + 1`; on the last frame frac is 0 (so no row past the
 //! clip is read). frac is stored as an f32 and kept below 1.
 //!
-//! Frame-time lists (non-uniform frames) keep this shape: positions stay `t · rate`, and only
-//! [`ClipFrames::frame`] changes (a search over the list instead of `floor`).
+//! # Frame-time lists
+//! An error-budgeted clip stores its own increasing frame times `0 = t_0 < … < t_{n−1} = d`
+//! (f32, as the GPU reads them). Positions stay `t · rate` (a linear measure of time), and only
+//! [`ClipFrames::frame`] changes: the clip time `τ = q / rate` is looked up — the largest k with
+//! `t_k ≤ τ`, by binary search — and `frac = (τ − t_k) / (t_{k+1} − t_k)`. The GPU does the same
+//! with a per-clip lookup grid ([`crate::FrameTimeTable`]).
+
+use std::sync::Arc;
 
 use crate::LoopMode;
 
@@ -167,8 +173,8 @@ pub struct ClipTime {
 
 /// The frame table of one clip as the time rules read it (docs/design.md §3 "Frame table"):
 /// `frames` rows from `first_row`, spanning `duration` seconds, frame k at
-/// `k · duration / (frames − 1)`.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+/// `k · duration / (frames − 1)` — or at `times[k]` for a clip with a frame-time list.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClipFrames {
     /// Global row of frame 0.
     pub first_row: u32,
@@ -180,6 +186,9 @@ pub struct ClipFrames {
     pub rate: f64,
     /// Seconds (0 for a zero-length clip).
     pub duration: f64,
+    /// The frame times of a non-uniform clip (seconds, strictly increasing, `times[0] = 0`, one
+    /// per frame); `None` for uniform frames.
+    pub times: Option<Arc<[f32]>>,
 }
 
 impl ClipFrames {
@@ -194,6 +203,7 @@ impl ClipFrames {
                 span: Span::new(0.0),
                 rate: 0.0,
                 duration: 0.0,
+                times: None,
             };
         }
         let last = (frames - 1) as f64;
@@ -203,7 +213,21 @@ impl ClipFrames {
             span: Span::new(last),
             rate: last / duration,
             duration,
+            times: None,
         }
+    }
+
+    /// A clip whose frame k sits at `times[k]` seconds (one time per frame, strictly
+    /// increasing from 0; the last is the duration). A list of fewer than two times is a
+    /// zero-length clip; a list that is uniform within f32 precision is stored as uniform.
+    pub fn listed(first_row: u32, times: &[f32]) -> ClipFrames {
+        let n = times.len() as u32;
+        let d = times.last().copied().unwrap_or(0.0) as f64;
+        let mut c = ClipFrames::uniform(first_row, n, d);
+        if !c.is_static() && !is_uniform(times) {
+            c.times = Some(times.into());
+        }
+        c
     }
 
     /// `L = n − 1` (0 for a zero-length clip).
@@ -241,6 +265,9 @@ impl ClipFrames {
         let last = self.span.len;
         // negative and NaN become 0; then q ≥ 0 and the truncating cast is the floor
         let q = if q > 0.0 { q } else { 0.0 };
+        if let Some(times) = &self.times {
+            return self.listed_frame(times, q);
+        }
         let fl = (q as u64) as f64;
         if fl >= last {
             return FrameRef {
@@ -251,6 +278,45 @@ impl ClipFrames {
         FrameRef {
             row: self.first_row + fl as u32,
             frac: ((q - fl) as f32).min(FRAC_MAX),
+        }
+    }
+
+    /// [`Self::frame`] of a clip with a frame-time list: the largest k with `t_k ≤ τ`.
+    fn listed_frame(&self, times: &[f32], q: f64) -> FrameRef {
+        let n = times.len();
+        let last_row = FrameRef {
+            row: self.first_row + n.saturating_sub(1) as u32,
+            frac: 0.0,
+        };
+        if q >= self.span.len || n < 2 {
+            return last_row;
+        }
+        let tau = q / self.rate;
+        // partition_point: the first index whose time is above τ; t_0 = 0 ≤ τ, so k ≥ 0
+        let k = times
+            .partition_point(|&t| t as f64 <= tau)
+            .saturating_sub(1)
+            .min(n - 2);
+        let (a, b) = (times[k] as f64, times[k + 1] as f64);
+        let frac = if b > a { (tau - a) / (b - a) } else { 0.0 };
+        FrameRef {
+            row: self.first_row + k as u32,
+            frac: (frac.clamp(0.0, 1.0) as f32).min(FRAC_MAX),
+        }
+    }
+
+    /// The clip time of frame `k` (seconds): `times[k]`, or `k · d / (n − 1)`.
+    pub fn frame_time(&self, k: u32) -> f64 {
+        match &self.times {
+            Some(t) => t.get(k as usize).map_or(self.duration, |&x| x as f64),
+            None if self.frames > 1 => {
+                if k + 1 >= self.frames {
+                    self.duration
+                } else {
+                    k as f64 * self.duration / (self.frames - 1) as f64
+                }
+            }
+            None => 0.0,
         }
     }
 
@@ -274,6 +340,19 @@ impl ClipFrames {
             phase: if period > 0.0 { p / period } else { 0.0 },
         }
     }
+}
+
+/// Whether frame times are uniform `k · d / (n − 1)` to within f32 rounding.
+fn is_uniform(times: &[f32]) -> bool {
+    let n = times.len();
+    if n < 2 {
+        return true;
+    }
+    let d = times[n - 1] as f64;
+    times.iter().enumerate().all(|(k, &t)| {
+        let u = (k as f64 * d / (n - 1) as f64) as f32;
+        (t - u).abs() <= f32::EPSILON * d as f32 * 2.0
+    })
 }
 
 /// Local clip time of `t` seconds on a clip of `duration` seconds played with `mode` (for
@@ -430,6 +509,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn listed_frames_find_the_interval_by_time() {
+        // frames at 0, 0.125, 0.5, 0.625, 1.0 s (exact in f32)
+        let c = ClipFrames::listed(7, &[0.0, 0.125, 0.5, 0.625, 1.0]);
+        assert!(c.times.is_some());
+        for (t, row, frac) in [
+            (0.0, 7, 0.0),
+            (0.0625, 7, 0.5),
+            (0.125, 8, 0.0),
+            (0.3125, 8, 0.5),
+            (0.5625, 9, 0.5),
+            (0.8125, 10, 0.5),
+            (1.0, 11, 0.0),
+        ] {
+            let s = c.sample(LoopMode::Clamp, t);
+            assert_eq!(s.row, row, "t={t}");
+            assert!((s.frac as f64 - frac).abs() < 1e-5, "t={t}: {}", s.frac);
+            assert!((s.time - t).abs() < 1e-12);
+        }
+        // loops wrap by time, ping-pong reflects by time
+        assert_eq!(c.sample(LoopMode::Loop, 1.3).row, 8);
+        let pp = c.sample(LoopMode::PingPong, 1.45);
+        assert_eq!((pp.row, pp.direction), (9, Direction::Backward));
+        assert_eq!(c.frame_time(2), 0.5);
+        // a uniform list is stored as uniform
+        let u = ClipFrames::listed(1, &[0.0, 0.25, 0.5, 0.75, 1.0]);
+        assert!(u.times.is_none());
+        assert_eq!(u, ClipFrames::uniform(1, 5, 1.0));
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub fn constants_module() -> Module {
         "// throng::constants — generated from throng_contract's Rust constants; do not edit.\n\
          #define_import_path throng::constants\n\n",
     );
-    let u32s: [(&str, u32); 10] = [
+    let u32s: [(&str, u32); 11] = [
         ("MODE_LOOP", MODE_LOOP),
         ("MODE_ONCE", MODE_ONCE),
         ("MODE_CLAMP", MODE_CLAMP),
@@ -34,6 +34,7 @@ pub fn constants_module() -> Module {
         ("GPU_ENABLED", GPU_ENABLED),
         ("GPU_TWO_LAYERS", GPU_TWO_LAYERS),
         ("MAX_INFLUENCES", crate::MAX_INFLUENCES),
+        ("UNIFORM_FRAMES", crate::UNIFORM_FRAMES),
     ];
     for (name, v) in u32s {
         s.push_str(&format!("const {name}: u32 = {v}u;\n"));

@@ -5,6 +5,7 @@
 #define_import_path throng_render::asset
 
 #import throng::playback::{Clip, Layer, layer_rows}
+#import throng::constants::UNIFORM_FRAMES
 #import throng::decode::{Rts, decode_mat4_f32, decode_mat3x4, decode_quat_f32, decode_quat_snorm16, rts_to_affine}
 
 // Bone texture description (crate::gpu_types::BoneParams), 32 B.
@@ -30,7 +31,7 @@ fn clip_at(i: u32) -> Clip {
     if (i < bone_params.clip_count) {
         return clips[i];
     }
-    return Clip(0u, 0u, 0u, 0u, vec4<f32>(0.0), vec4<f32>(0.0));
+    return Clip(0u, 0u, UNIFORM_FRAMES, 0u, vec4<f32>(0.0), vec4<f32>(0.0));
 }
 
 // The two frame-table rows a layer interpolates, kept inside its clip and the table.

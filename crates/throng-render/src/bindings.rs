@@ -24,6 +24,9 @@ pub mod group {
         VAT = 2;
         /// The per-draw uniform (dynamic offset) and, in the main pass, the shadow map.
         DRAW = 3;
+        /// Where the contract's `throng::playback` finds the frame-time table: beside the
+        /// clip table, in group 0.
+        FRAME_TIMES = 0;
     }
 }
 
@@ -36,6 +39,8 @@ numbers! {
     BONE_PARAMS = 1;
     /// Clip table, `array<Clip>` (throng_contract::GpuClip).
     CLIPS = 2;
+    /// Frame-time lists of the clip table, `array<u32>` (throng_contract::FrameTimeTable).
+    FRAME_TIMES = 15;
     // ---- group 0: the crowd ----
     /// `array<InstanceTransform>`.
     INSTANCE_TRANSFORMS = 3;

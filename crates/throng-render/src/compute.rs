@@ -168,16 +168,11 @@ pub fn layers_on_gpu(
     let buffers = CrowdBuffers::new(device, &[], &playback);
     let out_size = (n * std::mem::size_of::<InstanceRecord>()) as u64;
     let out_buf = output_buffer(device, out_size);
-    let mut entries = vec![
-        wgpu::BindGroupEntry {
-            binding: crate::bindings::BONE_PARAMS,
-            resource: asset.params_buffer.as_entire_binding(),
-        },
-        wgpu::BindGroupEntry {
-            binding: crate::bindings::CLIPS,
-            resource: asset.clips_buffer.as_entire_binding(),
-        },
-    ];
+    let mut entries = vec![wgpu::BindGroupEntry {
+        binding: crate::bindings::BONE_PARAMS,
+        resource: asset.params_buffer.as_entire_binding(),
+    }];
+    entries.extend(asset.clip_entries());
     entries.extend(buffers.playback_entries());
     entries.push(wgpu::BindGroupEntry {
         binding: crate::bindings::LAYERS_OUT,

@@ -196,7 +196,7 @@ impl CrowdBuffers {
         asset: &'a GpuAsset,
         bones: bool,
     ) -> Vec<wgpu::BindGroupEntry<'a>> {
-        let mut v = Vec::with_capacity(6);
+        let mut v = Vec::with_capacity(7);
         if bones {
             v.push(wgpu::BindGroupEntry {
                 binding: b::BONE_TEXTURE,
@@ -209,14 +209,11 @@ impl CrowdBuffers {
                 resource: asset.params_buffer.as_entire_binding(),
             },
             wgpu::BindGroupEntry {
-                binding: b::CLIPS,
-                resource: asset.clips_buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
                 binding: b::INSTANCE_TRANSFORMS,
                 resource: self.transforms.as_entire_binding(),
             },
         ]);
+        v.extend(asset.clip_entries());
         v.extend(self.playback_entries());
         v
     }

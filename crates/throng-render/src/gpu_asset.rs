@@ -156,6 +156,8 @@ pub struct GpuAsset {
     pub params: BoneParams,
     pub params_buffer: wgpu::Buffer,
     pub clips_buffer: wgpu::Buffer,
+    /// The clip table's frame-time lists (throng_contract::FrameTimeTable words).
+    pub frame_times_buffer: wgpu::Buffer,
     pub primitives: Vec<GpuPrimitive>,
     /// Per material: uniform (colour, texture transform) and base colour texture index.
     pub materials: Vec<(MaterialUniform, Option<usize>)>,
@@ -177,6 +179,20 @@ impl GpuAsset {
     /// LOD levels (1 without simplified LODs).
     pub fn lod_count(&self) -> u32 {
         self.lod_errors.len().max(1) as u32
+    }
+
+    /// Bind group entries of the clip table and its frame-time lists.
+    pub fn clip_entries(&self) -> [wgpu::BindGroupEntry<'_>; 2] {
+        [
+            wgpu::BindGroupEntry {
+                binding: crate::bindings::CLIPS,
+                resource: self.clips_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: crate::bindings::FRAME_TIMES,
+                resource: self.frame_times_buffer.as_entire_binding(),
+            },
+        ]
     }
 }
 
@@ -313,9 +329,15 @@ impl GpuAsset {
             contents: bytemuck::bytes_of(&params),
             usage: wgpu::BufferUsages::UNIFORM,
         });
+        let clip_table = throng_asset::gpu_clip_table(&asset.clips);
         let clips_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("throng clip table"),
-            contents: bytemuck::cast_slice(&throng_asset::gpu_clip_table(&asset.clips)),
+            contents: bytemuck::cast_slice(clip_table.clip_upload()),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let frame_times_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng frame times"),
+            contents: bytemuck::cast_slice(clip_table.frame_times.upload_words()),
             usage: wgpu::BufferUsages::STORAGE,
         });
         let mut primitives = Vec::with_capacity(asset.primitives.len());
@@ -444,6 +466,7 @@ impl GpuAsset {
             params,
             params_buffer,
             clips_buffer,
+            frame_times_buffer,
             primitives,
             materials,
             textures,

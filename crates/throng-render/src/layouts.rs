@@ -59,11 +59,19 @@ fn skin_entries(
             count: None,
         },
         uniform(b::BONE_PARAMS, vis),
-        storage(b::CLIPS, vis, true),
         storage(b::INSTANCE_TRANSFORMS, vis, true),
     ];
+    v.extend(clip_table(vis));
     v.extend(playback_entries(timing, vis));
     v
+}
+
+/// The clip table and its frame-time lists (what the time rules read).
+fn clip_table(vis: wgpu::ShaderStages) -> [wgpu::BindGroupLayoutEntry; 2] {
+    [
+        storage(b::CLIPS, vis, true),
+        storage(b::FRAME_TIMES, vis, true),
+    ]
 }
 
 /// Group 0 of the texture draw: the skin bindings, the frame uniform and (culled) the visible
@@ -131,7 +139,8 @@ pub fn shader_module(
 /// Group 0 of the layers job: bone params, clips, the playback records and the output.
 pub fn layers_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::COMPUTE;
-    let mut e = vec![uniform(b::BONE_PARAMS, vis), storage(b::CLIPS, vis, true)];
+    let mut e = vec![uniform(b::BONE_PARAMS, vis)];
+    e.extend(clip_table(vis));
     e.extend(playback_entries(timing, vis));
     e.push(storage(b::LAYERS_OUT, vis, false));
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -146,9 +155,9 @@ pub fn cull_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLay
     let vis = wgpu::ShaderStages::COMPUTE;
     let mut e = vec![
         uniform(b::BONE_PARAMS, vis),
-        storage(b::CLIPS, vis, true),
         storage(b::INSTANCE_TRANSFORMS, vis, true),
     ];
+    e.extend(clip_table(vis));
     e.extend(playback_entries(timing, vis));
     e.extend([
         uniform(b::CULL_PARAMS, vis),
@@ -167,10 +176,10 @@ pub fn vat_draw(device: &wgpu::Device, timing: Timing, culled: bool) -> wgpu::Bi
     let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
     let mut e = vec![
         uniform(b::BONE_PARAMS, vis),
-        storage(b::CLIPS, vis, true),
         storage(b::INSTANCE_TRANSFORMS, vis, true),
         uniform(b::FRAME, vis),
     ];
+    e.extend(clip_table(vis));
     e.extend(playback_entries(timing, vis));
     if culled {
         e.push(storage(b::VISIBLE_IDS, wgpu::ShaderStages::VERTEX, true));

@@ -67,7 +67,7 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
             clock,
         };
         let got = layers_on_gpu(&gpu, &gasset, play).expect("gpu layers");
-        let clip_table = rt.gpu_clip_table().to_vec();
+        let clip_table = rt.gpu_clip_table().clone();
         let mut cpu_records = vec![];
         for (i, rec) in rt.records().iter().enumerate() {
             let want = gpu_layers(rec, &clip_table, clock);

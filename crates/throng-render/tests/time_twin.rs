@@ -34,6 +34,7 @@ fn clip_table() -> Vec<ClipInfo> {
         .enumerate()
         .map(|(i, &(frames, duration))| {
             let c = ClipInfo {
+                times: None,
                 name: format!("c{i}"),
                 first_row: first,
                 frames,

@@ -92,6 +92,7 @@ pub fn synthetic_clips() -> Vec<ClipInfo> {
             let fps = 30.0;
             let frames = (d * fps + 1e-3).floor() as u32 + 1;
             let c = ClipInfo {
+                times: None,
                 name: name.to_string(),
                 first_row: row,
                 frames,

@@ -57,10 +57,10 @@ impl Prepared {
             .filter(|r| !r.is_empty() && r.iter().any(|v| *v != [0.0; 3]))
             .cloned();
         Prepared {
-            frames,
             last,
             fps,
             duration: frames.duration,
+            frames,
             mode: c.loop_mode.code(),
             events,
             root_motion,
@@ -231,10 +231,11 @@ impl Prepared {
             return Rm::IDENTITY;
         };
         let n = c.len();
-        let q = q.clamp(0.0, (n - 1) as f64);
-        let i = (q.floor() as usize).min(n - 1);
+        // the time rules place q between two frames (by time, for a frame-time list)
+        let f = self.frames.frame(q);
+        let i = ((f.row - self.frames.first_row) as usize).min(n - 1);
         let j = (i + 1).min(n - 1);
-        let t = (q - i as f64) as f32;
+        let t = f.frac;
         let a = c[i];
         let b = c[j];
         Rm {

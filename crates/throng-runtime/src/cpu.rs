@@ -894,7 +894,7 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
 }
 
 /// What the hot loop needs of a clip: its rate and its frame table.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct HotClip {
     /// Frames per second of clip time.
     fps: f64,
@@ -905,7 +905,7 @@ impl HotClip {
     fn new(p: &Prepared) -> HotClip {
         HotClip {
             fps: p.fps,
-            frames: p.frames,
+            frames: p.frames.clone(),
         }
     }
 }

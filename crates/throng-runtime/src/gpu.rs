@@ -52,7 +52,7 @@ use crate::{Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError, SECO
 use bytemuck::Zeroable;
 use change::{Cx, Sink, Write};
 use throng_asset::{ClipInfo, Layer};
-use throng_contract::{gpu_layers, GpuClip, GpuInstanceRecord, MODE_CLAMP, MODE_ONCE};
+use throng_contract::{gpu_layers, GpuClipTable, GpuInstanceRecord, MODE_CLAMP, MODE_ONCE};
 
 mod change;
 
@@ -154,7 +154,7 @@ pub struct GpuRuntime {
     /// Per clip and loop mode code: `1 / period` and the record's ω at speed 1 (see
     /// [`change::ModeK`]).
     inv_period: Vec<[change::ModeK; 4]>,
-    gpu_clips: Vec<GpuClip>,
+    gpu_clips: GpuClipTable,
     handles: Handles,
     state: Vec<GInst>,
     records: Vec<GpuInstanceRecord>,
@@ -206,8 +206,8 @@ impl GpuRuntime {
         self.len() == 0
     }
 
-    /// The GPU clip table to upload with the records.
-    pub fn gpu_clip_table(&self) -> &[GpuClip] {
+    /// The GPU clip table (clips and frame-time lists) the records are timed against.
+    pub fn gpu_clip_table(&self) -> &GpuClipTable {
         &self.gpu_clips
     }
 

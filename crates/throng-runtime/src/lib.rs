@@ -41,6 +41,6 @@ pub use handle::Handle;
 /// The contract's types the runtime produces, re-exported for callers that only use the
 /// runtime (one definition: throng-contract's).
 pub use throng_contract::{
-    gpu_layers, GpuClip, GpuInstanceRecord, GpuLayer, InstanceRecord, InstanceTransform, Layer,
-    LoopMode, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG,
+    gpu_layers, GpuClip, GpuClipTable, GpuInstanceRecord, GpuLayer, InstanceRecord,
+    InstanceTransform, Layer, LoopMode, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG,
 };

@@ -54,7 +54,7 @@ fn gpu_function_matches_f64_truth_for_random_playback_over_a_day() {
         .collect();
     let clips = table(&specs);
     let mut rt = GpuRuntime::new(&clips);
-    let gclips = rt.gpu_clip_table().to_vec();
+    let gclips = rt.gpu_clip_table().clone();
     let hs: Vec<_> = (0..200)
         .map(|_| rt.spawn(InstanceTransform::IDENTITY))
         .collect();
@@ -109,7 +109,7 @@ fn gpu_function_matches_f64_truth_for_random_playback_over_a_day() {
 fn crossfade_and_blend_weights_on_the_gpu_clock() {
     let clips = table(&[(1.0, LoopMode::Loop, &[]), (0.5, LoopMode::Loop, &[])]);
     let mut rt = GpuRuntime::new(&clips);
-    let gc = rt.gpu_clip_table().to_vec();
+    let gc = rt.gpu_clip_table().clone();
     let h = rt.spawn(InstanceTransform::IDENTITY);
     rt.play(h, 0, PlayOptions::default()).unwrap();
     rt.update(0.5);

@@ -160,7 +160,7 @@ fn gpu_timed_24h_at_60hz_matches_direct_time() {
         CASES.iter().map(|c| (c.d, c.mode, &[][..])).collect();
     let clips = table(&specs);
     let mut rt = GpuRuntime::new(&clips);
-    let gclips = rt.gpu_clip_table().to_vec();
+    let gclips = rt.gpu_clip_table().clone();
     let hs: Vec<_> = CASES
         .iter()
         .enumerate()

@@ -300,6 +300,7 @@ pub fn asset(encoding: Encoding) -> BakedAsset {
             .collect(),
         clips: vec![
             ClipInfo {
+                times: None,
                 name: "Walk".into(),
                 first_row: 1,
                 frames: 5,
@@ -315,6 +316,7 @@ pub fn asset(encoding: Encoding) -> BakedAsset {
                 bounds: row_bounds[1..6].iter().fold(Aabb::EMPTY, |a, b| a.union(b)),
             },
             ClipInfo {
+                times: None,
                 name: "Idle".into(),
                 first_row: 6,
                 frames: 3,
@@ -359,6 +361,17 @@ pub fn asset(encoding: Encoding) -> BakedAsset {
 }
 
 /// A fresh empty folder under the system temp folder for one test.
+/// [`asset`] with an error-budgeted Walk: five frames at irregular times (what a
+/// `--max-error` bake writes).
+pub fn listed_asset(encoding: Encoding) -> BakedAsset {
+    let mut a = asset(encoding);
+    let w = &mut a.clips[0];
+    let d = w.duration as f32;
+    w.times = Some(vec![0.0, 0.03125, 0.25, 0.375, d]);
+    w.fps = 4.0 / w.duration;
+    a
+}
+
 pub fn temp_dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("throng-asset-{}-{}", name, std::process::id()));
     let _ = std::fs::remove_dir_all(&d);

@@ -131,6 +131,7 @@ pub fn encode(encoding: Encoding, poses: &[Vec<Trs>], rows_per_layer: u32) -> Bo
 fn clip(name: &str, first_row: u32, frames: u32) -> ClipInfo {
     let duration = (frames - 1) as f64 / 30.0;
     ClipInfo {
+        times: None,
         name: name.into(),
         first_row,
         frames,

@@ -11,6 +11,7 @@ pub fn clip(first_row: u32, d: f64, fps: f64, mode: LoopMode, events: &[f32]) ->
         1
     };
     ClipInfo {
+        times: None,
         name: format!("clip@{first_row}"),
         first_row,
         frames,
