@@ -116,6 +116,19 @@ fn flag_hint(e: &anyhow::Error) -> Option<&'static str> {
                 _ => None,
             };
         }
+        if let Some(i) = cause.downcast_ref::<throng_gltf::ImportError>() {
+            use throng_gltf::{ImportErrorKind, UriProblem};
+            return match &i.kind {
+                ImportErrorKind::UnsafeUri {
+                    problem: UriProblem::Escapes | UriProblem::SymlinkEscapes,
+                    ..
+                } => Some("--asset-root DIR, a folder that holds both the file and what it names"),
+                ImportErrorKind::AssetRoot { .. } => {
+                    Some("an --asset-root that contains the file's folder")
+                }
+                _ => None,
+            };
+        }
         if let Some(d) = cause.downcast_ref::<throng_asset::DecodeError>() {
             return match d {
                 throng_asset::DecodeError::NoVat { .. } => Some("bake with --vat f32"),

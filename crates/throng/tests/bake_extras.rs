@@ -349,3 +349,46 @@ fn bake_refuses_to_replace_its_source() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("the output is the input"));
     assert_eq!(std::fs::read(&src).expect("read"), before);
 }
+
+#[test]
+fn asset_root_lets_uris_reach_a_shared_folder_and_nothing_else() {
+    let Some(src) = throng_testdata::asset("asset-generator/Animation_SkinType_00.gltf") else {
+        return;
+    };
+    let dir = TempDir::new("root");
+    std::fs::create_dir_all(dir.0.join("shared")).expect("shared");
+    std::fs::create_dir_all(dir.0.join("chars")).expect("chars");
+    std::fs::copy(
+        src.with_extension("bin"),
+        dir.0.join("shared/Animation_SkinType_00.bin"),
+    )
+    .expect("copy bin");
+    let json = std::fs::read_to_string(&src).expect("gltf");
+    let json = json.replace(
+        "\"uri\": \"Animation_SkinType_00.bin\"",
+        "\"uri\": \"../shared/Animation_SkinType_00.bin\"",
+    );
+    let input = dir.path("chars/skin.gltf");
+    std::fs::write(&input, json).expect("write gltf");
+    // by default a URI stays inside its file's folder: exit 1 naming the buffer and the URI
+    let o = throng(&["inspect", &input]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("buffer 0") && err.contains("../shared"),
+        "{err}"
+    );
+    assert!(
+        err.contains("--asset-root"),
+        "the hint names the flag: {err}"
+    );
+    // with the common folder as the root it reads
+    let root = dir.path("");
+    let out = ok(&["inspect", &input, "--asset-root", &root, "--json"]);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let prims = v["skinned_primitives"].as_array();
+    assert!(prims.is_some_and(|p| !p.is_empty()), "{out}");
+    // a root that does not hold the file's folder is refused
+    let o = throng(&["inspect", &input, "--asset-root", &dir.path("shared")]);
+    assert_eq!(o.status.code(), Some(1));
+}

@@ -123,7 +123,7 @@ pub(crate) fn load_asset(
                 .with_context(|| format!("loading the baked asset {}", p.display()))?;
             return Ok((asset, p.display().to_string()));
         }
-        Some(p) => (load_model(p, &[])?, p.display().to_string()),
+        Some(p) => (load_model(p, &Default::default())?, p.display().to_string()),
         None => {
             let bytes = throng_demo::demo_glb();
             let model = throng_gltf::import_slice(&bytes, None, "built-in fox")

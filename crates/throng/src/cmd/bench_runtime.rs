@@ -41,7 +41,10 @@ pub struct Args {
 /// per-character cost that throng replaces.
 fn cpu_skinning_ns(source: Option<&PathBuf>) -> anyhow::Result<(String, usize, f64)> {
     let (name, model) = match source {
-        Some(p) => (p.display().to_string(), super::shared::load_model(p, &[])?),
+        Some(p) => (
+            p.display().to_string(),
+            super::shared::load_model(p, &Default::default())?,
+        ),
         None => (
             "built-in fox".to_string(),
             throng_gltf::import_slice(&throng_demo::demo_glb(), None, "demo.glb")?,

@@ -264,7 +264,7 @@ fn gif_dt() -> f64 {
 fn load(asset: Option<&Path>) -> anyhow::Result<(throng_anim::Model, String)> {
     let (model, name) = match asset {
         Some(path) => {
-            let model = shared::load_model(path, &[])?;
+            let model = shared::load_model(path, &shared::SourceArgs::default())?;
             (model, shared::file_name(path))
         }
         None => {

@@ -29,7 +29,7 @@ use throng_runtime::crowd::{self, Assignment, ClipMix, Layout};
 use super::shared::scene::{
     bake_in_memory, stats_line, warn_mixed_scales, InMemoryBake, Input, Player,
 };
-use super::shared::{self, load_model, usage};
+use super::shared::{self, load_model, usage, SourceArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -38,9 +38,8 @@ pub struct Args {
     /// a baked asset or a source glTF (baked in memory), drawn on the GPU.
     #[arg(required = true, num_args = 1.., value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// Animation-only glTF files whose clips bind to a source input's skeleton by joint name.
-    #[arg(long = "clips", value_name = "OTHER")]
-    pub clips: Vec<PathBuf>,
+    #[command(flatten)]
+    pub source_args: SourceArgs,
     /// Output PNG, or GIF with `--frames` (default: the first input's name with `.png`/`.gif`
     /// in the current folder).
     #[arg(short, long)]
@@ -206,7 +205,7 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
             "--encoding and --influences apply to a source glTF; the input is already baked"
         );
     }
-    if baked.iter().all(|&b| b) && !args.clips.is_empty() {
+    if baked.iter().all(|&b| b) && !args.source_args.clips.is_empty() {
         return Err(usage(
             "--clips binds animation files to a source glTF; the input is already baked",
         ));
@@ -227,7 +226,7 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
         encoding: args.encoding,
         influences: args.influences,
         vat: (args.path == SkinPath::Vat).then_some(throng_asset::VatEncoding::F32),
-        clips: args.clips.clone(),
+        source: args.source_args.clone(),
     };
     let mut inputs = Vec::with_capacity(args.inputs.len());
     for (path, &is) in args.inputs.iter().zip(&baked) {
@@ -237,7 +236,7 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
                     .with_context(|| format!("reading the baked asset {}", path.display()))?,
             ),
             (false, true) => Input::Baked(bake_in_memory(path, &how)?),
-            (false, false) => Input::Source(load_model(path, &args.clips)?),
+            (false, false) => Input::Source(load_model(path, &args.source_args)?),
         });
     }
     Ok(inputs)
@@ -340,7 +339,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let start = Instant::now();
     let (images, stats) = match (&inputs[0], &args.source) {
         (Input::Baked(_), Some(src)) if args.path == SkinPath::Reference => {
-            let model = load_model(src, &args.clips)?;
+            let model = load_model(src, &args.source_args)?;
             (
                 draw_source(&args, &model, &parts[0], &mut renderer, &opts)?,
                 None,

@@ -5,7 +5,7 @@
 //! file (`throng verify BAKED.glb --source IN`). Fails (exit code 1) when the largest error
 //! (samples or mid-samples) exceeds `--max-error-rel`.
 
-use super::shared::{file_name, load_model, parse_fps, parse_influences};
+use super::shared::{file_name, load_model, parse_fps, parse_influences, SourceArgs};
 use anyhow::Context;
 use std::path::PathBuf;
 use throng_asset::Encoding;
@@ -19,9 +19,8 @@ pub struct Args {
     /// The source glTF a baked INPUT was baked from.
     #[arg(long)]
     pub source: Option<PathBuf>,
-    /// Animation-only glTF files whose clips bind to the source skeleton (as for the bake).
-    #[arg(long = "clips", value_name = "OTHER")]
-    pub clips: Vec<PathBuf>,
+    #[command(flatten)]
+    pub source_args: SourceArgs,
     /// Encoding to bake and measure, or `all` (source input only): all, mat4-f32, mat3x4-f32,
     /// mat3x4-f16, quat-f32, quat-snorm16.
     #[arg(long, default_value = "all", value_parser = parse_encoding_or_all)]
@@ -64,7 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 args.input.display()
             )
         })?;
-        let model = load_model(source, &args.clips)?;
+        let model = load_model(source, &args.source_args)?;
         let asset = throng_asset::read(&args.input)?;
         verify(&asset, &model)?
     } else {
@@ -79,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             None => Encoding::ALL.to_vec(),
             Some(e) => vec![e],
         };
-        let model = load_model(&args.input, &args.clips)?;
+        let model = load_model(&args.input, &args.source_args)?;
         let name = file_name(&args.input);
         let mut all = Vec::new();
         for (i, enc) in encodings.into_iter().enumerate() {

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use throng_bake::{BakeError, BakeOptions};
 
-use crate::cmd::shared::{self, file_name, load_model};
+use crate::cmd::shared::{self, file_name, load_model, SourceArgs};
 
 /// What happened to one file of a batch.
 enum Outcome {
@@ -40,11 +40,11 @@ fn sources(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(v)
 }
 
-fn bake_one(input: &Path, out_dir: &Path, base: &BakeOptions) -> Outcome {
+fn bake_one(input: &Path, out_dir: &Path, base: &BakeOptions, source: &SourceArgs) -> Outcome {
     if throng_asset::is_baked_file(input) {
         return Outcome::Skipped("already a baked throng asset".into());
     }
-    let model = match load_model(input, &[]) {
+    let model = match load_model(input, source) {
         Ok(m) => m,
         Err(e) => return Outcome::Failed(e),
     };
@@ -92,9 +92,15 @@ fn bake_one(input: &Path, out_dir: &Path, base: &BakeOptions) -> Outcome {
     }
 }
 
-/// Bakes every source in `dir` into `out_dir` with `options`; every failure is listed with its
-/// error, and the command fails when any file failed.
-pub fn run(dir: &Path, out_dir: &Path, options: &BakeOptions) -> anyhow::Result<()> {
+/// Bakes every source in `dir` into `out_dir` with `options`, reading each as `source` says
+/// (no clip files); every failure is listed with its error, and the command fails when any
+/// file failed.
+pub fn run(
+    dir: &Path,
+    out_dir: &Path,
+    options: &BakeOptions,
+    source: &SourceArgs,
+) -> anyhow::Result<()> {
     let files = sources(dir)?;
     if files.is_empty() {
         anyhow::bail!("{}: no .gltf or .glb files in this folder", dir.display());
@@ -105,7 +111,7 @@ pub fn run(dir: &Path, out_dir: &Path, options: &BakeOptions) -> anyhow::Result<
     let outcomes: Vec<Outcome> = files
         .par_iter()
         .map(|f| {
-            let o = bake_one(f, out_dir, options);
+            let o = bake_one(f, out_dir, options, source);
             bar.inc(1);
             o
         })

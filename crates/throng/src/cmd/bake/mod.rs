@@ -7,7 +7,7 @@ mod batch;
 mod extras;
 mod mesh;
 
-use super::shared::{self, file_name, load_model, parse_fps, parse_influences, usage};
+use super::shared::{self, file_name, load_model, parse_fps, parse_influences, usage, SourceArgs};
 use anyhow::Context;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -18,9 +18,8 @@ use throng_bake::{BakeOptions, Fps};
 pub struct Args {
     /// Source glTF file (.gltf/.glb), or a folder: bake every animated glTF in it into -o OUTDIR.
     pub input: PathBuf,
-    /// Animation-only glTF files whose clips bind to this skeleton by joint name (repeatable).
-    #[arg(long = "clips", value_name = "OTHER")]
-    pub clips: Vec<PathBuf>,
+    #[command(flatten)]
+    pub source_args: SourceArgs,
     /// Output baked asset (.glb); with a folder as input, the output folder.
     #[arg(short = 'o', long = "out", value_name = "OUT.glb")]
     pub out: PathBuf,
@@ -70,10 +69,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let mut options = base_options(&args);
         extras::apply(&args.extras, &mut options)?;
         mesh::apply(&args.mesh, &mut options);
-        if !args.clips.is_empty() {
+        if !args.source_args.clips.is_empty() {
             anyhow::bail!("--clips binds clips to one file; it does not apply to a folder");
         }
-        return batch::run(&args.input, &args.out, &options);
+        return batch::run(&args.input, &args.out, &options, &args.source_args);
     }
     if !args
         .out
@@ -99,7 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let start = Instant::now();
-    let model = load_model(&args.input, &args.clips)?;
+    let model = load_model(&args.input, &args.source_args)?;
     for w in &model.warnings {
         eprintln!("warning: {w}");
     }

@@ -3,7 +3,7 @@
 
 mod baked;
 
-use super::shared::{load_model, print_stdout, usage};
+use super::shared::{load_model, print_stdout, usage, SourceArgs};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use throng_anim::{BindingKind, Model};
@@ -12,9 +12,8 @@ use throng_anim::{BindingKind, Model};
 pub struct Args {
     /// A glTF file (.gltf/.glb) or a baked throng asset (.glb).
     pub input: PathBuf,
-    /// Animation-only glTF files whose clips bind to this skeleton by joint name (repeatable).
-    #[arg(long = "clips", value_name = "OTHER")]
-    pub clips: Vec<PathBuf>,
+    #[command(flatten)]
+    pub source_args: SourceArgs,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -22,7 +21,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     if throng_asset::is_baked_file(&args.input) {
-        if !args.clips.is_empty() {
+        if !args.source_args.clips.is_empty() {
             return Err(usage(format!(
                 "{}: --clips binds animation files to a source glTF's skeleton; this file is \
                  already baked (inspect it without --clips)",
@@ -31,7 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         return baked::run(&args.input, args.json);
     }
-    let model = load_model(&args.input, &args.clips)?;
+    let model = load_model(&args.input, &args.source_args)?;
     let report = describe(&model);
     if args.json {
         print_stdout(&serde_json::to_string_pretty(&report)?)?;

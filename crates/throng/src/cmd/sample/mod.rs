@@ -7,7 +7,7 @@
 
 mod baked;
 
-use super::shared::{find_clip, load_model, print_stdout, write_atomic};
+use super::shared::{find_clip, load_model, print_stdout, write_atomic, SourceArgs};
 use anyhow::Context;
 use baked::SampledPrimitive;
 use serde_json::{json, Value};
@@ -19,9 +19,8 @@ use throng_asset::LoopMode;
 pub struct Args {
     /// A glTF file (.gltf/.glb) or a baked throng asset (.glb).
     pub input: PathBuf,
-    /// Animation-only glTF files whose clips bind to this skeleton by joint name (repeatable).
-    #[arg(long = "clips", value_name = "OTHER")]
-    pub clips: Vec<PathBuf>,
+    #[command(flatten)]
+    pub source_args: SourceArgs,
     /// Clip name or index; without it the rest pose.
     #[arg(long)]
     pub clip: Option<String>,
@@ -74,7 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// The source skinned on the CPU at full rate (throng-anim's reference), at the clip time held
 /// at the clip's ends like the baked sample.
 fn sample_source(args: &Args) -> anyhow::Result<Vec<SampledPrimitive>> {
-    let model = load_model(&args.input, &args.clips)?;
+    let model = load_model(&args.input, &args.source_args)?;
     let mut skinner = ModelSkinner::new(&model);
     if skinner.is_empty() {
         anyhow::bail!(

@@ -10,7 +10,9 @@ pub mod source;
 
 pub use bake::{bake_with_bar, print_fidelity, print_report};
 pub use parse::*;
-pub use source::{find_baked_clip, find_clip, load_model, source_bounds, source_meshes};
+pub use source::{
+    find_baked_clip, find_clip, load_model, source_bounds, source_meshes, SourceArgs,
+};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};

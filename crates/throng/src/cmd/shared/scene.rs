@@ -11,7 +11,7 @@ use throng_render::{FrameStats, Playback};
 use throng_runtime::crowd::{self, Assignment};
 use throng_runtime::{CpuRuntime, GpuRuntime};
 
-use super::{file_name, find_baked_clip, find_clip, load_model, source_bounds};
+use super::{file_name, find_baked_clip, find_clip, load_model, source_bounds, SourceArgs};
 
 /// One input of a frame.
 pub enum Input {
@@ -27,13 +27,13 @@ pub struct InMemoryBake {
     pub influences: Option<u32>,
     /// Also bake a VAT (the VAT path needs one).
     pub vat: Option<VatEncoding>,
-    /// Animation-only files whose clips bind to the source by joint name.
-    pub clips: Vec<PathBuf>,
+    /// Clip files and the asset root of the source.
+    pub source: SourceArgs,
 }
 
 /// A source glTF baked in memory, with a line saying so.
 pub fn bake_in_memory(input: &Path, how: &InMemoryBake) -> anyhow::Result<BakedAsset> {
-    let model = load_model(input, &how.clips)?;
+    let model = load_model(input, &how.source)?;
     let defaults = throng_bake::BakeOptions::default();
     let options = throng_bake::BakeOptions {
         source_name: file_name(input),

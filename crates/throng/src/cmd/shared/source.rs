@@ -9,18 +9,34 @@ use throng_asset::BakedAsset;
 
 use super::file_name;
 
-/// Imports `input` and appends the clips of every `clips` file (bound by joint name), with
-/// their binding warnings in the model's warnings.
-pub fn load_model(input: &Path, clips: &[PathBuf]) -> anyhow::Result<Model> {
+/// How the commands read a source glTF: extra clip files and the folder its URIs may reach.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SourceArgs {
+    /// Animation-only glTF files whose clips bind to the source skeleton by joint name
+    /// (repeatable).
+    #[arg(long = "clips", value_name = "OTHER")]
+    pub clips: Vec<PathBuf>,
+    /// The folder a glTF's buffer and image URIs may reach (with `..`); by default each file's
+    /// own folder. It must contain that folder.
+    #[arg(long, value_name = "DIR")]
+    pub asset_root: Option<PathBuf>,
+}
+
+/// Imports `input` and appends the clips of every `source.clips` file (bound by joint name),
+/// with their binding warnings in the model's warnings.
+pub fn load_model(input: &Path, source: &SourceArgs) -> anyhow::Result<Model> {
     if throng_asset::is_baked_file(input) {
         anyhow::bail!(
             "{} is already a baked throng asset; pass the source glTF it was baked from",
             input.display()
         );
     }
-    let mut model = throng_gltf::import(input)?;
-    for other_path in clips {
-        let other = throng_gltf::import(other_path)
+    let options = throng_gltf::ImportOptions {
+        asset_root: source.asset_root.clone(),
+    };
+    let mut model = throng_gltf::import_with(input, &options)?;
+    for other_path in &source.clips {
+        let other = throng_gltf::import_with(other_path, &options)
             .with_context(|| format!("loading clips from {}", other_path.display()))?;
         let warnings = throng_gltf::import_clips_from(&mut model, &other, &file_name(other_path));
         model.warnings.extend(warnings);
