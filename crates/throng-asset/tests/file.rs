@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use throng_asset::*;
 
@@ -321,45 +321,12 @@ fn missing_file_names_the_file() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Khronos glTF-Validator (node package). Skipped outside CI when node or the package is missing.
-
-fn validator_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("THRONG_GLTF_VALIDATOR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/tmp/gv/node_modules/gltf-validator"));
-    let have_node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if dir.is_dir() && have_node {
-        return Some(dir);
-    }
-    let why = format!(
-        "glTF-Validator not found (node: {have_node}, package: {}); install it with \
-         `cd /tmp/gv && npm install gltf-validator` or set THRONG_GLTF_VALIDATOR",
-        dir.display()
-    );
-    if std::env::var_os("CI").is_some() {
-        panic!("{why}");
-    }
-    eprintln!("skipping: {why}");
-    None
-}
-
-const VALIDATE_JS: &str = r#"
-const validator = require(process.argv[2]);
-const bytes = new Uint8Array(require('fs').readFileSync(process.argv[3]));
-validator.validateBytes(bytes, { maxIssues: 1000 })
-  .then((r) => { console.log(JSON.stringify(r.issues)); })
-  .catch((e) => { console.error(String(e)); process.exit(2); });
-"#;
+// Khronos glTF-Validator (node package), through the workspace's one runner in throng-testdata:
+// skipped outside CI when node or the package is missing, a failure under CI.
 
 #[test]
 fn khronos_validator_reports_no_errors() {
-    let Some(vdir) = validator_dir() else { return };
     let dir = common::temp_dir("validator");
-    let script = dir.join("validate.js");
-    std::fs::write(&script, VALIDATE_JS).unwrap();
     let mut assets: Vec<(&str, BakedAsset)> = Encoding::ALL
         .iter()
         .map(|e| (e.as_str(), common::asset(*e)))
@@ -373,23 +340,13 @@ fn khronos_validator_reports_no_errors() {
     for (name, asset) in assets {
         let path = dir.join(format!("{name}.glb"));
         write(&asset, &path).expect("write");
-        let out = std::process::Command::new("node")
-            .arg(&script)
-            .arg(&vdir)
-            .arg(&path)
-            .output()
-            .expect("run node");
-        assert!(
-            out.status.success(),
-            "validator failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let issues: serde_json::Value = serde_json::from_slice(&out.stdout).expect("report");
-        let messages = issues["messages"].as_array().cloned().unwrap_or_default();
-        for m in &messages {
+        let Some(report) = throng_testdata::validate_gltf(&path) else {
+            return;
+        };
+        for m in &report.messages {
             eprintln!("{name}: {m}");
         }
-        assert_eq!(issues["numErrors"], 0, "{name}: {messages:#?}");
+        assert_eq!(report.errors, 0, "{name}: {:#?}", report.messages);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
