@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 secs="${1:?usage: fuzz/run.sh SECONDS [TARGET...]}"
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(gltf_glb gltf_json gltf_uri baked_reader bake_settings)
+[ ${#targets[@]} -gt 0 ] || targets=(gltf_glb gltf_json gltf_uri baked_reader bake_settings cli_args)
 sanitizer="${FUZZ_SANITIZER:-none}"
 export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-$PWD/target}"
 [ -d corpus/gltf_glb ] || ./seeds.sh
@@ -25,6 +25,7 @@ dict() {
     gltf_*) echo dicts/gltf.dict ;;
     baked_reader) echo dicts/baked.dict ;;
     bake_settings) echo dicts/settings.dict ;;
+    cli_args) echo dicts/cli.dict ;;
   esac
 }
 

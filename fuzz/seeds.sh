@@ -17,7 +17,7 @@ max_seed_bytes="${MAX_SEED_BYTES:-131072}"
 if [ ! -x "$throng" ]; then
   (cd "$repo" && cargo build --release -p throng)
 fi
-mkdir -p corpus/gltf_glb corpus/gltf_json corpus/baked_reader corpus/bake_settings
+mkdir -p corpus/gltf_glb corpus/gltf_json corpus/baked_reader corpus/bake_settings corpus/cli_args
 small() { [ "$(stat -c %s "$1")" -le "$max_seed_bytes" ]; }
 name() { echo "${1#"$assets"/}" | tr '/' '_'; }
 
@@ -80,6 +80,24 @@ for i, text in enumerate(blocks + extra):
     open("%s/seed-%02d.json" % (out, i), "w").write(text)
 PY
 
+# Command lines: one argument per line, every value parser with good and edge values.
+i=0
+while IFS= read -r line; do
+  printf '%s' "$line" | tr ' ' '\n' > "corpus/cli_args/seed-$(printf %02d $i)"
+  i=$((i + 1))
+done <<'ARGS'
+bake in.gltf -o out.glb --fps 30 --encoding quat-snorm16 --influences 8 --lod 0.5,0.25
+bake in.gltf -o out.glb --fps auto --max-error 1e-3 --vat unorm16 --once Walk --event Walk:0.5:step
+bake dir -o outdir --clip-fps Walk:60 --loop-mode Run:ping-pong --max-texture-size 4096
+render a.glb b.glb --instances 100 --camera 0,2,-5:0,1,0:35 --size 640x480 --lod-bias 1.5
+render a.glb --lod-influences 4,2,1 --debug weights --debug-joint 3 --frames 4 -o x.gif
+render a.glb --timing gpu --blend Run --blend-weight 0.3 --stagger --layout random
+sample in.gltf --clip 0 --time -1e30 --skinning dq --json
+verify in.gltf --encoding all --fps 1e-9 --json
+bench render --field 100000 --field-lods 0.5,0.25,0.1 --field-frames 3
+bench runtime --instances 1000000 --mode gpu --json
+inspect in.gltf --clips other.gltf --asset-root ..
+ARGS
 for t in corpus/*; do
   echo "$(basename "$t"): $(find "$t" -type f | wc -l) seeds, $(du -sh "$t" | cut -f1)"
 done

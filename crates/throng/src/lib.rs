@@ -1,0 +1,157 @@
+//! The `throng` command line as a library: its arguments ([`Cli`]) and [`run`], which the
+//! binary (`src/main.rs`) calls and the fuzz targets parse. Exit codes (docs/design.md §2):
+//! 0 success, 1 the input or the work failed (the error is printed with its chain of causes),
+//! 2 command-line usage error.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod cmd;
+
+/// The command line: `Cli::parse()` (or `try_parse_from` for a list of arguments).
+#[derive(Parser)]
+#[command(
+    name = "throng",
+    version,
+    about = "Bake skeletal animation from glTF 2.0 into GPU textures and play it on crowds"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Describe a glTF file or a baked asset: skins, primitives, rigid parts, clips, warnings.
+    Inspect(cmd::inspect::Args),
+    /// Skinned positions and normals of every animated primitive at one clip time.
+    Sample(cmd::sample::Args),
+    /// The whole pipeline on the built-in fox: bake, play a crowd, draw demo.png and demo.gif.
+    Demo(cmd::demo::Args),
+    /// Write the built-in character as a standard glTF binary.
+    DemoAsset(cmd::demo_asset::Args),
+    /// Bake a glTF character (or a folder of them) into a throng asset.
+    Bake(cmd::bake::Args),
+    /// Fidelity of a bake against full-rate CPU skinning of the source.
+    Verify(cmd::verify::Args),
+    /// Draw a crowd headless to a PNG on whatever GPU adapter exists.
+    Render(cmd::render::Args),
+    /// Write every composed WGSL program whole, for reading (debugging aid).
+    Shaders(cmd::shaders::Args),
+    /// Benchmarks: `bench runtime`, `bench render`.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Per-frame cost of the playback runtime on N instances, against a plain memory fill.
+    Runtime(cmd::bench_runtime::Args),
+    /// Frame and CPU time of 1, 100 and 1,000 instances on the texture, VAT and reference paths.
+    Render(cmd::bench_render::Args),
+    /// One JSON file and one Markdown table of a `bench/gpu.sh` run's folder.
+    Summary(cmd::bench_summary::Args),
+}
+
+/// Runs a parsed command line: prints errors (with a hint at the flags that fix them) and
+/// returns the exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    let result = match cli.command {
+        Command::Inspect(a) => cmd::inspect::run(a),
+        Command::Sample(a) => cmd::sample::run(a),
+        Command::Demo(a) => cmd::demo::run(a),
+        Command::DemoAsset(a) => cmd::demo_asset::run(a),
+        Command::Bake(a) => cmd::bake::run(a),
+        Command::Verify(a) => cmd::verify::run(a),
+        Command::Render(a) => cmd::render::run(a),
+        Command::Shaders(a) => cmd::shaders::run(a),
+        Command::Bench(BenchCommand::Runtime(a)) => cmd::bench_runtime::run(a),
+        Command::Bench(BenchCommand::Render(a)) => cmd::bench_render::run(a),
+        Command::Bench(BenchCommand::Summary(a)) => cmd::bench_summary::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // Flags that do not go together, found after parsing: a usage error like clap's.
+        Err(e) if e.is::<cmd::shared::UsageError>() => {
+            eprintln!("error: {e}\n\nFor more information, try '--help'.");
+            ExitCode::from(2)
+        }
+        Err(e) => {
+            eprintln!("error: {}", error_chain(&e));
+            if let Some(hint) = flag_hint(&e) {
+                eprintln!("hint: {hint}");
+            }
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The command-line flags that fix a library error, when there are some (library messages say
+/// what to change in the library's terms; the command line names its own flags).
+fn flag_hint(e: &anyhow::Error) -> Option<&'static str> {
+    use throng_bake::BakeError;
+    e.chain().find_map(|cause| {
+        if let Some(b) = cause.downcast_ref::<BakeError>() {
+            return match b {
+                BakeError::TextureTooWide { .. } => {
+                    Some("--encoding quat-snorm16, or --max-texture-size N")
+                }
+                BakeError::EncodingUnsupported { .. } => {
+                    Some("--encoding mat3x4-f32, or leave out --strict")
+                }
+                BakeError::NothingToAnimate { why, .. } if why.contains("animation-only") => {
+                    Some("bake the character and pass this file with --clips FILE")
+                }
+                BakeError::BadPrimitive { what, .. } if what.contains("f16 range") => {
+                    Some("--vat unorm16 or --vat f32")
+                }
+                _ => None,
+            };
+        }
+        if let Some(i) = cause.downcast_ref::<throng_gltf::ImportError>() {
+            use throng_gltf::{ImportErrorKind, UriProblem};
+            return match &i.kind {
+                ImportErrorKind::UnsafeUri {
+                    problem: UriProblem::Escapes | UriProblem::SymlinkEscapes,
+                    ..
+                } => Some("--asset-root DIR, a folder that holds both the file and what it names"),
+                ImportErrorKind::AssetRoot { .. } => {
+                    Some("an --asset-root that contains the file's folder")
+                }
+                _ => None,
+            };
+        }
+        if let Some(d) = cause.downcast_ref::<throng_asset::DecodeError>() {
+            return match d {
+                throng_asset::DecodeError::NoVat { .. } => Some("bake with --vat f32"),
+                throng_asset::DecodeError::DqNeedsQuat(_) => {
+                    Some("--skinning lbs, or bake with --encoding quat-snorm16")
+                }
+                _ => None,
+            };
+        }
+        match cause.downcast_ref::<throng_bake::verify::VerifyError>() {
+            Some(throng_bake::verify::VerifyError::NoSourceClip { .. }) => {
+                Some("the --clips files the bake used")
+            }
+            _ => None,
+        }
+    })
+}
+
+/// The error and its causes, joined by ": ", leaving out a cause whose text the message before
+/// it already contains (typed errors often quote their source).
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
