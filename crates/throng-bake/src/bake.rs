@@ -4,13 +4,14 @@
 //! fixed slots; reductions are order-independent maxima).
 
 use crate::anchors;
+use crate::budget::{self, Placement, ReferenceSkin};
 use crate::encode::{self, QuatFailure};
 use crate::error::BakeError;
 use crate::frames::{self, frame_count, frame_step, frame_time};
 use crate::influences::{cut_vertex, merge_and_sort};
-use crate::options::{BakeOptions, Fps, WEBGPU_DEFAULT_MAX_LAYERS};
+use crate::options::{BakeOptions, MaxError, Sampling, WEBGPU_DEFAULT_MAX_LAYERS};
 use crate::palette::{self, Palette};
-use crate::report::{BakeReport, ClipReport, Fallback};
+use crate::report::{BakeReport, ClipReport, ErrorParts, Fallback};
 use crate::root_motion;
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
@@ -25,8 +26,17 @@ use throng_asset::{
 /// (the contract's limit).
 pub const MAX_ROWS: u64 = throng_contract::MAX_ROWS as u64;
 
-/// Progress callback: `(rows sampled, total rows)`. Called from worker threads.
-pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
+/// What a bake is busy with, for progress reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Choosing frame times under an error budget; progress counts milliseconds of clip time.
+    Placing,
+    /// Sampling the skin matrices of every frame-table row; progress counts rows.
+    Sampling,
+}
+
+/// Progress callback: `(stage, done, total)`. Called from worker threads.
+pub type Progress<'a> = &'a (dyn Fn(Stage, u64, u64) + Sync);
 
 /// Bakes `model` with `options`. See [`bake_with_progress`].
 pub fn bake(model: &Model, options: &BakeOptions) -> Result<(BakedAsset, BakeReport), BakeError> {
@@ -42,13 +52,20 @@ struct RowTime {
 }
 
 /// Source influences of one baked primitive in palette space (all of them, for bounds).
+#[derive(Clone)]
 struct FullInfluences {
     offsets: Vec<u32>,
     entries: Vec<u16>,
     weights: Vec<f32>,
 }
 
-/// As [`bake`], calling `progress` while sampling (the long part of large bakes).
+/// As [`bake`], calling `progress` while placing frames and sampling (the long parts of large
+/// bakes).
+///
+/// Under [`Sampling::MaxError`] the frames of each clip are placed by [`budget::place`]; the
+/// bake is then measured at its sample times ([`crate::verify`]), where the encoding and the
+/// K-influence cut make their own error, and every clip whose two parts together exceed the
+/// budget is placed again with that part taken off its budget (docs/design.md §3).
 pub fn bake_with_progress(
     model: &Model,
     options: &BakeOptions,
@@ -57,20 +74,266 @@ pub fn bake_with_progress(
     let file = options.source_name.as_str();
     check_options(options)?;
     let palette = palette::build(model, file)?;
+    check_width(
+        file,
+        palette.entries.len(),
+        options.encoding,
+        options.max_texture_size,
+    )?;
+    check_clip_names(model, options, file)?;
+    let prims = primitives(model, &palette, options, file)?;
+    let Sampling::MaxError(budget) = options.sampling else {
+        return bake_rows(model, options, &palette, prims, &[], progress);
+    };
+    let skin = reference_skin(&prims.0, &prims.1);
+    let all: Vec<usize> = (0..model.clips.len()).collect();
+    // The sampled matrices' own error, estimated on a coarse uniform bake, comes off each
+    // clip's budget up front (with a margin: the final rows differ).
+    let probe = BakeOptions {
+        sampling: Sampling::Fixed(PROBE_FPS),
+        vat: None,
+        lods: Vec::new(),
+        ..options.clone()
+    };
+    let (probe_asset, _) = bake_rows(model, &probe, &palette, prims.clone(), &[], None)?;
+    let reserve: Vec<f64> = at_sample_errors(&probe_asset, model, budget)?
+        .into_iter()
+        .map(|e| PROBE_MARGIN * e)
+        .collect();
+    let mut placed = place_clips(
+        model, options, &palette, &skin, budget, &all, &reserve, progress,
+    )?;
+    let (asset, report) = bake_rows(model, options, &palette, prims.clone(), &placed, progress)?;
+    let parts = error_parts(&asset, model, &placed, budget)?;
+    let over: Vec<usize> = parts
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| {
+            p.as_ref()
+                .is_some_and(|p| p.between + p.at_samples > budget_value(budget))
+        })
+        .map(|(c, _)| c)
+        .collect();
+    if over.is_empty() {
+        return Ok(with_parts(asset, report, parts, budget, options.influences));
+    }
+    let reserve: Vec<f64> = parts
+        .iter()
+        .zip(&reserve)
+        .map(|(p, r)| {
+            p.as_ref()
+                .map_or(*r, |p| r.max(p.at_samples * PROBE_MARGIN))
+        })
+        .collect();
+    let again = place_clips(
+        model, options, &palette, &skin, budget, &over, &reserve, progress,
+    )?;
+    for (c, p) in again.into_iter().enumerate() {
+        if over.contains(&c) {
+            placed[c] = p;
+        }
+    }
+    let (asset, report) = bake_rows(model, options, &palette, prims, &placed, progress)?;
+    let parts = error_parts(&asset, model, &placed, budget)?;
+    Ok(with_parts(asset, report, parts, budget, options.influences))
+}
+
+/// Rate of the coarse bake that estimates the error at sample times before placing frames.
+const PROBE_FPS: f64 = 10.0;
+/// The estimate times this comes off the budget.
+const PROBE_MARGIN: f64 = 1.5;
+
+/// Per clip, the largest error at the sample times of `asset` in the budget's unit.
+fn at_sample_errors(
+    asset: &BakedAsset,
+    model: &Model,
+    budget: MaxError,
+) -> Result<Vec<f64>, BakeError> {
+    let fid =
+        crate::verify::verify_bone_texture(asset, model).map_err(|e| BakeError::InvalidModel {
+            file: asset.source_name.clone(),
+            what: format!("measuring the bake at its sample times: {e}"),
+        })?;
+    Ok(fid
+        .iter()
+        .map(|f| match budget {
+            MaxError::Relative(_) => f.max_rel_samples,
+            MaxError::Absolute(_) => f.max_abs_samples,
+        })
+        .collect())
+}
+
+/// The budget's number: a fraction of the diagonal or file units.
+fn budget_value(b: MaxError) -> f64 {
+    match b {
+        MaxError::Relative(r) | MaxError::Absolute(r) => r,
+    }
+}
+
+/// Every baked vertex with every source influence, for [`budget::place`].
+fn reference_skin(prims: &[BakedPrimitive], full: &[FullInfluences]) -> ReferenceSkin {
+    let mut skin = ReferenceSkin {
+        positions: Vec::new(),
+        offsets: vec![0],
+        entries: Vec::new(),
+        weights: Vec::new(),
+    };
+    for (p, f) in prims.iter().zip(full) {
+        skin.positions.extend_from_slice(&p.positions);
+        let base = skin.entries.len() as u32;
+        skin.offsets.extend(f.offsets[1..].iter().map(|o| base + o));
+        skin.entries.extend_from_slice(&f.entries);
+        skin.weights.extend_from_slice(&f.weights);
+    }
+    skin
+}
+
+/// Places the frames of the clips in `which` under `budget` less each clip's `reserve` (in the
+/// budget's unit); the others (and clips with a per-clip fps, or of zero length) get `None`.
+#[allow(clippy::too_many_arguments)]
+fn place_clips(
+    model: &Model,
+    options: &BakeOptions,
+    palette: &Palette,
+    skin: &ReferenceSkin,
+    budget: MaxError,
+    which: &[usize],
+    reserve: &[f64],
+    progress: Option<Progress<'_>>,
+) -> Result<Vec<Option<Placement>>, BakeError> {
+    let durations: Vec<f64> = model.clips.iter().map(clip_duration).collect();
+    let total_ms: u64 = which.iter().map(|&c| (durations[c] * 1e3) as u64).sum();
+    let mut done_ms = 0u64;
+    let mut out = vec![None; model.clips.len()];
+    for &c in which {
+        let clip = &model.clips[c];
+        let fixed = options.clip_settings.get(&clip.name).and_then(|s| s.fps);
+        if fixed.is_some() || durations[c] <= 0.0 {
+            continue;
+        }
+        let full = budget_value(budget);
+        // The sampled matrices' own error comes off the budget, but never more than half
+        // (check_options made `full` positive).
+        let left = (full - reserve[c]).max(0.5 * full);
+        let job = budget::Job {
+            model,
+            palette,
+            skin,
+            clip: c,
+            duration: durations[c],
+            budget: match budget {
+                MaxError::Relative(_) => MaxError::Relative(left),
+                MaxError::Absolute(_) => MaxError::Absolute(left),
+            },
+        };
+        let base = done_ms;
+        let tick = |placed_s: f64| {
+            if let Some(p) = progress {
+                p(Stage::Placing, base + (placed_s * 1e3) as u64, total_ms);
+            }
+        };
+        out[c] = Some(budget::place(&job, &tick));
+        done_ms += (durations[c] * 1e3) as u64;
+    }
+    Ok(out)
+}
+
+/// Per clip, the two parts of a budgeted bake's error in the budget's unit: between samples
+/// (the placement's re-check) and at the samples (encoding and influence cut, measured by
+/// [`crate::verify`]). `None` for clips that were not placed.
+fn error_parts(
+    asset: &BakedAsset,
+    model: &Model,
+    placed: &[Option<Placement>],
+    budget: MaxError,
+) -> Result<Vec<Option<ErrorParts>>, BakeError> {
+    let at = at_sample_errors(asset, model, budget)?;
+    Ok(placed
+        .iter()
+        .zip(at)
+        .map(|(p, at_samples)| {
+            p.as_ref().map(|p| {
+                let between = match budget {
+                    MaxError::Relative(_) => p.max_rel,
+                    MaxError::Absolute(_) => p.max_abs,
+                };
+                ErrorParts {
+                    between,
+                    at_samples,
+                    unmet: p.unmet.clone(),
+                }
+            })
+        })
+        .collect())
+}
+
+/// Puts the error parts into the report, with a warning per clip that misses the budget.
+fn with_parts(
+    asset: BakedAsset,
+    mut report: BakeReport,
+    parts: Vec<Option<ErrorParts>>,
+    budget: MaxError,
+    influences: u32,
+) -> (BakedAsset, BakeReport) {
+    for (c, p) in report.clips.iter_mut().zip(parts) {
+        if let Some(p) = &p {
+            let full = budget_value(budget);
+            if p.at_samples > 0.5 * full {
+                report.warnings.push(format!(
+                    "clip '{}': the error at the sample times alone is {:.2e} (the encoding's and the {influences}-influence cut's), more than {} the budget {}; bake with --influences 8 or a finer encoding to leave room between frames",
+                    c.name,
+                    p.at_samples,
+                    if p.at_samples > full { "all of" } else { "half of" },
+                    budget.as_setting(),
+                ));
+            }
+            for &(a, b, e) in &p.unmet {
+                report.warnings.push(format!(
+                    "clip '{}': between {a:.4} s and {b:.4} s the motion jumps (a step key or a discontinuity in the source); no frame spacing meets the budget there (error {e:.3e} file units)",
+                    c.name
+                ));
+            }
+        }
+        c.error = p;
+    }
+    (asset, report)
+}
+
+/// Duration of a clip in seconds as the frame table uses it (0 for a non-finite or negative
+/// one).
+fn clip_duration(clip: &throng_anim::Clip) -> f64 {
+    if clip.duration.is_finite() && clip.duration > 0.0 {
+        clip.duration as f64
+    } else {
+        0.0
+    }
+}
+
+type Prims = (Vec<BakedPrimitive>, Vec<FullInfluences>, InfluenceStats);
+
+/// The bake once its frame times are known: `placed[c]`, when given, holds clip c's frame times.
+fn bake_rows(
+    model: &Model,
+    options: &BakeOptions,
+    palette: &Palette,
+    prims: Prims,
+    placed: &[Option<Placement>],
+    progress: Option<Progress<'_>>,
+) -> Result<(BakedAsset, BakeReport), BakeError> {
+    let file = options.source_name.as_str();
     let entries = palette.entries.len();
-    check_width(file, entries, options.encoding, options.max_texture_size)?;
-    let (clip_infos, clip_reports, rows) = frame_table(model, options, file)?;
+    let (clip_infos, clip_reports, rows) = frame_table(model, options, placed, file)?;
     let row_count = rows.len();
 
     // Anchors and the motion root: nodes whose model-space transform is sampled with each row.
     let anchor_list = anchors::resolve(model, &options.anchors, file)?;
-    let motion_root = root_motion::motion_root(model, &palette, &options.root_motion, file)?;
+    let motion_root = root_motion::motion_root(model, palette, &options.root_motion, file)?;
     let mut extra_nodes: Vec<usize> = anchor_list.iter().map(|a| a.node).collect();
     extra_nodes.extend(motion_root);
 
     // Sample every row's skin matrices in parallel (one Poser per worker).
-    let (mut matrices, extra) = sample(model, &palette, &rows, &extra_nodes, progress);
-    check_finite(model, &palette, &rows, &matrices, file)?;
+    let (mut matrices, extra) = sample(model, palette, &rows, &extra_nodes, progress);
+    check_finite(model, palette, &rows, &matrices, file)?;
     let k = extra_nodes.len();
     let mut clip_infos = clip_infos;
     let corrections = motion_root.is_some().then(|| {
@@ -80,7 +343,7 @@ pub fn bake_with_progress(
     let anchor_texture = (!anchor_list.is_empty())
         .then(|| anchor_table(&anchor_list, &extra, k, corrections.as_deref(), row_count));
 
-    let (primitives, full, infl_stats) = primitives(model, &palette, options, file)?;
+    let (primitives, full, infl_stats) = prims;
     let mut warnings = influence_warnings(&infl_stats, options.influences);
     // Bounds per row: reference LBS with every source influence and the sampled matrices.
     let row_bounds = row_bounds(&matrices, entries, &primitives, &full);
@@ -90,7 +353,7 @@ pub fn bake_with_progress(
             .iter()
             .fold(Aabb::EMPTY, |acc, r| acc.union(r));
     }
-    let encoded = bone_texture(model, &palette, &rows, &matrices, options)?;
+    let encoded = bone_texture(model, palette, &rows, &matrices, options)?;
     warnings.extend(encoded.warnings);
     let bone_texture = encoded.texture;
     let layers = bone_texture.layers();
@@ -117,14 +380,14 @@ pub fn bake_with_progress(
     let asset = BakedAsset {
         source_name: options.source_name.clone(),
         settings: BakeSettings {
-            fps: options.fps.as_setting(),
+            fps: options.sampling.as_setting(),
             requested_encoding: options.encoding,
             influences: options.influences,
             max_texture_size: options.max_texture_size,
             root_motion: motion_root.is_some(),
             motion_root,
         },
-        palette: palette.entries,
+        palette: palette.entries.clone(),
         clips: clip_infos,
         row_bounds,
         bone_texture,
@@ -318,10 +581,21 @@ fn check_options(o: &BakeOptions) -> Result<(), BakeError> {
     if o.max_texture_size == 0 {
         return Err(bad("the maximum texture size must be at least 1".into()));
     }
-    if let Fps::Fixed(f) = o.fps {
-        if !(f.is_finite() && f > 0.0) {
+    match o.sampling {
+        Sampling::Fixed(f) if !(f.is_finite() && f > 0.0) => {
             return Err(bad(format!("fps must be a positive number, not {f}")));
         }
+        Sampling::MaxError(MaxError::Relative(r)) if !(r.is_finite() && r > 0.0 && r < 1.0) => {
+            return Err(bad(format!(
+                "--max-error must be a fraction of the bounding diagonal between 0 and 1, not {r}"
+            )));
+        }
+        Sampling::MaxError(MaxError::Absolute(a)) if !(a.is_finite() && a > 0.0) => {
+            return Err(bad(format!(
+                "--max-error must be a positive length, not {a} file units"
+            )));
+        }
+        _ => {}
     }
     Ok(())
 }
@@ -423,8 +697,20 @@ fn clip_playback(
 
 type FrameTable = (Vec<ClipInfo>, Vec<ClipReport>, Vec<RowTime>);
 
-/// Row 0 = rest, then each clip's frames (docs/design.md §3).
-fn frame_table(model: &Model, o: &BakeOptions, file: &str) -> Result<FrameTable, BakeError> {
+/// Frame times of one clip: uniform `(frames, fps)` or an explicit increasing list.
+enum ClipTimes {
+    Uniform(u64, f64),
+    Listed(Vec<f32>),
+}
+
+/// Row 0 = rest, then each clip's frames (docs/design.md §3): uniform at a rate, on the source's
+/// keys, or at the times `placed` gives.
+fn frame_table(
+    model: &Model,
+    o: &BakeOptions,
+    placed: &[Option<Placement>],
+    file: &str,
+) -> Result<FrameTable, BakeError> {
     let mut rows = vec![RowTime {
         clip: None,
         frame: 0,
@@ -433,21 +719,53 @@ fn frame_table(model: &Model, o: &BakeOptions, file: &str) -> Result<FrameTable,
     let mut infos = Vec::with_capacity(model.clips.len());
     let mut reports = Vec::with_capacity(model.clips.len());
     let mut total: u64 = 1;
-    check_clip_names(model, o, file)?;
     for (ci, clip) in model.clips.iter().enumerate() {
         let set = o.clip_settings.get(&clip.name);
-        let (fps, key_rate) = match (set.and_then(|s| s.fps), o.fps) {
-            (Some(f), _) => (f, None),
-            (None, Fps::Fixed(f)) => (f, None),
-            (None, Fps::Auto) => frames::auto_fps(clip),
+        let d = clip_duration(clip);
+        let key_rate = frames::key_rate(clip);
+        let (times, sampling) = match (set.and_then(|s| s.fps), o.sampling, placed.get(ci)) {
+            (Some(f), _, _) => (
+                ClipTimes::Uniform(frame_count(d, f), f),
+                format!("{f} fps (clip setting)"),
+            ),
+            (None, Sampling::Fixed(f), _) => {
+                (ClipTimes::Uniform(frame_count(d, f), f), format!("{f} fps"))
+            }
+            (None, Sampling::SourceKeys, _) => {
+                let t = frames::key_times(clip, d);
+                let n = t.len() as u64;
+                let what = "source keys".to_string();
+                if frames::is_uniform(&t) {
+                    // The nominal key rate when it gives this count (30, not 30.0000014).
+                    let fps = match key_rate {
+                        Some(r) if frame_count(d, r) == n => r,
+                        _ if d > 0.0 => (n - 1) as f64 / d,
+                        _ => crate::options::DEFAULT_FPS,
+                    };
+                    (ClipTimes::Uniform(n, fps), what)
+                } else {
+                    (ClipTimes::Listed(t), what)
+                }
+            }
+            (None, Sampling::MaxError(e), Some(Some(p))) => (
+                ClipTimes::Listed(p.times.clone()),
+                format!("max-error {}", e.as_setting()),
+            ),
+            // A zero-length clip under a budget: one frame.
+            (None, Sampling::MaxError(e), _) => (
+                ClipTimes::Uniform(1, crate::options::DEFAULT_FPS),
+                format!("max-error {}", e.as_setting()),
+            ),
         };
-        let d = if clip.duration.is_finite() && clip.duration > 0.0 {
-            clip.duration as f64
-        } else {
-            0.0
+        let fps = match &times {
+            ClipTimes::Uniform(_, f) => *f,
+            ClipTimes::Listed(t) => (t.len() - 1) as f64 / d,
         };
         let (loop_mode, events) = clip_playback(clip, set, fps, d, file)?;
-        let n = frame_count(d, fps);
+        let n = match &times {
+            ClipTimes::Uniform(n, _) => *n,
+            ClipTimes::Listed(t) => t.len() as u64,
+        };
         if total + n > MAX_ROWS {
             return Err(BakeError::TooManyRows {
                 file: file.to_string(),
@@ -456,15 +774,24 @@ fn frame_table(model: &Model, o: &BakeOptions, file: &str) -> Result<FrameTable,
         }
         let first_row = total as u32;
         for k in 0..n {
+            let time = match &times {
+                ClipTimes::Uniform(..) => frame_time(k, n, d) as f32,
+                ClipTimes::Listed(t) => t[k as usize],
+            };
             rows.push(RowTime {
                 clip: Some(ci),
                 frame: k as u32,
-                time: frame_time(k, n, d) as f32,
+                time,
             });
         }
         total += n;
+        let listed = match times {
+            ClipTimes::Listed(t) => Some(t),
+            ClipTimes::Uniform(..) => None,
+        };
+        let (min_step, max_step) = step_range(listed.as_deref(), n, d);
         infos.push(ClipInfo {
-            times: None,
+            times: listed,
             name: clip.name.clone(),
             first_row,
             frames: n as u32,
@@ -480,12 +807,30 @@ fn frame_table(model: &Model, o: &BakeOptions, file: &str) -> Result<FrameTable,
             name: clip.name.clone(),
             fps,
             key_rate,
+            sampling,
             frames: n as u32,
             first_row,
             duration: d,
+            min_step,
+            max_step,
+            error: None,
         });
     }
     Ok((infos, reports, rows))
+}
+
+/// Shortest and longest interval between frames (seconds; 0 for one frame).
+fn step_range(listed: Option<&[f32]>, n: u64, d: f64) -> (f64, f64) {
+    match listed {
+        Some(t) if t.len() > 1 => t.windows(2).fold((f64::INFINITY, 0.0f64), |(lo, hi), w| {
+            let s = w[1] as f64 - w[0] as f64;
+            (lo.min(s), hi.max(s))
+        }),
+        _ => {
+            let s = frame_step(n, d);
+            (s, s)
+        }
+    }
 }
 
 /// Skin matrices `S_j = W_j · IBM_j` of every palette entry at every row, row-major; and the
@@ -520,7 +865,7 @@ fn sample(
                 if let Some(p) = progress {
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                     if n.is_multiple_of(256) || n == total {
-                        p(n, total);
+                        p(Stage::Sampling, n, total);
                     }
                 }
             },
@@ -558,7 +903,7 @@ fn anchor_table(
     }
 }
 
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct InfluenceStats {
     zero: usize,
     renormalised: usize,

@@ -299,11 +299,32 @@ pub struct ManifestEntry {
     pub holds: String,
 }
 
+/// One clip of the frame table, for an engine that plays the exported textures itself.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ManifestClip {
+    pub name: String,
+    /// Frame-table row of frame 0, and the frame count.
+    pub first_row: u32,
+    pub frames: u32,
+    /// Seconds.
+    pub duration: f64,
+    /// `loop`, `once`, `clamp` or `ping-pong`.
+    pub loop_mode: String,
+    /// Whether the frames are evenly spaced (`fps` frames per second) or listed.
+    pub uniform: bool,
+    pub fps: f64,
+    /// Clip time of every frame, seconds: frame k is row `first_row + k`. Between frames a
+    /// and a + 1 the pose is the lerp of their rows at `(t − t_a) / (t_{a+1} − t_a)`
+    /// (docs/design.md §4 "Time rules").
+    pub frame_times: Vec<f64>,
+}
+
 /// The manifest `manifest.json` lists.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Manifest {
     pub source: String,
     pub frame_table_rows: u32,
+    pub clips: Vec<ManifestClip>,
     pub textures: Vec<ManifestEntry>,
 }
 
@@ -496,6 +517,20 @@ pub fn export(asset: &BakedAsset, dir: &Path) -> Result<Manifest, ExportError> {
     let mut manifest = Manifest {
         source: asset.source_name.clone(),
         frame_table_rows: asset.rows(),
+        clips: asset
+            .clips
+            .iter()
+            .map(|c| ManifestClip {
+                name: c.name.clone(),
+                first_row: c.first_row,
+                frames: c.frames,
+                duration: c.duration,
+                loop_mode: c.loop_mode.as_str().to_string(),
+                uniform: c.times.is_none(),
+                fps: c.fps,
+                frame_times: (0..c.frames).map(|k| c.frame_time(k)).collect(),
+            })
+            .collect(),
         textures: Vec::new(),
     };
     for (stem, t, holds, kind) in textures(asset) {

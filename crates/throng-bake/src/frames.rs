@@ -94,6 +94,58 @@ pub fn auto_fps(clip: &Clip) -> (f64, Option<f64>) {
     }
 }
 
+/// Frame times of a clip of `duration` seconds on the source's own keys (`--fps auto`): 0, every
+/// key time of every channel inside `(0, d)`, and `d`, in f32 (the file's precision), increasing.
+/// Keys closer than `1 / AUTO_MAX_FPS` to the previous kept time are merged into it; a gap longer
+/// than `1 / AUTO_MIN_FPS` is split evenly so the matrix lerp between rows stays close to the
+/// source's slerp (docs/design.md §7). `[0]` for a zero-length clip.
+pub fn key_times(clip: &Clip, duration: f64) -> Vec<f32> {
+    let d = duration as f32;
+    if duration <= 0.0 || !duration.is_finite() {
+        return vec![0.0];
+    }
+    let mut keys: Vec<f32> = clip
+        .channels
+        .iter()
+        .flat_map(|c| c.times.iter().copied())
+        .filter(|t| t.is_finite() && *t > 0.0 && *t < d)
+        .collect();
+    keys.sort_by(f32::total_cmp);
+    let min_gap = (1.0 / AUTO_MAX_FPS) as f32;
+    let mut out = vec![0.0f32];
+    for t in keys.into_iter().chain(std::iter::once(d)) {
+        let last = *out.last().unwrap_or(&0.0);
+        if t == d {
+            // The end always stays; a key just before it gives way.
+            if d - last < min_gap && out.len() > 1 {
+                out.pop();
+            }
+        } else if t - last < min_gap {
+            continue;
+        }
+        let prev = *out.last().unwrap_or(&0.0) as f64;
+        let gap = t as f64 - prev;
+        let parts = (gap * AUTO_MIN_FPS - FRAME_COUNT_EPSILON).ceil().max(1.0) as u64;
+        for i in 1..parts {
+            out.push((prev + gap * i as f64 / parts as f64) as f32);
+        }
+        out.push(t);
+    }
+    out.dedup();
+    out
+}
+
+/// Whether `times` (increasing, first 0) are the uniform grid of [`frame_time`] for their count
+/// and last time, to within 1 µs: then the clip is stored as a uniform one.
+pub fn is_uniform(times: &[f32]) -> bool {
+    let n = times.len() as u64;
+    let d = *times.last().unwrap_or(&0.0) as f64;
+    times
+        .iter()
+        .enumerate()
+        .all(|(k, &t)| (t as f64 - frame_time(k as u64, n, d)).abs() <= 1e-6)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +190,34 @@ mod tests {
         assert_eq!(auto_fps(&c2), (24.0, Some(2.0)));
         let c0 = clip_with_times(vec![0.0]);
         assert_eq!(auto_fps(&c0), (30.0, None));
+    }
+
+    #[test]
+    fn key_times_follow_irregular_keys() {
+        // Keys 1/24 s apart, then a 0.2 s jump to the end (Fox Walk's pattern): every key is a
+        // frame and the long gap is split to at least 24 per second.
+        let mut t: Vec<f32> = (0..17).map(|k| k as f32 / 24.0).collect();
+        t.push(t[16] + 0.2);
+        let c = clip_with_times(t.clone());
+        let kt = key_times(&c, c.duration as f64);
+        assert!(t.iter().all(|k| kt.contains(k)), "{kt:?}");
+        assert!(kt
+            .windows(2)
+            .all(|w| w[1] > w[0] && w[1] - w[0] <= 1.0 / 24.0 + 1e-6));
+        assert_eq!((kt[0], *kt.last().unwrap()), (0.0, c.duration));
+        assert!(!is_uniform(&kt));
+        // Even keys stay a uniform clip.
+        let even = clip_with_times((0..49).map(|k| k as f32 / 24.0).collect());
+        let kt = key_times(&even, even.duration as f64);
+        assert_eq!(kt.len(), 49);
+        assert!(is_uniform(&kt));
+        assert_eq!(key_times(&even, 0.0), vec![0.0]);
+        // Dense keys merge to at most 240 per second.
+        let dense = clip_with_times((0..1001).map(|k| k as f32 / 1000.0).collect());
+        let kt = key_times(&dense, 1.0);
+        assert!(
+            kt.windows(2).all(|w| w[1] - w[0] >= 1.0 / 240.0 - 1e-6),
+            "{kt:?}"
+        );
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod anchors;
 pub mod bake;
+pub mod budget;
 pub mod encode;
 pub mod error;
 pub mod export;
@@ -24,8 +25,10 @@ pub mod settings;
 pub mod vat;
 pub mod verify;
 
-pub use bake::{bake, bake_with_progress, material_factors};
+pub use bake::{bake, bake_with_progress, material_factors, Progress, Stage};
 pub use error::BakeError;
-pub use options::{AnchorSelection, BakeOptions, ClipSettings, EventSetting, Fps, RootMotion};
-pub use report::{BakeReport, ClipReport, Fallback};
+pub use options::{
+    AnchorSelection, BakeOptions, ClipSettings, EventSetting, MaxError, RootMotion, Sampling,
+};
+pub use report::{BakeReport, ClipReport, ErrorParts, Fallback};
 pub use throng_asset::Encoding;

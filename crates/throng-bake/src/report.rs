@@ -9,12 +9,33 @@ pub struct ClipReport {
     pub name: String,
     /// Frames per second the clip was sampled at.
     pub fps: f64,
-    /// The source's key rate (keys per second) when `fps: auto` estimated it.
+    /// The source's key rate (keys per second): the most common key interval's.
     pub key_rate: Option<f64>,
+    /// How the clip was sampled: `30 fps`, `source keys`, `max-error 1e-3`, …
+    pub sampling: String,
     pub frames: u32,
     pub first_row: u32,
     /// Seconds.
     pub duration: f64,
+    /// Shortest and longest interval between frames, seconds (equal for uniform clips).
+    pub min_step: f64,
+    pub max_step: f64,
+    /// Under an error budget: the two parts of the clip's error.
+    pub error: Option<ErrorParts>,
+}
+
+/// The two parts of an error-budgeted clip's error, in the budget's unit (a fraction of the
+/// bounding diagonal, or file units): their sum is what the budget bounds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErrorParts {
+    /// Largest error between samples from lerping the exact skin matrices of neighbouring
+    /// frames (the placement's re-check, `crate::budget`).
+    pub between: f64,
+    /// Largest error at the sample times: the encoding's and the K-influence cut's.
+    pub at_samples: f64,
+    /// Segments where no spacing meets the budget (a jump in the source): start and end
+    /// (seconds) and the error there (file units).
+    pub unmet: Vec<(f32, f32, f64)>,
 }
 
 /// A `quat-*` encoding that could not represent a skin matrix, and where.

@@ -5,7 +5,6 @@
 //! bounding diagonal: the diagonal of the AABB of all reference-skinned vertices at the time
 //! measured.
 
-use crate::frames::frame_time;
 use glam::Vec3;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -53,8 +52,12 @@ pub enum VerifyError {
 pub struct ClipFidelity {
     pub clip: String,
     pub encoding: String,
-    /// The clip's sample rate (frames per second).
+    /// The clip's sample rate (frames per second; the mean rate of a frame-time list).
     pub fps: f64,
+    /// Frames of the clip, and the bytes they take in the bone texture (for the `vat-*` rows,
+    /// in the VATs).
+    pub frames: u32,
+    pub clip_bytes: usize,
     pub max_rel_samples: f64,
     pub p99_rel_samples: f64,
     pub max_rel_mid: f64,
@@ -148,8 +151,25 @@ fn source_prims<'a>(
 }
 
 /// Measures every clip of `asset` against `model` (the source it was baked from; clips are
-/// matched by name, else by index).
+/// matched by name, else by index): one row per clip for the bone texture, and one more per clip
+/// for the VATs when every primitive has one.
 pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, VerifyError> {
+    verify_with(asset, model, true)
+}
+
+/// As [`verify`], the bone texture only: one row per clip, in clip order.
+pub fn verify_bone_texture(
+    asset: &BakedAsset,
+    model: &Model,
+) -> Result<Vec<ClipFidelity>, VerifyError> {
+    verify_with(asset, model, false)
+}
+
+fn verify_with(
+    asset: &BakedAsset,
+    model: &Model,
+    with_vat: bool,
+) -> Result<Vec<ClipFidelity>, VerifyError> {
     let sources = source_prims(asset, model)?;
     let tex = &asset.bone_texture;
     let mut out = Vec::with_capacity(asset.clips.len());
@@ -163,16 +183,16 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
                 file: asset.source_name.clone(),
                 clip: clip.name.clone(),
             })?;
-        let n = clip.frames.max(1) as u64;
-        // (clip time in seconds, frame, frac) for samples and mid-samples.
-        let samples: Vec<(f64, u32, f32)> = (0..n)
-            .map(|k| (frame_time(k, n, clip.duration), k as u32, 0.0))
-            .collect();
+        let n = clip.frames.max(1);
+        // (clip time in seconds, frame, frac) for samples and mid-samples; frame times from the
+        // clip's own list when it has one (docs/design.md §3).
+        let samples: Vec<(f64, u32, f32)> = (0..n).map(|k| (clip.frame_time(k), k, 0.0)).collect();
+        // Frames one f32 step apart (the two around a STEP key) have no clip time between them.
         let mids: Vec<(f64, u32, f32)> = (0..n.saturating_sub(1))
+            .filter(|&k| (clip.frame_time(k + 1) as f32) > (clip.frame_time(k) as f32).next_up())
             .map(|k| {
-                let t =
-                    0.5 * (frame_time(k, n, clip.duration) + frame_time(k + 1, n, clip.duration));
-                (t, k as u32, 0.5)
+                let t = 0.5 * (clip.frame_time(k) + clip.frame_time(k + 1));
+                (t, k, 0.5)
             })
             .collect();
         // `use_vat`: decode the primitives' VATs (throng_asset::vat) instead of the bone texture.
@@ -241,7 +261,11 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
             Ok(e)
         };
         // One result row: the bone texture's (`use_vat` false) or the VATs' positions.
-        let row = |use_vat: bool, encoding: String, bytes_per_entry_frame: u32, texture_bytes| {
+        let row = |use_vat: bool,
+                   encoding: String,
+                   bytes_per_entry_frame: u32,
+                   texture_bytes,
+                   clip_bytes| {
             let (max_rel_s, p99_rel_s, max_abs_s, p99_abs_s, diag_s) =
                 stats(measure(&samples, use_vat)?);
             let (max_rel_m, p99_rel_m, max_abs_m, p99_abs_m, diag_m) =
@@ -250,6 +274,8 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
                 clip: clip.name.clone(),
                 encoding,
                 fps: clip.fps,
+                frames: clip.frames,
+                clip_bytes,
                 max_rel_samples: max_rel_s,
                 p99_rel_samples: p99_rel_s,
                 max_rel_mid: max_rel_m,
@@ -268,6 +294,9 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
             tex.encoding.as_str().to_string(),
             tex.encoding.bytes_per_entry_frame(),
             tex.byte_len(),
+            clip.frames as usize
+                * asset.palette.len()
+                * tex.encoding.bytes_per_entry_frame() as usize,
         )?);
         // VAT rows (encoding `vat-<storage>`) when every primitive has a VAT.
         let vats: Vec<_> = asset
@@ -275,14 +304,19 @@ pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, Ve
             .iter()
             .filter_map(|p| p.vat.as_ref())
             .collect();
-        if let (Some(first), true) = (vats.first(), vats.len() == asset.primitives.len()) {
+        if let (true, Some(first), true) =
+            (with_vat, vats.first(), vats.len() == asset.primitives.len())
+        {
             let bytes: usize = vats.iter().map(|v| v.byte_len()).sum();
+            // Per vertex-frame: position texel + normal texel.
+            let per = first.encoding.bytes_per_texel() + throng_asset::VAT_NORMAL_BYTES_PER_TEXEL;
+            let vertices: usize = asset.primitives.iter().map(|p| p.vertex_count()).sum();
             out.push(row(
                 true,
                 format!("vat-{}", first.encoding.as_str()),
-                // Per vertex-frame: position texel + normal texel.
-                first.encoding.bytes_per_texel() + throng_asset::VAT_NORMAL_BYTES_PER_TEXEL,
+                per,
                 bytes,
+                clip.frames as usize * vertices * per as usize,
             )?);
         }
     }

@@ -7,12 +7,15 @@ use std::collections::HashSet;
 use throng_anim::{binding_influences, binding_matrices, skin_lbs, BindingKind, Poser};
 use throng_asset::decode::skin_matrix;
 use throng_asset::{Aabb, Encoding};
-use throng_bake::{bake, BakeError, BakeOptions, Fps};
+use throng_bake::{bake, BakeError, BakeOptions, Sampling};
 
+/// Uniform 30 fps rows: these tests check the uniform frame table of docs/design.md §3 (the
+/// error-budgeted default has its own tests in budget.rs).
 fn opts(encoding: Encoding) -> BakeOptions {
     BakeOptions {
         source_name: "test".into(),
         encoding,
+        sampling: Sampling::Fixed(30.0),
         ..Default::default()
     }
 }
@@ -69,18 +72,39 @@ fn auto_fps_follows_the_source_keys() {
         return;
     };
     let o = BakeOptions {
-        fps: Fps::Auto,
+        sampling: Sampling::SourceKeys,
         ..opts(Encoding::QuatSnorm16)
     };
     let (asset, report) = bake(&model, &o).expect("bake");
-    for (c, r) in asset.clips.iter().zip(&report.clips) {
-        // Fox's keys are at 24 fps.
-        assert_eq!((c.fps, r.key_rate), (24.0, Some(24.0)), "{}", c.name);
-        assert_eq!(
-            c.frames as u64,
-            throng_bake::frames::frame_count(c.duration, 24.0)
+    for ((c, r), src) in asset.clips.iter().zip(&report.clips).zip(&model.clips) {
+        // Fox's keys are 1/24 s apart, but Walk and Run end with a longer gap: every key time
+        // is a frame, and no gap is longer than 1/24 s.
+        assert_eq!(r.key_rate, Some(24.0), "{}", c.name);
+        let times: Vec<f64> = (0..c.frames).map(|k| c.frame_time(k)).collect();
+        for ch in &src.channels {
+            for &t in &ch.times {
+                if t > 0.0 && (t as f64) < c.duration {
+                    assert!(
+                        times.iter().any(|&f| (f - t as f64).abs() <= 1e-6),
+                        "{}: key {t} s is not a frame",
+                        c.name
+                    );
+                }
+            }
+        }
+        assert!(
+            times
+                .windows(2)
+                .all(|w| w[1] > w[0] && w[1] - w[0] <= 1.0 / 24.0 + 1e-6),
+            "{}: {times:?}",
+            c.name
         );
+        assert_eq!((times[0], *times.last().unwrap()), (0.0, c.duration));
     }
+    assert!(
+        asset.clips.iter().any(|c| c.times.is_some()),
+        "an irregular clip is listed"
+    );
     assert_eq!(asset.settings.fps, "auto");
 }
 

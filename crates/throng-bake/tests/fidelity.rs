@@ -2,7 +2,7 @@
 
 use throng_asset::Encoding;
 use throng_bake::verify::verify;
-use throng_bake::{bake, BakeOptions, Fps};
+use throng_bake::{bake, BakeOptions, Sampling};
 
 fn import(name: &str) -> Option<throng_anim::Model> {
     let p = throng_testdata::asset(name)?;
@@ -29,7 +29,7 @@ fn every_encoding_meets_its_bar_on_cesium_man_and_fox() {
             let o = BakeOptions {
                 source_name: name.into(),
                 encoding: enc,
-                fps: Fps::Auto,
+                sampling: Sampling::SourceKeys,
                 strict: true,
                 ..Default::default()
             };
@@ -112,7 +112,7 @@ fn clips_from_an_animation_only_file_bake_onto_the_mannequin() {
     throng_gltf::import_clips_from(&mut model, &anims, "Med_MovementBasic.glb");
     assert_eq!(model.clips.len(), 11);
     let o = BakeOptions {
-        fps: Fps::Auto,
+        sampling: Sampling::SourceKeys,
         ..Default::default()
     };
     let (asset, report) = bake(&model, &o).expect("bake");

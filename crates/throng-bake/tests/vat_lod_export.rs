@@ -208,6 +208,20 @@ fn ktx2_exports_read_back() {
         json["textures"].as_array().map(|a| a.len()),
         Some(1 + n_vat)
     );
+    // Every clip's frame times, listed or uniform, as the time rules place its rows.
+    assert_eq!(manifest.clips.len(), asset.clips.len());
+    for (m, c) in manifest.clips.iter().zip(&asset.clips) {
+        assert_eq!(
+            (m.first_row, m.frames, m.uniform),
+            (c.first_row, c.frames, c.times.is_none())
+        );
+        let want: Vec<f64> = (0..c.frames).map(|k| c.frame_time(k)).collect();
+        assert_eq!(m.frame_times, want, "{}", c.name);
+        assert_eq!(
+            json["clips"][0]["frame_times"].as_array().map(|a| a.len()),
+            Some(manifest.clips[0].frames as usize)
+        );
+    }
 
     let mut expected: Vec<(&[u8], ktx2::Format)> =
         vec![(&asset.bone_texture.data, ktx2::Format::R16G16B16A16_SINT)];

@@ -1,6 +1,7 @@
 //! The time rules' GPU twin (docs/design.md §4): for clip times of every loop mode — dense
 //! grids over several periods, negative times, every frame time, clip ends and their multiples,
-//! zero-length clips, and times of hours to decades — the CPU function
+//! zero-length clips, and times of hours to decades, on uniform clips and on clips with a
+//! frame-time list (error-budgeted bakes: steps from 1 ms to 0.25 s) — the CPU function
 //! (`throng_contract::ClipFrames::sample`, f64) and the shaders (`throng::playback`'s
 //! `gpu_layer`, f32, fed the phase the CPU reduced, as GPU-timed records carry it) give the same
 //! row, except within 1e-4 frames of a frame boundary, and fracs within 1e-4. The GPU also
@@ -27,18 +28,41 @@ const CLIPS: [(u32, f64); 7] = [
     (4, 1e-3),
 ];
 
+/// Frame-time lists (seconds, f32 as stored): uneven steps down to 1 ms, a smoothly varying
+/// spacing, and two frames.
+fn listed_clips() -> Vec<Vec<f32>> {
+    let uneven = vec![0.0, 0.0042, 0.0125, 0.05, 0.051, 0.2, 0.45, 0.7083];
+    let mut smooth = vec![0.0f32];
+    for k in 1..60 {
+        let step = 0.02 + 0.015 * (k as f32 * 0.37).sin();
+        smooth.push(smooth[k - 1] + step);
+    }
+    vec![uneven, smooth, vec![0.0, 0.05]]
+}
+
 fn clip_table() -> Vec<ClipInfo> {
     let mut first = 1;
-    CLIPS
+    let uniform = CLIPS
         .iter()
+        .map(|&(frames, duration)| (frames, duration, None));
+    let listed = listed_clips().into_iter().map(|t| {
+        let d = *t.last().unwrap() as f64;
+        (t.len() as u32, d, Some(t))
+    });
+    uniform
+        .chain(listed)
         .enumerate()
-        .map(|(i, &(frames, duration))| {
+        .map(|(i, (frames, duration, times))| {
+            let fps = match &times {
+                Some(_) => (frames - 1) as f64 / duration,
+                None => 30.0,
+            };
             let c = ClipInfo {
-                times: None,
+                times,
                 name: format!("c{i}"),
                 first_row: first,
                 frames,
-                fps: 30.0,
+                fps,
                 step: if frames > 1 {
                     duration / (frames - 1) as f64
                 } else {
@@ -56,14 +80,16 @@ fn clip_table() -> Vec<ClipInfo> {
         .collect()
 }
 
-/// Clip times to probe for a clip of duration `d` with `n` frames.
-fn times(d: f64, n: u32) -> Vec<f64> {
+/// Clip times to probe for clip `c`: a dense grid, every frame time and the midpoints between
+/// them, clip ends and their multiples, very long times.
+fn times(c: &ClipInfo) -> Vec<f64> {
+    let (d, n) = (c.duration, c.frames);
     let mut t: Vec<f64> = (-300..900)
         .map(|i| i as f64 * 0.00731 * d.max(0.01))
         .collect();
     if n > 1 {
-        let step = d / (n - 1) as f64;
-        t.extend((0..n).map(|k| k as f64 * step));
+        t.extend((0..n).map(|k| c.frame_time(k)));
+        t.extend((0..n - 1).map(|k| 0.5 * (c.frame_time(k) + c.frame_time(k + 1))));
     }
     for k in -3..=5 {
         t.push(k as f64 * d);
@@ -93,7 +119,7 @@ fn gpu_time_twin_matches_the_cpu_time_function() {
     for (ci, c) in asset.clips.iter().enumerate() {
         let frames = c.frames_table();
         for mode in LoopMode::ALL {
-            for t in times(c.duration, c.frames) {
+            for t in times(c) {
                 let s = frames.sample(mode, t);
                 let held = mode.holds_end() && s.phase >= 1.0;
                 let mut rec = GpuInstanceRecord {

@@ -95,7 +95,7 @@ fn walker(first_row: u32, d: f64, v: f32, w: f32, mode: LoopMode) -> throng_asse
     let n = c.frames;
     let curve = (0..n)
         .map(|k| {
-            let t = (k as f64 * c.step) as f32;
+            let t = c.frame_time(k) as f32;
             if w == 0.0 {
                 [0.0, v * t, 0.0]
             } else {

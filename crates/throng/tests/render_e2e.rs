@@ -121,7 +121,7 @@ fn baked_fox_on_the_texture_path_draws_what_the_source_fox_skinned_on_the_cpu_dr
         let ci = 1.min(asset.clips.len() - 1);
         let clip = &asset.clips[ci];
         let k = clip.frames / 3;
-        let time = (k as f64 * clip.step) as f32;
+        let time = clip.frame_time(k) as f32;
         let record: InstanceRecord = single_layer(clip.first_row + k, 0.0, ci as u32);
         let g = match renderer.upload(&asset) {
             Ok(g) => g,
