@@ -7,12 +7,14 @@ mod batch;
 mod extras;
 mod mesh;
 
-use super::shared::{self, file_name, load_model, parse_fps, parse_influences, usage, SourceArgs};
+use super::shared::{
+    self, file_name, load_model, parse_fps, parse_influences, parse_max_error, usage, SourceArgs,
+};
 use anyhow::Context;
 use std::path::PathBuf;
 use std::time::Instant;
 use throng_asset::Encoding;
-use throng_bake::{BakeOptions, Fps};
+use throng_bake::{BakeOptions, MaxError, Sampling};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -23,9 +25,15 @@ pub struct Args {
     /// Output baked asset (.glb); with a folder as input, the output folder.
     #[arg(short = 'o', long = "out", value_name = "OUT.glb")]
     pub out: PathBuf,
-    /// Frames per second of the frame table, or `auto` (each clip at its source key rate).
-    #[arg(long, default_value = "30", value_parser = parse_fps)]
-    pub fps: Fps,
+    /// Uniform frames per second, or `auto` (each clip on its source's key times, even
+    /// irregular ones). Without it (and without --max-error) the bake meets --max-error 1e-3.
+    #[arg(long, value_parser = parse_fps, conflicts_with = "max_error")]
+    pub fps: Option<Sampling>,
+    /// Error budget between samples: per clip, the fewest frames whose interpolation keeps every
+    /// vertex within it of reference skinning. A fraction of the bounding diagonal (`1e-3`, the
+    /// default), a length in metres (`2mm`, `0.5cm`) or in file units (`0.02u`).
+    #[arg(long, value_name = "E", value_parser = parse_max_error)]
+    pub max_error: Option<MaxError>,
     /// Bone-texture encoding.
     #[arg(long, value_enum, default_value_t = Encoding::QuatSnorm16)]
     pub encoding: Encoding,
@@ -55,7 +63,7 @@ fn base_options(args: &Args) -> BakeOptions {
     #[allow(clippy::needless_update)]
     BakeOptions {
         source_name: file_name(&args.input),
-        fps: args.fps,
+        sampling: shared::sampling(args.fps, args.max_error),
         encoding: args.encoding,
         influences: args.influences,
         strict: args.strict,

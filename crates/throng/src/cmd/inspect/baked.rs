@@ -4,6 +4,17 @@ use serde_json::{json, Value};
 use std::path::Path;
 use throng_asset::BakedAsset;
 
+/// Shortest and longest interval between a clip's frames (seconds; 0 for one frame).
+fn steps(c: &throng_asset::ClipInfo) -> (f64, f64) {
+    (1..c.frames).fold(
+        (if c.frames > 1 { f64::INFINITY } else { 0.0 }, 0.0f64),
+        |(lo, hi), k| {
+            let s = c.frame_time(k) - c.frame_time(k - 1);
+            (lo.min(s), hi.max(s))
+        },
+    )
+}
+
 pub fn describe(asset: &BakedAsset) -> Value {
     let tex = &asset.bone_texture;
     let clips: Vec<Value> = asset
@@ -11,12 +22,16 @@ pub fn describe(asset: &BakedAsset) -> Value {
         .iter()
         .enumerate()
         .map(|(i, c)| {
+            let (min_step, max_step) = steps(c);
             json!({
                 "index": i,
                 "name": c.name,
                 "first_row": c.first_row,
                 "frames": c.frames,
                 "fps": c.fps,
+                "frame_times": c.times,
+                "min_step_s": min_step,
+                "max_step_s": max_step,
                 "duration_s": c.duration,
                 "loop": c.loop_mode.as_str(),
                 "events": c.events.iter().map(|e| json!({"time": e.time, "name": e.name})).collect::<Vec<_>>(),
@@ -110,13 +125,24 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
     }
     println!("  clips: {} (row 0 is the rest pose)", asset.clips.len());
     for (i, c) in asset.clips.iter().enumerate() {
+        let spacing = match &c.times {
+            None => format!("at {:>6.2} fps", c.fps),
+            Some(_) => {
+                let (lo, hi) = steps(c);
+                format!(
+                    "listed, {:.2} fps mean, steps {:.1}–{:.1} ms",
+                    c.fps,
+                    lo * 1e3,
+                    hi * 1e3
+                )
+            }
+        };
         println!(
-            "    {i:>2} {:<28} rows {:>5}..{:<5} {:>4} frames at {:>6.2} fps  {:>7.3} s  {}",
+            "    {i:>2} {:<28} rows {:>5}..{:<5} {:>4} frames {spacing}  {:>7.3} s  {}",
             c.name,
             c.first_row,
             c.first_row + c.frames.max(1) - 1,
             c.frames,
-            c.fps,
             c.duration,
             c.loop_mode.as_str()
         );

@@ -9,12 +9,26 @@ pub fn bake_with_bar(
     model: &Model,
     options: &throng_bake::BakeOptions,
 ) -> Result<(BakedAsset, throng_bake::BakeReport), throng_bake::BakeError> {
-    let bar = ProgressBar::new(0).with_message("sampling");
-    bar.set_style(
-        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} rows ({eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let progress = |done: u64, total: u64| {
+    let bar = ProgressBar::new(0);
+    let style = |unit: &str| {
+        ProgressStyle::with_template(&format!(
+            "{{msg}} [{{bar:40}}] {{pos}}/{{len}} {unit} ({{eta}})"
+        ))
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+    };
+    let stage = std::sync::Mutex::new(None);
+    let progress = |s: throng_bake::Stage, done: u64, total: u64| {
+        if let Ok(mut current) = stage.lock() {
+            if *current != Some(s) {
+                *current = Some(s);
+                let (msg, unit) = match s {
+                    throng_bake::Stage::Placing => ("placing frames", "ms of clip time"),
+                    throng_bake::Stage::Sampling => ("sampling", "rows"),
+                };
+                bar.set_style(style(unit));
+                bar.set_message(msg);
+            }
+        }
         bar.set_length(total);
         bar.set_position(done);
     };
@@ -30,18 +44,31 @@ pub fn print_report(report: &throng_bake::BakeReport, influences: u32) {
         report.palette_size, report.rigid_entries, report.primitives, influences
     );
     for c in &report.clips {
-        let rate = match c.key_rate {
-            Some(k) => format!("{} fps (auto; source keys {k}/s)", c.fps),
-            None => format!("{} fps", c.fps),
-        };
         println!(
-            "  clip {:24} {:5} frames at {rate}, {:.3} s, rows {}..{}",
+            "  clip {:24} {:5} frames, {}, {:.3} s, rows {}..{}",
             c.name,
             c.frames,
+            clip_spacing(c),
             c.duration,
             c.first_row,
             c.first_row + c.frames - 1
         );
+        if let Some(e) = &c.error {
+            let budget = c.sampling.trim_start_matches("max-error ");
+            let total = e.between + e.at_samples;
+            let within = throng_bake::MaxError::parse(budget).is_ok_and(|b| match b {
+                throng_bake::MaxError::Relative(v) | throng_bake::MaxError::Absolute(v) => {
+                    total <= v
+                }
+            });
+            println!(
+                "       error {:.2e} between samples + {:.2e} at samples (encoding, influences) = {total:.2e} {} {budget}{}",
+                e.between,
+                e.at_samples,
+                if within { "≤" } else { ">" },
+                if budget.ends_with('u') { " (file units)" } else { "" }
+            );
+        }
     }
     println!(
         "  bone texture: {} ({} B per entry-frame), {} rows in {} layer(s), {} bytes",
@@ -51,6 +78,32 @@ pub fn print_report(report: &throng_bake::BakeReport, influences: u32) {
         report.layers,
         report.texture_bytes
     );
+}
+
+/// How a clip's frames are spaced: `30 fps`, or for irregular ones the sampling, mean rate and
+/// shortest and longest step (`max-error 1e-3: 17.4 fps mean, steps 8.3–125.0 ms`).
+pub fn clip_spacing(c: &throng_bake::ClipReport) -> String {
+    let keys = c
+        .key_rate
+        .map(|k| format!("; source keys {k}/s"))
+        .unwrap_or_default();
+    if (c.max_step - c.min_step).abs() <= 1e-9 {
+        format!("{} fps{keys} ({})", round3(c.fps), c.sampling)
+    } else {
+        format!(
+            "{}: {} fps mean, steps {:.1}–{:.1} ms{keys}",
+            c.sampling,
+            round3(c.fps),
+            c.min_step * 1e3,
+            c.max_step * 1e3
+        )
+    }
+}
+
+/// A rate to 3 decimals without trailing zeros.
+fn round3(x: f64) -> String {
+    let s = format!("{x:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// The fidelity line: the largest vertex error of `asset` against full-rate CPU skinning of

@@ -16,11 +16,29 @@ pub fn parse_fraction(s: &str) -> Result<f64, String> {
     }
 }
 
-/// `N` (frames per second) or `auto` (each clip at its source key rate).
-pub fn parse_fps(s: &str) -> Result<throng_bake::Fps, String> {
-    throng_bake::Fps::parse(s).ok_or_else(|| {
+/// `N` (frames per second) or `auto` (each clip on its source keys).
+pub fn parse_fps(s: &str) -> Result<throng_bake::Sampling, String> {
+    throng_bake::Sampling::parse_fps(s).ok_or_else(|| {
         format!("expected a positive number of frames per second or 'auto', not {s:?}")
     })
+}
+
+/// An error budget: `1e-3` (fraction of the bounding diagonal), `2mm`, `0.02u` (file units).
+pub fn parse_max_error(s: &str) -> Result<throng_bake::MaxError, String> {
+    throng_bake::MaxError::parse(s)
+}
+
+/// The sampling `--fps` and `--max-error` ask for (clap keeps them exclusive): the error budget
+/// of [`throng_bake::options::DEFAULT_MAX_ERROR`] when neither is given.
+pub fn sampling(
+    fps: Option<throng_bake::Sampling>,
+    max_error: Option<throng_bake::MaxError>,
+) -> throng_bake::Sampling {
+    match (fps, max_error) {
+        (Some(f), _) => f,
+        (None, Some(e)) => throng_bake::Sampling::MaxError(e),
+        (None, None) => throng_bake::Sampling::default(),
+    }
 }
 
 /// Influences per vertex: 4 or 8.

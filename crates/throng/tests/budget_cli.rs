@@ -1,0 +1,151 @@
+//! The error budget through the built binary: a plain `throng bake` meets 1e-3 of the bounding
+//! diagonal between samples, measured with `throng sample BAKED --time T` (the CPU decoder)
+//! against `throng sample SOURCE --time T` (reference skinning of the source) at random times;
+//! `throng verify --max-error` prints the budgeted bake beside 30 and 60 fps and fails when a
+//! budgeted row misses its budget; `throng inspect` shows the frame spacing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn throng(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_throng"))
+        .args(args)
+        .output()
+        .expect("run throng")
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = throng(args);
+    assert!(
+        o.status.success(),
+        "throng {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("throng-budget-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&p).expect("temp dir");
+    p
+}
+
+/// Positions `throng sample --out` wrote (f32 triples).
+fn positions(path: &Path) -> Vec<[f32; 3]> {
+    let b = std::fs::read(path).expect("positions");
+    b.chunks_exact(12)
+        .map(|c| {
+            let f = |i: usize| f32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
+            [f(0), f(4), f(8)]
+        })
+        .collect()
+}
+
+fn diagonal(p: &[[f32; 3]]) -> f64 {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for q in p {
+        for i in 0..3 {
+            lo[i] = lo[i].min(q[i] as f64);
+            hi[i] = hi[i].max(q[i] as f64);
+        }
+    }
+    (0..3).map(|i| (hi[i] - lo[i]).powi(2)).sum::<f64>().sqrt()
+}
+
+#[test]
+fn sampled_baked_file_stays_within_the_default_budget() {
+    let Some(src) = throng_testdata::asset("Fox.glb") else {
+        return;
+    };
+    let src = src.to_string_lossy().into_owned();
+    let dir = temp_dir("sample");
+    let baked = dir.join("fox.glb");
+    let baked_s = baked.to_string_lossy().into_owned();
+    let out = ok(&["bake", &src, "-o", &baked_s, "--no-verify"]);
+    assert!(out.contains("max-error 1e-3"), "{out}");
+    assert!(out.contains("between samples"), "{out}");
+    let inspect = ok(&["inspect", &baked_s]);
+    assert!(
+        inspect.contains("steps"),
+        "inspect shows the spacing: {inspect}"
+    );
+    // Times spread over each clip, not on the frame grid (xorshift, fixed seed).
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut worst = 0.0f64;
+    for (clip, d) in [("Survey", 3.4166), ("Walk", 0.7083), ("Run", 1.1583)] {
+        for _ in 0..6 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let t = format!("{:.5}", (x % 1_000_000) as f64 / 1e6 * d);
+            let (a, b) = (dir.join("ref.bin"), dir.join("baked.bin"));
+            let (a_s, b_s) = (a.to_string_lossy(), b.to_string_lossy());
+            ok(&["sample", &src, "--clip", clip, "--time", &t, "--out", &a_s]);
+            ok(&[
+                "sample", &baked_s, "--clip", clip, "--time", &t, "--out", &b_s,
+            ]);
+            let (r, g) = (positions(&a), positions(&b));
+            assert_eq!(r.len(), g.len());
+            let diag = diagonal(&r);
+            let e = r
+                .iter()
+                .zip(&g)
+                .map(|(p, q)| {
+                    (0..3)
+                        .map(|i| (p[i] as f64 - q[i] as f64).powi(2))
+                        .sum::<f64>()
+                        .sqrt()
+                })
+                .fold(0.0, f64::max);
+            worst = worst.max(e / diag);
+        }
+    }
+    eprintln!("largest error at 18 random times: {worst:.3e} of the diagonal");
+    assert!(worst <= 1e-3, "{worst:.3e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn verify_prints_the_budget_beside_30_and_60_fps_and_gates_on_it() {
+    let Some(src) = throng_testdata::asset("CesiumMan.glb") else {
+        return;
+    };
+    let src = src.to_string_lossy().into_owned();
+    let out = ok(&["verify", &src, "--max-error", "1e-3"]);
+    for s in ["max-error 1e-3", "30 fps", "60 fps", "frames", "bytes"] {
+        assert!(out.contains(s), "{s:?} missing: {out}");
+    }
+    let json = ok(&["verify", &src, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let rows = v["results"].as_array().expect("results");
+    assert_eq!(rows.len(), 3, "one clip × three samplings");
+    let budget = &rows[0];
+    assert_eq!(budget["sampling"], "max-error 1e-3");
+    assert!(budget["max_rel_mid"].as_f64().unwrap() <= 1e-3);
+    assert!(
+        budget["frames"].as_u64().unwrap() < rows[2]["frames"].as_u64().unwrap(),
+        "fewer frames than 60 fps"
+    );
+    // CesiumMan at 30 fps errs 3.9e-3 between samples: a 30 fps bake fails a 1e-3 budget
+    // given as --max-error-rel, while the budgeted bake passes --max-error.
+    let o = throng(&["verify", &src, "--fps", "30", "--max-error-rel", "1e-3"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = throng(&[
+        "bake",
+        &src,
+        "-o",
+        "x.glb",
+        "--fps",
+        "30",
+        "--max-error",
+        "1e-3",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--fps and --max-error exclude each other"
+    );
+    let o = throng(&["bake", &src, "-o", "x.glb", "--max-error", "2"]);
+    assert_eq!(o.status.code(), Some(2), "a fraction must be below 1");
+}
