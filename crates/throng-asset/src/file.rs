@@ -159,45 +159,9 @@ fn bounds_json(b: &Aabb) -> Option<BoundsJson> {
     })
 }
 
-fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
-    validate(asset, file)?;
-    let mut bin = Bin::default();
-    let mut root = Root {
-        asset: AssetInfo {
-            version: "2.0".into(),
-            generator: Some(format!("throng-asset {}", env!("CARGO_PKG_VERSION"))),
-        },
-        ..Root::default()
-    };
-
-    // Bone texture, row bounds and anchors first: the big aligned blocks.
-    let tex = &asset.bone_texture;
-    let tex_view = bin.view(&tex.data, None);
-    let bounds: Vec<f32> = asset
-        .row_bounds
-        .iter()
-        .flat_map(|b| [b.min.to_array(), b.max.to_array()].concat())
-        .collect();
-    let bounds_view = bin.view(&le_f32(&bounds), None);
-    let anchors = asset.anchors.as_ref().map(|a| AnchorsJson {
-        anchors: a
-            .anchors
-            .iter()
-            .map(|x| AnchorJson {
-                name: x.name.clone(),
-                node: x.node,
-            })
-            .collect(),
-        rows: a.rows,
-        buffer_view: bin.view(&le_f32(&a.data), None),
-    });
-
-    let mut prims = Vec::with_capacity(asset.primitives.len());
-    for (i, p) in asset.primitives.iter().enumerate() {
-        prims.push(encode_primitive(asset, file, i, p, &mut bin, &mut root)?);
-    }
-
-    // Materials, one texture per image, images.
+/// Materials, one texture per image, and the images (into `bin`); returns whether any material
+/// uses `KHR_texture_transform`.
+fn encode_materials(asset: &BakedAsset, bin: &mut Bin, root: &mut Root) -> bool {
     let mut uses_transform = false;
     for m in &asset.materials {
         let base_color_texture = m.base_color_texture.map(|index| {
@@ -237,6 +201,90 @@ fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
         });
     }
 
+    uses_transform
+}
+
+/// One clip of the table as written.
+fn clip_json(c: &ClipInfo) -> ClipJson {
+    ClipJson {
+        name: c.name.clone(),
+        first_row: c.first_row,
+        frames: c.frames,
+        fps: c.fps,
+        step: c.step,
+        duration: c.duration,
+        loop_mode: c.loop_mode,
+        events: c
+            .events
+            .iter()
+            .map(|e| EventJson {
+                time: e.time,
+                name: e.name.clone(),
+            })
+            .collect(),
+        root_motion: c.root_motion.clone(),
+        bounds: bounds_json(&c.bounds),
+        times: c.times.clone(),
+    }
+}
+
+/// Packs the GLB and writes the checksum over every byte into its place (docs/format.md
+/// "checksum").
+fn seal(json: &[u8], bin: &[u8], file: &str) -> Result<Vec<u8>, AssetError> {
+    let mut bytes = glb::pack(json, bin).map_err(|what| AssetError::Invalid {
+        file: file.to_string(),
+        element: "file size".into(),
+        what,
+    })?;
+    let at = checksum_digits(&bytes[..20 + json.len()]).ok_or_else(|| AssetError::Invalid {
+        file: file.to_string(),
+        element: "checksum".into(),
+        what: "the checksum key is missing from the written JSON".into(),
+    })?;
+    let sum = format!("{:016x}", checksum(&bytes, at));
+    bytes[at..at + 16].copy_from_slice(sum.as_bytes());
+    Ok(bytes)
+}
+
+fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
+    validate(asset, file)?;
+    let mut bin = Bin::default();
+    let mut root = Root {
+        asset: AssetInfo {
+            version: "2.0".into(),
+            generator: Some(format!("throng-asset {}", env!("CARGO_PKG_VERSION"))),
+        },
+        ..Root::default()
+    };
+
+    // Bone texture, row bounds and anchors first: the big aligned blocks.
+    let tex = &asset.bone_texture;
+    let tex_view = bin.view(&tex.data, None);
+    let bounds: Vec<f32> = asset
+        .row_bounds
+        .iter()
+        .flat_map(|b| [b.min.to_array(), b.max.to_array()].concat())
+        .collect();
+    let bounds_view = bin.view(&le_f32(&bounds), None);
+    let anchors = asset.anchors.as_ref().map(|a| AnchorsJson {
+        anchors: a
+            .anchors
+            .iter()
+            .map(|x| AnchorJson {
+                name: x.name.clone(),
+                node: x.node,
+            })
+            .collect(),
+        rows: a.rows,
+        buffer_view: bin.view(&le_f32(&a.data), None),
+    });
+
+    let mut prims = Vec::with_capacity(asset.primitives.len());
+    for (i, p) in asset.primitives.iter().enumerate() {
+        prims.push(encode_primitive(asset, file, i, p, &mut bin, &mut root)?);
+    }
+
+    let uses_transform = encode_materials(asset, &mut bin, &mut root);
     if uses_transform {
         root.extensions_used.push(TEXTURE_TRANSFORM.into());
     }
@@ -274,30 +322,7 @@ fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
                 rigid: p.rigid,
             })
             .collect(),
-        clips: asset
-            .clips
-            .iter()
-            .map(|c| ClipJson {
-                name: c.name.clone(),
-                first_row: c.first_row,
-                frames: c.frames,
-                fps: c.fps,
-                step: c.step,
-                duration: c.duration,
-                loop_mode: c.loop_mode,
-                events: c
-                    .events
-                    .iter()
-                    .map(|e| EventJson {
-                        time: e.time,
-                        name: e.name.clone(),
-                    })
-                    .collect(),
-                root_motion: c.root_motion.clone(),
-                bounds: bounds_json(&c.bounds),
-                times: c.times.clone(),
-            })
-            .collect(),
+        clips: asset.clips.iter().map(clip_json).collect(),
         row_bounds: bounds_view,
         bone_texture: BoneTextureJson {
             encoding: tex.encoding,
@@ -324,19 +349,7 @@ fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
         element: "glTF JSON".into(),
         source,
     })?;
-    let mut bytes = glb::pack(&json, &bin.data).map_err(|what| AssetError::Invalid {
-        file: file.to_string(),
-        element: "file size".into(),
-        what,
-    })?;
-    let at = checksum_digits(&bytes[..20 + json.len()]).ok_or_else(|| AssetError::Invalid {
-        file: file.to_string(),
-        element: "checksum".into(),
-        what: "the checksum key is missing from the written JSON".into(),
-    })?;
-    let sum = format!("{:016x}", checksum(&bytes, at));
-    bytes[at..at + 16].copy_from_slice(sum.as_bytes());
-    Ok(bytes)
+    seal(&json, &bin.data, file)
 }
 
 /// One primitive: GPU streams for the extension, and the static rest-pose mesh.
@@ -744,202 +757,22 @@ fn verify_checksum(
 }
 
 fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, AssetError> {
-    let bt = &ext.bone_texture;
-    let el = "boneTexture";
-    let width = bt.entries as u64 * bt.encoding.texels_per_entry() as u64;
-    if bt.width as u64 != width || bt.bytes_per_texel != bt.encoding.bytes_per_texel() {
-        return Err(r.corrupt(
-            el,
-            format!(
-                "width {} / {} B per texel do not match {} entries of {}",
-                bt.width,
-                bt.bytes_per_texel,
-                bt.entries,
-                bt.encoding.as_str()
-            ),
-        ));
-    }
-    let tex_bytes = r.sized(
-        bt.buffer_view,
-        "boneTexture.bufferView",
-        (bt.rows as u64 * width) as usize,
-        bt.bytes_per_texel as usize,
-    )?;
-    let bone_texture = BoneTexture {
-        encoding: bt.encoding,
-        entries: bt.entries,
-        rows: bt.rows,
-        rows_per_layer: bt.rows_per_layer,
-        translation_range: bt.translation_range,
-        scale_range: bt.scale_range,
-        data: tex_bytes.to_vec(),
-    };
-    if bt.rows_per_layer == 0 || bt.layers != bone_texture.layers() {
-        let field = if bt.rows_per_layer == 0 {
-            "boneTexture.rowsPerLayer"
-        } else {
-            "boneTexture.layers"
-        };
-        return Err(r.corrupt(
-            field,
-            format!(
-                "{} layers of {} rows do not hold {} rows",
-                bt.layers, bt.rows_per_layer, bt.rows
-            ),
-        ));
-    }
-    let rb = r.f32s(
-        ext.row_bounds,
-        "rowBounds",
-        (bt.rows as usize).saturating_mul(6),
-    )?;
-    let row_bounds = rb
-        .chunks_exact(6)
-        .map(|b| Aabb {
-            min: Vec3::new(b[0], b[1], b[2]),
-            max: Vec3::new(b[3], b[4], b[5]),
-        })
-        .collect();
-
-    let mut primitives = Vec::with_capacity(ext.primitives.len());
-    for (i, p) in ext.primitives.iter().enumerate() {
-        let el = |s: &str| format!("primitives[{i}].{s}");
-        let v = p.vertex_count;
-        let k = p.influences as usize;
-        let f4 = |idx, name: &str, n| -> Result<Vec<[f32; 4]>, AssetError> {
-            Ok(r.f32s(idx, &el(name), n)?
-                .chunks_exact(4)
-                .map(|c| [c[0], c[1], c[2], c[3]])
-                .collect())
-        };
-        let tangents = match p.tangents {
-            Some(t) => Some(
-                f4(Some(t), "tangents", v.saturating_mul(4))?
-                    .into_iter()
-                    .map(Vec4::from_array)
-                    .collect(),
-            ),
-            None => None,
-        };
-        let uv0 = match p.uv0 {
-            Some(t) => Some(
-                r.f32s(Some(t), &el("uv0"), v.saturating_mul(2))?
-                    .chunks_exact(2)
-                    .map(|c| Vec2::new(c[0], c[1]))
-                    .collect(),
-            ),
-            None => None,
-        };
-        let mut lods = Vec::with_capacity(p.lods.len());
-        for (l, lod) in p.lods.iter().enumerate() {
-            lods.push(Lod {
-                ratio: lod.ratio,
-                error: lod.error,
-                indices: r.u32s(
-                    lod.indices,
-                    &el(&format!("lods[{l}].indices")),
-                    lod.index_count,
-                )?,
-            });
-        }
-        if let Some(m) = p.static_mesh.filter(|&m| m >= root.meshes.len()) {
-            return Err(r.corrupt(
-                el("staticMesh"),
-                format!("mesh {m} does not exist ({} meshes)", root.meshes.len()),
-            ));
-        }
-        primitives.push(BakedPrimitive {
-            node_index: p.node,
-            mesh: p.mesh,
-            primitive: p.primitive,
-            rigid: p.rigid,
-            positions: r.vec3s(p.positions, &el("positions"), v)?,
-            normals: r.vec3s(p.normals, &el("normals"), v)?,
-            tangents,
-            uv0,
-            influences: p.influences,
-            joints: r.u16s(p.joints, &el("joints"), v.saturating_mul(k))?,
-            weights: r.u16s(p.weights, &el("weights"), v.saturating_mul(k))?,
-            indices: r.u32s(p.indices, &el("indices"), p.index_count)?,
-            material: p.material,
-            lods,
-            vat: match &p.vat {
-                Some(j) => Some(read_vat(r, j, &el("vat"))?),
-                None => None,
-            },
-        });
-    }
-
-    let mut images = Vec::with_capacity(root.images.len());
-    for (i, img) in root.images.iter().enumerate() {
-        let el = format!("images[{i}]");
-        let (Some(view), Some(mime)) = (img.buffer_view, img.mime_type.as_ref()) else {
-            return Err(r.corrupt(el, "needs a bufferView and a mimeType"));
-        };
-        images.push(BakedImage {
-            mime_type: mime.clone(),
-            bytes: r.view(Some(view), &el)?.to_vec(),
-        });
-    }
-    let mut materials = Vec::with_capacity(root.materials.len());
-    for (i, m) in root.materials.iter().enumerate() {
-        let pbr = &m.pbr_metallic_roughness;
-        let (texture, transform) = match &pbr.base_color_texture {
-            Some(info) => {
-                let image = root
-                    .textures
-                    .get(info.index)
-                    .and_then(|t| t.source)
-                    .ok_or_else(|| {
-                        r.corrupt(
-                            format!("materials[{i}].baseColorTexture"),
-                            format!("texture {} has no image", info.index),
-                        )
-                    })?;
-                let t = info
-                    .extensions
-                    .as_ref()
-                    .and_then(|e| e.texture_transform.as_ref())
-                    .map_or(TextureTransform::default(), |t| TextureTransform {
-                        offset: t.offset,
-                        rotation: t.rotation,
-                        scale: t.scale,
-                    });
-                (Some(image), t)
-            }
-            None => (None, TextureTransform::default()),
-        };
-        materials.push(BakedMaterial {
-            name: m.name.clone(),
-            base_color_factor: pbr.base_color_factor,
-            base_color_texture: texture,
-            texture_transform: transform,
-            double_sided: m.double_sided,
-        });
-    }
-
-    let anchors = match &ext.anchors {
-        Some(a) => Some(AnchorTexture {
-            anchors: a
-                .anchors
-                .iter()
-                .map(|x| AnchorInfo {
-                    name: x.name.clone(),
-                    node: x.node,
-                })
-                .collect(),
-            rows: a.rows,
-            data: r.f32s(
-                a.buffer_view,
-                "anchors.bufferView",
-                (a.rows as usize)
-                    .saturating_mul(a.anchors.len())
-                    .saturating_mul(12),
-            )?,
-        }),
-        None => None,
-    };
-
+    let bone_texture = read_bone_texture(r, ext)?;
+    let row_bounds = read_row_bounds(r, ext)?;
+    let primitives = ext
+        .primitives
+        .iter()
+        .enumerate()
+        .map(|(i, p)| read_primitive(r, root, i, p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let images = read_images(r, root)?;
+    let materials = root
+        .materials
+        .iter()
+        .enumerate()
+        .map(|(i, m)| read_material(r, root, i, m))
+        .collect::<Result<Vec<_>, _>>()?;
+    let anchors = read_anchors(r, ext)?;
     let s = &ext.settings;
     Ok(BakedAsset {
         source_name: ext.source_name.clone(),
@@ -994,6 +827,228 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
         materials,
         images,
         anchors,
+    })
+}
+
+/// The bone texture, its size checked against its encoding and layers.
+fn read_bone_texture(r: &Reader, ext: &BakedExt) -> Result<BoneTexture, AssetError> {
+    let bt = &ext.bone_texture;
+    let el = "boneTexture";
+    let width = bt.entries as u64 * bt.encoding.texels_per_entry() as u64;
+    if bt.width as u64 != width || bt.bytes_per_texel != bt.encoding.bytes_per_texel() {
+        return Err(r.corrupt(
+            el,
+            format!(
+                "width {} / {} B per texel do not match {} entries of {}",
+                bt.width,
+                bt.bytes_per_texel,
+                bt.entries,
+                bt.encoding.as_str()
+            ),
+        ));
+    }
+    let tex_bytes = r.sized(
+        bt.buffer_view,
+        "boneTexture.bufferView",
+        (bt.rows as u64 * width) as usize,
+        bt.bytes_per_texel as usize,
+    )?;
+    let bone_texture = BoneTexture {
+        encoding: bt.encoding,
+        entries: bt.entries,
+        rows: bt.rows,
+        rows_per_layer: bt.rows_per_layer,
+        translation_range: bt.translation_range,
+        scale_range: bt.scale_range,
+        data: tex_bytes.to_vec(),
+    };
+    if bt.rows_per_layer == 0 || bt.layers != bone_texture.layers() {
+        let field = if bt.rows_per_layer == 0 {
+            "boneTexture.rowsPerLayer"
+        } else {
+            "boneTexture.layers"
+        };
+        return Err(r.corrupt(
+            field,
+            format!(
+                "{} layers of {} rows do not hold {} rows",
+                bt.layers, bt.rows_per_layer, bt.rows
+            ),
+        ));
+    }
+    Ok(bone_texture)
+}
+
+/// Per-row bounds: `rows × 6` f32 (min.xyz, max.xyz).
+fn read_row_bounds(r: &Reader, ext: &BakedExt) -> Result<Vec<Aabb>, AssetError> {
+    let rb = r.f32s(
+        ext.row_bounds,
+        "rowBounds",
+        (ext.bone_texture.rows as usize).saturating_mul(6),
+    )?;
+    Ok(rb
+        .chunks_exact(6)
+        .map(|b| Aabb {
+            min: Vec3::new(b[0], b[1], b[2]),
+            max: Vec3::new(b[3], b[4], b[5]),
+        })
+        .collect())
+}
+
+/// Baked primitive `i` from its JSON and buffer views.
+fn read_primitive(
+    r: &Reader,
+    root: &Root,
+    i: usize,
+    p: &PrimitiveJson,
+) -> Result<BakedPrimitive, AssetError> {
+    let el = |s: &str| format!("primitives[{i}].{s}");
+    let v = p.vertex_count;
+    let k = p.influences as usize;
+    let f4 = |idx, name: &str, n| -> Result<Vec<[f32; 4]>, AssetError> {
+        Ok(r.f32s(idx, &el(name), n)?
+            .chunks_exact(4)
+            .map(|c| [c[0], c[1], c[2], c[3]])
+            .collect())
+    };
+    let tangents = match p.tangents {
+        Some(t) => Some(
+            f4(Some(t), "tangents", v.saturating_mul(4))?
+                .into_iter()
+                .map(Vec4::from_array)
+                .collect(),
+        ),
+        None => None,
+    };
+    let uv0 = match p.uv0 {
+        Some(t) => Some(
+            r.f32s(Some(t), &el("uv0"), v.saturating_mul(2))?
+                .chunks_exact(2)
+                .map(|c| Vec2::new(c[0], c[1]))
+                .collect(),
+        ),
+        None => None,
+    };
+    let mut lods = Vec::with_capacity(p.lods.len());
+    for (l, lod) in p.lods.iter().enumerate() {
+        lods.push(Lod {
+            ratio: lod.ratio,
+            error: lod.error,
+            indices: r.u32s(
+                lod.indices,
+                &el(&format!("lods[{l}].indices")),
+                lod.index_count,
+            )?,
+        });
+    }
+    if let Some(m) = p.static_mesh.filter(|&m| m >= root.meshes.len()) {
+        return Err(r.corrupt(
+            el("staticMesh"),
+            format!("mesh {m} does not exist ({} meshes)", root.meshes.len()),
+        ));
+    }
+    Ok(BakedPrimitive {
+        node_index: p.node,
+        mesh: p.mesh,
+        primitive: p.primitive,
+        rigid: p.rigid,
+        positions: r.vec3s(p.positions, &el("positions"), v)?,
+        normals: r.vec3s(p.normals, &el("normals"), v)?,
+        tangents,
+        uv0,
+        influences: p.influences,
+        joints: r.u16s(p.joints, &el("joints"), v.saturating_mul(k))?,
+        weights: r.u16s(p.weights, &el("weights"), v.saturating_mul(k))?,
+        indices: r.u32s(p.indices, &el("indices"), p.index_count)?,
+        material: p.material,
+        lods,
+        vat: match &p.vat {
+            Some(j) => Some(read_vat(r, j, &el("vat"))?),
+            None => None,
+        },
+    })
+}
+
+/// The images of the standard glTF part (embedded in the BIN chunk).
+fn read_images(r: &Reader, root: &Root) -> Result<Vec<BakedImage>, AssetError> {
+    let mut images = Vec::with_capacity(root.images.len());
+    for (i, img) in root.images.iter().enumerate() {
+        let el = format!("images[{i}]");
+        let (Some(view), Some(mime)) = (img.buffer_view, img.mime_type.as_ref()) else {
+            return Err(r.corrupt(el, "needs a bufferView and a mimeType"));
+        };
+        images.push(BakedImage {
+            mime_type: mime.clone(),
+            bytes: r.view(Some(view), &el)?.to_vec(),
+        });
+    }
+    Ok(images)
+}
+
+/// Material `i` of the standard glTF part.
+fn read_material(
+    r: &Reader,
+    root: &Root,
+    i: usize,
+    m: &Material,
+) -> Result<BakedMaterial, AssetError> {
+    let pbr = &m.pbr_metallic_roughness;
+    let (texture, transform) = match &pbr.base_color_texture {
+        Some(info) => {
+            let image = root
+                .textures
+                .get(info.index)
+                .and_then(|t| t.source)
+                .ok_or_else(|| {
+                    r.corrupt(
+                        format!("materials[{i}].baseColorTexture"),
+                        format!("texture {} has no image", info.index),
+                    )
+                })?;
+            let t = info
+                .extensions
+                .as_ref()
+                .and_then(|e| e.texture_transform.as_ref())
+                .map_or(TextureTransform::default(), |t| TextureTransform {
+                    offset: t.offset,
+                    rotation: t.rotation,
+                    scale: t.scale,
+                });
+            (Some(image), t)
+        }
+        None => (None, TextureTransform::default()),
+    };
+    Ok(BakedMaterial {
+        name: m.name.clone(),
+        base_color_factor: pbr.base_color_factor,
+        base_color_texture: texture,
+        texture_transform: transform,
+        double_sided: m.double_sided,
+    })
+}
+
+/// The anchor texture, when anchors were baked.
+fn read_anchors(r: &Reader, ext: &BakedExt) -> Result<Option<AnchorTexture>, AssetError> {
+    Ok(match &ext.anchors {
+        Some(a) => Some(AnchorTexture {
+            anchors: a
+                .anchors
+                .iter()
+                .map(|x| AnchorInfo {
+                    name: x.name.clone(),
+                    node: x.node,
+                })
+                .collect(),
+            rows: a.rows,
+            data: r.f32s(
+                a.buffer_view,
+                "anchors.bufferView",
+                (a.rows as usize)
+                    .saturating_mul(a.anchors.len())
+                    .saturating_mul(12),
+            )?,
+        }),
+        None => None,
     })
 }
 
