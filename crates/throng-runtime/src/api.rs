@@ -54,3 +54,24 @@ pub(crate) fn check_nonneg(what: &'static str, v: f64) -> Result<(), crate::Runt
         Err(crate::RuntimeError::BadValue { what, value: v })
     }
 }
+
+/// Index check of a clip against a table of `clips` clips.
+pub(crate) fn check_clip(clip: usize, clips: usize) -> Result<(), crate::RuntimeError> {
+    if clip < clips {
+        Ok(())
+    } else {
+        Err(crate::RuntimeError::NoSuchClip { clip, clips })
+    }
+}
+
+/// Speed factors of a two-clip blend in normalised time (docs/design.md §4), weight `w` of clip
+/// b: each layer's `d_x / lerp(d_a, d_b, w)`, so both complete a cycle together (0 when the
+/// mean duration is 0). A weight outside [0, 1] is an error.
+pub(crate) fn blend_sync(da: f64, db: f64, weight: f32) -> Result<[f32; 2], crate::RuntimeError> {
+    if !(0.0..=1.0).contains(&weight) {
+        return Err(crate::RuntimeError::BadWeight(weight));
+    }
+    let d = da * (1.0 - weight as f64) + db * weight as f64;
+    let sync = |dx: f64| if d > 0.0 { (dx / d) as f32 } else { 0.0 };
+    Ok([sync(da), sync(db)])
+}

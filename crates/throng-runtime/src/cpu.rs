@@ -222,11 +222,7 @@ impl CpuRuntime {
     /// Removes an instance; the last instance moves into its dense index (other handles stay
     /// valid).
     pub fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
-        let r = self
-            .handles
-            .despawn(h)
-            .ok_or(RuntimeError::DeadHandle { handle: h })?;
-        let i = r.index;
+        let i = self.handles.remove(h)?;
         self.meta.swap_remove(i);
         for l in 0..4 {
             self.pos[l].swap_remove(i);
@@ -250,13 +246,11 @@ impl CpuRuntime {
 
     /// Handle of the instance at a dense index (`None` past the end).
     pub fn handle_at(&self, index: usize) -> Option<Handle> {
-        (index < self.handles.len()).then(|| self.handles.handle_at(index))
+        self.handles.get(index)
     }
 
     fn idx(&self, h: Handle) -> Result<usize, RuntimeError> {
-        self.handles
-            .index(h)
-            .ok_or(RuntimeError::DeadHandle { handle: h })
+        self.handles.live(h)
     }
 
     fn get(&self, l: usize, i: usize) -> LayerState {
@@ -278,14 +272,7 @@ impl CpuRuntime {
     }
 
     fn check_clip(&self, clip: usize) -> Result<(), RuntimeError> {
-        if clip < self.clips.len() {
-            Ok(())
-        } else {
-            Err(RuntimeError::NoSuchClip {
-                clip,
-                clips: self.clips.len(),
-            })
-        }
+        crate::api::check_clip(clip, self.clips.len())
     }
 
     fn new_layer(&self, clip: usize, opts: &PlayOptions) -> Result<LayerState, RuntimeError> {
@@ -408,21 +395,17 @@ impl CpuRuntime {
         let i = self.idx(h)?;
         self.check_clip(clip_a)?;
         self.check_clip(clip_b)?;
-        if !(0.0..=1.0).contains(&weight) {
-            return Err(RuntimeError::BadWeight(weight));
-        }
         let (da, db) = (self.clips[clip_a].duration, self.clips[clip_b].duration);
-        let d = da * (1.0 - weight as f64) + db * weight as f64;
-        let sync = |dx: f64| if d > 0.0 { (dx / d) as f32 } else { 0.0 };
+        let [sa, sb] = crate::api::blend_sync(da, db, weight)?;
         let m = self.meta[i];
         let same = m.flags & F_BLEND != 0
             && m.layers == 2
             && self.get(0, i).clip() == clip_a
             && self.get(1, i).clip() == clip_b;
         if same {
-            for (l, (dx, w)) in [(da, 1.0 - weight), (db, weight)].into_iter().enumerate() {
+            for (l, (speed, w)) in [(sa, 1.0 - weight), (sb, weight)].into_iter().enumerate() {
                 let mut s = self.get(l, i);
-                s.speed = sync(dx);
+                s.speed = speed;
                 s.weight = w;
                 self.set(l, i, s);
             }
@@ -433,7 +416,7 @@ impl CpuRuntime {
                 0,
                 i,
                 LayerState {
-                    speed: sync(da),
+                    speed: sa,
                     weight: 1.0 - weight,
                     ..a
                 },
@@ -442,7 +425,7 @@ impl CpuRuntime {
                 1,
                 i,
                 LayerState {
-                    speed: sync(db),
+                    speed: sb,
                     weight,
                     ..b
                 },

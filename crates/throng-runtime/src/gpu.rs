@@ -253,11 +253,7 @@ impl GpuRuntime {
     }
 
     pub fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
-        let r = self
-            .handles
-            .despawn(h)
-            .ok_or(RuntimeError::DeadHandle { handle: h })?;
-        let i = r.index;
+        let i = self.handles.remove(h)?;
         self.state.swap_remove(i);
         self.records.swap_remove(i);
         self.transforms.swap_remove(i);
@@ -279,13 +275,11 @@ impl GpuRuntime {
 
     /// Handle of the instance at a dense index (`None` past the end).
     pub fn handle_at(&self, index: usize) -> Option<Handle> {
-        (index < self.handles.len()).then(|| self.handles.handle_at(index))
+        self.handles.get(index)
     }
 
     fn idx(&self, h: Handle) -> Result<usize, RuntimeError> {
-        self.handles
-            .index(h)
-            .ok_or(RuntimeError::DeadHandle { handle: h })
+        self.handles.live(h)
     }
 
     /// Frames per tick of a layer (instance speed and pause included).

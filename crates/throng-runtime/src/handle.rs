@@ -88,6 +88,24 @@ impl Handles {
         (s.generation == h.generation && s.dense != u32::MAX).then_some(s.dense as usize)
     }
 
+    /// Dense index of a live handle, or the runtimes' error for a dead one.
+    pub fn live(&self, h: Handle) -> Result<usize, crate::RuntimeError> {
+        self.index(h)
+            .ok_or(crate::RuntimeError::DeadHandle { handle: h })
+    }
+
+    /// Handle of the instance at a dense index, `None` past the end.
+    pub fn get(&self, index: usize) -> Option<Handle> {
+        (index < self.len()).then(|| self.handle_at(index))
+    }
+
+    /// [`Self::despawn`], the runtimes' error for a dead handle: the vacated dense index.
+    pub fn remove(&mut self, h: Handle) -> Result<usize, crate::RuntimeError> {
+        self.despawn(h)
+            .map(|r| r.index)
+            .ok_or(crate::RuntimeError::DeadHandle { handle: h })
+    }
+
     /// Prefetches the slot entry of a handle (see `prefetch.rs`).
     pub fn prefetch(&self, h: Handle) {
         crate::prefetch::prefetch(self.slots.as_ptr().wrapping_add(h.slot as usize), 8);

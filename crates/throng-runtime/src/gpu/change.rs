@@ -92,14 +92,7 @@ impl<'a> Cx<'a> {
     }
 
     fn check_clip(&self, clip: usize) -> Result<(), RuntimeError> {
-        if clip < self.clips.len() {
-            Ok(())
-        } else {
-            Err(RuntimeError::NoSuchClip {
-                clip,
-                clips: self.clips.len(),
-            })
-        }
+        crate::api::check_clip(clip, self.clips.len())
     }
 
     /// Frames per tick of a layer (instance speed and pause included).
@@ -198,12 +191,8 @@ impl<'a> Cx<'a> {
             Change::Blend(_, clip_a, clip_b, weight) => {
                 self.check_clip(clip_a)?;
                 self.check_clip(clip_b)?;
-                if !(0.0..=1.0).contains(&weight) {
-                    return Err(RuntimeError::BadWeight(weight));
-                }
                 let (da, db) = (self.clips[clip_a].duration, self.clips[clip_b].duration);
-                let d = da * (1.0 - weight as f64) + db * weight as f64;
-                let sync = |dx: f64| if d > 0.0 { (dx / d) as f32 } else { 0.0 };
+                let [sa, sb] = crate::api::blend_sync(da, db, weight)?;
                 let same = g.blend
                     && g.n == 2
                     && g.layers[0].clip as usize == clip_a
@@ -216,8 +205,8 @@ impl<'a> Cx<'a> {
                     g.layers = [a, b];
                     g.last = now;
                 }
-                g.layers[0].speed = sync(da);
-                g.layers[1].speed = sync(db);
+                g.layers[0].speed = sa;
+                g.layers[1].speed = sb;
                 g.n = 2;
                 g.blend = true;
                 g.w_anchor = now;
