@@ -128,14 +128,9 @@ fn safe_normalize(v: Vec3) -> Vec3 {
     }
 }
 
-/// Linear blend skinning job: skins `prim`'s vertices with `matrices` (one per joint of the
-/// binding) into `out` (resized to the vertex count).
-pub fn skin_lbs(
-    prim: &Primitive,
-    influences: &Influences,
-    matrices: &[Mat4],
-    out: &mut SkinnedVertices,
-) {
+/// Sizes `out`'s streams to `prim`'s vertex count (tangents only when the primitive has them),
+/// keeping their allocations; returns the vertex count. Every vertex is written after this.
+fn size_outputs(prim: &Primitive, out: &mut SkinnedVertices) -> usize {
     let n = prim.vertex_count();
     out.positions.resize(n, Vec3::ZERO);
     out.normals.resize(n, Vec3::ZERO);
@@ -146,6 +141,18 @@ pub fn skin_lbs(
     } else {
         out.tangents = None;
     }
+    n
+}
+
+/// Linear blend skinning job: skins `prim`'s vertices with `matrices` (one per joint of the
+/// binding) into `out` (resized to the vertex count).
+pub fn skin_lbs(
+    prim: &Primitive,
+    influences: &Influences,
+    matrices: &[Mat4],
+    out: &mut SkinnedVertices,
+) {
+    let n = size_outputs(prim, out);
     for v in 0..n {
         let mut m = Mat4::ZERO;
         for (j, w) in influences.of(v) {
@@ -218,10 +225,7 @@ pub fn skin_dq(
     matrices: &[Mat4],
     out: &mut SkinnedVertices,
 ) {
-    let n = prim.vertex_count();
-    out.positions.resize(n, Vec3::ZERO);
-    out.normals.resize(n, Vec3::ZERO);
-    out.tangents = prim.tangents.as_ref().map(|t| vec![Vec4::ZERO; t.len()]);
+    let n = size_outputs(prim, out);
     for v in 0..n {
         let mut real = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
         let mut dual = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);

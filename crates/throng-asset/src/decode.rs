@@ -523,6 +523,17 @@ fn check_streams(index: usize, p: &BakedPrimitive) -> Result<usize, DecodeError>
     Ok(k)
 }
 
+/// Baked primitive `index`, or the decoders' error naming the count.
+pub(crate) fn primitive(asset: &BakedAsset, index: usize) -> Result<&BakedPrimitive, DecodeError> {
+    asset
+        .primitives
+        .get(index)
+        .ok_or(DecodeError::BadPrimitive {
+            index,
+            count: asset.primitives.len(),
+        })
+}
+
 /// Skins primitive `prim_index` of `asset` for one per-instance layer record (docs/design.md §4).
 ///
 /// Per vertex the influences are the baked palette indices `j_i` and unorm16 weights
@@ -541,13 +552,7 @@ pub fn skin_vertices(
     layers: &[Layer],
     mode: Skinning,
 ) -> Result<SkinnedVertices, DecodeError> {
-    let prim = asset
-        .primitives
-        .get(prim_index)
-        .ok_or(DecodeError::BadPrimitive {
-            index: prim_index,
-            count: asset.primitives.len(),
-        })?;
+    let prim = primitive(asset, prim_index)?;
     let k = check_streams(prim_index, prim)?;
     let tex = &asset.bone_texture;
     if mode == Skinning::DualQuat && !tex.encoding.is_quat() {

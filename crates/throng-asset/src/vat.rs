@@ -158,13 +158,7 @@ pub fn vat_vertices(
     prim_index: usize,
     layers: &[Layer],
 ) -> Result<(Vec<Vec3>, Vec<Vec3>), DecodeError> {
-    let prim = asset
-        .primitives
-        .get(prim_index)
-        .ok_or(DecodeError::BadPrimitive {
-            index: prim_index,
-            count: asset.primitives.len(),
-        })?;
+    let prim = crate::decode::primitive(asset, prim_index)?;
     let vat = prim.vat.as_ref().ok_or(DecodeError::NoVat {
         primitive: prim_index,
     })?;

@@ -290,35 +290,17 @@ impl GpuAsset {
             usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
             view_formats: &[],
         });
-        for layer in 0..layers {
-            let first = layer * rpl;
-            let count = (bones.rows - first).min(rpl);
-            let start = first as usize * row_bytes;
-            let end = start + count as usize * row_bytes;
-            gpu.queue.write_texture(
-                wgpu::TexelCopyTextureInfo {
-                    texture: &bone_texture,
-                    mip_level: 0,
-                    origin: wgpu::Origin3d {
-                        x: 0,
-                        y: 0,
-                        z: layer,
-                    },
-                    aspect: wgpu::TextureAspect::All,
-                },
-                &bones.data[start..end],
-                wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(row_bytes as u32),
-                    rows_per_image: Some(count),
-                },
-                wgpu::Extent3d {
-                    width,
-                    height: count,
-                    depth_or_array_layers: 1,
-                },
-            );
-        }
+        write_layers(
+            &gpu.queue,
+            &bone_texture,
+            &bones.data,
+            Layered {
+                width,
+                rows: bones.rows,
+                rows_per_layer: rpl,
+                row_bytes,
+            },
+        );
         let bone_view = bone_texture.create_view(&wgpu::TextureViewDescriptor {
             label: Some("throng bone texture view"),
             dimension: Some(wgpu::TextureViewDimension::D2Array),
@@ -473,5 +455,57 @@ impl GpuAsset {
             bounds,
             lod_errors,
         })
+    }
+}
+
+/// Where an upload goes: `rows` rows of `width` texels, `row_bytes` bytes each, in layers of
+/// `rows_per_layer` rows (docs/design.md §3: row r lives in layer r / rows_per_layer).
+pub(crate) struct Layered {
+    pub width: u32,
+    pub rows: u32,
+    pub rows_per_layer: u32,
+    pub row_bytes: usize,
+}
+
+/// Uploads row-major `data` into a 2D array texture laid out as `at` says; stops at the data's
+/// end rather than reading past it.
+pub(crate) fn write_layers(queue: &wgpu::Queue, texture: &wgpu::Texture, data: &[u8], at: Layered) {
+    let Layered {
+        width,
+        rows,
+        rows_per_layer,
+        row_bytes,
+    } = at;
+    let rpl = rows_per_layer.max(1);
+    for layer in 0..rows.div_ceil(rpl) {
+        let first = layer * rpl;
+        let count = (rows - first).min(rpl);
+        let start = first as usize * row_bytes;
+        let Some(bytes) = data.get(start..start + count as usize * row_bytes) else {
+            break;
+        };
+        queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d {
+                    x: 0,
+                    y: 0,
+                    z: layer,
+                },
+                aspect: wgpu::TextureAspect::All,
+            },
+            bytes,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row_bytes as u32),
+                rows_per_image: Some(count),
+            },
+            wgpu::Extent3d {
+                width,
+                height: count,
+                depth_or_array_layers: 1,
+            },
+        );
     }
 }

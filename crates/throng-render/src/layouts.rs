@@ -20,7 +20,7 @@ fn storage(binding: u32, vis: wgpu::ShaderStages, read_only: bool) -> wgpu::Bind
     }
 }
 
-fn uniform(binding: u32, vis: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+pub(crate) fn uniform(binding: u32, vis: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: vis,

@@ -55,16 +55,7 @@ impl MaterialResources {
         let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("throng material"),
             entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: crate::bindings::MATERIAL,
-                    visibility: vis,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
+                crate::layouts::uniform(crate::bindings::MATERIAL, vis),
                 wgpu::BindGroupLayoutEntry {
                     binding: crate::bindings::BASE_TEXTURE,
                     visibility: wgpu::ShaderStages::FRAGMENT,

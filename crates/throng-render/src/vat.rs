@@ -39,39 +39,17 @@ fn array_texture(
         usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
         view_formats: &[],
     });
-    let row_bytes = (vat.width * bytes_per_texel) as usize;
-    for layer in 0..layers {
-        let first = layer * rpl;
-        let count = (vat.texture_rows() - first).min(rpl);
-        let start = first as usize * row_bytes;
-        let end = start + count as usize * row_bytes;
-        let Some(data) = bytes.get(start..end) else {
-            break;
-        };
-        queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture: &texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d {
-                    x: 0,
-                    y: 0,
-                    z: layer,
-                },
-                aspect: wgpu::TextureAspect::All,
-            },
-            data,
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(row_bytes as u32),
-                rows_per_image: Some(count),
-            },
-            wgpu::Extent3d {
-                width: vat.width,
-                height: count,
-                depth_or_array_layers: 1,
-            },
-        );
-    }
+    crate::gpu_asset::write_layers(
+        queue,
+        &texture,
+        bytes,
+        crate::gpu_asset::Layered {
+            width: vat.width,
+            rows: vat.texture_rows(),
+            rows_per_layer: rpl,
+            row_bytes: (vat.width * bytes_per_texel) as usize,
+        },
+    );
     texture.create_view(&wgpu::TextureViewDescriptor {
         dimension: Some(wgpu::TextureViewDimension::D2Array),
         ..Default::default()
