@@ -91,20 +91,25 @@ pub fn from_glb_bytes(bytes: &[u8], name: &str) -> Result<BakedAsset, AssetError
 // ---------------------------------------------------------------------------------------------
 // Writing
 
+/// Little-endian bytes of numbers (the GLB byte order, glTF 2.0 §3.6.1).
+fn le<const N: usize, T: Copy>(v: &[T], to: fn(T) -> [u8; N]) -> Vec<u8> {
+    v.iter().flat_map(|x| to(*x)).collect()
+}
+
 fn le_f32(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    le(v, f32::to_le_bytes)
 }
 
 fn le_u16(v: &[u16]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    le(v, u16::to_le_bytes)
 }
 
 fn le_i16(v: &[i16]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    le(v, i16::to_le_bytes)
 }
 
 fn le_u32(v: &[u32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    le(v, u32::to_le_bytes)
 }
 
 fn flat3(v: &[Vec3]) -> Vec<f32> {
@@ -597,40 +602,34 @@ impl<'a> Reader<'a> {
         Ok(b)
     }
 
-    fn f32s(
+    /// `count` little-endian values of `N` bytes each, decoded by `from`.
+    fn le<const N: usize, T>(
         &self,
         index: Option<usize>,
         element: &str,
         count: usize,
-    ) -> Result<Vec<f32>, AssetError> {
-        let b = self.sized(index, element, count, 4)?;
-        Ok(b.chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        from: fn([u8; N]) -> T,
+    ) -> Result<Vec<T>, AssetError> {
+        let b = self.sized(index, element, count, N)?;
+        Ok(b.chunks_exact(N)
+            .map(|c| {
+                let mut a = [0u8; N];
+                a.copy_from_slice(c);
+                from(a)
+            })
             .collect())
     }
 
-    fn u16s(
-        &self,
-        index: Option<usize>,
-        element: &str,
-        count: usize,
-    ) -> Result<Vec<u16>, AssetError> {
-        let b = self.sized(index, element, count, 2)?;
-        Ok(b.chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect())
+    fn f32s(&self, i: Option<usize>, el: &str, n: usize) -> Result<Vec<f32>, AssetError> {
+        self.le(i, el, n, f32::from_le_bytes)
     }
 
-    fn u32s(
-        &self,
-        index: Option<usize>,
-        element: &str,
-        count: usize,
-    ) -> Result<Vec<u32>, AssetError> {
-        let b = self.sized(index, element, count, 4)?;
-        Ok(b.chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
+    fn u16s(&self, i: Option<usize>, el: &str, n: usize) -> Result<Vec<u16>, AssetError> {
+        self.le(i, el, n, u16::from_le_bytes)
+    }
+
+    fn u32s(&self, i: Option<usize>, el: &str, n: usize) -> Result<Vec<u32>, AssetError> {
+        self.le(i, el, n, u32::from_le_bytes)
     }
 
     fn vec3s(
