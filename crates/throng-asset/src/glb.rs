@@ -100,26 +100,18 @@ pub fn unpack<'a>(bytes: &'a [u8], file: &str) -> Result<Chunks<'a>, AssetError>
         at = end;
         Ok(Some((kind, &bytes[start..end])))
     };
-    let json = match chunk("JSON chunk")? {
-        Some((CHUNK_JSON, j)) => j,
-        Some((kind, _)) => {
-            return Err(corrupt(
-                "JSON chunk",
-                format!("first chunk has type {kind:#010x}, expected JSON"),
-            ))
-        }
-        None => return Err(corrupt("JSON chunk", "missing".into())),
+    // The JSON chunk must come first, then an optional BIN chunk (glTF 2.0 §4.4.3).
+    let mut expect = |name: &str, which: &str, want: u32, label: &str| match chunk(name)? {
+        Some((kind, b)) if kind == want => Ok(Some(b)),
+        Some((kind, _)) => Err(corrupt(
+            name,
+            format!("{which} chunk has type {kind:#010x}, expected {label}"),
+        )),
+        None => Ok(None),
     };
-    let bin = match chunk("BIN chunk")? {
-        Some((CHUNK_BIN, b)) => b,
-        Some((kind, _)) => {
-            return Err(corrupt(
-                "BIN chunk",
-                format!("second chunk has type {kind:#010x}, expected BIN"),
-            ))
-        }
-        None => &[][..],
-    };
+    let json = expect("JSON chunk", "first", CHUNK_JSON, "JSON")?
+        .ok_or_else(|| corrupt("JSON chunk", "missing".into()))?;
+    let bin = expect("BIN chunk", "second", CHUNK_BIN, "BIN")?.unwrap_or(&[][..]);
     Ok(Chunks { json, bin })
 }
 

@@ -270,22 +270,17 @@ mod tests {
         let m = Mat4::from_cols_array(&[
             1.0, 2.0, 3.0, 0.0, 4.0, 5.0, 6.0, 0.0, 7.0, 8.0, 9.0, 0.0, 10.0, 11.0, 12.0, 1.0,
         ]);
-        let tex = encode(Encoding::Mat3x4F32, &[m], None, 1, 1, 8192).expect("encode");
-        let f: Vec<f32> = tex
-            .data
-            .chunks(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
+        let floats = |e: Encoding| -> Vec<f32> {
+            let tex = encode(e, &[m], None, 1, 1, 8192).expect("encode");
+            tex.data
+                .chunks(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect()
+        };
         assert_eq!(
-            f,
+            floats(Encoding::Mat3x4F32),
             vec![1.0, 4.0, 7.0, 10.0, 2.0, 5.0, 8.0, 11.0, 3.0, 6.0, 9.0, 12.0]
         );
-        let tex = encode(Encoding::Mat4F32, &[m], None, 1, 1, 8192).expect("encode");
-        let f: Vec<f32> = tex
-            .data
-            .chunks(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        assert_eq!(f, m.to_cols_array().to_vec());
+        assert_eq!(floats(Encoding::Mat4F32), m.to_cols_array().to_vec());
     }
 }
