@@ -96,10 +96,24 @@ pub fn bake_with_progress(
         ..options.clone()
     };
     let (probe_asset, _) = bake_rows(model, &probe, &palette, prims.clone(), &[], None)?;
-    let reserve: Vec<f64> = at_sample_errors(&probe_asset, model, budget)?
-        .into_iter()
-        .map(|e| PROBE_MARGIN * e)
-        .collect();
+    let probe_errors = at_sample_errors(&probe_asset, model, budget)?;
+    // A budget the sampled matrices already use up cannot be met by any spacing: say so now
+    // rather than place thousands of frames chasing texel noise.
+    if let Some((c, &e)) = probe_errors
+        .iter()
+        .enumerate()
+        .find(|(_, &e)| e > 0.5 * budget_value(budget))
+    {
+        return Err(BakeError::BudgetBelowSampleError {
+            file: options.source_name.clone(),
+            clip: model.clips[c].name.clone(),
+            at_samples: e,
+            budget: budget.as_setting(),
+            encoding: probe_asset.bone_texture.encoding.as_str(),
+            influences: options.influences,
+        });
+    }
+    let reserve: Vec<f64> = probe_errors.iter().map(|e| PROBE_MARGIN * e).collect();
     let mut placed = place_clips(
         model, options, &palette, &skin, budget, &all, &reserve, progress,
     )?;

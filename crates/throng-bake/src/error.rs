@@ -37,6 +37,15 @@ pub enum BakeError {
         frame: u32,
         why: String,
     },
+    #[error("{file}: clip '{clip}': the sampled matrices alone err {at_samples:.2e} (the {encoding} encoding and the {influences}-influence cut), more than half of the error budget {budget}, so no frame spacing can meet it; allow more error, bake 8 influences per vertex or a finer encoding (mat3x4-f32), or sample uniformly")]
+    BudgetBelowSampleError {
+        file: String,
+        clip: String,
+        at_samples: f64,
+        budget: String,
+        encoding: &'static str,
+        influences: u32,
+    },
     #[error("{file}: {what}; the importer should have rejected this file, please report it")]
     InvalidModel { file: String, what: String },
     #[error("{file}: mesh {mesh} primitive {primitive} (node '{node}'): {what}")]

@@ -227,3 +227,27 @@ fn budgeted_bakes_are_byte_identical_and_round_trip() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_budget_the_encoding_alone_exceeds_is_an_error_naming_the_clip() {
+    let Some(model) = import("Fox.glb") else {
+        return;
+    };
+    let o = BakeOptions {
+        source_name: "Fox.glb".into(),
+        sampling: Sampling::MaxError(MaxError::Relative(1e-6)),
+        ..Default::default()
+    };
+    match bake(&model, &o) {
+        Err(throng_bake::BakeError::BudgetBelowSampleError {
+            clip, at_samples, ..
+        }) => {
+            assert_eq!(clip, "Survey");
+            assert!(at_samples > 5e-7, "{at_samples}");
+        }
+        other => panic!(
+            "expected BudgetBelowSampleError, got {:?}",
+            other.map(|r| r.0.rows())
+        ),
+    }
+}

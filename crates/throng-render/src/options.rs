@@ -16,7 +16,7 @@ pub enum SkinPath {
     Texture,
     /// The vertex shader fetches baked positions and normals (every primitive needs a VAT).
     Vat,
-    /// Vertices skinned on the CPU and uploaded ([`crate::Renderer::render_reference`]): the
+    /// Vertices skinned on the CPU and uploaded each frame (`Renderer::render_reference`): the
     /// classic baseline.
     Reference,
 }
@@ -25,8 +25,9 @@ pub enum SkinPath {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum DebugView {
-    /// Heat map (blue 0 → red 1) of the weight of palette entry [`RenderOptions::debug_joint`];
-    /// without one, of 1 − the vertex's largest weight (red where joints share a vertex).
+    /// Heat map (blue 0 → red 1) of the weight of the chosen palette entry (`--debug-joint`,
+    /// `RenderOptions::debug_joint`); without one, of 1 − the vertex's largest weight (red where
+    /// joints share a vertex).
     Weights,
     /// A colour per palette index of each vertex's strongest influence.
     Palette,

@@ -33,9 +33,10 @@ use super::shared::{self, load_model, usage, SourceArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A baked throng asset (.glb), or a source glTF (.gltf/.glb: drawn with CPU skinning).
-    /// Several inputs share one frame: instance i is an instance of input i mod K; each must be
-    /// a baked asset or a source glTF (baked in memory), drawn on the GPU.
+    /// A baked throng asset (.glb), or a source glTF (.gltf/.glb): one source alone is drawn with
+    /// CPU skinning, and baked in memory for the GPU paths when a flag needs them (--encoding,
+    /// --influences, --timing gpu, --debug). Several inputs share one frame: instance i is an
+    /// instance of input i mod K, each drawn on the GPU (sources baked in memory).
     #[arg(required = true, num_args = 1.., value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
     #[command(flatten)]

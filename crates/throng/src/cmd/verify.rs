@@ -31,11 +31,11 @@ pub struct Args {
     pub encoding: Encodings,
     /// Measure one uniform bake at this rate (or `auto`, on the source keys) instead of the
     /// budgeted bake beside 30 and 60 fps (source input only).
-    #[arg(long, value_parser = parse_fps, conflicts_with = "max_error")]
+    #[arg(long, value_parser = parse_fps, conflicts_with = "max_error", allow_negative_numbers = true)]
     pub fps: Option<Sampling>,
     /// Error budget of the budgeted bake (default 1e-3 of the bounding diagonal; also `2mm`,
     /// `0.02u`), and the limit its rows must meet: exit code 1 when one does not.
-    #[arg(long, value_name = "E", value_parser = parse_max_error)]
+    #[arg(long, value_name = "E", value_parser = parse_max_error, allow_hyphen_values = true)]
     pub max_error: Option<MaxError>,
     /// Influences per vertex, 4 or 8 (source input only).
     #[arg(long, default_value_t = 4, value_parser = parse_influences)]
@@ -105,6 +105,19 @@ fn samplings(args: &Args) -> Vec<(String, Sampling)> {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let baked_input = throng_asset::is_baked_file(&args.input);
+    if baked_input {
+        let source_only = [
+            (args.fps.is_some(), "--fps"),
+            (args.vat.is_some(), "--vat"),
+            (args.influences != 4, "--influences"),
+        ];
+        if let Some((_, flag)) = source_only.iter().find(|(set, _)| *set) {
+            return Err(super::shared::usage(format!(
+                "{flag} is for a source input; {} is a baked asset, measured as it was baked (beside 30 and 60 fps bakes of --source)",
+                args.input.display()
+            )));
+        }
+    }
     let (model, name, file_rows) = if baked_input {
         let source = args.source.as_ref().with_context(|| {
             format!(

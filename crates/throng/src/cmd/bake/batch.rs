@@ -40,6 +40,62 @@ fn sources(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(v)
 }
 
+/// Where a source's baked file goes: `OUTDIR/<stem>.glb`.
+fn output_of(input: &Path, out_dir: &Path) -> PathBuf {
+    let stem = input
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "asset".into());
+    out_dir.join(format!("{stem}.glb"))
+}
+
+/// The same file, when both exist.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Checks the whole plan before anything is written: no two sources bake to one file (`X.gltf`
+/// and `X.glb`), and no output would replace a source.
+fn check_plan(files: &[PathBuf], out_dir: &Path) -> anyhow::Result<()> {
+    let mut seen: std::collections::BTreeMap<PathBuf, &Path> = Default::default();
+    for f in files {
+        let out = output_of(f, out_dir);
+        if let Some(other) = seen.insert(out.clone(), f) {
+            anyhow::bail!(
+                "{} and {} would both bake to {}; rename one, or bake them into different -o folders",
+                other.display(),
+                f.display(),
+                out.display()
+            );
+        }
+        if files.iter().any(|g| same_file(g, &out)) {
+            anyhow::bail!(
+                "{} would be overwritten by the bake of {}; choose an -o folder other than the sources' (nothing was written)",
+                out.display(),
+                f.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Names of the folders directly in `dir`, sorted.
+fn subfolders(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter(|e| e.path().is_dir())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
 fn bake_one(input: &Path, out_dir: &Path, base: &BakeOptions, source: &SourceArgs) -> Outcome {
     if throng_asset::is_baked_file(input) {
         return Outcome::Skipped("already a baked throng asset".into());
@@ -67,16 +123,8 @@ fn bake_one(input: &Path, out_dir: &Path, base: &BakeOptions, source: &SourceArg
         Err(BakeError::NothingToAnimate { why, .. }) => return Outcome::Skipped(why),
         Err(e) => return Outcome::Failed(e.into()),
     };
-    let stem = input
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "asset".into());
-    let out = out_dir.join(format!("{stem}.glb"));
-    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    };
-    if same(input, &out) {
+    let out = output_of(input, out_dir);
+    if same_file(input, &out) {
         return Outcome::Failed(anyhow::anyhow!(
             "the output {} would overwrite its source; choose another -o folder",
             out.display()
@@ -104,6 +152,20 @@ pub fn run(
     let files = sources(dir)?;
     if files.is_empty() {
         anyhow::bail!("{}: no .gltf or .glb files in this folder", dir.display());
+    }
+    if out_dir.is_file() {
+        anyhow::bail!(
+            "-o {} is a file; a folder input bakes into a folder (one .glb per source)",
+            out_dir.display()
+        );
+    }
+    check_plan(&files, out_dir)?;
+    let subfolders = subfolders(dir);
+    if !subfolders.is_empty() {
+        eprintln!(
+            "note: subfolders are not baked (a folder bake is not recursive): {}",
+            subfolders.join(", ")
+        );
     }
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("creating the output folder {}", out_dir.display()))?;

@@ -27,12 +27,12 @@ pub struct Args {
     pub out: PathBuf,
     /// Uniform frames per second, or `auto` (each clip on its source's key times, even
     /// irregular ones). Without it (and without --max-error) the bake meets --max-error 1e-3.
-    #[arg(long, value_parser = parse_fps, conflicts_with = "max_error")]
+    #[arg(long, value_parser = parse_fps, conflicts_with = "max_error", allow_negative_numbers = true)]
     pub fps: Option<Sampling>,
     /// Error budget between samples: per clip, the fewest frames whose interpolation keeps every
     /// vertex within it of reference skinning. A fraction of the bounding diagonal (`1e-3`, the
     /// default), a length in metres (`2mm`, `0.5cm`) or in file units (`0.02u`).
-    #[arg(long, value_name = "E", value_parser = parse_max_error)]
+    #[arg(long, value_name = "E", value_parser = parse_max_error, allow_hyphen_values = true)]
     pub max_error: Option<MaxError>,
     /// Bone-texture encoding.
     #[arg(long, value_enum, default_value_t = Encoding::QuatSnorm16)]

@@ -88,7 +88,13 @@ pub fn clip_spacing(c: &throng_bake::ClipReport) -> String {
         .map(|k| format!("; source keys {k}/s"))
         .unwrap_or_default();
     if (c.max_step - c.min_step).abs() <= 1e-9 {
-        format!("{} fps{keys} ({})", round3(c.fps), c.sampling)
+        // "30 fps" says it all; a budget or the source keys that came out even say how.
+        let how = if c.sampling.ends_with("fps") {
+            String::new()
+        } else {
+            format!(" ({})", c.sampling)
+        };
+        format!("{} fps{how}{keys}", round3(c.fps))
     } else {
         format!(
             "{}: {} fps mean, steps {:.1}–{:.1} ms{keys}",
