@@ -7,7 +7,7 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 pub struct Args {
     /// Output file (.glb); replaced atomically if it exists.
-    #[arg(short, long, default_value = "demo.glb")]
+    #[arg(short, long, default_value = "demo.glb", visible_alias = "out")]
     pub output: PathBuf,
 }
 

@@ -43,7 +43,7 @@ pub struct Args {
     pub source_args: SourceArgs,
     /// Output PNG, or GIF with `--frames` (default: the first input's name with `.png`/`.gif`
     /// in the current folder).
-    #[arg(short, long)]
+    #[arg(short, long, visible_alias = "out")]
     pub output: Option<PathBuf>,
     /// Clip name or index; without it the first clip (the rest pose when there is none), or a
     /// seeded mix of clips for a crowd.

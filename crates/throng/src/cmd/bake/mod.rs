@@ -23,7 +23,12 @@ pub struct Args {
     #[command(flatten)]
     pub source_args: SourceArgs,
     /// Output baked asset (.glb); with a folder as input, the output folder.
-    #[arg(short = 'o', long = "out", value_name = "OUT.glb")]
+    #[arg(
+        short = 'o',
+        long = "out",
+        visible_alias = "output",
+        value_name = "OUT.glb"
+    )]
     pub out: PathBuf,
     /// Uniform frames per second, or `auto` (each clip on its source's key times, even
     /// irregular ones). Without it (and without --max-error) the bake meets --max-error 1e-3.

@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "out")]
     pub json: bool,
     /// Write positions as little-endian f32 triples to this file.
-    #[arg(long)]
+    #[arg(short = 'o', long, visible_alias = "output")]
     pub out: Option<PathBuf>,
     /// Anchor name (baked assets): print its model-space transform instead.
     #[arg(long)]
