@@ -3,7 +3,10 @@
 // transform, double-sided Lambert with the shadowed light, or the debug colour.
 #define_import_path throng_render::mesh
 
-#import throng_render::frame::{VsOut, shade, shade_debug}
+#import throng::playback::instance_affine
+#import throng::decode::apply_affine
+#import throng_render::frame::{VsOut, clip_position, shade, shade_debug}
+#import throng_render::instances::instance_transforms
 
 struct Material {
     // Linear RGBA base colour factor.
@@ -17,6 +20,19 @@ struct Material {
 // Base colour texture (sRGB; a 1×1 white texture when the material has none).
 @group(#{G_MATERIAL}) @binding(#{B_BASE_TEXTURE}) var base_texture: texture_2d<f32>;
 @group(#{G_MATERIAL}) @binding(#{B_BASE_SAMPLER}) var base_sampler: sampler;
+
+// A model-space vertex placed by its instance's transform: what every draw's vertex stage hands
+// the fragment stage (debug colour 0; a debug view sets its own after).
+fn mesh_vertex(inst: u32, position: vec3<f32>, normal: vec3<f32>, tangent: vec4<f32>, uv: vec2<f32>) -> VsOut {
+    let world = apply_affine(instance_affine(instance_transforms[inst]), position, normal, tangent);
+    var out: VsOut;
+    out.clip = clip_position(world.position);
+    out.normal = world.normal;
+    out.world = world.position;
+    out.uv = uv;
+    out.debug = vec4<f32>(0.0);
+    return out;
+}
 
 fn mesh_fragment(in: VsOut, front: bool) -> vec4<f32> {
     // Double-sided lighting: back faces use the flipped normal.

@@ -1,11 +1,8 @@
 // Reference path (docs/design.md §5): vertices skinned on the CPU (model space) and uploaded
 // each frame; only the instance transform is applied here.
 
-#import throng::playback::instance_affine
-#import throng::decode::apply_affine
-#import throng_render::frame::{VsOut, clip_position}
-#import throng_render::instances::instance_transforms
-#import throng_render::mesh::mesh_fragment
+#import throng_render::frame::VsOut
+#import throng_render::mesh::{mesh_vertex, mesh_fragment}
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
@@ -15,14 +12,7 @@ struct VertexIn {
 
 @vertex
 fn vs_main(v: VertexIn, @builtin(instance_index) inst: u32) -> VsOut {
-    let world = apply_affine(instance_affine(instance_transforms[inst]), v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
-    var out: VsOut;
-    out.clip = clip_position(world.position);
-    out.normal = world.normal;
-    out.world = world.position;
-    out.uv = v.uv;
-    out.debug = vec4<f32>(0.0);
-    return out;
+    return mesh_vertex(inst, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0), v.uv);
 }
 
 @fragment

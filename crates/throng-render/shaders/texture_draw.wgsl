@@ -2,13 +2,11 @@
 // record and transform from storage buffers, skin matrices from the bone texture. Defs:
 // ENCODING, BONE_TEXTURE, DUAL_QUAT, GPU_TIMED, CULLED (crate::shaders::Program::TextureDraw).
 
-#import throng::playback::instance_affine
-#import throng::decode::apply_affine
-#import throng_render::frame::{VsOut, frame, draw, draw_lod, draw_influences, clip_position, heat, index_color}
-#import throng_render::instances::{instance_transforms, instance_layers, instance_id}
+#import throng_render::frame::{VsOut, frame, draw, draw_lod, draw_influences, heat, index_color}
+#import throng_render::instances::{instance_layers, instance_id}
 #import throng_render::skin::skin_vertex
 #import throng_render::debug::debug_common
-#import throng_render::mesh::mesh_fragment
+#import throng_render::mesh::{mesh_vertex, mesh_fragment}
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
@@ -47,13 +45,7 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
         }
     }
     let s = skin_vertex(inst, j, w, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
-    let world = apply_affine(instance_affine(instance_transforms[inst]), s.position, s.normal, s.tangent);
-    var out: VsOut;
-    out.clip = clip_position(world.position);
-    out.normal = world.normal;
-    out.world = world.position;
-    out.uv = v.uv;
-    out.debug = vec4<f32>(0.0);
+    var out = mesh_vertex(inst, s.position, s.normal, s.tangent, v.uv);
     if (frame.debug.x != 0u) {
         out.debug = debug_texture(inst, lod, j, w);
     }

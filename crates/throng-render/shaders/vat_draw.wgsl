@@ -1,25 +1,17 @@
 // VAT path (docs/design.md §5): the vertex index addresses the vertex animation texture; only
 // UV0 comes from a vertex buffer. Defs: GPU_TIMED, CULLED (crate::shaders::Program::VatDraw).
 
-#import throng::playback::instance_affine
-#import throng::decode::apply_affine
-#import throng_render::frame::{VsOut, frame, draw, draw_lod, clip_position}
-#import throng_render::instances::{instance_transforms, instance_layers, instance_id}
+#import throng_render::frame::{VsOut, frame, draw, draw_lod}
+#import throng_render::instances::{instance_layers, instance_id}
 #import throng_render::vat::vat_vertex
 #import throng_render::debug::debug_common
-#import throng_render::mesh::mesh_fragment
+#import throng_render::mesh::{mesh_vertex, mesh_fragment}
 
 @vertex
 fn vs_main(@location(0) uv: vec2<f32>, @builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> VsOut {
     let inst = instance_id(instance, draw.id_base);
     let s = vat_vertex(inst, vertex);
-    let world = apply_affine(instance_affine(instance_transforms[inst]), s.position, s.normal, s.tangent);
-    var out: VsOut;
-    out.clip = clip_position(world.position);
-    out.normal = world.normal;
-    out.world = world.position;
-    out.uv = uv;
-    out.debug = vec4<f32>(0.0);
+    var out = mesh_vertex(inst, s.position, s.normal, s.tangent, uv);
     if (frame.debug.x != 0u) {
         // A VAT stores no influences: the weights and palette views show grey.
         var layers = instance_layers(inst);
