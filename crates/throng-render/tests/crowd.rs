@@ -5,23 +5,14 @@
 
 mod common;
 
+use common::{differ_count, differing, is_orange, renderer, save};
+
 use glam::{Mat4, Vec3};
 use throng_asset::{BakedAsset, Encoding, Lod};
-use throng_render::device::test_gpu;
 use throng_render::gpu_types::{single_layer, InstanceRecord};
 use throng_render::{
     Camera, Crowd, DebugView, InstanceTransform, Playback, RenderOptions, Renderer,
 };
-
-fn save(img: &image::RgbaImage, name: &str) {
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    img.save(&path).expect("write png");
-    eprintln!("wrote {}", path.display());
-}
-
-fn is_orange(p: &image::Rgba<u8>) -> bool {
-    p[0] > 100 && p[0] as i32 > p[2] as i32 + 60 && p[1] < p[0]
-}
 
 /// Model-space error (file units) the test gives LOD 1 and LOD 2: meshoptimizer's relative
 /// error × the tube's largest extent (2).
@@ -86,8 +77,7 @@ fn box_in_frustum(vp: &Mat4, c: Vec3, e: Vec3) -> bool {
 /// threshold; every level is used, and the LOD meshes draw.
 #[test]
 fn lod_choice_matches_cpu_and_lod_meshes_render() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let asset = tube_with_lods();
     let g = r.upload(&asset).expect("upload");
     assert_eq!(g.lod_count(), 3);
@@ -203,8 +193,7 @@ fn lod_choice_matches_cpu_and_lod_meshes_render() {
 /// same picture.
 #[test]
 fn draw_calls_do_not_depend_on_instance_count() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let can_multi = r.multi_draw;
     let g = r.upload(&tube_with_lods()).expect("upload");
     let opts = RenderOptions {
@@ -297,19 +286,11 @@ fn top_camera() -> Camera {
 }
 
 /// Pixels where `a` and `b` differ by more than 8 in any channel.
-fn differing(a: &image::RgbaImage, b: &image::RgbaImage) -> Vec<bool> {
-    a.pixels()
-        .zip(b.pixels())
-        .map(|(p, q)| (0..3).any(|c| (p[c] as i32 - q[c] as i32).abs() > 8))
-        .collect()
-}
-
 /// A tall tube just outside the top-down view (the light travels towards −x, −z) is culled
 /// from the main pass but kept by the shadow camera, and its shadow darkens the visible ground.
 #[test]
 fn casters_outside_the_view_still_cast() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let mut asset = common::tube_asset(Encoding::Mat3x4F32);
     // Ten times taller: a long shadow.
     for p in &mut asset.primitives {
@@ -392,8 +373,7 @@ fn casters_outside_the_view_still_cast() {
 /// at the straight pose and at the bent pose are different sets.
 #[test]
 fn shadow_of_an_animated_instance_moves() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let g = r
         .upload(&common::tube_asset(Encoding::Mat3x4F32))
         .expect("upload");
@@ -448,8 +428,7 @@ fn shadow_of_an_animated_instance_moves() {
 /// others; the weights heat map of joint 2 (the tube's top) differs from the blend-zone map.
 #[test]
 fn debug_views_differ() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let g = r.upload(&tube_with_lods()).expect("upload");
     // Two rows: the far one 12 units back, at LOD 1 with lod_bias 4 px.
     let transforms: Vec<_> = (0..8)
@@ -505,10 +484,7 @@ fn debug_views_differ() {
         .collect();
     for i in 0..images.len() {
         for j in i + 1..images.len() {
-            let d = differing(&images[i], &images[j])
-                .iter()
-                .filter(|&&d| d)
-                .count();
+            let d = differ_count(&images[i], &images[j]);
             assert!(
                 d > 50,
                 "{:?} and {:?} differ in {d} pixels",
@@ -522,8 +498,7 @@ fn debug_views_differ() {
 /// Two assets in one frame: each crowd is drawn with its own material, the draw calls add up.
 #[test]
 fn several_assets_in_one_frame() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let orange = r.upload(&tube_with_lods()).expect("upload");
     let mut blue_asset = common::tube_asset(Encoding::QuatSnorm16);
     for m in &mut blue_asset.materials {
@@ -577,11 +552,8 @@ fn several_assets_in_one_frame() {
 /// alone, and not what all influences give.
 #[test]
 fn fewer_influences_match_cpu_skinning_of_the_strongest() {
-    use throng_asset::decode::{skin_vertices, Skinning};
-    use throng_render::gpu_types::MaterialUniform;
-    use throng_render::ReferenceMesh;
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    use throng_asset::decode::Skinning;
+    let Some(mut r) = renderer() else { return };
     let mut asset = common::tube_asset(Encoding::Mat3x4F32);
     // Influences in the bake's order: descending weight per vertex.
     for p in &mut asset.primitives {
@@ -640,31 +612,19 @@ fn fewer_influences_match_cpu_skinning_of_the_strongest() {
             },
         )
         .expect("render");
-    let skinned: Vec<_> = records
-        .iter()
-        .map(|rec| skin_vertices(&rigid, 0, &rec.layers, Skinning::Linear).expect("cpu skin"))
-        .collect();
-    let meshes: Vec<ReferenceMesh> = skinned
-        .iter()
-        .zip(&transforms)
-        .map(|(s, t)| ReferenceMesh {
-            positions: &s.positions,
-            normals: &s.normals,
-            indices: &asset.primitives[0].indices,
-            uvs: None,
-            material: MaterialUniform::color(asset.materials[0].base_color_factor),
-            texture: None,
-            transforms: std::slice::from_ref(t),
-        })
-        .collect();
+    // Indices and colour from `asset`: `rigid` differs from it in the weights only.
+    let skinned = common::cpu_skinned(&rigid, &records, Skinning::Linear);
+    let meshes = common::instance_meshes(
+        &asset,
+        skinned.iter().map(|s| (&s.positions[..], &s.normals[..])),
+        &transforms,
+    );
     let reference = r.render_reference(&meshes, &opts).expect("reference");
     save(&one, "influences-1.png");
     save(&reference, "influences-1-reference.png");
     let total = one.pixels().len();
-    let differ =
-        |a: &image::RgbaImage, b: &image::RgbaImage| differing(a, b).iter().filter(|&&d| d).count();
-    let vs_reference = differ(&one, &reference);
-    let vs_all = differ(&one, &all);
+    let vs_reference = differ_count(&one, &reference);
+    let vs_all = differ_count(&one, &all);
     eprintln!("1 influence: {vs_reference} pixels differ from the CPU, {vs_all} from 2 influences");
     // Same tolerance as the texture-vs-reference test: a few edge pixels.
     assert!(vs_reference <= total / 500, "{vs_reference}");
