@@ -2,6 +2,8 @@
 //! the brief: skeleton size, mesh size, skinning weights, bind matrices, clips and their extras,
 //! determinism, and the Khronos glTF-Validator.
 
+mod common;
+
 use glam::{Mat4, Quat, Vec3};
 use gltf::animation::util::ReadOutputs;
 use std::time::Instant;
@@ -355,14 +357,7 @@ fn description_matches_the_file() {
         d.joints,
         p.doc.skins().next().expect("skin").joints().count()
     );
-    let prim = p
-        .doc
-        .meshes()
-        .next()
-        .expect("mesh")
-        .primitives()
-        .next()
-        .expect("prim");
+    let prim = common::first_primitive(&p.doc);
     assert_eq!(
         d.vertices,
         prim.get(&gltf::Semantic::Positions).expect("pos").count()
@@ -445,14 +440,7 @@ fn skinned_at_key(p: &Parsed, clip: &str, k: usize) -> Vec<Vec3> {
         .zip(&ibms)
         .map(|(j, ibm)| global[j.index()] * *ibm)
         .collect();
-    let prim = p
-        .doc
-        .meshes()
-        .next()
-        .expect("mesh")
-        .primitives()
-        .next()
-        .expect("prim");
+    let prim = common::first_primitive(&p.doc);
     let r = prim.reader(|b| Some(&p.buffers[b.index()]));
     let jts: Vec<[u16; 4]> = r.read_joints(0).expect("joints").into_u16().collect();
     let wts: Vec<[f32; 4]> = r.read_weights(0).expect("weights").into_f32().collect();

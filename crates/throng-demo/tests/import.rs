@@ -2,6 +2,8 @@
 //! what the generator wrote (checked against the `gltf` crate's independent reading and
 //! `demo_description`), with no import warnings.
 
+mod common;
+
 use glam::{Mat4, Quat, Vec3};
 use throng_anim::model::{ChannelValues, Interpolation, LoopMode};
 
@@ -40,13 +42,7 @@ fn importer_reads_back_exactly_what_was_generated() {
     assert_eq!(prim.vertex_count(), d.vertices);
     assert_eq!(prim.indices.len(), d.triangles * 3);
     assert!(!prim.generated_normals);
-    let gprim = doc
-        .meshes()
-        .next()
-        .expect("mesh")
-        .primitives()
-        .next()
-        .expect("prim");
+    let gprim = common::first_primitive(&doc);
     let r = gprim.reader(|b| Some(&buffers[b.index()]));
     let pos: Vec<Vec3> = r.read_positions().expect("pos").map(Vec3::from).collect();
     let wts: Vec<[f32; 4]> = r.read_weights(0).expect("weights").into_f32().collect();
