@@ -145,12 +145,7 @@ fn skeleton_mesh_and_weights() {
 fn inverse_bind_matrices_invert_the_bind_pose() {
     let p = parse(&throng_demo::demo_glb());
     let skin = p.doc.skins().next().expect("skin");
-    let ibms: Vec<Mat4> = skin
-        .reader(|b| Some(&p.buffers[b.index()]))
-        .read_inverse_bind_matrices()
-        .expect("IBMs")
-        .map(|m| Mat4::from_cols_array_2d(&m))
-        .collect();
+    let ibms = common::inverse_binds(&skin, &p.buffers);
     let globals = node_globals(&p.doc);
     for (k, joint) in skin.joints().enumerate() {
         let m = ibms[k] * globals[joint.index()];
@@ -429,12 +424,7 @@ fn skinned_at_key(p: &Parsed, clip: &str, k: usize) -> Vec<Vec3> {
         };
     }
     let skin = p.doc.skins().next().expect("skin");
-    let ibms: Vec<Mat4> = skin
-        .reader(|b| Some(&p.buffers[b.index()]))
-        .read_inverse_bind_matrices()
-        .expect("IBMs")
-        .map(|m| Mat4::from_cols_array_2d(&m))
-        .collect();
+    let ibms = common::inverse_binds(&skin, &p.buffers);
     let palette: Vec<Mat4> = skin
         .joints()
         .zip(&ibms)

@@ -4,7 +4,7 @@
 
 mod common;
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Quat, Vec3};
 use throng_anim::model::{ChannelValues, Interpolation, LoopMode};
 
 #[test]
@@ -28,12 +28,7 @@ fn importer_reads_back_exactly_what_was_generated() {
         assert_eq!(model.nodes[node].name.as_deref(), Some(d.joint_names[k]));
     }
     let gskin = doc.skins().next().expect("skin");
-    let ibms: Vec<Mat4> = gskin
-        .reader(|b| Some(&buffers[b.index()]))
-        .read_inverse_bind_matrices()
-        .expect("IBMs")
-        .map(|m| Mat4::from_cols_array_2d(&m))
-        .collect();
+    let ibms = common::inverse_binds(&gskin, &buffers);
     assert_eq!(skin.inverse_bind_matrices, ibms);
 
     // Mesh: bit-identical positions, weights and indices.

@@ -11,3 +11,12 @@ pub fn first_primitive(doc: &gltf::Document) -> gltf::Primitive<'_> {
         .next()
         .expect("prim")
 }
+
+/// The inverse bind matrices of `skin`, read from `buffers`.
+pub fn inverse_binds(skin: &gltf::Skin, buffers: &[gltf::buffer::Data]) -> Vec<glam::Mat4> {
+    skin.reader(|b| Some(&buffers[b.index()]))
+        .read_inverse_bind_matrices()
+        .expect("IBMs")
+        .map(|m| glam::Mat4::from_cols_array_2d(&m))
+        .collect()
+}
