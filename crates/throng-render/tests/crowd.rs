@@ -11,7 +11,7 @@ use glam::{Mat4, Vec3};
 use throng_asset::{BakedAsset, Encoding, Lod};
 use throng_render::gpu_types::{single_layer, InstanceRecord};
 use throng_render::{
-    Camera, Crowd, DebugView, InstanceTransform, Playback, RenderOptions, Renderer,
+    Camera, Crowd, DebugView, GpuAsset, InstanceTransform, Playback, RenderOptions, Renderer,
 };
 
 /// Model-space error (file units) the test gives LOD 1 and LOD 2: meshoptimizer's relative
@@ -37,6 +37,19 @@ fn tube_with_lods() -> BakedAsset {
         },
     ];
     a
+}
+
+/// A CPU-timed crowd.
+fn cpu_crowd<'a>(
+    asset: &'a GpuAsset,
+    transforms: &'a [InstanceTransform],
+    records: &'a [InstanceRecord],
+) -> Crowd<'a> {
+    Crowd {
+        asset,
+        transforms,
+        playback: Playback::Cpu(records),
+    }
 }
 
 fn at(p: Vec3) -> InstanceTransform {
@@ -101,11 +114,7 @@ fn lod_choice_matches_cpu_and_lod_meshes_render() {
         shadows: false,
         ..Default::default()
     };
-    let crowd = Crowd {
-        asset: &g,
-        transforms: &transforms,
-        playback: Playback::Cpu(&records),
-    };
+    let crowd = cpu_crowd(&g, &transforms, &records);
     let lists = r.cull_lists(&crowd, &opts).expect("cull");
     assert!(lists.shadow.is_empty());
     let vp = cam.view_proj(w as f32 / h as f32);
@@ -218,11 +227,7 @@ fn draw_calls_do_not_depend_on_instance_count() {
             .collect();
         let records: Vec<InstanceRecord> =
             (0..n).map(|i| single_layer(1 + i % 16, 0.5, 0)).collect();
-        let crowd = Crowd {
-            asset: &g,
-            transforms: &transforms,
-            playback: Playback::Cpu(&records),
-        };
+        let crowd = cpu_crowd(&g, &transforms, &records);
         r.multi_draw = false;
         let culled = r.render_scene(&[crowd], &opts).expect("culled");
         let direct = r
@@ -329,29 +334,15 @@ fn casters_outside_the_view_still_cast() {
     let without = [inside, at(Vec3::new(50.0, 0.0, 50.0)), far[0], far[1]];
     let records = [rest; 4];
     let lists = r
-        .cull_lists(
-            &Crowd {
-                asset: &g,
-                transforms: &with,
-                playback: Playback::Cpu(&records),
-            },
-            &opts,
-        )
+        .cull_lists(&cpu_crowd(&g, &with, &records), &opts)
         .expect("cull");
     let main: Vec<u32> = lists.main.concat();
     let shadow: Vec<u32> = lists.shadow.concat();
     assert_eq!(main, vec![0], "only the inside tube is seen");
     assert!(shadow.contains(&1), "the outside tube casts: {shadow:?}");
     let render = |r: &mut Renderer, t: &[InstanceTransform]| {
-        r.render_scene(
-            &[Crowd {
-                asset: &g,
-                transforms: t,
-                playback: Playback::Cpu(&records),
-            }],
-            &opts,
-        )
-        .expect("render")
+        r.render_scene(&[cpu_crowd(&g, t, &records)], &opts)
+            .expect("render")
     };
     let a = render(&mut r, &with);
     let b = render(&mut r, &without);
@@ -390,11 +381,7 @@ fn shadow_of_an_animated_instance_moves() {
     let frame = |r: &mut Renderer, row: u32, shadows: bool| {
         let rec = [single_layer(row, 0.0, 0)];
         r.render_scene(
-            &[Crowd {
-                asset: &g,
-                transforms: &t,
-                playback: Playback::Cpu(&rec),
-            }],
+            &[cpu_crowd(&g, &t, &rec)],
             &RenderOptions { shadows, ..opts },
         )
         .expect("render")
@@ -441,11 +428,7 @@ fn debug_views_differ() {
         })
         .collect();
     let records: Vec<InstanceRecord> = (0..8).map(|i| single_layer(1 + i * 2, 0.0, 0)).collect();
-    let crowd = Crowd {
-        asset: &g,
-        transforms: &transforms,
-        playback: Playback::Cpu(&records),
-    };
+    let crowd = cpu_crowd(&g, &transforms, &records);
     let base = RenderOptions {
         width: 192,
         height: 144,
@@ -513,18 +496,7 @@ fn several_assets_in_one_frame() {
         .collect();
     let ra: Vec<InstanceRecord> = (0..3).map(|i| single_layer(1 + i * 5, 0.0, 0)).collect();
     let rb = ra.clone();
-    let crowds = [
-        Crowd {
-            asset: &orange,
-            transforms: &ta,
-            playback: Playback::Cpu(&ra),
-        },
-        Crowd {
-            asset: &blue,
-            transforms: &tb,
-            playback: Playback::Cpu(&rb),
-        },
-    ];
+    let crowds = [cpu_crowd(&orange, &ta, &ra), cpu_crowd(&blue, &tb, &rb)];
     let opts = RenderOptions {
         width: 160,
         height: 128,
