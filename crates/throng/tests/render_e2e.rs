@@ -53,6 +53,18 @@ fn fox_and_gpu() -> Option<(throng_anim::Model, Gpu)> {
     Some((import(&path), gpu))
 }
 
+/// A `w` × `h` still with its camera framed on `scene` and no ground (the ground is sized from
+/// the scene bounds, which the texture and reference paths compute differently).
+fn framed(w: u32, h: u32, scene: &Aabb) -> RenderOptions {
+    RenderOptions {
+        width: w,
+        height: h,
+        camera: Some(Camera::framing(scene, w as f32 / h as f32)),
+        ground: false,
+        ..Default::default()
+    }
+}
+
 fn upload(renderer: &Renderer, asset: &BakedAsset) -> GpuAsset {
     match renderer.upload(asset) {
         Ok(g) => g,
@@ -182,13 +194,7 @@ fn between_frames_the_budgeted_bake_draws_what_the_source_draws() {
     let scene = budgeted.row_bounds[first..first + budgeted.clips[ci].frames as usize]
         .iter()
         .fold(Aabb::EMPTY, |a, b| a.union(b));
-    let opts = RenderOptions {
-        width: w,
-        height: h,
-        camera: Some(Camera::framing(&scene, w as f32 / h as f32)),
-        ground: false,
-        ..Default::default()
-    };
+    let opts = framed(w, h, &scene);
     let reference = reference_image(&mut renderer, &model, ci, time as f32, &transforms, &opts);
     save(&reference, "fox-between-source-reference.png");
     let total = (w * h) as usize;
@@ -252,13 +258,7 @@ fn baked_fox_on_the_texture_path_draws_what_the_source_fox_skinned_on_the_cpu_dr
         // picture (the texture path would frame from all clips' bounds, the reference path
         // from its vertices), and no ground (sized from those bounds too).
         let scene = asset.row_bounds[(clip.first_row + k) as usize];
-        let opts = RenderOptions {
-            width: w,
-            height: h,
-            camera: Some(Camera::framing(&scene, w as f32 / h as f32)),
-            ground: false,
-            ..Default::default()
-        };
+        let opts = framed(w, h, &scene);
         let tex = texture_image(&mut renderer, &g, &transforms, &[record], &opts);
 
         let reference = reference_image(&mut renderer, &model, ci, time, &transforms, &opts);
