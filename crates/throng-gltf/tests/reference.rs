@@ -5,10 +5,12 @@
 //! Tolerances are relative to the bounding diagonal of the skinned vertices (Fox is modelled in
 //! centimetres, CesiumMan in metres).
 
-use glam::{DMat4, DQuat, DVec3, Vec3};
+use glam::{DMat4, DQuat, DVec3, Mat4, Vec3};
 use serde_json::Value;
 use std::path::Path;
-use throng_anim::{binding_influences, binding_matrices, skin_lbs, Model, Poser, SkinnedVertices};
+use throng_anim::{
+    binding_influences, binding_matrices, skin_lbs, MeshBinding, Model, Poser, SkinnedVertices,
+};
 
 /// Raw GLB: JSON + binary chunk.
 struct RawGlb {
@@ -239,16 +241,27 @@ fn library_skin(model: &Model, clip: usize, t: f32, node: usize) -> Vec<Vec3> {
         .into_iter()
         .find(|b| b.node == node)
         .expect("binding");
-    let mut mats = Vec::new();
-    binding_matrices(model, &b, &ms, &mut mats);
     let mut out = Vec::new();
+    skin_binding(model, &b, &ms, &mut Vec::new(), &mut out);
+    out
+}
+
+/// Appends the library's LBS positions of every primitive of binding `b` under the
+/// model-space pose `ms` to `out` (`mats`: scratch for the binding's matrices).
+fn skin_binding(
+    model: &Model,
+    b: &MeshBinding,
+    ms: &[Mat4],
+    mats: &mut Vec<Mat4>,
+    out: &mut Vec<Vec3>,
+) {
+    binding_matrices(model, b, ms, mats);
     for prim in &model.meshes[b.mesh].primitives {
-        let (inf, _) = binding_influences(&b, prim);
+        let (inf, _) = binding_influences(b, prim);
         let mut sv = SkinnedVertices::default();
-        skin_lbs(prim, &inf, &mats, &mut sv);
+        skin_lbs(prim, &inf, mats, &mut sv);
         out.extend(sv.positions);
     }
-    out
 }
 
 fn diagonal(ps: &[DVec3]) -> f64 {
@@ -311,13 +324,7 @@ fn all_positions(model: &Model, clip: Option<usize>, t: f32) -> Vec<Vec3> {
     let mut mats = Vec::new();
     let mut out = Vec::new();
     for b in model.mesh_bindings() {
-        binding_matrices(model, &b, &ms, &mut mats);
-        for prim in &model.meshes[b.mesh].primitives {
-            let (inf, _) = binding_influences(&b, prim);
-            let mut sv = SkinnedVertices::default();
-            skin_lbs(prim, &inf, &mats, &mut sv);
-            out.extend(sv.positions);
-        }
+        skin_binding(model, &b, &ms, &mut mats, &mut out);
     }
     out
 }
