@@ -115,8 +115,7 @@ fn gpu_timed_draw_equals_cpu_timed_draw() {
     let Some(mut r) = common::renderer() else {
         return;
     };
-    let asset = common::tube_asset(Encoding::QuatSnorm16);
-    let g = r.upload(&asset).expect("upload");
+    let (asset, g) = common::uploaded_tube(&r, Encoding::QuatSnorm16);
     let mut rt = GpuRuntime::new(&asset.clips);
     let mut transforms = vec![];
     for i in 0..6 {

@@ -43,8 +43,7 @@ fn texture_path_draws_what_the_reference_path_draws() {
         (Encoding::Mat3x4F32, Skinning::Linear),
         (Encoding::QuatSnorm16, Skinning::DualQuat),
     ] {
-        let asset = common::tube_asset(encoding);
-        let g = r.upload(&asset).expect("upload");
+        let (asset, g) = common::uploaded_tube(&r, encoding);
         let opts = RenderOptions { skinning, ..opts };
         let shown = r
             .render_texture(&g, &transforms, &records, &opts)
@@ -114,8 +113,7 @@ fn texture_path_draws_what_the_reference_path_draws() {
 #[test]
 fn empty_crowd_draws_only_the_ground_and_mismatched_inputs_are_errors() {
     let Some(mut r) = renderer() else { return };
-    let asset = common::tube_asset(Encoding::QuatF32);
-    let g = r.upload(&asset).expect("upload");
+    let (_, g) = common::uploaded_tube(&r, Encoding::QuatF32);
     let opts = RenderOptions {
         width: 64,
         height: 64,
@@ -230,8 +228,7 @@ fn textured_material_draws_the_same_on_both_paths() {
 #[test]
 fn gpu_culling_keeps_exactly_the_instances_in_view() {
     let Some(mut r) = renderer() else { return };
-    let asset = common::tube_asset(Encoding::QuatSnorm16);
-    let g = r.upload(&asset).expect("upload");
+    let (asset, g) = common::uploaded_tube(&r, Encoding::QuatSnorm16);
     let n = 40u32;
     let transforms: Vec<InstanceTransform> = (0..n)
         .map(|i| {

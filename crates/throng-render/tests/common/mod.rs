@@ -14,6 +14,13 @@ pub fn renderer() -> Option<Renderer> {
     throng_render::device::test_gpu().map(Renderer::with_gpu)
 }
 
+/// The bending tube of `encoding` and its upload to `r`.
+pub fn uploaded_tube(r: &Renderer, encoding: Encoding) -> (BakedAsset, throng_render::GpuAsset) {
+    let asset = tube_asset(encoding);
+    let g = r.upload(&asset).expect("upload");
+    (asset, g)
+}
+
 /// Writes `img` as `name` in the test target dir, for people to look at.
 pub fn save(img: &image::RgbaImage, name: &str) {
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
