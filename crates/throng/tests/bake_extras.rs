@@ -63,10 +63,9 @@ fn diagonal(ps: &[Vec3]) -> f32 {
 
 #[test]
 fn clip_flags_anchors_and_root_motion_through_bake_and_sample() {
-    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+    let Some(fox) = common::asset_arg("Fox.glb") else {
         return;
     };
-    let fox = fox.to_string_lossy().into_owned();
     let dir = TempDir::new("flags");
     let out = dir.path("fox.glb");
     ok(&[
@@ -177,10 +176,9 @@ fn clip_flags_anchors_and_root_motion_through_bake_and_sample() {
 
 #[test]
 fn settings_file_with_auto_anchors_on_quaternius_enemy() {
-    let Some(src) = throng_testdata::asset("Quaternius_Enemy.glb") else {
+    let Some(src) = common::asset_arg("Quaternius_Enemy.glb") else {
         return;
     };
-    let src = src.to_string_lossy().into_owned();
     let dir = TempDir::new("settings");
     let settings = dir.path("s.json");
     std::fs::write(

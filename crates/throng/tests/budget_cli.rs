@@ -41,10 +41,9 @@ fn diagonal(p: &[[f32; 3]]) -> f64 {
 #[test]
 fn sampled_baked_files_stay_within_the_default_budget() {
     for name in ["CesiumMan.glb", "Fox.glb", "Quaternius_MantaRay.glb"] {
-        let Some(src) = throng_testdata::asset(name) else {
+        let Some(src) = common::asset_arg(name) else {
             return;
         };
-        let src = src.to_string_lossy().into_owned();
         let dir = temp_dir(name);
         let baked = dir.join("baked.glb");
         let baked_s = baked.to_string_lossy().into_owned();
@@ -108,10 +107,9 @@ fn sampled_baked_files_stay_within_the_default_budget() {
 
 #[test]
 fn verify_prints_the_budget_beside_30_and_60_fps_and_gates_on_it() {
-    let Some(src) = throng_testdata::asset("CesiumMan.glb") else {
+    let Some(src) = common::asset_arg("CesiumMan.glb") else {
         return;
     };
-    let src = src.to_string_lossy().into_owned();
     let out = ok(&["verify", &src, "--max-error", "1e-3"]);
     for s in ["max-error 1e-3", "30 fps", "60 fps", "frames", "bytes"] {
         assert!(out.contains(s), "{s:?} missing: {out}");

@@ -557,10 +557,9 @@ fn cli_texture_and_reference_stills_of_one_bake_match() {
         ("Fox.glb", &["--clip", "Walk", "--time", "0.1"][..]),
         ("CesiumMan.glb", &["--instances", "4", "--time", "0.5"][..]),
     ] {
-        let Some(src) = throng_testdata::asset(name) else {
+        let Some(src) = common::asset_arg(name) else {
             return;
         };
-        let src = s(&src);
         let baked = dir.join(format!("still-{name}"));
         let baked_s = s(&baked);
         ok(&["bake", &src, "-o", &baked_s, "--no-verify"]);

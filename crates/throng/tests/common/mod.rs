@@ -66,6 +66,12 @@ pub fn s(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
+/// The asset `name` from the test asset folder as a command-line argument, or `None` (skip)
+/// when the folder is missing outside CI.
+pub fn asset_arg(name: &str) -> Option<String> {
+    throng_testdata::asset(name).map(|p| s(&p))
+}
+
 /// The asset `name` from the test asset folder, or `None` (skip) when the folder or a GPU
 /// adapter is missing outside CI; the adapter is looked for only once the asset is there.
 pub fn asset_and_gpu(name: &str) -> Option<PathBuf> {
