@@ -33,6 +33,16 @@ fn read_glb(path: &Path) -> RawGlb {
 }
 
 impl RawGlb {
+    /// The key times and output values of animation sampler `s`.
+    fn keys(&self, s: &Value) -> (Vec<f64>, Vec<Vec<f64>>) {
+        let times = self
+            .accessor(s["input"].as_u64().unwrap() as usize)
+            .into_iter()
+            .map(|r| r[0])
+            .collect();
+        (times, self.accessor(s["output"].as_u64().unwrap() as usize))
+    }
+
     /// Reads accessor `i` as rows of f64 (normalised integers scaled per glTF §3.6.2.3).
     fn accessor(&self, i: usize) -> Vec<Vec<f64>> {
         let a = &self.json["accessors"][i];
@@ -131,12 +141,7 @@ fn independent_skin(g: &RawGlb, anim: usize, t: f64, node: usize) -> Vec<DVec3> 
         let path = ch["target"]["path"].as_str().unwrap();
         let s = &a["samplers"][ch["sampler"].as_u64().unwrap() as usize];
         assert_eq!(s["interpolation"].as_str().unwrap_or("LINEAR"), "LINEAR");
-        let times: Vec<f64> = g
-            .accessor(s["input"].as_u64().unwrap() as usize)
-            .into_iter()
-            .map(|r| r[0])
-            .collect();
-        let vals = g.accessor(s["output"].as_u64().unwrap() as usize);
+        let (times, vals) = g.keys(s);
         // Interval by linear scan (the library uses a binary search).
         let (k0, k1, u) = if t <= times[0] {
             (0, 0, 0.0)
@@ -446,12 +451,7 @@ fn interpolation_test_values() {
         let path_s = ch["target"]["path"].as_str().unwrap();
         let s = &a["samplers"][ch["sampler"].as_u64().unwrap() as usize];
         let interp = s["interpolation"].as_str().unwrap_or("LINEAR");
-        let times: Vec<f64> = g
-            .accessor(s["input"].as_u64().unwrap() as usize)
-            .into_iter()
-            .map(|r| r[0])
-            .collect();
-        let vals = g.accessor(s["output"].as_u64().unwrap() as usize);
+        let (times, vals) = g.keys(s);
         let mut poser = Poser::new(&model);
         for k in 0..times.len() - 1 {
             let (t0, t1) = (times[k], times[k + 1]);
