@@ -570,20 +570,17 @@ fn fewer_influences_match_cpu_skinning_of_the_strongest() {
         lod_influences: [1; 4],
         ..Default::default()
     };
-    let one = r
-        .render_texture(&g, &transforms, &records, &opts)
-        .expect("render");
-    let all = r
-        .render_texture(
-            &g,
-            &transforms,
-            &records,
-            &RenderOptions {
-                lod_influences: [0; 4],
-                ..opts
-            },
-        )
-        .expect("render");
+    let one = common::texture(&mut r, &g, &transforms, &records, &opts);
+    let all = common::texture(
+        &mut r,
+        &g,
+        &transforms,
+        &records,
+        &RenderOptions {
+            lod_influences: [0; 4],
+            ..opts
+        },
+    );
     // Indices and colour from `asset`: `rigid` differs from it in the weights only.
     let skinned = common::cpu_skinned(&rigid, &records, Skinning::Linear);
     let meshes = common::instance_meshes(

@@ -13,6 +13,19 @@ use throng_asset::Encoding;
 use throng_render::gpu_types::{single_layer, MaterialUniform};
 use throng_render::{InstanceRecord, InstanceTransform, ReferenceMesh, RenderOptions, Skinning};
 
+/// A 256 × 192 picture framed on the crowd's bounds, without the ground (sized from the
+/// scene bounds, which the texture and reference paths compute differently).
+fn framed_on(g: &throng_render::GpuAsset, transforms: &[InstanceTransform]) -> RenderOptions {
+    let scene = throng_render::camera::crowd_bounds(&g.bounds, transforms);
+    RenderOptions {
+        width: 256,
+        height: 192,
+        camera: Some(throng_render::Camera::framing(&scene, 256.0 / 192.0)),
+        ground: false,
+        ..Default::default()
+    }
+}
+
 fn crowd() -> (Vec<InstanceTransform>, Vec<InstanceRecord>) {
     let mut t = vec![];
     let mut r = vec![];
@@ -45,9 +58,7 @@ fn texture_path_draws_what_the_reference_path_draws() {
     ] {
         let (asset, g) = common::uploaded_tube(&r, encoding);
         let opts = RenderOptions { skinning, ..opts };
-        let shown = r
-            .render_texture(&g, &transforms, &records, &opts)
-            .expect("texture render");
+        let shown = common::texture(&mut r, &g, &transforms, &records, &opts);
         save(
             &shown,
             &format!("tube-{}-{}.png", encoding.as_str(), skinning.as_str()),
@@ -77,9 +88,7 @@ fn texture_path_draws_what_the_reference_path_draws() {
             ground: false,
             ..opts
         };
-        let tex = r
-            .render_texture(&g, &transforms, &records, &opts_cam)
-            .expect("texture render");
+        let tex = common::texture(&mut r, &g, &transforms, &records, &opts_cam);
         let reference = r
             .render_reference(&meshes, &opts_cam)
             .expect("reference render");
@@ -119,7 +128,7 @@ fn empty_crowd_draws_only_the_ground_and_mismatched_inputs_are_errors() {
         height: 64,
         ..Default::default()
     };
-    let img = r.render_texture(&g, &[], &[], &opts).expect("empty render");
+    let img = common::texture(&mut r, &g, &[], &[], &opts);
     assert!(!img.pixels().any(is_orange));
     let err = r
         .render_texture(&g, &[InstanceTransform::IDENTITY], &[], &opts)
@@ -173,17 +182,8 @@ fn textured_material_draws_the_same_on_both_paths() {
     asset.materials[0].texture_transform.scale = [2.0, 3.0];
     let g = r.upload(&asset).expect("upload");
     let (transforms, records) = crowd();
-    let scene = throng_render::camera::crowd_bounds(&g.bounds, &transforms);
-    let opts = RenderOptions {
-        width: 256,
-        height: 192,
-        camera: Some(throng_render::Camera::framing(&scene, 256.0 / 192.0)),
-        ground: false,
-        ..Default::default()
-    };
-    let tex = r
-        .render_texture(&g, &transforms, &records, &opts)
-        .expect("texture render");
+    let opts = framed_on(&g, &transforms);
+    let tex = common::texture(&mut r, &g, &transforms, &records, &opts);
     save(&tex, "tube-textured.png");
     let skinned = cpu_skinned(&asset, &records, Skinning::Linear);
     let meshes: Vec<ReferenceMesh> = instance_meshes(
@@ -274,20 +274,17 @@ fn gpu_culling_keeps_exactly_the_instances_in_view() {
         visible.len() >= 4 && visible.len() < n as usize / 2,
         "{visible:?}"
     );
-    let culled = r
-        .render_texture(&g, &transforms, &records, &opts)
-        .expect("culled");
-    let all = r
-        .render_texture(
-            &g,
-            &transforms,
-            &records,
-            &RenderOptions {
-                cull: false,
-                ..opts
-            },
-        )
-        .expect("unculled");
+    let culled = common::texture(&mut r, &g, &transforms, &records, &opts);
+    let all = common::texture(
+        &mut r,
+        &g,
+        &transforms,
+        &records,
+        &RenderOptions {
+            cull: false,
+            ..opts
+        },
+    );
     save(&culled, "tube-culled.png");
     assert!(culled.pixels().any(is_orange));
     assert_eq!(culled, all, "culling changed the picture");
@@ -385,18 +382,11 @@ fn vat_path_draws_what_the_vat_decoder_gives() {
         let mut asset = common::tube_asset(Encoding::QuatF32);
         add_vat(&mut asset, encoding, 37, 64);
         let g = r.upload(&asset).expect("upload");
-        let scene = throng_render::camera::crowd_bounds(&g.bounds, &transforms);
         let opts = RenderOptions {
-            width: 256,
-            height: 192,
-            camera: Some(throng_render::Camera::framing(&scene, 256.0 / 192.0)),
-            ground: false,
             path: throng_render::SkinPath::Vat,
-            ..Default::default()
+            ..framed_on(&g, &transforms)
         };
-        let img = r
-            .render_texture(&g, &transforms, &records, &opts)
-            .expect("vat render");
+        let img = common::texture(&mut r, &g, &transforms, &records, &opts);
         save(&img, &format!("tube-vat-{}.png", encoding.as_str()));
         let decoded: Vec<_> = records
             .iter()

@@ -14,6 +14,18 @@ pub fn renderer() -> Option<Renderer> {
     throng_render::device::test_gpu().map(Renderer::with_gpu)
 }
 
+/// `records` drawn by the texture path (the skinning path `opts` picks).
+pub fn texture(
+    r: &mut Renderer,
+    g: &throng_render::GpuAsset,
+    transforms: &[InstanceTransform],
+    records: &[InstanceRecord],
+    opts: &throng_render::RenderOptions,
+) -> image::RgbaImage {
+    r.render_texture(g, transforms, records, opts)
+        .expect("texture render")
+}
+
 /// The bending tube of `encoding` and its upload to `r`.
 pub fn uploaded_tube(r: &Renderer, encoding: Encoding) -> (BakedAsset, throng_render::GpuAsset) {
     let asset = tube_asset(encoding);
