@@ -8,23 +8,11 @@
 
 use libfuzzer_sys::fuzz_target;
 
-/// FNV-1a 64 of docs/format.md "Checksum", over the digits of the last checksum key.
-fn reseal(bytes: &mut [u8]) {
-    let key = b"\"checksum\":\"fnv1a64:";
-    let Some(at) = bytes.windows(key.len()).rposition(|w| w == key) else {
-        return;
-    };
-    let at = at + key.len();
-    if at + 16 > bytes.len() {
-        return;
-    }
-    bytes[at..at + 16].copy_from_slice(b"0000000000000000");
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &b in bytes.iter() {
-        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
-    }
-    bytes[at..at + 16].copy_from_slice(format!("{h:016x}").as_bytes());
-}
+// The test suite's resealing, so that the fuzzer edits files the way the tests do.
+#[path = "../../crates/throng-asset/tests/glb_edit/checksum.rs"]
+mod checksum;
+
+use checksum::reseal;
 
 fuzz_target!(|data: &[u8]| {
     let mut bytes = data.to_vec();

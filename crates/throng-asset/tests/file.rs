@@ -2,7 +2,9 @@
 //! Khronos glTF-Validator.
 
 mod common;
+mod glb_edit;
 
+use glb_edit::{repack, reseal, split};
 use std::path::Path;
 
 use throng_asset::*;
@@ -219,25 +221,6 @@ fn a_version_1_file_still_loads() {
     assert_eq!(from_glb_bytes(&b, "v1.glb").expect("version 1"), asset);
 }
 
-/// Independent FNV-1a 64 of docs/format.md "Checksum", to edit a file the way a writer would.
-fn reseal(bytes: &mut [u8]) {
-    let key = b"\"checksum\":\"fnv1a64:";
-    // A damaged key cannot be resealed: the file then fails as unsealed.
-    let Some(at) = bytes.windows(key.len()).rposition(|w| w == key) else {
-        return;
-    };
-    let at = at + key.len();
-    if at + 16 > bytes.len() {
-        return;
-    }
-    bytes[at..at + 16].copy_from_slice(b"0000000000000000");
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &b in bytes.iter() {
-        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
-    }
-    bytes[at..at + 16].copy_from_slice(format!("{h:016x}").as_bytes());
-}
-
 #[test]
 fn a_newer_minor_version_is_read_and_edits_need_the_checksum() {
     let asset = common::asset(Encoding::Mat4F32);
@@ -354,33 +337,6 @@ fn khronos_validator_reports_no_errors() {
 // ---------------------------------------------------------------------------------------------
 // Structural damage behind a valid checksum: the reader's own checks, not the checksum, must
 // catch it. Each case edits the JSON (or BIN) of a good file, repacks and reseals it.
-
-fn split(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
-    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let json = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
-    let bin = bytes[20 + json_len + 8..].to_vec();
-    (json, bin)
-}
-
-fn repack(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
-    let mut j = serde_json::to_vec(json).unwrap();
-    while !j.len().is_multiple_of(4) {
-        j.push(b' ');
-    }
-    let total = 12 + 8 + j.len() + 8 + bin.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&j);
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(bin);
-    reseal(&mut out);
-    out
-}
 
 #[test]
 fn repacking_an_unchanged_file_reads_back() {

@@ -2,6 +2,8 @@
 //! the brief: skeleton size, mesh size, skinning weights, bind matrices, clips and their extras,
 //! determinism, and the Khronos glTF-Validator.
 
+mod common;
+
 use glam::{Mat4, Quat, Vec3};
 use gltf::animation::util::ReadOutputs;
 use std::time::Instant;
@@ -143,12 +145,7 @@ fn skeleton_mesh_and_weights() {
 fn inverse_bind_matrices_invert_the_bind_pose() {
     let p = parse(&throng_demo::demo_glb());
     let skin = p.doc.skins().next().expect("skin");
-    let ibms: Vec<Mat4> = skin
-        .reader(|b| Some(&p.buffers[b.index()]))
-        .read_inverse_bind_matrices()
-        .expect("IBMs")
-        .map(|m| Mat4::from_cols_array_2d(&m))
-        .collect();
+    let ibms = common::inverse_binds(&skin, &p.buffers);
     let globals = node_globals(&p.doc);
     for (k, joint) in skin.joints().enumerate() {
         let m = ibms[k] * globals[joint.index()];
@@ -355,14 +352,7 @@ fn description_matches_the_file() {
         d.joints,
         p.doc.skins().next().expect("skin").joints().count()
     );
-    let prim = p
-        .doc
-        .meshes()
-        .next()
-        .expect("mesh")
-        .primitives()
-        .next()
-        .expect("prim");
+    let prim = common::first_primitive(&p.doc);
     assert_eq!(
         d.vertices,
         prim.get(&gltf::Semantic::Positions).expect("pos").count()
@@ -434,25 +424,13 @@ fn skinned_at_key(p: &Parsed, clip: &str, k: usize) -> Vec<Vec3> {
         };
     }
     let skin = p.doc.skins().next().expect("skin");
-    let ibms: Vec<Mat4> = skin
-        .reader(|b| Some(&p.buffers[b.index()]))
-        .read_inverse_bind_matrices()
-        .expect("IBMs")
-        .map(|m| Mat4::from_cols_array_2d(&m))
-        .collect();
+    let ibms = common::inverse_binds(&skin, &p.buffers);
     let palette: Vec<Mat4> = skin
         .joints()
         .zip(&ibms)
         .map(|(j, ibm)| global[j.index()] * *ibm)
         .collect();
-    let prim = p
-        .doc
-        .meshes()
-        .next()
-        .expect("mesh")
-        .primitives()
-        .next()
-        .expect("prim");
+    let prim = common::first_primitive(&p.doc);
     let r = prim.reader(|b| Some(&p.buffers[b.index()]));
     let jts: Vec<[u16; 4]> = r.read_joints(0).expect("joints").into_u16().collect();
     let wts: Vec<[f32; 4]> = r.read_weights(0).expect("weights").into_f32().collect();

@@ -2,7 +2,9 @@
 //! what the generator wrote (checked against the `gltf` crate's independent reading and
 //! `demo_description`), with no import warnings.
 
-use glam::{Mat4, Quat, Vec3};
+mod common;
+
+use glam::{Quat, Vec3};
 use throng_anim::model::{ChannelValues, Interpolation, LoopMode};
 
 #[test]
@@ -26,12 +28,7 @@ fn importer_reads_back_exactly_what_was_generated() {
         assert_eq!(model.nodes[node].name.as_deref(), Some(d.joint_names[k]));
     }
     let gskin = doc.skins().next().expect("skin");
-    let ibms: Vec<Mat4> = gskin
-        .reader(|b| Some(&buffers[b.index()]))
-        .read_inverse_bind_matrices()
-        .expect("IBMs")
-        .map(|m| Mat4::from_cols_array_2d(&m))
-        .collect();
+    let ibms = common::inverse_binds(&gskin, &buffers);
     assert_eq!(skin.inverse_bind_matrices, ibms);
 
     // Mesh: bit-identical positions, weights and indices.
@@ -40,13 +37,7 @@ fn importer_reads_back_exactly_what_was_generated() {
     assert_eq!(prim.vertex_count(), d.vertices);
     assert_eq!(prim.indices.len(), d.triangles * 3);
     assert!(!prim.generated_normals);
-    let gprim = doc
-        .meshes()
-        .next()
-        .expect("mesh")
-        .primitives()
-        .next()
-        .expect("prim");
+    let gprim = common::first_primitive(&doc);
     let r = gprim.reader(|b| Some(&buffers[b.index()]));
     let pos: Vec<Vec3> = r.read_positions().expect("pos").map(Vec3::from).collect();
     let wts: Vec<[f32; 4]> = r.read_weights(0).expect("weights").into_f32().collect();

@@ -5,10 +5,12 @@
 //! Tolerances are relative to the bounding diagonal of the skinned vertices (Fox is modelled in
 //! centimetres, CesiumMan in metres).
 
-use glam::{DMat4, DQuat, DVec3, Vec3};
+use glam::{DMat4, DQuat, DVec3, Mat4, Vec3};
 use serde_json::Value;
 use std::path::Path;
-use throng_anim::{binding_influences, binding_matrices, skin_lbs, Model, Poser, SkinnedVertices};
+use throng_anim::{
+    binding_influences, binding_matrices, skin_lbs, MeshBinding, Model, Poser, SkinnedVertices,
+};
 
 /// Raw GLB: JSON + binary chunk.
 struct RawGlb {
@@ -31,6 +33,16 @@ fn read_glb(path: &Path) -> RawGlb {
 }
 
 impl RawGlb {
+    /// The key times and output values of animation sampler `s`.
+    fn keys(&self, s: &Value) -> (Vec<f64>, Vec<Vec<f64>>) {
+        let times = self
+            .accessor(s["input"].as_u64().unwrap() as usize)
+            .into_iter()
+            .map(|r| r[0])
+            .collect();
+        (times, self.accessor(s["output"].as_u64().unwrap() as usize))
+    }
+
     /// Reads accessor `i` as rows of f64 (normalised integers scaled per glTF §3.6.2.3).
     fn accessor(&self, i: usize) -> Vec<Vec<f64>> {
         let a = &self.json["accessors"][i];
@@ -129,12 +141,7 @@ fn independent_skin(g: &RawGlb, anim: usize, t: f64, node: usize) -> Vec<DVec3> 
         let path = ch["target"]["path"].as_str().unwrap();
         let s = &a["samplers"][ch["sampler"].as_u64().unwrap() as usize];
         assert_eq!(s["interpolation"].as_str().unwrap_or("LINEAR"), "LINEAR");
-        let times: Vec<f64> = g
-            .accessor(s["input"].as_u64().unwrap() as usize)
-            .into_iter()
-            .map(|r| r[0])
-            .collect();
-        let vals = g.accessor(s["output"].as_u64().unwrap() as usize);
+        let (times, vals) = g.keys(s);
         // Interval by linear scan (the library uses a binary search).
         let (k0, k1, u) = if t <= times[0] {
             (0, 0, 0.0)
@@ -239,16 +246,27 @@ fn library_skin(model: &Model, clip: usize, t: f32, node: usize) -> Vec<Vec3> {
         .into_iter()
         .find(|b| b.node == node)
         .expect("binding");
-    let mut mats = Vec::new();
-    binding_matrices(model, &b, &ms, &mut mats);
     let mut out = Vec::new();
+    skin_binding(model, &b, &ms, &mut Vec::new(), &mut out);
+    out
+}
+
+/// Appends the library's LBS positions of every primitive of binding `b` under the
+/// model-space pose `ms` to `out` (`mats`: scratch for the binding's matrices).
+fn skin_binding(
+    model: &Model,
+    b: &MeshBinding,
+    ms: &[Mat4],
+    mats: &mut Vec<Mat4>,
+    out: &mut Vec<Vec3>,
+) {
+    binding_matrices(model, b, ms, mats);
     for prim in &model.meshes[b.mesh].primitives {
-        let (inf, _) = binding_influences(&b, prim);
+        let (inf, _) = binding_influences(b, prim);
         let mut sv = SkinnedVertices::default();
-        skin_lbs(prim, &inf, &mats, &mut sv);
+        skin_lbs(prim, &inf, mats, &mut sv);
         out.extend(sv.positions);
     }
-    out
 }
 
 fn diagonal(ps: &[DVec3]) -> f64 {
@@ -311,13 +329,7 @@ fn all_positions(model: &Model, clip: Option<usize>, t: f32) -> Vec<Vec3> {
     let mut mats = Vec::new();
     let mut out = Vec::new();
     for b in model.mesh_bindings() {
-        binding_matrices(model, &b, &ms, &mut mats);
-        for prim in &model.meshes[b.mesh].primitives {
-            let (inf, _) = binding_influences(&b, prim);
-            let mut sv = SkinnedVertices::default();
-            skin_lbs(prim, &inf, &mats, &mut sv);
-            out.extend(sv.positions);
-        }
+        skin_binding(model, &b, &ms, &mut mats, &mut out);
     }
     out
 }
@@ -439,12 +451,7 @@ fn interpolation_test_values() {
         let path_s = ch["target"]["path"].as_str().unwrap();
         let s = &a["samplers"][ch["sampler"].as_u64().unwrap() as usize];
         let interp = s["interpolation"].as_str().unwrap_or("LINEAR");
-        let times: Vec<f64> = g
-            .accessor(s["input"].as_u64().unwrap() as usize)
-            .into_iter()
-            .map(|r| r[0])
-            .collect();
-        let vals = g.accessor(s["output"].as_u64().unwrap() as usize);
+        let (times, vals) = g.keys(s);
         let mut poser = Poser::new(&model);
         for k in 0..times.len() - 1 {
             let (t0, t1) = (times[k], times[k + 1]);

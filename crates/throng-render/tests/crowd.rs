@@ -5,23 +5,14 @@
 
 mod common;
 
+use common::{differ_count, differing, is_orange, renderer, save};
+
 use glam::{Mat4, Vec3};
 use throng_asset::{BakedAsset, Encoding, Lod};
-use throng_render::device::test_gpu;
 use throng_render::gpu_types::{single_layer, InstanceRecord};
 use throng_render::{
-    Camera, Crowd, DebugView, InstanceTransform, Playback, RenderOptions, Renderer,
+    Camera, Crowd, DebugView, GpuAsset, InstanceTransform, Playback, RenderOptions, Renderer,
 };
-
-fn save(img: &image::RgbaImage, name: &str) {
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    img.save(&path).expect("write png");
-    eprintln!("wrote {}", path.display());
-}
-
-fn is_orange(p: &image::Rgba<u8>) -> bool {
-    p[0] > 100 && p[0] as i32 > p[2] as i32 + 60 && p[1] < p[0]
-}
 
 /// Model-space error (file units) the test gives LOD 1 and LOD 2: meshoptimizer's relative
 /// error × the tube's largest extent (2).
@@ -46,6 +37,19 @@ fn tube_with_lods() -> BakedAsset {
         },
     ];
     a
+}
+
+/// A CPU-timed crowd.
+fn cpu_crowd<'a>(
+    asset: &'a GpuAsset,
+    transforms: &'a [InstanceTransform],
+    records: &'a [InstanceRecord],
+) -> Crowd<'a> {
+    Crowd {
+        asset,
+        transforms,
+        playback: Playback::Cpu(records),
+    }
 }
 
 fn at(p: Vec3) -> InstanceTransform {
@@ -86,8 +90,7 @@ fn box_in_frustum(vp: &Mat4, c: Vec3, e: Vec3) -> bool {
 /// threshold; every level is used, and the LOD meshes draw.
 #[test]
 fn lod_choice_matches_cpu_and_lod_meshes_render() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let asset = tube_with_lods();
     let g = r.upload(&asset).expect("upload");
     assert_eq!(g.lod_count(), 3);
@@ -111,11 +114,7 @@ fn lod_choice_matches_cpu_and_lod_meshes_render() {
         shadows: false,
         ..Default::default()
     };
-    let crowd = Crowd {
-        asset: &g,
-        transforms: &transforms,
-        playback: Playback::Cpu(&records),
-    };
+    let crowd = cpu_crowd(&g, &transforms, &records);
     let lists = r.cull_lists(&crowd, &opts).expect("cull");
     assert!(lists.shadow.is_empty());
     let vp = cam.view_proj(w as f32 / h as f32);
@@ -203,8 +202,7 @@ fn lod_choice_matches_cpu_and_lod_meshes_render() {
 /// same picture.
 #[test]
 fn draw_calls_do_not_depend_on_instance_count() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let can_multi = r.multi_draw;
     let g = r.upload(&tube_with_lods()).expect("upload");
     let opts = RenderOptions {
@@ -229,11 +227,7 @@ fn draw_calls_do_not_depend_on_instance_count() {
             .collect();
         let records: Vec<InstanceRecord> =
             (0..n).map(|i| single_layer(1 + i % 16, 0.5, 0)).collect();
-        let crowd = Crowd {
-            asset: &g,
-            transforms: &transforms,
-            playback: Playback::Cpu(&records),
-        };
+        let crowd = cpu_crowd(&g, &transforms, &records);
         r.multi_draw = false;
         let culled = r.render_scene(&[crowd], &opts).expect("culled");
         let direct = r
@@ -297,19 +291,11 @@ fn top_camera() -> Camera {
 }
 
 /// Pixels where `a` and `b` differ by more than 8 in any channel.
-fn differing(a: &image::RgbaImage, b: &image::RgbaImage) -> Vec<bool> {
-    a.pixels()
-        .zip(b.pixels())
-        .map(|(p, q)| (0..3).any(|c| (p[c] as i32 - q[c] as i32).abs() > 8))
-        .collect()
-}
-
 /// A tall tube just outside the top-down view (the light travels towards −x, −z) is culled
 /// from the main pass but kept by the shadow camera, and its shadow darkens the visible ground.
 #[test]
 fn casters_outside_the_view_still_cast() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let mut asset = common::tube_asset(Encoding::Mat3x4F32);
     // Ten times taller: a long shadow.
     for p in &mut asset.primitives {
@@ -348,29 +334,15 @@ fn casters_outside_the_view_still_cast() {
     let without = [inside, at(Vec3::new(50.0, 0.0, 50.0)), far[0], far[1]];
     let records = [rest; 4];
     let lists = r
-        .cull_lists(
-            &Crowd {
-                asset: &g,
-                transforms: &with,
-                playback: Playback::Cpu(&records),
-            },
-            &opts,
-        )
+        .cull_lists(&cpu_crowd(&g, &with, &records), &opts)
         .expect("cull");
     let main: Vec<u32> = lists.main.concat();
     let shadow: Vec<u32> = lists.shadow.concat();
     assert_eq!(main, vec![0], "only the inside tube is seen");
     assert!(shadow.contains(&1), "the outside tube casts: {shadow:?}");
     let render = |r: &mut Renderer, t: &[InstanceTransform]| {
-        r.render_scene(
-            &[Crowd {
-                asset: &g,
-                transforms: t,
-                playback: Playback::Cpu(&records),
-            }],
-            &opts,
-        )
-        .expect("render")
+        r.render_scene(&[cpu_crowd(&g, t, &records)], &opts)
+            .expect("render")
     };
     let a = render(&mut r, &with);
     let b = render(&mut r, &without);
@@ -392,8 +364,7 @@ fn casters_outside_the_view_still_cast() {
 /// at the straight pose and at the bent pose are different sets.
 #[test]
 fn shadow_of_an_animated_instance_moves() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let g = r
         .upload(&common::tube_asset(Encoding::Mat3x4F32))
         .expect("upload");
@@ -410,11 +381,7 @@ fn shadow_of_an_animated_instance_moves() {
     let frame = |r: &mut Renderer, row: u32, shadows: bool| {
         let rec = [single_layer(row, 0.0, 0)];
         r.render_scene(
-            &[Crowd {
-                asset: &g,
-                transforms: &t,
-                playback: Playback::Cpu(&rec),
-            }],
+            &[cpu_crowd(&g, &t, &rec)],
             &RenderOptions { shadows, ..opts },
         )
         .expect("render")
@@ -448,8 +415,7 @@ fn shadow_of_an_animated_instance_moves() {
 /// others; the weights heat map of joint 2 (the tube's top) differs from the blend-zone map.
 #[test]
 fn debug_views_differ() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let g = r.upload(&tube_with_lods()).expect("upload");
     // Two rows: the far one 12 units back, at LOD 1 with lod_bias 4 px.
     let transforms: Vec<_> = (0..8)
@@ -462,11 +428,7 @@ fn debug_views_differ() {
         })
         .collect();
     let records: Vec<InstanceRecord> = (0..8).map(|i| single_layer(1 + i * 2, 0.0, 0)).collect();
-    let crowd = Crowd {
-        asset: &g,
-        transforms: &transforms,
-        playback: Playback::Cpu(&records),
-    };
+    let crowd = cpu_crowd(&g, &transforms, &records);
     let base = RenderOptions {
         width: 192,
         height: 144,
@@ -505,10 +467,7 @@ fn debug_views_differ() {
         .collect();
     for i in 0..images.len() {
         for j in i + 1..images.len() {
-            let d = differing(&images[i], &images[j])
-                .iter()
-                .filter(|&&d| d)
-                .count();
+            let d = differ_count(&images[i], &images[j]);
             assert!(
                 d > 50,
                 "{:?} and {:?} differ in {d} pixels",
@@ -522,8 +481,7 @@ fn debug_views_differ() {
 /// Two assets in one frame: each crowd is drawn with its own material, the draw calls add up.
 #[test]
 fn several_assets_in_one_frame() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let orange = r.upload(&tube_with_lods()).expect("upload");
     let mut blue_asset = common::tube_asset(Encoding::QuatSnorm16);
     for m in &mut blue_asset.materials {
@@ -538,18 +496,7 @@ fn several_assets_in_one_frame() {
         .collect();
     let ra: Vec<InstanceRecord> = (0..3).map(|i| single_layer(1 + i * 5, 0.0, 0)).collect();
     let rb = ra.clone();
-    let crowds = [
-        Crowd {
-            asset: &orange,
-            transforms: &ta,
-            playback: Playback::Cpu(&ra),
-        },
-        Crowd {
-            asset: &blue,
-            transforms: &tb,
-            playback: Playback::Cpu(&rb),
-        },
-    ];
+    let crowds = [cpu_crowd(&orange, &ta, &ra), cpu_crowd(&blue, &tb, &rb)];
     let opts = RenderOptions {
         width: 160,
         height: 128,
@@ -577,11 +524,8 @@ fn several_assets_in_one_frame() {
 /// alone, and not what all influences give.
 #[test]
 fn fewer_influences_match_cpu_skinning_of_the_strongest() {
-    use throng_asset::decode::{skin_vertices, Skinning};
-    use throng_render::gpu_types::MaterialUniform;
-    use throng_render::ReferenceMesh;
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    use throng_asset::decode::Skinning;
+    let Some(mut r) = renderer() else { return };
     let mut asset = common::tube_asset(Encoding::Mat3x4F32);
     // Influences in the bake's order: descending weight per vertex.
     for p in &mut asset.primitives {
@@ -626,45 +570,30 @@ fn fewer_influences_match_cpu_skinning_of_the_strongest() {
         lod_influences: [1; 4],
         ..Default::default()
     };
-    let one = r
-        .render_texture(&g, &transforms, &records, &opts)
-        .expect("render");
-    let all = r
-        .render_texture(
-            &g,
-            &transforms,
-            &records,
-            &RenderOptions {
-                lod_influences: [0; 4],
-                ..opts
-            },
-        )
-        .expect("render");
-    let skinned: Vec<_> = records
-        .iter()
-        .map(|rec| skin_vertices(&rigid, 0, &rec.layers, Skinning::Linear).expect("cpu skin"))
-        .collect();
-    let meshes: Vec<ReferenceMesh> = skinned
-        .iter()
-        .zip(&transforms)
-        .map(|(s, t)| ReferenceMesh {
-            positions: &s.positions,
-            normals: &s.normals,
-            indices: &asset.primitives[0].indices,
-            uvs: None,
-            material: MaterialUniform::color(asset.materials[0].base_color_factor),
-            texture: None,
-            transforms: std::slice::from_ref(t),
-        })
-        .collect();
+    let one = common::texture(&mut r, &g, &transforms, &records, &opts);
+    let all = common::texture(
+        &mut r,
+        &g,
+        &transforms,
+        &records,
+        &RenderOptions {
+            lod_influences: [0; 4],
+            ..opts
+        },
+    );
+    // Indices and colour from `asset`: `rigid` differs from it in the weights only.
+    let skinned = common::cpu_skinned(&rigid, &records, Skinning::Linear);
+    let meshes = common::instance_meshes(
+        &asset,
+        skinned.iter().map(|s| (&s.positions[..], &s.normals[..])),
+        &transforms,
+    );
     let reference = r.render_reference(&meshes, &opts).expect("reference");
     save(&one, "influences-1.png");
     save(&reference, "influences-1-reference.png");
     let total = one.pixels().len();
-    let differ =
-        |a: &image::RgbaImage, b: &image::RgbaImage| differing(a, b).iter().filter(|&&d| d).count();
-    let vs_reference = differ(&one, &reference);
-    let vs_all = differ(&one, &all);
+    let vs_reference = differ_count(&one, &reference);
+    let vs_all = differ_count(&one, &all);
     eprintln!("1 influence: {vs_reference} pixels differ from the CPU, {vs_all} from 2 influences");
     // Same tolerance as the texture-vs-reference test: a few edge pixels.
     assert!(vs_reference <= total / 500, "{vs_reference}");

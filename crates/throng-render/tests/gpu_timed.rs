@@ -112,10 +112,10 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
 /// runtime's CPU twin of the same clock (culling on, texture path and VAT-free asset).
 #[test]
 fn gpu_timed_draw_equals_cpu_timed_draw() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = throng_render::Renderer::with_gpu(gpu);
-    let asset = common::tube_asset(Encoding::QuatSnorm16);
-    let g = r.upload(&asset).expect("upload");
+    let Some(mut r) = common::renderer() else {
+        return;
+    };
+    let (asset, g) = common::uploaded_tube(&r, Encoding::QuatSnorm16);
     let mut rt = GpuRuntime::new(&asset.clips);
     let mut transforms = vec![];
     for i in 0..6 {
@@ -149,11 +149,7 @@ fn gpu_timed_draw_equals_cpu_timed_draw() {
         .render_texture(&g, &transforms, &cpu, &opts)
         .expect("cpu-timed render");
     let total = (opts.width * opts.height) as usize;
-    let differ = timed
-        .pixels()
-        .zip(plain.pixels())
-        .filter(|(a, b)| (0..3).any(|c| (a[c] as i32 - b[c] as i32).abs() > 8))
-        .count();
+    let differ = common::differ_count(&timed, &plain);
     assert!(differ <= total / 500, "{differ} pixels differ");
     assert!(
         timed.pixels().any(|p| p[0] > 150 && p[2] < 80),

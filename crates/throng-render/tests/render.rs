@@ -5,14 +5,26 @@
 
 mod common;
 
+use common::{cpu_skinned, differ_count, instance_meshes, is_orange, renderer, save};
+
 use glam::{Mat4, Vec3};
 use throng_asset::decode::skin_vertices;
 use throng_asset::Encoding;
-use throng_render::device::test_gpu;
 use throng_render::gpu_types::{single_layer, MaterialUniform};
-use throng_render::{
-    InstanceRecord, InstanceTransform, ReferenceMesh, RenderOptions, Renderer, Skinning,
-};
+use throng_render::{InstanceRecord, InstanceTransform, ReferenceMesh, RenderOptions, Skinning};
+
+/// A 256 × 192 picture framed on the crowd's bounds, without the ground (sized from the
+/// scene bounds, which the texture and reference paths compute differently).
+fn framed_on(g: &throng_render::GpuAsset, transforms: &[InstanceTransform]) -> RenderOptions {
+    let scene = throng_render::camera::crowd_bounds(&g.bounds, transforms);
+    RenderOptions {
+        width: 256,
+        height: 192,
+        camera: Some(throng_render::Camera::framing(&scene, 256.0 / 192.0)),
+        ground: false,
+        ..Default::default()
+    }
+}
 
 fn crowd() -> (Vec<InstanceTransform>, Vec<InstanceRecord>) {
     let mut t = vec![];
@@ -30,20 +42,9 @@ fn crowd() -> (Vec<InstanceTransform>, Vec<InstanceRecord>) {
     (t, r)
 }
 
-fn save(img: &image::RgbaImage, name: &str) {
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    img.save(&path).expect("write png");
-    eprintln!("wrote {}", path.display());
-}
-
-fn is_orange(p: &image::Rgba<u8>) -> bool {
-    p[0] > 100 && p[0] as i32 > p[2] as i32 + 60 && p[1] < p[0]
-}
-
 #[test]
 fn texture_path_draws_what_the_reference_path_draws() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     eprintln!("adapter: {}", r.adapter());
     let (transforms, records) = crowd();
     let opts = RenderOptions {
@@ -55,12 +56,9 @@ fn texture_path_draws_what_the_reference_path_draws() {
         (Encoding::Mat3x4F32, Skinning::Linear),
         (Encoding::QuatSnorm16, Skinning::DualQuat),
     ] {
-        let asset = common::tube_asset(encoding);
-        let g = r.upload(&asset).expect("upload");
+        let (asset, g) = common::uploaded_tube(&r, encoding);
         let opts = RenderOptions { skinning, ..opts };
-        let shown = r
-            .render_texture(&g, &transforms, &records, &opts)
-            .expect("texture render");
+        let shown = common::texture(&mut r, &g, &transforms, &records, &opts);
         save(
             &shown,
             &format!("tube-{}-{}.png", encoding.as_str(), skinning.as_str()),
@@ -73,25 +71,12 @@ fn texture_path_draws_what_the_reference_path_draws() {
         assert!(grey > total / 5, "ground not visible ({grey} grey pixels)");
 
         // The same crowd skinned on the CPU, one reference mesh per instance.
-        let mode = skinning;
-        let skinned: Vec<_> = records
-            .iter()
-            .map(|rec| skin_vertices(&asset, 0, &rec.layers, mode).expect("cpu skin"))
-            .collect();
-        let prim = &asset.primitives[0];
-        let meshes: Vec<ReferenceMesh> = skinned
-            .iter()
-            .zip(&transforms)
-            .map(|(s, t)| ReferenceMesh {
-                positions: &s.positions,
-                normals: &s.normals,
-                indices: &prim.indices,
-                uvs: None,
-                material: MaterialUniform::color(asset.materials[0].base_color_factor),
-                texture: None,
-                transforms: std::slice::from_ref(t),
-            })
-            .collect();
+        let skinned = cpu_skinned(&asset, &records, skinning);
+        let meshes = instance_meshes(
+            &asset,
+            skinned.iter().map(|s| (&s.positions[..], &s.normals[..])),
+            &transforms,
+        );
         // The reference path frames the camera from the skinned vertices, the texture path from
         // the clip bounds: give both the same camera.
         let aspect = opts.width as f32 / opts.height as f32;
@@ -103,9 +88,7 @@ fn texture_path_draws_what_the_reference_path_draws() {
             ground: false,
             ..opts
         };
-        let tex = r
-            .render_texture(&g, &transforms, &records, &opts_cam)
-            .expect("texture render");
+        let tex = common::texture(&mut r, &g, &transforms, &records, &opts_cam);
         let reference = r
             .render_reference(&meshes, &opts_cam)
             .expect("reference render");
@@ -123,11 +106,7 @@ fn texture_path_draws_what_the_reference_path_draws() {
         let bg = tex.pixels().filter(|p| p[2] > p[0] + 30).count();
         assert!(bg > total / 10, "no sky/background visible ({bg} pixels)");
         // Pixels that differ by more than 8/255 in any channel: only along a few edges.
-        let differ = tex
-            .pixels()
-            .zip(reference.pixels())
-            .filter(|(a, b)| (0..3).any(|c| (a[c] as i32 - b[c] as i32).abs() > 8))
-            .count();
+        let differ = differ_count(&tex, &reference);
         eprintln!(
             "{} {}: {orange} tube pixels, {differ} of {total} differ from the reference path",
             encoding.as_str(),
@@ -142,16 +121,14 @@ fn texture_path_draws_what_the_reference_path_draws() {
 
 #[test]
 fn empty_crowd_draws_only_the_ground_and_mismatched_inputs_are_errors() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
-    let asset = common::tube_asset(Encoding::QuatF32);
-    let g = r.upload(&asset).expect("upload");
+    let Some(mut r) = renderer() else { return };
+    let (_, g) = common::uploaded_tube(&r, Encoding::QuatF32);
     let opts = RenderOptions {
         width: 64,
         height: 64,
         ..Default::default()
     };
-    let img = r.render_texture(&g, &[], &[], &opts).expect("empty render");
+    let img = common::texture(&mut r, &g, &[], &[], &opts);
     assert!(!img.pixels().any(is_orange));
     let err = r
         .render_texture(&g, &[InstanceTransform::IDENTITY], &[], &opts)
@@ -165,8 +142,7 @@ fn empty_crowd_draws_only_the_ground_and_mismatched_inputs_are_errors() {
 /// checker colours visible.
 #[test]
 fn textured_material_draws_the_same_on_both_paths() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let mut asset = common::tube_asset(Encoding::Mat4F32);
     // UVs around and along the tube; a 2×2 blue/yellow checker repeated twice around.
     let prim = &mut asset.primitives[0];
@@ -206,45 +182,28 @@ fn textured_material_draws_the_same_on_both_paths() {
     asset.materials[0].texture_transform.scale = [2.0, 3.0];
     let g = r.upload(&asset).expect("upload");
     let (transforms, records) = crowd();
-    let scene = throng_render::camera::crowd_bounds(&g.bounds, &transforms);
-    let opts = RenderOptions {
-        width: 256,
-        height: 192,
-        camera: Some(throng_render::Camera::framing(&scene, 256.0 / 192.0)),
-        ground: false,
-        ..Default::default()
-    };
-    let tex = r
-        .render_texture(&g, &transforms, &records, &opts)
-        .expect("texture render");
+    let opts = framed_on(&g, &transforms);
+    let tex = common::texture(&mut r, &g, &transforms, &records, &opts);
     save(&tex, "tube-textured.png");
-    let skinned: Vec<_> = records
-        .iter()
-        .map(|rec| skin_vertices(&asset, 0, &rec.layers, Skinning::Linear).expect("cpu skin"))
-        .collect();
-    let prim = &asset.primitives[0];
-    let meshes: Vec<ReferenceMesh> = skinned
-        .iter()
-        .zip(&transforms)
-        .map(|(s, t)| ReferenceMesh {
-            positions: &s.positions,
-            normals: &s.normals,
-            indices: &prim.indices,
-            uvs: Some(&uvs),
-            material: MaterialUniform::new([1.0; 4], &asset.materials[0].texture_transform),
-            texture: Some(&png),
-            transforms: std::slice::from_ref(t),
-        })
-        .collect();
+    let skinned = cpu_skinned(&asset, &records, Skinning::Linear);
+    let meshes: Vec<ReferenceMesh> = instance_meshes(
+        &asset,
+        skinned.iter().map(|s| (&s.positions[..], &s.normals[..])),
+        &transforms,
+    )
+    .into_iter()
+    .map(|m| ReferenceMesh {
+        uvs: Some(&uvs),
+        material: MaterialUniform::new([1.0; 4], &asset.materials[0].texture_transform),
+        texture: Some(&png),
+        ..m
+    })
+    .collect();
     let reference = r
         .render_reference(&meshes, &opts)
         .expect("reference render");
     let total = (opts.width * opts.height) as usize;
-    let differ = tex
-        .pixels()
-        .zip(reference.pixels())
-        .filter(|(a, b)| (0..3).any(|c| (a[c] as i32 - b[c] as i32).abs() > 8))
-        .count();
+    let differ = differ_count(&tex, &reference);
     assert!(
         differ <= total / 500,
         "{differ} pixels differ from the reference path"
@@ -268,10 +227,8 @@ fn textured_material_draws_the_same_on_both_paths() {
 /// equals a CPU frustum test of the same boxes, and the culled picture equals the unculled one.
 #[test]
 fn gpu_culling_keeps_exactly_the_instances_in_view() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
-    let asset = common::tube_asset(Encoding::QuatSnorm16);
-    let g = r.upload(&asset).expect("upload");
+    let Some(mut r) = renderer() else { return };
+    let (asset, g) = common::uploaded_tube(&r, Encoding::QuatSnorm16);
     let n = 40u32;
     let transforms: Vec<InstanceTransform> = (0..n)
         .map(|i| {
@@ -317,20 +274,17 @@ fn gpu_culling_keeps_exactly_the_instances_in_view() {
         visible.len() >= 4 && visible.len() < n as usize / 2,
         "{visible:?}"
     );
-    let culled = r
-        .render_texture(&g, &transforms, &records, &opts)
-        .expect("culled");
-    let all = r
-        .render_texture(
-            &g,
-            &transforms,
-            &records,
-            &RenderOptions {
-                cull: false,
-                ..opts
-            },
-        )
-        .expect("unculled");
+    let culled = common::texture(&mut r, &g, &transforms, &records, &opts);
+    let all = common::texture(
+        &mut r,
+        &g,
+        &transforms,
+        &records,
+        &RenderOptions {
+            cull: false,
+            ..opts
+        },
+    );
     save(&culled, "tube-culled.png");
     assert!(culled.pixels().any(is_orange));
     assert_eq!(culled, all, "culling changed the picture");
@@ -422,51 +376,30 @@ fn add_vat(
 /// VAT encoding, with VATs spread over several texture rows per frame and several array layers.
 #[test]
 fn vat_path_draws_what_the_vat_decoder_gives() {
-    let Some(gpu) = test_gpu() else { return };
-    let mut r = Renderer::with_gpu(gpu);
+    let Some(mut r) = renderer() else { return };
     let (transforms, records) = crowd();
     for encoding in throng_asset::VatEncoding::ALL {
         let mut asset = common::tube_asset(Encoding::QuatF32);
         add_vat(&mut asset, encoding, 37, 64);
         let g = r.upload(&asset).expect("upload");
-        let scene = throng_render::camera::crowd_bounds(&g.bounds, &transforms);
         let opts = RenderOptions {
-            width: 256,
-            height: 192,
-            camera: Some(throng_render::Camera::framing(&scene, 256.0 / 192.0)),
-            ground: false,
             path: throng_render::SkinPath::Vat,
-            ..Default::default()
+            ..framed_on(&g, &transforms)
         };
-        let img = r
-            .render_texture(&g, &transforms, &records, &opts)
-            .expect("vat render");
+        let img = common::texture(&mut r, &g, &transforms, &records, &opts);
         save(&img, &format!("tube-vat-{}.png", encoding.as_str()));
         let decoded: Vec<_> = records
             .iter()
             .map(|rec| throng_asset::vat::vat_vertices(&asset, 0, &rec.layers).expect("vat decode"))
             .collect();
-        let prim = &asset.primitives[0];
-        let meshes: Vec<ReferenceMesh> = decoded
-            .iter()
-            .zip(&transforms)
-            .map(|((p, n), t)| ReferenceMesh {
-                positions: p,
-                normals: n,
-                indices: &prim.indices,
-                uvs: None,
-                material: MaterialUniform::color(asset.materials[0].base_color_factor),
-                texture: None,
-                transforms: std::slice::from_ref(t),
-            })
-            .collect();
+        let meshes = instance_meshes(
+            &asset,
+            decoded.iter().map(|(p, n)| (&p[..], &n[..])),
+            &transforms,
+        );
         let reference = r.render_reference(&meshes, &opts).expect("reference");
         let total = (opts.width * opts.height) as usize;
-        let differ = img
-            .pixels()
-            .zip(reference.pixels())
-            .filter(|(a, b)| (0..3).any(|c| (a[c] as i32 - b[c] as i32).abs() > 8))
-            .count();
+        let differ = differ_count(&img, &reference);
         let orange = img.pixels().filter(|p| is_orange(p)).count();
         eprintln!(
             "vat {}: {orange} tube pixels, {differ} differ from the decoder",

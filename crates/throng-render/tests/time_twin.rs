@@ -53,27 +53,7 @@ fn clip_table() -> Vec<ClipInfo> {
         .chain(listed)
         .enumerate()
         .map(|(i, (frames, duration, times))| {
-            let fps = match &times {
-                Some(_) => (frames - 1) as f64 / duration,
-                None => 30.0,
-            };
-            let c = ClipInfo {
-                times,
-                name: format!("c{i}"),
-                first_row: first,
-                frames,
-                fps,
-                step: if frames > 1 {
-                    duration / (frames - 1) as f64
-                } else {
-                    0.0
-                },
-                duration,
-                loop_mode: LoopMode::Loop,
-                events: vec![],
-                root_motion: None,
-                bounds: throng_asset::Aabb::EMPTY,
-            };
+            let c = common::timed_clip(&format!("c{i}"), first, frames, duration, times);
             first += frames;
             c
         })

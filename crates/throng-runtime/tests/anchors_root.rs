@@ -112,9 +112,7 @@ fn walker(first_row: u32, d: f64, v: f32, w: f32, mode: LoopMode) -> throng_asse
 #[test]
 fn root_motion_moves_the_instance_across_loop_wraps() {
     let clips = vec![walker(1, 1.0, 1.5, 0.0, LoopMode::Loop)];
-    let mut rt = CpuRuntime::new(&clips);
-    let h = rt.spawn(InstanceTransform::IDENTITY);
-    rt.play(h, 0, PlayOptions::default()).unwrap();
+    let (mut rt, h) = one(&clips, 0, PlayOptions::default());
     rt.update(0.4);
     rt.update(2.35); // across two wraps in one step
     let t = rt.transform(h).unwrap().to_affine();
@@ -129,9 +127,7 @@ fn root_motion_composes_turns() {
     // walking in a circle: after 2.5 laps of a 1 s clip the body is where the arc says
     let (v, w) = (1.0f32, 0.8f32);
     let clips = vec![walker(1, 1.0, v, w, LoopMode::Loop)];
-    let mut rt = CpuRuntime::new(&clips);
-    let h = rt.spawn(InstanceTransform::IDENTITY);
-    rt.play(h, 0, PlayOptions::default()).unwrap();
+    let (mut rt, h) = one(&clips, 0, PlayOptions::default());
     for _ in 0..150 {
         rt.update(1.0 / 60.0);
     }
@@ -166,9 +162,7 @@ fn root_motion_is_weighted_across_layers() {
     assert!((z - 1.5 * 3.0).abs() < 1e-3, "{z}");
     // a one-shot stops moving at its end
     let clips = vec![walker(1, 1.0, 2.0, 0.0, LoopMode::Once)];
-    let mut rt = CpuRuntime::new(&clips);
-    let h = rt.spawn(InstanceTransform::IDENTITY);
-    rt.play(h, 0, PlayOptions::default()).unwrap();
+    let (mut rt, h) = one(&clips, 0, PlayOptions::default());
     rt.update(0.5);
     rt.update(5.0);
     let z = rt.transform(h).unwrap().rows[2][3];
@@ -178,9 +172,7 @@ fn root_motion_is_weighted_across_layers() {
 #[test]
 fn ping_pong_root_motion_returns_home() {
     let clips = vec![walker(1, 1.0, 1.0, 0.0, LoopMode::PingPong)];
-    let mut rt = CpuRuntime::new(&clips);
-    let h = rt.spawn(InstanceTransform::IDENTITY);
-    rt.play(h, 0, PlayOptions::default()).unwrap();
+    let (mut rt, h) = one(&clips, 0, PlayOptions::default());
     rt.update(0.75);
     assert!((rt.transform(h).unwrap().rows[2][3] - 0.75).abs() < 1e-4);
     rt.update(0.5); // to the end and back 0.25

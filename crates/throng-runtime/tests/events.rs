@@ -150,21 +150,15 @@ fn events_are_tagged_with_their_instance_across_chunks() {
     let clips = table(&[(1.0, LoopMode::Loop, &[0.5])]);
     let mut rt = CpuRuntime::new(&clips);
     let n = throng_runtime::CHUNK * 3;
-    let hs: Vec<_> = (0..n)
-        .map(|i| {
-            let h = rt.spawn(InstanceTransform::IDENTITY);
-            rt.play(
-                h,
-                0,
-                PlayOptions {
-                    start_time: if i % 2 == 0 { 0.4 } else { 0.0 },
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-            h
-        })
-        .collect();
+    let hs = spawn_playing(&mut rt, n, |i| {
+        (
+            0,
+            PlayOptions {
+                start_time: if i % 2 == 0 { 0.4 } else { 0.0 },
+                ..Default::default()
+            },
+        )
+    });
     rt.update(0.2);
     let ev = rt.events();
     assert_eq!(ev.len(), n / 2);

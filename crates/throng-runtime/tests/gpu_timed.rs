@@ -178,21 +178,15 @@ fn crossfade_and_blend_weights_on_the_gpu_clock() {
 fn only_changed_instances_are_written() {
     let clips = table(&[(1.0, LoopMode::Loop, &[]), (1.0, LoopMode::Once, &[])]);
     let mut rt = GpuRuntime::new(&clips);
-    let hs: Vec<_> = (0..10_000)
-        .map(|i| {
-            let h = rt.spawn(InstanceTransform::IDENTITY);
-            rt.play(
-                h,
-                0,
-                PlayOptions {
-                    start_time: (i % 30) as f32 / 30.0,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-            h
-        })
-        .collect();
+    let hs = spawn_playing(&mut rt, 10_000, |i| {
+        (
+            0,
+            PlayOptions {
+                start_time: (i % 30) as f32 / 30.0,
+                ..Default::default()
+            },
+        )
+    });
     assert_eq!(rt.dirty().len(), 10_000);
     rt.clear_dirty();
     for _ in 0..120 {

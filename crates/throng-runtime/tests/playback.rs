@@ -7,15 +7,9 @@ use throng_runtime::{CpuRuntime, InstanceRecord, InstanceTransform, PlayOptions,
 
 const TOL: f32 = 1e-5; // frames
 
-fn one(
-    clips: &[throng_asset::ClipInfo],
-    clip: usize,
-    opts: PlayOptions,
-) -> (CpuRuntime, throng_runtime::Handle) {
-    let mut rt = CpuRuntime::new(clips);
-    let h = rt.spawn(InstanceTransform::IDENTITY);
-    rt.play(h, clip, opts).unwrap();
-    (rt, h)
+/// One instance of the lone clip `c`.
+fn one_clip(c: &throng_asset::ClipInfo, opts: PlayOptions) -> (CpuRuntime, throng_runtime::Handle) {
+    one(std::slice::from_ref(c), 0, opts)
 }
 
 fn check_single(
@@ -94,7 +88,7 @@ fn rows_and_fracs_at_and_between_samples_all_modes() {
 #[test]
 fn loop_edges() {
     let c = clip(1, 1.0, 30.0, LoopMode::Loop, &[]);
-    let (mut rt, h) = one(std::slice::from_ref(&c), 0, PlayOptions::default());
+    let (mut rt, h) = one_clip(&c, PlayOptions::default());
     rt.update(1.0); // t = d wraps to the first row
     let r = rt.record(h).unwrap();
     assert_eq!((r.layers[0].row, r.layers[0].frac), (1.0, 0.0));
@@ -103,7 +97,7 @@ fn loop_edges() {
     assert_eq!(r.layers[0].row, 1.0);
     assert!((r.layers[0].frac - 0.5).abs() < 1e-6);
     // just before the end: last interval, frac → 1
-    let (mut rt, h) = one(std::slice::from_ref(&c), 0, PlayOptions::default());
+    let (mut rt, h) = one_clip(&c, PlayOptions::default());
     rt.update(1.0 - 1e-4);
     let r = rt.record(h).unwrap();
     assert_eq!(r.layers[0].row, 30.0);
@@ -114,7 +108,7 @@ fn loop_edges() {
 fn once_and_clamp_hold_last_frame_and_report_completion_once() {
     for mode in [LoopMode::Once, LoopMode::Clamp] {
         let c = clip(3, 1.0, 30.0, mode, &[]);
-        let (mut rt, h) = one(std::slice::from_ref(&c), 0, PlayOptions::default());
+        let (mut rt, h) = one_clip(&c, PlayOptions::default());
         rt.update(0.6);
         assert!(rt.finished().is_empty());
         assert!(!rt.is_finished(h).unwrap());
@@ -134,9 +128,8 @@ fn once_and_clamp_hold_last_frame_and_report_completion_once() {
             assert_eq!(rt.record(h).unwrap(), r);
         }
         // a start exactly at the end finishes on the first update
-        let (mut rt, h) = one(
-            std::slice::from_ref(&c),
-            0,
+        let (mut rt, h) = one_clip(
+            &c,
             PlayOptions {
                 start_time: 1.0,
                 ..Default::default()
@@ -151,7 +144,7 @@ fn once_and_clamp_hold_last_frame_and_report_completion_once() {
 #[test]
 fn ping_pong_turns_at_the_ends() {
     let c = clip(1, 1.0, 30.0, LoopMode::PingPong, &[]);
-    let (mut rt, h) = one(std::slice::from_ref(&c), 0, PlayOptions::default());
+    let (mut rt, h) = one_clip(&c, PlayOptions::default());
     rt.update(1.0);
     let r = rt.record(h).unwrap();
     assert_eq!((r.layers[0].row, r.layers[0].frac), (31.0, 0.0)); // the end, last row
@@ -187,9 +180,8 @@ fn zero_length_clip_shows_its_row() {
 #[test]
 fn speed_pause_seek_disable() {
     let c = clip(1, 2.0, 30.0, LoopMode::Loop, &[]);
-    let (mut rt, h) = one(
-        std::slice::from_ref(&c),
-        0,
+    let (mut rt, h) = one_clip(
+        &c,
         PlayOptions {
             speed: 2.0,
             ..Default::default()
@@ -228,9 +220,8 @@ fn speed_pause_seek_disable() {
 #[test]
 fn loop_override_and_start_time() {
     let c = clip(1, 1.0, 30.0, LoopMode::Loop, &[]);
-    let (mut rt, h) = one(
-        std::slice::from_ref(&c),
-        0,
+    let (mut rt, h) = one_clip(
+        &c,
         PlayOptions {
             loop_mode: Some(LoopMode::Clamp),
             start_time: 0.5,
@@ -381,21 +372,15 @@ fn blend_runs_both_clips_in_normalised_time() {
 fn handles_survive_despawn_of_others() {
     let clips = table(&[(1.0, LoopMode::Loop, &[]), (2.0, LoopMode::Loop, &[])]);
     let mut rt = CpuRuntime::new(&clips);
-    let hs: Vec<_> = (0..5)
-        .map(|i| {
-            let h = rt.spawn(InstanceTransform::IDENTITY);
-            rt.play(
-                h,
-                i % 2,
-                PlayOptions {
-                    start_time: 0.1 * i as f32,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-            h
-        })
-        .collect();
+    let hs = spawn_playing(&mut rt, 5, |i| {
+        (
+            i % 2,
+            PlayOptions {
+                start_time: 0.1 * i as f32,
+                ..Default::default()
+            },
+        )
+    });
     rt.update(0.05);
     let before: Vec<_> = hs.iter().map(|&h| rt.record(h).unwrap()).collect();
     rt.despawn(hs[1]).unwrap();

@@ -3,9 +3,10 @@
 
 mod common;
 use common::*;
-use throng_asset::LoopMode;
+use throng_asset::{ClipInfo, LoopMode};
 use throng_runtime::{
-    gpu_layers, Clock, CpuRuntime, GpuRuntime, InstanceTransform, PlayOptions, TICKS_PER_SECOND,
+    gpu_layers, Clock, CpuRuntime, GpuRuntime, Handle, InstanceRecord, PlayOptions,
+    PlaybackControl, TICKS_PER_SECOND,
 };
 
 const STEPS: u64 = 24 * 3600 * 60;
@@ -73,43 +74,44 @@ const CASES: [Case; 5] = [
     },
 ];
 
-fn truth(c: &throng_asset::ClipInfo, case: &Case, steps: u64) -> (u32, f32) {
+fn truth(c: &ClipInfo, case: &Case, steps: u64) -> (u32, f32) {
     // directly from elapsed time: τ = start + n · dt · speed
     let t = case.start as f64 + steps as f64 * DT * case.speed as f64;
     expected(c, case.mode, t)
 }
 
-#[test]
-fn cpu_timed_24h_at_60hz_matches_direct_time() {
+fn case_clips() -> Vec<ClipInfo> {
     let specs: Vec<(f64, LoopMode, &[f32])> =
         CASES.iter().map(|c| (c.d, c.mode, &[][..])).collect();
-    let clips = table(&specs);
-    let mut rt = CpuRuntime::new(&clips);
-    let hs: Vec<_> = CASES
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let h = rt.spawn(InstanceTransform::IDENTITY);
-            rt.play(
-                h,
-                i,
-                PlayOptions {
-                    speed: c.speed,
-                    start_time: c.start,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-            h
-        })
-        .collect();
+    table(&specs)
+}
+
+/// Plays case i on clip i for 24 h of 60 Hz steps (`update` advances `rt` by one) and every
+/// million steps and at the end checks layer 0 of each case's record (`record` reads it)
+/// against `truth` within 1e-4 frames; returns the worst error in frames.
+fn worst_over_24h<R: PlaybackControl>(
+    rt: &mut R,
+    clips: &[ClipInfo],
+    update: fn(&mut R, f64),
+    record: impl Fn(&R, Handle) -> InstanceRecord,
+) -> f64 {
+    let hs = spawn_playing(rt, CASES.len(), |i| {
+        (
+            i,
+            PlayOptions {
+                speed: CASES[i].speed,
+                start_time: CASES[i].start,
+                ..Default::default()
+            },
+        )
+    });
     let mut worst = 0.0f64;
     for n in 1..=STEPS {
-        rt.update(DT);
+        update(rt, DT);
         if n % 1_000_003 == 0 || n == STEPS {
             for (i, case) in CASES.iter().enumerate() {
                 let c = &clips[i];
-                let r = rt.record(hs[i]).unwrap();
+                let r = record(rt, hs[i]);
                 let want = truth(c, case, n);
                 let g = r.layers[0].row as f64 + r.layers[0].frac as f64;
                 let w = want.0 as f64 + want.1 as f64;
@@ -131,6 +133,16 @@ fn cpu_timed_24h_at_60hz_matches_direct_time() {
             }
         }
     }
+    worst
+}
+
+#[test]
+fn cpu_timed_24h_at_60hz_matches_direct_time() {
+    let clips = case_clips();
+    let mut rt = CpuRuntime::new(&clips);
+    let worst = worst_over_24h(&mut rt, &clips, CpuRuntime::update, |rt, h| {
+        rt.record(h).unwrap()
+    });
     println!("cpu-timed: worst error after 24 h {worst:e} frames");
 }
 
@@ -156,57 +168,13 @@ fn f32_phase_accumulation_drifts_by_frames_in_24h() {
 
 #[test]
 fn gpu_timed_24h_at_60hz_matches_direct_time() {
-    let specs: Vec<(f64, LoopMode, &[f32])> =
-        CASES.iter().map(|c| (c.d, c.mode, &[][..])).collect();
-    let clips = table(&specs);
+    let clips = case_clips();
     let mut rt = GpuRuntime::new(&clips);
     let gclips = rt.gpu_clip_table().clone();
-    let hs: Vec<_> = CASES
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let h = rt.spawn(InstanceTransform::IDENTITY);
-            rt.play(
-                h,
-                i,
-                PlayOptions {
-                    speed: c.speed,
-                    start_time: c.start,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-            h
-        })
-        .collect();
-    let mut worst = 0.0f64;
-    for n in 1..=STEPS {
-        rt.update(DT);
-        if n % 1_000_003 == 0 || n == STEPS {
-            for (i, case) in CASES.iter().enumerate() {
-                let c = &clips[i];
-                let r = gpu_layers(&rt.record(hs[i]).unwrap(), &gclips, rt.gpu_clock());
-                let want = truth(c, case, n);
-                let g = r.layers[0].row as f64 + r.layers[0].frac as f64;
-                let w = want.0 as f64 + want.1 as f64;
-                let period = (c.frames - 1) as f64;
-                let d = (g - w).abs();
-                worst = worst.max(if case.mode == LoopMode::Loop {
-                    d.min((d - period).abs())
-                } else {
-                    d
-                });
-                assert_frame_wrap(
-                    r.layers[0].row,
-                    r.layers[0].frac,
-                    want,
-                    1e-4,
-                    period,
-                    &format!("case {i} step {n}"),
-                );
-                assert_eq!(r.layers[0].weight, 1.0);
-            }
-        }
-    }
+    let worst = worst_over_24h(&mut rt, &clips, GpuRuntime::update, |rt, h| {
+        let r = gpu_layers(&rt.record(h).unwrap(), &gclips, rt.gpu_clock());
+        assert_eq!(r.layers[0].weight, 1.0);
+        r
+    });
     println!("gpu-timed: worst error after 24 h {worst:e} frames");
 }

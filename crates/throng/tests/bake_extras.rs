@@ -2,29 +2,14 @@
 //! file reach the baked file, `throng sample` puts root motion back and reads anchors, batch
 //! baking of a folder, and per-row bounds of the built-in character.
 
+mod common;
+
+use common::{ok, run};
 use glam::{Mat4, Vec3};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use throng_asset::decode::{skin_positions, Skinning};
 use throng_asset::{Aabb, BakedAsset, Layer, LoopMode};
-
-fn throng(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args(args)
-        .output()
-        .expect("run throng")
-}
-
-fn ok(args: &[&str]) -> String {
-    let o = throng(args);
-    assert!(
-        o.status.success(),
-        "throng {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 /// A fresh folder under the system temp dir (removed when dropped).
 struct TempDir(PathBuf);
@@ -78,10 +63,9 @@ fn diagonal(ps: &[Vec3]) -> f32 {
 
 #[test]
 fn clip_flags_anchors_and_root_motion_through_bake_and_sample() {
-    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+    let Some(fox) = common::asset_arg("Fox.glb") else {
         return;
     };
-    let fox = fox.to_string_lossy().into_owned();
     let dir = TempDir::new("flags");
     let out = dir.path("fox.glb");
     ok(&[
@@ -179,23 +163,22 @@ fn clip_flags_anchors_and_root_motion_through_bake_and_sample() {
     assert!(got.abs_diff_eq(want, 1e-5 * diag), "{got} vs {want}");
 
     // Errors: an unknown clip is named (exit 1); a bad loop mode is a usage error (exit 2).
-    let o = throng(&["bake", &fox, "-o", &out, "--once", "Wlak", "--no-verify"]);
+    let o = run(&["bake", &fox, "-o", &out, "--once", "Wlak", "--no-verify"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("\"Wlak\""));
-    let o = throng(&["bake", &fox, "-o", &out, "--loop-mode", "Walk:bounce"]);
+    let o = run(&["bake", &fox, "-o", &out, "--loop-mode", "Walk:bounce"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("bounce"));
-    let o = throng(&["sample", &out, "--anchor", "b_Nose"]);
+    let o = run(&["sample", &out, "--anchor", "b_Nose"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("b_Head_05"));
 }
 
 #[test]
 fn settings_file_with_auto_anchors_on_quaternius_enemy() {
-    let Some(src) = throng_testdata::asset("Quaternius_Enemy.glb") else {
+    let Some(src) = common::asset_arg("Quaternius_Enemy.glb") else {
         return;
     };
-    let src = src.to_string_lossy().into_owned();
     let dir = TempDir::new("settings");
     let settings = dir.path("s.json");
     std::fs::write(
@@ -250,7 +233,7 @@ fn batch_bakes_the_good_files_and_reports_the_broken_one() {
     std::fs::copy(boxed, input.join("Box.glb")).unwrap();
     std::fs::write(input.join("broken.glb"), b"glTF\x02\0\0\0garbage").unwrap();
     let out = dir.0.join("out");
-    let o = throng(&[
+    let o = run(&[
         "bake",
         &input.to_string_lossy(),
         "-o",
@@ -344,7 +327,7 @@ fn bake_refuses_to_replace_its_source() {
     let src = dir.path("src.glb");
     std::fs::copy(&fox, &src).expect("copy");
     let before = std::fs::read(&src).expect("read");
-    let o = throng(&["bake", &src, "-o", &src]);
+    let o = run(&["bake", &src, "-o", &src]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("the output is the input"));
     assert_eq!(std::fs::read(&src).expect("read"), before);
@@ -371,7 +354,7 @@ fn asset_root_lets_uris_reach_a_shared_folder_and_nothing_else() {
     let input = dir.path("chars/skin.gltf");
     std::fs::write(&input, json).expect("write gltf");
     // by default a URI stays inside its file's folder: exit 1 naming the buffer and the URI
-    let o = throng(&["inspect", &input]);
+    let o = run(&["inspect", &input]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
@@ -389,6 +372,6 @@ fn asset_root_lets_uris_reach_a_shared_folder_and_nothing_else() {
     let prims = v["skinned_primitives"].as_array();
     assert!(prims.is_some_and(|p| !p.is_empty()), "{out}");
     // a root that does not hold the file's folder is refused
-    let o = throng(&["inspect", &input, "--asset-root", &dir.path("shared")]);
+    let o = run(&["inspect", &input, "--asset-root", &dir.path("shared")]);
     assert_eq!(o.status.code(), Some(1));
 }

@@ -4,25 +4,10 @@
 //! `throng verify --max-error` prints the budgeted bake beside 30 and 60 fps and fails when a
 //! budgeted row misses its budget; `throng inspect` shows the frame spacing.
 
+mod common;
+
+use common::{ok, run};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn throng(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args(args)
-        .output()
-        .expect("run throng")
-}
-
-fn ok(args: &[&str]) -> String {
-    let o = throng(args);
-    assert!(
-        o.status.success(),
-        "throng {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 fn temp_dir(tag: &str) -> PathBuf {
     let p = std::env::temp_dir().join(format!("throng-budget-{tag}-{}", std::process::id()));
@@ -56,10 +41,9 @@ fn diagonal(p: &[[f32; 3]]) -> f64 {
 #[test]
 fn sampled_baked_files_stay_within_the_default_budget() {
     for name in ["CesiumMan.glb", "Fox.glb", "Quaternius_MantaRay.glb"] {
-        let Some(src) = throng_testdata::asset(name) else {
+        let Some(src) = common::asset_arg(name) else {
             return;
         };
-        let src = src.to_string_lossy().into_owned();
         let dir = temp_dir(name);
         let baked = dir.join("baked.glb");
         let baked_s = baked.to_string_lossy().into_owned();
@@ -123,10 +107,9 @@ fn sampled_baked_files_stay_within_the_default_budget() {
 
 #[test]
 fn verify_prints_the_budget_beside_30_and_60_fps_and_gates_on_it() {
-    let Some(src) = throng_testdata::asset("CesiumMan.glb") else {
+    let Some(src) = common::asset_arg("CesiumMan.glb") else {
         return;
     };
-    let src = src.to_string_lossy().into_owned();
     let out = ok(&["verify", &src, "--max-error", "1e-3"]);
     for s in ["max-error 1e-3", "30 fps", "60 fps", "frames", "bytes"] {
         assert!(out.contains(s), "{s:?} missing: {out}");
@@ -144,9 +127,9 @@ fn verify_prints_the_budget_beside_30_and_60_fps_and_gates_on_it() {
     );
     // CesiumMan at 30 fps errs 3.9e-3 between samples: a 30 fps bake fails a 1e-3 budget
     // given as --max-error-rel, while the budgeted bake passes --max-error.
-    let o = throng(&["verify", &src, "--fps", "30", "--max-error-rel", "1e-3"]);
+    let o = run(&["verify", &src, "--fps", "30", "--max-error-rel", "1e-3"]);
     assert_eq!(o.status.code(), Some(1));
-    let o = throng(&[
+    let o = run(&[
         "bake",
         &src,
         "-o",
@@ -161,6 +144,6 @@ fn verify_prints_the_budget_beside_30_and_60_fps_and_gates_on_it() {
         Some(2),
         "--fps and --max-error exclude each other"
     );
-    let o = throng(&["bake", &src, "-o", "x.glb", "--max-error", "2"]);
+    let o = run(&["bake", &src, "-o", "x.glb", "--max-error", "2"]);
     assert_eq!(o.status.code(), Some(2), "a fraction must be below 1");
 }

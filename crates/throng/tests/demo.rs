@@ -4,9 +4,12 @@
 //! Without any GPU adapter (not even lavapipe) the render test skips outside CI and fails in
 //! CI; the no-adapter test checks the message that tells a user what to install.
 
+mod common;
+
+use common::{read_gif, read_png, run_env};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use throng_render::image::{self, AnimationDecoder, RgbaImage};
+use std::process::Output;
+use throng_render::image::RgbaImage;
 
 /// A blank or single-colour frame has a luma standard deviation of 0; sky, checkered ground
 /// and shaded foxes give tens of levels (out of 255). 8 levels is far from both.
@@ -18,16 +21,14 @@ fn out_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn throng(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_throng"));
-    cmd.args(args);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    match cmd.output() {
-        Ok(o) => o,
-        Err(e) => panic!("cannot run the throng binary: {e}"),
-    }
+/// `throng demo` writing into a fresh `out_dir(name)`, with `extra` arguments and `env` added.
+fn demo(name: &str, extra: &[&str], env: &[(&str, &str)]) -> (PathBuf, Output) {
+    let dir = out_dir(name);
+    let d = dir.to_string_lossy().into_owned();
+    let mut args = vec!["demo", "--out-dir", &d];
+    args.extend_from_slice(extra);
+    let out = run_env(&args, env);
+    (dir, out)
 }
 
 /// Standard deviation of Rec. 709 luma over all pixels, in 8-bit levels.
@@ -54,19 +55,9 @@ fn orange_share(img: &RgbaImage) -> f64 {
 
 #[test]
 fn demo_writes_a_picture_and_an_animation() {
-    let dir = out_dir("render");
-    let out = throng(
-        &[
-            "demo",
-            "--instances",
-            "200",
-            "--out-dir",
-            &dir.to_string_lossy(),
-            "--size",
-            "320x180",
-            "--frames",
-            "6",
-        ],
+    let (dir, out) = demo(
+        "render",
+        &["--instances", "200", "--size", "320x180", "--frames", "6"],
         &[],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -96,10 +87,7 @@ fn demo_writes_a_picture_and_an_animation() {
         );
     }
 
-    let png = match image::open(dir.join("demo.png")) {
-        Ok(i) => i.to_rgba8(),
-        Err(e) => panic!("demo.png: {e}"),
-    };
+    let png = read_png(&dir.join("demo.png"));
     assert_eq!(png.dimensions(), (320, 180));
     let std = luma_std(&png);
     assert!(
@@ -110,18 +98,7 @@ fn demo_writes_a_picture_and_an_animation() {
     let share = orange_share(&png);
     assert!(share > 0.005, "demo.png shows no foxes: {share:.4} orange");
 
-    let file = match std::fs::File::open(dir.join("demo.gif")) {
-        Ok(f) => std::io::BufReader::new(f),
-        Err(e) => panic!("demo.gif: {e}"),
-    };
-    let decoder = match image::codecs::gif::GifDecoder::new(file) {
-        Ok(d) => d,
-        Err(e) => panic!("demo.gif is not a GIF: {e}"),
-    };
-    let frames = match decoder.into_frames().collect_frames() {
-        Ok(f) => f,
-        Err(e) => panic!("demo.gif frames: {e}"),
-    };
+    let frames = read_gif(&dir.join("demo.gif"));
     assert_eq!(frames.len(), 6, "one GIF frame per --frames");
     for (i, f) in frames.iter().enumerate() {
         let img = f.buffer();
@@ -148,17 +125,9 @@ fn demo_writes_a_picture_and_an_animation() {
 /// and the runtime still run, then the command says what to install and exits 1.
 #[test]
 fn demo_without_an_adapter_says_what_to_install() {
-    let dir = out_dir("no-adapter");
-    let out = throng(
-        &[
-            "demo",
-            "--instances",
-            "50",
-            "--out-dir",
-            &dir.to_string_lossy(),
-            "--frames",
-            "2",
-        ],
+    let (dir, out) = demo(
+        "no-adapter",
+        &["--instances", "50", "--frames", "2"],
         &[
             ("WGPU_BACKEND", "vulkan"),
             ("VK_ICD_FILENAMES", "/nonexistent/throng-no-driver.json"),

@@ -11,15 +11,19 @@
 //! Without a GPU adapter the tests skip outside CI and fail in CI (`test_gpu()`); without the
 //! asset folder they skip outside CI (`throng_testdata::asset`).
 
+mod common;
+
+use common::{asset_and_gpu, diff_image, differing, ok, ok_json, read_gif, read_png, s, save};
 use glam::Vec4;
 use throng_asset::decode::skin_vertices;
 use throng_asset::{Aabb, BakedAsset, Encoding, Layer};
 use throng_render::compute::skin_on_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::gpu_types::{single_layer, InstanceRecord, MaterialUniform};
-use throng_render::image::{Rgba, RgbaImage};
+use throng_render::image::RgbaImage;
 use throng_render::{
-    Camera, GpuAsset, InstanceTransform, Playback, ReferenceMesh, RenderOptions, Renderer, Skinning,
+    Camera, Gpu, GpuAsset, InstanceTransform, Playback, ReferenceMesh, RenderOptions, Renderer,
+    Skinning,
 };
 
 fn bake(model: &throng_anim::Model, name: &str, encoding: Encoding) -> BakedAsset {
@@ -35,29 +39,51 @@ fn bake(model: &throng_anim::Model, name: &str, encoding: Encoding) -> BakedAsse
     }
 }
 
-fn save(img: &RgbaImage, name: &str) {
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    if let Err(e) = img.save(&path) {
-        panic!("writing {}: {e}", path.display());
+fn import(path: &std::path::Path) -> throng_anim::Model {
+    match throng_gltf::import(path) {
+        Ok(m) => m,
+        Err(e) => panic!("importing {}: {e}", path.display()),
     }
 }
 
-/// Pixels whose R, G or B differ by more than `tol` levels (of 255).
-fn differs(a: &Rgba<u8>, b: &Rgba<u8>, tol: i32) -> bool {
-    (0..3).any(|c| (a[c] as i32 - b[c] as i32).abs() > tol)
+/// The source Fox and a GPU, or `None` (skip) when either is missing outside CI.
+fn fox_and_gpu() -> Option<(throng_anim::Model, Gpu)> {
+    let path = throng_testdata::asset("Fox.glb")?;
+    let gpu = throng_render::device::test_gpu()?;
+    Some((import(&path), gpu))
 }
 
-/// Red where the two images differ by more than `tol`, else the first image dimmed to grey.
-fn diff_image(a: &RgbaImage, b: &RgbaImage, tol: i32) -> RgbaImage {
-    RgbaImage::from_fn(a.width(), a.height(), |x, y| {
-        let (pa, pb) = (a.get_pixel(x, y), b.get_pixel(x, y));
-        if differs(pa, pb, tol) {
-            Rgba([255, 0, 0, 255])
-        } else {
-            let l = ((pa[0] as u32 + pa[1] as u32 + pa[2] as u32) / 6) as u8;
-            Rgba([l, l, l, 255])
-        }
-    })
+/// A `w` × `h` still with its camera framed on `scene` and no ground (the ground is sized from
+/// the scene bounds, which the texture and reference paths compute differently).
+fn framed(w: u32, h: u32, scene: &Aabb) -> RenderOptions {
+    RenderOptions {
+        width: w,
+        height: h,
+        camera: Some(Camera::framing(scene, w as f32 / h as f32)),
+        ground: false,
+        ..Default::default()
+    }
+}
+
+fn upload(renderer: &Renderer, asset: &BakedAsset) -> GpuAsset {
+    match renderer.upload(asset) {
+        Ok(g) => g,
+        Err(e) => panic!("uploading the Fox: {e}"),
+    }
+}
+
+/// `records` drawn by the texture path.
+fn texture_image(
+    renderer: &mut Renderer,
+    g: &GpuAsset,
+    transforms: &[InstanceTransform],
+    records: &[InstanceRecord],
+    opts: &RenderOptions,
+) -> RgbaImage {
+    match renderer.render_texture(g, transforms, records, opts) {
+        Ok(i) => i,
+        Err(e) => panic!("texture path: {e}"),
+    }
 }
 
 /// The source Fox skinned on the CPU by throng-anim at `time` seconds of clip `clip`: one
@@ -139,15 +165,8 @@ fn reference_image(
 /// the 30 fps one does not. PNGs and diffs go to the test target dir.
 #[test]
 fn between_frames_the_budgeted_bake_draws_what_the_source_draws() {
-    let Some(path) = throng_testdata::asset("Fox.glb") else {
+    let Some((model, gpu)) = fox_and_gpu() else {
         return;
-    };
-    let Some(gpu) = throng_render::device::test_gpu() else {
-        return;
-    };
-    let model = match throng_gltf::import(&path) {
-        Ok(m) => m,
-        Err(e) => panic!("importing {}: {e}", path.display()),
     };
     let mut renderer = Renderer::with_gpu(gpu);
     let (w, h) = (384u32, 384u32);
@@ -175,13 +194,7 @@ fn between_frames_the_budgeted_bake_draws_what_the_source_draws() {
     let scene = budgeted.row_bounds[first..first + budgeted.clips[ci].frames as usize]
         .iter()
         .fold(Aabb::EMPTY, |a, b| a.union(b));
-    let opts = RenderOptions {
-        width: w,
-        height: h,
-        camera: Some(Camera::framing(&scene, w as f32 / h as f32)),
-        ground: false,
-        ..Default::default()
-    };
+    let opts = framed(w, h, &scene);
     let reference = reference_image(&mut renderer, &model, ci, time as f32, &transforms, &opts);
     save(&reference, "fox-between-source-reference.png");
     let total = (w * h) as usize;
@@ -189,24 +202,14 @@ fn between_frames_the_budgeted_bake_draws_what_the_source_draws() {
     for (tag, asset) in [("budget", &budgeted), ("30fps", &uniform)] {
         let s = asset.clips[ci].sample(time);
         let record = single_layer(s.row, s.frac, ci as u32);
-        let g = match renderer.upload(asset) {
-            Ok(g) => g,
-            Err(e) => panic!("uploading the Fox: {e}"),
-        };
-        let img = match renderer.render_texture(&g, &transforms, &[record], &opts) {
-            Ok(i) => i,
-            Err(e) => panic!("texture path: {e}"),
-        };
+        let g = upload(&renderer, asset);
+        let img = texture_image(&mut renderer, &g, &transforms, &[record], &opts);
         save(&img, &format!("fox-between-{tag}.png"));
         save(
             &diff_image(&img, &reference, 8),
             &format!("fox-between-{tag}-diff.png"),
         );
-        let n = img
-            .pixels()
-            .zip(reference.pixels())
-            .filter(|(a, b)| differs(a, b, 8))
-            .count();
+        let n = differing(&img, &reference, 8);
         eprintln!(
             "Fox Walk at t = {time:.4} s ({tag}, row {} frac {:.3}): {n} of {total} pixels differ by more than 8/255 from the source",
             s.row, s.frac
@@ -226,15 +229,8 @@ fn between_frames_the_budgeted_bake_draws_what_the_source_draws() {
 
 #[test]
 fn baked_fox_on_the_texture_path_draws_what_the_source_fox_skinned_on_the_cpu_draws() {
-    let Some(path) = throng_testdata::asset("Fox.glb") else {
+    let Some((model, gpu)) = fox_and_gpu() else {
         return;
-    };
-    let Some(gpu) = throng_render::device::test_gpu() else {
-        return;
-    };
-    let model = match throng_gltf::import(&path) {
-        Ok(m) => m,
-        Err(e) => panic!("importing {}: {e}", path.display()),
     };
     // The K = 4 bake truncates nothing on the Fox: no source vertex has a 5th influence.
     for mesh in &model.meshes {
@@ -256,26 +252,14 @@ fn baked_fox_on_the_texture_path_draws_what_the_source_fox_skinned_on_the_cpu_dr
         let k = clip.frames / 3;
         let time = clip.frame_time(k) as f32;
         let record: InstanceRecord = single_layer(clip.first_row + k, 0.0, ci as u32);
-        let g = match renderer.upload(&asset) {
-            Ok(g) => g,
-            Err(e) => panic!("uploading the Fox: {e}"),
-        };
+        let g = upload(&renderer, &asset);
         let transforms = [InstanceTransform::IDENTITY];
         // Both paths get the same camera, framed on this row's bounds so the Fox fills the
         // picture (the texture path would frame from all clips' bounds, the reference path
         // from its vertices), and no ground (sized from those bounds too).
         let scene = asset.row_bounds[(clip.first_row + k) as usize];
-        let opts = RenderOptions {
-            width: w,
-            height: h,
-            camera: Some(Camera::framing(&scene, w as f32 / h as f32)),
-            ground: false,
-            ..Default::default()
-        };
-        let tex = match renderer.render_texture(&g, &transforms, &[record], &opts) {
-            Ok(i) => i,
-            Err(e) => panic!("texture path: {e}"),
-        };
+        let opts = framed(w, h, &scene);
+        let tex = texture_image(&mut renderer, &g, &transforms, &[record], &opts);
 
         let reference = reference_image(&mut renderer, &model, ci, time, &transforms, &opts);
         let tag = encoding.as_str();
@@ -293,11 +277,7 @@ fn baked_fox_on_the_texture_path_draws_what_the_source_fox_skinned_on_the_cpu_dr
             .filter(|p| p[0] as i32 > p[2] as i32 + 30)
             .count();
         assert!(fox > total / 50, "{tag}: only {fox} fox pixels of {total}");
-        let differ = tex
-            .pixels()
-            .zip(reference.pixels())
-            .filter(|(a, b)| differs(a, b, 8))
-            .count();
+        let differ = differing(&tex, &reference, 8);
         eprintln!(
             "Fox {tag}, clip {} frame {k} (t = {time:.4} s): {fox} fox pixels, {differ} of \
              {total} differ by more than 8/255 from the source skinned on the CPU",
@@ -314,15 +294,8 @@ fn baked_fox_on_the_texture_path_draws_what_the_source_fox_skinned_on_the_cpu_dr
             0.0,
             ci as u32,
         );
-        let moved = match renderer.render_texture(&g, &transforms, &[later], &opts) {
-            Ok(i) => i,
-            Err(e) => panic!("texture path: {e}"),
-        };
-        let moved_differ = moved
-            .pixels()
-            .zip(reference.pixels())
-            .filter(|(a, b)| differs(a, b, 8))
-            .count();
+        let moved = texture_image(&mut renderer, &g, &transforms, &[later], &opts);
+        let moved_differ = differing(&moved, &reference, 8);
         assert!(
             moved_differ * 200 > total,
             "{tag}: frame {k} + 4 differs in only {moved_differ} pixels: the check is blind"
@@ -364,10 +337,7 @@ fn gpu_skinning_matches_the_cpu_decoder_on_real_assets_for_every_encoding() {
         let Some(path) = throng_testdata::asset(file) else {
             return;
         };
-        let model = match throng_gltf::import(&path) {
-            Ok(m) => m,
-            Err(e) => panic!("importing {}: {e}", path.display()),
-        };
+        let model = import(&path);
         for encoding in Encoding::ALL {
             let asset = bake(&model, file, encoding);
             // quat-* may fall back to mat3x4-f32 (non-uniform scale): test what was baked.
@@ -430,43 +400,19 @@ fn gpu_skinning_matches_the_cpu_decoder_on_real_assets_for_every_encoding() {
     }
 }
 
-/// Runs the throng binary; panics with its stderr when it fails.
-fn throng(args: &[&str]) -> String {
-    let out = match std::process::Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args(args)
-        .output()
-    {
-        Ok(o) => o,
-        Err(e) => panic!("cannot run the throng binary: {e}"),
-    };
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "throng {args:?} failed:\n{stderr}");
-    stderr
-}
-
-fn read_png(path: &std::path::Path) -> RgbaImage {
-    match throng_render::image::open(path) {
-        Ok(i) => i.to_rgba8(),
-        Err(e) => panic!("reading {}: {e}", path.display()),
-    }
-}
-
 #[test]
 fn cli_gpu_timed_crowd_draws_what_the_cpu_timed_crowd_draws() {
-    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+    let Some(fox) = asset_and_gpu("Fox.glb") else {
         return;
     };
-    if throng_render::device::test_gpu().is_none() {
-        return;
-    }
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let fox = fox.to_string_lossy().into_owned();
+    let fox = s(&fox);
     let mut images = Vec::new();
     for timing in ["cpu", "gpu"] {
         let out = dir.join(format!("cli-fox-{timing}-timed.png"));
-        let out_s = out.to_string_lossy().into_owned();
+        let out_s = s(&out);
         // The source Fox baked in memory (quat-f32, K = 4), 9 instances of Walk 0.1 s apart.
-        throng(&[
+        ok(&[
             "render",
             &fox,
             "--encoding",
@@ -491,11 +437,7 @@ fn cli_gpu_timed_crowd_draws_what_the_cpu_timed_crowd_draws() {
         images.push(read_png(&out));
     }
     let total = images[0].pixels().len();
-    let differ = images[0]
-        .pixels()
-        .zip(images[1].pixels())
-        .filter(|(a, b)| differs(a, b, 8))
-        .count();
+    let differ = differing(&images[0], &images[1], 8);
     save(
         &diff_image(&images[0], &images[1], 8),
         "cli-fox-timing-diff.png",
@@ -511,18 +453,14 @@ fn cli_gpu_timed_crowd_draws_what_the_cpu_timed_crowd_draws() {
 
 #[test]
 fn cli_writes_an_animated_gif_of_a_seeded_random_crowd() {
-    use throng_render::image::AnimationDecoder;
-    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+    let Some(fox) = asset_and_gpu("Fox.glb") else {
         return;
     };
-    if throng_render::device::test_gpu().is_none() {
-        return;
-    }
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
     let out = dir.join("cli-fox-crowd.gif");
-    let fox = fox.to_string_lossy().into_owned();
-    let out_s = out.to_string_lossy().into_owned();
-    throng(&[
+    let fox = s(&fox);
+    let out_s = s(&out);
+    ok(&[
         "render",
         &fox,
         "--timing",
@@ -543,16 +481,7 @@ fn cli_writes_an_animated_gif_of_a_seeded_random_crowd() {
         "-o",
         &out_s,
     ]);
-    let file = match std::fs::File::open(&out) {
-        Ok(f) => std::io::BufReader::new(f),
-        Err(e) => panic!("opening {}: {e}", out.display()),
-    };
-    let frames = match throng_render::image::codecs::gif::GifDecoder::new(file)
-        .and_then(|d| d.into_frames().collect_frames())
-    {
-        Ok(f) => f,
-        Err(e) => panic!("decoding {}: {e}", out.display()),
-    };
+    let frames = read_gif(&out);
     assert_eq!(frames.len(), 6, "one GIF frame per --frames");
     for (i, f) in frames.iter().enumerate() {
         let (n, d) = f.delay().numer_denom_ms();
@@ -565,12 +494,7 @@ fn cli_writes_an_animated_gif_of_a_seeded_random_crowd() {
     save(frames[3].buffer(), "cli-fox-crowd-frame3.png");
     // The crowd moves: consecutive frames differ (not one picture repeated).
     for w in frames.windows(2) {
-        let moved = w[0]
-            .buffer()
-            .pixels()
-            .zip(w[1].buffer().pixels())
-            .filter(|(a, b)| differs(a, b, 8))
-            .count();
+        let moved = differing(w[0].buffer(), w[1].buffer(), 8);
         assert!(
             moved > 50,
             "consecutive GIF frames differ in only {moved} pixels"
@@ -583,35 +507,17 @@ fn cli_bench_render_reports_every_path_with_draws_and_uploads() {
     if throng_render::device::test_gpu().is_none() {
         return;
     }
-    let out = match std::process::Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args([
-            "bench",
-            "render",
-            "--instances",
-            "1,3",
-            "--frames",
-            "1",
-            "--size",
-            "64x64",
-            "--json",
-        ])
-        .output()
-    {
-        Ok(o) => o,
-        Err(e) => panic!("cannot run the throng binary: {e}"),
-    };
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "throng bench render failed:\n{stderr}"
-    );
-    let v: serde_json::Value = match serde_json::from_slice(&out.stdout) {
-        Ok(v) => v,
-        Err(e) => panic!(
-            "bench output is not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stdout)
-        ),
-    };
+    let v = ok_json(&[
+        "bench",
+        "render",
+        "--instances",
+        "1,3",
+        "--frames",
+        "1",
+        "--size",
+        "64x64",
+        "--json",
+    ]);
     let prims = v["primitives"].as_u64().unwrap_or(0);
     assert!(prims > 0, "no primitives in {v}");
     let cases = v["cases"].as_array().cloned().unwrap_or_default();
@@ -651,32 +557,27 @@ fn cli_texture_and_reference_stills_of_one_bake_match() {
         ("Fox.glb", &["--clip", "Walk", "--time", "0.1"][..]),
         ("CesiumMan.glb", &["--instances", "4", "--time", "0.5"][..]),
     ] {
-        let Some(src) = throng_testdata::asset(name) else {
+        let Some(src) = common::asset_arg(name) else {
             return;
         };
-        let src = src.to_string_lossy().into_owned();
         let baked = dir.join(format!("still-{name}"));
-        let baked_s = baked.to_string_lossy().into_owned();
-        throng(&["bake", &src, "-o", &baked_s, "--no-verify"]);
+        let baked_s = s(&baked);
+        ok(&["bake", &src, "-o", &baked_s, "--no-verify"]);
         let mut images = Vec::new();
         for (tag, path) in [
             ("texture", &[][..]),
             ("reference", &["--path", "reference", "--source", &src][..]),
         ] {
             let out = dir.join(format!("still-{name}-{tag}.png"));
-            let out_s = out.to_string_lossy().into_owned();
+            let out_s = s(&out);
             let mut args = vec!["render", &baked_s, "--size", "320x240", "-o", &out_s];
             args.extend_from_slice(extra);
             args.extend_from_slice(path);
-            throng(&args);
+            ok(&args);
             images.push(read_png(&out));
         }
         let total = images[0].pixels().len();
-        let differ = images[0]
-            .pixels()
-            .zip(images[1].pixels())
-            .filter(|(a, b)| differs(a, b, 8))
-            .count();
+        let differ = differing(&images[0], &images[1], 8);
         save(
             &diff_image(&images[0], &images[1], 8),
             &format!("still-{name}-diff.png"),

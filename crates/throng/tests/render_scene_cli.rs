@@ -6,8 +6,10 @@
 //! rendering tests skip outside CI and fail in CI (`test_gpu()`); without the asset folder they
 //! skip outside CI (`throng_testdata::asset`). The usage-error test needs neither.
 
+mod common;
+
+use common::{asset_and_gpu, differing, ok_json, ok_stderr, read_png, run, s};
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use throng_render::image::{Rgba, RgbaImage};
 
 fn dir(name: &str) -> PathBuf {
@@ -17,35 +19,6 @@ fn dir(name: &str) -> PathBuf {
         panic!("creating {}: {e}", d.display());
     }
     d
-}
-
-fn run(args: &[&str]) -> Output {
-    match std::process::Command::new(env!("CARGO_BIN_EXE_throng"))
-        .args(args)
-        .output()
-    {
-        Ok(o) => o,
-        Err(e) => panic!("cannot run the throng binary: {e}"),
-    }
-}
-
-/// Runs throng; panics with its stderr when it fails; returns stderr.
-fn throng(args: &[&str]) -> String {
-    let out = run(args);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "throng {args:?} failed:\n{stderr}");
-    stderr
-}
-
-fn s(p: &Path) -> String {
-    p.to_string_lossy().into_owned()
-}
-
-fn read_png(path: &Path) -> RgbaImage {
-    match throng_render::image::open(path) {
-        Ok(i) => i.to_rgba8(),
-        Err(e) => panic!("reading {}: {e}", path.display()),
-    }
 }
 
 /// Fox orange: red well above green and blue (sky, grey ground and Cesium Man's white, green
@@ -63,14 +36,6 @@ fn white(p: &Rgba<u8>) -> bool {
 
 fn count(img: &RgbaImage, f: fn(&Rgba<u8>) -> bool) -> usize {
     img.pixels().filter(|p| f(p)).count()
-}
-
-/// Pixels whose R, G or B differ by more than 8 levels (of 255).
-fn differing(a: &RgbaImage, b: &RgbaImage) -> usize {
-    a.pixels()
-        .zip(b.pixels())
-        .filter(|(p, q)| (0..3).any(|c| (p[c] as i32 - q[c] as i32).abs() > 8))
-        .count()
 }
 
 /// The number after `key` in the CLI's frame statistics line, e.g. `stat(s, "draw calls")`
@@ -154,17 +119,14 @@ fn bad_lod_influences_debug_values_and_lone_debug_joint_are_usage_errors() {
 
 #[test]
 fn two_assets_share_one_frame_and_both_show() {
-    let Some(cesium) = throng_testdata::asset("CesiumMan.glb") else {
+    let Some(cesium) = asset_and_gpu("CesiumMan.glb") else {
         return;
     };
-    if throng_render::device::test_gpu().is_none() {
-        return;
-    }
     let d = dir("two");
     let fox = d.join("demofox.glb");
     let baked = d.join("cesium.glb");
-    throng(&["demo-asset", "-o", &s(&fox)]);
-    throng(&["bake", &s(&cesium), "-o", &s(&baked)]);
+    ok_stderr(&["demo-asset", "-o", &s(&fox)]);
+    ok_stderr(&["bake", &s(&cesium), "-o", &s(&baked)]);
     let common = ["--instances", "8", "--size", "320x320", "--seed", "2"];
     let (fox_s, baked_s) = (s(&fox), s(&baked));
     // The built-in fox is a source glTF: with another input it is baked in memory.
@@ -173,14 +135,14 @@ fn two_assets_share_one_frame_and_both_show() {
     let mut argv = vec!["render", &fox_s, &baked_s];
     argv.extend(common);
     argv.extend(["-o", &both_s]);
-    let stderr = throng(&argv);
+    let stderr = ok_stderr(&argv);
     // The same fox crowd alone (baked in memory the same way) for the colour baseline.
     let fox_only = d.join("fox-only.png");
     let fox_only_s = s(&fox_only);
     let mut argv = vec!["render", &fox_s, "--encoding", "quat-snorm16"];
     argv.extend(common);
     argv.extend(["-o", &fox_only_s]);
-    throng(&argv);
+    ok_stderr(&argv);
     let img = read_png(&both);
     let alone = read_png(&fox_only);
     let (o, g) = (count(&img, orange), count(&img, white));
@@ -202,22 +164,19 @@ fn two_assets_share_one_frame_and_both_show() {
 
 #[test]
 fn lod_bias_zero_draws_lod_0_only_and_no_shadows_drops_the_shadow_pass() {
-    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+    let Some(fox) = asset_and_gpu("Fox.glb") else {
         return;
     };
-    if throng_render::device::test_gpu().is_none() {
-        return;
-    }
     let d = dir("lod");
     let baked = d.join("fox-lod.glb");
-    throng(&["bake", &s(&fox), "--lod", "0.5,0.25,0.1", "-o", &s(&baked)]);
+    ok_stderr(&["bake", &s(&fox), "--lod", "0.5,0.25,0.1", "-o", &s(&baked)]);
     let b = s(&baked);
     let render = |extra: &[&str], name: &str| {
         let out = s(&d.join(name));
         let mut argv = vec!["render", &b, "--instances", "36", "--size", "256x256"];
         argv.extend_from_slice(extra);
         argv.extend(["-o", &out]);
-        throng(&argv)
+        ok_stderr(&argv)
     };
     let lod = render(&[], "lod.png");
     let full = render(&["--lod-bias", "0"], "lod0.png");
@@ -269,7 +228,7 @@ fn debug_views_differ_from_the_normal_render_and_from_each_other() {
     }
     let d = dir("debug");
     let fox = d.join("demofox.glb");
-    throng(&["demo-asset", "-o", &s(&fox)]);
+    ok_stderr(&["demo-asset", "-o", &s(&fox)]);
     let f = s(&fox);
     let views: [(&str, &[&str]); 6] = [
         ("normal", &["--encoding", "quat-snorm16"]),
@@ -302,12 +261,12 @@ fn debug_views_differ_from_the_normal_render_and_from_each_other() {
             &o,
         ];
         argv.extend_from_slice(extra);
-        throng(&argv);
+        ok_stderr(&argv);
         images.push((name, read_png(&out)));
     }
     for i in 0..images.len() {
         for j in i + 1..images.len() {
-            let n = differing(&images[i].1, &images[j].1);
+            let n = differing(&images[i].1, &images[j].1, 8);
             eprintln!("{} vs {}: {n} pixels differ", images[i].0, images[j].0);
             assert!(
                 n > 200,
@@ -321,13 +280,10 @@ fn debug_views_differ_from_the_normal_render_and_from_each_other() {
 
 #[test]
 fn bench_render_field_compares_culling_and_lod_against_everything_at_lod_0() {
-    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+    let Some(fox) = asset_and_gpu("Fox.glb") else {
         return;
     };
-    if throng_render::device::test_gpu().is_none() {
-        return;
-    }
-    let out = run(&[
+    let v = ok_json(&[
         "bench",
         "render",
         "--asset",
@@ -342,15 +298,6 @@ fn bench_render_field_compares_culling_and_lod_against_everything_at_lod_0() {
         "128x128",
         "--json",
     ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "bench render --field failed:\n{stderr}"
-    );
-    let v: serde_json::Value = match serde_json::from_slice(&out.stdout) {
-        Ok(v) => v,
-        Err(e) => panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)),
-    };
     let cases = v["cases"].as_array().cloned().unwrap_or_default();
     assert_eq!(cases.len(), 2, "{v}");
     let (on, off) = (&cases[0], &cases[1]);

@@ -3,25 +3,10 @@
 //! checksum, must catch the damage. Independent of the writer (docs/format.md).
 #![allow(dead_code)]
 
-use serde_json::Value;
+mod checksum;
 
-/// FNV-1a 64 of docs/format.md "Checksum", written over the 16 digits of the last checksum key.
-pub fn reseal(bytes: &mut [u8]) {
-    let key = b"\"checksum\":\"fnv1a64:";
-    let Some(at) = bytes.windows(key.len()).rposition(|w| w == key) else {
-        return;
-    };
-    let at = at + key.len();
-    if at + 16 > bytes.len() {
-        return;
-    }
-    bytes[at..at + 16].copy_from_slice(b"0000000000000000");
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &b in bytes.iter() {
-        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
-    }
-    bytes[at..at + 16].copy_from_slice(format!("{h:016x}").as_bytes());
-}
+pub use checksum::reseal;
+use serde_json::Value;
 
 /// The JSON and the BIN chunk (with its padding) of a baked file.
 pub fn split(bytes: &[u8]) -> (Value, Vec<u8>) {

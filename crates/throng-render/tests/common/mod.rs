@@ -6,6 +6,91 @@
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use half::f16;
 use throng_asset::*;
+use throng_render::gpu_types::MaterialUniform;
+use throng_render::{image, InstanceRecord, InstanceTransform, ReferenceMesh, Renderer};
+
+/// A renderer on the test GPU, or `None` (skip) when there is none outside CI.
+pub fn renderer() -> Option<Renderer> {
+    throng_render::device::test_gpu().map(Renderer::with_gpu)
+}
+
+/// `records` drawn by the texture path (the skinning path `opts` picks).
+pub fn texture(
+    r: &mut Renderer,
+    g: &throng_render::GpuAsset,
+    transforms: &[InstanceTransform],
+    records: &[InstanceRecord],
+    opts: &throng_render::RenderOptions,
+) -> image::RgbaImage {
+    r.render_texture(g, transforms, records, opts)
+        .expect("texture render")
+}
+
+/// The bending tube of `encoding` and its upload to `r`.
+pub fn uploaded_tube(r: &Renderer, encoding: Encoding) -> (BakedAsset, throng_render::GpuAsset) {
+    let asset = tube_asset(encoding);
+    let g = r.upload(&asset).expect("upload");
+    (asset, g)
+}
+
+/// Writes `img` as `name` in the test target dir, for people to look at.
+pub fn save(img: &image::RgbaImage, name: &str) {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    img.save(&path).expect("write png");
+    eprintln!("wrote {}", path.display());
+}
+
+/// The tube's orange (the background and the ground are blue and grey).
+pub fn is_orange(p: &image::Rgba<u8>) -> bool {
+    p[0] > 100 && p[0] as i32 > p[2] as i32 + 60 && p[1] < p[0]
+}
+
+/// Per pixel of two same-sized images: whether R, G or B differ by more than 8 levels (of 255).
+pub fn differing(a: &image::RgbaImage, b: &image::RgbaImage) -> Vec<bool> {
+    a.pixels()
+        .zip(b.pixels())
+        .map(|(p, q)| (0..3).any(|c| (p[c] as i32 - q[c] as i32).abs() > 8))
+        .collect()
+}
+
+/// Primitive 0 of `asset` skinned on the CPU by the decoder for each record.
+pub fn cpu_skinned(
+    asset: &BakedAsset,
+    records: &[InstanceRecord],
+    mode: decode::Skinning,
+) -> Vec<decode::SkinnedVertices> {
+    records
+        .iter()
+        .map(|rec| decode::skin_vertices(asset, 0, &rec.layers, mode).expect("cpu skin"))
+        .collect()
+}
+
+/// One reference mesh per instance: primitive 0 of `asset` with the i-th (positions, normals)
+/// of `vertices`, at `transforms[i]`, in the asset's plain colour.
+pub fn instance_meshes<'a>(
+    asset: &'a BakedAsset,
+    vertices: impl IntoIterator<Item = (&'a [Vec3], &'a [Vec3])>,
+    transforms: &'a [InstanceTransform],
+) -> Vec<ReferenceMesh<'a>> {
+    vertices
+        .into_iter()
+        .zip(transforms)
+        .map(|((positions, normals), t)| ReferenceMesh {
+            positions,
+            normals,
+            indices: &asset.primitives[0].indices,
+            uvs: None,
+            material: MaterialUniform::color(asset.materials[0].base_color_factor),
+            texture: None,
+            transforms: std::slice::from_ref(t),
+        })
+        .collect()
+}
+
+/// How many pixels `differing` marks.
+pub fn differ_count(a: &image::RgbaImage, b: &image::RgbaImage) -> usize {
+    differing(a, b).iter().filter(|&&d| d).count()
+}
 
 /// xorshift64* — deterministic test data without a dependency.
 pub struct Rng(u64);
@@ -129,13 +214,28 @@ pub fn encode(encoding: Encoding, poses: &[Vec<Trs>], rows_per_layer: u32) -> Bo
 }
 
 fn clip(name: &str, first_row: u32, frames: u32) -> ClipInfo {
-    let duration = (frames - 1) as f64 / 30.0;
+    timed_clip(name, first_row, frames, (frames - 1) as f64 / 30.0, None)
+}
+
+/// A looping clip of `frames` over `duration` seconds: uniform at 30 fps, or at the listed
+/// frame `times` (its fps then the mean rate).
+pub fn timed_clip(
+    name: &str,
+    first_row: u32,
+    frames: u32,
+    duration: f64,
+    times: Option<Vec<f32>>,
+) -> ClipInfo {
+    let fps = match &times {
+        Some(_) => (frames - 1) as f64 / duration,
+        None => 30.0,
+    };
     ClipInfo {
-        times: None,
+        times,
         name: name.into(),
         first_row,
         frames,
-        fps: 30.0,
+        fps,
         step: if frames > 1 {
             duration / (frames - 1) as f64
         } else {

@@ -2,6 +2,31 @@
 #![allow(dead_code)]
 
 use throng_asset::{Aabb, ClipEvent, ClipInfo, LoopMode};
+use throng_runtime::{CpuRuntime, Handle, InstanceTransform, PlayOptions, PlaybackControl};
+
+/// A CPU runtime over `clips` with one instance at the origin playing `clip`.
+pub fn one(clips: &[ClipInfo], clip: usize, opts: PlayOptions) -> (CpuRuntime, Handle) {
+    let mut rt = CpuRuntime::new(clips);
+    let h = rt.spawn(InstanceTransform::IDENTITY);
+    rt.play(h, clip, opts).unwrap();
+    (rt, h)
+}
+
+/// `n` instances at the origin, instance i playing the (clip, options) `play(i)` gives.
+pub fn spawn_playing(
+    rt: &mut impl PlaybackControl,
+    n: usize,
+    play: impl Fn(usize) -> (usize, PlayOptions),
+) -> Vec<Handle> {
+    (0..n)
+        .map(|i| {
+            let h = rt.spawn(InstanceTransform::IDENTITY);
+            let (clip, opts) = play(i);
+            rt.play(h, clip, opts).unwrap();
+            h
+        })
+        .collect()
+}
 
 /// A clip of duration `d` sampled at `fps`: `n = floor(d·fps + 1e-3) + 1` frames.
 pub fn clip(first_row: u32, d: f64, fps: f64, mode: LoopMode, events: &[f32]) -> ClipInfo {
