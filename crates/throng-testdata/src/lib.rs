@@ -6,6 +6,8 @@
 
 use std::path::PathBuf;
 
+pub mod glb;
+
 /// The asset folder, or `None` (after printing why) when it is missing outside CI.
 ///
 /// # Panics

@@ -18,21 +18,7 @@ pub fn split(bytes: &[u8]) -> (Value, Vec<u8>) {
 
 /// A GLB of `json` and `bin` (the BIN chunk as given), resealed.
 pub fn repack(json: &Value, bin: &[u8]) -> Vec<u8> {
-    let mut j = serde_json::to_vec(json).unwrap();
-    while !j.len().is_multiple_of(4) {
-        j.push(b' ');
-    }
-    let total = 12 + 8 + j.len() + 8 + bin.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&j);
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(bin);
+    let mut out = throng_testdata::glb::pack(&serde_json::to_vec(json).unwrap(), Some(bin));
     reseal(&mut out);
     out
 }

@@ -72,28 +72,11 @@ impl Doc {
 /// Packs a JSON document and a binary chunk into a GLB (glTF 2.0 §4.4), each chunk padded to 4
 /// bytes (JSON with spaces, BIN with zeros). An empty `bin` writes no BIN chunk.
 pub fn pack_glb(json: &[u8], bin: &[u8]) -> Vec<u8> {
-    let mut j = json.to_vec();
-    while !j.len().is_multiple_of(4) {
-        j.push(b' ');
-    }
     let mut b = bin.to_vec();
     while !b.len().is_multiple_of(4) {
         b.push(0);
     }
-    let total = 12 + 8 + j.len() + if b.is_empty() { 0 } else { 8 + b.len() };
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(j.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&j);
-    if !b.is_empty() {
-        out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(&b);
-    }
-    out
+    throng_testdata::glb::pack(json, (!b.is_empty()).then_some(&b[..]))
 }
 
 impl Doc {
