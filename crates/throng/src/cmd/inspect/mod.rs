@@ -3,39 +3,37 @@
 
 mod baked;
 
-use super::shared::{load_model, print_stdout, usage, SourceArgs};
+use super::shared::{load_model, print_stdout, usage, InputArgs};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use throng_anim::{BindingKind, Model};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A glTF file (.gltf/.glb) or a baked throng asset (.glb).
-    pub input: PathBuf,
+    // The input file and its source options, shared with the other command that reads either kind.
     #[command(flatten)]
-    pub source_args: SourceArgs,
+    pub file: InputArgs,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if throng_asset::is_baked_file(&args.input) {
-        if !args.source_args.clips.is_empty() {
+    if throng_asset::is_baked_file(&args.file.input) {
+        if !args.file.source_args.clips.is_empty() {
             return Err(usage(format!(
                 "{}: --clips binds animation files to a source glTF's skeleton; this file is \
                  already baked (inspect it without --clips)",
-                args.input.display()
+                args.file.input.display()
             )));
         }
-        return baked::run(&args.input, args.json);
+        return baked::run(&args.file.input, args.json);
     }
-    let model = load_model(&args.input, &args.source_args)?;
+    let model = load_model(&args.file.input, &args.file.source_args)?;
     let report = describe(&model);
     if args.json {
         print_stdout(&serde_json::to_string_pretty(&report)?)?;
     } else {
-        print_table(&args.input, &report);
+        print_table(&args.file.input, &report);
     }
     Ok(())
 }

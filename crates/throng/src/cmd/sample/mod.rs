@@ -7,7 +7,7 @@
 
 mod baked;
 
-use super::shared::{find_clip, load_model, print_stdout, write_atomic, SourceArgs};
+use super::shared::{find_clip, load_model, print_stdout, write_atomic, InputArgs};
 use anyhow::Context;
 use baked::SampledPrimitive;
 use serde_json::{json, Value};
@@ -17,10 +17,9 @@ use throng_asset::LoopMode;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A glTF file (.gltf/.glb) or a baked throng asset (.glb).
-    pub input: PathBuf,
+    // The input file and its source options, shared with the other command that reads either kind.
     #[command(flatten)]
-    pub source_args: SourceArgs,
+    pub file: InputArgs,
     /// Clip name or index; without it the rest pose.
     #[arg(long)]
     pub clip: Option<String>,
@@ -45,9 +44,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let baked = throng_asset::is_baked_file(&args.input);
+    let baked = throng_asset::is_baked_file(&args.file.input);
     let query = baked::Query {
-        input: &args.input,
+        input: &args.file.input,
         clip: args.clip.as_deref(),
         time: args.time,
         skinning: args.skinning,
@@ -57,7 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if !baked {
             anyhow::bail!(
                 "{}: --anchor reads a baked asset's anchors and this is a source file; bake it with `throng bake --anchor NODE` (or --anchors auto) first",
-                args.input.display()
+                args.file.input.display()
             );
         }
         return baked::anchor(&query, name, args.json);
@@ -73,12 +72,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// The source skinned on the CPU at full rate (throng-anim's reference), at the clip time held
 /// at the clip's ends like the baked sample.
 fn sample_source(args: &Args) -> anyhow::Result<Vec<SampledPrimitive>> {
-    let model = load_model(&args.input, &args.source_args)?;
+    let model = load_model(&args.file.input, &args.file.source_args)?;
     let mut skinner = ModelSkinner::new(&model);
     if skinner.is_empty() {
         anyhow::bail!(
             "{}: nothing to animate (no skin and no mesh under a joint or an animated node)",
-            args.input.display()
+            args.file.input.display()
         );
     }
     let clip = args

@@ -22,6 +22,16 @@ pub struct SourceArgs {
     pub asset_root: Option<PathBuf>,
 }
 
+/// The file `inspect` and `sample` read, with how to read it when it is a source glTF: both
+/// commands take either kind, so they share one positional argument and its help.
+#[derive(clap::Args, Debug, Clone)]
+pub struct InputArgs {
+    /// A glTF file (.gltf/.glb) or a baked throng asset (.glb).
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub source_args: SourceArgs,
+}
+
 /// Imports `input` and appends the clips of every `source.clips` file (bound by joint name),
 /// with their binding warnings in the model's warnings.
 pub fn load_model(input: &Path, source: &SourceArgs) -> anyhow::Result<Model> {
