@@ -90,13 +90,22 @@ struct Case {
     upload_bytes: u64,
 }
 
+/// What both reports (this one and [`field`]'s) open with: the device, the asset and the frames
+/// timed. Flattened into each, so the JSON keys stay where tools read them.
 #[derive(serde::Serialize)]
-struct Report {
+struct RunInfo {
     adapter: String,
     asset: String,
     width: u32,
     height: u32,
+    /// Timed frames per case (after the warm-up frames).
     frames: u32,
+}
+
+#[derive(serde::Serialize)]
+struct Report {
+    #[serde(flatten)]
+    run: RunInfo,
     primitives: usize,
     vertices: usize,
     cases: Vec<Case>,
@@ -279,11 +288,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let report = Report {
-        adapter: renderer.adapter().to_string(),
-        asset: name,
-        width: w,
-        height: h,
-        frames: args.frames,
+        run: RunInfo {
+            adapter: renderer.adapter().to_string(),
+            asset: name,
+            width: w,
+            height: h,
+            frames: args.frames,
+        },
         primitives: asset.primitives.len(),
         vertices: verts as usize,
         cases,
@@ -302,7 +313,13 @@ fn table(r: &Report) -> String {
         "adapter: {}\nasset: {} ({} primitive(s), {} vertices), {}x{}, {} timed frames per case\n\
          frame = wall time of a whole frame incl. read back; cpu = preparing records or \
          skinned vertices\n\n",
-        r.adapter, r.asset, r.primitives, r.vertices, r.width, r.height, r.frames
+        r.run.adapter,
+        r.run.asset,
+        r.primitives,
+        r.vertices,
+        r.run.width,
+        r.run.height,
+        r.run.frames
     );
     s += &format!(
         "{:>9} {:>10} {:>10} {:>9} {:>9} {:>11} {:>7} {:>14}\n",

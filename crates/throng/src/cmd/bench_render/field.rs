@@ -30,7 +30,7 @@ use std::time::Instant;
 use throng_asset::{Aabb, BakedAsset};
 use throng_render::{Camera, Crowd, FrameStats, Playback, RenderOptions, Renderer};
 
-use super::{crowd_runtime, load_asset, Args};
+use super::{crowd_runtime, load_asset, Args, RunInfo};
 use throng_runtime::crowd;
 
 #[derive(serde::Serialize)]
@@ -77,12 +77,9 @@ struct Ratios {
 
 #[derive(serde::Serialize)]
 struct Report {
-    adapter: String,
-    asset: String,
-    width: u32,
-    height: u32,
-    /// Timed frames per case (after 1 warm-up).
-    frames: u32,
+    /// Its `frames` are timed after 1 warm-up frame.
+    #[serde(flatten)]
+    run: RunInfo,
     lod_ratios: Vec<f32>,
     /// Triangles of one instance at LOD 0, 1, ... (all primitives).
     lod_triangles: Vec<u64>,
@@ -358,11 +355,13 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         draws: ratio(on.draws as f64, off.draws as f64),
     };
     let report = Report {
-        adapter: renderer.adapter().to_string(),
-        asset: name,
-        width: w,
-        height: h,
-        frames,
+        run: RunInfo {
+            adapter: renderer.adapter().to_string(),
+            asset: name,
+            width: w,
+            height: h,
+            frames,
+        },
         lod_ratios: args.field_lods.clone(),
         lod_triangles,
         spacing: s,
@@ -383,7 +382,7 @@ fn table(r: &Report) -> String {
         "adapter: {}\nfield of {} ({} px), LOD ratios {:?} → triangles per instance {:?}\n\
          medians of {} frame(s) after 1 warm-up; frame = wall time incl. read back; cpu = \
          records + recording the frame (no GPU wait)\n\n",
-        r.adapter, r.asset, r.width, r.lod_ratios, r.lod_triangles, r.frames
+        r.run.adapter, r.run.asset, r.run.width, r.lod_ratios, r.lod_triangles, r.run.frames
     );
     s += &format!(
         "{:>9} {:>9} {:>10} {:>9} {:>9} {:>6} {:>9} {:>24} {:>12} {:>9} {:>12} {:>10}\n",
