@@ -2,8 +2,19 @@
 //! one file, or an output that would replace a source, are errors (exit 1) and nothing is
 //! written; subfolders are named as not baked.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
+
+use common::{run, s};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// Runs `throng bake SRC -o OUT` and returns its output with stderr as text, for the checks
+/// on its exit status and message.
+fn bake(src: &Path, out: &Path) -> (Output, String) {
+    let o = run(&["bake", &s(src), "-o", &s(out)]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    (o, err)
+}
 
 fn temp_dir(tag: &str) -> PathBuf {
     let p = std::env::temp_dir().join(format!("throng-batch-{tag}-{}", std::process::id()));
@@ -20,18 +31,13 @@ fn a_folder_bake_refuses_clashes_and_overwrites_before_writing() {
     ) else {
         return;
     };
-    let bin = env!("CARGO_BIN_EXE_throng");
     // X.glb and X.gltf (a .glb under another ending still imports) would both give X.glb.
     let src = temp_dir("clash");
     std::fs::copy(&man, src.join("X.glb")).expect("copy");
     std::fs::copy(&simple, src.join("X.gltf")).expect("copy");
     std::fs::create_dir_all(src.join("more")).expect("subfolder");
     let out = src.with_extension("out");
-    let o = Command::new(bin)
-        .args(["bake", &src.to_string_lossy(), "-o", &out.to_string_lossy()])
-        .output()
-        .expect("run");
-    let err = String::from_utf8_lossy(&o.stderr);
+    let (o, err) = bake(&src, &out);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("would both bake to"), "{err}");
     assert!(!out.exists(), "nothing is written");
@@ -39,11 +45,7 @@ fn a_folder_bake_refuses_clashes_and_overwrites_before_writing() {
     let own = temp_dir("own");
     std::fs::copy(&man, own.join("Fox.glb")).expect("copy");
     std::fs::copy(&simple, own.join("Simple.glb")).expect("copy");
-    let o = Command::new(bin)
-        .args(["bake", &own.to_string_lossy(), "-o", &own.to_string_lossy()])
-        .output()
-        .expect("run");
-    let err = String::from_utf8_lossy(&o.stderr);
+    let (o, err) = bake(&own, &own);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("would be overwritten"), "{err}");
     let names: Vec<_> = std::fs::read_dir(&own)
@@ -53,11 +55,7 @@ fn a_folder_bake_refuses_clashes_and_overwrites_before_writing() {
     assert_eq!(names.len(), 2, "no file added or replaced: {names:?}");
     // A clean plan names the subfolders it does not bake.
     std::fs::remove_file(src.join("X.gltf")).expect("remove");
-    let o = Command::new(bin)
-        .args(["bake", &src.to_string_lossy(), "-o", &out.to_string_lossy()])
-        .output()
-        .expect("run");
-    let err = String::from_utf8_lossy(&o.stderr);
+    let (o, err) = bake(&src, &out);
     assert!(o.status.success(), "{err}");
     assert!(
         err.contains("subfolders are not baked") && err.contains("more"),
