@@ -102,6 +102,18 @@ struct RunInfo {
     frames: u32,
 }
 
+impl RunInfo {
+    fn new(renderer: &Renderer, asset: String, (width, height): (u32, u32), frames: u32) -> Self {
+        Self {
+            adapter: renderer.adapter().to_string(),
+            asset,
+            width,
+            height,
+            frames,
+        }
+    }
+}
+
 #[derive(serde::Serialize)]
 struct Report {
     #[serde(flatten)]
@@ -288,13 +300,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let report = Report {
-        run: RunInfo {
-            adapter: renderer.adapter().to_string(),
-            asset: name,
-            width: w,
-            height: h,
-            frames: args.frames,
-        },
+        run: RunInfo::new(&renderer, name, (w, h), args.frames),
         primitives: asset.primitives.len(),
         vertices: verts as usize,
         cases,

@@ -355,13 +355,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         draws: ratio(on.draws as f64, off.draws as f64),
     };
     let report = Report {
-        run: RunInfo {
-            adapter: renderer.adapter().to_string(),
-            asset: name,
-            width: w,
-            height: h,
-            frames,
-        },
+        run: RunInfo::new(&renderer, name, (w, h), frames),
         lod_ratios: args.field_lods.clone(),
         lod_triangles,
         spacing: s,
