@@ -319,21 +319,8 @@ pub fn random_asset(encoding: Encoding, k: u32, seed: u64) -> (BakedAsset, Vec<V
     }
     let indices: Vec<u32> = (0..v as u32 - 2).flat_map(|i| [i, i + 1, i + 2]).collect();
     let prim = BakedPrimitive {
-        node_index: 0,
-        mesh: 0,
-        primitive: 0,
-        rigid: false,
-        positions,
-        normals,
         tangents: Some(tangents),
-        uv0: None::<Vec<Vec2>>,
-        influences: k,
-        joints,
-        weights: ws,
-        indices,
-        material: None,
-        lods: vec![],
-        vat: None,
+        ..skinned_primitive(positions, normals, (k, joints, ws), indices)
     };
     let asset = BakedAsset {
         source_name: format!("random-{}", encoding.as_str()),
@@ -443,21 +430,8 @@ pub fn tube_asset(encoding: Encoding) -> BakedAsset {
         row_bounds: vec![bounds; rows as usize],
         bone_texture,
         primitives: vec![BakedPrimitive {
-            node_index: 0,
-            mesh: 0,
-            primitive: 0,
-            rigid: false,
-            positions,
-            normals,
-            tangents: None,
-            uv0: None,
-            influences: 4,
-            joints: jts,
-            weights: ws,
-            indices,
             material: Some(0),
-            lods: vec![],
-            vat: None,
+            ..skinned_primitive(positions, normals, (4, jts, ws), indices)
         }],
         materials: vec![BakedMaterial {
             name: Some("orange".into()),
@@ -468,5 +442,33 @@ pub fn tube_asset(encoding: Encoding) -> BakedAsset {
         }],
         images: vec![],
         anchors: None,
+    }
+}
+
+/// The one skinned primitive of the synthetic assets: node 0's mesh 0, no tangents, UVs,
+/// material, LODs or VAT unless the caller sets them. `skin` is (influences per vertex, joints,
+/// weights).
+fn skinned_primitive(
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    (influences, joints, weights): (u32, Vec<u16>, Vec<u16>),
+    indices: Vec<u32>,
+) -> BakedPrimitive {
+    BakedPrimitive {
+        node_index: 0,
+        mesh: 0,
+        primitive: 0,
+        rigid: false,
+        positions,
+        normals,
+        tangents: None,
+        uv0: None::<Vec<Vec2>>,
+        influences,
+        joints,
+        weights,
+        indices,
+        material: None,
+        lods: vec![],
+        vat: None,
     }
 }
