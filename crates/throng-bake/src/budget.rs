@@ -56,24 +56,6 @@ impl ReferenceSkin {
             .map(|(&e, &w)| (e as usize, w))
     }
 
-    /// Largest `|Σ_i w_i m_i p|` over the vertices (file units); stops early once it passes
-    /// `stop_above`.
-    fn max_length(&self, m: &[Mat4], stop_above: f32) -> f32 {
-        let mut worst = 0.0f32;
-        let stop = stop_above * stop_above;
-        for (v, &p) in self.positions.iter().enumerate() {
-            let mut q = Vec3::ZERO;
-            for (e, w) in self.influences(v) {
-                q += m[e].transform_point3(p) * w;
-            }
-            worst = worst.max(q.length_squared());
-            if worst > stop {
-                break;
-            }
-        }
-        worst.sqrt()
-    }
-
     /// The vertices skinned with `s` (linear blend skinning, every influence).
     fn skin(&self, s: &[Mat4]) -> Vec<Vec3> {
         (0..self.positions.len())
@@ -84,11 +66,21 @@ impl ReferenceSkin {
             })
             .collect()
     }
+}
 
-    /// Diagonal of the bounding box of the vertices skinned with `s` (file units).
-    fn diagonal(&self, s: &[Mat4]) -> f32 {
-        diagonal(&self.skin(s))
+/// Largest distance between the vertices skinned at t and the lerp at `alpha` of those skinned
+/// at the segment's ends (file units); stops early once it passes `stop_above`. Skinning is
+/// linear in the matrices, so this is the error of lerping the matrices themselves.
+fn lerp_error(pt: &[Vec3], pa: &[Vec3], pb: &[Vec3], alpha: f32, stop_above: f32) -> f32 {
+    let stop = stop_above * stop_above;
+    let mut worst = 0.0f32;
+    for (t, (a, b)) in pt.iter().zip(pa.iter().zip(pb)) {
+        worst = worst.max((*t - a.lerp(*b, alpha)).length_squared());
+        if worst > stop {
+            break;
+        }
     }
+    worst.sqrt()
 }
 
 fn diagonal(points: &[Vec3]) -> f32 {
@@ -142,30 +134,18 @@ impl Job<'_> {
         );
     }
 
+    /// The reference vertices at clip time `t` (`s` is scratch for the skin matrices).
+    fn skinned(&self, poser: &mut Poser, t: f64, s: &mut Vec<Mat4>) -> Vec<Vec3> {
+        self.pose(poser, t, s);
+        self.skin.skin(s)
+    }
+
     /// Error allowed at a time whose skinned bounding diagonal is `diag` (file units).
     fn allowed(&self, diag: f32) -> f32 {
         match self.budget {
             MaxError::Relative(r) => (r * diag as f64) as f32,
             MaxError::Absolute(a) => a as f32,
         }
-    }
-
-    /// `(max error over the vertices, allowed)` of lerping `sa`, `sb` at `alpha` against `st`.
-    fn error(
-        &self,
-        st: &[Mat4],
-        sa: &[Mat4],
-        sb: &[Mat4],
-        alpha: f32,
-        delta: &mut Vec<Mat4>,
-    ) -> f32 {
-        delta.clear();
-        delta.extend(
-            st.iter()
-                .zip(sa.iter().zip(sb))
-                .map(|(t, (a, b))| *t - (*a * (1.0 - alpha) + *b * alpha)),
-        );
-        self.skin.max_length(delta, f32::INFINITY)
     }
 }
 
@@ -249,8 +229,7 @@ impl<'a> Window<'a> {
             .map_init(
                 || (Poser::new(job.model), Vec::new()),
                 |(poser, s), &t| {
-                    job.pose(poser, t, s);
-                    let p = job.skin.skin(s);
+                    let p = job.skinned(poser, t, s);
                     let allowed = job.allowed(diagonal(&p));
                     (p, allowed)
                 },
@@ -283,11 +262,7 @@ impl<'a> Window<'a> {
         (ga + 1..gb).into_par_iter().all(|g| {
             let alpha = ((this.grid[g] - ta) / (tb - ta)) as f32;
             let limit = this.allowed[g - this.lo];
-            let limit2 = limit * limit;
-            this.skinned[g - this.lo]
-                .iter()
-                .zip(pa.iter().zip(pb))
-                .all(|(t, (x, y))| (*t - x.lerp(*y, alpha)).length_squared() <= limit2)
+            lerp_error(&this.skinned[g - this.lo], pa, pb, alpha, limit) <= limit
         })
     }
 }
@@ -355,11 +330,10 @@ struct SegmentCheck {
 fn check_segment(
     job: &Job<'_>,
     poser: &mut Poser,
-    bufs: &mut [Vec<Mat4>; 4],
+    s: &mut Vec<Mat4>,
     t0: f32,
     t1: f32,
 ) -> SegmentCheck {
-    let [sa, sb, st, delta] = bufs;
     // No f32 clip time lies strictly between neighbouring f32 times: nothing to show there
     // (the two frames around a STEP key).
     if t1 <= t0.next_up() {
@@ -370,8 +344,7 @@ fn check_segment(
         };
     }
     let (t0, t1) = (t0 as f64, t1 as f64);
-    job.pose(poser, t0, sa);
-    job.pose(poser, t1, sb);
+    let (pa, pb) = (job.skinned(poser, t0, s), job.skinned(poser, t1, s));
     let mut out = SegmentCheck {
         abs: 0.0,
         rel: 0.0,
@@ -379,9 +352,9 @@ fn check_segment(
     };
     for j in 1..RECHECK_STEPS {
         let alpha = j as f32 / RECHECK_STEPS as f32;
-        job.pose(poser, t0 + (t1 - t0) * alpha as f64, st);
-        let diag = job.skin.diagonal(st);
-        let err = job.error(st, sa, sb, alpha, delta);
+        let pt = job.skinned(poser, t0 + (t1 - t0) * alpha as f64, s);
+        let diag = diagonal(&pt);
+        let err = lerp_error(&pt, &pa, &pb, alpha, f32::INFINITY);
         out.abs = out.abs.max(err as f64);
         if diag > 0.0 {
             out.rel = out.rel.max(err as f64 / diag as f64);
@@ -396,8 +369,8 @@ fn recheck(job: &Job<'_>, mut times: Vec<f32>) -> Placement {
     let run = |segs: &[(f32, f32)]| -> Vec<SegmentCheck> {
         segs.par_iter()
             .map_init(
-                || (Poser::new(job.model), Default::default()),
-                |(poser, bufs), &(a, b)| check_segment(job, poser, bufs, a, b),
+                || (Poser::new(job.model), Vec::new()),
+                |(poser, s), &(a, b)| check_segment(job, poser, s, a, b),
             )
             .collect()
     };
