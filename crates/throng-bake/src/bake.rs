@@ -116,7 +116,7 @@ pub fn bake_with_progress(
     let reserve: Vec<f64> = probe_errors.iter().map(|e| PROBE_MARGIN * e).collect();
     let mut placed = place_clips(
         model, options, &palette, &skin, budget, &all, &reserve, progress,
-    )?;
+    );
     let (asset, report) = bake_rows(model, options, &palette, prims.clone(), &placed, progress)?;
     let parts = error_parts(&asset, model, &placed, budget)?;
     let over: Vec<usize> = parts
@@ -141,7 +141,7 @@ pub fn bake_with_progress(
         .collect();
     let again = place_clips(
         model, options, &palette, &skin, budget, &over, &reserve, progress,
-    )?;
+    );
     for (c, p) in again.into_iter().enumerate() {
         if over.contains(&c) {
             placed[c] = p;
@@ -214,7 +214,7 @@ fn place_clips(
     which: &[usize],
     reserve: &[f64],
     progress: Option<Progress<'_>>,
-) -> Result<Vec<Option<Placement>>, BakeError> {
+) -> Vec<Option<Placement>> {
     let durations: Vec<f64> = model.clips.iter().map(clip_duration).collect();
     let total_ms: u64 = which.iter().map(|&c| (durations[c] * 1e3) as u64).sum();
     let mut done_ms = 0u64;
@@ -249,7 +249,7 @@ fn place_clips(
         out[c] = Some(budget::place(&job, &tick));
         done_ms += (durations[c] * 1e3) as u64;
     }
-    Ok(out)
+    out
 }
 
 /// Per clip, the two parts of a budgeted bake's error in the budget's unit: between samples
@@ -274,6 +274,8 @@ fn error_parts(
                 ErrorParts {
                     between,
                     at_samples,
+                    budget: budget_value(budget),
+                    in_file_units: matches!(budget, MaxError::Absolute(_)),
                     unmet: p.unmet.clone(),
                 }
             })

@@ -33,6 +33,10 @@ pub struct ErrorParts {
     pub between: f64,
     /// Largest error at the sample times: the encoding's and the K-influence cut's.
     pub at_samples: f64,
+    /// The budget they share, and whether it (and both parts) are in file units rather than
+    /// fractions of the bounding diagonal.
+    pub budget: f64,
+    pub in_file_units: bool,
     /// Segments where no spacing meets the budget (a jump in the source): start and end
     /// (seconds) and the error there (file units).
     pub unmet: Vec<(f32, f32, f64)>,

@@ -54,19 +54,14 @@ pub fn print_report(report: &throng_bake::BakeReport, influences: u32) {
             c.first_row + c.frames - 1
         );
         if let Some(e) = &c.error {
-            let budget = c.sampling.trim_start_matches("max-error ");
             let total = e.between + e.at_samples;
-            let within = throng_bake::MaxError::parse(budget).is_ok_and(|b| match b {
-                throng_bake::MaxError::Relative(v) | throng_bake::MaxError::Absolute(v) => {
-                    total <= v
-                }
-            });
             println!(
-                "       error {:.2e} between samples + {:.2e} at samples (encoding, influences) = {total:.2e} {} {budget}{}",
+                "       error {:.2e} between samples + {:.2e} at samples (encoding, influences) = {total:.2e} {} {}{}",
                 e.between,
                 e.at_samples,
-                if within { "≤" } else { ">" },
-                if budget.ends_with('u') { " (file units)" } else { "" }
+                if total <= e.budget { "≤" } else { ">" },
+                c.sampling.trim_start_matches("max-error "),
+                if e.in_file_units { " (file units)" } else { "" }
             );
         }
     }
