@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use glam::{Mat4, Vec2, Vec3, Vec4};
+use glam::{Vec2, Vec3, Vec4};
 use serde::Serialize;
 
 use crate::decode::{self, Skinning};
@@ -157,13 +157,6 @@ struct RootOut<'a> {
     extensions: RootExtensionsOut<'a>,
 }
 
-fn bounds_json(b: &Aabb) -> Option<BoundsJson> {
-    (!b.is_empty()).then(|| BoundsJson {
-        min: b.min.to_array(),
-        max: b.max.to_array(),
-    })
-}
-
 /// Materials, one texture per image, and the images (into `bin`); returns whether any material
 /// uses `KHR_texture_transform`.
 fn encode_materials(asset: &BakedAsset, bin: &mut Bin, root: &mut Root) -> bool {
@@ -209,30 +202,6 @@ fn encode_materials(asset: &BakedAsset, bin: &mut Bin, root: &mut Root) -> bool 
     uses_transform
 }
 
-/// One clip of the table as written.
-fn clip_json(c: &ClipInfo) -> ClipJson {
-    ClipJson {
-        name: c.name.clone(),
-        first_row: c.first_row,
-        frames: c.frames,
-        fps: c.fps,
-        step: c.step,
-        duration: c.duration,
-        loop_mode: c.loop_mode,
-        events: c
-            .events
-            .iter()
-            .map(|e| EventJson {
-                time: e.time,
-                name: e.name.clone(),
-            })
-            .collect(),
-        root_motion: c.root_motion.clone(),
-        bounds: bounds_json(&c.bounds),
-        times: c.times.clone(),
-    }
-}
-
 /// Packs the GLB and writes the checksum over every byte into its place (docs/format.md
 /// "checksum").
 fn seal(json: &[u8], bin: &[u8], file: &str) -> Result<Vec<u8>, AssetError> {
@@ -272,14 +241,7 @@ fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
         .collect();
     let bounds_view = bin.view(&le_f32(&bounds), None);
     let anchors = asset.anchors.as_ref().map(|a| AnchorsJson {
-        anchors: a
-            .anchors
-            .iter()
-            .map(|x| AnchorJson {
-                name: x.name.clone(),
-                node: x.node,
-            })
-            .collect(),
+        anchors: a.anchors.clone(),
         rows: a.rows,
         buffer_view: bin.view(&le_f32(&a.data), None),
     });
@@ -309,25 +271,9 @@ fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
         version: FORMAT_VERSION,
         minor_version: FORMAT_MINOR_VERSION,
         source_name: asset.source_name.clone(),
-        settings: SettingsJson {
-            fps: asset.settings.fps.clone(),
-            requested_encoding: asset.settings.requested_encoding,
-            influences: asset.settings.influences,
-            max_texture_size: asset.settings.max_texture_size,
-            root_motion: asset.settings.root_motion,
-            motion_root: asset.settings.motion_root,
-        },
-        palette: asset
-            .palette
-            .iter()
-            .map(|p| PaletteJson {
-                node: p.node,
-                name: p.name.clone(),
-                inverse_bind_matrix: p.inverse_bind_matrix.to_cols_array(),
-                rigid: p.rigid,
-            })
-            .collect(),
-        clips: asset.clips.iter().map(clip_json).collect(),
+        settings: asset.settings.clone(),
+        palette: asset.palette.clone(),
+        clips: asset.clips.clone(),
         row_bounds: bounds_view,
         bone_texture: BoneTextureJson {
             encoding: tex.encoding,
@@ -772,54 +718,11 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
         .map(|(i, m)| read_material(r, root, i, m))
         .collect::<Result<Vec<_>, _>>()?;
     let anchors = read_anchors(r, ext)?;
-    let s = &ext.settings;
     Ok(BakedAsset {
         source_name: ext.source_name.clone(),
-        settings: BakeSettings {
-            fps: s.fps.clone(),
-            requested_encoding: s.requested_encoding,
-            influences: s.influences,
-            max_texture_size: s.max_texture_size,
-            root_motion: s.root_motion,
-            motion_root: s.motion_root,
-        },
-        palette: ext
-            .palette
-            .iter()
-            .map(|p| PaletteEntry {
-                node: p.node,
-                name: p.name.clone(),
-                inverse_bind_matrix: Mat4::from_cols_array(&p.inverse_bind_matrix),
-                rigid: p.rigid,
-            })
-            .collect(),
-        clips: ext
-            .clips
-            .iter()
-            .map(|c| ClipInfo {
-                name: c.name.clone(),
-                first_row: c.first_row,
-                frames: c.frames,
-                fps: c.fps,
-                step: c.step,
-                duration: c.duration,
-                loop_mode: c.loop_mode,
-                events: c
-                    .events
-                    .iter()
-                    .map(|e| ClipEvent {
-                        time: e.time,
-                        name: e.name.clone(),
-                    })
-                    .collect(),
-                root_motion: c.root_motion.clone(),
-                bounds: c.bounds.as_ref().map_or(Aabb::EMPTY, |b| Aabb {
-                    min: Vec3::from_array(b.min),
-                    max: Vec3::from_array(b.max),
-                }),
-                times: c.times.clone(),
-            })
-            .collect(),
+        settings: ext.settings.clone(),
+        palette: ext.palette.clone(),
+        clips: ext.clips.clone(),
         row_bounds,
         bone_texture,
         primitives,
@@ -1030,14 +933,7 @@ fn read_material(
 fn read_anchors(r: &Reader, ext: &BakedExt) -> Result<Option<AnchorTexture>, AssetError> {
     Ok(match &ext.anchors {
         Some(a) => Some(AnchorTexture {
-            anchors: a
-                .anchors
-                .iter()
-                .map(|x| AnchorInfo {
-                    name: x.name.clone(),
-                    node: x.node,
-                })
-                .collect(),
+            anchors: a.anchors.clone(),
             rows: a.rows,
             data: r.f32s(
                 a.buffer_view,

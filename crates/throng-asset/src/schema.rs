@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::types::{Encoding, LoopMode, VatEncoding};
+use crate::types::{Aabb, AnchorInfo, BakeSettings, ClipInfo, Encoding, PaletteEntry, VatEncoding};
 
 pub const EXTENSION_NAME: &str = "THRONG_baked_animation";
 pub const TEXTURE_TRANSFORM: &str = "KHR_texture_transform";
@@ -230,6 +230,23 @@ pub struct Buffer {
 // ---------------------------------------------------------------------------------------------
 // THRONG_baked_animation (docs/format.md). A bufferView index of `null` means an empty array.
 // Unknown keys are ignored (minor versions may add keys; docs/format.md "Version policy").
+// Settings, palette entries, clips (with their events) and anchors are the domain types of
+// types.rs, serialised as they are: one definition of each record.
+
+/// An empty box is written as `null` and read back as [`Aabb::EMPTY`] (a clip with no skinned
+/// vertices has no bounds).
+pub(crate) mod empty_as_null {
+    use super::Aabb;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(b: &Aabb, s: S) -> Result<S::Ok, S::Error> {
+        (!b.is_empty()).then_some(b).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Aabb, D::Error> {
+        Ok(Option::<Aabb>::deserialize(d)?.unwrap_or(Aabb::EMPTY))
+    }
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -237,66 +254,15 @@ pub struct BakedExt {
     pub version: u32,
     pub minor_version: u32,
     pub source_name: String,
-    pub settings: SettingsJson,
-    pub palette: Vec<PaletteJson>,
-    pub clips: Vec<ClipJson>,
+    pub settings: BakeSettings,
+    pub palette: Vec<PaletteEntry>,
+    pub clips: Vec<ClipInfo>,
     pub row_bounds: Option<usize>,
     pub bone_texture: BoneTextureJson,
     pub primitives: Vec<PrimitiveJson>,
     pub anchors: Option<AnchorsJson>,
     /// `fnv1a64:` + 16 hex digits over the whole file with these 16 digits written as `0`.
     pub checksum: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SettingsJson {
-    pub fps: String,
-    pub requested_encoding: Encoding,
-    pub influences: u32,
-    pub max_texture_size: u32,
-    pub root_motion: bool,
-    pub motion_root: Option<usize>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PaletteJson {
-    pub node: usize,
-    pub name: String,
-    pub inverse_bind_matrix: [f32; 16],
-    pub rigid: bool,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct EventJson {
-    pub time: f32,
-    pub name: String,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct BoundsJson {
-    pub min: [f32; 3],
-    pub max: [f32; 3],
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ClipJson {
-    pub name: String,
-    pub first_row: u32,
-    pub frames: u32,
-    pub fps: f64,
-    pub step: f64,
-    pub duration: f64,
-    #[serde(rename = "loop")]
-    pub loop_mode: LoopMode,
-    pub events: Vec<EventJson>,
-    pub root_motion: Option<Vec<[f32; 3]>>,
-    pub bounds: Option<BoundsJson>,
-    /// Frame times of an error-budgeted clip (format version 2); absent for uniform frames.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub times: Option<Vec<f32>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -369,15 +335,9 @@ pub struct VatJson {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct AnchorJson {
-    pub name: String,
-    pub node: usize,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AnchorsJson {
-    pub anchors: Vec<AnchorJson>,
+    pub anchors: Vec<AnchorInfo>,
     pub rows: u32,
     pub buffer_view: Option<usize>,
 }

@@ -67,8 +67,10 @@ impl Aabb {
     }
 }
 
-/// One palette entry: a (node, inverse bind matrix) pair; rigid parts have identity.
+/// One palette entry: a (node, inverse bind matrix) pair; rigid parts have identity. Serialises
+/// as `palette[]` of the file (docs/format.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PaletteEntry {
     /// glTF node index in the source file.
     pub node: usize,
@@ -87,8 +89,10 @@ pub struct ClipEvent {
     pub name: String,
 }
 
-/// One clip of the frame table (docs/design.md §3 "Frame table").
+/// One clip of the frame table (docs/design.md §3 "Frame table"). Serialises as `clips[]` of the
+/// file (docs/format.md): field order is the file's key order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClipInfo {
     pub name: String,
     /// Global frame-table row of the clip's frame 0 (row 0 is the rest pose).
@@ -103,15 +107,19 @@ pub struct ClipInfo {
     pub step: f64,
     /// Seconds.
     pub duration: f64,
+    #[serde(rename = "loop")]
     pub loop_mode: LoopMode,
     pub events: Vec<ClipEvent>,
     /// Per frame `(dx, dz, dyaw)` of extracted root motion relative to frame 0 (file units,
     /// radians), when extraction was on.
     pub root_motion: Option<Vec<[f32; 3]>>,
-    /// Union of the per-row bounds of this clip.
+    /// Union of the per-row bounds of this clip (`null` in the file when empty).
+    #[serde(with = "crate::schema::empty_as_null")]
     pub bounds: Aabb,
     /// Frame times of an error-budgeted clip (seconds, f32 as the GPU reads them): one per
     /// frame, strictly increasing from 0 to the duration. `None`: frame k sits at `k · step`.
+    /// Absent from the file for uniform frames (format version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub times: Option<Vec<f32>>,
 }
 
@@ -213,8 +221,9 @@ impl BoneTexture {
     }
 }
 
-/// Settings the asset was baked with (recorded in the file).
+/// Settings the asset was baked with (recorded in the file as `settings`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct BakeSettings {
     /// `"auto"` or a number of frames per second, as asked for.
     pub fps: String,
