@@ -701,22 +701,20 @@ fn verify_checksum(
     Ok(())
 }
 
+/// Reads every element of a JSON array with its index (for messages); the first error wins.
+fn read_each<J, T>(
+    items: &[J],
+    read: impl Fn(usize, &J) -> Result<T, AssetError>,
+) -> Result<Vec<T>, AssetError> {
+    items.iter().enumerate().map(|(i, j)| read(i, j)).collect()
+}
+
 fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, AssetError> {
     let bone_texture = read_bone_texture(r, ext)?;
     let row_bounds = read_row_bounds(r, ext)?;
-    let primitives = ext
-        .primitives
-        .iter()
-        .enumerate()
-        .map(|(i, p)| read_primitive(r, root, i, p))
-        .collect::<Result<Vec<_>, _>>()?;
+    let primitives = read_each(&ext.primitives, |i, p| read_primitive(r, root, i, p))?;
     let images = read_images(r, root)?;
-    let materials = root
-        .materials
-        .iter()
-        .enumerate()
-        .map(|(i, m)| read_material(r, root, i, m))
-        .collect::<Result<Vec<_>, _>>()?;
+    let materials = read_each(&root.materials, |i, m| read_material(r, root, i, m))?;
     let anchors = read_anchors(r, ext)?;
     Ok(BakedAsset {
         source_name: ext.source_name.clone(),

@@ -23,12 +23,13 @@ pub fn constants_module() -> Module {
         "// throng::constants — generated from throng_contract's Rust constants; do not edit.\n\
          #define_import_path throng::constants\n\n",
     );
-    let u32s: [(&str, u32); 11] = [
+    let u32s: [(&str, u32); 12] = [
         ("MODE_LOOP", MODE_LOOP),
         ("MODE_ONCE", MODE_ONCE),
         ("MODE_CLAMP", MODE_CLAMP),
         ("MODE_PINGPONG", MODE_PINGPONG),
         ("CLIP_MASK", CLIP_MASK),
+        ("MAX_CLIPS", crate::MAX_CLIPS),
         ("MODE_SHIFT", MODE_SHIFT),
         ("GPU_HELD", GPU_HELD),
         ("GPU_ENABLED", GPU_ENABLED),

@@ -10,7 +10,7 @@
 
 #import throng::playback::instance_affine
 #import throng_render::asset::{bone_params, clips}
-#import throng_render::instances::{instance_transforms, instance_layers}
+#import throng_render::instances::{instance_transforms, shown_layers}
 
 struct CullParams {
     // Frustum planes (xyz normal pointing inside, w offset): inside when dot(n, p) + w ≥ 0.
@@ -63,16 +63,16 @@ struct WorldBox {
 }
 
 fn instance_box(inst: u32) -> WorldBox {
-    var layers = instance_layers(inst);
+    var layers = shown_layers(inst);
     var lo = vec3<f32>(3.4e38);
     var hi = vec3<f32>(-3.4e38);
-    var any_layer = false;
     for (var i = 0u; i < 4u; i++) {
         let l = layers[i];
         if (l.weight == 0.0) {
             continue;
         }
-        any_layer = true;
+        // A clip past the table (a disabled instance's rest layer) or one without bounds: the
+        // asset's fallback box.
         let c = u32(max(l.clip, 0.0));
         var bmin = cull.fallback_min.xyz;
         var bmax = cull.fallback_max.xyz;
@@ -85,10 +85,6 @@ fn instance_box(inst: u32) -> WorldBox {
         }
         lo = min(lo, bmin);
         hi = max(hi, bmax);
-    }
-    if (!any_layer) {
-        lo = cull.fallback_min.xyz;
-        hi = cull.fallback_max.xyz;
     }
     // World box of the transformed model box: centre by the affine, half extent by |L|.
     let m = instance_affine(instance_transforms[inst]);

@@ -5,6 +5,7 @@
 
 #import throng::playback::{InstanceRecord, InstanceTransform, Layer, GpuInstanceRecord, gpu_layers, gpu_layer_clip}
 #import throng_render::asset::clip_at
+#import throng::constants::MAX_CLIPS
 
 @group(0) @binding(#{B_INSTANCE_TRANSFORMS}) var<storage, read> instance_transforms: array<InstanceTransform>;
 
@@ -35,6 +36,18 @@ fn instance_layers(inst: u32) -> array<Layer, 4> {
     return instance_records[inst].layers;
 }
 #endif
+
+// The layers instance `inst` is drawn with: its record's, except that a disabled instance (every
+// weight 0) shows the rest row 0 as one full-weight layer of a clip past any table (so culling
+// takes the asset's rest box). Skinning, VAT and culling read this, and blend the same way.
+fn shown_layers(inst: u32) -> array<Layer, 4> {
+    var layers = instance_layers(inst);
+    let w = vec4<f32>(layers[0].weight, layers[1].weight, layers[2].weight, layers[3].weight);
+    if (all(w == vec4<f32>(0.0))) {
+        layers[0] = Layer(1.0, 0.0, 0.0, f32(MAX_CLIPS));
+    }
+    return layers;
+}
 
 #ifdef CULLED
 // Draws after GPU culling: instance index i of the draw of (pass, LOD) is the i-th visible

@@ -7,7 +7,7 @@
 #import throng::playback::Layer
 #import throng::decode::{Skinned, apply_affine}
 #import throng_render::asset::{bone_params, bone_affine, layer_rows_of}
-#import throng_render::instances::instance_layers
+#import throng_render::instances::shown_layers
 
 #ifdef DUAL_QUAT
 #import throng::decode::{DqAcc, dq_add, dq_apply}
@@ -18,7 +18,7 @@
 fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Skinned {
     var js = joints;
     var ws = weights;
-    var layers = instance_layers(inst);
+    var layers = shown_layers(inst);
     var acc: DqAcc;
     for (var i = 0u; i < 8u; i++) {
         let w = ws[i];
@@ -26,20 +26,13 @@ fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3
             continue;
         }
         let entry = min(js[i], bone_params.entries - 1u);
-        var any_layer = false;
         for (var k = 0u; k < 4u; k++) {
             let l = layers[k];
-            if (l.weight == 0.0) {
-                continue;
+            if (l.weight != 0.0) {
+                let rows = layer_rows_of(l);
+                dq_add(&acc, w * (l.weight * (1.0 - l.frac)), bone_rts(entry, rows.x));
+                dq_add(&acc, w * (l.weight * l.frac), bone_rts(entry, rows.y));
             }
-            any_layer = true;
-            let rows = layer_rows_of(l);
-            dq_add(&acc, w * (l.weight * (1.0 - l.frac)), bone_rts(entry, rows.x));
-            dq_add(&acc, w * (l.weight * l.frac), bone_rts(entry, rows.y));
-        }
-        if (!any_layer) {
-            // Disabled instance: the rest row 0 (as weight 1, frac 0, next = row).
-            dq_add(&acc, w * (1.0 * (1.0 - 0.0)), bone_rts(entry, 0u));
         }
     }
     return dq_apply(acc, p, n, t);
@@ -47,25 +40,18 @@ fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3
 #else
 
 // Skin matrix of palette `entry` for an instance's layers: Σ_layers w_l · ((1 − f_l)·S(row_l) +
-// f_l·S(next_l)), summed in layer order from zero; the rest row 0 when every weight is 0
-// (disabled instance). CPU twin: throng_asset::decode::{layer_rows, blend_matrix}.
+// f_l·S(next_l)), summed in layer order from zero over the layers with a weight (a disabled
+// instance's are the rest row, `shown_layers`). CPU twin: throng_asset::decode::{layer_rows,
+// blend_matrix}.
 fn instance_joint_affine(layers: ptr<function, array<Layer, 4>>, entry: u32) -> mat3x4<f32> {
     let zero = vec4<f32>(0.0);
     var m = mat3x4<f32>(zero, zero, zero);
-    var any_layer = false;
     for (var i = 0u; i < 4u; i++) {
         let l = (*layers)[i];
-        if (l.weight == 0.0) {
-            continue;
+        if (l.weight != 0.0) {
+            let rows = layer_rows_of(l);
+            m += (bone_affine(entry, rows.x) * (1.0 - l.frac) + bone_affine(entry, rows.y) * l.frac) * l.weight;
         }
-        any_layer = true;
-        let rows = layer_rows_of(l);
-        let a = bone_affine(entry, rows.x);
-        let b = bone_affine(entry, rows.y);
-        m += (a * (1.0 - l.frac) + b * l.frac) * l.weight;
-    }
-    if (!any_layer) {
-        m = bone_affine(entry, 0u);
     }
     return m;
 }
@@ -76,7 +62,7 @@ fn instance_joint_affine(layers: ptr<function, array<Layer, 4>>, entry: u32) -> 
 fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Skinned {
     var js = joints;
     var ws = weights;
-    var layers = instance_layers(inst);
+    var layers = shown_layers(inst);
     let zero = vec4<f32>(0.0);
     var m = mat3x4<f32>(zero, zero, zero);
     for (var i = 0u; i < 8u; i++) {

@@ -7,7 +7,7 @@
 
 #import throng::decode::{Skinned, normalize_or_zero, vat_unorm16_position, vat_normal_decode}
 #import throng_render::asset::layer_rows_of
-#import throng_render::instances::instance_layers
+#import throng_render::instances::shown_layers
 
 struct VatParams {
     // 0 f32, 1 f16, 2 unorm16 (throng_asset::VatEncoding).
@@ -56,23 +56,16 @@ fn lerp3(a: vec3<f32>, b: vec3<f32>, t: f32) -> vec3<f32> {
 
 // Model-space position and normal of vertex v for instance inst.
 fn vat_vertex(inst: u32, v: u32) -> Skinned {
-    var layers = instance_layers(inst);
+    var layers = shown_layers(inst);
     var p = vec3<f32>(0.0);
     var n = vec3<f32>(0.0);
-    var any_layer = false;
     for (var i = 0u; i < 4u; i++) {
         let l = layers[i];
-        if (l.weight == 0.0) {
-            continue;
+        if (l.weight != 0.0) {
+            let rows = layer_rows_of(l);
+            p += lerp3(vat_position(v, rows.x), vat_position(v, rows.y), l.frac) * l.weight;
+            n += lerp3(vat_normal(v, rows.x), vat_normal(v, rows.y), l.frac) * l.weight;
         }
-        any_layer = true;
-        let rows = layer_rows_of(l);
-        p += lerp3(vat_position(v, rows.x), vat_position(v, rows.y), l.frac) * l.weight;
-        n += lerp3(vat_normal(v, rows.x), vat_normal(v, rows.y), l.frac) * l.weight;
-    }
-    if (!any_layer) {
-        p = vat_position(v, 0u);
-        n = vat_normal(v, 0u);
     }
     var out: Skinned;
     out.position = p;
