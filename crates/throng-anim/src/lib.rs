@@ -16,6 +16,6 @@ pub use model::*;
 pub use pose_skin::{ModelSkinner, SkinnedPart};
 pub use sample::{apply_channel, locals_to_model, sample_locals, skin_matrices, Poser};
 pub use skin::{
-    binding_influences, binding_matrices, skin_dq, skin_lbs, skin_primitive, DualQuat,
-    InfluenceRepairs, Influences, SkinnedVertices, Skinning,
+    binding_influences, binding_matrices, skin_lbs, skin_primitive, DualQuat, InfluenceRepairs,
+    Influences, SkinnedVertices, Skinning,
 };

@@ -152,28 +152,28 @@ pub fn skin_lbs(
     matrices: &[Mat4],
     out: &mut SkinnedVertices,
 ) {
-    let n = size_outputs(prim, out);
-    for v in 0..n {
-        let mut m = Mat4::ZERO;
-        for (j, w) in influences.of(v) {
-            m += matrices.get(j as usize).copied().unwrap_or(Mat4::IDENTITY) * w;
-        }
-        out.positions[v] = m.transform_point3(prim.positions[v]);
-        let lin = Mat3::from_mat4(m);
-        let det = lin.determinant();
-        let normal_m = if det.abs() > f32::MIN_POSITIVE {
-            lin.inverse().transpose()
-        } else {
-            lin
-        };
-        out.normals[v] = safe_normalize(normal_m * prim.normals[v]);
-        if let (Some(src), Some(dst)) = (&prim.tangents, out.tangents.as_mut()) {
-            let t = src[v];
-            let xyz = safe_normalize(lin * t.truncate());
-            let w = if det < 0.0 { -t.w } else { t.w };
-            dst[v] = xyz.extend(w);
-        }
-    }
+    skin_primitive(Skinning::Linear, prim, influences, matrices, out)
+}
+
+/// One source vertex: position, normal and (when the primitive has them) tangent.
+type Vertex = (Vec3, Vec3, Option<Vec4>);
+
+/// Vertex by linear blend skinning: the weighted sum of its joints' matrices applied to the
+/// position, its inverse-transpose to the normal.
+fn lbs_vertex(joints: impl Iterator<Item = (Mat4, f32)>, (p, n, t): Vertex) -> Vertex {
+    let m = joints.fold(Mat4::ZERO, |m, (j, w)| m + j * w);
+    let lin = Mat3::from_mat4(m);
+    let det = lin.determinant();
+    let normal_m = if det.abs() > f32::MIN_POSITIVE {
+        lin.inverse().transpose()
+    } else {
+        lin
+    };
+    let tangent = t.map(|t| {
+        let w = if det < 0.0 { -t.w } else { t.w };
+        safe_normalize(lin * t.truncate()).extend(w)
+    });
+    (m.transform_point3(p), safe_normalize(normal_m * n), tangent)
 }
 
 /// A unit dual quaternion `real + ε·dual` for a rigid transform (rotation, then translation).
@@ -218,45 +218,37 @@ pub fn decompose_uniform(m: &Mat4) -> (Quat, Vec3, f32) {
     (q, m.w_axis.truncate(), s)
 }
 
-/// Dual quaternion skinning job (Kavan et al. 2007, dual-quaternion linear blending).
-pub fn skin_dq(
-    prim: &Primitive,
-    influences: &Influences,
-    matrices: &[Mat4],
-    out: &mut SkinnedVertices,
-) {
-    let n = size_outputs(prim, out);
-    for v in 0..n {
-        let mut real = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
-        let mut dual = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
-        let mut scale = 0.0;
-        let mut first: Option<Quat> = None;
-        for (j, w) in influences.of(v) {
-            let m = matrices.get(j as usize).copied().unwrap_or(Mat4::IDENTITY);
-            let (r, t, s) = decompose_uniform(&m);
-            let dq = DualQuat::from_rotation_translation(r, t);
-            let pivot = *first.get_or_insert(dq.real);
-            let sign = if pivot.dot(dq.real) < 0.0 { -w } else { w };
-            real += dq.real * sign;
-            dual += dq.dual * sign;
-            scale += s * w;
-        }
-        let len = real.length();
-        let dq = if len > 0.0 {
-            DualQuat {
-                real: real / len,
-                dual: dual / len,
-            }
-        } else {
-            DualQuat::from_rotation_translation(Quat::IDENTITY, Vec3::ZERO)
-        };
-        out.positions[v] = dq.transform_point(prim.positions[v] * scale);
-        out.normals[v] = safe_normalize(dq.real * prim.normals[v]);
-        if let (Some(src), Some(dst)) = (&prim.tangents, out.tangents.as_mut()) {
-            let t = src[v];
-            dst[v] = safe_normalize(dq.real * t.truncate()).extend(t.w);
-        }
+/// Vertex by dual quaternion skinning (Kavan et al. 2007, dual-quaternion linear blending):
+/// each joint's matrix as a unit dual quaternion and a uniform scale, blended with the sign of
+/// the first influence's rotation.
+fn dq_vertex(joints: impl Iterator<Item = (Mat4, f32)>, (p, n, t): Vertex) -> Vertex {
+    let mut real = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+    let mut dual = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+    let mut scale = 0.0;
+    let mut first: Option<Quat> = None;
+    for (m, w) in joints {
+        let (r, t, s) = decompose_uniform(&m);
+        let dq = DualQuat::from_rotation_translation(r, t);
+        let pivot = *first.get_or_insert(dq.real);
+        let sign = if pivot.dot(dq.real) < 0.0 { -w } else { w };
+        real += dq.real * sign;
+        dual += dq.dual * sign;
+        scale += s * w;
     }
+    let len = real.length();
+    let dq = if len > 0.0 {
+        DualQuat {
+            real: real / len,
+            dual: dual / len,
+        }
+    } else {
+        DualQuat::from_rotation_translation(Quat::IDENTITY, Vec3::ZERO)
+    };
+    (
+        dq.transform_point(p * scale),
+        safe_normalize(dq.real * n),
+        t.map(|t| safe_normalize(dq.real * t.truncate()).extend(t.w)),
+    )
 }
 
 /// The matrices that move one binding: the skin matrices of its skin, or (rigid part) the
@@ -297,7 +289,8 @@ pub fn binding_influences(
     }
 }
 
-/// Skins one primitive with the chosen method.
+/// Skinning job: skins `prim`'s vertices with `matrices` (one per joint of the binding) by the
+/// chosen method into `out` (resized to the vertex count).
 pub fn skin_primitive(
     method: Skinning,
     prim: &Primitive,
@@ -305,9 +298,24 @@ pub fn skin_primitive(
     matrices: &[Mat4],
     out: &mut SkinnedVertices,
 ) {
-    match method {
-        Skinning::Linear => skin_lbs(prim, influences, matrices, out),
-        Skinning::DualQuat => skin_dq(prim, influences, matrices, out),
+    let n = size_outputs(prim, out);
+    for v in 0..n {
+        // A joint index past the matrices (a malformed skin) moves nothing: the identity.
+        let joints = influences.of(v).map(|(j, w)| {
+            let m = matrices.get(j as usize).copied().unwrap_or(Mat4::IDENTITY);
+            (m, w)
+        });
+        let tangent = prim.tangents.as_ref().map(|t| t[v]);
+        let source = (prim.positions[v], prim.normals[v], tangent);
+        let (p, n, t) = match method {
+            Skinning::Linear => lbs_vertex(joints, source),
+            Skinning::DualQuat => dq_vertex(joints, source),
+        };
+        out.positions[v] = p;
+        out.normals[v] = n;
+        if let (Some(t), Some(dst)) = (t, out.tangents.as_mut()) {
+            dst[v] = t;
+        }
     }
 }
 
@@ -374,7 +382,7 @@ mod tests {
         let (inf, _) = Influences::from_primitive(&p);
         let (mut a, mut b) = (SkinnedVertices::default(), SkinnedVertices::default());
         skin_lbs(&p, &inf, &[m], &mut a);
-        skin_dq(&p, &inf, &[m], &mut b);
+        skin_primitive(Skinning::DualQuat, &p, &inf, &[m], &mut b);
         assert!((a.positions[0] - b.positions[0]).length() < 1e-5);
         // Half/half between +90° and -90° about Z: DQ keeps the distance from the pivot,
         // LBS collapses the point to the axis.
@@ -386,7 +394,7 @@ mod tests {
             vec![[0.5, 0.5, 0.0, 0.0]],
         );
         let (inf, _) = Influences::from_primitive(&p);
-        skin_dq(&p, &inf, &[r1, r2], &mut b);
+        skin_primitive(Skinning::DualQuat, &p, &inf, &[r1, r2], &mut b);
         skin_lbs(&p, &inf, &[r1, r2], &mut a);
         assert!((b.positions[0].length() - 1.0).abs() < 1e-5);
         assert!(a.positions[0].length() < 1e-5);
