@@ -131,6 +131,32 @@ pub struct AnchorInfo {
 }
 
 impl ClipInfo {
+    /// A clip of uniform frames at `fps` starting at frame-table row `first_row`: the frame
+    /// count and step follow the frame grid ([`throng_contract::time::frame_count`]); no events,
+    /// no root motion, no bounds.
+    pub fn uniform(
+        name: impl Into<String>,
+        first_row: u32,
+        duration: f64,
+        fps: f64,
+        loop_mode: LoopMode,
+    ) -> ClipInfo {
+        let n = throng_contract::time::frame_count(duration, fps);
+        ClipInfo {
+            name: name.into(),
+            first_row,
+            frames: n.min(u32::MAX as u64) as u32,
+            fps,
+            step: throng_contract::time::frame_step(n, duration),
+            duration,
+            loop_mode,
+            events: Vec::new(),
+            root_motion: None,
+            bounds: Aabb::EMPTY,
+            times: None,
+        }
+    }
+
     /// The clip's frame table as the time rules read it ([`ClipFrames::sample`] maps any clip
     /// time to a row and frac for any loop mode).
     pub fn frames_table(&self) -> ClipFrames {

@@ -1,43 +1,11 @@
-//! The frame table's time grid (docs/design.md §3 "Frame table"): row 0 is the rest pose, then clip c
-//! at `fps` gets `n_c = floor(d_c · fps + 1e-3) + 1` frames at `t_k = k · d_c / (n_c − 1)`.
-//! All arithmetic in f64 so the counts are the documented ones (0.7 s × 30 fps = 22 frames).
+//! Sample rates of the bake (docs/design.md §3 "Frame table"): the source's key rate and the
+//! `auto` rate. The uniform frame grid itself — clip c at `fps` gets `n_c = floor(d_c · fps +
+//! 1e-3) + 1` frames at `t_k = k · d_c / (n_c − 1)`, in f64 so that 0.7 s × 30 fps is 22 frames —
+//! is the contract's time rule (`throng_contract::time`), re-exported here.
 
 use throng_anim::Clip;
 
-/// Slack added before the floor: keeps `0.7 s × 30 fps` at 22 frames although 0.7 is stored as
-/// 0.6999999881 in f32.
-pub const FRAME_COUNT_EPSILON: f64 = 1e-3;
-
-/// Frames of a clip of `duration` seconds at `fps`: `floor(d · fps + 1e-3) + 1`; a zero-length
-/// (or non-positive) clip is 1 frame.
-pub fn frame_count(duration: f64, fps: f64) -> u64 {
-    // NaN counts as not positive.
-    if duration.is_nan() || fps.is_nan() || duration <= 0.0 || fps <= 0.0 {
-        return 1;
-    }
-    (duration * fps + FRAME_COUNT_EPSILON).floor() as u64 + 1
-}
-
-/// Clip time of frame `k` of `n` (seconds): `k · d / (n − 1)`, 0 for a one-frame clip. The last
-/// frame is exactly `d`.
-pub fn frame_time(k: u64, n: u64, duration: f64) -> f64 {
-    if n <= 1 {
-        0.0
-    } else if k + 1 == n {
-        duration
-    } else {
-        k as f64 * duration / (n - 1) as f64
-    }
-}
-
-/// Step between frames `d / (n − 1)` (0 for one frame), seconds.
-pub fn frame_step(n: u64, duration: f64) -> f64 {
-    if n <= 1 {
-        0.0
-    } else {
-        duration / (n - 1) as f64
-    }
-}
+pub use throng_contract::time::{frame_count, frame_step, frame_time, FRAME_COUNT_EPSILON};
 
 /// Rates that exporters use; an estimated key rate within 1 % of one of them snaps to it.
 pub const COMMON_RATES: [f64; 9] = [12.0, 15.0, 24.0, 25.0, 30.0, 48.0, 50.0, 60.0, 120.0];

@@ -355,6 +355,44 @@ fn is_uniform(times: &[f32]) -> bool {
     })
 }
 
+// The uniform frame grid (docs/design.md §3 "Frame table"): clip c at `fps` gets
+// `n = floor(d · fps + 1e-3) + 1` frames at `t_k = k · d / (n − 1)`, in f64.
+
+/// Slack added before the floor: keeps `0.7 s × 30 fps` at 22 frames although 0.7 is stored as
+/// 0.6999999881 in f32.
+pub const FRAME_COUNT_EPSILON: f64 = 1e-3;
+
+/// Frames of a clip of `duration` seconds at `fps`: `floor(d · fps + 1e-3) + 1`; a zero-length
+/// (or non-positive) clip is 1 frame.
+pub fn frame_count(duration: f64, fps: f64) -> u64 {
+    // NaN counts as not positive.
+    if duration.is_nan() || fps.is_nan() || duration <= 0.0 || fps <= 0.0 {
+        return 1;
+    }
+    (duration * fps + FRAME_COUNT_EPSILON).floor() as u64 + 1
+}
+
+/// Clip time of frame `k` of `n` (seconds): `k · d / (n − 1)`, 0 for a one-frame clip. The last
+/// frame is exactly `d`.
+pub fn frame_time(k: u64, n: u64, duration: f64) -> f64 {
+    if n <= 1 {
+        0.0
+    } else if k + 1 == n {
+        duration
+    } else {
+        k as f64 * duration / (n - 1) as f64
+    }
+}
+
+/// Step between frames `d / (n − 1)` (0 for one frame), seconds.
+pub fn frame_step(n: u64, duration: f64) -> f64 {
+    if n <= 1 {
+        0.0
+    } else {
+        duration / (n - 1) as f64
+    }
+}
+
 /// Local clip time of `t` seconds on a clip of `duration` seconds played with `mode` (for
 /// evaluating a source clip at full rate, where there is no frame table): the shown time in
 /// [0, duration] and the direction of play.

@@ -7,7 +7,7 @@ mod common;
 
 use common::{differ_count, differing, is_orange, renderer, save};
 
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Vec3, Vec4};
 use throng_asset::{BakedAsset, Encoding, Lod};
 use throng_render::gpu_types::{single_layer, InstanceRecord};
 use throng_render::{
@@ -68,20 +68,29 @@ fn row_camera() -> Camera {
     }
 }
 
-/// CPU frustum test of a world box (centre c, half extent e) against clip-from-world `vp`
-/// (Gribb–Hartmann planes, written out here independently of the crate).
+/// CPU frustum test of a world box (centre c, half extent e) against clip-from-world `vp`, done
+/// independently of the crate's plane extraction: the box is outside when its 8 corners in clip
+/// space all fail one of the clip inequalities −w ≤ x ≤ w, −w ≤ y ≤ w, 0 ≤ z ≤ w.
 fn box_in_frustum(vp: &Mat4, c: Vec3, e: Vec3) -> bool {
-    let r = |i| vp.row(i);
-    [
-        r(3) + r(0),
-        r(3) - r(0),
-        r(3) + r(1),
-        r(3) - r(1),
-        r(2),
-        r(3) - r(2),
-    ]
-    .iter()
-    .all(|p| p.truncate().dot(c) + p.truncate().abs().dot(e) + p.w >= 0.0)
+    let corners: Vec<Vec4> = (0..8)
+        .map(|i| {
+            let s = Vec3::new(
+                if i & 1 == 0 { -1.0 } else { 1.0 },
+                if i & 2 == 0 { -1.0 } else { 1.0 },
+                if i & 4 == 0 { -1.0 } else { 1.0 },
+            );
+            *vp * (c + e * s).extend(1.0)
+        })
+        .collect();
+    let inside: [fn(Vec4) -> f32; 6] = [
+        |k| k.w + k.x,
+        |k| k.w - k.x,
+        |k| k.w + k.y,
+        |k| k.w - k.y,
+        |k| k.z,
+        |k| k.w - k.z,
+    ];
+    !inside.iter().any(|f| corners.iter().all(|&k| f(k) < 0.0))
 }
 
 /// LOD per instance: 80 tubes in a row from 5 to 160 units from the camera. The GPU's lists

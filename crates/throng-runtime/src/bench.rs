@@ -75,6 +75,33 @@ pub struct BenchReport {
     pub dirty_per_frame: f64,
 }
 
+/// A clip of `d` seconds of uniform frames at `fps` from frame-table row `first_row`, with an
+/// event `e{i}` at each of `events` (seconds) and a unit box as bounds: what the benchmarks and
+/// the runtime's tests play.
+pub fn synthetic_clip(
+    name: &str,
+    first_row: u32,
+    d: f64,
+    fps: f64,
+    mode: LoopMode,
+    events: &[f32],
+) -> ClipInfo {
+    let mut c = ClipInfo::uniform(name, first_row, d, fps, mode);
+    c.events = events
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| ClipEvent {
+            time: t,
+            name: format!("e{i}"),
+        })
+        .collect();
+    c.bounds = Aabb {
+        min: glam::Vec3::splat(-1.0),
+        max: glam::Vec3::splat(1.0),
+    };
+    c
+}
+
 /// A built-in clip table: looping walk (1.0 s), run (0.7 s), idle (2.0 s) and ping-pong sway
 /// (1.2 s), plus a one-shot wave (1.5 s) with one event, at 30 fps, no root motion.
 pub fn synthetic_clips() -> Vec<ClipInfo> {
@@ -89,31 +116,8 @@ pub fn synthetic_clips() -> Vec<ClipInfo> {
     specs
         .iter()
         .map(|&(name, d, mode, ev)| {
-            let fps = 30.0;
-            let frames = (d * fps + 1e-3).floor() as u32 + 1;
-            let c = ClipInfo {
-                times: None,
-                name: name.to_string(),
-                first_row: row,
-                frames,
-                fps,
-                step: d / (frames - 1) as f64,
-                duration: d,
-                loop_mode: mode,
-                events: ev
-                    .iter()
-                    .map(|&t| ClipEvent {
-                        time: t,
-                        name: format!("{name}-event"),
-                    })
-                    .collect(),
-                root_motion: None,
-                bounds: Aabb {
-                    min: glam::Vec3::splat(-1.0),
-                    max: glam::Vec3::splat(1.0),
-                },
-            };
-            row += frames;
+            let c = synthetic_clip(name, row, d, 30.0, mode, ev);
+            row += c.frames;
             c
         })
         .collect()

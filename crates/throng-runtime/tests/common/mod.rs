@@ -1,7 +1,7 @@
 //! Hand-built clip tables (the baker is separate; these follow docs/design.md §3's formulas).
 #![allow(dead_code)]
 
-use throng_asset::{Aabb, ClipEvent, ClipInfo, LoopMode};
+use throng_asset::{ClipInfo, LoopMode};
 use throng_runtime::{CpuRuntime, Handle, InstanceTransform, PlayOptions, PlaybackControl};
 
 /// A CPU runtime over `clips` with one instance at the origin playing `clip`.
@@ -28,40 +28,17 @@ pub fn spawn_playing(
         .collect()
 }
 
-/// A clip of duration `d` sampled at `fps`: `n = floor(d·fps + 1e-3) + 1` frames.
+/// A clip of duration `d` sampled at `fps`: `n = floor(d·fps + 1e-3) + 1` frames, an event
+/// `e{i}` at each of `events` (seconds), a unit box.
 pub fn clip(first_row: u32, d: f64, fps: f64, mode: LoopMode, events: &[f32]) -> ClipInfo {
-    let frames = if d > 0.0 {
-        (d * fps + 1e-3).floor() as u32 + 1
-    } else {
-        1
-    };
-    ClipInfo {
-        times: None,
-        name: format!("clip@{first_row}"),
+    throng_runtime::bench::synthetic_clip(
+        &format!("clip@{first_row}"),
         first_row,
-        frames,
+        d,
         fps,
-        step: if frames > 1 {
-            d / (frames - 1) as f64
-        } else {
-            0.0
-        },
-        duration: d,
-        loop_mode: mode,
-        events: events
-            .iter()
-            .enumerate()
-            .map(|(i, &t)| ClipEvent {
-                time: t,
-                name: format!("e{i}"),
-            })
-            .collect(),
-        root_motion: None,
-        bounds: Aabb {
-            min: glam::Vec3::splat(-1.0),
-            max: glam::Vec3::splat(1.0),
-        },
-    }
+        mode,
+        events,
+    )
 }
 
 /// Clips laid out one after another from row 1 (row 0 = rest).
