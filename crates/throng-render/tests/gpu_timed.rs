@@ -33,11 +33,7 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
     let mut handles = vec![];
     for i in 0..12 {
         let h = rt.spawn(InstanceTransform::IDENTITY);
-        let opts = PlayOptions {
-            speed: [1.0, 0.37, 2.5, 1.13][i % 4],
-            start_time: 0.013 * i as f32,
-            ..Default::default()
-        };
+        let opts = PlayOptions::at(0.013 * i as f32).with_speed([1.0, 0.37, 2.5, 1.13][i % 4]);
         rt.play(h, i % 3, opts).expect("play");
         handles.push(h);
     }
@@ -122,11 +118,7 @@ fn gpu_timed_draw_equals_cpu_timed_draw() {
         let t = glam::Mat4::from_translation(glam::Vec3::new(i as f32 * 1.3, 0.0, 0.0));
         let h = rt.spawn(InstanceTransform::from_mat4(&t));
         transforms.push(InstanceTransform::from_mat4(&t));
-        let opts = PlayOptions {
-            speed: 0.5 + 0.3 * i as f32,
-            start_time: 0.05 * i as f32,
-            ..Default::default()
-        };
+        let opts = PlayOptions::at(0.05 * i as f32).with_speed(0.5 + 0.3 * i as f32);
         rt.play(h, 0, opts).expect("play");
     }
     rt.update(3600.0 + 0.123);

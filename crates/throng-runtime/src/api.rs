@@ -15,6 +15,29 @@ pub struct PlayOptions {
     pub start_time: f32,
 }
 
+impl PlayOptions {
+    /// Authored speed, the clip table's loop mode, from clip time `start_time` seconds.
+    pub fn at(start_time: f32) -> PlayOptions {
+        PlayOptions {
+            start_time,
+            ..Default::default()
+        }
+    }
+
+    /// The same options at clip speed factor `speed`.
+    pub fn with_speed(self, speed: f32) -> PlayOptions {
+        PlayOptions { speed, ..self }
+    }
+
+    /// The same options with the clip table's loop mode overridden.
+    pub fn with_loop_mode(self, loop_mode: LoopMode) -> PlayOptions {
+        PlayOptions {
+            loop_mode: Some(loop_mode),
+            ..self
+        }
+    }
+}
+
 impl Default for PlayOptions {
     fn default() -> Self {
         PlayOptions {

@@ -245,10 +245,7 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
                         let _ = rt.play(
                             h,
                             a,
-                            crate::PlayOptions {
-                                start_time: phase * clips[a].duration as f32,
-                                ..Default::default()
-                            },
+                            crate::PlayOptions::at(phase * clips[a].duration as f32),
                         );
                     }
                     h

@@ -218,14 +218,7 @@ pub fn start(
             // the position within one period (for ping-pong: which way it plays, too)
             let period = frames.span.period(info.loop_mode);
             let start = frames.time_of(s.phase * period);
-            rt.play(
-                h,
-                c,
-                PlayOptions {
-                    start_time: start as f32,
-                    ..Default::default()
-                },
-            )?;
+            rt.play(h, c, PlayOptions::at(start as f32))?;
         }
     }
     Ok(h)

@@ -67,15 +67,7 @@ fn anchors_interpolate_rows_blend_layers_and_follow_the_instance() {
     // the same through the GPU-timed mode
     let mut g = GpuRuntime::new(&clips);
     let hg = g.spawn(InstanceTransform::from_affine(&inst));
-    g.play(
-        hg,
-        0,
-        PlayOptions {
-            start_time: 0.4,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    g.play(hg, 0, PlayOptions::at(0.4)).unwrap();
     g.update(0.2);
     let want = Mat4::from(inst) * lerp_rows(1, expected(&clips[0], LoopMode::Loop, 0.6), rows);
     assert!(g.anchor_world(hg, &tex, 1).unwrap().abs_diff_eq(want, 1e-4));

@@ -84,15 +84,7 @@ fn event_at_zero_fires_on_the_first_update() {
     assert_fired(&got, &[(0, 0.0), (0, 1.0)], "event at 0");
     // start time: an event exactly there fires on the first update too
     let clips = table(&[(1.0, LoopMode::Loop, &[0.5])]);
-    let got = fired(
-        &clips,
-        0,
-        PlayOptions {
-            start_time: 0.5,
-            ..Default::default()
-        },
-        &[0.1],
-    );
+    let got = fired(&clips, 0, PlayOptions::at(0.5), &[0.1]);
     assert_fired(&got, &[(0, 0.0)], "event at the start time");
 }
 
@@ -151,13 +143,7 @@ fn events_are_tagged_with_their_instance_across_chunks() {
     let mut rt = CpuRuntime::new(&clips);
     let n = throng_runtime::CHUNK * 3;
     let hs = spawn_playing(&mut rt, n, |i| {
-        (
-            0,
-            PlayOptions {
-                start_time: if i % 2 == 0 { 0.4 } else { 0.0 },
-                ..Default::default()
-            },
-        )
+        (0, PlayOptions::at(if i % 2 == 0 { 0.4 } else { 0.0 }))
     });
     rt.update(0.2);
     let ev = rt.events();

@@ -65,11 +65,8 @@ fn gpu_function_matches_f64_truth_for_random_playback_over_a_day() {
             let r = rng.f();
             let clip = (rng.f() * clips.len() as f64) as usize;
             if r < 0.05 {
-                let opts = PlayOptions {
-                    speed: (0.1 + 2.9 * rng.f()) as f32,
-                    start_time: (rng.f() * 3.0) as f32,
-                    ..Default::default()
-                };
+                let opts = PlayOptions::at((rng.f() * 3.0) as f32)
+                    .with_speed((0.1 + 2.9 * rng.f()) as f32);
                 rt.play(h, clip, opts).unwrap();
             } else if r < 0.08 {
                 rt.crossfade(h, clip, (0.1 + rng.f()) as f32).unwrap();
@@ -179,13 +176,7 @@ fn only_changed_instances_are_written() {
     let clips = table(&[(1.0, LoopMode::Loop, &[]), (1.0, LoopMode::Once, &[])]);
     let mut rt = GpuRuntime::new(&clips);
     let hs = spawn_playing(&mut rt, 10_000, |i| {
-        (
-            0,
-            PlayOptions {
-                start_time: (i % 30) as f32 / 30.0,
-                ..Default::default()
-            },
-        )
+        (0, PlayOptions::at((i % 30) as f32 / 30.0))
     });
     assert_eq!(rt.dirty().len(), 10_000);
     rt.clear_dirty();
@@ -249,10 +240,7 @@ fn batched_changes_equal_single_calls() {
     for i in 0..n {
         let h = a.spawn(InstanceTransform::IDENTITY);
         assert_eq!(b.spawn(InstanceTransform::IDENTITY), h);
-        let start = PlayOptions {
-            start_time: (i % 17) as f32 / 17.0,
-            ..Default::default()
-        };
+        let start = PlayOptions::at((i % 17) as f32 / 17.0);
         a.play(h, i % 3, start).unwrap();
         b.play(h, i % 3, start).unwrap();
         hs.push(h);

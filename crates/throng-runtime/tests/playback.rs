@@ -128,13 +128,7 @@ fn once_and_clamp_hold_last_frame_and_report_completion_once() {
             assert_eq!(rt.record(h).unwrap(), r);
         }
         // a start exactly at the end finishes on the first update
-        let (mut rt, h) = one_clip(
-            &c,
-            PlayOptions {
-                start_time: 1.0,
-                ..Default::default()
-            },
-        );
+        let (mut rt, h) = one_clip(&c, PlayOptions::at(1.0));
         rt.update(0.01);
         assert_eq!(rt.finished().len(), 1);
         assert_eq!(rt.record(h).unwrap().layers[0].row, 33.0);
@@ -180,13 +174,7 @@ fn zero_length_clip_shows_its_row() {
 #[test]
 fn speed_pause_seek_disable() {
     let c = clip(1, 2.0, 30.0, LoopMode::Loop, &[]);
-    let (mut rt, h) = one_clip(
-        &c,
-        PlayOptions {
-            speed: 2.0,
-            ..Default::default()
-        },
-    );
+    let (mut rt, h) = one_clip(&c, PlayOptions::default().with_speed(2.0));
     rt.update(0.25);
     check_single(&rt, h, &c, LoopMode::Loop, 0.5, "clip speed 2");
     rt.set_speed(h, 0.5).unwrap(); // instance multiplier: effective 1
@@ -220,14 +208,7 @@ fn speed_pause_seek_disable() {
 #[test]
 fn loop_override_and_start_time() {
     let c = clip(1, 1.0, 30.0, LoopMode::Loop, &[]);
-    let (mut rt, h) = one_clip(
-        &c,
-        PlayOptions {
-            loop_mode: Some(LoopMode::Clamp),
-            start_time: 0.5,
-            ..Default::default()
-        },
-    );
+    let (mut rt, h) = one_clip(&c, PlayOptions::at(0.5).with_loop_mode(LoopMode::Clamp));
     check_single(&rt, h, &c, LoopMode::Clamp, 0.5, "start");
     rt.update(2.0);
     check_single(&rt, h, &c, LoopMode::Clamp, 2.5, "clamped by override");
@@ -372,15 +353,7 @@ fn blend_runs_both_clips_in_normalised_time() {
 fn handles_survive_despawn_of_others() {
     let clips = table(&[(1.0, LoopMode::Loop, &[]), (2.0, LoopMode::Loop, &[])]);
     let mut rt = CpuRuntime::new(&clips);
-    let hs = spawn_playing(&mut rt, 5, |i| {
-        (
-            i % 2,
-            PlayOptions {
-                start_time: 0.1 * i as f32,
-                ..Default::default()
-            },
-        )
-    });
+    let hs = spawn_playing(&mut rt, 5, |i| (i % 2, PlayOptions::at(0.1 * i as f32)));
     rt.update(0.05);
     let before: Vec<_> = hs.iter().map(|&h| rt.record(h).unwrap()).collect();
     rt.despawn(hs[1]).unwrap();
@@ -417,15 +390,8 @@ fn parallel_update_matches_direct_computation() {
     let hs: Vec<_> = (0..n)
         .map(|i| {
             let h = rt.spawn(InstanceTransform::IDENTITY);
-            rt.play(
-                h,
-                i % 3,
-                PlayOptions {
-                    start_time: (i % 50) as f32 * 0.01,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
+            rt.play(h, i % 3, PlayOptions::at((i % 50) as f32 * 0.01))
+                .unwrap();
             h
         })
         .collect();

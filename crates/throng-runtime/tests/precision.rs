@@ -98,11 +98,7 @@ fn worst_over_24h<R: PlaybackControl>(
     let hs = spawn_playing(rt, CASES.len(), |i| {
         (
             i,
-            PlayOptions {
-                speed: CASES[i].speed,
-                start_time: CASES[i].start,
-                ..Default::default()
-            },
+            PlayOptions::at(CASES[i].start).with_speed(CASES[i].speed),
         )
     });
     let mut worst = 0.0f64;

@@ -71,11 +71,7 @@ pub fn spawn_crowd(asset: &BakedAsset, n: u32) -> Result<CpuRuntime> {
         let place = Mat4::from_translation(at) * Mat4::from_rotation_y(i as f32 * 2.4);
         let h = runtime.spawn(InstanceTransform::from_mat4(&place));
         if let Some(&clip) = looping.get(i as usize % looping.len().max(1)) {
-            let opts = PlayOptions {
-                speed: 0.8 + 0.1 * (i % 5) as f32,
-                start_time: i as f32 * 0.37,
-                ..Default::default()
-            };
+            let opts = PlayOptions::at(i as f32 * 0.37).with_speed(0.8 + 0.1 * (i % 5) as f32);
             runtime.play(h, clip, opts)?;
         }
     }

@@ -187,14 +187,7 @@ impl Crowd {
         }
         if let (true, Some(s)) = (r < BLEND_SHARE + SIT_SHARE, self.roles.one_shot) {
             let start_time = self.random_time(s);
-            self.runtime.play(
-                h,
-                s,
-                PlayOptions {
-                    start_time,
-                    ..Default::default()
-                },
-            )?;
+            self.runtime.play(h, s, PlayOptions::at(start_time))?;
             self.plans[i].act = Act::OneShot;
             return Ok(());
         }
@@ -202,14 +195,7 @@ impl Crowd {
         let stage = stage.min(self.roles.cycle.len() - 1);
         let c = self.roles.cycle[stage];
         let start_time = self.random_time(c);
-        self.runtime.play(
-            h,
-            c,
-            PlayOptions {
-                start_time,
-                ..Default::default()
-            },
-        )?;
+        self.runtime.play(h, c, PlayOptions::at(start_time))?;
         self.plans[i].act = Act::Cycle(stage);
         Ok(())
     }
@@ -233,10 +219,7 @@ impl Crowd {
         };
         let c = self.roles.cycle[stage];
         let start_time = self.random_time(c);
-        let opts = PlayOptions {
-            start_time,
-            ..Default::default()
-        };
+        let opts = PlayOptions::at(start_time);
         self.runtime.crossfade_with(h, c, FADE_S, opts)?;
         self.plans[i].act = Act::Cycle(stage);
         self.stats.crossfades += 1;
