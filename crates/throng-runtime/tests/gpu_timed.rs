@@ -122,15 +122,13 @@ fn crossfade_and_blend_weights_on_the_gpu_clock() {
             "{k}: {r:?}"
         );
         assert_frame(
-            r.layers[0].row,
-            r.layers[0].frac,
+            &r.layers[0],
             expected(&clips[0], LoopMode::Loop, 0.5 + 0.1 * k as f64),
             1e-4,
             "out",
         );
         assert_frame(
-            r.layers[1].row,
-            r.layers[1].frac,
+            &r.layers[1],
             expected(&clips[1], LoopMode::Loop, 0.1 * k as f64),
             1e-4,
             "in",
@@ -156,15 +154,13 @@ fn crossfade_and_blend_weights_on_the_gpu_clock() {
     let cycle = 0.75 * 1.0 + 0.25 * 0.5;
     let phase = 0.3 / cycle;
     assert_frame(
-        r.layers[0].row,
-        r.layers[0].frac,
+        &r.layers[0],
         expected(&clips[0], LoopMode::Loop, phase),
         1e-3,
         "a",
     );
     assert_frame(
-        r.layers[1].row,
-        r.layers[1].frac,
+        &r.layers[1],
         expected(&clips[1], LoopMode::Loop, phase * 0.5),
         1e-3,
         "b",

@@ -27,19 +27,8 @@ fn check_single(
     for l in 1..4 {
         assert_eq!(r.layers[l], Default::default(), "{what}: unused layer {l}");
     }
-    let period = if mode == LoopMode::Loop {
-        (c.frames - 1) as f64
-    } else {
-        0.0
-    };
-    assert_frame_wrap(
-        r.layers[0].row,
-        r.layers[0].frac,
-        expected(c, mode, t),
-        TOL,
-        period,
-        what,
-    );
+    let period = loop_period(c, mode);
+    assert_frame_wrap(&r.layers[0], expected(c, mode, t), TOL, period, what);
 }
 
 #[test]
@@ -244,15 +233,13 @@ fn crossfade_weights_are_linear_and_the_outgoing_clip_keeps_playing() {
             assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6);
             // outgoing still advancing: clip 0 at t = 0.2 + 0.1k
             assert_frame(
-                r.layers[0].row,
-                r.layers[0].frac,
+                &r.layers[0],
                 expected(&clips[0], LoopMode::Loop, 0.2 + 0.1 * k as f64),
                 TOL,
                 "outgoing",
             );
             assert_frame(
-                r.layers[1].row,
-                r.layers[1].frac,
+                &r.layers[1],
                 expected(&clips[1], LoopMode::Loop, 0.1 * k as f64),
                 TOL,
                 "incoming",
@@ -263,8 +250,7 @@ fn crossfade_weights_are_linear_and_the_outgoing_clip_keeps_playing() {
             assert_eq!(w, [1.0, 0.0, 0.0, 0.0]);
             assert_eq!(r.layers[0].clip, 1.0);
             assert_frame(
-                r.layers[0].row,
-                r.layers[0].frac,
+                &r.layers[0],
                 expected(&clips[1], LoopMode::Loop, 0.4),
                 TOL,
                 "after",
@@ -325,16 +311,14 @@ fn blend_runs_both_clips_in_normalised_time() {
         let r = rt.record(h).unwrap();
         assert_eq!(weights(&r), [0.75, 0.25, 0.0, 0.0]);
         assert_frame_wrap(
-            r.layers[0].row,
-            r.layers[0].frac,
+            &r.layers[0],
             expected(&clips[0], LoopMode::Loop, phase * 1.0),
             1e-4,
             30.0,
             "a",
         );
         assert_frame_wrap(
-            r.layers[1].row,
-            r.layers[1].frac,
+            &r.layers[1],
             expected(&clips[1], LoopMode::Loop, phase * 0.6),
             1e-4,
             18.0,
@@ -403,14 +387,9 @@ fn parallel_update_matches_direct_computation() {
         let t = (i % 50) as f32 as f64 * 0.01; // start time as the f32 it was given
         let t = (t as f32) as f64 + 20.0 / 60.0;
         let r = rt.record(h).unwrap();
-        let period = if c.loop_mode == LoopMode::Loop {
-            (c.frames - 1) as f64
-        } else {
-            0.0
-        };
+        let period = loop_period(c, c.loop_mode);
         assert_frame_wrap(
-            r.layers[0].row,
-            r.layers[0].frac,
+            &r.layers[0],
             expected(c, c.loop_mode, t),
             1e-4,
             period,

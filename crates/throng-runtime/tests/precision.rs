@@ -119,8 +119,7 @@ fn worst_over_24h<R: PlaybackControl>(
                     d
                 });
                 assert_frame_wrap(
-                    r.layers[0].row,
-                    r.layers[0].frac,
+                    &r.layers[0],
                     want,
                     1e-4,
                     period,

@@ -1,7 +1,7 @@
 //! Hand-built clip tables (the baker is separate; these follow docs/design.md §3's formulas).
 #![allow(dead_code)]
 
-use throng_asset::{ClipInfo, LoopMode};
+use throng_asset::{ClipInfo, Layer, LoopMode};
 use throng_runtime::{CpuRuntime, Handle, InstanceTransform, PlayOptions, PlaybackControl};
 
 /// A CPU runtime over `clips` with one instance at the origin playing `clip`.
@@ -86,21 +86,25 @@ pub fn expected(c: &ClipInfo, mode: LoopMode, t: f64) -> (u32, f32) {
     (c.first_row + fl as u32, (p - fl) as f32)
 }
 
+/// Frames of one loop of `c` under `mode` (0 when the mode does not loop): a difference of
+/// that many frames is the same instant.
+pub fn loop_period(c: &ClipInfo, mode: LoopMode) -> f64 {
+    if mode == LoopMode::Loop {
+        (c.frames - 1) as f64
+    } else {
+        0.0
+    }
+}
+
 /// Asserts a layer shows (row, frac) up to `tol` in frames, treating row r frac ~1 as r+1 frac 0.
-pub fn assert_frame(got_row: f32, got_frac: f32, want: (u32, f32), tol: f32, what: &str) {
-    assert_frame_wrap(got_row, got_frac, want, tol, 0.0, what)
+pub fn assert_frame(got: &Layer, want: (u32, f32), tol: f32, what: &str) {
+    assert_frame_wrap(got, want, tol, 0.0, what)
 }
 
 /// As [`assert_frame`], also accepting a difference of ± `period` frames (a loop's end and
 /// start are the same instant).
-pub fn assert_frame_wrap(
-    got_row: f32,
-    got_frac: f32,
-    want: (u32, f32),
-    tol: f32,
-    period: f64,
-    what: &str,
-) {
+pub fn assert_frame_wrap(got: &Layer, want: (u32, f32), tol: f32, period: f64, what: &str) {
+    let (got_row, got_frac) = (got.row, got.frac);
     let g = got_row as f64 + got_frac as f64;
     let w = want.0 as f64 + want.1 as f64;
     let d = (g - w).abs();
