@@ -580,16 +580,11 @@ fn fewer_influences_match_cpu_skinning_of_the_strongest() {
         ..Default::default()
     };
     let one = common::texture(&mut r, &g, &transforms, &records, &opts);
-    let all = common::texture(
-        &mut r,
-        &g,
-        &transforms,
-        &records,
-        &RenderOptions {
-            lod_influences: [0; 4],
-            ..opts
-        },
-    );
+    let every_influence = RenderOptions {
+        lod_influences: [0; 4],
+        ..opts
+    };
+    let all = common::texture(&mut r, &g, &transforms, &records, &every_influence);
     // Indices and colour from `asset`: `rigid` differs from it in the weights only.
     let skinned = common::cpu_skinned(&rigid, &records, Skinning::Linear);
     let meshes = common::instance_meshes(

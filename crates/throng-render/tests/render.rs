@@ -275,16 +275,11 @@ fn gpu_culling_keeps_exactly_the_instances_in_view() {
         "{visible:?}"
     );
     let culled = common::texture(&mut r, &g, &transforms, &records, &opts);
-    let all = common::texture(
-        &mut r,
-        &g,
-        &transforms,
-        &records,
-        &RenderOptions {
-            cull: false,
-            ..opts
-        },
-    );
+    let unculled = RenderOptions {
+        cull: false,
+        ..opts
+    };
+    let all = common::texture(&mut r, &g, &transforms, &records, &unculled);
     save(&culled, "tube-culled.png");
     assert!(culled.pixels().any(is_orange));
     assert_eq!(culled, all, "culling changed the picture");
