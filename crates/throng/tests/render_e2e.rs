@@ -19,11 +19,10 @@ use throng_asset::decode::skin_vertices;
 use throng_asset::{Aabb, BakedAsset, Encoding, Layer};
 use throng_render::compute::skin_on_gpu;
 use throng_render::gpu_asset::skin_inputs;
-use throng_render::gpu_types::{single_layer, InstanceRecord, MaterialUniform};
+use throng_render::gpu_types::{single_layer, InstanceRecord};
 use throng_render::image::RgbaImage;
 use throng_render::{
-    Camera, Gpu, GpuAsset, InstanceTransform, Playback, ReferenceMesh, RenderOptions, Renderer,
-    Skinning,
+    Camera, Gpu, GpuAsset, InstanceTransform, Playback, RenderOptions, Renderer, Skinning,
 };
 
 fn bake(model: &throng_anim::Model, name: &str, encoding: Encoding) -> BakedAsset {
@@ -87,37 +86,9 @@ fn texture_image(
 }
 
 /// The source Fox skinned on the CPU by throng-anim at `time` seconds of clip `clip`: one
-/// (positions, normals, mesh, primitive) per primitive of every mesh binding, model space.
-fn source_skinned(
-    model: &throng_anim::Model,
-    clip: usize,
-    time: f32,
-) -> Vec<(throng_anim::SkinnedVertices, usize, usize)> {
-    let mut poser = throng_anim::Poser::new(model);
-    let model_space = poser.pose(model, Some(clip), time).to_vec();
-    let mut matrices = Vec::new();
-    let mut out = Vec::new();
-    for b in model.mesh_bindings() {
-        throng_anim::binding_matrices(model, &b, &model_space, &mut matrices);
-        for (pi, prim) in model.meshes[b.mesh].primitives.iter().enumerate() {
-            // Every influence the source has: Fox has at most 4 per vertex, so this is the
-            // same set the K = 4 bake keeps (asserted below).
-            let (inf, _) = throng_anim::binding_influences(&b, prim);
-            let mut sv = throng_anim::SkinnedVertices::default();
-            throng_anim::skin_primitive(
-                throng_anim::Skinning::Linear,
-                prim,
-                &inf,
-                &matrices,
-                &mut sv,
-            );
-            out.push((sv, b.mesh, pi));
-        }
-    }
-    out
-}
-
-/// The source skinned on the CPU at `time` of clip `clip`, drawn by the reference path.
+/// The source skinned on the CPU at `time` of clip `clip` (every influence it has: Fox has at
+/// most 4 per vertex, the same set the K = 4 bake keeps), drawn by the reference path with the
+/// source's materials.
 fn reference_image(
     renderer: &mut Renderer,
     model: &throng_anim::Model,
@@ -126,32 +97,17 @@ fn reference_image(
     transforms: &[InstanceTransform],
     opts: &RenderOptions,
 ) -> RgbaImage {
-    let skinned = source_skinned(model, clip, time);
-    let meshes: Vec<ReferenceMesh> = skinned
-        .iter()
-        .map(|(sv, mesh, pi)| {
-            let prim = &model.meshes[*mesh].primitives[*pi];
-            let mat = prim.material.and_then(|m| model.materials.get(m));
-            let tex = mat.and_then(|m| m.base_color_texture.as_ref());
-            ReferenceMesh {
-                positions: &sv.positions,
-                normals: &sv.normals,
-                indices: &prim.indices,
-                uvs: prim.uv0.as_deref(),
-                material: mat
-                    .map(|m| {
-                        let (color, transform) = throng_bake::material_factors(m);
-                        MaterialUniform::new(color, &transform)
-                    })
-                    .unwrap_or(MaterialUniform::color(throng_render::DEFAULT_COLOR)),
-                texture: tex
-                    .and_then(|t| model.images.get(t.image))
-                    .map(|img| img.encoded.as_slice())
-                    .filter(|b| !b.is_empty()),
-                transforms,
-            }
-        })
-        .collect();
+    let mut skinner = throng_anim::ModelSkinner::new(model);
+    let mut parts = Vec::new();
+    skinner.skin(
+        model,
+        Some(clip),
+        time,
+        throng_anim::Skinning::Linear,
+        &mut parts,
+    );
+    let parts = vec![parts; transforms.len()];
+    let meshes = throng::reference::source_meshes(model, &parts, transforms);
     match renderer.render_reference(&meshes, opts) {
         Ok(i) => i,
         Err(e) => panic!("reference path: {e}"),
