@@ -82,24 +82,126 @@ pub fn two_joint_rig(duration: f32, scale: Option<Vec3>) -> Model {
             values: ChannelValues::Scale(vec![Vec3::ONE, s, Vec3::ONE]),
         });
     }
+    one_primitive_model(
+        nodes,
+        vec![0, 1, 2],
+        skin,
+        prim,
+        clip("bend", duration, channels),
+    )
+}
+
+/// A clip of `duration` seconds with `channels`, the default loop mode and no events.
+fn clip(name: &str, duration: f32, channels: Vec<Channel>) -> Clip {
+    Clip {
+        name: name.into(),
+        duration,
+        channels,
+        loop_mode: Default::default(),
+        events: vec![],
+        skipped_morph_channels: 0,
+    }
+}
+
+/// A model of `nodes` (evaluated in `eval_order`) with one skin, one mesh of one primitive and
+/// one clip: the shape every hand-built rig here has.
+fn one_primitive_model(
+    nodes: Vec<Node>,
+    eval_order: Vec<usize>,
+    skin: Skin,
+    prim: Primitive,
+    clip: Clip,
+) -> Model {
     Model {
         nodes,
-        eval_order: vec![0, 1, 2],
+        eval_order,
         skins: vec![skin],
         meshes: vec![Mesh {
             name: None,
             primitives: vec![prim],
         }],
-        materials: vec![],
-        images: vec![],
-        clips: vec![Clip {
-            name: "bend".into(),
-            duration,
-            channels,
-            loop_mode: Default::default(),
-            events: vec![],
-            skipped_morph_channels: 0,
-        }],
-        warnings: vec![],
+        clips: vec![clip],
+        ..Default::default()
     }
+}
+
+/// A chain of `joints` joints 0.1 apart on +Y, each rotating about Z with keys at 30 fps, one
+/// clip of exactly `frames` frames at 30 fps, and 10 vertices per joint skinned 70/30 to the
+/// joint and its parent.
+pub fn chain_rig(joints: usize, frames: usize) -> Model {
+    let fps = 30.0f32;
+    let duration = (frames - 1) as f32 / fps;
+    let mut nodes = Vec::with_capacity(joints + 1);
+    for j in 0..joints {
+        nodes.push(Node {
+            name: Some(format!("j{j}")),
+            parent: j.checked_sub(1),
+            children: if j + 1 < joints { vec![j + 1] } else { vec![] },
+            local: LocalTransform::Trs(Trs {
+                translation: if j == 0 { Vec3::ZERO } else { Vec3::Y * 0.1 },
+                ..Trs::IDENTITY
+            }),
+            mesh: None,
+            skin: None,
+        });
+    }
+    nodes.push(Node {
+        name: Some("mesh".into()),
+        parent: None,
+        children: vec![],
+        local: LocalTransform::Trs(Trs::IDENTITY),
+        mesh: Some(0),
+        skin: Some(0),
+    });
+    let ibms = (0..joints)
+        .map(|j| Mat4::from_translation(-Vec3::Y * 0.1 * j as f32))
+        .collect();
+    let (mut positions, mut js, mut ws) = (Vec::new(), Vec::new(), Vec::new());
+    for j in 0..joints {
+        for v in 0..10 {
+            let a = v as f32 * 0.628;
+            positions.push(Vec3::new(
+                0.05 * a.cos(),
+                0.1 * j as f32 + 0.01 * v as f32,
+                0.05 * a.sin(),
+            ));
+            js.push([j as u16, j.saturating_sub(1) as u16, 0, 0]);
+            ws.push(if j == 0 {
+                [1.0, 0.0, 0.0, 0.0]
+            } else {
+                [0.7, 0.3, 0.0, 0.0]
+            });
+        }
+    }
+    let n = positions.len() as u32;
+    let prim = Primitive {
+        normals: vec![Vec3::Z; positions.len()],
+        positions,
+        indices: (0..n - n % 3).collect(),
+        joint_sets: vec![js],
+        weight_sets: vec![ws],
+        ..Default::default()
+    };
+    let times: Vec<f32> = (0..frames).map(|k| k as f32 / fps).collect();
+    let channels = (0..joints)
+        .map(|j| Channel {
+            node: j,
+            interpolation: Interpolation::Linear,
+            times: times.clone(),
+            values: ChannelValues::Rotation(
+                times
+                    .iter()
+                    .map(|t| Quat::from_rotation_z(0.3 * (t * 2.0 + j as f32 * 0.1).sin()))
+                    .collect(),
+            ),
+        })
+        .collect();
+    let skin = Skin {
+        name: None,
+        joints: (0..joints).collect(),
+        inverse_bind_matrices: ibms,
+        skeleton: None,
+    };
+    let order = (0..=joints).collect();
+    one_primitive_model(nodes, order, skin, prim, clip("wave", duration, channels))
 }
