@@ -92,9 +92,10 @@ impl Gpu {
     }
 
     async fn new_async() -> Result<Gpu, DeviceError> {
-        // Vulkan/Metal/DX12 first: on wgpu's GL backend the texture path draws nothing (the
-        // skinning call in the vertex stage breaks there), so GL is only the fallback when
-        // nothing else exists. `WGPU_BACKEND` overrides both.
+        // Vulkan/Metal/DX12 first, GL only when nothing else exists: every path draws the same
+        // image on GL (tests/gl_backend.rs of the CLI), but wgpu's GL backend has no texture
+        // views, no multi-draw indirect and, on llvmpipe, runs several times slower than
+        // lavapipe. `WGPU_BACKEND` overrides both.
         let chosen = std::env::var_os("WGPU_BACKEND").is_some();
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle().with_env();
         let all = desc.backends;

@@ -226,6 +226,19 @@ fn lod_ranges(p: &BakedPrimitive) -> (Vec<u32>, Vec<(u32, u32)>, Vec<f32>) {
     (all, ranges, errors)
 }
 
+/// Array layers to allocate for a texture of `layers` layers of data on `backend`. wgpu's GL
+/// backend has no texture views: it gives a texture of one layer the GL target `TEXTURE_2D`,
+/// which the shaders' `texture_2d_array` (GLSL `sampler2DArray`) cannot read — every fetch
+/// returns zero and every skinned vertex collapses to the origin. On GL a one-layer array
+/// therefore gets a second layer, never read.
+pub(crate) fn array_layers(layers: u32, backend: wgpu::Backend) -> u32 {
+    if backend == wgpu::Backend::Gl {
+        layers.max(2)
+    } else {
+        layers
+    }
+}
+
 impl GpuAsset {
     /// Uploads `asset`. Fails with a typed error when the bone texture does not fit the
     /// adapter or the asset's arrays disagree with each other.
@@ -281,7 +294,7 @@ impl GpuAsset {
             size: wgpu::Extent3d {
                 width,
                 height: rpl,
-                depth_or_array_layers: layers,
+                depth_or_array_layers: array_layers(layers, gpu.adapter.get_info().backend),
             },
             mip_level_count: 1,
             sample_count: 1,
@@ -387,7 +400,7 @@ impl GpuAsset {
                             vat.vertices
                         )));
                     }
-                    Some(crate::vat::GpuVat::new(device, &gpu.queue, vat))
+                    Some(crate::vat::GpuVat::new(gpu, vat))
                 }
                 None => None,
             };

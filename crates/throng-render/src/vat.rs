@@ -16,8 +16,7 @@ pub struct GpuVat {
 }
 
 fn array_texture(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
+    gpu: &crate::Gpu,
     format: wgpu::TextureFormat,
     vat: &Vat,
     bytes: &[u8],
@@ -25,12 +24,13 @@ fn array_texture(
 ) -> wgpu::TextureView {
     let rpl = vat.rows_per_layer.clamp(1, vat.texture_rows().max(1));
     let layers = vat.texture_rows().div_ceil(rpl).max(1);
-    let texture = device.create_texture(&wgpu::TextureDescriptor {
+    let backend = gpu.adapter.get_info().backend;
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
         label: Some("throng vat"),
         size: wgpu::Extent3d {
             width: vat.width.max(1),
             height: rpl,
-            depth_or_array_layers: layers,
+            depth_or_array_layers: crate::gpu_asset::array_layers(layers, backend),
         },
         mip_level_count: 1,
         sample_count: 1,
@@ -40,7 +40,7 @@ fn array_texture(
         view_formats: &[],
     });
     crate::gpu_asset::write_layers(
-        queue,
+        &gpu.queue,
         &texture,
         bytes,
         crate::gpu_asset::Layered {
@@ -87,25 +87,18 @@ pub fn check(vat: &Vat, max_dim: u32, max_layers: u32) -> Result<(), String> {
 }
 
 impl GpuVat {
-    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, vat: &Vat) -> GpuVat {
+    pub fn new(gpu: &crate::Gpu, vat: &Vat) -> GpuVat {
+        let device = &gpu.device;
         let enc = vat.encoding;
         let (format, code) = match enc {
             VatEncoding::F32 => (wgpu::TextureFormat::Rgba32Float, 0),
             VatEncoding::F16 => (wgpu::TextureFormat::Rgba16Float, 1),
             VatEncoding::Unorm16 => (wgpu::TextureFormat::Rgba16Uint, 2),
         };
-        let positions = array_texture(
-            device,
-            queue,
-            format,
-            vat,
-            &vat.positions,
-            enc.bytes_per_texel(),
-        );
+        let positions = array_texture(gpu, format, vat, &vat.positions, enc.bytes_per_texel());
         let normal_bytes: Vec<u8> = vat.normals.iter().flat_map(|q| q.to_le_bytes()).collect();
         let normals = array_texture(
-            device,
-            queue,
+            gpu,
             wgpu::TextureFormat::Rg16Sint,
             vat,
             &normal_bytes,
