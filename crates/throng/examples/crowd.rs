@@ -95,7 +95,6 @@ pub fn draw(
     let crowd = Crowd {
         asset: fox,
         transforms: runtime.transforms(),
-        // The runtime's records are the renderer's layout (docs/design.md §4): no copy.
         // The runtime's records are the renderer's layout (one contract type): no copy.
         playback: Playback::Cpu(runtime.records()),
     };
@@ -106,8 +105,8 @@ pub fn draw(
 
 /// The application's own adapter and device: throng needs no optional feature (it uses
 /// `INDIRECT_FIRST_INSTANCE` when enabled); the adapter's
-/// limits let large crowds have large per-instance buffers. Vulkan, Metal or DX12 (on wgpu's GL
-/// backend the texture skinning path draws nothing).
+/// limits let large crowds have large per-instance buffers. Vulkan, Metal or DX12 (the GL
+/// backend draws the same images, slower, and is taken only with `WGPU_BACKEND=gl`).
 pub fn create_device(
     instance: &wgpu::Instance,
     surface: Option<&wgpu::Surface>,

@@ -42,6 +42,8 @@ enum Command {
     Verify(cmd::verify::Args),
     /// Draw a crowd headless to a PNG on whatever GPU adapter exists.
     Render(cmd::render::Args),
+    /// A window to look at bakes: clips, timeline, crowd, paths, the source beside or over it.
+    View(cmd::view::Args),
     /// Write every composed WGSL program whole, for reading (debugging aid).
     Shaders(cmd::shaders::Args),
     /// Benchmarks: `bench runtime`, `bench render`.
@@ -70,6 +72,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Bake(a) => cmd::bake::run(a),
         Command::Verify(a) => cmd::verify::run(a),
         Command::Render(a) => cmd::render::run(a),
+        Command::View(a) => cmd::view::run(a),
         Command::Shaders(a) => cmd::shaders::run(a),
         Command::Bench(BenchCommand::Runtime(a)) => cmd::bench_runtime::run(a),
         Command::Bench(BenchCommand::Render(a)) => cmd::bench_render::run(a),

@@ -13,3 +13,4 @@ pub mod sample;
 pub mod shaders;
 pub mod shared;
 pub mod verify;
+pub mod view;

@@ -125,6 +125,44 @@ impl Player {
         }
     }
 
+    /// Crossfades every instance to `clip` over `seconds` of clock time.
+    pub fn crossfade_all(&mut self, clip: usize, seconds: f32) -> anyhow::Result<()> {
+        match self {
+            Player::Cpu(rt) => {
+                for i in 0..rt.len() {
+                    if let Some(h) = rt.handle_at(i) {
+                        rt.crossfade(h, clip, seconds)?;
+                    }
+                }
+            }
+            Player::Gpu(rt) => {
+                for i in 0..rt.len() {
+                    if let Some(h) = rt.handle_at(i) {
+                        rt.crossfade(h, clip, seconds)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The events the last update fired.
+    pub fn events(&self) -> &[throng_runtime::FiredEvent] {
+        match self {
+            Player::Cpu(rt) => rt.events(),
+            Player::Gpu(rt) => rt.events(),
+        }
+    }
+
+    /// Instance `i`'s layers as (clip, weight, clip time in seconds), newest last; CPU-timed
+    /// players only (`None` for GPU-timed ones, whose clip times the GPU derives).
+    pub fn layer_times(&self, i: usize) -> Option<Vec<(usize, f32, f64)>> {
+        match self {
+            Player::Cpu(rt) => rt.handle_at(i).and_then(|h| rt.layer_times(h).ok()),
+            Player::Gpu(_) => None,
+        }
+    }
+
     /// The records to draw, as the renderer reads them.
     pub fn playback(&self) -> Playback<'_> {
         match self {

@@ -1,0 +1,668 @@
+//! What the viewer shows, apart from the window: the open files, the settings the panels edit,
+//! the crowd's players, and one frame drawn offscreen by throng-render at a given size. Built
+//! from the same library functions `throng render` uses (`shared::scene`, `throng_runtime::crowd`,
+//! `throng_render`), so a still of the viewer and of `render` agree.
+
+use anyhow::Context;
+use glam::Vec3;
+use std::path::{Path, PathBuf};
+use throng_anim::{Model, ModelSkinner, SkinnedPart};
+use throng_asset::{Aabb, BakedAsset, ClipInfo, Encoding, LoopMode, VatEncoding};
+use throng_contract::{Skinning, Timing};
+use throng_render::image::RgbaImage;
+use throng_render::{
+    Camera, Crowd, DebugView, FrameStats, GpuAsset, InstanceTransform, Playback, RenderOptions,
+    Renderer, SkinPath,
+};
+use throng_runtime::crowd::{self, ClipMix, Layout};
+
+use super::heat;
+use crate::cmd::shared::scene::Player;
+use crate::cmd::shared::{self, file_name, load_model, SourceArgs};
+
+/// One open file: its baked asset (read, or baked in memory from the source) and, when known,
+/// the source it was baked from (for re-baking and for the comparison).
+pub struct Entry {
+    pub path: PathBuf,
+    pub asset: BakedAsset,
+    pub source: Option<Model>,
+    gpu: Option<GpuAsset>,
+}
+
+/// How the source is shown beside the bake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    Off,
+    /// The source skinned on the CPU (reference path) to the right of the bake.
+    Beside,
+    /// The source drawn half-transparent over the bake.
+    Over,
+    /// The bake's decoder coloured by its distance to the source at every vertex.
+    Heat,
+}
+
+/// Everything the panels edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Clip of the first file; the others play the clip of the same name, else the same index.
+    pub clip: usize,
+    pub playing: bool,
+    /// Playback speed factor (clock seconds per second).
+    pub speed: f32,
+    /// Overrides the clip table's loop mode.
+    pub loop_mode: Option<LoopMode>,
+    pub fade_to: usize,
+    /// Crossfade duration, seconds.
+    pub fade_s: f32,
+    /// Blends this clip in at `blend_weight`, in normalised time.
+    pub blend: Option<usize>,
+    pub blend_weight: f32,
+    pub instances: u32,
+    pub layout: Layout,
+    /// Clip seconds between consecutive instances.
+    pub stagger: f64,
+    pub random_phase: bool,
+    pub path: SkinPath,
+    pub timing: Timing,
+    pub skinning: Skinning,
+    /// Encoding and influences of an in-memory bake (files with a source only).
+    pub encoding: Encoding,
+    pub influences: u32,
+    pub lod_bias: f32,
+    pub shadows: bool,
+    pub ground: bool,
+    pub debug: Option<DebugView>,
+    pub compare: Compare,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            clip: 0,
+            playing: true,
+            speed: 1.0,
+            loop_mode: None,
+            fade_to: 0,
+            fade_s: 0.5,
+            blend: None,
+            blend_weight: 0.5,
+            instances: 9,
+            layout: Layout::Grid,
+            stagger: 0.1,
+            random_phase: false,
+            path: SkinPath::Texture,
+            timing: Timing::Cpu,
+            skinning: Skinning::Linear,
+            encoding: throng_bake::BakeOptions::default().encoding,
+            influences: throng_bake::BakeOptions::default().influences,
+            lod_bias: 1.0,
+            shadows: true,
+            ground: true,
+            debug: None,
+            compare: Compare::Off,
+        }
+    }
+}
+
+/// An orbit camera: yaw and pitch (radians) about a target, at a distance (file units).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Orbit {
+    pub target: Vec3,
+    pub yaw: f32,
+    pub pitch: f32,
+    pub distance: f32,
+    fov_y: f32,
+    /// Scene radius, for the near and far planes.
+    radius: f32,
+}
+
+impl Orbit {
+    /// The camera `throng render` frames `scene` with, as an orbit.
+    pub fn framing(scene: &Aabb, aspect: f32) -> Orbit {
+        let c = Camera::framing(scene, aspect);
+        let d = c.eye - c.target;
+        let distance = d.length().max(1e-6);
+        Orbit {
+            target: c.target,
+            yaw: d.x.atan2(d.z),
+            pitch: (d.y / distance).clamp(-1.0, 1.0).asin(),
+            distance,
+            fov_y: c.fov_y,
+            radius: (scene.diagonal() * 0.5).max(1e-6),
+        }
+    }
+
+    pub fn camera(&self) -> Camera {
+        let dir = Vec3::new(
+            self.pitch.cos() * self.yaw.sin(),
+            self.pitch.sin(),
+            self.pitch.cos() * self.yaw.cos(),
+        );
+        let far = self.distance + 4.0 * self.radius;
+        Camera {
+            eye: self.target + dir * self.distance,
+            target: self.target,
+            up: Vec3::Y,
+            fov_y: self.fov_y,
+            near: (self.distance - 4.0 * self.radius).max(far * 1e-4),
+            far,
+        }
+    }
+
+    /// Drag by (dx, dy) pixels: turn about the target.
+    pub fn rotate(&mut self, dx: f32, dy: f32) {
+        self.yaw -= dx * 0.008;
+        self.pitch = (self.pitch + dy * 0.008).clamp(-1.5, 1.5);
+    }
+
+    /// Scroll: move towards (`steps` > 0) or away from the target.
+    pub fn zoom(&mut self, steps: f32) {
+        self.distance = (self.distance * 0.999f32.powf(steps)).max(self.radius * 1e-3);
+    }
+
+    /// Drag with the secondary button by (dx, dy) pixels of a `height`-pixel view: move the
+    /// target in the view plane.
+    pub fn pan(&mut self, dx: f32, dy: f32, height: f32) {
+        let c = self.camera();
+        let f = (c.target - c.eye).normalize_or_zero();
+        let right = f.cross(Vec3::Y).normalize_or_zero();
+        let up = right.cross(f);
+        let per_px = 2.0 * self.distance * (self.fov_y * 0.5).tan() / height.max(1.0);
+        self.target += (-right * dx + up * dy) * per_px;
+    }
+}
+
+/// One drawn frame: the main image and, when comparing beside or over, the source's.
+pub struct Drawn {
+    pub main: RgbaImage,
+    pub source: Option<RgbaImage>,
+    pub stats: Option<FrameStats>,
+    /// The heat map's scale and worst error, when it is shown.
+    pub heat: Option<heat::Legend>,
+}
+
+/// Each file's share of the crowd.
+struct Part {
+    transforms: Vec<InstanceTransform>,
+}
+
+/// The viewer's state: files, settings, the crowd's players, the camera, the clock.
+pub struct ViewModel {
+    pub entries: Vec<Entry>,
+    pub settings: Settings,
+    /// The settings the players were built with (a change rebuilds them).
+    built: Option<Settings>,
+    pub orbit: Option<Orbit>,
+    /// Clip time of the crowd, seconds (instance 0's time on the selected clip).
+    pub time: f64,
+    players: Vec<Player>,
+    parts: Vec<Part>,
+    scene: Aabb,
+    /// Event names fired and when (seconds of `clock`), for the flash.
+    pub fired: Vec<(String, f64)>,
+    pub clock: f64,
+    /// Messages for the status line (errors the panels caused, what loaded).
+    pub status: String,
+    skinner: Vec<Option<ModelSkinner>>,
+    ramp_png: Vec<u8>,
+}
+
+/// Reads `path` (a baked asset, or a source glTF baked in memory) with its source: the file
+/// itself when it is a source, else `source` when given.
+pub fn open(
+    path: &Path,
+    source: Option<&Path>,
+    settings: &Settings,
+    args: &SourceArgs,
+) -> anyhow::Result<Entry> {
+    if throng_asset::is_baked_file(path) {
+        let asset = throng_asset::read(path)
+            .with_context(|| format!("reading the baked asset {}", path.display()))?;
+        let source = match source {
+            Some(s) => Some(load_model(s, args)?),
+            None => None,
+        };
+        return Ok(Entry {
+            path: path.to_path_buf(),
+            asset,
+            source,
+            gpu: None,
+        });
+    }
+    let model = load_model(path, args)?;
+    let asset = bake(&model, &file_name(path), settings)?;
+    eprintln!(
+        "baked {} in memory: {}, {} influences, {} clip(s)",
+        path.display(),
+        asset.bone_texture.encoding,
+        settings.influences,
+        asset.clips.len()
+    );
+    Ok(Entry {
+        path: path.to_path_buf(),
+        asset,
+        source: Some(model),
+        gpu: None,
+    })
+}
+
+/// Bakes `model` with the viewer's encoding and influences (and a VAT for the VAT path).
+fn bake(model: &Model, name: &str, s: &Settings) -> anyhow::Result<BakedAsset> {
+    let options = throng_bake::BakeOptions {
+        source_name: name.to_string(),
+        encoding: s.encoding,
+        influences: s.influences,
+        vat: (s.path == SkinPath::Vat).then_some(VatEncoding::F32),
+        ..Default::default()
+    };
+    Ok(throng_bake::bake(model, &options)
+        .with_context(|| format!("baking {name} in memory"))?
+        .0)
+}
+
+impl ViewModel {
+    pub fn new(entries: Vec<Entry>, settings: Settings) -> anyhow::Result<ViewModel> {
+        let skinner = entries
+            .iter()
+            .map(|e| e.source.as_ref().map(ModelSkinner::new))
+            .collect();
+        Ok(ViewModel {
+            entries,
+            settings,
+            built: None,
+            orbit: None,
+            time: 0.0,
+            players: Vec::new(),
+            parts: Vec::new(),
+            scene: Aabb::EMPTY,
+            fired: Vec::new(),
+            clock: 0.0,
+            status: String::new(),
+            skinner,
+            ramp_png: heat::ramp_png()?,
+        })
+    }
+
+    /// Adds a file (dropped on the window).
+    pub fn add(&mut self, entry: Entry) {
+        self.status = format!("opened {}", entry.path.display());
+        self.skinner
+            .push(entry.source.as_ref().map(ModelSkinner::new));
+        self.entries.push(entry);
+        self.built = None;
+        self.orbit = None;
+    }
+
+    /// The first file's clips (the clip list and timeline follow it).
+    pub fn clips(&self) -> &[ClipInfo] {
+        self.entries
+            .first()
+            .map_or(&[][..], |e| e.asset.clips.as_slice())
+    }
+
+    /// Duration of the selected clip, seconds.
+    pub fn duration(&self) -> f64 {
+        self.clips()
+            .get(self.settings.clip)
+            .map_or(0.0, |c| c.duration)
+    }
+
+    /// Whether the first file has a source to compare with.
+    pub fn has_source(&self) -> bool {
+        self.entries.first().is_some_and(|e| e.source.is_some())
+    }
+
+    /// Starts a crossfade of every instance to `settings.fade_to` (the selected clip becomes it
+    /// without a restart).
+    pub fn crossfade(&mut self) {
+        let (to, s) = (self.settings.fade_to, self.settings.fade_s);
+        let wanted = self.clips().get(to).cloned();
+        for (e, p) in self.entries.iter().zip(&mut self.players) {
+            let Some(c) = clip_in(&e.asset, wanted.as_ref(), to) else {
+                continue;
+            };
+            if let Err(err) = p.crossfade_all(c, s) {
+                self.status = format!("crossfade: {err:#}");
+            }
+        }
+        self.settings.clip = to;
+        self.settings.blend = None;
+        if let Some(b) = self.built.as_mut() {
+            // The players already show the new clip: no rebuild.
+            b.clip = to;
+            b.blend = None;
+        }
+    }
+
+    /// Advances the clock by `dt` wall seconds (scaled by the speed when playing).
+    pub fn step(&mut self, dt: f64) {
+        self.clock += dt;
+        if self.built.as_ref() != Some(&self.settings) {
+            if let Err(e) = self.rebuild() {
+                self.status = format!("{e:#}");
+            }
+        }
+        if !self.settings.playing {
+            return;
+        }
+        let dt = dt * self.settings.speed as f64;
+        self.time += dt;
+        for (e, p) in self.entries.iter().zip(&mut self.players) {
+            p.update(dt);
+            for ev in p.events() {
+                let name = e
+                    .asset
+                    .clips
+                    .get(ev.clip as usize)
+                    .and_then(|c| c.events.get(ev.event as usize))
+                    .map(|x| x.name.clone());
+                if let Some(n) = name {
+                    self.fired.retain(|(m, _)| *m != n);
+                    self.fired.push((n, self.clock));
+                }
+            }
+        }
+        // The timeline shows the selected clip's time, wrapped or held by its loop mode.
+        if let Some(c) = self.clips().get(self.settings.clip) {
+            let mode = self.settings.loop_mode.unwrap_or(c.loop_mode);
+            self.time = throng_contract::wrap_time(mode, c.duration, self.time).0;
+        }
+    }
+
+    /// Sets the timeline to `t` seconds (players restart there).
+    pub fn scrub(&mut self, t: f64) {
+        self.time = t;
+        self.built = None;
+    }
+
+    /// Re-bakes files with a source when the encoding, influences or VAT need changed; lays the
+    /// crowd out and starts every file's player at `time`.
+    fn rebuild(&mut self) -> anyhow::Result<()> {
+        let s = self.settings.clone();
+        let rebake = self
+            .built
+            .as_ref()
+            .is_some_and(|b| b.encoding != s.encoding || b.influences != s.influences);
+        for e in &mut self.entries {
+            let needs_vat =
+                s.path == SkinPath::Vat && e.asset.primitives.iter().any(|p| p.vat.is_none());
+            if rebake || needs_vat {
+                match &e.source {
+                    Some(m) => {
+                        e.asset = bake(m, &file_name(&e.path), &s)?;
+                        e.gpu = None;
+                        self.status = format!("re-baked {}", e.path.display());
+                    }
+                    None if needs_vat => {
+                        self.settings.path = SkinPath::Texture;
+                        anyhow::bail!(
+                            "{} has no vertex animation textures and no source to bake them from (bake it with --vat, or open the source)",
+                            e.path.display()
+                        );
+                    }
+                    None => {}
+                }
+            }
+        }
+        let k = self.entries.len();
+        let sizes: Vec<Aabb> = self
+            .entries
+            .iter()
+            .map(|e| {
+                e.asset
+                    .row_bounds
+                    .iter()
+                    .fold(Aabb::EMPTY, |a, b| a.union(b))
+            })
+            .collect();
+        let spacing = sizes.iter().map(crowd::spacing).fold(0.0f32, f32::max);
+        let all = crowd::layout(s.instances, s.layout, spacing, 1);
+        let chosen = self.clips().get(s.clip).cloned();
+        let blend_clip = s.blend.and_then(|b| self.clips().get(b).cloned());
+        self.parts.clear();
+        self.players.clear();
+        self.scene = Aabb::EMPTY;
+        for (a, e) in self.entries.iter().enumerate() {
+            let ids = crowd::ids_of(a, k, s.instances);
+            let transforms: Vec<InstanceTransform> = ids.iter().map(|&i| all[i as usize]).collect();
+            self.scene = self
+                .scene
+                .union(&throng_render::camera::crowd_bounds(&sizes[a], &transforms));
+            let clip = clip_in(&e.asset, chosen.as_ref(), s.clip);
+            let mix = ClipMix {
+                clip,
+                mix: false,
+                stagger: s.stagger,
+                random_phase: s.random_phase,
+                seed: 1 + a as u64,
+            };
+            let durations: Vec<f64> = e.asset.clips.iter().map(|c| c.duration).collect();
+            let assignments = crowd::assign(&mix, &ids, &durations);
+            let mut clips = e.asset.clips.clone();
+            if let (Some(mode), Some(c)) = (s.loop_mode, clip) {
+                clips[c].loop_mode = mode;
+            }
+            let blend = match (blend_clip.as_ref(), s.blend) {
+                (Some(b), Some(bi)) => clip_in(&e.asset, Some(b), bi).map(|b| (b, s.blend_weight)),
+                _ => None,
+            };
+            // Comparing needs the runtime's clip times (CPU-timed).
+            let timing = if s.compare == Compare::Off {
+                s.timing
+            } else {
+                Timing::Cpu
+            };
+            self.players.push(Player::new(
+                timing,
+                &clips,
+                &assignments,
+                &transforms,
+                self.time,
+                blend,
+            )?);
+            self.parts.push(Part { transforms });
+        }
+        self.built = Some(self.settings.clone());
+        Ok(())
+    }
+
+    fn options(&self, (w, h): (u32, u32)) -> RenderOptions {
+        let s = &self.settings;
+        let orbit = self
+            .orbit
+            .unwrap_or_else(|| Orbit::framing(&self.scene, w as f32 / h.max(1) as f32));
+        RenderOptions {
+            width: w,
+            height: h,
+            skinning: s.skinning,
+            path: s.path,
+            camera: Some(orbit.camera()),
+            scene: Some(self.scene),
+            ground: s.ground,
+            shadows: s.shadows,
+            lod_bias: s.lod_bias,
+            debug: s.debug,
+            ..Default::default()
+        }
+    }
+
+    /// Draws the frame at `size` pixels (each image of a side-by-side comparison gets half the
+    /// width).
+    pub fn draw(&mut self, renderer: &mut Renderer, size: (u32, u32)) -> anyhow::Result<Drawn> {
+        if self.built.as_ref() != Some(&self.settings) {
+            self.rebuild()?;
+        }
+        let size = match self.settings.compare {
+            Compare::Beside => ((size.0 / 2).max(16), size.1.max(16)),
+            _ => (size.0.max(16), size.1.max(16)),
+        };
+        if self.orbit.is_none() {
+            self.orbit = Some(Orbit::framing(&self.scene, size.0 as f32 / size.1 as f32));
+        }
+        let opts = self.options(size);
+        for e in &mut self.entries {
+            if e.gpu.is_none() && opts.path != SkinPath::Reference {
+                e.gpu = Some(
+                    renderer
+                        .upload(&e.asset)
+                        .with_context(|| format!("uploading {}", e.path.display()))?,
+                );
+            }
+        }
+        let (main, stats, heat) = match (self.settings.compare, opts.path) {
+            (Compare::Heat, _) => {
+                let (img, legend) = self.draw_heat(renderer, &opts)?;
+                (img, None, Some(legend))
+            }
+            (_, SkinPath::Reference) => (self.draw_decoded(renderer, &opts)?, None, None),
+            _ => {
+                let crowds: Vec<Crowd> = self
+                    .entries
+                    .iter()
+                    .zip(&self.players)
+                    .zip(&self.parts)
+                    .filter_map(|((e, p), part)| {
+                        Some(Crowd {
+                            asset: e.gpu.as_ref()?,
+                            transforms: &part.transforms,
+                            playback: p.playback(),
+                        })
+                    })
+                    .collect();
+                let f = renderer.render_scene(&crowds, &opts)?;
+                (f.image, Some(f.stats), None)
+            }
+        };
+        let source = match self.settings.compare {
+            Compare::Beside | Compare::Over => Some(self.draw_source(renderer, &opts)?),
+            _ => None,
+        };
+        Ok(Drawn {
+            main,
+            source,
+            stats,
+            heat,
+        })
+    }
+
+    /// The first file's bake decoded on the CPU (the reference path of a baked asset).
+    fn draw_decoded(
+        &self,
+        renderer: &mut Renderer,
+        opts: &RenderOptions,
+    ) -> anyhow::Result<RgbaImage> {
+        let (Some(e), Some(p), Some(part)) = (
+            self.entries.first(),
+            self.players.first(),
+            self.parts.first(),
+        ) else {
+            anyhow::bail!("nothing to draw");
+        };
+        let Playback::Cpu(records) = p.playback() else {
+            anyhow::bail!("the reference path is CPU-timed: choose CPU timing");
+        };
+        let decoded =
+            throng_render::DecodedMeshes::new(&e.asset, records, &part.transforms, opts.skinning)?;
+        Ok(renderer.render_reference(&decoded.meshes(), opts)?)
+    }
+
+    /// Each instance of the first file's source posed at its strongest layer's clip and time.
+    fn source_parts(&mut self) -> anyhow::Result<Vec<Vec<SkinnedPart>>> {
+        let (Some(e), Some(p)) = (self.entries.first(), self.players.first()) else {
+            anyhow::bail!("nothing to compare");
+        };
+        let (Some(model), Some(Some(skinner))) = (e.source.as_ref(), self.skinner.first_mut())
+        else {
+            anyhow::bail!(
+                "{} has no source to compare with (open the source glTF, or pass --source)",
+                e.path.display()
+            );
+        };
+        let n = self.parts.first().map_or(0, |x| x.transforms.len());
+        let mut all = Vec::with_capacity(n);
+        for i in 0..n {
+            let layers = p.layer_times(i).unwrap_or_default();
+            let strongest = layers
+                .iter()
+                .copied()
+                .fold(None::<(usize, f32, f64)>, |best, l| match best {
+                    Some(b) if b.1 >= l.1 => Some(b),
+                    _ => Some(l),
+                });
+            let clip = strongest.and_then(|(c, w, t)| {
+                let name = &e.asset.clips.get(c)?.name;
+                let sc = model
+                    .clips
+                    .iter()
+                    .position(|x| &x.name == name)
+                    .or(Some(c))?;
+                (w > 0.0 && sc < model.clips.len()).then_some((sc, t))
+            });
+            let mut out = Vec::new();
+            skinner.skin(
+                model,
+                clip.map(|(c, _)| c),
+                clip.map_or(0.0, |(_, t)| t as f32),
+                self.settings.skinning,
+                &mut out,
+            );
+            all.push(out);
+        }
+        Ok(all)
+    }
+
+    /// The first file's source skinned on the CPU at full rate (the reference path).
+    fn draw_source(
+        &mut self,
+        renderer: &mut Renderer,
+        opts: &RenderOptions,
+    ) -> anyhow::Result<RgbaImage> {
+        let parts = self.source_parts()?;
+        let (Some(e), Some(part)) = (self.entries.first(), self.parts.first()) else {
+            anyhow::bail!("nothing to compare");
+        };
+        let Some(model) = e.source.as_ref() else {
+            anyhow::bail!("no source");
+        };
+        let meshes = shared::source_meshes(model, &parts, &part.transforms);
+        let o = RenderOptions {
+            path: SkinPath::Reference,
+            ..*opts
+        };
+        Ok(renderer.render_reference(&meshes, &o)?)
+    }
+
+    /// The first file's bake decoded on the CPU, each vertex coloured by its distance to the
+    /// source's at the same clip time.
+    fn draw_heat(
+        &mut self,
+        renderer: &mut Renderer,
+        opts: &RenderOptions,
+    ) -> anyhow::Result<(RgbaImage, heat::Legend)> {
+        let parts = self.source_parts()?;
+        let (Some(e), Some(p), Some(part)) = (
+            self.entries.first(),
+            self.players.first(),
+            self.parts.first(),
+        ) else {
+            anyhow::bail!("nothing to compare");
+        };
+        let Playback::Cpu(records) = p.playback() else {
+            anyhow::bail!("the heat map is CPU-timed");
+        };
+        let field = heat::HeatField::new(&e.asset, records, &parts, opts.skinning)?;
+        let meshes = field.meshes(&e.asset, &part.transforms, &self.ramp_png);
+        let o = RenderOptions {
+            path: SkinPath::Reference,
+            ..*opts
+        };
+        Ok((renderer.render_reference(&meshes, &o)?, field.legend))
+    }
+}
+
+/// The clip of `asset` matching `wanted` (by name), else index `index` when it exists.
+fn clip_in(asset: &BakedAsset, wanted: Option<&ClipInfo>, index: usize) -> Option<usize> {
+    wanted
+        .and_then(|w| asset.clips.iter().position(|c| c.name == w.name))
+        .or((index < asset.clips.len()).then_some(index))
+}
