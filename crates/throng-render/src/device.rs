@@ -156,6 +156,23 @@ impl Gpu {
     }
 }
 
+/// The configuration of a window's surface for throng's frames: the adapter's default at
+/// `width` × `height` pixels, with an sRGB format where the surface offers one (the renderer
+/// writes linear colour; an sRGB target encodes it for the screen). `None` when the adapter
+/// cannot present to the surface.
+pub fn surface_config(
+    surface: &wgpu::Surface,
+    adapter: &wgpu::Adapter,
+    (width, height): (u32, u32),
+) -> Option<wgpu::SurfaceConfiguration> {
+    let mut config = surface.get_default_config(adapter, width.max(1), height.max(1))?;
+    let caps = surface.get_capabilities(adapter);
+    if let Some(&srgb) = caps.formats.iter().find(|f| f.is_srgb()) {
+        config.format = srgb;
+    }
+    Some(config)
+}
+
 /// For tests: a device, or `None` (with a message) when no adapter exists outside CI.
 ///
 /// # Panics

@@ -260,14 +260,10 @@ impl Windowed {
         let surface = instance.create_surface(window.clone())?;
         let (adapter, device, queue) = create_device(&instance, Some(&surface))?;
         let size = window.inner_size();
-        let mut config = surface
-            .get_default_config(&adapter, size.width.max(1), size.height.max(1))
-            .ok_or("the adapter cannot present to this window")?;
-        // The renderer writes linear colour: an sRGB target encodes it for the screen.
-        let caps = surface.get_capabilities(&adapter);
-        if let Some(&srgb) = caps.formats.iter().find(|f| f.is_srgb()) {
-            config.format = srgb;
-        }
+        // The renderer writes linear colour: the configuration asks for an sRGB format.
+        let config =
+            throng_render::device::surface_config(&surface, &adapter, (size.width, size.height))
+                .ok_or("the adapter cannot present to this window")?;
         surface.configure(&device, &config);
         let renderer = Renderer::with_gpu(Gpu::from_device(adapter, device, queue));
         println!("adapter: {}", renderer.adapter());

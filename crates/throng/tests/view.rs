@@ -42,6 +42,12 @@ fn have(tool: &str) -> bool {
     found
 }
 
+/// Fox.glb as an argument when it and `xvfb-run` are there (see [`have`]).
+fn fox_and_xvfb() -> Option<String> {
+    let fox = asset_arg("Fox.glb")?;
+    have("xvfb-run").then_some(fox)
+}
+
 /// Runs `throng view ARGS` in a 1280×720 Xvfb display.
 fn view_under_xvfb(args: &[&str]) -> Output {
     let out = Command::new("xvfb-run")
@@ -106,12 +112,9 @@ fn without_a_display_it_says_how_to_run_it() {
 
 #[test]
 fn screenshot_shows_the_crowd_and_the_panels() {
-    let Some(fox) = asset_arg("Fox.glb") else {
+    let Some(fox) = fox_and_xvfb() else {
         return;
     };
-    if !have("xvfb-run") {
-        return;
-    }
     let png = dir().join("view-fox.png");
     let stderr = ok(
         view_under_xvfb(&[&fox, "--screenshot", &s(&png), "--frames", "3"]),
@@ -211,21 +214,14 @@ fn worst_at(
     worst as f64 / d as f64
 }
 
-#[test]
-fn heat_map_is_zero_at_samples_and_shows_the_sampling_error_between() {
-    let Some(fox) = asset_arg("Fox.glb") else {
-        return;
-    };
-    if !have("xvfb-run") {
-        return;
-    }
-    // An exact encoding at 30 fps: at a sample only f32 rounding remains; between samples the
-    // matrix interpolation of 30 fps errs (Walk: up to 1.8e-2 of the diagonal).
+/// Fox baked at 30 fps with an exact encoding: at a sample only f32 rounding remains; between
+/// samples the matrix interpolation of 30 fps errs (Walk: up to 1.8e-2 of the diagonal).
+fn exact_bake_at_30_fps(fox: &str) -> PathBuf {
     let baked = dir().join("fox-30fps-mat4.glb");
     let out = run_env(
         &[
             "bake",
-            &fox,
+            fox,
             "-o",
             &s(&baked),
             "--fps",
@@ -236,6 +232,15 @@ fn heat_map_is_zero_at_samples_and_shows_the_sampling_error_between() {
         &[],
     );
     ok(out, "throng bake");
+    baked
+}
+
+#[test]
+fn heat_map_is_zero_at_samples_and_shows_the_sampling_error_between() {
+    let Some(fox) = fox_and_xvfb() else {
+        return;
+    };
+    let baked = exact_bake_at_30_fps(&fox);
     let asset = throng_asset::read(&baked).expect("read the bake");
     let model = throng_gltf::import(Path::new(&fox)).expect("import Fox");
     let walk = asset.find_clip("Walk").expect("Walk");

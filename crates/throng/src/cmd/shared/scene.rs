@@ -175,15 +175,24 @@ impl Player {
     }
 }
 
-/// One line of a frame's statistics: draw calls, instances drawn per LOD, triangles, shadow
-/// casters.
-pub fn stats_line(s: &FrameStats) -> String {
+/// Instances drawn per LOD, `LOD 0: 3, LOD 1: 5` (`none` when nothing was drawn).
+pub fn lod_counts(s: &FrameStats) -> String {
     let lods: Vec<String> = s
         .instances_per_lod
         .iter()
         .enumerate()
         .map(|(l, n)| format!("LOD {l}: {n}"))
         .collect();
+    if lods.is_empty() {
+        "none".to_string()
+    } else {
+        lods.join(", ")
+    }
+}
+
+/// One line of a frame's statistics: draw calls, instances drawn per LOD, triangles, shadow
+/// casters.
+pub fn stats_line(s: &FrameStats) -> String {
     format!(
         "frame: {} draw calls ({} shadow), {} culling dispatches; {} instances drawn ({}), \
          {} triangles; shadows: {} instances, {} triangles{}",
@@ -191,11 +200,7 @@ pub fn stats_line(s: &FrameStats) -> String {
         s.shadow_draws,
         s.dispatches,
         s.instances_drawn,
-        if lods.is_empty() {
-            "none".to_string()
-        } else {
-            lods.join(", ")
-        },
+        lod_counts(s),
         s.triangles,
         s.shadow_instances,
         s.shadow_triangles,

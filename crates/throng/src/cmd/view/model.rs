@@ -545,12 +545,8 @@ impl ViewModel {
         })
     }
 
-    /// The first file's bake decoded on the CPU (the reference path of a baked asset).
-    fn draw_decoded(
-        &self,
-        renderer: &mut Renderer,
-        opts: &RenderOptions,
-    ) -> anyhow::Result<RgbaImage> {
+    /// The first file, its CPU-timed records and its share of the crowd.
+    fn first_cpu(&self) -> anyhow::Result<(&Entry, &[throng_contract::InstanceRecord], &Part)> {
         let (Some(e), Some(p), Some(part)) = (
             self.entries.first(),
             self.players.first(),
@@ -559,8 +555,18 @@ impl ViewModel {
             anyhow::bail!("nothing to draw");
         };
         let Playback::Cpu(records) = p.playback() else {
-            anyhow::bail!("the reference path is CPU-timed: choose CPU timing");
+            anyhow::bail!("the reference path and the heat map are CPU-timed: choose CPU timing");
         };
+        Ok((e, records, part))
+    }
+
+    /// The first file's bake decoded on the CPU (the reference path of a baked asset).
+    fn draw_decoded(
+        &self,
+        renderer: &mut Renderer,
+        opts: &RenderOptions,
+    ) -> anyhow::Result<RgbaImage> {
+        let (e, records, part) = self.first_cpu()?;
         let decoded =
             throng_render::DecodedMeshes::new(&e.asset, records, &part.transforms, opts.skinning)?;
         Ok(renderer.render_reference(&decoded.meshes(), opts)?)
@@ -640,16 +646,7 @@ impl ViewModel {
         opts: &RenderOptions,
     ) -> anyhow::Result<(RgbaImage, heat::Legend)> {
         let parts = self.source_parts()?;
-        let (Some(e), Some(p), Some(part)) = (
-            self.entries.first(),
-            self.players.first(),
-            self.parts.first(),
-        ) else {
-            anyhow::bail!("nothing to compare");
-        };
-        let Playback::Cpu(records) = p.playback() else {
-            anyhow::bail!("the heat map is CPU-timed");
-        };
+        let (e, records, part) = self.first_cpu()?;
         let field = heat::HeatField::new(&e.asset, records, &parts, opts.skinning)?;
         let meshes = field.meshes(&e.asset, &part.transforms, &self.ramp_png);
         let o = RenderOptions {

@@ -61,17 +61,11 @@ fn stats_text(s: &Shown) -> String {
         if let Some(ns) = st.gpu_ns {
             t += &format!(", GPU {:.2} ms", ns as f64 * 1e-6);
         }
-        let lods: Vec<String> = st
-            .instances_per_lod
-            .iter()
-            .enumerate()
-            .map(|(l, n)| format!("LOD {l}: {n}"))
-            .collect();
         t += &format!(
             " · {} draws · {} instances drawn ({}) · {} triangles",
             st.draws,
             st.instances_drawn,
-            lods.join(", "),
+            crate::cmd::shared::scene::lod_counts(st),
             st.triangles
         );
     }
@@ -209,112 +203,105 @@ fn legend(ui: &mut Ui, view: egui::Rect, l: Legend) {
     );
 }
 
+/// A panel section, open at start.
+fn section(ui: &mut Ui, title: &str, body: impl FnOnce(&mut Ui)) {
+    egui::CollapsingHeader::new(title)
+        .default_open(true)
+        .show(ui, body);
+}
+
 fn controls(ui: &mut Ui, m: &mut ViewModel, shown: &Shown) {
     ui.heading("throng view");
-    egui::CollapsingHeader::new("Files")
-        .default_open(true)
-        .show(ui, |ui| {
-            for e in &m.entries {
-                let src = if e.source.is_some() { " + source" } else { "" };
-                ui.label(format!(
-                    "{}{src}: {}, {} palette entries",
-                    e.path.file_name().map_or_else(
-                        || e.path.display().to_string(),
-                        |n| n.to_string_lossy().into_owned()
-                    ),
-                    e.asset.bone_texture.encoding,
-                    e.asset.palette.len()
-                ));
+    section(ui, "Files", |ui| {
+        for e in &m.entries {
+            let src = if e.source.is_some() { " + source" } else { "" };
+            ui.label(format!(
+                "{}{src}: {}, {} palette entries",
+                e.path.file_name().map_or_else(
+                    || e.path.display().to_string(),
+                    |n| n.to_string_lossy().into_owned()
+                ),
+                e.asset.bone_texture.encoding,
+                e.asset.palette.len()
+            ));
+        }
+        ui.weak("Drop a .glb or .gltf on the window to add it.");
+    });
+    section(ui, "Clips", |ui| {
+        let clips: Vec<(String, f64, LoopMode, usize)> = m
+            .clips()
+            .iter()
+            .map(|c| (c.name.clone(), c.duration, c.loop_mode, c.events.len()))
+            .collect();
+        for (i, (name, d, mode, events)) in clips.iter().enumerate() {
+            let text = format!("{name}  {d:.2} s  {}  {events} events", mode.as_str());
+            if ui.selectable_label(m.settings.clip == i, text).clicked() {
+                m.settings.clip = i;
+                m.settings.fade_to = i;
             }
-            ui.weak("Drop a .glb or .gltf on the window to add it.");
-        });
-    egui::CollapsingHeader::new("Clips")
-        .default_open(true)
-        .show(ui, |ui| {
-            let clips: Vec<(String, f64, LoopMode, usize)> = m
-                .clips()
-                .iter()
-                .map(|c| (c.name.clone(), c.duration, c.loop_mode, c.events.len()))
-                .collect();
-            for (i, (name, d, mode, events)) in clips.iter().enumerate() {
-                let text = format!("{name}  {d:.2} s  {}  {events} events", mode.as_str());
-                if ui.selectable_label(m.settings.clip == i, text).clicked() {
-                    m.settings.clip = i;
-                    m.settings.fade_to = i;
-                }
-            }
-        });
-    egui::CollapsingHeader::new("Playback")
-        .default_open(true)
-        .show(ui, |ui| playback(ui, m));
-    egui::CollapsingHeader::new("Crowd")
-        .default_open(true)
-        .show(ui, |ui| {
-            let s = &mut m.settings;
-            ui.add(
-                egui::Slider::new(&mut s.instances, 1..=100_000)
-                    .logarithmic(true)
-                    .text("instances"),
-            );
-            egui::ComboBox::from_label("layout")
-                .selected_text(format!("{:?}", s.layout))
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut s.layout, Layout::Grid, "grid");
-                    ui.selectable_value(&mut s.layout, Layout::Random, "random");
-                });
-            ui.add(egui::Slider::new(&mut s.stagger, 0.0..=1.0).text("phase spread (s)"));
-            ui.checkbox(&mut s.random_phase, "random phase");
-        });
-    egui::CollapsingHeader::new("Drawing")
-        .default_open(true)
-        .show(ui, |ui| drawing(ui, m));
-    egui::CollapsingHeader::new("Compare with the source")
-        .default_open(true)
-        .show(ui, |ui| {
-            let has = m.has_source();
-            ui.add_enabled_ui(has, |ui| {
-                let s = &mut m.settings;
-                ui.horizontal_wrapped(|ui| {
-                    ui.radio_value(&mut s.compare, Compare::Off, "off");
-                    ui.radio_value(&mut s.compare, Compare::Beside, "beside");
-                    ui.radio_value(&mut s.compare, Compare::Over, "over");
-                    ui.radio_value(&mut s.compare, Compare::Heat, "error heat map");
-                });
+        }
+    });
+    section(ui, "Playback", |ui| playback(ui, m));
+    section(ui, "Crowd", |ui| {
+        let s = &mut m.settings;
+        ui.add(
+            egui::Slider::new(&mut s.instances, 1..=100_000)
+                .logarithmic(true)
+                .text("instances"),
+        );
+        egui::ComboBox::from_label("layout")
+            .selected_text(format!("{:?}", s.layout))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut s.layout, Layout::Grid, "grid");
+                ui.selectable_value(&mut s.layout, Layout::Random, "random");
             });
-            if !has {
-                ui.weak("Open the source glTF, or a bake with --source SRC.");
-            }
+        ui.add(egui::Slider::new(&mut s.stagger, 0.0..=1.0).text("phase spread (s)"));
+        ui.checkbox(&mut s.random_phase, "random phase");
+    });
+    section(ui, "Drawing", |ui| drawing(ui, m));
+    section(ui, "Compare with the source", |ui| {
+        let has = m.has_source();
+        ui.add_enabled_ui(has, |ui| {
+            let s = &mut m.settings;
+            ui.horizontal_wrapped(|ui| {
+                ui.radio_value(&mut s.compare, Compare::Off, "off");
+                ui.radio_value(&mut s.compare, Compare::Beside, "beside");
+                ui.radio_value(&mut s.compare, Compare::Over, "over");
+                ui.radio_value(&mut s.compare, Compare::Heat, "error heat map");
+            });
         });
-    egui::CollapsingHeader::new("Events")
-        .default_open(true)
-        .show(ui, |ui| {
-            let names: Vec<String> = m
-                .clips()
-                .get(m.settings.clip)
-                .map(|c| {
-                    c.events
-                        .iter()
-                        .map(|e| format!("{} @ {:.2} s", e.name, e.time))
-                        .collect()
-                })
-                .unwrap_or_default();
-            if names.is_empty() {
-                ui.weak("The clip has no events.");
-            }
-            for n in names {
-                let base = n.split(" @ ").next().unwrap_or("").to_string();
-                let lit = m
-                    .fired
+        if !has {
+            ui.weak("Open the source glTF, or a bake with --source SRC.");
+        }
+    });
+    section(ui, "Events", |ui| {
+        let names: Vec<String> = m
+            .clips()
+            .get(m.settings.clip)
+            .map(|c| {
+                c.events
                     .iter()
-                    .any(|(f, at)| *f == base && m.clock - at < FLASH_S);
-                let text = RichText::new(n);
-                ui.label(if lit {
-                    text.color(Color32::BLACK).background_color(Color32::YELLOW)
-                } else {
-                    text
-                });
-            }
-        });
+                    .map(|e| format!("{} @ {:.2} s", e.name, e.time))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if names.is_empty() {
+            ui.weak("The clip has no events.");
+        }
+        for n in names {
+            let base = n.split(" @ ").next().unwrap_or("").to_string();
+            let lit = m
+                .fired
+                .iter()
+                .any(|(f, at)| *f == base && m.clock - at < FLASH_S);
+            let text = RichText::new(n);
+            ui.label(if lit {
+                text.color(Color32::BLACK).background_color(Color32::YELLOW)
+            } else {
+                text
+            });
+        }
+    });
     ui.separator();
     ui.label(stats_text(shown));
 }

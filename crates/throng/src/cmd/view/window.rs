@@ -93,13 +93,9 @@ impl Viewer {
             anyhow::Ok((adapter, device, queue))
         })?;
         let px = window.inner_size();
-        let mut config = surface
-            .get_default_config(&adapter, px.width.max(1), px.height.max(1))
-            .context("the adapter cannot present to this window")?;
-        let caps = surface.get_capabilities(&adapter);
-        if let Some(&srgb) = caps.formats.iter().find(|f| f.is_srgb()) {
-            config.format = srgb;
-        }
+        let config =
+            throng_render::device::surface_config(&surface, &adapter, (px.width, px.height))
+                .context("the adapter cannot present to this window")?;
         surface.configure(&device, &config);
         let painter = egui_wgpu::Renderer::new(&device, config.format, Default::default());
         let renderer = Renderer::with_gpu(Gpu::from_device(adapter, device, queue));
