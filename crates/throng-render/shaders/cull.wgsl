@@ -1,6 +1,8 @@
 // GPU culling and LOD selection (docs/design.md §5). Each instance's bounds — the union of
-// the clip bounds of its active layers (the asset's bounds for the rest pose or clips without
-// bounds), moved by its transform — are tested against the view frustum and, separately, the
+// the boxes of the two frame-table rows each active layer interpolates (padded by `row_pad`;
+// LBS positions between two rows and over layers are convex combinations of the rows' vertices,
+// so the union holds the drawn pose), or the clip bounds where a row has none, moved by its
+// transform — are tested against the view frustum and, separately, the
 // shadow camera's (a caster out of view must also reach the view when swept along the light:
 // otherwise its shadow falls only on what the camera cannot see). A visible instance gets the coarsest LOD whose simplification error,
 // projected to the screen at the instance's distance, stays within `lod_bias` pixels; its id is
@@ -9,7 +11,7 @@
 // Needs no optional GPU feature. Defs: GPU_TIMED (crate::shaders::Program::Cull).
 
 #import throng::playback::instance_affine
-#import throng_render::asset::{bone_params, clips}
+#import throng_render::asset::{bone_params, clips, layer_rows_of}
 #import throng_render::instances::{instance_transforms, shown_layers}
 
 struct CullParams {
@@ -36,8 +38,10 @@ struct CullParams {
     // Largest projected simplification error allowed, pixels (≤ 0: always LOD 0).
     lod_bias: f32,
     shadows: u32,
-    pad_a: u32,
-    pad_b: u32,
+    // Margin of each row's box, file units.
+    row_pad: f32,
+    // 1: boxes from the rows shown; 0: from the clips (for comparison).
+    row_bounds: u32,
 }
 
 // wgpu's DrawIndexedIndirect layout (20 B), one per (pass, primitive, LOD) in that order (a
@@ -53,6 +57,8 @@ struct DrawArgs {
 @group(0) @binding(#{B_CULL_PARAMS}) var<uniform> cull: CullParams;
 @group(0) @binding(#{B_VISIBLE_IDS}) var<storage, read_write> visible_ids: array<u32>;
 @group(0) @binding(#{B_DRAW_ARGS}) var<storage, read_write> draw_args: array<DrawArgs>;
+// Per frame-table row: (min, 0), (max, 0); an empty row's min exceeds its max.
+@group(0) @binding(#{B_ROW_BOUNDS}) var<storage, read> row_bounds: array<vec4<f32>>;
 
 // World-space box of instance `inst`: centre and half extent.
 struct WorldBox {
@@ -71,8 +77,18 @@ fn instance_box(inst: u32) -> WorldBox {
         if (l.weight == 0.0) {
             continue;
         }
-        // A clip past the table (a disabled instance's rest layer) or one without bounds: the
-        // asset's fallback box.
+        // The two rows the layer shows; where either has no box, its clip's (and for a clip past
+        // the table or without bounds, the asset's fallback box).
+        let rows = layer_rows_of(l);
+        let amin = row_bounds[2u * rows.x].xyz;
+        let amax = row_bounds[2u * rows.x + 1u].xyz;
+        let bmin_row = row_bounds[2u * rows.y].xyz;
+        let bmax_row = row_bounds[2u * rows.y + 1u].xyz;
+        if (cull.row_bounds == 1u && all(amin <= amax) && all(bmin_row <= bmax_row)) {
+            lo = min(lo, min(amin, bmin_row) - vec3<f32>(cull.row_pad));
+            hi = max(hi, max(amax, bmax_row) + vec3<f32>(cull.row_pad));
+            continue;
+        }
         let c = u32(max(l.clip, 0.0));
         var bmin = cull.fallback_min.xyz;
         var bmax = cull.fallback_max.xyz;

@@ -63,6 +63,8 @@ numbers! {
     CULL_PARAMS = 11;
     VISIBLE_IDS = 12;
     DRAW_ARGS = 13;
+    /// Culling: every frame-table row's bounds, `array<vec4<f32>>` (min, max per row).
+    ROW_BOUNDS = 16;
     // ---- group 1 (MATERIAL) ----
     MATERIAL = 0;
     BASE_TEXTURE = 1;

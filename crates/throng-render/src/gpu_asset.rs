@@ -166,6 +166,9 @@ pub struct GpuAsset {
     pub textures: Vec<Option<wgpu::TextureView>>,
     /// Union of every frame-table row's bounds (model space, file units).
     pub bounds: Aabb,
+    /// Every frame-table row's bounds for culling, `array<vec4<f32>>` of (min, 0), (max, 0) per
+    /// row (an empty row's min exceeds its max).
+    pub row_bounds_buffer: wgpu::Buffer,
     /// Simplification error of each LOD level in model units (file units): the largest over
     /// the primitives of meshoptimizer's relative error × the primitive's largest extent.
     /// `[0]` = 0; the length is the asset's LOD count (at most [`MAX_LODS`]).
@@ -453,6 +456,18 @@ impl GpuAsset {
                 }
             }
         }
+        // One box per row of the table the shaders index (a row without one culls by its
+        // clip's box).
+        let rows: Vec<[f32; 4]> = (0..bones.rows as usize)
+            .map(|r| asset.row_bounds.get(r).copied().unwrap_or(Aabb::EMPTY))
+            .flat_map(|b| [b.min.extend(0.0).to_array(), b.max.extend(0.0).to_array()])
+            .collect();
+        let row_bounds_buffer = crate::crowd::storage_buffer(
+            device,
+            "throng row bounds",
+            &rows,
+            [f32::MAX, f32::MAX, f32::MAX, 0.0],
+        );
         Ok(GpuAsset {
             name: asset.source_name.clone(),
             encoding: enc,
@@ -466,6 +481,7 @@ impl GpuAsset {
             materials,
             textures,
             bounds,
+            row_bounds_buffer,
             lod_errors,
         })
     }

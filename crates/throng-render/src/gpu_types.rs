@@ -189,7 +189,12 @@ pub struct CullParams {
     /// Largest projected simplification error allowed, pixels (≤ 0: LOD 0 only).
     pub lod_bias: f32,
     pub shadows: u32,
-    pub _pad: [u32; 2],
+    /// Margin added to each frame-table row's box (file units): dual-quaternion skinning and
+    /// the encodings' rounding put vertices a little off the bake's bounds, which were measured
+    /// with linear blend skinning of the source matrices.
+    pub row_pad: f32,
+    /// 1: boxes from the rows each layer shows; 0: from the layers' clips.
+    pub row_bounds: u32,
 }
 
 /// wgpu's `DrawIndexedIndirect` arguments (WGSL `DrawArgs`), 20 B.

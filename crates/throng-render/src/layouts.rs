@@ -163,6 +163,7 @@ pub fn cull_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLay
         uniform(b::CULL_PARAMS, vis),
         storage(b::VISIBLE_IDS, vis, false),
         storage(b::DRAW_ARGS, vis, false),
+        storage(b::ROW_BOUNDS, vis, true),
     ]);
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng cull"),

@@ -68,9 +68,13 @@ pub struct RenderOptions {
     pub scene: Option<throng_asset::Aabb>,
     /// Draw the checkered ground plane under the crowd.
     pub ground: bool,
-    /// Cull instances on the GPU (view frustum and shadow camera vs clip bounds), pick LODs and
-    /// draw with indirect draws; off: draw every instance at LOD 0.
+    /// Cull instances on the GPU (view frustum and shadow camera vs each instance's box), pick
+    /// LODs and draw with indirect draws; off: draw every instance at LOD 0.
     pub cull: bool,
+    /// Culling boxes from the frame-table rows each instance shows (the baked per-row bounds,
+    /// docs/design.md §5); off: from the union over its clips' rows (a looser box, for
+    /// comparison).
+    pub row_bounds: bool,
     /// Shadows of the directional light (a depth pass with the same skinning).
     pub shadows: bool,
     /// Shadow map size, texels per side.
@@ -99,6 +103,7 @@ impl Default for RenderOptions {
             scene: None,
             ground: true,
             cull: true,
+            row_bounds: true,
             shadows: true,
             shadow_map_size: crate::light::DEFAULT_SHADOW_MAP_SIZE,
             lod_bias: 1.0,

@@ -211,6 +211,7 @@ impl Renderer {
                         timing: k.0.timing,
                         setup,
                         lod_bias: opts.lod_bias,
+                        row_bounds: opts.row_bounds,
                         multi_draw: self.multi_draw,
                     },
                 )
@@ -377,6 +378,7 @@ impl Renderer {
             timing,
             setup: &setup,
             lod_bias: opts.lod_bias,
+            row_bounds: opts.row_bounds,
             multi_draw: self.multi_draw,
         };
         let Some(run) = self.cull.run(device, &inputs) else {

@@ -128,10 +128,10 @@ fn lod_choice_matches_cpu_and_lod_meshes_render() {
     assert!(lists.shadow.is_empty());
     let vp = cam.view_proj(w as f32 / h as f32);
     let pixels_per_unit = h as f32 * 0.5 / (cam.fov_y * 0.5).tan();
-    let bounds = asset.clips[0].bounds;
     let mut want: Vec<Vec<u32>> = vec![Vec::new(); 3];
     let mut near_threshold = Vec::new();
     for i in 0..n {
+        let bounds = common::culling_box(&asset, &records[i as usize]);
         let t = transforms[i as usize].to_mat4().w_axis.truncate();
         let c = (bounds.min + bounds.max) * 0.5 + t;
         let e = (bounds.max - bounds.min) * 0.5;

@@ -253,13 +253,12 @@ fn gpu_culling_keeps_exactly_the_instances_in_view() {
     let visible = r
         .visible_instances(&g, &transforms, play, &opts)
         .expect("cull");
-    // CPU: the clip's bounds moved by each transform, against the same planes.
+    // CPU: each instance's rows' bounds moved by its transform, against the same planes.
     let planes = throng_render::camera::frustum_planes(&cam.view_proj(1.0));
-    let clip_bounds = asset.clips[0].bounds;
     let want: Vec<u32> = (0..n)
         .filter(|&i| {
             let b = throng_render::camera::crowd_bounds(
-                &clip_bounds,
+                &common::culling_box(&asset, &records[i as usize]),
                 &transforms[i as usize..i as usize + 1],
             );
             let (c, e) = ((b.min + b.max) * 0.5, (b.max - b.min) * 0.5);

@@ -62,9 +62,15 @@ pub(crate) struct CullInputs<'a> {
     pub timing: Timing,
     pub setup: &'a FrameSetup,
     pub lod_bias: f32,
+    /// Boxes from the rows shown (else from the clips).
+    pub row_bounds: bool,
     /// Lay the arguments out for multi-draws with first instances.
     pub multi_draw: bool,
 }
+
+/// Margin of a frame-table row's box in culling, as a fraction of the asset's bounding
+/// diagonal (see `CullParams::row_pad`): 1 %, far above the default error budget (0.1 %).
+pub const ROW_PAD: f32 = 0.01;
 
 impl CullPass {
     /// Builds the pipelines of `timing` if they do not exist yet.
@@ -118,7 +124,8 @@ impl CullPass {
             segment,
             lod_bias: input.lod_bias,
             shadows: setup.shadow.is_some() as u32,
-            _pad: [0; 2],
+            row_pad: ROW_PAD * bounds.diagonal().max(0.0),
+            row_bounds: input.row_bounds as u32,
         };
         let params_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("throng cull params"),
@@ -164,6 +171,10 @@ impl CullPass {
             wgpu::BindGroupEntry {
                 binding: b::CULL_PARAMS,
                 resource: params_buf.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: b::ROW_BOUNDS,
+                resource: asset.row_bounds_buffer.as_entire_binding(),
             },
             wgpu::BindGroupEntry {
                 binding: b::VISIBLE_IDS,

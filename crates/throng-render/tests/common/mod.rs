@@ -472,3 +472,26 @@ fn skinned_primitive(
         vat: None,
     }
 }
+
+/// The model-space box culling gives an instance showing `record` (docs/design.md §5),
+/// computed on the CPU: per active layer the union of the boxes of its row and next row
+/// (throng-asset's `layer_rows`, the shaders' twin), each grown by `ROW_PAD` of the asset's
+/// diagonal; the rest row's box for a disabled instance.
+pub fn culling_box(
+    asset: &throng_asset::BakedAsset,
+    record: &InstanceRecord,
+) -> throng_asset::Aabb {
+    let all = asset
+        .row_bounds
+        .iter()
+        .fold(throng_asset::Aabb::EMPTY, |a, b| a.union(b));
+    let pad = glam::Vec3::splat(throng_render::ROW_PAD * all.diagonal());
+    let rows = throng_asset::decode::layer_rows(&record.layers, &asset.clips).expect("layer rows");
+    rows.iter().fold(throng_asset::Aabb::EMPTY, |b, l| {
+        let r = asset.row_bounds[l.row as usize].union(&asset.row_bounds[l.next as usize]);
+        b.union(&throng_asset::Aabb {
+            min: r.min - pad,
+            max: r.max + pad,
+        })
+    })
+}

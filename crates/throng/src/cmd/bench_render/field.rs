@@ -6,9 +6,12 @@
 //! at 0.56 × the field's side, so the view wedge (35° field of view) holds about a tenth of the
 //! field: near instances fill many pixels (LOD 0), far ones a few (the smallest LOD).
 //!
-//! Two cases, the same camera placement and shadows:
-//! - `cull+lod`: GPU frustum culling (view and shadow camera) and LOD selection with
-//!   `lod_bias` = 1 pixel, all N instances submitted;
+//! Three cases, the same camera placement and shadows:
+//! - `cull+lod`: GPU frustum culling (view and shadow camera, each instance boxed by the
+//!   frame-table rows it shows) and LOD selection with `lod_bias` = 1 pixel, all N instances
+//!   submitted;
+//! - `cull+lod (clip boxes)`: the same with each instance boxed by its clips' union of rows
+//!   (`row_bounds: false`), to show what per-row boxes save;
 //! - `off`: no culling, LOD 0 everywhere (`cull: false`, `lod_bias` 0) on a field of
 //!   min(N, `--field-off-cap`) instances: every instance drawn in full in both passes.
 //!
@@ -319,6 +322,25 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         },
         frames,
     )?;
+    // The same culling with each instance boxed by its clips' union instead of the rows it
+    // shows: what the per-row bounds save.
+    let (clip_boxes, _) = measure(
+        &mut renderer,
+        &target,
+        &asset,
+        &gpu_asset,
+        "cull+lod (clip boxes)",
+        n,
+        s,
+        height,
+        RenderOptions {
+            cull: true,
+            row_bounds: false,
+            lod_bias: 1.0,
+            ..base
+        },
+        frames,
+    )?;
     let (off, off_img) = measure(
         &mut renderer,
         &target,
@@ -359,7 +381,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         lod_ratios: args.field_lods.clone(),
         lod_triangles,
         spacing: s,
-        cases: vec![on, off],
+        cases: vec![on, clip_boxes, off],
         on_vs_off,
     };
     let text = if args.json {
