@@ -42,6 +42,9 @@ struct CullParams {
     row_pad: f32,
     // 1: boxes from the rows shown; 0: from the clips (for comparison).
     row_bounds: u32,
+    // Shadow LOD: x = shadow-map texels per world unit, y = rule (0 texel size, 1 coarsest,
+    // 2 the main view's).
+    shadow_lod: vec4<f32>,
 }
 
 // wgpu's DrawIndexedIndirect layout (20 B), one per (pass, primitive, LOD) in that order (a
@@ -155,6 +158,25 @@ fn choose_lod(b: WorldBox) -> u32 {
     return lod;
 }
 
+// The shadow pass's LOD: by the error's size in shadow-map texels (orthographic, so the same at
+// any distance), the coarsest LOD, or the main view's.
+fn choose_shadow_lod(b: WorldBox, view_lod: u32) -> u32 {
+    let rule = u32(cull.shadow_lod.y);
+    if (rule == 1u) {
+        return cull.lod_count - 1u;
+    }
+    if (rule == 2u) {
+        return view_lod;
+    }
+    var lod = 0u;
+    for (var l = 1u; l < cull.lod_count; l++) {
+        if (lod_error(l) * b.scale * cull.shadow_lod.x <= cull.lod_bias) {
+            lod = l;
+        }
+    }
+    return lod;
+}
+
 fn append(pass_index: u32, lod: u32, inst: u32) {
     let counter = pass_index * cull.primitive_count * cull.lod_count + lod;
     let slot = atomicAdd(&draw_args[counter].instance_count, 1u);
@@ -183,7 +205,7 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
         append(0u, lod, i);
     }
     if (casts) {
-        append(1u, lod, i);
+        append(1u, choose_shadow_lod(b, lod), i);
     }
 }
 

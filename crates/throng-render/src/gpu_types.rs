@@ -195,6 +195,9 @@ pub struct CullParams {
     pub row_pad: f32,
     /// 1: boxes from the rows each layer shows; 0: from the layers' clips.
     pub row_bounds: u32,
+    /// Shadow LOD: x = shadow-map texels per world unit (file units), y = the rule (0 texel
+    /// size, 1 coarsest LOD, 2 the main view's LOD), zw unused.
+    pub shadow_lod: [f32; 4],
 }
 
 /// wgpu's `DrawIndexedIndirect` arguments (WGSL `DrawArgs`), 20 B.

@@ -44,7 +44,9 @@ pub use device::{AdapterSummary, DeviceError, Gpu};
 pub use error::RenderError;
 pub use frame::{FrameStats, RenderedFrame};
 pub use gpu_asset::GpuAsset;
-pub use options::{DebugView, RenderOptions, SkinPath, COLOR_FORMAT, DEFAULT_COLOR, DEPTH_FORMAT};
+pub use options::{
+    DebugView, RenderOptions, ShadowLod, SkinPath, COLOR_FORMAT, DEFAULT_COLOR, DEPTH_FORMAT,
+};
 pub use passes::cull::{CullLists, ROW_PAD};
 pub use passes::reference::{DecodedMeshes, ReferenceMesh};
 pub use renderer::{render_png, Renderer};

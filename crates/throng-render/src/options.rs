@@ -21,6 +21,20 @@ pub enum SkinPath {
     Reference,
 }
 
+/// How the shadow pass picks each caster's LOD (docs/design.md §5 "Shadow LOD").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum ShadowLod {
+    /// The coarsest LOD whose simplification error covers at most `lod_bias` shadow-map texels
+    /// (the light's camera is orthographic: the same at any distance).
+    #[default]
+    Texel,
+    /// Always the coarsest LOD (the cheapest shadows).
+    Lowest,
+    /// The LOD the main view chose for the instance.
+    Main,
+}
+
 /// What a debug view colours the crowd by (docs/design.md §5 "Debug views"); GPU paths only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -84,6 +98,10 @@ pub struct RenderOptions {
     pub lod_bias: f32,
     /// Influences per vertex used by LOD 0, 1, 2 and 3+ (0: all the asset has).
     pub lod_influences: [u32; 4],
+    /// How the shadow pass picks its LOD per caster.
+    pub shadow_lod: ShadowLod,
+    /// At most this many influences per vertex in the shadow pass (0: as the main view).
+    pub shadow_influences: u32,
     /// A debug view instead of normal shading.
     pub debug: Option<DebugView>,
     /// With [`DebugView::Weights`]: the palette entry whose weight is shown.
@@ -108,6 +126,8 @@ impl Default for RenderOptions {
             shadow_map_size: crate::light::DEFAULT_SHADOW_MAP_SIZE,
             lod_bias: 1.0,
             lod_influences: [0; 4],
+            shadow_lod: ShadowLod::Texel,
+            shadow_influences: 0,
             debug: None,
             debug_joint: None,
             background: [0.55, 0.66, 0.8, 1.0],
@@ -121,6 +141,15 @@ impl RenderOptions {
         match self.lod_influences[(lod as usize).min(3)] {
             0 => 8,
             k => k.min(8),
+        }
+    }
+
+    /// Influences the shadow pass uses at LOD `lod`: the main view's, capped by
+    /// `shadow_influences`.
+    pub fn shadow_influences_at(&self, lod: u32) -> u32 {
+        match self.shadow_influences {
+            0 => self.influences_at(lod),
+            k => self.influences_at(lod).min(k),
         }
     }
 }

@@ -212,6 +212,7 @@ impl Renderer {
                         setup,
                         lod_bias: opts.lod_bias,
                         row_bounds: opts.row_bounds,
+                        shadow_lod: opts.shadow_lod,
                         multi_draw: self.multi_draw,
                     },
                 )
@@ -379,6 +380,7 @@ impl Renderer {
             setup: &setup,
             lod_bias: opts.lod_bias,
             row_bounds: opts.row_bounds,
+            shadow_lod: opts.shadow_lod,
             multi_draw: self.multi_draw,
         };
         let Some(run) = self.cull.run(device, &inputs) else {

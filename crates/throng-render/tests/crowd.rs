@@ -12,6 +12,7 @@ use throng_asset::{BakedAsset, Encoding, Lod};
 use throng_render::gpu_types::{single_layer, InstanceRecord};
 use throng_render::{
     Camera, Crowd, DebugView, GpuAsset, InstanceTransform, Playback, RenderOptions, Renderer,
+    ShadowLod,
 };
 
 /// Model-space error (file units) the test gives LOD 1 and LOD 2: meshoptimizer's relative
@@ -91,6 +92,94 @@ fn box_in_frustum(vp: &Mat4, c: Vec3, e: Vec3) -> bool {
         |k| k.w - k.z,
     ];
     !inside.iter().any(|f| corners.iter().all(|&k| f(k) < 0.0))
+}
+
+/// Shadow LOD on the same row of tubes with shadows: the casters are the same under every rule;
+/// `lowest` puts them all at the coarsest LOD (the fewest shadow triangles), `main` at the LOD
+/// the view chose, and `texel` (the light's camera is orthographic) at one LOD for equal tubes,
+/// whatever their distance from the view. `shadow_influences` caps the shadow pass's influences
+/// without changing the main pass.
+#[test]
+fn shadow_lod_rules_pick_their_own_level() {
+    let Some(mut r) = renderer() else { return };
+    let asset = tube_with_lods();
+    let g = r.upload(&asset).expect("upload");
+    let n = 80u32;
+    let transforms: Vec<_> = (0..n)
+        .map(|i| {
+            let x = if i % 2 == 0 { -1.0 } else { 1.0 };
+            at(Vec3::new(x, 0.0, 5.0 - 2.0 * i as f32))
+        })
+        .collect();
+    let records: Vec<InstanceRecord> = (0..n).map(|i| single_layer(1 + i % 16, 0.0, 0)).collect();
+    let crowd = cpu_crowd(&g, &transforms, &records);
+    let opts = |rule| RenderOptions {
+        width: 192,
+        height: 256,
+        camera: Some(row_camera()),
+        shadow_lod: rule,
+        ..Default::default()
+    };
+    let sorted = |v: &[Vec<u32>]| {
+        let mut all: Vec<u32> = v.iter().flatten().copied().collect();
+        all.sort_unstable();
+        all
+    };
+    let main_rule = r.cull_lists(&crowd, &opts(ShadowLod::Main)).expect("cull");
+    let lowest = r
+        .cull_lists(&crowd, &opts(ShadowLod::Lowest))
+        .expect("cull");
+    let texel = r.cull_lists(&crowd, &opts(ShadowLod::Texel)).expect("cull");
+    let casters = sorted(&main_rule.shadow);
+    assert!(casters.len() >= 10, "{casters:?}");
+    assert_eq!(sorted(&lowest.shadow), casters);
+    assert_eq!(sorted(&texel.shadow), casters);
+    // lowest: everything at the coarsest level.
+    let last = lowest.shadow.len() - 1;
+    assert_eq!(
+        lowest.shadow[last].len(),
+        casters.len(),
+        "{:?}",
+        lowest.shadow
+    );
+    // main: a caster seen by the view has the view's LOD.
+    for (l, ids) in main_rule.shadow.iter().enumerate() {
+        for i in ids {
+            if let Some(v) = main_rule.main.iter().position(|m| m.contains(i)) {
+                assert_eq!(v, l, "caster {i}");
+            }
+        }
+    }
+    // texel: equal tubes get one level.
+    let used: Vec<usize> = (0..texel.shadow.len())
+        .filter(|&l| !texel.shadow[l].is_empty())
+        .collect();
+    assert_eq!(used.len(), 1, "{:?}", texel.shadow);
+    let mut frame = |o: &RenderOptions| r.render_scene(&[crowd], o).expect("render").stats;
+    let (st_main, st_texel, st_low) = (
+        frame(&opts(ShadowLod::Main)),
+        frame(&opts(ShadowLod::Texel)),
+        frame(&opts(ShadowLod::Lowest)),
+    );
+    eprintln!(
+        "shadow triangles: main {}, texel {} (LOD {}), lowest {}",
+        st_main.shadow_triangles, st_texel.shadow_triangles, used[0], st_low.shadow_triangles
+    );
+    assert!(st_low.shadow_triangles < st_main.shadow_triangles);
+    assert!(st_low.shadow_triangles <= st_texel.shadow_triangles);
+    assert_eq!(
+        st_main.triangles, st_low.triangles,
+        "the main pass is unchanged"
+    );
+    // Fewer shadow influences: the same lists, a picture that still has its shadows.
+    let capped = RenderOptions {
+        shadow_influences: 1,
+        ..opts(ShadowLod::Texel)
+    };
+    drop(frame);
+    let img = r.render_scene(&[crowd], &capped).expect("render").image;
+    save(&img, "crowd-shadow-influences-1.png");
+    assert!(img.pixels().filter(|p| is_orange(p)).count() > 500);
 }
 
 /// LOD per instance: 80 tubes in a row from 5 to 160 units from the camera. The GPU's lists

@@ -64,6 +64,7 @@ pub(crate) struct CullInputs<'a> {
     pub lod_bias: f32,
     /// Boxes from the rows shown (else from the clips).
     pub row_bounds: bool,
+    pub shadow_lod: crate::ShadowLod,
     /// Lay the arguments out for multi-draws with first instances.
     pub multi_draw: bool,
 }
@@ -126,6 +127,18 @@ impl CullPass {
             shadows: setup.shadow.is_some() as u32,
             row_pad: ROW_PAD * bounds.diagonal().max(0.0),
             row_bounds: input.row_bounds as u32,
+            shadow_lod: [
+                setup
+                    .shadow
+                    .map_or(0.0, |s| 1.0 / s.texel.max(f32::MIN_POSITIVE)),
+                match input.shadow_lod {
+                    crate::ShadowLod::Texel => 0.0,
+                    crate::ShadowLod::Lowest => 1.0,
+                    crate::ShadowLod::Main => 2.0,
+                },
+                0.0,
+                0.0,
+            ],
         };
         let params_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("throng cull params"),

@@ -120,13 +120,18 @@ pub(crate) fn draw_params_buffer(
 ) -> wgpu::Buffer {
     let stride = DRAW_PARAMS_STRIDE as usize;
     let mut bytes = vec![0u8; 2 * lods as usize * stride];
-    let packed = (0..4).fold(0u32, |a, l| a | opts.influences_at(l) << (8 * l));
     for pass_index in 0..2u32 {
+        // Pass 1 (shadow) may skin with fewer influences.
+        let at = |l| match pass_index {
+            0 => opts.influences_at(l),
+            _ => opts.shadow_influences_at(l),
+        };
+        let packed = (0..4).fold(0u32, |a, l| a | at(l) << (8 * l));
         for lod in 0..lods {
             let entry = pass_index * lods + lod;
             let p = DrawParams {
                 id_base: if multi { 0 } else { entry * segment },
-                influences: opts.influences_at(lod),
+                influences: at(lod),
                 lod: if multi { DrawParams::ALL_LODS } else { lod },
                 pass_index,
                 segment,

@@ -22,7 +22,7 @@ use throng_contract::Timing;
 use throng_render::image::RgbaImage;
 use throng_render::{
     Camera, Crowd, DebugView, FrameStats, InstanceTransform, Playback, RenderOptions, Renderer,
-    SkinPath,
+    ShadowLod, SkinPath,
 };
 use throng_runtime::crowd::{self, Assignment, ClipMix, Layout};
 
@@ -124,6 +124,14 @@ pub struct Args {
     /// repeats for further LODs (default: all the asset has, at every LOD).
     #[arg(long, value_parser = shared::parse_lod_influences, value_name = "K,K,...")]
     pub lod_influences: Option<[u32; 4]>,
+    /// How the shadow pass picks each caster's LOD: `texel` (the coarsest whose error covers at
+    /// most `--lod-bias` shadow-map texels), `lowest` (always the coarsest) or `main` (the
+    /// view's).
+    #[arg(long, value_enum, default_value_t = ShadowLod::Texel)]
+    pub shadow_lod: ShadowLod,
+    /// At most K influences per vertex in the shadow pass (1..8; default: as the main view).
+    #[arg(long, value_parser = shared::parse_influences_any, value_name = "K")]
+    pub shadow_influences: Option<u32>,
     /// Leave out the shadows of the directional light (no shadow depth pass).
     #[arg(long)]
     pub no_shadows: bool,
@@ -331,6 +339,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         lod_bias: args.lod_bias,
         // 0 = every influence the asset has.
         lod_influences: args.lod_influences.unwrap_or([0; 4]),
+        shadow_lod: args.shadow_lod,
+        shadow_influences: args.shadow_influences.unwrap_or(0),
         debug: args.debug,
         debug_joint: args.debug_joint,
         ..Default::default()

@@ -6,12 +6,14 @@
 //! at 0.56 × the field's side, so the view wedge (35° field of view) holds about a tenth of the
 //! field: near instances fill many pixels (LOD 0), far ones a few (the smallest LOD).
 //!
-//! Three cases, the same camera placement and shadows:
+//! Four cases, the same camera placement and shadows:
 //! - `cull+lod`: GPU frustum culling (view and shadow camera, each instance boxed by the
 //!   frame-table rows it shows) and LOD selection with `lod_bias` = 1 pixel, all N instances
 //!   submitted;
 //! - `cull+lod (clip boxes)`: the same with each instance boxed by its clips' union of rows
 //!   (`row_bounds: false`), to show what per-row boxes save;
+//! - `cull+lod (shadows at the view's LOD)`: the shadow pass at the LOD the view chose instead of
+//!   its own by shadow-map texel size (`ShadowLod::Main`);
 //! - `off`: no culling, LOD 0 everywhere (`cull: false`, `lod_bias` 0) on a field of
 //!   min(N, `--field-off-cap`) instances: every instance drawn in full in both passes.
 //!
@@ -341,6 +343,24 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         },
         frames,
     )?;
+    // The shadow pass at the view's LOD instead of its own (by shadow-map texel size).
+    let (view_lod_shadows, _) = measure(
+        &mut renderer,
+        &target,
+        &asset,
+        &gpu_asset,
+        "cull+lod (shadows at the view's LOD)",
+        n,
+        s,
+        height,
+        RenderOptions {
+            cull: true,
+            lod_bias: 1.0,
+            shadow_lod: throng_render::ShadowLod::Main,
+            ..base
+        },
+        frames,
+    )?;
     let (off, off_img) = measure(
         &mut renderer,
         &target,
@@ -381,7 +401,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         lod_ratios: args.field_lods.clone(),
         lod_triangles,
         spacing: s,
-        cases: vec![on, clip_boxes, off],
+        cases: vec![on, clip_boxes, view_lod_shadows, off],
         on_vs_off,
     };
     let text = if args.json {

@@ -51,6 +51,14 @@ pub fn parse_influences(s: &str) -> Result<u32, String> {
 }
 
 /// One LOD ratio in (0, 1).
+/// Influences per vertex for a pass, 1..=8.
+pub fn parse_influences_any(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(k) if (1..=8).contains(&k) => Ok(k),
+        _ => Err(format!("{s:?}: influences are a whole number from 1 to 8")),
+    }
+}
+
 pub fn parse_lod(s: &str) -> Result<f32, String> {
     s.trim()
         .parse::<f32>()
