@@ -176,7 +176,6 @@ fn shadow_lod_rules_pick_their_own_level() {
         shadow_influences: 1,
         ..opts(ShadowLod::Texel)
     };
-    drop(frame);
     let img = r.render_scene(&[crowd], &capped).expect("render").image;
     save(&img, "crowd-shadow-influences-1.png");
     assert!(img.pixels().filter(|p| is_orange(p)).count() > 500);
