@@ -58,6 +58,19 @@ fn at(p: Vec3) -> InstanceTransform {
 }
 
 /// A camera at (0, 1, 10) looking down −Z, 35° vertical field of view.
+/// `n` tubes in two files from 5 units in front of the camera's row into the distance, each on
+/// one of the clip's first 16 rows.
+fn tube_row(n: u32) -> (Vec<InstanceTransform>, Vec<InstanceRecord>) {
+    let transforms = (0..n)
+        .map(|i| {
+            let x = if i % 2 == 0 { -1.0 } else { 1.0 };
+            at(Vec3::new(x, 0.0, 5.0 - 2.0 * i as f32))
+        })
+        .collect();
+    let records = (0..n).map(|i| single_layer(1 + i % 16, 0.0, 0)).collect();
+    (transforms, records)
+}
+
 fn row_camera() -> Camera {
     Camera {
         eye: Vec3::new(0.0, 1.0, 10.0),
@@ -105,13 +118,7 @@ fn shadow_lod_rules_pick_their_own_level() {
     let asset = tube_with_lods();
     let g = r.upload(&asset).expect("upload");
     let n = 80u32;
-    let transforms: Vec<_> = (0..n)
-        .map(|i| {
-            let x = if i % 2 == 0 { -1.0 } else { 1.0 };
-            at(Vec3::new(x, 0.0, 5.0 - 2.0 * i as f32))
-        })
-        .collect();
-    let records: Vec<InstanceRecord> = (0..n).map(|i| single_layer(1 + i % 16, 0.0, 0)).collect();
+    let (transforms, records) = tube_row(n);
     let crowd = cpu_crowd(&g, &transforms, &records);
     let opts = |rule| RenderOptions {
         width: 192,
@@ -195,13 +202,7 @@ fn lod_choice_matches_cpu_and_lod_meshes_render() {
         assert!((got - want).abs() < 1e-6, "{:?}", g.lod_errors);
     }
     let n = 80u32;
-    let transforms: Vec<_> = (0..n)
-        .map(|i| {
-            let x = if i % 2 == 0 { -1.0 } else { 1.0 };
-            at(Vec3::new(x, 0.0, 5.0 - 2.0 * i as f32))
-        })
-        .collect();
-    let records: Vec<InstanceRecord> = (0..n).map(|i| single_layer(1 + i % 16, 0.0, 0)).collect();
+    let (transforms, records) = tube_row(n);
     let cam = row_camera();
     let (w, h) = (192u32, 256u32);
     let opts = RenderOptions {

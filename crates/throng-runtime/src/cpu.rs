@@ -167,6 +167,8 @@ pub struct CpuRuntime {
     finished: Vec<Finished>,
 }
 
+crate::handle::instance_lookup!(CpuRuntime);
+
 impl CpuRuntime {
     /// A runtime for one asset's clip table.
     pub fn new(clips: &[ClipInfo]) -> CpuRuntime {
@@ -232,25 +234,6 @@ impl CpuRuntime {
         self.transforms.swap_remove(i);
         self.records.swap_remove(i);
         Ok(())
-    }
-
-    pub fn contains(&self, h: Handle) -> bool {
-        self.handles.index(h).is_some()
-    }
-
-    /// Dense index of an instance in [`Self::records`] / [`Self::transforms`] (changes when
-    /// another instance is despawned).
-    pub fn index(&self, h: Handle) -> Option<usize> {
-        self.handles.index(h)
-    }
-
-    /// Handle of the instance at a dense index (`None` past the end).
-    pub fn handle_at(&self, index: usize) -> Option<Handle> {
-        self.handles.get(index)
-    }
-
-    fn idx(&self, h: Handle) -> Result<usize, RuntimeError> {
-        self.handles.live(h)
     }
 
     fn get(&self, l: usize, i: usize) -> LayerState {

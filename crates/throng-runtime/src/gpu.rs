@@ -171,6 +171,8 @@ pub struct GpuRuntime {
     hits: Vec<(f64, u32)>,
 }
 
+crate::handle::instance_lookup!(GpuRuntime);
+
 impl GpuRuntime {
     pub fn new(clips: &[ClipInfo]) -> GpuRuntime {
         let prepared: Vec<Prepared> = clips.iter().map(Prepared::new).collect();
@@ -263,23 +265,6 @@ impl GpuRuntime {
             self.dirty.push(i as u32);
         }
         Ok(())
-    }
-
-    pub fn contains(&self, h: Handle) -> bool {
-        self.handles.index(h).is_some()
-    }
-
-    pub fn index(&self, h: Handle) -> Option<usize> {
-        self.handles.index(h)
-    }
-
-    /// Handle of the instance at a dense index (`None` past the end).
-    pub fn handle_at(&self, index: usize) -> Option<Handle> {
-        self.handles.get(index)
-    }
-
-    fn idx(&self, h: Handle) -> Result<usize, RuntimeError> {
-        self.handles.live(h)
     }
 
     /// Frames per tick of a layer (instance speed and pause included).

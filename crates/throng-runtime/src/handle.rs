@@ -136,3 +136,32 @@ impl Handles {
         Some(Removed { index })
     }
 }
+
+/// The handle lookups both runtimes offer, over their `handles: Handles` field: written once
+/// here so that `CpuRuntime` and `GpuRuntime` answer them the same way.
+macro_rules! instance_lookup {
+    ($runtime:ty) => {
+        impl $runtime {
+            /// Whether `h` names a live instance (not despawned, not a stale generation).
+            pub fn contains(&self, h: Handle) -> bool {
+                self.handles.index(h).is_some()
+            }
+
+            /// Dense index of an instance in `records()` / `transforms()` (changes when another
+            /// instance is despawned).
+            pub fn index(&self, h: Handle) -> Option<usize> {
+                self.handles.index(h)
+            }
+
+            /// Handle of the instance at a dense index (`None` past the end).
+            pub fn handle_at(&self, index: usize) -> Option<Handle> {
+                self.handles.get(index)
+            }
+
+            fn idx(&self, h: Handle) -> Result<usize, RuntimeError> {
+                self.handles.live(h)
+            }
+        }
+    };
+}
+pub(crate) use instance_lookup;
