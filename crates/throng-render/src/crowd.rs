@@ -21,6 +21,9 @@ pub enum Playback<'a> {
         records: &'a [GpuInstanceRecord],
         clock: u32,
     },
+    /// Records (either timing) already on the GPU in a [`CrowdUpload`] the application keeps
+    /// across frames and updates with what changed.
+    Uploaded(&'a CrowdUpload),
 }
 
 impl Playback<'_> {
@@ -28,6 +31,7 @@ impl Playback<'_> {
         match self {
             Playback::Cpu(r) => r.len(),
             Playback::Gpu { records, .. } => records.len(),
+            Playback::Uploaded(u) => u.len,
         }
     }
 
@@ -39,6 +43,7 @@ impl Playback<'_> {
         match self {
             Playback::Cpu(_) => Timing::Cpu,
             Playback::Gpu { .. } => Timing::Gpu,
+            Playback::Uploaded(u) => u.timing,
         }
     }
 }
@@ -121,6 +126,7 @@ pub(crate) struct CrowdBuffers {
 }
 
 impl CrowdBuffers {
+    /// Buffers of one frame's data; an uploaded crowd's are its own ([`Self::of`]).
     pub fn new(
         device: &wgpu::Device,
         transforms: &[InstanceTransform],
@@ -139,6 +145,16 @@ impl CrowdBuffers {
                     device,
                     "throng playback records",
                     r,
+                    InstanceRecord::default(),
+                ),
+                None,
+            ),
+            // Not reached through `of`; an empty crowd stands in.
+            Playback::Uploaded(_) => (
+                storage_buffer(
+                    device,
+                    "throng playback records",
+                    &[],
                     InstanceRecord::default(),
                 ),
                 None,
@@ -166,6 +182,19 @@ impl CrowdBuffers {
             transforms,
             records,
             clock,
+        }
+    }
+
+    /// The buffers a crowd draws from: an uploaded crowd's own, else one frame's made in
+    /// `owned`.
+    pub fn of<'b>(
+        device: &wgpu::Device,
+        crowd: &Crowd<'b>,
+        owned: &'b mut Option<CrowdBuffers>,
+    ) -> &'b CrowdBuffers {
+        match crowd.playback {
+            Playback::Uploaded(u) => &u.buffers,
+            p => owned.insert(CrowdBuffers::new(device, crowd.transforms, &p)),
         }
     }
 
@@ -216,5 +245,197 @@ impl CrowdBuffers {
         v.extend(asset.clip_entries());
         v.extend(self.playback_entries());
         v
+    }
+}
+
+/// A crowd's per-instance buffers kept on the GPU across frames (docs/design.md §5 "Uploads"):
+/// the application updates them with what changed and draws with [`Playback::Uploaded`]. A
+/// GPU-timed crowd uploads only the records its runtime marked dirty
+/// (`GpuRuntime::dirty_ranges`), the clock, and the transforms only when they changed; a
+/// CPU-timed crowd writes every record each frame, straight from the runtime's slice into the
+/// queue's staging memory. Growing past the capacity reallocates (doubling) and writes all.
+pub struct CrowdUpload {
+    buffers: CrowdBuffers,
+    timing: Timing,
+    /// Instances the buffers have room for.
+    capacity: usize,
+    len: usize,
+    /// Bytes the last update wrote (records, transforms, clock).
+    pub last_upload_bytes: u64,
+}
+
+impl std::fmt::Debug for CrowdUpload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CrowdUpload")
+            .field("timing", &self.timing)
+            .field("len", &self.len)
+            .field("capacity", &self.capacity)
+            .field("last_upload_bytes", &self.last_upload_bytes)
+            .finish()
+    }
+}
+
+fn copy_dst_storage(device: &wgpu::Device, label: &str, bytes: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: bytes.max(64),
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+impl CrowdUpload {
+    /// Empty buffers for a crowd played with `timing`.
+    pub fn new(device: &wgpu::Device, timing: Timing) -> CrowdUpload {
+        let mut u = CrowdUpload {
+            buffers: CrowdBuffers {
+                transforms: copy_dst_storage(device, "throng transforms", 0),
+                records: copy_dst_storage(device, "throng playback records", 0),
+                clock: None,
+            },
+            timing,
+            capacity: 0,
+            len: 0,
+            last_upload_bytes: 0,
+        };
+        u.allocate(device, 1);
+        u
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn record_size(&self) -> u64 {
+        match self.timing {
+            Timing::Cpu => std::mem::size_of::<InstanceRecord>() as u64,
+            Timing::Gpu => std::mem::size_of::<GpuInstanceRecord>() as u64,
+        }
+    }
+
+    fn allocate(&mut self, device: &wgpu::Device, capacity: usize) {
+        let n = capacity as u64;
+        let transform = std::mem::size_of::<InstanceTransform>() as u64;
+        self.buffers.transforms = copy_dst_storage(device, "throng transforms", n * transform);
+        self.buffers.records =
+            copy_dst_storage(device, "throng playback records", n * self.record_size());
+        self.buffers.clock = (self.timing == Timing::Gpu).then(|| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("throng clock"),
+                size: std::mem::size_of::<TimingUniform>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        });
+        self.capacity = capacity;
+    }
+
+    /// Room for `n` instances; true when the buffers were reallocated (all must be written).
+    fn reserve(&mut self, device: &wgpu::Device, n: usize) -> bool {
+        if n <= self.capacity {
+            return false;
+        }
+        self.allocate(device, n.max(self.capacity * 2));
+        true
+    }
+
+    fn write_transforms(&mut self, queue: &wgpu::Queue, t: &[InstanceTransform]) {
+        queue.write_buffer(&self.buffers.transforms, 0, bytemuck::cast_slice(t));
+        self.last_upload_bytes += std::mem::size_of_val(t) as u64;
+    }
+
+    /// GPU-timed: writes the records in `dirty` (index ranges, e.g. `GpuRuntime::dirty_ranges`;
+    /// every record after a reallocation or a change of count), the clock, and the transforms
+    /// when `transforms_changed`. Returns the bytes written.
+    pub fn update_gpu_timed(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        records: &[GpuInstanceRecord],
+        dirty: &[std::ops::Range<usize>],
+        transforms: &[InstanceTransform],
+        transforms_changed: bool,
+        clock: u32,
+    ) -> Result<u64, RenderError> {
+        self.check(Timing::Gpu, records.len(), transforms.len())?;
+        self.last_upload_bytes = 0;
+        let all = self.reserve(device, records.len()) || records.len() != self.len;
+        self.len = records.len();
+        if all || transforms_changed {
+            self.write_transforms(queue, transforms);
+        }
+        let size = self.record_size();
+        if all {
+            queue.write_buffer(&self.buffers.records, 0, bytemuck::cast_slice(records));
+            self.last_upload_bytes += records.len() as u64 * size;
+        } else {
+            for r in dirty {
+                let r = r.start.min(records.len())..r.end.min(records.len());
+                if r.is_empty() {
+                    continue;
+                }
+                queue.write_buffer(
+                    &self.buffers.records,
+                    r.start as u64 * size,
+                    bytemuck::cast_slice(&records[r.clone()]),
+                );
+                self.last_upload_bytes += r.len() as u64 * size;
+            }
+        }
+        if let Some(c) = &self.buffers.clock {
+            let t = TimingUniform {
+                clock,
+                _pad: [0; 3],
+            };
+            queue.write_buffer(c, 0, bytemuck::bytes_of(&t));
+            self.last_upload_bytes += std::mem::size_of::<TimingUniform>() as u64;
+        }
+        Ok(self.last_upload_bytes)
+    }
+
+    /// CPU-timed: writes every record (they change each frame) and the transforms when
+    /// `transforms_changed`. Returns the bytes written.
+    pub fn update_cpu_timed(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        records: &[InstanceRecord],
+        transforms: &[InstanceTransform],
+        transforms_changed: bool,
+    ) -> Result<u64, RenderError> {
+        self.check(Timing::Cpu, records.len(), transforms.len())?;
+        self.last_upload_bytes = 0;
+        let all = self.reserve(device, records.len()) || records.len() != self.len;
+        self.len = records.len();
+        if all || transforms_changed {
+            self.write_transforms(queue, transforms);
+        }
+        if !records.is_empty() {
+            queue.write_buffer(&self.buffers.records, 0, bytemuck::cast_slice(records));
+            self.last_upload_bytes += std::mem::size_of_val(records) as u64;
+        }
+        Ok(self.last_upload_bytes)
+    }
+
+    fn check(&self, timing: Timing, records: usize, transforms: usize) -> Result<(), RenderError> {
+        if timing != self.timing {
+            return Err(RenderError::BadInput {
+                what: "records of the upload's timing (CPU-timed records for a CPU-timed upload)",
+                got: records,
+                expected: 0,
+            });
+        }
+        if records != transforms {
+            return Err(RenderError::BadInput {
+                what: "instance records (one per transform)",
+                got: records,
+                expected: transforms,
+            });
+        }
+        Ok(())
     }
 }

@@ -39,7 +39,7 @@ mod target;
 mod vat;
 
 pub use camera::Camera;
-pub use crowd::{Crowd, Playback};
+pub use crowd::{Crowd, CrowdUpload, Playback};
 pub use device::{AdapterSummary, DeviceError, Gpu};
 pub use error::RenderError;
 pub use frame::{FrameStats, RenderedFrame};

@@ -27,7 +27,8 @@ use crate::target::OffscreenTarget;
 
 /// A renderer: a device plus the passes, whose pipelines are built on first use. Holds no
 /// per-frame state: every frame's buffers are made from its inputs (only the depth target and
-/// the shadow map are kept between frames).
+/// the shadow map are kept between frames), except a crowd drawn from a [`crate::CrowdUpload`],
+/// which the application keeps and updates with what changed.
 pub struct Renderer {
     pub gpu: Gpu,
     layouts: DrawLayouts,
@@ -200,13 +201,14 @@ impl Renderer {
         }
         let mut out = Vec::with_capacity(crowds.len());
         for (c, k) in crowds.iter().zip(keys) {
-            let buffers = CrowdBuffers::new(device, c.transforms, &c.playback);
+            let mut owned = None;
+            let buffers = CrowdBuffers::of(device, c, &mut owned);
             let cull = if k.0.culled {
                 self.cull.run(
                     device,
                     &CullInputs {
                         asset: c.asset,
-                        buffers: &buffers,
+                        buffers,
                         instances: c.len() as u32,
                         timing: k.0.timing,
                         setup,
@@ -223,7 +225,7 @@ impl Renderer {
                 device,
                 &self.layouts,
                 *c,
-                &buffers,
+                buffers,
                 cull,
                 k,
                 setup,
@@ -371,10 +373,11 @@ impl Renderer {
             .scene
             .unwrap_or_else(|| scene_bounds(std::slice::from_ref(crowd)));
         let setup = FrameSetup::new(device, opts, &scene, &scene);
-        let buffers = CrowdBuffers::new(device, crowd.transforms, &crowd.playback);
+        let mut owned = None;
+        let buffers = CrowdBuffers::of(device, crowd, &mut owned);
         let inputs = CullInputs {
             asset: crowd.asset,
-            buffers: &buffers,
+            buffers,
             instances: crowd.len() as u32,
             timing,
             setup: &setup,

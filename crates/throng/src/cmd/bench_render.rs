@@ -1,9 +1,11 @@
 //! `throng bench render`: what a frame of a crowd costs on the adapter at hand, for 1, 100 and
 //! 1,000 instances (`--instances`), on the three paths in the same run (docs/design.md §5):
 //!
-//! - texture: the CPU-timed runtime's records (64 B per instance, one `update` per frame) +
-//!   transforms (48 B); the vertex shader skins from the bone texture; one indirect draw per
-//!   primitive after culling;
+//! - texture: the runtime's records in a `CrowdUpload` kept across frames — CPU-timed
+//!   (`--timing cpu`): every record (64 B per instance) each frame; GPU-timed (`--timing gpu`):
+//!   only the records of the `--changing` fraction of instances whose speed changes that frame
+//!   (56 B each) and the clock — the transforms (48 B) once; the vertex shader skins from the
+//!   bone texture; one indirect draw per primitive after culling;
 //! - vat: the same records, positions and normals fetched from the vertex animation texture;
 //! - reference: every instance skinned on the CPU by throng-asset's decoder and uploaded as
 //!   vertices (32 B each) + indices, one draw per instance and primitive. Drawn untextured: the
@@ -22,10 +24,11 @@ use std::time::Instant;
 use throng_asset::{Aabb, BakedAsset};
 use throng_render::gpu_types::FrameUniform;
 use throng_render::{
-    Crowd, DecodedMeshes, InstanceRecord, Playback, RenderOptions, Renderer, SkinPath, Skinning,
+    Crowd, CrowdUpload, DecodedMeshes, GpuInstanceRecord, InstanceRecord, Playback, RenderOptions,
+    Renderer, SkinPath, Skinning, Timing,
 };
-use throng_runtime::crowd::{self, Assignment};
-use throng_runtime::CpuRuntime;
+use throng_runtime::crowd::{self, Assignment, PlaybackControl};
+use throng_runtime::{CpuRuntime, GpuRuntime};
 
 use super::shared::{load_model, parse_size, print_stdout};
 
@@ -69,6 +72,13 @@ pub struct Args {
     /// Write the field's last frame of each case here (field-cull-lod.png, field-off.png).
     #[arg(long, value_name = "DIR")]
     pub field_images: Option<PathBuf>,
+    /// Who times playback on the texture and VAT paths: `cpu` (every record written each
+    /// frame) or `gpu` (only the records that changed, plus the clock).
+    #[arg(long, value_enum, default_value_t = Timing::Cpu)]
+    pub timing: Timing,
+    /// GPU timing: the fraction of instances whose playback changes each frame (their speed).
+    #[arg(long, default_value_t = 0.01, value_parser = super::shared::parse_fraction, value_name = "F")]
+    pub changing: f64,
 }
 
 #[derive(serde::Serialize)]
@@ -85,9 +95,14 @@ struct Case {
     /// frame_ms / the texture path's frame_ms at the same instance count.
     vs_texture: f64,
     draws: u64,
-    /// Bytes the CPU writes to the GPU per frame (records, transforms, vertices, indices,
-    /// frame uniform).
+    /// Who timed playback (`cpu`, `gpu`; the reference path is CPU-timed).
+    timing: &'static str,
+    /// Bytes the CPU writes to the GPU per frame (records, transforms, clock, vertices,
+    /// indices, frame uniform): on the texture and VAT paths the mean of what the crowd's
+    /// `CrowdUpload` wrote over the timed frames.
     upload_bytes: u64,
+    /// Every instance's record: what a frame would upload if it wrote them all.
+    full_record_bytes: u64,
 }
 
 /// What both reports (this one and [`field`]'s) open with: the device, the asset and the frames
@@ -170,14 +185,95 @@ pub(crate) fn crowd_runtime(
     transforms: &[throng_render::InstanceTransform],
 ) -> anyhow::Result<CpuRuntime> {
     let mut rt = CpuRuntime::new(&asset.clips);
+    start_crowd(&mut rt, asset, transforms)?;
+    Ok(rt)
+}
+
+/// Spawns the benchmark crowd into `rt` (either runtime).
+fn start_crowd(
+    rt: &mut impl PlaybackControl,
+    asset: &BakedAsset,
+    transforms: &[throng_render::InstanceTransform],
+) -> anyhow::Result<()> {
     for (i, t) in transforms.iter().enumerate() {
         let a = Assignment {
             clip: (!asset.clips.is_empty()).then(|| i % asset.clips.len()),
             phase: 0.37 * i as f64,
         };
-        crowd::start(&mut rt, &asset.clips, &a, *t, 0.0, None)?;
+        crowd::start(rt, &asset.clips, &a, *t, 0.0, None)?;
     }
-    Ok(rt)
+    Ok(())
+}
+
+/// A texture or VAT case's playback: the runtime of the chosen timing and the crowd's upload,
+/// kept across frames.
+enum Played {
+    Cpu(CpuRuntime),
+    Gpu(GpuRuntime),
+}
+
+impl Played {
+    fn new(
+        timing: Timing,
+        asset: &BakedAsset,
+        transforms: &[throng_render::InstanceTransform],
+    ) -> anyhow::Result<Played> {
+        Ok(match timing {
+            Timing::Cpu => Played::Cpu(crowd_runtime(asset, transforms)?),
+            Timing::Gpu => {
+                let mut rt = GpuRuntime::new(&asset.clips);
+                start_crowd(&mut rt, asset, transforms)?;
+                Played::Gpu(rt)
+            }
+        })
+    }
+
+    /// One frame: `changes` instances (from `frame · changes` on) get a new speed (GPU timing),
+    /// the runtime advances by `dt`, and the upload receives what changed. Returns its bytes.
+    fn frame(
+        &mut self,
+        renderer: &Renderer,
+        up: &mut CrowdUpload,
+        transforms: &[throng_render::InstanceTransform],
+        (frame, changes, dt): (u32, usize, f64),
+    ) -> anyhow::Result<u64> {
+        let (device, queue) = (&renderer.gpu.device, &renderer.gpu.queue);
+        let first = frame == 0;
+        Ok(match self {
+            Played::Cpu(rt) => {
+                if !first {
+                    rt.update(dt);
+                }
+                up.update_cpu_timed(device, queue, rt.records(), transforms, first)?
+            }
+            Played::Gpu(rt) => {
+                let n = rt.len();
+                for k in 0..changes.min(n) {
+                    let i = (frame as usize * changes + k) % n;
+                    if let Some(h) = rt.handle_at(i) {
+                        // Alternating speeds: every change rewrites the record.
+                        rt.set_speed(h, if frame % 2 == 0 { 1.0 } else { 1.05 })?;
+                    }
+                }
+                if !first {
+                    rt.update(dt);
+                }
+                let dirty = rt.dirty_ranges();
+                let clock = rt.gpu_clock();
+                let b = up.update_gpu_timed(
+                    device,
+                    queue,
+                    rt.records(),
+                    &dirty,
+                    transforms,
+                    first,
+                    clock,
+                )?;
+                rt.clear_dirty();
+                b
+            }
+        })
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -225,9 +321,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let (mut frame_s, mut cpu_s) = (0.0, 0.0);
             let mut gpu_ns: Option<u64> = Some(0);
             let mut rt = crowd_runtime(&asset, &transforms)?;
+            let timing = if path == "reference" {
+                Timing::Cpu
+            } else {
+                args.timing
+            };
+            let mut played = Played::new(timing, &asset, &transforms)?;
+            let mut up = CrowdUpload::new(&renderer.gpu.device, timing);
+            let changes = (args.changing * n as f64).ceil() as usize;
+            let mut uploaded = 0u64;
             for f in 0..args.frames + 2 {
                 let start = Instant::now();
-                if f > 0 {
+                if path == "reference" && f > 0 {
                     rt.update(dt);
                 }
                 if path == "reference" {
@@ -246,6 +351,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         frame_s += start.elapsed().as_secs_f64();
                     }
                 } else {
+                    let bytes = played.frame(&renderer, &mut up, &transforms, (f, changes, dt))?;
                     let cpu = start.elapsed().as_secs_f64();
                     let opts = RenderOptions {
                         path: if path == "vat" {
@@ -258,13 +364,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     let crowd = Crowd {
                         asset: &gpu_asset,
                         transforms: &transforms,
-                        playback: Playback::Cpu(rt.records()),
+                        playback: Playback::Uploaded(&up),
                     };
                     let frame = renderer.render_scene(&[crowd], &opts)?;
                     if f >= 2 {
                         cpu_s += cpu;
                         frame_s += start.elapsed().as_secs_f64();
                         gpu_ns = gpu_ns.zip(frame.stats.gpu_ns).map(|(a, b)| a + b);
+                        uploaded += bytes;
                     }
                 }
             }
@@ -276,16 +383,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 texture_ms = frame_ms;
             }
             let n64 = n as u64;
+            let record = match timing {
+                Timing::Cpu => std::mem::size_of::<InstanceRecord>(),
+                Timing::Gpu => std::mem::size_of::<GpuInstanceRecord>(),
+            } as u64;
             let (draws, upload_bytes) = if path == "reference" {
                 (
                     n64 * prims + 1,
                     n64 * (verts * REF_VERTEX_BYTES + indices * 4 + 48) + frame_uniform,
                 )
             } else {
-                (
-                    prims + 1,
-                    n64 * (std::mem::size_of::<InstanceRecord>() as u64 + 48) + frame_uniform,
-                )
+                (prims + 1, uploaded / args.frames as u64 + frame_uniform)
             };
             cases.push(Case {
                 path,
@@ -295,7 +403,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 gpu_ms,
                 vs_texture: frame_ms / texture_ms,
                 draws,
+                timing: timing.as_str(),
                 upload_bytes,
+                full_record_bytes: n64 * record,
             });
         }
     }
@@ -338,11 +448,22 @@ fn table(r: &Report) -> String {
         "draws",
         "upload B/frame"
     );
+    s = s.trim_end_matches('\n').to_string()
+        + &format!(" {:>6} {:>14}\n", "timing", "all records B");
     for c in &r.cases {
         let gpu = c.gpu_ms.map_or("-".to_string(), |g| format!("{g:.2}"));
         s += &format!(
-            "{:>9} {:>10} {:>10.2} {:>9} {:>9.3} {:>10.2}x {:>7} {:>14}\n",
-            c.instances, c.path, c.frame_ms, gpu, c.cpu_ms, c.vs_texture, c.draws, c.upload_bytes
+            "{:>9} {:>10} {:>10.2} {:>9} {:>9.3} {:>10.2}x {:>7} {:>14} {:>6} {:>14}\n",
+            c.instances,
+            c.path,
+            c.frame_ms,
+            gpu,
+            c.cpu_ms,
+            c.vs_texture,
+            c.draws,
+            c.upload_bytes,
+            c.timing,
+            c.full_record_bytes
         );
     }
     s
