@@ -361,6 +361,7 @@ fn bake_rows(
 
     let (primitives, full, infl_stats) = prims;
     let mut warnings = influence_warnings(&infl_stats, options.influences);
+    warnings.extend(static_mesh_warning(model));
     // Bounds per row: reference LBS with every source influence and the sampled matrices.
     let row_bounds = row_bounds(&matrices, entries, &primitives, &full);
     for c in &mut clip_infos {
@@ -458,6 +459,29 @@ fn remove_root_motion(
         .zip(corr.par_iter())
         .for_each(|(m, g)| m.iter_mut().for_each(|x| *x = *g * *x));
     corr
+}
+
+/// A warning naming the meshes nothing animates (no skin, not under a joint or an animated
+/// node): the bake holds only what moves, so they are not in the asset.
+fn static_mesh_warning(model: &Model) -> Option<String> {
+    let moved: Vec<usize> = model.mesh_bindings().iter().map(|b| b.node).collect();
+    let still: Vec<String> = model
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| n.mesh.is_some() && !moved.contains(i))
+        .map(|(i, n)| n.display_name(i))
+        .collect();
+    if still.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = still.iter().take(5).map(String::as_str).collect();
+    Some(format!(
+        "{} mesh node(s) that nothing animates are not baked (no skin, not under a joint or an animated node): {}{}; draw them as ordinary static meshes",
+        still.len(),
+        shown.join(", "),
+        if still.len() > 5 { ", …" } else { "" }
+    ))
 }
 
 /// The warnings of the influence repairs (docs/design.md §2).

@@ -33,6 +33,13 @@ pub enum VerifyError {
         baked: usize,
         source_count: usize,
     },
+    #[error("{file}: palette entry {entry} is node {node} '{name}', which the source does not have under that name; use the file it was baked from")]
+    NoSourceJoint {
+        file: String,
+        entry: usize,
+        node: usize,
+        name: String,
+    },
     #[error("{file}: baked clip '{clip}' has no clip of that name (or index) in the source; verify with the same animation files bound as for the bake")]
     NoSourceClip { file: String, clip: String },
     #[error("{file}: decoding baked primitive {primitive} in clip '{clip}': {source}")]
@@ -148,6 +155,27 @@ fn source_prims<'a>(
             })
         })
         .collect()
+}
+
+/// Whether `model` can be the source `asset` was baked from: every palette entry names a node
+/// of the source by its index and name, and every baked primitive has its source primitive with
+/// as many vertices. Cheap (no skinning); [`verify`] also measures.
+pub fn check_source(asset: &BakedAsset, model: &Model) -> Result<(), VerifyError> {
+    for (entry, p) in asset.palette.iter().enumerate() {
+        let same = model
+            .nodes
+            .get(p.node)
+            .is_some_and(|n| n.display_name(p.node) == p.name);
+        if !same {
+            return Err(VerifyError::NoSourceJoint {
+                file: asset.source_name.clone(),
+                entry,
+                node: p.node,
+                name: p.name.clone(),
+            });
+        }
+    }
+    source_prims(asset, model).map(|_| ())
 }
 
 /// Measures every clip of `asset` against `model` (the source it was baked from; clips are

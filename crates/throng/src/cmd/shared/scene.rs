@@ -42,8 +42,11 @@ pub fn bake_in_memory(input: &Path, how: &InMemoryBake) -> anyhow::Result<BakedA
         vat: how.vat,
         ..defaults
     };
-    let (asset, _) = throng_bake::bake(&model, &options)
+    let (asset, report) = throng_bake::bake(&model, &options)
         .with_context(|| format!("baking {} in memory", input.display()))?;
+    for w in &report.warnings {
+        eprintln!("warning: {}: {w}", input.display());
+    }
     eprintln!(
         "baked {} in memory: {}, {} influences, {} clip(s)",
         input.display(),

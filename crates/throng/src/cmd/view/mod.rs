@@ -39,14 +39,14 @@ pub struct Args {
     /// Clip name or index to start with (default: the first).
     #[arg(long)]
     pub clip: Option<String>,
-    /// Clip time to start at, seconds.
-    #[arg(long, default_value_t = 0.0, value_parser = shared::parse_finite)]
+    /// Clip time to start at, seconds (wrapped or held by the clip's loop mode).
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = shared::parse_finite)]
     pub time: f64,
     /// Start paused (the pose changes only through the panels).
     #[arg(long)]
     pub paused: bool,
     /// Seconds of clip time between consecutive instances.
-    #[arg(long, default_value_t = 0.1, value_parser = shared::parse_finite)]
+    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true, value_parser = shared::parse_finite)]
     pub stagger: f64,
     /// Instances in the crowd.
     #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
@@ -90,7 +90,38 @@ const NO_DISPLAY: &str = "throng view needs a display to open its window on: DIS
     WAYLAND_DISPLAY are unset. Run it in a desktop session, or headless under Xvfb: \
     xvfb-run -a -s \"-screen 0 1280x720x24\" throng view FILE";
 
+/// Flags that do not go together, and a screenshot path that cannot be written: found before
+/// the window opens.
+fn check_usage(args: &Args) -> anyhow::Result<()> {
+    if args.source.is_some() && !throng_asset::is_baked_file(&args.files[0]) {
+        return Err(shared::usage(format!(
+            "--source gives a baked file its source glTF; {} is already a source",
+            args.files[0].display()
+        )));
+    }
+    if let Some(p) = &args.screenshot {
+        let png = p.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"));
+        if !png {
+            return Err(shared::usage(format!(
+                "--screenshot writes a PNG: give a path ending in .png (got {})",
+                p.display()
+            )));
+        }
+        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if !dir.is_dir() {
+                anyhow::bail!(
+                    "--screenshot {}: the folder {} does not exist",
+                    p.display(),
+                    dir.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
+    check_usage(&args)?;
     if cfg!(target_os = "linux")
         && std::env::var_os("DISPLAY").is_none()
         && std::env::var_os("WAYLAND_DISPLAY").is_none()
@@ -119,29 +150,75 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut entries = Vec::with_capacity(args.files.len());
     for (i, f) in args.files.iter().enumerate() {
         let source = if i == 0 { args.source.as_deref() } else { None };
-        entries.push(model::open(f, source, &settings, &args.source_args)?);
+        let e = model::open(f, source, &settings, &args.source_args)?;
+        if let (Some(src), Some(m)) = (source, &e.source) {
+            throng_bake::verify::check_source(&e.asset, m).with_context(|| {
+                format!(
+                    "--source {} is not the source of {}",
+                    src.display(),
+                    f.display()
+                )
+            })?;
+        }
+        entries.push(e);
+    }
+    let all_baked = entries.iter().all(|e| throng_asset::is_baked_file(&e.path));
+    if args.encoding.is_some() && all_baked {
+        eprintln!(
+            "warning: --encoding applies to source glTF files baked in memory; the baked input(s) keep their encoding"
+        );
     }
     // The drawing panel starts at what the first file was baked with.
-    if args.encoding.is_none() {
+    if args.encoding.is_none() || all_baked {
         settings.encoding = entries[0].asset.bone_texture.encoding;
         settings.influences = entries[0].asset.settings.influences;
     }
+    if settings.path == SkinPath::Vat {
+        if let Some(e) = entries
+            .iter()
+            .find(|e| e.source.is_none() && e.asset.primitives.iter().any(|p| p.vat.is_none()))
+        {
+            anyhow::bail!(
+                "{}: the VAT path needs a vertex animation texture for every primitive; bake it with --vat f32|f16|unorm16, or open its source glTF",
+                e.path.display()
+            );
+        }
+    }
     if let Some(c) = &args.clip {
-        let first = &entries[0].asset;
-        settings.clip = shared::find_baked_clip(first, c)
-            .with_context(|| format!("--clip in {}", args.files[0].display()))?;
+        for (e, f) in entries.iter().zip(&args.files) {
+            let i = shared::find_baked_clip(&e.asset, c)
+                .with_context(|| format!("--clip in {}", f.display()))?;
+            if std::ptr::eq(e, &entries[0]) {
+                settings.clip = i;
+            }
+        }
         settings.fade_to = settings.clip;
     }
     if settings.compare != model::Compare::Off && entries[0].source.is_none() {
-        anyhow::bail!(
+        return Err(shared::usage(format!(
             "--compare needs the source of {}: open the source glTF, or pass --source SRC",
             args.files[0].display()
-        );
+        )));
     }
+    let sizes: Vec<throng_asset::Aabb> = entries
+        .iter()
+        .map(|e| {
+            e.asset
+                .row_bounds
+                .iter()
+                .fold(throng_asset::Aabb::EMPTY, |a, b| a.union(b))
+        })
+        .collect();
+    shared::scene::warn_mixed_scales(&args.files, &sizes);
     let mut model = ViewModel::new(entries, settings)?;
-    model.time = args.time;
+    model.start_at(args.time);
     let frames = args.frames.or(args.screenshot.as_ref().map(|_| 3));
-    let event_loop = EventLoop::new().map_err(|e| anyhow::anyhow!("{NO_DISPLAY} ({e})"))?;
+    let event_loop = EventLoop::new().map_err(|e| {
+        let display = std::env::var("DISPLAY").unwrap_or_default();
+        anyhow::anyhow!(
+            "cannot open a window on the display {display:?} ({e}). Run throng view in a desktop session, or headless under Xvfb: xvfb-run -a -s \"-screen 0 1280x720x24\" throng view FILE"
+        )
+    })?;
     let mut app = App {
         model: Some(model),
         size: args.size,

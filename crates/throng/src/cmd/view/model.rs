@@ -203,6 +203,8 @@ pub struct ViewModel {
     pub clock: f64,
     /// Messages for the status line (errors the panels caused, what loaded).
     pub status: String,
+    /// Whether `status` is an error (drawn red) rather than news.
+    pub status_error: bool,
     skinner: Vec<Option<ModelSkinner>>,
     ramp_png: Vec<u8>,
 }
@@ -255,9 +257,12 @@ fn bake(model: &Model, name: &str, s: &Settings) -> anyhow::Result<BakedAsset> {
         vat: (s.path == SkinPath::Vat).then_some(VatEncoding::F32),
         ..Default::default()
     };
-    Ok(throng_bake::bake(model, &options)
-        .with_context(|| format!("baking {name} in memory"))?
-        .0)
+    let (asset, report) =
+        throng_bake::bake(model, &options).with_context(|| format!("baking {name} in memory"))?;
+    for w in &report.warnings {
+        eprintln!("warning: {name}: {w}");
+    }
+    Ok(asset)
 }
 
 impl ViewModel {
@@ -278,6 +283,7 @@ impl ViewModel {
             fired: Vec::new(),
             clock: 0.0,
             status: String::new(),
+            status_error: false,
             skinner,
             ramp_png: heat::ramp_png()?,
         })
@@ -286,6 +292,7 @@ impl ViewModel {
     /// Adds a file (dropped on the window).
     pub fn add(&mut self, entry: Entry) {
         self.status = format!("opened {}", entry.path.display());
+        self.status_error = false;
         self.skinner
             .push(entry.source.as_ref().map(ModelSkinner::new));
         self.entries.push(entry);
@@ -323,6 +330,7 @@ impl ViewModel {
             };
             if let Err(err) = p.crossfade_all(c, s) {
                 self.status = format!("crossfade: {err:#}");
+                self.status_error = true;
             }
         }
         self.settings.clip = to;
@@ -340,6 +348,7 @@ impl ViewModel {
         if self.built.as_ref() != Some(&self.settings) {
             if let Err(e) = self.rebuild() {
                 self.status = format!("{e:#}");
+                self.status_error = true;
             }
         }
         if !self.settings.playing {
@@ -369,6 +378,18 @@ impl ViewModel {
         }
     }
 
+    /// Starts the timeline at `t` seconds of the selected clip, wrapped or held by its loop mode.
+    pub fn start_at(&mut self, t: f64) {
+        self.time = match self.clips().get(self.settings.clip) {
+            Some(c) => {
+                let mode = self.settings.loop_mode.unwrap_or(c.loop_mode);
+                throng_contract::wrap_time(mode, c.duration, t).0
+            }
+            None => t,
+        };
+        self.built = None;
+    }
+
     /// Sets the timeline to `t` seconds (players restart there).
     pub fn scrub(&mut self, t: f64) {
         self.time = t;
@@ -392,6 +413,7 @@ impl ViewModel {
                         e.asset = bake(m, &file_name(&e.path), &s)?;
                         e.gpu = None;
                         self.status = format!("re-baked {}", e.path.display());
+                        self.status_error = false;
                     }
                     None if needs_vat => {
                         self.settings.path = SkinPath::Texture;

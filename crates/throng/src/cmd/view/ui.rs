@@ -31,14 +31,19 @@ pub fn draw(ui: &mut Ui, m: &mut ViewModel, shown: &Shown) -> (u32, u32) {
         .resizable(true)
         .default_size(300.0)
         .show(ui, |ui| {
-            egui::ScrollArea::vertical().show(ui, |ui| controls(ui, m, shown));
+            egui::ScrollArea::vertical().show(ui, |ui| controls(ui, m));
         });
     egui::Panel::bottom("throng-status").show(ui, |ui| {
         ui.horizontal(|ui| {
             ui.label(stats_text(shown));
             if !m.status.is_empty() {
                 ui.separator();
-                ui.label(RichText::new(&m.status).color(Color32::LIGHT_RED));
+                let colour = if m.status_error {
+                    Color32::LIGHT_RED
+                } else {
+                    Color32::LIGHT_GREEN
+                };
+                ui.label(RichText::new(&m.status).color(colour));
             }
         });
     });
@@ -210,7 +215,7 @@ fn section(ui: &mut Ui, title: &str, body: impl FnOnce(&mut Ui)) {
         .show(ui, body);
 }
 
-fn controls(ui: &mut Ui, m: &mut ViewModel, shown: &Shown) {
+fn controls(ui: &mut Ui, m: &mut ViewModel) {
     ui.heading("throng view");
     section(ui, "Files", |ui| {
         for e in &m.entries {
@@ -302,8 +307,6 @@ fn controls(ui: &mut Ui, m: &mut ViewModel, shown: &Shown) {
             });
         }
     });
-    ui.separator();
-    ui.label(stats_text(shown));
 }
 
 fn playback(ui: &mut Ui, m: &mut ViewModel) {
