@@ -80,18 +80,7 @@ fn instance_box(inst: u32) -> WorldBox {
         if (l.weight == 0.0) {
             continue;
         }
-        // The two rows the layer shows; where either has no box, its clip's (and for a clip past
-        // the table or without bounds, the asset's fallback box).
-        let rows = layer_rows_of(l);
-        let amin = row_bounds[2u * rows.x].xyz;
-        let amax = row_bounds[2u * rows.x + 1u].xyz;
-        let bmin_row = row_bounds[2u * rows.y].xyz;
-        let bmax_row = row_bounds[2u * rows.y + 1u].xyz;
-        if (cull.row_bounds == 1u && all(amin <= amax) && all(bmin_row <= bmax_row)) {
-            lo = min(lo, min(amin, bmin_row) - vec3<f32>(cull.row_pad));
-            hi = max(hi, max(amax, bmax_row) + vec3<f32>(cull.row_pad));
-            continue;
-        }
+        // The clip's box (for a clip past the table or without bounds, the asset's fallback).
         let c = u32(max(l.clip, 0.0));
         var bmin = cull.fallback_min.xyz;
         var bmax = cull.fallback_max.xyz;
@@ -101,6 +90,17 @@ fn instance_box(inst: u32) -> WorldBox {
                 bmin = clip.bounds_min.xyz;
                 bmax = clip.bounds_max.xyz;
             }
+        }
+        // Within it, the two rows the layer shows, when both have a box: padded, but never
+        // past the clip's box (which holds every row of the clip).
+        let rows = layer_rows_of(l);
+        let amin = row_bounds[2u * rows.x].xyz;
+        let amax = row_bounds[2u * rows.x + 1u].xyz;
+        let cmin = row_bounds[2u * rows.y].xyz;
+        let cmax = row_bounds[2u * rows.y + 1u].xyz;
+        if (cull.row_bounds == 1u && all(amin <= amax) && all(cmin <= cmax)) {
+            bmin = max(bmin, min(amin, cmin) - vec3<f32>(cull.row_pad));
+            bmax = min(bmax, max(amax, cmax) + vec3<f32>(cull.row_pad));
         }
         lo = min(lo, bmin);
         hi = max(hi, bmax);
@@ -159,7 +159,8 @@ fn choose_lod(b: WorldBox) -> u32 {
 }
 
 // The shadow pass's LOD: by the error's size in shadow-map texels (orthographic, so the same at
-// any distance), the coarsest LOD, or the main view's.
+// any distance) but never finer than the view's (a shadow needs no more detail than its caster
+// shows), the coarsest LOD, or the view's.
 fn choose_shadow_lod(b: WorldBox, view_lod: u32) -> u32 {
     let rule = u32(cull.shadow_lod.y);
     if (rule == 1u) {
@@ -168,8 +169,8 @@ fn choose_shadow_lod(b: WorldBox, view_lod: u32) -> u32 {
     if (rule == 2u) {
         return view_lod;
     }
-    var lod = 0u;
-    for (var l = 1u; l < cull.lod_count; l++) {
+    var lod = view_lod;
+    for (var l = view_lod + 1u; l < cull.lod_count; l++) {
         if (lod_error(l) * b.scale * cull.shadow_lod.x <= cull.lod_bias) {
             lod = l;
         }

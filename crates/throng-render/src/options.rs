@@ -26,7 +26,8 @@ pub enum SkinPath {
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum ShadowLod {
     /// The coarsest LOD whose simplification error covers at most `lod_bias` shadow-map texels
-    /// (the light's camera is orthographic: the same at any distance).
+    /// (the light's camera is orthographic: the same at any distance), but never finer than
+    /// the view's: a shadow needs no more detail than its caster shows.
     #[default]
     Texel,
     /// Always the coarsest LOD (the cheapest shadows).

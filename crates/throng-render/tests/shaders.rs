@@ -150,8 +150,24 @@ fn wgsl_structs_match_rust_layouts() {
         &cull,
         "CullParams",
         size_of::<CullParams>(),
+        // The Rust struct's own offsets, field by field.
         &[
-            0, 96, 192, 208, 224, 240, 272, 288, 292, 296, 300, 304, 308, 312, 316,
+            std::mem::offset_of!(CullParams, planes),
+            std::mem::offset_of!(CullParams, shadow_planes),
+            std::mem::offset_of!(CullParams, fallback_min),
+            std::mem::offset_of!(CullParams, fallback_max),
+            std::mem::offset_of!(CullParams, eye),
+            std::mem::offset_of!(CullParams, lod_error),
+            std::mem::offset_of!(CullParams, light),
+            std::mem::offset_of!(CullParams, instance_count),
+            std::mem::offset_of!(CullParams, primitive_count),
+            std::mem::offset_of!(CullParams, lod_count),
+            std::mem::offset_of!(CullParams, segment),
+            std::mem::offset_of!(CullParams, lod_bias),
+            std::mem::offset_of!(CullParams, shadows),
+            std::mem::offset_of!(CullParams, row_pad),
+            std::mem::offset_of!(CullParams, row_bounds),
+            std::mem::offset_of!(CullParams, shadow_lod),
         ],
     );
     check(

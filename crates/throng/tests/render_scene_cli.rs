@@ -299,8 +299,21 @@ fn bench_render_field_compares_culling_and_lod_against_everything_at_lod_0() {
         "--json",
     ]);
     let cases = v["cases"].as_array().cloned().unwrap_or_default();
-    assert_eq!(cases.len(), 2, "{v}");
-    let (on, off) = (&cases[0], &cases[1]);
+    // cull+lod, the same with clip boxes, the same with the view's LOD in the shadow pass, off.
+    assert_eq!(cases.len(), 4, "{v}");
+    let (on, off) = (&cases[0], &cases[3]);
+    assert_eq!(on["case"], "cull+lod", "{v}");
+    assert_eq!(off["case"], "off", "{v}");
+    // Boxes by row never let more instances through than boxes by clip; a shadow pass at its
+    // own LOD draws no more triangles than at the view's.
+    assert!(
+        on["instances_drawn"].as_u64() <= cases[1]["instances_drawn"].as_u64(),
+        "{v}"
+    );
+    assert!(
+        on["shadow_triangles"].as_u64() <= cases[2]["shadow_triangles"].as_u64(),
+        "{v}"
+    );
     assert_eq!(on["instances"], 400, "{v}");
     assert_eq!(off["instances"], 50, "off case capped: {v}");
     // Off: every instance drawn at LOD 0 (576 triangles each) in both passes.

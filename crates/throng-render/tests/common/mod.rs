@@ -476,7 +476,7 @@ fn skinned_primitive(
 /// The model-space box culling gives an instance showing `record` (docs/design.md §5),
 /// computed on the CPU: per active layer the union of the boxes of its row and next row
 /// (throng-asset's `layer_rows`, the shaders' twin), each grown by `ROW_PAD` of the asset's
-/// diagonal; the rest row's box for a disabled instance.
+/// diagonal and kept within its clip's box; the rest row's box for a disabled instance.
 pub fn culling_box(
     asset: &throng_asset::BakedAsset,
     record: &InstanceRecord,
@@ -487,11 +487,19 @@ pub fn culling_box(
         .fold(throng_asset::Aabb::EMPTY, |a, b| a.union(b));
     let pad = glam::Vec3::splat(throng_render::ROW_PAD * all.diagonal());
     let rows = throng_asset::decode::layer_rows(&record.layers, &asset.clips).expect("layer rows");
+    let clip_of = |row: u32| {
+        asset
+            .clips
+            .iter()
+            .find(|c| (c.first_row..c.first_row + c.frames).contains(&row))
+            .map_or(all, |c| c.bounds)
+    };
     rows.iter().fold(throng_asset::Aabb::EMPTY, |b, l| {
         let r = asset.row_bounds[l.row as usize].union(&asset.row_bounds[l.next as usize]);
+        let c = clip_of(l.row);
         b.union(&throng_asset::Aabb {
-            min: r.min - pad,
-            max: r.max + pad,
+            min: (r.min - pad).max(c.min),
+            max: (r.max + pad).min(c.max),
         })
     })
 }

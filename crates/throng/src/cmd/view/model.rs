@@ -132,6 +132,11 @@ impl Orbit {
         }
     }
 
+    /// Keeps the near and far planes around `scene` (a crowd that grew or shrank).
+    pub fn fit(&mut self, scene: &Aabb) {
+        self.radius = (scene.diagonal() * 0.5).max(1e-6);
+    }
+
     pub fn camera(&self) -> Camera {
         let dir = Vec3::new(
             self.pitch.cos() * self.yaw.sin(),
@@ -518,8 +523,9 @@ impl ViewModel {
             Compare::Beside => ((size.0 / 2).max(16), size.1.max(16)),
             _ => (size.0.max(16), size.1.max(16)),
         };
-        if self.orbit.is_none() {
-            self.orbit = Some(Orbit::framing(&self.scene, size.0 as f32 / size.1 as f32));
+        match self.orbit.as_mut() {
+            Some(o) => o.fit(&self.scene),
+            None => self.orbit = Some(Orbit::framing(&self.scene, size.0 as f32 / size.1 as f32)),
         }
         let opts = self.options(size);
         for e in &mut self.entries {
