@@ -353,8 +353,7 @@ impl CrowdUpload {
     /// when `transforms_changed`. Returns the bytes written.
     pub fn update_gpu_timed(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &crate::Gpu,
         records: &[GpuInstanceRecord],
         dirty: &[std::ops::Range<usize>],
         transforms: &[InstanceTransform],
@@ -362,6 +361,7 @@ impl CrowdUpload {
         clock: u32,
     ) -> Result<u64, RenderError> {
         self.check(Timing::Gpu, records.len(), transforms.len())?;
+        let (device, queue) = (&gpu.device, &gpu.queue);
         self.last_upload_bytes = 0;
         let all = self.reserve(device, records.len()) || records.len() != self.len;
         self.len = records.len();
@@ -401,13 +401,13 @@ impl CrowdUpload {
     /// `transforms_changed`. Returns the bytes written.
     pub fn update_cpu_timed(
         &mut self,
-        device: &wgpu::Device,
-        queue: &wgpu::Queue,
+        gpu: &crate::Gpu,
         records: &[InstanceRecord],
         transforms: &[InstanceTransform],
         transforms_changed: bool,
     ) -> Result<u64, RenderError> {
         self.check(Timing::Cpu, records.len(), transforms.len())?;
+        let (device, queue) = (&gpu.device, &gpu.queue);
         self.last_upload_bytes = 0;
         let all = self.reserve(device, records.len()) || records.len() != self.len;
         self.len = records.len();

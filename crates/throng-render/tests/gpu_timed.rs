@@ -180,7 +180,6 @@ fn uploads_follow_changes() {
         ..Default::default()
     };
     let device = r.gpu.device.clone();
-    let queue = r.gpu.queue.clone();
     let mut up = throng_render::CrowdUpload::new(&device, throng_render::Timing::Gpu);
     let record = std::mem::size_of::<throng_render::GpuInstanceRecord>() as u64;
     let clock_bytes = 16;
@@ -194,8 +193,7 @@ fn uploads_follow_changes() {
         let first = frame == 0;
         let bytes = up
             .update_gpu_timed(
-                &device,
-                &queue,
+                &r.gpu,
                 rt.records(),
                 &dirty,
                 &transforms,
@@ -237,10 +235,10 @@ fn uploads_follow_changes() {
         .map(|rec| gpu_layers(rec, rt.gpu_clip_table(), rt.gpu_clock()))
         .collect();
     let b0 = cpu_up
-        .update_cpu_timed(&device, &queue, &cpu, &transforms, true)
+        .update_cpu_timed(&r.gpu, &cpu, &transforms, true)
         .expect("cpu upload");
     let b1 = cpu_up
-        .update_cpu_timed(&device, &queue, &cpu, &transforms, false)
+        .update_cpu_timed(&r.gpu, &cpu, &transforms, false)
         .expect("cpu upload");
     assert_eq!((b0, b1), (40 * (64 + 48), 40 * 64));
     let kept = r

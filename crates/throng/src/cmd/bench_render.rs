@@ -237,14 +237,14 @@ impl Played {
         transforms: &[throng_render::InstanceTransform],
         (frame, changes, dt): (u32, usize, f64),
     ) -> anyhow::Result<u64> {
-        let (device, queue) = (&renderer.gpu.device, &renderer.gpu.queue);
+        let gpu = &renderer.gpu;
         let first = frame == 0;
         Ok(match self {
             Played::Cpu(rt) => {
                 if !first {
                     rt.update(dt);
                 }
-                up.update_cpu_timed(device, queue, rt.records(), transforms, first)?
+                up.update_cpu_timed(gpu, rt.records(), transforms, first)?
             }
             Played::Gpu(rt) => {
                 let n = rt.len();
@@ -260,15 +260,7 @@ impl Played {
                 }
                 let dirty = rt.dirty_ranges();
                 let clock = rt.gpu_clock();
-                let b = up.update_gpu_timed(
-                    device,
-                    queue,
-                    rt.records(),
-                    &dirty,
-                    transforms,
-                    first,
-                    clock,
-                )?;
+                let b = up.update_gpu_timed(gpu, rt.records(), &dirty, transforms, first, clock)?;
                 rt.clear_dirty();
                 b
             }
