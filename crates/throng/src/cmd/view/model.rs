@@ -350,12 +350,7 @@ impl ViewModel {
     /// Advances the clock by `dt` wall seconds (scaled by the speed when playing).
     pub fn step(&mut self, dt: f64) {
         self.clock += dt;
-        if self.built.as_ref() != Some(&self.settings) {
-            if let Err(e) = self.rebuild() {
-                self.status = format!("{e:#}");
-                self.status_error = true;
-            }
-        }
+        self.ensure_built();
         if !self.settings.playing {
             return;
         }
@@ -380,6 +375,27 @@ impl ViewModel {
         if let Some(c) = self.clips().get(self.settings.clip) {
             let mode = self.settings.loop_mode.unwrap_or(c.loop_mode);
             self.time = throng_contract::wrap_time(mode, c.duration, self.time).0;
+        }
+    }
+
+    /// Rebuilds the players when the settings changed. A change that fails (a re-bake that
+    /// errs, a VAT the file lacks) is reported in the status line and reverted to the last
+    /// settings that worked, so it is not retried every frame.
+    fn ensure_built(&mut self) {
+        if self.built.as_ref() == Some(&self.settings) {
+            return;
+        }
+        if let Err(e) = self.rebuild() {
+            self.status = format!("{e:#}");
+            self.status_error = true;
+            if let Some(good) = self.built.clone() {
+                self.settings = good;
+                // The last good settings' players may be gone: build them again.
+                if let Err(e) = self.rebuild() {
+                    self.status = format!("{e:#}");
+                    self.built = None;
+                }
+            }
         }
     }
 
@@ -516,8 +532,9 @@ impl ViewModel {
     /// Draws the frame at `size` pixels (each image of a side-by-side comparison gets half the
     /// width).
     pub fn draw(&mut self, renderer: &mut Renderer, size: (u32, u32)) -> anyhow::Result<Drawn> {
-        if self.built.as_ref() != Some(&self.settings) {
-            self.rebuild()?;
+        self.ensure_built();
+        if self.built.is_none() {
+            anyhow::bail!("nothing to draw: {}", self.status);
         }
         let size = match self.settings.compare {
             Compare::Beside => ((size.0 / 2).max(16), size.1.max(16)),
