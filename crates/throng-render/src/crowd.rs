@@ -343,9 +343,26 @@ impl CrowdUpload {
         true
     }
 
-    fn write_transforms(&mut self, queue: &wgpu::Queue, t: &[InstanceTransform]) {
-        queue.write_buffer(&self.buffers.transforms, 0, bytemuck::cast_slice(t));
-        self.last_upload_bytes += std::mem::size_of_val(t) as u64;
+    /// Checks an update, makes room for `n` records and writes the transforms when they (or
+    /// the buffers) changed; true when every record must be written too.
+    fn begin(
+        &mut self,
+        gpu: &crate::Gpu,
+        timing: Timing,
+        n: usize,
+        transforms: &[InstanceTransform],
+        transforms_changed: bool,
+    ) -> Result<bool, RenderError> {
+        self.check(timing, n, transforms.len())?;
+        self.last_upload_bytes = 0;
+        let all = self.reserve(&gpu.device, n) || n != self.len;
+        self.len = n;
+        if all || transforms_changed {
+            let bytes = bytemuck::cast_slice(transforms);
+            gpu.queue.write_buffer(&self.buffers.transforms, 0, bytes);
+            self.last_upload_bytes += bytes.len() as u64;
+        }
+        Ok(all)
     }
 
     /// GPU-timed: writes the records in `dirty` (index ranges, e.g. `GpuRuntime::dirty_ranges`;
@@ -360,14 +377,14 @@ impl CrowdUpload {
         transforms_changed: bool,
         clock: u32,
     ) -> Result<u64, RenderError> {
-        self.check(Timing::Gpu, records.len(), transforms.len())?;
-        let (device, queue) = (&gpu.device, &gpu.queue);
-        self.last_upload_bytes = 0;
-        let all = self.reserve(device, records.len()) || records.len() != self.len;
-        self.len = records.len();
-        if all || transforms_changed {
-            self.write_transforms(queue, transforms);
-        }
+        let all = self.begin(
+            gpu,
+            Timing::Gpu,
+            records.len(),
+            transforms,
+            transforms_changed,
+        )?;
+        let queue = &gpu.queue;
         let size = self.record_size();
         if all {
             queue.write_buffer(&self.buffers.records, 0, bytemuck::cast_slice(records));
@@ -406,14 +423,14 @@ impl CrowdUpload {
         transforms: &[InstanceTransform],
         transforms_changed: bool,
     ) -> Result<u64, RenderError> {
-        self.check(Timing::Cpu, records.len(), transforms.len())?;
-        let (device, queue) = (&gpu.device, &gpu.queue);
-        self.last_upload_bytes = 0;
-        let all = self.reserve(device, records.len()) || records.len() != self.len;
-        self.len = records.len();
-        if all || transforms_changed {
-            self.write_transforms(queue, transforms);
-        }
+        self.begin(
+            gpu,
+            Timing::Cpu,
+            records.len(),
+            transforms,
+            transforms_changed,
+        )?;
+        let queue = &gpu.queue;
         if !records.is_empty() {
             queue.write_buffer(&self.buffers.records, 0, bytemuck::cast_slice(records));
             self.last_upload_bytes += std::mem::size_of_val(records) as u64;

@@ -104,23 +104,60 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
     eprintln!("checked {checked} instance-times up to t = {t:.0} s");
 }
 
+/// A renderer with the tube uploaded and `n` GPU-timed instances at `at(i)`, each playing
+/// clip 0 with `opts(i)` (None without an adapter outside CI).
+struct TubeCrowd {
+    r: throng_render::Renderer,
+    g: GpuAsset,
+    rt: GpuRuntime,
+    transforms: Vec<InstanceTransform>,
+    handles: Vec<throng_runtime::Handle>,
+}
+
+fn tube_crowd(
+    n: usize,
+    at: impl Fn(usize) -> glam::Vec3,
+    opts: impl Fn(usize) -> PlayOptions,
+) -> Option<TubeCrowd> {
+    let r = common::renderer()?;
+    let (asset, g) = common::uploaded_tube(&r, Encoding::QuatSnorm16);
+    let mut rt = GpuRuntime::new(&asset.clips);
+    let mut transforms = Vec::with_capacity(n);
+    let mut handles = Vec::with_capacity(n);
+    for i in 0..n {
+        let t = InstanceTransform::from_mat4(&glam::Mat4::from_translation(at(i)));
+        let h = rt.spawn(t);
+        rt.play(h, 0, opts(i)).expect("play");
+        transforms.push(t);
+        handles.push(h);
+    }
+    Some(TubeCrowd {
+        r,
+        g,
+        rt,
+        transforms,
+        handles,
+    })
+}
+
 /// A GPU-timed crowd draws the same picture as the CPU-timed crowd whose records are the
 /// runtime's CPU twin of the same clock (culling on, texture path and VAT-free asset).
 #[test]
 fn gpu_timed_draw_equals_cpu_timed_draw() {
-    let Some(mut r) = common::renderer() else {
+    let Some(TubeCrowd {
+        mut r,
+        g,
+        mut rt,
+        transforms,
+        ..
+    }) = tube_crowd(
+        6,
+        |i| glam::Vec3::new(i as f32 * 1.3, 0.0, 0.0),
+        |i| PlayOptions::at(0.05 * i as f32).with_speed(0.5 + 0.3 * i as f32),
+    )
+    else {
         return;
     };
-    let (asset, g) = common::uploaded_tube(&r, Encoding::QuatSnorm16);
-    let mut rt = GpuRuntime::new(&asset.clips);
-    let mut transforms = vec![];
-    for i in 0..6 {
-        let t = glam::Mat4::from_translation(glam::Vec3::new(i as f32 * 1.3, 0.0, 0.0));
-        let h = rt.spawn(InstanceTransform::from_mat4(&t));
-        transforms.push(InstanceTransform::from_mat4(&t));
-        let opts = PlayOptions::at(0.05 * i as f32).with_speed(0.5 + 0.3 * i as f32);
-        rt.play(h, 0, opts).expect("play");
-    }
     rt.update(3600.0 + 0.123);
     let clock = rt.gpu_clock();
     let records = rt.records();
@@ -151,29 +188,24 @@ fn gpu_timed_draw_equals_cpu_timed_draw() {
 
 /// A GPU-timed crowd kept in a `CrowdUpload` across frames, updated with only its dirty records,
 /// draws exactly what the same records drawn afresh each frame draw; a frame in which 2 of 40
-/// instances change writes those 2 records (16 B each) and the clock, not all 40 records or the
+/// instances change writes those 2 records (56 B each) and the clock, not all 40 records or the
 /// transforms; a CPU-timed upload writes every record.
 #[test]
 fn uploads_follow_changes() {
-    let Some(mut r) = common::renderer() else {
+    let Some(TubeCrowd {
+        mut r,
+        g,
+        mut rt,
+        transforms,
+        handles,
+    }) = tube_crowd(
+        40,
+        |i| glam::Vec3::new((i % 8) as f32 * 1.3, 0.0, (i / 8) as f32 * -1.5),
+        |i| PlayOptions::at(0.05 * i as f32),
+    )
+    else {
         return;
     };
-    let (asset, g) = common::uploaded_tube(&r, Encoding::QuatSnorm16);
-    let mut rt = GpuRuntime::new(&asset.clips);
-    let mut transforms = vec![];
-    let mut handles = vec![];
-    for i in 0..40 {
-        let t = glam::Mat4::from_translation(glam::Vec3::new(
-            (i % 8) as f32 * 1.3,
-            0.0,
-            (i / 8) as f32 * -1.5,
-        ));
-        handles.push(rt.spawn(InstanceTransform::from_mat4(&t)));
-        transforms.push(InstanceTransform::from_mat4(&t));
-        let h = handles[i];
-        rt.play(h, 0, PlayOptions::at(0.05 * i as f32))
-            .expect("play");
-    }
     let opts = throng_render::RenderOptions {
         width: 160,
         height: 120,

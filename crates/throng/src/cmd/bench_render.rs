@@ -430,7 +430,7 @@ fn table(r: &Report) -> String {
         r.run.frames
     );
     s += &format!(
-        "{:>9} {:>10} {:>10} {:>9} {:>9} {:>11} {:>7} {:>14}\n",
+        "{:>9} {:>10} {:>10} {:>9} {:>9} {:>11} {:>7} {:>22}\n",
         "instances",
         "path",
         "frame ms",
@@ -438,24 +438,17 @@ fn table(r: &Report) -> String {
         "cpu ms",
         "vs texture",
         "draws",
-        "upload B/frame"
+        "upload / all records B"
     );
-    s = s.trim_end_matches('\n').to_string()
-        + &format!(" {:>6} {:>14}\n", "timing", "all records B");
     for c in &r.cases {
         let gpu = c.gpu_ms.map_or("-".to_string(), |g| format!("{g:.2}"));
+        let up = format!(
+            "{} / {} ({})",
+            c.upload_bytes, c.full_record_bytes, c.timing
+        );
         s += &format!(
-            "{:>9} {:>10} {:>10.2} {:>9} {:>9.3} {:>10.2}x {:>7} {:>14} {:>6} {:>14}\n",
-            c.instances,
-            c.path,
-            c.frame_ms,
-            gpu,
-            c.cpu_ms,
-            c.vs_texture,
-            c.draws,
-            c.upload_bytes,
-            c.timing,
-            c.full_record_bytes
+            "{:>9} {:>10} {:>10.2} {:>9} {:>9.3} {:>10.2}x {:>7} {up:>22}\n",
+            c.instances, c.path, c.frame_ms, gpu, c.cpu_ms, c.vs_texture, c.draws
         );
     }
     s

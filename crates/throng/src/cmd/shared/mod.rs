@@ -99,17 +99,21 @@ pub fn image_output(
             frames
         )));
     }
-    // Checked before any work: a long render should not end in a failed write.
-    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if !dir.is_dir() {
-            anyhow::bail!(
-                "{}: the folder {} does not exist; create it or write elsewhere",
-                output.display(),
-                dir.display()
-            );
-        }
-    }
+    check_folder(&output)?;
     Ok((output, is_gif))
+}
+
+/// Fails when the folder `output` would be written in does not exist — checked before any
+/// work, so that a long run does not end in a failed write.
+pub fn check_folder(output: &Path) -> anyhow::Result<()> {
+    match output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => anyhow::bail!(
+            "{}: the folder {} does not exist; create it or write elsewhere",
+            output.display(),
+            dir.display()
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// A file's name for messages and the bake's source name.

@@ -107,15 +107,7 @@ fn check_usage(args: &Args) -> anyhow::Result<()> {
                 p.display()
             )));
         }
-        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if !dir.is_dir() {
-                anyhow::bail!(
-                    "--screenshot {}: the folder {} does not exist",
-                    p.display(),
-                    dir.display()
-                );
-            }
-        }
+        shared::check_folder(p).context("--screenshot")?;
     }
     Ok(())
 }
