@@ -108,7 +108,8 @@ pub fn skin_on_gpu(
         })
     };
     let transforms = vec![InstanceTransform::IDENTITY; playback.len()];
-    let buffers = CrowdBuffers::new(device, &transforms, &playback);
+    let mut owned = None;
+    let buffers = CrowdBuffers::for_playback(device, &transforms, playback, &mut owned);
     let inputs_buf = init(
         "throng skin inputs",
         bytemuck::cast_slice(inputs),
@@ -165,7 +166,8 @@ pub fn layers_on_gpu(
     let timing = playback.timing();
     let bgl = layouts::layers_compute(device, timing);
     let pipeline = compute_pipeline(device, Program::LayersCompute { timing }, &bgl, "cs_layers")?;
-    let buffers = CrowdBuffers::new(device, &[], &playback);
+    let mut owned = None;
+    let buffers = CrowdBuffers::for_playback(device, &[], playback, &mut owned);
     let out_size = (n * std::mem::size_of::<InstanceRecord>()) as u64;
     let out_buf = output_buffer(device, out_size);
     let mut entries = vec![wgpu::BindGroupEntry {

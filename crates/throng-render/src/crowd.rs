@@ -149,7 +149,7 @@ impl CrowdBuffers {
                 ),
                 None,
             ),
-            // Not reached through `of`; an empty crowd stands in.
+            // Not reached through `of` / `for_playback`; an empty crowd stands in.
             Playback::Uploaded(_) => (
                 storage_buffer(
                     device,
@@ -192,9 +192,19 @@ impl CrowdBuffers {
         crowd: &Crowd<'b>,
         owned: &'b mut Option<CrowdBuffers>,
     ) -> &'b CrowdBuffers {
-        match crowd.playback {
+        Self::for_playback(device, crowd.transforms, crowd.playback, owned)
+    }
+
+    /// As [`Self::of`] for `playback` drawn at `transforms`.
+    pub fn for_playback<'b>(
+        device: &wgpu::Device,
+        transforms: &[InstanceTransform],
+        playback: Playback<'b>,
+        owned: &'b mut Option<CrowdBuffers>,
+    ) -> &'b CrowdBuffers {
+        match playback {
             Playback::Uploaded(u) => &u.buffers,
-            p => owned.insert(CrowdBuffers::new(device, crowd.transforms, &p)),
+            p => owned.insert(CrowdBuffers::new(device, transforms, &p)),
         }
     }
 

@@ -259,6 +259,16 @@ fn uploads_follow_changes() {
             "no tube drawn"
         );
     }
+    // The compute twins read an upload's records too.
+    let records = rt.records();
+    let direct = Playback::Gpu {
+        records,
+        clock: rt.gpu_clock(),
+    };
+    assert_eq!(
+        layers_on_gpu(&r.gpu, &g, Playback::Uploaded(&up)).expect("layers"),
+        layers_on_gpu(&r.gpu, &g, direct).expect("layers")
+    );
     // CPU-timed: every record, every frame.
     let mut cpu_up = throng_render::CrowdUpload::new(&device, throng_render::Timing::Cpu);
     let cpu: Vec<_> = rt
