@@ -431,6 +431,12 @@ impl BakedAsset {
         self.bone_texture.rows
     }
 
+    /// Bounds of every pose: the union of every frame-table row's bounds (model space, file
+    /// units; empty when no row has any).
+    pub fn pose_bounds(&self) -> Aabb {
+        self.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b))
+    }
+
     /// Bounds of the rest pose (row 0).
     pub fn rest_bounds(&self) -> Aabb {
         self.row_bounds.first().copied().unwrap_or(Aabb::EMPTY)

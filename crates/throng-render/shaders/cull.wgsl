@@ -93,14 +93,16 @@ fn instance_box(inst: u32) -> WorldBox {
         }
         // Within it, the two rows the layer shows, when both have a box: padded, but never
         // past the clip's box (which holds every row of the clip).
-        let rows = layer_rows_of(l);
-        let amin = row_bounds[2u * rows.x].xyz;
-        let amax = row_bounds[2u * rows.x + 1u].xyz;
-        let cmin = row_bounds[2u * rows.y].xyz;
-        let cmax = row_bounds[2u * rows.y + 1u].xyz;
-        if (cull.row_bounds == 1u && all(amin <= amax) && all(cmin <= cmax)) {
-            bmin = max(bmin, min(amin, cmin) - vec3<f32>(cull.row_pad));
-            bmax = min(bmax, max(amax, cmax) + vec3<f32>(cull.row_pad));
+        if (cull.row_bounds == 1u) {
+            let rows = layer_rows_of(l);
+            let amin = row_bounds[2u * rows.x].xyz;
+            let amax = row_bounds[2u * rows.x + 1u].xyz;
+            let cmin = row_bounds[2u * rows.y].xyz;
+            let cmax = row_bounds[2u * rows.y + 1u].xyz;
+            if (all(amin <= amax) && all(cmin <= cmax)) {
+                bmin = max(bmin, min(amin, cmin) - vec3<f32>(cull.row_pad));
+                bmax = min(bmax, max(amax, cmax) + vec3<f32>(cull.row_pad));
+            }
         }
         lo = min(lo, bmin);
         hi = max(hi, bmax);

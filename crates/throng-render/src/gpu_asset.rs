@@ -448,7 +448,7 @@ impl GpuAsset {
                 }
             }
         }
-        let mut bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
+        let mut bounds = asset.pose_bounds();
         if bounds.is_empty() {
             for p in &asset.primitives {
                 for &q in &p.positions {

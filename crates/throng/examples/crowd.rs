@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use glam::{Mat4, Vec3};
-use throng_asset::{Aabb, BakedAsset, LoopMode};
+use throng_asset::{BakedAsset, LoopMode};
 use throng_render::image::RgbaImage;
 use throng_render::{Crowd, FrameStats, Gpu, GpuAsset, Playback, RenderOptions, Renderer};
 use throng_runtime::{CpuRuntime, InstanceTransform, PlayOptions};
@@ -60,7 +60,7 @@ pub fn spawn_crowd(asset: &BakedAsset, n: u32) -> Result<CpuRuntime> {
         .filter(|&c| asset.clips[c].loop_mode == LoopMode::Loop)
         .collect();
     // Grid spacing: the character's footprint over all its poses, plus a margin.
-    let bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
+    let bounds = asset.pose_bounds();
     let e = bounds.max - bounds.min;
     let spacing = (e.x.max(e.z) * 1.2).max(1e-3);
     let side = (n as f32).sqrt().ceil() as u32;

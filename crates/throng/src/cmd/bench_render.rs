@@ -21,14 +21,16 @@
 use anyhow::Context;
 use std::path::PathBuf;
 use std::time::Instant;
-use throng_asset::{Aabb, BakedAsset};
+use throng_asset::BakedAsset;
 use throng_render::gpu_types::FrameUniform;
 use throng_render::{
     Crowd, CrowdUpload, DecodedMeshes, GpuInstanceRecord, InstanceRecord, Playback, RenderOptions,
     Renderer, SkinPath, Skinning, Timing,
 };
-use throng_runtime::crowd::{self, Assignment, PlaybackControl};
-use throng_runtime::{CpuRuntime, GpuRuntime};
+use throng_runtime::crowd::{self, Assignment};
+use throng_runtime::CpuRuntime;
+
+use super::shared::scene::Player;
 
 use super::shared::{load_model, parse_size, print_stdout};
 
@@ -178,94 +180,69 @@ pub(crate) fn load_asset(
     Ok((asset, name))
 }
 
-/// The benchmark crowd in the CPU-timed runtime: instance i plays clip i mod clips from
-/// `0.37 i` seconds, at `transforms[i]`.
+/// The benchmark crowd: instance i plays clip i mod clips from `0.37 i` seconds.
+fn bench_assignments(asset: &BakedAsset, n: usize) -> Vec<Assignment> {
+    (0..n)
+        .map(|i| Assignment {
+            clip: (!asset.clips.is_empty()).then(|| i % asset.clips.len()),
+            phase: 0.37 * i as f64,
+        })
+        .collect()
+}
+
+/// The benchmark crowd in the CPU-timed runtime, instance i at `transforms[i]`.
 pub(crate) fn crowd_runtime(
     asset: &BakedAsset,
     transforms: &[throng_render::InstanceTransform],
 ) -> anyhow::Result<CpuRuntime> {
     let mut rt = CpuRuntime::new(&asset.clips);
-    start_crowd(&mut rt, asset, transforms)?;
+    for (a, t) in bench_assignments(asset, transforms.len())
+        .iter()
+        .zip(transforms)
+    {
+        crowd::start(&mut rt, &asset.clips, a, *t, 0.0, None)?;
+    }
     Ok(rt)
 }
 
-/// Spawns the benchmark crowd into `rt` (either runtime).
-fn start_crowd(
-    rt: &mut impl PlaybackControl,
-    asset: &BakedAsset,
+/// One frame of a texture or VAT case: `changes` instances (from `frame · changes` on) get a
+/// new speed (GPU timing), the runtime advances by `dt`, and the crowd's upload receives what
+/// changed. Returns the bytes it wrote.
+fn upload_frame(
+    player: &mut Player,
+    renderer: &Renderer,
+    up: &mut CrowdUpload,
     transforms: &[throng_render::InstanceTransform],
-) -> anyhow::Result<()> {
-    for (i, t) in transforms.iter().enumerate() {
-        let a = Assignment {
-            clip: (!asset.clips.is_empty()).then(|| i % asset.clips.len()),
-            phase: 0.37 * i as f64,
-        };
-        crowd::start(rt, &asset.clips, &a, *t, 0.0, None)?;
-    }
-    Ok(())
-}
-
-/// A texture or VAT case's playback: the runtime of the chosen timing and the crowd's upload,
-/// kept across frames.
-enum Played {
-    Cpu(CpuRuntime),
-    Gpu(GpuRuntime),
-}
-
-impl Played {
-    fn new(
-        timing: Timing,
-        asset: &BakedAsset,
-        transforms: &[throng_render::InstanceTransform],
-    ) -> anyhow::Result<Played> {
-        Ok(match timing {
-            Timing::Cpu => Played::Cpu(crowd_runtime(asset, transforms)?),
-            Timing::Gpu => {
-                let mut rt = GpuRuntime::new(&asset.clips);
-                start_crowd(&mut rt, asset, transforms)?;
-                Played::Gpu(rt)
+    (frame, changes, dt): (u32, usize, f64),
+) -> anyhow::Result<u64> {
+    let gpu = &renderer.gpu;
+    let first = frame == 0;
+    Ok(match player {
+        Player::Cpu(rt) => {
+            if !first {
+                rt.update(dt);
             }
-        })
-    }
-
-    /// One frame: `changes` instances (from `frame · changes` on) get a new speed (GPU timing),
-    /// the runtime advances by `dt`, and the upload receives what changed. Returns its bytes.
-    fn frame(
-        &mut self,
-        renderer: &Renderer,
-        up: &mut CrowdUpload,
-        transforms: &[throng_render::InstanceTransform],
-        (frame, changes, dt): (u32, usize, f64),
-    ) -> anyhow::Result<u64> {
-        let gpu = &renderer.gpu;
-        let first = frame == 0;
-        Ok(match self {
-            Played::Cpu(rt) => {
-                if !first {
-                    rt.update(dt);
+            up.update_cpu_timed(gpu, rt.records(), transforms, first)?
+        }
+        Player::Gpu(rt) => {
+            let n = rt.len();
+            for k in 0..changes.min(n) {
+                let i = (frame as usize * changes + k) % n;
+                if let Some(h) = rt.handle_at(i) {
+                    // Alternating speeds: every change rewrites the record.
+                    rt.set_speed(h, if frame % 2 == 0 { 1.0 } else { 1.05 })?;
                 }
-                up.update_cpu_timed(gpu, rt.records(), transforms, first)?
             }
-            Played::Gpu(rt) => {
-                let n = rt.len();
-                for k in 0..changes.min(n) {
-                    let i = (frame as usize * changes + k) % n;
-                    if let Some(h) = rt.handle_at(i) {
-                        // Alternating speeds: every change rewrites the record.
-                        rt.set_speed(h, if frame % 2 == 0 { 1.0 } else { 1.05 })?;
-                    }
-                }
-                if !first {
-                    rt.update(dt);
-                }
-                let dirty = rt.dirty_ranges();
-                let clock = rt.gpu_clock();
-                let b = up.update_gpu_timed(gpu, rt.records(), &dirty, transforms, first, clock)?;
-                rt.clear_dirty();
-                b
+            if !first {
+                rt.update(dt);
             }
-        })
-    }
+            let dirty = rt.dirty_ranges();
+            let clock = rt.gpu_clock();
+            let b = up.update_gpu_timed(gpu, rt.records(), &dirty, transforms, first, clock)?;
+            rt.clear_dirty();
+            b
+        }
+    })
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -282,7 +259,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut renderer = Renderer::new().context("creating a GPU device")?;
     let gpu_asset = renderer.upload(&asset)?;
     let has_vat = asset.primitives.iter().all(|p| p.vat.is_some());
-    let bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
+    let bounds = asset.pose_bounds();
     let (w, h) = args.size;
     let base = RenderOptions {
         width: w,
@@ -312,24 +289,28 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             let (mut frame_s, mut cpu_s) = (0.0, 0.0);
             let mut gpu_ns: Option<u64> = Some(0);
-            let mut rt = crowd_runtime(&asset, &transforms)?;
             let timing = if path == "reference" {
                 Timing::Cpu
             } else {
                 args.timing
             };
-            let mut played = Played::new(timing, &asset, &transforms)?;
+            let assignments = bench_assignments(&asset, transforms.len());
+            let mut player =
+                Player::new(timing, &asset.clips, &assignments, &transforms, 0.0, None)?;
             let mut up = CrowdUpload::new(&renderer.gpu.device, timing);
             let changes = (args.changing * n as f64).ceil() as usize;
             let mut uploaded = 0u64;
             for f in 0..args.frames + 2 {
                 let start = Instant::now();
-                if path == "reference" && f > 0 {
-                    rt.update(dt);
-                }
                 if path == "reference" {
+                    if f > 0 {
+                        player.update(dt);
+                    }
+                    let Playback::Cpu(records) = player.playback() else {
+                        anyhow::bail!("the reference path is CPU-timed");
+                    };
                     let decoded =
-                        DecodedMeshes::new(&asset, rt.records(), &transforms, Skinning::Linear)?;
+                        DecodedMeshes::new(&asset, records, &transforms, Skinning::Linear)?;
                     let mut meshes = decoded.meshes();
                     // Untextured: the reference API decodes a mesh's texture per mesh, which
                     // would measure PNG decoding rather than skinning.
@@ -343,7 +324,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         frame_s += start.elapsed().as_secs_f64();
                     }
                 } else {
-                    let bytes = played.frame(&renderer, &mut up, &transforms, (f, changes, dt))?;
+                    let bytes = upload_frame(
+                        &mut player,
+                        &renderer,
+                        &mut up,
+                        &transforms,
+                        (f, changes, dt),
+                    )?;
                     let cpu = start.elapsed().as_secs_f64();
                     let opts = RenderOptions {
                         path: if path == "vat" {

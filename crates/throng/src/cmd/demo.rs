@@ -20,7 +20,7 @@ mod view;
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use throng_asset::{Aabb, BakedAsset};
+use throng_asset::BakedAsset;
 use throng_bake::BakeOptions;
 use throng_render::{Playback, RenderOptions, Renderer};
 use throng_runtime::crowd::spacing;
@@ -130,7 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
     }
 
-    let bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
+    let bounds = asset.pose_bounds();
     let mut crowd =
         Crowd::new(&asset.clips, instances, spacing(&bounds)).context("starting the crowd")?;
     describe_crowd(&asset, &crowd);

@@ -32,7 +32,7 @@ use anyhow::Context;
 use glam::Vec3;
 use std::path::PathBuf;
 use std::time::Instant;
-use throng_asset::{Aabb, BakedAsset};
+use throng_asset::BakedAsset;
 use throng_render::{Camera, Crowd, FrameStats, Playback, RenderOptions, Renderer};
 
 use super::{crowd_runtime, load_asset, Args, RunInfo};
@@ -288,7 +288,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         .collect();
     let mut renderer = Renderer::new().context("creating a GPU device")?;
     let gpu_asset = renderer.upload(&asset)?;
-    let bounds = asset.row_bounds.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
+    let bounds = asset.pose_bounds();
     let s = crowd::spacing(&bounds);
     let height = if bounds.is_empty() {
         1.0

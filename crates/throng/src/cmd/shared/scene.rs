@@ -34,6 +34,12 @@ pub struct InMemoryBake {
 /// A source glTF baked in memory, with a line saying so.
 pub fn bake_in_memory(input: &Path, how: &InMemoryBake) -> anyhow::Result<BakedAsset> {
     let model = load_model(input, &how.source)?;
+    bake_model(&model, input, how)
+}
+
+/// `model` (read from `input`) baked in memory: its warnings and a line saying what was baked
+/// go to stderr.
+pub fn bake_model(model: &Model, input: &Path, how: &InMemoryBake) -> anyhow::Result<BakedAsset> {
     let defaults = throng_bake::BakeOptions::default();
     let options = throng_bake::BakeOptions {
         source_name: file_name(input),
@@ -42,7 +48,7 @@ pub fn bake_in_memory(input: &Path, how: &InMemoryBake) -> anyhow::Result<BakedA
         vat: how.vat,
         ..defaults
     };
-    let (asset, report) = throng_bake::bake(&model, &options)
+    let (asset, report) = throng_bake::bake(model, &options)
         .with_context(|| format!("baking {} in memory", input.display()))?;
     for w in &report.warnings {
         eprintln!("warning: {}: {w}", input.display());
@@ -78,7 +84,7 @@ impl Input {
     /// source skinned over its clips — one rule, so every path frames a still alike.
     pub fn bounds(&self) -> Aabb {
         match self {
-            Input::Baked(a) => a.row_bounds.iter().fold(Aabb::EMPTY, |x, b| x.union(b)),
+            Input::Baked(a) => a.pose_bounds(),
             Input::Source(m) => source_bounds(m),
         }
     }

@@ -66,12 +66,7 @@ impl HeatField {
         source: &[Vec<SkinnedPart>],
         skinning: Skinning,
     ) -> anyhow::Result<HeatField> {
-        let diagonal = asset
-            .row_bounds
-            .iter()
-            .fold(throng_asset::Aabb::EMPTY, |a, b| a.union(b))
-            .diagonal()
-            .max(1e-9);
+        let diagonal = asset.pose_bounds().diagonal().max(1e-9);
         let scale = 1e-3 * diagonal;
         let mut worst = 0.0f32;
         let mut decoded = Vec::with_capacity(records.len());

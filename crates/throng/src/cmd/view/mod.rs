@@ -192,15 +192,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.files[0].display()
         )));
     }
-    let sizes: Vec<throng_asset::Aabb> = entries
-        .iter()
-        .map(|e| {
-            e.asset
-                .row_bounds
-                .iter()
-                .fold(throng_asset::Aabb::EMPTY, |a, b| a.union(b))
-        })
-        .collect();
+    let sizes: Vec<throng_asset::Aabb> = entries.iter().map(|e| e.asset.pose_bounds()).collect();
     shared::scene::warn_mixed_scales(&args.files, &sizes);
     let mut model = ViewModel::new(entries, settings)?;
     model.start_at(args.time);

@@ -17,8 +17,8 @@ use throng_render::{
 use throng_runtime::crowd::{self, ClipMix, Layout};
 
 use super::heat;
-use crate::cmd::shared::scene::Player;
-use crate::cmd::shared::{self, file_name, load_model, SourceArgs};
+use crate::cmd::shared::scene::{bake_model, InMemoryBake, Player};
+use crate::cmd::shared::{self, load_model, SourceArgs};
 
 /// One open file: its baked asset (read, or baked in memory from the source) and, when known,
 /// the source it was baked from (for re-baking and for the comparison).
@@ -237,14 +237,7 @@ pub fn open(
         });
     }
     let model = load_model(path, args)?;
-    let asset = bake(&model, &file_name(path), settings)?;
-    eprintln!(
-        "baked {} in memory: {}, {} influences, {} clip(s)",
-        path.display(),
-        asset.bone_texture.encoding,
-        settings.influences,
-        asset.clips.len()
-    );
+    let asset = bake(&model, path, settings)?;
     Ok(Entry {
         path: path.to_path_buf(),
         asset,
@@ -253,21 +246,16 @@ pub fn open(
     })
 }
 
-/// Bakes `model` with the viewer's encoding and influences (and a VAT for the VAT path).
-fn bake(model: &Model, name: &str, s: &Settings) -> anyhow::Result<BakedAsset> {
-    let options = throng_bake::BakeOptions {
-        source_name: name.to_string(),
-        encoding: s.encoding,
-        influences: s.influences,
+/// Bakes `model` (read from `path`) with the viewer's encoding and influences (and a VAT for
+/// the VAT path), as `render` bakes a source.
+fn bake(model: &Model, path: &Path, s: &Settings) -> anyhow::Result<BakedAsset> {
+    let how = InMemoryBake {
+        encoding: Some(s.encoding),
+        influences: Some(s.influences),
         vat: (s.path == SkinPath::Vat).then_some(VatEncoding::F32),
-        ..Default::default()
+        source: SourceArgs::default(),
     };
-    let (asset, report) =
-        throng_bake::bake(model, &options).with_context(|| format!("baking {name} in memory"))?;
-    for w in &report.warnings {
-        eprintln!("warning: {name}: {w}");
-    }
-    Ok(asset)
+    bake_model(model, path, &how)
 }
 
 impl ViewModel {
@@ -294,10 +282,15 @@ impl ViewModel {
         })
     }
 
+    /// Puts `text` on the status line, red when it is an `error`.
+    pub fn tell(&mut self, text: String, error: bool) {
+        self.status = text;
+        self.status_error = error;
+    }
+
     /// Adds a file (dropped on the window).
     pub fn add(&mut self, entry: Entry) {
-        self.status = format!("opened {}", entry.path.display());
-        self.status_error = false;
+        self.tell(format!("opened {}", entry.path.display()), false);
         self.skinner
             .push(entry.source.as_ref().map(ModelSkinner::new));
         self.entries.push(entry);
@@ -386,13 +379,12 @@ impl ViewModel {
             return;
         }
         if let Err(e) = self.rebuild() {
-            self.status = format!("{e:#}");
-            self.status_error = true;
+            self.tell(format!("{e:#}"), true);
             if let Some(good) = self.built.clone() {
                 self.settings = good;
                 // The last good settings' players may be gone: build them again.
                 if let Err(e) = self.rebuild() {
-                    self.status = format!("{e:#}");
+                    self.tell(format!("{e:#}"), true);
                     self.built = None;
                 }
             }
@@ -431,7 +423,7 @@ impl ViewModel {
             if rebake || needs_vat {
                 match &e.source {
                     Some(m) => {
-                        e.asset = bake(m, &file_name(&e.path), &s)?;
+                        e.asset = bake(m, &e.path, &s)?;
                         e.gpu = None;
                         self.status = format!("re-baked {}", e.path.display());
                         self.status_error = false;
@@ -448,16 +440,7 @@ impl ViewModel {
             }
         }
         let k = self.entries.len();
-        let sizes: Vec<Aabb> = self
-            .entries
-            .iter()
-            .map(|e| {
-                e.asset
-                    .row_bounds
-                    .iter()
-                    .fold(Aabb::EMPTY, |a, b| a.union(b))
-            })
-            .collect();
+        let sizes: Vec<Aabb> = self.entries.iter().map(|e| e.asset.pose_bounds()).collect();
         let spacing = sizes.iter().map(crowd::spacing).fold(0.0f32, f32::max);
         let all = crowd::layout(s.instances, s.layout, spacing, 1);
         let chosen = self.clips().get(s.clip).cloned();

@@ -154,10 +154,7 @@ impl Viewer {
         let opened = super::model::open(path, None, &self.model.settings, &Default::default());
         match opened {
             Ok(e) => self.model.add(e),
-            Err(e) => {
-                self.model.status = format!("{e:#}");
-                self.model.status_error = true;
-            }
+            Err(e) => self.model.tell(format!("{e:#}"), true),
         }
     }
 
@@ -177,10 +174,7 @@ impl Viewer {
         let t0 = Instant::now();
         match self.model.draw(&mut self.renderer, self.view_px) {
             Ok(d) => self.show(d),
-            Err(e) => {
-                self.model.status = format!("{e:#}");
-                self.model.status_error = true;
-            }
+            Err(e) => self.model.tell(format!("{e:#}"), true),
         }
         self.draw_ms = t0.elapsed().as_secs_f64() * 1e3;
 
