@@ -8,11 +8,23 @@
 // projected to the screen at the instance's distance, stays within `lod_bias` pixels; its id is
 // appended (atomic counter) to the list of its (pass, LOD), and that counter becomes the
 // instance count of every primitive's DrawIndexedIndirect arguments of that (pass, LOD).
-// Needs no optional GPU feature. Defs: GPU_TIMED (crate::shaders::Program::Cull).
+// Passes: 0 main, 1 shadow, 2 (with occlusion culling) the main pass's second phase.
+//
+// Occlusion culling (def OCCLUSION; docs/design.md §5 "Occlusion culling"), two phases a frame:
+// `cs_cull` lists for the main pass only the instances in view that were visible last frame
+// (the history); they are drawn, the depth pyramid is built from their depth, and
+// `cs_occlusion` tests every instance in view against it: the visible ones become the next
+// frame's history, and those not drawn yet go to pass 2, drawn on top. An instance is left out
+// only when depth drawn this frame hides its box, so what the last frame saw only decides how
+// much the first phase draws, never what the image shows.
+// Needs no optional GPU feature. Defs: GPU_TIMED, OCCLUSION (crate::shaders::Program::Cull).
 
 #import throng::playback::instance_affine
 #import throng_render::asset::{bone_params, clips, layer_rows_of}
 #import throng_render::instances::{instance_transforms, shown_layers}
+#ifdef OCCLUSION
+#import throng_render::depth_pyramid::DepthPyramid
+#endif
 
 struct CullParams {
     // Frustum planes (xyz normal pointing inside, w offset): inside when dot(n, p) + w ≥ 0.
@@ -45,6 +57,12 @@ struct CullParams {
     // Shadow LOD: x = shadow-map texels per world unit, y = rule (0 texel size, 1 coarsest,
     // 2 the main view's).
     shadow_lod: vec4<f32>,
+    // Lists per LOD: 2 (main, shadow) or 3 (with occlusion culling's second phase).
+    pass_count: u32,
+    // Occlusion culling: where the history starts in `visible_ids` (one word per instance,
+    // after every list): 1 if the instance was visible at the last frame's second phase.
+    history_base: u32,
+    pad: vec2<u32>,
 }
 
 // wgpu's DrawIndexedIndirect layout (20 B), one per (pass, primitive, LOD) in that order (a
@@ -62,6 +80,10 @@ struct DrawArgs {
 @group(0) @binding(#{B_DRAW_ARGS}) var<storage, read_write> draw_args: array<DrawArgs>;
 // Per frame-table row: (min, 0), (max, 0); an empty row's min exceeds its max.
 @group(0) @binding(#{B_ROW_BOUNDS}) var<storage, read> row_bounds: array<vec4<f32>>;
+#ifdef OCCLUSION
+@group(0) @binding(#{B_PYRAMID_PARAMS}) var<uniform> pyramid: DepthPyramid;
+@group(0) @binding(#{B_PYRAMID}) var<storage, read> hiz: array<f32>;
+#endif
 
 // World-space box of instance `inst`: centre and half extent.
 struct WorldBox {
@@ -204,7 +226,13 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let lod = choose_lod(b);
-    if (seen) {
+#ifdef OCCLUSION
+    // First phase: only what the last frame saw; the rest waits for the depth pyramid.
+    let shown = seen && visible_ids[cull.history_base + i] == 1u;
+#else
+    let shown = seen;
+#endif
+    if (shown) {
         append(0u, lod, i);
     }
     if (casts) {
@@ -212,11 +240,85 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
+#ifdef OCCLUSION
+// Whether the depth pyramid hides box `b`: its nearest depth lies beyond the farthest depth of
+// the pixels its screen rectangle covers, read at the finest level where that rectangle spans at
+// most 4×4 texels (the texels overhang the rectangle by less than one each side; with 2×2 a
+// tall, narrow box would read a region up to 4 times its width). A box reaching behind the eye
+// or before the near plane is never hidden.
+fn occluded(b: WorldBox) -> bool {
+    var lo = vec3<f32>(3.4e38);
+    var hi = vec3<f32>(-3.4e38);
+    for (var k = 0u; k < 8u; k++) {
+        let corner = vec3<f32>(f32(k & 1u), f32((k >> 1u) & 1u), f32(k >> 2u)) * 2.0 - 1.0;
+        let c = pyramid.view_proj * vec4<f32>(b.centre + corner * b.half, 1.0);
+        if (c.w <= 1e-6) {
+            return false;
+        }
+        let ndc = c.xyz / c.w;
+        lo = min(lo, ndc);
+        hi = max(hi, ndc);
+    }
+    if (lo.z <= 0.0) {
+        return false;
+    }
+    // Pixel rectangle (framebuffer y points down), clamped to the target.
+    let size = vec2<f32>(pyramid.size.xy);
+    let last = size - 1.0;
+    let p0 = vec2<u32>(clamp((vec2<f32>(lo.x, -hi.y) * 0.5 + 0.5) * size, vec2<f32>(0.0), last));
+    let p1 = vec2<u32>(clamp((vec2<f32>(hi.x, -lo.y) * 0.5 + 0.5) * size, vec2<f32>(0.0), last));
+    // Level l has texels of 2^(l+1) pixels.
+    var level = 0u;
+    loop {
+        let t0 = p0 >> vec2<u32>(level + 1u);
+        let t1 = p1 >> vec2<u32>(level + 1u);
+        if (all(t1 - t0 <= vec2<u32>(3u)) || level + 1u >= pyramid.size.z) {
+            break;
+        }
+        level++;
+    }
+    let lv = pyramid.levels[level];
+    let t0 = min(p0 >> vec2<u32>(level + 1u), lv.yz - 1u);
+    let t1 = min(p1 >> vec2<u32>(level + 1u), lv.yz - 1u);
+    var far = 0.0;
+    for (var y = t0.y; y <= t1.y; y++) {
+        for (var x = t0.x; x <= t1.x; x++) {
+            far = max(far, hiz[lv.x + y * lv.y + x]);
+        }
+    }
+    return lo.z > far;
+}
+
+// Occlusion culling's second phase, after the first phase's draws and the depth pyramid: every
+// instance in view is tested against the pyramid; the visible ones become the history, and
+// those the first phase did not draw go to pass 2 (at the LOD `cs_cull` chose).
+@compute @workgroup_size(64)
+fn cs_occlusion(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= cull.instance_count) {
+        return;
+    }
+    let at = cull.history_base + i;
+    let b = instance_box(i);
+    var planes = cull.planes;
+    if (!inside(&planes, b)) {
+        visible_ids[at] = 0u;
+        return;
+    }
+    let drawn = visible_ids[at] == 1u;
+    let visible = !occluded(b);
+    visible_ids[at] = u32(visible);
+    if (visible && !drawn) {
+        append(2u, choose_lod(b), i);
+    }
+}
+#endif
+
 // Second dispatch: every primitive of a (pass, LOD) draws the instances primitive 0 counted.
 @compute @workgroup_size(64)
 fn cs_cull_finish(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = id.x;
-    let total = 2u * cull.lod_count * cull.primitive_count;
+    let total = cull.pass_count * cull.lod_count * cull.primitive_count;
     let lod = k % cull.lod_count;
     let prim = (k / cull.lod_count) % cull.primitive_count;
     let pass_index = k / (cull.lod_count * cull.primitive_count);

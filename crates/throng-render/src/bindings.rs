@@ -65,6 +65,13 @@ numbers! {
     DRAW_ARGS = 13;
     /// Culling: every frame-table row's bounds, `array<vec4<f32>>` (min, max per row).
     ROW_BOUNDS = 16;
+    /// Occlusion culling: the depth pyramid's `DepthPyramid` uniform and its texels
+    /// (`array<f32>`, written by the pyramid build, read by culling); the build's per-level
+    /// `PyramidStep` (dynamic offset) and the main pass's depth target it reads.
+    PYRAMID_PARAMS = 17;
+    PYRAMID = 18;
+    PYRAMID_STEP = 19;
+    PYRAMID_DEPTH = 20;
     // ---- group 1 (MATERIAL) ----
     MATERIAL = 0;
     BASE_TEXTURE = 1;

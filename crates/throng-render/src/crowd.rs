@@ -78,7 +78,9 @@ impl Crowd<'_> {
             });
         }
         let lods = self.asset.lod_count() as u64;
-        let per_instance = (8 * lods).max(64);
+        // Visible ids: 3 lists per LOD (main, shadow, occlusion culling's second phase) and a
+        // history word; records: 64 B.
+        let per_instance = (12 * lods + 4).max(64);
         let n = self.transforms.len() as u64;
         // Visible-id segments round each list up to 64 ids.
         let bytes = (n + 64) * per_instance;

@@ -26,6 +26,9 @@ pub struct FrameStats {
     pub instances_per_lod: Vec<u64>,
     /// Instances drawn in the main pass and in the shadow pass.
     pub instances_drawn: u64,
+    /// Of the main pass's, those occlusion culling's second phase drew (not visible last
+    /// frame); the rest were drawn first.
+    pub second_phase_instances: u64,
     pub shadow_instances: u64,
     /// Triangles drawn in the main pass (ground excluded) and in the shadow pass.
     pub triangles: u64,
@@ -203,6 +206,8 @@ impl FrameTimer {
 pub(crate) struct ArgsLayout {
     pub offset: u64,
     pub culled: bool,
+    /// Lists per LOD: 2 (main, shadow) or 3 (with occlusion culling's second phase).
+    pub passes: u32,
     pub lods: u32,
     pub prims: u32,
     pub instances: u64,
@@ -229,7 +234,7 @@ pub(crate) fn add_gpu_counts(stats: &mut FrameStats, bytes: &[u8], layouts: &[Ar
             }
             continue;
         }
-        for pass_index in 0..2u32 {
+        for pass_index in 0..l.passes {
             for lod in 0..l.lods {
                 for p in 0..l.prims {
                     let k = ((pass_index * l.prims + p) * l.lods + lod) as usize;
@@ -239,7 +244,7 @@ pub(crate) fn add_gpu_counts(stats: &mut FrameStats, bytes: &[u8], layouts: &[Ar
                     };
                     let a: DrawIndexedArgs = bytemuck::pod_read_unaligned(raw);
                     let tris = a.index_count as u64 / 3 * a.instance_count as u64;
-                    if pass_index == 0 {
+                    if pass_index != 1 {
                         stats.triangles += tris;
                         if p == 0 {
                             if stats.instances_per_lod.len() <= lod as usize {
@@ -247,6 +252,9 @@ pub(crate) fn add_gpu_counts(stats: &mut FrameStats, bytes: &[u8], layouts: &[Ar
                             }
                             stats.instances_per_lod[lod as usize] += a.instance_count as u64;
                             stats.instances_drawn += a.instance_count as u64;
+                            if pass_index == 2 {
+                                stats.second_phase_instances += a.instance_count as u64;
+                            }
                         }
                     } else {
                         stats.shadow_triangles += tris;

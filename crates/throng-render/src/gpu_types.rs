@@ -163,7 +163,7 @@ pub struct TimingUniform {
     pub _pad: [u32; 3],
 }
 
-/// Culling and LOD parameters (WGSL `CullParams`), 320 B.
+/// Culling and LOD parameters (WGSL `CullParams`), 336 B.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct CullParams {
@@ -198,6 +198,62 @@ pub struct CullParams {
     /// Shadow LOD: x = shadow-map texels per world unit (file units), y = the rule (0 texel
     /// size, 1 coarsest LOD, 2 the main view's LOD), zw unused.
     pub shadow_lod: [f32; 4],
+    /// Lists per LOD: 2 (main, shadow) or 3 (occlusion culling's second phase as pass 2).
+    pub pass_count: u32,
+    /// Occlusion culling: the first word of the visibility history in the visible-id buffer
+    /// (one word per instance after every list; 1 = visible at the last second phase).
+    pub history_base: u32,
+    pub _pad: [u32; 2],
+}
+
+/// Levels a [`DepthPyramid`] may have: enough to reduce any 2D texture size wgpu allows
+/// (level l has texels of 2^(l+1) pixels; 2^17 = 131,072).
+pub const MAX_PYRAMID_LEVELS: usize = 16;
+
+/// The depth pyramid's parameters (WGSL `DepthPyramid`, throng_render::depth_pyramid), 336 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct DepthPyramid {
+    /// The main camera's view-projection (world → clip, column-major) of the depth it holds.
+    pub view_proj: [[f32; 4]; 4],
+    /// Depth target width and height (pixels), number of levels, unused.
+    pub size: [u32; 4],
+    /// Per level: first texel in the pyramid buffer (f32s), width, height, unused.
+    pub levels: [[u32; 4]; MAX_PYRAMID_LEVELS],
+}
+
+impl DepthPyramid {
+    /// The levels of a `width` × `height` depth target: level 0 halves it (rounding up), each
+    /// further level halves the one below, down to 1×1 (at most [`MAX_PYRAMID_LEVELS`]). Also
+    /// returns the texels of all levels together.
+    pub fn new(view_proj: [[f32; 4]; 4], width: u32, height: u32) -> (DepthPyramid, u32) {
+        let mut levels = [[0u32; 4]; MAX_PYRAMID_LEVELS];
+        let (mut w, mut h, mut at, mut n) = (width.max(1), height.max(1), 0u32, 0usize);
+        while n < MAX_PYRAMID_LEVELS {
+            w = w.div_ceil(2);
+            h = h.div_ceil(2);
+            levels[n] = [at, w, h, 0];
+            at += w * h;
+            n += 1;
+            if w == 1 && h == 1 {
+                break;
+            }
+        }
+        let p = DepthPyramid {
+            view_proj,
+            size: [width, height, n as u32, 0],
+            levels,
+        };
+        (p, at)
+    }
+}
+
+/// The level one pyramid dispatch writes (WGSL `PyramidStep`), 16 B at a 256 B stride.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PyramidStep {
+    pub level: u32,
+    pub _pad: [u32; 3],
 }
 
 /// wgpu's `DrawIndexedIndirect` arguments (WGSL `DrawArgs`), 20 B.

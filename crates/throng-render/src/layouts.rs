@@ -151,7 +151,11 @@ pub fn layers_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupL
 
 /// Group 0 of the culling job: bone params, clips, transforms, the playback records, the cull
 /// params, the visible ids and the draw arguments.
-pub fn cull_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
+pub fn cull_compute(
+    device: &wgpu::Device,
+    timing: Timing,
+    occlusion: bool,
+) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::COMPUTE;
     let mut e = vec![
         uniform(b::BONE_PARAMS, vis),
@@ -165,9 +169,44 @@ pub fn cull_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLay
         storage(b::DRAW_ARGS, vis, false),
         storage(b::ROW_BOUNDS, vis, true),
     ]);
+    if occlusion {
+        e.extend([uniform(b::PYRAMID_PARAMS, vis), storage(b::PYRAMID, vis, true)]);
+    }
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng cull"),
         entries: &e,
+    })
+}
+
+/// Group 0 of the depth pyramid's build: its parameters, the level of a dispatch (dynamic
+/// offset), the main pass's depth and the pyramid.
+pub fn depth_pyramid(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let vis = wgpu::ShaderStages::COMPUTE;
+    let mut step = uniform(b::PYRAMID_STEP, vis);
+    if let wgpu::BindingType::Buffer {
+        has_dynamic_offset, ..
+    } = &mut step.ty
+    {
+        *has_dynamic_offset = true;
+    }
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng depth pyramid"),
+        entries: &[
+            uniform(b::PYRAMID_PARAMS, vis),
+            step,
+            wgpu::BindGroupLayoutEntry {
+                binding: b::PYRAMID_DEPTH,
+                visibility: vis,
+                // A depth texture bound as unfilterable floats (read with textureLoad).
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            storage(b::PYRAMID, vis, false),
+        ],
     })
 }
 

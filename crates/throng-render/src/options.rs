@@ -90,6 +90,11 @@ pub struct RenderOptions {
     /// docs/design.md §5); off: from the union over its clips' rows (a looser box, for
     /// comparison).
     pub row_bounds: bool,
+    /// With `cull`: also cull instances hidden behind others (docs/design.md §5 "Occlusion
+    /// culling"): the main pass draws in two phases around a depth pyramid. Never changes the
+    /// image; saves work from the second frame of a view on (the renderer remembers what the
+    /// last frame saw). Shadow casters are culled by the frustums only.
+    pub occlusion: bool,
     /// Shadows of the directional light (a depth pass with the same skinning).
     pub shadows: bool,
     /// Shadow map size, texels per side.
@@ -123,6 +128,7 @@ impl Default for RenderOptions {
             ground: true,
             cull: true,
             row_bounds: true,
+            occlusion: true,
             shadows: true,
             shadow_map_size: crate::light::DEFAULT_SHADOW_MAP_SIZE,
             lod_bias: 1.0,

@@ -2,7 +2,8 @@
 //! [`Renderer::render_scene`] (offscreen, read back to RGBA8 with the GPU's draw counts) or
 //! recorded into an application's own encoder and target by [`Renderer::encode_frame`]; the
 //! reference path by [`Renderer::render_reference`]. Per frame: the culling pass per crowd,
-//! the shadow pass, the main pass (docs/design.md §5).
+//! the shadow pass, the main pass — with occlusion culling, its first phase, the depth pyramid,
+//! culling's second phase and the main pass's second phase (docs/design.md §5).
 
 use throng_asset::BakedAsset;
 use throng_contract::{InstanceRecord, InstanceTransform};
@@ -16,9 +17,10 @@ use crate::frame::{
 use crate::gpu_asset::GpuAsset;
 use crate::gpu_types::{DrawIndexedArgs, DRAW_PARAMS_STRIDE};
 use crate::options::{RenderOptions, COLOR_FORMAT};
-use crate::passes::cull::{CullInputs, CullLists, CullPass};
+use crate::passes::cull::{visible_bytes, CullInputs, CullLists, CullPass, OcclusionInputs};
 use crate::passes::draw::{CrowdDraw, SkinnedDraws};
-use crate::passes::main::{GroundDraw, MainPass};
+use crate::passes::main::{GroundDraw, MainPass, MainPhase};
+use crate::passes::occlusion::{OcclusionPass, PyramidFrame};
 use crate::passes::reference::{ReferenceMesh, ReferencePass};
 use crate::passes::shadow::{depth_pass, ShadowPass};
 use crate::passes::{draw_params_buffer, DrawLayouts};
@@ -28,7 +30,9 @@ use crate::target::OffscreenTarget;
 /// A renderer: a device plus the passes, whose pipelines are built on first use. Holds no
 /// per-frame state: every frame's buffers are made from its inputs (only the depth target and
 /// the shadow map are kept between frames), except a crowd drawn from a [`crate::CrowdUpload`],
-/// which the application keeps and updates with what changed.
+/// which the application keeps and updates with what changed, and occlusion culling's history:
+/// per crowd, by its position in the frame's list, which instances the last frame saw (it only
+/// decides what the first phase draws; the image never depends on it).
 pub struct Renderer {
     pub gpu: Gpu,
     layouts: DrawLayouts,
@@ -36,6 +40,7 @@ pub struct Renderer {
     draws: SkinnedDraws,
     shadow: ShadowPass,
     main: MainPass,
+    occlusion: OcclusionPass,
     reference: ReferencePass,
     /// Draw each primitive's LODs with one multi-draw (first instances point each LOD's draw at
     /// its visible-id list). On when the device has `INDIRECT_FIRST_INSTANCE`; turning it off
@@ -65,6 +70,7 @@ impl Renderer {
             draws: SkinnedDraws::default(),
             shadow: ShadowPass::default(),
             main: MainPass::default(),
+            occlusion: OcclusionPass::default(),
             multi_draw,
             gpu,
         }
@@ -175,7 +181,8 @@ impl Renderer {
         self.render_playback(asset, transforms, Playback::Cpu(records), opts)
     }
 
-    /// Builds what a frame's crowds need: pipelines, buffers, culling runs, bind groups.
+    /// Builds what a frame's crowds need: pipelines, buffers, culling runs, bind groups
+    /// (`pyramid`: with occlusion culling).
     fn prepare_crowds<'a>(
         &mut self,
         crowds: &[Crowd<'a>],
@@ -183,6 +190,7 @@ impl Renderer {
         format: wgpu::TextureFormat,
         setup: &FrameSetup,
         shadow_map: &wgpu::TextureView,
+        pyramid: Option<&PyramidFrame>,
     ) -> Result<Vec<CrowdDraw<'a>>, RenderError> {
         let device = &self.gpu.device;
         let limits = device.limits();
@@ -195,14 +203,24 @@ impl Renderer {
                 self.draws.prepare(device, &self.layouts, s)?;
             }
             if k.0.culled {
-                self.cull.prepare(device, k.0.timing)?;
+                self.cull
+                    .prepare(device, k.0.timing, pyramid.is_some())?;
             }
             keys.push(k);
         }
         let mut out = Vec::with_capacity(crowds.len());
-        for (c, k) in crowds.iter().zip(keys) {
+        for (slot, (c, k)) in crowds.iter().zip(keys).enumerate() {
             let mut owned = None;
             let buffers = CrowdBuffers::of(device, c, &mut owned);
+            let n = c.len() as u32;
+            let occlusion = pyramid.map(|pyramid| OcclusionInputs {
+                visible: self.occlusion.visible_buffer(
+                    device,
+                    slot,
+                    visible_bytes(n, c.asset.lod_count(), 3),
+                ),
+                pyramid,
+            });
             let cull = if k.0.culled {
                 self.cull.run(
                     device,
@@ -216,6 +234,7 @@ impl Renderer {
                         row_bounds: opts.row_bounds,
                         shadow_lod: opts.shadow_lod,
                         multi_draw: self.multi_draw,
+                        occlusion,
                     },
                 )
             } else {
@@ -255,7 +274,26 @@ impl Renderer {
         let shadow_map = self.shadow_map(opts);
         let scene = opts.scene.unwrap_or_else(|| scene_bounds(crowds));
         let setup = FrameSetup::new(&self.gpu.device, opts, &scene, &scene);
-        let frames = self.prepare_crowds(crowds, opts, format, &setup, &shadow_map)?;
+        let pyramid = if self.occlusion_culls(opts, crowds) {
+            self.occlusion.prepare(&self.gpu.device)?;
+            self.occlusion.keep(crowds.len());
+            self.occlusion.frame(
+                &self.gpu.device,
+                &depth,
+                setup.view_proj,
+                (opts.width, opts.height),
+            )
+        } else {
+            None
+        };
+        let frames = self.prepare_crowds(
+            crowds,
+            opts,
+            format,
+            &setup,
+            &shadow_map,
+            pyramid.as_ref(),
+        )?;
         let device = &self.gpu.device;
         let mut stats = FrameStats::default();
         for cd in &frames {
@@ -282,22 +320,42 @@ impl Renderer {
             InstanceTransform::IDENTITY,
         );
         let ground_group = self.reference.group(device, &dummy, &setup.frame);
-        stats.draws += self.main.encode(
-            enc,
-            color,
-            format,
-            &depth,
-            opts.background,
-            opts.ground.then_some(GroundDraw {
-                frame_group: &ground_group,
-                draw_group: &ground_draw,
-            }),
-            &frames,
-            &self.draws,
-            self.multi_draw,
-        );
+        let ground = opts.ground.then_some(GroundDraw {
+            frame_group: &ground_group,
+            draw_group: &ground_draw,
+        });
+        let main = |enc: &mut wgpu::CommandEncoder, phase| {
+            self.main.encode(
+                enc,
+                color,
+                format,
+                &depth,
+                opts.background,
+                ground,
+                &frames,
+                &self.draws,
+                self.multi_draw,
+                phase,
+            )
+        };
+        match &pyramid {
+            None => stats.draws += main(enc, MainPhase::Only),
+            Some(p) => {
+                stats.draws += main(enc, MainPhase::First);
+                stats.dispatches += self.occlusion.encode(p, enc);
+                for run in frames.iter().filter_map(|cd| cd.cull.as_ref()) {
+                    stats.dispatches += self.cull.encode_late(run, enc);
+                }
+                stats.draws += main(enc, MainPhase::Second);
+            }
+        }
         let args = readback.then(|| self.copy_args(enc, &frames));
         Ok((stats, args))
+    }
+
+    /// Whether this frame culls by occlusion: asked for, with culling, and some crowd to cull.
+    fn occlusion_culls(&self, opts: &RenderOptions, crowds: &[Crowd]) -> bool {
+        opts.occlusion && opts.cull && crowds.iter().any(|c| !c.is_empty())
     }
 
     /// The shadow map this frame draws into (1 texel when shadows are off).
@@ -321,6 +379,7 @@ impl Renderer {
             layouts.push(ArgsLayout {
                 offset,
                 culled: cd.cull.is_some(),
+                passes: cd.cull.as_ref().map_or(2, |r| r.passes),
                 lods: cd.lods,
                 prims,
                 instances: cd.crowd.len() as u64,
@@ -356,7 +415,8 @@ impl Renderer {
     }
 
     /// Runs only one crowd's culling pass (camera as [`Renderer::render_scene`] sets it up)
-    /// and returns the instance ids kept per (pass, LOD).
+    /// and returns the instance ids kept per (pass, LOD): frustum culling and LOD only
+    /// (occlusion culling needs the frame's depth; see [`FrameStats::second_phase_instances`]).
     pub fn cull_lists(
         &mut self,
         crowd: &Crowd,
@@ -368,7 +428,7 @@ impl Renderer {
             return Ok(CullLists::default());
         }
         let timing = crowd.playback.timing();
-        self.cull.prepare(device, timing)?;
+        self.cull.prepare(device, timing, false)?;
         let scene = opts
             .scene
             .unwrap_or_else(|| scene_bounds(std::slice::from_ref(crowd)));
@@ -385,6 +445,7 @@ impl Renderer {
             row_bounds: opts.row_bounds,
             shadow_lod: opts.shadow_lod,
             multi_draw: self.multi_draw,
+            occlusion: None,
         };
         let Some(run) = self.cull.run(device, &inputs) else {
             return Ok(CullLists::default());
@@ -478,7 +539,13 @@ impl Renderer {
         }
         {
             let mut pass =
-                crate::passes::main::begin(&mut enc, &target.view, &depth, opts.background);
+                crate::passes::main::begin(
+                &mut enc,
+                &target.view,
+                &depth,
+                opts.background,
+                MainPhase::Only,
+            );
             pass.set_bind_group(crate::bindings::group::DRAW, &draw_main, &[0]);
             if opts.ground {
                 self.main

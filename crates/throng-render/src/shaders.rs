@@ -14,9 +14,10 @@
 //! | `throng_render::vat` | `shaders/vat.wgsl` | one vertex from the VAT |
 //! | `throng_render::mesh` | `shaders/mesh.wgsl` | material and fragment shading |
 //! | `throng_render::debug` | `shaders/debug.wgsl` | debug-view colours |
+//! | `throng_render::depth_pyramid` | `shaders/depth_pyramid.wgsl` | the hierarchical depth occlusion culling reads |
 //!
 //! Shader defs select the variants (`ENCODING`, `BONE_TEXTURE`, `DUAL_QUAT`, `GPU_TIMED`,
-//! `CULLED`) and carry every binding number from [`crate::bindings`], so the numbers are written
+//! `CULLED`, `OCCLUSION`) and carry every binding number from [`crate::bindings`], so the numbers are written
 //! once. [`compose`] gives the naga module the device compiles; [`program_text`] prints a whole
 //! program as WGSL (what `throng shaders` writes); [`validate`] runs naga's validator (the unit
 //! tests do it for every program).
@@ -47,8 +48,11 @@ pub enum Program {
     /// VAT path: `vs_main` + `fs_main`, positions and normals fetched from per-primitive vertex
     /// animation textures.
     VatDraw { timing: Timing, culled: bool },
-    /// GPU frustum culling and indirect draw arguments: `cs_cull` + `cs_cull_finish`.
-    Cull { timing: Timing },
+    /// GPU frustum culling and indirect draw arguments: `cs_cull` + `cs_cull_finish`; with
+    /// `occlusion`, also `cs_occlusion` (the second phase, against the depth pyramid).
+    Cull { timing: Timing, occlusion: bool },
+    /// The depth pyramid built from the main pass's depth: `cs_pyramid`, one level a dispatch.
+    DepthPyramid,
     /// Compute twin of the texture path: `cs_skin`.
     SkinCompute {
         encoding: Encoding,
@@ -74,7 +78,7 @@ pub enum ShaderError {
 }
 
 /// The renderer's own modules (import path, file, source).
-const RENDER_MODULES: [(&str, &str, &str); 7] = [
+const RENDER_MODULES: [(&str, &str, &str); 8] = [
     (
         "throng_render::asset",
         "crates/throng-render/shaders/asset.wgsl",
@@ -110,6 +114,11 @@ const RENDER_MODULES: [(&str, &str, &str); 7] = [
         "crates/throng-render/shaders/vat.wgsl",
         include_str!("../shaders/vat.wgsl"),
     ),
+    (
+        "throng_render::depth_pyramid",
+        "crates/throng-render/shaders/depth_pyramid.wgsl",
+        include_str!("../shaders/depth_pyramid.wgsl"),
+    ),
 ];
 
 /// Every module a program may import, dependencies first.
@@ -144,6 +153,10 @@ impl Program {
                 "crates/throng-render/shaders/cull.wgsl",
                 include_str!("../shaders/cull.wgsl"),
             ),
+            Program::DepthPyramid => (
+                "crates/throng-render/shaders/depth_pyramid_build.wgsl",
+                include_str!("../shaders/depth_pyramid_build.wgsl"),
+            ),
             Program::SkinCompute { .. } => (
                 "crates/throng-render/shaders/skin_compute.wgsl",
                 include_str!("../shaders/skin_compute.wgsl"),
@@ -174,7 +187,15 @@ impl Program {
                 culled: c,
             } => format!("texture_draw-{encoding}-{skinning}-{timing}{}", culled(c)),
             Program::VatDraw { timing, culled: c } => format!("vat_draw-{timing}{}", culled(c)),
-            Program::Cull { timing } => format!("cull-{timing}"),
+            Program::Cull {
+                timing,
+                occlusion: false,
+            } => format!("cull-{timing}"),
+            Program::Cull {
+                timing,
+                occlusion: true,
+            } => format!("cull-{timing}-occlusion"),
+            Program::DepthPyramid => "depth_pyramid".into(),
             Program::SkinCompute {
                 encoding,
                 skinning,
@@ -209,10 +230,16 @@ impl Program {
                 timing,
             } => (Some(encoding), skinning, Some(timing), false),
             Program::VatDraw { timing, culled } => (None, Skinning::Linear, Some(timing), culled),
-            Program::Cull { timing } | Program::LayersCompute { timing } => {
+            Program::Cull { timing, occlusion } => {
+                if occlusion {
+                    on("OCCLUSION");
+                }
                 (None, Skinning::Linear, Some(timing), false)
             }
-            Program::ReferenceDraw | Program::Ground => (None, Skinning::Linear, None, false),
+            Program::LayersCompute { timing } => (None, Skinning::Linear, Some(timing), false),
+            Program::ReferenceDraw | Program::Ground | Program::DepthPyramid => {
+                (None, Skinning::Linear, None, false)
+            }
         };
         if skinning == Skinning::DualQuat {
             match encoding {
@@ -327,10 +354,16 @@ fn undecorate(text: &str) -> String {
 
 /// Every program the crate can build (for validation tests, `throng shaders` and warm-up).
 pub fn all_programs() -> Vec<Program> {
-    let mut v = vec![Program::ReferenceDraw, Program::Ground];
+    let mut v = vec![
+        Program::ReferenceDraw,
+        Program::Ground,
+        Program::DepthPyramid,
+    ];
     for timing in Timing::ALL {
         v.push(Program::LayersCompute { timing });
-        v.push(Program::Cull { timing });
+        for occlusion in [false, true] {
+            v.push(Program::Cull { timing, occlusion });
+        }
         for culled in [false, true] {
             v.push(Program::VatDraw { timing, culled });
         }

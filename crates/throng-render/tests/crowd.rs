@@ -358,8 +358,9 @@ fn draw_calls_do_not_depend_on_instance_count() {
             r.multi_draw = true;
             let multi = r.render_scene(&[crowd], &opts).expect("multi-draw");
             eprintln!("{n} multi-draw: {:?}", multi.stats);
-            // 1 primitive × 2 passes + the ground.
-            assert_eq!((multi.stats.draws, multi.stats.shadow_draws), (3, 1));
+            // 1 primitive × 3 passes (the main pass's two phases of occlusion culling, the
+            // shadow pass) + the ground.
+            assert_eq!((multi.stats.draws, multi.stats.shadow_draws), (4, 1));
             assert_eq!(
                 multi.stats.instances_per_lod,
                 culled.stats.instances_per_lod
@@ -381,8 +382,9 @@ fn draw_calls_do_not_depend_on_instance_count() {
             }
         }
     }
-    // 1 primitive × 3 LODs × 2 passes + the ground; without culling 1 × 2 + 1.
-    assert_eq!(draws, vec![(7, 3, 3), (7, 3, 3)]);
+    // 1 primitive × 3 LODs × 3 passes (two main-pass phases of occlusion culling, shadows) +
+    // the ground; without culling 1 × 2 + 1.
+    assert_eq!(draws, vec![(10, 3, 3), (10, 3, 3)]);
 }
 
 /// A top-down camera over the ground around the origin, looking down −Y.
@@ -620,10 +622,10 @@ fn several_assets_in_one_frame() {
     eprintln!("{oranges} orange, {blues} blue pixels; {:?}", both.stats);
     assert!(oranges > 100 && blues > 100);
     assert_eq!(both.stats.instances_drawn, 6);
-    // Orange: 3 LODs (one multi-draw where the device allows) × 2 passes; blue: 1 LOD × 2
-    // passes; ground 1.
-    let orange_draws = if r.multi_draw { 2 } else { 6 };
-    assert_eq!(both.stats.draws, orange_draws + 2 + 1);
+    // Orange: 3 LODs (one multi-draw where the device allows) × 3 passes (the main pass's two
+    // phases of occlusion culling, the shadow pass); blue: 1 LOD × 3 passes; ground 1.
+    let orange_draws = if r.multi_draw { 3 } else { 9 };
+    assert_eq!(both.stats.draws, orange_draws + 3 + 1);
 }
 
 /// `lod_influences`: with one influence per vertex the texture path draws what CPU skinning

@@ -144,6 +144,7 @@ fn wgsl_structs_match_rust_layouts() {
     check(&timed, "Timing", size_of::<TimingUniform>(), &[0, 4, 8, 12]);
     let cull = validate(Program::Cull {
         timing: Timing::Cpu,
+        occlusion: true,
     })
     .expect("valid");
     check(
@@ -168,7 +169,27 @@ fn wgsl_structs_match_rust_layouts() {
             std::mem::offset_of!(CullParams, row_pad),
             std::mem::offset_of!(CullParams, row_bounds),
             std::mem::offset_of!(CullParams, shadow_lod),
+            std::mem::offset_of!(CullParams, pass_count),
+            std::mem::offset_of!(CullParams, history_base),
+            std::mem::offset_of!(CullParams, _pad),
         ],
+    );
+    check(
+        &cull,
+        "DepthPyramid",
+        size_of::<DepthPyramid>(),
+        &[
+            std::mem::offset_of!(DepthPyramid, view_proj),
+            std::mem::offset_of!(DepthPyramid, size),
+            std::mem::offset_of!(DepthPyramid, levels),
+        ],
+    );
+    let pyramid = validate(Program::DepthPyramid).expect("valid");
+    check(
+        &pyramid,
+        "PyramidStep",
+        size_of::<PyramidStep>(),
+        &[0, 4, 8, 12],
     );
     check(
         &cull,

@@ -17,6 +17,7 @@ use crate::frame::FrameSetup;
 use crate::gpu_asset::{GpuAsset, MAX_LODS};
 use crate::gpu_types::{CullParams, DrawIndexedArgs};
 use crate::layouts;
+use crate::passes::occlusion::PyramidFrame;
 use crate::shaders::Program;
 
 /// Instance ids the culling pass kept, per LOD level, ascending.
@@ -32,26 +33,41 @@ struct CullPipelines {
     bgl: wgpu::BindGroupLayout,
     cull: wgpu::ComputePipeline,
     finish: wgpu::ComputePipeline,
+    /// Occlusion culling's second phase (`cs_occlusion`).
+    late: Option<wgpu::ComputePipeline>,
 }
 
-/// The culling pass: its pipelines per playback timing, built on first use.
+/// The culling pass: its pipelines per (playback timing, occlusion culling), built on first use.
 #[derive(Default)]
 pub(crate) struct CullPass {
-    pipelines: HashMap<Timing, CullPipelines>,
+    pipelines: HashMap<(Timing, bool), CullPipelines>,
 }
 
 /// One crowd's culling run: what the draws of this frame read.
 pub(crate) struct CullRun {
     bind: wgpu::BindGroup,
     timing: Timing,
-    /// Visible ids of (pass, LOD) at `(pass · lods + LOD) · segment`.
+    /// With occlusion culling: pass 2 holds the second phase's instances.
+    pub occlusion: bool,
+    /// Visible ids of (pass, LOD) at `(pass · lods + LOD) · segment` (with occlusion culling,
+    /// followed by the history, one word per instance).
     pub visible: wgpu::Buffer,
     /// `DrawIndexedIndirect` arguments, [pass][primitive][LOD].
     pub args: wgpu::Buffer,
     pub instances: u32,
-    /// Indirect argument entries: 2 passes × LODs × primitives.
+    /// Lists per LOD: 2 (main, shadow), 3 with occlusion culling.
+    pub passes: u32,
+    /// Indirect argument entries: passes × LODs × primitives.
     pub entries: u32,
     pub segment: u32,
+}
+
+/// What occlusion culling adds to a crowd's culling run.
+pub(crate) struct OcclusionInputs<'a> {
+    /// The crowd's visible-id buffer with last frame's history
+    /// ([`crate::passes::occlusion::OcclusionPass::visible_buffer`], [`visible_bytes`] long).
+    pub visible: wgpu::Buffer,
+    pub pyramid: &'a PyramidFrame,
 }
 
 /// What one crowd's culling needs besides its buffers.
@@ -67,6 +83,21 @@ pub(crate) struct CullInputs<'a> {
     pub shadow_lod: crate::ShadowLod,
     /// Lay the arguments out for multi-draws with first instances.
     pub multi_draw: bool,
+    /// Occlusion culling (two phases a frame), or frustum only.
+    pub occlusion: Option<OcclusionInputs<'a>>,
+}
+
+/// Ids per (pass, LOD) list of `instances`: rounded up to 64 so that every list starts 256 B
+/// aligned.
+pub(crate) fn segment(instances: u32) -> u32 {
+    instances.div_ceil(64).max(1) * 64
+}
+
+/// Bytes of a crowd's visible-id buffer: `passes` × `lods` lists of [`segment`] ids, and with
+/// occlusion culling (3 passes) the history, a word per instance.
+pub(crate) fn visible_bytes(instances: u32, lods: u32, passes: u32) -> u64 {
+    let history = if passes > 2 { instances as u64 } else { 0 };
+    4 * (passes as u64 * lods as u64 * segment(instances) as u64 + history)
 }
 
 /// Margin of a frame-table row's box in culling, as a fraction of the asset's bounding
@@ -74,30 +105,50 @@ pub(crate) struct CullInputs<'a> {
 pub const ROW_PAD: f32 = 0.01;
 
 impl CullPass {
-    /// Builds the pipelines of `timing` if they do not exist yet.
-    pub fn prepare(&mut self, device: &wgpu::Device, timing: Timing) -> Result<(), RenderError> {
-        if self.pipelines.contains_key(&timing) {
+    /// Builds the pipelines of `timing` (with or without occlusion culling) if they do not
+    /// exist yet.
+    pub fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        timing: Timing,
+        occlusion: bool,
+    ) -> Result<(), RenderError> {
+        if self.pipelines.contains_key(&(timing, occlusion)) {
             return Ok(());
         }
-        let bgl = layouts::cull_compute(device, timing);
-        let program = Program::Cull { timing };
-        let cull = crate::compute::compute_pipeline(device, program, &bgl, "cs_cull")?;
-        let finish = crate::compute::compute_pipeline(device, program, &bgl, "cs_cull_finish")?;
-        self.pipelines
-            .insert(timing, CullPipelines { bgl, cull, finish });
+        let bgl = layouts::cull_compute(device, timing, occlusion);
+        let program = Program::Cull { timing, occlusion };
+        let pipeline = |entry| crate::compute::compute_pipeline(device, program, &bgl, entry);
+        let cull = pipeline("cs_cull")?;
+        let finish = pipeline("cs_cull_finish")?;
+        let late = if occlusion {
+            Some(pipeline("cs_occlusion")?)
+        } else {
+            None
+        };
+        self.pipelines.insert(
+            (timing, occlusion),
+            CullPipelines {
+                bgl,
+                cull,
+                finish,
+                late,
+            },
+        );
         Ok(())
     }
 
     /// Buffers and bind group of one crowd's culling run (None before [`Self::prepare`]).
     pub fn run(&self, device: &wgpu::Device, input: &CullInputs) -> Option<CullRun> {
-        let cp = self.pipelines.get(&input.timing)?;
+        let occlusion = input.occlusion.is_some();
+        let cp = self.pipelines.get(&(input.timing, occlusion))?;
         let asset = input.asset;
         let setup = input.setup;
         let n = input.instances;
         let lods = asset.lod_count();
         let prims = asset.primitives.len().max(1) as u32;
-        // 64-id segments keep every (pass, LOD) list 256 B aligned.
-        let segment = n.div_ceil(64).max(1) * 64;
+        let passes = 2 + occlusion as u32;
+        let segment = segment(n);
         let bounds = &asset.bounds;
         let (lo, hi) = if bounds.is_empty() {
             (Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX))
@@ -139,22 +190,28 @@ impl CullPass {
                 0.0,
                 0.0,
             ],
+            pass_count: passes,
+            history_base: passes * lods * segment,
+            _pad: [0; 2],
         };
         let params_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("throng cull params"),
             contents: bytemuck::bytes_of(&params),
             usage: wgpu::BufferUsages::UNIFORM,
         });
-        let visible = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("throng visible instances"),
-            size: 4 * 2 * lods as u64 * segment as u64,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let visible = match &input.occlusion {
+            Some(o) => o.visible.clone(),
+            None => device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("throng visible instances"),
+                size: visible_bytes(n, lods, passes),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+        };
         // [pass][primitive][LOD]: a primitive's LODs are contiguous for multi-draws, whose
         // first instance points the instance index at the (pass, LOD) list.
-        let mut args = Vec::with_capacity((2 * lods * prims) as usize);
-        for pass_index in 0..2 {
+        let mut args = Vec::with_capacity((passes * lods * prims) as usize);
+        for pass_index in 0..passes {
             for p in 0..prims as usize {
                 for lod in 0..lods {
                     let (first_index, index_count) =
@@ -198,6 +255,18 @@ impl CullPass {
                 resource: args_buf.as_entire_binding(),
             },
         ]);
+        if let Some(o) = &input.occlusion {
+            entries.extend([
+                wgpu::BindGroupEntry {
+                    binding: b::PYRAMID_PARAMS,
+                    resource: o.pyramid.params.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: b::PYRAMID,
+                    resource: o.pyramid.texels.as_entire_binding(),
+                },
+            ]);
+        }
         let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng cull"),
             layout: &cp.bgl,
@@ -206,22 +275,41 @@ impl CullPass {
         Some(CullRun {
             bind,
             timing: input.timing,
+            occlusion,
             visible,
             args: args_buf,
             instances: n,
+            passes,
             entries: args.len() as u32,
             segment,
         })
     }
 
-    /// Records a run's two dispatches.
+    /// Records a run's two dispatches (with occlusion culling, its first phase).
     pub fn encode(&self, run: &CullRun, enc: &mut wgpu::CommandEncoder) -> u32 {
-        let Some(cp) = self.pipelines.get(&run.timing) else {
+        self.dispatch(run, enc, false)
+    }
+
+    /// Records occlusion culling's second phase of a run (after the depth pyramid is built);
+    /// nothing for a run without occlusion culling.
+    pub fn encode_late(&self, run: &CullRun, enc: &mut wgpu::CommandEncoder) -> u32 {
+        if !run.occlusion {
+            return 0;
+        }
+        self.dispatch(run, enc, true)
+    }
+
+    fn dispatch(&self, run: &CullRun, enc: &mut wgpu::CommandEncoder, late: bool) -> u32 {
+        let Some(cp) = self.pipelines.get(&(run.timing, run.occlusion)) else {
+            return 0;
+        };
+        let first = if late { cp.late.as_ref() } else { Some(&cp.cull) };
+        let Some(first) = first else {
             return 0;
         };
         let mut pass = enc.begin_compute_pass(&Default::default());
         pass.set_bind_group(b::group::SKIN, &run.bind, &[]);
-        pass.set_pipeline(&cp.cull);
+        pass.set_pipeline(first);
         pass.dispatch_workgroups(run.instances.div_ceil(64).max(1), 1, 1);
         pass.set_pipeline(&cp.finish);
         pass.dispatch_workgroups(run.entries.div_ceil(64).max(1), 1, 1);
@@ -253,7 +341,17 @@ impl CullRun {
             v
         };
         CullLists {
-            main: (0..lods).map(list).collect(),
+            // With occlusion culling, the main view's instances are both phases'.
+            main: (0..lods)
+                .map(|l| {
+                    let mut v = list(l);
+                    if self.passes > 2 {
+                        v.extend(list(2 * lods + l));
+                        v.sort_unstable();
+                    }
+                    v
+                })
+                .collect(),
             shadow: if shadows {
                 (lods..2 * lods).map(list).collect()
             } else {

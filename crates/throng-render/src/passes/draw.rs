@@ -248,14 +248,20 @@ impl SkinnedDraws {
         })
     }
 
-    /// Records one crowd's draws of a pass; returns the draw calls recorded.
+    /// Records one crowd's draws of a pass — `pass_index` 0 main, 1 shadow, 2 the main pass's
+    /// second phase of occlusion culling (only for a run with occlusion culling); returns the
+    /// draw calls recorded.
     pub fn record(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
         cd: &CrowdDraw,
-        shadow: bool,
+        pass_index: u32,
         multi_draw: bool,
     ) -> u32 {
+        let shadow = pass_index == 1;
+        if pass_index == 2 && !cd.cull.as_ref().is_some_and(|c| c.occlusion) {
+            return 0;
+        }
         let key = if shadow { cd.shadow_key } else { Some(cd.key) };
         let Some(tp) = key.and_then(|k| self.pipelines.get(&k)) else {
             return 0;
@@ -266,7 +272,6 @@ impl SkinnedDraws {
         }
         let asset = cd.crowd.asset;
         let prims = asset.primitives.len().max(1) as u32;
-        let pass_index = shadow as u32;
         let group = if shadow {
             &cd.draw_shadow
         } else {

@@ -1,6 +1,8 @@
 //! The main pass: the ground and the crowds into the colour target, lit by the directional
-//! light and shadowed by the shadow map. Inputs: the crowds' draws (culled against the view),
-//! the frame, the shadow map. Output: the colour target.
+//! light and shadowed by the shadow map; with occlusion culling in two phases (docs/design.md
+//! §5), the second drawn on top of the first after the depth pyramid. Inputs: the crowds' draws
+//! (culled against the view), the frame, the shadow map. Output: the colour target (and, after
+//! a first phase, its depth).
 
 use std::collections::HashMap;
 
@@ -23,20 +25,34 @@ pub(crate) struct MainPass {
 
 /// The ground's bind groups of a frame (group 0: frame uniform; group 3: a per-draw uniform
 /// and the shadow map).
+#[derive(Clone, Copy)]
 pub(crate) struct GroundDraw<'a> {
     pub frame_group: &'a wgpu::BindGroup,
     pub draw_group: &'a wgpu::BindGroup,
 }
 
+/// Which part of the main pass a render pass draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MainPhase {
+    /// The whole main pass (no occlusion culling).
+    Only,
+    /// Occlusion culling's first phase: clears, draws, keeps the depth for the pyramid.
+    First,
+    /// The second phase: draws on top of the first phase's colour and depth.
+    Second,
+}
+
 /// The main pass's render pass: colour cleared to `background` (linear RGBA), depth to the far
-/// plane.
+/// plane — or, in the second phase, both kept.
 pub(crate) fn begin<'e>(
     enc: &'e mut wgpu::CommandEncoder,
     color: &wgpu::TextureView,
     depth: &wgpu::TextureView,
     background: [f32; 4],
+    phase: MainPhase,
 ) -> wgpu::RenderPass<'e> {
     let bg = background.map(f64::from);
+    let second = phase == MainPhase::Second;
     enc.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some("throng main pass"),
         color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -44,20 +60,32 @@ pub(crate) fn begin<'e>(
             depth_slice: None,
             resolve_target: None,
             ops: wgpu::Operations {
-                load: wgpu::LoadOp::Clear(wgpu::Color {
-                    r: bg[0],
-                    g: bg[1],
-                    b: bg[2],
-                    a: bg[3],
-                }),
+                load: if second {
+                    wgpu::LoadOp::Load
+                } else {
+                    wgpu::LoadOp::Clear(wgpu::Color {
+                        r: bg[0],
+                        g: bg[1],
+                        b: bg[2],
+                        a: bg[3],
+                    })
+                },
                 store: wgpu::StoreOp::Store,
             },
         })],
         depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
             view: depth,
             depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Discard,
+                load: if second {
+                    wgpu::LoadOp::Load
+                } else {
+                    wgpu::LoadOp::Clear(1.0)
+                },
+                store: if phase == MainPhase::First {
+                    wgpu::StoreOp::Store
+                } else {
+                    wgpu::StoreOp::Discard
+                },
             }),
             stencil_ops: None,
         }),
@@ -94,14 +122,14 @@ impl MainPass {
         Ok(())
     }
 
-    /// The depth target of `width` × `height`.
+    /// The depth target of `width` × `height` (the depth pyramid's build reads it).
     pub fn depth(&mut self, device: &wgpu::Device, width: u32, height: u32) -> wgpu::TextureView {
         self.depth.view(
             device,
             "throng depth target",
             (width, height),
             DEPTH_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
         )
     }
 
@@ -123,7 +151,8 @@ impl MainPass {
         1
     }
 
-    /// Records the ground (when given) and every crowd into `color`; returns the draw calls.
+    /// Records a phase of the main pass into `color`: the ground (when given, not in the
+    /// second phase) and every crowd's instances of the phase; returns the draw calls.
     #[allow(clippy::too_many_arguments)]
     pub fn encode(
         &self,
@@ -136,14 +165,16 @@ impl MainPass {
         crowds: &[CrowdDraw],
         draws: &SkinnedDraws,
         multi_draw: bool,
+        phase: MainPhase,
     ) -> u32 {
-        let mut pass = begin(enc, color, depth, background);
+        let mut pass = begin(enc, color, depth, background, phase);
         let mut n = 0;
-        if let Some(g) = ground {
+        if let Some(g) = ground.filter(|_| phase != MainPhase::Second) {
             n += self.record_ground(&mut pass, format, g.frame_group, g.draw_group);
         }
+        let pass_index = if phase == MainPhase::Second { 2 } else { 0 };
         for cd in crowds {
-            n += draws.record(&mut pass, cd, false, multi_draw);
+            n += draws.record(&mut pass, cd, pass_index, multi_draw);
         }
         n
     }

@@ -5,7 +5,10 @@
 //! - [`draw::SkinnedDraws`]: the skinned mesh pipelines (texture and VAT paths) and one crowd's
 //!   draws into a pass, shared by the shadow and main passes;
 //! - [`shadow::ShadowPass`]: the shadow map, drawn from the light with the same skinning;
-//! - [`main::MainPass`]: ground and crowds into the colour target, lit and shadowed;
+//! - [`main::MainPass`]: ground and crowds into the colour target, lit and shadowed (with
+//!   occlusion culling in two phases);
+//! - [`occlusion::OcclusionPass`]: the depth pyramid between the phases, and each crowd's
+//!   visibility history;
 //! - [`reference::ReferencePass`]: vertices skinned elsewhere (CPU), uploaded and drawn like the
 //!   GPU paths.
 //!
@@ -15,6 +18,7 @@
 pub(crate) mod cull;
 pub(crate) mod draw;
 pub(crate) mod main;
+pub(crate) mod occlusion;
 pub(crate) mod reference;
 pub(crate) mod shadow;
 
@@ -109,7 +113,8 @@ impl DrawLayouts {
     }
 }
 
-/// A per-draw uniform buffer: entry `pass · lods + lod` at a 256 B stride; with `multi` (one
+/// A per-draw uniform buffer: entry `pass · lods + lod` at a 256 B stride for passes 0 (main),
+/// 1 (shadow) and 2 (the main pass's second phase of occlusion culling); with `multi` (one
 /// multi-draw over every LOD), entry `pass · lods` serves all LODs of the pass.
 pub(crate) fn draw_params_buffer(
     device: &wgpu::Device,
@@ -119,12 +124,12 @@ pub(crate) fn draw_params_buffer(
     multi: bool,
 ) -> wgpu::Buffer {
     let stride = DRAW_PARAMS_STRIDE as usize;
-    let mut bytes = vec![0u8; 2 * lods as usize * stride];
-    for pass_index in 0..2u32 {
+    let mut bytes = vec![0u8; 3 * lods as usize * stride];
+    for pass_index in 0..3u32 {
         // Pass 1 (shadow) may skin with fewer influences.
         let at = |l| match pass_index {
-            0 => opts.influences_at(l),
-            _ => opts.shadow_influences_at(l),
+            1 => opts.shadow_influences_at(l),
+            _ => opts.influences_at(l),
         };
         let packed = (0..4).fold(0u32, |a, l| a | at(l) << (8 * l));
         for lod in 0..lods {

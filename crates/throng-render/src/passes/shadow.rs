@@ -61,7 +61,7 @@ impl ShadowPass {
         let mut pass = depth_pass(enc, map, "throng shadow pass");
         crowds
             .iter()
-            .map(|cd| draws.record(&mut pass, cd, true, multi_draw))
+            .map(|cd| draws.record(&mut pass, cd, 1, multi_draw))
             .sum()
     }
 }
