@@ -170,7 +170,10 @@ pub fn cull_compute(
         storage(b::ROW_BOUNDS, vis, true),
     ]);
     if occlusion {
-        e.extend([uniform(b::PYRAMID_PARAMS, vis), storage(b::PYRAMID, vis, true)]);
+        e.extend([
+            uniform(b::PYRAMID_PARAMS, vis),
+            storage(b::PYRAMID, vis, true),
+        ]);
     }
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng cull"),

@@ -31,8 +31,8 @@ use crate::target::OffscreenTarget;
 /// per-frame state: every frame's buffers are made from its inputs (only the depth target and
 /// the shadow map are kept between frames), except a crowd drawn from a [`crate::CrowdUpload`],
 /// which the application keeps and updates with what changed, and occlusion culling's history:
-/// per crowd, by its position in the frame's list, which instances the last frame saw (it only
-/// decides what the first phase draws; the image never depends on it).
+/// per crowd, by its asset and its position in the frame's list, which instances the last frame
+/// saw (it only decides what the first phase draws; the image never depends on it).
 pub struct Renderer {
     pub gpu: Gpu,
     layouts: DrawLayouts,
@@ -203,8 +203,7 @@ impl Renderer {
                 self.draws.prepare(device, &self.layouts, s)?;
             }
             if k.0.culled {
-                self.cull
-                    .prepare(device, k.0.timing, pyramid.is_some())?;
+                self.cull.prepare(device, k.0.timing, pyramid.is_some())?;
             }
             keys.push(k);
         }
@@ -216,6 +215,7 @@ impl Renderer {
             let occlusion = pyramid.map(|pyramid| OcclusionInputs {
                 visible: self.occlusion.visible_buffer(
                     device,
+                    c.asset,
                     slot,
                     visible_bytes(n, c.asset.lod_count(), 3),
                 ),
@@ -276,7 +276,6 @@ impl Renderer {
         let setup = FrameSetup::new(&self.gpu.device, opts, &scene, &scene);
         let pyramid = if self.occlusion_culls(opts, crowds) {
             self.occlusion.prepare(&self.gpu.device)?;
-            self.occlusion.keep(crowds.len());
             self.occlusion.frame(
                 &self.gpu.device,
                 &depth,
@@ -286,14 +285,8 @@ impl Renderer {
         } else {
             None
         };
-        let frames = self.prepare_crowds(
-            crowds,
-            opts,
-            format,
-            &setup,
-            &shadow_map,
-            pyramid.as_ref(),
-        )?;
+        let frames =
+            self.prepare_crowds(crowds, opts, format, &setup, &shadow_map, pyramid.as_ref())?;
         let device = &self.gpu.device;
         let mut stats = FrameStats::default();
         for cd in &frames {
@@ -538,8 +531,7 @@ impl Renderer {
             self.reference.record(&mut pass, &upload, &group, None);
         }
         {
-            let mut pass =
-                crate::passes::main::begin(
+            let mut pass = crate::passes::main::begin(
                 &mut enc,
                 &target.view,
                 &depth,

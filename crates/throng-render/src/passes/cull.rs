@@ -303,7 +303,11 @@ impl CullPass {
         let Some(cp) = self.pipelines.get(&(run.timing, run.occlusion)) else {
             return 0;
         };
-        let first = if late { cp.late.as_ref() } else { Some(&cp.cull) };
+        let first = if late {
+            cp.late.as_ref()
+        } else {
+            Some(&cp.cull)
+        };
         let Some(first) = first else {
             return 0;
         };

@@ -8,6 +8,8 @@
 //! target after the first phase, the main camera. Outputs: the pyramid (a [`PyramidFrame`]) and,
 //! per crowd, a visible-id buffer whose tail is the history the next frame starts from.
 
+use std::collections::HashMap;
+
 use glam::Mat4;
 
 use crate::bindings as b;
@@ -19,14 +21,20 @@ use crate::shaders::Program;
 /// Byte stride of the per-level [`PyramidStep`] entries (dynamic uniform offsets).
 const STEP_STRIDE: u64 = 256;
 
+/// Histories kept at most; beyond, all are dropped (the next frames start afresh: more drawn in
+/// the second phase, never a different picture).
+const MAX_HISTORIES: usize = 64;
+
 /// The pyramid's pipeline (built on first use), its texel buffer (kept while the depth
 /// target's size stays) and every crowd's visible-id buffer with its history.
 #[derive(Default)]
 pub(crate) struct OcclusionPass {
     pipeline: Option<(wgpu::BindGroupLayout, wgpu::ComputePipeline)>,
     texels: Option<((u32, u32), wgpu::Buffer)>,
-    /// Per crowd, by its position in the frame's crowd list.
-    visible: Vec<Option<wgpu::Buffer>>,
+    /// Per crowd, by its asset (its bone parameters' buffer) and its position in the frame's
+    /// crowd list: an application that draws two views of other assets with one renderer keeps
+    /// both histories.
+    visible: HashMap<(wgpu::Buffer, usize), wgpu::Buffer>,
 }
 
 /// One frame's depth pyramid: what culling's second phase binds, and the build's bind group.
@@ -45,8 +53,12 @@ impl OcclusionPass {
     pub fn prepare(&mut self, device: &wgpu::Device) -> Result<(), RenderError> {
         if self.pipeline.is_none() {
             let bgl = layouts::depth_pyramid(device);
-            let p =
-                crate::compute::compute_pipeline(device, Program::DepthPyramid, &bgl, "cs_pyramid")?;
+            let p = crate::compute::compute_pipeline(
+                device,
+                Program::DepthPyramid,
+                &bgl,
+                "cs_pyramid",
+            )?;
             self.pipeline = Some((bgl, p));
         }
         Ok(())
@@ -63,8 +75,7 @@ impl OcclusionPass {
     ) -> Option<PyramidFrame> {
         use wgpu::util::DeviceExt;
         let (bgl, _) = self.pipeline.as_ref()?;
-        let (params, texel_count) =
-            DepthPyramid::new(view_proj.to_cols_array_2d(), width, height);
+        let (params, texel_count) = DepthPyramid::new(view_proj.to_cols_array_2d(), width, height);
         let texels = match &self.texels {
             Some((size, buf)) if *size == (width, height) => buf.clone(),
             _ => {
@@ -137,16 +148,23 @@ impl OcclusionPass {
         })
     }
 
-    /// The visible-id buffer of the crowd at `slot` in the frame's list, `bytes` long: the one
-    /// it had last frame (its history intact) while the size stays, else a new zeroed one (no
-    /// history: the first phase draws nothing and the second everything in view).
-    pub fn visible_buffer(&mut self, device: &wgpu::Device, slot: usize, bytes: u64) -> wgpu::Buffer {
-        if self.visible.len() <= slot {
-            self.visible.resize(slot + 1, None);
-        }
-        match &self.visible[slot] {
+    /// The visible-id buffer of the crowd of `asset` at `slot` in the frame's list, `bytes`
+    /// long: the one it had last frame (its history intact) while the size stays, else a new
+    /// zeroed one (no history: the first phase draws nothing and the second everything in view).
+    pub fn visible_buffer(
+        &mut self,
+        device: &wgpu::Device,
+        asset: &crate::GpuAsset,
+        slot: usize,
+        bytes: u64,
+    ) -> wgpu::Buffer {
+        let key = (asset.params_buffer.clone(), slot);
+        match self.visible.get(&key) {
             Some(buf) if buf.size() == bytes => buf.clone(),
             _ => {
+                if self.visible.len() >= MAX_HISTORIES {
+                    self.visible.clear();
+                }
                 let buf = device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("throng visible instances and history"),
                     size: bytes,
@@ -154,15 +172,10 @@ impl OcclusionPass {
                     // wgpu zero-initialises new buffers: an empty history.
                     mapped_at_creation: false,
                 });
-                self.visible[slot] = Some(buf.clone());
+                self.visible.insert(key, buf.clone());
                 buf
             }
         }
-    }
-
-    /// Forgets every crowd's history beyond the first `crowds` (the frame had fewer).
-    pub fn keep(&mut self, crowds: usize) {
-        self.visible.truncate(crowds);
     }
 
     /// Records the pyramid's build: one dispatch per level. Returns the dispatches.

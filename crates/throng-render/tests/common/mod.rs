@@ -503,3 +503,119 @@ pub fn culling_box(
         })
     })
 }
+
+/// Occlusion culling: a tube scaled into a wall in front of a line of tubes straight behind it,
+/// seen along the line (wide: the tube asset's row boxes hold its whole bend). The first frame (no history: an empty pyramid) draws every instance in view in the
+/// second phase and finds them all visible; the second draws them all first and finds the hidden
+/// ones; from the third on only the front tube and the tubes standing aside are drawn. Every
+/// frame's picture equals the picture without occlusion culling.
+pub fn occlusion_scenario(r: &mut Renderer, tag: &str) {
+    use throng_render::{gpu_types::single_layer, RenderOptions};
+    let (_, g) = uploaded_tube(r, Encoding::QuatSnorm16);
+    let h = g.bounds.max.y - g.bounds.min.y;
+    let n = 30u32;
+    let mut transforms = vec![InstanceTransform::from_mat4(&Mat4::from_scale(Vec3::new(
+        12.0, 3.0, 1.0,
+    )))];
+    // Every fifth tube stands aside, seen past the wall's edge (at 0.375 rad from the view
+    // axis; the view reaches 0.437).
+    let eye_z = 4.0 * h;
+    transforms.extend((1..n).map(|i| {
+        let z = -(i as f32) * 0.8 * h;
+        let x = if i % 5 == 0 { 0.41 * (eye_z - z) } else { 0.0 };
+        InstanceTransform::from_mat4(&Mat4::from_translation(Vec3::new(x, 0.0, z)))
+    }));
+    let records: Vec<_> = (0..n).map(|i| single_layer(1 + i % 3, 0.25, 0)).collect();
+    let cam = throng_render::Camera {
+        eye: Vec3::new(0.0, 0.6 * h, eye_z),
+        target: Vec3::new(0.0, 0.6 * h, -10.0 * h),
+        up: Vec3::Y,
+        fov_y: 40f32.to_radians(),
+        near: 0.05 * h,
+        far: 100.0 * h,
+    };
+    let opts = RenderOptions {
+        width: 192,
+        height: 160,
+        camera: Some(cam),
+        shadows: false,
+        ..Default::default()
+    };
+    let play = throng_render::Playback::Cpu(&records);
+    let crowd = throng_render::Crowd {
+        asset: &g,
+        transforms: &transforms,
+        playback: play,
+    };
+    let plain = r
+        .render_scene(
+            &[crowd],
+            &RenderOptions {
+                occlusion: false,
+                ..opts
+            },
+        )
+        .expect("render without occlusion culling");
+    assert_eq!(plain.stats.instances_drawn, n as u64, "all in view");
+    save(&plain.image, &format!("tube-occlusion-plain{tag}.png"));
+    for frame in 0..4 {
+        let f = r.render_scene(&[crowd], &opts).expect("render");
+        let st = &f.stats;
+        eprintln!(
+            "frame {frame}: drawn {} (second phase {})",
+            st.instances_drawn, st.second_phase_instances
+        );
+        assert_eq!(
+            differ_count(&f.image, &plain.image),
+            0,
+            "frame {frame}: occlusion culling changed the picture"
+        );
+        if frame == 0 {
+            // No history: nothing drawn first, everything in view second.
+            assert_eq!(st.second_phase_instances, st.instances_drawn);
+            assert_eq!(st.instances_drawn, n as u64);
+        } else if frame == 1 {
+            assert_eq!(st.instances_drawn, n as u64);
+            assert_eq!(st.second_phase_instances, 0);
+        } else {
+            // The front tube and the 5 standing aside; the camera stands still, so the second
+            // phase adds nothing.
+            assert!(
+                st.instances_drawn <= 8,
+                "frame {frame}: {} drawn",
+                st.instances_drawn
+            );
+            assert!(st.instances_drawn >= 6, "{} drawn", st.instances_drawn);
+            assert_eq!(st.second_phase_instances, 0);
+        }
+        if frame == 3 {
+            save(&f.image, &format!("tube-occlusion{tag}.png"));
+        }
+    }
+    // The camera steps aside: the line behind the wall comes into view in the same frame — drawn
+    // by the second phase, the picture again equal to one without occlusion culling.
+    let moved = RenderOptions {
+        camera: Some(throng_render::Camera {
+            eye: cam.eye + Vec3::new(6.0 * h, 0.0, 0.0),
+            ..cam
+        }),
+        ..opts
+    };
+    let f = r.render_scene(&[crowd], &moved).expect("render");
+    let want = r
+        .render_scene(
+            &[crowd],
+            &RenderOptions {
+                occlusion: false,
+                ..moved
+            },
+        )
+        .expect("render without occlusion culling");
+    save(&f.image, &format!("tube-occlusion-moved{tag}.png"));
+    eprintln!(
+        "moved: drawn {} (second phase {}) of {}",
+        f.stats.instances_drawn, f.stats.second_phase_instances, want.stats.instances_drawn
+    );
+    assert_eq!(differ_count(&f.image, &want.image), 0, "moved camera");
+    assert!(f.stats.second_phase_instances >= 10);
+}

@@ -71,9 +71,14 @@ pub struct Args {
     /// Timed frames per field case (after 1 warm-up frame); the median is reported.
     #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub field_frames: u32,
-    /// Write the field's last frame of each case here (field-cull-lod.png, field-off.png).
+    /// Write the field's last frame of each case here (field-cull-lod.png,
+    /// field-occlusion.png, field-off.png).
     #[arg(long, value_name = "DIR")]
     pub field_images: Option<PathBuf>,
+    /// Height of the field's camera, in model heights (below 1 the front rows hide most of the
+    /// field; above, every instance's top shows over the ones in front).
+    #[arg(long, default_value_t = 0.6, value_name = "HEIGHTS", value_parser = super::shared::parse_positive_f32)]
+    pub field_eye: f32,
     /// Who times playback on the texture and VAT paths: `cpu` (every record written each
     /// frame) or `gpu` (only the records that changed, plus the clock).
     #[arg(long, value_enum, default_value_t = Timing::Cpu)]

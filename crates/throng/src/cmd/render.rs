@@ -78,6 +78,10 @@ pub struct Args {
     /// Draw every instance instead of culling against the view frustum on the GPU.
     #[arg(long)]
     pub no_cull: bool,
+    /// Cull against the view frustum only, not also instances hidden behind others (occlusion
+    /// culling saves work from the third frame of an animation on; it never changes the image).
+    #[arg(long)]
+    pub no_occlusion: bool,
     /// Leave out the ground plane.
     #[arg(long)]
     pub no_ground: bool,
@@ -334,6 +338,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         scene: Some(scene),
         ground: !args.no_ground,
         cull: !args.no_cull,
+        occlusion: !args.no_occlusion,
         shadows: !args.no_shadows,
         shadow_map_size: args.shadow_map_size,
         lod_bias: args.lod_bias,

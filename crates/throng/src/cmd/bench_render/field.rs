@@ -2,14 +2,17 @@
 //!
 //! N instances of one asset (default the Fox of `THRONG_ASSETS`, else the built-in fox; baked in
 //! memory with LODs, `--field-lods`) stand on a square grid 1.2 model lengths apart. The camera
-//! stands low at the middle of one edge and looks across the field; its far plane ends the view
-//! at 0.56 × the field's side, so the view wedge (35° field of view) holds about a tenth of the
-//! field: near instances fill many pixels (LOD 0), far ones a few (the smallest LOD).
+//! stands low at the middle of one edge (`--field-eye` model heights up) and looks across the
+//! field; its far plane ends the view at 0.56 × the field's side, so the view wedge (35° field of
+//! view) holds about a tenth of the field: near instances fill many pixels (LOD 0), far ones a few
+//! (the smallest LOD).
 //!
-//! Four cases, the same camera placement and shadows:
+//! Five cases, the same camera placement and shadows:
 //! - `cull+lod`: GPU frustum culling (view and shadow camera, each instance boxed by the
 //!   frame-table rows it shows) and LOD selection with `lod_bias` = 1 pixel, all N instances
 //!   submitted;
+//! - `cull+lod+occlusion`: the same and occlusion culling (two phases around a depth pyramid);
+//!   its picture is compared with `cull+lod`'s (pixels differing by more than 8/255);
 //! - `cull+lod (clip boxes)`: the same with each instance boxed by its clips' union of rows
 //!   (`row_bounds: false`), to show what per-row boxes save;
 //! - `cull+lod (shadows at the view's LOD)`: the shadow pass at the LOD the view chose instead of
@@ -17,7 +20,9 @@
 //! - `off`: no culling, LOD 0 everywhere (`cull: false`, `lod_bias` 0) on a field of
 //!   min(N, `--field-off-cap`) instances: every instance drawn in full in both passes.
 //!
-//! Per case, medians over `--field-frames` timed frames after one warm-up:
+//! Per case, medians over `--field-frames` timed frames after two warm-ups (occlusion culling's
+//! history settles in two frames: the first finds every instance visible, the second draws them
+//! all first and finds which are hidden):
 //! - frame ms = wall time of a whole frame: the CPU-timed records (64 B per instance), then
 //!   `Renderer::render_scene` (uploads, culling, shadow and main pass, waiting for the GPU and
 //!   reading the picture and the indirect arguments back);
@@ -61,6 +66,8 @@ struct Case {
     shadow_instances: u64,
     triangles: u64,
     shadow_triangles: u64,
+    /// Of `instances_drawn`, drawn by occlusion culling's second phase (0 without it).
+    second_phase_instances: u64,
     /// frame_ms × 1000 / instances submitted.
     frame_us_per_instance: f64,
     cpu_us_per_instance: f64,
@@ -82,7 +89,7 @@ struct Ratios {
 
 #[derive(serde::Serialize)]
 struct Report {
-    /// Its `frames` are timed after 1 warm-up frame.
+    /// Its `frames` are timed after 2 warm-up frames.
     #[serde(flatten)]
     run: RunInfo,
     lod_ratios: Vec<f32>,
@@ -92,20 +99,34 @@ struct Report {
     spacing: f32,
     cases: Vec<Case>,
     on_vs_off: Ratios,
+    occlusion: OcclusionFigures,
+}
+
+/// `cull+lod+occlusion` against `cull+lod`.
+#[derive(serde::Serialize)]
+struct OcclusionFigures {
+    /// Instances drawn in the main pass, occlusion / cull+lod.
+    instances_drawn: f64,
+    /// Main-pass triangles, occlusion / cull+lod.
+    triangles: f64,
+    /// Of the last frame, the instances drawn by the second phase (newly visible).
+    second_phase_instances: u64,
+    /// Fraction of pixels whose R, G or B differ by more than 8/255 between the two pictures.
+    pixels_differing: f64,
 }
 
 /// The camera of a field of `n` instances `s` apart (the runtime's square grid, centred on the
-/// origin) of a model `height` tall: at the middle of the −Z edge, 2.5 heights up, looking
-/// across the field at a point a third of the way in; far plane at 0.56 × the side (about a
-/// tenth of the field inside the 35° view wedge: 0.56² × tan 17.5° ≈ 0.1).
-fn field_camera(n: u32, s: f32, height: f32) -> Camera {
+/// origin) of a model `height` tall: at the middle of the −Z edge, `eye` heights up, looking
+/// across the field at a point a third of the way in (on the ground); far plane at 0.56 × the
+/// side (about a tenth of the field inside the 35° view wedge: 0.56² × tan 17.5° ≈ 0.1).
+fn field_camera(n: u32, s: f32, height: f32, eye: f32) -> Camera {
     let cols = (n as f32).sqrt().ceil().max(1.0);
     let rows = (n as f32 / cols).ceil().max(1.0);
     let (w, d) = ((cols - 1.0) * s, (rows - 1.0) * s);
     let side = w.max(d).max(s);
     let h = height.max(1e-3);
     // the grid's −Z edge is at z = −d/2
-    let eye = Vec3::new(0.0, 2.5 * h, -0.5 * d - 3.0 * s);
+    let eye = Vec3::new(0.0, eye * h, -0.5 * d - 3.0 * s);
     Camera {
         eye,
         target: Vec3::new(0.0, 0.0, -0.5 * d + d / 3.0),
@@ -170,17 +191,19 @@ fn measure(
     height: f32,
     opts: RenderOptions,
     frames: u32,
+    eye: f32,
 ) -> anyhow::Result<(Case, throng_render::image::RgbaImage)> {
     let transforms = crowd::grid(n, s);
     let mut rt = crowd_runtime(asset, &transforms)?;
     let opts = RenderOptions {
-        camera: Some(field_camera(n, s, height)),
+        camera: Some(field_camera(n, s, height, eye)),
         ..opts
     };
+    const WARM_UP: u32 = 2;
     let dt = 1.0 / 60.0;
     let (mut frame_ms, mut cpu_ms, mut gpu_ms) = (Vec::new(), Vec::new(), Vec::new());
     let mut last: Option<(FrameStats, throng_render::image::RgbaImage)> = None;
-    for f in 0..frames + 1 {
+    for f in 0..frames + WARM_UP {
         // CPU side alone: the runtime's update + recording the frame, never submitted.
         let start = Instant::now();
         if f > 0 {
@@ -218,7 +241,7 @@ fn measure(
             .with_context(|| format!("rendering the {case} field of {n}"))?;
         let wall = start.elapsed().as_secs_f64() * 1e3;
         eprintln!("  {case} × {n}: frame {f}: {wall:.1} ms (cpu {cpu:.1} ms)");
-        if f >= 1 {
+        if f >= WARM_UP {
             frame_ms.push(wall);
             cpu_ms.push(cpu);
             gpu_ms.extend(frame.stats.gpu_ns.map(|ns| ns as f64 * 1e-6));
@@ -247,6 +270,7 @@ fn measure(
             shadow_instances: st.shadow_instances,
             triangles: st.triangles,
             shadow_triangles: st.shadow_triangles,
+            second_phase_instances: st.second_phase_instances,
             frame_us_per_instance: fm * 1e3 / nf,
             cpu_us_per_instance: cm * 1e3 / nf,
             triangles_per_instance: st.triangles as f64 / nf,
@@ -308,6 +332,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         lod_count, lod_triangles
     );
     let frames = args.field_frames.max(1);
+    let eye = args.field_eye;
     let (on, on_img) = measure(
         &mut renderer,
         &target,
@@ -319,10 +344,30 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         height,
         RenderOptions {
             cull: true,
+            occlusion: false,
             lod_bias: 1.0,
             ..base
         },
         frames,
+        eye,
+    )?;
+    let (occ, occ_img) = measure(
+        &mut renderer,
+        &target,
+        &asset,
+        &gpu_asset,
+        "cull+lod+occlusion",
+        n,
+        s,
+        height,
+        RenderOptions {
+            cull: true,
+            occlusion: true,
+            lod_bias: 1.0,
+            ..base
+        },
+        frames,
+        eye,
     )?;
     // The same culling with each instance boxed by its clips' union instead of the rows it
     // shows: what the per-row bounds save.
@@ -337,11 +382,13 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         height,
         RenderOptions {
             cull: true,
+            occlusion: false,
             row_bounds: false,
             lod_bias: 1.0,
             ..base
         },
         frames,
+        eye,
     )?;
     // The shadow pass at the view's LOD instead of its own (by shadow-map texel size).
     let (view_lod_shadows, _) = measure(
@@ -355,11 +402,13 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         height,
         RenderOptions {
             cull: true,
+            occlusion: false,
             lod_bias: 1.0,
             shadow_lod: throng_render::ShadowLod::Main,
             ..base
         },
         frames,
+        eye,
     )?;
     let (off, off_img) = measure(
         &mut renderer,
@@ -376,10 +425,15 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
             ..base
         },
         frames,
+        eye,
     )?;
     if let Some(dir) = &args.field_images {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        for (img, file) in [(&on_img, "field-cull-lod.png"), (&off_img, "field-off.png")] {
+        for (img, file) in [
+            (&on_img, "field-cull-lod.png"),
+            (&occ_img, "field-occlusion.png"),
+            (&off_img, "field-off.png"),
+        ] {
             let p = dir.join(file);
             let png = crate::cmd::shared::encode_png(img)?;
             crate::cmd::shared::write_atomic(&p, &png)
@@ -396,13 +450,20 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         triangles_per_instance: ratio(on.triangles_per_instance, off.triangles_per_instance),
         draws: ratio(on.draws as f64, off.draws as f64),
     };
+    let occlusion = OcclusionFigures {
+        instances_drawn: ratio(occ.instances_drawn as f64, on.instances_drawn as f64),
+        triangles: ratio(occ.triangles as f64, on.triangles as f64),
+        second_phase_instances: occ.second_phase_instances,
+        pixels_differing: crate::cmd::shared::differing_fraction(&occ_img, &on_img),
+    };
     let report = Report {
         run: RunInfo::new(&renderer, name, (w, h), frames),
         lod_ratios: args.field_lods.clone(),
         lod_triangles,
         spacing: s,
-        cases: vec![on, clip_boxes, view_lod_shadows, off],
+        cases: vec![on, occ, clip_boxes, view_lod_shadows, off],
         on_vs_off,
+        occlusion,
     };
     let text = if args.json {
         serde_json::to_string_pretty(&report)? + "\n"
@@ -416,7 +477,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
 fn table(r: &Report) -> String {
     let mut s = format!(
         "adapter: {}\nfield of {} ({} px), LOD ratios {:?} → triangles per instance {:?}\n\
-         medians of {} frame(s) after 1 warm-up; frame = wall time incl. read back; cpu = \
+         medians of {} frame(s) after 2 warm-ups; frame = wall time incl. read back; cpu = \
          records + recording the frame (no GPU wait)\n\n",
         r.run.adapter, r.run.asset, r.run.width, r.lod_ratios, r.lod_triangles, r.run.frames
     );
@@ -465,6 +526,15 @@ fn table(r: &Report) -> String {
         q.triangles,
         q.triangles_per_instance,
         q.draws
+    );
+    let o = &r.occlusion;
+    s += &format!(
+        "cull+lod+occlusion vs cull+lod: instances drawn {:.3}x, triangles {:.3}x, {} newly \
+         visible in the last frame; {:.3} % of pixels differ\n",
+        o.instances_drawn,
+        o.triangles,
+        o.second_phase_instances,
+        100.0 * o.pixels_differing
     );
     s
 }

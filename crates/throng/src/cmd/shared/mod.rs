@@ -159,6 +159,20 @@ pub fn encode_gif(frames: Vec<RgbaImage>, fps: f64) -> anyhow::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Fraction of the pixels of two pictures whose R, G or B differ by more than 8 levels (of
+/// 255); 1 when their sizes differ.
+pub fn differing_fraction(a: &RgbaImage, b: &RgbaImage) -> f64 {
+    if a.dimensions() != b.dimensions() || a.is_empty() {
+        return 1.0;
+    }
+    let n = a
+        .pixels()
+        .zip(b.pixels())
+        .filter(|(p, q)| (0..3).any(|c| p[c].abs_diff(q[c]) > 8))
+        .count();
+    n as f64 / (a.width() as u64 * a.height() as u64) as f64
+}
+
 /// A PNG of one image.
 pub fn encode_png(image: &RgbaImage) -> anyhow::Result<Vec<u8>> {
     let mut png = Vec::new();

@@ -8,6 +8,14 @@ pub fn parse_finite(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A positive finite number.
+pub fn parse_positive_f32(s: &str) -> Result<f32, String> {
+    match parse_finite(s) {
+        Ok(v) if v > 0.0 && v <= f32::MAX as f64 => Ok(v as f32),
+        _ => Err(format!("expected a positive number, not {s:?}")),
+    }
+}
+
 /// A fraction in [0, 1].
 pub fn parse_fraction(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {

@@ -69,6 +69,8 @@ pub struct Settings {
     pub encoding: Encoding,
     pub influences: u32,
     pub lod_bias: f32,
+    /// Occlusion culling (besides the frustum).
+    pub occlusion: bool,
     pub shadows: bool,
     pub ground: bool,
     pub debug: Option<DebugView>,
@@ -96,6 +98,7 @@ impl Default for Settings {
             encoding: throng_bake::BakeOptions::default().encoding,
             influences: throng_bake::BakeOptions::default().influences,
             lod_bias: 1.0,
+            occlusion: true,
             shadows: true,
             ground: true,
             debug: None,
@@ -507,6 +510,7 @@ impl ViewModel {
             ground: s.ground,
             shadows: s.shadows,
             lod_bias: s.lod_bias,
+            occlusion: s.occlusion,
             debug: s.debug,
             ..Default::default()
         }

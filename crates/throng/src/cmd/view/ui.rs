@@ -67,10 +67,11 @@ fn stats_text(s: &Shown) -> String {
             t += &format!(", GPU {:.2} ms", ns as f64 * 1e-6);
         }
         t += &format!(
-            " · {} draws · {} instances drawn ({}) · {} triangles",
+            " · {} draws · {} instances drawn ({}; {} newly visible) · {} triangles",
             st.draws,
             st.instances_drawn,
             crate::cmd::shared::scene::lod_counts(st),
+            st.second_phase_instances,
             st.triangles
         );
     }
@@ -421,6 +422,7 @@ fn drawing(ui: &mut Ui, m: &mut ViewModel) {
     ui.horizontal(|ui| {
         ui.checkbox(&mut s.shadows, "shadows");
         ui.checkbox(&mut s.ground, "ground");
+        ui.checkbox(&mut s.occlusion, "occlusion culling");
     });
     egui::ComboBox::from_label("debug view")
         .selected_text(
