@@ -72,6 +72,9 @@ numbers! {
     PYRAMID = 18;
     PYRAMID_STEP = 19;
     PYRAMID_DEPTH = 20;
+    /// Occlusion culling: every instance's box, LOD and whether it is in view, written by the
+    /// culling pass for the second phase (`array<vec4<f32>>`, two per instance).
+    CULL_BOXES = 21;
     // ---- group 1 (MATERIAL) ----
     MATERIAL = 0;
     BASE_TEXTURE = 1;

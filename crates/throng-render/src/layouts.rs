@@ -170,14 +170,28 @@ pub fn cull_compute(
         storage(b::ROW_BOUNDS, vis, true),
     ]);
     if occlusion {
-        e.extend([
-            uniform(b::PYRAMID_PARAMS, vis),
-            storage(b::PYRAMID, vis, true),
-        ]);
+        e.push(storage(b::CULL_BOXES, vis, false));
     }
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng cull"),
         entries: &e,
+    })
+}
+
+/// Group 0 of occlusion culling's second phase: the culling parameters, lists and arguments,
+/// the boxes the culling pass kept, the depth pyramid.
+pub fn occlusion_compute(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let vis = wgpu::ShaderStages::COMPUTE;
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng occlusion"),
+        entries: &[
+            uniform(b::CULL_PARAMS, vis),
+            storage(b::VISIBLE_IDS, vis, false),
+            storage(b::DRAW_ARGS, vis, false),
+            storage(b::CULL_BOXES, vis, false),
+            uniform(b::PYRAMID_PARAMS, vis),
+            storage(b::PYRAMID, vis, true),
+        ],
     })
 }
 

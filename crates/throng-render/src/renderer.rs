@@ -212,14 +212,18 @@ impl Renderer {
             let mut owned = None;
             let buffers = CrowdBuffers::of(device, c, &mut owned);
             let n = c.len() as u32;
-            let occlusion = pyramid.map(|pyramid| OcclusionInputs {
-                visible: self.occlusion.visible_buffer(
+            let occlusion = pyramid.map(|pyramid| {
+                let (visible, boxes) = self.occlusion.crowd_buffers(
                     device,
                     c.asset,
                     slot,
-                    visible_bytes(n, c.asset.lod_count(), 3),
-                ),
-                pyramid,
+                    (visible_bytes(n, c.asset.lod_count(), 3), n),
+                );
+                OcclusionInputs {
+                    visible,
+                    boxes,
+                    pyramid,
+                }
             });
             let cull = if k.0.culled {
                 self.cull.run(

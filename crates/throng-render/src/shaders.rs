@@ -15,6 +15,7 @@
 //! | `throng_render::mesh` | `shaders/mesh.wgsl` | material and fragment shading |
 //! | `throng_render::debug` | `shaders/debug.wgsl` | debug-view colours |
 //! | `throng_render::depth_pyramid` | `shaders/depth_pyramid.wgsl` | the hierarchical depth occlusion culling reads |
+//! | `throng_render::cull_lists` | `shaders/cull_lists.wgsl` | culling's parameters, visible-id lists, indirect arguments |
 //!
 //! Shader defs select the variants (`ENCODING`, `BONE_TEXTURE`, `DUAL_QUAT`, `GPU_TIMED`,
 //! `CULLED`, `OCCLUSION`) and carry every binding number from [`crate::bindings`], so the numbers are written
@@ -49,8 +50,11 @@ pub enum Program {
     /// animation textures.
     VatDraw { timing: Timing, culled: bool },
     /// GPU frustum culling and indirect draw arguments: `cs_cull` + `cs_cull_finish`; with
-    /// `occlusion`, also `cs_occlusion` (the second phase, against the depth pyramid).
+    /// `occlusion`, the first phase of occlusion culling (it also keeps each instance's box).
     Cull { timing: Timing, occlusion: bool },
+    /// Occlusion culling's second phase against the depth pyramid: `cs_occlusion` +
+    /// `cs_occlusion_finish` (any timing: it reads the boxes the culling pass kept).
+    Occlusion,
     /// The depth pyramid built from the main pass's depth: `cs_pyramid`, one level a dispatch.
     DepthPyramid,
     /// Compute twin of the texture path: `cs_skin`.
@@ -78,7 +82,7 @@ pub enum ShaderError {
 }
 
 /// The renderer's own modules (import path, file, source).
-const RENDER_MODULES: [(&str, &str, &str); 8] = [
+const RENDER_MODULES: [(&str, &str, &str); 9] = [
     (
         "throng_render::asset",
         "crates/throng-render/shaders/asset.wgsl",
@@ -113,6 +117,11 @@ const RENDER_MODULES: [(&str, &str, &str); 8] = [
         "throng_render::vat",
         "crates/throng-render/shaders/vat.wgsl",
         include_str!("../shaders/vat.wgsl"),
+    ),
+    (
+        "throng_render::cull_lists",
+        "crates/throng-render/shaders/cull_lists.wgsl",
+        include_str!("../shaders/cull_lists.wgsl"),
     ),
     (
         "throng_render::depth_pyramid",
@@ -152,6 +161,10 @@ impl Program {
             Program::Cull { .. } => (
                 "crates/throng-render/shaders/cull.wgsl",
                 include_str!("../shaders/cull.wgsl"),
+            ),
+            Program::Occlusion => (
+                "crates/throng-render/shaders/occlusion.wgsl",
+                include_str!("../shaders/occlusion.wgsl"),
             ),
             Program::DepthPyramid => (
                 "crates/throng-render/shaders/depth_pyramid_build.wgsl",
@@ -196,6 +209,7 @@ impl Program {
                 occlusion: true,
             } => format!("cull-{timing}-occlusion"),
             Program::DepthPyramid => "depth_pyramid".into(),
+            Program::Occlusion => "occlusion".into(),
             Program::SkinCompute {
                 encoding,
                 skinning,
@@ -237,9 +251,10 @@ impl Program {
                 (None, Skinning::Linear, Some(timing), false)
             }
             Program::LayersCompute { timing } => (None, Skinning::Linear, Some(timing), false),
-            Program::ReferenceDraw | Program::Ground | Program::DepthPyramid => {
-                (None, Skinning::Linear, None, false)
-            }
+            Program::ReferenceDraw
+            | Program::Ground
+            | Program::DepthPyramid
+            | Program::Occlusion => (None, Skinning::Linear, None, false),
         };
         if skinning == Skinning::DualQuat {
             match encoding {
@@ -358,6 +373,7 @@ pub fn all_programs() -> Vec<Program> {
         Program::ReferenceDraw,
         Program::Ground,
         Program::DepthPyramid,
+        Program::Occlusion,
     ];
     for timing in Timing::ALL {
         v.push(Program::LayersCompute { timing });

@@ -174,8 +174,9 @@ fn wgsl_structs_match_rust_layouts() {
             std::mem::offset_of!(CullParams, _pad),
         ],
     );
+    let occlusion = validate(Program::Occlusion).expect("valid");
     check(
-        &cull,
+        &occlusion,
         "DepthPyramid",
         size_of::<DepthPyramid>(),
         &[

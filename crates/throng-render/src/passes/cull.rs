@@ -33,19 +33,21 @@ struct CullPipelines {
     bgl: wgpu::BindGroupLayout,
     cull: wgpu::ComputePipeline,
     finish: wgpu::ComputePipeline,
-    /// Occlusion culling's second phase (`cs_occlusion`).
-    late: Option<wgpu::ComputePipeline>,
 }
 
-/// The culling pass: its pipelines per (playback timing, occlusion culling), built on first use.
+/// The culling pass: its pipelines per (playback timing, occlusion culling) and occlusion
+/// culling's second phase, built on first use.
 #[derive(Default)]
 pub(crate) struct CullPass {
     pipelines: HashMap<(Timing, bool), CullPipelines>,
+    late: Option<CullPipelines>,
 }
 
 /// One crowd's culling run: what the draws of this frame read.
 pub(crate) struct CullRun {
     bind: wgpu::BindGroup,
+    /// Occlusion culling's second phase.
+    late_bind: Option<wgpu::BindGroup>,
     timing: Timing,
     /// With occlusion culling: pass 2 holds the second phase's instances.
     pub occlusion: bool,
@@ -64,9 +66,11 @@ pub(crate) struct CullRun {
 
 /// What occlusion culling adds to a crowd's culling run.
 pub(crate) struct OcclusionInputs<'a> {
-    /// The crowd's visible-id buffer with last frame's history
-    /// ([`crate::passes::occlusion::OcclusionPass::visible_buffer`], [`visible_bytes`] long).
+    /// The crowd's visible-id buffer with last frame's history, [`visible_bytes`] long, and
+    /// its buffer of boxes (32 B per instance;
+    /// [`crate::passes::occlusion::OcclusionPass::crowd_buffers`]).
     pub visible: wgpu::Buffer,
+    pub boxes: wgpu::Buffer,
     pub pyramid: &'a PyramidFrame,
 }
 
@@ -121,20 +125,16 @@ impl CullPass {
         let pipeline = |entry| crate::compute::compute_pipeline(device, program, &bgl, entry);
         let cull = pipeline("cs_cull")?;
         let finish = pipeline("cs_cull_finish")?;
-        let late = if occlusion {
-            Some(pipeline("cs_occlusion")?)
-        } else {
-            None
-        };
-        self.pipelines.insert(
-            (timing, occlusion),
-            CullPipelines {
-                bgl,
-                cull,
-                finish,
-                late,
-            },
-        );
+        self.pipelines
+            .insert((timing, occlusion), CullPipelines { bgl, cull, finish });
+        if occlusion && self.late.is_none() {
+            let bgl = layouts::occlusion_compute(device);
+            let pipeline =
+                |entry| crate::compute::compute_pipeline(device, Program::Occlusion, &bgl, entry);
+            let cull = pipeline("cs_occlusion")?;
+            let finish = pipeline("cs_occlusion_finish")?;
+            self.late = Some(CullPipelines { bgl, cull, finish });
+        }
         Ok(())
     }
 
@@ -256,24 +256,52 @@ impl CullPass {
             },
         ]);
         if let Some(o) = &input.occlusion {
-            entries.extend([
-                wgpu::BindGroupEntry {
-                    binding: b::PYRAMID_PARAMS,
-                    resource: o.pyramid.params.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: b::PYRAMID,
-                    resource: o.pyramid.texels.as_entire_binding(),
-                },
-            ]);
+            entries.push(wgpu::BindGroupEntry {
+                binding: b::CULL_BOXES,
+                resource: o.boxes.as_entire_binding(),
+            });
         }
         let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng cull"),
             layout: &cp.bgl,
             entries: &entries,
         });
+        let late_bind = match (&input.occlusion, &self.late) {
+            (Some(o), Some(late)) => Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("throng occlusion"),
+                layout: &late.bgl,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: b::CULL_PARAMS,
+                        resource: params_buf.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: b::VISIBLE_IDS,
+                        resource: visible.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: b::DRAW_ARGS,
+                        resource: args_buf.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: b::CULL_BOXES,
+                        resource: o.boxes.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: b::PYRAMID_PARAMS,
+                        resource: o.pyramid.params.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: b::PYRAMID,
+                        resource: o.pyramid.texels.as_entire_binding(),
+                    },
+                ],
+            })),
+            _ => None,
+        };
         Some(CullRun {
             bind,
+            late_bind,
             timing: input.timing,
             occlusion,
             visible,
@@ -300,20 +328,20 @@ impl CullPass {
     }
 
     fn dispatch(&self, run: &CullRun, enc: &mut wgpu::CommandEncoder, late: bool) -> u32 {
-        let Some(cp) = self.pipelines.get(&(run.timing, run.occlusion)) else {
-            return 0;
-        };
-        let first = if late {
-            cp.late.as_ref()
+        let (cp, bind) = if late {
+            match (&self.late, &run.late_bind) {
+                (Some(cp), Some(bind)) => (cp, bind),
+                _ => return 0,
+            }
         } else {
-            Some(&cp.cull)
-        };
-        let Some(first) = first else {
-            return 0;
+            match self.pipelines.get(&(run.timing, run.occlusion)) {
+                Some(cp) => (cp, &run.bind),
+                None => return 0,
+            }
         };
         let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_bind_group(b::group::SKIN, &run.bind, &[]);
-        pass.set_pipeline(first);
+        pass.set_bind_group(b::group::SKIN, bind, &[]);
+        pass.set_pipeline(&cp.cull);
         pass.dispatch_workgroups(run.instances.div_ceil(64).max(1), 1, 1);
         pass.set_pipeline(&cp.finish);
         pass.dispatch_workgroups(run.entries.div_ceil(64).max(1), 1, 1);

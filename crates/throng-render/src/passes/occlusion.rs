@@ -32,9 +32,9 @@ pub(crate) struct OcclusionPass {
     pipeline: Option<(wgpu::BindGroupLayout, wgpu::ComputePipeline)>,
     texels: Option<((u32, u32), wgpu::Buffer)>,
     /// Per crowd, by its asset (its bone parameters' buffer) and its position in the frame's
-    /// crowd list: an application that draws two views of other assets with one renderer keeps
-    /// both histories.
-    visible: HashMap<(wgpu::Buffer, usize), wgpu::Buffer>,
+    /// crowd list (an application that draws two views of other assets with one renderer keeps
+    /// both histories): its visible-id buffer and its boxes.
+    visible: HashMap<(wgpu::Buffer, usize), (wgpu::Buffer, wgpu::Buffer)>,
 }
 
 /// One frame's depth pyramid: what culling's second phase binds, and the build's bind group.
@@ -148,32 +148,38 @@ impl OcclusionPass {
         })
     }
 
-    /// The visible-id buffer of the crowd of `asset` at `slot` in the frame's list, `bytes`
-    /// long: the one it had last frame (its history intact) while the size stays, else a new
-    /// zeroed one (no history: the first phase draws nothing and the second everything in view).
-    pub fn visible_buffer(
+    /// The visible-id buffer (`bytes` long) and the boxes (32 B per instance) of the crowd of
+    /// `instances` of `asset` at `slot` in the frame's list: the ones it had last frame (its
+    /// history intact) while the sizes stay, else new zeroed ones (no history: the first phase
+    /// draws nothing and the second everything in view).
+    pub fn crowd_buffers(
         &mut self,
         device: &wgpu::Device,
         asset: &crate::GpuAsset,
         slot: usize,
-        bytes: u64,
-    ) -> wgpu::Buffer {
+        (bytes, instances): (u64, u32),
+    ) -> (wgpu::Buffer, wgpu::Buffer) {
         let key = (asset.params_buffer.clone(), slot);
+        let box_bytes = 32 * instances.max(1) as u64;
         match self.visible.get(&key) {
-            Some(buf) if buf.size() == bytes => buf.clone(),
+            Some((v, b)) if v.size() == bytes && b.size() == box_bytes => (v.clone(), b.clone()),
             _ => {
                 if self.visible.len() >= MAX_HISTORIES {
                     self.visible.clear();
                 }
-                let buf = device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("throng visible instances and history"),
-                    size: bytes,
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                    // wgpu zero-initialises new buffers: an empty history.
-                    mapped_at_creation: false,
-                });
-                self.visible.insert(key, buf.clone());
-                buf
+                let buffer = |label, size| {
+                    device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some(label),
+                        size,
+                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                        // wgpu zero-initialises new buffers: an empty history.
+                        mapped_at_creation: false,
+                    })
+                };
+                let v = buffer("throng visible instances and history", bytes);
+                let b = buffer("throng culling boxes", box_bytes);
+                self.visible.insert(key, (v.clone(), b.clone()));
+                (v, b)
             }
         }
     }

@@ -28,7 +28,6 @@ use throng_render::{
     Renderer, SkinPath, Skinning, Timing,
 };
 use throng_runtime::crowd::{self, Assignment};
-use throng_runtime::CpuRuntime;
 
 use super::shared::scene::Player;
 
@@ -186,7 +185,7 @@ pub(crate) fn load_asset(
 }
 
 /// The benchmark crowd: instance i plays clip i mod clips from `0.37 i` seconds.
-fn bench_assignments(asset: &BakedAsset, n: usize) -> Vec<Assignment> {
+pub(crate) fn bench_assignments(asset: &BakedAsset, n: usize) -> Vec<Assignment> {
     (0..n)
         .map(|i| Assignment {
             clip: (!asset.clips.is_empty()).then(|| i % asset.clips.len()),
@@ -195,25 +194,10 @@ fn bench_assignments(asset: &BakedAsset, n: usize) -> Vec<Assignment> {
         .collect()
 }
 
-/// The benchmark crowd in the CPU-timed runtime, instance i at `transforms[i]`.
-pub(crate) fn crowd_runtime(
-    asset: &BakedAsset,
-    transforms: &[throng_render::InstanceTransform],
-) -> anyhow::Result<CpuRuntime> {
-    let mut rt = CpuRuntime::new(&asset.clips);
-    for (a, t) in bench_assignments(asset, transforms.len())
-        .iter()
-        .zip(transforms)
-    {
-        crowd::start(&mut rt, &asset.clips, a, *t, 0.0, None)?;
-    }
-    Ok(rt)
-}
-
 /// One frame of a texture or VAT case: `changes` instances (from `frame · changes` on) get a
 /// new speed (GPU timing), the runtime advances by `dt`, and the crowd's upload receives what
 /// changed. Returns the bytes it wrote.
-fn upload_frame(
+pub(crate) fn upload_frame(
     player: &mut Player,
     renderer: &Renderer,
     up: &mut CrowdUpload,

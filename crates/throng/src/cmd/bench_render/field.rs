@@ -7,7 +7,7 @@
 //! view) holds about a tenth of the field: near instances fill many pixels (LOD 0), far ones a few
 //! (the smallest LOD).
 //!
-//! Five cases, the same camera placement and shadows:
+//! Six cases, the same camera placement and shadows:
 //! - `cull+lod`: GPU frustum culling (view and shadow camera, each instance boxed by the
 //!   frame-table rows it shows) and LOD selection with `lod_bias` = 1 pixel, all N instances
 //!   submitted;
@@ -17,10 +17,14 @@
 //!   (`row_bounds: false`), to show what per-row boxes save;
 //! - `cull+lod (shadows at the view's LOD)`: the shadow pass at the LOD the view chose instead of
 //!   its own by shadow-map texel size (`ShadowLod::Main`);
+//! - `cull+lod+occlusion (GPU-timed)`: the same GPU-timed, `--changing` of the instances (1 %
+//!   by default) changing speed each frame: only their records and the clock are uploaded
+//!   (`upload_bytes` against `full_record_bytes`);
 //! - `off`: no culling, LOD 0 everywhere (`cull: false`, `lod_bias` 0) on a field of
 //!   min(N, `--field-off-cap`) instances: every instance drawn in full in both passes.
 //!
-//! Per case, medians over `--field-frames` timed frames after two warm-ups (occlusion culling's
+//! Every case keeps its records in a `CrowdUpload` across frames (CPU-timed: every record each
+//! frame). Per case, medians over `--field-frames` timed frames after two warm-ups (occlusion culling's
 //! history settles in two frames: the first finds every instance visible, the second draws them
 //! all first and finds which are hidden):
 //! - frame ms = wall time of a whole frame: the CPU-timed records (64 B per instance), then
@@ -40,7 +44,9 @@ use std::time::Instant;
 use throng_asset::BakedAsset;
 use throng_render::{Camera, Crowd, FrameStats, Playback, RenderOptions, Renderer};
 
-use super::{crowd_runtime, load_asset, Args, RunInfo};
+use super::{bench_assignments, load_asset, upload_frame, Args, RunInfo};
+use crate::cmd::shared::scene::Player;
+use throng_render::{CrowdUpload, GpuInstanceRecord, InstanceRecord, Timing};
 use throng_runtime::crowd;
 
 #[derive(serde::Serialize)]
@@ -68,6 +74,12 @@ struct Case {
     shadow_triangles: u64,
     /// Of `instances_drawn`, drawn by occlusion culling's second phase (0 without it).
     second_phase_instances: u64,
+    /// Who timed playback (`cpu`, `gpu`).
+    timing: &'static str,
+    /// Mean bytes the crowd's `CrowdUpload` wrote per timed frame (records, transforms, clock).
+    upload_bytes: u64,
+    /// Every instance's record: what a frame would upload if it wrote them all.
+    full_record_bytes: u64,
     /// frame_ms × 1000 / instances submitted.
     frame_us_per_instance: f64,
     cpu_us_per_instance: f64,
@@ -192,9 +204,14 @@ fn measure(
     opts: RenderOptions,
     frames: u32,
     eye: f32,
+    (timing, changing): (Timing, f64),
 ) -> anyhow::Result<(Case, throng_render::image::RgbaImage)> {
     let transforms = crowd::grid(n, s);
-    let mut rt = crowd_runtime(asset, &transforms)?;
+    let assignments = bench_assignments(asset, transforms.len());
+    let mut player = Player::new(timing, &asset.clips, &assignments, &transforms, 0.0, None)?;
+    let mut up = CrowdUpload::new(&renderer.gpu.device, timing);
+    let changes = (changing * n as f64).ceil() as usize;
+    let mut uploaded = 0u64;
     let opts = RenderOptions {
         camera: Some(field_camera(n, s, height, eye)),
         ..opts
@@ -204,15 +221,20 @@ fn measure(
     let (mut frame_ms, mut cpu_ms, mut gpu_ms) = (Vec::new(), Vec::new(), Vec::new());
     let mut last: Option<(FrameStats, throng_render::image::RgbaImage)> = None;
     for f in 0..frames + WARM_UP {
-        // CPU side alone: the runtime's update + recording the frame, never submitted.
+        // CPU side alone: the runtime's update and upload + recording the frame, never
+        // submitted.
         let start = Instant::now();
-        if f > 0 {
-            rt.update(dt);
-        }
+        let bytes = upload_frame(
+            &mut player,
+            renderer,
+            &mut up,
+            &transforms,
+            (f, changes, dt),
+        )?;
         let crowd = Crowd {
             asset: gpu_asset,
             transforms: &transforms,
-            playback: Playback::Cpu(rt.records()),
+            playback: Playback::Uploaded(&up),
         };
         let mut enc = renderer
             .gpu
@@ -229,19 +251,15 @@ fn measure(
         )?;
         drop(enc.finish());
         let cpu = start.elapsed().as_secs_f64() * 1e3;
-        // The whole frame: the same records, render, wait, read back.
+        // The whole frame: the same upload, render, wait, read back.
         let start = Instant::now();
-        let crowd = Crowd {
-            asset: gpu_asset,
-            transforms: &transforms,
-            playback: Playback::Cpu(rt.records()),
-        };
         let frame = renderer
             .render_scene(&[crowd], &opts)
             .with_context(|| format!("rendering the {case} field of {n}"))?;
         let wall = start.elapsed().as_secs_f64() * 1e3;
         eprintln!("  {case} × {n}: frame {f}: {wall:.1} ms (cpu {cpu:.1} ms)");
         if f >= WARM_UP {
+            uploaded += bytes;
             frame_ms.push(wall);
             cpu_ms.push(cpu);
             gpu_ms.extend(frame.stats.gpu_ns.map(|ns| ns as f64 * 1e-6));
@@ -271,6 +289,13 @@ fn measure(
             triangles: st.triangles,
             shadow_triangles: st.shadow_triangles,
             second_phase_instances: st.second_phase_instances,
+            timing: timing.as_str(),
+            upload_bytes: uploaded / frames.max(1) as u64,
+            full_record_bytes: n as u64
+                * match timing {
+                    Timing::Cpu => std::mem::size_of::<InstanceRecord>(),
+                    Timing::Gpu => std::mem::size_of::<GpuInstanceRecord>(),
+                } as u64,
             frame_us_per_instance: fm * 1e3 / nf,
             cpu_us_per_instance: cm * 1e3 / nf,
             triangles_per_instance: st.triangles as f64 / nf,
@@ -333,6 +358,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
     );
     let frames = args.field_frames.max(1);
     let eye = args.field_eye;
+    let cpu = (Timing::Cpu, 0.0);
     let (on, on_img) = measure(
         &mut renderer,
         &target,
@@ -350,6 +376,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         },
         frames,
         eye,
+        cpu,
     )?;
     let (occ, occ_img) = measure(
         &mut renderer,
@@ -368,6 +395,27 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         },
         frames,
         eye,
+        cpu,
+    )?;
+    // GPU-timed: only what changed is uploaded.
+    let (gpu_timed, _) = measure(
+        &mut renderer,
+        &target,
+        &asset,
+        &gpu_asset,
+        "cull+lod+occlusion (GPU-timed)",
+        n,
+        s,
+        height,
+        RenderOptions {
+            cull: true,
+            occlusion: true,
+            lod_bias: 1.0,
+            ..base
+        },
+        frames,
+        eye,
+        (Timing::Gpu, args.changing),
     )?;
     // The same culling with each instance boxed by its clips' union instead of the rows it
     // shows: what the per-row bounds save.
@@ -389,6 +437,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         },
         frames,
         eye,
+        cpu,
     )?;
     // The shadow pass at the view's LOD instead of its own (by shadow-map texel size).
     let (view_lod_shadows, _) = measure(
@@ -409,6 +458,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         },
         frames,
         eye,
+        cpu,
     )?;
     let (off, off_img) = measure(
         &mut renderer,
@@ -426,6 +476,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         },
         frames,
         eye,
+        cpu,
     )?;
     if let Some(dir) = &args.field_images {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -461,7 +512,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         lod_ratios: args.field_lods.clone(),
         lod_triangles,
         spacing: s,
-        cases: vec![on, occ, clip_boxes, view_lod_shadows, off],
+        cases: vec![on, occ, gpu_timed, clip_boxes, view_lod_shadows, off],
         on_vs_off,
         occlusion,
     };
@@ -527,6 +578,15 @@ fn table(r: &Report) -> String {
         q.triangles_per_instance,
         q.draws
     );
+    for c in r.cases.iter().filter(|c| c.timing == "gpu") {
+        s += &format!(
+            "{}: uploads {} B per frame of {} B of records ({:.2} %)\n",
+            c.case,
+            c.upload_bytes,
+            c.full_record_bytes,
+            100.0 * c.upload_bytes as f64 / c.full_record_bytes.max(1) as f64
+        );
+    }
     let o = &r.occlusion;
     s += &format!(
         "cull+lod+occlusion vs cull+lod: instances drawn {:.3}x, triangles {:.3}x, {} newly \

@@ -1,0 +1,91 @@
+// throng_render::cull_lists — what the culling pass (`cull.wgsl`) and occlusion culling's
+// second phase (`occlusion.wgsl`) share: the parameters, the visible-id lists, the indirect
+// draw arguments and how an instance joins a list (docs/design.md §5). Passes: 0 main, 1 shadow,
+// 2 (with occlusion culling) the main pass's second phase. Twins: crate::gpu_types::{CullParams,
+// DrawIndexedArgs}.
+#define_import_path throng_render::cull_lists
+
+struct CullParams {
+    // Frustum planes (xyz normal pointing inside, w offset): inside when dot(n, p) + w ≥ 0.
+    planes: array<vec4<f32>, 6>,
+    // The shadow camera's planes (used when `shadows` is 1).
+    shadow_planes: array<vec4<f32>, 6>,
+    // Model-space bounds used when a layer's clip has none (and for the rest pose).
+    fallback_min: vec4<f32>,
+    fallback_max: vec4<f32>,
+    // Camera position (world) and, in w, (image height / 2) / tan(fov_y / 2): pixels covered by
+    // a length of 1 at a distance of 1.
+    eye: vec4<f32>,
+    // Simplification error of each LOD level in model units ([0] = 0), up to 8 levels.
+    lod_error: array<vec4<f32>, 2>,
+    // Unit direction the light travels (world) and, in w, how far a shadow can reach along it
+    // (file units: from the top of the scene down to the ground).
+    light: vec4<f32>,
+    instance_count: u32,
+    primitive_count: u32,
+    lod_count: u32,
+    // The ids of (pass, LOD) start at (pass · lod_count + LOD) · segment.
+    segment: u32,
+    // Largest projected simplification error allowed, pixels (≤ 0: always LOD 0).
+    lod_bias: f32,
+    shadows: u32,
+    // Margin of each row's box, file units.
+    row_pad: f32,
+    // 1: boxes from the rows shown; 0: from the clips (for comparison).
+    row_bounds: u32,
+    // Shadow LOD: x = shadow-map texels per world unit, y = rule (0 texel size, 1 coarsest,
+    // 2 the main view's).
+    shadow_lod: vec4<f32>,
+    // Lists per LOD: 2 (main, shadow) or 3 (with occlusion culling's second phase).
+    pass_count: u32,
+    // Occlusion culling: where the history starts in `visible_ids` (one word per instance,
+    // after every list): 1 if the instance was visible at the last frame's second phase.
+    history_base: u32,
+    pad: vec2<u32>,
+}
+
+// wgpu's DrawIndexedIndirect layout (20 B), one per (pass, primitive, LOD) in that order (a
+// primitive's LODs are contiguous for multi-draws). The entry of primitive 0 counts.
+struct DrawArgs {
+    index_count: u32,
+    instance_count: atomic<u32>,
+    first_index: u32,
+    base_vertex: i32,
+    first_instance: u32,
+}
+
+@group(0) @binding(#{B_CULL_PARAMS}) var<uniform> cull: CullParams;
+@group(0) @binding(#{B_VISIBLE_IDS}) var<storage, read_write> visible_ids: array<u32>;
+@group(0) @binding(#{B_DRAW_ARGS}) var<storage, read_write> draw_args: array<DrawArgs>;
+
+// World-space box of instance `inst`: centre and half extent.
+struct WorldBox {
+    centre: vec3<f32>,
+    half: vec3<f32>,
+    // Largest row length of the instance's linear part (its scale for uniform scales).
+    scale: f32,
+}
+
+// Occlusion culling: what the first phase found for each instance, for the second — two
+// vec4 per instance: (box centre, LOD), (box half extent, 1 if in view else 0).
+@group(0) @binding(#{B_CULL_BOXES}) var<storage, read_write> boxes: array<vec4<f32>>;
+
+fn append(pass_index: u32, lod: u32, inst: u32) {
+    let counter = pass_index * cull.primitive_count * cull.lod_count + lod;
+    let slot = atomicAdd(&draw_args[counter].instance_count, 1u);
+    visible_ids[(pass_index * cull.lod_count + lod) * cull.segment + slot] = inst;
+}
+
+// After appending: every primitive of a (pass, LOD) draws the instances primitive 0 counted
+// (entry `k` of the arguments; one invocation each).
+fn copy_counts(k: u32) {
+    let total = cull.pass_count * cull.lod_count * cull.primitive_count;
+    let lod = k % cull.lod_count;
+    let prim = (k / cull.lod_count) % cull.primitive_count;
+    let pass_index = k / (cull.lod_count * cull.primitive_count);
+    if (k >= total || prim == 0u) {
+        return;
+    }
+    let counter = pass_index * cull.primitive_count * cull.lod_count + lod;
+    atomicStore(&draw_args[k].instance_count, atomicLoad(&draw_args[counter].instance_count));
+}
