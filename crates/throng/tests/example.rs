@@ -140,10 +140,13 @@ fn draw_calls_do_not_grow_with_instances() {
         draws.push(stats);
     }
     assert_eq!(draws[0], draws[1]);
-    // Independently: each primitive once per LOD per pass (main and shadow), plus the ground.
+    // Independently: each primitive once per LOD per pass (the main pass's two phases of
+    // occlusion culling and the shadow pass), plus the ground.
     let lods = 1 + asset.primitives[0].lods.len() as u32;
     let prims = asset.primitives.len() as u32;
     assert_eq!(draws[0].shadow_draws, prims * lods);
-    assert_eq!(draws[0].draws, 2 * prims * lods + 1);
-    assert_eq!(draws[0].dispatches, 2);
+    assert_eq!(draws[0].draws, 3 * prims * lods + 1);
+    // Culling (2), the depth pyramid of 64×64 (32² … 1²: 6 levels), occlusion culling's
+    // second phase (2).
+    assert_eq!(draws[0].dispatches, 2 + 6 + 2);
 }

@@ -312,7 +312,7 @@ fn clicking_a_clip_and_dragging_the_timeline_change_the_pose() {
     let script = format!(
         "{bin} view '{fox}' --paused --instances 1 & pid=$!; \
          for i in $(seq 1 120); do xdotool search --name 'throng view' >/dev/null 2>&1 && break; sleep 0.5; done; \
-         sleep 4; import -window root '{a}'; \
+         sleep 8; import -window root '{a}'; \
          xdotool mousemove 60 156 click 1; sleep 3; import -window root '{b}'; \
          xdotool mousemove 30 248; sleep 0.5; xdotool mousedown 1; sleep 0.5; \
          xdotool mousemove 80 248; sleep 0.5; xdotool mousemove 118 248; sleep 0.5; xdotool mouseup 1; sleep 3; \
