@@ -740,15 +740,17 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                     (fd.f + (ctx.dt as f32) * fd.inv_len).min(1.0)
                 };
             }
-            // the common cases without touching slots 2 and 3
+            // the common cases without touching slots 2 and 3: their layers stay in
+            // registers (`a`, `b`) and are streamed from there
             let mut r = InstanceRecord::zeroed();
+            let (mut a, mut b) = (Layer::default(), Layer::default());
             let done = match m.layers {
                 _ if fading && f >= 1.0 => false,
                 0 => true,
                 1 => match fast_step(p0[j], &c0[j], hot, adv) {
                     Some((p, layer)) => {
                         p0[j] = p;
-                        r.layers[0] = layer;
+                        a = layer;
                         true
                     }
                     None => false,
@@ -757,11 +759,11 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                     fast_step(p0[j], &c0[j], hot, adv),
                     fast_step(p1[j], &c1[j], hot, adv),
                 ) {
-                    (Some((pa, a)), Some((pb, b))) => {
+                    (Some((pa, la)), Some((pb, lb))) => {
                         p0[j] = pa;
                         p1[j] = pb;
-                        r.layers[0] = a;
-                        r.layers[1] = b;
+                        a = la;
+                        b = lb;
                         true
                     }
                     _ => false,
@@ -798,17 +800,33 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                 }
             };
             if done {
+                let n = m.layers as usize;
                 if fading {
-                    let n = m.layers as usize;
-                    for l in r.layers.iter_mut().take(n.saturating_sub(1)) {
-                        l.weight *= 1.0 - f;
-                    }
-                    if n > 0 {
-                        r.layers[n - 1].weight = f;
+                    match n {
+                        0 => {}
+                        1 => a.weight = f,
+                        2 => {
+                            a.weight *= 1.0 - f;
+                            b.weight = f;
+                        }
+                        _ => {
+                            for l in r.layers.iter_mut().take(n - 1) {
+                                l.weight *= 1.0 - f;
+                            }
+                            r.layers[n - 1].weight = f;
+                        }
                     }
                     fades[j].f = f;
                 }
-                if ctx.stream {
+                if n <= 2 {
+                    if ctx.stream {
+                        crate::prefetch::stream_two_layers(&mut rec[j], a, b);
+                    } else {
+                        rec[j] = InstanceRecord {
+                            layers: [a, b, Layer::default(), Layer::default()],
+                        };
+                    }
+                } else if ctx.stream {
                     crate::prefetch::stream_record(&mut rec[j], &r);
                 } else {
                     rec[j] = r;
@@ -894,6 +912,9 @@ fn fast_step(p: f64, s: &LayerCold, hot: &[HotClip], adv: f64) -> Option<(f64, L
 /// Everything rare, in f64: event crossings, wraps, one-shot ends, crossfade progress and
 /// completion, root motion.
 #[allow(clippy::too_many_arguments)]
+// out of line: inlined, its state spilled the hot loop's registers to the stack
+#[inline(never)]
+#[cold]
 fn slow_path(
     ctx: &Ctx,
     index: usize,
