@@ -745,7 +745,6 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
             }
             // the common cases without touching slots 2 and 3: their layers stay in
             // registers (`a`, `b`) and are streamed from there
-            let mut r = InstanceRecord::zeroed();
             let (mut a, mut b) = (Layer::default(), Layer::default());
             let done = match m.layers {
                 _ if fading && f >= 1.0 => false,
@@ -769,6 +768,8 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                     _ => false,
                 },
                 n => {
+                    // three or four layers: built in memory and written here
+                    let mut r = InstanceRecord::zeroed();
                     let mut np = [0.0; 4];
                     let mut ok = true;
                     for (l, npl) in np.iter_mut().enumerate().take(n as usize) {
@@ -795,6 +796,18 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                         for (s, p) in slots.into_iter().zip(np).take(n as usize) {
                             *s = p;
                         }
+                        let n = n as usize;
+                        if fading {
+                            for l in r.layers.iter_mut().take(n - 1) {
+                                l.weight *= 1.0 - f;
+                            }
+                            r.layers[n - 1].weight = f;
+                        }
+                        if ctx.stream {
+                            crate::prefetch::stream_record(&mut rec[j], &r);
+                        } else {
+                            rec[j] = r;
+                        }
                     }
                     ok
                 }
@@ -803,18 +816,12 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                 let n = m.layers as usize;
                 if fading {
                     match n {
-                        0 => {}
                         1 => a.weight = f,
                         2 => {
                             a.weight *= 1.0 - f;
                             b.weight = f;
                         }
-                        _ => {
-                            for l in r.layers.iter_mut().take(n - 1) {
-                                l.weight *= 1.0 - f;
-                            }
-                            r.layers[n - 1].weight = f;
-                        }
+                        _ => {}
                     }
                     fades[j].f = f;
                 }
@@ -826,10 +833,6 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                             layers: [a, b, Layer::default(), Layer::default()],
                         };
                     }
-                } else if ctx.stream {
-                    crate::prefetch::stream_record(&mut rec[j], &r);
-                } else {
-                    rec[j] = r;
                 }
                 continue;
             }
