@@ -9,9 +9,10 @@
 //! back) straight from registers; a two-layer instance steps both layers in the two lanes of
 //! one SSE2 register (`fast_step2`, bit-identical to the scalar step). Measured: 1M
 //! instances × 2 layers cost ≈ 1.8–2.2× a parallel fill of the same 64 MB in the same run
-//! (3.5–4× before; docs/design.md §4 "CPU-timed records"); everything rare (event crossings, loop
-//! wraps, a one-shot ending, crossfades, root motion, a fresh `play`) is pushed to a per-instance
-//! slow path by a single compare against a precomputed per-layer `mark`.
+//! (3.5–4× before; docs/design.md §4 "CPU-timed records"); everything rare (event
+//! crossings, loop wraps, a one-shot ending, crossfades, root motion, a fresh `play`) is
+//! pushed to a per-instance slow path by a single compare against a precomputed per-layer
+//! `mark`.
 //!
 //! Time: each layer keeps its position `p` in frames (f64) reduced into one period, so a step
 //! adds `dt · speed · L/d` to a value below one period and rounds only at that magnitude: after
