@@ -268,7 +268,11 @@ impl ClipFrames {
         if let Some(times) = &self.times {
             return self.listed_frame(times, q);
         }
-        let fl = (q as u64) as f64;
+        // signed: one instruction each way (the unsigned conversions are a branchy sequence
+        // on baseline x86-64, a visible share of the CPU-timed loop); q ≥ 2^63 saturates to
+        // i64::MAX, still ≥ last
+        let k = q as i64;
+        let fl = k as f64;
         if fl >= last {
             return FrameRef {
                 row: self.first_row + last as u32,
@@ -276,7 +280,7 @@ impl ClipFrames {
             };
         }
         FrameRef {
-            row: self.first_row + fl as u32,
+            row: self.first_row + k as u32,
             frac: ((q - fl) as f32).min(FRAC_MAX),
         }
     }

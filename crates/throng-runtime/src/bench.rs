@@ -64,6 +64,12 @@ pub struct BenchReport {
     pub memset_ms: f64,
     /// `ms_per_frame / memset_ms`.
     pub ratio_to_memset: f64,
+    /// Median time of the C library's `memset` of the same bytes, in the same parallel
+    /// chunks, in the same run (ms): unlike the fill above it may write whole lines without
+    /// reading them first.
+    pub libc_memset_ms: f64,
+    /// `ms_per_frame / libc_memset_ms`.
+    pub ratio_to_libc_memset: f64,
     pub changing: f64,
     pub changes_per_frame: usize,
     pub layers: u32,
@@ -230,6 +236,7 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
     // the same bytes as the CPU records, filled the plainest way, on the same pool
     let mut fill = vec![InstanceRecord::zeroed(); n];
     let mut fills = Vec::with_capacity(frames);
+    let mut memsets = Vec::with_capacity(frames);
     let pattern = InstanceRecord::zeroed();
 
     macro_rules! drive {
@@ -275,6 +282,15 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
                 fill.par_chunks_mut(CHUNK).for_each(|c| c.fill(pattern));
                 let fl = tf.elapsed().as_secs_f64() * 1e3;
                 let f1 = cpu_ns(true);
+                let tm = Instant::now();
+                fill.par_chunks_mut(CHUNK).for_each(|c| {
+                    let bytes: &mut [u8] = bytemuck::cast_slice_mut(c);
+                    // SAFETY: `bytes` is a valid, exclusive byte view of the chunk; any byte
+                    // pattern is a valid record (Pod). `write_bytes` of a large run is a call
+                    // to the C library's memset.
+                    unsafe { std::ptr::write_bytes(bytes.as_mut_ptr(), 0, bytes.len()) };
+                });
+                let mset = tm.elapsed().as_secs_f64() * 1e3;
                 if f >= warm {
                     if let (Some(a), Some(b), Some(x), Some(y)) = (c0, c1, f0, f1) {
                         cpu_times.push(b.saturating_sub(a) as f64 * 1e-6);
@@ -283,6 +299,7 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
                     times.push(el);
                     update_times.push(elu);
                     fills.push(fl);
+                    memsets.push(mset);
                     events += ev;
                     dirty += dd;
                 }
@@ -349,6 +366,7 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
     let cpu_ms = mean(&cpu_times);
     let memset_cpu_ms = mean(&fill_cpu);
     let memset = median(&mut fills);
+    let libc_memset = median(&mut memsets);
     BenchReport {
         instances: n,
         mode: cfg.mode.as_str(),
@@ -360,6 +378,12 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
         ns_per_instance: if n > 0 { ms * 1e6 / n as f64 } else { 0.0 },
         memset_ms: memset,
         ratio_to_memset: if memset > 0.0 { ms / memset } else { 0.0 },
+        libc_memset_ms: libc_memset,
+        ratio_to_libc_memset: if libc_memset > 0.0 {
+            ms / libc_memset
+        } else {
+            0.0
+        },
         changing: cfg.changing,
         changes_per_frame: changes,
         layers: cfg.layers,

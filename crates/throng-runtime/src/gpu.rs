@@ -32,8 +32,10 @@
 //!
 //! # Cost of a change
 //! A change rewrites one record, lists the instance as dirty once and updates its schedule
-//! entry; with 1M instances its cost is mostly cache misses on its slot (1 line), state
-//! (2 lines) and record (56 B: usually 2 lines). [`GpuRuntime::apply`] prefetches a few
+//! entry; with 1M instances its cost is mostly cache misses on its state (2 lines) and record
+//! (56 B: 1.75 lines on average), plus its handle's slot (1 line) once any instance has been
+//! despawned (before that a handle is its dense index, see `handle.rs`).
+//! [`GpuRuntime::apply`] prefetches a few
 //! changes ahead so these overlap, the arrays live on transparent huge pages (no page walk per
 //! miss), and a crossfade neither re-anchors (rates are unchanged) nor recomputes the
 //! outgoing layer's record bytes. Measured on a 2-core VM: ~28 ns of arithmetic per

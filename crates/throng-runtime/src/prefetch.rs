@@ -79,6 +79,43 @@ pub(crate) fn stream_record(dst: &mut crate::InstanceRecord, r: &crate::Instance
     }
 }
 
+/// Streams a record whose layers 2 and 3 are zero, from the two used layers held in
+/// registers. (Building the record in memory and streaming it from there made each 16 B load
+/// wait on the four 4 B stores that built it — a failed store-to-load forwarding per layer,
+/// the largest single cost of the CPU-timed loop.) See [`stream_record`].
+#[inline(always)]
+pub(crate) fn stream_two_layers(
+    dst: &mut crate::InstanceRecord,
+    a: throng_contract::Layer,
+    b: throng_contract::Layer,
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_set_ps, _mm_setzero_ps, _mm_stream_ps};
+        let d = dst as *mut crate::InstanceRecord as *mut f32;
+        // SAFETY: as in `stream_record`: `dst` is an exclusive, 16-aligned 64 B record, so the
+        // four 16 B stores at offsets 0, 16, 32, 48 are in bounds and aligned; `_mm_set_ps`
+        // takes its lanes high to low (clip, row, frac, weight = the `Layer` field order).
+        unsafe {
+            _mm_stream_ps(d, _mm_set_ps(a.clip, a.row, a.frac, a.weight));
+            _mm_stream_ps(d.add(4), _mm_set_ps(b.clip, b.row, b.frac, b.weight));
+            _mm_stream_ps(d.add(8), _mm_setzero_ps());
+            _mm_stream_ps(d.add(12), _mm_setzero_ps());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        *dst = crate::InstanceRecord {
+            layers: [
+                a,
+                b,
+                throng_contract::Layer::default(),
+                throng_contract::Layer::default(),
+            ],
+        };
+    }
+}
+
 /// Orders earlier streaming stores before later stores (SFENCE); a no-op elsewhere.
 #[inline(always)]
 pub(crate) fn stream_fence() {

@@ -125,6 +125,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "  fill 64 B × N       {:.3} ms (frame / fill = {:.2})",
         r.memset_ms, r.ratio_to_memset
     );
+    println!(
+        "  memset 64 B × N     {:.3} ms (frame / memset = {:.2})",
+        r.libc_memset_ms, r.ratio_to_libc_memset
+    );
     println!("  events per frame    {:.1}", r.events_per_frame);
     if r.mode == "gpu" {
         println!("  records written     {:.1} per frame", r.dirty_per_frame);
