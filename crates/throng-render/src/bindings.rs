@@ -89,3 +89,11 @@ numbers! {
     SHADOW_MAP = 1;
     SHADOW_SAMPLER = 2;
 }
+
+/// The bind group entry of a whole buffer at `binding`.
+pub(crate) fn buffer_entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}

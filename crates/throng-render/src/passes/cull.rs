@@ -201,12 +201,12 @@ impl CullPass {
         });
         let visible = match &input.occlusion {
             Some(o) => o.visible.clone(),
-            None => device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("throng visible instances"),
-                size: visible_bytes(n, lods, passes),
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            }),
+            None => crate::passes::occlusion::zeroed(
+                device,
+                "throng visible instances",
+                visible_bytes(n, lods, passes),
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            ),
         };
         // [pass][primitive][LOD]: a primitive's LODs are contiguous for multi-draws, whose
         // first instance points the instance index at the (pass, LOD) list.
@@ -237,29 +237,16 @@ impl CullPass {
                 | wgpu::BufferUsages::COPY_SRC,
         });
         let mut entries = input.buffers.skin_entries(asset, false);
-        entries.extend([
-            wgpu::BindGroupEntry {
-                binding: b::CULL_PARAMS,
-                resource: params_buf.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: b::ROW_BOUNDS,
-                resource: asset.row_bounds_buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: b::VISIBLE_IDS,
-                resource: visible.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: b::DRAW_ARGS,
-                resource: args_buf.as_entire_binding(),
-            },
-        ]);
+        // What both phases bind: the parameters, the lists, the arguments.
+        let lists = [
+            (b::CULL_PARAMS, &params_buf),
+            (b::VISIBLE_IDS, &visible),
+            (b::DRAW_ARGS, &args_buf),
+        ];
+        entries.extend(lists.map(|(binding, buf)| b::buffer_entry(binding, buf)));
+        entries.push(b::buffer_entry(b::ROW_BOUNDS, &asset.row_bounds_buffer));
         if let Some(o) = &input.occlusion {
-            entries.push(wgpu::BindGroupEntry {
-                binding: b::CULL_BOXES,
-                resource: o.boxes.as_entire_binding(),
-            });
+            entries.push(b::buffer_entry(b::CULL_BOXES, &o.boxes));
         }
         let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng cull"),
@@ -267,36 +254,21 @@ impl CullPass {
             entries: &entries,
         });
         let late_bind = match (&input.occlusion, &self.late) {
-            (Some(o), Some(late)) => Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("throng occlusion"),
-                layout: &late.bgl,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: b::CULL_PARAMS,
-                        resource: params_buf.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: b::VISIBLE_IDS,
-                        resource: visible.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: b::DRAW_ARGS,
-                        resource: args_buf.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: b::CULL_BOXES,
-                        resource: o.boxes.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: b::PYRAMID_PARAMS,
-                        resource: o.pyramid.params.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: b::PYRAMID,
-                        resource: o.pyramid.texels.as_entire_binding(),
-                    },
-                ],
-            })),
+            (Some(o), Some(late)) => {
+                let mut entries: Vec<_> = lists
+                    .map(|(binding, buf)| b::buffer_entry(binding, buf))
+                    .into();
+                entries.extend([
+                    b::buffer_entry(b::CULL_BOXES, &o.boxes),
+                    b::buffer_entry(b::PYRAMID_PARAMS, &o.pyramid.params),
+                    b::buffer_entry(b::PYRAMID, &o.pyramid.texels),
+                ]);
+                Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("throng occlusion"),
+                    layout: &late.bgl,
+                    entries: &entries,
+                }))
+            }
             _ => None,
         };
         Some(CullRun {

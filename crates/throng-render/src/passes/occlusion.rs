@@ -37,6 +37,21 @@ pub(crate) struct OcclusionPass {
     visible: HashMap<(wgpu::Buffer, usize), (wgpu::Buffer, wgpu::Buffer)>,
 }
 
+/// A new buffer of `size` bytes (wgpu zero-initialises it).
+pub(crate) fn zeroed(
+    device: &wgpu::Device,
+    label: &str,
+    size: u64,
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
 /// One frame's depth pyramid: what culling's second phase binds, and the build's bind group.
 pub(crate) struct PyramidFrame {
     /// The `DepthPyramid` uniform.
@@ -79,12 +94,12 @@ impl OcclusionPass {
         let texels = match &self.texels {
             Some((size, buf)) if *size == (width, height) => buf.clone(),
             _ => {
-                let buf = device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("throng depth pyramid"),
-                    size: 4 * texel_count.max(1) as u64,
-                    usage: wgpu::BufferUsages::STORAGE,
-                    mapped_at_creation: false,
-                });
+                let buf = zeroed(
+                    device,
+                    "throng depth pyramid",
+                    4 * texel_count.max(1) as u64,
+                    wgpu::BufferUsages::STORAGE,
+                );
                 self.texels = Some(((width, height), buf.clone()));
                 buf
             }
@@ -167,14 +182,14 @@ impl OcclusionPass {
                 if self.visible.len() >= MAX_HISTORIES {
                     self.visible.clear();
                 }
+                // wgpu zero-initialises new buffers: an empty history.
                 let buffer = |label, size| {
-                    device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some(label),
+                    zeroed(
+                        device,
+                        label,
                         size,
-                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                        // wgpu zero-initialises new buffers: an empty history.
-                        mapped_at_creation: false,
-                    })
+                        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                    )
                 };
                 let v = buffer("throng visible instances and history", bytes);
                 let b = buffer("throng culling boxes", box_bytes);

@@ -192,18 +192,16 @@ fn encode_target(renderer: &Renderer, w: u32, h: u32) -> wgpu::TextureView {
 }
 
 #[allow(clippy::too_many_arguments)]
+/// One case: `n` instances `s` apart of a model `height` tall, camera `eye` heights up, timed
+/// over `frames`, played with `timing` (`changing`: the fraction changing per frame).
 fn measure(
     renderer: &mut Renderer,
     target: &wgpu::TextureView,
-    asset: &BakedAsset,
-    gpu_asset: &throng_render::GpuAsset,
+    (asset, gpu_asset): (&BakedAsset, &throng_render::GpuAsset),
     case: &'static str,
-    n: u32,
-    s: f32,
-    height: f32,
+    (n, s, height): (u32, f32, f32),
     opts: RenderOptions,
-    frames: u32,
-    eye: f32,
+    (frames, eye): (u32, f32),
     (timing, changing): (Timing, f64),
 ) -> anyhow::Result<(Case, throng_render::image::RgbaImage)> {
     let transforms = crowd::grid(n, s);
@@ -359,125 +357,56 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
     let frames = args.field_frames.max(1);
     let eye = args.field_eye;
     let cpu = (Timing::Cpu, 0.0);
-    let (on, on_img) = measure(
-        &mut renderer,
-        &target,
-        &asset,
-        &gpu_asset,
-        "cull+lod",
-        n,
-        s,
-        height,
-        RenderOptions {
-            cull: true,
-            occlusion: false,
-            lod_bias: 1.0,
-            ..base
-        },
-        frames,
-        eye,
-        cpu,
-    )?;
-    let (occ, occ_img) = measure(
-        &mut renderer,
-        &target,
-        &asset,
-        &gpu_asset,
-        "cull+lod+occlusion",
-        n,
-        s,
-        height,
-        RenderOptions {
-            cull: true,
-            occlusion: true,
-            lod_bias: 1.0,
-            ..base
-        },
-        frames,
-        eye,
-        cpu,
-    )?;
+    let mut case = |name, n, opts, timing| {
+        measure(
+            &mut renderer,
+            &target,
+            (&asset, &gpu_asset),
+            name,
+            (n, s, height),
+            opts,
+            (frames, eye),
+            timing,
+        )
+    };
+    let culled = RenderOptions {
+        cull: true,
+        occlusion: false,
+        lod_bias: 1.0,
+        ..base
+    };
+    let occluded = RenderOptions {
+        occlusion: true,
+        ..culled
+    };
+    let (on, on_img) = case("cull+lod", n, culled, cpu)?;
+    let (occ, occ_img) = case("cull+lod+occlusion", n, occluded, cpu)?;
     // GPU-timed: only what changed is uploaded.
-    let (gpu_timed, _) = measure(
-        &mut renderer,
-        &target,
-        &asset,
-        &gpu_asset,
+    let (gpu_timed, _) = case(
         "cull+lod+occlusion (GPU-timed)",
         n,
-        s,
-        height,
-        RenderOptions {
-            cull: true,
-            occlusion: true,
-            lod_bias: 1.0,
-            ..base
-        },
-        frames,
-        eye,
+        occluded,
         (Timing::Gpu, args.changing),
     )?;
     // The same culling with each instance boxed by its clips' union instead of the rows it
     // shows: what the per-row bounds save.
-    let (clip_boxes, _) = measure(
-        &mut renderer,
-        &target,
-        &asset,
-        &gpu_asset,
-        "cull+lod (clip boxes)",
-        n,
-        s,
-        height,
-        RenderOptions {
-            cull: true,
-            occlusion: false,
-            row_bounds: false,
-            lod_bias: 1.0,
-            ..base
-        },
-        frames,
-        eye,
-        cpu,
-    )?;
+    let clip_boxes = RenderOptions {
+        row_bounds: false,
+        ..culled
+    };
+    let (clip_boxes, _) = case("cull+lod (clip boxes)", n, clip_boxes, cpu)?;
     // The shadow pass at the view's LOD instead of its own (by shadow-map texel size).
-    let (view_lod_shadows, _) = measure(
-        &mut renderer,
-        &target,
-        &asset,
-        &gpu_asset,
-        "cull+lod (shadows at the view's LOD)",
-        n,
-        s,
-        height,
-        RenderOptions {
-            cull: true,
-            occlusion: false,
-            lod_bias: 1.0,
-            shadow_lod: throng_render::ShadowLod::Main,
-            ..base
-        },
-        frames,
-        eye,
-        cpu,
-    )?;
-    let (off, off_img) = measure(
-        &mut renderer,
-        &target,
-        &asset,
-        &gpu_asset,
-        "off",
-        off_n,
-        s,
-        height,
-        RenderOptions {
-            cull: false,
-            lod_bias: 0.0,
-            ..base
-        },
-        frames,
-        eye,
-        cpu,
-    )?;
+    let view_lod = RenderOptions {
+        shadow_lod: throng_render::ShadowLod::Main,
+        ..culled
+    };
+    let (view_lod_shadows, _) = case("cull+lod (shadows at the view's LOD)", n, view_lod, cpu)?;
+    let off = RenderOptions {
+        cull: false,
+        lod_bias: 0.0,
+        ..base
+    };
+    let (off, off_img) = case("off", off_n, off, cpu)?;
     if let Some(dir) = &args.field_images {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         for (img, file) in [
