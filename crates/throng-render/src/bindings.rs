@@ -65,6 +65,14 @@ numbers! {
     DRAW_ARGS = 13;
     /// Culling: every frame-table row's bounds, `array<vec4<f32>>` (min, max per row).
     ROW_BOUNDS = 16;
+    // ---- group 0: props (docs/design.md §5 "Props") ----
+    /// Every frame-table row's anchor affines, `array<AnchorAffine>`
+    /// (crate::gpu_types::AnchorAffine): anchor a of row r at `r · anchor_count + a`.
+    ANCHORS = 17;
+    /// `PropParams`: the anchor a prop draw (or the anchors job) places by.
+    PROP_PARAMS = 18;
+    /// The anchors job's output: one world `AnchorAffine` per instance.
+    ANCHORS_OUT = 19;
     // ---- group 1 (MATERIAL) ----
     MATERIAL = 0;
     BASE_TEXTURE = 1;

@@ -22,6 +22,7 @@ use crate::passes::main::{GroundDraw, MainPass};
 use crate::passes::reference::{ReferenceMesh, ReferencePass};
 use crate::passes::shadow::{depth_pass, ShadowPass};
 use crate::passes::{draw_params_buffer, DrawLayouts};
+use crate::prop::{GpuProp, PropMesh};
 use crate::readback::map_read;
 use crate::target::OffscreenTarget;
 
@@ -72,6 +73,11 @@ impl Renderer {
 
     pub fn adapter(&self) -> &AdapterSummary {
         &self.gpu.summary
+    }
+
+    /// Uploads a prop mesh to attach to anchors ([`GpuProp::new`]).
+    pub fn upload_prop(&self, mesh: &PropMesh) -> Result<GpuProp, RenderError> {
+        GpuProp::new(&self.gpu, mesh)
     }
 
     /// Uploads a baked asset ([`GpuAsset::new`]).
@@ -159,6 +165,7 @@ impl Renderer {
             asset,
             transforms,
             playback,
+            props: &[],
         };
         Ok(self.render_scene(&[crowd], opts)?.image)
     }
@@ -196,6 +203,13 @@ impl Renderer {
             }
             if k.0.culled {
                 self.cull.prepare(device, k.0.timing)?;
+            }
+            if !c.props.is_empty() {
+                for color in [k.0.color].into_iter().chain(k.1.map(|s| s.color)) {
+                    self.draws
+                        .props
+                        .prepare(device, &self.layouts, k.0.timing, color)?;
+                }
             }
             keys.push(k);
         }
@@ -431,6 +445,7 @@ impl Renderer {
                 asset,
                 transforms,
                 playback,
+                props: &[],
             },
             opts,
         )?;

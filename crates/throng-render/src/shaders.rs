@@ -14,6 +14,7 @@
 //! | `throng_render::vat` | `shaders/vat.wgsl` | one vertex from the VAT |
 //! | `throng_render::mesh` | `shaders/mesh.wgsl` | material and fragment shading |
 //! | `throng_render::debug` | `shaders/debug.wgsl` | debug-view colours |
+//! | `throng_render::anchor` | `shaders/anchor.wgsl` | anchors blended like skin matrices, props' placement |
 //!
 //! Shader defs select the variants (`ENCODING`, `BONE_TEXTURE`, `DUAL_QUAT`, `GPU_TIMED`,
 //! `CULLED`) and carry every binding number from [`crate::bindings`], so the numbers are written
@@ -59,6 +60,11 @@ pub enum Program {
     LayersCompute { timing: Timing },
     /// CPU-skinned vertices: `vs_main` + `fs_main`.
     ReferenceDraw,
+    /// Props on anchors (docs/design.md §5 "Props"): `vs_main` + `fs_main`, one instance per
+    /// crowd instance, placed by `throng_render::anchor`.
+    PropDraw { timing: Timing },
+    /// Every instance's world transform of one anchor, as props are placed: `cs_anchors`.
+    AnchorsCompute { timing: Timing },
     /// Ground plane: `vs_ground` + `fs_ground`.
     Ground,
 }
@@ -74,7 +80,7 @@ pub enum ShaderError {
 }
 
 /// The renderer's own modules (import path, file, source).
-const RENDER_MODULES: [(&str, &str, &str); 7] = [
+const RENDER_MODULES: [(&str, &str, &str); 8] = [
     (
         "throng_render::asset",
         "crates/throng-render/shaders/asset.wgsl",
@@ -109,6 +115,11 @@ const RENDER_MODULES: [(&str, &str, &str); 7] = [
         "throng_render::vat",
         "crates/throng-render/shaders/vat.wgsl",
         include_str!("../shaders/vat.wgsl"),
+    ),
+    (
+        "throng_render::anchor",
+        "crates/throng-render/shaders/anchor.wgsl",
+        include_str!("../shaders/anchor.wgsl"),
     ),
 ];
 
@@ -160,6 +171,14 @@ impl Program {
                 "crates/throng-render/shaders/ground.wgsl",
                 include_str!("../shaders/ground.wgsl"),
             ),
+            Program::PropDraw { .. } => (
+                "crates/throng-render/shaders/prop_draw.wgsl",
+                include_str!("../shaders/prop_draw.wgsl"),
+            ),
+            Program::AnchorsCompute { .. } => (
+                "crates/throng-render/shaders/anchors_compute.wgsl",
+                include_str!("../shaders/anchors_compute.wgsl"),
+            ),
         }
     }
 
@@ -183,6 +202,8 @@ impl Program {
             Program::LayersCompute { timing } => format!("layers_compute-{timing}"),
             Program::ReferenceDraw => "reference_draw".into(),
             Program::Ground => "ground".into(),
+            Program::PropDraw { timing } => format!("prop_draw-{timing}"),
+            Program::AnchorsCompute { timing } => format!("anchors_compute-{timing}"),
         }
     }
 
@@ -209,9 +230,10 @@ impl Program {
                 timing,
             } => (Some(encoding), skinning, Some(timing), false),
             Program::VatDraw { timing, culled } => (None, Skinning::Linear, Some(timing), culled),
-            Program::Cull { timing } | Program::LayersCompute { timing } => {
-                (None, Skinning::Linear, Some(timing), false)
-            }
+            Program::Cull { timing }
+            | Program::LayersCompute { timing }
+            | Program::PropDraw { timing }
+            | Program::AnchorsCompute { timing } => (None, Skinning::Linear, Some(timing), false),
             Program::ReferenceDraw | Program::Ground => (None, Skinning::Linear, None, false),
         };
         if skinning == Skinning::DualQuat {
@@ -331,6 +353,8 @@ pub fn all_programs() -> Vec<Program> {
     for timing in Timing::ALL {
         v.push(Program::LayersCompute { timing });
         v.push(Program::Cull { timing });
+        v.push(Program::PropDraw { timing });
+        v.push(Program::AnchorsCompute { timing });
         for culled in [false, true] {
             v.push(Program::VatDraw { timing, culled });
         }

@@ -170,6 +170,23 @@ fn wgsl_structs_match_rust_layouts() {
             std::mem::offset_of!(CullParams, shadow_lod),
         ],
     );
+    let anchors = validate(Program::AnchorsCompute {
+        timing: Timing::Cpu,
+    })
+    .expect("valid");
+    check(&anchors, "AnchorAffine", size_of::<AnchorAffine>(), &[0]);
+    assert_eq!(size_of::<AnchorAffine>(), 48);
+    check(
+        &anchors,
+        "PropParams",
+        size_of::<PropParams>(),
+        &[
+            offset_of!(PropParams, anchor),
+            offset_of!(PropParams, anchor_count),
+            offset_of!(PropParams, instance_count),
+            offset_of!(PropParams, _pad),
+        ],
+    );
     check(
         &cull,
         "DrawArgs",

@@ -7,7 +7,9 @@
 //! - [`shadow::ShadowPass`]: the shadow map, drawn from the light with the same skinning;
 //! - [`main::MainPass`]: ground and crowds into the colour target, lit and shadowed;
 //! - [`reference::ReferencePass`]: vertices skinned elsewhere (CPU), uploaded and drawn like the
-//!   GPU paths.
+//!   GPU paths;
+//! - [`props::PropDraws`]: static meshes on a crowd's anchors, drawn after the crowd in the
+//!   shadow and main passes.
 //!
 //! What they share lives here: the bind group layouts every mesh draw uses ([`DrawLayouts`]),
 //! the mesh pipeline description, and the per-draw uniform.
@@ -15,6 +17,7 @@
 pub(crate) mod cull;
 pub(crate) mod draw;
 pub(crate) mod main;
+pub(crate) mod props;
 pub(crate) mod reference;
 pub(crate) mod shadow;
 

@@ -447,6 +447,7 @@ fn draw_baked(
                     asset: &gpu_assets[a],
                     transforms: &parts[a].transforms,
                     playback: players[a].playback(),
+                    props: &[],
                 })
                 .collect();
             let frame = renderer.render_scene(&crowds, opts)?;

@@ -190,6 +190,7 @@ fn measure(
             asset: gpu_asset,
             transforms: &transforms,
             playback: Playback::Cpu(rt.records()),
+            props: &[],
         };
         let mut enc = renderer
             .gpu
@@ -212,6 +213,7 @@ fn measure(
             asset: gpu_asset,
             transforms: &transforms,
             playback: Playback::Cpu(rt.records()),
+            props: &[],
         };
         let frame = renderer
             .render_scene(&[crowd], &opts)

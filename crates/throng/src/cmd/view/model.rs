@@ -554,6 +554,7 @@ impl ViewModel {
                             asset: e.gpu.as_ref()?,
                             transforms: &part.transforms,
                             playback: p.playback(),
+                            props: &[],
                         })
                     })
                     .collect();
