@@ -34,7 +34,31 @@ pub struct ModelSkinner {
 
 impl ModelSkinner {
     pub fn new(model: &Model) -> ModelSkinner {
-        let bindings = model.mesh_bindings();
+        Self::of_bindings(model, model.mesh_bindings())
+    }
+
+    /// A skinner of every mesh of `model`, the static ones too: a mesh that nothing animates is
+    /// bound rigidly to its own node, as a rigid part is. Skinned in the rest pose (`clip`
+    /// None) it gives the model as it stands, in model space — e.g. a prop to attach to an
+    /// anchor.
+    pub fn with_static_meshes(model: &Model) -> ModelSkinner {
+        let mut bindings = model.mesh_bindings();
+        for (node, n) in model.nodes.iter().enumerate() {
+            let Some(mesh) = n.mesh else { continue };
+            if !bindings.iter().any(|b| b.node == node) {
+                bindings.push(MeshBinding {
+                    node,
+                    mesh,
+                    kind: crate::model::BindingKind::Rigid,
+                });
+            }
+        }
+        // Node order, as mesh_bindings gives it.
+        bindings.sort_by_key(|b| b.node);
+        Self::of_bindings(model, bindings)
+    }
+
+    fn of_bindings(model: &Model, bindings: Vec<MeshBinding>) -> ModelSkinner {
         let influences = bindings
             .iter()
             .map(|b| {

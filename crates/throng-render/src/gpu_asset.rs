@@ -193,20 +193,7 @@ impl GpuAsset {
     /// The index of the anchor called `name`, for a [`crate::Prop`]. Errors name the asset and
     /// list its anchors, or say that it has none.
     pub fn anchor(&self, name: &str) -> Result<u32, RenderError> {
-        if self.anchor_names.is_empty() {
-            return Err(RenderError::NoAnchors {
-                asset: self.name.clone(),
-            });
-        }
-        self.anchor_names
-            .iter()
-            .position(|n| n == name)
-            .map(|i| i as u32)
-            .ok_or_else(|| RenderError::UnknownAnchor {
-                asset: self.name.clone(),
-                anchor: name.to_string(),
-                anchors: self.anchor_names.clone(),
-            })
+        find_anchor(&self.name, &self.anchor_names, name)
     }
 
     /// Checks that anchor index `anchor` exists (a prop's).
@@ -537,6 +524,25 @@ impl GpuAsset {
             lod_errors,
         })
     }
+}
+
+/// The index of the anchor called `name` among `names` of asset `asset` (GpuAsset::anchor and
+/// crate::Prop::anchor_of).
+pub(crate) fn find_anchor(asset: &str, names: &[String], name: &str) -> Result<u32, RenderError> {
+    if names.is_empty() {
+        return Err(RenderError::NoAnchors {
+            asset: asset.to_string(),
+        });
+    }
+    names
+        .iter()
+        .position(|n| n == name)
+        .map(|i| i as u32)
+        .ok_or_else(|| RenderError::UnknownAnchor {
+            asset: asset.to_string(),
+            anchor: name.to_string(),
+            anchors: names.to_vec(),
+        })
 }
 
 /// The anchors' names and their affines in the GPU layout, after checking that the anchor

@@ -87,3 +87,17 @@ pub struct Prop<'a> {
     pub anchor: u32,
     pub mesh: &'a GpuProp,
 }
+
+impl Prop<'_> {
+    /// The index of `asset`'s anchor called `name`, as [`crate::GpuAsset::anchor`] finds it,
+    /// before any upload (to check a request early). Errors name the asset and list its
+    /// anchors, or say that it has none.
+    pub fn anchor_of(asset: &throng_asset::BakedAsset, name: &str) -> Result<u32, RenderError> {
+        let names: Vec<String> = asset
+            .anchors
+            .iter()
+            .flat_map(|a| a.anchors.iter().map(|i| i.name.clone()))
+            .collect();
+        crate::gpu_asset::find_anchor(&asset.source_name, &names, name)
+    }
+}

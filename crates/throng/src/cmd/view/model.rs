@@ -254,6 +254,7 @@ fn bake(model: &Model, path: &Path, s: &Settings) -> anyhow::Result<BakedAsset> 
         influences: Some(s.influences),
         vat: (s.path == SkinPath::Vat).then_some(VatEncoding::F32),
         source: SourceArgs::default(),
+        anchors: Vec::new(),
     };
     bake_model(model, path, &how)
 }
