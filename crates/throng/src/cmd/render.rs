@@ -428,19 +428,19 @@ struct Props {
 fn load_props(args: &Args, inputs: &[Input]) -> anyhow::Result<Props> {
     let mut anchors = vec![Vec::with_capacity(args.prop.len()); inputs.len()];
     for (input, (path, out)) in inputs.iter().zip(args.inputs.iter().zip(&mut anchors)) {
-        for (anchor, _) in &args.prop {
+        for (anchor, file) in &args.prop {
+            let flag = format!("--prop {anchor}={}", file.display());
             // Source inputs are baked for props (load_inputs): every input is baked here.
             let Some(asset) = input.baked() else {
-                anyhow::bail!("{}: --prop needs a baked input", path.display());
+                anyhow::bail!("{}: {flag} needs a baked input", path.display());
             };
-            let index = throng_render::Prop::anchor_of(asset, anchor).map_err(|e| {
-                let advice = match e {
-                    throng_render::RenderError::NoAnchors { .. } => {
-                        "; bake it with --anchor NODE (or --anchors auto)"
-                    }
-                    _ => "",
-                };
-                anyhow::anyhow!("{}: --prop {anchor}=…: {e}{advice}", path.display())
+            let index = throng_render::Prop::anchor_of(asset, anchor).map_err(|e| match e {
+                // The library says to bake with anchors; the command line says how.
+                throng_render::RenderError::NoAnchors { .. } => anyhow::anyhow!(
+                    "{}: {flag}: the asset has no anchors; bake it with --anchor NODE (or --anchors auto)",
+                    path.display()
+                ),
+                e => anyhow::anyhow!("{}: {flag}: {e}", path.display()),
             })?;
             out.push(index);
         }
