@@ -34,7 +34,31 @@ pub struct ModelSkinner {
 
 impl ModelSkinner {
     pub fn new(model: &Model) -> ModelSkinner {
-        let bindings = model.mesh_bindings();
+        Self::of_bindings(model, model.mesh_bindings())
+    }
+
+    /// A skinner of every mesh of `model`, the static ones too: a mesh that nothing animates is
+    /// bound rigidly to its own node, as a rigid part is. Skinned in the rest pose (`clip`
+    /// None) it gives the model as it stands, in model space — e.g. a prop to attach to an
+    /// anchor.
+    pub fn with_static_meshes(model: &Model) -> ModelSkinner {
+        let mut bindings = model.mesh_bindings();
+        for (node, n) in model.nodes.iter().enumerate() {
+            let Some(mesh) = n.mesh else { continue };
+            if !bindings.iter().any(|b| b.node == node) {
+                bindings.push(MeshBinding {
+                    node,
+                    mesh,
+                    kind: crate::model::BindingKind::Rigid,
+                });
+            }
+        }
+        // Node order, as mesh_bindings gives it.
+        bindings.sort_by_key(|b| b.node);
+        Self::of_bindings(model, bindings)
+    }
+
+    fn of_bindings(model: &Model, bindings: Vec<MeshBinding>) -> ModelSkinner {
         let influences = bindings
             .iter()
             .map(|b| {
@@ -102,5 +126,65 @@ impl ModelSkinner {
             }
         }
         out.truncate(k);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{LocalTransform, Mesh, Node, Primitive, Trs};
+    use glam::Vec3;
+
+    /// A static mesh (no skin, nothing animated) under a moved parent: `new` leaves it out,
+    /// `with_static_meshes` gives it in model space, as the scene places it.
+    #[test]
+    fn static_meshes_stand_where_their_nodes_put_them() {
+        let node = |parent, children, t: Vec3, mesh| Node {
+            name: None,
+            parent,
+            children,
+            local: LocalTransform::Trs(Trs {
+                translation: t,
+                ..Trs::IDENTITY
+            }),
+            mesh,
+            skin: None,
+        };
+        let model = Model {
+            nodes: vec![
+                node(None, vec![1], Vec3::new(0.0, 2.0, 0.0), None),
+                node(Some(0), vec![], Vec3::new(1.0, 0.0, 0.0), Some(0)),
+            ],
+            eval_order: vec![0, 1],
+            meshes: vec![Mesh {
+                name: None,
+                primitives: vec![Primitive {
+                    positions: vec![Vec3::ZERO, Vec3::X, Vec3::Z],
+                    normals: vec![Vec3::Y; 3],
+                    indices: vec![0, 1, 2],
+                    ..Default::default()
+                }],
+            }],
+            ..Default::default()
+        };
+        assert!(ModelSkinner::new(&model).is_empty());
+        let mut parts = Vec::new();
+        ModelSkinner::with_static_meshes(&model).skin(
+            &model,
+            None,
+            0.0,
+            Skinning::Linear,
+            &mut parts,
+        );
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].node, 1);
+        let want = [
+            Vec3::new(1.0, 2.0, 0.0),
+            Vec3::new(2.0, 2.0, 0.0),
+            Vec3::new(1.0, 2.0, 1.0),
+        ];
+        for (p, w) in parts[0].vertices.positions.iter().zip(want) {
+            assert!((*p - w).length() < 1e-6, "{p} vs {w}");
+        }
     }
 }

@@ -75,6 +75,14 @@ numbers! {
     /// Occlusion culling: every instance's box, LOD and whether it is in view, written by the
     /// culling pass for the second phase (`array<vec4<f32>>`, two per instance).
     CULL_BOXES = 21;
+    // ---- group 0: props (docs/design.md §5 "Props") ----
+    /// Every frame-table row's anchor affines, `array<AnchorAffine>`
+    /// (crate::gpu_types::AnchorAffine): anchor a of row r at `r · anchor_count + a`.
+    ANCHORS = 22;
+    /// `PropParams`: the anchor a prop draw (or the anchors job) places by.
+    PROP_PARAMS = 23;
+    /// The anchors job's output: one world `AnchorAffine` per instance.
+    ANCHORS_OUT = 24;
     // ---- group 1 (MATERIAL) ----
     MATERIAL = 0;
     BASE_TEXTURE = 1;

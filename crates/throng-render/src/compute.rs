@@ -9,7 +9,7 @@ use crate::crowd::{CrowdBuffers, Playback};
 use crate::device::Gpu;
 use crate::error::RenderError;
 use crate::gpu_asset::GpuAsset;
-use crate::gpu_types::{SkinInput, SkinJob, SkinOutput};
+use crate::gpu_types::{AnchorAffine, SkinInput, SkinJob, SkinOutput};
 use crate::layouts;
 use crate::readback::map_read;
 use crate::shaders::Program;
@@ -187,4 +187,56 @@ pub fn layers_on_gpu(
     });
     let bytes = run_and_read(gpu, &pipeline, &bind, n as u32, &out_buf, out_size)?;
     Ok(bytemuck::pod_collect_to_vec(&bytes))
+}
+
+/// Every instance's world transform of `anchor` as the prop draw places it (column-major, file
+/// units): `transforms[i] · Σ_l w_l · lerp(A(row_l), A(next_l), frac_l)` on the GPU, for the
+/// layers of `playback` (CPU-timed: the records; GPU-timed: derived from the record and the
+/// clock). The twin of `throng_runtime::anchor::anchor_world`.
+pub fn anchors_on_gpu(
+    gpu: &Gpu,
+    asset: &GpuAsset,
+    transforms: &[InstanceTransform],
+    playback: Playback,
+    anchor: u32,
+) -> Result<Vec<glam::Mat4>, RenderError> {
+    let device = &gpu.device;
+    asset.check_anchor(anchor)?;
+    let n = playback.len();
+    if transforms.len() != n {
+        return Err(RenderError::BadInput {
+            what: "instance records (one per transform)",
+            got: n,
+            expected: transforms.len(),
+        });
+    }
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let timing = playback.timing();
+    let bgl = layouts::anchors_compute(device, timing);
+    let pipeline = compute_pipeline(
+        device,
+        Program::AnchorsCompute { timing },
+        &bgl,
+        "cs_anchors",
+    )?;
+    let mut owned = None;
+    let buffers = CrowdBuffers::for_playback(device, transforms, playback, &mut owned);
+    let params = crate::passes::props::prop_params(device, asset, anchor, n as u32);
+    let out_size = (n * std::mem::size_of::<AnchorAffine>()) as u64;
+    let out_buf = output_buffer(device, out_size);
+    let mut entries = crate::passes::props::anchor_entries(buffers, asset, &params);
+    entries.push(wgpu::BindGroupEntry {
+        binding: crate::bindings::ANCHORS_OUT,
+        resource: out_buf.as_entire_binding(),
+    });
+    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("throng anchors compute"),
+        layout: &bgl,
+        entries: &entries,
+    });
+    let bytes = run_and_read(gpu, &pipeline, &bind, n as u32, &out_buf, out_size)?;
+    let out: Vec<AnchorAffine> = bytemuck::pod_collect_to_vec(&bytes);
+    Ok(out.iter().map(AnchorAffine::to_mat4).collect())
 }

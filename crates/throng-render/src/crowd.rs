@@ -56,6 +56,9 @@ pub struct Crowd<'a> {
     pub transforms: &'a [InstanceTransform],
     /// Playback record per instance, CPU- or GPU-timed (docs/design.md §4).
     pub playback: Playback<'a>,
+    /// Meshes drawn on anchors of `asset` for every instance (docs/design.md §5 "Props"); one
+    /// instanced draw per prop and pass.
+    pub props: &'a [crate::Prop<'a>],
 }
 
 impl Crowd<'_> {
@@ -76,6 +79,9 @@ impl Crowd<'_> {
                 got: self.playback.len(),
                 expected: self.transforms.len(),
             });
+        }
+        for p in self.props {
+            self.asset.check_anchor(p.anchor)?;
         }
         let lods = self.asset.lod_count() as u64;
         // Visible ids: 3 lists per LOD (main, shadow, occlusion culling's second phase) and a

@@ -45,6 +45,21 @@ pub enum RenderError {
     },
     #[error("the reference path draws meshes skinned on the CPU: hand them to Renderer::render_reference (a crowd of a baked asset draws on the texture or VAT path)")]
     ReferenceIsNotACrowdPath,
+    #[error("asset {asset} has no anchors to attach a prop to; bake it with anchors (a socket node per anchor)")]
+    NoAnchors { asset: String },
+    #[error("asset {asset} has no anchor named {anchor:?}; its anchors: {}", anchors.join(", "))]
+    UnknownAnchor {
+        asset: String,
+        anchor: String,
+        anchors: Vec<String>,
+    },
+    #[error("asset {asset}: a prop is on anchor {anchor}, but the asset has {count} anchor(s) ({})", names.join(", "))]
+    AnchorOutOfRange {
+        asset: String,
+        anchor: u32,
+        count: usize,
+        names: Vec<String>,
+    },
     #[error("internal error: {0} (a bug in throng-render; please report it)")]
     Internal(&'static str),
     #[error("reading back a GPU buffer failed: {0}")]

@@ -8,7 +8,7 @@ use wgpu::util::DeviceExt;
 
 use crate::device::Gpu;
 use crate::error::RenderError;
-use crate::gpu_types::{BoneParams, MaterialUniform, SkinInput};
+use crate::gpu_types::{AnchorAffine, BoneParams, MaterialUniform, SkinInput};
 
 /// Influences stored per GPU vertex; assets with K = 4 are padded with zero weights.
 pub const GPU_INFLUENCES: usize = 8;
@@ -173,6 +173,12 @@ pub struct GpuAsset {
     /// the primitives of meshoptimizer's relative error × the primitive's largest extent.
     /// `[0]` = 0; the length is the asset's LOD count (at most [`MAX_LODS`]).
     pub lod_errors: Vec<f32>,
+    /// The anchors (docs/design.md §3), `array<AnchorAffine>` in model space: anchor a of
+    /// frame-table row r at `r · anchor_names.len() + a` (one identity entry when the asset has
+    /// none: a storage binding may not be empty).
+    pub anchors_buffer: wgpu::Buffer,
+    /// The anchors' names in the asset's order; a [`crate::Prop`]'s `anchor` indexes them.
+    pub anchor_names: Vec<String>,
 }
 
 /// LOD levels the renderer selects between (LOD 0 included).
@@ -182,6 +188,30 @@ impl GpuAsset {
     /// LOD levels (1 without simplified LODs).
     pub fn lod_count(&self) -> u32 {
         self.lod_errors.len().max(1) as u32
+    }
+
+    /// The index of the anchor called `name`, for a [`crate::Prop`]. Errors name the asset and
+    /// list its anchors, or say that it has none.
+    pub fn anchor(&self, name: &str) -> Result<u32, RenderError> {
+        find_anchor(&self.name, &self.anchor_names, name)
+    }
+
+    /// Checks that anchor index `anchor` exists (a prop's).
+    pub(crate) fn check_anchor(&self, anchor: u32) -> Result<(), RenderError> {
+        if self.anchor_names.is_empty() {
+            return Err(RenderError::NoAnchors {
+                asset: self.name.clone(),
+            });
+        }
+        if anchor as usize >= self.anchor_names.len() {
+            return Err(RenderError::AnchorOutOfRange {
+                asset: self.name.clone(),
+                anchor,
+                count: self.anchor_names.len(),
+                names: self.anchor_names.clone(),
+            });
+        }
+        Ok(())
     }
 
     /// Bind group entries of the clip table and its frame-time lists.
@@ -468,7 +498,16 @@ impl GpuAsset {
             &rows,
             [f32::MAX, f32::MAX, f32::MAX, 0.0],
         );
+        let (anchor_names, anchor_rows) = anchor_upload(asset).map_err(bad)?;
+        let anchors_buffer = crate::crowd::storage_buffer(
+            device,
+            "throng anchors",
+            &anchor_rows,
+            AnchorAffine::IDENTITY,
+        );
         Ok(GpuAsset {
+            anchors_buffer,
+            anchor_names,
             name: asset.source_name.clone(),
             encoding: enc,
             bone_texture,
@@ -485,6 +524,56 @@ impl GpuAsset {
             lod_errors,
         })
     }
+}
+
+/// The index of the anchor called `name` among `names` of asset `asset` (GpuAsset::anchor and
+/// crate::Prop::anchor_of).
+pub(crate) fn find_anchor(asset: &str, names: &[String], name: &str) -> Result<u32, RenderError> {
+    if names.is_empty() {
+        return Err(RenderError::NoAnchors {
+            asset: asset.to_string(),
+        });
+    }
+    names
+        .iter()
+        .position(|n| n == name)
+        .map(|i| i as u32)
+        .ok_or_else(|| RenderError::UnknownAnchor {
+            asset: asset.to_string(),
+            anchor: name.to_string(),
+            anchors: names.to_vec(),
+        })
+}
+
+/// The anchors' names and their affines in the GPU layout, after checking that the anchor
+/// table has a row per frame-table row and 12 f32 per anchor and row (the shaders index it by
+/// the rows the bone texture is read at).
+fn anchor_upload(asset: &BakedAsset) -> Result<(Vec<String>, Vec<AnchorAffine>), String> {
+    let Some(at) = &asset.anchors else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let n = at.anchors.len();
+    let rows = asset.bone_texture.rows;
+    if n == 0 {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    if at.rows != rows || at.data.len() != rows as usize * n * 12 {
+        return Err(format!(
+            "anchor table of {} rows × {n} anchors holds {} f32, expected {rows} rows (the frame table's) × {n} × 12",
+            at.rows,
+            at.data.len()
+        ));
+    }
+    let affines = at
+        .data
+        .chunks_exact(12)
+        .map(|c| {
+            let mut r = [0.0f32; 12];
+            r.copy_from_slice(c);
+            AnchorAffine::from_rows(&r)
+        })
+        .collect();
+    Ok((at.anchors.iter().map(|a| a.name.clone()).collect(), affines))
 }
 
 /// Where an upload goes: `rows` rows of `width` texels, `row_bytes` bytes each, in layers of

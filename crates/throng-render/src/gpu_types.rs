@@ -280,3 +280,58 @@ pub struct VatParams {
     pub min: [f32; 4],
     pub max: [f32; 4],
 }
+
+/// One anchor's transform (WGSL `AnchorAffine`), 48 B: the 3 rows of the 3×4 affine `[L | t]`
+/// (column vectors: `p' = L · p + t`), each row `(m_r0, m_r1, m_r2, t_r)`, file units. The
+/// asset's anchors are stored so per frame-table row (model space; 12 f32 per anchor in
+/// `throng_asset::AnchorTexture::data`), and the anchors job writes world transforms so.
+#[repr(C, align(16))]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct AnchorAffine {
+    pub rows: [[f32; 4]; 3],
+}
+
+impl AnchorAffine {
+    pub const IDENTITY: AnchorAffine = AnchorAffine {
+        rows: [
+            [1.0, 0.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+        ],
+    };
+
+    /// From 12 f32 laid out as `AnchorTexture::data` holds one anchor of one row (row-major).
+    pub fn from_rows(r: &[f32; 12]) -> AnchorAffine {
+        AnchorAffine {
+            rows: [
+                [r[0], r[1], r[2], r[3]],
+                [r[4], r[5], r[6], r[7]],
+                [r[8], r[9], r[10], r[11]],
+            ],
+        }
+    }
+
+    /// The column-major matrix (last row (0, 0, 0, 1)).
+    pub fn to_mat4(&self) -> glam::Mat4 {
+        let [a, b, c] = self.rows;
+        glam::Mat4::from_cols_array(&[
+            a[0], b[0], c[0], 0.0, //
+            a[1], b[1], c[1], 0.0, //
+            a[2], b[2], c[2], 0.0, //
+            a[3], b[3], c[3], 1.0,
+        ])
+    }
+}
+
+/// Which anchor a prop draw or the anchors job reads (WGSL `PropParams`), 16 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PropParams {
+    /// Index into the asset's anchors (`GpuAsset::anchor_names`).
+    pub anchor: u32,
+    /// Anchors per frame-table row.
+    pub anchor_count: u32,
+    /// Instances of the crowd (the anchors job's thread count).
+    pub instance_count: u32,
+    pub _pad: u32,
+}

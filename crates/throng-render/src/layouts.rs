@@ -247,6 +247,42 @@ pub fn vat_draw(device: &wgpu::Device, timing: Timing, culled: bool) -> wgpu::Bi
     })
 }
 
+/// What placing a prop reads: bone params and clips (the rows a layer shows), the transforms,
+/// the playback records, the anchors and the prop's parameters.
+fn anchor_entries(timing: Timing, vis: wgpu::ShaderStages) -> Vec<wgpu::BindGroupLayoutEntry> {
+    let mut e = vec![
+        uniform(b::BONE_PARAMS, vis),
+        storage(b::INSTANCE_TRANSFORMS, vis, true),
+        storage(b::ANCHORS, vis, true),
+        uniform(b::PROP_PARAMS, vis),
+    ];
+    e.extend(clip_table(vis));
+    e.extend(playback_entries(timing, vis));
+    e
+}
+
+/// Group 0 of the prop draw: [`anchor_entries`] and the frame uniform.
+pub fn prop_draw(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
+    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
+    let mut e = anchor_entries(timing, vis);
+    e.push(uniform(b::FRAME, vis));
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng prop draw"),
+        entries: &e,
+    })
+}
+
+/// Group 0 of the anchors job: [`anchor_entries`] and the output.
+pub fn anchors_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
+    let vis = wgpu::ShaderStages::COMPUTE;
+    let mut e = anchor_entries(timing, vis);
+    e.push(storage(b::ANCHORS_OUT, vis, false));
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng anchors compute"),
+        entries: &e,
+    })
+}
+
 /// Group 2 of the VAT draw: VAT params, float positions, unorm16 positions, octahedral normals.
 pub fn vat_textures(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::VERTEX;

@@ -6,7 +6,8 @@
 //! An embedder needs: [`Renderer`] (a device and the passes; or [`Gpu::from_device`] for an
 //! application's own device), [`GpuAsset`] (a baked asset on the GPU), [`Crowd`] + [`Playback`]
 //! (instances of one asset with their transforms and CPU- or GPU-timed records — the types of
-//! throng-contract, as throng-runtime writes them), [`RenderOptions`], and back [`FrameStats`].
+//! throng-contract, as throng-runtime writes them — and their [`Prop`]s on anchors),
+//! [`RenderOptions`], and back [`FrameStats`].
 //!
 //! Inside, per frame (`passes`): the culling pass per crowd (view frustum and shadow camera,
 //! LOD by projected error, indirect arguments), the shadow pass, the main pass (ground and
@@ -32,6 +33,7 @@ pub mod light;
 mod material;
 mod options;
 mod passes;
+mod prop;
 mod readback;
 mod renderer;
 pub mod shaders;
@@ -49,6 +51,7 @@ pub use options::{
 };
 pub use passes::cull::{CullLists, ROW_PAD};
 pub use passes::reference::{DecodedMeshes, ReferenceMesh};
+pub use prop::{GpuProp, Prop, PropMesh};
 pub use renderer::{render_png, Renderer};
 pub use shaders::{Program, ShaderError};
 /// The per-instance contract, as the renderer reads it (throng-contract's types).

@@ -24,6 +24,7 @@ use crate::passes::occlusion::{OcclusionPass, PyramidFrame};
 use crate::passes::reference::{ReferenceMesh, ReferencePass};
 use crate::passes::shadow::{depth_pass, ShadowPass};
 use crate::passes::{draw_params_buffer, DrawLayouts};
+use crate::prop::{GpuProp, PropMesh};
 use crate::readback::map_read;
 use crate::target::OffscreenTarget;
 
@@ -78,6 +79,11 @@ impl Renderer {
 
     pub fn adapter(&self) -> &AdapterSummary {
         &self.gpu.summary
+    }
+
+    /// Uploads a prop mesh to attach to anchors ([`GpuProp::new`]).
+    pub fn upload_prop(&self, mesh: &PropMesh) -> Result<GpuProp, RenderError> {
+        GpuProp::new(&self.gpu, mesh)
     }
 
     /// Uploads a baked asset ([`GpuAsset::new`]).
@@ -165,6 +171,7 @@ impl Renderer {
             asset,
             transforms,
             playback,
+            props: &[],
         };
         Ok(self.render_scene(&[crowd], opts)?.image)
     }
@@ -204,6 +211,13 @@ impl Renderer {
             }
             if k.0.culled {
                 self.cull.prepare(device, k.0.timing, pyramid.is_some())?;
+            }
+            if !c.props.is_empty() {
+                for color in [k.0.color].into_iter().chain(k.1.map(|s| s.color)) {
+                    self.draws
+                        .props
+                        .prepare(device, &self.layouts, k.0.timing, color)?;
+                }
             }
             keys.push(k);
         }
@@ -489,6 +503,7 @@ impl Renderer {
                 asset,
                 transforms,
                 playback,
+                props: &[],
             },
             opts,
         )?;

@@ -16,6 +16,7 @@
 //! | `throng_render::debug` | `shaders/debug.wgsl` | debug-view colours |
 //! | `throng_render::depth_pyramid` | `shaders/depth_pyramid.wgsl` | the hierarchical depth occlusion culling reads |
 //! | `throng_render::cull_lists` | `shaders/cull_lists.wgsl` | culling's parameters, visible-id lists, indirect arguments |
+//! | `throng_render::anchor` | `shaders/anchor.wgsl` | anchors blended like skin matrices, props' placement |
 //!
 //! Shader defs select the variants (`ENCODING`, `BONE_TEXTURE`, `DUAL_QUAT`, `GPU_TIMED`,
 //! `CULLED`, `OCCLUSION`) and carry every binding number from [`crate::bindings`], so the numbers are written
@@ -67,6 +68,11 @@ pub enum Program {
     LayersCompute { timing: Timing },
     /// CPU-skinned vertices: `vs_main` + `fs_main`.
     ReferenceDraw,
+    /// Props on anchors (docs/design.md §5 "Props"): `vs_main` + `fs_main`, one instance per
+    /// crowd instance, placed by `throng_render::anchor`.
+    PropDraw { timing: Timing },
+    /// Every instance's world transform of one anchor, as props are placed: `cs_anchors`.
+    AnchorsCompute { timing: Timing },
     /// Ground plane: `vs_ground` + `fs_ground`.
     Ground,
 }
@@ -82,7 +88,7 @@ pub enum ShaderError {
 }
 
 /// The renderer's own modules (import path, file, source).
-const RENDER_MODULES: [(&str, &str, &str); 9] = [
+const RENDER_MODULES: [(&str, &str, &str); 10] = [
     (
         "throng_render::asset",
         "crates/throng-render/shaders/asset.wgsl",
@@ -127,6 +133,11 @@ const RENDER_MODULES: [(&str, &str, &str); 9] = [
         "throng_render::depth_pyramid",
         "crates/throng-render/shaders/depth_pyramid.wgsl",
         include_str!("../shaders/depth_pyramid.wgsl"),
+    ),
+    (
+        "throng_render::anchor",
+        "crates/throng-render/shaders/anchor.wgsl",
+        include_str!("../shaders/anchor.wgsl"),
     ),
 ];
 
@@ -186,6 +197,14 @@ impl Program {
                 "crates/throng-render/shaders/ground.wgsl",
                 include_str!("../shaders/ground.wgsl"),
             ),
+            Program::PropDraw { .. } => (
+                "crates/throng-render/shaders/prop_draw.wgsl",
+                include_str!("../shaders/prop_draw.wgsl"),
+            ),
+            Program::AnchorsCompute { .. } => (
+                "crates/throng-render/shaders/anchors_compute.wgsl",
+                include_str!("../shaders/anchors_compute.wgsl"),
+            ),
         }
     }
 
@@ -218,6 +237,8 @@ impl Program {
             Program::LayersCompute { timing } => format!("layers_compute-{timing}"),
             Program::ReferenceDraw => "reference_draw".into(),
             Program::Ground => "ground".into(),
+            Program::PropDraw { timing } => format!("prop_draw-{timing}"),
+            Program::AnchorsCompute { timing } => format!("anchors_compute-{timing}"),
         }
     }
 
@@ -250,7 +271,9 @@ impl Program {
                 }
                 (None, Skinning::Linear, Some(timing), false)
             }
-            Program::LayersCompute { timing } => (None, Skinning::Linear, Some(timing), false),
+            Program::LayersCompute { timing }
+            | Program::PropDraw { timing }
+            | Program::AnchorsCompute { timing } => (None, Skinning::Linear, Some(timing), false),
             Program::ReferenceDraw
             | Program::Ground
             | Program::DepthPyramid
@@ -380,6 +403,8 @@ pub fn all_programs() -> Vec<Program> {
         for occlusion in [false, true] {
             v.push(Program::Cull { timing, occlusion });
         }
+        v.push(Program::PropDraw { timing });
+        v.push(Program::AnchorsCompute { timing });
         for culled in [false, true] {
             v.push(Program::VatDraw { timing, culled });
         }

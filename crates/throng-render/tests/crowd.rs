@@ -50,6 +50,7 @@ fn cpu_crowd<'a>(
         asset,
         transforms,
         playback: Playback::Cpu(records),
+        props: &[],
     }
 }
 

@@ -192,6 +192,23 @@ fn wgsl_structs_match_rust_layouts() {
         size_of::<PyramidStep>(),
         &[0, 4, 8, 12],
     );
+    let anchors = validate(Program::AnchorsCompute {
+        timing: Timing::Cpu,
+    })
+    .expect("valid");
+    check(&anchors, "AnchorAffine", size_of::<AnchorAffine>(), &[0]);
+    assert_eq!(size_of::<AnchorAffine>(), 48);
+    check(
+        &anchors,
+        "PropParams",
+        size_of::<PropParams>(),
+        &[
+            offset_of!(PropParams, anchor),
+            offset_of!(PropParams, anchor_count),
+            offset_of!(PropParams, instance_count),
+            offset_of!(PropParams, _pad),
+        ],
+    );
     check(
         &cull,
         "DrawArgs",

@@ -1,6 +1,6 @@
 //! `throng render` end to end on scene features: several assets in one frame, LOD and shadow
-//! flags with the frame statistics it prints, the debug views, usage errors (exit 2), and
-//! `throng bench render --field`.
+//! flags with the frame statistics it prints, the debug views, props on anchors (and a missing
+//! anchor's error), usage errors (exit 2), and `throng bench render --field`.
 //!
 //! Pictures go to the test target dir for people to look at. Without a GPU adapter the
 //! rendering tests skip outside CI and fail in CI (`test_gpu()`); without the asset folder they
@@ -101,6 +101,11 @@ fn bad_lod_influences_debug_values_and_lone_debug_joint_are_usage_errors() {
         &["--frames", "3", "-o", "out.png"],
         &["--instances", "20000000"],
         &["--time", "nan"],
+        &["--prop", "hand"],
+        &["--prop", "=box.glb"],
+        &["--prop", "hand="],
+        &["--prop", "hand=box.glb", "--path", "reference"],
+        &["--prop-scale", "0"],
     ];
     for extra in cases {
         let mut args = vec!["render", "missing.glb"];
@@ -369,4 +374,100 @@ fn bench_render_field_compares_culling_and_lod_against_everything_at_lod_0() {
         assert!(c["frame_ms"].as_f64().unwrap_or(-1.0) > 0.0, "{c}");
         assert!(c["cpu_ms"].as_f64().unwrap_or(-1.0) > 0.0, "{c}");
     }
+}
+
+/// `throng bake CesiumMan.glb --anchor` on both hand joints, into `d`.
+fn man_with_hand_anchors(cesium: &Path, d: &Path) -> PathBuf {
+    let baked = d.join("man.glb");
+    ok_stderr(&[
+        "bake",
+        &s(cesium),
+        "-o",
+        &s(&baked),
+        "--anchor",
+        "Skeleton_arm_joint_R__3_",
+        "--anchor",
+        "Skeleton_arm_joint_L__2_",
+    ]);
+    baked
+}
+
+#[test]
+fn a_prop_on_a_missing_anchor_fails_naming_the_file_and_the_anchor() {
+    // Checked before any GPU work: needs the assets only.
+    let (Some(cesium), Some(prop)) = (
+        throng_testdata::asset("CesiumMan.glb"),
+        throng_testdata::asset("Box.glb"),
+    ) else {
+        return;
+    };
+    let d = dir("prop-errors");
+    let baked = man_with_hand_anchors(&cesium, &d);
+    let out = d.join("out.png");
+    let bad = format!("hand={}", s(&prop));
+    let o = run(&["render", &s(&baked), "--prop", &bad, "-o", &s(&out)]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    for want in [
+        "man.glb",
+        "\"hand\"",
+        "Skeleton_arm_joint_R__3_, Skeleton_arm_joint_L__2_",
+    ] {
+        assert!(stderr.contains(want), "no {want:?} in:\n{stderr}");
+    }
+    assert!(!out.exists(), "an image was written");
+    // An asset baked without anchors: the advice says how to bake them.
+    let bare = d.join("bare.glb");
+    ok_stderr(&["bake", &s(&cesium), "-o", &s(&bare)]);
+    let o = run(&["render", &s(&bare), "--prop", &bad, "-o", &s(&out)]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("bare.glb")
+            && stderr.contains("no anchors")
+            && stderr.contains("--anchor NODE"),
+        "{stderr}"
+    );
+    // A prop file that does not exist is named too.
+    let missing = format!("Skeleton_arm_joint_R__3_={}", s(&d.join("nothing.glb")));
+    let o = run(&["render", &s(&baked), "--prop", &missing, "-o", &s(&out)]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("nothing.glb"), "{stderr}");
+}
+
+#[test]
+fn props_on_both_hands_are_drawn_in_one_draw_per_pass_each() {
+    let Some(cesium) = asset_and_gpu("CesiumMan.glb") else {
+        return;
+    };
+    let Some(prop) = throng_testdata::asset("Box.glb") else {
+        return;
+    };
+    let d = dir("props");
+    let baked = man_with_hand_anchors(&cesium, &d);
+    let (baked_s, prop_s) = (s(&baked), s(&prop));
+    let right = format!("Skeleton_arm_joint_R__3_={prop_s}");
+    let left = format!("Skeleton_arm_joint_L__2_={prop_s}");
+    let common = ["--instances", "4", "--size", "256x256", "--stagger", "0.3"];
+    let with = d.join("with.png");
+    let with_s = s(&with);
+    let mut argv = vec!["render", &baked_s, "--prop", &right, "--prop", &left];
+    argv.extend(["--prop-scale", "0.12", "-o", &with_s]);
+    argv.extend(common);
+    let stderr_with = ok_stderr(&argv);
+    let without = d.join("without.png");
+    let without_s = s(&without);
+    let mut argv = vec!["render", &baked_s, "-o", &without_s];
+    argv.extend(common);
+    let stderr_without = ok_stderr(&argv);
+    // Box.glb has one primitive: one draw per prop and pass, 4 in all.
+    assert_eq!(
+        stat_before(&stderr_with, "draw calls"),
+        stat_before(&stderr_without, "draw calls") + 4,
+        "{stderr_with}"
+    );
+    let changed = differing(&read_png(&with), &read_png(&without), 8);
+    eprintln!("props: {changed} pixels differ from the crowd without props");
+    assert!(changed > 100, "only {changed} pixels show props");
 }

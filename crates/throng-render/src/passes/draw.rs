@@ -17,6 +17,7 @@ use crate::gpu_types::{DrawIndexedArgs, MaterialUniform, DRAW_PARAMS_STRIDE};
 use crate::layouts;
 use crate::options::{RenderOptions, SkinPath, DEFAULT_COLOR};
 use crate::passes::cull::CullRun;
+use crate::passes::props::{PropDraw, PropDraws};
 use crate::shaders::Program;
 
 /// One skinned-draw pipeline variant.
@@ -40,6 +41,8 @@ struct SkinnedPipeline {
 #[derive(Default)]
 pub(crate) struct SkinnedDraws {
     pipelines: HashMap<PipelineKey, SkinnedPipeline>,
+    /// The pipelines of props on the crowds' anchors, drawn after each crowd.
+    pub props: PropDraws,
 }
 
 /// Everything one crowd's draws need this frame.
@@ -53,6 +56,7 @@ pub(crate) struct CrowdDraw<'a> {
     draw_shadow: wgpu::BindGroup,
     materials: Vec<wgpu::BindGroup>,
     vat_groups: Vec<Option<wgpu::BindGroup>>,
+    props: Vec<PropDraw<'a>>,
     pub lods: u32,
 }
 
@@ -234,7 +238,11 @@ impl SkinnedDraws {
                 ))
             })
             .collect();
+        let props = self
+            .props
+            .crowd(device, layouts, &crowd, buffers, &setup.frame)?;
         Ok(CrowdDraw {
+            props,
             crowd,
             cull,
             key,
@@ -322,6 +330,21 @@ impl SkinnedDraws {
                 draws += 1;
             }
         }
+        // The crowd's props, at this pass's LOD 0 entry of the per-draw uniform (they read
+        // only its pass index). Not culled, so drawn once in the main pass: in its first phase
+        // with occlusion culling (occluders there), not again in the second.
+        if pass_index == 2 {
+            return draws;
+        }
+        draws += self.props.record(
+            pass,
+            &cd.props,
+            cd.key.timing,
+            key.and_then(|k| k.color),
+            group,
+            (pass_index as u64 * cd.lods as u64 * DRAW_PARAMS_STRIDE) as u32,
+            n,
+        );
         draws
     }
 }

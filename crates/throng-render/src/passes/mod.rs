@@ -10,7 +10,9 @@
 //! - [`occlusion::OcclusionPass`]: the depth pyramid between the phases, and each crowd's
 //!   visibility history;
 //! - [`reference::ReferencePass`]: vertices skinned elsewhere (CPU), uploaded and drawn like the
-//!   GPU paths.
+//!   GPU paths;
+//! - [`props::PropDraws`]: static meshes on a crowd's anchors, drawn after the crowd in the
+//!   shadow and main passes.
 //!
 //! What they share lives here: the bind group layouts every mesh draw uses ([`DrawLayouts`]),
 //! the mesh pipeline description, and the per-draw uniform.
@@ -19,6 +21,7 @@ pub(crate) mod cull;
 pub(crate) mod draw;
 pub(crate) mod main;
 pub(crate) mod occlusion;
+pub(crate) mod props;
 pub(crate) mod reference;
 pub(crate) mod shadow;
 

@@ -111,13 +111,113 @@ impl<'a> DecodedMeshes<'a> {
     }
 }
 
-/// Interleaved vertex of the reference path (CPU-skinned, model space).
+/// Interleaved vertex of a static mesh: the reference path's (CPU-skinned, model space) and
+/// a prop's (its anchor's space).
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct RefVertex {
+pub(crate) struct RefVertex {
     position: [f32; 3],
     normal: [f32; 3],
     uv: [f32; 2],
+}
+
+impl RefVertex {
+    pub const ATTRIBUTES: [wgpu::VertexAttribute; 3] =
+        wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
+
+    pub fn layout() -> wgpu::VertexBufferLayout<'static> {
+        wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<RefVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &Self::ATTRIBUTES,
+        }
+    }
+}
+
+/// A static mesh's streams as given: positions and normals (one each per vertex), UV0, a
+/// triangle list and an encoded base colour texture (PNG/JPEG, sRGB).
+pub(crate) struct MeshStreams<'a> {
+    pub positions: &'a [Vec3],
+    pub normals: &'a [Vec3],
+    pub uvs: Option<&'a [glam::Vec2]>,
+    pub indices: &'a [u32],
+    pub texture: Option<&'a [u8]>,
+}
+
+/// A static mesh on the GPU.
+pub(crate) struct MeshBuffers {
+    pub vertices: wgpu::Buffer,
+    pub indices: wgpu::Buffer,
+    pub index_count: u32,
+    /// The decoded base colour texture (None: none, or not decodable — drawn untextured).
+    pub texture: Option<wgpu::TextureView>,
+}
+
+/// Checks one static mesh (a normal per position, indices in range) and uploads it; None when
+/// it has no triangles. A texture that cannot be decoded is dropped with a warning naming
+/// `what`.
+pub(crate) fn upload_mesh(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    what: &str,
+    m: &MeshStreams,
+) -> Result<Option<MeshBuffers>, RenderError> {
+    let v = m.positions.len();
+    if m.normals.len() != v {
+        return Err(RenderError::BadInput {
+            what: "mesh normals (one per position)",
+            got: m.normals.len(),
+            expected: v,
+        });
+    }
+    if let Some(&i) = m.indices.iter().find(|&&i| i as usize >= v) {
+        return Err(RenderError::BadInput {
+            what: "mesh index (below the vertex count)",
+            got: i as usize,
+            expected: v,
+        });
+    }
+    if v == 0 || m.indices.is_empty() {
+        return Ok(None);
+    }
+    let verts: Vec<RefVertex> = (0..v)
+        .map(|i| RefVertex {
+            position: m.positions[i].into(),
+            normal: m.normals[i].into(),
+            uv: m
+                .uvs
+                .and_then(|u| u.get(i).copied())
+                .unwrap_or(glam::Vec2::ZERO)
+                .into(),
+        })
+        .collect();
+    let texture = match m
+        .texture
+        .map(|bytes| crate::material::upload_image(device, queue, bytes))
+    {
+        Some(Ok(t)) => Some(t.create_view(&Default::default())),
+        Some(Err(e)) => {
+            eprintln!("warning: {what}: texture cannot be decoded ({e}); drawing untextured");
+            None
+        }
+        None => None,
+    };
+    let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("throng mesh vertices"),
+        contents: bytemuck::cast_slice(&verts),
+        usage: wgpu::BufferUsages::VERTEX,
+    });
+    let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("throng mesh indices"),
+        contents: bytemuck::cast_slice(m.indices),
+        usage: wgpu::BufferUsages::INDEX,
+    });
+    Ok(Some(MeshBuffers {
+        vertices,
+        indices,
+        index_count: m.indices.len() as u32,
+        texture,
+    }))
 }
 
 /// The reference pass's group 0 layout (instance transforms and the frame uniform; the ground
@@ -129,13 +229,7 @@ pub(crate) struct ReferencePass {
 
 /// Reference meshes on the GPU for one frame.
 pub(crate) struct ReferenceUpload {
-    draws: Vec<(
-        wgpu::Buffer,
-        wgpu::Buffer,
-        u32,
-        std::ops::Range<u32>,
-        wgpu::BindGroup,
-    )>,
+    draws: Vec<(MeshBuffers, std::ops::Range<u32>, wgpu::BindGroup)>,
     /// All meshes' instance transforms, in mesh order.
     pub transforms: wgpu::Buffer,
     /// World bounds of every instance of every mesh.
@@ -172,11 +266,7 @@ impl ReferencePass {
                     None,
                     layouts.draw(color),
                 ),
-                &[Some(wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<RefVertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2],
-                })],
+                &[Some(RefVertex::layout())],
                 ("vs_main", "fs_main"),
                 color,
             );
@@ -221,21 +311,13 @@ impl ReferencePass {
         let mut bounds = Aabb::EMPTY;
         let mut draws = Vec::new();
         for (mi, m) in meshes.iter().enumerate() {
-            let v = m.positions.len();
-            if m.normals.len() != v {
-                return Err(RenderError::BadInput {
-                    what: "reference mesh normals (one per position)",
-                    got: m.normals.len(),
-                    expected: v,
-                });
-            }
-            if let Some(&i) = m.indices.iter().find(|&&i| i as usize >= v) {
-                return Err(RenderError::BadInput {
-                    what: "reference mesh index (below the vertex count)",
-                    got: i as usize,
-                    expected: v,
-                });
-            }
+            let streams = MeshStreams {
+                positions: m.positions,
+                normals: m.normals,
+                uvs: m.uvs,
+                indices: m.indices,
+                texture: m.texture,
+            };
             let mut b = Aabb::EMPTY;
             for &p in m.positions {
                 b.extend(p);
@@ -243,51 +325,18 @@ impl ReferencePass {
             bounds = bounds.union(&crowd_bounds(&b, m.transforms));
             let first = all_transforms.len() as u32;
             all_transforms.extend_from_slice(m.transforms);
-            if v == 0 || m.indices.is_empty() || m.transforms.is_empty() {
+            let what = format!("reference mesh {mi}");
+            let Some(buffers) = upload_mesh(device, queue, &what, &streams)? else {
+                continue;
+            };
+            if m.transforms.is_empty() {
                 continue;
             }
-            let verts: Vec<RefVertex> = (0..v)
-                .map(|i| RefVertex {
-                    position: m.positions[i].into(),
-                    normal: m.normals[i].into(),
-                    uv: m
-                        .uvs
-                        .and_then(|u| u.get(i).copied())
-                        .unwrap_or(glam::Vec2::ZERO)
-                        .into(),
-                })
-                .collect();
-            let texture = match m
-                .texture
-                .map(|bytes| crate::material::upload_image(device, queue, bytes))
-            {
-                Some(Ok(t)) => Some(t.create_view(&Default::default())),
-                Some(Err(e)) => {
-                    eprintln!("warning: reference mesh {mi}: texture cannot be decoded ({e}); drawing untextured");
-                    None
-                }
-                None => None,
-            };
-            let vb = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("throng reference vertices"),
-                contents: bytemuck::cast_slice(&verts),
-                usage: wgpu::BufferUsages::VERTEX,
-            });
-            let ib = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("throng reference indices"),
-                contents: bytemuck::cast_slice(m.indices),
-                usage: wgpu::BufferUsages::INDEX,
-            });
             let count = m.transforms.len() as u32;
-            draws.push((
-                vb,
-                ib,
-                m.indices.len() as u32,
-                first..first + count,
-                layouts
-                    .materials
-                    .group(device, &m.material, texture.as_ref()),
-            ));
+            let group = layouts
+                .materials
+                .group(device, &m.material, buffers.texture.as_ref());
+            draws.push((buffers, first..first + count, group));
         }
         Ok(ReferenceUpload {
             draws,
@@ -315,11 +364,11 @@ impl ReferencePass {
         };
         pass.set_pipeline(pipeline);
         pass.set_bind_group(b::group::SKIN, group, &[]);
-        for (vb, ib, count, instances, mat) in &upload.draws {
+        for (mesh, instances, mat) in &upload.draws {
             pass.set_bind_group(b::group::MATERIAL, mat, &[]);
-            pass.set_vertex_buffer(0, vb.slice(..));
-            pass.set_index_buffer(ib.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..*count, 0, instances.clone());
+            pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+            pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..mesh.index_count, 0, instances.clone());
         }
         upload.draws.len() as u32
     }

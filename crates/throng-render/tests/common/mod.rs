@@ -346,7 +346,8 @@ pub fn random_asset(encoding: Encoding, k: u32, seed: u64) -> (BakedAsset, Vec<V
 
 /// A tube of height 2 (file units) along +Y, radius 0.25, bound to a chain of 3 joints at
 /// y = 0, 2/3, 4/3 that bends about +Z; clip "bend" (rows 1–16, 16 frames) swings it from
-/// straight to bent by up to 1.2 rad over all joints. Orange material.
+/// straight to bent by up to 1.2 rad over all joints. Orange material. Anchors "tip" (the top
+/// end, on joint 2) and "mid" (joint 1).
 pub fn tube_asset(encoding: Encoding) -> BakedAsset {
     let joints_y = [0.0f32, 2.0 / 3.0, 4.0 / 3.0];
     let frames = 16u32;
@@ -406,6 +407,33 @@ pub fn tube_asset(encoding: Encoding) -> BakedAsset {
         }
     }
     let bone_texture = encode(encoding, &poses, 8192);
+    // Anchors from the joints' model-space transforms W_j = S_j · IBM_j⁻¹: "tip" at the top of
+    // the tube (joint 2, 2 units up), "mid" at joint 1.
+    let anchor_at =
+        |pose: &[Trs], j: usize, y: f32| pose[j].matrix() * Mat4::from_translation(Vec3::Y * y);
+    let mut anchor_data = vec![];
+    for pose in &poses {
+        for m in [anchor_at(pose, 2, 2.0), anchor_at(pose, 1, joints_y[1])] {
+            let t = m.transpose();
+            for r in [t.x_axis, t.y_axis, t.z_axis] {
+                anchor_data.extend(r.to_array());
+            }
+        }
+    }
+    let anchors = AnchorTexture {
+        anchors: vec![
+            AnchorInfo {
+                name: "tip".into(),
+                node: 2,
+            },
+            AnchorInfo {
+                name: "mid".into(),
+                node: 1,
+            },
+        ],
+        rows,
+        data: anchor_data,
+    };
     let mut bounds = Aabb::EMPTY;
     for p in &positions {
         bounds.extend(*p);
@@ -441,7 +469,7 @@ pub fn tube_asset(encoding: Encoding) -> BakedAsset {
             double_sided: false,
         }],
         images: vec![],
-        anchors: None,
+        anchors: Some(anchors),
     }
 }
 
@@ -546,6 +574,7 @@ pub fn occlusion_scenario(r: &mut Renderer, tag: &str) {
         asset: &g,
         transforms: &transforms,
         playback: play,
+        props: &[],
     };
     let plain = r
         .render_scene(

@@ -333,6 +333,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         asset: &gpu_asset,
                         transforms: &transforms,
                         playback: Playback::Uploaded(&up),
+                        props: &[],
                     };
                     let frame = renderer.render_scene(&[crowd], &opts)?;
                     if f >= 2 {

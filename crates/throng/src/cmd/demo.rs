@@ -209,6 +209,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 asset: &gpu_asset,
                 transforms: &transforms,
                 playback: Playback::Cpu(&records),
+                props: &[],
             }],
             &gif_opts,
         )?;

@@ -29,7 +29,7 @@ use throng_runtime::crowd::{self, Assignment, ClipMix, Layout};
 use super::shared::scene::{
     bake_in_memory, stats_line, warn_mixed_scales, InMemoryBake, Input, Player,
 };
-use super::shared::{self, load_model, usage, SourceArgs};
+use super::shared::{self, load_model, usage, PropSource, SourceArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -156,6 +156,29 @@ pub struct Args {
     /// lists them) instead of how much joints share each vertex.
     #[arg(long, value_name = "N")]
     pub debug_joint: Option<u32>,
+    /// Attach a prop to an anchor (repeatable): the meshes of the glTF file PROP as they stand,
+    /// in its own space placed by anchor ANCHOR of every instance, all instances in one draw
+    /// per pass. Every input must have the anchor (`throng bake --anchor NODE`; `throng
+    /// inspect BAKED` lists them); a source glTF input is baked in memory with ANCHOR as an
+    /// anchor node. Texture and VAT paths.
+    #[arg(long, value_name = "ANCHOR=PROP", value_parser = parse_prop)]
+    pub prop: Vec<(String, PathBuf)>,
+    /// Uniform scale of every `--prop` mesh about its origin (the anchor), for a prop modelled
+    /// at another size or in other units than the character.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_positive, value_name = "S")]
+    pub prop_scale: f64,
+}
+
+/// `ANCHOR=PROP` of `--prop`.
+fn parse_prop(s: &str) -> Result<(String, PathBuf), String> {
+    match s.split_once('=') {
+        Some((anchor, file)) if !anchor.is_empty() && !file.is_empty() => {
+            Ok((anchor.to_string(), PathBuf::from(file)))
+        }
+        _ => Err(format!(
+            "expected ANCHOR=PROP (an anchor name, '=', a glTF file), not {s:?}"
+        )),
+    }
 }
 
 fn parse_positive(s: &str) -> Result<f64, String> {
@@ -175,6 +198,11 @@ fn check_usage(args: &Args) -> anyhow::Result<()> {
     if args.debug.is_some() && reference {
         return Err(usage(
             "--debug views draw the GPU paths: use --path texture or vat",
+        ));
+    }
+    if !args.prop.is_empty() && reference {
+        return Err(usage(
+            "--prop draws props on the GPU paths: use --path texture or vat",
         ));
     }
     if args.timing == Timing::Gpu && reference {
@@ -228,6 +256,7 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
         || args.timing == Timing::Gpu
         || args.debug.is_some()
         || args.path == SkinPath::Vat
+        || !args.prop.is_empty()
         || args.inputs.len() > 1;
     if to_gpu && args.path == SkinPath::Reference && baked.iter().any(|&b| !b) {
         anyhow::bail!(
@@ -240,6 +269,8 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
         influences: args.influences,
         vat: (args.path == SkinPath::Vat).then_some(throng_asset::VatEncoding::F32),
         source: args.source_args.clone(),
+        // Props attach to anchors: a source baked for them gets an anchor per named node.
+        anchors: args.prop.iter().map(|(a, _)| a.clone()).collect(),
     };
     let mut inputs = Vec::with_capacity(args.inputs.len());
     for (path, &is) in args.inputs.iter().zip(&baked) {
@@ -268,6 +299,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let (out_path, is_gif) =
         shared::image_output(args.output.as_deref(), &args.inputs[0], args.frames)?;
     let inputs = load_inputs(&args)?;
+    let props = load_props(&args, &inputs)?;
     let k = inputs.len();
     let sizes: Vec<Aabb> = inputs.iter().map(Input::bounds).collect();
     warn_mixed_scales(&args.inputs, &sizes);
@@ -365,7 +397,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             draw_source(&args, model, &parts[0], &mut renderer, &opts)?,
             None,
         ),
-        _ => draw_baked(&args, &inputs, &parts, &mut renderer, &opts)?,
+        _ => draw_baked(&args, &inputs, &parts, &props, &mut renderer, &opts)?,
     };
     let took = start.elapsed();
     let bytes = if is_gif {
@@ -390,13 +422,53 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The `--prop` files, each with its anchor's index in every input (checked before any GPU
+/// work: an input without the anchor fails naming the file, the anchor and the anchors it has).
+struct Props {
+    sources: Vec<PropSource>,
+    /// Per input, per `--prop`: the anchor index.
+    anchors: Vec<Vec<u32>>,
+}
+
+fn load_props(args: &Args, inputs: &[Input]) -> anyhow::Result<Props> {
+    let mut anchors = vec![Vec::with_capacity(args.prop.len()); inputs.len()];
+    for (input, (path, out)) in inputs.iter().zip(args.inputs.iter().zip(&mut anchors)) {
+        for (anchor, file) in &args.prop {
+            let flag = format!("--prop {anchor}={}", file.display());
+            // Source inputs are baked for props (load_inputs): every input is baked here.
+            let Some(asset) = input.baked() else {
+                anyhow::bail!("{}: {flag} needs a baked input", path.display());
+            };
+            let index = throng_render::Prop::anchor_of(asset, anchor).map_err(|e| match e {
+                // The library says to bake with anchors; the command line says how.
+                throng_render::RenderError::NoAnchors { .. } => anyhow::anyhow!(
+                    "{}: {flag}: the asset has no anchors; bake it with --anchor NODE (or --anchors auto)",
+                    path.display()
+                ),
+                e => anyhow::anyhow!("{}: {flag}: {e}", path.display()),
+            })?;
+            out.push(index);
+        }
+    }
+    let sources = args
+        .prop
+        .iter()
+        .map(|(anchor, file)| {
+            PropSource::load(file, &args.source_args, args.prop_scale as f32)
+                .with_context(|| format!("reading the prop of --prop {anchor}={}", file.display()))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(Props { sources, anchors })
+}
+
 /// Baked assets on the texture or VAT path, or one asset on the reference path (the CPU
-/// decoder's vertices); every crowd played by its runtime. Returns the frames and frame 0's
-/// statistics (GPU paths).
+/// decoder's vertices); every crowd played by its runtime, with its props. Returns the frames
+/// and frame 0's statistics (GPU paths).
 fn draw_baked(
     args: &Args,
     inputs: &[Input],
     parts: &[Part],
+    props: &Props,
     renderer: &mut Renderer,
     opts: &RenderOptions,
 ) -> anyhow::Result<(Vec<RgbaImage>, Option<FrameStats>)> {
@@ -428,6 +500,34 @@ fn draw_baked(
             .map(|a| renderer.upload(a))
             .collect::<Result<Vec<_>, _>>()?
     };
+    // Each prop file's meshes once on the GPU; per input a Prop per (--prop, mesh) at its
+    // anchor.
+    let gpu_props: Vec<Vec<throng_render::GpuProp>> = props
+        .sources
+        .iter()
+        .map(|s| {
+            s.meshes()
+                .iter()
+                .map(|m| renderer.upload_prop(m))
+                .collect::<Result<Vec<_>, _>>()
+                .with_context(|| format!("uploading the prop {}", s.path.display()))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let crowd_props: Vec<Vec<throng_render::Prop>> = props
+        .anchors
+        .iter()
+        .map(|anchors| {
+            anchors
+                .iter()
+                .zip(&gpu_props)
+                .flat_map(|(&anchor, meshes)| {
+                    meshes
+                        .iter()
+                        .map(move |mesh| throng_render::Prop { anchor, mesh })
+                })
+                .collect()
+        })
+        .collect();
     let bar = shared::bar(args.frames as u64, "rendering", "frames");
     let mut images = Vec::with_capacity(args.frames as usize);
     let mut stats = None;
@@ -452,6 +552,7 @@ fn draw_baked(
                     asset: &gpu_assets[a],
                     transforms: &parts[a].transforms,
                     playback: players[a].playback(),
+                    props: &crowd_props[a],
                 })
                 .collect();
             let frame = renderer.render_scene(&crowds, opts)?;

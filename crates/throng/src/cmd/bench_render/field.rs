@@ -233,6 +233,7 @@ fn measure(
             asset: gpu_asset,
             transforms: &transforms,
             playback: Playback::Uploaded(&up),
+            props: &[],
         };
         let mut enc = renderer
             .gpu

@@ -11,7 +11,8 @@ pub mod source;
 pub use bake::{bake_with_bar, print_fidelity, print_report};
 pub use parse::*;
 pub use source::{
-    find_baked_clip, find_clip, load_model, source_bounds, source_meshes, InputArgs, SourceArgs,
+    find_baked_clip, find_clip, load_model, source_bounds, source_meshes, InputArgs, PropSource,
+    SourceArgs,
 };
 
 use anyhow::Context;

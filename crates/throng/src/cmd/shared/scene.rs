@@ -29,6 +29,8 @@ pub struct InMemoryBake {
     pub vat: Option<VatEncoding>,
     /// Clip files and the asset root of the source.
     pub source: SourceArgs,
+    /// Nodes to bake anchors for (props attach to them); empty: none.
+    pub anchors: Vec<String>,
 }
 
 /// A source glTF baked in memory, with a line saying so.
@@ -46,6 +48,11 @@ pub fn bake_model(model: &Model, input: &Path, how: &InMemoryBake) -> anyhow::Re
         encoding: how.encoding.unwrap_or(defaults.encoding),
         influences: how.influences.unwrap_or(defaults.influences),
         vat: how.vat,
+        anchors: if how.anchors.is_empty() {
+            defaults.anchors
+        } else {
+            throng_bake::AnchorSelection::Nodes(how.anchors.clone())
+        },
         ..defaults
     };
     let (asset, report) = throng_bake::bake(model, &options)

@@ -121,6 +121,27 @@ pub fn source_bounds(model: &Model) -> throng_asset::Aabb {
     b
 }
 
+/// The material of a source primitive as the renderer takes it (base colour factor and
+/// texture transform), and its encoded base colour image.
+fn source_material<'a>(
+    model: &'a Model,
+    prim: &throng_anim::Primitive,
+) -> (throng_render::gpu_types::MaterialUniform, Option<&'a [u8]>) {
+    use throng_render::gpu_types::MaterialUniform;
+    let mat = prim.material.and_then(|m| model.materials.get(m));
+    let tex = mat.and_then(|m| m.base_color_texture.as_ref());
+    (
+        mat.map(|m| {
+            let (color, transform) = throng_bake::material_factors(m);
+            MaterialUniform::new(color, &transform)
+        })
+        .unwrap_or(MaterialUniform::color(throng_render::DEFAULT_COLOR)),
+        tex.and_then(|t| model.images.get(t.image))
+            .map(|img| img.encoded.as_slice())
+            .filter(|b| !b.is_empty()),
+    )
+}
+
 /// Reference meshes of a source model skinned on the CPU: `parts[i]` are instance i's skinned
 /// primitives (throng-anim's `ModelSkinner`), drawn at `transforms[i]` with the source's
 /// materials.
@@ -129,31 +150,88 @@ pub fn source_meshes<'a>(
     parts: &'a [Vec<throng_anim::SkinnedPart>],
     transforms: &'a [throng_render::InstanceTransform],
 ) -> Vec<throng_render::ReferenceMesh<'a>> {
-    use throng_render::gpu_types::MaterialUniform;
     let mut meshes = Vec::new();
     for (inst, instance_parts) in parts.iter().enumerate() {
         for p in instance_parts {
             let prim = &model.meshes[p.mesh].primitives[p.primitive];
-            let mat = prim.material.and_then(|m| model.materials.get(m));
-            let tex = mat.and_then(|m| m.base_color_texture.as_ref());
+            let (material, texture) = source_material(model, prim);
             meshes.push(throng_render::ReferenceMesh {
                 positions: &p.vertices.positions,
                 normals: &p.vertices.normals,
                 indices: &prim.indices,
                 uvs: prim.uv0.as_deref(),
-                material: mat
-                    .map(|m| {
-                        let (color, transform) = throng_bake::material_factors(m);
-                        MaterialUniform::new(color, &transform)
-                    })
-                    .unwrap_or(MaterialUniform::color(throng_render::DEFAULT_COLOR)),
-                texture: tex
-                    .and_then(|t| model.images.get(t.image))
-                    .map(|img| img.encoded.as_slice())
-                    .filter(|b| !b.is_empty()),
+                material,
+                texture,
                 transforms: std::slice::from_ref(&transforms[inst]),
             });
         }
     }
     meshes
+}
+
+/// A prop file (`render --prop`): every mesh of a glTF as it stands — the rest pose, static
+/// meshes included (`ModelSkinner::with_static_meshes`) — in the file's model space scaled by
+/// `scale` about its origin. That space is the anchor's the prop is attached to.
+pub struct PropSource {
+    pub path: PathBuf,
+    model: Model,
+    parts: Vec<throng_anim::SkinnedPart>,
+}
+
+impl PropSource {
+    /// Reads `path` (a source glTF); fails when it has no mesh with triangles.
+    pub fn load(path: &Path, source: &SourceArgs, scale: f32) -> anyhow::Result<PropSource> {
+        let model = load_model(
+            path,
+            &SourceArgs {
+                clips: Vec::new(),
+                ..source.clone()
+            },
+        )?;
+        let mut parts = Vec::new();
+        throng_anim::ModelSkinner::with_static_meshes(&model).skin(
+            &model,
+            None,
+            0.0,
+            throng_anim::Skinning::Linear,
+            &mut parts,
+        );
+        for p in &mut parts {
+            p.vertices.positions.iter_mut().for_each(|v| *v *= scale);
+        }
+        let triangles = parts
+            .iter()
+            .any(|p| model.meshes[p.mesh].primitives[p.primitive].indices.len() >= 3);
+        if !triangles {
+            anyhow::bail!(
+                "{}: no mesh with triangles to draw as a prop",
+                path.display()
+            );
+        }
+        Ok(PropSource {
+            path: path.to_path_buf(),
+            model,
+            parts,
+        })
+    }
+
+    /// One mesh per primitive, with the file's materials.
+    pub fn meshes(&self) -> Vec<throng_render::PropMesh<'_>> {
+        self.parts
+            .iter()
+            .map(|p| {
+                let prim = &self.model.meshes[p.mesh].primitives[p.primitive];
+                let (material, texture) = source_material(&self.model, prim);
+                throng_render::PropMesh {
+                    positions: &p.vertices.positions,
+                    normals: &p.vertices.normals,
+                    indices: &prim.indices,
+                    uvs: prim.uv0.as_deref(),
+                    material,
+                    texture,
+                }
+            })
+            .filter(|m| m.indices.len() >= 3)
+            .collect()
+    }
 }

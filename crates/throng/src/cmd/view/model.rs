@@ -257,6 +257,7 @@ fn bake(model: &Model, path: &Path, s: &Settings) -> anyhow::Result<BakedAsset> 
         influences: Some(s.influences),
         vat: (s.path == SkinPath::Vat).then_some(VatEncoding::F32),
         source: SourceArgs::default(),
+        anchors: Vec::new(),
     };
     bake_model(model, path, &how)
 }
@@ -558,6 +559,7 @@ impl ViewModel {
                             asset: e.gpu.as_ref()?,
                             transforms: &part.transforms,
                             playback: p.playback(),
+                            props: &[],
                         })
                     })
                     .collect();
