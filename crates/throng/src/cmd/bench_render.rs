@@ -67,7 +67,8 @@ pub struct Args {
     /// LOD index-count ratios of the field's in-memory bake.
     #[arg(long, value_delimiter = ',', default_value = "0.5,0.25,0.1", value_parser = super::shared::parse_lod, value_name = "R,R,...")]
     pub field_lods: Vec<f32>,
-    /// Timed frames per field case (after 1 warm-up frame); the median is reported.
+    /// Timed frames per field case (after 2 warm-up frames: occlusion culling's history settles
+    /// in two); the median is reported.
     #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub field_frames: u32,
     /// Write the field's last frame of each case here (field-cull-lod.png,

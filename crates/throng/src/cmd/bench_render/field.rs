@@ -463,7 +463,8 @@ fn table(r: &Report) -> String {
         r.run.adapter, r.run.asset, r.run.width, r.lod_ratios, r.lod_triangles, r.run.frames
     );
     s += &format!(
-        "{:>9} {:>9} {:>10} {:>9} {:>9} {:>6} {:>9} {:>24} {:>12} {:>9} {:>12} {:>10}\n",
+        // The case names run to 36 characters: left-aligned in a column that wide.
+        "{:<36} {:>9} {:>10} {:>9} {:>9} {:>6} {:>9} {:>24} {:>12} {:>9} {:>12} {:>10}\n",
         "case",
         "instances",
         "frame ms",
@@ -481,7 +482,7 @@ fn table(r: &Report) -> String {
         let lods: Vec<String> = c.instances_per_lod.iter().map(|x| x.to_string()).collect();
         let gpu = c.gpu_ms.map_or("-".to_string(), |g| format!("{g:.1}"));
         s += &format!(
-            "{:>9} {:>9} {:>10.1} {:>9} {:>9.2} {:>6} {:>9} {:>24} {:>12} {:>9} {:>12} {:>10.2}\n",
+            "{:<36} {:>9} {:>10.1} {:>9} {:>9.2} {:>6} {:>9} {:>24} {:>12} {:>9} {:>12} {:>10.2}\n",
             c.case,
             c.instances,
             c.frame_ms,
