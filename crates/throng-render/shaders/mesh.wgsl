@@ -8,6 +8,14 @@
 #import throng_render::frame::{VsOut, clip_position, shade, shade_debug}
 #import throng_render::instances::instance_transforms
 
+// A vertex already in model space (CPU-skinned on the reference path, a prop's in its anchor's
+// space): the vertex buffer layout both pipelines share (crate::passes::reference).
+struct StaticVertex {
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+}
+
 struct Material {
     // Linear RGBA base colour factor.
     base_color: vec4<f32>,

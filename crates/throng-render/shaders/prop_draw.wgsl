@@ -5,17 +5,11 @@
 
 #import throng::decode::apply_affine
 #import throng_render::frame::VsOut
-#import throng_render::mesh::{mesh_vertex, mesh_fragment}
+#import throng_render::mesh::{StaticVertex, mesh_vertex, mesh_fragment}
 #import throng_render::anchor::{anchor_matrix, prop}
 
-struct VertexIn {
-    @location(0) position: vec3<f32>,
-    @location(1) normal: vec3<f32>,
-    @location(2) uv: vec2<f32>,
-}
-
 @vertex
-fn vs_main(v: VertexIn, @builtin(instance_index) inst: u32) -> VsOut {
+fn vs_main(v: StaticVertex, @builtin(instance_index) inst: u32) -> VsOut {
     // Prop space → model space by the anchor, then mesh_vertex applies the instance transform,
     // as for the crowd's own skinned vertices.
     let a = apply_affine(anchor_matrix(inst, prop.anchor), v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));

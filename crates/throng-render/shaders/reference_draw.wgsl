@@ -2,16 +2,10 @@
 // each frame; only the instance transform is applied here.
 
 #import throng_render::frame::VsOut
-#import throng_render::mesh::{mesh_vertex, mesh_fragment}
-
-struct VertexIn {
-    @location(0) position: vec3<f32>,
-    @location(1) normal: vec3<f32>,
-    @location(2) uv: vec2<f32>,
-}
+#import throng_render::mesh::{StaticVertex, mesh_vertex, mesh_fragment}
 
 @vertex
-fn vs_main(v: VertexIn, @builtin(instance_index) inst: u32) -> VsOut {
+fn vs_main(v: StaticVertex, @builtin(instance_index) inst: u32) -> VsOut {
     return mesh_vertex(inst, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0), v.uv);
 }
 
