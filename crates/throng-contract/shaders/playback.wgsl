@@ -66,6 +66,14 @@ struct GpuInstanceRecord {
     flags: u32,
 }
 
+// One changed record and the instance it belongs to (64 B), scattered into the record buffer
+// by the GPU. Rust twin: gpu_timed::GpuRecordWrite.
+struct GpuRecordWrite {
+    record: GpuInstanceRecord,
+    index: u32,
+    pad: u32,
+}
+
 // Where a clip time lands: global row and the weight of row + 1.
 struct FrameRef {
     row: u32,

@@ -96,6 +96,20 @@ pub struct GpuInstanceRecord {
     pub flags: u32,
 }
 
+/// One changed record on its way to the GPU (64 B): GPU-timed playback sends a frame's
+/// changes as a list of these, and a compute pass scatters each `record` to `index` of the
+/// record buffer (docs/design.md §4 "GPU-timed records"), so the CPU writes sequentially
+/// instead of into a mirror of every record. WGSL twin: `GpuRecordWrite` in
+/// `shaders/playback.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Pod, Zeroable)]
+pub struct GpuRecordWrite {
+    pub record: GpuInstanceRecord,
+    /// Dense instance index the record belongs to.
+    pub index: u32,
+    pub _pad: u32,
+}
+
 /// The shown position `q` ∈ [0, L] of a layer at phase `φ` (periods; see the module docs).
 /// WGSL twin: `phase_position` in `shaders/playback.wgsl`.
 pub fn phase_position(phi: f32, mode: u32, held: bool, last: f32) -> f32 {

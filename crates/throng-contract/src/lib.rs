@@ -26,8 +26,8 @@ pub mod wgsl;
 
 pub use clip_table::{listed_frame_f32, FrameTimeTable, GpuClip, GpuClipTable, UNIFORM_FRAMES};
 pub use gpu_timed::{
-    gpu_layers, GpuInstanceRecord, GpuLayer, CLIP_MASK, GPU_ENABLED, GPU_HELD, GPU_TWO_LAYERS,
-    MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG, MODE_SHIFT, SECONDS_PER_TICK,
+    gpu_layers, GpuInstanceRecord, GpuLayer, GpuRecordWrite, CLIP_MASK, GPU_ENABLED, GPU_HELD,
+    GPU_TWO_LAYERS, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG, MODE_SHIFT, SECONDS_PER_TICK,
     TICKS_PER_SECOND,
 };
 pub use limits::*;

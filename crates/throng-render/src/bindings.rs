@@ -83,6 +83,11 @@ numbers! {
     PROP_PARAMS = 23;
     /// The anchors job's output: one world `AnchorAffine` per instance.
     ANCHORS_OUT = 24;
+    // ---- group 0: GPU-timed uploads (docs/design.md §5 "Uploads") ----
+    /// A frame's changed records, `array<GpuRecordWrite>`, and the scatter's `ScatterParams`
+    /// (the scatter writes `GPU_RECORDS`).
+    RECORD_WRITES = 30;
+    SCATTER_PARAMS = 31;
     // ---- group 1 (MATERIAL) ----
     MATERIAL = 0;
     BASE_TEXTURE = 1;

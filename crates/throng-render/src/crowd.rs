@@ -7,7 +7,9 @@ use crate::bindings as b;
 use crate::error::RenderError;
 use crate::gpu_asset::GpuAsset;
 use crate::gpu_types::TimingUniform;
-use throng_contract::{GpuInstanceRecord, InstanceRecord, InstanceTransform, Timing};
+use throng_contract::{
+    GpuInstanceRecord, GpuRecordWrite, InstanceRecord, InstanceTransform, Timing,
+};
 
 /// Per-instance playback data of one crowd (docs/design.md §4).
 #[derive(Debug, Clone, Copy)]
@@ -16,7 +18,8 @@ pub enum Playback<'a> {
     /// `records()`).
     Cpu(&'a [InstanceRecord]),
     /// GPU-timed: a compact record per instance plus the global clock (low 32 bits of ticks; a
-    /// `GpuRuntime`'s `records()` and `gpu_clock()`).
+    /// `GpuRuntime`'s `collect_records()` and `gpu_clock()`; frame to frame a [`CrowdUpload`]
+    /// sends only the changes).
     Gpu {
         records: &'a [GpuInstanceRecord],
         clock: u32,
@@ -266,18 +269,37 @@ impl CrowdBuffers {
     }
 }
 
+/// The records a GPU-timed [`CrowdUpload::update_gpu_timed`] sends.
+#[derive(Debug, Clone, Copy)]
+pub enum RecordUpdate<'a> {
+    /// Every record of the crowd (`GpuRuntime::collect_records`): the first update, and
+    /// whenever [`CrowdUpload::needs_all_records`] says so (the count changed).
+    All(&'a [GpuInstanceRecord]),
+    /// The records that changed in a crowd of `len` instances (`GpuRuntime::record_writes`),
+    /// scattered into the record buffer by a compute pass.
+    Writes {
+        len: usize,
+        writes: &'a [GpuRecordWrite],
+    },
+}
+
 /// A crowd's per-instance buffers kept on the GPU across frames (docs/design.md §5 "Uploads"):
 /// the application updates them with what changed and draws with [`Playback::Uploaded`]. A
-/// GPU-timed crowd uploads only the records its runtime marked dirty
-/// (`GpuRuntime::dirty_ranges`), the clock, and the transforms only when they changed; a
-/// CPU-timed crowd writes every record each frame, straight from the runtime's slice into the
-/// queue's staging memory. Growing past the capacity reallocates (doubling) and writes all.
+/// GPU-timed crowd uploads only the records that changed (`GpuRuntime::record_writes`, a
+/// sequential list that a compute pass scatters), the clock, and the transforms only when they
+/// changed; a CPU-timed crowd writes every record each frame, straight from the runtime's
+/// slice into the queue's staging memory. Growing past the capacity reallocates (doubling) and
+/// writes all.
 pub struct CrowdUpload {
     buffers: CrowdBuffers,
+    /// GPU-timed: the scatter program, made on the first update that has writes.
+    scatter: Option<crate::scatter::Scatter>,
     timing: Timing,
     /// Instances the buffers have room for.
     capacity: usize,
     len: usize,
+    /// Every record has been written since the buffers were made.
+    written: bool,
     /// Bytes the last update wrote (records, transforms, clock).
     pub last_upload_bytes: u64,
 }
@@ -311,9 +333,11 @@ impl CrowdUpload {
                 records: copy_dst_storage(device, "throng playback records", 0),
                 clock: None,
             },
+            scatter: None,
             timing,
             capacity: 0,
             len: 0,
+            written: false,
             last_upload_bytes: 0,
         };
         u.allocate(device, 1);
@@ -350,6 +374,13 @@ impl CrowdUpload {
             })
         });
         self.capacity = capacity;
+        self.written = false;
+    }
+
+    /// Whether an update of a crowd of `len` instances must send every record
+    /// ([`RecordUpdate::All`]): the first one, after the count changed, or past the capacity.
+    pub fn needs_all_records(&self, len: usize) -> bool {
+        len > self.capacity || len != self.len || !self.written
     }
 
     /// Room for `n` instances; true when the buffers were reallocated (all must be written).
@@ -383,42 +414,50 @@ impl CrowdUpload {
         Ok(all)
     }
 
-    /// GPU-timed: writes the records in `dirty` (index ranges, e.g. `GpuRuntime::dirty_ranges`;
-    /// every record after a reallocation or a change of count), the clock, and the transforms
-    /// when `transforms_changed`. Returns the bytes written.
+    /// GPU-timed: sends the records (`update`: all of them, or the frame's changes, which a
+    /// compute pass scatters — see [`RecordUpdate`]), the clock, and the transforms when
+    /// `transforms_changed`. Returns the bytes written. Changes alone are refused with a typed
+    /// error when [`Self::needs_all_records`] (the count changed, or nothing was sent yet).
     pub fn update_gpu_timed(
         &mut self,
         gpu: &crate::Gpu,
-        records: &[GpuInstanceRecord],
-        dirty: &[std::ops::Range<usize>],
+        update: RecordUpdate,
         transforms: &[InstanceTransform],
         transforms_changed: bool,
         clock: u32,
     ) -> Result<u64, RenderError> {
-        let all = self.begin(
-            gpu,
-            Timing::Gpu,
-            records.len(),
-            transforms,
-            transforms_changed,
-        )?;
+        let len = match update {
+            RecordUpdate::All(r) => r.len(),
+            RecordUpdate::Writes { len, .. } => len,
+        };
+        let all_needed = self.needs_all_records(len);
+        if all_needed && matches!(update, RecordUpdate::Writes { .. }) {
+            return Err(RenderError::BadInput {
+                what: "every record (RecordUpdate::All, e.g. GpuRuntime::collect_records) for a \
+                       first update or a changed instance count; record writes alone",
+                got: len,
+                expected: self.len,
+            });
+        }
+        self.begin(gpu, Timing::Gpu, len, transforms, transforms_changed)?;
         let queue = &gpu.queue;
-        let size = self.record_size();
-        if all {
-            queue.write_buffer(&self.buffers.records, 0, bytemuck::cast_slice(records));
-            self.last_upload_bytes += records.len() as u64 * size;
-        } else {
-            for r in dirty {
-                let r = r.start.min(records.len())..r.end.min(records.len());
-                if r.is_empty() {
-                    continue;
+        match update {
+            RecordUpdate::All(records) => {
+                queue.write_buffer(&self.buffers.records, 0, bytemuck::cast_slice(records));
+                self.last_upload_bytes += std::mem::size_of_val(records) as u64;
+                self.written = true;
+            }
+            RecordUpdate::Writes { len, writes } => {
+                if !writes.is_empty() {
+                    let scatter = match &mut self.scatter {
+                        Some(s) => s,
+                        None => self
+                            .scatter
+                            .insert(crate::scatter::Scatter::new(&gpu.device)?),
+                    };
+                    self.last_upload_bytes +=
+                        scatter.run(gpu, &self.buffers.records, len, writes)?;
                 }
-                queue.write_buffer(
-                    &self.buffers.records,
-                    r.start as u64 * size,
-                    bytemuck::cast_slice(&records[r.clone()]),
-                );
-                self.last_upload_bytes += r.len() as u64 * size;
             }
         }
         if let Some(c) = &self.buffers.clock {

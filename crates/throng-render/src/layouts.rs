@@ -74,6 +74,20 @@ fn clip_table(vis: wgpu::ShaderStages) -> [wgpu::BindGroupLayoutEntry; 2] {
     ]
 }
 
+/// Group 0 of the record scatter (GPU-timed uploads): the writes, the records it writes and
+/// its parameters.
+pub fn record_scatter(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let c = wgpu::ShaderStages::COMPUTE;
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng record scatter"),
+        entries: &[
+            storage(b::RECORD_WRITES, c, true),
+            storage(b::GPU_RECORDS, c, false),
+            uniform(b::SCATTER_PARAMS, c),
+        ],
+    })
+}
+
 /// Group 0 of the texture draw: the skin bindings, the frame uniform and (culled) the visible
 /// ids.
 pub fn texture_draw(

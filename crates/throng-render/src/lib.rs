@@ -36,12 +36,13 @@ mod passes;
 mod prop;
 mod readback;
 mod renderer;
+mod scatter;
 pub mod shaders;
 mod target;
 mod vat;
 
 pub use camera::Camera;
-pub use crowd::{Crowd, CrowdUpload, Playback};
+pub use crowd::{Crowd, CrowdUpload, Playback, RecordUpdate};
 pub use device::{AdapterSummary, DeviceError, Gpu};
 pub use error::RenderError;
 pub use frame::{FrameStats, RenderedFrame};
@@ -56,7 +57,8 @@ pub use renderer::{render_png, Renderer};
 pub use shaders::{Program, ShaderError};
 /// The per-instance contract, as the renderer reads it (throng-contract's types).
 pub use throng_contract::{
-    Encoding, GpuInstanceRecord, InstanceRecord, InstanceTransform, Layer, Skinning, Timing,
+    Encoding, GpuInstanceRecord, GpuRecordWrite, InstanceRecord, InstanceTransform, Layer,
+    Skinning, Timing,
 };
 
 /// The `image` crate the renderer returns pictures in (so callers need no separate dependency).

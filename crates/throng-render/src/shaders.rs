@@ -75,6 +75,9 @@ pub enum Program {
     AnchorsCompute { timing: Timing },
     /// Ground plane: `vs_ground` + `fs_ground`.
     Ground,
+    /// GPU-timed uploads: a frame's changed records scattered into the record buffer,
+    /// `cs_scatter`.
+    RecordScatter,
 }
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -205,6 +208,10 @@ impl Program {
                 "crates/throng-render/shaders/anchors_compute.wgsl",
                 include_str!("../shaders/anchors_compute.wgsl"),
             ),
+            Program::RecordScatter => (
+                "crates/throng-render/shaders/record_scatter.wgsl",
+                include_str!("../shaders/record_scatter.wgsl"),
+            ),
         }
     }
 
@@ -239,6 +246,7 @@ impl Program {
             Program::Ground => "ground".into(),
             Program::PropDraw { timing } => format!("prop_draw-{timing}"),
             Program::AnchorsCompute { timing } => format!("anchors_compute-{timing}"),
+            Program::RecordScatter => "record_scatter".into(),
         }
     }
 
@@ -277,7 +285,8 @@ impl Program {
             Program::ReferenceDraw
             | Program::Ground
             | Program::DepthPyramid
-            | Program::Occlusion => (None, Skinning::Linear, None, false),
+            | Program::Occlusion
+            | Program::RecordScatter => (None, Skinning::Linear, None, false),
         };
         if skinning == Skinning::DualQuat {
             match encoding {
@@ -397,6 +406,7 @@ pub fn all_programs() -> Vec<Program> {
         Program::Ground,
         Program::DepthPyramid,
         Program::Occlusion,
+        Program::RecordScatter,
     ];
     for timing in Timing::ALL {
         v.push(Program::LayersCompute { timing });

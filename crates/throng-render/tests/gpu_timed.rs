@@ -57,15 +57,15 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
             t += 0.1;
         }
         let clock = rt.gpu_clock();
-        let recs = rt.records();
+        let recs = rt.collect_records();
         let play = Playback::Gpu {
-            records: recs,
+            records: &recs,
             clock,
         };
         let got = layers_on_gpu(&gpu, &gasset, play).expect("gpu layers");
         let clip_table = rt.gpu_clip_table().clone();
         let mut cpu_records = vec![];
-        for (i, rec) in rt.records().iter().enumerate() {
+        for (i, rec) in recs.iter().enumerate() {
             let want = gpu_layers(rec, &clip_table, clock);
             for (l, (g, w)) in got[i].layers.iter().zip(&want.layers).enumerate() {
                 let (g, w) = (*g, *w);
@@ -99,7 +99,7 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
                 );
             }
         }
-        checked += rt.records().len();
+        checked += recs.len();
     }
     eprintln!("checked {checked} instance-times up to t = {t:.0} s");
 }
@@ -160,9 +160,8 @@ fn gpu_timed_draw_equals_cpu_timed_draw() {
     };
     rt.update(3600.0 + 0.123);
     let clock = rt.gpu_clock();
-    let records = rt.records();
-    let cpu: Vec<_> = rt
-        .records()
+    let records = rt.collect_records();
+    let cpu: Vec<_> = records
         .iter()
         .map(|rec| gpu_layers(rec, rt.gpu_clip_table(), clock))
         .collect();
@@ -172,7 +171,15 @@ fn gpu_timed_draw_equals_cpu_timed_draw() {
         ..Default::default()
     };
     let timed = r
-        .render_playback(&g, &transforms, Playback::Gpu { records, clock }, &opts)
+        .render_playback(
+            &g,
+            &transforms,
+            Playback::Gpu {
+                records: &records,
+                clock,
+            },
+            &opts,
+        )
         .expect("gpu-timed render");
     let plain = r
         .render_texture(&g, &transforms, &cpu, &opts)
@@ -221,23 +228,30 @@ fn uploads_follow_changes() {
             rt.set_speed(handles[3], 2.0).expect("speed");
             rt.pause(handles[17]).expect("pause");
         }
-        let dirty = rt.dirty_ranges();
         let first = frame == 0;
+        assert_eq!(up.needs_all_records(rt.len()), first);
+        let all = rt.collect_records();
+        let mut writes = Vec::new();
+        rt.record_writes(&mut writes);
+        let update = if first {
+            throng_render::RecordUpdate::All(&all)
+        } else {
+            throng_render::RecordUpdate::Writes {
+                len: rt.len(),
+                writes: &writes,
+            }
+        };
         let bytes = up
-            .update_gpu_timed(
-                &r.gpu,
-                rt.records(),
-                &dirty,
-                &transforms,
-                first,
-                rt.gpu_clock(),
-            )
+            .update_gpu_timed(&r.gpu, update, &transforms, first, rt.gpu_clock())
             .expect("upload");
         rt.clear_dirty();
+        // a write is the record and its index (64 B); the scatter's parameters are 16 B
+        let write = std::mem::size_of::<throng_render::GpuRecordWrite>() as u64;
         if first {
             assert_eq!(bytes, 40 * (record + 48) + clock_bytes);
         } else if frame == 2 {
-            assert_eq!(bytes, 2 * record + clock_bytes, "dirty {dirty:?}");
+            assert_eq!(writes.len(), 2);
+            assert_eq!(bytes, 2 * write + 16 + clock_bytes, "writes {writes:?}");
         }
         let kept = r
             .render_playback(&g, &transforms, Playback::Uploaded(&up), &opts)
@@ -247,7 +261,7 @@ fn uploads_follow_changes() {
                 &g,
                 &transforms,
                 Playback::Gpu {
-                    records: rt.records(),
+                    records: &all,
                     clock: rt.gpu_clock(),
                 },
                 &opts,
@@ -260,9 +274,9 @@ fn uploads_follow_changes() {
         );
     }
     // The compute twins read an upload's records too.
-    let records = rt.records();
+    let records = rt.collect_records();
     let direct = Playback::Gpu {
-        records,
+        records: &records,
         clock: rt.gpu_clock(),
     };
     assert_eq!(
@@ -271,8 +285,7 @@ fn uploads_follow_changes() {
     );
     // CPU-timed: every record, every frame.
     let mut cpu_up = throng_render::CrowdUpload::new(&device, throng_render::Timing::Cpu);
-    let cpu: Vec<_> = rt
-        .records()
+    let cpu: Vec<_> = records
         .iter()
         .map(|rec| gpu_layers(rec, rt.gpu_clip_table(), rt.gpu_clock()))
         .collect();

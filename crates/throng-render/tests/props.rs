@@ -204,8 +204,9 @@ fn gpu_anchors_equal_anchor_world_gpu_timed() {
     // Mid-crossfade, then later, then after many loops.
     for dt in [0.137, 0.2, 37.31] {
         rt.update(dt);
+        let records = rt.collect_records();
         let play = Playback::Gpu {
-            records: rt.records(),
+            records: &records,
             clock: rt.gpu_clock(),
         };
         for a in 0..anchors.anchors.len() {

@@ -141,6 +141,14 @@ fn wgsl_structs_match_rust_layouts() {
         &[0, 40, 44, 48, 52],
     );
     assert_eq!(size_of::<GpuInstanceRecord>(), 56);
+    let scatter = validate(Program::RecordScatter).expect("valid");
+    check(
+        &scatter,
+        "GpuRecordWrite",
+        size_of::<throng_render::GpuRecordWrite>(),
+        &[0, 56, 60],
+    );
+    assert_eq!(size_of::<throng_render::GpuRecordWrite>(), 64);
     check(&timed, "Timing", size_of::<TimingUniform>(), &[0, 4, 8, 12]);
     let cull = validate(Program::Cull {
         timing: Timing::Cpu,

@@ -44,7 +44,8 @@ impl Default for BenchConfig {
 pub struct BenchReport {
     pub instances: usize,
     pub mode: &'static str,
-    /// Median frame time (the playback calls making this frame's changes + `update`), ms.
+    /// Median frame time (the playback calls making this frame's changes + `update`; GPU-timed
+    /// also the list of record writes the renderer uploads), ms.
     pub ms_per_frame: f64,
     /// 90th percentile frame time, milliseconds.
     pub ms_p90: f64,
@@ -262,6 +263,8 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
             // the GPU-timed batch: rebuilt from `picks` every frame (timed), in a buffer kept
             // across frames as an application would keep it
             let mut batch = Vec::with_capacity(changes);
+            // GPU-timed: the frame's record writes, as the renderer uploads them
+            let mut writes = Vec::new();
             for f in 0..warm + frames {
                 picks.clear();
                 for _ in 0..changes {
@@ -272,8 +275,9 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
                 rt.change_batch(&picks, &mut batch);
                 let tu = Instant::now();
                 rt.update(cfg.dt);
-                let el = t.elapsed().as_secs_f64() * 1e3;
                 let elu = tu.elapsed().as_secs_f64() * 1e3;
+                rt.upload_list(&mut writes);
+                let el = t.elapsed().as_secs_f64() * 1e3;
                 let c1 = cpu_ns(parallel);
                 let ev = rt.events().len();
                 let dd = rt_dirty(rt);
@@ -308,6 +312,8 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
     }
     trait Dirty {
         fn take(&mut self) -> usize;
+        /// What the renderer uploads besides the records the runtime keeps (timed).
+        fn upload_list(&mut self, writes: &mut Vec<throng_contract::GpuRecordWrite>);
         fn change_batch(
             &mut self,
             picks: &[(crate::Handle, usize)],
@@ -318,6 +324,7 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
         fn take(&mut self) -> usize {
             0
         }
+        fn upload_list(&mut self, _: &mut Vec<throng_contract::GpuRecordWrite>) {}
         fn change_batch(&mut self, picks: &[(crate::Handle, usize)], _: &mut Vec<crate::Change>) {
             for &(h, c) in picks {
                 let _ = self.crossfade(h, c, 0.25);
@@ -329,6 +336,10 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
             let d = self.dirty().len();
             self.clear_dirty();
             d
+        }
+        fn upload_list(&mut self, writes: &mut Vec<throng_contract::GpuRecordWrite>) {
+            writes.clear();
+            self.record_writes(writes);
         }
         fn change_batch(
             &mut self,

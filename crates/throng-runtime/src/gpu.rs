@@ -23,24 +23,41 @@
 //! ends, before its phase could wrap. Re-anchoring costs one record write per playing instance
 //! per 128 s (1M instances: ~130 per frame at 60 Hz), written like any change.
 //!
+//! # State
+//! An instance's state is one 64 B cache line (`GInst`): per layer the record's own phase
+//! word (the position at the anchor in 2^-32 periods, rounded to nearest when the f64
+//! arithmetic re-anchors it, so the error does not accumulate one way), the anchor tick,
+//! speed and clip; the weight words as the record carries them; and every tick as its low 32
+//! bits, rebuilt against the clock. That is exact while each kept tick is less than 2^32
+//! ticks (4096 s) from the clock: the sweep re-anchors playing layers and moves `last` up for
+//! unscheduled instances every 2^27 ticks, wakes are never set more than 2^27 ticks ahead
+//! (an instance woken early just reschedules), and crossfades are at most [`MAX_FADE_S`]
+//! (2048 s). The runtime keeps no copy of the records: each is a function of its state
+//! ([`GpuRuntime::record`], [`GpuRuntime::collect_records`]).
+//!
 //! # Events and changes
 //! Each instance has at most one live entry in a schedule (timing wheel + far min-heap, see
 //! `schedule.rs`) keyed by its next *wake* tick: the
 //! next event crossing, one-shot end, crossfade end or re-anchor. `update` pops only entries
-//! that are due. Records changed since the last [`GpuRuntime::clear_dirty`] are listed by
-//! [`GpuRuntime::dirty`].
+//! that are due. Instances changed since the last [`GpuRuntime::clear_dirty`] are listed by
+//! [`GpuRuntime::dirty`]; [`GpuRuntime::record_writes`] turns them into the list of
+//! (record, index) writes the renderer uploads and a compute pass scatters.
 //!
 //! # Cost of a change
-//! A change rewrites one record, lists the instance as dirty once and updates its schedule
-//! entry; with 1M instances its cost is mostly cache misses on its state (2 lines) and record
-//! (56 B: 1.75 lines on average), plus its handle's slot (1 line) once any instance has been
-//! despawned (before that a handle is its dense index, see `handle.rs`).
-//! [`GpuRuntime::apply`] prefetches a few
-//! changes ahead so these overlap, the arrays live on transparent huge pages (no page walk per
-//! miss), and a crossfade neither re-anchors (rates are unchanged) nor recomputes the
-//! outgoing layer's record bytes. Measured on a 2-core VM: ~28 ns of arithmetic per
-//! crossfade, ~50–90 ns in all depending on how much of the store the caches hold; one core
-//! keeps only ~16 misses in flight, which bounds a 10 000-change batch to ≳0.4 ms.
+//! A change updates one 64 B state, lists the instance as dirty once and (rarely) pushes a
+//! schedule entry; its record is computed once per frame and instance by `record_writes`,
+//! into a sequential list. With 1M instances the cost is one cache miss on the state (plus
+//! its handle's slot once any instance has been despawned: before that a handle is its dense
+//! index, see `handle.rs`) and the arithmetic. [`GpuRuntime::apply`] prefetches 16 changes
+//! ahead, the state lives on transparent huge pages (no page walk per miss), and the common
+//! crossfade (default options, quiet clips) takes a short path. Measured on a 2-core VM
+//! (`throng bench runtime --mode gpu --changing 0.01`, 10,000 crossfades a frame at 1M
+//! instances, the writes list included): 0.83–1.2 ms at load ≈ 5 from other work, 1.34–1.67
+//! ms at load 6, where the previous layout (128 B state, a mirror of every 56 B record
+//! written in place: ~4.75 lines a change) took 2.06–2.52 ms in the same runs. In cache
+//! (20,000 instances, 10,000 changes) it is 0.49 ms: ~400 instructions a change, so the
+//! 0.3 ms goal needs the arithmetic cut to about a third; the memory alone (10,000 random
+//! 64 B read-modify-writes plus a sequential list, prefetched) takes 0.12–0.18 ms here.
 //!
 //! Limits of this mode: two layers (crossfading during a crossfade or blend keeps the stronger
 //! layer as the outgoing one and drops the weaker, a visible step of its weight); no root motion
@@ -52,11 +69,15 @@ use crate::handle::Handles;
 use crate::schedule::Schedule;
 use crate::{Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError, SECONDS_PER_TICK};
 use bytemuck::Zeroable;
-use change::{Cx, Sink, Write};
+use change::{Cx, Sink};
 use throng_asset::{ClipInfo, Layer};
-use throng_contract::{gpu_layers, GpuClipTable, GpuInstanceRecord, MODE_CLAMP, MODE_ONCE};
+use throng_contract::{
+    gpu_layers, GpuClipTable, GpuInstanceRecord, GpuRecordWrite, MODE_CLAMP, MODE_ONCE,
+};
 
 mod change;
+
+pub use change::MAX_FADE_S;
 
 /// Every playing layer is re-anchored at least this often (ticks; 256 s).
 pub const REANCHOR_TICKS: u64 = 1 << 28;
@@ -90,76 +111,160 @@ impl Change {
 }
 
 /// How far ahead batch operations prefetch (items).
-const AHEAD: usize = 8;
+const AHEAD: usize = 16;
 
-/// CPU-side state of one layer (exact, f64).
-#[derive(Debug, Clone, Copy, Default)]
+/// `GLayer::bits` above the clip index (bits 0..23) and the loop mode (bits 24..25, the
+/// record's `clip_mode` packing): the layer has not fired its start events yet / a one-shot
+/// that has ended.
+const L_FRESH: u32 = 1 << 27;
+const L_FINISHED: u32 = 1 << 28;
+/// The clip and mode bits, as the record's `clip_mode` carries them.
+const L_CLIP_MODE: u32 = throng_contract::CLIP_MASK | 3 << throng_contract::MODE_SHIFT;
+
+/// CPU-side state of one layer (16 B). Ticks are kept as their low 32 bits and rebuilt
+/// against the clock ([`past`]); the position as the record's phase word (see the module
+/// docs, "State").
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[repr(C)]
 struct GLayer {
-    clip: u32,
-    mode: u32,
+    /// Position at `anchor` as a fraction of the period, 0.32 fixed point (rounded to nearest).
+    phase: u32,
+    /// Tick (low 32 bits) at which the layer was at `phase`.
+    anchor: u32,
     /// Clip speed × blend sync factor.
     speed: f32,
-    /// Tick at which the layer was at `p`.
-    anchor: u64,
-    /// Position (frames) at `anchor`, reduced into the period.
-    p: f64,
-    fresh: bool,
-    finished: bool,
+    /// Clip index | loop mode << 24 | `L_FRESH` | `L_FINISHED`.
+    bits: u32,
 }
 
-/// 128 B, aligned to cache lines: a change touches two lines of state.
-#[derive(Debug, Clone, Copy)]
-#[repr(align(64))]
+impl GLayer {
+    #[inline]
+    fn clip(&self) -> usize {
+        (self.bits & throng_contract::CLIP_MASK) as usize
+    }
+    #[inline]
+    fn mode(&self) -> u32 {
+        (self.bits >> throng_contract::MODE_SHIFT) & 3
+    }
+    #[inline]
+    fn fresh(&self) -> bool {
+        self.bits & L_FRESH != 0
+    }
+    #[inline]
+    fn finished(&self) -> bool {
+        self.bits & L_FINISHED != 0
+    }
+    #[inline]
+    fn set(&mut self, bit: u32, on: bool) {
+        if on {
+            self.bits |= bit;
+        } else {
+            self.bits &= !bit;
+        }
+    }
+}
+
+/// `GInst::flags`: layer count (bits 0..1) and state bits.
+const G_N: u32 = 3;
+const G_ENABLED: u32 = 4;
+const G_PAUSED: u32 = 8;
+const G_BLEND: u32 = 16;
+const G_DIRTY: u32 = 32;
+/// A crossfade is in progress (it ends at `fade_end`).
+const G_FADING: u32 = 64;
+/// `GInst::wake` of an instance without a live schedule entry.
+const NO_WAKE: u32 = u32::MAX;
+
+/// One instance's state: 64 B, one cache line, so a change touches one line of state
+/// (docs/design.md §4 "Cost of a change").
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C, align(64))]
 struct GInst {
     layers: [GLayer; 2],
-    n: u8,
-    enabled: bool,
-    paused: bool,
-    blend: bool,
     speed: f32,
-    /// Layer 1 weight: `w_start + (t − w_anchor) · w_rate` (ticks), clamped.
-    w_anchor: u64,
-    w_start: f64,
-    w_rate: f64,
-    /// Crossfade end tick (u64::MAX: none).
-    fade_end: u64,
-    /// Events and ends have been processed up to this tick.
-    last: u64,
-    /// Tick of this instance's live schedule entry (u64::MAX: none).
-    wake: u64,
-    dirty: bool,
+    /// Layer 1 weight: `w_start + (t − w_anchor) · w_rate` (ticks), clamped: the record's
+    /// three words.
+    w_anchor: u32,
+    w_start: f32,
+    w_rate: f32,
+    /// Crossfade end tick (low 32 bits; with `G_FADING`).
+    fade_end: u32,
+    /// Events and ends have been processed up to this tick (low 32 bits).
+    last: u32,
+    /// Tick (low 32 bits) of this instance's live schedule entry (`NO_WAKE`: none).
+    wake: u32,
+    flags: u32,
 }
 
 impl Default for GInst {
     fn default() -> Self {
         GInst {
             layers: [GLayer::default(); 2],
-            n: 0,
-            enabled: true,
-            paused: false,
-            blend: false,
             speed: 1.0,
             w_anchor: 0,
             w_start: 0.0,
             w_rate: 0.0,
-            fade_end: u64::MAX,
+            fade_end: 0,
             last: 0,
-            wake: u64::MAX,
-            dirty: false,
+            wake: NO_WAKE,
+            flags: G_ENABLED,
         }
     }
+}
+
+impl GInst {
+    #[inline]
+    fn n(&self) -> usize {
+        (self.flags & G_N) as usize
+    }
+    #[inline]
+    fn set_n(&mut self, n: usize) {
+        self.flags = (self.flags & !G_N) | n as u32;
+    }
+    #[inline]
+    fn has(&self, bit: u32) -> bool {
+        self.flags & bit != 0
+    }
+    #[inline]
+    fn set(&mut self, bit: u32, on: bool) {
+        if on {
+            self.flags |= bit;
+        } else {
+            self.flags &= !bit;
+        }
+    }
+    #[inline]
+    fn enabled(&self) -> bool {
+        self.has(G_ENABLED)
+    }
+    #[inline]
+    fn paused(&self) -> bool {
+        self.has(G_PAUSED)
+    }
+    /// Crossfade end tick at `now`, if fading.
+    #[inline]
+    fn fade_end_at(&self, now: u64) -> Option<u64> {
+        self.has(G_FADING)
+            .then(|| past(now, self.w_anchor) + self.fade_end.wrapping_sub(self.w_anchor) as u64)
+    }
+}
+
+/// The whole tick of a tick `t` ≤ `now` given by its low 32 bits (exact while
+/// `now − t < 2^32`, which the sweep and the wake cap keep; see the module docs).
+#[inline]
+fn past(now: u64, t: u32) -> u64 {
+    now.saturating_sub((now as u32).wrapping_sub(t) as u64)
 }
 
 /// GPU-timed runtime. See the module docs.
 pub struct GpuRuntime {
     clips: Vec<Prepared>,
-    /// Per clip and loop mode code: `1 / period` and the record's ω at speed 1 (see
-    /// [`change::ModeK`]).
+    /// Per clip and loop mode code: `1 / period`, the phase scale and the record's ω at speed
+    /// 1 (see [`change::ModeK`]).
     inv_period: Vec<[change::ModeK; 4]>,
     gpu_clips: GpuClipTable,
     handles: Handles,
     state: Vec<GInst>,
-    records: Vec<GpuInstanceRecord>,
     transforms: Vec<InstanceTransform>,
     schedule: Schedule,
     due: Vec<(u64, u32, u32)>,
@@ -188,7 +293,6 @@ impl GpuRuntime {
             gpu_clips: throng_asset::gpu_clip_table(clips),
             handles: Handles::default(),
             state: Vec::new(),
-            records: Vec::new(),
             transforms: Vec::new(),
             schedule: Schedule::default(),
             due: Vec::new(),
@@ -230,26 +334,27 @@ impl GpuRuntime {
         self.clock.seconds()
     }
 
-    /// Reserves room for `additional` more instances (large stores on huge pages, see
+    fn cx(&self) -> Cx<'_> {
+        Cx::new(&self.clips, &self.inv_period, self.clock.ticks())
+    }
+
+    /// Reserves room for `additional` more instances (the state on huge pages, see
     /// `hugepage.rs`; `spawn` grows the same way).
     pub fn reserve(&mut self, additional: usize) {
         crate::hugepage::reserve(&mut self.state, additional);
-        crate::hugepage::reserve(&mut self.records, additional);
         self.transforms.reserve(additional);
         self.handles.reserve(additional);
     }
 
     pub fn spawn(&mut self, transform: InstanceTransform) -> Handle {
-        // the arrays a change touches at random grow onto huge pages
+        // the array a change touches at random grows onto huge pages
         crate::hugepage::reserve(&mut self.state, 1);
-        crate::hugepage::reserve(&mut self.records, 1);
         let h = self.handles.spawn();
         let g = GInst {
-            last: self.clock.ticks(),
+            last: self.clock.ticks() as u32,
             ..GInst::default()
         };
         self.state.push(g);
-        self.records.push(GpuInstanceRecord::zeroed());
         self.transforms.push(transform);
         let i = self.state.len() - 1;
         self.touch(i, h);
@@ -259,44 +364,35 @@ impl GpuRuntime {
     pub fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
         let i = self.handles.remove(h)?;
         self.state.swap_remove(i);
-        self.records.swap_remove(i);
         self.transforms.swap_remove(i);
         if i < self.state.len() {
-            // the moved instance's record now lives at i
-            self.state[i].dirty = true;
+            // the moved instance's record now belongs at i (it may be listed twice: both
+            // entries are computed from the same state, so they write the same bytes)
+            self.state[i].set(G_DIRTY, true);
             self.dirty.push(i as u32);
         }
         Ok(())
     }
 
-    /// Frames per tick of a layer (instance speed and pause included).
-    fn rate(&self, g: &GInst, l: &GLayer) -> f64 {
-        rate_of(&self.clips, g, l)
-    }
-
-    /// Unwrapped position of a layer at tick t (not clamped).
-    fn pos_at(&self, g: &GInst, l: &GLayer, t: u64) -> f64 {
-        l.p + t.saturating_sub(l.anchor) as f64 * self.rate(g, l)
-    }
-
-    /// Layer 1 weight at tick t (f64 truth).
+    /// Layer 1 weight at tick t.
+    #[inline]
     fn w1_at(g: &GInst, t: u64) -> f64 {
-        if g.n < 2 {
+        if g.n() < 2 {
             return 0.0;
         }
         // < 2^63: the signed conversion is one instruction and rounds the same
-        let e = t.saturating_sub(g.w_anchor) as i64 as f64;
-        (g.w_start + e * g.w_rate).clamp(0.0, 1.0)
+        let e = t.saturating_sub(past(t, g.w_anchor)) as i64 as f64;
+        (g.w_start as f64 + e * g.w_rate as f64).clamp(0.0, 1.0)
     }
 
-    /// Applies one change to a live instance and rebuilds its record.
+    /// Applies one change to a live instance and lists it as dirty.
     fn change(&mut self, c: Change) -> Result<(), RuntimeError> {
         let h = c.handle();
         let i = self.idx(h)?;
         let cx = Cx::new(&self.clips, &self.inv_period, self.clock.ticks());
         let g = &mut self.state[i];
-        let what = cx.change(g, &c)?;
-        if let Some(t) = cx.touch(g, &mut self.records[i], i, &mut self.dirty, what) {
+        let changed = cx.change(g, &c)?;
+        if let Some(t) = cx.touch(g, i, &mut self.dirty, changed) {
             self.schedule.push((t, h.slot, h.generation));
         }
         Ok(())
@@ -315,8 +411,8 @@ impl GpuRuntime {
         self.crossfade_with(h, clip, duration_s, PlayOptions::default())
     }
 
-    /// Crossfade (linear weights over `duration_s` seconds of clock time). See the module docs
-    /// for the two-layer limit of this mode.
+    /// Crossfade (linear weights over `duration_s` seconds of clock time, at most
+    /// [`MAX_FADE_S`]). See the module docs for the two-layer limit of this mode.
     pub fn crossfade_with(
         &mut self,
         h: Handle,
@@ -365,8 +461,7 @@ impl GpuRuntime {
             dirty: std::mem::take(&mut self.dirty),
             ..Sink::default()
         };
-        let (state, records) = (&mut self.state[..], &mut self.records[..]);
-        cx.apply_batch(&self.handles, changes, state, records, &mut out);
+        cx.apply_batch(&self.handles, changes, &mut self.state, &mut out);
         self.dirty = out.dirty;
         for (t, slot, generation) in out.wakes {
             self.schedule.push((t, slot, generation));
@@ -374,16 +469,11 @@ impl GpuRuntime {
         out.errors
     }
 
-    /// Prefetches (for writing) an instance's state and both lines its record may straddle.
+    /// Prefetches (for writing) an instance's state.
     fn prefetch_instance(&self, i: usize) {
-        use crate::prefetch::prefetch_write;
-        prefetch_write(
+        crate::prefetch::prefetch_write(
             self.state.as_ptr().wrapping_add(i),
             std::mem::size_of::<GInst>(),
-        );
-        prefetch_write(
-            self.records.as_ptr().wrapping_add(i),
-            std::mem::size_of::<GpuInstanceRecord>(),
         );
     }
 
@@ -393,7 +483,7 @@ impl GpuRuntime {
 
     pub fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
         let g = &self.state[self.idx(h)?];
-        Ok(g.n > 0 && g.layers[g.n as usize - 1].finished)
+        Ok(g.n() > 0 && g.layers[g.n() - 1].finished())
     }
 
     pub fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
@@ -408,12 +498,27 @@ impl GpuRuntime {
         Ok(())
     }
 
-    pub fn records(&self) -> &[GpuInstanceRecord] {
-        &self.records
+    /// The record of one instance, computed from its state (what [`Self::record_writes`]
+    /// sends for it).
+    pub fn record(&self, h: Handle) -> Result<GpuInstanceRecord, RuntimeError> {
+        let mut r = GpuInstanceRecord::zeroed();
+        self.cx().write_record(&self.state[self.idx(h)?], &mut r);
+        Ok(r)
     }
 
-    pub fn record(&self, h: Handle) -> Result<GpuInstanceRecord, RuntimeError> {
-        Ok(self.records[self.idx(h)?])
+    /// Every live instance's record in dense order, computed from the state: O(instances),
+    /// for a first upload or after the count changed. Frame to frame, send
+    /// [`Self::record_writes`] instead.
+    pub fn collect_records(&self) -> Vec<GpuInstanceRecord> {
+        let cx = self.cx();
+        self.state
+            .iter()
+            .map(|g| {
+                let mut r = GpuInstanceRecord::zeroed();
+                cx.write_record(g, &mut r);
+                r
+            })
+            .collect()
     }
 
     pub fn transforms(&self) -> &[InstanceTransform] {
@@ -421,36 +526,45 @@ impl GpuRuntime {
     }
 
     /// Dense indices whose record or transform changed since the last [`Self::clear_dirty`]
-    /// (unordered; may hold an index twice; upload e.g. as (index, record) pairs scattered by
-    /// a compute pass, or via [`Self::dirty_ranges`]).
+    /// (unordered; an index is listed once, except after a despawn moved an instance onto it).
     pub fn dirty(&self) -> &[u32] {
         &self.dirty
     }
 
-    /// The dirty indices sorted and merged into ranges.
-    pub fn dirty_ranges(&self) -> Vec<std::ops::Range<usize>> {
-        let mut v: Vec<usize> = self
-            .dirty
-            .iter()
-            .map(|&i| i as usize)
-            .filter(|&i| i < self.state.len())
-            .collect();
-        v.sort_unstable();
-        v.dedup();
-        let mut out: Vec<std::ops::Range<usize>> = Vec::new();
-        for i in v {
-            match out.last_mut() {
-                Some(r) if r.end == i => r.end = i + 1,
-                _ => out.push(i..i + 1),
+    /// Appends to `out` the record of every dirty instance with its dense index — the list
+    /// a compute pass scatters into the GPU's record buffer (throng-render's `CrowdUpload`).
+    /// Records are computed from the state here, once per instance however many changes it
+    /// had. Call [`Self::clear_dirty`] once they are sent.
+    pub fn record_writes(&self, out: &mut Vec<GpuRecordWrite>) {
+        let cx = self.cx();
+        let n = self.state.len();
+        out.reserve(self.dirty.len());
+        for (k, &i) in self.dirty.iter().enumerate() {
+            if let Some(&j) = self.dirty.get(k + AHEAD) {
+                if (j as usize) < n {
+                    crate::prefetch::prefetch(
+                        self.state.as_ptr().wrapping_add(j as usize),
+                        std::mem::size_of::<GInst>(),
+                    );
+                }
+            }
+            let Some(g) = self.state.get(i as usize) else {
+                continue; // despawned since
+            };
+            // written in place: a record built in a local and copied out makes the copy's
+            // wide loads wait on the narrow stores that built it
+            out.push(GpuRecordWrite::default());
+            if let Some(w) = out.last_mut() {
+                w.index = i;
+                cx.write_record(g, &mut w.record);
             }
         }
-        out
     }
 
     pub fn clear_dirty(&mut self) {
         for &i in &self.dirty {
             if let Some(g) = self.state.get_mut(i as usize) {
-                g.dirty = false;
+                g.set(G_DIRTY, false);
             }
         }
         self.dirty.clear();
@@ -464,8 +578,8 @@ impl GpuRuntime {
         &self.finished
     }
 
-    /// Rows and fracs from the exact f64 state at the current clock (what [`gpu_layers`]
-    /// approximates).
+    /// Rows and fracs from the f64 arithmetic on the state at the current clock (what
+    /// [`gpu_layers`] approximates in f32).
     pub fn exact_record(&self, h: Handle) -> Result<InstanceRecord, RuntimeError> {
         let i = self.idx(h)?;
         Ok(self.exact_at(i, self.clock.ticks()))
@@ -474,24 +588,25 @@ impl GpuRuntime {
     fn exact_at(&self, i: usize, t: u64) -> InstanceRecord {
         let g = &self.state[i];
         let mut out = InstanceRecord::zeroed();
-        if !g.enabled || g.n == 0 {
+        if !g.enabled() || g.n() == 0 {
             return out;
         }
+        let cx = Cx::new(&self.clips, &self.inv_period, t);
         let w1 = GpuRuntime::w1_at(g, t) as f32;
-        for k in 0..g.n as usize {
+        for k in 0..g.n() {
             let l = &g.layers[k];
-            let c = &self.clips[l.clip as usize];
-            let q = if l.finished {
+            let c = &self.clips[l.clip()];
+            let q = if l.finished() {
                 c.last
             } else {
-                c.shown(c.reduce(l.mode, self.pos_at(g, l, t)))
+                c.shown(c.reduce(l.mode(), cx.pos_at(g, l, t)))
             };
             let (row, frac) = c.frame(q);
             out.layers[k] = Layer {
                 weight: if k == 0 { 1.0 - w1 } else { w1 },
                 frac,
                 row: row as f32,
-                clip: l.clip as f32,
+                clip: l.clip() as f32,
             };
         }
         out
@@ -505,22 +620,21 @@ impl GpuRuntime {
         anchor: usize,
     ) -> Result<glam::Mat4, RuntimeError> {
         let i = self.idx(h)?;
-        let r = gpu_layers(&self.records[i], &self.gpu_clips, self.gpu_clock());
+        let r = gpu_layers(&self.record(h)?, &self.gpu_clips, self.gpu_clock());
         crate::anchor::anchor_world(&r, &self.transforms[i], anchors, anchor)
     }
 
     fn mark_dirty(&mut self, i: usize) {
-        if !self.state[i].dirty {
-            self.state[i].dirty = true;
+        if !self.state[i].has(G_DIRTY) {
+            self.state[i].set(G_DIRTY, true);
             self.dirty.push(i as u32);
         }
     }
 
-    /// Rebuilds the record of instance i, marks it dirty and reschedules it.
+    /// Lists instance i as dirty and reschedules it.
     fn touch(&mut self, i: usize, h: Handle) {
         let cx = Cx::new(&self.clips, &self.inv_period, self.clock.ticks());
-        let (g, rec) = (&mut self.state[i], &mut self.records[i]);
-        if let Some(t) = cx.touch(g, rec, i, &mut self.dirty, Write::Record) {
+        if let Some(t) = cx.touch(&mut self.state[i], i, &mut self.dirty, true) {
             self.schedule.push((t, h.slot, h.generation));
         }
     }
@@ -565,10 +679,10 @@ impl GpuRuntime {
             let Some(i) = self.handles.index(h) else {
                 continue;
             };
-            if self.state[i].wake != t {
+            if self.state[i].wake != t as u32 {
                 continue; // superseded by an earlier entry
             }
-            self.state[i].wake = u64::MAX;
+            self.state[i].wake = NO_WAKE;
             self.process(i, h, now);
         }
         self.due = due;
@@ -577,13 +691,15 @@ impl GpuRuntime {
             self.schedule.retain_far(|&(t, slot, generation)| {
                 handles
                     .index(Handle { slot, generation })
-                    .is_some_and(|i| state[i].wake == t)
+                    .is_some_and(|i| state[i].wake == t as u32)
             });
         }
     }
 
     /// Visits the share of instances due this update so that each is visited at least every
-    /// `REANCHOR_TICKS / 2` ticks, and re-anchors those anchored longer ago than that.
+    /// `REANCHOR_TICKS / 2` ticks: re-anchors the layers anchored longer ago than that, ends
+    /// crossfades that are over, and moves an unscheduled instance's `last` up, so that every
+    /// tick the state keeps as 32 bits stays within 2^32 of the clock.
     fn sweep_reanchor(&mut self, advanced: u64, now: u64) {
         let n = self.state.len();
         if n == 0 || advanced == 0 {
@@ -602,20 +718,23 @@ impl GpuRuntime {
             }
             let i = self.sweep;
             self.sweep += 1;
-            let g = &self.state[i];
-            let stale = g.layers[..g.n as usize]
-                .iter()
-                .any(|l| !l.finished && now.saturating_sub(l.anchor) >= REANCHOR_TICKS / 2);
-            let fade_over = g.n == 2 && now >= g.fade_end;
+            let g = &mut self.state[i];
+            let stale = g.layers[..g.n()].iter().any(|l| {
+                !l.finished() && now.saturating_sub(past(now, l.anchor)) >= REANCHOR_TICKS / 2
+            });
+            let fade_over = g.n() == 2 && g.fade_end_at(now).is_some_and(|e| now >= e);
             if fade_over {
                 // the GPU shows the incoming layer alone since the fade's end (its weight
                 // clamps at 1); drop the outgoing one before `w_anchor` could wrap
-                let g = &mut self.state[i];
                 g.layers[0] = g.layers[1];
-                g.n = 1;
-                g.fade_end = u64::MAX;
+                g.set_n(1);
+                g.set(G_FADING, false);
             }
-            if stale && !self.state[i].paused {
+            if g.wake == NO_WAKE {
+                // nothing to process until a change: nothing happened since `last`
+                g.last = now as u32;
+            }
+            if stale && !g.paused() {
                 let cx = Cx::new(&self.clips, &self.inv_period, now);
                 cx.reanchor(&mut self.state[i]);
             }
@@ -628,24 +747,24 @@ impl GpuRuntime {
 
     fn process(&mut self, i: usize, h: Handle, now: u64) {
         let g = self.state[i];
-        let t0 = g.last;
+        let cx = Cx::new(&self.clips, &self.inv_period, now);
+        let t0 = past(now, g.last);
         let mut changed = false;
         let secs = |t: f64| t * SECONDS_PER_TICK;
-        let fading = g.n == 2 && g.fade_end != u64::MAX;
-        for k in 0..g.n as usize {
+        let fade_end = if g.n() == 2 { g.fade_end_at(now) } else { None };
+        for k in 0..g.n() {
             let l = g.layers[k];
             // the outgoing layer of a crossfade plays until the fade's end
-            let now = if fading && k == 0 {
-                now.min(g.fade_end)
-            } else {
-                now
+            let now = match fade_end {
+                Some(e) if k == 0 => now.min(e),
+                _ => now,
             };
-            if l.finished || g.paused || now <= t0 && !l.fresh {
+            if l.finished() || g.paused() || now <= t0 && !l.fresh() {
                 continue;
             }
-            let c = &self.clips[l.clip as usize];
-            let u0 = self.pos_at(&g, &l, t0);
-            let u1 = self.pos_at(&g, &l, now);
+            let c = &self.clips[l.clip()];
+            let u0 = cx.pos_at(&g, &l, t0);
+            let u1 = cx.pos_at(&g, &l, now);
             let time_of = |u: f64| {
                 if u1 > u0 {
                     secs(t0 as f64 + ((u - u0) / (u1 - u0)).clamp(0.0, 1.0) * (now - t0) as f64)
@@ -653,42 +772,43 @@ impl GpuRuntime {
                     secs(t0 as f64)
                 }
             };
-            c.crossings(l.mode, u0, u1, l.fresh, &mut self.hits);
+            c.crossings(l.mode(), u0, u1, l.fresh(), &mut self.hits);
             for &(u, e) in &self.hits {
                 self.events.push(FiredEvent {
                     instance: h,
-                    clip: l.clip,
+                    clip: l.clip() as u32,
                     event: e,
                     time: time_of(u),
                 });
             }
             let s = &mut self.state[i].layers[k];
-            s.fresh = false;
-            let clamp_like = c.is_static() || l.mode == MODE_ONCE || l.mode == MODE_CLAMP;
+            s.set(L_FRESH, false);
+            let mode = l.mode();
+            let clamp_like = c.is_static() || mode == MODE_ONCE || mode == MODE_CLAMP;
             if clamp_like && u1 >= c.last {
-                s.finished = true;
-                s.p = c.last;
-                s.anchor = now;
+                s.set(L_FINISHED, true);
+                cx.set_position(s, c.last);
+                s.anchor = now as u32;
                 changed = true;
-                if l.mode == MODE_ONCE || l.mode == MODE_CLAMP {
+                if mode == MODE_ONCE || mode == MODE_CLAMP {
                     self.finished.push(Finished {
                         instance: h,
-                        clip: l.clip,
+                        clip: l.clip() as u32,
                         time: time_of(c.last),
                     });
                 }
-            } else if now >= l.anchor + REANCHOR_TICKS / 2 {
-                s.p = c.reduce(l.mode, u1);
-                s.anchor = now;
+            } else if now >= past(now, l.anchor) + REANCHOR_TICKS / 2 {
+                cx.set_position(s, c.reduce(mode, u1));
+                s.anchor = now as u32;
                 changed = true;
             }
         }
         let g = &mut self.state[i];
-        g.last = now;
-        if g.n == 2 && now >= g.fade_end {
+        g.last = now as u32;
+        if fade_end.is_some_and(|e| now >= e) {
             g.layers[0] = g.layers[1];
-            g.n = 1;
-            g.fade_end = u64::MAX;
+            g.set_n(1);
+            g.set(G_FADING, false);
             changed = true;
         }
         if changed {
@@ -699,27 +819,22 @@ impl GpuRuntime {
     }
 }
 
-/// Frames per tick of a layer (instance speed and pause included).
-#[inline]
-fn rate_of(clips: &[Prepared], g: &GInst, l: &GLayer) -> f64 {
-    if g.paused || l.finished {
-        return 0.0;
-    }
-    clips[l.clip as usize].fps * l.speed as f64 * g.speed as f64 * SECONDS_PER_TICK
-}
-
-/// [`Prepared::reduce`] with the period's reciprocal `inv` given (the contract's
-/// `Span::reduce_with_inverse`).
-#[inline]
-fn reduce_fast(c: &Prepared, inv: f64, mode: u32, u: f64) -> f64 {
-    c.reduce_with_inverse(mode, u, inv)
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
-    fn instance_state_is_two_cache_lines() {
-        assert_eq!(std::mem::size_of::<super::GInst>(), 128);
+    fn instance_state_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<super::GInst>(), 64);
         assert_eq!(std::mem::align_of::<super::GInst>(), 64);
+    }
+
+    #[test]
+    fn past_ticks_are_rebuilt_from_their_low_bits() {
+        let now = (7u64 << 32) + 5;
+        assert_eq!(super::past(now, 5), now);
+        assert_eq!(super::past(now, 0), now - 5);
+        assert_eq!(super::past(now, u32::MAX), now - 6);
+        assert_eq!(super::past(3, 1), 1);
+        // before the clock reached it (cannot happen): clamped at 0, not wrapped
+        assert_eq!(super::past(3, 9), 0);
     }
 }

@@ -35,8 +35,8 @@ struct Slot {
 ///
 /// Until the first despawn, slot k holds dense index k at generation 0 (slots are handed out
 /// in order and none is reused), so a lookup needs no table read: in a store of a million
-/// instances that read is a cache miss, one of the ~4.75 lines a scattered GPU-timed change
-/// touched (docs/design.md §4 "Cost of a change").
+/// instances that read is a cache miss, one of the two lines a scattered GPU-timed change
+/// would touch (docs/design.md §4 "GPU-timed records").
 #[derive(Debug, Clone)]
 pub(crate) struct Handles {
     slots: Vec<Slot>,
@@ -181,7 +181,7 @@ macro_rules! instance_lookup {
                 self.handles.index(h).is_some()
             }
 
-            /// Dense index of an instance in `records()` / `transforms()` (changes when another
+            /// Dense index of an instance in the records and `transforms()` (changes when another
             /// instance is despawned).
             pub fn index(&self, h: Handle) -> Option<usize> {
                 self.handles.index(h)

@@ -183,7 +183,16 @@ fn only_changed_instances_are_written() {
     rt.play(hs[7], 1, PlayOptions::default()).unwrap();
     rt.set_enabled(hs[9000], false).unwrap();
     rt.set_enabled(hs[8], false).unwrap();
-    assert_eq!(rt.dirty_ranges(), vec![7..9, 9000..9001]);
+    // the writes sent to the GPU: each changed instance once, with its current record
+    let mut writes = Vec::new();
+    rt.record_writes(&mut writes);
+    let mut got: Vec<u32> = writes.iter().map(|w| w.index).collect();
+    got.sort_unstable();
+    assert_eq!(got, vec![7, 8, 9000]);
+    for w in &writes {
+        assert_eq!(w.record, rt.record(hs[w.index as usize]).unwrap());
+    }
+    assert_eq!(writes[0].record.flags & throng_contract::GPU_ENABLED, 1);
     rt.clear_dirty();
     // the one-shot is rewritten once, when it ends (HELD), and reports completion
     let mut writes = 0;
@@ -285,7 +294,7 @@ fn batched_changes_equal_single_calls() {
         }
         assert!(!want.is_empty(), "the batch holds failing changes");
         assert_eq!(format!("{errs:?}"), format!("{want:?}"), "frame {frame}");
-        assert_eq!(a.records(), b.records(), "frame {frame}");
+        assert_eq!(a.collect_records(), b.collect_records(), "frame {frame}");
         let (mut da, mut db) = (a.dirty().to_vec(), b.dirty().to_vec());
         da.sort_unstable();
         db.sort_unstable();
@@ -294,7 +303,7 @@ fn batched_changes_equal_single_calls() {
             a.update(1.0 / 60.0);
             b.update(1.0 / 60.0);
             assert_eq!(format!("{:?}", a.events()), format!("{:?}", b.events()));
-            assert_eq!(a.records(), b.records(), "frame {frame}");
+            assert_eq!(a.collect_records(), b.collect_records(), "frame {frame}");
         }
     }
 }

@@ -1,45 +1,46 @@
-//! The work of one playback change in GPU-timed mode, written against one instance's state and
-//! record only (no `&mut GpuRuntime`): the single-change methods and [`Cx::apply_batch`] share
-//! it.
+//! The work of one playback change in GPU-timed mode, written against one instance's state
+//! only (no `&mut GpuRuntime`): the single-change methods and [`Cx::apply_batch`] share it.
 //!
 //! Cost model (1M instances, 1 % changing: ~10 000 scattered instances per frame). A change
-//! costs its arithmetic plus cache misses on its slot, its state (two lines) and its record
-//! (two lines). Batches prefetch ahead so the misses overlap, the arrays sit on huge pages
-//! (`hugepage.rs`), and the arithmetic avoids divisions, long conversion chains and work a
-//! change does not need (a crossfade keeps the outgoing layer's record as it was).
+//! costs its arithmetic plus one cache miss on its 64 B state (and on its handle's slot once
+//! an instance has been despawned); its record is computed later, once per dirty instance,
+//! by `GpuRuntime::record_writes` into a sequential list. Batches prefetch ahead so the misses
+//! overlap, the state sits on huge pages (`hugepage.rs`), and the arithmetic avoids
+//! divisions, long conversion chains and work a change does not need.
 
-use super::{reduce_fast, Change, GInst, GLayer, GpuRuntime, AHEAD};
+use super::{
+    past, Change, GInst, GLayer, GpuRuntime, AHEAD, G_BLEND, G_DIRTY, G_ENABLED, G_FADING,
+    G_PAUSED, L_CLIP_MODE, L_FINISHED, L_FRESH, NO_WAKE, REANCHOR_TICKS,
+};
 use crate::api::{check_nonneg, PlayOptions};
 use crate::clips::Prepared;
 use crate::handle::Handles;
 use crate::prefetch::prefetch_write;
 use crate::schedule::Entry;
 use crate::{RuntimeError, SECONDS_PER_TICK, TICKS_PER_SECOND};
-use throng_contract::gpu_timed::{phase_word, TWO_POW_32};
+use throng_contract::gpu_timed::TWO_POW_32;
 use throng_contract::{
     GpuInstanceRecord, GpuLayer, GPU_ENABLED, GPU_HELD, GPU_TWO_LAYERS, MODE_LOOP, MODE_PINGPONG,
     MODE_SHIFT,
 };
 
-/// How a change's record is rewritten.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Write {
-    /// Nothing changed.
-    Nothing,
-    /// Rebuilt from the state.
-    Record,
-    /// A crossfade: layer 0 is the record's layer `from` as it was, layer 1 and the weights new.
-    Crossfade { from: usize },
-}
+/// Longest crossfade, seconds (2^31 ticks): the state keeps a fade's end as 32 bits beside
+/// its start. Longer fades are shortened to this.
+pub const MAX_FADE_S: f64 = (1u64 << 31) as f64 / TICKS_PER_SECOND as f64;
 
 /// Per clip and loop mode: what building a record layer needs, precomputed.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct ModeK {
     /// `1 / period` (0 where the period is 0): multiplications instead of divisions.
     pub inv: f64,
+    /// `period / 2^32`: a phase word times this is a position in frames.
+    pub scale: f64,
     /// ω of a layer at clip speed 1 and instance speed 1 (the common case), bit-identical
-    /// to [`omega`] of that rate: a long chain of dependent conversions saved per change.
+    /// to [`omega`] of that rate: a long chain of dependent conversions saved per record.
     pub omega1: (u32, f32),
+    /// Frames per tick at speed 1 (`fps · 2^-20`: exact, so a rate built from it rounds
+    /// as `fps · speeds · 2^-20` does).
+    pub rate1: f64,
     /// A loop or ping-pong of a clip without events: never needs the CPU.
     pub quiet: bool,
 }
@@ -48,11 +49,13 @@ impl ModeK {
     pub fn new(c: &Prepared, mode: u32) -> ModeK {
         let p = c.period(mode);
         let inv = if p > 0.0 { 1.0 / p } else { 0.0 };
-        // the same product as `rate_of` with both speeds 1.0 (exact factors)
-        let rate = c.fps * 1.0f32 as f64 * 1.0f32 as f64 * SECONDS_PER_TICK;
+        // the same product as `Cx::rate` with both speeds 1.0 (exact factors)
+        let rate = c.fps * SECONDS_PER_TICK * 1.0f32 as f64 * 1.0f32 as f64;
         ModeK {
             inv,
+            scale: if p > 0.0 { p / TWO_POW_32 } else { 0.0 },
             omega1: omega(rate, inv),
+            rate1: c.fps * SECONDS_PER_TICK,
             quiet: c.events.is_empty() && (mode == MODE_LOOP || mode == MODE_PINGPONG),
         }
     }
@@ -69,6 +72,15 @@ fn omega(rate: f64, inv: f64) -> (u32, f32) {
     (hi as u32, ((w - hi) * (1.0 / TWO_POW_32)) as f32)
 }
 
+/// A batch's last crossfade duration and its length in ticks and weight rate (most batches
+/// fade many instances over the same time).
+#[derive(Default)]
+pub(super) struct FadeLen {
+    duration_s: f32,
+    len: u64,
+    w_rate: f32,
+}
+
 /// Context of a change: the clip table and the current tick.
 #[derive(Clone, Copy)]
 pub(super) struct Cx<'a> {
@@ -78,7 +90,7 @@ pub(super) struct Cx<'a> {
     pub now: u64,
 }
 
-/// Indices and schedule entries produced by touched instances (one per thread).
+/// Indices and schedule entries produced by touched instances.
 #[derive(Default)]
 pub(super) struct Sink {
     pub dirty: Vec<u32>,
@@ -95,35 +107,64 @@ impl<'a> Cx<'a> {
         crate::api::check_clip(clip, self.clips.len())
     }
 
+    #[inline]
+    fn mk(&self, l: &GLayer) -> &ModeK {
+        &self.inv[l.clip()][l.mode() as usize]
+    }
+
     /// Frames per tick of a layer (instance speed and pause included).
     #[inline]
     pub fn rate(&self, g: &GInst, l: &GLayer) -> f64 {
-        super::rate_of(self.clips, g, l)
+        if g.paused() || l.finished() {
+            return 0.0;
+        }
+        self.mk(l).rate1 * l.speed as f64 * g.speed as f64
     }
 
-    /// Unwrapped position of a layer at tick t (not clamped).
+    /// Position (frames, reduced into the period) at the layer's anchor.
+    #[inline]
+    pub fn position(&self, l: &GLayer) -> f64 {
+        if l.finished() {
+            return self.clips[l.clip()].last;
+        }
+        l.phase as f64 * self.mk(l).scale
+    }
+
+    /// Sets the position at the anchor from `p` (frames, reduced into the period), rounded
+    /// to the nearest 2^-32 of the period.
+    #[inline]
+    pub fn set_position(&self, l: &mut GLayer, p: f64) {
+        let x = p * self.mk(l).inv * TWO_POW_32 + 0.5;
+        // 0 ≤ x: the truncating signed cast is the floor; clamped into u32 (NaN → 0)
+        l.phase = if x > 0.0 {
+            (x as i64).min(u32::MAX as i64) as u32
+        } else {
+            0
+        };
+    }
+
+    /// Unwrapped position of a layer at tick t ≤ now (not clamped).
     #[inline]
     pub fn pos_at(&self, g: &GInst, l: &GLayer, t: u64) -> f64 {
-        l.p + t.saturating_sub(l.anchor) as f64 * self.rate(g, l)
+        let anchor = past(self.now, l.anchor);
+        self.position(l) + t.saturating_sub(anchor) as f64 * self.rate(g, l)
     }
 
     /// Moves every layer's anchor to `now` (before a rate change).
     pub fn reanchor(&self, g: &mut GInst) {
-        let (paused, speed, now) = (g.paused, g.speed, self.now);
-        for l in &mut g.layers[..g.n as usize] {
-            let c = &self.clips[l.clip as usize];
-            let rate = if paused || l.finished {
-                0.0
-            } else {
-                c.fps * l.speed as f64 * speed as f64 * SECONDS_PER_TICK
-            };
-            let u = l.p + now.saturating_sub(l.anchor) as f64 * rate;
-            let inv = self.inv[l.clip as usize][(l.mode & 3) as usize].inv;
-            l.p = reduce_fast(c, inv, l.mode, u);
-            l.anchor = now;
+        let gc = *g;
+        for l in &mut g.layers[..gc.n()] {
+            let c = &self.clips[l.clip()];
+            let u = self.pos_at(&gc, l, self.now);
+            let p = c.reduce_with_inverse(l.mode(), u, self.mk(l).inv);
+            if !l.finished() {
+                self.set_position(l, p);
+            }
+            l.anchor = self.now as u32;
         }
     }
 
+    #[inline(always)]
     pub fn new_layer(&self, clip: usize, opts: &PlayOptions) -> Result<GLayer, RuntimeError> {
         self.check_clip(clip)?;
         check_nonneg("speed", opts.speed as f64)?;
@@ -133,86 +174,82 @@ impl<'a> Cx<'a> {
             .loop_mode
             .map(throng_contract::LoopMode::code)
             .unwrap_or(c.mode);
-        Ok(GLayer {
-            clip: clip as u32,
-            mode,
+        let mut l = GLayer {
+            phase: 0,
+            anchor: self.now as u32,
             speed: opts.speed,
-            anchor: self.now,
-            // every mode reduces 0 to 0: skip the call in the common case
-            p: if opts.start_time == 0.0 {
-                0.0
-            } else {
-                c.reduce(mode, opts.start_time as f64 * c.fps)
-            },
-            fresh: true,
-            finished: false,
-        })
+            bits: clip as u32 | mode << MODE_SHIFT | L_FRESH,
+        };
+        // every mode reduces 0 to 0: skip the call in the common case
+        if opts.start_time != 0.0 {
+            self.set_position(&mut l, c.reduce(mode, opts.start_time as f64 * c.fps));
+        }
+        Ok(l)
     }
 
-    /// Applies one change to an instance's state and says how its record must be rewritten
-    /// (see [`Cx::touch`]). Validation errors leave the state as it was.
-    pub fn change(&self, g: &mut GInst, c: &Change) -> Result<Write, RuntimeError> {
+    /// Applies one change to an instance's state; false when nothing changed. Validation
+    /// errors leave the state as it was.
+    #[inline(always)]
+    pub fn change(&self, g: &mut GInst, c: &Change) -> Result<bool, RuntimeError> {
         let now = self.now;
         match *c {
             Change::Play(_, clip, opts) => {
                 let l = self.new_layer(clip, &opts)?;
                 g.layers[0] = l;
-                g.n = 1;
-                g.blend = false;
-                g.fade_end = u64::MAX;
-                g.last = now;
+                g.set_n(1);
+                g.set(G_BLEND | G_FADING, false);
+                g.last = now as u32;
             }
             Change::Crossfade(_, clip, duration_s, opts) => {
                 check_nonneg("crossfade duration", duration_s as f64)?;
                 let new = self.new_layer(clip, &opts)?;
                 // ≥ 0: adding ½ and truncating rounds without a libm call; the signed cast is
-                // one instruction (and saturates far from overflowing `now + len`)
-                let len = (duration_s as f64 * TICKS_PER_SECOND as f64 + 0.5) as i64 as u64;
-                if g.n == 0 || len == 0 {
+                // one instruction
+                let len = (duration_s.min(MAX_FADE_S as f32) as f64 * TICKS_PER_SECOND as f64 + 0.5)
+                    as i64 as u64;
+                if g.n() == 0 || len == 0 {
                     return self.change(g, &Change::Play(c.handle(), clip, opts));
                 }
-                // no re-anchoring: the layers' rates do not change, so their (anchor, p)
+                // no re-anchoring: the layers' rates do not change, so their (anchor, phase)
                 // pairs stay exact (the sweep keeps anchors recent, see the module docs)
-                let mut from = 0;
-                if g.n == 2 && GpuRuntime::w1_at(g, now) > 0.5 {
+                if g.n() == 2 && GpuRuntime::w1_at(g, now) > 0.5 {
                     g.layers[0] = g.layers[1];
-                    from = 1;
                 }
                 g.layers[1] = new;
-                g.n = 2;
-                g.blend = false;
-                g.w_anchor = now;
+                g.set_n(2);
+                g.set(G_BLEND, false);
+                g.set(G_FADING, true);
+                g.w_anchor = now as u32;
                 g.w_start = 0.0;
-                g.w_rate = 1.0 / len as i64 as f64;
-                g.fade_end = now + len;
-                g.last = now;
-                return Ok(Write::Crossfade { from });
+                g.w_rate = (1.0 / len as i64 as f64) as f32;
+                g.fade_end = (now + len) as u32;
+                g.last = now as u32;
             }
             Change::Blend(_, clip_a, clip_b, weight) => {
                 self.check_clip(clip_a)?;
                 self.check_clip(clip_b)?;
                 let (da, db) = (self.clips[clip_a].duration, self.clips[clip_b].duration);
                 let [sa, sb] = crate::api::blend_sync(da, db, weight)?;
-                let same = g.blend
-                    && g.n == 2
-                    && g.layers[0].clip as usize == clip_a
-                    && g.layers[1].clip as usize == clip_b;
+                let same = g.has(G_BLEND)
+                    && g.n() == 2
+                    && g.layers[0].clip() == clip_a
+                    && g.layers[1].clip() == clip_b;
                 if same {
                     self.reanchor(g);
                 } else {
                     let a = self.new_layer(clip_a, &PlayOptions::default())?;
                     let b = self.new_layer(clip_b, &PlayOptions::default())?;
                     g.layers = [a, b];
-                    g.last = now;
+                    g.last = now as u32;
                 }
                 g.layers[0].speed = sa;
                 g.layers[1].speed = sb;
-                g.n = 2;
-                g.blend = true;
-                g.w_anchor = now;
-                g.w_start = weight as f64;
+                g.set_n(2);
+                g.set(G_BLEND, true);
+                g.set(G_FADING, false);
+                g.w_anchor = now as u32;
+                g.w_start = weight;
                 g.w_rate = 0.0;
-                g.fade_end = u64::MAX;
             }
             Change::SetSpeed(_, speed) => {
                 check_nonneg("speed", speed as f64)?;
@@ -221,69 +258,111 @@ impl<'a> Cx<'a> {
             }
             Change::Pause(_) => {
                 self.reanchor(g);
-                g.paused = true;
+                g.set(G_PAUSED, true);
             }
             Change::Resume(_) => {
                 self.reanchor(g);
-                g.paused = false;
+                g.set(G_PAUSED, false);
             }
             Change::Seek(_, time_s) => {
                 check_nonneg("seek time", time_s as f64)?;
-                if g.n == 0 {
-                    return Ok(Write::Nothing);
+                if g.n() == 0 {
+                    return Ok(false);
                 }
-                let (blend, n) = (g.blend, g.n as usize);
+                let (blend, n) = (g.has(G_BLEND), g.n());
                 let range = if blend { 0..2 } else { n - 1..n };
                 for l in &mut g.layers[range] {
-                    let c = &self.clips[l.clip as usize];
+                    let c = &self.clips[l.clip()];
                     let sync = if blend { l.speed as f64 } else { 1.0 };
-                    l.p = c.reduce(l.mode, time_s as f64 * c.fps * sync);
-                    l.anchor = now;
-                    l.fresh = true;
-                    l.finished = false;
+                    l.set(L_FINISHED, false);
+                    l.set(L_FRESH, true);
+                    self.set_position(l, c.reduce(l.mode(), time_s as f64 * c.fps * sync));
+                    l.anchor = now as u32;
                 }
-                g.last = now;
+                g.last = now as u32;
             }
-            Change::SetEnabled(_, enabled) => g.enabled = enabled,
+            Change::SetEnabled(_, enabled) => g.set(G_ENABLED, enabled),
         }
-        Ok(Write::Record)
+        Ok(true)
     }
 
-    /// Rebuilds the record of instance `i` (handle `h`), lists it as dirty once and returns
-    /// the schedule entry to push if its next wake moved earlier.
-    #[inline]
+    /// The common crossfade — default play options, a valid clip, two quiet layers after it
+    /// and no wake pending — applied in a few dozen instructions; false (nothing changed) when
+    /// the change is not that case and must take [`Cx::change`]. The state it leaves is the
+    /// one `change` leaves (`tests/gpu_timed.rs` compares batches with single calls).
+    #[inline(always)]
+    fn crossfade_fast(
+        &self,
+        g: &mut GInst,
+        clip: usize,
+        duration_s: f32,
+        opts: &PlayOptions,
+        fade: &mut FadeLen,
+    ) -> bool {
+        if *opts != PlayOptions::default() || clip >= self.clips.len() || g.n() == 0 {
+            return false;
+        }
+        if fade.duration_s.to_bits() != duration_s.to_bits() {
+            if !(duration_s.is_finite() && duration_s >= 0.0) {
+                return false;
+            }
+            let len = (duration_s.min(MAX_FADE_S as f32) as f64 * TICKS_PER_SECOND as f64 + 0.5)
+                as i64 as u64;
+            *fade = FadeLen {
+                duration_s,
+                len,
+                w_rate: (1.0 / len as i64 as f64) as f32,
+            };
+        }
+        if fade.len == 0 || g.wake != NO_WAKE {
+            return false;
+        }
+        let mode = self.clips[clip].mode;
+        let keep = if g.n() == 2 && GpuRuntime::w1_at(g, self.now) > 0.5 {
+            g.layers[1]
+        } else {
+            g.layers[0]
+        };
+        let quiet = |l: &GLayer| l.finished() || self.mk(l).quiet;
+        if !self.inv[clip][(mode & 3) as usize].quiet || !quiet(&keep) {
+            return false;
+        }
+        let now = self.now as u32;
+        g.layers = [
+            keep,
+            GLayer {
+                phase: 0,
+                anchor: now,
+                speed: 1.0,
+                bits: clip as u32 | mode << MODE_SHIFT | L_FRESH,
+            },
+        ];
+        g.set_n(2);
+        g.set(G_BLEND, false);
+        g.set(G_FADING, true);
+        g.w_anchor = now;
+        g.w_start = 0.0;
+        g.w_rate = fade.w_rate;
+        g.fade_end = (self.now + fade.len) as u32;
+        g.last = now;
+        true
+    }
+
+    /// Lists instance `i` as dirty once (when `changed`) and returns the schedule entry to
+    /// push if its next wake moved earlier.
+    #[inline(always)]
     pub fn touch(
         &self,
         g: &mut GInst,
-        rec: &mut GpuInstanceRecord,
         i: usize,
         dirty: &mut Vec<u32>,
-        what: Write,
+        changed: bool,
     ) -> Option<u64> {
-        match what {
-            Write::Nothing => return None,
-            Write::Crossfade { from } if g.enabled => {
-                // The record of an enabled instance always holds its layers as last written
-                // from its state, and a crossfade leaves the outgoing layer as it was: keep
-                // that layer's 20 bytes, compute only the incoming one and the weights.
-                if from == 1 {
-                    rec.layers[0] = rec.layers[1];
-                }
-                self.write_layer(g, 1, &mut rec.layers[1]);
-                rec.flags = GPU_ENABLED | GPU_TWO_LAYERS;
-                rec.w_anchor = g.w_anchor as u32;
-                rec.w_start = g.w_start as f32;
-                rec.w_rate = g.w_rate as f32;
-                debug_assert_eq!(*rec, {
-                    let mut full = *rec;
-                    self.write_record(g, &mut full);
-                    full
-                });
-            }
-            _ => self.write_record(g, rec),
+        if !changed {
+            return None;
         }
-        if !g.dirty {
-            g.dirty = true;
+        if !g.has(G_DIRTY) {
+            g.set(G_DIRTY, true);
             dirty.push(i as u32);
         }
         self.reschedule(g)
@@ -291,36 +370,44 @@ impl<'a> Cx<'a> {
 
     /// Lowers the instance's wake to its next wake; returns that tick if it moved (the caller
     /// pushes a schedule entry).
-    #[inline]
+    #[inline(always)]
     pub fn reschedule(&self, g: &mut GInst) -> Option<u64> {
         let t = self.next_wake(g);
-        (t < g.wake).then(|| {
-            g.wake = t;
-            t
-        })
+        if t == u64::MAX {
+            return None;
+        }
+        let pending =
+            (g.wake != NO_WAKE).then(|| self.now + g.wake.wrapping_sub(self.now as u32) as u64);
+        if pending.is_some_and(|w| w <= t) {
+            return None;
+        }
+        // a tick whose low bits read as "none" is woken one tick later
+        let t = if t as u32 == NO_WAKE { t + 1 } else { t };
+        g.wake = t as u32;
+        Some(t)
     }
 
     /// Writes the record of an instance in place, field by field. (Building it in a local
     /// and copying it out made the copy's wide loads wait on the narrow stores that built it:
-    /// a failed store-to-load forwarding per change, ~10 % of a batch.)
+    /// a failed store-to-load forwarding per record.)
     pub fn write_record(&self, g: &GInst, r: &mut GpuInstanceRecord) {
-        if !g.enabled || g.n == 0 {
+        if !g.enabled() || g.n() == 0 {
             *r = GpuInstanceRecord::default();
             return;
         }
         r.flags = GPU_ENABLED;
         for k in 0..2 {
-            if k < g.n as usize {
+            if k < g.n() {
                 self.write_layer(g, k, &mut r.layers[k]);
             } else {
                 r.layers[k] = GpuLayer::default();
             }
         }
-        if g.n == 2 {
+        if g.n() == 2 {
             r.flags |= GPU_TWO_LAYERS;
-            r.w_anchor = g.w_anchor as u32;
-            r.w_start = g.w_start as f32;
-            r.w_rate = g.w_rate as f32;
+            r.w_anchor = g.w_anchor;
+            r.w_start = g.w_start;
+            r.w_rate = g.w_rate;
         } else {
             r.w_anchor = 0;
             r.w_start = 0.0;
@@ -329,63 +416,78 @@ impl<'a> Cx<'a> {
     }
 
     /// Writes layer `k` of the record from the instance's layer `k`.
-    #[inline]
+    #[inline(always)]
     fn write_layer(&self, g: &GInst, k: usize, gl: &mut GpuLayer) {
-        {
-            let l = &g.layers[k];
-            let mk = &self.inv[l.clip as usize][(l.mode & 3) as usize];
-            let inv = mk.inv;
-            gl.anchor = l.anchor as u32;
-            gl.clip_mode = l.clip | l.mode << MODE_SHIFT;
-            if l.finished {
-                gl.clip_mode |= GPU_HELD;
-            }
-            if l.finished || inv <= 0.0 {
-                gl.phase = 0;
-                gl.omega_hi = 0;
-                gl.omega_lo = 0.0;
+        let l = &g.layers[k];
+        let mk = self.mk(l);
+        gl.anchor = l.anchor;
+        gl.clip_mode = l.bits & L_CLIP_MODE;
+        if l.finished() {
+            gl.clip_mode |= GPU_HELD;
+        }
+        if l.finished() || mk.inv <= 0.0 {
+            gl.phase = 0;
+            gl.omega_hi = 0;
+            gl.omega_lo = 0.0;
+        } else {
+            gl.phase = l.phase;
+            let (hi, lo) = if l.speed == 1.0 && g.speed == 1.0 && !g.paused() {
+                mk.omega1
             } else {
-                // 0 ≤ value < 2^63: the truncating signed cast is the floor
-                gl.phase = phase_word(l.p, inv);
-                let (hi, lo) = if l.speed == 1.0 && g.speed == 1.0 && !g.paused {
-                    mk.omega1
-                } else {
-                    omega(self.rate(g, l), inv)
-                };
-                gl.omega_hi = hi;
-                gl.omega_lo = lo;
-            }
+                omega(self.rate(g, l), mk.inv)
+            };
+            gl.omega_hi = hi;
+            gl.omega_lo = lo;
         }
     }
 
-    /// Next tick at which the instance needs the CPU (u64::MAX: never).
+    /// Next tick at which the instance needs the CPU (u64::MAX: never). At most
+    /// `REANCHOR_TICKS / 2` ahead, so that the 32-bit ticks of the state stay unambiguous.
+    #[inline(always)]
     pub fn next_wake(&self, g: &GInst) -> u64 {
+        // the common case inline: loops without events and ended one-shots need no wake
+        if g.layers[..g.n()]
+            .iter()
+            .all(|l| l.finished() || self.mk(l).quiet)
+        {
+            return u64::MAX;
+        }
+        self.next_wake_slow(g)
+    }
+
+    #[inline(never)]
+    fn next_wake_slow(&self, g: &GInst) -> u64 {
         let mut w = u64::MAX;
+        let last = past(self.now, g.last);
         // the outgoing layer of a crossfade fires nothing from the fade's end on
-        let fading = g.n == 2 && g.fade_end != u64::MAX;
-        for k in 0..g.n as usize {
+        let fade_end = if g.n() == 2 {
+            g.fade_end_at(self.now)
+        } else {
+            None
+        };
+        for k in 0..g.n() {
             let l = &g.layers[k];
-            if l.finished {
+            if l.finished() {
                 continue;
             }
-            if self.inv[l.clip as usize][(l.mode & 3) as usize].quiet {
+            if self.mk(l).quiet {
                 continue; // a loop without events never needs the CPU (`next_event_u`: None)
             }
-            let c = &self.clips[l.clip as usize];
+            let c = &self.clips[l.clip()];
             let rate = self.rate(g, l);
             if rate <= 0.0 {
-                if l.fresh && (c.is_static() || !c.events.is_empty()) && !g.paused {
+                if l.fresh() && (c.is_static() || !c.events.is_empty()) && !g.paused() {
                     // zero-length clip or events at the start: fire on the next update
-                    w = w.min(g.last + 1);
+                    w = w.min(last + 1);
                 }
                 continue;
             }
-            let u = self.pos_at(g, l, g.last);
-            if let Some(m) = c.next_event_u(l.mode, u) {
-                let dt = ((m - l.p) / rate).ceil();
+            let u = self.pos_at(g, l, last);
+            if let Some(m) = c.next_event_u(l.mode(), u) {
+                let dt = ((m - self.position(l)) / rate).ceil();
                 if dt < 1.0e18 {
-                    let t = l.anchor + dt.max(0.0) as u64;
-                    if !(fading && k == 0 && t >= g.fade_end) {
+                    let t = past(self.now, l.anchor) + dt.max(0.0) as u64;
+                    if !(k == 0 && fade_end.is_some_and(|e| t >= e)) {
                         w = w.min(t);
                     }
                 }
@@ -394,28 +496,31 @@ impl<'a> Cx<'a> {
         if w == u64::MAX {
             w
         } else {
-            w.max(g.last + 1)
+            w.max(last + 1).min(self.now + REANCHOR_TICKS / 2)
         }
     }
 
     /// Applies a batch in order, prefetching a few changes ahead: the slot of the change
-    /// `2 · AHEAD` ahead, the instance (state and record) of the one `AHEAD` ahead.
+    /// `2 · AHEAD` ahead, the instance state of the one `AHEAD` ahead.
     pub fn apply_batch(
         &self,
         handles: &Handles,
         changes: &[Change],
         state: &mut [GInst],
-        records: &mut [GpuInstanceRecord],
         out: &mut Sink,
     ) {
         // dense indices of the next changes, looked up once when prefetching
         const RING: usize = 2 * AHEAD;
         let mut ring = [None; RING];
+        let mut fade = FadeLen::default();
         for c in changes.iter().take(2 * AHEAD) {
             handles.prefetch(c.handle());
         }
         for (k, c) in changes.iter().enumerate().take(AHEAD) {
             ring[k % RING] = handles.index(c.handle());
+            if let Some(j) = ring[k % RING] {
+                prefetch_write(state.as_ptr().wrapping_add(j), std::mem::size_of::<GInst>());
+            }
         }
         for (k, c) in changes.iter().enumerate() {
             if let Some(n) = changes.get(k + 2 * AHEAD) {
@@ -426,8 +531,6 @@ impl<'a> Cx<'a> {
                 ring[(k + AHEAD) % RING] = j;
                 if let Some(j) = j {
                     prefetch_write(state.as_ptr().wrapping_add(j), std::mem::size_of::<GInst>());
-                    let r = records.as_ptr().wrapping_add(j);
-                    prefetch_write(r, std::mem::size_of::<GpuInstanceRecord>());
                 }
             }
             let h = c.handle();
@@ -436,9 +539,18 @@ impl<'a> Cx<'a> {
                 continue;
             };
             let g = &mut state[i];
+            if let Change::Crossfade(_, clip, d, opts) = *c {
+                if self.crossfade_fast(g, clip, d, &opts, &mut fade) {
+                    if !g.has(G_DIRTY) {
+                        g.set(G_DIRTY, true);
+                        out.dirty.push(i as u32);
+                    }
+                    continue;
+                }
+            }
             match self.change(g, c) {
-                Ok(w) => {
-                    if let Some(t) = self.touch(g, &mut records[i], i, &mut out.dirty, w) {
+                Ok(changed) => {
+                    if let Some(t) = self.touch(g, i, &mut out.dirty, changed) {
                         out.wakes.push((t, h.slot, h.generation));
                     }
                 }

@@ -24,8 +24,8 @@ use std::time::Instant;
 use throng_asset::BakedAsset;
 use throng_render::gpu_types::FrameUniform;
 use throng_render::{
-    Crowd, CrowdUpload, DecodedMeshes, GpuInstanceRecord, InstanceRecord, Playback, RenderOptions,
-    Renderer, SkinPath, Skinning, Timing,
+    Crowd, CrowdUpload, DecodedMeshes, GpuInstanceRecord, InstanceRecord, Playback, RecordUpdate,
+    RenderOptions, Renderer, SkinPath, Skinning, Timing,
 };
 use throng_runtime::crowd::{self, Assignment};
 
@@ -214,7 +214,7 @@ pub(crate) fn upload_frame(
             }
             up.update_cpu_timed(gpu, rt.records(), transforms, first)?
         }
-        Player::Gpu(rt) => {
+        Player::Gpu(rt, _) => {
             let n = rt.len();
             for k in 0..changes.min(n) {
                 let i = (frame as usize * changes + k) % n;
@@ -226,9 +226,20 @@ pub(crate) fn upload_frame(
             if !first {
                 rt.update(dt);
             }
-            let dirty = rt.dirty_ranges();
             let clock = rt.gpu_clock();
-            let b = up.update_gpu_timed(gpu, rt.records(), &dirty, transforms, first, clock)?;
+            let all;
+            let mut writes = Vec::new();
+            let update = if up.needs_all_records(n) {
+                all = rt.collect_records();
+                RecordUpdate::All(&all)
+            } else {
+                rt.record_writes(&mut writes);
+                RecordUpdate::Writes {
+                    len: n,
+                    writes: &writes,
+                }
+            };
+            let b = up.update_gpu_timed(gpu, update, transforms, first, clock)?;
             rt.clear_dirty();
             b
         }

@@ -107,7 +107,9 @@ impl Input {
 /// The runtime a crowd plays in, CPU- or GPU-timed, as a game plays it.
 pub enum Player {
     Cpu(CpuRuntime),
-    Gpu(GpuRuntime),
+    /// With every record as of the last update (what [`Player::playback`] draws; the runtime
+    /// keeps no copy of them, see `GpuRuntime::collect_records`).
+    Gpu(GpuRuntime, Vec<throng_render::GpuInstanceRecord>),
 }
 
 impl Player {
@@ -123,21 +125,30 @@ impl Player {
     ) -> anyhow::Result<Player> {
         let mut p = match timing {
             Timing::Cpu => Player::Cpu(CpuRuntime::new(clips)),
-            Timing::Gpu => Player::Gpu(GpuRuntime::new(clips)),
+            Timing::Gpu => Player::Gpu(GpuRuntime::new(clips), Vec::new()),
         };
         for (a, t) in assignments.iter().zip(transforms) {
             match &mut p {
                 Player::Cpu(rt) => crowd::start(rt, clips, a, *t, time, blend)?,
-                Player::Gpu(rt) => crowd::start(rt, clips, a, *t, time, blend)?,
+                Player::Gpu(rt, _) => crowd::start(rt, clips, a, *t, time, blend)?,
             };
         }
+        p.refresh();
         Ok(p)
     }
 
     pub fn update(&mut self, dt: f64) {
         match self {
             Player::Cpu(rt) => rt.update(dt),
-            Player::Gpu(rt) => rt.update(dt),
+            Player::Gpu(rt, _) => rt.update(dt),
+        }
+        self.refresh();
+    }
+
+    /// GPU-timed: brings the records [`Player::playback`] draws up to date.
+    fn refresh(&mut self) {
+        if let Player::Gpu(rt, records) = self {
+            *records = rt.collect_records();
         }
     }
 
@@ -151,7 +162,7 @@ impl Player {
                     }
                 }
             }
-            Player::Gpu(rt) => {
+            Player::Gpu(rt, _) => {
                 for i in 0..rt.len() {
                     if let Some(h) = rt.handle_at(i) {
                         rt.crossfade(h, clip, seconds)?;
@@ -159,6 +170,7 @@ impl Player {
                 }
             }
         }
+        self.refresh();
         Ok(())
     }
 
@@ -166,7 +178,7 @@ impl Player {
     pub fn events(&self) -> &[throng_runtime::FiredEvent] {
         match self {
             Player::Cpu(rt) => rt.events(),
-            Player::Gpu(rt) => rt.events(),
+            Player::Gpu(rt, _) => rt.events(),
         }
     }
 
@@ -175,7 +187,7 @@ impl Player {
     pub fn layer_times(&self, i: usize) -> Option<Vec<(usize, f32, f64)>> {
         match self {
             Player::Cpu(rt) => rt.handle_at(i).and_then(|h| rt.layer_times(h).ok()),
-            Player::Gpu(_) => None,
+            Player::Gpu(..) => None,
         }
     }
 
@@ -183,8 +195,8 @@ impl Player {
     pub fn playback(&self) -> Playback<'_> {
         match self {
             Player::Cpu(rt) => Playback::Cpu(rt.records()),
-            Player::Gpu(rt) => Playback::Gpu {
-                records: rt.records(),
+            Player::Gpu(rt, records) => Playback::Gpu {
+                records,
                 clock: rt.gpu_clock(),
             },
         }
