@@ -1,8 +1,10 @@
 //! Frame time of the texture skinning path on whatever adapter wgpu finds (lavapipe without a
 //! GPU): a crowd of bending tubes (768 triangles each, 4 influences) at 512×512, one instanced
-//! draw, image read back. Also the compute twin's skinning throughput.
+//! draw, image read back. And a CPU-timed frame's upload of 1M records: the runtime's update
+//! followed by a copy of its records into the staging memory, against the update writing them
+//! there itself (`CrowdUpload::update_cpu_timed_in_place`).
 //!
-//! Run: `cargo bench -p throng-render --bench render`.
+//! Run: `cargo bench -p throng-render --bench render` (`-- upload` for the upload alone).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -60,5 +62,64 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// Either side's error of an in-place upload (shown by `expect` through `Debug`, which the
+/// dead-code lint does not count as a read).
+#[derive(Debug)]
+#[allow(dead_code)]
+enum UploadError {
+    Render(throng_render::RenderError),
+    Runtime(throng_runtime::RuntimeError),
+}
+
+impl From<throng_render::RenderError> for UploadError {
+    fn from(e: throng_render::RenderError) -> Self {
+        UploadError::Render(e)
+    }
+}
+
+/// 1M instances × 2 layers (a blend), CPU-timed: update + copy vs update into staging. Each
+/// iteration submits and waits, so staging memory is recycled as in a frame loop.
+fn upload(c: &mut Criterion) {
+    let Some(gpu) = test_gpu() else { return };
+    let n = 1_000_000;
+    let clips = throng_runtime::bench::synthetic_clips();
+    let mut rt = throng_runtime::CpuRuntime::new(&clips);
+    for _ in 0..n {
+        let h = rt.spawn(InstanceTransform::IDENTITY);
+        rt.blend(h, 0, 1, 0.5).expect("blend");
+    }
+    rt.update(0.0);
+    let transforms = vec![InstanceTransform::IDENTITY; n];
+    let mut up = throng_render::CrowdUpload::new(&gpu.device, throng_render::Timing::Cpu);
+    up.update_cpu_timed(&gpu, rt.records(), &transforms, true)
+        .expect("first upload");
+    let flush = |gpu: &throng_render::Gpu| {
+        gpu.queue.submit([]);
+        let _ = gpu.device.poll(wgpu::PollType::wait_indefinitely());
+    };
+    let mut g = c.benchmark_group("cpu_timed_upload_1m");
+    g.sample_size(20);
+    g.throughput(Throughput::Bytes(n as u64 * 64));
+    g.bench_function("update_then_copy", |b| {
+        b.iter(|| {
+            rt.update(1.0 / 60.0);
+            up.update_cpu_timed(&gpu, rt.records(), &transforms, false)
+                .expect("upload");
+            flush(&gpu);
+        })
+    });
+    g.bench_function("update_into_staging", |b| {
+        b.iter(|| {
+            up.update_cpu_timed_in_place(&gpu, n, &transforms, false, |out| {
+                rt.update_into(1.0 / 60.0, out)
+                    .map_err(UploadError::Runtime)
+            })
+            .expect("upload");
+            flush(&gpu);
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, upload);
 criterion_main!(benches);

@@ -495,6 +495,63 @@ impl CrowdUpload {
         Ok(self.last_upload_bytes)
     }
 
+    /// CPU-timed, written in place: `write` fills every record of a crowd of `len` instances
+    /// straight into the queue's staging memory for the record buffer (e.g. `|out|
+    /// runtime.update_into(dt, out)`), so the records are written once instead of into the
+    /// runtime's array and then copied. Writes the transforms when `transforms_changed`.
+    /// Returns the bytes written, or `write`'s error (the record buffer then holds whatever
+    /// `write` left in the staging memory until the next update). Where the staging memory is not 16-byte aligned (no backend seen here), `write` fills
+    /// an ordinary array that is copied.
+    pub fn update_cpu_timed_in_place<E: From<RenderError>>(
+        &mut self,
+        gpu: &crate::Gpu,
+        len: usize,
+        transforms: &[InstanceTransform],
+        transforms_changed: bool,
+        write: impl FnOnce(&mut [InstanceRecord]) -> Result<(), E>,
+    ) -> Result<u64, E> {
+        self.begin(gpu, Timing::Cpu, len, transforms, transforms_changed)?;
+        let record = std::mem::size_of::<InstanceRecord>();
+        let Some(size) = wgpu::BufferSize::new((len * record) as u64) else {
+            return write(&mut []).map(|()| self.last_upload_bytes);
+        };
+        let Some(mut view) = gpu.queue.write_buffer_with(&self.buffers.records, 0, size) else {
+            return Err(RenderError::BadInput {
+                what: "records the record buffer has room for",
+                got: len,
+                expected: self.capacity,
+            }
+            .into());
+        };
+        let mut bytes = view.slice(..);
+        let ptr = bytes.as_raw_element_ptr().as_ptr();
+        if ptr.align_offset(std::mem::align_of::<InstanceRecord>()) == 0 {
+            // SAFETY: the view is a mapping of `len · 64` bytes, valid for writes and ours
+            // alone until it is dropped (it is borrowed mutably here and not used again
+            // before); it is aligned for `InstanceRecord` (checked above), whose every bit
+            // pattern is valid (Pod). `write` stores into it (the runtime's plain and
+            // non-temporal stores) and is documented never to read it, which matters only for
+            // speed on write-combining memory, not for soundness.
+            let out = unsafe { std::slice::from_raw_parts_mut(ptr.cast::<InstanceRecord>(), len) };
+            if let Err(e) = write(out) {
+                self.written = false;
+                return Err(e);
+            }
+        } else {
+            let mut tmp = vec![InstanceRecord::default(); len];
+            let r = write(&mut tmp);
+            bytes.copy_from_slice(bytemuck::cast_slice(&tmp));
+            if let Err(e) = r {
+                self.written = false;
+                return Err(e);
+            }
+        }
+        drop(view);
+        self.written = true;
+        self.last_upload_bytes += (len * record) as u64;
+        Ok(self.last_upload_bytes)
+    }
+
     fn check(&self, timing: Timing, records: usize, transforms: usize) -> Result<(), RenderError> {
         if timing != self.timing {
             return Err(RenderError::BadInput {

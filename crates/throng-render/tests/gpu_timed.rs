@@ -296,6 +296,20 @@ fn uploads_follow_changes() {
         .update_cpu_timed(&r.gpu, &cpu, &transforms, false)
         .expect("cpu upload");
     assert_eq!((b0, b1), (40 * (64 + 48), 40 * 64));
+    // written in place: the records go straight into the staging memory
+    let mut in_place = throng_render::CrowdUpload::new(&device, throng_render::Timing::Cpu);
+    for first in [true, false] {
+        let b = in_place
+            .update_cpu_timed_in_place(&r.gpu, cpu.len(), &transforms, first, |out| {
+                out.copy_from_slice(&cpu);
+                Ok::<(), throng_render::RenderError>(())
+            })
+            .expect("in-place upload");
+        assert_eq!(b, if first { 40 * (64 + 48) } else { 40 * 64 });
+    }
+    let placed = r
+        .render_playback(&g, &transforms, Playback::Uploaded(&in_place), &opts)
+        .expect("in-place render");
     let kept = r
         .render_playback(&g, &transforms, Playback::Uploaded(&cpu_up), &opts)
         .expect("cpu uploaded render");
@@ -303,4 +317,5 @@ fn uploads_follow_changes() {
         .render_texture(&g, &transforms, &cpu, &opts)
         .expect("cpu render");
     assert_eq!(kept, fresh);
+    assert_eq!(placed, fresh);
 }

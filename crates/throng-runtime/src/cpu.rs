@@ -166,6 +166,9 @@ pub struct CpuRuntime {
     fades: Vec<Fade>,
     transforms: Vec<InstanceTransform>,
     records: Vec<InstanceRecord>,
+    /// `records` holds every instance's current record; false after [`CpuRuntime::update_into`]
+    /// wrote them elsewhere (then `records` is empty and a record is computed from the state).
+    own_records: bool,
     clock: Clock,
     events: Vec<FiredEvent>,
     finished: Vec<Finished>,
@@ -187,6 +190,7 @@ impl CpuRuntime {
             fades: Vec::new(),
             transforms: Vec::new(),
             records: Vec::new(),
+            own_records: true,
             clock: Clock::new(),
             events: Vec::new(),
             finished: Vec::new(),
@@ -221,7 +225,9 @@ impl CpuRuntime {
         }
         self.fades.push(Fade::default());
         self.transforms.push(transform);
-        self.records.push(InstanceRecord::zeroed());
+        if self.own_records {
+            self.records.push(InstanceRecord::zeroed());
+        }
         h
     }
 
@@ -236,7 +242,9 @@ impl CpuRuntime {
         }
         self.fades.swap_remove(i);
         self.transforms.swap_remove(i);
-        self.records.swap_remove(i);
+        if self.own_records {
+            self.records.swap_remove(i);
+        }
         Ok(())
     }
 
@@ -290,7 +298,20 @@ impl CpuRuntime {
                 m.flags |= F_ROOT;
             }
         }
-        self.records[i] = record_of(&self.clips, m, &ls, &self.fades[i]);
+        if self.own_records {
+            self.records[i] = record_of(&self.clips, m, &ls, &self.fades[i]);
+        }
+    }
+
+    /// The current record of instance i: as last written, or from the state after
+    /// [`Self::update_into`] wrote the records elsewhere (the same function of the state the
+    /// update's slow path writes, and bit-identical to its fast path: see the tests).
+    fn record_at(&self, i: usize) -> InstanceRecord {
+        if self.own_records {
+            self.records[i]
+        } else {
+            record_of(&self.clips, &self.meta[i], &self.gather(i), &self.fades[i])
+        }
     }
 
     /// Plays `clip` from `opts.start_time`, replacing all layers (no fade).
@@ -526,12 +547,14 @@ impl CpuRuntime {
         Ok(())
     }
 
-    /// The record of one instance (as last written).
+    /// The current record of one instance.
     pub fn record(&self, h: Handle) -> Result<InstanceRecord, RuntimeError> {
-        Ok(self.records[self.idx(h)?])
+        Ok(self.record_at(self.idx(h)?))
     }
 
-    /// Records of all live instances in dense order, ready to upload unchanged.
+    /// Records of all live instances in dense order, ready to upload unchanged — as the last
+    /// [`Self::update`] wrote them. Empty after [`Self::update_into`] wrote them elsewhere,
+    /// until the next `update`.
     pub fn records(&self) -> &[InstanceRecord] {
         &self.records
     }
@@ -554,6 +577,39 @@ impl CpuRuntime {
     /// Advances every instance by `dt` seconds (negative/non-finite = 0) in parallel and
     /// rewrites every record. Events and completions are available until the next update.
     pub fn update(&mut self, dt: f64) {
+        if !self.own_records {
+            self.records = vec![InstanceRecord::zeroed(); self.meta.len()];
+            self.own_records = true;
+        }
+        self.step(dt, None);
+    }
+
+    /// As [`Self::update`], but writes the records into `out` (one per instance, in dense
+    /// order) instead of the runtime's own array: e.g. straight into an upload's staging
+    /// memory (throng-render's `CrowdUpload::update_cpu_timed_in_place`), so the 64 B per
+    /// instance are written once, not written and then copied. The stores stream past the
+    /// caches as in `update` and never read `out`. Afterwards [`Self::records`] is empty until
+    /// the next `update`; [`Self::record`] and [`Self::anchor_world`] compute from the state.
+    /// Errors when `out` is not one record per instance (nothing is advanced then).
+    pub fn update_into(&mut self, dt: f64, out: &mut [InstanceRecord]) -> Result<(), RuntimeError> {
+        if out.len() != self.meta.len() {
+            return Err(RuntimeError::RecordCount {
+                got: out.len(),
+                expected: self.meta.len(),
+            });
+        }
+        self.records = Vec::new();
+        self.own_records = false;
+        self.step(dt, Some(out));
+        Ok(())
+    }
+
+    /// One update writing the records into `out`, or into the runtime's own array.
+    fn step(&mut self, dt: f64, out: Option<&mut [InstanceRecord]>) {
+        let records: &mut [InstanceRecord] = match out {
+            Some(o) => o,
+            None => &mut self.records,
+        };
         let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
         let t0 = self.clock.seconds();
         self.clock.advance(dt);
@@ -575,7 +631,7 @@ impl CpuRuntime {
                 &ctx,
                 Chunk {
                     base: 0,
-                    rec: &mut self.records,
+                    rec: records,
                     meta: &mut self.meta,
                     pos: [p0, p1, p2, p3],
                     cold: [c0, c1, c2, c3],
@@ -593,7 +649,7 @@ impl CpuRuntime {
             let [p0, p1, p2, p3] = &mut self.pos;
             let [c0, c1, c2, c3] = &mut self.cold;
             let mut it = (
-                self.records.chunks_mut(CHUNK),
+                records.chunks_mut(CHUNK),
                 self.meta.chunks_mut(CHUNK),
                 [
                     p0.chunks_mut(CHUNK),
@@ -659,7 +715,7 @@ impl CpuRuntime {
         anchor: usize,
     ) -> Result<glam::Mat4, RuntimeError> {
         let i = self.idx(h)?;
-        crate::anchor::anchor_world(&self.records[i], &self.transforms[i], anchors, anchor)
+        crate::anchor::anchor_world(&self.record_at(i), &self.transforms[i], anchors, anchor)
     }
 }
 

@@ -12,6 +12,8 @@ pub enum RuntimeError {
     BadValue { what: &'static str, value: f64 },
     #[error("blend weight must be in [0, 1] (got {0})")]
     BadWeight(f32),
+    #[error("{got} records given for {expected} instances: pass one record per instance")]
+    RecordCount { got: usize, expected: usize },
     #[error("anchor index {anchor} is out of range: the anchor texture has {anchors} anchors")]
     NoSuchAnchor { anchor: usize, anchors: usize },
     #[error("the anchor texture has {rows} rows but the instance shows row {row}; was it baked with this clip table?")]

@@ -382,3 +382,70 @@ fn parallel_update_matches_direct_computation() {
         );
     }
 }
+
+/// `update_into` writes into a caller's buffer exactly what `update` writes into the runtime's
+/// own records (fast and slow paths: loops, a one-shot with an event, crossfades, blends, a
+/// paused and a disabled instance, more instances than one parallel chunk), and afterwards
+/// `record` — computed from the state — equals the written record bit for bit.
+#[test]
+fn update_into_writes_what_update_writes() {
+    let clips = table(&[
+        (1.0, LoopMode::Loop, &[]),
+        (0.7, LoopMode::Loop, &[0.3]),
+        (1.5, LoopMode::Once, &[0.75]),
+        (1.2, LoopMode::PingPong, &[]),
+    ]);
+    let n = throng_runtime::CHUNK + 777;
+    let mut a = CpuRuntime::new(&clips);
+    let mut b = CpuRuntime::new(&clips);
+    let mut hs = Vec::new();
+    for i in 0..n {
+        let h = a.spawn(InstanceTransform::IDENTITY);
+        assert_eq!(b.spawn(InstanceTransform::IDENTITY), h);
+        for rt in [&mut a, &mut b] {
+            match i % 5 {
+                0 => rt.blend(h, 0, 1, 0.3).unwrap(),
+                1 => rt
+                    .play(h, 2, PlayOptions::at(0.01 * (i % 50) as f32))
+                    .unwrap(),
+                _ => rt
+                    .play(h, i % 4, PlayOptions::at(0.013 * (i % 70) as f32))
+                    .unwrap(),
+            }
+        }
+        hs.push(h);
+    }
+    for rt in [&mut a, &mut b] {
+        rt.pause(hs[3]).unwrap();
+        rt.set_enabled(hs[4], false).unwrap();
+    }
+    let mut out = vec![InstanceRecord::default(); n];
+    for frame in 0..40 {
+        if frame % 7 == 3 {
+            for (k, &h) in hs.iter().enumerate().step_by(11) {
+                for rt in [&mut a, &mut b] {
+                    rt.crossfade(h, (frame + k) % 4, 0.2).unwrap();
+                }
+            }
+        }
+        a.update(1.0 / 30.0);
+        b.update_into(1.0 / 30.0, &mut out).unwrap();
+        assert_eq!(a.records(), &out[..], "frame {frame}");
+        assert!(b.records().is_empty());
+        assert_eq!(format!("{:?}", a.events()), format!("{:?}", b.events()));
+        for (i, &h) in hs.iter().enumerate().step_by(97) {
+            assert_eq!(b.record(h).unwrap(), out[i], "frame {frame} instance {i}");
+        }
+    }
+    // a wrong length is refused and advances nothing
+    let t = b.time();
+    assert!(matches!(
+        b.update_into(0.1, &mut out[1..]),
+        Err(RuntimeError::RecordCount { .. })
+    ));
+    assert_eq!(b.time(), t);
+    // back to `update`: its own records again, equal to the other runtime's
+    a.update(0.05);
+    b.update(0.05);
+    assert_eq!(a.records(), b.records());
+}

@@ -2,9 +2,10 @@
 //! 1,000 instances (`--instances`), on the three paths in the same run (docs/design.md §5):
 //!
 //! - texture: the runtime's records in a `CrowdUpload` kept across frames — CPU-timed
-//!   (`--timing cpu`): every record (64 B per instance) each frame; GPU-timed (`--timing gpu`):
+//!   (`--timing cpu`): every record (64 B per instance) each frame, written by the runtime
+//!   straight into the upload's staging memory (`update_into`); GPU-timed (`--timing gpu`):
 //!   only the records of the `--changing` fraction of instances whose speed changes that frame
-//!   (56 B each) and the clock — the transforms (48 B) once; the vertex shader skins from the
+//!   (64 B writes, scattered by a compute pass) and the clock — the transforms (48 B) once; the vertex shader skins from the
 //!   bone texture; one indirect draw per primitive after culling;
 //! - vat: the same records, positions and normals fetched from the vertex animation texture;
 //! - reference: every instance skinned on the CPU by throng-asset's decoder and uploaded as
@@ -208,12 +209,14 @@ pub(crate) fn upload_frame(
     let gpu = &renderer.gpu;
     let first = frame == 0;
     Ok(match player {
-        Player::Cpu(rt) => {
-            if !first {
-                rt.update(dt);
-            }
-            up.update_cpu_timed(gpu, rt.records(), transforms, first)?
+        // the records go straight into the upload's staging memory, written once
+        Player::Cpu(rt) if !first => {
+            let n = rt.len();
+            up.update_cpu_timed_in_place(gpu, n, transforms, false, |out| {
+                rt.update_into(dt, out).map_err(anyhow::Error::from)
+            })?
         }
+        Player::Cpu(rt) => up.update_cpu_timed(gpu, rt.records(), transforms, first)?,
         Player::Gpu(rt, _) => {
             let n = rt.len();
             for k in 0..changes.min(n) {
