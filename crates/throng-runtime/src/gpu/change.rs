@@ -72,6 +72,14 @@ fn omega(rate: f64, inv: f64) -> (u32, f32) {
     (hi as u32, ((w - hi) * (1.0 / TWO_POW_32)) as f32)
 }
 
+/// Ticks of a crossfade of `duration_s` ≥ 0 seconds, at most [`MAX_FADE_S`], rounded.
+#[inline(always)]
+fn fade_ticks(duration_s: f32) -> u64 {
+    // ≥ 0: adding ½ and truncating rounds without a libm call; the signed cast is one
+    // instruction
+    (duration_s.min(MAX_FADE_S as f32) as f64 * TICKS_PER_SECOND as f64 + 0.5) as i64 as u64
+}
+
 /// A batch's last crossfade duration and its length in ticks and weight rate (most batches
 /// fade many instances over the same time).
 #[derive(Default)]
@@ -203,10 +211,7 @@ impl<'a> Cx<'a> {
             Change::Crossfade(_, clip, duration_s, opts) => {
                 check_nonneg("crossfade duration", duration_s as f64)?;
                 let new = self.new_layer(clip, &opts)?;
-                // ≥ 0: adding ½ and truncating rounds without a libm call; the signed cast is
-                // one instruction
-                let len = (duration_s.min(MAX_FADE_S as f32) as f64 * TICKS_PER_SECOND as f64 + 0.5)
-                    as i64 as u64;
+                let len = fade_ticks(duration_s);
                 if g.n() == 0 || len == 0 {
                     return self.change(g, &Change::Play(c.handle(), clip, opts));
                 }
@@ -306,8 +311,7 @@ impl<'a> Cx<'a> {
             if !(duration_s.is_finite() && duration_s >= 0.0) {
                 return false;
             }
-            let len = (duration_s.min(MAX_FADE_S as f32) as f64 * TICKS_PER_SECOND as f64 + 0.5)
-                as i64 as u64;
+            let len = fade_ticks(duration_s);
             *fade = FadeLen {
                 duration_s,
                 len,
