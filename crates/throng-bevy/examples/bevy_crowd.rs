@@ -1,0 +1,598 @@
+//! A field of foxes in Bevy, drawn by throng or, for comparison, by Bevy's own glTF scenes.
+//!
+//! ```text
+//! cargo run --release -p throng-bevy --example bevy_crowd -- [--instances N] [--frames N]
+//!     [--screenshot OUT.png] [--mode throng|bevy] [--timing cpu|gpu] [--asset BAKED.glb]
+//!     [--size WxH] [--warmup N]
+//! ```
+//!
+//! - `--mode throng` (default): one `ThrongCrowd`, one entity per fox with `ThrongInstance`,
+//!   `Transform` and `ThrongPlayback`; the asset is `--asset` (a file `throng bake` wrote,
+//!   loaded through Bevy's `AssetServer` and the plugin's loader), else `THRONG_ASSETS/Fox.glb`
+//!   baked in memory, else the built-in fox baked in memory.
+//! - `--mode bevy`: the same number of `THRONG_ASSETS/Fox.glb` scenes, each animated by Bevy's
+//!   `AnimationPlayer` (what Bevy's `many_foxes` stress test does) — the baseline.
+//!
+//! Both modes use the same layout, clips (walk or run, varied starts and speeds) and
+//! crossfades (every second one fox in eight switches between walk and run over 0.3 s), the
+//! same camera and lights. On exit it prints the mean frame time and the CPU time per frame of
+//! the app's own threads (Bevy's main, render and task-pool threads; Mesa's llvmpipe/lavapipe
+//! threads — the software rasteriser — are left out), both over the frames after `--warmup`.
+//! Units: file units (Fox.glb is modelled in centimetres), seconds.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use bevy::animation::{AnimationClip, AnimationPlayer};
+use bevy::gltf::GltfAssetLabel;
+use bevy::prelude::*;
+use bevy::render::{Render, RenderApp, RenderSystems};
+use std::sync::{Arc, Mutex};
+use bevy::time::TimeUpdateStrategy;
+use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCaptured};
+use bevy::window::{PresentMode, WindowResolution};
+use bevy::world_serialization::WorldAssetRoot;
+use clap::{Parser, ValueEnum};
+use throng_bevy::{ThrongAsset, ThrongCrowd, ThrongInstance, ThrongPlayback, ThrongPlugin, Timing};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Mode {
+    /// throng: baked bone texture, throng-runtime, instanced draws.
+    Throng,
+    /// Bevy's glTF scenes and AnimationPlayer (the baseline).
+    Bevy,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TimingArg {
+    Cpu,
+    Gpu,
+}
+
+#[derive(Parser, Debug, Clone, Resource)]
+#[command(about = "A field of foxes: throng in Bevy, or Bevy's own animation")]
+struct Args {
+    /// Number of foxes.
+    #[arg(long, default_value_t = 1000)]
+    instances: u32,
+    /// Exit after this many frames (with --screenshot: capture then, and exit once saved).
+    #[arg(long)]
+    frames: Option<u32>,
+    /// Save the window to this PNG via Bevy's screenshot API, then exit.
+    #[arg(long)]
+    screenshot: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "throng")]
+    mode: Mode,
+    /// throng's playback timing.
+    #[arg(long, value_enum, default_value = "cpu")]
+    timing: TimingArg,
+    /// A baked file to load through the AssetServer (default: Fox.glb baked in memory).
+    #[arg(long)]
+    asset: Option<PathBuf>,
+    /// Window size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x720")]
+    size: String,
+    /// Frames left out of the figures (pipeline compilation, asset loading).
+    #[arg(long, default_value_t = 3)]
+    warmup: u32,
+    /// Simulated seconds per frame (0: real time). Fixed steps make screenshots repeatable.
+    #[arg(long, default_value_t = 0.0)]
+    fixed_dt: f64,
+}
+
+fn main() -> AppExit {
+    let args = Args::parse();
+    match run(args) {
+        Ok(exit) => exit,
+        Err(e) => {
+            eprintln!("bevy_crowd: {e}");
+            AppExit::error()
+        }
+    }
+}
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn assets_dir() -> Option<PathBuf> {
+    std::env::var_os("THRONG_ASSETS").map(PathBuf::from)
+}
+
+/// The asset of `--mode throng` without `--asset`: Fox.glb from THRONG_ASSETS baked in
+/// memory, else the built-in fox.
+fn bake_in_memory() -> Result<throng_asset::BakedAsset> {
+    let fox = assets_dir()
+        .map(|d| d.join("Fox.glb"))
+        .filter(|p| p.is_file());
+    let (bytes, name) = match &fox {
+        Some(p) => (std::fs::read(p)?, "Fox.glb".to_string()),
+        None => (throng_demo::demo_glb(), "throng-demo-fox.glb".to_string()),
+    };
+    let model = throng_gltf::import_slice(&bytes, None, &name)?;
+    let options = throng_bake::BakeOptions {
+        source_name: name,
+        ..Default::default()
+    };
+    Ok(throng_bake::bake(&model, &options)?.0)
+}
+
+/// What the crowd is made of, decided before the app starts.
+#[derive(Resource, Clone)]
+struct Plan {
+    args: Args,
+    /// Model-space pose bounds (file units): for spacing and the camera.
+    bounds: (Vec3, Vec3),
+    /// Clip indices of walk and run.
+    walk: usize,
+    run: usize,
+    /// In-memory asset for throng mode without --asset.
+    baked: Option<throng_asset::BakedAsset>,
+    /// Path of the asset to load, relative to the asset folder.
+    load: Option<String>,
+}
+
+fn run(args: Args) -> Result<AppExit> {
+    let (w, h) = args
+        .size
+        .split_once('x')
+        .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
+        .ok_or_else(|| format!("--size {}: expected WIDTHxHEIGHT", args.size))?;
+    // Where the AssetServer reads from, and what the plan loads.
+    let (asset_root, load, baked) = match (args.mode, &args.asset) {
+        (Mode::Throng, Some(p)) => {
+            let dir = p
+                .parent()
+                .map(|d| d.to_path_buf())
+                .unwrap_or_else(|| PathBuf::from("."));
+            let file = p
+                .file_name()
+                .ok_or_else(|| format!("--asset {}: not a file", p.display()))?
+                .to_string_lossy()
+                .to_string();
+            (std::fs::canonicalize(dir)?, Some(file), None)
+        }
+        (Mode::Throng, None) => (
+            assets_dir().unwrap_or_else(|| PathBuf::from(".")),
+            None,
+            Some(bake_in_memory()?),
+        ),
+        (Mode::Bevy, _) => {
+            let dir = assets_dir().ok_or("--mode bevy needs THRONG_ASSETS (for Fox.glb)")?;
+            if !dir.join("Fox.glb").is_file() {
+                return Err(format!("--mode bevy: {} has no Fox.glb", dir.display()).into());
+            }
+            (dir, Some("Fox.glb".to_string()), None)
+        }
+    };
+    // Bounds and clip names come from a baked asset; the bevy and --asset modes read the
+    // bounds from the file too (bake or read once, before the app).
+    let info = match (&baked, args.mode, &args.asset) {
+        (Some(b), _, _) => b.clone(),
+        (None, Mode::Throng, Some(p)) => throng_asset::read(p)?,
+        _ => bake_in_memory()?,
+    };
+    let b = info.pose_bounds();
+    let find = |n: &str| {
+        info.clips
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(n))
+            .unwrap_or(0)
+    };
+    let plan = Plan {
+        bounds: (Vec3::from_array(b.min.to_array()), Vec3::from_array(b.max.to_array())),
+        walk: find("Walk"),
+        run: find("Run").min(info.clips.len().saturating_sub(1)),
+        baked,
+        load,
+        args: args.clone(),
+    };
+    let mut app = App::new();
+    app.add_plugins(
+        DefaultPlugins
+            .set(AssetPlugin {
+                file_path: asset_root.to_string_lossy().to_string(),
+                ..default()
+            })
+            .set(WindowPlugin {
+                primary_window: Some(Window {
+                    title: format!("bevy_crowd — {:?}, {} foxes", args.mode, args.instances),
+                    resolution: WindowResolution::new(w, h),
+                    present_mode: PresentMode::AutoNoVsync,
+                    ..default()
+                }),
+                ..default()
+            }),
+    )
+    .add_plugins(ThrongPlugin)
+    .insert_resource(ClearColor(Color::srgb(0.05, 0.07, 0.12)))
+    .insert_resource(plan)
+    .insert_resource(Stats::default())
+    .add_systems(Startup, (setup_scene, setup_crowd))
+    .add_systems(First, (count_frame, stamp_main_start))
+    .add_systems(Last, stamp_main_end)
+    .add_systems(Update, (crossfade_throng, start_bevy_players, crossfade_bevy));
+    if args.fixed_dt > 0.0 {
+        // Each frame advances time by exactly fixed_dt, whatever the wall clock did.
+        app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+            args.fixed_dt,
+        )));
+    }
+    // Wall time of the render world's own work per frame: from its first system set
+    // (extract commands) to the end of Prepare, before the render graph records and submits.
+    let timers = Timers::default();
+    app.insert_resource(timers.clone());
+    if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
+        render_app.insert_resource(timers);
+        render_app.add_systems(
+            Render,
+            (
+                stamp_render_start.in_set(RenderSystems::ExtractCommands),
+                stamp_render_end
+                    .after(RenderSystems::Prepare)
+                    .before(RenderSystems::Render),
+            ),
+        );
+    }
+    let exit = app.run();
+    Ok(exit)
+}
+
+/// Frame counting, timings and the exit.
+#[derive(Resource, Default)]
+struct Stats {
+    frames: u32,
+    started: Option<Instant>,
+    cpu_at_start: u64,
+    shot_requested: bool,
+    shot_saved: bool,
+    reported: bool,
+}
+
+/// Wall-clock timers of the app's schedules, shared by the main and the render world:
+/// (main-world start, summed main-world seconds, render start, summed render seconds, frames
+/// counted).
+#[derive(Resource, Clone, Default)]
+struct Timers(Arc<Mutex<TimerState>>);
+
+#[derive(Default)]
+struct TimerState {
+    counting: bool,
+    main_start: Option<Instant>,
+    main_s: f64,
+    render_start: Option<Instant>,
+    render_s: f64,
+}
+
+fn stamp_main_start(t: Res<Timers>) {
+    if let Ok(mut s) = t.0.lock() {
+        s.main_start = Some(Instant::now());
+    }
+}
+
+fn stamp_main_end(t: Res<Timers>) {
+    if let Ok(mut s) = t.0.lock() {
+        if let (true, Some(t0)) = (s.counting, s.main_start) {
+            s.main_s += t0.elapsed().as_secs_f64();
+        }
+    }
+}
+
+fn stamp_render_start(t: Res<Timers>) {
+    if let Ok(mut s) = t.0.lock() {
+        s.render_start = Some(Instant::now());
+    }
+}
+
+fn stamp_render_end(t: Res<Timers>) {
+    if let Ok(mut s) = t.0.lock() {
+        if let (true, Some(t0)) = (s.counting, s.render_start) {
+            s.render_s += t0.elapsed().as_secs_f64();
+        }
+    }
+}
+
+/// App CPU time so far (ns): on-CPU time of this process's threads except Mesa's software
+/// rasteriser threads (`llvmpipe-*`, `lavapipe*`, `lp:*`), from /proc/self/task/*/schedstat.
+fn app_cpu_ns() -> u64 {
+    thread_cpu_ns()
+        .into_iter()
+        .filter(|(name, _)| !is_rasteriser(name))
+        .map(|(_, ns)| ns)
+        .sum()
+}
+
+/// Mesa's software rasteriser threads (llvmpipe's `llvmpipe-N`, lavapipe's queue thread).
+fn is_rasteriser(comm: &str) -> bool {
+    comm.starts_with("llvmpipe") || comm.starts_with("lavapipe") || comm.starts_with("lp:")
+        || comm.starts_with("vk_queue") || comm.starts_with("lvp")
+}
+
+/// (thread name, on-CPU ns) of every thread of this process.
+fn thread_cpu_ns() -> Vec<(String, u64)> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .map(|t| {
+            let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+            let stat = std::fs::read_to_string(t.path().join("schedstat")).unwrap_or_default();
+            let ns = stat
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0);
+            (comm.trim().to_string(), ns)
+        })
+        .collect()
+}
+
+fn count_frame(
+    mut stats: ResMut<Stats>,
+    plan: Res<Plan>,
+    mut commands: Commands,
+    mut exit: MessageWriter<AppExit>,
+    timers: Res<Timers>,
+) {
+    stats.frames += 1;
+    let a = &plan.args;
+    if stats.frames == a.warmup + 1 {
+        stats.started = Some(Instant::now());
+        stats.cpu_at_start = app_cpu_ns();
+        if let Ok(mut s) = timers.0.lock() {
+            s.counting = true;
+        }
+    }
+    let end = a.frames.unwrap_or(u32::MAX);
+    if stats.frames <= end {
+        return;
+    }
+    if let Some(p) = &a.screenshot {
+        if !stats.shot_requested {
+            stats.shot_requested = true;
+            commands
+                .spawn(Screenshot::primary_window())
+                .observe(save_to_disk(p.clone()))
+                .observe(|_: On<ScreenshotCaptured>, mut s: ResMut<Stats>| s.shot_saved = true);
+        }
+        if !stats.shot_saved {
+            return;
+        }
+    }
+    if !stats.reported {
+        stats.reported = true;
+        report(&stats, a, &timers);
+        exit.write(AppExit::Success);
+    }
+}
+
+fn report(stats: &Stats, a: &Args, timers: &Timers) {
+    let Some(t0) = stats.started else {
+        println!("bevy_crowd: {} frames, fewer than --warmup {}: no figures", stats.frames, a.warmup);
+        return;
+    };
+    let n = stats.frames.saturating_sub(a.warmup + 1).max(1);
+    let wall = t0.elapsed().as_secs_f64() / n as f64;
+    let cpu = (app_cpu_ns().saturating_sub(stats.cpu_at_start)) as f64 * 1e-9 / n as f64;
+    if std::env::var_os("BEVY_CROWD_THREADS").is_some() {
+        // Since the process started, per thread: which threads count as the app's.
+        for (name, ns) in thread_cpu_ns() {
+            let side = if is_rasteriser(&name) { "rasteriser" } else { "app" };
+            println!("  thread {name:<28} {side:<10} {:>10.1} ms", ns as f64 * 1e-6);
+        }
+    }
+    println!(
+        "bevy_crowd: mode {:?}, {} foxes, {} frames measured: mean frame time {:.2} ms, app CPU time {:.2} ms per frame (all app threads, without llvmpipe/lavapipe)",
+        a.mode,
+        a.instances,
+        n,
+        wall * 1e3,
+        cpu * 1e3
+    );
+    if let Ok(t) = timers.0.lock() {
+        println!(
+            "bevy_crowd: wall time per frame of the main world's schedules {:.2} ms, of the render world's extract-commands..prepare sets {:.2} ms",
+            t.main_s * 1e3 / n as f64,
+            t.render_s * 1e3 / n as f64
+        );
+    }
+}
+
+/// Grid spot of fox `i` of `n` (file units), facing varied ways.
+fn spot(i: u32, n: u32, spacing: f32) -> Transform {
+    let side = (n as f32).sqrt().ceil().max(1.0) as u32;
+    let (col, row) = ((i % side) as f32, (i / side) as f32);
+    let centre = (side - 1) as f32 * 0.5;
+    Transform::from_xyz((col - centre) * spacing, 0.0, (row - centre) * spacing)
+        .with_rotation(Quat::from_rotation_y(i as f32 * 2.4))
+}
+
+fn spacing(plan: &Plan) -> f32 {
+    let e = plan.bounds.1 - plan.bounds.0;
+    (e.x.max(e.z) * 1.2).max(1e-3)
+}
+
+fn setup_scene(mut commands: Commands, plan: Res<Plan>) {
+    let s = spacing(&plan);
+    let side = (plan.args.instances as f32).sqrt().ceil().max(1.0) * s;
+    let height = (plan.bounds.1.y - plan.bounds.0.y).max(1e-3);
+    // Looking down at the field from its near edge, the whole field in view.
+    let eye = Vec3::new(0.0, side * 0.55 + height * 2.0, side * 0.75 + height * 3.0);
+    commands.spawn((
+        Camera3d::default(),
+        Transform::from_translation(eye).looking_at(Vec3::new(0.0, height * 0.3, 0.0), Vec3::Y),
+    ));
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 8_000.0,
+            shadow_maps_enabled: true,
+            ..default()
+        },
+        Transform::from_xyz(1.0, 2.0, 1.5).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.insert_resource(GlobalAmbientLight {
+        brightness: 400.0,
+        ..default()
+    });
+}
+
+#[derive(Component)]
+struct FoxIndex(u32);
+
+/// The clip fox `i` starts with (walk or run) and its start time and speed.
+fn start_of(i: u32, plan: &Plan) -> (usize, f32, f32) {
+    let clip = if i % 2 == 0 { plan.walk } else { plan.run };
+    (clip, i as f32 * 0.37 % 1.0, 0.8 + 0.1 * (i % 5) as f32)
+}
+
+fn setup_crowd(
+    mut commands: Commands,
+    mut plan: ResMut<Plan>,
+    asset_server: Res<AssetServer>,
+    mut throng_assets: ResMut<Assets<ThrongAsset>>,
+    mut images: ResMut<Assets<Image>>,
+) {
+    let n = plan.args.instances;
+    let s = spacing(&plan);
+    match plan.args.mode {
+        Mode::Throng => {
+            let handle = match (plan.baked.take(), &plan.load) {
+                (Some(b), _) => throng_assets.add(throng_bevy::from_baked(b, &mut images)),
+                (None, Some(path)) => asset_server.load::<ThrongAsset>(path.clone()),
+                (None, None) => return,
+            };
+            let timing = match plan.args.timing {
+                TimingArg::Cpu => Timing::Cpu,
+                TimingArg::Gpu => Timing::Gpu,
+            };
+            let crowd = commands.spawn(ThrongCrowd::new(handle, timing)).id();
+            for i in 0..n {
+                let (clip, at, speed) = start_of(i, &plan);
+                let mut pb = ThrongPlayback::default();
+                pb.play_with(clip, throng_bevy::PlayOptions::at(at).with_speed(speed));
+                commands.spawn((ThrongInstance { crowd }, pb, spot(i, n, s), FoxIndex(i)));
+            }
+        }
+        Mode::Bevy => {
+            let Some(path) = plan.load.clone() else {
+                return;
+            };
+            let scene = asset_server.load(GltfAssetLabel::Scene(0).from_asset(path.clone()));
+            let clips: Vec<Handle<AnimationClip>> = (0..3)
+                .map(|k| asset_server.load(GltfAssetLabel::Animation(k).from_asset(path.clone())))
+                .collect();
+            commands.insert_resource(BevyClips(clips));
+            for i in 0..n {
+                commands.spawn((WorldAssetRoot(scene.clone()), spot(i, n, s), FoxIndex(i)));
+            }
+        }
+    }
+}
+
+/// Bevy mode: the glTF's clips and the graph built from them.
+#[derive(Resource)]
+struct BevyClips(Vec<Handle<AnimationClip>>);
+
+#[derive(Resource)]
+struct BevyGraph {
+    handle: Handle<AnimationGraph>,
+    nodes: Vec<AnimationNodeIndex>,
+}
+
+/// Bevy mode: gives every new AnimationPlayer (one per spawned scene) the graph and its
+/// fox's first clip.
+fn start_bevy_players(
+    mut commands: Commands,
+    plan: Res<Plan>,
+    clips: Option<Res<BevyClips>>,
+    graph: Option<Res<BevyGraph>>,
+    mut graphs: ResMut<Assets<AnimationGraph>>,
+    mut players: Query<(Entity, &mut AnimationPlayer), Added<AnimationPlayer>>,
+    parents: Query<&ChildOf>,
+    foxes: Query<&FoxIndex>,
+) {
+    let Some(clips) = clips else {
+        return;
+    };
+    let graph = match graph {
+        Some(g) => (g.handle.clone(), g.nodes.clone()),
+        None => {
+            let (g, nodes) = AnimationGraph::from_clips(clips.0.iter().cloned());
+            let handle = graphs.add(g);
+            commands.insert_resource(BevyGraph {
+                handle: handle.clone(),
+                nodes: nodes.clone(),
+            });
+            (handle, nodes)
+        }
+    };
+    for (e, mut player) in &mut players {
+        // The fox is the scene root above the player.
+        let i = parents
+            .iter_ancestors(e)
+            .find_map(|a| foxes.get(a).ok())
+            .map_or(0, |f| f.0);
+        let (clip, at, speed) = start_of(i, &plan);
+        let mut transitions = AnimationTransitions::new();
+        let node = graph.1[clip.min(graph.1.len() - 1)];
+        transitions
+            .play(&mut player, node, Duration::ZERO)
+            .repeat()
+            .set_speed(speed)
+            .seek_to(at);
+        commands.entity(e).insert((
+            AnimationGraphHandle(graph.0.clone()),
+            transitions,
+            FoxIndex(i),
+        ));
+    }
+}
+
+/// The fox that switches between walk and run this second: one in eight, rotating.
+fn switches(i: u32, second: u64) -> bool {
+    (i as u64 + second) % 8 == 0
+}
+
+fn crossfade_throng(
+    time: Res<Time>,
+    plan: Res<Plan>,
+    mut last: Local<u64>,
+    mut foxes: Query<(&FoxIndex, &mut ThrongPlayback)>,
+) {
+    let second = time.elapsed_secs_f64() as u64;
+    if second == *last {
+        return;
+    }
+    *last = second;
+    for (i, mut pb) in &mut foxes {
+        if switches(i.0, second) {
+            let to = if (i.0 as u64 + second / 8) % 2 == 0 { plan.run } else { plan.walk };
+            pb.crossfade(to, 0.3);
+        }
+    }
+}
+
+fn crossfade_bevy(
+    time: Res<Time>,
+    plan: Res<Plan>,
+    graph: Option<Res<BevyGraph>>,
+    mut last: Local<u64>,
+    mut players: Query<(&FoxIndex, &mut AnimationPlayer, &mut AnimationTransitions)>,
+) {
+    let Some(graph) = graph else {
+        return;
+    };
+    let second = time.elapsed_secs_f64() as u64;
+    if second == *last {
+        return;
+    }
+    *last = second;
+    for (i, mut player, mut transitions) in &mut players {
+        if switches(i.0, second) {
+            let to = if (i.0 as u64 + second / 8) % 2 == 0 { plan.run } else { plan.walk };
+            let node = graph.nodes[to.min(graph.nodes.len() - 1)];
+            transitions
+                .play(&mut player, node, Duration::from_millis(300))
+                .repeat();
+        }
+    }
+}

@@ -1,0 +1,557 @@
+//! The main world: crowds, instances as entities, playback commands, events, anchors.
+//!
+//! Every system here runs in `PostUpdate` after Bevy's transform propagation, so an instance
+//! is placed where its entity's `GlobalTransform` says this frame.
+
+use std::sync::Arc;
+
+use bevy::ecs::message::Message;
+use bevy::math::{Affine3A, Mat4, Vec3};
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use bevy::render::sync_world::SyncToRenderWorld;
+use throng_asset::BakedAsset;
+use throng_contract::names::Timing;
+use throng_runtime::{CpuRuntime, GpuRuntime, InstanceTransform, PlayOptions, RuntimeError};
+
+use crate::asset::ThrongAsset;
+
+/// One runtime of either timing mode (docs/design.md §4): the CPU-timed one rewrites every
+/// 64 B record each frame; the GPU-timed one writes a 56 B record only when an instance's
+/// playback changes and the GPU derives rows from the clock.
+pub enum Runtime {
+    Cpu(CpuRuntime),
+    Gpu(GpuRuntime),
+}
+
+macro_rules! both {
+    ($self:expr, $rt:ident => $e:expr) => {
+        match $self {
+            Runtime::Cpu($rt) => $e,
+            Runtime::Gpu($rt) => $e,
+        }
+    };
+}
+
+impl Runtime {
+    pub fn new(timing: Timing, baked: &BakedAsset) -> Runtime {
+        match timing {
+            Timing::Cpu => Runtime::Cpu(CpuRuntime::new(&baked.clips)),
+            Timing::Gpu => Runtime::Gpu(GpuRuntime::new(&baked.clips)),
+        }
+    }
+
+    pub fn timing(&self) -> Timing {
+        match self {
+            Runtime::Cpu(_) => Timing::Cpu,
+            Runtime::Gpu(_) => Timing::Gpu,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        both!(self, r => r.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A new instance at `transform` (world space, file units), showing the rest pose.
+    pub fn spawn(&mut self, transform: InstanceTransform) -> throng_runtime::Handle {
+        both!(self, r => r.spawn(transform))
+    }
+
+    pub fn despawn(&mut self, h: throng_runtime::Handle) -> Result<(), RuntimeError> {
+        both!(self, r => r.despawn(h))
+    }
+
+    pub fn set_transform(
+        &mut self,
+        h: throng_runtime::Handle,
+        t: InstanceTransform,
+    ) -> Result<(), RuntimeError> {
+        both!(self, r => r.set_transform(h, t))
+    }
+
+    /// Instance transforms in dense order (what the GPU reads).
+    pub fn transforms(&self) -> &[InstanceTransform] {
+        both!(self, r => r.transforms())
+    }
+
+    /// The records in dense order as bytes: 64 B per instance CPU-timed, 56 B GPU-timed.
+    pub fn record_bytes(&self) -> &[u8] {
+        match self {
+            Runtime::Cpu(r) => bytemuck::cast_slice(r.records()),
+            Runtime::Gpu(r) => bytemuck::cast_slice(r.records()),
+        }
+    }
+
+    fn apply(&mut self, h: throng_runtime::Handle, c: &PlaybackCommand) -> Result<(), RuntimeError> {
+        match *c {
+            PlaybackCommand::Play { clip, options } => both!(self, r => r.play(h, clip, options)),
+            PlaybackCommand::Crossfade {
+                clip,
+                seconds,
+                options,
+            } => both!(self, r => r.crossfade_with(h, clip, seconds, options)),
+            PlaybackCommand::Blend { a, b, weight } => both!(self, r => r.blend(h, a, b, weight)),
+            PlaybackCommand::Speed(s) => both!(self, r => r.set_speed(h, s)),
+            PlaybackCommand::Pause => both!(self, r => r.pause(h)),
+            PlaybackCommand::Resume => both!(self, r => r.resume(h)),
+            PlaybackCommand::Seek(t) => both!(self, r => r.seek(h, t)),
+            PlaybackCommand::Enable(e) => both!(self, r => r.set_enabled(h, e)),
+        }
+    }
+
+    /// World transform (file units) of anchor `anchor` of instance `h`.
+    pub fn anchor_world(
+        &self,
+        h: throng_runtime::Handle,
+        anchors: &throng_asset::AnchorTexture,
+        anchor: usize,
+    ) -> Result<glam::Mat4, RuntimeError> {
+        both!(self, r => r.anchor_world(h, anchors, anchor))
+    }
+}
+
+/// A crowd of one baked asset: the runtime that plays every instance, fed by entities with
+/// [`ThrongInstance`] and, for crowds too large for an entity each, by direct calls on
+/// [`ThrongCrowd::runtime_mut`] (the *batch* path: a million instances cost the runtime's SoA
+/// arrays and nothing in the ECS).
+///
+/// Drawn by [`crate::render`] in one instanced draw per primitive of the asset. Instance
+/// transforms are world space; the crowd entity's own transform is not applied.
+#[derive(Component)]
+#[require(SyncToRenderWorld)]
+pub struct ThrongCrowd {
+    pub asset: Handle<ThrongAsset>,
+    pub timing: Timing,
+    pub(crate) runtime: Option<Runtime>,
+    pub(crate) baked: Option<Arc<BakedAsset>>,
+    /// Runtime handle → instance entity (events name the entity).
+    pub(crate) owners: HashMap<throng_runtime::Handle, Entity>,
+    /// Bumped whenever an instance transform is written, spawned or despawned.
+    pub(crate) transforms_gen: u64,
+    /// Bumped whenever records change (every frame CPU-timed, on a change GPU-timed).
+    pub(crate) records_gen: u64,
+    bounds_gen: u64,
+    /// World-space box around every instance's poses, for frustum culling of the batch.
+    pub(crate) bounds: Option<(Vec3, Vec3)>,
+}
+
+impl ThrongCrowd {
+    pub fn new(asset: Handle<ThrongAsset>, timing: Timing) -> ThrongCrowd {
+        ThrongCrowd {
+            asset,
+            timing,
+            runtime: None,
+            baked: None,
+            owners: HashMap::default(),
+            transforms_gen: 0,
+            records_gen: 0,
+            bounds_gen: u64::MAX,
+            bounds: None,
+        }
+    }
+
+    /// The runtime, once the asset has loaded (the first `PostUpdate` after it has).
+    pub fn runtime(&self) -> Option<&Runtime> {
+        self.runtime.as_ref()
+    }
+
+    /// The runtime for batch use: spawn, play and move instances without entities. Marks the
+    /// crowd's transforms and records as changed (they are uploaded again).
+    pub fn runtime_mut(&mut self) -> Option<&mut Runtime> {
+        self.transforms_gen += 1;
+        self.records_gen += 1;
+        self.runtime.as_mut()
+    }
+
+    /// The baked asset, once loaded.
+    pub fn baked(&self) -> Option<&Arc<BakedAsset>> {
+        self.baked.as_ref()
+    }
+
+    /// Number of instances (entities and batch).
+    pub fn len(&self) -> usize {
+        self.runtime.as_ref().map_or(0, Runtime::len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One instance of a crowd as an entity: its `GlobalTransform` places the instance (moving the
+/// entity moves it), [`ThrongPlayback`] drives what it plays. Despawning the entity (or
+/// removing this component) removes the instance.
+#[derive(Component, Clone, Copy, Debug)]
+#[require(Transform, ThrongPlayback)]
+pub struct ThrongInstance {
+    pub crowd: Entity,
+}
+
+/// The runtime handle of a spawned [`ThrongInstance`] (added by the plugin).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThrongHandle(pub throng_runtime::Handle);
+
+/// A playback command (times in seconds, clip indices into the asset's clip table).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PlaybackCommand {
+    Play {
+        clip: usize,
+        options: PlayOptions,
+    },
+    /// Crossfade to `clip` over `seconds`; the outgoing clip keeps playing while it fades.
+    Crossfade {
+        clip: usize,
+        seconds: f32,
+        options: PlayOptions,
+    },
+    /// Two clips in normalised time, `weight` of `b`.
+    Blend { a: usize, b: usize, weight: f32 },
+    /// Instance speed factor (≥ 0).
+    Speed(f32),
+    Pause,
+    Resume,
+    /// Jump the newest layer to this clip time.
+    Seek(f32),
+    /// Disabled instances show the rest pose and do not advance.
+    Enable(bool),
+}
+
+/// Playback commands of one instance entity, applied in order by the plugin in `PostUpdate`
+/// (then cleared). Write them from any system: `playback.crossfade(run, 0.3)`.
+#[derive(Component, Default, Debug, Clone)]
+pub struct ThrongPlayback {
+    pub commands: Vec<PlaybackCommand>,
+}
+
+impl ThrongPlayback {
+    pub fn play(&mut self, clip: usize) -> &mut Self {
+        self.play_with(clip, PlayOptions::default())
+    }
+    pub fn play_with(&mut self, clip: usize, options: PlayOptions) -> &mut Self {
+        self.commands.push(PlaybackCommand::Play { clip, options });
+        self
+    }
+    pub fn crossfade(&mut self, clip: usize, seconds: f32) -> &mut Self {
+        self.commands.push(PlaybackCommand::Crossfade {
+            clip,
+            seconds,
+            options: PlayOptions::default(),
+        });
+        self
+    }
+    pub fn blend(&mut self, a: usize, b: usize, weight: f32) -> &mut Self {
+        self.commands.push(PlaybackCommand::Blend { a, b, weight });
+        self
+    }
+    pub fn set_speed(&mut self, speed: f32) -> &mut Self {
+        self.commands.push(PlaybackCommand::Speed(speed));
+        self
+    }
+    pub fn pause(&mut self) -> &mut Self {
+        self.commands.push(PlaybackCommand::Pause);
+        self
+    }
+    pub fn resume(&mut self) -> &mut Self {
+        self.commands.push(PlaybackCommand::Resume);
+        self
+    }
+    pub fn seek(&mut self, seconds: f32) -> &mut Self {
+        self.commands.push(PlaybackCommand::Seek(seconds));
+        self
+    }
+    pub fn set_enabled(&mut self, enabled: bool) -> &mut Self {
+        self.commands.push(PlaybackCommand::Enable(enabled));
+        self
+    }
+}
+
+/// A child entity of an instance entity that follows one anchor (socket) of the asset: the
+/// plugin writes its `Transform` (relative to the instance, file units) every frame, so
+/// anything spawned under it (a sword) follows the hand. The asset must be baked with the
+/// anchor (`throng bake --anchor NODE`).
+#[derive(Component, Clone, Debug)]
+#[require(Transform)]
+pub struct ThrongAnchor {
+    /// Node name of the anchor, as baked.
+    pub name: String,
+}
+
+/// A clip event crossed by an instance during the last update (fired once per crossing).
+#[derive(Message, Debug, Clone, PartialEq)]
+pub struct ThrongEvent {
+    pub crowd: Entity,
+    /// The instance entity; `None` for a batch instance (see `handle`).
+    pub entity: Option<Entity>,
+    pub handle: throng_runtime::Handle,
+    pub clip: usize,
+    /// The event's name as baked.
+    pub name: String,
+    /// Runtime time of the crossing, seconds since the crowd's runtime started.
+    pub time: f64,
+}
+
+/// A one-shot (once/clamp) clip of an instance reached its end.
+#[derive(Message, Debug, Clone, PartialEq)]
+pub struct ThrongFinished {
+    pub crowd: Entity,
+    pub entity: Option<Entity>,
+    pub handle: throng_runtime::Handle,
+    pub clip: usize,
+    pub time: f64,
+}
+
+/// Bevy's `GlobalTransform` as the contract's instance transform (glam 0.32 → 0.34 through
+/// column arrays).
+pub fn instance_transform(g: &GlobalTransform) -> InstanceTransform {
+    let m = g.to_matrix().to_cols_array();
+    InstanceTransform::from_mat4(&glam::Mat4::from_cols_array(&m))
+}
+
+/// throng's glam 0.34 matrix as Bevy's.
+pub fn bevy_mat4(m: &glam::Mat4) -> Mat4 {
+    Mat4::from_cols_array(&m.to_cols_array())
+}
+
+/// Creates the runtime of every crowd whose asset has loaded.
+pub(crate) fn init_crowds(mut crowds: Query<&mut ThrongCrowd>, assets: Res<Assets<ThrongAsset>>) {
+    for mut crowd in &mut crowds {
+        if crowd.runtime.is_some() {
+            continue;
+        }
+        let Some(a) = assets.get(&crowd.asset) else {
+            continue;
+        };
+        let baked = a.baked.clone();
+        crowd.runtime = Some(Runtime::new(crowd.timing, &baked));
+        crowd.baked = Some(baked);
+    }
+}
+
+/// Removes the instances of despawned entities (or entities that lost [`ThrongInstance`]).
+pub(crate) fn despawn_instances(
+    mut removed: RemovedComponents<ThrongInstance>,
+    mut index: ResMut<InstanceIndex>,
+    mut crowds: Query<&mut ThrongCrowd>,
+) {
+    for e in removed.read() {
+        let Some((crowd_e, h)) = index.0.remove(&e) else {
+            continue;
+        };
+        let Ok(mut crowd) = crowds.get_mut(crowd_e) else {
+            continue;
+        };
+        crowd.owners.remove(&h);
+        if let Some(rt) = crowd.runtime.as_mut() {
+            if let Err(err) = rt.despawn(h) {
+                warn!("throng: despawning the instance of {e}: {err}");
+            }
+        }
+        crowd.transforms_gen += 1;
+        crowd.records_gen += 1;
+    }
+}
+
+/// Every instance entity's crowd and runtime handle, so despawns find their instance after
+/// the entity is gone.
+#[derive(Resource, Default)]
+pub(crate) struct InstanceIndex(pub HashMap<Entity, (Entity, throng_runtime::Handle)>);
+
+/// Spawns the runtime instance of every new [`ThrongInstance`] whose crowd is ready.
+pub(crate) fn spawn_instances(
+    mut commands: Commands,
+    new: Query<(Entity, &ThrongInstance, &GlobalTransform), Without<ThrongHandle>>,
+    mut crowds: Query<&mut ThrongCrowd>,
+    mut index: ResMut<InstanceIndex>,
+) {
+    for (e, inst, g) in &new {
+        let Ok(mut crowd) = crowds.get_mut(inst.crowd) else {
+            continue;
+        };
+        let Some(rt) = crowd.runtime.as_mut() else {
+            continue;
+        };
+        let h = rt.spawn(instance_transform(g));
+        crowd.owners.insert(h, e);
+        crowd.transforms_gen += 1;
+        crowd.records_gen += 1;
+        index.0.insert(e, (inst.crowd, h));
+        commands.entity(e).insert(ThrongHandle(h));
+    }
+}
+
+/// Applies the queued [`ThrongPlayback`] commands (errors — a clip index past the table, a
+/// negative speed — are logged, the command skipped).
+pub(crate) fn apply_playback(
+    mut instances: Query<
+        (Entity, &ThrongInstance, &ThrongHandle, &mut ThrongPlayback),
+        Changed<ThrongPlayback>,
+    >,
+    mut crowds: Query<&mut ThrongCrowd>,
+) {
+    for (e, inst, h, mut pb) in &mut instances {
+        if pb.commands.is_empty() {
+            continue;
+        }
+        let Ok(mut crowd) = crowds.get_mut(inst.crowd) else {
+            continue;
+        };
+        let crowd = &mut *crowd;
+        let Some(rt) = crowd.runtime.as_mut() else {
+            continue;
+        };
+        for c in pb.commands.drain(..) {
+            if let Err(err) = rt.apply(h.0, &c) {
+                warn!("throng: {c:?} on {e}: {err}");
+            }
+        }
+        crowd.records_gen += 1;
+    }
+}
+
+/// Moves the instances of entities whose `GlobalTransform` changed.
+pub(crate) fn sync_transforms(
+    moved: Query<(&ThrongInstance, &ThrongHandle, &GlobalTransform), Changed<GlobalTransform>>,
+    mut crowds: Query<&mut ThrongCrowd>,
+) {
+    for (inst, h, g) in &moved {
+        let Ok(mut crowd) = crowds.get_mut(inst.crowd) else {
+            continue;
+        };
+        let crowd = &mut *crowd;
+        if let Some(rt) = crowd.runtime.as_mut() {
+            if rt.set_transform(h.0, instance_transform(g)).is_ok() {
+                crowd.transforms_gen += 1;
+            }
+        }
+    }
+}
+
+/// Advances every crowd by the frame's time and sends its events and completions as messages.
+pub(crate) fn advance_crowds(
+    time: Res<Time>,
+    mut crowds: Query<(Entity, &mut ThrongCrowd)>,
+    mut events: MessageWriter<ThrongEvent>,
+    mut finished: MessageWriter<ThrongFinished>,
+) {
+    let dt = time.delta_secs_f64();
+    for (crowd_e, mut crowd) in &mut crowds {
+        let crowd = &mut *crowd;
+        let (Some(rt), Some(baked)) = (crowd.runtime.as_mut(), crowd.baked.as_ref()) else {
+            continue;
+        };
+        let (fired, done) = match rt {
+            Runtime::Cpu(r) => {
+                r.update(dt);
+                crowd.records_gen += 1;
+                (r.events(), r.finished())
+            }
+            Runtime::Gpu(r) => {
+                r.update(dt);
+                if !r.dirty().is_empty() {
+                    crowd.records_gen += 1;
+                }
+                r.clear_dirty();
+                (r.events(), r.finished())
+            }
+        };
+        for f in fired {
+            let name = baked
+                .clips
+                .get(f.clip as usize)
+                .and_then(|c| c.events.get(f.event as usize))
+                .map(|e| e.name.clone())
+                .unwrap_or_default();
+            events.write(ThrongEvent {
+                crowd: crowd_e,
+                entity: crowd.owners.get(&f.instance).copied(),
+                handle: f.instance,
+                clip: f.clip as usize,
+                name,
+                time: f.time,
+            });
+        }
+        for f in done {
+            finished.write(ThrongFinished {
+                crowd: crowd_e,
+                entity: crowd.owners.get(&f.instance).copied(),
+                handle: f.instance,
+                clip: f.clip as usize,
+                time: f.time,
+            });
+        }
+        if crowd.bounds_gen != crowd.transforms_gen {
+            crowd.bounds_gen = crowd.transforms_gen;
+            crowd.bounds = world_bounds(rt.transforms(), &baked.pose_bounds());
+        }
+    }
+}
+
+/// A world box around every instance of `transforms` in any pose of `pose` (model space):
+/// each instance's origin, grown by the farthest pose corner from the model origin times the
+/// instance's largest axis scale. `None` for no instances. O(n), run only when transforms
+/// changed.
+pub fn world_bounds(
+    transforms: &[InstanceTransform],
+    pose: &throng_asset::Aabb,
+) -> Option<(Vec3, Vec3)> {
+    if transforms.is_empty() || pose.is_empty() {
+        return None;
+    }
+    let reach = pose
+        .corners()
+        .iter()
+        .map(|c| c.length())
+        .fold(0.0f32, f32::max);
+    let mut lo = Vec3::splat(f32::INFINITY);
+    let mut hi = Vec3::splat(f32::NEG_INFINITY);
+    let mut scale = 0.0f32;
+    for t in transforms {
+        let [r0, r1, r2] = t.rows;
+        let p = Vec3::new(r0[3], r1[3], r2[3]);
+        lo = lo.min(p);
+        hi = hi.max(p);
+        for c in 0..3 {
+            let s = Vec3::new(r0[c], r1[c], r2[c]).length_squared();
+            scale = scale.max(s);
+        }
+    }
+    let grow = Vec3::splat(reach * scale.sqrt());
+    Some((lo - grow, hi + grow))
+}
+
+/// Writes the transform of every [`ThrongAnchor`] child from its parent instance's pose
+/// (and its `GlobalTransform` at once, so the follower does not lag a frame).
+pub(crate) fn follow_anchors(
+    mut anchors: Query<(&ThrongAnchor, &ChildOf, &mut Transform, &mut GlobalTransform)>,
+    parents: Query<(&ThrongInstance, &ThrongHandle, &GlobalTransform), Without<ThrongAnchor>>,
+    crowds: Query<&ThrongCrowd>,
+) {
+    for (anchor, child_of, mut local, mut global) in &mut anchors {
+        let Ok((inst, h, parent_g)) = parents.get(child_of.parent()) else {
+            continue;
+        };
+        let Ok(crowd) = crowds.get(inst.crowd) else {
+            continue;
+        };
+        let (Some(rt), Some(baked)) = (crowd.runtime.as_ref(), crowd.baked.as_ref()) else {
+            continue;
+        };
+        let Some(table) = baked.anchors.as_ref() else {
+            continue;
+        };
+        let Some(i) = table.anchors.iter().position(|a| a.name == anchor.name) else {
+            continue;
+        };
+        let Ok(world) = rt.anchor_world(h.0, table, i) else {
+            continue;
+        };
+        let world = bevy_mat4(&world);
+        let parent = parent_g.to_matrix();
+        *local = Transform::from_matrix(parent.inverse() * world);
+        *global = GlobalTransform::from(Affine3A::from_mat4(world));
+    }
+}

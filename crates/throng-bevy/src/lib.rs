@@ -1,0 +1,145 @@
+//! throng in Bevy 0.19: baked crowds played by throng-runtime and drawn by Bevy's renderer.
+//!
+//! ```ignore
+//! App::new().add_plugins((DefaultPlugins, ThrongPlugin));
+//! // a system:
+//! let fox = asset_server.load::<ThrongAsset>("fox.throng.glb");
+//! let crowd = commands.spawn(ThrongCrowd::new(fox, Timing::Cpu)).id();
+//! for i in 0..10_000 {
+//!     let mut playback = ThrongPlayback::default();
+//!     playback.play(walk);
+//!     commands.spawn((ThrongInstance { crowd }, playback, Transform::from_xyz(x, 0.0, z)));
+//! }
+//! ```
+//!
+//! What runs where:
+//! - **Main world, `PostUpdate` after transform propagation** ([`ThrongSystems`]): the crowd's
+//!   runtime is created when its asset has loaded; new [`ThrongInstance`] entities are spawned
+//!   into it, despawned ones removed, moved ones (changed `GlobalTransform`) moved;
+//!   [`ThrongPlayback`] commands are applied; the runtime advances by the frame's time
+//!   (CPU-timed: every 64 B record rewritten; GPU-timed: only changed 56 B records); clip
+//!   events become [`ThrongEvent`] messages; [`ThrongAnchor`] children follow their anchor.
+//! - **Extract**: transforms (when changed) and records are written from the runtime's slices
+//!   straight into GPU buffers.
+//! - **Render world**: the baked asset is a render asset (bone texture, clip table, vertex and
+//!   index buffers); each visible crowd is one `Transparent3d` phase item per view, drawn with
+//!   one instanced draw per primitive; the vertex shader skins from the bone texture with
+//!   throng's WGSL (`throng::playback`, `throng::decode`), the fragment shader lights with
+//!   Bevy's PBR functions. See [`render`] for the mechanism and what is not done.
+//!
+//! Units and spaces: instance transforms are world space; the baked data is in the file's
+//! units (glTF: metres, though Fox.glb is modelled in centimetres); times in seconds.
+//! Bevy's glam (0.32) and throng's (0.34) meet only in [`crowd::instance_transform`] and
+//! [`crowd::bevy_mat4`], through column arrays.
+
+pub mod asset;
+pub mod crowd;
+pub mod render;
+
+use bevy::asset::{AssetApp, Handle};
+use bevy::core_pipeline::core_3d::Transparent3d;
+use bevy::prelude::*;
+use bevy::render::render_asset::RenderAssetPlugin;
+use bevy::render::render_phase::AddRenderCommand;
+use bevy::render::render_resource::SpecializedRenderPipelines;
+use bevy::render::{ExtractSchedule, Render, RenderApp, RenderSystems};
+use bevy::shader::Shader;
+use bevy::transform::TransformSystems;
+
+pub use asset::{from_baked, ThrongAsset, ThrongAssetLoader, ThrongLoadError};
+pub use crowd::{
+    PlaybackCommand, Runtime, ThrongAnchor, ThrongCrowd, ThrongEvent, ThrongFinished,
+    ThrongHandle, ThrongInstance, ThrongPlayback,
+};
+pub use throng_contract::names::Timing;
+pub use throng_runtime::PlayOptions;
+
+/// The plugin's main-world systems, in `PostUpdate` after `TransformSystems::Propagate`.
+#[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ThrongSystems;
+
+/// Adds the asset loader, the crowd systems and the crowd renderer. Needs Bevy's
+/// `DefaultPlugins` (or asset, render, core 3D and PBR plugins) added first. Without a
+/// `RenderApp` (headless ECS tests) only the main-world part is added.
+#[derive(Default)]
+pub struct ThrongPlugin;
+
+/// The crowd shader and throng's WGSL modules it imports, kept alive as Bevy shader assets.
+#[derive(Resource)]
+pub struct ThrongShaders {
+    pub crowd: Handle<Shader>,
+    pub modules: Vec<Handle<Shader>>,
+}
+
+impl Plugin for ThrongPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_asset::<ThrongAsset>()
+            .init_asset_loader::<ThrongAssetLoader>()
+            .add_message::<ThrongEvent>()
+            .add_message::<ThrongFinished>()
+            .init_resource::<crowd::InstanceIndex>()
+            .configure_sets(PostUpdate, ThrongSystems.after(TransformSystems::Propagate))
+            .add_systems(
+                PostUpdate,
+                (
+                    crowd::init_crowds,
+                    crowd::despawn_instances,
+                    crowd::spawn_instances,
+                    crowd::apply_playback,
+                    crowd::sync_transforms,
+                    crowd::advance_crowds,
+                    crowd::follow_anchors,
+                )
+                    .chain()
+                    .in_set(ThrongSystems),
+            );
+        if app.get_sub_app(RenderApp).is_none() {
+            return;
+        }
+        app.add_plugins(RenderAssetPlugin::<render::GpuThrongAsset>::default());
+        let Some(render_app) = app.get_sub_app_mut(RenderApp) else {
+            return;
+        };
+        render_app
+            .init_resource::<render::CrowdGpus>()
+            .init_resource::<SpecializedRenderPipelines<render::ThrongPipeline>>()
+            .add_render_command::<Transparent3d, render::DrawCrowd>()
+            .add_systems(ExtractSchedule, render::extract_crowds)
+            .add_systems(
+                Render,
+                (
+                    render::queue_crowds.in_set(RenderSystems::QueueMeshes),
+                    render::prepare_crowd_bind_groups.in_set(RenderSystems::PrepareBindGroups),
+                ),
+            );
+    }
+
+    fn finish(&self, app: &mut App) {
+        if app.get_sub_app(RenderApp).is_none() {
+            return;
+        }
+        let Some(mut shaders) = app.world_mut().get_resource_mut::<Assets<Shader>>() else {
+            return;
+        };
+        // throng's WGSL modules, registered by their #define_import_path so the crowd
+        // shader's #import finds them: the contract's (throng::constants, throng::playback)
+        // and throng-asset's decoders (throng::decode).
+        let mut modules: Vec<Handle<Shader>> = throng_contract::wgsl::modules()
+            .into_iter()
+            .chain(std::iter::once(throng_asset::wgsl_module()))
+            .map(|m| shaders.add(Shader::from_wgsl(m.source, m.file)))
+            .collect();
+        let crowd = shaders.add(Shader::from_wgsl(
+            include_str!("../shaders/crowd.wgsl"),
+            "crates/throng-bevy/shaders/crowd.wgsl",
+        ));
+        modules.shrink_to_fit();
+        app.insert_resource(ThrongShaders {
+            crowd: crowd.clone(),
+            modules,
+        });
+        if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
+            render_app.insert_resource(render::ThrongShader(crowd));
+        }
+    }
+}

@@ -1,0 +1,375 @@
+//! The plugin's main-world systems in a headless app (no window, no renderer): spawning and
+//! despawning instances with their entities, moving them, playback commands, events arriving
+//! once as messages, anchors followed by child entities, batch instances, and the asset loader
+//! reading a baked file through Bevy's `AssetServer`. The asset is the built-in fox baked in
+//! memory (throng-demo), so no test asset folder is needed.
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use throng_asset::BakedAsset;
+use throng_bevy::{
+    Runtime, ThrongAnchor, ThrongAsset, ThrongCrowd, ThrongEvent, ThrongHandle, ThrongInstance,
+    ThrongPlayback, ThrongPlugin, Timing,
+};
+use throng_runtime::{CpuRuntime, PlayOptions};
+
+/// Seconds per frame of every test app.
+const DT: f64 = 1.0 / 30.0;
+/// The built-in fox's node whose transform is baked as an anchor.
+const ANCHOR: &str = "front_foot_l";
+
+fn baked_fox() -> BakedAsset {
+    let glb = throng_demo::demo_glb();
+    let model = throng_gltf::import_slice(&glb, None, "throng-demo-fox.glb").expect("import");
+    let options = throng_bake::BakeOptions {
+        source_name: "throng-demo-fox.glb".into(),
+        anchors: throng_bake::AnchorSelection::Nodes(vec![ANCHOR.into()]),
+        ..Default::default()
+    };
+    throng_bake::bake(&model, &options).expect("bake").0
+}
+
+fn app() -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin::default(),
+        TransformPlugin,
+        ThrongPlugin,
+    ))
+    .init_asset::<Image>()
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        DT,
+    )));
+    app
+}
+
+/// An app with one crowd of the baked fox; returns the crowd entity.
+fn app_with_crowd(timing: Timing) -> (App, Entity, BakedAsset) {
+    let mut app = app();
+    let baked = baked_fox();
+    let asset = app
+        .world_mut()
+        .resource_scope(|world, mut images: Mut<Assets<Image>>| {
+            let a = throng_bevy::from_baked(baked.clone(), &mut images);
+            world.resource_mut::<Assets<ThrongAsset>>().add(a)
+        });
+    let crowd = app
+        .world_mut()
+        .spawn(ThrongCrowd::new(asset, timing))
+        .id();
+    app.update();
+    assert!(crowd_of(&app, crowd).runtime().is_some(), "runtime not created");
+    (app, crowd, baked)
+}
+
+fn crowd_of(app: &App, crowd: Entity) -> &ThrongCrowd {
+    app.world()
+        .get::<ThrongCrowd>(crowd)
+        .expect("crowd component")
+}
+
+fn walk(baked: &BakedAsset) -> usize {
+    baked.find_clip("walk").or(Some(0)).unwrap_or(0)
+}
+
+#[test]
+fn spawning_and_despawning_entities_spawns_and_despawns_instances() {
+    let (mut app, crowd, _) = app_with_crowd(Timing::Cpu);
+    let foxes: Vec<Entity> = (0..10)
+        .map(|i| {
+            app.world_mut()
+                .spawn((
+                    ThrongInstance { crowd },
+                    Transform::from_xyz(i as f32, 0.0, 0.0),
+                ))
+                .id()
+        })
+        .collect();
+    app.update();
+    assert_eq!(crowd_of(&app, crowd).len(), 10);
+    let handles: std::collections::HashSet<_> = foxes
+        .iter()
+        .map(|&e| app.world().get::<ThrongHandle>(e).expect("handle").0)
+        .collect();
+    assert_eq!(handles.len(), 10, "every entity has its own instance");
+    for &e in &foxes[..3] {
+        app.world_mut().despawn(e);
+    }
+    app.update();
+    assert_eq!(crowd_of(&app, crowd).len(), 7);
+    // The survivors' instances are still theirs, at their own transforms.
+    for (i, &e) in foxes.iter().enumerate().skip(3) {
+        let h = app.world().get::<ThrongHandle>(e).expect("handle").0;
+        let Some(Runtime::Cpu(rt)) = crowd_of(&app, crowd).runtime() else {
+            panic!("CPU runtime expected");
+        };
+        let t = rt.transform(h).expect("live instance");
+        assert_eq!(t.rows[0][3], i as f32, "instance of fox {i}");
+    }
+}
+
+#[test]
+fn moving_an_entity_moves_its_instance() {
+    let (mut app, crowd, _) = app_with_crowd(Timing::Gpu);
+    let fox = app
+        .world_mut()
+        .spawn((ThrongInstance { crowd }, Transform::default()))
+        .id();
+    app.update();
+    let h = app.world().get::<ThrongHandle>(fox).expect("handle").0;
+    app.world_mut()
+        .get_mut::<Transform>(fox)
+        .expect("transform")
+        .translation = Vec3::new(3.0, 1.0, -2.0);
+    app.update();
+    let Some(Runtime::Gpu(rt)) = crowd_of(&app, crowd).runtime() else {
+        panic!("GPU runtime expected");
+    };
+    let t = rt.transform(h).expect("live instance");
+    assert_eq!([t.rows[0][3], t.rows[1][3], t.rows[2][3]], [3.0, 1.0, -2.0]);
+    let (lo, hi) = crowd_of(&app, crowd).bounds.expect("bounds");
+    assert!(lo.x <= 3.0 && hi.x >= 3.0 && lo.z <= -2.0 && hi.z >= -2.0);
+}
+
+#[test]
+fn a_moved_parent_moves_a_child_instance() {
+    let (mut app, crowd, _) = app_with_crowd(Timing::Cpu);
+    let parent = app.world_mut().spawn(Transform::from_xyz(10.0, 0.0, 0.0)).id();
+    let fox = app
+        .world_mut()
+        .spawn((
+            ThrongInstance { crowd },
+            Transform::from_xyz(1.0, 0.0, 0.0),
+            ChildOf(parent),
+        ))
+        .id();
+    app.update();
+    let h = app.world().get::<ThrongHandle>(fox).expect("handle").0;
+    let Some(Runtime::Cpu(rt)) = crowd_of(&app, crowd).runtime() else {
+        panic!("CPU runtime expected");
+    };
+    assert_eq!(rt.transform(h).expect("live").rows[0][3], 11.0);
+}
+
+/// Collects every ThrongEvent message once (the reader's cursor moves past read ones).
+#[derive(Resource, Default)]
+struct Seen(Vec<ThrongEvent>, Vec<f64>);
+
+fn collect(mut seen: ResMut<Seen>, mut events: MessageReader<ThrongEvent>, time: Res<Time>) {
+    seen.0.extend(events.read().cloned());
+    seen.1.push(time.delta_secs_f64());
+}
+
+#[test]
+fn events_arrive_once_as_messages() {
+    for timing in [Timing::Cpu, Timing::Gpu] {
+        let (mut app, crowd, baked) = app_with_crowd(timing);
+        let clip = (0..baked.clips.len())
+            .max_by_key(|&c| baked.clips[c].events.len())
+            .expect("clips");
+        assert!(!baked.clips[clip].events.is_empty(), "the demo fox has events");
+        app.init_resource::<Seen>()
+            .add_systems(PostUpdate, collect.after(throng_bevy::ThrongSystems));
+        let mut pb = ThrongPlayback::default();
+        pb.play(clip);
+        let fox = app
+            .world_mut()
+            .spawn((ThrongInstance { crowd }, Transform::default(), pb))
+            .id();
+        for _ in 0..90 {
+            app.update();
+        }
+        let seen = &app.world().resource::<Seen>();
+        assert!(!seen.0.is_empty(), "{timing:?}: no events in 3 s");
+        // Every message names the fox, and no crossing arrives twice.
+        let mut keys: Vec<_> = seen
+            .0
+            .iter()
+            .map(|e| {
+                assert_eq!(e.entity, Some(fox));
+                assert_eq!(e.crowd, crowd);
+                (e.clip, e.name.clone(), (e.time * 1e6).round() as i64)
+            })
+            .collect();
+        let n = keys.len();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), n, "{timing:?}: an event arrived twice");
+        // As many as a runtime of its own fires over the same steps (the first frames' steps
+        // before the instance existed are left out: it was spawned after one update, and
+        // played from its spawn).
+        let mut rt = CpuRuntime::new(&baked.clips);
+        let h = rt.spawn(Default::default());
+        rt.play(h, clip, PlayOptions::default()).expect("play");
+        let mut expected = 0;
+        // Step k of `seen.1` is the frame the fox had existed for k frames (spawned in frame 0).
+        for &dt in &seen.1 {
+            rt.update(dt);
+            expected += rt.events().len();
+        }
+        assert_eq!(n, expected, "{timing:?}: messages vs the runtime's own crossings");
+    }
+}
+
+#[test]
+fn playback_commands_reach_the_runtime() {
+    let (mut app, crowd, baked) = app_with_crowd(Timing::Cpu);
+    let mut pb = ThrongPlayback::default();
+    pb.play(walk(&baked));
+    let fox = app
+        .world_mut()
+        .spawn((ThrongInstance { crowd }, Transform::default(), pb))
+        .id();
+    app.update();
+    let h = app.world().get::<ThrongHandle>(fox).expect("handle").0;
+    let other = (walk(&baked) + 1) % baked.clips.len();
+    app.world_mut()
+        .get_mut::<ThrongPlayback>(fox)
+        .expect("playback")
+        .crossfade(other, 0.5);
+    app.update();
+    app.update();
+    let record = |app: &App| {
+        let Some(Runtime::Cpu(rt)) = crowd_of(app, crowd).runtime() else {
+            panic!("CPU runtime expected");
+        };
+        rt.record(h).expect("live")
+    };
+    let r = record(&app);
+    assert!(r.layers[0].weight > 0.0 && r.layers[1].weight > 0.0, "mid-fade: {r:?}");
+    assert_eq!(r.layers[1].clip, other as f32);
+    // Paused: the record stands still.
+    app.world_mut()
+        .get_mut::<ThrongPlayback>(fox)
+        .expect("playback")
+        .pause();
+    app.update();
+    let a = record(&app);
+    app.update();
+    assert_eq!(a, record(&app));
+    // Disabled: all weights 0 (the rest pose).
+    app.world_mut()
+        .get_mut::<ThrongPlayback>(fox)
+        .expect("playback")
+        .set_enabled(false);
+    app.update();
+    assert!(record(&app).layers.iter().all(|l| l.weight == 0.0));
+    // A bad command is logged and skipped, not a panic.
+    app.world_mut()
+        .get_mut::<ThrongPlayback>(fox)
+        .expect("playback")
+        .play(10_000);
+    app.update();
+}
+
+#[test]
+fn an_anchor_child_follows_its_anchor() {
+    let (mut app, crowd, baked) = app_with_crowd(Timing::Cpu);
+    let mut pb = ThrongPlayback::default();
+    pb.play(walk(&baked));
+    let fox = app
+        .world_mut()
+        .spawn((ThrongInstance { crowd }, Transform::from_xyz(5.0, 0.0, 1.0), pb))
+        .id();
+    let hand = app
+        .world_mut()
+        .spawn((
+            ThrongAnchor {
+                name: ANCHOR.into(),
+            },
+            ChildOf(fox),
+        ))
+        .id();
+    let mut positions = Vec::new();
+    for _ in 0..10 {
+        app.update();
+        let h = app.world().get::<ThrongHandle>(fox).expect("handle").0;
+        let c = crowd_of(&app, crowd);
+        let anchors = c.baked().and_then(|b| b.anchors.as_ref()).expect("anchors");
+        let i = anchors
+            .anchors
+            .iter()
+            .position(|a| a.name == ANCHOR)
+            .expect("anchor baked");
+        let want = c
+            .runtime()
+            .expect("runtime")
+            .anchor_world(h, anchors, i)
+            .expect("anchor");
+        let got = app.world().get::<GlobalTransform>(hand).expect("global");
+        let got = got.to_matrix().to_cols_array();
+        for (a, b) in got.iter().zip(want.to_cols_array()) {
+            assert!((a - b).abs() < 1e-4, "{got:?} vs {want:?}");
+        }
+        positions.push(got[12..15].to_vec());
+    }
+    assert!(
+        positions.windows(2).any(|w| w[0] != w[1]),
+        "the foot moves while walking"
+    );
+}
+
+#[test]
+fn batch_instances_need_no_entities() {
+    let (mut app, crowd, baked) = app_with_crowd(Timing::Gpu);
+    {
+        let mut c = app
+            .world_mut()
+            .get_mut::<ThrongCrowd>(crowd)
+            .expect("crowd");
+        let rt = c.runtime_mut().expect("runtime");
+        for i in 0..1000 {
+            let t = glam::Mat4::from_translation(glam::Vec3::new(i as f32, 0.0, 0.0));
+            let h = rt.spawn(throng_runtime::InstanceTransform::from_mat4(&t));
+            if let Runtime::Gpu(g) = rt {
+                g.play(h, walk(&baked), PlayOptions::default()).expect("play");
+            }
+        }
+    }
+    app.update();
+    let c = crowd_of(&app, crowd);
+    assert_eq!(c.len(), 1000);
+    let (lo, hi) = c.bounds.expect("bounds");
+    assert!(lo.x <= 0.0 && hi.x >= 999.0);
+}
+
+#[test]
+fn the_loader_reads_a_baked_file_through_the_asset_server() {
+    let dir = std::env::temp_dir().join(format!("throng-bevy-loader-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let baked = baked_fox();
+    throng_asset::write(&baked, &dir.join("fox.glb")).expect("write baked file");
+    std::fs::write(dir.join("broken.glb"), b"not a glb").expect("write");
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: dir.to_string_lossy().to_string(),
+            ..default()
+        },
+        TransformPlugin,
+        ThrongPlugin,
+    ))
+    .init_asset::<Image>();
+    let server = app.world().resource::<AssetServer>().clone();
+    let fox: Handle<ThrongAsset> = server.load("fox.glb");
+    let broken: Handle<ThrongAsset> = server.load("broken.glb");
+    let crowd = app.world_mut().spawn(ThrongCrowd::new(fox.clone(), Timing::Cpu)).id();
+    let start = std::time::Instant::now();
+    while app.world().resource::<Assets<ThrongAsset>>().get(&fox).is_none()
+        || !server.load_state(&broken).is_failed()
+    {
+        assert!(start.elapsed().as_secs() < 30, "loading timed out");
+        app.update();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    app.update();
+    let loaded = app.world().resource::<Assets<ThrongAsset>>().get(&fox).expect("loaded");
+    assert_eq!(loaded.baked.clips.len(), baked.clips.len());
+    assert_eq!(loaded.anchor(ANCHOR), Some(0));
+    assert!(crowd_of(&app, crowd).runtime().is_some());
+    let _ = std::fs::remove_dir_all(&dir);
+}
