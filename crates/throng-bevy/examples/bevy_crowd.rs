@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use bevy::animation::{AnimationClip, AnimationPlayer};
 use bevy::gltf::GltfAssetLabel;
+use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::prelude::*;
 use bevy::render::{Render, RenderApp, RenderSystems};
 use std::sync::{Arc, Mutex};
@@ -210,6 +211,9 @@ fn run(args: Args) -> Result<AppExit> {
     .add_systems(First, (count_frame, stamp_main_start))
     .add_systems(Last, stamp_main_end)
     .add_systems(Update, (crossfade_throng, start_bevy_players, crossfade_bevy));
+    if args.mode == Mode::Bevy {
+        register_scene_types(&mut app);
+    }
     if args.fixed_dt > 0.0 {
         // Each frame advances time by exactly fixed_dt, whatever the wall clock did.
         app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
@@ -234,6 +238,50 @@ fn run(args: Args) -> Result<AppExit> {
     }
     let exit = app.run();
     Ok(exit)
+}
+
+/// The component types a spawned glTF scene holds. Bevy's `reflect_auto_register` feature
+/// (left out of this build: it would rebuild every Bevy crate) registers them itself; the
+/// scene spawner needs each one registered.
+fn register_scene_types(app: &mut App) {
+    use bevy::animation::{AnimatedBy, AnimationTargetId};
+    use bevy::camera::primitives::Aabb;
+    use bevy::gltf::{
+        GltfExtras, GltfMaterialExtras, GltfMaterialName, GltfMeshExtras, GltfMeshName,
+        GltfSceneExtras, GltfSceneName,
+    };
+    use bevy::mesh::morph::{MeshMorphWeights, MorphWeights};
+    use bevy::mesh::skinning::SkinnedMesh;
+    app.register_type::<Transform>()
+        .register_type::<GlobalTransform>()
+        .register_type::<Name>()
+        .register_type::<ChildOf>()
+        .register_type::<Children>()
+        .register_type::<Visibility>()
+        .register_type::<InheritedVisibility>()
+        .register_type::<ViewVisibility>()
+        .register_type::<Mesh3d>()
+        .register_type::<MeshMaterial3d<StandardMaterial>>()
+        .register_type::<SkinnedMesh>()
+        .register_type::<AnimationPlayer>()
+        .register_type::<AnimationTargetId>()
+        .register_type::<AnimatedBy>()
+        .register_type::<Aabb>()
+        .register_type::<MorphWeights>()
+        .register_type::<MeshMorphWeights>()
+        .register_type::<GltfExtras>()
+        .register_type::<GltfSceneExtras>()
+        .register_type::<GltfSceneName>()
+        .register_type::<GltfMeshExtras>()
+        .register_type::<GltfMeshName>()
+        .register_type::<GltfMaterialExtras>()
+        .register_type::<GltfMaterialName>()
+        .register_type::<bevy::camera::visibility::VisibilityClass>()
+        .register_type::<bevy::render::sync_world::SyncToRenderWorld>()
+        .register_type::<bevy::mesh::MeshTag>()
+        .register_type::<bevy::transform::components::TransformTreeChanged>()
+        .register_type::<bevy::camera::visibility::NoFrustumCulling>()
+        .register_type::<bevy::camera::visibility::DynamicSkinnedMeshBounds>();
 }
 
 /// Frame counting, timings and the exit.
@@ -419,6 +467,8 @@ fn setup_scene(mut commands: Commands, plan: Res<Plan>) {
     let eye = Vec3::new(0.0, side * 0.55 + height * 2.0, side * 0.75 + height * 3.0);
     commands.spawn((
         Camera3d::default(),
+        // A tonemapper without lookup tables (the LUT feature is left out of the build).
+        Tonemapping::AcesFitted,
         Transform::from_translation(eye).looking_at(Vec3::new(0.0, height * 0.3, 0.0), Vec3::Y),
     ));
     commands.spawn((

@@ -7,7 +7,7 @@
 // Bindings: groups 0 and 1 are Bevy's mesh view bind groups, group 2 is Bevy's empty group (no
 // Bevy mesh uniforms are read), group 3 is the crowd's (binding numbers from 100 up, clear of
 // bevy_pbr::pbr_bindings, which pbr_functions imports at group 3 but never reads here).
-// Defs: ENCODING (throng_contract::Encoding::code), GPU_TIMED, BASE_COLOR_TEXTURE.
+// Defs: ENCODING (throng_contract::Encoding::code), GPU_TIMED.
 // Units: file units, seconds; affines as in throng::decode (column i = row i of [L | t]).
 
 #import bevy_pbr::{
@@ -54,10 +54,9 @@ struct DrawParams {
 @group(3) @binding(105) var<storage, read> cpu_records: array<InstanceRecord>;
 #endif
 @group(3) @binding(106) var<uniform> draw: DrawParams;
-#ifdef BASE_COLOR_TEXTURE
+// The material's base colour texture, or Bevy's white fallback image when it has none.
 @group(3) @binding(107) var base_color_texture: texture_2d<f32>;
 @group(3) @binding(108) var base_color_sampler: sampler;
-#endif
 
 #if ENCODING == 4
 // quat-snorm16 lives in an Rgba16Sint texture, decoded by throng::decode.
@@ -198,9 +197,7 @@ fn vertex(v: VertexIn) -> VertexOut {
 @fragment
 fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
     var color = draw.base_color;
-#ifdef BASE_COLOR_TEXTURE
     color *= textureSample(base_color_texture, base_color_sampler, in.uv);
-#endif
     var pbr_input = pbr_types::pbr_input_new();
     pbr_input.material.base_color = color;
     pbr_input.material.perceptual_roughness = 0.9;

@@ -52,11 +52,10 @@ pub enum ThrongLoadError {
     Asset(#[from] throng_asset::AssetError),
 }
 
-/// Loads baked `.glb` files as [`ThrongAsset`]. It shares the `glb` extension with
-/// `bevy_gltf`: Bevy picks the loader by the requested type, so
-/// `asset_server.load::<ThrongAsset>("fox.baked.glb")` comes here and
-/// `load::<Gltf>(..)` goes to Bevy's glTF loader. The `throng.glb` extension is also claimed,
-/// for files named `*.throng.glb`.
+/// Loads baked `.glb` files as [`ThrongAsset`]. It claims only the `throng.glb` extension, so
+/// `bevy_gltf` keeps `.glb` (labelled loads such as `Fox.glb#Scene0` choose by extension);
+/// a typed load of any name, `asset_server.load::<ThrongAsset>("fox.glb")`, still comes here,
+/// because Bevy picks the only loader of the requested type.
 #[derive(Default, TypePath)]
 pub struct ThrongAssetLoader;
 
@@ -97,7 +96,7 @@ impl AssetLoader for ThrongAssetLoader {
     }
 
     fn extensions(&self) -> &[&str] {
-        &["glb", "throng.glb"]
+        &["throng.glb"]
     }
 }
 

@@ -1,6 +1,6 @@
 //! Runs the example (examples/bevy_crowd.rs) in an Xvfb window: 16 foxes drawn by throng
 //! inside Bevy's renderer, and the same 16 as Bevy's own glTF scenes animated by
-//! `AnimationPlayer`, each saved with Bevy's screenshot API after 4 frames of 0.1 s.
+//! `AnimationPlayer`, each saved with Bevy's screenshot API after 40 frames of 0.1 s.
 //!
 //! What is checked, with its tolerance:
 //! - the throng picture shows foxes where expected: fox-coloured pixels (the texture's orange,
@@ -62,7 +62,9 @@ fn shoot(mode: &str, out: &Path) -> RgbaImage {
             "--instances",
             "16",
             "--frames",
-            "4",
+            // lavapipe compiles Bevy's PBR pipelines in the background for the first ~20
+            // frames (nothing is drawn until then).
+            "40",
             "--warmup",
             "1",
             "--fixed-dt",
