@@ -167,6 +167,12 @@ impl ThrongCrowd {
         self.runtime.as_mut()
     }
 
+    /// World-space box (min, max; file units) around every instance in any pose, as culling
+    /// uses it; `None` before the first update or without instances.
+    pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
+        self.bounds
+    }
+
     /// The baked asset, once loaded.
     pub fn baked(&self) -> Option<&Arc<BakedAsset>> {
         self.baked.as_ref()

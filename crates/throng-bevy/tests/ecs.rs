@@ -130,7 +130,7 @@ fn moving_an_entity_moves_its_instance() {
     };
     let t = rt.transform(h).expect("live instance");
     assert_eq!([t.rows[0][3], t.rows[1][3], t.rows[2][3]], [3.0, 1.0, -2.0]);
-    let (lo, hi) = crowd_of(&app, crowd).bounds.expect("bounds");
+    let (lo, hi) = crowd_of(&app, crowd).bounds().expect("bounds");
     assert!(lo.x <= 3.0 && hi.x >= 3.0 && lo.z <= -2.0 && hi.z >= -2.0);
 }
 
@@ -332,7 +332,7 @@ fn batch_instances_need_no_entities() {
     app.update();
     let c = crowd_of(&app, crowd);
     assert_eq!(c.len(), 1000);
-    let (lo, hi) = c.bounds.expect("bounds");
+    let (lo, hi) = c.bounds().expect("bounds");
     assert!(lo.x <= 0.0 && hi.x >= 999.0);
 }
 
