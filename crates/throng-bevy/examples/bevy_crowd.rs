@@ -24,16 +24,16 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use bevy::animation::{AnimationClip, AnimationPlayer};
-use bevy::gltf::GltfAssetLabel;
 use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::gltf::GltfAssetLabel;
 use bevy::prelude::*;
-use bevy::render::{Render, RenderApp, RenderSystems};
-use std::sync::{Arc, Mutex};
-use bevy::time::TimeUpdateStrategy;
 use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCaptured};
+use bevy::render::{Render, RenderApp, RenderSystems};
+use bevy::time::TimeUpdateStrategy;
 use bevy::window::{PresentMode, WindowResolution};
 use bevy::world_serialization::WorldAssetRoot;
 use clap::{Parser, ValueEnum};
+use std::sync::{Arc, Mutex};
 use throng_bevy::{ThrongAsset, ThrongCrowd, ThrongInstance, ThrongPlayback, ThrongPlugin, Timing};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -179,7 +179,10 @@ fn run(args: Args) -> Result<AppExit> {
             .unwrap_or(0)
     };
     let plan = Plan {
-        bounds: (Vec3::from_array(b.min.to_array()), Vec3::from_array(b.max.to_array())),
+        bounds: (
+            Vec3::from_array(b.min.to_array()),
+            Vec3::from_array(b.max.to_array()),
+        ),
         walk: find("Walk"),
         run: find("Run").min(info.clips.len().saturating_sub(1)),
         baked,
@@ -210,7 +213,10 @@ fn run(args: Args) -> Result<AppExit> {
     .add_systems(Startup, (setup_scene, setup_crowd))
     .add_systems(First, (count_frame, stamp_main_start))
     .add_systems(Last, stamp_main_end)
-    .add_systems(Update, (crossfade_throng, start_bevy_players, crossfade_bevy));
+    .add_systems(
+        Update,
+        (crossfade_throng, start_bevy_players, crossfade_bevy),
+    );
     if args.mode == Mode::Bevy {
         register_scene_types(&mut app);
     }
@@ -350,8 +356,11 @@ fn app_cpu_ns() -> u64 {
 
 /// Mesa's software rasteriser threads (llvmpipe's `llvmpipe-N`, lavapipe's queue thread).
 fn is_rasteriser(comm: &str) -> bool {
-    comm.starts_with("llvmpipe") || comm.starts_with("lavapipe") || comm.starts_with("lp:")
-        || comm.starts_with("vk_queue") || comm.starts_with("lvp")
+    comm.starts_with("llvmpipe")
+        || comm.starts_with("lavapipe")
+        || comm.starts_with("lp:")
+        || comm.starts_with("vk_queue")
+        || comm.starts_with("lvp")
 }
 
 /// (thread name, on-CPU ns) of every thread of this process.
@@ -415,7 +424,10 @@ fn count_frame(
 
 fn report(stats: &Stats, a: &Args, timers: &Timers) {
     let Some(t0) = stats.started else {
-        println!("bevy_crowd: {} frames, fewer than --warmup {}: no figures", stats.frames, a.warmup);
+        println!(
+            "bevy_crowd: {} frames, fewer than --warmup {}: no figures",
+            stats.frames, a.warmup
+        );
         return;
     };
     let n = stats.frames.saturating_sub(a.warmup + 1).max(1);
@@ -424,8 +436,15 @@ fn report(stats: &Stats, a: &Args, timers: &Timers) {
     if std::env::var_os("BEVY_CROWD_THREADS").is_some() {
         // Since the process started, per thread: which threads count as the app's.
         for (name, ns) in thread_cpu_ns() {
-            let side = if is_rasteriser(&name) { "rasteriser" } else { "app" };
-            println!("  thread {name:<28} {side:<10} {:>10.1} ms", ns as f64 * 1e-6);
+            let side = if is_rasteriser(&name) {
+                "rasteriser"
+            } else {
+                "app"
+            };
+            println!(
+                "  thread {name:<28} {side:<10} {:>10.1} ms",
+                ns as f64 * 1e-6
+            );
         }
     }
     println!(
@@ -615,7 +634,11 @@ fn crossfade_throng(
     *last = second;
     for (i, mut pb) in &mut foxes {
         if switches(i.0, second) {
-            let to = if (i.0 as u64 + second / 8) % 2 == 0 { plan.run } else { plan.walk };
+            let to = if (i.0 as u64 + second / 8) % 2 == 0 {
+                plan.run
+            } else {
+                plan.walk
+            };
             pb.crossfade(to, 0.3);
         }
     }
@@ -638,7 +661,11 @@ fn crossfade_bevy(
     *last = second;
     for (i, mut player, mut transitions) in &mut players {
         if switches(i.0, second) {
-            let to = if (i.0 as u64 + second / 8) % 2 == 0 { plan.run } else { plan.walk };
+            let to = if (i.0 as u64 + second / 8) % 2 == 0 {
+                plan.run
+            } else {
+                plan.walk
+            };
             let node = graph.nodes[to.min(graph.nodes.len() - 1)];
             transitions
                 .play(&mut player, node, Duration::from_millis(300))

@@ -86,7 +86,11 @@ impl Runtime {
         }
     }
 
-    fn apply(&mut self, h: throng_runtime::Handle, c: &PlaybackCommand) -> Result<(), RuntimeError> {
+    fn apply(
+        &mut self,
+        h: throng_runtime::Handle,
+        c: &PlaybackCommand,
+    ) -> Result<(), RuntimeError> {
         match *c {
             PlaybackCommand::Play { clip, options } => both!(self, r => r.play(h, clip, options)),
             PlaybackCommand::Crossfade {
@@ -215,7 +219,11 @@ pub enum PlaybackCommand {
         options: PlayOptions,
     },
     /// Two clips in normalised time, `weight` of `b`.
-    Blend { a: usize, b: usize, weight: f32 },
+    Blend {
+        a: usize,
+        b: usize,
+        weight: f32,
+    },
     /// Instance speed factor (≥ 0).
     Speed(f32),
     Pause,
@@ -532,7 +540,12 @@ pub fn world_bounds(
 /// Writes the transform of every [`ThrongAnchor`] child from its parent instance's pose
 /// (and its `GlobalTransform` at once, so the follower does not lag a frame).
 pub(crate) fn follow_anchors(
-    mut anchors: Query<(&ThrongAnchor, &ChildOf, &mut Transform, &mut GlobalTransform)>,
+    mut anchors: Query<(
+        &ThrongAnchor,
+        &ChildOf,
+        &mut Transform,
+        &mut GlobalTransform,
+    )>,
     parents: Query<(&ThrongInstance, &ThrongHandle, &GlobalTransform), Without<ThrongAnchor>>,
     crowds: Query<&ThrongCrowd>,
 ) {

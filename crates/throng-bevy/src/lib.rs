@@ -48,8 +48,8 @@ use bevy::transform::TransformSystems;
 
 pub use asset::{from_baked, ThrongAsset, ThrongAssetLoader, ThrongLoadError};
 pub use crowd::{
-    PlaybackCommand, Runtime, ThrongAnchor, ThrongCrowd, ThrongEvent, ThrongFinished,
-    ThrongHandle, ThrongInstance, ThrongPlayback,
+    PlaybackCommand, Runtime, ThrongAnchor, ThrongCrowd, ThrongEvent, ThrongFinished, ThrongHandle,
+    ThrongInstance, ThrongPlayback,
 };
 pub use throng_contract::names::Timing;
 pub use throng_runtime::PlayOptions;

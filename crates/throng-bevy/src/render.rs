@@ -167,7 +167,10 @@ fn upload(source: &ThrongAsset, device: &RenderDevice, queue: &RenderQueue) -> G
     let texel = bones.encoding.bytes_per_texel() as usize;
     let width = bones.width().max(1);
     let mut data = bones.data.clone();
-    data.resize(width as usize * texel * height as usize * layers as usize, 0);
+    data.resize(
+        width as usize * texel * height as usize * layers as usize,
+        0,
+    );
     let texture = device.create_texture_with_data(
         queue,
         &TextureDescriptor {
@@ -275,7 +278,12 @@ fn vertex_bytes(p: &throng_asset::BakedPrimitive) -> Vec<u8> {
             .as_ref()
             .and_then(|u| u.get(v).copied())
             .unwrap_or_default();
-        for f in pos.to_array().into_iter().chain(nrm.to_array()).chain(uv.to_array()) {
+        for f in pos
+            .to_array()
+            .into_iter()
+            .chain(nrm.to_array())
+            .chain(uv.to_array())
+        {
             out.extend_from_slice(&f.to_le_bytes());
         }
         let mut joints = [0u16; 8];
@@ -640,7 +648,10 @@ impl SpecializedRenderPipeline for ThrongPipeline {
             "B_FRAME_TIMES".into(),
             bindings::FRAME_TIMES,
         ));
-        defs.push(ShaderDefVal::UInt("MATERIAL_BIND_GROUP".into(), CROWD_GROUP));
+        defs.push(ShaderDefVal::UInt(
+            "MATERIAL_BIND_GROUP".into(),
+            CROWD_GROUP,
+        ));
         if key.gpu_timed {
             defs.push("GPU_TIMED".into());
         }

@@ -56,12 +56,12 @@ fn app_with_crowd(timing: Timing) -> (App, Entity, BakedAsset) {
             let a = throng_bevy::from_baked(baked.clone(), &mut images);
             world.resource_mut::<Assets<ThrongAsset>>().add(a)
         });
-    let crowd = app
-        .world_mut()
-        .spawn(ThrongCrowd::new(asset, timing))
-        .id();
+    let crowd = app.world_mut().spawn(ThrongCrowd::new(asset, timing)).id();
     app.update();
-    assert!(crowd_of(&app, crowd).runtime().is_some(), "runtime not created");
+    assert!(
+        crowd_of(&app, crowd).runtime().is_some(),
+        "runtime not created"
+    );
     (app, crowd, baked)
 }
 
@@ -137,7 +137,10 @@ fn moving_an_entity_moves_its_instance() {
 #[test]
 fn a_moved_parent_moves_a_child_instance() {
     let (mut app, crowd, _) = app_with_crowd(Timing::Cpu);
-    let parent = app.world_mut().spawn(Transform::from_xyz(10.0, 0.0, 0.0)).id();
+    let parent = app
+        .world_mut()
+        .spawn(Transform::from_xyz(10.0, 0.0, 0.0))
+        .id();
     let fox = app
         .world_mut()
         .spawn((
@@ -170,7 +173,10 @@ fn events_arrive_once_as_messages() {
         let clip = (0..baked.clips.len())
             .max_by_key(|&c| baked.clips[c].events.len())
             .expect("clips");
-        assert!(!baked.clips[clip].events.is_empty(), "the demo fox has events");
+        assert!(
+            !baked.clips[clip].events.is_empty(),
+            "the demo fox has events"
+        );
         app.init_resource::<Seen>()
             .add_systems(PostUpdate, collect.after(throng_bevy::ThrongSystems));
         let mut pb = ThrongPlayback::default();
@@ -210,7 +216,10 @@ fn events_arrive_once_as_messages() {
             rt.update(dt);
             expected += rt.events().len();
         }
-        assert_eq!(n, expected, "{timing:?}: messages vs the runtime's own crossings");
+        assert_eq!(
+            n, expected,
+            "{timing:?}: messages vs the runtime's own crossings"
+        );
     }
 }
 
@@ -239,7 +248,10 @@ fn playback_commands_reach_the_runtime() {
         rt.record(h).expect("live")
     };
     let r = record(&app);
-    assert!(r.layers[0].weight > 0.0 && r.layers[1].weight > 0.0, "mid-fade: {r:?}");
+    assert!(
+        r.layers[0].weight > 0.0 && r.layers[1].weight > 0.0,
+        "mid-fade: {r:?}"
+    );
     assert_eq!(r.layers[1].clip, other as f32);
     // Paused: the record stands still.
     app.world_mut()
@@ -272,7 +284,11 @@ fn an_anchor_child_follows_its_anchor() {
     pb.play(walk(&baked));
     let fox = app
         .world_mut()
-        .spawn((ThrongInstance { crowd }, Transform::from_xyz(5.0, 0.0, 1.0), pb))
+        .spawn((
+            ThrongInstance { crowd },
+            Transform::from_xyz(5.0, 0.0, 1.0),
+            pb,
+        ))
         .id();
     let hand = app
         .world_mut()
@@ -325,7 +341,8 @@ fn batch_instances_need_no_entities() {
             let t = glam::Mat4::from_translation(glam::Vec3::new(i as f32, 0.0, 0.0));
             let h = rt.spawn(throng_runtime::InstanceTransform::from_mat4(&t));
             if let Runtime::Gpu(g) = rt {
-                g.play(h, walk(&baked), PlayOptions::default()).expect("play");
+                g.play(h, walk(&baked), PlayOptions::default())
+                    .expect("play");
             }
         }
     }
@@ -357,9 +374,16 @@ fn the_loader_reads_a_baked_file_through_the_asset_server() {
     let server = app.world().resource::<AssetServer>().clone();
     let fox: Handle<ThrongAsset> = server.load("fox.glb");
     let broken: Handle<ThrongAsset> = server.load("broken.glb");
-    let crowd = app.world_mut().spawn(ThrongCrowd::new(fox.clone(), Timing::Cpu)).id();
+    let crowd = app
+        .world_mut()
+        .spawn(ThrongCrowd::new(fox.clone(), Timing::Cpu))
+        .id();
     let start = std::time::Instant::now();
-    while app.world().resource::<Assets<ThrongAsset>>().get(&fox).is_none()
+    while app
+        .world()
+        .resource::<Assets<ThrongAsset>>()
+        .get(&fox)
+        .is_none()
         || !server.load_state(&broken).is_failed()
     {
         assert!(start.elapsed().as_secs() < 30, "loading timed out");
@@ -367,7 +391,11 @@ fn the_loader_reads_a_baked_file_through_the_asset_server() {
         std::thread::sleep(Duration::from_millis(5));
     }
     app.update();
-    let loaded = app.world().resource::<Assets<ThrongAsset>>().get(&fox).expect("loaded");
+    let loaded = app
+        .world()
+        .resource::<Assets<ThrongAsset>>()
+        .get(&fox)
+        .expect("loaded");
     assert_eq!(loaded.baked.clips.len(), baked.clips.len());
     assert_eq!(loaded.anchor(ANCHOR), Some(0));
     assert!(crowd_of(&app, crowd).runtime().is_some());

@@ -153,5 +153,8 @@ fn the_example_draws_foxes_where_bevy_draws_them() {
     let iou = both as f64 / either.max(1) as f64;
     eprintln!("silhouettes: throng ∩ bevy / throng ∪ bevy = {iou:.3} ({both} / {either})");
     assert!(either > 0, "both pictures empty");
-    assert!(iou >= 0.5, "throng's foxes are not where Bevy draws them: IoU {iou:.3}");
+    assert!(
+        iou >= 0.5,
+        "throng's foxes are not where Bevy draws them: IoU {iou:.3}"
+    );
 }
