@@ -78,14 +78,6 @@ impl Runtime {
         both!(self, r => r.transforms())
     }
 
-    /// The records in dense order as bytes: 64 B per instance CPU-timed, 56 B GPU-timed.
-    pub fn record_bytes(&self) -> &[u8] {
-        match self {
-            Runtime::Cpu(r) => bytemuck::cast_slice(r.records()),
-            Runtime::Gpu(r) => bytemuck::cast_slice(r.records()),
-        }
-    }
-
     fn apply(
         &mut self,
         h: throng_runtime::Handle,
@@ -141,6 +133,10 @@ pub struct ThrongCrowd {
     bounds_gen: u64,
     /// World-space box around every instance's poses, for frustum culling of the batch.
     pub(crate) bounds: Option<(Vec3, Vec3)>,
+    /// GPU-timed: the records in dense order, patched from the runtime's record writes (the
+    /// runtime computes records from its state on demand and keeps no dense copy).
+    gpu_records: Vec<throng_runtime::GpuInstanceRecord>,
+    writes: Vec<throng_contract::GpuRecordWrite>,
 }
 
 impl ThrongCrowd {
@@ -155,6 +151,8 @@ impl ThrongCrowd {
             records_gen: 0,
             bounds_gen: u64::MAX,
             bounds: None,
+            gpu_records: Vec::new(),
+            writes: Vec::new(),
         }
     }
 
@@ -175,6 +173,16 @@ impl ThrongCrowd {
     /// uses it; `None` before the first update or without instances.
     pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
         self.bounds
+    }
+
+    /// The records in dense order as bytes (what the GPU reads): 64 B per instance CPU-timed,
+    /// 56 B GPU-timed (as of the last update).
+    pub fn record_bytes(&self) -> &[u8] {
+        match &self.runtime {
+            Some(Runtime::Cpu(r)) => bytemuck::cast_slice(r.records()),
+            Some(Runtime::Gpu(_)) => bytemuck::cast_slice(&self.gpu_records),
+            None => &[],
+        }
     }
 
     /// The baked asset, once loaded.
@@ -465,7 +473,17 @@ pub(crate) fn advance_crowds(
             }
             Runtime::Gpu(r) => {
                 r.update(dt);
-                if !r.dirty().is_empty() {
+                if crowd.gpu_records.len() != r.len() {
+                    crowd.gpu_records = r.collect_records();
+                    crowd.records_gen += 1;
+                } else if !r.dirty().is_empty() {
+                    crowd.writes.clear();
+                    r.record_writes(&mut crowd.writes);
+                    for w in &crowd.writes {
+                        if let Some(slot) = crowd.gpu_records.get_mut(w.index as usize) {
+                            *slot = w.record;
+                        }
+                    }
                     crowd.records_gen += 1;
                 }
                 r.clear_dirty();

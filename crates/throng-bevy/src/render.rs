@@ -396,7 +396,7 @@ pub(crate) fn extract_crowds(
             g.transforms_gen = crowd.transforms_gen;
         }
         if let (Some(rb), true) = (&g.records, g.records_gen != crowd.records_gen) {
-            queue.write_buffer(rb, 0, rt.record_bytes());
+            queue.write_buffer(rb, 0, crowd.record_bytes());
             g.records_gen = crowd.records_gen;
         }
     }
