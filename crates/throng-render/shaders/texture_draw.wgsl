@@ -1,6 +1,8 @@
 // Texture skinning path (docs/design.md §5): bind-space vertex streams in, the instance's
 // record and transform from storage buffers, skin matrices from the bone texture. Defs:
 // ENCODING, BONE_TEXTURE, DUAL_QUAT, GPU_TIMED, CULLED (crate::shaders::Program::TextureDraw).
+// With PALETTE (and no bone texture) the palette path's draw: the same vertex stage, skinning
+// from the matrices the palette pass blended (crate::shaders::Program::PaletteDraw).
 
 #import throng_render::frame::{VsOut, frame, draw, draw_lod, draw_influences, heat, index_color}
 #import throng_render::instances::{instance_layers, instance_id}

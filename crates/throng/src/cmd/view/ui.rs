@@ -389,6 +389,7 @@ fn drawing(ui: &mut Ui, m: &mut ViewModel) {
     ui.horizontal(|ui| {
         ui.label("path");
         ui.radio_value(&mut s.path, SkinPath::Texture, "texture");
+        ui.radio_value(&mut s.path, SkinPath::Palette, "palette");
         ui.radio_value(&mut s.path, SkinPath::Vat, "VAT");
         ui.radio_value(&mut s.path, SkinPath::Reference, "reference");
     });
