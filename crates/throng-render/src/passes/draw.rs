@@ -70,6 +70,23 @@ impl CrowdDraw<'_> {
     }
 }
 
+/// The texture and palette draws' vertex stage: `vs_main`, or in the shadow pass (no colour
+/// target) the position-only `vs_shadow`.
+fn vertex_entry(key: PipelineKey) -> &'static str {
+    match key.color {
+        Some(_) => "vs_main",
+        None => "vs_shadow",
+    }
+}
+
+/// The vertex buffer layout of [`vertex_entry`].
+fn vertex_layout(key: PipelineKey) -> wgpu::VertexBufferLayout<'static> {
+    match key.color {
+        Some(_) => GpuVertex::layout(),
+        None => GpuVertex::shadow_layout(),
+    }
+}
+
 /// The key of a crowd's palette pass (the palette path only), from its main draw's key.
 pub(crate) fn palette_key(key: &PipelineKey) -> Option<crate::passes::palette::PaletteKey> {
     key.palette.then_some(crate::passes::palette::PaletteKey {
@@ -169,8 +186,8 @@ impl SkinnedDraws {
                 &format!("throng palette draw{pass}"),
                 &module,
                 groups(&bgl, Some(&layouts.materials.bgl), None, draw_bgl),
-                &[Some(GpuVertex::layout())],
-                ("vs_main", "fs_main"),
+                &[Some(vertex_layout(key))],
+                (vertex_entry(key), "fs_main"),
                 key.color,
             );
             (bgl, pipeline)
@@ -188,8 +205,8 @@ impl SkinnedDraws {
                 &format!("throng texture draw{pass}"),
                 &module,
                 groups(&bgl, Some(&layouts.materials.bgl), None, draw_bgl),
-                &[Some(GpuVertex::layout())],
-                ("vs_main", "fs_main"),
+                &[Some(vertex_layout(key))],
+                (vertex_entry(key), "fs_main"),
                 key.color,
             );
             (bgl, pipeline)
