@@ -188,8 +188,9 @@ fn gpu_timed_palette_equals_the_cpu_decoder_of_the_gpu_layers() {
     rt.crossfade(handles[2], 1, 0.25).expect("crossfade");
     rt.blend(handles[4], 0, 1, 0.35).expect("blend");
     rt.update(0.1);
+    let records = rt.collect_records();
     let play = Playback::Gpu {
-        records: rt.records(),
+        records: &records,
         clock: rt.gpu_clock(),
     };
     let g = r.upload(&asset).expect("upload");
