@@ -155,16 +155,25 @@ fn dq_add(acc: ptr<function, DqAcc>, w: f32, x: Rts) {
     if (w == 0.0) {
         return;
     }
+    // Dual part of the unit dual quaternion of (q, t): ½ · (t, 0) · q.
+    dq_add_parts(acc, w, x.q, quat_mul(vec4<f32>(x.t, 0.0), x.q) * 0.5, x.s);
+}
+
+// Adds w · (real + ε · dual) with its scale: the term of `dq_add`, or (the palette path,
+// docs/design.md §5) an already blended, unnormalised dual quaternion of one palette entry —
+// its real part need not be unit, only its direction decides the hemisphere.
+fn dq_add_parts(acc: ptr<function, DqAcc>, w: f32, real: vec4<f32>, dual: vec4<f32>, scale: f32) {
+    if (w == 0.0) {
+        return;
+    }
     if (!(*acc).has_pivot) {
-        (*acc).pivot = x.q;
+        (*acc).pivot = real;
         (*acc).has_pivot = true;
     }
-    let ws = select(w, -w, dot(x.q, (*acc).pivot) < 0.0);
-    // Dual part of the unit dual quaternion of (q, t): ½ · (t, 0) · q.
-    let dual = quat_mul(vec4<f32>(x.t, 0.0), x.q) * 0.5;
-    (*acc).real += x.q * ws;
+    let ws = select(w, -w, dot(real, (*acc).pivot) < 0.0);
+    (*acc).real += real * ws;
     (*acc).dual += dual * ws;
-    (*acc).scale += x.s * w;
+    (*acc).scale += scale * w;
 }
 
 // The blended dual quaternion applied to one vertex.

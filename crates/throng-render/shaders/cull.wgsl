@@ -19,7 +19,7 @@
 #import throng::playback::instance_affine
 #import throng_render::asset::{bone_params, clips, layer_rows_of}
 #import throng_render::instances::{instance_transforms, shown_layers}
-#import throng_render::cull_lists::{CullParams, WorldBox, append, copy_counts, cull, visible_ids, draw_args, boxes}
+#import throng_render::cull_lists::{CullParams, WorldBox, append, append_palette, palette_counter, copy_counts, cull, visible_ids, draw_args, boxes}
 
 // Per frame-table row: (min, 0), (max, 0); an empty row's min exceeds its max.
 @group(0) @binding(#{B_ROW_BOUNDS}) var<storage, read> row_bounds: array<vec4<f32>>;
@@ -162,9 +162,27 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     if (casts) {
         append(1u, choose_shadow_lod(b, lod), i);
     }
+    // The palette path: every instance a pass may draw, once — with occlusion culling also
+    // those in view that the second phase may still draw.
+    if (cull.palette_base != 0u && (seen || casts)) {
+        append_palette(i);
+    }
 }
+
+// Largest workgroup count per dimension of a dispatch (WebGPU's default limit).
+const MAX_GROUPS: u32 = 65535u;
 
 @compute @workgroup_size(64)
 fn cs_cull_finish(@builtin(global_invocation_id) id: vec3<u32>) {
     copy_counts(id.x);
+    // The palette pass's indirect dispatch: one invocation per (listed instance, palette
+    // entry), 64 per workgroup, in rows of at most MAX_GROUPS workgroups.
+    if (id.x == 0u && cull.palette_base != 0u) {
+        let k = palette_counter();
+        let invocations = atomicLoad(&draw_args[k].instance_count) * bone_params.entries;
+        let groups = (invocations + 63u) / 64u;
+        draw_args[k + 1u].index_count = min(groups, MAX_GROUPS);
+        atomicStore(&draw_args[k + 1u].instance_count, (groups + MAX_GROUPS - 1u) / MAX_GROUPS);
+        draw_args[k + 1u].first_index = 1u;
+    }
 }

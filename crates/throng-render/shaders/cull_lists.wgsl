@@ -41,7 +41,11 @@ struct CullParams {
     // Occlusion culling: where the history starts in `visible_ids` (one word per instance,
     // after every list): 1 if the instance was visible at the last frame's second phase.
     history_base: u32,
-    pad: vec2<u32>,
+    // The palette path (docs/design.md §5): where the palette list starts in `visible_ids` (every
+    // instance in view or casting a shadow, once; its length in the `instance_count` of the
+    // argument entry after every draw's); 0: no palette list.
+    palette_base: u32,
+    pad: u32,
 }
 
 // wgpu's DrawIndexedIndirect layout (20 B), one per (pass, primitive, LOD) in that order (a
@@ -74,6 +78,19 @@ fn append(pass_index: u32, lod: u32, inst: u32) {
     let counter = pass_index * cull.primitive_count * cull.lod_count + lod;
     let slot = atomicAdd(&draw_args[counter].instance_count, 1u);
     visible_ids[(pass_index * cull.lod_count + lod) * cull.segment + slot] = inst;
+}
+
+// The palette path: `inst` joins the palette list (the instances the palette pass writes).
+fn append_palette(inst: u32) {
+    let counter = palette_counter();
+    let slot = atomicAdd(&draw_args[counter].instance_count, 1u);
+    visible_ids[cull.palette_base + slot] = inst;
+}
+
+// The argument entry counting the palette list: the one after every draw's; the entry after it
+// holds the palette pass's indirect dispatch (x, y, z in its first three words).
+fn palette_counter() -> u32 {
+    return cull.pass_count * cull.lod_count * cull.primitive_count;
 }
 
 // After appending: every primitive of a (pass, LOD) draws the instances primitive 0 counted

@@ -1,17 +1,90 @@
-// throng_render::skin — skinning one vertex of one instance from the bone texture: linear blend
-// skinning, or dual-quaternion skinning with the DUAL_QUAT def (quat-* encodings). Frame
-// interpolation and layer blending happen on skin matrices (docs/design.md §5: LBS is linear,
-// so blending matrices equals blending positions, at half the matrix-vector work).
+// throng_render::skin — skinning one vertex of one instance: linear blend skinning, or
+// dual-quaternion skinning with the DUAL_QUAT def (quat-* encodings).
+//
+// Texture path (default): the vertex fetches its influences' matrices from the bone texture,
+// interpolating frames and blending layers on skin matrices (docs/design.md §5: LBS is linear,
+// so blending matrices equals blending positions, at half the matrix-vector work). The same
+// per-entry blend (`instance_joint_affine`, `dq_add_joint`) is what the palette pass
+// (palette_compute.wgsl) writes once per instance and entry.
+//
+// Palette path (def PALETTE): the vertex reads one blended entry per influence from the palette
+// buffer (throng_render::palette) instead.
 #define_import_path throng_render::skin
 
 #import throng::playback::Layer
 #import throng::decode::{Skinned, apply_affine}
-#import throng_render::asset::{bone_params, bone_affine, layer_rows_of}
-#import throng_render::instances::shown_layers
+#import throng_render::asset::bone_params
 
+#ifdef PALETTE
+#import throng_render::palette::{palette, palette_index, entry_affine}
+#ifdef DUAL_QUAT
+#import throng::decode::{DqAcc, dq_add_parts, dq_apply}
+#endif
+#else
+#import throng_render::asset::{bone_affine, layer_rows_of}
+#import throng_render::instances::shown_layers
 #ifdef DUAL_QUAT
 #import throng::decode::{DqAcc, dq_add, dq_apply}
 #import throng_render::asset::bone_rts
+#endif
+#endif
+
+#ifdef PALETTE
+#ifdef DUAL_QUAT
+// Each influence's blended, unnormalised dual quaternion (real, dual, scale) from the palette,
+// weighted and blended into one (the hemisphere of the first influence's), then normalised
+// (Kavan et al. 2007). The texture path adds the (influence, layer, frame) terms one by one
+// instead; both are linear in the terms, so they agree except where a term's hemisphere flips
+// differently. CPU twin of an entry: throng_asset::decode::blended_dual_quat.
+fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Skinned {
+    var js = joints;
+    var ws = weights;
+    var acc: DqAcc;
+    for (var i = 0u; i < 8u; i++) {
+        let w = ws[i];
+        if (w == 0.0) {
+            continue;
+        }
+        let e = palette[palette_index(inst, min(js[i], bone_params.entries - 1u))];
+        dq_add_parts(&acc, w, e.a, e.b, e.c.x);
+    }
+    return dq_apply(acc, p, n, t);
+}
+#else
+// p' = (Σ_i w_i · P_{j_i}) · p with P the palette's blended skin matrices: the texture path's
+// sum with each influence's matrix read instead of fetched and blended, so the same operations
+// in the same order. CPU twin: throng_asset::decode::skin_vertices with Skinning::Linear.
+fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Skinned {
+    var js = joints;
+    var ws = weights;
+    let zero = vec4<f32>(0.0);
+    var m = mat3x4<f32>(zero, zero, zero);
+    for (var i = 0u; i < 8u; i++) {
+        let w = ws[i];
+        if (w == 0.0) {
+            continue;
+        }
+        m += entry_affine(palette[palette_index(inst, min(js[i], bone_params.entries - 1u))]) * w;
+    }
+    return apply_affine(m, p, n, t);
+}
+#endif
+#else
+
+#ifdef DUAL_QUAT
+// Adds palette `entry`'s (layer, frame) terms, each weighted w · (w_l · (1 − f_l)) and
+// w · (w_l · f_l), as unit dual quaternions to `acc`: the texture path calls it per influence
+// (w its weight) into one accumulator, the palette pass per entry (w = 1) into its own.
+fn dq_add_joint(acc: ptr<function, DqAcc>, layers: ptr<function, array<Layer, 4>>, entry: u32, w: f32) {
+    for (var k = 0u; k < 4u; k++) {
+        let l = (*layers)[k];
+        if (l.weight != 0.0) {
+            let rows = layer_rows_of(l);
+            dq_add(acc, w * (l.weight * (1.0 - l.frac)), bone_rts(entry, rows.x));
+            dq_add(acc, w * (l.weight * l.frac), bone_rts(entry, rows.y));
+        }
+    }
+}
 
 // Every (influence, layer, frame) term as a unit dual quaternion, blended (Kavan et al. 2007).
 // CPU twin: throng_asset::decode::skin_vertices with Skinning::DualQuat.
@@ -25,15 +98,7 @@ fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3
         if (w == 0.0) {
             continue;
         }
-        let entry = min(js[i], bone_params.entries - 1u);
-        for (var k = 0u; k < 4u; k++) {
-            let l = layers[k];
-            if (l.weight != 0.0) {
-                let rows = layer_rows_of(l);
-                dq_add(&acc, w * (l.weight * (1.0 - l.frac)), bone_rts(entry, rows.x));
-                dq_add(&acc, w * (l.weight * l.frac), bone_rts(entry, rows.y));
-            }
-        }
+        dq_add_joint(&acc, &layers, min(js[i], bone_params.entries - 1u), w);
     }
     return dq_apply(acc, p, n, t);
 }
@@ -74,4 +139,5 @@ fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3
     }
     return apply_affine(m, p, n, t);
 }
+#endif
 #endif

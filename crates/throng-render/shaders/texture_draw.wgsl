@@ -1,6 +1,8 @@
 // Texture skinning path (docs/design.md §5): bind-space vertex streams in, the instance's
 // record and transform from storage buffers, skin matrices from the bone texture. Defs:
 // ENCODING, BONE_TEXTURE, DUAL_QUAT, GPU_TIMED, CULLED (crate::shaders::Program::TextureDraw).
+// With PALETTE (and no bone texture) the palette path's draw: the same vertex stage, skinning
+// from the matrices the palette pass blended (crate::shaders::Program::PaletteDraw).
 
 #import throng_render::frame::{VsOut, frame, draw, draw_lod, draw_influences, heat, index_color}
 #import throng_render::instances::{instance_layers, instance_id}
@@ -20,16 +22,18 @@ struct VertexIn {
     @location(6) uv: vec2<f32>,
 }
 
-@vertex
-fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
-    let inst = instance_id(instance, draw.id_base);
+// A vertex's palette indices and weights, cut to the influences its LOD uses: the strongest k
+// (weights are stored in descending order), renormalised to sum to 1.
+struct Influences {
+    j: array<u32, 8>,
+    w: array<f32, 8>,
+}
+
+fn vertex_influences(v: VertexIn, lod: u32) -> Influences {
     let j = array<u32, 8>(v.joints0.x, v.joints0.y, v.joints0.z, v.joints0.w, v.joints1.x, v.joints1.y, v.joints1.z, v.joints1.w);
     let wf0 = vec4<f32>(v.weights0) / 65535.0;
     let wf1 = vec4<f32>(v.weights1) / 65535.0;
     var w = array<f32, 8>(wf0.x, wf0.y, wf0.z, wf0.w, wf1.x, wf1.y, wf1.z, wf1.w);
-    // Far LODs may use fewer influences: the strongest k (weights are stored in descending
-    // order), renormalised to sum to 1.
-    let lod = draw_lod(instance);
     let k = draw_influences(lod);
     if (k < 8u) {
         var kept = 0.0;
@@ -44,12 +48,44 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
             }
         }
     }
-    let s = skin_vertex(inst, j, w, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
+    return Influences(j, w);
+}
+
+@vertex
+fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
+    let inst = instance_id(instance, draw.id_base);
+    let lod = draw_lod(instance);
+    let f = vertex_influences(v, lod);
+    let s = skin_vertex(inst, f.j, f.w, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
     var out = mesh_vertex(inst, s.position, s.normal, s.tangent, v.uv);
     if (frame.debug.x != 0u) {
-        out.debug = debug_texture(inst, lod, j, w);
+        out.debug = debug_texture(inst, lod, f.j, f.w);
     }
     return out;
+}
+
+// The shadow pass's vertex stage (depth only): the position of vs_main by the same functions,
+// without the normal, tangent, UV and debug outputs nothing reads there — the compiler drops
+// their arithmetic (the cofactors and normalisations of skinning and of the instance
+// transform), and the pipeline fetches only position, joints and weights
+// (crate::gpu_asset::GpuVertex::shadow_layout). Bit-identical depth: the position is computed
+// by the same operations.
+@vertex
+fn vs_shadow(v: ShadowVertexIn, @builtin(instance_index) instance: u32) -> @builtin(position) vec4<f32> {
+    let inst = instance_id(instance, draw.id_base);
+    let full = VertexIn(v.position, vec3<f32>(0.0, 1.0, 0.0), v.joints0, v.joints1, v.weights0, v.weights1, vec2<f32>(0.0));
+    let f = vertex_influences(full, draw_lod(instance));
+    let s = skin_vertex(inst, f.j, f.w, v.position, vec3<f32>(0.0, 1.0, 0.0), vec4<f32>(1.0, 0.0, 0.0, 1.0));
+    return mesh_vertex(inst, s.position, s.normal, s.tangent, vec2<f32>(0.0)).clip;
+}
+
+// What the shadow pass fetches of a vertex.
+struct ShadowVertexIn {
+    @location(0) position: vec3<f32>,
+    @location(2) joints0: vec4<u32>,
+    @location(3) joints1: vec4<u32>,
+    @location(4) weights0: vec4<u32>,
+    @location(5) weights1: vec4<u32>,
 }
 
 // Debug colours: joint weights (1), dominant palette index (2), or the common views.

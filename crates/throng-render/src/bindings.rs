@@ -88,6 +88,14 @@ numbers! {
     /// (the scatter writes `GPU_RECORDS`).
     RECORD_WRITES = 30;
     SCATTER_PARAMS = 31;
+    // ---- group 0: the palette path (docs/design.md §5 "Skinning paths") ----
+    /// Every drawn instance's blended skin matrices, `array<PaletteEntry>`
+    /// (crate::gpu_types::PaletteEntry), written by the palette pass, read by the draws.
+    PALETTE = 25;
+    /// `PaletteJob` (crate::gpu_types::PaletteJob).
+    PALETTE_JOB = 26;
+    /// Culled: the culling pass's argument buffer read as words (the palette list's length).
+    PALETTE_COUNT = 27;
     // ---- group 1 (MATERIAL) ----
     MATERIAL = 0;
     BASE_TEXTURE = 1;

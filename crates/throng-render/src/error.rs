@@ -43,7 +43,16 @@ pub enum RenderError {
         limit: u64,
         max_instances: u64,
     },
-    #[error("the reference path draws meshes skinned on the CPU: hand them to Renderer::render_reference (a crowd of a baked asset draws on the texture or VAT path)")]
+    #[error("asset {asset}: the palette path's buffer for {instances} instances × {entries} palette entries × 48 B is {bytes} bytes, over this device's limit of {limit} bytes per buffer binding; draw at most {max_instances} instances of it per frame on the palette path (or split the crowd, or use the texture path)")]
+    PaletteTooLarge {
+        asset: String,
+        instances: usize,
+        entries: u32,
+        bytes: u64,
+        limit: u64,
+        max_instances: u64,
+    },
+    #[error("the reference path draws meshes skinned on the CPU: hand them to Renderer::render_reference (a crowd of a baked asset draws on the texture, palette or VAT path)")]
     ReferenceIsNotACrowdPath,
     #[error("asset {asset} has no anchors to attach a prop to; bake it with anchors (a socket node per anchor)")]
     NoAnchors { asset: String },

@@ -20,7 +20,7 @@ pub struct FrameStats {
     pub draws: u32,
     /// Of which in the shadow pass.
     pub shadow_draws: u32,
-    /// Compute dispatches (culling).
+    /// Compute dispatches (culling, occlusion culling, the palette pass).
     pub dispatches: u32,
     /// Instances drawn in the main pass, by LOD level (summed over crowds).
     pub instances_per_lod: Vec<u64>,
@@ -36,6 +36,12 @@ pub struct FrameStats {
     /// GPU time of the frame's passes (culling through the main pass), nanoseconds, from
     /// timestamp queries; `None` where the device has none (or the frame was only recorded).
     pub gpu_ns: Option<u64>,
+    /// The palette path: instances whose skin matrices the palette pass wrote (after
+    /// [`crate::Renderer::render_scene`]; every instance of a crowd drawn without culling).
+    pub palette_instances: u64,
+    /// The palette path: GPU time of the palette pass (every crowd's dispatches), nanoseconds,
+    /// from timestamp queries; `None` where the device has none or no palette pass ran.
+    pub palette_ns: Option<u64>,
 }
 
 /// A frame read back from the GPU.
@@ -136,7 +142,8 @@ impl FrameSetup {
 }
 
 /// Timestamp queries around a frame's passes: an empty compute pass writes the first before
-/// them, another the second after them (no optional feature beyond `TIMESTAMP_QUERY`).
+/// them, another the second after them (no optional feature beyond `TIMESTAMP_QUERY`); the
+/// palette pass writes the third and fourth at its beginning and end.
 pub(crate) struct FrameTimer {
     queries: wgpu::QuerySet,
     resolved: wgpu::Buffer,
@@ -152,12 +159,12 @@ impl FrameTimer {
         let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("throng frame timestamps"),
             ty: wgpu::QueryType::Timestamp,
-            count: 2,
+            count: 4,
         });
         let buffer = |label, usage| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
-                size: 16,
+                size: 32,
                 usage,
                 mapped_at_creation: false,
             })
@@ -187,18 +194,36 @@ impl FrameTimer {
         });
     }
 
-    /// Records the copy of both timestamps into the readback buffer (after [`Self::mark`] 1).
-    pub fn resolve(&self, enc: &mut wgpu::CommandEncoder) {
-        enc.resolve_query_set(&self.queries, 0..2, &self.resolved, 0);
-        enc.copy_buffer_to_buffer(&self.resolved, 0, &self.read, 0, 16);
+    /// The palette pass's timestamp writes (queries 2 and 3).
+    pub fn palette_writes(&self) -> wgpu::ComputePassTimestampWrites<'_> {
+        wgpu::ComputePassTimestampWrites {
+            query_set: &self.queries,
+            beginning_of_pass_write_index: Some(2),
+            end_of_pass_write_index: Some(3),
+        }
     }
 
-    /// The frame's GPU time after submission, nanoseconds.
-    pub fn read(&self, gpu: &crate::device::Gpu) -> Option<u64> {
-        let bytes = crate::readback::map_read(gpu, &self.read).ok()?;
+    /// Records the copy of the timestamps into the readback buffer (after [`Self::mark`] 1;
+    /// `palette`: the palette pass wrote its two).
+    pub fn resolve(&self, enc: &mut wgpu::CommandEncoder, palette: bool) {
+        let n = if palette { 4 } else { 2 };
+        enc.resolve_query_set(&self.queries, 0..n, &self.resolved, 0);
+        enc.copy_buffer_to_buffer(&self.resolved, 0, &self.read, 0, 8 * n as u64);
+    }
+
+    /// After submission: the frame's GPU time and (when it ran) the palette pass's,
+    /// nanoseconds.
+    pub fn read(&self, gpu: &crate::device::Gpu, palette: bool) -> (Option<u64>, Option<u64>) {
+        let Ok(bytes) = crate::readback::map_read(gpu, &self.read) else {
+            return (None, None);
+        };
         let t: Vec<u64> = bytemuck::pod_collect_to_vec(&bytes);
-        let ticks = t.get(1)?.checked_sub(*t.first()?)?;
-        Some((ticks as f64 * gpu.queue.get_timestamp_period() as f64).round() as u64)
+        let period = gpu.queue.get_timestamp_period() as f64;
+        let span = |a: usize, b: usize| {
+            let ticks = t.get(b)?.checked_sub(*t.get(a)?)?;
+            Some((ticks as f64 * period).round() as u64)
+        };
+        (span(0, 1), span(2, 3).filter(|_| palette))
     }
 }
 
@@ -213,12 +238,34 @@ pub(crate) struct ArgsLayout {
     pub instances: u64,
     pub index_counts: Vec<u64>,
     pub shadows: bool,
+    /// The palette path: the argument entry counting the palette list (culled), or the
+    /// instances written (not culled: every instance).
+    pub palette: Option<PaletteCount>,
+}
+
+/// How many instances the palette pass wrote for one crowd.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum PaletteCount {
+    /// Argument entry whose `instance_count` holds the palette list's length.
+    Listed(u32),
+    All,
 }
 
 /// Adds what the GPU drew (from the indirect arguments read back) to `stats`.
 pub(crate) fn add_gpu_counts(stats: &mut FrameStats, bytes: &[u8], layouts: &[ArgsLayout]) {
     let arg_size = std::mem::size_of::<DrawIndexedArgs>();
     for l in layouts {
+        match l.palette {
+            Some(PaletteCount::All) => stats.palette_instances += l.instances,
+            Some(PaletteCount::Listed(k)) => {
+                let at = l.offset as usize + k as usize * arg_size;
+                if let Some(raw) = bytes.get(at..at + arg_size) {
+                    let a: DrawIndexedArgs = bytemuck::pod_read_unaligned(raw);
+                    stats.palette_instances += a.instance_count as u64;
+                }
+            }
+            None => {}
+        }
         if !l.culled {
             // Every instance at LOD 0 in each pass.
             let tris: u64 = l.index_counts.iter().sum::<u64>() / 3;

@@ -43,6 +43,24 @@ impl GpuVertex {
             attributes: &Self::ATTRIBUTES,
         }
     }
+
+    /// What the shadow pass's `vs_shadow` reads: position, joints and weights (locations 0 and
+    /// 2–5 of [`Self::ATTRIBUTES`]); a software rasteriser fetches every attribute a layout
+    /// names, so the depth-only pass names no more.
+    pub fn shadow_layout() -> wgpu::VertexBufferLayout<'static> {
+        const SHADOW: [wgpu::VertexAttribute; 5] = [
+            GpuVertex::ATTRIBUTES[0],
+            GpuVertex::ATTRIBUTES[2],
+            GpuVertex::ATTRIBUTES[3],
+            GpuVertex::ATTRIBUTES[4],
+            GpuVertex::ATTRIBUTES[5],
+        ];
+        wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<GpuVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &SHADOW,
+        }
+    }
 }
 
 /// Palette indices and unorm16 weights of vertex `v`, padded or cut to 8 influences.

@@ -154,6 +154,34 @@ pub struct SkinJob {
     pub _pad: [u32; 2],
 }
 
+/// One palette entry of one instance (WGSL `PaletteEntry`, throng_render::palette), 48 B, at
+/// `instance · palette entries + entry` of the palette buffer. Linear blend skinning: the rows
+/// of the blended skin matrix's affine part `[L | t]` (model space from bind space, file
+/// units). Dual quaternions: `a` = Σ real (x, y, z, w), `b` = Σ dual, `c[0]` = Σ uniform
+/// scale — blended over the instance's frames and layers, hemisphere-aligned to the entry's
+/// first term and not normalised.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PaletteEntry {
+    pub a: [f32; 4],
+    pub b: [f32; 4],
+    pub c: [f32; 4],
+}
+
+/// The palette pass's job (WGSL `PaletteJob`), 16 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PaletteJob {
+    /// Not culled: every instance 0..instances is written (0 when culled).
+    pub instances: u32,
+    /// Culled: the palette list's first word in the visible-id buffer
+    /// ([`CullParams::palette_base`]).
+    pub list_base: u32,
+    /// Culled: the word of the argument buffer holding the list's length.
+    pub count_word: u32,
+    pub _pad: u32,
+}
+
 /// Clock uniform of the GPU-timed path (WGSL `Timing`), 16 B.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
@@ -203,7 +231,12 @@ pub struct CullParams {
     /// Occlusion culling: the first word of the visibility history in the visible-id buffer
     /// (one word per instance after every list; 1 = visible at the last second phase).
     pub history_base: u32,
-    pub _pad: [u32; 2],
+    /// The palette path (docs/design.md §5): the first word of the palette list in the
+    /// visible-id buffer (every instance in view or casting a shadow, once); its length is the
+    /// `instance_count` of the argument entry after every draw's, and the entry after that the
+    /// palette pass's indirect dispatch. 0: no palette list.
+    pub palette_base: u32,
+    pub _pad: u32,
 }
 
 /// Levels a [`DepthPyramid`] may have: enough to reduce any 2D texture size wgpu allows

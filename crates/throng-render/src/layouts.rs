@@ -108,6 +108,51 @@ pub fn texture_draw(
     })
 }
 
+/// Group 0 of the palette draw (docs/design.md §5): the texture draw's bindings without the bone
+/// texture (bone params for the palette's size, clips and records for the debug views), the
+/// frame uniform, (culled) the visible ids, and the palette.
+pub fn palette_draw(device: &wgpu::Device, timing: Timing, culled: bool) -> wgpu::BindGroupLayout {
+    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
+    let mut e = vec![
+        uniform(b::BONE_PARAMS, vis),
+        storage(b::INSTANCE_TRANSFORMS, vis, true),
+        uniform(b::FRAME, vis),
+        storage(b::PALETTE, wgpu::ShaderStages::VERTEX, true),
+    ];
+    e.extend(clip_table(vis));
+    e.extend(playback_entries(timing, vis));
+    if culled {
+        e.push(storage(b::VISIBLE_IDS, wgpu::ShaderStages::VERTEX, true));
+    }
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng palette draw"),
+        entries: &e,
+    })
+}
+
+/// Group 0 of the palette pass: the skin bindings (bone texture, params, clips, transforms,
+/// records), the job, the palette it writes and (culled) the visible ids and the argument
+/// buffer's words.
+pub fn palette_compute(
+    device: &wgpu::Device,
+    encoding: Encoding,
+    timing: Timing,
+    culled: bool,
+) -> wgpu::BindGroupLayout {
+    let vis = wgpu::ShaderStages::COMPUTE;
+    let mut e = skin_entries(encoding, timing, vis);
+    e.push(uniform(b::PALETTE_JOB, vis));
+    e.push(storage(b::PALETTE, vis, false));
+    if culled {
+        e.push(storage(b::VISIBLE_IDS, vis, true));
+        e.push(storage(b::PALETTE_COUNT, vis, true));
+    }
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng palette compute"),
+        entries: &e,
+    })
+}
+
 /// Group 0 of the compute skinning job: the skin bindings, inputs, outputs and the job.
 pub fn skin_compute(
     device: &wgpu::Device,

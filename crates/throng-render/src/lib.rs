@@ -10,8 +10,9 @@
 //! [`RenderOptions`], and back [`FrameStats`].
 //!
 //! Inside, per frame (`passes`): the culling pass per crowd (view frustum and shadow camera,
-//! LOD by projected error, indirect arguments), the shadow pass, the main pass (ground and
-//! crowds, lit and shadowed); the reference pass draws CPU-skinned vertices the same way. The
+//! LOD by projected error, indirect arguments), on the palette path the palette pass (each drawn
+//! instance's skin matrices blended once), the shadow pass, the main pass (ground and crowds,
+//! lit and shadowed); the reference pass draws CPU-skinned vertices the same way. The
 //! WGSL programs are composed from named modules ([`shaders`]) with binding numbers from
 //! [`bindings`]; [`compute`] runs the shaders' skinning and playback on chosen inputs for tests
 //! against the CPU twins.
@@ -51,9 +52,10 @@ pub use options::{
     DebugView, RenderOptions, ShadowLod, SkinPath, COLOR_FORMAT, DEFAULT_COLOR, DEPTH_FORMAT,
 };
 pub use passes::cull::{CullLists, ROW_PAD};
+pub use passes::palette::{palette_bytes, PALETTE_ENTRY_BYTES};
 pub use passes::reference::{DecodedMeshes, ReferenceMesh};
 pub use prop::{GpuProp, Prop, PropMesh};
-pub use renderer::{render_png, Renderer};
+pub use renderer::{render_png, Palettes, Renderer};
 pub use shaders::{Program, ShaderError};
 /// The per-instance contract, as the renderer reads it (throng-contract's types).
 pub use throng_contract::{

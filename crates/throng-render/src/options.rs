@@ -14,6 +14,10 @@ pub enum SkinPath {
     /// The vertex shader skins with matrices read from the bone texture.
     #[default]
     Texture,
+    /// After culling, a compute pass blends each drawn instance's skin matrices once (frames
+    /// interpolated, layers blended) into a palette buffer; the vertex shader reads one matrix
+    /// (or dual quaternion) per influence.
+    Palette,
     /// The vertex shader fetches baked positions and normals (every primitive needs a VAT).
     Vat,
     /// Vertices skinned on the CPU and uploaded each frame (`Renderer::render_reference`): the
@@ -72,7 +76,7 @@ pub struct RenderOptions {
     pub width: u32,
     pub height: u32,
     pub skinning: throng_contract::Skinning,
-    /// Texture skinning or VAT.
+    /// Texture, palette or VAT skinning (the reference path has its own call).
     pub path: SkinPath,
     /// `None`: framed from the scene's bounds ([`crate::Camera::framing`]).
     pub camera: Option<crate::Camera>,

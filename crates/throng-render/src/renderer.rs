@@ -12,7 +12,8 @@ use crate::crowd::{Crowd, CrowdBuffers, Playback};
 use crate::device::{AdapterSummary, Gpu};
 use crate::error::RenderError;
 use crate::frame::{
-    add_gpu_counts, scene_bounds, ArgsLayout, FrameSetup, FrameStats, FrameTimer, RenderedFrame,
+    add_gpu_counts, scene_bounds, ArgsLayout, FrameSetup, FrameStats, FrameTimer, PaletteCount,
+    RenderedFrame,
 };
 use crate::gpu_asset::GpuAsset;
 use crate::gpu_types::{DrawIndexedArgs, DRAW_PARAMS_STRIDE};
@@ -21,6 +22,7 @@ use crate::passes::cull::{visible_bytes, CullInputs, CullLists, CullPass, Occlus
 use crate::passes::draw::{CrowdDraw, SkinnedDraws};
 use crate::passes::main::{GroundDraw, MainPass, MainPhase};
 use crate::passes::occlusion::{OcclusionPass, PyramidFrame};
+use crate::passes::palette::PalettePass;
 use crate::passes::reference::{ReferenceMesh, ReferencePass};
 use crate::passes::shadow::{depth_pass, ShadowPass};
 use crate::passes::{draw_params_buffer, DrawLayouts};
@@ -42,6 +44,7 @@ pub struct Renderer {
     shadow: ShadowPass,
     main: MainPass,
     occlusion: OcclusionPass,
+    palette: PalettePass,
     reference: ReferencePass,
     /// Draw each primitive's LODs with one multi-draw (first instances point each LOD's draw at
     /// its visible-id list). On when the device has `INDIRECT_FIRST_INSTANCE`; turning it off
@@ -72,6 +75,7 @@ impl Renderer {
             shadow: ShadowPass::default(),
             main: MainPass::default(),
             occlusion: OcclusionPass::default(),
+            palette: PalettePass::default(),
             multi_draw,
             gpu,
         }
@@ -124,7 +128,7 @@ impl Renderer {
             height,
             ..*opts
         };
-        let (stats, _) = self.record(encoder, color, format, crowds, &opts, false)?;
+        let (stats, _, _) = self.record(encoder, color, format, crowds, &opts, (false, None))?;
         Ok(stats)
     }
 
@@ -142,11 +146,17 @@ impl Renderer {
         if let Some(t) = &timer {
             t.mark(&mut enc, 0);
         }
-        let (mut stats, args) =
-            self.record(&mut enc, &target.view, COLOR_FORMAT, crowds, opts, true)?;
+        let (mut stats, args, palette) = self.record(
+            &mut enc,
+            &target.view,
+            COLOR_FORMAT,
+            crowds,
+            opts,
+            (true, timer.as_ref()),
+        )?;
         if let Some(t) = &timer {
             t.mark(&mut enc, 1);
-            t.resolve(&mut enc);
+            t.resolve(&mut enc, palette);
         }
         let read = target.copy_out(&self.gpu.device, &mut enc);
         self.gpu.queue.submit([enc.finish()]);
@@ -154,7 +164,9 @@ impl Renderer {
             let bytes = map_read(&self.gpu, &buf)?;
             add_gpu_counts(&mut stats, &bytes, &layouts);
         }
-        stats.gpu_ns = timer.and_then(|t| t.read(&self.gpu));
+        if let Some(t) = timer {
+            (stats.gpu_ns, stats.palette_ns) = t.read(&self.gpu, palette);
+        }
         let image = target.read(&self.gpu, &read)?;
         Ok(RenderedFrame { image, stats })
     }
@@ -212,6 +224,12 @@ impl Renderer {
             if k.0.culled {
                 self.cull.prepare(device, k.0.timing, pyramid.is_some())?;
             }
+            if k.0.palette {
+                crate::passes::palette::check_palette(c.asset, c.len(), &limits)?;
+            }
+            if let Some(pk) = crate::passes::draw::palette_key(&k.0) {
+                self.palette.prepare(device, pk)?;
+            }
             if !c.props.is_empty() {
                 for color in [k.0.color].into_iter().chain(k.1.map(|s| s.color)) {
                     self.draws
@@ -226,12 +244,13 @@ impl Renderer {
             let mut owned = None;
             let buffers = CrowdBuffers::of(device, c, &mut owned);
             let n = c.len() as u32;
+            let palette = k.0.palette && k.0.culled;
             let occlusion = pyramid.map(|pyramid| {
                 let (visible, boxes) = self.occlusion.crowd_buffers(
                     device,
                     c.asset,
                     slot,
-                    (visible_bytes(n, c.asset.lod_count(), 3), n),
+                    (visible_bytes(n, c.asset.lod_count(), 3, palette), n),
                 );
                 OcclusionInputs {
                     visible,
@@ -253,17 +272,29 @@ impl Renderer {
                         shadow_lod: opts.shadow_lod,
                         multi_draw: self.multi_draw,
                         occlusion,
+                        palette,
                     },
                 )
             } else {
                 None
+            };
+            let palette = match crate::passes::draw::palette_key(&k.0) {
+                Some(pk) => Some(self.palette.run(
+                    device,
+                    (c.asset, slot),
+                    buffers,
+                    n,
+                    pk,
+                    cull.as_ref(),
+                )?),
+                None => None,
             };
             out.push(self.draws.crowd(
                 device,
                 &self.layouts,
                 *c,
                 buffers,
-                cull,
+                (cull, palette),
                 k,
                 setup,
                 shadow_map,
@@ -275,7 +306,8 @@ impl Renderer {
     }
 
     /// Records a frame; with `readback`, also copies every crowd's indirect arguments into
-    /// one buffer (returned with where each crowd's are).
+    /// one buffer (returned with where each crowd's are); with a `timer`, times the palette
+    /// pass (the last value: whether one ran).
     fn record(
         &mut self,
         enc: &mut wgpu::CommandEncoder,
@@ -283,8 +315,8 @@ impl Renderer {
         format: wgpu::TextureFormat,
         crowds: &[Crowd],
         opts: &RenderOptions,
-        readback: bool,
-    ) -> Result<(FrameStats, Option<ArgsReadback>), RenderError> {
+        (readback, timer): (bool, Option<&FrameTimer>),
+    ) -> Result<(FrameStats, Option<ArgsReadback>, bool), RenderError> {
         self.check_size(opts)?;
         self.main
             .prepare(&self.gpu.device, &self.layouts, &self.reference.bgl, format)?;
@@ -311,6 +343,14 @@ impl Renderer {
             if let Some(run) = &cd.cull {
                 stats.dispatches += self.cull.encode(run, enc);
             }
+        }
+        // The palette path: after culling, before any pass draws.
+        let palettes: Vec<_> = frames.iter().filter_map(|cd| cd.palette.as_ref()).collect();
+        if !palettes.is_empty() {
+            let d = self
+                .palette
+                .encode(&palettes, enc, timer.map(|t| t.palette_writes()));
+            stats.dispatches += d;
         }
         if opts.shadows {
             let d = self
@@ -361,7 +401,7 @@ impl Renderer {
             }
         }
         let args = readback.then(|| self.copy_args(enc, &frames));
-        Ok((stats, args))
+        Ok((stats, args, !palettes.is_empty()))
     }
 
     /// Whether this frame culls by occlusion: asked for, with culling, and some crowd to cull.
@@ -386,7 +426,10 @@ impl Renderer {
         let mut offset = 0u64;
         for cd in frames {
             let prims = cd.crowd.asset.primitives.len().max(1) as u32;
-            let bytes = cd.cull.as_ref().map_or(0, |r| r.entries as u64 * arg_size);
+            // The draws' entries and, on the palette path, the palette list's counter.
+            let bytes = cd.cull.as_ref().map_or(0, |r| {
+                (r.entries as u64 + r.palette.is_some() as u64) * arg_size
+            });
             layouts.push(ArgsLayout {
                 offset,
                 culled: cd.cull.is_some(),
@@ -402,6 +445,12 @@ impl Renderer {
                     .map(|p| p.index_count as u64)
                     .collect(),
                 shadows: cd.casts_shadows(),
+                palette: cd.palette.as_ref().map(|_| match &cd.cull {
+                    Some(run) => run
+                        .palette
+                        .map_or(PaletteCount::All, |_| PaletteCount::Listed(run.entries)),
+                    None => PaletteCount::All,
+                }),
             });
             offset += bytes.div_ceil(4) * 4;
         }
@@ -413,13 +462,8 @@ impl Renderer {
         });
         for (cd, l) in frames.iter().zip(&layouts) {
             if let Some(run) = &cd.cull {
-                enc.copy_buffer_to_buffer(
-                    &run.args,
-                    0,
-                    &buf,
-                    l.offset,
-                    run.entries as u64 * arg_size,
-                );
+                let entries = run.entries as u64 + run.palette.is_some() as u64;
+                enc.copy_buffer_to_buffer(&run.args, 0, &buf, l.offset, entries * arg_size);
             }
         }
         (buf, layouts)
@@ -457,6 +501,7 @@ impl Renderer {
             shadow_lod: opts.shadow_lod,
             multi_draw: self.multi_draw,
             occlusion: None,
+            palette: false,
         };
         let Some(run) = self.cull.run(device, &inputs) else {
             return Ok(CullLists::default());
@@ -488,6 +533,112 @@ impl Renderer {
             crowd.asset.primitives.len().max(1),
             opts.shadows,
         ))
+    }
+
+    /// Runs one crowd's culling (with `opts.cull`; frustum only) and palette pass as
+    /// [`Renderer::render_scene`] would on the palette path (skinning `opts.skinning`) and reads
+    /// the palette buffer back, for tests against the CPU decoder and for tools.
+    pub fn palettes(
+        &mut self,
+        crowd: &Crowd,
+        opts: &RenderOptions,
+    ) -> Result<Palettes, RenderError> {
+        let device = &self.gpu.device;
+        let limits = device.limits();
+        crowd.check(&limits)?;
+        crate::passes::palette::check_palette(crowd.asset, crowd.len(), &limits)?;
+        let opts = RenderOptions {
+            path: crate::SkinPath::Palette,
+            ..*opts
+        };
+        let (key, _) = SkinnedDraws::keys(crowd, &opts, COLOR_FORMAT)?;
+        let pk = crate::passes::draw::palette_key(&key)
+            .ok_or(RenderError::Internal("palette key of the palette path"))?;
+        self.palette.prepare(device, pk)?;
+        if key.culled {
+            self.cull.prepare(device, key.timing, false)?;
+        }
+        let scene = opts
+            .scene
+            .unwrap_or_else(|| scene_bounds(std::slice::from_ref(crowd)));
+        let setup = FrameSetup::new(device, &opts, &scene, &scene);
+        let mut owned = None;
+        let buffers = CrowdBuffers::of(device, crowd, &mut owned);
+        let n = crowd.len() as u32;
+        let cull = if key.culled {
+            self.cull.run(
+                device,
+                &CullInputs {
+                    asset: crowd.asset,
+                    buffers,
+                    instances: n,
+                    timing: key.timing,
+                    setup: &setup,
+                    lod_bias: opts.lod_bias,
+                    row_bounds: opts.row_bounds,
+                    shadow_lod: opts.shadow_lod,
+                    multi_draw: self.multi_draw,
+                    occlusion: None,
+                    palette: true,
+                },
+            )
+        } else {
+            None
+        };
+        // A slot past any frame's crowd list: the frame's own palette buffers stay as they are.
+        let slot = usize::MAX;
+        let run = self
+            .palette
+            .run(device, (crowd.asset, slot), buffers, n, pk, cull.as_ref())?;
+        let read = |size: u64| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("throng palette readback"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let bytes = crate::passes::palette::palette_bytes(n as u64, crowd.asset.params.entries)
+            .max(crate::passes::palette::PALETTE_ENTRY_BYTES);
+        let palette_read = read(bytes);
+        let mut enc = device.create_command_encoder(&Default::default());
+        if let Some(c) = &cull {
+            self.cull.encode(c, &mut enc);
+        }
+        self.palette.encode(&[&run], &mut enc, None);
+        enc.copy_buffer_to_buffer(&run.palette, 0, &palette_read, 0, bytes);
+        let lists = cull.as_ref().and_then(|c| c.palette.map(|l| (c, l)));
+        let list_reads = lists.map(|(c, _)| {
+            let ids = read(c.visible.size());
+            let args = read(c.args.size());
+            enc.copy_buffer_to_buffer(&c.visible, 0, &ids, 0, c.visible.size());
+            enc.copy_buffer_to_buffer(&c.args, 0, &args, 0, c.args.size());
+            (ids, args)
+        });
+        self.gpu.queue.submit([enc.finish()]);
+        let entries: Vec<crate::gpu_types::PaletteEntry> =
+            bytemuck::pod_collect_to_vec(&map_read(&self.gpu, &palette_read)?);
+        let mut written: Vec<u32> = match (lists, list_reads) {
+            (Some((_, l)), Some((ids, args))) => {
+                let ids: Vec<u32> = bytemuck::pod_collect_to_vec(&map_read(&self.gpu, &ids)?);
+                let words: Vec<u32> = bytemuck::pod_collect_to_vec(&map_read(&self.gpu, &args)?);
+                let count = words.get(l.count_word as usize).copied().unwrap_or(0) as usize;
+                let base = l.base as usize;
+                ids.get(base..base + count.min(n as usize))
+                    .unwrap_or(&[])
+                    .to_vec()
+            }
+            _ => (0..n).collect(),
+        };
+        written.sort_unstable();
+        Ok(Palettes {
+            entries_per_instance: crowd.asset.params.entries,
+            entries: entries
+                .into_iter()
+                .take(n as usize * crowd.asset.params.entries as usize)
+                .collect(),
+            written,
+        })
     }
 
     /// The instances the culling pass keeps in the main view (every LOD), ascending.
@@ -569,6 +720,19 @@ impl Renderer {
         self.gpu.queue.submit([enc.finish()]);
         target.read(&self.gpu, &read)
     }
+}
+
+/// A crowd's palette buffer read back ([`Renderer::palettes`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Palettes {
+    /// Palette entries per instance (the asset's palette size).
+    pub entries_per_instance: u32,
+    /// Instance i's entry j at `i · entries_per_instance + j` ([`crate::gpu_types::PaletteEntry`];
+    /// instances the pass did not write hold whatever the buffer held).
+    pub entries: Vec<crate::gpu_types::PaletteEntry>,
+    /// The instances the palette pass wrote, ascending: every instance in view or casting a
+    /// shadow (every instance without culling).
+    pub written: Vec<u32>,
 }
 
 /// One-call render of a baked asset: a device, an upload and a texture-path draw.

@@ -10,7 +10,8 @@
 //! | `throng_render::asset` | `shaders/asset.wgsl` | bone texture, clip table bindings, fetch by encoding |
 //! | `throng_render::instances` | `shaders/instances.wgsl` | transforms, CPU/GPU-timed layers, visible ids |
 //! | `throng_render::frame` | `shaders/frame.wgsl` | camera, light, shadow map, per-draw uniform |
-//! | `throng_render::skin` | `shaders/skin.wgsl` | one vertex skinned (LBS or DQ) |
+//! | `throng_render::skin` | `shaders/skin.wgsl` | one vertex skinned (LBS or DQ), per-entry blends |
+//! | `throng_render::palette` | `shaders/palette.wgsl` | the palette path's buffer of blended skin matrices |
 //! | `throng_render::vat` | `shaders/vat.wgsl` | one vertex from the VAT |
 //! | `throng_render::mesh` | `shaders/mesh.wgsl` | material and fragment shading |
 //! | `throng_render::debug` | `shaders/debug.wgsl` | debug-view colours |
@@ -19,7 +20,7 @@
 //! | `throng_render::anchor` | `shaders/anchor.wgsl` | anchors blended like skin matrices, props' placement |
 //!
 //! Shader defs select the variants (`ENCODING`, `BONE_TEXTURE`, `DUAL_QUAT`, `GPU_TIMED`,
-//! `CULLED`, `OCCLUSION`) and carry every binding number from [`crate::bindings`], so the numbers are written
+//! `CULLED`, `OCCLUSION`, `PALETTE`, `PALETTE_WRITE`) and carry every binding number from [`crate::bindings`], so the numbers are written
 //! once. [`compose`] gives the naga module the device compiles; [`program_text`] prints a whole
 //! program as WGSL (what `throng shaders` writes); [`validate`] runs naga's validator (the unit
 //! tests do it for every program).
@@ -42,6 +43,24 @@ pub enum Program {
     /// Texture skinning path: `vs_main` + `fs_main`; `culled`: instances come from the
     /// visible list that [`Program::Cull`] writes.
     TextureDraw {
+        encoding: Encoding,
+        skinning: Skinning,
+        timing: Timing,
+        culled: bool,
+    },
+    /// Palette path (docs/design.md §5): the texture draw's program (`vs_main` + `fs_main`) with
+    /// the `PALETTE` def — each influence's blended skin matrix (or dual quaternion) read from
+    /// the palette buffer that [`Program::PaletteCompute`] wrote. Reads no bone texture, so it
+    /// has no encoding.
+    PaletteDraw {
+        skinning: Skinning,
+        timing: Timing,
+        culled: bool,
+    },
+    /// The palette pass: `cs_palette` writes every drawn instance's blended skin matrices (or
+    /// dual quaternions) into the palette buffer; `culled`: the instances of the culling pass's
+    /// palette list, else all.
+    PaletteCompute {
         encoding: Encoding,
         skinning: Skinning,
         timing: Timing,
@@ -91,7 +110,7 @@ pub enum ShaderError {
 }
 
 /// The renderer's own modules (import path, file, source).
-const RENDER_MODULES: [(&str, &str, &str); 10] = [
+const RENDER_MODULES: [(&str, &str, &str); 11] = [
     (
         "throng_render::asset",
         "crates/throng-render/shaders/asset.wgsl",
@@ -116,6 +135,11 @@ const RENDER_MODULES: [(&str, &str, &str); 10] = [
         "throng_render::debug",
         "crates/throng-render/shaders/debug.wgsl",
         include_str!("../shaders/debug.wgsl"),
+    ),
+    (
+        "throng_render::palette",
+        "crates/throng-render/shaders/palette.wgsl",
+        include_str!("../shaders/palette.wgsl"),
     ),
     (
         "throng_render::skin",
@@ -164,9 +188,13 @@ impl Program {
     /// The program's own file (its entry points) and source.
     pub fn file(&self) -> (&'static str, &'static str) {
         match self {
-            Program::TextureDraw { .. } => (
+            Program::TextureDraw { .. } | Program::PaletteDraw { .. } => (
                 "crates/throng-render/shaders/texture_draw.wgsl",
                 include_str!("../shaders/texture_draw.wgsl"),
+            ),
+            Program::PaletteCompute { .. } => (
+                "crates/throng-render/shaders/palette_compute.wgsl",
+                include_str!("../shaders/palette_compute.wgsl"),
             ),
             Program::VatDraw { .. } => (
                 "crates/throng-render/shaders/vat_draw.wgsl",
@@ -225,6 +253,20 @@ impl Program {
                 timing,
                 culled: c,
             } => format!("texture_draw-{encoding}-{skinning}-{timing}{}", culled(c)),
+            Program::PaletteDraw {
+                skinning,
+                timing,
+                culled: c,
+            } => format!("palette_draw-{skinning}-{timing}{}", culled(c)),
+            Program::PaletteCompute {
+                encoding,
+                skinning,
+                timing,
+                culled: c,
+            } => format!(
+                "palette_compute-{encoding}-{skinning}-{timing}{}",
+                culled(c)
+            ),
             Program::VatDraw { timing, culled: c } => format!("vat_draw-{timing}{}", culled(c)),
             Program::Cull {
                 timing,
@@ -272,6 +314,23 @@ impl Program {
                 skinning,
                 timing,
             } => (Some(encoding), skinning, Some(timing), false),
+            Program::PaletteDraw {
+                skinning,
+                timing,
+                culled,
+            } => {
+                on("PALETTE");
+                (None, skinning, Some(timing), culled)
+            }
+            Program::PaletteCompute {
+                encoding,
+                skinning,
+                timing,
+                culled,
+            } => {
+                on("PALETTE_WRITE");
+                (Some(encoding), skinning, Some(timing), culled)
+            }
             Program::VatDraw { timing, culled } => (None, Skinning::Linear, Some(timing), culled),
             Program::Cull { timing, occlusion } => {
                 if occlusion {
@@ -417,6 +476,13 @@ pub fn all_programs() -> Vec<Program> {
         v.push(Program::AnchorsCompute { timing });
         for culled in [false, true] {
             v.push(Program::VatDraw { timing, culled });
+            for skinning in Skinning::ALL {
+                v.push(Program::PaletteDraw {
+                    skinning,
+                    timing,
+                    culled,
+                });
+            }
         }
         for encoding in Encoding::ALL {
             for skinning in Skinning::ALL {
@@ -425,6 +491,12 @@ pub fn all_programs() -> Vec<Program> {
                 }
                 for culled in [false, true] {
                     v.push(Program::TextureDraw {
+                        encoding,
+                        skinning,
+                        timing,
+                        culled,
+                    });
+                    v.push(Program::PaletteCompute {
                         encoding,
                         skinning,
                         timing,

@@ -179,8 +179,31 @@ fn wgsl_structs_match_rust_layouts() {
             std::mem::offset_of!(CullParams, shadow_lod),
             std::mem::offset_of!(CullParams, pass_count),
             std::mem::offset_of!(CullParams, history_base),
+            std::mem::offset_of!(CullParams, palette_base),
             std::mem::offset_of!(CullParams, _pad),
         ],
+    );
+    // The palette path's buffer entry and job (the compute program and the draw share
+    // throng_render::palette).
+    let palette = validate(Program::PaletteCompute {
+        encoding: throng_asset::Encoding::QuatSnorm16,
+        skinning: Skinning::DualQuat,
+        timing: Timing::Gpu,
+        culled: true,
+    })
+    .expect("valid");
+    check(
+        &palette,
+        "PaletteEntry",
+        size_of::<PaletteEntry>(),
+        &[0, 16, 32],
+    );
+    assert_eq!(size_of::<PaletteEntry>(), 48);
+    check(
+        &palette,
+        "PaletteJob",
+        size_of::<PaletteJob>(),
+        &[0, 4, 8, 12],
     );
     let occlusion = validate(Program::Occlusion).expect("valid");
     check(

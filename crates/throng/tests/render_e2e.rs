@@ -477,8 +477,8 @@ fn cli_bench_render_reports_every_path_with_draws_and_uploads() {
     let prims = v["primitives"].as_u64().unwrap_or(0);
     assert!(prims > 0, "no primitives in {v}");
     let cases = v["cases"].as_array().cloned().unwrap_or_default();
-    // The built-in fox is baked with a VAT: 3 paths × 2 counts.
-    assert_eq!(cases.len(), 6, "{v}");
+    // The built-in fox is baked with a VAT: 4 paths × 2 counts.
+    assert_eq!(cases.len(), 8, "{v}");
     for c in &cases {
         let n = c["instances"].as_u64().unwrap_or(0);
         let path = c["path"].as_str().unwrap_or("");
@@ -495,6 +495,10 @@ fn cli_bench_render_reports_every_path_with_draws_and_uploads() {
         assert!(c["upload_bytes"].as_u64().unwrap_or(0) > 0, "{c}");
         if path == "texture" {
             assert_eq!(c["vs_texture"].as_f64(), Some(1.0));
+        }
+        // The palette pass is timed wherever the frame is.
+        if path == "palette" && c["gpu_ms"].is_number() {
+            assert!(c["palette_ms"].as_f64().unwrap_or(-1.0) > 0.0, "{c}");
         }
     }
 }

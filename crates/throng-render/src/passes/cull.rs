@@ -62,6 +62,18 @@ pub(crate) struct CullRun {
     /// Indirect argument entries: passes × LODs × primitives.
     pub entries: u32,
     pub segment: u32,
+    /// The palette path: the culling pass's palette list (docs/design.md §5).
+    pub palette: Option<PaletteList>,
+}
+
+/// Where the culling pass leaves the palette path's list of instances to write: its first word
+/// in [`CullRun::visible`], the word of [`CullRun::args`] holding its length, and the byte
+/// offset of the palette pass's indirect dispatch arguments in `args`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PaletteList {
+    pub base: u32,
+    pub count_word: u32,
+    pub dispatch_offset: u64,
 }
 
 /// What occlusion culling adds to a crowd's culling run.
@@ -89,6 +101,8 @@ pub(crate) struct CullInputs<'a> {
     pub multi_draw: bool,
     /// Occlusion culling (two phases a frame), or frustum only.
     pub occlusion: Option<OcclusionInputs<'a>>,
+    /// The palette path: also list every instance in view or casting a shadow, once.
+    pub palette: bool,
 }
 
 /// Ids per (pass, LOD) list of `instances`: rounded up to 64 so that every list starts 256 B
@@ -97,11 +111,17 @@ pub(crate) fn segment(instances: u32) -> u32 {
     instances.div_ceil(64).max(1) * 64
 }
 
-/// Bytes of a crowd's visible-id buffer: `passes` × `lods` lists of [`segment`] ids, and with
-/// occlusion culling (3 passes) the history, a word per instance.
-pub(crate) fn visible_bytes(instances: u32, lods: u32, passes: u32) -> u64 {
-    let history = if passes > 2 { instances as u64 } else { 0 };
-    4 * (passes as u64 * lods as u64 * segment(instances) as u64 + history)
+/// Bytes of a crowd's visible-id buffer: `passes` × `lods` lists of [`segment`] ids, with
+/// occlusion culling (3 passes) the history, a word per instance, and on the palette path the
+/// palette list (one more segment).
+pub(crate) fn visible_bytes(instances: u32, lods: u32, passes: u32, palette: bool) -> u64 {
+    4 * (palette_base(instances, lods, passes) as u64 + palette as u64 * segment(instances) as u64)
+}
+
+/// The first word after the lists and the history: where the palette list starts.
+fn palette_base(instances: u32, lods: u32, passes: u32) -> u32 {
+    let history = if passes > 2 { instances } else { 0 };
+    passes * lods * segment(instances) + history
 }
 
 /// Margin of a frame-table row's box in culling, as a fraction of the asset's bounding
@@ -192,7 +212,12 @@ impl CullPass {
             ],
             pass_count: passes,
             history_base: passes * lods * segment,
-            _pad: [0; 2],
+            palette_base: if input.palette {
+                palette_base(n, lods, passes)
+            } else {
+                0
+            },
+            _pad: 0,
         };
         let params_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("throng cull params"),
@@ -204,7 +229,7 @@ impl CullPass {
             None => crate::passes::occlusion::zeroed(
                 device,
                 "throng visible instances",
-                visible_bytes(n, lods, passes),
+                visible_bytes(n, lods, passes, input.palette),
                 wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             ),
         };
@@ -229,6 +254,20 @@ impl CullPass {
                 }
             }
         }
+        let draw_entries = args.len() as u32;
+        // The palette list's counter, then the palette pass's dispatch (written by
+        // cs_cull_finish).
+        let palette = input.palette.then(|| {
+            args.extend([DrawIndexedArgs::default(); 2]);
+            let words = (std::mem::size_of::<DrawIndexedArgs>() / 4) as u32;
+            PaletteList {
+                base: params.palette_base,
+                // instance_count is the second word of an entry.
+                count_word: draw_entries * words + 1,
+                dispatch_offset: (draw_entries as u64 + 1)
+                    * std::mem::size_of::<DrawIndexedArgs>() as u64,
+            }
+        });
         let args_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("throng draw arguments"),
             contents: bytemuck::cast_slice(&args),
@@ -280,8 +319,9 @@ impl CullPass {
             args: args_buf,
             instances: n,
             passes,
-            entries: args.len() as u32,
+            entries: draw_entries,
             segment,
+            palette,
         })
     }
 

@@ -1,4 +1,4 @@
-//! Skinned mesh draws of crowds (texture and VAT paths), shared by the shadow and main passes:
+//! Skinned mesh draws of crowds (texture, palette and VAT paths), shared by the shadow and main passes:
 //! the pipelines per variant, and one crowd's bind groups and draw calls for a frame. Inputs: a
 //! crowd, its buffers, its culling run (if culled) and the frame. Output: draw calls recorded
 //! into a pass.
@@ -28,6 +28,8 @@ pub(crate) struct PipelineKey {
     pub timing: Timing,
     pub culled: bool,
     pub vat: bool,
+    /// The palette path: skin matrices from the palette pass's buffer.
+    pub palette: bool,
     /// The colour target's format; None for the shadow pass (depth only).
     pub color: Option<wgpu::TextureFormat>,
 }
@@ -49,6 +51,8 @@ pub(crate) struct SkinnedDraws {
 pub(crate) struct CrowdDraw<'a> {
     pub crowd: Crowd<'a>,
     pub cull: Option<CullRun>,
+    /// The palette path: the crowd's palette pass this frame.
+    pub palette: Option<crate::passes::palette::PaletteRun>,
     key: PipelineKey,
     shadow_key: Option<PipelineKey>,
     skin_group: wgpu::BindGroup,
@@ -64,6 +68,33 @@ impl CrowdDraw<'_> {
     pub fn casts_shadows(&self) -> bool {
         self.shadow_key.is_some()
     }
+}
+
+/// The texture and palette draws' vertex stage: `vs_main`, or in the shadow pass (no colour
+/// target) the position-only `vs_shadow`.
+fn vertex_entry(key: PipelineKey) -> &'static str {
+    match key.color {
+        Some(_) => "vs_main",
+        None => "vs_shadow",
+    }
+}
+
+/// The vertex buffer layout of [`vertex_entry`].
+fn vertex_layout(key: PipelineKey) -> wgpu::VertexBufferLayout<'static> {
+    match key.color {
+        Some(_) => GpuVertex::layout(),
+        None => GpuVertex::shadow_layout(),
+    }
+}
+
+/// The key of a crowd's palette pass (the palette path only), from its main draw's key.
+pub(crate) fn palette_key(key: &PipelineKey) -> Option<crate::passes::palette::PaletteKey> {
+    key.palette.then_some(crate::passes::palette::PaletteKey {
+        encoding: key.encoding,
+        skinning: key.skinning,
+        timing: key.timing,
+        culled: key.culled,
+    })
 }
 
 impl SkinnedDraws {
@@ -91,6 +122,7 @@ impl SkinnedDraws {
             timing: crowd.playback.timing(),
             culled: opts.cull && !crowd.is_empty(),
             vat,
+            palette: opts.path == SkinPath::Palette,
             color: Some(format),
         };
         let shadow = opts.shadows.then_some(PipelineKey { color: None, ..key });
@@ -141,6 +173,24 @@ impl SkinnedDraws {
                 key.color,
             );
             (bgl, pipeline)
+        } else if key.palette {
+            let program = Program::PaletteDraw {
+                skinning: key.skinning,
+                timing: key.timing,
+                culled: key.culled,
+            };
+            let module = layouts::shader_module(device, program)?;
+            let bgl = layouts::palette_draw(device, key.timing, key.culled);
+            let pipeline = mesh_pipeline(
+                device,
+                &format!("throng palette draw{pass}"),
+                &module,
+                groups(&bgl, Some(&layouts.materials.bgl), None, draw_bgl),
+                &[Some(vertex_layout(key))],
+                (vertex_entry(key), "fs_main"),
+                key.color,
+            );
+            (bgl, pipeline)
         } else {
             let program = Program::TextureDraw {
                 encoding: key.encoding,
@@ -155,8 +205,8 @@ impl SkinnedDraws {
                 &format!("throng texture draw{pass}"),
                 &module,
                 groups(&bgl, Some(&layouts.materials.bgl), None, draw_bgl),
-                &[Some(GpuVertex::layout())],
-                ("vs_main", "fs_main"),
+                &[Some(vertex_layout(key))],
+                (vertex_entry(key), "fs_main"),
                 key.color,
             );
             (bgl, pipeline)
@@ -166,7 +216,8 @@ impl SkinnedDraws {
         Ok(())
     }
 
-    /// Buffers and bind groups of one crowd for this frame.
+    /// Buffers and bind groups of one crowd for this frame (`palette`: its palette pass, on
+    /// the palette path).
     #[allow(clippy::too_many_arguments)]
     pub fn crowd<'a>(
         &self,
@@ -174,7 +225,7 @@ impl SkinnedDraws {
         layouts: &DrawLayouts,
         crowd: Crowd<'a>,
         buffers: &CrowdBuffers,
-        cull: Option<CullRun>,
+        (cull, palette): (Option<CullRun>, Option<crate::passes::palette::PaletteRun>),
         keys: (PipelineKey, Option<PipelineKey>),
         setup: &FrameSetup,
         shadow_map: &wgpu::TextureView,
@@ -186,7 +237,7 @@ impl SkinnedDraws {
         let tp = self.pipelines.get(&key).ok_or(RenderError::Internal(
             "draw pipeline not built before the frame",
         ))?;
-        let mut entries = buffers.skin_entries(asset, !key.vat);
+        let mut entries = buffers.skin_entries(asset, !key.vat && !key.palette);
         entries.push(wgpu::BindGroupEntry {
             binding: b::FRAME,
             resource: setup.frame.as_entire_binding(),
@@ -196,6 +247,12 @@ impl SkinnedDraws {
                 binding: b::VISIBLE_IDS,
                 resource: run.visible.as_entire_binding(),
             });
+        }
+        if key.palette {
+            let run = palette.as_ref().ok_or(RenderError::Internal(
+                "palette path drawn without its palette pass",
+            ))?;
+            entries.push(b::buffer_entry(b::PALETTE, &run.palette));
         }
         let skin_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng skinned draw"),
@@ -245,6 +302,7 @@ impl SkinnedDraws {
             props,
             crowd,
             cull,
+            palette,
             key,
             shadow_key,
             skin_group,

@@ -21,6 +21,7 @@ pub(crate) mod cull;
 pub(crate) mod draw;
 pub(crate) mod main;
 pub(crate) mod occlusion;
+pub(crate) mod palette;
 pub(crate) mod props;
 pub(crate) mod reference;
 pub(crate) mod shadow;

@@ -1,5 +1,5 @@
 //! `throng bench render`: what a frame of a crowd costs on the adapter at hand, for 1, 100 and
-//! 1,000 instances (`--instances`), on the three paths in the same run (docs/design.md §5):
+//! 1,000 instances (`--instances`), on the four paths in the same run (docs/design.md §5):
 //!
 //! - texture: the runtime's records in a `CrowdUpload` kept across frames — CPU-timed
 //!   (`--timing cpu`): every record (64 B per instance) each frame, written by the runtime
@@ -7,6 +7,9 @@
 //!   only the records of the `--changing` fraction of instances whose speed changes that frame
 //!   (64 B writes, scattered by a compute pass) and the clock — the transforms (48 B) once; the vertex shader skins from the
 //!   bone texture; one indirect draw per primitive after culling;
+//! - palette: the same records; after culling a compute pass blends each drawn instance's skin
+//!   matrices once, and the vertex shader reads one per influence (the palette pass's GPU time
+//!   is reported apart where the adapter has timestamp queries);
 //! - vat: the same records, positions and normals fetched from the vertex animation texture;
 //! - reference: every instance skinned on the CPU by throng-asset's decoder and uploaded as
 //!   vertices (32 B each) + indices, one draw per instance and primitive. Drawn untextured: the
@@ -87,6 +90,13 @@ pub struct Args {
     /// GPU timing: the fraction of instances whose playback changes each frame (their speed).
     #[arg(long, default_value_t = 0.01, value_parser = super::shared::parse_fraction, value_name = "F")]
     pub changing: f64,
+    /// Leave out the shadow pass (every path).
+    #[arg(long)]
+    pub no_shadows: bool,
+    /// The paths to measure, comma-separated (texture, palette, vat, reference); a path the
+    /// asset cannot take (vat without a VAT) is left out.
+    #[arg(long, value_delimiter = ',', default_value = "texture,palette,vat,reference", value_parser = ["texture", "palette", "vat", "reference"])]
+    pub paths: Vec<String>,
 }
 
 #[derive(serde::Serialize)]
@@ -100,8 +110,13 @@ struct Case {
     /// Mean GPU time of a frame's passes from timestamp queries, milliseconds (GPU paths on
     /// devices with timestamp queries; null otherwise).
     gpu_ms: Option<f64>,
-    /// frame_ms / the texture path's frame_ms at the same instance count.
-    vs_texture: f64,
+    /// The palette path: mean GPU time of the palette pass (timestamp queries), milliseconds,
+    /// and per instance it wrote, microseconds.
+    palette_ms: Option<f64>,
+    palette_us_per_instance: Option<f64>,
+    /// frame_ms / the texture path's frame_ms at the same instance count (null without a
+    /// texture case).
+    vs_texture: Option<f64>,
     draws: u64,
     /// Who timed playback (`cpu`, `gpu`; the reference path is CPU-timed).
     timing: &'static str,
@@ -268,6 +283,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let base = RenderOptions {
         width: w,
         height: h,
+        shadows: !args.no_shadows,
         ..Default::default()
     };
     let prims = asset.primitives.len() as u64;
@@ -287,12 +303,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for &n in &args.instances {
         let transforms = crowd::grid(n, crowd::spacing(&bounds));
         let mut texture_ms = f64::NAN;
-        for path in ["texture", "vat", "reference"] {
-            if (path == "vat" && !has_vat) || (path == "reference" && n > REFERENCE_MAX) {
+        for path in ["texture", "palette", "vat", "reference"] {
+            if !args.paths.iter().any(|p| p == path)
+                || (path == "vat" && !has_vat)
+                || (path == "reference" && n > REFERENCE_MAX)
+            {
                 continue;
             }
             let (mut frame_s, mut cpu_s) = (0.0, 0.0);
             let mut gpu_ns: Option<u64> = Some(0);
+            let (mut palette_ns, mut palette_instances): (Option<u64>, u64) = (Some(0), 0);
             let timing = if path == "reference" {
                 Timing::Cpu
             } else {
@@ -337,10 +357,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     )?;
                     let cpu = start.elapsed().as_secs_f64();
                     let opts = RenderOptions {
-                        path: if path == "vat" {
-                            SkinPath::Vat
-                        } else {
-                            SkinPath::Texture
+                        path: match path {
+                            "vat" => SkinPath::Vat,
+                            "palette" => SkinPath::Palette,
+                            _ => SkinPath::Texture,
                         },
                         ..base
                     };
@@ -355,6 +375,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         cpu_s += cpu;
                         frame_s += start.elapsed().as_secs_f64();
                         gpu_ns = gpu_ns.zip(frame.stats.gpu_ns).map(|(a, b)| a + b);
+                        palette_ns = palette_ns.zip(frame.stats.palette_ns).map(|(a, b)| a + b);
+                        palette_instances += frame.stats.palette_instances;
                         uploaded += bytes;
                     }
                 }
@@ -366,6 +388,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             if path == "texture" {
                 texture_ms = frame_ms;
             }
+            let palette_ms = palette_ns
+                .filter(|_| path == "palette")
+                .map(|ns| ns as f64 * 1e-6 / args.frames as f64);
+            let palette_us_per_instance = palette_ns
+                .filter(|_| path == "palette" && palette_instances > 0)
+                .map(|ns| ns as f64 * 1e-3 / palette_instances as f64);
             let n64 = n as u64;
             let record = match timing {
                 Timing::Cpu => std::mem::size_of::<InstanceRecord>(),
@@ -385,7 +413,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 frame_ms,
                 cpu_ms: cpu_s * 1e3 / args.frames as f64,
                 gpu_ms,
-                vs_texture: frame_ms / texture_ms,
+                palette_ms,
+                palette_us_per_instance,
+                vs_texture: Some(frame_ms / texture_ms).filter(|r| r.is_finite()),
                 draws,
                 timing: timing.as_str(),
                 upload_bytes,
@@ -422,25 +452,28 @@ fn table(r: &Report) -> String {
         r.run.frames
     );
     s += &format!(
-        "{:>9} {:>10} {:>10} {:>9} {:>9} {:>11} {:>7} {:>22}\n",
+        "{:>9} {:>10} {:>10} {:>9} {:>9} {:>11} {:>11} {:>7} {:>22}\n",
         "instances",
         "path",
         "frame ms",
         "gpu ms",
         "cpu ms",
+        "palette ms",
         "vs texture",
         "draws",
         "upload / all records B"
     );
     for c in &r.cases {
         let gpu = c.gpu_ms.map_or("-".to_string(), |g| format!("{g:.2}"));
+        let palette = c.palette_ms.map_or("-".to_string(), |g| format!("{g:.2}"));
+        let vs = c.vs_texture.map_or("-".to_string(), |v| format!("{v:.2}x"));
         let up = format!(
             "{} / {} ({})",
             c.upload_bytes, c.full_record_bytes, c.timing
         );
         s += &format!(
-            "{:>9} {:>10} {:>10.2} {:>9} {:>9.3} {:>10.2}x {:>7} {up:>22}\n",
-            c.instances, c.path, c.frame_ms, gpu, c.cpu_ms, c.vs_texture, c.draws
+            "{:>9} {:>10} {:>10.2} {:>9} {:>9.3} {palette:>11} {vs:>11} {:>7} {up:>22}\n",
+            c.instances, c.path, c.frame_ms, gpu, c.cpu_ms, c.draws
         );
     }
     s

@@ -71,8 +71,10 @@ pub struct Args {
     /// Skinning method: linear blend (lbs) or dual quaternion (dq, quat-* encodings).
     #[arg(long, value_enum, default_value_t = Skinning::Linear)]
     pub skinning: Skinning,
-    /// `texture` (GPU skinning from the bone texture), `vat` (baked vertex animation textures;
-    /// the asset must have them) or `reference` (vertices skinned on the CPU, uploaded).
+    /// `texture` (GPU skinning from the bone texture), `palette` (skin matrices blended once per
+    /// drawn instance by a compute pass, read per influence), `vat` (baked vertex animation
+    /// textures; the asset must have them) or `reference` (vertices skinned on the CPU,
+    /// uploaded).
     #[arg(long, value_enum, default_value_t = SkinPath::Texture)]
     pub path: SkinPath,
     /// Draw every instance instead of culling against the view frustum on the GPU.
@@ -197,23 +199,23 @@ fn check_usage(args: &Args) -> anyhow::Result<()> {
     }
     if args.debug.is_some() && reference {
         return Err(usage(
-            "--debug views draw the GPU paths: use --path texture or vat",
+            "--debug views draw the GPU paths: use --path texture, palette or vat",
         ));
     }
     if !args.prop.is_empty() && reference {
         return Err(usage(
-            "--prop draws props on the GPU paths: use --path texture or vat",
+            "--prop draws props on the GPU paths: use --path texture, palette or vat",
         ));
     }
     if args.timing == Timing::Gpu && reference {
         return Err(usage(
-            "--timing gpu needs --path texture or vat (the reference path is CPU-timed)",
+            "--timing gpu needs --path texture, palette or vat (the reference path is CPU-timed)",
         ));
     }
     if args.inputs.len() > 1 {
         if reference {
             return Err(usage(
-                "--path reference draws one input; several inputs need --path texture or vat",
+                "--path reference draws one input; several inputs need --path texture, palette or vat",
             ));
         }
         if args.source.is_some() {
@@ -256,6 +258,7 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
         || args.timing == Timing::Gpu
         || args.debug.is_some()
         || args.path == SkinPath::Vat
+        || args.path == SkinPath::Palette
         || !args.prop.is_empty()
         || args.inputs.len() > 1;
     if to_gpu && args.path == SkinPath::Reference && baked.iter().any(|&b| !b) {
@@ -461,7 +464,7 @@ fn load_props(args: &Args, inputs: &[Input]) -> anyhow::Result<Props> {
     Ok(Props { sources, anchors })
 }
 
-/// Baked assets on the texture or VAT path, or one asset on the reference path (the CPU
+/// Baked assets on the texture, palette or VAT path, or one asset on the reference path (the CPU
 /// decoder's vertices); every crowd played by its runtime, with its props. Returns the frames
 /// and the last frame's statistics (GPU paths).
 fn draw_baked(

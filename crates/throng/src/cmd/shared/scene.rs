@@ -219,11 +219,22 @@ pub fn lod_counts(s: &FrameStats) -> String {
 }
 
 /// One line of a frame's statistics: draw calls, instances drawn per LOD, triangles, shadow
-/// casters.
+/// casters, (palette path) the palettes written.
 pub fn stats_line(s: &FrameStats) -> String {
+    let palette = if s.palette_instances > 0 {
+        format!(
+            "; palette pass: {} instances{}",
+            s.palette_instances,
+            s.palette_ns
+                .map(|ns| format!(" ({:.2} ms)", ns as f64 * 1e-6))
+                .unwrap_or_default()
+        )
+    } else {
+        String::new()
+    };
     format!(
         "frame: {} draw calls ({} shadow), {} culling dispatches; {} instances drawn ({}), \
-         {} triangles; shadows: {} instances, {} triangles{}",
+         {} triangles; shadows: {} instances, {} triangles{palette}{}",
         s.draws,
         s.shadow_draws,
         s.dispatches,

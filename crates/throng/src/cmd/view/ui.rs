@@ -386,9 +386,11 @@ fn drawing(ui: &mut Ui, m: &mut ViewModel) {
     let comparing = m.settings.compare != Compare::Off;
     let can_rebake = m.entries.iter().any(|e| e.source.is_some());
     let s = &mut m.settings;
-    ui.horizontal(|ui| {
+    // Wrapped: four choices must not widen the panel over the view.
+    ui.horizontal_wrapped(|ui| {
         ui.label("path");
         ui.radio_value(&mut s.path, SkinPath::Texture, "texture");
+        ui.radio_value(&mut s.path, SkinPath::Palette, "palette");
         ui.radio_value(&mut s.path, SkinPath::Vat, "VAT");
         ui.radio_value(&mut s.path, SkinPath::Reference, "reference");
     });

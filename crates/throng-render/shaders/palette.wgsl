@@ -1,0 +1,40 @@
+// throng_render::palette — the palette path's buffer (docs/design.md §5 "Skinning paths"): per
+// instance and palette entry one 48 B `PaletteEntry`, at `instance · entries + entry`, written
+// by the palette pass (palette_compute.wgsl, def PALETTE_WRITE) after culling and read by the
+// main and shadow passes' vertex stage (def PALETTE). Rust twin: crate::gpu_types::PaletteEntry.
+#define_import_path throng_render::palette
+
+#import throng::decode::DqAcc
+#import throng_render::asset::bone_params
+
+// Linear blend skinning: the blended skin matrix as an affine (a, b, c = its rows, as
+// throng::decode's mat3x4). Dual quaternions: a = Σ real, b = Σ dual (blended over the
+// instance's frames and layers, hemisphere-aligned, not normalised), c.x = Σ scale, c.yzw 0.
+struct PaletteEntry {
+    a: vec4<f32>,
+    b: vec4<f32>,
+    c: vec4<f32>,
+}
+
+#ifdef PALETTE_WRITE
+@group(0) @binding(#{B_PALETTE}) var<storage, read_write> palette: array<PaletteEntry>;
+#else
+@group(0) @binding(#{B_PALETTE}) var<storage, read> palette: array<PaletteEntry>;
+#endif
+
+// Where entry `entry` of instance `inst` lives.
+fn palette_index(inst: u32, entry: u32) -> u32 {
+    return inst * bone_params.entries + entry;
+}
+
+fn affine_entry(m: mat3x4<f32>) -> PaletteEntry {
+    return PaletteEntry(m[0], m[1], m[2]);
+}
+
+fn entry_affine(e: PaletteEntry) -> mat3x4<f32> {
+    return mat3x4<f32>(e.a, e.b, e.c);
+}
+
+fn dq_entry(acc: DqAcc) -> PaletteEntry {
+    return PaletteEntry(acc.real, acc.dual, vec4<f32>(acc.scale, 0.0, 0.0, 0.0));
+}
