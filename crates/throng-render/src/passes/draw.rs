@@ -173,36 +173,34 @@ impl SkinnedDraws {
                 key.color,
             );
             (bgl, pipeline)
-        } else if key.palette {
-            let program = Program::PaletteDraw {
-                skinning: key.skinning,
-                timing: key.timing,
-                culled: key.culled,
-            };
-            let module = layouts::shader_module(device, program)?;
-            let bgl = layouts::palette_draw(device, key.timing, key.culled);
-            let pipeline = mesh_pipeline(
-                device,
-                &format!("throng palette draw{pass}"),
-                &module,
-                groups(&bgl, Some(&layouts.materials.bgl), None, draw_bgl),
-                &[Some(vertex_layout(key))],
-                (vertex_entry(key), "fs_main"),
-                key.color,
-            );
-            (bgl, pipeline)
         } else {
-            let program = Program::TextureDraw {
-                encoding: key.encoding,
-                skinning: key.skinning,
-                timing: key.timing,
-                culled: key.culled,
+            // the palette and texture draws differ only in their program and group 0
+            let (program, bgl, label) = if key.palette {
+                (
+                    Program::PaletteDraw {
+                        skinning: key.skinning,
+                        timing: key.timing,
+                        culled: key.culled,
+                    },
+                    layouts::palette_draw(device, key.timing, key.culled),
+                    "palette",
+                )
+            } else {
+                (
+                    Program::TextureDraw {
+                        encoding: key.encoding,
+                        skinning: key.skinning,
+                        timing: key.timing,
+                        culled: key.culled,
+                    },
+                    layouts::texture_draw(device, key.encoding, key.timing, key.culled),
+                    "texture",
+                )
             };
             let module = layouts::shader_module(device, program)?;
-            let bgl = layouts::texture_draw(device, key.encoding, key.timing, key.culled);
             let pipeline = mesh_pipeline(
                 device,
-                &format!("throng texture draw{pass}"),
+                &format!("throng {label} draw{pass}"),
                 &module,
                 groups(&bgl, Some(&layouts.materials.bgl), None, draw_bgl),
                 &[Some(vertex_layout(key))],

@@ -145,10 +145,20 @@ impl Player {
         self.refresh();
     }
 
-    /// GPU-timed: brings the records [`Player::playback`] draws up to date.
+    /// GPU-timed: brings the records [`Player::playback`] draws up to date — every record when
+    /// the count changed, else only those the runtime rewrote since the last refresh.
     fn refresh(&mut self) {
         if let Player::Gpu(rt, records) = self {
-            *records = rt.collect_records();
+            if records.len() != rt.len() {
+                *records = rt.collect_records();
+            } else {
+                let mut writes = Vec::new();
+                rt.record_writes(&mut writes);
+                for w in writes {
+                    records[w.index as usize] = w.record;
+                }
+            }
+            rt.clear_dirty();
         }
     }
 
