@@ -136,7 +136,6 @@ pub struct ThrongCrowd {
     /// GPU-timed: the records in dense order, patched from the runtime's record writes (the
     /// runtime computes records from its state on demand and keeps no dense copy).
     gpu_records: Vec<throng_runtime::GpuInstanceRecord>,
-    writes: Vec<throng_contract::GpuRecordWrite>,
 }
 
 impl ThrongCrowd {
@@ -152,7 +151,6 @@ impl ThrongCrowd {
             bounds_gen: u64::MAX,
             bounds: None,
             gpu_records: Vec::new(),
-            writes: Vec::new(),
         }
     }
 
@@ -477,9 +475,7 @@ pub(crate) fn advance_crowds(
                     crowd.gpu_records = r.collect_records();
                     crowd.records_gen += 1;
                 } else if !r.dirty().is_empty() {
-                    crowd.writes.clear();
-                    r.record_writes(&mut crowd.writes);
-                    for w in &crowd.writes {
+                    for w in r.record_writes() {
                         if let Some(slot) = crowd.gpu_records.get_mut(w.index as usize) {
                             *slot = w.record;
                         }

@@ -231,8 +231,7 @@ fn uploads_follow_changes() {
         let first = frame == 0;
         assert_eq!(up.needs_all_records(rt.len()), first);
         let all = rt.collect_records();
-        let mut writes = Vec::new();
-        rt.record_writes(&mut writes);
+        let writes = rt.record_writes().to_vec();
         let update = if first {
             throng_render::RecordUpdate::All(&all)
         } else {

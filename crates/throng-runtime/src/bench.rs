@@ -45,7 +45,7 @@ pub struct BenchReport {
     pub instances: usize,
     pub mode: &'static str,
     /// Median frame time (the playback calls making this frame's changes + `update`; GPU-timed
-    /// also the list of record writes the renderer uploads), ms.
+    /// also handing the frame's record writes over and clearing them), ms.
     pub ms_per_frame: f64,
     /// 90th percentile frame time, milliseconds.
     pub ms_p90: f64,
@@ -71,6 +71,13 @@ pub struct BenchReport {
     pub libc_memset_ms: f64,
     /// `ms_per_frame / libc_memset_ms`.
     pub ratio_to_libc_memset: f64,
+    /// GPU-timed: median time of the memory traffic a frame's changes cannot avoid, in the
+    /// same run and from the same cold caches (after the fills): one prefetched
+    /// read-modify-write of a random 64 B line of an `instances × 64 B` array per change,
+    /// and a 64 B entry appended to a sequential list (ms); 0 in CPU-timed mode.
+    pub memory_floor_ms: f64,
+    /// `ms_per_frame / memory_floor_ms` (0 without a floor).
+    pub ratio_to_memory_floor: f64,
     pub changing: f64,
     pub changes_per_frame: usize,
     pub layers: u32,
@@ -196,6 +203,28 @@ fn p90(v: &[f64]) -> f64 {
     }
 }
 
+/// The memory traffic of a frame's GPU-timed changes and nothing else (see
+/// `BenchReport::memory_floor_ms`): per index a prefetched read-modify-write of its line and
+/// the line appended to `list`, as a change updates its state and writes its record. Returns
+/// milliseconds.
+fn memory_floor(lines: &mut [[u64; 8]], at: &[usize], list: &mut Vec<[u64; 8]>) -> f64 {
+    const AHEAD: usize = 16;
+    list.clear();
+    let t = Instant::now();
+    for (k, &i) in at.iter().enumerate() {
+        if let Some(&j) = at.get(k + AHEAD) {
+            crate::prefetch::prefetch_write(lines.as_ptr().wrapping_add(j), 64);
+        }
+        crate::prefetch::prefetch_write(list.as_ptr().wrapping_add(list.len() + 8), 64);
+        let l = &mut lines[i];
+        l[0] = l[0].wrapping_add(1);
+        l[3] ^= k as u64;
+        list.push(*l);
+    }
+    std::hint::black_box(&list);
+    t.elapsed().as_secs_f64() * 1e3
+}
+
 /// Looping clips of a table (the bench's crossfade targets), or all clips if none loop.
 fn loop_clips(clips: &[ClipInfo]) -> Vec<usize> {
     let v: Vec<usize> = (0..clips.len())
@@ -238,6 +267,15 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
     let mut fill = vec![InstanceRecord::zeroed(); n];
     let mut fills = Vec::with_capacity(frames);
     let mut memsets = Vec::with_capacity(frames);
+    let mut floors = Vec::with_capacity(frames);
+    // the floor's array, list and indices (GPU-timed only)
+    let mut lines: Vec<[u64; 8]> = Vec::new();
+    if cfg.mode == BenchMode::Gpu {
+        crate::hugepage::reserve(&mut lines, n);
+        lines.resize(n, [0; 8]);
+    }
+    let mut list: Vec<[u64; 8]> = Vec::with_capacity(changes);
+    let mut at: Vec<usize> = Vec::with_capacity(changes);
     let pattern = InstanceRecord::zeroed();
 
     macro_rules! drive {
@@ -263,8 +301,6 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
             // the GPU-timed batch: rebuilt from `picks` every frame (timed), in a buffer kept
             // across frames as an application would keep it
             let mut batch = Vec::with_capacity(changes);
-            // GPU-timed: the frame's record writes, as the renderer uploads them
-            let mut writes = Vec::new();
             for f in 0..warm + frames {
                 picks.clear();
                 for _ in 0..changes {
@@ -276,11 +312,10 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
                 let tu = Instant::now();
                 rt.update(cfg.dt);
                 let elu = tu.elapsed().as_secs_f64() * 1e3;
-                rt.upload_list(&mut writes);
+                let ev = rt.events().len();
+                let dd = rt.send();
                 let el = t.elapsed().as_secs_f64() * 1e3;
                 let c1 = cpu_ns(parallel);
-                let ev = rt.events().len();
-                let dd = rt_dirty(rt);
                 let f0 = cpu_ns(true);
                 let tf = Instant::now();
                 fill.par_chunks_mut(CHUNK).for_each(|c| c.fill(pattern));
@@ -295,6 +330,13 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
                     unsafe { std::ptr::write_bytes(bytes.as_mut_ptr(), 0, bytes.len()) };
                 });
                 let mset = tm.elapsed().as_secs_f64() * 1e3;
+                let floor = if lines.is_empty() {
+                    0.0
+                } else {
+                    at.clear();
+                    at.extend(picks.iter().filter_map(|&(h, _)| rt.index(h)));
+                    memory_floor(&mut lines, &at, &mut list)
+                };
                 if f >= warm {
                     if let (Some(a), Some(b), Some(x), Some(y)) = (c0, c1, f0, f1) {
                         cpu_times.push(b.saturating_sub(a) as f64 * 1e-6);
@@ -304,6 +346,7 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
                     update_times.push(elu);
                     fills.push(fl);
                     memsets.push(mset);
+                    floors.push(floor);
                     events += ev;
                     dirty += dd;
                 }
@@ -311,9 +354,9 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
         }};
     }
     trait Dirty {
-        fn take(&mut self) -> usize;
-        /// What the renderer uploads besides the records the runtime keeps (timed).
-        fn upload_list(&mut self, writes: &mut Vec<throng_contract::GpuRecordWrite>);
+        /// Hands the frame's records to the renderer (here: looks at them) and starts the
+        /// next frame's list (timed); returns the records written.
+        fn send(&mut self) -> usize;
         fn change_batch(
             &mut self,
             picks: &[(crate::Handle, usize)],
@@ -321,10 +364,9 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
         );
     }
     impl Dirty for CpuRuntime {
-        fn take(&mut self) -> usize {
+        fn send(&mut self) -> usize {
             0
         }
-        fn upload_list(&mut self, _: &mut Vec<throng_contract::GpuRecordWrite>) {}
         fn change_batch(&mut self, picks: &[(crate::Handle, usize)], _: &mut Vec<crate::Change>) {
             for &(h, c) in picks {
                 let _ = self.crossfade(h, c, 0.25);
@@ -332,14 +374,11 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
         }
     }
     impl Dirty for GpuRuntime {
-        fn take(&mut self) -> usize {
-            let d = self.dirty().len();
+        fn send(&mut self) -> usize {
+            // the changes themselves keep the list; the renderer uploads it from here
+            let d = std::hint::black_box(self.record_writes()).len();
             self.clear_dirty();
             d
-        }
-        fn upload_list(&mut self, writes: &mut Vec<throng_contract::GpuRecordWrite>) {
-            writes.clear();
-            self.record_writes(writes);
         }
         fn change_batch(
             &mut self,
@@ -354,9 +393,6 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
             );
             let _ = self.apply(batch);
         }
-    }
-    fn rt_dirty<T: Dirty>(rt: &mut T) -> usize {
-        rt.take()
     }
     match cfg.mode {
         BenchMode::Cpu => {
@@ -378,6 +414,7 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
     let memset_cpu_ms = mean(&fill_cpu);
     let memset = median(&mut fills);
     let libc_memset = median(&mut memsets);
+    let floor = median(&mut floors);
     BenchReport {
         instances: n,
         mode: cfg.mode.as_str(),
@@ -395,6 +432,8 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
         } else {
             0.0
         },
+        memory_floor_ms: floor,
+        ratio_to_memory_floor: if floor > 0.0 { ms / floor } else { 0.0 },
         changing: cfg.changing,
         changes_per_frame: changes,
         layers: cfg.layers,

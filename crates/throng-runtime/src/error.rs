@@ -16,6 +16,8 @@ pub enum RuntimeError {
     RecordCount { got: usize, expected: usize },
     #[error("anchor index {anchor} is out of range: the anchor texture has {anchors} anchors")]
     NoSuchAnchor { anchor: usize, anchors: usize },
+    #[error("a GPU-timed runtime holds at most {limit} instances: split the crowd over several runtimes")]
+    TooManyInstances { limit: usize },
     #[error("the anchor texture has {rows} rows but the instance shows row {row}; was it baked with this clip table?")]
     AnchorRows { rows: u32, row: u32 },
 }

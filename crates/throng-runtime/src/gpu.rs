@@ -32,32 +32,31 @@
 //! ticks (4096 s) from the clock: the sweep re-anchors playing layers and moves `last` up for
 //! unscheduled instances every 2^27 ticks, wakes are never set more than 2^27 ticks ahead
 //! (an instance woken early just reschedules), and crossfades are at most [`MAX_FADE_S`]
-//! (2048 s). The runtime keeps no copy of the records: each is a function of its state
-//! ([`GpuRuntime::record`], [`GpuRuntime::collect_records`]).
+//! (2048 s). A record is a function of its state ([`GpuRuntime::record`],
+//! [`GpuRuntime::collect_records`]); the runtime keeps only the records that changed this
+//! frame, in the list it hands to the renderer (below). The state's flags also hold the
+//! instance's position in that list (25 bits, hence [`MAX_INSTANCES`]).
 //!
 //! # Events and changes
 //! Each instance has at most one live entry in a schedule (timing wheel + far min-heap, see
 //! `schedule.rs`) keyed by its next *wake* tick: the
 //! next event crossing, one-shot end, crossfade end or re-anchor. `update` pops only entries
-//! that are due. Instances changed since the last [`GpuRuntime::clear_dirty`] are listed by
-//! [`GpuRuntime::dirty`]; [`GpuRuntime::record_writes`] turns them into the list of
-//! (record, index) writes the renderer uploads and a compute pass scatters.
+//! that are due. Every change of an instance's state since the last
+//! [`GpuRuntime::clear_dirty`] lists it once and rewrites its entry in
+//! [`GpuRuntime::record_writes`]: the list of (record, index) writes the renderer uploads and
+//! a compute pass scatters. [`GpuRuntime::dirty`] lists the same indices.
 //!
 //! # Cost of a change
-//! A change updates one 64 B state, lists the instance as dirty once and (rarely) pushes a
-//! schedule entry; its record is computed once per frame and instance by `record_writes`,
-//! into a sequential list. With 1M instances the cost is one cache miss on the state (plus
-//! its handle's slot once any instance has been despawned: before that a handle is its dense
-//! index, see `handle.rs`) and the arithmetic. [`GpuRuntime::apply`] prefetches 16 changes
-//! ahead, the state lives on transparent huge pages (no page walk per miss), and the common
-//! crossfade (default options, quiet clips) takes a short path. Measured on a 2-core VM
-//! (`throng bench runtime --mode gpu --changing 0.01`, 10,000 crossfades a frame at 1M
-//! instances, the writes list included): 0.83–1.2 ms at load ≈ 5 from other work, 1.34–1.67
-//! ms at load 6, where the previous layout (128 B state, a mirror of every 56 B record
-//! written in place: ~4.75 lines a change) took 2.06–2.52 ms in the same runs. In cache
-//! (20,000 instances, 10,000 changes) it is 0.49 ms: ~400 instructions a change, so the
-//! 0.3 ms goal needs the arithmetic cut to about a third; the memory alone (10,000 random
-//! 64 B read-modify-writes plus a sequential list, prefetched) takes 0.12–0.18 ms here.
+//! A change updates one 64 B state, writes the instance's record into the frame's list (a
+//! new entry the first time in a frame; the list's next lines are prefetched) and (rarely)
+//! pushes a schedule entry; clearing the list is O(1), since an instance counts as listed
+//! only while the list's entry at its position names it. With 1M instances the cost is one
+//! cache miss on the state (plus its handle's slot once any instance has been despawned:
+//! before that a handle is its dense index, see `handle.rs`) and the arithmetic.
+//! [`GpuRuntime::apply`] prefetches 16 changes ahead, the state lives on transparent huge
+//! pages (no page walk per miss), and the common crossfade (default options, quiet clips)
+//! takes a short path. Measured figures and what limits them: docs/design.md §4
+//! "GPU-timed records".
 //!
 //! Limits of this mode: two layers (crossfading during a crossfade or blend keeps the stronger
 //! layer as the outgoing one and drops the weaker, a visible step of its weight); no root motion
@@ -69,7 +68,7 @@ use crate::handle::Handles;
 use crate::schedule::Schedule;
 use crate::{Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError, SECONDS_PER_TICK};
 use bytemuck::Zeroable;
-use change::{Cx, Sink};
+use change::{Cx, Listed, Sink};
 use throng_asset::{ClipInfo, Layer};
 use throng_contract::{
     gpu_layers, GpuClipTable, GpuInstanceRecord, GpuRecordWrite, MODE_CLAMP, MODE_ONCE,
@@ -164,14 +163,20 @@ impl GLayer {
     }
 }
 
-/// `GInst::flags`: layer count (bits 0..1) and state bits.
+/// `GInst::flags`: layer count (bits 0..1), state bits, and (bits 7..31) the instance's
+/// position in the frame's record writes (valid while it is listed, see `change::Listed`).
 const G_N: u32 = 3;
 const G_ENABLED: u32 = 4;
 const G_PAUSED: u32 = 8;
 const G_BLEND: u32 = 16;
-const G_DIRTY: u32 = 32;
 /// A crossfade is in progress (it ends at `fade_end`).
 const G_FADING: u32 = 64;
+const G_POS_SHIFT: u32 = 7;
+
+/// Most instances a [`GpuRuntime`] holds: an instance's position in the frame's record
+/// writes is kept in 25 bits of its state. (At that count the GPU's record buffer alone is
+/// 1.9 GB, past most devices' storage-buffer binding limit.)
+pub const MAX_INSTANCES: usize = 1 << (32 - G_POS_SHIFT);
 /// `GInst::wake` of an instance without a live schedule entry.
 const NO_WAKE: u32 = u32::MAX;
 
@@ -237,6 +242,16 @@ impl GInst {
     fn enabled(&self) -> bool {
         self.has(G_ENABLED)
     }
+    /// Position in the record writes (meaningful only while listed).
+    #[inline(always)]
+    fn pos(&self) -> usize {
+        (self.flags >> G_POS_SHIFT) as usize
+    }
+    #[inline(always)]
+    fn set_pos(&mut self, p: usize) {
+        // p < MAX_INSTANCES: at most one entry per live instance
+        self.flags = (self.flags & ((1 << G_POS_SHIFT) - 1)) | (p as u32) << G_POS_SHIFT;
+    }
     #[inline]
     fn paused(&self) -> bool {
         self.has(G_PAUSED)
@@ -271,7 +286,8 @@ pub struct GpuRuntime {
     /// Next dense index the re-anchoring sweep visits, and the fractional instance carry.
     sweep: usize,
     sweep_carry: f64,
-    dirty: Vec<u32>,
+    /// The instances changed since the last `clear_dirty`, with their records.
+    listed: Listed,
     clock: Clock,
     events: Vec<FiredEvent>,
     finished: Vec<Finished>,
@@ -298,7 +314,7 @@ impl GpuRuntime {
             due: Vec::new(),
             sweep: 0,
             sweep_carry: 0.0,
-            dirty: Vec::new(),
+            listed: Listed::default(),
             clock: Clock::new(),
             events: Vec::new(),
             finished: Vec::new(),
@@ -346,7 +362,25 @@ impl GpuRuntime {
         self.handles.reserve(additional);
     }
 
+    /// Adds an instance (disabled until played) and lists it.
+    ///
+    /// # Panics
+    /// When the runtime already holds [`MAX_INSTANCES`]; [`Self::try_spawn`] returns an error
+    /// instead.
     pub fn spawn(&mut self, transform: InstanceTransform) -> Handle {
+        match self.try_spawn(transform) {
+            Ok(h) => h,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`Self::spawn`], or [`RuntimeError::TooManyInstances`] at [`MAX_INSTANCES`].
+    pub fn try_spawn(&mut self, transform: InstanceTransform) -> Result<Handle, RuntimeError> {
+        if self.state.len() >= MAX_INSTANCES {
+            return Err(RuntimeError::TooManyInstances {
+                limit: MAX_INSTANCES,
+            });
+        }
         // the array a change touches at random grows onto huge pages
         crate::hugepage::reserve(&mut self.state, 1);
         let h = self.handles.spawn();
@@ -358,18 +392,27 @@ impl GpuRuntime {
         self.transforms.push(transform);
         let i = self.state.len() - 1;
         self.touch(i, h);
-        h
+        Ok(h)
     }
 
     pub fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
         let i = self.handles.remove(h)?;
+        // the gone instance's pending write would now land on the moved one: drop it
+        if let Some(p) = self.listed.position(&self.state[i], i) {
+            self.listed.remove(p, &mut self.state);
+        }
+        let last = self.state.len() - 1;
         self.state.swap_remove(i);
         self.transforms.swap_remove(i);
-        if i < self.state.len() {
-            // the moved instance's record now belongs at i (it may be listed twice: both
-            // entries are computed from the same state, so they write the same bytes)
-            self.state[i].set(G_DIRTY, true);
-            self.dirty.push(i as u32);
+        if i < last {
+            // the moved instance's record now belongs at i
+            match self.listed.position(&self.state[i], last) {
+                Some(p) => {
+                    self.listed.dirty[p] = i as u32;
+                    self.listed.writes[p].index = i as u32;
+                }
+                None => self.mark_dirty(i),
+            }
         }
         Ok(())
     }
@@ -392,7 +435,7 @@ impl GpuRuntime {
         let cx = Cx::new(&self.clips, &self.inv_period, self.clock.ticks());
         let g = &mut self.state[i];
         let changed = cx.change(g, &c)?;
-        if let Some(t) = cx.touch(g, i, &mut self.dirty, changed) {
+        if let Some(t) = cx.touch(g, i, &mut self.listed, changed) {
             self.schedule.push((t, h.slot, h.generation));
         }
         Ok(())
@@ -457,12 +500,14 @@ impl GpuRuntime {
     /// store). Returns the failed changes as (index in `changes`, error); the others apply.
     pub fn apply(&mut self, changes: &[Change]) -> Vec<(usize, RuntimeError)> {
         let cx = Cx::new(&self.clips, &self.inv_period, self.clock.ticks());
-        let mut out = Sink {
-            dirty: std::mem::take(&mut self.dirty),
-            ..Sink::default()
-        };
-        cx.apply_batch(&self.handles, changes, &mut self.state, &mut out);
-        self.dirty = out.dirty;
+        let mut out = Sink::default();
+        cx.apply_batch(
+            &self.handles,
+            changes,
+            &mut self.state,
+            &mut self.listed,
+            &mut out,
+        );
         for (t, slot, generation) in out.wakes {
             self.schedule.push((t, slot, generation));
         }
@@ -526,48 +571,23 @@ impl GpuRuntime {
     }
 
     /// Dense indices whose record or transform changed since the last [`Self::clear_dirty`]
-    /// (unordered; an index is listed once, except after a despawn moved an instance onto it).
+    /// (unordered; each listed once): the indices of [`Self::record_writes`], in its order.
     pub fn dirty(&self) -> &[u32] {
-        &self.dirty
+        &self.listed.dirty
     }
 
-    /// Appends to `out` the record of every dirty instance with its dense index — the list
-    /// a compute pass scatters into the GPU's record buffer (throng-render's `CrowdUpload`).
-    /// Records are computed from the state here, once per instance however many changes it
-    /// had. Call [`Self::clear_dirty`] once they are sent.
-    pub fn record_writes(&self, out: &mut Vec<GpuRecordWrite>) {
-        let cx = self.cx();
-        let n = self.state.len();
-        out.reserve(self.dirty.len());
-        for (k, &i) in self.dirty.iter().enumerate() {
-            if let Some(&j) = self.dirty.get(k + AHEAD) {
-                if (j as usize) < n {
-                    crate::prefetch::prefetch(
-                        self.state.as_ptr().wrapping_add(j as usize),
-                        std::mem::size_of::<GInst>(),
-                    );
-                }
-            }
-            let Some(g) = self.state.get(i as usize) else {
-                continue; // despawned since
-            };
-            // written in place: a record built in a local and copied out makes the copy's
-            // wide loads wait on the narrow stores that built it
-            out.push(GpuRecordWrite::default());
-            if let Some(w) = out.last_mut() {
-                w.index = i;
-                cx.write_record(g, &mut w.record);
-            }
-        }
+    /// The current record of every dirty instance with its dense index — the list a compute
+    /// pass scatters into the GPU's record buffer (throng-render's `CrowdUpload`). Each entry
+    /// is rewritten whenever its instance changes (a change writes its record while the
+    /// instance's state is in cache), so however many changes an instance had it appears
+    /// once, with the record of its final state. Call [`Self::clear_dirty`] once sent.
+    pub fn record_writes(&self) -> &[GpuRecordWrite] {
+        &self.listed.writes
     }
 
+    /// Empties the dirty list and the record writes (O(1): no instance is revisited).
     pub fn clear_dirty(&mut self) {
-        for &i in &self.dirty {
-            if let Some(g) = self.state.get_mut(i as usize) {
-                g.set(G_DIRTY, false);
-            }
-        }
-        self.dirty.clear();
+        self.listed.clear();
     }
 
     pub fn events(&self) -> &[FiredEvent] {
@@ -625,16 +645,14 @@ impl GpuRuntime {
     }
 
     fn mark_dirty(&mut self, i: usize) {
-        if !self.state[i].has(G_DIRTY) {
-            self.state[i].set(G_DIRTY, true);
-            self.dirty.push(i as u32);
-        }
+        let cx = Cx::new(&self.clips, &self.inv_period, self.clock.ticks());
+        self.listed.write(&cx, &mut self.state[i], i);
     }
 
     /// Lists instance i as dirty and reschedules it.
     fn touch(&mut self, i: usize, h: Handle) {
         let cx = Cx::new(&self.clips, &self.inv_period, self.clock.ticks());
-        if let Some(t) = cx.touch(&mut self.state[i], i, &mut self.dirty, true) {
+        if let Some(t) = cx.touch(&mut self.state[i], i, &mut self.listed, true) {
             self.schedule.push((t, h.slot, h.generation));
         }
     }

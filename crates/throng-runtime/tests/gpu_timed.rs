@@ -184,12 +184,11 @@ fn only_changed_instances_are_written() {
     rt.set_enabled(hs[9000], false).unwrap();
     rt.set_enabled(hs[8], false).unwrap();
     // the writes sent to the GPU: each changed instance once, with its current record
-    let mut writes = Vec::new();
-    rt.record_writes(&mut writes);
+    let writes = rt.record_writes();
     let mut got: Vec<u32> = writes.iter().map(|w| w.index).collect();
     got.sort_unstable();
     assert_eq!(got, vec![7, 8, 9000]);
-    for w in &writes {
+    for w in writes {
         assert_eq!(w.record, rt.record(hs[w.index as usize]).unwrap());
     }
     assert_eq!(writes[0].record.flags & throng_contract::GPU_ENABLED, 1);
@@ -305,5 +304,98 @@ fn batched_changes_equal_single_calls() {
             assert_eq!(format!("{:?}", a.events()), format!("{:?}", b.events()));
             assert_eq!(a.collect_records(), b.collect_records(), "frame {frame}");
         }
+    }
+}
+
+/// The record writes are what a GPU buffer needs: scattering a frame's writes into the
+/// previous frame's records gives every current record, each index is written once, and each
+/// write holds its instance's current record — through batches (repeats included), single
+/// changes, transform moves, spawns, despawns (which move an instance onto the gone one's
+/// index) and updates that end fades and one-shots.
+#[test]
+fn record_writes_bring_last_frames_records_up_to_date() {
+    use throng_runtime::Change;
+    let clips = table(&[
+        (1.0, LoopMode::Loop, &[0.5]),
+        (0.7, LoopMode::Loop, &[]),
+        (0.4, LoopMode::Once, &[]),
+        (1.2, LoopMode::PingPong, &[]),
+    ]);
+    let mut rt = GpuRuntime::new(&clips);
+    let mut rng = Rng(0x5eed_0f11_5700);
+    let mut hs: Vec<_> = (0..3000)
+        .map(|i| {
+            let h = rt.spawn(InstanceTransform::IDENTITY);
+            rt.play(h, i % 4, PlayOptions::default()).unwrap();
+            h
+        })
+        .collect();
+    let mut gpu = rt.collect_records();
+    rt.clear_dirty();
+    for frame in 0..60 {
+        let pick = |rng: &mut Rng, hs: &[throng_runtime::Handle]| {
+            hs[(rng.f() * hs.len() as f64) as usize % hs.len()]
+        };
+        let batch: Vec<Change> = (0..400)
+            .map(|k| {
+                let h = pick(&mut rng, &hs);
+                let clip = (rng.f() * 4.0) as usize;
+                match k % 5 {
+                    0 => Change::SetSpeed(h, 0.5 + rng.f() as f32),
+                    1 => Change::Play(h, clip, PlayOptions::default()),
+                    _ => Change::Crossfade(h, clip, 0.2, PlayOptions::default()),
+                }
+            })
+            .collect();
+        assert!(rt.apply(&batch).is_empty());
+        for _ in 0..20 {
+            let h = pick(&mut rng, &hs);
+            rt.crossfade(h, (rng.f() * 4.0) as usize, 0.1).unwrap();
+        }
+        let h = pick(&mut rng, &hs);
+        rt.set_transform(h, InstanceTransform::IDENTITY).unwrap();
+        // despawns, first of listed and of unlisted instances, and spawns
+        for _ in 0..3 {
+            let k = (rng.f() * hs.len() as f64) as usize % hs.len();
+            rt.despawn(hs.swap_remove(k)).unwrap();
+        }
+        if frame % 4 == 0 {
+            let h = rt.spawn(InstanceTransform::IDENTITY);
+            rt.play(h, 1, PlayOptions::default()).unwrap();
+            hs.push(h);
+        }
+        rt.update(1.0 / 30.0);
+        let writes = rt.record_writes();
+        let idx: Vec<u32> = writes.iter().map(|w| w.index).collect();
+        assert_eq!(
+            idx,
+            rt.dirty(),
+            "frame {frame}: the dirty list is the writes' indices"
+        );
+        let mut sorted = idx.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(
+            sorted.len(),
+            idx.len(),
+            "frame {frame}: an index written twice"
+        );
+        gpu.resize(rt.len(), Default::default());
+        for w in writes {
+            assert!(
+                (w.index as usize) < rt.len(),
+                "frame {frame}: write past the end"
+            );
+            let h = rt.handle_at(w.index as usize).unwrap();
+            assert_eq!(
+                w.record,
+                rt.record(h).unwrap(),
+                "frame {frame}: stale write"
+            );
+            gpu[w.index as usize] = w.record;
+        }
+        assert_eq!(gpu, rt.collect_records(), "frame {frame}");
+        rt.clear_dirty();
+        assert!(rt.record_writes().is_empty() && rt.dirty().is_empty());
     }
 }

@@ -3,14 +3,15 @@
 //!
 //! Cost model (1M instances, 1 % changing: ~10 000 scattered instances per frame). A change
 //! costs its arithmetic plus one cache miss on its 64 B state (and on its handle's slot once
-//! an instance has been despawned); its record is computed later, once per dirty instance,
-//! by `GpuRuntime::record_writes` into a sequential list. Batches prefetch ahead so the misses
-//! overlap, the state sits on huge pages (`hugepage.rs`), and the arithmetic avoids
-//! divisions, long conversion chains and work a change does not need.
+//! an instance has been despawned); it writes its instance's record while that state is in
+//! cache, into the frame's sequential list of record writes ([`Listed`]), so nothing visits
+//! the instance again that frame. Batches prefetch ahead so the misses overlap (the state
+//! and the list's next lines), the state sits on huge pages (`hugepage.rs`), and the
+//! arithmetic avoids divisions, long conversion chains and work a change does not need.
 
 use super::{
-    past, Change, GInst, GLayer, GpuRuntime, AHEAD, G_BLEND, G_DIRTY, G_ENABLED, G_FADING,
-    G_PAUSED, L_CLIP_MODE, L_FINISHED, L_FRESH, NO_WAKE, REANCHOR_TICKS,
+    past, Change, GInst, GLayer, GpuRuntime, AHEAD, G_BLEND, G_ENABLED, G_FADING, G_PAUSED,
+    L_CLIP_MODE, L_FINISHED, L_FRESH, NO_WAKE, REANCHOR_TICKS,
 };
 use crate::api::{check_nonneg, PlayOptions};
 use crate::clips::Prepared;
@@ -20,8 +21,8 @@ use crate::schedule::Entry;
 use crate::{RuntimeError, SECONDS_PER_TICK, TICKS_PER_SECOND};
 use throng_contract::gpu_timed::TWO_POW_32;
 use throng_contract::{
-    GpuInstanceRecord, GpuLayer, GPU_ENABLED, GPU_HELD, GPU_TWO_LAYERS, MODE_LOOP, MODE_PINGPONG,
-    MODE_SHIFT,
+    GpuInstanceRecord, GpuLayer, GpuRecordWrite, GPU_ENABLED, GPU_HELD, GPU_TWO_LAYERS, MODE_LOOP,
+    MODE_PINGPONG, MODE_SHIFT,
 };
 
 /// Longest crossfade, seconds (2^31 ticks): the state keeps a fade's end as 32 bits beside
@@ -65,11 +66,12 @@ impl ModeK {
 /// `1 / inv` (see the module docs of `gpu.rs`).
 #[inline]
 fn omega(rate: f64, inv: f64) -> (u32, f32) {
-    // 0 ≤ values < 2^63: the truncating signed casts are floors, one instruction each (no
-    // libm call, no unsigned-conversion fix-up on baseline x86-64)
     let w = (rate * inv).min(0.5) * TWO_POW_32;
-    let hi = (w as i64) as f64;
-    (hi as u32, ((w - hi) * (1.0 / TWO_POW_32)) as f32)
+    // SAFETY: rate, inv ≥ 0 and `min` returns 0.5 for a NaN product, so 0 ≤ w ≤ 2^31: in
+    // range, where the unchecked conversion is one truncating instruction (the floor) without
+    // the saturation fix-ups of `as`
+    let hi = unsafe { w.to_int_unchecked::<i64>() };
+    (hi as u32, ((w - hi as f64) * (1.0 / TWO_POW_32)) as f32)
 }
 
 /// Ticks of a crossfade of `duration_s` ≥ 0 seconds, at most [`MAX_FADE_S`], rounded.
@@ -98,10 +100,86 @@ pub(super) struct Cx<'a> {
     pub now: u64,
 }
 
-/// Indices and schedule entries produced by touched instances.
+/// The frame's record writes: one per listed (dirty) instance, kept equal to that instance's
+/// record whenever its state changes, so a change writes its record while its state is in
+/// cache and nothing revisits the instances afterwards. `dirty[p]` is the instance of
+/// `writes[p]`; a listed instance keeps `p` in its flags ([`GInst::pos`]), and is listed
+/// exactly when `dirty[pos] == its index` (so clearing the lists unlists everyone at once).
+#[derive(Default)]
+pub(super) struct Listed {
+    pub dirty: Vec<u32>,
+    pub writes: Vec<GpuRecordWrite>,
+}
+
+impl Listed {
+    /// Position of instance `i` (state `g`) in the lists, if listed.
+    #[inline(always)]
+    pub fn position(&self, g: &GInst, i: usize) -> Option<usize> {
+        let p = g.pos();
+        (self.dirty.get(p) == Some(&(i as u32))).then_some(p)
+    }
+
+    /// Lists instance `i` (once) and writes its record from its current state.
+    #[inline(always)]
+    pub fn write(&mut self, cx: &Cx, g: &mut GInst, i: usize) {
+        let p = match self.position(g, i) {
+            Some(p) => p,
+            None => {
+                let p = self.dirty.len();
+                g.set_pos(p);
+                self.dirty.push(i as u32);
+                self.writes.push(GpuRecordWrite {
+                    index: i as u32,
+                    ..GpuRecordWrite::default()
+                });
+                p
+            }
+        };
+        if let Some(w) = self.writes.get_mut(p) {
+            cx.write_record(g, &mut w.record);
+        }
+    }
+
+    /// Unlists the entry at `p` (swap-remove; the entry moved into `p` is repointed in
+    /// `state`).
+    pub fn remove(&mut self, p: usize, state: &mut [GInst]) {
+        self.dirty.swap_remove(p);
+        self.writes.swap_remove(p);
+        if let Some(&m) = self.dirty.get(p) {
+            if let Some(g) = state.get_mut(m as usize) {
+                g.set_pos(p);
+            }
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.dirty.clear();
+        self.writes.clear();
+    }
+
+    /// Room for `n` more entries, so that [`Self::prefetch_next`] may look past the end.
+    pub fn reserve(&mut self, n: usize) {
+        self.dirty.reserve(n);
+        self.writes.reserve(n);
+    }
+
+    /// Prefetches, for writing, the entries a few listings ahead. Each new entry is a whole
+    /// fresh line; without this, after the rest of a frame has pushed the list out of the
+    /// caches, every listing waits for its line to be read before it can be written.
+    #[inline(always)]
+    pub fn prefetch_next(&self) {
+        let n = self.writes.len();
+        prefetch_write(self.writes.as_ptr().wrapping_add(n + LIST_AHEAD), 64);
+        prefetch_write(self.dirty.as_ptr().wrapping_add(n + 16 * LIST_AHEAD), 4);
+    }
+}
+
+/// How many entries ahead [`Listed::prefetch_next`] prefetches.
+const LIST_AHEAD: usize = 8;
+
+/// Schedule entries and errors produced by a batch (its record writes go to [`Listed`]).
 #[derive(Default)]
 pub(super) struct Sink {
-    pub dirty: Vec<u32>,
     pub wakes: Vec<Entry>,
     pub errors: Vec<(usize, RuntimeError)>,
 }
@@ -352,24 +430,22 @@ impl<'a> Cx<'a> {
         true
     }
 
-    /// Lists instance `i` as dirty once (when `changed`) and returns the schedule entry to
-    /// push if its next wake moved earlier.
+    /// Lists instance `i` (when `changed`) with its new record and returns the schedule entry
+    /// to push if its next wake moved earlier.
     #[inline(always)]
     pub fn touch(
         &self,
         g: &mut GInst,
         i: usize,
-        dirty: &mut Vec<u32>,
+        listed: &mut Listed,
         changed: bool,
     ) -> Option<u64> {
         if !changed {
             return None;
         }
-        if !g.has(G_DIRTY) {
-            g.set(G_DIRTY, true);
-            dirty.push(i as u32);
-        }
-        self.reschedule(g)
+        let t = self.reschedule(g);
+        listed.write(self, g, i);
+        t
     }
 
     /// Lowers the instance's wake to its next wake; returns that tick if it moved (the caller
@@ -511,12 +587,14 @@ impl<'a> Cx<'a> {
         handles: &Handles,
         changes: &[Change],
         state: &mut [GInst],
+        listed: &mut Listed,
         out: &mut Sink,
     ) {
         // dense indices of the next changes, looked up once when prefetching
         const RING: usize = 2 * AHEAD;
         let mut ring = [None; RING];
         let mut fade = FadeLen::default();
+        listed.reserve(changes.len());
         for c in changes.iter().take(2 * AHEAD) {
             handles.prefetch(c.handle());
         }
@@ -537,6 +615,7 @@ impl<'a> Cx<'a> {
                     prefetch_write(state.as_ptr().wrapping_add(j), std::mem::size_of::<GInst>());
                 }
             }
+            listed.prefetch_next();
             let h = c.handle();
             let Some(i) = ring[k % RING] else {
                 out.errors.push((k, RuntimeError::DeadHandle { handle: h }));
@@ -545,16 +624,13 @@ impl<'a> Cx<'a> {
             let g = &mut state[i];
             if let Change::Crossfade(_, clip, d, opts) = *c {
                 if self.crossfade_fast(g, clip, d, &opts, &mut fade) {
-                    if !g.has(G_DIRTY) {
-                        g.set(G_DIRTY, true);
-                        out.dirty.push(i as u32);
-                    }
+                    listed.write(self, g, i);
                     continue;
                 }
             }
             match self.change(g, c) {
                 Ok(changed) => {
-                    if let Some(t) = self.touch(g, i, &mut out.dirty, changed) {
+                    if let Some(t) = self.touch(g, i, listed, changed) {
                         out.wakes.push((t, h.slot, h.generation));
                     }
                 }

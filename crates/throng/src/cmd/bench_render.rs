@@ -246,15 +246,13 @@ pub(crate) fn upload_frame(
             }
             let clock = rt.gpu_clock();
             let all;
-            let mut writes = Vec::new();
             let update = if up.needs_all_records(n) {
                 all = rt.collect_records();
                 RecordUpdate::All(&all)
             } else {
-                rt.record_writes(&mut writes);
                 RecordUpdate::Writes {
                     len: n,
-                    writes: &writes,
+                    writes: rt.record_writes(),
                 }
             };
             let b = up.update_gpu_timed(gpu, update, transforms, first, clock)?;

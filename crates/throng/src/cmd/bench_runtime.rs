@@ -132,6 +132,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     println!("  events per frame    {:.1}", r.events_per_frame);
     if r.mode == "gpu" {
         println!("  records written     {:.1} per frame", r.dirty_per_frame);
+        println!(
+            "  memory floor        {:.3} ms (frame / floor = {:.2}): one random 64 B \
+             read-modify-write and one 64 B list entry per change",
+            r.memory_floor_ms, r.ratio_to_memory_floor
+        );
     }
     println!(
         "  CPU skinning        {:.0} ns per instance ({skin_name}, {skin_vertices} vertices): \

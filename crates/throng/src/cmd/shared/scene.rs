@@ -152,9 +152,7 @@ impl Player {
             if records.len() != rt.len() {
                 *records = rt.collect_records();
             } else {
-                let mut writes = Vec::new();
-                rt.record_writes(&mut writes);
-                for w in writes {
+                for w in rt.record_writes() {
                     records[w.index as usize] = w.record;
                 }
             }
