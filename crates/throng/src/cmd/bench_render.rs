@@ -93,6 +93,9 @@ pub struct Args {
     /// Leave out the shadow pass (every path).
     #[arg(long)]
     pub no_shadows: bool,
+    /// Leave out occlusion culling (frustum culling and LODs stay; every path).
+    #[arg(long)]
+    pub no_occlusion: bool,
     /// The paths to measure, comma-separated (texture, palette, vat, reference); a path the
     /// asset cannot take (vat without a VAT) is left out.
     #[arg(long, value_delimiter = ',', default_value = "texture,palette,vat,reference", value_parser = ["texture", "palette", "vat", "reference"])]
@@ -282,6 +285,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         width: w,
         height: h,
         shadows: !args.no_shadows,
+        occlusion: !args.no_occlusion,
         ..Default::default()
     };
     let prims = asset.primitives.len() as u64;
