@@ -569,6 +569,8 @@ struct BevyGraph {
 
 /// Bevy mode: gives every new AnimationPlayer (one per spawned scene) the graph and its
 /// fox's first clip.
+// a Bevy system receives its resources and queries as arguments
+#[allow(clippy::too_many_arguments)]
 fn start_bevy_players(
     mut commands: Commands,
     plan: Res<Plan>,
