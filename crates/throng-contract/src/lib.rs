@@ -11,6 +11,7 @@
 //!   [`gpu_layers`], the line-by-line CPU twin of its shader;
 //! - [`clip_table`]: the clip table in its GPU form ([`GpuClip`]);
 //! - [`limits`]: rows, clips, layers, influences, each with its reason;
+//! - [`live`]: live poses' [`SkinMatrix`] and the palette path's refresh rule;
 //! - [`wgsl`]: the WGSL twins (`throng::playback`, generated `throng::constants`).
 //!
 //! Depends on glam, bytemuck and serde only (clap with the `clap` feature). Units: seconds,
@@ -19,6 +20,7 @@
 pub mod clip_table;
 pub mod gpu_timed;
 pub mod limits;
+pub mod live;
 pub mod names;
 pub mod record;
 pub mod time;
@@ -31,6 +33,7 @@ pub use gpu_timed::{
     TICKS_PER_SECOND,
 };
 pub use limits::*;
+pub use live::{next_palette_frame, palette_refresh, SkinMatrix, PALETTE_LIVE, PALETTE_UNWRITTEN};
 pub use names::{Encoding, LoopMode, Skinning, Timing, UnknownName, VatEncoding};
 pub use record::{InstanceRecord, InstanceTransform, Layer};
 pub use time::{wrap_time, ClipFrames, ClipTime, Direction, FrameRef, Span, FRAC_MAX};

@@ -4,7 +4,9 @@
 //! - `throng::constants` is generated from the Rust constants ([`constants_module`]), so no
 //!   number of the contract is typed twice;
 //! - `throng::playback` (`shaders/playback.wgsl`): the record, transform and clip structs, the
-//!   time rules' GPU twin and the GPU-timed record's arithmetic. Pure functions, no bindings.
+//!   time rules' GPU twin and the GPU-timed record's arithmetic. Pure functions, no bindings;
+//! - `throng::live` (`shaders/live.wgsl`): the palette state constants and the refresh rule
+//!   of update-rate LOD ([`crate::live`]).
 
 use crate::gpu_timed::*;
 
@@ -62,9 +64,25 @@ pub fn playback_module() -> Module {
     }
 }
 
+/// `throng::live` (`shaders/live.wgsl`), its constants written from [`crate::live`]'s.
+pub fn live_module() -> Module {
+    let header = format!(
+        "#define_import_path throng::live\n\n\
+         const PALETTE_LIVE: u32 = {}u;\n\
+         const PALETTE_UNWRITTEN: u32 = {}u;\n\n",
+        crate::live::PALETTE_LIVE,
+        crate::live::PALETTE_UNWRITTEN
+    );
+    Module {
+        import_path: "throng::live",
+        file: "crates/throng-contract/shaders/live.wgsl",
+        source: header + include_str!("../shaders/live.wgsl"),
+    }
+}
+
 /// Every module of the contract, dependencies first.
 pub fn modules() -> Vec<Module> {
-    vec![constants_module(), playback_module()]
+    vec![constants_module(), playback_module(), live_module()]
 }
 
 #[cfg(test)]
