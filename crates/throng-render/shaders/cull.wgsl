@@ -20,15 +20,28 @@
 #import throng_render::asset::{bone_params, clips, layer_rows_of}
 #import throng_render::instances::{instance_transforms, shown_layers}
 #import throng_render::cull_lists::{CullParams, WorldBox, append, append_palette, palette_counter, copy_counts, cull, visible_ids, draw_args, boxes}
+#import throng::live::{PALETTE_LIVE, palette_refresh}
 
 // Per frame-table row: (min, 0), (max, 0); an empty row's min exceeds its max.
 @group(0) @binding(#{B_ROW_BOUNDS}) var<storage, read> row_bounds: array<vec4<f32>>;
+
+// The palette path: the instance's palette state word (throng::live).
+fn palette_state(inst: u32) -> u32 {
+    return visible_ids[cull.palette_state + inst];
+}
 
 fn instance_box(inst: u32) -> WorldBox {
     var layers = shown_layers(inst);
     var lo = vec3<f32>(3.4e38);
     var hi = vec3<f32>(-3.4e38);
-    for (var i = 0u; i < 4u; i++) {
+    // A live pose's box (docs/design.md §4 "Live poses"): the asset's, over every baked row,
+    // padded — its record does not say what the application posed.
+    let live = cull.palette_base != 0u && palette_state(inst) == PALETTE_LIVE;
+    if (live) {
+        lo = cull.fallback_min.xyz - vec3<f32>(cull.row_pad);
+        hi = cull.fallback_max.xyz + vec3<f32>(cull.row_pad);
+    }
+    for (var i = 0u; i < select(4u, 0u, live); i++) {
         let l = layers[i];
         if (l.weight == 0.0) {
             continue;
@@ -164,8 +177,12 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     // The palette path: every instance a pass may draw, once — with occlusion culling also
     // those in view that the second phase may still draw.
+    // Update-rate LOD and live poses decide which of them the pass computes this frame.
     if (cull.palette_base != 0u && (seen || casts)) {
-        append_palette(i);
+        if (palette_refresh(cull.frame, i, cull.refresh[min(lod, 3u)], palette_state(i))) {
+            visible_ids[cull.palette_state + i] = cull.frame;
+            append_palette(i);
+        }
     }
 }
 

@@ -45,7 +45,16 @@ struct CullParams {
     // instance in view or casting a shadow, once; its length in the `instance_count` of the
     // argument entry after every draw's); 0: no palette list.
     palette_base: u32,
+    // The palette path: where the palette state words start in `visible_ids` (one per
+    // instance after the palette list; throng::live: 0 none written, PALETTE_LIVE the
+    // application's, else the frame it was last computed), and this frame's number.
+    palette_state: u32,
+    frame: u32,
     pad: u32,
+    pad_pair: vec2<u32>,
+    // Update-rate LOD: palettes of an instance at LOD l (3 and coarser: the last) are
+    // computed every refresh[l]-th frame (docs/design.md §5 "Update-rate LOD").
+    refresh: vec4<u32>,
 }
 
 // wgpu's DrawIndexedIndirect layout (20 B), one per (pass, primitive, LOD) in that order (a

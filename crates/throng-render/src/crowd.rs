@@ -62,6 +62,24 @@ pub struct Crowd<'a> {
     /// Meshes drawn on anchors of `asset` for every instance (docs/design.md §5 "Props"); one
     /// instanced draw per prop and pass.
     pub props: &'a [crate::Prop<'a>],
+    /// Instances whose skin matrices the application gives this frame instead of the palette
+    /// pass (the palette path only; docs/design.md §4 "Live poses"); usually empty.
+    pub live: &'a [LivePose<'a>],
+}
+
+/// One instance posed by the application for a frame (docs/design.md §4 "Live poses"), e.g.
+/// sampled on the CPU from the source clips with a look-at or IK applied. It is drawn in the
+/// crowd's own draws, culled (by the asset's bounds over every baked row, padded by
+/// [`crate::ROW_PAD`] of its diagonal), given a LOD and shadowed like the others; the palette
+/// pass skips it and its matrices are copied into its palette slot. Its record still places
+/// its props (anchors follow the record, not the live pose).
+#[derive(Debug, Clone, Copy)]
+pub struct LivePose<'a> {
+    /// Index of the instance in the crowd.
+    pub instance: u32,
+    /// One skin matrix `S_j = W_j · IBM_j` per palette entry of the crowd's asset, in its
+    /// order (model space from bind space, file units).
+    pub matrices: &'a [throng_contract::SkinMatrix],
 }
 
 impl Crowd<'_> {
@@ -86,6 +104,7 @@ impl Crowd<'_> {
         for p in self.props {
             self.asset.check_anchor(p.anchor)?;
         }
+        self.check_live()?;
         let lods = self.asset.lod_count() as u64;
         // Visible ids: 3 lists per LOD (main, shadow, occlusion culling's second phase) and a
         // history word; records: 64 B.
@@ -103,6 +122,40 @@ impl Crowd<'_> {
                 bytes,
                 limit,
                 max_instances: (limit / per_instance).saturating_sub(64),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Crowd<'_> {
+    /// Every live pose names an instance of the crowd, once, with one matrix per palette entry.
+    fn check_live(&self) -> Result<(), RenderError> {
+        let asset = || self.asset.name.clone();
+        let expected = self.asset.params.entries;
+        for l in self.live {
+            if l.instance as usize >= self.len() {
+                return Err(RenderError::LivePoseInstance {
+                    asset: asset(),
+                    instance: l.instance,
+                    instances: self.len(),
+                });
+            }
+            if l.matrices.len() != expected as usize {
+                return Err(RenderError::LivePoseMatrices {
+                    asset: asset(),
+                    instance: l.instance,
+                    got: l.matrices.len(),
+                    expected,
+                });
+            }
+        }
+        let mut ids: Vec<u32> = self.live.iter().map(|l| l.instance).collect();
+        ids.sort_unstable();
+        if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
+            return Err(RenderError::LivePoseTwice {
+                asset: asset(),
+                instance: w[0],
             });
         }
         Ok(())

@@ -69,6 +69,23 @@ pub enum RenderError {
         count: usize,
         names: Vec<String>,
     },
+    #[error("asset {asset}: the live pose of instance {instance} has {got} skin matrices; the asset's palette has {expected} entries, and a live pose gives one matrix per entry")]
+    LivePoseMatrices {
+        asset: String,
+        instance: u32,
+        got: usize,
+        expected: u32,
+    },
+    #[error("asset {asset}: a live pose is for instance {instance}, but the crowd has {instances} instance(s)")]
+    LivePoseInstance {
+        asset: String,
+        instance: u32,
+        instances: usize,
+    },
+    #[error("asset {asset}: instance {instance} has more than one live pose in this frame; give one per instance")]
+    LivePoseTwice { asset: String, instance: u32 },
+    #[error("asset {asset}: live poses are drawn from the palette buffer; draw the crowd on the palette path (SkinPath::Palette)")]
+    LivePoseNeedsPalette { asset: String },
     #[error("internal error: {0} (a bug in throng-render; please report it)")]
     Internal(&'static str),
     #[error("reading back a GPU buffer failed: {0}")]

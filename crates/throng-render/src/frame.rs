@@ -36,9 +36,13 @@ pub struct FrameStats {
     /// GPU time of the frame's passes (culling through the main pass), nanoseconds, from
     /// timestamp queries; `None` where the device has none (or the frame was only recorded).
     pub gpu_ns: Option<u64>,
-    /// The palette path: instances whose skin matrices the palette pass wrote (after
-    /// [`crate::Renderer::render_scene`]; every instance of a crowd drawn without culling).
+    /// The palette path: palettes computed this frame — instances whose skin matrices the
+    /// palette pass wrote (after [`crate::Renderer::render_scene`]; every instance of a crowd
+    /// drawn without culling). Update-rate LOD and live poses make it fewer than those drawn.
     pub palette_instances: u64,
+    /// The palette path: instances drawn with live poses the application gave
+    /// ([`crate::LivePose`]), copied instead of computed.
+    pub palette_live: u64,
     /// The palette path: GPU time of the palette pass (every crowd's dispatches), nanoseconds,
     /// from timestamp queries; `None` where the device has none or no palette pass ran.
     pub palette_ns: Option<u64>,

@@ -191,7 +191,7 @@ pub struct TimingUniform {
     pub _pad: [u32; 3],
 }
 
-/// Culling and LOD parameters (WGSL `CullParams`), 336 B.
+/// Culling and LOD parameters (WGSL `CullParams`), 384 B.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct CullParams {
@@ -236,7 +236,16 @@ pub struct CullParams {
     /// `instance_count` of the argument entry after every draw's, and the entry after that the
     /// palette pass's indirect dispatch. 0: no palette list.
     pub palette_base: u32,
+    /// The palette path: the first of the palette state words in the visible-id buffer (one
+    /// per instance, after the palette list; `throng_contract::live`), kept across frames.
+    pub palette_state: u32,
+    /// This frame's number for the palette state (`throng_contract::next_palette_frame`).
+    pub frame: u32,
     pub _pad: u32,
+    pub _pad_pair: [u32; 2],
+    /// Update-rate LOD: an instance at LOD l computes its palette every `refresh[min(l, 3)]`-th
+    /// frame (`RenderOptions::palette_refresh`).
+    pub refresh: [u32; 4],
 }
 
 /// Levels a [`DepthPyramid`] may have: enough to reduce any 2D texture size wgpu allows

@@ -43,7 +43,7 @@ mod target;
 mod vat;
 
 pub use camera::Camera;
-pub use crowd::{Crowd, CrowdUpload, Playback, RecordUpdate};
+pub use crowd::{Crowd, CrowdUpload, LivePose, Playback, RecordUpdate};
 pub use device::{AdapterSummary, DeviceError, Gpu};
 pub use error::RenderError;
 pub use frame::{FrameStats, RenderedFrame};
@@ -60,7 +60,7 @@ pub use shaders::{Program, ShaderError};
 /// The per-instance contract, as the renderer reads it (throng-contract's types).
 pub use throng_contract::{
     Encoding, GpuInstanceRecord, GpuRecordWrite, InstanceRecord, InstanceTransform, Layer,
-    Skinning, Timing,
+    SkinMatrix, Skinning, Timing,
 };
 
 /// The `image` crate the renderer returns pictures in (so callers need no separate dependency).

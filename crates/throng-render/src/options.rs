@@ -118,6 +118,11 @@ pub struct RenderOptions {
     pub debug_joint: Option<u32>,
     /// Linear RGBA clear colour.
     pub background: [f32; 4],
+    /// The palette path's update-rate LOD (docs/design.md §5 "Update-rate LOD"): an instance
+    /// at LOD 0, 1, 2 and 3+ computes its palette every N-th frame (phase spread by instance,
+    /// so 1/N of them each frame); in between it keeps its last matrices. 0 or 1: every frame.
+    /// Needs culling (the LOD is the culling pass's); the default computes every frame.
+    pub palette_refresh: [u32; 4],
 }
 
 impl Default for RenderOptions {
@@ -142,6 +147,7 @@ impl Default for RenderOptions {
             debug: None,
             debug_joint: None,
             background: [0.55, 0.66, 0.8, 1.0],
+            palette_refresh: [1; 4],
         }
     }
 }

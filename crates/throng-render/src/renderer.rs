@@ -18,7 +18,9 @@ use crate::frame::{
 use crate::gpu_asset::GpuAsset;
 use crate::gpu_types::{DrawIndexedArgs, DRAW_PARAMS_STRIDE};
 use crate::options::{RenderOptions, COLOR_FORMAT};
-use crate::passes::cull::{visible_bytes, CullInputs, CullLists, CullPass, OcclusionInputs};
+use crate::passes::cull::{
+    palette_state_base, visible_bytes, CullInputs, CullLists, CullPass, OcclusionInputs,
+};
 use crate::passes::draw::{CrowdDraw, SkinnedDraws};
 use crate::passes::main::{GroundDraw, MainPass, MainPhase};
 use crate::passes::occlusion::{OcclusionPass, PyramidFrame};
@@ -184,6 +186,7 @@ impl Renderer {
             transforms,
             playback,
             props: &[],
+            live: &[],
         };
         Ok(self.render_scene(&[crowd], opts)?.image)
     }
@@ -226,6 +229,10 @@ impl Renderer {
             }
             if k.0.palette {
                 crate::passes::palette::check_palette(c.asset, c.len(), &limits)?;
+            } else if !c.live.is_empty() {
+                return Err(RenderError::LivePoseNeedsPalette {
+                    asset: c.asset.name.clone(),
+                });
             }
             if let Some(pk) = crate::passes::draw::palette_key(&k.0) {
                 self.palette.prepare(device, pk)?;
@@ -258,6 +265,20 @@ impl Renderer {
                     pyramid,
                 }
             });
+            // The palette path: the crowd's kept palette buffer and, culled, its state words.
+            let palette_frame = k.0.palette.then(|| {
+                let lods = c.asset.lod_count();
+                let passes = 2 + occlusion.is_some() as u32;
+                let state = palette.then(|| crate::passes::palette::StateWords {
+                    visible: occlusion.as_ref().map(|o| o.visible.clone()),
+                    bytes: visible_bytes(n, lods, passes, true),
+                    base: palette_state_base(n, lods, passes),
+                    live: c.live,
+                    refresh: opts.palette_refresh,
+                });
+                self.palette
+                    .begin(&self.gpu, (c.asset, Some(slot)), n, state)
+            });
             let cull = if k.0.culled {
                 self.cull.run(
                     device,
@@ -272,22 +293,23 @@ impl Renderer {
                         shadow_lod: opts.shadow_lod,
                         multi_draw: self.multi_draw,
                         occlusion,
-                        palette,
+                        palette: palette_frame.as_ref().and_then(|p| p.cull.clone()),
                     },
                 )
             } else {
                 None
             };
-            let palette = match crate::passes::draw::palette_key(&k.0) {
-                Some(pk) => Some(self.palette.run(
+            let palette = match (crate::passes::draw::palette_key(&k.0), palette_frame) {
+                (Some(pk), Some(pf)) => Some(self.palette.run(
                     device,
-                    (c.asset, slot),
+                    (c.asset, pf.palette),
                     buffers,
                     n,
                     pk,
                     cull.as_ref(),
+                    c.live,
                 )?),
-                None => None,
+                _ => None,
             };
             out.push(self.draws.crowd(
                 device,
@@ -346,6 +368,7 @@ impl Renderer {
         }
         // The palette path: after culling, before any pass draws.
         let palettes: Vec<_> = frames.iter().filter_map(|cd| cd.palette.as_ref()).collect();
+        stats.palette_live = palettes.iter().map(|p| p.live_count() as u64).sum();
         if !palettes.is_empty() {
             let d = self
                 .palette
@@ -501,7 +524,7 @@ impl Renderer {
             shadow_lod: opts.shadow_lod,
             multi_draw: self.multi_draw,
             occlusion: None,
-            palette: false,
+            palette: None,
         };
         let Some(run) = self.cull.run(device, &inputs) else {
             return Ok(CullLists::default());
@@ -565,6 +588,18 @@ impl Renderer {
         let mut owned = None;
         let buffers = CrowdBuffers::of(device, crowd, &mut owned);
         let n = crowd.len() as u32;
+        let lods = crowd.asset.lod_count();
+        // A buffer of its own (no slot): the frames' palette buffers stay as they are; every
+        // instance is computed (a new buffer has no current slots).
+        let state = key.culled.then(|| crate::passes::palette::StateWords {
+            visible: None,
+            bytes: visible_bytes(n, lods, 2, true),
+            base: palette_state_base(n, lods, 2),
+            live: crowd.live,
+            refresh: [1; 4],
+        });
+        let frame = self.palette.begin(&self.gpu, (crowd.asset, None), n, state);
+        let device = &self.gpu.device;
         let cull = if key.culled {
             self.cull.run(
                 device,
@@ -579,17 +614,21 @@ impl Renderer {
                     shadow_lod: opts.shadow_lod,
                     multi_draw: self.multi_draw,
                     occlusion: None,
-                    palette: true,
+                    palette: frame.cull.clone(),
                 },
             )
         } else {
             None
         };
-        // A slot past any frame's crowd list: the frame's own palette buffers stay as they are.
-        let slot = usize::MAX;
-        let run = self
-            .palette
-            .run(device, (crowd.asset, slot), buffers, n, pk, cull.as_ref())?;
+        let run = self.palette.run(
+            device,
+            (crowd.asset, frame.palette),
+            buffers,
+            n,
+            pk,
+            cull.as_ref(),
+            crowd.live,
+        )?;
         let read = |size: u64| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("throng palette readback"),
@@ -655,6 +694,7 @@ impl Renderer {
                 transforms,
                 playback,
                 props: &[],
+                live: &[],
             },
             opts,
         )?;
@@ -730,8 +770,9 @@ pub struct Palettes {
     /// Instance i's entry j at `i · entries_per_instance + j` ([`crate::gpu_types::PaletteEntry`];
     /// instances the pass did not write hold whatever the buffer held).
     pub entries: Vec<crate::gpu_types::PaletteEntry>,
-    /// The instances the palette pass wrote, ascending: every instance in view or casting a
-    /// shadow (every instance without culling).
+    /// The instances the palette pass computed, ascending: every instance in view or casting a
+    /// shadow (every instance without culling) but those with live poses, whose entries are the
+    /// application's matrices.
     pub written: Vec<u32>,
 }
 

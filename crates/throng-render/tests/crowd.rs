@@ -51,6 +51,7 @@ fn cpu_crowd<'a>(
         transforms,
         playback: Playback::Cpu(records),
         props: &[],
+        live: &[],
     }
 }
 

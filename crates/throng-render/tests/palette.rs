@@ -114,6 +114,7 @@ fn check(
         transforms: &t,
         playback,
         props: &[],
+        live: &[],
     };
     let opts = RenderOptions {
         skinning,

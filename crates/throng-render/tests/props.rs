@@ -320,6 +320,7 @@ fn props_draw_where_the_cpu_anchor_puts_them() {
         transforms: &transforms,
         playback: Playback::Cpu(&records),
         props,
+        live: &[],
     };
     let with = r.render_scene(&[crowd(&props)], &opts).expect("render");
     let without = r.render_scene(&[crowd(&[])], &opts).expect("render");
@@ -429,6 +430,7 @@ fn anchor_errors_name_the_asset_and_list_its_anchors() {
         transforms: &transforms,
         playback: Playback::Cpu(&records),
         props: &props,
+        live: &[],
     };
     let Err(e) = r.render_scene(&[crowd], &RenderOptions::default()) else {
         panic!("anchor 7 of 2 drew");

@@ -180,7 +180,11 @@ fn wgsl_structs_match_rust_layouts() {
             std::mem::offset_of!(CullParams, pass_count),
             std::mem::offset_of!(CullParams, history_base),
             std::mem::offset_of!(CullParams, palette_base),
+            std::mem::offset_of!(CullParams, palette_state),
+            std::mem::offset_of!(CullParams, frame),
             std::mem::offset_of!(CullParams, _pad),
+            std::mem::offset_of!(CullParams, _pad_pair),
+            std::mem::offset_of!(CullParams, refresh),
         ],
     );
     // The palette path's buffer entry and job (the compute program and the draw share
@@ -199,6 +203,14 @@ fn wgsl_structs_match_rust_layouts() {
         &[0, 16, 32],
     );
     assert_eq!(size_of::<PaletteEntry>(), 48);
+    // A live pose's matrices (throng_contract::SkinMatrix) are copied into the palette buffer
+    // byte for byte: the linear-blend entry's layout (rows a, b, c).
+    check(
+        &palette,
+        "PaletteEntry",
+        size_of::<throng_contract::SkinMatrix>(),
+        &[0, 16, 32].map(|r| std::mem::offset_of!(throng_contract::SkinMatrix, rows) + r),
+    );
     check(
         &palette,
         "PaletteJob",

@@ -98,6 +98,7 @@ pub fn draw(
         // The runtime's records are the renderer's layout (one contract type): no copy.
         playback: Playback::Cpu(runtime.records()),
         props: &[],
+        live: &[],
     };
     // camera: None frames the crowd automatically; ground, shadows, culling and LODs are on.
     let opts = RenderOptions::default();

@@ -101,8 +101,21 @@ pub(crate) struct CullInputs<'a> {
     pub multi_draw: bool,
     /// Occlusion culling (two phases a frame), or frustum only.
     pub occlusion: Option<OcclusionInputs<'a>>,
-    /// The palette path: also list every instance in view or casting a shadow, once.
-    pub palette: bool,
+    /// The palette path: also list every instance in view or casting a shadow whose palette
+    /// is computed this frame, once.
+    pub palette: Option<PaletteCull>,
+}
+
+/// What the palette path adds to a crowd's culling run (docs/design.md §5 "Update-rate LOD").
+#[derive(Debug, Clone)]
+pub(crate) struct PaletteCull {
+    /// Without occlusion culling: the crowd's visible-id buffer kept across frames (its
+    /// palette state words must outlive the frame); None: a new one.
+    pub visible: Option<wgpu::Buffer>,
+    /// This frame's number (`throng_contract::next_palette_frame`).
+    pub frame: u32,
+    /// Refresh interval per LOD (`RenderOptions::palette_refresh`).
+    pub refresh: [u32; 4],
 }
 
 /// Ids per (pass, LOD) list of `instances`: rounded up to 64 so that every list starts 256 B
@@ -113,9 +126,16 @@ pub(crate) fn segment(instances: u32) -> u32 {
 
 /// Bytes of a crowd's visible-id buffer: `passes` × `lods` lists of [`segment`] ids, with
 /// occlusion culling (3 passes) the history, a word per instance, and on the palette path the
-/// palette list (one more segment).
+/// palette list (one more segment) and the palette state words (one per instance, kept across
+/// frames: [`palette_state_base`]).
 pub(crate) fn visible_bytes(instances: u32, lods: u32, passes: u32, palette: bool) -> u64 {
-    4 * (palette_base(instances, lods, passes) as u64 + palette as u64 * segment(instances) as u64)
+    let tail = segment(instances) as u64 + instances as u64;
+    4 * (palette_base(instances, lods, passes) as u64 + palette as u64 * tail)
+}
+
+/// The first palette state word (`throng_contract::live`) in the visible-id buffer.
+pub(crate) fn palette_state_base(instances: u32, lods: u32, passes: u32) -> u32 {
+    palette_base(instances, lods, passes) + segment(instances)
 }
 
 /// The first word after the lists and the history: where the palette list starts.
@@ -127,6 +147,16 @@ fn palette_base(instances: u32, lods: u32, passes: u32) -> u32 {
 /// Margin of a frame-table row's box in culling, as a fraction of the asset's bounding
 /// diagonal (see `CullParams::row_pad`): 1 %, far above the default error budget (0.1 %).
 pub const ROW_PAD: f32 = 0.01;
+
+/// A new (zeroed) visible-id buffer of `bytes`.
+pub(crate) fn visible_buffer(device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {
+    crate::passes::occlusion::zeroed(
+        device,
+        "throng visible instances",
+        bytes,
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+    )
+}
 
 impl CullPass {
     /// Builds the pipelines of `timing` (with or without occlusion culling) if they do not
@@ -212,25 +242,29 @@ impl CullPass {
             ],
             pass_count: passes,
             history_base: passes * lods * segment,
-            palette_base: if input.palette {
+            palette_base: if input.palette.is_some() {
                 palette_base(n, lods, passes)
             } else {
                 0
             },
+            palette_state: palette_state_base(n, lods, passes),
+            frame: input.palette.as_ref().map_or(0, |p| p.frame),
             _pad: 0,
+            _pad_pair: [0; 2],
+            refresh: input.palette.as_ref().map_or([1; 4], |p| p.refresh),
         };
         let params_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("throng cull params"),
             contents: bytemuck::bytes_of(&params),
             usage: wgpu::BufferUsages::UNIFORM,
         });
-        let visible = match &input.occlusion {
-            Some(o) => o.visible.clone(),
-            None => crate::passes::occlusion::zeroed(
+        let kept = input.palette.as_ref().and_then(|p| p.visible.clone());
+        let visible = match (&input.occlusion, kept) {
+            (Some(o), _) => o.visible.clone(),
+            (None, Some(v)) => v,
+            (None, None) => visible_buffer(
                 device,
-                "throng visible instances",
-                visible_bytes(n, lods, passes, input.palette),
-                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                visible_bytes(n, lods, passes, input.palette.is_some()),
             ),
         };
         // [pass][primitive][LOD]: a primitive's LODs are contiguous for multi-draws, whose
@@ -257,7 +291,7 @@ impl CullPass {
         let draw_entries = args.len() as u32;
         // The palette list's counter, then the palette pass's dispatch (written by
         // cs_cull_finish).
-        let palette = input.palette.then(|| {
+        let palette = input.palette.is_some().then(|| {
             args.extend([DrawIndexedArgs::default(); 2]);
             let words = (std::mem::size_of::<DrawIndexedArgs>() / 4) as u32;
             PaletteList {

@@ -183,12 +183,15 @@ impl OcclusionPass {
                     self.visible.clear();
                 }
                 // wgpu zero-initialises new buffers: an empty history.
+                // COPY_DST: the palette path writes live poses' state words into it.
                 let buffer = |label, size| {
                     zeroed(
                         device,
                         label,
                         size,
-                        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                        wgpu::BufferUsages::STORAGE
+                            | wgpu::BufferUsages::COPY_SRC
+                            | wgpu::BufferUsages::COPY_DST,
                     )
                 };
                 let v = buffer("throng visible instances and history", bytes);

@@ -6,6 +6,12 @@
 //! crowd's buffers and (culled) its [`CullRun`]. Output: a [`PaletteRun`] whose buffer the
 //! draws bind.
 //!
+//! The buffer and each instance's palette state (`throng_contract::live`) are kept per crowd
+//! across frames ([`PalettePass::begin`]): update-rate LOD lets the culling pass list only the
+//! instances due this frame, the others keep their slot's matrices (docs/design.md §5
+//! "Update-rate LOD"); live poses are copied into their slots after the pass (§4 "Live
+//! poses").
+//!
 //! Why per instance rather than per (pass, LOD) list entry: an instance is in the main list and
 //! usually the shadow list, at LODs that may differ, and with occlusion culling possibly in the
 //! second phase's — its matrices are the same in all of them (a LOD only drops influences per
@@ -45,12 +51,48 @@ pub(crate) struct PaletteKey {
     pub culled: bool,
 }
 
-/// The palette pass: pipelines built on first use and each crowd's palette buffer, kept by
-/// (asset, position in the frame's crowd list) and reused while it is large enough.
+/// The palette pass: pipelines built on first use and each crowd's palette buffer with its
+/// palette state, kept by (asset, position in the frame's crowd list); the buffer is reused
+/// while it is large enough.
 #[derive(Default)]
 pub(crate) struct PalettePass {
     pipelines: HashMap<PaletteKey, (wgpu::BindGroupLayout, wgpu::ComputePipeline)>,
-    buffers: HashMap<(wgpu::Buffer, usize), wgpu::Buffer>,
+    kept: HashMap<(wgpu::Buffer, usize), Kept>,
+}
+
+/// What a crowd keeps between frames on the palette path (docs/design.md §5 "Update-rate
+/// LOD"): the palette buffer (an instance's slot is its id, so what a frame does not compute
+/// stays from an earlier one) and the palette state words (`throng_contract::live`) in the
+/// tail of a visible-id buffer, which say which slots are current.
+struct Kept {
+    palette: wgpu::Buffer,
+    /// Without occlusion culling, the visible-id buffer holding the state words (with it, the
+    /// occlusion pass keeps that buffer with its history).
+    visible: Option<wgpu::Buffer>,
+    /// The buffer whose state words describe `palette`; any other starts with zeroed words.
+    state_in: Option<wgpu::Buffer>,
+    /// The last frame's number.
+    frame: u32,
+    /// The instances posed live in the last frame (their words go back to 0 when they stop).
+    live: Vec<u32>,
+}
+
+/// One crowd's palette buffer and state for this frame ([`PalettePass::begin`]).
+pub(crate) struct PaletteFrame {
+    pub palette: wgpu::Buffer,
+    /// What the culling pass needs (culled crowds only).
+    pub cull: Option<crate::passes::cull::PaletteCull>,
+}
+
+/// Where a crowd's palette state words are and what the frame writes into them.
+pub(crate) struct StateWords<'a> {
+    /// With occlusion culling, the occlusion pass's visible-id buffer of the crowd.
+    pub visible: Option<wgpu::Buffer>,
+    /// Bytes of the visible-id buffer and the first state word.
+    pub bytes: u64,
+    pub base: u32,
+    pub live: &'a [crate::LivePose<'a>],
+    pub refresh: [u32; 4],
 }
 
 enum Dispatch {
@@ -67,6 +109,15 @@ pub(crate) struct PaletteRun {
     key: PaletteKey,
     bind: wgpu::BindGroup,
     dispatch: Dispatch,
+    /// Live poses copied into the buffer after the pass.
+    live: Option<LiveCopies>,
+}
+
+impl PaletteRun {
+    /// Instances posed live this frame.
+    pub fn live_count(&self) -> usize {
+        self.live.as_ref().map_or(0, |l| l.copies.len())
+    }
 }
 
 /// Bytes of the palette buffer of `instances` instances of an asset of `entries` palette
@@ -128,42 +179,127 @@ impl PalettePass {
         Ok(())
     }
 
-    /// The palette buffer of the crowd at `slot` of this frame's list, at least `bytes` long.
-    fn buffer(
+    /// The palette buffer of the crowd of `instances` at `slot` of this frame's list (at least
+    /// their size) and, when culled (`state`), its palette state for the culling pass: the
+    /// frame's number, the words of live poses written (`PALETTE_LIVE`, and 0 for those that
+    /// stopped being live), every word zeroed where they do not describe this palette buffer
+    /// (a new buffer on either side: every instance is computed afresh). `slot` `None`: a
+    /// buffer of its own for this call only (tools and tests).
+    pub fn begin(
         &mut self,
-        device: &wgpu::Device,
-        asset: &GpuAsset,
-        slot: usize,
-        bytes: u64,
-    ) -> wgpu::Buffer {
-        let key = (asset.params_buffer.clone(), slot);
-        if let Some(buf) = self.buffers.get(&key).filter(|b| b.size() >= bytes) {
-            return buf.clone();
+        gpu: &crate::Gpu,
+        (asset, slot): (&GpuAsset, Option<usize>),
+        instances: u32,
+        state: Option<StateWords>,
+    ) -> PaletteFrame {
+        let device = &gpu.device;
+        let bytes = palette_bytes(instances as u64, asset.params.entries);
+        let new_palette = || {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("throng palette"),
+                // Never empty: a storage binding may not be.
+                size: bytes.max(PALETTE_ENTRY_BYTES),
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let fresh = || Kept {
+            palette: new_palette(),
+            visible: None,
+            state_in: None,
+            frame: 0,
+            live: Vec::new(),
+        };
+        let mut scratch;
+        let kept = match slot {
+            None => {
+                scratch = fresh();
+                &mut scratch
+            }
+            Some(slot) => {
+                let key = (asset.params_buffer.clone(), slot);
+                let reuse = self
+                    .kept
+                    .get(&key)
+                    .is_some_and(|k| k.palette.size() >= bytes);
+                if !reuse {
+                    if self.kept.len() >= MAX_BUFFERS {
+                        self.kept.clear();
+                    }
+                    self.kept.insert(key.clone(), fresh());
+                }
+                match self.kept.get_mut(&key) {
+                    Some(k) => k,
+                    None => {
+                        scratch = fresh();
+                        &mut scratch
+                    }
+                }
+            }
+        };
+        let Some(state) = state else {
+            return PaletteFrame {
+                palette: kept.palette.clone(),
+                cull: None,
+            };
+        };
+        let own = state.visible.is_none();
+        let visible = match state.visible {
+            Some(v) => v,
+            None => match kept.visible.clone().filter(|v| v.size() == state.bytes) {
+                Some(v) => v,
+                None => {
+                    let v = crate::passes::cull::visible_buffer(device, state.bytes);
+                    kept.visible = Some(v.clone());
+                    v
+                }
+            },
+        };
+        let word = |i: u32| state.base as u64 * 4 + i as u64 * 4;
+        if kept.state_in.as_ref() != Some(&visible) {
+            // Nothing here describes this palette buffer: every instance is computed afresh.
+            let zeros = vec![0u8; instances as usize * 4];
+            if !zeros.is_empty() {
+                gpu.queue.write_buffer(&visible, word(0), &zeros);
+            }
+            kept.state_in = Some(visible.clone());
+            kept.live.clear();
         }
-        if self.buffers.len() >= MAX_BUFFERS {
-            self.buffers.clear();
+        let live: Vec<u32> = state.live.iter().map(|l| l.instance).collect();
+        for &i in kept.live.iter().filter(|i| !live.contains(i)) {
+            let off = throng_contract::PALETTE_UNWRITTEN.to_le_bytes();
+            gpu.queue.write_buffer(&visible, word(i), &off);
         }
-        let buf = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("throng palette"),
-            // Never empty: a storage binding may not be.
-            size: bytes.max(PALETTE_ENTRY_BYTES),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        self.buffers.insert(key, buf.clone());
-        buf
+        for &i in &live {
+            let on = throng_contract::PALETTE_LIVE.to_le_bytes();
+            gpu.queue.write_buffer(&visible, word(i), &on);
+        }
+        kept.live = live;
+        kept.frame = throng_contract::next_palette_frame(kept.frame);
+        PaletteFrame {
+            palette: kept.palette.clone(),
+            cull: Some(crate::passes::cull::PaletteCull {
+                visible: own.then_some(visible),
+                frame: kept.frame,
+                refresh: state.refresh,
+            }),
+        }
     }
 
     /// One crowd's run: its palette buffer, bind group and dispatch (the pipeline of `key`
     /// must be prepared; `cull` is the crowd's culling run when `key.culled`).
+    #[allow(clippy::too_many_arguments)]
     pub fn run(
         &mut self,
         device: &wgpu::Device,
-        (asset, slot): (&GpuAsset, usize),
+        (asset, palette): (&GpuAsset, wgpu::Buffer),
         buffers: &CrowdBuffers,
         instances: u32,
         key: PaletteKey,
         cull: Option<&CullRun>,
+        live: &[crate::LivePose],
     ) -> Result<PaletteRun, RenderError> {
         let missing = RenderError::Internal("palette pipeline not built before the frame");
         let list = match (key.culled, cull) {
@@ -175,8 +311,6 @@ impl PalettePass {
             (true, None) => return Err(RenderError::Internal("culled palette without culling")),
             (false, _) => None,
         };
-        let bytes = palette_bytes(instances as u64, asset.params.entries);
-        let palette = self.buffer(device, asset, slot, bytes);
         let (bgl, _) = self.pipelines.get(&key).ok_or(missing)?;
         let job = PaletteJob {
             instances: if list.is_some() { 0 } else { instances },
@@ -209,6 +343,7 @@ impl PalettePass {
             }
         };
         Ok(PaletteRun {
+            live: live_copies(device, asset.params.entries, key.skinning, live),
             palette,
             key,
             bind,
@@ -245,7 +380,75 @@ impl PalettePass {
             }
             dispatches += 1;
         }
+        drop(pass);
+        // Live poses over whatever the pass wrote (without culling it writes every instance).
+        for run in runs {
+            if let Some(live) = &run.live {
+                for &(src, dst) in &live.copies {
+                    enc.copy_buffer_to_buffer(&live.staging, src, &run.palette, dst, live.bytes);
+                }
+            }
+        }
         dispatches
+    }
+}
+
+/// A frame's live poses of one crowd, in palette-entry form, and where each goes.
+pub(crate) struct LiveCopies {
+    staging: wgpu::Buffer,
+    /// (source offset, palette buffer offset) per live instance, `bytes` each.
+    copies: Vec<(u64, u64)>,
+    bytes: u64,
+}
+
+/// The live poses as palette entries (linear blend: the matrices' rows as they are; dual
+/// quaternions: each matrix as a unit dual quaternion and uniform scale, as the pass would
+/// write one term) in one staging buffer, with a copy per instance into its slot.
+fn live_copies(
+    device: &wgpu::Device,
+    entries: u32,
+    skinning: Skinning,
+    live: &[crate::LivePose],
+) -> Option<LiveCopies> {
+    if live.is_empty() || entries == 0 {
+        return None;
+    }
+    let mut data: Vec<PaletteEntry> = Vec::with_capacity(live.len() * entries as usize);
+    for l in live {
+        data.extend(l.matrices.iter().map(|m| match skinning {
+            Skinning::Linear => bytemuck::cast(*m),
+            Skinning::DualQuat => dq_entry(m),
+        }));
+    }
+    let staging = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("throng live poses"),
+        contents: bytemuck::cast_slice(&data),
+        usage: wgpu::BufferUsages::COPY_SRC,
+    });
+    let bytes = palette_bytes(1, entries);
+    let copies = live
+        .iter()
+        .enumerate()
+        .map(|(k, l)| (k as u64 * bytes, l.instance as u64 * bytes))
+        .collect();
+    Some(LiveCopies {
+        staging,
+        copies,
+        bytes,
+    })
+}
+
+/// A skin matrix as the palette pass's dual-quaternion entry of one term: the unit dual
+/// quaternion of its rotation and translation (dual part ½ · (t, 0) · q) and its scale (the
+/// mean of the axes' scales: dual quaternions skin with uniform scale only).
+fn dq_entry(m: &throng_contract::SkinMatrix) -> PaletteEntry {
+    let (scale, q, t) = m.to_mat4().to_scale_rotation_translation();
+    let q = q.normalize();
+    let dual = glam::Quat::from_xyzw(t.x, t.y, t.z, 0.0) * q * 0.5;
+    PaletteEntry {
+        a: q.to_array(),
+        b: dual.to_array(),
+        c: [(scale.x + scale.y + scale.z) / 3.0, 0.0, 0.0, 0.0],
     }
 }
 

@@ -575,6 +575,7 @@ pub fn occlusion_scenario(r: &mut Renderer, tag: &str) {
         transforms: &transforms,
         playback: play,
         props: &[],
+        live: &[],
     };
     let plain = r
         .render_scene(

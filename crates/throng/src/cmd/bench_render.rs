@@ -100,6 +100,10 @@ pub struct Args {
     /// asset cannot take (vat without a VAT) is left out.
     #[arg(long, value_delimiter = ',', default_value = "texture,palette,vat,reference", value_parser = ["texture", "palette", "vat", "reference"])]
     pub paths: Vec<String>,
+    /// Palette path, update-rate LOD: refresh intervals at LOD 0, 1, 2, 3 (e.g. `1,1,2,4`; the
+    /// last repeats; default every frame). The built-in fox has no LODs: `2` halves its work.
+    #[arg(long, value_parser = super::shared::parse_palette_refresh, value_name = "N,N,...")]
+    pub palette_refresh: Option<[u32; 4]>,
 }
 
 #[derive(serde::Serialize)]
@@ -117,6 +121,10 @@ struct Case {
     /// and per instance it wrote, microseconds.
     palette_ms: Option<f64>,
     palette_us_per_instance: Option<f64>,
+    /// The palette path: palettes the pass computed in each timed frame (update-rate LOD makes
+    /// them fewer than the instances drawn; `--palette-refresh`), and the intervals used.
+    palettes_per_frame: Option<Vec<u64>>,
+    palette_refresh: Option<[u32; 4]>,
     /// frame_ms / the texture path's frame_ms at the same instance count (null without a
     /// texture case).
     vs_texture: Option<f64>,
@@ -286,6 +294,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         height: h,
         shadows: !args.no_shadows,
         occlusion: !args.no_occlusion,
+        palette_refresh: args.palette_refresh.unwrap_or([1; 4]),
         ..Default::default()
     };
     let prims = asset.primitives.len() as u64;
@@ -315,6 +324,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let (mut frame_s, mut cpu_s) = (0.0, 0.0);
             let mut gpu_ns: Option<u64> = Some(0);
             let (mut palette_ns, mut palette_instances): (Option<u64>, u64) = (Some(0), 0);
+            let mut palettes_per_frame = Vec::new();
             let timing = if path == "reference" {
                 Timing::Cpu
             } else {
@@ -371,6 +381,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         transforms: &transforms,
                         playback: Playback::Uploaded(&up),
                         props: &[],
+                        live: &[],
                     };
                     let frame = renderer.render_scene(&[crowd], &opts)?;
                     if f >= 2 {
@@ -379,6 +390,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         gpu_ns = gpu_ns.zip(frame.stats.gpu_ns).map(|(a, b)| a + b);
                         palette_ns = palette_ns.zip(frame.stats.palette_ns).map(|(a, b)| a + b);
                         palette_instances += frame.stats.palette_instances;
+                        palettes_per_frame.push(frame.stats.palette_instances);
                         uploaded += bytes;
                     }
                 }
@@ -417,6 +429,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 gpu_ms,
                 palette_ms,
                 palette_us_per_instance,
+                palettes_per_frame: (path == "palette").then_some(palettes_per_frame),
+                palette_refresh: (path == "palette").then_some(base.palette_refresh),
                 vs_texture: Some(frame_ms / texture_ms).filter(|r| r.is_finite()),
                 draws,
                 timing: timing.as_str(),

@@ -210,6 +210,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 transforms: &transforms,
                 playback: Playback::Cpu(&records),
                 props: &[],
+                live: &[],
             }],
             &gif_opts,
         )?;

@@ -130,6 +130,11 @@ pub struct Args {
     /// repeats for further LODs (default: all the asset has, at every LOD).
     #[arg(long, value_parser = shared::parse_lod_influences, value_name = "K,K,...")]
     pub lod_influences: Option<[u32; 4]>,
+    /// Palette path, update-rate LOD: instances at LOD 0, 1, 2, 3 compute their skin matrices
+    /// every N-th frame (phase spread by instance), e.g. `1,1,2,4`; up to 4 values of 1..1024,
+    /// the last repeats (default: every frame).
+    #[arg(long, value_parser = shared::parse_palette_refresh, value_name = "N,N,...")]
+    pub palette_refresh: Option<[u32; 4]>,
     /// How the shadow pass picks each caster's LOD: `texel` (the coarsest whose error covers at
     /// most `--lod-bias` shadow-map texels), `lowest` (always the coarsest) or `main` (the
     /// view's).
@@ -383,6 +388,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         shadow_influences: args.shadow_influences.unwrap_or(0),
         debug: args.debug,
         debug_joint: args.debug_joint,
+        palette_refresh: args.palette_refresh.unwrap_or([1; 4]),
         ..Default::default()
     };
     let mut renderer = Renderer::new().context("creating a GPU device")?;
@@ -556,6 +562,7 @@ fn draw_baked(
                     transforms: &parts[a].transforms,
                     playback: players[a].playback(),
                     props: &crowd_props[a],
+                    live: &[],
                 })
                 .collect();
             let frame = renderer.render_scene(&crowds, opts)?;

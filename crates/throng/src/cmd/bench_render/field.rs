@@ -234,6 +234,7 @@ fn measure(
             transforms: &transforms,
             playback: Playback::Uploaded(&up),
             props: &[],
+            live: &[],
         };
         let mut enc = renderer
             .gpu

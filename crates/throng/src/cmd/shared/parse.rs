@@ -124,6 +124,30 @@ pub fn parse_lod_influences(s: &str) -> Result<[u32; 4], String> {
     }))
 }
 
+/// `--palette-refresh 1,1,2,4`: 1 to 4 refresh intervals of 1..=1024 frames for LOD 0, 1, 2,
+/// 3 (update-rate LOD on the palette path); the last repeats.
+pub fn parse_palette_refresh(s: &str) -> Result<[u32; 4], String> {
+    let values: Vec<u32> = s
+        .split(',')
+        .map(|v| {
+            v.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=1024).contains(n))
+                .ok_or_else(|| format!("{v:?}: expected a refresh interval of 1..1024 frames"))
+        })
+        .collect::<Result<_, _>>()?;
+    if values.is_empty() || values.len() > 4 {
+        return Err(format!(
+            "{s:?}: expected 1 to 4 comma-separated intervals (LOD 0, 1, 2, 3), e.g. 1,1,2,4"
+        ));
+    }
+    let last = values[values.len() - 1];
+    Ok(std::array::from_fn(|i| {
+        values.get(i).copied().unwrap_or(last)
+    }))
+}
+
 /// `--camera EYE_X,EYE_Y,EYE_Z:TARGET_X,TARGET_Y,TARGET_Z[:FOV_DEG]` (file units, degrees of
 /// vertical field of view, default 35), +Y up; near and far planes from the distance.
 pub fn parse_camera(s: &str) -> Result<throng_render::Camera, String> {
@@ -171,6 +195,15 @@ pub fn parse_camera(s: &str) -> Result<throng_render::Camera, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn palette_refresh_takes_one_to_four_intervals_and_repeats_the_last() {
+        assert_eq!(parse_palette_refresh("1,1,2,4"), Ok([1, 1, 2, 4]));
+        assert_eq!(parse_palette_refresh("1, 3"), Ok([1, 3, 3, 3]));
+        for bad in ["", "0", "1,2,3,4,5", "x", "2000"] {
+            assert!(parse_palette_refresh(bad).is_err(), "{bad:?} accepted");
+        }
+    }
 
     #[test]
     fn lod_influences_take_one_to_four_values_of_1_to_8_and_repeat_the_last() {

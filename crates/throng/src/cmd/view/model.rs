@@ -560,6 +560,7 @@ impl ViewModel {
                             transforms: &part.transforms,
                             playback: p.playback(),
                             props: &[],
+                            live: &[],
                         })
                     })
                     .collect();
