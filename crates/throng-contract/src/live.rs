@@ -69,7 +69,7 @@ pub fn palette_refresh(frame: u32, instance: u32, interval: u32, state: u32) -> 
     }
     let n = interval.max(1);
     state == PALETTE_UNWRITTEN
-        || frame.wrapping_add(instance) % n == 0
+        || frame.wrapping_add(instance).is_multiple_of(n)
         || frame.wrapping_sub(state) >= n
 }
 

@@ -374,7 +374,13 @@ fn far_lods_refresh_every_nth_frame_and_keep_their_matrices() {
     // brings the odd ones along.
     let moved: Vec<InstanceRecord> = (0..n).map(|i| single_layer(9 + i, 0.5, 0)).collect();
     let mixed: Vec<InstanceRecord> = (0..n as usize)
-        .map(|i| if i % 2 == 0 { moved[i] } else { records[i] })
+        .map(|i| {
+            if i.is_multiple_of(2) {
+                moved[i]
+            } else {
+                records[i]
+            }
+        })
         .collect();
     let playing = Crowd {
         playback: Playback::Cpu(&moved),
