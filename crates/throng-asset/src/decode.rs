@@ -195,55 +195,28 @@ pub struct LayerRows {
     pub next: u32,
 }
 
-/// Resolves the per-instance layer record (docs/design.md §4) against the clip table:
+/// Resolves the *base* layers of a per-instance layer record (docs/design.md §4) against the
+/// clip table:
 /// - layers with weight 0 are unused and skipped (their row and clip are not read);
-/// - `row` and `clip` are f32 holding integers; like the shader's `u32(x)` they truncate;
+/// - overlay layers (a mask, or an additive clip) are skipped: [`overlay_rows`] resolves them,
+///   and only the palette path's LBS blend ([`pose_matrix`]) applies them;
+/// - `row` is an f32 holding an integer; like the shader's `u32(x)` it truncates; the clip is
+///   the clip word's bits 0..23;
 /// - `next = min(row + 1, first_row + frames − 1)` of the layer's clip;
-/// - when every weight is 0 (or there are no layers) the instance is disabled and shows the rest
-///   row: one entry `{weight 1, frac 0, row 0, next 0}`.
+/// - when no base layer has a weight (or there are no layers) the instance shows the rest row:
+///   one entry `{weight 1, frac 0, row 0, next 0}`.
 ///
-/// Weights are used as given (the runtime makes them sum to 1).
+/// Weights are used as given (the runtime makes the base weights sum to 1).
 pub fn layer_rows(layers: &[Layer], clips: &[ClipInfo]) -> Result<Vec<LayerRows>, DecodeError> {
     let mut out = Vec::with_capacity(layers.len());
     for (i, l) in layers.iter().enumerate() {
         if l.weight == 0.0 {
             continue;
         }
-        if !l.weight.is_finite() || !(0.0..=1.0).contains(&l.frac) {
-            return Err(DecodeError::BadLayerValue {
-                layer: i,
-                weight: l.weight,
-                frac: l.frac,
-            });
+        let (rows, overlay) = resolve_layer(i, l, clips)?;
+        if overlay.is_none() {
+            out.push(rows);
         }
-        let bad_clip = || DecodeError::BadClip {
-            layer: i,
-            clip: l.clip,
-            clips: clips.len(),
-        };
-        if l.clip.is_nan() || l.clip < 0.0 {
-            return Err(bad_clip());
-        }
-        let ci = l.clip as usize;
-        let clip = clips.get(ci).ok_or_else(bad_clip)?;
-        let first = clip.first_row;
-        let last = first.saturating_add(clip.frames.max(1) - 1);
-        if l.row.is_nan() || l.row < 0.0 || (l.row as u32) < first || (l.row as u32) > last {
-            return Err(DecodeError::BadRow {
-                layer: i,
-                row: l.row,
-                clip: ci,
-                first,
-                last,
-            });
-        }
-        let row = l.row as u32;
-        out.push(LayerRows {
-            weight: l.weight,
-            frac: l.frac,
-            row,
-            next: (row + 1).min(last),
-        });
     }
     if out.is_empty() {
         out.push(LayerRows {
@@ -254,6 +227,148 @@ pub fn layer_rows(layers: &[Layer], clips: &[ClipInfo]) -> Result<Vec<LayerRows>
         });
     }
     Ok(out)
+}
+
+/// What makes a layer an overlay: its mask number (0 = none) and whether its clip is additive.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Overlay {
+    pub mask: u32,
+    pub additive: bool,
+}
+
+/// One layer checked and resolved to rows, and its overlay kind (`None` for a base layer).
+fn resolve_layer(
+    i: usize,
+    l: &Layer,
+    clips: &[ClipInfo],
+) -> Result<(LayerRows, Option<Overlay>), DecodeError> {
+    if !l.weight.is_finite() || !(0.0..=1.0).contains(&l.frac) {
+        return Err(DecodeError::BadLayerValue {
+            layer: i,
+            weight: l.weight,
+            frac: l.frac,
+        });
+    }
+    let ci = l.clip_index() as usize;
+    let clip = clips.get(ci).ok_or(DecodeError::BadClip {
+        layer: i,
+        clip: l.clip_index(),
+        clips: clips.len(),
+    })?;
+    let first = clip.first_row;
+    let last = first.saturating_add(clip.frames.max(1) - 1);
+    if l.row.is_nan() || l.row < 0.0 || (l.row as u32) < first || (l.row as u32) > last {
+        return Err(DecodeError::BadRow {
+            layer: i,
+            row: l.row,
+            clip: ci,
+            first,
+            last,
+        });
+    }
+    let row = l.row as u32;
+    let rows = LayerRows {
+        weight: l.weight,
+        frac: l.frac,
+        row,
+        next: (row + 1).min(last),
+    };
+    let overlay = Overlay {
+        mask: l.mask(),
+        additive: clip.additive.is_some(),
+    };
+    let is_overlay = overlay.mask != 0 || overlay.additive;
+    Ok((rows, is_overlay.then_some(overlay)))
+}
+
+/// The overlay layers of a record, in layer order, resolved to rows (see [`layer_rows`]); a
+/// mask number past `masks` masks is an error.
+pub fn overlay_rows(
+    layers: &[Layer],
+    clips: &[ClipInfo],
+    masks: usize,
+) -> Result<Vec<(LayerRows, Overlay)>, DecodeError> {
+    let mut out = Vec::new();
+    for (i, l) in layers.iter().enumerate() {
+        if l.weight == 0.0 {
+            continue;
+        }
+        if let (rows, Some(o)) = resolve_layer(i, l, clips)? {
+            if o.mask as usize > masks {
+                return Err(DecodeError::BadMask {
+                    layer: i,
+                    mask: o.mask,
+                    masks,
+                });
+            }
+            out.push((rows, o));
+        }
+    }
+    Ok(out)
+}
+
+/// The affine product `a · b` of two skin matrices whose last rows are (0, 0, 0, 1), written as
+/// the WGSL `affine_mul` of `shaders/palette_compute.wgsl` computes it: row i of the result is
+/// `a[i].x · b_row0 + a[i].y · b_row1 + a[i].z · b_row2 + (0, 0, 0, a[i].w)`.
+pub fn affine_mul(a: &Mat4, b: &Mat4) -> Mat4 {
+    let br = [b.row(0), b.row(1), b.row(2)];
+    let mut rows = [Vec4::ZERO; 3];
+    for (i, r) in rows.iter_mut().enumerate() {
+        let ar = a.row(i);
+        *r = br[0] * ar.x + br[1] * ar.y + br[2] * ar.z + Vec4::new(0.0, 0.0, 0.0, ar.w);
+    }
+    affine_from_rows(rows[0], rows[1], rows[2])
+}
+
+/// The palette path's skin matrix of `entry` (docs/design.md §4 "Layer masks and additive
+/// layers"), the CPU twin of `palette_joint_affine` in `shaders/palette_compute.wgsl`:
+/// `S = blend_matrix(base)`, then per overlay layer in layer order, with `a = weight · m_j`
+/// (`m_j` the entry's weight in the layer's mask, 1 without one; skipped when 0) and
+/// `L = mix(S(row), S(next), frac)`:
+/// - an ordinary layer lies over what is below: `S ← mix(S, L, a)`;
+/// - an additive layer (`L` a delta Δ) applies on top: `S ← mix(S, S · Δ, a)`.
+pub fn pose_matrix(
+    tex: &BoneTexture,
+    masks: &[crate::types::LayerMask],
+    base: &[LayerRows],
+    overlays: &[(LayerRows, Overlay)],
+    entry: u32,
+) -> Result<Mat4, DecodeError> {
+    let mut s = blend_matrix(tex, entry, base)?;
+    for (l, o) in overlays {
+        let m = match o.mask {
+            0 => 1.0,
+            k => masks
+                .get(k as usize - 1)
+                .and_then(|m| m.weights.get(entry as usize))
+                .copied()
+                .unwrap_or(0.0),
+        };
+        let a = l.weight * m;
+        if a == 0.0 {
+            continue;
+        }
+        let x = mix_mat4(
+            &skin_matrix(tex, entry, l.row)?,
+            &skin_matrix(tex, entry, l.next)?,
+            l.frac,
+        );
+        let target = if o.additive { affine_mul(&s, &x) } else { x };
+        s = mix_mat4(&s, &target, a);
+    }
+    Ok(s)
+}
+
+/// [`pose_matrix`] of a per-instance layer record: base layers, then overlays (masks,
+/// additive clips). Without overlays it equals [`blended_skin_matrix`].
+pub fn masked_skin_matrix(
+    asset: &BakedAsset,
+    layers: &[Layer],
+    entry: u32,
+) -> Result<Mat4, DecodeError> {
+    let base = layer_rows(layers, &asset.clips)?;
+    let overlays = overlay_rows(layers, &asset.clips, asset.masks.len())?;
+    pose_matrix(&asset.bone_texture, &asset.masks, &base, &overlays, entry)
 }
 
 /// `mix(a, b, f) = a · (1 − f) + b · f`, per component, as WGSL's `mix`.
@@ -539,11 +654,13 @@ pub(crate) fn primitive(asset: &BakedAsset, index: usize) -> Result<&BakedPrimit
 /// Per vertex the influences are the baked palette indices `j_i` and unorm16 weights
 /// `w_i = q_i / 65535`:
 /// - [`Skinning::Linear`]: `M = Σ_i w_i · B_{j_i}` (summed in influence order from zero) with
-///   `B_j` = [`blend_matrix`] of entry j; position [`lbs_point`], normal [`lbs_normal`], tangent
+///   `B_j` = [`pose_matrix`] of entry j (base layers, then masked and additive overlays: the
+///   palette path's pose); position [`lbs_point`], normal [`lbs_normal`], tangent
 ///   [`lbs_tangent`];
 /// - [`Skinning::DualQuat`]: one [`DqBlend`] over influences × layers × (row, next) with
 ///   weights `w_i · (weight_l · (1 − frac_l))` and `w_i · (weight_l · frac_l)`; then
-///   [`DualQuat::transform_point`] / `transform_normal` / `transform_tangent`.
+///   [`DualQuat::transform_point`] / `transform_normal` / `transform_tangent`; overlay layers
+///   are not applied (masks and additive layers are LBS-only).
 ///
 /// An empty `layers` (or all weights 0) gives the rest pose (row 0).
 pub fn skin_vertices(
@@ -559,6 +676,10 @@ pub fn skin_vertices(
         return Err(DecodeError::DqNeedsQuat(tex.encoding));
     }
     let rows = layer_rows(layers, &asset.clips)?;
+    let overlays = match mode {
+        Skinning::Linear => overlay_rows(layers, &asset.clips, asset.masks.len())?,
+        Skinning::DualQuat => Vec::new(),
+    };
     // The entries this primitive uses, checked against the palette once.
     let mut used = vec![false; tex.entries as usize];
     for (i, &j) in prim.joints.iter().enumerate() {
@@ -586,7 +707,7 @@ pub fn skin_vertices(
             // B_j per used entry: the same arithmetic the shader does per influence.
             let mut blended = vec![Mat4::ZERO; used.len()];
             for (j, _) in used.iter().enumerate().filter(|(_, u)| **u) {
-                blended[j] = blend_matrix(tex, j as u32, &rows)?;
+                blended[j] = pose_matrix(tex, &asset.masks, &rows, &overlays, j as u32)?;
             }
             for vi in 0..v {
                 let mut m = Mat4::ZERO;

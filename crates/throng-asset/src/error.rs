@@ -75,8 +75,14 @@ pub enum DecodeError {
     #[error("layer {layer}: clip {clip} does not exist (the asset has {clips} clips)")]
     BadClip {
         layer: usize,
-        clip: f32,
+        clip: u32,
         clips: usize,
+    },
+    #[error("layer {layer}: mask number {mask} does not exist (the asset has {masks} masks, numbered from 1; 0 = no mask)")]
+    BadMask {
+        layer: usize,
+        mask: u32,
+        masks: usize,
     },
     #[error("layer {layer}: row {row} is outside clip {clip} (rows {first}..={last})")]
     BadRow {

@@ -289,6 +289,7 @@ fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
         },
         primitives: prims,
         anchors,
+        masks: asset.masks.clone(),
         checksum: format!("{CHECKSUM_PREFIX}{}", "0".repeat(16)),
     };
     let json = serde_json::to_vec(&RootOut {
@@ -727,6 +728,7 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
         materials,
         images,
         anchors,
+        masks: ext.masks.clone(),
     })
 }
 

@@ -261,6 +261,9 @@ pub struct BakedExt {
     pub bone_texture: BoneTextureJson,
     pub primitives: Vec<PrimitiveJson>,
     pub anchors: Option<AnchorsJson>,
+    /// Layer masks (minor version 1 of format 2; absent when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub masks: Vec<crate::types::LayerMask>,
     /// `fnv1a64:` + 16 hex digits over the whole file with these 16 digits written as `0`.
     pub checksum: String,
 }

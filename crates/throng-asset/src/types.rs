@@ -16,7 +16,8 @@ pub const OLDEST_READABLE_VERSION: u32 = 1;
 
 /// Minor format version (`THRONG_baked_animation.minorVersion`): bumped for additions that
 /// readers of the same major version may ignore (see docs/format.md "Version policy").
-pub const FORMAT_MINOR_VERSION: u32 = 0;
+/// 1: layer masks (`masks`) and additive clips (`clips[i].additive`).
+pub const FORMAT_MINOR_VERSION: u32 = 1;
 
 pub use throng_contract::{
     ClipFrames, Encoding, FrameRef, GpuClipTable, Layer, LoopMode, VatEncoding, UNIFORM_FRAMES,
@@ -121,6 +122,13 @@ pub struct ClipInfo {
     /// Absent from the file for uniform frames (format version 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub times: Option<Vec<f32>>,
+    /// An additive clip (docs/design.md §4 "Layer masks and additive layers"): its rows hold
+    /// `Δ = S_ref⁻¹ · S(t)` per palette entry, the change from the pose at this reference clip
+    /// time (seconds), and a layer of it is applied on top of the base layers as `S · Δ`. Its
+    /// bounds stay those of the clip's own poses. Absent from the file for ordinary clips
+    /// (format 2, minor version 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub additive: Option<f32>,
 }
 
 /// Named attachment point whose model-space transform is stored per frame-table row.
@@ -154,6 +162,7 @@ impl ClipInfo {
             root_motion: None,
             bounds: Aabb::EMPTY,
             times: None,
+            additive: None,
         }
     }
 
@@ -184,8 +193,26 @@ pub fn gpu_clip_table(clips: &[ClipInfo]) -> throng_contract::GpuClipTable {
     let mut t = throng_contract::GpuClipTable::default();
     for c in clips {
         t.push(&c.frames_table(), c.bounds.min, c.bounds.max);
+        if c.additive.is_some() {
+            if let Some(g) = t.clips.last_mut() {
+                g.flags |= throng_contract::CLIP_ADDITIVE;
+            }
+        }
     }
     t
+}
+
+/// A layer mask (docs/design.md §4 "Layer masks and additive layers"): a weight in [0, 1] per
+/// palette entry, how much a layer under this mask moves that entry. Authored as joint
+/// subtrees: every entry whose node is one of `roots` or below one gets 1, the others 0. A
+/// layer names mask `i` of [`BakedAsset::masks`] as mask number `i + 1` (0 = no mask).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LayerMask {
+    pub name: String,
+    /// The subtree roots it was made from (node names, as given to the bake).
+    pub roots: Vec<String>,
+    /// One weight per palette entry.
+    pub weights: Vec<f32>,
 }
 
 /// Model-space transforms of the anchors per frame-table row (docs/design.md §3 "Anchors"), stored as
@@ -423,9 +450,19 @@ pub struct BakedAsset {
     pub materials: Vec<BakedMaterial>,
     pub images: Vec<BakedImage>,
     pub anchors: Option<AnchorTexture>,
+    /// Layer masks, at most [`throng_contract::MAX_MASKS`] (mask number `i + 1` is `masks[i]`).
+    pub masks: Vec<LayerMask>,
 }
 
 impl BakedAsset {
+    /// Finds a mask by name; returns its mask number (index + 1), as layers carry it.
+    pub fn find_mask(&self, name: &str) -> Option<u32> {
+        self.masks
+            .iter()
+            .position(|m| m.name == name)
+            .map(|i| i as u32 + 1)
+    }
+
     /// Number of frame-table rows (rest row included).
     pub fn rows(&self) -> u32 {
         self.bone_texture.rows

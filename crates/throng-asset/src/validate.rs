@@ -234,6 +234,32 @@ pub fn validate(asset: &BakedAsset, file: &str) -> Result<(), AssetError> {
             &p.inverse_bind_matrix.to_cols_array(),
         )?;
     }
+    if asset.masks.len() > throng_contract::MAX_MASKS as usize {
+        return Err(c.fail(
+            "masks",
+            format!(
+                "{} masks, more than the {} a layer can name",
+                asset.masks.len(),
+                throng_contract::MAX_MASKS
+            ),
+        ));
+    }
+    for (i, m) in asset.masks.iter().enumerate() {
+        let el = format!("masks[{i}] ('{}').weights", m.name);
+        if m.weights.len() != asset.palette.len() {
+            return Err(c.fail(
+                el,
+                format!(
+                    "{} weights for {} palette entries",
+                    m.weights.len(),
+                    asset.palette.len()
+                ),
+            ));
+        }
+        if let Some(w) = m.weights.iter().find(|w| !(0.0..=1.0).contains(*w)) {
+            return Err(c.fail(el, format!("weight {w} outside [0, 1]")));
+        }
+    }
     if asset.row_bounds.len() != rows as usize {
         return Err(c.fail(
             "rowBounds",

@@ -128,13 +128,13 @@ fn two_layers_with_frac_equal_hand_computed_matrices() {
             weight: 0.25,
             frac: 0.5,
             row: 2.0,
-            clip: 0.0,
+            clip: 0,
         },
         Layer {
             weight: 0.75,
             frac: 0.2,
             row: 6.0,
-            clip: 1.0,
+            clip: 1,
         },
     ];
     for j in 0..common::ENTRIES as u32 {
@@ -160,7 +160,7 @@ fn interpolation_is_clamped_into_the_clip() {
         weight: 1.0,
         frac: 0.5,
         row: 5.0,
-        clip: 0.0,
+        clip: 0,
     }];
     let rows = layer_rows(&layers, &asset.clips).unwrap();
     assert_eq!(rows[0].next, 5);
@@ -176,7 +176,7 @@ fn all_weights_zero_shows_the_rest_row() {
         weight: 0.0,
         frac: 0.3,
         row: 1e9, // not read
-        clip: 99.0,
+        clip: 99,
     }; 4];
     for j in 0..3 {
         let rest = skin_matrix(tex, j, 0).unwrap();
@@ -204,19 +204,19 @@ fn bad_layers_are_errors() {
     };
     let c = &asset.clips;
     assert!(matches!(
-        layer_rows(&l(1.0, 0.0, 2.0, 5.0), c),
+        layer_rows(&l(1.0, 0.0, 2.0, 5), c),
         Err(DecodeError::BadClip { .. })
     ));
     assert!(matches!(
-        layer_rows(&l(1.0, 0.0, 6.0, 0.0), c),
+        layer_rows(&l(1.0, 0.0, 6.0, 0), c),
         Err(DecodeError::BadRow { .. })
     ));
     assert!(matches!(
-        layer_rows(&l(1.0, 0.0, -1.0, 0.0), c),
+        layer_rows(&l(1.0, 0.0, -1.0, 0), c),
         Err(DecodeError::BadRow { .. })
     ));
     assert!(matches!(
-        layer_rows(&l(1.0, f32::NAN, 2.0, 0.0), c),
+        layer_rows(&l(1.0, f32::NAN, 2.0, 0), c),
         Err(DecodeError::BadLayerValue { .. })
     ));
     assert!(matches!(
@@ -245,13 +245,13 @@ fn lbs_vertices_match_an_independent_sum() {
                 weight: 0.6,
                 frac: 0.25,
                 row: 3.0,
-                clip: 0.0,
+                clip: 0,
             },
             Layer {
                 weight: 0.4,
                 frac: 0.9,
                 row: 7.0,
-                clip: 1.0,
+                clip: 1,
             },
         ];
         let prim = &asset.primitives[0];
@@ -326,7 +326,7 @@ fn dual_quaternions_equal_lbs_for_a_single_influence() {
                 weight: 1.0,
                 frac: 0.0,
                 row: 4.0,
-                clip: 0.0,
+                clip: 0,
             }],
         ] {
             for prim in 0..2 {
@@ -406,7 +406,7 @@ fn dual_quaternion_frames_interpolate_rigidly() {
         weight: 1.0,
         frac: 0.5,
         row: 2.0,
-        clip: 0.0,
+        clip: 0,
     }];
     let dq = blended_dual_quat(&asset.bone_texture, &asset.clips, &layers, 0).unwrap();
     assert!((dq.real.length() - 1.0).abs() < 1e-6);
@@ -427,7 +427,7 @@ fn anchors_blend_like_skin_matrices() {
         weight: 1.0,
         frac: 0.25,
         row: 1.0,
-        clip: 0.0,
+        clip: 0,
     }];
     let got = blended_anchor_matrix(&asset, 1, &layers).unwrap().unwrap();
     let want = at.matrix(1, 1) * 0.75 + at.matrix(1, 2) * 0.25;

@@ -67,13 +67,13 @@ fn large_asset_timings() {
             weight: 0.5,
             frac: 0.3,
             row: 10.0,
-            clip: 0.0,
+            clip: 0,
         },
         Layer {
             weight: 0.5,
             frac: 0.7,
             row: 200.0,
-            clip: 0.0,
+            clip: 0,
         },
     ];
     let n = 20;

@@ -83,7 +83,7 @@ pub fn bake_with_progress(
     check_clip_names(model, options, file)?;
     let prims = primitives(model, &palette, options, file)?;
     let Sampling::MaxError(budget) = options.sampling else {
-        return bake_rows(model, options, &palette, prims, &[], progress);
+        return bake_rows(model, options, &palette, prims, &[], progress, true);
     };
     let skin = reference_skin(&prims.0, &prims.1);
     let all: Vec<usize> = (0..model.clips.len()).collect();
@@ -95,7 +95,7 @@ pub fn bake_with_progress(
         lods: Vec::new(),
         ..options.clone()
     };
-    let (probe_asset, _) = bake_rows(model, &probe, &palette, prims.clone(), &[], None)?;
+    let (probe_asset, _) = bake_rows(model, &probe, &palette, prims.clone(), &[], None, false)?;
     let probe_errors = at_sample_errors(&probe_asset, model, budget)?;
     // A budget the sampled matrices already use up cannot be met by any spacing: say so now
     // rather than place thousands of frames chasing texel noise.
@@ -117,7 +117,15 @@ pub fn bake_with_progress(
     let mut placed = place_clips(
         model, options, &palette, &skin, budget, &all, &reserve, progress,
     );
-    let (asset, report) = bake_rows(model, options, &palette, prims.clone(), &placed, progress)?;
+    let (asset, report) = bake_rows(
+        model,
+        options,
+        &palette,
+        prims.clone(),
+        &placed,
+        progress,
+        false,
+    )?;
     let parts = error_parts(&asset, model, &placed, budget)?;
     let over: Vec<usize> = parts
         .iter()
@@ -129,6 +137,7 @@ pub fn bake_with_progress(
         .map(|(c, _)| c)
         .collect();
     if over.is_empty() {
+        let asset = with_additive(model, options, &palette, &prims, &placed, asset)?;
         return Ok(with_parts(asset, report, parts, budget, options.influences));
     }
     let reserve: Vec<f64> = parts
@@ -147,9 +156,90 @@ pub fn bake_with_progress(
             placed[c] = p;
         }
     }
-    let (asset, report) = bake_rows(model, options, &palette, prims, &placed, progress)?;
+    let (asset, report) = bake_rows(
+        model,
+        options,
+        &palette,
+        prims.clone(),
+        &placed,
+        progress,
+        false,
+    )?;
     let parts = error_parts(&asset, model, &placed, budget)?;
+    let asset = with_additive(model, options, &palette, &prims, &placed, asset)?;
     Ok(with_parts(asset, report, parts, budget, options.influences))
+}
+
+/// The measured bake again with its additive clips' rows stored as deltas (the measurement
+/// compares poses with the source, so it runs on the poses; docs/design.md §4).
+fn with_additive(
+    model: &Model,
+    options: &BakeOptions,
+    palette: &Palette,
+    prims: &Prims,
+    placed: &[Option<Placement>],
+    measured: BakedAsset,
+) -> Result<BakedAsset, BakeError> {
+    if options.additive.is_empty() {
+        return Ok(measured);
+    }
+    let (asset, _) = bake_rows(model, options, palette, prims.clone(), placed, None, true)?;
+    Ok(asset)
+}
+
+/// Replaces every additive clip's skin matrices by `Δ = S_ref⁻¹ · S` (docs/design.md §4
+/// "Layer masks and additive layers"), `S_ref` sampled at the clip's reference time, and marks
+/// the clip additive in the frame table.
+fn make_additive(
+    model: &Model,
+    options: &BakeOptions,
+    palette: &Palette,
+    clip_infos: &mut [ClipInfo],
+    matrices: &mut [Mat4],
+) -> Result<(), BakeError> {
+    let entries = palette.entries.len();
+    for (name, &t_ref) in &options.additive {
+        let Some(c) = model.clips.iter().position(|c| &c.name == name) else {
+            continue; // check_clip_names reported it
+        };
+        let d = clip_duration(&model.clips[c]) as f32;
+        let time = t_ref.min(d);
+        let row = RowTime {
+            clip: Some(c),
+            frame: 0,
+            time,
+        };
+        let (reference, _) = sample(model, palette, &[row], &[], None);
+        let mut inverse = Vec::with_capacity(entries);
+        for (j, s) in reference.iter().enumerate() {
+            let det = s.determinant();
+            if !(det.is_finite() && det.abs() > 1e-12) {
+                return Err(BakeError::SingularReference {
+                    file: options.source_name.clone(),
+                    clip: name.clone(),
+                    time,
+                    entry: j,
+                    node: palette.entries[j].name.clone(),
+                });
+            }
+            inverse.push(s.inverse());
+        }
+        let info = &mut clip_infos[c];
+        let (a, b) = (
+            info.first_row as usize,
+            (info.first_row + info.frames) as usize,
+        );
+        for r in a..b {
+            for (m, inv) in matrices[r * entries..(r + 1) * entries]
+                .iter_mut()
+                .zip(&inverse)
+            {
+                *m = *inv * *m;
+            }
+        }
+        info.additive = Some(time);
+    }
+    Ok(())
 }
 
 /// Rate of the coarse bake that estimates the error at sample times before placing frames.
@@ -335,9 +425,11 @@ fn bake_rows(
     prims: Prims,
     placed: &[Option<Placement>],
     progress: Option<Progress<'_>>,
+    additive: bool,
 ) -> Result<(BakedAsset, BakeReport), BakeError> {
     let file = options.source_name.as_str();
     let entries = palette.entries.len();
+    let masks = crate::masks::build(model, palette, &options.masks, file)?;
     let (clip_infos, clip_reports, rows) = frame_table(model, options, placed, file)?;
     let row_count = rows.len();
 
@@ -370,13 +462,24 @@ fn bake_rows(
             .iter()
             .fold(Aabb::EMPTY, |acc, r| acc.union(r));
     }
+    // Additive clips: deltas in the bone texture; LODs and VATs keep the poses.
+    let poses = (additive && !options.additive.is_empty()).then(|| matrices.clone());
+    if poses.is_some() {
+        make_additive(model, options, palette, &mut clip_infos, &mut matrices)?;
+    }
     let encoded = bone_texture(model, palette, &rows, &matrices, options)?;
     warnings.extend(encoded.warnings);
     let bone_texture = encoded.texture;
     let layers = bone_texture.layers();
 
     // LODs and vertex animation textures from the final matrices (lod.rs, vat.rs).
-    let primitives = crate::vat::attach_extras(model, &matrices, entries, primitives, options)?;
+    let primitives = crate::vat::attach_extras(
+        model,
+        poses.as_deref().unwrap_or(&matrices),
+        entries,
+        primitives,
+        options,
+    )?;
     let (primitives, materials, images) = materials(model, primitives);
     let report = BakeReport {
         palette_size: entries,
@@ -412,6 +515,7 @@ fn bake_rows(
         materials,
         images,
         anchors: anchor_texture,
+        masks,
     };
     Ok((asset, report))
 }
@@ -621,6 +725,18 @@ fn check_options(o: &BakeOptions) -> Result<(), BakeError> {
     if o.max_texture_size == 0 {
         return Err(bad("the maximum texture size must be at least 1".into()));
     }
+    if !o.additive.is_empty() && o.root_motion != crate::RootMotion::None {
+        return Err(bad(
+            "additive clips cannot be baked with root-motion extraction (the delta would carry the removed motion); bake them without it".into(),
+        ));
+    }
+    for (clip, t) in &o.additive {
+        if !(t.is_finite() && *t >= 0.0) {
+            return Err(bad(format!(
+                "additive clip {clip:?}: the reference time must be a finite number of seconds >= 0, not {t}"
+            )));
+        }
+    }
     match o.sampling {
         Sampling::Fixed(f) if !(f.is_finite() && f > 0.0) => {
             return Err(bad(format!("fps must be a positive number, not {f}")));
@@ -664,7 +780,7 @@ fn row_clip_name(model: &Model, r: &RowTime) -> String {
 
 /// Every clip name in the settings must exist (so a typo does not silently do nothing).
 fn check_clip_names(model: &Model, o: &BakeOptions, file: &str) -> Result<(), BakeError> {
-    for name in o.clip_settings.keys() {
+    for name in o.clip_settings.keys().chain(o.additive.keys()) {
         if !model.clips.iter().any(|c| &c.name == name) {
             let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
             return Err(BakeError::InvalidOption {
@@ -842,6 +958,7 @@ fn frame_table(
             events,
             root_motion: None,
             bounds: Aabb::EMPTY,
+            additive: None,
         });
         reports.push(ClipReport {
             name: clip.name.clone(),

@@ -46,6 +46,21 @@ pub enum BakeError {
         encoding: &'static str,
         influences: u32,
     },
+    #[error("{file}: layer mask '{mask}': no joint of the palette is '{joint}' or below it; the joints are: {joints}")]
+    UnknownMaskJoint {
+        file: String,
+        mask: String,
+        joint: String,
+        joints: String,
+    },
+    #[error("{file}: additive clip '{clip}': the reference pose at {time} s has a skin matrix that cannot be inverted (palette entry {entry}, node '{node}'); pick another reference time")]
+    SingularReference {
+        file: String,
+        clip: String,
+        time: f32,
+        entry: usize,
+        node: String,
+    },
     #[error("{file}: {what}; the importer should have rejected this file, please report it")]
     InvalidModel { file: String, what: String },
     #[error("{file}: mesh {mesh} primitive {primitive} (node '{node}'): {what}")]

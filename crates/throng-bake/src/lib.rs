@@ -17,6 +17,7 @@ pub mod export;
 pub mod frames;
 pub mod influences;
 pub mod lod;
+pub mod masks;
 pub mod options;
 pub mod palette;
 pub mod report;

@@ -143,6 +143,12 @@ pub struct BakeOptions {
     pub anchors: AnchorSelection,
     /// Root-motion extraction (docs/design.md §2).
     pub root_motion: RootMotion,
+    /// Layer masks by joint subtree (docs/design.md §4), in mask-number order.
+    pub masks: Vec<crate::masks::MaskSetting>,
+    /// Additive clips by name, each with its reference clip time in seconds (docs/design.md
+    /// §4): their rows are stored as deltas from the pose at that time. A name no clip has is
+    /// an error.
+    pub additive: BTreeMap<String, f32>,
 }
 
 impl Default for BakeOptions {
@@ -159,6 +165,8 @@ impl Default for BakeOptions {
             clip_settings: BTreeMap::new(),
             anchors: AnchorSelection::None,
             root_motion: RootMotion::None,
+            masks: Vec::new(),
+            additive: BTreeMap::new(),
         }
     }
 }

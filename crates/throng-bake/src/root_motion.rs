@@ -177,6 +177,7 @@ mod tests {
             events: vec![],
             root_motion: None,
             bounds: throng_asset::Aabb::EMPTY,
+            additive: None,
         };
         let mut root = vec![Mat4::IDENTITY];
         for k in 0..5 {

@@ -28,6 +28,29 @@ pub struct ClipSettings {
     /// Replaces the source's events of this clip (an empty list removes them).
     #[serde(default)]
     pub events: Option<Vec<EventSetting>>,
+    /// Bake the clip as additive (docs/design.md §4): `true` (reference pose at 0 s) or the
+    /// reference clip time in seconds.
+    #[serde(default)]
+    pub additive: Option<AdditiveSetting>,
+}
+
+/// `"additive"` of a clip: `true` / `false`, or the reference time in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum AdditiveSetting {
+    On(bool),
+    Reference(f32),
+}
+
+impl AdditiveSetting {
+    /// The reference time, or `None` when the clip is not additive.
+    pub fn reference(self) -> Option<f32> {
+        match self {
+            AdditiveSetting::On(true) => Some(0.0),
+            AdditiveSetting::On(false) => None,
+            AdditiveSetting::Reference(t) => Some(t),
+        }
+    }
 }
 
 /// Which nodes get an anchor (attachment socket) track.
@@ -74,6 +97,10 @@ pub struct SettingsFile {
     /// Node name of the motion root (with `"rootMotion": "extract"`).
     #[serde(default)]
     pub motion_root: Option<String>,
+    /// Layer masks: mask name → a joint or a list of joints whose subtrees it covers
+    /// (docs/design.md §4); numbered 1, 2, … in name order (layers find them by name).
+    #[serde(default)]
+    pub masks: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// `"anchors"` of the settings file: `"auto"` or a list of node names.
@@ -100,6 +127,33 @@ impl SettingsFile {
             )),
             Some(AnchorsSetting::Nodes(n)) => Ok(Some(AnchorSelection::Nodes(n.clone()))),
         }
+    }
+
+    /// The layer masks this file asks for, in name order.
+    pub fn mask_settings(&self) -> Result<Vec<crate::masks::MaskSetting>, String> {
+        let Some(m) = &self.masks else {
+            return Ok(Vec::new());
+        };
+        m.iter()
+            .map(|(name, v)| {
+                let roots: Option<Vec<String>> = match v {
+                    serde_json::Value::String(s) => Some(vec![s.clone()]),
+                    serde_json::Value::Array(a) => {
+                        a.iter().map(|x| x.as_str().map(str::to_string)).collect()
+                    }
+                    _ => None,
+                };
+                match roots {
+                    Some(r) if !r.is_empty() => Ok(crate::masks::MaskSetting {
+                        name: name.clone(),
+                        roots: r,
+                    }),
+                    _ => Err(format!(
+                        "\"masks\".{name:?} must be a joint name or a list of joint names"
+                    )),
+                }
+            })
+            .collect()
     }
 
     /// The root-motion setting this file asks for (`None` when it does not mention it).

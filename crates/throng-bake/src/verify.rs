@@ -235,7 +235,7 @@ fn verify_with(
                             weight: 1.0,
                             frac,
                             row: (clip.first_row + k) as f32,
-                            clip: ci as f32,
+                            clip: ci as u32,
                         };
                         let mut reference: Vec<Vec3> = Vec::new();
                         let mut baked: Vec<Vec3> = Vec::new();

@@ -56,7 +56,7 @@ fn random_time_error(asset: &BakedAsset, model: &Model, count: usize, seed: u64)
                 weight: 1.0,
                 frac: s.frac,
                 row: s.row as f32,
-                clip: ci as f32,
+                clip: ci as u32,
             };
             let ms = poser.pose(model, Some(src), t as f32).to_vec();
             let mut bb = throng_asset::Aabb::EMPTY;

@@ -30,7 +30,7 @@ fn layer(asset: &BakedAsset, clip: usize, frame: u32) -> Layer {
         weight: 1.0,
         frac: 0.0,
         row: (asset.clips[clip].first_row + frame) as f32,
-        clip: clip as f32,
+        clip: clip as u32,
     }
 }
 
@@ -69,6 +69,7 @@ fn clip_settings_override_the_source_and_round_trip_through_the_file() {
                     name: "left".into(),
                 },
             ]),
+            additive: None,
         },
     );
     let (asset, _) = bake(&model, &o).expect("bake");

@@ -17,7 +17,7 @@
     mesh_types::MESH_FLAGS_SHADOW_RECEIVER_BIT,
     view_transformations::position_world_to_clip,
 }
-#import throng::playback::{Layer, InstanceRecord, InstanceTransform, Clip, GpuInstanceRecord, gpu_layers, gpu_layer_clip, layer_rows, instance_affine}
+#import throng::playback::{Layer, InstanceRecord, InstanceTransform, Clip, GpuInstanceRecord, gpu_layers, gpu_layer_clip, layer_rows, layer_clip, instance_affine}
 #import throng::constants::{UNIFORM_FRAMES, MAX_CLIPS}
 #import throng::decode::{decode_mat4_f32, decode_mat3x4, decode_quat_f32, decode_quat_snorm16, rts_to_affine, apply_affine}
 
@@ -168,7 +168,7 @@ fn vertex(v: VertexIn) -> VertexOut {
         if (layer.weight <= 0.0) {
             continue;
         }
-        let c = u32(max(layer.clip, 0.0));
+        let c = layer_clip(layer);
         let rows = layer_rows(layer, clip_at(c), c < bone_params.clip_count, bone_params.rows);
         let w0 = layer.weight * (1.0 - layer.frac);
         let w1 = layer.weight * layer.frac;

@@ -252,7 +252,7 @@ fn playback_commands_reach_the_runtime() {
         r.layers[0].weight > 0.0 && r.layers[1].weight > 0.0,
         "mid-fade: {r:?}"
     );
-    assert_eq!(r.layers[1].clip, other as f32);
+    assert_eq!(r.layers[1].clip, other as u32);
     // Paused: the record stands still.
     app.world_mut()
         .get_mut::<ThrongPlayback>(fox)

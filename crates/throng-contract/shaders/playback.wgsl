@@ -6,19 +6,19 @@
 // defs G_FRAME_TIMES and B_FRAME_TIMES; everything else comes in as values.
 #define_import_path throng::playback
 
-#import throng::constants::{MODE_LOOP, MODE_PINGPONG, CLIP_MASK, MODE_SHIFT, GPU_HELD, GPU_ENABLED, GPU_TWO_LAYERS, TWO_NEG_32, UNIFORM_FRAMES}
+#import throng::constants::{MODE_LOOP, MODE_PINGPONG, CLIP_MASK, MODE_SHIFT, GPU_HELD, GPU_ENABLED, GPU_TWO_LAYERS, TWO_NEG_32, UNIFORM_FRAMES, LAYER_MASK_SHIFT, CLIP_ADDITIVE}
 
 // Frame times (f32 bits) and lookup grids of the clips with frame-time lists
 // (throng_contract::FrameTimeTable).
 @group(#{G_FRAME_TIMES}) @binding(#{B_FRAME_TIMES}) var<storage, read> frame_times: array<u32>;
 
-// One playback layer: weight, frac = weight of row + 1, global frame-table row as f32, clip
-// index as f32.
+// One playback layer: weight, frac = weight of row + 1, global frame-table row as f32, and
+// the clip word: clip index (bits 0..23) | mask number << LAYER_MASK_SHIFT (0 = no mask).
 struct Layer {
     weight: f32,
     frac: f32,
     row: f32,
-    clip: f32,
+    clip: u32,
 }
 
 // CPU-timed per-instance record: 4 layers, 64 B.
@@ -37,7 +37,8 @@ struct Clip {
     frames: u32,
     // Start of the clip's frame-time list in frame_times, or UNIFORM_FRAMES.
     times_offset: u32,
-    pad_a: u32,
+    // Bit 0 (CLIP_ADDITIVE): the clip's rows are deltas from a reference pose.
+    flags: u32,
     bounds_min: vec4<f32>,
     bounds_max: vec4<f32>,
 }
@@ -52,7 +53,7 @@ struct GpuLayer {
     omega_hi: u32,
     // Periods per tick left over (< 2^-32).
     omega_lo: f32,
-    // Clip index (bits 0..23) | loop mode << 24 | HELD (bit 26).
+    // Clip index (bits 0..23) | loop mode << 24 | HELD (bit 26) | mask << 29.
     clip_mode: u32,
 }
 
@@ -84,6 +85,32 @@ struct FrameRef {
 // `vec4(p, 1.0) * a` applies it with three dot products.
 fn instance_affine(x: InstanceTransform) -> mat3x4<f32> {
     return mat3x4<f32>(x.rows[0], x.rows[1], x.rows[2]);
+}
+
+// The clip index of a layer. Rust twin: Layer::clip_index.
+fn layer_clip(l: Layer) -> u32 {
+    return l.clip & CLIP_MASK;
+}
+
+// The mask number of a layer (0 = none). Rust twin: Layer::mask.
+fn layer_mask(l: Layer) -> u32 {
+    return l.clip >> LAYER_MASK_SHIFT;
+}
+
+// Whether a clip is additive.
+fn clip_additive(c: Clip) -> bool {
+    return (c.flags & CLIP_ADDITIVE) != 0u;
+}
+
+// The affine a · b (b first), both in the row form above. Rust twin:
+// throng_asset::decode::affine_mul.
+fn affine_mul(a: mat3x4<f32>, b: mat3x4<f32>) -> mat3x4<f32> {
+    var out: mat3x4<f32>;
+    for (var i = 0u; i < 3u; i++) {
+        let r = a[i];
+        out[i] = b[0] * r.x + b[1] * r.y + b[2] * r.z + vec4<f32>(0.0, 0.0, 0.0, r.w);
+    }
+    return out;
 }
 
 // L = n − 1 of a clip.
@@ -184,7 +211,7 @@ fn gpu_layer(l: GpuLayer, c: Clip, clock: u32, weight: f32) -> Layer {
     let phi = f32(a) * TWO_NEG_32 + f32(e) * l.omega_lo;
     let q = phase_position(phi, mode, (l.clip_mode & GPU_HELD) != 0u, f32(clip_last(c)));
     let f = clip_frame(c, q);
-    return Layer(weight, f.frac, f32(f.row), f32(gpu_layer_clip(l)));
+    return Layer(weight, f.frac, f32(f.row), gpu_layer_clip(l) | (l.clip_mode & (7u << LAYER_MASK_SHIFT)));
 }
 
 // Layer 1's weight of a GPU-timed record at `clock` (0 with one layer).
@@ -196,19 +223,25 @@ fn gpu_layer1_weight(rec: GpuInstanceRecord, clock: u32) -> f32 {
     return clamp(rec.w_start + f32(ew) * rec.w_rate, 0.0, 1.0);
 }
 
-// The 4 layers a GPU-timed record shows at `clock`, given the clips of its two layers. Rust
-// twin: gpu_timed::gpu_layers.
+// The 4 layers a GPU-timed record shows at `clock`, given the clips of its two layers; an
+// overlay layer 1 (masked, or of an additive clip) leaves layer 0 its full weight. Rust twin:
+// gpu_timed::gpu_layers.
 fn gpu_layers(rec: GpuInstanceRecord, c0: Clip, c1: Clip, clock: u32) -> array<Layer, 4> {
-    let none = Layer(0.0, 0.0, 0.0, 0.0);
+    let none = Layer(0.0, 0.0, 0.0, 0u);
     var out = array<Layer, 4>(none, none, none, none);
     if ((rec.flags & GPU_ENABLED) == 0u) {
         return out;
     }
     let w1 = gpu_layer1_weight(rec, clock);
+    var w0 = 1.0;
     if ((rec.flags & GPU_TWO_LAYERS) != 0u) {
         out[1] = gpu_layer(rec.layers[1], c1, clock, w1);
+        let overlay = (rec.layers[1].clip_mode >> LAYER_MASK_SHIFT) != 0u || clip_additive(c1);
+        if (!overlay) {
+            w0 = 1.0 - w1;
+        }
     }
-    out[0] = gpu_layer(rec.layers[0], c0, clock, 1.0 - w1);
+    out[0] = gpu_layer(rec.layers[0], c0, clock, w0);
     return out;
 }
 

@@ -9,6 +9,9 @@ use crate::ClipFrames;
 /// `GpuClip::times_offset` of a clip with uniform frames.
 pub const UNIFORM_FRAMES: u32 = u32::MAX;
 
+/// `GpuClip::flags` bit 0: an additive clip.
+pub const CLIP_ADDITIVE: u32 = 1;
+
 /// One clip as the shaders read it, 48 B.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
@@ -20,7 +23,9 @@ pub struct GpuClip {
     /// Where the clip's frame-time list starts in the [`FrameTimeTable`] (words), or
     /// [`UNIFORM_FRAMES`].
     pub times_offset: u32,
-    pub _pad: u32,
+    /// Bit 0 ([`CLIP_ADDITIVE`]): the clip's rows are deltas from a reference pose, applied
+    /// on top of the base layers (docs/design.md §4 "Layer masks and additive layers").
+    pub flags: u32,
     /// Model-space bounds of the clip (file units), w unused; min > max on some axis when the
     /// clip has none (the shaders then use the asset's bounds).
     pub bounds_min: [f32; 4],
@@ -39,7 +44,7 @@ impl GpuClip {
         first_row: 0,
         frames: 0,
         times_offset: UNIFORM_FRAMES,
-        _pad: 0,
+        flags: 0,
         bounds_min: [0.0; 4],
         bounds_max: [0.0; 4],
     };
@@ -55,7 +60,7 @@ impl GpuClip {
                 frames.frames.max(1)
             },
             times_offset: UNIFORM_FRAMES,
-            _pad: 0,
+            flags: 0,
             bounds_min: bounds_min.extend(0.0).into(),
             bounds_max: bounds_max.extend(0.0).into(),
         }

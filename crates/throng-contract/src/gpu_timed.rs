@@ -18,6 +18,7 @@
 //!  8      layers[0].omega_hi u32  periods per tick, 0.32 fixed point, rounded down
 //! 12      layers[0].omega_lo f32  periods per tick left over (< 2^-32)
 //! 16      layers[0].clip_mode u32 clip index (bits 0..23) | loop mode << 24 | HELD (bit 26)
+//!                                 | mask << 29 (layer 1 only: 0 = none, see below)
 //! 20      layers[1]               as layers[0] (the incoming / second blend clip)
 //! 40      w_anchor           u32  clock tick at which layer 1's weight is `w_start`
 //! 44      w_start            f32  layer 1 weight at `w_anchor`
@@ -40,7 +41,10 @@
 //!      (a clip with a frame-time list looks τ = q / L · d up in its list instead:
 //!      crate::listed_frame_f32)
 //! w1 = clamp(w_start + f32(clock − w_anchor) · w_rate, 0, 1);  w0 = 1 − w1
+//! overlay (layer 1 has a mask, or its clip is additive):      w0 = 1
 //! ```
+//! An overlay layer 1 lies over layer 0 (docs/design.md §4 "Layer masks and additive layers")
+//! instead of sharing its weight, so layer 0 keeps its full weight.
 //! Whole periods are removed exactly by the wrapping integer product, so only the fractional
 //! period is ever rounded to f32; the runtime re-anchors every playing layer often enough that
 //! `e` stays below 2^28 (see throng-runtime's `gpu` module for the error bound).
@@ -66,6 +70,24 @@ pub const CLIP_MASK: u32 = 0x00ff_ffff;
 pub const MODE_SHIFT: u32 = 24;
 /// `clip_mode` bit 26: a one-shot that has ended, shown at its last frame.
 pub const GPU_HELD: u32 = 1 << 26;
+/// Bits 29..31 of a layer's clip word (`Layer::clip`, `GpuLayer::clip_mode`): its mask number
+/// (0 = none; [`crate::MAX_MASKS`]).
+pub const LAYER_MASK_SHIFT: u32 = 29;
+/// The mask number's bits in place.
+pub const LAYER_MASK_BITS: u32 = 7 << LAYER_MASK_SHIFT;
+
+/// The mask number of a clip word.
+#[inline]
+pub fn layer_mask_of(clip_word: u32) -> u32 {
+    clip_word >> LAYER_MASK_SHIFT
+}
+
+/// Mask number `mask` (low 3 bits) in place in a clip word.
+#[inline]
+pub fn layer_mask_bits(mask: u32) -> u32 {
+    (mask & 7) << LAYER_MASK_SHIFT
+}
+
 /// `flags` bit 0: the instance is enabled (otherwise it shows the rest row).
 pub const GPU_ENABLED: u32 = 1;
 /// `flags` bit 1: layer 1 is in use (a crossfade or a blend).
@@ -166,13 +188,19 @@ pub fn gpu_layers(rec: &GpuInstanceRecord, clips: &GpuClipTable, clock: u32) -> 
     if rec.flags & GPU_ENABLED == 0 {
         return out;
     }
-    let mut w1 = 0.0f32;
+    let mut w0 = 1.0f32;
     if rec.flags & GPU_TWO_LAYERS != 0 {
         let ew = clock.wrapping_sub(rec.w_anchor);
-        w1 = (rec.w_start + (ew as f32) * rec.w_rate).clamp(0.0, 1.0);
+        let w1 = (rec.w_start + (ew as f32) * rec.w_rate).clamp(0.0, 1.0);
         out.layers[1] = gpu_layer(&rec.layers[1], clips, clock, w1);
+        let c1 = clips.clip(rec.layers[1].clip_mode & CLIP_MASK);
+        let overlay =
+            layer_mask_of(rec.layers[1].clip_mode) != 0 || c1.flags & crate::CLIP_ADDITIVE != 0;
+        if !overlay {
+            w0 = 1.0 - w1;
+        }
     }
-    out.layers[0] = gpu_layer(&rec.layers[0], clips, clock, 1.0 - w1);
+    out.layers[0] = gpu_layer(&rec.layers[0], clips, clock, w0);
     out
 }
 
@@ -191,6 +219,7 @@ pub fn gpu_layer(l: &GpuLayer, clips: &GpuClipTable, clock: u32, weight: f32) ->
         clip_frame_f32(&c, clips.frame_times.upload_words(), q),
         clip,
     )
+    .with_mask(layer_mask_of(l.clip_mode))
 }
 
 /// 2^32 as f64.

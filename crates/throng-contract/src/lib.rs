@@ -26,10 +26,13 @@ pub mod record;
 pub mod time;
 pub mod wgsl;
 
-pub use clip_table::{listed_frame_f32, FrameTimeTable, GpuClip, GpuClipTable, UNIFORM_FRAMES};
+pub use clip_table::{
+    listed_frame_f32, FrameTimeTable, GpuClip, GpuClipTable, CLIP_ADDITIVE, UNIFORM_FRAMES,
+};
 pub use gpu_timed::{
-    gpu_layers, GpuInstanceRecord, GpuLayer, GpuRecordWrite, CLIP_MASK, GPU_ENABLED, GPU_HELD,
-    GPU_TWO_LAYERS, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG, MODE_SHIFT, SECONDS_PER_TICK,
+    gpu_layers, layer_mask_bits, layer_mask_of, GpuInstanceRecord, GpuLayer, GpuRecordWrite,
+    CLIP_MASK, GPU_ENABLED, GPU_HELD, GPU_TWO_LAYERS, LAYER_MASK_BITS, LAYER_MASK_SHIFT,
+    MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG, MODE_SHIFT, SECONDS_PER_TICK,
     TICKS_PER_SECOND,
 };
 pub use limits::*;

@@ -16,3 +16,10 @@ pub const GPU_TIMED_LAYERS: usize = 2;
 
 /// Influences per vertex the shaders read (two vec4 of palette indices and weights).
 pub const MAX_INFLUENCES: u32 = 8;
+
+/// Layer masks of an asset (docs/design.md §4 "Layer masks and additive layers"): a layer
+/// names its mask in the 3 bits 29..31 of its clip word ([`crate::LAYER_MASK_SHIFT`]), the
+/// bits both runtimes leave free in their per-layer state (the clip index takes 0..23, the
+/// loop mode 24..25, HELD and the runtimes' own flags 26..28), so neither record grows.
+/// Value 0 means no mask, so 7 masks fit.
+pub const MAX_MASKS: u32 = 7;

@@ -25,7 +25,7 @@ pub fn constants_module() -> Module {
         "// throng::constants — generated from throng_contract's Rust constants; do not edit.\n\
          #define_import_path throng::constants\n\n",
     );
-    let u32s: [(&str, u32); 12] = [
+    let u32s: [(&str, u32); 15] = [
         ("MODE_LOOP", MODE_LOOP),
         ("MODE_ONCE", MODE_ONCE),
         ("MODE_CLAMP", MODE_CLAMP),
@@ -38,6 +38,9 @@ pub fn constants_module() -> Module {
         ("GPU_TWO_LAYERS", GPU_TWO_LAYERS),
         ("MAX_INFLUENCES", crate::MAX_INFLUENCES),
         ("UNIFORM_FRAMES", crate::UNIFORM_FRAMES),
+        ("LAYER_MASK_SHIFT", LAYER_MASK_SHIFT),
+        ("MAX_MASKS", crate::MAX_MASKS),
+        ("CLIP_ADDITIVE", crate::CLIP_ADDITIVE),
     ];
     for (name, v) in u32s {
         s.push_str(&format!("const {name}: u32 = {v}u;\n"));

@@ -7,8 +7,8 @@
 // (model space).
 #define_import_path throng_render::anchor
 
-#import throng::playback::{Layer, instance_affine}
-#import throng_render::asset::layer_rows_of
+#import throng::playback::{Layer, instance_affine, affine_mul}
+#import throng_render::asset::{layer_rows_of, layer_is_base}
 #import throng_render::instances::{shown_layers, instance_transforms}
 
 // Rust twin: crate::gpu_types::AnchorAffine. The 3 rows of [L | t], as an affine of
@@ -44,22 +44,12 @@ fn anchor_matrix(inst: u32, anchor: u32) -> mat3x4<f32> {
     var m = mat3x4<f32>(zero, zero, zero);
     for (var i = 0u; i < 4u; i++) {
         let l = layers[i];
-        if (l.weight != 0.0) {
+        if (layer_is_base(l)) {
             let rows = layer_rows_of(l);
             m += (anchor_affine(anchor, rows.x) * (1.0 - l.frac) + anchor_affine(anchor, rows.y) * l.frac) * l.weight;
         }
     }
     return m;
-}
-
-// The affine a · b (b first), both in the row form above.
-fn affine_mul(a: mat3x4<f32>, b: mat3x4<f32>) -> mat3x4<f32> {
-    var out: mat3x4<f32>;
-    for (var i = 0u; i < 3u; i++) {
-        let r = a[i];
-        out[i] = b[0] * r.x + b[1] * r.y + b[2] * r.z + vec4<f32>(0.0, 0.0, 0.0, r.w);
-    }
-    return out;
 }
 
 // World transform of `anchor` for instance `inst`: instance transform · anchor_matrix.

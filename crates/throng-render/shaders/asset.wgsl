@@ -4,7 +4,7 @@
 // Binding numbers come from Rust (crate::bindings) as shader defs.
 #define_import_path throng_render::asset
 
-#import throng::playback::{Clip, Layer, layer_rows}
+#import throng::playback::{Clip, Layer, layer_rows, layer_clip, layer_mask, clip_additive}
 #import throng::constants::UNIFORM_FRAMES
 #import throng::decode::{Rts, decode_mat4_f32, decode_mat3x4, decode_quat_f32, decode_quat_snorm16, rts_to_affine}
 
@@ -36,8 +36,20 @@ fn clip_at(i: u32) -> Clip {
 
 // The two frame-table rows a layer interpolates, kept inside its clip and the table.
 fn layer_rows_of(l: Layer) -> vec2<u32> {
-    let c = u32(max(l.clip, 0.0));
+    let c = layer_clip(l);
     return layer_rows(l, clip_at(c), c < bone_params.clip_count, bone_params.rows);
+}
+
+// Whether a layer is an overlay — under a mask, or of an additive clip (docs/design.md §4
+// "Layer masks and additive layers"). Only the palette pass applies overlays (LBS); every other
+// blend skips them. Rust twin: throng_asset::decode::layer_rows / overlay_rows.
+fn layer_is_overlay(l: Layer) -> bool {
+    return layer_mask(l) != 0u || clip_additive(clip_at(layer_clip(l)));
+}
+
+// Whether a layer takes part in the base blend: a weight and no overlay.
+fn layer_is_base(l: Layer) -> bool {
+    return l.weight != 0.0 && !layer_is_overlay(l);
 }
 
 #ifdef BONE_TEXTURE

@@ -16,7 +16,7 @@
 // built from their depth, and `occlusion.wgsl` tests the boxes in view against it.
 // Needs no optional GPU feature. Defs: GPU_TIMED, OCCLUSION (crate::shaders::Program::Cull).
 
-#import throng::playback::instance_affine
+#import throng::playback::{instance_affine, layer_clip}
 #import throng_render::asset::{bone_params, clips, layer_rows_of}
 #import throng_render::instances::{instance_transforms, shown_layers}
 #import throng_render::cull_lists::{CullParams, WorldBox, append, append_palette, palette_counter, copy_counts, cull, visible_ids, draw_args, boxes}
@@ -47,7 +47,7 @@ fn instance_box(inst: u32) -> WorldBox {
             continue;
         }
         // The clip's box (for a clip past the table or without bounds, the asset's fallback).
-        let c = u32(max(l.clip, 0.0));
+        let c = layer_clip(l);
         var bmin = cull.fallback_min.xyz;
         var bmax = cull.fallback_max.xyz;
         if (c < bone_params.clip_count) {

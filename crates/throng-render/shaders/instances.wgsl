@@ -4,8 +4,8 @@
 #define_import_path throng_render::instances
 
 #import throng::playback::{InstanceRecord, InstanceTransform, Layer, GpuInstanceRecord, gpu_layers, gpu_layer_clip}
-#import throng_render::asset::clip_at
-#import throng::constants::MAX_CLIPS
+#import throng_render::asset::{clip_at, layer_is_base}
+#import throng::constants::CLIP_MASK
 
 @group(0) @binding(#{B_INSTANCE_TRANSFORMS}) var<storage, read> instance_transforms: array<InstanceTransform>;
 
@@ -37,14 +37,25 @@ fn instance_layers(inst: u32) -> array<Layer, 4> {
 }
 #endif
 
-// The layers instance `inst` is drawn with: its record's, except that a disabled instance (every
-// weight 0) shows the rest row 0 as one full-weight layer of a clip past any table (so culling
-// takes the asset's rest box). Skinning, VAT and culling read this, and blend the same way.
+// The layers instance `inst` is drawn with: its record's, except that an instance without a
+// base layer (every weight 0: disabled; or only overlays) shows the rest row 0 as one
+// full-weight base layer of a clip past any table (CLIP_MASK, never a clip index: so culling
+// takes the asset's rest box), in its first unused slot (the last with four overlays).
+// Skinning, VAT and culling read this, and blend the same way.
 fn shown_layers(inst: u32) -> array<Layer, 4> {
     var layers = instance_layers(inst);
-    let w = vec4<f32>(layers[0].weight, layers[1].weight, layers[2].weight, layers[3].weight);
-    if (all(w == vec4<f32>(0.0))) {
-        layers[0] = Layer(1.0, 0.0, 0.0, f32(MAX_CLIPS));
+    var based = false;
+    var free = 4u;
+    for (var i = 0u; i < 4u; i++) {
+        if (layer_is_base(layers[i])) {
+            based = true;
+        }
+        if (layers[i].weight == 0.0 && free == 4u) {
+            free = i;
+        }
+    }
+    if (!based) {
+        layers[min(free, 3u)] = Layer(1.0, 0.0, 0.0, CLIP_MASK);
     }
     return layers;
 }

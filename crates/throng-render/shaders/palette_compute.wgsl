@@ -7,6 +7,8 @@
 // Culled (def CULLED): the instances are the culling pass's palette list (every instance in
 // view or casting a shadow, once, however many passes and LODs draw it), its length a word of
 // the indirect-argument buffer, dispatched indirectly. Otherwise every instance.
+// Layer masks and additive layers (docs/design.md §4) are applied here, for LBS: after the base
+// layers, each overlay layer in layer order (palette_joint_affine). DQ skips overlays.
 // Defs: ENCODING, BONE_TEXTURE, DUAL_QUAT, GPU_TIMED, CULLED, PALETTE_WRITE
 // (crate::shaders::Program::PaletteCompute).
 
@@ -18,6 +20,8 @@
 #import throng_render::skin::dq_add_joint
 #else
 #import throng_render::skin::instance_joint_affine
+#import throng_render::asset::{bone_affine, layer_rows_of, layer_is_overlay, clip_at}
+#import throng::playback::{Layer, layer_mask, layer_clip, clip_additive, affine_mul}
 #endif
 
 // crate::gpu_types::PaletteJob.
@@ -32,6 +36,52 @@ struct PaletteJob {
 }
 
 @group(0) @binding(#{B_PALETTE_JOB}) var<uniform> job: PaletteJob;
+
+// The asset's layer masks: mask number m's weight of entry j at (m − 1) · entries + j
+// (crate::gpu_asset::GpuAsset::masks; one unused word when the asset has none).
+@group(0) @binding(#{B_MASKS}) var<storage, read> masks: array<f32>;
+
+#ifndef DUAL_QUAT
+// Weight of palette `entry` in mask number `m` (1 without a mask; 0 for a number past the
+// masks, which the CPU decoder reports as an error).
+fn mask_weight(m: u32, entry: u32) -> f32 {
+    if (m == 0u) {
+        return 1.0;
+    }
+    let entries = bone_params.entries;
+    let count = arrayLength(&masks) / max(entries, 1u);
+    if (m > count) {
+        return 0.0;
+    }
+    return masks[(m - 1u) * entries + entry];
+}
+
+// The palette path's skin matrix of `entry`: the base layers' blend, then every overlay layer
+// in layer order with a = weight · mask weight (skipped at 0) and L = its interpolated matrix:
+// S = mix(S, L, a), or for an additive clip (L a delta) S = mix(S, S · L, a). CPU twin:
+// throng_asset::decode::pose_matrix.
+fn palette_joint_affine(layers: ptr<function, array<Layer, 4>>, entry: u32) -> mat3x4<f32> {
+    var s = instance_joint_affine(layers, entry);
+    for (var i = 0u; i < 4u; i++) {
+        let l = (*layers)[i];
+        if (l.weight == 0.0 || !layer_is_overlay(l)) {
+            continue;
+        }
+        let a = l.weight * mask_weight(layer_mask(l), entry);
+        if (a == 0.0) {
+            continue;
+        }
+        let rows = layer_rows_of(l);
+        let x = bone_affine(entry, rows.x) * (1.0 - l.frac) + bone_affine(entry, rows.y) * l.frac;
+        var goal = x;
+        if (clip_additive(clip_at(layer_clip(l)))) {
+            goal = affine_mul(s, x);
+        }
+        s = s * (1.0 - a) + goal * a;
+    }
+    return s;
+}
+#endif
 
 #ifdef CULLED
 @group(0) @binding(#{B_PALETTE_COUNT}) var<storage, read> list_words: array<u32>;
@@ -61,6 +111,6 @@ fn cs_palette(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) 
     dq_add_joint(&acc, &layers, entry, 1.0);
     palette[palette_index(inst, entry)] = dq_entry(acc);
 #else
-    palette[palette_index(inst, entry)] = affine_entry(instance_joint_affine(&layers, entry));
+    palette[palette_index(inst, entry)] = affine_entry(palette_joint_affine(&layers, entry));
 #endif
 }

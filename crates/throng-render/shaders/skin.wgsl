@@ -21,7 +21,7 @@
 #import throng::decode::{DqAcc, dq_add_parts, dq_apply}
 #endif
 #else
-#import throng_render::asset::{bone_affine, layer_rows_of}
+#import throng_render::asset::{bone_affine, layer_rows_of, layer_is_base}
 #import throng_render::instances::shown_layers
 #ifdef DUAL_QUAT
 #import throng::decode::{DqAcc, dq_add, dq_apply}
@@ -83,7 +83,7 @@ fn palette_term(inst: u32, j: u32, w: f32) -> mat3x4<f32> {
 fn dq_add_joint(acc: ptr<function, DqAcc>, layers: ptr<function, array<Layer, 4>>, entry: u32, w: f32) {
     for (var k = 0u; k < 4u; k++) {
         let l = (*layers)[k];
-        if (l.weight != 0.0) {
+        if (layer_is_base(l)) {
             let rows = layer_rows_of(l);
             dq_add(acc, w * (l.weight * (1.0 - l.frac)), bone_rts(entry, rows.x));
             dq_add(acc, w * (l.weight * l.frac), bone_rts(entry, rows.y));
@@ -118,7 +118,7 @@ fn instance_joint_affine(layers: ptr<function, array<Layer, 4>>, entry: u32) -> 
     var m = mat3x4<f32>(zero, zero, zero);
     for (var i = 0u; i < 4u; i++) {
         let l = (*layers)[i];
-        if (l.weight != 0.0) {
+        if (layer_is_base(l)) {
             let rows = layer_rows_of(l);
             m += (bone_affine(entry, rows.x) * (1.0 - l.frac) + bone_affine(entry, rows.y) * l.frac) * l.weight;
         }

@@ -6,7 +6,7 @@
 #define_import_path throng_render::vat
 
 #import throng::decode::{Skinned, normalize_or_zero, vat_unorm16_position, vat_normal_decode}
-#import throng_render::asset::layer_rows_of
+#import throng_render::asset::{layer_rows_of, layer_is_base}
 #import throng_render::instances::shown_layers
 
 struct VatParams {
@@ -61,7 +61,7 @@ fn vat_vertex(inst: u32, v: u32) -> Skinned {
     var n = vec3<f32>(0.0);
     for (var i = 0u; i < 4u; i++) {
         let l = layers[i];
-        if (l.weight != 0.0) {
+        if (layer_is_base(l)) {
             let rows = layer_rows_of(l);
             p += lerp3(vat_position(v, rows.x), vat_position(v, rows.y), l.frac) * l.weight;
             n += lerp3(vat_normal(v, rows.x), vat_normal(v, rows.y), l.frac) * l.weight;

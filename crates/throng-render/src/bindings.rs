@@ -96,6 +96,9 @@ numbers! {
     PALETTE_JOB = 26;
     /// Culled: the culling pass's argument buffer read as words (the palette list's length).
     PALETTE_COUNT = 27;
+    /// The asset's layer masks, `array<f32>` (mask m's weight of entry j at
+    /// `(m − 1) · entries + j`), read by the palette pass.
+    MASKS = 28;
     // ---- group 1 (MATERIAL) ----
     MATERIAL = 0;
     BASE_TEXTURE = 1;

@@ -197,6 +197,9 @@ pub struct GpuAsset {
     pub anchors_buffer: wgpu::Buffer,
     /// The anchors' names in the asset's order; a [`crate::Prop`]'s `anchor` indexes them.
     pub anchor_names: Vec<String>,
+    /// The layer masks (docs/design.md §4), `array<f32>`: mask number m's weight of palette
+    /// entry j at `(m − 1) · entries + j` (one zero word when the asset has none).
+    pub masks: wgpu::Buffer,
 }
 
 /// LOD levels the renderer selects between (LOD 0 included).
@@ -386,6 +389,19 @@ impl GpuAsset {
             contents: bytemuck::cast_slice(clip_table.frame_times.upload_words()),
             usage: wgpu::BufferUsages::STORAGE,
         });
+        let mut mask_words: Vec<f32> = asset
+            .masks
+            .iter()
+            .flat_map(|m| m.weights.iter().copied())
+            .collect();
+        if mask_words.is_empty() {
+            mask_words.push(0.0);
+        }
+        let masks = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng layer masks"),
+            contents: bytemuck::cast_slice(&mask_words),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
         let mut primitives = Vec::with_capacity(asset.primitives.len());
         let mut lod_errors: Vec<f32> = Vec::new();
         for (pi, p) in asset.primitives.iter().enumerate() {
@@ -540,6 +556,7 @@ impl GpuAsset {
             bounds,
             row_bounds_buffer,
             lod_errors,
+            masks,
         })
     }
 }

@@ -143,6 +143,7 @@ pub fn palette_compute(
     let mut e = skin_entries(encoding, timing, vis);
     e.push(uniform(b::PALETTE_JOB, vis));
     e.push(storage(b::PALETTE, vis, false));
+    e.push(storage(b::MASKS, vis, true));
     if culled {
         e.push(storage(b::VISIBLE_IDS, vis, true));
         e.push(storage(b::PALETTE_COUNT, vis, true));

@@ -20,7 +20,7 @@ fn records() -> Vec<InstanceRecord> {
         weight,
         frac,
         row: row as f32,
-        clip: clip as f32,
+        clip,
     };
     vec![
         // Crossfade: clip a at row 2 + 0.3, clip b at row 6 + 0.65.

@@ -8,11 +8,13 @@
 //! poses' rotations, scales ≤ 1.25 and translations ≤ 0.8 keep components within ±2; both sides
 //! run the same f32 operations on the same decoded bits, so only fused multiply-adds differ).
 //! DQ: the stored blend, normalised by |Σ real|, equals `blended_dual_quat` within 1e-5.
+//! Layer masks (hard and soft) and additive layers (docs/design.md §4): LBS entries equal
+//! `masked_skin_matrix` within the same 1e-5, CPU- and GPU-timed (`play_layer`).
 
 mod common;
 
 use glam::{Mat4, Vec3, Vec4};
-use throng_asset::decode::{blended_dual_quat, blended_skin_matrix};
+use throng_asset::decode::{blended_dual_quat, masked_skin_matrix};
 use throng_asset::{Encoding, Layer};
 use throng_render::compute::layers_on_gpu;
 use throng_render::gpu_types::{single_layer, PaletteEntry};
@@ -28,7 +30,7 @@ fn records() -> Vec<InstanceRecord> {
         weight,
         frac,
         row: row as f32,
-        clip: clip as f32,
+        clip,
     };
     vec![
         // Crossfade: clip a at row 2 + 0.3, clip b at row 6 + 0.65.
@@ -78,8 +80,8 @@ fn entry_error(
     let (a, b, c) = (Vec4::from(got.a), Vec4::from(got.b), Vec4::from(got.c));
     match skinning {
         Skinning::Linear => {
-            let m = blended_skin_matrix(&asset.bone_texture, &asset.clips, layers, entry)
-                .expect("cpu decoder");
+            // the palette path's pose: base layers, then masked and additive overlays
+            let m = masked_skin_matrix(asset, layers, entry).expect("cpu decoder");
             [a, b, c]
                 .iter()
                 .enumerate()
@@ -205,5 +207,144 @@ fn gpu_timed_palette_equals_the_cpu_decoder_of_the_gpu_layers() {
         for cull in [false, true] {
             check(&mut r, &asset, play, &layers, (skinning, cull));
         }
+    }
+}
+
+/// The random asset with two masks (a hard subtree-like one and a soft one) and clip "b"
+/// additive (its random rows read as deltas: the blend's formula does not care).
+fn masked_asset() -> throng_asset::BakedAsset {
+    let (mut asset, _) = common::random_asset(Encoding::Mat3x4F32, 4, 23);
+    let mask = |name: &str, weights: Vec<f32>| throng_asset::LayerMask {
+        name: name.into(),
+        roots: vec![],
+        weights,
+    };
+    asset.masks = vec![
+        mask("hard", vec![1.0, 1.0, 0.0, 0.0, 1.0]),
+        mask("soft", vec![0.25, 0.5, 0.75, 1.0, 0.0]),
+    ];
+    asset.clips[1].additive = Some(0.0);
+    asset
+}
+
+/// The independent formula of docs/design.md §4 for one entry of a record of a base layer (clip
+/// a, row `r0` + `f0`), an ordinary layer under mask `m` (clip a, row `r1` + `f1`, weight `w1`)
+/// and an additive layer (clip b, row `r2` + `f2`, weight `w2`, no mask), in glam arithmetic:
+/// `S = S0 + w1·m_j·(S1 − S0)`, then `S + w2·(S · Δ − S)`.
+fn expected(asset: &throng_asset::BakedAsset, entry: u32, rec: &InstanceRecord) -> Mat4 {
+    let tex = &asset.bone_texture;
+    let at = |l: &Layer| {
+        let row = l.row as u32;
+        let next = (row + 1).min(if l.clip_index() == 0 { 4 } else { 8 });
+        let a = throng_asset::decode::skin_matrix(tex, entry, row).expect("row");
+        let b = throng_asset::decode::skin_matrix(tex, entry, next).expect("row");
+        a * (1.0 - l.frac) + b * l.frac
+    };
+    let [base, over, add, _] = rec.layers;
+    let mut s = at(&base);
+    let m = asset.masks[over.mask() as usize - 1].weights[entry as usize];
+    s = s + (at(&over) - s) * (over.weight * m);
+    s + (s * at(&add) - s) * add.weight
+}
+
+#[test]
+fn masked_and_additive_layers_equal_the_cpu_decoder_and_the_formula() {
+    let Some(mut r) = common::renderer() else {
+        return;
+    };
+    let asset = masked_asset();
+    let l = |weight, frac, row: u32, clip: u32, mask: u32| {
+        Layer {
+            weight,
+            frac,
+            row: row as f32,
+            clip,
+        }
+        .with_mask(mask)
+    };
+    let recs = vec![
+        // base a, "hard" over it at 0.6, additive b at 0.8
+        InstanceRecord {
+            layers: [
+                l(1.0, 0.3, 2, 0, 0),
+                l(0.6, 0.7, 3, 0, 1),
+                l(0.8, 0.4, 6, 1, 0),
+                Layer::default(),
+            ],
+        },
+        // base a, "soft" at full weight, additive b at full weight on its last row
+        InstanceRecord {
+            layers: [
+                l(1.0, 0.9, 1, 0, 0),
+                l(1.0, 0.0, 4, 0, 2),
+                l(1.0, 0.5, 8, 1, 0),
+                Layer::default(),
+            ],
+        },
+        // overlays only: the rest row below them
+        InstanceRecord {
+            layers: [
+                l(0.5, 0.5, 2, 0, 2),
+                l(0.7, 0.2, 5, 1, 0),
+                Layer::default(),
+                Layer::default(),
+            ],
+        },
+    ];
+    // The decoder against the formula written out (independent of pose_matrix's code).
+    for rec in &recs[..2] {
+        for e in 0..5 {
+            let got = masked_skin_matrix(&asset, &rec.layers, e).expect("decoder");
+            let want = expected(&asset, e, rec);
+            assert!(got.abs_diff_eq(want, 1e-5), "entry {e}: {got} vs {want}");
+        }
+    }
+    for cull in [false, true] {
+        let worst = check(
+            &mut r,
+            &asset,
+            Playback::Cpu(&recs),
+            &recs,
+            (Skinning::Linear, cull),
+        );
+        eprintln!("masks + additive, cull={cull}: worst {worst:.2e}");
+    }
+    // GPU-timed: play_layer puts the overlay in layer 1 with its mask; layer 0 keeps weight 1.
+    let mut rt = GpuRuntime::new(&asset.clips);
+    let mut handles = vec![];
+    for i in 0..3 {
+        let h = rt.spawn(InstanceTransform::IDENTITY);
+        rt.play(h, 0, PlayOptions::at(0.05 * i as f32))
+            .expect("play");
+        handles.push(h);
+    }
+    rt.play_layer(handles[0], 0, 1, 0.6, PlayOptions::at(0.3))
+        .expect("masked layer");
+    rt.play_layer(handles[1], 1, 0, 0.75, PlayOptions::default())
+        .expect("additive layer");
+    rt.play_layer(handles[2], 1, 2, 1.0, PlayOptions::at(0.1))
+        .expect("masked additive layer");
+    assert!(rt
+        .play_layer(handles[2], 0, 0, 1.0, PlayOptions::default())
+        .is_err());
+    rt.update(0.13);
+    let records = rt.collect_records();
+    let play = Playback::Gpu {
+        records: &records,
+        clock: rt.gpu_clock(),
+    };
+    let g = r.upload(&asset).expect("upload");
+    let layers = layers_on_gpu(&r.gpu, &g, play).expect("gpu layers");
+    for (i, rec) in layers.iter().enumerate() {
+        assert_eq!(
+            rec.layers[0].weight, 1.0,
+            "instance {i}: the base keeps its weight"
+        );
+        assert!(rec.layers[1].weight > 0.5, "instance {i}: {rec:?}");
+    }
+    assert_eq!(layers[0].layers[1].mask(), 1);
+    assert_eq!(layers[2].layers[1].mask(), 2);
+    for cull in [false, true] {
+        check(&mut r, &asset, play, &layers, (Skinning::Linear, cull));
     }
 }

@@ -26,7 +26,7 @@ fn layer(weight: f32, frac: f32, row: u32, clip: u32) -> Layer {
         weight,
         frac,
         row: row as f32,
-        clip: clip as f32,
+        clip,
     }
 }
 

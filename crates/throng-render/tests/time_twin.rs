@@ -138,7 +138,7 @@ fn gpu_time_twin_matches_the_cpu_time_function() {
             g.row, g.frac, want.row, want.frac
         );
         assert_eq!(g.weight, 1.0, "{what}");
-        assert_eq!(g.clip, *ci as f32, "{what}");
+        assert_eq!(g.clip, *ci as u32, "{what}");
         let near = want.frac < 1e-4 || want.frac > 1.0 - 1e-4;
         if g.row as u32 == want.row && (g.frac - want.frac).abs() <= 1e-4 {
             continue;

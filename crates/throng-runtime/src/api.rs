@@ -87,6 +87,30 @@ pub(crate) fn check_clip(clip: usize, clips: usize) -> Result<(), crate::Runtime
     }
 }
 
+/// Checks an overlay layer (`play_layer` of both runtimes, docs/design.md §4 "Layer masks and
+/// additive layers"): weight in [0, 1], mask number at most [`throng_contract::MAX_MASKS`],
+/// and a mask or an additive clip. Returns the mask's bits for the layer's clip word.
+pub(crate) fn check_overlay(
+    clip: usize,
+    additive: bool,
+    mask: u32,
+    weight: f32,
+) -> Result<u32, crate::RuntimeError> {
+    if !(0.0..=1.0).contains(&weight) {
+        return Err(crate::RuntimeError::BadWeight(weight));
+    }
+    if mask > throng_contract::MAX_MASKS {
+        return Err(crate::RuntimeError::NoSuchMask {
+            mask,
+            max: throng_contract::MAX_MASKS,
+        });
+    }
+    if mask == 0 && !additive {
+        return Err(crate::RuntimeError::NotAnOverlay { clip });
+    }
+    Ok(throng_contract::layer_mask_bits(mask))
+}
+
 /// Speed factors of a two-clip blend in normalised time (docs/design.md §4), weight `w` of clip
 /// b: each layer's `d_x / lerp(d_a, d_b, w)`, so both complete a cycle together (0 when the
 /// mean duration is 0). A weight outside [0, 1] is an error.

@@ -25,6 +25,8 @@ pub struct Prepared {
     /// Events as (frame position in [0, L], index into `ClipInfo::events`), sorted by position.
     pub events: Vec<(f64, u32)>,
     pub root_motion: Option<Vec<[f32; 3]>>,
+    /// An additive clip (its layers are overlays, docs/design.md §4).
+    pub additive: bool,
 }
 
 impl Prepared {
@@ -64,6 +66,7 @@ impl Prepared {
             mode: c.loop_mode.code(),
             events,
             root_motion,
+            additive: c.additive.is_some(),
         }
     }
 

@@ -26,7 +26,9 @@ use crate::{Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError};
 use bytemuck::Zeroable;
 use rayon::prelude::*;
 use throng_asset::{ClipInfo, Layer};
-use throng_contract::{ClipFrames, LoopMode, CLIP_MASK, MODE_CLAMP, MODE_ONCE, MODE_SHIFT};
+use throng_contract::{
+    ClipFrames, LoopMode, CLIP_MASK, LAYER_MASK_BITS, MODE_CLAMP, MODE_ONCE, MODE_SHIFT,
+};
 
 /// Instances per parallel task: 4096 × (64 B record + ~56 B state) ≈ 480 KiB, enough work to
 /// hide rayon's per-task cost and small enough to balance two to many threads.
@@ -46,6 +48,9 @@ const F_SLOW: u8 = F_ROOT | F_FRESH;
 // record's `clip_mode`).
 const L_FRESH: u32 = 1 << 26;
 const L_FINISHED: u32 = 1 << 27;
+/// The bits of a layer's state that its record's clip word carries: the clip index and the
+/// mask number (bits 29..31, docs/design.md §4 "Layer masks and additive layers").
+const L_RECORD: u32 = CLIP_MASK | LAYER_MASK_BITS;
 
 /// Per-instance header (8 B).
 #[repr(C)]
@@ -406,8 +411,9 @@ impl CpuRuntime {
         let (da, db) = (self.clips[clip_a].duration, self.clips[clip_b].duration);
         let [sa, sb] = crate::api::blend_sync(da, db, weight)?;
         let m = self.meta[i];
+        // overlays (play_layer) after the two blend layers stay while the weight changes
         let same = m.flags & F_BLEND != 0
-            && m.layers == 2
+            && m.layers >= 2
             && self.get(0, i).clip() == clip_a
             && self.get(1, i).clip() == clip_b;
         if same {
@@ -441,6 +447,53 @@ impl CpuRuntime {
             let m = &mut self.meta[i];
             m.layers = 2;
             m.flags = (m.flags | F_BLEND) & !F_FADING;
+        }
+        self.refresh_flags(i);
+        Ok(())
+    }
+
+    /// Plays `clip` as an *overlay* layer (docs/design.md §4 "Layer masks and additive
+    /// layers") over the instance's base layers, at `weight` ∈ [0, 1], under mask number
+    /// `mask` (1 ..= [`throng_contract::MAX_MASKS`]: the asset's mask `mask − 1`, see
+    /// `BakedAsset::find_mask`; 0 = none, allowed for an additive clip). The base layers keep
+    /// their weights. Calling it again with the same clip and mask changes the weight and keeps
+    /// the phase; otherwise the layer is added (at most 4 layers in all). `play`, `blend` and a
+    /// finished crossfade replace overlays (changing a blend's weight keeps them); a running
+    /// crossfade fades them out with the outgoing clips. Masks and additive layers are drawn by the palette path (LBS).
+    pub fn play_layer(
+        &mut self,
+        h: Handle,
+        clip: usize,
+        mask: u32,
+        weight: f32,
+        opts: PlayOptions,
+    ) -> Result<(), RuntimeError> {
+        let i = self.idx(h)?;
+        let mut new = self.new_layer(clip, &opts)?;
+        new.clip |= crate::api::check_overlay(clip, self.clips[clip].additive, mask, weight)?;
+        new.weight = weight;
+        let n = self.meta[i].layers as usize;
+        let key = |s: &LayerState| s.clip & L_RECORD;
+        if let Some(l) = (0..n).find(|&l| key(&self.get(l, i)) == key(&new)) {
+            let mut s = self.get(l, i);
+            s.weight = weight;
+            self.set(l, i, s);
+        } else {
+            if n >= 4 {
+                return Err(RuntimeError::LayersFull {
+                    handle: h,
+                    layers: n,
+                });
+            }
+            if self.meta[i].flags & F_FADING != 0 {
+                // the fade's incoming layer must stay the last: the overlay goes before it
+                let last = self.get(n - 1, i);
+                self.set(n - 1, i, new);
+                self.set(n, i, last);
+            } else {
+                self.set(n, i, new);
+            }
+            self.meta[i].layers = n as u8 + 1;
         }
         self.refresh_flags(i);
         Ok(())
@@ -748,7 +801,7 @@ fn record_of(clips: &[Prepared], m: &Meta, ls: &[LayerState; 4], fade: &Fade) ->
                 weight: w[l],
                 frac,
                 row: row as f32,
-                clip: s.clip() as f32,
+                clip: s.clip & L_RECORD,
             };
         }
     }
@@ -1020,13 +1073,13 @@ fn fast_step2(
                         weight: sa.weight,
                         frac: _mm_cvtss_f32(frac),
                         row: _mm_cvtss_f32(row),
-                        clip: ka as f32,
+                        clip: sa.clip & L_RECORD,
                     };
                     let lb = Layer {
                         weight: sb.weight,
                         frac: hi(frac),
                         row: hi(row),
-                        clip: kb as f32,
+                        clip: sb.clip & L_RECORD,
                     };
                     return Some((
                         _mm_cvtsd_f64(u),
@@ -1055,7 +1108,7 @@ fn fast_step(p: f64, s: &LayerCold, hot: &[HotClip], adv: f64) -> Option<(f64, L
         return None;
     }
     let frame = c.frames.frame(c.frames.span.shown(u).0);
-    Some((u, Layer::new(s.weight, frame, clip)))
+    Some((u, Layer::new(s.weight, frame, clip).with_mask(s.clip >> 29)))
 }
 
 /// Everything rare, in f64: event crossings, wraps, one-shot ends, crossfade progress and
@@ -1226,8 +1279,14 @@ mod tests {
                             .map(|((pa, la), (pb, lb))| (pa, pb, la, lb));
                         let bits = |r: Option<(f64, f64, Layer, Layer)>| {
                             r.map(|(pa, pb, la, lb)| {
-                                let l =
-                                    |l: Layer| [l.weight, l.frac, l.row, l.clip].map(f32::to_bits);
+                                let l = |l: Layer| {
+                                    [
+                                        l.weight.to_bits(),
+                                        l.frac.to_bits(),
+                                        l.row.to_bits(),
+                                        l.clip,
+                                    ]
+                                };
                                 (pa.to_bits(), pb.to_bits(), l(la), l(lb))
                             })
                         };

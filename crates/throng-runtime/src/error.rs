@@ -12,6 +12,12 @@ pub enum RuntimeError {
     BadValue { what: &'static str, value: f64 },
     #[error("blend weight must be in [0, 1] (got {0})")]
     BadWeight(f32),
+    #[error("mask number {mask} is out of range: a layer names mask 1 to {max} (0 = none); look masks up by name with BakedAsset::find_mask")]
+    NoSuchMask { mask: u32, max: u32 },
+    #[error("clip {clip} is not additive and no mask was given: an overlay layer needs a mask or an additive clip (play a base clip with play, crossfade or blend)")]
+    NotAnOverlay { clip: usize },
+    #[error("instance {handle:?} already has {layers} layers, the most a record holds")]
+    LayersFull { handle: Handle, layers: usize },
     #[error("{got} records given for {expected} instances: pass one record per instance")]
     RecordCount { got: usize, expected: usize },
     #[error("anchor index {anchor} is out of range: the anchor texture has {anchors} anchors")]

@@ -87,6 +87,7 @@ pub enum Change {
     Play(Handle, usize, PlayOptions),
     Crossfade(Handle, usize, f32, PlayOptions),
     Blend(Handle, usize, usize, f32),
+    PlayLayer(Handle, usize, u32, f32, PlayOptions),
     SetSpeed(Handle, f32),
     Pause(Handle),
     Resume(Handle),
@@ -100,6 +101,7 @@ impl Change {
             Change::Play(h, ..)
             | Change::Crossfade(h, ..)
             | Change::Blend(h, ..)
+            | Change::PlayLayer(h, ..)
             | Change::SetSpeed(h, _)
             | Change::Pause(h)
             | Change::Resume(h)
@@ -118,7 +120,9 @@ const AHEAD: usize = 16;
 const L_FRESH: u32 = 1 << 27;
 const L_FINISHED: u32 = 1 << 28;
 /// The clip and mode bits, as the record's `clip_mode` carries them.
-const L_CLIP_MODE: u32 = throng_contract::CLIP_MASK | 3 << throng_contract::MODE_SHIFT;
+const L_CLIP_MODE: u32 = throng_contract::CLIP_MASK
+    | 3 << throng_contract::MODE_SHIFT
+    | throng_contract::LAYER_MASK_BITS;
 
 /// CPU-side state of one layer (16 B). Ticks are kept as their low 32 bits and rebuilt
 /// against the clock ([`past`]); the position as the record's phase word (see the module
@@ -477,6 +481,20 @@ impl GpuRuntime {
         self.change(Change::Blend(h, clip_a, clip_b, weight))
     }
 
+    /// Plays `clip` as an overlay layer (see [`crate::CpuRuntime::play_layer`]) in layer 1:
+    /// the base (layer 0; of a crossfade, the clip that weighs more) keeps its full weight.
+    /// It replaces a blend's second clip or a running crossfade.
+    pub fn play_layer(
+        &mut self,
+        h: Handle,
+        clip: usize,
+        mask: u32,
+        weight: f32,
+        opts: PlayOptions,
+    ) -> Result<(), RuntimeError> {
+        self.change(Change::PlayLayer(h, clip, mask, weight, opts))
+    }
+
     pub fn set_speed(&mut self, h: Handle, speed: f32) -> Result<(), RuntimeError> {
         self.change(Change::SetSpeed(h, speed))
     }
@@ -613,6 +631,10 @@ impl GpuRuntime {
         }
         let cx = Cx::new(&self.clips, &self.inv_period, t);
         let w1 = GpuRuntime::w1_at(g, t) as f32;
+        // an overlay layer 1 (a mask or an additive clip) leaves layer 0 its full weight
+        let overlay = g.n() == 2
+            && (g.layers[1].bits & throng_contract::LAYER_MASK_BITS != 0
+                || self.clips[g.layers[1].clip()].additive);
         for k in 0..g.n() {
             let l = &g.layers[k];
             let c = &self.clips[l.clip()];
@@ -623,10 +645,14 @@ impl GpuRuntime {
             };
             let (row, frac) = c.frame(q);
             out.layers[k] = Layer {
-                weight: if k == 0 { 1.0 - w1 } else { w1 },
+                weight: match k {
+                    0 if overlay => 1.0,
+                    0 => 1.0 - w1,
+                    _ => w1,
+                },
                 frac,
                 row: row as f32,
-                clip: l.clip() as f32,
+                clip: l.bits & (throng_contract::CLIP_MASK | throng_contract::LAYER_MASK_BITS),
             };
         }
         out

@@ -97,8 +97,14 @@ pub(crate) fn stream_two_layers(
         // four 16 B stores at offsets 0, 16, 32, 48 are in bounds and aligned; `_mm_set_ps`
         // takes its lanes high to low (clip, row, frac, weight = the `Layer` field order).
         unsafe {
-            _mm_stream_ps(d, _mm_set_ps(a.clip, a.row, a.frac, a.weight));
-            _mm_stream_ps(d.add(4), _mm_set_ps(b.clip, b.row, b.frac, b.weight));
+            _mm_stream_ps(
+                d,
+                _mm_set_ps(f32::from_bits(a.clip), a.row, a.frac, a.weight),
+            );
+            _mm_stream_ps(
+                d.add(4),
+                _mm_set_ps(f32::from_bits(b.clip), b.row, b.frac, b.weight),
+            );
             _mm_stream_ps(d.add(8), _mm_setzero_ps());
             _mm_stream_ps(d.add(12), _mm_setzero_ps());
         }

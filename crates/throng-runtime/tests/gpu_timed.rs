@@ -89,7 +89,7 @@ fn gpu_function_matches_f64_truth_for_random_playback_over_a_day() {
             let g = gpu_layers(&rt.record(h).unwrap(), &gclips, clock);
             let e = rt.exact_record(h).unwrap();
             for k in 0..4 {
-                let clip = e.layers[k].clip as usize;
+                let clip = e.layers[k].clip_index() as usize;
                 let period = (clips[clip].frames - 1) as f64;
                 agree(
                     &g.layers[k],
@@ -144,7 +144,7 @@ fn crossfade_and_blend_weights_on_the_gpu_clock() {
     let r = gpu_layers(&rt.record(h).unwrap(), &gc, rt.gpu_clock());
     assert_eq!(
         (r.layers[0].weight, r.layers[0].clip, r.layers[1].weight),
-        (1.0, 1.0, 0.0)
+        (1.0, 1, 0.0)
     );
     // blend
     rt.blend(h, 0, 1, 0.25).unwrap();
@@ -281,6 +281,7 @@ fn batched_changes_equal_single_calls() {
                 Change::Play(h, c, o) => b.play(h, c, o),
                 Change::Crossfade(h, c, d, o) => b.crossfade_with(h, c, d, o),
                 Change::Blend(h, x, y, w) => b.blend(h, x, y, w),
+                Change::PlayLayer(h, c, m, w, o) => b.play_layer(h, c, m, w, o),
                 Change::SetSpeed(h, s) => b.set_speed(h, s),
                 Change::Pause(h) => b.pause(h),
                 Change::Resume(h) => b.resume(h),

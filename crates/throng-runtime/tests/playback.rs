@@ -22,7 +22,7 @@ fn check_single(
 ) {
     let r = rt.record(h).unwrap();
     assert_eq!(r.layers[0].weight, 1.0, "{what}");
-    assert_eq!(r.layers[0].clip, 0.0, "{what}");
+    assert_eq!(r.layers[0].clip, 0, "{what}");
     assert!(r.layers[0].frac >= 0.0 && r.layers[0].frac < 1.0, "{what}");
     for l in 1..4 {
         assert_eq!(r.layers[l], Default::default(), "{what}: unused layer {l}");
@@ -244,11 +244,11 @@ fn crossfade_weights_are_linear_and_the_outgoing_clip_keeps_playing() {
                 TOL,
                 "incoming",
             );
-            assert_eq!(r.layers[1].clip, 1.0);
+            assert_eq!(r.layers[1].clip, 1);
         } else {
             // done: the incoming clip alone, in slot 0
             assert_eq!(w, [1.0, 0.0, 0.0, 0.0]);
-            assert_eq!(r.layers[0].clip, 1.0);
+            assert_eq!(r.layers[0].clip, 1);
             assert_frame(
                 &r.layers[0],
                 expected(&clips[1], LoopMode::Loop, 0.4),
@@ -278,8 +278,8 @@ fn fifth_layer_drops_the_faintest_and_renormalises() {
     rt.crossfade(h, 4, 1.0).unwrap();
     let r = rt.record(h).unwrap();
     let w = weights(&r);
-    let clips_shown: Vec<f32> = r.layers.iter().map(|l| l.clip).collect();
-    assert_eq!(clips_shown, vec![0.0, 1.0, 3.0, 4.0]);
+    let clips_shown: Vec<u32> = r.layers.iter().map(|l| l.clip).collect();
+    assert_eq!(clips_shown, vec![0, 1, 3, 4]);
     for (g, e) in w.iter().zip([0.375, 0.375, 0.25, 0.0]) {
         assert!((g - e).abs() < 1e-5, "{w:?}");
     }
@@ -448,4 +448,59 @@ fn update_into_writes_what_update_writes() {
     a.update(0.05);
     b.update(0.05);
     assert_eq!(a.records(), b.records());
+}
+
+#[test]
+fn play_layer_adds_a_masked_overlay_over_a_full_weight_base() {
+    let mut clips = table(&[
+        (1.0, LoopMode::Loop, &[]),
+        (0.5, LoopMode::Loop, &[]),
+        (0.7, LoopMode::Loop, &[]),
+    ]);
+    clips[2].additive = Some(0.0);
+    let (mut rt, h) = one(&clips, 0, PlayOptions::default());
+    rt.play_layer(h, 1, 3, 0.6, PlayOptions::at(0.1)).unwrap();
+    rt.update(0.2);
+    let r = rt.record(h).unwrap();
+    assert_eq!(weights(&r), [1.0, 0.6, 0.0, 0.0]);
+    assert_eq!((r.layers[1].clip_index(), r.layers[1].mask()), (1, 3));
+    assert_frame(
+        &r.layers[0],
+        expected(&clips[0], LoopMode::Loop, 0.2),
+        TOL,
+        "base",
+    );
+    assert_frame(
+        &r.layers[1],
+        expected(&clips[1], LoopMode::Loop, 0.3),
+        TOL,
+        "overlay",
+    );
+    // the same clip and mask again: a new weight, the same phase
+    rt.play_layer(h, 1, 3, 0.25, PlayOptions::default())
+        .unwrap();
+    rt.update(0.1);
+    let r = rt.record(h).unwrap();
+    assert_eq!(weights(&r), [1.0, 0.25, 0.0, 0.0]);
+    assert_frame(
+        &r.layers[1],
+        expected(&clips[1], LoopMode::Loop, 0.4),
+        TOL,
+        "overlay",
+    );
+    // an additive clip needs no mask; an ordinary clip does
+    rt.play_layer(h, 2, 0, 1.0, PlayOptions::default()).unwrap();
+    assert_eq!(rt.record(h).unwrap().layers[2].mask(), 0);
+    assert!(matches!(
+        rt.play_layer(h, 1, 0, 1.0, PlayOptions::default()),
+        Err(RuntimeError::NotAnOverlay { clip: 1 })
+    ));
+    assert!(matches!(
+        rt.play_layer(h, 1, 8, 1.0, PlayOptions::default()),
+        Err(RuntimeError::NoSuchMask { mask: 8, .. })
+    ));
+    assert!(rt.play_layer(h, 1, 1, 1.5, PlayOptions::default()).is_err());
+    // play replaces the overlays
+    rt.play(h, 0, PlayOptions::default()).unwrap();
+    assert_eq!(weights(&rt.record(h).unwrap()), [1.0, 0.0, 0.0, 0.0]);
 }

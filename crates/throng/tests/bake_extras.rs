@@ -303,7 +303,7 @@ fn check_bounds(asset: &BakedAsset, tol: f32) {
                 weight: 1.0,
                 frac: 0.0,
                 row: row as f32,
-                clip: ci as f32,
+                clip: ci as u32,
             };
             for pi in 0..asset.primitives.len() {
                 for p in skin_positions(asset, pi, &[l], Skinning::Linear).expect("decode") {

@@ -271,7 +271,7 @@ fn records(asset: &BakedAsset) -> Vec<InstanceRecord> {
         weight: 0.4,
         frac: 0.71,
         row: (c1.first_row + c1.frames / 2) as f32,
-        clip: i1 as f32,
+        clip: i1 as u32,
     };
     let mut second = single_layer(c1.first_row + 1, 0.52, i1 as u32);
     second.layers[0].weight = 0.25;
@@ -279,7 +279,7 @@ fn records(asset: &BakedAsset) -> Vec<InstanceRecord> {
         weight: 0.75,
         frac: 0.13,
         row: (c0.first_row + c0.frames - 2) as f32,
-        clip: 0.0,
+        clip: 0,
     };
     vec![blend, second]
 }

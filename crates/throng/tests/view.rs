@@ -173,7 +173,7 @@ fn worst_at(
         weight: 1.0,
         frac: at.frac,
         row: at.row as f32,
-        clip: clip as f32,
+        clip: clip as u32,
     };
     let mut skinner = throng_anim::ModelSkinner::new(model);
     let mut parts = Vec::new();

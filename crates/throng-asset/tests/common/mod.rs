@@ -300,6 +300,7 @@ pub fn asset(encoding: Encoding) -> BakedAsset {
             .collect(),
         clips: vec![
             ClipInfo {
+                additive: None,
                 times: None,
                 name: "Walk".into(),
                 first_row: 1,
@@ -316,6 +317,7 @@ pub fn asset(encoding: Encoding) -> BakedAsset {
                 bounds: row_bounds[1..6].iter().fold(Aabb::EMPTY, |a, b| a.union(b)),
             },
             ClipInfo {
+                additive: None,
                 times: None,
                 name: "Idle".into(),
                 first_row: 6,
@@ -357,6 +359,7 @@ pub fn asset(encoding: Encoding) -> BakedAsset {
             bytes: PNG_1X1.to_vec(),
         }],
         anchors: Some(anchors),
+        masks: Vec::new(),
     }
 }
 

@@ -326,6 +326,7 @@ impl PalettePass {
         let mut entries = buffers.skin_entries(asset, true);
         entries.push(b::buffer_entry(b::PALETTE_JOB, &job_buf));
         entries.push(b::buffer_entry(b::PALETTE, &palette));
+        entries.push(b::buffer_entry(b::MASKS, &asset.masks));
         if let Some((run, _)) = list {
             entries.push(b::buffer_entry(b::VISIBLE_IDS, &run.visible));
             entries.push(b::buffer_entry(b::PALETTE_COUNT, &run.args));

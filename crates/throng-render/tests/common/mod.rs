@@ -231,6 +231,7 @@ pub fn timed_clip(
         None => 30.0,
     };
     ClipInfo {
+        additive: None,
         times,
         name: name.into(),
         first_row,
@@ -340,6 +341,7 @@ pub fn random_asset(encoding: Encoding, k: u32, seed: u64) -> (BakedAsset, Vec<V
         materials: vec![],
         images: vec![],
         anchors: None,
+        masks: Vec::new(),
     };
     (asset, poses)
 }
@@ -470,6 +472,7 @@ pub fn tube_asset(encoding: Encoding) -> BakedAsset {
         }],
         images: vec![],
         anchors: Some(anchors),
+        masks: Vec::new(),
     }
 }
 

@@ -334,6 +334,24 @@ impl<'a> Cx<'a> {
                 g.w_start = weight;
                 g.w_rate = 0.0;
             }
+            Change::PlayLayer(_, clip, mask, weight, opts) => {
+                let mut l = self.new_layer(clip, &opts)?;
+                l.bits |= crate::api::check_overlay(clip, self.clips[clip].additive, mask, weight)?;
+                let key = |l: &GLayer| l.bits & L_CLIP_MODE;
+                let same = g.n() == 2 && !g.has(G_BLEND | G_FADING) && key(&g.layers[1]) == key(&l);
+                if !same {
+                    if g.n() == 2 && g.has(G_FADING) && GpuRuntime::w1_at(g, now) > 0.5 {
+                        g.layers[0] = g.layers[1];
+                    }
+                    g.layers[1] = l;
+                    g.last = now as u32;
+                }
+                g.set_n(2);
+                g.set(G_BLEND | G_FADING, false);
+                g.w_anchor = now as u32;
+                g.w_start = weight;
+                g.w_rate = 0.0;
+            }
             Change::SetSpeed(_, speed) => {
                 check_nonneg("speed", speed as f64)?;
                 self.reanchor(g);

@@ -65,6 +65,13 @@ pub struct Args {
     /// Weight of the `--blend` clip, 0..1.
     #[arg(long, default_value_t = 0.5, value_parser = shared::parse_fraction)]
     pub blend_weight: f64,
+    /// Play the `--blend` clip as an overlay layer under this layer mask of the asset (baked
+    /// with `bake --mask NAME=JOINT`), e.g. `--blend Survey --blend-mask upper`: the base clip
+    /// keeps its full weight and the mask's joints move `--blend-weight` of the way to the
+    /// blend clip. An additive `--blend` clip (`bake --additive`) is an overlay with or without
+    /// a mask. Overlays are drawn by `--path palette` (LBS) and `--path reference`.
+    #[arg(long, value_name = "MASK", requires = "blend")]
+    pub blend_mask: Option<String>,
     /// Image size in pixels, WIDTHxHEIGHT.
     #[arg(long, default_value = "512x512", value_parser = shared::parse_size)]
     pub size: (u32, u32),
@@ -196,6 +203,40 @@ fn parse_positive(s: &str) -> Result<f64, String> {
     })
 }
 
+/// The `--blend` clip as an overlay layer (clip, mask number, weight), when `--blend-mask` is
+/// given or the clip is additive; errors name the mask and list the asset's masks.
+fn overlay_of(
+    args: &Args,
+    input: &Input,
+    blend: Option<(usize, f32)>,
+    name: &str,
+) -> anyhow::Result<Option<(usize, u32, f32)>> {
+    let (Some((clip, weight)), Some(asset)) = (blend, input.baked()) else {
+        return Ok(None);
+    };
+    let additive = asset.clips.get(clip).is_some_and(|c| c.additive.is_some());
+    let mask = match &args.blend_mask {
+        None if !additive => return Ok(None),
+        None => 0,
+        Some(m) => asset.find_mask(m).ok_or_else(|| {
+            let names: Vec<&str> = asset.masks.iter().map(|m| m.name.as_str()).collect();
+            anyhow::anyhow!(
+                "--blend-mask {m:?}: {name} has no such layer mask (masks: {}); bake one with --mask {m}=JOINT",
+                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            )
+        })?,
+    };
+    if !matches!(args.path, SkinPath::Palette | SkinPath::Reference) {
+        anyhow::bail!(
+            "{name}: masked and additive layers are drawn by --path palette (or reference); the texture and VAT paths show only the base layers"
+        );
+    }
+    if args.skinning == Skinning::DualQuat {
+        anyhow::bail!("{name}: masked and additive layers are blended for --skinning lbs only");
+    }
+    Ok(Some((clip, mask, weight)))
+}
+
 /// Flags that do not go together (usage errors, found before any file is read).
 fn check_usage(args: &Args) -> anyhow::Result<()> {
     let reference = args.path == SkinPath::Reference;
@@ -300,6 +341,8 @@ struct Part {
     assignments: Vec<Assignment>,
     transforms: Vec<InstanceTransform>,
     blend: Option<(usize, f32)>,
+    /// The `--blend` clip as an overlay layer: (clip, mask number, weight).
+    overlay: Option<(usize, u32, f32)>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -347,6 +390,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if blend.is_some() && matches!(input, Input::Source(..)) {
             anyhow::bail!("--blend needs a baked asset (layer blending is a runtime feature)");
         }
+        let overlay = overlay_of(&args, input, blend, &name.to_string())?;
+        let blend = if overlay.is_some() { None } else { blend };
         let ids = crowd::ids_of(a, k, args.instances);
         let mix = ClipMix {
             clip,
@@ -362,6 +407,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             assignments: crowd::assign(&mix, &ids, &input.durations()),
             transforms,
             blend,
+            overlay,
         });
     }
     let aspect = args.size.0 as f32 / args.size.1 as f32;
@@ -500,6 +546,10 @@ fn draw_baked(
             args.time,
             part.blend,
         )?);
+        if let (Some((clip, mask, weight)), Some(p)) = (part.overlay, players.last_mut()) {
+            p.play_layer_all(clip, mask, weight, args.time)
+                .context("--blend-mask")?;
+        }
     }
     let gpu_assets = if opts.path == SkinPath::Reference {
         Vec::new()

@@ -100,6 +100,28 @@ pub struct ExtrasArgs {
     /// Motion root node for --root-motion extract (default: the palette's top-most joint).
     #[arg(long = "motion-root", value_name = "NODE")]
     pub motion_root: Option<String>,
+    /// Layer mask over joint subtrees: NAME=JOINT[,JOINT...] (repeatable; e.g. upper=Spine).
+    /// Layers choose a mask by name at play time (render --blend-mask NAME).
+    #[arg(long, value_name = "NAME=JOINT[,JOINT]", value_parser = throng_bake::masks::MaskSetting::parse)]
+    pub mask: Vec<throng_bake::masks::MaskSetting>,
+    /// Bake CLIP as an additive clip: its rows become deltas from its pose at SECONDS (default
+    /// 0), applied on top of other layers (repeatable; CLIP or CLIP:SECONDS).
+    #[arg(long, value_name = "CLIP[:SECONDS]", value_parser = parse_additive)]
+    pub additive: Vec<(String, f32)>,
+}
+
+/// `CLIP` or `CLIP:SECONDS` of `--additive` (the last `:` separates, so clip names may hold
+/// colons when a time is given).
+fn parse_additive(s: &str) -> Result<(String, f32), String> {
+    if let Some((clip, t)) = s.rsplit_once(':') {
+        if let Ok(v) = t.parse::<f32>() {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("{s:?}: the reference time must be seconds >= 0"));
+            }
+            return Ok((clip.to_string(), v));
+        }
+    }
+    Ok((s.to_string(), 0.0))
 }
 
 /// Applies the settings file, then the flags, to `options`.
@@ -116,9 +138,20 @@ pub fn apply(x: &ExtrasArgs, options: &mut BakeOptions) -> anyhow::Result<()> {
         if let Some(r) = file.root_motion_setting().map_err(at)? {
             options.root_motion = r;
         }
+        options.masks = file.mask_settings().map_err(at)?;
         for (name, c) in file.clips {
+            if let Some(t) = c.additive.and_then(|a| a.reference()) {
+                options.additive.insert(name.clone(), t);
+            }
             options.clip_settings.insert(name, c);
         }
+    }
+    for m in &x.mask {
+        options.masks.retain(|o| o.name != m.name);
+        options.masks.push(m.clone());
+    }
+    for (clip, t) in &x.additive {
+        options.additive.insert(clip.clone(), *t);
     }
     for n in &x.once {
         options
@@ -183,7 +216,8 @@ pub fn check_clip_flags(x: &ExtrasArgs, input: &Path, clips: &[&str]) -> anyhow:
         .map(|n| ("--once", n))
         .chain(x.loop_mode.iter().map(|(n, _)| ("--loop-mode", n)))
         .chain(x.event.iter().map(|(n, _)| ("--event", n)))
-        .chain(x.clip_fps.iter().map(|(n, _)| ("--clip-fps", n)));
+        .chain(x.clip_fps.iter().map(|(n, _)| ("--clip-fps", n)))
+        .chain(x.additive.iter().map(|(n, _)| ("--additive", n)));
     for (flag, name) in named {
         if !clips.contains(&name.as_str()) {
             anyhow::bail!(

@@ -304,7 +304,7 @@ mod tests {
             let sum: f32 = r.layers.iter().map(|l| l.weight).sum();
             assert!((sum - 1.0).abs() < 1e-5, "weights sum to {sum}: {r:?}");
             for l in r.layers.iter().filter(|l| l.weight > 0.0) {
-                let c = &clips[l.clip as usize];
+                let c = &clips[l.clip_index() as usize];
                 let (first, last) = (c.first_row as f32, (c.first_row + c.frames - 1) as f32);
                 assert!(
                     (first..=last).contains(&l.row),
@@ -318,7 +318,7 @@ mod tests {
                 .iter()
                 .max_by(|a, b| a.weight.total_cmp(&b.weight))
                 .expect("4 layers");
-            dominant[top.clip as usize] += 1;
+            dominant[top.clip_index() as usize] += 1;
         }
         // Every clip leads somewhere in the crowd.
         assert!(dominant.iter().all(|&n| n > 0), "{dominant:?}");

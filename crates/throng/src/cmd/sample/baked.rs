@@ -45,7 +45,7 @@ pub fn layer_at(asset: &BakedAsset, clip: Option<usize>, time: f64) -> Vec<Layer
         weight: 1.0,
         frac: f.frac,
         row: f.row as f32,
-        clip: index as f32,
+        clip: index as u32,
     }]
 }
 
@@ -93,7 +93,7 @@ pub fn sample(q: &Query) -> anyhow::Result<Vec<SampledPrimitive>> {
 /// `None` for the rest pose or a clip without root motion. Baked data is `G⁻¹ · source`.
 fn root_motion(asset: &BakedAsset, layers: &[Layer]) -> Option<glam::Mat4> {
     let l = layers.first()?;
-    let clip = asset.clips.get(l.clip as usize)?;
+    let clip = asset.clips.get(l.clip_index() as usize)?;
     let frame = (l.row as u32).checked_sub(clip.first_row)?;
     throng_bake::root_motion::motion_at(clip, frame, l.frac)
 }

@@ -160,6 +160,36 @@ impl Player {
         }
     }
 
+    /// Plays `clip` as an overlay layer on every instance (mask number `mask`, 0 = none, for
+    /// an additive clip), from clip time `time` (`CpuRuntime::play_layer`).
+    pub fn play_layer_all(
+        &mut self,
+        clip: usize,
+        mask: u32,
+        weight: f32,
+        time: f64,
+    ) -> anyhow::Result<()> {
+        let opts = throng_runtime::PlayOptions::at(time as f32);
+        match self {
+            Player::Cpu(rt) => {
+                for i in 0..rt.len() {
+                    if let Some(h) = rt.handle_at(i) {
+                        rt.play_layer(h, clip, mask, weight, opts)?;
+                    }
+                }
+            }
+            Player::Gpu(rt, _) => {
+                for i in 0..rt.len() {
+                    if let Some(h) = rt.handle_at(i) {
+                        rt.play_layer(h, clip, mask, weight, opts)?;
+                    }
+                }
+            }
+        }
+        self.refresh();
+        Ok(())
+    }
+
     /// Crossfades every instance to `clip` over `seconds` of clock time.
     pub fn crossfade_all(&mut self, clip: usize, seconds: f32) -> anyhow::Result<()> {
         match self {
