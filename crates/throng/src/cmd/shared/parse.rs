@@ -103,43 +103,42 @@ pub fn parse_lod_bias(s: &str) -> Result<f32, String> {
 
 /// `--lod-influences 4,2,1`: 1 to 4 values of 1..8 for LOD 0, 1, 2, 3; the last repeats.
 pub fn parse_lod_influences(s: &str) -> Result<[u32; 4], String> {
-    let values: Vec<u32> = s
-        .split(',')
-        .map(|v| {
-            v.trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|k| (1..=8).contains(k))
-                .ok_or_else(|| format!("{v:?}: expected influences per vertex 1..8"))
-        })
-        .collect::<Result<_, _>>()?;
-    if values.is_empty() || values.len() > 4 {
-        return Err(format!(
-            "{s:?}: expected 1 to 4 comma-separated values (LOD 0, 1, 2, 3), e.g. 4,2,1"
-        ));
-    }
-    let last = values[values.len() - 1];
-    Ok(std::array::from_fn(|i| {
-        values.get(i).copied().unwrap_or(last)
-    }))
+    parse_per_lod(s, 1..=8, "influences per vertex 1..8", "values", "4,2,1")
 }
 
 /// `--palette-refresh 1,1,2,4`: 1 to 4 refresh intervals of 1..=1024 frames for LOD 0, 1, 2,
 /// 3 (update-rate LOD on the palette path); the last repeats.
 pub fn parse_palette_refresh(s: &str) -> Result<[u32; 4], String> {
+    parse_per_lod(
+        s,
+        1..=1024,
+        "a refresh interval of 1..1024 frames",
+        "intervals",
+        "1,1,2,4",
+    )
+}
+
+/// 1 to 4 comma-separated values in `range`, for LOD 0, 1, 2 and 3; the last repeats.
+fn parse_per_lod(
+    s: &str,
+    range: std::ops::RangeInclusive<u32>,
+    each: &str,
+    what: &str,
+    example: &str,
+) -> Result<[u32; 4], String> {
     let values: Vec<u32> = s
         .split(',')
         .map(|v| {
             v.trim()
                 .parse::<u32>()
                 .ok()
-                .filter(|n| (1..=1024).contains(n))
-                .ok_or_else(|| format!("{v:?}: expected a refresh interval of 1..1024 frames"))
+                .filter(|k| range.contains(k))
+                .ok_or_else(|| format!("{v:?}: expected {each}"))
         })
         .collect::<Result<_, _>>()?;
     if values.is_empty() || values.len() > 4 {
         return Err(format!(
-            "{s:?}: expected 1 to 4 comma-separated intervals (LOD 0, 1, 2, 3), e.g. 1,1,2,4"
+            "{s:?}: expected 1 to 4 comma-separated {what} (LOD 0, 1, 2, 3), e.g. {example}"
         ));
     }
     let last = values[values.len() - 1];
