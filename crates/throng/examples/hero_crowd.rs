@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release -p throng --example hero_crowd -- [--asset SOURCE.glb] [--out FILE.png]
-//!     [--instances N] [--heroes N] [--frames N]
+//!     [--instances N] [--heroes N] [--frames N] [--close-up]
 //! ```
 //!
 //! The crowd plays baked clips in the CPU-timed runtime; the palette pass blends their skin
@@ -41,6 +41,8 @@ struct Args {
     instances: u32,
     heroes: u32,
     frames: u32,
+    /// Frame the first hero from the front instead of the whole crowd.
+    close_up: bool,
 }
 
 fn parse_args() -> Result<Args> {
@@ -50,6 +52,7 @@ fn parse_args() -> Result<Args> {
         instances: 25,
         heroes: 3,
         frames: 6,
+        close_up: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -60,6 +63,7 @@ fn parse_args() -> Result<Args> {
             "--instances" => a.instances = value()?.parse()?,
             "--heroes" => a.heroes = value()?.parse()?,
             "--frames" => a.frames = value()?.parse()?,
+            "--close-up" => a.close_up = true,
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
@@ -203,11 +207,28 @@ fn main() -> Result<()> {
     let mut renderer = Renderer::new()?;
     eprintln!("adapter: {}", renderer.adapter());
     let gpu_asset = renderer.upload(&asset)?;
+    // the close-up: the first hero seen from the front row's side, a little above its head
+    let camera = match heroes.first() {
+        Some(&i) if args.close_up => {
+            let at = runtime.transform(runtime.handle_at(i as usize).ok_or("no hero")?)?;
+            let centre = at
+                .to_mat4()
+                .transform_point3(0.5 * (bounds.min + bounds.max));
+            let h = e.y.max(e.x).max(e.z);
+            Some(throng_render::Camera::looking_at(
+                centre + Vec3::new(0.6 * h, 0.5 * h, 2.2 * h),
+                centre,
+                35f32.to_radians(),
+            ))
+        }
+        _ => None,
+    };
     let opts = RenderOptions {
         width: 960,
         height: 540,
         path: SkinPath::Palette,
         palette_refresh: [1, 1, 2, 4],
+        camera,
         ..Default::default()
     };
     let mut poser = HeroPoser::new(&model);
