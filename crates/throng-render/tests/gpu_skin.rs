@@ -8,44 +8,12 @@ mod common;
 
 use glam::{Vec3, Vec4};
 use throng_asset::decode::skin_vertices;
-use throng_asset::{Aabb, Encoding, Layer};
+use throng_asset::{Aabb, Encoding};
 use throng_render::compute::skin_on_gpu;
 use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::gpu_types::single_layer;
 use throng_render::{GpuAsset, InstanceRecord, Playback, Skinning};
-
-fn records() -> Vec<InstanceRecord> {
-    let l = |weight, frac, row: u32, clip: u32| Layer {
-        weight,
-        frac,
-        row: row as f32,
-        clip,
-    };
-    vec![
-        // Crossfade: clip a at row 2 + 0.3, clip b at row 6 + 0.65.
-        InstanceRecord {
-            layers: [
-                l(0.7, 0.3, 2, 0),
-                l(0.3, 0.65, 6, 1),
-                Layer::default(),
-                Layer::default(),
-            ],
-        },
-        // Two layers in slots 1 and 3, one on a clip's last row (next clamps to it).
-        InstanceRecord {
-            layers: [
-                Layer::default(),
-                l(0.45, 0.8, 4, 0),
-                Layer::default(),
-                l(0.55, 0.25, 7, 1),
-            ],
-        },
-        // Single layer on the rest row's neighbours and a disabled instance (rest row 0).
-        single_layer(5, 0.5, 1),
-        InstanceRecord::default(),
-    ]
-}
 
 fn diag(p: &[Vec3]) -> f32 {
     let mut b = Aabb::EMPTY;
@@ -60,7 +28,7 @@ fn check(encoding: Encoding, k: u32, skinning: Skinning) -> Option<(f32, f32)> {
     let (asset, _) = common::random_asset(encoding, k, 7 + k as u64);
     let gasset = GpuAsset::new(&gpu, &asset).expect("upload");
     let inputs = skin_inputs(&asset.primitives[0]);
-    let recs = records();
+    let recs = common::test_records();
     let out =
         skin_on_gpu(&gpu, &gasset, &inputs, Playback::Cpu(&recs), skinning).expect("gpu skinning");
     let mode = skinning;

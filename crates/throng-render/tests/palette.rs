@@ -17,45 +17,13 @@ use glam::{Mat4, Vec3, Vec4};
 use throng_asset::decode::{blended_dual_quat, masked_skin_matrix};
 use throng_asset::{Encoding, Layer};
 use throng_render::compute::layers_on_gpu;
-use throng_render::gpu_types::{single_layer, PaletteEntry};
+use throng_render::gpu_types::PaletteEntry;
 use throng_render::{
     Crowd, InstanceRecord, InstanceTransform, Playback, RenderOptions, Renderer, Skinning,
 };
 use throng_runtime::{GpuRuntime, PlayOptions};
 
 const TOLERANCE: f32 = 1e-5;
-
-fn records() -> Vec<InstanceRecord> {
-    let l = |weight, frac, row: u32, clip: u32| Layer {
-        weight,
-        frac,
-        row: row as f32,
-        clip,
-    };
-    vec![
-        // Crossfade: clip a at row 2 + 0.3, clip b at row 6 + 0.65.
-        InstanceRecord {
-            layers: [
-                l(0.7, 0.3, 2, 0),
-                l(0.3, 0.65, 6, 1),
-                Layer::default(),
-                Layer::default(),
-            ],
-        },
-        // Two layers in slots 1 and 3, one on a clip's last row (next clamps to it).
-        InstanceRecord {
-            layers: [
-                Layer::default(),
-                l(0.45, 0.8, 4, 0),
-                Layer::default(),
-                l(0.55, 0.25, 7, 1),
-            ],
-        },
-        single_layer(5, 0.5, 1),
-        // Disabled: the rest row.
-        InstanceRecord::default(),
-    ]
-}
 
 /// Instances side by side in front of the framing camera (so culling keeps them all).
 fn transforms(n: usize) -> Vec<InstanceTransform> {
@@ -149,7 +117,7 @@ fn palette_buffer_equals_the_cpu_decoder_for_every_encoding() {
     let Some(mut r) = common::renderer() else {
         return;
     };
-    let recs = records();
+    let recs = common::test_records();
     for encoding in Encoding::ALL {
         let (asset, _) = common::random_asset(encoding, 8, 11);
         for skinning in Skinning::ALL {

@@ -652,3 +652,38 @@ pub fn occlusion_scenario(r: &mut Renderer, tag: &str) {
     assert_eq!(differ_count(&f.image, &want.image), 0, "moved camera");
     assert!(f.stats.second_phase_instances >= 10);
 }
+
+/// Four instances' records over a two-clip table: a crossfade, two layers in slots 1 and 3 (one
+/// on a clip's last row, so its next row clamps to it), a single layer, and a disabled instance
+/// (the rest row): what the texture-path and palette-path tests skin.
+pub fn test_records() -> Vec<InstanceRecord> {
+    let l = |weight, frac, row: u32, clip: u32| Layer {
+        weight,
+        frac,
+        row: row as f32,
+        clip,
+    };
+    vec![
+        // Crossfade: clip a at row 2 + 0.3, clip b at row 6 + 0.65.
+        InstanceRecord {
+            layers: [
+                l(0.7, 0.3, 2, 0),
+                l(0.3, 0.65, 6, 1),
+                Layer::default(),
+                Layer::default(),
+            ],
+        },
+        // Two layers in slots 1 and 3, one on a clip's last row (next clamps to it).
+        InstanceRecord {
+            layers: [
+                Layer::default(),
+                l(0.45, 0.8, 4, 0),
+                Layer::default(),
+                l(0.55, 0.25, 7, 1),
+            ],
+        },
+        // Single layer on the rest row's neighbours and a disabled instance (rest row 0).
+        throng_render::gpu_types::single_layer(5, 0.5, 1),
+        InstanceRecord::default(),
+    ]
+}
