@@ -19,9 +19,15 @@ struct FrameUniform {
     // x: 1 when the shadow map is used, y: shadow-map texel size (uv units), z: depth bias
     // (shadow clip-space depth), w unused.
     shadow: vec4<f32>,
-    // x: debug view (0 none, 1 joint weights, 2 palette index, 3 frame row, 4 LOD), y: joint of
+    // x: debug view (0 none, 1 joint weights, 2 palette index, 3 frame row, 4 LOD, 5 motion), y: joint of
     // the weights view (0xffffffff: 1 − largest weight instead), zw unused.
     debug: vec4<u32>,
+    // Motion vectors (docs/design.md §5 "Motion vectors"): clip-from-world of the previous
+    // frame's camera (this frame's when there is none).
+    prev_view_proj: mat4x4<f32>,
+    // x, y: the target's size in pixels; z: the motion that the motion debug view shows at
+    // full brightness, pixels; w unused.
+    motion: vec4<f32>,
 }
 
 // One draw of a pass (0 main, 1 shadow), bound with a dynamic offset (256 B stride). Either one
@@ -54,6 +60,12 @@ struct VsOut {
     @location(2) uv: vec2<f32>,
     // Debug view colour (alpha 0: shade normally).
     @location(3) debug: vec4<f32>,
+#ifdef MOTION
+    // The same surface point's clip position in this frame and in the previous one (its
+    // previous pose, instance transform and camera).
+    @location(4) now_clip: vec4<f32>,
+    @location(5) prev_clip: vec4<f32>,
+#endif
 }
 
 // The LOD of the instance drawn as instance index `i`.
@@ -130,3 +142,49 @@ fn index_color(i: u32) -> vec3<f32> {
     let c = clamp(abs(fract(vec3<f32>(h) + k) * 6.0 - 3.0) - 1.0, vec3<f32>(0.0), vec3<f32>(1.0));
     return mix(vec3<f32>(0.25), c, 0.85);
 }
+
+#ifdef MOTION
+// What a main pass with motion vectors writes: the colour and the motion vector target
+// (crate::MOTION_FORMAT).
+struct MotionOut {
+    @location(0) color: vec4<f32>,
+    @location(1) motion: vec2<f32>,
+}
+
+// Screen-space motion of a fragment from the previous frame to this one, in UV units (the
+// fraction of the target's width and height; +x right, +y down): this frame's position minus
+// the previous frame's, each divided by its own w here, per fragment, so that the
+// perspective-correct interpolation of both clip positions gives the motion of the surface
+// point itself. 0 where the previous position was behind the camera.
+fn motion_vector(in: VsOut) -> vec2<f32> {
+    if (in.prev_clip.w <= 0.0 || in.now_clip.w <= 0.0) {
+        return vec2<f32>(0.0);
+    }
+    let now = in.now_clip.xy / in.now_clip.w;
+    let prev = in.prev_clip.xy / in.prev_clip.w;
+    return (now - prev) * vec2<f32>(0.5, -0.5);
+}
+
+// The motion debug view's colour: hue by direction, brightness by length (full at
+// frame.motion.z pixels); black where nothing moves.
+fn motion_color(m: vec2<f32>) -> vec3<f32> {
+    let px = m * frame.motion.xy;
+    let len = length(px);
+    if (len == 0.0) {
+        return vec3<f32>(0.0);
+    }
+    let h = atan2(px.y, px.x) / 6.2831853 + 0.5;
+    let k = vec3<f32>(0.0, 2.0 / 3.0, 1.0 / 3.0);
+    let c = clamp(abs(fract(vec3<f32>(h) + k) * 6.0 - 3.0) - 1.0, vec3<f32>(0.0), vec3<f32>(1.0));
+    return c * min(len / max(frame.motion.z, 1e-6), 1.0);
+}
+
+// A fragment's colour with its motion vector (the motion debug view replaces the colour).
+fn with_motion(color: vec4<f32>, in: VsOut) -> MotionOut {
+    let m = motion_vector(in);
+    if (frame.debug.x == 5u) {
+        return MotionOut(vec4<f32>(motion_color(m), 1.0), m);
+    }
+    return MotionOut(color, m);
+}
+#endif

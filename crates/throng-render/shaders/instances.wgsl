@@ -9,6 +9,11 @@
 
 @group(0) @binding(#{B_INSTANCE_TRANSFORMS}) var<storage, read> instance_transforms: array<InstanceTransform>;
 
+#ifdef MOTION
+// Motion vectors: the transforms of the previous frame (kept with the previous palette).
+@group(0) @binding(#{B_PREV_TRANSFORMS}) var<storage, read> prev_instance_transforms: array<InstanceTransform>;
+#endif
+
 #ifdef GPU_TIMED
 // The global clock: low 32 bits of the runtime's tick count (2^20 ticks per second).
 struct Timing {

@@ -7,6 +7,10 @@
 #import throng::decode::apply_affine
 #import throng_render::frame::{VsOut, clip_position, shade, shade_debug}
 #import throng_render::instances::instance_transforms
+#ifdef MOTION
+#import throng_render::frame::{frame, MotionOut, with_motion}
+#import throng_render::instances::prev_instance_transforms
+#endif
 
 // A vertex already in model space (CPU-skinned on the reference path, a prop's in its anchor's
 // space): the vertex buffer layout both pipelines share (crate::passes::reference).
@@ -56,3 +60,17 @@ fn mesh_fragment(in: VsOut, front: bool) -> vec4<f32> {
     }
     return vec4<f32>(shade(base.rgb, n, in.world), base.a);
 }
+
+#ifdef MOTION
+// The previous frame's clip position of a model-space point of instance `inst`: placed by the
+// instance's previous transform, seen by the previous camera.
+fn prev_clip_position(inst: u32, position: vec3<f32>) -> vec4<f32> {
+    let up = vec3<f32>(0.0, 1.0, 0.0);
+    let world = apply_affine(instance_affine(prev_instance_transforms[inst]), position, up, vec4<f32>(1.0, 0.0, 0.0, 1.0));
+    return frame.prev_view_proj * vec4<f32>(world.position, 1.0);
+}
+
+fn mesh_fragment_motion(in: VsOut, front: bool) -> MotionOut {
+    return with_motion(mesh_fragment(in, front), in);
+}
+#endif

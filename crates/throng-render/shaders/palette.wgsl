@@ -22,6 +22,12 @@ struct PaletteEntry {
 @group(0) @binding(#{B_PALETTE}) var<storage, read> palette: array<PaletteEntry>;
 #endif
 
+#ifdef MOTION
+// Motion vectors: the palette as the previous frame drew it (crate::passes::palette's
+// history, a copy made after the previous frame's passes).
+@group(0) @binding(#{B_PREV_PALETTE}) var<storage, read> prev_palette: array<PaletteEntry>;
+#endif
+
 // Where entry `entry` of instance `inst` lives.
 fn palette_index(inst: u32, entry: u32) -> u32 {
     return inst * bone_params.entries + entry;

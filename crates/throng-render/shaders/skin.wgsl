@@ -8,7 +8,8 @@
 // (palette_compute.wgsl) writes once per instance and entry.
 //
 // Palette path (def PALETTE): the vertex reads one blended entry per influence from the palette
-// buffer (throng_render::palette) instead.
+// buffer (throng_render::palette) instead; with MOTION also from the previous frame's, for the
+// vertex's motion vector.
 #define_import_path throng_render::skin
 
 #import throng::playback::Layer
@@ -16,7 +17,10 @@
 #import throng_render::asset::bone_params
 
 #ifdef PALETTE
-#import throng_render::palette::{palette, palette_index, entry_affine}
+#import throng_render::palette::{PaletteEntry, palette, palette_index, entry_affine}
+#ifdef MOTION
+#import throng_render::palette::prev_palette
+#endif
 #ifdef DUAL_QUAT
 #import throng::decode::{DqAcc, dq_add_parts, dq_apply}
 #endif
@@ -30,13 +34,37 @@
 #endif
 
 #ifdef PALETTE
+// Palette entry `j` (clamped into the palette) of instance `inst`: this frame's, or with
+// `prev` (motion vectors) the previous frame's. `prev` is a constant at every call, so each
+// caller's reads fold to one buffer.
+fn palette_entry(inst: u32, j: u32, prev: bool) -> PaletteEntry {
+    let i = palette_index(inst, min(j, bone_params.entries - 1u));
+#ifdef MOTION
+    if (prev) {
+        return prev_palette[i];
+    }
+#endif
+    return palette[i];
+}
+
+fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Skinned {
+    return skin_vertex_of(inst, joints, weights, p, n, t, false);
+}
+
+#ifdef MOTION
+// The model-space position of the same vertex skinned by the previous frame's palette.
+fn prev_skin_position(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>) -> vec3<f32> {
+    return skin_vertex_of(inst, joints, weights, p, vec3<f32>(0.0, 1.0, 0.0), vec4<f32>(1.0, 0.0, 0.0, 1.0), true).position;
+}
+#endif
+
 #ifdef DUAL_QUAT
 // Each influence's blended, unnormalised dual quaternion (real, dual, scale) from the palette,
 // weighted and blended into one (the hemisphere of the first influence's), then normalised
 // (Kavan et al. 2007). The texture path adds the (influence, layer, frame) terms one by one
 // instead; both are linear in the terms, so they agree except where a term's hemisphere flips
 // differently. CPU twin of an entry: throng_asset::decode::blended_dual_quat.
-fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Skinned {
+fn skin_vertex_of(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>, prev: bool) -> Skinned {
     var js = joints;
     var ws = weights;
     var acc: DqAcc;
@@ -45,7 +73,7 @@ fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3
         if (w == 0.0) {
             continue;
         }
-        let e = palette[palette_index(inst, min(js[i], bone_params.entries - 1u))];
+        let e = palette_entry(inst, js[i], prev);
         dq_add_parts(&acc, w, e.a, e.b, e.c.x);
     }
     return dq_apply(acc, p, n, t);
@@ -56,22 +84,22 @@ fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3
 // in the same order. CPU twin: throng_asset::decode::skin_vertices with Skinning::Linear.
 // Unrolled, with constant indices: lavapipe keeps dynamically indexed local arrays in memory
 // per lane, and this cut the palette path's frame by ~10 % there (1,000 Fox instances).
-fn skin_vertex(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Skinned {
+fn skin_vertex_of(inst: u32, joints: array<u32, 8>, weights: array<f32, 8>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>, prev: bool) -> Skinned {
     let zero = vec4<f32>(0.0);
     var m = mat3x4<f32>(zero, zero, zero);
-    if (weights[0] != 0.0) { m += palette_term(inst, joints[0], weights[0]); }
-    if (weights[1] != 0.0) { m += palette_term(inst, joints[1], weights[1]); }
-    if (weights[2] != 0.0) { m += palette_term(inst, joints[2], weights[2]); }
-    if (weights[3] != 0.0) { m += palette_term(inst, joints[3], weights[3]); }
-    if (weights[4] != 0.0) { m += palette_term(inst, joints[4], weights[4]); }
-    if (weights[5] != 0.0) { m += palette_term(inst, joints[5], weights[5]); }
-    if (weights[6] != 0.0) { m += palette_term(inst, joints[6], weights[6]); }
-    if (weights[7] != 0.0) { m += palette_term(inst, joints[7], weights[7]); }
+    if (weights[0] != 0.0) { m += palette_term(inst, joints[0], weights[0], prev); }
+    if (weights[1] != 0.0) { m += palette_term(inst, joints[1], weights[1], prev); }
+    if (weights[2] != 0.0) { m += palette_term(inst, joints[2], weights[2], prev); }
+    if (weights[3] != 0.0) { m += palette_term(inst, joints[3], weights[3], prev); }
+    if (weights[4] != 0.0) { m += palette_term(inst, joints[4], weights[4], prev); }
+    if (weights[5] != 0.0) { m += palette_term(inst, joints[5], weights[5], prev); }
+    if (weights[6] != 0.0) { m += palette_term(inst, joints[6], weights[6], prev); }
+    if (weights[7] != 0.0) { m += palette_term(inst, joints[7], weights[7], prev); }
     return apply_affine(m, p, n, t);
 }
 
-fn palette_term(inst: u32, j: u32, w: f32) -> mat3x4<f32> {
-    return entry_affine(palette[palette_index(inst, min(j, bone_params.entries - 1u))]) * w;
+fn palette_term(inst: u32, j: u32, w: f32, prev: bool) -> mat3x4<f32> {
+    return entry_affine(palette_entry(inst, j, prev)) * w;
 }
 #endif
 #else

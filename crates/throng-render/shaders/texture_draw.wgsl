@@ -2,13 +2,19 @@
 // record and transform from storage buffers, skin matrices from the bone texture. Defs:
 // ENCODING, BONE_TEXTURE, DUAL_QUAT, GPU_TIMED, CULLED (crate::shaders::Program::TextureDraw).
 // With PALETTE (and no bone texture) the palette path's draw: the same vertex stage, skinning
-// from the matrices the palette pass blended (crate::shaders::Program::PaletteDraw).
+// from the matrices the palette pass blended (crate::shaders::Program::PaletteDraw); with MOTION
+// also each vertex's position in the previous frame, and `fs_motion` writes motion vectors.
 
 #import throng_render::frame::{VsOut, frame, draw, draw_lod, draw_influences, heat, index_color}
 #import throng_render::instances::{instance_layers, instance_id}
 #import throng_render::skin::skin_vertex
 #import throng_render::debug::debug_common
 #import throng_render::mesh::{mesh_vertex, mesh_fragment}
+#ifdef MOTION
+#import throng_render::frame::MotionOut
+#import throng_render::skin::prev_skin_position
+#import throng_render::mesh::{prev_clip_position, mesh_fragment_motion}
+#endif
 
 struct VertexIn {
     @location(0) position: vec3<f32>,
@@ -61,6 +67,10 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
     if (frame.debug.x != 0u) {
         out.debug = debug_texture(inst, lod, f.j, f.w);
     }
+#ifdef MOTION
+    out.now_clip = out.clip;
+    out.prev_clip = prev_clip_position(inst, prev_skin_position(inst, f.j, f.w, v.position));
+#endif
     return out;
 }
 
@@ -115,3 +125,11 @@ fn debug_texture(inst: u32, lod: u32, j: array<u32, 8>, w: array<f32, 8>) -> vec
 fn fs_main(in: VsOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
     return mesh_fragment(in, front);
 }
+
+#ifdef MOTION
+// The main pass with motion vectors (docs/design.md §5 "Motion vectors").
+@fragment
+fn fs_motion(in: VsOut, @builtin(front_facing) front: bool) -> MotionOut {
+    return mesh_fragment_motion(in, front);
+}
+#endif

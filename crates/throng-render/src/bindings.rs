@@ -99,6 +99,11 @@ numbers! {
     /// The asset's layer masks, `array<f32>` (mask m's weight of entry j at
     /// `(m − 1) · entries + j`), read by the palette pass.
     MASKS = 28;
+    /// Motion vectors (docs/design.md §5 "Motion vectors"): the previous frame's palette
+    /// (`array<PaletteEntry>`) and instance transforms (`array<InstanceTransform>`), read by
+    /// the main pass's palette draw.
+    PREV_PALETTE = 29;
+    PREV_TRANSFORMS = 32;
     // ---- group 1 (MATERIAL) ----
     MATERIAL = 0;
     BASE_TEXTURE = 1;

@@ -99,8 +99,9 @@ pub fn frame_uniform(camera: &Camera, aspect: f32, scene: &Aabb) -> FrameUniform
         )
     };
     let light_dir = Vec3::new(-0.4, -1.0, -0.5).normalize();
+    let view_proj = camera.view_proj(aspect).to_cols_array_2d();
     FrameUniform {
-        view_proj: camera.view_proj(aspect).to_cols_array_2d(),
+        view_proj,
         light_dir: light_dir.extend(0.0).into(),
         light: [0.85, 0.85, 0.8, 0.25],
         ground: [centre.x, floor, centre.z, 2.5 * radius],
@@ -109,6 +110,9 @@ pub fn frame_uniform(camera: &Camera, aspect: f32, scene: &Aabb) -> FrameUniform
         light_view_proj: glam::Mat4::IDENTITY.to_cols_array_2d(),
         shadow: [0.0; 4],
         debug: [0; 4],
+        // No previous frame: nothing has moved.
+        prev_view_proj: view_proj,
+        motion: [0.0; 4],
     }
 }
 

@@ -163,7 +163,7 @@ impl Crowd<'_> {
 }
 
 /// A storage buffer of `data` (one `fallback` element when empty: a storage binding may not be
-/// empty).
+/// empty); a copy source too (motion vectors keep a crowd's transforms for the next frame).
 pub(crate) fn storage_buffer<T: bytemuck::Pod>(
     device: &wgpu::Device,
     label: &str,
@@ -178,7 +178,7 @@ pub(crate) fn storage_buffer<T: bytemuck::Pod>(
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some(label),
         contents: bytes,
-        usage: wgpu::BufferUsages::STORAGE,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
     })
 }
 
@@ -372,7 +372,9 @@ fn copy_dst_storage(device: &wgpu::Device, label: &str, bytes: u64) -> wgpu::Buf
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size: bytes.max(64),
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     })
 }

@@ -86,6 +86,10 @@ pub enum RenderError {
     LivePoseTwice { asset: String, instance: u32 },
     #[error("asset {asset}: live poses are drawn from the palette buffer; draw the crowd on the palette path (SkinPath::Palette)")]
     LivePoseNeedsPalette { asset: String },
+    #[error("asset {asset}: motion vectors come from the previous frame's palette; draw the crowd on the palette path (SkinPath::Palette), or turn motion vectors off")]
+    MotionVectorsNeedPalette { asset: String },
+    #[error("asset {asset}: props are not drawn into the motion vector target (their anchors keep no previous frame yet); draw the crowd without props, or turn motion vectors off")]
+    MotionVectorsWithProps { asset: String },
     #[error("internal error: {0} (a bug in throng-render; please report it)")]
     Internal(&'static str),
     #[error("reading back a GPU buffer failed: {0}")]

@@ -2,7 +2,7 @@
 //! uniform every pass reads), and what the frame cost ([`FrameStats`], counted by the GPU from
 //! the indirect draw arguments).
 
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Vec2, Vec3};
 use throng_asset::Aabb;
 use wgpu::util::DeviceExt;
 
@@ -53,6 +53,29 @@ pub struct RenderedFrame {
     /// sRGB RGBA8 pixels.
     pub image: image::RgbaImage,
     pub stats: FrameStats,
+    /// With [`RenderOptions::motion`]: the motion vector target.
+    pub motion: Option<MotionImage>,
+}
+
+/// A motion vector target read back (docs/design.md §5 "Motion vectors"): per pixel, row by
+/// row from the top left, the screen-space motion since the previous frame in UV units
+/// (fractions of the width and height; +x right, +y down), 0 where nothing was drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MotionImage {
+    pub width: u32,
+    pub height: u32,
+    pub uv: Vec<[f32; 2]>,
+}
+
+impl MotionImage {
+    /// The motion at pixel (x, y) in pixels (None outside the image).
+    pub fn pixels_at(&self, x: u32, y: u32) -> Option<Vec2> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let [u, v] = self.uv[(y * self.width + x) as usize];
+        Some(Vec2::new(u * self.width as f32, v * self.height as f32))
+    }
 }
 
 /// Camera, light and shadow camera of a frame, and the frame uniform buffer.
@@ -85,8 +108,14 @@ pub(crate) fn scene_bounds(crowds: &[Crowd]) -> Aabb {
 
 impl FrameSetup {
     /// Camera (given, or framing `scene` — the same rule for every path, so that images of two
-    /// paths can be compared pixel by pixel), frame uniform and shadow camera.
-    pub fn new(device: &wgpu::Device, opts: &RenderOptions, scene: &Aabb, casters: &Aabb) -> Self {
+    /// paths can be compared pixel by pixel), frame uniform and shadow camera; `prev_view_proj`:
+    /// the previous frame's camera, for motion vectors (None: this frame's).
+    pub fn new(
+        device: &wgpu::Device,
+        opts: &RenderOptions,
+        (scene, casters): (&Aabb, &Aabb),
+        prev_view_proj: Option<Mat4>,
+    ) -> Self {
         let aspect = opts.width as f32 / opts.height.max(1) as f32;
         let camera = opts
             .camera
@@ -116,6 +145,15 @@ impl FrameSetup {
             ];
         }
         u.debug = DebugView::words(opts.debug, opts.debug_joint);
+        if let Some(p) = prev_view_proj {
+            u.prev_view_proj = p.to_cols_array_2d();
+        }
+        u.motion = [
+            opts.width as f32,
+            opts.height as f32,
+            crate::options::MOTION_VIEW_PIXELS,
+            0.0,
+        ];
         // From the top of the scene down to the ground (or the scene's bottom), along the light.
         let light_dir = Vec3::from_slice(&u.light_dir[..3]);
         let floor = if opts.ground {

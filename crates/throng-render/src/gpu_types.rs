@@ -41,7 +41,7 @@ impl BoneParams {
     }
 }
 
-/// Per-frame uniform (WGSL `FrameUniform`), 224 B.
+/// Per-frame uniform (WGSL `FrameUniform`), 304 B.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FrameUniform {
@@ -59,9 +59,15 @@ pub struct FrameUniform {
     pub ground_cell: [f32; 4],
     /// x: 1 with a shadow map, y: its texel size in uv units, z: depth bias (shadow clip depth).
     pub shadow: [f32; 4],
-    /// x: debug view (0 none, 1 weights, 2 palette, 3 row, 4 LOD), y: joint of the weights view
-    /// (`u32::MAX`: 1 − largest weight).
+    /// x: debug view (0 none, 1 weights, 2 palette, 3 row, 4 LOD, 5 motion), y: joint of the
+    /// weights view (`u32::MAX`: 1 − largest weight).
     pub debug: [u32; 4],
+    /// Motion vectors: column-major clip-from-world matrix of the previous frame's camera
+    /// (this frame's when there is none).
+    pub prev_view_proj: [[f32; 4]; 4],
+    /// Motion vectors: x, y the target's size in pixels, z the motion the motion debug view
+    /// shows at full brightness (pixels).
+    pub motion: [f32; 4],
 }
 
 /// Per-draw uniform (WGSL `DrawParams`), 32 B, stored at a 256 B stride and bound with a

@@ -110,8 +110,14 @@ pub fn texture_draw(
 
 /// Group 0 of the palette draw (docs/design.md §5): the texture draw's bindings without the bone
 /// texture (bone params for the palette's size, clips and records for the debug views), the
-/// frame uniform, (culled) the visible ids, and the palette.
-pub fn palette_draw(device: &wgpu::Device, timing: Timing, culled: bool) -> wgpu::BindGroupLayout {
+/// frame uniform, (culled) the visible ids, and the palette; with `motion`, also the previous
+/// frame's palette and transforms.
+pub fn palette_draw(
+    device: &wgpu::Device,
+    timing: Timing,
+    culled: bool,
+    motion: bool,
+) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
     let mut e = vec![
         uniform(b::BONE_PARAMS, vis),
@@ -123,6 +129,14 @@ pub fn palette_draw(device: &wgpu::Device, timing: Timing, culled: bool) -> wgpu
     e.extend(playback_entries(timing, vis));
     if culled {
         e.push(storage(b::VISIBLE_IDS, wgpu::ShaderStages::VERTEX, true));
+    }
+    if motion {
+        e.push(storage(b::PREV_PALETTE, wgpu::ShaderStages::VERTEX, true));
+        e.push(storage(
+            b::PREV_TRANSFORMS,
+            wgpu::ShaderStages::VERTEX,
+            true,
+        ));
     }
     device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("throng palette draw"),

@@ -46,10 +46,11 @@ pub use camera::Camera;
 pub use crowd::{Crowd, CrowdUpload, LivePose, Playback, RecordUpdate};
 pub use device::{AdapterSummary, DeviceError, Gpu};
 pub use error::RenderError;
-pub use frame::{FrameStats, RenderedFrame};
+pub use frame::{FrameStats, MotionImage, RenderedFrame};
 pub use gpu_asset::GpuAsset;
 pub use options::{
     DebugView, RenderOptions, ShadowLod, SkinPath, COLOR_FORMAT, DEFAULT_COLOR, DEPTH_FORMAT,
+    MOTION_FORMAT, MOTION_VIEW_PIXELS,
 };
 pub use passes::cull::{CullLists, ROW_PAD};
 pub use passes::palette::{palette_bytes, PALETTE_ENTRY_BYTES};

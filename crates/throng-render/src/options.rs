@@ -4,6 +4,12 @@
 pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// Depth format of the main pass and the shadow map.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+/// Format of the motion vector target (docs/design.md §5 "Motion vectors"): per pixel the
+/// screen-space motion from the previous frame, in UV units (fractions of the width and
+/// height, +x right, +y down).
+pub const MOTION_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg16Float;
+/// The motion the motion debug view shows at full brightness, pixels per frame.
+pub const MOTION_VIEW_PIXELS: f32 = 8.0;
 /// Base colour of primitives without a material (linear RGBA).
 pub const DEFAULT_COLOR: [f32; 4] = [0.6, 0.6, 0.62, 1.0];
 
@@ -54,6 +60,10 @@ pub enum DebugView {
     Row,
     /// A colour per LOD level.
     Lod,
+    /// The motion vectors (turns them on): hue by direction, brightness by length (full at
+    /// [`MOTION_VIEW_PIXELS`]), black where nothing moved since the previous frame. Palette
+    /// path.
+    Motion,
 }
 
 impl DebugView {
@@ -65,6 +75,7 @@ impl DebugView {
             Some(DebugView::Palette) => [2, 0, 0, 0],
             Some(DebugView::Row) => [3, 0, 0, 0],
             Some(DebugView::Lod) => [4, 0, 0, 0],
+            Some(DebugView::Motion) => [5, 0, 0, 0],
         }
     }
 }
@@ -123,6 +134,13 @@ pub struct RenderOptions {
     /// so 1/N of them each frame); in between it keeps its last matrices. 0 or 1: every frame.
     /// Needs culling (the LOD is the culling pass's); the default computes every frame.
     pub palette_refresh: [u32; 4],
+    /// Motion vectors (docs/design.md §5 "Motion vectors"): the main pass also writes each
+    /// pixel's screen-space motion since the previous frame into a [`MOTION_FORMAT`] target
+    /// (read back in [`crate::RenderedFrame::motion`], or [`crate::Renderer::motion_target`]),
+    /// from the previous frame's palette, instance transforms and camera, which the renderer
+    /// keeps. The first frame (or the first after the crowd's buffers change) shows only the
+    /// camera's motion. Palette path; no props.
+    pub motion_vectors: bool,
 }
 
 impl Default for RenderOptions {
@@ -148,11 +166,17 @@ impl Default for RenderOptions {
             debug_joint: None,
             background: [0.55, 0.66, 0.8, 1.0],
             palette_refresh: [1; 4],
+            motion_vectors: false,
         }
     }
 }
 
 impl RenderOptions {
+    /// Whether the frame writes motion vectors (asked for, or shown by the debug view).
+    pub fn motion(&self) -> bool {
+        self.motion_vectors || self.debug == Some(DebugView::Motion)
+    }
+
     /// Influences used at LOD `lod` (1..=8).
     pub fn influences_at(&self, lod: u32) -> u32 {
         match self.lod_influences[(lod as usize).min(3)] {

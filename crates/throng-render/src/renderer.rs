@@ -52,6 +52,9 @@ pub struct Renderer {
     /// its visible-id list). On when the device has `INDIRECT_FIRST_INSTANCE`; turning it off
     /// gives one indirect draw per primitive and LOD, the path every device can take.
     pub multi_draw: bool,
+    /// Motion vectors: the last frame's clip-from-world matrix (None after a frame without
+    /// them).
+    prev_view_proj: Option<glam::Mat4>,
 }
 
 /// Where each crowd's indirect arguments are copied for the statistics.
@@ -79,6 +82,7 @@ impl Renderer {
             occlusion: OcclusionPass::default(),
             palette: PalettePass::default(),
             multi_draw,
+            prev_view_proj: None,
             gpu,
         }
     }
@@ -134,6 +138,14 @@ impl Renderer {
         Ok(stats)
     }
 
+    /// The motion vector target ([`crate::MOTION_FORMAT`], the frame's size) of the last
+    /// frame drawn with [`RenderOptions::motion`]: per pixel the screen-space motion since the
+    /// frame before, in UV units (docs/design.md §5 "Motion vectors"). For an application's
+    /// own passes after [`Renderer::encode_frame`] (temporal anti-aliasing, motion blur).
+    pub fn motion_target(&self) -> Option<&wgpu::Texture> {
+        self.main.motion_target().map(|(t, _)| t)
+    }
+
     /// Draws `crowds` into an offscreen `opts.width` × `opts.height` target and reads the image
     /// and the GPU's draw counts back.
     pub fn render_scene(
@@ -161,6 +173,15 @@ impl Renderer {
             t.resolve(&mut enc, palette);
         }
         let read = target.copy_out(&self.gpu.device, &mut enc);
+        let motion_read = match self.main.motion_target() {
+            Some((texture, _)) if opts.motion() => Some(crate::target::copy_out(
+                &self.gpu.device,
+                &mut enc,
+                texture,
+                4,
+            )),
+            _ => None,
+        };
         self.gpu.queue.submit([enc.finish()]);
         if let Some((buf, layouts)) = args {
             let bytes = map_read(&self.gpu, &buf)?;
@@ -170,7 +191,19 @@ impl Renderer {
             (stats.gpu_ns, stats.palette_ns) = t.read(&self.gpu, palette);
         }
         let image = target.read(&self.gpu, &read)?;
-        Ok(RenderedFrame { image, stats })
+        let motion = match motion_read {
+            Some(m) => Some(crate::target::read_motion(
+                &self.gpu,
+                &m,
+                (opts.width, opts.height),
+            )?),
+            None => None,
+        };
+        Ok(RenderedFrame {
+            image,
+            stats,
+            motion,
+        })
     }
 
     /// Draws one crowd, CPU- or GPU-timed; see [`Renderer::render_scene`].
@@ -277,7 +310,7 @@ impl Renderer {
                     refresh: opts.palette_refresh,
                 });
                 self.palette
-                    .begin(&self.gpu, (c.asset, Some(slot)), n, state)
+                    .begin(&self.gpu, (c.asset, Some(slot)), n, state, opts.motion())
             });
             let cull = if k.0.culled {
                 self.cull.run(
@@ -302,7 +335,7 @@ impl Renderer {
             let palette = match (crate::passes::draw::palette_key(&k.0), palette_frame) {
                 (Some(pk), Some(pf)) => Some(self.palette.run(
                     device,
-                    (c.asset, pf.palette),
+                    (c.asset, pf.palette, pf.history),
                     buffers,
                     n,
                     pk,
@@ -340,12 +373,20 @@ impl Renderer {
         (readback, timer): (bool, Option<&FrameTimer>),
     ) -> Result<(FrameStats, Option<ArgsReadback>, bool), RenderError> {
         self.check_size(opts)?;
-        self.main
-            .prepare(&self.gpu.device, &self.layouts, &self.reference.bgl, format)?;
+        let motion = opts.motion();
+        self.main.prepare(
+            &self.gpu.device,
+            &self.layouts,
+            &self.reference.bgl,
+            (format, motion),
+        )?;
         let depth = self.main.depth(&self.gpu.device, opts.width, opts.height);
+        let motion_view =
+            motion.then(|| self.main.motion(&self.gpu.device, opts.width, opts.height));
         let shadow_map = self.shadow_map(opts);
         let scene = opts.scene.unwrap_or_else(|| scene_bounds(crowds));
-        let setup = FrameSetup::new(&self.gpu.device, opts, &scene, &scene);
+        let prev_view_proj = self.prev_view_proj.filter(|_| motion);
+        let setup = FrameSetup::new(&self.gpu.device, opts, (&scene, &scene), prev_view_proj);
         let pyramid = if self.occlusion_culls(opts, crowds) {
             self.occlusion.prepare(&self.gpu.device)?;
             self.occlusion.frame(
@@ -398,12 +439,16 @@ impl Renderer {
             frame_group: &ground_group,
             draw_group: &ground_draw,
         });
+        let targets = crate::passes::main::MainTargets {
+            color,
+            format,
+            depth: &depth,
+            motion: motion_view.as_ref(),
+        };
         let main = |enc: &mut wgpu::CommandEncoder, phase| {
             self.main.encode(
                 enc,
-                color,
-                format,
-                &depth,
+                targets,
                 opts.background,
                 ground,
                 &frames,
@@ -423,6 +468,10 @@ impl Renderer {
                 stats.draws += main(enc, MainPhase::Second);
             }
         }
+        if motion {
+            self.palette.keep_history(&palettes, enc);
+        }
+        self.prev_view_proj = motion.then_some(setup.view_proj);
         let args = readback.then(|| self.copy_args(enc, &frames));
         Ok((stats, args, !palettes.is_empty()))
     }
@@ -510,7 +559,7 @@ impl Renderer {
         let scene = opts
             .scene
             .unwrap_or_else(|| scene_bounds(std::slice::from_ref(crowd)));
-        let setup = FrameSetup::new(device, opts, &scene, &scene);
+        let setup = FrameSetup::new(device, opts, (&scene, &scene), None);
         let mut owned = None;
         let buffers = CrowdBuffers::of(device, crowd, &mut owned);
         let inputs = CullInputs {
@@ -584,7 +633,7 @@ impl Renderer {
         let scene = opts
             .scene
             .unwrap_or_else(|| scene_bounds(std::slice::from_ref(crowd)));
-        let setup = FrameSetup::new(device, &opts, &scene, &scene);
+        let setup = FrameSetup::new(device, &opts, (&scene, &scene), None);
         let mut owned = None;
         let buffers = CrowdBuffers::of(device, crowd, &mut owned);
         let n = crowd.len() as u32;
@@ -598,7 +647,9 @@ impl Renderer {
             live: crowd.live,
             refresh: [1; 4],
         });
-        let frame = self.palette.begin(&self.gpu, (crowd.asset, None), n, state);
+        let frame = self
+            .palette
+            .begin(&self.gpu, (crowd.asset, None), n, state, false);
         let device = &self.gpu.device;
         let cull = if key.culled {
             self.cull.run(
@@ -622,7 +673,7 @@ impl Renderer {
         };
         let run = self.palette.run(
             device,
-            (crowd.asset, frame.palette),
+            (crowd.asset, frame.palette, None),
             buffers,
             n,
             pk,
@@ -714,8 +765,12 @@ impl Renderer {
         let device = &self.gpu.device;
         self.reference
             .prepare(device, &self.layouts, COLOR_FORMAT)?;
-        self.main
-            .prepare(device, &self.layouts, &self.reference.bgl, COLOR_FORMAT)?;
+        self.main.prepare(
+            device,
+            &self.layouts,
+            &self.reference.bgl,
+            (COLOR_FORMAT, false),
+        )?;
         let upload = self
             .reference
             .upload(device, &self.gpu.queue, &self.layouts, meshes)?;
@@ -723,7 +778,7 @@ impl Renderer {
         let device = &self.gpu.device;
         let depth = self.main.depth(device, opts.width, opts.height);
         let scene = opts.scene.unwrap_or(upload.bounds);
-        let setup = FrameSetup::new(device, opts, &scene, &scene);
+        let setup = FrameSetup::new(device, opts, (&scene, &scene), None);
         let group = self
             .reference
             .group(device, &upload.transforms, &setup.frame);
@@ -741,17 +796,18 @@ impl Renderer {
             self.reference.record(&mut pass, &upload, &group, None);
         }
         {
-            let mut pass = crate::passes::main::begin(
-                &mut enc,
-                &target.view,
-                &depth,
-                opts.background,
-                MainPhase::Only,
-            );
+            let targets = crate::passes::main::MainTargets {
+                color: &target.view,
+                format: COLOR_FORMAT,
+                depth: &depth,
+                motion: None,
+            };
+            let mut pass =
+                crate::passes::main::begin(&mut enc, targets, opts.background, MainPhase::Only);
             pass.set_bind_group(crate::bindings::group::DRAW, &draw_main, &[0]);
             if opts.ground {
                 self.main
-                    .record_ground(&mut pass, COLOR_FORMAT, &group, &draw_main);
+                    .record_ground(&mut pass, (COLOR_FORMAT, false), &group, &draw_main);
             }
             self.reference
                 .record(&mut pass, &upload, &group, Some(COLOR_FORMAT));

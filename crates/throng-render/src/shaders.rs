@@ -56,6 +56,9 @@ pub enum Program {
         skinning: Skinning,
         timing: Timing,
         culled: bool,
+        /// The main pass with motion vectors: `fs_motion` also writes each fragment's motion
+        /// from the previous frame's palette, transforms and camera (docs/design.md §5).
+        motion: bool,
     },
     /// The palette pass: `cs_palette` writes every drawn instance's blended skin matrices (or
     /// dual quaternions) into the palette buffer; `culled`: the instances of the culling pass's
@@ -92,8 +95,9 @@ pub enum Program {
     PropDraw { timing: Timing },
     /// Every instance's world transform of one anchor, as props are placed: `cs_anchors`.
     AnchorsCompute { timing: Timing },
-    /// Ground plane: `vs_ground` + `fs_ground`.
-    Ground,
+    /// Ground plane: `vs_ground` + `fs_ground`; with `motion`, `fs_ground_motion` also writes
+    /// the motion vectors of the camera's move.
+    Ground { motion: bool },
     /// GPU-timed uploads: a frame's changed records scattered into the record buffer,
     /// `cs_scatter`.
     RecordScatter,
@@ -224,7 +228,7 @@ impl Program {
                 "crates/throng-render/shaders/reference_draw.wgsl",
                 include_str!("../shaders/reference_draw.wgsl"),
             ),
-            Program::Ground => (
+            Program::Ground { .. } => (
                 "crates/throng-render/shaders/ground.wgsl",
                 include_str!("../shaders/ground.wgsl"),
             ),
@@ -246,6 +250,7 @@ impl Program {
     /// A short name for labels, files and messages, e.g. `texture_draw-quat-snorm16-dq-gpu-culled`.
     pub fn name(&self) -> String {
         let culled = |c: bool| if c { "-culled" } else { "" };
+        let motion = |m: bool| if m { "-motion" } else { "" };
         match *self {
             Program::TextureDraw {
                 encoding,
@@ -257,7 +262,8 @@ impl Program {
                 skinning,
                 timing,
                 culled: c,
-            } => format!("palette_draw-{skinning}-{timing}{}", culled(c)),
+                motion: m,
+            } => format!("palette_draw-{skinning}-{timing}{}{}", culled(c), motion(m)),
             Program::PaletteCompute {
                 encoding,
                 skinning,
@@ -285,7 +291,7 @@ impl Program {
             } => format!("skin_compute-{encoding}-{skinning}-{timing}"),
             Program::LayersCompute { timing } => format!("layers_compute-{timing}"),
             Program::ReferenceDraw => "reference_draw".into(),
-            Program::Ground => "ground".into(),
+            Program::Ground { motion: m } => format!("ground{}", motion(m)),
             Program::PropDraw { timing } => format!("prop_draw-{timing}"),
             Program::AnchorsCompute { timing } => format!("anchors_compute-{timing}"),
             Program::RecordScatter => "record_scatter".into(),
@@ -318,8 +324,12 @@ impl Program {
                 skinning,
                 timing,
                 culled,
+                motion,
             } => {
                 on("PALETTE");
+                if motion {
+                    on("MOTION");
+                }
                 (None, skinning, Some(timing), culled)
             }
             Program::PaletteCompute {
@@ -341,8 +351,13 @@ impl Program {
             Program::LayersCompute { timing }
             | Program::PropDraw { timing }
             | Program::AnchorsCompute { timing } => (None, Skinning::Linear, Some(timing), false),
+            Program::Ground { motion } => {
+                if motion {
+                    on("MOTION");
+                }
+                (None, Skinning::Linear, None, false)
+            }
             Program::ReferenceDraw
-            | Program::Ground
             | Program::DepthPyramid
             | Program::Occlusion
             | Program::RecordScatter => (None, Skinning::Linear, None, false),
@@ -462,7 +477,8 @@ fn undecorate(text: &str) -> String {
 pub fn all_programs() -> Vec<Program> {
     let mut v = vec![
         Program::ReferenceDraw,
-        Program::Ground,
+        Program::Ground { motion: false },
+        Program::Ground { motion: true },
         Program::DepthPyramid,
         Program::Occlusion,
         Program::RecordScatter,
@@ -477,11 +493,14 @@ pub fn all_programs() -> Vec<Program> {
         for culled in [false, true] {
             v.push(Program::VatDraw { timing, culled });
             for skinning in Skinning::ALL {
-                v.push(Program::PaletteDraw {
-                    skinning,
-                    timing,
-                    culled,
-                });
+                for motion in [false, true] {
+                    v.push(Program::PaletteDraw {
+                        skinning,
+                        timing,
+                        culled,
+                        motion,
+                    });
+                }
             }
         }
         for encoding in Encoding::ALL {

@@ -32,7 +32,7 @@ pub(crate) fn texture_2d<'a>(
 /// A render target kept between frames and remade when its size changes.
 #[derive(Default)]
 pub(crate) struct CachedTarget {
-    made: Option<((u32, u32), wgpu::TextureView)>,
+    made: Option<((u32, u32), wgpu::Texture, wgpu::TextureView)>,
 }
 
 impl CachedTarget {
@@ -45,17 +45,100 @@ impl CachedTarget {
         format: wgpu::TextureFormat,
         usage: wgpu::TextureUsages,
     ) -> wgpu::TextureView {
-        if let Some((s, v)) = &self.made {
+        if let Some((s, _, v)) = &self.made {
             if *s == size {
                 return v.clone();
             }
         }
-        let v = device
-            .create_texture(&texture_2d(label, size, format, usage))
-            .create_view(&Default::default());
-        self.made = Some((size, v.clone()));
+        let t = device.create_texture(&texture_2d(label, size, format, usage));
+        let v = t.create_view(&Default::default());
+        self.made = Some((size, t, v.clone()));
         v
     }
+
+    /// The texture last made, and its view.
+    pub fn made(&self) -> Option<(&wgpu::Texture, &wgpu::TextureView)> {
+        self.made.as_ref().map(|(_, t, v)| (t, v))
+    }
+}
+
+/// Bytes per row of a copy of `width` texels of `texel_bytes` each into a buffer (rows padded to
+/// wgpu's copy alignment).
+fn padded_row(width: u32, texel_bytes: u32) -> u32 {
+    (width * texel_bytes).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
+        * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
+}
+
+/// Records the copy of `texture` (one mip level and layer, `texel_bytes` per texel) into a new
+/// mappable buffer of rows padded as [`padded_row`].
+pub(crate) fn copy_out(
+    device: &wgpu::Device,
+    enc: &mut wgpu::CommandEncoder,
+    texture: &wgpu::Texture,
+    texel_bytes: u32,
+) -> wgpu::Buffer {
+    let size = texture.size();
+    let row = padded_row(size.width, texel_bytes);
+    let read = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("throng image readback"),
+        size: row as u64 * size.height as u64,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    enc.copy_texture_to_buffer(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::All,
+        },
+        wgpu::TexelCopyBufferInfo {
+            buffer: &read,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(row),
+                rows_per_image: Some(size.height),
+            },
+        },
+        size,
+    );
+    read
+}
+
+/// Maps a buffer [`copy_out`] filled and returns its rows without the padding.
+pub(crate) fn read_rows(
+    gpu: &crate::device::Gpu,
+    read: &wgpu::Buffer,
+    (width, height): (u32, u32),
+    texel_bytes: u32,
+) -> Result<Vec<u8>, RenderError> {
+    let bytes = map_read(gpu, read)?;
+    let row = (width * texel_bytes) as usize;
+    let padded = padded_row(width, texel_bytes) as usize;
+    let mut out = Vec::with_capacity(row * height as usize);
+    for y in 0..height as usize {
+        let start = y * padded;
+        let line = bytes
+            .get(start..start + row)
+            .ok_or_else(|| RenderError::Readback("image buffer size".into()))?;
+        out.extend_from_slice(line);
+    }
+    Ok(out)
+}
+
+/// Reads a [`crate::MOTION_FORMAT`] target that [`copy_out`] copied (4 B per texel: two f16).
+pub(crate) fn read_motion(
+    gpu: &crate::device::Gpu,
+    read: &wgpu::Buffer,
+    (width, height): (u32, u32),
+) -> Result<crate::MotionImage, RenderError> {
+    let bytes = read_rows(gpu, read, (width, height), 4)?;
+    let half = |b: &[u8]| half::f16::from_le_bytes([b[0], b[1]]).to_f32();
+    let uv = bytes
+        .chunks_exact(4)
+        .map(|t| [half(&t[0..2]), half(&t[2..4])])
+        .collect();
+    Ok(crate::MotionImage { width, height, uv })
 }
 
 /// An offscreen sRGB colour target and its readback.
@@ -64,7 +147,6 @@ pub(crate) struct OffscreenTarget {
     pub view: wgpu::TextureView,
     width: u32,
     height: u32,
-    padded_row: u32,
 }
 
 impl OffscreenTarget {
@@ -76,14 +158,11 @@ impl OffscreenTarget {
             wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
         ));
         let view = texture.create_view(&Default::default());
-        let padded_row = (width * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
-            * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
         OffscreenTarget {
             texture,
             view,
             width,
             height,
-            padded_row,
         }
     }
 
@@ -93,30 +172,7 @@ impl OffscreenTarget {
         device: &wgpu::Device,
         enc: &mut wgpu::CommandEncoder,
     ) -> wgpu::Buffer {
-        let read = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("throng image readback"),
-            size: self.padded_row as u64 * self.height as u64,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        enc.copy_texture_to_buffer(
-            wgpu::TexelCopyTextureInfo {
-                texture: &self.texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            wgpu::TexelCopyBufferInfo {
-                buffer: &read,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(self.padded_row),
-                    rows_per_image: Some(self.height),
-                },
-            },
-            self.texture.size(),
-        );
-        read
+        copy_out(device, enc, &self.texture, 4)
     }
 
     pub(crate) fn read(
@@ -124,13 +180,7 @@ impl OffscreenTarget {
         gpu: &crate::device::Gpu,
         read: &wgpu::Buffer,
     ) -> Result<image::RgbaImage, RenderError> {
-        let bytes = map_read(gpu, read)?;
-        let row = (self.width * 4) as usize;
-        let mut pixels = Vec::with_capacity(row * self.height as usize);
-        for y in 0..self.height as usize {
-            let start = y * self.padded_row as usize;
-            pixels.extend_from_slice(&bytes[start..start + row]);
-        }
+        let pixels = read_rows(gpu, read, (self.width, self.height), 4)?;
         image::RgbaImage::from_raw(self.width, self.height, pixels)
             .ok_or_else(|| RenderError::Readback("image buffer size".into()))
     }

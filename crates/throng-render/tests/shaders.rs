@@ -110,7 +110,7 @@ fn wgsl_structs_match_rust_layouts() {
         &draw,
         "FrameUniform",
         size_of::<FrameUniform>(),
-        &[0, 64, 128, 144, 160, 176, 192, 208],
+        &[0, 64, 128, 144, 160, 176, 192, 208, 224, 288],
     );
     check(
         &draw,

@@ -32,6 +32,10 @@ pub(crate) struct PipelineKey {
     pub palette: bool,
     /// The colour target's format; None for the shadow pass (depth only).
     pub color: Option<wgpu::TextureFormat>,
+    /// The main pass also writes motion vectors (the palette path only). The shadow pass's key
+    /// keeps the flag: its pipeline then has the main draw's bind group layout (the two share
+    /// one bind group), though its program reads no history.
+    pub motion: bool,
 }
 
 struct SkinnedPipeline {
@@ -67,6 +71,15 @@ pub(crate) struct CrowdDraw<'a> {
 impl CrowdDraw<'_> {
     pub fn casts_shadows(&self) -> bool {
         self.shadow_key.is_some()
+    }
+}
+
+/// The texture and palette draws' fragment stage: `fs_main`, or with motion vectors `fs_motion`.
+fn fragment_entry(key: PipelineKey) -> &'static str {
+    if key.motion {
+        "fs_motion"
+    } else {
+        "fs_main"
     }
 }
 
@@ -115,6 +128,17 @@ impl SkinnedDraws {
                 what: "the VAT path needs a vertex animation texture for every primitive; bake one with the asset".into(),
             });
         }
+        let motion = opts.motion();
+        if motion && opts.path != SkinPath::Palette {
+            return Err(RenderError::MotionVectorsNeedPalette {
+                asset: asset.name.clone(),
+            });
+        }
+        if motion && !crowd.props.is_empty() {
+            return Err(RenderError::MotionVectorsWithProps {
+                asset: asset.name.clone(),
+            });
+        }
         let key = PipelineKey {
             encoding: asset.encoding,
             // The VAT path stores skinned vertices: it has no skinning of its own.
@@ -124,6 +148,7 @@ impl SkinnedDraws {
             vat,
             palette: opts.path == SkinPath::Palette,
             color: Some(format),
+            motion,
         };
         let shadow = opts.shadows.then_some(PipelineKey { color: None, ..key });
         Ok((key, shadow))
@@ -170,7 +195,7 @@ impl SkinnedDraws {
                     attributes: &uv_only,
                 })],
                 ("vs_main", "fs_main"),
-                key.color,
+                (key.color, false),
             );
             (bgl, pipeline)
         } else {
@@ -181,8 +206,9 @@ impl SkinnedDraws {
                         skinning: key.skinning,
                         timing: key.timing,
                         culled: key.culled,
+                        motion: key.motion && key.color.is_some(),
                     },
-                    layouts::palette_draw(device, key.timing, key.culled),
+                    layouts::palette_draw(device, key.timing, key.culled, key.motion),
                     "palette",
                 )
             } else {
@@ -204,8 +230,8 @@ impl SkinnedDraws {
                 &module,
                 groups(&bgl, Some(&layouts.materials.bgl), None, draw_bgl),
                 &[Some(vertex_layout(key))],
-                (vertex_entry(key), "fs_main"),
-                key.color,
+                (vertex_entry(key), fragment_entry(key)),
+                (key.color, key.motion),
             );
             (bgl, pipeline)
         };
@@ -251,6 +277,13 @@ impl SkinnedDraws {
                 "palette path drawn without its palette pass",
             ))?;
             entries.push(b::buffer_entry(b::PALETTE, &run.palette));
+            if key.motion {
+                let h = run.history().ok_or(RenderError::Internal(
+                    "motion vectors drawn without the palette's history",
+                ))?;
+                entries.push(b::buffer_entry(b::PREV_PALETTE, &h.palette));
+                entries.push(b::buffer_entry(b::PREV_TRANSFORMS, &h.transforms));
+            }
         }
         let skin_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng skinned draw"),

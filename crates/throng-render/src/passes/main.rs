@@ -15,12 +15,13 @@ use crate::options::DEPTH_FORMAT;
 use crate::shaders::Program;
 use crate::target::CachedTarget;
 
-/// The main pass: its depth target (kept between frames) and the ground's pipelines per colour
-/// format.
+/// The main pass: its depth and motion vector targets (kept between frames) and the ground's
+/// pipelines per (colour format, with motion vectors).
 #[derive(Default)]
 pub(crate) struct MainPass {
     depth: CachedTarget,
-    ground: HashMap<wgpu::TextureFormat, wgpu::RenderPipeline>,
+    motion: CachedTarget,
+    ground: HashMap<(wgpu::TextureFormat, bool), wgpu::RenderPipeline>,
 }
 
 /// The ground's bind groups of a frame (group 0: frame uniform; group 3: a per-draw uniform
@@ -42,21 +43,28 @@ pub(crate) enum MainPhase {
     Second,
 }
 
-/// The main pass's render pass: colour cleared to `background` (linear RGBA), depth to the far
-/// plane — or, in the second phase, both kept.
+/// The main pass's render targets: colour, depth and (with motion vectors) the motion target.
+#[derive(Clone, Copy)]
+pub(crate) struct MainTargets<'a> {
+    pub color: &'a wgpu::TextureView,
+    pub format: wgpu::TextureFormat,
+    pub depth: &'a wgpu::TextureView,
+    pub motion: Option<&'a wgpu::TextureView>,
+}
+
+/// The main pass's render pass: colour cleared to `background` (linear RGBA), motion vectors
+/// to 0, depth to the far plane — or, in the second phase, all kept.
 pub(crate) fn begin<'e>(
     enc: &'e mut wgpu::CommandEncoder,
-    color: &wgpu::TextureView,
-    depth: &wgpu::TextureView,
+    targets: MainTargets,
     background: [f32; 4],
     phase: MainPhase,
 ) -> wgpu::RenderPass<'e> {
     let bg = background.map(f64::from);
     let second = phase == MainPhase::Second;
-    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some("throng main pass"),
-        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view: color,
+    let attachment = |view, clear: [f64; 4]| {
+        Some(wgpu::RenderPassColorAttachment {
+            view,
             depth_slice: None,
             resolve_target: None,
             ops: wgpu::Operations {
@@ -64,15 +72,24 @@ pub(crate) fn begin<'e>(
                     wgpu::LoadOp::Load
                 } else {
                     wgpu::LoadOp::Clear(wgpu::Color {
-                        r: bg[0],
-                        g: bg[1],
-                        b: bg[2],
-                        a: bg[3],
+                        r: clear[0],
+                        g: clear[1],
+                        b: clear[2],
+                        a: clear[3],
                     })
                 },
                 store: wgpu::StoreOp::Store,
             },
-        })],
+        })
+    };
+    let mut color_attachments = vec![attachment(targets.color, bg)];
+    if let Some(m) = targets.motion {
+        color_attachments.push(attachment(m, [0.0; 4]));
+    }
+    let depth = targets.depth;
+    enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("throng main pass"),
+        color_attachments: &color_attachments,
         depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
             view: depth,
             depth_ops: Some(wgpu::Operations {
@@ -96,30 +113,53 @@ pub(crate) fn begin<'e>(
 }
 
 impl MainPass {
-    /// Builds the ground pipeline for `format` if it does not exist yet (its group 0 is the
-    /// reference draw's: transforms and the frame).
+    /// Builds the ground pipeline for `format` (`motion`: also writing motion vectors) if it
+    /// does not exist yet (its group 0 is the reference draw's: transforms and the frame).
     pub fn prepare(
         &mut self,
         device: &wgpu::Device,
         layouts: &DrawLayouts,
         frame_bgl: &wgpu::BindGroupLayout,
-        format: wgpu::TextureFormat,
+        (format, motion): (wgpu::TextureFormat, bool),
     ) -> Result<(), RenderError> {
-        if self.ground.contains_key(&format) {
+        if self.ground.contains_key(&(format, motion)) {
             return Ok(());
         }
-        let module = layouts::shader_module(device, Program::Ground)?;
+        let module = layouts::shader_module(device, Program::Ground { motion })?;
+        let fs = if motion {
+            "fs_ground_motion"
+        } else {
+            "fs_ground"
+        };
         let p = mesh_pipeline(
             device,
             "throng ground",
             &module,
             groups(frame_bgl, None, None, &layouts.draw_main),
             &[],
-            ("vs_ground", "fs_ground"),
-            Some(format),
+            ("vs_ground", fs),
+            (Some(format), motion),
         );
-        self.ground.insert(format, p);
+        self.ground.insert((format, motion), p);
         Ok(())
+    }
+
+    /// The motion vector target of `width` × `height` ([`crate::MOTION_FORMAT`]).
+    pub fn motion(&mut self, device: &wgpu::Device, width: u32, height: u32) -> wgpu::TextureView {
+        self.motion.view(
+            device,
+            "throng motion vectors",
+            (width, height),
+            crate::options::MOTION_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC,
+        )
+    }
+
+    /// The motion vector target the last frame with motion vectors wrote.
+    pub fn motion_target(&self) -> Option<(&wgpu::Texture, &wgpu::TextureView)> {
+        self.motion.made()
     }
 
     /// The depth target of `width` × `height` (the depth pyramid's build reads it).
@@ -133,11 +173,12 @@ impl MainPass {
         )
     }
 
-    /// Records the ground into a main pass of `format` (one draw; 0 if its pipeline is missing).
+    /// Records the ground into a main pass of `format` (with `motion` vectors or not; one draw;
+    /// 0 if its pipeline is missing).
     pub fn record_ground(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
-        format: wgpu::TextureFormat,
+        format: (wgpu::TextureFormat, bool),
         frame_group: &wgpu::BindGroup,
         draw_group: &wgpu::BindGroup,
     ) -> u32 {
@@ -151,15 +192,13 @@ impl MainPass {
         1
     }
 
-    /// Records a phase of the main pass into `color`: the ground (when given, not in the
+    /// Records a phase of the main pass into `targets`: the ground (when given, not in the
     /// second phase) and every crowd's instances of the phase; returns the draw calls.
     #[allow(clippy::too_many_arguments)]
     pub fn encode(
         &self,
         enc: &mut wgpu::CommandEncoder,
-        color: &wgpu::TextureView,
-        format: wgpu::TextureFormat,
-        depth: &wgpu::TextureView,
+        targets: MainTargets,
         background: [f32; 4],
         ground: Option<GroundDraw>,
         crowds: &[CrowdDraw],
@@ -167,9 +206,10 @@ impl MainPass {
         multi_draw: bool,
         phase: MainPhase,
     ) -> u32 {
-        let mut pass = begin(enc, color, depth, background, phase);
+        let mut pass = begin(enc, targets, background, phase);
         let mut n = 0;
         if let Some(g) = ground.filter(|_| phase != MainPhase::Second) {
+            let format = (targets.format, targets.motion.is_some());
             n += self.record_ground(&mut pass, format, g.frame_group, g.draw_group);
         }
         let pass_index = if phase == MainPhase::Second { 2 } else { 0 };

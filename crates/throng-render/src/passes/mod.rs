@@ -32,7 +32,7 @@ use crate::bindings as b;
 use crate::gpu_types::{DrawParams, DRAW_PARAMS_STRIDE};
 use crate::layouts;
 use crate::material::MaterialResources;
-use crate::options::{RenderOptions, DEPTH_FORMAT};
+use crate::options::{RenderOptions, DEPTH_FORMAT, MOTION_FORMAT};
 
 /// Bind group layouts (and their fixed resources) of every mesh draw: the material (group 1),
 /// a primitive's VAT (group 2) and the per-draw uniform with (main pass) the shadow map
@@ -165,7 +165,8 @@ pub(crate) type GroupLayouts<'a> = [Option<&'a wgpu::BindGroupLayout>; 4];
 
 /// A triangle-list pipeline with depth test from the (vertex, fragment) entry points; `color`:
 /// the colour target's format, or None for a depth-only shadow pipeline (slope-scaled depth bias
-/// against shadow acne).
+/// against shadow acne); with `motion`, a second colour target of [`MOTION_FORMAT`] for the
+/// motion vectors.
 pub(crate) fn mesh_pipeline(
     device: &wgpu::Device,
     label: &str,
@@ -173,19 +174,26 @@ pub(crate) fn mesh_pipeline(
     groups: GroupLayouts,
     buffers: &[Option<wgpu::VertexBufferLayout>],
     (vs, fs): (&str, &str),
-    color: Option<wgpu::TextureFormat>,
+    (color, motion): (Option<wgpu::TextureFormat>, bool),
 ) -> wgpu::RenderPipeline {
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some(label),
         bind_group_layouts: &groups,
         immediate_size: 0,
     });
-    let targets = color.map(|format| {
-        [Some(wgpu::ColorTargetState {
+    let target = |format| {
+        Some(wgpu::ColorTargetState {
             format,
             blend: None,
             write_mask: wgpu::ColorWrites::ALL,
-        })]
+        })
+    };
+    let targets = color.map(|format| {
+        let mut t = vec![target(format)];
+        if motion {
+            t.push(target(MOTION_FORMAT));
+        }
+        t
     });
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(label),

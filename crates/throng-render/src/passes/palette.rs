@@ -75,11 +75,38 @@ struct Kept {
     frame: u32,
     /// The instances posed live in the last frame (their words go back to 0 when they stop).
     live: Vec<u32>,
+    /// Motion vectors: the previous frame's palette and transforms (made on the first frame
+    /// that asks for them, dropped on one that does not).
+    history: Option<(wgpu::Buffer, wgpu::Buffer)>,
+}
+
+/// Motion vectors (docs/design.md §5 "Motion vectors"): a crowd's previous-frame palette and
+/// instance transforms, which the main pass's palette draw reads beside this frame's. They are
+/// copies of this frame's, made after the frame's passes ([`PalettePass::keep_history`]): a
+/// copy rather than two buffers taking turns, because with update-rate LOD an instance's slot
+/// keeps its matrices across frames, and the other buffer would hold older ones.
+#[derive(Clone)]
+pub(crate) struct History {
+    pub palette: wgpu::Buffer,
+    pub transforms: wgpu::Buffer,
+    /// Made this frame: there is no previous frame, so this frame's are copied in before the
+    /// main pass too (nothing has moved).
+    fresh: bool,
+}
+
+/// What [`PalettePass::keep_history`] copies for one crowd: this frame's transforms (the
+/// palette is the run's) and the bytes of each.
+struct HistoryCopy {
+    transforms: wgpu::Buffer,
+    palette_bytes: u64,
+    transform_bytes: u64,
 }
 
 /// One crowd's palette buffer and state for this frame ([`PalettePass::begin`]).
 pub(crate) struct PaletteFrame {
     pub palette: wgpu::Buffer,
+    /// With motion vectors: the previous frame's palette and transforms.
+    pub history: Option<History>,
     /// What the culling pass needs (culled crowds only).
     pub cull: Option<crate::passes::cull::PaletteCull>,
 }
@@ -111,12 +138,29 @@ pub(crate) struct PaletteRun {
     dispatch: Dispatch,
     /// Live poses copied into the buffer after the pass.
     live: Option<LiveCopies>,
+    /// Motion vectors: the previous frame's buffers and what to copy into them.
+    history: Option<(History, HistoryCopy)>,
 }
 
 impl PaletteRun {
     /// Instances posed live this frame.
     pub fn live_count(&self) -> usize {
         self.live.as_ref().map_or(0, |l| l.copies.len())
+    }
+
+    /// Motion vectors: the previous frame's palette and transforms.
+    pub fn history(&self) -> Option<&History> {
+        self.history.as_ref().map(|(h, _)| h)
+    }
+
+    /// Records the copies of this frame's palette and transforms into the history.
+    fn copy_history(&self, enc: &mut wgpu::CommandEncoder) {
+        if let Some((h, c)) = &self.history {
+            enc.copy_buffer_to_buffer(&self.palette, 0, &h.palette, 0, c.palette_bytes);
+            if c.transform_bytes > 0 {
+                enc.copy_buffer_to_buffer(&c.transforms, 0, &h.transforms, 0, c.transform_bytes);
+            }
+        }
     }
 }
 
@@ -184,13 +228,15 @@ impl PalettePass {
     /// frame's number, the words of live poses written (`PALETTE_LIVE`, and 0 for those that
     /// stopped being live), every word zeroed where they do not describe this palette buffer
     /// (a new buffer on either side: every instance is computed afresh). `slot` `None`: a
-    /// buffer of its own for this call only (tools and tests).
+    /// buffer of its own for this call only (tools and tests). With `motion` (and a slot), the
+    /// crowd's [`History`] too.
     pub fn begin(
         &mut self,
         gpu: &crate::Gpu,
         (asset, slot): (&GpuAsset, Option<usize>),
         instances: u32,
         state: Option<StateWords>,
+        motion: bool,
     ) -> PaletteFrame {
         let device = &gpu.device;
         let bytes = palette_bytes(instances as u64, asset.params.entries);
@@ -211,6 +257,7 @@ impl PalettePass {
             state_in: None,
             frame: 0,
             live: Vec::new(),
+            history: None,
         };
         let mut scratch;
         let kept = match slot {
@@ -239,9 +286,41 @@ impl PalettePass {
                 }
             }
         };
+        let history = if motion && slot.is_some() {
+            let transform_bytes =
+                instances as u64 * std::mem::size_of::<throng_contract::InstanceTransform>() as u64;
+            let fits = kept
+                .history
+                .as_ref()
+                .is_some_and(|(_, t)| t.size() >= transform_bytes);
+            let fresh = !fits;
+            if fresh {
+                let buffer = |label, size: u64| {
+                    device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some(label),
+                        size: size.max(PALETTE_ENTRY_BYTES),
+                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    })
+                };
+                kept.history = Some((
+                    buffer("throng previous palette", kept.palette.size()),
+                    buffer("throng previous transforms", transform_bytes),
+                ));
+            }
+            kept.history.clone().map(|(palette, transforms)| History {
+                palette,
+                transforms,
+                fresh,
+            })
+        } else {
+            kept.history = None;
+            None
+        };
         let Some(state) = state else {
             return PaletteFrame {
                 palette: kept.palette.clone(),
+                history,
                 cull: None,
             };
         };
@@ -280,6 +359,7 @@ impl PalettePass {
         kept.frame = throng_contract::next_palette_frame(kept.frame);
         PaletteFrame {
             palette: kept.palette.clone(),
+            history,
             cull: Some(crate::passes::cull::PaletteCull {
                 visible: own.then_some(visible),
                 frame: kept.frame,
@@ -288,13 +368,14 @@ impl PalettePass {
         }
     }
 
-    /// One crowd's run: its palette buffer, bind group and dispatch (the pipeline of `key`
-    /// must be prepared; `cull` is the crowd's culling run when `key.culled`).
+    /// One crowd's run: its palette buffer (and motion vectors' history), bind group and
+    /// dispatch (the pipeline of `key` must be prepared; `cull` is the crowd's culling run when
+    /// `key.culled`).
     #[allow(clippy::too_many_arguments)]
     pub fn run(
         &mut self,
         device: &wgpu::Device,
-        (asset, palette): (&GpuAsset, wgpu::Buffer),
+        (asset, palette, history): (&GpuAsset, wgpu::Buffer, Option<History>),
         buffers: &CrowdBuffers,
         instances: u32,
         key: PaletteKey,
@@ -343,8 +424,18 @@ impl PalettePass {
                 Dispatch::Direct(x, y)
             }
         };
+        let history = history.map(|h| {
+            let copy = HistoryCopy {
+                transforms: buffers.transforms.clone(),
+                palette_bytes: palette_bytes(instances as u64, asset.params.entries),
+                transform_bytes: instances as u64
+                    * std::mem::size_of::<throng_contract::InstanceTransform>() as u64,
+            };
+            (h, copy)
+        });
         Ok(PaletteRun {
             live: live_copies(device, asset.params.entries, key.skinning, live),
+            history,
             palette,
             key,
             bind,
@@ -390,7 +481,21 @@ impl PalettePass {
                 }
             }
         }
+        // A history made this frame starts as this frame: nothing moved yet.
+        for run in runs {
+            if run.history().is_some_and(|h| h.fresh) {
+                run.copy_history(enc);
+            }
+        }
         dispatches
+    }
+
+    /// Motion vectors: after every pass of the frame has read them, copies each run's palette
+    /// and transforms into its history, for the next frame.
+    pub fn keep_history(&self, runs: &[&PaletteRun], enc: &mut wgpu::CommandEncoder) {
+        for run in runs {
+            run.copy_history(enc);
+        }
     }
 }
 

@@ -63,7 +63,7 @@ impl PropDraws {
             groups(bgl, Some(&layouts.materials.bgl), None, layouts.draw(color)),
             &[Some(RefVertex::layout())],
             ("vs_main", "fs_main"),
-            color,
+            (color, false),
         );
         self.pipelines.insert((timing, color), pipeline);
         Ok(())

@@ -268,7 +268,7 @@ impl ReferencePass {
                 ),
                 &[Some(RefVertex::layout())],
                 ("vs_main", "fs_main"),
-                color,
+                (color, false),
             );
             self.pipelines.insert(color, p);
         }

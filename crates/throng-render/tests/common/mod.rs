@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod motion;
+
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use half::f16;
 use throng_asset::*;

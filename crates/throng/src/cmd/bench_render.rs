@@ -96,9 +96,10 @@ pub struct Args {
     /// Leave out occlusion culling (frustum culling and LODs stay; every path).
     #[arg(long)]
     pub no_occlusion: bool,
-    /// The paths to measure, comma-separated (texture, palette, vat, reference); a path the
-    /// asset cannot take (vat without a VAT) is left out.
-    #[arg(long, value_delimiter = ',', default_value = "texture,palette,vat,reference", value_parser = ["texture", "palette", "vat", "reference"])]
+    /// The paths to measure, comma-separated (texture, palette, vat, reference, and
+    /// palette-motion: the palette path writing motion vectors too); a path the asset cannot
+    /// take (vat without a VAT) is left out.
+    #[arg(long, value_delimiter = ',', default_value = "texture,palette,vat,reference", value_parser = ["texture", "palette", "palette-motion", "vat", "reference"])]
     pub paths: Vec<String>,
     /// Palette path, update-rate LOD: refresh intervals at LOD 0, 1, 2, 3 (e.g. `1,1,2,4`; the
     /// last repeats; default every frame). The built-in fox has no LODs: `2` halves its work.
@@ -314,7 +315,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for &n in &args.instances {
         let transforms = crowd::grid(n, crowd::spacing(&bounds));
         let mut texture_ms = f64::NAN;
-        for path in ["texture", "palette", "vat", "reference"] {
+        for path in ["texture", "palette", "palette-motion", "vat", "reference"] {
             if !args.paths.iter().any(|p| p == path)
                 || (path == "vat" && !has_vat)
                 || (path == "reference" && n > REFERENCE_MAX)
@@ -371,9 +372,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     let opts = RenderOptions {
                         path: match path {
                             "vat" => SkinPath::Vat,
-                            "palette" => SkinPath::Palette,
+                            "palette" | "palette-motion" => SkinPath::Palette,
                             _ => SkinPath::Texture,
                         },
+                        motion_vectors: path == "palette-motion",
                         ..base
                     };
                     let crowd = Crowd {
@@ -402,11 +404,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             if path == "texture" {
                 texture_ms = frame_ms;
             }
+            let palette = path.starts_with("palette");
             let palette_ms = palette_ns
-                .filter(|_| path == "palette")
+                .filter(|_| palette)
                 .map(|ns| ns as f64 * 1e-6 / args.frames as f64);
             let palette_us_per_instance = palette_ns
-                .filter(|_| path == "palette" && palette_instances > 0)
+                .filter(|_| palette && palette_instances > 0)
                 .map(|ns| ns as f64 * 1e-3 / palette_instances as f64);
             let n64 = n as u64;
             let record = match timing {
@@ -429,8 +432,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 gpu_ms,
                 palette_ms,
                 palette_us_per_instance,
-                palettes_per_frame: (path == "palette").then_some(palettes_per_frame),
-                palette_refresh: (path == "palette").then_some(base.palette_refresh),
+                palettes_per_frame: palette.then_some(palettes_per_frame),
+                palette_refresh: palette.then_some(base.palette_refresh),
                 vs_texture: Some(frame_ms / texture_ms).filter(|r| r.is_finite()),
                 draws,
                 timing: timing.as_str(),
@@ -468,7 +471,7 @@ fn table(r: &Report) -> String {
         r.run.frames
     );
     s += &format!(
-        "{:>9} {:>10} {:>10} {:>9} {:>9} {:>11} {:>11} {:>7} {:>22}\n",
+        "{:>9} {:>14} {:>10} {:>9} {:>9} {:>11} {:>11} {:>7} {:>22}\n",
         "instances",
         "path",
         "frame ms",
@@ -488,7 +491,7 @@ fn table(r: &Report) -> String {
             c.upload_bytes, c.full_record_bytes, c.timing
         );
         s += &format!(
-            "{:>9} {:>10} {:>10.2} {:>9} {:>9.3} {palette:>11} {vs:>11} {:>7} {up:>22}\n",
+            "{:>9} {:>14} {:>10.2} {:>9} {:>9.3} {palette:>11} {vs:>11} {:>7} {up:>22}\n",
             c.instances, c.path, c.frame_ms, gpu, c.cpu_ms, c.draws
         );
     }

@@ -163,7 +163,8 @@ pub struct Args {
     pub shadow_map_size: u32,
     /// Debug view (GPU paths): `weights` (heat map of skin weights), `palette` (a colour per
     /// strongest palette entry), `row` (heat map of the bone-texture row), `lod` (a colour per
-    /// LOD level).
+    /// LOD level), `motion` (`--path palette`: the motion vectors since the frame 1/fps before,
+    /// hue by direction, brightness by length, full at 8 px).
     #[arg(long, value_enum)]
     pub debug: Option<DebugView>,
     /// With `--debug weights`: the weight of this palette entry (0-based; `throng inspect`
@@ -247,6 +248,18 @@ fn check_usage(args: &Args) -> anyhow::Result<()> {
         return Err(usage(
             "--debug views draw the GPU paths: use --path texture, palette or vat",
         ));
+    }
+    if args.debug == Some(DebugView::Motion) {
+        if args.path != SkinPath::Palette {
+            return Err(usage(
+                "--debug motion shows the palette path's motion vectors: add --path palette",
+            ));
+        }
+        if !args.prop.is_empty() {
+            return Err(usage(
+                "--debug motion draws no props (their anchors keep no previous frame): leave out --prop",
+            ));
+        }
     }
     if !args.prop.is_empty() && reference {
         return Err(usage(
@@ -536,6 +549,9 @@ fn draw_baked(
             anyhow::bail!("{}: the VAT path needs a vertex animation texture for every primitive; bake it with --vat f32|f16|unorm16", a.source_name);
         }
     }
+    // Motion vectors need a previous frame: one is drawn (and dropped) 1/fps before the first.
+    let primed = opts.motion() as u32;
+    let start = args.time - primed as f64 / args.fps;
     let mut players = Vec::with_capacity(assets.len());
     for (asset, part) in assets.iter().zip(parts) {
         players.push(Player::new(
@@ -543,11 +559,11 @@ fn draw_baked(
             &asset.clips,
             &part.assignments,
             &part.transforms,
-            args.time,
+            start,
             part.blend,
         )?);
         if let (Some((clip, mask, weight)), Some(p)) = (part.overlay, players.last_mut()) {
-            p.play_layer_all(clip, mask, weight, args.time)
+            p.play_layer_all(clip, mask, weight, start)
                 .context("--blend-mask")?;
         }
     }
@@ -590,7 +606,7 @@ fn draw_baked(
     let bar = shared::bar(args.frames as u64, "rendering", "frames");
     let mut images = Vec::with_capacity(args.frames as usize);
     let mut stats = None;
-    for f in 0..args.frames {
+    for f in 0..args.frames + primed {
         if f > 0 {
             players.iter_mut().for_each(|p| p.update(1.0 / args.fps));
         }
@@ -616,6 +632,9 @@ fn draw_baked(
                 })
                 .collect();
             let frame = renderer.render_scene(&crowds, opts)?;
+            if f < primed {
+                continue;
+            }
             // The last frame's: occlusion culling saves from the third frame of an animation.
             stats = Some(frame.stats);
             images.push(frame.image);

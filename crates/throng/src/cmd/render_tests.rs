@@ -40,6 +40,27 @@ fn debug_joint_goes_only_with_the_weights_view() {
 }
 
 #[test]
+fn motion_view_needs_the_palette_path_and_no_props() {
+    assert_eq!(usage_of(&["--debug", "motion", "--path", "palette"]), None);
+    assert_eq!(usage_of(&["--debug", "motion"]), Some(true));
+    assert_eq!(
+        usage_of(&["--debug", "motion", "--path", "vat"]),
+        Some(true)
+    );
+    assert_eq!(
+        usage_of(&[
+            "--debug",
+            "motion",
+            "--path",
+            "palette",
+            "--prop",
+            "hand=Box.glb"
+        ]),
+        Some(true)
+    );
+}
+
+#[test]
 fn enums_parse_by_their_one_name() {
     let a = args(&[
         "--skinning",

@@ -512,7 +512,10 @@ impl ViewModel {
             shadows: s.shadows,
             lod_bias: s.lod_bias,
             occlusion: s.occlusion,
-            debug: s.debug,
+            // The motion view reads the palette path's history; elsewhere it shows nothing.
+            debug: s
+                .debug
+                .filter(|&d| d != DebugView::Motion || s.path == SkinPath::Palette),
             ..Default::default()
         }
     }

@@ -441,5 +441,9 @@ fn drawing(ui: &mut Ui, m: &mut ViewModel) {
             ] {
                 ui.selectable_value(&mut s.debug, Some(d), format!("{d:?}").to_lowercase());
             }
+            // Motion vectors come from the palette path's previous frame.
+            if s.path == SkinPath::Palette {
+                ui.selectable_value(&mut s.debug, Some(DebugView::Motion), "motion");
+            }
         });
 }
