@@ -1,6 +1,8 @@
 // Texture skinning path (docs/design.md §5): bind-space vertex streams in, the instance's
 // record and transform from storage buffers, skin matrices from the bone texture. Defs:
-// ENCODING, BONE_TEXTURE, DUAL_QUAT, GPU_TIMED, CULLED (crate::shaders::Program::TextureDraw).
+// ENCODING, BONE_TEXTURE, DUAL_QUAT, GPU_TIMED, CULLED, INFLUENCES_4, DEBUG_VIEW (the debug views'
+// vertex colours)
+// (crate::shaders::Program::TextureDraw).
 // With PALETTE (and no bone texture) the palette path's draw: the same vertex stage, skinning
 // from the matrices the palette pass blended (crate::shaders::Program::PaletteDraw); with MOTION
 // also each vertex's position in the previous frame, and `fs_motion` writes motion vectors.
@@ -16,6 +18,34 @@
 #import throng_render::mesh::{prev_clip_position, mesh_fragment_motion}
 #endif
 
+#ifdef INFLUENCES_4
+// Every primitive has at most 4 influences per vertex (and every LOD uses at most 4): the
+// second joints and weights are not fetched, and the skinning below sees them as constant
+// zeros — a software rasteriser runs each influence for every lane whatever its weight, so
+// this halves the skinning work (crate::gpu_asset::GpuVertex::layout).
+struct VertexIn {
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) joints0: vec4<u32>,
+    @location(4) weights0: vec4<u32>,
+    @location(6) uv: vec2<f32>,
+}
+
+// What the shadow pass fetches of a vertex.
+struct ShadowVertexIn {
+    @location(0) position: vec3<f32>,
+    @location(2) joints0: vec4<u32>,
+    @location(4) weights0: vec4<u32>,
+}
+
+fn joints1_of(v: ShadowVertexIn) -> vec4<u32> {
+    return vec4<u32>(0u);
+}
+
+fn weights1_of(v: ShadowVertexIn) -> vec4<u32> {
+    return vec4<u32>(0u);
+}
+#else
 struct VertexIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
@@ -28,6 +58,24 @@ struct VertexIn {
     @location(6) uv: vec2<f32>,
 }
 
+// What the shadow pass fetches of a vertex.
+struct ShadowVertexIn {
+    @location(0) position: vec3<f32>,
+    @location(2) joints0: vec4<u32>,
+    @location(3) joints1: vec4<u32>,
+    @location(4) weights0: vec4<u32>,
+    @location(5) weights1: vec4<u32>,
+}
+
+fn joints1_of(v: ShadowVertexIn) -> vec4<u32> {
+    return v.joints1;
+}
+
+fn weights1_of(v: ShadowVertexIn) -> vec4<u32> {
+    return v.weights1;
+}
+#endif
+
 // A vertex's palette indices and weights, cut to the influences its LOD uses: the strongest k
 // (weights are stored in descending order), renormalised to sum to 1.
 struct Influences {
@@ -35,38 +83,51 @@ struct Influences {
     w: array<f32, 8>,
 }
 
-fn vertex_influences(v: VertexIn, lod: u32) -> Influences {
-    let j = array<u32, 8>(v.joints0.x, v.joints0.y, v.joints0.z, v.joints0.w, v.joints1.x, v.joints1.y, v.joints1.z, v.joints1.w);
-    let wf0 = vec4<f32>(v.weights0) / 65535.0;
-    let wf1 = vec4<f32>(v.weights1) / 65535.0;
-    var w = array<f32, 8>(wf0.x, wf0.y, wf0.z, wf0.w, wf1.x, wf1.y, wf1.z, wf1.w);
+// `joints1`, `weights1`: the second four (zeros with INFLUENCES_4). Every index is a constant
+// (lavapipe keeps dynamically indexed local arrays in memory, per lane).
+fn vertex_influences(joints0: vec4<u32>, joints1: vec4<u32>, weights0: vec4<u32>, weights1: vec4<u32>, lod: u32) -> Influences {
+    let j = array<u32, 8>(joints0.x, joints0.y, joints0.z, joints0.w, joints1.x, joints1.y, joints1.z, joints1.w);
+    var w0 = vec4<f32>(weights0) / 65535.0;
+    var w1 = vec4<f32>(weights1) / 65535.0;
     let k = draw_influences(lod);
     if (k < 8u) {
-        var kept = 0.0;
-        for (var i = 0u; i < k; i++) {
-            kept += w[i];
-        }
+        let in0 = vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(k);
+        let in1 = vec4<u32>(4u, 5u, 6u, 7u) < vec4<u32>(k);
+        let kept0 = select(vec4<f32>(0.0), w0, in0);
+        let kept1 = select(vec4<f32>(0.0), w1, in1);
+        let kept = dot(kept0, vec4<f32>(1.0)) + dot(kept1, vec4<f32>(1.0));
         // A vertex whose first k weights are all 0 (not the bake's descending order) keeps
         // all its influences rather than collapsing.
         if (kept > 0.0) {
-            for (var i = 0u; i < 8u; i++) {
-                w[i] = select(0.0, w[i] / kept, i < k);
-            }
+            w0 = kept0 / kept;
+            w1 = kept1 / kept;
         }
     }
-    return Influences(j, w);
+    return Influences(j, array<f32, 8>(w0.x, w0.y, w0.z, w0.w, w1.x, w1.y, w1.z, w1.w));
+}
+
+// The main pass's vertex, as vertex_influences takes it.
+fn main_influences(v: VertexIn, lod: u32) -> Influences {
+#ifdef INFLUENCES_4
+    let zero = vec4<u32>(0u);
+    return vertex_influences(v.joints0, zero, v.weights0, zero, lod);
+#else
+    return vertex_influences(v.joints0, v.joints1, v.weights0, v.weights1, lod);
+#endif
 }
 
 @vertex
 fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
     let inst = instance_id(instance, draw.id_base);
     let lod = draw_lod(instance);
-    let f = vertex_influences(v, lod);
+    let f = main_influences(v, lod);
     let s = skin_vertex(inst, f.j, f.w, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
     var out = mesh_vertex(inst, s.position, s.normal, s.tangent, v.uv);
+#ifdef DEBUG_VIEW
     if (frame.debug.x != 0u) {
         out.debug = debug_texture(inst, lod, f.j, f.w);
     }
+#endif
 #ifdef MOTION
     out.now_clip = out.clip;
     out.prev_clip = prev_clip_position(inst, prev_skin_position(inst, f.j, f.w, v.position));
@@ -83,19 +144,9 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
 @vertex
 fn vs_shadow(v: ShadowVertexIn, @builtin(instance_index) instance: u32) -> @builtin(position) vec4<f32> {
     let inst = instance_id(instance, draw.id_base);
-    let full = VertexIn(v.position, vec3<f32>(0.0, 1.0, 0.0), v.joints0, v.joints1, v.weights0, v.weights1, vec2<f32>(0.0));
-    let f = vertex_influences(full, draw_lod(instance));
+    let f = vertex_influences(v.joints0, joints1_of(v), v.weights0, weights1_of(v), draw_lod(instance));
     let s = skin_vertex(inst, f.j, f.w, v.position, vec3<f32>(0.0, 1.0, 0.0), vec4<f32>(1.0, 0.0, 0.0, 1.0));
     return mesh_vertex(inst, s.position, s.normal, s.tangent, vec2<f32>(0.0)).clip;
-}
-
-// What the shadow pass fetches of a vertex.
-struct ShadowVertexIn {
-    @location(0) position: vec3<f32>,
-    @location(2) joints0: vec4<u32>,
-    @location(3) joints1: vec4<u32>,
-    @location(4) weights0: vec4<u32>,
-    @location(5) weights1: vec4<u32>,
 }
 
 // Debug colours: joint weights (1), dominant palette index (2), or the common views.

@@ -1,5 +1,6 @@
 // VAT path (docs/design.md §5): the vertex index addresses the vertex animation texture; only
-// UV0 comes from a vertex buffer. Defs: GPU_TIMED, CULLED (crate::shaders::Program::VatDraw).
+// UV0 comes from a vertex buffer. Defs: GPU_TIMED, CULLED, DEBUG_VIEW (the debug views' vertex
+// colours) (crate::shaders::Program::VatDraw).
 
 #import throng_render::frame::{VsOut, frame, draw, draw_lod}
 #import throng_render::instances::{instance_layers, instance_id}
@@ -12,6 +13,7 @@ fn vs_main(@location(0) uv: vec2<f32>, @builtin(vertex_index) vertex: u32, @buil
     let inst = instance_id(instance, draw.id_base);
     let s = vat_vertex(inst, vertex);
     var out = mesh_vertex(inst, s.position, s.normal, s.tangent, uv);
+#ifdef DEBUG_VIEW
     if (frame.debug.x != 0u) {
         // A VAT stores no influences: the weights and palette views show grey.
         var layers = instance_layers(inst);
@@ -20,6 +22,7 @@ fn vs_main(@location(0) uv: vec2<f32>, @builtin(vertex_index) vertex: u32, @buil
             out.debug = vec4<f32>(0.5, 0.5, 0.5, 1.0);
         }
     }
+#endif
     return out;
 }
 

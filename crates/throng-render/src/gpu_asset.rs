@@ -36,29 +36,43 @@ impl GpuVertex {
         6 => Float32x2,
     ];
 
-    pub fn layout() -> wgpu::VertexBufferLayout<'static> {
-        wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<GpuVertex>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &Self::ATTRIBUTES,
-        }
+    /// What the main pass's `vs_main` reads: every attribute, or with `four` influences (the
+    /// programs' INFLUENCES_4) all but the second joints and weights (locations 3 and 5).
+    pub fn layout(four: bool) -> wgpu::VertexBufferLayout<'static> {
+        const FOUR: [wgpu::VertexAttribute; 5] = [
+            GpuVertex::ATTRIBUTES[0],
+            GpuVertex::ATTRIBUTES[1],
+            GpuVertex::ATTRIBUTES[2],
+            GpuVertex::ATTRIBUTES[4],
+            GpuVertex::ATTRIBUTES[6],
+        ];
+        Self::with(if four { &FOUR } else { &Self::ATTRIBUTES })
     }
 
     /// What the shadow pass's `vs_shadow` reads: position, joints and weights (locations 0 and
-    /// 2–5 of [`Self::ATTRIBUTES`]); a software rasteriser fetches every attribute a layout
-    /// names, so the depth-only pass names no more.
-    pub fn shadow_layout() -> wgpu::VertexBufferLayout<'static> {
-        const SHADOW: [wgpu::VertexAttribute; 5] = [
+    /// 2–5 of [`Self::ATTRIBUTES`], or with `four` influences 0, 2 and 4); a software
+    /// rasteriser fetches every attribute a layout names, so the depth-only pass names no more.
+    pub fn shadow_layout(four: bool) -> wgpu::VertexBufferLayout<'static> {
+        const EIGHT: [wgpu::VertexAttribute; 5] = [
             GpuVertex::ATTRIBUTES[0],
             GpuVertex::ATTRIBUTES[2],
             GpuVertex::ATTRIBUTES[3],
             GpuVertex::ATTRIBUTES[4],
             GpuVertex::ATTRIBUTES[5],
         ];
+        const FOUR: [wgpu::VertexAttribute; 3] = [
+            GpuVertex::ATTRIBUTES[0],
+            GpuVertex::ATTRIBUTES[2],
+            GpuVertex::ATTRIBUTES[4],
+        ];
+        Self::with(if four { &FOUR } else { &EIGHT })
+    }
+
+    fn with(attributes: &'static [wgpu::VertexAttribute]) -> wgpu::VertexBufferLayout<'static> {
         wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<GpuVertex>() as u64,
             step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &SHADOW,
+            attributes,
         }
     }
 }
@@ -200,6 +214,9 @@ pub struct GpuAsset {
     /// The layer masks (docs/design.md §4), `array<f32>`: mask number m's weight of palette
     /// entry j at `(m − 1) · entries + j` (one zero word when the asset has none).
     pub masks: wgpu::Buffer,
+    /// Influences per vertex of the primitive with the most (0..=8): at most 4 lets the
+    /// skinned draws take their 4-influence programs.
+    pub influences: u32,
 }
 
 /// LOD levels the renderer selects between (LOD 0 included).
@@ -557,6 +574,12 @@ impl GpuAsset {
             row_bounds_buffer,
             lod_errors,
             masks,
+            influences: asset
+                .primitives
+                .iter()
+                .map(|p| p.influences)
+                .max()
+                .unwrap_or(0),
         })
     }
 }

@@ -47,6 +47,13 @@ pub enum Program {
         skinning: Skinning,
         timing: Timing,
         culled: bool,
+        /// Every vertex uses at most 4 influences (def INFLUENCES_4): the second four are not
+        /// fetched and not skinned.
+        four_influences: bool,
+        /// The debug views' vertex colours (def DEBUG_VIEW); without it the vertex stage
+        /// carries no debug code (a software rasteriser runs a branch on a uniform for every
+        /// lane whether taken or not).
+        debug: bool,
     },
     /// Palette path (docs/design.md §5): the texture draw's program (`vs_main` + `fs_main`) with
     /// the `PALETTE` def — each influence's blended skin matrix (or dual quaternion) read from
@@ -56,6 +63,9 @@ pub enum Program {
         skinning: Skinning,
         timing: Timing,
         culled: bool,
+        /// As [`Program::TextureDraw`]'s.
+        four_influences: bool,
+        debug: bool,
         /// The main pass with motion vectors: `fs_motion` also writes each fragment's motion
         /// from the previous frame's palette, transforms and camera (docs/design.md §5).
         motion: bool,
@@ -71,7 +81,11 @@ pub enum Program {
     },
     /// VAT path: `vs_main` + `fs_main`, positions and normals fetched from per-primitive vertex
     /// animation textures.
-    VatDraw { timing: Timing, culled: bool },
+    VatDraw {
+        timing: Timing,
+        culled: bool,
+        debug: bool,
+    },
     /// GPU frustum culling and indirect draw arguments: `cs_cull` + `cs_cull_finish`; with
     /// `occlusion`, the first phase of occlusion culling (it also keeps each instance's box).
     Cull { timing: Timing, occlusion: bool },
@@ -251,19 +265,36 @@ impl Program {
     pub fn name(&self) -> String {
         let culled = |c: bool| if c { "-culled" } else { "" };
         let motion = |m: bool| if m { "-motion" } else { "" };
+        let four = |f: bool| if f { "-4" } else { "" };
+        let debug = |d: bool| if d { "-debug" } else { "" };
         match *self {
             Program::TextureDraw {
                 encoding,
                 skinning,
                 timing,
                 culled: c,
-            } => format!("texture_draw-{encoding}-{skinning}-{timing}{}", culled(c)),
+                four_influences: f,
+                debug: d,
+            } => format!(
+                "texture_draw-{encoding}-{skinning}-{timing}{}{}{}",
+                culled(c),
+                four(f),
+                debug(d)
+            ),
             Program::PaletteDraw {
                 skinning,
                 timing,
                 culled: c,
+                four_influences: f,
+                debug: d,
                 motion: m,
-            } => format!("palette_draw-{skinning}-{timing}{}{}", culled(c), motion(m)),
+            } => format!(
+                "palette_draw-{skinning}-{timing}{}{}{}{}",
+                culled(c),
+                four(f),
+                debug(d),
+                motion(m)
+            ),
             Program::PaletteCompute {
                 encoding,
                 skinning,
@@ -273,7 +304,11 @@ impl Program {
                 "palette_compute-{encoding}-{skinning}-{timing}{}",
                 culled(c)
             ),
-            Program::VatDraw { timing, culled: c } => format!("vat_draw-{timing}{}", culled(c)),
+            Program::VatDraw {
+                timing,
+                culled: c,
+                debug: d,
+            } => format!("vat_draw-{timing}{}{}", culled(c), debug(d)),
             Program::Cull {
                 timing,
                 occlusion: false,
@@ -314,7 +349,17 @@ impl Program {
                 skinning,
                 timing,
                 culled,
-            } => (Some(encoding), skinning, Some(timing), culled),
+                four_influences,
+                debug,
+            } => {
+                if four_influences {
+                    on("INFLUENCES_4");
+                }
+                if debug {
+                    on("DEBUG_VIEW");
+                }
+                (Some(encoding), skinning, Some(timing), culled)
+            }
             Program::SkinCompute {
                 encoding,
                 skinning,
@@ -324,9 +369,17 @@ impl Program {
                 skinning,
                 timing,
                 culled,
+                four_influences,
+                debug,
                 motion,
             } => {
                 on("PALETTE");
+                if four_influences {
+                    on("INFLUENCES_4");
+                }
+                if debug {
+                    on("DEBUG_VIEW");
+                }
                 if motion {
                     on("MOTION");
                 }
@@ -341,7 +394,16 @@ impl Program {
                 on("PALETTE_WRITE");
                 (Some(encoding), skinning, Some(timing), culled)
             }
-            Program::VatDraw { timing, culled } => (None, Skinning::Linear, Some(timing), culled),
+            Program::VatDraw {
+                timing,
+                culled,
+                debug,
+            } => {
+                if debug {
+                    on("DEBUG_VIEW");
+                }
+                (None, Skinning::Linear, Some(timing), culled)
+            }
             Program::Cull { timing, occlusion } => {
                 if occlusion {
                     on("OCCLUSION");
@@ -491,14 +553,22 @@ pub fn all_programs() -> Vec<Program> {
         v.push(Program::PropDraw { timing });
         v.push(Program::AnchorsCompute { timing });
         for culled in [false, true] {
-            v.push(Program::VatDraw { timing, culled });
+            for debug in [false, true] {
+                v.push(Program::VatDraw {
+                    timing,
+                    culled,
+                    debug,
+                });
+            }
             for skinning in Skinning::ALL {
-                for motion in [false, true] {
+                for variant in 0..8u32 {
                     v.push(Program::PaletteDraw {
                         skinning,
                         timing,
                         culled,
-                        motion,
+                        four_influences: variant & 1 != 0,
+                        debug: variant & 2 != 0,
+                        motion: variant & 4 != 0,
                     });
                 }
             }
@@ -509,12 +579,16 @@ pub fn all_programs() -> Vec<Program> {
                     continue;
                 }
                 for culled in [false, true] {
-                    v.push(Program::TextureDraw {
-                        encoding,
-                        skinning,
-                        timing,
-                        culled,
-                    });
+                    for variant in 0..4u32 {
+                        v.push(Program::TextureDraw {
+                            encoding,
+                            skinning,
+                            timing,
+                            culled,
+                            four_influences: variant & 1 != 0,
+                            debug: variant & 2 != 0,
+                        });
+                    }
                     v.push(Program::PaletteCompute {
                         encoding,
                         skinning,
@@ -553,6 +627,8 @@ mod tests {
             skinning: Skinning::DualQuat,
             timing: Timing::Gpu,
             culled: true,
+            four_influences: false,
+            debug: true,
         };
         let text = program_text(p).expect("composes");
         assert!(!text.contains("naga_oil"), "{text}");

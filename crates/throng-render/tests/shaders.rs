@@ -56,6 +56,8 @@ fn wgsl_structs_match_rust_layouts() {
         skinning: Skinning::Linear,
         timing: Timing::Cpu,
         culled: true,
+        four_influences: false,
+        debug: false,
     })
     .expect("valid");
     let check = |m: &naga::Module, name: &str, size: usize, offsets: &[usize]| {

@@ -30,6 +30,11 @@ pub(crate) struct PipelineKey {
     pub vat: bool,
     /// The palette path: skin matrices from the palette pass's buffer.
     pub palette: bool,
+    /// Texture and palette paths: no vertex of any LOD this pass draws uses more than 4
+    /// influences (the 4-influence program and vertex layout).
+    pub four_influences: bool,
+    /// A debug view colours the vertices (main pass only).
+    pub debug: bool,
     /// The colour target's format; None for the shadow pass (depth only).
     pub color: Option<wgpu::TextureFormat>,
     /// The main pass also writes motion vectors (the palette path only). The shadow pass's key
@@ -95,9 +100,16 @@ fn vertex_entry(key: PipelineKey) -> &'static str {
 /// The vertex buffer layout of [`vertex_entry`].
 fn vertex_layout(key: PipelineKey) -> wgpu::VertexBufferLayout<'static> {
     match key.color {
-        Some(_) => GpuVertex::layout(),
-        None => GpuVertex::shadow_layout(),
+        Some(_) => GpuVertex::layout(key.four_influences),
+        None => GpuVertex::shadow_layout(key.four_influences),
     }
+}
+
+/// Whether a pass skins at most 4 influences per vertex at every LOD it can draw: the asset's
+/// primitives have at most 4, or the pass's LOD settings (`at`) cut every LOD to 4.
+fn at_most_four(asset_influences: u32, lods: u32, at: impl Fn(u32) -> u32) -> bool {
+    let most = (0..lods.max(1)).map(at).max().unwrap_or(8);
+    asset_influences.min(most) <= 4
 }
 
 /// The key of a crowd's palette pass (the palette path only), from its main draw's key.
@@ -147,10 +159,26 @@ impl SkinnedDraws {
             culled: opts.cull && !crowd.is_empty(),
             vat,
             palette: opts.path == SkinPath::Palette,
+            four_influences: false,
+            // The motion view colours fragments, from the motion program.
+            debug: opts.debug.is_some_and(|d| d != crate::DebugView::Motion),
             color: Some(format),
             motion,
         };
-        let shadow = opts.shadows.then_some(PipelineKey { color: None, ..key });
+        // Without culling every instance is drawn at LOD 0.
+        let lods = if key.culled { asset.lod_count() } else { 1 };
+        let key = PipelineKey {
+            four_influences: !vat
+                && at_most_four(asset.influences, lods, |l| opts.influences_at(l)),
+            ..key
+        };
+        let shadow = opts.shadows.then_some(PipelineKey {
+            color: None,
+            debug: false,
+            four_influences: !vat
+                && at_most_four(asset.influences, lods, |l| opts.shadow_influences_at(l)),
+            ..key
+        });
         Ok((key, shadow))
     }
 
@@ -170,6 +198,7 @@ impl SkinnedDraws {
             let program = Program::VatDraw {
                 timing: key.timing,
                 culled: key.culled,
+                debug: key.debug,
             };
             let module = layouts::shader_module(device, program)?;
             let bgl = layouts::vat_draw(device, key.timing, key.culled);
@@ -206,6 +235,8 @@ impl SkinnedDraws {
                         skinning: key.skinning,
                         timing: key.timing,
                         culled: key.culled,
+                        four_influences: key.four_influences,
+                        debug: key.debug,
                         motion: key.motion && key.color.is_some(),
                     },
                     layouts::palette_draw(device, key.timing, key.culled, key.motion),
@@ -218,6 +249,8 @@ impl SkinnedDraws {
                         skinning: key.skinning,
                         timing: key.timing,
                         culled: key.culled,
+                        four_influences: key.four_influences,
+                        debug: key.debug,
                     },
                     layouts::texture_draw(device, key.encoding, key.timing, key.culled),
                     "texture",
