@@ -336,15 +336,7 @@ pub fn pose_matrix(
 ) -> Result<Mat4, DecodeError> {
     let mut s = blend_matrix(tex, entry, base)?;
     for (l, o) in overlays {
-        let m = match o.mask {
-            0 => 1.0,
-            k => masks
-                .get(k as usize - 1)
-                .and_then(|m| m.weights.get(entry as usize))
-                .copied()
-                .unwrap_or(0.0),
-        };
-        let a = l.weight * m;
+        let a = l.weight * mask_weight(masks, o.mask, entry);
         if a == 0.0 {
             continue;
         }
@@ -357,6 +349,18 @@ pub fn pose_matrix(
         s = mix_mat4(&s, &target, a);
     }
     Ok(s)
+}
+
+/// Weight of palette `entry` in mask number `mask` (1 for 0, no mask; 0 past the masks).
+fn mask_weight(masks: &[crate::types::LayerMask], mask: u32, entry: u32) -> f32 {
+    match mask {
+        0 => 1.0,
+        k => masks
+            .get(k as usize - 1)
+            .and_then(|m| m.weights.get(entry as usize))
+            .copied()
+            .unwrap_or(0.0),
+    }
 }
 
 /// [`pose_matrix`] of a per-instance layer record: base layers, then overlays (masks,
@@ -473,6 +477,18 @@ impl DualQuat {
         (self.rotate(t.xyz()) * s).extend(t.w * s)
     }
 
+    /// `other` applied first, then `self` (the matrix product `self · other` of two unit
+    /// dual quaternions with their uniform scales): rotation `r_s · r_o`, scale `s_s · s_o`,
+    /// translation `t_s + s_s · R_s · t_o` — `other`'s dual part is scaled by `s_s` before the
+    /// dual-quaternion product `real_s · real_o + ε (real_s · dual_o + dual_s · real_o)`.
+    pub fn then(&self, other: &DualQuat) -> DualQuat {
+        DualQuat {
+            real: quat_mul(self.real, other.real),
+            dual: quat_mul(self.real, other.dual * self.scale) + quat_mul(self.dual, other.real),
+            scale: self.scale * other.scale,
+        }
+    }
+
     /// The affine matrix of this (normalised) dual quaternion.
     pub fn to_matrix(&self) -> Mat4 {
         quat_transform_matrix(&QuatTransform {
@@ -520,6 +536,15 @@ impl DqBlend {
         self.scale += dq.scale * w;
     }
 
+    /// The blend as summed, not normalised (the palette path stores this).
+    pub fn sum(&self) -> DualQuat {
+        DualQuat {
+            real: self.real,
+            dual: self.dual,
+            scale: self.scale,
+        }
+    }
+
     /// The normalised blend: `real / |real|`, `dual / |real|`; the identity when nothing (or
     /// only cancelling terms) was added.
     pub fn finish(&self) -> DualQuat {
@@ -557,6 +582,56 @@ pub fn layer_dual_quats(
         out.push((l.weight * l.frac, dual_quat(tex, entry, l.next)?));
     }
     Ok(out)
+}
+
+/// The palette path's dual quaternion of `entry` under dual-quaternion skinning
+/// (docs/design.md §4 "Layer masks and additive layers"), the CPU twin of `palette_joint_dq`
+/// in `shaders/palette_compute.wgsl`, *not normalised* (as the palette stores it): the base
+/// layers' [`DqBlend`] sum; then per overlay layer in layer order, with `a` as in
+/// [`pose_matrix`], `B` that sum normalised and `L` the layer's two rows blended and
+/// normalised: an ordinary layer gives `(1 − a) · B + a · L`, an additive one (`L` a delta Δ)
+/// `(1 − a) · B + a · (B ∘ Δ)` ([`DualQuat::then`]: Δ first, as `S · Δ`); each sum aligned to
+/// `B`'s hemisphere, scales mixed linearly. Without overlays its normalisation equals
+/// [`blended_dual_quat`].
+pub fn pose_dual_quat(
+    tex: &BoneTexture,
+    masks: &[crate::types::LayerMask],
+    base: &[LayerRows],
+    overlays: &[(LayerRows, Overlay)],
+    entry: u32,
+) -> Result<DualQuat, DecodeError> {
+    let mut acc = DqBlend::new();
+    for (w, dq) in layer_dual_quats(tex, entry, base)? {
+        acc.add(w, &dq);
+    }
+    for (l, o) in overlays {
+        let a = l.weight * mask_weight(masks, o.mask, entry);
+        if a == 0.0 {
+            continue;
+        }
+        let mut x = DqBlend::new();
+        x.add(1.0 - l.frac, &dual_quat(tex, entry, l.row)?);
+        x.add(l.frac, &dual_quat(tex, entry, l.next)?);
+        let b = acc.finish();
+        let x = x.finish();
+        let goal = if o.additive { b.then(&x) } else { x };
+        acc = DqBlend::new();
+        acc.add(1.0 - a, &b);
+        acc.add(a, &goal);
+    }
+    Ok(acc.sum())
+}
+
+/// [`pose_dual_quat`] of a per-instance layer record (the palette path's dual quaternion of
+/// `entry`, not normalised).
+pub fn masked_dual_quat(
+    asset: &BakedAsset,
+    layers: &[Layer],
+    entry: u32,
+) -> Result<DualQuat, DecodeError> {
+    let base = layer_rows(layers, &asset.clips)?;
+    let overlays = overlay_rows(layers, &asset.clips, asset.masks.len())?;
+    pose_dual_quat(&asset.bone_texture, &asset.masks, &base, &overlays, entry)
 }
 
 /// Dual quaternion of `entry` blended over frames and layers (one [`DqBlend`]).
@@ -659,8 +734,10 @@ pub(crate) fn primitive(asset: &BakedAsset, index: usize) -> Result<&BakedPrimit
 ///   [`lbs_tangent`];
 /// - [`Skinning::DualQuat`]: one [`DqBlend`] over influences × layers × (row, next) with
 ///   weights `w_i · (weight_l · (1 − frac_l))` and `w_i · (weight_l · frac_l)`; then
-///   [`DualQuat::transform_point`] / `transform_normal` / `transform_tangent`; overlay layers
-///   are not applied (masks and additive layers are LBS-only).
+///   [`DualQuat::transform_point`] / `transform_normal` / `transform_tangent`. With overlay
+///   layers (masks, additive clips) as the palette path draws them instead: one
+///   [`pose_dual_quat`] per palette entry, blended per vertex with the influences' weights
+///   (hemisphere of the first) and normalised.
 ///
 /// An empty `layers` (or all weights 0) gives the rest pose (row 0).
 pub fn skin_vertices(
@@ -676,10 +753,7 @@ pub fn skin_vertices(
         return Err(DecodeError::DqNeedsQuat(tex.encoding));
     }
     let rows = layer_rows(layers, &asset.clips)?;
-    let overlays = match mode {
-        Skinning::Linear => overlay_rows(layers, &asset.clips, asset.masks.len())?,
-        Skinning::DualQuat => Vec::new(),
-    };
+    let overlays = overlay_rows(layers, &asset.clips, asset.masks.len())?;
     // The entries this primitive uses, checked against the palette once.
     let mut used = vec![false; tex.entries as usize];
     for (i, &j) in prim.joints.iter().enumerate() {
@@ -718,6 +792,25 @@ pub fn skin_vertices(
                 out.normals.push(lbs_normal(&m, prim.normals[vi]));
                 if let (Some(t), Some(src)) = (out.tangents.as_mut(), prim.tangents.as_ref()) {
                     t.push(lbs_tangent(&m, src[vi]));
+                }
+            }
+        }
+        Skinning::DualQuat if !overlays.is_empty() => {
+            let mut entries = vec![DualQuat::IDENTITY; used.len()];
+            for (j, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+                entries[j] = pose_dual_quat(tex, &asset.masks, &rows, &overlays, j as u32)?;
+            }
+            for vi in 0..v {
+                let mut b = DqBlend::new();
+                for i in vi * k..vi * k + k {
+                    b.add(unorm16(prim.weights[i]), &entries[prim.joints[i] as usize]);
+                }
+                let dq = b.finish();
+                out.positions.push(dq.transform_point(prim.positions[vi]));
+                out.normals
+                    .push(dq.transform_normal(prim.normals[vi]).normalize_or_zero());
+                if let (Some(t), Some(src)) = (out.tangents.as_mut(), prim.tangents.as_ref()) {
+                    t.push(dq.transform_tangent(src[vi]));
                 }
             }
         }

@@ -435,3 +435,30 @@ fn anchors_blend_like_skin_matrices() {
     assert_eq!(blended_anchor_matrix(&asset, 5, &layers).unwrap(), None);
     let _ = DVec3::ZERO;
 }
+
+#[test]
+fn dual_quaternion_then_is_the_matrix_product() {
+    // Two scaled rigid transforms; `b.then(x)` must equal B · X (X applied first), scales too.
+    let dq = |axis: Vec3, angle: f32, t: Vec3, s: f32| {
+        DualQuat::from_transform(&QuatTransform {
+            rotation: Vec4::from(Quat::from_axis_angle(axis.normalize(), angle).to_array()),
+            translation: t,
+            scale: s,
+        })
+    };
+    let b = dq(
+        Vec3::new(1.0, 2.0, 0.5),
+        0.7,
+        Vec3::new(0.3, -1.2, 2.0),
+        1.5,
+    );
+    let x = dq(
+        Vec3::new(-0.4, 0.1, 1.0),
+        -1.1,
+        Vec3::new(-0.8, 0.25, 0.6),
+        0.8,
+    );
+    let got = b.then(&x).to_matrix();
+    let want = b.to_matrix() * x.to_matrix();
+    assert!(max_abs_diff(&got, &want) < 1e-5, "{got} vs {want}");
+}

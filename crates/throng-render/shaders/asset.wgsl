@@ -41,7 +41,7 @@ fn layer_rows_of(l: Layer) -> vec2<u32> {
 }
 
 // Whether a layer is an overlay — under a mask, or of an additive clip (docs/design.md §4
-// "Layer masks and additive layers"). Only the palette pass applies overlays (LBS); every other
+// "Layer masks and additive layers"). Only the palette pass applies overlays (LBS and DQ); every other
 // blend skips them. Rust twin: throng_asset::decode::layer_rows / overlay_rows.
 fn layer_is_overlay(l: Layer) -> bool {
     return layer_mask(l) != 0u || clip_additive(clip_at(layer_clip(l)));

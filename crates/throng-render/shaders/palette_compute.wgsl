@@ -7,21 +7,24 @@
 // Culled (def CULLED): the instances are the culling pass's palette list (every instance in
 // view or casting a shadow, once, however many passes and LODs draw it), its length a word of
 // the indirect-argument buffer, dispatched indirectly. Otherwise every instance.
-// Layer masks and additive layers (docs/design.md §4) are applied here, for LBS: after the base
-// layers, each overlay layer in layer order (palette_joint_affine). DQ skips overlays.
+// Layer masks and additive layers (docs/design.md §4) are applied here: after the base layers,
+// each overlay layer in layer order (palette_joint_affine; under DQ palette_joint_dq).
 // Defs: ENCODING, BONE_TEXTURE, DUAL_QUAT, GPU_TIMED, CULLED, PALETTE_WRITE
 // (crate::shaders::Program::PaletteCompute).
 
 #import throng_render::asset::bone_params
 #import throng_render::instances::{shown_layers, instance_id}
 #import throng_render::palette::{palette, palette_index, affine_entry, dq_entry}
+#import throng_render::asset::{layer_rows_of, layer_is_overlay, clip_at}
+#import throng::playback::{Layer, layer_mask, layer_clip, clip_additive}
 #ifdef DUAL_QUAT
-#import throng::decode::DqAcc
+#import throng::decode::{DqAcc, dq_add, dq_add_parts, quat_mul}
 #import throng_render::skin::dq_add_joint
+#import throng_render::asset::bone_rts
 #else
 #import throng_render::skin::instance_joint_affine
-#import throng_render::asset::{bone_affine, layer_rows_of, layer_is_overlay, clip_at}
-#import throng::playback::{Layer, layer_mask, layer_clip, clip_additive, affine_mul}
+#import throng_render::asset::bone_affine
+#import throng::playback::affine_mul
 #endif
 
 // crate::gpu_types::PaletteJob.
@@ -41,7 +44,6 @@ struct PaletteJob {
 // (crate::gpu_asset::GpuAsset::masks; one unused word when the asset has none).
 @group(0) @binding(#{B_MASKS}) var<storage, read> masks: array<f32>;
 
-#ifndef DUAL_QUAT
 // Weight of palette `entry` in mask number `m` (1 without a mask; 0 for a number past the
 // masks, which the CPU decoder reports as an error).
 fn mask_weight(m: u32, entry: u32) -> f32 {
@@ -55,6 +57,8 @@ fn mask_weight(m: u32, entry: u32) -> f32 {
     }
     return masks[(m - 1u) * entries + entry];
 }
+
+#ifndef DUAL_QUAT
 
 // The palette path's skin matrix of `entry`: the base layers' blend, then every overlay layer
 // in layer order with a = weight · mask weight (skipped at 0) and L = its interpolated matrix:
@@ -80,6 +84,64 @@ fn palette_joint_affine(layers: ptr<function, array<Layer, 4>>, entry: u32) -> m
         s = s * (1.0 - a) + goal * a;
     }
     return s;
+}
+#else
+// A dual quaternion with its uniform scale, normalised.
+struct UnitDq {
+    real: vec4<f32>,
+    dual: vec4<f32>,
+    scale: f32,
+}
+
+// An accumulated blend normalised by |Σ real|; the identity when it is empty (twin:
+// throng_asset::decode::DqBlend::finish).
+fn unit_of(acc: DqAcc) -> UnitDq {
+    let len = length(acc.real);
+    if (len > 0.0) {
+        let inv = 1.0 / len;
+        return UnitDq(acc.real * inv, acc.dual * inv, acc.scale);
+    }
+    return UnitDq(vec4<f32>(0.0, 0.0, 0.0, 1.0), vec4<f32>(0.0), 1.0);
+}
+
+// `x` applied first, then `b` — the matrix product b · x — with `x`'s translation scaled by b's
+// scale (twin: throng_asset::decode::DualQuat::then).
+fn dq_then(b: UnitDq, x: UnitDq) -> UnitDq {
+    return UnitDq(quat_mul(b.real, x.real), quat_mul(b.real, x.dual * b.scale) + quat_mul(b.dual, x.real), b.scale * x.scale);
+}
+
+// The palette path's dual quaternion of `entry` (not normalised): the base layers' blend, then
+// every overlay layer in layer order with a = weight · mask weight (skipped at 0), B the blend
+// so far and L the layer's two rows, both normalised: (1 − a) · B + a · L, or for an additive
+// clip (L a delta) (1 − a) · B + a · (B ∘ L), aligned to B's hemisphere. CPU twin:
+// throng_asset::decode::pose_dual_quat.
+fn palette_joint_dq(layers: ptr<function, array<Layer, 4>>, entry: u32) -> DqAcc {
+    var acc: DqAcc;
+    dq_add_joint(&acc, layers, entry, 1.0);
+    for (var i = 0u; i < 4u; i++) {
+        let l = (*layers)[i];
+        if (l.weight == 0.0 || !layer_is_overlay(l)) {
+            continue;
+        }
+        let a = l.weight * mask_weight(layer_mask(l), entry);
+        if (a == 0.0) {
+            continue;
+        }
+        let rows = layer_rows_of(l);
+        var x: DqAcc;
+        dq_add(&x, 1.0 - l.frac, bone_rts(entry, rows.x));
+        dq_add(&x, l.frac, bone_rts(entry, rows.y));
+        let b = unit_of(acc);
+        var goal = unit_of(x);
+        if (clip_additive(clip_at(layer_clip(l)))) {
+            goal = dq_then(b, goal);
+        }
+        var next: DqAcc;
+        dq_add_parts(&next, 1.0 - a, b.real, b.dual, b.scale);
+        dq_add_parts(&next, a, goal.real, goal.dual, goal.scale);
+        acc = next;
+    }
+    return acc;
 }
 #endif
 
@@ -107,9 +169,7 @@ fn cs_palette(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) 
     let entry = i % entries;
     var layers = shown_layers(inst);
 #ifdef DUAL_QUAT
-    var acc: DqAcc;
-    dq_add_joint(&acc, &layers, entry, 1.0);
-    palette[palette_index(inst, entry)] = dq_entry(acc);
+    palette[palette_index(inst, entry)] = dq_entry(palette_joint_dq(&layers, entry));
 #else
     palette[palette_index(inst, entry)] = affine_entry(palette_joint_affine(&layers, entry));
 #endif

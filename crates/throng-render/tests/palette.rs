@@ -14,7 +14,7 @@
 mod common;
 
 use glam::{Mat4, Vec3, Vec4};
-use throng_asset::decode::{blended_dual_quat, masked_skin_matrix};
+use throng_asset::decode::{blended_dual_quat, masked_dual_quat, masked_skin_matrix, DualQuat};
 use throng_asset::{Encoding, Layer};
 use throng_render::compute::layers_on_gpu;
 use throng_render::gpu_types::PaletteEntry;
@@ -57,8 +57,14 @@ fn entry_error(
                 .fold(0.0, f32::max)
         }
         Skinning::DualQuat => {
-            let want = blended_dual_quat(&asset.bone_texture, &asset.clips, layers, entry)
-                .expect("cpu decoder");
+            // the palette path's pose under DQ: base layers, then masked and additive overlays
+            let sum = masked_dual_quat(asset, layers, entry).expect("cpu decoder");
+            let n = sum.real.length();
+            let want = DualQuat {
+                real: sum.real / n,
+                dual: sum.dual / n,
+                scale: sum.scale,
+            };
             let len = a.length();
             assert!(len > 0.0, "entry {entry}: zero real part");
             let real = (a / len - want.real).abs().max_element();
@@ -180,8 +186,8 @@ fn gpu_timed_palette_equals_the_cpu_decoder_of_the_gpu_layers() {
 
 /// The random asset with two masks (a hard subtree-like one and a soft one) and clip "b"
 /// additive (its random rows read as deltas: the blend's formula does not care).
-fn masked_asset() -> throng_asset::BakedAsset {
-    let (mut asset, _) = common::random_asset(Encoding::Mat3x4F32, 4, 23);
+fn masked_asset(encoding: Encoding) -> throng_asset::BakedAsset {
+    let (mut asset, _) = common::random_asset(encoding, 4, 23);
     let mask = |name: &str, weights: Vec<f32>| throng_asset::LayerMask {
         name: name.into(),
         roots: vec![],
@@ -220,7 +226,7 @@ fn masked_and_additive_layers_equal_the_cpu_decoder_and_the_formula() {
     let Some(mut r) = common::renderer() else {
         return;
     };
-    let asset = masked_asset();
+    let asset = masked_asset(Encoding::Mat3x4F32);
     let l = |weight, frac, row: u32, clip: u32, mask: u32| {
         Layer {
             weight,
@@ -276,6 +282,43 @@ fn masked_and_additive_layers_equal_the_cpu_decoder_and_the_formula() {
             (Skinning::Linear, cull),
         );
         eprintln!("masks + additive, cull={cull}: worst {worst:.2e}");
+    }
+    // Dual quaternions: the same records on a quat-f32 asset against the DQ twin
+    // (pose_dual_quat), whose composition of a delta is checked against the matrix product in
+    // throng-asset's tests; without overlays the twin is the DQ blend the texture path uses.
+    let dq_asset = masked_asset(Encoding::QuatF32);
+    for rec in &recs {
+        for e in 0..5 {
+            // The record's base layers alone (overlays at weight 0).
+            let overlay = |l: &Layer| {
+                let clip = dq_asset.clips.get(l.clip_index() as usize);
+                l.mask() != 0 || clip.is_some_and(|c| c.additive.is_some())
+            };
+            let plain = InstanceRecord {
+                layers: rec.layers.map(|l| Layer {
+                    weight: if overlay(&l) { 0.0 } else { l.weight },
+                    ..l
+                }),
+            };
+            let sum = masked_dual_quat(&dq_asset, &plain.layers, e).expect("twin");
+            let base = blended_dual_quat(&dq_asset.bone_texture, &dq_asset.clips, &plain.layers, e)
+                .expect("blend");
+            let n = sum.real.length();
+            assert!(
+                (sum.real / n - base.real).abs().max_element() < 1e-5,
+                "entry {e}"
+            );
+        }
+    }
+    for cull in [false, true] {
+        let worst = check(
+            &mut r,
+            &dq_asset,
+            Playback::Cpu(&recs),
+            &recs,
+            (Skinning::DualQuat, cull),
+        );
+        eprintln!("masks + additive under DQ, cull={cull}: worst {worst:.2e}");
     }
     // GPU-timed: play_layer puts the overlay in layer 1 with its mask; layer 0 keeps weight 1.
     let mut rt = GpuRuntime::new(&asset.clips);

@@ -459,7 +459,7 @@ impl CpuRuntime {
     /// their weights. Calling it again with the same clip and mask changes the weight and keeps
     /// the phase; otherwise the layer is added (at most 4 layers in all). `play`, `blend` and a
     /// finished crossfade replace overlays (changing a blend's weight keeps them); a running
-    /// crossfade fades them out with the outgoing clips. Masks and additive layers are drawn by the palette path (LBS).
+    /// crossfade fades them out with the outgoing clips. Masks and additive layers are drawn by the palette path (LBS and DQ).
     pub fn play_layer(
         &mut self,
         h: Handle,

@@ -164,6 +164,58 @@ fn masked_and_additive_blends_draw_the_cpu_pose() {
 }
 
 #[test]
+fn masked_and_additive_blends_under_dual_quaternions_draw_the_cpu_pose() {
+    let Some(fox) = asset_and_gpu("Fox.glb") else {
+        return;
+    };
+    let baked = s(&out_dir().join("fox-masks-dq.glb"));
+    ok(&[
+        "bake",
+        &s(&fox),
+        "-o",
+        &baked,
+        "--fps",
+        "30",
+        "--encoding",
+        "quat-f32",
+        "--mask",
+        "upper=b_Spine01_02",
+        "--additive",
+        "Survey:0",
+        "--no-verify",
+    ]);
+    // The palette pass blends the overlays' dual quaternions; the reference path skins the same
+    // pose on the CPU (throng_asset::decode::pose_dual_quat per entry).
+    let dq = ["--skinning", "dq"];
+    let walk_upper = [
+        &dq[..],
+        &[
+            "--blend",
+            "Walk",
+            "--blend-mask",
+            "upper",
+            "--blend-weight",
+            "1",
+        ],
+    ]
+    .concat();
+    check(&baked, "fox-dq-run-upper-walk", "Run", &walk_upper);
+    let survey = [
+        &dq[..],
+        &[
+            "--blend",
+            "Survey",
+            "--blend-mask",
+            "upper",
+            "--blend-weight",
+            "0.7",
+        ],
+    ]
+    .concat();
+    check(&baked, "fox-dq-walk-additive-survey-upper", "Walk", &survey);
+}
+
+#[test]
 fn the_demo_fox_runs_with_its_chest_sitting() {
     let Some(_) = asset_and_gpu("Fox.glb") else {
         return;

@@ -69,7 +69,7 @@ pub struct Args {
     /// with `bake --mask NAME=JOINT`), e.g. `--blend Survey --blend-mask upper`: the base clip
     /// keeps its full weight and the mask's joints move `--blend-weight` of the way to the
     /// blend clip. An additive `--blend` clip (`bake --additive`) is an overlay with or without
-    /// a mask. Overlays are drawn by `--path palette` (LBS) and `--path reference`.
+    /// a mask. Overlays are drawn by `--path palette` (LBS and DQ) and `--path reference`.
     #[arg(long, value_name = "MASK", requires = "blend")]
     pub blend_mask: Option<String>,
     /// Image size in pixels, WIDTHxHEIGHT.
@@ -231,9 +231,6 @@ fn overlay_of(
         anyhow::bail!(
             "{name}: masked and additive layers are drawn by --path palette (or reference); the texture and VAT paths show only the base layers"
         );
-    }
-    if args.skinning == Skinning::DualQuat {
-        anyhow::bail!("{name}: masked and additive layers are blended for --skinning lbs only");
     }
     Ok(Some((clip, mask, weight)))
 }
