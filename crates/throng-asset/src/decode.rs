@@ -795,29 +795,18 @@ pub fn skin_vertices(
                 }
             }
         }
-        Skinning::DualQuat if !overlays.is_empty() => {
-            let mut entries = vec![DualQuat::IDENTITY; used.len()];
-            for (j, _) in used.iter().enumerate().filter(|(_, u)| **u) {
-                entries[j] = pose_dual_quat(tex, &asset.masks, &rows, &overlays, j as u32)?;
-            }
-            for vi in 0..v {
-                let mut b = DqBlend::new();
-                for i in vi * k..vi * k + k {
-                    b.add(unorm16(prim.weights[i]), &entries[prim.joints[i] as usize]);
-                }
-                let dq = b.finish();
-                out.positions.push(dq.transform_point(prim.positions[vi]));
-                out.normals
-                    .push(dq.transform_normal(prim.normals[vi]).normalize_or_zero());
-                if let (Some(t), Some(src)) = (out.tangents.as_mut(), prim.tangents.as_ref()) {
-                    t.push(dq.transform_tangent(src[vi]));
-                }
-            }
-        }
         Skinning::DualQuat => {
+            // Per entry its weighted terms: every (layer, frame) as the texture path blends
+            // them, or with overlays the palette path's one pose per entry.
             let mut terms = vec![Vec::new(); used.len()];
             for (j, _) in used.iter().enumerate().filter(|(_, u)| **u) {
-                terms[j] = layer_dual_quats(tex, j as u32, &rows)?;
+                terms[j] = match overlays.is_empty() {
+                    true => layer_dual_quats(tex, j as u32, &rows)?,
+                    false => vec![(
+                        1.0,
+                        pose_dual_quat(tex, &asset.masks, &rows, &overlays, j as u32)?,
+                    )],
+                };
             }
             for vi in 0..v {
                 let mut b = DqBlend::new();

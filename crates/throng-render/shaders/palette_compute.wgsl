@@ -58,6 +58,15 @@ fn mask_weight(m: u32, entry: u32) -> f32 {
     return masks[(m - 1u) * entries + entry];
 }
 
+// How far overlay layer `l` moves palette `entry`: its weight · the entry's mask weight; 0 for
+// a base layer or one without weight.
+fn overlay_amount(l: Layer, entry: u32) -> f32 {
+    if (l.weight == 0.0 || !layer_is_overlay(l)) {
+        return 0.0;
+    }
+    return l.weight * mask_weight(layer_mask(l), entry);
+}
+
 #ifndef DUAL_QUAT
 
 // The palette path's skin matrix of `entry`: the base layers' blend, then every overlay layer
@@ -68,10 +77,7 @@ fn palette_joint_affine(layers: ptr<function, array<Layer, 4>>, entry: u32) -> m
     var s = instance_joint_affine(layers, entry);
     for (var i = 0u; i < 4u; i++) {
         let l = (*layers)[i];
-        if (l.weight == 0.0 || !layer_is_overlay(l)) {
-            continue;
-        }
-        let a = l.weight * mask_weight(layer_mask(l), entry);
+        let a = overlay_amount(l, entry);
         if (a == 0.0) {
             continue;
         }
@@ -120,10 +126,7 @@ fn palette_joint_dq(layers: ptr<function, array<Layer, 4>>, entry: u32) -> DqAcc
     dq_add_joint(&acc, layers, entry, 1.0);
     for (var i = 0u; i < 4u; i++) {
         let l = (*layers)[i];
-        if (l.weight == 0.0 || !layer_is_overlay(l)) {
-            continue;
-        }
-        let a = l.weight * mask_weight(layer_mask(l), entry);
+        let a = overlay_amount(l, entry);
         if (a == 0.0) {
             continue;
         }
