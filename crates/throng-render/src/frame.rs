@@ -53,7 +53,8 @@ pub struct RenderedFrame {
     /// sRGB RGBA8 pixels.
     pub image: image::RgbaImage,
     pub stats: FrameStats,
-    /// With [`RenderOptions::motion`]: the motion vector target.
+    /// With motion vectors on ([`RenderOptions::motion_vectors`] or
+    /// [`crate::DebugView::Motion`]): the motion vector target.
     pub motion: Option<MotionImage>,
 }
 

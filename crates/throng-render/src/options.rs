@@ -60,9 +60,9 @@ pub enum DebugView {
     Row,
     /// A colour per LOD level.
     Lod,
-    /// The motion vectors (turns them on): hue by direction, brightness by length (full at
-    /// [`MOTION_VIEW_PIXELS`]), black where nothing moved since the previous frame. Palette
-    /// path.
+    /// Motion vectors (turns them on; palette path): hue by direction, brightness by length,
+    /// full at 8 px per frame; black where a drawn surface did not move, the background where
+    /// nothing is drawn.
     Motion,
 }
 
@@ -138,8 +138,13 @@ pub struct RenderOptions {
     /// pixel's screen-space motion since the previous frame into a [`MOTION_FORMAT`] target
     /// (read back in [`crate::RenderedFrame::motion`], or [`crate::Renderer::motion_target`]),
     /// from the previous frame's palette, instance transforms and camera, which the renderer
-    /// keeps. The first frame (or the first after the crowd's buffers change) shows only the
-    /// camera's motion. Palette path; no props.
+    /// keeps. Errors: [`crate::RenderError::MotionVectorsNeedPalette`] off the palette path,
+    /// [`crate::RenderError::MotionVectorsWithProps`] with props. A renderer's first frame with
+    /// motion vectors shows no motion (there is no previous frame); a crowd whose history is
+    /// new (its first frame, or its buffers remade for more instances) shows only the
+    /// camera's motion. With update-rate LOD an instance not recomputed this frame shows no
+    /// motion of its own: it is drawn as it was. [`RenderOptions::motion`] says whether a
+    /// frame writes them.
     pub motion_vectors: bool,
 }
 

@@ -139,7 +139,7 @@ impl Renderer {
     }
 
     /// The motion vector target ([`crate::MOTION_FORMAT`], the frame's size) of the last
-    /// frame drawn with [`RenderOptions::motion`]: per pixel the screen-space motion since the
+    /// frame drawn with motion vectors ([`RenderOptions::motion`]): per pixel the screen-space motion since the
     /// frame before, in UV units (docs/design.md §5 "Motion vectors"). For an application's
     /// own passes after [`Renderer::encode_frame`] (temporal anti-aliasing, motion blur).
     pub fn motion_target(&self) -> Option<&wgpu::Texture> {

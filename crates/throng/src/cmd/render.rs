@@ -241,15 +241,10 @@ fn check_usage(args: &Args) -> anyhow::Result<()> {
     if args.debug_joint.is_some() && args.debug != Some(DebugView::Weights) {
         return Err(usage("--debug-joint N goes with --debug weights"));
     }
-    if args.debug.is_some() && reference {
-        return Err(usage(
-            "--debug views draw the GPU paths: use --path texture, palette or vat",
-        ));
-    }
     if args.debug == Some(DebugView::Motion) {
         if args.path != SkinPath::Palette {
             return Err(usage(
-                "--debug motion shows the palette path's motion vectors: add --path palette",
+                "--debug motion shows the palette path's motion vectors: use --path palette",
             ));
         }
         if !args.prop.is_empty() {
@@ -257,6 +252,11 @@ fn check_usage(args: &Args) -> anyhow::Result<()> {
                 "--debug motion draws no props (their anchors keep no previous frame): leave out --prop",
             ));
         }
+    }
+    if args.debug.is_some() && reference {
+        return Err(usage(
+            "--debug views draw the GPU paths: use --path texture, palette or vat",
+        ));
     }
     if !args.prop.is_empty() && reference {
         return Err(usage(

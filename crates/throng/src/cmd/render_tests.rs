@@ -47,6 +47,12 @@ fn motion_view_needs_the_palette_path_and_no_props() {
         usage_of(&["--debug", "motion", "--path", "vat"]),
         Some(true)
     );
+    // The motion view's own advice, not the generic one for debug views.
+    let err = check_usage(&args(&["--debug", "motion", "--path", "reference"]));
+    assert!(
+        err.is_err_and(|e| e.to_string().contains("use --path palette")),
+        "the reference path gets the motion view's advice"
+    );
     assert_eq!(
         usage_of(&[
             "--debug",
