@@ -18,7 +18,7 @@
     view_transformations::position_world_to_clip,
 }
 #import throng::playback::{Layer, InstanceRecord, InstanceTransform, Clip, GpuInstanceRecord, gpu_layers, gpu_layer_clip, layer_rows, layer_clip, instance_affine}
-#import throng::constants::{UNIFORM_FRAMES, MAX_CLIPS}
+#import throng::constants::{UNIFORM_FRAMES, CLIP_MASK}
 #import throng::decode::{decode_mat4_f32, decode_mat3x4, decode_quat_f32, decode_quat_snorm16, rts_to_affine, apply_affine}
 
 // Rust twin: throng_bevy::render::BoneParams (32 B).
@@ -129,7 +129,7 @@ fn shown_layers(inst: u32) -> array<Layer, 4> {
 #endif
     let w = vec4<f32>(layers[0].weight, layers[1].weight, layers[2].weight, layers[3].weight);
     if (all(w == vec4<f32>(0.0))) {
-        layers[0] = Layer(1.0, 0.0, 0.0, f32(MAX_CLIPS));
+        layers[0] = Layer(1.0, 0.0, 0.0, CLIP_MASK);
     }
     return layers;
 }
