@@ -114,19 +114,30 @@ pub fn bake_with_progress(
         });
     }
     let reserve: Vec<f64> = probe_errors.iter().map(|e| PROBE_MARGIN * e).collect();
+    // The rows of `placed` baked, with each clip's error parts measured.
+    let measure = |placed: &[Option<Placement>]| -> Result<_, BakeError> {
+        let (asset, report) = bake_rows(
+            model,
+            options,
+            &palette,
+            prims.clone(),
+            placed,
+            progress,
+            false,
+        )?;
+        let parts = error_parts(&asset, model, placed, budget)?;
+        Ok((asset, report, parts))
+    };
+    // A measured bake as it is delivered: additive clips as deltas, the parts in the report.
+    let deliver = |(asset, report, parts): (BakedAsset, BakeReport, Vec<Option<ErrorParts>>),
+                   placed: &[Option<Placement>]| {
+        let asset = with_additive(model, options, &palette, &prims, placed, asset)?;
+        Ok(with_parts(asset, report, parts, budget, options.influences))
+    };
     let mut placed = place_clips(
         model, options, &palette, &skin, budget, &all, &reserve, progress,
     );
-    let (asset, report) = bake_rows(
-        model,
-        options,
-        &palette,
-        prims.clone(),
-        &placed,
-        progress,
-        false,
-    )?;
-    let parts = error_parts(&asset, model, &placed, budget)?;
+    let (asset, report, parts) = measure(&placed)?;
     let over: Vec<usize> = parts
         .iter()
         .enumerate()
@@ -137,8 +148,7 @@ pub fn bake_with_progress(
         .map(|(c, _)| c)
         .collect();
     if over.is_empty() {
-        let asset = with_additive(model, options, &palette, &prims, &placed, asset)?;
-        return Ok(with_parts(asset, report, parts, budget, options.influences));
+        return deliver((asset, report, parts), &placed);
     }
     let reserve: Vec<f64> = parts
         .iter()
@@ -156,18 +166,7 @@ pub fn bake_with_progress(
             placed[c] = p;
         }
     }
-    let (asset, report) = bake_rows(
-        model,
-        options,
-        &palette,
-        prims.clone(),
-        &placed,
-        progress,
-        false,
-    )?;
-    let parts = error_parts(&asset, model, &placed, budget)?;
-    let asset = with_additive(model, options, &palette, &prims, &placed, asset)?;
-    Ok(with_parts(asset, report, parts, budget, options.influences))
+    deliver(measure(&placed)?, &placed)
 }
 
 /// The measured bake again with its additive clips' rows stored as deltas (the measurement
