@@ -17,6 +17,7 @@ mod detect;
 pub mod error;
 pub mod file;
 mod glb;
+pub mod gpu;
 mod schema;
 pub mod types;
 mod validate;
@@ -27,13 +28,3 @@ pub use error::{AssetError, DecodeError};
 pub use file::{from_glb_bytes, read, to_glb_bytes, write};
 pub use types::*;
 pub use validate::validate;
-
-/// The GPU twin of [`decode`] and [`vat`] as a WGSL module (`throng::decode`, naga_oil import
-/// syntax): pure functions, no bindings, for any WGSL composer.
-pub fn wgsl_module() -> throng_contract::wgsl::Module {
-    throng_contract::wgsl::Module {
-        import_path: "throng::decode",
-        file: "crates/throng-asset/shaders/decode.wgsl",
-        source: include_str!("../shaders/decode.wgsl").to_string(),
-    }
-}

@@ -23,7 +23,7 @@ pub const PALETTE_UNWRITTEN: u32 = 0;
 
 /// One skin matrix of a live pose: the three rows of the affine part `[L | t]` of `S_j`
 /// (column vectors: `p' = S · p`), each `(m_r0, m_r1, m_r2, t_r)`. 48 B, the layout of the
-/// renderer's linear-blend palette entry (WGSL `PaletteEntry` of `throng_render::palette`; naga
+/// renderer's linear-blend palette entry (WGSL `PaletteEntry` of `throng::palette`; naga
 /// checks the layout in throng-render's tests).
 #[repr(C, align(16))]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]

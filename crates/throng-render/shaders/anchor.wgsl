@@ -1,15 +1,15 @@
 // throng_render::anchor — a baked asset's anchors (sockets) on the GPU: per frame-table row, each
 // anchor's model-space affine (docs/design.md §3 "Anchors"). An instance's anchor is interpolated
 // between the two rows each layer shows and blended over its layers exactly as its skin matrices
-// are (throng_render::skin's instance_joint_affine: same rows, same weights, same order), so a
+// are (throng::skin's instance_joint_affine: same rows, same weights, same order), so a
 // prop stays on the skinned hand; then composed with the instance transform. CPU twins:
 // throng_runtime::anchor::anchor_world (world) and throng_asset::decode::blended_anchor_matrix
 // (model space).
 #define_import_path throng_render::anchor
 
 #import throng::playback::{Layer, instance_affine, affine_mul}
-#import throng_render::asset::{layer_rows_of, layer_is_base}
-#import throng_render::instances::{shown_layers, instance_transforms}
+#import throng::bone::{layer_rows_of, layer_is_base}
+#import throng::instances::{shown_layers, instance_transforms}
 
 // Rust twin: crate::gpu_types::AnchorAffine. The 3 rows of [L | t], as an affine of
 // throng::playback (column i of the mat3x4 = row i).

@@ -17,8 +17,8 @@
 // Needs no optional GPU feature. Defs: GPU_TIMED, OCCLUSION (crate::shaders::Program::Cull).
 
 #import throng::playback::{instance_affine, layer_clip}
-#import throng_render::asset::{bone_params, clips, layer_rows_of}
-#import throng_render::instances::{instance_transforms, shown_layers}
+#import throng::bone::{bone_params, clips, layer_rows_of}
+#import throng::instances::{instance_transforms, shown_layers}
 #import throng_render::cull_lists::{CullParams, WorldBox, append, append_palette, palette_counter, copy_counts, cull, visible_ids, draw_args, boxes}
 #import throng::live::{PALETTE_LIVE, palette_refresh}
 

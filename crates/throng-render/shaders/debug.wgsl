@@ -3,7 +3,7 @@
 #define_import_path throng_render::debug
 
 #import throng::playback::Layer
-#import throng_render::asset::bone_params
+#import throng::bone::bone_params
 #import throng_render::frame::{frame, heat, index_color}
 
 fn debug_common(layers: ptr<function, array<Layer, 4>>, lod: u32) -> vec4<f32> {

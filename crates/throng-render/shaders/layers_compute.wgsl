@@ -2,7 +2,7 @@
 // rules' GPU twin and the GPU-timed arithmetic against their CPU twins. Defs: GPU_TIMED.
 
 #import throng::playback::InstanceRecord
-#import throng_render::instances::instance_layers
+#import throng::instances::instance_layers
 
 @group(0) @binding(#{B_LAYERS_OUT}) var<storage, read_write> layers_out: array<InstanceRecord>;
 

@@ -6,10 +6,10 @@
 #import throng::playback::instance_affine
 #import throng::decode::apply_affine
 #import throng_render::frame::{VsOut, clip_position, shade, shade_debug}
-#import throng_render::instances::instance_transforms
+#import throng::instances::instance_transforms
 #ifdef MOTION
 #import throng_render::frame::{frame, MotionOut, with_motion}
-#import throng_render::instances::prev_instance_transforms
+#import throng::instances::prev_instance_transforms
 #endif
 
 // A vertex already in model space (CPU-skinned on the reference path, a prop's in its anchor's

@@ -2,7 +2,7 @@
 // (instance, vertex) pair with the same skin_vertex() and writes model-space results (no
 // instance transform), index = instance · vertex_count + vertex. Defs as the texture draw.
 
-#import throng_render::skin::skin_vertex
+#import throng::skin::skin_vertex
 
 struct SkinInput {
     position: vec4<f32>,

@@ -8,13 +8,13 @@
 // also each vertex's position in the previous frame, and `fs_motion` writes motion vectors.
 
 #import throng_render::frame::{VsOut, frame, draw, draw_lod, draw_influences, heat, index_color}
-#import throng_render::instances::{instance_layers, instance_id}
-#import throng_render::skin::skin_vertex
+#import throng::instances::{instance_layers, instance_id}
+#import throng::skin::skin_vertex
 #import throng_render::debug::debug_common
 #import throng_render::mesh::{mesh_vertex, mesh_fragment}
 #ifdef MOTION
 #import throng_render::frame::MotionOut
-#import throng_render::skin::prev_skin_position
+#import throng::skin::prev_skin_position
 #import throng_render::mesh::{prev_clip_position, mesh_fragment_motion}
 #endif
 

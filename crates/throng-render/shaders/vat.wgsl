@@ -6,8 +6,8 @@
 #define_import_path throng_render::vat
 
 #import throng::decode::{Skinned, normalize_or_zero, vat_unorm16_position, vat_normal_decode}
-#import throng_render::asset::{layer_rows_of, layer_is_base}
-#import throng_render::instances::shown_layers
+#import throng::bone::{layer_rows_of, layer_is_base}
+#import throng::instances::shown_layers
 
 struct VatParams {
     // 0 f32, 1 f16, 2 unorm16 (throng_asset::VatEncoding).

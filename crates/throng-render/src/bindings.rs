@@ -90,7 +90,7 @@ numbers! {
     SCATTER_PARAMS = 31;
     // ---- group 0: the palette path (docs/design.md §5 "Skinning paths") ----
     /// Every drawn instance's blended skin matrices, `array<PaletteEntry>`
-    /// (crate::gpu_types::PaletteEntry), written by the palette pass, read by the draws.
+    /// (throng_asset::gpu::PaletteEntry), written by the palette pass, read by the draws.
     PALETTE = 25;
     /// `PaletteJob` (crate::gpu_types::PaletteJob).
     PALETTE_JOB = 26;

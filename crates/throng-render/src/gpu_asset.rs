@@ -406,14 +406,7 @@ impl GpuAsset {
             contents: bytemuck::cast_slice(clip_table.frame_times.upload_words()),
             usage: wgpu::BufferUsages::STORAGE,
         });
-        let mut mask_words: Vec<f32> = asset
-            .masks
-            .iter()
-            .flat_map(|m| m.weights.iter().copied())
-            .collect();
-        if mask_words.is_empty() {
-            mask_words.push(0.0);
-        }
+        let mask_words = throng_asset::gpu::mask_words(asset);
         let masks = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("throng layer masks"),
             contents: bytemuck::cast_slice(&mask_words),

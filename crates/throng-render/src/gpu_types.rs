@@ -1,7 +1,8 @@
 //! Rust twins of the WGSL structs in `shaders/common.wgsl` and `shaders/frame.wgsl`
 //! (`#[repr(C)]` + bytemuck; a naga test checks that sizes and offsets agree).
 
-use throng_asset::BoneTexture;
+/// The skinning modules' structs, shared with throng-bevy ([`throng_asset::gpu`]).
+pub use throng_asset::gpu::{BoneParams, PaletteEntry};
 
 /// The per-instance contract (throng-contract's types, uploaded unchanged): the CPU-timed 64 B
 /// record, the GPU-timed 56 B record, the 48 B instance transform and the clip table.
@@ -12,33 +13,6 @@ pub use throng_contract::{
 /// A record that shows one clip frame with full weight: layer 0 = (1, frac, row, clip).
 pub fn single_layer(row: u32, frac: f32, clip: u32) -> InstanceRecord {
     InstanceRecord::single(throng_contract::FrameRef { row, frac }, clip)
-}
-
-/// Bone texture description (WGSL `BoneParams`), 32 B.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct BoneParams {
-    pub entries: u32,
-    pub rows: u32,
-    pub rows_per_layer: u32,
-    pub clip_count: u32,
-    pub translation_range: f32,
-    pub scale_range: f32,
-    pub _pad: [f32; 2],
-}
-
-impl BoneParams {
-    pub fn new(bones: &BoneTexture, clip_count: usize) -> BoneParams {
-        BoneParams {
-            entries: bones.entries,
-            rows: bones.rows,
-            rows_per_layer: bones.rows_per_layer.clamp(1, bones.rows.max(1)),
-            clip_count: clip_count as u32,
-            translation_range: bones.translation_range,
-            scale_range: bones.scale_range,
-            _pad: [0.0; 2],
-        }
-    }
 }
 
 /// Per-frame uniform (WGSL `FrameUniform`), 304 B.
@@ -158,20 +132,6 @@ pub struct SkinJob {
     pub vertex_count: u32,
     pub instance_count: u32,
     pub _pad: [u32; 2],
-}
-
-/// One palette entry of one instance (WGSL `PaletteEntry`, throng_render::palette), 48 B, at
-/// `instance · palette entries + entry` of the palette buffer. Linear blend skinning: the rows
-/// of the blended skin matrix's affine part `[L | t]` (model space from bind space, file
-/// units). Dual quaternions: `a` = Σ real (x, y, z, w), `b` = Σ dual, `c[0]` = Σ uniform
-/// scale — blended over the instance's frames and layers, hemisphere-aligned to the entry's
-/// first term and not normalised.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct PaletteEntry {
-    pub a: [f32; 4],
-    pub b: [f32; 4],
-    pub c: [f32; 4],
 }
 
 /// The palette pass's job (WGSL `PaletteJob`), 16 B.

@@ -190,7 +190,7 @@ fn wgsl_structs_match_rust_layouts() {
         ],
     );
     // The palette path's buffer entry and job (the compute program and the draw share
-    // throng_render::palette).
+    // throng::palette).
     let palette = validate(Program::PaletteCompute {
         encoding: throng_asset::Encoding::QuatSnorm16,
         skinning: Skinning::DualQuat,

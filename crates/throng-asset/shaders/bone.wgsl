@@ -1,14 +1,16 @@
-// throng_render::asset — a baked asset's resources as the skinning programs read them: the bone
+// throng::bone — a baked asset's resources as the skinning programs read them: the bone
 // texture description, the clip table and (with the BONE_TEXTURE def) the bone texture itself,
 // fetched and decoded by the asset's encoding (ENCODING = throng_contract::Encoding::code).
-// Binding numbers come from Rust (crate::bindings) as shader defs.
-#define_import_path throng_render::asset
+// Group and binding numbers come from the embedding as shader defs (G_SKIN, B_*:
+// throng_render::bindings, throng_bevy::render::bindings). Shared by throng-render and
+// throng-bevy.
+#define_import_path throng::bone
 
 #import throng::playback::{Clip, Layer, layer_rows, layer_clip, layer_mask, clip_additive}
 #import throng::constants::UNIFORM_FRAMES
 #import throng::decode::{Rts, decode_mat4_f32, decode_mat3x4, decode_quat_f32, decode_quat_snorm16, rts_to_affine}
 
-// Bone texture description (crate::gpu_types::BoneParams), 32 B.
+// Bone texture description (throng_asset::gpu::BoneParams), 32 B.
 struct BoneParams {
     entries: u32,
     rows: u32,
@@ -22,8 +24,8 @@ struct BoneParams {
     pad_b: f32,
 }
 
-@group(0) @binding(#{B_BONE_PARAMS}) var<uniform> bone_params: BoneParams;
-@group(0) @binding(#{B_CLIPS}) var<storage, read> clips: array<Clip>;
+@group(#{G_SKIN}) @binding(#{B_BONE_PARAMS}) var<uniform> bone_params: BoneParams;
+@group(#{G_SKIN}) @binding(#{B_CLIPS}) var<storage, read> clips: array<Clip>;
 
 // Clip `i` of the table, or the zero clip (row 0, one frame) for an index past it, as the CPU
 // twins read an unknown clip.
@@ -62,7 +64,7 @@ fn bone_coords(row: u32) -> vec3<u32> {
 
 #if ENCODING == 4
 // quat-snorm16 is stored as Rgba16Sint and decoded here, so it needs no optional GPU feature.
-@group(0) @binding(#{B_BONE_TEXTURE}) var bone_texture: texture_2d_array<i32>;
+@group(#{G_SKIN}) @binding(#{B_BONE_TEXTURE}) var bone_texture: texture_2d_array<i32>;
 
 fn bone_texel(x: u32, row: u32) -> vec4<i32> {
     let c = bone_coords(row);
@@ -70,7 +72,7 @@ fn bone_texel(x: u32, row: u32) -> vec4<i32> {
 }
 #else
 // The float encodings: Rgba32Float or Rgba16Float.
-@group(0) @binding(#{B_BONE_TEXTURE}) var bone_texture: texture_2d_array<f32>;
+@group(#{G_SKIN}) @binding(#{B_BONE_TEXTURE}) var bone_texture: texture_2d_array<f32>;
 
 fn bone_texel(x: u32, row: u32) -> vec4<f32> {
     let c = bone_coords(row);

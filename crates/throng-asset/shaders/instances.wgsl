@@ -1,17 +1,17 @@
-// throng_render::instances — per-instance data of a crowd: transforms, the playback records
+// throng::instances — per-instance data of a crowd: transforms, the playback records
 // (CPU-timed, or GPU-timed with the GPU_TIMED def: rows derived from the record and the clock,
 // docs/design.md §4) and, with the CULLED def, the visible-id list the culling pass wrote.
-#define_import_path throng_render::instances
+#define_import_path throng::instances
 
 #import throng::playback::{InstanceRecord, InstanceTransform, Layer, GpuInstanceRecord, gpu_layers, gpu_layer_clip}
-#import throng_render::asset::{clip_at, layer_is_base}
+#import throng::bone::{clip_at, layer_is_base}
 #import throng::constants::CLIP_MASK
 
-@group(0) @binding(#{B_INSTANCE_TRANSFORMS}) var<storage, read> instance_transforms: array<InstanceTransform>;
+@group(#{G_SKIN}) @binding(#{B_INSTANCE_TRANSFORMS}) var<storage, read> instance_transforms: array<InstanceTransform>;
 
 #ifdef MOTION
 // Motion vectors: the transforms of the previous frame (kept with the previous palette).
-@group(0) @binding(#{B_PREV_TRANSFORMS}) var<storage, read> prev_instance_transforms: array<InstanceTransform>;
+@group(#{G_SKIN}) @binding(#{B_PREV_TRANSFORMS}) var<storage, read> prev_instance_transforms: array<InstanceTransform>;
 #endif
 
 #ifdef GPU_TIMED
@@ -23,8 +23,8 @@ struct Timing {
     pad_c: u32,
 }
 
-@group(0) @binding(#{B_GPU_RECORDS}) var<storage, read> gpu_records: array<GpuInstanceRecord>;
-@group(0) @binding(#{B_CLOCK}) var<uniform> timing: Timing;
+@group(#{G_SKIN}) @binding(#{B_GPU_RECORDS}) var<storage, read> gpu_records: array<GpuInstanceRecord>;
+@group(#{G_SKIN}) @binding(#{B_CLOCK}) var<uniform> timing: Timing;
 
 // The 4 layers instance `inst` shows now.
 fn instance_layers(inst: u32) -> array<Layer, 4> {
@@ -34,7 +34,7 @@ fn instance_layers(inst: u32) -> array<Layer, 4> {
     return gpu_layers(rec, c0, c1, timing.clock);
 }
 #else
-@group(0) @binding(#{B_CPU_RECORDS}) var<storage, read> instance_records: array<InstanceRecord>;
+@group(#{G_SKIN}) @binding(#{B_CPU_RECORDS}) var<storage, read> instance_records: array<InstanceRecord>;
 
 // The 4 layers instance `inst` shows now, as the CPU wrote them.
 fn instance_layers(inst: u32) -> array<Layer, 4> {
@@ -69,7 +69,7 @@ fn shown_layers(inst: u32) -> array<Layer, 4> {
 // Draws after GPU culling: instance index i of the draw of (pass, LOD) is the i-th visible
 // instance of that (pass, LOD), whose ids start at `id_base` (with first instances, i already
 // starts at the list and id_base is 0).
-@group(0) @binding(#{B_VISIBLE_IDS}) var<storage, read> visible_ids: array<u32>;
+@group(#{G_SKIN}) @binding(#{B_VISIBLE_IDS}) var<storage, read> visible_ids: array<u32>;
 
 fn instance_id(i: u32, id_base: u32) -> u32 {
     return visible_ids[id_base + i];

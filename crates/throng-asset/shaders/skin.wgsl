@@ -1,4 +1,4 @@
-// throng_render::skin — skinning one vertex of one instance: linear blend skinning, or
+// throng::skin — skinning one vertex of one instance: linear blend skinning, or
 // dual-quaternion skinning with the DUAL_QUAT def (quat-* encodings).
 //
 // Texture path (default): the vertex fetches its influences' matrices from the bone texture,
@@ -8,28 +8,28 @@
 // (palette_compute.wgsl) writes once per instance and entry.
 //
 // Palette path (def PALETTE): the vertex reads one blended entry per influence from the palette
-// buffer (throng_render::palette) instead; with MOTION also from the previous frame's, for the
+// buffer (throng::palette) instead; with MOTION also from the previous frame's, for the
 // vertex's motion vector.
-#define_import_path throng_render::skin
+#define_import_path throng::skin
 
 #import throng::playback::Layer
 #import throng::decode::{Skinned, apply_affine}
-#import throng_render::asset::bone_params
+#import throng::bone::bone_params
 
 #ifdef PALETTE
-#import throng_render::palette::{PaletteEntry, palette, palette_index, entry_affine}
+#import throng::palette::{PaletteEntry, palette, palette_index, entry_affine}
 #ifdef MOTION
-#import throng_render::palette::prev_palette
+#import throng::palette::prev_palette
 #endif
 #ifdef DUAL_QUAT
 #import throng::decode::{DqAcc, dq_add_parts, dq_apply}
 #endif
 #else
-#import throng_render::asset::{bone_affine, layer_rows_of, layer_is_base}
-#import throng_render::instances::shown_layers
+#import throng::bone::{bone_affine, layer_rows_of, layer_is_base}
+#import throng::instances::shown_layers
 #ifdef DUAL_QUAT
 #import throng::decode::{DqAcc, dq_add, dq_apply}
-#import throng_render::asset::bone_rts
+#import throng::bone::bone_rts
 #endif
 #endif
 

@@ -1,11 +1,11 @@
-// throng_render::palette — the palette path's buffer (docs/design.md §5 "Skinning paths"): per
+// throng::palette — the palette path's buffer (docs/design.md §5 "Skinning paths"): per
 // instance and palette entry one 48 B `PaletteEntry`, at `instance · entries + entry`, written
 // by the palette pass (palette_compute.wgsl, def PALETTE_WRITE) after culling and read by the
-// main and shadow passes' vertex stage (def PALETTE). Rust twin: crate::gpu_types::PaletteEntry.
-#define_import_path throng_render::palette
+// main and shadow passes' vertex stage (def PALETTE). Rust twin: throng_asset::gpu::PaletteEntry.
+#define_import_path throng::palette
 
 #import throng::decode::DqAcc
-#import throng_render::asset::bone_params
+#import throng::bone::bone_params
 
 // Linear blend skinning: the blended skin matrix as an affine (a, b, c = its rows, as
 // throng::decode's mat3x4). Dual quaternions: a = Σ real, b = Σ dual (blended over the
@@ -17,15 +17,15 @@ struct PaletteEntry {
 }
 
 #ifdef PALETTE_WRITE
-@group(0) @binding(#{B_PALETTE}) var<storage, read_write> palette: array<PaletteEntry>;
+@group(#{G_SKIN}) @binding(#{B_PALETTE}) var<storage, read_write> palette: array<PaletteEntry>;
 #else
-@group(0) @binding(#{B_PALETTE}) var<storage, read> palette: array<PaletteEntry>;
+@group(#{G_SKIN}) @binding(#{B_PALETTE}) var<storage, read> palette: array<PaletteEntry>;
 #endif
 
 #ifdef MOTION
-// Motion vectors: the palette as the previous frame drew it (crate::passes::palette's
+// Motion vectors: the palette as the previous frame drew it (throng_render's palette
 // history, a copy made after the previous frame's passes).
-@group(0) @binding(#{B_PREV_PALETTE}) var<storage, read> prev_palette: array<PaletteEntry>;
+@group(#{G_SKIN}) @binding(#{B_PREV_PALETTE}) var<storage, read> prev_palette: array<PaletteEntry>;
 #endif
 
 // Where entry `entry` of instance `inst` lives.
