@@ -3,13 +3,14 @@
 //! ```text
 //! cargo run --release -p throng-bevy --example bevy_crowd -- [--instances N] [--frames N]
 //!     [--screenshot OUT.png] [--mode throng|bevy] [--timing cpu|gpu] [--asset BAKED.glb]
-//!     [--size WxH] [--warmup N]
+//!     [--size WxH] [--warmup N] [--path palette|texture] [--no-shadows]
 //! ```
 //!
 //! - `--mode throng` (default): one `ThrongCrowd`, one entity per fox with `ThrongInstance`,
 //!   `Transform` and `ThrongPlayback`; the asset is `--asset` (a file `throng bake` wrote,
 //!   loaded through Bevy's `AssetServer` and the plugin's loader), else `THRONG_ASSETS/Fox.glb`
-//!   baked in memory, else the built-in fox baked in memory.
+//!   baked in memory, else the built-in fox baked in memory. `--path` picks the skinning path
+//!   (`throng_bevy::SkinPath`: a palette pass per frame, the default, or the texture path).
 //! - `--mode bevy`: the same number of `THRONG_ASSETS/Fox.glb` scenes, each animated by Bevy's
 //!   `AnimationPlayer` (what Bevy's `many_foxes` stress test does) — the baseline.
 //!
@@ -34,7 +35,9 @@ use bevy::window::{PresentMode, WindowResolution};
 use bevy::world_serialization::WorldAssetRoot;
 use clap::{Parser, ValueEnum};
 use std::sync::{Arc, Mutex};
-use throng_bevy::{ThrongAsset, ThrongCrowd, ThrongInstance, ThrongPlayback, ThrongPlugin, Timing};
+use throng_bevy::{
+    SkinPath, ThrongAsset, ThrongCrowd, ThrongInstance, ThrongPlayback, ThrongPlugin, Timing,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Mode {
@@ -42,6 +45,14 @@ enum Mode {
     Throng,
     /// Bevy's glTF scenes and AnimationPlayer (the baseline).
     Bevy,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PathArg {
+    /// A palette pass writes each fox's skin matrices once a frame (throng_bevy::SkinPath).
+    Palette,
+    /// The vertex stage blends from the bone texture itself.
+    Texture,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -67,6 +78,13 @@ struct Args {
     /// throng's playback timing.
     #[arg(long, value_enum, default_value = "cpu")]
     timing: TimingArg,
+    /// The light casts no shadows (Bevy's foxes then skip the shadow pass, which throng's
+    /// crowds are not drawn into): the like-for-like comparison.
+    #[arg(long)]
+    no_shadows: bool,
+    /// throng's skinning path.
+    #[arg(long, value_enum, default_value = "palette")]
+    path: PathArg,
     /// A baked file to load through the AssetServer (default: Fox.glb baked in memory).
     #[arg(long)]
     asset: Option<PathBuf>,
@@ -493,7 +511,9 @@ fn setup_scene(mut commands: Commands, plan: Res<Plan>) {
     commands.spawn((
         DirectionalLight {
             illuminance: 8_000.0,
-            shadow_maps_enabled: true,
+            // Bevy's foxes cast into the shadow map; throng's crowds do not (yet), so
+            // --no-shadows compares the two with the same passes.
+            shadow_maps_enabled: !plan.args.no_shadows,
             ..default()
         },
         Transform::from_xyz(1.0, 2.0, 1.5).looking_at(Vec3::ZERO, Vec3::Y),
@@ -533,7 +553,13 @@ fn setup_crowd(
                 TimingArg::Cpu => Timing::Cpu,
                 TimingArg::Gpu => Timing::Gpu,
             };
-            let crowd = commands.spawn(ThrongCrowd::new(handle, timing)).id();
+            let path = match plan.args.path {
+                PathArg::Palette => SkinPath::Palette,
+                PathArg::Texture => SkinPath::Texture,
+            };
+            let crowd = commands
+                .spawn(ThrongCrowd::new(handle, timing).with_skin_path(path))
+                .id();
             for i in 0..n {
                 let (clip, at, speed) = start_of(i, &plan);
                 let mut pb = ThrongPlayback::default();

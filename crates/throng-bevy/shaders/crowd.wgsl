@@ -1,14 +1,18 @@
 // throng_bevy crowd draw: one instanced draw per primitive of a baked asset inside Bevy's main
-// 3D pass. The vertex stage reads the instance's playback record (CPU- or GPU-timed, the
-// contract's structs from throng::playback) and skins the bind-space vertex from the bone
-// texture with throng::decode's decoders; the fragment stage hands the surface to Bevy's PBR
-// lighting (bevy_pbr::pbr_functions), so Bevy's lights, shadow maps, fog and tonemapping apply.
+// 3D pass, on the palette path (docs/design.md §5 "Skinning paths"). The crowd's palette pass
+// (crowd_palette.wgsl) has written every instance's blended skin matrices; the vertex stage
+// skins the bind-space vertex with throng::skin (def PALETTE: one palette read per influence)
+// and places it by the instance's transform (throng::instances); the fragment stage hands the
+// surface to Bevy's PBR lighting (bevy_pbr::pbr_functions), so Bevy's lights, shadow maps, fog
+// and tonemapping apply.
 //
 // Bindings: groups 0 and 1 are Bevy's mesh view bind groups, group 2 is Bevy's empty group (no
-// Bevy mesh uniforms are read), group 3 is the crowd's (binding numbers from 100 up, clear of
-// bevy_pbr::pbr_bindings, which pbr_functions imports at group 3 but never reads here).
-// Defs: ENCODING (throng_contract::Encoding::code), GPU_TIMED.
-// Units: file units, seconds; affines as in throng::decode (column i = row i of [L | t]).
+// Bevy mesh uniforms are read), group 3 (G_SKIN) is the crowd's, binding numbers from
+// throng_bevy::render::bindings (from 100 up, clear of bevy_pbr::pbr_bindings, which
+// pbr_functions imports at group 3 but never reads here).
+// Defs: PALETTE, INFLUENCES_4 (every primitive has at most 4 influences per vertex), G_SKIN,
+// B_* (throng_bevy::render::ThrongPipeline::specialize).
+// Units: file units; affines as in throng::decode (column i = row i of [L | t]).
 
 #import bevy_pbr::{
     mesh_view_bindings::view,
@@ -17,122 +21,26 @@
     mesh_types::MESH_FLAGS_SHADOW_RECEIVER_BIT,
     view_transformations::position_world_to_clip,
 }
-#import throng::playback::{Layer, InstanceRecord, InstanceTransform, Clip, GpuInstanceRecord, gpu_layers, gpu_layer_clip, layer_rows, layer_clip, instance_affine}
-#import throng::constants::{UNIFORM_FRAMES, CLIP_MASK}
-#import throng::decode::{decode_mat4_f32, decode_mat3x4, decode_quat_f32, decode_quat_snorm16, rts_to_affine, apply_affine}
+#import throng::playback::instance_affine
+#import throng::instances::instance_transforms
+#import throng::skin::skin_vertex
+#import throng::decode::apply_affine
 
-// Rust twin: throng_bevy::render::BoneParams (32 B).
-struct BoneParams {
-    entries: u32,
-    rows: u32,
-    rows_per_layer: u32,
-    clip_count: u32,
-    translation_range: f32,
-    scale_range: f32,
-    pad_a: f32,
-    pad_b: f32,
-}
-
-// Rust twin: throng_bevy::render::DrawParams (64 B): the primitive's material and the clock.
+// Rust twin: throng_bevy::render::DrawParams (64 B): the primitive's material.
 struct DrawParams {
     // Linear RGBA base colour factor.
     base_color: vec4<f32>,
     // KHR_texture_transform rows: uv' = M · (u, v, 1).
     uv_row0: vec4<f32>,
     uv_row1: vec4<f32>,
-    // x: GPU-timed clock (low 32 bits of the runtime's ticks); y: 1 when double-sided.
+    // x: unused; y: 1 when double-sided.
     misc: vec4<u32>,
 }
 
-@group(3) @binding(100) var<uniform> bone_params: BoneParams;
-@group(3) @binding(101) var<storage, read> clips: array<Clip>;
-// binding 102: throng::playback's frame_times (G_FRAME_TIMES / B_FRAME_TIMES defs).
-@group(3) @binding(104) var<storage, read> instance_transforms: array<InstanceTransform>;
-#ifdef GPU_TIMED
-@group(3) @binding(105) var<storage, read> gpu_records: array<GpuInstanceRecord>;
-#else
-@group(3) @binding(105) var<storage, read> cpu_records: array<InstanceRecord>;
-#endif
-@group(3) @binding(106) var<uniform> draw: DrawParams;
+@group(#{G_SKIN}) @binding(#{B_DRAW}) var<uniform> draw: DrawParams;
 // The material's base colour texture, or Bevy's white fallback image when it has none.
-@group(3) @binding(107) var base_color_texture: texture_2d<f32>;
-@group(3) @binding(108) var base_color_sampler: sampler;
-
-#if ENCODING == 4
-// quat-snorm16 lives in an Rgba16Sint texture, decoded by throng::decode.
-@group(3) @binding(103) var bone_texture: texture_2d_array<i32>;
-#else
-@group(3) @binding(103) var bone_texture: texture_2d_array<f32>;
-#endif
-
-// Clip i of the table, or the zero clip for an index past it (as the CPU twins read it).
-fn clip_at(i: u32) -> Clip {
-    if (i < bone_params.clip_count) {
-        return clips[i];
-    }
-    return Clip(0u, 0u, UNIFORM_FRAMES, 0u, vec4<f32>(0.0), vec4<f32>(0.0));
-}
-
-// Texel x of frame-table row `row`: rows past rows_per_layer continue in further array layers
-// (docs/design.md §3).
-#if ENCODING == 4
-fn texel(x: u32, row: u32) -> vec4<i32> {
-    return textureLoad(bone_texture, vec2<u32>(x, row % bone_params.rows_per_layer), row / bone_params.rows_per_layer, 0);
-}
-#else
-fn texel(x: u32, row: u32) -> vec4<f32> {
-    return textureLoad(bone_texture, vec2<u32>(x, row % bone_params.rows_per_layer), row / bone_params.rows_per_layer, 0);
-}
-#endif
-
-// Palette entry `e` of row `row` as an affine, by the asset's encoding (one #if per encoding:
-// 0 mat4-f32, 1 mat3x4-f32, 2 mat3x4-f16, 3 quat-f32, 4 quat-snorm16).
-#if ENCODING == 0
-fn bone_affine(e: u32, row: u32) -> mat3x4<f32> {
-    let x = e * 4u;
-    return decode_mat4_f32(texel(x, row), texel(x + 1u, row), texel(x + 2u, row), texel(x + 3u, row));
-}
-#endif
-#if ENCODING == 1
-fn bone_affine(e: u32, row: u32) -> mat3x4<f32> {
-    let x = e * 3u;
-    return decode_mat3x4(texel(x, row), texel(x + 1u, row), texel(x + 2u, row));
-}
-#endif
-#if ENCODING == 2
-fn bone_affine(e: u32, row: u32) -> mat3x4<f32> {
-    let x = e * 3u;
-    return decode_mat3x4(texel(x, row), texel(x + 1u, row), texel(x + 2u, row));
-}
-#endif
-#if ENCODING == 3
-fn bone_affine(e: u32, row: u32) -> mat3x4<f32> {
-    let x = e * 2u;
-    return rts_to_affine(decode_quat_f32(texel(x, row), texel(x + 1u, row)));
-}
-#endif
-#if ENCODING == 4
-fn bone_affine(e: u32, row: u32) -> mat3x4<f32> {
-    let x = e * 2u;
-    return rts_to_affine(decode_quat_snorm16(texel(x, row), texel(x + 1u, row), bone_params.translation_range, bone_params.scale_range));
-}
-#endif
-
-// The layers instance `inst` shows now; a disabled instance (all weights 0) shows the rest row
-// 0 as one full layer of a clip past the table.
-fn shown_layers(inst: u32) -> array<Layer, 4> {
-#ifdef GPU_TIMED
-    let rec = gpu_records[inst];
-    var layers = gpu_layers(rec, clip_at(gpu_layer_clip(rec.layers[0])), clip_at(gpu_layer_clip(rec.layers[1])), draw.misc.x);
-#else
-    var layers = cpu_records[inst].layers;
-#endif
-    let w = vec4<f32>(layers[0].weight, layers[1].weight, layers[2].weight, layers[3].weight);
-    if (all(w == vec4<f32>(0.0))) {
-        layers[0] = Layer(1.0, 0.0, 0.0, CLIP_MASK);
-    }
-    return layers;
-}
+@group(#{G_SKIN}) @binding(#{B_BASE_COLOR}) var base_color_texture: texture_2d<f32>;
+@group(#{G_SKIN}) @binding(#{B_SAMPLER}) var base_color_sampler: sampler;
 
 struct VertexIn {
     @builtin(instance_index) instance: u32,
@@ -140,10 +48,12 @@ struct VertexIn {
     @location(1) normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
     @location(3) joints0: vec4<u32>,
-    @location(4) joints1: vec4<u32>,
     // unorm16 weights as integers, w / 65535 as the CPU decoder reads them.
     @location(5) weights0: vec4<u32>,
+#ifndef INFLUENCES_4
+    @location(4) joints1: vec4<u32>,
     @location(6) weights1: vec4<u32>,
+#endif
 }
 
 struct VertexOut {
@@ -155,35 +65,20 @@ struct VertexOut {
 
 @vertex
 fn vertex(v: VertexIn) -> VertexOut {
-    let layers = shown_layers(v.instance);
-    let j = array<u32, 8>(v.joints0.x, v.joints0.y, v.joints0.z, v.joints0.w, v.joints1.x, v.joints1.y, v.joints1.z, v.joints1.w);
     let wa = vec4<f32>(v.weights0) / 65535.0;
+#ifdef INFLUENCES_4
+    // Constant zeros: the second four influences fold away (a software rasteriser runs every
+    // influence for every lane whatever its weight).
+    let j1 = vec4<u32>(0u);
+    let wb = vec4<f32>(0.0);
+#else
+    let j1 = v.joints1;
     let wb = vec4<f32>(v.weights1) / 65535.0;
-    let w = array<f32, 8>(wa.x, wa.y, wa.z, wa.w, wb.x, wb.y, wb.z, wb.w);
-    // Linear blend skinning with the matrices lerped between the two rows of each layer and
-    // summed by layer weight (the blended affine, as throng_asset::decode does on the CPU).
-    var m = mat3x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
-    for (var l = 0u; l < 4u; l++) {
-        let layer = layers[l];
-        if (layer.weight <= 0.0) {
-            continue;
-        }
-        let c = layer_clip(layer);
-        let rows = layer_rows(layer, clip_at(c), c < bone_params.clip_count, bone_params.rows);
-        let w0 = layer.weight * (1.0 - layer.frac);
-        let w1 = layer.weight * layer.frac;
-        for (var i = 0u; i < 8u; i++) {
-            if (w[i] <= 0.0) {
-                continue;
-            }
-            let e = min(j[i], bone_params.entries - 1u);
-            m += bone_affine(e, rows.x) * (w[i] * w0);
-            if (w1 > 0.0) {
-                m += bone_affine(e, rows.y) * (w[i] * w1);
-            }
-        }
-    }
-    let skinned = apply_affine(m, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
+#endif
+    let j0 = v.joints0;
+    let joints = array<u32, 8>(j0.x, j0.y, j0.z, j0.w, j1.x, j1.y, j1.z, j1.w);
+    let weights = array<f32, 8>(wa.x, wa.y, wa.z, wa.w, wb.x, wb.y, wb.z, wb.w);
+    let skinned = skin_vertex(v.instance, joints, weights, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
     let placed = apply_affine(instance_affine(instance_transforms[v.instance]), skinned.position, skinned.normal, skinned.tangent);
     var out: VertexOut;
     out.world_position = vec4<f32>(placed.position, 1.0);

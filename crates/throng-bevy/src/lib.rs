@@ -21,11 +21,14 @@
 //!   events become [`ThrongEvent`] messages; [`ThrongAnchor`] children follow their anchor.
 //! - **Extract**: transforms (when changed) and records are written from the runtime's slices
 //!   straight into GPU buffers.
-//! - **Render world**: the baked asset is a render asset (bone texture, clip table, vertex and
-//!   index buffers); each visible crowd is one `Transparent3d` phase item per view, drawn with
-//!   one instanced draw per primitive; the vertex shader skins from the bone texture with
-//!   throng's WGSL (`throng::playback`, `throng::decode`), the fragment shader lights with
-//!   Bevy's PBR functions. See [`render`] for the mechanism and what is not done.
+//! - **Render world**: the baked asset is a render asset (bone texture, clip table, masks,
+//!   vertex and index buffers). Each frame, before Bevy's render graph, each crowd's palette
+//!   pass (one compute dispatch) writes every instance's blended skin matrices; each visible
+//!   crowd is then one `Transparent3d` phase item per view, drawn with one instanced draw per
+//!   primitive whose vertex stage reads one matrix per influence. Both programs are throng's
+//!   shared WGSL modules (`throng_asset::gpu`: `throng::pose`, `throng::skin`, …, the same
+//!   text throng-render composes); the fragment shader lights with Bevy's PBR functions. See
+//!   [`render`] for the mechanism, the texture-path fallback and what is not done.
 //!
 //! Units and spaces: instance transforms are world space; the baked data is in the file's
 //! units (glTF: metres, though Fox.glb is modelled in centimetres); times in seconds.
@@ -41,15 +44,15 @@ use bevy::core_pipeline::core_3d::Transparent3d;
 use bevy::prelude::*;
 use bevy::render::render_asset::RenderAssetPlugin;
 use bevy::render::render_phase::AddRenderCommand;
-use bevy::render::render_resource::SpecializedRenderPipelines;
+use bevy::render::render_resource::{SpecializedComputePipelines, SpecializedRenderPipelines};
 use bevy::render::{ExtractSchedule, Render, RenderApp, RenderSystems};
 use bevy::shader::Shader;
 use bevy::transform::TransformSystems;
 
 pub use asset::{from_baked, ThrongAsset, ThrongAssetLoader, ThrongLoadError};
 pub use crowd::{
-    PlaybackCommand, Runtime, ThrongAnchor, ThrongCrowd, ThrongEvent, ThrongFinished, ThrongHandle,
-    ThrongInstance, ThrongPlayback,
+    PlaybackCommand, Runtime, SkinPath, ThrongAnchor, ThrongCrowd, ThrongEvent, ThrongFinished,
+    ThrongHandle, ThrongInstance, ThrongPlayback,
 };
 pub use throng_contract::names::Timing;
 pub use throng_runtime::PlayOptions;
@@ -64,10 +67,12 @@ pub struct ThrongSystems;
 #[derive(Default)]
 pub struct ThrongPlugin;
 
-/// The crowd shader and throng's WGSL modules it imports, kept alive as Bevy shader assets.
+/// The crowd's shaders (draw and palette pass) and throng's WGSL modules they import, kept
+/// alive as Bevy shader assets.
 #[derive(Resource)]
 pub struct ThrongShaders {
     pub crowd: Handle<Shader>,
+    pub palette: Handle<Shader>,
     pub modules: Vec<Handle<Shader>>,
 }
 
@@ -103,13 +108,17 @@ impl Plugin for ThrongPlugin {
         render_app
             .init_resource::<render::CrowdGpus>()
             .init_resource::<SpecializedRenderPipelines<render::ThrongPipeline>>()
+            .init_resource::<SpecializedComputePipelines<render::PalettePipeline>>()
+            .init_resource::<render::PalettePipelines>()
             .add_render_command::<Transparent3d, render::DrawCrowd>()
             .add_systems(ExtractSchedule, render::extract_crowds)
             .add_systems(
                 Render,
                 (
                     render::queue_crowds.in_set(RenderSystems::QueueMeshes),
-                    render::prepare_crowd_bind_groups.in_set(RenderSystems::PrepareBindGroups),
+                    (render::prepare_crowd_bind_groups, render::dispatch_palettes)
+                        .chain()
+                        .in_set(RenderSystems::PrepareBindGroups),
                 ),
             );
     }
@@ -122,24 +131,32 @@ impl Plugin for ThrongPlugin {
             return;
         };
         // throng's WGSL modules, registered by their #define_import_path so the crowd
-        // shader's #import finds them: the contract's (throng::constants, throng::playback)
-        // and throng-asset's decoders (throng::decode).
-        let mut modules: Vec<Handle<Shader>> = throng_contract::wgsl::modules()
+        // shaders' #imports find them: the contract's (throng::constants, throng::playback,
+        // throng::live) and throng-asset's shared skinning modules (throng::decode, bone,
+        // instances, palette, skin, pose) — the same text throng-render composes.
+        let modules: Vec<Handle<Shader>> = throng_contract::wgsl::modules()
             .into_iter()
-            .chain(std::iter::once(throng_asset::wgsl_module()))
+            .chain(throng_asset::gpu::wgsl_modules())
             .map(|m| shaders.add(Shader::from_wgsl(m.source, m.file)))
             .collect();
         let crowd = shaders.add(Shader::from_wgsl(
             include_str!("../shaders/crowd.wgsl"),
             "crates/throng-bevy/shaders/crowd.wgsl",
         ));
-        modules.shrink_to_fit();
+        let palette = shaders.add(Shader::from_wgsl(
+            include_str!("../shaders/crowd_palette.wgsl"),
+            "crates/throng-bevy/shaders/crowd_palette.wgsl",
+        ));
         app.insert_resource(ThrongShaders {
             crowd: crowd.clone(),
+            palette: palette.clone(),
             modules,
         });
         if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
-            render_app.insert_resource(render::ThrongShader(crowd));
+            render_app.insert_resource(render::ThrongShader {
+                draw: crowd,
+                palette,
+            });
         }
     }
 }

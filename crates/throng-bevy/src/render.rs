@@ -8,6 +8,18 @@
 //! PBR functions need — lights, shadow filtering, tonemapping, fog, MSAA — is set as for
 //! Bevy's own meshes) with throng's vertex layout, bind group and shader swapped in.
 //!
+//! **Skinning: the palette path** (docs/design.md §5 "Skinning paths"). Before Bevy's render
+//! graph runs, each crowd's palette pass — a compute dispatch of throng's `throng::pose`, one
+//! invocation per (instance, palette entry) — writes every instance's blended skin matrices
+//! into the crowd's palette buffer ([`dispatch_palettes`]); the vertex stage then reads one
+//! matrix per influence (`throng::skin` with def `PALETTE`), as Bevy's own skinning reads
+//! its joint matrices, instead of fetching and blending 2 frames × 4 layers per influence
+//! from the bone texture. A crowd whose palette would exceed the device's storage-binding
+//! limit (entries × instances × 48 B; a million Fox instances need 1.15 GB) is drawn on the
+//! texture path instead: the same `throng::skin` without `PALETTE`, straight from the bone
+//! texture. Both are throng's shared WGSL modules (`throng_asset::gpu`), composed by Bevy's
+//! naga_oil with the plugin's group and binding numbers ([`bindings`]).
+//!
 //! Why not a material extension or Bevy's own mesh path: those draw one `Mesh` per entity
 //! through Bevy's mesh uniforms and batching, and a skinned vertex would go through Bevy's
 //! joint-matrix skinning; throng needs its own per-instance storage buffers, its own vertex
@@ -20,7 +32,7 @@
 //! keyed by Bevy mesh instances, so throng crowds receive Bevy's shadows (the PBR fragment
 //! samples the shadow maps) but do not cast into them, and are absent from depth/normal/motion
 //! prepasses. Culling is per crowd (one world box against each view's frustum), not per
-//! instance.
+//! instance; skinning is linear blend skinning.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -52,43 +64,86 @@ use bevy::render::texture::{FallbackImage, GpuImage};
 use bevy::render::view::ExtractedView;
 use bevy::render::Extract;
 use bevy::shader::{Shader, ShaderDefVal};
+use throng_asset::gpu::{BoneParams, PaletteEntry};
 use throng_asset::{BakedAsset, Encoding};
 
 use crate::asset::ThrongAsset;
-use crate::crowd::ThrongCrowd;
+use crate::crowd::{SkinPath, ThrongCrowd};
 
-/// Group of the crowd's bind group; 0 and 1 are Bevy's view groups, 2 Bevy's empty group.
+/// Group of the crowd's bind group in the draw; 0 and 1 are Bevy's view groups, 2 Bevy's
+/// empty group. The palette pass binds its own group at [`PALETTE_GROUP`].
 pub const CROWD_GROUP: u32 = 3;
-/// Binding numbers inside [`CROWD_GROUP`] (shaders/crowd.wgsl). They start at 100 to stay
-/// clear of `bevy_pbr::pbr_bindings`, which Bevy's PBR functions import at group 3.
+/// Group of the palette pass's bind group.
+pub const PALETTE_GROUP: u32 = 0;
+
+/// Declares binding constants and their shader-def names (`B_<NAME>`).
+macro_rules! numbers {
+    ($( $(#[$m:meta])* $name:ident = $v:expr; )+) => {
+        $( $(#[$m])* pub const $name: u32 = $v; )+
+        /// Every number above as (shader-def name, value).
+        pub(crate) const DEFS: &[(&str, u32)] = &[$( (concat!("B_", stringify!($name)), $v) ),+];
+    };
+}
+
+/// Binding numbers of the crowd's groups (the draw's at [`CROWD_GROUP`], the palette pass's
+/// at [`PALETTE_GROUP`]), written once: the layouts and bind groups use these constants and
+/// throng's WGSL modules read them as shader defs (`@binding(#{B_BONE_PARAMS})`). They start
+/// at 100 to stay clear of `bevy_pbr::pbr_bindings`, which Bevy's PBR functions import at
+/// group 3.
 pub mod bindings {
-    pub const BONE_PARAMS: u32 = 100;
-    pub const CLIPS: u32 = 101;
-    pub const FRAME_TIMES: u32 = 102;
-    pub const BONE_TEXTURE: u32 = 103;
-    pub const TRANSFORMS: u32 = 104;
-    pub const RECORDS: u32 = 105;
-    pub const DRAW: u32 = 106;
-    pub const BASE_COLOR: u32 = 107;
-    pub const SAMPLER: u32 = 108;
+    numbers! {
+        /// `BoneParams` uniform (throng_asset::gpu::BoneParams).
+        BONE_PARAMS = 100;
+        /// Clip table, `array<Clip>`.
+        CLIPS = 101;
+        /// Frame-time lists of the clip table, `array<u32>`.
+        FRAME_TIMES = 102;
+        /// Bone texture (2D array; Rgba32Float, Rgba16Float or Rgba16Sint by encoding).
+        BONE_TEXTURE = 103;
+        /// `array<InstanceTransform>`.
+        INSTANCE_TRANSFORMS = 104;
+        /// CPU-timed records, `array<InstanceRecord>`, or GPU-timed ones,
+        /// `array<GpuInstanceRecord>` (a crowd has one kind).
+        CPU_RECORDS = 105;
+        GPU_RECORDS = 105;
+        /// The primitive's `DrawParams` uniform.
+        DRAW = 106;
+        /// Base colour texture and sampler.
+        BASE_COLOR = 107;
+        SAMPLER = 108;
+        /// GPU-timed: the clock uniform (low 32 bits of the runtime's ticks).
+        CLOCK = 109;
+        /// The palette, `array<PaletteEntry>` (throng_asset::gpu::PaletteEntry).
+        PALETTE = 110;
+        /// Layer masks, `array<f32>` (throng_asset::gpu::mask_words).
+        MASKS = 111;
+        /// The palette pass's `PaletteJob` uniform.
+        PALETTE_JOB = 112;
+        /// Bindings of throng's modules that the plugin never binds (culled ids, motion
+        /// vectors' previous frame): numbers only, so that the modules compose.
+        VISIBLE_IDS = 113;
+        PREV_TRANSFORMS = 114;
+        PREV_PALETTE = 115;
+    }
+}
+
+/// The group and binding shader defs of a pipeline whose crowd group is `group`.
+fn binding_defs(group: u32) -> Vec<ShaderDefVal> {
+    let mut defs = vec![
+        ShaderDefVal::UInt("G_SKIN".into(), group),
+        ShaderDefVal::UInt("G_FRAME_TIMES".into(), group),
+    ];
+    defs.extend(
+        bindings::DEFS
+            .iter()
+            .map(|&(k, v)| ShaderDefVal::UInt(k.into(), v)),
+    );
+    defs
 }
 
 /// Bytes per vertex of the crowd's vertex buffer: position (3 f32), normal (3 f32), uv (2
 /// f32), joints (8 u16), unorm16 weights (8 u16).
 pub const VERTEX_BYTES: u64 = 64;
-
-/// WGSL `BoneParams` (32 B).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct BoneParams {
-    pub entries: u32,
-    pub rows: u32,
-    pub rows_per_layer: u32,
-    pub clip_count: u32,
-    pub translation_range: f32,
-    pub scale_range: f32,
-    pub pad: [f32; 2],
-}
 
 /// WGSL `DrawParams` (64 B): a primitive's material and the GPU-timed clock.
 #[repr(C)]
@@ -97,9 +152,20 @@ pub struct DrawParams {
     pub base_color: [f32; 4],
     pub uv_row0: [f32; 4],
     pub uv_row1: [f32; 4],
-    /// x: clock; y: double-sided.
+    /// x: unused; y: double-sided.
     pub misc: [u32; 4],
 }
+
+/// WGSL `PaletteJob` of `shaders/crowd_palette.wgsl` (16 B).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PaletteJob {
+    pub instances: u32,
+    pub pad: [u32; 3],
+}
+
+/// Bytes of one palette entry (throng_asset::gpu::PaletteEntry).
+pub const PALETTE_ENTRY_BYTES: u64 = std::mem::size_of::<PaletteEntry>() as u64;
 
 /// A primitive on the GPU.
 pub struct GpuPrimitive {
@@ -117,8 +183,12 @@ pub struct GpuThrongAsset {
     pub clips: Buffer,
     pub frame_times: Buffer,
     pub bone_view: TextureView,
+    /// The layer masks (`throng_asset::gpu::mask_words`).
+    pub masks: Buffer,
     pub primitives: Vec<GpuPrimitive>,
     pub double_sided: bool,
+    /// Every primitive has at most 4 influences per vertex (def `INFLUENCES_4`).
+    pub four_influences: bool,
 }
 
 impl bevy::render::render_asset::RenderAsset for GpuThrongAsset {
@@ -194,25 +264,26 @@ fn upload(source: &ThrongAsset, device: &RenderDevice, queue: &RenderQueue) -> G
         dimension: Some(TextureViewDimension::D2Array),
         ..default()
     });
-    let params = BoneParams {
-        entries: bones.entries,
-        rows: bones.rows,
-        rows_per_layer: rpl,
-        clip_count: baked.clips.len() as u32,
-        translation_range: bones.translation_range,
-        scale_range: bones.scale_range,
-        pad: [0.0; 2],
-    };
+    let params = BoneParams::new(bones, baked.clips.len());
     let bone_params = device.create_buffer_with_data(&BufferInitDescriptor {
         label: Some("throng bone params"),
         contents: bytemuck::bytes_of(&params),
         usage: BufferUsages::UNIFORM,
     });
-    let clips = storage_with(device, "throng clips", bytemuck::cast_slice(&table.clips));
+    let clips = storage_with(
+        device,
+        "throng clips",
+        bytemuck::cast_slice(table.clip_upload()),
+    );
     let frame_times = storage_with(
         device,
         "throng frame times",
-        bytemuck::cast_slice(&table.frame_times.words),
+        bytemuck::cast_slice(table.frame_times.upload_words()),
+    );
+    let masks = storage_with(
+        device,
+        "throng layer masks",
+        bytemuck::cast_slice(&throng_asset::gpu::mask_words(baked)),
     );
     let mut double_sided = false;
     let primitives = baked
@@ -259,8 +330,10 @@ fn upload(source: &ThrongAsset, device: &RenderDevice, queue: &RenderQueue) -> G
         clips,
         frame_times,
         bone_view,
+        masks,
         primitives,
         double_sided,
+        four_influences: baked.primitives.iter().all(|p| p.influences <= 4),
     }
 }
 
@@ -310,9 +383,22 @@ pub struct CrowdGpu {
     record_bytes: u64,
     transforms: Option<Buffer>,
     records: Option<Buffer>,
-    /// One per primitive: the material + clock uniform.
+    /// GPU-timed: the clock uniform (16 B; written every frame, read by the palette pass or,
+    /// on the texture path, the vertex stage).
+    clock_buffer: Option<Buffer>,
+    /// The palette path's buffer: `capacity × entries` entries of 48 B; `None` on the texture
+    /// path (then `dummy` stands at its binding).
+    palette: Option<Buffer>,
+    /// The path the crowd asks for.
+    pub skin_path: SkinPath,
+    /// Whether the crowd is drawn on the palette path (asked for, and its palette fits the
+    /// device).
+    pub palette_path: bool,
+    job: Option<Buffer>,
+    /// One per primitive: the material uniform.
     draws: Vec<Buffer>,
     bind_groups: Vec<BindGroup>,
+    palette_group: Option<BindGroup>,
     bind_groups_valid: bool,
     transforms_gen: u64,
     records_gen: u64,
@@ -351,8 +437,14 @@ pub(crate) fn extract_crowds(
             record_bytes: if gpu_timed { 56 } else { 64 },
             transforms: None,
             records: None,
+            clock_buffer: None,
+            palette: None,
+            skin_path: crowd.skin_path,
+            palette_path: false,
+            job: None,
             draws: Vec::new(),
             bind_groups: Vec::new(),
+            palette_group: None,
             bind_groups_valid: false,
             transforms_gen: u64::MAX,
             records_gen: u64::MAX,
@@ -363,6 +455,11 @@ pub(crate) fn extract_crowds(
         g.seen = true;
         g.render_entity = render.id();
         g.bounds = crowd.bounds;
+        if g.skin_path != crowd.skin_path {
+            g.skin_path = crowd.skin_path;
+            g.palette = None;
+            g.bind_groups_valid = false;
+        }
         let n = rt.len() as u64;
         g.instances = n as u32;
         if n > g.capacity || g.transforms.is_none() {
@@ -381,6 +478,8 @@ pub(crate) fn extract_crowds(
                 usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             }));
+            // The palette is sized by the asset's entries, in prepare_crowd_bind_groups.
+            g.palette = None;
             g.bind_groups_valid = false;
             g.transforms_gen = u64::MAX;
             g.records_gen = u64::MAX;
@@ -403,65 +502,128 @@ pub(crate) fn extract_crowds(
     gpus.0.retain(|_, g| g.seen);
 }
 
-/// The crowd bind group's layout: `sint` for the quat-snorm16 bone texture.
-pub fn crowd_layout(sint: bool) -> BindGroupLayoutDescriptor {
-    let vf = ShaderStages::VERTEX_FRAGMENT;
-    let buf = |binding, ty| BindGroupLayoutEntry {
+fn buffer_entry(
+    binding: u32,
+    visibility: ShaderStages,
+    ty: BufferBindingType,
+) -> BindGroupLayoutEntry {
+    BindGroupLayoutEntry {
         binding,
-        visibility: vf,
+        visibility,
         ty: BindingType::Buffer {
             ty,
             has_dynamic_offset: false,
             min_binding_size: None,
         },
         count: None,
-    };
-    let storage = BufferBindingType::Storage { read_only: true };
-    BindGroupLayoutDescriptor::new(
-        "throng crowd",
-        &[
-            buf(bindings::BONE_PARAMS, BufferBindingType::Uniform),
-            buf(bindings::CLIPS, storage),
-            buf(bindings::FRAME_TIMES, storage),
-            BindGroupLayoutEntry {
-                binding: bindings::BONE_TEXTURE,
-                visibility: vf,
-                ty: BindingType::Texture {
-                    sample_type: if sint {
-                        TextureSampleType::Sint
-                    } else {
-                        TextureSampleType::Float { filterable: false }
-                    },
-                    view_dimension: TextureViewDimension::D2Array,
-                    multisampled: false,
-                },
-                count: None,
-            },
-            buf(bindings::TRANSFORMS, storage),
-            buf(bindings::RECORDS, storage),
-            buf(bindings::DRAW, BufferBindingType::Uniform),
-            BindGroupLayoutEntry {
-                binding: bindings::BASE_COLOR,
-                visibility: vf,
-                ty: BindingType::Texture {
-                    sample_type: TextureSampleType::Float { filterable: true },
-                    view_dimension: TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            },
-            BindGroupLayoutEntry {
-                binding: bindings::SAMPLER,
-                visibility: vf,
-                ty: BindingType::Sampler(SamplerBindingType::Filtering),
-                count: None,
-            },
-        ],
-    )
+    }
 }
 
-/// (Re)creates the per-primitive bind groups of crowds whose buffers changed, and writes the
-/// per-primitive draw uniforms (GPU-timed: the clock of this frame).
+fn bone_texture_entry(visibility: ShaderStages, sint: bool) -> BindGroupLayoutEntry {
+    BindGroupLayoutEntry {
+        binding: bindings::BONE_TEXTURE,
+        visibility,
+        ty: BindingType::Texture {
+            sample_type: if sint {
+                TextureSampleType::Sint
+            } else {
+                TextureSampleType::Float { filterable: false }
+            },
+            view_dimension: TextureViewDimension::D2Array,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+/// The layout of the asset and the crowd's playback (bone texture, clip table, records,
+/// clock), read by the palette pass or, on the texture path, by the vertex stage.
+fn playback_entries(visibility: ShaderStages, sint: bool) -> [BindGroupLayoutEntry; 6] {
+    let storage = BufferBindingType::Storage { read_only: true };
+    [
+        buffer_entry(
+            bindings::BONE_PARAMS,
+            visibility,
+            BufferBindingType::Uniform,
+        ),
+        buffer_entry(bindings::CLIPS, visibility, storage),
+        buffer_entry(bindings::FRAME_TIMES, visibility, storage),
+        bone_texture_entry(visibility, sint),
+        buffer_entry(bindings::CPU_RECORDS, visibility, storage),
+        buffer_entry(bindings::CLOCK, visibility, BufferBindingType::Uniform),
+    ]
+}
+
+/// The crowd draw's bind group layout (group [`CROWD_GROUP`]); `sint` for the quat-snorm16
+/// bone texture. The same layout serves both paths: the palette path reads the palette, the
+/// texture path the bone texture and records.
+pub fn crowd_layout(sint: bool) -> BindGroupLayoutDescriptor {
+    let vf = ShaderStages::VERTEX_FRAGMENT;
+    let storage = BufferBindingType::Storage { read_only: true };
+    let mut entries = playback_entries(vf, sint).to_vec();
+    entries.extend([
+        buffer_entry(bindings::INSTANCE_TRANSFORMS, vf, storage),
+        buffer_entry(bindings::PALETTE, vf, storage),
+        buffer_entry(bindings::DRAW, vf, BufferBindingType::Uniform),
+        BindGroupLayoutEntry {
+            binding: bindings::BASE_COLOR,
+            visibility: vf,
+            ty: BindingType::Texture {
+                sample_type: TextureSampleType::Float { filterable: true },
+                view_dimension: TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        },
+        BindGroupLayoutEntry {
+            binding: bindings::SAMPLER,
+            visibility: vf,
+            ty: BindingType::Sampler(SamplerBindingType::Filtering),
+            count: None,
+        },
+    ]);
+    BindGroupLayoutDescriptor::new("throng crowd", &entries)
+}
+
+/// The palette pass's bind group layout (group [`PALETTE_GROUP`]).
+pub fn palette_layout(sint: bool) -> BindGroupLayoutDescriptor {
+    let c = ShaderStages::COMPUTE;
+    let mut entries = playback_entries(c, sint).to_vec();
+    entries.extend([
+        buffer_entry(
+            bindings::MASKS,
+            c,
+            BufferBindingType::Storage { read_only: true },
+        ),
+        buffer_entry(
+            bindings::PALETTE,
+            c,
+            BufferBindingType::Storage { read_only: false },
+        ),
+        buffer_entry(bindings::PALETTE_JOB, c, BufferBindingType::Uniform),
+    ]);
+    BindGroupLayoutDescriptor::new("throng palette pass", &entries)
+}
+
+fn uniform_buffer(device: &RenderDevice, label: &str, size: u64) -> Buffer {
+    device.create_buffer(&BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: BufferUsages::UNIFORM | BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// Whether a crowd of `capacity` instances of `entries` palette entries can keep its palette in
+/// one storage binding of the device (else it is drawn on the texture path).
+pub fn palette_fits(capacity: u64, entries: u32, limits: &WgpuLimits) -> bool {
+    let bytes = capacity * entries.max(1) as u64 * PALETTE_ENTRY_BYTES;
+    bytes <= limits.max_storage_buffer_binding_size && bytes <= limits.max_buffer_size
+}
+
+/// (Re)creates the bind groups of crowds whose buffers changed (the palette sized by the
+/// asset's entries), and writes the per-primitive draw uniforms, the clock and the palette
+/// job.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn prepare_crowd_bind_groups(
     mut gpus: ResMut<CrowdGpus>,
@@ -481,32 +643,93 @@ pub(crate) fn prepare_crowd_bind_groups(
                 .primitives
                 .iter()
                 .map(|_| {
-                    device.create_buffer(&BufferDescriptor {
-                        label: Some("throng draw params"),
-                        size: std::mem::size_of::<DrawParams>() as u64,
-                        usage: BufferUsages::UNIFORM | BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
-                    })
+                    uniform_buffer(
+                        &device,
+                        "throng draw params",
+                        size_of::<DrawParams>() as u64,
+                    )
                 })
                 .collect();
+            for (p, buf) in asset.primitives.iter().zip(&g.draws) {
+                queue.write_buffer(buf, 0, bytemuck::bytes_of(&p.material));
+            }
             g.bind_groups_valid = false;
         }
-        for (p, buf) in asset.primitives.iter().zip(&g.draws) {
-            let mut d = p.material;
-            d.misc[0] = g.clock;
-            queue.write_buffer(buf, 0, bytemuck::bytes_of(&d));
+        let clock = g
+            .clock_buffer
+            .get_or_insert_with(|| uniform_buffer(&device, "throng clock", 16));
+        queue.write_buffer(clock, 0, bytemuck::bytes_of(&[g.clock, 0, 0, 0]));
+        let job = g
+            .job
+            .get_or_insert_with(|| uniform_buffer(&device, "throng palette job", 16));
+        queue.write_buffer(
+            job,
+            0,
+            bytemuck::bytes_of(&PaletteJob {
+                instances: g.instances,
+                pad: [0; 3],
+            }),
+        );
+        let entries = asset.baked.bone_texture.entries.max(1);
+        if g.palette.is_none() {
+            g.palette_path = g.skin_path == SkinPath::Palette
+                && palette_fits(g.capacity, entries, &device.limits());
+            // The texture path binds a one-entry stand-in at the palette's binding.
+            let n = if g.palette_path {
+                g.capacity * entries as u64
+            } else {
+                1
+            };
+            g.palette = Some(device.create_buffer(&BufferDescriptor {
+                label: Some("throng palette"),
+                size: n * PALETTE_ENTRY_BYTES,
+                usage: BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            }));
+            g.bind_groups_valid = false;
         }
         if g.bind_groups_valid {
             continue;
         }
-        let (Some(tb), Some(rb)) = (&g.transforms, &g.records) else {
+        let (Some(tb), Some(rb), Some(pal), Some(clock), Some(job)) = (
+            &g.transforms,
+            &g.records,
+            &g.palette,
+            &g.clock_buffer,
+            &g.job,
+        ) else {
             continue;
         };
-        let layout = pipeline_cache.get_bind_group_layout(&crowd_layout(
-            asset.baked.bone_texture.encoding == Encoding::QuatSnorm16,
-        ));
+        let sint = asset.baked.bone_texture.encoding == Encoding::QuatSnorm16;
+        let playback = [
+            BindGroupEntry {
+                binding: bindings::BONE_PARAMS,
+                resource: asset.bone_params.as_entire_binding(),
+            },
+            BindGroupEntry {
+                binding: bindings::CLIPS,
+                resource: asset.clips.as_entire_binding(),
+            },
+            BindGroupEntry {
+                binding: bindings::FRAME_TIMES,
+                resource: asset.frame_times.as_entire_binding(),
+            },
+            BindGroupEntry {
+                binding: bindings::BONE_TEXTURE,
+                resource: BindingResource::TextureView(&asset.bone_view),
+            },
+            BindGroupEntry {
+                binding: bindings::CPU_RECORDS,
+                resource: rb.as_entire_binding(),
+            },
+            BindGroupEntry {
+                binding: bindings::CLOCK,
+                resource: clock.as_entire_binding(),
+            },
+        ];
         let mut groups = Vec::with_capacity(asset.primitives.len());
         let mut ready = true;
+        let layout = pipeline_cache.get_bind_group_layout(&crowd_layout(sint));
         for (p, draw) in asset.primitives.iter().zip(&g.draws) {
             let image = match p.image {
                 Some(id) => match images.get(id) {
@@ -519,53 +742,56 @@ pub(crate) fn prepare_crowd_bind_groups(
                 },
                 None => &fallback.d2,
             };
-            groups.push(device.create_bind_group(
-                "throng crowd",
-                &layout,
-                &[
-                    BindGroupEntry {
-                        binding: bindings::BONE_PARAMS,
-                        resource: asset.bone_params.as_entire_binding(),
-                    },
-                    BindGroupEntry {
-                        binding: bindings::CLIPS,
-                        resource: asset.clips.as_entire_binding(),
-                    },
-                    BindGroupEntry {
-                        binding: bindings::FRAME_TIMES,
-                        resource: asset.frame_times.as_entire_binding(),
-                    },
-                    BindGroupEntry {
-                        binding: bindings::BONE_TEXTURE,
-                        resource: BindingResource::TextureView(&asset.bone_view),
-                    },
-                    BindGroupEntry {
-                        binding: bindings::TRANSFORMS,
-                        resource: tb.as_entire_binding(),
-                    },
-                    BindGroupEntry {
-                        binding: bindings::RECORDS,
-                        resource: rb.as_entire_binding(),
-                    },
-                    BindGroupEntry {
-                        binding: bindings::DRAW,
-                        resource: draw.as_entire_binding(),
-                    },
-                    BindGroupEntry {
-                        binding: bindings::BASE_COLOR,
-                        resource: BindingResource::TextureView(&image.texture_view),
-                    },
-                    BindGroupEntry {
-                        binding: bindings::SAMPLER,
-                        resource: BindingResource::Sampler(&image.sampler),
-                    },
-                ],
-            ));
+            let mut entries = playback.to_vec();
+            entries.extend([
+                BindGroupEntry {
+                    binding: bindings::INSTANCE_TRANSFORMS,
+                    resource: tb.as_entire_binding(),
+                },
+                BindGroupEntry {
+                    binding: bindings::PALETTE,
+                    resource: pal.as_entire_binding(),
+                },
+                BindGroupEntry {
+                    binding: bindings::DRAW,
+                    resource: draw.as_entire_binding(),
+                },
+                BindGroupEntry {
+                    binding: bindings::BASE_COLOR,
+                    resource: BindingResource::TextureView(&image.texture_view),
+                },
+                BindGroupEntry {
+                    binding: bindings::SAMPLER,
+                    resource: BindingResource::Sampler(&image.sampler),
+                },
+            ]);
+            groups.push(device.create_bind_group("throng crowd", &layout, &entries));
         }
-        if ready {
-            g.bind_groups = groups;
-            g.bind_groups_valid = true;
+        if !ready {
+            continue;
         }
+        let mut entries = playback.to_vec();
+        entries.extend([
+            BindGroupEntry {
+                binding: bindings::MASKS,
+                resource: asset.masks.as_entire_binding(),
+            },
+            BindGroupEntry {
+                binding: bindings::PALETTE,
+                resource: pal.as_entire_binding(),
+            },
+            BindGroupEntry {
+                binding: bindings::PALETTE_JOB,
+                resource: job.as_entire_binding(),
+            },
+        ]);
+        g.palette_group = Some(device.create_bind_group(
+            "throng palette pass",
+            &pipeline_cache.get_bind_group_layout(&palette_layout(sint)),
+            &entries,
+        ));
+        g.bind_groups = groups;
+        g.bind_groups_valid = true;
     }
 }
 
@@ -584,6 +810,10 @@ pub struct ThrongPipelineKey {
     pub encoding: u32,
     pub gpu_timed: bool,
     pub double_sided: bool,
+    /// The palette path (def `PALETTE`), else the texture path.
+    pub palette: bool,
+    /// At most 4 influences per vertex (def `INFLUENCES_4`).
+    pub four_influences: bool,
 }
 
 /// The vertex layout of [`VERTEX_BYTES`] per vertex (shader locations 0..6).
@@ -606,6 +836,15 @@ pub fn vertex_layout() -> VertexBufferLayout {
             a(VertexFormat::Uint16x4, 56, 6),
         ],
     }
+}
+
+/// The defs shared by both programs of a crowd: the asset's encoding and the timing.
+fn playback_defs(encoding: u32, gpu_timed: bool) -> Vec<ShaderDefVal> {
+    let mut defs = vec![ShaderDefVal::UInt("ENCODING".into(), encoding)];
+    if gpu_timed {
+        defs.push("GPU_TIMED".into());
+    }
+    defs
 }
 
 impl SpecializedRenderPipeline for ThrongPipeline {
@@ -642,18 +881,19 @@ impl SpecializedRenderPipeline for ThrongPipeline {
             crowd_layout(key.encoding == Encoding::QuatSnorm16.code()),
         ];
         let mut defs = d.vertex.shader_defs.clone();
-        defs.push(ShaderDefVal::UInt("ENCODING".into(), key.encoding));
-        defs.push(ShaderDefVal::UInt("G_FRAME_TIMES".into(), CROWD_GROUP));
-        defs.push(ShaderDefVal::UInt(
-            "B_FRAME_TIMES".into(),
-            bindings::FRAME_TIMES,
-        ));
+        defs.extend(binding_defs(CROWD_GROUP));
+        defs.extend(playback_defs(key.encoding, key.gpu_timed));
         defs.push(ShaderDefVal::UInt(
             "MATERIAL_BIND_GROUP".into(),
             CROWD_GROUP,
         ));
-        if key.gpu_timed {
-            defs.push("GPU_TIMED".into());
+        if key.palette {
+            defs.push("PALETTE".into());
+        } else {
+            defs.push("BONE_TEXTURE".into());
+        }
+        if key.four_influences {
+            defs.push("INFLUENCES_4".into());
         }
         d.label = Some("throng crowd pipeline".into());
         d.vertex.shader = self.shader.clone();
@@ -670,18 +910,58 @@ impl SpecializedRenderPipeline for ThrongPipeline {
     }
 }
 
-/// The crowd shader handle, set by the plugin.
+/// The palette pass's compute pipeline (`shaders/crowd_palette.wgsl`).
 #[derive(Resource, Clone)]
-pub struct ThrongShader(pub Handle<Shader>);
+pub struct PalettePipeline {
+    pub shader: Handle<Shader>,
+}
 
-/// Queues one `Transparent3d` item per visible crowd and view.
+/// What a palette pass varies by: `(encoding code, GPU-timed)`.
+pub type PaletteKey = (u32, bool);
+
+impl SpecializedComputePipeline for PalettePipeline {
+    type Key = PaletteKey;
+
+    fn specialize(&self, (encoding, gpu_timed): PaletteKey) -> ComputePipelineDescriptor {
+        let mut defs = binding_defs(PALETTE_GROUP);
+        defs.extend(playback_defs(encoding, gpu_timed));
+        defs.push("BONE_TEXTURE".into());
+        defs.push("PALETTE_WRITE".into());
+        ComputePipelineDescriptor {
+            label: Some("throng palette pass".into()),
+            layout: vec![palette_layout(encoding == Encoding::QuatSnorm16.code())],
+            shader: self.shader.clone(),
+            shader_defs: defs,
+            entry_point: Some("cs_palette".into()),
+            zero_initialize_workgroup_memory: false,
+            ..default()
+        }
+    }
+}
+
+/// The crowd shaders' handles, set by the plugin: the draw and the palette pass.
+#[derive(Resource, Clone)]
+pub struct ThrongShader {
+    pub draw: Handle<Shader>,
+    pub palette: Handle<Shader>,
+}
+
+/// Each crowd's palette pass pipeline, queued in [`queue_crowds`] and dispatched by
+/// [`dispatch_palettes`].
+#[derive(Resource, Default)]
+pub struct PalettePipelines(pub HashMap<Entity, CachedComputePipelineId>);
+
+/// Queues one `Transparent3d` item per visible crowd and view, and each palette-path crowd's
+/// palette pass pipeline. A palette-path crowd is drawn once its palette pass can run.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn queue_crowds(
     draw_functions: Res<DrawFunctions<Transparent3d>>,
     mesh_pipeline: Res<MeshPipeline>,
     shader: Res<ThrongShader>,
-    mut pipeline: Local<Option<ThrongPipeline>>,
+    mut pipeline: Local<Option<(ThrongPipeline, PalettePipeline)>>,
     mut pipelines: ResMut<SpecializedRenderPipelines<ThrongPipeline>>,
+    mut compute: ResMut<SpecializedComputePipelines<PalettePipeline>>,
+    mut palette_ids: ResMut<PalettePipelines>,
     pipeline_cache: Res<PipelineCache>,
     gpus: Res<CrowdGpus>,
     assets: Res<RenderAssets<GpuThrongAsset>>,
@@ -690,10 +970,28 @@ pub(crate) fn queue_crowds(
     views: Query<&ExtractedView>,
 ) {
     let draw = draw_functions.read().id::<DrawCrowd>();
-    let pipeline = pipeline.get_or_insert_with(|| ThrongPipeline {
-        mesh_pipeline: mesh_pipeline.clone(),
-        shader: shader.0.clone(),
+    let (pipeline, palette_pipeline) = pipeline.get_or_insert_with(|| {
+        (
+            ThrongPipeline {
+                mesh_pipeline: mesh_pipeline.clone(),
+                shader: shader.draw.clone(),
+            },
+            PalettePipeline {
+                shader: shader.palette.clone(),
+            },
+        )
     });
+    palette_ids.0.clear();
+    for (main, g) in &gpus.0 {
+        let Some(asset) = assets.get(g.asset) else {
+            continue;
+        };
+        if g.palette_path && g.bind_groups_valid {
+            let key = (asset.baked.bone_texture.encoding.code(), g.gpu_timed);
+            let id = compute.specialize(&pipeline_cache, palette_pipeline, key);
+            palette_ids.0.insert(*main, id);
+        }
+    }
     for view in &views {
         let Some(phase) = phases.get_mut(&view.retained_view_entity) else {
             continue;
@@ -713,6 +1011,15 @@ pub(crate) fn queue_crowds(
             let Some(asset) = assets.get(g.asset) else {
                 continue;
             };
+            if g.palette_path {
+                let ready = palette_ids
+                    .0
+                    .get(main)
+                    .is_some_and(|&id| pipeline_cache.get_compute_pipeline(id).is_some());
+                if !ready {
+                    continue;
+                }
+            }
             let Some((lo, hi)) = g.bounds else {
                 continue;
             };
@@ -728,6 +1035,8 @@ pub(crate) fn queue_crowds(
                 encoding: asset.baked.bone_texture.encoding.code(),
                 gpu_timed: g.gpu_timed,
                 double_sided: asset.double_sided,
+                palette: g.palette_path,
+                four_influences: asset.four_influences,
             };
             let id = pipelines.specialize(&pipeline_cache, pipeline, key);
             let centre = (lo + hi) * 0.5;
@@ -746,6 +1055,63 @@ pub(crate) fn queue_crowds(
             });
         }
     }
+}
+
+/// Runs every palette-path crowd's palette pass: one compute dispatch per crowd, submitted to
+/// the queue after the frame's buffer writes and before Bevy's render graph, whose draws read
+/// the palettes (queue order makes the writes visible to them). Every crowd is posed once a
+/// frame, whatever the number of views.
+pub(crate) fn dispatch_palettes(
+    gpus: Res<CrowdGpus>,
+    palette_ids: Res<PalettePipelines>,
+    pipeline_cache: Res<PipelineCache>,
+    assets: Res<RenderAssets<GpuThrongAsset>>,
+    device: Res<RenderDevice>,
+    queue: Res<RenderQueue>,
+) {
+    let mut encoder = None;
+    for (main, g) in &gpus.0 {
+        let (Some(&id), Some(group), Some(asset)) = (
+            palette_ids.0.get(main),
+            &g.palette_group,
+            assets.get(g.asset),
+        ) else {
+            continue;
+        };
+        if g.instances == 0 || !g.bind_groups_valid || !g.palette_path {
+            continue;
+        }
+        let Some(pipeline) = pipeline_cache.get_compute_pipeline(id) else {
+            continue;
+        };
+        let invocations = g.instances as u64 * asset.baked.bone_texture.entries.max(1) as u64;
+        let [x, y] = workgroups(invocations);
+        let encoder = encoder.get_or_insert_with(|| {
+            device.create_command_encoder(&CommandEncoderDescriptor {
+                label: Some("throng palette passes"),
+            })
+        });
+        let mut pass = encoder.begin_compute_pass(&ComputePassDescriptor {
+            label: Some("throng palette pass"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(PALETTE_GROUP, group, &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+    if let Some(encoder) = encoder {
+        queue.submit([encoder.finish()]);
+    }
+}
+
+/// Workgroups of 64 for `invocations`, as (x, y) with x ≤ 65,535 (`cs_palette` reads its
+/// index from both).
+pub fn workgroups(invocations: u64) -> [u32; 2] {
+    const MAX: u64 = 65_535;
+    let groups = invocations.div_ceil(64).max(1);
+    let y = groups.div_ceil(MAX);
+    let x = groups.div_ceil(y);
+    [x as u32, y as u32]
 }
 
 /// The draw: Bevy's view groups, then per primitive the crowd's group, buffers and one

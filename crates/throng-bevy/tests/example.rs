@@ -10,7 +10,13 @@
 //! - it shows them where Bevy's own path draws the same foxes: of the pixels that are not clear
 //!   colour in either picture, at least 50 % are covered in both (intersection over union of
 //!   the two silhouettes ≥ 0.5: same layout, camera, clips and start times; legs differ by the
-//!   two animation paths' sampling and the baked error budget).
+//!   two animation paths' sampling and the baked error budget);
+//! - the two skinning paths draw the same picture: the palette path (a palette pass, then one
+//!   matrix read per influence; the default) and the texture path (`--path texture`, every
+//!   influence blended from the bone texture in the vertex stage) run throng's shared WGSL
+//!   (`throng::pose`, `throng::skin`) in the same order, so at most 0.5 % of pixels differ by
+//!   more than 8 levels in a channel (edges, where the compute and vertex stages round
+//!   differently).
 //!
 //! Needs `xvfb-run` (apt: xvfb xauth), a Vulkan adapter (lavapipe: mesa-vulkan-drivers) and
 //! `THRONG_ASSETS/Fox.glb`; outside CI a missing tool or asset skips, under `CI` it fails.
@@ -52,13 +58,15 @@ fn example_binary() -> PathBuf {
     bin
 }
 
-fn shoot(mode: &str, out: &Path) -> RgbaImage {
+fn shoot(mode: &str, path: &str, out: &Path) -> RgbaImage {
     let o = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x720x24"])
         .arg(example_binary())
         .args([
             "--mode",
             mode,
+            "--path",
+            path,
             "--instances",
             "16",
             "--frames",
@@ -116,10 +124,24 @@ fn the_example_draws_foxes_where_bevy_draws_them() {
     }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd");
     std::fs::create_dir_all(&dir).expect("output dir");
-    let throng = shoot("throng", &dir.join("throng.png"));
-    let bevy = shoot("bevy", &dir.join("bevy.png"));
+    let throng = shoot("throng", "palette", &dir.join("throng.png"));
+    let texture = shoot("throng", "texture", &dir.join("throng-texture.png"));
+    let bevy = shoot("bevy", "palette", &dir.join("bevy.png"));
     assert_eq!(throng.dimensions(), bevy.dimensions());
+    assert_eq!(throng.dimensions(), texture.dimensions());
     let (w, h) = throng.dimensions();
+
+    let differ = throng
+        .pixels()
+        .zip(texture.pixels())
+        .filter(|(a, b)| a.0.iter().zip(b.0).any(|(&x, y)| x.abs_diff(y) > 8))
+        .count();
+    let differ_share = differ as f64 / (w * h) as f64;
+    eprintln!("palette vs texture path: {differ} pixels differ by > 8 levels ({differ_share:.4})");
+    assert!(
+        differ_share <= 0.005,
+        "the palette and texture paths draw different pictures: {differ} pixels ({differ_share:.4})"
+    );
 
     let mut fox = 0usize;
     let mut outside = 0usize;

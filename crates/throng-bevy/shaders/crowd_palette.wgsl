@@ -1,0 +1,31 @@
+// throng_bevy's palette pass (docs/design.md §5 "Skinning paths"): one invocation per
+// (instance, palette entry) of a crowd writes the entry's skin matrix — frames interpolated,
+// layers blended, masks and additive layers applied — with throng::pose, the step of
+// throng-render's palette pass. Submitted before Bevy's render graph each frame
+// (throng_bevy::render::dispatch_palettes); the crowd draw (crowd.wgsl) reads the result.
+// Defs: ENCODING, BONE_TEXTURE, GPU_TIMED, PALETTE_WRITE, G_SKIN (0), B_*
+// (throng_bevy::render::PalettePipeline::specialize).
+
+#import throng::bone::bone_params
+#import throng::pose::write_palette_entry
+
+// Rust twin: throng_bevy::render::PaletteJob (16 B).
+struct PaletteJob {
+    instances: u32,
+    pad_a: u32,
+    pad_b: u32,
+    pad_c: u32,
+}
+
+@group(#{G_SKIN}) @binding(#{B_PALETTE_JOB}) var<uniform> job: PaletteJob;
+
+@compute @workgroup_size(64)
+fn cs_palette(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
+    // Two dimensions: a large crowd needs more than 65,535 workgroups.
+    let i = (group.y * groups.x + group.x) * 64u + lane;
+    let entries = bone_params.entries;
+    if (i >= job.instances * entries) {
+        return;
+    }
+    write_palette_entry(i / entries, i % entries);
+}
