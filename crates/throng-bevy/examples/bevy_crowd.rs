@@ -67,7 +67,8 @@ struct Args {
     /// Number of foxes.
     #[arg(long, default_value_t = 1000)]
     instances: u32,
-    /// Exit after this many frames (with --screenshot: capture then, and exit once saved).
+    /// Exit after this many frames (with --screenshot: ask for the capture then, and exit once
+    /// it is saved, a few frames later; the figures count those frames too).
     #[arg(long)]
     frames: Option<u32>,
     /// Save the window to this PNG via Bevy's screenshot API, then exit.
@@ -154,12 +155,18 @@ fn run(args: Args) -> Result<AppExit> {
         .size
         .split_once('x')
         .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
-        .ok_or_else(|| format!("--size {}: expected WIDTHxHEIGHT", args.size))?;
+        .filter(|&(w, h)| w > 0 && h > 0)
+        .ok_or_else(|| format!("--size {}: expected WIDTHxHEIGHT, both above 0", args.size))?;
     // Where the AssetServer reads from, and what the plan loads.
     let (asset_root, load, baked) = match (args.mode, &args.asset) {
         (Mode::Throng, Some(p)) => {
+            if !p.is_file() {
+                return Err(format!("--asset {}: no such file", p.display()).into());
+            }
+            // A bare file name has the empty parent: the current folder.
             let dir = p
                 .parent()
+                .filter(|d| !d.as_os_str().is_empty())
                 .map(|d| d.to_path_buf())
                 .unwrap_or_else(|| PathBuf::from("."));
             let file = p
@@ -167,7 +174,9 @@ fn run(args: Args) -> Result<AppExit> {
                 .ok_or_else(|| format!("--asset {}: not a file", p.display()))?
                 .to_string_lossy()
                 .to_string();
-            (std::fs::canonicalize(dir)?, Some(file), None)
+            let dir = std::fs::canonicalize(&dir)
+                .map_err(|e| format!("--asset {}: {}: {e}", p.display(), dir.display()))?;
+            (dir, Some(file), None)
         }
         (Mode::Throng, None) => (
             assets_dir().unwrap_or_else(|| PathBuf::from(".")),

@@ -114,9 +114,10 @@ impl Runtime {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum SkinPath {
     /// A palette pass writes every instance's blended skin matrices once a frame; the vertex
-    /// stage reads one per influence. Needs `entries × instances × 48 B` of storage in one
-    /// binding (24 entries: 11.5 MB for 10,000 instances); a crowd past the device's limit is
-    /// drawn on the texture path.
+    /// stage reads one per influence. Needs `entries × capacity × 48 B` of storage in one
+    /// binding, the capacity being the instance count rounded up to a power of two (24
+    /// entries, 10,000 instances: 16,384 × 24 × 48 B = 18.9 MB); a crowd past the device's
+    /// limit is drawn on the texture path, with a warning.
     #[default]
     Palette,
     /// The vertex stage fetches, interpolates and blends every influence's matrices from the
@@ -426,12 +427,18 @@ pub(crate) fn spawn_instances(
     }
 }
 
+/// Instances whose playback has commands to apply: new ones, or ones just spawned into the
+/// runtime (commands given before the asset loaded).
+type CommandsToApply = Or<(Changed<ThrongPlayback>, Added<ThrongHandle>)>;
+
 /// Applies the queued [`ThrongPlayback`] commands (errors — a clip index past the table, a
-/// negative speed — are logged, the command skipped).
+/// negative speed — are logged, the command skipped). Commands given before the crowd's asset
+/// had loaded wait in the component and are applied in the frame its instance is spawned
+/// (`Added<ThrongHandle>`): a crowd spawned with `play` right after `AssetServer::load` plays.
 pub(crate) fn apply_playback(
     mut instances: Query<
         (Entity, &ThrongInstance, &ThrongHandle, &mut ThrongPlayback),
-        Changed<ThrongPlayback>,
+        CommandsToApply,
     >,
     mut crowds: Query<&mut ThrongCrowd>,
 ) {

@@ -5,7 +5,9 @@
 //! // a system:
 //! let fox = asset_server.load::<ThrongAsset>("fox.throng.glb");
 //! let crowd = commands.spawn(ThrongCrowd::new(fox, Timing::Cpu)).id();
+//! let walk = 1; // a clip index of the baked clip table (`throng inspect` lists them)
 //! for i in 0..10_000 {
+//!     // commands given before the asset has loaded apply once it has
 //!     let mut playback = ThrongPlayback::default();
 //!     playback.play(walk);
 //!     commands.spawn((ThrongInstance { crowd }, playback, Transform::from_xyz(x, 0.0, z)));

@@ -15,8 +15,9 @@
 //! matrix per influence (`throng::skin` with def `PALETTE`), as Bevy's own skinning reads
 //! its joint matrices, instead of fetching and blending 2 frames × 4 layers per influence
 //! from the bone texture. A crowd whose palette would exceed the device's storage-binding
-//! limit (entries × instances × 48 B; a million Fox instances need 1.15 GB) is drawn on the
-//! texture path instead: the same `throng::skin` without `PALETTE`, straight from the bone
+//! limit (entries × capacity × 48 B, the capacity being the instance count rounded up to a
+//! power of two; a million Fox instances need 1.2 GB, past wgpu's default 128 MiB and most
+//! devices' limits) is drawn on the texture path instead, with a warning: the same `throng::skin` without `PALETTE`, straight from the bone
 //! texture. Both are throng's shared WGSL modules (`throng_asset::gpu`), composed by Bevy's
 //! naga_oil with the plugin's group and binding numbers ([`bindings`]).
 //!
@@ -614,8 +615,9 @@ fn uniform_buffer(device: &RenderDevice, label: &str, size: u64) -> Buffer {
     })
 }
 
-/// Whether a crowd of `capacity` instances of `entries` palette entries can keep its palette in
-/// one storage binding of the device (else it is drawn on the texture path).
+/// Whether a crowd of `capacity` instances (its buffers' capacity: the instance count rounded up
+/// to a power of two, at least 64) of `entries` palette entries can keep its palette in one
+/// storage binding of the device (else it is drawn on the texture path, with a warning).
 pub fn palette_fits(capacity: u64, entries: u32, limits: &WgpuLimits) -> bool {
     let bytes = capacity * entries.max(1) as u64 * PALETTE_ENTRY_BYTES;
     bytes <= limits.max_storage_buffer_binding_size && bytes <= limits.max_buffer_size
@@ -672,8 +674,17 @@ pub(crate) fn prepare_crowd_bind_groups(
         );
         let entries = asset.baked.bone_texture.entries.max(1);
         if g.palette.is_none() {
-            g.palette_path = g.skin_path == SkinPath::Palette
-                && palette_fits(g.capacity, entries, &device.limits());
+            let fits = palette_fits(g.capacity, entries, &device.limits());
+            if g.skin_path == SkinPath::Palette && !fits {
+                warn!(
+                    "throng: a crowd of {} instances (capacity {}) × {entries} palette entries needs {} MB of palette, past the device's storage-binding limit of {} MB: drawn on the texture path",
+                    g.instances,
+                    g.capacity,
+                    g.capacity * entries as u64 * PALETTE_ENTRY_BYTES / 1_000_000,
+                    device.limits().max_storage_buffer_binding_size / 1_000_000
+                );
+            }
+            g.palette_path = g.skin_path == SkinPath::Palette && fits;
             // The texture path binds a one-entry stand-in at the palette's binding.
             let n = if g.palette_path {
                 g.capacity * entries as u64
@@ -1011,15 +1022,6 @@ pub(crate) fn queue_crowds(
             let Some(asset) = assets.get(g.asset) else {
                 continue;
             };
-            if g.palette_path {
-                let ready = palette_ids
-                    .0
-                    .get(main)
-                    .is_some_and(|&id| pipeline_cache.get_compute_pipeline(id).is_some());
-                if !ready {
-                    continue;
-                }
-            }
             let Some((lo, hi)) = g.bounds else {
                 continue;
             };
@@ -1038,7 +1040,18 @@ pub(crate) fn queue_crowds(
                 palette: g.palette_path,
                 four_influences: asset.four_influences,
             };
+            // Specialised (so compiling) alongside the palette pass's pipeline, not after it;
+            // the item waits until the palette pass can run.
             let id = pipelines.specialize(&pipeline_cache, pipeline, key);
+            if g.palette_path {
+                let ready = palette_ids
+                    .0
+                    .get(main)
+                    .is_some_and(|&id| pipeline_cache.get_compute_pipeline(id).is_some());
+                if !ready {
+                    continue;
+                }
+            }
             let centre = (lo + hi) * 0.5;
             phase.add_transient(Transparent3d {
                 sorting_info: TransparentSortingInfo3d::Sorted {

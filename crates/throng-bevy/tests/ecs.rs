@@ -224,6 +224,51 @@ fn events_arrive_once_as_messages() {
 }
 
 #[test]
+fn commands_given_before_the_asset_loads_are_applied_once_it_has() {
+    // As a user does it: load, spawn the crowd and its instances with `play` at once; the
+    // asset arrives frames later.
+    let mut app = app();
+    let baked = baked_fox();
+    let asset = app
+        .world()
+        .resource::<Assets<ThrongAsset>>()
+        .reserve_handle();
+    let crowd = app
+        .world_mut()
+        .spawn(ThrongCrowd::new(asset.clone(), Timing::Cpu))
+        .id();
+    let clip = (walk(&baked) + 1) % baked.clips.len();
+    let mut pb = ThrongPlayback::default();
+    pb.play(clip);
+    let fox = app
+        .world_mut()
+        .spawn((ThrongInstance { crowd }, Transform::default(), pb))
+        .id();
+    app.update();
+    app.update();
+    assert!(
+        crowd_of(&app, crowd).runtime().is_none(),
+        "asset not loaded yet"
+    );
+    app.world_mut()
+        .resource_scope(|world, mut images: Mut<Assets<Image>>| {
+            let a = throng_bevy::from_baked(baked.clone(), &mut images);
+            world
+                .resource_mut::<Assets<ThrongAsset>>()
+                .insert(asset.id(), a)
+        })
+        .expect("insert the asset");
+    app.update();
+    let h = app.world().get::<ThrongHandle>(fox).expect("spawned").0;
+    let Some(Runtime::Cpu(rt)) = crowd_of(&app, crowd).runtime() else {
+        panic!("CPU runtime expected");
+    };
+    let r = rt.record(h).expect("live");
+    assert_eq!(r.layers[0].clip, clip as u32, "the queued play: {r:?}");
+    assert!(r.layers[0].weight > 0.0, "{r:?}");
+}
+
+#[test]
 fn playback_commands_reach_the_runtime() {
     let (mut app, crowd, baked) = app_with_crowd(Timing::Cpu);
     let mut pb = ThrongPlayback::default();

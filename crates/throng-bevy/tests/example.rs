@@ -70,8 +70,9 @@ fn shoot(mode: &str, path: &str, out: &Path) -> RgbaImage {
             "--instances",
             "16",
             "--frames",
-            // lavapipe compiles Bevy's PBR pipelines in the background for the first ~20
-            // frames (nothing is drawn until then).
+            // lavapipe compiles the pipelines in the background while the first frames run
+            // (nothing is drawn until then): ~20 frames at this size and count, more where
+            // frames are quicker.
             "40",
             "--warmup",
             "1",
