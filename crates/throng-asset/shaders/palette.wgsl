@@ -28,6 +28,12 @@ struct PaletteEntry {
 @group(#{G_SKIN}) @binding(#{B_PREV_PALETTE}) var<storage, read> prev_palette: array<PaletteEntry>;
 #endif
 
+// A palette pass's invocation index: workgroups of 64 in rows of at most 65,535 (a large crowd
+// needs more than 65,535 workgroups). Rust twin: throng_asset::gpu::palette_workgroups.
+fn palette_invocation(group: vec3<u32>, groups: vec3<u32>, lane: u32) -> u32 {
+    return (group.y * groups.x + group.x) * 64u + lane;
+}
+
 // Where entry `entry` of instance `inst` lives.
 fn palette_index(inst: u32, entry: u32) -> u32 {
     return inst * bone_params.entries + entry;

@@ -61,6 +61,29 @@ pub struct PaletteEntry {
     pub c: [f32; 4],
 }
 
+/// Bytes of one palette entry of one instance.
+pub const PALETTE_ENTRY_BYTES: u64 = std::mem::size_of::<PaletteEntry>() as u64;
+
+/// Bytes of the palette buffer of `instances` instances of an asset of `entries` palette
+/// entries.
+pub fn palette_bytes(instances: u64, entries: u32) -> u64 {
+    instances * entries.max(1) as u64 * PALETTE_ENTRY_BYTES
+}
+
+/// Largest workgroup count per dispatch dimension (WebGPU's default
+/// `max_compute_workgroups_per_dimension`).
+pub const MAX_WORKGROUPS: u32 = 65_535;
+
+/// Workgroups (x, y) of a palette pass covering `invocations` at 64 per workgroup, in rows of
+/// at most [`MAX_WORKGROUPS`]: the Rust twin of `throng::palette::palette_invocation`, which
+/// reads an invocation's index as `(y · groups_x + x) · 64 + lane`.
+pub fn palette_workgroups(invocations: u64) -> (u32, u32) {
+    let g = invocations.div_ceil(64);
+    let x = g.min(MAX_WORKGROUPS as u64) as u32;
+    let y = g.div_ceil(MAX_WORKGROUPS as u64) as u32;
+    (x, y)
+}
+
 /// The layer masks as `throng::pose` reads them (`array<f32>` at `B_MASKS`): mask number m's
 /// weight of palette entry j at `(m − 1) · entries + j` (docs/design.md §4); one unused zero
 /// word when the asset has none, since a GPU storage binding cannot be empty.
@@ -104,4 +127,29 @@ pub fn wgsl_modules() -> Vec<Module> {
         shader!("throng::skin", "skin.wgsl"),
         shader!("throng::pose", "pose.wgsl"),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workgroups_cover_every_invocation_in_rows_of_the_limit() {
+        assert_eq!(palette_workgroups(0), (0, 0));
+        assert_eq!(palette_workgroups(1), (1, 1));
+        assert_eq!(palette_workgroups(64), (1, 1));
+        assert_eq!(palette_workgroups(65), (2, 1));
+        let n = 64 * MAX_WORKGROUPS as u64 + 1;
+        assert_eq!(palette_workgroups(n), (MAX_WORKGROUPS, 2));
+        let (x, y) = palette_workgroups(n);
+        assert!(x as u64 * y as u64 * 64 >= n);
+    }
+
+    #[test]
+    fn palette_bytes_are_48_per_entry_and_instance() {
+        assert_eq!(PALETTE_ENTRY_BYTES, 48);
+        assert_eq!(palette_bytes(1000, 24), 1000 * 24 * 48);
+        // Fox's 24 entries on a 128 MiB binding.
+        assert_eq!((128u64 << 20) / palette_bytes(1, 24), 116_508);
+    }
 }

@@ -8,6 +8,7 @@
 
 #import throng::bone::bone_params
 #import throng::pose::write_palette_entry
+#import throng::palette::palette_invocation
 
 // Rust twin: throng_bevy::render::PaletteJob (16 B).
 struct PaletteJob {
@@ -21,8 +22,7 @@ struct PaletteJob {
 
 @compute @workgroup_size(64)
 fn cs_palette(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
-    // Two dimensions: a large crowd needs more than 65,535 workgroups.
-    let i = (group.y * groups.x + group.x) * 64u + lane;
+    let i = palette_invocation(group, groups, lane);
     let entries = bone_params.entries;
     if (i >= job.instances * entries) {
         return;

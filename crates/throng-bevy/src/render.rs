@@ -17,8 +17,8 @@
 //! from the bone texture. A crowd whose palette would exceed the device's storage-binding
 //! limit (entries × capacity × 48 B, the capacity being the instance count rounded up to a
 //! power of two; a million Fox instances need 1.2 GB, past wgpu's default 128 MiB and most
-//! devices' limits) is drawn on the texture path instead, with a warning: the same `throng::skin` without `PALETTE`, straight from the bone
-//! texture. Both are throng's shared WGSL modules (`throng_asset::gpu`), composed by Bevy's
+//! devices' limits) is drawn on the texture path instead, with a warning: the same
+//! `throng::skin` without `PALETTE`, straight from the bone texture. Both are throng's shared WGSL modules (`throng_asset::gpu`), composed by Bevy's
 //! naga_oil with the plugin's group and binding numbers ([`bindings`]).
 //!
 //! Why not a material extension or Bevy's own mesh path: those draw one `Mesh` per entity
@@ -65,7 +65,7 @@ use bevy::render::texture::{FallbackImage, GpuImage};
 use bevy::render::view::ExtractedView;
 use bevy::render::Extract;
 use bevy::shader::{Shader, ShaderDefVal};
-use throng_asset::gpu::{BoneParams, PaletteEntry};
+use throng_asset::gpu::{palette_bytes, palette_workgroups, BoneParams, PALETTE_ENTRY_BYTES};
 use throng_asset::{BakedAsset, Encoding};
 
 use crate::asset::ThrongAsset;
@@ -146,7 +146,7 @@ fn binding_defs(group: u32) -> Vec<ShaderDefVal> {
 /// f32), joints (8 u16), unorm16 weights (8 u16).
 pub const VERTEX_BYTES: u64 = 64;
 
-/// WGSL `DrawParams` (64 B): a primitive's material and the GPU-timed clock.
+/// WGSL `DrawParams` (64 B): a primitive's material.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct DrawParams {
@@ -164,9 +164,6 @@ pub struct PaletteJob {
     pub instances: u32,
     pub pad: [u32; 3],
 }
-
-/// Bytes of one palette entry (throng_asset::gpu::PaletteEntry).
-pub const PALETTE_ENTRY_BYTES: u64 = std::mem::size_of::<PaletteEntry>() as u64;
 
 /// A primitive on the GPU.
 pub struct GpuPrimitive {
@@ -387,8 +384,9 @@ pub struct CrowdGpu {
     /// GPU-timed: the clock uniform (16 B; written every frame, read by the palette pass or,
     /// on the texture path, the vertex stage).
     clock_buffer: Option<Buffer>,
-    /// The palette path's buffer: `capacity × entries` entries of 48 B; `None` on the texture
-    /// path (then `dummy` stands at its binding).
+    /// The palette path's buffer, `capacity × entries` entries of 48 B; on the texture path a
+    /// one-entry stand-in for the draw layout's palette binding. `None` until sized by the
+    /// asset (again after the crowd grows or changes path).
     palette: Option<Buffer>,
     /// The path the crowd asks for.
     pub skin_path: SkinPath,
@@ -619,7 +617,7 @@ fn uniform_buffer(device: &RenderDevice, label: &str, size: u64) -> Buffer {
 /// to a power of two, at least 64) of `entries` palette entries can keep its palette in one
 /// storage binding of the device (else it is drawn on the texture path, with a warning).
 pub fn palette_fits(capacity: u64, entries: u32, limits: &WgpuLimits) -> bool {
-    let bytes = capacity * entries.max(1) as u64 * PALETTE_ENTRY_BYTES;
+    let bytes = palette_bytes(capacity, entries);
     bytes <= limits.max_storage_buffer_binding_size && bytes <= limits.max_buffer_size
 }
 
@@ -680,7 +678,7 @@ pub(crate) fn prepare_crowd_bind_groups(
                     "throng: a crowd of {} instances (capacity {}) × {entries} palette entries needs {} MB of palette, past the device's storage-binding limit of {} MB: drawn on the texture path",
                     g.instances,
                     g.capacity,
-                    g.capacity * entries as u64 * PALETTE_ENTRY_BYTES / 1_000_000,
+                    palette_bytes(g.capacity, entries) / 1_000_000,
                     device.limits().max_storage_buffer_binding_size / 1_000_000
                 );
             }
@@ -1098,7 +1096,7 @@ pub(crate) fn dispatch_palettes(
             continue;
         };
         let invocations = g.instances as u64 * asset.baked.bone_texture.entries.max(1) as u64;
-        let [x, y] = workgroups(invocations);
+        let (x, y) = palette_workgroups(invocations);
         let encoder = encoder.get_or_insert_with(|| {
             device.create_command_encoder(&CommandEncoderDescriptor {
                 label: Some("throng palette passes"),
@@ -1115,16 +1113,6 @@ pub(crate) fn dispatch_palettes(
     if let Some(encoder) = encoder {
         queue.submit([encoder.finish()]);
     }
-}
-
-/// Workgroups of 64 for `invocations`, as (x, y) with x ≤ 65,535 (`cs_palette` reads its
-/// index from both).
-pub fn workgroups(invocations: u64) -> [u32; 2] {
-    const MAX: u64 = 65_535;
-    let groups = invocations.div_ceil(64).max(1);
-    let y = groups.div_ceil(MAX);
-    let x = groups.div_ceil(y);
-    [x as u32, y as u32]
 }
 
 /// The draw: Bevy's view groups, then per primitive the crowd's group, buffers and one

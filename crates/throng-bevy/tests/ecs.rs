@@ -46,16 +46,21 @@ fn app() -> App {
     app
 }
 
+/// `baked` as a Bevy asset, its images added to the app's `Assets<Image>`.
+fn throng_asset_of(app: &mut App, baked: &BakedAsset) -> ThrongAsset {
+    let mut images = app.world_mut().resource_mut::<Assets<Image>>();
+    throng_bevy::from_baked(baked.clone(), &mut images)
+}
+
 /// An app with one crowd of the baked fox; returns the crowd entity.
 fn app_with_crowd(timing: Timing) -> (App, Entity, BakedAsset) {
     let mut app = app();
     let baked = baked_fox();
+    let fox = throng_asset_of(&mut app, &baked);
     let asset = app
         .world_mut()
-        .resource_scope(|world, mut images: Mut<Assets<Image>>| {
-            let a = throng_bevy::from_baked(baked.clone(), &mut images);
-            world.resource_mut::<Assets<ThrongAsset>>().add(a)
-        });
+        .resource_mut::<Assets<ThrongAsset>>()
+        .add(fox);
     let crowd = app.world_mut().spawn(ThrongCrowd::new(asset, timing)).id();
     app.update();
     assert!(
@@ -250,13 +255,10 @@ fn commands_given_before_the_asset_loads_are_applied_once_it_has() {
         crowd_of(&app, crowd).runtime().is_none(),
         "asset not loaded yet"
     );
+    let fox_asset = throng_asset_of(&mut app, &baked);
     app.world_mut()
-        .resource_scope(|world, mut images: Mut<Assets<Image>>| {
-            let a = throng_bevy::from_baked(baked.clone(), &mut images);
-            world
-                .resource_mut::<Assets<ThrongAsset>>()
-                .insert(asset.id(), a)
-        })
+        .resource_mut::<Assets<ThrongAsset>>()
+        .insert(asset.id(), fox_asset)
         .expect("insert the asset");
     app.update();
     let h = app.world().get::<ThrongHandle>(fox).expect("spawned").0;

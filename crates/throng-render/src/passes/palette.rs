@@ -32,12 +32,9 @@ use crate::layouts;
 use crate::passes::cull::CullRun;
 use crate::shaders::Program;
 
-/// Bytes of one palette entry of one instance.
-pub const PALETTE_ENTRY_BYTES: u64 = std::mem::size_of::<PaletteEntry>() as u64;
-
-/// Largest workgroup count per dispatch dimension (WebGPU's default
-/// `max_compute_workgroups_per_dimension`; the culling pass's indirect dispatch uses the same).
-const MAX_GROUPS: u32 = 65_535;
+/// The palette buffer's sizes and the pass's workgroups, shared with throng-bevy's palette
+/// pass.
+pub use throng_asset::gpu::{palette_bytes, palette_workgroups, PALETTE_ENTRY_BYTES};
 
 /// Crowds whose palette buffers are kept between frames (as occlusion culling's histories).
 const MAX_BUFFERS: usize = 64;
@@ -164,12 +161,6 @@ impl PaletteRun {
     }
 }
 
-/// Bytes of the palette buffer of `instances` instances of an asset of `entries` palette
-/// entries.
-pub fn palette_bytes(instances: u64, entries: u32) -> u64 {
-    instances * entries.max(1) as u64 * PALETTE_ENTRY_BYTES
-}
-
 /// Checks that a palette buffer of `instances` fits the device: one binding holds at most
 /// `min(max_storage_buffer_binding_size, max_buffer_size)` bytes, i.e.
 /// `limit / (entries · 48 B)` instances (Fox, 24 entries, on a 128 MiB binding: 116,508).
@@ -194,15 +185,6 @@ pub(crate) fn check_palette(
         });
     }
     Ok(())
-}
-
-/// Workgroups (x, y) covering `invocations` at 64 per workgroup, in rows of at most
-/// [`MAX_GROUPS`] (the shader reads its index as `(y · groups_x + x) · 64 + lane`).
-fn groups(invocations: u64) -> (u32, u32) {
-    let g = invocations.div_ceil(64);
-    let x = g.min(MAX_GROUPS as u64) as u32;
-    let y = g.div_ceil(MAX_GROUPS as u64) as u32;
-    (x, y)
 }
 
 impl PalettePass {
@@ -420,7 +402,7 @@ impl PalettePass {
         let dispatch = match list {
             Some((run, l)) => Dispatch::Indirect(run.args.clone(), l.dispatch_offset),
             None => {
-                let (x, y) = groups(instances as u64 * asset.params.entries as u64);
+                let (x, y) = palette_workgroups(instances as u64 * asset.params.entries as u64);
                 Dispatch::Direct(x, y)
             }
         };
@@ -555,30 +537,5 @@ fn dq_entry(m: &throng_contract::SkinMatrix) -> PaletteEntry {
         a: q.to_array(),
         b: dual.to_array(),
         c: [(scale.x + scale.y + scale.z) / 3.0, 0.0, 0.0, 0.0],
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn workgroups_cover_every_invocation_in_rows_of_the_limit() {
-        assert_eq!(groups(0), (0, 0));
-        assert_eq!(groups(1), (1, 1));
-        assert_eq!(groups(64), (1, 1));
-        assert_eq!(groups(65), (2, 1));
-        let n = 64 * MAX_GROUPS as u64 + 1;
-        assert_eq!(groups(n), (MAX_GROUPS, 2));
-        let (x, y) = groups(n);
-        assert!(x as u64 * y as u64 * 64 >= n);
-    }
-
-    #[test]
-    fn palette_bytes_are_48_per_entry_and_instance() {
-        assert_eq!(PALETTE_ENTRY_BYTES, 48);
-        assert_eq!(palette_bytes(1000, 24), 1000 * 24 * 48);
-        // Fox's 24 entries on a 128 MiB binding.
-        assert_eq!((128u64 << 20) / palette_bytes(1, 24), 116_508);
     }
 }
