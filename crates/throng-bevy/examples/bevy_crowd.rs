@@ -3,7 +3,8 @@
 //! ```text
 //! cargo run --release -p throng-bevy --example bevy_crowd -- [--instances N] [--frames N]
 //!     [--screenshot OUT.png] [--mode throng|bevy] [--timing cpu|gpu] [--asset BAKED.glb]
-//!     [--size WxH] [--warmup N] [--path palette|texture] [--no-shadows]
+//!     [--size WxH] [--warmup N] [--path palette|texture] [--no-shadows] [--ground]
+//!     [--prepass none|depth|normal|motion]
 //! ```
 //!
 //! - `--mode throng` (default): one `ThrongCrowd`, one entity per fox with `ThrongInstance`,
@@ -13,6 +14,10 @@
 //!   (`throng_bevy::SkinPath`: a palette pass per frame, the default, or the texture path).
 //! - `--mode bevy`: the same number of `THRONG_ASSETS/Fox.glb` scenes, each animated by Bevy's
 //!   `AnimationPlayer` (what Bevy's `many_foxes` stress test does) — the baseline.
+//!
+//! `--ground` puts a plane under the field to catch the foxes' shadows; `--prepass` gives the
+//! camera Bevy's depth prepass (`depth`), with normals (`normal`) or with normals and motion
+//! vectors (`motion`); throng's crowds are drawn into them, as into the light's shadow map.
 //!
 //! Both modes use the same layout, clips (walk or run, varied starts and speeds) and
 //! crossfades (every second one fox in eight switches between walk and run over 0.3 s), the
@@ -25,8 +30,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use bevy::animation::{AnimationClip, AnimationPlayer};
+use bevy::core_pipeline::prepass::{DepthPrepass, MotionVectorPrepass, NormalPrepass};
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::gltf::GltfAssetLabel;
+use bevy::light::CascadeShadowConfigBuilder;
 use bevy::prelude::*;
 use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCaptured};
 use bevy::render::{Render, RenderApp, RenderSystems};
@@ -56,6 +63,17 @@ enum PathArg {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum PrepassArg {
+    None,
+    /// `DepthPrepass`.
+    Depth,
+    /// `DepthPrepass` and `NormalPrepass`.
+    Normal,
+    /// `DepthPrepass`, `NormalPrepass` and `MotionVectorPrepass`.
+    Motion,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum TimingArg {
     Cpu,
     Gpu,
@@ -79,10 +97,15 @@ struct Args {
     /// throng's playback timing.
     #[arg(long, value_enum, default_value = "cpu")]
     timing: TimingArg,
-    /// The light casts no shadows (Bevy's foxes then skip the shadow pass, which throng's
-    /// crowds are not drawn into): the like-for-like comparison.
+    /// The light casts no shadows (no shadow pass).
     #[arg(long)]
     no_shadows: bool,
+    /// A ground plane under the field, which receives the foxes' shadows.
+    #[arg(long)]
+    ground: bool,
+    /// Bevy prepasses the camera runs, each of which the foxes are drawn into.
+    #[arg(long, value_enum, default_value = "none")]
+    prepass: PrepassArg,
     /// throng's skinning path.
     #[arg(long, value_enum, default_value = "palette")]
     path: PathArg,
@@ -266,6 +289,9 @@ fn run(args: Args) -> Result<AppExit> {
                 stamp_render_end
                     .after(RenderSystems::Prepare)
                     .before(RenderSystems::Render),
+                count_depth_items
+                    .after(RenderSystems::Queue)
+                    .before(RenderSystems::Render),
             ),
         );
     }
@@ -341,6 +367,16 @@ struct TimerState {
     main_s: f64,
     render_start: Option<Instant>,
     render_s: f64,
+    /// The most crowd items queued into shadow and prepass phases in one frame.
+    shadow_items: u32,
+    prepass_items: u32,
+}
+
+fn count_depth_items(t: Res<Timers>, queue: Option<Res<throng_bevy::prepass::CrowdDepthQueue>>) {
+    if let (Ok(mut s), Some(q)) = (t.0.lock(), queue) {
+        s.shadow_items = s.shadow_items.max(q.shadow_items);
+        s.prepass_items = s.prepass_items.max(q.prepass_items);
+    }
 }
 
 fn stamp_main_start(t: Res<Timers>) {
@@ -488,6 +524,12 @@ fn report(stats: &Stats, a: &Args, timers: &Timers) {
             t.main_s * 1e3 / n as f64,
             t.render_s * 1e3 / n as f64
         );
+        if a.mode == Mode::Throng {
+            println!(
+                "bevy_crowd: throng crowd items in one frame: {} in light views' shadow phases, {} in cameras' prepass phases",
+                t.shadow_items, t.prepass_items
+            );
+        }
     }
 }
 
@@ -505,27 +547,61 @@ fn spacing(plan: &Plan) -> f32 {
     (e.x.max(e.z) * 1.2).max(1e-3)
 }
 
-fn setup_scene(mut commands: Commands, plan: Res<Plan>) {
+fn setup_scene(
+    mut commands: Commands,
+    plan: Res<Plan>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<StandardMaterial>>,
+) {
     let s = spacing(&plan);
     let side = (plan.args.instances as f32).sqrt().ceil().max(1.0) * s;
     let height = (plan.bounds.1.y - plan.bounds.0.y).max(1e-3);
     // Looking down at the field from its near edge, the whole field in view.
     let eye = Vec3::new(0.0, side * 0.55 + height * 2.0, side * 0.75 + height * 3.0);
-    commands.spawn((
+    let mut camera = commands.spawn((
         Camera3d::default(),
         // A tonemapper without lookup tables (the LUT feature is left out of the build).
         Tonemapping::AcesFitted,
         Transform::from_translation(eye).looking_at(Vec3::new(0.0, height * 0.3, 0.0), Vec3::Y),
     ));
+    if plan.args.prepass != PrepassArg::None {
+        camera.insert(DepthPrepass);
+    }
+    if matches!(plan.args.prepass, PrepassArg::Normal | PrepassArg::Motion) {
+        camera.insert(NormalPrepass);
+    }
+    if plan.args.prepass == PrepassArg::Motion {
+        camera.insert(MotionVectorPrepass);
+    }
+    if plan.args.ground {
+        // A grey plane a little wider than the field, at the foxes' feet.
+        let extent = side + s * 2.0;
+        commands.spawn((
+            Mesh3d(meshes.add(Plane3d::default().mesh().size(extent, extent))),
+            MeshMaterial3d(materials.add(StandardMaterial {
+                base_color: Color::srgb(0.55, 0.55, 0.5),
+                perceptual_roughness: 1.0,
+                ..default()
+            })),
+            Transform::from_xyz(0.0, plan.bounds.0.y.min(0.0), 0.0),
+        ));
+    }
     commands.spawn((
         DirectionalLight {
             illuminance: 8_000.0,
-            // Bevy's foxes cast into the shadow map; throng's crowds do not (yet), so
-            // --no-shadows compares the two with the same passes.
             shadow_maps_enabled: !plan.args.no_shadows,
             ..default()
         },
         Transform::from_xyz(1.0, 2.0, 1.5).looking_at(Vec3::ZERO, Vec3::Y),
+        // Bevy's default cascades reach 150 units from the camera, short of a field of foxes
+        // modelled in centimetres: two cascades over the whole field instead.
+        CascadeShadowConfigBuilder {
+            num_cascades: 2,
+            first_cascade_far_bound: eye.length(),
+            maximum_distance: eye.length() + side * 1.5,
+            ..default()
+        }
+        .build(),
     ));
     commands.insert_resource(GlobalAmbientLight {
         brightness: 400.0,

@@ -1,10 +1,10 @@
 // throng_bevy crowd draw: one instanced draw per primitive of a baked asset inside Bevy's main
 // 3D pass, on the palette path (docs/design.md §5 "Skinning paths"). The crowd's palette pass
 // (crowd_palette.wgsl) has written every instance's blended skin matrices; the vertex stage
-// skins the bind-space vertex with throng::skin (def PALETTE: one palette read per influence)
-// and places it by the instance's transform (throng::instances); the fragment stage hands the
-// surface to Bevy's PBR lighting (bevy_pbr::pbr_functions), so Bevy's lights, shadow maps, fog
-// and tonemapping apply.
+// places the vertex with throng_bevy::crowd_vertex (throng::skin, def PALETTE: one palette
+// read per influence, then the instance's transform); the fragment stage hands the surface to
+// Bevy's PBR lighting (bevy_pbr::pbr_functions), so Bevy's lights, shadow maps, fog and
+// tonemapping apply.
 //
 // Bindings: groups 0 and 1 are Bevy's mesh view bind groups, group 2 is Bevy's empty group (no
 // Bevy mesh uniforms are read), group 3 (G_SKIN) is the crowd's, binding numbers from
@@ -21,10 +21,7 @@
     mesh_types::MESH_FLAGS_SHADOW_RECEIVER_BIT,
     view_transformations::position_world_to_clip,
 }
-#import throng::playback::instance_affine
-#import throng::instances::instance_transforms
-#import throng::skin::skin_vertex
-#import throng::decode::apply_affine
+#import throng_bevy::crowd_vertex::{CrowdVertex, world_vertex}
 
 // Rust twin: throng_bevy::render::DrawParams (64 B): the primitive's material.
 struct DrawParams {
@@ -42,44 +39,18 @@ struct DrawParams {
 @group(#{G_SKIN}) @binding(#{B_BASE_COLOR}) var base_color_texture: texture_2d<f32>;
 @group(#{G_SKIN}) @binding(#{B_SAMPLER}) var base_color_sampler: sampler;
 
-struct VertexIn {
-    @builtin(instance_index) instance: u32,
-    @location(0) position: vec3<f32>,
-    @location(1) normal: vec3<f32>,
-    @location(2) uv: vec2<f32>,
-    @location(3) joints0: vec4<u32>,
-    // unorm16 weights as integers, w / 65535 as the CPU decoder reads them.
-    @location(5) weights0: vec4<u32>,
-#ifndef INFLUENCES_4
-    @location(4) joints1: vec4<u32>,
-    @location(6) weights1: vec4<u32>,
-#endif
-}
-
 struct VertexOut {
-    @builtin(position) clip_position: vec4<f32>,
+    // Invariant: the depth prepass (crowd_prepass.wgsl) computes the same position with the
+    // same operations, and the main pass's depth test must pass on exactly that depth.
+    @invariant @builtin(position) clip_position: vec4<f32>,
     @location(0) world_position: vec4<f32>,
     @location(1) world_normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
 }
 
 @vertex
-fn vertex(v: VertexIn) -> VertexOut {
-    let wa = vec4<f32>(v.weights0) / 65535.0;
-#ifdef INFLUENCES_4
-    // Constant zeros: the second four influences fold away (a software rasteriser runs every
-    // influence for every lane whatever its weight).
-    let j1 = vec4<u32>(0u);
-    let wb = vec4<f32>(0.0);
-#else
-    let j1 = v.joints1;
-    let wb = vec4<f32>(v.weights1) / 65535.0;
-#endif
-    let j0 = v.joints0;
-    let joints = array<u32, 8>(j0.x, j0.y, j0.z, j0.w, j1.x, j1.y, j1.z, j1.w);
-    let weights = array<f32, 8>(wa.x, wa.y, wa.z, wa.w, wb.x, wb.y, wb.z, wb.w);
-    let skinned = skin_vertex(v.instance, joints, weights, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
-    let placed = apply_affine(instance_affine(instance_transforms[v.instance]), skinned.position, skinned.normal, skinned.tangent);
+fn vertex(v: CrowdVertex) -> VertexOut {
+    let placed = world_vertex(v);
     var out: VertexOut;
     out.world_position = vec4<f32>(placed.position, 1.0);
     out.clip_position = position_world_to_clip(placed.position);

@@ -39,10 +39,13 @@
 
 pub mod asset;
 pub mod crowd;
+pub mod prepass;
 pub mod render;
 
 use bevy::asset::{AssetApp, Handle};
 use bevy::core_pipeline::core_3d::Transparent3d;
+use bevy::core_pipeline::prepass::Opaque3dPrepass;
+use bevy::pbr::Shadow;
 use bevy::prelude::*;
 use bevy::render::render_asset::RenderAssetPlugin;
 use bevy::render::render_phase::AddRenderCommand;
@@ -59,6 +62,10 @@ pub use crowd::{
 pub use throng_contract::names::Timing;
 pub use throng_runtime::PlayOptions;
 
+/// `throng_bevy::crowd_vertex`: a crowd vertex skinned and placed in the world, the one
+/// function the main pass and the shadow and prepass passes share.
+pub const CROWD_VERTEX_WGSL: &str = include_str!("../shaders/crowd_vertex.wgsl");
+
 /// The plugin's main-world systems, in `PostUpdate` after `TransformSystems::Propagate`.
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ThrongSystems;
@@ -69,12 +76,14 @@ pub struct ThrongSystems;
 #[derive(Default)]
 pub struct ThrongPlugin;
 
-/// The crowd's shaders (draw and palette pass) and throng's WGSL modules they import, kept
-/// alive as Bevy shader assets.
+/// The crowd's shaders (main pass, palette pass, shadow and prepass depth) and the WGSL
+/// modules they import (throng's and `throng_bevy::crowd_vertex`), kept alive as Bevy shader
+/// assets.
 #[derive(Resource)]
 pub struct ThrongShaders {
     pub crowd: Handle<Shader>,
     pub palette: Handle<Shader>,
+    pub depth: Handle<Shader>,
     pub modules: Vec<Handle<Shader>>,
 }
 
@@ -112,12 +121,18 @@ impl Plugin for ThrongPlugin {
             .init_resource::<SpecializedRenderPipelines<render::ThrongPipeline>>()
             .init_resource::<SpecializedComputePipelines<render::PalettePipeline>>()
             .init_resource::<render::PalettePipelines>()
+            .init_resource::<SpecializedRenderPipelines<prepass::CrowdDepthPipeline>>()
+            .init_resource::<prepass::CrowdDepthQueue>()
             .add_render_command::<Transparent3d, render::DrawCrowd>()
+            .add_render_command::<Shadow, prepass::DrawCrowdDepth>()
+            .add_render_command::<Opaque3dPrepass, prepass::DrawCrowdDepth>()
             .add_systems(ExtractSchedule, render::extract_crowds)
             .add_systems(
                 Render,
                 (
-                    render::queue_crowds.in_set(RenderSystems::QueueMeshes),
+                    (render::queue_crowds, prepass::queue_crowd_depth)
+                        .chain()
+                        .in_set(RenderSystems::QueueMeshes),
                     (render::prepare_crowd_bind_groups, render::dispatch_palettes)
                         .chain()
                         .in_set(RenderSystems::PrepareBindGroups),
@@ -136,11 +151,15 @@ impl Plugin for ThrongPlugin {
         // shaders' #imports find them: the contract's (throng::constants, throng::playback,
         // throng::live) and throng-asset's shared skinning modules (throng::decode, bone,
         // instances, palette, skin, pose) — the same text throng-render composes.
-        let modules: Vec<Handle<Shader>> = throng_contract::wgsl::modules()
+        let mut modules: Vec<Handle<Shader>> = throng_contract::wgsl::modules()
             .into_iter()
             .chain(throng_asset::gpu::wgsl_modules())
             .map(|m| shaders.add(Shader::from_wgsl(m.source, m.file)))
             .collect();
+        modules.push(shaders.add(Shader::from_wgsl(
+            CROWD_VERTEX_WGSL,
+            "crates/throng-bevy/shaders/crowd_vertex.wgsl",
+        )));
         let crowd = shaders.add(Shader::from_wgsl(
             include_str!("../shaders/crowd.wgsl"),
             "crates/throng-bevy/shaders/crowd.wgsl",
@@ -149,15 +168,21 @@ impl Plugin for ThrongPlugin {
             include_str!("../shaders/crowd_palette.wgsl"),
             "crates/throng-bevy/shaders/crowd_palette.wgsl",
         ));
+        let depth = shaders.add(Shader::from_wgsl(
+            include_str!("../shaders/crowd_prepass.wgsl"),
+            "crates/throng-bevy/shaders/crowd_prepass.wgsl",
+        ));
         app.insert_resource(ThrongShaders {
             crowd: crowd.clone(),
             palette: palette.clone(),
+            depth: depth.clone(),
             modules,
         });
         if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
             render_app.insert_resource(render::ThrongShader {
                 draw: crowd,
                 palette,
+                depth,
             });
         }
     }

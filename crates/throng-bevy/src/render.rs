@@ -41,9 +41,11 @@ use std::sync::Arc;
 use bevy::asset::AssetId;
 use bevy::camera::primitives::{Aabb, Frustum};
 use bevy::core_pipeline::core_3d::{Transparent3d, TransparentSortingInfo3d};
+use bevy::core_pipeline::prepass::MotionVectorPrepass;
 use bevy::ecs::system::lifetimeless::SRes;
 use bevy::ecs::system::SystemParamItem;
 use bevy::image::Image;
+use bevy::light::NotShadowCaster;
 use bevy::math::primitives::ViewFrustum;
 use bevy::math::{Mat4, Vec3};
 use bevy::mesh::{Mesh, MeshVertexBufferLayout, MeshVertexBufferLayoutRef, VertexBufferLayout};
@@ -120,9 +122,10 @@ pub mod bindings {
         MASKS = 111;
         /// The palette pass's `PaletteJob` uniform.
         PALETTE_JOB = 112;
-        /// Bindings of throng's modules that the plugin never binds (culled ids, motion
-        /// vectors' previous frame): numbers only, so that the modules compose.
+        /// Binding of throng's modules that the plugin never binds (culled ids): a number
+        /// only, so that the modules compose.
         VISIBLE_IDS = 113;
+        /// Motion vectors: the previous frame's `array<InstanceTransform>` and palette.
         PREV_TRANSFORMS = 114;
         PREV_PALETTE = 115;
     }
@@ -388,6 +391,20 @@ pub struct CrowdGpu {
     /// one-entry stand-in for the draw layout's palette binding. `None` until sized by the
     /// asset (again after the crowd grows or changes path).
     palette: Option<Buffer>,
+    /// Motion vectors (some camera has Bevy's `MotionVectorPrepass`): the previous frame's
+    /// transforms and palette, copied from the current ones before they are rewritten.
+    /// Without motion vectors the bind groups bind the current buffers in their place.
+    pub motion: bool,
+    prev_transforms: Option<Buffer>,
+    prev_palette: Option<Buffer>,
+    /// The previous-frame buffers were just created: this frame they take this frame's data
+    /// (no motion) instead of the stale content of the current buffers.
+    prev_fresh: bool,
+    /// The same for the previous palette: its first frame copies the palette after the
+    /// palette pass instead of before.
+    prev_palette_fresh: bool,
+    /// The crowd casts into Bevy's shadow maps (its entity has no `NotShadowCaster`).
+    pub casts_shadows: bool,
     /// The path the crowd asks for.
     pub skin_path: SkinPath,
     /// Whether the crowd is drawn on the palette path (asked for, and its palette fits the
@@ -398,7 +415,7 @@ pub struct CrowdGpu {
     draws: Vec<Buffer>,
     bind_groups: Vec<BindGroup>,
     palette_group: Option<BindGroup>,
-    bind_groups_valid: bool,
+    pub(crate) bind_groups_valid: bool,
     transforms_gen: u64,
     records_gen: u64,
     clock: u32,
@@ -410,11 +427,20 @@ pub struct CrowdGpu {
 #[derive(Resource, Default)]
 pub struct CrowdGpus(pub HashMap<Entity, CrowdGpu>);
 
+/// What [`extract_crowds`] reads of a crowd entity.
+type ExtractedCrowd = (
+    Entity,
+    &'static RenderEntity,
+    &'static ThrongCrowd,
+    Has<NotShadowCaster>,
+);
+
 /// Copies the crowds' transforms and records straight from the main world's runtime into
 /// GPU buffers (`queue.write_buffer` stages them; no intermediate copy in the render world).
 /// Transforms only when they changed; records every frame CPU-timed, on a change GPU-timed.
 pub(crate) fn extract_crowds(
-    crowds: Extract<Query<(Entity, &RenderEntity, &ThrongCrowd)>>,
+    crowds: Extract<Query<ExtractedCrowd>>,
+    motion_views: Extract<Query<(), With<MotionVectorPrepass>>>,
     mut gpus: ResMut<CrowdGpus>,
     device: Res<RenderDevice>,
     queue: Res<RenderQueue>,
@@ -422,7 +448,12 @@ pub(crate) fn extract_crowds(
     for g in gpus.0.values_mut() {
         g.seen = false;
     }
-    for (main, render, crowd) in &crowds {
+    let motion = !motion_views.is_empty();
+    // Motion vectors: each crowd's transforms are copied to its previous-frame buffer by a
+    // command submitted before this frame's transforms are written (queue writes land at the
+    // start of the next submission, so the copy must be submitted first).
+    let mut copies: Option<CommandEncoder> = None;
+    for (main, render, crowd, not_caster) in &crowds {
         let Some(rt) = crowd.runtime() else {
             continue;
         };
@@ -438,6 +469,12 @@ pub(crate) fn extract_crowds(
             records: None,
             clock_buffer: None,
             palette: None,
+            motion: false,
+            prev_transforms: None,
+            prev_palette: None,
+            prev_fresh: false,
+            prev_palette_fresh: false,
+            casts_shadows: true,
             skin_path: crowd.skin_path,
             palette_path: false,
             job: None,
@@ -454,6 +491,13 @@ pub(crate) fn extract_crowds(
         g.seen = true;
         g.render_entity = render.id();
         g.bounds = crowd.bounds;
+        g.casts_shadows = !not_caster;
+        if g.motion != motion {
+            g.motion = motion;
+            g.prev_transforms = None;
+            g.prev_palette = None;
+            g.bind_groups_valid = false;
+        }
         if g.skin_path != crowd.skin_path {
             g.skin_path = crowd.skin_path;
             g.palette = None;
@@ -468,9 +512,10 @@ pub(crate) fn extract_crowds(
             g.transforms = Some(device.create_buffer(&BufferDescriptor {
                 label: Some("throng instance transforms"),
                 size: cap * 48,
-                usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }));
+            g.prev_transforms = None;
             g.records = Some(device.create_buffer(&BufferDescriptor {
                 label: Some("throng instance records"),
                 size: cap * g.record_bytes,
@@ -486,12 +531,47 @@ pub(crate) fn extract_crowds(
         if let crate::crowd::Runtime::Gpu(r) = rt {
             g.clock = r.gpu_clock();
         }
-        if n == 0 {
+        if motion && g.prev_transforms.is_none() {
+            g.prev_transforms = Some(device.create_buffer(&BufferDescriptor {
+                label: Some("throng previous instance transforms"),
+                size: g.capacity * 48,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+            // The palette's twin is sized with the palette, in prepare_crowd_bind_groups.
+            g.prev_palette = None;
+            g.prev_fresh = true;
+            g.bind_groups_valid = false;
+        }
+        if let (Some(tb), Some(prev), false) = (&g.transforms, &g.prev_transforms, g.prev_fresh) {
+            if n > 0 {
+                copies
+                    .get_or_insert_with(|| {
+                        device.create_command_encoder(&CommandEncoderDescriptor {
+                            label: Some("throng previous transforms"),
+                        })
+                    })
+                    .copy_buffer_to_buffer(tb, 0, prev, 0, n * 48);
+            }
+        }
+    }
+    if let Some(copies) = copies {
+        queue.submit([copies.finish()]);
+    }
+    for (main, _, crowd, _) in &crowds {
+        let (Some(g), Some(rt)) = (gpus.0.get_mut(&main), crowd.runtime()) else {
+            continue;
+        };
+        if g.instances == 0 {
             continue;
         }
         if let (Some(tb), true) = (&g.transforms, g.transforms_gen != crowd.transforms_gen) {
             queue.write_buffer(tb, 0, bytemuck::cast_slice(rt.transforms()));
             g.transforms_gen = crowd.transforms_gen;
+        }
+        if let (Some(prev), true) = (&g.prev_transforms, g.prev_fresh) {
+            queue.write_buffer(prev, 0, bytemuck::cast_slice(rt.transforms()));
+            g.prev_fresh = false;
         }
         if let (Some(rb), true) = (&g.records, g.records_gen != crowd.records_gen) {
             queue.write_buffer(rb, 0, crowd.record_bytes());
@@ -563,6 +643,9 @@ pub fn crowd_layout(sint: bool) -> BindGroupLayoutDescriptor {
     entries.extend([
         buffer_entry(bindings::INSTANCE_TRANSFORMS, vf, storage),
         buffer_entry(bindings::PALETTE, vf, storage),
+        // Read with motion vectors (def MOTION); the current buffers stand in without.
+        buffer_entry(bindings::PREV_TRANSFORMS, vf, storage),
+        buffer_entry(bindings::PREV_PALETTE, vf, storage),
         buffer_entry(bindings::DRAW, vf, BufferBindingType::Uniform),
         BindGroupLayoutEntry {
             binding: bindings::BASE_COLOR,
@@ -692,9 +775,20 @@ pub(crate) fn prepare_crowd_bind_groups(
             g.palette = Some(device.create_buffer(&BufferDescriptor {
                 label: Some("throng palette"),
                 size: n * PALETTE_ENTRY_BYTES,
-                usage: BufferUsages::STORAGE,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }));
+            g.prev_palette = None;
+            g.bind_groups_valid = false;
+        }
+        if g.motion && g.palette_path && g.prev_palette.is_none() {
+            g.prev_palette = Some(device.create_buffer(&BufferDescriptor {
+                label: Some("throng previous palette"),
+                size: g.capacity * entries as u64 * PALETTE_ENTRY_BYTES,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+            g.prev_palette_fresh = true;
             g.bind_groups_valid = false;
         }
         if g.bind_groups_valid {
@@ -762,6 +856,14 @@ pub(crate) fn prepare_crowd_bind_groups(
                     resource: pal.as_entire_binding(),
                 },
                 BindGroupEntry {
+                    binding: bindings::PREV_TRANSFORMS,
+                    resource: g.prev_transforms.as_ref().unwrap_or(tb).as_entire_binding(),
+                },
+                BindGroupEntry {
+                    binding: bindings::PREV_PALETTE,
+                    resource: g.prev_palette.as_ref().unwrap_or(pal).as_entire_binding(),
+                },
+                BindGroupEntry {
                     binding: bindings::DRAW,
                     resource: draw.as_entire_binding(),
                 },
@@ -811,10 +913,9 @@ pub struct ThrongPipeline {
     pub shader: Handle<Shader>,
 }
 
-/// What a crowd pipeline varies by.
+/// What a crowd's vertex stage varies by, in every pass that draws it (main, shadow, prepass).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ThrongPipelineKey {
-    pub mesh_key: MeshPipelineKey,
+pub struct CrowdKey {
     /// `throng_contract::Encoding::code`.
     pub encoding: u32,
     pub gpu_timed: bool,
@@ -823,6 +924,52 @@ pub struct ThrongPipelineKey {
     pub palette: bool,
     /// At most 4 influences per vertex (def `INFLUENCES_4`).
     pub four_influences: bool,
+}
+
+impl CrowdKey {
+    /// The key of crowd `g` of `asset`.
+    pub fn of(g: &CrowdGpu, asset: &GpuThrongAsset) -> Self {
+        Self {
+            encoding: asset.baked.bone_texture.encoding.code(),
+            gpu_timed: g.gpu_timed,
+            double_sided: asset.double_sided,
+            palette: g.palette_path,
+            four_influences: asset.four_influences,
+        }
+    }
+
+    /// The bone texture holds integers (quat-snorm16).
+    pub fn sint(&self) -> bool {
+        self.encoding == Encoding::QuatSnorm16.code()
+    }
+
+    /// The shader defs of `throng_bevy::crowd_vertex` and the shared modules it imports,
+    /// with the crowd's group at [`CROWD_GROUP`].
+    pub fn shader_defs(&self) -> Vec<ShaderDefVal> {
+        let mut defs = binding_defs(CROWD_GROUP);
+        defs.extend(playback_defs(self.encoding, self.gpu_timed));
+        defs.push(if self.palette {
+            "PALETTE".into()
+        } else {
+            "BONE_TEXTURE".into()
+        });
+        if self.four_influences {
+            defs.push("INFLUENCES_4".into());
+        }
+        defs
+    }
+
+    /// Back faces culled unless the asset has a double-sided material.
+    pub fn cull_mode(&self) -> Option<Face> {
+        (!self.double_sided).then_some(Face::Back)
+    }
+}
+
+/// What a crowd's main-pass pipeline varies by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ThrongPipelineKey {
+    pub mesh_key: MeshPipelineKey,
+    pub crowd: CrowdKey,
 }
 
 /// The vertex layout of [`VERTEX_BYTES`] per vertex (shader locations 0..6).
@@ -887,23 +1034,14 @@ impl SpecializedRenderPipeline for ThrongPipeline {
             view_layout.main_layout.clone(),
             view_layout.binding_array_layout.clone(),
             view_layout.empty_layout.clone(),
-            crowd_layout(key.encoding == Encoding::QuatSnorm16.code()),
+            crowd_layout(key.crowd.sint()),
         ];
         let mut defs = d.vertex.shader_defs.clone();
-        defs.extend(binding_defs(CROWD_GROUP));
-        defs.extend(playback_defs(key.encoding, key.gpu_timed));
+        defs.extend(key.crowd.shader_defs());
         defs.push(ShaderDefVal::UInt(
             "MATERIAL_BIND_GROUP".into(),
             CROWD_GROUP,
         ));
-        if key.palette {
-            defs.push("PALETTE".into());
-        } else {
-            defs.push("BONE_TEXTURE".into());
-        }
-        if key.four_influences {
-            defs.push("INFLUENCES_4".into());
-        }
         d.label = Some("throng crowd pipeline".into());
         d.vertex.shader = self.shader.clone();
         d.vertex.shader_defs = defs.clone();
@@ -912,9 +1050,7 @@ impl SpecializedRenderPipeline for ThrongPipeline {
             f.shader = self.shader.clone();
             f.shader_defs = defs;
         }
-        if key.double_sided {
-            d.primitive.cull_mode = None;
-        }
+        d.primitive.cull_mode = key.crowd.cull_mode();
         d
     }
 }
@@ -953,6 +1089,8 @@ impl SpecializedComputePipeline for PalettePipeline {
 pub struct ThrongShader {
     pub draw: Handle<Shader>,
     pub palette: Handle<Shader>,
+    /// Shadow maps and prepasses (`crate::prepass`).
+    pub depth: Handle<Shader>,
 }
 
 /// Each crowd's palette pass pipeline, queued in [`queue_crowds`] and dispatched by
@@ -1032,11 +1170,7 @@ pub(crate) fn queue_crowds(
                         PrimitiveTopology::TriangleList,
                         None,
                     ),
-                encoding: asset.baked.bone_texture.encoding.code(),
-                gpu_timed: g.gpu_timed,
-                double_sided: asset.double_sided,
-                palette: g.palette_path,
-                four_influences: asset.four_influences,
+                crowd: CrowdKey::of(g, asset),
             };
             // Specialised (so compiling) alongside the palette pass's pipeline, not after it;
             // the item waits until the palette pass can run.
@@ -1073,7 +1207,7 @@ pub(crate) fn queue_crowds(
 /// the palettes (queue order makes the writes visible to them). Every crowd is posed once a
 /// frame, whatever the number of views.
 pub(crate) fn dispatch_palettes(
-    gpus: Res<CrowdGpus>,
+    mut gpus: ResMut<CrowdGpus>,
     palette_ids: Res<PalettePipelines>,
     pipeline_cache: Res<PipelineCache>,
     assets: Res<RenderAssets<GpuThrongAsset>>,
@@ -1081,7 +1215,7 @@ pub(crate) fn dispatch_palettes(
     queue: Res<RenderQueue>,
 ) {
     let mut encoder = None;
-    for (main, g) in &gpus.0 {
+    for (main, g) in gpus.0.iter_mut() {
         let (Some(&id), Some(group), Some(asset)) = (
             palette_ids.0.get(main),
             &g.palette_group,
@@ -1102,13 +1236,28 @@ pub(crate) fn dispatch_palettes(
                 label: Some("throng palette passes"),
             })
         });
-        let mut pass = encoder.begin_compute_pass(&ComputePassDescriptor {
-            label: Some("throng palette pass"),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(PALETTE_GROUP, group, &[]);
-        pass.dispatch_workgroups(x, y, 1);
+        // Motion vectors: last frame's palette becomes the previous one before it is
+        // overwritten (on the previous palette's first frame, this frame's, so no motion).
+        let copy = match (&g.palette, &g.prev_palette) {
+            (Some(pal), Some(prev)) => Some((pal, prev, invocations * PALETTE_ENTRY_BYTES)),
+            _ => None,
+        };
+        if let (Some((pal, prev, bytes)), false) = (copy, g.prev_palette_fresh) {
+            encoder.copy_buffer_to_buffer(pal, 0, prev, 0, bytes);
+        }
+        {
+            let mut pass = encoder.begin_compute_pass(&ComputePassDescriptor {
+                label: Some("throng palette pass"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(PALETTE_GROUP, group, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+        if let (Some((pal, prev, bytes)), true) = (copy, g.prev_palette_fresh) {
+            encoder.copy_buffer_to_buffer(pal, 0, prev, 0, bytes);
+            g.prev_palette_fresh = false;
+        }
     }
     if let Some(encoder) = encoder {
         queue.submit([encoder.finish()]);

@@ -58,10 +58,24 @@ fn example_binary() -> PathBuf {
     bin
 }
 
+/// A run's picture and what it printed.
+struct Shot {
+    image: RgbaImage,
+    stdout: String,
+}
+
 fn shoot(mode: &str, path: &str, out: &Path) -> RgbaImage {
+    shoot_with(mode, path, &[], out).image
+}
+
+/// Runs the example with `extra` flags and returns its screenshot. Fails on an exit status
+/// other than 0 and on any ERROR Bevy logged (a pipeline whose shader does not compose or
+/// validate is logged, not fatal: the item is just never drawn).
+fn shoot_with(mode: &str, path: &str, extra: &[&str], out: &Path) -> Shot {
     let o = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x720x24"])
         .arg(example_binary())
+        .args(extra)
         .args([
             "--mode",
             mode,
@@ -90,13 +104,21 @@ fn shoot(mode: &str, path: &str, out: &Path) -> RgbaImage {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
         o.status.success(),
-        "bevy_crowd --mode {mode} failed:\n{stdout}\n{stderr}"
+        "bevy_crowd --mode {mode} {extra:?} failed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("ERROR"),
+        "bevy_crowd --mode {mode} --path {path} {extra:?} logged errors:\n{stderr}"
     );
     eprintln!("{stdout}");
     assert!(stdout.contains("mean frame time"), "{stdout}");
-    match image::open(out) {
+    let image = match image::open(out) {
         Ok(i) => i.to_rgba8(),
         Err(e) => panic!("{}: {e}", out.display()),
+    };
+    Shot {
+        image,
+        stdout: stdout.into_owned(),
     }
 }
 
@@ -180,4 +202,157 @@ fn the_example_draws_foxes_where_bevy_draws_them() {
         iou >= 0.5,
         "throng's foxes are not where Bevy draws them: IoU {iou:.3}"
     );
+}
+
+/// The ground plane's grey (the example's `--ground`): channels within a few levels of each
+/// other, red at least blue (the clear colour is bluer), so neither the fox's orange nor the
+/// background.
+fn grey(p: &[u8]) -> bool {
+    let [r, g, b] = [p[0] as i32, p[1] as i32, p[2] as i32];
+    (r - g).abs() <= 8 && r >= b && r - b <= 24
+}
+
+/// Ground in shadow: grey and dark (lit ground is ~175, shadowed ~34 at these lights).
+fn shadowed(p: &[u8]) -> bool {
+    grey(p) && p[0] < 100
+}
+
+fn mask(image: &RgbaImage, f: impl Fn(&[u8]) -> bool) -> Vec<bool> {
+    image.pixels().map(|p| f(&p.0)).collect()
+}
+
+fn iou(a: &[bool], b: &[bool]) -> f64 {
+    let both = a.iter().zip(b).filter(|(x, y)| **x && **y).count();
+    let either = a.iter().zip(b).filter(|(x, y)| **x || **y).count();
+    both as f64 / either.max(1) as f64
+}
+
+/// The number `label` the example printed in its "throng crowd items" line.
+fn printed_items(stdout: &str, label: &str) -> u32 {
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("throng crowd items"))
+        .unwrap_or_else(|| panic!("no crowd item counts in:\n{stdout}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words
+        .windows(3)
+        .position(|w| w[1] == "in" && w[2].starts_with(label))
+        .unwrap_or_else(|| panic!("no '{label}' count in: {line}"));
+    words[at]
+        .parse()
+        .unwrap_or_else(|_| panic!("count of '{label}' in: {line}"))
+}
+
+/// throng's crowds cast into Bevy's shadow map: over a ground plane (`--ground`) the shadowed
+/// ground of throng's picture is where Bevy's own foxes' shadows fall (intersection over union
+/// of the two shadow masks ≥ 0.5, as for the silhouettes), and without shadow maps
+/// (`--no-shadows`) that ground is lit (shadowed pixels fall to under a third). Both skinning
+/// paths cast.
+#[test]
+fn the_crowd_casts_shadows_where_bevys_foxes_do() {
+    if !have("xvfb-run") {
+        return;
+    }
+    if throng_testdata::asset("Fox.glb").is_none() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_shadows");
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let ground = ["--ground"];
+    let throng = shoot_with("throng", "palette", &ground, &dir.join("throng.png"));
+    let texture = shoot_with(
+        "throng",
+        "texture",
+        &ground,
+        &dir.join("throng-texture.png"),
+    );
+    let bevy = shoot_with("bevy", "palette", &ground, &dir.join("bevy.png"));
+    let unlit = shoot_with(
+        "throng",
+        "palette",
+        &["--ground", "--no-shadows"],
+        &dir.join("throng-no-shadows.png"),
+    );
+    assert!(
+        printed_items(&throng.stdout, "light") > 0,
+        "{}",
+        throng.stdout
+    );
+    assert_eq!(printed_items(&unlit.stdout, "light"), 0, "{}", unlit.stdout);
+
+    let shadow = mask(&throng.image, shadowed);
+    let count = |m: &[bool]| m.iter().filter(|&&x| x).count();
+    let (w, h) = throng.image.dimensions();
+    let share = count(&shadow) as f64 / (w * h) as f64;
+    let without = count(&mask(&unlit.image, shadowed));
+    let overlap = iou(&shadow, &mask(&bevy.image, shadowed));
+    let paths = iou(&shadow, &mask(&texture.image, shadowed));
+    eprintln!(
+        "shadowed ground: throng {share:.4} of the picture ({} px), without shadow maps {without} px; IoU with Bevy's {overlap:.3}, palette vs texture path {paths:.3}",
+        count(&shadow)
+    );
+    assert!(share > 0.003, "too little shadowed ground: {share:.4}");
+    assert!(
+        without * 3 < count(&shadow),
+        "the ground is as dark without shadow maps ({without} px) as with ({} px)",
+        count(&shadow)
+    );
+    assert!(
+        overlap >= 0.5,
+        "throng's shadows are not where Bevy's foxes cast theirs: IoU {overlap:.3}"
+    );
+    assert!(
+        paths >= 0.9,
+        "the texture path casts other shadows than the palette path: IoU {paths:.3}"
+    );
+}
+
+/// throng's crowds are drawn into Bevy's depth, normal and motion-vector prepasses: with
+/// `--prepass depth|normal|motion` the example queues the crowd into the camera's prepass
+/// phase, no pipeline fails, and the picture is the one without a prepass (at most 0.5 % of
+/// pixels differ by more than 8 levels). The main pass draws over the prepass's depth with
+/// Bevy's `GreaterEqual` test, so a crowd depth that differed from the main pass's would
+/// show: holes in the foxes where it is behind, the ground's pixels missing where it is in
+/// front.
+#[test]
+fn the_crowd_is_drawn_into_bevys_prepasses() {
+    if !have("xvfb-run") {
+        return;
+    }
+    if throng_testdata::asset("Fox.glb").is_none() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_prepass");
+    std::fs::create_dir_all(&dir).expect("output dir");
+    for path in ["palette", "texture"] {
+        let plain = shoot_with(
+            "throng",
+            path,
+            &["--ground"],
+            &dir.join(format!("{path}.png")),
+        );
+        assert_eq!(printed_items(&plain.stdout, "cameras"), 0);
+        for prepass in ["depth", "normal", "motion"] {
+            let out = dir.join(format!("{path}-{prepass}.png"));
+            let shot = shoot_with("throng", path, &["--ground", "--prepass", prepass], &out);
+            assert!(
+                printed_items(&shot.stdout, "cameras") > 0,
+                "--prepass {prepass}: the crowd was not queued into the prepass:\n{}",
+                shot.stdout
+            );
+            let (w, h) = shot.image.dimensions();
+            let differ = shot
+                .image
+                .pixels()
+                .zip(plain.image.pixels())
+                .filter(|(a, b)| a.0.iter().zip(b.0).any(|(&x, y)| x.abs_diff(y) > 8))
+                .count();
+            let share = differ as f64 / (w * h) as f64;
+            eprintln!("--path {path} --prepass {prepass}: {differ} pixels differ ({share:.4})");
+            assert!(
+                share <= 0.005,
+                "--path {path} --prepass {prepass} draws another picture: {differ} pixels ({share:.4})"
+            );
+        }
+    }
 }

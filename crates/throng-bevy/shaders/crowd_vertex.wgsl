@@ -1,0 +1,88 @@
+// throng_bevy::crowd_vertex — a crowd vertex placed in the world: skinned with throng::skin
+// (palette or texture path, by the PALETTE def) and moved by its instance's transform
+// (throng::instances). The main pass (crowd.wgsl) and the shadow and prepass passes
+// (crowd_prepass.wgsl) both place vertices with this one function, so a crowd's depth in
+// Bevy's depth prepass is the depth its main pass draws, and its shadow is cast by the pose
+// it is drawn in.
+//
+// Defs: PALETTE, INFLUENCES_4 (every primitive has at most 4 influences per vertex); MOTION
+// (motion-vector prepass: the previous frame's transforms and, with PALETTE, palette are
+// bound; throng::instances, throng::palette).
+// Units: file units; affines as in throng::decode (column i = row i of [L | t]).
+#define_import_path throng_bevy::crowd_vertex
+
+#import throng::playback::instance_affine
+#import throng::instances::instance_transforms
+#import throng::skin::skin_vertex
+#import throng::decode::{Skinned, apply_affine}
+#ifdef MOTION
+#import throng::instances::prev_instance_transforms
+#ifdef PALETTE
+#import throng::skin::prev_skin_position
+#endif
+#endif
+
+// The crowd's vertex stream (throng_bevy::render::vertex_layout, 64 B a vertex): the entry
+// points' input. With INFLUENCES_4 the second four influences are not read (see influences).
+// Field names end in letters: naga_oil refuses module identifiers that end in a digit.
+struct CrowdVertex {
+    @builtin(instance_index) instance: u32,
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) joints_lo: vec4<u32>,
+    @location(4) joints_hi: vec4<u32>,
+    // unorm16 weights as integers, w / 65535 as the CPU decoder reads them.
+    @location(5) weights_lo: vec4<u32>,
+    @location(6) weights_hi: vec4<u32>,
+}
+
+struct Influences {
+    joints: array<u32, 8>,
+    weights: array<f32, 8>,
+}
+
+fn influences(v: CrowdVertex) -> Influences {
+    let wa = vec4<f32>(v.weights_lo) / 65535.0;
+#ifdef INFLUENCES_4
+    // Constant zeros: the second four influences fold away (a software rasteriser runs every
+    // influence for every lane whatever its weight).
+    let j1 = vec4<u32>(0u);
+    let wb = vec4<f32>(0.0);
+#else
+    let j1 = v.joints_hi;
+    let wb = vec4<f32>(v.weights_hi) / 65535.0;
+#endif
+    let j0 = v.joints_lo;
+    return Influences(
+        array<u32, 8>(j0.x, j0.y, j0.z, j0.w, j1.x, j1.y, j1.z, j1.w),
+        array<f32, 8>(wa.x, wa.y, wa.z, wa.w, wb.x, wb.y, wb.z, wb.w),
+    );
+}
+
+fn model_vertex(v: CrowdVertex) -> Skinned {
+    let inf = influences(v);
+    return skin_vertex(v.instance, inf.joints, inf.weights, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
+}
+
+// World-space position and normal of the vertex in this frame's pose.
+fn world_vertex(v: CrowdVertex) -> Skinned {
+    let skinned = model_vertex(v);
+    return apply_affine(instance_affine(instance_transforms[v.instance]), skinned.position, skinned.normal, skinned.tangent);
+}
+
+#ifdef MOTION
+// World-space position of the same vertex one frame earlier: the previous transform and, on
+// the palette path, the previous palette. The texture path keeps no previous pose, so its
+// motion is the instance's movement alone (docs/design.md §5 "throng in Bevy").
+fn prev_world_position(v: CrowdVertex) -> vec3<f32> {
+#ifdef PALETTE
+    let inf = influences(v);
+    let p = prev_skin_position(v.instance, inf.joints, inf.weights, v.position);
+#else
+    let p = model_vertex(v).position;
+#endif
+    let up = vec3<f32>(0.0, 1.0, 0.0);
+    return apply_affine(instance_affine(prev_instance_transforms[v.instance]), p, up, vec4<f32>(1.0, 0.0, 0.0, 1.0)).position;
+}
+#endif
