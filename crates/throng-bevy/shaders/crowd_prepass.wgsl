@@ -10,7 +10,9 @@
 // palette), UNCLIPPED_DEPTH_ORTHO_EMULATION (a directional light's cascade on a device without
 // depth-clip control: the depth is clamped in the vertex stage and written unclamped by the
 // fragment stage, so casters between the light and the cascade's near plane still cast),
-// PREPASS_FRAGMENT (a fragment stage runs); and crowd_vertex's PALETTE, INFLUENCES_4.
+// PREPASS_FRAGMENT (a fragment stage runs), INVARIANT_POSITION (a camera's prepass, whose depth
+// the main pass tests against: positions invariant in both); and crowd_vertex's PALETTE,
+// INFLUENCES_4.
 // Outputs: normals at location 0 as Bevy's normal prepass stores them (n · 0.5 + 0.5),
 // motion vectors at location 1 (Bevy's convention: NDC xy of now minus of then, y flipped, halved).
 
@@ -27,7 +29,11 @@
 #endif
 
 struct PrepassOut {
+#ifdef INVARIANT_POSITION
     @invariant @builtin(position) clip_position: vec4<f32>,
+#else
+    @builtin(position) clip_position: vec4<f32>,
+#endif
 #ifdef NORMAL_PREPASS
     @location(0) world_normal: vec3<f32>,
 #endif

@@ -23,7 +23,7 @@
 #endif
 
 // The crowd's vertex stream (throng_bevy::render::vertex_layout, 64 B a vertex): the entry
-// points' input. With INFLUENCES_4 the second four influences are not read (see influences).
+// points' input. With INFLUENCES_4 the second four influences are not declared (not fetched).
 // Field names end in letters: naga_oil refuses module identifiers that end in a digit.
 struct CrowdVertex {
     @builtin(instance_index) instance: u32,
@@ -31,10 +31,12 @@ struct CrowdVertex {
     @location(1) normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
     @location(3) joints_lo: vec4<u32>,
-    @location(4) joints_hi: vec4<u32>,
     // unorm16 weights as integers, w / 65535 as the CPU decoder reads them.
     @location(5) weights_lo: vec4<u32>,
+#ifndef INFLUENCES_4
+    @location(4) joints_hi: vec4<u32>,
     @location(6) weights_hi: vec4<u32>,
+#endif
 }
 
 struct Influences {

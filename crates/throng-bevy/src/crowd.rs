@@ -115,7 +115,8 @@ impl Runtime {
 pub enum SkinPath {
     /// A palette pass writes every instance's blended skin matrices once a frame; the vertex
     /// stage reads one per influence. Needs `entries × capacity × 48 B` of storage in one
-    /// binding, the capacity being the instance count rounded up to a power of two (24
+    /// binding (and as much again in a second buffer, the previous frame's palette, while a
+    /// camera has Bevy's `MotionVectorPrepass`), the capacity being the instance count rounded up to a power of two (24
     /// entries, 10,000 instances: 16,384 × 24 × 48 B = 18.9 MB); a crowd past the device's
     /// limit is drawn on the texture path, with a warning.
     #[default]
@@ -130,7 +131,9 @@ pub enum SkinPath {
 /// [`ThrongCrowd::runtime_mut`] (the *batch* path: a million instances cost the runtime's SoA
 /// arrays and nothing in the ECS).
 ///
-/// Drawn by [`crate::render`] in one instanced draw per primitive of the asset. Instance
+/// Drawn by [`crate::render`] in one instanced draw per primitive of the asset and pass (the
+/// main pass, each shadow map it is in, each camera's prepass: [`crate::prepass`]). Bevy's
+/// `NotShadowCaster` on the crowd entity keeps the crowd out of shadow maps. Instance
 /// transforms are world space; the crowd entity's own transform is not applied.
 #[derive(Component)]
 #[require(SyncToRenderWorld)]

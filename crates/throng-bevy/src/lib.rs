@@ -27,10 +27,13 @@
 //!   vertex and index buffers). Each frame, before Bevy's render graph, each crowd's palette
 //!   pass (one compute dispatch) writes every instance's blended skin matrices; each visible
 //!   crowd is then one `Transparent3d` phase item per view, drawn with one instanced draw per
-//!   primitive whose vertex stage reads one matrix per influence. Both programs are throng's
-//!   shared WGSL modules (`throng_asset::gpu`: `throng::pose`, `throng::skin`, …, the same
-//!   text throng-render composes); the fragment shader lights with Bevy's PBR functions. See
-//!   [`render`] for the mechanism, the texture-path fallback and what is not done.
+//!   primitive whose vertex stage reads one matrix per influence, and one non-mesh item in
+//!   the `Shadow` phase of each light view and the `Opaque3dPrepass` phase of each camera
+//!   with a prepass that it is in (so it casts Bevy's shadows and is in its depth, normal and
+//!   motion-vector prepasses). The programs are throng's shared WGSL modules
+//!   (`throng_asset::gpu`: `throng::pose`, `throng::skin`, …, the same text throng-render
+//!   composes); the fragment shader lights with Bevy's PBR functions. See [`render`] and
+//!   [`prepass`] for the mechanism, the texture-path fallback and what is not done.
 //!
 //! Units and spaces: instance transforms are world space; the baked data is in the file's
 //! units (glTF: metres, though Fox.glb is modelled in centimetres); times in seconds.

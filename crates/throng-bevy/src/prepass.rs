@@ -10,7 +10,8 @@
 //! and the crowd's group at [`CROWD_GROUP`](crate::render::CROWD_GROUP), drawing
 //! `shaders/crowd_prepass.wgsl` with one instanced draw per primitive, as the main pass does.
 //! The vertex is placed by the main pass's own function (`throng_bevy::crowd_vertex`), so the
-//! prepass depth is the depth the main pass draws at (both positions are `@invariant`), and the
+//! prepass depth is the depth the main pass draws at (both positions are `@invariant`
+//! when the camera has a prepass), and the
 //! shadow is the drawn pose's.
 //!
 //! Culling: the crowd's world box against the view's frustum; for a directional light's
@@ -88,6 +89,9 @@ impl CrowdDepthPipeline {
 pub struct CrowdDepthKey {
     pub view_key: MeshPipelineKey,
     pub crowd: CrowdKey,
+    /// A camera's prepass (not a shadow map): clip positions `@invariant`, as the main
+    /// pass's are then, so the main pass's depth test passes on the prepass's depth.
+    pub camera: bool,
 }
 
 impl SpecializedRenderPipeline for CrowdDepthPipeline {
@@ -115,6 +119,9 @@ impl SpecializedRenderPipeline for CrowdDepthPipeline {
         }
         if motion {
             defs.push("MOTION".into());
+        }
+        if key.camera {
+            defs.push("INVARIANT_POSITION".into());
         }
         if emulate_unclipped {
             defs.push("UNCLIPPED_DEPTH_ORTHO_EMULATION".into());
@@ -271,8 +278,13 @@ pub(crate) fn queue_crowd_depth(
         .collect();
     queued.shadow_items = 0;
     queued.prepass_items = 0;
-    let mut specialize = |view_key: MeshPipelineKey, crowd: CrowdKey| {
-        pipelines.specialize(&pipeline_cache, pipeline, CrowdDepthKey { view_key, crowd })
+    let mut specialize = |view_key: MeshPipelineKey, crowd: CrowdKey, camera: bool| {
+        let key = CrowdDepthKey {
+            view_key,
+            crowd,
+            camera,
+        };
+        pipelines.specialize(&pipeline_cache, pipeline, key)
     };
 
     let shadow_draw = shadow_draws.read().id::<DrawCrowdDepth>();
@@ -295,7 +307,7 @@ pub(crate) fn queue_crowd_depth(
             if !g.casts_shadows || !box_in_frustum(&clip, lo, hi, near) {
                 continue;
             }
-            let id = specialize(view_key, CrowdKey::of(g, asset));
+            let id = specialize(view_key, CrowdKey::of(g, asset), false);
             phase.add(
                 ShadowBatchSetKey {
                     pipeline: id,
@@ -334,7 +346,7 @@ pub(crate) fn queue_crowd_depth(
             if !box_in_frustum(&clip, lo, hi, true) {
                 continue;
             }
-            let id = specialize(view_key, CrowdKey::of(g, asset));
+            let id = specialize(view_key, CrowdKey::of(g, asset), true);
             phase.add(
                 OpaqueNoLightmap3dBatchSetKey {
                     pipeline: id,

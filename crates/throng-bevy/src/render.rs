@@ -25,15 +25,15 @@
 //! through Bevy's mesh uniforms and batching, and a skinned vertex would go through Bevy's
 //! joint-matrix skinning; throng needs its own per-instance storage buffers, its own vertex
 //! streams (8 influences as u16 + unorm16) and no entity per instance. Why `Transparent3d` and
-//! not `Opaque3d`: the sorted phase takes arbitrary items (Bevy's binned opaque phase expects
-//! Bevy mesh instances); the pipeline writes depth like an opaque one, so the picture is the
-//! same, only drawn after Bevy's opaque meshes.
+//! not `Opaque3d`: the sorted phase takes arbitrary items and was this plugin's first route;
+//! the pipeline writes depth like an opaque one, so the picture is the same, only drawn after
+//! Bevy's opaque meshes.
 //!
-//! Not done: Bevy's shadow and prepass phases (`Shadow`, `Opaque3dPrepass`) are binned phases
-//! keyed by Bevy mesh instances, so throng crowds receive Bevy's shadows (the PBR fragment
-//! samples the shadow maps) but do not cast into them, and are absent from depth/normal/motion
-//! prepasses. Culling is per crowd (one world box against each view's frustum), not per
-//! instance; skinning is linear blend skinning.
+//! Shadow maps and the depth, normal and motion-vector prepasses: [`crate::prepass`]. The
+//! vertex stage of every pass is one WGSL function (`throng_bevy::crowd_vertex`).
+//!
+//! Not done: culling is per crowd (one world box against each view's frustum), not per
+//! instance; skinning is linear blend skinning (no dual quaternions), with no LODs or VATs.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -1042,6 +1042,15 @@ impl SpecializedRenderPipeline for ThrongPipeline {
             "MATERIAL_BIND_GROUP".into(),
             CROWD_GROUP,
         ));
+        // The camera has a prepass: its depth was written by crate::prepass's pipeline with
+        // the same vertex function, and this pass's depth test must pass on exactly it.
+        if key.mesh_key.intersects(
+            MeshPipelineKey::DEPTH_PREPASS
+                | MeshPipelineKey::NORMAL_PREPASS
+                | MeshPipelineKey::MOTION_VECTOR_PREPASS,
+        ) {
+            defs.push("INVARIANT_POSITION".into());
+        }
         d.label = Some("throng crowd pipeline".into());
         d.vertex.shader = self.shader.clone();
         d.vertex.shader_defs = defs.clone();
