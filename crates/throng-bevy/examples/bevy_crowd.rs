@@ -4,7 +4,7 @@
 //! cargo run --release -p throng-bevy --example bevy_crowd -- [--instances N] [--frames N]
 //!     [--screenshot OUT.png] [--mode throng|bevy] [--timing cpu|gpu] [--asset BAKED.glb]
 //!     [--size WxH] [--warmup N] [--path palette|texture] [--no-shadows] [--ground]
-//!     [--prepass none|depth|normal|motion]
+//!     [--prepass none|depth|normal|motion] [--show-motion]
 //! ```
 //!
 //! - `--mode throng` (default): one `ThrongCrowd`, one entity per fox with `ThrongInstance`,
@@ -18,6 +18,9 @@
 //! `--ground` puts a plane under the field to catch the foxes' shadows; `--prepass` gives the
 //! camera Bevy's depth prepass (`depth`), with normals (`normal`) or with normals and motion
 //! vectors (`motion`); throng's crowds are drawn into them, as into the light's shadow map.
+//! `--show-motion` draws the motion-vector prepass itself instead of the scene (a quad in front
+//! of the camera whose material reads it, as Bevy's `shader_prepass` example does; MSAA and
+//! tonemapping off): red and green are 0.5 + 32 × the motion in UV units per frame, x and y.
 //!
 //! Both modes use the same layout, clips (walk or run, varied starts and speeds) and
 //! crossfades (every second one fox in eight switches between walk and run over 0.3 s), the
@@ -30,13 +33,18 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use bevy::animation::{AnimationClip, AnimationPlayer};
+use bevy::asset::uuid_handle;
 use bevy::core_pipeline::prepass::{DepthPrepass, MotionVectorPrepass, NormalPrepass};
 use bevy::core_pipeline::tonemapping::Tonemapping;
 use bevy::gltf::GltfAssetLabel;
 use bevy::light::CascadeShadowConfigBuilder;
+use bevy::light::NotShadowCaster;
+use bevy::pbr::{Material, MaterialPlugin};
 use bevy::prelude::*;
+use bevy::render::render_resource::AsBindGroup;
 use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCaptured};
 use bevy::render::{Render, RenderApp, RenderSystems};
+use bevy::shader::ShaderRef;
 use bevy::time::TimeUpdateStrategy;
 use bevy::window::{PresentMode, WindowResolution};
 use bevy::world_serialization::WorldAssetRoot;
@@ -106,6 +114,9 @@ struct Args {
     /// Bevy prepasses the camera runs, each of which the foxes are drawn into.
     #[arg(long, value_enum, default_value = "none")]
     prepass: PrepassArg,
+    /// Show the motion-vector prepass instead of the scene (implies `--prepass motion`).
+    #[arg(long)]
+    show_motion: bool,
     /// throng's skinning path.
     #[arg(long, value_enum, default_value = "palette")]
     path: PathArg,
@@ -256,7 +267,7 @@ fn run(args: Args) -> Result<AppExit> {
                 ..default()
             }),
     )
-    .add_plugins(ThrongPlugin)
+    .add_plugins((ThrongPlugin, MaterialPlugin::<ShowMotion>::default()))
     .insert_resource(ClearColor(Color::srgb(0.05, 0.07, 0.12)))
     .insert_resource(plan)
     .insert_resource(Stats::default())
@@ -552,7 +563,15 @@ fn setup_scene(
     plan: Res<Plan>,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
+    mut show: ResMut<Assets<ShowMotion>>,
+    mut shaders: ResMut<Assets<Shader>>,
 ) {
+    if plan.args.show_motion {
+        let _ = shaders.insert(
+            SHOW_MOTION_SHADER.id(),
+            Shader::from_wgsl(SHOW_MOTION_WGSL, "examples/bevy_crowd.rs#show_motion"),
+        );
+    }
     let s = spacing(&plan);
     let side = (plan.args.instances as f32).sqrt().ceil().max(1.0) * s;
     let height = (plan.bounds.1.y - plan.bounds.0.y).max(1e-3);
@@ -564,14 +583,32 @@ fn setup_scene(
         Tonemapping::AcesFitted,
         Transform::from_translation(eye).looking_at(Vec3::new(0.0, height * 0.3, 0.0), Vec3::Y),
     ));
-    if plan.args.prepass != PrepassArg::None {
+    let prepass = match plan.args.show_motion {
+        true => PrepassArg::Motion,
+        false => plan.args.prepass,
+    };
+    if prepass != PrepassArg::None {
         camera.insert(DepthPrepass);
     }
-    if matches!(plan.args.prepass, PrepassArg::Normal | PrepassArg::Motion) {
+    if matches!(prepass, PrepassArg::Normal | PrepassArg::Motion) {
         camera.insert(NormalPrepass);
     }
-    if plan.args.prepass == PrepassArg::Motion {
+    if prepass == PrepassArg::Motion {
         camera.insert(MotionVectorPrepass);
+    }
+    if plan.args.show_motion {
+        // A fragment shader reads a multisampled prepass only with MULTISAMPLED_SHADING, and
+        // the encoding should reach the PNG as written.
+        camera.insert((Msaa::Off, Tonemapping::None));
+        let quad_size = Vec2::splat(eye.length() * 4.0);
+        camera.with_child((
+            Mesh3d(meshes.add(Rectangle::from_size(quad_size))),
+            MeshMaterial3d(show.add(ShowMotion {
+                scale: Vec4::new(32.0, 0.0, 0.0, 0.0),
+            })),
+            Transform::from_xyz(0.0, 0.0, -1.0),
+            NotShadowCaster,
+        ));
     }
     if plan.args.ground {
         // A grey plane a little wider than the field, at the foxes' feet.
@@ -607,6 +644,47 @@ fn setup_scene(
         brightness: 400.0,
         ..default()
     });
+}
+
+/// `--show-motion`: a quad in front of the camera that shows the camera's motion-vector
+/// prepass, drawn after the opaque scene (blended, not in the prepass itself).
+#[derive(Asset, TypePath, AsBindGroup, Debug, Clone)]
+struct ShowMotion {
+    /// x: colour units per UV unit of motion.
+    #[uniform(0)]
+    scale: Vec4,
+}
+
+const SHOW_MOTION_SHADER: Handle<Shader> = uuid_handle!("6b0f3b6e-3c55-4f4e-9d1e-5f2f6e0f7a51");
+
+const SHOW_MOTION_WGSL: &str = r#"
+#import bevy_pbr::{forward_io::VertexOutput, prepass_utils}
+
+@group(#{MATERIAL_BIND_GROUP}) @binding(0) var<uniform> scale: vec4<f32>;
+
+@fragment
+fn fragment(in: VertexOutput) -> @location(0) vec4<f32> {
+    let mv = prepass_utils::prepass_motion_vector(in.position, 0u);
+    return vec4<f32>(vec2<f32>(0.5) + mv * scale.x, 0.5, 1.0);
+}
+"#;
+
+impl Material for ShowMotion {
+    fn fragment_shader() -> ShaderRef {
+        SHOW_MOTION_SHADER.into()
+    }
+
+    fn alpha_mode(&self) -> AlphaMode {
+        AlphaMode::Blend
+    }
+
+    fn enable_prepass() -> bool {
+        false
+    }
+
+    fn enable_shadows() -> bool {
+        false
+    }
 }
 
 #[derive(Component)]

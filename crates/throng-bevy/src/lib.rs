@@ -26,8 +26,8 @@
 //! - **Render world**: the baked asset is a render asset (bone texture, clip table, masks,
 //!   vertex and index buffers). Each frame, before Bevy's render graph, each crowd's palette
 //!   pass (one compute dispatch) writes every instance's blended skin matrices; each visible
-//!   crowd is then one `Transparent3d` phase item per view, drawn with one instanced draw per
-//!   primitive whose vertex stage reads one matrix per influence, and one non-mesh item in
+//!   crowd is then one non-mesh item in each camera's `Opaque3d` phase, drawn with one instanced draw per
+//!   primitive whose vertex stage reads one matrix per influence, and one in
 //!   the `Shadow` phase of each light view and the `Opaque3dPrepass` phase of each camera
 //!   with a prepass that it is in (so it casts Bevy's shadows and is in its depth, normal and
 //!   motion-vector prepasses). The programs are throng's shared WGSL modules
@@ -46,7 +46,7 @@ pub mod prepass;
 pub mod render;
 
 use bevy::asset::{AssetApp, Handle};
-use bevy::core_pipeline::core_3d::Transparent3d;
+use bevy::core_pipeline::core_3d::Opaque3d;
 use bevy::core_pipeline::prepass::Opaque3dPrepass;
 use bevy::pbr::Shadow;
 use bevy::prelude::*;
@@ -126,7 +126,8 @@ impl Plugin for ThrongPlugin {
             .init_resource::<render::PalettePipelines>()
             .init_resource::<SpecializedRenderPipelines<prepass::CrowdDepthPipeline>>()
             .init_resource::<prepass::CrowdDepthQueue>()
-            .add_render_command::<Transparent3d, render::DrawCrowd>()
+            .init_resource::<render::QueuedCrowds>()
+            .add_render_command::<Opaque3d, render::DrawCrowd>()
             .add_render_command::<Shadow, prepass::DrawCrowdDepth>()
             .add_render_command::<Opaque3dPrepass, prepass::DrawCrowdDepth>()
             .add_systems(ExtractSchedule, render::extract_crowds)

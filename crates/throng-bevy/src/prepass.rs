@@ -26,7 +26,6 @@
 //! pass whatever the camera's mode.
 
 use bevy::asset::{AssetId, Handle};
-use bevy::camera::primitives::{Aabb, Frustum};
 use bevy::core_pipeline::core_3d::CORE_3D_DEPTH_FORMAT;
 use bevy::core_pipeline::prepass::{
     prepass_target_descriptors, Opaque3dPrepass, OpaqueNoLightmap3dBatchSetKey,
@@ -34,8 +33,6 @@ use bevy::core_pipeline::prepass::{
 };
 use bevy::ecs::entity::Entity;
 use bevy::ecs::system::{Local, Query, Res, ResMut};
-use bevy::math::primitives::ViewFrustum;
-use bevy::math::{Affine3A, Mat4, Vec3};
 use bevy::mesh::Mesh;
 use bevy::pbr::{
     LightEntity, LightKeyCache, MeshPipelineKey, PrepassPipeline, SetPrepassViewBindGroup,
@@ -55,7 +52,8 @@ use bevy::render::view::ExtractedView;
 use bevy::shader::Shader;
 
 use crate::render::{
-    crowd_layout, vertex_layout, CrowdGpu, CrowdGpus, CrowdKey, DrawCrowdPrimitives, GpuThrongAsset,
+    clip_from_world, crowd_in_view, crowd_layout, posed_crowds, vertex_layout, CrowdGpus, CrowdKey,
+    DrawCrowdPrimitives, GpuThrongAsset,
 };
 
 /// The depth pipeline of crowds in shadow and prepass views: layouts of Bevy's prepass
@@ -194,41 +192,6 @@ pub type DrawCrowdDepth = (
     DrawCrowdPrimitives,
 );
 
-/// `clip_from_world` of an extracted view.
-pub fn clip_from_world(view: &ExtractedView) -> Mat4 {
-    view.clip_from_world
-        .unwrap_or_else(|| view.clip_from_view * view.world_from_view.to_matrix().inverse())
-}
-
-/// Whether the world box `[lo, hi]` meets the frustum of `clip_from_world`; without the near
-/// plane when `near` is false (a directional light's cascade, whose casters in front of it
-/// are clamped onto it).
-pub fn box_in_frustum(clip_from_world: &Mat4, lo: Vec3, hi: Vec3, near: bool) -> bool {
-    Frustum(ViewFrustum::from_clip_from_world(clip_from_world)).intersects_obb(
-        &Aabb::from_min_max(lo, hi),
-        &Affine3A::IDENTITY,
-        near,
-        true,
-    )
-}
-
-/// A crowd that can be drawn this frame (bind groups ready and, on the palette path, its
-/// palette pass compiled) with its asset and world box.
-fn drawable<'a>(
-    g: &CrowdGpu,
-    main: &Entity,
-    assets: &'a RenderAssets<GpuThrongAsset>,
-    palette_ready: &HashSet<Entity>,
-) -> Option<(&'a GpuThrongAsset, (Vec3, Vec3))> {
-    if g.instances == 0 || !g.bind_groups_valid {
-        return None;
-    }
-    if g.palette_path && !palette_ready.contains(main) {
-        return None;
-    }
-    Some((assets.get(g.asset)?, g.bounds?))
-}
-
 /// What [`queue_crowd_depth`] queued this frame (a render-world resource): the crowds, which
 /// it takes out of every phase again next frame before putting this frame's in, and the
 /// items it added to light views' shadow phases and to cameras' prepass phases.
@@ -265,12 +228,7 @@ pub(crate) fn queue_crowd_depth(
 ) {
     let pipeline = pipeline
         .get_or_insert_with(|| CrowdDepthPipeline::new(&prepass_pipeline, shader.depth.clone()));
-    let palette_ready: HashSet<Entity> = palette_ids
-        .0
-        .iter()
-        .filter(|(_, &id)| pipeline_cache.get_compute_pipeline(id).is_some())
-        .map(|(e, _)| *e)
-        .collect();
+    let posed = posed_crowds(&gpus, &palette_ids, &pipeline_cache);
     let stale: Vec<Entity> = queued
         .crowds
         .drain()
@@ -301,13 +259,16 @@ pub(crate) fn queue_crowd_depth(
         let near = !matches!(light, LightEntity::Directional { .. });
         let clip = clip_from_world(view);
         for (main, g) in &gpus.0 {
-            let Some((asset, (lo, hi))) = drawable(g, main, &assets, &palette_ready) else {
-                continue;
-            };
-            if !g.casts_shadows || !box_in_frustum(&clip, lo, hi, near) {
+            if !g.casts_shadows {
                 continue;
             }
+            let Some(asset) = crowd_in_view(g, &assets, &clip, near) else {
+                continue;
+            };
             let id = specialize(view_key, CrowdKey::of(g, asset), false);
+            if !posed.contains(main) {
+                continue;
+            }
             phase.add(
                 ShadowBatchSetKey {
                     pipeline: id,
@@ -340,13 +301,13 @@ pub(crate) fn queue_crowd_depth(
         };
         let clip = clip_from_world(view);
         for (main, g) in &gpus.0 {
-            let Some((asset, (lo, hi))) = drawable(g, main, &assets, &palette_ready) else {
+            let Some(asset) = crowd_in_view(g, &assets, &clip, true) else {
                 continue;
             };
-            if !box_in_frustum(&clip, lo, hi, true) {
+            let id = specialize(view_key, CrowdKey::of(g, asset), true);
+            if !posed.contains(main) {
                 continue;
             }
-            let id = specialize(view_key, CrowdKey::of(g, asset), true);
             phase.add(
                 OpaqueNoLightmap3dBatchSetKey {
                     pipeline: id,

@@ -1,9 +1,13 @@
 //! The render world: crowds drawn inside Bevy's main 3D pass.
 //!
-//! **Mechanism: a custom phase item with a specialized render pipeline** (the route of Bevy's
-//! `custom_shader_instancing` example). Each visible crowd adds one `Transparent3d` item per
-//! view; its draw command binds the crowd's buffers and issues one `draw_indexed` per
-//! primitive with `instances = 0..n`, so draws per frame = primitives, whatever n. The
+//! **Mechanism: non-mesh items in Bevy's opaque phase with a specialized render pipeline**
+//! (the route of Bevy's `custom_phase_item` example). Each visible crowd is one
+//! `BinnedRenderPhaseType::NonMesh` item in each camera's `Opaque3d` phase, drawn with Bevy's
+//! opaque meshes (so before transparent ones, which blend over it as over any opaque mesh);
+//! its draw command binds the crowd's buffers and issues one `draw_indexed` per primitive with
+//! `instances = 0..n`, so draws per frame = primitives, whatever n. Bevy's binned phases keep
+//! their items across frames, so each frame [`queue_crowds`] takes every crowd out of them and
+//! puts the visible ones back ([`QueuedCrowds`]). The
 //! pipeline is `MeshPipeline::specialize` for the view's key (so every view shader def Bevy's
 //! PBR functions need — lights, shadow filtering, tonemapping, fog, MSAA — is set as for
 //! Bevy's own meshes) with throng's vertex layout, bind group and shader swapped in.
@@ -18,16 +22,17 @@
 //! limit (entries × capacity × 48 B, the capacity being the instance count rounded up to a
 //! power of two; a million Fox instances need 1.2 GB, past wgpu's default 128 MiB and most
 //! devices' limits) is drawn on the texture path instead, with a warning: the same
-//! `throng::skin` without `PALETTE`, straight from the bone texture. Both are throng's shared WGSL modules (`throng_asset::gpu`), composed by Bevy's
-//! naga_oil with the plugin's group and binding numbers ([`bindings`]).
+//! `throng::skin` without `PALETTE`, straight from the bone texture. Both are throng's shared
+//! WGSL modules (`throng_asset::gpu`), composed by Bevy's naga_oil with the plugin's group and
+//! binding numbers ([`bindings`]).
 //!
 //! Why not a material extension or Bevy's own mesh path: those draw one `Mesh` per entity
 //! through Bevy's mesh uniforms and batching, and a skinned vertex would go through Bevy's
 //! joint-matrix skinning; throng needs its own per-instance storage buffers, its own vertex
-//! streams (8 influences as u16 + unorm16) and no entity per instance. Why `Transparent3d` and
-//! not `Opaque3d`: the sorted phase takes arbitrary items and was this plugin's first route;
-//! the pipeline writes depth like an opaque one, so the picture is the same, only drawn after
-//! Bevy's opaque meshes.
+//! streams (8 influences as u16 + unorm16) and no entity per instance. (Until this version
+//! the crowd was a `Transparent3d` item, sorted by its box's centre: a transparent object
+//! farther than that centre but in front of some instances was drawn first and then
+//! overdrawn.)
 //!
 //! Shadow maps and the depth, normal and motion-vector prepasses: [`crate::prepass`]. The
 //! vertex stage of every pass is one WGSL function (`throng_bevy::crowd_vertex`).
@@ -40,25 +45,26 @@ use std::sync::Arc;
 
 use bevy::asset::AssetId;
 use bevy::camera::primitives::{Aabb, Frustum};
-use bevy::core_pipeline::core_3d::{Transparent3d, TransparentSortingInfo3d};
+use bevy::core_pipeline::core_3d::{Opaque3d, Opaque3dBatchSetKey, Opaque3dBinKey};
 use bevy::core_pipeline::prepass::MotionVectorPrepass;
 use bevy::ecs::system::lifetimeless::SRes;
 use bevy::ecs::system::SystemParamItem;
 use bevy::image::Image;
 use bevy::light::NotShadowCaster;
 use bevy::math::primitives::ViewFrustum;
-use bevy::math::{Mat4, Vec3};
+use bevy::math::{Affine3A, Mat4, Vec3};
 use bevy::mesh::{Mesh, MeshVertexBufferLayout, MeshVertexBufferLayoutRef, VertexBufferLayout};
 use bevy::pbr::{
     MeshPipeline, MeshPipelineKey, SetMeshViewBindGroup, SetMeshViewBindingArrayBindGroup,
     SetMeshViewEmptyBindGroup, ViewKeyCache,
 };
-use bevy::platform::collections::HashMap;
+use bevy::platform::collections::{HashMap, HashSet};
 use bevy::prelude::*;
+use bevy::render::mesh::allocator::MeshSlabs;
 use bevy::render::render_asset::RenderAssets;
 use bevy::render::render_phase::{
-    DrawFunctions, PhaseItem, PhaseItemExtraIndex, RenderCommand, RenderCommandResult,
-    SetItemPipeline, TrackedRenderPass, ViewSortedRenderPhases,
+    BinnedRenderPhaseType, DrawFunctions, InputUniformIndex, PhaseItem, RenderCommand,
+    RenderCommandResult, SetItemPipeline, TrackedRenderPass, ViewBinnedRenderPhases,
 };
 use bevy::render::render_resource::*;
 use bevy::render::renderer::{RenderDevice, RenderQueue};
@@ -1107,11 +1113,74 @@ pub struct ThrongShader {
 #[derive(Resource, Default)]
 pub struct PalettePipelines(pub HashMap<Entity, CachedComputePipelineId>);
 
-/// Queues one `Transparent3d` item per visible crowd and view, and each palette-path crowd's
-/// palette pass pipeline. A palette-path crowd is drawn once its palette pass can run.
+/// The crowds [`queue_crowds`] put into cameras' `Opaque3d` phases last frame (render world):
+/// Bevy's binned phases keep their items, so each frame these are taken out of every phase
+/// before this frame's are put in.
+#[derive(Resource, Default)]
+pub struct QueuedCrowds(pub HashSet<Entity>);
+
+/// `clip_from_world` of an extracted view.
+pub fn clip_from_world(view: &ExtractedView) -> Mat4 {
+    view.clip_from_world
+        .unwrap_or_else(|| view.clip_from_view * view.world_from_view.to_matrix().inverse())
+}
+
+/// Whether the world box `[lo, hi]` meets the frustum of `clip_from_world`; without the near
+/// plane when `near` is false (a directional light's cascade, whose casters in front of it
+/// are clamped onto it).
+pub fn box_in_frustum(clip_from_world: &Mat4, lo: Vec3, hi: Vec3, near: bool) -> bool {
+    Frustum(ViewFrustum::from_clip_from_world(clip_from_world)).intersects_obb(
+        &Aabb::from_min_max(lo, hi),
+        &Affine3A::IDENTITY,
+        near,
+        true,
+    )
+}
+
+/// Crowd `g`'s asset when the crowd has instances and bind groups and its world box meets the
+/// frustum of `clip_from_world` (see [`box_in_frustum`] for `near`).
+pub(crate) fn crowd_in_view<'a>(
+    g: &CrowdGpu,
+    assets: &'a RenderAssets<GpuThrongAsset>,
+    clip_from_world: &Mat4,
+    near: bool,
+) -> Option<&'a GpuThrongAsset> {
+    if g.instances == 0 || !g.bind_groups_valid {
+        return None;
+    }
+    let (lo, hi) = g.bounds?;
+    let asset = assets.get(g.asset)?;
+    box_in_frustum(clip_from_world, lo, hi, near).then_some(asset)
+}
+
+/// The crowds that can be drawn this frame as far as the palette pass goes: texture-path
+/// crowds, and palette-path crowds whose palette pass has compiled (a palette-path crowd is
+/// drawn once its palette pass can run).
+pub(crate) fn posed_crowds(
+    gpus: &CrowdGpus,
+    palette_ids: &PalettePipelines,
+    pipeline_cache: &PipelineCache,
+) -> HashSet<Entity> {
+    gpus.0
+        .iter()
+        .filter(|(main, g)| {
+            !g.palette_path
+                || palette_ids
+                    .0
+                    .get(*main)
+                    .is_some_and(|&id| pipeline_cache.get_compute_pipeline(id).is_some())
+        })
+        .map(|(main, _)| *main)
+        .collect()
+}
+
+/// Queues each palette-path crowd's palette pass pipeline, and one non-mesh `Opaque3d` item
+/// per crowd and camera whose frustum its world box meets. Pipelines are specialised (so
+/// compiled) alongside the palette pass's, not after it; the item waits until the palette
+/// pass can run.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn queue_crowds(
-    draw_functions: Res<DrawFunctions<Transparent3d>>,
+    draw_functions: Res<DrawFunctions<Opaque3d>>,
     mesh_pipeline: Res<MeshPipeline>,
     shader: Res<ThrongShader>,
     mut pipeline: Local<Option<(ThrongPipeline, PalettePipeline)>>,
@@ -1122,7 +1191,8 @@ pub(crate) fn queue_crowds(
     gpus: Res<CrowdGpus>,
     assets: Res<RenderAssets<GpuThrongAsset>>,
     view_keys: Res<ViewKeyCache>,
-    mut phases: ResMut<ViewSortedRenderPhases<Transparent3d>>,
+    mut queued: ResMut<QueuedCrowds>,
+    mut phases: ResMut<ViewBinnedRenderPhases<Opaque3d>>,
     views: Query<&ExtractedView>,
 ) {
     let draw = draw_functions.read().id::<DrawCrowd>();
@@ -1148,31 +1218,23 @@ pub(crate) fn queue_crowds(
             palette_ids.0.insert(*main, id);
         }
     }
+    let posed = posed_crowds(&gpus, &palette_ids, &pipeline_cache);
+    let stale: Vec<Entity> = queued.0.drain().chain(gpus.0.keys().copied()).collect();
     for view in &views {
         let Some(phase) = phases.get_mut(&view.retained_view_entity) else {
             continue;
         };
+        for e in &stale {
+            phase.remove(MainEntity::from(*e));
+        }
         let Some(view_key) = view_keys.get(&view.retained_view_entity).copied() else {
             continue;
         };
-        let clip_from_world = view
-            .clip_from_world
-            .unwrap_or_else(|| view.clip_from_view * view.world_from_view.to_matrix().inverse());
-        let frustum = Frustum(ViewFrustum::from_clip_from_world(&clip_from_world));
-        let rangefinder = view.rangefinder3d();
+        let clip = clip_from_world(view);
         for (main, g) in &gpus.0 {
-            if g.instances == 0 || !g.bind_groups_valid {
-                continue;
-            }
-            let Some(asset) = assets.get(g.asset) else {
+            let Some(asset) = crowd_in_view(g, &assets, &clip, true) else {
                 continue;
             };
-            let Some((lo, hi)) = g.bounds else {
-                continue;
-            };
-            if !frustum.intersects_obb_identity(&Aabb::from_min_max(lo, hi)) {
-                continue;
-            }
             let key = ThrongPipelineKey {
                 mesh_key: view_key
                     | MeshPipelineKey::from_primitive_topology_and_strip_index(
@@ -1181,32 +1243,26 @@ pub(crate) fn queue_crowds(
                     ),
                 crowd: CrowdKey::of(g, asset),
             };
-            // Specialised (so compiling) alongside the palette pass's pipeline, not after it;
-            // the item waits until the palette pass can run.
             let id = pipelines.specialize(&pipeline_cache, pipeline, key);
-            if g.palette_path {
-                let ready = palette_ids
-                    .0
-                    .get(main)
-                    .is_some_and(|&id| pipeline_cache.get_compute_pipeline(id).is_some());
-                if !ready {
-                    continue;
-                }
+            if !posed.contains(main) {
+                continue;
             }
-            let centre = (lo + hi) * 0.5;
-            phase.add_transient(Transparent3d {
-                sorting_info: TransparentSortingInfo3d::Sorted {
-                    mesh_center: centre,
-                    depth_bias: 0.0,
+            phase.add(
+                Opaque3dBatchSetKey {
+                    pipeline: id,
+                    draw_function: draw,
+                    material_bind_group_index: None,
+                    slabs: MeshSlabs::default(),
+                    lightmap_slab: None,
                 },
-                distance: rangefinder.distance(&centre),
-                pipeline: id,
-                entity: (g.render_entity, MainEntity::from(*main)),
-                draw_function: draw,
-                batch_range: 0..1,
-                extra_index: PhaseItemExtraIndex::None,
-                indexed: true,
-            });
+                Opaque3dBinKey {
+                    asset_id: AssetId::<Mesh>::invalid().untyped(),
+                },
+                (g.render_entity, MainEntity::from(*main)),
+                InputUniformIndex::default(),
+                BinnedRenderPhaseType::NonMesh,
+            );
+            queued.0.insert(*main);
         }
     }
 }
@@ -1313,11 +1369,4 @@ impl<P: PhaseItem> RenderCommand<P> for DrawCrowdPrimitives {
         }
         RenderCommandResult::Success
     }
-}
-
-/// Frustum test of a world box (exposed for tests): whether `clip_from_world`'s frustum
-/// intersects `[lo, hi]`.
-pub fn box_in_view(clip_from_world: &Mat4, lo: Vec3, hi: Vec3) -> bool {
-    Frustum(ViewFrustum::from_clip_from_world(clip_from_world))
-        .intersects_obb_identity(&Aabb::from_min_max(lo, hi))
 }

@@ -17,6 +17,10 @@
 //!   (`throng::pose`, `throng::skin`) in the same order, so at most 0.5 % of pixels differ by
 //!   more than 8 levels in a channel (edges, where the compute and vertex stages round
 //!   differently).
+//! - over a ground plane the crowd casts into Bevy's shadow map where Bevy's foxes cast
+//!   theirs, it is drawn into the camera's depth, normal and motion-vector prepasses without
+//!   changing the picture, and its motion vectors are where Bevy's are, of the same size (each
+//!   test's doc gives its tolerances).
 //!
 //! Needs `xvfb-run` (apt: xvfb xauth), a Vulkan adapter (lavapipe: mesa-vulkan-drivers) and
 //! `THRONG_ASSETS/Fox.glb`; outside CI a missing tool or asset skips, under `CI` it fails.
@@ -355,4 +359,86 @@ fn the_crowd_is_drawn_into_bevys_prepasses() {
             );
         }
     }
+}
+
+/// Per-pixel motion in an `--show-motion` picture: red and green levels away from the
+/// picture's neutral colour (no motion; its most common pixel, the background), summed.
+fn motion_levels(image: &RgbaImage) -> Vec<u32> {
+    let mut counts = std::collections::HashMap::new();
+    for p in image.pixels() {
+        *counts.entry([p.0[0], p.0[1]]).or_insert(0usize) += 1;
+    }
+    let neutral = counts
+        .into_iter()
+        .max_by_key(|&(_, n)| n)
+        .map(|(c, _)| c)
+        .unwrap_or([128, 128]);
+    image
+        .pixels()
+        .map(|p| p.0[0].abs_diff(neutral[0]) as u32 + p.0[1].abs_diff(neutral[1]) as u32)
+        .collect()
+}
+
+/// throng's motion vectors are Bevy's: `--show-motion` pictures the camera's motion-vector
+/// prepass (0.5 + 32 × motion in UV units per frame, in red and green). Bevy's foxes write
+/// theirs from its skinned meshes' previous joint matrices, throng's from the crowd's previous
+/// palette and transforms: the pixels that move (more than 12 levels away from still) overlap
+/// with intersection over union ≥ 0.5, and their mean motion agrees within a factor 1.5 (same
+/// clips, start times and 0.1 s frames; legs differ as the silhouettes do). The texture path
+/// keeps no previous pose, so its foxes, which stand in place, show almost no motion (fewer
+/// than a fifth of the palette path's moving pixels).
+#[test]
+fn the_crowds_motion_vectors_are_where_bevys_are() {
+    if !have("xvfb-run") {
+        return;
+    }
+    if throng_testdata::asset("Fox.glb").is_none() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_motion");
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let show = ["--show-motion"];
+    let throng = shoot_with("throng", "palette", &show, &dir.join("throng.png"));
+    let bevy = shoot_with("bevy", "palette", &show, &dir.join("bevy.png"));
+    let texture = shoot_with("throng", "texture", &show, &dir.join("throng-texture.png"));
+    let (t, b, x) = (
+        motion_levels(&throng.image),
+        motion_levels(&bevy.image),
+        motion_levels(&texture.image),
+    );
+    let moving = |m: &[u32]| m.iter().map(|&v| v > 12).collect::<Vec<bool>>();
+    let (mt, mb, mx) = (moving(&t), moving(&b), moving(&x));
+    let count = |m: &[bool]| m.iter().filter(|&&v| v).count();
+    let mean = |levels: &[u32], m: &[bool]| {
+        let sum: u64 = levels
+            .iter()
+            .zip(m)
+            .filter(|(_, &on)| on)
+            .map(|(&v, _)| v as u64)
+            .sum();
+        sum as f64 / count(m).max(1) as f64
+    };
+    let overlap = iou(&mt, &mb);
+    let (mean_t, mean_b) = (mean(&t, &mt), mean(&b, &mb));
+    eprintln!(
+        "moving pixels: throng {}, Bevy {}, texture path {}; IoU {overlap:.3}; mean motion throng {mean_t:.1} levels, Bevy {mean_b:.1}",
+        count(&mt),
+        count(&mb),
+        count(&mx)
+    );
+    assert!(count(&mb) > 100, "Bevy's picture shows no motion");
+    assert!(
+        overlap >= 0.5,
+        "throng's moving pixels are not Bevy's: IoU {overlap:.3}"
+    );
+    let ratio = mean_t / mean_b.max(1e-9);
+    assert!(
+        (1.0 / 1.5..=1.5).contains(&ratio),
+        "throng's mean motion {mean_t:.1} levels against Bevy's {mean_b:.1}"
+    );
+    assert!(
+        count(&mx) * 5 < count(&mt),
+        "the texture path shows motion ({} pixels) it has no previous pose for",
+        count(&mx)
+    );
 }
