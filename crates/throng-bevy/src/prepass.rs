@@ -10,9 +10,8 @@
 //! and the crowd's group at [`CROWD_GROUP`](crate::render::CROWD_GROUP), drawing
 //! `shaders/crowd_prepass.wgsl` with one instanced draw per primitive, as the main pass does.
 //! The vertex is placed by the main pass's own function (`throng_bevy::crowd_vertex`), so the
-//! prepass depth is the depth the main pass draws at (both positions are `@invariant`
-//! when the camera has a prepass), and the
-//! shadow is the drawn pose's.
+//! prepass depth is the depth the main pass draws at (both positions are `@invariant` when the
+//! camera has a prepass), and the shadow is the drawn pose's.
 //!
 //! Culling: the crowd's world box against the view's frustum; for a directional light's
 //! cascade without the near plane, since casters between the light and the cascade are
