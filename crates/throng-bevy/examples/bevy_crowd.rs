@@ -22,6 +22,10 @@
 //! of the camera whose material reads it, as Bevy's `shader_prepass` example does; MSAA and
 //! tonemapping off): red and green are 0.5 + 32 × the motion in UV units per frame, x and y.
 //!
+//! Frames are counted, and time runs, from when the scene is ready: every fox spawned and no
+//! pipeline still compiling (lavapipe compiles them in the background while frames draw
+//! nothing); `--frames` and `--warmup` count from there.
+//!
 //! Both modes use the same layout, clips (walk or run, varied starts and speeds) and
 //! crossfades (every second one fox in eight switches between walk and run over 0.3 s), the
 //! same camera and lights. On exit it prints the mean frame time and the CPU time per frame of
@@ -41,7 +45,7 @@ use bevy::light::CascadeShadowConfigBuilder;
 use bevy::light::NotShadowCaster;
 use bevy::pbr::{Material, MaterialPlugin};
 use bevy::prelude::*;
-use bevy::render::render_resource::AsBindGroup;
+use bevy::render::render_resource::{AsBindGroup, PipelineCache};
 use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCaptured};
 use bevy::render::{Render, RenderApp, RenderSystems};
 use bevy::shader::ShaderRef;
@@ -281,12 +285,9 @@ fn run(args: Args) -> Result<AppExit> {
     if args.mode == Mode::Bevy {
         register_scene_types(&mut app);
     }
-    if args.fixed_dt > 0.0 {
-        // Each frame advances time by exactly fixed_dt, whatever the wall clock did.
-        app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-            args.fixed_dt,
-        )));
-    }
+    // Time stands still until the scene is ready (count_frame), then runs: by exactly
+    // --fixed-dt a frame, or by the wall clock.
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::ZERO));
     // Wall time of the render world's own work per frame: from its first system set
     // (extract commands) to the end of Prepare, before the render graph records and submits.
     let timers = Timers::default();
@@ -302,6 +303,9 @@ fn run(args: Args) -> Result<AppExit> {
                     .before(RenderSystems::Render),
                 count_depth_items
                     .after(RenderSystems::Queue)
+                    .before(RenderSystems::Render),
+                note_pipelines
+                    .after(RenderSystems::Prepare)
                     .before(RenderSystems::Render),
             ),
         );
@@ -357,7 +361,14 @@ fn register_scene_types(app: &mut App) {
 /// Frame counting, timings and the exit.
 #[derive(Resource, Default)]
 struct Stats {
+    /// Frames since the scene became ready (`ready`).
     frames: u32,
+    /// The content is in (every fox spawned: the crowd's instances, or Bevy's animation
+    /// players) and no pipeline has been compiling for 3 frames; until then time stands
+    /// still and frames are not counted, so a loaded machine changes when, not what, the
+    /// screenshot shows.
+    ready: bool,
+    launched: Option<Instant>,
     started: Option<Instant>,
     cpu_at_start: u64,
     shot_requested: bool,
@@ -381,6 +392,19 @@ struct TimerState {
     /// The most crowd items queued into shadow and prepass phases in one frame.
     shadow_items: u32,
     prepass_items: u32,
+    /// Render-world frames in a row with no pipeline waiting to compile.
+    idle_frames: u32,
+}
+
+/// Counts the render world's frames in a row with no pipeline still compiling.
+fn note_pipelines(t: Res<Timers>, cache: Res<PipelineCache>) {
+    if let Ok(mut s) = t.0.lock() {
+        if cache.waiting_pipelines().next().is_none() {
+            s.idle_frames += 1;
+        } else {
+            s.idle_frames = 0;
+        }
+    }
 }
 
 fn count_depth_items(t: Res<Timers>, queue: Option<Res<throng_bevy::prepass::CrowdDepthQueue>>) {
@@ -457,15 +481,44 @@ fn thread_cpu_ns() -> Vec<(String, u64)> {
         .collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn count_frame(
     mut stats: ResMut<Stats>,
     plan: Res<Plan>,
     mut commands: Commands,
     mut exit: MessageWriter<AppExit>,
     timers: Res<Timers>,
+    mut strategy: ResMut<TimeUpdateStrategy>,
+    crowds: Query<&ThrongCrowd>,
+    players: Query<(), With<AnimationPlayer>>,
 ) {
-    stats.frames += 1;
     let a = &plan.args;
+    if !stats.ready {
+        let launched = *stats.launched.get_or_insert_with(Instant::now);
+        let content = match a.mode {
+            Mode::Throng => crowds
+                .iter()
+                .any(|c| c.runtime().is_some_and(|r| r.len() as u32 >= a.instances)),
+            Mode::Bevy => players.iter().count() as u32 >= a.instances,
+        };
+        let idle = timers.0.lock().map_or(true, |s| s.idle_frames >= 3);
+        let waited = launched.elapsed() > Duration::from_secs(300);
+        let ready = waited || (content && idle);
+        if !ready {
+            return;
+        }
+        if waited {
+            eprintln!("bevy_crowd: not ready after 300 s (content {content}, pipelines idle {idle}); counting frames anyway");
+        }
+        stats.ready = true;
+        *strategy = if a.fixed_dt > 0.0 {
+            // Each frame advances time by exactly fixed_dt, whatever the wall clock did.
+            TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(a.fixed_dt))
+        } else {
+            TimeUpdateStrategy::Automatic
+        };
+    }
+    stats.frames += 1;
     if stats.frames == a.warmup + 1 {
         stats.started = Some(Instant::now());
         stats.cpu_at_start = app_cpu_ns();

@@ -8,9 +8,10 @@
 //!   band where the camera frames the field, and the top strip (above the field) is clear
 //!   colour;
 //! - it shows them where Bevy's own path draws the same foxes: of the pixels that are not clear
-//!   colour in either picture, at least 50 % are covered in both (intersection over union of
-//!   the two silhouettes ≥ 0.5: same layout, camera, clips and start times; legs differ by the
-//!   two animation paths' sampling and the baked error budget);
+//!   colour in either picture, at least 80 % are covered in both (intersection over union of
+//!   the two silhouettes ≥ 0.8, measured 0.997: same layout, camera, clips and start times,
+//!   time starting in both when the scene is ready; legs differ by the two animation paths'
+//!   sampling and the baked error budget);
 //! - the two skinning paths draw the same picture: the palette path (a palette pass, then one
 //!   matrix read per influence; the default) and the texture path (`--path texture`, every
 //!   influence blended from the bone texture in the vertex stage) run throng's shared WGSL
@@ -88,9 +89,9 @@ fn shoot_with(mode: &str, path: &str, extra: &[&str], out: &Path) -> Shot {
             "--instances",
             "16",
             "--frames",
-            // lavapipe compiles the pipelines in the background while the first frames run
-            // (nothing is drawn until then): ~20 frames at this size and count, more where
-            // frames are quicker.
+            // Counted from when every fox is in and no pipeline is compiling (the example
+            // holds time until then, so a loaded machine cannot change the pose): 4 s of
+            // animation at 0.1 s a frame.
             "40",
             "--warmup",
             "1",
@@ -203,7 +204,7 @@ fn the_example_draws_foxes_where_bevy_draws_them() {
     eprintln!("silhouettes: throng ∩ bevy / throng ∪ bevy = {iou:.3} ({both} / {either})");
     assert!(either > 0, "both pictures empty");
     assert!(
-        iou >= 0.5,
+        iou >= 0.8,
         "throng's foxes are not where Bevy draws them: IoU {iou:.3}"
     );
 }
@@ -249,7 +250,7 @@ fn printed_items(stdout: &str, label: &str) -> u32 {
 
 /// throng's crowds cast into Bevy's shadow map: over a ground plane (`--ground`) the shadowed
 /// ground of throng's picture is where Bevy's own foxes' shadows fall (intersection over union
-/// of the two shadow masks ≥ 0.5, as for the silhouettes), and without shadow maps
+/// of the two shadow masks ≥ 0.8, as for the silhouettes; measured 0.987), and without shadow maps
 /// (`--no-shadows`) that ground is lit (shadowed pixels fall to under a third). Both skinning
 /// paths cast.
 #[test]
@@ -302,7 +303,7 @@ fn the_crowd_casts_shadows_where_bevys_foxes_do() {
         count(&shadow)
     );
     assert!(
-        overlap >= 0.5,
+        overlap >= 0.8,
         "throng's shadows are not where Bevy's foxes cast theirs: IoU {overlap:.3}"
     );
     assert!(
@@ -383,8 +384,9 @@ fn motion_levels(image: &RgbaImage) -> Vec<u32> {
 /// prepass (0.5 + 32 × motion in UV units per frame, in red and green). Bevy's foxes write
 /// theirs from its skinned meshes' previous joint matrices, throng's from the crowd's previous
 /// palette and transforms: the pixels that move (more than 12 levels away from still) overlap
-/// with intersection over union ≥ 0.5, and their mean motion agrees within a factor 1.5 (same
-/// clips, start times and 0.1 s frames; legs differ as the silhouettes do). The texture path
+/// with intersection over union ≥ 0.8 (measured 0.992), and their mean motion agrees within a
+/// factor 1.25 (measured 36.5 and 36.5 levels; same clips, start times and 0.1 s frames; legs
+/// differ as the silhouettes do). The texture path
 /// keeps no previous pose, so its foxes, which stand in place, show almost no motion (fewer
 /// than a fifth of the palette path's moving pixels).
 #[test]
@@ -428,12 +430,12 @@ fn the_crowds_motion_vectors_are_where_bevys_are() {
     );
     assert!(count(&mb) > 100, "Bevy's picture shows no motion");
     assert!(
-        overlap >= 0.5,
+        overlap >= 0.8,
         "throng's moving pixels are not Bevy's: IoU {overlap:.3}"
     );
     let ratio = mean_t / mean_b.max(1e-9);
     assert!(
-        (1.0 / 1.5..=1.5).contains(&ratio),
+        (1.0 / 1.25..=1.25).contains(&ratio),
         "throng's mean motion {mean_t:.1} levels against Bevy's {mean_b:.1}"
     );
     assert!(
