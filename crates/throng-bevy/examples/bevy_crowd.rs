@@ -55,7 +55,8 @@ use bevy::world_serialization::WorldAssetRoot;
 use clap::{Parser, ValueEnum};
 use std::sync::{Arc, Mutex};
 use throng_bevy::{
-    SkinPath, ThrongAsset, ThrongCrowd, ThrongInstance, ThrongPlayback, ThrongPlugin, Timing,
+    PlaybackControl, SkinPath, ThrongAsset, ThrongCrowd, ThrongInstance, ThrongPlayback,
+    ThrongPlugin, Timing,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

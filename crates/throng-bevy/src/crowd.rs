@@ -12,103 +12,11 @@ use bevy::prelude::*;
 use bevy::render::sync_world::SyncToRenderWorld;
 use throng_asset::BakedAsset;
 use throng_contract::names::Timing;
-use throng_runtime::{CpuRuntime, GpuRuntime, InstanceTransform, PlayOptions, RuntimeError};
+/// The playback commands an instance entity queues: throng-runtime's one vocabulary.
+pub use throng_runtime::PlaybackCommand;
+use throng_runtime::{InstanceTransform, PlayOptions, PlaybackControl, Runtime};
 
 use crate::asset::ThrongAsset;
-
-/// One runtime of either timing mode (docs/design.md §4): the CPU-timed one rewrites every
-/// 64 B record each frame; the GPU-timed one writes a 56 B record only when an instance's
-/// playback changes and the GPU derives rows from the clock.
-pub enum Runtime {
-    Cpu(CpuRuntime),
-    Gpu(GpuRuntime),
-}
-
-macro_rules! both {
-    ($self:expr, $rt:ident => $e:expr) => {
-        match $self {
-            Runtime::Cpu($rt) => $e,
-            Runtime::Gpu($rt) => $e,
-        }
-    };
-}
-
-impl Runtime {
-    pub fn new(timing: Timing, baked: &BakedAsset) -> Runtime {
-        match timing {
-            Timing::Cpu => Runtime::Cpu(CpuRuntime::new(&baked.clips)),
-            Timing::Gpu => Runtime::Gpu(GpuRuntime::new(&baked.clips)),
-        }
-    }
-
-    pub fn timing(&self) -> Timing {
-        match self {
-            Runtime::Cpu(_) => Timing::Cpu,
-            Runtime::Gpu(_) => Timing::Gpu,
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        both!(self, r => r.len())
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// A new instance at `transform` (world space, file units), showing the rest pose.
-    pub fn spawn(&mut self, transform: InstanceTransform) -> throng_runtime::Handle {
-        both!(self, r => r.spawn(transform))
-    }
-
-    pub fn despawn(&mut self, h: throng_runtime::Handle) -> Result<(), RuntimeError> {
-        both!(self, r => r.despawn(h))
-    }
-
-    pub fn set_transform(
-        &mut self,
-        h: throng_runtime::Handle,
-        t: InstanceTransform,
-    ) -> Result<(), RuntimeError> {
-        both!(self, r => r.set_transform(h, t))
-    }
-
-    /// Instance transforms in dense order (what the GPU reads).
-    pub fn transforms(&self) -> &[InstanceTransform] {
-        both!(self, r => r.transforms())
-    }
-
-    fn apply(
-        &mut self,
-        h: throng_runtime::Handle,
-        c: &PlaybackCommand,
-    ) -> Result<(), RuntimeError> {
-        match *c {
-            PlaybackCommand::Play { clip, options } => both!(self, r => r.play(h, clip, options)),
-            PlaybackCommand::Crossfade {
-                clip,
-                seconds,
-                options,
-            } => both!(self, r => r.crossfade_with(h, clip, seconds, options)),
-            PlaybackCommand::Blend { a, b, weight } => both!(self, r => r.blend(h, a, b, weight)),
-            PlaybackCommand::Speed(s) => both!(self, r => r.set_speed(h, s)),
-            PlaybackCommand::Pause => both!(self, r => r.pause(h)),
-            PlaybackCommand::Resume => both!(self, r => r.resume(h)),
-            PlaybackCommand::Seek(t) => both!(self, r => r.seek(h, t)),
-            PlaybackCommand::Enable(e) => both!(self, r => r.set_enabled(h, e)),
-        }
-    }
-
-    /// World transform (file units) of anchor `anchor` of instance `h`.
-    pub fn anchor_world(
-        &self,
-        h: throng_runtime::Handle,
-        anchors: &throng_asset::AnchorTexture,
-        anchor: usize,
-    ) -> Result<glam::Mat4, RuntimeError> {
-        both!(self, r => r.anchor_world(h, anchors, anchor))
-    }
-}
 
 /// How a crowd's vertices are skinned (docs/design.md §5 "Skinning paths"; [`crate::render`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -153,9 +61,6 @@ pub struct ThrongCrowd {
     bounds_gen: u64,
     /// World-space box around every instance's poses, for frustum culling of the batch.
     pub(crate) bounds: Option<(Vec3, Vec3)>,
-    /// GPU-timed: the records in dense order, patched from the runtime's record writes (the
-    /// runtime computes records from its state on demand and keeps no dense copy).
-    gpu_records: Vec<throng_runtime::GpuInstanceRecord>,
 }
 
 impl ThrongCrowd {
@@ -171,7 +76,6 @@ impl ThrongCrowd {
             records_gen: 0,
             bounds_gen: u64::MAX,
             bounds: None,
-            gpu_records: Vec::new(),
         }
     }
 
@@ -201,13 +105,9 @@ impl ThrongCrowd {
     }
 
     /// The records in dense order as bytes (what the GPU reads): 64 B per instance CPU-timed,
-    /// 56 B GPU-timed (as of the last update).
+    /// 56 B GPU-timed.
     pub fn record_bytes(&self) -> &[u8] {
-        match &self.runtime {
-            Some(Runtime::Cpu(r)) => bytemuck::cast_slice(r.records()),
-            Some(Runtime::Gpu(_)) => bytemuck::cast_slice(&self.gpu_records),
-            None => &[],
-        }
+        self.runtime.as_ref().map_or(&[], |rt| rt.records().bytes())
     }
 
     /// The baked asset, once loaded.
@@ -237,35 +137,6 @@ pub struct ThrongInstance {
 /// The runtime handle of a spawned [`ThrongInstance`] (added by the plugin).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ThrongHandle(pub throng_runtime::Handle);
-
-/// A playback command (times in seconds, clip indices into the asset's clip table).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum PlaybackCommand {
-    Play {
-        clip: usize,
-        options: PlayOptions,
-    },
-    /// Crossfade to `clip` over `seconds`; the outgoing clip keeps playing while it fades.
-    Crossfade {
-        clip: usize,
-        seconds: f32,
-        options: PlayOptions,
-    },
-    /// Two clips in normalised time, `weight` of `b`.
-    Blend {
-        a: usize,
-        b: usize,
-        weight: f32,
-    },
-    /// Instance speed factor (≥ 0).
-    Speed(f32),
-    Pause,
-    Resume,
-    /// Jump the newest layer to this clip time.
-    Seek(f32),
-    /// Disabled instances show the rest pose and do not advance.
-    Enable(bool),
-}
 
 /// Playback commands of one instance entity, applied in order by the plugin in `PostUpdate`
 /// (then cleared). Write them from any system: `playback.crossfade(run, 0.3)`.
@@ -373,7 +244,7 @@ pub(crate) fn init_crowds(mut crowds: Query<&mut ThrongCrowd>, assets: Res<Asset
             continue;
         };
         let baked = a.baked.clone();
-        crowd.runtime = Some(Runtime::new(crowd.timing, &baked));
+        crowd.runtime = Some(Runtime::new(crowd.timing, &baked.clips));
         crowd.baked = Some(baked);
     }
 }
@@ -457,7 +328,7 @@ pub(crate) fn apply_playback(
             continue;
         };
         for c in pb.commands.drain(..) {
-            if let Err(err) = rt.apply(h.0, &c) {
+            if let Err(err) = rt.command(h.0, c) {
                 warn!("throng: {c:?} on {e}: {err}");
             }
         }
@@ -496,29 +367,13 @@ pub(crate) fn advance_crowds(
         let (Some(rt), Some(baked)) = (crowd.runtime.as_mut(), crowd.baked.as_ref()) else {
             continue;
         };
-        let (fired, done) = match rt {
-            Runtime::Cpu(r) => {
-                r.update(dt);
-                crowd.records_gen += 1;
-                (r.events(), r.finished())
-            }
-            Runtime::Gpu(r) => {
-                r.update(dt);
-                if crowd.gpu_records.len() != r.len() {
-                    crowd.gpu_records = r.collect_records();
-                    crowd.records_gen += 1;
-                } else if !r.dirty().is_empty() {
-                    for w in r.record_writes() {
-                        if let Some(slot) = crowd.gpu_records.get_mut(w.index as usize) {
-                            *slot = w.record;
-                        }
-                    }
-                    crowd.records_gen += 1;
-                }
-                r.clear_dirty();
-                (r.events(), r.finished())
-            }
-        };
+        rt.update(dt);
+        // CPU-timed every record is new; GPU-timed only when a record was rewritten
+        if rt.record_changes().writes.is_none_or(|w| !w.is_empty()) {
+            crowd.records_gen += 1;
+        }
+        rt.clear_changes();
+        let (fired, done) = (rt.events(), rt.finished());
         for f in fired {
             let name = baked
                 .clips

@@ -59,11 +59,13 @@ use bevy::transform::TransformSystems;
 
 pub use asset::{from_baked, ThrongAsset, ThrongAssetLoader, ThrongLoadError};
 pub use crowd::{
-    PlaybackCommand, Runtime, SkinPath, ThrongAnchor, ThrongCrowd, ThrongEvent, ThrongFinished,
+    PlaybackCommand, SkinPath, ThrongAnchor, ThrongCrowd, ThrongEvent, ThrongFinished,
     ThrongHandle, ThrongInstance, ThrongPlayback,
 };
 pub use throng_contract::names::Timing;
-pub use throng_runtime::PlayOptions;
+/// The runtime a crowd plays in (either timing) and its calls, as every throng front end uses
+/// them.
+pub use throng_runtime::{PlayOptions, PlaybackControl, Runtime};
 
 /// `throng_bevy::crowd_vertex`: a crowd vertex skinned and placed in the world, the one
 /// function the main pass and the shadow and prepass passes share.

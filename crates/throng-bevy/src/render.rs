@@ -78,6 +78,8 @@ use throng_asset::{BakedAsset, Encoding};
 
 use crate::asset::ThrongAsset;
 use crate::crowd::{SkinPath, ThrongCrowd};
+use throng_contract::names::Timing;
+use throng_runtime::PlaybackControl;
 
 /// Group of the crowd's bind group in the draw; 0 and 1 are Bevy's view groups, 2 Bevy's
 /// empty group. The palette pass binds its own group at [`PALETTE_GROUP`].
@@ -463,14 +465,15 @@ pub(crate) fn extract_crowds(
         let Some(rt) = crowd.runtime() else {
             continue;
         };
-        let gpu_timed = matches!(rt, crate::crowd::Runtime::Gpu(_));
+        let timing = rt.timing();
+        let gpu_timed = timing == Timing::Gpu;
         let g = gpus.0.entry(main).or_insert_with(|| CrowdGpu {
             render_entity: render.id(),
             asset: crowd.asset.id(),
             gpu_timed,
             instances: 0,
             capacity: 0,
-            record_bytes: if gpu_timed { 56 } else { 64 },
+            record_bytes: timing.record_bytes() as u64,
             transforms: None,
             records: None,
             clock_buffer: None,

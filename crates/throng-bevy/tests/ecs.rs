@@ -13,7 +13,7 @@ use throng_bevy::{
     Runtime, ThrongAnchor, ThrongAsset, ThrongCrowd, ThrongEvent, ThrongHandle, ThrongInstance,
     ThrongPlayback, ThrongPlugin, Timing,
 };
-use throng_runtime::{CpuRuntime, PlayOptions};
+use throng_runtime::{CpuRuntime, PlayOptions, PlaybackControl};
 
 /// Seconds per frame of every test app.
 const DT: f64 = 1.0 / 30.0;
@@ -108,7 +108,7 @@ fn spawning_and_despawning_entities_spawns_and_despawns_instances() {
     // The survivors' instances are still theirs, at their own transforms.
     for (i, &e) in foxes.iter().enumerate().skip(3) {
         let h = app.world().get::<ThrongHandle>(e).expect("handle").0;
-        let Some(Runtime::Cpu(rt)) = crowd_of(&app, crowd).runtime() else {
+        let Some(rt) = crowd_of(&app, crowd).runtime().and_then(Runtime::cpu) else {
             panic!("CPU runtime expected");
         };
         let t = rt.transform(h).expect("live instance");
@@ -130,7 +130,7 @@ fn moving_an_entity_moves_its_instance() {
         .expect("transform")
         .translation = Vec3::new(3.0, 1.0, -2.0);
     app.update();
-    let Some(Runtime::Gpu(rt)) = crowd_of(&app, crowd).runtime() else {
+    let Some(rt) = crowd_of(&app, crowd).runtime().and_then(Runtime::gpu) else {
         panic!("GPU runtime expected");
     };
     let t = rt.transform(h).expect("live instance");
@@ -156,7 +156,7 @@ fn a_moved_parent_moves_a_child_instance() {
         .id();
     app.update();
     let h = app.world().get::<ThrongHandle>(fox).expect("handle").0;
-    let Some(Runtime::Cpu(rt)) = crowd_of(&app, crowd).runtime() else {
+    let Some(rt) = crowd_of(&app, crowd).runtime().and_then(Runtime::cpu) else {
         panic!("CPU runtime expected");
     };
     assert_eq!(rt.transform(h).expect("live").rows[0][3], 11.0);
@@ -262,7 +262,7 @@ fn commands_given_before_the_asset_loads_are_applied_once_it_has() {
         .expect("insert the asset");
     app.update();
     let h = app.world().get::<ThrongHandle>(fox).expect("spawned").0;
-    let Some(Runtime::Cpu(rt)) = crowd_of(&app, crowd).runtime() else {
+    let Some(rt) = crowd_of(&app, crowd).runtime().and_then(Runtime::cpu) else {
         panic!("CPU runtime expected");
     };
     let r = rt.record(h).expect("live");
@@ -289,7 +289,7 @@ fn playback_commands_reach_the_runtime() {
     app.update();
     app.update();
     let record = |app: &App| {
-        let Some(Runtime::Cpu(rt)) = crowd_of(app, crowd).runtime() else {
+        let Some(rt) = crowd_of(app, crowd).runtime().and_then(Runtime::cpu) else {
             panic!("CPU runtime expected");
         };
         rt.record(h).expect("live")
@@ -387,10 +387,8 @@ fn batch_instances_need_no_entities() {
         for i in 0..1000 {
             let t = glam::Mat4::from_translation(glam::Vec3::new(i as f32, 0.0, 0.0));
             let h = rt.spawn(throng_runtime::InstanceTransform::from_mat4(&t));
-            if let Runtime::Gpu(g) = rt {
-                g.play(h, walk(&baked), PlayOptions::default())
-                    .expect("play");
-            }
+            rt.play(h, walk(&baked), PlayOptions::default())
+                .expect("play");
         }
     }
     app.update();

@@ -7,6 +7,8 @@
 //!   mode ([`ClipFrames::sample`]); nobody else wraps clip time;
 //! - [`record`]: the CPU-timed 64 B [`InstanceRecord`] of 4 [`Layer`]s and the 48 B
 //!   [`InstanceTransform`];
+//! - [`records`]: a crowd's records of either timing as one view ([`Records`],
+//!   [`RecordChanges`]), what a runtime hands a renderer;
 //! - [`gpu_timed`]: the GPU-timed 56 B [`GpuInstanceRecord`], the clock unit, and
 //!   [`gpu_layers`], the line-by-line CPU twin of its shader;
 //! - [`clip_table`]: the clip table in its GPU form ([`GpuClip`]);
@@ -23,6 +25,7 @@ pub mod limits;
 pub mod live;
 pub mod names;
 pub mod record;
+pub mod records;
 pub mod time;
 pub mod wgsl;
 
@@ -39,4 +42,5 @@ pub use limits::*;
 pub use live::{next_palette_frame, palette_refresh, SkinMatrix, PALETTE_LIVE, PALETTE_UNWRITTEN};
 pub use names::{Encoding, LoopMode, Skinning, Timing, UnknownName, VatEncoding};
 pub use record::{InstanceRecord, InstanceTransform, Layer};
+pub use records::{RecordChanges, Records};
 pub use time::{wrap_time, ClipFrames, ClipTime, Direction, FrameRef, Span, FRAC_MAX};

@@ -8,7 +8,8 @@ use crate::error::RenderError;
 use crate::gpu_asset::GpuAsset;
 use crate::gpu_types::TimingUniform;
 use throng_contract::{
-    GpuInstanceRecord, GpuRecordWrite, InstanceRecord, InstanceTransform, Timing,
+    GpuInstanceRecord, GpuRecordWrite, InstanceRecord, InstanceTransform, RecordChanges, Records,
+    Timing,
 };
 
 /// Per-instance playback data of one crowd (docs/design.md §4).
@@ -27,6 +28,16 @@ pub enum Playback<'a> {
     /// Records (either timing) already on the GPU in a [`CrowdUpload`] the application keeps
     /// across frames and updates with what changed.
     Uploaded(&'a CrowdUpload),
+}
+
+impl<'a> From<Records<'a>> for Playback<'a> {
+    /// A runtime's records as this frame draws them (every record is uploaded).
+    fn from(r: Records<'a>) -> Playback<'a> {
+        match r {
+            Records::Cpu(records) => Playback::Cpu(records),
+            Records::Gpu { records, clock } => Playback::Gpu { records, clock },
+        }
+    }
 }
 
 impl Playback<'_> {
@@ -408,10 +419,7 @@ impl CrowdUpload {
     }
 
     fn record_size(&self) -> u64 {
-        match self.timing {
-            Timing::Cpu => std::mem::size_of::<InstanceRecord>() as u64,
-            Timing::Gpu => std::mem::size_of::<GpuInstanceRecord>() as u64,
-        }
+        self.timing.record_bytes() as u64
     }
 
     fn allocate(&mut self, device: &wgpu::Device, capacity: usize) {
@@ -524,6 +532,36 @@ impl CrowdUpload {
             self.last_upload_bytes += std::mem::size_of::<TimingUniform>() as u64;
         }
         Ok(self.last_upload_bytes)
+    }
+
+    /// Sends what a runtime changed (throng-runtime's `Runtime::record_changes`), whichever
+    /// its timing: CPU-timed every record; GPU-timed every record when
+    /// [`Self::needs_all_records`] (or no writes are given), else only the writes, and the
+    /// clock. Writes the transforms when `transforms_changed`. Returns the bytes written.
+    pub fn update(
+        &mut self,
+        gpu: &crate::Gpu,
+        changes: RecordChanges,
+        transforms: &[InstanceTransform],
+        transforms_changed: bool,
+    ) -> Result<u64, RenderError> {
+        match changes.records {
+            Records::Cpu(records) => {
+                self.update_cpu_timed(gpu, records, transforms, transforms_changed)
+            }
+            Records::Gpu { records, clock } => {
+                let update = match changes.writes {
+                    Some(writes) if !self.needs_all_records(records.len()) => {
+                        RecordUpdate::Writes {
+                            len: records.len(),
+                            writes,
+                        }
+                    }
+                    _ => RecordUpdate::All(records),
+                };
+                self.update_gpu_timed(gpu, update, transforms, transforms_changed, clock)
+            }
+        }
     }
 
     /// CPU-timed: writes every record (they change each frame) and the transforms when

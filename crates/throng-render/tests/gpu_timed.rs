@@ -13,6 +13,7 @@ use throng_render::compute::{layers_on_gpu, skin_on_gpu};
 use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::{GpuAsset, Playback, Skinning};
+use throng_runtime::PlaybackControl;
 use throng_runtime::{gpu_layers, GpuRuntime, InstanceTransform, PlayOptions};
 
 #[test]

@@ -7,6 +7,7 @@
 mod common;
 
 use common::{differ_count, renderer, save, Rng};
+use throng_runtime::PlaybackControl;
 
 use glam::{Mat4, Quat, Vec2, Vec3};
 use throng_asset::{AnchorInfo, AnchorTexture, BakedAsset, Encoding, LoopMode};

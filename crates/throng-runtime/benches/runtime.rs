@@ -2,6 +2,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use throng_runtime::bench::synthetic_clips;
+use throng_runtime::PlaybackControl;
 use throng_runtime::{Change, CpuRuntime, GpuRuntime, InstanceTransform};
 
 const N: usize = 1_000_000;

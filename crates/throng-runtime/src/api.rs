@@ -7,7 +7,7 @@ use throng_asset::LoopMode;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlayOptions {
     /// Clip speed factor (≥ 0; 1 = authored speed). Multiplied by the instance speed
-    /// ([`crate::CpuRuntime::set_speed`]), which applies to all of an instance's layers.
+    /// ([`crate::PlaybackControl::set_speed`]), which applies to all of an instance's layers.
     pub speed: f32,
     /// Overrides the clip table's loop mode.
     pub loop_mode: Option<LoopMode>,

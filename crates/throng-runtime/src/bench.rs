@@ -1,7 +1,7 @@
 //! Frame-cost benchmark of both modes, for `cargo bench` and the `throng bench-runtime`
 //! command: time per `update` against a plain parallel fill of the same record bytes.
 
-use crate::{CpuRuntime, GpuRuntime, InstanceRecord, InstanceTransform, CHUNK};
+use crate::{CpuRuntime, GpuRuntime, InstanceRecord, InstanceTransform, PlaybackControl, CHUNK};
 use bytemuck::Zeroable;
 use rayon::prelude::*;
 use serde::Serialize;

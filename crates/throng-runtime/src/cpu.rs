@@ -22,7 +22,7 @@
 use crate::api::{check_nonneg, Finished, FiredEvent, PlayOptions};
 use crate::clips::{Prepared, Rm};
 use crate::handle::Handles;
-use crate::{Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError};
+use crate::{Clock, Handle, InstanceRecord, InstanceTransform, PlaybackCommand, RuntimeError};
 use bytemuck::Zeroable;
 use rayon::prelude::*;
 use throng_asset::{ClipInfo, Layer};
@@ -319,8 +319,31 @@ impl CpuRuntime {
         }
     }
 
-    /// Plays `clip` from `opts.start_time`, replacing all layers (no fade).
-    pub fn play(&mut self, h: Handle, clip: usize, opts: PlayOptions) -> Result<(), RuntimeError> {
+    /// Applies one playback change (what [`crate::PlaybackControl`]'s calls send).
+    pub fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError> {
+        match command {
+            PlaybackCommand::Play { clip, options } => self.play_now(h, clip, options),
+            PlaybackCommand::Crossfade {
+                clip,
+                seconds,
+                options,
+            } => self.crossfade_with_now(h, clip, seconds, options),
+            PlaybackCommand::Blend { a, b, weight } => self.blend_now(h, a, b, weight),
+            PlaybackCommand::Layer {
+                clip,
+                mask,
+                weight,
+                options,
+            } => self.play_layer_now(h, clip, mask, weight, options),
+            PlaybackCommand::Speed(speed) => self.set_speed_now(h, speed),
+            PlaybackCommand::Pause => self.pause_now(h),
+            PlaybackCommand::Resume => self.resume_now(h),
+            PlaybackCommand::Seek(t) => self.seek_now(h, t),
+            PlaybackCommand::Enable(e) => self.set_enabled_now(h, e),
+        }
+    }
+
+    fn play_now(&mut self, h: Handle, clip: usize, opts: PlayOptions) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
         let l = self.new_layer(clip, &opts)?;
         self.set(0, i, l);
@@ -331,22 +354,7 @@ impl CpuRuntime {
         Ok(())
     }
 
-    /// Crossfades to `clip` over `duration_s` seconds (linear weights); the outgoing layers keep
-    /// playing while they fade. See [`Self::crossfade_with`].
-    pub fn crossfade(
-        &mut self,
-        h: Handle,
-        clip: usize,
-        duration_s: f32,
-    ) -> Result<(), RuntimeError> {
-        self.crossfade_with(h, clip, duration_s, PlayOptions::default())
-    }
-
-    /// Crossfade with play options. The current weights become the outgoing layers' start
-    /// weights and fade linearly to 0 while the new layer rises to 1. A 5th layer is never
-    /// needed: when 4 are in use the faintest outgoing layer is dropped and the others
-    /// renormalised to sum 1.
-    pub fn crossfade_with(
+    fn crossfade_with_now(
         &mut self,
         h: Handle,
         clip: usize,
@@ -358,7 +366,7 @@ impl CpuRuntime {
         let new = self.new_layer(clip, &opts)?;
         let n = self.meta[i].layers as usize;
         if n == 0 || duration_s <= 0.0 {
-            return self.play(h, clip, opts);
+            return self.play_now(h, clip, opts);
         }
         // snapshot the weights shown now
         let mut ls: Vec<LayerState> = (0..n).map(|l| self.get(l, i)).collect();
@@ -393,12 +401,7 @@ impl CpuRuntime {
         Ok(())
     }
 
-    /// Two-clip blend in normalised time (e.g. walk/run): weight `w` of `clip_b`, `1 − w` of
-    /// `clip_a`. Both layers complete a cycle together in `lerp(d_a, d_b, w)` seconds. Calling it
-    /// again with the same clips changes the weight and keeps the phase. Each layer's sync
-    /// factor `d_x / lerp(d_a, d_b, w)` is stored as an f32, so the two phases may drift apart
-    /// by ~1e-7 of the cycles played (0.15 frames after a day of a 1 s cycle at 30 fps).
-    pub fn blend(
+    fn blend_now(
         &mut self,
         h: Handle,
         clip_a: usize,
@@ -452,15 +455,7 @@ impl CpuRuntime {
         Ok(())
     }
 
-    /// Plays `clip` as an *overlay* layer (docs/design.md §4 "Layer masks and additive
-    /// layers") over the instance's base layers, at `weight` ∈ [0, 1], under mask number
-    /// `mask` (1 ..= [`throng_contract::MAX_MASKS`]: the asset's mask `mask − 1`, see
-    /// `BakedAsset::find_mask`; 0 = none, allowed for an additive clip). The base layers keep
-    /// their weights. Calling it again with the same clip and mask changes the weight and keeps
-    /// the phase; otherwise the layer is added (at most 4 layers in all). `play`, `blend` and a
-    /// finished crossfade replace overlays (changing a blend's weight keeps them); a running
-    /// crossfade fades them out with the outgoing clips. Masks and additive layers are drawn by the palette path (LBS and DQ).
-    pub fn play_layer(
+    fn play_layer_now(
         &mut self,
         h: Handle,
         clip: usize,
@@ -499,32 +494,26 @@ impl CpuRuntime {
         Ok(())
     }
 
-    /// Instance speed multiplier (≥ 0), applied to every layer.
-    pub fn set_speed(&mut self, h: Handle, speed: f32) -> Result<(), RuntimeError> {
+    fn set_speed_now(&mut self, h: Handle, speed: f32) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
         check_nonneg("speed", speed as f64)?;
         self.meta[i].speed = speed;
         Ok(())
     }
 
-    /// Freezes playback time, crossfades and root motion (the record keeps showing the pose).
-    pub fn pause(&mut self, h: Handle) -> Result<(), RuntimeError> {
+    fn pause_now(&mut self, h: Handle) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
         self.meta[i].flags |= F_PAUSED;
         Ok(())
     }
 
-    pub fn resume(&mut self, h: Handle) -> Result<(), RuntimeError> {
+    fn resume_now(&mut self, h: Handle) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
         self.meta[i].flags &= !F_PAUSED;
         Ok(())
     }
 
-    /// Jumps the newest layer to clip time `time_s` (a blend: both layers to normalised time
-    /// `time_s / lerp(d_a, d_b, w)`). Events between are not fired; an event at exactly
-    /// `time_s` fires on the next update. A finished one-shot restarts at clip speed 1 (its
-    /// speed is not kept once it ends; `play` it to choose another).
-    pub fn seek(&mut self, h: Handle, time_s: f32) -> Result<(), RuntimeError> {
+    fn seek_now(&mut self, h: Handle, time_s: f32) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
         check_nonneg("seek time", time_s as f64)?;
         let m = self.meta[i];
@@ -555,9 +544,7 @@ impl CpuRuntime {
         Ok(())
     }
 
-    /// Disabled instances show the rest row (all weights 0) and do not advance (their clip
-    /// time, fades and root motion stand still; the GPU-timed mode keeps time running).
-    pub fn set_enabled(&mut self, h: Handle, enabled: bool) -> Result<(), RuntimeError> {
+    fn set_enabled_now(&mut self, h: Handle, enabled: bool) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
         if enabled {
             self.meta[i].flags |= F_ENABLED;

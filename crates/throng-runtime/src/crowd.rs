@@ -9,7 +9,7 @@ use glam::{Mat4, Quat, Vec3};
 use throng_asset::{Aabb, ClipInfo};
 use throng_contract::{InstanceTransform, LoopMode};
 
-use crate::{CpuRuntime, GpuRuntime, Handle, PlayOptions, RuntimeError};
+use crate::{Handle, PlayOptions, PlaybackControl, Runtime, RuntimeError};
 
 /// SplitMix64 (Steele, Lea & Flood 2014, "Fast splittable pseudorandom number generators"): a
 /// tiny seeded generator, so crowds need no random-number crate and are reproducible.
@@ -147,45 +147,29 @@ pub fn ids_of(a: usize, k: usize, instances: u32) -> Vec<u32> {
     (a as u32..instances).step_by(k.max(1)).collect()
 }
 
-/// The playback calls both runtimes share (same meaning as their methods of these names).
-pub trait PlaybackControl {
-    fn spawn(&mut self, transform: InstanceTransform) -> Handle;
-    fn play(&mut self, h: Handle, clip: usize, opts: PlayOptions) -> Result<(), RuntimeError>;
-    fn blend(&mut self, h: Handle, a: usize, b: usize, weight: f32) -> Result<(), RuntimeError>;
-    fn seek(&mut self, h: Handle, time_s: f32) -> Result<(), RuntimeError>;
+/// A runtime of `timing` for `clips` with one instance per assignment at its transform, each
+/// started at crowd time `time` seconds as [`start`] starts it (`blend` likewise): the crowd
+/// `render`, the viewer and the benches play.
+pub fn new_runtime(
+    timing: throng_contract::Timing,
+    clips: &[ClipInfo],
+    assignments: &[Assignment],
+    transforms: &[InstanceTransform],
+    time: f64,
+    blend: Option<(usize, f32)>,
+) -> Result<Runtime, RuntimeError> {
+    let mut rt = Runtime::new(timing, clips);
+    for (a, t) in assignments.iter().zip(transforms) {
+        start(&mut rt, clips, a, *t, time, blend)?;
+    }
+    rt.clear_changes();
+    Ok(rt)
 }
-
-macro_rules! impl_control {
-    ($t:ty) => {
-        impl PlaybackControl for $t {
-            fn spawn(&mut self, transform: InstanceTransform) -> Handle {
-                <$t>::spawn(self, transform)
-            }
-            fn play(
-                &mut self,
-                h: Handle,
-                clip: usize,
-                opts: PlayOptions,
-            ) -> Result<(), RuntimeError> {
-                <$t>::play(self, h, clip, opts)
-            }
-            fn blend(&mut self, h: Handle, a: usize, b: usize, w: f32) -> Result<(), RuntimeError> {
-                <$t>::blend(self, h, a, b, w)
-            }
-            fn seek(&mut self, h: Handle, time_s: f32) -> Result<(), RuntimeError> {
-                <$t>::seek(self, h, time_s)
-            }
-        }
-    };
-}
-
-impl_control!(CpuRuntime);
-impl_control!(GpuRuntime);
 
 /// Spawns one instance at `transform` showing what `a` assigns at crowd time `time` seconds
 /// (any sign: the clip's loop mode wraps or holds it by the time rules). With `blend = Some((b,
 /// w))` it blends its clip with clip `b` at weight `w` in normalised time (both clips complete
-/// a cycle together, as [`CpuRuntime::blend`] does), at the same point of the blended cycle.
+/// a cycle together, as [`PlaybackControl::blend`] does), at the same point of the blended cycle.
 pub fn start(
     rt: &mut impl PlaybackControl,
     clips: &[ClipInfo],

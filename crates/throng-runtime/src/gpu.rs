@@ -66,7 +66,10 @@ use crate::api::{Finished, FiredEvent, PlayOptions};
 use crate::clips::Prepared;
 use crate::handle::Handles;
 use crate::schedule::Schedule;
-use crate::{Clock, Handle, InstanceRecord, InstanceTransform, RuntimeError, SECONDS_PER_TICK};
+use crate::{
+    Clock, Handle, InstanceRecord, InstanceTransform, PlaybackCommand, RuntimeError,
+    SECONDS_PER_TICK,
+};
 use bytemuck::Zeroable;
 use change::{Cx, Listed, Sink};
 use throng_asset::{ClipInfo, Layer};
@@ -81,7 +84,8 @@ pub use change::MAX_FADE_S;
 /// Every playing layer is re-anchored at least this often (ticks; 256 s).
 pub const REANCHOR_TICKS: u64 = 1 << 28;
 
-/// One playback change for [`GpuRuntime::apply`] (same meaning as the method of that name).
+/// One playback change of one instance, for [`GpuRuntime::apply`]'s batches (a
+/// [`PlaybackCommand`] with its handle; [`Change::new`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Change {
     Play(Handle, usize, PlayOptions),
@@ -96,6 +100,30 @@ pub enum Change {
 }
 
 impl Change {
+    /// The change `command` makes to instance `h`.
+    pub fn new(h: Handle, command: PlaybackCommand) -> Change {
+        match command {
+            PlaybackCommand::Play { clip, options } => Change::Play(h, clip, options),
+            PlaybackCommand::Crossfade {
+                clip,
+                seconds,
+                options,
+            } => Change::Crossfade(h, clip, seconds, options),
+            PlaybackCommand::Blend { a, b, weight } => Change::Blend(h, a, b, weight),
+            PlaybackCommand::Layer {
+                clip,
+                mask,
+                weight,
+                options,
+            } => Change::PlayLayer(h, clip, mask, weight, options),
+            PlaybackCommand::Speed(s) => Change::SetSpeed(h, s),
+            PlaybackCommand::Pause => Change::Pause(h),
+            PlaybackCommand::Resume => Change::Resume(h),
+            PlaybackCommand::Seek(t) => Change::Seek(h, t),
+            PlaybackCommand::Enable(e) => Change::SetEnabled(h, e),
+        }
+    }
+
     pub fn handle(&self) -> Handle {
         match *self {
             Change::Play(h, ..)
@@ -445,72 +473,10 @@ impl GpuRuntime {
         Ok(())
     }
 
-    pub fn play(&mut self, h: Handle, clip: usize, opts: PlayOptions) -> Result<(), RuntimeError> {
-        self.change(Change::Play(h, clip, opts))
-    }
-
-    pub fn crossfade(
-        &mut self,
-        h: Handle,
-        clip: usize,
-        duration_s: f32,
-    ) -> Result<(), RuntimeError> {
-        self.crossfade_with(h, clip, duration_s, PlayOptions::default())
-    }
-
-    /// Crossfade (linear weights over `duration_s` seconds of clock time, at most
-    /// [`MAX_FADE_S`]). See the module docs for the two-layer limit of this mode.
-    pub fn crossfade_with(
-        &mut self,
-        h: Handle,
-        clip: usize,
-        duration_s: f32,
-        opts: PlayOptions,
-    ) -> Result<(), RuntimeError> {
-        self.change(Change::Crossfade(h, clip, duration_s, opts))
-    }
-
-    /// Two-clip blend in normalised time (see [`crate::CpuRuntime::blend`]).
-    pub fn blend(
-        &mut self,
-        h: Handle,
-        clip_a: usize,
-        clip_b: usize,
-        weight: f32,
-    ) -> Result<(), RuntimeError> {
-        self.change(Change::Blend(h, clip_a, clip_b, weight))
-    }
-
-    /// Plays `clip` as an overlay layer (see [`crate::CpuRuntime::play_layer`]) in layer 1:
-    /// the base (layer 0; of a crossfade, the clip that weighs more) keeps its full weight.
-    /// It replaces a blend's second clip or a running crossfade.
-    pub fn play_layer(
-        &mut self,
-        h: Handle,
-        clip: usize,
-        mask: u32,
-        weight: f32,
-        opts: PlayOptions,
-    ) -> Result<(), RuntimeError> {
-        self.change(Change::PlayLayer(h, clip, mask, weight, opts))
-    }
-
-    pub fn set_speed(&mut self, h: Handle, speed: f32) -> Result<(), RuntimeError> {
-        self.change(Change::SetSpeed(h, speed))
-    }
-
-    /// Freezes clip time (crossfades keep running on the clock in this mode).
-    pub fn pause(&mut self, h: Handle) -> Result<(), RuntimeError> {
-        self.change(Change::Pause(h))
-    }
-
-    pub fn resume(&mut self, h: Handle) -> Result<(), RuntimeError> {
-        self.change(Change::Resume(h))
-    }
-
-    /// Jumps the newest layer (a blend: both, in normalised time) to `time_s`.
-    pub fn seek(&mut self, h: Handle, time_s: f32) -> Result<(), RuntimeError> {
-        self.change(Change::Seek(h, time_s))
+    /// Applies one playback change (what [`crate::PlaybackControl`]'s calls send); see the
+    /// module docs for this mode's two-layer limit.
+    pub fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError> {
+        self.change(Change::new(h, command))
     }
 
     /// Applies a batch of changes in order, prefetching the instances a few changes ahead
@@ -538,10 +504,6 @@ impl GpuRuntime {
             self.state.as_ptr().wrapping_add(i),
             std::mem::size_of::<GInst>(),
         );
-    }
-
-    pub fn set_enabled(&mut self, h: Handle, enabled: bool) -> Result<(), RuntimeError> {
-        self.change(Change::SetEnabled(h, enabled))
     }
 
     pub fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {

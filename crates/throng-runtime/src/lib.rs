@@ -1,6 +1,10 @@
 //! Per-instance playback of baked throng assets (docs/design.md §4): the CPU decides which baked
 //! frame rows each instance shows; the GPU skins.
 //!
+//! - [`Runtime`] — a runtime of either timing, chosen at run time, through which every front
+//!   end plays: the calls of [`PlaybackControl`] (each playback change also a value,
+//!   [`PlaybackCommand`]) and the records as one contract-level view
+//!   ([`Records`], [`RecordChanges`]) for the renderer.
 //! - [`CpuRuntime`] — CPU-timed mode: `update(dt)` advances every instance in parallel and
 //!   writes one 64 B [`InstanceRecord`] (4 × `(weight, frac, row, clip)`) per instance.
 //! - [`GpuRuntime`] — GPU-timed mode: a 56 B [`GpuInstanceRecord`] per instance written only
@@ -27,6 +31,7 @@ mod error;
 pub mod gpu;
 mod handle;
 mod hugepage;
+mod playback;
 mod prefetch;
 mod schedule;
 
@@ -34,13 +39,14 @@ pub use anchor::anchor_world;
 pub use api::{Finished, FiredEvent, PlayOptions};
 pub use clock::{Clock, SECONDS_PER_TICK, TICKS_PER_SECOND};
 pub use cpu::{CpuRuntime, CHUNK};
-pub use crowd::PlaybackControl;
 pub use error::RuntimeError;
 pub use gpu::{Change, GpuRuntime};
 pub use handle::Handle;
+pub use playback::{PlaybackCommand, PlaybackControl, Runtime};
 /// The contract's types the runtime produces, re-exported for callers that only use the
 /// runtime (one definition: throng-contract's).
 pub use throng_contract::{
     gpu_layers, GpuClip, GpuClipTable, GpuInstanceRecord, GpuLayer, InstanceRecord,
-    InstanceTransform, Layer, LoopMode, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG,
+    InstanceTransform, Layer, LoopMode, RecordChanges, Records, Timing, MODE_CLAMP, MODE_LOOP,
+    MODE_ONCE, MODE_PINGPONG,
 };

@@ -4,6 +4,7 @@ mod common;
 use common::*;
 use glam::{Affine3A, Mat4, Vec3};
 use throng_asset::{AnchorInfo, AnchorTexture, LoopMode};
+use throng_runtime::PlaybackControl;
 use throng_runtime::{CpuRuntime, GpuRuntime, InstanceTransform, PlayOptions, RuntimeError};
 
 /// Model-space anchor a at row r: T(0.1 r, a, 0) · R_y(0.05 r).

@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 use throng_asset::{ClipInfo, LoopMode};
+use throng_runtime::PlaybackControl;
 use throng_runtime::{CpuRuntime, GpuRuntime, InstanceTransform, PlayOptions};
 
 /// (event index, time) fired over `steps`, from a single instance, in each mode.

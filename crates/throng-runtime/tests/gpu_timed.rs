@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 use throng_asset::LoopMode;
+use throng_runtime::PlaybackControl;
 use throng_runtime::{gpu_layers, GpuRuntime, InstanceTransform, PlayOptions};
 
 struct Rng(u64);

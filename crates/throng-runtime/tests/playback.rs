@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 use throng_asset::LoopMode;
+use throng_runtime::PlaybackControl;
 use throng_runtime::{CpuRuntime, InstanceRecord, InstanceTransform, PlayOptions, RuntimeError};
 
 const TOL: f32 = 1e-5; // frames

@@ -11,8 +11,8 @@
 //! its asset first, the built-in fox baked in memory (the offline side: `throng-demo`,
 //! `throng-gltf`, `throng-bake`); with `--asset` it loads a file `throng bake` wrote.
 //!
-//! A crowd of the built-in fox plays in the CPU-timed runtime (`throng_runtime::CpuRuntime`,
-//! which picks each instance's baked frame rows) and the GPU skins and draws it. throng needs
+//! A crowd of the built-in fox plays in a CPU-timed `throng_runtime::Runtime` (which picks each
+//! instance's baked frame rows; `Timing::Gpu` takes the same calls) and the GPU skins and draws it. throng needs
 //! from the application only its adapter, device and queue (wrapped once by
 //! `Gpu::from_device`), and per frame a command encoder and a target view: `encode_frame`
 //! records culling, the shadow pass and the main pass into them; the application submits and
@@ -28,8 +28,8 @@ use std::time::Instant;
 use glam::{Mat4, Vec3};
 use throng_asset::{BakedAsset, LoopMode};
 use throng_render::image::RgbaImage;
-use throng_render::{Crowd, FrameStats, Gpu, GpuAsset, Playback, RenderOptions, Renderer};
-use throng_runtime::{CpuRuntime, InstanceTransform, PlayOptions};
+use throng_render::{Crowd, FrameStats, Gpu, GpuAsset, RenderOptions, Renderer};
+use throng_runtime::{InstanceTransform, PlayOptions, PlaybackControl, Runtime, Timing};
 use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
 use winit::event_loop::{ActiveEventLoop, EventLoop};
@@ -54,8 +54,8 @@ pub fn bake_fox() -> Result<BakedAsset> {
 
 /// `n` instances on a square grid facing varied ways, each playing one of the looping clips
 /// from its own start time and speed, so the crowd is out of step.
-pub fn spawn_crowd(asset: &BakedAsset, n: u32) -> Result<CpuRuntime> {
-    let mut runtime = CpuRuntime::new(&asset.clips);
+pub fn spawn_crowd(asset: &BakedAsset, n: u32) -> Result<Runtime> {
+    let mut runtime = Runtime::new(Timing::Cpu, &asset.clips);
     let looping: Vec<usize> = (0..asset.clips.len())
         .filter(|&c| asset.clips[c].loop_mode == LoopMode::Loop)
         .collect();
@@ -84,7 +84,7 @@ pub fn spawn_crowd(asset: &BakedAsset, n: u32) -> Result<CpuRuntime> {
 pub fn draw(
     renderer: &mut Renderer,
     fox: &GpuAsset,
-    runtime: &mut CpuRuntime,
+    runtime: &mut Runtime,
     dt: f64,
     encoder: &mut wgpu::CommandEncoder,
     target: &wgpu::TextureView,
@@ -96,7 +96,7 @@ pub fn draw(
         asset: fox,
         transforms: runtime.transforms(),
         // The runtime's records are the renderer's layout (one contract type): no copy.
-        playback: Playback::Cpu(runtime.records()),
+        playback: runtime.records().into(),
         props: &[],
         live: &[],
     };
@@ -240,7 +240,7 @@ struct Windowed {
     config: wgpu::SurfaceConfiguration,
     renderer: Renderer,
     fox: GpuAsset,
-    runtime: CpuRuntime,
+    runtime: Runtime,
     last: Instant,
     frames: u32,
     /// When the frame rate was last printed, and the frame count then.

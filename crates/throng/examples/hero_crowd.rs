@@ -24,8 +24,8 @@ use std::path::PathBuf;
 use glam::{Mat4, Vec3};
 use throng_anim::{locals_to_model, sample_locals, Model, Trs};
 use throng_asset::{BakedAsset, LoopMode};
-use throng_render::{Crowd, LivePose, Playback, RenderOptions, Renderer, SkinMatrix, SkinPath};
-use throng_runtime::{CpuRuntime, InstanceTransform, PlayOptions};
+use throng_render::{Crowd, LivePose, RenderOptions, Renderer, SkinMatrix, SkinPath};
+use throng_runtime::{InstanceTransform, PlayOptions, PlaybackControl, Runtime, Timing};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
@@ -186,7 +186,7 @@ fn main() -> Result<()> {
     let e = bounds.max - bounds.min;
     let spacing = (e.x.max(e.z) * 1.3).max(1e-3);
     let side = (args.instances as f32).sqrt().ceil() as u32;
-    let mut runtime = CpuRuntime::new(&asset.clips);
+    let mut runtime = Runtime::new(Timing::Cpu, &asset.clips);
     let mut plays = vec![];
     for i in 0..args.instances {
         let (col, row) = ((i % side) as f32, (i / side) as f32);
@@ -266,7 +266,7 @@ fn main() -> Result<()> {
         let crowd = Crowd {
             asset: &gpu_asset,
             transforms: runtime.transforms(),
-            playback: Playback::Cpu(runtime.records()),
+            playback: runtime.records().into(),
             props: &[],
             live: &live,
         };

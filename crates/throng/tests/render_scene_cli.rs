@@ -320,7 +320,7 @@ fn bench_render_field_compares_culling_and_lod_against_everything_at_lod_0() {
     assert_eq!(occ["case"], "cull+lod+occlusion", "{v}");
     assert_eq!(off["case"], "off", "{v}");
     // Occlusion culling: from a camera among the foxes the front rows hide some of the field
-    // (400 foxes: ~0.9 of cull+lod's drawn; 100,000: see the README), the picture unchanged
+    // (400 foxes: ~0.9 of cull+lod's drawn; 100,000: see docs/benchmarks.md), the picture unchanged
     // (the same limit as between two backends).
     let o = &v["occlusion"];
     assert!(o["instances_drawn"].as_f64().unwrap_or(2.0) < 1.0, "{v}");

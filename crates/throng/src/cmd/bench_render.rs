@@ -28,12 +28,11 @@ use std::time::Instant;
 use throng_asset::BakedAsset;
 use throng_render::gpu_types::FrameUniform;
 use throng_render::{
-    Crowd, CrowdUpload, DecodedMeshes, GpuInstanceRecord, InstanceRecord, Playback, RecordUpdate,
-    RenderOptions, Renderer, SkinPath, Skinning, Timing,
+    Crowd, CrowdUpload, DecodedMeshes, Playback, RenderOptions, Renderer, SkinPath, Skinning,
+    Timing,
 };
 use throng_runtime::crowd::{self, Assignment};
-
-use super::shared::scene::Player;
+use throng_runtime::{PlaybackControl, Runtime};
 
 use super::shared::{load_model, parse_size, print_stdout};
 
@@ -226,8 +225,17 @@ pub(crate) fn bench_assignments(asset: &BakedAsset, n: usize) -> Vec<Assignment>
 /// One frame of a texture or VAT case: `changes` instances (from `frame · changes` on) get a
 /// new speed (GPU timing), the runtime advances by `dt`, and the crowd's upload receives what
 /// changed. Returns the bytes it wrote.
+/// Instances whose playback changes each frame: `--changing` applies to GPU timing only.
+pub(crate) fn changes_per_frame(timing: Timing, changing: f64, n: u32) -> usize {
+    if timing == Timing::Gpu {
+        (changing * n as f64).ceil() as usize
+    } else {
+        0
+    }
+}
+
 pub(crate) fn upload_frame(
-    player: &mut Player,
+    rt: &mut Runtime,
     renderer: &Renderer,
     up: &mut CrowdUpload,
     transforms: &[throng_render::InstanceTransform],
@@ -235,43 +243,28 @@ pub(crate) fn upload_frame(
 ) -> anyhow::Result<u64> {
     let gpu = &renderer.gpu;
     let first = frame == 0;
-    Ok(match player {
-        // the records go straight into the upload's staging memory, written once
-        Player::Cpu(rt) if !first => {
-            let n = rt.len();
+    let n = rt.len();
+    for k in 0..changes.min(n) {
+        let i = (frame as usize * changes + k) % n;
+        if let Some(h) = rt.handle_at(i) {
+            // Alternating speeds: every change rewrites the record.
+            rt.set_speed(h, if frame % 2 == 0 { 1.0 } else { 1.05 })?;
+        }
+    }
+    if let Some(cpu) = rt.cpu_mut().filter(|_| !first) {
+        // CPU-timed: the records go straight into the upload's staging memory, written once
+        return Ok(
             up.update_cpu_timed_in_place(gpu, n, transforms, false, |out| {
-                rt.update_into(dt, out).map_err(anyhow::Error::from)
-            })?
-        }
-        Player::Cpu(rt) => up.update_cpu_timed(gpu, rt.records(), transforms, first)?,
-        Player::Gpu(rt, _) => {
-            let n = rt.len();
-            for k in 0..changes.min(n) {
-                let i = (frame as usize * changes + k) % n;
-                if let Some(h) = rt.handle_at(i) {
-                    // Alternating speeds: every change rewrites the record.
-                    rt.set_speed(h, if frame % 2 == 0 { 1.0 } else { 1.05 })?;
-                }
-            }
-            if !first {
-                rt.update(dt);
-            }
-            let clock = rt.gpu_clock();
-            let all;
-            let update = if up.needs_all_records(n) {
-                all = rt.collect_records();
-                RecordUpdate::All(&all)
-            } else {
-                RecordUpdate::Writes {
-                    len: n,
-                    writes: rt.record_writes(),
-                }
-            };
-            let b = up.update_gpu_timed(gpu, update, transforms, first, clock)?;
-            rt.clear_dirty();
-            b
-        }
-    })
+                cpu.update_into(dt, out).map_err(anyhow::Error::from)
+            })?,
+        );
+    }
+    if !first {
+        rt.update(dt);
+    }
+    let bytes = up.update(gpu, rt.record_changes(), transforms, first)?;
+    rt.clear_changes();
+    Ok(bytes)
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -333,9 +326,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             };
             let assignments = bench_assignments(&asset, transforms.len());
             let mut player =
-                Player::new(timing, &asset.clips, &assignments, &transforms, 0.0, None)?;
+                crowd::new_runtime(timing, &asset.clips, &assignments, &transforms, 0.0, None)?;
             let mut up = CrowdUpload::new(&renderer.gpu.device, timing);
-            let changes = (args.changing * n as f64).ceil() as usize;
+            let changes = changes_per_frame(timing, args.changing, n);
             let mut uploaded = 0u64;
             for f in 0..args.frames + 2 {
                 let start = Instant::now();
@@ -343,9 +336,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     if f > 0 {
                         player.update(dt);
                     }
-                    let Playback::Cpu(records) = player.playback() else {
-                        anyhow::bail!("the reference path is CPU-timed");
-                    };
+                    let records = (player.records().cpu())
+                        .context("the reference path draws CPU-timed records")?;
                     let decoded =
                         DecodedMeshes::new(&asset, records, &transforms, Skinning::Linear)?;
                     let mut meshes = decoded.meshes();
@@ -412,10 +404,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .filter(|_| palette && palette_instances > 0)
                 .map(|ns| ns as f64 * 1e-3 / palette_instances as f64);
             let n64 = n as u64;
-            let record = match timing {
-                Timing::Cpu => std::mem::size_of::<InstanceRecord>(),
-                Timing::Gpu => std::mem::size_of::<GpuInstanceRecord>(),
-            } as u64;
+            let record = timing.record_bytes() as u64;
             let (draws, upload_bytes) = if path == "reference" {
                 (
                     n64 * prims + 1,

@@ -1,6 +1,6 @@
 //! `throng bench summary DIR`: the figures of a benchmark run (the JSON files `bench/gpu.sh`
-//! writes into DIR) as one JSON file and one Markdown table, for the README's "Measured"
-//! section. Missing or failed steps are listed as such; nothing is invented.
+//! writes into DIR) as one JSON file and one Markdown table, for docs/benchmarks.md's "Figures
+//! from a real GPU". Missing or failed steps are listed as such; nothing is invented.
 
 use anyhow::Context;
 use serde_json::{json, Value};

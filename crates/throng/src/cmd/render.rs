@@ -21,14 +21,13 @@ use throng_asset::{Aabb, BakedAsset, Encoding};
 use throng_contract::Timing;
 use throng_render::image::RgbaImage;
 use throng_render::{
-    Camera, Crowd, DebugView, FrameStats, InstanceTransform, Playback, RenderOptions, Renderer,
-    ShadowLod, SkinPath,
+    Camera, Crowd, DebugView, FrameStats, InstanceTransform, RenderOptions, Renderer, ShadowLod,
+    SkinPath,
 };
 use throng_runtime::crowd::{self, Assignment, ClipMix, Layout};
+use throng_runtime::{PlayOptions, PlaybackCommand, PlaybackControl};
 
-use super::shared::scene::{
-    bake_in_memory, stats_line, warn_mixed_scales, InMemoryBake, Input, Player,
-};
+use super::shared::scene::{bake_in_memory, stats_line, warn_mixed_scales, InMemoryBake, Input};
 use super::shared::{self, load_model, usage, PropSource, SourceArgs};
 
 #[derive(clap::Args)]
@@ -551,18 +550,24 @@ fn draw_baked(
     let start = args.time - primed as f64 / args.fps;
     let mut players = Vec::with_capacity(assets.len());
     for (asset, part) in assets.iter().zip(parts) {
-        players.push(Player::new(
+        let mut rt = crowd::new_runtime(
             args.timing,
             &asset.clips,
             &part.assignments,
             &part.transforms,
             start,
             part.blend,
-        )?);
-        if let (Some((clip, mask, weight)), Some(p)) = (part.overlay, players.last_mut()) {
-            p.play_layer_all(clip, mask, weight, start)
-                .context("--blend-mask")?;
+        )?;
+        if let Some((clip, mask, weight)) = part.overlay {
+            rt.command_all(PlaybackCommand::Layer {
+                clip,
+                mask,
+                weight,
+                options: PlayOptions::at(start as f32),
+            })
+            .context("--blend-mask")?;
         }
+        players.push(rt);
     }
     let gpu_assets = if opts.path == SkinPath::Reference {
         Vec::new()
@@ -605,12 +610,14 @@ fn draw_baked(
     let mut stats = None;
     for f in 0..args.frames + primed {
         if f > 0 {
-            players.iter_mut().for_each(|p| p.update(1.0 / args.fps));
+            for p in &mut players {
+                p.clear_changes();
+                p.update(1.0 / args.fps);
+            }
         }
         if opts.path == SkinPath::Reference {
-            let Playback::Cpu(records) = players[0].playback() else {
-                anyhow::bail!("the reference path is CPU-timed");
-            };
+            let records = (players[0].records().cpu())
+                .context("the reference path draws CPU-timed records")?;
             let decoded = throng_render::DecodedMeshes::new(
                 assets[0],
                 records,
@@ -623,7 +630,7 @@ fn draw_baked(
                 .map(|a| Crowd {
                     asset: &gpu_assets[a],
                     transforms: &parts[a].transforms,
-                    playback: players[a].playback(),
+                    playback: players[a].records().into(),
                     props: &crowd_props[a],
                     live: &[],
                 })

@@ -45,8 +45,7 @@ use throng_asset::BakedAsset;
 use throng_render::{Camera, Crowd, FrameStats, Playback, RenderOptions, Renderer};
 
 use super::{bench_assignments, load_asset, upload_frame, Args, RunInfo};
-use crate::cmd::shared::scene::Player;
-use throng_render::{CrowdUpload, GpuInstanceRecord, InstanceRecord, Timing};
+use throng_render::{CrowdUpload, Timing};
 use throng_runtime::crowd;
 
 #[derive(serde::Serialize)]
@@ -206,9 +205,10 @@ fn measure(
 ) -> anyhow::Result<(Case, throng_render::image::RgbaImage)> {
     let transforms = crowd::grid(n, s);
     let assignments = bench_assignments(asset, transforms.len());
-    let mut player = Player::new(timing, &asset.clips, &assignments, &transforms, 0.0, None)?;
+    let mut player =
+        crowd::new_runtime(timing, &asset.clips, &assignments, &transforms, 0.0, None)?;
     let mut up = CrowdUpload::new(&renderer.gpu.device, timing);
-    let changes = (changing * n as f64).ceil() as usize;
+    let changes = super::changes_per_frame(timing, changing, n);
     let mut uploaded = 0u64;
     let opts = RenderOptions {
         camera: Some(field_camera(n, s, height, eye)),
@@ -291,11 +291,7 @@ fn measure(
             second_phase_instances: st.second_phase_instances,
             timing: timing.as_str(),
             upload_bytes: uploaded / frames.max(1) as u64,
-            full_record_bytes: n as u64
-                * match timing {
-                    Timing::Cpu => std::mem::size_of::<InstanceRecord>(),
-                    Timing::Gpu => std::mem::size_of::<GpuInstanceRecord>(),
-                } as u64,
+            full_record_bytes: n as u64 * timing.record_bytes() as u64,
             frame_us_per_instance: fm * 1e3 / nf,
             cpu_us_per_instance: cm * 1e3 / nf,
             triangles_per_instance: st.triangles as f64 / nf,

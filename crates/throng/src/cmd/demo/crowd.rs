@@ -9,7 +9,7 @@ use std::f32::consts::TAU;
 use std::time::{Duration, Instant};
 use throng_asset::{ClipInfo, LoopMode};
 use throng_render::{InstanceRecord, InstanceTransform};
-use throng_runtime::{CpuRuntime, Handle, PlayOptions, RuntimeError};
+use throng_runtime::{CpuRuntime, Handle, PlayOptions, PlaybackControl, RuntimeError};
 
 /// Seconds a crossfade between two clips of the cycle takes.
 const FADE_S: f32 = 0.5;

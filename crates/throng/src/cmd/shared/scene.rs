@@ -1,15 +1,12 @@
-//! A frame's inputs and players for the commands that draw (`render`, the viewer): baked
-//! assets or source glTF files (baked in memory when the GPU paths need them), each crowd's
-//! runtime (CPU- or GPU-timed), and the frame-statistics line.
+//! A frame's inputs for the commands that draw (`render`, the viewer): baked assets or source
+//! glTF files (baked in memory when the GPU paths need them), and the frame-statistics line.
+//! Each crowd plays in a `throng_runtime::Runtime` (`throng_runtime::crowd::new_runtime`).
 
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 use throng_anim::Model;
-use throng_asset::{Aabb, BakedAsset, ClipInfo, Encoding, VatEncoding};
-use throng_contract::{InstanceTransform, Timing};
-use throng_render::{FrameStats, Playback};
-use throng_runtime::crowd::{self, Assignment};
-use throng_runtime::{CpuRuntime, GpuRuntime};
+use throng_asset::{Aabb, BakedAsset, Encoding, VatEncoding};
+use throng_render::FrameStats;
 
 use super::{file_name, find_baked_clip, find_clip, load_model, source_bounds, SourceArgs};
 
@@ -100,143 +97,6 @@ impl Input {
         match self {
             Input::Baked(a) => Some(a),
             Input::Source(_) => None,
-        }
-    }
-}
-
-/// The runtime a crowd plays in, CPU- or GPU-timed, as a game plays it.
-pub enum Player {
-    Cpu(CpuRuntime),
-    /// With every record as of the last update (what [`Player::playback`] draws; the runtime
-    /// keeps no copy of them, see `GpuRuntime::collect_records`).
-    Gpu(GpuRuntime, Vec<throng_render::GpuInstanceRecord>),
-}
-
-impl Player {
-    /// A runtime of `timing` for `clips`, with one instance per assignment at its transform,
-    /// started at crowd time `time` (see `throng_runtime::crowd::start`).
-    pub fn new(
-        timing: Timing,
-        clips: &[ClipInfo],
-        assignments: &[Assignment],
-        transforms: &[InstanceTransform],
-        time: f64,
-        blend: Option<(usize, f32)>,
-    ) -> anyhow::Result<Player> {
-        let mut p = match timing {
-            Timing::Cpu => Player::Cpu(CpuRuntime::new(clips)),
-            Timing::Gpu => Player::Gpu(GpuRuntime::new(clips), Vec::new()),
-        };
-        for (a, t) in assignments.iter().zip(transforms) {
-            match &mut p {
-                Player::Cpu(rt) => crowd::start(rt, clips, a, *t, time, blend)?,
-                Player::Gpu(rt, _) => crowd::start(rt, clips, a, *t, time, blend)?,
-            };
-        }
-        p.refresh();
-        Ok(p)
-    }
-
-    pub fn update(&mut self, dt: f64) {
-        match self {
-            Player::Cpu(rt) => rt.update(dt),
-            Player::Gpu(rt, _) => rt.update(dt),
-        }
-        self.refresh();
-    }
-
-    /// GPU-timed: brings the records [`Player::playback`] draws up to date — every record when
-    /// the count changed, else only those the runtime rewrote since the last refresh.
-    fn refresh(&mut self) {
-        if let Player::Gpu(rt, records) = self {
-            if records.len() != rt.len() {
-                *records = rt.collect_records();
-            } else {
-                for w in rt.record_writes() {
-                    records[w.index as usize] = w.record;
-                }
-            }
-            rt.clear_dirty();
-        }
-    }
-
-    /// Plays `clip` as an overlay layer on every instance (mask number `mask`, 0 = none, for
-    /// an additive clip), from clip time `time` (`CpuRuntime::play_layer`).
-    pub fn play_layer_all(
-        &mut self,
-        clip: usize,
-        mask: u32,
-        weight: f32,
-        time: f64,
-    ) -> anyhow::Result<()> {
-        let opts = throng_runtime::PlayOptions::at(time as f32);
-        match self {
-            Player::Cpu(rt) => {
-                for i in 0..rt.len() {
-                    if let Some(h) = rt.handle_at(i) {
-                        rt.play_layer(h, clip, mask, weight, opts)?;
-                    }
-                }
-            }
-            Player::Gpu(rt, _) => {
-                for i in 0..rt.len() {
-                    if let Some(h) = rt.handle_at(i) {
-                        rt.play_layer(h, clip, mask, weight, opts)?;
-                    }
-                }
-            }
-        }
-        self.refresh();
-        Ok(())
-    }
-
-    /// Crossfades every instance to `clip` over `seconds` of clock time.
-    pub fn crossfade_all(&mut self, clip: usize, seconds: f32) -> anyhow::Result<()> {
-        match self {
-            Player::Cpu(rt) => {
-                for i in 0..rt.len() {
-                    if let Some(h) = rt.handle_at(i) {
-                        rt.crossfade(h, clip, seconds)?;
-                    }
-                }
-            }
-            Player::Gpu(rt, _) => {
-                for i in 0..rt.len() {
-                    if let Some(h) = rt.handle_at(i) {
-                        rt.crossfade(h, clip, seconds)?;
-                    }
-                }
-            }
-        }
-        self.refresh();
-        Ok(())
-    }
-
-    /// The events the last update fired.
-    pub fn events(&self) -> &[throng_runtime::FiredEvent] {
-        match self {
-            Player::Cpu(rt) => rt.events(),
-            Player::Gpu(rt, _) => rt.events(),
-        }
-    }
-
-    /// Instance `i`'s layers as (clip, weight, clip time in seconds), newest last; CPU-timed
-    /// players only (`None` for GPU-timed ones, whose clip times the GPU derives).
-    pub fn layer_times(&self, i: usize) -> Option<Vec<(usize, f32, f64)>> {
-        match self {
-            Player::Cpu(rt) => rt.handle_at(i).and_then(|h| rt.layer_times(h).ok()),
-            Player::Gpu(..) => None,
-        }
-    }
-
-    /// The records to draw, as the renderer reads them.
-    pub fn playback(&self) -> Playback<'_> {
-        match self {
-            Player::Cpu(rt) => Playback::Cpu(rt.records()),
-            Player::Gpu(rt, records) => Playback::Gpu {
-                records,
-                clock: rt.gpu_clock(),
-            },
         }
     }
 }

@@ -11,14 +11,15 @@ use throng_asset::{Aabb, BakedAsset, ClipInfo, Encoding, LoopMode, VatEncoding};
 use throng_contract::{Skinning, Timing};
 use throng_render::image::RgbaImage;
 use throng_render::{
-    Camera, Crowd, DebugView, FrameStats, GpuAsset, InstanceTransform, Playback, RenderOptions,
-    Renderer, SkinPath,
+    Camera, Crowd, DebugView, FrameStats, GpuAsset, InstanceTransform, RenderOptions, Renderer,
+    SkinPath,
 };
 use throng_runtime::crowd::{self, ClipMix, Layout};
 
 use super::heat;
-use crate::cmd::shared::scene::{bake_model, InMemoryBake, Player};
+use crate::cmd::shared::scene::{bake_model, InMemoryBake};
 use crate::cmd::shared::{self, load_model, SourceArgs};
+use throng_runtime::{PlayOptions, PlaybackCommand, PlaybackControl, Runtime};
 
 /// One open file: its baked asset (read, or baked in memory from the source) and, when known,
 /// the source it was baked from (for re-baking and for the comparison).
@@ -203,7 +204,7 @@ pub struct ViewModel {
     pub orbit: Option<Orbit>,
     /// Clip time of the crowd, seconds (instance 0's time on the selected clip).
     pub time: f64,
-    players: Vec<Player>,
+    players: Vec<Runtime>,
     parts: Vec<Part>,
     scene: Aabb,
     /// Event names fired and when (seconds of `clock`), for the flash.
@@ -330,7 +331,12 @@ impl ViewModel {
             let Some(c) = clip_in(&e.asset, wanted.as_ref(), to) else {
                 continue;
             };
-            if let Err(err) = p.crossfade_all(c, s) {
+            let fade = PlaybackCommand::Crossfade {
+                clip: c,
+                seconds: s,
+                options: PlayOptions::default(),
+            };
+            if let Err(err) = p.command_all(fade) {
                 self.status = format!("crossfade: {err:#}");
                 self.status_error = true;
             }
@@ -354,6 +360,7 @@ impl ViewModel {
         let dt = dt * self.settings.speed as f64;
         self.time += dt;
         for (e, p) in self.entries.iter().zip(&mut self.players) {
+            p.clear_changes();
             p.update(dt);
             for ev in p.events() {
                 let name = e
@@ -482,7 +489,7 @@ impl ViewModel {
             } else {
                 Timing::Cpu
             };
-            self.players.push(Player::new(
+            self.players.push(crowd::new_runtime(
                 timing,
                 &clips,
                 &assignments,
@@ -561,7 +568,7 @@ impl ViewModel {
                         Some(Crowd {
                             asset: e.gpu.as_ref()?,
                             transforms: &part.transforms,
-                            playback: p.playback(),
+                            playback: p.records().into(),
                             props: &[],
                             live: &[],
                         })
@@ -592,7 +599,7 @@ impl ViewModel {
         ) else {
             anyhow::bail!("nothing to draw");
         };
-        let Playback::Cpu(records) = p.playback() else {
+        let Some(records) = p.records().cpu() else {
             anyhow::bail!("the reference path and the heat map are CPU-timed: choose CPU timing");
         };
         Ok((e, records, part))
@@ -625,7 +632,10 @@ impl ViewModel {
         let n = self.parts.first().map_or(0, |x| x.transforms.len());
         let mut all = Vec::with_capacity(n);
         for i in 0..n {
-            let layers = p.layer_times(i).unwrap_or_default();
+            let layers = p
+                .handle_at(i)
+                .and_then(|h| p.layer_times(h))
+                .unwrap_or_default();
             let strongest = layers
                 .iter()
                 .copied()

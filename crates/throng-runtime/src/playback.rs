@@ -1,0 +1,544 @@
+//! The one playback API over both timings (docs/design.md §4):
+//!
+//! - [`PlaybackCommand`]: every change a game makes to an instance's playback, as a value (a
+//!   front end can queue it, as the Bevy plugin does, or send it as a batch);
+//! - [`PlaybackControl`]: the calls both runtimes answer alike — spawn, the playback calls
+//!   (each written once here, as a [`PlaybackControl::command`]), transforms, update, events,
+//!   anchors. [`CpuRuntime`], [`GpuRuntime`] and [`Runtime`] implement it;
+//! - [`Runtime`]: a runtime whose timing is chosen at run time, which hands the renderer its
+//!   records as one contract-level view ([`Records`], [`RecordChanges`]) whatever the timing.
+//!   Every front end (command line, viewer, benches, Bevy plugin, examples) plays through it.
+
+use glam::Mat4;
+use throng_asset::{AnchorTexture, ClipInfo};
+use throng_contract::{GpuInstanceRecord, InstanceTransform, RecordChanges, Records, Timing};
+
+use crate::{CpuRuntime, Finished, FiredEvent, GpuRuntime, Handle, PlayOptions, RuntimeError};
+
+/// One change to an instance's playback; the calls of [`PlaybackControl`] of the same names
+/// say what each does.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PlaybackCommand {
+    /// [`PlaybackControl::play`].
+    Play { clip: usize, options: PlayOptions },
+    /// [`PlaybackControl::crossfade_with`] over `seconds` of clock time.
+    Crossfade {
+        clip: usize,
+        seconds: f32,
+        options: PlayOptions,
+    },
+    /// [`PlaybackControl::blend`]: weight `weight` of clip `b`, `1 − weight` of clip `a`.
+    Blend { a: usize, b: usize, weight: f32 },
+    /// [`PlaybackControl::play_layer`].
+    Layer {
+        clip: usize,
+        mask: u32,
+        weight: f32,
+        options: PlayOptions,
+    },
+    /// [`PlaybackControl::set_speed`].
+    Speed(f32),
+    /// [`PlaybackControl::pause`].
+    Pause,
+    /// [`PlaybackControl::resume`].
+    Resume,
+    /// [`PlaybackControl::seek`] to clip time, seconds.
+    Seek(f32),
+    /// [`PlaybackControl::set_enabled`].
+    Enable(bool),
+}
+
+/// The calls both runtimes share, with one meaning. Where the GPU-timed mode differs (two
+/// layers; no root motion) the call says so.
+pub trait PlaybackControl {
+    fn timing(&self) -> Timing;
+
+    /// Live instances.
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Seconds of clock time since creation (the sum of `update` steps).
+    fn time(&self) -> f64;
+
+    /// A new enabled instance at `transform` (world from model, file units) showing the rest
+    /// pose until a clip is played.
+    fn spawn(&mut self, transform: InstanceTransform) -> Handle;
+
+    /// Removes an instance; the last instance moves into its dense index (other handles stay
+    /// valid).
+    fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError>;
+
+    /// Dense index of an instance in the records and `transforms()` (changes when another
+    /// instance is despawned).
+    fn index(&self, h: Handle) -> Option<usize>;
+
+    /// Handle of the instance at a dense index (`None` past the end).
+    fn handle_at(&self, index: usize) -> Option<Handle>;
+
+    /// Applies one playback change to instance `h`; the calls below are this with their
+    /// command.
+    fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError>;
+
+    /// Plays `clip` from `opts.start_time`, replacing all layers (no fade).
+    fn play(&mut self, h: Handle, clip: usize, opts: PlayOptions) -> Result<(), RuntimeError> {
+        self.command(
+            h,
+            PlaybackCommand::Play {
+                clip,
+                options: opts,
+            },
+        )
+    }
+
+    /// Crossfades to `clip` over `duration_s` seconds of clock time (linear weights), the
+    /// outgoing layers playing on while they fade. See [`Self::crossfade_with`].
+    fn crossfade(&mut self, h: Handle, clip: usize, duration_s: f32) -> Result<(), RuntimeError> {
+        self.crossfade_with(h, clip, duration_s, PlayOptions::default())
+    }
+
+    /// Crossfade with play options. The weights shown now become the outgoing layers' start
+    /// weights and fade linearly to 0 while the new layer rises to 1. CPU-timed: a 5th layer is
+    /// never needed — with 4 in use the faintest outgoing layer is dropped and the others
+    /// renormalised. GPU-timed (two layers): crossfading during a crossfade or blend keeps the
+    /// stronger layer as the outgoing one; fades last at most [`crate::gpu::MAX_FADE_S`].
+    fn crossfade_with(
+        &mut self,
+        h: Handle,
+        clip: usize,
+        duration_s: f32,
+        opts: PlayOptions,
+    ) -> Result<(), RuntimeError> {
+        self.command(
+            h,
+            PlaybackCommand::Crossfade {
+                clip,
+                seconds: duration_s,
+                options: opts,
+            },
+        )
+    }
+
+    /// Two-clip blend in normalised time (e.g. walk/run): weight `w` of `clip_b`, `1 − w` of
+    /// `clip_a`. Both layers complete a cycle together in `lerp(d_a, d_b, w)` seconds. Calling
+    /// it again with the same clips changes the weight and keeps the phase. Each layer's sync
+    /// factor `d_x / lerp(d_a, d_b, w)` is stored as an f32, so the two phases may drift apart
+    /// by ~1e-7 of the cycles played (0.15 frames after a day of a 1 s cycle at 30 fps).
+    fn blend(
+        &mut self,
+        h: Handle,
+        clip_a: usize,
+        clip_b: usize,
+        weight: f32,
+    ) -> Result<(), RuntimeError> {
+        self.command(
+            h,
+            PlaybackCommand::Blend {
+                a: clip_a,
+                b: clip_b,
+                weight,
+            },
+        )
+    }
+
+    /// Plays `clip` as an *overlay* layer (docs/design.md §4 "Layer masks and additive
+    /// layers") over the instance's base layers, at `weight` ∈ [0, 1], under mask number
+    /// `mask` (1 ..= [`throng_contract::MAX_MASKS`]: the asset's mask `mask − 1`, see
+    /// `BakedAsset::find_mask`; 0 = none, allowed for an additive clip). The base layers keep
+    /// their weights. Calling it again with the same clip and mask changes the weight and keeps
+    /// the phase; otherwise the layer is added (at most 4 layers in all). `play`, `blend` and
+    /// a finished crossfade replace overlays (changing a blend's weight keeps them); a running
+    /// crossfade fades them out with the outgoing clips. GPU-timed: the overlay is layer 1 and
+    /// the base (of a crossfade, the clip that weighs more) keeps its full weight; it replaces
+    /// a blend's second clip or a running crossfade. Masks and additive layers are drawn by
+    /// the palette path (LBS and DQ).
+    fn play_layer(
+        &mut self,
+        h: Handle,
+        clip: usize,
+        mask: u32,
+        weight: f32,
+        opts: PlayOptions,
+    ) -> Result<(), RuntimeError> {
+        self.command(
+            h,
+            PlaybackCommand::Layer {
+                clip,
+                mask,
+                weight,
+                options: opts,
+            },
+        )
+    }
+
+    /// Instance speed multiplier (≥ 0), applied to every layer.
+    fn set_speed(&mut self, h: Handle, speed: f32) -> Result<(), RuntimeError> {
+        self.command(h, PlaybackCommand::Speed(speed))
+    }
+
+    /// Freezes clip time (the record keeps showing the pose). CPU-timed: crossfades and root
+    /// motion stop too; GPU-timed: crossfades keep running on the clock.
+    fn pause(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        self.command(h, PlaybackCommand::Pause)
+    }
+
+    fn resume(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        self.command(h, PlaybackCommand::Resume)
+    }
+
+    /// Jumps the newest layer to clip time `time_s` (a blend: both layers to normalised time
+    /// `time_s / lerp(d_a, d_b, w)`). Events between are not fired; an event at exactly
+    /// `time_s` fires on the next update. A finished one-shot restarts at clip speed 1 (its
+    /// speed is not kept once it ends; `play` it to choose another).
+    fn seek(&mut self, h: Handle, time_s: f32) -> Result<(), RuntimeError> {
+        self.command(h, PlaybackCommand::Seek(time_s))
+    }
+
+    /// Disabled instances show the rest row (all weights 0). CPU-timed they do not advance
+    /// (clip time, fades and root motion stand still); GPU-timed time keeps running.
+    fn set_enabled(&mut self, h: Handle, enabled: bool) -> Result<(), RuntimeError> {
+        self.command(h, PlaybackCommand::Enable(enabled))
+    }
+
+    /// Whether the newest layer is a one-shot that has reached its end.
+    fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError>;
+
+    fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError>;
+
+    fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError>;
+
+    /// Transforms of all live instances in dense order, ready to upload unchanged.
+    fn transforms(&self) -> &[InstanceTransform];
+
+    /// Advances the clock by `dt` seconds (negative or non-finite = 0): CPU-timed, every
+    /// instance and its record; GPU-timed, only the instances that are due (events, one-shot
+    /// ends, crossfade ends, re-anchoring).
+    fn update(&mut self, dt: f64);
+
+    /// Events fired by the last `update`.
+    fn events(&self) -> &[FiredEvent];
+
+    /// One-shot layers that reached their end during the last `update`.
+    fn finished(&self) -> &[Finished];
+
+    /// World transform (file units) of `anchor` for instance `h` (see
+    /// [`crate::anchor_world`]).
+    fn anchor_world(
+        &self,
+        h: Handle,
+        anchors: &AnchorTexture,
+        anchor: usize,
+    ) -> Result<Mat4, RuntimeError>;
+}
+
+/// Implements the [`PlaybackControl`] calls that a runtime answers with an inherent method of
+/// the same name (the playback calls come from [`PlaybackControl::command`]).
+macro_rules! forward_control {
+    ($t:ty, $timing:expr) => {
+        impl $crate::PlaybackControl for $t {
+            fn timing(&self) -> throng_contract::Timing {
+                $timing
+            }
+            fn len(&self) -> usize {
+                <$t>::len(self)
+            }
+            fn time(&self) -> f64 {
+                <$t>::time(self)
+            }
+            fn spawn(&mut self, transform: InstanceTransform) -> Handle {
+                <$t>::spawn(self, transform)
+            }
+            fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
+                <$t>::despawn(self, h)
+            }
+            fn index(&self, h: Handle) -> Option<usize> {
+                <$t>::index(self, h)
+            }
+            fn handle_at(&self, index: usize) -> Option<Handle> {
+                <$t>::handle_at(self, index)
+            }
+            fn command(
+                &mut self,
+                h: Handle,
+                c: $crate::PlaybackCommand,
+            ) -> Result<(), RuntimeError> {
+                <$t>::command(self, h, c)
+            }
+            fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
+                <$t>::is_finished(self, h)
+            }
+            fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
+                <$t>::transform(self, h)
+            }
+            fn set_transform(
+                &mut self,
+                h: Handle,
+                t: InstanceTransform,
+            ) -> Result<(), RuntimeError> {
+                <$t>::set_transform(self, h, t)
+            }
+            fn transforms(&self) -> &[InstanceTransform] {
+                <$t>::transforms(self)
+            }
+            fn update(&mut self, dt: f64) {
+                <$t>::update(self, dt)
+            }
+            fn events(&self) -> &[FiredEvent] {
+                <$t>::events(self)
+            }
+            fn finished(&self) -> &[Finished] {
+                <$t>::finished(self)
+            }
+            fn anchor_world(
+                &self,
+                h: Handle,
+                anchors: &AnchorTexture,
+                anchor: usize,
+            ) -> Result<Mat4, RuntimeError> {
+                <$t>::anchor_world(self, h, anchors, anchor)
+            }
+        }
+    };
+}
+
+forward_control!(CpuRuntime, Timing::Cpu);
+forward_control!(GpuRuntime, Timing::Gpu);
+
+/// A runtime of either timing, chosen at run time: what every front end plays through.
+///
+/// CPU-timed it rewrites every 64 B record each `update`; GPU-timed it writes a 56 B record
+/// only when an instance's playback changes and keeps a copy of every record, so that
+/// [`Runtime::records`] is always the whole crowd (for a draw that uploads every record) while
+/// [`Runtime::record_changes`] also gives just what changed (for an upload kept across frames).
+pub struct Runtime(Timed);
+
+enum Timed {
+    Cpu(CpuRuntime),
+    Gpu {
+        rt: GpuRuntime,
+        /// Every instance's record in dense order, kept equal to the runtime's state after
+        /// each call (the runtime itself keeps only the frame's changed records).
+        records: Vec<GpuInstanceRecord>,
+    },
+}
+
+/// `$e` with `$r` bound to the runtime of either timing.
+macro_rules! either {
+    ($self:expr, $r:ident => $e:expr) => {
+        match $self {
+            Timed::Cpu($r) => $e,
+            Timed::Gpu { rt: $r, .. } => $e,
+        }
+    };
+}
+
+impl Runtime {
+    /// An empty runtime of `timing` for one asset's clip table.
+    pub fn new(timing: Timing, clips: &[ClipInfo]) -> Runtime {
+        Runtime(match timing {
+            Timing::Cpu => Timed::Cpu(CpuRuntime::new(clips)),
+            Timing::Gpu => Timed::Gpu {
+                rt: GpuRuntime::new(clips),
+                records: Vec::new(),
+            },
+        })
+    }
+
+    /// Every instance's record in dense order as the renderer reads it — CPU-timed as the
+    /// last `update` wrote them (empty after [`CpuRuntime::update_into`] wrote them elsewhere),
+    /// GPU-timed as of the last call, with the clock.
+    pub fn records(&self) -> Records<'_> {
+        match &self.0 {
+            Timed::Cpu(rt) => Records::Cpu(rt.records()),
+            Timed::Gpu { rt, records } => Records::Gpu {
+                records,
+                clock: rt.gpu_clock(),
+            },
+        }
+    }
+
+    /// Every record and, GPU-timed, the records rewritten since [`Self::clear_changes`]: what
+    /// an upload kept across frames sends (throng-render's `CrowdUpload::update`).
+    pub fn record_changes(&self) -> RecordChanges<'_> {
+        RecordChanges {
+            records: self.records(),
+            writes: match &self.0 {
+                Timed::Cpu(_) => None,
+                Timed::Gpu { rt, .. } => Some(rt.record_writes()),
+            },
+        }
+    }
+
+    /// Forgets the changes [`Self::record_changes`] lists, once they are sent. Call it once a
+    /// frame (also when only [`Self::records`] is drawn): a GPU-timed update then costs the
+    /// frame's changes, not every change since the start.
+    pub fn clear_changes(&mut self) {
+        if let Timed::Gpu { rt, .. } = &mut self.0 {
+            rt.clear_dirty();
+        }
+    }
+
+    /// Instance `h`'s layers as (clip, weight, clip time in seconds), newest last; `None`
+    /// GPU-timed (the GPU derives its clip times) or for a dead handle.
+    pub fn layer_times(&self, h: Handle) -> Option<Vec<(usize, f32, f64)>> {
+        self.cpu().and_then(|rt| rt.layer_times(h).ok())
+    }
+
+    /// The CPU-timed runtime, for calls only it has ([`CpuRuntime::update_into`]).
+    pub fn cpu(&self) -> Option<&CpuRuntime> {
+        match &self.0 {
+            Timed::Cpu(rt) => Some(rt),
+            Timed::Gpu { .. } => None,
+        }
+    }
+
+    /// The CPU-timed runtime, mutably (it keeps no copy of anything to invalidate).
+    pub fn cpu_mut(&mut self) -> Option<&mut CpuRuntime> {
+        match &mut self.0 {
+            Timed::Cpu(rt) => Some(rt),
+            Timed::Gpu { .. } => None,
+        }
+    }
+
+    /// The GPU-timed runtime, for what only it answers (e.g. `exact_record`); read only, so
+    /// that every change passes through [`Runtime`] and reaches [`Self::records`].
+    pub fn gpu(&self) -> Option<&GpuRuntime> {
+        match &self.0 {
+            Timed::Gpu { rt, .. } => Some(rt),
+            Timed::Cpu(_) => None,
+        }
+    }
+
+    /// Applies `command` to every live instance in dense order; stops at the first error.
+    pub fn command_all(&mut self, command: PlaybackCommand) -> Result<(), RuntimeError> {
+        for i in 0..self.len() {
+            if let Some(h) = self.handle_at(i) {
+                self.command(h, command)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// GPU-timed: copies the runtime's record writes into the kept records.
+    fn sync_writes(&mut self) {
+        if let Timed::Gpu { rt, records } = &mut self.0 {
+            if records.len() != rt.len() {
+                *records = rt.collect_records();
+                return;
+            }
+            for w in rt.record_writes() {
+                if let Some(r) = records.get_mut(w.index as usize) {
+                    *r = w.record;
+                }
+            }
+        }
+    }
+
+    /// GPU-timed: brings instance `h`'s kept record up to date after a change to it.
+    fn sync_one(&mut self, h: Handle) {
+        if let Timed::Gpu { rt, records } = &mut self.0 {
+            if let (Some(i), Ok(r)) = (rt.index(h), rt.record(h)) {
+                if let Some(slot) = records.get_mut(i) {
+                    *slot = r;
+                }
+            }
+        }
+    }
+}
+
+impl PlaybackControl for Runtime {
+    fn timing(&self) -> Timing {
+        match self.0 {
+            Timed::Cpu(_) => Timing::Cpu,
+            Timed::Gpu { .. } => Timing::Gpu,
+        }
+    }
+
+    fn len(&self) -> usize {
+        either!(&self.0, r => r.len())
+    }
+
+    fn time(&self) -> f64 {
+        either!(&self.0, r => r.time())
+    }
+
+    fn spawn(&mut self, transform: InstanceTransform) -> Handle {
+        match &mut self.0 {
+            Timed::Cpu(rt) => rt.spawn(transform),
+            Timed::Gpu { rt, records } => {
+                let h = rt.spawn(transform);
+                records.push(rt.record(h).unwrap_or_default());
+                h
+            }
+        }
+    }
+
+    fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        match &mut self.0 {
+            Timed::Cpu(rt) => rt.despawn(h),
+            Timed::Gpu { rt, records } => {
+                let i = rt.index(h);
+                rt.despawn(h)?;
+                if let Some(i) = i.filter(|&i| i < records.len()) {
+                    // the runtime moved its last instance into i, as here
+                    records.swap_remove(i);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn index(&self, h: Handle) -> Option<usize> {
+        either!(&self.0, r => r.index(h))
+    }
+
+    fn handle_at(&self, index: usize) -> Option<Handle> {
+        either!(&self.0, r => r.handle_at(index))
+    }
+
+    fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError> {
+        either!(&mut self.0, r => r.command(h, command))?;
+        self.sync_one(h);
+        Ok(())
+    }
+
+    fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
+        either!(&self.0, r => r.is_finished(h))
+    }
+
+    fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
+        either!(&self.0, r => r.transform(h))
+    }
+
+    fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
+        either!(&mut self.0, r => r.set_transform(h, t))
+    }
+
+    fn transforms(&self) -> &[InstanceTransform] {
+        either!(&self.0, r => r.transforms())
+    }
+
+    fn update(&mut self, dt: f64) {
+        either!(&mut self.0, r => r.update(dt));
+        self.sync_writes();
+    }
+
+    fn events(&self) -> &[FiredEvent] {
+        either!(&self.0, r => r.events())
+    }
+
+    fn finished(&self) -> &[Finished] {
+        either!(&self.0, r => r.finished())
+    }
+
+    fn anchor_world(
+        &self,
+        h: Handle,
+        anchors: &AnchorTexture,
+        anchor: usize,
+    ) -> Result<Mat4, RuntimeError> {
+        either!(&self.0, r => r.anchor_world(h, anchors, anchor))
+    }
+}
