@@ -8,12 +8,6 @@ use std::process::ExitCode;
 
 mod cmd;
 
-/// The source glTF drawn as the command line's reference path draws it (`render --path
-/// reference`, `--source`): for embedders and tests that compare a bake with its source.
-pub mod reference {
-    pub use crate::cmd::shared::source::source_meshes;
-}
-
 /// The command line: `Cli::parse()` (or `try_parse_from` for a list of arguments).
 #[derive(Parser)]
 #[command(

@@ -107,7 +107,7 @@ fn reference_image(
         &mut parts,
     );
     let parts = vec![parts; transforms.len()];
-    let meshes = throng::reference::source_meshes(model, &parts, transforms);
+    let meshes = throng_scene::source_meshes(model, &parts, transforms);
     match renderer.render_reference(&meshes, opts) {
         Ok(i) => i,
         Err(e) => panic!("reference path: {e}"),

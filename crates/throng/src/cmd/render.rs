@@ -27,8 +27,10 @@ use throng_render::{
 use throng_runtime::crowd::{self, Assignment, ClipMix, Layout};
 use throng_runtime::{PlayOptions, PlaybackCommand, PlaybackControl};
 
-use super::shared::scene::{bake_in_memory, stats_line, warn_mixed_scales, InMemoryBake, Input};
-use super::shared::{self, load_model, usage, PropSource, SourceArgs};
+use super::shared::{self, load_model, usage, SourceArgs};
+use throng_scene::{
+    bake_in_memory, source_meshes, stats_line, warn_mixed_scales, InMemoryBake, Input, PropSource,
+};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -326,7 +328,7 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
         encoding: args.encoding,
         influences: args.influences,
         vat: (args.path == SkinPath::Vat).then_some(throng_asset::VatEncoding::F32),
-        source: args.source_args.clone(),
+        source: args.source_args.options(),
         // Props attach to anchors: a source baked for them gets an anchor per named node.
         anchors: args.prop.iter().map(|(a, _)| a.clone()).collect(),
     };
@@ -518,7 +520,7 @@ fn load_props(args: &Args, inputs: &[Input]) -> anyhow::Result<Props> {
         .prop
         .iter()
         .map(|(anchor, file)| {
-            PropSource::load(file, &args.source_args, args.prop_scale as f32)
+            PropSource::load(file, &args.source_args.options(), args.prop_scale as f32)
                 .with_context(|| format!("reading the prop of --prop {anchor}={}", file.display()))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
@@ -681,7 +683,7 @@ fn draw_source(
                 out,
             );
         }
-        let meshes = shared::source_meshes(model, &parts, &part.transforms);
+        let meshes = source_meshes(model, &parts, &part.transforms);
         images.push(renderer.render_reference(&meshes, opts)?);
         bar.inc(1);
     }

@@ -432,7 +432,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         instances_drawn: ratio(occ.instances_drawn as f64, on.instances_drawn as f64),
         triangles: ratio(occ.triangles as f64, on.triangles as f64),
         second_phase_instances: occ.second_phase_instances,
-        pixels_differing: crate::cmd::shared::differing_fraction(&occ_img, &on_img),
+        pixels_differing: throng_scene::differing_fraction(&occ_img, &on_img),
     };
     let report = Report {
         run: RunInfo::new(&renderer, name, (w, h), frames),

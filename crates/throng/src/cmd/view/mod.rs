@@ -194,7 +194,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )));
     }
     let sizes: Vec<throng_asset::Aabb> = entries.iter().map(|e| e.asset.pose_bounds()).collect();
-    shared::scene::warn_mixed_scales(&args.files, &sizes);
+    throng_scene::warn_mixed_scales(&args.files, &sizes);
     let mut model = ViewModel::new(entries, settings)?;
     model.start_at(args.time);
     let frames = args.frames.or(args.screenshot.as_ref().map(|_| 3));

@@ -17,9 +17,9 @@ use throng_render::{
 use throng_runtime::crowd::{self, ClipMix, Layout};
 
 use super::heat;
-use crate::cmd::shared::scene::{bake_model, InMemoryBake};
-use crate::cmd::shared::{self, load_model, SourceArgs};
+use crate::cmd::shared::{load_model, SourceArgs};
 use throng_runtime::{PlayOptions, PlaybackCommand, PlaybackControl, Runtime};
+use throng_scene::{bake_model, source_meshes, InMemoryBake};
 
 /// One open file: its baked asset (read, or baked in memory from the source) and, when known,
 /// the source it was baked from (for re-baking and for the comparison).
@@ -257,7 +257,7 @@ fn bake(model: &Model, path: &Path, s: &Settings) -> anyhow::Result<BakedAsset> 
         encoding: Some(s.encoding),
         influences: Some(s.influences),
         vat: (s.path == SkinPath::Vat).then_some(VatEncoding::F32),
-        source: SourceArgs::default(),
+        source: Default::default(),
         anchors: Vec::new(),
     };
     bake_model(model, path, &how)
@@ -678,7 +678,7 @@ impl ViewModel {
         let Some(model) = e.source.as_ref() else {
             anyhow::bail!("no source");
         };
-        let meshes = shared::source_meshes(model, &parts, &part.transforms);
+        let meshes = source_meshes(model, &parts, &part.transforms);
         let o = RenderOptions {
             path: SkinPath::Reference,
             ..*opts

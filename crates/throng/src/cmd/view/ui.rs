@@ -70,7 +70,7 @@ fn stats_text(s: &Shown) -> String {
             " · {} draws · {} instances drawn ({}; {} newly visible) · {} triangles",
             st.draws,
             st.instances_drawn,
-            crate::cmd::shared::scene::lod_counts(st),
+            throng_scene::lod_counts(st),
             st.second_phase_instances,
             st.triangles
         );

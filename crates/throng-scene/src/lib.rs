@@ -1,0 +1,26 @@
+//! A frame's inputs for throng's tools — the command line (`throng render`, `demo`, `bench`),
+//! the viewer (throng-view) and the bench harness (throng-bench) — so that each front end draws
+//! the same thing from the same files:
+//!
+//! - [`source`]: a source glTF read with its extra clip files ([`load_model`]), clips found by
+//!   name or index, a source's bounds over its clips, its meshes skinned on the CPU as the
+//!   reference path draws them ([`source_meshes`]), and props ([`PropSource`]);
+//! - [`input`]: one input of a frame ([`Input`]): a baked asset, or a source glTF drawn by the
+//!   reference path or baked in memory for the GPU paths ([`InMemoryBake`]);
+//! - [`stats`]: a frame's statistics as text;
+//! - [`files`]: the images a frame is written as (PNG, GIF), written atomically.
+//!
+//! It sits above the pipeline's libraries (anim, gltf, bake, asset, render) and below the front
+//! ends; it names no command-line flag. Lengths are in file units.
+
+pub mod files;
+pub mod input;
+pub mod source;
+pub mod stats;
+
+pub use files::{differing_fraction, encode_gif, encode_png, file_name, write_atomic};
+pub use input::{bake_in_memory, bake_model, InMemoryBake, Input};
+pub use source::{
+    find_baked_clip, find_clip, load_model, source_bounds, source_meshes, PropSource, SourceOptions,
+};
+pub use stats::{lod_counts, stats_line, warn_mixed_scales};
