@@ -15,8 +15,8 @@ use winit::event::WindowEvent;
 use winit::event_loop::ActiveEventLoop;
 use winit::window::Window;
 
-use super::model::{Drawn, ViewModel};
-use super::ui::{self, Shown};
+use crate::model::{Drawn, ViewModel};
+use crate::ui::{self, Shown};
 
 pub struct Viewer {
     window: Arc<Window>,
@@ -42,7 +42,7 @@ pub struct Viewer {
 /// What is kept of the last drawn frame for the panels.
 struct DrawnInfo {
     stats: Option<throng_render::FrameStats>,
-    heat: Option<super::heat::Legend>,
+    heat: Option<crate::heat::Legend>,
 }
 
 impl Viewer {
@@ -151,7 +151,7 @@ impl Viewer {
     }
 
     fn open(&mut self, path: &Path) {
-        let opened = super::model::open(path, None, &self.model.settings, &Default::default());
+        let opened = crate::model::open(path, None, &self.model.settings, &Default::default());
         match opened {
             Ok(e) => self.model.add(e),
             Err(e) => self.model.tell(format!("{e:#}"), true),
@@ -262,8 +262,8 @@ impl Viewer {
         }
         if let (Some(path), Some(tex)) = (screenshot, shot) {
             let img = read_texture(gpu, &tex, self.config.format)?;
-            let bytes = crate::cmd::shared::encode_png(&img)?;
-            crate::cmd::shared::write_atomic(path, &bytes)
+            let bytes = throng_scene::encode_png(&img)?;
+            throng_scene::write_atomic(path, &bytes)
                 .with_context(|| format!("writing {}", path.display()))?;
             eprintln!(
                 "wrote {} ({}×{}, the window with its panels)",

@@ -1,6 +1,6 @@
 //! What the viewer shows, apart from the window: the open files, the settings the panels edit,
 //! the crowd's players, and one frame drawn offscreen by throng-render at a given size. Built
-//! from the same library functions `throng render` uses (`shared::scene`, `throng_runtime::crowd`,
+//! from the same library functions `throng render` uses (throng-scene, `throng_runtime::crowd`,
 //! `throng_render`), so a still of the viewer and of `render` agree.
 
 use anyhow::Context;
@@ -16,10 +16,9 @@ use throng_render::{
 };
 use throng_runtime::crowd::{self, ClipMix, Layout};
 
-use super::heat;
-use crate::cmd::shared::{load_model, SourceArgs};
+use crate::heat;
 use throng_runtime::{PlayOptions, PlaybackCommand, PlaybackControl, Runtime};
-use throng_scene::{bake_model, source_meshes, InMemoryBake};
+use throng_scene::{bake_model, load_model, source_meshes, InMemoryBake, SourceOptions};
 
 /// One open file: its baked asset (read, or baked in memory from the source) and, when known,
 /// the source it was baked from (for re-baking and for the comparison).
@@ -224,7 +223,7 @@ pub fn open(
     path: &Path,
     source: Option<&Path>,
     settings: &Settings,
-    args: &SourceArgs,
+    args: &SourceOptions,
 ) -> anyhow::Result<Entry> {
     if throng_asset::is_baked_file(path) {
         let asset = throng_asset::read(path)

@@ -37,7 +37,7 @@ pub fn ramp_png() -> anyhow::Result<Vec<u8>> {
         let [r, g, b] = ramp((x as f32 + 0.5) / RAMP as f32);
         Rgba([r, g, b, 255])
     });
-    crate::cmd::shared::encode_png(&img)
+    throng_scene::encode_png(&img)
 }
 
 /// What the colours mean.

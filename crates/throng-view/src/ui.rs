@@ -7,8 +7,8 @@ use throng_contract::{Skinning, Timing};
 use throng_render::{DebugView, FrameStats, SkinPath};
 use throng_runtime::crowd::Layout;
 
-use super::heat::{self, Legend};
-use super::model::{Compare, ViewModel};
+use crate::heat::{self, Legend};
+use crate::model::{Compare, ViewModel};
 
 /// What the frame gave the panels to show.
 pub struct Shown {
