@@ -36,6 +36,15 @@ impl<'a> Records<'a> {
         }
     }
 
+    /// The clock GPU-timed records are read at; 0 for CPU-timed records, which need none (a
+    /// uniform that carries it can be written alike for both).
+    pub fn clock(&self) -> u32 {
+        match *self {
+            Records::Cpu(_) => 0,
+            Records::Gpu { clock, .. } => clock,
+        }
+    }
+
     /// The CPU-timed records, for a consumer that reads only those (the reference path's CPU
     /// skinning); `None` GPU-timed.
     pub fn cpu(&self) -> Option<&'a [InstanceRecord]> {
