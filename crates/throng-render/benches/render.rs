@@ -83,7 +83,7 @@ impl From<throng_render::RenderError> for UploadError {
 fn upload(c: &mut Criterion) {
     let Some(gpu) = test_gpu() else { return };
     let n = 1_000_000;
-    let clips = throng_runtime::bench::synthetic_clips();
+    let clips = throng_runtime::testing::synthetic_clips();
     let mut rt = throng_runtime::CpuRuntime::new(&clips);
     for _ in 0..n {
         let h = rt.spawn(InstanceTransform::IDENTITY);

@@ -1,7 +1,7 @@
 //! `cargo bench -p throng-runtime`: frame cost of both modes on the built-in clip table.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use throng_runtime::bench::synthetic_clips;
+use throng_runtime::testing::synthetic_clips;
 use throng_runtime::PlaybackControl;
 use throng_runtime::{Change, CpuRuntime, GpuRuntime, InstanceTransform};
 

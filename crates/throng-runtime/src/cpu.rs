@@ -1226,7 +1226,7 @@ mod tests {
     /// frame boundaries and the clip ends, several speeds and marks.
     #[test]
     fn packed_step_equals_two_scalar_steps() {
-        let clips = crate::bench::synthetic_clips();
+        let clips = crate::testing::synthetic_clips();
         let prepared: Vec<Prepared> = clips.iter().map(Prepared::new).collect();
         let hot: Vec<HotClip> = prepared.iter().map(HotClip::new).collect();
         assert!(hot.iter().all(|h| h.packed));

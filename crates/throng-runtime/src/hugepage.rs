@@ -14,7 +14,7 @@ const MIN_BYTES: usize = 4 << 20;
 
 /// Reserves room for `additional` more items; a large array grows (to at least twice its
 /// capacity) into a fresh allocation advised for huge pages.
-pub(crate) fn reserve<T: Copy>(v: &mut Vec<T>, additional: usize) {
+pub fn reserve<T: Copy>(v: &mut Vec<T>, additional: usize) {
     if v.capacity() - v.len() >= additional {
         return;
     }

@@ -22,7 +22,6 @@
 
 mod anchor;
 mod api;
-pub mod bench;
 mod clips;
 pub mod clock;
 mod cpu;
@@ -30,10 +29,11 @@ pub mod crowd;
 mod error;
 pub mod gpu;
 mod handle;
-mod hugepage;
+pub mod hugepage;
 mod playback;
-mod prefetch;
+pub mod prefetch;
 mod schedule;
+pub mod testing;
 
 pub use anchor::anchor_world;
 pub use api::{Finished, FiredEvent, PlayOptions};

@@ -31,7 +31,7 @@ pub(crate) fn prefetch<T>(p: *const T, bytes: usize) {
 /// bytes at `p` — unlike [`prefetch`], also the last line of an object that straddles a line
 /// boundary (a 56 B record usually does). Never faults; any address is fine.
 #[inline(always)]
-pub(crate) fn prefetch_write<T>(p: *const T, bytes: usize) {
+pub fn prefetch_write<T>(p: *const T, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};

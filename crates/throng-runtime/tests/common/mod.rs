@@ -31,7 +31,7 @@ pub fn spawn_playing(
 /// A clip of duration `d` sampled at `fps`: `n = floor(d·fps + 1e-3) + 1` frames, an event
 /// `e{i}` at each of `events` (seconds), a unit box.
 pub fn clip(first_row: u32, d: f64, fps: f64, mode: LoopMode, events: &[f32]) -> ClipInfo {
-    throng_runtime::bench::synthetic_clip(
+    throng_runtime::testing::synthetic_clip(
         &format!("clip@{first_row}"),
         first_row,
         d,

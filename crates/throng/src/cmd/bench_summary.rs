@@ -1,12 +1,7 @@
 //! `throng bench summary DIR`: the figures of a benchmark run (the JSON files `bench/gpu.sh`
-//! writes into DIR) as one JSON file and one Markdown table, for docs/benchmarks.md's "Figures
-//! from a real GPU". Missing or failed steps are listed as such; nothing is invented.
+//! writes into DIR) as one JSON file and one Markdown table (`throng_bench::summary`).
 
-use anyhow::Context;
-use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-
-use super::shared::write_atomic;
+use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -14,140 +9,8 @@ pub struct Args {
     pub dir: PathBuf,
 }
 
-fn read_json(dir: &Path, name: &str) -> Option<Value> {
-    let text = std::fs::read_to_string(dir.join(name)).ok()?;
-    serde_json::from_str(&text).ok()
-}
-
-fn ms(v: &Value) -> String {
-    v.as_f64().map_or("–".into(), |x| {
-        if x >= 100.0 {
-            format!("{x:.0}")
-        } else {
-            format!("{x:.2}")
-        }
-    })
-}
-
-/// Steps as the script logged them: name, exit status, seconds.
-fn steps(dir: &Path) -> Vec<(String, String, String)> {
-    let Ok(text) = std::fs::read_to_string(dir.join("steps.tsv")) else {
-        return Vec::new();
-    };
-    text.lines()
-        .filter_map(|l| {
-            let mut f = l.split('\t');
-            Some((f.next()?.into(), f.next()?.into(), f.next()?.into()))
-        })
-        .collect()
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let dir = &args.dir;
-    let render = read_json(dir, "render.json");
-    // field-N.json, by N
-    let mut field_names: Vec<(u64, String)> = std::fs::read_dir(dir)
-        .with_context(|| format!("listing {}", dir.display()))?
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter_map(|n| {
-            let count = n
-                .strip_prefix("field-")?
-                .strip_suffix(".json")?
-                .parse()
-                .ok()?;
-            Some((count, n))
-        })
-        .collect();
-    field_names.sort();
-    let fields: Vec<(String, Value)> = field_names
-        .iter()
-        .filter_map(|(_, n)| read_json(dir, n).map(|v| (n.clone(), v)))
-        .collect();
-    let runtimes: Vec<(String, Value)> = ["runtime-cpu.json", "runtime-gpu.json"]
-        .iter()
-        .filter_map(|n| read_json(dir, n).map(|v| (n.to_string(), v)))
-        .collect();
-    let steps = steps(dir);
-    let adapter = render
-        .as_ref()
-        .and_then(|r| r["adapter"].as_str())
-        .or_else(|| fields.first().and_then(|f| f.1["adapter"].as_str()))
-        .unwrap_or("unknown")
-        .to_string();
-    let meta = std::fs::read_to_string(dir.join("meta.txt")).unwrap_or_default();
-    let mut md = format!("Adapter: {adapter}\n\n{meta}\n");
-    md += "| step | status | seconds |\n|---|---|---|\n";
-    for (n, st, s) in &steps {
-        md += &format!("| {n} | {st} | {s} |\n");
-    }
-    if let Some(r) = &render {
-        md += &format!(
-            "\n**Paths** ({} at {}×{}, means of {} frames; frame = wall time incl. read back, GPU = timestamp queries)\n\n",
-            r["asset"].as_str().unwrap_or("?"),
-            r["width"],
-            r["height"],
-            r["frames"]
-        );
-        md += "| instances | path | frame ms | GPU ms | CPU ms | draws |\n|---|---|---|---|---|---|\n";
-        for c in r["cases"].as_array().into_iter().flatten() {
-            md += &format!(
-                "| {} | {} | {} | {} | {} | {} |\n",
-                c["instances"],
-                c["path"].as_str().unwrap_or("?"),
-                ms(&c["frame_ms"]),
-                ms(&c["gpu_ms"]),
-                ms(&c["cpu_ms"]),
-                c["draws"]
-            );
-        }
-    }
-    for (name, f) in &fields {
-        md += &format!(
-            "\n**Field** ({name}: {}, low camera at one edge; medians)\n\n",
-            f["asset"].as_str().unwrap_or("?")
-        );
-        md += "| case | instances | frame ms | GPU ms | CPU ms | draws | drawn | triangles |\n|---|---|---|---|---|---|---|---|\n";
-        for c in f["cases"].as_array().into_iter().flatten() {
-            md += &format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                c["case"].as_str().unwrap_or("?"),
-                c["instances"],
-                ms(&c["frame_ms"]),
-                ms(&c["gpu_ms"]),
-                ms(&c["cpu_ms"]),
-                c["draws"],
-                c["instances_drawn"],
-                c["triangles"]
-            );
-        }
-    }
-    if !runtimes.is_empty() {
-        md += "\n**Runtime** (per frame)\n\n| mode | instances | changing | ms per frame | × memset |\n|---|---|---|---|---|\n";
-        for (_, r) in &runtimes {
-            md += &format!(
-                "| {} | {} | {} | {} | {} |\n",
-                r["mode"].as_str().unwrap_or("?"),
-                r["instances"],
-                r["changing"],
-                ms(&r["ms_per_frame"]),
-                ms(&r["ratio_to_memset"])
-            );
-        }
-    }
-    let all = json!({
-        "adapter": adapter,
-        "meta": meta,
-        "steps": steps.iter().map(|(n, st, s)| json!({"step": n, "status": st, "seconds": s})).collect::<Vec<_>>(),
-        "render": render,
-        "fields": fields.iter().map(|(n, v)| json!({"file": n, "report": v})).collect::<Vec<_>>(),
-        "runtime": runtimes.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>(),
-    });
-    let json_path = dir.join("gpu-bench.json");
-    write_atomic(&json_path, serde_json::to_string_pretty(&all)?.as_bytes())
-        .with_context(|| format!("writing {}", json_path.display()))?;
-    let md_path = dir.join("gpu-bench.md");
-    write_atomic(&md_path, md.as_bytes())
-        .with_context(|| format!("writing {}", md_path.display()))?;
-    println!("wrote {} and {}", json_path.display(), md_path.display());
+    let (json, md) = throng_bench::summary::write(&args.dir)?;
+    println!("wrote {} and {}", json.display(), md.display());
     Ok(())
 }

@@ -1,5 +1,6 @@
-//! `cargo run --release -p throng-runtime --example bench_runtime -- [cpu|gpu] [instances] [changing] [layers]`
-use throng_runtime::bench::{run, BenchConfig, BenchMode};
+//! The runtime's harness without the command line:
+//! `cargo run --release -p throng-bench --example runtime -- [cpu|gpu] [instances] [changing] [layers]`
+use throng_bench::runtime::{run, BenchConfig, BenchMode};
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();

@@ -1,8 +1,9 @@
-//! `throng bench render --field N`: what culling and LOD selection buy on a crowd at scale.
+//! The field (`throng bench render --field N`): what culling and LOD selection buy on a crowd at
+//! scale.
 //!
 //! N instances of one asset (default the Fox of `THRONG_ASSETS`, else the built-in fox; baked in
-//! memory with LODs, `--field-lods`) stand on a square grid 1.2 model lengths apart. The camera
-//! stands low at the middle of one edge (`--field-eye` model heights up) and looks across the
+//! memory with LODs, [`FieldOptions::lods`]) stand on a square grid 1.2 model lengths apart. The camera
+//! stands low at the middle of one edge ([`FieldOptions::eye`] model heights up) and looks across the
 //! field; its far plane ends the view at 0.56 × the field's side, so the view wedge (35° field of
 //! view) holds about a tenth of the field: near instances fill many pixels (LOD 0), far ones a few
 //! (the smallest LOD).
@@ -17,14 +18,14 @@
 //!   (`row_bounds: false`), to show what per-row boxes save;
 //! - `cull+lod (shadows at the view's LOD)`: the shadow pass at the LOD the view chose instead of
 //!   its own by shadow-map texel size (`ShadowLod::Main`);
-//! - `cull+lod+occlusion (GPU-timed)`: the same GPU-timed, `--changing` of the instances (1 %
-//!   by default) changing speed each frame: only their records and the clock are uploaded
+//! - `cull+lod+occlusion (GPU-timed)`: the same GPU-timed, [`RenderBenchOptions::changing`] of
+//!   the instances (1 % by the command line's default) changing speed each frame: only their records and the clock are uploaded
 //!   (`upload_bytes` against `full_record_bytes`);
 //! - `off`: no culling, LOD 0 everywhere (`cull: false`, `lod_bias` 0) on a field of
-//!   min(N, `--field-off-cap`) instances: every instance drawn in full in both passes.
+//!   min(N, [`FieldOptions::off_cap`]) instances: every instance drawn in full in both passes.
 //!
 //! Every case keeps its records in a `CrowdUpload` across frames (CPU-timed: every record each
-//! frame). Per case, medians over `--field-frames` timed frames after two warm-ups (occlusion culling's
+//! frame). Per case, medians over [`FieldOptions::frames`] timed frames after two warm-ups (occlusion culling's
 //! history settles in two frames: the first finds every instance visible, the second draws them
 //! all first and finds which are hidden):
 //! - frame ms = wall time of a whole frame: the CPU-timed records (64 B per instance), then
@@ -42,9 +43,10 @@ use glam::Vec3;
 use std::path::PathBuf;
 use std::time::Instant;
 use throng_asset::BakedAsset;
+use throng_render::image::RgbaImage;
 use throng_render::{Camera, Crowd, FrameStats, Playback, RenderOptions, Renderer};
 
-use super::{bench_assignments, load_asset, upload_frame, Args, RunInfo};
+use super::{bench_assignments, load_asset, upload_frame, RenderBenchOptions, RunInfo, WARM_UP};
 use throng_render::{CrowdUpload, Timing};
 use throng_runtime::crowd;
 
@@ -98,8 +100,9 @@ struct Ratios {
     draws: f64,
 }
 
+/// The field's report: every case, and the ratios that say what culling and LODs buy.
 #[derive(serde::Serialize)]
-struct Report {
+pub struct Report {
     /// Its `frames` are timed after 2 warm-up frames.
     #[serde(flatten)]
     run: RunInfo,
@@ -158,10 +161,10 @@ fn median(v: &[f64]) -> f64 {
     }
 }
 
-/// Default field asset: `--asset`, else `THRONG_ASSETS/Fox.glb` when it exists, else the
-/// built-in fox.
-fn field_asset(args: &Args) -> Option<PathBuf> {
-    args.asset.clone().or_else(|| {
+/// Default field asset: the options' asset, else `THRONG_ASSETS/Fox.glb` when it exists, else
+/// the built-in fox.
+fn field_asset(options: &RenderBenchOptions) -> Option<PathBuf> {
+    options.asset.clone().or_else(|| {
         std::env::var_os("THRONG_ASSETS")
             .map(|d| PathBuf::from(d).join("Fox.glb"))
             .filter(|p| p.is_file())
@@ -214,8 +217,7 @@ fn measure(
         camera: Some(field_camera(n, s, height, eye)),
         ..opts
     };
-    const WARM_UP: u32 = 2;
-    let dt = 1.0 / 60.0;
+    let dt = super::DT;
     let (mut frame_ms, mut cpu_ms, mut gpu_ms) = (Vec::new(), Vec::new(), Vec::new());
     let mut last: Option<(FrameStats, throng_render::image::RgbaImage)> = None;
     for f in 0..frames + WARM_UP {
@@ -300,19 +302,37 @@ fn measure(
     ))
 }
 
-pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
-    let path = field_asset(args);
-    let (asset, name) = load_asset(path.as_deref(), None, &args.field_lods)?;
+/// The field's own settings (the asset, picture size and changing fraction are the
+/// benchmark's).
+#[derive(Debug, Clone)]
+pub struct FieldOptions {
+    /// Instances on the grid.
+    pub instances: u32,
+    /// Instances of the `off` case (no culling, LOD 0 everywhere): at most this many.
+    pub off_cap: u32,
+    /// LOD index-count ratios of the in-memory bake.
+    pub lods: Vec<f32>,
+    /// Timed frames per case (after 2 warm-up frames: occlusion culling's history settles in
+    /// two); the median is reported.
+    pub frames: u32,
+    /// Write each case's last frame here (field-cull-lod.png, field-occlusion.png,
+    /// field-off.png).
+    pub images: Option<PathBuf>,
+    /// Height of the camera, in model heights (below 1 the front rows hide most of the field;
+    /// above, every instance's top shows over the ones in front).
+    pub eye: f32,
+}
+
+/// Triangles of one instance at LOD 0, 1, ... (all primitives; a primitive with fewer LODs
+/// keeps its last).
+fn lod_triangles(asset: &BakedAsset) -> Vec<u64> {
     let lod_count = asset
         .primitives
         .iter()
         .map(|p| p.lods.len() + 1)
         .max()
         .unwrap_or(1);
-    if lod_count == 1 {
-        eprintln!("note: {name} has no LODs: the cull+lod case culls only");
-    }
-    let lod_triangles: Vec<u64> = (0..lod_count)
+    (0..lod_count)
         .map(|l| {
             asset
                 .primitives
@@ -330,7 +350,55 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
                 })
                 .sum()
         })
-        .collect();
+        .collect()
+}
+
+/// Writes the pictures of `cull+lod`, `cull+lod+occlusion` and `off` into `dir` (created when
+/// missing).
+fn write_images(dir: &std::path::Path, [on, occ, off]: [&RgbaImage; 3]) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (img, file) in [
+        (on, "field-cull-lod.png"),
+        (occ, "field-occlusion.png"),
+        (off, "field-off.png"),
+    ] {
+        let p = dir.join(file);
+        let png = throng_scene::encode_png(img)?;
+        throng_scene::write_atomic(&p, &png).with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(())
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        a / b
+    } else {
+        f64::NAN
+    }
+}
+
+/// `cull+lod` against `off`.
+fn on_vs_off(on: &Case, off: &Case) -> Ratios {
+    Ratios {
+        frame_ms: ratio(on.frame_ms, off.frame_ms),
+        frame_per_instance: ratio(on.frame_us_per_instance, off.frame_us_per_instance),
+        cpu_ms: ratio(on.cpu_ms, off.cpu_ms),
+        cpu_per_instance: ratio(on.cpu_us_per_instance, off.cpu_us_per_instance),
+        triangles: ratio(on.triangles as f64, off.triangles as f64),
+        triangles_per_instance: ratio(on.triangles_per_instance, off.triangles_per_instance),
+        draws: ratio(on.draws as f64, off.draws as f64),
+    }
+}
+
+/// Runs the field's six cases.
+pub fn run(options: &RenderBenchOptions, field: &FieldOptions) -> anyhow::Result<Report> {
+    let n = field.instances;
+    let path = field_asset(options);
+    let (asset, name) = load_asset(path.as_deref(), None, &field.lods)?;
+    let lod_triangles = lod_triangles(&asset);
+    if lod_triangles.len() == 1 {
+        eprintln!("note: {name} has no LODs: the cull+lod case culls only");
+    }
     let mut renderer = Renderer::new().context("creating a GPU device")?;
     let gpu_asset = renderer.upload(&asset)?;
     let bounds = asset.pose_bounds();
@@ -340,20 +408,21 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
     } else {
         bounds.max.y - bounds.min.y
     };
-    let (w, h) = args.size;
+    let (w, h) = options.size;
     let target = encode_target(&renderer, w, h);
     let base = RenderOptions {
         width: w,
         height: h,
         ..Default::default()
     };
-    let off_n = n.min(args.field_off_cap);
+    let off_n = n.min(field.off_cap);
     eprintln!(
         "field: {n} × {name} ({} LOD(s), triangles {:?}), off case {off_n} instances, {w}x{h}",
-        lod_count, lod_triangles
+        lod_triangles.len(),
+        lod_triangles
     );
-    let frames = args.field_frames.max(1);
-    let eye = args.field_eye;
+    let frames = field.frames.max(1);
+    let eye = field.eye;
     let cpu = (Timing::Cpu, 0.0);
     let mut case = |name, n, opts, timing| {
         measure(
@@ -384,7 +453,7 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         "cull+lod+occlusion (GPU-timed)",
         n,
         occluded,
-        (Timing::Gpu, args.changing),
+        (Timing::Gpu, options.changing),
     )?;
     // The same culling with each instance boxed by its clips' union instead of the rows it
     // shows: what the per-row bounds save.
@@ -405,51 +474,31 @@ pub(super) fn run(args: &Args, n: u32) -> anyhow::Result<()> {
         ..base
     };
     let (off, off_img) = case("off", off_n, off, cpu)?;
-    if let Some(dir) = &args.field_images {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        for (img, file) in [
-            (&on_img, "field-cull-lod.png"),
-            (&occ_img, "field-occlusion.png"),
-            (&off_img, "field-off.png"),
-        ] {
-            let p = dir.join(file);
-            let png = crate::cmd::shared::encode_png(img)?;
-            crate::cmd::shared::write_atomic(&p, &png)
-                .with_context(|| format!("writing {}", p.display()))?;
-        }
+    if let Some(dir) = &field.images {
+        write_images(dir, [&on_img, &occ_img, &off_img])?;
     }
-    let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { f64::NAN };
-    let on_vs_off = Ratios {
-        frame_ms: ratio(on.frame_ms, off.frame_ms),
-        frame_per_instance: ratio(on.frame_us_per_instance, off.frame_us_per_instance),
-        cpu_ms: ratio(on.cpu_ms, off.cpu_ms),
-        cpu_per_instance: ratio(on.cpu_us_per_instance, off.cpu_us_per_instance),
-        triangles: ratio(on.triangles as f64, off.triangles as f64),
-        triangles_per_instance: ratio(on.triangles_per_instance, off.triangles_per_instance),
-        draws: ratio(on.draws as f64, off.draws as f64),
-    };
     let occlusion = OcclusionFigures {
         instances_drawn: ratio(occ.instances_drawn as f64, on.instances_drawn as f64),
         triangles: ratio(occ.triangles as f64, on.triangles as f64),
         second_phase_instances: occ.second_phase_instances,
         pixels_differing: throng_scene::differing_fraction(&occ_img, &on_img),
     };
-    let report = Report {
+    Ok(Report {
         run: RunInfo::new(&renderer, name, (w, h), frames),
-        lod_ratios: args.field_lods.clone(),
+        lod_ratios: field.lods.clone(),
         lod_triangles,
         spacing: s,
+        on_vs_off: on_vs_off(&on, &off),
         cases: vec![on, occ, gpu_timed, clip_boxes, view_lod_shadows, off],
-        on_vs_off,
         occlusion,
-    };
-    let text = if args.json {
-        serde_json::to_string_pretty(&report)? + "\n"
-    } else {
-        table(&report)
-    };
-    crate::cmd::shared::print_stdout(&text)?;
-    Ok(())
+    })
+}
+
+impl Report {
+    /// The report as a table, for people.
+    pub fn table(&self) -> String {
+        table(self)
+    }
 }
 
 fn table(r: &Report) -> String {
