@@ -1,8 +1,8 @@
 //! Embedding throng in an application that owns its wgpu device and its window.
 //!
 //! ```text
-//! cargo run --release -p throng --example crowd                  # a window (winit)
-//! cargo run --release -p throng --example crowd -- --headless    # crowd.png, no window
+//! cargo run --release -p throng-render --example crowd                  # a window (winit)
+//! cargo run --release -p throng-render --example crowd -- --headless    # crowd.png, no window
 //!     [--asset BAKED.glb] [--instances N] [--frames N] [--out FILE.png] [--size WxH]
 //! ```
 //!

@@ -2,7 +2,7 @@
 //! "Live poses"), on the palette path with update-rate LOD (§5).
 //!
 //! ```text
-//! cargo run --release -p throng --example hero_crowd -- [--asset SOURCE.glb] [--out FILE.png]
+//! cargo run --release -p throng-render --example hero_crowd -- [--asset SOURCE.glb] [--out FILE.png]
 //!     [--instances N] [--heroes N] [--frames N] [--close-up]
 //! ```
 //!
