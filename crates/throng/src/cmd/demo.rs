@@ -73,6 +73,70 @@ pub struct Args {
     pub gif_size: Option<(u32, u32)>,
 }
 
+/// The crowd and pictures of a run: the flags, else the adapter's defaults.
+struct Plan {
+    instances: u32,
+    /// Size of demo.png.
+    size: (u32, u32),
+    gif_frames: u32,
+    gif_size: (u32, u32),
+}
+
+impl Plan {
+    /// The plan for `args` on `renderer` (an error counts as a software adapter), with the
+    /// line that says what was found and chosen.
+    fn new(args: &Args, renderer: &Result<Renderer, throng_render::RenderError>) -> Plan {
+        let software = match renderer {
+            Ok(r) => is_software(r.adapter()),
+            Err(_) => true,
+        };
+        fn by<T>(software: bool, hardware: T, soft: T) -> T {
+            if software {
+                soft
+            } else {
+                hardware
+            }
+        }
+        let size = args
+            .size
+            .unwrap_or(by(software, HARDWARE_SIZE, SOFTWARE_SIZE));
+        let plan = Plan {
+            instances: args.instances.unwrap_or(by(
+                software,
+                HARDWARE_INSTANCES,
+                SOFTWARE_INSTANCES,
+            )),
+            size,
+            gif_frames: args
+                .frames
+                .unwrap_or(by(software, HARDWARE_FRAMES, SOFTWARE_FRAMES)),
+            gif_size: args
+                .gif_size
+                .unwrap_or_else(|| fit_width(size, GIF_MAX_WIDTH)),
+        };
+        let how = if args.instances.is_some() {
+            "as asked"
+        } else if software {
+            "the software default: it skins and rasterises on the CPU; pass --instances for more"
+        } else {
+            "the hardware-GPU default"
+        };
+        match renderer {
+            Ok(r) => println!(
+                "adapter: {} — {} → {} instances ({how})",
+                r.adapter(),
+                by(software, "a hardware GPU", "a software rasteriser"),
+                thousands(plan.instances as u64),
+            ),
+            Err(_) => println!(
+                "adapter: none found → {} instances (the runtime runs; nothing can be drawn)",
+                thousands(plan.instances as u64)
+            ),
+        }
+        plan
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out_dir)
         .with_context(|| format!("creating the output folder {}", args.out_dir.display()))?;
@@ -84,55 +148,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     // The adapter decides the default crowd and picture size.
     let renderer = Renderer::new();
-    let software = match &renderer {
-        Ok(r) => is_software(r.adapter()),
-        Err(_) => true,
-    };
-    let instances = args.instances.unwrap_or(if software {
-        SOFTWARE_INSTANCES
-    } else {
-        HARDWARE_INSTANCES
-    });
-    let size = args.size.unwrap_or(if software {
-        SOFTWARE_SIZE
-    } else {
-        HARDWARE_SIZE
-    });
-    let gif_frames = args.frames.unwrap_or(if software {
-        SOFTWARE_FRAMES
-    } else {
-        HARDWARE_FRAMES
-    });
-    let gif_size = args
-        .gif_size
-        .unwrap_or_else(|| fit_width(size, GIF_MAX_WIDTH));
-    let how = if args.instances.is_some() {
-        "as asked"
-    } else if software {
-        "the software default: it skins and rasterises on the CPU; pass --instances for more"
-    } else {
-        "the hardware-GPU default"
-    };
-    match &renderer {
-        Ok(r) => println!(
-            "adapter: {} — {} → {} instances ({how})",
-            r.adapter(),
-            if software {
-                "a software rasteriser"
-            } else {
-                "a hardware GPU"
-            },
-            thousands(instances as u64),
-        ),
-        Err(_) => println!(
-            "adapter: none found → {} instances (the runtime runs; nothing can be drawn)",
-            thousands(instances as u64)
-        ),
-    }
+    let plan = Plan::new(&args, &renderer);
 
     let bounds = asset.pose_bounds();
     let mut crowd =
-        Crowd::new(&asset.clips, instances, spacing(&bounds)).context("starting the crowd")?;
+        Crowd::new(&asset.clips, plan.instances, spacing(&bounds)).context("starting the crowd")?;
     describe_crowd(&asset, &crowd);
     let warmup_steps = (WARMUP_S / WARMUP_DT).round() as u32;
     for _ in 0..warmup_steps {
@@ -141,24 +161,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let mut renderer = match renderer {
         Ok(r) => r,
-        Err(e) => {
-            // Play the same simulated time the GIF would have shown, so the timing means the same.
-            for _ in 0..gif_frames {
-                crowd.step(gif_dt())?;
-            }
-            print_runtime(&crowd);
-            let hint = if e.to_string().contains("apt-get") {
-                String::new()
-            } else {
-                format!("; {}", throng_render::device::SOFTWARE_GPU_HINT)
-            };
-            return Err(anyhow::Error::new(e).context(format!(
-                "cannot render the demo: the bake and the runtime ran, but no GPU device \
-                 could be created{hint}"
-            )));
-        }
+        Err(e) => return Err(no_device(&mut crowd, plan.gif_frames, e)),
     };
-
     let gpu_asset = renderer
         .upload(&asset)
         .context("uploading the baked asset")?;
@@ -170,11 +174,90 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         camera: Some(view::camera(&scene, width as f32 / height as f32)),
         ..Default::default()
     };
+    let drawing = (&mut renderer, &gpu_asset, transforms.as_slice());
+    draw_still(drawing, &crowd, &options(plan.size), &out_dir)?;
+    // The still's time includes compiling the pipelines, so it does not predict a GIF frame;
+    // the progress bar shows the estimate once frames are drawn.
+    println!(
+        "drawing {} GIF frames at {}×{}",
+        plan.gif_frames, plan.gif_size.0, plan.gif_size.1
+    );
+    let drawing = (&mut renderer, &gpu_asset, transforms.as_slice());
+    let gif = draw_gif(
+        drawing,
+        &mut crowd,
+        &plan,
+        &options(plan.gif_size),
+        &out_dir,
+    )?;
+    let stats = &gif.stats;
+    print_runtime(&crowd);
+    println!(
+        "render: {:.1} ms per frame at {}×{} (GPU texture skinning, culling, LODs and shadows, \
+         readback included); last frame: {} draw calls for {} instances ({} primitive(s), {} \
+         LODs, 2 passes, the ground), {} in view (per LOD {:?}), {} casting shadows, {} \
+         triangles",
+        ms(gif.render_time) / plan.gif_frames as f64,
+        plan.gif_size.0,
+        plan.gif_size.1,
+        stats.draws,
+        thousands(plan.instances as u64),
+        asset.primitives.len(),
+        gpu_asset.lod_count(),
+        thousands(stats.instances_drawn),
+        stats.instances_per_lod,
+        thousands(stats.shadow_instances),
+        thousands(stats.triangles),
+    );
+    println!(
+        "wrote {} ({}×{}, {} frames at {:.1} fps, {}, encoded in {:.0} ms)",
+        gif.path.display(),
+        plan.gif_size.0,
+        plan.gif_size.1,
+        plan.gif_frames,
+        100.0 / GIF_DELAY_CS as f64,
+        kib(gif.bytes),
+        gif.encode_ms
+    );
+    Ok(())
+}
 
-    // The still: first draw also compiles the pipelines.
+/// Without a GPU device: plays the simulated time the GIF would have shown (so the runtime's
+/// timing means the same), prints it, and says what to install.
+fn no_device(crowd: &mut Crowd, gif_frames: u32, e: throng_render::RenderError) -> anyhow::Error {
+    for _ in 0..gif_frames {
+        if let Err(step) = crowd.step(gif_dt()) {
+            return step.into();
+        }
+    }
+    print_runtime(crowd);
+    let hint = if e.to_string().contains("apt-get") {
+        String::new()
+    } else {
+        format!("; {}", throng_render::device::SOFTWARE_GPU_HINT)
+    };
+    anyhow::Error::new(e).context(format!(
+        "cannot render the demo: the bake and the runtime ran, but no GPU device \
+         could be created{hint}"
+    ))
+}
+
+/// What the pictures are drawn with: the renderer, the uploaded asset, the crowd's transforms.
+type Drawing<'a> = (
+    &'a mut Renderer,
+    &'a throng_render::GpuAsset,
+    &'a [throng_render::InstanceTransform],
+);
+
+/// demo.png: the crowd now (the first draw also compiles the pipelines).
+fn draw_still(
+    (renderer, gpu_asset, transforms): Drawing,
+    crowd: &Crowd,
+    options: &RenderOptions,
+    out_dir: &Path,
+) -> anyhow::Result<()> {
     let t = Instant::now();
-    let png_image =
-        renderer.render_texture(&gpu_asset, &transforms, &crowd.records(), &options(size))?;
+    let png_image = renderer.render_texture(gpu_asset, transforms, &crowd.records(), options)?;
     let png_ms = ms(t.elapsed());
     let png_path = out_dir.join("demo.png");
     let png_bytes = encode_png(&png_image)?;
@@ -183,36 +266,49 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     println!(
         "wrote {} ({}×{}, {}; drawn in {png_ms:.0} ms with pipeline compilation)",
         png_path.display(),
-        size.0,
-        size.1,
+        options.width,
+        options.height,
         kib(png_bytes.len())
     );
-    // The still's time includes compiling the pipelines, so it does not predict a GIF frame;
-    // the progress bar shows the estimate once frames are drawn.
-    println!(
-        "drawing {gif_frames} GIF frames at {}×{}",
-        gif_size.0, gif_size.1
-    );
+    Ok(())
+}
 
-    // The animation: one runtime step per frame.
-    let bar = shared::bar(gif_frames as u64, "rendering demo.gif", "frames");
-    let gif_opts = options(gif_size);
-    let mut frames = Vec::with_capacity(gif_frames as usize);
+/// What drawing demo.gif took and wrote.
+struct Gif {
+    /// Time spent drawing the frames.
+    render_time: Duration,
+    /// The last frame's statistics.
+    stats: throng_render::FrameStats,
+    path: PathBuf,
+    bytes: usize,
+    encode_ms: f64,
+}
+
+/// demo.gif: one runtime step per frame.
+fn draw_gif(
+    (renderer, gpu_asset, transforms): Drawing,
+    crowd: &mut Crowd,
+    plan: &Plan,
+    options: &RenderOptions,
+    out_dir: &Path,
+) -> anyhow::Result<Gif> {
+    let bar = shared::bar(plan.gif_frames as u64, "rendering demo.gif", "frames");
+    let mut frames = Vec::with_capacity(plan.gif_frames as usize);
     let mut render_time = Duration::ZERO;
     let mut stats = throng_render::FrameStats::default();
-    for _ in 0..gif_frames {
+    for _ in 0..plan.gif_frames {
         crowd.step(gif_dt())?;
         let t = Instant::now();
         let records = crowd.records();
         let frame = renderer.render_scene(
             &[throng_render::Crowd {
-                asset: &gpu_asset,
-                transforms: &transforms,
+                asset: gpu_asset,
+                transforms,
                 playback: Playback::Cpu(&records),
                 props: &[],
                 live: &[],
             }],
-            &gif_opts,
+            options,
         )?;
         render_time += t.elapsed();
         frames.push(frame.image);
@@ -226,35 +322,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let gif_path = out_dir.join("demo.gif");
     write_atomic(&gif_path, &gif_bytes)
         .with_context(|| format!("writing {}", gif_path.display()))?;
-
-    print_runtime(&crowd);
-    println!(
-        "render: {:.1} ms per frame at {}×{} (GPU texture skinning, culling, LODs and shadows, \
-         readback included); last frame: {} draw calls for {} instances ({} primitive(s), {} \
-         LODs, 2 passes, the ground), {} in view (per LOD {:?}), {} casting shadows, {} \
-         triangles",
-        ms(render_time) / gif_frames as f64,
-        gif_size.0,
-        gif_size.1,
-        stats.draws,
-        thousands(instances as u64),
-        asset.primitives.len(),
-        gpu_asset.lod_count(),
-        thousands(stats.instances_drawn),
-        stats.instances_per_lod,
-        thousands(stats.shadow_instances),
-        thousands(stats.triangles),
-    );
-    println!(
-        "wrote {} ({}×{}, {} frames at {:.1} fps, {}, encoded in {gif_ms:.0} ms)",
-        gif_path.display(),
-        gif_size.0,
-        gif_size.1,
-        gif_frames,
-        100.0 / GIF_DELAY_CS as f64,
-        kib(gif_bytes.len())
-    );
-    Ok(())
+    Ok(Gif {
+        render_time,
+        stats,
+        path: gif_path,
+        bytes: gif_bytes.len(),
+        encode_ms: gif_ms,
+    })
 }
 
 /// Seconds of simulated time per GIF frame.
