@@ -3,6 +3,7 @@
 //! already taken by an earlier anchor gets `#<node index>` appended, so names stay unique.
 
 use crate::error::BakeError;
+use crate::nodes::{ancestors, find_node};
 use crate::settings::AnchorSelection;
 use std::collections::HashSet;
 use throng_anim::Model;
@@ -22,63 +23,13 @@ pub fn joints(model: &Model) -> Vec<bool> {
 }
 
 /// Nodes that are not joints but have a joint among their ancestors (weapon sockets, props), in
-/// node-index order: what `--anchors auto` picks.
+/// node-index order: what [`AnchorSelection::Auto`] picks.
 pub fn auto_nodes(model: &Model) -> Vec<usize> {
     let is_joint = joints(model);
     (0..model.nodes.len())
         .filter(|&n| !is_joint[n])
-        .filter(|&n| {
-            // Walk up at most node-count steps (the importer rejects cycles; this stays finite
-            // even if it did not).
-            let mut p = model.nodes[n].parent;
-            let mut steps = 0;
-            while let Some(i) = p {
-                if is_joint.get(i).copied().unwrap_or(false) {
-                    return true;
-                }
-                steps += 1;
-                if steps > model.nodes.len() {
-                    break;
-                }
-                p = model.nodes.get(i).and_then(|x| x.parent);
-            }
-            false
-        })
+        .filter(|&n| ancestors(model, n).any(|i| is_joint.get(i).copied().unwrap_or(false)))
         .collect()
-}
-
-/// Finds a node by name, by `node<index>`, or by `name#<index>` (to pick one of several nodes
-/// with the same name). The error names the node and says what to do.
-pub fn find_node(model: &Model, name: &str, file: &str, what: &str) -> Result<usize, BakeError> {
-    let bad = |why: String| BakeError::InvalidOption {
-        file: file.to_string(),
-        what: format!("{what} {name:?}: {why}"),
-    };
-    if let Some((base, idx)) = name.rsplit_once('#') {
-        if let Ok(i) = idx.parse::<usize>() {
-            if i < model.nodes.len() && model.nodes[i].display_name(i) == base {
-                return Ok(i);
-            }
-        }
-    }
-    let hits: Vec<usize> = (0..model.nodes.len())
-        .filter(|&i| model.nodes[i].display_name(i) == name)
-        .collect();
-    match hits.as_slice() {
-        [one] => Ok(*one),
-        [] => Err(bad(
-            "no node has this name (give a glTF node name, or node<index> for an unnamed node)"
-                .into(),
-        )),
-        many => Err(bad(format!(
-            "{} nodes have this name; pick one as {}",
-            many.len(),
-            many.iter()
-                .map(|i| format!("{name}#{i}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-    }
 }
 
 /// The anchors `sel` asks for, named and in order. A node named twice is an error.

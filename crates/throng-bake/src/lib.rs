@@ -18,6 +18,7 @@ pub mod frames;
 pub mod influences;
 pub mod lod;
 pub mod masks;
+pub mod nodes;
 pub mod options;
 pub mod palette;
 pub mod report;

@@ -4,6 +4,7 @@
 //! (`BakedAsset::masks`); a layer picks one at play time by its number.
 
 use crate::error::BakeError;
+use crate::nodes::{ancestors, find_node};
 use crate::palette::Palette;
 use throng_anim::Model;
 use throng_asset::LayerMask;
@@ -37,17 +38,9 @@ impl MaskSetting {
     }
 }
 
-/// Whether node `n` is `root` or below it (walks at most node-count steps up).
+/// Whether node `n` is `root` or below it.
 fn under(model: &Model, n: usize, root: usize) -> bool {
-    let mut p = Some(n);
-    for _ in 0..=model.nodes.len() {
-        match p {
-            Some(i) if i == root => return true,
-            Some(i) => p = model.nodes.get(i).and_then(|x| x.parent),
-            None => return false,
-        }
-    }
-    false
+    n == root || ancestors(model, n).any(|i| i == root)
 }
 
 /// The masks of `settings` over `palette`. Errors: more than [`throng_contract::MAX_MASKS`]
@@ -85,15 +78,15 @@ pub fn build(
         }
         let mut weights = vec![0.0f32; palette.entries.len()];
         for r in &m.roots {
-            let root =
-                crate::anchors::find_node(model, r, file, "layer mask joint").map_err(|_| {
-                    BakeError::UnknownMaskJoint {
-                        file: file.to_string(),
-                        mask: m.name.clone(),
-                        joint: r.clone(),
-                        joints: joint_names(),
-                    }
-                })?;
+            // A name no node has and a node that moves nothing get the same answer: the joints
+            // a mask can name.
+            let unknown = || BakeError::UnknownMaskJoint {
+                file: file.to_string(),
+                mask: m.name.clone(),
+                joint: r.clone(),
+                joints: joint_names(),
+            };
+            let root = find_node(model, r, file, "layer mask joint").map_err(|_| unknown())?;
             let mut moved = false;
             for (w, e) in weights.iter_mut().zip(&palette.entries) {
                 if under(model, e.node, root) {
@@ -102,12 +95,7 @@ pub fn build(
                 }
             }
             if !moved {
-                return Err(BakeError::UnknownMaskJoint {
-                    file: file.to_string(),
-                    mask: m.name.clone(),
-                    joint: r.clone(),
-                    joints: joint_names(),
-                });
+                return Err(unknown());
             }
         }
         out.push(LayerMask {

@@ -15,8 +15,8 @@
 //! on the rest row and without extraction); pre-multiply model-space positions by it (normals by
 //! its rotation part, which it is).
 
-use crate::anchors::find_node;
 use crate::error::BakeError;
+use crate::nodes::{ancestors, find_node};
 use crate::palette::Palette;
 use crate::settings::RootMotion;
 use glam::{Mat4, Quat, Vec3};
@@ -42,23 +42,12 @@ pub fn motion_root(
     if let Some(name) = motion_root {
         return find_node(model, name, file, "motion root").map(Some);
     }
-    let depth = |mut n: usize| {
-        let mut d = 0usize;
-        while let Some(p) = model.nodes.get(n).and_then(|x| x.parent) {
-            d += 1;
-            n = p;
-            if d > model.nodes.len() {
-                break;
-            }
-        }
-        d
-    };
     let pick = |rigid: bool| {
         palette
             .entries
             .iter()
             .filter(|e| e.rigid == rigid)
-            .min_by_key(|e| depth(e.node))
+            .min_by_key(|e| ancestors(model, e.node).count())
             .map(|e| e.node)
     };
     Ok(pick(false).or_else(|| pick(true)))
