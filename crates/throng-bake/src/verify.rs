@@ -14,7 +14,7 @@ use throng_anim::{
 };
 use throng_asset::decode::{skin_positions, Skinning};
 use throng_asset::vat::vat_vertices;
-use throng_asset::{BakedAsset, DecodeError, Layer};
+use throng_asset::{BakedAsset, DecodeError, Layer, Vat};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum VerifyError {
@@ -200,6 +200,16 @@ fn verify_with(
 ) -> Result<Vec<ClipFidelity>, VerifyError> {
     let sources = source_prims(asset, model)?;
     let tex = &asset.bone_texture;
+    // VAT rows (encoding `vat-<storage>`) when every primitive has a VAT.
+    let vats: Vec<&Vat> = asset
+        .primitives
+        .iter()
+        .filter_map(|p| p.vat.as_ref())
+        .collect();
+    let vat = match vats.first() {
+        Some(first) if with_vat && vats.len() == asset.primitives.len() => Some(first.encoding),
+        _ => None,
+    };
     let mut out = Vec::with_capacity(asset.clips.len());
     for (ci, clip) in asset.clips.iter().enumerate() {
         let src_clip = model
@@ -211,144 +221,184 @@ fn verify_with(
                 file: asset.source_name.clone(),
                 clip: clip.name.clone(),
             })?;
+        let m = ClipMeasure {
+            asset,
+            model,
+            sources: &sources,
+            clip: ci,
+            src_clip,
+        };
+        out.push(m.row(&Storage {
+            vat: false,
+            encoding: tex.encoding.as_str().to_string(),
+            bytes_per_entry_frame: tex.encoding.bytes_per_entry_frame(),
+            texture_bytes: tex.byte_len(),
+            clip_bytes: clip.frames as usize
+                * asset.palette.len()
+                * tex.encoding.bytes_per_entry_frame() as usize,
+        })?);
+        if let Some(encoding) = vat {
+            // Per vertex-frame: position texel + normal texel.
+            let per = encoding.bytes_per_texel() + throng_asset::VAT_NORMAL_BYTES_PER_TEXEL;
+            let vertices: usize = asset.primitives.iter().map(|p| p.vertex_count()).sum();
+            out.push(m.row(&Storage {
+                vat: true,
+                encoding: format!("vat-{}", encoding.as_str()),
+                bytes_per_entry_frame: per,
+                texture_bytes: vats.iter().map(|v| v.byte_len()).sum(),
+                clip_bytes: clip.frames as usize * vertices * per as usize,
+            })?);
+        }
+    }
+    Ok(out)
+}
+
+/// What a result row measures — the bone texture or the VATs — and what it costs.
+struct Storage {
+    /// Decode the primitives' VATs (`throng_asset::vat`) instead of the bone texture.
+    vat: bool,
+    encoding: String,
+    bytes_per_entry_frame: u32,
+    texture_bytes: usize,
+    clip_bytes: usize,
+}
+
+/// One baked clip and its source clip, measured.
+struct ClipMeasure<'a> {
+    asset: &'a BakedAsset,
+    model: &'a Model,
+    sources: &'a [SourcePrim<'a>],
+    /// The baked clip's index, and its source clip's.
+    clip: usize,
+    src_clip: usize,
+}
+
+/// A time to measure at: clip time in seconds, the frame, and the fraction towards the next.
+type At = (f64, u32, f32);
+
+impl ClipMeasure<'_> {
+    /// The clip's result row for `storage`: at the samples and halfway between them.
+    fn row(&self, storage: &Storage) -> Result<ClipFidelity, VerifyError> {
+        let clip = &self.asset.clips[self.clip];
         let n = clip.frames.max(1);
-        // (clip time in seconds, frame, frac) for samples and mid-samples; frame times from the
-        // clip's own list when it has one (docs/design.md §3).
-        let samples: Vec<(f64, u32, f32)> = (0..n).map(|k| (clip.frame_time(k), k, 0.0)).collect();
+        // Frame times from the clip's own list when it has one (docs/design.md §3).
+        let samples: Vec<At> = (0..n).map(|k| (clip.frame_time(k), k, 0.0)).collect();
         // Frames one f32 step apart (the two around a STEP key) have no clip time between them.
-        let mids: Vec<(f64, u32, f32)> = (0..n.saturating_sub(1))
+        let mids: Vec<At> = (0..n.saturating_sub(1))
             .filter(|&k| (clip.frame_time(k + 1) as f32) > (clip.frame_time(k) as f32).next_up())
             .map(|k| {
                 let t = 0.5 * (clip.frame_time(k) + clip.frame_time(k + 1));
                 (t, k, 0.5)
             })
             .collect();
-        // `use_vat`: decode the primitives' VATs (throng_asset::vat) instead of the bone texture.
-        let measure = |times: &[(f64, u32, f32)], use_vat: bool| -> Result<Errors, VerifyError> {
-            let per_time: Vec<Result<(Vec<f64>, f64), VerifyError>> = times
-                .par_iter()
-                .map_init(
-                    || (Poser::new(model), Vec::new(), SkinnedVertices::default()),
-                    |(poser, mats, skinned), &(t, k, frac)| {
-                        let ms = poser.pose(model, Some(src_clip), t as f32).to_vec();
-                        let layer = Layer {
-                            weight: 1.0,
-                            frac,
-                            row: (clip.first_row + k) as f32,
-                            clip: ci as u32,
-                        };
-                        let mut reference: Vec<Vec3> = Vec::new();
-                        let mut baked: Vec<Vec3> = Vec::new();
-                        for (pi, s) in sources.iter().enumerate() {
-                            binding_matrices(model, &s.binding, &ms, mats);
-                            skin_lbs(s.prim, &s.influences, mats, skinned);
-                            reference.extend_from_slice(&skinned.positions);
-                            let decoded = if use_vat {
-                                vat_vertices(asset, pi, &[layer]).map(|v| v.0)
-                            } else {
-                                skin_positions(asset, pi, &[layer], Skinning::Linear)
-                            };
-                            let b = decoded.map_err(|source| VerifyError::Decode {
-                                file: asset.source_name.clone(),
-                                primitive: pi,
-                                clip: clip.name.clone(),
-                                source,
-                            })?;
-                            // Extracted root motion goes back on before comparing (docs/design.md §2).
-                            match crate::root_motion::motion_at(clip, k, frac) {
-                                Some(g) => baked.extend(b.iter().map(|p| g.transform_point3(*p))),
-                                None => baked.extend_from_slice(&b),
-                            }
-                        }
-                        let mut bb = throng_asset::Aabb::EMPTY;
-                        for p in &reference {
-                            bb.extend(*p);
-                        }
-                        let diag = if bb.is_empty() {
-                            0.0
-                        } else {
-                            bb.diagonal() as f64
-                        };
-                        let errs = reference
-                            .iter()
-                            .zip(&baked)
-                            .map(|(a, b)| (*a - *b).length() as f64)
-                            .collect();
-                        Ok((errs, diag))
-                    },
-                )
-                .collect();
-            let mut e = Errors::default();
-            for r in per_time {
-                let (errs, diag) = r?;
-                e.diagonal = e.diagonal.max(diag);
-                let inv = if diag > 0.0 { 1.0 / diag } else { 0.0 };
-                e.rel.extend(errs.iter().map(|x| x * inv));
-                e.abs.extend(errs);
-            }
-            Ok(e)
-        };
-        // One result row: the bone texture's (`use_vat` false) or the VATs' positions.
-        let row = |use_vat: bool,
-                   encoding: String,
-                   bytes_per_entry_frame: u32,
-                   texture_bytes,
-                   clip_bytes| {
-            let (max_rel_s, p99_rel_s, max_abs_s, p99_abs_s, diag_s) =
-                stats(measure(&samples, use_vat)?);
-            let (max_rel_m, p99_rel_m, max_abs_m, p99_abs_m, diag_m) =
-                stats(measure(&mids, use_vat)?);
-            Ok::<_, VerifyError>(ClipFidelity {
-                clip: clip.name.clone(),
-                encoding,
-                fps: clip.fps,
-                frames: clip.frames,
-                clip_bytes,
-                max_rel_samples: max_rel_s,
-                p99_rel_samples: p99_rel_s,
-                max_rel_mid: max_rel_m,
-                p99_rel_mid: p99_rel_m,
-                max_abs_samples: max_abs_s,
-                p99_abs_samples: p99_abs_s,
-                max_abs_mid: max_abs_m,
-                p99_abs_mid: p99_abs_m,
-                diagonal: diag_s.max(diag_m),
-                bytes_per_entry_frame,
-                texture_bytes,
-            })
-        };
-        out.push(row(
-            false,
-            tex.encoding.as_str().to_string(),
-            tex.encoding.bytes_per_entry_frame(),
-            tex.byte_len(),
-            clip.frames as usize
-                * asset.palette.len()
-                * tex.encoding.bytes_per_entry_frame() as usize,
-        )?);
-        // VAT rows (encoding `vat-<storage>`) when every primitive has a VAT.
-        let vats: Vec<_> = asset
-            .primitives
-            .iter()
-            .filter_map(|p| p.vat.as_ref())
-            .collect();
-        if let (true, Some(first), true) =
-            (with_vat, vats.first(), vats.len() == asset.primitives.len())
-        {
-            let bytes: usize = vats.iter().map(|v| v.byte_len()).sum();
-            // Per vertex-frame: position texel + normal texel.
-            let per = first.encoding.bytes_per_texel() + throng_asset::VAT_NORMAL_BYTES_PER_TEXEL;
-            let vertices: usize = asset.primitives.iter().map(|p| p.vertex_count()).sum();
-            out.push(row(
-                true,
-                format!("vat-{}", first.encoding.as_str()),
-                per,
-                bytes,
-                clip.frames as usize * vertices * per as usize,
-            )?);
-        }
+        let (max_rel_s, p99_rel_s, max_abs_s, p99_abs_s, diag_s) =
+            stats(self.errors(&samples, storage.vat)?);
+        let (max_rel_m, p99_rel_m, max_abs_m, p99_abs_m, diag_m) =
+            stats(self.errors(&mids, storage.vat)?);
+        Ok(ClipFidelity {
+            clip: clip.name.clone(),
+            encoding: storage.encoding.clone(),
+            fps: clip.fps,
+            frames: clip.frames,
+            clip_bytes: storage.clip_bytes,
+            max_rel_samples: max_rel_s,
+            p99_rel_samples: p99_rel_s,
+            max_rel_mid: max_rel_m,
+            p99_rel_mid: p99_rel_m,
+            max_abs_samples: max_abs_s,
+            p99_abs_samples: p99_abs_s,
+            max_abs_mid: max_abs_m,
+            p99_abs_mid: p99_abs_m,
+            diagonal: diag_s.max(diag_m),
+            bytes_per_entry_frame: storage.bytes_per_entry_frame,
+            texture_bytes: storage.texture_bytes,
+        })
     }
-    Ok(out)
+
+    /// The errors at every time of `times`, in parallel (one `Poser` per worker).
+    fn errors(&self, times: &[At], vat: bool) -> Result<Errors, VerifyError> {
+        let per_time: Vec<Result<(Vec<f64>, f64), VerifyError>> = times
+            .par_iter()
+            .map_init(
+                || {
+                    (
+                        Poser::new(self.model),
+                        Vec::new(),
+                        SkinnedVertices::default(),
+                    )
+                },
+                |(poser, mats, skinned), &at| self.errors_at(poser, mats, skinned, at, vat),
+            )
+            .collect();
+        let mut e = Errors::default();
+        for r in per_time {
+            let (errs, diag) = r?;
+            e.diagonal = e.diagonal.max(diag);
+            let inv = if diag > 0.0 { 1.0 / diag } else { 0.0 };
+            e.rel.extend(errs.iter().map(|x| x * inv));
+            e.abs.extend(errs);
+        }
+        Ok(e)
+    }
+
+    /// Per vertex the distance between the reference and the decoded bake at one time, and the
+    /// reference's bounding diagonal there.
+    fn errors_at(
+        &self,
+        poser: &mut Poser,
+        mats: &mut Vec<glam::Mat4>,
+        skinned: &mut SkinnedVertices,
+        (t, k, frac): At,
+        vat: bool,
+    ) -> Result<(Vec<f64>, f64), VerifyError> {
+        let (asset, model) = (self.asset, self.model);
+        let clip = &asset.clips[self.clip];
+        let ms = poser.pose(model, Some(self.src_clip), t as f32).to_vec();
+        let layer = Layer {
+            weight: 1.0,
+            frac,
+            row: (clip.first_row + k) as f32,
+            clip: self.clip as u32,
+        };
+        let mut reference: Vec<Vec3> = Vec::new();
+        let mut baked: Vec<Vec3> = Vec::new();
+        for (pi, s) in self.sources.iter().enumerate() {
+            binding_matrices(model, &s.binding, &ms, mats);
+            skin_lbs(s.prim, &s.influences, mats, skinned);
+            reference.extend_from_slice(&skinned.positions);
+            let decoded = if vat {
+                vat_vertices(asset, pi, &[layer]).map(|v| v.0)
+            } else {
+                skin_positions(asset, pi, &[layer], Skinning::Linear)
+            };
+            let b = decoded.map_err(|source| VerifyError::Decode {
+                file: asset.source_name.clone(),
+                primitive: pi,
+                clip: clip.name.clone(),
+                source,
+            })?;
+            // Extracted root motion goes back on before comparing (docs/design.md §2).
+            match crate::root_motion::motion_at(clip, k, frac) {
+                Some(g) => baked.extend(b.iter().map(|p| g.transform_point3(*p))),
+                None => baked.extend_from_slice(&b),
+            }
+        }
+        let mut bb = throng_asset::Aabb::EMPTY;
+        for p in &reference {
+            bb.extend(*p);
+        }
+        let diag = if bb.is_empty() {
+            0.0
+        } else {
+            bb.diagonal() as f64
+        };
+        let errs = reference
+            .iter()
+            .zip(&baked)
+            .map(|(a, b)| (*a - *b).length() as f64)
+            .collect();
+        Ok((errs, diag))
+    }
 }
 
 #[cfg(test)]
