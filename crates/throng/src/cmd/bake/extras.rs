@@ -7,11 +7,16 @@ use throng_asset::LoopMode;
 use throng_bake::settings::SettingsFile;
 use throng_bake::{AnchorSelection, BakeOptions, EventSetting, RootMotion};
 
-/// `NAME:MODE` of `--loop-mode` (the last `:` separates, so clip names may contain colons).
+/// `CLIP:VALUE` split at the last `:` (so clip names may contain colons); `what` names the value
+/// in the error.
+fn clip_and_value<'a>(s: &'a str, what: &str) -> Result<(&'a str, &'a str), String> {
+    s.rsplit_once(':')
+        .ok_or_else(|| format!("expected CLIP:{what}, not {s:?}"))
+}
+
+/// `NAME:MODE` of `--loop-mode`.
 pub fn parse_loop_mode(s: &str) -> Result<(String, LoopMode), String> {
-    let (name, mode) = s
-        .rsplit_once(':')
-        .ok_or_else(|| format!("expected CLIP:MODE, not {s:?}"))?;
+    let (name, mode) = clip_and_value(s, "MODE")?;
     let mode = mode
         .parse::<LoopMode>()
         .map_err(|e| format!("clip {name:?}: {e}"))?;
@@ -20,9 +25,7 @@ pub fn parse_loop_mode(s: &str) -> Result<(String, LoopMode), String> {
 
 /// `NAME:FPS` of `--clip-fps`.
 pub fn parse_clip_fps(s: &str) -> Result<(String, f64), String> {
-    let (name, fps) = s
-        .rsplit_once(':')
-        .ok_or_else(|| format!("expected CLIP:FPS, not {s:?}"))?;
+    let (name, fps) = clip_and_value(s, "FPS")?;
     let f = fps
         .parse::<f64>()
         .ok()

@@ -58,7 +58,6 @@ pub fn parse_influences(s: &str) -> Result<u32, String> {
     }
 }
 
-/// One LOD ratio in (0, 1).
 /// Influences per vertex for a pass, 1..=8.
 pub fn parse_influences_any(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u32>() {
@@ -67,6 +66,7 @@ pub fn parse_influences_any(s: &str) -> Result<u32, String> {
     }
 }
 
+/// One LOD ratio in (0, 1).
 pub fn parse_lod(s: &str) -> Result<f32, String> {
     s.trim()
         .parse::<f32>()
