@@ -4,10 +4,12 @@
 
 use crate::error::BakeError;
 use crate::nodes::{ancestors, find_node};
+use crate::sample::Sampled;
 use crate::settings::AnchorSelection;
+use glam::Mat4;
 use std::collections::HashSet;
 use throng_anim::Model;
-use throng_asset::AnchorInfo;
+use throng_asset::{AnchorInfo, AnchorTexture};
 
 /// Every node that is a joint of some skin.
 pub fn joints(model: &Model) -> Vec<bool> {
@@ -70,4 +72,38 @@ pub fn resolve(
             AnchorInfo { name, node: n }
         })
         .collect())
+}
+
+/// Stage: the anchor texture (`mat3x4-f32`), `None` without anchors. Per row and anchor the 3
+/// rows of the affine part of the anchor node's model-space transform, which `sampled` tracked
+/// as its first `anchors.len()` nodes, with root motion taken off (`corrections`, `G⁻¹` per
+/// row) when it was extracted: anchors ride on the same motion as the poses.
+pub fn texture(
+    anchors: &[AnchorInfo],
+    sampled: &Sampled,
+    corrections: Option<&[Mat4]>,
+) -> Option<AnchorTexture> {
+    if anchors.is_empty() {
+        return None;
+    }
+    let rows = sampled.rows();
+    let mut data = Vec::with_capacity(rows * anchors.len() * 12);
+    for r in 0..rows {
+        for a in 0..anchors.len() {
+            let mut m = sampled.node(r, a);
+            if let Some(c) = corrections {
+                m = c[r] * m;
+            }
+            for row in 0..3 {
+                for col in 0..4 {
+                    data.push(m.col(col)[row]);
+                }
+            }
+        }
+    }
+    Some(AnchorTexture {
+        anchors: anchors.to_vec(),
+        rows: rows as u32,
+        data,
+    })
 }

@@ -23,6 +23,7 @@
 
 use crate::options::MaxError;
 use crate::palette::Palette;
+use crate::reference::ReferenceSkin;
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 use throng_anim::{Clip, Model, Poser};
@@ -35,38 +36,6 @@ pub const RECHECK_STEPS: u32 = 16;
 pub const MIN_SPLIT: f64 = 1.0 / (CANDIDATE_RATE * 16.0);
 /// Grid points posed at once (the pose cache grows in chunks of this many).
 const CHUNK: usize = 128;
-
-/// Every vertex of every baked primitive with every source influence in palette space: the
-/// reference that the placement measures against.
-pub struct ReferenceSkin {
-    /// Bind-space positions (file units).
-    pub positions: Vec<Vec3>,
-    /// Vertex v's influences are `offsets[v]..offsets[v + 1]` of `entries` / `weights`.
-    pub offsets: Vec<u32>,
-    pub entries: Vec<u16>,
-    pub weights: Vec<f32>,
-}
-
-impl ReferenceSkin {
-    fn influences(&self, v: usize) -> impl Iterator<Item = (usize, f32)> + '_ {
-        let (a, b) = (self.offsets[v] as usize, self.offsets[v + 1] as usize);
-        self.entries[a..b]
-            .iter()
-            .zip(&self.weights[a..b])
-            .map(|(&e, &w)| (e as usize, w))
-    }
-
-    /// The vertices skinned with `s` (linear blend skinning, every influence).
-    fn skin(&self, s: &[Mat4]) -> Vec<Vec3> {
-        (0..self.positions.len())
-            .map(|v| {
-                let p = self.positions[v];
-                self.influences(v)
-                    .fold(Vec3::ZERO, |q, (e, w)| q + s[e].transform_point3(p) * w)
-            })
-            .collect()
-    }
-}
 
 /// Largest distance between the vertices skinned at t and the lerp at `alpha` of those skinned
 /// at the segment's ends (file units); stops early once it passes `stop_above`. Skinning is
@@ -126,12 +95,7 @@ impl Job<'_> {
     fn pose(&self, poser: &mut Poser, t: f64, out: &mut Vec<Mat4>) {
         let ms = poser.pose(self.model, Some(self.clip), t as f32);
         out.clear();
-        out.extend(
-            self.palette
-                .entries
-                .iter()
-                .map(|e| ms[e.node] * e.inverse_bind_matrix),
-        );
+        out.extend(self.palette.skin_matrices(ms));
     }
 
     /// The reference vertices at clip time `t` (`s` is scratch for the skin matrices).
@@ -142,10 +106,7 @@ impl Job<'_> {
 
     /// Error allowed at a time whose skinned bounding diagonal is `diag` (file units).
     fn allowed(&self, diag: f32) -> f32 {
-        match self.budget {
-            MaxError::Relative(r) => (r * diag as f64) as f32,
-            MaxError::Absolute(a) => a as f32,
-        }
+        self.budget.length_at(diag as f64) as f32
     }
 }
 

@@ -1,5 +1,6 @@
 //! Typed bake errors. Every message names the source file and the element, and says what to do.
 
+use crate::sampling::MaxError;
 use throng_asset::Encoding;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -42,7 +43,7 @@ pub enum BakeError {
         file: String,
         clip: String,
         at_samples: f64,
-        budget: String,
+        budget: MaxError,
         encoding: &'static str,
         influences: u32,
     },

@@ -15,6 +15,16 @@ pub const AUTO_MIN_FPS: f64 = 24.0;
 /// Auto never picks more than this.
 pub const AUTO_MAX_FPS: f64 = 240.0;
 
+/// Duration of a clip in seconds as the frame table uses it (0 for a non-finite or negative
+/// one, which then gets one frame).
+pub fn clip_duration(clip: &Clip) -> f64 {
+    if clip.duration.is_finite() && clip.duration > 0.0 {
+        clip.duration as f64
+    } else {
+        0.0
+    }
+}
+
 /// The source's key rate of `clip` (keys per second) estimated from its key times: the most
 /// common key interval over all channels (intervals rounded to 0.1 ms, ties → the shorter
 /// interval), as a rate snapped to [`COMMON_RATES`] within 1 %, else rounded to the nearest

@@ -1,5 +1,6 @@
 //! Bake settings (docs/design.md §3).
 
+pub use crate::sampling::{MaxError, Sampling, DEFAULT_MAX_ERROR};
 pub use crate::settings::{AnchorSelection, ClipSettings, EventSetting, RootMotion};
 use std::collections::BTreeMap;
 use throng_asset::Encoding;
@@ -14,109 +15,7 @@ pub const DEFAULT_MAX_TEXTURE_SIZE: u32 = 8192;
 /// adapters with higher limits exist).
 pub const WEBGPU_DEFAULT_MAX_LAYERS: u32 = 256;
 
-/// Default error budget of a bake: 1e-3 of the bounding diagonal between samples (about 2 mm
-/// on a 1.8 m character; docs/design.md §3 "Error-budgeted clips").
-pub const DEFAULT_MAX_ERROR: MaxError = MaxError::Relative(1e-3);
-
-/// How the frame table is sampled in time (docs/design.md §3).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Sampling {
-    /// Every clip uniformly at this many frames per second.
-    Fixed(f64),
-    /// Per clip, on the source's own key times, even irregular ones (see
-    /// [`crate::frames::key_times`]); uniform rows when the keys are evenly spaced.
-    SourceKeys,
-    /// Per clip, the fewest frame times whose matrix lerp keeps every vertex within this error
-    /// of reference skinning at every time between samples ([`crate::budget`]).
-    MaxError(MaxError),
-}
-
-impl Default for Sampling {
-    fn default() -> Self {
-        Sampling::MaxError(DEFAULT_MAX_ERROR)
-    }
-}
-
-impl Sampling {
-    /// Parses `--fps`: `auto` (the source's keys) or a positive number of frames per second.
-    pub fn parse_fps(s: &str) -> Option<Sampling> {
-        if s.eq_ignore_ascii_case("auto") {
-            return Some(Sampling::SourceKeys);
-        }
-        s.parse::<f64>()
-            .ok()
-            .filter(|f| f.is_finite() && *f > 0.0)
-            .map(Sampling::Fixed)
-    }
-
-    /// As recorded in the file's bake settings: `"auto"`, the number of frames per second, or
-    /// `"max-error E"` ([`MaxError::as_setting`]).
-    pub fn as_setting(&self) -> String {
-        match self {
-            Sampling::SourceKeys => "auto".to_string(),
-            Sampling::Fixed(f) => format!("{f}"),
-            Sampling::MaxError(e) => format!("max-error {}", e.as_setting()),
-        }
-    }
-}
-
-/// An error budget between samples: a fraction of the bounding diagonal, or a length.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum MaxError {
-    /// Fraction of the diagonal of the reference-skinned vertices' bounding box at each time
-    /// measured (the measure of `throng verify`, docs/design.md §7).
-    Relative(f64),
-    /// File units (metres in a conforming glTF, glTF 2.0 §3.5.4).
-    Absolute(f64),
-}
-
-impl MaxError {
-    /// Parses `1e-3` (a fraction of the bounding diagonal), `2mm`, `0.5cm`, `0.002m` (metres,
-    /// the glTF unit) or `0.02u` (file units, whatever the file uses). The value must be finite
-    /// and positive; a fraction must be below 1.
-    pub fn parse(s: &str) -> Result<MaxError, String> {
-        let t = s.trim();
-        let (num, scale) = if let Some(n) = t.strip_suffix("mm") {
-            (n, Some(1e-3))
-        } else if let Some(n) = t.strip_suffix("cm") {
-            (n, Some(1e-2))
-        } else if let Some(n) = t.strip_suffix('m') {
-            (n, Some(1.0))
-        } else if let Some(n) = t.strip_suffix('u') {
-            (n, Some(1.0))
-        } else {
-            (t, None)
-        };
-        let bad = || {
-            format!(
-                "{s:?} is not an error budget: give a fraction of the bounding diagonal (1e-3), \
-                 a length in metres (2mm, 0.5cm, 0.002m) or in file units (0.02u)"
-            )
-        };
-        let v: f64 = num.trim().parse().map_err(|_| bad())?;
-        if !(v.is_finite() && v > 0.0) {
-            return Err(bad());
-        }
-        match scale {
-            Some(k) => Ok(MaxError::Absolute(v * k)),
-            None if v < 1.0 => Ok(MaxError::Relative(v)),
-            None => Err(format!(
-                "{s:?}: a fraction of the bounding diagonal must be below 1; for a length add a unit (2mm, 0.02u)"
-            )),
-        }
-    }
-
-    /// `1e-3` for a fraction, `0.002u` for a length (file units); [`MaxError::parse`] reads it
-    /// back.
-    pub fn as_setting(&self) -> String {
-        match self {
-            MaxError::Relative(r) => format!("{r:e}"),
-            MaxError::Absolute(a) => format!("{a}u"),
-        }
-    }
-}
-
-/// Everything [`crate::bake`] can be told.
+/// Everything [`crate::bake()`] can be told.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BakeOptions {
     /// Name of the source file, used in messages and recorded in the asset.
@@ -151,6 +50,26 @@ pub struct BakeOptions {
     pub additive: BTreeMap<String, f32>,
 }
 
+impl BakeOptions {
+    /// The clip's own uniform rate, when its settings give one (it wins over [`Self::sampling`]).
+    pub fn clip_fps(&self, clip: &str) -> Option<f64> {
+        self.clip_settings.get(clip).and_then(|s| s.fps)
+    }
+
+    /// What a baked file records of these options (its `settings`, docs/format.md), with the
+    /// motion root the bake extracted root motion from.
+    pub fn settings(&self, motion_root: Option<usize>) -> throng_asset::BakeSettings {
+        throng_asset::BakeSettings {
+            fps: self.sampling.as_setting(),
+            requested_encoding: self.encoding,
+            influences: self.influences,
+            max_texture_size: self.max_texture_size,
+            root_motion: motion_root.is_some(),
+            motion_root,
+        }
+    }
+}
+
 impl Default for BakeOptions {
     fn default() -> Self {
         BakeOptions {
@@ -168,29 +87,5 @@ impl Default for BakeOptions {
             masks: Vec::new(),
             additive: BTreeMap::new(),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn budgets_parse_and_print_back() {
-        assert_eq!(MaxError::parse("1e-3"), Ok(MaxError::Relative(1e-3)));
-        assert_eq!(MaxError::parse("2mm"), Ok(MaxError::Absolute(2e-3)));
-        assert_eq!(MaxError::parse("0.5cm"), Ok(MaxError::Absolute(5e-3)));
-        assert_eq!(MaxError::parse("0.02u"), Ok(MaxError::Absolute(0.02)));
-        assert_eq!(MaxError::parse("0.002m"), Ok(MaxError::Absolute(0.002)));
-        for bad in ["", "x", "0", "-1e-3", "NaN", "inf", "2", "1mmm", "mm"] {
-            assert!(MaxError::parse(bad).is_err(), "{bad:?}");
-        }
-        for e in [MaxError::Relative(1e-4), MaxError::Absolute(0.0025)] {
-            assert_eq!(MaxError::parse(&e.as_setting()), Ok(e));
-        }
-        assert_eq!(Sampling::default().as_setting(), "max-error 1e-3");
-        assert_eq!(Sampling::parse_fps("auto"), Some(Sampling::SourceKeys));
-        assert_eq!(Sampling::parse_fps("30"), Some(Sampling::Fixed(30.0)));
-        assert_eq!(Sampling::parse_fps("0"), None);
     }
 }

@@ -33,6 +33,14 @@ impl Palette {
             BindingKind::Rigid => self.rigid_entries[b],
         }
     }
+
+    /// The skin matrices `S_j = W_j · IBM_j` of every entry, in entry order, from a pose's
+    /// model-space node transforms `W` (docs/design.md §2).
+    pub fn skin_matrices<'a>(&'a self, model_space: &'a [Mat4]) -> impl Iterator<Item = Mat4> + 'a {
+        self.entries
+            .iter()
+            .map(|e| model_space[e.node] * e.inverse_bind_matrix)
+    }
 }
 
 fn mat_bits(m: &Mat4) -> [u32; 16] {

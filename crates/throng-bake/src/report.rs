@@ -1,6 +1,8 @@
 //! What a bake did, for people and tools: rates, fallbacks, dropped weights, warnings.
 
+use crate::sampling::{MaxError, Sampling};
 use serde::Serialize;
+use std::fmt;
 use throng_asset::Encoding;
 
 /// One clip of the frame table as baked.
@@ -11,8 +13,9 @@ pub struct ClipReport {
     pub fps: f64,
     /// The source's key rate (keys per second): the most common key interval's.
     pub key_rate: Option<f64>,
-    /// How the clip was sampled: `30 fps`, `source keys`, `max-error 1e-3`, …
-    pub sampling: String,
+    /// How the clip was sampled (printed `30 fps`, `source keys`, `max-error 1e-3`, …).
+    #[serde(serialize_with = "as_text")]
+    pub sampling: ClipSampling,
     pub frames: u32,
     pub first_row: u32,
     /// Seconds.
@@ -24,6 +27,25 @@ pub struct ClipReport {
     pub error: Option<ErrorParts>,
 }
 
+/// How one clip was sampled: by its own rate or by the bake's sampling.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ClipSampling {
+    /// The clip's own uniform rate ([`crate::ClipSettings::fps`]), frames per second.
+    ClipFps(f64),
+    /// The bake's [`Sampling`] (under an error budget, also a zero-length clip's one frame).
+    Bake(Sampling),
+}
+
+/// `30 fps (clip setting)`, or the bake's sampling as [`Sampling`] prints it.
+impl fmt::Display for ClipSampling {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClipSampling::ClipFps(fps) => f.pad(&format!("{fps} fps (clip setting)")),
+            ClipSampling::Bake(s) => s.fmt(f),
+        }
+    }
+}
+
 /// The two parts of an error-budgeted clip's error, in the budget's unit (a fraction of the
 /// bounding diagonal, or file units): their sum is what the budget bounds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -33,23 +55,33 @@ pub struct ErrorParts {
     pub between: f64,
     /// Largest error at the sample times: the encoding's and the K-influence cut's.
     pub at_samples: f64,
-    /// The budget they share, and whether it (and both parts) are in file units rather than
-    /// fractions of the bounding diagonal.
-    pub budget: f64,
-    pub in_file_units: bool,
+    /// The budget they share; its unit is theirs. Written as it prints (`1e-3`, `0.5u`).
+    #[serde(serialize_with = "as_text")]
+    pub budget: MaxError,
     /// Segments where no spacing meets the budget (a jump in the source): start and end
     /// (seconds) and the error there (file units).
     pub unmet: Vec<(f32, f32, f64)>,
+}
+
+impl ErrorParts {
+    /// Whether the error at the samples alone takes more than half the budget, leaving little
+    /// room between frames: a finer encoding or more influences per vertex would free it.
+    pub fn samples_crowd_the_budget(&self) -> bool {
+        self.at_samples > 0.5 * self.budget.value()
+    }
+
+    /// Whether both parts together exceed the budget.
+    pub fn over_budget(&self) -> bool {
+        self.between + self.at_samples > self.budget.value()
+    }
 }
 
 /// A `quat-*` encoding that could not represent a skin matrix, and where.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Fallback {
     /// The encoding asked for.
-    #[serde(serialize_with = "ser_encoding")]
     pub requested: Encoding,
     /// The encoding used instead (`mat3x4-f32`).
-    #[serde(serialize_with = "ser_encoding")]
     pub used: Encoding,
     /// Palette entry, its node index and name.
     pub entry: usize,
@@ -61,11 +93,12 @@ pub struct Fallback {
     pub why: String,
 }
 
-fn ser_encoding<S: serde::Serializer>(e: &Encoding, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(e.as_str())
+/// A value as it prints, for fields whose type is printed rather than taken apart.
+fn as_text<T: fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
 }
 
-/// Everything [`crate::bake`] reports besides the asset.
+/// Everything [`crate::bake()`] reports besides the asset.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BakeReport {
     pub palette_size: usize,
@@ -75,7 +108,6 @@ pub struct BakeReport {
     /// Frame-table rows (rest row included) and array layers.
     pub rows: u32,
     pub layers: u32,
-    #[serde(serialize_with = "ser_encoding")]
     pub encoding: Encoding,
     pub fallback: Option<Fallback>,
     pub clips: Vec<ClipReport>,

@@ -20,6 +20,7 @@ use crate::nodes::{ancestors, find_node};
 use crate::palette::Palette;
 use crate::settings::RootMotion;
 use glam::{Mat4, Quat, Vec3};
+use rayon::prelude::*;
 use throng_anim::Model;
 use throng_asset::ClipInfo;
 
@@ -109,6 +110,27 @@ pub fn extract(root: &[Mat4], clips: &[ClipInfo]) -> (Vec<Vec<[f32; 3]>>, Vec<Ma
         curves.push(curve);
     }
     (curves, corr)
+}
+
+/// Stage: takes the root motion out of the sampled rows. From the motion root's model-space
+/// transform per row (`root`), stores each clip's curve in `clips` and applies `G⁻¹` per row to
+/// every skin matrix (`rows × entries`, row-major), so bounds, the bone texture and VATs, which
+/// derive from them, carry no motion. Returns `G⁻¹` per row for the anchors.
+pub fn remove(
+    root: &[Mat4],
+    clips: &mut [ClipInfo],
+    matrices: &mut [Mat4],
+    entries: usize,
+) -> Vec<Mat4> {
+    let (curves, corr) = extract(root, clips);
+    for (c, curve) in clips.iter_mut().zip(curves) {
+        c.root_motion = Some(curve);
+    }
+    matrices
+        .par_chunks_mut(entries.max(1))
+        .zip(corr.par_iter())
+        .for_each(|(m, g)| m.iter_mut().for_each(|x| *x = *g * *x));
+    corr
 }
 
 /// The extracted motion `G` of `clip` at frame `frame` plus `frac` towards the next one (the

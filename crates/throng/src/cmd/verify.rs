@@ -54,16 +54,46 @@ pub struct Args {
     pub max_error_rel: Option<f64>,
 }
 
-/// One measured row: the sampling it was baked with beside the fidelity.
+/// One measured row: what was measured beside the fidelity.
 #[derive(serde::Serialize)]
 struct Row {
     /// `max-error 1e-3`, `30 fps`, `source keys`, or `file` (a baked input as it is).
-    sampling: String,
-    /// Whether this row is the error-budgeted bake (checked against `--max-error`).
-    #[serde(skip)]
-    budgeted: bool,
+    sampling: Measured,
     #[serde(flatten)]
     fidelity: ClipFidelity,
+}
+
+/// What a row measured: a bake made here with a sampling, or a baked file as it is (with the
+/// sampling its settings record, parsed once where the file is read).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Measured {
+    Bake(Sampling),
+    File(Option<Sampling>),
+}
+
+impl Measured {
+    /// Whether the row is an error-budgeted bake (checked against `--max-error`).
+    fn budgeted(&self) -> bool {
+        matches!(
+            self,
+            Measured::Bake(Sampling::MaxError(_)) | Measured::File(Some(Sampling::MaxError(_)))
+        )
+    }
+}
+
+impl std::fmt::Display for Measured {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Measured::Bake(s) => s.fmt(f),
+            Measured::File(_) => f.pad("file"),
+        }
+    }
+}
+
+impl serde::Serialize for Measured {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 /// `--encoding`: every encoding or one. (A plain `Option<Encoding>` field would make clap
@@ -85,95 +115,28 @@ fn parse_encoding_or_all(s: &str) -> Result<Encodings, String> {
         .map_err(|e| format!("{e}, or all"))
 }
 
-/// The samplings a source input is baked with: one `--fps`, or the budget beside 30 and 60 fps.
-fn samplings(args: &Args) -> Vec<(String, Sampling)> {
-    let label = |s: &Sampling| match s {
-        Sampling::Fixed(f) => format!("{f} fps"),
-        Sampling::SourceKeys => "source keys".to_string(),
-        Sampling::MaxError(e) => format!("max-error {}", e.as_setting()),
-    };
-    let list = match args.fps {
-        Some(f) => vec![f],
-        None => vec![
-            super::shared::sampling(None, args.max_error),
-            Sampling::Fixed(30.0),
-            Sampling::Fixed(60.0),
-        ],
-    };
-    list.into_iter().map(|s| (label(&s), s)).collect()
+/// What is measured: the source, and the encodings and samplings to bake it with, beside the
+/// rows of a baked input.
+struct Plan {
+    model: throng_anim::Model,
+    name: String,
+    file_rows: Vec<Row>,
+    encodings: Vec<Encoding>,
+    samplings: Vec<Sampling>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let baked_input = throng_asset::is_baked_file(&args.input);
-    if baked_input {
-        let source_only = [
-            (args.fps.is_some(), "--fps"),
-            (args.vat.is_some(), "--vat"),
-            (args.influences != 4, "--influences"),
-        ];
-        if let Some((_, flag)) = source_only.iter().find(|(set, _)| *set) {
-            return Err(super::shared::usage(format!(
-                "{flag} is for a source input; {} is a baked asset, measured as it was baked (beside 30 and 60 fps bakes of --source)",
-                args.input.display()
-            )));
-        }
-    }
-    let (model, name, file_rows) = if baked_input {
-        let source = args.source.as_ref().with_context(|| {
-            format!(
-                "{} is a baked asset: pass the glTF it was baked from with --source",
-                args.input.display()
-            )
-        })?;
-        let model = load_model(source, &args.source_args)?;
-        let asset = throng_asset::read(&args.input)?;
-        let rows: Vec<Row> = verify(&asset, &model)?
-            .into_iter()
-            .map(|fidelity| Row {
-                sampling: "file".to_string(),
-                budgeted: asset.settings.fps.starts_with("max-error"),
-                fidelity,
-            })
-            .collect();
-        let enc = asset.bone_texture.encoding;
-        (model, file_name(source), Some((rows, enc)))
+    let plan = if baked_input {
+        baked_plan(&args)?
     } else {
-        if let Some(s) = &args.source {
-            anyhow::bail!(
-                "--source {} is only for a baked input, but {} is not a baked asset",
-                s.display(),
-                args.input.display()
-            );
-        }
-        (
-            load_model(&args.input, &args.source_args)?,
-            file_name(&args.input),
-            None,
-        )
+        source_plan(&args)?
     };
-    let (mut results, encodings, samplings) = match file_rows {
-        // A baked file beside the source at 30 and 60 fps in the file's encoding.
-        Some((rows, enc)) => (
-            rows,
-            vec![enc],
-            vec![
-                ("30 fps".to_string(), Sampling::Fixed(30.0)),
-                ("60 fps".to_string(), Sampling::Fixed(60.0)),
-            ],
-        ),
-        None => (
-            Vec::new(),
-            match args.encoding {
-                Encodings::All => Encoding::ALL.to_vec(),
-                Encodings::One(e) => vec![e],
-            },
-            samplings(&args),
-        ),
-    };
-    for (i, enc) in encodings.iter().enumerate() {
-        for (j, (label, sampling)) in samplings.iter().enumerate() {
+    let mut results = plan.file_rows;
+    for (i, enc) in plan.encodings.iter().enumerate() {
+        for (j, sampling) in plan.samplings.iter().enumerate() {
             let options = BakeOptions {
-                source_name: name.clone(),
+                source_name: plan.name.clone(),
                 sampling: *sampling,
                 encoding: *enc,
                 influences: args.influences,
@@ -185,8 +148,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 },
                 ..Default::default()
             };
-            let (asset, report) = super::shared::bake_with_bar(&model, &options)
-                .with_context(|| format!("baking {name} as {} at {label}", enc.as_str()))?;
+            let (asset, report) = super::shared::bake_with_bar(&plan.model, &options)
+                .with_context(|| {
+                    format!("baking {} as {} at {sampling}", plan.name, enc.as_str())
+                })?;
             if let (Some(f), 0) = (&report.fallback, j) {
                 eprintln!(
                     "note: {} fell back to {} (node '{}', clip '{}' frame {}: {})",
@@ -198,12 +163,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     f.why
                 );
             }
-            let budgeted = matches!(sampling, Sampling::MaxError(_));
-            results.extend(verify(&asset, &model)?.into_iter().map(|fidelity| Row {
-                sampling: label.clone(),
-                budgeted,
-                fidelity,
-            }));
+            let rows = verify(&asset, &plan.model)?
+                .into_iter()
+                .map(|fidelity| Row {
+                    sampling: Measured::Bake(*sampling),
+                    fidelity,
+                });
+            results.extend(rows);
         }
     }
     if args.json {
@@ -212,27 +178,96 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         print_table(&results);
     }
-    fn worst<'a>(rows: impl Iterator<Item = &'a Row>, abs: bool) -> Option<(f64, &'a Row)> {
-        rows.map(|r| {
-            let f = &r.fidelity;
-            let e = if abs {
-                f.max_abs_samples.max(f.max_abs_mid)
-            } else {
-                f.max_rel_samples.max(f.max_rel_mid)
-            };
-            (e, r)
-        })
-        .max_by(|a, b| a.0.total_cmp(&b.0))
+    check_limits(&args, &results)
+}
+
+/// A baked input: its own rows, beside the source baked at 30 and 60 fps in the file's encoding.
+fn baked_plan(args: &Args) -> anyhow::Result<Plan> {
+    let source_only = [
+        (args.fps.is_some(), "--fps"),
+        (args.vat.is_some(), "--vat"),
+        (args.influences != 4, "--influences"),
+    ];
+    if let Some((_, flag)) = source_only.iter().find(|(set, _)| *set) {
+        return Err(super::shared::usage(format!(
+            "{flag} is for a source input; {} is a baked asset, measured as it was baked (beside 30 and 60 fps bakes of --source)",
+            args.input.display()
+        )));
     }
-    if let Some(budget) = args.max_error {
-        let (limit, abs) = match budget {
-            MaxError::Relative(r) => (r, false),
-            MaxError::Absolute(a) => (a, true),
+    let source = args.source.as_ref().with_context(|| {
+        format!(
+            "{} is a baked asset: pass the glTF it was baked from with --source",
+            args.input.display()
+        )
+    })?;
+    let model = load_model(source, &args.source_args)?;
+    let asset = throng_asset::read(&args.input)?;
+    let sampling = Measured::File(Sampling::from_setting(&asset.settings.fps));
+    let file_rows = verify(&asset, &model)?
+        .into_iter()
+        .map(|fidelity| Row { sampling, fidelity })
+        .collect();
+    Ok(Plan {
+        model,
+        name: file_name(source),
+        file_rows,
+        encodings: vec![asset.bone_texture.encoding],
+        samplings: vec![Sampling::Fixed(30.0), Sampling::Fixed(60.0)],
+    })
+}
+
+/// A source input: baked with each encoding asked for, at one `--fps` or under the budget
+/// beside 30 and 60 fps.
+fn source_plan(args: &Args) -> anyhow::Result<Plan> {
+    if let Some(s) = &args.source {
+        anyhow::bail!(
+            "--source {} is only for a baked input, but {} is not a baked asset",
+            s.display(),
+            args.input.display()
+        );
+    }
+    let samplings = match args.fps {
+        Some(f) => vec![f],
+        None => vec![
+            super::shared::sampling(None, args.max_error),
+            Sampling::Fixed(30.0),
+            Sampling::Fixed(60.0),
+        ],
+    };
+    Ok(Plan {
+        model: load_model(&args.input, &args.source_args)?,
+        name: file_name(&args.input),
+        file_rows: Vec::new(),
+        encodings: match args.encoding {
+            Encodings::All => Encoding::ALL.to_vec(),
+            Encodings::One(e) => vec![e],
+        },
+        samplings,
+    })
+}
+
+/// The largest error of `rows` (file units when `abs`, else relative) and its row.
+fn worst<'a>(rows: impl Iterator<Item = &'a Row>, abs: bool) -> Option<(f64, &'a Row)> {
+    rows.map(|r| {
+        let f = &r.fidelity;
+        let e = if abs {
+            f.max_abs_samples.max(f.max_abs_mid)
+        } else {
+            f.max_rel_samples.max(f.max_rel_mid)
         };
-        if let Some((err, r)) = worst(results.iter().filter(|r| r.budgeted), abs) {
-            if err > limit {
+        (e, r)
+    })
+    .max_by(|a, b| a.0.total_cmp(&b.0))
+}
+
+/// Fails when a budgeted row exceeds `--max-error`, or any row `--max-error-rel`.
+fn check_limits(args: &Args, results: &[Row]) -> anyhow::Result<()> {
+    if let Some(budget) = args.max_error {
+        let abs = budget.in_file_units();
+        if let Some((err, r)) = worst(results.iter().filter(|r| r.sampling.budgeted()), abs) {
+            if err > budget.value() {
                 anyhow::bail!(
-                    "largest error {err:.3e}{} (clip '{}', {}, {}) exceeds --max-error {}",
+                    "largest error {err:.3e}{} (clip '{}', {}, {}) exceeds --max-error {budget}",
                     if abs {
                         " file units"
                     } else {
@@ -241,7 +276,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     r.fidelity.clip,
                     r.fidelity.encoding,
                     r.sampling,
-                    budget.as_setting()
                 );
             }
         }

@@ -3,6 +3,7 @@
 use indicatif::{ProgressBar, ProgressStyle};
 use throng_anim::Model;
 use throng_asset::BakedAsset;
+use throng_bake::{ClipSampling, Sampling};
 
 /// Bakes with a progress bar of frame-table rows on standard error (cleared when done).
 pub fn bake_with_bar(
@@ -59,9 +60,9 @@ pub fn print_report(report: &throng_bake::BakeReport, influences: u32) {
                 "       error {:.2e} between samples + {:.2e} at samples (encoding, influences) = {total:.2e} {} {}{}",
                 e.between,
                 e.at_samples,
-                if total <= e.budget { "≤" } else { ">" },
-                c.sampling.trim_start_matches("max-error "),
-                if e.in_file_units { " (file units)" } else { "" }
+                if total <= e.budget.value() { "≤" } else { ">" },
+                e.budget,
+                if e.budget.in_file_units() { " (file units)" } else { "" }
             );
         }
     }
@@ -84,7 +85,7 @@ pub fn clip_spacing(c: &throng_bake::ClipReport) -> String {
         .unwrap_or_default();
     if (c.max_step - c.min_step).abs() <= 1e-9 {
         // "30 fps" says it all; a budget or the source keys that came out even say how.
-        let how = if c.sampling.ends_with("fps") {
+        let how = if matches!(c.sampling, ClipSampling::Bake(Sampling::Fixed(_))) {
             String::new()
         } else {
             format!(" ({})", c.sampling)

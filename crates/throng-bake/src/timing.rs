@@ -1,0 +1,322 @@
+//! Stage: when each clip is sampled (docs/design.md §3 "Frame table", "Sampling"). A clip with
+//! its own fps setting is uniform at that rate; otherwise the bake's [`Sampling`] decides:
+//! uniform at a rate, on the source's keys, or — under an error budget — the frames
+//! [`crate::budget`] places.
+//!
+//! The budget bounds the error between samples *plus* the error the texel encoding and the
+//! K-influence cut make at the samples, which only a bake shows. So a budgeted timing bakes far
+//! enough to measure (`measure`: frame table, samples, root motion, bone texture, measured by
+//! [`crate::verify`]): a coarse uniform probe first, whose error at the samples (with a margin)
+//! comes off each clip's budget before placing; then the placed frames, and every clip whose two
+//! parts together exceed the budget is placed again with its measured part taken off.
+
+use crate::bone_texture;
+use crate::budget::{self, Placement};
+use crate::error::BakeError;
+use crate::frame_table::{self, ClipPlan, ClipTimes};
+use crate::frames::{self, clip_duration, frame_count};
+use crate::options::{BakeOptions, MaxError, Sampling, DEFAULT_FPS};
+use crate::palette::Palette;
+use crate::primitives::Primitives;
+use crate::progress::{Progress, Stage};
+use crate::report::{ClipSampling, ErrorParts};
+use crate::root_motion;
+use crate::sample;
+use throng_anim::{Clip, Model};
+use throng_asset::{BakedAsset, Encoding};
+
+/// Rate of the coarse bake that estimates the error at sample times before placing frames.
+const PROBE_FPS: f64 = 10.0;
+/// The estimate times this comes off the budget.
+const PROBE_MARGIN: f64 = 1.5;
+
+/// What a measuring bake reads.
+pub struct Source<'a> {
+    pub model: &'a Model,
+    pub options: &'a BakeOptions,
+    pub palette: &'a Palette,
+    pub prims: &'a Primitives,
+    pub motion_root: Option<usize>,
+}
+
+/// Every clip's plan, and under an error budget the warnings of clips that come close to it.
+pub struct Timing {
+    pub plans: Vec<ClipPlan>,
+    pub warnings: Vec<String>,
+}
+
+/// The frame times of every clip of `src.model` under `src.options.sampling`.
+pub fn plan(src: &Source<'_>, progress: Option<Progress<'_>>) -> Result<Timing, BakeError> {
+    match src.options.sampling {
+        Sampling::MaxError(budget) => budgeted(src, budget, progress),
+        sampling => Ok(Timing {
+            plans: uniform(src.model, src.options, sampling),
+            warnings: Vec::new(),
+        }),
+    }
+}
+
+/// Plans without placement: a clip's own fps, else `sampling` (not an error budget).
+fn uniform(model: &Model, options: &BakeOptions, sampling: Sampling) -> Vec<ClipPlan> {
+    let none = vec![None; model.clips.len()];
+    plan_clips(model, options, sampling, &none)
+}
+
+/// Each clip's plan: its own fps when it has one, else `sampling`, with `placed[c]` the frames
+/// placed under an error budget.
+fn plan_clips(
+    model: &Model,
+    options: &BakeOptions,
+    sampling: Sampling,
+    placed: &[Option<Placement>],
+) -> Vec<ClipPlan> {
+    model
+        .clips
+        .iter()
+        .zip(placed)
+        .map(|(clip, placed)| {
+            clip_plan(
+                clip,
+                options.clip_fps(&clip.name),
+                sampling,
+                placed.as_ref(),
+            )
+        })
+        .collect()
+}
+
+/// One clip's plan: uniform at its own rate when it has one, else as `sampling` says (`placed`:
+/// its frames placed under an error budget; `None` for a zero-length clip, which gets one).
+fn clip_plan(
+    clip: &Clip,
+    own_fps: Option<f64>,
+    sampling: Sampling,
+    placed: Option<&Placement>,
+) -> ClipPlan {
+    let d = clip_duration(clip);
+    if let Some(f) = own_fps {
+        return ClipPlan {
+            times: ClipTimes::Uniform(frame_count(d, f), f),
+            sampling: ClipSampling::ClipFps(f),
+            error: None,
+        };
+    }
+    let times = match (sampling, placed) {
+        (Sampling::Fixed(f), _) => ClipTimes::Uniform(frame_count(d, f), f),
+        (Sampling::SourceKeys, _) => {
+            let t = frames::key_times(clip, d);
+            let n = t.len() as u64;
+            if frames::is_uniform(&t) {
+                // The nominal key rate when it gives this count (30, not 30.0000014).
+                let fps = match frames::key_rate(clip) {
+                    Some(r) if frame_count(d, r) == n => r,
+                    _ if d > 0.0 => (n - 1) as f64 / d,
+                    _ => DEFAULT_FPS,
+                };
+                ClipTimes::Uniform(n, fps)
+            } else {
+                ClipTimes::Listed(t)
+            }
+        }
+        (Sampling::MaxError(_), Some(p)) => ClipTimes::Listed(p.times.clone()),
+        (Sampling::MaxError(_), None) => ClipTimes::Uniform(1, DEFAULT_FPS),
+    };
+    ClipPlan {
+        times,
+        sampling: ClipSampling::Bake(sampling),
+        error: None,
+    }
+}
+
+/// The error-budgeted timing (module docs).
+fn budgeted(
+    src: &Source<'_>,
+    budget: MaxError,
+    progress: Option<Progress<'_>>,
+) -> Result<Timing, BakeError> {
+    let (model, options) = (src.model, src.options);
+    let probe = uniform(model, options, Sampling::Fixed(PROBE_FPS));
+    let (probe_errors, encoding) = measure(src, &probe, budget, None)?;
+    // A budget the sampled matrices already use up cannot be met by any spacing: say so now
+    // rather than place thousands of frames chasing texel noise.
+    if let Some((c, &e)) = probe_errors
+        .iter()
+        .enumerate()
+        .find(|(_, &e)| e > 0.5 * budget.value())
+    {
+        return Err(BakeError::BudgetBelowSampleError {
+            file: options.source_name.clone(),
+            clip: model.clips[c].name.clone(),
+            at_samples: e,
+            budget,
+            encoding: encoding.as_str(),
+            influences: options.influences,
+        });
+    }
+    let reserve: Vec<f64> = probe_errors.iter().map(|e| PROBE_MARGIN * e).collect();
+    let all: Vec<usize> = (0..model.clips.len()).collect();
+    let mut placed = place_clips(src, budget, &all, &reserve, progress);
+    let mut parts = error_parts(src, &placed, budget, progress)?;
+    let over: Vec<usize> = (0..parts.len())
+        .filter(|&c| parts[c].as_ref().is_some_and(ErrorParts::over_budget))
+        .collect();
+    if !over.is_empty() {
+        let reserve: Vec<f64> = parts
+            .iter()
+            .zip(&reserve)
+            .map(|(p, r)| {
+                p.as_ref()
+                    .map_or(*r, |p| r.max(p.at_samples * PROBE_MARGIN))
+            })
+            .collect();
+        let again = place_clips(src, budget, &over, &reserve, progress);
+        for (c, p) in again.into_iter().enumerate() {
+            if over.contains(&c) {
+                placed[c] = p;
+            }
+        }
+        parts = error_parts(src, &placed, budget, progress)?;
+    }
+    let mut plans = plan_clips(model, options, Sampling::MaxError(budget), &placed);
+    let mut warnings = Vec::new();
+    for ((plan, p), clip) in plans.iter_mut().zip(parts).zip(&model.clips) {
+        if let Some(p) = &p {
+            warnings.extend(budget_warnings(&clip.name, p, options.influences));
+        }
+        plan.error = p;
+    }
+    Ok(Timing { plans, warnings })
+}
+
+/// Places the frames of the clips in `which` under the budget less each clip's `reserve` (in the
+/// budget's unit); the others (and clips with their own fps, or of zero length) get `None`.
+fn place_clips(
+    src: &Source<'_>,
+    budget: MaxError,
+    which: &[usize],
+    reserve: &[f64],
+    progress: Option<Progress<'_>>,
+) -> Vec<Option<Placement>> {
+    let model = src.model;
+    let durations: Vec<f64> = model.clips.iter().map(clip_duration).collect();
+    let total_ms: u64 = which.iter().map(|&c| (durations[c] * 1e3) as u64).sum();
+    let mut done_ms = 0u64;
+    let mut out = vec![None; model.clips.len()];
+    for &c in which {
+        if src.options.clip_fps(&model.clips[c].name).is_some() || durations[c] <= 0.0 {
+            continue;
+        }
+        let full = budget.value();
+        // The sampled matrices' own error comes off the budget, but never more than half
+        // (validation made `full` positive).
+        let left = (full - reserve[c]).max(0.5 * full);
+        let job = budget::Job {
+            model,
+            palette: src.palette,
+            skin: &src.prims.reference,
+            clip: c,
+            duration: durations[c],
+            budget: budget.with_value(left),
+        };
+        let base = done_ms;
+        let tick = |placed_s: f64| {
+            if let Some(p) = progress {
+                p(Stage::Placing, base + (placed_s * 1e3) as u64, total_ms);
+            }
+        };
+        out[c] = Some(budget::place(&job, &tick));
+        done_ms += (durations[c] * 1e3) as u64;
+    }
+    out
+}
+
+/// Per clip, the two parts of the error of the frames `placed` in the budget's unit: between
+/// samples (the placement's re-check) and at the samples ([`measure`]). `None` for clips that
+/// were not placed.
+fn error_parts(
+    src: &Source<'_>,
+    placed: &[Option<Placement>],
+    budget: MaxError,
+    progress: Option<Progress<'_>>,
+) -> Result<Vec<Option<ErrorParts>>, BakeError> {
+    let plans = plan_clips(src.model, src.options, Sampling::MaxError(budget), placed);
+    let (at, _) = measure(src, &plans, budget, progress)?;
+    Ok(placed
+        .iter()
+        .zip(at)
+        .map(|(p, at_samples)| {
+            p.as_ref().map(|p| ErrorParts {
+                between: budget.pick(p.max_rel, p.max_abs),
+                at_samples,
+                budget,
+                unmet: p.unmet.clone(),
+            })
+        })
+        .collect())
+}
+
+/// Bakes `plans` as far as the bone texture and measures it at its sample times: per clip the
+/// largest error (in the budget's unit) of the encoding and the K-influence cut, and the
+/// encoding used. The measure compares poses with the source, so additive clips stay poses.
+fn measure(
+    src: &Source<'_>,
+    plans: &[ClipPlan],
+    budget: MaxError,
+    progress: Option<Progress<'_>>,
+) -> Result<(Vec<f64>, Encoding), BakeError> {
+    let (model, options, palette) = (src.model, src.options, src.palette);
+    let file = options.source_name.as_str();
+    let mut table = frame_table::build(model, options, plans)?;
+    let tracked: Vec<usize> = src.motion_root.into_iter().collect();
+    let mut sampled = sample::rows(model, palette, &table.rows, &tracked, file, progress)?;
+    if src.motion_root.is_some() {
+        let root = sampled.track(0);
+        let entries = sampled.entries;
+        root_motion::remove(&root, &mut table.clips, &mut sampled.matrices, entries);
+    }
+    let bones = bone_texture::encode(model, palette, &table.rows, &sampled.matrices, options)?;
+    // What crate::verify reads of an asset; the rest stays empty.
+    let asset = BakedAsset {
+        source_name: options.source_name.clone(),
+        settings: options.settings(src.motion_root),
+        palette: palette.entries.clone(),
+        clips: table.clips,
+        row_bounds: Vec::new(),
+        bone_texture: bones.texture,
+        primitives: src.prims.baked.clone(),
+        materials: Vec::new(),
+        images: Vec::new(),
+        anchors: None,
+        masks: Vec::new(),
+    };
+    let fid =
+        crate::verify::verify_bone_texture(&asset, model).map_err(|e| BakeError::InvalidModel {
+            file: options.source_name.clone(),
+            what: format!("measuring the bake at its sample times: {e}"),
+        })?;
+    let errors = fid
+        .iter()
+        .map(|f| budget.pick(f.max_rel_samples, f.max_abs_samples))
+        .collect();
+    Ok((errors, bones.encoding))
+}
+
+/// The warnings of one budgeted clip: little room left between frames, and jumps no spacing
+/// can meet.
+fn budget_warnings(clip: &str, p: &ErrorParts, influences: u32) -> Vec<String> {
+    let mut w = Vec::new();
+    if p.samples_crowd_the_budget() {
+        w.push(format!(
+            "clip '{clip}': the error at the sample times alone is {:.2e} (the encoding's and the {influences}-influence cut's), more than {} the budget {}; bake with --influences 8 or a finer encoding to leave room between frames",
+            p.at_samples,
+            if p.at_samples > p.budget.value() { "all of" } else { "half of" },
+            p.budget,
+        ));
+    }
+    for &(a, b, e) in &p.unmet {
+        w.push(format!(
+            "clip '{clip}': between {a:.4} s and {b:.4} s the motion jumps (a step key or a discontinuity in the source); no frame spacing meets the budget there (error {e:.3e} file units)"
+        ));
+    }
+    w
+}
