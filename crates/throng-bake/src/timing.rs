@@ -307,7 +307,7 @@ fn budget_warnings(clip: &str, p: &ErrorParts, influences: u32) -> Vec<String> {
     let mut w = Vec::new();
     if p.samples_crowd_the_budget() {
         w.push(format!(
-            "clip '{clip}': the error at the sample times alone is {:.2e} (the encoding's and the {influences}-influence cut's), more than {} the budget {}; bake with --influences 8 or a finer encoding to leave room between frames",
+            "clip '{clip}': the error at the sample times alone is {:.2e} (the encoding's and the {influences}-influence cut's), more than {} the budget {}; bake 8 influences per vertex or a finer encoding to leave room between frames",
             p.at_samples,
             if p.at_samples > p.budget.value() { "all of" } else { "half of" },
             p.budget,

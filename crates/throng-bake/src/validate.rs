@@ -44,12 +44,14 @@ pub fn options(o: &BakeOptions) -> Result<(), BakeError> {
         }
         Sampling::MaxError(MaxError::Relative(r)) if !(r.is_finite() && r > 0.0 && r < 1.0) => {
             Err(bad(format!(
-                "--max-error must be a fraction of the bounding diagonal between 0 and 1, not {r}"
+                "the max error (the sampling's error budget) must be a fraction of the bounding diagonal between 0 and 1, not {r}"
             )))
         }
-        Sampling::MaxError(MaxError::Absolute(a)) if !(a.is_finite() && a > 0.0) => Err(bad(
-            format!("--max-error must be a positive length, not {a} file units"),
-        )),
+        Sampling::MaxError(MaxError::Absolute(a)) if !(a.is_finite() && a > 0.0) => {
+            Err(bad(format!(
+                "the max error (the sampling's error budget) must be a positive length, not {a} file units"
+            )))
+        }
         _ => Ok(()),
     }
 }

@@ -140,9 +140,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if !args.no_verify {
         shared::print_fidelity(&asset, &model)?;
     }
-    for w in &report.warnings {
-        eprintln!("warning: {w}");
-    }
+    shared::bake::print_warnings(&report, args.influences);
     if args.extras.anchors.is_some() && asset.anchors.is_none() {
         eprintln!(
             "warning: --anchors auto found no anchor in {}: no non-joint node hangs under a \

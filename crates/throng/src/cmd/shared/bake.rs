@@ -3,7 +3,7 @@
 use indicatif::{ProgressBar, ProgressStyle};
 use throng_anim::Model;
 use throng_asset::BakedAsset;
-use throng_bake::{ClipSampling, Sampling};
+use throng_bake::{ClipSampling, Encoding, ErrorParts, Sampling};
 
 /// Bakes with a progress bar of frame-table rows on standard error (cleared when done).
 pub fn bake_with_bar(
@@ -74,6 +74,33 @@ pub fn print_report(report: &throng_bake::BakeReport, influences: u32) {
         report.layers,
         report.texture_bytes
     );
+}
+
+/// The bake's warnings on standard error, then the flags that would answer them (the library
+/// says what to change in its own terms). `influences` as baked.
+pub fn print_warnings(report: &throng_bake::BakeReport, influences: u32) {
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    let crowded = report.clips.iter().any(|c| {
+        c.error
+            .as_ref()
+            .is_some_and(ErrorParts::samples_crowd_the_budget)
+    });
+    // What makes less error at the samples: more influences, an f32 matrix encoding.
+    let mut finer = Vec::new();
+    if influences < 8 {
+        finer.push("--influences 8");
+    }
+    if !matches!(report.encoding, Encoding::Mat4F32 | Encoding::Mat3x4F32) {
+        finer.push("--encoding mat3x4-f32");
+    }
+    if crowded && !finer.is_empty() {
+        eprintln!(
+            "hint: bake with {} to leave room between frames",
+            finer.join(" or ")
+        );
+    }
 }
 
 /// How a clip's frames are spaced: `30 fps`, or for irregular ones the sampling, mean rate and
