@@ -14,11 +14,14 @@
 //! - [`clip_table`]: the clip table in its GPU form ([`GpuClip`]);
 //! - [`limits`]: rows, clips, layers, influences, each with its reason;
 //! - [`live`]: live poses' [`SkinMatrix`] and the palette path's refresh rule;
+//! - [`affine`]: the 48 B 3×4 affine ([`Affine3x4`]) the instance transform, a live pose's
+//!   skin matrix and an anchor's transform are uploaded as;
 //! - [`wgsl`]: the WGSL twins (`throng::playback`, generated `throng::constants`).
 //!
 //! Depends on glam, bytemuck and serde only (clap with the `clap` feature). Units: seconds,
 //! file units, radians; matrices column-major.
 
+pub mod affine;
 pub mod clip_table;
 pub mod gpu_timed;
 pub mod limits;
@@ -29,6 +32,7 @@ pub mod records;
 pub mod time;
 pub mod wgsl;
 
+pub use affine::Affine3x4;
 pub use clip_table::{
     listed_frame_f32, FrameTimeTable, GpuClip, GpuClipTable, CLIP_ADDITIVE, UNIFORM_FRAMES,
 };

@@ -12,9 +12,6 @@
 //! palette written since the buffer was made, [`PALETTE_LIVE`] = the application's, else the
 //! frame number (never 0 nor `PALETTE_LIVE`, see [`next_palette_frame`]) it was last computed.
 
-use bytemuck::{Pod, Zeroable};
-use glam::{Mat4, Vec4};
-
 /// Palette state of an instance whose entries the application gives (a live pose).
 pub const PALETTE_LIVE: u32 = u32::MAX;
 
@@ -24,38 +21,10 @@ pub const PALETTE_UNWRITTEN: u32 = 0;
 /// One skin matrix of a live pose: the three rows of the affine part `[L | t]` of `S_j`
 /// (column vectors: `p' = S · p`), each `(m_r0, m_r1, m_r2, t_r)`. 48 B, the layout of the
 /// renderer's linear-blend palette entry (WGSL `PaletteEntry` of `throng::palette`; naga
-/// checks the layout in throng-render's tests).
-#[repr(C, align(16))]
-#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
-pub struct SkinMatrix {
-    pub rows: [[f32; 4]; 3],
-}
-
-impl Default for SkinMatrix {
-    fn default() -> Self {
-        SkinMatrix::from_mat4(&Mat4::IDENTITY)
-    }
-}
-
-impl SkinMatrix {
-    /// The affine part of `m` (its last row is dropped: skin matrices are affine).
-    pub fn from_mat4(m: &Mat4) -> SkinMatrix {
-        let row = |r: usize| [m.x_axis[r], m.y_axis[r], m.z_axis[r], m.w_axis[r]];
-        SkinMatrix {
-            rows: [row(0), row(1), row(2)],
-        }
-    }
-
-    /// As a 4×4 matrix with last row (0, 0, 0, 1).
-    pub fn to_mat4(&self) -> Mat4 {
-        Mat4::from_cols(
-            Vec4::new(self.rows[0][0], self.rows[1][0], self.rows[2][0], 0.0),
-            Vec4::new(self.rows[0][1], self.rows[1][1], self.rows[2][1], 0.0),
-            Vec4::new(self.rows[0][2], self.rows[1][2], self.rows[2][2], 0.0),
-            Vec4::new(self.rows[0][3], self.rows[1][3], self.rows[2][3], 1.0),
-        )
-    }
-}
+/// checks the layout in throng-render's tests). The GPU-facing affine ([`crate::Affine3x4`]:
+/// `from_mat4` keeps the affine part, `to_mat4` restores the last row (0, 0, 0, 1)); its
+/// default is the identity.
+pub type SkinMatrix = crate::Affine3x4;
 
 /// Whether the palette pass computes an instance's palette at `frame` (update-rate LOD): never
 /// for a live pose; always when none is written yet; else on the frames where
@@ -85,6 +54,7 @@ pub fn next_palette_frame(frame: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Mat4;
 
     #[test]
     fn skin_matrix_keeps_the_affine_rows() {

@@ -3,7 +3,6 @@
 //! `shaders/playback.wgsl` (sizes and offsets checked by naga in throng-render's tests).
 
 use bytemuck::{Pod, Zeroable};
-use glam::{Affine3A, Mat4, Vec4};
 
 /// One playback layer: `row` is the global frame-table row as an f32 (exact below
 /// [`crate::MAX_ROWS`]), `frac` ∈ [0, 1) the weight of `row + 1`, `clip` a word packing the clip
@@ -73,55 +72,6 @@ impl InstanceRecord {
 
 /// Instance model transform: the 3 rows of its 3×4 affine matrix (`world = M · model`,
 /// column vectors), each a vec4 `(m_r0, m_r1, m_r2, translation_r)`. 48 B, 16-byte aligned
-/// (three `vec4<f32>` in WGSL). File units.
-#[repr(C, align(16))]
-#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
-pub struct InstanceTransform {
-    pub rows: [[f32; 4]; 3],
-}
-
-impl Default for InstanceTransform {
-    fn default() -> Self {
-        InstanceTransform::IDENTITY
-    }
-}
-
-impl InstanceTransform {
-    pub const IDENTITY: InstanceTransform = InstanceTransform {
-        rows: [
-            [1.0, 0.0, 0.0, 0.0],
-            [0.0, 1.0, 0.0, 0.0],
-            [0.0, 0.0, 1.0, 0.0],
-        ],
-    };
-
-    /// From an affine transform (column-major glam type).
-    pub fn from_affine(a: &Affine3A) -> InstanceTransform {
-        InstanceTransform::from_mat4(&Mat4::from(*a))
-    }
-
-    /// From a column-major matrix whose last row is (0, 0, 0, 1); the last row is dropped.
-    pub fn from_mat4(m: &Mat4) -> InstanceTransform {
-        InstanceTransform {
-            rows: [
-                m.row(0).to_array(),
-                m.row(1).to_array(),
-                m.row(2).to_array(),
-            ],
-        }
-    }
-
-    /// As a column-major 4×4 matrix with last row (0, 0, 0, 1).
-    pub fn to_mat4(&self) -> Mat4 {
-        Mat4::from_cols(
-            Vec4::new(self.rows[0][0], self.rows[1][0], self.rows[2][0], 0.0),
-            Vec4::new(self.rows[0][1], self.rows[1][1], self.rows[2][1], 0.0),
-            Vec4::new(self.rows[0][2], self.rows[1][2], self.rows[2][2], 0.0),
-            Vec4::new(self.rows[0][3], self.rows[1][3], self.rows[2][3], 1.0),
-        )
-    }
-
-    pub fn to_affine(&self) -> Affine3A {
-        Affine3A::from_mat4(self.to_mat4())
-    }
-}
+/// (three `vec4<f32>` in WGSL). File units. The GPU-facing affine ([`crate::Affine3x4`]);
+/// its default is the identity.
+pub type InstanceTransform = crate::Affine3x4;
