@@ -12,6 +12,11 @@
 //!
 //! It sits above the pipeline's libraries (anim, gltf, bake, asset, render) and below the front
 //! ends; it names no command-line flag. Lengths are in file units.
+//!
+//! Why a crate of its own: the viewer and the bench harness are crates the command line depends
+//! on, so what they share with it cannot live in the command line's crate (they would depend on
+//! the crate that depends on them); and it does not belong in throng-render, which a game links
+//! without the offline side (gltf, bake) that reading and baking a source needs.
 
 pub mod files;
 pub mod input;
