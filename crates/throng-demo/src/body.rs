@@ -2,7 +2,8 @@
 //! (`shape.rs`) whose control points sit on the skeleton (`skeleton.rs`). Model-space metres,
 //! +Y up, facing +Z; about 0.78 m tall at the ear tips and 1.1 m from nose to tail tip.
 
-use crate::shape::{ctrl, Band, MeshData, Tube};
+use crate::band::Band;
+use crate::shape::{ctrl, MeshData, Tube};
 use crate::skeleton::{
     Leg, CHEST, EAR_L, EAR_R, FRONT_X, HEAD, HIND_X, HIPS, LEGS, NECK, SPINE, TAIL,
 };

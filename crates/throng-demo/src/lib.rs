@@ -19,6 +19,7 @@
 //! `GLTF_VALIDATOR_DIR=<dir>` (also looked for in /tmp/gv and in a `node_modules` beside the
 //! repository). Outside CI a missing validator skips that test; with `CI` set it fails.
 
+mod band;
 mod body;
 mod clips;
 mod glb;

@@ -4,11 +4,9 @@
 //! Each tube maps into one horizontal band of the texture (`Band::outer`); within a band
 //! U runs around the tube and V along it.
 
-use crate::shape::Band;
+use crate::band::{Band, SIZE};
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ExtendedColorType, ImageEncoder};
-
-pub(crate) const SIZE: u32 = 128;
 
 /// The texture as PNG bytes (deterministic: no metadata, fixed compression settings).
 pub(crate) fn png() -> Vec<u8> {
