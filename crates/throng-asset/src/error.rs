@@ -18,9 +18,7 @@ pub enum AssetError {
         #[source]
         source: std::io::Error,
     },
-    #[error(
-        "{file}: not a glTF binary (.glb): {what}; bake the source with `throng bake` to get one"
-    )]
+    #[error("{file}: not a glTF binary (.glb): {what}; bake the source glTF to get one")]
     NotGlb { file: String, what: String },
     #[error("{file}: truncated or corrupt: {element}: {what}; the file was damaged after it was written, re-bake it")]
     Corrupt {
@@ -35,7 +33,7 @@ pub enum AssetError {
         #[source]
         source: serde_json::Error,
     },
-    #[error("{file}: not a throng baked asset (no THRONG_baked_animation extension); bake the source glTF with `throng bake` first")]
+    #[error("{file}: not a throng baked asset (no THRONG_baked_animation extension); bake the source glTF first")]
     NotBaked { file: String },
     #[error("{file}: baked with throng format version {found}, but this throng reads versions {oldest} to {expected}; re-bake the source with this version of throng")]
     Version {
