@@ -264,6 +264,15 @@ fn leg_swing(pose: &mut Pose, leg: &Leg, phi: f32, amp: f32, fold: f32) {
     }
 }
 
+/// Every leg swinging at its phase offset of the stride (`offsets`, in `LEGS` order), with the
+/// swing amplitude of the (front, hind) legs and the fold of [`leg_swing`].
+fn gait(pose: &mut Pose, t: f32, d: f32, offsets: &[f32; 4], (front, hind): (f32, f32), fold: f32) {
+    for (leg, &o) in LEGS.iter().zip(offsets) {
+        let amp = if leg.front { front } else { hind };
+        leg_swing(pose, leg, phase(t, d, o), amp, fold);
+    }
+}
+
 fn tail_sway(pose: &mut Pose, t: f32, d: f32, cycles: f32, yaw: f32, lift: f32, pitch_wave: f32) {
     for k in 0..TAIL_LEN {
         let lag = 0.6 * k as f32;
@@ -297,10 +306,7 @@ fn idle(t: f32, d: f32, pose: &mut Pose) {
 
 fn walk(t: f32, d: f32, pose: &mut Pose) {
     let w = TAU * t / d;
-    for (leg, &o) in LEGS.iter().zip(&WALK_PHASE) {
-        let amp = if leg.front { 0.38 } else { 0.34 };
-        leg_swing(pose, leg, phase(t, d, o), amp, 0.9);
-    }
+    gait(pose, t, d, &WALK_PHASE, (0.38, 0.34), 0.9);
     // Two bobs per stride (one per pair of footfalls), lowest just after each front footfall.
     pose.hips.y += 0.008 * (2.0 * w).cos();
     pose.rot[HIPS] = ry(0.04 * w.sin()) * rz(0.03 * w.cos());
@@ -315,10 +321,7 @@ fn walk(t: f32, d: f32, pose: &mut Pose) {
 
 fn run(t: f32, d: f32, pose: &mut Pose) {
     let w = TAU * t / d;
-    for (leg, &o) in LEGS.iter().zip(&RUN_PHASE) {
-        let amp = if leg.front { 0.75 } else { 0.65 };
-        leg_swing(pose, leg, phase(t, d, o), amp, 1.2);
-    }
+    gait(pose, t, d, &RUN_PHASE, (0.75, 0.65), 1.2);
     // Gallop: one big bob per stride; the back flexes while the hind legs reach forward and
     // extends while they push off.
     pose.hips.y += -0.02 + 0.03 * (w + 0.5 * PI).sin();

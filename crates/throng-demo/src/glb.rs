@@ -82,11 +82,7 @@ impl Builder {
         target: Option<buffer::Target>,
         bounds: bool,
     ) -> Index<accessor::Accessor> {
-        let bytes: Vec<u8> = v
-            .iter()
-            .flat_map(|p| p.to_array())
-            .flat_map(f32::to_le_bytes)
-            .collect();
+        let bytes = f32_bytes(v.iter().flat_map(|p| p.to_array()));
         let mm = bounds.then(|| {
             let lo = v.iter().fold(Vec3::splat(f32::INFINITY), |a, b| a.min(*b));
             let hi = v
@@ -104,6 +100,25 @@ impl Builder {
             accessor::ComponentType::F32,
             accessor::Type::Vec3,
             mm,
+        )
+    }
+
+    /// An f32 accessor of `count` elements of `type_`, without bounds.
+    fn floats(
+        &mut self,
+        values: impl IntoIterator<Item = f32>,
+        target: Option<buffer::Target>,
+        count: usize,
+        type_: accessor::Type,
+    ) -> Index<accessor::Accessor> {
+        let bytes = f32_bytes(values);
+        self.accessor(
+            &bytes,
+            target,
+            count,
+            accessor::ComponentType::F32,
+            type_,
+            None,
         )
     }
 }
@@ -128,178 +143,8 @@ pub(crate) fn write(input: &GlbInput) -> Vec<u8> {
         version: "2.0".to_string(),
         ..Default::default()
     };
-    let m = input.mesh;
-    let array = Some(buffer::Target::ArrayBuffer);
-
-    // Vertex attributes.
-    let positions = b.vec3s(&m.positions, array, true);
-    let normals = b.vec3s(&m.normals, array, false);
-    let uvs = {
-        let bytes = f32_bytes(m.uvs.iter().flat_map(|v: &Vec2| v.to_array()));
-        b.accessor(
-            &bytes,
-            array,
-            m.uvs.len(),
-            accessor::ComponentType::F32,
-            accessor::Type::Vec2,
-            None,
-        )
-    };
-    let joints = {
-        let bytes: Vec<u8> = m.joints.iter().flatten().copied().collect();
-        b.accessor(
-            &bytes,
-            array,
-            m.joints.len(),
-            accessor::ComponentType::U8,
-            accessor::Type::Vec4,
-            None,
-        )
-    };
-    let weights = {
-        let bytes = f32_bytes(m.weights.iter().flatten().copied());
-        b.accessor(
-            &bytes,
-            array,
-            m.weights.len(),
-            accessor::ComponentType::F32,
-            accessor::Type::Vec4,
-            None,
-        )
-    };
-    let indices = if m.vertex_count() <= u16::MAX as usize {
-        let bytes: Vec<u8> = m
-            .indices
-            .iter()
-            .flat_map(|&i| (i as u16).to_le_bytes())
-            .collect();
-        b.accessor(
-            &bytes,
-            Some(buffer::Target::ElementArrayBuffer),
-            m.indices.len(),
-            accessor::ComponentType::U16,
-            accessor::Type::Scalar,
-            None,
-        )
-    } else {
-        let bytes: Vec<u8> = m.indices.iter().flat_map(|&i| i.to_le_bytes()).collect();
-        b.accessor(
-            &bytes,
-            Some(buffer::Target::ElementArrayBuffer),
-            m.indices.len(),
-            accessor::ComponentType::U32,
-            accessor::Type::Scalar,
-            None,
-        )
-    };
-
-    // Texture and material.
-    let image_view = b.view(input.png, None);
-    let image = b.root.push(json::Image {
-        buffer_view: Some(image_view),
-        mime_type: Some(json::image::MimeType("image/png".to_string())),
-        name: Some("fox_colour".to_string()),
-        uri: None,
-        extensions: None,
-        extras: None,
-    });
-    let sampler = b.root.push(texture::Sampler {
-        mag_filter: Some(Valid(texture::MagFilter::Linear)),
-        min_filter: Some(Valid(texture::MinFilter::Linear)),
-        name: None,
-        wrap_s: Valid(texture::WrappingMode::Repeat),
-        wrap_t: Valid(texture::WrappingMode::ClampToEdge),
-        extensions: None,
-        extras: None,
-    });
-    let tex = b.root.push(texture::Texture {
-        name: None,
-        sampler: Some(sampler),
-        source: image,
-        extensions: None,
-        extras: None,
-    });
-    let material = b.root.push(json::Material {
-        name: Some("fox_fur".to_string()),
-        pbr_metallic_roughness: json::material::PbrMetallicRoughness {
-            base_color_factor: json::material::PbrBaseColorFactor(input.base_color),
-            base_color_texture: Some(texture::Info {
-                index: tex,
-                tex_coord: 0,
-                extensions: None,
-                extras: None,
-            }),
-            metallic_factor: json::material::StrengthFactor(0.0),
-            roughness_factor: json::material::StrengthFactor(0.85),
-            ..Default::default()
-        },
-        ..Default::default()
-    });
-
-    let mut attributes = BTreeMap::new();
-    attributes.insert(Valid(mesh::Semantic::Positions), positions);
-    attributes.insert(Valid(mesh::Semantic::Normals), normals);
-    attributes.insert(Valid(mesh::Semantic::TexCoords(0)), uvs);
-    attributes.insert(Valid(mesh::Semantic::Joints(0)), joints);
-    attributes.insert(Valid(mesh::Semantic::Weights(0)), weights);
-    let mesh_index = b.root.push(json::Mesh {
-        name: Some("fox".to_string()),
-        primitives: vec![mesh::Primitive {
-            attributes,
-            indices: Some(indices),
-            material: Some(material),
-            mode: Valid(mesh::Mode::Triangles),
-            targets: None,
-            extensions: None,
-            extras: None,
-        }],
-        weights: None,
-        extensions: None,
-        extras: None,
-    });
-
-    // Joint nodes: translation-only bind pose.
-    let jn = input.joints.len();
-    for (i, j) in input.joints.iter().enumerate() {
-        let children: Vec<Index<scene::Node>> = input
-            .joints
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.parent == Some(i))
-            .map(|(k, _)| Index::new(k as u32))
-            .collect();
-        b.root.push(scene::Node {
-            name: Some(j.name.to_string()),
-            children: (!children.is_empty()).then_some(children),
-            translation: Some(skeleton::local_translation(input.joints, i).to_array()),
-            ..Default::default()
-        });
-    }
-
-    // Inverse bind matrices: inverse of each joint's bind-pose model-space transform.
-    let ibms: Vec<Mat4> = skeleton::bind_globals(input.joints)
-        .iter()
-        .map(Mat4::inverse)
-        .collect();
-    let ibm = {
-        let bytes = f32_bytes(ibms.iter().flat_map(Mat4::to_cols_array));
-        b.accessor(
-            &bytes,
-            None,
-            ibms.len(),
-            accessor::ComponentType::F32,
-            accessor::Type::Mat4,
-            None,
-        )
-    };
-    let skin = b.root.push(json::Skin {
-        name: Some("fox_skeleton".to_string()),
-        inverse_bind_matrices: Some(ibm),
-        joints: (0..jn as u32).map(Index::new).collect(),
-        skeleton: Some(Index::new(0)),
-        extensions: None,
-        extras: None,
-    });
+    let mesh_index = write_mesh(&mut b, input);
+    let skin = write_skin(&mut b, input.joints);
     let mesh_node = b.root.push(scene::Node {
         name: Some("fox_mesh".to_string()),
         mesh: Some(mesh_index),
@@ -328,6 +173,161 @@ pub(crate) fn write(input: &GlbInput) -> Vec<u8> {
     // Serialising gltf-json's own types cannot fail.
     let json_bytes = b.root.to_vec().expect("glTF JSON serialises");
     container(json_bytes, b.bin)
+}
+
+/// The mesh: its vertex attributes, indices and material.
+fn write_mesh(b: &mut Builder, input: &GlbInput) -> Index<json::Mesh> {
+    let m = input.mesh;
+    let array = Some(buffer::Target::ArrayBuffer);
+
+    // Vertex attributes.
+    let positions = b.vec3s(&m.positions, array, true);
+    let normals = b.vec3s(&m.normals, array, false);
+    let uvs = b.floats(
+        m.uvs.iter().flat_map(|v: &Vec2| v.to_array()),
+        array,
+        m.uvs.len(),
+        accessor::Type::Vec2,
+    );
+    let joints = {
+        let bytes: Vec<u8> = m.joints.iter().flatten().copied().collect();
+        b.accessor(
+            &bytes,
+            array,
+            m.joints.len(),
+            accessor::ComponentType::U8,
+            accessor::Type::Vec4,
+            None,
+        )
+    };
+    let weights = b.floats(
+        m.weights.iter().flatten().copied(),
+        array,
+        m.weights.len(),
+        accessor::Type::Vec4,
+    );
+    // 16-bit indices when every vertex fits them.
+    let (bytes, component): (Vec<u8>, _) = if m.vertex_count() <= u16::MAX as usize {
+        let bytes = m.indices.iter().flat_map(|&i| (i as u16).to_le_bytes());
+        (bytes.collect(), accessor::ComponentType::U16)
+    } else {
+        let bytes = m.indices.iter().flat_map(|&i| i.to_le_bytes());
+        (bytes.collect(), accessor::ComponentType::U32)
+    };
+    let indices = b.accessor(
+        &bytes,
+        Some(buffer::Target::ElementArrayBuffer),
+        m.indices.len(),
+        component,
+        accessor::Type::Scalar,
+        None,
+    );
+    let material = write_material(b, input);
+
+    let mut attributes = BTreeMap::new();
+    attributes.insert(Valid(mesh::Semantic::Positions), positions);
+    attributes.insert(Valid(mesh::Semantic::Normals), normals);
+    attributes.insert(Valid(mesh::Semantic::TexCoords(0)), uvs);
+    attributes.insert(Valid(mesh::Semantic::Joints(0)), joints);
+    attributes.insert(Valid(mesh::Semantic::Weights(0)), weights);
+    b.root.push(json::Mesh {
+        name: Some("fox".to_string()),
+        primitives: vec![mesh::Primitive {
+            attributes,
+            indices: Some(indices),
+            material: Some(material),
+            mode: Valid(mesh::Mode::Triangles),
+            targets: None,
+            extensions: None,
+            extras: None,
+        }],
+        weights: None,
+        extensions: None,
+        extras: None,
+    })
+}
+
+/// The material: the base colour factor times the PNG.
+fn write_material(b: &mut Builder, input: &GlbInput) -> Index<json::Material> {
+    let image_view = b.view(input.png, None);
+    let image = b.root.push(json::Image {
+        buffer_view: Some(image_view),
+        mime_type: Some(json::image::MimeType("image/png".to_string())),
+        name: Some("fox_colour".to_string()),
+        uri: None,
+        extensions: None,
+        extras: None,
+    });
+    let sampler = b.root.push(texture::Sampler {
+        mag_filter: Some(Valid(texture::MagFilter::Linear)),
+        min_filter: Some(Valid(texture::MinFilter::Linear)),
+        name: None,
+        wrap_s: Valid(texture::WrappingMode::Repeat),
+        wrap_t: Valid(texture::WrappingMode::ClampToEdge),
+        extensions: None,
+        extras: None,
+    });
+    let tex = b.root.push(texture::Texture {
+        name: None,
+        sampler: Some(sampler),
+        source: image,
+        extensions: None,
+        extras: None,
+    });
+    b.root.push(json::Material {
+        name: Some("fox_fur".to_string()),
+        pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+            base_color_factor: json::material::PbrBaseColorFactor(input.base_color),
+            base_color_texture: Some(texture::Info {
+                index: tex,
+                tex_coord: 0,
+                extensions: None,
+                extras: None,
+            }),
+            metallic_factor: json::material::StrengthFactor(0.0),
+            roughness_factor: json::material::StrengthFactor(0.85),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+}
+
+/// The joint nodes (nodes 0..J, translation-only bind pose) and the skin over them.
+fn write_skin(b: &mut Builder, joints: &[Joint]) -> Index<json::Skin> {
+    for (i, j) in joints.iter().enumerate() {
+        let children: Vec<Index<scene::Node>> = joints
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.parent == Some(i))
+            .map(|(k, _)| Index::new(k as u32))
+            .collect();
+        b.root.push(scene::Node {
+            name: Some(j.name.to_string()),
+            children: (!children.is_empty()).then_some(children),
+            translation: Some(skeleton::local_translation(joints, i).to_array()),
+            ..Default::default()
+        });
+    }
+
+    // Inverse bind matrices: inverse of each joint's bind-pose model-space transform.
+    let ibms: Vec<Mat4> = skeleton::bind_globals(joints)
+        .iter()
+        .map(Mat4::inverse)
+        .collect();
+    let ibm = b.floats(
+        ibms.iter().flat_map(Mat4::to_cols_array),
+        None,
+        ibms.len(),
+        accessor::Type::Mat4,
+    );
+    b.root.push(json::Skin {
+        name: Some("fox_skeleton".to_string()),
+        inverse_bind_matrices: Some(ibm),
+        joints: (0..joints.len() as u32).map(Index::new).collect(),
+        skeleton: Some(Index::new(0)),
+        extensions: None,
+        extras: None,
+    })
 }
 
 fn write_clip(b: &mut Builder, clip: &ClipData) {
@@ -369,14 +369,11 @@ fn write_clip(b: &mut Builder, clip: &ClipData) {
     let tr = b.vec3s(&clip.hips_translation, None, false);
     add(tr, skeleton::HIPS, animation::Property::Translation);
     for (j, keys) in clip.rotations.iter().enumerate().skip(1) {
-        let bytes = f32_bytes(keys.iter().flat_map(|q: &Quat| q.to_array()));
-        let out = b.accessor(
-            &bytes,
+        let out = b.floats(
+            keys.iter().flat_map(|q: &Quat| q.to_array()),
             None,
             keys.len(),
-            accessor::ComponentType::F32,
             accessor::Type::Vec4,
-            None,
         );
         add(out, j, animation::Property::Rotation);
     }
