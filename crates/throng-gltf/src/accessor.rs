@@ -96,7 +96,7 @@ fn read_component(bytes: &[u8], ct: ComponentType) -> f64 {
 const MAX_ZERO_ACCESSOR_VALUES: usize = 1 << 24;
 
 /// The byte slice of buffer view `view` with its stride, bounds-checked against its buffer.
-fn view_bytes<'a>(
+pub(crate) fn view_bytes<'a>(
     src: &'a Source,
     view: usize,
     element: &str,
@@ -326,6 +326,28 @@ pub(crate) fn read_vec<const N: usize>(
         ));
     }
     Ok(raw.rows_f32::<N>())
+}
+
+/// [`read_vec`], then [`check_finite_rows`]: a float accessor whose every value must be finite.
+pub(crate) fn read_finite<const N: usize>(
+    src: &Source,
+    index: usize,
+    usage: &str,
+    file: &str,
+) -> Result<Vec<[f32; N]>, ImportError> {
+    let rows = read_vec::<N>(src, index, usage, file)?;
+    check_finite_rows(&rows, index, usage, file)?;
+    Ok(rows)
+}
+
+/// [`check_finite`] of the rows read from accessor `index` (named as [`label`] names it).
+pub(crate) fn check_finite_rows<const N: usize>(
+    rows: &[[f32; N]],
+    index: usize,
+    usage: &str,
+    file: &str,
+) -> Result<(), ImportError> {
+    check_finite(rows.as_flattened(), N, &label(index, usage), file)
 }
 
 /// Reads an unsigned-integer accessor (indices, joints) of `n` components per element.

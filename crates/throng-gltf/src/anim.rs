@@ -33,13 +33,12 @@ pub(crate) fn read_clips(ctx: &mut Ctx) -> Result<Vec<Clip>, ImportError> {
         let mut skipped_morph_channels = 0;
         for (ci, jc) in ja.channels.iter().enumerate() {
             let element = format!("{anim_label} channel {ci}");
-            let node = jc.target.node.value();
-            if node >= src.root.nodes.len() {
-                return Err(ctx.err(K::BadReference {
-                    element,
-                    target: format!("node {node}"),
-                }));
-            }
+            let node = ctx.check_index(
+                &element,
+                "node",
+                jc.target.node.value(),
+                src.root.nodes.len(),
+            )?;
             let path = match jc.target.path {
                 Checked::Valid(Property::MorphTargetWeights) => {
                     skipped_morph_channels += 1;
@@ -108,9 +107,68 @@ fn read_channel(
     path: Property,
     element: &str,
 ) -> Result<Option<Channel>, ImportError> {
-    let src = ctx.src;
-    let file = ctx.file;
-    let interpolation = match js.interpolation {
+    let interpolation = interpolation_of(ctx, js, element);
+    let times = read_key_times(ctx, js.input.value(), element)?;
+    if times.is_empty() {
+        ctx.warn(format!("{element} has no keys; ignored"));
+        return Ok(None);
+    }
+    let per_key = if interpolation == Interpolation::CubicSpline {
+        if times.len() < 2 {
+            return Err(ctx.err(K::BadSampler {
+                element: element.into(),
+                reason: "CUBICSPLINE needs at least 2 keys (glTF 2.0 Appendix C)".into(),
+            }));
+        }
+        3
+    } else {
+        1
+    };
+    let out = read_outputs(
+        ctx,
+        js.output.value(),
+        path,
+        element,
+        (times.len(), per_key),
+    )?;
+
+    // Keys at the same time: the later key wins (it is the value from that time on).
+    let mut keep: Vec<usize> = Vec::with_capacity(times.len());
+    for k in 0..times.len() {
+        if k + 1 < times.len() && times[k + 1] == times[k] {
+            continue;
+        }
+        keep.push(k);
+    }
+    if keep.len() < times.len() {
+        ctx.warn(format!(
+            "{element} has {} keys at duplicate times; the last key at each time is kept",
+            times.len() - keep.len()
+        ));
+    }
+    let kept_times: Vec<f32> = keep.iter().map(|&k| times[k]).collect();
+    let values = channel_values(ctx, path, &out, &keep, per_key);
+    if interpolation == Interpolation::CubicSpline && kept_times.len() < 2 {
+        return Err(ctx.err(K::BadSampler {
+            element: element.into(),
+            reason: "CUBICSPLINE needs at least 2 keys at distinct times".into(),
+        }));
+    }
+    Ok(Some(Channel {
+        node,
+        interpolation,
+        times: kept_times,
+        values,
+    }))
+}
+
+/// The sampler's interpolation; an unknown one is LINEAR, with a warning.
+fn interpolation_of(
+    ctx: &mut Ctx,
+    js: &gltf_json::animation::Sampler,
+    element: &str,
+) -> Interpolation {
+    match js.interpolation {
         Checked::Valid(JInterp::Linear) => Interpolation::Linear,
         Checked::Valid(JInterp::Step) => Interpolation::Step,
         Checked::Valid(JInterp::CubicSpline) => Interpolation::CubicSpline,
@@ -120,15 +178,18 @@ fn read_channel(
             ));
             Interpolation::Linear
         }
-    };
+    }
+}
+
+/// The sampler's input (accessor `in_acc`): key times in seconds, finite, not decreasing,
+/// starting at 0 or later (glTF 2.0 §3.11).
+fn read_key_times(ctx: &Ctx, in_acc: usize, element: &str) -> Result<Vec<f32>, ImportError> {
     let in_usage = format!("input of {element}");
-    let in_acc = js.input.value();
-    let times: Vec<f32> = accessor::read_vec::<1>(src, in_acc, &in_usage, file)?
+    let times: Vec<f32> = accessor::read_finite::<1>(ctx.src, in_acc, &in_usage, ctx.file)?
         .into_iter()
         .map(|[t]| t)
         .collect();
     let in_label = accessor::label(in_acc, &in_usage);
-    accessor::check_finite(&times, 1, &in_label, file)?;
     if let Some(w) = times.windows(2).position(|w| w[1] < w[0]) {
         return Err(ctx.err(K::BadKeyTimes {
             element: in_label,
@@ -146,85 +207,89 @@ fn read_channel(
             reason: format!("start at a negative time ({t} s); they must be >= 0"),
         }));
     }
-    if times.is_empty() {
-        ctx.warn(format!("{element} has no keys; ignored"));
-        return Ok(None);
-    }
-    let per_key = if interpolation == Interpolation::CubicSpline {
-        if times.len() < 2 {
-            return Err(ctx.err(K::BadSampler {
-                element: element.into(),
-                reason: "CUBICSPLINE needs at least 2 keys (glTF 2.0 Appendix C)".into(),
-            }));
-        }
-        3
-    } else {
-        1
-    };
+    Ok(times)
+}
 
+/// A sampler's outputs, as many as its keys need.
+struct Outputs {
+    /// Per key `per_key` elements of `components` floats each.
+    flat: Vec<f32>,
+    components: usize,
+    /// The accessor as messages name it.
+    label: String,
+}
+
+/// Reads the sampler's output (accessor `out_acc`) for `keys` keys of `per_key` elements
+/// each: finite elements of 4 components for rotations, 3 otherwise; extra outputs are
+/// dropped with a warning.
+fn read_outputs(
+    ctx: &mut Ctx,
+    out_acc: usize,
+    path: Property,
+    element: &str,
+    (keys, per_key): (usize, usize),
+) -> Result<Outputs, ImportError> {
     let out_usage = format!("output of {element}");
-    let out_acc = js.output.value();
     let out_label = accessor::label(out_acc, &out_usage);
     let n = if path == Property::Rotation { 4 } else { 3 };
-    let raw = accessor::read(src, out_acc, &out_usage, file)?;
+    let raw = accessor::read(ctx.src, out_acc, &out_usage, ctx.file)?;
     if raw.components != n {
         return Err(ctx.err(K::InvalidData {
             element: out_label,
             reason: format!("has {} components per key, expected {n}", raw.components),
         }));
     }
-    let flat = raw.to_f32();
-    accessor::check_finite(&flat, n, &out_label, file)?;
-    let needed = times.len() * per_key;
+    let mut flat = raw.to_f32();
+    accessor::check_finite(&flat, n, &out_label, ctx.file)?;
+    let needed = keys * per_key;
     if raw.count < needed {
         return Err(ctx.err(K::BadSampler {
             element: element.into(),
             reason: format!(
-                "{} keys need {needed} outputs ({per_key} per key) but {out_label} has {}",
-                times.len(),
+                "{keys} keys need {needed} outputs ({per_key} per key) but {out_label} has {}",
                 raw.count
             ),
         }));
     }
     if raw.count > needed {
         ctx.warn(format!(
-            "{element} has {} outputs for {} keys; the extra outputs are ignored",
+            "{element} has {} outputs for {keys} keys; the extra outputs are ignored",
             raw.count,
-            times.len()
         ));
     }
-    let flat = &flat[..needed * n];
+    flat.truncate(needed * n);
+    Ok(Outputs {
+        flat,
+        components: n,
+        label: out_label,
+    })
+}
 
-    // Keys at the same time: the later key wins (it is the value from that time on).
-    let mut keep: Vec<usize> = Vec::with_capacity(times.len());
-    for k in 0..times.len() {
-        if k + 1 < times.len() && times[k + 1] == times[k] {
-            continue;
-        }
-        keep.push(k);
-    }
-    if keep.len() < times.len() {
-        ctx.warn(format!(
-            "{element} has {} keys at duplicate times; the last key at each time is kept",
-            times.len() - keep.len()
-        ));
-    }
-    let kept_times: Vec<f32> = keep.iter().map(|&k| times[k]).collect();
+/// The values of the keys `keep` (indices into the sampler's keys), `per_key` elements each.
+/// Rotation values are made unit quaternions, with one warning per channel for those that
+/// were not; CUBICSPLINE tangents are kept as they are.
+fn channel_values(
+    ctx: &mut Ctx,
+    path: Property,
+    out: &Outputs,
+    keep: &[usize],
+    per_key: usize,
+) -> ChannelValues {
     let rows = |k: usize| -> &[f32] {
-        let start = k * per_key * n;
-        &flat[start..start + per_key * n]
+        let start = k * per_key * out.components;
+        &out.flat[start..start + per_key * out.components]
     };
-    let values = match path {
+    match path {
         Property::Rotation => {
-            let mut out = Vec::with_capacity(keep.len() * per_key);
+            let mut values = Vec::with_capacity(keep.len() * per_key);
             let (mut normalised, mut zero) = (0, 0);
-            for &k in &keep {
+            for &k in keep {
                 for (e, q) in rows(k).chunks_exact(4).enumerate() {
                     let q = Quat::from_xyzw(q[0], q[1], q[2], q[3]);
                     // Only values are rotations; CUBICSPLINE tangents are not unit quaternions.
                     let is_value = per_key == 1 || e == 1;
                     if !is_value {
-                        out.push(q);
+                        values.push(q);
                         continue;
                     }
                     let (u, fix) = unit_quat(q);
@@ -233,41 +298,30 @@ fn read_channel(
                         QuatFix::Normalised => normalised += 1,
                         QuatFix::Zero => zero += 1,
                     }
-                    out.push(u);
+                    values.push(u);
                 }
             }
             if normalised + zero > 0 {
                 // One warning per channel, not per key.
                 ctx.warn(format!(
-                    "{out_label} has {normalised} non-unit rotation keys (normalised) and {zero} zero ones (identity used)"
+                    "{} has {normalised} non-unit rotation keys (normalised) and {zero} zero ones (identity used)",
+                    out.label
                 ));
             }
-            ChannelValues::Rotation(out)
+            ChannelValues::Rotation(values)
         }
         _ => {
-            let mut out = Vec::with_capacity(keep.len() * per_key);
-            for &k in &keep {
-                out.extend(rows(k).chunks_exact(3).map(|v| Vec3::new(v[0], v[1], v[2])));
+            let mut values = Vec::with_capacity(keep.len() * per_key);
+            for &k in keep {
+                values.extend(rows(k).chunks_exact(3).map(|v| Vec3::new(v[0], v[1], v[2])));
             }
             if path == Property::Translation {
-                ChannelValues::Translation(out)
+                ChannelValues::Translation(values)
             } else {
-                ChannelValues::Scale(out)
+                ChannelValues::Scale(values)
             }
         }
-    };
-    if interpolation == Interpolation::CubicSpline && kept_times.len() < 2 {
-        return Err(ctx.err(K::BadSampler {
-            element: element.into(),
-            reason: "CUBICSPLINE needs at least 2 keys at distinct times".into(),
-        }));
     }
-    Ok(Some(Channel {
-        node,
-        interpolation,
-        times: kept_times,
-        values,
-    }))
 }
 
 /// Reads `extras.throng`; malformed values give a warning and the default (loop, no events).

@@ -73,6 +73,25 @@ impl Ctx<'_> {
     pub fn warn(&mut self, message: String) {
         self.warnings.push(message);
     }
+
+    /// `index` when it is below `count`, the length of the glTF array it points into; else
+    /// `BadReference`: `element` refers to "`what` `index`" (e.g. "mesh 9"), which does not
+    /// exist.
+    pub fn check_index(
+        &self,
+        element: &str,
+        what: &str,
+        index: usize,
+        count: usize,
+    ) -> Result<usize, ImportError> {
+        if index < count {
+            return Ok(index);
+        }
+        Err(self.err(ImportErrorKind::BadReference {
+            element: element.into(),
+            target: format!("{what} {index}"),
+        }))
+    }
 }
 
 /// Imports a `.gltf` or `.glb` file; external buffers and images are read only from inside its

@@ -134,29 +134,9 @@ fn read_image(ctx: &Ctx, ji: &gltf_json::Image, element: &str) -> Result<Image, 
             bytes
         }
         (None, Some(view)) => {
-            let vi = view.value();
-            let v = src.root.buffer_views.get(vi).ok_or_else(|| {
-                ctx.err(K::BadReference {
-                    element: element.into(),
-                    target: format!("bufferView {vi}"),
-                })
-            })?;
-            let data = src.buffers.get(v.buffer.value()).ok_or_else(|| {
-                ctx.err(K::BadReference {
-                    element: format!("bufferView {vi}"),
-                    target: format!("buffer {}", v.buffer.value()),
-                })
-            })?;
-            let start = v.byte_offset.map_or(0, |o| o.0);
-            let end = start.saturating_add(v.byte_length.0);
-            if end > data.len() as u64 {
-                return Err(ctx.err(K::Truncated {
-                    element: format!("bufferView {vi} (used by {element})"),
-                    needed: end,
-                    available: data.len() as u64,
-                }));
-            }
-            data[start as usize..end as usize].to_vec()
+            let (bytes, _stride) =
+                crate::accessor::view_bytes(src, view.value(), element, ctx.file)?;
+            bytes.to_vec()
         }
         (None, None) => {
             return Err(ctx.err(K::InvalidData {

@@ -12,6 +12,7 @@ use throng_anim::model::{Mesh, Model, Primitive};
 use crate::accessor;
 use crate::error::{ImportError, ImportErrorKind as K};
 use crate::nodes::node_label;
+use crate::source::Source;
 use crate::Ctx;
 
 pub(crate) fn read_meshes(ctx: &mut Ctx) -> Result<Vec<Mesh>, ImportError> {
@@ -42,183 +43,48 @@ pub(crate) fn read_meshes(ctx: &mut Ctx) -> Result<Vec<Mesh>, ImportError> {
     Ok(meshes)
 }
 
+/// Imports one primitive; `None` (with a warning) for one throng does not draw: not a triangle
+/// list, or without POSITION.
 fn read_primitive(
     ctx: &mut Ctx,
     jp: &gltf_json::mesh::Primitive,
     element: &str,
 ) -> Result<Option<Primitive>, ImportError> {
-    let src = ctx.src;
-    let file = ctx.file;
-    match jp.mode {
-        Checked::Valid(Mode::Triangles) => {}
-        Checked::Valid(m) => {
-            ctx.warn(format!(
-                "{element} has mode {m:?}; only triangle lists are imported, it is skipped"
-            ));
-            return Ok(None);
-        }
-        Checked::Invalid => {
-            ctx.warn(format!("{element} has an unknown mode; it is skipped"));
-            return Ok(None);
-        }
+    if !is_triangle_list(ctx, jp, element) {
+        return Ok(None);
     }
-    let mut joints_acc = BTreeMap::new();
-    let mut weights_acc = BTreeMap::new();
-    let (mut pos_acc, mut nrm_acc, mut tan_acc, mut uv_acc) = (None, None, None, None);
-    for (sem, acc) in &jp.attributes {
-        let acc = acc.value();
-        match sem {
-            Checked::Valid(Semantic::Positions) => pos_acc = Some(acc),
-            Checked::Valid(Semantic::Normals) => nrm_acc = Some(acc),
-            Checked::Valid(Semantic::Tangents) => tan_acc = Some(acc),
-            Checked::Valid(Semantic::TexCoords(0)) => uv_acc = Some(acc),
-            Checked::Valid(Semantic::Joints(n)) => {
-                joints_acc.insert(*n, acc);
-            }
-            Checked::Valid(Semantic::Weights(n)) => {
-                weights_acc.insert(*n, acc);
-            }
-            _ => {}
-        }
-    }
-    let Some(pos_acc) = pos_acc else {
+    let acc = Accessors::of(jp);
+    let Some(pos_acc) = acc.position else {
         ctx.warn(format!("{element} has no POSITION; it is skipped"));
         return Ok(None);
     };
-    let usage = |what: &str| format!("{what} of {element}");
-
-    let positions: Vec<Vec3> = {
-        let u = usage("POSITION");
-        let rows = accessor::read_vec::<3>(src, pos_acc, &u, file)?;
-        let flat: Vec<f32> = rows.iter().flatten().copied().collect();
-        accessor::check_finite(&flat, 3, &accessor::label(pos_acc, &u), file)?;
-        rows.into_iter().map(Vec3::from_array).collect()
+    let mut r = Reader {
+        src: ctx.src,
+        file: ctx.file,
+        element,
+        vertices: None,
     };
+    let positions: Vec<Vec3> = r
+        .floats::<3>(pos_acc, "POSITION")?
+        .into_iter()
+        .map(Vec3::from_array)
+        .collect();
     let vcount = positions.len();
-    let check_count = |n: usize, acc: usize, what: &str| -> Result<(), ImportError> {
-        if n != vcount {
-            return Err(ImportError::new(
-                file,
-                K::InvalidData {
-                    element: accessor::label(acc, &usage(what)),
-                    reason: format!("has {n} elements but POSITION has {vcount}"),
-                },
-            ));
-        }
-        Ok(())
-    };
-
-    let normals: Option<Vec<Vec3>> = match nrm_acc {
-        None => None,
-        Some(a) => {
-            let u = usage("NORMAL");
-            let rows = accessor::read_vec::<3>(src, a, &u, file)?;
-            check_count(rows.len(), a, "NORMAL")?;
-            let flat: Vec<f32> = rows.iter().flatten().copied().collect();
-            accessor::check_finite(&flat, 3, &accessor::label(a, &u), file)?;
-            let mut zero = 0;
-            let n = rows
-                .into_iter()
-                .map(|r| {
-                    let v = Vec3::from_array(r);
-                    v.try_normalize().unwrap_or_else(|| {
-                        zero += 1;
-                        Vec3::Y
-                    })
-                })
-                .collect();
-            if zero > 0 {
-                ctx.warn(format!(
-                    "{element} has {zero} zero-length normals; +Y used for them"
-                ));
-            }
-            Some(n)
-        }
-    };
-    let tangents: Option<Vec<Vec4>> = match tan_acc {
-        None => None,
-        Some(a) => {
-            let u = usage("TANGENT");
-            let rows = accessor::read_vec::<4>(src, a, &u, file)?;
-            check_count(rows.len(), a, "TANGENT")?;
-            let flat: Vec<f32> = rows.iter().flatten().copied().collect();
-            accessor::check_finite(&flat, 4, &accessor::label(a, &u), file)?;
-            Some(rows.into_iter().map(Vec4::from_array).collect())
-        }
-    };
-    let uv0: Option<Vec<Vec2>> = match uv_acc {
-        None => None,
-        Some(a) => {
-            let u = usage("TEXCOORD_0");
-            let rows = accessor::read_vec::<2>(src, a, &u, file)?;
-            check_count(rows.len(), a, "TEXCOORD_0")?;
-            let flat: Vec<f32> = rows.iter().flatten().copied().collect();
-            accessor::check_finite(&flat, 2, &accessor::label(a, &u), file)?;
-            Some(rows.into_iter().map(Vec2::from_array).collect())
-        }
-    };
-
-    let mut joint_sets = Vec::new();
-    let mut weight_sets = Vec::new();
-    for (&set, &ja) in &joints_acc {
-        let Some(&wa) = weights_acc.get(&set) else {
-            ctx.warn(format!(
-                "{element} has JOINTS_{set} without WEIGHTS_{set}; the set is ignored"
-            ));
-            continue;
-        };
-        let ju = usage(&format!("JOINTS_{set}"));
-        let j = accessor::read_uint(src, ja, &ju, 4, file)?;
-        check_count(j.len() / 4, ja, &format!("JOINTS_{set}"))?;
-        if let Some(big) = j.iter().find(|&&v| v > u16::MAX as u32) {
-            return Err(ctx.err(K::InvalidData {
-                element: accessor::label(ja, &ju),
-                reason: format!("joint index {big} does not fit 16 bits"),
-            }));
-        }
-        let wu = usage(&format!("WEIGHTS_{set}"));
-        let w = accessor::read_vec::<4>(src, wa, &wu, file)?;
-        check_count(w.len(), wa, &format!("WEIGHTS_{set}"))?;
-        let flat: Vec<f32> = w.iter().flatten().copied().collect();
-        accessor::check_finite(&flat, 4, &accessor::label(wa, &wu), file)?;
-        joint_sets.push(
-            j.chunks_exact(4)
-                .map(|c| [c[0] as u16, c[1] as u16, c[2] as u16, c[3] as u16])
-                .collect::<Vec<_>>(),
-        );
-        weight_sets.push(w);
-    }
-    for set in weights_acc.keys() {
-        if !joints_acc.contains_key(set) {
-            ctx.warn(format!(
-                "{element} has WEIGHTS_{set} without JOINTS_{set}; the set is ignored"
-            ));
-        }
-    }
-
+    r.vertices = Some(vcount);
+    let normals = r
+        .optional::<3, _>(acc.normal, "NORMAL", |n| n)?
+        .map(|rows| unit_normals(ctx, element, rows));
+    let tangents = r.optional(acc.tangent, "TANGENT", Vec4::from_array)?;
+    let uv0 = r.optional(acc.uv0, "TEXCOORD_0", Vec2::from_array)?;
+    let (joint_sets, weight_sets) = read_skin_sets(ctx, &r, &acc)?;
     let file_indices = match jp.indices {
         None => None,
-        Some(a) => {
-            let u = usage("indices");
-            let idx = accessor::read_uint(src, a.value(), &u, 1, file)?;
-            if let Some(bad) = idx.iter().find(|&&i| i as usize >= vcount) {
-                return Err(ctx.err(K::InvalidData {
-                    element: accessor::label(a.value(), &u),
-                    reason: format!("index {bad} is not below the vertex count {vcount}"),
-                }));
-            }
-            Some(idx)
-        }
+        Some(a) => Some(r.indices(a.value(), vcount)?),
     };
 
     let material = jp.material.map(|m| m.value());
     if let Some(m) = material {
-        if m >= src.root.materials.len() {
-            return Err(ctx.err(K::BadReference {
-                element: element.into(),
-                target: format!("material {m}"),
-            }));
-        }
+        ctx.check_index(element, "material", m, ctx.src.root.materials.len())?;
     }
 
     let mut prim = Primitive {
@@ -247,17 +113,7 @@ fn read_primitive(
             prim.indices = indices;
         }
         None => {
-            // Flat shading needs one normal per face, so vertices shared by several faces are
-            // duplicated (unwelded) first; a triangle soup (Fox) is left as it is.
-            let shared = jp.indices.is_some();
-            if shared {
-                unweld(&mut prim, &indices);
-                prim.indices = (0..indices.len() as u32).collect();
-            } else {
-                prim.indices = indices;
-            }
-            let degenerate = flat_normals(&mut prim);
-            prim.generated_normals = true;
+            let degenerate = generate_normals(&mut prim, indices, jp.indices.is_some());
             if degenerate > 0 {
                 ctx.warn(format!(
                     "{element} has no normals and {degenerate} degenerate triangles; +Y used as their normal"
@@ -266,6 +122,212 @@ fn read_primitive(
         }
     }
     Ok(Some(prim))
+}
+
+/// Whether the primitive is a triangle list (glTF 2.0 §3.7.2.1 `mode`); warns that any other
+/// is skipped.
+fn is_triangle_list(ctx: &mut Ctx, jp: &gltf_json::mesh::Primitive, element: &str) -> bool {
+    match jp.mode {
+        Checked::Valid(Mode::Triangles) => true,
+        Checked::Valid(m) => {
+            ctx.warn(format!(
+                "{element} has mode {m:?}; only triangle lists are imported, it is skipped"
+            ));
+            false
+        }
+        Checked::Invalid => {
+            ctx.warn(format!("{element} has an unknown mode; it is skipped"));
+            false
+        }
+    }
+}
+
+/// The accessor of each attribute throng imports (the last one listed when a semantic repeats),
+/// skin sets by their set number.
+#[derive(Default)]
+struct Accessors {
+    position: Option<usize>,
+    normal: Option<usize>,
+    tangent: Option<usize>,
+    uv0: Option<usize>,
+    joints: BTreeMap<u32, usize>,
+    weights: BTreeMap<u32, usize>,
+}
+
+impl Accessors {
+    fn of(jp: &gltf_json::mesh::Primitive) -> Accessors {
+        let mut a = Accessors::default();
+        for (sem, acc) in &jp.attributes {
+            let acc = acc.value();
+            match sem {
+                Checked::Valid(Semantic::Positions) => a.position = Some(acc),
+                Checked::Valid(Semantic::Normals) => a.normal = Some(acc),
+                Checked::Valid(Semantic::Tangents) => a.tangent = Some(acc),
+                Checked::Valid(Semantic::TexCoords(0)) => a.uv0 = Some(acc),
+                Checked::Valid(Semantic::Joints(n)) => {
+                    a.joints.insert(*n, acc);
+                }
+                Checked::Valid(Semantic::Weights(n)) => {
+                    a.weights.insert(*n, acc);
+                }
+                _ => {}
+            }
+        }
+        a
+    }
+}
+
+/// Reads the accessors of one primitive, each named "WHAT of ELEMENT" in errors and, once
+/// POSITION has given the vertex count, held to it.
+struct Reader<'a> {
+    src: &'a Source,
+    file: &'a str,
+    element: &'a str,
+    vertices: Option<usize>,
+}
+
+impl Reader<'_> {
+    fn usage(&self, what: &str) -> String {
+        format!("{what} of {}", self.element)
+    }
+
+    /// Errors unless `n` elements of accessor `acc` match the vertex count.
+    fn check_count(&self, n: usize, acc: usize, what: &str) -> Result<(), ImportError> {
+        match self.vertices {
+            Some(vcount) if n != vcount => Err(ImportError::new(
+                self.file,
+                K::InvalidData {
+                    element: accessor::label(acc, &self.usage(what)),
+                    reason: format!("has {n} elements but POSITION has {vcount}"),
+                },
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// A float attribute of N components: one element per vertex, every value finite.
+    fn floats<const N: usize>(&self, acc: usize, what: &str) -> Result<Vec<[f32; N]>, ImportError> {
+        let u = self.usage(what);
+        let rows = accessor::read_vec::<N>(self.src, acc, &u, self.file)?;
+        self.check_count(rows.len(), acc, what)?;
+        accessor::check_finite_rows(&rows, acc, &u, self.file)?;
+        Ok(rows)
+    }
+
+    /// [`Reader::floats`] of an attribute the primitive may lack, each element made a `T`.
+    fn optional<const N: usize, T>(
+        &self,
+        acc: Option<usize>,
+        what: &str,
+        to: fn([f32; N]) -> T,
+    ) -> Result<Option<Vec<T>>, ImportError> {
+        acc.map(|a| Ok(self.floats::<N>(a, what)?.into_iter().map(to).collect()))
+            .transpose()
+    }
+
+    /// A JOINTS_n set: four 16-bit joint indices per vertex.
+    fn joints(&self, acc: usize, set: u32) -> Result<Vec<[u16; 4]>, ImportError> {
+        let what = format!("JOINTS_{set}");
+        let u = self.usage(&what);
+        let j = accessor::read_uint(self.src, acc, &u, 4, self.file)?;
+        self.check_count(j.len() / 4, acc, &what)?;
+        if let Some(big) = j.iter().find(|&&v| v > u16::MAX as u32) {
+            return Err(ImportError::new(
+                self.file,
+                K::InvalidData {
+                    element: accessor::label(acc, &u),
+                    reason: format!("joint index {big} does not fit 16 bits"),
+                },
+            ));
+        }
+        Ok(j.chunks_exact(4)
+            .map(|c| [c[0] as u16, c[1] as u16, c[2] as u16, c[3] as u16])
+            .collect())
+    }
+
+    /// The file's indices, each below the vertex count.
+    fn indices(&self, acc: usize, vcount: usize) -> Result<Vec<u32>, ImportError> {
+        let u = self.usage("indices");
+        let idx = accessor::read_uint(self.src, acc, &u, 1, self.file)?;
+        if let Some(bad) = idx.iter().find(|&&i| i as usize >= vcount) {
+            return Err(ImportError::new(
+                self.file,
+                K::InvalidData {
+                    element: accessor::label(acc, &u),
+                    reason: format!("index {bad} is not below the vertex count {vcount}"),
+                },
+            ));
+        }
+        Ok(idx)
+    }
+}
+
+/// The file's normals made unit length; a zero-length one becomes +Y, with a warning.
+fn unit_normals(ctx: &mut Ctx, element: &str, rows: Vec<[f32; 3]>) -> Vec<Vec3> {
+    let mut zero = 0;
+    let n = rows
+        .into_iter()
+        .map(|r| {
+            let v = Vec3::from_array(r);
+            v.try_normalize().unwrap_or_else(|| {
+                zero += 1;
+                Vec3::Y
+            })
+        })
+        .collect();
+    if zero > 0 {
+        ctx.warn(format!(
+            "{element} has {zero} zero-length normals; +Y used for them"
+        ));
+    }
+    n
+}
+
+/// Every JOINTS_n set that has its WEIGHTS_n, in set order, each (joints, weights) pair read
+/// together; a set missing its partner is ignored with a warning.
+#[allow(clippy::type_complexity)]
+fn read_skin_sets(
+    ctx: &mut Ctx,
+    r: &Reader,
+    acc: &Accessors,
+) -> Result<(Vec<Vec<[u16; 4]>>, Vec<Vec<[f32; 4]>>), ImportError> {
+    let element = r.element;
+    let mut joint_sets = Vec::new();
+    let mut weight_sets = Vec::new();
+    for (&set, &ja) in &acc.joints {
+        let Some(&wa) = acc.weights.get(&set) else {
+            ctx.warn(format!(
+                "{element} has JOINTS_{set} without WEIGHTS_{set}; the set is ignored"
+            ));
+            continue;
+        };
+        joint_sets.push(r.joints(ja, set)?);
+        weight_sets.push(r.floats::<4>(wa, &format!("WEIGHTS_{set}"))?);
+    }
+    for set in acc.weights.keys() {
+        if !acc.joints.contains_key(set) {
+            ctx.warn(format!(
+                "{element} has WEIGHTS_{set} without JOINTS_{set}; the set is ignored"
+            ));
+        }
+    }
+    Ok((joint_sets, weight_sets))
+}
+
+/// Flat normals for a primitive whose file has none; returns the number of degenerate
+/// triangles. Flat shading needs one normal per face, so vertices shared by several faces
+/// (`shared`: the file has indices) are duplicated (unwelded) first; a triangle soup (Fox) is
+/// left as it is.
+fn generate_normals(prim: &mut Primitive, indices: Vec<u32>, shared: bool) -> usize {
+    if shared {
+        unweld(prim, &indices);
+        prim.indices = (0..indices.len() as u32).collect();
+    } else {
+        prim.indices = indices;
+    }
+    let degenerate = flat_normals(prim);
+    prim.generated_normals = true;
+    degenerate
 }
 
 /// Replaces every per-vertex attribute by one copy per index.

@@ -30,13 +30,7 @@ pub(crate) fn read_nodes(ctx: &mut Ctx) -> Result<(Vec<Node>, Vec<usize>), Impor
         let local = local_transform(ctx, jn, &element)?;
         let mut children = Vec::new();
         for c in jn.children.iter().flatten() {
-            let c = c.value();
-            if c >= n {
-                return Err(ctx.err(K::BadReference {
-                    element: element.clone(),
-                    target: format!("child node {c}"),
-                }));
-            }
+            let c = ctx.check_index(&element, "child node", c.value(), n)?;
             if c == i {
                 return Err(ctx.err(K::HierarchyCycle { element }));
             }
@@ -54,21 +48,11 @@ pub(crate) fn read_nodes(ctx: &mut Ctx) -> Result<(Vec<Node>, Vec<usize>), Impor
         }
         let mesh = jn.mesh.map(|m| m.value());
         if let Some(m) = mesh {
-            if m >= root.meshes.len() {
-                return Err(ctx.err(K::BadReference {
-                    element,
-                    target: format!("mesh {m}"),
-                }));
-            }
+            ctx.check_index(&element, "mesh", m, root.meshes.len())?;
         }
         let skin = jn.skin.map(|s| s.value());
         if let Some(s) = skin {
-            if s >= root.skins.len() {
-                return Err(ctx.err(K::BadReference {
-                    element,
-                    target: format!("skin {s}"),
-                }));
-            }
+            ctx.check_index(&element, "skin", s, root.skins.len())?;
         }
         nodes.push(Node {
             name: jn.name.clone(),
@@ -194,32 +178,18 @@ pub(crate) fn read_skins(ctx: &mut Ctx) -> Result<Vec<Skin>, ImportError> {
         };
         let mut joints = Vec::with_capacity(js.joints.len());
         for j in &js.joints {
-            let j = j.value();
-            if j >= root.nodes.len() {
-                return Err(ctx.err(K::BadReference {
-                    element,
-                    target: format!("joint node {j}"),
-                }));
-            }
-            joints.push(j);
+            joints.push(ctx.check_index(&element, "joint node", j.value(), root.nodes.len())?);
         }
         let skeleton = js.skeleton.map(|s| s.value());
         if let Some(s) = skeleton {
-            if s >= root.nodes.len() {
-                return Err(ctx.err(K::BadReference {
-                    element,
-                    target: format!("skeleton node {s}"),
-                }));
-            }
+            ctx.check_index(&element, "skeleton node", s, root.nodes.len())?;
         }
         // Missing inverseBindMatrices means identity (glTF 2.0 §3.8, docs/cases.md 5).
         let inverse_bind_matrices = match js.inverse_bind_matrices {
             None => vec![Mat4::IDENTITY; joints.len()],
             Some(a) => {
                 let usage = format!("inverseBindMatrices of {element}");
-                let m = accessor::read_vec::<16>(ctx.src, a.value(), &usage, ctx.file)?;
-                let flat: Vec<f32> = m.iter().flatten().copied().collect();
-                accessor::check_finite(&flat, 16, &accessor::label(a.value(), &usage), ctx.file)?;
+                let m = accessor::read_finite::<16>(ctx.src, a.value(), &usage, ctx.file)?;
                 if m.len() < joints.len() {
                     return Err(ctx.err(K::InvalidData {
                         element: accessor::label(a.value(), &usage),
