@@ -47,8 +47,7 @@ fn rich() -> (Doc, Value) {
         &[1., 0., 0., 0., 0.5, 0.5, 0., 0., 0.25, 0.75, 0., 0.],
         "VEC4",
     );
-    let iv = d.view(&[0, 0, 1, 0, 2, 0]);
-    d.accessor(json!({"bufferView": iv, "componentType": 5123, "count": 3, "type": "SCALAR"}));
+    d.u16s(&[0, 1, 2], "SCALAR");
     let ibm: Vec<f32> = [
         glam::Mat4::IDENTITY,
         glam::Mat4::from_translation(-glam::Vec3::Y),
@@ -273,118 +272,82 @@ type Case = (
     &'static str,
 );
 
+/// [`Case`]s of one edit each, one a line: `case: pointer = value => kind, element;` (what
+/// the message must name), or `kind KIND;` first and then `case: pointer = value, element;`
+/// when every case expects the same kind.
+macro_rules! one_edit_cases {
+    (kind $want:expr; $($case:literal: $pointer:tt = $value:expr, $element:literal;)*) => {
+        one_edit_cases![$($case: $pointer = $value => $want, $element;)*]
+    };
+    ($($case:literal: $pointer:tt = $value:expr => $want:expr, $element:literal;)*) => {
+        vec![$(($case, vec![($pointer, $value)], $want as fn(&K) -> bool, $element)),*]
+    };
+}
+
+fn truncated(k: &K) -> bool {
+    matches!(k, K::Truncated { .. })
+}
+
+fn invalid_data(k: &K) -> bool {
+    matches!(k, K::InvalidData { .. })
+}
+
+fn bad_reference(k: &K) -> bool {
+    matches!(k, K::BadReference { .. })
+}
+
+fn bad_sampler(k: &K) -> bool {
+    matches!(k, K::BadSampler { .. })
+}
+
+fn malformed_glb(k: &K) -> bool {
+    matches!(k, K::MalformedGlb { .. })
+}
+
 #[test]
 fn lying_lengths_and_counts() {
     let len = rich().0.bin.len() as u64;
-    let cases: Vec<Case> = vec![
-        (
-            "byteLength past the data",
-            vec![("/buffers/0/byteLength", json!(len + 4))],
-            |k| matches!(k, K::Truncated { .. }),
-            "buffer 0",
-        ),
-        (
-            "byteLength 0",
-            vec![("/buffers/0/byteLength", json!(0))],
-            |k| matches!(k, K::InvalidData { .. }),
-            "byteLength is 0",
-        ),
-        (
-            "byteLength shorter than its views",
-            vec![("/buffers/0/byteLength", json!(8))],
-            |k| matches!(k, K::InvalidData { .. }),
-            "bufferView 0",
-        ),
-        (
-            "view longer than its buffer",
-            vec![("/bufferViews/3/byteLength", json!(1 << 20))],
-            |k| matches!(k, K::InvalidData { .. }),
-            "bufferView 3",
-        ),
-        (
-            "view offset near 2^64",
-            vec![("/bufferViews/0/byteOffset", json!(u64::MAX - 8))],
-            |k| matches!(k, K::InvalidData { .. }),
-            "bufferView 0",
-        ),
-        (
-            "view in a missing buffer",
-            vec![("/bufferViews/0/buffer", json!(3))],
-            |k| matches!(k, K::BadReference { .. }),
-            "buffer 3",
-        ),
-        (
-            "count past the view",
-            vec![("/accessors/0/count", json!(4))],
-            |k| matches!(k, K::Truncated { .. }),
-            "accessor 0 (POSITION",
-        ),
-        (
-            "count of 2^40",
-            vec![("/accessors/0/count", json!(1u64 << 40))],
-            |k| matches!(k, K::Truncated { .. }),
-            "accessor 0",
-        ),
+    let sparse = json!({"count": 9,
+        "indices": {"bufferView": 6, "componentType": 5123}, "values": {"bufferView": 0}});
+    let mut cases: Vec<Case> = one_edit_cases![
+        "byteLength past the data":
+            "/buffers/0/byteLength" = json!(len + 4) => truncated, "buffer 0";
+        "byteLength 0": "/buffers/0/byteLength" = json!(0) => invalid_data, "byteLength is 0";
+        "byteLength shorter than its views":
+            "/buffers/0/byteLength" = json!(8) => invalid_data, "bufferView 0";
+        "view longer than its buffer":
+            "/bufferViews/3/byteLength" = json!(1 << 20) => invalid_data, "bufferView 3";
+        "view offset near 2^64":
+            "/bufferViews/0/byteOffset" = json!(u64::MAX - 8) => invalid_data, "bufferView 0";
+        "view in a missing buffer": "/bufferViews/0/buffer" = json!(3) => bad_reference, "buffer 3";
+        "count past the view":
+            "/accessors/0/count" = json!(4) => truncated, "accessor 0 (POSITION";
+        "count of 2^40": "/accessors/0/count" = json!(1u64 << 40) => truncated, "accessor 0";
+        "byteOffset past the view":
+            "/accessors/1/byteOffset" = json!(28) => truncated, "accessor 1 (NORMAL";
+        "byteStride below the element size":
+            "/bufferViews/0/byteStride" = json!(4) => invalid_data, "byteStride 4";
+        "more key times than the view": "/accessors/8/count" = json!(3) => truncated, "accessor 8";
+        "fewer outputs than keys":
+            "/accessors/9/count" = json!(1) => bad_sampler, "animation 0 (\"move\") channel 0";
+        "fewer matrices than joints":
+            "/accessors/7/count" = json!(1) => invalid_data, "1 matrices for 2 joints";
+        "normals for fewer vertices":
+            "/accessors/1/count" = json!(2) => invalid_data, "2 elements but POSITION has 3";
+        "unknown componentType":
+            "/accessors/0/componentType" = json!(5130) => invalid_data, "unknown componentType";
+        "sparse count past its views":
+            "/accessors/0/sparse" = sparse => truncated, "sparse data of accessor 0";
+    ];
+    cases.extend::<[Case; 2]>([
         (
             "count of 2^40 without a view",
             vec![
                 ("/accessors/0/count", json!(1u64 << 40)),
                 ("/accessors/0/bufferView", Value::Null),
             ],
-            |k| matches!(k, K::InvalidData { .. }),
+            invalid_data,
             "implausibly large",
-        ),
-        (
-            "byteOffset past the view",
-            vec![("/accessors/1/byteOffset", json!(28))],
-            |k| matches!(k, K::Truncated { .. }),
-            "accessor 1 (NORMAL",
-        ),
-        (
-            "byteStride below the element size",
-            vec![("/bufferViews/0/byteStride", json!(4))],
-            |k| matches!(k, K::InvalidData { .. }),
-            "byteStride 4",
-        ),
-        (
-            "more key times than the view",
-            vec![("/accessors/8/count", json!(3))],
-            |k| matches!(k, K::Truncated { .. }),
-            "accessor 8",
-        ),
-        (
-            "fewer outputs than keys",
-            vec![("/accessors/9/count", json!(1))],
-            |k| matches!(k, K::BadSampler { .. }),
-            "animation 0 (\"move\") channel 0",
-        ),
-        (
-            "fewer matrices than joints",
-            vec![("/accessors/7/count", json!(1))],
-            |k| matches!(k, K::InvalidData { .. }),
-            "1 matrices for 2 joints",
-        ),
-        (
-            "normals for fewer vertices",
-            vec![("/accessors/1/count", json!(2))],
-            |k| matches!(k, K::InvalidData { .. }),
-            "2 elements but POSITION has 3",
-        ),
-        (
-            "unknown componentType",
-            vec![("/accessors/0/componentType", json!(5130))],
-            |k| matches!(k, K::InvalidData { .. }),
-            "unknown componentType",
-        ),
-        (
-            "sparse count past its views",
-            vec![(
-                "/accessors/0/sparse",
-                json!({"count": 9,
-            "indices": {"bufferView": 6, "componentType": 5123}, "values": {"bufferView": 0}}),
-            )],
-            |k| matches!(k, K::Truncated { .. }),
-            "sparse data of accessor 0",
         ),
         (
             "joint accessor of floats",
@@ -392,10 +355,10 @@ fn lying_lengths_and_counts() {
                 ("/accessors/4/componentType", json!(5122)),
                 ("/accessors/4/count", json!(1)),
             ],
-            |k| matches!(k, K::InvalidData { .. }),
+            invalid_data,
             "not an unsigned integer type",
         ),
-    ];
+    ]);
     run_cases(&cases);
 }
 
@@ -423,28 +386,28 @@ fn lying_glb_lengths() {
         (
             "total length past the end",
             put(8, glb.len() as u32 + 4),
-            |k| matches!(k, K::Truncated { .. }),
+            truncated,
         ),
-        ("total length below a header", put(8, 16), |k| {
-            matches!(k, K::MalformedGlb { .. })
-        }),
-        ("JSON chunk past the end", put(12, glb.len() as u32), |k| {
-            matches!(k, K::MalformedGlb { .. })
-        }),
+        ("total length below a header", put(8, 16), malformed_glb),
+        (
+            "JSON chunk past the end",
+            put(12, glb.len() as u32),
+            malformed_glb,
+        ),
         (
             "BIN chunk past the end",
             put(bin_at, glb.len() as u32),
-            |k| matches!(k, K::MalformedGlb { .. }),
+            malformed_glb,
         ),
         ("BIN chunk shorter than byteLength", put(bin_at, 16), |k| {
             matches!(k, K::MalformedGlb { .. } | K::Truncated { .. })
         }),
-        ("version 1", put(4, 1), |k| {
-            matches!(k, K::MalformedGlb { .. })
-        }),
-        ("JSON chunk of another type", put(16, 0x1234_5678), |k| {
-            matches!(k, K::MalformedGlb { .. })
-        }),
+        ("version 1", put(4, 1), malformed_glb),
+        (
+            "JSON chunk of another type",
+            put(16, 0x1234_5678),
+            malformed_glb,
+        ),
     ];
     for (case, b, want) in cases {
         let e = import(&b).expect_err(case);
@@ -679,125 +642,28 @@ fn a_child_listed_twice_is_a_warning() {
 
 #[test]
 fn out_of_range_indices() {
-    let bad_ref = |k: &K| matches!(k, K::BadReference { .. });
-    let cases: Vec<Case> = vec![
-        (
-            "node mesh",
-            vec![("/nodes/0/mesh", json!(9))],
-            bad_ref,
-            "mesh 9",
-        ),
-        (
-            "node skin",
-            vec![("/nodes/0/skin", json!(9))],
-            bad_ref,
-            "skin 9",
-        ),
-        (
-            "node child",
-            vec![("/nodes/1/children", json!([99]))],
-            bad_ref,
-            "child node 99",
-        ),
-        (
-            "skin joint",
-            vec![("/skins/0/joints", json!([1, 99]))],
-            bad_ref,
-            "joint node 99",
-        ),
-        (
-            "skin skeleton",
-            vec![("/skins/0/skeleton", json!(99))],
-            bad_ref,
-            "skeleton node 99",
-        ),
-        (
-            "skin matrices",
-            vec![("/skins/0/inverseBindMatrices", json!(99))],
-            bad_ref,
-            "accessor 99",
-        ),
-        (
-            "attribute",
-            vec![("/meshes/0/primitives/0/attributes/POSITION", json!(99))],
-            bad_ref,
-            "accessor 99",
-        ),
-        (
-            "indices",
-            vec![("/meshes/0/primitives/0/indices", json!(99))],
-            bad_ref,
-            "accessor 99",
-        ),
-        (
-            "material",
-            vec![("/meshes/0/primitives/0/material", json!(9))],
-            bad_ref,
-            "material 9",
-        ),
-        (
-            "texture",
-            vec![(
-                "/materials/0/pbrMetallicRoughness/baseColorTexture/index",
-                json!(9),
-            )],
-            bad_ref,
-            "texture 9",
-        ),
-        (
-            "texture source",
-            vec![("/textures/0/source", json!(9))],
-            bad_ref,
-            "image 9",
-        ),
-        (
-            "image view",
-            vec![("/images/0/bufferView", json!(99))],
-            bad_ref,
-            "bufferView 99",
-        ),
-        (
-            "accessor view",
-            vec![("/accessors/1/bufferView", json!(99))],
-            bad_ref,
-            "bufferView 99",
-        ),
-        (
-            "channel node",
-            vec![("/animations/0/channels/0/target/node", json!(99))],
-            bad_ref,
-            "node 99",
-        ),
-        (
-            "channel sampler",
-            vec![("/animations/0/channels/0/sampler", json!(9))],
-            bad_ref,
-            "sampler 9",
-        ),
-        (
-            "sampler input",
-            vec![("/animations/0/samplers/0/input", json!(99))],
-            bad_ref,
-            "accessor 99",
-        ),
-        (
-            "sampler output",
-            vec![("/animations/0/samplers/0/output", json!(99))],
-            bad_ref,
-            "accessor 99",
-        ),
-        (
-            "scene node",
-            vec![("/scenes/0/nodes", json!([0, 99]))],
-            bad_ref,
-            "scene 0 refers to node 99",
-        ),
-        (
-            "default scene",
-            vec![("/scene", json!(5))],
-            bad_ref,
-            "scene 5",
-        ),
+    let position = "/meshes/0/primitives/0/attributes/POSITION";
+    let texture = "/materials/0/pbrMetallicRoughness/baseColorTexture/index";
+    let cases: Vec<Case> = one_edit_cases![kind bad_reference;
+        "node mesh": "/nodes/0/mesh" = json!(9), "mesh 9";
+        "node skin": "/nodes/0/skin" = json!(9), "skin 9";
+        "node child": "/nodes/1/children" = json!([99]), "child node 99";
+        "skin joint": "/skins/0/joints" = json!([1, 99]), "joint node 99";
+        "skin skeleton": "/skins/0/skeleton" = json!(99), "skeleton node 99";
+        "skin matrices": "/skins/0/inverseBindMatrices" = json!(99), "accessor 99";
+        "attribute": position = json!(99), "accessor 99";
+        "indices": "/meshes/0/primitives/0/indices" = json!(99), "accessor 99";
+        "material": "/meshes/0/primitives/0/material" = json!(9), "material 9";
+        "texture": texture = json!(9), "texture 9";
+        "texture source": "/textures/0/source" = json!(9), "image 9";
+        "image view": "/images/0/bufferView" = json!(99), "bufferView 99";
+        "accessor view": "/accessors/1/bufferView" = json!(99), "bufferView 99";
+        "channel node": "/animations/0/channels/0/target/node" = json!(99), "node 99";
+        "channel sampler": "/animations/0/channels/0/sampler" = json!(9), "sampler 9";
+        "sampler input": "/animations/0/samplers/0/input" = json!(99), "accessor 99";
+        "sampler output": "/animations/0/samplers/0/output" = json!(99), "accessor 99";
+        "scene node": "/scenes/0/nodes" = json!([0, 99]), "scene 0 refers to node 99";
+        "default scene": "/scene" = json!(5), "scene 5";
     ];
     run_cases(&cases);
 }
@@ -811,7 +677,7 @@ fn out_of_range_values_in_buffers() {
     assert_err(
         "index",
         import(&d.gltf(root)),
-        |k| matches!(k, K::InvalidData { .. }),
+        invalid_data,
         "index 7 is not below the vertex count 3",
     );
     // A weighted joint past the skin's joints.
@@ -849,12 +715,7 @@ fn out_of_range_values_in_buffers() {
         let val = d.view(&[0u8; 24]);
         d.accessors[POSITION]["sparse"] = json!({"count": 2,
             "indices": {"bufferView": idx, "componentType": 5123}, "values": {"bufferView": val}});
-        assert_err(
-            want,
-            import(&d.gltf(root)),
-            |k| matches!(k, K::InvalidData { .. }),
-            want,
-        );
+        assert_err(want, import(&d.gltf(root)), invalid_data, want);
     }
 }
 

@@ -378,13 +378,7 @@ fn indexed_primitive_without_normals_is_unwelded() {
     // A quad of two triangles sharing an edge, folded 90° along it.
     let mut d = common::Doc::default();
     d.f32s(&[0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0., 1.], "VEC3");
-    let i: Vec<u8> = [0u16, 1, 2, 0, 3, 1]
-        .iter()
-        .flat_map(|v| v.to_le_bytes())
-        .collect();
-    let iv = d.view(&i);
-    let ia =
-        d.accessor(json!({"bufferView": iv, "componentType": 5123, "count": 6, "type": "SCALAR"}));
+    let ia = d.u16s(&[0, 1, 2, 0, 3, 1], "SCALAR");
     let m = import(&d.gltf(json!({
         "nodes": [{"mesh": 0}],
         "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": ia, "mode": 4}, {"attributes": {"POSITION": 0}, "mode": 1}]}],
@@ -416,13 +410,7 @@ fn quantized_strided_positions() {
         json!({"bufferView": v, "componentType": 5120, "normalized": true,
         "count": 3, "type": "VEC3", "min": [-1, -1, 0], "max": [1, 1, 1]}),
     );
-    let uv: Vec<u8> = [0u16, 1, 2, 3, 65535, 7]
-        .iter()
-        .flat_map(|x| x.to_le_bytes())
-        .collect();
-    let uvv = d.view(&uv);
-    let uva =
-        d.accessor(json!({"bufferView": uvv, "componentType": 5123, "count": 3, "type": "VEC2"}));
+    let uva = d.u16s(&[0, 1, 2, 3, 65535, 7], "VEC2");
     let m = import(&d.gltf(json!({
         "extensionsUsed": ["KHR_mesh_quantization"],
         "extensionsRequired": ["KHR_mesh_quantization"],

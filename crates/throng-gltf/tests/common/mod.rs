@@ -34,25 +34,30 @@ impl Doc {
         self.accessors.len() - 1
     }
 
+    /// Adds a view and an f32 accessor of type `ty` over `data`; returns the accessor's index.
     pub fn f32s(&mut self, data: &[f32], ty: &str) -> usize {
         let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
         let view = self.view(&bytes);
-        let n = match ty {
-            "SCALAR" => 1,
-            "VEC2" => 2,
-            "VEC3" => 3,
-            "VEC4" => 4,
-            "MAT4" => 16,
-            _ => panic!("type"),
-        };
+        let count = data.len() / components(ty);
         let mut acc =
-            json!({"bufferView": view, "componentType": 5126, "count": data.len() / n, "type": ty});
+            json!({"bufferView": view, "componentType": 5126, "count": count, "type": ty});
         if ty == "VEC3" {
             // POSITION needs min/max; harmless elsewhere.
             acc["min"] = json!([-1e9, -1e9, -1e9]);
             acc["max"] = json!([1e9, 1e9, 1e9]);
         }
         self.accessor(acc)
+    }
+
+    /// Adds a view and an unsigned-short accessor (componentType 5123) of type `ty` over
+    /// `data`; returns the accessor's index.
+    pub fn u16s(&mut self, data: &[u16], ty: &str) -> usize {
+        let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let view = self.view(&bytes);
+        let count = data.len() / components(ty);
+        self.accessor(
+            json!({"bufferView": view, "componentType": 5123, "count": count, "type": ty}),
+        )
     }
 
     /// A glTF JSON file with `root` (nodes, meshes, ...) plus this buffer, views and accessors.
@@ -66,6 +71,18 @@ impl Doc {
         root["bufferViews"] = Value::Array(self.views.clone());
         root["accessors"] = Value::Array(self.accessors.clone());
         serde_json::to_vec(&root).unwrap()
+    }
+}
+
+/// Components per element of accessor type `ty`.
+fn components(ty: &str) -> usize {
+    match ty {
+        "SCALAR" => 1,
+        "VEC2" => 2,
+        "VEC3" => 3,
+        "VEC4" => 4,
+        "MAT4" => 16,
+        _ => panic!("type"),
     }
 }
 
