@@ -363,6 +363,18 @@ fn mask_weight(masks: &[crate::types::LayerMask], mask: u32, entry: u32) -> f32 
     }
 }
 
+/// A per-instance layer record's base layers ([`layer_rows`]) and overlays ([`overlay_rows`])
+/// in `asset`'s clips and masks.
+#[allow(clippy::type_complexity)]
+fn record_rows(
+    asset: &BakedAsset,
+    layers: &[Layer],
+) -> Result<(Vec<LayerRows>, Vec<(LayerRows, Overlay)>), DecodeError> {
+    let base = layer_rows(layers, &asset.clips)?;
+    let overlays = overlay_rows(layers, &asset.clips, asset.masks.len())?;
+    Ok((base, overlays))
+}
+
 /// [`pose_matrix`] of a per-instance layer record: base layers, then overlays (masks,
 /// additive clips). Without overlays it equals [`blended_skin_matrix`].
 pub fn masked_skin_matrix(
@@ -370,8 +382,7 @@ pub fn masked_skin_matrix(
     layers: &[Layer],
     entry: u32,
 ) -> Result<Mat4, DecodeError> {
-    let base = layer_rows(layers, &asset.clips)?;
-    let overlays = overlay_rows(layers, &asset.clips, asset.masks.len())?;
+    let (base, overlays) = record_rows(asset, layers)?;
     pose_matrix(&asset.bone_texture, &asset.masks, &base, &overlays, entry)
 }
 
@@ -629,8 +640,7 @@ pub fn masked_dual_quat(
     layers: &[Layer],
     entry: u32,
 ) -> Result<DualQuat, DecodeError> {
-    let base = layer_rows(layers, &asset.clips)?;
-    let overlays = overlay_rows(layers, &asset.clips, asset.masks.len())?;
+    let (base, overlays) = record_rows(asset, layers)?;
     pose_dual_quat(&asset.bone_texture, &asset.masks, &base, &overlays, entry)
 }
 
@@ -752,8 +762,7 @@ pub fn skin_vertices(
     if mode == Skinning::DualQuat && !tex.encoding.is_quat() {
         return Err(DecodeError::DqNeedsQuat(tex.encoding));
     }
-    let rows = layer_rows(layers, &asset.clips)?;
-    let overlays = overlay_rows(layers, &asset.clips, asset.masks.len())?;
+    let (rows, overlays) = record_rows(asset, layers)?;
     // The entries this primitive uses, checked against the palette once.
     let mut used = vec![false; tex.entries as usize];
     for (i, &j) in prim.joints.iter().enumerate() {
@@ -837,16 +846,6 @@ pub fn skin_positions(
     mode: Skinning,
 ) -> Result<Vec<Vec3>, DecodeError> {
     Ok(skin_vertices(asset, prim_index, layers, mode)?.positions)
-}
-
-/// Skinned unit normals of one primitive; see [`skin_vertices`].
-pub fn skin_normals(
-    asset: &BakedAsset,
-    prim_index: usize,
-    layers: &[Layer],
-    mode: Skinning,
-) -> Result<Vec<Vec3>, DecodeError> {
-    Ok(skin_vertices(asset, prim_index, layers, mode)?.normals)
 }
 
 /// Model-space transform of anchor `anchor` for a layer record, interpolated and blended exactly

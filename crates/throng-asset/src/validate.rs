@@ -4,7 +4,7 @@
 
 use crate::error::AssetError;
 use crate::types::{
-    Aabb, BakedAsset, BakedPrimitive, ClipInfo, Encoding, Vat, VatEncoding,
+    Aabb, AnchorTexture, BakedAsset, BakedPrimitive, ClipInfo, Encoding, Vat, VatEncoding,
     VAT_NORMAL_BYTES_PER_TEXEL,
 };
 
@@ -110,6 +110,23 @@ impl Check<'_> {
         }
     }
 
+    /// Errors at `{el}.{field}` unless `index`, the number of a `what`, is below `count`.
+    fn index(
+        &self,
+        el: &str,
+        field: &str,
+        (what, index): (&str, usize),
+        count: usize,
+    ) -> Result<(), AssetError> {
+        if index < count {
+            return Ok(());
+        }
+        Err(self.fail(
+            format!("{el}.{field}"),
+            format!("{what} {index} of {count}"),
+        ))
+    }
+
     /// Empty is exactly (+∞, −∞) (docs/format.md); anything else is finite and ordered. A box
     /// "empty" on one axis only would pass `Aabb::is_empty` and cull wrongly.
     fn bounds(&self, element: &str, b: &Aabb) -> Result<(), AssetError> {
@@ -173,6 +190,46 @@ impl Check<'_> {
 /// Checks every count, index and number the decoders, writer and renderer rely on.
 pub fn validate(asset: &BakedAsset, file: &str) -> Result<(), AssetError> {
     let c = Check { file };
+    bone_texture(&c, asset)?;
+    let rows = asset.bone_texture.rows;
+    for (i, p) in asset.palette.iter().enumerate() {
+        c.finite(
+            &format!("palette[{i}].inverseBindMatrix"),
+            &p.inverse_bind_matrix.to_cols_array(),
+        )?;
+    }
+    masks(&c, asset)?;
+    if asset.row_bounds.len() != rows as usize {
+        return Err(c.fail(
+            "rowBounds",
+            format!("{} boxes for {} rows", asset.row_bounds.len(), rows),
+        ));
+    }
+    for (i, b) in asset.row_bounds.iter().enumerate() {
+        c.bounds(&format!("rowBounds[{i}]"), b)?;
+    }
+    for (i, clip) in asset.clips.iter().enumerate() {
+        clip_info(&c, i, clip, rows)?;
+    }
+    clips_disjoint(&c, &asset.clips)?;
+    for (i, p) in asset.primitives.iter().enumerate() {
+        primitive(&c, asset, i, p)?;
+    }
+    materials(&c, asset)?;
+    for (i, img) in asset.images.iter().enumerate() {
+        if img.bytes.is_empty() {
+            return Err(c.fail(format!("images[{i}]"), "no bytes"));
+        }
+    }
+    if let Some(a) = &asset.anchors {
+        anchors(&c, a, rows)?;
+    }
+    Ok(())
+}
+
+/// The bone texture: as many entries as the palette, 1 to [`MAX_ROWS`] rows, its data the
+/// size its encoding implies and every float in it bounded, its decoding ranges valid.
+fn bone_texture(c: &Check, asset: &BakedAsset) -> Result<(), AssetError> {
     let tex = &asset.bone_texture;
     let rows = tex.rows;
     if tex.entries as usize != asset.palette.len() {
@@ -228,12 +285,11 @@ pub fn validate(asset: &BakedAsset, file: &str) -> Result<(), AssetError> {
     }
     c.range("boneTexture.translationRange", tex.translation_range)?;
     c.range("boneTexture.scaleRange", tex.scale_range)?;
-    for (i, p) in asset.palette.iter().enumerate() {
-        c.finite(
-            &format!("palette[{i}].inverseBindMatrix"),
-            &p.inverse_bind_matrix.to_cols_array(),
-        )?;
-    }
+    Ok(())
+}
+
+/// At most [`throng_contract::MAX_MASKS`] masks, each one weight in [0, 1] per palette entry.
+fn masks(c: &Check, asset: &BakedAsset) -> Result<(), AssetError> {
     if asset.masks.len() > throng_contract::MAX_MASKS as usize {
         return Err(c.fail(
             "masks",
@@ -260,51 +316,47 @@ pub fn validate(asset: &BakedAsset, file: &str) -> Result<(), AssetError> {
             return Err(c.fail(el, format!("weight {w} outside [0, 1]")));
         }
     }
-    if asset.row_bounds.len() != rows as usize {
+    Ok(())
+}
+
+/// Clip `i`: its rows inside the frame table, its timing, frame times, events, root motion
+/// and bounds.
+fn clip_info(c: &Check, i: usize, clip: &ClipInfo, rows: u32) -> Result<(), AssetError> {
+    let el = format!("clips[{i}] ({:?})", clip.name);
+    let end = clip.first_row as u64 + clip.frames as u64;
+    if clip.first_row == 0 || clip.frames == 0 || end > rows as u64 {
         return Err(c.fail(
-            "rowBounds",
-            format!("{} boxes for {} rows", asset.row_bounds.len(), rows),
+            el,
+            format!(
+                "rows {}..{} do not fit in the frame table (rows 1..{rows}; at least one frame)",
+                clip.first_row, end
+            ),
         ));
     }
-    for (i, b) in asset.row_bounds.iter().enumerate() {
-        c.bounds(&format!("rowBounds[{i}]"), b)?;
+    clip_timing(c, &el, clip)?;
+    if let Some(t) = &clip.times {
+        frame_times(c, &el, clip, t)?;
     }
-    for (i, clip) in asset.clips.iter().enumerate() {
-        let el = format!("clips[{i}] ({:?})", clip.name);
-        let end = clip.first_row as u64 + clip.frames as u64;
-        if clip.first_row == 0 || clip.frames == 0 || end > rows as u64 {
+    for (k, e) in clip.events.iter().enumerate() {
+        c.finite(&format!("{el}.events[{k}].time"), &[e.time])?;
+    }
+    if let Some(rm) = &clip.root_motion {
+        if rm.len() != clip.frames as usize {
             return Err(c.fail(
-                el,
-                format!(
-                    "rows {}..{} do not fit in the frame table (rows 1..{rows}; at least one frame)",
-                    clip.first_row, end
-                ),
+                format!("{el}.rootMotion"),
+                format!("{} samples for {} frames", rm.len(), clip.frames),
             ));
         }
-        clip_timing(&c, &el, clip)?;
-        if let Some(t) = &clip.times {
-            frame_times(&c, &el, clip, t)?;
+        for (k, s) in rm.iter().enumerate() {
+            c.finite(&format!("{el}.rootMotion[{k}]"), s)?;
         }
-        for (k, e) in clip.events.iter().enumerate() {
-            c.finite(&format!("{el}.events[{k}].time"), &[e.time])?;
-        }
-        if let Some(rm) = &clip.root_motion {
-            if rm.len() != clip.frames as usize {
-                return Err(c.fail(
-                    format!("{el}.rootMotion"),
-                    format!("{} samples for {} frames", rm.len(), clip.frames),
-                ));
-            }
-            for (k, s) in rm.iter().enumerate() {
-                c.finite(&format!("{el}.rootMotion[{k}]"), s)?;
-            }
-        }
-        c.bounds(&format!("{el}.bounds"), &clip.bounds)?;
     }
-    clips_disjoint(&c, &asset.clips)?;
-    for (i, p) in asset.primitives.iter().enumerate() {
-        primitive(&c, asset, i, p)?;
-    }
+    c.bounds(&format!("{el}.bounds"), &clip.bounds)?;
+    Ok(())
+}
+
+/// Materials: finite factors and texture transforms, textures that exist.
+fn materials(c: &Check, asset: &BakedAsset) -> Result<(), AssetError> {
     for (i, m) in asset.materials.iter().enumerate() {
         let el = format!("materials[{i}]");
         c.finite(&format!("{el}.baseColorFactor"), &m.base_color_factor)?;
@@ -314,39 +366,31 @@ pub fn validate(asset: &BakedAsset, file: &str) -> Result<(), AssetError> {
             &[t.offset[0], t.offset[1], t.rotation, t.scale[0], t.scale[1]],
         )?;
         if let Some(img) = m.base_color_texture {
-            if img >= asset.images.len() {
-                return Err(c.fail(
-                    format!("{el}.baseColorTexture"),
-                    format!("image {img} of {}", asset.images.len()),
-                ));
-            }
+            c.index(&el, "baseColorTexture", ("image", img), asset.images.len())?;
         }
-    }
-    for (i, img) in asset.images.iter().enumerate() {
-        if img.bytes.is_empty() {
-            return Err(c.fail(format!("images[{i}]"), "no bytes"));
-        }
-    }
-    if let Some(a) = &asset.anchors {
-        if a.rows != rows {
-            return Err(c.fail(
-                "anchors.rows",
-                format!("{} rows, the frame table has {rows}", a.rows),
-            ));
-        }
-        let expect = rows as u64 * a.anchors.len() as u64 * 12;
-        if a.data.len() as u64 != expect {
-            return Err(c.fail(
-                "anchors data",
-                format!(
-                    "{} floats, expected rows × anchors × 12 = {expect}",
-                    a.data.len()
-                ),
-            ));
-        }
-        c.finite("anchors data", &a.data)?;
     }
     Ok(())
+}
+
+/// Anchors: one 12-float transform per anchor on every frame-table row, all finite.
+fn anchors(c: &Check, a: &AnchorTexture, rows: u32) -> Result<(), AssetError> {
+    if a.rows != rows {
+        return Err(c.fail(
+            "anchors.rows",
+            format!("{} rows, the frame table has {rows}", a.rows),
+        ));
+    }
+    let expect = rows as u64 * a.anchors.len() as u64 * 12;
+    if a.data.len() as u64 != expect {
+        return Err(c.fail(
+            "anchors data",
+            format!(
+                "{} floats, expected rows × anchors × 12 = {expect}",
+                a.data.len()
+            ),
+        ));
+    }
+    c.finite("anchors data", &a.data)
 }
 
 /// fps, step and duration: finite, in range, and `step = duration / (frames − 1)` (0 for one
@@ -546,12 +590,7 @@ fn primitive(
         vat(c, asset, &format!("{el}.vat"), t, v)?;
     }
     if let Some(m) = p.material {
-        if m >= asset.materials.len() {
-            return Err(c.fail(
-                format!("{el}.material"),
-                format!("material {m} of {}", asset.materials.len()),
-            ));
-        }
+        c.index(&el, "material", ("material", m), asset.materials.len())?;
     }
     Ok(())
 }
