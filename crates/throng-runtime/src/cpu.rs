@@ -822,7 +822,6 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
     let [p0, p1, p2, p3] = pos.map(|p| &mut p[..n]);
     let [c0, c1, c2, c3] = cold.map(|c| &mut c[..n]);
     let (rec, fades, transforms) = (&mut rec[..n], &mut fades[..n], &mut transforms[..n]);
-    let clips = ctx.clips;
     let hot = ctx.hot;
     for j in 0..n {
         let m = meta[j];
@@ -867,50 +866,15 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                     }
                     _ => false,
                 },
-                n => {
-                    // three or four layers: built in memory and written here
-                    let mut r = InstanceRecord::zeroed();
-                    let mut np = [0.0; 4];
-                    let mut ok = true;
-                    for (l, npl) in np.iter_mut().enumerate().take(n as usize) {
-                        // only the slots in use are read
-                        let (p, c) = match l {
-                            0 => (p0[j], &c0[j]),
-                            1 => (p1[j], &c1[j]),
-                            2 => (p2[j], &c2[j]),
-                            _ => (p3[j], &c3[j]),
-                        };
-                        match fast_step(p, c, hot, adv) {
-                            Some((p, layer)) => {
-                                *npl = p;
-                                r.layers[l] = layer;
-                            }
-                            None => {
-                                ok = false;
-                                break;
-                            }
-                        }
-                    }
-                    if ok {
-                        let slots = [&mut p0[j], &mut p1[j], &mut p2[j], &mut p3[j]];
-                        for (s, p) in slots.into_iter().zip(np).take(n as usize) {
-                            *s = p;
-                        }
-                        let n = n as usize;
-                        if fading {
-                            for l in r.layers.iter_mut().take(n - 1) {
-                                l.weight *= 1.0 - f;
-                            }
-                            r.layers[n - 1].weight = f;
-                        }
-                        if ctx.stream {
-                            crate::prefetch::stream_record(&mut rec[j], &r);
-                        } else {
-                            rec[j] = r;
-                        }
-                    }
-                    ok
-                }
+                n => fast_many(
+                    ctx,
+                    (j, n),
+                    [&mut *p0, &mut *p1, &mut *p2, &mut *p3],
+                    [&*c0, &*c1, &*c2, &*c3],
+                    adv,
+                    (fading, f),
+                    rec,
+                ),
             };
             if done {
                 let n = m.layers as usize;
@@ -940,44 +904,127 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
             rec[j] = InstanceRecord::zeroed();
             continue;
         }
-        let adv = if m.flags & F_PAUSED != 0 {
-            0.0
-        } else {
-            ctx.dt * m.speed as f64
-        };
-        let mut ls = [
-            LayerState::join(p0[j], &c0[j]),
-            LayerState::join(p1[j], &c1[j]),
-            LayerState::join(p2[j], &c2[j]),
-            LayerState::join(p3[j], &c3[j]),
-        ];
-        let mut mm = m;
-        slow_path(
+        slow_instance(
             ctx,
-            base + j,
-            &mut mm,
-            &mut ls,
-            &mut fades[j],
-            &mut transforms[j],
-            adv,
+            (base, j, m),
+            meta,
+            [&mut *p0, &mut *p1, &mut *p2, &mut *p3],
+            [&mut *c0, &mut *c1, &mut *c2, &mut *c3],
+            (&mut *fades, &mut *transforms, &mut *rec),
             &mut out,
         );
-        let r = record_of(clips, &mm, &ls, &fades[j]);
-        if ctx.stream {
-            crate::prefetch::stream_record(&mut rec[j], &r);
-        } else {
-            rec[j] = r;
-        }
-        meta[j] = mm;
-        (p0[j], c0[j]) = (ls[0].p, ls[0].cold());
-        (p1[j], c1[j]) = (ls[1].p, ls[1].cold());
-        (p2[j], c2[j]) = (ls[2].p, ls[2].cold());
-        (p3[j], c3[j]) = (ls[3].p, ls[3].cold());
     }
     if ctx.stream {
         crate::prefetch::stream_fence();
     }
     out
+}
+
+/// The fast step of instance `j` with `n` (three or four) layers: its record is built in
+/// memory and written here; `fade` is (crossfading, its progress). `false` sends the instance
+/// to the slow path, nothing written. Split out of [`process_chunk`] for length only: always
+/// inlined, and written as it was inline, so the hot loop's code stays the same.
+#[inline(always)]
+fn fast_many(
+    ctx: &Ctx,
+    (j, n): (usize, u8),
+    [p0, p1, p2, p3]: [&mut [f64]; 4],
+    [c0, c1, c2, c3]: [&[LayerCold]; 4],
+    adv: f64,
+    (fading, f): (bool, f32),
+    rec: &mut [InstanceRecord],
+) -> bool {
+    let hot = ctx.hot;
+    // three or four layers: built in memory and written here
+    let mut r = InstanceRecord::zeroed();
+    let mut np = [0.0; 4];
+    let mut ok = true;
+    for (l, npl) in np.iter_mut().enumerate().take(n as usize) {
+        // only the slots in use are read
+        let (p, c) = match l {
+            0 => (p0[j], &c0[j]),
+            1 => (p1[j], &c1[j]),
+            2 => (p2[j], &c2[j]),
+            _ => (p3[j], &c3[j]),
+        };
+        match fast_step(p, c, hot, adv) {
+            Some((p, layer)) => {
+                *npl = p;
+                r.layers[l] = layer;
+            }
+            None => {
+                ok = false;
+                break;
+            }
+        }
+    }
+    if ok {
+        let slots = [&mut p0[j], &mut p1[j], &mut p2[j], &mut p3[j]];
+        for (s, p) in slots.into_iter().zip(np).take(n as usize) {
+            *s = p;
+        }
+        let n = n as usize;
+        if fading {
+            for l in r.layers.iter_mut().take(n - 1) {
+                l.weight *= 1.0 - f;
+            }
+            r.layers[n - 1].weight = f;
+        }
+        if ctx.stream {
+            crate::prefetch::stream_record(&mut rec[j], &r);
+        } else {
+            rec[j] = r;
+        }
+    }
+    ok
+}
+
+/// Instance `j` (at `base + j` in the runtime, header `m`) on the slow path: its layers
+/// gathered, [`slow_path`], its record written and its state stored back. Split out of
+/// [`process_chunk`] for length only: always inlined, and written as it was inline.
+#[inline(always)]
+fn slow_instance(
+    ctx: &Ctx,
+    (base, j, m): (usize, usize, Meta),
+    meta: &mut [Meta],
+    [p0, p1, p2, p3]: [&mut [f64]; 4],
+    [c0, c1, c2, c3]: [&mut [LayerCold]; 4],
+    (fades, transforms, rec): (&mut [Fade], &mut [InstanceTransform], &mut [InstanceRecord]),
+    out: &mut ChunkOut,
+) {
+    let adv = if m.flags & F_PAUSED != 0 {
+        0.0
+    } else {
+        ctx.dt * m.speed as f64
+    };
+    let mut ls = [
+        LayerState::join(p0[j], &c0[j]),
+        LayerState::join(p1[j], &c1[j]),
+        LayerState::join(p2[j], &c2[j]),
+        LayerState::join(p3[j], &c3[j]),
+    ];
+    let mut mm = m;
+    slow_path(
+        ctx,
+        base + j,
+        &mut mm,
+        &mut ls,
+        &mut fades[j],
+        &mut transforms[j],
+        adv,
+        out,
+    );
+    let r = record_of(ctx.clips, &mm, &ls, &fades[j]);
+    if ctx.stream {
+        crate::prefetch::stream_record(&mut rec[j], &r);
+    } else {
+        rec[j] = r;
+    }
+    meta[j] = mm;
+    (p0[j], c0[j]) = (ls[0].p, ls[0].cold());
+    (p1[j], c1[j]) = (ls[1].p, ls[1].cold());
+    (p2[j], c2[j]) = (ls[2].p, ls[2].cold());
+    (p3[j], c3[j]) = (ls[3].p, ls[3].cold());
 }
 
 /// What the hot loop needs of a clip: its rate and its frame table.
