@@ -593,35 +593,22 @@ fn non_finite_json_numbers() {
 
 #[test]
 fn cycles_and_parents() {
-    let cases: Vec<Case> = vec![
-        (
-            "two-node cycle",
-            vec![("/nodes/2/children", json!([1]))],
-            |k| matches!(k, K::HierarchyCycle { .. }),
-            "node 1 (\"hips\")",
-        ),
-        (
-            "self child",
-            vec![("/nodes/2/children", json!([2]))],
-            |k| matches!(k, K::HierarchyCycle { .. }),
-            "node 2 (\"chest\")",
-        ),
-        (
-            "three-node cycle",
-            vec![
-                ("/nodes/0/children", json!([1])),
-                ("/nodes/2/children", json!([0])),
-            ],
-            |k| matches!(k, K::HierarchyCycle { .. }),
-            "cycle",
-        ),
-        (
-            "two parents",
-            vec![("/nodes/0/children", json!([2]))],
-            |k| matches!(k, K::MultipleParents { .. }),
-            "node 0, node 1 (\"hips\")",
-        ),
+    let cycle = |k: &K| matches!(k, K::HierarchyCycle { .. });
+    let mut cases: Vec<Case> = one_edit_cases![
+        "two-node cycle": "/nodes/2/children" = json!([1]) => cycle, "node 1 (\"hips\")";
+        "self child": "/nodes/2/children" = json!([2]) => cycle, "node 2 (\"chest\")";
+        "two parents": "/nodes/0/children" = json!([2])
+            => |k| matches!(k, K::MultipleParents { .. }), "node 0, node 1 (\"hips\")";
     ];
+    cases.push((
+        "three-node cycle",
+        vec![
+            ("/nodes/0/children", json!([1])),
+            ("/nodes/2/children", json!([0])),
+        ],
+        cycle,
+        "cycle",
+    ));
     run_cases(&cases);
 }
 
