@@ -18,6 +18,20 @@ struct PaletteEntry {
 
 #ifdef PALETTE_WRITE
 @group(#{G_SKIN}) @binding(#{B_PALETTE}) var<storage, read_write> palette: array<PaletteEntry>;
+
+// The palette pass's job: which instances its invocations cover. Rust twin:
+// throng_asset::gpu::PaletteJob.
+struct PaletteJob {
+    // Instances to write (not culled), or 0.
+    instances: u32,
+    // Culled: where the palette list starts in the visible ids, and the word of the argument
+    // buffer holding its length.
+    list_base: u32,
+    count_word: u32,
+    pad: u32,
+}
+
+@group(#{G_SKIN}) @binding(#{B_PALETTE_JOB}) var<uniform> job: PaletteJob;
 #else
 @group(#{G_SKIN}) @binding(#{B_PALETTE}) var<storage, read> palette: array<PaletteEntry>;
 #endif

@@ -1,7 +1,7 @@
 //! The GPU side of a baked asset, shared by every WGSL embedding (throng-render's wgpu
 //! passes, throng-bevy's plugin): the WGSL modules that fetch, blend and skin from a baked
-//! asset, and the Rust twins of their structs (`#[repr(C)]` + bytemuck; throng-render's naga
-//! test checks sizes and offsets).
+//! asset, and the Rust twins of their structs (`#[repr(C)]` + bytemuck; the naga tests of
+//! throng-render and throng-bevy check sizes and offsets against the WGSL each composes).
 //!
 //! | module | file | what |
 //! |---|---|---|
@@ -12,13 +12,28 @@
 //! | `throng::skin` | `shaders/skin.wgsl` | one vertex skinned (LBS or DQ), per-entry blends |
 //! | `throng::pose` | `shaders/pose.wgsl` | one palette entry's pose: base blend, then masked and additive layers |
 //!
+//! The layouts both embeddings upload, each defined once here: [`BoneParams`],
+//! [`PaletteEntry`], the palette pass's [`PaletteJob`], the clock uniform [`TimingUniform`],
+//! the material [`MaterialUniform`], the vertex stream [`GpuVertex`] with its attributes
+//! ([`vertex`]), and the texel format of every texture ([`TexelFormat`], [`texel`]) — the last
+//! two without a graphics API type, so that throng-render (wgpu 30) and throng-bevy (Bevy's
+//! wgpu 29) each convert them in one function.
+//! (The 48 B affine of transforms and skin matrices is the contract's
+//! `throng_contract::Affine3x4`.)
+//!
 //! Every binding is `@group(#{G_SKIN}) @binding(#{B_*})`: the embedding supplies the numbers
 //! as shader defs (throng-render's `bindings`, throng-bevy's `render::bindings`), so one text
 //! serves a wgpu pipeline at group 0 and a Bevy pipeline whose groups 0–2 are Bevy's.
 
 use throng_contract::wgsl::Module;
 
-use crate::BoneTexture;
+use crate::{BoneTexture, TextureTransform};
+
+pub mod texel;
+pub mod vertex;
+
+pub use texel::{SampleKind, TexelFormat};
+pub use vertex::{GpuVertex, VertexAttribute, VertexFormat, GPU_INFLUENCES};
 
 /// Bone texture description (WGSL `BoneParams`), 32 B.
 #[repr(C)]
@@ -59,6 +74,85 @@ pub struct PaletteEntry {
     pub a: [f32; 4],
     pub b: [f32; 4],
     pub c: [f32; 4],
+}
+
+/// Clock uniform of the GPU-timed path (WGSL `Timing`, throng::instances), 16 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TimingUniform {
+    /// Low 32 bits of the runtime's tick count (2^20 ticks per second).
+    pub clock: u32,
+    pub _pad: [u32; 3],
+}
+
+impl TimingUniform {
+    /// The uniform of the runtime's clock `clock` (`GpuRuntime::gpu_clock`).
+    pub const fn new(clock: u32) -> TimingUniform {
+        TimingUniform {
+            clock,
+            _pad: [0; 3],
+        }
+    }
+}
+
+/// A primitive's material as the mesh draws read it, 48 B: throng-render's WGSL `Material`
+/// and the first three members of throng-bevy's `DrawParams`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MaterialUniform {
+    /// Linear RGBA base colour factor.
+    pub base_color: [f32; 4],
+    /// Texture transform rows (uv' = M · (u, v, 1)), w unused.
+    pub uv_row0: [f32; 4],
+    pub uv_row1: [f32; 4],
+}
+
+impl MaterialUniform {
+    /// A material of `base_color` (linear RGBA) with the KHR_texture_transform `t`:
+    /// M = T(offset) · R(rotation) · S(scale), with R = [[cos, sin], [−sin, cos]] as the
+    /// extension specifies (rotation in radians, counter-clockwise in UV space).
+    pub fn new(base_color: [f32; 4], t: &TextureTransform) -> MaterialUniform {
+        let (s, c) = t.rotation.sin_cos();
+        let [sx, sy] = t.scale;
+        let [ox, oy] = t.offset;
+        MaterialUniform {
+            base_color,
+            uv_row0: [c * sx, s * sy, ox, 0.0],
+            uv_row1: [-s * sx, c * sy, oy, 0.0],
+        }
+    }
+
+    /// A material of `base_color` and no texture transform.
+    pub fn color(base_color: [f32; 4]) -> MaterialUniform {
+        Self::new(base_color, &TextureTransform::default())
+    }
+}
+
+/// The palette pass's job (WGSL `PaletteJob`, throng::palette with def `PALETTE_WRITE`), 16 B:
+/// which instances an invocation index covers.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PaletteJob {
+    /// Not culled: every instance 0..instances is written (0 when culled).
+    pub instances: u32,
+    /// Culled: the palette list's first word in the visible-id buffer (throng-render's
+    /// `CullParams::palette_base`).
+    pub list_base: u32,
+    /// Culled: the word of the argument buffer holding the list's length.
+    pub count_word: u32,
+    pub _pad: u32,
+}
+
+impl PaletteJob {
+    /// Every instance `0..instances` (no culling).
+    pub const fn all(instances: u32) -> PaletteJob {
+        PaletteJob {
+            instances,
+            list_base: 0,
+            count_word: 0,
+            _pad: 0,
+        }
+    }
 }
 
 /// Bytes of one palette entry of one instance.

@@ -14,102 +14,18 @@ use std::path::{Path, PathBuf};
 use throng_asset::vat::oct_unwrap;
 use throng_asset::{BakedAsset, Encoding, VatEncoding};
 
-/// The texel formats throng writes, with their `VkFormat` values (Vulkan spec, `VkFormat`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TexelFormat {
-    /// `VK_FORMAT_R32G32B32A32_SFLOAT` = 109 (wgpu `Rgba32Float`).
-    Rgba32Float,
-    /// `VK_FORMAT_R16G16B16A16_SFLOAT` = 97 (wgpu `Rgba16Float`).
-    Rgba16Float,
-    /// `VK_FORMAT_R16G16B16A16_SINT` = 96 (wgpu `Rgba16Sint`).
-    Rgba16Sint,
-    /// `VK_FORMAT_R16G16B16A16_UINT` = 95 (wgpu `Rgba16Uint`).
-    Rgba16Uint,
-    /// `VK_FORMAT_R16G16_SINT` = 82 (wgpu `Rg16Sint`).
-    Rg16Sint,
-}
-
-impl TexelFormat {
-    pub fn vk_format(&self) -> u32 {
-        match self {
-            TexelFormat::Rgba32Float => 109,
-            TexelFormat::Rgba16Float => 97,
-            TexelFormat::Rgba16Sint => 96,
-            TexelFormat::Rgba16Uint => 95,
-            TexelFormat::Rg16Sint => 82,
-        }
-    }
-
-    pub fn vk_name(&self) -> &'static str {
-        match self {
-            TexelFormat::Rgba32Float => "VK_FORMAT_R32G32B32A32_SFLOAT",
-            TexelFormat::Rgba16Float => "VK_FORMAT_R16G16B16A16_SFLOAT",
-            TexelFormat::Rgba16Sint => "VK_FORMAT_R16G16B16A16_SINT",
-            TexelFormat::Rgba16Uint => "VK_FORMAT_R16G16B16A16_UINT",
-            TexelFormat::Rg16Sint => "VK_FORMAT_R16G16_SINT",
-        }
-    }
-
-    pub fn wgpu_name(&self) -> &'static str {
-        match self {
-            TexelFormat::Rgba32Float => "Rgba32Float",
-            TexelFormat::Rgba16Float => "Rgba16Float",
-            TexelFormat::Rgba16Sint => "Rgba16Sint",
-            TexelFormat::Rgba16Uint => "Rgba16Uint",
-            TexelFormat::Rg16Sint => "Rg16Sint",
-        }
-    }
-
-    pub fn channels(&self) -> u32 {
-        match self {
-            TexelFormat::Rg16Sint => 2,
-            _ => 4,
-        }
-    }
-
-    /// Bytes per channel (KTX2 `typeSize`).
-    pub fn channel_bytes(&self) -> u32 {
-        match self {
-            TexelFormat::Rgba32Float => 4,
-            _ => 2,
-        }
-    }
-
-    pub fn bytes_per_texel(&self) -> u32 {
-        self.channels() * self.channel_bytes()
-    }
-
-    /// Channel `c` of the texel at byte slice `t`, widened to f64 (for previews).
-    fn channel(&self, t: &[u8], c: usize) -> f64 {
-        match self {
-            TexelFormat::Rgba32Float => {
-                f32::from_le_bytes([t[4 * c], t[4 * c + 1], t[4 * c + 2], t[4 * c + 3]]) as f64
-            }
-            TexelFormat::Rgba16Float => half::f16::from_le_bytes([t[2 * c], t[2 * c + 1]]).to_f64(),
-            TexelFormat::Rgba16Sint | TexelFormat::Rg16Sint => {
-                i16::from_le_bytes([t[2 * c], t[2 * c + 1]]) as f64
-            }
-            TexelFormat::Rgba16Uint => u16::from_le_bytes([t[2 * c], t[2 * c + 1]]) as f64,
-        }
-    }
-}
+/// The texel formats throng writes (throng-asset's one definition, shared with the renderers),
+/// with their `VkFormat` values.
+pub use throng_asset::gpu::TexelFormat;
 
 /// The bone texture's texel format for each encoding.
 pub fn bone_format(e: Encoding) -> TexelFormat {
-    match e {
-        Encoding::Mat4F32 | Encoding::Mat3x4F32 | Encoding::QuatF32 => TexelFormat::Rgba32Float,
-        Encoding::Mat3x4F16 => TexelFormat::Rgba16Float,
-        Encoding::QuatSnorm16 => TexelFormat::Rgba16Sint,
-    }
+    TexelFormat::bone(e)
 }
 
 /// A VAT's position texel format for each encoding.
 pub fn vat_format(e: VatEncoding) -> TexelFormat {
-    match e {
-        VatEncoding::F32 => TexelFormat::Rgba32Float,
-        VatEncoding::F16 => TexelFormat::Rgba16Float,
-        VatEncoding::Unorm16 => TexelFormat::Rgba16Uint,
-    }
+    TexelFormat::vat_positions(e)
 }
 
 /// One 2D (array) texture to write: `rows` rows of `width` texels, `rows_per_layer` rows per
@@ -420,7 +336,7 @@ fn textures(asset: &BakedAsset) -> Vec<(String, TextureView<'_>, String, Preview
         out.push((
             format!("vat_normals_p{i}"),
             TextureView {
-                format: TexelFormat::Rg16Sint,
+                format: TexelFormat::VAT_NORMALS,
                 width: v.width,
                 rows: v.texture_rows(),
                 rows_per_layer: v.rows_per_layer,

@@ -15,20 +15,7 @@
 #import throng::bone::bone_params
 #import throng::instances::instance_id
 #import throng::pose::write_palette_entry
-#import throng::palette::palette_invocation
-
-// crate::gpu_types::PaletteJob.
-struct PaletteJob {
-    // Instances to write (not culled), or 0.
-    instances: u32,
-    // Culled: where the palette list starts in the visible ids, and the word of the argument
-    // buffer holding its length.
-    list_base: u32,
-    count_word: u32,
-    pad: u32,
-}
-
-@group(0) @binding(#{B_PALETTE_JOB}) var<uniform> job: PaletteJob;
+#import throng::palette::{palette_invocation, job}
 
 #ifdef CULLED
 @group(0) @binding(#{B_PALETTE_COUNT}) var<storage, read> list_words: array<u32>;

@@ -18,63 +18,52 @@
 #import throng_render::mesh::{prev_clip_position, mesh_fragment_motion}
 #endif
 
-#ifdef INFLUENCES_4
-// Every primitive has at most 4 influences per vertex (and every LOD uses at most 4): the
-// second joints and weights are not fetched, and the skinning below sees them as constant
-// zeros — a software rasteriser runs each influence for every lane whatever its weight, so
-// this halves the skinning work (crate::gpu_asset::GpuVertex::layout).
+// The vertex stream (throng_asset::gpu::GpuVertex, at the locations of its ATTRIBUTES; the
+// pipeline's layouts: crate::formats). With INFLUENCES_4 every primitive has at most 4
+// influences per vertex (and every LOD uses at most 4): the second joints and weights are not
+// fetched, and the skinning below sees them as constant zeros — a software rasteriser runs
+// each influence for every lane whatever its weight, so this halves the skinning work.
 struct VertexIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) joints0: vec4<u32>,
-    @location(4) weights0: vec4<u32>,
-    @location(6) uv: vec2<f32>,
-}
-
-// What the shadow pass fetches of a vertex.
-struct ShadowVertexIn {
-    @location(0) position: vec3<f32>,
-    @location(2) joints0: vec4<u32>,
-    @location(4) weights0: vec4<u32>,
-}
-
-fn joints1_of(v: ShadowVertexIn) -> vec4<u32> {
-    return vec4<u32>(0u);
-}
-
-fn weights1_of(v: ShadowVertexIn) -> vec4<u32> {
-    return vec4<u32>(0u);
-}
-#else
-struct VertexIn {
-    @location(0) position: vec3<f32>,
-    @location(1) normal: vec3<f32>,
-    @location(2) joints0: vec4<u32>,
-    @location(3) joints1: vec4<u32>,
     // unorm16 weights as integers, decoded here as w / 65535 exactly like the CPU decoder
     // (throng_asset::decode::unorm16) rather than by the vertex fetch's own unorm conversion.
     @location(4) weights0: vec4<u32>,
-    @location(5) weights1: vec4<u32>,
     @location(6) uv: vec2<f32>,
+#ifndef INFLUENCES_4
+    @location(3) joints1: vec4<u32>,
+    @location(5) weights1: vec4<u32>,
+#endif
 }
 
 // What the shadow pass fetches of a vertex.
 struct ShadowVertexIn {
     @location(0) position: vec3<f32>,
     @location(2) joints0: vec4<u32>,
-    @location(3) joints1: vec4<u32>,
     @location(4) weights0: vec4<u32>,
+#ifndef INFLUENCES_4
+    @location(3) joints1: vec4<u32>,
     @location(5) weights1: vec4<u32>,
+#endif
 }
 
+// The second four joints and weights of a shadow vertex (zeros with INFLUENCES_4).
 fn joints1_of(v: ShadowVertexIn) -> vec4<u32> {
+#ifdef INFLUENCES_4
+    return vec4<u32>(0u);
+#else
     return v.joints1;
+#endif
 }
 
 fn weights1_of(v: ShadowVertexIn) -> vec4<u32> {
+#ifdef INFLUENCES_4
+    return vec4<u32>(0u);
+#else
     return v.weights1;
-}
 #endif
+}
 
 // A vertex's palette indices and weights, cut to the influences its LOD uses: the strongest k
 // (weights are stored in descending order), renormalised to sum to 1.
@@ -139,7 +128,7 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
 // without the normal, tangent, UV and debug outputs nothing reads there — the compiler drops
 // their arithmetic (the cofactors and normalisations of skinning and of the instance
 // transform), and the pipeline fetches only position, joints and weights
-// (crate::gpu_asset::GpuVertex::shadow_layout). Bit-identical depth: the position is computed
+// (crate::formats::shadow_vertex_layout). Bit-identical depth: the position is computed
 // by the same operations.
 @vertex
 fn vs_shadow(v: ShadowVertexIn, @builtin(instance_index) instance: u32) -> @builtin(position) vec4<f32> {

@@ -11,34 +11,11 @@ use crate::error::RenderError;
 use crate::gpu_asset::GpuAsset;
 use crate::gpu_types::{AnchorAffine, SkinInput, SkinJob, SkinOutput};
 use crate::layouts;
-use crate::readback::map_read;
+use crate::pipelines::compute_pipeline;
+use crate::readback::{map_read, read_buffer};
 use crate::shaders::Program;
 use throng_contract::Skinning;
 use throng_contract::{InstanceRecord, InstanceTransform};
-
-pub(crate) fn compute_pipeline(
-    device: &wgpu::Device,
-    program: Program,
-    bgl: &wgpu::BindGroupLayout,
-    entry: &str,
-) -> Result<wgpu::ComputePipeline, RenderError> {
-    let module = layouts::shader_module(device, program)?;
-    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some(entry),
-        bind_group_layouts: &[Some(bgl)],
-        immediate_size: 0,
-    });
-    Ok(
-        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(entry),
-            layout: Some(&layout),
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        }),
-    )
-}
 
 /// Dispatches `threads` invocations and copies `out` (of `size` bytes) back.
 fn run_and_read(
@@ -50,12 +27,7 @@ fn run_and_read(
     size: u64,
 ) -> Result<Vec<u8>, RenderError> {
     let device = &gpu.device;
-    let read = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("throng compute readback"),
-        size,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
+    let read = read_buffer(device, "throng compute readback", size);
     let mut enc = device.create_command_encoder(&Default::default());
     {
         let mut pass = enc.begin_compute_pass(&Default::default());

@@ -7,6 +7,7 @@ use crate::bindings as b;
 use crate::error::RenderError;
 use crate::gpu_asset::GpuAsset;
 use crate::gpu_types::TimingUniform;
+use crate::upload::storage_buffer;
 use throng_contract::{
     GpuInstanceRecord, GpuRecordWrite, InstanceRecord, InstanceTransform, RecordChanges, Records,
     Timing,
@@ -93,6 +94,24 @@ pub struct LivePose<'a> {
     pub matrices: &'a [throng_contract::SkinMatrix],
 }
 
+impl<'a> Crowd<'a> {
+    /// A crowd of `asset` at `transforms` played by `playback`, without props or live poses
+    /// (set them with struct update: `Crowd { props, ..Crowd::new(..) }`).
+    pub fn new(
+        asset: &'a GpuAsset,
+        transforms: &'a [InstanceTransform],
+        playback: Playback<'a>,
+    ) -> Crowd<'a> {
+        Crowd {
+            asset,
+            transforms,
+            playback,
+            props: &[],
+            live: &[],
+        }
+    }
+}
+
 impl Crowd<'_> {
     pub fn len(&self) -> usize {
         self.transforms.len()
@@ -173,26 +192,6 @@ impl Crowd<'_> {
     }
 }
 
-/// A storage buffer of `data` (one `fallback` element when empty: a storage binding may not be
-/// empty); a copy source too (motion vectors keep a crowd's transforms for the next frame).
-pub(crate) fn storage_buffer<T: bytemuck::Pod>(
-    device: &wgpu::Device,
-    label: &str,
-    data: &[T],
-    fallback: T,
-) -> wgpu::Buffer {
-    let bytes: &[u8] = if data.is_empty() {
-        bytemuck::bytes_of(&fallback)
-    } else {
-        bytemuck::cast_slice(data)
-    };
-    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some(label),
-        contents: bytes,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-    })
-}
-
 /// A crowd's per-instance data on the GPU: transforms, records and (GPU-timed) the clock.
 pub(crate) struct CrowdBuffers {
     pub transforms: wgpu::Buffer,
@@ -244,10 +243,7 @@ impl CrowdBuffers {
                 Some(
                     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                         label: Some("throng clock"),
-                        contents: bytemuck::bytes_of(&TimingUniform {
-                            clock: *clock,
-                            _pad: [0; 3],
-                        }),
+                        contents: bytemuck::bytes_of(&TimingUniform::new(*clock)),
                         usage: wgpu::BufferUsages::UNIFORM,
                     }),
                 ),
@@ -524,11 +520,7 @@ impl CrowdUpload {
             }
         }
         if let Some(c) = &self.buffers.clock {
-            let t = TimingUniform {
-                clock,
-                _pad: [0; 3],
-            };
-            queue.write_buffer(c, 0, bytemuck::bytes_of(&t));
+            queue.write_buffer(c, 0, bytemuck::bytes_of(&TimingUniform::new(clock)));
             self.last_upload_bytes += std::mem::size_of::<TimingUniform>() as u64;
         }
         Ok(self.last_upload_bytes)

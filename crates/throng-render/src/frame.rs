@@ -2,7 +2,7 @@
 //! uniform every pass reads), and what the frame cost ([`FrameStats`], counted by the GPU from
 //! the indirect draw arguments).
 
-use glam::{Mat4, Vec2, Vec3};
+use glam::{Mat4, Vec3};
 use throng_asset::Aabb;
 use wgpu::util::DeviceExt;
 
@@ -11,6 +11,7 @@ use crate::crowd::Crowd;
 use crate::gpu_types::{DrawIndexedArgs, FrameUniform};
 use crate::light::{shadow_view_proj, ShadowCamera};
 use crate::options::{DebugView, RenderOptions};
+use crate::target::MotionImage;
 
 /// What a frame cost: draw calls recorded and, after [`crate::Renderer::render_scene`] (which
 /// reads the indirect arguments back), what the GPU drew.
@@ -58,27 +59,6 @@ pub struct RenderedFrame {
     pub motion: Option<MotionImage>,
 }
 
-/// A motion vector target read back (docs/design.md §5 "Motion vectors"): per pixel, row by
-/// row from the top left, the screen-space motion since the previous frame in UV units
-/// (fractions of the width and height; +x right, +y down), 0 where nothing was drawn.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MotionImage {
-    pub width: u32,
-    pub height: u32,
-    pub uv: Vec<[f32; 2]>,
-}
-
-impl MotionImage {
-    /// The motion at pixel (x, y) in pixels (None outside the image).
-    pub fn pixels_at(&self, x: u32, y: u32) -> Option<Vec2> {
-        if x >= self.width || y >= self.height {
-            return None;
-        }
-        let [u, v] = self.uv[(y * self.width + x) as usize];
-        Some(Vec2::new(u * self.width as f32, v * self.height as f32))
-    }
-}
-
 /// Camera, light and shadow camera of a frame, and the frame uniform buffer.
 pub(crate) struct FrameSetup {
     pub frame: wgpu::Buffer,
@@ -108,6 +88,15 @@ pub(crate) fn scene_bounds(crowds: &[Crowd]) -> Aabb {
 }
 
 impl FrameSetup {
+    /// The frame of one crowd alone, framed by `opts.scene` or the crowd's bounds (the tools'
+    /// runs of one crowd's passes: culling lists, palettes).
+    pub fn of_crowd(device: &wgpu::Device, crowd: &Crowd, opts: &RenderOptions) -> FrameSetup {
+        let scene = opts
+            .scene
+            .unwrap_or_else(|| scene_bounds(std::slice::from_ref(crowd)));
+        FrameSetup::new(device, opts, (&scene, &scene), None)
+    }
+
     /// Camera (given, or framing `scene` — the same rule for every path, so that images of two
     /// paths can be compared pixel by pixel), frame uniform and shadow camera; `prev_view_proj`:
     /// the previous frame's camera, for motion vectors (None: this frame's).

@@ -3,112 +3,19 @@
 //! primitive an interleaved vertex buffer and an index buffer.
 
 use glam::Vec3;
+use throng_asset::gpu::{vertex::influences, TexelFormat};
 use throng_asset::{Aabb, BakedAsset, BakedPrimitive, Encoding};
 use wgpu::util::DeviceExt;
 
 use crate::device::Gpu;
 use crate::error::RenderError;
+use crate::formats::texture_format;
 use crate::gpu_types::{AnchorAffine, BoneParams, MaterialUniform, SkinInput};
+use crate::upload::{array_texture, storage_buffer, Layered};
 
-/// Influences stored per GPU vertex; assets with K = 4 are padded with zero weights.
-pub const GPU_INFLUENCES: usize = 8;
-
-/// Interleaved vertex of the texture path (64 B): bind-space position and normal (file units),
-/// palette indices, unorm16 weights, UV0.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct GpuVertex {
-    pub position: [f32; 3],
-    pub normal: [f32; 3],
-    pub joints: [u16; GPU_INFLUENCES],
-    pub weights: [u16; GPU_INFLUENCES],
-    pub uv: [f32; 2],
-}
-
-impl GpuVertex {
-    pub const ATTRIBUTES: [wgpu::VertexAttribute; 7] = wgpu::vertex_attr_array![
-        0 => Float32x3,
-        1 => Float32x3,
-        2 => Uint16x4,
-        3 => Uint16x4,
-        4 => Uint16x4,
-        5 => Uint16x4,
-        6 => Float32x2,
-    ];
-
-    /// What the main pass's `vs_main` reads: every attribute, or with `four` influences (the
-    /// programs' INFLUENCES_4) all but the second joints and weights (locations 3 and 5).
-    pub fn layout(four: bool) -> wgpu::VertexBufferLayout<'static> {
-        const FOUR: [wgpu::VertexAttribute; 5] = [
-            GpuVertex::ATTRIBUTES[0],
-            GpuVertex::ATTRIBUTES[1],
-            GpuVertex::ATTRIBUTES[2],
-            GpuVertex::ATTRIBUTES[4],
-            GpuVertex::ATTRIBUTES[6],
-        ];
-        Self::with(if four { &FOUR } else { &Self::ATTRIBUTES })
-    }
-
-    /// What the shadow pass's `vs_shadow` reads: position, joints and weights (locations 0 and
-    /// 2–5 of [`Self::ATTRIBUTES`], or with `four` influences 0, 2 and 4); a software
-    /// rasteriser fetches every attribute a layout names, so the depth-only pass names no more.
-    pub fn shadow_layout(four: bool) -> wgpu::VertexBufferLayout<'static> {
-        const EIGHT: [wgpu::VertexAttribute; 5] = [
-            GpuVertex::ATTRIBUTES[0],
-            GpuVertex::ATTRIBUTES[2],
-            GpuVertex::ATTRIBUTES[3],
-            GpuVertex::ATTRIBUTES[4],
-            GpuVertex::ATTRIBUTES[5],
-        ];
-        const FOUR: [wgpu::VertexAttribute; 3] = [
-            GpuVertex::ATTRIBUTES[0],
-            GpuVertex::ATTRIBUTES[2],
-            GpuVertex::ATTRIBUTES[4],
-        ];
-        Self::with(if four { &FOUR } else { &EIGHT })
-    }
-
-    fn with(attributes: &'static [wgpu::VertexAttribute]) -> wgpu::VertexBufferLayout<'static> {
-        wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<GpuVertex>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes,
-        }
-    }
-}
-
-/// Palette indices and unorm16 weights of vertex `v`, padded or cut to 8 influences.
-fn influences(p: &BakedPrimitive, v: usize) -> ([u16; 8], [u16; 8]) {
-    let k = p.influences as usize;
-    let mut j = [0u16; 8];
-    let mut w = [0u16; 8];
-    for i in 0..k.min(GPU_INFLUENCES) {
-        j[i] = p.joints.get(v * k + i).copied().unwrap_or(0);
-        w[i] = p.weights.get(v * k + i).copied().unwrap_or(0);
-    }
-    (j, w)
-}
-
-/// Vertices of a primitive in the texture path's layout.
-pub fn gpu_vertices(p: &BakedPrimitive) -> Vec<GpuVertex> {
-    (0..p.vertex_count())
-        .map(|v| {
-            let (joints, weights) = influences(p, v);
-            GpuVertex {
-                position: p.positions[v].into(),
-                normal: p.normals.get(v).copied().unwrap_or(Vec3::Y).into(),
-                joints,
-                weights,
-                uv: p
-                    .uv0
-                    .as_ref()
-                    .and_then(|u| u.get(v).copied())
-                    .unwrap_or(glam::Vec2::ZERO)
-                    .into(),
-            }
-        })
-        .collect()
-}
+/// The texture path's interleaved vertex, shared with throng-bevy ([`throng_asset::gpu`]; the
+/// crate's `formats` module makes its wgpu vertex layouts).
+pub use throng_asset::gpu::{GpuVertex, GPU_INFLUENCES};
 
 /// Vertices of a primitive as inputs of the compute skinning job.
 pub fn skin_inputs(p: &BakedPrimitive) -> Vec<SkinInput> {
@@ -135,25 +42,6 @@ pub fn skin_inputs(p: &BakedPrimitive) -> Vec<SkinInput> {
             }
         })
         .collect()
-}
-
-/// Texture format of each encoding's bone texture.
-pub fn bone_format(e: Encoding) -> wgpu::TextureFormat {
-    match e {
-        Encoding::Mat4F32 | Encoding::Mat3x4F32 | Encoding::QuatF32 => {
-            wgpu::TextureFormat::Rgba32Float
-        }
-        Encoding::Mat3x4F16 => wgpu::TextureFormat::Rgba16Float,
-        Encoding::QuatSnorm16 => wgpu::TextureFormat::Rgba16Sint,
-    }
-}
-
-/// Sample type the bone texture binding declares (textureLoad only, so never filterable).
-pub fn bone_sample_type(e: Encoding) -> wgpu::TextureSampleType {
-    match e {
-        Encoding::QuatSnorm16 => wgpu::TextureSampleType::Sint,
-        _ => wgpu::TextureSampleType::Float { filterable: false },
-    }
 }
 
 pub struct GpuPrimitive {
@@ -297,51 +185,48 @@ fn lod_ranges(p: &BakedPrimitive) -> (Vec<u32>, Vec<(u32, u32)>, Vec<f32>) {
     (all, ranges, errors)
 }
 
-/// Array layers to allocate for a texture of `layers` layers of data on `backend`. wgpu's GL
-/// backend has no texture views: it gives a texture of one layer the GL target `TEXTURE_2D`,
-/// which the shaders' `texture_2d_array` (GLSL `sampler2DArray`) cannot read — every fetch
-/// returns zero and every skinned vertex collapses to the origin. On GL a one-layer array
-/// therefore gets a second layer, never read.
-pub(crate) fn array_layers(layers: u32, backend: wgpu::Backend) -> u32 {
-    if backend == wgpu::Backend::Gl {
-        layers.max(2)
-    } else {
-        layers
+/// The typed error of an asset whose arrays disagree with each other.
+fn bad_asset(asset: &BakedAsset, what: String) -> RenderError {
+    RenderError::BadAsset {
+        asset: asset.source_name.clone(),
+        what,
     }
 }
 
-impl GpuAsset {
-    /// Uploads `asset`. Fails with a typed error when the bone texture does not fit the
-    /// adapter or the asset's arrays disagree with each other.
-    pub fn new(gpu: &Gpu, asset: &BakedAsset) -> Result<GpuAsset, RenderError> {
-        let device = &gpu.device;
+/// The bone texture's description and its texture, checked against its own sizes and the
+/// adapter's limits.
+struct BoneUpload {
+    params: BoneParams,
+    texture: wgpu::Texture,
+    view: wgpu::TextureView,
+}
+
+impl BoneUpload {
+    fn new(gpu: &Gpu, asset: &BakedAsset) -> Result<BoneUpload, RenderError> {
         let bones = &asset.bone_texture;
-        let name = asset.source_name.clone();
-        let bad = |what: String| RenderError::BadAsset {
-            asset: name.clone(),
-            what,
-        };
+        let name = || asset.source_name.clone();
         let enc = bones.encoding;
         let width = bones.width();
         if bones.rows == 0 || bones.entries == 0 {
-            return Err(bad(
-                "bone texture is empty (no rows or no palette entries)".into()
+            return Err(bad_asset(
+                asset,
+                "bone texture is empty (no rows or no palette entries)".into(),
             ));
         }
         let texel = enc.bytes_per_texel() as usize;
         let row_bytes = width as usize * texel;
         let expected = row_bytes * bones.rows as usize;
         if bones.data.len() != expected {
-            return Err(bad(format!(
+            return Err(bad_asset(asset, format!(
                 "bone texture holds {} bytes, expected {expected} ({} rows × {width} texels × {texel} B)",
                 bones.data.len(),
                 bones.rows
             )));
         }
-        let limits = device.limits();
+        let limits = gpu.device.limits();
         if width > limits.max_texture_dimension_2d {
             return Err(RenderError::BoneTextureTooWide {
-                asset: name,
+                asset: name(),
                 width,
                 entries: bones.entries,
                 texels: enc.texels_per_entry(),
@@ -353,104 +238,215 @@ impl GpuAsset {
         let layers = bones.rows.div_ceil(rpl);
         if rpl > limits.max_texture_dimension_2d || layers > limits.max_texture_array_layers {
             return Err(RenderError::BoneTextureTooTall {
-                asset: name,
+                asset: name(),
                 layers,
                 rows_per_layer: rpl,
                 max_layers: limits.max_texture_array_layers,
                 max_rows: limits.max_texture_dimension_2d,
             });
         }
-        let bone_texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("throng bone texture"),
-            size: wgpu::Extent3d {
-                width,
-                height: rpl,
-                depth_or_array_layers: array_layers(layers, gpu.adapter.get_info().backend),
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: bone_format(enc),
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        });
-        write_layers(
-            &gpu.queue,
-            &bone_texture,
-            &bones.data,
-            Layered {
-                width,
-                rows: bones.rows,
-                rows_per_layer: rpl,
-                row_bytes,
-            },
-        );
-        let bone_view = bone_texture.create_view(&wgpu::TextureViewDescriptor {
-            label: Some("throng bone texture view"),
-            dimension: Some(wgpu::TextureViewDimension::D2Array),
-            ..Default::default()
-        });
+        let at = Layered {
+            width,
+            rows: bones.rows,
+            rows_per_layer: rpl,
+            row_bytes,
+        };
+        let format = texture_format(TexelFormat::bone(enc));
+        let (texture, view) = array_texture(gpu, "throng bone texture", format, at, &bones.data);
+        Ok(BoneUpload {
+            params,
+            texture,
+            view,
+        })
+    }
+}
+
+/// Checks primitive `pi`'s arrays against each other (vertices, influences, indices); `Err`
+/// says what disagrees.
+fn check_primitive(pi: usize, p: &BakedPrimitive) -> Result<(), String> {
+    let v = p.vertex_count();
+    let k = p.influences as usize;
+    if p.joints.len() != v * k || p.weights.len() != v * k || p.normals.len() != v {
+        return Err(format!(
+            "primitive {pi} (node {}, mesh {}): {v} positions, {} normals, {} joint and {} weight entries for K = {k}",
+            p.node_index,
+            p.mesh,
+            p.normals.len(),
+            p.joints.len(),
+            p.weights.len()
+        ));
+    }
+    if k > GPU_INFLUENCES {
+        return Err(format!(
+            "primitive {pi}: {k} influences per vertex, the renderer reads at most {GPU_INFLUENCES}"
+        ));
+    }
+    if let Some(i) = p
+        .indices
+        .iter()
+        .chain(p.lods.iter().flat_map(|l| &l.indices))
+        .find(|&&i| i as usize >= v)
+    {
+        return Err(format!(
+            "primitive {pi}: index {i} out of range ({v} vertices)"
+        ));
+    }
+    Ok(())
+}
+
+/// Primitive `pi`'s VAT on the GPU after checking it against the adapter's limits and the
+/// primitive's vertex count.
+fn upload_vat(
+    gpu: &Gpu,
+    pi: usize,
+    p: &BakedPrimitive,
+) -> Result<Option<crate::vat::GpuVat>, String> {
+    let Some(vat) = &p.vat else {
+        return Ok(None);
+    };
+    let limits = gpu.device.limits();
+    crate::vat::check(
+        vat,
+        limits.max_texture_dimension_2d,
+        limits.max_texture_array_layers,
+    )
+    .map_err(|e| format!("primitive {pi}: {e}"))?;
+    let v = p.vertex_count();
+    if vat.vertices as usize != v {
+        return Err(format!(
+            "primitive {pi}: VAT of {} vertices for {v} vertices",
+            vat.vertices
+        ));
+    }
+    Ok(Some(crate::vat::GpuVat::new(gpu, vat)))
+}
+
+/// Primitive `pi` on the GPU, with each of its LOD levels' error in model units; None for a
+/// primitive without vertices or triangles (nothing to draw).
+fn upload_primitive(
+    gpu: &Gpu,
+    pi: usize,
+    p: &BakedPrimitive,
+) -> Result<Option<(GpuPrimitive, Vec<f32>)>, String> {
+    check_primitive(pi, p)?;
+    let v = p.vertex_count();
+    if v == 0 || p.indices.is_empty() {
+        return Ok(None);
+    }
+    let device = &gpu.device;
+    let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("throng vertices"),
+        contents: bytemuck::cast_slice(&GpuVertex::all(p)),
+        usage: wgpu::BufferUsages::VERTEX,
+    });
+    let (all_indices, lods, errors) = lod_ranges(p);
+    let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("throng indices"),
+        contents: bytemuck::cast_slice(&all_indices),
+        usage: wgpu::BufferUsages::INDEX,
+    });
+    let primitive = GpuPrimitive {
+        vertices,
+        indices,
+        index_count: p.indices.len() as u32,
+        lods,
+        vertex_count: v as u32,
+        material: p.material,
+        vat: upload_vat(gpu, pi, p)?,
+    };
+    Ok(Some((primitive, errors)))
+}
+
+/// The base colour textures the asset's materials use, decoded (sRGB), by image index; None
+/// for an image no material uses or one that cannot be decoded (drawn untextured, with a
+/// warning).
+fn upload_textures(gpu: &Gpu, asset: &BakedAsset) -> Vec<Option<wgpu::TextureView>> {
+    let mut textures = Vec::with_capacity(asset.images.len());
+    for (i, img) in asset.images.iter().enumerate() {
+        let used = asset
+            .materials
+            .iter()
+            .any(|m| m.base_color_texture == Some(i));
+        if !used {
+            textures.push(None);
+            continue;
+        }
+        match crate::material::upload_image(&gpu.device, &gpu.queue, &img.bytes) {
+            Ok(t) => textures.push(Some(t.create_view(&Default::default()))),
+            Err(e) => {
+                eprintln!(
+                    "warning: {}: image {i} ({}) cannot be decoded ({e}); drawing untextured",
+                    asset.source_name, img.mime_type
+                );
+                textures.push(None);
+            }
+        }
+    }
+    textures
+}
+
+/// The union of every frame-table row's bounds, or of the bind-space positions when the asset
+/// has no row bounds (model space, file units).
+fn asset_bounds(asset: &BakedAsset) -> Aabb {
+    let mut bounds = asset.pose_bounds();
+    if bounds.is_empty() {
+        for p in &asset.primitives {
+            for &q in &p.positions {
+                bounds.extend(q);
+            }
+        }
+    }
+    bounds
+}
+
+/// One box per row of the table the shaders index, as `(min, 0), (max, 0)` (a row without one
+/// culls by its clip's box).
+fn row_bounds_buffer(device: &wgpu::Device, asset: &BakedAsset) -> wgpu::Buffer {
+    let rows: Vec<[f32; 4]> = (0..asset.bone_texture.rows as usize)
+        .map(|r| asset.row_bounds.get(r).copied().unwrap_or(Aabb::EMPTY))
+        .flat_map(|b| [b.min.extend(0.0).to_array(), b.max.extend(0.0).to_array()])
+        .collect();
+    storage_buffer(
+        device,
+        "throng row bounds",
+        &rows,
+        [f32::MAX, f32::MAX, f32::MAX, 0.0],
+    )
+}
+
+/// A storage buffer of `words` (never empty: the callers' tables always have a word).
+fn storage_words<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    label: &str,
+    words: &[T],
+) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: bytemuck::cast_slice(words),
+        usage: wgpu::BufferUsages::STORAGE,
+    })
+}
+
+impl GpuAsset {
+    /// Uploads `asset`. Fails with a typed error when the bone texture does not fit the
+    /// adapter or the asset's arrays disagree with each other.
+    pub fn new(gpu: &Gpu, asset: &BakedAsset) -> Result<GpuAsset, RenderError> {
+        let device = &gpu.device;
+        let bones = BoneUpload::new(gpu, asset)?;
         let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("throng bone params"),
-            contents: bytemuck::bytes_of(&params),
+            contents: bytemuck::bytes_of(&bones.params),
             usage: wgpu::BufferUsages::UNIFORM,
         });
         let clip_table = throng_asset::gpu_clip_table(&asset.clips);
-        let clips_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("throng clip table"),
-            contents: bytemuck::cast_slice(clip_table.clip_upload()),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let frame_times_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("throng frame times"),
-            contents: bytemuck::cast_slice(clip_table.frame_times.upload_words()),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let mask_words = throng_asset::gpu::mask_words(asset);
-        let masks = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("throng layer masks"),
-            contents: bytemuck::cast_slice(&mask_words),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
         let mut primitives = Vec::with_capacity(asset.primitives.len());
         let mut lod_errors: Vec<f32> = Vec::new();
         for (pi, p) in asset.primitives.iter().enumerate() {
-            let v = p.vertex_count();
-            let k = p.influences as usize;
-            if p.joints.len() != v * k || p.weights.len() != v * k || p.normals.len() != v {
-                return Err(bad(format!(
-                    "primitive {pi} (node {}, mesh {}): {v} positions, {} normals, {} joint and {} weight entries for K = {k}",
-                    p.node_index,
-                    p.mesh,
-                    p.normals.len(),
-                    p.joints.len(),
-                    p.weights.len()
-                )));
-            }
-            if k > GPU_INFLUENCES {
-                return Err(bad(format!(
-                    "primitive {pi}: {k} influences per vertex, the renderer reads at most {GPU_INFLUENCES}"
-                )));
-            }
-            if let Some(i) = p
-                .indices
-                .iter()
-                .chain(p.lods.iter().flat_map(|l| &l.indices))
-                .find(|&&i| i as usize >= v)
-            {
-                return Err(bad(format!(
-                    "primitive {pi}: index {i} out of range ({v} vertices)"
-                )));
-            }
-            if v == 0 || p.indices.is_empty() {
+            let Some((primitive, errors)) =
+                upload_primitive(gpu, pi, p).map_err(|what| bad_asset(asset, what))?
+            else {
                 continue;
-            }
-            let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("throng vertices"),
-                contents: bytemuck::cast_slice(&gpu_vertices(p)),
-                usage: wgpu::BufferUsages::VERTEX,
-            });
-            let (all_indices, lods, errors) = lod_ranges(p);
+            };
             for (l, e) in errors.into_iter().enumerate() {
                 if l >= lod_errors.len() {
                     lod_errors.push(e);
@@ -458,38 +454,7 @@ impl GpuAsset {
                     lod_errors[l] = lod_errors[l].max(e);
                 }
             }
-            let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("throng indices"),
-                contents: bytemuck::cast_slice(&all_indices),
-                usage: wgpu::BufferUsages::INDEX,
-            });
-            let vat = match &p.vat {
-                Some(vat) => {
-                    crate::vat::check(
-                        vat,
-                        limits.max_texture_dimension_2d,
-                        limits.max_texture_array_layers,
-                    )
-                    .map_err(|e| bad(format!("primitive {pi}: {e}")))?;
-                    if vat.vertices as usize != v {
-                        return Err(bad(format!(
-                            "primitive {pi}: VAT of {} vertices for {v} vertices",
-                            vat.vertices
-                        )));
-                    }
-                    Some(crate::vat::GpuVat::new(gpu, vat))
-                }
-                None => None,
-            };
-            primitives.push(GpuPrimitive {
-                vertices,
-                indices,
-                index_count: p.indices.len() as u32,
-                lods,
-                vertex_count: v as u32,
-                material: p.material,
-                vat,
-            });
+            primitives.push(primitive);
         }
         let materials = asset
             .materials
@@ -501,72 +466,40 @@ impl GpuAsset {
                 )
             })
             .collect();
-        let mut textures = Vec::with_capacity(asset.images.len());
-        for (i, img) in asset.images.iter().enumerate() {
-            let used = asset
-                .materials
-                .iter()
-                .any(|m| m.base_color_texture == Some(i));
-            if !used {
-                textures.push(None);
-                continue;
-            }
-            match crate::material::upload_image(device, &gpu.queue, &img.bytes) {
-                Ok(t) => textures.push(Some(t.create_view(&Default::default()))),
-                Err(e) => {
-                    eprintln!(
-                        "warning: {}: image {i} ({}) cannot be decoded ({e}); drawing untextured",
-                        asset.source_name, img.mime_type
-                    );
-                    textures.push(None);
-                }
-            }
-        }
-        let mut bounds = asset.pose_bounds();
-        if bounds.is_empty() {
-            for p in &asset.primitives {
-                for &q in &p.positions {
-                    bounds.extend(q);
-                }
-            }
-        }
-        // One box per row of the table the shaders index (a row without one culls by its
-        // clip's box).
-        let rows: Vec<[f32; 4]> = (0..bones.rows as usize)
-            .map(|r| asset.row_bounds.get(r).copied().unwrap_or(Aabb::EMPTY))
-            .flat_map(|b| [b.min.extend(0.0).to_array(), b.max.extend(0.0).to_array()])
-            .collect();
-        let row_bounds_buffer = crate::crowd::storage_buffer(
-            device,
-            "throng row bounds",
-            &rows,
-            [f32::MAX, f32::MAX, f32::MAX, 0.0],
-        );
-        let (anchor_names, anchor_rows) = anchor_upload(asset).map_err(bad)?;
-        let anchors_buffer = crate::crowd::storage_buffer(
-            device,
-            "throng anchors",
-            &anchor_rows,
-            AnchorAffine::IDENTITY,
-        );
+        let textures = upload_textures(gpu, asset);
+        let (anchor_names, anchor_rows) =
+            anchor_upload(asset).map_err(|what| bad_asset(asset, what))?;
         Ok(GpuAsset {
-            anchors_buffer,
+            anchors_buffer: storage_buffer(
+                device,
+                "throng anchors",
+                &anchor_rows,
+                AnchorAffine::IDENTITY,
+            ),
             anchor_names,
             name: asset.source_name.clone(),
-            encoding: enc,
-            bone_texture,
-            bone_view,
-            params,
+            encoding: asset.bone_texture.encoding,
+            bone_texture: bones.texture,
+            bone_view: bones.view,
+            params: bones.params,
             params_buffer,
-            clips_buffer,
-            frame_times_buffer,
+            clips_buffer: storage_words(device, "throng clip table", clip_table.clip_upload()),
+            frame_times_buffer: storage_words(
+                device,
+                "throng frame times",
+                clip_table.frame_times.upload_words(),
+            ),
             primitives,
             materials,
             textures,
-            bounds,
-            row_bounds_buffer,
+            bounds: asset_bounds(asset),
+            row_bounds_buffer: row_bounds_buffer(device, asset),
             lod_errors,
-            masks,
+            masks: storage_words(
+                device,
+                "throng layer masks",
+                &throng_asset::gpu::mask_words(asset),
+            ),
             influences: asset
                 .primitives
                 .iter()
@@ -625,56 +558,4 @@ fn anchor_upload(asset: &BakedAsset) -> Result<(Vec<String>, Vec<AnchorAffine>),
         })
         .collect();
     Ok((at.anchors.iter().map(|a| a.name.clone()).collect(), affines))
-}
-
-/// Where an upload goes: `rows` rows of `width` texels, `row_bytes` bytes each, in layers of
-/// `rows_per_layer` rows (docs/design.md §3: row r lives in layer r / rows_per_layer).
-pub(crate) struct Layered {
-    pub width: u32,
-    pub rows: u32,
-    pub rows_per_layer: u32,
-    pub row_bytes: usize,
-}
-
-/// Uploads row-major `data` into a 2D array texture laid out as `at` says; stops at the data's
-/// end rather than reading past it.
-pub(crate) fn write_layers(queue: &wgpu::Queue, texture: &wgpu::Texture, data: &[u8], at: Layered) {
-    let Layered {
-        width,
-        rows,
-        rows_per_layer,
-        row_bytes,
-    } = at;
-    let rpl = rows_per_layer.max(1);
-    for layer in 0..rows.div_ceil(rpl) {
-        let first = layer * rpl;
-        let count = (rows - first).min(rpl);
-        let start = first as usize * row_bytes;
-        let Some(bytes) = data.get(start..start + count as usize * row_bytes) else {
-            break;
-        };
-        queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d {
-                    x: 0,
-                    y: 0,
-                    z: layer,
-                },
-                aspect: wgpu::TextureAspect::All,
-            },
-            bytes,
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(row_bytes as u32),
-                rows_per_image: Some(count),
-            },
-            wgpu::Extent3d {
-                width,
-                height: count,
-                depth_or_array_layers: 1,
-            },
-        );
-    }
 }

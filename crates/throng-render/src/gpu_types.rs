@@ -1,8 +1,10 @@
 //! Rust twins of the WGSL structs in `shaders/common.wgsl` and `shaders/frame.wgsl`
 //! (`#[repr(C)]` + bytemuck; a naga test checks that sizes and offsets agree).
 
-/// The skinning modules' structs, shared with throng-bevy ([`throng_asset::gpu`]).
-pub use throng_asset::gpu::{BoneParams, PaletteEntry};
+/// The structs shared with throng-bevy ([`throng_asset::gpu`]): the skinning modules' bone
+/// parameters, palette entry and palette job, the GPU-timed clock (WGSL `Timing`) and the material (WGSL
+/// `Material`).
+pub use throng_asset::gpu::{BoneParams, MaterialUniform, PaletteEntry, PaletteJob, TimingUniform};
 
 /// The per-instance contract (throng-contract's types, uploaded unchanged): the CPU-timed 64 B
 /// record, the GPU-timed 56 B record, the 48 B instance transform and the clip table.
@@ -73,37 +75,6 @@ impl DrawParams {
 /// Byte stride of [`DrawParams`] entries (the largest uniform offset alignment wgpu allows).
 pub const DRAW_PARAMS_STRIDE: u64 = 256;
 
-/// Material uniform (WGSL `Material`), 48 B.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct MaterialUniform {
-    /// Linear RGBA base colour factor.
-    pub base_color: [f32; 4],
-    /// Texture transform rows (uv' = M · (u, v, 1)), w unused.
-    pub uv_row0: [f32; 4],
-    pub uv_row1: [f32; 4],
-}
-
-impl MaterialUniform {
-    /// A material of `base_color` (linear RGBA) with the KHR_texture_transform `t`:
-    /// M = T(offset) · R(rotation) · S(scale), with R = [[cos, sin], [−sin, cos]] as the
-    /// extension specifies (rotation in radians, counter-clockwise in UV space).
-    pub fn new(base_color: [f32; 4], t: &throng_asset::TextureTransform) -> MaterialUniform {
-        let (s, c) = t.rotation.sin_cos();
-        let [sx, sy] = t.scale;
-        let [ox, oy] = t.offset;
-        MaterialUniform {
-            base_color,
-            uv_row0: [c * sx, s * sy, ox, 0.0],
-            uv_row1: [-s * sx, c * sy, oy, 0.0],
-        }
-    }
-
-    pub fn color(base_color: [f32; 4]) -> MaterialUniform {
-        Self::new(base_color, &throng_asset::TextureTransform::default())
-    }
-}
-
 /// One vertex of the compute skinning job (WGSL `SkinInput`), 112 B.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -132,29 +103,6 @@ pub struct SkinJob {
     pub vertex_count: u32,
     pub instance_count: u32,
     pub _pad: [u32; 2],
-}
-
-/// The palette pass's job (WGSL `PaletteJob`), 16 B.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct PaletteJob {
-    /// Not culled: every instance 0..instances is written (0 when culled).
-    pub instances: u32,
-    /// Culled: the palette list's first word in the visible-id buffer
-    /// ([`CullParams::palette_base`]).
-    pub list_base: u32,
-    /// Culled: the word of the argument buffer holding the list's length.
-    pub count_word: u32,
-    pub _pad: u32,
-}
-
-/// Clock uniform of the GPU-timed path (WGSL `Timing`), 16 B.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct TimingUniform {
-    /// Low 32 bits of the runtime's tick count (2^20 ticks per second).
-    pub clock: u32,
-    pub _pad: [u32; 3],
 }
 
 /// Culling and LOD parameters (WGSL `CullParams`), 384 B.
@@ -290,46 +238,12 @@ pub struct VatParams {
 }
 
 /// One anchor's transform (WGSL `AnchorAffine`), 48 B: the 3 rows of the 3×4 affine `[L | t]`
-/// (column vectors: `p' = L · p + t`), each row `(m_r0, m_r1, m_r2, t_r)`, file units. The
-/// asset's anchors are stored so per frame-table row (model space; 12 f32 per anchor in
-/// `throng_asset::AnchorTexture::data`), and the anchors job writes world transforms so.
-#[repr(C, align(16))]
-#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct AnchorAffine {
-    pub rows: [[f32; 4]; 3],
-}
-
-impl AnchorAffine {
-    pub const IDENTITY: AnchorAffine = AnchorAffine {
-        rows: [
-            [1.0, 0.0, 0.0, 0.0],
-            [0.0, 1.0, 0.0, 0.0],
-            [0.0, 0.0, 1.0, 0.0],
-        ],
-    };
-
-    /// From 12 f32 laid out as `AnchorTexture::data` holds one anchor of one row (row-major).
-    pub fn from_rows(r: &[f32; 12]) -> AnchorAffine {
-        AnchorAffine {
-            rows: [
-                [r[0], r[1], r[2], r[3]],
-                [r[4], r[5], r[6], r[7]],
-                [r[8], r[9], r[10], r[11]],
-            ],
-        }
-    }
-
-    /// The column-major matrix (last row (0, 0, 0, 1)).
-    pub fn to_mat4(&self) -> glam::Mat4 {
-        let [a, b, c] = self.rows;
-        glam::Mat4::from_cols_array(&[
-            a[0], b[0], c[0], 0.0, //
-            a[1], b[1], c[1], 0.0, //
-            a[2], b[2], c[2], 0.0, //
-            a[3], b[3], c[3], 1.0,
-        ])
-    }
-}
+/// (column vectors: `p' = L · p + t`), each row `(m_r0, m_r1, m_r2, t_r)`, file units — the
+/// contract's GPU-facing affine ([`throng_contract::Affine3x4`]). The asset's anchors are stored
+/// so per frame-table row (model space; 12 f32 per anchor in
+/// `throng_asset::AnchorTexture::data`, [`throng_contract::Affine3x4::from_rows`]), and the
+/// anchors job writes world transforms so.
+pub type AnchorAffine = throng_contract::Affine3x4;
 
 /// Which anchor a prop draw or the anchors job reads (WGSL `PropParams`), 16 B.
 #[repr(C)]

@@ -4,7 +4,8 @@
 use throng_asset::Encoding;
 
 use crate::bindings as b;
-use crate::gpu_asset::bone_sample_type;
+use crate::formats::sample_type;
+use throng_asset::gpu::TexelFormat;
 use throng_contract::Timing;
 
 fn storage(binding: u32, vis: wgpu::ShaderStages, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -52,7 +53,7 @@ fn skin_entries(
             binding: b::BONE_TEXTURE,
             visibility: vis,
             ty: wgpu::BindingType::Texture {
-                sample_type: bone_sample_type(encoding),
+                sample_type: sample_type(TexelFormat::bone(encoding)),
                 view_dimension: wgpu::TextureViewDimension::D2Array,
                 multisampled: false,
             },
@@ -195,19 +196,6 @@ pub fn reference_draw(device: &wgpu::Device) -> wgpu::BindGroupLayout {
             uniform(b::FRAME, vis),
         ],
     })
-}
-
-/// The device's shader module of a composed program (handed over as naga IR: no second
-/// WGSL parse).
-pub fn shader_module(
-    device: &wgpu::Device,
-    program: crate::shaders::Program,
-) -> Result<wgpu::ShaderModule, crate::shaders::ShaderError> {
-    let module = crate::shaders::compose(program)?;
-    Ok(device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(&program.name()),
-        source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(module)),
-    }))
 }
 
 /// Group 0 of the layers job: bone params, clips, the playback records and the output.

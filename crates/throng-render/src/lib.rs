@@ -26,6 +26,7 @@ pub mod compute;
 mod crowd;
 pub mod device;
 mod error;
+mod formats;
 mod frame;
 pub mod gpu_asset;
 pub mod gpu_types;
@@ -34,19 +35,22 @@ pub mod light;
 mod material;
 mod options;
 mod passes;
+mod pipelines;
 mod prop;
 mod readback;
 mod renderer;
 mod scatter;
 pub mod shaders;
+mod static_mesh;
 mod target;
+mod upload;
 mod vat;
 
 pub use camera::Camera;
 pub use crowd::{Crowd, CrowdUpload, LivePose, Playback, RecordUpdate};
 pub use device::{AdapterSummary, DeviceError, Gpu};
 pub use error::RenderError;
-pub use frame::{FrameStats, MotionImage, RenderedFrame};
+pub use frame::{FrameStats, RenderedFrame};
 pub use gpu_asset::GpuAsset;
 pub use options::{
     DebugView, RenderOptions, ShadowLod, SkinPath, COLOR_FORMAT, DEFAULT_COLOR, DEPTH_FORMAT,
@@ -58,6 +62,7 @@ pub use passes::reference::{DecodedMeshes, ReferenceMesh};
 pub use prop::{GpuProp, Prop, PropMesh};
 pub use renderer::{render_png, Palettes, Renderer};
 pub use shaders::{Program, ShaderError};
+pub use target::MotionImage;
 /// The per-instance contract, as the renderer reads it (throng-contract's types).
 pub use throng_contract::{
     Encoding, GpuInstanceRecord, GpuRecordWrite, InstanceRecord, InstanceTransform, Layer,

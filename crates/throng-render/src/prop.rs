@@ -10,7 +10,7 @@ use throng_asset::Aabb;
 use crate::device::Gpu;
 use crate::error::RenderError;
 use crate::gpu_types::MaterialUniform;
-use crate::passes::reference::{upload_mesh, MeshBuffers, MeshStreams};
+use crate::static_mesh::{upload_mesh, MeshBuffers, MeshStreams};
 
 /// A static mesh to attach to anchors, as [`crate::Renderer::upload_prop`] takes it. Its own
 /// space is the anchor's: the anchor's transform (model space of the asset, then the instance

@@ -29,7 +29,7 @@ use crate::passes::reference::{ReferenceMesh, ReferencePass};
 use crate::passes::shadow::{depth_pass, ShadowPass};
 use crate::passes::{draw_params_buffer, DrawLayouts};
 use crate::prop::{GpuProp, PropMesh};
-use crate::readback::map_read;
+use crate::readback::{map_read, read_buffer};
 use crate::target::OffscreenTarget;
 
 /// A renderer: a device plus the passes, whose pipelines are built on first use. Holds no
@@ -214,13 +214,7 @@ impl Renderer {
         playback: Playback,
         opts: &RenderOptions,
     ) -> Result<image::RgbaImage, RenderError> {
-        let crowd = Crowd {
-            asset,
-            transforms,
-            playback,
-            props: &[],
-            live: &[],
-        };
+        let crowd = Crowd::new(asset, transforms, playback);
         Ok(self.render_scene(&[crowd], opts)?.image)
     }
 
@@ -316,17 +310,16 @@ impl Renderer {
                 self.cull.run(
                     device,
                     &CullInputs {
-                        asset: c.asset,
-                        buffers,
-                        instances: c.len() as u32,
-                        timing: k.0.timing,
-                        setup,
-                        lod_bias: opts.lod_bias,
-                        row_bounds: opts.row_bounds,
-                        shadow_lod: opts.shadow_lod,
-                        multi_draw: self.multi_draw,
                         occlusion,
                         palette: palette_frame.as_ref().and_then(|p| p.cull.clone()),
+                        ..CullInputs::new(
+                            c.asset,
+                            buffers,
+                            (c.len() as u32, k.0.timing),
+                            setup,
+                            opts,
+                            self.multi_draw,
+                        )
                     },
                 )
             } else {
@@ -428,7 +421,7 @@ impl Renderer {
         let (ground_draw, _) = self
             .layouts
             .draw_groups(device, &ground_params, &shadow_map);
-        let dummy = crate::crowd::storage_buffer(
+        let dummy = crate::upload::storage_buffer(
             device,
             "throng no transforms",
             &[InstanceTransform::IDENTITY],
@@ -526,12 +519,11 @@ impl Renderer {
             });
             offset += bytes.div_ceil(4) * 4;
         }
-        let buf = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("throng draw arguments readback"),
-            size: offset.max(4),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let buf = read_buffer(
+            &self.gpu.device,
+            "throng draw arguments readback",
+            offset.max(4),
+        );
         for (cd, l) in frames.iter().zip(&layouts) {
             if let Some(run) = &cd.cull {
                 let entries = run.entries as u64 + run.palette.is_some() as u64;
@@ -556,36 +548,21 @@ impl Renderer {
         }
         let timing = crowd.playback.timing();
         self.cull.prepare(device, timing, false)?;
-        let scene = opts
-            .scene
-            .unwrap_or_else(|| scene_bounds(std::slice::from_ref(crowd)));
-        let setup = FrameSetup::new(device, opts, (&scene, &scene), None);
+        let setup = FrameSetup::of_crowd(device, crowd, opts);
         let mut owned = None;
         let buffers = CrowdBuffers::of(device, crowd, &mut owned);
-        let inputs = CullInputs {
-            asset: crowd.asset,
+        let inputs = CullInputs::new(
+            crowd.asset,
             buffers,
-            instances: crowd.len() as u32,
-            timing,
-            setup: &setup,
-            lod_bias: opts.lod_bias,
-            row_bounds: opts.row_bounds,
-            shadow_lod: opts.shadow_lod,
-            multi_draw: self.multi_draw,
-            occlusion: None,
-            palette: None,
-        };
+            (crowd.len() as u32, timing),
+            &setup,
+            opts,
+            self.multi_draw,
+        );
         let Some(run) = self.cull.run(device, &inputs) else {
             return Ok(CullLists::default());
         };
-        let read = |size: u64| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("throng cull readback"),
-                size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        };
+        let read = |size| read_buffer(device, "throng cull readback", size);
         let ids_size = run.visible.size();
         let args_size = run.entries as u64 * std::mem::size_of::<DrawIndexedArgs>() as u64;
         let ids_read = read(ids_size);
@@ -630,10 +607,7 @@ impl Renderer {
         if key.culled {
             self.cull.prepare(device, key.timing, false)?;
         }
-        let scene = opts
-            .scene
-            .unwrap_or_else(|| scene_bounds(std::slice::from_ref(crowd)));
-        let setup = FrameSetup::new(device, &opts, (&scene, &scene), None);
+        let setup = FrameSetup::of_crowd(device, crowd, &opts);
         let mut owned = None;
         let buffers = CrowdBuffers::of(device, crowd, &mut owned);
         let n = crowd.len() as u32;
@@ -655,17 +629,15 @@ impl Renderer {
             self.cull.run(
                 device,
                 &CullInputs {
-                    asset: crowd.asset,
-                    buffers,
-                    instances: n,
-                    timing: key.timing,
-                    setup: &setup,
-                    lod_bias: opts.lod_bias,
-                    row_bounds: opts.row_bounds,
-                    shadow_lod: opts.shadow_lod,
-                    multi_draw: self.multi_draw,
-                    occlusion: None,
                     palette: frame.cull.clone(),
+                    ..CullInputs::new(
+                        crowd.asset,
+                        buffers,
+                        (n, key.timing),
+                        &setup,
+                        &opts,
+                        self.multi_draw,
+                    )
                 },
             )
         } else {
@@ -680,14 +652,7 @@ impl Renderer {
             cull.as_ref(),
             crowd.live,
         )?;
-        let read = |size: u64| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("throng palette readback"),
-                size,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        };
+        let read = |size| read_buffer(device, "throng palette readback", size);
         let bytes = crate::passes::palette::palette_bytes(n as u64, crowd.asset.params.entries)
             .max(crate::passes::palette::PALETTE_ENTRY_BYTES);
         let palette_read = read(bytes);
@@ -739,16 +704,7 @@ impl Renderer {
         playback: Playback,
         opts: &RenderOptions,
     ) -> Result<Vec<u32>, RenderError> {
-        let lists = self.cull_lists(
-            &Crowd {
-                asset,
-                transforms,
-                playback,
-                props: &[],
-                live: &[],
-            },
-            opts,
-        )?;
+        let lists = self.cull_lists(&Crowd::new(asset, transforms, playback), opts)?;
         let mut v: Vec<u32> = lists.main.into_iter().flatten().collect();
         v.sort_unstable();
         Ok(v)

@@ -33,7 +33,7 @@ pub(crate) struct Scatter {
 impl Scatter {
     pub fn new(device: &wgpu::Device) -> Result<Scatter, RenderError> {
         let layout = crate::layouts::record_scatter(device);
-        let pipeline = crate::compute::compute_pipeline(
+        let pipeline = crate::pipelines::compute_pipeline(
             device,
             Program::RecordScatter,
             &layout,

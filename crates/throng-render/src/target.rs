@@ -1,9 +1,32 @@
 //! Render targets: 2D texture descriptions, targets kept between frames (the main pass's depth,
 //! the shadow map), and the offscreen colour target read back to an image.
 
+use glam::Vec2;
+
 use crate::error::RenderError;
 use crate::options::COLOR_FORMAT;
-use crate::readback::map_read;
+use crate::readback::{map_read, read_buffer};
+
+/// A motion vector target read back (docs/design.md §5 "Motion vectors"): per pixel, row by
+/// row from the top left, the screen-space motion since the previous frame in UV units
+/// (fractions of the width and height; +x right, +y down), 0 where nothing was drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MotionImage {
+    pub width: u32,
+    pub height: u32,
+    pub uv: Vec<[f32; 2]>,
+}
+
+impl MotionImage {
+    /// The motion at pixel (x, y) in pixels (None outside the image).
+    pub fn pixels_at(&self, x: u32, y: u32) -> Option<Vec2> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let [u, v] = self.uv[(y * self.width + x) as usize];
+        Some(Vec2::new(u * self.width as f32, v * self.height as f32))
+    }
+}
 
 /// Description of a 2D texture of one mip level and sample (render targets, base colour
 /// images).
@@ -79,12 +102,11 @@ pub(crate) fn copy_out(
 ) -> wgpu::Buffer {
     let size = texture.size();
     let row = padded_row(size.width, texel_bytes);
-    let read = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("throng image readback"),
-        size: row as u64 * size.height as u64,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
+    let read = read_buffer(
+        device,
+        "throng image readback",
+        row as u64 * size.height as u64,
+    );
     enc.copy_texture_to_buffer(
         wgpu::TexelCopyTextureInfo {
             texture,
@@ -131,14 +153,14 @@ pub(crate) fn read_motion(
     gpu: &crate::device::Gpu,
     read: &wgpu::Buffer,
     (width, height): (u32, u32),
-) -> Result<crate::MotionImage, RenderError> {
+) -> Result<MotionImage, RenderError> {
     let bytes = read_rows(gpu, read, (width, height), 4)?;
     let half = |b: &[u8]| half::f16::from_le_bytes([b[0], b[1]]).to_f32();
     let uv = bytes
         .chunks_exact(4)
         .map(|t| [half(&t[0..2]), half(&t[2..4])])
         .collect();
-    Ok(crate::MotionImage { width, height, uv })
+    Ok(MotionImage { width, height, uv })
 }
 
 /// An offscreen sRGB colour target and its readback.

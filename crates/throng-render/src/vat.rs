@@ -2,10 +2,13 @@
 //! (Rgba32Float, Rgba16Float or Rgba16Uint) and an octahedral normal texture (Rg16Sint), both 2D
 //! arrays with texture rows beyond `rows_per_layer` in further layers.
 
-use throng_asset::{Vat, VatEncoding, VAT_NORMAL_BYTES_PER_TEXEL};
+use throng_asset::gpu::TexelFormat;
+use throng_asset::{Vat, VatEncoding};
 use wgpu::util::DeviceExt;
 
+use crate::formats::texture_format;
 use crate::gpu_types::VatParams;
+use crate::upload::{array_texture, Layered};
 
 /// One primitive's VAT on the GPU.
 pub struct GpuVat {
@@ -15,45 +18,20 @@ pub struct GpuVat {
     pub encoding: VatEncoding,
 }
 
-fn array_texture(
+/// A texture of `vat`'s rows in `format`, holding `bytes`.
+fn vat_texture(
     gpu: &crate::Gpu,
-    format: wgpu::TextureFormat,
+    format: TexelFormat,
     vat: &Vat,
     bytes: &[u8],
-    bytes_per_texel: u32,
 ) -> wgpu::TextureView {
-    let rpl = vat.rows_per_layer.clamp(1, vat.texture_rows().max(1));
-    let layers = vat.texture_rows().div_ceil(rpl).max(1);
-    let backend = gpu.adapter.get_info().backend;
-    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("throng vat"),
-        size: wgpu::Extent3d {
-            width: vat.width.max(1),
-            height: rpl,
-            depth_or_array_layers: crate::gpu_asset::array_layers(layers, backend),
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    });
-    crate::gpu_asset::write_layers(
-        &gpu.queue,
-        &texture,
-        bytes,
-        crate::gpu_asset::Layered {
-            width: vat.width,
-            rows: vat.texture_rows(),
-            rows_per_layer: rpl,
-            row_bytes: (vat.width * bytes_per_texel) as usize,
-        },
-    );
-    texture.create_view(&wgpu::TextureViewDescriptor {
-        dimension: Some(wgpu::TextureViewDimension::D2Array),
-        ..Default::default()
-    })
+    let at = Layered {
+        width: vat.width,
+        rows: vat.texture_rows(),
+        rows_per_layer: vat.rows_per_layer.clamp(1, vat.texture_rows().max(1)),
+        row_bytes: (vat.width * format.bytes_per_texel()) as usize,
+    };
+    array_texture(gpu, "throng vat", texture_format(format), at, bytes).1
 }
 
 /// Checks a VAT's sizes; `Err` says what disagrees.
@@ -90,22 +68,11 @@ impl GpuVat {
     pub fn new(gpu: &crate::Gpu, vat: &Vat) -> GpuVat {
         let device = &gpu.device;
         let enc = vat.encoding;
-        let (format, code) = match enc {
-            VatEncoding::F32 => (wgpu::TextureFormat::Rgba32Float, 0),
-            VatEncoding::F16 => (wgpu::TextureFormat::Rgba16Float, 1),
-            VatEncoding::Unorm16 => (wgpu::TextureFormat::Rgba16Uint, 2),
-        };
-        let positions = array_texture(gpu, format, vat, &vat.positions, enc.bytes_per_texel());
+        let positions = vat_texture(gpu, TexelFormat::vat_positions(enc), vat, &vat.positions);
         let normal_bytes: Vec<u8> = vat.normals.iter().flat_map(|q| q.to_le_bytes()).collect();
-        let normals = array_texture(
-            gpu,
-            wgpu::TextureFormat::Rg16Sint,
-            vat,
-            &normal_bytes,
-            VAT_NORMAL_BYTES_PER_TEXEL,
-        );
+        let normals = vat_texture(gpu, TexelFormat::VAT_NORMALS, vat, &normal_bytes);
         let params = VatParams {
-            encoding: code,
+            encoding: enc.code(),
             width: vat.width.max(1),
             rows_per_frame: vat.rows_per_frame(),
             rows_per_layer: vat.rows_per_layer.clamp(1, vat.texture_rows().max(1)),
@@ -156,8 +123,10 @@ impl VatDummies {
                 })
         };
         VatDummies {
-            float: make(wgpu::TextureFormat::Rgba32Float),
-            uint: make(wgpu::TextureFormat::Rgba16Uint),
+            float: make(texture_format(TexelFormat::vat_positions(VatEncoding::F32))),
+            uint: make(texture_format(TexelFormat::vat_positions(
+                VatEncoding::Unorm16,
+            ))),
         }
     }
 }

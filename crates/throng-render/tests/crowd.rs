@@ -46,13 +46,7 @@ fn cpu_crowd<'a>(
     transforms: &'a [InstanceTransform],
     records: &'a [InstanceRecord],
 ) -> Crowd<'a> {
-    Crowd {
-        asset,
-        transforms,
-        playback: Playback::Cpu(records),
-        props: &[],
-        live: &[],
-    }
+    Crowd::new(asset, transforms, Playback::Cpu(records))
 }
 
 fn at(p: Vec3) -> InstanceTransform {

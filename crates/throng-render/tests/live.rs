@@ -94,8 +94,7 @@ fn live_pose_draws_as_cpu_skinning_of_its_matrices() {
     let Some(mut r) = common::renderer() else {
         return;
     };
-    let asset = common::tube_asset(Encoding::Mat3x4F32);
-    let g = r.upload(&asset).expect("upload");
+    let (asset, g) = common::uploaded_tube(&r, Encoding::Mat3x4F32);
     let t = transforms();
     let records = vec![single_layer(5, 0.5, 0), single_layer(9, 0.0, 0)];
     let matrices = live_matrices();
@@ -104,11 +103,8 @@ fn live_pose_draws_as_cpu_skinning_of_its_matrices() {
         matrices: &matrices,
     }];
     let crowd = Crowd {
-        asset: &g,
-        transforms: &t,
-        playback: Playback::Cpu(&records),
-        props: &[],
         live: &live,
+        ..Crowd::new(&g, &t, Playback::Cpu(&records))
     };
     let opts = opts(Skinning::Linear);
     // The buffer: the baked instance computed, the live one the given matrices, bit for bit.
@@ -187,8 +183,7 @@ fn live_pose_under_dual_quaternions_is_the_matrix_as_a_dual_quaternion() {
     let Some(mut r) = common::renderer() else {
         return;
     };
-    let asset = common::tube_asset(Encoding::QuatF32);
-    let g = r.upload(&asset).expect("upload");
+    let (_, g) = common::uploaded_tube(&r, Encoding::QuatF32);
     let t = transforms();
     let records = vec![single_layer(5, 0.5, 0); 2];
     let matrices = live_matrices();
@@ -197,11 +192,8 @@ fn live_pose_under_dual_quaternions_is_the_matrix_as_a_dual_quaternion() {
         matrices: &matrices,
     }];
     let crowd = Crowd {
-        asset: &g,
-        transforms: &t,
-        playback: Playback::Cpu(&records),
-        props: &[],
         live: &live,
+        ..Crowd::new(&g, &t, Playback::Cpu(&records))
     };
     let p = r
         .palettes(&crowd, &opts(Skinning::DualQuat))
@@ -227,18 +219,14 @@ fn wrong_live_poses_are_typed_errors() {
     let Some(mut r) = common::renderer() else {
         return;
     };
-    let asset = common::tube_asset(Encoding::Mat3x4F32);
-    let g = r.upload(&asset).expect("upload");
+    let (_, g) = common::uploaded_tube(&r, Encoding::Mat3x4F32);
     let t = transforms();
     let records = vec![single_layer(5, 0.5, 0); 2];
     let matrices = live_matrices();
     let render = |r: &mut Renderer, live: &[LivePose], path| {
         let crowd = Crowd {
-            asset: &g,
-            transforms: &t,
-            playback: Playback::Cpu(&records),
-            props: &[],
             live,
+            ..Crowd::new(&g, &t, Playback::Cpu(&records))
         };
         r.render_scene(
             &[crowd],
@@ -311,13 +299,7 @@ fn far_lods_refresh_every_nth_frame_and_keep_their_matrices() {
         .collect();
     // Paused: the same records every frame, a different row per instance.
     let records: Vec<InstanceRecord> = (0..n).map(|i| single_layer(2 + i, 0.25, 0)).collect();
-    let crowd = Crowd {
-        asset: &g,
-        transforms: &t,
-        playback: Playback::Cpu(&records),
-        props: &[],
-        live: &[],
-    };
+    let crowd = Crowd::new(&g, &t, Playback::Cpu(&records));
     let every = RenderOptions {
         lod_bias: 1e9,
         ..opts(Skinning::Linear)

@@ -44,8 +44,7 @@ fn motion_debug_view_and_errors() {
     let Some(mut r) = common::renderer() else {
         return;
     };
-    let asset = common::tube_asset(Encoding::Mat3x4F32);
-    let g = r.upload(&asset).expect("upload");
+    let (_, g) = common::uploaded_tube(&r, Encoding::Mat3x4F32);
     let fr = frames();
     let view = |camera| RenderOptions {
         motion_vectors: false,
@@ -64,13 +63,7 @@ fn motion_debug_view_and_errors() {
     // Off the palette path, and with props: typed errors.
     let t = [InstanceTransform::IDENTITY];
     let records = [fr[0].record];
-    let crowd = Crowd {
-        asset: &g,
-        transforms: &t,
-        playback: Playback::Cpu(&records),
-        props: &[],
-        live: &[],
-    };
+    let crowd = Crowd::new(&g, &t, Playback::Cpu(&records));
     let texture = RenderOptions {
         path: SkinPath::Texture,
         ..opts(fr[0].camera)

@@ -86,13 +86,7 @@ fn check(
 ) -> f32 {
     let g = r.upload(asset).expect("upload");
     let t = transforms(layers.len());
-    let crowd = Crowd {
-        asset: &g,
-        transforms: &t,
-        playback,
-        props: &[],
-        live: &[],
-    };
+    let crowd = Crowd::new(&g, &t, playback);
     let opts = RenderOptions {
         skinning,
         cull,
@@ -228,43 +222,35 @@ fn masked_and_additive_layers_equal_the_cpu_decoder_and_the_formula() {
         return;
     };
     let asset = masked_asset(Encoding::Mat3x4F32);
-    let l = |weight, frac, row: u32, clip: u32, mask: u32| {
-        Layer {
-            weight,
-            frac,
-            row: row as f32,
-            clip,
+    // A record of layers (weight, frac, row, clip, mask), the rest empty.
+    let rec = |layers: &[(f32, f32, u32, u32, u32)]| {
+        let mut r = InstanceRecord::default();
+        for (l, &(weight, frac, row, clip, mask)) in r.layers.iter_mut().zip(layers) {
+            *l = Layer {
+                weight,
+                frac,
+                row: row as f32,
+                clip,
+            }
+            .with_mask(mask);
         }
-        .with_mask(mask)
+        r
     };
     let recs = vec![
         // base a, "hard" over it at 0.6, additive b at 0.8
-        InstanceRecord {
-            layers: [
-                l(1.0, 0.3, 2, 0, 0),
-                l(0.6, 0.7, 3, 0, 1),
-                l(0.8, 0.4, 6, 1, 0),
-                Layer::default(),
-            ],
-        },
+        rec(&[
+            (1.0, 0.3, 2, 0, 0),
+            (0.6, 0.7, 3, 0, 1),
+            (0.8, 0.4, 6, 1, 0),
+        ]),
         // base a, "soft" at full weight, additive b at full weight on its last row
-        InstanceRecord {
-            layers: [
-                l(1.0, 0.9, 1, 0, 0),
-                l(1.0, 0.0, 4, 0, 2),
-                l(1.0, 0.5, 8, 1, 0),
-                Layer::default(),
-            ],
-        },
+        rec(&[
+            (1.0, 0.9, 1, 0, 0),
+            (1.0, 0.0, 4, 0, 2),
+            (1.0, 0.5, 8, 1, 0),
+        ]),
         // overlays only: the rest row below them
-        InstanceRecord {
-            layers: [
-                l(0.5, 0.5, 2, 0, 2),
-                l(0.7, 0.2, 5, 1, 0),
-                Layer::default(),
-                Layer::default(),
-            ],
-        },
+        rec(&[(0.5, 0.5, 2, 0, 2), (0.7, 0.2, 5, 1, 0)]),
     ];
     // The decoder against the formula written out (independent of pose_matrix's code).
     for rec in &recs[..2] {

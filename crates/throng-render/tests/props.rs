@@ -47,6 +47,17 @@ fn anchor_error(got: &Mat4, want: &Mat4, d: f32) -> f32 {
     axes.into_iter().fold(origin, f32::max) / d
 }
 
+/// [`anchor_error`] of `got` against `want`, asserted within [`TOLERANCE`]; `what` names the
+/// anchor in the message.
+fn checked_error(got: &Mat4, want: &Mat4, d: f32, what: &str) -> f32 {
+    let e = anchor_error(got, want, d);
+    assert!(
+        e <= TOLERANCE,
+        "{what}: GPU {got:?} vs CPU {want:?}: {e:.2e} of the diagonal"
+    );
+    e
+}
+
 /// Random model-space anchors (rotation, uniform scale 0.5..2, translation within ±1) for every
 /// row of `asset`'s frame table.
 fn random_anchors(asset: &BakedAsset, count: usize, seed: u64) -> AnchorTexture {
@@ -158,11 +169,11 @@ fn gpu_anchors_equal_anchor_world_cpu_timed() {
             .expect("gpu anchors");
         for (i, (rec, t)) in records.iter().zip(&transforms).enumerate() {
             let want = anchor_world(rec, t, &anchors, a).expect("cpu anchor");
-            let e = anchor_error(&got[i], &want, d);
-            assert!(
-                e <= TOLERANCE,
-                "instance {i} anchor {a} ({rec:?}): GPU {:?} vs CPU {want:?}: {e:.2e} of the diagonal",
-                got[i]
+            let e = checked_error(
+                &got[i],
+                &want,
+                d,
+                &format!("instance {i} anchor {a} ({rec:?})"),
             );
             worst = worst.max(e);
         }
@@ -216,11 +227,11 @@ fn gpu_anchors_equal_anchor_world_gpu_timed() {
                 // The runtime's own anchor at its GPU clock (anchor_world on its CPU twin of the
                 // layers the shader derives).
                 let want = rt.anchor_world(h, &anchors, a).expect("cpu anchor");
-                let e = anchor_error(&got[i], &want, d);
-                assert!(
-                    e <= TOLERANCE,
-                    "dt {dt}, instance {i} anchor {a}: GPU {:?} vs CPU {want:?}: {e:.2e}",
-                    got[i]
+                let e = checked_error(
+                    &got[i],
+                    &want,
+                    d,
+                    &format!("dt {dt}, instance {i} anchor {a}"),
                 );
                 worst = worst.max(e);
                 checked += 1;
@@ -317,11 +328,8 @@ fn props_draw_where_the_cpu_anchor_puts_them() {
         ..Default::default()
     };
     let crowd = |props| Crowd {
-        asset: &g,
-        transforms: &transforms,
-        playback: Playback::Cpu(&records),
         props,
-        live: &[],
+        ..Crowd::new(&g, &transforms, Playback::Cpu(&records))
     };
     let with = r.render_scene(&[crowd(&props)], &opts).expect("render");
     let without = r.render_scene(&[crowd(&[])], &opts).expect("render");
@@ -427,11 +435,8 @@ fn anchor_errors_name_the_asset_and_list_its_anchors() {
         mesh: &prop,
     }];
     let crowd = Crowd {
-        asset: &g,
-        transforms: &transforms,
-        playback: Playback::Cpu(&records),
         props: &props,
-        live: &[],
+        ..Crowd::new(&g, &transforms, Playback::Cpu(&records))
     };
     let Err(e) = r.render_scene(&[crowd], &RenderOptions::default()) else {
         panic!("anchor 7 of 2 drew");

@@ -1,9 +1,14 @@
-//! Every composed WGSL program parses and validates with naga (no GPU needed), and the WGSL
-//! structs have the sizes and member offsets of their Rust twins.
+//! Every composed WGSL program parses and validates with naga (no GPU needed), the WGSL
+//! structs have the sizes and member offsets of their Rust twins, and the skinned draws' vertex
+//! stages read the vertex stream throng-bevy uploads too (`throng_asset::gpu::GpuVertex`).
 
 use throng_asset::Encoding;
 use throng_render::shaders::{all_programs, validate, Program};
 use throng_render::{Skinning, Timing};
+
+mod naga_layout;
+
+use naga_layout::{check, check_vertex_inputs, vertex_inputs};
 
 #[test]
 fn every_program_validates() {
@@ -26,46 +31,23 @@ fn dual_quat_needs_quat_encoding() {
     assert!(validate(p).is_err());
 }
 
-/// Size and member offsets (bytes) of a WGSL struct, from naga's layouter. Names of imported
-/// structs carry the composer's module decoration after the item name.
-fn struct_layout(module: &naga::Module, name: &str) -> Option<(u32, Vec<u32>)> {
-    let item = |n: &str| n.split("X_naga_oil_mod_X").next().unwrap_or(n).to_string();
-    module.types.iter().find_map(|(_, ty)| match &ty.inner {
-        naga::TypeInner::Struct { members, span }
-            if ty.name.as_deref().map(item).as_deref() == Some(name) =>
-        {
-            Some((*span, members.iter().map(|m| m.offset).collect()))
-        }
-        _ => None,
-    })
-}
-
-/// The WGSL structs have the sizes and member offsets of their Rust twins.
-#[test]
-fn wgsl_structs_match_rust_layouts() {
-    use std::mem::{offset_of, size_of};
-    use throng_render::gpu_types::*;
-    let skin = validate(Program::SkinCompute {
-        encoding: throng_asset::Encoding::QuatSnorm16,
+/// The compute skinning program (quat-snorm16, DQ, CPU-timed): the contract's records and the
+/// skinning modules' structs.
+fn skin_program() -> naga::Module {
+    validate(Program::SkinCompute {
+        encoding: Encoding::QuatSnorm16,
         skinning: Skinning::DualQuat,
         timing: Timing::Cpu,
     })
-    .expect("valid");
-    let draw = validate(Program::TextureDraw {
-        encoding: throng_asset::Encoding::Mat4F32,
-        skinning: Skinning::Linear,
-        timing: Timing::Cpu,
-        culled: true,
-        four_influences: false,
-        debug: false,
-    })
-    .expect("valid");
-    let check = |m: &naga::Module, name: &str, size: usize, offsets: &[usize]| {
-        let (span, offs) = struct_layout(m, name).unwrap_or_else(|| panic!("no struct {name}"));
-        assert_eq!(span as usize, size, "{name} size");
-        let offs: Vec<usize> = offs.into_iter().map(|o| o as usize).collect();
-        assert_eq!(offs, offsets, "{name} member offsets");
-    };
+    .expect("valid")
+}
+
+/// The playback contract's structs (throng-contract's types, uploaded unchanged).
+#[test]
+fn playback_structs_match_the_contract() {
+    use std::mem::{offset_of, size_of};
+    use throng_render::gpu_types::*;
+    let skin = skin_program();
     check(
         &skin,
         "Layer",
@@ -94,38 +76,6 @@ fn wgsl_structs_match_rust_layouts() {
             offset_of!(GpuClip, bounds_max),
         ],
     );
-    check(
-        &skin,
-        "BoneParams",
-        size_of::<BoneParams>(),
-        &[0, 4, 8, 12, 16, 20, 24, 28],
-    );
-    check(
-        &skin,
-        "SkinInput",
-        size_of::<SkinInput>(),
-        &[0, 16, 32, 48, 64, 80, 96],
-    );
-    check(&skin, "SkinOutput", size_of::<SkinOutput>(), &[0, 16, 32]);
-    check(&skin, "SkinJob", size_of::<SkinJob>(), &[0, 4, 8, 12]);
-    check(
-        &draw,
-        "FrameUniform",
-        size_of::<FrameUniform>(),
-        &[0, 64, 128, 144, 160, 176, 192, 208, 224, 288],
-    );
-    check(
-        &draw,
-        "DrawParams",
-        size_of::<DrawParams>(),
-        &[0, 4, 8, 12, 16, 20, 24, 28],
-    );
-    check(
-        &draw,
-        "Material",
-        size_of::<MaterialUniform>(),
-        &[0, 16, 32],
-    );
     let timed = validate(Program::LayersCompute {
         timing: Timing::Gpu,
     })
@@ -152,47 +102,33 @@ fn wgsl_structs_match_rust_layouts() {
     );
     assert_eq!(size_of::<throng_render::GpuRecordWrite>(), 64);
     check(&timed, "Timing", size_of::<TimingUniform>(), &[0, 4, 8, 12]);
-    let cull = validate(Program::Cull {
-        timing: Timing::Cpu,
-        occlusion: true,
-    })
-    .expect("valid");
+}
+
+/// The skinning modules' structs (throng-asset's, shared with throng-bevy) and the compute
+/// skinning job's.
+#[test]
+fn skinning_structs_match_rust_layouts() {
+    use std::mem::size_of;
+    use throng_render::gpu_types::*;
+    let skin = skin_program();
     check(
-        &cull,
-        "CullParams",
-        size_of::<CullParams>(),
-        // The Rust struct's own offsets, field by field.
-        &[
-            std::mem::offset_of!(CullParams, planes),
-            std::mem::offset_of!(CullParams, shadow_planes),
-            std::mem::offset_of!(CullParams, fallback_min),
-            std::mem::offset_of!(CullParams, fallback_max),
-            std::mem::offset_of!(CullParams, eye),
-            std::mem::offset_of!(CullParams, lod_error),
-            std::mem::offset_of!(CullParams, light),
-            std::mem::offset_of!(CullParams, instance_count),
-            std::mem::offset_of!(CullParams, primitive_count),
-            std::mem::offset_of!(CullParams, lod_count),
-            std::mem::offset_of!(CullParams, segment),
-            std::mem::offset_of!(CullParams, lod_bias),
-            std::mem::offset_of!(CullParams, shadows),
-            std::mem::offset_of!(CullParams, row_pad),
-            std::mem::offset_of!(CullParams, row_bounds),
-            std::mem::offset_of!(CullParams, shadow_lod),
-            std::mem::offset_of!(CullParams, pass_count),
-            std::mem::offset_of!(CullParams, history_base),
-            std::mem::offset_of!(CullParams, palette_base),
-            std::mem::offset_of!(CullParams, palette_state),
-            std::mem::offset_of!(CullParams, frame),
-            std::mem::offset_of!(CullParams, _pad),
-            std::mem::offset_of!(CullParams, _pad_pair),
-            std::mem::offset_of!(CullParams, refresh),
-        ],
+        &skin,
+        "BoneParams",
+        size_of::<BoneParams>(),
+        &[0, 4, 8, 12, 16, 20, 24, 28],
     );
+    check(
+        &skin,
+        "SkinInput",
+        size_of::<SkinInput>(),
+        &[0, 16, 32, 48, 64, 80, 96],
+    );
+    check(&skin, "SkinOutput", size_of::<SkinOutput>(), &[0, 16, 32]);
+    check(&skin, "SkinJob", size_of::<SkinJob>(), &[0, 4, 8, 12]);
     // The palette path's buffer entry and job (the compute program and the draw share
     // throng::palette).
     let palette = validate(Program::PaletteCompute {
-        encoding: throng_asset::Encoding::QuatSnorm16,
+        encoding: Encoding::QuatSnorm16,
         skinning: Skinning::DualQuat,
         timing: Timing::Gpu,
         culled: true,
@@ -219,15 +155,100 @@ fn wgsl_structs_match_rust_layouts() {
         size_of::<PaletteJob>(),
         &[0, 4, 8, 12],
     );
+}
+
+/// The mesh draws' uniforms.
+#[test]
+fn draw_structs_match_rust_layouts() {
+    use std::mem::size_of;
+    use throng_render::gpu_types::*;
+    let draw = validate(Program::TextureDraw {
+        encoding: Encoding::Mat4F32,
+        skinning: Skinning::Linear,
+        timing: Timing::Cpu,
+        culled: true,
+        four_influences: false,
+        debug: false,
+    })
+    .expect("valid");
+    check(
+        &draw,
+        "FrameUniform",
+        size_of::<FrameUniform>(),
+        &[0, 64, 128, 144, 160, 176, 192, 208, 224, 288],
+    );
+    check(
+        &draw,
+        "DrawParams",
+        size_of::<DrawParams>(),
+        &[0, 4, 8, 12, 16, 20, 24, 28],
+    );
+    check(
+        &draw,
+        "Material",
+        size_of::<MaterialUniform>(),
+        &[0, 16, 32],
+    );
+}
+
+/// Culling's parameters and indirect arguments, and occlusion culling's depth pyramid.
+#[test]
+fn culling_structs_match_rust_layouts() {
+    use std::mem::{offset_of, size_of};
+    use throng_render::gpu_types::*;
+    let cull = validate(Program::Cull {
+        timing: Timing::Cpu,
+        occlusion: true,
+    })
+    .expect("valid");
+    check(
+        &cull,
+        "CullParams",
+        size_of::<CullParams>(),
+        // The Rust struct's own offsets, field by field.
+        &[
+            offset_of!(CullParams, planes),
+            offset_of!(CullParams, shadow_planes),
+            offset_of!(CullParams, fallback_min),
+            offset_of!(CullParams, fallback_max),
+            offset_of!(CullParams, eye),
+            offset_of!(CullParams, lod_error),
+            offset_of!(CullParams, light),
+            offset_of!(CullParams, instance_count),
+            offset_of!(CullParams, primitive_count),
+            offset_of!(CullParams, lod_count),
+            offset_of!(CullParams, segment),
+            offset_of!(CullParams, lod_bias),
+            offset_of!(CullParams, shadows),
+            offset_of!(CullParams, row_pad),
+            offset_of!(CullParams, row_bounds),
+            offset_of!(CullParams, shadow_lod),
+            offset_of!(CullParams, pass_count),
+            offset_of!(CullParams, history_base),
+            offset_of!(CullParams, palette_base),
+            offset_of!(CullParams, palette_state),
+            offset_of!(CullParams, frame),
+            offset_of!(CullParams, _pad),
+            offset_of!(CullParams, _pad_pair),
+            offset_of!(CullParams, refresh),
+        ],
+    );
+    check(
+        &cull,
+        "DrawArgs",
+        size_of::<DrawIndexedArgs>(),
+        &[0, 4, 8, 12, 16],
+    );
+    assert_eq!(size_of::<DrawIndexedArgs>(), 20);
     let occlusion = validate(Program::Occlusion).expect("valid");
     check(
         &occlusion,
         "DepthPyramid",
         size_of::<DepthPyramid>(),
         &[
-            std::mem::offset_of!(DepthPyramid, view_proj),
-            std::mem::offset_of!(DepthPyramid, size),
-            std::mem::offset_of!(DepthPyramid, levels),
+            offset_of!(DepthPyramid, view_proj),
+            offset_of!(DepthPyramid, size),
+            offset_of!(DepthPyramid, levels),
         ],
     );
     let pyramid = validate(Program::DepthPyramid).expect("valid");
@@ -237,6 +258,13 @@ fn wgsl_structs_match_rust_layouts() {
         size_of::<PyramidStep>(),
         &[0, 4, 8, 12],
     );
+}
+
+/// Props' anchors and parameters.
+#[test]
+fn anchor_structs_match_rust_layouts() {
+    use std::mem::{offset_of, size_of};
+    use throng_render::gpu_types::*;
     let anchors = validate(Program::AnchorsCompute {
         timing: Timing::Cpu,
     })
@@ -254,11 +282,41 @@ fn wgsl_structs_match_rust_layouts() {
             offset_of!(PropParams, _pad),
         ],
     );
-    check(
-        &cull,
-        "DrawArgs",
-        size_of::<DrawIndexedArgs>(),
-        &[0, 4, 8, 12, 16],
-    );
-    assert_eq!(size_of::<DrawIndexedArgs>(), 20);
+}
+
+/// The texture and palette draws' vertex stages (main and shadow, 8 and 4 influences) read the
+/// vertex stream at GpuVertex's locations and types; the main stage with 8 influences reads
+/// every attribute.
+#[test]
+fn vertex_stages_read_the_shared_vertex_stream() {
+    for four_influences in [false, true] {
+        let texture = Program::TextureDraw {
+            encoding: Encoding::Mat4F32,
+            skinning: Skinning::Linear,
+            timing: Timing::Cpu,
+            culled: true,
+            four_influences,
+            debug: false,
+        };
+        let palette = Program::PaletteDraw {
+            skinning: Skinning::Linear,
+            timing: Timing::Gpu,
+            culled: false,
+            four_influences,
+            debug: false,
+            motion: true,
+        };
+        for program in [texture, palette] {
+            let module = validate(program).expect("valid");
+            for entry in ["vs_main", "vs_shadow"] {
+                let inputs = vertex_inputs(&module, entry);
+                check_vertex_inputs(&format!("{} {entry}", program.name()), &inputs);
+                if entry == "vs_main" && !four_influences {
+                    let mut read: Vec<u32> = inputs.iter().map(|(l, _)| *l).collect();
+                    read.sort_unstable();
+                    assert_eq!(read, (0..7).collect::<Vec<u32>>(), "{}", program.name());
+                }
+            }
+        }
+    }
 }

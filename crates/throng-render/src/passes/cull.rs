@@ -17,6 +17,7 @@ use crate::frame::FrameSetup;
 use crate::gpu_asset::{GpuAsset, MAX_LODS};
 use crate::gpu_types::{CullParams, DrawIndexedArgs};
 use crate::layouts;
+use crate::options::RenderOptions;
 use crate::passes::occlusion::PyramidFrame;
 use crate::shaders::Program;
 
@@ -106,6 +107,33 @@ pub(crate) struct CullInputs<'a> {
     pub palette: Option<PaletteCull>,
 }
 
+impl<'a> CullInputs<'a> {
+    /// Frustum culling (no occlusion culling, no palette list) of `instances` instances of
+    /// `asset` played with `timing`, with `opts`' LOD and box settings.
+    pub fn new(
+        asset: &'a GpuAsset,
+        buffers: &'a CrowdBuffers,
+        (instances, timing): (u32, Timing),
+        setup: &'a FrameSetup,
+        opts: &RenderOptions,
+        multi_draw: bool,
+    ) -> CullInputs<'a> {
+        CullInputs {
+            asset,
+            buffers,
+            instances,
+            timing,
+            setup,
+            lod_bias: opts.lod_bias,
+            row_bounds: opts.row_bounds,
+            shadow_lod: opts.shadow_lod,
+            multi_draw,
+            occlusion: None,
+            palette: None,
+        }
+    }
+}
+
 /// What the palette path adds to a crowd's culling run (docs/design.md §5 "Update-rate LOD").
 #[derive(Debug, Clone)]
 pub(crate) struct PaletteCull {
@@ -158,6 +186,175 @@ pub(crate) fn visible_buffer(device: &wgpu::Device, bytes: u64) -> wgpu::Buffer 
     )
 }
 
+/// The sizes of one crowd's culling run: instances, LODs, primitives, lists per LOD (2, or 3
+/// with occlusion culling) and ids per list.
+#[derive(Clone, Copy)]
+struct ListShape {
+    instances: u32,
+    lods: u32,
+    prims: u32,
+    passes: u32,
+    segment: u32,
+}
+
+impl ListShape {
+    fn of(input: &CullInputs) -> ListShape {
+        ListShape {
+            instances: input.instances,
+            lods: input.asset.lod_count(),
+            prims: input.asset.primitives.len().max(1) as u32,
+            passes: 2 + input.occlusion.is_some() as u32,
+            segment: segment(input.instances),
+        }
+    }
+}
+
+/// The culling program's parameters for one crowd's run.
+fn cull_params(input: &CullInputs, shape: &ListShape) -> CullParams {
+    let asset = input.asset;
+    let setup = input.setup;
+    let ListShape {
+        instances: n,
+        lods,
+        prims,
+        passes,
+        segment,
+    } = *shape;
+    let bounds = &asset.bounds;
+    let (lo, hi) = if bounds.is_empty() {
+        (Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX))
+    } else {
+        (bounds.min, bounds.max)
+    };
+    let mut lod_error = [0.0f32; MAX_LODS];
+    for (d, s) in lod_error.iter_mut().zip(&asset.lod_errors) {
+        *d = *s;
+    }
+    CullParams {
+        planes: crate::camera::frustum_planes(&setup.view_proj).map(|p| p.to_array()),
+        shadow_planes: crate::camera::frustum_planes(
+            &setup.shadow.map_or(Mat4::IDENTITY, |s| s.view_proj),
+        )
+        .map(|p| p.to_array()),
+        fallback_min: lo.extend(0.0).into(),
+        fallback_max: hi.extend(0.0).into(),
+        eye: setup.camera.eye.extend(setup.pixels_per_unit).into(),
+        lod_error,
+        light: setup.light_reach.to_array(),
+        instance_count: n,
+        primitive_count: prims,
+        lod_count: lods,
+        segment,
+        lod_bias: input.lod_bias,
+        shadows: setup.shadow.is_some() as u32,
+        row_pad: ROW_PAD * bounds.diagonal().max(0.0),
+        row_bounds: input.row_bounds as u32,
+        shadow_lod: [
+            setup
+                .shadow
+                .map_or(0.0, |s| 1.0 / s.texel.max(f32::MIN_POSITIVE)),
+            match input.shadow_lod {
+                crate::ShadowLod::Texel => 0.0,
+                crate::ShadowLod::Lowest => 1.0,
+                crate::ShadowLod::Main => 2.0,
+            },
+            0.0,
+            0.0,
+        ],
+        pass_count: passes,
+        history_base: passes * lods * segment,
+        palette_base: if input.palette.is_some() {
+            palette_base(n, lods, passes)
+        } else {
+            0
+        },
+        palette_state: palette_state_base(n, lods, passes),
+        frame: input.palette.as_ref().map_or(0, |p| p.frame),
+        _pad: 0,
+        _pad_pair: [0; 2],
+        refresh: input.palette.as_ref().map_or([1; 4], |p| p.refresh),
+    }
+}
+
+/// The indirect draw arguments, [pass][primitive][LOD]: a primitive's LODs are contiguous for
+/// multi-draws, whose first instance points the instance index at the (pass, LOD) list.
+fn draw_args(input: &CullInputs, shape: &ListShape) -> Vec<DrawIndexedArgs> {
+    let ListShape {
+        lods,
+        prims,
+        passes,
+        segment,
+        ..
+    } = *shape;
+    let mut args = Vec::with_capacity((passes * lods * prims) as usize);
+    for pass_index in 0..passes {
+        for p in 0..prims as usize {
+            for lod in 0..lods {
+                let (first_index, index_count) =
+                    input.asset.primitives.get(p).map_or((0, 0), |p| p.lod(lod));
+                args.push(DrawIndexedArgs {
+                    index_count,
+                    first_index,
+                    first_instance: if input.multi_draw {
+                        (pass_index * lods + lod) * segment
+                    } else {
+                        0
+                    },
+                    ..Default::default()
+                });
+            }
+        }
+    }
+    args
+}
+
+/// The culling pass's bind group: the crowd's skin bindings (no bone texture), `lists` (the
+/// parameters, the visible ids, the arguments), the row bounds and, with occlusion culling,
+/// the boxes.
+fn cull_bind_group(
+    device: &wgpu::Device,
+    bgl: &wgpu::BindGroupLayout,
+    input: &CullInputs,
+    lists: &[(u32, &wgpu::Buffer); 3],
+) -> wgpu::BindGroup {
+    let mut entries = input.buffers.skin_entries(input.asset, false);
+    entries.extend(lists.map(|(binding, buf)| b::buffer_entry(binding, buf)));
+    entries.push(b::buffer_entry(
+        b::ROW_BOUNDS,
+        &input.asset.row_bounds_buffer,
+    ));
+    if let Some(o) = &input.occlusion {
+        entries.push(b::buffer_entry(b::CULL_BOXES, &o.boxes));
+    }
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("throng cull"),
+        layout: bgl,
+        entries: &entries,
+    })
+}
+
+/// Occlusion culling's second phase's bind group: `lists`, the boxes and the depth pyramid.
+fn late_bind_group(
+    device: &wgpu::Device,
+    bgl: &wgpu::BindGroupLayout,
+    o: &OcclusionInputs,
+    lists: &[(u32, &wgpu::Buffer); 3],
+) -> wgpu::BindGroup {
+    let mut entries: Vec<_> = lists
+        .map(|(binding, buf)| b::buffer_entry(binding, buf))
+        .into();
+    entries.extend([
+        b::buffer_entry(b::CULL_BOXES, &o.boxes),
+        b::buffer_entry(b::PYRAMID_PARAMS, &o.pyramid.params),
+        b::buffer_entry(b::PYRAMID, &o.pyramid.texels),
+    ]);
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("throng occlusion"),
+        layout: bgl,
+        entries: &entries,
+    })
+}
+
 impl CullPass {
     /// Builds the pipelines of `timing` (with or without occlusion culling) if they do not
     /// exist yet.
@@ -172,7 +369,7 @@ impl CullPass {
         }
         let bgl = layouts::cull_compute(device, timing, occlusion);
         let program = Program::Cull { timing, occlusion };
-        let pipeline = |entry| crate::compute::compute_pipeline(device, program, &bgl, entry);
+        let pipeline = |entry| crate::pipelines::compute_pipeline(device, program, &bgl, entry);
         let cull = pipeline("cs_cull")?;
         let finish = pipeline("cs_cull_finish")?;
         self.pipelines
@@ -180,7 +377,7 @@ impl CullPass {
         if occlusion && self.late.is_none() {
             let bgl = layouts::occlusion_compute(device);
             let pipeline =
-                |entry| crate::compute::compute_pipeline(device, Program::Occlusion, &bgl, entry);
+                |entry| crate::pipelines::compute_pipeline(device, Program::Occlusion, &bgl, entry);
             let cull = pipeline("cs_occlusion")?;
             let finish = pipeline("cs_occlusion_finish")?;
             self.late = Some(CullPipelines { bgl, cull, finish });
@@ -192,67 +389,8 @@ impl CullPass {
     pub fn run(&self, device: &wgpu::Device, input: &CullInputs) -> Option<CullRun> {
         let occlusion = input.occlusion.is_some();
         let cp = self.pipelines.get(&(input.timing, occlusion))?;
-        let asset = input.asset;
-        let setup = input.setup;
-        let n = input.instances;
-        let lods = asset.lod_count();
-        let prims = asset.primitives.len().max(1) as u32;
-        let passes = 2 + occlusion as u32;
-        let segment = segment(n);
-        let bounds = &asset.bounds;
-        let (lo, hi) = if bounds.is_empty() {
-            (Vec3::splat(-f32::MAX), Vec3::splat(f32::MAX))
-        } else {
-            (bounds.min, bounds.max)
-        };
-        let mut lod_error = [0.0f32; MAX_LODS];
-        for (d, s) in lod_error.iter_mut().zip(&asset.lod_errors) {
-            *d = *s;
-        }
-        let params = CullParams {
-            planes: crate::camera::frustum_planes(&setup.view_proj).map(|p| p.to_array()),
-            shadow_planes: crate::camera::frustum_planes(
-                &setup.shadow.map_or(Mat4::IDENTITY, |s| s.view_proj),
-            )
-            .map(|p| p.to_array()),
-            fallback_min: lo.extend(0.0).into(),
-            fallback_max: hi.extend(0.0).into(),
-            eye: setup.camera.eye.extend(setup.pixels_per_unit).into(),
-            lod_error,
-            light: setup.light_reach.to_array(),
-            instance_count: n,
-            primitive_count: prims,
-            lod_count: lods,
-            segment,
-            lod_bias: input.lod_bias,
-            shadows: setup.shadow.is_some() as u32,
-            row_pad: ROW_PAD * bounds.diagonal().max(0.0),
-            row_bounds: input.row_bounds as u32,
-            shadow_lod: [
-                setup
-                    .shadow
-                    .map_or(0.0, |s| 1.0 / s.texel.max(f32::MIN_POSITIVE)),
-                match input.shadow_lod {
-                    crate::ShadowLod::Texel => 0.0,
-                    crate::ShadowLod::Lowest => 1.0,
-                    crate::ShadowLod::Main => 2.0,
-                },
-                0.0,
-                0.0,
-            ],
-            pass_count: passes,
-            history_base: passes * lods * segment,
-            palette_base: if input.palette.is_some() {
-                palette_base(n, lods, passes)
-            } else {
-                0
-            },
-            palette_state: palette_state_base(n, lods, passes),
-            frame: input.palette.as_ref().map_or(0, |p| p.frame),
-            _pad: 0,
-            _pad_pair: [0; 2],
-            refresh: input.palette.as_ref().map_or([1; 4], |p| p.refresh),
-        };
+        let shape = ListShape::of(input);
+        let params = cull_params(input, &shape);
         let params_buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("throng cull params"),
             contents: bytemuck::bytes_of(&params),
@@ -264,30 +402,15 @@ impl CullPass {
             (None, Some(v)) => v,
             (None, None) => visible_buffer(
                 device,
-                visible_bytes(n, lods, passes, input.palette.is_some()),
+                visible_bytes(
+                    shape.instances,
+                    shape.lods,
+                    shape.passes,
+                    input.palette.is_some(),
+                ),
             ),
         };
-        // [pass][primitive][LOD]: a primitive's LODs are contiguous for multi-draws, whose
-        // first instance points the instance index at the (pass, LOD) list.
-        let mut args = Vec::with_capacity((passes * lods * prims) as usize);
-        for pass_index in 0..passes {
-            for p in 0..prims as usize {
-                for lod in 0..lods {
-                    let (first_index, index_count) =
-                        asset.primitives.get(p).map_or((0, 0), |p| p.lod(lod));
-                    args.push(DrawIndexedArgs {
-                        index_count,
-                        first_index,
-                        first_instance: if input.multi_draw {
-                            (pass_index * lods + lod) * segment
-                        } else {
-                            0
-                        },
-                        ..Default::default()
-                    });
-                }
-            }
-        }
+        let mut args = draw_args(input, &shape);
         let draw_entries = args.len() as u32;
         // The palette list's counter, then the palette pass's dispatch (written by
         // cs_cull_finish).
@@ -309,39 +432,15 @@ impl CullPass {
                 | wgpu::BufferUsages::INDIRECT
                 | wgpu::BufferUsages::COPY_SRC,
         });
-        let mut entries = input.buffers.skin_entries(asset, false);
         // What both phases bind: the parameters, the lists, the arguments.
         let lists = [
             (b::CULL_PARAMS, &params_buf),
             (b::VISIBLE_IDS, &visible),
             (b::DRAW_ARGS, &args_buf),
         ];
-        entries.extend(lists.map(|(binding, buf)| b::buffer_entry(binding, buf)));
-        entries.push(b::buffer_entry(b::ROW_BOUNDS, &asset.row_bounds_buffer));
-        if let Some(o) = &input.occlusion {
-            entries.push(b::buffer_entry(b::CULL_BOXES, &o.boxes));
-        }
-        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("throng cull"),
-            layout: &cp.bgl,
-            entries: &entries,
-        });
+        let bind = cull_bind_group(device, &cp.bgl, input, &lists);
         let late_bind = match (&input.occlusion, &self.late) {
-            (Some(o), Some(late)) => {
-                let mut entries: Vec<_> = lists
-                    .map(|(binding, buf)| b::buffer_entry(binding, buf))
-                    .into();
-                entries.extend([
-                    b::buffer_entry(b::CULL_BOXES, &o.boxes),
-                    b::buffer_entry(b::PYRAMID_PARAMS, &o.pyramid.params),
-                    b::buffer_entry(b::PYRAMID, &o.pyramid.texels),
-                ]);
-                Some(device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("throng occlusion"),
-                    layout: &late.bgl,
-                    entries: &entries,
-                }))
-            }
+            (Some(o), Some(late)) => Some(late_bind_group(device, &late.bgl, o, &lists)),
             _ => None,
         };
         Some(CullRun {
@@ -351,10 +450,10 @@ impl CullPass {
             occlusion,
             visible,
             args: args_buf,
-            instances: n,
-            passes,
+            instances: shape.instances,
+            passes: shape.passes,
             entries: draw_entries,
-            segment,
+            segment: shape.segment,
             palette,
         })
     }

@@ -11,8 +11,8 @@ use super::{draw_params_buffer, groups, mesh_pipeline, DrawLayouts};
 use crate::bindings as b;
 use crate::crowd::{Crowd, CrowdBuffers};
 use crate::error::RenderError;
+use crate::formats;
 use crate::frame::FrameSetup;
-use crate::gpu_asset::GpuVertex;
 use crate::gpu_types::{DrawIndexedArgs, MaterialUniform, DRAW_PARAMS_STRIDE};
 use crate::layouts;
 use crate::options::{RenderOptions, SkinPath, DEFAULT_COLOR};
@@ -100,8 +100,8 @@ fn vertex_entry(key: PipelineKey) -> &'static str {
 /// The vertex buffer layout of [`vertex_entry`].
 fn vertex_layout(key: PipelineKey) -> wgpu::VertexBufferLayout<'static> {
     match key.color {
-        Some(_) => GpuVertex::layout(key.four_influences),
-        None => GpuVertex::shadow_layout(key.four_influences),
+        Some(_) => formats::vertex_layout(key.four_influences),
+        None => formats::shadow_vertex_layout(key.four_influences),
     }
 }
 
@@ -200,14 +200,8 @@ impl SkinnedDraws {
                 culled: key.culled,
                 debug: key.debug,
             };
-            let module = layouts::shader_module(device, program)?;
+            let module = crate::pipelines::shader_module(device, program)?;
             let bgl = layouts::vat_draw(device, key.timing, key.culled);
-            // Only UV0 of the interleaved vertex is read; the vertex index addresses the VAT.
-            let uv_only = [wgpu::VertexAttribute {
-                format: wgpu::VertexFormat::Float32x2,
-                offset: std::mem::offset_of!(GpuVertex, uv) as u64,
-                shader_location: 0,
-            }];
             let pipeline = mesh_pipeline(
                 device,
                 &format!("throng vat draw{pass}"),
@@ -218,11 +212,8 @@ impl SkinnedDraws {
                     Some(&layouts.vat),
                     draw_bgl,
                 ),
-                &[Some(wgpu::VertexBufferLayout {
-                    array_stride: std::mem::size_of::<GpuVertex>() as u64,
-                    step_mode: wgpu::VertexStepMode::Vertex,
-                    attributes: &uv_only,
-                })],
+                // Only UV0 of the interleaved vertex is read; the vertex index addresses the VAT.
+                &[Some(formats::vat_vertex_layout())],
                 ("vs_main", "fs_main"),
                 (key.color, false),
             );
@@ -256,7 +247,7 @@ impl SkinnedDraws {
                     "texture",
                 )
             };
-            let module = layouts::shader_module(device, program)?;
+            let module = crate::pipelines::shader_module(device, program)?;
             let pipeline = mesh_pipeline(
                 device,
                 &format!("throng {label} draw{pass}"),

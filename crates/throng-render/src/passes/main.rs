@@ -10,7 +10,6 @@ use super::draw::{CrowdDraw, SkinnedDraws};
 use super::{groups, mesh_pipeline, DrawLayouts};
 use crate::bindings as b;
 use crate::error::RenderError;
-use crate::layouts;
 use crate::options::DEPTH_FORMAT;
 use crate::shaders::Program;
 use crate::target::CachedTarget;
@@ -125,7 +124,7 @@ impl MainPass {
         if self.ground.contains_key(&(format, motion)) {
             return Ok(());
         }
-        let module = layouts::shader_module(device, Program::Ground { motion })?;
+        let module = crate::pipelines::shader_module(device, Program::Ground { motion })?;
         let fs = if motion {
             "fs_ground_motion"
         } else {

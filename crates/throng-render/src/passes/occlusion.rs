@@ -68,7 +68,7 @@ impl OcclusionPass {
     pub fn prepare(&mut self, device: &wgpu::Device) -> Result<(), RenderError> {
         if self.pipeline.is_none() {
             let bgl = layouts::depth_pyramid(device);
-            let p = crate::compute::compute_pipeline(
+            let p = crate::pipelines::compute_pipeline(
                 device,
                 Program::DepthPyramid,
                 &bgl,

@@ -200,7 +200,7 @@ impl PalettePass {
             culled: key.culled,
         };
         let bgl = layouts::palette_compute(device, key.encoding, key.timing, key.culled);
-        let pipeline = crate::compute::compute_pipeline(device, program, &bgl, "cs_palette")?;
+        let pipeline = crate::pipelines::compute_pipeline(device, program, &bgl, "cs_palette")?;
         self.pipelines.insert(key, (bgl, pipeline));
         Ok(())
     }

@@ -13,7 +13,6 @@ use std::collections::HashMap;
 use throng_contract::Timing;
 use wgpu::util::DeviceExt;
 
-use super::reference::RefVertex;
 use super::{groups, mesh_pipeline, DrawLayouts};
 use crate::bindings as b;
 use crate::crowd::{Crowd, CrowdBuffers};
@@ -22,6 +21,7 @@ use crate::gpu_types::PropParams;
 use crate::layouts;
 use crate::prop::GpuProp;
 use crate::shaders::Program;
+use crate::static_mesh::RefVertex;
 
 /// The prop pipelines and their group 0 layouts, built on first use.
 #[derive(Default)]
@@ -54,7 +54,7 @@ impl PropDraws {
             .bgl
             .entry(timing)
             .or_insert_with(|| layouts::prop_draw(device, timing));
-        let module = layouts::shader_module(device, Program::PropDraw { timing })?;
+        let module = crate::pipelines::shader_module(device, Program::PropDraw { timing })?;
         let pass = if color.is_some() { "" } else { " (shadow)" };
         let pipeline = mesh_pipeline(
             device,

@@ -7,16 +7,16 @@ use std::collections::HashMap;
 
 use glam::Vec3;
 use throng_asset::Aabb;
-use wgpu::util::DeviceExt;
 
 use super::{groups, mesh_pipeline, DrawLayouts};
 use crate::bindings as b;
 use crate::camera::crowd_bounds;
-use crate::crowd::storage_buffer;
 use crate::error::RenderError;
 use crate::gpu_types::MaterialUniform;
 use crate::layouts;
 use crate::shaders::Program;
+use crate::static_mesh::{upload_mesh, MeshBuffers, MeshStreams, RefVertex};
+use crate::upload::storage_buffer;
 use throng_contract::InstanceTransform;
 
 /// Vertices skinned elsewhere (on the CPU, e.g. from the source glTF) in model space, drawn once
@@ -111,115 +111,6 @@ impl<'a> DecodedMeshes<'a> {
     }
 }
 
-/// Interleaved vertex of a static mesh: the reference path's (CPU-skinned, model space) and
-/// a prop's (its anchor's space).
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-pub(crate) struct RefVertex {
-    position: [f32; 3],
-    normal: [f32; 3],
-    uv: [f32; 2],
-}
-
-impl RefVertex {
-    pub const ATTRIBUTES: [wgpu::VertexAttribute; 3] =
-        wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x2];
-
-    pub fn layout() -> wgpu::VertexBufferLayout<'static> {
-        wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<RefVertex>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &Self::ATTRIBUTES,
-        }
-    }
-}
-
-/// A static mesh's streams as given: positions and normals (one each per vertex), UV0, a
-/// triangle list and an encoded base colour texture (PNG/JPEG, sRGB).
-pub(crate) struct MeshStreams<'a> {
-    pub positions: &'a [Vec3],
-    pub normals: &'a [Vec3],
-    pub uvs: Option<&'a [glam::Vec2]>,
-    pub indices: &'a [u32],
-    pub texture: Option<&'a [u8]>,
-}
-
-/// A static mesh on the GPU.
-pub(crate) struct MeshBuffers {
-    pub vertices: wgpu::Buffer,
-    pub indices: wgpu::Buffer,
-    pub index_count: u32,
-    /// The decoded base colour texture (None: none, or not decodable — drawn untextured).
-    pub texture: Option<wgpu::TextureView>,
-}
-
-/// Checks one static mesh (a normal per position, indices in range) and uploads it; None when
-/// it has no triangles. A texture that cannot be decoded is dropped with a warning naming
-/// `what`.
-pub(crate) fn upload_mesh(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    what: &str,
-    m: &MeshStreams,
-) -> Result<Option<MeshBuffers>, RenderError> {
-    let v = m.positions.len();
-    if m.normals.len() != v {
-        return Err(RenderError::BadInput {
-            what: "mesh normals (one per position)",
-            got: m.normals.len(),
-            expected: v,
-        });
-    }
-    if let Some(&i) = m.indices.iter().find(|&&i| i as usize >= v) {
-        return Err(RenderError::BadInput {
-            what: "mesh index (below the vertex count)",
-            got: i as usize,
-            expected: v,
-        });
-    }
-    if v == 0 || m.indices.is_empty() {
-        return Ok(None);
-    }
-    let verts: Vec<RefVertex> = (0..v)
-        .map(|i| RefVertex {
-            position: m.positions[i].into(),
-            normal: m.normals[i].into(),
-            uv: m
-                .uvs
-                .and_then(|u| u.get(i).copied())
-                .unwrap_or(glam::Vec2::ZERO)
-                .into(),
-        })
-        .collect();
-    let texture = match m
-        .texture
-        .map(|bytes| crate::material::upload_image(device, queue, bytes))
-    {
-        Some(Ok(t)) => Some(t.create_view(&Default::default())),
-        Some(Err(e)) => {
-            eprintln!("warning: {what}: texture cannot be decoded ({e}); drawing untextured");
-            None
-        }
-        None => None,
-    };
-    let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("throng mesh vertices"),
-        contents: bytemuck::cast_slice(&verts),
-        usage: wgpu::BufferUsages::VERTEX,
-    });
-    let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("throng mesh indices"),
-        contents: bytemuck::cast_slice(m.indices),
-        usage: wgpu::BufferUsages::INDEX,
-    });
-    Ok(Some(MeshBuffers {
-        vertices,
-        indices,
-        index_count: m.indices.len() as u32,
-        texture,
-    }))
-}
-
 /// The reference pass's group 0 layout (instance transforms and the frame uniform; the ground
 /// uses it too) and its pipelines by colour format (None: the shadow pass).
 pub(crate) struct ReferencePass {
@@ -255,7 +146,7 @@ impl ReferencePass {
             if self.pipelines.contains_key(&color) {
                 continue;
             }
-            let module = layouts::shader_module(device, Program::ReferenceDraw)?;
+            let module = crate::pipelines::shader_module(device, Program::ReferenceDraw)?;
             let p = mesh_pipeline(
                 device,
                 "throng reference draw",

@@ -575,13 +575,7 @@ pub fn occlusion_scenario(r: &mut Renderer, tag: &str) {
         ..Default::default()
     };
     let play = throng_render::Playback::Cpu(&records);
-    let crowd = throng_render::Crowd {
-        asset: &g,
-        transforms: &transforms,
-        playback: play,
-        props: &[],
-        live: &[],
-    };
+    let crowd = throng_render::Crowd::new(&g, &transforms, play);
     let plain = r
         .render_scene(
             &[crowd],

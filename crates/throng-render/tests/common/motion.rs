@@ -65,13 +65,7 @@ pub fn render(
 ) -> (image::RgbaImage, MotionImage) {
     let t = [InstanceTransform::from_mat4(&f.transform)];
     let records = [f.record];
-    let crowd = Crowd {
-        asset: g,
-        transforms: &t,
-        playback: Playback::Cpu(&records),
-        props: &[],
-        live: &[],
-    };
+    let crowd = Crowd::new(g, &t, Playback::Cpu(&records));
     let frame = r.render_scene(&[crowd], opts).expect("render");
     (frame.image, frame.motion.expect("motion vectors read back"))
 }
