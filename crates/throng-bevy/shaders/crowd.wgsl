@@ -22,22 +22,7 @@
     view_transformations::position_world_to_clip,
 }
 #import throng_bevy::crowd_vertex::{CrowdVertex, world_vertex}
-
-// Rust twin: throng_bevy::render::DrawParams (64 B): the primitive's material.
-struct DrawParams {
-    // Linear RGBA base colour factor.
-    base_color: vec4<f32>,
-    // KHR_texture_transform rows: uv' = M · (u, v, 1).
-    uv_row0: vec4<f32>,
-    uv_row1: vec4<f32>,
-    // x: unused; y: 1 when double-sided.
-    misc: vec4<u32>,
-}
-
-@group(#{G_SKIN}) @binding(#{B_DRAW}) var<uniform> draw: DrawParams;
-// The material's base colour texture, or Bevy's white fallback image when it has none.
-@group(#{G_SKIN}) @binding(#{B_BASE_COLOR}) var base_color_texture: texture_2d<f32>;
-@group(#{G_SKIN}) @binding(#{B_SAMPLER}) var base_color_sampler: sampler;
+#import throng_bevy::crowd_material::{draw, material_uv, base_color_texture, base_color_sampler}
 
 struct VertexOut {
     // With a camera prepass (def INVARIANT_POSITION) the main pass's depth test must pass
@@ -60,8 +45,7 @@ fn vertex(v: CrowdVertex) -> VertexOut {
     out.world_position = vec4<f32>(placed.position, 1.0);
     out.clip_position = position_world_to_clip(placed.position);
     out.world_normal = placed.normal;
-    let uv3 = vec3<f32>(v.uv, 1.0);
-    out.uv = vec2<f32>(dot(draw.uv_row0.xyz, uv3), dot(draw.uv_row1.xyz, uv3));
+    out.uv = material_uv(v.uv);
     return out;
 }
 

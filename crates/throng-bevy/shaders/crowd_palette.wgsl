@@ -8,17 +8,7 @@
 
 #import throng::bone::bone_params
 #import throng::pose::write_palette_entry
-#import throng::palette::palette_invocation
-
-// Rust twin: throng_bevy::render::PaletteJob (16 B).
-struct PaletteJob {
-    instances: u32,
-    pad_a: u32,
-    pad_b: u32,
-    pad_c: u32,
-}
-
-@group(#{G_SKIN}) @binding(#{B_PALETTE_JOB}) var<uniform> job: PaletteJob;
+#import throng::palette::{palette_invocation, job}
 
 @compute @workgroup_size(64)
 fn cs_palette(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) lane: u32) {

@@ -22,20 +22,21 @@
 #endif
 #endif
 
-// The crowd's vertex stream (throng_bevy::render::vertex_layout, 64 B a vertex): the entry
-// points' input. With INFLUENCES_4 the second four influences are not declared (not fetched).
+// The crowd's vertex stream (throng_asset::gpu::GpuVertex, 64 B a vertex, at the shader
+// locations of GpuVertex::ATTRIBUTES, as throng-render's draws read it): the entry points'
+// input. With INFLUENCES_4 the second four influences are not declared (not fetched).
 // Field names end in letters: naga_oil refuses module identifiers that end in a digit.
 struct CrowdVertex {
     @builtin(instance_index) instance: u32,
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
-    @location(2) uv: vec2<f32>,
-    @location(3) joints_lo: vec4<u32>,
+    @location(2) joints_lo: vec4<u32>,
     // unorm16 weights as integers, w / 65535 as the CPU decoder reads them.
-    @location(5) weights_lo: vec4<u32>,
+    @location(4) weights_lo: vec4<u32>,
+    @location(6) uv: vec2<f32>,
 #ifndef INFLUENCES_4
-    @location(4) joints_hi: vec4<u32>,
-    @location(6) weights_hi: vec4<u32>,
+    @location(3) joints_hi: vec4<u32>,
+    @location(5) weights_hi: vec4<u32>,
 #endif
 }
 

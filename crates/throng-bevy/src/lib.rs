@@ -71,6 +71,10 @@ pub use throng_runtime::{PlayOptions, PlaybackControl, Runtime};
 /// function the main pass and the shadow and prepass passes share.
 pub const CROWD_VERTEX_WGSL: &str = include_str!("../shaders/crowd_vertex.wgsl");
 
+/// `throng_bevy::crowd_material`: a primitive's material uniform and base colour texture, as
+/// the main pass reads them.
+pub const CROWD_MATERIAL_WGSL: &str = include_str!("../shaders/crowd_material.wgsl");
+
 /// The plugin's main-world systems, in `PostUpdate` after `TransformSystems::Propagate`.
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ThrongSystems;
@@ -82,8 +86,8 @@ pub struct ThrongSystems;
 pub struct ThrongPlugin;
 
 /// The crowd's shaders (main pass, palette pass, shadow and prepass depth) and the WGSL
-/// modules they import (throng's and `throng_bevy::crowd_vertex`), kept alive as Bevy shader
-/// assets.
+/// modules they import (throng's, `throng_bevy::crowd_vertex` and `crowd_material`), kept
+/// alive as Bevy shader assets.
 #[derive(Resource)]
 pub struct ThrongShaders {
     pub crowd: Handle<Shader>,
@@ -165,6 +169,10 @@ impl Plugin for ThrongPlugin {
         modules.push(shaders.add(Shader::from_wgsl(
             CROWD_VERTEX_WGSL,
             "crates/throng-bevy/shaders/crowd_vertex.wgsl",
+        )));
+        modules.push(shaders.add(Shader::from_wgsl(
+            CROWD_MATERIAL_WGSL,
+            "crates/throng-bevy/shaders/crowd_material.wgsl",
         )));
         let crowd = shaders.add(Shader::from_wgsl(
             include_str!("../shaders/crowd.wgsl"),

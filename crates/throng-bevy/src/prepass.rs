@@ -41,17 +41,13 @@ use bevy::platform::collections::HashSet;
 use bevy::prelude::Resource;
 use bevy::render::mesh::allocator::MeshSlabs;
 use bevy::render::render_asset::RenderAssets;
-use bevy::render::render_phase::{
-    BinnedRenderPhaseType, DrawFunctions, InputUniformIndex, SetItemPipeline,
-    ViewBinnedRenderPhases,
-};
+use bevy::render::render_phase::{DrawFunctions, SetItemPipeline, ViewBinnedRenderPhases};
 use bevy::render::render_resource::*;
-use bevy::render::sync_world::MainEntity;
 use bevy::render::view::ExtractedView;
 use bevy::shader::Shader;
 
 use crate::render::{
-    clip_from_world, crowd_in_view, crowd_layout, posed_crowds, vertex_layout, CrowdGpus, CrowdKey,
+    crowd_layout, posed_crowds, vertex_layout, CrowdGpus, CrowdKey, CrowdQueue,
     DrawCrowdPrimitives, GpuThrongAsset,
 };
 
@@ -142,7 +138,7 @@ impl SpecializedRenderPipeline for CrowdDepthPipeline {
                 view_layout,
                 self.empty_layout.clone(),
                 self.empty_layout.clone(),
-                crowd_layout(key.crowd.sint()),
+                crowd_layout(key.crowd.encoding),
             ],
             vertex: VertexState {
                 shader: self.shader.clone(),
@@ -227,12 +223,16 @@ pub(crate) fn queue_crowd_depth(
 ) {
     let pipeline = pipeline
         .get_or_insert_with(|| CrowdDepthPipeline::new(&prepass_pipeline, shader.depth.clone()));
-    let posed = posed_crowds(&gpus, &palette_ids, &pipeline_cache);
-    let stale: Vec<Entity> = queued
-        .crowds
-        .drain()
-        .chain(gpus.0.keys().copied())
-        .collect();
+    let q = CrowdQueue {
+        gpus: &gpus,
+        assets: &assets,
+        posed: posed_crowds(&gpus, &palette_ids, &pipeline_cache),
+        stale: queued
+            .crowds
+            .drain()
+            .chain(gpus.0.keys().copied())
+            .collect(),
+    };
     queued.shadow_items = 0;
     queued.prepass_items = 0;
     let mut specialize = |view_key: MeshPipelineKey, crowd: CrowdKey, camera: bool| {
@@ -243,48 +243,43 @@ pub(crate) fn queue_crowd_depth(
         };
         pipelines.specialize(&pipeline_cache, pipeline, key)
     };
+    let no_mesh = || AssetId::<Mesh>::invalid().untyped();
 
     let shadow_draw = shadow_draws.read().id::<DrawCrowdDepth>();
     for (light, view) in &light_views {
         let Some(phase) = shadow_phases.get_mut(&view.retained_view_entity) else {
             continue;
         };
-        for e in &stale {
-            phase.remove(MainEntity::from(*e));
-        }
+        q.take_out(phase);
         let Some(&view_key) = light_keys.get(&view.retained_view_entity) else {
             continue;
         };
         let near = !matches!(light, LightEntity::Directional { .. });
-        let clip = clip_from_world(view);
-        for (main, g) in &gpus.0 {
-            if !g.casts_shadows {
-                continue;
-            }
-            let Some(asset) = crowd_in_view(g, &assets, &clip, near) else {
-                continue;
-            };
-            let id = specialize(view_key, CrowdKey::of(g, asset), false);
-            if !posed.contains(main) {
-                continue;
-            }
-            phase.add(
-                ShadowBatchSetKey {
+        let added = q.put_in(
+            phase,
+            view,
+            near,
+            |g, asset| {
+                g.casts_shadows
+                    .then(|| specialize(view_key, CrowdKey::of(g, asset), false))
+            },
+            |id| {
+                let batch_set = ShadowBatchSetKey {
                     pipeline: id,
                     draw_function: shadow_draw,
                     material_bind_group_index: None,
                     slabs: MeshSlabs::default(),
-                },
-                ShadowBinKey {
-                    asset_id: AssetId::<Mesh>::invalid().untyped(),
-                },
-                (g.render_entity, MainEntity::from(*main)),
-                InputUniformIndex::default(),
-                BinnedRenderPhaseType::NonMesh,
-            );
-            queued.crowds.insert(*main);
-            queued.shadow_items += 1;
-        }
+                };
+                (
+                    batch_set,
+                    ShadowBinKey {
+                        asset_id: no_mesh(),
+                    },
+                )
+            },
+        );
+        queued.shadow_items += added.len() as u32;
+        queued.crowds.extend(added);
     }
 
     let prepass_draw = prepass_draws.read().id::<DrawCrowdDepth>();
@@ -292,37 +287,31 @@ pub(crate) fn queue_crowd_depth(
         let Some(phase) = prepass_phases.get_mut(&view.retained_view_entity) else {
             continue;
         };
-        for e in &stale {
-            phase.remove(MainEntity::from(*e));
-        }
+        q.take_out(phase);
         let Some(&view_key) = prepass_keys.get(&view.retained_view_entity) else {
             continue;
         };
-        let clip = clip_from_world(view);
-        for (main, g) in &gpus.0 {
-            let Some(asset) = crowd_in_view(g, &assets, &clip, true) else {
-                continue;
-            };
-            let id = specialize(view_key, CrowdKey::of(g, asset), true);
-            if !posed.contains(main) {
-                continue;
-            }
-            phase.add(
-                OpaqueNoLightmap3dBatchSetKey {
+        let added = q.put_in(
+            phase,
+            view,
+            true,
+            |g, asset| Some(specialize(view_key, CrowdKey::of(g, asset), true)),
+            |id| {
+                let batch_set = OpaqueNoLightmap3dBatchSetKey {
                     pipeline: id,
                     draw_function: prepass_draw,
                     material_bind_group_index: None,
                     slabs: MeshSlabs::default(),
-                },
-                OpaqueNoLightmap3dBinKey {
-                    asset_id: AssetId::<Mesh>::invalid().untyped(),
-                },
-                (g.render_entity, MainEntity::from(*main)),
-                InputUniformIndex::default(),
-                BinnedRenderPhaseType::NonMesh,
-            );
-            queued.crowds.insert(*main);
-            queued.prepass_items += 1;
-        }
+                };
+                (
+                    batch_set,
+                    OpaqueNoLightmap3dBinKey {
+                        asset_id: no_mesh(),
+                    },
+                )
+            },
+        );
+        queued.prepass_items += added.len() as u32;
+        queued.crowds.extend(added);
     }
 }

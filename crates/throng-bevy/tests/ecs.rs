@@ -80,6 +80,15 @@ fn walk(baked: &BakedAsset) -> usize {
     baked.find_clip("walk").or(Some(0)).unwrap_or(0)
 }
 
+/// An instance of `crowd` at `at`, playing `clip`.
+fn spawn_playing(app: &mut App, crowd: Entity, clip: usize, at: Transform) -> Entity {
+    let mut pb = ThrongPlayback::default();
+    pb.play(clip);
+    app.world_mut()
+        .spawn((ThrongInstance { crowd }, at, pb))
+        .id()
+}
+
 #[test]
 fn spawning_and_despawning_entities_spawns_and_despawns_instances() {
     let (mut app, crowd, _) = app_with_crowd(Timing::Cpu);
@@ -184,12 +193,7 @@ fn events_arrive_once_as_messages() {
         );
         app.init_resource::<Seen>()
             .add_systems(PostUpdate, collect.after(throng_bevy::ThrongSystems));
-        let mut pb = ThrongPlayback::default();
-        pb.play(clip);
-        let fox = app
-            .world_mut()
-            .spawn((ThrongInstance { crowd }, Transform::default(), pb))
-            .id();
+        let fox = spawn_playing(&mut app, crowd, clip, Transform::default());
         for _ in 0..90 {
             app.update();
         }
@@ -243,12 +247,7 @@ fn commands_given_before_the_asset_loads_are_applied_once_it_has() {
         .spawn(ThrongCrowd::new(asset.clone(), Timing::Cpu))
         .id();
     let clip = (walk(&baked) + 1) % baked.clips.len();
-    let mut pb = ThrongPlayback::default();
-    pb.play(clip);
-    let fox = app
-        .world_mut()
-        .spawn((ThrongInstance { crowd }, Transform::default(), pb))
-        .id();
+    let fox = spawn_playing(&mut app, crowd, clip, Transform::default());
     app.update();
     app.update();
     assert!(
@@ -273,12 +272,7 @@ fn commands_given_before_the_asset_loads_are_applied_once_it_has() {
 #[test]
 fn playback_commands_reach_the_runtime() {
     let (mut app, crowd, baked) = app_with_crowd(Timing::Cpu);
-    let mut pb = ThrongPlayback::default();
-    pb.play(walk(&baked));
-    let fox = app
-        .world_mut()
-        .spawn((ThrongInstance { crowd }, Transform::default(), pb))
-        .id();
+    let fox = spawn_playing(&mut app, crowd, walk(&baked), Transform::default());
     app.update();
     let h = app.world().get::<ThrongHandle>(fox).expect("handle").0;
     let other = (walk(&baked) + 1) % baked.clips.len();
@@ -327,16 +321,12 @@ fn playback_commands_reach_the_runtime() {
 #[test]
 fn an_anchor_child_follows_its_anchor() {
     let (mut app, crowd, baked) = app_with_crowd(Timing::Cpu);
-    let mut pb = ThrongPlayback::default();
-    pb.play(walk(&baked));
-    let fox = app
-        .world_mut()
-        .spawn((
-            ThrongInstance { crowd },
-            Transform::from_xyz(5.0, 0.0, 1.0),
-            pb,
-        ))
-        .id();
+    let fox = spawn_playing(
+        &mut app,
+        crowd,
+        walk(&baked),
+        Transform::from_xyz(5.0, 0.0, 1.0),
+    );
     let hand = app
         .world_mut()
         .spawn((

@@ -7,7 +7,11 @@
 //! without motion vectors. (The main and depth programs themselves import Bevy's PBR and
 //! prepass modules, which only a Bevy app composes: the example's tests run them.) A missing binding number, a def the shared
 //! modules read that the plugin does not set, or a type error in the shared text fails here
-//! with naga_oil's report instead of as a crowd that Bevy never draws.
+//! with naga_oil's report instead of as a crowd that Bevy never draws. The structs the plugin
+//! uploads have the sizes and member offsets of their Rust twins in the WGSL it composes
+//! (`crowd_vertex` for every timing and path, the palette pass, `crowd_material`), and the
+//! vertex function reads the shared vertex stream (`throng_asset::gpu::GpuVertex`) at its
+//! locations, as throng-render's tests check for its own programs.
 
 use std::collections::HashMap;
 
@@ -18,6 +22,11 @@ use naga_oil::compose::{
 };
 use throng_asset::Encoding;
 use throng_bevy::render::{CrowdKey, PalettePipeline};
+
+#[path = "../../throng-render/tests/naga_layout/mod.rs"]
+mod naga_layout;
+
+use naga_layout::{check, check_vertex_inputs, vertex_inputs};
 
 fn naga_defs(defs: &[ShaderDefVal]) -> HashMap<String, ShaderDefValue> {
     defs.iter()
@@ -77,6 +86,44 @@ fn vertex(v: CrowdVertex) -> @builtin(position) vec4<f32> {
 }
 "#;
 
+/// `throng_bevy::crowd_vertex` composed under [`CROWD_VERTEX_USER`] with the defs of `key`
+/// (and `MOTION`), with a name for messages.
+fn crowd_vertex_module(key: CrowdKey, motion: bool) -> (naga::Module, String) {
+    let mut defs = key.shader_defs();
+    if motion {
+        defs.push("MOTION".into());
+    }
+    let what = format!("{} {key:?} motion={motion}", key.encoding);
+    let mut composer = shared_modules();
+    add_module(
+        &mut composer,
+        throng_bevy::CROWD_VERTEX_WGSL,
+        "crates/throng-bevy/shaders/crowd_vertex.wgsl",
+    );
+    let module = composer
+        .make_naga_module(NagaModuleDescriptor {
+            source: CROWD_VERTEX_USER,
+            file_path: "crowd_vertex_user.wgsl",
+            shader_defs: naga_defs(&defs),
+            ..Default::default()
+        })
+        .unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(&composer)));
+    (module, what)
+}
+
+/// Adds one of the plugin's own WGSL modules to `composer`.
+fn add_module(composer: &mut Composer, source: &str, file_path: &str) {
+    let added = composer.add_composable_module(ComposableModuleDescriptor {
+        source,
+        file_path,
+        language: ShaderLanguage::Wgsl,
+        ..Default::default()
+    });
+    if let Err(e) = added {
+        panic!("{file_path}: {}", e.emit_to_string(composer));
+    }
+}
+
 #[test]
 fn the_crowd_vertex_function_composes_and_validates_for_every_crowd_key() {
     let mut checked = 0;
@@ -85,35 +132,13 @@ fn the_crowd_vertex_function_composes_and_validates_for_every_crowd_key() {
             (0..16).map(|bits| (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0, bits & 8 != 0))
         {
             let key = CrowdKey {
-                encoding: encoding.code(),
+                encoding,
                 gpu_timed,
                 double_sided: false,
                 palette,
                 four_influences,
             };
-            let mut defs = key.shader_defs();
-            if motion {
-                defs.push("MOTION".into());
-            }
-            let what = format!("{encoding} {key:?} motion={motion}");
-            let mut composer = shared_modules();
-            let added = composer.add_composable_module(ComposableModuleDescriptor {
-                source: throng_bevy::CROWD_VERTEX_WGSL,
-                file_path: "crates/throng-bevy/shaders/crowd_vertex.wgsl",
-                language: ShaderLanguage::Wgsl,
-                ..Default::default()
-            });
-            if let Err(e) = added {
-                panic!("{what}: {}", e.emit_to_string(&composer));
-            }
-            let module = composer
-                .make_naga_module(NagaModuleDescriptor {
-                    source: CROWD_VERTEX_USER,
-                    file_path: "crowd_vertex_user.wgsl",
-                    shader_defs: naga_defs(&defs),
-                    ..Default::default()
-                })
-                .unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(&composer)));
+            let (module, what) = crowd_vertex_module(key, motion);
             validate(&module, &what);
             checked += 1;
         }
@@ -121,34 +146,243 @@ fn the_crowd_vertex_function_composes_and_validates_for_every_crowd_key() {
     assert_eq!(checked, Encoding::ALL.len() * 16);
 }
 
-#[test]
-fn the_palette_pass_composes_and_validates_for_every_encoding_and_timing() {
+/// `shaders/crowd_palette.wgsl` composed with the defs `PalettePipeline::specialize` gives
+/// Bevy.
+fn palette_module(encoding: Encoding, gpu_timed: bool) -> naga::Module {
     let pipeline = PalettePipeline {
         shader: Default::default(),
     };
-    let source = include_str!("../shaders/crowd_palette.wgsl");
+    let desc = pipeline.specialize((encoding, gpu_timed));
+    let mut composer = shared_modules();
+    composer
+        .make_naga_module(NagaModuleDescriptor {
+            source: include_str!("../shaders/crowd_palette.wgsl"),
+            file_path: "crates/throng-bevy/shaders/crowd_palette.wgsl",
+            shader_defs: naga_defs(&desc.shader_defs),
+            ..Default::default()
+        })
+        .unwrap_or_else(|e| {
+            panic!(
+                "{encoding} gpu_timed={gpu_timed}: {}",
+                e.emit_to_string(&composer)
+            )
+        })
+}
+
+#[test]
+fn the_palette_pass_composes_and_validates_for_every_encoding_and_timing() {
     for encoding in Encoding::ALL {
         for gpu_timed in [false, true] {
-            let desc = pipeline.specialize((encoding.code(), gpu_timed));
-            let mut composer = shared_modules();
-            let module = composer
-                .make_naga_module(NagaModuleDescriptor {
-                    source,
-                    file_path: "crates/throng-bevy/shaders/crowd_palette.wgsl",
-                    shader_defs: naga_defs(&desc.shader_defs),
-                    ..Default::default()
-                })
-                .unwrap_or_else(|e| {
-                    panic!(
-                        "{encoding} gpu_timed={gpu_timed}: {}",
-                        e.emit_to_string(&composer)
-                    )
-                });
+            let module = palette_module(encoding, gpu_timed);
             validate(&module, &format!("{encoding} gpu_timed={gpu_timed}"));
             assert!(
                 module.entry_points.iter().any(|e| e.name == "cs_palette"),
                 "no cs_palette entry point"
             );
         }
+    }
+}
+
+/// A crowd key of `encoding` on the palette or texture path, CPU- or GPU-timed.
+fn key(encoding: Encoding, gpu_timed: bool, palette: bool) -> CrowdKey {
+    CrowdKey {
+        encoding,
+        gpu_timed,
+        double_sided: false,
+        palette,
+        four_influences: false,
+    }
+}
+
+/// The structs the vertex stage and the palette pass read (the contract's records, transforms
+/// and clip table; throng-asset's bone parameters, palette entry, palette job and clock) have
+/// the sizes and member offsets of the Rust types the plugin uploads.
+#[test]
+fn uploaded_structs_match_their_rust_twins() {
+    use std::mem::{offset_of, size_of};
+    use throng_asset::gpu::{BoneParams, PaletteEntry, PaletteJob, TimingUniform};
+    use throng_contract::{
+        GpuClip, GpuInstanceRecord, GpuLayer, InstanceRecord, InstanceTransform, Layer,
+    };
+    let (cpu, _) = crowd_vertex_module(key(Encoding::QuatSnorm16, false, false), true);
+    check(&cpu, "Layer", size_of::<Layer>(), &[0, 4, 8, 12]);
+    check(&cpu, "InstanceRecord", size_of::<InstanceRecord>(), &[0]);
+    check(
+        &cpu,
+        "InstanceTransform",
+        size_of::<InstanceTransform>(),
+        &[0],
+    );
+    check(
+        &cpu,
+        "Clip",
+        size_of::<GpuClip>(),
+        &[
+            offset_of!(GpuClip, first_row),
+            offset_of!(GpuClip, frames),
+            offset_of!(GpuClip, times_offset),
+            offset_of!(GpuClip, flags),
+            offset_of!(GpuClip, bounds_min),
+            offset_of!(GpuClip, bounds_max),
+        ],
+    );
+    check(
+        &cpu,
+        "BoneParams",
+        size_of::<BoneParams>(),
+        &[
+            offset_of!(BoneParams, entries),
+            offset_of!(BoneParams, rows),
+            offset_of!(BoneParams, rows_per_layer),
+            offset_of!(BoneParams, clip_count),
+            offset_of!(BoneParams, translation_range),
+            offset_of!(BoneParams, scale_range),
+            offset_of!(BoneParams, _pad),
+            offset_of!(BoneParams, _pad) + 4,
+        ],
+    );
+    let (gpu, _) = crowd_vertex_module(key(Encoding::Mat4F32, true, false), true);
+    check(
+        &gpu,
+        "GpuLayer",
+        size_of::<GpuLayer>(),
+        &[
+            offset_of!(GpuLayer, anchor),
+            offset_of!(GpuLayer, phase),
+            offset_of!(GpuLayer, omega_hi),
+            offset_of!(GpuLayer, omega_lo),
+            offset_of!(GpuLayer, clip_mode),
+        ],
+    );
+    check(
+        &gpu,
+        "GpuInstanceRecord",
+        size_of::<GpuInstanceRecord>(),
+        &[
+            offset_of!(GpuInstanceRecord, layers),
+            offset_of!(GpuInstanceRecord, w_anchor),
+            offset_of!(GpuInstanceRecord, w_start),
+            offset_of!(GpuInstanceRecord, w_rate),
+            offset_of!(GpuInstanceRecord, flags),
+        ],
+    );
+    let timing = [
+        offset_of!(TimingUniform, clock),
+        offset_of!(TimingUniform, _pad),
+        offset_of!(TimingUniform, _pad) + 4,
+        offset_of!(TimingUniform, _pad) + 8,
+    ];
+    check(&gpu, "Timing", size_of::<TimingUniform>(), &timing);
+    let entry = [
+        offset_of!(PaletteEntry, a),
+        offset_of!(PaletteEntry, b),
+        offset_of!(PaletteEntry, c),
+    ];
+    let (palette_path, _) = crowd_vertex_module(key(Encoding::Mat4F32, false, true), true);
+    check(
+        &palette_path,
+        "PaletteEntry",
+        size_of::<PaletteEntry>(),
+        &entry,
+    );
+    let palette = palette_module(Encoding::QuatSnorm16, true);
+    check(&palette, "PaletteEntry", size_of::<PaletteEntry>(), &entry);
+    check(&palette, "Timing", size_of::<TimingUniform>(), &timing);
+    check(
+        &palette,
+        "PaletteJob",
+        size_of::<PaletteJob>(),
+        &[
+            offset_of!(PaletteJob, instances),
+            offset_of!(PaletteJob, list_base),
+            offset_of!(PaletteJob, count_word),
+            offset_of!(PaletteJob, _pad),
+        ],
+    );
+}
+
+/// A user of `throng_bevy::crowd_material` (the main pass's material bindings).
+const CROWD_MATERIAL_USER: &str = r#"
+#import throng_bevy::crowd_material::{draw, material_uv, base_color_texture, base_color_sampler}
+
+@fragment
+fn fragment(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
+    let t = textureSample(base_color_texture, base_color_sampler, material_uv(uv));
+    return draw.base_color * t + vec4<f32>(f32(draw.misc.y));
+}
+"#;
+
+/// The main pass's material uniform (`crowd_material`'s `DrawParams`) has the layout of
+/// `throng_bevy::render::DrawParams`: throng-asset's material uniform, then `misc`.
+#[test]
+fn the_material_uniform_matches_its_rust_twin() {
+    use std::mem::{offset_of, size_of};
+    use throng_asset::gpu::MaterialUniform;
+    use throng_bevy::render::DrawParams;
+    let mut composer = shared_modules();
+    add_module(
+        &mut composer,
+        throng_bevy::CROWD_MATERIAL_WGSL,
+        "crates/throng-bevy/shaders/crowd_material.wgsl",
+    );
+    let defs = key(Encoding::QuatSnorm16, false, true).shader_defs();
+    let module = composer
+        .make_naga_module(NagaModuleDescriptor {
+            source: CROWD_MATERIAL_USER,
+            file_path: "crowd_material_user.wgsl",
+            shader_defs: naga_defs(&defs),
+            ..Default::default()
+        })
+        .unwrap_or_else(|e| panic!("crowd_material: {}", e.emit_to_string(&composer)));
+    validate(&module, "crowd_material");
+    let material = offset_of!(DrawParams, material);
+    check(
+        &module,
+        "DrawParams",
+        size_of::<DrawParams>(),
+        &[
+            material + offset_of!(MaterialUniform, base_color),
+            material + offset_of!(MaterialUniform, uv_row0),
+            material + offset_of!(MaterialUniform, uv_row1),
+            offset_of!(DrawParams, misc),
+        ],
+    );
+    assert_eq!(size_of::<DrawParams>(), 64);
+}
+
+/// The vertex function reads the shared vertex stream at its locations and types (every
+/// attribute with 8 influences), and the plugin's vertex layout is that stream's: the same
+/// stride, and each attribute at its location, offset and format.
+#[test]
+fn the_vertex_function_reads_the_shared_vertex_stream() {
+    use throng_asset::gpu::{GpuVertex, VertexFormat};
+    for four_influences in [false, true] {
+        for palette in [false, true] {
+            let k = CrowdKey {
+                four_influences,
+                ..key(Encoding::Mat3x4F16, false, palette)
+            };
+            let (module, what) = crowd_vertex_module(k, false);
+            let inputs = vertex_inputs(&module, "vertex");
+            check_vertex_inputs(&what, &inputs);
+            if !four_influences {
+                let mut read: Vec<u32> = inputs.iter().map(|(l, _)| *l).collect();
+                read.sort_unstable();
+                assert_eq!(read, (0..7).collect::<Vec<u32>>(), "{what}");
+            }
+        }
+    }
+    let layout = throng_bevy::render::vertex_layout();
+    assert_eq!(layout.array_stride, GpuVertex::STRIDE);
+    assert_eq!(layout.attributes.len(), GpuVertex::ATTRIBUTES.len());
+    for (a, want) in layout.attributes.iter().zip(GpuVertex::ATTRIBUTES) {
+        assert_eq!(a.shader_location, want.location);
+        assert_eq!(a.offset, want.offset);
+        let format = match want.format {
+            VertexFormat::Float32x2 => bevy::render::render_resource::VertexFormat::Float32x2,
+            VertexFormat::Float32x3 => bevy::render::render_resource::VertexFormat::Float32x3,
+            VertexFormat::Uint16x4 => bevy::render::render_resource::VertexFormat::Uint16x4,
+        };
+        assert_eq!(a.format, format, "location {}", a.shader_location);
     }
 }

@@ -1,0 +1,332 @@
+//! Each frame, per crowd: the per-primitive material uniforms, the clock and the palette job
+//! written; the palette (and its previous-frame twin) sized by the asset's entries; and the
+//! bind groups of the draw and the palette pass (re)made when a buffer they bind changed.
+
+use bevy::prelude::*;
+use bevy::render::render_asset::RenderAssets;
+use bevy::render::render_resource::{
+    BindGroup, BindGroupEntry, BindingResource, Buffer, BufferDescriptor, BufferUsages,
+    PipelineCache, WgpuLimits,
+};
+use bevy::render::renderer::{RenderDevice, RenderQueue};
+use bevy::render::texture::{FallbackImage, GpuImage};
+use throng_asset::gpu::{palette_bytes, PaletteJob, TimingUniform, PALETTE_ENTRY_BYTES};
+
+use super::bindings;
+use super::crowd_gpu::{CrowdGpu, CrowdGpus};
+use super::gpu_asset::{DrawParams, GpuThrongAsset};
+use super::layouts::{crowd_layout, palette_layout};
+use crate::crowd::SkinPath;
+
+fn uniform_buffer(device: &RenderDevice, label: &str, size: u64) -> Buffer {
+    device.create_buffer(&BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: BufferUsages::UNIFORM | BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// A uniform buffer sized for one `T`.
+fn uniform_of<T>(device: &RenderDevice, label: &str) -> Buffer {
+    uniform_buffer(device, label, size_of::<T>() as u64)
+}
+
+/// Whether a crowd of `capacity` instances (its buffers' capacity: the instance count rounded up
+/// to a power of two, at least 64) of `entries` palette entries can keep its palette in one
+/// storage binding of the device (else it is drawn on the texture path, with a warning).
+pub fn palette_fits(capacity: u64, entries: u32, limits: &WgpuLimits) -> bool {
+    let bytes = palette_bytes(capacity, entries);
+    bytes <= limits.max_storage_buffer_binding_size && bytes <= limits.max_buffer_size
+}
+
+/// (Re)creates the bind groups of crowds whose buffers changed (the palette sized by the
+/// asset's entries), and writes the per-primitive draw uniforms, the clock and the palette
+/// job.
+pub(crate) fn prepare_crowd_bind_groups(
+    mut gpus: ResMut<CrowdGpus>,
+    assets: Res<RenderAssets<GpuThrongAsset>>,
+    images: Res<RenderAssets<GpuImage>>,
+    fallback: Res<FallbackImage>,
+    device: Res<RenderDevice>,
+    queue: Res<RenderQueue>,
+    pipeline_cache: Res<PipelineCache>,
+) {
+    for g in gpus.0.values_mut() {
+        let Some(asset) = assets.get(g.asset) else {
+            continue;
+        };
+        g.write_uniforms(&device, &queue, asset);
+        g.size_palette(&device, asset);
+        if g.bind_groups_valid {
+            continue;
+        }
+        let textures = Textures {
+            images: &images,
+            fallback: &fallback,
+        };
+        g.make_bind_groups(&device, &pipeline_cache, asset, textures);
+    }
+}
+
+/// Where a primitive's base colour texture comes from: Bevy's prepared images, or its white
+/// fallback for a primitive without one.
+#[derive(Clone, Copy)]
+struct Textures<'a> {
+    images: &'a RenderAssets<GpuImage>,
+    fallback: &'a FallbackImage,
+}
+
+impl Textures<'_> {
+    /// The image of primitive texture `id`; None while Bevy still prepares it.
+    fn get(&self, id: Option<AssetId<Image>>) -> Option<&GpuImage> {
+        match id {
+            Some(id) => self.images.get(id),
+            None => Some(&self.fallback.d2),
+        }
+    }
+}
+
+/// The bind group entries of the asset and the crowd's playback, read by the palette pass or,
+/// on the texture path, by the vertex stage.
+fn playback_entries<'a>(
+    asset: &'a GpuThrongAsset,
+    records: &'a Buffer,
+    clock: &'a Buffer,
+) -> [BindGroupEntry<'a>; 6] {
+    [
+        BindGroupEntry {
+            binding: bindings::BONE_PARAMS,
+            resource: asset.bone_params.as_entire_binding(),
+        },
+        BindGroupEntry {
+            binding: bindings::CLIPS,
+            resource: asset.clips.as_entire_binding(),
+        },
+        BindGroupEntry {
+            binding: bindings::FRAME_TIMES,
+            resource: asset.frame_times.as_entire_binding(),
+        },
+        BindGroupEntry {
+            binding: bindings::BONE_TEXTURE,
+            resource: BindingResource::TextureView(&asset.bone_view),
+        },
+        BindGroupEntry {
+            binding: bindings::CPU_RECORDS,
+            resource: records.as_entire_binding(),
+        },
+        BindGroupEntry {
+            binding: bindings::CLOCK,
+            resource: clock.as_entire_binding(),
+        },
+    ]
+}
+
+impl CrowdGpu {
+    /// Writes the per-primitive draw uniforms (made when the asset's primitives change), the
+    /// clock and the palette job.
+    fn write_uniforms(
+        &mut self,
+        device: &RenderDevice,
+        queue: &RenderQueue,
+        asset: &GpuThrongAsset,
+    ) {
+        if self.draws.len() != asset.primitives.len() {
+            self.draws = asset
+                .primitives
+                .iter()
+                .map(|_| uniform_of::<DrawParams>(device, "throng draw params"))
+                .collect();
+            for (p, buf) in asset.primitives.iter().zip(&self.draws) {
+                queue.write_buffer(buf, 0, bytemuck::bytes_of(&p.material));
+            }
+            self.bind_groups_valid = false;
+        }
+        let clock = self
+            .clock_buffer
+            .get_or_insert_with(|| uniform_of::<TimingUniform>(device, "throng clock"));
+        queue.write_buffer(
+            clock,
+            0,
+            bytemuck::bytes_of(&TimingUniform::new(self.clock)),
+        );
+        let job = self
+            .job
+            .get_or_insert_with(|| uniform_of::<PaletteJob>(device, "throng palette job"));
+        queue.write_buffer(job, 0, bytemuck::bytes_of(&PaletteJob::all(self.instances)));
+    }
+
+    /// Makes the palette when it has none (the palette path's `capacity × entries` entries
+    /// when the crowd asks for it and it fits the device, else a one-entry stand-in for the
+    /// texture path's palette binding), and with motion vectors its previous-frame twin.
+    fn size_palette(&mut self, device: &RenderDevice, asset: &GpuThrongAsset) {
+        let entries = asset.baked.bone_texture.entries.max(1);
+        if self.palette.is_none() {
+            let fits = palette_fits(self.capacity, entries, &device.limits());
+            if self.skin_path == SkinPath::Palette && !fits {
+                warn!(
+                    "throng: a crowd of {} instances (capacity {}) × {entries} palette entries needs {} MB of palette, past the device's storage-binding limit of {} MB: drawn on the texture path",
+                    self.instances,
+                    self.capacity,
+                    palette_bytes(self.capacity, entries) / 1_000_000,
+                    device.limits().max_storage_buffer_binding_size / 1_000_000
+                );
+            }
+            self.palette_path = self.skin_path == SkinPath::Palette && fits;
+            // The texture path binds a one-entry stand-in at the palette's binding.
+            let n = if self.palette_path {
+                self.capacity * entries as u64
+            } else {
+                1
+            };
+            self.palette = Some(device.create_buffer(&BufferDescriptor {
+                label: Some("throng palette"),
+                size: n * PALETTE_ENTRY_BYTES,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }));
+            self.prev_palette = None;
+            self.bind_groups_valid = false;
+        }
+        if self.motion && self.palette_path && self.prev_palette.is_none() {
+            self.prev_palette = Some(device.create_buffer(&BufferDescriptor {
+                label: Some("throng previous palette"),
+                size: self.capacity * entries as u64 * PALETTE_ENTRY_BYTES,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+            self.prev_palette_fresh = true;
+            self.bind_groups_valid = false;
+        }
+    }
+
+    /// Makes the draw's bind group of every primitive and the palette pass's, once every
+    /// buffer exists and every primitive's texture is prepared (else it tries again next
+    /// frame).
+    fn make_bind_groups(
+        &mut self,
+        device: &RenderDevice,
+        pipeline_cache: &PipelineCache,
+        asset: &GpuThrongAsset,
+        textures: Textures,
+    ) {
+        let (Some(_), Some(_), Some(_), Some(_), Some(_)) = (
+            &self.transforms,
+            &self.records,
+            &self.palette,
+            &self.clock_buffer,
+            &self.job,
+        ) else {
+            return;
+        };
+        let Some(groups) = self.draw_groups(device, pipeline_cache, asset, textures) else {
+            return;
+        };
+        self.palette_group = self.palette_pass_group(device, pipeline_cache, asset);
+        self.bind_groups = groups;
+        self.bind_groups_valid = true;
+    }
+
+    /// The draw's bind group of each primitive; None until every texture is prepared.
+    fn draw_groups(
+        &self,
+        device: &RenderDevice,
+        pipeline_cache: &PipelineCache,
+        asset: &GpuThrongAsset,
+        textures: Textures,
+    ) -> Option<Vec<BindGroup>> {
+        let (Some(tb), Some(rb), Some(pal), Some(clock)) = (
+            &self.transforms,
+            &self.records,
+            &self.palette,
+            &self.clock_buffer,
+        ) else {
+            return None;
+        };
+        let layout =
+            pipeline_cache.get_bind_group_layout(&crowd_layout(asset.baked.bone_texture.encoding));
+        let mut groups = Vec::with_capacity(asset.primitives.len());
+        for (p, draw) in asset.primitives.iter().zip(&self.draws) {
+            // A texture still being prepared: try again next frame.
+            let image = textures.get(p.image)?;
+            let mut entries = playback_entries(asset, rb, clock).to_vec();
+            entries.extend([
+                BindGroupEntry {
+                    binding: bindings::INSTANCE_TRANSFORMS,
+                    resource: tb.as_entire_binding(),
+                },
+                BindGroupEntry {
+                    binding: bindings::PALETTE,
+                    resource: pal.as_entire_binding(),
+                },
+                BindGroupEntry {
+                    binding: bindings::PREV_TRANSFORMS,
+                    resource: self
+                        .prev_transforms
+                        .as_ref()
+                        .unwrap_or(tb)
+                        .as_entire_binding(),
+                },
+                BindGroupEntry {
+                    binding: bindings::PREV_PALETTE,
+                    resource: self
+                        .prev_palette
+                        .as_ref()
+                        .unwrap_or(pal)
+                        .as_entire_binding(),
+                },
+                BindGroupEntry {
+                    binding: bindings::DRAW,
+                    resource: draw.as_entire_binding(),
+                },
+                BindGroupEntry {
+                    binding: bindings::BASE_COLOR,
+                    resource: BindingResource::TextureView(&image.texture_view),
+                },
+                BindGroupEntry {
+                    binding: bindings::SAMPLER,
+                    resource: BindingResource::Sampler(&image.sampler),
+                },
+            ]);
+            groups.push(device.create_bind_group("throng crowd", &layout, &entries));
+        }
+        Some(groups)
+    }
+
+    /// The palette pass's bind group (None before its buffers exist).
+    fn palette_pass_group(
+        &self,
+        device: &RenderDevice,
+        pipeline_cache: &PipelineCache,
+        asset: &GpuThrongAsset,
+    ) -> Option<BindGroup> {
+        let (Some(rb), Some(pal), Some(clock), Some(job)) =
+            (&self.records, &self.palette, &self.clock_buffer, &self.job)
+        else {
+            return None;
+        };
+        let mut entries = playback_entries(asset, rb, clock).to_vec();
+        entries.extend([
+            BindGroupEntry {
+                binding: bindings::MASKS,
+                resource: asset.masks.as_entire_binding(),
+            },
+            BindGroupEntry {
+                binding: bindings::PALETTE,
+                resource: pal.as_entire_binding(),
+            },
+            BindGroupEntry {
+                binding: bindings::PALETTE_JOB,
+                resource: job.as_entire_binding(),
+            },
+        ]);
+        Some(
+            device.create_bind_group(
+                "throng palette pass",
+                &pipeline_cache
+                    .get_bind_group_layout(&palette_layout(asset.baked.bone_texture.encoding)),
+                &entries,
+            ),
+        )
+    }
+}

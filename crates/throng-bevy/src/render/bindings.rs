@@ -1,0 +1,70 @@
+//! The plugin's bind groups and binding numbers, written once: the bind group layouts and
+//! bind groups use these constants, and throng's WGSL modules read the same numbers as shader
+//! defs (`binding_defs`).
+
+use bevy::shader::ShaderDefVal;
+
+/// Group of the crowd's bind group in the draw; 0 and 1 are Bevy's view groups, 2 Bevy's
+/// empty group. The palette pass binds its own group at [`PALETTE_GROUP`].
+pub const CROWD_GROUP: u32 = 3;
+/// Group of the palette pass's bind group.
+pub const PALETTE_GROUP: u32 = 0;
+
+/// Declares binding constants and their shader-def names (`B_<NAME>`).
+macro_rules! numbers {
+    ($( $(#[$m:meta])* $name:ident = $v:expr; )+) => {
+        $( $(#[$m])* pub const $name: u32 = $v; )+
+        /// Every number above as (shader-def name, value).
+        pub(crate) const DEFS: &[(&str, u32)] = &[$( (concat!("B_", stringify!($name)), $v) ),+];
+    };
+}
+
+// Binding numbers of the crowd's groups (the draw's at CROWD_GROUP, the palette pass's at
+// PALETTE_GROUP): throng's WGSL modules read them as shader defs (`@binding(#{B_BONE_PARAMS})`).
+// They start at 100 to stay clear of `bevy_pbr::pbr_bindings`, which Bevy's PBR functions
+// import at group 3.
+numbers! {
+    /// `BoneParams` uniform (throng_asset::gpu::BoneParams).
+    BONE_PARAMS = 100;
+    /// Clip table, `array<Clip>`.
+    CLIPS = 101;
+    /// Frame-time lists of the clip table, `array<u32>`.
+    FRAME_TIMES = 102;
+    /// Bone texture (2D array; Rgba32Float, Rgba16Float or Rgba16Sint by encoding).
+    BONE_TEXTURE = 103;
+    /// `array<InstanceTransform>`.
+    INSTANCE_TRANSFORMS = 104;
+    /// CPU-timed records, `array<InstanceRecord>`, or GPU-timed ones,
+    /// `array<GpuInstanceRecord>` (a crowd has one kind).
+    CPU_RECORDS = 105;
+    GPU_RECORDS = 105;
+    /// The primitive's `DrawParams` uniform.
+    DRAW = 106;
+    /// Base colour texture and sampler.
+    BASE_COLOR = 107;
+    SAMPLER = 108;
+    /// GPU-timed: the clock uniform (low 32 bits of the runtime's ticks).
+    CLOCK = 109;
+    /// The palette, `array<PaletteEntry>` (throng_asset::gpu::PaletteEntry).
+    PALETTE = 110;
+    /// Layer masks, `array<f32>` (throng_asset::gpu::mask_words).
+    MASKS = 111;
+    /// The palette pass's `PaletteJob` uniform.
+    PALETTE_JOB = 112;
+    /// Binding of throng's modules that the plugin never binds (culled ids): a number
+    /// only, so that the modules compose.
+    VISIBLE_IDS = 113;
+    /// Motion vectors: the previous frame's `array<InstanceTransform>` and palette.
+    PREV_TRANSFORMS = 114;
+    PREV_PALETTE = 115;
+}
+
+/// The group and binding shader defs of a pipeline whose crowd group is `group`.
+pub(crate) fn binding_defs(group: u32) -> Vec<ShaderDefVal> {
+    let mut defs = vec![
+        ShaderDefVal::UInt("G_SKIN".into(), group),
+        ShaderDefVal::UInt("G_FRAME_TIMES".into(), group),
+    ];
+    defs.extend(DEFS.iter().map(|&(k, v)| ShaderDefVal::UInt(k.into(), v)));
+    defs
+}

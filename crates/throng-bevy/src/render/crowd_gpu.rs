@@ -1,0 +1,242 @@
+//! A crowd's per-instance buffers in the render world, and the extract system that writes the
+//! main world's transforms and records straight into them.
+
+use bevy::asset::AssetId;
+use bevy::core_pipeline::prepass::MotionVectorPrepass;
+use bevy::light::NotShadowCaster;
+use bevy::math::Vec3;
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use bevy::render::render_resource::{
+    BindGroup, Buffer, BufferDescriptor, BufferUsages, CommandEncoder, CommandEncoderDescriptor,
+};
+use bevy::render::renderer::{RenderDevice, RenderQueue};
+use bevy::render::sync_world::RenderEntity;
+use bevy::render::Extract;
+use throng_contract::names::Timing;
+use throng_contract::{InstanceTransform, Records};
+use throng_runtime::PlaybackControl;
+
+use crate::asset::ThrongAsset;
+use crate::crowd::{SkinPath, ThrongCrowd};
+
+/// Bytes of one instance transform.
+const TRANSFORM_BYTES: u64 = std::mem::size_of::<InstanceTransform>() as u64;
+
+/// A crowd's per-instance buffers in the render world (kept across frames, rewritten when
+/// the main world's generation counters move).
+pub struct CrowdGpu {
+    pub render_entity: Entity,
+    pub asset: AssetId<ThrongAsset>,
+    pub gpu_timed: bool,
+    pub instances: u32,
+    pub(crate) capacity: u64,
+    pub(crate) record_bytes: u64,
+    pub(crate) transforms: Option<Buffer>,
+    pub(crate) records: Option<Buffer>,
+    /// GPU-timed: the clock uniform (16 B; written every frame, read by the palette pass or,
+    /// on the texture path, the vertex stage).
+    pub(crate) clock_buffer: Option<Buffer>,
+    /// The palette path's buffer, `capacity × entries` entries of 48 B; on the texture path a
+    /// one-entry stand-in for the draw layout's palette binding. `None` until sized by the
+    /// asset (again after the crowd grows or changes path).
+    pub(crate) palette: Option<Buffer>,
+    /// Motion vectors (some camera has Bevy's `MotionVectorPrepass`): the previous frame's
+    /// transforms and palette, copied from the current ones before they are rewritten.
+    /// Without motion vectors the bind groups bind the current buffers in their place.
+    pub motion: bool,
+    pub(crate) prev_transforms: Option<Buffer>,
+    pub(crate) prev_palette: Option<Buffer>,
+    /// The previous-frame buffers were just created: this frame they take this frame's data
+    /// (no motion) instead of the stale content of the current buffers.
+    pub(crate) prev_fresh: bool,
+    /// The same for the previous palette: its first frame copies the palette after the
+    /// palette pass instead of before.
+    pub(crate) prev_palette_fresh: bool,
+    /// The crowd casts into Bevy's shadow maps (its entity has no `NotShadowCaster`).
+    pub casts_shadows: bool,
+    /// The path the crowd asks for.
+    pub skin_path: SkinPath,
+    /// Whether the crowd is drawn on the palette path (asked for, and its palette fits the
+    /// device).
+    pub palette_path: bool,
+    pub(crate) job: Option<Buffer>,
+    /// One per primitive: the material uniform.
+    pub(crate) draws: Vec<Buffer>,
+    pub(crate) bind_groups: Vec<BindGroup>,
+    pub(crate) palette_group: Option<BindGroup>,
+    pub(crate) bind_groups_valid: bool,
+    pub(crate) transforms_gen: u64,
+    pub(crate) records_gen: u64,
+    pub(crate) clock: u32,
+    pub bounds: Option<(Vec3, Vec3)>,
+    pub(crate) seen: bool,
+}
+
+impl CrowdGpu {
+    /// A crowd's state before any buffer is made.
+    fn new(render_entity: Entity, crowd: &ThrongCrowd, timing: Timing) -> CrowdGpu {
+        CrowdGpu {
+            render_entity,
+            asset: crowd.asset.id(),
+            gpu_timed: timing == Timing::Gpu,
+            instances: 0,
+            capacity: 0,
+            record_bytes: timing.record_bytes() as u64,
+            transforms: None,
+            records: None,
+            clock_buffer: None,
+            palette: None,
+            motion: false,
+            prev_transforms: None,
+            prev_palette: None,
+            prev_fresh: false,
+            prev_palette_fresh: false,
+            casts_shadows: true,
+            skin_path: crowd.skin_path,
+            palette_path: false,
+            job: None,
+            draws: Vec::new(),
+            bind_groups: Vec::new(),
+            palette_group: None,
+            bind_groups_valid: false,
+            transforms_gen: u64::MAX,
+            records_gen: u64::MAX,
+            clock: 0,
+            bounds: None,
+            seen: true,
+        }
+    }
+}
+
+/// Every crowd's GPU state, by main-world entity.
+#[derive(Resource, Default)]
+pub struct CrowdGpus(pub HashMap<Entity, CrowdGpu>);
+
+/// What [`extract_crowds`] reads of a crowd entity.
+type ExtractedCrowd = (
+    Entity,
+    &'static RenderEntity,
+    &'static ThrongCrowd,
+    Has<NotShadowCaster>,
+);
+
+/// Copies the crowds' transforms and records straight from the main world's runtime into
+/// GPU buffers (`queue.write_buffer` stages them; no intermediate copy in the render world).
+/// Transforms only when they changed; records every frame CPU-timed, on a change GPU-timed.
+pub(crate) fn extract_crowds(
+    crowds: Extract<Query<ExtractedCrowd>>,
+    motion_views: Extract<Query<(), With<MotionVectorPrepass>>>,
+    mut gpus: ResMut<CrowdGpus>,
+    device: Res<RenderDevice>,
+    queue: Res<RenderQueue>,
+) {
+    for g in gpus.0.values_mut() {
+        g.seen = false;
+    }
+    let motion = !motion_views.is_empty();
+    // Motion vectors: each crowd's transforms are copied to its previous-frame buffer by a
+    // command submitted before this frame's transforms are written (queue writes land at the
+    // start of the next submission, so the copy must be submitted first).
+    let mut copies: Option<CommandEncoder> = None;
+    for (main, render, crowd, not_caster) in &crowds {
+        let Some(rt) = crowd.runtime() else {
+            continue;
+        };
+        let timing = rt.timing();
+        let g = gpus
+            .0
+            .entry(main)
+            .or_insert_with(|| CrowdGpu::new(render.id(), crowd, timing));
+        g.seen = true;
+        g.render_entity = render.id();
+        g.bounds = crowd.bounds;
+        g.casts_shadows = !not_caster;
+        if g.motion != motion {
+            g.motion = motion;
+            g.prev_transforms = None;
+            g.prev_palette = None;
+            g.bind_groups_valid = false;
+        }
+        if g.skin_path != crowd.skin_path {
+            g.skin_path = crowd.skin_path;
+            g.palette = None;
+            g.bind_groups_valid = false;
+        }
+        let n = rt.len() as u64;
+        g.instances = n as u32;
+        if n > g.capacity || g.transforms.is_none() {
+            // Grow by doubling so a growing crowd does not reallocate every frame.
+            let cap = n.max(64).next_power_of_two();
+            g.capacity = cap;
+            g.transforms = Some(device.create_buffer(&BufferDescriptor {
+                label: Some("throng instance transforms"),
+                size: cap * TRANSFORM_BYTES,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }));
+            g.prev_transforms = None;
+            g.records = Some(device.create_buffer(&BufferDescriptor {
+                label: Some("throng instance records"),
+                size: cap * g.record_bytes,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+            // The palette is sized by the asset's entries, in prepare_crowd_bind_groups.
+            g.palette = None;
+            g.bind_groups_valid = false;
+            g.transforms_gen = u64::MAX;
+            g.records_gen = u64::MAX;
+        }
+        if let Records::Gpu { clock, .. } = rt.records() {
+            g.clock = clock;
+        }
+        if motion && g.prev_transforms.is_none() {
+            g.prev_transforms = Some(device.create_buffer(&BufferDescriptor {
+                label: Some("throng previous instance transforms"),
+                size: g.capacity * TRANSFORM_BYTES,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+            // The palette's twin is sized with the palette, in prepare_crowd_bind_groups.
+            g.prev_palette = None;
+            g.prev_fresh = true;
+            g.bind_groups_valid = false;
+        }
+        if let (Some(tb), Some(prev), false) = (&g.transforms, &g.prev_transforms, g.prev_fresh) {
+            if n > 0 {
+                copies
+                    .get_or_insert_with(|| {
+                        device.create_command_encoder(&CommandEncoderDescriptor {
+                            label: Some("throng previous transforms"),
+                        })
+                    })
+                    .copy_buffer_to_buffer(tb, 0, prev, 0, n * TRANSFORM_BYTES);
+            }
+        }
+    }
+    if let Some(copies) = copies {
+        queue.submit([copies.finish()]);
+    }
+    for (main, _, crowd, _) in &crowds {
+        let (Some(g), Some(rt)) = (gpus.0.get_mut(&main), crowd.runtime()) else {
+            continue;
+        };
+        if g.instances == 0 {
+            continue;
+        }
+        if let (Some(tb), true) = (&g.transforms, g.transforms_gen != crowd.transforms_gen) {
+            queue.write_buffer(tb, 0, bytemuck::cast_slice(rt.transforms()));
+            g.transforms_gen = crowd.transforms_gen;
+        }
+        if let (Some(prev), true) = (&g.prev_transforms, g.prev_fresh) {
+            queue.write_buffer(prev, 0, bytemuck::cast_slice(rt.transforms()));
+            g.prev_fresh = false;
+        }
+        if let (Some(rb), true) = (&g.records, g.records_gen != crowd.records_gen) {
+            queue.write_buffer(rb, 0, crowd.record_bytes());
+            g.records_gen = crowd.records_gen;
+        }
+    }
+    gpus.0.retain(|_, g| g.seen);
+}

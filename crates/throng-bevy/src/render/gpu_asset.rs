@@ -1,0 +1,196 @@
+//! A baked asset as a Bevy render asset: bone texture, bone parameters, clip table, layer
+//! masks, and per primitive its vertex and index buffers and material.
+
+use std::sync::Arc;
+
+use bevy::asset::AssetId;
+use bevy::ecs::system::lifetimeless::SRes;
+use bevy::ecs::system::SystemParamItem;
+use bevy::image::Image;
+use bevy::prelude::default;
+use bevy::render::render_asset::{PrepareAssetError, RenderAsset};
+use bevy::render::render_resource::{
+    Buffer, BufferInitDescriptor, BufferUsages, Extent3d, TextureDataOrder, TextureDescriptor,
+    TextureDimension, TextureUsages, TextureView, TextureViewDescriptor, TextureViewDimension,
+};
+use bevy::render::renderer::{RenderDevice, RenderQueue};
+use throng_asset::gpu::{mask_words, BoneParams, GpuVertex, MaterialUniform, TexelFormat};
+use throng_asset::{BakedAsset, BakedMaterial, BakedPrimitive};
+
+use super::formats::texture_format;
+use crate::asset::ThrongAsset;
+
+/// WGSL `DrawParams` of `throng_bevy::crowd_material` (64 B): a primitive's material.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct DrawParams {
+    /// Base colour factor and texture transform (throng-render's material uniform).
+    pub material: MaterialUniform,
+    /// x: unused; y: double-sided.
+    pub misc: [u32; 4],
+}
+
+/// A primitive on the GPU.
+pub struct GpuPrimitive {
+    pub vertices: Buffer,
+    pub indices: Buffer,
+    pub index_count: u32,
+    pub material: DrawParams,
+    pub image: Option<AssetId<Image>>,
+}
+
+/// A baked asset on the GPU: bone texture, clip table, primitives.
+pub struct GpuThrongAsset {
+    pub baked: Arc<BakedAsset>,
+    pub bone_params: Buffer,
+    pub clips: Buffer,
+    pub frame_times: Buffer,
+    pub bone_view: TextureView,
+    /// The layer masks (`throng_asset::gpu::mask_words`).
+    pub masks: Buffer,
+    pub primitives: Vec<GpuPrimitive>,
+    pub double_sided: bool,
+    /// Every primitive has at most 4 influences per vertex (def `INFLUENCES_4`).
+    pub four_influences: bool,
+}
+
+impl RenderAsset for GpuThrongAsset {
+    type SourceAsset = ThrongAsset;
+    type Param = (SRes<RenderDevice>, SRes<RenderQueue>);
+
+    fn prepare_asset(
+        source: ThrongAsset,
+        _id: AssetId<ThrongAsset>,
+        (device, queue): &mut SystemParamItem<Self::Param>,
+        _previous: Option<&Self>,
+    ) -> Result<Self, PrepareAssetError<ThrongAsset>> {
+        Ok(upload(&source, device, queue))
+    }
+}
+
+fn storage_with(device: &RenderDevice, label: &str, bytes: &[u8]) -> Buffer {
+    // wgpu rejects zero-sized storage bindings: an empty table gets one zero word.
+    let zero = [0u8; 16];
+    let contents = if bytes.is_empty() { &zero[..] } else { bytes };
+    device.create_buffer_with_data(&BufferInitDescriptor {
+        label: Some(label),
+        contents,
+        usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
+    })
+}
+
+/// The bone texture as a 2D array (rows beyond `rows_per_layer` in further layers) and its
+/// view.
+fn bone_texture(baked: &BakedAsset, device: &RenderDevice, queue: &RenderQueue) -> TextureView {
+    let bones = &baked.bone_texture;
+    let rpl = bones.rows_per_layer.max(1);
+    let height = bones.rows.clamp(1, rpl);
+    // At least 2 layers: wgpu's GL backend gives a 1-layer texture the 2D target, which a
+    // texture_2d_array binding cannot read.
+    let layers = bones.layers().max(2);
+    let texel = bones.encoding.bytes_per_texel() as usize;
+    let width = bones.width().max(1);
+    let mut data = bones.data.clone();
+    data.resize(
+        width as usize * texel * height as usize * layers as usize,
+        0,
+    );
+    let texture = device.create_texture_with_data(
+        queue,
+        &TextureDescriptor {
+            label: Some("throng bone texture"),
+            size: Extent3d {
+                width,
+                height,
+                depth_or_array_layers: layers,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: TextureDimension::D2,
+            format: texture_format(TexelFormat::bone(bones.encoding)),
+            usage: TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        },
+        TextureDataOrder::LayerMajor,
+        &data,
+    );
+    texture.create_view(&TextureViewDescriptor {
+        dimension: Some(TextureViewDimension::D2Array),
+        ..default()
+    })
+}
+
+/// Primitive `p`'s buffers and material (`images`: the asset's images as Bevy images).
+fn upload_primitive(
+    device: &RenderDevice,
+    p: &BakedPrimitive,
+    mat: Option<&BakedMaterial>,
+    images: &[Option<bevy::asset::Handle<Image>>],
+) -> GpuPrimitive {
+    let factor = mat.map_or([1.0; 4], |m| m.base_color_factor);
+    let t = mat.map(|m| m.texture_transform).unwrap_or_default();
+    let image = mat
+        .and_then(|m| m.base_color_texture)
+        .and_then(|i| images.get(i).cloned().flatten())
+        .map(|h| h.id());
+    GpuPrimitive {
+        vertices: device.create_buffer_with_data(&BufferInitDescriptor {
+            label: Some("throng vertices"),
+            contents: bytemuck::cast_slice(&GpuVertex::all(p)),
+            usage: BufferUsages::VERTEX,
+        }),
+        indices: device.create_buffer_with_data(&BufferInitDescriptor {
+            label: Some("throng indices"),
+            contents: bytemuck::cast_slice(&p.indices),
+            usage: BufferUsages::INDEX,
+        }),
+        index_count: p.indices.len() as u32,
+        material: DrawParams {
+            material: MaterialUniform::new(factor, &t),
+            misc: [0, mat.is_some_and(|m| m.double_sided) as u32, 0, 0],
+        },
+        image,
+    }
+}
+
+/// Uploads a loaded asset (throng-asset validated it on load, so sizes agree).
+fn upload(source: &ThrongAsset, device: &RenderDevice, queue: &RenderQueue) -> GpuThrongAsset {
+    let baked = &source.baked;
+    let table = throng_asset::gpu_clip_table(&baked.clips);
+    let params = BoneParams::new(&baked.bone_texture, baked.clips.len());
+    let material = |p: &BakedPrimitive| p.material.and_then(|m| baked.materials.get(m));
+    GpuThrongAsset {
+        baked: baked.clone(),
+        bone_params: device.create_buffer_with_data(&BufferInitDescriptor {
+            label: Some("throng bone params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: BufferUsages::UNIFORM,
+        }),
+        clips: storage_with(
+            device,
+            "throng clips",
+            bytemuck::cast_slice(table.clip_upload()),
+        ),
+        frame_times: storage_with(
+            device,
+            "throng frame times",
+            bytemuck::cast_slice(table.frame_times.upload_words()),
+        ),
+        bone_view: bone_texture(baked, device, queue),
+        masks: storage_with(
+            device,
+            "throng layer masks",
+            bytemuck::cast_slice(&mask_words(baked)),
+        ),
+        primitives: baked
+            .primitives
+            .iter()
+            .map(|p| upload_primitive(device, p, material(p), &source.images))
+            .collect(),
+        double_sided: baked
+            .primitives
+            .iter()
+            .any(|p| material(p).is_some_and(|m| m.double_sided)),
+        four_influences: baked.primitives.iter().all(|p| p.influences <= 4),
+    }
+}

@@ -1,0 +1,76 @@
+//! The render world: crowds drawn inside Bevy's main 3D pass.
+//!
+//! **Mechanism: non-mesh items in Bevy's opaque phase with a specialized render pipeline**
+//! (the route of Bevy's `custom_phase_item` example). Each visible crowd is one
+//! `BinnedRenderPhaseType::NonMesh` item in each camera's `Opaque3d` phase, drawn with Bevy's
+//! opaque meshes (so before transparent ones, which blend over it as over any opaque mesh);
+//! its draw command binds the crowd's buffers and issues one `draw_indexed` per primitive with
+//! `instances = 0..n`, so draws per frame = primitives, whatever n. Bevy's binned phases keep
+//! their items across frames, so each frame [`queue_crowds`] takes every crowd out of them and
+//! puts the visible ones back ([`QueuedCrowds`]). The
+//! pipeline is `MeshPipeline::specialize` for the view's key (so every view shader def Bevy's
+//! PBR functions need — lights, shadow filtering, tonemapping, fog, MSAA — is set as for
+//! Bevy's own meshes) with throng's vertex layout, bind group and shader swapped in.
+//!
+//! **Skinning: the palette path** (docs/design.md §5 "Skinning paths"). Before Bevy's render
+//! graph runs, each crowd's palette pass — a compute dispatch of throng's `throng::pose`, one
+//! invocation per (instance, palette entry) — writes every instance's blended skin matrices
+//! into the crowd's palette buffer ([`dispatch_palettes`]); the vertex stage then reads one
+//! matrix per influence (`throng::skin` with def `PALETTE`), as Bevy's own skinning reads
+//! its joint matrices, instead of fetching and blending 2 frames × 4 layers per influence
+//! from the bone texture. A crowd whose palette would exceed the device's storage-binding
+//! limit (entries × capacity × 48 B, the capacity being the instance count rounded up to a
+//! power of two; a million Fox instances need 1.2 GB, past wgpu's default 128 MiB and most
+//! devices' limits) is drawn on the texture path instead, with a warning: the same
+//! `throng::skin` without `PALETTE`, straight from the bone texture. Both are throng's shared
+//! WGSL modules (`throng_asset::gpu`), composed by Bevy's naga_oil with the plugin's group and
+//! binding numbers ([`bindings`]).
+//!
+//! Why not a material extension or Bevy's own mesh path: those draw one `Mesh` per entity
+//! through Bevy's mesh uniforms and batching, and a skinned vertex would go through Bevy's
+//! joint-matrix skinning; throng needs its own per-instance storage buffers, its own vertex
+//! streams (8 influences as u16 + unorm16) and no entity per instance. (Until this version
+//! the crowd was a `Transparent3d` item, sorted by its box's centre: a transparent object
+//! farther than that centre but in front of some instances was drawn first and then
+//! overdrawn.)
+//!
+//! Shadow maps and the depth, normal and motion-vector prepasses: [`crate::prepass`]. The
+//! vertex stage of every pass is one WGSL function (`throng_bevy::crowd_vertex`).
+//!
+//! One job per module: `bindings` (group and binding numbers, their shader defs), `formats`
+//! (throng-asset's API-free texel formats and vertex stream as Bevy's types), `layouts` (the
+//! bind group layouts), `gpu_asset` (the baked asset as a render asset), `crowd_gpu` (a
+//! crowd's per-instance buffers and the extract system), `bind_groups` (uniforms, palette
+//! sizing, bind groups), `pipeline` (the main and palette pipelines and [`CrowdKey`]),
+//! `queue` (the `Opaque3d` items and the culling helpers), `palette` (the palette passes'
+//! dispatches), `draw` (the draw command).
+//!
+//! Not done: culling is per crowd (one world box against each view's frustum), not per
+//! instance; skinning is linear blend skinning (no dual quaternions), with no LODs or VATs.
+
+mod bind_groups;
+pub mod bindings;
+mod crowd_gpu;
+mod draw;
+mod formats;
+mod gpu_asset;
+mod layouts;
+mod palette;
+mod pipeline;
+mod queue;
+
+pub use bind_groups::palette_fits;
+pub(crate) use bind_groups::prepare_crowd_bind_groups;
+pub use bindings::{CROWD_GROUP, PALETTE_GROUP};
+pub(crate) use crowd_gpu::extract_crowds;
+pub use crowd_gpu::{CrowdGpu, CrowdGpus};
+pub use draw::{DrawCrowd, DrawCrowdPrimitives};
+pub use formats::{vertex_layout, VERTEX_BYTES};
+pub use gpu_asset::{DrawParams, GpuPrimitive, GpuThrongAsset};
+pub use layouts::{crowd_layout, palette_layout};
+pub(crate) use palette::dispatch_palettes;
+pub use pipeline::{
+    CrowdKey, PaletteKey, PalettePipeline, ThrongPipeline, ThrongPipelineKey, ThrongShader,
+};
+pub use queue::{box_in_frustum, clip_from_world, PalettePipelines, QueuedCrowds};
+pub(crate) use queue::{posed_crowds, queue_crowds, CrowdQueue};

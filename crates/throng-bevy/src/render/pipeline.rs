@@ -1,0 +1,193 @@
+//! The crowd's pipelines: the main pass's (Bevy's mesh pipeline specialised for the view, with
+//! throng's vertex stage and bind group) and the palette pass's compute pipeline, with the
+//! shader defs of what a crowd varies by ([`CrowdKey`]).
+
+use std::sync::Arc;
+
+use bevy::mesh::{Mesh, MeshVertexBufferLayout, MeshVertexBufferLayoutRef, VertexBufferLayout};
+use bevy::pbr::{MeshPipeline, MeshPipelineKey};
+use bevy::prelude::*;
+use bevy::render::render_resource::{
+    ComputePipelineDescriptor, Face, RenderPipelineDescriptor, SpecializedComputePipeline,
+    SpecializedMeshPipeline, SpecializedRenderPipeline, VertexStepMode,
+};
+use bevy::shader::{Shader, ShaderDefVal};
+use throng_asset::gpu::GpuVertex;
+use throng_asset::Encoding;
+
+use super::bindings::{binding_defs, CROWD_GROUP, PALETTE_GROUP};
+use super::crowd_gpu::CrowdGpu;
+use super::formats::{attribute, vertex_layout, VERTEX_BYTES};
+use super::gpu_asset::GpuThrongAsset;
+use super::layouts::{crowd_layout, palette_layout};
+
+/// The crowd shaders' handles, set by the plugin: the draw and the palette pass.
+#[derive(Resource, Clone)]
+pub struct ThrongShader {
+    pub draw: Handle<Shader>,
+    pub palette: Handle<Shader>,
+    /// Shadow maps and prepasses (`crate::prepass`).
+    pub depth: Handle<Shader>,
+}
+
+/// The crowd pipeline: Bevy's mesh pipeline for the view, with throng's vertex stage.
+#[derive(Resource, Clone)]
+pub struct ThrongPipeline {
+    pub mesh_pipeline: MeshPipeline,
+    pub shader: Handle<Shader>,
+}
+
+/// What a crowd's vertex stage varies by, in every pass that draws it (main, shadow, prepass).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CrowdKey {
+    /// The bone texture's encoding (def `ENCODING`: its code).
+    pub encoding: Encoding,
+    pub gpu_timed: bool,
+    pub double_sided: bool,
+    /// The palette path (def `PALETTE`), else the texture path.
+    pub palette: bool,
+    /// At most 4 influences per vertex (def `INFLUENCES_4`).
+    pub four_influences: bool,
+}
+
+impl CrowdKey {
+    /// The key of crowd `g` of `asset`.
+    pub fn of(g: &CrowdGpu, asset: &GpuThrongAsset) -> Self {
+        Self {
+            encoding: asset.baked.bone_texture.encoding,
+            gpu_timed: g.gpu_timed,
+            double_sided: asset.double_sided,
+            palette: g.palette_path,
+            four_influences: asset.four_influences,
+        }
+    }
+
+    /// The shader defs of `throng_bevy::crowd_vertex` and the shared modules it imports,
+    /// with the crowd's group at [`CROWD_GROUP`].
+    pub fn shader_defs(&self) -> Vec<ShaderDefVal> {
+        let mut defs = binding_defs(CROWD_GROUP);
+        defs.extend(playback_defs(self.encoding, self.gpu_timed));
+        defs.push(if self.palette {
+            "PALETTE".into()
+        } else {
+            "BONE_TEXTURE".into()
+        });
+        if self.four_influences {
+            defs.push("INFLUENCES_4".into());
+        }
+        defs
+    }
+
+    /// Back faces culled unless the asset has a double-sided material.
+    pub fn cull_mode(&self) -> Option<Face> {
+        (!self.double_sided).then_some(Face::Back)
+    }
+}
+
+/// What a crowd's main-pass pipeline varies by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ThrongPipelineKey {
+    pub mesh_key: MeshPipelineKey,
+    pub crowd: CrowdKey,
+}
+
+/// The defs shared by both programs of a crowd: the asset's encoding and the timing.
+fn playback_defs(encoding: Encoding, gpu_timed: bool) -> Vec<ShaderDefVal> {
+    let mut defs = vec![ShaderDefVal::UInt("ENCODING".into(), encoding.code())];
+    if gpu_timed {
+        defs.push("GPU_TIMED".into());
+    }
+    defs
+}
+
+impl SpecializedRenderPipeline for ThrongPipeline {
+    type Key = ThrongPipelineKey;
+
+    fn specialize(&self, key: ThrongPipelineKey) -> RenderPipelineDescriptor {
+        // Bevy's mesh pipeline wants a mesh layout to derive vertex defs from: the position,
+        // normal and uv attributes of throng's stream stand in for a Bevy mesh.
+        let stand_in = MeshVertexBufferLayoutRef(Arc::new(MeshVertexBufferLayout::new(
+            vec![
+                Mesh::ATTRIBUTE_POSITION.id,
+                Mesh::ATTRIBUTE_NORMAL.id,
+                Mesh::ATTRIBUTE_UV_0.id,
+            ],
+            VertexBufferLayout {
+                array_stride: VERTEX_BYTES,
+                step_mode: VertexStepMode::Vertex,
+                attributes: [GpuVertex::POSITION, GpuVertex::NORMAL, GpuVertex::UV]
+                    .map(attribute)
+                    .to_vec(),
+            },
+        )));
+        let mut d = match self.mesh_pipeline.specialize(key.mesh_key, &stand_in) {
+            Ok(d) => d,
+            Err(e) => {
+                // Only a missing vertex attribute fails here, and the stand-in has them all.
+                error!("throng: mesh pipeline specialisation failed: {e}");
+                RenderPipelineDescriptor::default()
+            }
+        };
+        let view_layout = self.mesh_pipeline.get_view_layout(key.mesh_key.into());
+        d.layout = vec![
+            view_layout.main_layout.clone(),
+            view_layout.binding_array_layout.clone(),
+            view_layout.empty_layout.clone(),
+            crowd_layout(key.crowd.encoding),
+        ];
+        let mut defs = d.vertex.shader_defs.clone();
+        defs.extend(key.crowd.shader_defs());
+        defs.push(ShaderDefVal::UInt(
+            "MATERIAL_BIND_GROUP".into(),
+            CROWD_GROUP,
+        ));
+        // The camera has a prepass: its depth was written by crate::prepass's pipeline with
+        // the same vertex function, and this pass's depth test must pass on exactly it.
+        if key.mesh_key.intersects(
+            MeshPipelineKey::DEPTH_PREPASS
+                | MeshPipelineKey::NORMAL_PREPASS
+                | MeshPipelineKey::MOTION_VECTOR_PREPASS,
+        ) {
+            defs.push("INVARIANT_POSITION".into());
+        }
+        d.label = Some("throng crowd pipeline".into());
+        d.vertex.shader = self.shader.clone();
+        d.vertex.shader_defs = defs.clone();
+        d.vertex.buffers = vec![vertex_layout()];
+        if let Some(f) = d.fragment.as_mut() {
+            f.shader = self.shader.clone();
+            f.shader_defs = defs;
+        }
+        d.primitive.cull_mode = key.crowd.cull_mode();
+        d
+    }
+}
+
+/// The palette pass's compute pipeline (`shaders/crowd_palette.wgsl`).
+#[derive(Resource, Clone)]
+pub struct PalettePipeline {
+    pub shader: Handle<Shader>,
+}
+
+/// What a palette pass varies by: `(bone texture encoding, GPU-timed)`.
+pub type PaletteKey = (Encoding, bool);
+
+impl SpecializedComputePipeline for PalettePipeline {
+    type Key = PaletteKey;
+
+    fn specialize(&self, (encoding, gpu_timed): PaletteKey) -> ComputePipelineDescriptor {
+        let mut defs = binding_defs(PALETTE_GROUP);
+        defs.extend(playback_defs(encoding, gpu_timed));
+        defs.push("BONE_TEXTURE".into());
+        defs.push("PALETTE_WRITE".into());
+        ComputePipelineDescriptor {
+            label: Some("throng palette pass".into()),
+            layout: vec![palette_layout(encoding)],
+            shader: self.shader.clone(),
+            shader_defs: defs,
+            entry_point: Some("cs_palette".into()),
+            zero_initialize_workgroup_memory: false,
+            ..default()
+        }
+    }
+}
