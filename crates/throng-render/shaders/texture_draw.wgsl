@@ -48,20 +48,17 @@ struct ShadowVertexIn {
 #endif
 }
 
-// The second four joints and weights of a shadow vertex (zeros with INFLUENCES_4).
-fn joints1_of(v: ShadowVertexIn) -> vec4<u32> {
-#ifdef INFLUENCES_4
-    return vec4<u32>(0u);
-#else
-    return v.joints1;
-#endif
+// The second four joints and weights of a vertex (zeros with INFLUENCES_4).
+struct SecondFour {
+    joints: vec4<u32>,
+    weights: vec4<u32>,
 }
 
-fn weights1_of(v: ShadowVertexIn) -> vec4<u32> {
+fn second_four(v: ShadowVertexIn) -> SecondFour {
 #ifdef INFLUENCES_4
-    return vec4<u32>(0u);
+    return SecondFour(vec4<u32>(0u), vec4<u32>(0u));
 #else
-    return v.weights1;
+    return SecondFour(v.joints1, v.weights1);
 #endif
 }
 
@@ -133,7 +130,8 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
 @vertex
 fn vs_shadow(v: ShadowVertexIn, @builtin(instance_index) instance: u32) -> @builtin(position) vec4<f32> {
     let inst = instance_id(instance, draw.id_base);
-    let f = vertex_influences(v.joints0, joints1_of(v), v.weights0, weights1_of(v), draw_lod(instance));
+    let hi = second_four(v);
+    let f = vertex_influences(v.joints0, hi.joints, v.weights0, hi.weights, draw_lod(instance));
     let s = skin_vertex(inst, f.j, f.w, v.position, vec3<f32>(0.0, 1.0, 0.0), vec4<f32>(1.0, 0.0, 0.0, 1.0));
     return mesh_vertex(inst, s.position, s.normal, s.tangent, vec2<f32>(0.0)).clip;
 }

@@ -58,6 +58,20 @@ fn checked_error(got: &Mat4, want: &Mat4, d: f32, what: &str) -> f32 {
     e
 }
 
+/// A random similarity transform: uniform scale 0.5..2, a rotation, a translation within
+/// ±`reach` on each axis.
+fn random_similarity(rng: &mut Rng, reach: f32) -> Mat4 {
+    Mat4::from_scale_rotation_translation(
+        Vec3::splat(rng.range(0.5, 2.0)),
+        Quat::from_axis_angle(rng.unit3(), rng.range(-3.0, 3.0)),
+        Vec3::new(
+            rng.range(-reach, reach),
+            rng.range(-reach, reach),
+            rng.range(-reach, reach),
+        ),
+    )
+}
+
 /// Random model-space anchors (rotation, uniform scale 0.5..2, translation within ±1) for every
 /// row of `asset`'s frame table.
 fn random_anchors(asset: &BakedAsset, count: usize, seed: u64) -> AnchorTexture {
@@ -65,15 +79,7 @@ fn random_anchors(asset: &BakedAsset, count: usize, seed: u64) -> AnchorTexture 
     let rows = asset.rows();
     let mut data = vec![];
     for _ in 0..rows as usize * count {
-        let m = Mat4::from_scale_rotation_translation(
-            Vec3::splat(rng.range(0.5, 2.0)),
-            Quat::from_axis_angle(rng.unit3(), rng.range(-3.0, 3.0)),
-            Vec3::new(
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-            ),
-        );
+        let m = random_similarity(&mut rng, 1.0);
         let t = m.transpose();
         for r in [t.x_axis, t.y_axis, t.z_axis] {
             data.extend(r.to_array());
@@ -94,17 +100,7 @@ fn random_anchors(asset: &BakedAsset, count: usize, seed: u64) -> AnchorTexture 
 /// Random instance transforms: rotation, uniform scale 0.5..2, translation within ±5.
 fn random_transforms(n: usize, rng: &mut Rng) -> Vec<InstanceTransform> {
     (0..n)
-        .map(|_| {
-            InstanceTransform::from_mat4(&Mat4::from_scale_rotation_translation(
-                Vec3::splat(rng.range(0.5, 2.0)),
-                Quat::from_axis_angle(rng.unit3(), rng.range(-3.0, 3.0)),
-                Vec3::new(
-                    rng.range(-5.0, 5.0),
-                    rng.range(-5.0, 5.0),
-                    rng.range(-5.0, 5.0),
-                ),
-            ))
-        })
+        .map(|_| InstanceTransform::from_mat4(&random_similarity(rng, 5.0)))
         .collect()
 }
 
