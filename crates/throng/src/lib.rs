@@ -133,6 +133,15 @@ fn flag_hint(e: &anyhow::Error) -> Option<&'static str> {
                 _ => None,
             };
         }
+        if let Some(a) = cause.downcast_ref::<throng_asset::AssetError>() {
+            use throng_asset::AssetError;
+            return match a {
+                AssetError::NotGlb { .. } | AssetError::NotBaked { .. } => {
+                    Some("throng bake SOURCE -o BAKED.glb, then pass BAKED.glb")
+                }
+                _ => None,
+            };
+        }
         match cause.downcast_ref::<throng_bake::verify::VerifyError>() {
             Some(throng_bake::verify::VerifyError::NoSourceClip { .. }) => {
                 Some("the --clips files the bake used")
