@@ -125,10 +125,20 @@ fn masked_and_additive_blends_draw_the_cpu_pose() {
         ],
     );
     // a mask the asset does not have: the error lists the masks
+    let err = masked_render_error(&baked, "lower", "palette");
+    assert!(err.contains("\"lower\"") && err.contains("upper"), "{err}");
+    // the texture path does not draw masks: a typed error, not a wrong picture
+    let err = masked_render_error(&baked, "upper", "texture");
+    assert!(err.contains("--path palette"), "{err}");
+}
+
+/// `render` of Run with Walk blended under `mask` on `path`, which must fail with exit 1; its
+/// stderr.
+fn masked_render_error(baked: &str, mask: &str, path: &str) -> String {
     let png = s(&out_dir().join("bad.png"));
     let out = run(&[
         "render",
-        &baked,
+        baked,
         "-o",
         &png,
         "--clip",
@@ -136,31 +146,13 @@ fn masked_and_additive_blends_draw_the_cpu_pose() {
         "--blend",
         "Walk",
         "--blend-mask",
-        "lower",
+        mask,
         "--path",
-        "palette",
+        path,
     ]);
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("\"lower\"") && err.contains("upper"), "{err}");
-    // the texture path does not draw masks: a typed error, not a wrong picture
-    let out = run(&[
-        "render",
-        &baked,
-        "-o",
-        &png,
-        "--clip",
-        "Run",
-        "--blend",
-        "Walk",
-        "--blend-mask",
-        "upper",
-        "--path",
-        "texture",
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("--path palette"), "{err}");
+    err
 }
 
 #[test]
