@@ -565,6 +565,13 @@ impl GpuRuntime {
         &self.listed.writes
     }
 
+    /// The record written for dense index `i` since the last [`Self::clear_dirty`], if it is
+    /// listed (a change that leaves the record as it was lists nothing).
+    pub(crate) fn listed_record(&self, i: usize) -> Option<&GpuInstanceRecord> {
+        let p = self.listed.position(self.state.get(i)?, i)?;
+        self.listed.writes.get(p).map(|w| &w.record)
+    }
+
     /// Empties the dirty list and the record writes (O(1): no instance is revisited).
     pub fn clear_dirty(&mut self) {
         self.listed.clear();

@@ -436,12 +436,13 @@ impl Runtime {
         }
     }
 
-    /// GPU-timed: brings instance `h`'s kept record up to date after a change to it.
+    /// GPU-timed: brings instance `h`'s kept record up to date after a change to it, from the
+    /// record the change wrote into the runtime's list (not listed: the record is unchanged).
     fn sync_one(&mut self, h: Handle) {
         if let Timed::Gpu { rt, records } = &mut self.0 {
-            if let (Some(i), Ok(r)) = (rt.index(h), rt.record(h)) {
-                if let Some(slot) = records.get_mut(i) {
-                    *slot = r;
+            if let Some(i) = rt.index(h) {
+                if let (Some(r), Some(slot)) = (rt.listed_record(i), records.get_mut(i)) {
+                    *slot = *r;
                 }
             }
         }
@@ -469,7 +470,9 @@ impl PlaybackControl for Runtime {
             Timed::Cpu(rt) => rt.spawn(transform),
             Timed::Gpu { rt, records } => {
                 let h = rt.spawn(transform);
-                records.push(rt.record(h).unwrap_or_default());
+                // spawning lists the new instance with its record
+                let listed = rt.index(h).and_then(|i| rt.listed_record(i));
+                records.push(listed.copied().unwrap_or_default());
                 h
             }
         }

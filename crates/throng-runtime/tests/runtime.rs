@@ -118,6 +118,16 @@ fn gpu_timed_changes_frame_by_frame_rebuild_every_record() {
             _ => rt.blend(h, 0, 2, 0.5),
         }
         .expect("valid change");
+        // a change alone (no update yet) reaches the kept records
+        let Records::Gpu { records, .. } = rt.records() else {
+            panic!("GPU-timed records expected");
+        };
+        let truth = rt.gpu().expect("GPU-timed").collect_records();
+        assert_eq!(
+            records,
+            truth.as_slice(),
+            "frame {frame}, before its update"
+        );
         rt.update(1.0 / 60.0);
         let changes = rt.record_changes();
         let Records::Gpu { records, .. } = changes.records else {
