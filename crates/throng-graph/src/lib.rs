@@ -1,1 +1,32 @@
-//! Animation graphs (state machines, blend spaces) evaluated in bulk (issue 31; work in progress).
+//! Animation graphs for crowds (docs/graph.md): state machines of clips and blend spaces over
+//! one baked asset's clip table, whose transitions fire on per-instance parameters, evaluated
+//! for every instance in one parallel step that writes throng's CPU-timed records.
+//!
+//! - [`GraphFile`]: the JSON file as written; [`Graph`]: checked against a clip table
+//!   ([`Graph::load`]), every error typed and naming the file and element.
+//! - [`check`] / [`lint`]: errors and warnings (`throng graph check`); [`to_dot`]: Graphviz.
+//! - [`GraphCrowd`]: per-instance parameters and state machines in struct-of-arrays form;
+//!   [`GraphCrowd::step`] advances all of them and writes one 64 B
+//!   [`throng_contract::InstanceRecord`] each, ready for the renderer
+//!   ([`GraphCrowd::record_changes`]).
+//!
+//! Times are seconds; *normalised time* counts cycles of a state (1 = one pass of its clip, or
+//! of a blend space's synchronised clips).
+
+mod check;
+mod crowd;
+mod dot;
+mod error;
+pub mod file;
+mod graph;
+mod machine;
+
+pub use check::{check, lint};
+pub use crowd::{GraphCrowd, Param, CHUNK};
+pub use dot::to_dot;
+pub use error::{GraphError, Problem};
+pub use file::{DurationUnit, GraphFile, Interruption, ParamKind, FORMAT_VERSION};
+pub use graph::{
+    ClipRef, Condition, Graph, Motion, Parameter, State, Test, Transition, MAX_INT, MAX_STATES,
+};
+pub use machine::{EventKind, GraphEvent, GraphLayer, LayerSet};

@@ -1,0 +1,331 @@
+//! Bulk evaluation (docs/graph.md "Evaluation"): every instance's parameters and state machine
+//! in struct-of-arrays form, one step over all of them in parallel chunks, writing the
+//! CPU-timed records.
+
+use rayon::prelude::*;
+use throng_asset::ClipInfo;
+use throng_contract::{ClipFrames, FrameRef, InstanceRecord, Layer, RecordChanges, Records};
+
+use crate::error::GraphError;
+use crate::file::ParamKind;
+use crate::graph::{Graph, MAX_INT};
+use crate::machine::{self, GraphEvent, LayerSet, Machine, NONE};
+
+/// Instances per parallel task. The split depends only on the instance count, and every
+/// chunk's events are appended in chunk order, so any thread count gives the same output.
+pub const CHUNK: usize = 4096;
+
+/// A parameter of a graph, found once by name ([`GraphCrowd::param`]) and then used by index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Param {
+    pub index: usize,
+    pub kind: ParamKind,
+}
+
+/// A crowd playing one graph: per instance its parameters (one f32 each: ints exact to 2^24,
+/// bools and triggers 0 or 1) and state machine, and the CPU-timed record the last step wrote.
+pub struct GraphCrowd {
+    graph: Graph,
+    frames: Vec<ClipFrames>,
+    /// `len × stride`, instance-major.
+    params: Vec<f32>,
+    /// Parameters per instance, at least 1 (a graph without parameters keeps one unused slot
+    /// so that every array splits into the same chunks).
+    stride: usize,
+    machines: Vec<Machine>,
+    records: Vec<InstanceRecord>,
+    chunk_events: Vec<Vec<GraphEvent>>,
+    events: Vec<GraphEvent>,
+    time: f64,
+}
+
+impl GraphCrowd {
+    /// `len` instances in the graph's entry state with default parameters, records written
+    /// for time 0. `clips` is the clip table the graph was checked against.
+    pub fn new(graph: Graph, clips: &[ClipInfo], len: usize) -> GraphCrowd {
+        let mut c = GraphCrowd {
+            frames: clips.iter().map(ClipInfo::frames_table).collect(),
+            params: Vec::new(),
+            machines: Vec::new(),
+            records: Vec::new(),
+            chunk_events: Vec::new(),
+            events: Vec::new(),
+            time: 0.0,
+            stride: graph.parameters.len().max(1),
+            graph,
+        };
+        c.resize(len);
+        c.write_records();
+        c
+    }
+
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    pub fn len(&self) -> usize {
+        self.machines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.machines.is_empty()
+    }
+
+    /// Seconds stepped since creation.
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// Grows (new instances in the entry state with default parameters, their records at the
+    /// entry state's start) or shrinks the crowd, keeping instance indices.
+    pub fn resize(&mut self, len: usize) {
+        let old = self.machines.len();
+        let np = self.stride;
+        self.machines.resize(len, Machine::new(self.graph.entry));
+        self.params.truncate(len * np);
+        for _ in old..len {
+            let start = self.params.len();
+            self.params.resize(start + np, 0.0);
+            for (k, p) in self.graph.parameters.iter().enumerate() {
+                self.params[start + k] = p.default;
+            }
+        }
+        self.records.resize(len, InstanceRecord::default());
+        self.chunk_events.resize_with(len.div_ceil(CHUNK), Vec::new);
+        for i in old..len {
+            self.records[i] = self.record(i);
+        }
+    }
+
+    /// Parameter `name`; an unknown name is an error.
+    pub fn param(&self, name: &str) -> Result<Param, GraphError> {
+        let index = self.graph.parameter(name)?;
+        Ok(Param {
+            index,
+            kind: self.graph.parameters[index].kind,
+        })
+    }
+
+    fn slot(
+        &mut self,
+        instance: usize,
+        p: Param,
+        kinds: &[ParamKind],
+    ) -> Result<&mut f32, GraphError> {
+        let len = self.len();
+        let np = self.stride;
+        let def = self
+            .graph
+            .parameters
+            .get(p.index)
+            .filter(|d| d.kind == p.kind)
+            .ok_or_else(|| GraphError::UnknownParameter {
+                name: format!("#{}", p.index),
+                known: String::new(),
+            })?;
+        if !kinds.contains(&def.kind) {
+            return Err(GraphError::WrongKind {
+                name: def.name.clone(),
+                found: def.kind.name(),
+            });
+        }
+        if instance >= len {
+            return Err(GraphError::NoSuchInstance {
+                index: instance,
+                len,
+            });
+        }
+        Ok(&mut self.params[instance * np + p.index])
+    }
+
+    /// Sets a float parameter of one instance (finite values only).
+    pub fn set_float(&mut self, instance: usize, p: Param, v: f32) -> Result<(), GraphError> {
+        if !v.is_finite() {
+            return Err(GraphError::BadValue {
+                name: self.graph.parameters
+                    [p.index.min(self.graph.parameters.len().saturating_sub(1))]
+                .name
+                .clone(),
+                value: v.to_string(),
+                rule: "finite",
+            });
+        }
+        *self.slot(instance, p, &[ParamKind::Float])? = v;
+        Ok(())
+    }
+
+    /// Sets an int parameter (magnitude at most 2^24, kept exactly as an f32).
+    pub fn set_int(&mut self, instance: usize, p: Param, v: i32) -> Result<(), GraphError> {
+        let slot = self.slot(instance, p, &[ParamKind::Int])?;
+        if v.unsigned_abs() > MAX_INT as u32 {
+            return Err(GraphError::BadValue {
+                name: format!("#{}", p.index),
+                value: v.to_string(),
+                rule: "of magnitude at most 2^24",
+            });
+        }
+        *slot = v as f32;
+        Ok(())
+    }
+
+    pub fn set_bool(&mut self, instance: usize, p: Param, v: bool) -> Result<(), GraphError> {
+        *self.slot(instance, p, &[ParamKind::Bool])? = f32::from(u8::from(v));
+        Ok(())
+    }
+
+    /// Sets a trigger; it stays set until a transition with it among its conditions fires.
+    pub fn fire(&mut self, instance: usize, p: Param) -> Result<(), GraphError> {
+        *self.slot(instance, p, &[ParamKind::Trigger])? = 1.0;
+        Ok(())
+    }
+
+    /// Clears a trigger that has not fired.
+    pub fn reset_trigger(&mut self, instance: usize, p: Param) -> Result<(), GraphError> {
+        *self.slot(instance, p, &[ParamKind::Trigger])? = 0.0;
+        Ok(())
+    }
+
+    /// A parameter's value as kept (bools and triggers 0 or 1).
+    pub fn value(&self, instance: usize, p: Param) -> Option<f32> {
+        (instance < self.len() && p.index < self.graph.parameters.len())
+            .then(|| self.params[instance * self.stride + p.index])
+    }
+
+    /// Sets parameter `p` of every instance from a function of the instance index, in one
+    /// pass (e.g. a game writing speeds from its own arrays). Values are checked as by the
+    /// setters.
+    pub fn set_all(
+        &mut self,
+        p: Param,
+        mut value: impl FnMut(usize) -> f32,
+    ) -> Result<(), GraphError> {
+        self.slot(0, p, &[p.kind])
+            .map(|_| ())
+            .or_else(|e| match e {
+                GraphError::NoSuchInstance { .. } => Ok(()),
+                e => Err(e),
+            })?;
+        let np = self.stride;
+        for i in 0..self.len() {
+            let v = value(i);
+            let ok = match p.kind {
+                ParamKind::Float => v.is_finite(),
+                ParamKind::Int => v.fract() == 0.0 && v.abs() <= MAX_INT as f32,
+                ParamKind::Bool | ParamKind::Trigger => v == 0.0 || v == 1.0,
+            };
+            if !ok {
+                return Err(GraphError::BadValue {
+                    name: self.graph.parameters[p.index].name.clone(),
+                    value: v.to_string(),
+                    rule: "a valid value of its kind",
+                });
+            }
+            self.params[i * np + p.index] = v;
+        }
+        Ok(())
+    }
+
+    /// Advances every instance by `dt` seconds (negative or non-finite = 0), fires at most one
+    /// transition per instance, and writes every record. Allocates nothing once the event
+    /// lists have grown to a frame's events.
+    pub fn step(&mut self, dt: f64) {
+        let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
+        self.time += dt;
+        let (g, frames, np) = (&self.graph, &self.frames, self.stride);
+        self.machines
+            .par_chunks_mut(CHUNK)
+            .zip(self.records.par_chunks_mut(CHUNK))
+            .zip(self.params.par_chunks_mut(CHUNK * np))
+            .zip(self.chunk_events.par_iter_mut())
+            .enumerate()
+            .for_each(|(c, (((ms, rs), ps), ev))| {
+                ev.clear();
+                for (k, ((m, r), p)) in ms
+                    .iter_mut()
+                    .zip(rs.iter_mut())
+                    .zip(ps.chunks_exact_mut(np))
+                    .enumerate()
+                {
+                    machine::step(g, m, p, dt, (c * CHUNK + k) as u32, ev);
+                    *r = to_record(frames, &machine::compose(g, m, p));
+                }
+            });
+        self.events.clear();
+        for ev in &self.chunk_events {
+            self.events.extend_from_slice(ev);
+        }
+    }
+
+    fn write_records(&mut self) {
+        for i in 0..self.len() {
+            self.records[i] = self.record(i);
+        }
+    }
+
+    fn record(&self, i: usize) -> InstanceRecord {
+        to_record(&self.frames, &self.layers(i))
+    }
+
+    /// The layers instance `i` shows now (clip, unwrapped clip time, weight).
+    pub fn layers(&self, i: usize) -> LayerSet {
+        let np = self.stride;
+        machine::compose(
+            &self.graph,
+            &self.machines[i],
+            &self.params[i * np..(i + 1) * np],
+        )
+    }
+
+    /// Instance `i`'s current state (the target of a running transition).
+    pub fn state(&self, i: usize) -> usize {
+        self.machines[i].cur as usize
+    }
+
+    /// Instance `i`'s running transition and its progress in [0, 1], if one runs.
+    pub fn transition(&self, i: usize) -> Option<(usize, f32)> {
+        let m = &self.machines[i];
+        (m.running != NONE).then(|| (m.running as usize, m.alpha()))
+    }
+
+    /// The current state's normalised time (cycles since it was entered, plus the offset).
+    pub fn normalized_time(&self, i: usize) -> f64 {
+        self.machines[i].cur_phase
+    }
+
+    /// State events of the last step, by instance (in chunk order, instances ascending).
+    pub fn events(&self) -> &[GraphEvent] {
+        &self.events
+    }
+
+    /// The CPU-timed records the last step wrote, one per instance.
+    pub fn records(&self) -> &[InstanceRecord] {
+        &self.records
+    }
+
+    /// The records as the renderer reads a runtime's (`Runtime::record_changes`): CPU-timed,
+    /// every record.
+    pub fn record_changes(&self) -> RecordChanges<'_> {
+        RecordChanges {
+            records: Records::Cpu(&self.records),
+            writes: None,
+        }
+    }
+}
+
+/// The record of a layer set: each layer's clip time mapped to a row by the contract's time
+/// rules; unused layers zero.
+fn to_record(frames: &[ClipFrames], set: &LayerSet) -> InstanceRecord {
+    let mut r = InstanceRecord::default();
+    for (slot, l) in r.layers.iter_mut().zip(set.as_slice()) {
+        let ct = frames[l.clip as usize].sample(l.loop_mode, l.time);
+        *slot = Layer::new(
+            l.weight,
+            FrameRef {
+                row: ct.row,
+                frac: ct.frac,
+            },
+            l.clip,
+        );
+    }
+    r
+}

@@ -1,0 +1,440 @@
+//! One instance's state machine: the per-instance state and the step and compose functions the
+//! bulk step runs over every instance (docs/graph.md "Evaluation"). Pure functions of the graph,
+//! the instance's parameters and its state: no allocation, no shared writes.
+
+use throng_asset::LoopMode;
+use throng_contract::MAX_LAYERS;
+
+use crate::file::{DurationUnit, Interruption};
+use crate::graph::{ClipRef, Graph, Motion, State};
+
+/// No transition is running.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Most states an instance shows at once: two outgoing ones (after an interruption) and the
+/// current one.
+const OUTGOING: usize = 2;
+
+/// Clip layers the states of one instance may show before the cut to [`MAX_LAYERS`]: three
+/// states of up to four clips each.
+const CANDIDATES: usize = (OUTGOING + 1) * 4;
+
+/// One instance's state machine (64 B).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Machine {
+    /// Normalised time of the current state since it was entered (cycles, unwrapped).
+    pub cur_phase: f64,
+    /// Normalised times of the outgoing states.
+    pub out_phase: [f64; OUTGOING],
+    /// Seconds since the running transition fired.
+    pub elapsed: f64,
+    /// Its length, seconds (> 0 while one runs).
+    pub duration: f64,
+    /// The outgoing states' shares of the outgoing side (sum 1).
+    pub out_weight: [f32; OUTGOING],
+    /// The running transition, or [`NONE`].
+    pub running: u32,
+    pub cur: u16,
+    /// The state the running transition left.
+    pub src: u16,
+    pub out_state: [u16; OUTGOING],
+    /// Outgoing states in use (0 when no transition runs).
+    pub out_n: u8,
+}
+
+impl Machine {
+    pub fn new(entry: usize) -> Machine {
+        Machine {
+            cur_phase: 0.0,
+            out_phase: [0.0; OUTGOING],
+            elapsed: 0.0,
+            duration: 0.0,
+            out_weight: [0.0; OUTGOING],
+            running: NONE,
+            cur: entry as u16,
+            src: entry as u16,
+            out_state: [0; OUTGOING],
+            out_n: 0,
+        }
+    }
+
+    /// Weight of the current state: the running transition's progress, 1 when none runs.
+    pub fn alpha(&self) -> f32 {
+        if self.out_n == 0 {
+            1.0
+        } else {
+            (self.elapsed / self.duration).clamp(0.0, 1.0) as f32
+        }
+    }
+}
+
+/// One clip layer an instance shows: clip time `time` (seconds, unwrapped; the loop mode
+/// reduces it) at `weight`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GraphLayer {
+    pub clip: u32,
+    pub loop_mode: LoopMode,
+    pub time: f64,
+    pub weight: f32,
+}
+
+impl Default for GraphLayer {
+    fn default() -> Self {
+        GraphLayer {
+            clip: 0,
+            loop_mode: LoopMode::Loop,
+            time: 0.0,
+            weight: 0.0,
+        }
+    }
+}
+
+/// The layers of one instance, at most [`MAX_LAYERS`], in order: outgoing states first, then
+/// the current one, each state's clips in its point order.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LayerSet {
+    pub len: usize,
+    pub layers: [GraphLayer; MAX_LAYERS],
+}
+
+impl LayerSet {
+    pub fn as_slice(&self) -> &[GraphLayer] {
+        &self.layers[..self.len]
+    }
+}
+
+/// Whether a state event is an entry or an exit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    Enter,
+    Exit,
+}
+
+/// A state event fired by a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphEvent {
+    /// Instance index.
+    pub instance: u32,
+    pub state: u16,
+    /// Index into [`Graph::events`] (the state's `on_enter` / `on_exit` name).
+    pub event: u32,
+    pub kind: EventKind,
+}
+
+/// Where `x` falls among increasing `at`: `(i, j, w)`, weight `w` of point j and `1 − w` of
+/// point i (i = j outside the range or with one point).
+fn segment(at: &[f32], x: f32) -> (usize, usize, f32) {
+    let n = at.len();
+    if n <= 1 || x <= at[0] {
+        return (0, 0, 0.0);
+    }
+    if x >= at[n - 1] {
+        return (n - 1, n - 1, 0.0);
+    }
+    let mut i = 0;
+    while at[i + 1] <= x {
+        i += 1;
+    }
+    (i, i + 1, (x - at[i]) / (at[i + 1] - at[i]))
+}
+
+/// The clips of a motion with their weights at these parameters (zero weights left out), in
+/// point order: calls `f(clip, weight)`.
+#[inline]
+fn motion_weights(m: &Motion, p: &[f32], mut f: impl FnMut(ClipRef, f32)) {
+    match m {
+        Motion::Clip { clip, .. } => f(*clip, 1.0),
+        Motion::Blend1d {
+            parameter,
+            at,
+            clips,
+        } => {
+            let (i, j, w) = segment(at, p[*parameter]);
+            if i == j {
+                f(clips[i], 1.0);
+            } else {
+                if 1.0 - w > 0.0 {
+                    f(clips[i], 1.0 - w);
+                }
+                if w > 0.0 {
+                    f(clips[j], w);
+                }
+            }
+        }
+        Motion::Blend2d {
+            x,
+            y,
+            xs,
+            ys,
+            clips,
+        } => {
+            let (x0, x1, fx) = segment(xs, p[*x]);
+            let (y0, y1, fy) = segment(ys, p[*y]);
+            // outside the range (or with one value) an axis has one entry; the zero is skipped
+            let axis = |i: usize, j: usize, w: f32| {
+                if i == j {
+                    [(i, 1.0), (i, 0.0)]
+                } else {
+                    [(i, 1.0 - w), (j, w)]
+                }
+            };
+            let (ax, ay) = (axis(x0, x1, fx), axis(y0, y1, fy));
+            for &(iy, wy) in &ay {
+                for &(ix, wx) in &ax {
+                    let w = wx * wy;
+                    if w > 0.0 {
+                        f(clips[iy * xs.len() + ix], w);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Seconds one cycle of a state lasts at speed 1 with these parameters: the clip's duration,
+/// or a blend's weighted mean duration; 1 s for a zero-length motion.
+pub(crate) fn cycle_seconds(s: &State, p: &[f32]) -> f64 {
+    let mut d = 0.0;
+    motion_weights(&s.motion, p, |c, w| d += w as f64 * c.duration);
+    if d > 0.0 {
+        d
+    } else {
+        1.0
+    }
+}
+
+/// Normalised time per second of a state.
+fn rate(s: &State, p: &[f32]) -> f64 {
+    let mult = match s.speed_parameter {
+        Some(k) => p[k].max(0.0) as f64,
+        None => 1.0,
+    };
+    s.speed as f64 * mult / cycle_seconds(s, p)
+}
+
+/// Normalised time of `state` as the instance shows it (`None`: not shown).
+fn phase_of(m: &Machine, state: usize) -> Option<f64> {
+    if m.cur as usize == state {
+        return Some(m.cur_phase);
+    }
+    (0..m.out_n as usize)
+        .find(|&k| m.out_state[k] as usize == state)
+        .map(|k| m.out_phase[k])
+}
+
+/// Advances one instance by `dt` seconds and fires at most one transition; state events go to
+/// `events`. The order (docs/graph.md "Evaluation"): every shown state's normalised time
+/// advances, a running transition that reached its length ends, then the transitions are tried
+/// in file order.
+#[inline]
+pub(crate) fn step(
+    g: &Graph,
+    m: &mut Machine,
+    p: &mut [f32],
+    dt: f64,
+    instance: u32,
+    events: &mut Vec<GraphEvent>,
+) {
+    m.cur_phase += dt * rate(&g.states[m.cur as usize], p);
+    for k in 0..m.out_n as usize {
+        m.out_phase[k] += dt * rate(&g.states[m.out_state[k] as usize], p);
+    }
+    if m.out_n > 0 {
+        m.elapsed += dt;
+        if m.elapsed >= m.duration {
+            m.out_n = 0;
+            m.running = NONE;
+        }
+    }
+    let interruption = if m.running == NONE {
+        None
+    } else {
+        Some(g.transitions[m.running as usize].interruption)
+    };
+    for (ti, t) in g.transitions.iter().enumerate() {
+        let from = match (t.from, interruption) {
+            (None, Some(Interruption::None)) => continue,
+            (None, _) => {
+                if t.to == m.cur as usize {
+                    continue;
+                }
+                m.cur as usize
+            }
+            (Some(f), None) if f == m.cur as usize => f,
+            (Some(f), Some(Interruption::Source)) if f == m.src as usize => f,
+            (Some(f), Some(Interruption::Target)) if f == m.cur as usize => f,
+            _ => continue,
+        };
+        if ti as u32 == m.running {
+            continue;
+        }
+        if let Some(e) = t.exit_time {
+            match phase_of(m, from) {
+                Some(ph) if ph >= e => {}
+                _ => continue,
+            }
+        }
+        if !t.conditions.iter().all(|c| c.holds(p[c.parameter])) {
+            continue;
+        }
+        fire(g, m, p, ti, from, instance, events);
+        return;
+    }
+}
+
+fn fire(
+    g: &Graph,
+    m: &mut Machine,
+    p: &mut [f32],
+    ti: usize,
+    from: usize,
+    instance: u32,
+    events: &mut Vec<GraphEvent>,
+) {
+    let t = &g.transitions[ti];
+    for &k in &t.triggers {
+        p[k] = 0.0;
+    }
+    let seconds = match t.unit {
+        DurationUnit::Seconds => t.duration,
+        DurationUnit::Normalized => t.duration * cycle_seconds(&g.states[from], p),
+    };
+    let old = m.cur as usize;
+    if let Some(e) = g.states[old].on_exit {
+        events.push(GraphEvent {
+            instance,
+            state: old as u16,
+            event: e,
+            kind: EventKind::Exit,
+        });
+    }
+    if let Some(e) = g.states[t.to].on_enter {
+        events.push(GraphEvent {
+            instance,
+            state: t.to as u16,
+            event: e,
+            kind: EventKind::Enter,
+        });
+    }
+    if seconds > 0.0 {
+        if m.out_n == 0 {
+            m.out_state[0] = m.cur;
+            m.out_phase[0] = m.cur_phase;
+            m.out_weight[0] = 1.0;
+            m.out_n = 1;
+        } else {
+            // the shown mix becomes the outgoing side: its two heaviest states, renormalised
+            let a = m.alpha();
+            let mut s = [(0u16, 0.0f64, 0.0f32); OUTGOING + 1];
+            let n = m.out_n as usize;
+            for (k, e) in s.iter_mut().enumerate().take(n) {
+                *e = (m.out_state[k], m.out_phase[k], m.out_weight[k] * (1.0 - a));
+            }
+            s[n] = (m.cur, m.cur_phase, a);
+            let total = n + 1;
+            let keep = if total <= OUTGOING {
+                [0, 1]
+            } else {
+                heaviest_two(&s)
+            };
+            let sum = s[keep[0]].2 + s[keep[1]].2;
+            for (k, &i) in keep.iter().enumerate() {
+                m.out_state[k] = s[i].0;
+                m.out_phase[k] = s[i].1;
+                m.out_weight[k] = if sum > 0.0 { s[i].2 / sum } else { 0.5 };
+            }
+            m.out_n = OUTGOING as u8;
+        }
+        m.running = ti as u32;
+        m.elapsed = 0.0;
+        m.duration = seconds;
+    } else {
+        m.out_n = 0;
+        m.running = NONE;
+    }
+    m.src = m.cur;
+    m.cur = t.to as u16;
+    m.cur_phase = t.offset;
+}
+
+/// Indices of the two heaviest of three entries, in index order (ties go to the earlier).
+fn heaviest_two(s: &[(u16, f64, f32); OUTGOING + 1]) -> [usize; 2] {
+    // drop the lightest; of equal weights the later one is dropped
+    let mut drop = 0;
+    for i in 1..3 {
+        if s[i].2 <= s[drop].2 {
+            drop = i;
+        }
+    }
+    match drop {
+        0 => [1, 2],
+        1 => [0, 2],
+        _ => [0, 1],
+    }
+}
+
+/// The layers an instance shows (docs/graph.md "Layers"): each shown state's clips weighted by
+/// its share, zero weights left out; past [`MAX_LAYERS`], the heaviest are kept in their order
+/// and renormalised.
+#[inline]
+pub(crate) fn compose(g: &Graph, m: &Machine, p: &[f32]) -> LayerSet {
+    let mut cand = [GraphLayer::default(); CANDIDATES];
+    let mut n = 0;
+    let a = m.alpha();
+    let mut push_state = |state: usize, phase: f64, share: f32| {
+        let s = &g.states[state];
+        let mode = match &s.motion {
+            Motion::Clip { loop_mode, .. } => *loop_mode,
+            _ => LoopMode::Loop,
+        };
+        motion_weights(&s.motion, p, |c, w| {
+            let weight = share * w;
+            if weight > 0.0 && n < CANDIDATES {
+                cand[n] = GraphLayer {
+                    clip: c.clip,
+                    loop_mode: mode,
+                    time: phase * c.duration,
+                    weight,
+                };
+                n += 1;
+            }
+        });
+    };
+    for k in 0..m.out_n as usize {
+        push_state(
+            m.out_state[k] as usize,
+            m.out_phase[k],
+            m.out_weight[k] * (1.0 - a),
+        );
+    }
+    push_state(m.cur as usize, m.cur_phase, a);
+    let mut out = LayerSet::default();
+    if n <= MAX_LAYERS {
+        out.layers[..n].copy_from_slice(&cand[..n]);
+        out.len = n;
+        return out;
+    }
+    // keep the MAX_LAYERS heaviest (ties: the earlier), in their order
+    let mut keep = [false; CANDIDATES];
+    for _ in 0..MAX_LAYERS {
+        let mut best = usize::MAX;
+        for i in 0..n {
+            if !keep[i] && (best == usize::MAX || cand[i].weight > cand[best].weight) {
+                best = i;
+            }
+        }
+        keep[best] = true;
+    }
+    let mut sum = 0.0f32;
+    for i in 0..n {
+        if keep[i] {
+            out.layers[out.len] = cand[i];
+            out.len += 1;
+            sum += cand[i].weight;
+        }
+    }
+    for l in &mut out.layers[..out.len] {
+        l.weight /= sum;
+    }
+    out
+}
