@@ -36,6 +36,9 @@ pub fn describe(asset: &BakedAsset) -> Value {
                 "loop": c.loop_mode.as_str(),
                 "events": c.events.iter().map(|e| json!({"time": e.time, "name": e.name})).collect::<Vec<_>>(),
                 "root_motion": c.root_motion.is_some(),
+                // The reference clip time (seconds) of an additive clip, whose rows are deltas
+                // from its pose there; null for an ordinary clip.
+                "additive": c.additive,
                 "bounds": {"min": c.bounds.min.to_array(), "max": c.bounds.max.to_array()},
             })
         })
@@ -68,6 +71,22 @@ pub fn describe(asset: &BakedAsset) -> Value {
         .flat_map(|a| a.anchors.iter())
         .map(|a| json!({"name": a.name, "node": a.node}))
         .collect();
+    // Layer masks in mask-number order (layers name them; number k is index k − 1): the
+    // subtree roots they were made from and the palette entries they cover (weight > 0).
+    let masks: Vec<Value> = asset
+        .masks
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            json!({
+                "number": i + 1,
+                "name": m.name,
+                "roots": m.roots,
+                "weights": m.weights,
+                "entries": covered(m),
+            })
+        })
+        .collect();
     json!({
         "source": asset.source_name,
         "encoding": tex.encoding.as_str(),
@@ -86,7 +105,18 @@ pub fn describe(asset: &BakedAsset) -> Value {
         "clips": clips,
         "primitives": primitives,
         "anchors": anchors,
+        "masks": masks,
     })
+}
+
+/// The palette entries a mask covers (weight above 0), in palette order.
+fn covered(m: &throng_asset::LayerMask) -> Vec<usize> {
+    m.weights
+        .iter()
+        .enumerate()
+        .filter(|(_, &w)| w > 0.0)
+        .map(|(j, _)| j)
+        .collect()
 }
 
 pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
@@ -137,8 +167,12 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
                 )
             }
         };
+        let additive = c
+            .additive
+            .map(|t| format!("  additive (deltas from its pose at {t:.3} s)"))
+            .unwrap_or_default();
         println!(
-            "    {i:>2} {:<28} rows {:>5}..{:<5} {:>4} frames {spacing}  {:>7.3} s  {}",
+            "    {i:>2} {:<28} rows {:>5}..{:<5} {:>4} frames {spacing}  {:>7.3} s  {}{additive}",
             c.name,
             c.first_row,
             c.first_row + c.frames.max(1) - 1,
@@ -187,6 +221,20 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
                 v.width,
                 v.texture_rows(),
                 v.byte_len()
+            );
+        }
+    }
+    if !asset.masks.is_empty() {
+        println!("  layer masks: {}", asset.masks.len());
+        for (i, m) in asset.masks.iter().enumerate() {
+            let entries = covered(m);
+            println!(
+                "    {} {} (subtrees of {}): {} of {} palette entries",
+                i + 1,
+                m.name,
+                m.roots.join(", "),
+                entries.len(),
+                m.weights.len()
             );
         }
     }
