@@ -1,0 +1,85 @@
+//! Running ufbx on untrusted bytes: its options (target space, limits, no external files) and
+//! its errors as [`ImportErrorKind`]s.
+
+use crate::error::{ImportError, ImportErrorKind as K};
+use crate::options::ImportOptions;
+
+/// Deepest node hierarchy read. Real skeletons are under 100 deep; the bound keeps a crafted
+/// chain from costing more than its bytes.
+pub(crate) const NODE_DEPTH_LIMIT: u32 = 1024;
+
+fn allocator(options: &ImportOptions) -> ufbx::AllocatorOpts {
+    ufbx::AllocatorOpts {
+        memory_limit: options.memory_limit,
+        ..Default::default()
+    }
+}
+
+/// ufbx's load options for throng: glTF's space (right-handed, +Y up, metres) with the
+/// conversion applied to geometry, transforms and animation alike; geometry transforms
+/// (3ds Max "object offsets") folded into the vertices; Maya's segment-scale compensation
+/// turned into ordinary transforms; nothing read from outside the given bytes.
+pub(crate) fn load_opts(options: &ImportOptions) -> ufbx::LoadOpts<'static> {
+    ufbx::LoadOpts {
+        temp_allocator: allocator(options),
+        result_allocator: allocator(options),
+        target_axes: ufbx::CoordinateAxes::right_handed_y_up(),
+        target_unit_meters: 1.0,
+        space_conversion: ufbx::SpaceConversion::ModifyGeometry,
+        geometry_transform_handling: ufbx::GeometryTransformHandling::ModifyGeometry,
+        // Compensate turns uniform, constant compensation into plain transforms and falls back
+        // to scale helper nodes (ordinary nodes in the model) where it cannot.
+        inherit_mode_handling: if options.scale_compensation {
+            ufbx::InheritModeHandling::Compensate
+        } else {
+            ufbx::InheritModeHandling::Ignore
+        },
+        file_format: ufbx::FileFormat::Fbx,
+        no_format_from_content: true,
+        no_format_from_extension: true,
+        load_external_files: false,
+        ignore_missing_external_files: true,
+        generate_missing_normals: true,
+        clean_skin_weights: true,
+        node_depth_limit: NODE_DEPTH_LIMIT,
+        ..Default::default()
+    }
+}
+
+/// ufbx's bake options for one clip: keys sampled at the file's frame rate where the curves are
+/// not already linear at that rate (so keys fall on the frames the authoring tool shows),
+/// absolute times (docs/design.md §2: a clip starts at t = 0), no key reduction.
+pub(crate) fn bake_opts(options: &ImportOptions, fps: f64) -> ufbx::BakeOpts {
+    let fps = if fps.is_finite() && (1.0..=1000.0).contains(&fps) {
+        fps
+    } else {
+        30.0
+    };
+    ufbx::BakeOpts {
+        temp_allocator: allocator(options),
+        result_allocator: allocator(options),
+        resample_rate: fps,
+        minimum_sample_rate: fps,
+        trim_start_time: false,
+        key_reduction_enabled: false,
+        ..Default::default()
+    }
+}
+
+/// A ufbx error as an import error of `file`.
+pub(crate) fn error(file: &str, e: &ufbx::Error, options: &ImportOptions) -> ImportError {
+    // `Debug` is ufbx's own formatted message (description, details and where it stopped).
+    let detail = format!("{e:?}").trim().replace('\n', "; ");
+    let kind = match e.type_ {
+        ufbx::ErrorType::TruncatedFile | ufbx::ErrorType::EmptyFile => K::Truncated { detail },
+        ufbx::ErrorType::MemoryLimit
+        | ufbx::ErrorType::AllocationLimit
+        | ufbx::ErrorType::OutOfMemory => K::MemoryLimit {
+            limit_mib: options.memory_limit >> 20,
+            detail,
+        },
+        ufbx::ErrorType::UnrecognizedFileFormat => K::NotFbx,
+        _ => K::Malformed { detail },
+    };
+    ImportError::new(file, kind)
+}
