@@ -36,6 +36,19 @@ pub struct AdapterSummary {
     pub driver: String,
 }
 
+impl AdapterSummary {
+    /// A rasteriser that runs on the CPU (Mesa's lavapipe/llvmpipe/softpipe, SwiftShader,
+    /// Microsoft WARP): every vertex is skinned and every pixel shaded by the CPU, so tools
+    /// choose smaller crowds and pictures by default.
+    pub fn is_software(&self) -> bool {
+        let name = self.name.to_ascii_lowercase();
+        self.device_type == "Cpu"
+            || ["llvmpipe", "lavapipe", "softpipe", "swiftshader", "warp"]
+                .iter()
+                .any(|s| name.contains(s))
+    }
+}
+
 impl std::fmt::Display for AdapterSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

@@ -8,6 +8,10 @@
 //! - [`input`]: one input of a frame ([`Input`]): a baked asset, or a source glTF drawn by the
 //!   reference path or baked in memory for the GPU paths ([`InMemoryBake`]);
 //! - [`stats`]: a frame's statistics as text;
+//! - [`demo_crowd`]: the demo's scripted crowd ([`DemoCrowd`]) and [`overview`]: the camera of
+//!   its overview picture;
+//! - [`frames`]: a crowd of inputs laid out and drawn over a run of frames ([`draw_baked`],
+//!   [`draw_source`]);
 //! - [`files`]: the images a frame is written as (PNG, GIF), written atomically.
 //!
 //! It sits above the pipeline's libraries (anim, gltf, bake, asset, render) and below the front
@@ -18,13 +22,22 @@
 //! the crate that depends on them); and it does not belong in throng-render, which a game links
 //! without the offline side (gltf, bake) that reading and baking a source needs.
 
+pub mod demo_crowd;
 pub mod files;
+pub mod frames;
 pub mod input;
+pub mod overview;
 pub mod source;
 pub mod stats;
 
+pub use demo_crowd::{DemoCrowd, Roles};
 pub use files::{differing_fraction, encode_gif, encode_png, file_name, write_atomic};
+pub use frames::{
+    draw_baked, draw_source, split_layout, BakedScene, Frames, Overlay, Part, PlacedProps,
+    ScenePlayer,
+};
 pub use input::{bake_in_memory, bake_model, InMemoryBake, Input};
+pub use overview::overview_camera;
 pub use source::{
     find_baked_clip, find_clip, load_model, source_bounds, source_meshes, PropSource, SourceOptions,
 };

@@ -62,6 +62,10 @@ pub struct Settings {
     /// Clip seconds between consecutive instances.
     pub stagger: f64,
     pub random_phase: bool,
+    /// Holds every instance at its place in the layout; otherwise an asset baked with root
+    /// motion moves its instances (CPU timing; the comparisons always hold them, so the source
+    /// and the bake line up).
+    pub in_place: bool,
     pub path: SkinPath,
     pub timing: Timing,
     pub skinning: Skinning,
@@ -92,6 +96,7 @@ impl Default for Settings {
             layout: Layout::Grid,
             stagger: 0.1,
             random_phase: false,
+            in_place: false,
             path: SkinPath::Texture,
             timing: Timing::Cpu,
             skinning: Skinning::Linear,
@@ -451,19 +456,14 @@ impl ViewModel {
         }
         let k = self.entries.len();
         let sizes: Vec<Aabb> = self.entries.iter().map(|e| e.asset.pose_bounds()).collect();
-        let spacing = sizes.iter().map(crowd::spacing).fold(0.0f32, f32::max);
-        let all = crowd::layout(s.instances, s.layout, spacing, 1);
+        let (places, scene) = throng_scene::split_layout(&sizes, s.instances, s.layout, 1);
         let chosen = self.clips().get(s.clip).cloned();
         let blend_clip = s.blend.and_then(|b| self.clips().get(b).cloned());
         self.parts.clear();
         self.players.clear();
-        self.scene = Aabb::EMPTY;
-        for (a, e) in self.entries.iter().enumerate() {
+        self.scene = scene;
+        for (a, (e, transforms)) in self.entries.iter().zip(places).enumerate() {
             let ids = crowd::ids_of(a, k, s.instances);
-            let transforms: Vec<InstanceTransform> = ids.iter().map(|&i| all[i as usize]).collect();
-            self.scene = self
-                .scene
-                .union(&throng_render::camera::crowd_bounds(&sizes[a], &transforms));
             let clip = clip_in(&e.asset, chosen.as_ref(), s.clip);
             let mix = ClipMix {
                 clip,
@@ -566,7 +566,7 @@ impl ViewModel {
                     .filter_map(|((e, p), part)| {
                         Some(Crowd {
                             asset: e.gpu.as_ref()?,
-                            transforms: &part.transforms,
+                            transforms: self.shown(p, part),
                             playback: p.records().into(),
                             props: &[],
                             live: &[],
@@ -587,6 +587,16 @@ impl ViewModel {
             stats,
             heat,
         })
+    }
+
+    /// Where instances are drawn: moved by root motion, unless held in place or compared with
+    /// the source.
+    fn shown<'a>(&self, player: &'a Runtime, part: &'a Part) -> &'a [InstanceTransform] {
+        if self.settings.in_place || self.settings.compare != Compare::Off {
+            &part.transforms
+        } else {
+            player.transforms()
+        }
     }
 
     /// The first file, its CPU-timed records and its share of the crowd.
@@ -611,8 +621,11 @@ impl ViewModel {
         opts: &RenderOptions,
     ) -> anyhow::Result<RgbaImage> {
         let (e, records, part) = self.first_cpu()?;
-        let decoded =
-            throng_render::DecodedMeshes::new(&e.asset, records, &part.transforms, opts.skinning)?;
+        let shown = match self.players.first() {
+            Some(p) => self.shown(p, part),
+            None => &part.transforms,
+        };
+        let decoded = throng_render::DecodedMeshes::new(&e.asset, records, shown, opts.skinning)?;
         Ok(renderer.render_reference(&decoded.meshes(), opts)?)
     }
 

@@ -263,6 +263,7 @@ fn controls(ui: &mut Ui, m: &mut ViewModel) {
             });
         ui.add(egui::Slider::new(&mut s.stagger, 0.0..=1.0).text("phase spread (s)"));
         ui.checkbox(&mut s.random_phase, "random phase");
+        ui.checkbox(&mut s.in_place, "hold in place (no root motion)");
     });
     section(ui, "Drawing", |ui| drawing(ui, m));
     section(ui, "Compare with the source", |ui| {

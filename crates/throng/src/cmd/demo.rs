@@ -2,9 +2,9 @@
 //!
 //! 1. The built-in fox (`throng_demo`, generated in code) or `--asset F` is imported and baked
 //!    in memory (the bake summary and fidelity line of `throng bake`).
-//! 2. A crowd plays in the CPU-timed runtime (`throng_runtime::CpuRuntime`): a jittered grid
+//! 2. A crowd plays in the CPU-timed runtime (`throng_scene::DemoCrowd`): a jittered grid
 //!    facing random ways, cycling idle → walk → run → walk with crossfades, some blending walk
-//!    and run, some sitting, all at varied speeds ([`crowd`]).
+//!    and run, some sitting, all at varied speeds.
 //! 3. The GPU draws it with the texture skinning path on whatever adapter exists (Mesa's
 //!    lavapipe without a GPU: fewer instances and a smaller picture by default, since every
 //!    vertex is skinned on the CPU there), culled on the GPU, with LODs (baked at
@@ -13,9 +13,6 @@
 //!
 //! Without any adapter the bake and the runtime still run; then it says what to install and
 //! fails (exit 1).
-
-mod crowd;
-mod view;
 
 use anyhow::Context;
 use std::path::{Path, PathBuf};
@@ -26,7 +23,7 @@ use throng_render::{Playback, RenderOptions, Renderer};
 use throng_runtime::crowd::spacing;
 
 use super::shared::{self, encode_gif, encode_png, parse_size, write_atomic};
-use crowd::Crowd;
+use throng_scene::{overview_camera, DemoCrowd, Roles};
 
 /// LOD index-count ratios the demo bakes: far foxes are drawn with a tenth of the triangles.
 pub const DEMO_LODS: [f32; 3] = [0.5, 0.25, 0.1];
@@ -87,7 +84,7 @@ impl Plan {
     /// line that says what was found and chosen.
     fn new(args: &Args, renderer: &Result<Renderer, throng_render::RenderError>) -> Plan {
         let software = match renderer {
-            Ok(r) => is_software(r.adapter()),
+            Ok(r) => r.adapter().is_software(),
             Err(_) => true,
         };
         fn by<T>(software: bool, hardware: T, soft: T) -> T {
@@ -151,8 +148,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let plan = Plan::new(&args, &renderer);
 
     let bounds = asset.pose_bounds();
-    let mut crowd =
-        Crowd::new(&asset.clips, plan.instances, spacing(&bounds)).context("starting the crowd")?;
+    let mut crowd = DemoCrowd::new(&asset.clips, plan.instances, spacing(&bounds))
+        .context("starting the crowd")?;
     describe_crowd(&asset, &crowd);
     let warmup_steps = (WARMUP_S / WARMUP_DT).round() as u32;
     for _ in 0..warmup_steps {
@@ -166,12 +163,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let gpu_asset = renderer
         .upload(&asset)
         .context("uploading the baked asset")?;
-    let transforms = crowd.transforms();
+    let transforms = crowd.transforms().to_vec();
     let scene = throng_render::camera::crowd_bounds(&gpu_asset.bounds, &transforms);
     let options = |(width, height): (u32, u32)| RenderOptions {
         width,
         height,
-        camera: Some(view::camera(&scene, width as f32 / height as f32)),
+        camera: Some(overview_camera(&scene, width as f32 / height as f32)),
         ..Default::default()
     };
     let drawing = (&mut renderer, &gpu_asset, transforms.as_slice());
@@ -224,7 +221,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// Without a GPU device: plays the simulated time the GIF would have shown (so the runtime's
 /// timing means the same), prints it, and says what to install.
-fn no_device(crowd: &mut Crowd, gif_frames: u32, e: throng_render::RenderError) -> anyhow::Error {
+fn no_device(
+    crowd: &mut DemoCrowd,
+    gif_frames: u32,
+    e: throng_render::RenderError,
+) -> anyhow::Error {
     for _ in 0..gif_frames {
         if let Err(step) = crowd.step(gif_dt()) {
             return step.into();
@@ -252,7 +253,7 @@ type Drawing<'a> = (
 /// demo.png: the crowd now (the first draw also compiles the pipelines).
 fn draw_still(
     (renderer, gpu_asset, transforms): Drawing,
-    crowd: &Crowd,
+    crowd: &DemoCrowd,
     options: &RenderOptions,
     out_dir: &Path,
 ) -> anyhow::Result<()> {
@@ -287,7 +288,7 @@ struct Gif {
 /// demo.gif: one runtime step per frame.
 fn draw_gif(
     (renderer, gpu_asset, transforms): Drawing,
-    crowd: &mut Crowd,
+    crowd: &mut DemoCrowd,
     plan: &Plan,
     options: &RenderOptions,
     out_dir: &Path,
@@ -387,17 +388,8 @@ fn bake(model: &throng_anim::Model, name: &str) -> anyhow::Result<BakedAsset> {
     Ok(asset)
 }
 
-/// Mesa's lavapipe/llvmpipe, SwiftShader, Microsoft WARP: rasterisers that run on the CPU.
-fn is_software(a: &throng_render::AdapterSummary) -> bool {
-    let name = a.name.to_ascii_lowercase();
-    a.device_type == "Cpu"
-        || ["llvmpipe", "lavapipe", "softpipe", "swiftshader", "warp"]
-            .iter()
-            .any(|s| name.contains(s))
-}
-
-fn describe_crowd(asset: &BakedAsset, crowd: &Crowd) {
-    let roles = crowd::Roles::pick(&asset.clips);
+fn describe_crowd(asset: &BakedAsset, crowd: &DemoCrowd) {
+    let roles = Roles::pick(&asset.clips);
     if asset.clips.is_empty() {
         println!(
             "crowd: {} instances in the rest pose (the asset has no clips)",
@@ -429,7 +421,7 @@ fn describe_crowd(asset: &BakedAsset, crowd: &Crowd) {
     );
 }
 
-fn print_runtime(crowd: &Crowd) {
+fn print_runtime(crowd: &DemoCrowd) {
     let s = crowd.stats;
     println!(
         "runtime: {:.3} ms per frame (CPU-timed, {} instances, {} frames = {:.1} s simulated; \

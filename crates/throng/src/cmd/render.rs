@@ -16,20 +16,18 @@
 use anyhow::Context;
 use std::path::PathBuf;
 use std::time::Instant;
-use throng_anim::{Model, ModelSkinner, Skinning};
-use throng_asset::{Aabb, BakedAsset, Encoding};
+use throng_anim::Skinning;
+use throng_asset::{Aabb, Encoding};
 use throng_contract::Timing;
-use throng_render::image::RgbaImage;
 use throng_render::{
-    Camera, Crowd, DebugView, FrameStats, InstanceTransform, RenderOptions, Renderer, ShadowLod,
-    SkinPath,
+    Camera, DebugView, InstanceTransform, RenderOptions, Renderer, ShadowLod, SkinPath,
 };
-use throng_runtime::crowd::{self, Assignment, ClipMix, Layout};
-use throng_runtime::{PlayOptions, PlaybackCommand, PlaybackControl};
+use throng_runtime::crowd::{self, ClipMix, Layout};
 
 use super::shared::{self, load_model, usage, SourceArgs};
 use throng_scene::{
-    bake_in_memory, source_meshes, stats_line, warn_mixed_scales, InMemoryBake, Input, PropSource,
+    bake_in_memory, draw_baked, draw_source, split_layout, stats_line, warn_mixed_scales,
+    BakedScene, Frames, InMemoryBake, Input, Overlay, Part, PlacedProps, PropSource,
 };
 
 #[derive(clap::Args)]
@@ -183,6 +181,11 @@ pub struct Args {
     /// at another size or in other units than the character.
     #[arg(long, default_value_t = 1.0, value_parser = parse_positive, value_name = "S")]
     pub prop_scale: f64,
+    /// Hold every instance at its place in the layout. By default an asset baked with
+    /// `--root-motion extract` moves each instance by its clips' root motion, as the source
+    /// moves the character (CPU-timed playback; the GPU-timed runtime keeps no root motion).
+    #[arg(long)]
+    pub in_place: bool,
 }
 
 /// `ANCHOR=PROP` of `--prop`.
@@ -212,7 +215,7 @@ fn overlay_of(
     input: &Input,
     blend: Option<(usize, f32)>,
     name: &str,
-) -> anyhow::Result<Option<(usize, u32, f32)>> {
+) -> anyhow::Result<Option<Overlay>> {
     let (Some((clip, weight)), Some(asset)) = (blend, input.baked()) else {
         return Ok(None);
     };
@@ -233,7 +236,7 @@ fn overlay_of(
             "{name}: masked and additive layers are drawn by --path palette (or reference); the texture and VAT paths show only the base layers"
         );
     }
-    Ok(Some((clip, mask, weight)))
+    Ok(Some(Overlay { clip, mask, weight }))
 }
 
 /// Flags that do not go together (usage errors, found before any file is read).
@@ -346,80 +349,19 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
     Ok(inputs)
 }
 
-/// One input's share of the crowd: its instances (every k-th of the shared layout), their
-/// clips and phases, and the `--blend` clip.
-struct Part {
-    assignments: Vec<Assignment>,
-    transforms: Vec<InstanceTransform>,
-    blend: Option<(usize, f32)>,
-    /// The `--blend` clip as an overlay layer: (clip, mask number, weight).
-    overlay: Option<(usize, u32, f32)>,
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
     check_usage(&args)?;
     let (out_path, is_gif) =
         shared::image_output(args.output.as_deref(), &args.inputs[0], args.frames)?;
     let inputs = load_inputs(&args)?;
+    check_inputs(&args, &inputs)?;
     let props = load_props(&args, &inputs)?;
-    let k = inputs.len();
     let sizes: Vec<Aabb> = inputs.iter().map(Input::bounds).collect();
     warn_mixed_scales(&args.inputs, &sizes);
-    if let Some(j) = args.debug_joint {
-        let max = inputs
-            .iter()
-            .filter_map(|i| i.baked().map(|a| a.palette.len()))
-            .max()
-            .unwrap_or(0);
-        if j as usize >= max {
-            anyhow::bail!(
-                "--debug-joint {j}: the input(s) have {max} palette entries (0..{}); `throng inspect FILE` lists them",
-                max.saturating_sub(1)
-            );
-        }
-    }
-    // One layout for all inputs, spaced for the largest.
-    let spacing = sizes.iter().map(crowd::spacing).fold(0.0f32, f32::max);
-    let all = crowd::layout(args.instances, args.layout, spacing, args.seed);
-    let mut parts = Vec::with_capacity(k);
-    let mut scene = Aabb::EMPTY;
-    for (a, input) in inputs.iter().enumerate() {
-        let name = args.inputs[a].display();
-        let clip = match &args.clip {
-            Some(c) => Some(input.clip(c).with_context(|| format!("--clip in {name}"))?),
-            None => (!input.durations().is_empty()).then_some(0),
-        };
-        let blend = match &args.blend {
-            Some(b) => Some((
-                input
-                    .clip(b)
-                    .with_context(|| format!("--blend in {name}"))?,
-                args.blend_weight as f32,
-            )),
-            None => None,
-        };
-        if blend.is_some() && matches!(input, Input::Source(..)) {
-            anyhow::bail!("--blend needs a baked asset (layer blending is a runtime feature)");
-        }
-        let overlay = overlay_of(&args, input, blend, &name.to_string())?;
-        let blend = if overlay.is_some() { None } else { blend };
-        let ids = crowd::ids_of(a, k, args.instances);
-        let mix = ClipMix {
-            clip,
-            mix: args.clip.is_none() && args.instances > 1,
-            stagger: args.stagger,
-            random_phase: args.random_phase,
-            // Input 0 keeps the seed as given (one input draws what it always drew).
-            seed: args.seed.wrapping_add(a as u64),
-        };
-        let transforms: Vec<InstanceTransform> = ids.iter().map(|&i| all[i as usize]).collect();
-        scene = scene.union(&throng_render::camera::crowd_bounds(&sizes[a], &transforms));
-        parts.push(Part {
-            assignments: crowd::assign(&mix, &ids, &input.durations()),
-            transforms,
-            blend,
-            overlay,
-        });
+    let (places, scene) = split_layout(&sizes, args.instances, args.layout, args.seed);
+    let mut parts = Vec::with_capacity(inputs.len());
+    for (a, (input, transforms)) in inputs.iter().zip(places).enumerate() {
+        parts.push(part_of(&args, a, input, transforms)?);
     }
     let aspect = args.size.0 as f32 / args.size.1 as f32;
     let opts = RenderOptions {
@@ -450,21 +392,52 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let mut renderer = Renderer::new().context("creating a GPU device")?;
     eprintln!("adapter: {}", renderer.adapter());
-    let start = Instant::now();
-    let (images, stats) = match (&inputs[0], &args.source) {
-        (Input::Baked(_), Some(src)) if args.path == SkinPath::Reference => {
-            let model = load_model(src, &args.source_args)?;
-            (
-                draw_source(&args, &model, &parts[0], &mut renderer, &opts)?,
-                None,
-            )
-        }
-        (Input::Source(model), _) => (
-            draw_source(&args, model, &parts[0], &mut renderer, &opts)?,
-            None,
-        ),
-        _ => draw_baked(&args, &inputs, &parts, &props, &mut renderer, &opts)?,
+    let frames = Frames {
+        start: args.time,
+        fps: args.fps,
+        count: args.frames,
     };
+    let bar = shared::bar(args.frames as u64, "rendering", "frames");
+    let start = Instant::now();
+    // The reference path of a source: the input itself, or `--source` beside a baked input.
+    let extra_source = match (&inputs[0], &args.source) {
+        (Input::Baked(_), Some(src)) if args.path == SkinPath::Reference => {
+            Some((load_model(src, &args.source_args)?, src.as_path()))
+        }
+        _ => None,
+    };
+    let source = match (&inputs[0], &extra_source) {
+        (_, Some((model, path))) => Some((model, *path)),
+        (Input::Source(model), None) => Some((model, args.inputs[0].as_path())),
+        _ => None,
+    };
+    let (images, stats) = match source {
+        Some((model, path)) => {
+            let name = path.display().to_string();
+            let on_frame = || bar.inc(1);
+            let images = draw_source(
+                &mut renderer,
+                model,
+                &name,
+                &parts[0],
+                frames,
+                &opts,
+                on_frame,
+            )?;
+            (images, None)
+        }
+        None => {
+            let scene = BakedScene {
+                assets: inputs.iter().filter_map(Input::baked).collect(),
+                parts: &parts,
+                timing: args.timing,
+                props: &props,
+                root_motion: !args.in_place,
+            };
+            draw_baked(&mut renderer, &scene, frames, &opts, || bar.inc(1))?
+        }
+    };
+    bar.finish_and_clear();
     let took = start.elapsed();
     let bytes = if is_gif {
         shared::encode_gif(images, args.fps)?
@@ -488,15 +461,72 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The `--prop` files, each with its anchor's index in every input (checked before any GPU
-/// work: an input without the anchor fails naming the file, the anchor and the anchors it has).
-struct Props {
-    sources: Vec<PropSource>,
-    /// Per input, per `--prop`: the anchor index.
-    anchors: Vec<Vec<u32>>,
+/// What the inputs must have for the flags, checked before any GPU work.
+fn check_inputs(args: &Args, inputs: &[Input]) -> anyhow::Result<()> {
+    let baked = || inputs.iter().filter_map(Input::baked);
+    if let Some(j) = args.debug_joint {
+        let max = baked().map(|a| a.palette.len()).max().unwrap_or(0);
+        if j as usize >= max {
+            anyhow::bail!(
+                "--debug-joint {j}: the input(s) have {max} palette entries (0..{}); `throng inspect FILE` lists them",
+                max.saturating_sub(1)
+            );
+        }
+    }
+    if args.path == SkinPath::Vat {
+        if let Some(a) = baked().find(|a| a.primitives.iter().any(|p| p.vat.is_none())) {
+            anyhow::bail!("{}: the VAT path needs a vertex animation texture for every primitive; bake it with --vat f32|f16|unorm16", a.source_name);
+        }
+    }
+    Ok(())
 }
 
-fn load_props(args: &Args, inputs: &[Input]) -> anyhow::Result<Props> {
+/// Input `a`'s share of the crowd: its clips (`--clip`, else the first clip, or a seeded mix
+/// for a crowd), phases, and the `--blend` clip as a blend or an overlay layer.
+fn part_of(
+    args: &Args,
+    a: usize,
+    input: &Input,
+    transforms: Vec<InstanceTransform>,
+) -> anyhow::Result<Part> {
+    let name = args.inputs[a].display().to_string();
+    let clip = match &args.clip {
+        Some(c) => Some(input.clip(c).with_context(|| format!("--clip in {name}"))?),
+        None => (!input.durations().is_empty()).then_some(0),
+    };
+    let blend = match &args.blend {
+        Some(b) => Some((
+            input
+                .clip(b)
+                .with_context(|| format!("--blend in {name}"))?,
+            args.blend_weight as f32,
+        )),
+        None => None,
+    };
+    if blend.is_some() && matches!(input, Input::Source(..)) {
+        anyhow::bail!("--blend needs a baked asset (layer blending is a runtime feature)");
+    }
+    let overlay = overlay_of(args, input, blend, &name)?;
+    let ids = crowd::ids_of(a, args.inputs.len(), args.instances);
+    let mix = ClipMix {
+        clip,
+        mix: args.clip.is_none() && args.instances > 1,
+        stagger: args.stagger,
+        random_phase: args.random_phase,
+        // Input 0 keeps the seed as given (one input draws what it always drew).
+        seed: args.seed.wrapping_add(a as u64),
+    };
+    Ok(Part {
+        assignments: crowd::assign(&mix, &ids, &input.durations()),
+        transforms,
+        blend: if overlay.is_some() { None } else { blend },
+        overlay,
+    })
+}
+
+/// The `--prop` files, each with its anchor's index in every input (checked before any GPU
+/// work: an input without the anchor fails naming the file, the anchor and the anchors it has).
+fn load_props(args: &Args, inputs: &[Input]) -> anyhow::Result<PlacedProps> {
     let mut anchors = vec![Vec::with_capacity(args.prop.len()); inputs.len()];
     for (input, (path, out)) in inputs.iter().zip(args.inputs.iter().zip(&mut anchors)) {
         for (anchor, file) in &args.prop {
@@ -524,171 +554,7 @@ fn load_props(args: &Args, inputs: &[Input]) -> anyhow::Result<Props> {
                 .with_context(|| format!("reading the prop of --prop {anchor}={}", file.display()))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    Ok(Props { sources, anchors })
-}
-
-/// Baked assets on the texture, palette or VAT path, or one asset on the reference path (the CPU
-/// decoder's vertices); every crowd played by its runtime, with its props. Returns the frames
-/// and the last frame's statistics (GPU paths).
-fn draw_baked(
-    args: &Args,
-    inputs: &[Input],
-    parts: &[Part],
-    props: &Props,
-    renderer: &mut Renderer,
-    opts: &RenderOptions,
-) -> anyhow::Result<(Vec<RgbaImage>, Option<FrameStats>)> {
-    let assets: Vec<&BakedAsset> = inputs.iter().filter_map(Input::baked).collect();
-    if opts.path == SkinPath::Vat {
-        if let Some(a) = assets
-            .iter()
-            .find(|a| a.primitives.iter().any(|p| p.vat.is_none()))
-        {
-            anyhow::bail!("{}: the VAT path needs a vertex animation texture for every primitive; bake it with --vat f32|f16|unorm16", a.source_name);
-        }
-    }
-    // Motion vectors need a previous frame: one is drawn (and dropped) 1/fps before the first.
-    let primed = opts.motion() as u32;
-    let start = args.time - primed as f64 / args.fps;
-    let mut players = Vec::with_capacity(assets.len());
-    for (asset, part) in assets.iter().zip(parts) {
-        let mut rt = crowd::new_runtime(
-            args.timing,
-            &asset.clips,
-            &part.assignments,
-            &part.transforms,
-            start,
-            part.blend,
-        )?;
-        if let Some((clip, mask, weight)) = part.overlay {
-            rt.command_all(PlaybackCommand::Layer {
-                clip,
-                mask,
-                weight,
-                options: PlayOptions::at(start as f32),
-            })
-            .context("--blend-mask")?;
-        }
-        players.push(rt);
-    }
-    let gpu_assets = if opts.path == SkinPath::Reference {
-        Vec::new()
-    } else {
-        assets
-            .iter()
-            .map(|a| renderer.upload(a))
-            .collect::<Result<Vec<_>, _>>()?
-    };
-    // Each prop file's meshes once on the GPU; per input a Prop per (--prop, mesh) at its
-    // anchor.
-    let gpu_props: Vec<Vec<throng_render::GpuProp>> = props
-        .sources
-        .iter()
-        .map(|s| {
-            s.meshes()
-                .iter()
-                .map(|m| renderer.upload_prop(m))
-                .collect::<Result<Vec<_>, _>>()
-                .with_context(|| format!("uploading the prop {}", s.path.display()))
-        })
-        .collect::<anyhow::Result<_>>()?;
-    let crowd_props: Vec<Vec<throng_render::Prop>> = props
-        .anchors
-        .iter()
-        .map(|anchors| {
-            anchors
-                .iter()
-                .zip(&gpu_props)
-                .flat_map(|(&anchor, meshes)| {
-                    meshes
-                        .iter()
-                        .map(move |mesh| throng_render::Prop { anchor, mesh })
-                })
-                .collect()
-        })
-        .collect();
-    let bar = shared::bar(args.frames as u64, "rendering", "frames");
-    let mut images = Vec::with_capacity(args.frames as usize);
-    let mut stats = None;
-    for f in 0..args.frames + primed {
-        if f > 0 {
-            for p in &mut players {
-                p.clear_changes();
-                p.update(1.0 / args.fps);
-            }
-        }
-        if opts.path == SkinPath::Reference {
-            let records = (players[0].records().cpu())
-                .context("the reference path draws CPU-timed records")?;
-            let decoded = throng_render::DecodedMeshes::new(
-                assets[0],
-                records,
-                &parts[0].transforms,
-                opts.skinning,
-            )?;
-            images.push(renderer.render_reference(&decoded.meshes(), opts)?);
-        } else {
-            let crowds: Vec<Crowd> = (0..assets.len())
-                .map(|a| Crowd {
-                    asset: &gpu_assets[a],
-                    transforms: &parts[a].transforms,
-                    playback: players[a].records().into(),
-                    props: &crowd_props[a],
-                    live: &[],
-                })
-                .collect();
-            let frame = renderer.render_scene(&crowds, opts)?;
-            if f < primed {
-                continue;
-            }
-            // The last frame's: occlusion culling saves from the third frame of an animation.
-            stats = Some(frame.stats);
-            images.push(frame.image);
-        }
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    Ok((images, stats))
-}
-
-/// A source glTF skinned on the CPU at full rate (the reference path): every instance posed at
-/// its clip's local time of the frame (the time rules on the source clip).
-fn draw_source(
-    args: &Args,
-    model: &Model,
-    part: &Part,
-    renderer: &mut Renderer,
-    opts: &RenderOptions,
-) -> anyhow::Result<Vec<RgbaImage>> {
-    let mut skinner = ModelSkinner::new(model);
-    if skinner.is_empty() {
-        anyhow::bail!(
-            "{}: nothing to animate (no skin and no mesh under a joint or an animated node)",
-            args.inputs[0].display()
-        );
-    }
-    let bar = shared::bar(args.frames as u64, "rendering", "frames");
-    let mut images = Vec::with_capacity(args.frames as usize);
-    let mut parts: Vec<Vec<throng_anim::SkinnedPart>> = vec![Vec::new(); part.assignments.len()];
-    for f in 0..args.frames {
-        let t = args.time + f as f64 / args.fps;
-        for (a, out) in part.assignments.iter().zip(&mut parts) {
-            let clip = a.clip.and_then(|c| model.clips.get(c).map(|cl| (c, cl)));
-            let local = clip.map_or(0.0, |(_, cl)| cl.local_time(cl.loop_mode, t + a.phase));
-            skinner.skin(
-                model,
-                clip.map(|(c, _)| c),
-                local as f32,
-                opts.skinning,
-                out,
-            );
-        }
-        let meshes = source_meshes(model, &parts, &part.transforms);
-        images.push(renderer.render_reference(&meshes, opts)?);
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    Ok(images)
+    Ok(PlacedProps { sources, anchors })
 }
 
 #[cfg(test)]

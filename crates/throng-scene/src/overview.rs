@@ -1,4 +1,4 @@
-//! Where the demo camera stands: a 3/4 view from above and to the front-right of the crowd,
+//! Where the camera of an overview picture (`throng demo`) stands: a 3/4 view from above and to the front-right of the crowd,
 //! as close as it can be while every corner of the crowd's bounds stays in the picture.
 //! World space: +Y up, file units; angles radians.
 
@@ -65,7 +65,7 @@ fn fit_distance(b: &Aabb, target: Vec3, dir: Vec3, radius: f32, aspect: f32) -> 
 /// until the crowd's projection is centred, and in or out (bisection) until it just fits:
 /// perspective makes the near rows larger, so looking at the centre of the bounds would leave
 /// the top of the picture empty.
-pub fn camera(scene: &Aabb, aspect: f32) -> Camera {
+pub fn overview_camera(scene: &Aabb, aspect: f32) -> Camera {
     let (min, max) = if scene.is_empty() {
         (Vec3::splat(-1.0), Vec3::splat(1.0))
     } else {
@@ -118,7 +118,7 @@ mod tests {
             max: Vec3::new(50.0, 0.8, 50.0),
         };
         for aspect in [16.0 / 9.0, 1.0, 0.5] {
-            let cam = camera(&scene, aspect);
+            let cam = overview_camera(&scene, aspect);
             let m = cam.view_proj(aspect);
             let mut widest = 0f32;
             for c in scene.corners() {

@@ -1,4 +1,4 @@
-//! The demo crowd: instances on a jittered grid facing random directions, driven through the
+//! The demo crowd (`throng demo`): instances on a jittered grid facing random directions, driven through the
 //! CPU-timed runtime with a small deterministic script of clips, crossfades, blends and speeds.
 //!
 //! Lengths are the asset's file units, times seconds, angles radians. The script is seeded, so
@@ -8,7 +8,7 @@ use glam::{Affine3A, Quat, Vec3};
 use std::f32::consts::TAU;
 use std::time::{Duration, Instant};
 use throng_asset::{ClipInfo, LoopMode};
-use throng_render::{InstanceRecord, InstanceTransform};
+use throng_contract::{InstanceRecord, InstanceTransform};
 use throng_runtime::{CpuRuntime, Handle, PlayOptions, PlaybackControl, RuntimeError};
 
 /// Seconds a crossfade between two clips of the cycle takes.
@@ -110,7 +110,7 @@ impl Stats {
 }
 
 /// The runtime plus the script that drives it.
-pub struct Crowd {
+pub struct DemoCrowd {
     runtime: CpuRuntime,
     handles: Vec<Handle>,
     plans: Vec<Plan>,
@@ -120,10 +120,10 @@ pub struct Crowd {
     pub stats: Stats,
 }
 
-impl Crowd {
+impl DemoCrowd {
     /// Spawns `n` instances `spacing` apart (file units) on a square grid centred on the
     /// origin, each jittered, turned about +Y by a random angle and given its first clip.
-    pub fn new(clips: &[ClipInfo], n: u32, spacing: f32) -> Result<Crowd, RuntimeError> {
+    pub fn new(clips: &[ClipInfo], n: u32, spacing: f32) -> Result<DemoCrowd, RuntimeError> {
         let mut rng = Rng(0x7468_726F_6E67); // "throng"
         let mut runtime = CpuRuntime::new(clips);
         let roles = Roles::pick(clips);
@@ -146,7 +146,7 @@ impl Crowd {
                 next: rng.range(FIRST_CHANGE_S),
             });
         }
-        let mut crowd = Crowd {
+        let mut crowd = DemoCrowd {
             runtime,
             handles,
             plans,
@@ -163,8 +163,13 @@ impl Crowd {
         Ok(crowd)
     }
 
+    /// Instances in the crowd.
     pub fn len(&self) -> usize {
         self.handles.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.handles.is_empty()
     }
 
     /// A random clip time (seconds) within clip `c`, so instances are out of step.
@@ -252,13 +257,9 @@ impl Crowd {
         self.runtime.records().to_vec()
     }
 
-    /// Instance transforms in the renderer's layout (both are the three rows of a 3×4 matrix).
-    pub fn transforms(&self) -> Vec<InstanceTransform> {
-        self.runtime
-            .transforms()
-            .iter()
-            .map(|t| InstanceTransform { rows: t.rows })
-            .collect()
+    /// Instance transforms (world from model, file units).
+    pub fn transforms(&self) -> &[InstanceTransform] {
+        self.runtime.transforms()
     }
 }
 
@@ -293,7 +294,7 @@ mod tests {
         assert_eq!(roles.blend, Some((walk, run)));
         assert_eq!(roles.one_shot, Some(sit));
 
-        let mut crowd = Crowd::new(&clips, 300, 1.5).expect("crowd");
+        let mut crowd = DemoCrowd::new(&clips, 300, 1.5).expect("crowd");
         for _ in 0..90 {
             crowd.step(1.0 / 30.0).expect("step");
         }

@@ -1,0 +1,306 @@
+//! A crowd of one or more inputs drawn over a run of frames — what `throng render` writes as a
+//! PNG or GIF, and what the viewer lays out:
+//!
+//! - [`split_layout`]: one layout shared by every input, spaced for the largest, each input
+//!   taking every k-th place;
+//! - [`ScenePlayer`]: the runtimes of a baked scene stepped together, and where they put
+//!   their instances;
+//! - [`draw_baked`]: baked assets played by their runtimes (either timing) on the texture,
+//!   palette or VAT path, or one asset through the CPU decoder on the reference path, with props
+//!   at anchors and, when asked, instances moved by their clips' root motion;
+//! - [`draw_source`]: a source model skinned on the CPU at full rate (the reference path).
+//!
+//! Times are seconds of clock time; lengths file units. Errors name the input; none names a
+//! command-line flag (docs/design.md §2).
+
+use anyhow::Context;
+use throng_anim::{Model, ModelSkinner, SkinnedPart};
+use throng_asset::{Aabb, BakedAsset};
+use throng_contract::{InstanceTransform, Timing};
+use throng_render::image::RgbaImage;
+use throng_render::{
+    Crowd, DecodedMeshes, FrameStats, GpuProp, Prop, RenderOptions, Renderer, SkinPath,
+};
+use throng_runtime::crowd::{self, Assignment, Layout};
+use throng_runtime::{PlayOptions, PlaybackCommand, PlaybackControl, Runtime};
+
+use crate::{source_meshes, PropSource};
+
+/// One input's share of the crowd: its instances' places, clips and phases, and the layers
+/// laid over its clip.
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub assignments: Vec<Assignment>,
+    /// World from model of each instance at the start (file units).
+    pub transforms: Vec<InstanceTransform>,
+    /// A second clip blended with each instance's clip: (clip, weight of the second clip).
+    pub blend: Option<(usize, f32)>,
+    /// A layer over the base layers: a masked or additive clip.
+    pub overlay: Option<Overlay>,
+}
+
+/// A layer laid over every instance's base layers (palette and reference paths).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Overlay {
+    pub clip: usize,
+    /// Layer mask number in the asset's mask table (0 = every joint).
+    pub mask: u32,
+    pub weight: f32,
+}
+
+/// The frames of a run: `count` frames `1/fps` seconds apart, the first at clock time `start`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Frames {
+    pub start: f64,
+    pub fps: f64,
+    pub count: u32,
+}
+
+impl Frames {
+    /// Clock time of frame `f`, seconds.
+    pub fn time(&self, f: u32) -> f64 {
+        self.start + f as f64 / self.fps
+    }
+}
+
+/// Props drawn on every input: each prop file once, and per input, per prop, its anchor index
+/// in that input's anchor table.
+#[derive(Default)]
+pub struct PlacedProps {
+    pub sources: Vec<PropSource>,
+    pub anchors: Vec<Vec<u32>>,
+}
+
+/// What [`draw_baked`] draws: baked assets, one [`Part`] each, how they are timed, and their
+/// props.
+pub struct BakedScene<'a> {
+    pub assets: Vec<&'a BakedAsset>,
+    pub parts: &'a [Part],
+    pub timing: Timing,
+    pub props: &'a PlacedProps,
+    /// Instances move by their clips' extracted root motion (CPU-timed playback; the
+    /// GPU-timed runtime keeps no root motion); `false` holds them at their places.
+    pub root_motion: bool,
+}
+
+/// One layout of `instances` places spaced for the largest of `sizes` (each input's bounds),
+/// split among the inputs (input `a` takes places `a, a + k, …`): per input its transforms, and
+/// the bounds of the whole crowd.
+pub fn split_layout(
+    sizes: &[Aabb],
+    instances: u32,
+    layout: Layout,
+    seed: u64,
+) -> (Vec<Vec<InstanceTransform>>, Aabb) {
+    let spacing = sizes.iter().map(crowd::spacing).fold(0.0f32, f32::max);
+    let all = crowd::layout(instances, layout, spacing, seed);
+    let mut scene = Aabb::EMPTY;
+    let parts = sizes
+        .iter()
+        .enumerate()
+        .map(|(a, size)| {
+            let ids = crowd::ids_of(a, sizes.len(), instances);
+            let transforms: Vec<InstanceTransform> = ids.iter().map(|&i| all[i as usize]).collect();
+            scene = scene.union(&throng_render::camera::crowd_bounds(size, &transforms));
+            transforms
+        })
+        .collect();
+    (parts, scene)
+}
+
+/// The runtimes of a [`BakedScene`], one per input, stepped together: what [`draw_baked`]
+/// draws each frame, without a GPU.
+pub struct ScenePlayer<'a> {
+    scene: &'a BakedScene<'a>,
+    runtimes: Vec<Runtime>,
+}
+
+impl<'a> ScenePlayer<'a> {
+    /// Every input's runtime playing its part from clock time `start` (seconds), with its
+    /// overlay layer.
+    pub fn new(scene: &'a BakedScene<'a>, start: f64) -> anyhow::Result<ScenePlayer<'a>> {
+        let runtimes = (scene.assets.iter().zip(scene.parts))
+            .map(|(asset, part)| start_runtime(scene.timing, asset, part, start))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok(ScenePlayer { scene, runtimes })
+    }
+
+    /// One update of every runtime by `dt` seconds (the record writes of the last step are
+    /// cleared first).
+    pub fn step(&mut self, dt: f64) {
+        for rt in &mut self.runtimes {
+            rt.clear_changes();
+            rt.update(dt);
+        }
+    }
+
+    /// Input `a`'s runtime.
+    pub fn runtime(&self, a: usize) -> &Runtime {
+        &self.runtimes[a]
+    }
+
+    /// Where input `a`'s instances are drawn: moved by root motion (the runtime's transforms),
+    /// or held at their places.
+    pub fn transforms(&self, a: usize) -> &[InstanceTransform] {
+        if self.scene.root_motion {
+            self.runtimes[a].transforms()
+        } else {
+            &self.scene.parts[a].transforms
+        }
+    }
+}
+
+/// Draws `frames` of a baked scene: every input played by its own runtime from `frames.start`
+/// (one update of `1/fps` per frame, [`ScenePlayer`]), on `opts.path`. Returns the images and
+/// the last frame's statistics (GPU paths). `on_frame` is called once per image drawn
+/// (progress).
+///
+/// With motion vectors on (`opts.motion()`), one frame `1/fps` before the first is drawn and
+/// dropped, so the first image has a previous frame.
+pub fn draw_baked(
+    renderer: &mut Renderer,
+    scene: &BakedScene,
+    frames: Frames,
+    opts: &RenderOptions,
+    mut on_frame: impl FnMut(),
+) -> anyhow::Result<(Vec<RgbaImage>, Option<FrameStats>)> {
+    let primed = opts.motion() as u32;
+    let mut player = ScenePlayer::new(scene, frames.start - primed as f64 / frames.fps)?;
+    let reference = opts.path == SkinPath::Reference;
+    let gpu_assets = if reference {
+        Vec::new()
+    } else {
+        (scene.assets.iter())
+            .map(|a| renderer.upload(a))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    let gpu_props = upload_props(renderer, &scene.props.sources)?;
+    // Per input a Prop per (prop file, mesh) at its anchor.
+    let crowd_props: Vec<Vec<Prop>> = (scene.props.anchors.iter())
+        .map(|anchors| {
+            (anchors.iter().zip(&gpu_props))
+                .flat_map(|(&anchor, meshes)| meshes.iter().map(move |mesh| Prop { anchor, mesh }))
+                .collect()
+        })
+        .collect();
+    let mut images = Vec::with_capacity(frames.count as usize);
+    let mut stats = None;
+    for f in 0..frames.count + primed {
+        if f > 0 {
+            player.step(1.0 / frames.fps);
+        }
+        if reference {
+            let records = (player.runtime(0).records().cpu())
+                .context("the reference path draws CPU-timed records")?;
+            let decoded = DecodedMeshes::new(
+                scene.assets[0],
+                records,
+                player.transforms(0),
+                opts.skinning,
+            )?;
+            images.push(renderer.render_reference(&decoded.meshes(), opts)?);
+        } else {
+            let crowds: Vec<Crowd> = (0..scene.assets.len())
+                .map(|a| Crowd {
+                    asset: &gpu_assets[a],
+                    transforms: player.transforms(a),
+                    playback: player.runtime(a).records().into(),
+                    props: &crowd_props[a],
+                    live: &[],
+                })
+                .collect();
+            let frame = renderer.render_scene(&crowds, opts)?;
+            if f < primed {
+                continue;
+            }
+            // The last frame's: occlusion culling saves from the third frame of an animation.
+            stats = Some(frame.stats);
+            images.push(frame.image);
+        }
+        on_frame();
+    }
+    Ok((images, stats))
+}
+
+/// A runtime playing `part` from clock time `start`, with its overlay layer.
+fn start_runtime(
+    timing: Timing,
+    asset: &BakedAsset,
+    part: &Part,
+    start: f64,
+) -> anyhow::Result<Runtime> {
+    let mut rt = crowd::new_runtime(
+        timing,
+        &asset.clips,
+        &part.assignments,
+        &part.transforms,
+        start,
+        part.blend,
+    )?;
+    if let Some(o) = part.overlay {
+        rt.command_all(PlaybackCommand::Layer {
+            clip: o.clip,
+            mask: o.mask,
+            weight: o.weight,
+            options: PlayOptions::at(start as f32),
+        })
+        .with_context(|| format!("{}: the overlay layer", asset.source_name))?;
+    }
+    Ok(rt)
+}
+
+/// Each prop file's meshes, once on the GPU.
+fn upload_props(
+    renderer: &mut Renderer,
+    sources: &[PropSource],
+) -> anyhow::Result<Vec<Vec<GpuProp>>> {
+    sources
+        .iter()
+        .map(|s| {
+            (s.meshes().iter())
+                .map(|m| renderer.upload_prop(m))
+                .collect::<Result<Vec<_>, _>>()
+                .with_context(|| format!("uploading the prop {}", s.path.display()))
+        })
+        .collect()
+}
+
+/// Draws `frames` of a source model skinned on the CPU at full rate (the reference path):
+/// every instance posed at its clip's local time of the frame (the time rules on the source
+/// clip). `name` names the model in errors; `on_frame` is called once per image (progress).
+pub fn draw_source(
+    renderer: &mut Renderer,
+    model: &Model,
+    name: &str,
+    part: &Part,
+    frames: Frames,
+    opts: &RenderOptions,
+    mut on_frame: impl FnMut(),
+) -> anyhow::Result<Vec<RgbaImage>> {
+    let mut skinner = ModelSkinner::new(model);
+    if skinner.is_empty() {
+        anyhow::bail!(
+            "{name}: nothing to animate (no skin and no mesh under a joint or an animated node)"
+        );
+    }
+    let mut images = Vec::with_capacity(frames.count as usize);
+    let mut parts: Vec<Vec<SkinnedPart>> = vec![Vec::new(); part.assignments.len()];
+    for f in 0..frames.count {
+        let t = frames.time(f);
+        for (a, out) in part.assignments.iter().zip(&mut parts) {
+            let clip = a.clip.and_then(|c| model.clips.get(c).map(|cl| (c, cl)));
+            let local = clip.map_or(0.0, |(_, cl)| cl.local_time(cl.loop_mode, t + a.phase));
+            skinner.skin(
+                model,
+                clip.map(|(c, _)| c),
+                local as f32,
+                opts.skinning,
+                out,
+            );
+        }
+        let meshes = source_meshes(model, &parts, &part.transforms);
+        images.push(renderer.render_reference(&meshes, opts)?);
+        on_frame();
+    }
+    Ok(images)
+}
