@@ -1,0 +1,56 @@
+//! Shared by the test files: the scenario's clip table and graph.
+#![allow(dead_code)]
+
+use throng_asset::{ClipInfo, LoopMode};
+use throng_graph::Graph;
+
+/// The clip table the scenario graph names: (name, seconds, loop mode).
+pub fn scenario_clips() -> Vec<ClipInfo> {
+    let spec: [(&str, f64, LoopMode); 11] = [
+        ("idle", 2.0, LoopMode::Loop),
+        ("walk", 1.0, LoopMode::Loop),
+        ("run", 0.6, LoopMode::Loop),
+        ("attack", 0.8, LoopMode::Once),
+        ("strafe_l", 1.2, LoopMode::Loop),
+        ("strafe_r", 1.1, LoopMode::Loop),
+        ("back", 0.9, LoopMode::Loop),
+        ("fwd", 0.7, LoopMode::Loop),
+        ("swim", 1.5, LoopMode::PingPong),
+        ("zero", 0.0, LoopMode::Loop),
+        ("fall", 0.5, LoopMode::Clamp),
+    ];
+    let mut row = 1;
+    spec.iter()
+        .map(|&(name, d, mode)| {
+            let c = ClipInfo::uniform(name, row, d, 30.0, mode);
+            row += c.frames;
+            c
+        })
+        .collect()
+}
+
+pub const SCENARIO: &str = include_str!("scenario.json");
+
+pub fn scenario_graph() -> Graph {
+    Graph::from_json(SCENARIO, "scenario.json", &scenario_clips()).expect("scenario graph")
+}
+
+/// SplitMix64: a seeded stream for the randomised scenarios.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}

@@ -1,0 +1,393 @@
+//! The graph reader's errors, the checks, the Graphviz text, the layer limit, determinism
+//! across thread counts, and the example graphs against the assets they name.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{scenario_clips, scenario_graph, Rng, SCENARIO};
+use throng_asset::{ClipInfo, LoopMode};
+use throng_graph::file::MotionFile;
+use throng_graph::{check, to_dot, Graph, GraphCrowd, GraphError, GraphFile, Problem};
+
+fn clips(names: &[(&str, f64)]) -> Vec<ClipInfo> {
+    let mut row = 1;
+    names
+        .iter()
+        .map(|&(n, d)| {
+            let c = ClipInfo::uniform(n, row, d, 30.0, LoopMode::Loop);
+            row += c.frames;
+            c
+        })
+        .collect()
+}
+
+fn invalid(text: &str, table: &[ClipInfo]) -> Problem {
+    match Graph::from_json(text, "g.json", table) {
+        Err(GraphError::Invalid { file, first, .. }) => {
+            assert_eq!(file, "g.json");
+            first
+        }
+        other => panic!("expected an invalid graph, got {other:?}"),
+    }
+}
+
+const TWO_STATES: &str = r#"{"version": 1,
+  "parameters": [{"name": "speed", "type": "float"}, {"name": "go", "type": "trigger"},
+                 {"name": "on", "type": "bool", "default": true}],
+  "states": [{"name": "a", "motion": {"clip": {"name": "A"}}},
+             {"name": "b", "motion": {"blend1d": {"parameter": "speed",
+                "points": [{"clip": "A", "at": 0}, {"clip": "B", "at": 1}]}}}],
+  "transitions": [{"from": "a", "to": "b", "conditions": [{"parameter": "go"}]}]}"#;
+
+#[test]
+fn malformed_json_names_the_file() {
+    let e = Graph::from_json("{\"version\": 1, \"states\": [", "broken.json", &[]).unwrap_err();
+    assert!(matches!(e, GraphError::Json { ref file, .. } if file == "broken.json"));
+    assert!(e.to_string().starts_with("broken.json: "), "{e}");
+    // an unknown key is an error, not ignored
+    let e = Graph::from_json(
+        r#"{"version": 1, "states": [], "stats": []}"#,
+        "k.json",
+        &[],
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("stats"), "{e}");
+    let e = Graph::load(&PathBuf::from("/nonexistent/g.json"), &[]).unwrap_err();
+    assert!(matches!(e, GraphError::Io { .. }), "{e}");
+}
+
+#[test]
+fn missing_clip_names_the_state_and_clip() {
+    let p = invalid(TWO_STATES, &clips(&[("A", 1.0)]));
+    assert!(
+        matches!(&p, Problem::UnknownClip { element, clip, .. } if element == "state \"b\"" && clip == "B"),
+        "{p:?}"
+    );
+    assert!(p.to_string().contains("clips: A"), "{p}");
+}
+
+#[test]
+fn non_finite_thresholds_are_errors() {
+    let table = clips(&[("A", 1.0), ("B", 1.0)]);
+    // JSON has no NaN: a literal is a parse error naming the file
+    let nan = TWO_STATES.replace(r#""at": 1}"#, r#""at": NaN}"#);
+    assert!(matches!(
+        Graph::from_json(&nan, "g.json", &table),
+        Err(GraphError::Json { .. })
+    ));
+    // a number past f32 is refused too
+    let big = TWO_STATES.replace(r#""at": 1}"#, r#""at": 1e39}"#);
+    assert!(Graph::from_json(&big, "g.json", &table).is_err());
+    // NaN through the file types (a graph made in code): a typed error naming the state
+    let mut f = GraphFile::parse(TWO_STATES).unwrap();
+    if let MotionFile::Blend1d(b) = &mut f.states[1].motion {
+        b.points[1].at = f32::NAN;
+    }
+    let problems = Graph::build(&f, &table).unwrap_err();
+    assert!(
+        matches!(&problems[0], Problem::BadNumber { element, .. } if element == "state \"b\""),
+        "{problems:?}"
+    );
+    // thresholds out of order
+    let swapped = TWO_STATES.replace(r#""at": 0}"#, r#""at": 2}"#);
+    assert!(matches!(
+        invalid(&swapped, &table),
+        Problem::BadShape { .. }
+    ));
+}
+
+#[test]
+fn check_reports_each_problem_by_name() {
+    let table = clips(&[("A", 1.0), ("B", 1.0)]);
+    // type mismatch: a bool places a blend; unknown parameter in a condition
+    let bad = TWO_STATES
+        .replace(r#""parameter": "speed""#, r#""parameter": "on""#)
+        .replace(r#"{"parameter": "go"}"#, r#"{"parameter": "gone"}"#);
+    let problems = check(&GraphFile::parse(&bad).unwrap(), &table);
+    let text: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+    assert!(
+        text.iter()
+            .any(|t| t.contains("state \"b\"") && t.contains("\"on\" is a bool")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|t| t.contains("transition 0") && t.contains("\"gone\" is not declared")),
+        "{text:?}"
+    );
+    // no condition and no exit time
+    let always = TWO_STATES.replace(
+        r#""conditions": [{"parameter": "go"}]"#,
+        r#""duration": 0.1"#,
+    );
+    assert!(
+        matches!(invalid(&always, &table), Problem::AlwaysFires { ref element } if element.contains("transition 0"))
+    );
+    // warnings: unreachable state, a zero-duration cycle
+    let warn = r#"{"version": 1, "parameters": [{"name": "x", "type": "bool"}],
+      "states": [{"name": "a", "motion": {"clip": {"name": "A"}}},
+                 {"name": "b", "motion": {"clip": {"name": "B"}}},
+                 {"name": "lost", "motion": {"clip": {"name": "A"}}}],
+      "transitions": [{"from": "a", "to": "b", "conditions": [{"parameter": "x"}]},
+                      {"from": "b", "to": "a", "exit_time": 0.5}]}"#;
+    let problems = check(&GraphFile::parse(warn).unwrap(), &table);
+    assert!(problems.iter().all(|p| !p.is_error()), "{problems:?}");
+    assert!(problems
+        .iter()
+        .any(|p| matches!(p, Problem::Unreachable { state, .. } if state == "lost")));
+    assert!(problems
+        .iter()
+        .any(|p| matches!(p, Problem::ZeroCycle { path } if path == "\"a\" -> \"b\" -> \"a\"")));
+}
+
+#[test]
+fn dot_lists_every_state_and_transition() {
+    let f = GraphFile::parse(SCENARIO).unwrap();
+    let dot = to_dot(&f);
+    assert!(dot.starts_with("digraph graph {"));
+    for s in &f.states {
+        assert!(
+            dot.contains(&format!("\"{}\" [label=", s.name)),
+            "{}",
+            s.name
+        );
+    }
+    assert_eq!(dot.matches(" -> ").count(), f.transitions.len());
+    assert!(dot.contains("\"*\" -> \"attack\""));
+    assert_eq!(dot, to_dot(&f), "same input, same text");
+}
+
+#[test]
+fn unknown_or_wrong_parameters_are_api_errors() {
+    let table = clips(&[("A", 1.0), ("B", 1.0)]);
+    let g = Graph::from_json(TWO_STATES, "g.json", &table).unwrap();
+    let mut crowd = GraphCrowd::new(g, &table, 2);
+    let e = crowd.param("sped").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("\"sped\" is not in the graph (parameters: speed, go, on)"),
+        "{e}"
+    );
+    let speed = crowd.param("speed").unwrap();
+    let go = crowd.param("go").unwrap();
+    assert!(matches!(
+        crowd.fire(0, speed),
+        Err(GraphError::WrongKind { .. })
+    ));
+    assert!(matches!(
+        crowd.set_float(0, go, 1.0),
+        Err(GraphError::WrongKind { .. })
+    ));
+    assert!(matches!(
+        crowd.set_float(0, speed, f32::NAN),
+        Err(GraphError::BadValue { .. })
+    ));
+    assert!(matches!(
+        crowd.set_float(2, speed, 1.0),
+        Err(GraphError::NoSuchInstance { .. })
+    ));
+    // the trigger is consumed by the transition it fires
+    crowd.fire(1, go).unwrap();
+    crowd.step(0.1);
+    assert_eq!((crowd.state(0), crowd.state(1)), (0, 1));
+    assert_eq!(crowd.value(1, go), Some(0.0));
+}
+
+/// A 2D blend space (four clips shown) crossfading into a 1D blend space (two) needs six
+/// layers; the record holds four: the four heaviest stay, in order, renormalised.
+#[test]
+fn layer_limit_keeps_the_heaviest_four() {
+    let table = clips(&[
+        ("A", 1.0),
+        ("B", 1.0),
+        ("C", 1.0),
+        ("D", 1.0),
+        ("E", 1.0),
+        ("F", 1.0),
+    ]);
+    let g = r#"{"version": 1,
+      "parameters": [{"name": "x", "type": "float", "default": 0.5},
+                     {"name": "y", "type": "float", "default": 0.5},
+                     {"name": "go", "type": "trigger"}],
+      "states": [{"name": "grid", "motion": {"blend2d": {"x": "x", "y": "y", "points": [
+                    {"clip": "A", "at": [0, 0]}, {"clip": "B", "at": [1, 0]},
+                    {"clip": "C", "at": [0, 1]}, {"clip": "D", "at": [1, 1]}]}}},
+                 {"name": "line", "motion": {"blend1d": {"parameter": "x", "points": [
+                    {"clip": "E", "at": 0}, {"clip": "F", "at": 1}]}}}],
+      "transitions": [{"from": "grid", "to": "line", "conditions": [{"parameter": "go"}],
+                       "duration": 1.0}]}"#;
+    let graph = Graph::from_json(g, "g.json", &table).unwrap();
+    let warnings = throng_graph::lint(&graph);
+    assert!(warnings
+        .iter()
+        .any(|p| matches!(p, Problem::TooManyLayers { layers: 6, .. })));
+    let mut crowd = GraphCrowd::new(graph, &table, 1);
+    assert_eq!(crowd.layers(0).len, 4, "the grid alone: four corners");
+    let go = crowd.param("go").unwrap();
+    crowd.fire(0, go).unwrap();
+    crowd.step(0.25); // fires; the fade starts at 0
+    crowd.step(0.5); // half way
+    let set = crowd.layers(0);
+    // outgoing corners 0.25 × 0.5 = 0.125 each, incoming 0.5 × 0.5 = 0.25 each: the two
+    // incoming and the first two corners stay, 0.75 in all
+    let got: Vec<(u32, f32)> = set.as_slice().iter().map(|l| (l.clip, l.weight)).collect();
+    let want = [
+        (0, 0.125 / 0.75),
+        (1, 0.125 / 0.75),
+        (4, 0.25 / 0.75),
+        (5, 0.25 / 0.75),
+    ];
+    assert_eq!(got.len(), 4);
+    for (g, w) in got.iter().zip(want) {
+        assert_eq!(g.0, w.0);
+        assert!((g.1 - w.1).abs() < 1e-6, "{got:?}");
+    }
+    let r = crowd.records()[0];
+    let sum: f32 = r.layers.iter().map(|l| l.weight).sum();
+    assert!((sum - 1.0).abs() < 1e-6);
+}
+
+/// The same scenario stepped on 1 and 3 threads gives byte-identical records and events.
+#[test]
+fn any_thread_count_gives_the_same_records() {
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let g = scenario_graph();
+            let clips = scenario_clips();
+            let n = 3 * throng_graph::CHUNK + 17;
+            let mut crowd = GraphCrowd::new(g.clone(), &clips, n);
+            let ps: Vec<_> = g
+                .parameters
+                .iter()
+                .map(|p| crowd.param(&p.name).unwrap())
+                .collect();
+            let mut rng = Rng(5);
+            let mut out = Vec::new();
+            for _ in 0..60 {
+                for _ in 0..200 {
+                    let i = rng.below(n as u64) as usize;
+                    let p = ps[rng.below(ps.len() as u64) as usize];
+                    let _ = match p.kind {
+                        throng_graph::ParamKind::Float => {
+                            crowd.set_float(i, p, rng.unit() as f32 * 3.0)
+                        }
+                        throng_graph::ParamKind::Int => crowd.set_int(i, p, rng.below(3) as i32),
+                        throng_graph::ParamKind::Bool => crowd.set_bool(i, p, rng.below(2) == 0),
+                        throng_graph::ParamKind::Trigger => crowd.fire(i, p),
+                    };
+                }
+                crowd.step(1.0 / 60.0);
+                out.extend_from_slice(bytemuck::cast_slice::<_, u8>(crowd.records()));
+                out.extend(crowd.events().iter().flat_map(|e| e.instance.to_le_bytes()));
+            }
+            out
+        })
+    };
+    assert!(run(1) == run(3));
+}
+
+fn assets() -> Option<PathBuf> {
+    let dir =
+        PathBuf::from(std::env::var("THRONG_ASSETS").unwrap_or("../../../shared/assets".into()));
+    if dir.join("Fox.glb").exists() {
+        Some(dir)
+    } else if std::env::var("CI").is_ok() {
+        panic!("Fox.glb not found under THRONG_ASSETS ({})", dir.display());
+    } else {
+        eprintln!("skipped: Fox.glb not found (set THRONG_ASSETS)");
+        None
+    }
+}
+
+fn bake(model: &throng_anim::Model, name: &str) -> Vec<ClipInfo> {
+    let options = throng_bake::BakeOptions {
+        source_name: name.into(),
+        ..Default::default()
+    };
+    throng_bake::bake(model, &options).expect("bake").0.clips
+}
+
+fn example(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("graphs")
+        .join(name)
+}
+
+/// Sets `speed` on instance 0 and steps 2 s; returns the clips shown with weight ≥ 0.5.
+fn dominant_after(crowd: &mut GraphCrowd, speed: f32) -> Vec<String> {
+    let p = crowd.param("speed").unwrap();
+    crowd.set_float(0, p, speed).unwrap();
+    for _ in 0..120 {
+        crowd.step(1.0 / 60.0);
+    }
+    crowd
+        .layers(0)
+        .as_slice()
+        .iter()
+        .filter(|l| l.weight >= 0.5)
+        .map(|l| l.clip.to_string())
+        .collect()
+}
+
+#[test]
+fn fox_locomotion_example_walks_and_runs_by_speed() {
+    let Some(dir) = assets() else { return };
+    let model = throng_gltf::import(&dir.join("Fox.glb")).expect("import Fox");
+    let table = bake(&model, "Fox.glb");
+    let graph = Graph::load(&example("fox-locomotion.json"), &table).expect("fox graph");
+    assert!(
+        throng_graph::lint(&graph).is_empty(),
+        "{:?}",
+        throng_graph::lint(&graph)
+    );
+    let idx = |n: &str| table.iter().position(|c| c.name == n).unwrap().to_string();
+    let mut crowd = GraphCrowd::new(graph, &table, 1);
+    assert_eq!(dominant_after(&mut crowd, 0.0), [idx("Survey")]);
+    assert_eq!(dominant_after(&mut crowd, 1.0), [idx("Walk")]);
+    assert_eq!(dominant_after(&mut crowd, 4.0), [idx("Run")]);
+    assert_eq!(dominant_after(&mut crowd, 0.0), [idx("Survey")]);
+    // the one-shot: the trigger enters "look", which plays Survey once and returns
+    let look = crowd.param("look").unwrap();
+    crowd.fire(0, look).unwrap();
+    crowd.step(1.0 / 60.0);
+    assert_eq!(crowd.graph().states[crowd.state(0)].name, "look");
+    let mut back = false;
+    for _ in 0..300 {
+        crowd.step(1.0 / 60.0);
+        back |= crowd.graph().states[crowd.state(0)].name == "idle";
+    }
+    assert!(back, "the one-shot returns to idle after its clip");
+}
+
+#[test]
+fn demo_fox_example_walks_runs_and_sits() {
+    let glb = throng_demo::demo_glb();
+    let model = throng_gltf::import_slice(&glb, None, "throng-demo-fox.glb").expect("import");
+    let table = bake(&model, "throng-demo-fox.glb");
+    let graph = Graph::load(&example("demo-fox-locomotion.json"), &table).expect("demo graph");
+    assert!(
+        throng_graph::lint(&graph).is_empty(),
+        "{:?}",
+        throng_graph::lint(&graph)
+    );
+    let idx = |n: &str| table.iter().position(|c| c.name == n).unwrap().to_string();
+    let mut crowd = GraphCrowd::new(graph, &table, 1);
+    assert_eq!(dominant_after(&mut crowd, 0.0), [idx("idle")]);
+    assert_eq!(dominant_after(&mut crowd, 1.0), [idx("walk")]);
+    assert_eq!(dominant_after(&mut crowd, 3.0), [idx("run")]);
+    assert_eq!(dominant_after(&mut crowd, 0.0), [idx("idle")]);
+    let sit = crowd.param("sit").unwrap();
+    crowd.fire(0, sit).unwrap();
+    assert_eq!(dominant_after(&mut crowd, 0.0), [idx("sit")]);
+    let enter = crowd
+        .graph()
+        .events
+        .iter()
+        .position(|e| e == "sitting_down");
+    assert!(enter.is_some());
+}

@@ -1,0 +1,431 @@
+//! The bulk step against a plain per-instance interpreter written here from docs/graph.md
+//! ("Evaluation", "Layers"): one instance at a time, vectors instead of fixed arrays, sharing
+//! only the checked graph's data with the library (none of its evaluation code). Randomised
+//! scenarios over every state and transition kind: the same clips, clip times and weights
+//! (1e-6), the same state events in the same frames, and records equal to the contract's time
+//! rules applied to the interpreter's layers.
+
+mod common;
+
+use common::{scenario_clips, scenario_graph, Rng};
+use throng_asset::LoopMode;
+use throng_contract::ClipFrames;
+use throng_graph::{
+    DurationUnit, EventKind, Graph, GraphCrowd, Interruption, Motion, ParamKind, Test,
+};
+
+#[derive(Clone)]
+struct Shown {
+    state: usize,
+    phase: f64,
+    share: f32,
+}
+
+#[derive(Clone)]
+struct Fade {
+    transition: usize,
+    elapsed: f64,
+    length: f64,
+}
+
+#[derive(Clone)]
+struct Instance {
+    params: Vec<f32>,
+    state: usize,
+    phase: f64,
+    left: usize,
+    outgoing: Vec<Shown>,
+    fade: Option<Fade>,
+}
+
+/// (clip, loop mode, clip time, weight)
+type Out = (u32, LoopMode, f64, f32);
+
+/// (instance, state, event name index, is entry)
+type Ev = (u32, u16, u32, bool);
+
+fn axis_weights(at: &[f32], x: f32) -> Vec<(usize, f32)> {
+    let last = at.len() - 1;
+    if at.len() == 1 || x <= at[0] {
+        return vec![(0, 1.0)];
+    }
+    if x >= at[last] {
+        return vec![(last, 1.0)];
+    }
+    let i = (0..last).find(|&i| at[i] <= x && x < at[i + 1]).unwrap();
+    let w = (x - at[i]) / (at[i + 1] - at[i]);
+    vec![(i, 1.0 - w), (i + 1, w)]
+}
+
+/// The clips of a state with their blend weights, zero weights dropped, in point order.
+fn clip_weights(g: &Graph, state: usize, params: &[f32]) -> Vec<(u32, f64, f32)> {
+    let mut out = Vec::new();
+    match &g.states[state].motion {
+        Motion::Clip { clip, .. } => out.push((clip.clip, clip.duration, 1.0)),
+        Motion::Blend1d {
+            parameter,
+            at,
+            clips,
+        } => {
+            for (i, w) in axis_weights(at, params[*parameter]) {
+                out.push((clips[i].clip, clips[i].duration, w));
+            }
+        }
+        Motion::Blend2d {
+            x,
+            y,
+            xs,
+            ys,
+            clips,
+        } => {
+            for (iy, wy) in axis_weights(ys, params[*y]) {
+                for (ix, wx) in axis_weights(xs, params[*x]) {
+                    let c = clips[iy * xs.len() + ix];
+                    out.push((c.clip, c.duration, wx * wy));
+                }
+            }
+        }
+    }
+    out.retain(|c| c.2 > 0.0);
+    out
+}
+
+fn cycle(g: &Graph, state: usize, params: &[f32]) -> f64 {
+    let d: f64 = clip_weights(g, state, params)
+        .iter()
+        .fold(0.0, |acc, c| acc + c.2 as f64 * c.1);
+    if d > 0.0 {
+        d
+    } else {
+        1.0
+    }
+}
+
+fn speed(g: &Graph, state: usize, params: &[f32]) -> f64 {
+    let s = &g.states[state];
+    let m = s.speed_parameter.map_or(1.0, |k| params[k].max(0.0) as f64);
+    s.speed as f64 * m / cycle(g, state, params)
+}
+
+impl Instance {
+    fn new(g: &Graph) -> Instance {
+        Instance {
+            params: g.parameters.iter().map(|p| p.default).collect(),
+            state: g.entry,
+            phase: 0.0,
+            left: g.entry,
+            outgoing: Vec::new(),
+            fade: None,
+        }
+    }
+
+    fn alpha(&self) -> f32 {
+        match &self.fade {
+            Some(f) if !self.outgoing.is_empty() => (f.elapsed / f.length).clamp(0.0, 1.0) as f32,
+            _ => 1.0,
+        }
+    }
+
+    fn step(&mut self, g: &Graph, dt: f64, me: u32, events: &mut Vec<Ev>) {
+        self.phase += dt * speed(g, self.state, &self.params);
+        for o in &mut self.outgoing {
+            o.phase += dt * speed(g, o.state, &self.params);
+        }
+        if let Some(f) = &mut self.fade {
+            f.elapsed += dt;
+            if f.elapsed >= f.length {
+                self.fade = None;
+                self.outgoing.clear();
+            }
+        }
+        let rule = self
+            .fade
+            .as_ref()
+            .map(|f| (f.transition, g.transitions[f.transition].interruption));
+        for (ti, t) in g.transitions.iter().enumerate() {
+            if rule.is_some_and(|r| r.0 == ti) {
+                continue;
+            }
+            let leaving = match t.from {
+                None => {
+                    if rule.is_some_and(|r| r.1 == Interruption::None) || t.to == self.state {
+                        continue;
+                    }
+                    self.state
+                }
+                Some(f) => {
+                    let allowed = match rule {
+                        None => f == self.state,
+                        Some((_, Interruption::None)) => false,
+                        Some((_, Interruption::Source)) => f == self.left,
+                        Some((_, Interruption::Target)) => f == self.state,
+                    };
+                    if !allowed {
+                        continue;
+                    }
+                    f
+                }
+            };
+            if let Some(e) = t.exit_time {
+                let phase = if leaving == self.state {
+                    Some(self.phase)
+                } else {
+                    self.outgoing
+                        .iter()
+                        .find(|o| o.state == leaving)
+                        .map(|o| o.phase)
+                };
+                if !phase.is_some_and(|p| p >= e) {
+                    continue;
+                }
+            }
+            let holds = t.conditions.iter().all(|c| {
+                let v = self.params[c.parameter];
+                match c.test {
+                    Test::Greater(k) => v > k,
+                    Test::Less(k) => v < k,
+                    Test::GreaterEq(k) => v >= k,
+                    Test::LessEq(k) => v <= k,
+                    Test::Equal(k) => v == k,
+                    Test::NotEqual(k) => v != k,
+                    Test::IsSet => v != 0.0,
+                    Test::IsClear => v == 0.0,
+                }
+            });
+            if !holds {
+                continue;
+            }
+            // fire
+            for c in &t.conditions {
+                if g.parameters[c.parameter].kind == ParamKind::Trigger {
+                    self.params[c.parameter] = 0.0;
+                }
+            }
+            let length = match t.unit {
+                DurationUnit::Seconds => t.duration,
+                DurationUnit::Normalized => t.duration * cycle(g, leaving, &self.params),
+            };
+            if let Some(e) = g.states[self.state].on_exit {
+                events.push((me, self.state as u16, e, false));
+            }
+            if let Some(e) = g.states[t.to].on_enter {
+                events.push((me, t.to as u16, e, true));
+            }
+            if length > 0.0 {
+                let a = self.alpha();
+                let mut mix: Vec<Shown> = if self.outgoing.is_empty() {
+                    vec![Shown {
+                        state: self.state,
+                        phase: self.phase,
+                        share: 1.0,
+                    }]
+                } else {
+                    let mut m: Vec<Shown> = self
+                        .outgoing
+                        .iter()
+                        .map(|o| Shown {
+                            share: o.share * (1.0 - a),
+                            ..o.clone()
+                        })
+                        .collect();
+                    m.push(Shown {
+                        state: self.state,
+                        phase: self.phase,
+                        share: a,
+                    });
+                    if m.len() > 2 {
+                        // the lightest goes; of equal ones the later
+                        let mut lightest = 0;
+                        for i in 1..m.len() {
+                            if m[i].share <= m[lightest].share {
+                                lightest = i;
+                            }
+                        }
+                        m.remove(lightest);
+                    }
+                    let total = m[0].share + m[1].share;
+                    for s in &mut m {
+                        s.share = if total > 0.0 { s.share / total } else { 0.5 };
+                    }
+                    m
+                };
+                self.outgoing = std::mem::take(&mut mix);
+                self.fade = Some(Fade {
+                    transition: ti,
+                    elapsed: 0.0,
+                    length,
+                });
+            } else {
+                self.outgoing.clear();
+                self.fade = None;
+            }
+            self.left = self.state;
+            self.state = t.to;
+            self.phase = t.offset;
+            return;
+        }
+    }
+
+    fn layers(&self, g: &Graph) -> Vec<Out> {
+        let a = self.alpha();
+        let mut all = Vec::new();
+        let mut add = |state: usize, phase: f64, share: f32| {
+            let mode = match &g.states[state].motion {
+                Motion::Clip { loop_mode, .. } => *loop_mode,
+                _ => LoopMode::Loop,
+            };
+            for (clip, d, w) in clip_weights(g, state, &self.params) {
+                if share * w > 0.0 {
+                    all.push((clip, mode, phase * d, share * w));
+                }
+            }
+        };
+        for o in &self.outgoing {
+            add(o.state, o.phase, o.share * (1.0 - a));
+        }
+        add(self.state, self.phase, a);
+        if all.len() <= 4 {
+            return all;
+        }
+        let mut order: Vec<usize> = (0..all.len()).collect();
+        // heaviest first, ties to the earlier
+        order.sort_by(|&i, &j| all[j].3.total_cmp(&all[i].3).then(i.cmp(&j)));
+        let mut keep: Vec<usize> = order[..4].to_vec();
+        keep.sort();
+        let mut total = 0.0f32;
+        for &i in &keep {
+            total += all[i].3;
+        }
+        keep.iter()
+            .map(|&i| (all[i].0, all[i].1, all[i].2, all[i].3 / total))
+            .collect()
+    }
+}
+
+/// Runs `n` instances for `frames` frames through both; returns (layers compared, layer sets
+/// that hit the layer limit, events compared, transitions fired per kind).
+fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize) {
+    let g = scenario_graph();
+    let clips = scenario_clips();
+    let tables: Vec<ClipFrames> = clips.iter().map(|c| c.frames_table()).collect();
+    let mut crowd = GraphCrowd::new(g.clone(), &clips, n);
+    let mut plain: Vec<Instance> = (0..n).map(|_| Instance::new(&g)).collect();
+    let params: Vec<_> = g
+        .parameters
+        .iter()
+        .map(|p| crowd.param(&p.name).unwrap())
+        .collect();
+    let mut rng = Rng(seed);
+    let (mut compared, mut cut, mut events_seen) = (0, 0, 0);
+    let mut seen_states = vec![false; g.states.len()];
+    let mut two_outgoing = 0usize;
+    for frame in 0..frames {
+        // ~3 % of instances get a parameter change each frame
+        for _ in 0..(n * 3 / 100).max(1) {
+            let i = rng.below(n as u64) as usize;
+            let k = rng.below(params.len() as u64) as usize;
+            let p = params[k];
+            let v = match p.kind {
+                ParamKind::Float => match g.parameters[k].name.as_str() {
+                    "dir" => (rng.unit() * 2.4 - 1.2) as f32,
+                    "mult" => (rng.unit() * 2.5 - 0.5) as f32,
+                    _ => (rng.unit() * 3.5) as f32,
+                },
+                ParamKind::Int => rng.below(3) as f32,
+                ParamKind::Bool => (rng.below(10) > 1) as u8 as f32,
+                ParamKind::Trigger => 1.0,
+            };
+            match p.kind {
+                ParamKind::Float => crowd.set_float(i, p, v).unwrap(),
+                ParamKind::Int => crowd.set_int(i, p, v as i32).unwrap(),
+                ParamKind::Bool => crowd.set_bool(i, p, v != 0.0).unwrap(),
+                ParamKind::Trigger => crowd.fire(i, p).unwrap(),
+            }
+            plain[i].params[k] = v;
+        }
+        let dt = 1.0 / 120.0 + rng.unit() * (1.0 / 30.0 - 1.0 / 120.0);
+        crowd.step(dt);
+        let mut want_events = Vec::new();
+        for (i, inst) in plain.iter_mut().enumerate() {
+            inst.step(&g, dt, i as u32, &mut want_events);
+        }
+        let got_events: Vec<Ev> = crowd
+            .events()
+            .iter()
+            .map(|e| (e.instance, e.state, e.event, e.kind == EventKind::Enter))
+            .collect();
+        assert_eq!(got_events, want_events, "events differ in frame {frame}");
+        events_seen += got_events.len();
+        for (i, inst) in plain.iter().enumerate() {
+            seen_states[inst.state] = true;
+            two_outgoing += (inst.outgoing.len() == 2) as usize;
+            assert_eq!(
+                crowd.state(i),
+                inst.state,
+                "instance {i} frame {frame}: state"
+            );
+            let want = inst.layers(&g);
+            let got = crowd.layers(i);
+            let got = got.as_slice();
+            assert_eq!(
+                got.len(),
+                want.len(),
+                "instance {i} frame {frame}: layer count"
+            );
+            for (l, (a, b)) in got.iter().zip(&want).enumerate() {
+                let ctx = format!("instance {i} frame {frame} layer {l}: {a:?} vs {b:?}");
+                assert_eq!(a.clip, b.0, "{ctx}");
+                assert_eq!(a.loop_mode, b.1, "{ctx}");
+                assert!((a.time - b.2).abs() <= 1e-6, "{ctx}");
+                assert!((a.weight - b.3).abs() <= 1e-6, "{ctx}");
+            }
+            let sum: f32 = want.iter().map(|l| l.3).sum();
+            assert!(
+                (sum - 1.0).abs() < 1e-5,
+                "instance {i} frame {frame}: weights sum {sum}"
+            );
+            if want.len() == 4 {
+                cut += 1;
+            }
+            compared += want.len();
+            // the record is the contract's time rules applied to the interpreter's layers
+            if i % 97 == 0 {
+                let r = crowd.records()[i];
+                for (l, w) in want.iter().enumerate() {
+                    let ct = tables[w.0 as usize].sample(w.1, w.2);
+                    let rl = r.layers[l];
+                    assert_eq!(rl.clip_index(), w.0);
+                    assert!((rl.weight - w.3).abs() <= 1e-6);
+                    // a time on a frame boundary may round either way: compare positions
+                    let got_pos = rl.row as f64 + rl.frac as f64;
+                    let want_pos = ct.row as f64 + ct.frac as f64;
+                    assert!((got_pos - want_pos).abs() < 1e-3, "{rl:?} vs {ct:?}");
+                }
+                for rl in &r.layers[want.len()..] {
+                    assert_eq!(rl.weight, 0.0);
+                }
+            }
+        }
+    }
+    assert!(
+        seen_states.iter().all(|&s| s),
+        "every state was visited: {seen_states:?}"
+    );
+    assert!(two_outgoing > 0, "interruptions happened");
+    eprintln!("{two_outgoing} instance-frames with two outgoing states");
+    (compared, cut, events_seen)
+}
+
+#[test]
+fn bulk_step_matches_the_plain_interpreter() {
+    let (layers, cut, events) = run_scenario(31, 10_000, 600);
+    eprintln!("{layers} layers compared, {cut} four-layer sets, {events} events");
+    assert!(cut > 0, "the layer limit was reached");
+    assert!(events > 1000);
+}
+
+#[test]
+fn second_seed_matches_too() {
+    let (layers, _, _) = run_scenario(7, 2_000, 300);
+    assert!(layers > 0);
+}
