@@ -27,10 +27,12 @@ pub(crate) fn load_opts(options: &ImportOptions) -> ufbx::LoadOpts<'static> {
         target_unit_meters: 1.0,
         space_conversion: ufbx::SpaceConversion::ModifyGeometry,
         geometry_transform_handling: ufbx::GeometryTransformHandling::ModifyGeometry,
-        // Compensate turns uniform, constant compensation into plain transforms and falls back
-        // to scale helper nodes (ordinary nodes in the model) where it cannot.
+        // Helper nodes (ordinary nodes in the model) carry the scale that children must not
+        // inherit. They depend only on the skeleton's inherit types, so a mesh file and its
+        // clip files get the same helpers and clips bind to them by name; `Compensate` would
+        // add them only where a file animates the scale.
         inherit_mode_handling: if options.scale_compensation {
-            ufbx::InheritModeHandling::Compensate
+            ufbx::InheritModeHandling::HelperNodes
         } else {
             ufbx::InheritModeHandling::Ignore
         },

@@ -33,6 +33,25 @@ pub(crate) fn node_label(node: &ufbx::Node) -> String {
     label("node", &node.element.name, node.element.typed_id as usize)
 }
 
+/// The node's name; ufbx's helper nodes (which carry a scale that children must not inherit,
+/// or a geometry transform) are named after the node they belong to, so that clips from other
+/// files, which have the same helpers, bind to them by name.
+fn node_name(n: &ufbx::Node) -> String {
+    let parent = || {
+        n.parent
+            .as_ref()
+            .map(|p| p.element.name.to_string())
+            .unwrap_or_default()
+    };
+    if n.is_scale_helper && n.element.name.is_empty() {
+        format!("{} (scale)", parent())
+    } else if n.is_geometry_transform_helper && n.element.name.is_empty() {
+        format!("{} (geometry)", parent())
+    } else {
+        n.element.name.to_string()
+    }
+}
+
 pub(crate) fn read_nodes(ctx: &mut Ctx) -> Result<Nodes, ImportError> {
     let scene = ctx.scene;
     let mut index = vec![None; scene.nodes.len()];
@@ -75,7 +94,7 @@ pub(crate) fn read_nodes(ctx: &mut Ctx) -> Result<Nodes, ImportError> {
             LocalTransform::Trs(trs)
         };
         nodes.push(Node {
-            name: Some(n.element.name.to_string()),
+            name: Some(node_name(n)),
             parent: None,
             children: Vec::new(),
             local,

@@ -1,5 +1,5 @@
-//! Source glTF files for the tools: loading (with extra clip files bound by joint name),
-//! finding clips, and the reference path of a source model (its bounds, its CPU-skinned
+//! Source files (glTF, GLB or FBX) for the tools: loading (with extra clip files bound by joint
+//! name), finding clips, and the reference path of a source model (its bounds, its CPU-skinned
 //! meshes, props).
 
 use anyhow::Context;
@@ -19,21 +19,31 @@ pub struct SourceOptions {
     pub asset_root: Option<PathBuf>,
 }
 
-/// Imports `input` and appends the clips of every `source.clips` file (bound by joint name),
-/// with their binding warnings in the model's warnings.
+/// Imports one source file: FBX (by its `.fbx` extension or its first bytes, see
+/// [`throng_fbx::is_fbx_path`]) through throng-fbx, anything else through throng-gltf.
+fn import_source(path: &Path, options: &throng_gltf::ImportOptions) -> anyhow::Result<Model> {
+    if throng_fbx::is_fbx_path(path) {
+        Ok(throng_fbx::import(path)?)
+    } else {
+        Ok(throng_gltf::import_with(path, options)?)
+    }
+}
+
+/// Imports `input` (glTF, GLB or FBX) and appends the clips of every `source.clips` file (any
+/// of those formats, bound by joint name), with their binding warnings in the model's warnings.
 pub fn load_model(input: &Path, source: &SourceOptions) -> anyhow::Result<Model> {
     if throng_asset::is_baked_file(input) {
         anyhow::bail!(
-            "{} is already a baked throng asset; pass the source glTF it was baked from",
+            "{} is already a baked throng asset; pass the source glTF or FBX it was baked from",
             input.display()
         );
     }
     let options = throng_gltf::ImportOptions {
         asset_root: source.asset_root.clone(),
     };
-    let mut model = throng_gltf::import_with(input, &options)?;
+    let mut model = import_source(input, &options)?;
     for other_path in &source.clips {
-        let other = throng_gltf::import_with(other_path, &options)
+        let other = import_source(other_path, &options)
             .with_context(|| format!("loading clips from {}", other_path.display()))?;
         let warnings = throng_gltf::import_clips_from(&mut model, &other, &file_name(other_path));
         model.warnings.extend(warnings);

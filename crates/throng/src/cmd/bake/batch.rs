@@ -1,6 +1,6 @@
-//! `throng bake DIR -o OUTDIR`: every animated glTF directly in a folder, baked in parallel with
-//! one progress bar. Per-clip settings (flags and the settings file) apply to the files that
-//! have the clip; the summary says which files lack a clip a setting names.
+//! `throng bake DIR -o OUTDIR`: every animated glTF, GLB or FBX directly in a folder, baked in
+//! parallel with one progress bar. Per-clip settings (flags and the settings file) apply to the
+//! files that have the clip; the summary says which files lack a clip a setting names.
 
 use anyhow::Context;
 use rayon::prelude::*;
@@ -21,8 +21,8 @@ enum Outcome {
     Failed(anyhow::Error),
 }
 
-/// glTF files directly in `dir` (not recursive: a folder of sources next to folders of other
-/// things is the common layout), sorted by name.
+/// glTF, GLB and FBX files directly in `dir` (not recursive: a folder of sources next to folders
+/// of other things is the common layout), sorted by name.
 fn sources(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let mut v = Vec::new();
     for e in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
@@ -32,7 +32,7 @@ fn sources(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         let ext = p
             .extension()
             .map(|x| x.to_string_lossy().to_ascii_lowercase());
-        if p.is_file() && matches!(ext.as_deref(), Some("gltf") | Some("glb")) {
+        if p.is_file() && matches!(ext.as_deref(), Some("gltf") | Some("glb") | Some("fbx")) {
             v.push(p);
         }
     }
@@ -151,7 +151,10 @@ pub fn run(
 ) -> anyhow::Result<()> {
     let files = sources(dir)?;
     if files.is_empty() {
-        anyhow::bail!("{}: no .gltf or .glb files in this folder", dir.display());
+        anyhow::bail!(
+            "{}: no .gltf, .glb or .fbx files in this folder",
+            dir.display()
+        );
     }
     if out_dir.is_file() {
         anyhow::bail!(
