@@ -9,7 +9,7 @@ use crate::file::{DurationUnit, GraphFile, MotionFile};
 /// duration; any-state transitions leave a point node `*`. Same input → same text.
 pub fn to_dot(file: &GraphFile) -> String {
     let mut s =
-        String::from("digraph graph {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n");
+        String::from("digraph animation {\n  rankdir=LR;\n  node [shape=box, style=rounded];\n");
     let entry = file
         .entry
         .clone()

@@ -145,7 +145,7 @@ fn check_reports_each_problem_by_name() {
 fn dot_lists_every_state_and_transition() {
     let f = GraphFile::parse(SCENARIO).unwrap();
     let dot = to_dot(&f);
-    assert!(dot.starts_with("digraph graph {"));
+    assert!(dot.starts_with("digraph animation {"));
     for s in &f.states {
         assert!(
             dot.contains(&format!("\"{}\" [label=", s.name)),

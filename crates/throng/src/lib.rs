@@ -40,6 +40,9 @@ enum Command {
     View(cmd::view::Args),
     /// Write every composed WGSL program whole, for reading (debugging aid).
     Shaders(cmd::shaders::Args),
+    /// Animation graphs (docs/graph.md): `graph check`, `graph dot`.
+    #[command(subcommand)]
+    Graph(cmd::graph::Command),
     /// Benchmarks: `bench runtime`, `bench render`.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -68,6 +71,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Render(a) => cmd::render::run(a),
         Command::View(a) => cmd::view::run(a),
         Command::Shaders(a) => cmd::shaders::run(a),
+        Command::Graph(c) => cmd::graph::run(c),
         Command::Bench(BenchCommand::Runtime(a)) => cmd::bench_runtime::run(a),
         Command::Bench(BenchCommand::Render(a)) => cmd::bench_render::run(a),
         Command::Bench(BenchCommand::Summary(a)) => cmd::bench_summary::run(a),
