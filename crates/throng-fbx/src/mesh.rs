@@ -95,6 +95,11 @@ fn read_skin(
             limit: MAX_JOINTS,
         }));
     }
+    if sd.dq_weights.iter().any(|w| *w > 0.0) {
+        ctx.warn(format!(
+            "{element} blends dual-quaternion and linear skinning per vertex; it is skinned linearly (bake or render with dual-quaternion skinning to use DQ for all vertices)"
+        ));
+    }
     let mut joints = Vec::with_capacity(sd.clusters.len());
     let mut ibms = Vec::with_capacity(sd.clusters.len());
     for (ci, cluster) in sd.clusters.iter().enumerate() {
