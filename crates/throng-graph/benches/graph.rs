@@ -1,1 +1,123 @@
-fn main() {}
+//! `cargo bench -p throng-graph`: one frame of 1M instances driven by the built-in fox's
+//! locomotion graph (graphs/demo-fox-locomotion.json), 1 % of the speed parameters changing
+//! per frame — the graph step, which writes every CPU-timed record — against the plain
+//! runtime's frame showing the same clips (`CpuRuntime::update` after 1 % of the instances get
+//! a blend or play command), measured in the same run. docs/benchmarks.md has the figures.
+//!
+//! `THRONG_GRAPH_BENCH_N` overrides the instance count (default 1,000,000).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::time::Duration;
+use throng_asset::ClipInfo;
+use throng_graph::{Graph, GraphCrowd};
+use throng_runtime::{CpuRuntime, InstanceTransform, PlayOptions, PlaybackControl};
+
+const DT: f64 = 1.0 / 60.0;
+
+/// SplitMix64.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+fn clips() -> Vec<ClipInfo> {
+    let glb = throng_demo::demo_glb();
+    let model = throng_gltf::import_slice(&glb, None, "throng-demo-fox.glb").expect("import");
+    let options = throng_bake::BakeOptions {
+        source_name: "throng-demo-fox.glb".into(),
+        ..Default::default()
+    };
+    throng_bake::bake(&model, &options).expect("bake").0.clips
+}
+
+/// A speed: a third stand (0), the rest walk to run (0.5 to 3.5).
+fn speed(rng: &mut Rng) -> f32 {
+    if rng.next() % 3 == 0 {
+        0.0
+    } else {
+        0.5 + 3.0 * rng.unit()
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let n: usize = std::env::var("THRONG_GRAPH_BENCH_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
+    let changes = n / 100;
+    let table = clips();
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphs/demo-fox-locomotion.json");
+    let graph = Graph::load(&path, &table).expect("graph");
+    let idx = |name: &str| table.iter().position(|c| c.name == name).expect("clip");
+    let (idle, walk, run) = (idx("idle"), idx("walk"), idx("run"));
+
+    // the graph crowd, settled for 2 s so that each instance shows its locomotion state
+    let mut crowd = GraphCrowd::new(graph, &table, n);
+    let p = crowd.param("speed").expect("speed");
+    let mut rng = Rng(31);
+    crowd.set_all(p, |_| speed(&mut rng)).expect("speeds");
+    for _ in 0..120 {
+        crowd.step(DT);
+    }
+
+    // the plain runtime showing the same clips: idle, or walk/run blended by speed
+    let mut rt = CpuRuntime::new(&table);
+    let handles: Vec<_> = (0..n)
+        .map(|_| rt.spawn(InstanceTransform::default()))
+        .collect();
+    let play = |rt: &mut CpuRuntime, i: usize, v: f32| {
+        let h = handles[i];
+        if v <= 0.1 {
+            rt.play(h, idle, PlayOptions::default()).expect("play");
+        } else {
+            let w = ((v - 1.0) / 2.0).clamp(0.0, 1.0);
+            rt.blend(h, walk, run, w).expect("blend");
+        }
+    };
+    for i in 0..n {
+        let v = crowd.value(i, p).unwrap_or(0.0);
+        play(&mut rt, i, v);
+    }
+    rt.update(DT);
+
+    let mut g = c.benchmark_group(format!("graph_{n}"));
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(8));
+    g.warm_up_time(Duration::from_secs(2));
+    let mut rng_g = Rng(7);
+    g.bench_function("graph_step", |b| {
+        b.iter(|| {
+            for _ in 0..changes {
+                let i = (rng_g.next() % n as u64) as usize;
+                let v = speed(&mut rng_g);
+                crowd.set_float(i, p, v).expect("set");
+            }
+            crowd.step(DT);
+        })
+    });
+    let mut rng_r = Rng(7);
+    g.bench_function("plain_runtime", |b| {
+        b.iter(|| {
+            for _ in 0..changes {
+                let i = (rng_r.next() % n as u64) as usize;
+                let v = speed(&mut rng_r);
+                play(&mut rt, i, v);
+            }
+            rt.update(DT);
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
