@@ -41,7 +41,7 @@ fn clips() -> Vec<ClipInfo> {
 
 /// A speed: a third stand (0), the rest walk to run (0.5 to 3.5).
 fn speed(rng: &mut Rng) -> f32 {
-    if rng.next() % 3 == 0 {
+    if rng.next().is_multiple_of(3) {
         0.0
     } else {
         0.5 + 3.0 * rng.unit()
