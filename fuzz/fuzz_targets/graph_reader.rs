@@ -1,0 +1,57 @@
+//! The animation graph reader (docs/graph.md): parse, check against a small clip table, write
+//! Graphviz text; a graph that loads is stepped for a few frames with parameters taken from
+//! the input's bytes, so the evaluation sees whatever the reader accepted.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use throng_asset::{ClipInfo, LoopMode};
+use throng_graph::{Graph, GraphCrowd, GraphFile, ParamKind};
+
+fn clips() -> Vec<ClipInfo> {
+    let mut row = 1;
+    [("idle", 2.0), ("walk", 1.0), ("run", 0.5), ("A", 0.0), ("B", 1.3)]
+        .iter()
+        .map(|&(n, d)| {
+            let c = ClipInfo::uniform(n, row, d, 30.0, LoopMode::Loop);
+            row += c.frames;
+            c
+        })
+        .collect()
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(file) = GraphFile::parse(text) else {
+        return;
+    };
+    let table = clips();
+    let _ = throng_graph::check(&file, &table);
+    let _ = throng_graph::to_dot(&file);
+    let Ok(graph) = Graph::build(&file, &table) else {
+        return;
+    };
+    let mut crowd = GraphCrowd::new(graph, &table, 3);
+    let params: Vec<_> = crowd
+        .graph()
+        .parameters
+        .iter()
+        .map(|p| crowd.param(&p.name).expect("declared"))
+        .collect();
+    for (frame, b) in data.iter().take(64).enumerate() {
+        if let Some(&p) = params.get(*b as usize % params.len().max(1)) {
+            let i = frame % 3;
+            let v = (*b as f32 - 100.0) / 16.0;
+            let _ = match p.kind {
+                ParamKind::Float => crowd.set_float(i, p, v),
+                ParamKind::Int => crowd.set_int(i, p, v as i32),
+                ParamKind::Bool => crowd.set_bool(i, p, b & 1 == 1),
+                ParamKind::Trigger => crowd.fire(i, p),
+            };
+        }
+        crowd.step(1.0 / 60.0);
+        let sum: f32 = crowd.records()[0].layers.iter().map(|l| l.weight).sum();
+        assert!(sum == 0.0 || (sum - 1.0).abs() < 1e-4, "weights sum to {sum}");
+    }
+});
