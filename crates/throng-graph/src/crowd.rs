@@ -140,15 +140,9 @@ impl GraphCrowd {
 
     /// Sets a float parameter of one instance (finite values only).
     pub fn set_float(&mut self, instance: usize, p: Param, v: f32) -> Result<(), GraphError> {
+        self.slot(instance, p, &[ParamKind::Float])?;
         if !v.is_finite() {
-            return Err(GraphError::BadValue {
-                name: self.graph.parameters
-                    [p.index.min(self.graph.parameters.len().saturating_sub(1))]
-                .name
-                .clone(),
-                value: v.to_string(),
-                rule: "finite",
-            });
+            return Err(self.bad_value(p, v.to_string(), "finite"));
         }
         *self.slot(instance, p, &[ParamKind::Float])? = v;
         Ok(())
@@ -156,16 +150,20 @@ impl GraphCrowd {
 
     /// Sets an int parameter (magnitude at most 2^24, kept exactly as an f32).
     pub fn set_int(&mut self, instance: usize, p: Param, v: i32) -> Result<(), GraphError> {
-        let slot = self.slot(instance, p, &[ParamKind::Int])?;
+        self.slot(instance, p, &[ParamKind::Int])?;
         if v.unsigned_abs() > MAX_INT as u32 {
-            return Err(GraphError::BadValue {
-                name: format!("#{}", p.index),
-                value: v.to_string(),
-                rule: "of magnitude at most 2^24",
-            });
+            return Err(self.bad_value(p, v.to_string(), "of magnitude at most 2^24"));
         }
-        *slot = v as f32;
+        *self.slot(instance, p, &[ParamKind::Int])? = v as f32;
         Ok(())
+    }
+
+    fn bad_value(&self, p: Param, value: String, rule: &'static str) -> GraphError {
+        GraphError::BadValue {
+            name: self.graph.parameters[p.index].name.clone(),
+            value,
+            rule,
+        }
     }
 
     pub fn set_bool(&mut self, instance: usize, p: Param, v: bool) -> Result<(), GraphError> {
@@ -214,11 +212,7 @@ impl GraphCrowd {
                 ParamKind::Bool | ParamKind::Trigger => v == 0.0 || v == 1.0,
             };
             if !ok {
-                return Err(GraphError::BadValue {
-                    name: self.graph.parameters[p.index].name.clone(),
-                    value: v.to_string(),
-                    rule: "a valid value of its kind",
-                });
+                return Err(self.bad_value(p, v.to_string(), "a valid value of its kind"));
             }
             self.params[i * np + p.index] = v;
         }

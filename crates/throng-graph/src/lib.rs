@@ -13,6 +13,7 @@
 //! Times are seconds; *normalised time* counts cycles of a state (1 = one pass of its clip, or
 //! of a blend space's synchronised clips).
 
+mod build;
 mod check;
 mod crowd;
 mod dot;

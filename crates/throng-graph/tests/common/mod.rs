@@ -29,7 +29,7 @@ pub fn scenario_clips() -> Vec<ClipInfo> {
         .collect()
 }
 
-pub const SCENARIO: &str = include_str!("scenario.json");
+pub const SCENARIO: &str = include_str!("../scenario.json");
 
 pub fn scenario_graph() -> Graph {
     Graph::from_json(SCENARIO, "scenario.json", &scenario_clips()).expect("scenario graph")
