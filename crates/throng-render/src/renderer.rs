@@ -91,6 +91,16 @@ impl Renderer {
         &self.gpu.summary
     }
 
+    /// Whether `instances` of an asset with `palette_entries` skin matrices per frame fit one
+    /// palette buffer binding of this device (the palette path's limit, checked again when
+    /// drawing: [`RenderError::PaletteTooLarge`]). Tools choose the palette path, the fastest
+    /// measured (docs/benchmarks.md), when it does.
+    pub fn palette_fits(&self, palette_entries: usize, instances: usize) -> bool {
+        let limits = self.gpu.device.limits();
+        let limit = (limits.max_storage_buffer_binding_size).min(limits.max_buffer_size);
+        crate::palette_bytes(instances as u64, palette_entries as u32) <= limit
+    }
+
     /// Uploads a prop mesh to attach to anchors ([`GpuProp::new`]).
     pub fn upload_prop(&self, mesh: &PropMesh) -> Result<GpuProp, RenderError> {
         GpuProp::new(&self.gpu, mesh)

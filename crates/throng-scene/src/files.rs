@@ -5,9 +5,8 @@ use anyhow::Context;
 use std::path::{Path, PathBuf};
 use throng_render::image::{codecs::gif, Delay, Frame, RgbaImage};
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder, then a rename, so
-/// a failed or interrupted write never leaves a partial file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// The temporary file [`write_atomic`] writes beside `path` before the rename.
+fn temp_beside(path: &Path) -> PathBuf {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -16,7 +15,26 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    dir.join(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Checks, before any long work, that [`write_atomic`] will be able to write `path`: its
+/// temporary file can be created (and is removed again) and `path` is not a folder. Errors
+/// name the path and the reason.
+pub fn check_writable(path: &Path) -> anyhow::Result<()> {
+    if path.is_dir() {
+        anyhow::bail!("{} is a folder: name a file to write", path.display());
+    }
+    let tmp = temp_beside(path);
+    std::fs::write(&tmp, b"")
+        .and_then(|_| std::fs::remove_file(&tmp))
+        .with_context(|| format!("{} cannot be written", path.display()))
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, then a rename, so
+/// a failed or interrupted write never leaves a partial file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = temp_beside(path);
     std::fs::write(&tmp, bytes)
         .and_then(|_| std::fs::rename(&tmp, path))
         .inspect_err(|_| {

@@ -31,7 +31,9 @@ pub mod source;
 pub mod stats;
 
 pub use demo_crowd::{DemoCrowd, Roles};
-pub use files::{differing_fraction, encode_gif, encode_png, file_name, write_atomic};
+pub use files::{
+    check_writable, differing_fraction, encode_gif, encode_png, file_name, write_atomic,
+};
 pub use frames::{
     draw_baked, draw_source, split_layout, BakedScene, Frames, Overlay, Part, PlacedProps,
     ScenePlayer,

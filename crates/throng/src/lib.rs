@@ -52,7 +52,8 @@ enum Command {
 enum BenchCommand {
     /// Per-frame cost of the playback runtime on N instances, against a plain memory fill.
     Runtime(cmd::bench_runtime::Args),
-    /// Frame and CPU time of 1, 100 and 1,000 instances on the texture, VAT and reference paths.
+    /// Frame and CPU time of 1, 100 and 1,000 instances on the texture, palette, VAT and
+    /// reference paths.
     Render(cmd::bench_render::Args),
     /// One JSON file and one Markdown table of a `bench/gpu.sh` run's folder.
     Summary(cmd::bench_summary::Args),

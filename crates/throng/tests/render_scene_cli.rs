@@ -1,6 +1,6 @@
 //! `throng render` end to end on scene features: several assets in one frame, LOD and shadow
 //! flags with the frame statistics it prints, the debug views, props on anchors (and a missing
-//! anchor's error), usage errors (exit 2), and `throng bench render --field`.
+//! anchor's error), usage errors (exit 2), outputs checked before the work, and `throng bench render --field`.
 //!
 //! Pictures go to the test target dir for people to look at. Without a GPU adapter the
 //! rendering tests skip outside CI and fail in CI (`test_gpu()`); without the asset folder they
@@ -132,7 +132,17 @@ fn two_assets_share_one_frame_and_both_show() {
     let baked = d.join("cesium.glb");
     ok_stderr(&["demo-asset", "-o", &s(&fox)]);
     ok_stderr(&["bake", &s(&cesium), "-o", &s(&baked)]);
-    let common = ["--instances", "8", "--size", "320x320", "--seed", "2"];
+    // The texture path, whose draw and dispatch counts are written out below.
+    let common = [
+        "--instances",
+        "8",
+        "--size",
+        "320x320",
+        "--seed",
+        "2",
+        "--path",
+        "texture",
+    ];
     let (fox_s, baked_s) = (s(&fox), s(&baked));
     // The built-in fox is a source glTF: with another input it is baked in memory.
     let both = d.join("both.png");
@@ -289,6 +299,30 @@ fn debug_views_differ_from_the_normal_render_and_from_each_other() {
             );
         }
     }
+}
+
+/// An output that cannot be written is found before any input is read or frame drawn (exit 1,
+/// naming the path), for `render` and `demo`: a folder stands where the picture would go.
+#[test]
+fn an_unwritable_output_fails_before_the_work() {
+    let d = dir("unwritable");
+    let taken = d.join("taken.png");
+    std::fs::create_dir_all(&taken).expect("mkdir");
+    // The input does not exist either: the output is checked first.
+    let o = run(&["render", "missing.glb", "-o", &s(&taken)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("taken.png is a folder"), "{err}");
+    std::fs::create_dir_all(d.join("demo.gif")).expect("mkdir");
+    let o = run(&["demo", "--out-dir", &s(&d)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("demo.gif is a folder"), "{err}");
+    assert!(
+        !out.contains("baked"),
+        "the demo baked before failing:\n{out}"
+    );
 }
 
 #[test]

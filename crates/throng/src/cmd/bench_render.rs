@@ -48,7 +48,7 @@ pub struct Args {
     /// field; above, every instance's top shows over the ones in front).
     #[arg(long, default_value_t = 0.6, value_name = "HEIGHTS", value_parser = shared::parse_positive_f32)]
     pub field_eye: f32,
-    /// Who times playback on the texture and VAT paths: `cpu` (every record written each
+    /// Who times playback on the GPU paths: `cpu` (every record written each
     /// frame) or `gpu` (only the records that changed, plus the clock).
     #[arg(long, value_enum, default_value_t = Timing::Cpu)]
     pub timing: Timing,

@@ -5,7 +5,8 @@
 //! 2. A crowd plays in the CPU-timed runtime (`throng_scene::DemoCrowd`): a jittered grid
 //!    facing random ways, cycling idle → walk → run → walk with crossfades, some blending walk
 //!    and run, some sitting, all at varied speeds.
-//! 3. The GPU draws it with the texture skinning path on whatever adapter exists (Mesa's
+//! 3. The GPU draws it on the palette skinning path (texture when the crowd's palette does not
+//!    fit the device's buffers) on whatever adapter exists (Mesa's
 //!    lavapipe without a GPU: fewer instances and a smaller picture by default, since every
 //!    vertex is skinned on the CPU there), culled on the GPU, with LODs (baked at
 //!    [`DEMO_LODS`]) and shadows: `demo.png` after a short warm-up, then `demo.gif`, one
@@ -19,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use throng_asset::BakedAsset;
 use throng_bake::BakeOptions;
-use throng_render::{Playback, RenderOptions, Renderer};
+use throng_render::{Playback, RenderOptions, Renderer, SkinPath};
 use throng_runtime::crowd::spacing;
 
 use super::shared::{self, encode_gif, encode_png, parse_size, write_atomic};
@@ -139,6 +140,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("creating the output folder {}", args.out_dir.display()))?;
     // Absolute, so the "wrote …" lines say exactly where the pictures are.
     let out_dir = std::fs::canonicalize(&args.out_dir).unwrap_or_else(|_| args.out_dir.clone());
+    // Before the bake and the drawing, not after them.
+    for name in ["demo.png", "demo.gif"] {
+        throng_scene::check_writable(&out_dir.join(name))?;
+    }
 
     let (model, name) = load(args.asset.as_deref())?;
     let asset = bake(&model, &name)?;
@@ -165,9 +170,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .context("uploading the baked asset")?;
     let transforms = crowd.transforms().to_vec();
     let scene = throng_render::camera::crowd_bounds(&gpu_asset.bounds, &transforms);
+    // The palette path, the fastest measured (docs/benchmarks.md), when the crowd's palette
+    // fits one buffer of the device.
+    let (path, path_name) = match renderer.palette_fits(asset.palette.len(), crowd.len()) {
+        true => (SkinPath::Palette, "palette"),
+        false => (SkinPath::Texture, "texture"),
+    };
     let options = |(width, height): (u32, u32)| RenderOptions {
         width,
         height,
+        path,
         camera: Some(overview_camera(&scene, width as f32 / height as f32)),
         ..Default::default()
     };
@@ -190,10 +202,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let stats = &gif.stats;
     print_runtime(&crowd);
     println!(
-        "render: {:.1} ms per frame at {}×{} (GPU texture skinning, culling, LODs and shadows, \
-         readback included); last frame: {} draw calls for {} instances ({} primitive(s), {} \
-         LODs, 2 passes, the ground), {} in view (per LOD {:?}), {} casting shadows, {} \
-         triangles",
+        "render: {:.1} ms per frame at {}×{} (GPU {path_name} skinning, culling, LODs and \
+         shadows, readback included); last frame: {} draw calls for {} instances ({} \
+         primitive(s), {} LODs, 2 passes, the ground), {} in view (per LOD {:?}), {} casting \
+         shadows, {} triangles",
         ms(gif.render_time) / plan.gif_frames as f64,
         plan.gif_size.0,
         plan.gif_size.1,

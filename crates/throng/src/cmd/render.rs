@@ -77,12 +77,14 @@ pub struct Args {
     /// Skinning method: linear blend (lbs) or dual quaternion (dq, quat-* encodings).
     #[arg(long, value_enum, default_value_t = Skinning::Linear)]
     pub skinning: Skinning,
-    /// `texture` (GPU skinning from the bone texture), `palette` (skin matrices blended once per
-    /// drawn instance by a compute pass, read per influence), `vat` (baked vertex animation
-    /// textures; the asset must have them) or `reference` (vertices skinned on the CPU,
-    /// uploaded).
-    #[arg(long, value_enum, default_value_t = SkinPath::Texture)]
-    pub path: SkinPath,
+    /// `palette` (skin matrices blended once per drawn instance by a compute pass, read per
+    /// influence), `texture` (GPU skinning from the bone texture per vertex), `vat` (baked
+    /// vertex animation textures; the asset must have them) or `reference` (vertices skinned
+    /// on the CPU, uploaded). Default: a lone source glTF on the reference path; baked assets
+    /// on the palette path, the fastest measured (docs/benchmarks.md), or the texture path
+    /// when the crowd's palette does not fit the device's buffers. The path taken is printed.
+    #[arg(long, value_enum)]
+    pub path: Option<SkinPath>,
     /// Draw every instance instead of culling against the view frustum on the GPU.
     #[arg(long)]
     pub no_cull: bool,
@@ -94,7 +96,7 @@ pub struct Args {
     #[arg(long)]
     pub no_ground: bool,
     /// Who times playback: `cpu` (CpuRuntime writes every record each frame) or `gpu`
-    /// (GpuRuntime's records + clock; the shader derives the rows). Texture and VAT paths.
+    /// (GpuRuntime's records + clock; the shader derives the rows). Every GPU path.
     #[arg(long, value_enum, default_value_t = Timing::Cpu)]
     pub timing: Timing,
     /// Source glTF input: bake it in memory with this bone-texture encoding and draw it on the
@@ -174,7 +176,7 @@ pub struct Args {
     /// in its own space placed by anchor ANCHOR of every instance, all instances in one draw
     /// per pass. Every input must have the anchor (`throng bake --anchor NODE`; `throng
     /// inspect BAKED` lists them); a source glTF input is baked in memory with ANCHOR as an
-    /// anchor node. Texture and VAT paths.
+    /// anchor node. Every GPU path.
     #[arg(long, value_name = "ANCHOR=PROP", value_parser = parse_prop)]
     pub prop: Vec<(String, PathBuf)>,
     /// Uniform scale of every `--prop` mesh about its origin (the anchor), for a prop modelled
@@ -231,7 +233,10 @@ fn overlay_of(
             )
         })?,
     };
-    if !matches!(args.path, SkinPath::Palette | SkinPath::Reference) {
+    if !matches!(
+        args.path,
+        None | Some(SkinPath::Palette) | Some(SkinPath::Reference)
+    ) {
         anyhow::bail!(
             "{name}: masked and additive layers are drawn by --path palette (or reference); the texture and VAT paths show only the base layers"
         );
@@ -241,12 +246,12 @@ fn overlay_of(
 
 /// Flags that do not go together (usage errors, found before any file is read).
 fn check_usage(args: &Args) -> anyhow::Result<()> {
-    let reference = args.path == SkinPath::Reference;
+    let reference = args.path == Some(SkinPath::Reference);
     if args.debug_joint.is_some() && args.debug != Some(DebugView::Weights) {
         return Err(usage("--debug-joint N goes with --debug weights"));
     }
     if args.debug == Some(DebugView::Motion) {
-        if args.path != SkinPath::Palette {
+        if !matches!(args.path, None | Some(SkinPath::Palette)) {
             return Err(usage(
                 "--debug motion shows the palette path's motion vectors: use --path palette",
             ));
@@ -317,11 +322,13 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
     let to_gpu = bake_flags
         || args.timing == Timing::Gpu
         || args.debug.is_some()
-        || args.path == SkinPath::Vat
-        || args.path == SkinPath::Palette
+        || matches!(
+            args.path,
+            Some(SkinPath::Vat | SkinPath::Palette | SkinPath::Texture)
+        )
         || !args.prop.is_empty()
         || args.inputs.len() > 1;
-    if to_gpu && args.path == SkinPath::Reference && baked.iter().any(|&b| !b) {
+    if to_gpu && args.path == Some(SkinPath::Reference) && baked.iter().any(|&b| !b) {
         anyhow::bail!(
             "--path reference draws the source itself: leave out --encoding, --influences, \
              --timing gpu and --debug"
@@ -330,7 +337,7 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
     let how = InMemoryBake {
         encoding: args.encoding,
         influences: args.influences,
-        vat: (args.path == SkinPath::Vat).then_some(throng_asset::VatEncoding::F32),
+        vat: (args.path == Some(SkinPath::Vat)).then_some(throng_asset::VatEncoding::F32),
         source: args.source_args.options(),
         // Props attach to anchors: a source baked for them gets an anchor per named node.
         anchors: args.prop.iter().map(|(a, _)| a.clone()).collect(),
@@ -363,12 +370,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for (a, (input, transforms)) in inputs.iter().zip(places).enumerate() {
         parts.push(part_of(&args, a, input, transforms)?);
     }
+    let mut renderer = Renderer::new().context("creating a GPU device")?;
+    eprintln!("adapter: {}", renderer.adapter());
+    let path = skin_path(&args, &inputs, &renderer);
     let aspect = args.size.0 as f32 / args.size.1 as f32;
     let opts = RenderOptions {
         width: args.size.0,
         height: args.size.1,
         skinning: args.skinning,
-        path: args.path,
+        path,
         camera: Some(
             args.camera
                 .unwrap_or_else(|| Camera::framing(&scene, aspect)),
@@ -390,8 +400,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         palette_refresh: args.palette_refresh.unwrap_or([1; 4]),
         ..Default::default()
     };
-    let mut renderer = Renderer::new().context("creating a GPU device")?;
-    eprintln!("adapter: {}", renderer.adapter());
     let frames = Frames {
         start: args.time,
         fps: args.fps,
@@ -401,7 +409,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let start = Instant::now();
     // The reference path of a source: the input itself, or `--source` beside a baked input.
     let extra_source = match (&inputs[0], &args.source) {
-        (Input::Baked(_), Some(src)) if args.path == SkinPath::Reference => {
+        (Input::Baked(_), Some(src)) if path == SkinPath::Reference => {
             Some((load_model(src, &args.source_args)?, src.as_path()))
         }
         _ => None,
@@ -461,6 +469,33 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `--path`, else the reference path for a lone source glTF, else the palette path when the
+/// largest input's palette for the whole crowd fits the device, else the texture path; the
+/// choice is printed.
+fn skin_path(args: &Args, inputs: &[Input], renderer: &Renderer) -> SkinPath {
+    if let Some(p) = args.path {
+        return p;
+    }
+    if matches!(inputs, [Input::Source(..)]) {
+        eprintln!("path: reference (a source glTF skinned on the CPU; --path to choose)");
+        return SkinPath::Reference;
+    }
+    let entries = (inputs.iter().filter_map(Input::baked))
+        .map(|a| a.palette.len())
+        .max()
+        .unwrap_or(0);
+    if renderer.palette_fits(entries, args.instances as usize) {
+        eprintln!("path: palette (the fastest; --path to choose)");
+        SkinPath::Palette
+    } else {
+        eprintln!(
+            "path: texture ({} instances × {entries} palette entries do not fit one palette buffer of this device; --path to choose)",
+            args.instances
+        );
+        SkinPath::Texture
+    }
+}
+
 /// What the inputs must have for the flags, checked before any GPU work.
 fn check_inputs(args: &Args, inputs: &[Input]) -> anyhow::Result<()> {
     let baked = || inputs.iter().filter_map(Input::baked);
@@ -473,7 +508,7 @@ fn check_inputs(args: &Args, inputs: &[Input]) -> anyhow::Result<()> {
             );
         }
     }
-    if args.path == SkinPath::Vat {
+    if args.path == Some(SkinPath::Vat) {
         if let Some(a) = baked().find(|a| a.primitives.iter().any(|p| p.vat.is_none())) {
             anyhow::bail!("{}: the VAT path needs a vertex animation texture for every primitive; bake it with --vat f32|f16|unorm16", a.source_name);
         }

@@ -80,6 +80,8 @@ pub fn image_output(
         )));
     }
     check_folder(&output)?;
+    // Before the drawing, not after it.
+    throng_scene::check_writable(&output)?;
     Ok((output, is_gif))
 }
 
