@@ -10,7 +10,7 @@
 
 use crate::error::BakeError;
 use crate::frame_table::FrameTable;
-use crate::options::BakeOptions;
+use crate::options::{BakeOptions, Sampling};
 use crate::primitives::Primitives;
 use crate::progress::Progress;
 use crate::report::BakeReport;
@@ -39,19 +39,40 @@ pub fn bake_with_progress(
     validate::options(options)?;
     let palette = palette::build(model, file)?;
     validate::against_model(model, &palette, options)?;
-    let prims = primitives::build(model, &palette, options)?;
+    let mut chosen = options.clone();
+    if chosen.auto_influences {
+        chosen.influences = 4;
+    }
+    let mut prims = primitives::build(model, &palette, &chosen)?;
     // The nodes the options name, found before any long work so that a typo fails fast.
     let masks = masks::build(model, &palette, &options.masks, file)?;
     let anchor_list = anchors::resolve(model, &options.anchors, file)?;
     let motion_root = root_motion::motion_root(model, &palette, &options.root_motion, file)?;
-    let src = timing::Source {
-        model,
-        options,
-        palette: &palette,
-        prims: &prims,
-        motion_root,
-    };
-    let timing = timing::plan(&src, progress)?;
+    // Under an error budget, the probe of the sampled matrices' own error; with automatic
+    // influences, 8 replace 4 where cutting to 4 crowds the budget and 8 do better.
+    let mut probe = None;
+    if let Sampling::MaxError(budget) = chosen.sampling {
+        let four = timing::Probe::measure(
+            &timing::Source::new(model, &chosen, &palette, &prims, motion_root),
+            budget,
+        )?;
+        if chosen.auto_influences && four.crowded(budget).is_some() {
+            let mut eight_options = chosen.clone();
+            eight_options.influences = 8;
+            let eight_prims = primitives::build(model, &palette, &eight_options)?;
+            let eight = timing::Probe::measure(
+                &timing::Source::new(model, &eight_options, &palette, &eight_prims, motion_root),
+                budget,
+            )?;
+            if eight.worst() < four.worst() {
+                (chosen, prims, probe) = (eight_options, eight_prims, Some(eight));
+            }
+        }
+        probe = probe.or(Some(four));
+    }
+    let options = &chosen;
+    let src = timing::Source::new(model, options, &palette, &prims, motion_root);
+    let timing = timing::plan(&src, probe, progress)?;
     let mut table = frame_table::build(model, options, &timing.plans)?;
     // Each row also keeps the transforms of the anchors, then of the motion root.
     let tracked: Vec<usize> = anchor_list
@@ -87,6 +108,7 @@ pub fn bake_with_progress(
         reports,
     } = table;
     let report = BakeReport {
+        influences: options.influences,
         palette_size: entries,
         rigid_entries: palette.entries.iter().filter(|e| e.rigid).count(),
         primitives: primitives.len(),

@@ -14,18 +14,35 @@
 //! - **Check grid**: every candidate and the midpoint between neighbouring candidates (twice the
 //!   candidate density, 960 Hz plus keys).
 //! - **Placement**: forward greedy. From the last placed frame, the next one is the farthest
-//!   candidate whose segment passes at every check point inside it, found by doubling the span
-//!   and then bisecting; neighbouring candidates always pass (a jump in the source cannot be
-//!   interpolated; it is reported).
+//!   candidate whose segment passes at every check point inside it, found by growing the span
+//!   (from the previous segment's, doubling) and then bisecting; neighbouring candidates always
+//!   pass (a jump in the source cannot be interpolated; it is reported).
 //! - **Re-check**: the placement is measured again at [`RECHECK_STEPS`] − 1 evenly spaced times
 //!   inside every segment, posed afresh; a segment that fails is split at its midpoint (down to
 //!   [`MIN_SPLIT`] seconds) and measured again. The figures returned are the re-check's.
+//!
+//! **Bound** ([`Clusters`]): a check needs only the matrices Δ_i, not the skinned vertices. The
+//! vertices are grouped into clusters that share their palette entries, lie within a distance
+//! `δp` of the cluster's representative `u`, and whose weights differ from `u`'s by at most
+//! `δw_i`. For every vertex `v` of a cluster, with `M_v = Σ_i w_vi Δ_i` (affine, `L` its linear
+//! part):
+//!
+//! `|M_v p_v| ≤ |M_u p_u| + |Σ_i (w_vi − w_ui) Δ_i p_u| + |L(M_v) (p_v − p_u)|`
+//! `          ≤ |M_u p_u| + Σ_i δw_i |Δ_i p_u| + (Σ_i w_vi) · max_i ‖L(Δ_i)‖_F · δp`
+//!
+//! (the last step: `‖L(M_v)‖₂ ≤ Σ_i w_vi ‖L(Δ_i)‖₂ ≤ Σ_i w_vi ‖L(Δ_i)‖_F`). A cluster whose bound
+//! (times `1 + BOUND_SLACK`, for rounding) is within the allowed error passes as a whole; only
+//! the vertices of the others are measured one by one. The allowed error of a relative budget
+//! uses the bounding diagonal of the skinned representatives: a subset of the vertices, so never
+//! more than the diagonal of all of them, and the budget only gets stricter. The figures the
+//! re-check reports are upper bounds of the error (exact where a cluster was measured).
 
 use crate::options::MaxError;
 use crate::palette::Palette;
 use crate::reference::ReferenceSkin;
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use throng_anim::{Clip, Model, Poser};
 
 /// Candidate frame times per second (besides the source's key times).
@@ -36,32 +53,339 @@ pub const RECHECK_STEPS: u32 = 16;
 pub const MIN_SPLIT: f64 = 1.0 / (CANDIDATE_RATE * 16.0);
 /// Grid points posed at once (the pose cache grows in chunks of this many).
 const CHUNK: usize = 128;
+/// Longest segment the placement considers, in candidates (0.27 s at 480 Hz).
+const MAX_SPAN: usize = 128;
+/// Relative margin on a cluster's bound for f32 rounding: the bound and the exact error are
+/// computed from the same Δ matrices, so they differ by rounding of a few operations only.
+const BOUND_SLACK: f32 = 1e-4;
+/// Weights of a cluster's vertices are equal to within half of this step.
+const WEIGHT_STEP: f32 = 1.0 / 32.0;
+/// The clusters' cell size starts at this fraction of the bind pose's bounding diagonal and
+/// doubles until there are at most [`VERTICES_PER_CLUSTER`] vertices per cluster on average
+/// (or the cell is the whole model).
+const FIRST_CELL: f32 = 1.0 / 256.0;
+const VERTICES_PER_CLUSTER: usize = 32;
 
-/// Largest distance between the vertices skinned at t and the lerp at `alpha` of those skinned
-/// at the segment's ends (file units); stops early once it passes `stop_above`. Skinning is
-/// linear in the matrices, so this is the error of lerping the matrices themselves.
-fn lerp_error(pt: &[Vec3], pa: &[Vec3], pb: &[Vec3], alpha: f32, stop_above: f32) -> f32 {
-    let stop = stop_above * stop_above;
-    let mut worst = 0.0f32;
-    for (t, (a, b)) in pt.iter().zip(pa.iter().zip(pb)) {
-        worst = worst.max((*t - a.lerp(*b, alpha)).length_squared());
-        if worst > stop {
-            break;
-        }
-    }
-    worst.sqrt()
+/// An affine matrix applied to a point: `c0 · p.x + c1 · p.y + c2 · p.z + c3` (the last row is
+/// not read, so it also applies a difference of affine matrices, whose last row is 0).
+fn apply(m: &Mat4, p: Vec3) -> Vec3 {
+    (m.x_axis * p.x + m.y_axis * p.y + m.z_axis * p.z + m.w_axis).truncate()
 }
 
-fn diagonal(points: &[Vec3]) -> f32 {
-    let mut bb = throng_asset::Aabb::EMPTY;
-    for &q in points {
-        bb.extend(q);
+/// Frobenius norm of the linear (3×3) part.
+fn linear_norm(m: &Mat4) -> f32 {
+    (m.x_axis.truncate().length_squared()
+        + m.y_axis.truncate().length_squared()
+        + m.z_axis.truncate().length_squared())
+    .sqrt()
+}
+
+/// What a cluster's vertices share: palette entries, weights in [`WEIGHT_STEP`] bins, a cell.
+type ClusterKey = (Vec<u16>, Vec<i32>, [i64; 3]);
+
+/// The vertices of a [`ReferenceSkin`] grouped for the bound of the module docs.
+pub struct Clusters {
+    /// Bind-space positions and, per vertex, its influences `offsets[v]..offsets[v + 1]` of
+    /// `entries` / `weights`: merged per entry, sorted by entry, zero weights left out.
+    positions: Vec<Vec3>,
+    offsets: Vec<u32>,
+    entries: Vec<u16>,
+    weights: Vec<f32>,
+    /// Per cluster: its representative vertex, `δp`, the largest weight sum of its vertices,
+    /// and its members `members[first[c]..first[c + 1]]`; `δw` per influence of the
+    /// representative in `dw[offsets[rep]..offsets[rep + 1]]`.
+    reps: Vec<u32>,
+    dp: Vec<f32>,
+    wsum: Vec<f32>,
+    first: Vec<u32>,
+    members: Vec<u32>,
+    dw: Vec<f32>,
+    /// The vertices whose skinned box stands for all of them in the allowed error: per
+    /// palette entry, of the vertices it weighs most, the farthest along each of 14 directions
+    /// (the axes and the cube's diagonals) in the bind pose, plus every representative.
+    outline: Vec<u32>,
+}
+
+impl Clusters {
+    /// Groups the vertices of `skin` (module docs); deterministic.
+    pub fn new(skin: &ReferenceSkin) -> Clusters {
+        let n = skin.positions.len();
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut entries = Vec::new();
+        let mut weights = Vec::new();
+        offsets.push(0u32);
+        let mut merged: Vec<(u16, f32)> = Vec::new();
+        for v in 0..n {
+            let (a, b) = (skin.offsets[v] as usize, skin.offsets[v + 1] as usize);
+            merged.clear();
+            merged.extend(
+                skin.entries[a..b]
+                    .iter()
+                    .copied()
+                    .zip(skin.weights[a..b].iter().copied()),
+            );
+            merged.sort_by_key(|x| x.0);
+            let mut last: Option<u16> = None;
+            for &(e, w) in &merged {
+                if w == 0.0 {
+                    continue;
+                }
+                if last == Some(e) {
+                    if let Some(x) = weights.last_mut() {
+                        *x += w;
+                    }
+                } else {
+                    entries.push(e);
+                    weights.push(w);
+                    last = Some(e);
+                }
+            }
+            offsets.push(entries.len() as u32);
+        }
+        let positions = skin.positions.clone();
+        let mut c = Clusters {
+            positions,
+            offsets,
+            entries,
+            weights,
+            reps: Vec::new(),
+            dp: Vec::new(),
+            wsum: Vec::new(),
+            first: Vec::new(),
+            members: Vec::new(),
+            dw: Vec::new(),
+            outline: Vec::new(),
+        };
+        c.group();
+        c.outline = c.outline();
+        c
     }
-    if bb.is_empty() {
-        0.0
-    } else {
-        bb.diagonal()
+
+    fn influences(&self, v: usize) -> std::ops::Range<usize> {
+        self.offsets[v] as usize..self.offsets[v + 1] as usize
     }
+
+    /// Assigns clusters: same entries, weights in the same [`WEIGHT_STEP`] bins, positions in
+    /// the same cell; the cell grows until the clusters are few enough.
+    fn group(&mut self) {
+        let n = self.positions.len();
+        let mut bb = throng_asset::Aabb::EMPTY;
+        for &p in &self.positions {
+            bb.extend(p);
+        }
+        let diag = if bb.is_empty() { 0.0 } else { bb.diagonal() };
+        let lo = if bb.is_empty() { Vec3::ZERO } else { bb.min };
+        let mut cell = (diag * FIRST_CELL).max(f32::MIN_POSITIVE);
+        let mut of = vec![0u32; n];
+        let mut count;
+        loop {
+            let mut ids: HashMap<ClusterKey, u32> = HashMap::new();
+            for (v, slot) in of.iter_mut().enumerate() {
+                let r = self.influences(v);
+                let q = ((self.positions[v] - lo) / cell).floor();
+                let key = (
+                    self.entries[r.clone()].to_vec(),
+                    self.weights[r]
+                        .iter()
+                        .map(|w| (w / WEIGHT_STEP).round() as i32)
+                        .collect(),
+                    [q.x as i64, q.y as i64, q.z as i64],
+                );
+                let next = ids.len() as u32;
+                *slot = *ids.entry(key).or_insert(next);
+            }
+            count = ids.len();
+            if count * VERTICES_PER_CLUSTER <= n || cell >= diag {
+                break;
+            }
+            cell *= 2.0;
+        }
+        // Members by cluster, in vertex order; the first member represents the cluster.
+        let mut first = vec![0u32; count + 1];
+        for &c in &of {
+            first[c as usize + 1] += 1;
+        }
+        for c in 0..count {
+            first[c + 1] += first[c];
+        }
+        let mut fill = first.clone();
+        let mut members = vec![0u32; n];
+        for (v, &c) in of.iter().enumerate() {
+            members[fill[c as usize] as usize] = v as u32;
+            fill[c as usize] += 1;
+        }
+        let mut reps = Vec::with_capacity(count);
+        let mut dp = Vec::with_capacity(count);
+        let mut wsum = Vec::with_capacity(count);
+        let mut dw = vec![0.0f32; self.weights.len()];
+        for c in 0..count {
+            let m = &members[first[c] as usize..first[c + 1] as usize];
+            let u = m[0] as usize;
+            let ru = self.influences(u);
+            let (mut d, mut s) = (0.0f32, 0.0f32);
+            for &v in m {
+                let v = v as usize;
+                d = d.max((self.positions[v] - self.positions[u]).length());
+                let rv = self.influences(v);
+                s = s.max(self.weights[rv.clone()].iter().sum());
+                for (k, kv) in ru.clone().zip(rv) {
+                    dw[k] = dw[k].max((self.weights[kv] - self.weights[k]).abs());
+                }
+            }
+            reps.push(u as u32);
+            dp.push(d);
+            wsum.push(s);
+        }
+        self.reps = reps;
+        self.dp = dp;
+        self.wsum = wsum;
+        self.first = first;
+        self.members = members;
+        self.dw = dw;
+    }
+
+    /// See [`Clusters::outline`] (the field); sorted, without repeats.
+    fn outline(&self) -> Vec<u32> {
+        let mut dirs = vec![Vec3::X, Vec3::Y, Vec3::Z];
+        for x in [-1.0, 1.0] {
+            for y in [-1.0, 1.0] {
+                dirs.push(Vec3::new(x, y, 1.0));
+            }
+        }
+        let dirs: Vec<Vec3> = dirs.iter().flat_map(|&d| [d, -d]).collect();
+        // best[(entry, direction)] = (projection, vertex)
+        let mut best: HashMap<(u16, usize), (f32, u32)> = HashMap::new();
+        for v in 0..self.positions.len() {
+            let r = self.influences(v);
+            let Some(k) = r
+                .clone()
+                .max_by(|&a, &b| self.weights[a].total_cmp(&self.weights[b]))
+            else {
+                continue;
+            };
+            let e = self.entries[k];
+            for (di, d) in dirs.iter().enumerate() {
+                let x = d.dot(self.positions[v]);
+                let slot = best.entry((e, di)).or_insert((x, v as u32));
+                if x > slot.0 {
+                    *slot = (x, v as u32);
+                }
+            }
+        }
+        let mut out: Vec<u32> = best
+            .values()
+            .map(|&(_, v)| v)
+            .chain(self.reps.iter().copied())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Number of clusters.
+    pub fn len(&self) -> usize {
+        self.reps.len()
+    }
+
+    /// Whether there are no vertices.
+    pub fn is_empty(&self) -> bool {
+        self.reps.is_empty()
+    }
+
+    /// Vertex `v` skinned with `s` (every influence).
+    fn skinned(&self, s: &[Mat4], v: usize) -> Vec3 {
+        let p = self.positions[v];
+        self.influences(v).fold(Vec3::ZERO, |q, k| {
+            q + apply(&s[self.entries[k] as usize], p) * self.weights[k]
+        })
+    }
+
+    /// Bounding diagonal of the outline vertices skinned with `s`: a subset, so at most the
+    /// diagonal of every vertex.
+    pub fn diagonal(&self, s: &[Mat4]) -> f32 {
+        let mut bb = throng_asset::Aabb::EMPTY;
+        for &u in &self.outline {
+            bb.extend(self.skinned(s, u as usize));
+        }
+        if bb.is_empty() {
+            0.0
+        } else {
+            bb.diagonal()
+        }
+    }
+
+    /// The error of vertex `v` under the matrix differences `delta`: `|Σ_i w_i Δ_i p|`.
+    fn exact(&self, delta: &[Mat4], v: usize) -> f32 {
+        let p = self.positions[v];
+        self.influences(v)
+            .fold(Vec3::ZERO, |q, k| {
+                q + apply(&delta[self.entries[k] as usize], p) * self.weights[k]
+            })
+            .length()
+    }
+
+    /// Cluster `c`'s bound under `delta` (module docs), `norms` the entries' `‖L(Δ_i)‖_F`.
+    fn bound(&self, delta: &[Mat4], norms: &[f32], c: usize) -> f32 {
+        let u = self.reps[c] as usize;
+        let p = self.positions[u];
+        let (mut sum, mut spread, mut lin) = (Vec3::ZERO, 0.0f32, 0.0f32);
+        for k in self.influences(u) {
+            let e = self.entries[k] as usize;
+            let d = apply(&delta[e], p);
+            sum += d * self.weights[k];
+            spread += self.dw[k] * d.length();
+            lin = lin.max(norms[e]);
+        }
+        (sum.length() + spread + self.wsum[c] * lin * self.dp[c]) * (1.0 + BOUND_SLACK)
+    }
+
+    fn members(&self, c: usize) -> impl Iterator<Item = usize> + '_ {
+        self.members[self.first[c] as usize..self.first[c + 1] as usize]
+            .iter()
+            .map(|&v| v as usize)
+    }
+
+    /// Whether every vertex's error under `delta` is within `limit` (file units).
+    pub fn within(&self, delta: &[Mat4], limit: f32) -> bool {
+        let norms: Vec<f32> = delta.iter().map(linear_norm).collect();
+        (0..self.len()).all(|c| {
+            self.bound(delta, &norms, c) <= limit
+                || self.members(c).all(|v| self.exact(delta, v) <= limit)
+        })
+    }
+
+    /// An upper bound of the largest error under `delta` (file units; exact for the clusters
+    /// whose bound passes `limit`, which are measured vertex by vertex), and whether every
+    /// vertex is within `limit`.
+    pub fn worst(&self, delta: &[Mat4], limit: f32) -> (f32, bool) {
+        let norms: Vec<f32> = delta.iter().map(linear_norm).collect();
+        let mut worst = 0.0f32;
+        let mut ok = true;
+        for c in 0..self.len() {
+            let b = self.bound(delta, &norms, c);
+            if b <= limit {
+                worst = worst.max(b);
+                continue;
+            }
+            let e = self
+                .members(c)
+                .map(|v| self.exact(delta, v))
+                .fold(0.0, f32::max);
+            worst = worst.max(e.min(b));
+            ok &= e <= limit;
+        }
+        (worst, ok)
+    }
+}
+
+/// `S(t) − lerp(S(a), S(b), α)` per palette entry.
+fn deltas(st: &[Mat4], sa: &[Mat4], sb: &[Mat4], alpha: f32, out: &mut Vec<Mat4>) {
+    out.clear();
+    out.extend(
+        st.iter()
+            .zip(sa.iter().zip(sb))
+            .map(|(t, (a, b))| *t - (*a * (1.0 - alpha) + *b * alpha)),
+    );
 }
 
 /// A clip's placed frames and the re-check's figures.
@@ -79,11 +403,12 @@ pub struct Placement {
     pub unmet: Vec<(f32, f32, f64)>,
 }
 
-/// What one placement needs: the model, its palette, the reference vertices, one clip.
+/// What one placement needs: the model, its palette, the reference vertices (clustered), one
+/// clip.
 pub struct Job<'a> {
     pub model: &'a Model,
     pub palette: &'a Palette,
-    pub skin: &'a ReferenceSkin,
+    pub clusters: &'a Clusters,
     pub clip: usize,
     /// Seconds (> 0).
     pub duration: f64,
@@ -92,16 +417,10 @@ pub struct Job<'a> {
 }
 
 impl Job<'_> {
-    fn pose(&self, poser: &mut Poser, t: f64, out: &mut Vec<Mat4>) {
+    /// The skin matrices at clip time `t`.
+    fn pose(&self, poser: &mut Poser, t: f64) -> Vec<Mat4> {
         let ms = poser.pose(self.model, Some(self.clip), t as f32);
-        out.clear();
-        out.extend(self.palette.skin_matrices(ms));
-    }
-
-    /// The reference vertices at clip time `t` (`s` is scratch for the skin matrices).
-    fn skinned(&self, poser: &mut Poser, t: f64, s: &mut Vec<Mat4>) -> Vec<Vec3> {
-        self.pose(poser, t, s);
-        self.skin.skin(s)
+        self.palette.skin_matrices(ms).collect()
     }
 
     /// Error allowed at a time whose skinned bounding diagonal is `diag` (file units).
@@ -146,13 +465,13 @@ pub fn candidates(clip: &Clip, d: f64) -> Vec<f32> {
     out.into_iter().map(|(t, _)| t).collect()
 }
 
-/// Reference-skinned vertices and allowed errors of the check grid, kept for a window of grid
-/// points (the placement's working set: at most `2 · max_span + 1` points).
+/// Skin matrices and allowed errors of the check grid, kept for a window of grid points (the
+/// placement's working set: at most `2 · MAX_SPAN + 1` points).
 struct Window<'a> {
     job: &'a Job<'a>,
     grid: Vec<f64>,
     lo: usize,
-    skinned: Vec<Vec<Vec3>>,
+    matrices: Vec<Vec<Mat4>>,
     allowed: Vec<f32>,
 }
 
@@ -168,16 +487,16 @@ impl<'a> Window<'a> {
             job,
             grid,
             lo: 0,
-            skinned: Vec::new(),
+            matrices: Vec::new(),
             allowed: Vec::new(),
         }
     }
 
     fn hi(&self) -> usize {
-        self.lo + self.skinned.len()
+        self.lo + self.matrices.len()
     }
 
-    /// Skins grid points up to (not including) `hi`.
+    /// Poses grid points up to (not including) `hi`.
     fn ensure(&mut self, hi: usize) {
         let hi = hi.min(self.grid.len());
         if hi <= self.hi() {
@@ -185,55 +504,47 @@ impl<'a> Window<'a> {
         }
         let to = (self.hi() + CHUNK).max(hi).min(self.grid.len());
         let job = self.job;
-        let fresh: Vec<(Vec<Vec3>, f32)> = self.grid[self.hi()..to]
+        let fresh: Vec<(Vec<Mat4>, f32)> = self.grid[self.hi()..to]
             .par_iter()
             .map_init(
-                || (Poser::new(job.model), Vec::new()),
-                |(poser, s), &t| {
-                    let p = job.skinned(poser, t, s);
-                    let allowed = job.allowed(diagonal(&p));
-                    (p, allowed)
+                || Poser::new(job.model),
+                |poser, &t| {
+                    let s = job.pose(poser, t);
+                    let allowed = job.allowed(job.clusters.diagonal(&s));
+                    (s, allowed)
                 },
             )
             .collect();
-        for (p, a) in fresh {
-            self.skinned.push(p);
+        for (s, a) in fresh {
+            self.matrices.push(s);
             self.allowed.push(a);
         }
     }
 
     fn forget_before(&mut self, g: usize) {
         if g > self.lo {
-            let n = (g - self.lo).min(self.skinned.len());
-            self.skinned.drain(..n);
+            let n = (g - self.lo).min(self.matrices.len());
+            self.matrices.drain(..n);
             self.allowed.drain(..n);
             self.lo += n;
         }
     }
 
     /// Whether lerping candidates `a` and `b` (grid points `2a`, `2b`) meets the budget at
-    /// every grid point strictly between them. Skinning is linear in the matrices, so the
-    /// lerp of the skinned vertices is the vertices skinned with the lerped matrices.
+    /// every grid point strictly between them.
     fn segment_ok(&mut self, a: usize, b: usize) -> bool {
         self.ensure(2 * b + 1);
         let (ga, gb) = (2 * a, 2 * b);
         let (ta, tb) = (self.grid[ga], self.grid[gb]);
         let this = &*self;
-        let (pa, pb) = (&this.skinned[ga - this.lo], &this.skinned[gb - this.lo]);
+        let (sa, sb) = (&this.matrices[ga - this.lo], &this.matrices[gb - this.lo]);
         (ga + 1..gb).into_par_iter().all(|g| {
             let alpha = ((this.grid[g] - ta) / (tb - ta)) as f32;
-            let limit = this.allowed[g - this.lo];
-            lerp_error(&this.skinned[g - this.lo], pa, pb, alpha, limit) <= limit
+            let mut delta = Vec::new();
+            deltas(&this.matrices[g - this.lo], sa, sb, alpha, &mut delta);
+            this.job.clusters.within(&delta, this.allowed[g - this.lo])
         })
     }
-}
-
-/// Longest segment (in candidates) the placement considers: bounds the window's memory to
-/// about 256 MiB of skinned vertices, and at most 128 candidates (0.27 s at 480 Hz).
-fn max_span(vertices: usize) -> usize {
-    let per_point = (vertices.max(1) * std::mem::size_of::<Vec3>()) as u64;
-    let points = (256u64 << 20) / per_point;
-    ((points / 2) as usize).clamp(8, 128)
 }
 
 /// Places the frames of one clip ([`Job`]); `progress(seconds placed)` is called as it goes.
@@ -243,22 +554,24 @@ pub fn place(job: &Job<'_>, progress: &(dyn Fn(f64) + Sync)) -> Placement {
     let m = cands.len();
     let mut chosen = vec![0usize];
     let mut window = Window::new(job, &cands);
-    let cap = max_span(job.skin.positions.len());
     let mut a = 0;
+    // The last segment's length in candidates: where the next search starts.
+    let mut last_span = 1;
     while a + 1 < m {
-        // Neighbouring candidates always pass; double the span while it passes, then bisect.
+        // Neighbouring candidates always pass. Try the last span, double while it passes,
+        // then bisect between the longest that passed and the shortest that failed.
+        let last = (a + MAX_SPAN).min(m - 1);
         let mut good = a + 1;
-        let mut span = 1;
         let mut bad = None;
-        let last = (a + cap).min(m - 1);
+        let mut span = last_span.max(1);
         while bad.is_none() && good < last {
-            span *= 2;
             let b = (a + span).min(last);
-            if window.segment_ok(a, b) {
+            if b > good && window.segment_ok(a, b) {
                 good = b;
-            } else {
+            } else if b > good {
                 bad = Some(b);
             }
+            span *= 2;
         }
         if let Some(mut bad) = bad {
             while bad - good > 1 {
@@ -271,6 +584,7 @@ pub fn place(job: &Job<'_>, progress: &(dyn Fn(f64) + Sync)) -> Placement {
             }
         }
         chosen.push(good);
+        last_span = good - a;
         a = good;
         window.forget_before(2 * a);
         progress(cands[a] as f64);
@@ -288,39 +602,31 @@ struct SegmentCheck {
     ok: bool,
 }
 
-fn check_segment(
-    job: &Job<'_>,
-    poser: &mut Poser,
-    s: &mut Vec<Mat4>,
-    t0: f32,
-    t1: f32,
-) -> SegmentCheck {
-    // No f32 clip time lies strictly between neighbouring f32 times: nothing to show there
-    // (the two frames around a STEP key).
-    if t1 <= t0.next_up() {
-        return SegmentCheck {
-            abs: 0.0,
-            rel: 0.0,
-            ok: true,
-        };
-    }
-    let (t0, t1) = (t0 as f64, t1 as f64);
-    let (pa, pb) = (job.skinned(poser, t0, s), job.skinned(poser, t1, s));
+fn check_segment(job: &Job<'_>, poser: &mut Poser, t0: f32, t1: f32) -> SegmentCheck {
     let mut out = SegmentCheck {
         abs: 0.0,
         rel: 0.0,
         ok: true,
     };
+    // No f32 clip time lies strictly between neighbouring f32 times: nothing to show there
+    // (the two frames around a STEP key).
+    if t1 <= t0.next_up() {
+        return out;
+    }
+    let (t0, t1) = (t0 as f64, t1 as f64);
+    let (sa, sb) = (job.pose(poser, t0), job.pose(poser, t1));
+    let mut delta = Vec::new();
     for j in 1..RECHECK_STEPS {
         let alpha = j as f32 / RECHECK_STEPS as f32;
-        let pt = job.skinned(poser, t0 + (t1 - t0) * alpha as f64, s);
-        let diag = diagonal(&pt);
-        let err = lerp_error(&pt, &pa, &pb, alpha, f32::INFINITY);
+        let st = job.pose(poser, t0 + (t1 - t0) * alpha as f64);
+        let diag = job.clusters.diagonal(&st);
+        deltas(&st, &sa, &sb, alpha, &mut delta);
+        let (err, ok) = job.clusters.worst(&delta, job.allowed(diag));
         out.abs = out.abs.max(err as f64);
         if diag > 0.0 {
             out.rel = out.rel.max(err as f64 / diag as f64);
         }
-        out.ok &= err <= job.allowed(diag);
+        out.ok &= ok;
     }
     out
 }
@@ -330,8 +636,8 @@ fn recheck(job: &Job<'_>, mut times: Vec<f32>) -> Placement {
     let run = |segs: &[(f32, f32)]| -> Vec<SegmentCheck> {
         segs.par_iter()
             .map_init(
-                || (Poser::new(job.model), Vec::new()),
-                |(poser, s), &(a, b)| check_segment(job, poser, s, a, b),
+                || Poser::new(job.model),
+                |poser, &(a, b)| check_segment(job, poser, a, b),
             )
             .collect()
     };

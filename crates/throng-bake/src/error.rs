@@ -38,7 +38,7 @@ pub enum BakeError {
         frame: u32,
         why: String,
     },
-    #[error("{file}: clip '{clip}': the sampled matrices alone err {at_samples:.2e} (the {encoding} encoding and the {influences}-influence cut), more than half of the error budget {budget}, so no frame spacing can meet it; allow more error, bake 8 influences per vertex or a finer encoding (mat3x4-f32), or sample uniformly")]
+    #[error("{file}: clip '{clip}': the sampled matrices alone err {at_samples:.2e} (the {encoding} encoding and the {influences}-influence cut), more than half of the error budget {budget}, so no frame spacing can meet it; {advice}")]
     BudgetBelowSampleError {
         file: String,
         clip: String,
@@ -46,6 +46,9 @@ pub enum BakeError {
         budget: MaxError,
         encoding: &'static str,
         influences: u32,
+        /// What would help, given the influences and encoding baked: allow more error, more
+        /// influences (below 8), a finer encoding (not already f32 matrices), or a uniform rate.
+        advice: String,
     },
     #[error("{file}: layer mask '{mask}': no joint of the palette is '{joint}' or below it; the joints are: {joints}")]
     UnknownMaskJoint {

@@ -68,7 +68,8 @@ pub use bake::{bake, bake_with_progress};
 pub use error::BakeError;
 pub use materials::material_factors;
 pub use options::{
-    AnchorSelection, BakeOptions, ClipSettings, EventSetting, MaxError, RootMotion, Sampling,
+    AnchorSelection, BakeOptions, ClipSettings, EventSetting, InfluenceCount, MaxError, RootMotion,
+    Sampling,
 };
 pub use progress::{Progress, Stage};
 pub use report::{BakeReport, ClipReport, ClipSampling, ErrorParts, Fallback};

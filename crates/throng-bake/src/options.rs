@@ -1,7 +1,9 @@
 //! Bake settings (docs/design.md §3).
 
 pub use crate::sampling::{MaxError, Sampling, DEFAULT_MAX_ERROR};
-pub use crate::settings::{AnchorSelection, ClipSettings, EventSetting, RootMotion};
+pub use crate::settings::{
+    AnchorSelection, ClipSettings, EventSetting, InfluenceCount, RootMotion,
+};
 use std::collections::BTreeMap;
 use throng_asset::Encoding;
 
@@ -24,8 +26,18 @@ pub struct BakeOptions {
     pub sampling: Sampling,
     /// Bone-texture encoding asked for (`quat-*` falls back to `mat3x4-f32` unless `strict`).
     pub encoding: Encoding,
-    /// Influences per vertex K: 4 or 8.
+    /// Influences per vertex K: 4 or 8 (with [`Self::auto_influences`], the first tried).
     pub influences: u32,
+    /// Choose K by the error budget (the command line's default, `--influences auto`): 4, or 8
+    /// when cutting to 4 alone uses more than half of the budget at the samples of some clip
+    /// and 8 does better. Without an error budget `influences` is used as it is.
+    pub auto_influences: bool,
+    /// Whether the error budget must be met. True (an error budget someone asked for): a budget
+    /// that the sampled matrices alone use more than half of is an error. False (the default
+    /// budget of a front end, where the user asked for a bake rather than a budget): the bake
+    /// places the frames as closely as the budget allows, reports the error it reached and
+    /// warns.
+    pub budget_strict: bool,
     /// Make a `quat-*` encoding that cannot represent the skin matrices an error instead of
     /// falling back to `mat3x4-f32`.
     pub strict: bool,
@@ -77,6 +89,8 @@ impl Default for BakeOptions {
             sampling: Sampling::default(),
             encoding: Encoding::default(),
             influences: 4,
+            auto_influences: false,
+            budget_strict: true,
             strict: false,
             max_texture_size: DEFAULT_MAX_TEXTURE_SIZE,
             vat: None,

@@ -200,8 +200,14 @@ fn influence_warnings(s: &InfluenceStats, influences: u32) -> Vec<String> {
         ));
     }
     if s.lost > 0 {
+        // More than 8 cannot be baked: only below 8 is there more to keep.
+        let more = if influences < 8 {
+            " (bake with 8 influences per vertex to keep more)"
+        } else {
+            ""
+        };
         w.push(format!(
-            "{} vertices have more than {influences} influences; the largest weight dropped is {:.4} (bake with 8 influences per vertex to keep more)",
+            "{} vertices have more than {influences} influences; the largest weight dropped is {:.4}{more}",
             s.lost, s.max_dropped
         ));
     }

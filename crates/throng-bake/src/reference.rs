@@ -35,7 +35,7 @@ impl ReferenceSkin {
     }
 
     /// Vertex `v` skinned with the skin matrices `s` (linear blend skinning, every influence).
-    fn vertex(&self, s: &[Mat4], v: usize) -> Vec3 {
+    pub fn vertex(&self, s: &[Mat4], v: usize) -> Vec3 {
         let p = self.positions[v];
         self.influences(v)
             .fold(Vec3::ZERO, |q, (e, w)| q + s[e].transform_point3(p) * w)

@@ -101,6 +101,8 @@ fn as_text<T: fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, 
 /// Everything [`crate::bake()`] reports besides the asset.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BakeReport {
+    /// Influences per vertex baked (with automatic influences, the count chosen).
+    pub influences: u32,
     pub palette_size: usize,
     /// Palette entries that belong to rigid parts.
     pub rigid_entries: usize,

@@ -53,6 +53,59 @@ impl AdditiveSetting {
     }
 }
 
+/// Influences per vertex as asked for: a fixed count (4 or 8), or `auto`: 4, or 8 where the
+/// error budget needs it (see [`crate::BakeOptions::auto_influences`]). Parsed once
+/// ([`InfluenceCount::parse`]) from a flag or the settings file (`4`, `8` or `"auto"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InfluenceCount {
+    Fixed(u32),
+    Auto,
+}
+
+impl InfluenceCount {
+    /// `4`, `8` or `auto`.
+    pub fn parse(s: &str) -> Result<InfluenceCount, String> {
+        match s.trim() {
+            "4" => Ok(InfluenceCount::Fixed(4)),
+            "8" => Ok(InfluenceCount::Fixed(8)),
+            a if a.eq_ignore_ascii_case("auto") => Ok(InfluenceCount::Auto),
+            _ => Err(format!(
+                "influences per vertex must be 4, 8 or auto, not {s:?}"
+            )),
+        }
+    }
+
+    /// Sets `options.influences` and `options.auto_influences` (auto starts from 4).
+    pub fn apply(self, options: &mut crate::BakeOptions) {
+        match self {
+            InfluenceCount::Fixed(k) => {
+                options.influences = k;
+                options.auto_influences = false;
+            }
+            InfluenceCount::Auto => {
+                options.influences = 4;
+                options.auto_influences = true;
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for InfluenceCount {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Number(u32),
+            Text(String),
+        }
+        let text = match Raw::deserialize(d)? {
+            Raw::Number(n) => n.to_string(),
+            Raw::Text(t) => t,
+        };
+        InfluenceCount::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 /// Which nodes get an anchor (attachment socket) track.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum AnchorSelection {
@@ -101,6 +154,9 @@ pub struct SettingsFile {
     /// (docs/design.md §4); numbered 1, 2, … in name order (layers find them by name).
     #[serde(default)]
     pub masks: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Influences per vertex: `4`, `8` or `"auto"` (the default).
+    #[serde(default)]
+    pub influences: Option<InfluenceCount>,
 }
 
 /// `"anchors"` of the settings file: `"auto"` or a list of node names.
@@ -207,6 +263,36 @@ mod tests {
                 motion_root: Some("b_Root_00".into())
             })
         );
+    }
+
+    #[test]
+    fn influences_are_4_8_or_auto_as_numbers_or_text() {
+        let k = |json: &str| SettingsFile::parse(json).map(|s| s.influences);
+        assert_eq!(
+            k(r#"{"influences": 8}"#),
+            Ok(Some(InfluenceCount::Fixed(8)))
+        );
+        assert_eq!(
+            k(r#"{"influences": "4"}"#),
+            Ok(Some(InfluenceCount::Fixed(4)))
+        );
+        assert_eq!(
+            k(r#"{"influences": "auto"}"#),
+            Ok(Some(InfluenceCount::Auto))
+        );
+        assert_eq!(k("{}"), Ok(None));
+        for bad in [
+            r#"{"influences": 6}"#,
+            r#"{"influences": "all"}"#,
+            r#"{"influences": -4}"#,
+        ] {
+            assert!(k(bad).is_err(), "{bad} accepted");
+        }
+        let mut o = crate::BakeOptions::default();
+        InfluenceCount::Auto.apply(&mut o);
+        assert_eq!((o.influences, o.auto_influences), (4, true));
+        InfluenceCount::Fixed(8).apply(&mut o);
+        assert_eq!((o.influences, o.auto_influences), (8, false));
     }
 
     #[test]

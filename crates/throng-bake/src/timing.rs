@@ -10,7 +10,6 @@
 //! comes off each clip's budget before placing; then the placed frames, and every clip whose two
 //! parts together exceed the budget is placed again with its measured part taken off.
 
-use crate::bone_texture;
 use crate::budget::{self, Placement};
 use crate::error::BakeError;
 use crate::frame_table::{self, ClipPlan, ClipTimes};
@@ -22,6 +21,7 @@ use crate::progress::{Progress, Stage};
 use crate::report::{ClipSampling, ErrorParts};
 use crate::root_motion;
 use crate::sample;
+use crate::{additive, bone_texture};
 use throng_anim::{Clip, Model};
 use throng_asset::{BakedAsset, Encoding};
 
@@ -39,21 +39,97 @@ pub struct Source<'a> {
     pub motion_root: Option<usize>,
 }
 
+impl<'a> Source<'a> {
+    pub fn new(
+        model: &'a Model,
+        options: &'a BakeOptions,
+        palette: &'a Palette,
+        prims: &'a Primitives,
+        motion_root: Option<usize>,
+    ) -> Source<'a> {
+        Source {
+            model,
+            options,
+            palette,
+            prims,
+            motion_root,
+        }
+    }
+}
+
 /// Every clip's plan, and under an error budget the warnings of clips that come close to it.
 pub struct Timing {
     pub plans: Vec<ClipPlan>,
     pub warnings: Vec<String>,
 }
 
-/// The frame times of every clip of `src.model` under `src.options.sampling`.
-pub fn plan(src: &Source<'_>, progress: Option<Progress<'_>>) -> Result<Timing, BakeError> {
+/// The frame times of every clip of `src.model` under `src.options.sampling`; under an error
+/// budget `probe` is the bake's [`Probe`] of the same source (measured when `None`).
+pub fn plan(
+    src: &Source<'_>,
+    probe: Option<Probe>,
+    progress: Option<Progress<'_>>,
+) -> Result<Timing, BakeError> {
     match src.options.sampling {
-        Sampling::MaxError(budget) => budgeted(src, budget, progress),
+        Sampling::MaxError(budget) => {
+            let probe = match probe {
+                Some(p) => p,
+                None => Probe::measure(src, budget)?,
+            };
+            budgeted(src, budget, probe, progress)
+        }
         sampling => Ok(Timing {
             plans: uniform(src.model, src.options, sampling),
             warnings: Vec::new(),
         }),
     }
+}
+
+/// The error at the sample times of a coarse uniform bake ([`PROBE_FPS`]) per clip, in the
+/// budget's unit (the encoding's and the K-influence cut's), and the encoding used.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    pub errors: Vec<f64>,
+    pub encoding: Encoding,
+}
+
+impl Probe {
+    /// Bakes `src` at [`PROBE_FPS`] and measures it at its samples.
+    pub fn measure(src: &Source<'_>, budget: MaxError) -> Result<Probe, BakeError> {
+        let probe = uniform(src.model, src.options, Sampling::Fixed(PROBE_FPS));
+        let (errors, encoding) = measure(src, &probe, budget, None)?;
+        Ok(Probe { errors, encoding })
+    }
+
+    /// The first clip whose samples alone use more than half of `budget`, and that error: no
+    /// frame spacing leaves enough of the budget between samples there.
+    pub fn crowded(&self, budget: MaxError) -> Option<(usize, f64)> {
+        self.errors
+            .iter()
+            .copied()
+            .enumerate()
+            .find(|&(_, e)| e > 0.5 * budget.value())
+    }
+
+    /// The largest error of any clip.
+    pub fn worst(&self) -> f64 {
+        self.errors.iter().copied().fold(0.0, f64::max)
+    }
+}
+
+/// What would free room in an error budget, given what was baked: more error allowed, 8
+/// influences (below 8), an f32 matrix encoding (when not one already), or a uniform rate.
+fn advice(influences: u32, encoding: Encoding) -> String {
+    let mut all = vec!["allow more error".to_string()];
+    if influences < 8 {
+        all.push("bake 8 influences per vertex".to_string());
+    }
+    if !matches!(encoding, Encoding::Mat4F32 | Encoding::Mat3x4F32) {
+        all.push("use a finer encoding (mat3x4-f32)".to_string());
+    }
+    all.push("sample uniformly".to_string());
+    let last = all.pop().unwrap_or_default();
+    format!("{}, or {last}", all.join(", "))
 }
 
 /// Plans without placement: a clip's own fps, else `sampling` (not an error budget).
@@ -132,30 +208,30 @@ fn clip_plan(
 fn budgeted(
     src: &Source<'_>,
     budget: MaxError,
+    probe: Probe,
     progress: Option<Progress<'_>>,
 ) -> Result<Timing, BakeError> {
     let (model, options) = (src.model, src.options);
-    let probe = uniform(model, options, Sampling::Fixed(PROBE_FPS));
-    let (probe_errors, encoding) = measure(src, &probe, budget, None)?;
-    // A budget the sampled matrices already use up cannot be met by any spacing: say so now
-    // rather than place thousands of frames chasing texel noise.
-    if let Some((c, &e)) = probe_errors
-        .iter()
-        .enumerate()
-        .find(|(_, &e)| e > 0.5 * budget.value())
-    {
-        return Err(BakeError::BudgetBelowSampleError {
-            file: options.source_name.clone(),
-            clip: model.clips[c].name.clone(),
-            at_samples: e,
-            budget,
-            encoding: encoding.as_str(),
-            influences: options.influences,
-        });
+    // A budget the sampled matrices already use up cannot be met by any spacing: when it was
+    // asked for, say so now rather than place thousands of frames chasing texel noise; the
+    // default budget places as closely as it allows and reports what it reached.
+    if let Some((c, e)) = probe.crowded(budget) {
+        if options.budget_strict {
+            return Err(BakeError::BudgetBelowSampleError {
+                file: options.source_name.clone(),
+                clip: model.clips[c].name.clone(),
+                at_samples: e,
+                budget,
+                encoding: probe.encoding.as_str(),
+                influences: options.influences,
+                advice: advice(options.influences, probe.encoding),
+            });
+        }
     }
-    let reserve: Vec<f64> = probe_errors.iter().map(|e| PROBE_MARGIN * e).collect();
+    let reserve: Vec<f64> = probe.errors.iter().map(|e| PROBE_MARGIN * e).collect();
     let all: Vec<usize> = (0..model.clips.len()).collect();
-    let mut placed = place_clips(src, budget, &all, &reserve, progress);
+    let clusters = budget::Clusters::new(&src.prims.reference);
+    let mut placed = place_clips(src, &clusters, budget, &all, &reserve, progress);
     let mut parts = error_parts(src, &placed, budget, progress)?;
     let over: Vec<usize> = (0..parts.len())
         .filter(|&c| parts[c].as_ref().is_some_and(ErrorParts::over_budget))
@@ -169,7 +245,7 @@ fn budgeted(
                     .map_or(*r, |p| r.max(p.at_samples * PROBE_MARGIN))
             })
             .collect();
-        let again = place_clips(src, budget, &over, &reserve, progress);
+        let again = place_clips(src, &clusters, budget, &over, &reserve, progress);
         for (c, p) in again.into_iter().enumerate() {
             if over.contains(&c) {
                 placed[c] = p;
@@ -181,7 +257,12 @@ fn budgeted(
     let mut warnings = Vec::new();
     for ((plan, p), clip) in plans.iter_mut().zip(parts).zip(&model.clips) {
         if let Some(p) = &p {
-            warnings.extend(budget_warnings(&clip.name, p, options.influences));
+            warnings.extend(budget_warnings(
+                &clip.name,
+                p,
+                options.influences,
+                probe.encoding,
+            ));
         }
         plan.error = p;
     }
@@ -192,6 +273,7 @@ fn budgeted(
 /// budget's unit); the others (and clips with their own fps, or of zero length) get `None`.
 fn place_clips(
     src: &Source<'_>,
+    clusters: &budget::Clusters,
     budget: MaxError,
     which: &[usize],
     reserve: &[f64],
@@ -213,7 +295,7 @@ fn place_clips(
         let job = budget::Job {
             model,
             palette: src.palette,
-            skin: &src.prims.reference,
+            clusters,
             clip: c,
             duration: durations[c],
             budget: budget.with_value(left),
@@ -257,7 +339,9 @@ fn error_parts(
 
 /// Bakes `plans` as far as the bone texture and measures it at its sample times: per clip the
 /// largest error (in the budget's unit) of the encoding and the K-influence cut, and the
-/// encoding used. The measure compares poses with the source, so additive clips stay poses.
+/// encoding used. The bone texture is the bake's own (additive clips as deltas), measured as
+/// `crate::verify` measures a baked file, so the bake's figures and the fidelity of its file
+/// are one measure.
 fn measure(
     src: &Source<'_>,
     plans: &[ClipPlan],
@@ -274,6 +358,13 @@ fn measure(
         let entries = sampled.entries;
         root_motion::remove(&root, &mut table.clips, &mut sampled.matrices, entries);
     }
+    additive::apply(
+        model,
+        options,
+        palette,
+        &mut table.clips,
+        &mut sampled.matrices,
+    )?;
     let bones = bone_texture::encode(model, palette, &table.rows, &sampled.matrices, options)?;
     // What crate::verify reads of an asset; the rest stays empty.
     let asset = BakedAsset {
@@ -289,28 +380,42 @@ fn measure(
         anchors: None,
         masks: Vec::new(),
     };
-    let fid =
-        crate::verify::verify_bone_texture(&asset, model).map_err(|e| BakeError::InvalidModel {
-            file: options.source_name.clone(),
-            what: format!("measuring the bake at its sample times: {e}"),
+    let worst =
+        crate::verify::max_at_samples(&asset, model, &src.prims.reference).map_err(|e| {
+            BakeError::InvalidModel {
+                file: options.source_name.clone(),
+                what: format!("measuring the bake at its sample times: {e}"),
+            }
         })?;
-    let errors = fid
+    let errors = worst
         .iter()
-        .map(|f| budget.pick(f.max_rel_samples, f.max_abs_samples))
+        .map(|&(rel, abs)| budget.pick(rel, abs))
         .collect();
     Ok((errors, bones.encoding))
 }
 
-/// The warnings of one budgeted clip: little room left between frames, and jumps no spacing
-/// can meet.
-fn budget_warnings(clip: &str, p: &ErrorParts, influences: u32) -> Vec<String> {
+/// The warnings of one budgeted clip: a budget it misses, little room left between frames,
+/// and jumps no spacing can meet.
+fn budget_warnings(clip: &str, p: &ErrorParts, influences: u32, encoding: Encoding) -> Vec<String> {
     let mut w = Vec::new();
-    if p.samples_crowd_the_budget() {
+    let total = p.between + p.at_samples;
+    if p.over_budget() {
         w.push(format!(
-            "clip '{clip}': the error at the sample times alone is {:.2e} (the encoding's and the {influences}-influence cut's), more than {} the budget {}; bake 8 influences per vertex or a finer encoding to leave room between frames",
-            p.at_samples,
-            if p.at_samples > p.budget.value() { "all of" } else { "half of" },
+            "clip '{clip}': the error budget {} is not met: error {:.2e} between samples + {:.2e} at samples (the {}-influence cut and the {} encoding) = {total:.2e}; baked as closely as the budget allows; to meet it, {}",
             p.budget,
+            p.between,
+            p.at_samples,
+            influences,
+            encoding.as_str(),
+            advice(influences, encoding),
+        ));
+    } else if p.samples_crowd_the_budget() {
+        w.push(format!(
+            "clip '{clip}': the error at the sample times alone is {:.2e} (the {influences}-influence cut's and the {} encoding's), more than half the budget {}; to leave more room between frames, {}",
+            p.at_samples,
+            encoding.as_str(),
+            p.budget,
+            advice(influences, encoding),
         ));
     }
     for &(a, b, e) in &p.unmet {
@@ -319,4 +424,28 @@ fn budget_warnings(clip: &str, p: &ErrorParts, influences: u32) -> Vec<String> {
         ));
     }
     w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::advice;
+    use throng_asset::Encoding;
+
+    #[test]
+    fn advice_names_only_what_was_not_baked() {
+        let a4 = advice(4, Encoding::QuatSnorm16);
+        assert!(
+            a4.contains("8 influences") && a4.contains("mat3x4-f32"),
+            "{a4}"
+        );
+        let a8 = advice(8, Encoding::QuatSnorm16);
+        assert!(
+            !a8.contains("influences") && a8.contains("mat3x4-f32"),
+            "{a8}"
+        );
+        assert_eq!(
+            advice(8, Encoding::Mat3x4F32),
+            "allow more error, or sample uniformly"
+        );
+    }
 }

@@ -5,14 +5,18 @@
 //! bounding diagonal: the diagonal of the AABB of all reference-skinned vertices at the time
 //! measured.
 
-use glam::Vec3;
+use crate::reference::ReferenceSkin;
+use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 use serde::Serialize;
 use throng_anim::{
     binding_influences, binding_matrices, skin_lbs, Influences, MeshBinding, Model, Poser,
     SkinnedVertices,
 };
-use throng_asset::decode::{skin_positions, Skinning};
+use throng_asset::decode::{
+    affine_mul, blend_matrix, layer_rows, lbs_point, mix_mat4, skin_matrix, skin_positions,
+    unorm16, Skinning,
+};
 use throng_asset::vat::vat_vertices;
 use throng_asset::{BakedAsset, DecodeError, Layer, Vat};
 
@@ -89,14 +93,14 @@ struct Errors {
     diagonal: f64,
 }
 
-/// Nearest-rank percentile `p` ∈ (0, 1] of `v` (sorted in place); 0 for an empty list.
+/// Nearest-rank percentile `p` ∈ (0, 1] of `v` (reordered in place, in linear time); 0 for an
+/// empty list.
 pub fn percentile(v: &mut [f64], p: f64) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
-    v.sort_by(f64::total_cmp);
     let rank = ((p * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    v[rank - 1]
+    *v.select_nth_unstable_by(rank - 1, f64::total_cmp).1
 }
 
 fn stats(mut e: Errors) -> (f64, f64, f64, f64, f64) {
@@ -193,6 +197,107 @@ pub fn verify_bone_texture(
     verify_with(asset, model, false)
 }
 
+/// The largest error of the bone texture at every clip's sample times, relative to the
+/// bounding diagonal and in file units, in clip order: what [`verify_bone_texture`] gives as
+/// `max_rel_samples` and `max_abs_samples` (up to f32 rounding), without the mid-sample times
+/// and percentiles. The bake's own measure (`crate::timing`): the reference is `reference`, the
+/// bake's reference skin of the same vertices in the same order (every source influence, in
+/// palette space), skinned with the source's skin matrices of the asset's palette.
+pub fn max_at_samples(
+    asset: &BakedAsset,
+    model: &Model,
+    reference: &ReferenceSkin,
+) -> Result<Vec<(f64, f64)>, VerifyError> {
+    let mut out = Vec::with_capacity(asset.clips.len());
+    for ci in 0..asset.clips.len() {
+        let m = ClipMeasure {
+            asset,
+            model,
+            sources: &[],
+            clip: ci,
+            src_clip: source_clip(asset, model, ci)?,
+        };
+        let clip = &asset.clips[ci];
+        let frames: Vec<u32> = (0..clip.frames.max(1)).collect();
+        let per_time: Vec<Result<(f64, f64), VerifyError>> = frames
+            .par_iter()
+            .map_init(
+                || (Poser::new(model), m.reference_pose()),
+                |(poser, s_ref), &k| {
+                    let t = clip.frame_time(k);
+                    let ms = poser.pose(model, Some(m.src_clip), t as f32);
+                    let source: Vec<Mat4> = asset
+                        .palette
+                        .iter()
+                        .map(|e| {
+                            ms.get(e.node).copied().unwrap_or(Mat4::IDENTITY)
+                                * e.inverse_bind_matrix
+                        })
+                        .collect();
+                    let layer = Layer {
+                        weight: 1.0,
+                        frac: 0.0,
+                        row: (clip.first_row + k) as f32,
+                        clip: ci as u32,
+                    };
+                    let decode_err = |primitive: usize, source: DecodeError| VerifyError::Decode {
+                        file: asset.source_name.clone(),
+                        primitive,
+                        clip: clip.name.clone(),
+                        source,
+                    };
+                    let entry_mats = m
+                        .entry_matrices(layer, s_ref.as_deref())
+                        .map_err(|e| decode_err(0, e))?;
+                    let motion = crate::root_motion::motion_at(clip, k, 0.0);
+                    let mut bb = throng_asset::Aabb::EMPTY;
+                    let mut abs = 0.0f32;
+                    let mut v = 0;
+                    for pi in 0..asset.primitives.len() {
+                        let baked =
+                            skin_baked(asset, pi, &entry_mats).map_err(|e| decode_err(pi, e))?;
+                        for b in baked {
+                            let b = motion.map_or(b, |g| g.transform_point3(b));
+                            let r = reference.vertex(&source, v);
+                            bb.extend(r);
+                            abs = abs.max((r - b).length());
+                            v += 1;
+                        }
+                    }
+                    let diag = if bb.is_empty() {
+                        0.0
+                    } else {
+                        bb.diagonal() as f64
+                    };
+                    let abs = abs as f64;
+                    Ok((if diag > 0.0 { abs / diag } else { 0.0 }, abs))
+                },
+            )
+            .collect();
+        let mut worst = (0.0f64, 0.0f64);
+        for r in per_time {
+            let (rel, abs) = r?;
+            worst = (worst.0.max(rel), worst.1.max(abs));
+        }
+        out.push(worst);
+    }
+    Ok(out)
+}
+
+/// The source clip of baked clip `ci`: by name, else by index.
+fn source_clip(asset: &BakedAsset, model: &Model, ci: usize) -> Result<usize, VerifyError> {
+    let clip = &asset.clips[ci];
+    model
+        .clips
+        .iter()
+        .position(|c| c.name == clip.name)
+        .or_else(|| (ci < model.clips.len()).then_some(ci))
+        .ok_or_else(|| VerifyError::NoSourceClip {
+            file: asset.source_name.clone(),
+            clip: clip.name.clone(),
+        })
+}
+
 fn verify_with(
     asset: &BakedAsset,
     model: &Model,
@@ -212,15 +317,7 @@ fn verify_with(
     };
     let mut out = Vec::with_capacity(asset.clips.len());
     for (ci, clip) in asset.clips.iter().enumerate() {
-        let src_clip = model
-            .clips
-            .iter()
-            .position(|c| c.name == clip.name)
-            .or_else(|| (ci < model.clips.len()).then_some(ci))
-            .ok_or_else(|| VerifyError::NoSourceClip {
-                file: asset.source_name.clone(),
-                clip: clip.name.clone(),
-            })?;
+        let src_clip = source_clip(asset, model, ci)?;
         let m = ClipMeasure {
             asset,
             model,
@@ -320,14 +417,8 @@ impl ClipMeasure<'_> {
         let per_time: Vec<Result<(Vec<f64>, f64), VerifyError>> = times
             .par_iter()
             .map_init(
-                || {
-                    (
-                        Poser::new(self.model),
-                        Vec::new(),
-                        SkinnedVertices::default(),
-                    )
-                },
-                |(poser, mats, skinned), &at| self.errors_at(poser, mats, skinned, at, vat),
+                || self.scratch(),
+                |scratch, &at| self.errors_at(scratch, at, vat),
             )
             .collect();
         let mut e = Errors::default();
@@ -341,42 +432,112 @@ impl ClipMeasure<'_> {
         Ok(e)
     }
 
+    fn scratch(&self) -> Scratch {
+        Scratch {
+            poser: Poser::new(self.model),
+            mats: Vec::new(),
+            skinned: SkinnedVertices::default(),
+            reference_pose: self.reference_pose(),
+        }
+    }
+
+    /// An additive clip's reference pose: the source's skin matrices at its reference time.
+    /// An additive clip's rows are deltas `Δ = S_ref⁻¹ · S`; it is measured as it plays on top
+    /// of that pose (`S_ref · Δ`, docs/design.md §4), the one pose where it should show the
+    /// source clip.
+    fn reference_pose(&self) -> Option<Vec<Mat4>> {
+        let t_ref = self.asset.clips[self.clip].additive?;
+        let mut poser = Poser::new(self.model);
+        let ms = poser.pose(self.model, Some(self.src_clip), t_ref);
+        Some(
+            self.asset
+                .palette
+                .iter()
+                .map(|e| ms.get(e.node).copied().unwrap_or(Mat4::IDENTITY) * e.inverse_bind_matrix)
+                .collect(),
+        )
+    }
+
+    /// Every palette entry's decoded skin matrix for one layer on this clip, as the palette
+    /// path computes it (`throng_asset::decode::blend_matrix`; for an additive clip on top of
+    /// its reference pose, `affine_mul(S_ref, Δ)`).
+    fn entry_matrices(
+        &self,
+        layer: Layer,
+        reference: Option<&[Mat4]>,
+    ) -> Result<Vec<Mat4>, DecodeError> {
+        let tex = &self.asset.bone_texture;
+        let entries = tex.entries;
+        match reference {
+            None => {
+                let rows = layer_rows(&[layer], &self.asset.clips)?;
+                (0..entries).map(|j| blend_matrix(tex, j, &rows)).collect()
+            }
+            Some(s_ref) => {
+                let row = layer.row as u32;
+                let clip = &self.asset.clips[self.clip];
+                let next = (row + 1).min(clip.first_row + clip.frames.max(1) - 1);
+                (0..entries)
+                    .map(|j| {
+                        let x = mix_mat4(
+                            &skin_matrix(tex, j, row)?,
+                            &skin_matrix(tex, j, next)?,
+                            layer.frac,
+                        );
+                        let base = s_ref.get(j as usize).copied().unwrap_or(Mat4::IDENTITY);
+                        Ok(affine_mul(&base, &x))
+                    })
+                    .collect()
+            }
+        }
+    }
+
     /// Per vertex the distance between the reference and the decoded bake at one time, and the
     /// reference's bounding diagonal there.
     fn errors_at(
         &self,
-        poser: &mut Poser,
-        mats: &mut Vec<glam::Mat4>,
-        skinned: &mut SkinnedVertices,
+        scratch: &mut Scratch,
         (t, k, frac): At,
         vat: bool,
     ) -> Result<(Vec<f64>, f64), VerifyError> {
         let (asset, model) = (self.asset, self.model);
         let clip = &asset.clips[self.clip];
-        let ms = poser.pose(model, Some(self.src_clip), t as f32).to_vec();
+        let ms = scratch
+            .poser
+            .pose(model, Some(self.src_clip), t as f32)
+            .to_vec();
         let layer = Layer {
             weight: 1.0,
             frac,
             row: (clip.first_row + k) as f32,
             clip: self.clip as u32,
         };
+        let decode_err = |primitive: usize, source: DecodeError| VerifyError::Decode {
+            file: asset.source_name.clone(),
+            primitive,
+            clip: clip.name.clone(),
+            source,
+        };
+        // The bone texture's matrices once per time, for every primitive.
+        let entry_mats = match vat {
+            true => Vec::new(),
+            false => self
+                .entry_matrices(layer, scratch.reference_pose.as_deref())
+                .map_err(|e| decode_err(0, e))?,
+        };
         let mut reference: Vec<Vec3> = Vec::new();
         let mut baked: Vec<Vec3> = Vec::new();
         for (pi, s) in self.sources.iter().enumerate() {
-            binding_matrices(model, &s.binding, &ms, mats);
-            skin_lbs(s.prim, &s.influences, mats, skinned);
-            reference.extend_from_slice(&skinned.positions);
-            let decoded = if vat {
-                vat_vertices(asset, pi, &[layer]).map(|v| v.0)
+            binding_matrices(model, &s.binding, &ms, &mut scratch.mats);
+            skin_lbs(s.prim, &s.influences, &scratch.mats, &mut scratch.skinned);
+            reference.extend_from_slice(&scratch.skinned.positions);
+            let b = if vat {
+                vat_vertices(asset, pi, &[layer])
+                    .map(|v| v.0)
+                    .map_err(|e| decode_err(pi, e))?
             } else {
-                skin_positions(asset, pi, &[layer], Skinning::Linear)
+                skin_baked(asset, pi, &entry_mats).map_err(|e| decode_err(pi, e))?
             };
-            let b = decoded.map_err(|source| VerifyError::Decode {
-                file: asset.source_name.clone(),
-                primitive: pi,
-                clip: clip.name.clone(),
-                source,
-            })?;
             // Extracted root motion goes back on before comparing (docs/design.md §2).
             match crate::root_motion::motion_at(clip, k, frac) {
                 Some(g) => baked.extend(b.iter().map(|p| g.transform_point3(*p))),
@@ -399,6 +560,48 @@ impl ClipMeasure<'_> {
             .collect();
         Ok((errs, diag))
     }
+}
+
+/// Per-worker scratch of a measurement.
+struct Scratch {
+    poser: Poser,
+    mats: Vec<Mat4>,
+    skinned: SkinnedVertices,
+    reference_pose: Option<Vec<Mat4>>,
+}
+
+/// Positions of baked primitive `pi` skinned with the decoded matrices `entry_mats` (one per
+/// palette entry): `M = Σ_i w_i · B_{j_i}` summed in influence order from zero, then
+/// `lbs_point`, the arithmetic of `throng_asset::decode::skin_vertices` (positions only).
+fn skin_baked(
+    asset: &BakedAsset,
+    pi: usize,
+    entry_mats: &[Mat4],
+) -> Result<Vec<Vec3>, DecodeError> {
+    let prim = &asset.primitives[pi];
+    let k = prim.influences as usize;
+    let v = prim.positions.len();
+    if k == 0 || prim.joints.len() != v * k || prim.weights.len() != v * k {
+        // The decoder's own checks name what is wrong.
+        return skin_positions(asset, pi, &[], Skinning::Linear);
+    }
+    let mut out = Vec::with_capacity(v);
+    for (vi, p) in prim.positions.iter().enumerate() {
+        let mut m = Mat4::ZERO;
+        for i in vi * k..vi * k + k {
+            let j = prim.joints[i];
+            let b = entry_mats.get(j as usize).ok_or(DecodeError::BadJoint {
+                primitive: pi,
+                vertex: vi,
+                influence: i % k,
+                entry: j,
+                entries: entry_mats.len() as u32,
+            })?;
+            m += *b * unorm16(prim.weights[i]);
+        }
+        out.push(lbs_point(&m, *p));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -142,6 +142,9 @@ pub fn apply(x: &ExtrasArgs, options: &mut BakeOptions) -> anyhow::Result<()> {
             options.root_motion = r;
         }
         options.masks = file.mask_settings().map_err(at)?;
+        if let Some(k) = file.influences {
+            k.apply(options);
+        }
         for (name, c) in file.clips {
             if let Some(t) = c.additive.and_then(|a| a.reference()) {
                 options.additive.insert(name.clone(), t);

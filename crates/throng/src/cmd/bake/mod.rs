@@ -7,14 +7,12 @@ mod batch;
 mod extras;
 mod mesh;
 
-use super::shared::{
-    self, file_name, load_model, parse_fps, parse_influences, parse_max_error, usage, SourceArgs,
-};
+use super::shared::{self, file_name, load_model, parse_fps, parse_max_error, usage, SourceArgs};
 use anyhow::Context;
 use std::path::PathBuf;
 use std::time::Instant;
 use throng_asset::Encoding;
-use throng_bake::{BakeOptions, MaxError, Sampling};
+use throng_bake::{BakeOptions, InfluenceCount, MaxError, Sampling};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -42,9 +40,11 @@ pub struct Args {
     /// Bone-texture encoding.
     #[arg(long, value_enum, default_value_t = Encoding::QuatSnorm16)]
     pub encoding: Encoding,
-    /// Influences per vertex (4 or 8).
-    #[arg(long, default_value_t = 4, value_parser = parse_influences)]
-    pub influences: u32,
+    /// Influences per vertex: 4, 8 or auto (the default: 4, or 8 where cutting to 4 uses more
+    /// than half of the error budget at the samples and 8 do better; with --fps, 4). The
+    /// settings file's "influences" is used when this is not given.
+    #[arg(long, value_name = "4|8|auto", value_parser = InfluenceCount::parse)]
+    pub influences: Option<InfluenceCount>,
     /// Fail instead of falling back to mat3x4-f32 when a quat-* encoding cannot hold a matrix.
     #[arg(long)]
     pub strict: bool,
@@ -62,25 +62,31 @@ pub struct Args {
     pub mesh: mesh::MeshArgs,
 }
 
-/// The options the plain flags set (the source name is this input's file name).
+/// The options the plain flags set (the source name is this input's file name). Influences
+/// are automatic here; a settings file or `--influences` may fix them ([`extras::apply`]).
+/// Only an error budget given with `--max-error` is strict: the default one bakes as closely as
+/// it can and warns (docs/design.md §3 "Sampling").
 fn base_options(args: &Args) -> BakeOptions {
-    // Options this command does not set (added to BakeOptions over time) keep their defaults.
-    #[allow(clippy::needless_update)]
-    BakeOptions {
+    let mut o = BakeOptions {
         source_name: file_name(&args.input),
         sampling: shared::sampling(args.fps, args.max_error),
         encoding: args.encoding,
-        influences: args.influences,
         strict: args.strict,
+        budget_strict: args.max_error.is_some(),
         max_texture_size: args.max_texture_size,
         ..BakeOptions::default()
-    }
+    };
+    InfluenceCount::Auto.apply(&mut o);
+    o
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.input.is_dir() {
         let mut options = base_options(&args);
         extras::apply(&args.extras, &mut options)?;
+        if let Some(k) = args.influences {
+            k.apply(&mut options);
+        }
         mesh::apply(&args.mesh, &mut options);
         if !args.source_args.clips.is_empty() {
             anyhow::bail!("--clips binds clips to one file; it does not apply to a folder");
@@ -117,6 +123,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let mut options = base_options(&args);
     extras::apply(&args.extras, &mut options)?;
+    if let Some(k) = args.influences {
+        k.apply(&mut options);
+    }
     let clip_names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
     extras::check_clip_flags(&args.extras, &args.input, &clip_names)?;
     mesh::apply(&args.mesh, &mut options);
@@ -134,13 +143,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bake_time.as_secs_f64() * 1e3,
         total_time.as_secs_f64() * 1e3
     );
-    shared::print_report(&report, args.influences);
+    shared::print_report(&report, report.influences);
     mesh::print_summary(&asset);
     mesh::export(&args.mesh, &asset)?;
     if !args.no_verify {
-        shared::print_fidelity(&asset, &model)?;
+        shared::bake::print_bake_fidelity(&report, &asset, &model)?;
     }
-    shared::bake::print_warnings(&report, args.influences);
+    shared::bake::print_warnings(&report, report.influences);
     if args.extras.anchors.is_some() && asset.anchors.is_none() {
         eprintln!(
             "warning: --anchors auto found no anchor in {}: no non-joint node hangs under a \

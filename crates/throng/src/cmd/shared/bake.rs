@@ -135,6 +135,48 @@ fn round3(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// The fidelity line of a bake. Under an error budget the bake has measured its own file at
+/// every sample time (`throng_bake::verify`'s measure, additive clips on top of their reference
+/// pose) and bounded the error between samples, so the line gives those figures — the same
+/// ones as the clip lines, measured once. Other bakes (a uniform rate, a clip's own rate, VATs)
+/// are measured now ([`print_fidelity`]).
+pub fn print_bake_fidelity(
+    report: &throng_bake::BakeReport,
+    asset: &BakedAsset,
+    model: &Model,
+) -> anyhow::Result<()> {
+    let parts: Vec<(&str, &ErrorParts)> = report
+        .clips
+        .iter()
+        .filter_map(|c| c.error.as_ref().map(|e| (c.name.as_str(), e)))
+        .collect();
+    let has_vat = asset.primitives.iter().any(|p| p.vat.is_some());
+    if parts.is_empty() || parts.len() != report.clips.len() || has_vat {
+        return print_fidelity(asset, model);
+    }
+    let worst = |f: fn(&ErrorParts) -> f64| {
+        parts
+            .iter()
+            .map(|(c, e)| (f(e), *c))
+            .fold(
+                (f64::NEG_INFINITY, ""),
+                |a, b| if b.0 > a.0 { b } else { a },
+            )
+    };
+    let (s, sc) = worst(|e| e.at_samples);
+    let (m, mc) = worst(|e| e.between + e.at_samples);
+    let budget = parts[0].1.budget;
+    let unit = if budget.in_file_units() {
+        "file units"
+    } else {
+        "of the bounding diagonal"
+    };
+    println!(
+        "  fidelity: max error {s:.2e} {unit} at sample times ({sc}, measured), at most {m:.2e} between samples ({mc}; the error at the samples plus the re-checked bound of the interpolation)"
+    );
+    Ok(())
+}
+
 /// The fidelity line: the largest vertex error of `asset` against full-rate CPU skinning of
 /// `model`, relative to the bounding diagonal, at sample and mid-sample times
 /// (`throng_bake::verify`).
