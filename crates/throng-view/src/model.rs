@@ -97,7 +97,8 @@ impl Default for Settings {
             stagger: 0.1,
             random_phase: false,
             in_place: false,
-            path: SkinPath::Texture,
+            // The fastest path measured (docs/benchmarks.md).
+            path: SkinPath::Palette,
             timing: Timing::Cpu,
             skinning: Skinning::Linear,
             encoding: throng_bake::BakeOptions::default().encoding,

@@ -390,8 +390,8 @@ fn drawing(ui: &mut Ui, m: &mut ViewModel) {
     // Wrapped: four choices must not widen the panel over the view.
     ui.horizontal_wrapped(|ui| {
         ui.label("path");
-        ui.radio_value(&mut s.path, SkinPath::Texture, "texture");
         ui.radio_value(&mut s.path, SkinPath::Palette, "palette");
+        ui.radio_value(&mut s.path, SkinPath::Texture, "texture");
         ui.radio_value(&mut s.path, SkinPath::Vat, "VAT");
         ui.radio_value(&mut s.path, SkinPath::Reference, "reference");
     });
