@@ -32,19 +32,9 @@ use std::process::Command;
 
 use image::RgbaImage;
 
+/// Whether `tool` is on the PATH; under CI its absence fails the test.
 fn have(tool: &str) -> bool {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI lacks {tool} (apt: xvfb xauth)"
-        );
-        eprintln!("skipping: no {tool}");
-    }
-    found
+    throng_testdata::have_tool(tool, "apt: xvfb xauth")
 }
 
 /// target/<profile>/examples/bevy_crowd, beside this test's deps folder.

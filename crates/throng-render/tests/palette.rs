@@ -22,7 +22,7 @@ use throng_render::{
     Crowd, InstanceRecord, InstanceTransform, Playback, RenderOptions, Renderer, Skinning,
 };
 use throng_runtime::PlaybackControl;
-use throng_runtime::{GpuRuntime, PlayOptions};
+use throng_runtime::{GpuInstanceRecord, GpuRuntime, PlayOptions};
 
 const TOLERANCE: f32 = 1e-5;
 
@@ -160,14 +160,11 @@ fn gpu_timed_palette_equals_the_cpu_decoder_of_the_gpu_layers() {
     rt.crossfade(handles[2], 1, 0.25).expect("crossfade");
     rt.blend(handles[4], 0, 1, 0.35).expect("blend");
     rt.update(0.1);
-    let records = rt.collect_records();
+    let (records, layers) = derived_layers(&r, &asset, &rt);
     let play = Playback::Gpu {
         records: &records,
         clock: rt.gpu_clock(),
     };
-    let g = r.upload(&asset).expect("upload");
-    // The layers the GPU derives (tested against the runtime's twin in gpu_timed.rs).
-    let layers = layers_on_gpu(&r.gpu, &g, play).expect("gpu layers");
     assert!(
         layers.iter().any(|l| l.layers[1].weight > 0.0),
         "a two-layer instance"
@@ -177,6 +174,23 @@ fn gpu_timed_palette_equals_the_cpu_decoder_of_the_gpu_layers() {
             check(&mut r, &asset, play, &layers, (skinning, cull));
         }
     }
+}
+
+/// The runtime's GPU-timed records, and the layers the GPU derives from them (tested against
+/// the runtime's twin in gpu_timed.rs).
+fn derived_layers(
+    r: &Renderer,
+    asset: &throng_asset::BakedAsset,
+    rt: &GpuRuntime,
+) -> (Vec<GpuInstanceRecord>, Vec<InstanceRecord>) {
+    let records = rt.collect_records();
+    let play = Playback::Gpu {
+        records: &records,
+        clock: rt.gpu_clock(),
+    };
+    let g = r.upload(asset).expect("upload");
+    let layers = layers_on_gpu(&r.gpu, &g, play).expect("gpu layers");
+    (records, layers)
 }
 
 /// The random asset with two masks (a hard subtree-like one and a soft one) and clip "b"
@@ -326,13 +340,11 @@ fn masked_and_additive_layers_equal_the_cpu_decoder_and_the_formula() {
         .play_layer(handles[2], 0, 0, 1.0, PlayOptions::default())
         .is_err());
     rt.update(0.13);
-    let records = rt.collect_records();
+    let (records, layers) = derived_layers(&r, &asset, &rt);
     let play = Playback::Gpu {
         records: &records,
         clock: rt.gpu_clock(),
     };
-    let g = r.upload(&asset).expect("upload");
-    let layers = layers_on_gpu(&r.gpu, &g, play).expect("gpu layers");
     for (i, rec) in layers.iter().enumerate() {
         assert_eq!(
             rec.layers[0].weight, 1.0,

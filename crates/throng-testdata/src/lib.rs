@@ -42,6 +42,26 @@ pub fn asset(name: &str) -> Option<PathBuf> {
     Some(p)
 }
 
+/// Whether the command-line tool `tool` is on the PATH (e.g. `xvfb-run`); outside CI a missing
+/// tool skips the test with a message, `install` saying how to get it.
+///
+/// # Panics
+/// When `CI` is set and the tool is missing.
+pub fn have_tool(tool: &str, install: &str) -> bool {
+    let found = std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI lacks {tool} ({install})"
+        );
+        eprintln!("skipping: no {tool}");
+    }
+    found
+}
+
 /// Result of the Khronos glTF-Validator on one file.
 #[derive(Debug, Clone)]
 pub struct ValidatorReport {

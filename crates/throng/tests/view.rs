@@ -28,18 +28,7 @@ fn dir() -> PathBuf {
 
 /// Whether `tool` is on the PATH; under CI its absence fails the test.
 fn have(tool: &str) -> bool {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI lacks {tool} (apt: xvfb xdotool imagemagick)"
-        );
-        eprintln!("skipping: no {tool}");
-    }
-    found
+    throng_testdata::have_tool(tool, "apt: xvfb xdotool imagemagick")
 }
 
 /// Fox.glb as an argument when it and `xvfb-run` are there (see [`have`]).
