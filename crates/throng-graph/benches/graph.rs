@@ -116,7 +116,47 @@ fn bench(c: &mut Criterion) {
             rt.update(DT);
         })
     });
+    // the same frames without parameter changes or commands: the per-frame floor of each
+    g.bench_function("graph_step_unchanged", |b| b.iter(|| crowd.step(DT)));
+    g.bench_function("plain_runtime_update_only", |b| b.iter(|| rt.update(DT)));
     g.finish();
+
+    // Paired frames: on a shared machine the load drifts between criterion's groups, so the
+    // ratio is also taken frame by frame, the two kinds alternating.
+    let pairs = 40;
+    let (mut tg, mut tp, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..pairs {
+        let t = std::time::Instant::now();
+        for _ in 0..changes {
+            let i = (rng_g.next() % n as u64) as usize;
+            let v = speed(&mut rng_g);
+            crowd.set_float(i, p, v).expect("set");
+        }
+        crowd.step(DT);
+        let a = t.elapsed().as_secs_f64() * 1e3;
+        let t = std::time::Instant::now();
+        for _ in 0..changes {
+            let i = (rng_r.next() % n as u64) as usize;
+            let v = speed(&mut rng_r);
+            play(&mut rt, i, v);
+        }
+        rt.update(DT);
+        let b = t.elapsed().as_secs_f64() * 1e3;
+        tg.push(a);
+        tp.push(b);
+        ratio.push(a / b);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (mg, mp, mr) = (median(&mut tg), median(&mut tp), median(&mut ratio));
+    println!(
+        "paired {pairs} frames, {n} instances, {changes} changes a frame: graph step {mg:.2} ms, \
+         plain runtime {mp:.2} ms, median ratio {mr:.2} (quartiles {:.2}–{:.2})",
+        ratio[pairs / 4],
+        ratio[3 * pairs / 4]
+    );
 }
 
 criterion_group!(benches, bench);

@@ -68,8 +68,10 @@ impl Machine {
     }
 }
 
-/// One clip layer an instance shows: clip time `time` (seconds, unwrapped; the loop mode
-/// reduces it) at `weight`.
+/// One clip layer an instance shows: clip time `time` at `weight`. Seconds: for a looping clip
+/// (and every clip of a blend space) the fraction of the state's cycle times the clip's
+/// duration, in [0, d); otherwise normalised time × duration, which the loop mode reduces
+/// (ping-pong) or clamps (once, clamp).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GraphLayer {
     pub clip: u32,
@@ -222,6 +224,35 @@ fn phase_of(m: &Machine, state: usize) -> Option<f64> {
         .map(|k| m.out_phase[k])
 }
 
+/// Per state, the transitions that may leave it — its own and the any-state ones — in file
+/// order, so that a step tries only those (the others could not fire).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Leaving {
+    /// `list[start[s]..start[s + 1]]` for state s.
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl Leaving {
+    pub fn new(g: &Graph) -> Leaving {
+        let mut l = Leaving::default();
+        for s in 0..g.states.len() {
+            l.start.push(l.list.len() as u32);
+            for (i, t) in g.transitions.iter().enumerate() {
+                if t.from.is_none() || t.from == Some(s) {
+                    l.list.push(i as u32);
+                }
+            }
+        }
+        l.start.push(l.list.len() as u32);
+        l
+    }
+
+    fn of(&self, s: usize) -> &[u32] {
+        &self.list[self.start[s] as usize..self.start[s + 1] as usize]
+    }
+}
+
 /// Advances one instance by `dt` seconds and fires at most one transition; state events go to
 /// `events`. The order (docs/graph.md "Evaluation"): every shown state's normalised time
 /// advances, a running transition that reached its length ends, then the transitions are tried
@@ -229,6 +260,7 @@ fn phase_of(m: &Machine, state: usize) -> Option<f64> {
 #[inline]
 pub(crate) fn step(
     g: &Graph,
+    leaving: &Leaving,
     m: &mut Machine,
     p: &mut [f32],
     dt: f64,
@@ -251,7 +283,16 @@ pub(crate) fn step(
     } else {
         Some(g.transitions[m.running as usize].interruption)
     };
-    for (ti, t) in g.transitions.iter().enumerate() {
+    // the transitions that could fire: those leaving the state a rule names (the any-state
+    // ones are in every list)
+    let candidates = match interruption {
+        Some(Interruption::None) => return,
+        Some(Interruption::Source) => leaving.of(m.src as usize),
+        _ => leaving.of(m.cur as usize),
+    };
+    for &ti in candidates {
+        let ti = ti as usize;
+        let t = &g.transitions[ti];
         let from = match (t.from, interruption) {
             (None, Some(Interruption::None)) => continue,
             (None, _) => {
@@ -373,41 +414,90 @@ fn heaviest_two(s: &[(u16, f64, f32); OUTGOING + 1]) -> [usize; 2] {
     }
 }
 
+/// `x mod 1` in [0, 1) (`rem_euclid(1.0)`): the truncating cast where it is exact, which is
+/// cheaper than libm's fmod.
+#[inline]
+fn fract(x: f64) -> f64 {
+    if (0.0..4.0e15).contains(&x) {
+        x - (x as i64) as f64
+    } else {
+        x.rem_euclid(1.0)
+    }
+}
+
+/// Appends the clips of `state` at `share` of the instance's weight to `out[*n..]` (zero
+/// weights left out; none past the end of `out`).
+#[inline]
+fn push_layers(
+    g: &Graph,
+    state: usize,
+    phase: f64,
+    share: f32,
+    p: &[f32],
+    out: &mut [GraphLayer],
+    n: &mut usize,
+) {
+    let s = &g.states[state];
+    let mode = match &s.motion {
+        Motion::Clip { loop_mode, .. } => *loop_mode,
+        _ => LoopMode::Loop,
+    };
+    // a looping clip shows the fraction of its cycle: the time stays inside the first period,
+    // where the time rules need no reduction
+    let cycle = if mode == LoopMode::Loop {
+        fract(phase)
+    } else {
+        phase
+    };
+    motion_weights(&s.motion, p, |c, w| {
+        let weight = share * w;
+        if weight > 0.0 && *n < out.len() {
+            out[*n] = GraphLayer {
+                clip: c.clip,
+                loop_mode: mode,
+                time: cycle * c.duration,
+                weight,
+            };
+            *n += 1;
+        }
+    });
+}
+
 /// The layers an instance shows (docs/graph.md "Layers"): each shown state's clips weighted by
 /// its share, zero weights left out; past [`MAX_LAYERS`], the heaviest are kept in their order
 /// and renormalised.
 #[inline]
 pub(crate) fn compose(g: &Graph, m: &Machine, p: &[f32]) -> LayerSet {
+    if m.out_n == 0 {
+        // no transition: one state of at most MAX_LAYERS clips, straight into the set
+        let mut out = LayerSet::default();
+        push_layers(
+            g,
+            m.cur as usize,
+            m.cur_phase,
+            1.0,
+            p,
+            &mut out.layers,
+            &mut out.len,
+        );
+        return out;
+    }
     let mut cand = [GraphLayer::default(); CANDIDATES];
     let mut n = 0;
     let a = m.alpha();
-    let mut push_state = |state: usize, phase: f64, share: f32| {
-        let s = &g.states[state];
-        let mode = match &s.motion {
-            Motion::Clip { loop_mode, .. } => *loop_mode,
-            _ => LoopMode::Loop,
-        };
-        motion_weights(&s.motion, p, |c, w| {
-            let weight = share * w;
-            if weight > 0.0 && n < CANDIDATES {
-                cand[n] = GraphLayer {
-                    clip: c.clip,
-                    loop_mode: mode,
-                    time: phase * c.duration,
-                    weight,
-                };
-                n += 1;
-            }
-        });
-    };
     for k in 0..m.out_n as usize {
-        push_state(
+        let share = m.out_weight[k] * (1.0 - a);
+        push_layers(
+            g,
             m.out_state[k] as usize,
             m.out_phase[k],
-            m.out_weight[k] * (1.0 - a),
+            share,
+            p,
+            &mut cand,
+            &mut n,
         );
     }
-    push_state(m.cur as usize, m.cur_phase, a);
+    push_layers(g, m.cur as usize, m.cur_phase, a, p, &mut cand, &mut n);
     let mut out = LayerSet::default();
     if n <= MAX_LAYERS {
         out.layers[..n].copy_from_slice(&cand[..n]);

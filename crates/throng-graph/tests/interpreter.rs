@@ -274,9 +274,14 @@ impl Instance {
                 Motion::Clip { loop_mode, .. } => *loop_mode,
                 _ => LoopMode::Loop,
             };
+            let cycle = if mode == LoopMode::Loop {
+                phase.rem_euclid(1.0)
+            } else {
+                phase
+            };
             for (clip, d, w) in clip_weights(g, state, &self.params) {
                 if share * w > 0.0 {
-                    all.push((clip, mode, phase * d, share * w));
+                    all.push((clip, mode, cycle * d, share * w));
                 }
             }
         };
