@@ -37,6 +37,10 @@ pub struct GraphCrowd {
     records: Vec<InstanceRecord>,
     chunk_events: Vec<Vec<GraphEvent>>,
     events: Vec<GraphEvent>,
+    /// Per instance: a parameter was set since the last step.
+    dirty: Vec<bool>,
+    chunk_changed: Vec<Vec<u32>>,
+    changed: Vec<u32>,
     time: f64,
 }
 
@@ -51,6 +55,9 @@ impl GraphCrowd {
             records: Vec::new(),
             chunk_events: Vec::new(),
             events: Vec::new(),
+            dirty: Vec::new(),
+            chunk_changed: Vec::new(),
+            changed: Vec::new(),
             time: 0.0,
             stride: graph.parameters.len().max(1),
             leaving: Leaving::new(&graph),
@@ -94,6 +101,10 @@ impl GraphCrowd {
         }
         self.records.resize(len, InstanceRecord::default());
         self.chunk_events.resize_with(len.div_ceil(CHUNK), Vec::new);
+        self.chunk_changed
+            .resize_with(len.div_ceil(CHUNK), Vec::new);
+        // a new instance has a plan to send
+        self.dirty.resize(len, true);
         for i in old..len {
             self.records[i] = self.record(i);
         }
@@ -137,6 +148,7 @@ impl GraphCrowd {
                 len,
             });
         }
+        self.dirty[instance] = true;
         Ok(&mut self.params[instance * np + p.index])
     }
 
@@ -217,6 +229,7 @@ impl GraphCrowd {
                 return Err(self.bad_value(p, v.to_string(), "a valid value of its kind"));
             }
             self.params[i * np + p.index] = v;
+            self.dirty[i] = true;
         }
         Ok(())
     }
@@ -232,17 +245,25 @@ impl GraphCrowd {
             .par_chunks_mut(CHUNK)
             .zip(self.records.par_chunks_mut(CHUNK))
             .zip(self.params.par_chunks_mut(CHUNK * np))
+            .zip(self.dirty.par_chunks_mut(CHUNK))
             .zip(self.chunk_events.par_iter_mut())
+            .zip(self.chunk_changed.par_iter_mut())
             .enumerate()
-            .for_each(|(c, (((ms, rs), ps), ev))| {
+            .for_each(|(c, (((((ms, rs), ps), ds), ev), ch))| {
                 ev.clear();
-                for (k, ((m, r), p)) in ms
+                ch.clear();
+                for (k, (((m, r), p), d)) in ms
                     .iter_mut()
                     .zip(rs.iter_mut())
                     .zip(ps.chunks_exact_mut(np))
+                    .zip(ds.iter_mut())
                     .enumerate()
                 {
-                    machine::step(g, leaving, m, p, dt, (c * CHUNK + k) as u32, ev);
+                    let i = (c * CHUNK + k) as u32;
+                    if machine::step(g, leaving, m, p, dt, i, ev) || *d {
+                        ch.push(i);
+                        *d = false;
+                    }
                     stream_record(r, to_record(frames, &machine::compose(g, m, p)));
                 }
                 stream_fence();
@@ -250,6 +271,10 @@ impl GraphCrowd {
         self.events.clear();
         for ev in &self.chunk_events {
             self.events.extend_from_slice(ev);
+        }
+        self.changed.clear();
+        for ch in &self.chunk_changed {
+            self.changed.extend_from_slice(ch);
         }
     }
 
@@ -287,6 +312,22 @@ impl GraphCrowd {
     /// The current state's normalised time (cycles since it was entered, plus the offset).
     pub fn normalized_time(&self, i: usize) -> f64 {
         self.machines[i].cur_phase
+    }
+
+    /// Instances whose layers changed in the last step other than by the passing of time: a
+    /// transition fired or ended, or a parameter was set (ascending). What a GPU-timed
+    /// runtime must be told ([`crate::drive_gpu`]); the CPU-timed records are all rewritten
+    /// anyway.
+    pub fn changed(&self) -> &[u32] {
+        &self.changed
+    }
+
+    pub(crate) fn machine(&self, i: usize) -> &Machine {
+        &self.machines[i]
+    }
+
+    pub(crate) fn params_of(&self, i: usize) -> &[f32] {
+        &self.params[i * self.stride..(i + 1) * self.stride]
     }
 
     /// State events of the last step, by instance (in chunk order, instances ascending).

@@ -8,7 +8,8 @@
 //! - [`GraphCrowd`]: per-instance parameters and state machines in struct-of-arrays form;
 //!   [`GraphCrowd::step`] advances all of them and writes one 64 B
 //!   [`throng_contract::InstanceRecord`] each, ready for the renderer
-//!   ([`GraphCrowd::record_changes`]).
+//!   ([`GraphCrowd::record_changes`]); [`drive_gpu`] tells a GPU-timed runtime what the
+//!   instances that changed ([`GraphCrowd::changed`]) now show.
 //!
 //! Times are seconds; *normalised time* counts cycles of a state (1 = one pass of its clip, or
 //! of a blend space's synchronised clips).
@@ -19,6 +20,7 @@ mod crowd;
 mod dot;
 mod error;
 pub mod file;
+mod gpu;
 mod graph;
 mod machine;
 
@@ -27,6 +29,7 @@ pub use crowd::{GraphCrowd, Param, CHUNK};
 pub use dot::to_dot;
 pub use error::{GraphError, Problem};
 pub use file::{DurationUnit, GraphFile, Interruption, ParamKind, FORMAT_VERSION};
+pub use gpu::{drive_gpu, Commands};
 pub use graph::{
     ClipRef, Condition, Graph, Motion, Parameter, State, Test, Transition, MAX_INT, MAX_STATES,
 };

@@ -143,7 +143,7 @@ fn segment(at: &[f32], x: f32) -> (usize, usize, f32) {
 /// The clips of a motion with their weights at these parameters (zero weights left out), in
 /// point order: calls `f(clip, weight)`.
 #[inline]
-fn motion_weights(m: &Motion, p: &[f32], mut f: impl FnMut(ClipRef, f32)) {
+pub(crate) fn motion_weights(m: &Motion, p: &[f32], mut f: impl FnMut(ClipRef, f32)) {
     match m {
         Motion::Clip { clip, .. } => f(*clip, 1.0),
         Motion::Blend1d {
@@ -254,7 +254,8 @@ impl Leaving {
 }
 
 /// Advances one instance by `dt` seconds and fires at most one transition; state events go to
-/// `events`. The order (docs/graph.md "Evaluation"): every shown state's normalised time
+/// `events`. Returns whether a transition fired or ended (the layers changed other than by
+/// time and parameters). The order (docs/graph.md "Evaluation"): every shown state's normalised time
 /// advances, a running transition that reached its length ends, then the transitions are tried
 /// in file order.
 #[inline]
@@ -266,7 +267,8 @@ pub(crate) fn step(
     dt: f64,
     instance: u32,
     events: &mut Vec<GraphEvent>,
-) {
+) -> bool {
+    let mut changed = false;
     m.cur_phase += dt * rate(&g.states[m.cur as usize], p);
     for k in 0..m.out_n as usize {
         m.out_phase[k] += dt * rate(&g.states[m.out_state[k] as usize], p);
@@ -276,6 +278,7 @@ pub(crate) fn step(
         if m.elapsed >= m.duration {
             m.out_n = 0;
             m.running = NONE;
+            changed = true;
         }
     }
     let interruption = if m.running == NONE {
@@ -286,7 +289,7 @@ pub(crate) fn step(
     // the transitions that could fire: those leaving the state a rule names (the any-state
     // ones are in every list)
     let candidates = match interruption {
-        Some(Interruption::None) => return,
+        Some(Interruption::None) => return changed,
         Some(Interruption::Source) => leaving.of(m.src as usize),
         _ => leaving.of(m.cur as usize),
     };
@@ -319,8 +322,9 @@ pub(crate) fn step(
             continue;
         }
         fire(g, m, p, ti, from, instance, events);
-        return;
+        return true;
     }
+    changed
 }
 
 fn fire(
@@ -417,7 +421,7 @@ fn heaviest_two(s: &[(u16, f64, f32); OUTGOING + 1]) -> [usize; 2] {
 /// `x mod 1` in [0, 1) (`rem_euclid(1.0)`): the truncating cast where it is exact, which is
 /// cheaper than libm's fmod.
 #[inline]
-fn fract(x: f64) -> f64 {
+pub(crate) fn fract(x: f64) -> f64 {
     if (0.0..4.0e15).contains(&x) {
         x - (x as i64) as f64
     } else {
