@@ -9,8 +9,10 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::Duration;
 use throng_asset::ClipInfo;
+use throng_contract::Timing;
+use throng_graph::drive_gpu;
 use throng_graph::{Graph, GraphCrowd};
-use throng_runtime::{CpuRuntime, InstanceTransform, PlayOptions, PlaybackControl};
+use throng_runtime::{CpuRuntime, InstanceTransform, PlayOptions, PlaybackControl, Runtime};
 
 const DT: f64 = 1.0 / 60.0;
 
@@ -159,5 +161,81 @@ fn bench(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, bench);
+/// GPU-timed: the graph's state machines stepped (no records) and the changed instances told
+/// through `drive_gpu`, against the plain GPU-timed runtime given the same share of
+/// crossfades; paired frames, each including the runtime's `update` and clearing its writes.
+fn bench_gpu_timed(_: &mut Criterion) {
+    let n: usize = std::env::var("THRONG_GRAPH_BENCH_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
+    let changes = n / 100;
+    let table = clips();
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphs/demo-fox-locomotion.json");
+    let graph = Graph::load(&path, &table).expect("graph");
+    let mut crowd = GraphCrowd::new(graph, &table, n);
+    let p = crowd.param("speed").expect("speed");
+    let mut rng = Rng(31);
+    crowd.set_all(p, |_| speed(&mut rng)).expect("speeds");
+    let mut rt = Runtime::new(Timing::Gpu, &table);
+    let handles: Vec<_> = (0..n)
+        .map(|_| rt.spawn(InstanceTransform::default()))
+        .collect();
+    let mut plain = Runtime::new(Timing::Gpu, &table);
+    let plain_handles: Vec<_> = (0..n)
+        .map(|_| plain.spawn(InstanceTransform::default()))
+        .collect();
+    for h in &plain_handles {
+        plain.play(*h, 0, PlayOptions::default()).expect("play");
+    }
+    for _ in 0..120 {
+        crowd.step_states(DT);
+        rt.update(DT);
+        drive_gpu(&crowd, &mut rt, &handles).expect("drive");
+        rt.clear_changes();
+    }
+    let (mut tg, mut tp, mut ratio, mut told) = (Vec::new(), Vec::new(), Vec::new(), 0);
+    let pairs = 20;
+    for f in 0..pairs {
+        let t = std::time::Instant::now();
+        for _ in 0..changes {
+            let i = (rng.next() % n as u64) as usize;
+            let v = speed(&mut rng);
+            crowd.set_float(i, p, v).expect("set");
+        }
+        crowd.step_states(DT);
+        rt.update(DT);
+        told += drive_gpu(&crowd, &mut rt, &handles).expect("drive");
+        rt.clear_changes();
+        let a = t.elapsed().as_secs_f64() * 1e3;
+        let t = std::time::Instant::now();
+        for _ in 0..changes {
+            let i = (rng.next() % n as u64) as usize;
+            let clip = (f + i) % table.len();
+            plain
+                .crossfade(plain_handles[i], clip, 0.25)
+                .expect("crossfade");
+        }
+        plain.update(DT);
+        plain.clear_changes();
+        let b = t.elapsed().as_secs_f64() * 1e3;
+        tg.push(a);
+        tp.push(b);
+        ratio.push(a / b);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (mg, mp, mr) = (median(&mut tg), median(&mut tp), median(&mut ratio));
+    println!(
+        "GPU-timed, paired {pairs} frames, {n} instances, {changes} parameter changes a frame \
+         ({} instances told a frame): graph states + drive + runtime {mg:.2} ms, plain GPU-timed \
+         runtime with {changes} crossfades {mp:.2} ms, median ratio {mr:.1}",
+        told / pairs
+    );
+}
+
+criterion_group!(benches, bench, bench_gpu_timed);
 criterion_main!(benches);

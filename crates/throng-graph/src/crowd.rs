@@ -238,6 +238,17 @@ impl GraphCrowd {
     /// transition per instance, and writes every record. Allocates nothing once the event
     /// lists have grown to a frame's events.
     pub fn step(&mut self, dt: f64) {
+        self.advance(dt, true);
+    }
+
+    /// [`Self::step`] without writing the records (they keep the last written): for a crowd
+    /// played by a GPU-timed runtime through [`crate::drive_gpu`], which reads the state
+    /// machines and [`Self::changed`], not the records.
+    pub fn step_states(&mut self, dt: f64) {
+        self.advance(dt, false);
+    }
+
+    fn advance(&mut self, dt: f64, records: bool) {
         let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
         self.time += dt;
         let (g, leaving, frames, np) = (&self.graph, &self.leaving, &self.frames, self.stride);
@@ -264,9 +275,13 @@ impl GraphCrowd {
                         ch.push(i);
                         *d = false;
                     }
-                    stream_record(r, to_record(frames, &machine::compose(g, m, p)));
+                    if records {
+                        stream_record(r, to_record(frames, &machine::compose(g, m, p)));
+                    }
                 }
-                stream_fence();
+                if records {
+                    stream_fence();
+                }
             });
         self.events.clear();
         for ev in &self.chunk_events {
