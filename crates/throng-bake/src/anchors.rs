@@ -3,7 +3,7 @@
 //! already taken by an earlier anchor gets `#<node index>` appended, so names stay unique.
 
 use crate::error::BakeError;
-use crate::nodes::{ancestors, find_node};
+use crate::nodes::{below_marked, find_node};
 use crate::sample::Sampled;
 use crate::settings::AnchorSelection;
 use glam::Mat4;
@@ -28,9 +28,9 @@ pub fn joints(model: &Model) -> Vec<bool> {
 /// node-index order: what [`AnchorSelection::Auto`] picks.
 pub fn auto_nodes(model: &Model) -> Vec<usize> {
     let is_joint = joints(model);
+    let below = below_marked(model, &is_joint);
     (0..model.nodes.len())
-        .filter(|&n| !is_joint[n])
-        .filter(|&n| ancestors(model, n).any(|i| is_joint.get(i).copied().unwrap_or(false)))
+        .filter(|&n| !is_joint[n] && below[n])
         .collect()
 }
 

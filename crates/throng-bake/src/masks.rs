@@ -4,7 +4,7 @@
 //! (`BakedAsset::masks`); a layer picks one at play time by its number.
 
 use crate::error::BakeError;
-use crate::nodes::{ancestors, find_node};
+use crate::nodes::{below_marked, find_node};
 use crate::palette::Palette;
 use throng_anim::Model;
 use throng_asset::LayerMask;
@@ -36,11 +36,6 @@ impl MaskSetting {
             roots,
         })
     }
-}
-
-/// Whether node `n` is `root` or below it.
-fn under(model: &Model, n: usize, root: usize) -> bool {
-    n == root || ancestors(model, n).any(|i| i == root)
 }
 
 /// The masks of `settings` over `palette`. Errors: more than [`throng_contract::MAX_MASKS`]
@@ -87,9 +82,13 @@ pub fn build(
                 joints: joint_names(),
             };
             let root = find_node(model, r, file, "layer mask joint").map_err(|_| unknown())?;
+            // The root's subtree, found in one pass over the nodes.
+            let mut root_mark = vec![false; model.nodes.len()];
+            root_mark[root] = true;
+            let below = below_marked(model, &root_mark);
             let mut moved = false;
             for (w, e) in weights.iter_mut().zip(&palette.entries) {
-                if under(model, e.node, root) {
+                if e.node == root || below.get(e.node).copied().unwrap_or(false) {
                     *w = 1.0;
                     moved = true;
                 }

@@ -52,6 +52,7 @@ pub fn build(
         lost: 0,
         max_dropped: 0.0,
     };
+    let mut empty = Vec::new();
     for (bi, b) in palette.bindings.iter().enumerate() {
         let node_name = model.nodes[b.node].display_name(b.node);
         for (pi, prim) in model.meshes[b.mesh].primitives.iter().enumerate() {
@@ -63,6 +64,15 @@ pub fn build(
                 what,
             };
             check(prim).map_err(bad)?;
+            if prim.vertex_count() == 0 {
+                // Nothing to draw or to measure; an asset of empty primitives would bake
+                // silently and show nothing.
+                empty.push(format!(
+                    "mesh {} primitive {pi} (node '{node_name}')",
+                    b.mesh
+                ));
+                continue;
+            }
             let (infl, rep) = throng_anim::binding_influences(b, prim);
             stats.zero += rep.zero_weight_vertices;
             stats.renormalised += rep.renormalised_vertices;
@@ -95,7 +105,23 @@ pub fn build(
             });
         }
     }
+    if baked.is_empty() && !empty.is_empty() {
+        return Err(BakeError::NothingToAnimate {
+            file: file.to_string(),
+            why: format!(
+                "every primitive it would bake has no vertices ({})",
+                list_some(&empty)
+            ),
+        });
+    }
     let mut warnings = influence_warnings(&stats, options.influences);
+    if !empty.is_empty() {
+        warnings.push(format!(
+            "{} primitive(s) have no vertices and are left out: {}",
+            empty.len(),
+            list_some(&empty)
+        ));
+    }
     warnings.extend(static_mesh_warning(model));
     Ok(Primitives {
         baked,
@@ -161,15 +187,30 @@ fn remap(
     Ok((joints, weights))
 }
 
+/// The first five of `items`, then "…" when there are more.
+fn list_some(items: &[String]) -> String {
+    let shown: Vec<&str> = items.iter().take(5).map(String::as_str).collect();
+    format!(
+        "{}{}",
+        shown.join(", "),
+        if items.len() > 5 { ", …" } else { "" }
+    )
+}
+
 /// A warning naming the meshes nothing animates (no skin, not under a joint or an animated
 /// node): the bake holds only what moves, so they are not in the asset.
 fn static_mesh_warning(model: &Model) -> Option<String> {
-    let moved: Vec<usize> = model.mesh_bindings().iter().map(|b| b.node).collect();
+    let mut moved = vec![false; model.nodes.len()];
+    for b in model.mesh_bindings() {
+        if let Some(m) = moved.get_mut(b.node) {
+            *m = true;
+        }
+    }
     let still: Vec<String> = model
         .nodes
         .iter()
         .enumerate()
-        .filter(|(i, n)| n.mesh.is_some() && !moved.contains(i))
+        .filter(|(i, n)| n.mesh.is_some() && !moved[*i])
         .map(|(i, n)| n.display_name(i))
         .collect();
     if still.is_empty() {

@@ -16,7 +16,7 @@
 //! its rotation part, which it is).
 
 use crate::error::BakeError;
-use crate::nodes::{ancestors, find_node};
+use crate::nodes::{depths, find_node};
 use crate::palette::Palette;
 use crate::settings::RootMotion;
 use glam::{Mat4, Quat, Vec3};
@@ -43,12 +43,13 @@ pub fn motion_root(
     if let Some(name) = motion_root {
         return find_node(model, name, file, "motion root").map(Some);
     }
+    let depth = depths(model);
     let pick = |rigid: bool| {
         palette
             .entries
             .iter()
             .filter(|e| e.rigid == rigid)
-            .min_by_key(|e| ancestors(model, e.node).count())
+            .min_by_key(|e| depth.get(e.node).copied().unwrap_or(0))
             .map(|e| e.node)
     };
     Ok(pick(false).or_else(|| pick(true)))

@@ -129,6 +129,11 @@ fn one_primitive_model(
 /// clip of exactly `frames` frames at 30 fps, and 10 vertices per joint skinned 70/30 to the
 /// joint and its parent.
 pub fn chain_rig(joints: usize, frames: usize) -> Model {
+    dense_chain_rig(joints, frames, 10)
+}
+
+/// [`chain_rig`] with `per_joint` vertices per joint (a ring climbing the joint's segment).
+pub fn dense_chain_rig(joints: usize, frames: usize, per_joint: usize) -> Model {
     let fps = 30.0f32;
     let duration = (frames - 1) as f32 / fps;
     let mut nodes = Vec::with_capacity(joints + 1);
@@ -158,11 +163,11 @@ pub fn chain_rig(joints: usize, frames: usize) -> Model {
         .collect();
     let (mut positions, mut js, mut ws) = (Vec::new(), Vec::new(), Vec::new());
     for j in 0..joints {
-        for v in 0..10 {
+        for v in 0..per_joint {
             let a = v as f32 * 0.628;
             positions.push(Vec3::new(
                 0.05 * a.cos(),
-                0.1 * j as f32 + 0.01 * v as f32,
+                0.1 * j as f32 + 0.1 * v as f32 / per_joint as f32,
                 0.05 * a.sin(),
             ));
             js.push([j as u16, j.saturating_sub(1) as u16, 0, 0]);
@@ -204,4 +209,34 @@ pub fn chain_rig(joints: usize, frames: usize) -> Model {
     };
     let order = (0..=joints).collect();
     one_primitive_model(nodes, order, skin, prim, clip("wave", duration, channels))
+}
+
+/// A glTF binary whose scene is one chain of `nodes` plain nodes (no names, no transforms),
+/// the last holding a triangle, the first rotated by a 1 s clip: a rigid part under an
+/// animated node `nodes − 1` levels deep (the deep-hierarchy case of the loaders and the bake,
+/// about 23 bytes of JSON per node).
+pub fn chain_glb(nodes: usize) -> Vec<u8> {
+    let nodes = nodes.max(1);
+    let mut bin: Vec<u8> = Vec::new();
+    for f in [0.0f32, 0., 0., 1., 0., 0., 0., 1., 0.] {
+        bin.extend_from_slice(&f.to_le_bytes());
+    }
+    for f in [0.0f32, 1.0] {
+        bin.extend_from_slice(&f.to_le_bytes());
+    }
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    for f in [0.0f32, 0., 0., 1., 0., h, 0., h] {
+        bin.extend_from_slice(&f.to_le_bytes());
+    }
+    let mut json = String::with_capacity(nodes * 24 + 1024);
+    json.push_str(r#"{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],"nodes":["#);
+    for i in 0..nodes - 1 {
+        json.push_str(&format!(r#"{{"children":[{}]}},"#, i + 1));
+    }
+    json.push_str(r#"{"mesh":0}],"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"#);
+    json.push_str(&format!(r#""buffers":[{{"byteLength":{}}}],"#, bin.len()));
+    json.push_str(
+        r#""bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":8},{"buffer":0,"byteOffset":44,"byteLength":32}],"accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]},{"bufferView":1,"componentType":5126,"count":2,"type":"SCALAR","min":[0],"max":[1]},{"bufferView":2,"componentType":5126,"count":2,"type":"VEC4"}],"animations":[{"channels":[{"sampler":0,"target":{"node":0,"path":"rotation"}}],"samplers":[{"input":1,"output":2}]}]}"#,
+    );
+    throng_testdata::glb::pack(json.as_bytes(), Some(&bin))
 }
