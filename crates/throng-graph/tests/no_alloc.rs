@@ -1,0 +1,84 @@
+//! A step allocates nothing once its event lists have grown to a frame's events: counted by a
+//! global allocator over steps of the randomised scenario (every state and transition kind).
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::{scenario_clips, scenario_graph, Rng};
+use throng_graph::{GraphCrowd, ParamKind};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator unchanged, counting calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is System's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn steps_allocate_nothing_after_warm_up() {
+    let g = scenario_graph();
+    let clips = scenario_clips();
+    let n = 20_000;
+    let mut crowd = GraphCrowd::new(g.clone(), &clips, n);
+    let ps: Vec<_> = g
+        .parameters
+        .iter()
+        .map(|p| crowd.param(&p.name).unwrap())
+        .collect();
+    let mut rng = Rng(3);
+    // a pool of its own, started before counting (its start-up allocates, not the step)
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let frame = |crowd: &mut GraphCrowd, rng: &mut Rng| {
+            for _ in 0..n / 50 {
+                let i = rng.below(n as u64) as usize;
+                let p = ps[rng.below(ps.len() as u64) as usize];
+                let _ = match p.kind {
+                    ParamKind::Float => crowd.set_float(i, p, rng.unit() as f32 * 3.0),
+                    ParamKind::Int => crowd.set_int(i, p, rng.below(3) as i32),
+                    ParamKind::Bool => crowd.set_bool(i, p, rng.below(4) != 0),
+                    ParamKind::Trigger => crowd.fire(i, p),
+                };
+            }
+            crowd.step(1.0 / 60.0);
+        };
+        // warm up: the event and change lists grow to their working size
+        for _ in 0..300 {
+            frame(&mut crowd, &mut rng);
+        }
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        for _ in 0..100 {
+            frame(&mut crowd, &mut rng);
+        }
+        let during = ALLOCATIONS.load(Ordering::Relaxed) - before;
+        // rayon may allocate a job or two when it splits work; never per instance
+        assert!(
+            during <= 100,
+            "{during} allocations in 100 steps of {n} instances"
+        );
+        eprintln!("{during} allocations in 100 steps of {n} instances");
+    });
+}
