@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 secs="${1:?usage: fuzz/run.sh SECONDS [TARGET...]}"
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(gltf_glb gltf_json gltf_uri baked_reader bake_settings cli_args)
+[ ${#targets[@]} -gt 0 ] || targets=(gltf_glb gltf_json gltf_uri fbx baked_reader bake_settings cli_args)
 sanitizer="${FUZZ_SANITIZER:-none}"
 export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-$PWD/target}"
 [ -d corpus/gltf_glb ] || ./seeds.sh
@@ -23,6 +23,7 @@ dict() {
   case "$1" in
     gltf_uri) echo dicts/uri.dict ;;
     gltf_*) echo dicts/gltf.dict ;;
+    fbx) echo dicts/fbx.dict ;;
     baked_reader) echo dicts/baked.dict ;;
     bake_settings) echo dicts/settings.dict ;;
     cli_args) echo dicts/cli.dict ;;

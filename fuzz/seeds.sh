@@ -17,7 +17,7 @@ max_seed_bytes="${MAX_SEED_BYTES:-131072}"
 if [ ! -x "$throng" ]; then
   (cd "$repo" && cargo build --release -p throng)
 fi
-mkdir -p corpus/gltf_glb corpus/gltf_json corpus/baked_reader corpus/bake_settings corpus/cli_args
+mkdir -p corpus/gltf_glb corpus/gltf_json corpus/fbx corpus/baked_reader corpus/bake_settings corpus/cli_args
 small() { [ "$(stat -c %s "$1")" -le "$max_seed_bytes" ]; }
 name() { echo "${1#"$assets"/}" | tr '/' '_'; }
 
@@ -32,6 +32,11 @@ while IFS= read -r f; do
   python3 embed.py "$f" "corpus/gltf_json/$(name "$f").gltf" 2>/dev/null ||
     echo "skipped $(name "$f"): cannot embed" >&2
 done < <(find "$assets" \( -name '*.gltf' -o -name '*.glb' \) -not -path '*draco*' | sort)
+
+# FBX importer: every small .fbx (binary and ASCII) as it is.
+while IFS= read -r f; do
+  small "$f" && cp "$f" "corpus/fbx/$(name "$f")"
+done < <(find "$assets" -iname '*.fbx' | sort)
 
 # URI confinement: the escaping forms of crates/throng-gltf/tests/escape and names that exist.
 mkdir -p corpus/gltf_uri
