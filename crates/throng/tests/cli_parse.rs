@@ -109,3 +109,24 @@ fn verify_takes_every_encoding_or_all() {
     let found = "verify\nin.gltf\n--encoding\nall\n--fps\n1e-9\n--json";
     let _ = throng::Cli::try_parse_from(std::iter::once("throng").chain(found.split('\n')));
 }
+
+#[test]
+fn bake_takes_4_8_or_auto_influences() {
+    let base = ["throng", "bake", "in.glb", "-o", "out.glb"];
+    let with = |v: &str| {
+        let mut a: Vec<&str> = base.to_vec();
+        a.extend(["--influences", v]);
+        throng::Cli::try_parse_from(a).map(|_| ())
+    };
+    for good in ["4", "8", "auto", "AUTO"] {
+        assert!(with(good).is_ok(), "--influences {good} refused");
+    }
+    for bad in ["6", "0", "all", ""] {
+        let e = with(bad)
+            .err()
+            .unwrap_or_else(|| panic!("--influences {bad:?} accepted"));
+        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation, "{bad:?}");
+    }
+    // Not given: automatic (the bake's summary says which count it chose).
+    assert!(throng::Cli::try_parse_from(base).is_ok());
+}
