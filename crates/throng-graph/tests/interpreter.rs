@@ -126,7 +126,8 @@ impl Instance {
         }
     }
 
-    fn step(&mut self, g: &Graph, dt: f64, me: u32, events: &mut Vec<Ev>) {
+    /// Returns the transition that fired, if one did, and whether it interrupted another.
+    fn step(&mut self, g: &Graph, dt: f64, me: u32, events: &mut Vec<Ev>) -> Option<(usize, bool)> {
         self.phase += dt * speed(g, self.state, &self.params);
         for o in &mut self.outgoing {
             o.phase += dt * speed(g, o.state, &self.params);
@@ -196,6 +197,7 @@ impl Instance {
                 continue;
             }
             // fire
+            let interrupting = self.fade.is_some();
             for c in &t.conditions {
                 if g.parameters[c.parameter].kind == ParamKind::Trigger {
                     self.params[c.parameter] = 0.0;
@@ -262,8 +264,9 @@ impl Instance {
             self.left = self.state;
             self.state = t.to;
             self.phase = t.offset;
-            return;
+            return Some((ti, interrupting));
         }
+        None
     }
 
     fn layers(&self, g: &Graph) -> Vec<Out> {
@@ -324,6 +327,8 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize) {
     let (mut compared, mut cut, mut events_seen) = (0, 0, 0);
     let mut seen_states = vec![false; g.states.len()];
     let mut two_outgoing = 0usize;
+    let mut fired = vec![0usize; g.transitions.len()];
+    let mut interrupted = vec![0usize; g.transitions.len()];
     for frame in 0..frames {
         // ~3 % of instances get a parameter change each frame
         for _ in 0..(n * 3 / 100).max(1) {
@@ -352,7 +357,10 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize) {
         crowd.step(dt);
         let mut want_events = Vec::new();
         for (i, inst) in plain.iter_mut().enumerate() {
-            inst.step(&g, dt, i as u32, &mut want_events);
+            if let Some((t, interrupting)) = inst.step(&g, dt, i as u32, &mut want_events) {
+                fired[t] += 1;
+                interrupted[t] += usize::from(interrupting);
+            }
         }
         let got_events: Vec<Ev> = crowd
             .events()
@@ -417,6 +425,15 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize) {
         "every state was visited: {seen_states:?}"
     );
     assert!(two_outgoing > 0, "interruptions happened");
+    if n >= 10_000 {
+        // every transition fired, and interruptions happened under each rule that allows them
+        assert!(
+            fired.iter().all(|&f| f > 0),
+            "fired per transition: {fired:?}"
+        );
+        assert!(interrupted.iter().sum::<usize>() > 0, "{interrupted:?}");
+        eprintln!("fired per transition {fired:?}, of which interrupting {interrupted:?}");
+    }
     eprintln!("{two_outgoing} instance-frames with two outgoing states");
     (compared, cut, events_seen)
 }
