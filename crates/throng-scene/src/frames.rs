@@ -16,7 +16,8 @@
 use anyhow::Context;
 use throng_anim::{Model, ModelSkinner, SkinnedPart};
 use throng_asset::{Aabb, BakedAsset};
-use throng_contract::{InstanceTransform, Timing};
+use throng_contract::{InstanceTransform, Records, Timing};
+use throng_graph::GraphCrowd;
 use throng_render::image::RgbaImage;
 use throng_render::{
     Crowd, DecodedMeshes, FrameStats, GpuProp, Prop, RenderOptions, Renderer, SkinPath,
@@ -24,7 +25,7 @@ use throng_render::{
 use throng_runtime::crowd::{self, Assignment, Layout};
 use throng_runtime::{PlayOptions, PlaybackCommand, PlaybackControl, Runtime};
 
-use crate::{source_meshes, PropSource};
+use crate::{source_meshes, GraphSetup, PropSource};
 
 /// One input's share of the crowd: its instances' places, clips and phases, and the layers
 /// laid over its clip.
@@ -81,6 +82,9 @@ pub struct BakedScene<'a> {
     /// Instances move by their clips' extracted root motion (CPU-timed playback; the
     /// GPU-timed runtime keeps no root motion); `false` holds them at their places.
     pub root_motion: bool,
+    /// Play every input through this animation graph (CPU-timed; the parts' clips, blend and
+    /// overlay are not used) instead of its runtime.
+    pub graph: Option<&'a GraphSetup>,
 }
 
 /// One layout of `instances` places spaced for the largest of `sizes` (each input's bounds),
@@ -108,44 +112,89 @@ pub fn split_layout(
     (parts, scene)
 }
 
-/// The runtimes of a [`BakedScene`], one per input, stepped together: what [`draw_baked`]
-/// draws each frame, without a GPU.
+/// Longest step, seconds, of a graph crowd's warm-up to the first frame's time (a game's
+/// frame at 30 fps: transitions and exit times are seen as a game would see them).
+pub const GRAPH_WARM_UP_STEP: f64 = 1.0 / 30.0;
+
+/// The players of a [`BakedScene`], one per input (a runtime, or a graph crowd), stepped
+/// together: what [`draw_baked`] draws each frame, without a GPU.
 pub struct ScenePlayer<'a> {
     scene: &'a BakedScene<'a>,
-    runtimes: Vec<Runtime>,
+    players: Vec<Player>,
+}
+
+/// What plays one input.
+enum Player {
+    Clips(Runtime),
+    Graph(GraphCrowd),
 }
 
 impl<'a> ScenePlayer<'a> {
     /// Every input's runtime playing its part from clock time `start` (seconds), with its
-    /// overlay layer.
+    /// overlay layer; or, with a graph, every input's graph crowd played from its entry state
+    /// for `start` seconds (in steps of at most [`GRAPH_WARM_UP_STEP`]), so that a picture at
+    /// a time shows what the graph's transitions have reached by then.
     pub fn new(scene: &'a BakedScene<'a>, start: f64) -> anyhow::Result<ScenePlayer<'a>> {
-        let runtimes = (scene.assets.iter().zip(scene.parts))
-            .map(|(asset, part)| start_runtime(scene.timing, asset, part, start))
+        let players = (scene.assets.iter().zip(scene.parts))
+            .map(|(asset, part)| match scene.graph {
+                Some(g) => {
+                    let mut crowd = g.crowd(asset, part.transforms.len())?;
+                    let steps = (start.max(0.0) / GRAPH_WARM_UP_STEP).ceil() as u64;
+                    for _ in 0..steps {
+                        crowd.step(start / steps as f64);
+                    }
+                    Ok(Player::Graph(crowd))
+                }
+                None => start_runtime(scene.timing, asset, part, start).map(Player::Clips),
+            })
             .collect::<anyhow::Result<Vec<_>>>()?;
-        Ok(ScenePlayer { scene, runtimes })
+        Ok(ScenePlayer { scene, players })
     }
 
-    /// One update of every runtime by `dt` seconds (the record writes of the last step are
-    /// cleared first).
+    /// One step of every player by `dt` seconds (a runtime's record writes of the last step
+    /// are cleared first).
     pub fn step(&mut self, dt: f64) {
-        for rt in &mut self.runtimes {
-            rt.clear_changes();
-            rt.update(dt);
+        for p in &mut self.players {
+            match p {
+                Player::Clips(rt) => {
+                    rt.clear_changes();
+                    rt.update(dt);
+                }
+                Player::Graph(g) => g.step(dt),
+            }
         }
     }
 
-    /// Input `a`'s runtime.
-    pub fn runtime(&self, a: usize) -> &Runtime {
-        &self.runtimes[a]
+    /// Input `a`'s runtime (`None` when a graph plays it).
+    pub fn runtime(&self, a: usize) -> Option<&Runtime> {
+        match &self.players[a] {
+            Player::Clips(rt) => Some(rt),
+            Player::Graph(_) => None,
+        }
+    }
+
+    /// Input `a`'s graph crowd (`None` when a runtime plays it).
+    pub fn graph(&self, a: usize) -> Option<&GraphCrowd> {
+        match &self.players[a] {
+            Player::Graph(g) => Some(g),
+            Player::Clips(_) => None,
+        }
+    }
+
+    /// Input `a`'s records as the renderer reads them.
+    pub fn records(&self, a: usize) -> Records<'_> {
+        match &self.players[a] {
+            Player::Clips(rt) => rt.records(),
+            Player::Graph(g) => Records::Cpu(g.records()),
+        }
     }
 
     /// Where input `a`'s instances are drawn: moved by root motion (the runtime's transforms),
-    /// or held at their places.
+    /// or held at their places (and always with a graph, which keeps no root motion).
     pub fn transforms(&self, a: usize) -> &[InstanceTransform] {
-        if self.scene.root_motion {
-            self.runtimes[a].transforms()
-        } else {
-            &self.scene.parts[a].transforms
+        match &self.players[a] {
+            Player::Clips(rt) if self.scene.root_motion => rt.transforms(),
+            _ => &self.scene.parts[a].transforms,
         }
     }
 }
@@ -190,8 +239,8 @@ pub fn draw_baked(
             player.step(1.0 / frames.fps);
         }
         if reference {
-            let records = (player.runtime(0).records().cpu())
-                .context("the reference path draws CPU-timed records")?;
+            let records =
+                (player.records(0).cpu()).context("the reference path draws CPU-timed records")?;
             let decoded = DecodedMeshes::new(
                 scene.assets[0],
                 records,
@@ -204,7 +253,7 @@ pub fn draw_baked(
                 .map(|a| Crowd {
                     asset: &gpu_assets[a],
                     transforms: player.transforms(a),
-                    playback: player.runtime(a).records().into(),
+                    playback: player.records(a).into(),
                     props: &crowd_props[a],
                     live: &[],
                 })

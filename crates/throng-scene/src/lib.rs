@@ -12,6 +12,7 @@
 //!   its overview picture;
 //! - [`frames`]: a crowd of inputs laid out and drawn over a run of frames ([`draw_baked`],
 //!   [`draw_source`]);
+//! - [`graphs`]: a crowd played by an animation graph ([`GraphSetup`]);
 //! - [`files`]: the images a frame is written as (PNG, GIF), written atomically.
 //!
 //! It sits above the pipeline's libraries (anim, gltf, bake, asset, render) and below the front
@@ -25,6 +26,7 @@
 pub mod demo_crowd;
 pub mod files;
 pub mod frames;
+pub mod graphs;
 pub mod input;
 pub mod overview;
 pub mod source;
@@ -38,6 +40,7 @@ pub use frames::{
     draw_baked, draw_source, split_layout, BakedScene, Frames, Overlay, Part, PlacedProps,
     ScenePlayer,
 };
+pub use graphs::{set_param_text, GraphSetup};
 pub use input::{bake_in_memory, bake_model, InMemoryBake, Input};
 pub use overview::overview_camera;
 pub use source::{

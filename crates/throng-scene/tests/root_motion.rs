@@ -64,12 +64,13 @@ fn extracted_root_motion_moves_the_instance_where_the_source_goes() {
             timing: Timing::Cpu,
             props: &props,
             root_motion,
+            graph: None,
         };
         let mut player = ScenePlayer::new(&scene, 0.0).expect("start");
         for _ in 0..STEPS {
             player.step(DT);
         }
-        let record = player.runtime(0).records().cpu().expect("CPU-timed")[0];
+        let record = player.records(0).cpu().expect("CPU-timed")[0];
         let world = player.transforms(0)[0].to_mat4();
         let layers: Vec<Layer> = record
             .layers

@@ -1,6 +1,6 @@
 //! `throng render` end to end on scene features: several assets in one frame, LOD and shadow
 //! flags with the frame statistics it prints, the debug views, props on anchors (and a missing
-//! anchor's error), usage errors (exit 2), outputs checked before the work, and `throng bench render --field`.
+//! anchor's error), usage errors (exit 2), outputs and graphs checked before the work, and `throng bench render --field`.
 //!
 //! Pictures go to the test target dir for people to look at. Without a GPU adapter the
 //! rendering tests skip outside CI and fail in CI (`test_gpu()`); without the asset folder they
@@ -322,6 +322,41 @@ fn an_unwritable_output_fails_before_the_work() {
     assert!(
         !out.contains("baked"),
         "the demo baked before failing:\n{out}"
+    );
+}
+
+/// `--graph` with flags it replaces is a usage error (exit 2); a parameter the graph does not
+/// have fails before any drawing (exit 1), naming the graph file and the parameter.
+#[test]
+fn graph_flags_are_checked_before_the_work() {
+    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+        return;
+    };
+    let graph =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../throng-graph/graphs/fox-locomotion.json");
+    let (fox, graph) = (s(&fox), s(&graph));
+    let out = s(&dir("graph-flags").join("x.png"));
+    let o = run(&[
+        "render", &fox, "--graph", &graph, "--clip", "Run", "-o", &out,
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = run(&[
+        "render", &fox, "--graph", &graph, "--param", "sped=2", "-o", &out,
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("fox-locomotion.json") && err.contains("\"sped\""),
+        "{err}"
+    );
+    assert!(
+        !err.contains("adapter:"),
+        "checked after creating a device:\n{err}"
     );
 }
 

@@ -27,7 +27,7 @@ use throng_runtime::crowd::{self, ClipMix, Layout};
 use super::shared::{self, load_model, usage, SourceArgs};
 use throng_scene::{
     bake_in_memory, draw_baked, draw_source, split_layout, stats_line, warn_mixed_scales,
-    BakedScene, Frames, InMemoryBake, Input, Overlay, Part, PlacedProps, PropSource,
+    BakedScene, Frames, GraphSetup, InMemoryBake, Input, Overlay, Part, PlacedProps, PropSource,
 };
 
 #[derive(clap::Args)]
@@ -183,11 +183,34 @@ pub struct Args {
     /// at another size or in other units than the character.
     #[arg(long, default_value_t = 1.0, value_parser = parse_positive, value_name = "S")]
     pub prop_scale: f64,
+    /// Play every instance through this animation graph (docs/graph.md; CPU-timed) instead of
+    /// `--clip`/`--blend`: the graph's parameters and transitions choose the clips. A source
+    /// glTF is baked in memory for it.
+    #[arg(long, value_name = "GRAPH.json")]
+    pub graph: Option<PathBuf>,
+    /// A graph parameter for every instance, `NAME=VALUE` (repeatable): a number, `true` or
+    /// `false`; a trigger by its name alone fires.
+    #[arg(long, value_name = "NAME[=VALUE]", requires = "graph", value_parser = parse_param)]
+    pub param: Vec<(String, Option<String>)>,
     /// Hold every instance at its place in the layout. By default an asset baked with
     /// `--root-motion extract` moves each instance by its clips' root motion, as the source
     /// moves the character (CPU-timed playback; the GPU-timed runtime keeps no root motion).
     #[arg(long)]
     pub in_place: bool,
+}
+
+/// `NAME[=VALUE]` of `--param`.
+fn parse_param(s: &str) -> Result<(String, Option<String>), String> {
+    let (name, value) = match s.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_string())),
+        None => (s, None),
+    };
+    if name.is_empty() {
+        return Err(format!(
+            "expected NAME=VALUE or a trigger's NAME, not {s:?}"
+        ));
+    }
+    Ok((name.to_string(), value))
 }
 
 /// `ANCHOR=PROP` of `--prop`.
@@ -272,6 +295,21 @@ fn check_usage(args: &Args) -> anyhow::Result<()> {
             "--prop draws props on the GPU paths: use --path texture, palette or vat",
         ));
     }
+    if args.graph.is_some() {
+        if args.timing == Timing::Gpu {
+            return Err(usage("--graph plays CPU-timed: leave out --timing gpu"));
+        }
+        if args.source.is_some() {
+            return Err(usage(
+                "--graph plays the baked input; --source draws the source's own clips: use one",
+            ));
+        }
+        if args.clip.is_some() || args.blend.is_some() {
+            return Err(usage(
+                "--graph chooses the clips by its parameters: leave out --clip and --blend (set --param NAME=VALUE)",
+            ));
+        }
+    }
     if args.timing == Timing::Gpu && reference {
         return Err(usage(
             "--timing gpu needs --path texture, palette or vat (the reference path is CPU-timed)",
@@ -327,11 +365,12 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
             Some(SkinPath::Vat | SkinPath::Palette | SkinPath::Texture)
         )
         || !args.prop.is_empty()
+        || args.graph.is_some()
         || args.inputs.len() > 1;
     if to_gpu && args.path == Some(SkinPath::Reference) && baked.iter().any(|&b| !b) {
         anyhow::bail!(
             "--path reference draws the source itself: leave out --encoding, --influences, \
-             --timing gpu and --debug"
+             --timing gpu, --debug and --graph"
         );
     }
     let how = InMemoryBake {
@@ -362,6 +401,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         shared::image_output(args.output.as_deref(), &args.inputs[0], args.frames)?;
     let inputs = load_inputs(&args)?;
     check_inputs(&args, &inputs)?;
+    let graph = args.graph.as_ref().map(|path| GraphSetup {
+        path: path.clone(),
+        params: args.param.clone(),
+    });
+    if let Some(g) = &graph {
+        // The graph's clips and parameters against every input, before any GPU work.
+        for asset in inputs.iter().filter_map(Input::baked) {
+            g.crowd(asset, 0)?;
+        }
+    }
     let props = load_props(&args, &inputs)?;
     let sizes: Vec<Aabb> = inputs.iter().map(Input::bounds).collect();
     warn_mixed_scales(&args.inputs, &sizes);
@@ -441,6 +490,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 timing: args.timing,
                 props: &props,
                 root_motion: !args.in_place,
+                graph: graph.as_ref(),
             };
             draw_baked(&mut renderer, &scene, frames, &opts, || bar.inc(1))?
         }
