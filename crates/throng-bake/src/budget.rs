@@ -58,7 +58,7 @@ const MAX_SPAN: usize = 128;
 /// Relative margin on a cluster's bound for f32 rounding: the bound and the exact error are
 /// computed from the same Δ matrices, so they differ by rounding of a few operations only.
 const BOUND_SLACK: f32 = 1e-4;
-/// Weights of a cluster's vertices are equal to within half of this step.
+/// Weights of a cluster's vertices round to the same multiple of this step (so differ by less).
 const WEIGHT_STEP: f32 = 1.0 / 32.0;
 /// The clusters' cell size starts at this fraction of the bind pose's bounding diagonal and
 /// doubles until there are at most [`VERTICES_PER_CLUSTER`] vertices per cluster on average
