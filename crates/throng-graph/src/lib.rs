@@ -24,6 +24,10 @@ mod gpu;
 mod graph;
 mod machine;
 
+/// The built-in fox's locomotion graph (`graphs/demo-fox-locomotion.json`): idle, a walk/run
+/// blend space by `speed`, and `sit` on a trigger; `throng demo` drives its crowd with it.
+pub const DEMO_FOX_LOCOMOTION: &str = include_str!("../graphs/demo-fox-locomotion.json");
+
 pub use check::{check, lint};
 pub use crowd::{GraphCrowd, Param, CHUNK};
 pub use dot::to_dot;

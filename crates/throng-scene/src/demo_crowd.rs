@@ -1,5 +1,7 @@
-//! The demo crowd (`throng demo`): instances on a jittered grid facing random directions, driven through the
-//! CPU-timed runtime with a small deterministic script of clips, crossfades, blends and speeds.
+//! The demo crowd (`throng demo`): instances on a jittered grid facing random directions, driven
+//! by a small deterministic script: for the built-in fox, of its locomotion graph's parameters
+//! (speed, sit: throng-graph's [`DEMO_FOX_LOCOMOTION`]); for other characters, of clips,
+//! crossfades, blends and speeds in the CPU-timed runtime.
 //!
 //! Lengths are the asset's file units, times seconds, angles radians. The script is seeded, so
 //! every run shows the same crowd.
@@ -9,6 +11,7 @@ use std::f32::consts::TAU;
 use std::time::{Duration, Instant};
 use throng_asset::{ClipInfo, LoopMode};
 use throng_contract::{InstanceRecord, InstanceTransform};
+use throng_graph::{Graph, GraphCrowd, Param, DEMO_FOX_LOCOMOTION};
 use throng_runtime::{CpuRuntime, Handle, PlayOptions, PlaybackControl, RuntimeError};
 
 /// Seconds a crossfade between two clips of the cycle takes.
@@ -109,9 +112,26 @@ impl Stats {
     }
 }
 
-/// The runtime plus the script that drives it.
+/// Speeds the graph-driven script chooses (the graph's blend space: walk at 1, run at 3); a
+/// share of changes stop instead (speed 0).
+const GRAPH_SPEEDS: (f64, f64) = (0.6, 3.0);
+const STOP_SHARE: f64 = 0.25;
+/// Seconds before a graph-driven instance's first change.
+const GRAPH_FIRST_CHANGE_S: (f64, f64) = (0.0, 1.2);
+
+/// The locomotion graph and its two parameters.
+struct Locomotion {
+    crowd: GraphCrowd,
+    speed: Param,
+    sit: Param,
+    /// Each instance's state after the last step, to count transitions.
+    states: Vec<usize>,
+}
+
+/// The runtime (or the locomotion graph) plus the script that drives it.
 pub struct DemoCrowd {
     runtime: CpuRuntime,
+    graph: Option<Locomotion>,
     handles: Vec<Handle>,
     plans: Vec<Plan>,
     roles: Roles,
@@ -146,8 +166,20 @@ impl DemoCrowd {
                 next: rng.range(FIRST_CHANGE_S),
             });
         }
+        let graph = Graph::from_json(DEMO_FOX_LOCOMOTION, "demo-fox-locomotion.json", clips)
+            .ok()
+            .and_then(|g| {
+                let crowd = GraphCrowd::new(g, clips, n as usize);
+                Some(Locomotion {
+                    speed: crowd.param("speed").ok()?,
+                    sit: crowd.param("sit").ok()?,
+                    states: vec![crowd.graph().entry; n as usize],
+                    crowd,
+                })
+            });
         let mut crowd = DemoCrowd {
             runtime,
+            graph,
             handles,
             plans,
             roles,
@@ -161,6 +193,12 @@ impl DemoCrowd {
             }
         }
         Ok(crowd)
+    }
+
+    /// Whether the locomotion graph drives the crowd (the built-in fox's clips), rather than
+    /// the clip script.
+    pub fn graph_driven(&self) -> bool {
+        self.graph.is_some()
     }
 
     /// Instances in the crowd.
@@ -180,6 +218,12 @@ impl DemoCrowd {
     /// First clip of instance `i`: mostly a random stage of the cycle at a random time and
     /// speed; some blend walk and run, some are part-way through the one-shot.
     fn start(&mut self, i: usize) -> Result<(), RuntimeError> {
+        if self.graph.is_some() {
+            // Every instance starts idle (the graph's entry) and sets off at its own time, so
+            // the blend space's cycles are out of step across the crowd.
+            self.plans[i].next = self.rng.range(GRAPH_FIRST_CHANGE_S);
+            return Ok(());
+        }
         let h = self.handles[i];
         let r = self.rng.unit();
         let speed = self.rng.range(SPEEDS) as f32;
@@ -208,6 +252,10 @@ impl DemoCrowd {
     /// The next change of instance `i`: cycling instances crossfade to the next stage, blending
     /// ones move their walk/run weight, one-shots crossfade back into the cycle.
     fn change(&mut self, i: usize) -> Result<(), RuntimeError> {
+        if self.graph.is_some() {
+            self.steer(i);
+            return Ok(());
+        }
         let h = self.handles[i];
         let stage = match self.plans[i].act {
             Act::Blend => {
@@ -231,10 +279,32 @@ impl DemoCrowd {
         Ok(())
     }
 
+    /// Graph-driven: a new speed for instance `i` (stopping for a share of changes), or, for a
+    /// share of changes, the sit trigger (the graph sits from idle once the instance stops).
+    fn steer(&mut self, i: usize) {
+        let r = self.rng.unit();
+        let speed = if r < STOP_SHARE {
+            0.0
+        } else {
+            self.rng.range(GRAPH_SPEEDS) as f32
+        };
+        let sit = r < SIT_SHARE;
+        let Some(g) = self.graph.as_mut() else {
+            return;
+        };
+        // The parameters exist and the values are valid: neither call can fail.
+        let _ = g.crowd.set_float(i, g.speed, speed);
+        if sit {
+            let _ = g.crowd.fire(i, g.sit);
+        }
+        self.stats.blends += 1;
+    }
+
     /// Advances the crowd by `dt` seconds: changes that are due, then one runtime update.
     pub fn step(&mut self, dt: f64) -> Result<(), RuntimeError> {
         let t0 = Instant::now();
-        let now = self.runtime.time();
+        // Simulated seconds so far (the runtime's clock, or the graph crowd's).
+        let now = self.stats.simulated;
         if !self.durations.is_empty() {
             for i in 0..self.plans.len() {
                 if self.plans[i].next <= now {
@@ -243,18 +313,34 @@ impl DemoCrowd {
                 }
             }
         }
-        self.runtime.update(dt);
+        match self.graph.as_mut() {
+            Some(g) => {
+                g.crowd.step(dt);
+                for (i, s) in g.states.iter_mut().enumerate() {
+                    let now = g.crowd.state(i);
+                    self.stats.crossfades += (now != *s) as u64;
+                    *s = now;
+                }
+                self.stats.events += g.crowd.events().len() as u64;
+            }
+            None => {
+                self.runtime.update(dt);
+                self.stats.events += self.runtime.events().len() as u64;
+            }
+        }
         self.stats.time += t0.elapsed();
         self.stats.steps += 1;
         self.stats.simulated += dt;
-        self.stats.events += self.runtime.events().len() as u64;
         Ok(())
     }
 
     /// Per-instance records in the renderer's layout (the runtime's `InstanceRecord` holds the
     /// same four layers).
     pub fn records(&self) -> Vec<InstanceRecord> {
-        self.runtime.records().to_vec()
+        match &self.graph {
+            Some(g) => g.crowd.records().to_vec(),
+            None => self.runtime.records().to_vec(),
+        }
     }
 
     /// Instance transforms (world from model, file units).
@@ -293,8 +379,29 @@ mod tests {
         assert_eq!(roles.cycle, vec![idle, walk, run, walk]);
         assert_eq!(roles.blend, Some((walk, run)));
         assert_eq!(roles.one_shot, Some(sit));
+        let crowd = DemoCrowd::new(&clips, 300, 1.5).expect("crowd");
+        assert!(
+            crowd.graph_driven(),
+            "the built-in fox plays its locomotion graph"
+        );
+        check_mixed(crowd, &clips);
+    }
 
-        let mut crowd = DemoCrowd::new(&clips, 300, 1.5).expect("crowd");
+    /// Without the clip names the locomotion graph asks for, the clip script drives the crowd.
+    #[test]
+    fn other_characters_get_the_clip_script() {
+        let mut clips = fox_clips();
+        for c in &mut clips {
+            c.name = c.name.to_uppercase();
+        }
+        let crowd = DemoCrowd::new(&clips, 300, 1.5).expect("crowd");
+        assert!(!crowd.graph_driven());
+        check_mixed(crowd, &clips);
+    }
+
+    /// After 3 s: many transitions, weights summing to 1 on rows of their clips, every clip
+    /// leading somewhere, and the jittered grid.
+    fn check_mixed(mut crowd: DemoCrowd, clips: &[ClipInfo]) {
         for _ in 0..90 {
             crowd.step(1.0 / 30.0).expect("step");
         }

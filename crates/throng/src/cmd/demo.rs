@@ -2,9 +2,10 @@
 //!
 //! 1. The built-in fox (`throng_demo`, generated in code) or `--asset F` is imported and baked
 //!    in memory (the bake summary and fidelity line of `throng bake`).
-//! 2. A crowd plays in the CPU-timed runtime (`throng_scene::DemoCrowd`): a jittered grid
-//!    facing random ways, cycling idle → walk → run → walk with crossfades, some blending walk
-//!    and run, some sitting, all at varied speeds.
+//! 2. A crowd plays (`throng_scene::DemoCrowd`) on a jittered grid facing random ways: the
+//!    built-in fox through its locomotion graph (throng-graph), each instance's speed and sit
+//!    trigger changing over time; another character through a clip script in the CPU-timed
+//!    runtime (idle → walk → run → walk crossfades, walk/run blends, a one-shot).
 //! 3. The GPU draws it on the palette skinning path (texture when the crowd's palette does not
 //!    fit the device's buffers) on whatever adapter exists (Mesa's
 //!    lavapipe without a GPU: fewer instances and a smaller picture by default, since every
@@ -409,6 +410,15 @@ fn describe_crowd(asset: &BakedAsset, crowd: &DemoCrowd) {
         );
         return;
     }
+    if crowd.graph_driven() {
+        println!(
+            "crowd: {} instances on a jittered grid facing random ways, played by the locomotion \
+             graph (throng-graph): idle, walk/run blended by each instance's speed parameter \
+             (changing every 1.5–4 s), some stopping to sit on a trigger",
+            thousands(crowd.len() as u64),
+        );
+        return;
+    }
     let names = |v: &[usize]| {
         v.iter()
             .map(|&c| asset.clips[c].name.as_str())
@@ -435,9 +445,17 @@ fn describe_crowd(asset: &BakedAsset, crowd: &DemoCrowd) {
 
 fn print_runtime(crowd: &DemoCrowd) {
     let s = crowd.stats;
+    let (who, changes, steers) = match crowd.graph_driven() {
+        true => (
+            "the locomotion graph's step, ",
+            "state transitions",
+            "parameter changes",
+        ),
+        false => ("", "crossfades", "blend changes"),
+    };
     println!(
-        "runtime: {:.3} ms per frame (CPU-timed, {} instances, {} frames = {:.1} s simulated; \
-         {} crossfades, {} blend changes, {} events fired)",
+        "runtime: {:.3} ms per frame ({who}CPU-timed, {} instances, {} frames = {:.1} s simulated; \
+         {} {changes}, {} {steers}, {} events fired)",
         s.ms_per_step(),
         thousands(crowd.len() as u64),
         s.steps,
