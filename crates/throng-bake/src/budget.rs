@@ -688,3 +688,88 @@ fn recheck(job: &Job<'_>, mut times: Vec<f32>) -> Placement {
         unmet,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift), for inputs without a seed file.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> f32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 40) as f32 / (1u64 << 24) as f32
+        }
+    }
+
+    /// 3,000 vertices in a 2-unit box, 1 to 4 of 6 entries each with weights summing to 1.
+    fn skin(rng: &mut Rng) -> ReferenceSkin {
+        let mut s = ReferenceSkin::new();
+        for _ in 0..3000 {
+            s.positions
+                .push(Vec3::new(rng.next(), rng.next(), rng.next()) * 2.0 - Vec3::ONE);
+            let k = 1 + (rng.next() * 4.0) as usize % 4;
+            let raw: Vec<f32> = (0..k).map(|_| 0.1 + rng.next()).collect();
+            let sum: f32 = raw.iter().sum();
+            for (i, w) in raw.iter().enumerate() {
+                s.entries
+                    .push(((i * 2 + (rng.next() * 2.0) as usize) % 6) as u16);
+                s.weights.push(w / sum);
+            }
+            s.offsets.push(s.entries.len() as u32);
+        }
+        s
+    }
+
+    /// The error of every vertex under `delta`, straight from the definition.
+    fn exact_max(s: &ReferenceSkin, delta: &[Mat4]) -> f32 {
+        (0..s.positions.len())
+            .map(|v| {
+                let (a, b) = (s.offsets[v] as usize, s.offsets[v + 1] as usize);
+                (a..b)
+                    .fold(Vec3::ZERO, |q, k| {
+                        q + apply(&delta[s.entries[k] as usize], s.positions[v]) * s.weights[k]
+                    })
+                    .length()
+            })
+            .fold(0.0, f32::max)
+    }
+
+    #[test]
+    fn the_cluster_bound_is_never_below_the_error_and_checks_agree_with_it() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let s = skin(&mut rng);
+        let c = Clusters::new(&s);
+        // Random weights fall into many weight bins; real skins share far more.
+        assert!(c.len() < s.positions.len(), "{} clusters", c.len());
+        for _ in 0..50 {
+            // Small matrix differences, as between a lerp and the pose (last row 0).
+            let delta: Vec<Mat4> = (0..6)
+                .map(|_| {
+                    let mut m = [0.0f32; 16];
+                    for (i, x) in m.iter_mut().enumerate() {
+                        if i % 4 != 3 {
+                            *x = (rng.next() - 0.5) * 1e-2;
+                        }
+                    }
+                    Mat4::from_cols_array(&m).transpose()
+                })
+                .collect();
+            let truth = exact_max(&s, &delta);
+            // With nothing allowed every cluster is measured: the exact figure.
+            let (measured, ok) = c.worst(&delta, 0.0);
+            assert!(
+                (measured - truth).abs() <= 1e-6 * truth.max(1e-6),
+                "{measured} vs {truth}"
+            );
+            assert!(!ok);
+            // With everything allowed only bounds are used: never below the truth.
+            let (bound, ok) = c.worst(&delta, f32::INFINITY);
+            assert!(ok && bound >= truth, "bound {bound} < {truth}");
+            assert!(c.within(&delta, truth * 1.001));
+            assert!(!c.within(&delta, truth * 0.999));
+        }
+    }
+}

@@ -578,7 +578,10 @@ fn skin_baked(
     pi: usize,
     entry_mats: &[Mat4],
 ) -> Result<Vec<Vec3>, DecodeError> {
-    let prim = &asset.primitives[pi];
+    let prim = asset.primitives.get(pi).ok_or(DecodeError::BadPrimitive {
+        index: pi,
+        count: asset.primitives.len(),
+    })?;
     let k = prim.influences as usize;
     let v = prim.positions.len();
     if k == 0 || prim.joints.len() != v * k || prim.weights.len() != v * k {

@@ -251,3 +251,31 @@ fn a_budget_the_encoding_alone_exceeds_is_an_error_naming_the_clip() {
         ),
     }
 }
+
+#[test]
+fn a_budgeted_bake_is_byte_identical_whatever_the_thread_count() {
+    // The budget's parallel parts (placement checks, re-check, measure) and automatic
+    // influences, on an additive clip too: one thread and the default pool give one file.
+    let Some(model) = import("Fox.glb") else {
+        return;
+    };
+    let mut o = BakeOptions {
+        source_name: "Fox.glb".into(),
+        budget_strict: false,
+        ..Default::default()
+    };
+    throng_bake::InfluenceCount::Auto.apply(&mut o);
+    o.additive.insert("Survey".into(), 0.5);
+    let (a, ra) = bake(&model, &o).expect("bake");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let (b, rb) = pool.install(|| bake(&model, &o)).expect("bake");
+    assert_eq!(ra, rb, "reports differ");
+    let (x, y) = (
+        throng_asset::to_glb_bytes(&a).expect("write"),
+        throng_asset::to_glb_bytes(&b).expect("write"),
+    );
+    assert!(x == y, "baked bytes differ");
+}
