@@ -31,29 +31,33 @@ impl GraphSetup {
     }
 }
 
-/// Sets parameter `name` of every instance from text: a number for a float, a whole number for
-/// an int, `true`/`false` (or 1/0) for a bool; a trigger is fired (no value, or `true`/1).
+/// Sets parameter `name` of every instance from text ([`param_value`]).
 pub fn set_param_text(
     crowd: &mut GraphCrowd,
     name: &str,
     value: Option<&str>,
 ) -> anyhow::Result<()> {
     let p = crowd.param(name)?;
-    let text = value.unwrap_or("true");
-    let v: f32 = match p.kind {
+    let v = param_value(p.kind, value)?;
+    crowd.set_all(p, |_| v)?;
+    Ok(())
+}
+
+/// A parameter's value from text: a number for a float, a whole number for an int,
+/// `true`/`false` (or 1/0) for a bool; a trigger fires (no value, or `true`/1).
+pub fn param_value(kind: ParamKind, value: Option<&str>) -> anyhow::Result<f32> {
+    if value.is_none() && kind != ParamKind::Trigger {
+        anyhow::bail!("a {} parameter needs a value (NAME=VALUE)", kind.name());
+    }
+    let text = value.unwrap_or("true").trim();
+    Ok(match kind {
         ParamKind::Float | ParamKind::Int => text
-            .trim()
             .parse()
             .map_err(|_| anyhow::anyhow!("expected a number, not {text:?}"))?,
-        ParamKind::Bool | ParamKind::Trigger => match text.trim() {
+        ParamKind::Bool | ParamKind::Trigger => match text {
             "true" | "1" => 1.0,
             "false" | "0" => 0.0,
             _ => anyhow::bail!("expected true or false, not {text:?}"),
         },
-    };
-    if value.is_none() && p.kind != ParamKind::Trigger {
-        anyhow::bail!("a {} parameter needs a value (NAME=VALUE)", p.kind.name());
-    }
-    crowd.set_all(p, |_| v)?;
-    Ok(())
+    })
 }

@@ -9,6 +9,7 @@
 //! the real window, writes its image with the panels and returns (for tests and
 //! documentation). Errors are [`ViewError`]s: the command line words the ones a flag fixes.
 
+mod graph;
 mod heat;
 mod model;
 mod ui;
@@ -63,6 +64,12 @@ pub struct ViewOptions {
     pub frames: Option<u32>,
     /// How the source is shown at the start; anything but [`Compare::Off`] needs a source.
     pub compare: Compare,
+    /// An animation graph (docs/graph.md) that plays every file's crowd, its parameters set
+    /// from the Graph panel; the comparisons are off with it.
+    pub graph: Option<PathBuf>,
+    /// Starting values of the graph's parameters: (name, value as text; `None` fires a
+    /// trigger), as `throng_scene::param_value` reads them.
+    pub graph_params: Vec<(String, Option<String>)>,
 }
 
 /// Why the viewer could not start or stopped.
@@ -155,7 +162,15 @@ pub fn run(options: ViewOptions) -> Result<(), ViewError> {
     }
     let sizes: Vec<throng_asset::Aabb> = entries.iter().map(|e| e.asset.pose_bounds()).collect();
     throng_scene::warn_mixed_scales(&options.files, &sizes);
+    if options.graph.is_some() && settings.compare != Compare::Off {
+        return Err(ViewError::Other(anyhow::anyhow!(
+            "a graph plays the crowd: the comparisons with the source follow clips, not a graph"
+        )));
+    }
     let mut model = ViewModel::new(entries, settings)?;
+    if let Some(g) = &options.graph {
+        model.set_graph(g.clone(), &options.graph_params)?;
+    }
     model.start_at(options.time);
     let frames = options.frames.or(options.screenshot.as_ref().map(|_| 3));
     let event_loop = EventLoop::new().map_err(|cause| ViewError::Window {

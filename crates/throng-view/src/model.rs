@@ -16,6 +16,7 @@ use throng_render::{
 };
 use throng_runtime::crowd::{self, ClipMix, Layout};
 
+use crate::graph::ViewGraph;
 use crate::heat;
 use throng_runtime::{PlayOptions, PlaybackCommand, PlaybackControl, Runtime};
 use throng_scene::{bake_model, load_model, source_meshes, InMemoryBake, SourceOptions};
@@ -221,6 +222,8 @@ pub struct ViewModel {
     pub status_error: bool,
     skinner: Vec<Option<ModelSkinner>>,
     ramp_png: Vec<u8>,
+    /// An animation graph playing every file's crowd instead of the clip panels.
+    pub graph: Option<ViewGraph>,
 }
 
 /// Reads `path` (a baked asset, or a source glTF baked in memory) with its source: the file
@@ -289,7 +292,37 @@ impl ViewModel {
             status_error: false,
             skinner,
             ramp_png: heat::ramp_png()?,
+            graph: None,
         })
+    }
+
+    /// Plays every file's crowd through the graph at `path` (checked against each file's
+    /// clips), its parameters starting at `params` (name, value as text); the comparisons,
+    /// which follow the runtime's clips, are turned off.
+    pub fn set_graph(
+        &mut self,
+        path: PathBuf,
+        params: &[(String, Option<String>)],
+    ) -> anyhow::Result<()> {
+        let assets: Vec<&BakedAsset> = self.entries.iter().map(|e| &e.asset).collect();
+        let mut graph = ViewGraph::load(path, &assets)?;
+        for (name, value) in params {
+            graph.start_with(name, value.as_deref())?;
+        }
+        self.graph = Some(graph);
+        self.settings.compare = Compare::Off;
+        self.built = None;
+        Ok(())
+    }
+
+    /// File `a`'s records as the renderer reads them: its graph crowd's, else its runtime's.
+    fn records(&self, a: usize) -> Option<throng_contract::Records<'_>> {
+        match &self.graph {
+            Some(g) => g
+                .crowd(a)
+                .map(|c| throng_contract::Records::Cpu(c.records())),
+            None => self.players.get(a).map(Runtime::records),
+        }
     }
 
     /// Puts `text` on the status line, red when it is an `error`.
@@ -364,6 +397,19 @@ impl ViewModel {
         }
         let dt = dt * self.settings.speed as f64;
         self.time += dt;
+        if let Some(g) = self.graph.as_mut() {
+            g.step(dt);
+            for a in 0..self.entries.len() {
+                let Some(c) = g.crowd(a) else { continue };
+                for ev in c.events() {
+                    if let Some(n) = g.graph.events.get(ev.event as usize) {
+                        self.fired.retain(|(m, _)| m != n);
+                        self.fired.push((n.clone(), self.clock));
+                    }
+                }
+            }
+            return;
+        }
         for (e, p) in self.entries.iter().zip(&mut self.players) {
             p.clear_changes();
             p.update(dt);
@@ -499,6 +545,11 @@ impl ViewModel {
             )?);
             self.parts.push(Part { transforms });
         }
+        if let Some(g) = self.graph.as_mut() {
+            let assets: Vec<&BakedAsset> = self.entries.iter().map(|e| &e.asset).collect();
+            let lens: Vec<usize> = self.parts.iter().map(|p| p.transforms.len()).collect();
+            g.restart(&assets, &lens)?;
+        }
         self.built = Some(self.settings.clone());
         Ok(())
     }
@@ -559,16 +610,14 @@ impl ViewModel {
             }
             (_, SkinPath::Reference) => (self.draw_decoded(renderer, &opts)?, None, None),
             _ => {
-                let crowds: Vec<Crowd> = self
-                    .entries
-                    .iter()
+                let crowds: Vec<Crowd> = (self.entries.iter().enumerate())
                     .zip(&self.players)
                     .zip(&self.parts)
-                    .filter_map(|((e, p), part)| {
+                    .filter_map(|(((a, e), p), part)| {
                         Some(Crowd {
                             asset: e.gpu.as_ref()?,
                             transforms: self.shown(p, part),
-                            playback: p.records().into(),
+                            playback: self.records(a)?.into(),
                             props: &[],
                             live: &[],
                         })
@@ -593,7 +642,8 @@ impl ViewModel {
     /// Where instances are drawn: moved by root motion, unless held in place or compared with
     /// the source.
     fn shown<'a>(&self, player: &'a Runtime, part: &'a Part) -> &'a [InstanceTransform] {
-        if self.settings.in_place || self.settings.compare != Compare::Off {
+        // A graph crowd keeps no root motion.
+        if self.settings.in_place || self.settings.compare != Compare::Off || self.graph.is_some() {
             &part.transforms
         } else {
             player.transforms()
@@ -602,14 +652,10 @@ impl ViewModel {
 
     /// The first file, its CPU-timed records and its share of the crowd.
     fn first_cpu(&self) -> anyhow::Result<(&Entry, &[throng_contract::InstanceRecord], &Part)> {
-        let (Some(e), Some(p), Some(part)) = (
-            self.entries.first(),
-            self.players.first(),
-            self.parts.first(),
-        ) else {
+        let (Some(e), Some(part)) = (self.entries.first(), self.parts.first()) else {
             anyhow::bail!("nothing to draw");
         };
-        let Some(records) = p.records().cpu() else {
+        let Some(records) = self.records(0).and_then(|r| r.cpu()) else {
             anyhow::bail!("the reference path and the heat map are CPU-timed: choose CPU timing");
         };
         Ok((e, records, part))

@@ -4,6 +4,7 @@
 use egui::{Color32, RichText, Ui};
 use throng_asset::{Encoding, LoopMode};
 use throng_contract::{Skinning, Timing};
+use throng_graph::ParamKind;
 use throng_render::{DebugView, FrameStats, SkinPath};
 use throng_runtime::crowd::Layout;
 
@@ -210,6 +211,83 @@ fn legend(ui: &mut Ui, view: egui::Rect, l: Legend) {
 }
 
 /// A panel section, open at start.
+/// The animation graph: its parameters for every instance (floats and ints as sliders, bools
+/// as toggles, triggers as buttons), and one instance's states with the current one lit and
+/// the transition under way.
+fn graph_panel(ui: &mut Ui, m: &mut ViewModel) {
+    let Some(g) = m.graph.as_mut() else {
+        return;
+    };
+    ui.label(g.path.display().to_string());
+    let mut error = None;
+    for p in 0..g.graph.parameters.len() {
+        let (name, kind) = (
+            g.graph.parameters[p].name.clone(),
+            g.graph.parameters[p].kind,
+        );
+        let mut v = g.values[p];
+        let changed = match kind {
+            ParamKind::Float => ui
+                .add(
+                    egui::Slider::new(&mut v, -1.0..=10.0)
+                        .clamping(egui::SliderClamping::Never)
+                        .text(&name),
+                )
+                .changed(),
+            ParamKind::Int => {
+                let mut i = v as i32;
+                let c = ui
+                    .add(egui::Slider::new(&mut i, -10..=100).text(&name))
+                    .changed();
+                v = i as f32;
+                c
+            }
+            ParamKind::Bool => {
+                let mut b = v != 0.0;
+                let c = ui.checkbox(&mut b, &name).changed();
+                v = b as u8 as f32;
+                c
+            }
+            ParamKind::Trigger => {
+                v = 1.0;
+                ui.button(format!("fire {name}")).clicked()
+            }
+        };
+        if changed {
+            if let Err(e) = g.set(p, v) {
+                error = Some(format!("{e:#}"));
+            }
+        }
+    }
+    let n = g.crowd(0).map_or(0, |c| c.len());
+    if n > 1 {
+        ui.add(egui::Slider::new(&mut g.selected, 0..=n - 1).text("instance"));
+    }
+    if let Some(c) = g.crowd(0).filter(|c| g.selected < c.len()) {
+        let now = c.state(g.selected);
+        for (i, st) in g.graph.states.iter().enumerate() {
+            let _ = ui.selectable_label(i == now, &st.name);
+        }
+        if let Some((t, f)) = c.transition(g.selected) {
+            let name = |s: Option<usize>| {
+                s.and_then(|s| g.graph.states.get(s))
+                    .map_or("any", |s| s.name.as_str())
+            };
+            if let Some(t) = g.graph.transitions.get(t) {
+                ui.weak(format!(
+                    "transition {} → {}: {:.0} %",
+                    name(t.from),
+                    name(Some(t.to)),
+                    f * 100.0
+                ));
+            }
+        }
+    }
+    if let Some(e) = error {
+        m.tell(e, true);
+    }
+}
+
 fn section(ui: &mut Ui, title: &str, body: impl FnOnce(&mut Ui)) {
     egui::CollapsingHeader::new(title)
         .default_open(true)
@@ -248,6 +326,9 @@ fn controls(ui: &mut Ui, m: &mut ViewModel) {
         }
     });
     section(ui, "Playback", |ui| playback(ui, m));
+    if m.graph.is_some() {
+        section(ui, "Graph", |ui| graph_panel(ui, m));
+    }
     section(ui, "Crowd", |ui| {
         let s = &mut m.settings;
         ui.add(
@@ -267,7 +348,7 @@ fn controls(ui: &mut Ui, m: &mut ViewModel) {
     });
     section(ui, "Drawing", |ui| drawing(ui, m));
     section(ui, "Compare with the source", |ui| {
-        let has = m.has_source();
+        let has = m.has_source() && m.graph.is_none();
         ui.add_enabled_ui(has, |ui| {
             let s = &mut m.settings;
             ui.horizontal_wrapped(|ui| {
@@ -277,7 +358,9 @@ fn controls(ui: &mut Ui, m: &mut ViewModel) {
                 ui.radio_value(&mut s.compare, Compare::Heat, "error heat map");
             });
         });
-        if !has {
+        if m.graph.is_some() {
+            ui.weak("A graph plays the crowd; the comparisons follow clips.");
+        } else if !has {
             ui.weak("Open the source glTF, or a bake with --source SRC.");
         }
     });

@@ -130,6 +130,41 @@ fn screenshot_shows_the_crowd_and_the_panels() {
     assert!(text > 2_000, "{text} light (text) pixels in the panel");
 }
 
+/// `--graph` plays the crowd through Fox's locomotion graph with the Graph panel (its pose
+/// logic is tested in throng-graph and throng-scene); a parameter the graph lacks fails
+/// naming it (exit 1) and a comparison with a graph is a usage error (exit 2).
+#[test]
+fn a_graph_plays_the_crowd_and_its_parameters_are_checked() {
+    let Some(fox) = fox_and_xvfb() else {
+        return;
+    };
+    let graph =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../throng-graph/graphs/fox-locomotion.json");
+    let graph = s(&graph);
+    let png = dir().join("view-graph.png");
+    let png_s = s(&png);
+    let run = [
+        &fox,
+        "--graph",
+        &graph,
+        "--param",
+        "speed=4",
+        "--screenshot",
+        &png_s,
+        "--frames",
+        "3",
+    ];
+    ok(view_under_xvfb(&run), "throng view --graph");
+    let foxes = count_in_view(&read_png(&png), orange);
+    assert!(foxes > 2_000, "{foxes} fox pixels in the view");
+    let out = view_under_xvfb(&[&fox, "--graph", &graph, "--param", "sped=4"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("\"sped\""), "{err}");
+    let out = view_under_xvfb(&[&fox, "--graph", &graph, "--compare", "heat"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
 /// The worst heat-map error the viewer prints, as a fraction of the diagonal.
 fn printed_worst(stderr: &str) -> f64 {
     let line = stderr

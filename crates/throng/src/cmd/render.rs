@@ -190,27 +190,13 @@ pub struct Args {
     pub graph: Option<PathBuf>,
     /// A graph parameter for every instance, `NAME=VALUE` (repeatable): a number, `true` or
     /// `false`; a trigger by its name alone fires.
-    #[arg(long, value_name = "NAME[=VALUE]", requires = "graph", value_parser = parse_param)]
+    #[arg(long, value_name = "NAME[=VALUE]", requires = "graph", value_parser = shared::parse_param)]
     pub param: Vec<(String, Option<String>)>,
     /// Hold every instance at its place in the layout. By default an asset baked with
     /// `--root-motion extract` moves each instance by its clips' root motion, as the source
     /// moves the character (CPU-timed playback; the GPU-timed runtime keeps no root motion).
     #[arg(long)]
     pub in_place: bool,
-}
-
-/// `NAME[=VALUE]` of `--param`.
-fn parse_param(s: &str) -> Result<(String, Option<String>), String> {
-    let (name, value) = match s.split_once('=') {
-        Some((n, v)) => (n, Some(v.to_string())),
-        None => (s, None),
-    };
-    if name.is_empty() {
-        return Err(format!(
-            "expected NAME=VALUE or a trigger's NAME, not {s:?}"
-        ));
-    }
-    Ok((name.to_string(), value))
 }
 
 /// `ANCHOR=PROP` of `--prop`.

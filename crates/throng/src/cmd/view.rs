@@ -64,8 +64,16 @@ pub struct Args {
     pub frames: Option<u32>,
     /// Start with the source beside the bake (`beside`), over it (`over`) or as an error heat
     /// map (`heat`); needs a source.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, conflicts_with = "graph")]
     pub compare: Option<CompareArg>,
+    /// Play every file's crowd through this animation graph (docs/graph.md); its parameters
+    /// are set from the Graph panel, which also shows one instance's state machine.
+    #[arg(long, value_name = "GRAPH.json")]
+    pub graph: Option<PathBuf>,
+    /// A graph parameter's starting value, `NAME=VALUE` (repeatable); a trigger by its name
+    /// alone fires at the start.
+    #[arg(long, value_name = "NAME[=VALUE]", requires = "graph", value_parser = shared::parse_param)]
+    pub param: Vec<(String, Option<String>)>,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,6 +133,8 @@ fn options(args: Args) -> ViewOptions {
             Some(CompareArg::Over) => Compare::Over,
             Some(CompareArg::Heat) => Compare::Heat,
         },
+        graph: args.graph,
+        graph_params: args.param,
     }
 }
 

@@ -98,6 +98,20 @@ pub fn check_folder(output: &Path) -> anyhow::Result<()> {
     }
 }
 
+/// `NAME[=VALUE]` of `--param` (a graph parameter; a trigger by its name alone).
+pub fn parse_param(s: &str) -> Result<(String, Option<String>), String> {
+    let (name, value) = match s.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_string())),
+        None => (s, None),
+    };
+    if name.is_empty() {
+        return Err(format!(
+            "expected NAME=VALUE or a trigger's NAME, not {s:?}"
+        ));
+    }
+    Ok((name.to_string(), value))
+}
+
 // ---- progress ----
 
 /// A progress bar of `len` `unit`s on standard error (hidden for one item).
