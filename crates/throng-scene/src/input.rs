@@ -43,6 +43,10 @@ pub fn bake_model(model: &Model, input: &Path, how: &InMemoryBake) -> anyhow::Re
         source_name: file_name(input),
         encoding: how.encoding.unwrap_or(defaults.encoding),
         influences: how.influences.unwrap_or(defaults.influences),
+        // As `throng bake` without flags: 4 or 8 influences by the budget, and the default
+        // budget met as closely as it can be (with a warning) rather than refused.
+        auto_influences: how.influences.is_none(),
+        budget_strict: false,
         vat: how.vat,
         anchors: if how.anchors.is_empty() {
             defaults.anchors
@@ -60,7 +64,7 @@ pub fn bake_model(model: &Model, input: &Path, how: &InMemoryBake) -> anyhow::Re
         "baked {} in memory: {}, {} influences, {} clip(s)",
         input.display(),
         asset.bone_texture.encoding,
-        options.influences,
+        asset.settings.influences,
         asset.clips.len()
     );
     Ok(asset)

@@ -387,13 +387,17 @@ fn bake(model: &throng_anim::Model, name: &str) -> anyhow::Result<BakedAsset> {
     let options = BakeOptions {
         source_name: name.to_string(),
         lods: DEMO_LODS.to_vec(),
+        // `throng bake`'s defaults: 4 or 8 influences by the budget, the budget met as closely
+        // as it can be (with a warning) rather than refused.
+        auto_influences: true,
+        budget_strict: false,
         ..BakeOptions::default()
     };
     let t = Instant::now();
     let (asset, report) =
         shared::bake_with_bar(model, &options).with_context(|| format!("baking {name}"))?;
     println!("baked {name} in memory in {:.1} ms", ms(t.elapsed()));
-    shared::print_report(&report, options.influences);
+    shared::print_report(&report, report.influences);
     shared::print_fidelity(&asset, model)?;
     for w in &report.warnings {
         eprintln!("warning: {w}");
