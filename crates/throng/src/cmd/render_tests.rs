@@ -42,7 +42,8 @@ fn debug_joint_goes_only_with_the_weights_view() {
 #[test]
 fn motion_view_needs_the_palette_path_and_no_props() {
     assert_eq!(usage_of(&["--debug", "motion", "--path", "palette"]), None);
-    assert_eq!(usage_of(&["--debug", "motion"]), Some(true));
+    // Without --path: the palette path, the default for baked inputs.
+    assert_eq!(usage_of(&["--debug", "motion"]), None);
     assert_eq!(
         usage_of(&["--debug", "motion", "--path", "vat"]),
         Some(true)
@@ -83,7 +84,7 @@ fn enums_parse_by_their_one_name() {
         "row",
     ]);
     assert_eq!(a.skinning, Skinning::DualQuat);
-    assert_eq!(a.path, SkinPath::Vat);
+    assert_eq!(a.path, Some(SkinPath::Vat));
     assert_eq!(a.timing, Timing::Gpu);
     assert_eq!(a.layout, Layout::Random);
     assert_eq!(a.encoding, Some(Encoding::Mat3x4F16));

@@ -7,14 +7,12 @@
 //! 60 fps). Fails (exit code 1) when a budgeted row exceeds `--max-error`, or any row exceeds
 //! `--max-error-rel`.
 
-use super::shared::{
-    file_name, load_model, parse_fps, parse_influences, parse_max_error, SourceArgs,
-};
+use super::shared::{file_name, load_model, parse_fps, parse_max_error, SourceArgs};
 use anyhow::Context;
 use std::path::PathBuf;
 use throng_asset::Encoding;
 use throng_bake::verify::{verify, ClipFidelity};
-use throng_bake::{BakeOptions, MaxError, Sampling};
+use throng_bake::{BakeOptions, InfluenceCount, MaxError, Sampling};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -37,9 +35,10 @@ pub struct Args {
     /// `0.02u`), and the limit its rows must meet: exit code 1 when one does not.
     #[arg(long, value_name = "E", value_parser = parse_max_error, allow_hyphen_values = true)]
     pub max_error: Option<MaxError>,
-    /// Influences per vertex, 4 or 8 (source input only).
-    #[arg(long, default_value_t = 4, value_parser = parse_influences)]
-    pub influences: u32,
+    /// Influences per vertex: 4, 8 or auto (the default, as `throng bake`: 4, or 8 where 4
+    /// use more than half of the error budget and 8 do better). Source input only.
+    #[arg(long, value_name = "4|8|auto", value_parser = InfluenceCount::parse)]
+    pub influences: Option<InfluenceCount>,
     /// Also bake a VAT with this position storage (f32, f16, unorm16) and measure it: extra
     /// rows with encoding `vat-<storage>` (source input only; a baked input's VATs are always
     /// measured).
@@ -135,11 +134,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut results = plan.file_rows;
     for (i, enc) in plan.encodings.iter().enumerate() {
         for (j, sampling) in plan.samplings.iter().enumerate() {
-            let options = BakeOptions {
+            let mut options = BakeOptions {
                 source_name: plan.name.clone(),
                 sampling: *sampling,
                 encoding: *enc,
-                influences: args.influences,
                 // The VAT does not depend on the bone encoding: measure it once.
                 vat: if i == 0 && j == 0 && !baked_input {
                     args.vat
@@ -148,6 +146,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 },
                 ..Default::default()
             };
+            args.influences
+                .unwrap_or(InfluenceCount::Auto)
+                .apply(&mut options);
             let (asset, report) = super::shared::bake_with_bar(&plan.model, &options)
                 .with_context(|| {
                     format!("baking {} as {} at {sampling}", plan.name, enc.as_str())
@@ -186,7 +187,7 @@ fn baked_plan(args: &Args) -> anyhow::Result<Plan> {
     let source_only = [
         (args.fps.is_some(), "--fps"),
         (args.vat.is_some(), "--vat"),
-        (args.influences != 4, "--influences"),
+        (args.influences.is_some(), "--influences"),
     ];
     if let Some((_, flag)) = source_only.iter().find(|(set, _)| *set) {
         return Err(super::shared::usage(format!(
