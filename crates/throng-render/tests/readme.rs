@@ -12,7 +12,9 @@ const EXAMPLES: [&str; 2] = [
 ];
 
 fn read(rel: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel);
     match std::fs::read_to_string(&path) {
         Ok(s) => s,
         Err(e) => panic!("reading {}: {e}", path.display()),
