@@ -7,11 +7,13 @@
 //! Conventions (glTF 2.0): right-handed, +Y up, seconds, radians, column-major matrices,
 //! quaternions (x, y, z, w), lengths in the file's units.
 
+mod input;
 pub mod model;
 mod pose_skin;
 pub mod sample;
 pub mod skin;
 
+pub use input::read_bounded;
 pub use model::*;
 pub use pose_skin::{ModelSkinner, SkinnedPart};
 pub use sample::{apply_channel, locals_to_model, sample_locals, skin_matrices, Poser};

@@ -38,17 +38,7 @@ pub(crate) const MAX_INPUT_BYTES: u64 = u32::MAX as u64;
 /// Reads the file the caller named, at most [`MAX_INPUT_BYTES`]: it may be a pipe or a device
 /// that never ends.
 pub(crate) fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
-    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(usize::try_from(size.min(MAX_INPUT_BYTES)).unwrap_or(0));
-    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("it is larger than {MAX_INPUT_BYTES} bytes, the largest FBX throng reads"),
-        ));
-    }
-    Ok(bytes)
+    throng_anim::read_bounded(path, MAX_INPUT_BYTES, "the largest FBX throng reads")
 }
 
 /// The binary FBX magic (FBX SDK): 21 bytes followed by 0x1A 0x00.
