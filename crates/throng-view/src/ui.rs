@@ -309,9 +309,12 @@ fn controls(ui: &mut Ui, m: &mut ViewModel) {
                 e.asset.palette.len()
             ));
         }
-        ui.weak("Drop a .glb or .gltf on the window to add it.");
+        ui.weak("Drop a .glb, .gltf or .fbx on the window to add it.");
     });
     section(ui, "Clips", |ui| {
+        if m.graph.is_some() {
+            ui.weak("The graph chooses each instance's clips (Graph panel below).");
+        }
         let clips: Vec<(String, f64, LoopMode, usize)> = m
             .clips()
             .iter()
@@ -319,7 +322,8 @@ fn controls(ui: &mut Ui, m: &mut ViewModel) {
             .collect();
         for (i, (name, d, mode, events)) in clips.iter().enumerate() {
             let text = format!("{name}  {d:.2} s  {}  {events} events", mode.as_str());
-            if ui.selectable_label(m.settings.clip == i, text).clicked() {
+            let lit = m.settings.clip == i && m.graph.is_none();
+            if ui.selectable_label(lit, text).clicked() {
                 m.settings.clip = i;
                 m.settings.fade_to = i;
             }

@@ -13,7 +13,7 @@ mod cmd;
 #[command(
     name = "throng",
     version,
-    about = "Bake skeletal animation from glTF 2.0 into GPU textures and play it on crowds"
+    about = "Bake skeletal animation from glTF 2.0 and FBX into GPU textures and play it on crowds"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -30,11 +30,11 @@ enum Command {
     Demo(cmd::demo::Args),
     /// Write the built-in character as a standard glTF binary.
     DemoAsset(cmd::demo_asset::Args),
-    /// Bake a glTF character (or a folder of them) into a throng asset.
+    /// Bake a glTF or FBX character (or a folder of them) into a throng asset.
     Bake(cmd::bake::Args),
     /// Fidelity of a bake against full-rate CPU skinning of the source.
     Verify(cmd::verify::Args),
-    /// Draw a crowd headless to a PNG on whatever GPU adapter exists.
+    /// Draw a crowd headless to a PNG (or an animated GIF) on whatever GPU adapter exists.
     Render(cmd::render::Args),
     /// A window to look at bakes: clips, timeline, crowd, paths, the source beside or over it.
     View(cmd::view::Args),
@@ -43,7 +43,7 @@ enum Command {
     /// Animation graphs (docs/graph.md): `graph check`, `graph dot`.
     #[command(subcommand)]
     Graph(cmd::graph::Command),
-    /// Benchmarks: `bench runtime`, `bench render`.
+    /// Benchmarks: `bench runtime`, `bench render`, `bench summary`.
     #[command(subcommand)]
     Bench(BenchCommand),
 }

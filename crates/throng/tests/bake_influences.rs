@@ -228,3 +228,25 @@ fn an_additive_clip_is_measured_on_its_reference_pose_by_every_line() {
     assert!(o.status.success(), "{stderr}");
     assert!(fidelity_at_samples(&stdout) < 1e-4, "{stdout}");
 }
+
+/// A folder bake shows each file's warnings (here the budget the Stegosaurus misses), as a
+/// single bake does, instead of only "baked".
+#[test]
+fn a_folder_bake_shows_each_files_warnings() {
+    let Some(src) = common::asset_arg("fbx/quaternius/Stegosaurus.blender.glb") else {
+        return;
+    };
+    let dir = PathBuf::from(out("folder-in"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::copy(&src, dir.join("Stegosaurus.glb")).expect("copy");
+    let dir = dir.to_string_lossy().into_owned();
+    let o = run(&["bake", &dir, "-o", &out("folder-out")]);
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("1 baked"), "{stdout}");
+    assert!(
+        stderr.contains("warning: Stegosaurus.glb: clip") && stderr.contains("is not met"),
+        "{stderr}"
+    );
+}

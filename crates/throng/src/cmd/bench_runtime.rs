@@ -30,7 +30,7 @@ pub struct Args {
     /// Timed frames (after up to 30 warm-up frames).
     #[arg(long, default_value_t = 60)]
     pub frames: usize,
-    /// glTF character whose CPU skinning is the per-instance baseline (default: the built-in fox).
+    /// glTF or FBX character whose CPU skinning is the per-instance baseline (default: the built-in fox).
     #[arg(long, value_name = "GLTF")]
     pub source: Option<PathBuf>,
     /// Print the report as JSON.

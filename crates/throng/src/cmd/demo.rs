@@ -57,7 +57,7 @@ pub struct Args {
     /// Folder for demo.png and demo.gif (created when missing).
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub out_dir: PathBuf,
-    /// A glTF character (.gltf/.glb) to use instead of the built-in fox.
+    /// A glTF or FBX character (.gltf/.glb/.fbx) to use instead of the built-in fox.
     #[arg(long, value_name = "FILE")]
     pub asset: Option<PathBuf>,
     /// Frames of the animated GIF, 7/100 s of simulated time each (default: 36 on a hardware

@@ -32,7 +32,7 @@ use throng_scene::{
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A baked throng asset (.glb), or a source glTF (.gltf/.glb): one source alone is drawn with
+    /// A baked throng asset (.glb), or a source (.gltf/.glb/.fbx): one source alone is drawn with
     /// CPU skinning, and baked in memory for the GPU paths when a flag needs them (--encoding,
     /// --influences, --timing gpu, --debug). Several inputs share one frame: instance i is an
     /// instance of input i mod K, each drawn on the GPU (sources baked in memory).

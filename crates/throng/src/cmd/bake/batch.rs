@@ -16,6 +16,8 @@ enum Outcome {
         rows: u32,
         /// Clip names of the per-clip settings this file has no clip for (not applied).
         missing: Vec<String>,
+        /// The import's and the bake's warnings (a budget not met, influences cut, …).
+        warnings: Vec<String>,
     },
     Skipped(String),
     Failed(anyhow::Error),
@@ -118,7 +120,7 @@ fn bake_one(input: &Path, out_dir: &Path, base: &BakeOptions, source: &SourceArg
         .cloned()
         .collect();
     options.clip_settings.retain(|n, _| has(n));
-    let (asset, _report) = match throng_bake::bake(&model, &options) {
+    let (asset, report) = match throng_bake::bake(&model, &options) {
         Ok(r) => r,
         Err(BakeError::NothingToAnimate { why, .. }) => return Outcome::Skipped(why),
         Err(e) => return Outcome::Failed(e.into()),
@@ -135,6 +137,10 @@ fn bake_one(input: &Path, out_dir: &Path, base: &BakeOptions, source: &SourceArg
             out,
             rows: asset.rows(),
             missing,
+            warnings: (model.warnings.iter())
+                .chain(&report.warnings)
+                .cloned()
+                .collect(),
         },
         Err(e) => Outcome::Failed(e.into()),
     }
@@ -186,9 +192,17 @@ pub fn run(
     let mut baked = 0;
     for (f, o) in files.iter().zip(&outcomes) {
         match o {
-            Outcome::Baked { out, rows, missing } => {
+            Outcome::Baked {
+                out,
+                rows,
+                missing,
+                warnings,
+            } => {
                 baked += 1;
                 println!("baked   {} → {} ({rows} rows)", f.display(), out.display());
+                for w in warnings {
+                    eprintln!("        warning: {}: {w}", file_name(f));
+                }
                 if !missing.is_empty() {
                     println!(
                         "        settings for clip(s) {} not applied: {} has no such clip",

@@ -16,7 +16,8 @@ use throng_bake::{BakeOptions, InfluenceCount, MaxError, Sampling};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Source glTF file (.gltf/.glb), or a folder: bake every animated glTF in it into -o OUTDIR.
+    /// Source glTF or FBX file (.gltf/.glb/.fbx), or a folder: bake every animated source in it
+    /// into -o OUTDIR.
     pub input: PathBuf,
     #[command(flatten)]
     pub source_args: SourceArgs,
@@ -116,6 +117,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     }
+    // A folder that is missing, or a path that cannot be written, before the bake, not after.
+    shared::check_folder(&args.out)?;
+    throng_scene::check_writable(&args.out)?;
     let start = Instant::now();
     let model = load_model(&args.input, &args.source_args)?;
     for w in &model.warnings {

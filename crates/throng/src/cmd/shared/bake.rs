@@ -95,7 +95,16 @@ pub fn print_warnings(report: &throng_bake::BakeReport, influences: u32) {
     if !matches!(report.encoding, Encoding::Mat4F32 | Encoding::Mat3x4F32) {
         finer.push("--encoding mat3x4-f32");
     }
-    if crowded && !finer.is_empty() {
+    if crowded && influences >= 8 && report.vertices_lost_weight > 0 {
+        // The cut to 8 influences, not the encoding, is what no setting here removes.
+        eprintln!(
+            "hint: {} vertices have more influences than the 8 throng keeps (largest weight \
+             dropped {:.3}); the error that cut makes at the samples stays whatever the encoding \
+             or spacing: allow more error (--max-error), or re-weight the source so that no \
+             vertex has more than 8",
+            report.vertices_lost_weight, report.max_dropped_weight
+        );
+    } else if crowded && !finer.is_empty() {
         eprintln!(
             "hint: bake with {} to leave room between frames",
             finer.join(" or ")

@@ -31,7 +31,7 @@ impl SourceArgs {
 /// commands take either kind, so they share one positional argument and its help.
 #[derive(clap::Args, Debug, Clone)]
 pub struct InputArgs {
-    /// A glTF file (.gltf/.glb) or a baked throng asset (.glb).
+    /// A glTF (.gltf/.glb) or FBX (.fbx) file, or a baked throng asset (.glb).
     pub input: PathBuf,
     #[command(flatten)]
     pub source_args: SourceArgs,
