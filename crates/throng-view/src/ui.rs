@@ -309,7 +309,7 @@ fn controls(ui: &mut Ui, m: &mut ViewModel) {
                 e.asset.palette.len()
             ));
         }
-        ui.weak("Drop a .glb, .gltf or .fbx on the window to add it.");
+        ui.weak("Drop a .gltf/.glb/.fbx here to add it.");
     });
     section(ui, "Clips", |ui| {
         if m.graph.is_some() {
