@@ -6,7 +6,7 @@
 use anyhow::Context;
 use std::path::PathBuf;
 use throng_asset::BakedAsset;
-use throng_graph::{Graph, GraphCrowd, ParamKind};
+use throng_graph::{Graph, GraphCrowd, GraphFile, ParamKind};
 
 /// A graph file and the parameter values every instance starts with.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -17,6 +17,33 @@ pub struct GraphSetup {
 }
 
 impl GraphSetup {
+    /// What can be checked before any asset is read or baked: the file parses as a graph, and
+    /// every parameter given is one of its parameters with a value of its kind. Errors name
+    /// the file and the parameter.
+    pub fn check_file(&self) -> anyhow::Result<()> {
+        let file = self.path.display();
+        let text = std::fs::read_to_string(&self.path)
+            .with_context(|| format!("reading the graph {file}"))?;
+        let parsed =
+            GraphFile::parse(&text).with_context(|| format!("{file}: not a valid graph file"))?;
+        for (name, value) in &self.params {
+            let Some(p) = parsed.parameters.iter().find(|p| &p.name == name) else {
+                let known: Vec<&str> = parsed.parameters.iter().map(|p| p.name.as_str()).collect();
+                anyhow::bail!(
+                    "{file}: the graph has no parameter {name:?} (parameters: {})",
+                    if known.is_empty() {
+                        "none".into()
+                    } else {
+                        known.join(", ")
+                    }
+                );
+            };
+            param_value(p.kind, value.as_deref())
+                .with_context(|| format!("{file}: parameter {name}"))?;
+        }
+        Ok(())
+    }
+
     /// `len` instances of `asset` playing the graph in its entry state with these parameters.
     /// Errors name the graph file, the asset and the parameter.
     pub fn crowd(&self, asset: &BakedAsset, len: usize) -> anyhow::Result<GraphCrowd> {
@@ -51,9 +78,10 @@ pub fn param_value(kind: ParamKind, value: Option<&str>) -> anyhow::Result<f32> 
     }
     let text = value.unwrap_or("true").trim();
     Ok(match kind {
-        ParamKind::Float | ParamKind::Int => text
-            .parse()
-            .map_err(|_| anyhow::anyhow!("expected a number, not {text:?}"))?,
+        ParamKind::Float | ParamKind::Int => match text.parse::<f32>() {
+            Ok(v) if v.is_finite() => v,
+            _ => anyhow::bail!("expected a finite number, not {text:?}"),
+        },
         ParamKind::Bool | ParamKind::Trigger => match text {
             "true" | "1" => 1.0,
             "false" | "0" => 0.0,

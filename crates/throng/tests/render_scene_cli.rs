@@ -358,6 +358,26 @@ fn graph_flags_are_checked_before_the_work() {
         !err.contains("adapter:"),
         "checked after creating a device:\n{err}"
     );
+    assert!(
+        !err.contains("in memory"),
+        "checked after baking the source:\n{err}"
+    );
+    let o = run(&[
+        "render",
+        &fox,
+        "--graph",
+        &graph,
+        "--param",
+        "speed=nan",
+        "-o",
+        &out,
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("finite") && !err.contains("in memory"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -385,12 +385,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     check_usage(&args)?;
     let (out_path, is_gif) =
         shared::image_output(args.output.as_deref(), &args.inputs[0], args.frames)?;
-    let inputs = load_inputs(&args)?;
-    check_inputs(&args, &inputs)?;
     let graph = args.graph.as_ref().map(|path| GraphSetup {
         path: path.clone(),
         params: args.param.clone(),
     });
+    if let Some(g) = &graph {
+        // Its syntax and parameters before any input is read or baked.
+        g.check_file()?;
+    }
+    let inputs = load_inputs(&args)?;
+    check_inputs(&args, &inputs)?;
     if let Some(g) = &graph {
         // The graph's clips and parameters against every input, before any GPU work.
         for asset in inputs.iter().filter_map(Input::baked) {
