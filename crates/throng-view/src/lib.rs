@@ -139,7 +139,7 @@ pub fn run(options: ViewOptions) -> Result<(), ViewError> {
     // The drawing panel starts at what the first file was baked with.
     if options.encoding.is_none() || all_baked {
         settings.encoding = entries[0].asset.bone_texture.encoding;
-        settings.influences = entries[0].asset.settings.influences;
+        settings.influences = Some(entries[0].asset.settings.influences);
     }
     check_vat(&entries, &settings)?;
     if let Some(c) = &options.clip {

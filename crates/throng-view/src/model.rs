@@ -72,7 +72,8 @@ pub struct Settings {
     pub skinning: Skinning,
     /// Encoding and influences of an in-memory bake (files with a source only).
     pub encoding: Encoding,
-    pub influences: u32,
+    /// `None`: 4 or 8 by the error budget, as `throng bake` chooses by default.
+    pub influences: Option<u32>,
     pub lod_bias: f32,
     /// Occlusion culling (besides the frustum).
     pub occlusion: bool,
@@ -103,7 +104,7 @@ impl Default for Settings {
             timing: Timing::Cpu,
             skinning: Skinning::Linear,
             encoding: throng_bake::BakeOptions::default().encoding,
-            influences: throng_bake::BakeOptions::default().influences,
+            influences: None,
             lod_bias: 1.0,
             occlusion: true,
             shadows: true,
@@ -263,7 +264,7 @@ pub fn open(
 fn bake(model: &Model, path: &Path, s: &Settings) -> anyhow::Result<BakedAsset> {
     let how = InMemoryBake {
         encoding: Some(s.encoding),
-        influences: Some(s.influences),
+        influences: s.influences,
         vat: (s.path == SkinPath::Vat).then_some(VatEncoding::F32),
         source: Default::default(),
         anchors: Vec::new(),

@@ -504,8 +504,9 @@ fn drawing(ui: &mut Ui, m: &mut ViewModel) {
             });
         ui.horizontal(|ui| {
             ui.label("influences");
-            ui.radio_value(&mut s.influences, 4, "4");
-            ui.radio_value(&mut s.influences, 8, "8");
+            ui.radio_value(&mut s.influences, None, "auto");
+            ui.radio_value(&mut s.influences, Some(4), "4");
+            ui.radio_value(&mut s.influences, Some(8), "8");
         });
     });
     ui.add(egui::Slider::new(&mut s.lod_bias, 0.0..=16.0).text("LOD bias (px)"));
