@@ -201,6 +201,8 @@ fn lod_bias_zero_draws_lod_0_only_and_no_shadows_drops_the_shadow_pass() {
         ok_stderr(&argv)
     };
     let lod = render(&[], "lod.png");
+    // Without --path a baked asset takes the palette path, and says so.
+    assert!(lod.contains("path: palette"), "{lod}");
     let full = render(&["--lod-bias", "0"], "lod0.png");
     let fewer = render(
         &[
