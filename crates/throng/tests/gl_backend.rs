@@ -13,24 +13,16 @@
 
 mod common;
 
-use common::{asset_arg, diff_image, differing, read_png, run_env, s, save};
-use std::path::{Path, PathBuf};
+use common::{asset_arg, diff_image, differing, out_dir, read_png, run_env, s, save};
+use std::path::PathBuf;
 
 const SIZE: &str = "256x256";
 const MAX_DIFFERING: f64 = 0.005;
 
-fn out_dir() -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gl-backend");
-    if let Err(e) = std::fs::create_dir_all(&d) {
-        panic!("creating {}: {e}", d.display());
-    }
-    d
-}
-
 /// Renders `args` on `backend` into `name`.png; `None` (skip) when that backend has no adapter
 /// outside CI.
 fn render(backend: &str, fox: &str, name: &str, args: &[&str]) -> Option<PathBuf> {
-    let png = out_dir().join(format!("{name}-{backend}.png"));
+    let png = out_dir("gl-backend").join(format!("{name}-{backend}.png"));
     let png_arg = s(&png);
     let mut all = vec!["render", fox, "-o", png_arg.as_str(), "--size", SIZE];
     all.extend_from_slice(args);

@@ -4,22 +4,15 @@
 
 mod common;
 
-use common::{ok, ok_json, s};
-use std::path::PathBuf;
+use common::{ok, ok_json, out_dir, s};
 use std::process::{Command, Stdio};
-
-fn out_dir() -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("inspect-layers");
-    std::fs::create_dir_all(&d).expect("out dir");
-    d
-}
 
 #[test]
 fn inspect_shows_layer_masks_and_additive_clips() {
     let Some(fox) = common::asset_arg("Fox.glb") else {
         return;
     };
-    let baked = s(&out_dir().join("fox-layers.glb"));
+    let baked = s(&out_dir("inspect-layers").join("fox-layers.glb"));
     ok(&[
         "bake",
         &fox,

@@ -12,22 +12,16 @@
 
 mod common;
 
-use common::{asset_and_gpu, diff_image, differing, ok, ok_stderr, read_png, run, s, save};
+use common::{
+    asset_and_gpu, diff_image, differing, ok, ok_stderr, out_dir, read_png, run, s, save,
+};
 use std::path::{Path, PathBuf};
 
 const SIZE: &str = "256x256";
 const MAX_DIFFERING: f64 = 0.005;
 
-fn out_dir() -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("masks");
-    if let Err(e) = std::fs::create_dir_all(&d) {
-        panic!("creating {}: {e}", d.display());
-    }
-    d
-}
-
 fn render(baked: &str, name: &str, args: &[&str]) -> PathBuf {
-    let png = out_dir().join(format!("{name}.png"));
+    let png = out_dir("masks").join(format!("{name}.png"));
     let png_arg = s(&png);
     let mut all: Vec<&str> = vec!["render", baked, "-o", png_arg.as_str(), "--size", SIZE];
     all.extend_from_slice(args);
@@ -74,22 +68,7 @@ fn masked_and_additive_blends_draw_the_cpu_pose() {
     let Some(fox) = asset_and_gpu("Fox.glb") else {
         return;
     };
-    let baked = s(&out_dir().join("fox-masks.glb"));
-    ok(&[
-        "bake",
-        &s(&fox),
-        "-o",
-        &baked,
-        "--fps",
-        "30",
-        "--encoding",
-        "mat3x4-f32",
-        "--mask",
-        "upper=b_Spine01_02",
-        "--additive",
-        "Survey:0",
-        "--no-verify",
-    ]);
+    let baked = bake_fox_with_masks(&fox, "fox-masks.glb", "mat3x4-f32");
     // "run with the upper body walking"
     check(
         &baked,
@@ -132,10 +111,32 @@ fn masked_and_additive_blends_draw_the_cpu_pose() {
     assert!(err.contains("--path palette"), "{err}");
 }
 
+/// Fox baked at 30 fps with `encoding`, an "upper" mask from b_Spine01_02 down and Survey as an
+/// additive clip on its first frame, as `name` in the test folder.
+fn bake_fox_with_masks(fox: &Path, name: &str, encoding: &str) -> String {
+    let baked = s(&out_dir("masks").join(name));
+    ok(&[
+        "bake",
+        &s(fox),
+        "-o",
+        &baked,
+        "--fps",
+        "30",
+        "--encoding",
+        encoding,
+        "--mask",
+        "upper=b_Spine01_02",
+        "--additive",
+        "Survey:0",
+        "--no-verify",
+    ]);
+    baked
+}
+
 /// `render` of Run with Walk blended under `mask` on `path`, which must fail with exit 1; its
 /// stderr.
 fn masked_render_error(baked: &str, mask: &str, path: &str) -> String {
-    let png = s(&out_dir().join("bad.png"));
+    let png = s(&out_dir("masks").join("bad.png"));
     let out = run(&[
         "render",
         baked,
@@ -160,22 +161,7 @@ fn masked_and_additive_blends_under_dual_quaternions_draw_the_cpu_pose() {
     let Some(fox) = asset_and_gpu("Fox.glb") else {
         return;
     };
-    let baked = s(&out_dir().join("fox-masks-dq.glb"));
-    ok(&[
-        "bake",
-        &s(&fox),
-        "-o",
-        &baked,
-        "--fps",
-        "30",
-        "--encoding",
-        "quat-f32",
-        "--mask",
-        "upper=b_Spine01_02",
-        "--additive",
-        "Survey:0",
-        "--no-verify",
-    ]);
+    let baked = bake_fox_with_masks(&fox, "fox-masks-dq.glb", "quat-f32");
     // The palette pass blends the overlays' dual quaternions; the reference path skins the same
     // pose on the CPU (throng_asset::decode::pose_dual_quat per entry).
     let dq = ["--skinning", "dq"];
@@ -212,9 +198,9 @@ fn the_demo_fox_runs_with_its_chest_sitting() {
     let Some(_) = asset_and_gpu("Fox.glb") else {
         return;
     };
-    let src = s(&out_dir().join("demo.glb"));
+    let src = s(&out_dir("masks").join("demo.glb"));
     ok(&["demo-asset", "-o", &src]);
-    let baked = s(&out_dir().join("demo-masks.glb"));
+    let baked = s(&out_dir("masks").join("demo-masks.glb"));
     ok(&[
         "bake",
         &src,

@@ -14,23 +14,15 @@
 
 mod common;
 
-use common::{asset_and_gpu, diff_image, differing, ok_stderr, read_png, s, save};
-use std::path::{Path, PathBuf};
+use common::{asset_and_gpu, diff_image, differing, ok_stderr, out_dir, read_png, s, save};
+use std::path::PathBuf;
 
 const SIZE: &str = "256x256";
 const MAX_DIFFERING: f64 = 0.005;
 
-fn out_dir() -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("palette-path");
-    if let Err(e) = std::fs::create_dir_all(&d) {
-        panic!("creating {}: {e}", d.display());
-    }
-    d
-}
-
 /// Renders `inputs` with `args` on `path` into `name-path.png`.
 fn render(inputs: &[String], name: &str, path: &str, args: &[&str]) -> PathBuf {
-    let png = out_dir().join(format!("{name}-{path}.png"));
+    let png = out_dir("palette-path").join(format!("{name}-{path}.png"));
     let png_arg = s(&png);
     let mut all: Vec<&str> = vec!["render"];
     all.extend(inputs.iter().map(String::as_str));
@@ -77,7 +69,7 @@ fn palette_path_draws_what_the_texture_path_draws() {
     }
     let [rigged, enemy, cesium, manta, fox] = [0, 1, 2, 3, 4].map(|i| vec![paths[i].clone()]);
     // Fox baked with LODs, for LODs that skin with fewer influences.
-    let fox_lod = s(&out_dir().join("fox-lod.glb"));
+    let fox_lod = s(&out_dir("palette-path").join("fox-lod.glb"));
     ok_stderr(&["bake", &fox[0], "-o", &fox_lod, "--lod", "0.5,0.25"]);
     let two = vec![cesium[0].clone(), fox[0].clone()];
     let cases: Vec<(&str, Vec<String>, Vec<&str>)> = vec![

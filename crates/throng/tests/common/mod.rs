@@ -61,6 +61,16 @@ pub fn ok_json(args: &[&str]) -> serde_json::Value {
     }
 }
 
+/// The folder `name` in the test target dir, created if missing; pictures and bakes a test
+/// writes go there for people to look at.
+pub fn out_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    if let Err(e) = std::fs::create_dir_all(&d) {
+        panic!("creating {}: {e}", d.display());
+    }
+    d
+}
+
 /// A path as a command-line argument.
 pub fn s(p: &Path) -> String {
     p.to_string_lossy().into_owned()
