@@ -59,6 +59,9 @@ pub struct ThrongCrowd {
     /// Bumped whenever records change (every frame CPU-timed, on a change GPU-timed).
     pub(crate) records_gen: u64,
     bounds_gen: u64,
+    /// Whether a clip of the asset carries extracted root motion (CPU-timed, the runtime then
+    /// moves instances itself every frame).
+    pub(crate) root_motion: bool,
     /// World-space box around every instance's poses, for frustum culling of the batch.
     pub(crate) bounds: Option<(Vec3, Vec3)>,
 }
@@ -75,6 +78,7 @@ impl ThrongCrowd {
             transforms_gen: 0,
             records_gen: 0,
             bounds_gen: u64::MAX,
+            root_motion: false,
             bounds: None,
         }
     }
@@ -244,6 +248,9 @@ pub(crate) fn init_crowds(mut crowds: Query<&mut ThrongCrowd>, assets: Res<Asset
             continue;
         };
         let baked = a.baked.clone();
+        // GPU-timed playback keeps no root motion (the GPU times the clips).
+        crowd.root_motion =
+            crowd.timing == Timing::Cpu && baked.clips.iter().any(|c| c.root_motion.is_some());
         crowd.runtime = Some(Runtime::new(crowd.timing, &baked.clips));
         crowd.baked = Some(baked);
     }
@@ -373,6 +380,10 @@ pub(crate) fn advance_crowds(
             crowd.records_gen += 1;
         }
         rt.clear_changes();
+        if crowd.root_motion {
+            // the runtime moved the instances playing root-motion clips
+            crowd.transforms_gen += 1;
+        }
         let (fired, done) = (rt.events(), rt.finished());
         for f in fired {
             let name = baked
@@ -437,6 +448,53 @@ pub fn world_bounds(
     }
     let grow = Vec3::splat(reach * scale.sqrt());
     Some((lo - grow, hi + grow))
+}
+
+/// Moves every instance entity of a crowd with root motion to where the runtime's root motion
+/// took its instance this frame: its `Transform` (relative to its parent, if it has one) and
+/// its `GlobalTransform` at once, so anchors and gameplay see the new place in the same frame.
+/// The next frame's `sync_transforms` then hands the runtime back the same place (after
+/// Bevy's TRS round trip, ~1e-7), and moving the entity from gameplay still moves the instance.
+/// An instance entity whose parent is itself an instance entity is left alone (its parent's
+/// `GlobalTransform` is being written here too).
+pub(crate) fn follow_root_motion(
+    mut instances: Query<(
+        &ThrongInstance,
+        &ThrongHandle,
+        &mut Transform,
+        &mut GlobalTransform,
+        Option<&ChildOf>,
+    )>,
+    parents: Query<&GlobalTransform, Without<ThrongInstance>>,
+    crowds: Query<&ThrongCrowd>,
+) {
+    if !crowds.iter().any(|c| c.root_motion) {
+        return;
+    }
+    for (inst, h, mut local, mut global, child_of) in &mut instances {
+        let Ok(crowd) = crowds.get(inst.crowd) else {
+            continue;
+        };
+        let Some(rt) = crowd.runtime.as_ref().filter(|_| crowd.root_motion) else {
+            continue;
+        };
+        let Ok(t) = rt.transform(h.0) else {
+            continue;
+        };
+        if t == instance_transform(&global) {
+            continue;
+        }
+        let world = bevy_mat4(&t.to_mat4());
+        let parent = match child_of {
+            Some(c) => match parents.get(c.parent()) {
+                Ok(p) => p.to_matrix(),
+                Err(_) => continue,
+            },
+            None => Mat4::IDENTITY,
+        };
+        *local = Transform::from_matrix(parent.inverse() * world);
+        *global = GlobalTransform::from(Affine3A::from_mat4(world));
+    }
 }
 
 /// Writes the transform of every [`ThrongAnchor`] child from its parent instance's pose

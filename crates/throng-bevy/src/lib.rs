@@ -20,7 +20,8 @@
 //!   into it, despawned ones removed, moved ones (changed `GlobalTransform`) moved;
 //!   [`ThrongPlayback`] commands are applied; the runtime advances by the frame's time
 //!   (CPU-timed: every 64 B record rewritten; GPU-timed: only changed 56 B records); clip
-//!   events become [`ThrongEvent`] messages; [`ThrongAnchor`] children follow their anchor.
+//!   events become [`ThrongEvent`] messages; CPU-timed, root motion moves the instances and
+//!   their entities' `Transform`; [`ThrongAnchor`] children follow their anchor.
 //! - **Extract**: transforms (when changed) and records are written from the runtime's slices
 //!   straight into GPU buffers.
 //! - **Render world**: the baked asset is a render asset (bone texture, clip table, masks,
@@ -113,6 +114,7 @@ impl Plugin for ThrongPlugin {
                     crowd::apply_playback,
                     crowd::sync_transforms,
                     crowd::advance_crowds,
+                    crowd::follow_root_motion,
                     crowd::follow_anchors,
                 )
                     .chain()
