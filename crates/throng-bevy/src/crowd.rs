@@ -202,6 +202,23 @@ pub struct ThrongAnchor {
     pub name: String,
 }
 
+/// An entity that follows one anchor of any instance of a crowd, batch instances included
+/// (for an instance entity, a [`ThrongAnchor`] child does the same relative to it): the plugin
+/// writes its `Transform` and `GlobalTransform` every frame to the anchor's world transform
+/// (instance transform × the anchor's model-space transform of the current pose, file units).
+/// The entity should have no parent. An instance handle that is no longer live, or an anchor
+/// the asset was not baked with, leaves it where it is.
+#[derive(Component, Clone, Debug)]
+#[require(Transform)]
+pub struct ThrongProp {
+    pub crowd: Entity,
+    /// The instance's runtime handle (a batch spawn's return value, or an instance entity's
+    /// [`ThrongHandle`]).
+    pub instance: throng_runtime::Handle,
+    /// Node name of the anchor, as baked.
+    pub anchor: String,
+}
+
 /// A clip event crossed by an instance during the last update (fired once per crossing).
 #[derive(Message, Debug, Clone, PartialEq)]
 pub struct ThrongEvent {
@@ -497,6 +514,38 @@ pub(crate) fn follow_root_motion(
     }
 }
 
+/// The world transform of `anchor` on `instance` of `crowd`, as Bevy's matrix; `None` before
+/// the crowd has loaded, for an asset without that anchor or a handle that is not live.
+fn anchor_world(
+    crowd: &ThrongCrowd,
+    instance: throng_runtime::Handle,
+    anchor: &str,
+) -> Option<Mat4> {
+    let (rt, baked) = (crowd.runtime.as_ref()?, crowd.baked.as_ref()?);
+    let table = baked.anchors.as_ref()?;
+    let i = table.anchors.iter().position(|a| a.name == anchor)?;
+    rt.anchor_world(instance, table, i)
+        .ok()
+        .map(|m| bevy_mat4(&m))
+}
+
+/// Places every [`ThrongProp`] at its anchor.
+pub(crate) fn follow_props(
+    mut props: Query<(&ThrongProp, &mut Transform, &mut GlobalTransform)>,
+    crowds: Query<&ThrongCrowd>,
+) {
+    for (prop, mut local, mut global) in &mut props {
+        let Ok(crowd) = crowds.get(prop.crowd) else {
+            continue;
+        };
+        let Some(world) = anchor_world(crowd, prop.instance, &prop.anchor) else {
+            continue;
+        };
+        *local = Transform::from_matrix(world);
+        *global = GlobalTransform::from(Affine3A::from_mat4(world));
+    }
+}
+
 /// Writes the transform of every [`ThrongAnchor`] child from its parent instance's pose
 /// (and its `GlobalTransform` at once, so the follower does not lag a frame).
 pub(crate) fn follow_anchors(
@@ -516,19 +565,9 @@ pub(crate) fn follow_anchors(
         let Ok(crowd) = crowds.get(inst.crowd) else {
             continue;
         };
-        let (Some(rt), Some(baked)) = (crowd.runtime.as_ref(), crowd.baked.as_ref()) else {
+        let Some(world) = anchor_world(crowd, h.0, &anchor.name) else {
             continue;
         };
-        let Some(table) = baked.anchors.as_ref() else {
-            continue;
-        };
-        let Some(i) = table.anchors.iter().position(|a| a.name == anchor.name) else {
-            continue;
-        };
-        let Ok(world) = rt.anchor_world(h.0, table, i) else {
-            continue;
-        };
-        let world = bevy_mat4(&world);
         let parent = parent_g.to_matrix();
         *local = Transform::from_matrix(parent.inverse() * world);
         *global = GlobalTransform::from(Affine3A::from_mat4(world));

@@ -21,7 +21,8 @@
 //!   [`ThrongPlayback`] commands are applied; the runtime advances by the frame's time
 //!   (CPU-timed: every 64 B record rewritten; GPU-timed: only changed 56 B records); clip
 //!   events become [`ThrongEvent`] messages; CPU-timed, root motion moves the instances and
-//!   their entities' `Transform`; [`ThrongAnchor`] children follow their anchor.
+//!   their entities' `Transform`; [`ThrongAnchor`] children and [`ThrongProp`] entities
+//!   follow their anchor.
 //! - **Extract**: transforms (when changed) and records are written from the runtime's slices
 //!   straight into GPU buffers.
 //! - **Render world**: the baked asset is a render asset (bone texture, clip table, masks,
@@ -61,7 +62,7 @@ use bevy::transform::TransformSystems;
 pub use asset::{from_baked, ThrongAsset, ThrongAssetLoader, ThrongLoadError};
 pub use crowd::{
     PlaybackCommand, SkinPath, ThrongAnchor, ThrongCrowd, ThrongEvent, ThrongFinished,
-    ThrongHandle, ThrongInstance, ThrongPlayback,
+    ThrongHandle, ThrongInstance, ThrongPlayback, ThrongProp,
 };
 pub use throng_contract::names::Timing;
 /// The runtime a crowd plays in (either timing) and its calls, as every throng front end uses
@@ -116,6 +117,7 @@ impl Plugin for ThrongPlugin {
                     crowd::advance_crowds,
                     crowd::follow_root_motion,
                     crowd::follow_anchors,
+                    crowd::follow_props,
                 )
                     .chain()
                     .in_set(ThrongSystems),

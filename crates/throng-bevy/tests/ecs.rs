@@ -511,3 +511,71 @@ fn root_motion_moves_the_instance_entity() {
         .sqrt();
     assert!(travel > 0.2, "the root travelled only {travel}");
 }
+
+/// A [`ThrongProp`] entity follows an anchor of a batch instance (no entity of its own): after
+/// each frame its `GlobalTransform` equals what `throng sample --anchor` computes for the baked
+/// asset at the same clip time — `throng_asset::decode::blended_anchor_matrix` of the one
+/// full-weight layer at that time (the clip table's clamped frame lookup) — placed by the
+/// instance transform, within 1e-5 (f32 products of the same rows; the built-in fox is about 1
+/// unit long).
+#[test]
+fn a_prop_entity_follows_an_anchor_of_a_batch_instance() {
+    let (mut app, crowd, baked) = app_with_crowd(Timing::Cpu);
+    let clip = walk(&baked);
+    let place = Transform::from_xyz(-3.0, 0.0, 4.0).with_rotation(Quat::from_rotation_y(0.7));
+    let m = place.to_matrix().to_cols_array();
+    let placed = glam::Mat4::from_cols_array(&m);
+    let handle = {
+        let mut c = app
+            .world_mut()
+            .get_mut::<ThrongCrowd>(crowd)
+            .expect("crowd");
+        let rt = c.runtime_mut().expect("runtime");
+        let h = rt.spawn(throng_contract::InstanceTransform::from_mat4(&placed));
+        rt.play(h, clip, PlayOptions::default()).expect("play");
+        h
+    };
+    let prop = app
+        .world_mut()
+        .spawn(throng_bevy::ThrongProp {
+            crowd,
+            instance: handle,
+            anchor: ANCHOR.into(),
+        })
+        .id();
+    let index = baked
+        .anchors
+        .as_ref()
+        .and_then(|a| a.anchors.iter().position(|x| x.name == ANCHOR))
+        .expect("anchor baked");
+    let info = &baked.clips[clip];
+    let mut seen = Vec::new();
+    for frame in 1..=12 {
+        app.update();
+        let time = frame as f64 * DT;
+        assert!(time < info.duration, "the test stays before the loop wraps");
+        let f = info
+            .frames_table()
+            .sample(throng_asset::LoopMode::Clamp, time);
+        let layer = throng_asset::Layer {
+            weight: 1.0,
+            frac: f.frac,
+            row: f.row as f32,
+            clip: clip as u32,
+        };
+        let model = throng_asset::decode::blended_anchor_matrix(&baked, index, &[layer])
+            .expect("decode")
+            .expect("anchor");
+        let want = (placed * model).to_cols_array();
+        let got = app.world().get::<GlobalTransform>(prop).expect("global");
+        let got = got.to_matrix().to_cols_array();
+        for (a, b) in got.iter().zip(want) {
+            assert!((a - b).abs() <= 1e-5, "frame {frame}: {got:?} vs {want:?}");
+        }
+        seen.push(got[12..15].to_vec());
+    }
+    assert!(
+        seen.windows(2).any(|w| w[0] != w[1]),
+        "the anchor never moved"
+    );
+}
