@@ -76,6 +76,14 @@ enum PathArg {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SkinningArg {
+    /// Linear blend skinning.
+    Lbs,
+    /// Dual-quaternion skinning (the in-memory bake then uses the quat-f32 encoding).
+    Dq,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum PrepassArg {
     None,
     /// `DepthPrepass`.
@@ -125,6 +133,9 @@ struct Args {
     /// throng's skinning path.
     #[arg(long, value_enum, default_value = "palette")]
     path: PathArg,
+    /// How skin matrices combine per vertex (throng_bevy::ThrongCrowd::skinning).
+    #[arg(long, value_enum, default_value = "lbs")]
+    skinning: SkinningArg,
     /// A baked file to load through the AssetServer (default: Fox.glb baked in memory).
     #[arg(long)]
     asset: Option<PathBuf>,
@@ -158,7 +169,7 @@ fn assets_dir() -> Option<PathBuf> {
 
 /// The asset of `--mode throng` without `--asset`: Fox.glb from THRONG_ASSETS baked in
 /// memory, else the built-in fox.
-fn bake_in_memory() -> Result<throng_asset::BakedAsset> {
+fn bake_in_memory(skinning: SkinningArg) -> Result<throng_asset::BakedAsset> {
     let fox = assets_dir()
         .map(|d| d.join("Fox.glb"))
         .filter(|p| p.is_file());
@@ -167,11 +178,25 @@ fn bake_in_memory() -> Result<throng_asset::BakedAsset> {
         None => (throng_demo::demo_glb(), "throng-demo-fox.glb".to_string()),
     };
     let model = throng_gltf::import_slice(&bytes, None, &name)?;
+    let encoding = match skinning {
+        SkinningArg::Lbs => throng_asset::Encoding::default(),
+        SkinningArg::Dq => throng_asset::Encoding::QuatF32,
+    };
     let options = throng_bake::BakeOptions {
         source_name: name,
+        encoding,
         ..Default::default()
     };
-    Ok(throng_bake::bake(&model, &options)?.0)
+    let baked = throng_bake::bake(&model, &options)?.0;
+    if skinning == SkinningArg::Dq && !baked.bone_texture.encoding.is_quat() {
+        return Err(format!(
+            "--skinning dq: {} fell back to {} (not a quat-* encoding)",
+            baked.source_name,
+            baked.bone_texture.encoding.as_str()
+        )
+        .into());
+    }
+    Ok(baked)
 }
 
 /// What the crowd is made of, decided before the app starts.
@@ -220,7 +245,7 @@ fn run(args: Args) -> Result<AppExit> {
         (Mode::Throng, None) => (
             assets_dir().unwrap_or_else(|| PathBuf::from(".")),
             None,
-            Some(bake_in_memory()?),
+            Some(bake_in_memory(args.skinning)?),
         ),
         (Mode::Bevy, _) => {
             let dir = assets_dir().ok_or("--mode bevy needs THRONG_ASSETS (for Fox.glb)")?;
@@ -235,7 +260,7 @@ fn run(args: Args) -> Result<AppExit> {
     let info = match (&baked, args.mode, &args.asset) {
         (Some(b), _, _) => b.clone(),
         (None, Mode::Throng, Some(p)) => throng_asset::read(p)?,
-        _ => bake_in_memory()?,
+        _ => bake_in_memory(args.skinning)?,
     };
     let b = info.pose_bounds();
     let find = |n: &str| {
@@ -774,8 +799,16 @@ fn setup_crowd(
                 PathArg::Palette => SkinPath::Palette,
                 PathArg::Texture => SkinPath::Texture,
             };
+            let skinning = match plan.args.skinning {
+                SkinningArg::Lbs => throng_contract::Skinning::Linear,
+                SkinningArg::Dq => throng_contract::Skinning::DualQuat,
+            };
             let crowd = commands
-                .spawn(ThrongCrowd::new(handle, timing).with_skin_path(path))
+                .spawn(
+                    ThrongCrowd::new(handle, timing)
+                        .with_skin_path(path)
+                        .with_skinning(skinning),
+                )
                 .id();
             for i in 0..n {
                 let (clip, at, speed) = start_of(i, &plan);

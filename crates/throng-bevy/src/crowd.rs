@@ -11,7 +11,7 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::render::sync_world::SyncToRenderWorld;
 use throng_asset::BakedAsset;
-use throng_contract::names::Timing;
+use throng_contract::names::{Skinning, Timing};
 /// The playback commands an instance entity queues: throng-runtime's one vocabulary.
 pub use throng_runtime::PlaybackCommand;
 use throng_runtime::{InstanceTransform, PlayOptions, PlaybackControl, Runtime};
@@ -50,6 +50,10 @@ pub struct ThrongCrowd {
     pub timing: Timing,
     /// How its vertices are skinned (default: the palette path).
     pub skin_path: SkinPath,
+    /// How skin matrices combine per vertex (default: linear blend skinning). Dual quaternions
+    /// need a `quat-*` bone texture (`throng bake --encoding quat-f32`); with another
+    /// encoding the crowd is drawn with linear blend skinning and a warning is logged.
+    pub skinning: Skinning,
     pub(crate) runtime: Option<Runtime>,
     pub(crate) baked: Option<Arc<BakedAsset>>,
     /// Runtime handle → instance entity (events name the entity).
@@ -72,6 +76,7 @@ impl ThrongCrowd {
             asset,
             timing,
             skin_path: SkinPath::default(),
+            skinning: Skinning::default(),
             runtime: None,
             baked: None,
             owners: HashMap::default(),
@@ -87,6 +92,22 @@ impl ThrongCrowd {
     pub fn with_skin_path(mut self, path: SkinPath) -> ThrongCrowd {
         self.skin_path = path;
         self
+    }
+
+    /// The crowd skinned with `skinning`.
+    pub fn with_skinning(mut self, skinning: Skinning) -> ThrongCrowd {
+        self.skinning = skinning;
+        self
+    }
+
+    /// Whether the crowd is drawn with dual-quaternion skinning: asked for, and its asset (once
+    /// loaded) has a `quat-*` bone texture.
+    pub fn dual_quat(&self) -> bool {
+        self.skinning == Skinning::DualQuat
+            && self
+                .baked
+                .as_ref()
+                .is_some_and(|b| b.bone_texture.encoding.is_quat())
     }
 
     /// The runtime, once the asset has loaded (the first `PostUpdate` after it has).
@@ -265,6 +286,15 @@ pub(crate) fn init_crowds(mut crowds: Query<&mut ThrongCrowd>, assets: Res<Asset
             continue;
         };
         let baked = a.baked.clone();
+        let encoding = baked.bone_texture.encoding;
+        if crowd.skinning == Skinning::DualQuat && !encoding.is_quat() {
+            warn!(
+                "throng: dual-quaternion skinning needs a quat-* bone texture and {} has {}: \
+                 drawn with linear blend skinning (bake it with a quat-* encoding)",
+                baked.source_name,
+                encoding.as_str()
+            );
+        }
         // GPU-timed playback keeps no root motion (the GPU times the clips).
         crowd.root_motion =
             crowd.timing == Timing::Cpu && baked.clips.iter().any(|c| c.root_motion.is_some());

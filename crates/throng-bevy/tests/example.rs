@@ -199,6 +199,68 @@ fn the_example_draws_foxes_where_bevy_draws_them() {
     );
 }
 
+/// Pixels of `a` and `b` whose channels differ by more than 8 levels, as a share of the picture.
+fn differing_share(a: &RgbaImage, b: &RgbaImage) -> f64 {
+    let n = a
+        .pixels()
+        .zip(b.pixels())
+        .filter(|(a, b)| a.0.iter().zip(b.0).any(|(&x, y)| x.abs_diff(y) > 8))
+        .count();
+    n as f64 / (a.width() * a.height()).max(1) as f64
+}
+
+/// Intersection over union of the not-clear-colour pixels of two pictures.
+fn silhouette_iou(a: &RgbaImage, b: &RgbaImage) -> f64 {
+    let (mut both, mut either) = (0usize, 0usize);
+    for (a, b) in a.pixels().zip(b.pixels()) {
+        let (fa, fb) = (!clear(&a.0), !clear(&b.0));
+        both += (fa && fb) as usize;
+        either += (fa || fb) as usize;
+    }
+    both as f64 / either.max(1) as f64
+}
+
+/// Dual-quaternion skinning (`--skinning dq`: Fox baked with quat-f32, the crowd's
+/// `with_skinning(DualQuat)`): the palette and texture paths draw the same picture (≤ 0.5 % of
+/// pixels differ by more than 8 levels, as for linear blend skinning: the same shared WGSL,
+/// `throng::pose` and `throng::skin` with `DUAL_QUAT`, rounded in compute or vertex stage),
+/// the foxes stand where linear blend skinning draws them (silhouette IoU ≥ 0.9: DQ keeps
+/// volume at bent joints, so outlines move by a pixel or two) and the picture is not LBS's
+/// (some pixels differ: the def reached the shaders).
+#[test]
+fn dual_quaternion_skinning_draws_the_same_foxes_on_both_paths() {
+    if !have("xvfb-run") {
+        return;
+    }
+    if throng_testdata::asset("Fox.glb").is_none() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd");
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let dq = ["--skinning", "dq"];
+    let palette = shoot_with("throng", "palette", &dq, &dir.join("throng-dq.png")).image;
+    let texture = shoot_with("throng", "texture", &dq, &dir.join("throng-dq-texture.png")).image;
+    let lbs = shoot("throng", "palette", &dir.join("throng-lbs.png"));
+    let paths = differing_share(&palette, &texture);
+    let iou = silhouette_iou(&palette, &lbs);
+    let from_lbs = differing_share(&palette, &lbs);
+    eprintln!(
+        "dq: palette vs texture {paths:.4} differ; vs lbs: IoU {iou:.3}, {from_lbs:.4} differ"
+    );
+    assert!(
+        paths <= 0.005,
+        "dq palette and texture paths differ in {paths:.4}"
+    );
+    assert!(
+        iou >= 0.9,
+        "dq foxes are not where lbs draws them: IoU {iou:.3}"
+    );
+    assert!(
+        from_lbs > 0.0,
+        "the dq picture is lbs's: DUAL_QUAT did not reach the shaders"
+    );
+}
+
 /// The ground plane's grey (the example's `--ground`): channels within a few levels of each
 /// other, red at least blue (the clear colour is bluer), so neither the fox's orange nor the
 /// background.

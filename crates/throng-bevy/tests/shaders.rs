@@ -128,31 +128,37 @@ fn add_module(composer: &mut Composer, source: &str, file_path: &str) {
 fn the_crowd_vertex_function_composes_and_validates_for_every_crowd_key() {
     let mut checked = 0;
     for encoding in Encoding::ALL {
-        for (gpu_timed, palette, four_influences, motion) in
-            (0..16).map(|bits| (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0, bits & 8 != 0))
-        {
+        for bits in 0..32u32 {
+            let [gpu_timed, palette, four_influences, motion, dual_quat] =
+                [1, 2, 4, 8, 16].map(|b| bits & b != 0);
+            if dual_quat && !encoding.is_quat() {
+                // the plugin draws such a crowd with linear blend skinning
+                continue;
+            }
             let key = CrowdKey {
                 encoding,
                 gpu_timed,
                 double_sided: false,
                 palette,
                 four_influences,
+                dual_quat,
             };
             let (module, what) = crowd_vertex_module(key, motion);
             validate(&module, &what);
             checked += 1;
         }
     }
-    assert_eq!(checked, Encoding::ALL.len() * 16);
+    let quat = Encoding::ALL.iter().filter(|e| e.is_quat()).count();
+    assert_eq!(checked, Encoding::ALL.len() * 16 + quat * 16);
 }
 
 /// `shaders/crowd_palette.wgsl` composed with the defs `PalettePipeline::specialize` gives
 /// Bevy.
-fn palette_module(encoding: Encoding, gpu_timed: bool) -> naga::Module {
+fn palette_module(encoding: Encoding, gpu_timed: bool, dual_quat: bool) -> naga::Module {
     let pipeline = PalettePipeline {
         shader: Default::default(),
     };
-    let desc = pipeline.specialize((encoding, gpu_timed));
+    let desc = pipeline.specialize((encoding, gpu_timed, dual_quat));
     let mut composer = shared_modules();
     composer
         .make_naga_module(NagaModuleDescriptor {
@@ -163,7 +169,7 @@ fn palette_module(encoding: Encoding, gpu_timed: bool) -> naga::Module {
         })
         .unwrap_or_else(|e| {
             panic!(
-                "{encoding} gpu_timed={gpu_timed}: {}",
+                "{encoding} gpu_timed={gpu_timed} dual_quat={dual_quat}: {}",
                 e.emit_to_string(&composer)
             )
         })
@@ -172,12 +178,16 @@ fn palette_module(encoding: Encoding, gpu_timed: bool) -> naga::Module {
 #[test]
 fn the_palette_pass_composes_and_validates_for_every_encoding_and_timing() {
     for encoding in Encoding::ALL {
-        for gpu_timed in [false, true] {
-            let module = palette_module(encoding, gpu_timed);
-            validate(&module, &format!("{encoding} gpu_timed={gpu_timed}"));
+        for (gpu_timed, dual_quat) in [(false, false), (true, false), (false, true), (true, true)] {
+            if dual_quat && !encoding.is_quat() {
+                continue;
+            }
+            let module = palette_module(encoding, gpu_timed, dual_quat);
+            let what = format!("{encoding} gpu_timed={gpu_timed} dual_quat={dual_quat}");
+            validate(&module, &what);
             assert!(
                 module.entry_points.iter().any(|e| e.name == "cs_palette"),
-                "no cs_palette entry point"
+                "{what}: no cs_palette entry point"
             );
         }
     }
@@ -191,6 +201,7 @@ fn key(encoding: Encoding, gpu_timed: bool, palette: bool) -> CrowdKey {
         double_sided: false,
         palette,
         four_influences: false,
+        dual_quat: false,
     }
 }
 
@@ -285,7 +296,7 @@ fn uploaded_structs_match_their_rust_twins() {
         size_of::<PaletteEntry>(),
         &entry,
     );
-    let palette = palette_module(Encoding::QuatSnorm16, true);
+    let palette = palette_module(Encoding::QuatSnorm16, true, false);
     check(&palette, "PaletteEntry", size_of::<PaletteEntry>(), &entry);
     check(&palette, "Timing", size_of::<TimingUniform>(), &timing);
     check(

@@ -57,6 +57,8 @@ pub struct CrowdGpu {
     pub casts_shadows: bool,
     /// The path the crowd asks for.
     pub skin_path: SkinPath,
+    /// Dual-quaternion skinning (asked for, and the asset's encoding allows it).
+    pub dual_quat: bool,
     /// Whether the crowd is drawn on the palette path (asked for, and its palette fits the
     /// device).
     pub palette_path: bool,
@@ -95,6 +97,7 @@ impl CrowdGpu {
             casts_shadows: true,
             skin_path: crowd.skin_path,
             palette_path: false,
+            dual_quat: false,
             job: None,
             draws: Vec::new(),
             bind_groups: Vec::new(),
@@ -152,6 +155,7 @@ pub(crate) fn extract_crowds(
         g.render_entity = render.id();
         g.bounds = crowd.bounds;
         g.casts_shadows = !not_caster;
+        g.dual_quat = crowd.dual_quat();
         if g.motion != motion {
             g.motion = motion;
             g.prev_transforms = None;

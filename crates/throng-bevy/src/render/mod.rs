@@ -45,8 +45,12 @@
 //! `queue` (the `Opaque3d` items and the culling helpers), `palette` (the palette passes'
 //! dispatches), `draw` (the draw command).
 //!
+//! Skinning is linear blend skinning or, for a crowd asking for it with a `quat-*` bone
+//! texture, dual quaternions (the `DUAL_QUAT` def of the shared modules, in the palette pass
+//! and the vertex stage alike).
+//!
 //! Not done: culling is per crowd (one world box against each view's frustum), not per
-//! instance; skinning is linear blend skinning (no dual quaternions), with no LODs or VATs.
+//! instance; no LODs or VATs.
 
 mod bind_groups;
 pub mod bindings;

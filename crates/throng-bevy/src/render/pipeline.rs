@@ -48,6 +48,8 @@ pub struct CrowdKey {
     pub palette: bool,
     /// At most 4 influences per vertex (def `INFLUENCES_4`).
     pub four_influences: bool,
+    /// Dual-quaternion skinning (def `DUAL_QUAT`; a `quat-*` encoding).
+    pub dual_quat: bool,
 }
 
 impl CrowdKey {
@@ -59,6 +61,7 @@ impl CrowdKey {
             double_sided: asset.double_sided,
             palette: g.palette_path,
             four_influences: asset.four_influences,
+            dual_quat: g.dual_quat,
         }
     }
 
@@ -66,7 +69,7 @@ impl CrowdKey {
     /// with the crowd's group at [`CROWD_GROUP`].
     pub fn shader_defs(&self) -> Vec<ShaderDefVal> {
         let mut defs = binding_defs(CROWD_GROUP);
-        defs.extend(playback_defs(self.encoding, self.gpu_timed));
+        defs.extend(playback_defs(self.encoding, self.gpu_timed, self.dual_quat));
         defs.push(if self.palette {
             "PALETTE".into()
         } else {
@@ -91,11 +94,15 @@ pub struct ThrongPipelineKey {
     pub crowd: CrowdKey,
 }
 
-/// The defs shared by both programs of a crowd: the asset's encoding and the timing.
-fn playback_defs(encoding: Encoding, gpu_timed: bool) -> Vec<ShaderDefVal> {
+/// The defs shared by both programs of a crowd: the asset's encoding, the timing and the
+/// skinning.
+fn playback_defs(encoding: Encoding, gpu_timed: bool, dual_quat: bool) -> Vec<ShaderDefVal> {
     let mut defs = vec![ShaderDefVal::UInt("ENCODING".into(), encoding.code())];
     if gpu_timed {
         defs.push("GPU_TIMED".into());
+    }
+    if dual_quat {
+        defs.push("DUAL_QUAT".into());
     }
     defs
 }
@@ -169,15 +176,18 @@ pub struct PalettePipeline {
     pub shader: Handle<Shader>,
 }
 
-/// What a palette pass varies by: `(bone texture encoding, GPU-timed)`.
-pub type PaletteKey = (Encoding, bool);
+/// What a palette pass varies by: `(bone texture encoding, GPU-timed, dual quaternions)`.
+pub type PaletteKey = (Encoding, bool, bool);
 
 impl SpecializedComputePipeline for PalettePipeline {
     type Key = PaletteKey;
 
-    fn specialize(&self, (encoding, gpu_timed): PaletteKey) -> ComputePipelineDescriptor {
+    fn specialize(
+        &self,
+        (encoding, gpu_timed, dual_quat): PaletteKey,
+    ) -> ComputePipelineDescriptor {
         let mut defs = binding_defs(PALETTE_GROUP);
-        defs.extend(playback_defs(encoding, gpu_timed));
+        defs.extend(playback_defs(encoding, gpu_timed, dual_quat));
         defs.push("BONE_TEXTURE".into());
         defs.push("PALETTE_WRITE".into());
         ComputePipelineDescriptor {

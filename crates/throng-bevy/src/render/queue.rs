@@ -192,7 +192,7 @@ pub(crate) fn queue_crowds(
             continue;
         };
         if g.palette_path && g.bind_groups_valid {
-            let key = (asset.baked.bone_texture.encoding, g.gpu_timed);
+            let key = (asset.baked.bone_texture.encoding, g.gpu_timed, g.dual_quat);
             let id = compute.specialize(&pipeline_cache, palette_pipeline, key);
             palette_ids.0.insert(*main, id);
         }
