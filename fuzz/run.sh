@@ -27,6 +27,7 @@ dict() {
     baked_reader) echo dicts/baked.dict ;;
     bake_settings) echo dicts/settings.dict ;;
     cli_args) echo dicts/cli.dict ;;
+    graph_reader) echo dicts/graph.dict ;;
   esac
 }
 

@@ -103,6 +103,15 @@ bench render --field 100000 --field-lods 0.5,0.25,0.1 --field-frames 3
 bench runtime --instances 1000000 --mode gpu --json
 inspect in.gltf --clips other.gltf --asset-root ..
 ARGS
+# Graph reader: the example graphs, the test scenario and the JSON blocks of docs/graph.md.
+mkdir -p corpus/graph_reader
+cp "$repo"/crates/throng-graph/graphs/*.json "$repo"/crates/throng-graph/tests/scenario.json corpus/graph_reader/
+python3 - "$repo/docs/graph.md" corpus/graph_reader <<'PY'
+import re, sys
+doc, out = sys.argv[1], sys.argv[2]
+for i, text in enumerate(re.findall(r"```json\n(.*?)```", open(doc).read(), re.S)):
+    open("%s/doc-%02d.json" % (out, i), "w").write(text)
+PY
 for t in corpus/*; do
   echo "$(basename "$t"): $(find "$t" -type f | wc -l) seeds, $(du -sh "$t" | cut -f1)"
 done

@@ -1,22 +1,37 @@
 //! The animation graph reader (docs/graph.md): parse, check against a small clip table, write
 //! Graphviz text; a graph that loads is stepped for a few frames with parameters taken from
-//! the input's bytes, so the evaluation sees whatever the reader accepted.
+//! the input's bytes, so the evaluation sees whatever the reader accepted (clips with events,
+//! so the clip events' crossings run too).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use throng_asset::{ClipInfo, LoopMode};
+use throng_asset::{ClipEvent, ClipInfo, LoopMode};
 use throng_graph::{Graph, GraphCrowd, GraphFile, ParamKind};
 
 fn clips() -> Vec<ClipInfo> {
     let mut row = 1;
-    [("idle", 2.0), ("walk", 1.0), ("run", 0.5), ("A", 0.0), ("B", 1.3)]
-        .iter()
-        .map(|&(n, d)| {
-            let c = ClipInfo::uniform(n, row, d, 30.0, LoopMode::Loop);
-            row += c.frames;
-            c
-        })
-        .collect()
+    [
+        ("idle", 2.0),
+        ("walk", 1.0),
+        ("run", 0.5),
+        ("A", 0.0),
+        ("B", 1.3),
+    ]
+    .iter()
+    .map(|&(n, d)| {
+        let mut c = ClipInfo::uniform(n, row, d, 30.0, LoopMode::Loop);
+        // events at the start, inside and at the end, so stepping fires clip events
+        c.events = [0.0, d * 0.4, d]
+            .iter()
+            .map(|&t| ClipEvent {
+                time: t as f32,
+                name: n.to_string(),
+            })
+            .collect();
+        row += c.frames;
+        c
+    })
+    .collect()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -52,6 +67,14 @@ fuzz_target!(|data: &[u8]| {
         }
         crowd.step(1.0 / 60.0);
         let sum: f32 = crowd.records()[0].layers.iter().map(|l| l.weight).sum();
-        assert!(sum == 0.0 || (sum - 1.0).abs() < 1e-4, "weights sum to {sum}");
+        assert!(
+            sum == 0.0 || (sum - 1.0).abs() < 1e-4,
+            "weights sum to {sum}"
+        );
+        for e in crowd.clip_events() {
+            let clip = &table[e.clip as usize];
+            assert!((e.event as usize) < clip.events.len() && e.instance < 3);
+            assert!(e.time <= crowd.time() + 1e-9, "an event after the step");
+        }
     }
 });

@@ -5,6 +5,9 @@
 use rayon::prelude::*;
 use throng_asset::ClipInfo;
 use throng_contract::{ClipFrames, FrameRef, InstanceRecord, Layer, RecordChanges, Records};
+use throng_runtime::ClipEvents;
+
+use crate::clip_events::{self, ClipEvent, ClipSink};
 
 use crate::error::GraphError;
 use crate::file::ParamKind;
@@ -28,6 +31,10 @@ pub struct GraphCrowd {
     graph: Graph,
     leaving: Leaving,
     frames: Vec<ClipFrames>,
+    /// Per clip of the table, its events and the crossing rule.
+    tracks: Vec<ClipEvents>,
+    /// Some clip the graph names has events.
+    any_clip_events: bool,
     /// `len × stride`, instance-major.
     params: Vec<f32>,
     /// Parameters per instance, at least 1 (a graph without parameters keeps one unused slot
@@ -37,6 +44,10 @@ pub struct GraphCrowd {
     records: Vec<InstanceRecord>,
     chunk_events: Vec<Vec<GraphEvent>>,
     events: Vec<GraphEvent>,
+    chunk_clip_events: Vec<Vec<ClipEvent>>,
+    /// Per chunk, the crossings of one clip (scratch, kept to spare allocations).
+    chunk_hits: Vec<Vec<(f64, u32)>>,
+    clip_events: Vec<ClipEvent>,
     /// Per instance: a parameter was set since the last step.
     dirty: Vec<bool>,
     chunk_changed: Vec<Vec<u32>>,
@@ -48,8 +59,14 @@ impl GraphCrowd {
     /// `len` instances in the graph's entry state with default parameters, records written
     /// for time 0. `clips` is the clip table the graph was checked against.
     pub fn new(graph: Graph, clips: &[ClipInfo], len: usize) -> GraphCrowd {
+        let tracks: Vec<ClipEvents> = clips.iter().map(ClipEvents::new).collect();
         let mut c = GraphCrowd {
             frames: clips.iter().map(ClipInfo::frames_table).collect(),
+            any_clip_events: clip_events::graph_has_events(&graph, &tracks),
+            tracks,
+            chunk_clip_events: Vec::new(),
+            chunk_hits: Vec::new(),
+            clip_events: Vec::new(),
             params: Vec::new(),
             machines: Vec::new(),
             records: Vec::new(),
@@ -101,6 +118,9 @@ impl GraphCrowd {
         }
         self.records.resize(len, InstanceRecord::default());
         self.chunk_events.resize_with(len.div_ceil(CHUNK), Vec::new);
+        self.chunk_clip_events
+            .resize_with(len.div_ceil(CHUNK), Vec::new);
+        self.chunk_hits.resize_with(len.div_ceil(CHUNK), Vec::new);
         self.chunk_changed
             .resize_with(len.div_ceil(CHUNK), Vec::new);
         // a new instance has a plan to send
@@ -235,23 +255,28 @@ impl GraphCrowd {
     }
 
     /// Advances every instance by `dt` seconds (negative or non-finite = 0), fires at most one
-    /// transition per instance, and writes every record. Allocates nothing once the event
+    /// transition per instance, fires the clip events of the clips shown
+    /// ([`Self::clip_events`]) and writes every record. Allocates nothing once the event
     /// lists have grown to a frame's events.
     pub fn step(&mut self, dt: f64) {
         self.advance(dt, true);
     }
 
-    /// [`Self::step`] without writing the records (they keep the last written): for a crowd
-    /// played by a GPU-timed runtime through [`crate::drive_gpu`], which reads the state
-    /// machines and [`Self::changed`], not the records.
+    /// [`Self::step`] without writing the records (they keep the last written) and without
+    /// clip events: for a crowd played by a GPU-timed runtime through [`crate::drive_gpu`],
+    /// which reads the state machines and [`Self::changed`], not the records, and fires the
+    /// clip events of the clips it was told to play.
     pub fn step_states(&mut self, dt: f64) {
         self.advance(dt, false);
     }
 
     fn advance(&mut self, dt: f64, records: bool) {
         let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
+        let t0 = self.time;
         self.time += dt;
         let (g, leaving, frames, np) = (&self.graph, &self.leaving, &self.frames, self.stride);
+        let tracks = &self.tracks[..];
+        let with_clip_events = records && self.any_clip_events;
         self.machines
             .par_chunks_mut(CHUNK)
             .zip(self.records.par_chunks_mut(CHUNK))
@@ -259,10 +284,20 @@ impl GraphCrowd {
             .zip(self.dirty.par_chunks_mut(CHUNK))
             .zip(self.chunk_events.par_iter_mut())
             .zip(self.chunk_changed.par_iter_mut())
+            .zip(self.chunk_clip_events.par_iter_mut())
+            .zip(self.chunk_hits.par_iter_mut())
             .enumerate()
-            .for_each(|(c, (((((ms, rs), ps), ds), ev), ch))| {
+            .for_each(|(c, (((((((ms, rs), ps), ds), ev), ch), cev), hits))| {
                 ev.clear();
                 ch.clear();
+                cev.clear();
+                let mut sink = ClipSink {
+                    tracks,
+                    hits,
+                    out: cev,
+                    t0,
+                    dt,
+                };
                 for (k, (((m, r), p), d)) in ms
                     .iter_mut()
                     .zip(rs.iter_mut())
@@ -271,7 +306,8 @@ impl GraphCrowd {
                     .enumerate()
                 {
                     let i = (c * CHUNK + k) as u32;
-                    if machine::step(g, leaving, m, p, dt, i, ev) || *d {
+                    let clips = with_clip_events.then_some(&mut sink);
+                    if machine::step(g, leaving, m, p, dt, i, ev, clips) || *d {
                         ch.push(i);
                         *d = false;
                     }
@@ -286,6 +322,10 @@ impl GraphCrowd {
         self.events.clear();
         for ev in &self.chunk_events {
             self.events.extend_from_slice(ev);
+        }
+        self.clip_events.clear();
+        for ev in &self.chunk_clip_events {
+            self.clip_events.extend_from_slice(ev);
         }
         self.changed.clear();
         for ch in &self.chunk_changed {
@@ -348,6 +388,14 @@ impl GraphCrowd {
     /// State events of the last step, by instance (in chunk order, instances ascending).
     pub fn events(&self) -> &[GraphEvent] {
         &self.events
+    }
+
+    /// Clip events of the last [`Self::step`] (docs/graph.md §3): every clip of nonzero weight
+    /// of every state shown fires each event once per crossing, by the runtime's rule
+    /// ([`throng_runtime::ClipEvents`]). By instance (ascending), each instance's by time.
+    /// Empty after [`Self::step_states`].
+    pub fn clip_events(&self) -> &[ClipEvent] {
+        &self.clip_events
     }
 
     /// The CPU-timed records the last step wrote, one per instance.

@@ -16,6 +16,7 @@
 
 mod build;
 mod check;
+mod clip_events;
 mod crowd;
 mod dot;
 mod error;
@@ -29,6 +30,7 @@ mod machine;
 pub const DEMO_FOX_LOCOMOTION: &str = include_str!("../graphs/demo-fox-locomotion.json");
 
 pub use check::{check, lint};
+pub use clip_events::ClipEvent;
 pub use crowd::{GraphCrowd, Param, CHUNK};
 pub use dot::to_dot;
 pub use error::{GraphError, Problem};

@@ -5,11 +5,15 @@
 use throng_asset::LoopMode;
 use throng_contract::MAX_LAYERS;
 
+use crate::clip_events::ClipSink;
 use crate::file::{DurationUnit, Interruption};
 use crate::graph::{ClipRef, Graph, Motion, State};
 
 /// No transition is running.
 pub(crate) const NONE: u32 = u32::MAX;
+
+/// [`Machine::fresh`]'s bit of the current state.
+const FRESH_CURRENT: u8 = 1;
 
 /// Most states an instance shows at once: two outgoing ones (after an interruption) and the
 /// current one.
@@ -40,6 +44,9 @@ pub(crate) struct Machine {
     pub out_state: [u16; OUTGOING],
     /// Outgoing states in use (0 when no transition runs).
     pub out_n: u8,
+    /// Which shown states have not advanced since they were entered (their next advance is
+    /// the clip events' *fresh* one): bit 0 the current state, bit 1 + k outgoing state k.
+    pub fresh: u8,
 }
 
 impl Machine {
@@ -55,6 +62,7 @@ impl Machine {
             src: entry as u16,
             out_state: [0; OUTGOING],
             out_n: 0,
+            fresh: FRESH_CURRENT,
         }
     }
 
@@ -254,11 +262,13 @@ impl Leaving {
 }
 
 /// Advances one instance by `dt` seconds and fires at most one transition; state events go to
-/// `events`. Returns whether a transition fired or ended (the layers changed other than by
+/// `events`, the clip events of the advance to `clips` when given (outgoing states first, then
+/// the current one; sorted by time, stably). Returns whether a transition fired or ended (the layers changed other than by
 /// time and parameters). The order (docs/graph.md "Evaluation"): every shown state's normalised time
 /// advances, a running transition that reached its length ends, then the transitions are tried
 /// in file order.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn step(
     g: &Graph,
     leaving: &Leaving,
@@ -267,11 +277,31 @@ pub(crate) fn step(
     dt: f64,
     instance: u32,
     events: &mut Vec<GraphEvent>,
+    mut clips: Option<&mut ClipSink>,
 ) -> bool {
     let mut changed = false;
-    m.cur_phase += dt * rate(&g.states[m.cur as usize], p);
+    let first = clips.as_ref().map_or(0, |c| c.out.len());
     for k in 0..m.out_n as usize {
-        m.out_phase[k] += dt * rate(&g.states[m.out_state[k] as usize], p);
+        let (state, ph0) = (m.out_state[k] as usize, m.out_phase[k]);
+        m.out_phase[k] += dt * rate(&g.states[state], p);
+        if let (Some(c), true) = (clips.as_deref_mut(), dt > 0.0) {
+            let fresh = m.fresh & (2 << k) != 0;
+            c.played(g, state, ph0, m.out_phase[k], fresh, p, instance);
+        }
+    }
+    let ph0 = m.cur_phase;
+    m.cur_phase += dt * rate(&g.states[m.cur as usize], p);
+    if let Some(c) = clips {
+        if dt > 0.0 {
+            let fresh = m.fresh & FRESH_CURRENT != 0;
+            c.played(g, m.cur as usize, ph0, m.cur_phase, fresh, p, instance);
+            // by time, as the runtime lists an instance's events (stable: ties keep layer
+            // order); a handful of entries, sorted in place without allocating
+            c.out[first..].sort_by(|a, b| a.time.total_cmp(&b.time));
+        }
+    }
+    if dt > 0.0 {
+        m.fresh = 0;
     }
     if m.out_n > 0 {
         m.elapsed += dt;
@@ -361,21 +391,26 @@ fn fire(
             kind: EventKind::Enter,
         });
     }
+    let cur_fresh = m.fresh & FRESH_CURRENT != 0;
     if seconds > 0.0 {
         if m.out_n == 0 {
             m.out_state[0] = m.cur;
             m.out_phase[0] = m.cur_phase;
             m.out_weight[0] = 1.0;
             m.out_n = 1;
+            m.fresh = u8::from(cur_fresh) << 1;
         } else {
             // the shown mix becomes the outgoing side: its two heaviest states, renormalised
             let a = m.alpha();
             let mut s = [(0u16, 0.0f64, 0.0f32); OUTGOING + 1];
+            let mut fresh = [false; OUTGOING + 1];
             let n = m.out_n as usize;
             for (k, e) in s.iter_mut().enumerate().take(n) {
                 *e = (m.out_state[k], m.out_phase[k], m.out_weight[k] * (1.0 - a));
+                fresh[k] = m.fresh & (2 << k) != 0;
             }
             s[n] = (m.cur, m.cur_phase, a);
+            fresh[n] = cur_fresh;
             let total = n + 1;
             let keep = if total <= OUTGOING {
                 [0, 1]
@@ -383,10 +418,12 @@ fn fire(
                 heaviest_two(&s)
             };
             let sum = s[keep[0]].2 + s[keep[1]].2;
+            m.fresh = 0;
             for (k, &i) in keep.iter().enumerate() {
                 m.out_state[k] = s[i].0;
                 m.out_phase[k] = s[i].1;
                 m.out_weight[k] = if sum > 0.0 { s[i].2 / sum } else { 0.5 };
+                m.fresh |= u8::from(fresh[i]) << (1 + k);
             }
             m.out_n = OUTGOING as u8;
         }
@@ -396,10 +433,12 @@ fn fire(
     } else {
         m.out_n = 0;
         m.running = NONE;
+        m.fresh = 0;
     }
     m.src = m.cur;
     m.cur = t.to as u16;
     m.cur_phase = t.offset;
+    m.fresh |= FRESH_CURRENT;
 }
 
 /// Indices of the two heaviest of three entries, in index order (ties go to the earlier).

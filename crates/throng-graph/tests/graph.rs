@@ -284,11 +284,87 @@ fn any_thread_count_gives_the_same_records() {
                 crowd.step(1.0 / 60.0);
                 out.extend_from_slice(bytemuck::cast_slice::<_, u8>(crowd.records()));
                 out.extend(crowd.events().iter().flat_map(|e| e.instance.to_le_bytes()));
+                for e in crowd.clip_events() {
+                    out.extend(e.instance.to_le_bytes());
+                    out.extend(e.clip.to_le_bytes());
+                    out.extend(e.event.to_le_bytes());
+                    out.extend(e.time.to_le_bytes());
+                }
             }
             out
         })
     };
     assert!(run(1) == run(3));
+}
+
+/// A graph playing one clip state fires the same clip events, at the same times, as the
+/// runtime playing that clip at the same speed, in every loop mode (docs/graph.md §3).
+#[test]
+fn clip_events_match_the_runtime_playing_the_same_clip() {
+    use throng_runtime::{CpuRuntime, InstanceTransform, PlayOptions, PlaybackControl};
+    for mode in [
+        LoopMode::Loop,
+        LoopMode::Once,
+        LoopMode::Clamp,
+        LoopMode::PingPong,
+    ] {
+        let mut table = clips(&[("A", 1.1)]);
+        // at the start, inside, and at the end
+        table[0].events = [0.0f32, 0.3, 1.1]
+            .iter()
+            .map(|&time| throng_asset::ClipEvent {
+                time,
+                name: format!("e{time}"),
+            })
+            .collect();
+        let name = mode.as_str();
+        let text = format!(
+            r#"{{"version": 1, "states": [{{"name": "a", "speed": 1.3,
+                "motion": {{"clip": {{"name": "A", "loop": "{name}"}}}}}}]}}"#
+        );
+        let g = Graph::from_json(&text, "one.json", &table).unwrap();
+        let mut crowd = GraphCrowd::new(g, &table, 1);
+        let mut rt = CpuRuntime::new(&table);
+        let h = rt.spawn(InstanceTransform::IDENTITY);
+        let opts = PlayOptions {
+            speed: 1.3,
+            loop_mode: Some(mode),
+            start_time: 0.0,
+        };
+        rt.play(h, 0, opts).unwrap();
+        let mut rng = Rng(11);
+        let mut fired = 0;
+        for frame in 0..400 {
+            let dt = 0.005 + rng.unit() * 0.03;
+            crowd.step(dt);
+            rt.update(dt);
+            let got: Vec<_> = crowd
+                .clip_events()
+                .iter()
+                .map(|e| (e.event, e.time))
+                .collect();
+            let want: Vec<_> = rt.events().iter().map(|e| (e.event, e.time)).collect();
+            assert_eq!(
+                got.len(),
+                want.len(),
+                "{name} frame {frame}: {got:?} vs {want:?}"
+            );
+            for (a, b) in got.iter().zip(&want) {
+                assert!(
+                    a.0 == b.0 && (a.1 - b.1).abs() < 1e-9,
+                    "{name} frame {frame}: {got:?} vs {want:?}"
+                );
+            }
+            fired += got.len();
+        }
+        // a one-shot fires each event once; the loops about once per lap (~ 1.2 laps a second,
+        // a ping-pong's turn events every other lap)
+        let once = matches!(mode, LoopMode::Once | LoopMode::Clamp);
+        assert!(
+            if once { fired == 3 } else { fired > 15 },
+            "{name}: {fired}"
+        );
+    }
 }
 
 fn assets() -> Option<PathBuf> {

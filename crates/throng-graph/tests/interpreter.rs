@@ -2,13 +2,15 @@
 //! ("Evaluation", "Layers"): one instance at a time, vectors instead of fixed arrays, sharing
 //! only the checked graph's data with the library (none of its evaluation code). Randomised
 //! scenarios over every state and transition kind: the same clips, clip times and weights
-//! (1e-6), the same state events in the same frames, and records equal to the contract's time
-//! rules applied to the interpreter's layers.
+//! (1e-6), the same state events and clip events in the same frames (clip events: the same
+//! clip and event, in the same order, times within 1e-9 s; crossings enumerated here cycle by
+//! cycle, not by the runtime's rule), and records equal to the contract's time rules applied
+//! to the interpreter's layers.
 
 mod common;
 
 use common::{scenario_clips, scenario_graph, Rng};
-use throng_asset::LoopMode;
+use throng_asset::{ClipInfo, LoopMode};
 use throng_contract::ClipFrames;
 use throng_graph::{
     DurationUnit, EventKind, Graph, GraphCrowd, Interruption, Motion, ParamKind, Test,
@@ -19,6 +21,8 @@ struct Shown {
     state: usize,
     phase: f64,
     share: f32,
+    /// Not advanced since it was entered.
+    fresh: bool,
 }
 
 #[derive(Clone)]
@@ -36,6 +40,7 @@ struct Instance {
     left: usize,
     outgoing: Vec<Shown>,
     fade: Option<Fade>,
+    fresh: bool,
 }
 
 /// (clip, loop mode, clip time, weight)
@@ -43,6 +48,65 @@ type Out = (u32, LoopMode, f64, f32);
 
 /// (instance, state, event name index, is entry)
 type Ev = (u32, u16, u32, bool);
+
+/// (instance, clip, event index, seconds)
+type ClipEv = (u32, u32, u32, f64);
+
+/// The clip events of playing clip `c` (loop mode `mode`) from normalised time `ph0` to `ph1`:
+/// positions in frames (`U = normalised time × L`), every crossing of [U0, U1) enumerated
+/// cycle by cycle; one-shots (and a zero-length clip) end at L, where an event at L fires
+/// when the end is reached (or on a fresh start at the end). By position, then event index.
+fn clip_crossings(
+    c: &ClipInfo,
+    mode: LoopMode,
+    ph0: f64,
+    ph1: f64,
+    fresh: bool,
+) -> Vec<(f64, u32)> {
+    let l = (c.frames - 1) as f64;
+    let (u0, u1) = (ph0 * l, ph1 * l);
+    let mut hits = Vec::new();
+    for (i, e) in c.events.iter().enumerate() {
+        let t = e.time as f64;
+        let pos = if l == 0.0 || t <= 0.0 {
+            0.0
+        } else if t >= c.duration * (1.0 - 1e-6) {
+            l
+        } else {
+            t / c.duration * l
+        };
+        let i = i as u32;
+        if l == 0.0 || matches!(mode, LoopMode::Once | LoopMode::Clamp) {
+            let hit = if pos < l {
+                u0 <= pos && pos < u1.min(l)
+            } else {
+                u1 >= l && (u0 < l || (fresh && u0 <= l))
+            };
+            if hit {
+                hits.push((pos, i));
+            }
+            continue;
+        }
+        let (period, images) = if mode == LoopMode::PingPong {
+            let back = (pos > 0.0 && pos < l).then_some(2.0 * l - pos);
+            (2.0 * l, [Some(pos), back])
+        } else {
+            (l, [Some(pos), None])
+        };
+        for c0 in images.into_iter().flatten() {
+            let first = (u0 / period).floor() as i64 - 1;
+            let last = (u1 / period).floor() as i64 + 1;
+            for k in first..=last {
+                let x = c0 + k as f64 * period;
+                if u0 <= x && x < u1 {
+                    hits.push((x, i));
+                }
+            }
+        }
+    }
+    hits.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    hits
+}
 
 fn axis_weights(at: &[f32], x: f32) -> Vec<(usize, f32)> {
     let last = at.len() - 1;
@@ -116,6 +180,7 @@ impl Instance {
             left: g.entry,
             outgoing: Vec::new(),
             fade: None,
+            fresh: true,
         }
     }
 
@@ -126,12 +191,81 @@ impl Instance {
         }
     }
 
-    /// Returns the transition that fired, if one did, and whether it interrupted another.
-    fn step(&mut self, g: &Graph, dt: f64, me: u32, events: &mut Vec<Ev>) -> Option<(usize, bool)> {
-        self.phase += dt * speed(g, self.state, &self.params);
-        for o in &mut self.outgoing {
-            o.phase += dt * speed(g, o.state, &self.params);
+    /// The clip events of one shown state advancing from `ph0` to `ph1`.
+    #[allow(clippy::too_many_arguments)]
+    fn played(
+        &self,
+        g: &Graph,
+        table: &[ClipInfo],
+        state: usize,
+        (ph0, ph1, fresh): (f64, f64, bool),
+        (t0, dt): (f64, f64),
+        me: u32,
+        out: &mut Vec<ClipEv>,
+    ) {
+        let mode = match &g.states[state].motion {
+            Motion::Clip { loop_mode, .. } => *loop_mode,
+            _ => LoopMode::Loop,
+        };
+        for (clip, _, _) in clip_weights(g, state, &self.params) {
+            let c = &table[clip as usize];
+            let l = (c.frames - 1) as f64;
+            let (u0, u1) = (ph0 * l, ph1 * l);
+            for (u, e) in clip_crossings(c, mode, ph0, ph1, fresh) {
+                let time = if u1 > u0 {
+                    t0 + ((u - u0) / (u1 - u0)).clamp(0.0, 1.0) * dt
+                } else {
+                    t0
+                };
+                out.push((me, clip, e, time));
+            }
         }
+    }
+
+    /// Returns the transition that fired, if one did, and whether it interrupted another.
+    /// Clip events go to `clip_events`, by time.
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        &mut self,
+        g: &Graph,
+        table: &[ClipInfo],
+        t0: f64,
+        dt: f64,
+        me: u32,
+        events: &mut Vec<Ev>,
+        clip_events: &mut Vec<ClipEv>,
+    ) -> Option<(usize, bool)> {
+        let mut mine = Vec::new();
+        for k in 0..self.outgoing.len() {
+            let o = &self.outgoing[k];
+            let ph0 = o.phase;
+            let ph1 = ph0 + dt * speed(g, o.state, &self.params);
+            self.played(
+                g,
+                table,
+                o.state,
+                (ph0, ph1, o.fresh),
+                (t0, dt),
+                me,
+                &mut mine,
+            );
+            self.outgoing[k].phase = ph1;
+            self.outgoing[k].fresh = false;
+        }
+        let ph0 = self.phase;
+        self.phase += dt * speed(g, self.state, &self.params);
+        self.played(
+            g,
+            table,
+            self.state,
+            (ph0, self.phase, self.fresh),
+            (t0, dt),
+            me,
+            &mut mine,
+        );
+        self.fresh = false;
+        mine.sort_by(|a, b| a.3.total_cmp(&b.3));
+        clip_events.extend(mine);
         if let Some(f) = &mut self.fade {
             f.elapsed += dt;
             if f.elapsed >= f.length {
@@ -220,6 +354,7 @@ impl Instance {
                         state: self.state,
                         phase: self.phase,
                         share: 1.0,
+                        fresh: self.fresh,
                     }]
                 } else {
                     let mut m: Vec<Shown> = self
@@ -234,6 +369,7 @@ impl Instance {
                         state: self.state,
                         phase: self.phase,
                         share: a,
+                        fresh: self.fresh,
                     });
                     if m.len() > 2 {
                         // the lightest goes; of equal ones the later
@@ -264,6 +400,7 @@ impl Instance {
             self.left = self.state;
             self.state = t.to;
             self.phase = t.offset;
+            self.fresh = true;
             return Some((ti, interrupting));
         }
         None
@@ -310,9 +447,12 @@ impl Instance {
     }
 }
 
+/// Clip events seen per clip (index into the scenario's clip table).
+type PerClip = Vec<usize>;
+
 /// Runs `n` instances for `frames` frames through both; returns (layers compared, layer sets
-/// that hit the layer limit, events compared, transitions fired per kind).
-fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize) {
+/// that hit the layer limit, state events compared, clip events compared per clip).
+fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize, PerClip) {
     let g = scenario_graph();
     let clips = scenario_clips();
     let tables: Vec<ClipFrames> = clips.iter().map(|c| c.frames_table()).collect();
@@ -325,6 +465,8 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize) {
         .collect();
     let mut rng = Rng(seed);
     let (mut compared, mut cut, mut events_seen) = (0, 0, 0);
+    let mut clip_seen = vec![0usize; clips.len()];
+    let mut t0 = 0.0f64;
     let mut seen_states = vec![false; g.states.len()];
     let mut two_outgoing = 0usize;
     let mut fired = vec![0usize; g.transitions.len()];
@@ -356,8 +498,11 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize) {
         let dt = 1.0 / 120.0 + rng.unit() * (1.0 / 30.0 - 1.0 / 120.0);
         crowd.step(dt);
         let mut want_events = Vec::new();
+        let mut want_clip = Vec::new();
         for (i, inst) in plain.iter_mut().enumerate() {
-            if let Some((t, interrupting)) = inst.step(&g, dt, i as u32, &mut want_events) {
+            let me = i as u32;
+            let fired_now = inst.step(&g, &clips, t0, dt, me, &mut want_events, &mut want_clip);
+            if let Some((t, interrupting)) = fired_now {
                 fired[t] += 1;
                 interrupted[t] += usize::from(interrupting);
             }
@@ -369,6 +514,19 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize) {
             .collect();
         assert_eq!(got_events, want_events, "events differ in frame {frame}");
         events_seen += got_events.len();
+        t0 += dt;
+        let got_clip = crowd.clip_events();
+        assert_eq!(
+            got_clip.len(),
+            want_clip.len(),
+            "frame {frame}: clip events {got_clip:?} vs {want_clip:?}"
+        );
+        for (a, b) in got_clip.iter().zip(&want_clip) {
+            let ctx = format!("frame {frame}: clip event {a:?} vs {b:?}");
+            assert_eq!((a.instance, a.clip, a.event), (b.0, b.1, b.2), "{ctx}");
+            assert!((a.time - b.3).abs() <= 1e-9, "{ctx}");
+            clip_seen[a.clip as usize] += 1;
+        }
         for (i, inst) in plain.iter().enumerate() {
             seen_states[inst.state] = true;
             two_outgoing += (inst.outgoing.len() == 2) as usize;
@@ -435,19 +593,30 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize) {
         eprintln!("fired per transition {fired:?}, of which interrupting {interrupted:?}");
     }
     eprintln!("{two_outgoing} instance-frames with two outgoing states");
-    (compared, cut, events_seen)
+    (compared, cut, events_seen, clip_seen)
 }
 
 #[test]
 fn bulk_step_matches_the_plain_interpreter() {
-    let (layers, cut, events) = run_scenario(31, 10_000, 600);
-    eprintln!("{layers} layers compared, {cut} four-layer sets, {events} events");
+    let (layers, cut, events, clip_events) = run_scenario(31, 10_000, 600);
+    eprintln!(
+        "{layers} layers compared, {cut} four-layer sets, {events} state events, clip events \
+         per clip {clip_events:?}"
+    );
     assert!(cut > 0, "the layer limit was reached");
     assert!(events > 1000);
+    // every clip with events fired some: loops, the one-shot's and the clamp's ends, the
+    // ping-pong, the zero-length clip
+    let table = scenario_clips();
+    for (c, &k) in table.iter().zip(&clip_events) {
+        if !c.events.is_empty() {
+            assert!(k > 0, "clip {} fired no event: {clip_events:?}", c.name);
+        }
+    }
 }
 
 #[test]
 fn second_seed_matches_too() {
-    let (layers, _, _) = run_scenario(7, 2_000, 300);
+    let (layers, _, _, _) = run_scenario(7, 2_000, 300);
     assert!(layers > 0);
 }

@@ -1,6 +1,7 @@
 //! Clips prepared for playback, shared by both modes: the time rules of throng-contract
 //! ([`ClipFrames`], [`throng_contract::Span`]) plus what only playback needs — event crossings
-//! and root-motion deltas, in f64.
+//! and root-motion deltas, in f64. [`ClipEvents`] (the crossing rule) is public: other players
+//! of baked clips fire events by the same rule.
 //!
 //! Positions are measured in *frames* of the clip's own table (`p = τ · (n − 1) / d`,
 //! docs/design.md §4). A layer's *unwrapped* position `U` only grows (speeds are ≥ 0); its loop
@@ -8,7 +9,7 @@
 //! `reduce` and `shown`. A zero-length clip (`L = 0`) always shows its one row.
 
 use throng_asset::ClipInfo;
-use throng_contract::{ClipFrames, LoopMode, MODE_CLAMP, MODE_LOOP, MODE_ONCE, MODE_PINGPONG};
+use throng_contract::{ClipFrames, LoopMode, MODE_LOOP, MODE_PINGPONG};
 
 /// One clip prepared for playback.
 #[derive(Debug, Clone)]
@@ -22,8 +23,8 @@ pub struct Prepared {
     pub duration: f64,
     /// The clip table's loop mode, as its record code.
     pub mode: u32,
-    /// Events as (frame position in [0, L], index into `ClipInfo::events`), sorted by position.
-    pub events: Vec<(f64, u32)>,
+    /// Events on the clip's frame axis, with the crossing rule.
+    pub events: ClipEvents,
     pub root_motion: Option<Vec<[f32; 3]>>,
     /// An additive clip (its layers are overlays, docs/design.md §4).
     pub additive: bool,
@@ -33,26 +34,7 @@ impl Prepared {
     pub fn new(c: &ClipInfo) -> Prepared {
         let frames = c.frames_table();
         let (last, fps) = (frames.last(), frames.rate);
-        let zero = frames.is_static();
-        let mut events: Vec<(f64, u32)> = c
-            .events
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                let t = e.time as f64;
-                // Event times are f32 in the file; snap those within f32 precision of the ends
-                // so that an event authored at d really sits at the end.
-                let p = if zero || t <= c.duration * 1e-6 {
-                    0.0
-                } else if (t - c.duration).abs() <= c.duration * 1e-6 {
-                    last
-                } else {
-                    (t * fps).clamp(0.0, last)
-                };
-                (p, i as u32)
-            })
-            .collect();
-        events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let events = ClipEvents::with_frames(c, &frames);
         let root_motion = c
             .root_motion
             .as_ref()
@@ -115,14 +97,14 @@ impl Prepared {
         }
         let period = self.period(mode);
         let mut m = period;
-        for &(e, _) in &self.events {
+        for &(e, _) in self.events.positions() {
             if e >= p {
                 m = m.min(e);
                 break;
             }
         }
         if mode == MODE_PINGPONG {
-            for &(e, _) in self.events.iter().rev() {
+            for &(e, _) in self.events.positions().iter().rev() {
                 let c = period - e;
                 if c >= p {
                     m = m.min(c);
@@ -142,12 +124,12 @@ impl Prepared {
         let l = self.last;
         match mode {
             MODE_LOOP | MODE_PINGPONG => {
-                let first = self.events.first()?.0;
+                let first = self.events.positions().first()?.0;
                 let period = self.period(mode);
                 let r = self.reduce(mode, u);
                 let base = u - r;
                 let mut best = f64::INFINITY;
-                for &(e, _) in &self.events {
+                for &(e, _) in self.events.positions() {
                     if e >= r {
                         best = best.min(e);
                     }
@@ -167,6 +149,7 @@ impl Prepared {
                 }
                 let e = self
                     .events
+                    .positions()
                     .iter()
                     .map(|e| e.0)
                     .find(|&e| e >= u && e < l)
@@ -176,56 +159,10 @@ impl Prepared {
         }
     }
 
-    /// Calls `f(event_index, U)` for every crossing in the half-open play interval
-    /// [u0, u1) (u1 unclamped), ordered by U. Once/clamp: the interval is cut at L and closed
-    /// there (an event at d fires when the end is reached); `fresh` marks a layer's first
-    /// advance, so a clip started at its end (or a zero-length clip) still fires its end events.
+    /// The crossing rule ([`ClipEvents::crossings`]) with the mode as its record code.
     pub fn crossings(&self, mode: u32, u0: f64, u1: f64, fresh: bool, out: &mut Vec<(f64, u32)>) {
-        out.clear();
-        if self.events.is_empty() || u1 < u0 {
-            return;
-        }
-        let l = self.last;
-        let clamp_like = self.is_static() || mode == MODE_ONCE || mode == MODE_CLAMP;
-        if clamp_like {
-            let end = u1.min(l);
-            for &(e, i) in &self.events {
-                let hit =
-                    (u0 <= e && e < end) || (e >= l && u1 >= l && (u0 < l || (fresh && u0 <= l)));
-                if hit {
-                    out.push((e, i));
-                }
-            }
-            return;
-        }
-        let push_series = |c0: f64, period: f64, i: u32, out: &mut Vec<(f64, u32)>| {
-            // crossings c0 + k·period in [u0, u1)
-            let mut k = ((u0 - c0) / period).ceil() - 1.0;
-            loop {
-                let c = c0 + k * period;
-                if c >= u1 {
-                    break;
-                }
-                if c >= u0 {
-                    out.push((c, i));
-                }
-                k += 1.0;
-            }
-        };
-        if mode == MODE_PINGPONG {
-            for &(e, i) in &self.events {
-                push_series(e, 2.0 * l, i, out);
-                // the way back; at the turns (e = 0 or e = L) both series coincide
-                if e > 0.0 && e < l {
-                    push_series(2.0 * l - e, 2.0 * l, i, out);
-                }
-            }
-        } else {
-            for &(e, i) in &self.events {
-                push_series(e, l, i, out);
-            }
-        }
-        out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        self.events
+            .crossings(LoopMode::from_code(mode), u0, u1, fresh, out);
     }
 
     /// Root-motion transform `G(q)` at shown position q (lerp of the per-frame curve).
@@ -303,6 +240,135 @@ impl Prepared {
             }
             _ => self.rm_between(u0.min(l), u1.min(l)),
         }
+    }
+}
+
+/// A clip's events placed on its frame axis, and the rule that fires each of them exactly once
+/// per crossing of a play interval (docs/design.md §4). The one definition of that rule: the
+/// runtime's CPU- and GPU-timed updates use it, and so does every other player of baked clips
+/// (throng-graph's state machines).
+///
+/// Positions are frames of the clip's own table, `U = τ · (n − 1) / d` for clip time τ
+/// (seconds); an *unwrapped* position only grows, whatever the loop mode shows.
+#[derive(Debug, Clone, Default)]
+pub struct ClipEvents {
+    /// (frame position in [0, L], index into `ClipInfo::events`), sorted by position.
+    list: Vec<(f64, u32)>,
+    /// `L = n − 1`, frames.
+    last: f64,
+    /// A zero-length clip: it plays as a one-shot.
+    is_static: bool,
+}
+
+impl ClipEvents {
+    /// The events of clip `c` of a clip table.
+    pub fn new(c: &ClipInfo) -> ClipEvents {
+        ClipEvents::with_frames(c, &c.frames_table())
+    }
+
+    fn with_frames(c: &ClipInfo, frames: &ClipFrames) -> ClipEvents {
+        let (last, fps) = (frames.last(), frames.rate);
+        let zero = frames.is_static();
+        let mut list: Vec<(f64, u32)> = c
+            .events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let t = e.time as f64;
+                // Event times are f32 in the file; snap those within f32 precision of the ends
+                // so that an event authored at d really sits at the end.
+                let p = if zero || t <= c.duration * 1e-6 {
+                    0.0
+                } else if (t - c.duration).abs() <= c.duration * 1e-6 {
+                    last
+                } else {
+                    (t * fps).clamp(0.0, last)
+                };
+                (p, i as u32)
+            })
+            .collect();
+        list.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        ClipEvents {
+            list,
+            last,
+            is_static: zero,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// (frame position in [0, L], index into `ClipInfo::events`), sorted by position.
+    pub fn positions(&self) -> &[(f64, u32)] {
+        &self.list
+    }
+
+    /// `L = n − 1`: the clip's last frame position.
+    pub fn last(&self) -> f64 {
+        self.last
+    }
+
+    /// Writes to `out` (cleared first) `(U, event index)` for every crossing in the half-open
+    /// play interval [u0, u1) of unwrapped positions (u1 unclamped), ordered by U. Loop: every
+    /// `e + k·L`; ping-pong: every `e + k·2L` and, on the way back, `2L − e + k·2L`. Once and
+    /// clamp (and a zero-length clip in any mode): the interval is cut at L and closed there
+    /// (an event at d fires when the end is reached), and nothing fires past it; `fresh` marks
+    /// a layer's first advance, so a clip started at its end (or a zero-length clip) still
+    /// fires its end events. An interval with u1 < u0 fires nothing.
+    pub fn crossings(
+        &self,
+        mode: LoopMode,
+        u0: f64,
+        u1: f64,
+        fresh: bool,
+        out: &mut Vec<(f64, u32)>,
+    ) {
+        out.clear();
+        if self.list.is_empty() || u1 < u0 {
+            return;
+        }
+        let l = self.last;
+        let clamp_like = self.is_static || matches!(mode, LoopMode::Once | LoopMode::Clamp);
+        if clamp_like {
+            let end = u1.min(l);
+            for &(e, i) in &self.list {
+                let hit =
+                    (u0 <= e && e < end) || (e >= l && u1 >= l && (u0 < l || (fresh && u0 <= l)));
+                if hit {
+                    out.push((e, i));
+                }
+            }
+            return;
+        }
+        let push_series = |c0: f64, period: f64, i: u32, out: &mut Vec<(f64, u32)>| {
+            // crossings c0 + k·period in [u0, u1)
+            let mut k = ((u0 - c0) / period).ceil() - 1.0;
+            loop {
+                let c = c0 + k * period;
+                if c >= u1 {
+                    break;
+                }
+                if c >= u0 {
+                    out.push((c, i));
+                }
+                k += 1.0;
+            }
+        };
+        if mode == LoopMode::PingPong {
+            for &(e, i) in &self.list {
+                push_series(e, 2.0 * l, i, out);
+                // the way back; at the turns (e = 0 or e = L) both series coincide
+                if e > 0.0 && e < l {
+                    push_series(2.0 * l - e, 2.0 * l, i, out);
+                }
+            }
+        } else {
+            for &(e, i) in &self.list {
+                push_series(e, l, i, out);
+            }
+        }
+        out.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     }
 }
 

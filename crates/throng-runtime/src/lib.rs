@@ -37,6 +37,7 @@ pub mod testing;
 
 pub use anchor::anchor_world;
 pub use api::{Finished, FiredEvent, PlayOptions};
+pub use clips::ClipEvents;
 pub use clock::{Clock, SECONDS_PER_TICK, TICKS_PER_SECOND};
 pub use cpu::{CpuRuntime, CHUNK};
 pub use error::RuntimeError;

@@ -1,10 +1,10 @@
 //! Shared by the test files: the scenario's clip table and graph.
 #![allow(dead_code)]
 
-use throng_asset::{ClipInfo, LoopMode};
+use throng_asset::{ClipEvent, ClipInfo, LoopMode};
 use throng_graph::Graph;
 
-/// The clip table the scenario graph names: (name, seconds, loop mode).
+/// The clip table the scenario graph names: (name, seconds, loop mode), with clip events.
 pub fn scenario_clips() -> Vec<ClipInfo> {
     let spec: [(&str, f64, LoopMode); 11] = [
         ("idle", 2.0, LoopMode::Loop),
@@ -19,10 +19,34 @@ pub fn scenario_clips() -> Vec<ClipInfo> {
         ("zero", 0.0, LoopMode::Loop),
         ("fall", 0.5, LoopMode::Clamp),
     ];
+    // clip events (seconds): footsteps inside loops, at a one-shot's and a clamp's end, on a
+    // ping-pong's way out and back, and on a zero-length clip
+    let events: [&[f32]; 11] = [
+        &[],
+        &[0.0, 0.5],
+        &[0.3],
+        &[0.4, 0.8],
+        &[0.6],
+        &[],
+        &[],
+        &[],
+        &[0.5],
+        &[0.0],
+        &[0.0, 0.5],
+    ];
     let mut row = 1;
     spec.iter()
-        .map(|&(name, d, mode)| {
-            let c = ClipInfo::uniform(name, row, d, 30.0, mode);
+        .zip(events)
+        .map(|(&(name, d, mode), ev)| {
+            let mut c = ClipInfo::uniform(name, row, d, 30.0, mode);
+            c.events = ev
+                .iter()
+                .enumerate()
+                .map(|(i, &time)| ClipEvent {
+                    time,
+                    name: format!("{name}{i}"),
+                })
+                .collect();
             row += c.frames;
             c
         })
