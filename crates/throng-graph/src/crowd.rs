@@ -130,6 +130,31 @@ impl GraphCrowd {
         }
     }
 
+    /// Removes instance `i`, the last instance taking its index (as a runtime's despawn moves
+    /// its dense arrays), so a front end keeping one graph instance per runtime instance keeps
+    /// both in the same order. The last step's [`Self::events`], [`Self::clip_events`] and
+    /// [`Self::changed`] keep the indices they had. An index past the crowd changes nothing.
+    pub fn swap_remove(&mut self, i: usize) {
+        let n = self.machines.len();
+        if i >= n {
+            return;
+        }
+        let np = self.stride;
+        let last = n - 1;
+        if i != last {
+            self.params.copy_within(last * np..(last + 1) * np, i * np);
+        }
+        self.params.truncate(last * np);
+        self.machines.swap_remove(i);
+        self.records.swap_remove(i);
+        self.dirty.swap_remove(i);
+        let chunks = last.div_ceil(CHUNK);
+        self.chunk_events.truncate(chunks);
+        self.chunk_clip_events.truncate(chunks);
+        self.chunk_hits.truncate(chunks);
+        self.chunk_changed.truncate(chunks);
+    }
+
     /// Parameter `name`; an unknown name is an error.
     pub fn param(&self, name: &str) -> Result<Param, GraphError> {
         let index = self.graph.parameter(name)?;
