@@ -17,6 +17,7 @@ pub use throng_runtime::PlaybackCommand;
 use throng_runtime::{InstanceTransform, PlayOptions, PlaybackControl, Runtime};
 
 use crate::asset::ThrongAsset;
+use crate::graph::{self, CrowdGraph, GraphSource, ThrongParams, ThrongStateEvent};
 
 /// How a crowd's vertices are skinned (docs/design.md §5 "Skinning paths"; [`crate::render`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -56,6 +57,8 @@ pub struct ThrongCrowd {
     pub skinning: Skinning,
     pub(crate) runtime: Option<Runtime>,
     pub(crate) baked: Option<Arc<BakedAsset>>,
+    /// The animation graph driving every instance, if any ([`ThrongCrowd::with_graph`]).
+    pub(crate) graph: Option<CrowdGraph>,
     /// Runtime handle → instance entity (events name the entity).
     pub(crate) owners: HashMap<throng_runtime::Handle, Entity>,
     /// Bumped whenever an instance transform is written, spawned or despawned.
@@ -79,6 +82,7 @@ impl ThrongCrowd {
             skinning: Skinning::default(),
             runtime: None,
             baked: None,
+            graph: None,
             owners: HashMap::default(),
             transforms_gen: 0,
             records_gen: 0,
@@ -92,6 +96,49 @@ impl ThrongCrowd {
     pub fn with_skin_path(mut self, path: SkinPath) -> ThrongCrowd {
         self.skin_path = path;
         self
+    }
+
+    /// The crowd driven by an animation graph (docs/graph.md): every instance plays the
+    /// graph from its entry state and [`ThrongParams`] on instance entities set its parameters
+    /// ([`ThrongCrowd::graph_crowd_mut`] for batch instances, indexed by the runtime's dense
+    /// index). Playback commands ([`ThrongPlayback`]) are then not used. The graph is parsed
+    /// against the asset's clip table once it has loaded; an invalid graph is logged as an
+    /// error naming the file and element, and the crowd stands in its rest pose. A graph keeps
+    /// no root motion. Batch instances must be despawned through [`ThrongCrowd::despawn`] so
+    /// that the graph keeps the runtime's order.
+    pub fn with_graph(mut self, source: GraphSource) -> ThrongCrowd {
+        self.graph = Some(CrowdGraph::new(source));
+        self
+    }
+
+    /// The graph crowd (per dense instance index), once the asset has loaded and the graph
+    /// parsed.
+    pub fn graph_crowd(&self) -> Option<&throng_graph::GraphCrowd> {
+        self.graph.as_ref().and_then(|g| g.crowd.as_ref())
+    }
+
+    /// The graph crowd, to set batch instances' parameters (index: `runtime().index(handle)`).
+    pub fn graph_crowd_mut(&mut self) -> Option<&mut throng_graph::GraphCrowd> {
+        self.graph.as_mut().and_then(|g| g.crowd.as_mut())
+    }
+
+    /// Despawns batch instance `h` (and its graph instance, keeping both in the same order).
+    pub fn despawn(
+        &mut self,
+        h: throng_runtime::Handle,
+    ) -> Result<(), throng_runtime::RuntimeError> {
+        let Some(rt) = self.runtime.as_mut() else {
+            return Ok(());
+        };
+        let index = rt.index(h);
+        rt.despawn(h)?;
+        if let (Some(i), Some(g)) = (index, self.graph.as_mut().and_then(|g| g.crowd.as_mut())) {
+            g.swap_remove(i);
+        }
+        self.owners.remove(&h);
+        self.transforms_gen += 1;
+        self.records_gen += 1;
+        Ok(())
     }
 
     /// The crowd skinned with `skinning`.
@@ -132,7 +179,14 @@ impl ThrongCrowd {
     /// The records in dense order as bytes (what the GPU reads): 64 B per instance CPU-timed,
     /// 56 B GPU-timed.
     pub fn record_bytes(&self) -> &[u8] {
-        self.runtime.as_ref().map_or(&[], |rt| rt.records().bytes())
+        let Some(rt) = self.runtime.as_ref() else {
+            return &[];
+        };
+        match (self.graph_crowd(), rt.cpu()) {
+            // CPU-timed with a graph: the graph writes the records
+            (Some(g), Some(_)) => bytemuck::cast_slice(g.records()),
+            _ => rt.records().bytes(),
+        }
     }
 
     /// The baked asset, once loaded.
@@ -296,10 +350,12 @@ pub(crate) fn init_crowds(mut crowds: Query<&mut ThrongCrowd>, assets: Res<Asset
             );
         }
         // GPU-timed playback keeps no root motion (the GPU times the clips).
-        crowd.root_motion =
-            crowd.timing == Timing::Cpu && baked.clips.iter().any(|c| c.root_motion.is_some());
+        crowd.root_motion = crowd.timing == Timing::Cpu
+            && crowd.graph.is_none()
+            && baked.clips.iter().any(|c| c.root_motion.is_some());
         crowd.runtime = Some(Runtime::new(crowd.timing, &baked.clips));
         crowd.baked = Some(baked);
+        graph::ensure_graph(&mut crowd);
     }
 }
 
@@ -316,14 +372,9 @@ pub(crate) fn despawn_instances(
         let Ok(mut crowd) = crowds.get_mut(crowd_e) else {
             continue;
         };
-        crowd.owners.remove(&h);
-        if let Some(rt) = crowd.runtime.as_mut() {
-            if let Err(err) = rt.despawn(h) {
-                warn!("throng: despawning the instance of {e}: {err}");
-            }
+        if let Err(err) = crowd.despawn(h) {
+            warn!("throng: despawning the instance of {e}: {err}");
         }
-        crowd.transforms_gen += 1;
-        crowd.records_gen += 1;
     }
 }
 
@@ -390,6 +441,45 @@ pub(crate) fn apply_playback(
     }
 }
 
+/// Applies the queued [`ThrongParams`] changes of instance entities of graph-driven crowds
+/// (errors — an unknown parameter, a value of another kind — are logged, the change skipped).
+/// Changes given before the graph is ready wait in the component.
+pub(crate) fn apply_params(
+    mut instances: Query<
+        (Entity, &ThrongInstance, &ThrongHandle, &mut ThrongParams),
+        Or<(Changed<ThrongParams>, Added<ThrongHandle>)>,
+    >,
+    mut crowds: Query<&mut ThrongCrowd>,
+) {
+    for (e, inst, h, mut params) in &mut instances {
+        if params.changes.is_empty() {
+            continue;
+        }
+        let Ok(mut crowd) = crowds.get_mut(inst.crowd) else {
+            continue;
+        };
+        let crowd = &mut *crowd;
+        let Some(rt) = crowd.runtime.as_ref() else {
+            continue;
+        };
+        let Some(i) = rt.index(h.0) else {
+            continue;
+        };
+        let Some(g) = crowd.graph.as_mut().and_then(|g| g.crowd.as_mut()) else {
+            continue;
+        };
+        // instances spawned this frame join the graph crowd (in the entry state) now
+        if g.len() < rt.len() {
+            g.resize(rt.len());
+        }
+        for (name, value) in params.changes.drain(..) {
+            if let Err(err) = graph::set_param(g, i, &name, value) {
+                warn!("throng: parameter {name:?} of {e}: {err}");
+            }
+        }
+    }
+}
+
 /// Moves the instances of entities whose `GlobalTransform` changed.
 pub(crate) fn sync_transforms(
     moved: Query<(&ThrongInstance, &ThrongHandle, &GlobalTransform), Changed<GlobalTransform>>,
@@ -414,14 +504,23 @@ pub(crate) fn advance_crowds(
     mut crowds: Query<(Entity, &mut ThrongCrowd)>,
     mut events: MessageWriter<ThrongEvent>,
     mut finished: MessageWriter<ThrongFinished>,
+    mut states: MessageWriter<ThrongStateEvent>,
 ) {
     let dt = time.delta_secs_f64();
     for (crowd_e, mut crowd) in &mut crowds {
         let crowd = &mut *crowd;
-        let (Some(rt), Some(baked)) = (crowd.runtime.as_mut(), crowd.baked.as_ref()) else {
+        if let (Some(g), Some(rt)) = (crowd.graph.as_mut(), crowd.runtime.as_ref()) {
+            graph::step(g, rt, dt);
+        }
+        let Some(rt) = crowd.runtime.as_mut() else {
             continue;
         };
         rt.update(dt);
+        // GPU-timed, the graph's commands are part of this frame's record changes
+        graph::after_update(crowd_e, crowd, &mut events, &mut states);
+        let (Some(rt), Some(baked)) = (crowd.runtime.as_mut(), crowd.baked.as_ref()) else {
+            continue;
+        };
         // CPU-timed every record is new; GPU-timed only when a record was rewritten
         if rt.record_changes().writes.is_none_or(|w| !w.is_empty()) {
             crowd.records_gen += 1;

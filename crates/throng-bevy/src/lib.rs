@@ -44,6 +44,7 @@
 
 pub mod asset;
 pub mod crowd;
+pub mod graph;
 pub mod prepass;
 pub mod render;
 
@@ -64,6 +65,7 @@ pub use crowd::{
     PlaybackCommand, SkinPath, ThrongAnchor, ThrongCrowd, ThrongEvent, ThrongFinished,
     ThrongHandle, ThrongInstance, ThrongPlayback, ThrongProp,
 };
+pub use graph::{GraphSource, ParamValue, ThrongParams, ThrongStateEvent};
 pub use throng_contract::names::Timing;
 /// The runtime a crowd plays in (either timing) and its calls, as every throng front end uses
 /// them.
@@ -104,6 +106,7 @@ impl Plugin for ThrongPlugin {
             .init_asset_loader::<ThrongAssetLoader>()
             .add_message::<ThrongEvent>()
             .add_message::<ThrongFinished>()
+            .add_message::<ThrongStateEvent>()
             .init_resource::<crowd::InstanceIndex>()
             .configure_sets(PostUpdate, ThrongSystems.after(TransformSystems::Propagate))
             .add_systems(
@@ -113,6 +116,7 @@ impl Plugin for ThrongPlugin {
                     crowd::despawn_instances,
                     crowd::spawn_instances,
                     crowd::apply_playback,
+                    crowd::apply_params,
                     crowd::sync_transforms,
                     crowd::advance_crowds,
                     crowd::follow_root_motion,

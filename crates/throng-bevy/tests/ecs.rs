@@ -579,3 +579,179 @@ fn a_prop_entity_follows_an_anchor_of_a_batch_instance() {
         "the anchor never moved"
     );
 }
+
+/// A crowd driven by the built-in fox's locomotion graph (`ThrongCrowd::with_graph`), four
+/// instance entities setting its parameters through `ThrongParams` (idle, walk, run, sit), one
+/// despawned half-way. The independent computation is a bare `GraphCrowd` of the same graph
+/// given the same parameters at the same indices and the same steps (the despawn as a
+/// `swap_remove` of the same index): CPU-timed, the records the plugin uploads equal its
+/// records bit for bit every frame, and the `ThrongStateEvent` messages are its state events
+/// (the sitting fox's "sitting_down").
+#[test]
+fn a_graph_crowd_plays_what_its_parameters_say() {
+    use throng_bevy::{GraphSource, ThrongParams, ThrongStateEvent};
+    let mut app = app();
+    let baked = baked_fox();
+    let fox = throng_asset_of(&mut app, &baked);
+    let asset = app
+        .world_mut()
+        .resource_mut::<Assets<ThrongAsset>>()
+        .add(fox);
+    let source = GraphSource {
+        name: "demo-fox-locomotion.json".into(),
+        json: throng_graph::DEMO_FOX_LOCOMOTION.into(),
+    };
+    let crowd = app
+        .world_mut()
+        .spawn(ThrongCrowd::new(asset, Timing::Cpu).with_graph(source))
+        .id();
+    app.update();
+    let graph =
+        throng_graph::Graph::from_json(throng_graph::DEMO_FOX_LOCOMOTION, "g", &baked.clips)
+            .expect("graph");
+    let mut bare = throng_graph::GraphCrowd::new(graph, &baked.clips, 0);
+    let speed = bare.param("speed").expect("speed");
+    let sit = bare.param("sit").expect("sit");
+    let speeds = [0.0f32, 1.5, 4.0, 0.0];
+    let foxes: Vec<Entity> = speeds
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            let mut params = ThrongParams::default();
+            params.set_float("speed", s);
+            if i == 3 {
+                params.fire("sit");
+            }
+            app.world_mut()
+                .spawn((
+                    ThrongInstance { crowd },
+                    params,
+                    Transform::from_xyz(i as f32, 0.0, 0.0),
+                ))
+                .id()
+        })
+        .collect();
+    // the bare crowd: instances join before their first step, parameters set at once
+    bare.resize(4);
+    for (i, &s) in speeds.iter().enumerate() {
+        bare.set_float(i, speed, s).expect("speed");
+    }
+    bare.fire(3, sit).expect("sit");
+    let mut state_events = Vec::new();
+    for frame in 0..40 {
+        if frame == 20 {
+            // the walking fox leaves: the last instance (the sitting one) takes its index
+            app.world_mut().despawn(foxes[1]);
+            bare.swap_remove(1);
+        }
+        app.update();
+        // the app's frame time, whole nanoseconds
+        bare.step(Duration::from_secs_f64(DT).as_secs_f64());
+        let c = crowd_of(&app, crowd);
+        assert!(
+            c.record_bytes() == bytemuck::cast_slice::<_, u8>(bare.records()),
+            "frame {frame}: uploaded records differ from the bare graph crowd's"
+        );
+        let sent: Vec<ThrongStateEvent> = app
+            .world_mut()
+            .resource_mut::<Messages<ThrongStateEvent>>()
+            .drain()
+            .collect();
+        assert_eq!(
+            sent.len(),
+            bare.events().len(),
+            "frame {frame}: state events"
+        );
+        state_events.extend(sent);
+    }
+    let sat: Vec<_> = state_events
+        .iter()
+        .filter(|e| e.event == "sitting_down")
+        .collect();
+    assert_eq!(sat.len(), 1, "{state_events:?}");
+    assert_eq!(sat[0].entity, Some(foxes[3]));
+    assert_eq!(sat[0].state, "sit");
+    assert!(sat[0].enter);
+    // an unknown parameter is logged and skipped, not a panic
+    let mut params = ThrongParams::default();
+    params.set_float("sped", 1.0);
+    app.world_mut().entity_mut(foxes[0]).insert(params);
+    app.update();
+}
+
+/// GPU-timed, a graph crowd tells its runtime what to play (`throng_graph::drive_gpu`) in the
+/// frame its state changes: after every frame each instance's GPU-timed record equals that of a
+/// bare `GpuRuntime` driven by a bare `GraphCrowd` in the documented order (graph step,
+/// runtime update, drive), with the same parameters — and the running fox does run.
+#[test]
+fn a_gpu_timed_graph_crowd_drives_its_runtime() {
+    use throng_bevy::{GraphSource, ThrongParams};
+    let mut app = app();
+    let baked = baked_fox();
+    let fox = throng_asset_of(&mut app, &baked);
+    let asset = app
+        .world_mut()
+        .resource_mut::<Assets<ThrongAsset>>()
+        .add(fox);
+    let source = GraphSource {
+        name: "demo-fox-locomotion.json".into(),
+        json: throng_graph::DEMO_FOX_LOCOMOTION.into(),
+    };
+    let crowd = app
+        .world_mut()
+        .spawn(ThrongCrowd::new(asset, Timing::Gpu).with_graph(source))
+        .id();
+    app.update();
+    let graph =
+        throng_graph::Graph::from_json(throng_graph::DEMO_FOX_LOCOMOTION, "g", &baked.clips)
+            .expect("graph");
+    let mut bare_graph = throng_graph::GraphCrowd::new(graph, &baked.clips, 3);
+    let mut bare = throng_runtime::GpuRuntime::new(&baked.clips);
+    let speed = bare_graph.param("speed").expect("speed");
+    let speeds = [0.0f32, 1.5, 4.0];
+    let mut handles = Vec::new();
+    let mut foxes = Vec::new();
+    for (i, &s) in speeds.iter().enumerate() {
+        let mut params = ThrongParams::default();
+        params.set_float("speed", s);
+        foxes.push(
+            app.world_mut()
+                .spawn((ThrongInstance { crowd }, params, Transform::IDENTITY))
+                .id(),
+        );
+        handles.push(bare.spawn(throng_contract::InstanceTransform::IDENTITY));
+        bare_graph.set_float(i, speed, s).expect("speed");
+    }
+    let dt = Duration::from_secs_f64(DT).as_secs_f64();
+    let run = baked.find_clip("run").expect("run clip") as u32;
+    for frame in 0..30 {
+        app.update();
+        bare_graph.step(dt);
+        bare.update(dt);
+        throng_graph::drive_gpu(&bare_graph, &mut bare, &handles).expect("drive");
+        let c = crowd_of(&app, crowd);
+        let rt = c
+            .runtime()
+            .and_then(Runtime::gpu)
+            .expect("GPU-timed runtime");
+        for (i, &e) in foxes.iter().enumerate() {
+            let h = app.world().get::<ThrongHandle>(e).expect("handle").0;
+            let got = rt.record(h).expect("record");
+            let want = bare.record(handles[i]).expect("record");
+            assert_eq!(got, want, "frame {frame}, fox {i}");
+        }
+    }
+    let h = app.world().get::<ThrongHandle>(foxes[2]).expect("handle").0;
+    let r = crowd_of(&app, crowd)
+        .runtime()
+        .and_then(Runtime::gpu)
+        .expect("runtime")
+        .record(h)
+        .expect("record");
+    assert!(
+        r.layers
+            .iter()
+            .any(|l| l.clip_mode & throng_contract::gpu_timed::CLIP_MASK == run),
+        "the fast fox does not run: {r:?}"
+    );
+}

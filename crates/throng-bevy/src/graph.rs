@@ -1,0 +1,223 @@
+//! Crowds driven by an animation graph (docs/graph.md): a [`ThrongCrowd`] made
+//! [`ThrongCrowd::with_graph`] keeps a `throng_graph::GraphCrowd` beside its runtime, one graph
+//! instance per runtime instance in the runtime's dense order; instance entities set its
+//! parameters through [`ThrongParams`], and its state events arrive as [`ThrongStateEvent`]
+//! messages.
+//!
+//! Per frame (in `advance_crowds`): the graph steps every instance; CPU-timed, its records are
+//! what the GPU reads (the runtime then only holds transforms) and its clip events become
+//! [`crate::ThrongEvent`]s; GPU-timed, the instances whose playback changed are told the
+//! commands that make the runtime show their state (`throng_graph::drive_gpu`, exact outside
+//! crossfades, see docs/graph.md "GPU-timed crowds") and the runtime fires the clip events.
+
+use std::sync::Arc;
+
+use bevy::ecs::message::Message;
+use bevy::prelude::*;
+use throng_graph::{EventKind, Graph, GraphCrowd};
+use throng_runtime::{Handle, PlaybackControl, Runtime};
+
+use crate::crowd::{ThrongCrowd, ThrongEvent};
+
+/// A graph file's JSON text and the name its messages use; parsed against the clip table once
+/// the crowd's asset has loaded.
+#[derive(Clone, Debug)]
+pub struct GraphSource {
+    pub name: String,
+    pub json: Arc<str>,
+}
+
+/// A crowd's graph: its source until the asset has loaded, then the graph crowd (or `None`
+/// after an error, which is logged once).
+pub(crate) struct CrowdGraph {
+    pub(crate) source: GraphSource,
+    pub(crate) crowd: Option<GraphCrowd>,
+    pub(crate) failed: bool,
+    /// Dense-order runtime handles (GPU-timed: who `drive_gpu` tells), reused across frames.
+    handles: Vec<Handle>,
+}
+
+impl CrowdGraph {
+    pub(crate) fn new(source: GraphSource) -> CrowdGraph {
+        CrowdGraph {
+            source,
+            crowd: None,
+            failed: false,
+            handles: Vec::new(),
+        }
+    }
+}
+
+/// A parameter value an instance entity sets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamValue {
+    Float(f32),
+    Int(i32),
+    Bool(bool),
+    /// Fires a trigger (consumed by the transition it fires).
+    Trigger,
+}
+
+/// Parameter changes of one instance entity of a graph-driven crowd, applied in order by the
+/// plugin in `PostUpdate` (then cleared). An unknown name or a value of another kind is
+/// logged and skipped.
+#[derive(Component, Default, Debug, Clone)]
+pub struct ThrongParams {
+    pub changes: Vec<(String, ParamValue)>,
+}
+
+impl ThrongParams {
+    pub fn set_float(&mut self, name: &str, v: f32) -> &mut Self {
+        self.changes.push((name.into(), ParamValue::Float(v)));
+        self
+    }
+    pub fn set_int(&mut self, name: &str, v: i32) -> &mut Self {
+        self.changes.push((name.into(), ParamValue::Int(v)));
+        self
+    }
+    pub fn set_bool(&mut self, name: &str, v: bool) -> &mut Self {
+        self.changes.push((name.into(), ParamValue::Bool(v)));
+        self
+    }
+    pub fn fire(&mut self, name: &str) -> &mut Self {
+        self.changes.push((name.into(), ParamValue::Trigger));
+        self
+    }
+}
+
+/// A graph state was entered or left by an instance during the last update (the graph's
+/// `on_enter` / `on_exit` names).
+#[derive(Message, Debug, Clone, PartialEq)]
+pub struct ThrongStateEvent {
+    pub crowd: Entity,
+    /// The instance entity; `None` for a batch instance (see `handle`).
+    pub entity: Option<Entity>,
+    pub handle: Handle,
+    /// The state's name.
+    pub state: String,
+    /// The event's name.
+    pub event: String,
+    /// Entered (else left).
+    pub enter: bool,
+}
+
+/// Parses the graph of `crowd` against its asset's clips; `false` if it has none or failed.
+pub(crate) fn ensure_graph(crowd: &mut ThrongCrowd) -> bool {
+    let (Some(g), Some(baked), Some(rt)) = (
+        crowd.graph.as_mut(),
+        crowd.baked.as_ref(),
+        crowd.runtime.as_ref(),
+    ) else {
+        return false;
+    };
+    if g.crowd.is_none() && !g.failed {
+        match Graph::from_json(&g.source.json, &g.source.name, &baked.clips) {
+            Ok(graph) => g.crowd = Some(GraphCrowd::new(graph, &baked.clips, rt.len())),
+            Err(e) => {
+                error!("throng: {e}");
+                g.failed = true;
+            }
+        }
+    }
+    g.crowd.is_some()
+}
+
+/// Sets `value` of parameter `name` on dense instance `i`.
+pub(crate) fn set_param(
+    crowd: &mut GraphCrowd,
+    i: usize,
+    name: &str,
+    value: ParamValue,
+) -> Result<(), throng_graph::GraphError> {
+    // a setter of another kind than the parameter's is the graph crowd's `WrongKind` error
+    let p = crowd.param(name)?;
+    match value {
+        ParamValue::Float(v) => crowd.set_float(i, p, v),
+        ParamValue::Int(v) => crowd.set_int(i, p, v),
+        ParamValue::Bool(v) => crowd.set_bool(i, p, v),
+        ParamValue::Trigger => crowd.fire(i, p),
+    }
+}
+
+/// Steps the graph of a crowd by `dt` before its runtime's update (instances spawned since the
+/// last step join in the entry state).
+pub(crate) fn step(g: &mut CrowdGraph, rt: &Runtime, dt: f64) {
+    let Some(crowd) = g.crowd.as_mut() else {
+        return;
+    };
+    if crowd.len() != rt.len() {
+        crowd.resize(rt.len());
+    }
+    crowd.step(dt);
+}
+
+/// After the runtime's update: GPU-timed, tells the runtime what changed; sends the graph's
+/// state events and, CPU-timed, its clip events.
+pub(crate) fn after_update(
+    crowd_e: Entity,
+    crowd: &mut ThrongCrowd,
+    events: &mut MessageWriter<ThrongEvent>,
+    states: &mut MessageWriter<ThrongStateEvent>,
+) {
+    let (Some(g), Some(rt), Some(baked)) = (
+        crowd.graph.as_mut(),
+        crowd.runtime.as_mut(),
+        crowd.baked.as_ref(),
+    ) else {
+        return;
+    };
+    let Some(gc) = g.crowd.as_ref() else {
+        return;
+    };
+    let gpu_timed = rt.cpu().is_none();
+    if gpu_timed {
+        g.handles.clear();
+        g.handles
+            .extend((0..rt.len()).filter_map(|i| rt.handle_at(i)));
+        if let Err(e) = throng_graph::drive_gpu(gc, rt, &g.handles) {
+            warn!("throng: the graph {}: {e}", g.source.name);
+        }
+    } else {
+        for f in gc.clip_events() {
+            let Some(h) = rt.handle_at(f.instance as usize) else {
+                continue;
+            };
+            let name = baked
+                .clips
+                .get(f.clip as usize)
+                .and_then(|c| c.events.get(f.event as usize))
+                .map(|e| e.name.clone())
+                .unwrap_or_default();
+            events.write(ThrongEvent {
+                crowd: crowd_e,
+                entity: crowd.owners.get(&h).copied(),
+                handle: h,
+                clip: f.clip as usize,
+                name,
+                time: f.time,
+            });
+        }
+    }
+    let graph = gc.graph();
+    for e in gc.events() {
+        let Some(h) = rt.handle_at(e.instance as usize) else {
+            continue;
+        };
+        states.write(ThrongStateEvent {
+            crowd: crowd_e,
+            entity: crowd.owners.get(&h).copied(),
+            handle: h,
+            state: graph
+                .states
+                .get(e.state as usize)
+                .map(|s| s.name.clone())
+                .unwrap_or_default(),
+            event: graph
+                .events
+                .get(e.event as usize)
+                .cloned()
+                .unwrap_or_default(),
+            enter: e.kind == EventKind::Enter,
+        });
+    }
+}
