@@ -441,13 +441,17 @@ pub(crate) fn apply_playback(
     }
 }
 
+/// Instances whose parameters have changes to apply: new ones, or ones just spawned into the
+/// runtime (changes given before the asset loaded).
+type ParamsToApply = Or<(Changed<ThrongParams>, Added<ThrongHandle>)>;
+
 /// Applies the queued [`ThrongParams`] changes of instance entities of graph-driven crowds
 /// (errors — an unknown parameter, a value of another kind — are logged, the change skipped).
 /// Changes given before the graph is ready wait in the component.
 pub(crate) fn apply_params(
     mut instances: Query<
         (Entity, &ThrongInstance, &ThrongHandle, &mut ThrongParams),
-        Or<(Changed<ThrongParams>, Added<ThrongHandle>)>,
+        ParamsToApply,
     >,
     mut crowds: Query<&mut ThrongCrowd>,
 ) {
