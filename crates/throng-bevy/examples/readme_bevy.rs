@@ -4,25 +4,37 @@
 
 // README begin
 use bevy::prelude::*;
-use throng_bevy::{ThrongAsset, ThrongCrowd, ThrongInstance, ThrongPlayback, ThrongPlugin, Timing};
-const WALK: usize = 1; // an index into the baked clip table (`throng inspect` lists them)
+use throng_bevy::{GraphSource as Graph, ThrongAnchor, ThrongAsset, ThrongCrowd, ThrongEvent};
+use throng_bevy::{ThrongInstance as Instance, ThrongParams, ThrongPlugin, Timing};
 fn main() {
     App::new()
         .add_plugins((DefaultPlugins, ThrongPlugin))
         .add_systems(Startup, setup)
+        .add_systems(Update, footsteps)
         .run();
 }
 
 fn setup(mut commands: Commands, server: Res<AssetServer>) {
-    let fox = server.load::<ThrongAsset>("fox.throng.glb"); // from `throng bake Fox.glb -o assets/fox.throng.glb`
-    let crowd = commands.spawn(ThrongCrowd::new(fox, Timing::Cpu)).id();
+    // `throng bake Fox.glb -o assets/fox.throng.glb --anchor b_Head_05`; the graph (docs/graph.md)
+    // fox.json is crates/throng-graph/graphs/fox-locomotion.json: Survey, Walk, Run by "speed"
+    let fox = server.load::<ThrongAsset>("fox.throng.glb");
+    let json = std::fs::read_to_string("assets/fox.json").unwrap_or_default();
+    let crowd = ThrongCrowd::new(fox, Timing::Cpu).with_graph(Graph::new("fox.json", json));
+    let crowd = commands.spawn(crowd).id();
     for i in 0..10_000 {
-        let mut playback = ThrongPlayback::default(); // commands wait until the asset has loaded
-        playback.play(WALK); // later: .crossfade(RUN, 0.3), .blend(..), .pause()
+        let mut params = ThrongParams::default(); // applied once the asset has loaded
+        params.set_float("speed", (i % 3) as f32 * 2.0); // stands, trots, runs; later .fire("look")
         let at = Transform::from_xyz((i % 100) as f32 * 150.0, 0.0, (i / 100) as f32 * 150.0);
-        commands.spawn((ThrongInstance { crowd }, playback, at));
+        let hat = ThrongAnchor::new("b_Head_05"); // follows the head: give it a mesh
+        commands.spawn((Instance { crowd }, params, at, children![hat]));
     }
     // Then a Camera3d and a DirectionalLight; for this centimetre-scale field give the light
     // bevy::light::CascadeShadowConfigBuilder { maximum_distance: 40_000.0, ..default() }.build().
+}
+
+fn footsteps(mut events: MessageReader<ThrongEvent>) {
+    for e in events.read() {
+        info!("{} by {:?} at {:.2} s", e.name, e.entity, e.time); // once per crossing
+    }
 }
 // README end

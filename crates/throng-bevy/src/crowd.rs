@@ -294,6 +294,13 @@ pub struct ThrongProp {
     pub anchor: String,
 }
 
+impl ThrongAnchor {
+    /// A follower of the anchor baked from node `name`.
+    pub fn new(name: impl Into<String>) -> ThrongAnchor {
+        ThrongAnchor { name: name.into() }
+    }
+}
+
 /// A clip event crossed by an instance during the last update (fired once per crossing).
 #[derive(Message, Debug, Clone, PartialEq)]
 pub struct ThrongEvent {

@@ -37,6 +37,16 @@ pub(crate) struct CrowdGraph {
     handles: Vec<Handle>,
 }
 
+impl GraphSource {
+    /// The graph `json` (a graph file's text), called `name` in messages.
+    pub fn new(name: impl Into<String>, json: impl Into<Arc<str>>) -> GraphSource {
+        GraphSource {
+            name: name.into(),
+            json: json.into(),
+        }
+    }
+}
+
 impl CrowdGraph {
     pub(crate) fn new(source: GraphSource) -> CrowdGraph {
         CrowdGraph {
