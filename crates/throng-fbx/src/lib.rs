@@ -40,6 +40,7 @@
 //! ```
 
 mod anim;
+mod clip_files;
 mod convert;
 mod error;
 mod load;
@@ -52,6 +53,7 @@ use std::path::Path;
 
 use throng_anim::model::Model;
 
+pub use clip_files::add_scale_helpers;
 pub use error::{ImportError, ImportErrorKind};
 pub use options::{is_fbx_path, looks_like_fbx, ImportOptions, DEFAULT_MEMORY_LIMIT};
 

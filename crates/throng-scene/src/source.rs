@@ -45,6 +45,11 @@ pub fn load_model(input: &Path, source: &SourceOptions) -> anyhow::Result<Model>
     for other_path in &source.clips {
         let other = import_source(other_path, &options)
             .with_context(|| format!("loading clips from {}", other_path.display()))?;
+        if throng_fbx::is_fbx_path(other_path) {
+            // Scale helper nodes that the clip file has and the model lacks (docs/fbx.md).
+            let notes = throng_fbx::add_scale_helpers(&mut model, &other);
+            model.warnings.extend(notes);
+        }
         let warnings = throng_gltf::import_clips_from(&mut model, &other, &file_name(other_path));
         model.warnings.extend(warnings);
     }
