@@ -83,10 +83,12 @@ pub fn import(path: &Path) -> Result<Model, ImportError> {
 
 /// Imports a binary or ASCII FBX file.
 pub fn import_with(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> {
-    let name = path.display().to_string();
-    let bytes = options::read_input(path)
-        .map_err(|source| ImportError::new(&name, ImportErrorKind::Io { source }))?;
-    import_slice_with(&bytes, path.parent(), &name, options)
+    throng_anim::import_file(
+        path,
+        options::read_input,
+        |name, source| ImportError::new(name, ImportErrorKind::Io { source }),
+        |bytes, dir, name| import_slice_with(bytes, dir, name, options),
+    )
 }
 
 /// Imports FBX bytes. `base_dir` is where texture files that are not embedded are looked for
