@@ -10,13 +10,14 @@
 //!   them). FBX pivots and pre/post rotations are folded into each node's TRS by ufbx; a node
 //!   whose transform TRS cannot hold keeps its matrix (with a warning). Geometry transforms
 //!   (3ds Max object offsets) are folded into the vertices; Maya's segment scale compensation
-//!   becomes ordinary transforms.
+//!   becomes ordinary transforms (a helper node `JOINT (scale)` where a scale needs one).
 //! - **Skins**: one per FBX skin deformer (a mesh's `Skin`); its joints are the clusters'
 //!   bones (inverse bind matrix: the cluster's mesh-geometry → bone bind transform), then the
 //!   other bones of the same skeleton (identity at rest), then — only when some vertex has no
 //!   weight — the mesh's own node, which FBX uses to carry such vertices. Every influence is
 //!   kept (sets of four, heaviest first).
-//! - **Meshes**: one primitive per material part, polygons triangulated, vertices shared where
+//! - **Meshes**: one primitive per material part, polygons triangulated (quads from the f32
+//!   positions, so a file's ASCII and binary encodings split them alike), vertices shared where
 //!   position, normal and UV agree; positions in the mesh's geometry space; UV v flipped to
 //!   glTF's top-left origin. Blend shapes are not read (a warning names them).
 //! - **Clips**: one per take (anim stack), baked by ufbx to linear TRS keys at the file's frame
@@ -34,8 +35,10 @@
 //! use std::path::Path;
 //! let mut model = throng_fbx::import(Path::new("character.fbx"))?;
 //! let run = throng_fbx::import(Path::new("character@run.fbx"))?;
-//! // Clips of another file bind by node name, as for glTF.
-//! # let _ = (&mut model, run);
+//! // Clips of another file bind by node name, as for glTF, once the model has the scale
+//! // helper nodes the clip file has (Maya's segment scale compensation; see `clip_files`).
+//! let notes = throng_fbx::add_scale_helpers(&mut model, &run);
+//! # let _ = (&mut model, run, notes);
 //! # Ok::<(), throng_fbx::ImportError>(())
 //! ```
 
