@@ -56,14 +56,13 @@ impl<K: std::error::Error + 'static> std::error::Error for FileError<K> {
 /// An importer's file entry point: reads `path` with `read` (a bounded read, see
 /// [`read_bounded`]) and imports the bytes with `import(bytes, folder, name)`, where the folder
 /// is the file's own (for the files it names) and the name is the path as displayed, used in
-/// errors and warnings. A failed read is `io_error(name, error)`.
-pub fn import_file<T, E>(
+/// errors and warnings. A failed read is the importer's error kind made from the I/O error.
+pub fn import_file<T, K: From<std::io::Error>>(
     path: &Path,
     read: impl FnOnce(&Path) -> std::io::Result<Vec<u8>>,
-    io_error: impl FnOnce(&str, std::io::Error) -> E,
-    import: impl FnOnce(&[u8], Option<&Path>, &str) -> Result<T, E>,
-) -> Result<T, E> {
+    import: impl FnOnce(&[u8], Option<&Path>, &str) -> Result<T, FileError<K>>,
+) -> Result<T, FileError<K>> {
     let name = path.display().to_string();
-    let bytes = read(path).map_err(|e| io_error(&name, e))?;
+    let bytes = read(path).map_err(|e| FileError::new(&name, K::from(e)))?;
     import(&bytes, path.parent(), &name)
 }

@@ -10,7 +10,7 @@ pub type ImportError = throng_anim::FileError<ImportErrorKind>;
 pub enum ImportErrorKind {
     #[error("cannot read the file: {source}; check the path and permissions")]
     Io {
-        #[source]
+        #[from]
         source: std::io::Error,
     },
 

@@ -86,12 +86,9 @@ pub fn import(path: &Path) -> Result<Model, ImportError> {
 
 /// Imports a binary or ASCII FBX file.
 pub fn import_with(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> {
-    throng_anim::import_file(
-        path,
-        options::read_input,
-        |name, source| ImportError::new(name, ImportErrorKind::Io { source }),
-        |bytes, dir, name| import_slice_with(bytes, dir, name, options),
-    )
+    throng_anim::import_file(path, options::read_input, |bytes, dir, name| {
+        import_slice_with(bytes, dir, name, options)
+    })
 }
 
 /// Imports FBX bytes. `base_dir` is where texture files that are not embedded are looked for

@@ -103,12 +103,9 @@ pub fn import(path: &Path) -> Result<Model, ImportError> {
 /// Imports a `.gltf` or `.glb` file; external buffers and images are read only from inside
 /// `options.asset_root` (default: the file's folder).
 pub fn import_with(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> {
-    throng_anim::import_file(
-        path,
-        options::read_input,
-        |name, source| ImportError::new(name, ImportErrorKind::Io { source }),
-        |bytes, dir, name| import_slice_with(bytes, dir, name, options),
-    )
+    throng_anim::import_file(path, options::read_input, |bytes, dir, name| {
+        import_slice_with(bytes, dir, name, options)
+    })
 }
 
 /// Imports glTF or GLB bytes. `base_dir` resolves relative URIs, which must stay inside it
