@@ -267,6 +267,32 @@ mod tests {
     use super::*;
     use throng_anim::model::{Clip, LoopMode};
 
+    /// The tools' path for `--clips`: an FBX take file that scales compensated joints binds
+    /// every channel to the mesh file's model (throng-fbx's tests check the motion itself).
+    #[test]
+    fn fbx_clip_files_bind_their_scale_helpers() {
+        let Some(mesh) = throng_testdata::asset("fbx/ufbx/maya_game_sausage_7500_binary.fbx")
+        else {
+            return;
+        };
+        let take = mesh.with_file_name("maya_game_sausage_7500_binary_deform.fbx");
+        let source = SourceOptions {
+            clips: vec![take],
+            asset_root: None,
+        };
+        let model = load_model(&mesh, &source).expect("load");
+        let clip = &model.clips[0];
+        assert_eq!((clip.name.as_str(), clip.channels.len()), ("deform", 21));
+        assert!(
+            !model
+                .warnings
+                .iter()
+                .any(|w| w.contains("channels are dropped")),
+            "{:?}",
+            model.warnings
+        );
+    }
+
     #[test]
     fn clip_files_that_add_nothing_that_moves_are_named() {
         let mut other = Model::default();
