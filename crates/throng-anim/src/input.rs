@@ -21,3 +21,48 @@ pub fn read_bounded(path: &Path, limit: u64, why: &str) -> std::io::Result<Vec<u
     }
     Ok(bytes)
 }
+
+/// An import failure of one file, shared by the importers (throng-gltf, throng-fbx): the file's
+/// name (first in `Display`: `FILE: what went wrong`) and what went wrong, as the importer's own
+/// error kind, which names the element and says what to do.
+#[derive(Debug)]
+pub struct FileError<K> {
+    /// The file name (or the name given to the importer's `import_slice`).
+    pub file: String,
+    pub kind: K,
+}
+
+impl<K> FileError<K> {
+    pub fn new(file: &str, kind: K) -> Self {
+        FileError {
+            file: file.to_string(),
+            kind,
+        }
+    }
+}
+
+impl<K: std::fmt::Display> std::fmt::Display for FileError<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file, self.kind)
+    }
+}
+
+impl<K: std::error::Error + 'static> std::error::Error for FileError<K> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.kind.source()
+    }
+}
+
+/// An importer's file entry point: reads `path` with `read` (a bounded read, see
+/// [`read_bounded`]) and imports the bytes with `import(bytes, folder, name)`, where the folder
+/// is the file's own (for the files it names) and the name is the path as displayed, used in
+/// errors and warnings. A failed read is the importer's error kind made from the I/O error.
+pub fn import_file<T, K: From<std::io::Error>>(
+    path: &Path,
+    read: impl FnOnce(&Path) -> std::io::Result<Vec<u8>>,
+    import: impl FnOnce(&[u8], Option<&Path>, &str) -> Result<T, FileError<K>>,
+) -> Result<T, FileError<K>> {
+    let name = path.display().to_string();
+    let bytes = read(path).map_err(|e| FileError::new(&name, K::from(e)))?;
+    import(&bytes, path.parent(), &name)
+}

@@ -13,7 +13,7 @@ mod pose_skin;
 pub mod sample;
 pub mod skin;
 
-pub use input::read_bounded;
+pub use input::{import_file, read_bounded, FileError};
 pub use model::*;
 pub use pose_skin::{ModelSkinner, SkinnedPart};
 pub use sample::{apply_channel, locals_to_model, sample_locals, skin_matrices, Poser};

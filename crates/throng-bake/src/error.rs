@@ -26,6 +26,14 @@ pub enum BakeError {
         width: u64,
         max: u32,
     },
+    #[error("{file}: {what} asks for {fps} frames per second, over the limit of {limit}: a rate above the source's keys adds rows (GPU memory) without detail; sample at {limit} fps or less, at the source's own keys, or to an error budget")]
+    FpsTooHigh {
+        file: String,
+        /// "the bake", or "clip 'NAME'" for a per-clip rate.
+        what: String,
+        fps: f64,
+        limit: f64,
+    },
     #[error("{file}: the frame table would have {rows} rows, more than a u32 / f32 row index can address exactly (2^24); bake fewer clips or a lower fps")]
     TooManyRows { file: String, rows: u64 },
     #[error("{file}: encoding {} cannot represent palette entry {entry} (node '{node}') in clip '{clip}' frame {frame}: {why}; use mat3x4-f32, or let the bake fall back to it automatically (not strict)", .encoding.as_str())]

@@ -73,4 +73,5 @@ pub use options::{
 };
 pub use progress::{Progress, Stage};
 pub use report::{BakeReport, ClipReport, ClipSampling, ErrorParts, Fallback};
+pub use sampling::MAX_FPS;
 pub use throng_asset::Encoding;

@@ -10,6 +10,13 @@ use std::fmt;
 /// on a 1.8 m character; docs/design.md §3 "Error-budgeted clips").
 pub const DEFAULT_MAX_ERROR: MaxError = MaxError::Relative(1e-3);
 
+/// Highest uniform sample rate a bake takes (frames per second, `--fps` and per-clip rates
+/// alike). Authored keys run at 24–120 fps and motion capture at up to a few hundred, so a
+/// higher rate adds rows without detail; rows cost GPU memory (one bone-texture row of every
+/// palette entry per frame: 100,000 fps wrote a 203 MB file for a 2 s clip), and a bake over
+/// this rate is refused with [`crate::BakeError::FpsTooHigh`] before any work.
+pub const MAX_FPS: f64 = 1000.0;
+
 /// How the frame table is sampled in time (docs/design.md §3).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Sampling {

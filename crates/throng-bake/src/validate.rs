@@ -6,6 +6,7 @@
 use crate::error::BakeError;
 use crate::options::{BakeOptions, MaxError, RootMotion, Sampling};
 use crate::palette::Palette;
+use crate::sampling::MAX_FPS;
 use throng_anim::Model;
 use throng_asset::Encoding;
 
@@ -38,7 +39,27 @@ pub fn options(o: &BakeOptions) -> Result<(), BakeError> {
             )));
         }
     }
+    let too_high = |what: String, fps: f64| BakeError::FpsTooHigh {
+        file: o.source_name.clone(),
+        what,
+        fps,
+        limit: MAX_FPS,
+    };
+    for (clip, settings) in &o.clip_settings {
+        match settings.fps {
+            Some(f) if !(f.is_finite() && f > 0.0) => {
+                return Err(bad(format!(
+                    "clip {clip:?}: fps must be a positive number, not {f}"
+                )))
+            }
+            Some(f) if f > MAX_FPS => return Err(too_high(format!("clip '{clip}'"), f)),
+            _ => {}
+        }
+    }
     match o.sampling {
+        Sampling::Fixed(f) if f.is_finite() && f > MAX_FPS => {
+            Err(too_high("the bake".into(), f))
+        }
         Sampling::Fixed(f) if !(f.is_finite() && f > 0.0) => {
             Err(bad(format!("fps must be a positive number, not {f}")))
         }

@@ -353,6 +353,50 @@ fn typed_errors_for_nothing_to_animate_nan_and_bad_settings() {
     ));
 }
 
+/// A sample rate over `MAX_FPS`, for the whole bake or one clip, is refused before any work
+/// with the limit and what to do (a 100,000 fps bake once wrote 203 MB); the limit itself
+/// bakes.
+#[test]
+fn sample_rates_over_the_limit_are_refused() {
+    let model = common::two_joint_rig(1.0, None);
+    let o = BakeOptions {
+        sampling: Sampling::Fixed(100_000.0),
+        ..opts(Encoding::QuatSnorm16)
+    };
+    match bake(&model, &o) {
+        Err(e @ BakeError::FpsTooHigh { .. }) => {
+            let msg = e.to_string();
+            assert!(
+                msg.starts_with("test: the bake asks for 100000 frames per second")
+                    && msg.contains("limit of 1000")
+                    && msg.contains("sample at 1000 fps or less"),
+                "{msg}"
+            );
+        }
+        other => panic!("expected FpsTooHigh, got {other:?}"),
+    }
+    let mut o = opts(Encoding::QuatSnorm16);
+    let clip = model.clips[0].name.clone();
+    o.clip_settings.entry(clip.clone()).or_default().fps = Some(1000.5);
+    match bake(&model, &o) {
+        Err(e @ BakeError::FpsTooHigh { .. }) => {
+            assert!(
+                e.to_string()
+                    .contains(&format!("clip '{clip}' asks for 1000.5")),
+                "{e}"
+            )
+        }
+        other => panic!("expected FpsTooHigh, got {other:?}"),
+    }
+    let o = BakeOptions {
+        sampling: Sampling::Fixed(throng_bake::MAX_FPS),
+        ..opts(Encoding::QuatSnorm16)
+    };
+    let (asset, _) = bake(&model, &o).expect("the limit itself bakes");
+    // The rest row, then 1 + 1 s · 1000 frames.
+    assert_eq!(asset.rows(), 1002);
+}
+
 #[test]
 fn row_bounds_are_the_reference_skinned_aabb() {
     let Some(model) = import("CesiumMan.glb") else {

@@ -38,37 +38,18 @@ pub(crate) fn read_clips(ctx: &mut Ctx, nodes: &Nodes) -> Result<Vec<Clip>, Impo
             else {
                 continue;
             };
-            let what = || format!("{element} on {}", nodes.nodes[node].display_name(node));
+            let what = format!("{element} on {}", nodes.nodes[node].display_name(node));
             let (times, values) = keys(&bn.translation_keys, end, |k| (k.time, v3(&k.value)));
-            finite(
-                &values.iter().flat_map(|v| v.to_array()).collect::<Vec<_>>(),
-                &what(),
-                || "a translation key".into(),
-            )
-            .map_err(|k| ctx.err(k))?;
-            push(
-                &mut channels,
-                node,
-                times,
-                ChannelValues::Translation(values),
-            );
-            let (times, values) = keys(&bn.rotation_keys, end, |k| (k.time, quat(&k.value)));
-            let values: Vec<_> = values.into_iter().map(|q| q.normalize()).collect();
-            finite(
-                &values.iter().flat_map(|v| v.to_array()).collect::<Vec<_>>(),
-                &what(),
-                || "a rotation key".into(),
-            )
-            .map_err(|k| ctx.err(k))?;
-            push(&mut channels, node, times, ChannelValues::Rotation(values));
+            let values = ChannelValues::Translation(values);
+            push(ctx, &mut channels, node, times, values, &what)?;
+            let (times, values) = keys(&bn.rotation_keys, end, |k| {
+                (k.time, quat(&k.value).normalize())
+            });
+            let values = ChannelValues::Rotation(values);
+            push(ctx, &mut channels, node, times, values, &what)?;
             let (times, values) = keys(&bn.scale_keys, end, |k| (k.time, v3(&k.value)));
-            finite(
-                &values.iter().flat_map(|v| v.to_array()).collect::<Vec<_>>(),
-                &what(),
-                || "a scale key".into(),
-            )
-            .map_err(|k| ctx.err(k))?;
-            push(&mut channels, node, times, ChannelValues::Scale(values));
+            let values = ChannelValues::Scale(values);
+            push(ctx, &mut channels, node, times, values, &what)?;
         }
         let duration = channels
             .iter()
@@ -126,16 +107,37 @@ fn keys<K, V>(src: &[K], end: f64, f: impl Fn(&K) -> (f64, V)) -> (Vec<f32>, Vec
     (times, values)
 }
 
-fn push(channels: &mut Vec<Channel>, node: usize, times: Vec<f32>, values: ChannelValues) {
-    if times.is_empty() {
-        return;
+/// Adds a channel of `node` unless it has no key; `NonFinite` (naming `element` and the kind
+/// of key) when a value is not finite as f32.
+fn push(
+    ctx: &Ctx,
+    channels: &mut Vec<Channel>,
+    node: usize,
+    times: Vec<f32>,
+    values: ChannelValues,
+    element: &str,
+) -> Result<(), ImportError> {
+    let (floats, at): (Vec<f32>, &str) = match &values {
+        ChannelValues::Translation(v) => (
+            v.iter().flat_map(|v| v.to_array()).collect(),
+            "a translation key",
+        ),
+        ChannelValues::Rotation(q) => (
+            q.iter().flat_map(|q| q.to_array()).collect(),
+            "a rotation key",
+        ),
+        ChannelValues::Scale(v) => (v.iter().flat_map(|v| v.to_array()).collect(), "a scale key"),
+    };
+    finite(&floats, element, || at.into()).map_err(|k| ctx.err(k))?;
+    if !times.is_empty() {
+        channels.push(Channel {
+            node,
+            interpolation: Interpolation::Linear,
+            times,
+            values,
+        });
     }
-    channels.push(Channel {
-        node,
-        interpolation: Interpolation::Linear,
-        times,
-        values,
-    });
+    Ok(())
 }
 
 /// The latest authored key of any curve that animates a node in `stack` (None: no such key).

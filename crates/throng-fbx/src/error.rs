@@ -1,43 +1,16 @@
 //! Typed import errors. Every error names the file (first, in `Display`), the FBX element where
 //! there is one (e.g. `mesh "Body"`, `skin deformer 0 of mesh "Body"`) and says what to do.
 
-use std::fmt;
-
-/// An import failure: which file, and what went wrong where ([`ImportErrorKind`]).
-#[derive(Debug)]
-pub struct ImportError {
-    /// The file name (or the name given to [`crate::import_slice`]).
-    pub file: String,
-    pub kind: ImportErrorKind,
-}
-
-impl ImportError {
-    pub(crate) fn new(file: &str, kind: ImportErrorKind) -> Self {
-        ImportError {
-            file: file.to_string(),
-            kind,
-        }
-    }
-}
-
-impl fmt::Display for ImportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.file, self.kind)
-    }
-}
-
-impl std::error::Error for ImportError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(&self.kind)
-    }
-}
+/// An import failure: which file, and what went wrong where ([`ImportErrorKind`]). `Display`
+/// is `FILE: what went wrong`.
+pub type ImportError = throng_anim::FileError<ImportErrorKind>;
 
 /// What went wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportErrorKind {
     #[error("cannot read the file: {source}; check the path and permissions")]
     Io {
-        #[source]
+        #[from]
         source: std::io::Error,
     },
 

@@ -10,13 +10,14 @@
 //!   them). FBX pivots and pre/post rotations are folded into each node's TRS by ufbx; a node
 //!   whose transform TRS cannot hold keeps its matrix (with a warning). Geometry transforms
 //!   (3ds Max object offsets) are folded into the vertices; Maya's segment scale compensation
-//!   becomes ordinary transforms.
+//!   becomes ordinary transforms (a helper node `JOINT (scale)` where a scale needs one).
 //! - **Skins**: one per FBX skin deformer (a mesh's `Skin`); its joints are the clusters'
 //!   bones (inverse bind matrix: the cluster's mesh-geometry → bone bind transform), then the
 //!   other bones of the same skeleton (identity at rest), then — only when some vertex has no
 //!   weight — the mesh's own node, which FBX uses to carry such vertices. Every influence is
 //!   kept (sets of four, heaviest first).
-//! - **Meshes**: one primitive per material part, polygons triangulated, vertices shared where
+//! - **Meshes**: one primitive per material part, polygons triangulated (quads from the f32
+//!   positions, so a file's ASCII and binary encodings split them alike), vertices shared where
 //!   position, normal and UV agree; positions in the mesh's geometry space; UV v flipped to
 //!   glTF's top-left origin. Blend shapes are not read (a warning names them).
 //! - **Clips**: one per take (anim stack), baked by ufbx to linear TRS keys at the file's frame
@@ -34,12 +35,15 @@
 //! use std::path::Path;
 //! let mut model = throng_fbx::import(Path::new("character.fbx"))?;
 //! let run = throng_fbx::import(Path::new("character@run.fbx"))?;
-//! // Clips of another file bind by node name, as for glTF.
-//! # let _ = (&mut model, run);
+//! // Clips of another file bind by node name, as for glTF, once the model has the scale
+//! // helper nodes the clip file has (Maya's segment scale compensation; see `clip_files`).
+//! let notes = throng_fbx::add_scale_helpers(&mut model, &run);
+//! # let _ = (&mut model, run, notes);
 //! # Ok::<(), throng_fbx::ImportError>(())
 //! ```
 
 mod anim;
+mod clip_files;
 mod convert;
 mod error;
 mod load;
@@ -52,6 +56,7 @@ use std::path::Path;
 
 use throng_anim::model::Model;
 
+pub use clip_files::add_scale_helpers;
 pub use error::{ImportError, ImportErrorKind};
 pub use options::{is_fbx_path, looks_like_fbx, ImportOptions, DEFAULT_MEMORY_LIMIT};
 
@@ -81,10 +86,9 @@ pub fn import(path: &Path) -> Result<Model, ImportError> {
 
 /// Imports a binary or ASCII FBX file.
 pub fn import_with(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> {
-    let name = path.display().to_string();
-    let bytes = options::read_input(path)
-        .map_err(|source| ImportError::new(&name, ImportErrorKind::Io { source }))?;
-    import_slice_with(&bytes, path.parent(), &name, options)
+    throng_anim::import_file(path, options::read_input, |bytes, dir, name| {
+        import_slice_with(bytes, dir, name, options)
+    })
 }
 
 /// Imports FBX bytes. `base_dir` is where texture files that are not embedded are looked for

@@ -28,9 +28,9 @@ pub(crate) fn load_opts(options: &ImportOptions) -> ufbx::LoadOpts<'static> {
         space_conversion: ufbx::SpaceConversion::ModifyGeometry,
         geometry_transform_handling: ufbx::GeometryTransformHandling::ModifyGeometry,
         // Helper nodes (ordinary nodes in the model) carry the scale that children must not
-        // inherit. They depend only on the skeleton's inherit types, so a mesh file and its
-        // clip files get the same helpers and clips bind to them by name; `Compensate` would
-        // add them only where a file animates the scale.
+        // inherit. ufbx adds one only where a node's scale differs from 1 somewhere in the
+        // file, so a mesh file may lack the helpers of its clip files: `add_scale_helpers`
+        // gives it them before binding (docs/fbx.md "Clips in other files").
         inherit_mode_handling: if options.scale_compensation {
             ufbx::InheritModeHandling::HelperNodes
         } else {

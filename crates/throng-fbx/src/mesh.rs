@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use glam::{Mat4, Vec2, Vec3};
+use glam::{DVec3, Mat4, Vec2, Vec3};
 use throng_anim::model::{Mesh, Primitive, Skin};
 
 use crate::convert::{finite, label, mat4, v2, v3};
@@ -324,7 +324,11 @@ fn read_primitives(
             if tri.len() < need {
                 tri.resize(need, 0);
             }
-            let n = ufbx::triangulate_face(&mut tri, mesh, face) as usize * 3;
+            let n = if face.num_indices == 4 {
+                quad_triangles(mesh, face, &mut tri)
+            } else {
+                ufbx::triangulate_face(&mut tri, mesh, face) as usize * 3
+            };
             for &ix in &tri[..n.min(tri.len())] {
                 let ix = ix as usize;
                 let Some(&cp) = mesh.vertex_indices.get(ix) else {
@@ -394,6 +398,41 @@ fn read_primitives(
         ));
     }
     Ok(out)
+}
+
+/// A quad's two triangles as face-corner indices into `tri` (returns 6), split by ufbx's rule
+/// (the shorter diagonal, unless a corner lies across it) applied to the f32 positions the
+/// model keeps rather than to ufbx's f64 ones: the split is then a function of the model's own
+/// values. An ASCII file holds positions as 15 significant digits and its binary twin as the
+/// f64 itself, so the f64s differ in their last bits while the f32s agree; on a square (equal
+/// diagonals) those bits decided ufbx's split, and the twins came out with different triangles
+/// and vertex orders (docs/fbx.md "Binary and ASCII"). Ties take the 0–2 diagonal, as ufbx does.
+fn quad_triangles(mesh: &ufbx::Mesh, face: ufbx::Face, tri: &mut [u32]) -> usize {
+    let b = face.index_begin;
+    let corner = |k: u32| {
+        mesh.vertex_indices
+            .get((b + k) as usize)
+            .and_then(|&cp| mesh.vertices.get(cp as usize))
+            .map_or(DVec3::ZERO, |p| v3(p).as_dvec3())
+    };
+    let [p0, p1, p2, p3] = [0, 1, 2, 3].map(corner);
+    let (a, d) = (p2 - p0, p3 - p1);
+    let cos_a = (a.cross(p1 - p0).normalize_or_zero()).dot(a.cross(p0 - p3).normalize_or_zero());
+    let cos_d = (d.cross(p1 - p0).normalize_or_zero()).dot(d.cross(p2 - p1).normalize_or_zero());
+    let split_a = if cos_a < 0.0 || cos_d < 0.0 {
+        cos_a >= cos_d
+    } else {
+        a.length_squared() <= d.length_squared()
+    };
+    let corners = if split_a {
+        [0, 1, 2, 2, 3, 0]
+    } else {
+        [1, 2, 3, 3, 0, 1]
+    };
+    for (slot, k) in tri.iter_mut().zip(corners) {
+        *slot = b + k;
+    }
+    6
 }
 
 /// Appends one vertex's influences as `sets` JOINTS/WEIGHTS sets of four (zero-padded).

@@ -115,23 +115,28 @@ pub(crate) fn read_nodes(ctx: &mut Ctx) -> Result<Nodes, ImportError> {
             out.nodes[p].children.push(me);
         }
     }
-    // Breadth first from the roots: parents before children, and every node once (ufbx's
-    // parent links form a tree, so there is no cycle to guard against).
-    let mut order: Vec<usize> = (0..out.nodes.len())
-        .filter(|&i| out.nodes[i].parent.is_none())
-        .collect();
-    let mut k = 0;
-    while k < order.len() {
-        let n = order[k];
-        order.extend(out.nodes[n].children.iter().copied());
-        k += 1;
-    }
-    if order.len() != out.nodes.len() {
+    let Some(order) = breadth_first(&out.nodes) else {
         return Err(ctx.err(crate::ImportErrorKind::InvalidData {
             element: "node hierarchy".into(),
             reason: "some nodes are not reachable from a root".into(),
         }));
-    }
+    };
     out.eval_order = order;
     Ok(out)
+}
+
+/// Breadth first from the roots: parents before children, every node once, or None when some
+/// node is not reachable from a root (ufbx's parent links form a tree, so there is no cycle
+/// to guard against).
+pub(crate) fn breadth_first(nodes: &[Node]) -> Option<Vec<usize>> {
+    let mut order: Vec<usize> = (0..nodes.len())
+        .filter(|&i| nodes[i].parent.is_none())
+        .collect();
+    let mut k = 0;
+    while k < order.len() && order.len() <= nodes.len() {
+        let n = order[k];
+        order.extend(nodes[n].children.iter().copied());
+        k += 1;
+    }
+    (order.len() == nodes.len()).then_some(order)
 }

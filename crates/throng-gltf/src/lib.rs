@@ -103,10 +103,9 @@ pub fn import(path: &Path) -> Result<Model, ImportError> {
 /// Imports a `.gltf` or `.glb` file; external buffers and images are read only from inside
 /// `options.asset_root` (default: the file's folder).
 pub fn import_with(path: &Path, options: &ImportOptions) -> Result<Model, ImportError> {
-    let name = path.display().to_string();
-    let bytes = options::read_input(path)
-        .map_err(|source| ImportError::new(&name, ImportErrorKind::Io { source }))?;
-    import_slice_with(&bytes, path.parent(), &name, options)
+    throng_anim::import_file(path, options::read_input, |bytes, dir, name| {
+        import_slice_with(bytes, dir, name, options)
+    })
 }
 
 /// Imports glTF or GLB bytes. `base_dir` resolves relative URIs, which must stay inside it

@@ -45,10 +45,39 @@ pub fn load_model(input: &Path, source: &SourceOptions) -> anyhow::Result<Model>
     for other_path in &source.clips {
         let other = import_source(other_path, &options)
             .with_context(|| format!("loading clips from {}", other_path.display()))?;
+        if throng_fbx::is_fbx_path(other_path) {
+            // Scale helper nodes that the clip file has and the model lacks (docs/fbx.md).
+            let notes = throng_fbx::add_scale_helpers(&mut model, &other);
+            model.warnings.extend(notes);
+        }
         let warnings = throng_gltf::import_clips_from(&mut model, &other, &file_name(other_path));
         model.warnings.extend(warnings);
+        model
+            .warnings
+            .extend(empty_clip_warnings(&other, &file_name(other_path)));
     }
     Ok(model)
+}
+
+/// Warnings for a clip file that adds nothing that moves: no clip at all, or a clip without
+/// keys (no channel, 0 s), which is still added and holds the rest pose.
+fn empty_clip_warnings(other: &Model, name: &str) -> Vec<String> {
+    if other.clips.is_empty() {
+        return vec![format!(
+            "{name} has no animation clips; it adds nothing (is it the mesh file, or was it exported without animation?)"
+        )];
+    }
+    other
+        .clips
+        .iter()
+        .filter(|c| c.channels.is_empty() && c.duration <= 0.0)
+        .map(|c| {
+            format!(
+                "{name}: clip {:?} has no keys (no channel, 0 s); it is added but holds the rest pose (export it with its animation baked to keys)",
+                c.name
+            )
+        })
+        .collect()
 }
 
 /// "no clip named or numbered …; the file has N clip(s): 0: a, 1: b".
@@ -230,5 +259,60 @@ impl PropSource {
             })
             .filter(|m| m.indices.len() >= 3)
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use throng_anim::model::{Clip, LoopMode};
+
+    /// The tools' path for `--clips`: an FBX take file that scales compensated joints binds
+    /// every channel to the mesh file's model (throng-fbx's tests check the motion itself).
+    #[test]
+    fn fbx_clip_files_bind_their_scale_helpers() {
+        let Some(mesh) = throng_testdata::asset("fbx/ufbx/maya_game_sausage_7500_binary.fbx")
+        else {
+            return;
+        };
+        let take = mesh.with_file_name("maya_game_sausage_7500_binary_deform.fbx");
+        let source = SourceOptions {
+            clips: vec![take],
+            asset_root: None,
+        };
+        let model = load_model(&mesh, &source).expect("load");
+        let clip = &model.clips[0];
+        assert_eq!((clip.name.as_str(), clip.channels.len()), ("deform", 21));
+        assert!(
+            !model
+                .warnings
+                .iter()
+                .any(|w| w.contains("channels are dropped")),
+            "{:?}",
+            model.warnings
+        );
+    }
+
+    #[test]
+    fn clip_files_that_add_nothing_that_moves_are_named() {
+        let mut other = Model::default();
+        let w = empty_clip_warnings(&other, "mesh.fbx");
+        assert!(
+            w.len() == 1 && w[0].starts_with("mesh.fbx has no animation clips"),
+            "{w:?}"
+        );
+        other.clips.push(Clip {
+            name: "Take 001".into(),
+            duration: 0.0,
+            channels: Vec::new(),
+            loop_mode: LoopMode::default(),
+            events: Vec::new(),
+            skipped_morph_channels: 0,
+        });
+        let w = empty_clip_warnings(&other, "walk.fbx");
+        assert!(
+            w.len() == 1 && w[0].starts_with("walk.fbx: clip \"Take 001\" has no keys"),
+            "{w:?}"
+        );
     }
 }

@@ -7,7 +7,7 @@
 //! 60 fps). Fails (exit code 1) when a budgeted row exceeds `--max-error`, or any row exceeds
 //! `--max-error-rel`.
 
-use super::shared::{file_name, load_model, parse_fps, parse_max_error, SourceArgs};
+use super::shared::{cell, file_name, load_model, parse_fps, parse_max_error, SourceArgs};
 use anyhow::Context;
 use std::path::PathBuf;
 use throng_asset::Encoding;
@@ -317,7 +317,7 @@ fn print_table(results: &[Row]) {
         let f = &r.fidelity;
         println!(
             "{:24} {:13} {:17} {:>6} {:>10} {:>10.2e} {:>10.2e} {:>10.2e} {:>10.2e}",
-            f.clip,
+            cell(&f.clip, 24),
             f.encoding,
             r.sampling,
             f.frames,

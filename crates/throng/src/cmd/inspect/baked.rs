@@ -1,5 +1,6 @@
 //! `throng inspect` of a baked asset: encoding, palette, frame table, texture sizes, primitives.
 
+use super::super::shared::cell;
 use serde_json::{json, Value};
 use std::path::Path;
 use throng_asset::BakedAsset;
@@ -173,7 +174,7 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
             .unwrap_or_default();
         println!(
             "    {i:>2} {:<28} rows {:>5}..{:<5} {:>4} frames {spacing}  {:>7.3} s  {}{additive}",
-            c.name,
+            cell(&c.name, 28),
             c.first_row,
             c.first_row + c.frames.max(1) - 1,
             c.frames,

@@ -3,7 +3,7 @@
 
 mod baked;
 
-use super::shared::{load_model, print_stdout, usage, InputArgs};
+use super::shared::{cell, load_model, print_stdout, usage, InputArgs};
 use serde_json::{json, Value};
 use throng_anim::{BindingKind, Model};
 
@@ -125,7 +125,7 @@ fn print_table(path: &std::path::Path, r: &Value) {
     for s in list("skins") {
         println!(
             "    {:<24} {} joints",
-            s["name"].as_str().unwrap_or("(unnamed)"),
+            cell(s["name"].as_str().unwrap_or("(unnamed)"), 24),
             s["joint_count"]
         );
     }
@@ -134,7 +134,7 @@ fn print_table(path: &std::path::Path, r: &Value) {
         println!(
             "    node {:>3} {:<20} mesh {} prim {}: {} vertices, up to {} influences",
             p["node_index"],
-            p["node"].as_str().unwrap_or("-"),
+            cell(p["node"].as_str().unwrap_or("-"), 20),
             p["mesh"],
             p["primitive"],
             p["vertex_count"],
@@ -146,7 +146,7 @@ fn print_table(path: &std::path::Path, r: &Value) {
         println!(
             "    node {:>3} {:<20} mesh {} prim {}: {} vertices",
             p["node_index"],
-            p["node"].as_str().unwrap_or("-"),
+            cell(p["node"].as_str().unwrap_or("-"), 20),
             p["mesh"],
             p["primitive"],
             p["vertex_count"]
@@ -157,7 +157,7 @@ fn print_table(path: &std::path::Path, r: &Value) {
         println!(
             "    {:>2} {:<28} {:>8.3} s  {:>3} channels  {}",
             c["index"],
-            c["name"].as_str().unwrap_or(""),
+            cell(c["name"].as_str().unwrap_or(""), 28),
             c["duration_s"].as_f64().unwrap_or(0.0),
             c["channels"],
             c["loop"].as_str().unwrap_or("")

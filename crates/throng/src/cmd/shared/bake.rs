@@ -47,7 +47,7 @@ pub fn print_report(report: &throng_bake::BakeReport, influences: u32) {
     for c in &report.clips {
         println!(
             "  clip {:24} {:5} frames, {}, {:.3} s, rows {}..{}",
-            c.name,
+            super::cell(&c.name, 24),
             c.frames,
             clip_spacing(c),
             c.duration,

@@ -7,10 +7,12 @@
 pub mod bake;
 pub mod parse;
 pub mod source;
+pub mod table;
 
 pub use bake::{bake_with_bar, print_fidelity, print_report};
 pub use parse::*;
 pub use source::{load_model, InputArgs, SourceArgs};
+pub use table::cell;
 pub use throng_scene::{
     encode_gif, encode_png, file_name, find_baked_clip, find_clip, write_atomic,
 };
