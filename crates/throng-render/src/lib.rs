@@ -25,6 +25,7 @@ pub mod camera;
 pub mod compute;
 mod crowd;
 pub mod device;
+pub mod downlevel;
 mod error;
 mod formats;
 mod frame;

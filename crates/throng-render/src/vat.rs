@@ -28,10 +28,19 @@ fn vat_texture(
     let at = Layered {
         width: vat.width,
         rows: vat.texture_rows(),
-        rows_per_layer: vat.rows_per_layer.clamp(1, vat.texture_rows().max(1)),
+        rows_per_layer: rows_per_layer(vat, gpu.device.limits().max_texture_dimension_2d),
         row_bytes: (vat.width * format.bytes_per_texel()) as usize,
     };
     array_texture(gpu, "throng vat", texture_format(format), at, bytes).1
+}
+
+/// Texture rows per array layer of `vat` on a device of at most `max_dim` texels per side: the
+/// file's, wrapped again at the side where its layers are taller (WebGL2's 2048,
+/// docs/downlevel.md); the shader reads it from the VAT's parameters.
+fn rows_per_layer(vat: &Vat, max_dim: u32) -> u32 {
+    vat.rows_per_layer
+        .clamp(1, vat.texture_rows().max(1))
+        .min(max_dim.max(1))
 }
 
 /// Checks a VAT's sizes; `Err` says what disagrees.
@@ -54,7 +63,7 @@ pub fn check(vat: &Vat, max_dim: u32, max_layers: u32) -> Result<(), String> {
             texels * 2
         ));
     }
-    let rpl = vat.rows_per_layer.clamp(1, vat.texture_rows().max(1));
+    let rpl = rows_per_layer(vat, max_dim);
     if rpl > max_dim || vat.texture_rows().div_ceil(rpl) > max_layers {
         return Err(format!(
             "VAT of {} texture rows in layers of {rpl} exceeds the adapter's limits",
@@ -75,7 +84,7 @@ impl GpuVat {
             encoding: enc.code(),
             width: vat.width.max(1),
             rows_per_frame: vat.rows_per_frame(),
-            rows_per_layer: vat.rows_per_layer.clamp(1, vat.texture_rows().max(1)),
+            rows_per_layer: rows_per_layer(vat, device.limits().max_texture_dimension_2d),
             min: vat.min.extend(0.0).into(),
             max: vat.max.extend(0.0).into(),
         };

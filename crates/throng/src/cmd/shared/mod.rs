@@ -33,6 +33,22 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// Prints the renderer's mode when it is the downlevel one (docs/downlevel.md) — chosen by a
+/// device without compute shaders, or `asked` for (`--downlevel`) — and returns whether frames
+/// draw in it.
+pub fn print_mode(renderer: &throng_render::Renderer, asked: bool) -> bool {
+    match renderer.downlevel_reason() {
+        Some(missing) => eprintln!(
+            "mode: downlevel (this device lacks {missing}): culling and LODs on the CPU, plain instanced draws (docs/downlevel.md)"
+        ),
+        None if asked => eprintln!(
+            "mode: downlevel (--downlevel): culling and LODs on the CPU, plain instanced draws (docs/downlevel.md)"
+        ),
+        None => return false,
+    }
+    true
+}
+
 pub fn usage(msg: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(UsageError(msg.into()))
 }
