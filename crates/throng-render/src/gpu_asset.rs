@@ -323,8 +323,9 @@ fn upload_vat(
         return Ok(None);
     };
     let limits = gpu.device.limits();
+    let vat = crate::vat::fitted(vat, limits.max_texture_dimension_2d);
     crate::vat::check(
-        vat,
+        &vat,
         limits.max_texture_dimension_2d,
         limits.max_texture_array_layers,
     )
@@ -336,7 +337,7 @@ fn upload_vat(
             vat.vertices
         ));
     }
-    Ok(Some(crate::vat::GpuVat::new(gpu, vat)))
+    Ok(Some(crate::vat::GpuVat::new(gpu, &vat)))
 }
 
 /// Primitive `pi` on the GPU, with each of its LOD levels' error in model units; None for a
