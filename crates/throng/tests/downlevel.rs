@@ -241,3 +241,71 @@ fn the_palette_path_falls_back_to_the_texture_path_and_says_so() {
     );
     assert!(crowd_pixels(&read_png(&png)) > 100, "nothing drawn");
 }
+
+/// `throng demo` on the device without compute shaders draws, says which mode it picked, and
+/// gives no advice about installing software Vulkan (an adapter was found, and it works).
+#[test]
+fn the_demo_picks_the_downlevel_mode_on_a_device_without_compute() {
+    let dir = out_dir().join("demo");
+    let dir_arg = s(&dir);
+    let args = [
+        "demo",
+        "--out-dir",
+        &dir_arg,
+        "--instances",
+        "64",
+        "--frames",
+        "2",
+        "--size",
+        "320x180",
+    ];
+    let out = run_env(&args, &NO_COMPUTE_GL);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "demo failed:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("mode: downlevel (this device lacks compute shaders)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("CPU (downlevel mode) culling"), "{stdout}");
+    assert!(!stdout.contains("none found"), "{stdout}");
+    assert!(
+        !format!("{stdout}{stderr}").contains("apt-get"),
+        "{stdout}{stderr}"
+    );
+    let png = read_png(&dir.join("demo.png"));
+    assert!(crowd_pixels(&png) > 1500, "demo.png shows no crowd");
+}
+
+/// `throng view` in a window under Xvfb on the device without compute shaders: the texture
+/// path instead of the palette path, and foxes in the screenshot.
+#[test]
+fn the_viewer_draws_on_a_device_without_compute() {
+    let Some(fox) = asset_arg("Fox.glb") else {
+        return;
+    };
+    if !throng_testdata::have_tool("xvfb-run", "apt: xvfb") {
+        return;
+    }
+    let png = out_dir().join("view.png");
+    let out = std::process::Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(env!("CARGO_BIN_EXE_throng"))
+        .args(["view", &fox, "--screenshot", &s(&png), "--frames", "2"])
+        .envs(NO_COMPUTE_GL)
+        .output();
+    let out = match out {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run xvfb-run: {e}"),
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "view failed:\n{stderr}");
+    assert!(stderr.contains("mode: downlevel"), "{stderr}");
+    assert!(stderr.contains("path: texture"), "{stderr}");
+    let img = read_png(&png);
+    let orange = img
+        .pixels()
+        .filter(|p| p[0] as i32 > p[1] as i32 + 40 && p[0] as i32 > p[2] as i32 + 60)
+        .count();
+    assert!(orange > 2000, "{orange} fox pixels in the window");
+}
