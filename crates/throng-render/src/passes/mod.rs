@@ -130,7 +130,7 @@ pub(crate) fn draw_params_buffer(
     multi: bool,
 ) -> wgpu::Buffer {
     if multi {
-        return draw_params(device, lods, 0, opts, true, |_, _| 0);
+        return draw_params(device, lods, segment, opts, true, |_, _| 0);
     }
     draw_params(device, lods, segment, opts, false, |pass, lod| {
         (pass * lods + lod) * segment
