@@ -21,7 +21,9 @@
 //! | `throng_render::anchor` | `shaders/anchor.wgsl` | anchors blended like skin matrices, props' placement |
 //!
 //! Shader defs select the variants (`ENCODING`, `BONE_TEXTURE`, `DUAL_QUAT`, `GPU_TIMED`,
-//! `CULLED`, `OCCLUSION`, `PALETTE`, `PALETTE_WRITE`) and carry every binding number from [`crate::bindings`], so the numbers are written
+//! `CULLED`, `OCCLUSION`, `PALETTE`, `PALETTE_WRITE`, `DOWNLEVEL`: docs/downlevel.md's data
+//! textures instead of storage buffers) and carry every binding number from [`crate::bindings`]
+//! and the data textures' record sizes from [`crate::downlevel`], so the numbers are written
 //! once. [`compose`] gives the naga module the device compiles; [`program_text`] prints a whole
 //! program as WGSL (what `throng shaders` writes); [`validate`] runs naga's validator (the unit
 //! tests do it for every program).

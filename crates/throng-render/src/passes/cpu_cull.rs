@@ -91,6 +91,85 @@ fn row_box(input: &CpuCullInput, row: u32) -> (Vec3, Vec3) {
     }
 }
 
+/// A model-space box moved by an instance's transform (the end of `instance_box`).
+fn world_box(t: &InstanceTransform, lo: Vec3, hi: Vec3) -> WorldBox {
+    let rows = t.rows.map(Vec4::from_array);
+    let c = (lo + hi) * 0.5;
+    let e = (hi - lo) * 0.5;
+    let centre4 = c.extend(1.0);
+    WorldBox {
+        centre: Vec3::new(
+            rows[0].dot(centre4),
+            rows[1].dot(centre4),
+            rows[2].dot(centre4),
+        ),
+        half: Vec3::new(
+            rows[0].truncate().abs().dot(e),
+            rows[1].truncate().abs().dot(e),
+            rows[2].truncate().abs().dot(e),
+        ),
+        scale: rows[0]
+            .truncate()
+            .length()
+            .max(rows[1].truncate().length().max(rows[2].truncate().length())),
+    }
+}
+
+/// The model-space box every instance box of the crowd lies in: each layer's box is its clip's
+/// (or the fallback) or smaller, so the union of the fallback and every clip's box holds them.
+fn loosest_box(input: &CpuCullInput) -> (Vec3, Vec3) {
+    let p = input.params;
+    let (mut lo, mut hi) = (v3(p.fallback_min), v3(p.fallback_max));
+    for c in &input.clips.clips {
+        let (cmin, cmax) = (v3(c.bounds_min), v3(c.bounds_max));
+        if cmin.cmple(cmax).all() {
+            lo = lo.min(cmin);
+            hi = hi.max(cmax);
+        }
+    }
+    (lo, hi)
+}
+
+/// Frustum planes ready for the quick test: normals, their absolute values and offsets.
+struct QuickPlanes {
+    n: [Vec3; 6],
+    abs: [Vec3; 6],
+    w: [f32; 6],
+}
+
+impl QuickPlanes {
+    fn of(planes: &[[f32; 4]; 6]) -> QuickPlanes {
+        let n = planes.map(v3);
+        QuickPlanes {
+            abs: n.map(Vec3::abs),
+            n,
+            w: planes.map(|p| p[3]),
+        }
+    }
+
+    /// Whether the box (`centre`, `half`) lies outside a plane by more than rounding: then
+    /// every box inside it is outside too, as the GPU pass computes it.
+    fn clearly_outside(&self, centre: Vec3, half: Vec3) -> bool {
+        (0..6).any(|k| {
+            let (d, r, w) = (self.n[k].dot(centre), self.abs[k].dot(half), self.w[k]);
+            d + r + w < -1e-4 * (d.abs() + r + w.abs()) - 1e-30
+        })
+    }
+}
+
+/// Centre and half extent of the model box (`c`, `e`) moved by `t` (as [`world_box`]).
+fn moved(t: &InstanceTransform, c: Vec4, e: Vec3) -> (Vec3, Vec3) {
+    let [r0, r1, r2] = t.rows.map(Vec4::from_array);
+    (
+        Vec3::new(r0.dot(c), r1.dot(c), r2.dot(c)),
+        Vec3::new(
+            r0.truncate().abs().dot(e),
+            r1.truncate().abs().dot(e),
+            r2.truncate().abs().dot(e),
+        ),
+    )
+}
+
 /// `instance_box`.
 fn instance_box(input: &CpuCullInput, inst: usize) -> WorldBox {
     let p = input.params;
@@ -124,26 +203,7 @@ fn instance_box(input: &CpuCullInput, inst: usize) -> WorldBox {
         lo = lo.min(bmin);
         hi = hi.max(bmax);
     }
-    let rows = input.transforms[inst].rows.map(Vec4::from_array);
-    let c = (lo + hi) * 0.5;
-    let e = (hi - lo) * 0.5;
-    let centre4 = c.extend(1.0);
-    WorldBox {
-        centre: Vec3::new(
-            rows[0].dot(centre4),
-            rows[1].dot(centre4),
-            rows[2].dot(centre4),
-        ),
-        half: Vec3::new(
-            rows[0].truncate().abs().dot(e),
-            rows[1].truncate().abs().dot(e),
-            rows[2].truncate().abs().dot(e),
-        ),
-        scale: rows[0]
-            .truncate()
-            .length()
-            .max(rows[1].truncate().length().max(rows[2].truncate().length())),
-    }
+    world_box(&input.transforms[inst], lo, hi)
 }
 
 fn inside(planes: &[[f32; 4]; 6], b: &WorldBox) -> bool {
@@ -207,11 +267,29 @@ pub(crate) fn cull(input: &CpuCullInput) -> CullLists {
         shadow: vec![Vec::new(); lods],
     };
     let n = input.transforms.len().min(input.layers.len());
+    let (loose_lo, loose_hi) = loosest_box(input);
+    let (loose_c, loose_e) = (
+        ((loose_lo + loose_hi) * 0.5).extend(1.0),
+        (loose_hi - loose_lo) * 0.5,
+    );
+    let shadows = p.shadows == 1;
+    let (view, light) = (
+        QuickPlanes::of(&p.planes),
+        QuickPlanes::of(&p.shadow_planes),
+    );
     for i in 0..n {
+        // Most instances of a large crowd are far outside both cameras: the loosest box says so
+        // without the rows.
+        let (c, h) = moved(&input.transforms[i], loose_c, loose_e);
+        if view.clearly_outside(c, h) && (!shadows || light.clearly_outside(c, h)) {
+            continue;
+        }
         let b = instance_box(input, i);
         let seen = inside(&p.planes, &b);
-        let casts =
-            p.shadows == 1 && inside(&p.shadow_planes, &b) && (seen || shadow_reaches_view(p, &b));
+        let casts = shadows && inside(&p.shadow_planes, &b) && (seen || shadow_reaches_view(p, &b));
+        if !seen && !casts {
+            continue;
+        }
         let lod = choose_lod(p, &b);
         if seen {
             lists.main[(lod as usize).min(lods - 1)].push(i as u32);
