@@ -133,7 +133,8 @@ fn loosest_box(input: &CpuCullInput) -> (Vec3, Vec3) {
 /// Frustum planes ready for the quick test: normals, their absolute values and offsets.
 struct QuickPlanes {
     n: [Vec3; 6],
-    abs: [Vec3; 6],
+    /// Each normal's length (the planes are not normalised).
+    len: [f32; 6],
     w: [f32; 6],
 }
 
@@ -141,17 +142,19 @@ impl QuickPlanes {
     fn of(planes: &[[f32; 4]; 6]) -> QuickPlanes {
         let n = planes.map(v3);
         QuickPlanes {
-            abs: n.map(Vec3::abs),
+            len: n.map(Vec3::length),
             n,
             w: planes.map(|p| p[3]),
         }
     }
 
-    /// Whether the box (`centre`, `half`) lies outside a plane by more than rounding: then
-    /// every box inside it is outside too, as the GPU pass computes it.
-    fn clearly_outside(&self, centre: Vec3, half: Vec3) -> bool {
+    /// Whether the sphere (`centre`, `radius`) around a box lies outside a plane by more than
+    /// rounding: then every box inside it is outside too, as the GPU pass computes it (the
+    /// sphere holds the box; the planes' normals are not unit vectors, so the radius is
+    /// scaled by their length).
+    fn clearly_outside(&self, centre: Vec3, radius: f32) -> bool {
         (0..6).any(|k| {
-            let (d, r, w) = (self.n[k].dot(centre), self.abs[k].dot(half), self.w[k]);
+            let (d, r, w) = (self.n[k].dot(centre), radius * self.len[k], self.w[k]);
             d + r + w < -1e-4 * (d.abs() + r + w.abs()) - 1e-30
         })
     }
@@ -281,7 +284,9 @@ pub(crate) fn cull(input: &CpuCullInput) -> CullLists {
         // Most instances of a large crowd are far outside both cameras: the loosest box says so
         // without the rows.
         let (c, h) = moved(&input.transforms[i], loose_c, loose_e);
-        if view.clearly_outside(c, h) && (!shadows || light.clearly_outside(c, h)) {
+        // The sphere around the moved box, grown by a part in 10^4 for rounding.
+        let r = h.length() * 1.0001;
+        if view.clearly_outside(c, r) && (!shadows || light.clearly_outside(c, r)) {
             continue;
         }
         let b = instance_box(input, i);
