@@ -309,3 +309,63 @@ fn the_viewer_draws_on_a_device_without_compute() {
         .count();
     assert!(orange > 2000, "{orange} fox pixels in the window");
 }
+
+/// `bench render --cpu-cull` times the CPU culling and finds the GPU pass's lists; `--paths
+/// texture-downlevel` draws a frame in the downlevel mode beside the full mode's.
+#[test]
+fn the_benches_measure_the_downlevel_mode() {
+    let Some(fox) = asset_arg("Fox.glb") else {
+        return;
+    };
+    let args = [
+        "bench",
+        "render",
+        "--asset",
+        &fox,
+        "--cpu-cull",
+        "500",
+        "--frames",
+        "1",
+        "--size",
+        "128x128",
+        "--json",
+    ];
+    let out = run_env(&args, &VULKAN);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = match serde_json::from_str(&stdout) {
+        Ok(v) => v,
+        Err(e) => panic!("not JSON ({e}): {stdout}"),
+    };
+    assert_eq!(report["lists_equal"], serde_json::json!(true), "{stdout}");
+    assert!(
+        report["cpu_cull_ms"].as_f64().is_some_and(|ms| ms > 0.0),
+        "{stdout}"
+    );
+    let args = [
+        "bench",
+        "render",
+        "--asset",
+        &fox,
+        "--instances",
+        "4",
+        "--paths",
+        "texture,texture-downlevel",
+        "--frames",
+        "1",
+        "--size",
+        "64x64",
+    ];
+    let out = run_env(&args, &VULKAN);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("texture-downlevel"), "{stdout}");
+}
