@@ -363,12 +363,18 @@ pub fn paths(options: &RenderBenchOptions) -> anyhow::Result<Report> {
         },
         sizes: Sizes::of(&asset),
     };
+    let mut paths = options.paths.clone();
+    if let Some(missing) = renderer.downlevel_reason() {
+        // Every other path keeps its records on the GPU (compute shaders scatter them).
+        eprintln!("note: this device lacks {missing}: only texture-downlevel is measured");
+        paths = vec![BenchPath::TextureDownlevel];
+    }
     let mut cases = Vec::new();
     for &n in &options.instances {
         let transforms = crowd::grid(n, crowd::spacing(&bounds));
         let mut texture_ms = f64::NAN;
         for path in BenchPath::ALL {
-            if !options.paths.contains(&path)
+            if !paths.contains(&path)
                 || (path == BenchPath::Vat && !has_vat)
                 || (path == BenchPath::Reference && n > REFERENCE_MAX)
             {

@@ -527,21 +527,21 @@ fn check_downlevel(crowd: &Crowd, opts: &RenderOptions, reason: &str) -> Result<
     }
     if opts.motion() {
         return Err(err(
-            "motion vectors",
+            "drawing motion vectors",
             "the palette path's compute shaders",
             "turn motion vectors off",
         ));
     }
     if !crowd.props.is_empty() {
         return Err(err(
-            "props on anchors",
+            "drawing props on anchors",
             "storage buffers in the vertex stage",
             "draw the crowd without props",
         ));
     }
     if !crowd.live.is_empty() {
         return Err(err(
-            "live poses",
+            "drawing live poses",
             "the palette path's compute shaders",
             "draw the crowd without live poses",
         ));
