@@ -79,6 +79,7 @@ pub fn run(options: &RenderBenchOptions, c: &CpuCullOptions) -> anyhow::Result<R
         width: w,
         height: h,
         camera: Some(field_camera(n, s, height, c.eye)),
+        shadows: options.shadows,
         // As `render` gives it: the scene's bounds are not the culling's work.
         scene: Some(throng_render::camera::crowd_bounds(
             &gpu_asset.bounds,

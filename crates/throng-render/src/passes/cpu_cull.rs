@@ -160,6 +160,19 @@ impl QuickPlanes {
     }
 }
 
+impl QuickPlanes {
+    /// Whether the sphere swept from `centre` to `end` lies outside a plane by more than
+    /// rounding (`shadow_reaches_view` with a sphere around the box): then no box inside it
+    /// casts a shadow into the view.
+    fn clearly_outside_swept(&self, centre: Vec3, end: Vec3, radius: f32) -> bool {
+        (0..6).any(|k| {
+            let d = self.n[k].dot(centre).max(self.n[k].dot(end));
+            let (r, w) = (radius * self.len[k], self.w[k]);
+            d + r + w < -1e-4 * (d.abs() + r + w.abs()) - 1e-30
+        })
+    }
+}
+
 /// Centre and half extent of the model box (`c`, `e`) moved by `t` (as [`world_box`]).
 fn moved(t: &InstanceTransform, c: Vec4, e: Vec3) -> (Vec3, Vec3) {
     let [r0, r1, r2] = t.rows.map(Vec4::from_array);
@@ -280,13 +293,24 @@ pub(crate) fn cull(input: &CpuCullInput) -> CullLists {
         QuickPlanes::of(&p.planes),
         QuickPlanes::of(&p.shadow_planes),
     );
+    // How far along the light a shadow reaches (`shadow_reaches_view`).
+    let reach = v3(p.light) * p.light[3];
     for i in 0..n {
         // Most instances of a large crowd are far outside both cameras: the loosest box says so
         // without the rows.
         let (c, h) = moved(&input.transforms[i], loose_c, loose_e);
         // The sphere around the moved box, grown by a part in 10^4 for rounding.
         let r = h.length() * 1.0001;
-        if view.clearly_outside(c, r) && (!shadows || light.clearly_outside(c, r)) {
+        // Outside the view with its shadow's whole sweep: neither seen nor casting into it
+        // (a plane the sweep is outside of, the box is outside of too).
+        let culled = match shadows {
+            false => view.clearly_outside(c, r),
+            true => {
+                view.clearly_outside_swept(c, c + reach, r)
+                    || (view.clearly_outside(c, r) && light.clearly_outside(c, r))
+            }
+        };
+        if culled {
             continue;
         }
         let b = instance_box(input, i);
