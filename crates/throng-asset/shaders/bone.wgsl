@@ -25,13 +25,43 @@ struct BoneParams {
 }
 
 @group(#{G_SKIN}) @binding(#{B_BONE_PARAMS}) var<uniform> bone_params: BoneParams;
+#ifdef DOWNLEVEL
+// Devices without storage buffers in the vertex stage (WebGL2, GL ES 3.0; the DOWNLEVEL def,
+// throng-render's docs/downlevel.md): tables are Rgba32Uint data textures of fixed-size records,
+// DL_CLIP_TEXELS texels per clip (first_row, frames, times_offset, flags; bounds_min and
+// bounds_max as f32 bits). Written by throng_render's `downlevel` module.
+@group(#{G_SKIN}) @binding(#{B_CLIPS}) var clip_texels: texture_2d<u32>;
+
+// Texel `j` of record `i` of a data texture `width` texels wide holding records of `n` texels:
+// floor(width / n) records per row, left to right, then down. Rust twin:
+// throng_render::downlevel::record_texel.
+fn record_texel(i: u32, n: u32, j: u32, width: u32) -> vec2<u32> {
+    let per_row = max(width / n, 1u);
+    return vec2<u32>((i % per_row) * n + j, i / per_row);
+}
+
+fn clip_texel(i: u32, j: u32) -> vec4<u32> {
+    let at = record_texel(i, #{DL_CLIP_TEXELS}u, j, textureDimensions(clip_texels).x);
+    return textureLoad(clip_texels, at, 0);
+}
+
+fn clip_record(i: u32) -> Clip {
+    let a = clip_texel(i, 0u);
+    return Clip(a.x, a.y, a.z, a.w, bitcast<vec4<f32>>(clip_texel(i, 1u)), bitcast<vec4<f32>>(clip_texel(i, 2u)));
+}
+#else
 @group(#{G_SKIN}) @binding(#{B_CLIPS}) var<storage, read> clips: array<Clip>;
+
+fn clip_record(i: u32) -> Clip {
+    return clips[i];
+}
+#endif
 
 // Clip `i` of the table, or the zero clip (row 0, one frame) for an index past it, as the CPU
 // twins read an unknown clip.
 fn clip_at(i: u32) -> Clip {
     if (i < bone_params.clip_count) {
-        return clips[i];
+        return clip_record(i);
     }
     return Clip(0u, 0u, UNIFORM_FRAMES, 0u, vec4<f32>(0.0), vec4<f32>(0.0));
 }

@@ -34,6 +34,7 @@ use throng_render::{
 use throng_runtime::crowd::{self, Assignment};
 use throng_runtime::{PlaybackControl, Runtime};
 
+pub mod cpu_cull;
 pub mod field;
 
 pub use field::FieldOptions;
@@ -56,16 +57,20 @@ pub enum BenchPath {
     PaletteMotion,
     Vat,
     Reference,
+    /// The texture path in the downlevel mode (docs/downlevel.md): CPU culling and LODs, the
+    /// instances of each list in a data texture made every frame, plain instanced draws.
+    TextureDownlevel,
 }
 
 impl BenchPath {
     /// Every path, in the order a run measures them.
-    pub const ALL: [BenchPath; 5] = [
+    pub const ALL: [BenchPath; 6] = [
         BenchPath::Texture,
         BenchPath::Palette,
         BenchPath::PaletteMotion,
         BenchPath::Vat,
         BenchPath::Reference,
+        BenchPath::TextureDownlevel,
     ];
 
     /// Its name in reports.
@@ -76,6 +81,7 @@ impl BenchPath {
             BenchPath::PaletteMotion => "palette-motion",
             BenchPath::Vat => "vat",
             BenchPath::Reference => "reference",
+            BenchPath::TextureDownlevel => "texture-downlevel",
         }
     }
 
@@ -89,7 +95,7 @@ impl BenchPath {
         match self {
             BenchPath::Vat => SkinPath::Vat,
             BenchPath::Palette | BenchPath::PaletteMotion => SkinPath::Palette,
-            BenchPath::Texture => SkinPath::Texture,
+            BenchPath::Texture | BenchPath::TextureDownlevel => SkinPath::Texture,
             BenchPath::Reference => SkinPath::Reference,
         }
     }
@@ -357,12 +363,18 @@ pub fn paths(options: &RenderBenchOptions) -> anyhow::Result<Report> {
         },
         sizes: Sizes::of(&asset),
     };
+    let mut paths = options.paths.clone();
+    if let Some(missing) = renderer.downlevel_reason() {
+        // Every other path keeps its records on the GPU (compute shaders scatter them).
+        eprintln!("note: this device lacks {missing}: only texture-downlevel is measured");
+        paths = vec![BenchPath::TextureDownlevel];
+    }
     let mut cases = Vec::new();
     for &n in &options.instances {
         let transforms = crowd::grid(n, crowd::spacing(&bounds));
         let mut texture_ms = f64::NAN;
         for path in BenchPath::ALL {
-            if !options.paths.contains(&path)
+            if !paths.contains(&path)
                 || (path == BenchPath::Vat && !has_vat)
                 || (path == BenchPath::Reference && n > REFERENCE_MAX)
             {
@@ -461,21 +473,40 @@ fn gpu_frame(
     sums: &mut Sums,
 ) -> anyhow::Result<()> {
     let start = Instant::now();
-    let bytes = upload_frame(player, renderer, up, transforms, (f, changes, DT))?;
+    // The downlevel mode keeps no records on the GPU: it reads the runtime's every frame.
+    let downlevel = path == BenchPath::TextureDownlevel;
+    let mut bytes = if downlevel {
+        if f > 0 {
+            player.update(DT);
+        }
+        0
+    } else {
+        upload_frame(player, renderer, up, transforms, (f, changes, DT))?
+    };
     let cpu = start.elapsed().as_secs_f64();
     let opts = RenderOptions {
         path: path.skin_path(),
         motion_vectors: path == BenchPath::PaletteMotion,
+        downlevel,
         ..bench.base
     };
     let crowd = Crowd {
         asset: bench.gpu_asset,
         transforms,
-        playback: Playback::Uploaded(up),
+        playback: if downlevel {
+            Playback::from(player.records())
+        } else {
+            Playback::Uploaded(up)
+        },
         props: &[],
         live: &[],
     };
     let frame = renderer.render_scene(&[crowd], &opts)?;
+    if downlevel {
+        // The instance texture: 112 B per listed instance of both passes.
+        let listed = frame.stats.instances_drawn + frame.stats.shadow_instances;
+        bytes = listed * 16 * throng_render::downlevel::INSTANCE_TEXELS as u64;
+    }
     if f >= WARM_UP {
         let st = &frame.stats;
         sums.cpu_s += cpu;

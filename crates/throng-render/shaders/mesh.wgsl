@@ -6,7 +6,7 @@
 #import throng::playback::instance_affine
 #import throng::decode::apply_affine
 #import throng_render::frame::{VsOut, clip_position, shade, shade_debug}
-#import throng::instances::instance_transforms
+#import throng::instances::instance_transform
 #ifdef MOTION
 #import throng_render::frame::{frame, MotionOut, with_motion}
 #import throng::instances::prev_instance_transforms
@@ -36,7 +36,7 @@ struct Material {
 // A model-space vertex placed by its instance's transform: what every draw's vertex stage hands
 // the fragment stage (debug colour 0; a debug view sets its own after).
 fn mesh_vertex(inst: u32, position: vec3<f32>, normal: vec3<f32>, tangent: vec4<f32>, uv: vec2<f32>) -> VsOut {
-    let world = apply_affine(instance_affine(instance_transforms[inst]), position, normal, tangent);
+    let world = apply_affine(instance_affine(instance_transform(inst)), position, normal, tangent);
     var out: VsOut;
     out.clip = clip_position(world.position);
     out.normal = world.normal;

@@ -96,10 +96,23 @@ impl Gpu {
         }
     }
 
+    /// What this device lacks for the full mode (compute culling, palettes, storage buffers
+    /// in the vertex stage, indirect draws), by name; `None`: it runs the full mode. A
+    /// [`crate::Renderer`] on a device that lacks something draws in the downlevel mode
+    /// (docs/downlevel.md).
+    pub fn full_path_missing(&self) -> Option<&'static str> {
+        crate::downlevel::full_path_missing(
+            &self.adapter.get_downlevel_capabilities(),
+            &self.device.limits(),
+        )
+    }
+
     /// Finds any adapter (honouring `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `WGPU_DEBUG` …) and
-    /// creates a device with wgpu's default limits, raised to what the adapter offers for
-    /// texture size, array layers and storage buffers (the bone texture and per-instance data
-    /// may exceed the defaults).
+    /// creates a device with the limits of the mode it runs
+    /// ([`crate::downlevel::device_request`]): for the full mode wgpu's default limits, raised
+    /// to what the adapter offers for texture size, array layers and storage buffers (the bone
+    /// texture and per-instance data may exceed the defaults); on an adapter without compute
+    /// shaders (or vertex-stage storage buffers, or indirect draws), WebGL2's limits.
     pub fn new() -> Result<Gpu, DeviceError> {
         pollster::block_on(Self::new_async())
     }
@@ -137,22 +150,14 @@ impl Gpu {
             }
         };
         let summary = AdapterSummary::of(&adapter);
-        let offered = adapter.limits();
-        let limits = wgpu::Limits {
-            max_texture_dimension_2d: offered.max_texture_dimension_2d,
-            max_texture_array_layers: offered.max_texture_array_layers,
-            max_storage_buffer_binding_size: offered.max_storage_buffer_binding_size,
-            max_buffer_size: offered.max_buffer_size,
-            ..wgpu::Limits::default()
-        };
+        // Only what the mode this adapter runs needs (docs/downlevel.md): a device without
+        // compute shaders refuses a request for wgpu's default compute limits.
+        let (required_limits, required_features, _) = crate::downlevel::device_request(&adapter);
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("throng"),
-                required_limits: limits,
-                // Optional: first instances let the renderer draw a primitive's LODs with one
-                // multi-draw; timestamp queries give the frame statistics the GPU's own time.
-                required_features: adapter.features()
-                    & (wgpu::Features::INDIRECT_FIRST_INSTANCE | wgpu::Features::TIMESTAMP_QUERY),
+                required_limits,
+                required_features,
                 ..Default::default()
             })
             .await

@@ -90,6 +90,22 @@ pub enum RenderError {
     MotionVectorsNeedPalette { asset: String },
     #[error("asset {asset}: props are not drawn into the motion vector target (their anchors keep no previous frame yet); draw the crowd without props, or turn motion vectors off")]
     MotionVectorsWithProps { asset: String },
+    /// The downlevel mode (docs/downlevel.md) cannot draw this: `what` needs a capability
+    /// the mode does without (`missing`); `instead` says what to draw instead.
+    #[error("{what} needs {missing}, which the downlevel mode (for devices without compute shaders) does without{reason}; {instead}")]
+    NeedsCapability {
+        what: &'static str,
+        missing: &'static str,
+        /// ", and this device lacks …" when the device chose the mode, empty when it was asked for.
+        reason: String,
+        instead: &'static str,
+    },
+    #[error("the downlevel mode's {what} holds {records} records, over the {most} a {what} fits on this device; draw fewer instances per frame")]
+    DownlevelTableTooLarge {
+        what: &'static str,
+        records: u64,
+        most: u64,
+    },
     #[error("internal error: {0} (a bug in throng-render; please report it)")]
     Internal(&'static str),
     #[error("reading back a GPU buffer failed: {0}")]

@@ -105,6 +105,18 @@ pub struct GpuAsset {
     /// Influences per vertex of the primitive with the most (0..=8): at most 4 lets the
     /// skinned draws take their 4-influence programs.
     pub influences: u32,
+    /// The downlevel mode (docs/downlevel.md): the clip table and the row boxes on the CPU
+    /// (its culling and GPU-timed layers read them) and the clip table as a data texture.
+    pub(crate) downlevel: DownlevelTables,
+}
+
+/// What the downlevel mode reads of an asset besides the GPU resources of the full mode.
+pub(crate) struct DownlevelTables {
+    pub clip_table: throng_contract::GpuClipTable,
+    /// Per frame-table row (min, 0), (max, 0), as `row_bounds_buffer` holds them.
+    pub row_bounds: Vec<[f32; 4]>,
+    /// The clip table, [`crate::downlevel::CLIP_TEXELS`] texels per clip.
+    pub clip_view: wgpu::TextureView,
 }
 
 /// LOD levels the renderer selects between (LOD 0 included).
@@ -233,7 +245,13 @@ impl BoneUpload {
                 limit: limits.max_texture_dimension_2d,
             });
         }
-        let params = BoneParams::new(bones, asset.clips.len());
+        let mut params = BoneParams::new(bones, asset.clips.len());
+        // Rows continue in further layers at the device's side where the file's layers are
+        // taller (WebGL2's 2048, docs/downlevel.md): the shaders read the layering from here.
+        params.rows_per_layer = params
+            .rows_per_layer
+            .min(limits.max_texture_dimension_2d)
+            .max(1);
         let rpl = params.rows_per_layer;
         let layers = bones.rows.div_ceil(rpl);
         if rpl > limits.max_texture_dimension_2d || layers > limits.max_texture_array_layers {
@@ -305,8 +323,9 @@ fn upload_vat(
         return Ok(None);
     };
     let limits = gpu.device.limits();
+    let vat = crate::vat::fitted(vat, limits.max_texture_dimension_2d);
     crate::vat::check(
-        vat,
+        &vat,
         limits.max_texture_dimension_2d,
         limits.max_texture_array_layers,
     )
@@ -318,7 +337,7 @@ fn upload_vat(
             vat.vertices
         ));
     }
-    Ok(Some(crate::vat::GpuVat::new(gpu, vat)))
+    Ok(Some(crate::vat::GpuVat::new(gpu, &vat)))
 }
 
 /// Primitive `pi` on the GPU, with each of its LOD levels' error in model units; None for a
@@ -401,17 +420,36 @@ fn asset_bounds(asset: &BakedAsset) -> Aabb {
 
 /// One box per row of the table the shaders index, as `(min, 0), (max, 0)` (a row without one
 /// culls by its clip's box).
-fn row_bounds_buffer(device: &wgpu::Device, asset: &BakedAsset) -> wgpu::Buffer {
-    let rows: Vec<[f32; 4]> = (0..asset.bone_texture.rows as usize)
+fn row_bounds(asset: &BakedAsset) -> Vec<[f32; 4]> {
+    (0..asset.bone_texture.rows as usize)
         .map(|r| asset.row_bounds.get(r).copied().unwrap_or(Aabb::EMPTY))
         .flat_map(|b| [b.min.extend(0.0).to_array(), b.max.extend(0.0).to_array()])
+        .collect()
+}
+
+/// The downlevel mode's tables of `asset`.
+fn downlevel_tables(
+    gpu: &Gpu,
+    clip_table: throng_contract::GpuClipTable,
+    row_bounds: Vec<[f32; 4]>,
+) -> Result<DownlevelTables, RenderError> {
+    let texels: Vec<[u32; 4]> = clip_table
+        .clips
+        .iter()
+        .flat_map(crate::downlevel::clip_texels)
         .collect();
-    storage_buffer(
-        device,
-        "throng row bounds",
-        &rows,
-        [f32::MAX, f32::MAX, f32::MAX, 0.0],
-    )
+    let (_, clip_view) = crate::downlevel::data_texture(
+        &gpu.device,
+        &gpu.queue,
+        "clip table texture",
+        &texels,
+        crate::downlevel::CLIP_TEXELS,
+    )?;
+    Ok(DownlevelTables {
+        clip_table,
+        row_bounds,
+        clip_view,
+    })
 }
 
 /// A storage buffer of `words` (never empty: the callers' tables always have a word).
@@ -469,6 +507,7 @@ impl GpuAsset {
         let textures = upload_textures(gpu, asset);
         let (anchor_names, anchor_rows) =
             anchor_upload(asset).map_err(|what| bad_asset(asset, what))?;
+        let rows = row_bounds(asset);
         Ok(GpuAsset {
             anchors_buffer: storage_buffer(
                 device,
@@ -493,7 +532,12 @@ impl GpuAsset {
             materials,
             textures,
             bounds: asset_bounds(asset),
-            row_bounds_buffer: row_bounds_buffer(device, asset),
+            row_bounds_buffer: storage_buffer(
+                device,
+                "throng row bounds",
+                &rows,
+                [f32::MAX, f32::MAX, f32::MAX, 0.0],
+            ),
             lod_errors,
             masks: storage_words(
                 device,
@@ -506,6 +550,7 @@ impl GpuAsset {
                 .map(|p| p.influences)
                 .max()
                 .unwrap_or(0),
+            downlevel: downlevel_tables(gpu, clip_table, rows)?,
         })
     }
 }

@@ -198,6 +198,63 @@ pub fn reference_draw(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     })
 }
 
+/// An Rgba32Uint data texture of the downlevel mode read with `textureLoad`.
+fn data_texture(binding: u32, vis: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: vis,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Uint,
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+/// Group 0 of the downlevel mode's draws (docs/downlevel.md; no storage buffer): with
+/// `encoding` (the texture path) the bone texture, the bone params, the clip table's and the
+/// instances' data textures and the frame uniform.
+pub fn downlevel_draw(device: &wgpu::Device, encoding: Option<Encoding>) -> wgpu::BindGroupLayout {
+    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
+    let mut e = Vec::with_capacity(5);
+    if let Some(encoding) = encoding {
+        e.push(wgpu::BindGroupLayoutEntry {
+            binding: b::BONE_TEXTURE,
+            visibility: vis,
+            ty: wgpu::BindingType::Texture {
+                sample_type: sample_type(TexelFormat::bone(encoding)),
+                view_dimension: wgpu::TextureViewDimension::D2Array,
+                multisampled: false,
+            },
+            count: None,
+        });
+    }
+    e.extend([
+        uniform(b::BONE_PARAMS, vis),
+        data_texture(b::CLIPS, vis),
+        data_texture(b::INSTANCE_TRANSFORMS, vis),
+        uniform(b::FRAME, vis),
+    ]);
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng downlevel draw"),
+        entries: &e,
+    })
+}
+
+/// Group 0 of the reference draw and the ground on a device without storage buffers in the
+/// vertex stage: the transforms' data texture and the frame uniform.
+pub fn reference_draw_downlevel(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("throng reference draw (downlevel)"),
+        entries: &[
+            data_texture(b::INSTANCE_TRANSFORMS, vis),
+            uniform(b::FRAME, vis),
+        ],
+    })
+}
+
 /// Group 0 of the layers job: bone params, clips, the playback records and the output.
 pub fn layers_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
     let vis = wgpu::ShaderStages::COMPUTE;

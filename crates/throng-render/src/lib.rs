@@ -1,7 +1,9 @@
 //! throng-render: wgpu renderer of baked throng crowds (docs/design.md §5).
 //!
 //! Draws per frame = primitives × passes (× LODs where the device lacks first instances),
-//! whatever the instance count: instanced, indirect draws after a GPU culling pass.
+//! whatever the instance count: instanced, indirect draws after a GPU culling pass. On a device
+//! without compute shaders (WebGL2, GL ES 3.0) the [`downlevel`] mode culls on the CPU and draws
+//! each (pass, LOD, primitive) with a plain instanced draw (docs/downlevel.md).
 //!
 //! An embedder needs: [`Renderer`] (a device and the passes; or [`Gpu::from_device`] for an
 //! application's own device), [`GpuAsset`] (a baked asset on the GPU), [`Crowd`] + [`Playback`]
@@ -25,6 +27,7 @@ pub mod camera;
 pub mod compute;
 mod crowd;
 pub mod device;
+pub mod downlevel;
 mod error;
 mod formats;
 mod frame;

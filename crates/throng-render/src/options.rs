@@ -146,6 +146,14 @@ pub struct RenderOptions {
     /// motion of its own: it is drawn as it was. [`RenderOptions::motion`] says whether a
     /// frame writes them.
     pub motion_vectors: bool,
+    /// Draw in the downlevel mode (docs/downlevel.md) even where the device runs the full one:
+    /// CPU culling and LOD selection, instances from a data texture, plain instanced draws, no
+    /// compute and no storage buffers — what a device without compute shaders (WebGL2, GL ES
+    /// 3.0, GL 3.3) draws, chosen there whatever this says
+    /// ([`crate::Renderer::downlevel_reason`]). Texture and VAT paths; the palette path,
+    /// motion vectors, props and live poses need the full mode
+    /// ([`crate::RenderError::NeedsCapability`]); occlusion culling is off.
+    pub downlevel: bool,
 }
 
 impl Default for RenderOptions {
@@ -172,6 +180,7 @@ impl Default for RenderOptions {
             background: [0.55, 0.66, 0.8, 1.0],
             palette_refresh: [1; 4],
             motion_vectors: false,
+            downlevel: false,
         }
     }
 }

@@ -55,6 +55,9 @@ pub struct Renderer {
     /// Motion vectors: the last frame's clip-from-world matrix (None after a frame without
     /// them).
     prev_view_proj: Option<glam::Mat4>,
+    /// What the device lacks for the full mode (None: it has everything); with Some, every
+    /// frame draws in the downlevel mode (docs/downlevel.md).
+    device_downlevel: Option<&'static str>,
 }
 
 /// Where each crowd's indirect arguments are copied for the statistics.
@@ -67,14 +70,19 @@ impl Renderer {
     }
 
     /// A renderer on an existing device (e.g. an application's, see [`Gpu::from_device`]).
+    /// On a device without compute shaders, vertex-stage storage buffers or indirect draws
+    /// ([`Gpu::full_path_missing`]) every frame draws in the downlevel mode.
     pub fn with_gpu(gpu: Gpu) -> Renderer {
-        let multi_draw = gpu
-            .device
-            .features()
-            .contains(wgpu::Features::INDIRECT_FIRST_INSTANCE);
+        let device_downlevel = gpu.full_path_missing();
+        let multi_draw = device_downlevel.is_none()
+            && gpu
+                .device
+                .features()
+                .contains(wgpu::Features::INDIRECT_FIRST_INSTANCE);
         Renderer {
             layouts: DrawLayouts::new(&gpu.device, &gpu.queue),
-            reference: ReferencePass::new(&gpu.device),
+            reference: ReferencePass::new(&gpu.device, device_downlevel.is_some()),
+            device_downlevel,
             cull: CullPass::default(),
             draws: SkinnedDraws::default(),
             shadow: ShadowPass::default(),
@@ -91,11 +99,37 @@ impl Renderer {
         &self.gpu.summary
     }
 
+    /// What the device lacks for the full mode, by name (e.g. "compute shaders"); `Some`:
+    /// every frame draws in the downlevel mode (docs/downlevel.md), whatever
+    /// [`RenderOptions::downlevel`] says.
+    pub fn downlevel_reason(&self) -> Option<&'static str> {
+        self.device_downlevel
+    }
+
+    /// Whether a frame drawn with `opts` draws in the downlevel mode: the device needs it, or
+    /// `opts.downlevel` asks for it.
+    pub fn draws_downlevel(&self, opts: &RenderOptions) -> bool {
+        self.device_downlevel.is_some() || opts.downlevel
+    }
+
+    /// The downlevel mode of a frame: `Some(what the device lacks)`, `Some("")` when asked
+    /// for on a full device, None for the full mode.
+    fn downlevel_of(&self, opts: &RenderOptions) -> Option<&'static str> {
+        match (self.device_downlevel, opts.downlevel) {
+            (Some(r), _) => Some(r),
+            (None, true) => Some(""),
+            (None, false) => None,
+        }
+    }
+
     /// Whether `instances` of an asset with `palette_entries` skin matrices per frame fit one
     /// palette buffer binding of this device (the palette path's limit, checked again when
     /// drawing: [`RenderError::PaletteTooLarge`]). Tools choose the palette path, the fastest
     /// measured (docs/benchmarks.md), when it does.
     pub fn palette_fits(&self, palette_entries: usize, instances: usize) -> bool {
+        if self.device_downlevel.is_some() {
+            return false;
+        }
         let limits = self.gpu.device.limits();
         let limit = (limits.max_storage_buffer_binding_size).min(limits.max_buffer_size);
         crate::palette_bytes(instances as u64, palette_entries as u32) <= limit
@@ -251,12 +285,16 @@ impl Renderer {
         shadow_map: &wgpu::TextureView,
         pyramid: Option<&PyramidFrame>,
     ) -> Result<Vec<CrowdDraw<'a>>, RenderError> {
+        let downlevel = self.downlevel_of(opts);
+        if downlevel.is_some() {
+            return self.prepare_downlevel(crowds, opts, format, setup, shadow_map, downlevel);
+        }
         let device = &self.gpu.device;
         let limits = device.limits();
         let mut keys = Vec::with_capacity(crowds.len());
         for c in crowds {
             c.check(&limits)?;
-            let k = SkinnedDraws::keys(c, opts, format)?;
+            let k = SkinnedDraws::keys(c, opts, format, None)?;
             self.draws.prepare(device, &self.layouts, k.0)?;
             if let Some(s) = k.1 {
                 self.draws.prepare(device, &self.layouts, s)?;
@@ -351,13 +389,56 @@ impl Renderer {
                 device,
                 &self.layouts,
                 *c,
-                buffers,
-                (cull, palette),
+                Some(buffers),
+                (cull, palette, None),
                 k,
                 setup,
                 shadow_map,
                 opts,
                 self.multi_draw,
+            )?);
+        }
+        Ok(out)
+    }
+
+    /// [`Self::prepare_crowds`] in the downlevel mode (`downlevel`: what the device lacks, or
+    /// empty): pipelines, CPU culling and each crowd's instance texture and bind groups.
+    fn prepare_downlevel<'a>(
+        &mut self,
+        crowds: &[Crowd<'a>],
+        opts: &RenderOptions,
+        format: wgpu::TextureFormat,
+        setup: &FrameSetup,
+        shadow_map: &wgpu::TextureView,
+        downlevel: Option<&str>,
+    ) -> Result<Vec<CrowdDraw<'a>>, RenderError> {
+        let device = &self.gpu.device;
+        let mut out = Vec::with_capacity(crowds.len());
+        for c in crowds {
+            if c.transforms.len() != c.playback.len() {
+                return Err(RenderError::BadInput {
+                    what: "instance records (one per transform)",
+                    got: c.playback.len(),
+                    expected: c.transforms.len(),
+                });
+            }
+            let k = SkinnedDraws::keys(c, opts, format, downlevel)?;
+            self.draws.prepare(device, &self.layouts, k.0)?;
+            if let Some(s) = k.1 {
+                self.draws.prepare(device, &self.layouts, s)?;
+            }
+            let run = crate::passes::downlevel::run(device, &self.gpu.queue, c, setup, opts)?;
+            out.push(self.draws.crowd(
+                device,
+                &self.layouts,
+                *c,
+                None,
+                (None, None, Some(run)),
+                k,
+                setup,
+                shadow_map,
+                opts,
+                false,
             )?);
         }
         Ok(out)
@@ -431,12 +512,12 @@ impl Renderer {
         let (ground_draw, _) = self
             .layouts
             .draw_groups(device, &ground_params, &shadow_map);
-        let dummy = crate::upload::storage_buffer(
+        let dummy = crate::downlevel::InstanceData::transforms(
             device,
-            "throng no transforms",
+            &self.gpu.queue,
             &[InstanceTransform::IDENTITY],
-            InstanceTransform::IDENTITY,
-        );
+            self.device_downlevel.is_some(),
+        )?;
         let ground_group = self.reference.group(device, &dummy, &setup.frame);
         let ground = opts.ground.then_some(GroundDraw {
             frame_group: &ground_group,
@@ -475,13 +556,22 @@ impl Renderer {
             self.palette.keep_history(&palettes, enc);
         }
         self.prev_view_proj = motion.then_some(setup.view_proj);
+        for cd in &frames {
+            if let Some(run) = &cd.downlevel {
+                run.add_counts(&mut stats, &lod_indices(cd.crowd.asset, run.lods));
+            }
+        }
         let args = readback.then(|| self.copy_args(enc, &frames));
         Ok((stats, args, !palettes.is_empty()))
     }
 
     /// Whether this frame culls by occlusion: asked for, with culling, and some crowd to cull.
+    /// (Needs compute: never in the downlevel mode.)
     fn occlusion_culls(&self, opts: &RenderOptions, crowds: &[Crowd]) -> bool {
-        opts.occlusion && opts.cull && crowds.iter().any(|c| !c.is_empty())
+        opts.occlusion
+            && opts.cull
+            && self.downlevel_of(opts).is_none()
+            && crowds.iter().any(|c| !c.is_empty())
     }
 
     /// The shadow map this frame draws into (1 texel when shadows are off).
@@ -499,7 +589,8 @@ impl Renderer {
         let arg_size = std::mem::size_of::<DrawIndexedArgs>() as u64;
         let mut layouts = Vec::new();
         let mut offset = 0u64;
-        for cd in frames {
+        // Downlevel crowds count on the CPU (`record`).
+        for cd in frames.iter().filter(|cd| cd.downlevel.is_none()) {
             let prims = cd.crowd.asset.primitives.len().max(1) as u32;
             // The draws' entries and, on the palette path, the palette list's counter.
             let bytes = cd.cull.as_ref().map_or(0, |r| {
@@ -534,7 +625,8 @@ impl Renderer {
             "throng draw arguments readback",
             offset.max(4),
         );
-        for (cd, l) in frames.iter().zip(&layouts) {
+        let full = frames.iter().filter(|cd| cd.downlevel.is_none());
+        for (cd, l) in full.zip(&layouts) {
             if let Some(run) = &cd.cull {
                 let entries = run.entries as u64 + run.palette.is_some() as u64;
                 enc.copy_buffer_to_buffer(&run.args, 0, &buf, l.offset, entries * arg_size);
@@ -551,6 +643,9 @@ impl Renderer {
         crowd: &Crowd,
         opts: &RenderOptions,
     ) -> Result<CullLists, RenderError> {
+        if self.device_downlevel.is_some() {
+            return self.cpu_cull_lists(crowd, opts);
+        }
         let device = &self.gpu.device;
         crowd.check(&device.limits())?;
         if crowd.is_empty() {
@@ -594,6 +689,26 @@ impl Renderer {
         ))
     }
 
+    /// The downlevel mode's culling of one crowd on the CPU (docs/downlevel.md), camera as
+    /// [`Renderer::render_scene`] sets it up: the instance ids kept per (pass, LOD), by the
+    /// rules of the GPU pass ([`Renderer::cull_lists`] on a full device), whatever the device.
+    pub fn cpu_cull_lists(
+        &self,
+        crowd: &Crowd,
+        opts: &RenderOptions,
+    ) -> Result<CullLists, RenderError> {
+        let device = &self.gpu.device;
+        if crowd.is_empty() {
+            return Ok(CullLists::default());
+        }
+        let setup = FrameSetup::of_crowd(device, crowd, opts);
+        let opts = RenderOptions {
+            cull: true,
+            ..*opts
+        };
+        Ok(crate::passes::downlevel::lists(crowd, &setup, &opts)?.1)
+    }
+
     /// Runs one crowd's culling (with `opts.cull`; frustum only) and palette pass as
     /// [`Renderer::render_scene`] would on the palette path (skinning `opts.skinning`) and reads
     /// the palette buffer back, for tests against the CPU decoder and for tools.
@@ -602,6 +717,14 @@ impl Renderer {
         crowd: &Crowd,
         opts: &RenderOptions,
     ) -> Result<Palettes, RenderError> {
+        if let Some(missing) = self.device_downlevel {
+            return Err(RenderError::NeedsCapability {
+                what: "the palette pass",
+                missing: "compute shaders",
+                reason: format!(", and this device lacks {missing}"),
+                instead: "draw on the texture path",
+            });
+        }
         let device = &self.gpu.device;
         let limits = device.limits();
         crowd.check(&limits)?;
@@ -610,7 +733,7 @@ impl Renderer {
             path: crate::SkinPath::Palette,
             ..*opts
         };
-        let (key, _) = SkinnedDraws::keys(crowd, &opts, COLOR_FORMAT)?;
+        let (key, _) = SkinnedDraws::keys(crowd, &opts, COLOR_FORMAT, None)?;
         let pk = crate::passes::draw::palette_key(&key)
             .ok_or(RenderError::Internal("palette key of the palette path"))?;
         self.palette.prepare(device, pk)?;
@@ -748,6 +871,7 @@ impl Renderer {
         let group = self
             .reference
             .group(device, &upload.transforms, &setup.frame);
+        let device = &self.gpu.device;
         let params = draw_params_buffer(device, 1, 0, opts, false);
         let (draw_main, draw_shadow) = self.layouts.draw_groups(device, &params, &shadow_map);
         let target = OffscreenTarget::new(device, opts.width, opts.height);
@@ -808,4 +932,11 @@ pub fn render_png(
     let mut r = Renderer::new()?;
     let g = r.upload(asset)?;
     r.render_texture(&g, transforms, records, opts)
+}
+
+/// Per LOD below `lods`, the index count of every primitive of `asset` summed.
+fn lod_indices(asset: &GpuAsset, lods: u32) -> Vec<u64> {
+    (0..lods)
+        .map(|l| asset.primitives.iter().map(|p| p.lod(l).1 as u64).sum())
+        .collect()
 }

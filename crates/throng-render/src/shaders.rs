@@ -21,7 +21,9 @@
 //! | `throng_render::anchor` | `shaders/anchor.wgsl` | anchors blended like skin matrices, props' placement |
 //!
 //! Shader defs select the variants (`ENCODING`, `BONE_TEXTURE`, `DUAL_QUAT`, `GPU_TIMED`,
-//! `CULLED`, `OCCLUSION`, `PALETTE`, `PALETTE_WRITE`) and carry every binding number from [`crate::bindings`], so the numbers are written
+//! `CULLED`, `OCCLUSION`, `PALETTE`, `PALETTE_WRITE`, `DOWNLEVEL`: docs/downlevel.md's data
+//! textures instead of storage buffers) and carry every binding number from [`crate::bindings`]
+//! and the data textures' record sizes from [`crate::downlevel`], so the numbers are written
 //! once. [`compose`] gives the naga module the device compiles; [`program_text`] prints a whole
 //! program as WGSL (what `throng shaders` writes); [`validate`] runs naga's validator (the unit
 //! tests do it for every program).
@@ -110,6 +112,20 @@ pub enum Program {
     PropDraw { timing: Timing },
     /// Every instance's world transform of one anchor, as props are placed: `cs_anchors`.
     AnchorsCompute { timing: Timing },
+    /// The downlevel mode's texture draw (docs/downlevel.md; def `DOWNLEVEL`): the texture
+    /// draw's entry points, with the instances of a draw and the clip table read from data
+    /// textures (no storage buffer); CPU-timed layers (the CPU derives GPU-timed ones).
+    TextureDrawDownlevel {
+        encoding: Encoding,
+        skinning: Skinning,
+        four_influences: bool,
+        debug: bool,
+    },
+    /// The downlevel mode's VAT draw (def `DOWNLEVEL`).
+    VatDrawDownlevel { debug: bool },
+    /// The reference draw on a device without storage buffers in the vertex stage (def
+    /// `DOWNLEVEL`: the transforms from a data texture).
+    ReferenceDrawDownlevel,
     /// Ground plane: `vs_ground` + `fs_ground`; with `motion`, `fs_ground_motion` also writes
     /// the motion vectors of the camera's move.
     Ground { motion: bool },
@@ -187,7 +203,9 @@ impl Program {
     /// The program's own file (its entry points) and source.
     pub fn file(&self) -> (&'static str, &'static str) {
         match self {
-            Program::TextureDraw { .. } | Program::PaletteDraw { .. } => (
+            Program::TextureDraw { .. }
+            | Program::PaletteDraw { .. }
+            | Program::TextureDrawDownlevel { .. } => (
                 "crates/throng-render/shaders/texture_draw.wgsl",
                 include_str!("../shaders/texture_draw.wgsl"),
             ),
@@ -195,7 +213,7 @@ impl Program {
                 "crates/throng-render/shaders/palette_compute.wgsl",
                 include_str!("../shaders/palette_compute.wgsl"),
             ),
-            Program::VatDraw { .. } => (
+            Program::VatDraw { .. } | Program::VatDrawDownlevel { .. } => (
                 "crates/throng-render/shaders/vat_draw.wgsl",
                 include_str!("../shaders/vat_draw.wgsl"),
             ),
@@ -219,7 +237,7 @@ impl Program {
                 "crates/throng-render/shaders/layers_compute.wgsl",
                 include_str!("../shaders/layers_compute.wgsl"),
             ),
-            Program::ReferenceDraw => (
+            Program::ReferenceDraw | Program::ReferenceDrawDownlevel => (
                 "crates/throng-render/shaders/reference_draw.wgsl",
                 include_str!("../shaders/reference_draw.wgsl"),
             ),
@@ -307,6 +325,18 @@ impl Program {
             } => format!("skin_compute-{encoding}-{skinning}-{timing}"),
             Program::LayersCompute { timing } => format!("layers_compute-{timing}"),
             Program::ReferenceDraw => "reference_draw".into(),
+            Program::TextureDrawDownlevel {
+                encoding,
+                skinning,
+                four_influences: f,
+                debug: d,
+            } => format!(
+                "texture_draw-{encoding}-{skinning}-downlevel{}{}",
+                four(f),
+                debug(d)
+            ),
+            Program::VatDrawDownlevel { debug: d } => format!("vat_draw-downlevel{}", debug(d)),
+            Program::ReferenceDrawDownlevel => "reference_draw-downlevel".into(),
             Program::Ground { motion: m } => format!("ground{}", motion(m)),
             Program::PropDraw { timing } => format!("prop_draw-{timing}"),
             Program::AnchorsCompute { timing } => format!("anchors_compute-{timing}"),
@@ -319,6 +349,7 @@ impl Program {
         let mut defs: HashMap<String, ShaderDefValue> = crate::bindings::DEFS
             .iter()
             .chain(crate::bindings::group::DEFS)
+            .chain(crate::downlevel::DEFS)
             .map(|&(k, v)| (k.to_string(), ShaderDefValue::UInt(v)))
             .collect();
         let mut on = |k: &str| {
@@ -374,6 +405,32 @@ impl Program {
             } => {
                 on("PALETTE_WRITE");
                 (Some(encoding), skinning, Some(timing), culled)
+            }
+            Program::TextureDrawDownlevel {
+                encoding,
+                skinning,
+                four_influences,
+                debug,
+            } => {
+                on("DOWNLEVEL");
+                if four_influences {
+                    on("INFLUENCES_4");
+                }
+                if debug {
+                    on("DEBUG_VIEW");
+                }
+                (Some(encoding), skinning, Some(Timing::Cpu), false)
+            }
+            Program::VatDrawDownlevel { debug } => {
+                on("DOWNLEVEL");
+                if debug {
+                    on("DEBUG_VIEW");
+                }
+                (None, Skinning::Linear, Some(Timing::Cpu), false)
+            }
+            Program::ReferenceDrawDownlevel => {
+                on("DOWNLEVEL");
+                (None, Skinning::Linear, None, false)
             }
             Program::VatDraw {
                 timing,
@@ -520,6 +577,9 @@ fn undecorate(text: &str) -> String {
 pub fn all_programs() -> Vec<Program> {
     let mut v = vec![
         Program::ReferenceDraw,
+        Program::ReferenceDrawDownlevel,
+        Program::VatDrawDownlevel { debug: false },
+        Program::VatDrawDownlevel { debug: true },
         Program::Ground { motion: false },
         Program::Ground { motion: true },
         Program::DepthPyramid,
@@ -558,6 +618,16 @@ pub fn all_programs() -> Vec<Program> {
             for skinning in Skinning::ALL {
                 if skinning == Skinning::DualQuat && !encoding.is_quat() {
                     continue;
+                }
+                if timing == Timing::Cpu {
+                    for variant in 0..4u32 {
+                        v.push(Program::TextureDrawDownlevel {
+                            encoding,
+                            skinning,
+                            four_influences: variant & 1 != 0,
+                            debug: variant & 2 != 0,
+                        });
+                    }
                 }
                 for culled in [false, true] {
                     for variant in 0..4u32 {

@@ -79,13 +79,14 @@ impl Viewer {
                 })
                 .await
                 .context("no GPU adapter can draw to this window")?;
+            // Only what the renderer's mode on this adapter needs (docs/downlevel.md), with
+            // the adapter's own texture size for large windows.
+            let (limits, required_features, _) = throng_render::downlevel::device_request(&adapter);
             let (device, queue) = adapter
                 .request_device(&wgpu::DeviceDescriptor {
                     label: Some("throng view"),
-                    required_limits: adapter.limits(),
-                    required_features: adapter.features()
-                        & (wgpu::Features::INDIRECT_FIRST_INSTANCE
-                            | wgpu::Features::TIMESTAMP_QUERY),
+                    required_limits: limits.using_resolution(adapter.limits()),
+                    required_features,
                     ..Default::default()
                 })
                 .await
@@ -100,6 +101,18 @@ impl Viewer {
         let painter = egui_wgpu::Renderer::new(&device, config.format, Default::default());
         let renderer = Renderer::with_gpu(Gpu::from_device(adapter, device, queue));
         eprintln!("adapter: {}", renderer.adapter());
+        let mut model = model;
+        if let Some(missing) = renderer.downlevel_reason() {
+            eprintln!(
+                "mode: downlevel (this device lacks {missing}): culling and LODs on the CPU, plain instanced draws (docs/downlevel.md)"
+            );
+            if model.settings.path == throng_render::SkinPath::Palette {
+                eprintln!(
+                    "path: texture (the palette path needs compute shaders, which the downlevel mode does without)"
+                );
+                model.settings.path = throng_render::SkinPath::Texture;
+            }
+        }
         let ctx = egui::Context::default();
         let egui_state = egui_winit::State::new(
             ctx.clone(),

@@ -133,7 +133,7 @@ struct OcclusionFigures {
 /// origin) of a model `height` tall: at the middle of the −Z edge, `eye` heights up, looking
 /// across the field at a point a third of the way in (on the ground); far plane at 0.56 × the
 /// side (about a tenth of the field inside the 35° view wedge: 0.56² × tan 17.5° ≈ 0.1).
-fn field_camera(n: u32, s: f32, height: f32, eye: f32) -> Camera {
+pub(crate) fn field_camera(n: u32, s: f32, height: f32, eye: f32) -> Camera {
     let cols = (n as f32).sqrt().ceil().max(1.0);
     let rows = (n as f32 / cols).ceil().max(1.0);
     let (w, d) = ((cols - 1.0) * s, (rows - 1.0) * s);
@@ -151,7 +151,7 @@ fn field_camera(n: u32, s: f32, height: f32, eye: f32) -> Camera {
     }
 }
 
-fn median(v: &[f64]) -> f64 {
+pub(crate) fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
     match s.len() {
@@ -163,7 +163,7 @@ fn median(v: &[f64]) -> f64 {
 
 /// Default field asset: the options' asset, else `THRONG_ASSETS/Fox.glb` when it exists, else
 /// the built-in fox.
-fn field_asset(options: &RenderBenchOptions) -> Option<PathBuf> {
+pub(crate) fn field_asset(options: &RenderBenchOptions) -> Option<PathBuf> {
     options.asset.clone().or_else(|| {
         std::env::var_os("THRONG_ASSETS")
             .map(|d| PathBuf::from(d).join("Fox.glb"))

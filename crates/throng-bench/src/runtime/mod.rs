@@ -100,7 +100,7 @@ pub struct BenchReport {
 /// calling thread (its CPU-time clock, which unlike schedstat includes the running slice) have
 /// spent running on a CPU; `None` where that is not available. On a shared machine wall-clock
 /// frame times include waiting for a CPU; this does not.
-fn cpu_ns(all_threads: bool) -> Option<u64> {
+pub(crate) fn cpu_ns(all_threads: bool) -> Option<u64> {
     #[cfg(target_os = "linux")]
     if !all_threads {
         let mut ts = libc::timespec {

@@ -211,8 +211,44 @@ impl ListShape {
 
 /// The culling program's parameters for one crowd's run.
 fn cull_params(input: &CullInputs, shape: &ListShape) -> CullParams {
-    let asset = input.asset;
-    let setup = input.setup;
+    let rules = (input.lod_bias, input.row_bounds, input.shadow_lod);
+    params_of(
+        input.asset,
+        input.setup,
+        rules,
+        input.palette.as_ref(),
+        shape,
+    )
+}
+
+/// The parameters of a frustum-only run (no occlusion culling, no palette list) of
+/// `instances` instances of `asset` with `opts`' LOD and box rules: what the GPU pass reads
+/// and what the downlevel mode's CPU culling (`passes::cpu_cull`) evaluates.
+pub(crate) fn frustum_params(
+    asset: &GpuAsset,
+    instances: u32,
+    setup: &FrameSetup,
+    opts: &RenderOptions,
+) -> CullParams {
+    let shape = ListShape {
+        instances,
+        lods: asset.lod_count(),
+        prims: asset.primitives.len().max(1) as u32,
+        passes: 2,
+        segment: segment(instances),
+    };
+    let rules = (opts.lod_bias, opts.row_bounds, opts.shadow_lod);
+    params_of(asset, setup, rules, None, &shape)
+}
+
+/// [`cull_params`] from its pieces: the LOD bias, the box rule and the shadow LOD rule.
+fn params_of(
+    asset: &GpuAsset,
+    setup: &FrameSetup,
+    (lod_bias, row_bounds, shadow_lod): (f32, bool, crate::ShadowLod),
+    palette: Option<&PaletteCull>,
+    shape: &ListShape,
+) -> CullParams {
     let ListShape {
         instances: n,
         lods,
@@ -245,15 +281,15 @@ fn cull_params(input: &CullInputs, shape: &ListShape) -> CullParams {
         primitive_count: prims,
         lod_count: lods,
         segment,
-        lod_bias: input.lod_bias,
+        lod_bias,
         shadows: setup.shadow.is_some() as u32,
         row_pad: ROW_PAD * bounds.diagonal().max(0.0),
-        row_bounds: input.row_bounds as u32,
+        row_bounds: row_bounds as u32,
         shadow_lod: [
             setup
                 .shadow
                 .map_or(0.0, |s| 1.0 / s.texel.max(f32::MIN_POSITIVE)),
-            match input.shadow_lod {
+            match shadow_lod {
                 crate::ShadowLod::Texel => 0.0,
                 crate::ShadowLod::Lowest => 1.0,
                 crate::ShadowLod::Main => 2.0,
@@ -263,16 +299,16 @@ fn cull_params(input: &CullInputs, shape: &ListShape) -> CullParams {
         ],
         pass_count: passes,
         history_base: passes * lods * segment,
-        palette_base: if input.palette.is_some() {
+        palette_base: if palette.is_some() {
             palette_base(n, lods, passes)
         } else {
             0
         },
         palette_state: palette_state_base(n, lods, passes),
-        frame: input.palette.as_ref().map_or(0, |p| p.frame),
+        frame: palette.map_or(0, |p| p.frame),
         _pad: 0,
         _pad_pair: [0; 2],
-        refresh: input.palette.as_ref().map_or([1; 4], |p| p.refresh),
+        refresh: palette.map_or([1; 4], |p| p.refresh),
     }
 }
 

@@ -41,6 +41,9 @@ pub(crate) struct PipelineKey {
     /// keeps the flag: its pipeline then has the main draw's bind group layout (the two share
     /// one bind group), though its program reads no history.
     pub motion: bool,
+    /// The downlevel mode (docs/downlevel.md): instances from a data texture the CPU culled
+    /// into, plain instanced draws, no storage buffer.
+    pub downlevel: bool,
 }
 
 struct SkinnedPipeline {
@@ -62,6 +65,8 @@ pub(crate) struct CrowdDraw<'a> {
     pub cull: Option<CullRun>,
     /// The palette path: the crowd's palette pass this frame.
     pub palette: Option<crate::passes::palette::PaletteRun>,
+    /// The downlevel mode: the CPU's lists and the instances they draw.
+    pub downlevel: Option<crate::passes::downlevel::DownlevelRun>,
     key: PipelineKey,
     shadow_key: Option<PipelineKey>,
     skin_group: wgpu::BindGroup,
@@ -124,14 +129,20 @@ pub(crate) fn palette_key(key: &PipelineKey) -> Option<crate::passes::palette::P
 
 impl SkinnedDraws {
     /// The pipeline keys of a crowd's main and (with shadows) shadow draws; checks the crowd.
+    /// `downlevel`: the downlevel mode draws the crowd, for `Some(reason)` (empty when it was
+    /// asked for, else what the device lacks).
     pub fn keys(
         crowd: &Crowd,
         opts: &RenderOptions,
         format: wgpu::TextureFormat,
+        downlevel: Option<&str>,
     ) -> Result<(PipelineKey, Option<PipelineKey>), RenderError> {
         let asset = crowd.asset;
         if opts.path == SkinPath::Reference {
             return Err(RenderError::ReferenceIsNotACrowdPath);
+        }
+        if let Some(reason) = downlevel {
+            check_downlevel(crowd, opts, reason)?;
         }
         let vat = opts.path == SkinPath::Vat;
         if vat && asset.primitives.iter().any(|p| p.vat.is_none()) {
@@ -155,8 +166,11 @@ impl SkinnedDraws {
             encoding: asset.encoding,
             // The VAT path stores skinned vertices: it has no skinning of its own.
             skinning: if vat { Skinning::Linear } else { opts.skinning },
-            timing: crowd.playback.timing(),
-            culled: opts.cull && !crowd.is_empty(),
+            timing: match downlevel {
+                Some(_) => crate::passes::downlevel::DRAW_TIMING,
+                None => crowd.playback.timing(),
+            },
+            culled: downlevel.is_none() && opts.cull && !crowd.is_empty(),
             vat,
             palette: opts.path == SkinPath::Palette,
             four_influences: false,
@@ -164,9 +178,11 @@ impl SkinnedDraws {
             debug: opts.debug.is_some_and(|d| d != crate::DebugView::Motion),
             color: Some(format),
             motion,
+            downlevel: downlevel.is_some(),
         };
         // Without culling every instance is drawn at LOD 0.
-        let lods = if key.culled { asset.lod_count() } else { 1 };
+        let culls = key.culled || (key.downlevel && opts.cull && !crowd.is_empty());
+        let lods = if culls { asset.lod_count() } else { 1 };
         let key = PipelineKey {
             four_influences: !vat
                 && at_most_four(asset.influences, lods, |l| opts.influences_at(l)),
@@ -194,7 +210,9 @@ impl SkinnedDraws {
         }
         let pass = if key.color.is_some() { "" } else { " (shadow)" };
         let draw_bgl = layouts.draw(key.color);
-        let (bgl, pipeline) = if key.vat {
+        let (bgl, pipeline) = if key.downlevel {
+            downlevel_pipeline(device, layouts, key)?
+        } else if key.vat {
             let program = Program::VatDraw {
                 timing: key.timing,
                 culled: key.culled,
@@ -272,8 +290,12 @@ impl SkinnedDraws {
         device: &wgpu::Device,
         layouts: &DrawLayouts,
         crowd: Crowd<'a>,
-        buffers: &CrowdBuffers,
-        (cull, palette): (Option<CullRun>, Option<crate::passes::palette::PaletteRun>),
+        buffers: Option<&CrowdBuffers>,
+        (cull, palette, downlevel): (
+            Option<CullRun>,
+            Option<crate::passes::palette::PaletteRun>,
+            Option<crate::passes::downlevel::DownlevelRun>,
+        ),
         keys: (PipelineKey, Option<PipelineKey>),
         setup: &FrameSetup,
         shadow_map: &wgpu::TextureView,
@@ -285,7 +307,15 @@ impl SkinnedDraws {
         let tp = self.pipelines.get(&key).ok_or(RenderError::Internal(
             "draw pipeline not built before the frame",
         ))?;
-        let mut entries = buffers.skin_entries(asset, !key.vat && !key.palette);
+        let mut entries = match (&downlevel, buffers) {
+            (Some(run), _) => downlevel_entries(asset, run, !key.vat),
+            (None, Some(buffers)) => buffers.skin_entries(asset, !key.vat && !key.palette),
+            (None, None) => {
+                return Err(RenderError::Internal(
+                    "a full-mode crowd drawn without its buffers",
+                ))
+            }
+        };
         entries.push(wgpu::BindGroupEntry {
             binding: b::FRAME,
             resource: setup.frame.as_entire_binding(),
@@ -315,13 +345,18 @@ impl SkinnedDraws {
             entries: &entries,
         });
         let lods = asset.lod_count();
-        let params = draw_params_buffer(
-            device,
-            lods,
-            cull.as_ref().map_or(0, |c| c.segment),
-            opts,
-            cull.is_some() && multi_draw,
-        );
+        let params = match &downlevel {
+            Some(run) => crate::passes::draw_params_at(device, run.lods, opts, |pass, lod| {
+                run.list(pass, lod).0
+            }),
+            None => draw_params_buffer(
+                device,
+                lods,
+                cull.as_ref().map_or(0, |c| c.segment),
+                opts,
+                cull.is_some() && multi_draw,
+            ),
+        };
         let (draw_main, draw_shadow) = layouts.draw_groups(device, &params, shadow_map);
         let materials = asset
             .primitives
@@ -350,14 +385,19 @@ impl SkinnedDraws {
                 ))
             })
             .collect();
-        let props = self
-            .props
-            .crowd(device, layouts, &crowd, buffers, &setup.frame)?;
+        let props = match buffers {
+            Some(buffers) => self
+                .props
+                .crowd(device, layouts, &crowd, buffers, &setup.frame)?,
+            None => Vec::new(),
+        };
         Ok(CrowdDraw {
             props,
             crowd,
             cull,
             palette,
+            lods: downlevel.as_ref().map_or(lods, |r| r.lods),
+            downlevel,
             key,
             shadow_key,
             skin_group,
@@ -365,7 +405,6 @@ impl SkinnedDraws {
             draw_shadow,
             materials,
             vat_groups,
-            lods,
         })
     }
 
@@ -400,6 +439,9 @@ impl SkinnedDraws {
         };
         pass.set_pipeline(&tp.pipeline);
         pass.set_bind_group(b::group::SKIN, &cd.skin_group, &[]);
+        if let Some(run) = &cd.downlevel {
+            return record_downlevel(pass, cd, run, group, pass_index);
+        }
         let arg_size = std::mem::size_of::<DrawIndexedArgs>() as u64;
         // One draw per (primitive, LOD), or per primitive with a multi-draw over its LODs.
         let multi = cd.cull.is_some() && multi_draw;
@@ -460,4 +502,170 @@ impl SkinnedDraws {
         );
         draws
     }
+}
+
+/// What the downlevel mode cannot draw, as an error naming the missing capability; `reason`:
+/// what the device lacks (empty when the mode was asked for).
+fn check_downlevel(crowd: &Crowd, opts: &RenderOptions, reason: &str) -> Result<(), RenderError> {
+    let reason = if reason.is_empty() {
+        String::new()
+    } else {
+        format!(", and this device lacks {reason}")
+    };
+    let err = |what, missing, instead| RenderError::NeedsCapability {
+        what,
+        missing,
+        reason: reason.clone(),
+        instead,
+    };
+    if opts.path == SkinPath::Palette {
+        return Err(err(
+            "the palette path",
+            "compute shaders",
+            "draw the crowd on the texture path (SkinPath::Texture)",
+        ));
+    }
+    if opts.motion() {
+        return Err(err(
+            "drawing motion vectors",
+            "the palette path's compute shaders",
+            "turn motion vectors off",
+        ));
+    }
+    if !crowd.props.is_empty() {
+        return Err(err(
+            "drawing props on anchors",
+            "storage buffers in the vertex stage",
+            "draw the crowd without props",
+        ));
+    }
+    if !crowd.live.is_empty() {
+        return Err(err(
+            "drawing live poses",
+            "the palette path's compute shaders",
+            "draw the crowd without live poses",
+        ));
+    }
+    Ok(())
+}
+
+/// The downlevel mode's pipeline of `key` (texture or VAT path) and its group 0 layout.
+fn downlevel_pipeline(
+    device: &wgpu::Device,
+    layouts: &DrawLayouts,
+    key: PipelineKey,
+) -> Result<(wgpu::BindGroupLayout, wgpu::RenderPipeline), RenderError> {
+    let pass = if key.color.is_some() { "" } else { " (shadow)" };
+    let draw_bgl = layouts.draw(key.color);
+    let debug = key.debug;
+    if key.vat {
+        let module = crate::pipelines::shader_module(device, Program::VatDrawDownlevel { debug })?;
+        let bgl = layouts::downlevel_draw(device, None);
+        let pipeline = mesh_pipeline(
+            device,
+            &format!("throng vat draw (downlevel){pass}"),
+            &module,
+            groups(
+                &bgl,
+                Some(&layouts.materials.bgl),
+                Some(&layouts.vat),
+                draw_bgl,
+            ),
+            &[Some(formats::vat_vertex_layout())],
+            ("vs_main", "fs_main"),
+            (key.color, false),
+        );
+        return Ok((bgl, pipeline));
+    }
+    let program = Program::TextureDrawDownlevel {
+        encoding: key.encoding,
+        skinning: key.skinning,
+        four_influences: key.four_influences,
+        debug,
+    };
+    let module = crate::pipelines::shader_module(device, program)?;
+    let bgl = layouts::downlevel_draw(device, Some(key.encoding));
+    let pipeline = mesh_pipeline(
+        device,
+        &format!("throng texture draw (downlevel){pass}"),
+        &module,
+        groups(&bgl, Some(&layouts.materials.bgl), None, draw_bgl),
+        &[Some(vertex_layout(key))],
+        (vertex_entry(key), fragment_entry(key)),
+        (key.color, false),
+    );
+    Ok((bgl, pipeline))
+}
+
+/// Group 0 entries of a downlevel draw but the frame uniform: (texture path) the bone
+/// texture, the bone params, the clip table's and the instances' data textures.
+fn downlevel_entries<'a>(
+    asset: &'a crate::GpuAsset,
+    run: &'a crate::passes::downlevel::DownlevelRun,
+    bones: bool,
+) -> Vec<wgpu::BindGroupEntry<'a>> {
+    let mut v = Vec::with_capacity(5);
+    if bones {
+        v.push(wgpu::BindGroupEntry {
+            binding: b::BONE_TEXTURE,
+            resource: wgpu::BindingResource::TextureView(&asset.bone_view),
+        });
+    }
+    v.extend([
+        wgpu::BindGroupEntry {
+            binding: b::BONE_PARAMS,
+            resource: asset.params_buffer.as_entire_binding(),
+        },
+        wgpu::BindGroupEntry {
+            binding: b::CLIPS,
+            resource: wgpu::BindingResource::TextureView(&asset.downlevel.clip_view),
+        },
+        wgpu::BindGroupEntry {
+            binding: b::INSTANCE_TRANSFORMS,
+            resource: wgpu::BindingResource::TextureView(&run.view),
+        },
+    ]);
+    v
+}
+
+/// One crowd's downlevel draws of a pass (0 main, 1 shadow): per LOD with instances, one
+/// plain instanced draw per primitive of the list's length, the list's first slot in the
+/// per-draw uniform. Returns the draw calls recorded.
+fn record_downlevel(
+    pass: &mut wgpu::RenderPass<'_>,
+    cd: &CrowdDraw,
+    run: &crate::passes::downlevel::DownlevelRun,
+    group: &wgpu::BindGroup,
+    pass_index: u32,
+) -> u32 {
+    if pass_index > 1 {
+        return 0;
+    }
+    let mut draws = 0;
+    for lod in 0..run.lods {
+        let (_, count) = run.list(pass_index, lod);
+        if count == 0 {
+            continue;
+        }
+        let entry = pass_index * run.lods + lod;
+        pass.set_bind_group(
+            b::group::DRAW,
+            group,
+            &[(entry as u64 * DRAW_PARAMS_STRIDE) as u32],
+        );
+        for (i, p) in cd.crowd.asset.primitives.iter().enumerate() {
+            if let Some(m) = cd.materials.get(i) {
+                pass.set_bind_group(b::group::MATERIAL, m, &[]);
+            }
+            if let Some(Some(g)) = cd.vat_groups.get(i) {
+                pass.set_bind_group(b::group::VAT, g, &[]);
+            }
+            pass.set_vertex_buffer(0, p.vertices.slice(..));
+            pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
+            let (first, n) = p.lod(lod);
+            pass.draw_indexed(first..first + n, 0, 0..count);
+            draws += 1;
+        }
+    }
+    draws
 }

@@ -17,7 +17,9 @@
 //! What they share lives here: the bind group layouts every mesh draw uses ([`DrawLayouts`]),
 //! the mesh pipeline description, and the per-draw uniform.
 
+pub(crate) mod cpu_cull;
 pub(crate) mod cull;
+pub(crate) mod downlevel;
 pub(crate) mod draw;
 pub(crate) mod main;
 pub(crate) mod occlusion;
@@ -127,6 +129,33 @@ pub(crate) fn draw_params_buffer(
     opts: &RenderOptions,
     multi: bool,
 ) -> wgpu::Buffer {
+    if multi {
+        return draw_params(device, lods, segment, opts, true, |_, _| 0);
+    }
+    draw_params(device, lods, segment, opts, false, |pass, lod| {
+        (pass * lods + lod) * segment
+    })
+}
+
+/// A per-draw uniform buffer as [`draw_params_buffer`]'s (one draw per LOD) whose list of
+/// (pass, LOD) starts at `id_base(pass, LOD)`: the downlevel mode's lists, packed.
+pub(crate) fn draw_params_at(
+    device: &wgpu::Device,
+    lods: u32,
+    opts: &RenderOptions,
+    id_base: impl Fn(u32, u32) -> u32,
+) -> wgpu::Buffer {
+    draw_params(device, lods, 0, opts, false, id_base)
+}
+
+fn draw_params(
+    device: &wgpu::Device,
+    lods: u32,
+    segment: u32,
+    opts: &RenderOptions,
+    multi: bool,
+    id_base: impl Fn(u32, u32) -> u32,
+) -> wgpu::Buffer {
     let stride = DRAW_PARAMS_STRIDE as usize;
     let mut bytes = vec![0u8; 3 * lods as usize * stride];
     for pass_index in 0..3u32 {
@@ -139,7 +168,7 @@ pub(crate) fn draw_params_buffer(
         for lod in 0..lods {
             let entry = pass_index * lods + lod;
             let p = DrawParams {
-                id_base: if multi { 0 } else { entry * segment },
+                id_base: id_base(pass_index, lod),
                 influences: at(lod),
                 lod: if multi { DrawParams::ALL_LODS } else { lod },
                 pass_index,

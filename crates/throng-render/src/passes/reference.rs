@@ -11,12 +11,12 @@ use throng_asset::Aabb;
 use super::{groups, mesh_pipeline, DrawLayouts};
 use crate::bindings as b;
 use crate::camera::crowd_bounds;
+use crate::downlevel::InstanceData;
 use crate::error::RenderError;
 use crate::gpu_types::MaterialUniform;
 use crate::layouts;
 use crate::shaders::Program;
 use crate::static_mesh::{upload_mesh, MeshBuffers, MeshStreams, RefVertex};
-use crate::upload::storage_buffer;
 use throng_contract::InstanceTransform;
 
 /// Vertices skinned elsewhere (on the CPU, e.g. from the source glTF) in model space, drawn once
@@ -115,6 +115,9 @@ impl<'a> DecodedMeshes<'a> {
 /// uses it too) and its pipelines by colour format (None: the shadow pass).
 pub(crate) struct ReferencePass {
     pub bgl: wgpu::BindGroupLayout,
+    /// The device has no storage buffers in the vertex stage: transforms from a data texture
+    /// (docs/downlevel.md).
+    downlevel: bool,
     pipelines: HashMap<Option<wgpu::TextureFormat>, wgpu::RenderPipeline>,
 }
 
@@ -122,15 +125,20 @@ pub(crate) struct ReferencePass {
 pub(crate) struct ReferenceUpload {
     draws: Vec<(MeshBuffers, std::ops::Range<u32>, wgpu::BindGroup)>,
     /// All meshes' instance transforms, in mesh order.
-    pub transforms: wgpu::Buffer,
+    pub transforms: InstanceData,
     /// World bounds of every instance of every mesh.
     pub bounds: Aabb,
 }
 
 impl ReferencePass {
-    pub fn new(device: &wgpu::Device) -> ReferencePass {
+    pub fn new(device: &wgpu::Device, downlevel: bool) -> ReferencePass {
         ReferencePass {
-            bgl: layouts::reference_draw(device),
+            bgl: if downlevel {
+                layouts::reference_draw_downlevel(device)
+            } else {
+                layouts::reference_draw(device)
+            },
+            downlevel,
             pipelines: HashMap::new(),
         }
     }
@@ -146,7 +154,12 @@ impl ReferencePass {
             if self.pipelines.contains_key(&color) {
                 continue;
             }
-            let module = crate::pipelines::shader_module(device, Program::ReferenceDraw)?;
+            let program = if self.downlevel {
+                Program::ReferenceDrawDownlevel
+            } else {
+                Program::ReferenceDraw
+            };
+            let module = crate::pipelines::shader_module(device, program)?;
             let p = mesh_pipeline(
                 device,
                 "throng reference draw",
@@ -170,7 +183,7 @@ impl ReferencePass {
     pub fn group(
         &self,
         device: &wgpu::Device,
-        transforms: &wgpu::Buffer,
+        transforms: &InstanceData,
         frame: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
         device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -179,7 +192,7 @@ impl ReferencePass {
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: b::INSTANCE_TRANSFORMS,
-                    resource: transforms.as_entire_binding(),
+                    resource: transforms.binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: b::FRAME,
@@ -231,12 +244,7 @@ impl ReferencePass {
         }
         Ok(ReferenceUpload {
             draws,
-            transforms: storage_buffer(
-                device,
-                "throng transforms",
-                &all_transforms,
-                InstanceTransform::IDENTITY,
-            ),
+            transforms: InstanceData::transforms(device, queue, &all_transforms, self.downlevel)?,
             bounds,
         })
     }

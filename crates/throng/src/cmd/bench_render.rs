@@ -30,6 +30,11 @@ pub struct Args {
     /// by a low camera at one edge, culling + LOD on against off (see `field`).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub field: Option<u32>,
+    /// The downlevel mode's culling and LOD selection on the CPU (docs/downlevel.md) of the
+    /// field's N instances (`--field`'s scene, `--field-lods`, `--field-eye`; `--frames` timed
+    /// frames), against the GPU culling pass: median milliseconds per frame.
+    #[arg(long, value_name = "N", conflicts_with = "field", value_parser = clap::value_parser!(u32).range(1..))]
+    pub cpu_cull: Option<u32>,
     /// Instances of the field's "off" case (no culling, LOD 0 everywhere): at most this many.
     #[arg(long, default_value_t = 10_000, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub field_off_cap: u32,
@@ -61,10 +66,11 @@ pub struct Args {
     /// Leave out occlusion culling (frustum culling and LODs stay; every path).
     #[arg(long)]
     pub no_occlusion: bool,
-    /// The paths to measure, comma-separated (texture, palette, vat, reference, and
-    /// palette-motion: the palette path writing motion vectors too); a path the asset cannot
-    /// take (vat without a VAT) is left out.
-    #[arg(long, value_delimiter = ',', default_value = "texture,palette,vat,reference", value_parser = ["texture", "palette", "palette-motion", "vat", "reference"])]
+    /// The paths to measure, comma-separated (texture, palette, vat, reference,
+    /// palette-motion: the palette path writing motion vectors too, and texture-downlevel: the
+    /// texture path in the downlevel mode, docs/downlevel.md); a path the asset cannot take
+    /// (vat without a VAT) is left out.
+    #[arg(long, value_delimiter = ',', default_value = "texture,palette,vat,reference", value_parser = ["texture", "palette", "palette-motion", "vat", "reference", "texture-downlevel"])]
     pub paths: Vec<String>,
     /// Palette path, update-rate LOD: refresh intervals at LOD 0, 1, 2, 3 (e.g. `1,1,2,4`; the
     /// last repeats; default every frame). The built-in fox has no LODs: `2` halves its work.
@@ -100,6 +106,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!("--instances: every count must be at least 1");
     }
     let options = options(&args);
+    if let Some(n) = args.cpu_cull {
+        let c = render::cpu_cull::CpuCullOptions {
+            instances: n,
+            lods: args.field_lods,
+            frames: args.frames,
+            eye: args.field_eye,
+        };
+        let report = render::cpu_cull::run(&options, &c)?;
+        let text = match args.json {
+            true => serde_json::to_string_pretty(&report)? + "\n",
+            false => report.table(),
+        };
+        print_stdout(&text)?;
+        return Ok(());
+    }
     let text = match args.field {
         Some(n) => {
             let field = FieldOptions {

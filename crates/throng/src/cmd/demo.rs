@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use throng_asset::BakedAsset;
 use throng_bake::BakeOptions;
+use throng_render::device::DeviceError;
 use throng_render::{Playback, RenderOptions, Renderer, SkinPath};
 use throng_runtime::crowd::spacing;
 
@@ -127,10 +128,23 @@ impl Plan {
                 by(software, "a hardware GPU", "a software rasteriser"),
                 thousands(plan.instances as u64),
             ),
+            Err(throng_render::RenderError::Device(DeviceError::RequestDevice {
+                adapter, ..
+            })) => {
+                println!(
+                    "adapter: {adapter} refused a device → {} instances (the runtime runs; nothing can be drawn)",
+                    thousands(plan.instances as u64)
+                )
+            }
             Err(_) => println!(
                 "adapter: none found → {} instances (the runtime runs; nothing can be drawn)",
                 thousands(plan.instances as u64)
             ),
+        }
+        if let Ok(r) = renderer {
+            if let Some(line) = shared::mode_line(r, false) {
+                println!("{line}");
+            }
         }
         plan
     }
@@ -173,6 +187,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let scene = throng_render::camera::crowd_bounds(&gpu_asset.bounds, &transforms);
     // The palette path, the fastest measured (docs/benchmarks.md), when the crowd's palette
     // fits one buffer of the device.
+    // A downlevel device (no compute shaders) never fits: the texture path.
     let (path, path_name) = match renderer.palette_fits(asset.palette.len(), crowd.len()) {
         true => (SkinPath::Palette, "palette"),
         false => (SkinPath::Texture, "texture"),
@@ -203,13 +218,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let stats = &gif.stats;
     print_runtime(&crowd);
     println!(
-        "render: {:.1} ms per frame at {}×{} (GPU {path_name} skinning, culling, LODs and \
+        "render: {:.1} ms per frame at {}×{} (GPU {path_name} skinning, {} culling and LODs, \
          shadows, readback included); last frame: {} draw calls for {} instances ({} \
          primitive(s), {} LODs, 2 passes, the ground), {} in view (per LOD {:?}), {} casting \
          shadows, {} triangles",
         ms(gif.render_time) / plan.gif_frames as f64,
         plan.gif_size.0,
         plan.gif_size.1,
+        if renderer.downlevel_reason().is_some() {
+            "CPU (downlevel mode)"
+        } else {
+            "GPU"
+        },
         stats.draws,
         thousands(plan.instances as u64),
         asset.primitives.len(),
@@ -245,7 +265,12 @@ fn no_device(
         }
     }
     print_runtime(crowd);
-    let hint = if e.to_string().contains("apt-get") {
+    // Software Vulkan helps only where no adapter was found, not where one refused a device.
+    let no_adapter = matches!(
+        e,
+        throng_render::RenderError::Device(DeviceError::NoAdapter { .. })
+    );
+    let hint = if e.to_string().contains("apt-get") || !no_adapter {
         String::new()
     } else {
         format!("; {}", throng_render::device::SOFTWARE_GPU_HINT)

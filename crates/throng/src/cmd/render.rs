@@ -197,6 +197,13 @@ pub struct Args {
     /// moves the character (CPU-timed playback; the GPU-timed runtime keeps no root motion).
     #[arg(long)]
     pub in_place: bool,
+    /// Draw in the downlevel mode (docs/downlevel.md) even on a device that runs the full one:
+    /// culling and LODs on the CPU, instances from a data texture, plain instanced draws — what
+    /// a device without compute shaders (WebGL2, GL ES 3.0, GL 3.3) draws, where the mode is
+    /// chosen by itself. Texture, VAT and reference paths; the palette path falls back to the
+    /// texture path.
+    #[arg(long)]
+    pub downlevel: bool,
 }
 
 /// `ANCHOR=PROP` of `--prop`.
@@ -411,7 +418,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let mut renderer = Renderer::new().context("creating a GPU device")?;
     eprintln!("adapter: {}", renderer.adapter());
-    let path = skin_path(&args, &inputs, &renderer);
+    let downlevel = shared::print_mode(&renderer, args.downlevel);
+    let path = skin_path(&args, &inputs, &renderer, downlevel);
     let aspect = args.size.0 as f32 / args.size.1 as f32;
     let opts = RenderOptions {
         width: args.size.0,
@@ -437,6 +445,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         debug: args.debug,
         debug_joint: args.debug_joint,
         palette_refresh: args.palette_refresh.unwrap_or([1; 4]),
+        downlevel: args.downlevel,
         ..Default::default()
     };
     let frames = Frames {
@@ -512,7 +521,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// `--path`, else the reference path for a lone source glTF, else the palette path when the
 /// largest input's palette for the whole crowd fits the device, else the texture path; the
 /// choice is printed.
-fn skin_path(args: &Args, inputs: &[Input], renderer: &Renderer) -> SkinPath {
+fn skin_path(args: &Args, inputs: &[Input], renderer: &Renderer, downlevel: bool) -> SkinPath {
+    let palette = match args.path {
+        None => inputs_baked(inputs),
+        Some(p) => p == SkinPath::Palette,
+    };
+    if downlevel && palette {
+        eprintln!(
+            "path: texture (the palette path needs compute shaders, which the downlevel mode does without; --path texture or vat to choose)"
+        );
+        return SkinPath::Texture;
+    }
     if let Some(p) = args.path {
         return p;
     }
@@ -534,6 +553,12 @@ fn skin_path(args: &Args, inputs: &[Input], renderer: &Renderer) -> SkinPath {
         );
         SkinPath::Texture
     }
+}
+
+/// Whether the inputs are drawn from baked data by default (not a lone source glTF, which the
+/// reference path draws).
+fn inputs_baked(inputs: &[Input]) -> bool {
+    !matches!(inputs, [Input::Source(..)])
 }
 
 /// What the inputs must have for the flags, checked before any GPU work.

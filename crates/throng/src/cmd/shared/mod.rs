@@ -35,6 +35,30 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// The line that says the renderer draws in the downlevel mode (docs/downlevel.md) — chosen by
+/// a device without compute shaders, or `asked` for (`--downlevel`); None in the full mode.
+pub fn mode_line(renderer: &throng_render::Renderer, asked: bool) -> Option<String> {
+    let why = match renderer.downlevel_reason() {
+        Some(missing) => format!("this device lacks {missing}"),
+        None if asked => "--downlevel".to_string(),
+        None => return None,
+    };
+    Some(format!(
+        "mode: downlevel ({why}): culling and LODs on the CPU, instances from a data texture, plain instanced draws (docs/downlevel.md)"
+    ))
+}
+
+/// Prints [`mode_line`] to stderr and returns whether frames draw in the downlevel mode.
+pub fn print_mode(renderer: &throng_render::Renderer, asked: bool) -> bool {
+    match mode_line(renderer, asked) {
+        Some(line) => {
+            eprintln!("{line}");
+            true
+        }
+        None => false,
+    }
+}
+
 pub fn usage(msg: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(UsageError(msg.into()))
 }
