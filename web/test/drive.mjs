@@ -73,6 +73,9 @@ async function open(query) {
   await page.waitForFunction("window.throng && (window.throng.ready || window.throng.failed)", {
     polling: 100,
   });
+  if (await page.evaluate(() => window.throng.ready)) {
+    await page.waitForFunction("window.throng.firstShownMs !== null", { polling: 50 });
+  }
   return page;
 }
 
@@ -97,6 +100,7 @@ try {
     ready: window.throng.ready,
     errors: window.throng.errors,
     firstFrameMs: window.throng.firstFrameMs,
+    firstShownMs: window.throng.firstShownMs,
     backend: window.throng.crowd?.backend,
     adapter: window.throng.crowd?.adapter,
     count: window.throng.crowd?.count,
@@ -178,7 +182,7 @@ try {
           last = now;
         }
         times.sort((a, b) => a - b);
-        return { count: c.count, firstFrameMs: window.throng.firstFrameMs, medianMs: times[times.length >> 1], times };
+        return { count: c.count, firstFrameMs: window.throng.firstFrameMs, firstShownMs: window.throng.firstShownMs, medianMs: times[times.length >> 1], times };
       })()`);
       await p.close();
     }

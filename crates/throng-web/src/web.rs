@@ -20,6 +20,11 @@ fn js(e: WebError) -> JsValue {
     JsError::new(&message_chain(&e)).into()
 }
 
+/// An optional options object as a value (`undefined` when omitted).
+fn value(o: Option<Object>) -> JsValue {
+    o.map_or(JsValue::UNDEFINED, JsValue::from)
+}
+
 fn err<T>(r: Result<T, WebError>) -> Result<T, JsValue> {
     r.map_err(js)
 }
@@ -32,7 +37,7 @@ thread_local! {
 /// and location, and handed to the handler of `setPanicHandler` (the module cannot be used
 /// after a panic: every later call throws).
 #[wasm_bindgen(start)]
-pub fn start() {
+fn start() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
         let text = info.to_string();
@@ -54,6 +59,7 @@ pub fn set_panic_handler(handler: Option<Function>) {
 /// A crowd of one baked asset drawn on a canvas: instances, their playback, the camera.
 #[wasm_bindgen]
 pub struct Crowd {
+    canvas: HtmlCanvasElement,
     player: Player,
     renderer: Renderer,
     gpu_asset: GpuAsset,
@@ -77,8 +83,9 @@ impl Crowd {
     pub async fn create(
         canvas: HtmlCanvasElement,
         glb: Vec<u8>,
-        #[wasm_bindgen(unchecked_param_type = "CrowdOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "CrowdOptions")] options: Option<Object>,
     ) -> Result<Crowd, JsValue> {
+        let options = value(options);
         let o = Opts(&options);
         let backend = err(Backend::parse(
             &opt_str(&o, "backend")?.unwrap_or("auto".into()),
@@ -120,6 +127,7 @@ impl Crowd {
         let renderer = Renderer::with_gpu(gpu);
         let gpu_asset = err(renderer.upload(&asset).map_err(WebError::from))?;
         Ok(Crowd {
+            canvas,
             player: Player::new(asset, timing),
             renderer,
             gpu_asset,
@@ -229,9 +237,9 @@ impl Crowd {
         &mut self,
         id: u32,
         #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "PlayOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "PlayOptions")] options: Option<Object>,
     ) -> Result<(), JsValue> {
-        let command = self.play_command(&clip, &options)?;
+        let command = self.play_command(&clip, &value(options))?;
         err(self.player.command(Some(id), command))
     }
 
@@ -240,9 +248,9 @@ impl Crowd {
     pub fn play_all(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "PlayOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "PlayOptions")] options: Option<Object>,
     ) -> Result<(), JsValue> {
-        let command = self.play_command(&clip, &options)?;
+        let command = self.play_command(&clip, &value(options))?;
         err(self.player.command(None, command))
     }
 
@@ -253,9 +261,9 @@ impl Crowd {
         id: u32,
         #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
         seconds: f32,
-        #[wasm_bindgen(unchecked_param_type = "PlayOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "PlayOptions")] options: Option<Object>,
     ) -> Result<(), JsValue> {
-        let command = self.fade_command(&clip, seconds, &options)?;
+        let command = self.fade_command(&clip, seconds, &value(options))?;
         err(self.player.command(Some(id), command))
     }
 
@@ -265,9 +273,9 @@ impl Crowd {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
         seconds: f32,
-        #[wasm_bindgen(unchecked_param_type = "PlayOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "PlayOptions")] options: Option<Object>,
     ) -> Result<(), JsValue> {
-        let command = self.fade_command(&clip, seconds, &options)?;
+        let command = self.fade_command(&clip, seconds, &value(options))?;
         err(self.player.command(None, command))
     }
 
@@ -367,6 +375,8 @@ impl Crowd {
     pub fn resize(&mut self, width: u32, height: u32) {
         self.config.width = width.max(1);
         self.config.height = height.max(1);
+        self.canvas.set_width(self.config.width);
+        self.canvas.set_height(self.config.height);
         self.surface
             .configure(&self.renderer.gpu.device, &self.config);
     }
