@@ -83,7 +83,7 @@ impl Crowd {
     pub async fn create(
         canvas: HtmlCanvasElement,
         glb: Vec<u8>,
-        #[wasm_bindgen(unchecked_param_type = "CrowdOptions")] options: Option<Object>,
+        #[wasm_bindgen(unchecked_optional_param_type = "CrowdOptions")] options: Option<Object>,
     ) -> Result<Crowd, JsValue> {
         let options = value(options);
         let o = Opts(&options);
@@ -237,7 +237,7 @@ impl Crowd {
         &mut self,
         id: u32,
         #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "PlayOptions")] options: Option<Object>,
+        #[wasm_bindgen(unchecked_optional_param_type = "PlayOptions")] options: Option<Object>,
     ) -> Result<(), JsValue> {
         let command = self.play_command(&clip, &value(options))?;
         err(self.player.command(Some(id), command))
@@ -248,7 +248,7 @@ impl Crowd {
     pub fn play_all(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "PlayOptions")] options: Option<Object>,
+        #[wasm_bindgen(unchecked_optional_param_type = "PlayOptions")] options: Option<Object>,
     ) -> Result<(), JsValue> {
         let command = self.play_command(&clip, &value(options))?;
         err(self.player.command(None, command))
@@ -261,7 +261,7 @@ impl Crowd {
         id: u32,
         #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
         seconds: f32,
-        #[wasm_bindgen(unchecked_param_type = "PlayOptions")] options: Option<Object>,
+        #[wasm_bindgen(unchecked_optional_param_type = "PlayOptions")] options: Option<Object>,
     ) -> Result<(), JsValue> {
         let command = self.fade_command(&clip, seconds, &value(options))?;
         err(self.player.command(Some(id), command))
@@ -273,7 +273,7 @@ impl Crowd {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
         seconds: f32,
-        #[wasm_bindgen(unchecked_param_type = "PlayOptions")] options: Option<Object>,
+        #[wasm_bindgen(unchecked_optional_param_type = "PlayOptions")] options: Option<Object>,
     ) -> Result<(), JsValue> {
         let command = self.fade_command(&clip, seconds, &value(options))?;
         err(self.player.command(None, command))
