@@ -1,7 +1,7 @@
 // The page: loads the baked fox (build.sh makes fox.glb from the built-in fox), draws a crowd
 // of it with no click needed, and offers clip buttons, an instance-count slider and a file
 // picker for a baked .glb of your own. URL parameters (the browser test uses them):
-//   backend=auto|webgpu|webgl2  count=N  clip=NAME  time=SECONDS  size=WxH  paused=1
+//   backend=auto|webgpu|webgl2  timing=cpu|gpu  count=N  clip=NAME  time=SECONDS  size=WxH  paused=1
 import init, { Crowd, setPanicHandler } from "./pkg/throng_web.js";
 
 const params = new URLSearchParams(location.search);
@@ -54,7 +54,8 @@ function clipButtons() {
 
 async function load(bytes, name) {
   const backend = params.get("backend") ?? "auto";
-  const next = await Crowd.create(canvas, bytes, { backend, name });
+  const timing = params.get("timing") ?? "cpu";
+  const next = await Crowd.create(canvas, bytes, { backend, timing, name });
   if (crowd) crowd.free();
   crowd = next;
   page.crowd = crowd;

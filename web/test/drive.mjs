@@ -7,7 +7,8 @@
 //         chromium: path, driver: folder holding node_modules/puppeteer-core,
 //         count, clip, time, size: [w, h], fade: { clip, seconds, dt },
 //         events: { clip, dt, steps }, bench: [instance counts], benchFrames }
-// Writes OUT/webgpu.png, OUT/fade.png, OUT/one.png, OUT/none.png and OUT/result.json.
+// Writes OUT/webgpu.png, OUT/fade.png, OUT/one.png, OUT/none.png, OUT/gpu-timed.png and
+// OUT/result.json.
 // Servers and browsers it starts are closed before it exits.
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
@@ -167,6 +168,12 @@ try {
       return out;
     });
     await page.close();
+
+    log("GPU-timed page");
+    const gpuTimed = await open({ ...scene, timing: "gpu" });
+    result.gpuTimed = await gpuTimed.evaluate(() => ({ ready: window.throng.ready, errors: window.throng.errors }));
+    if (result.gpuTimed.ready) await shot(gpuTimed, "gpu-timed.png", "c.frame(0);");
+    await gpuTimed.close();
 
     for (const n of plan.bench) {
       log(`frame time at ${n}`);

@@ -276,6 +276,25 @@ fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
         "the crossfade did not change the picture"
     );
 
+    // The same first scene played GPU-timed (the shaders derive rows from the clock).
+    assert_eq!(
+        r["gpuTimed"]["ready"], true,
+        "GPU-timed page: {}",
+        r["gpuTimed"]
+    );
+    let mut gpu_timed = Player::new(fox.clone(), Timing::Gpu);
+    gpu_timed.spawn_crowd(&spec).expect("GPU-timed crowd");
+    let (want_gpu, _) = native.draw(&gpu_timed);
+    want_gpu
+        .save(out.join("native-gpu-timed.png"))
+        .expect("save");
+    compare(
+        "GPU-timed",
+        &load(&out.join("gpu-timed.png")),
+        &want_gpu,
+        &empty,
+    );
+
     check_events(&r["events"], &fox);
     check_despawn(&r, &out);
     check_bad_input(&r["bad"], &fox);
