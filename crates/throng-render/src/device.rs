@@ -149,6 +149,13 @@ impl Gpu {
                     })?
             }
         };
+        Self::from_adapter(adapter).await
+    }
+
+    /// Creates the device of [`Gpu::new`] (its limits and optional features) on an adapter the
+    /// caller found, e.g. one that can present to a browser canvas's surface. Async because a
+    /// browser must never block on device creation (`pollster::block_on` does not work there).
+    pub async fn from_adapter(adapter: wgpu::Adapter) -> Result<Gpu, DeviceError> {
         let summary = AdapterSummary::of(&adapter);
         // Only what the mode this adapter runs needs (docs/downlevel.md): a device without
         // compute shaders refuses a request for wgpu's default compute limits.

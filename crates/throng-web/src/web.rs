@@ -1,0 +1,567 @@
+//! The JavaScript API (wasm-bindgen): the `Crowd` class over [`Player`] and the renderer on a
+//! `<canvas>`. Only conversions and drawing live here; playback is the player's, errors the
+//! crates' own (each becomes a JavaScript `Error` with the same message).
+
+use std::sync::{Arc, Mutex};
+
+use js_sys::{Function, Object, Reflect};
+use throng_render::{device::surface_config, Gpu, GpuAsset, Renderer};
+use throng_runtime::{PlaybackCommand, Timing};
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+use crate::backend::{check_capabilities, Backend};
+use crate::error::{message_chain, WebError};
+use crate::options::{clip_ref, crowd_spec, opt_str, play_opts, Opts};
+use crate::player::{EventInfo, Player};
+
+/// A JavaScript `Error` carrying the typed error's message and causes.
+fn js(e: WebError) -> JsValue {
+    JsError::new(&message_chain(&e)).into()
+}
+
+/// An optional options object as a value (`undefined` when omitted).
+fn value(o: Option<Object>) -> JsValue {
+    o.map_or(JsValue::UNDEFINED, JsValue::from)
+}
+
+fn err<T>(r: Result<T, WebError>) -> Result<T, JsValue> {
+    r.map_err(js)
+}
+
+thread_local! {
+    static PANIC_HANDLER: std::cell::RefCell<Option<Function>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Installed when the module starts: a Rust panic is written to the console with its message
+/// and location, and handed to the handler of `setPanicHandler` (the module cannot be used
+/// after a panic: every later call throws).
+#[wasm_bindgen(start)]
+fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        let text = info.to_string();
+        PANIC_HANDLER.with(|h| {
+            if let Some(f) = h.borrow().as_ref() {
+                let _ = f.call1(&JsValue::NULL, &JsValue::from_str(&text));
+            }
+        });
+    }));
+}
+
+/// Calls `handler(message)` when Rust code panics (after the message is written to the
+/// console); `null` removes it.
+#[wasm_bindgen(js_name = setPanicHandler)]
+pub fn set_panic_handler(handler: Option<Function>) {
+    PANIC_HANDLER.with(|h| *h.borrow_mut() = handler);
+}
+
+/// A crowd of one baked asset drawn on a canvas: instances, their playback, the camera.
+#[wasm_bindgen]
+pub struct Crowd {
+    canvas: HtmlCanvasElement,
+    player: Player,
+    renderer: Renderer,
+    gpu_asset: GpuAsset,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    /// The sRGB view of the canvas texture the renderer writes (it writes linear colour).
+    view_format: wgpu::TextureFormat,
+    backend: Backend,
+    on_event: Option<Function>,
+    /// The first error the GPU reported since the last frame (validation, out of memory).
+    gpu_error: Arc<Mutex<Option<String>>>,
+    draws: u32,
+}
+
+#[wasm_bindgen]
+impl Crowd {
+    /// Loads a baked `.glb` (`throng bake`'s output) and creates the renderer on `canvas`.
+    /// Options: `backend` (`"auto"`: WebGPU when `navigator.gpu` gives an adapter, else WebGL2;
+    /// `"webgpu"`; `"webgl2"`), `timing` (`"cpu"` or `"gpu"`), `name` (the file's name in
+    /// errors). Rejects with an `Error` naming what is wrong with the file or the device.
+    pub async fn create(
+        canvas: HtmlCanvasElement,
+        glb: Vec<u8>,
+        #[wasm_bindgen(unchecked_optional_param_type = "CrowdOptions")] options: Option<Object>,
+    ) -> Result<Crowd, JsValue> {
+        let options = value(options);
+        let o = Opts(&options);
+        let backend = err(Backend::parse(
+            &opt_str(&o, "backend")?.unwrap_or("auto".into()),
+        ))?;
+        let timing = match opt_str(&o, "timing")? {
+            Some(t) => err(t
+                .parse::<Timing>()
+                .map_err(|e| WebError::Name(e.to_string())))?,
+            None => Timing::Cpu,
+        };
+        let name = opt_str(&o, "name")?.unwrap_or_else(|| "the baked file".into());
+        // The file first: a bad file fails before any GPU work.
+        let asset = err(throng_asset::from_glb_bytes(&glb, &name).map_err(WebError::from))?;
+        let webgpu = wgpu::util::is_browser_webgpu_supported().await;
+        let chosen = err(backend.choose(webgpu))?;
+        let (surface, gpu) = err(device_on(&canvas, chosen).await)?;
+        let gpu_error = Arc::new(Mutex::new(None));
+        let sink = gpu_error.clone();
+        gpu.device
+            .on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+                let text = e.to_string();
+                web_sys::console::error_1(&JsValue::from_str(&text));
+                if let Ok(mut slot) = sink.lock() {
+                    slot.get_or_insert(text);
+                }
+            }));
+        let size = (canvas.width(), canvas.height());
+        let mut config = surface_config(&surface, &gpu.adapter, size).ok_or_else(|| {
+            js(WebError::Surface {
+                backend: chosen.as_str(),
+                why: "the adapter cannot present to this canvas".into(),
+            })
+        })?;
+        let view_format = config.format.add_srgb_suffix();
+        if view_format != config.format {
+            config.view_formats.push(view_format);
+        }
+        surface.configure(&gpu.device, &config);
+        let renderer = Renderer::with_gpu(gpu);
+        let gpu_asset = err(renderer.upload(&asset).map_err(WebError::from))?;
+        Ok(Crowd {
+            canvas,
+            player: Player::new(asset, timing),
+            renderer,
+            gpu_asset,
+            surface,
+            config,
+            view_format,
+            backend: chosen,
+            on_event: None,
+            gpu_error,
+            draws: 0,
+        })
+    }
+
+    /// `"webgpu"` or `"webgl2"`: what draws the page.
+    #[wasm_bindgen(getter)]
+    pub fn backend(&self) -> String {
+        self.backend.as_str().into()
+    }
+
+    /// The adapter, e.g. "SwiftShader Device (Subzero) (webgpu, Cpu)".
+    #[wasm_bindgen(getter)]
+    pub fn adapter(&self) -> String {
+        let a = self.renderer.adapter();
+        // Browsers may hide the adapter's name (WebGPU's adapter info is opt-in).
+        if a.name.is_empty() {
+            format!("an unnamed {} adapter ({})", a.backend, a.device_type)
+        } else {
+            a.to_string()
+        }
+    }
+
+    /// Live instances.
+    #[wasm_bindgen(getter)]
+    pub fn count(&self) -> u32 {
+        self.player.len() as u32
+    }
+
+    /// The clip names, in clip-table order (a clip's index is its position here).
+    #[wasm_bindgen(getter)]
+    pub fn clips(&self) -> Vec<String> {
+        self.player
+            .asset()
+            .clips
+            .iter()
+            .map(|c| c.name.clone())
+            .collect()
+    }
+
+    /// Draw calls of the last frame (all passes; independent of the instance count).
+    #[wasm_bindgen(getter, js_name = lastDraws)]
+    pub fn last_draws(&self) -> u32 {
+        self.draws
+    }
+
+    /// A new instance at `matrix` (16 numbers, column-major: three.js `Matrix4.elements`;
+    /// world from model, file units; identity when omitted), showing the rest pose until a clip
+    /// plays. Returns its id.
+    pub fn spawn(&mut self, matrix: Option<Vec<f32>>) -> Result<u32, JsValue> {
+        let m = matrix.unwrap_or_else(|| glam::Mat4::IDENTITY.to_cols_array().to_vec());
+        err(self.player.spawn(&m))
+    }
+
+    /// A new instance standing at (x, y, z) turned `yaw` radians about +Y.
+    #[wasm_bindgen(js_name = spawnAt)]
+    pub fn spawn_at(&mut self, x: f32, y: f32, z: f32, yaw: f32) -> Result<u32, JsValue> {
+        let m = glam::Mat4::from_rotation_translation(
+            glam::Quat::from_rotation_y(yaw),
+            glam::Vec3::new(x, y, z),
+        );
+        err(self.player.spawn(&m.to_cols_array()))
+    }
+
+    /// Adds a crowd laid out and started as `throng render` does (`count`, `clip`, `stagger`,
+    /// `randomPhase`, `time`, `layout`: `"grid"` or `"random"`, `seed`); returns the new ids.
+    #[wasm_bindgen(js_name = spawnCrowd)]
+    pub fn spawn_crowd(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "CrowdSpec")] spec: JsValue,
+    ) -> Result<Vec<u32>, JsValue> {
+        let spec = crowd_spec(&spec)?;
+        err(self.player.spawn_crowd(&spec))
+    }
+
+    pub fn despawn(&mut self, id: u32) -> Result<(), JsValue> {
+        err(self.player.despawn(id))
+    }
+
+    /// Despawns every instance.
+    pub fn clear(&mut self) {
+        self.player.clear();
+    }
+
+    /// Ids of the live instances.
+    pub fn ids(&self) -> Vec<u32> {
+        self.player.ids()
+    }
+
+    #[wasm_bindgen(js_name = setTransform)]
+    pub fn set_transform(&mut self, id: u32, matrix: Vec<f32>) -> Result<(), JsValue> {
+        err(self.player.set_transform(id, &matrix))
+    }
+
+    /// Plays `clip` (name or index) on instance `id`, replacing its layers. Options: `speed`
+    /// (clip speed factor ≥ 0), `loop` (`"loop"`, `"once"`, `"clamp"`, `"ping-pong"`),
+    /// `startTime` (seconds).
+    pub fn play(
+        &mut self,
+        id: u32,
+        #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "PlayOptions")] options: Option<Object>,
+    ) -> Result<(), JsValue> {
+        let command = self.play_command(&clip, &value(options))?;
+        err(self.player.command(Some(id), command))
+    }
+
+    /// `play` on every instance.
+    #[wasm_bindgen(js_name = playAll)]
+    pub fn play_all(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "PlayOptions")] options: Option<Object>,
+    ) -> Result<(), JsValue> {
+        let command = self.play_command(&clip, &value(options))?;
+        err(self.player.command(None, command))
+    }
+
+    /// Crossfades instance `id` to `clip` over `seconds` of clock time, the outgoing clips
+    /// playing on while they fade (the runtime's `crossfade_with`).
+    pub fn crossfade(
+        &mut self,
+        id: u32,
+        #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
+        seconds: f32,
+        #[wasm_bindgen(unchecked_optional_param_type = "PlayOptions")] options: Option<Object>,
+    ) -> Result<(), JsValue> {
+        let command = self.fade_command(&clip, seconds, &value(options))?;
+        err(self.player.command(Some(id), command))
+    }
+
+    /// `crossfade` on every instance.
+    #[wasm_bindgen(js_name = crossfadeAll)]
+    pub fn crossfade_all(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
+        seconds: f32,
+        #[wasm_bindgen(unchecked_optional_param_type = "PlayOptions")] options: Option<Object>,
+    ) -> Result<(), JsValue> {
+        let command = self.fade_command(&clip, seconds, &value(options))?;
+        err(self.player.command(None, command))
+    }
+
+    /// Blends two clips in normalised time: `weight` of `clipB`, `1 − weight` of `clipA`
+    /// (calling it again with the same clips changes the weight and keeps the phase).
+    pub fn blend(
+        &mut self,
+        id: u32,
+        #[wasm_bindgen(js_name = clipA, unchecked_param_type = "string | number")] clip_a: JsValue,
+        #[wasm_bindgen(js_name = clipB, unchecked_param_type = "string | number")] clip_b: JsValue,
+        weight: f32,
+    ) -> Result<(), JsValue> {
+        let command = self.blend_command(&clip_a, &clip_b, weight)?;
+        err(self.player.command(Some(id), command))
+    }
+
+    /// `blend` on every instance.
+    #[wasm_bindgen(js_name = blendAll)]
+    pub fn blend_all(
+        &mut self,
+        #[wasm_bindgen(js_name = clipA, unchecked_param_type = "string | number")] clip_a: JsValue,
+        #[wasm_bindgen(js_name = clipB, unchecked_param_type = "string | number")] clip_b: JsValue,
+        weight: f32,
+    ) -> Result<(), JsValue> {
+        let command = self.blend_command(&clip_a, &clip_b, weight)?;
+        err(self.player.command(None, command))
+    }
+
+    /// Instance speed multiplier (≥ 0), applied to all of its layers.
+    #[wasm_bindgen(js_name = setSpeed)]
+    pub fn set_speed(&mut self, id: u32, speed: f32) -> Result<(), JsValue> {
+        err(self.player.command(Some(id), PlaybackCommand::Speed(speed)))
+    }
+
+    /// `setSpeed` on every instance.
+    #[wasm_bindgen(js_name = setSpeedAll)]
+    pub fn set_speed_all(&mut self, speed: f32) -> Result<(), JsValue> {
+        err(self.player.command(None, PlaybackCommand::Speed(speed)))
+    }
+
+    pub fn pause(&mut self, id: u32) -> Result<(), JsValue> {
+        err(self.player.command(Some(id), PlaybackCommand::Pause))
+    }
+
+    pub fn resume(&mut self, id: u32) -> Result<(), JsValue> {
+        err(self.player.command(Some(id), PlaybackCommand::Resume))
+    }
+
+    /// Jumps the instance's newest layer to clip time `seconds`.
+    pub fn seek(&mut self, id: u32, seconds: f32) -> Result<(), JsValue> {
+        err(self
+            .player
+            .command(Some(id), PlaybackCommand::Seek(seconds)))
+    }
+
+    /// Calls `callback({instance, clip, clipName, event, name, time})` once per clip event
+    /// crossed during `frame`; `null` removes it. An exception in the callback is rethrown by
+    /// `frame` after the frame is drawn.
+    #[wasm_bindgen(js_name = onEvent)]
+    pub fn on_event(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "((e: ThrongEvent) => void) | null")]
+        callback: Option<Function>,
+    ) {
+        self.on_event = callback;
+    }
+
+    /// Puts the camera at `eye` looking at `target` (world space, file units) with a vertical
+    /// field of view of `fovY` radians.
+    #[wasm_bindgen(js_name = lookAt)]
+    pub fn look_at(
+        &mut self,
+        eye: Vec<f32>,
+        target: Vec<f32>,
+        #[wasm_bindgen(js_name = fovY)] fov_y: f32,
+    ) -> Result<(), JsValue> {
+        let three = |v: &[f32], what: &str| -> Result<[f32; 3], JsValue> {
+            v.try_into().map_err(|_| {
+                js(WebError::Name(format!(
+                    "{what} needs 3 numbers, got {}",
+                    v.len()
+                )))
+            })
+        };
+        let (eye, target) = (three(&eye, "eye")?, three(&target, "target")?);
+        err(self.player.look_at(eye, target, fov_y))
+    }
+
+    /// Frames the whole crowd every frame again (the default; `throng render`'s camera).
+    #[wasm_bindgen(js_name = autoCamera)]
+    pub fn auto_camera(&mut self) {
+        self.player.camera = None;
+    }
+
+    /// Resizes the drawing buffer to `width` × `height` pixels (the canvas's `width` and
+    /// `height` attributes are set too).
+    pub fn resize(&mut self, width: u32, height: u32) {
+        self.config.width = width.max(1);
+        self.config.height = height.max(1);
+        self.canvas.set_width(self.config.width);
+        self.canvas.set_height(self.config.height);
+        self.surface
+            .configure(&self.renderer.gpu.device, &self.config);
+    }
+
+    /// Advances playback by `dt` seconds (negative counts as 0), calls the event callback for
+    /// each event crossed, and draws the frame on the canvas.
+    pub fn frame(&mut self, dt: f64) -> Result<(), JsValue> {
+        let events = err(self.player.step(dt))?;
+        let drawn = self.draw();
+        let called = self.report(&events);
+        drawn.and(called)
+    }
+}
+
+impl Crowd {
+    fn play_command(&self, clip: &JsValue, options: &JsValue) -> Result<PlaybackCommand, JsValue> {
+        let clip = err(self.player.clip(&clip_ref(clip)?))?;
+        Ok(PlaybackCommand::Play {
+            clip,
+            options: play_opts(options)?,
+        })
+    }
+
+    fn fade_command(
+        &self,
+        clip: &JsValue,
+        seconds: f32,
+        options: &JsValue,
+    ) -> Result<PlaybackCommand, JsValue> {
+        let clip = err(self.player.clip(&clip_ref(clip)?))?;
+        Ok(PlaybackCommand::Crossfade {
+            clip,
+            seconds,
+            options: play_opts(options)?,
+        })
+    }
+
+    fn blend_command(
+        &self,
+        a: &JsValue,
+        b: &JsValue,
+        weight: f32,
+    ) -> Result<PlaybackCommand, JsValue> {
+        let a = err(self.player.clip(&clip_ref(a)?))?;
+        let b = err(self.player.clip(&clip_ref(b)?))?;
+        Ok(PlaybackCommand::Blend { a, b, weight })
+    }
+
+    fn draw(&mut self) -> Result<(), JsValue> {
+        if let Some(e) = self.gpu_error.lock().ok().and_then(|mut s| s.take()) {
+            return Err(js(WebError::Gpu(e)));
+        }
+        let texture = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            // The canvas was resized or hidden: configure again and draw the next frame.
+            _ => {
+                self.surface
+                    .configure(&self.renderer.gpu.device, &self.config);
+                return Ok(());
+            }
+        };
+        let view = texture.texture.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(self.view_format),
+            ..Default::default()
+        });
+        let (w, h) = (self.config.width, self.config.height);
+        let entries = self.player.asset().palette.len();
+        let fits = self.renderer.palette_fits(entries, self.player.len());
+        let opts = self.player.render_options(w, h, fits);
+        let device = self.renderer.gpu.device.clone();
+        let mut encoder = device.create_command_encoder(&Default::default());
+        let crowd = self.player.crowd(&self.gpu_asset);
+        let stats = err(self
+            .renderer
+            .encode_frame(&mut encoder, &view, self.view_format, w, h, &[crowd], &opts)
+            .map_err(WebError::from))?;
+        self.draws = stats.draws;
+        self.renderer.gpu.queue.submit([encoder.finish()]);
+        self.renderer.gpu.queue.present(texture);
+        Ok(())
+    }
+
+    fn report(&self, events: &[EventInfo]) -> Result<(), JsValue> {
+        let Some(f) = &self.on_event else {
+            return Ok(());
+        };
+        let mut first_error = None;
+        for e in events {
+            let o = Object::new();
+            let set = |k: &str, v: JsValue| Reflect::set(&o, &JsValue::from_str(k), &v);
+            set("instance", e.instance.into())?;
+            set("clip", e.clip.into())?;
+            set("clipName", e.clip_name.as_str().into())?;
+            set("event", e.event.into())?;
+            set("name", e.name.as_str().into())?;
+            set("time", e.time.into())?;
+            if let Err(x) = f.call1(&JsValue::NULL, &o) {
+                first_error.get_or_insert(x);
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+}
+
+/// A surface on `canvas` and a device for `backend` whose adapter can present to it and run
+/// the renderer.
+async fn device_on(
+    canvas: &HtmlCanvasElement,
+    backend: Backend,
+) -> Result<(wgpu::Surface<'static>, Gpu), WebError> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = match backend {
+        Backend::WebGl2 => wgpu::Backends::GL,
+        _ => wgpu::Backends::BROWSER_WEBGPU,
+    };
+    let instance = wgpu::Instance::new(desc);
+    let surface = instance
+        .create_surface(wgpu::SurfaceTarget::Canvas(canvas.clone()))
+        .map_err(|e| WebError::Surface {
+            backend: backend.as_str(),
+            why: e.to_string(),
+        })?;
+    let adapter = instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            compatible_surface: Some(&surface),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| WebError::NoAdapter {
+            backend: backend.as_str(),
+            why: e.to_string(),
+        })?;
+    let name = throng_render::AdapterSummary::of(&adapter).to_string();
+    check_capabilities(
+        backend,
+        &name,
+        adapter.get_downlevel_capabilities().flags,
+        &adapter.limits(),
+    )?;
+    let gpu = Gpu::from_adapter(adapter).await?;
+    Ok((surface, gpu))
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const TS: &'static str = r#"
+/** Options of Crowd.create. */
+export interface CrowdOptions {
+  /** "auto" (WebGPU when navigator.gpu gives an adapter, else WebGL2), "webgpu" or "webgl2". */
+  backend?: "auto" | "webgpu" | "webgl2";
+  /** "cpu": the CPU writes every record each frame; "gpu": the GPU derives frames from a clock. */
+  timing?: "cpu" | "gpu";
+  /** The file's name in error messages. */
+  name?: string;
+}
+/** How to start a clip (the Rust API's PlayOptions). */
+export interface PlayOptions {
+  /** Clip speed factor, >= 0 (1 = authored). */
+  speed?: number;
+  /** Overrides the clip's loop mode. */
+  loop?: "loop" | "once" | "clamp" | "ping-pong";
+  /** Clip time to start at, seconds. */
+  startTime?: number;
+}
+/** A crowd laid out and started as `throng render` does. */
+export interface CrowdSpec {
+  count: number;
+  /** Clip name or index; omitted: a seeded mix of clips (the first clip for one instance). */
+  clip?: string | number;
+  /** Seconds of clip time between consecutive instances. */
+  stagger?: number;
+  randomPhase?: boolean;
+  /** Crowd time every instance starts at, seconds. */
+  time?: number;
+  layout?: "grid" | "random";
+  seed?: number;
+}
+/** A clip event crossed during Crowd.frame. */
+export interface ThrongEvent {
+  instance: number;
+  clip: number;
+  clipName: string;
+  event: number;
+  name: string;
+  /** Runtime clock time of the crossing, seconds. */
+  time: number;
+}
+"#;

@@ -1,0 +1,418 @@
+//! The page in headless Chromium (docs/web.md "Tests"): builds the wasm package
+//! (`cargo build --target wasm32-unknown-unknown`, `wasm-bindgen --target web`), serves
+//! web/index.html with the baked built-in fox on localhost, drives it with node and
+//! puppeteer-core (web/test/drive.mjs) on SwiftShader's WebGPU, and checks what it reads back
+//! against the same scene drawn natively by throng-render (lavapipe), the same calls made on
+//! the native runtime, and the typed errors' native messages.
+//!
+//! Tools: the rustup target wasm32-unknown-unknown, wasm-bindgen-cli of Cargo.lock's version,
+//! node, Chromium (`THRONG_CHROMIUM`, default /usr/bin/chromium) and npm's puppeteer-core in
+//! `THRONG_WEB_DRIVER` (default target/web-driver; `.ci/run` installs all of them). Without
+//! them the test says what is missing and passes, except under `CI`, where it fails.
+//! `THRONG_WEB_BENCH=1000,10000` also measures frame times at those counts (slow on
+//! SwiftShader: minutes at 10,000).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use throng_asset::BakedAsset;
+use throng_render::image::{self, RgbaImage};
+use throng_render::{GpuAsset, Renderer};
+use throng_runtime::{PlaybackCommand, Timing};
+use throng_web::error::message_chain;
+use throng_web::player::{play_options, transform_of};
+use throng_web::{ClipRef, CrowdSpec, Player, WebError};
+
+/// The scene both sides draw: `throng render fox.glb --instances 64 --clip walk --time 0.4`.
+const COUNT: u32 = 64;
+const CLIP: &str = "walk";
+const TIME: f64 = 0.4;
+const SIZE: (u32, u32) = (384, 256);
+/// Then every instance crossfades to run over 0.5 s and the crowd advances 0.25 s.
+const FADE: (&str, f32, f64) = ("run", 0.5, 0.25);
+/// Two instances play walk (one from 0.5 s) for 12 steps of 0.1 s.
+const EVENTS: (&str, f64, u32) = ("walk", 0.1, 12);
+/// Pixels differ when a channel differs by more than 8/255; at most 1 % of them may.
+const CHANNEL_TOLERANCE: u8 = 8;
+const MAX_DIFFERING: f64 = 0.01;
+/// Foxes cover at least 2 % of the picture (pixels that differ from the empty scene).
+const MIN_FOX_COVER: f64 = 0.02;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The outer build's target folder (`CARGO_TARGET_TMPDIR` is its `tmp`).
+fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("..")
+}
+
+struct Tools {
+    chromium: PathBuf,
+    driver: PathBuf,
+}
+
+/// What the test needs, or what is missing.
+fn tools() -> Result<Tools, String> {
+    let mut missing = Vec::new();
+    let targets = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output();
+    if !targets.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("wasm32-unknown-unknown"))
+    {
+        missing.push("the Rust target (rustup target add wasm32-unknown-unknown)".to_string());
+    }
+    let lock = std::fs::read_to_string(repo().join("Cargo.lock")).unwrap_or_default();
+    let want = lock
+        .split("[[package]]")
+        .find(|p| p.contains("name = \"wasm-bindgen\"\n"))
+        .and_then(|p| p.split("version = \"").nth(1))
+        .and_then(|v| v.split('"').next())
+        .unwrap_or("?")
+        .to_string();
+    let have = Command::new("wasm-bindgen").arg("--version").output();
+    let have = have
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    if have != format!("wasm-bindgen {want}") {
+        missing.push(format!(
+            "wasm-bindgen-cli {want} (cargo install wasm-bindgen-cli --version {want}; found {have:?})"
+        ));
+    }
+    if Command::new("node").arg("--version").output().is_err() {
+        missing.push("node (apt-get install nodejs npm)".into());
+    }
+    let chromium = std::env::var_os("THRONG_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/usr/bin/chromium".into());
+    if !chromium.exists() {
+        missing.push(format!(
+            "Chromium at {} (apt-get install chromium, or set THRONG_CHROMIUM)",
+            chromium.display()
+        ));
+    }
+    let driver = std::env::var_os("THRONG_WEB_DRIVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/web-driver"));
+    if !driver.join("node_modules/puppeteer-core").exists() {
+        missing.push(format!(
+            "puppeteer-core in {} (npm install --prefix {} puppeteer-core, or set THRONG_WEB_DRIVER)",
+            driver.display(),
+            driver.display()
+        ));
+    }
+    if missing.is_empty() {
+        Ok(Tools { chromium, driver })
+    } else {
+        Err(missing.join("; "))
+    }
+}
+
+fn run(cmd: &mut Command) {
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(status.success(), "{cmd:?} failed: {status}");
+}
+
+/// The built-in fox baked with the LODs web/build.sh gives it.
+fn bake_fox() -> BakedAsset {
+    let glb = throng_demo::demo_glb();
+    let model = throng_gltf::import_slice(&glb, None, "throng-demo-fox.glb").expect("import");
+    let options = throng_bake::BakeOptions {
+        source_name: "throng-demo-fox.glb".into(),
+        lods: vec![0.5, 0.25, 0.1],
+        ..Default::default()
+    };
+    throng_bake::bake(&model, &options).expect("bake").0
+}
+
+/// The page's folder: index.html, main.js, pkg/ and fox.glb.
+fn build_page(dir: &Path, fox: &BakedAsset) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    run(Command::new(cargo)
+        .current_dir(repo())
+        .env("CARGO_TARGET_DIR", target_dir())
+        .args(["build", "--release", "--target", "wasm32-unknown-unknown"])
+        .args(["-p", "throng-web"]));
+    let wasm = target_dir().join("wasm32-unknown-unknown/release/throng_web.wasm");
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).expect("page folder");
+    run(Command::new("wasm-bindgen")
+        .args(["--target", "web", "--out-dir"])
+        .arg(dir.join("pkg"))
+        .arg(&wasm));
+    for f in ["index.html", "main.js"] {
+        std::fs::copy(repo().join("web").join(f), dir.join(f)).expect("copy the page");
+    }
+    let bytes = throng_asset::to_glb_bytes(fox).expect("write the fox");
+    std::fs::write(dir.join("fox.glb"), bytes).expect("fox.glb");
+}
+
+/// Share of pixels where some channel differs by more than `CHANNEL_TOLERANCE`.
+fn differing(a: &RgbaImage, b: &RgbaImage) -> f64 {
+    assert_eq!(a.dimensions(), b.dimensions());
+    let n = a
+        .pixels()
+        .zip(b.pixels())
+        .filter(|(p, q)| (0..3).any(|c| p[c].abs_diff(q[c]) > CHANNEL_TOLERANCE))
+        .count();
+    n as f64 / (a.width() * a.height()) as f64
+}
+
+fn load(path: &Path) -> RgbaImage {
+    image::open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .to_rgba8()
+}
+
+/// The native side: the page's player drawn by throng-render on this machine's adapter.
+struct Native {
+    renderer: Renderer,
+    gpu_asset: GpuAsset,
+}
+
+impl Native {
+    /// The frame the page draws (its options: `Player::render_options`), and the same frame
+    /// with no instances (the ground and sky alone).
+    fn draw(&mut self, player: &Player) -> (RgbaImage, RgbaImage) {
+        let entries = player.asset().palette.len();
+        let fits = self.renderer.palette_fits(entries, player.len());
+        let opts = player.render_options(SIZE.0, SIZE.1, fits);
+        let crowd = player.crowd(&self.gpu_asset);
+        let full = self.renderer.render_scene(&[crowd], &opts).expect("draw");
+        let none = self.renderer.render_scene(&[], &opts).expect("draw empty");
+        (full.image, none.image)
+    }
+}
+
+fn json_str(v: &serde_json::Value) -> &str {
+    v.as_str().unwrap_or("")
+}
+
+#[test]
+fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
+    let tools = match tools() {
+        Ok(t) => t,
+        Err(missing) if std::env::var_os("CI").is_none() => {
+            eprintln!("skipping the browser test: missing {missing}");
+            return;
+        }
+        Err(missing) => panic!("CI cannot run the browser test: missing {missing}"),
+    };
+    let Some(gpu) = throng_render::device::test_gpu() else {
+        return;
+    };
+    let fox = bake_fox();
+    let work = target_dir().join("tmp/throng-web-browser");
+    let page = work.join("page");
+    build_page(&page, &fox);
+    let out = work.join("out");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).expect("out folder");
+
+    let bench: Vec<u32> = std::env::var("THRONG_WEB_BENCH")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    let plan = serde_json::json!({
+        "dir": page, "out": out, "chromium": tools.chromium, "driver": tools.driver,
+        "count": COUNT, "clip": CLIP, "time": TIME, "size": [SIZE.0, SIZE.1],
+        "fade": { "clip": FADE.0, "seconds": FADE.1, "dt": FADE.2 },
+        "events": { "clip": EVENTS.0, "dt": EVENTS.1, "steps": EVENTS.2 },
+        "bench": bench, "benchFrames": 10,
+    });
+    let plan_path = work.join("plan.json");
+    std::fs::write(&plan_path, plan.to_string()).expect("plan");
+    run(Command::new("node")
+        .arg(repo().join("web/test/drive.mjs"))
+        .arg(&plan_path));
+    let text = std::fs::read_to_string(out.join("result.json")).expect("result.json");
+    let r: serde_json::Value = serde_json::from_str(&text).expect("result JSON");
+    eprintln!("browser results: {text}");
+    assert!(r["driverError"].is_null(), "driver: {}", r["driverError"]);
+    assert_eq!(
+        r["webgpu"]["ready"], true,
+        "the WebGPU page: {}",
+        r["webgpu"]
+    );
+    assert_eq!(r["webgpu"]["count"], COUNT);
+
+    // The first scene and the crossfade, against the native renderer.
+    let renderer = Renderer::with_gpu(gpu);
+    let gpu_asset = renderer.upload(&fox).expect("upload");
+    let mut native = Native {
+        renderer,
+        gpu_asset,
+    };
+    let mut player = Player::new(fox.clone(), Timing::Cpu);
+    let spec = CrowdSpec {
+        count: COUNT,
+        clip: Some(ClipRef::Name(CLIP.into())),
+        time: TIME,
+        ..Default::default()
+    };
+    player.spawn_crowd(&spec).expect("crowd");
+    let (want, empty) = native.draw(&player);
+    want.save(out.join("native.png")).expect("save");
+    let got = load(&out.join("webgpu.png"));
+    compare("first frame", &got, &want, &empty);
+
+    let run_clip = player.clip(&ClipRef::Name(FADE.0.into())).expect("run");
+    let fade = PlaybackCommand::Crossfade {
+        clip: run_clip,
+        seconds: FADE.1,
+        options: play_options(None, None, None).expect("defaults"),
+    };
+    player.command(None, fade).expect("crossfade");
+    player.step(FADE.2).expect("step");
+    let (want_fade, _) = native.draw(&player);
+    want_fade.save(out.join("native-fade.png")).expect("save");
+    let got_fade = load(&out.join("fade.png"));
+    compare("crossfade", &got_fade, &want_fade, &empty);
+    assert!(
+        differing(&got, &got_fade) > 0.005,
+        "the crossfade did not change the picture"
+    );
+
+    // The same first scene played GPU-timed (the shaders derive rows from the clock).
+    assert_eq!(
+        r["gpuTimed"]["ready"], true,
+        "GPU-timed page: {}",
+        r["gpuTimed"]
+    );
+    let mut gpu_timed = Player::new(fox.clone(), Timing::Gpu);
+    gpu_timed.spawn_crowd(&spec).expect("GPU-timed crowd");
+    let (want_gpu, _) = native.draw(&gpu_timed);
+    want_gpu
+        .save(out.join("native-gpu-timed.png"))
+        .expect("save");
+    compare(
+        "GPU-timed",
+        &load(&out.join("gpu-timed.png")),
+        &want_gpu,
+        &empty,
+    );
+
+    check_events(&r["events"], &fox);
+    check_despawn(&r, &out);
+    check_bad_input(&r["bad"], &fox);
+    let gl = &r["webgl2"];
+    assert_eq!(gl["ready"], false, "WebGL2 cannot draw yet: {gl}");
+    let gl_error = json_str(&gl["errors"][0]);
+    assert!(
+        gl_error.contains("WebGL2 adapter") && gl_error.contains("lacks compute shaders"),
+        "{gl_error}"
+    );
+}
+
+fn compare(what: &str, got: &RgbaImage, want: &RgbaImage, empty: &RgbaImage) {
+    let d = differing(got, want);
+    eprintln!(
+        "{what}: {:.3} % of pixels differ by more than {CHANNEL_TOLERANCE}/255",
+        d * 100.0
+    );
+    assert!(
+        d <= MAX_DIFFERING,
+        "{what}: {:.3} % of pixels differ",
+        d * 100.0
+    );
+    for (side, img) in [("browser", got), ("native", want)] {
+        let cover = differing(img, empty);
+        assert!(
+            cover >= MIN_FOX_COVER,
+            "{what}: the {side} picture shows foxes on {:.2} % of it",
+            cover * 100.0
+        );
+    }
+}
+
+/// The page's events, against the native runtime given the same calls.
+fn check_events(events: &serde_json::Value, fox: &BakedAsset) {
+    let mut player = Player::new(fox.clone(), Timing::Cpu);
+    let a = player
+        .spawn(&glam::Mat4::IDENTITY.to_cols_array())
+        .expect("a");
+    let at = glam::Mat4::from_translation(glam::Vec3::new(3.0, 0.0, 0.0));
+    let b = player.spawn(&at.to_cols_array()).expect("b");
+    let clip = player.clip(&ClipRef::Name(EVENTS.0.into())).expect("clip");
+    let play = |start| PlaybackCommand::Play {
+        clip,
+        options: play_options(None, None, start).expect("options"),
+    };
+    player.command(Some(a), play(None)).expect("play a");
+    player.command(Some(b), play(Some(0.5))).expect("play b");
+    let mut want = Vec::new();
+    for _ in 0..EVENTS.2 {
+        want.extend(player.step(EVENTS.1).expect("step"));
+    }
+    let ids: Vec<u64> = (events["ids"].as_array().expect("ids").iter())
+        .filter_map(|v| v.as_u64())
+        .collect();
+    let fired = events["fired"].as_array().expect("fired");
+    assert!(!want.is_empty(), "the walk clip's footsteps fire natively");
+    assert_eq!(fired.len(), want.len(), "events: {fired:?} vs {want:?}");
+    for (g, w) in fired.iter().zip(&want) {
+        let instance = ids.iter().position(|&i| Some(i) == g["instance"].as_u64());
+        assert_eq!(instance, Some(w.instance as usize), "{g} vs {w:?}");
+        assert_eq!(json_str(&g["name"]), w.name);
+        assert_eq!(json_str(&g["clipName"]), w.clip_name);
+        assert_eq!(g["event"].as_u64(), Some(w.event as u64));
+        let t = g["time"].as_f64().unwrap_or(f64::NAN);
+        assert!((t - w.time).abs() < 1e-9, "{g} vs {w:?}");
+    }
+}
+
+fn check_despawn(r: &serde_json::Value, out: &Path) {
+    let one = load(&out.join("one.png"));
+    let none = load(&out.join("none.png"));
+    let cover = differing(&one, &none);
+    assert!(
+        cover >= MIN_FOX_COVER,
+        "despawning the only fox changed {:.2} % of the picture",
+        cover * 100.0
+    );
+    let d = &r["despawn"];
+    assert_eq!(d["count"], 0);
+    let again = json_str(&d["again"]);
+    assert!(
+        again.ends_with("is not alive (despawned, or never spawned by this crowd)"),
+        "{again}"
+    );
+}
+
+/// Each bad input threw a JavaScript `Error` with the native message; the page ran on.
+fn check_bad_input(bad: &serde_json::Value, fox: &BakedAsset) {
+    let bytes = throng_asset::to_glb_bytes(fox).expect("bytes");
+    let native_file = |b: &[u8]| {
+        let e = throng_asset::from_glb_bytes(b, "fox.glb").expect_err("bad file");
+        message_chain(&WebError::from(e))
+    };
+    let mut corrupt = bytes.clone();
+    corrupt[20..40].fill(0x7b);
+    let player = Player::new(fox.clone(), Timing::Cpu);
+    let clip = player
+        .clip(&ClipRef::Name("moonwalk".into()))
+        .expect_err("no such clip");
+    let mut nan = glam::Mat4::IDENTITY.to_cols_array();
+    nan[5] = f32::NAN;
+    let nan = transform_of(&nan).expect_err("NaN");
+    let want = [
+        ("truncated", native_file(&bytes[..1000])),
+        ("corrupted", native_file(&corrupt)),
+        ("clip", message_chain(&clip)),
+        ("nan", message_chain(&nan)),
+    ];
+    for (case, message) in want {
+        let got = &bad[case];
+        assert_eq!(got["isError"], true, "{case}: {got}");
+        assert_eq!(json_str(&got["message"]), message, "{case}");
+    }
+    assert_eq!(bad["stillRuns"], true);
+    let errors = bad["errors"].as_array().expect("errors");
+    assert!(
+        errors.iter().all(|e| !json_str(e).contains("panicked")),
+        "{errors:?}"
+    );
+}

@@ -1,0 +1,212 @@
+// Drives web/index.html in headless Chromium for the browser test
+// (crates/throng-web/tests/browser.rs), which compares what it writes with the native renderer.
+//
+//   node drive.mjs PLAN.json
+//
+// PLAN: { dir: folder to serve (index.html, main.js, pkg/, fox.glb), out: folder for results,
+//         chromium: path, driver: folder holding node_modules/puppeteer-core,
+//         count, clip, time, size: [w, h], fade: { clip, seconds, dt },
+//         events: { clip, dt, steps }, bench: [instance counts], benchFrames }
+// Writes OUT/webgpu.png, OUT/fade.png, OUT/one.png, OUT/none.png, OUT/gpu-timed.png and
+// OUT/result.json.
+// Servers and browsers it starts are closed before it exits.
+import { createServer } from "node:http";
+import { createRequire } from "node:module";
+import { readFile, writeFile } from "node:fs/promises";
+import { extname, join, normalize } from "node:path";
+
+const plan = JSON.parse(await readFile(process.argv[2], "utf8"));
+const require = createRequire(join(plan.driver, "package.json"));
+const puppeteer = require("puppeteer-core");
+
+const types = {
+  ".html": "text/html",
+  ".js": "text/javascript",
+  ".mjs": "text/javascript",
+  ".wasm": "application/wasm",
+  ".glb": "model/gltf-binary",
+  ".json": "application/json",
+};
+
+// A static file server on localhost (a secure context: WebGPU needs one).
+const server = createServer(async (req, res) => {
+  const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+  if (path.includes("..")) {
+    res.writeHead(403).end();
+    return;
+  }
+  try {
+    const body = await readFile(join(plan.dir, path === "/" ? "index.html" : path));
+    res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" });
+    res.end(body);
+  } catch {
+    res.writeHead(404).end();
+  }
+});
+await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+const base = `http://127.0.0.1:${server.address().port}/index.html`;
+
+// Flags from docs/TOOLCHAIN.md: WebGPU and WebGL2 on SwiftShader without a GPU.
+const browser = await puppeteer.launch({
+  executablePath: plan.chromium,
+  headless: true,
+  protocolTimeout: 600_000,
+  args: [
+    "--no-sandbox",
+    "--enable-unsafe-webgpu",
+    "--use-angle=swiftshader",
+    "--enable-features=Vulkan",
+    "--use-vulkan=swiftshader",
+    "--enable-unsafe-swiftshader",
+  ],
+});
+
+const result = { console: [] };
+const t0 = Date.now();
+const log = (what) => console.error(`[${((Date.now() - t0) / 1000).toFixed(1)} s] ${what}`);
+
+async function open(query) {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(600_000);
+  page.on("console", (m) => result.console.push(m.text()));
+  page.on("pageerror", (e) => result.console.push(`pageerror: ${e.message}`));
+  await page.goto(`${base}?${new URLSearchParams(query)}`);
+  await page.waitForFunction("window.throng && (window.throng.ready || window.throng.failed)", {
+    polling: 100,
+  });
+  if (await page.evaluate(() => window.throng.ready)) {
+    await page.waitForFunction("window.throng.firstShownMs !== null", { polling: 50 });
+  }
+  return page;
+}
+
+// Draws a frame and reads the canvas back in the same task (a WebGPU canvas's picture is
+// readable until the task ends).
+async function shot(page, name, script = "") {
+  const url = await page.evaluate(`(() => {
+    const c = window.throng.crowd;
+    ${script}
+    return document.getElementById("stage").toDataURL("image/png");
+  })()`);
+  await writeFile(join(plan.out, name), Buffer.from(url.split(",")[1], "base64"));
+}
+
+try {
+  const [w, h] = plan.size;
+  const scene = { backend: "webgpu", count: plan.count, clip: plan.clip, time: plan.time, size: `${w}x${h}`, paused: "1" };
+
+  log("WebGPU page");
+  const page = await open(scene);
+  result.webgpu = await page.evaluate(() => ({
+    ready: window.throng.ready,
+    errors: window.throng.errors,
+    firstFrameMs: window.throng.firstFrameMs,
+    firstShownMs: window.throng.firstShownMs,
+    backend: window.throng.crowd?.backend,
+    adapter: window.throng.crowd?.adapter,
+    count: window.throng.crowd?.count,
+  }));
+  if (result.webgpu.ready) {
+    log("read back the first scene");
+    await shot(page, "webgpu.png", "c.frame(0);");
+    log("crossfade");
+    const f = plan.fade;
+    await shot(page, "fade.png", `c.crossfadeAll(${JSON.stringify(f.clip)}, ${f.seconds}); c.frame(${f.dt});`);
+
+    log("events and despawn");
+    const e = plan.events;
+    result.events = await page.evaluate(`(() => {
+      const c = window.throng.crowd;
+      c.clear();
+      const a = c.spawn();
+      const b = c.spawnAt(3, 0, 0, 0);
+      c.play(a, ${JSON.stringify(e.clip)});
+      c.play(b, ${JSON.stringify(e.clip)}, { startTime: 0.5 });
+      const fired = [];
+      c.onEvent((x) => fired.push(x));
+      for (let i = 0; i < ${e.steps}; i++) c.frame(${e.dt});
+      c.onEvent(null);
+      return { ids: [a, b], fired };
+    })()`);
+    await shot(page, "one.png", `c.clear(); c.lookAt([0, 0.6, 2.2], [0, 0.3, 0], 0.7); const id = c.spawn(); c.play(id, 0); window.__one = id; c.frame(0);`);
+    await shot(page, "none.png", `c.despawn(window.__one); c.frame(0);`);
+    result.despawn = await page.evaluate(`(() => {
+      const c = window.throng.crowd;
+      let again = null;
+      try { c.despawn(window.__one); } catch (x) { again = x.message; }
+      return { count: c.count, again };
+    })()`);
+
+    log("bad input");
+    result.bad = await page.evaluate(async () => {
+      const { Crowd } = await import("./pkg/throng_web.js");
+      const c = window.throng.crowd;
+      const bytes = new Uint8Array(await (await fetch("fox.glb")).arrayBuffer());
+      const message = async (f) => {
+        try {
+          await f();
+          return null;
+        } catch (x) {
+          return { isError: x instanceof Error, message: x.message };
+        }
+      };
+      const corrupt = bytes.slice();
+      // The JSON chunk's first bytes: no longer JSON.
+      corrupt.fill(0x7b, 20, 40);
+      const other = document.createElement("canvas");
+      const out = {
+        truncated: await message(() => Crowd.create(other, bytes.slice(0, 1000), { name: "fox.glb" })),
+        corrupted: await message(() => Crowd.create(other, corrupt, { name: "fox.glb" })),
+        clip: await message(() => c.play(c.spawn(), "moonwalk")),
+        nan: await message(() => c.spawn([1, 0, 0, 0, 0, NaN, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1])),
+      };
+      c.clear();
+      c.spawn();
+      c.frame(0.1);
+      out.stillRuns = c.count === 1;
+      out.errors = window.throng.errors;
+      return out;
+    });
+    await page.close();
+
+    log("GPU-timed page");
+    const gpuTimed = await open({ ...scene, timing: "gpu" });
+    result.gpuTimed = await gpuTimed.evaluate(() => ({ ready: window.throng.ready, errors: window.throng.errors }));
+    if (result.gpuTimed.ready) await shot(gpuTimed, "gpu-timed.png", "c.frame(0);");
+    await gpuTimed.close();
+
+    for (const n of plan.bench) {
+      log(`frame time at ${n}`);
+      const p = await open({ backend: "webgpu", count: n, size: `${w}x${h}` });
+      result[`bench${n}`] = await p.evaluate(`(async () => {
+        const c = window.throng.crowd;
+        const times = [];
+        let last = performance.now();
+        for (let i = 0; i < ${plan.benchFrames}; i++) {
+          await new Promise((ok) => requestAnimationFrame(ok));
+          const now = performance.now();
+          times.push(now - last);
+          last = now;
+        }
+        times.sort((a, b) => a - b);
+        return { count: c.count, firstFrameMs: window.throng.firstFrameMs, firstShownMs: window.throng.firstShownMs, medianMs: times[times.length >> 1], times };
+      })()`);
+      await p.close();
+    }
+  }
+
+  log("WebGL2 page");
+  const gl = await open({ backend: "webgl2", count: 1, size: `${w}x${h}` });
+  result.webgl2 = await gl.evaluate(() => ({
+    ready: window.throng.ready,
+    errors: window.throng.errors,
+  }));
+  await gl.close();
+} catch (e) {
+  result.driverError = String(e?.stack ?? e);
+} finally {
+  await writeFile(join(plan.out, "result.json"), JSON.stringify(result, null, 1));
+  await browser.close();
+  server.close();
+  log("done");
+}
