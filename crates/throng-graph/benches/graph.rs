@@ -4,7 +4,10 @@
 //! runtime's frame showing the same clips (`CpuRuntime::update` after 1 % of the instances get
 //! a blend or play command), measured in the same run. docs/benchmarks.md has the figures.
 //!
-//! `THRONG_GRAPH_BENCH_N` overrides the instance count (default 1,000,000).
+//! `THRONG_GRAPH_BENCH_N` overrides the instance count (default 1,000,000). The walk and run
+//! clips get two footstep events each, so both sides fire clip events as a game's crowd would;
+//! `THRONG_GRAPH_BENCH_FOOTSTEPS=0` leaves the clips as baked (no events on walk or run);
+//! `THRONG_GRAPH_BENCH_GPU=0` skips the GPU-timed pairs.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::Duration;
@@ -38,7 +41,24 @@ fn clips() -> Vec<ClipInfo> {
         source_name: "throng-demo-fox.glb".into(),
         ..Default::default()
     };
-    throng_bake::bake(&model, &options).expect("bake").0.clips
+    let mut clips = throng_bake::bake(&model, &options).expect("bake").0.clips;
+    let footsteps = std::env::var("THRONG_GRAPH_BENCH_FOOTSTEPS").map_or(true, |v| v != "0");
+    if footsteps {
+        for c in clips
+            .iter_mut()
+            .filter(|c| c.name == "walk" || c.name == "run")
+        {
+            let d = c.duration as f32;
+            c.events = [("left", 0.25 * d), ("right", 0.75 * d)]
+                .iter()
+                .map(|&(name, time)| throng_asset::ClipEvent {
+                    time,
+                    name: name.into(),
+                })
+                .collect();
+        }
+    }
+    clips
 }
 
 /// A speed: a third stand (0), the rest walk to run (0.5 to 3.5).
@@ -155,9 +175,12 @@ fn bench(c: &mut Criterion) {
     let (mg, mp, mr) = (median(&mut tg), median(&mut tp), median(&mut ratio));
     println!(
         "paired {pairs} frames, {n} instances, {changes} changes a frame: graph step {mg:.2} ms, \
-         plain runtime {mp:.2} ms, median ratio {mr:.2} (quartiles {:.2}–{:.2})",
+         plain runtime {mp:.2} ms, median ratio {mr:.2} (quartiles {:.2}–{:.2}); clip events \
+         a frame: graph {}, runtime {}",
         ratio[pairs / 4],
-        ratio[3 * pairs / 4]
+        ratio[3 * pairs / 4],
+        crowd.clip_events().len(),
+        rt.events().len()
     );
 }
 
@@ -165,6 +188,9 @@ fn bench(c: &mut Criterion) {
 /// through `drive_gpu`, against the plain GPU-timed runtime given the same share of
 /// crossfades; paired frames, each including the runtime's `update` and clearing its writes.
 fn bench_gpu_timed(_: &mut Criterion) {
+    if std::env::var("THRONG_GRAPH_BENCH_GPU").is_ok_and(|v| v == "0") {
+        return;
+    }
     let n: usize = std::env::var("THRONG_GRAPH_BENCH_N")
         .ok()
         .and_then(|s| s.parse().ok())
