@@ -13,8 +13,9 @@
 //! - **throng**: `GraphCrowd::step` over the built-in fox's locomotion graph
 //!   (`throng_graph::DEMO_FOX_LOCOMOTION`: idle, a walk/run 1D blend space by `speed`,
 //!   crossfades of 0.25–0.4 s), which writes every instance's 64 B CPU-timed record (clip
-//!   rows, fractions, weights: what the GPU reads to sample the baked bones). Setting the
-//!   parameters is not timed.
+//!   rows, fractions, weights: what the GPU reads to sample the baked bones); also
+//!   `GraphCrowd::step_states`, the state machines alone (no records, no clip events: what a
+//!   GPU-timed crowd steps). Setting the parameters is not timed.
 //! - **Bevy**: per instance an `AnimationPlayer`, `AnimationTransitions` and an
 //!   `AnimationGraphHandle` to one shared graph of four clips (idle, walk, run, sit). Bevy has no
 //!   blend space, so the state machine is the game's own system (timed as "drive"): an instance
@@ -78,8 +79,9 @@ fn changes(n: usize, frame: usize) -> impl Iterator<Item = (usize, f32)> {
     })
 }
 
-/// Seconds per frame of throng's graph step.
-fn throng_side(a: &Args) -> f64 {
+/// Seconds per frame of throng's graph step, with records (`step`) or without
+/// (`step_states`).
+fn throng_side(a: &Args, records: bool) -> f64 {
     let mut row = 1;
     let table: Vec<ClipInfo> = CLIPS
         .iter()
@@ -116,7 +118,11 @@ fn throng_side(a: &Args) -> f64 {
                 crowd.set_float(i, speed, v).expect("a valid instance");
             }
             let t = Instant::now();
-            crowd.step(DT);
+            if records {
+                crowd.step(DT);
+            } else {
+                crowd.step_states(DT);
+            }
             if frame >= a.warm_up {
                 timed += t.elapsed();
             }
@@ -322,7 +328,8 @@ fn bevy_side(a: &Args) -> (f64, f64) {
 
 fn main() {
     let a = Args::parse();
-    let throng = throng_side(&a);
+    let throng = throng_side(&a, true);
+    let states = throng_side(&a, false);
     let (drive, anim) = bevy_side(&a);
     let n = a.instances as f64;
     let ns = |s: f64| s * 1e9 / n;
@@ -334,6 +341,10 @@ fn main() {
     println!(
         "throng GraphCrowd::step        {:8.1} ns/instance",
         ns(throng)
+    );
+    println!(
+        "throng step_states (no records){:8.1} ns/instance",
+        ns(states)
     );
     println!(
         "bevy game state machine        {:8.1} ns/instance",
