@@ -24,6 +24,8 @@ pub const MAX_LAPS: f64 = 64.0;
 #[derive(Debug, Clone)]
 pub(crate) struct Tracks {
     clips: Vec<ClipEvents>,
+    /// Per clip, its events as fractions of its cycle (the per-clip quick test).
+    cycles: Vec<Vec<f64>>,
     states: Vec<StateEvents>,
 }
 
@@ -42,15 +44,19 @@ enum StateEvents {
 impl Tracks {
     pub fn new(g: &Graph, clips: &[throng_asset::ClipInfo]) -> Tracks {
         let clips: Vec<ClipEvents> = clips.iter().map(ClipEvents::new).collect();
+        let cycles: Vec<Vec<f64>> = (clips.iter())
+            .map(|e| {
+                let l = e.last();
+                (e.positions().iter())
+                    .map(|&(p, _)| if l > 0.0 { p / l } else { 0.0 })
+                    .collect()
+            })
+            .collect();
         let states = (g.states.iter())
             .map(|s| {
                 let mut cycle = Vec::new();
                 for c in s.motion.clips() {
-                    let e = &clips[c.clip as usize];
-                    let l = e.last();
-                    cycle.extend(
-                        (e.positions().iter()).map(|&(p, _)| if l > 0.0 { p / l } else { 0.0 }),
-                    );
+                    cycle.extend_from_slice(&cycles[c.clip as usize]);
                 }
                 let looping = match &s.motion {
                     Motion::Clip { loop_mode, .. } => *loop_mode == LoopMode::Loop,
@@ -67,7 +73,11 @@ impl Tracks {
                 }
             })
             .collect();
-        Tracks { clips, states }
+        Tracks {
+            clips,
+            cycles,
+            states,
+        }
     }
 
     /// Whether any state has clip events: a step without any skips the sink.
@@ -123,6 +133,7 @@ impl ClipSink<'_> {
     /// its first advance since it was entered): each of its clips of nonzero weight at these
     /// parameters fires the events it crossed.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn played(
         &mut self,
         g: &Graph,
@@ -138,10 +149,26 @@ impl ClipSink<'_> {
             return;
         }
         match &self.tracks.states[state] {
-            StateEvents::None => return,
-            StateEvents::Loop(cycle) if !may_cross(cycle, ph0, ph1) => return,
-            _ => {}
+            StateEvents::None => {}
+            StateEvents::Loop(cycle) if !may_cross(cycle, ph0, ph1) => {}
+            _ => self.fire(g, state, ph0, ph1, fresh, p, instance),
         }
+    }
+
+    /// [`Self::played`] past the quick tests: the exact rule for each clip. Out of line: most
+    /// steps never get here, and the hot loop keeps its registers.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn fire(
+        &mut self,
+        g: &Graph,
+        state: usize,
+        ph0: f64,
+        ph1: f64,
+        fresh: bool,
+        p: &[f32],
+        instance: u32,
+    ) {
         let motion = &g.states[state].motion;
         // blend spaces' clips always loop (docs/graph.md §2)
         let mode = match motion {
@@ -155,9 +182,11 @@ impl ClipSink<'_> {
         };
         let (t0, dt) = (self.t0, self.dt);
         let (tracks, hits, out) = (&self.tracks.clips, &mut *self.hits, &mut *self.out);
+        let cycles = &self.tracks.cycles;
+        let looping = matches!(self.tracks.states[state], StateEvents::Loop(_));
         motion_weights(motion, p, |c, _| {
             let track = &tracks[c.clip as usize];
-            if track.is_empty() {
+            if track.is_empty() || (looping && !may_cross(&cycles[c.clip as usize], ph0, ph1)) {
                 return;
             }
             let l = track.last();
