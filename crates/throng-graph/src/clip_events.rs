@@ -19,6 +19,11 @@ const MARGIN: f64 = 1e-9;
 /// without bound). Far above any real step (60 laps in a 1/60 s frame is 3,600 a second).
 pub const MAX_LAPS: f64 = 64.0;
 
+/// Normalised time (cycles) past which a state fires no clip events: the crossing rule counts
+/// laps in f64, exactly only while a lap count plus one differs from it (below 2^53); 2^32
+/// cycles (136 years at a cycle a second) keeps every position it forms well inside that.
+pub const MAX_CYCLES: f64 = 4_294_967_296.0;
+
 /// The clip table's events for a step: per clip the runtime's crossing rule, and per state
 /// what a quick test needs.
 #[derive(Debug, Clone)]
@@ -145,7 +150,7 @@ impl ClipSink<'_> {
         instance: u32,
     ) {
         // a non-finite or runaway normalised time fires nothing, or only the last laps
-        if !(ph1 >= ph0 && ph1.is_finite()) {
+        if !(ph1 >= ph0 && ph1 < MAX_CYCLES) {
             return;
         }
         match &self.tracks.states[state] {

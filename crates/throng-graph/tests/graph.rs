@@ -508,3 +508,33 @@ fn numbers_past_f32_are_errors_and_runaway_speeds_stay_bounded() {
         Err(GraphError::Json { .. })
     ));
 }
+
+/// Fuzz finding (graph_reader, oom-e1598551): a finite speed multiplier of 8.2e16 carried the
+/// normalised time past 2^53 laps within a few steps, where the crossing rule's lap count
+/// stopped growing (`k + 1 == k`) and the crossings never ended. Past `MAX_CYCLES` a state
+/// fires no clip events; before it, at most `MAX_LAPS` laps a step.
+#[test]
+fn normalised_times_past_max_cycles_fire_no_clip_events() {
+    let mut table = clips(&[("idle", 2.0)]);
+    table[0].events = [0.0f32, 1.0, 2.0]
+        .iter()
+        .map(|&time| throng_asset::ClipEvent {
+            time,
+            name: "e".into(),
+        })
+        .collect();
+    let text = r#"{"version": 1, "parameters": [{"name": "mult", "type": "float",
+        "default": 82333589432551871}],
+      "states": [{"name": "idle", "motion": {"clip": {"name": "idle"}},
+        "speed_parameter": "mult"}]}"#;
+    let g = Graph::from_json(text, "g.json", &table).expect("finite numbers");
+    let mut crowd = GraphCrowd::new(g, &table, 3);
+    for _ in 0..64 {
+        crowd.step(1.0 / 60.0);
+        assert!(crowd.clip_events().len() <= 3 * 3 * throng_graph::MAX_LAPS as usize);
+        if crowd.normalized_time(0) >= throng_graph::MAX_CYCLES {
+            assert!(crowd.clip_events().is_empty());
+        }
+    }
+    assert!(crowd.normalized_time(0) >= throng_graph::MAX_CYCLES);
+}
