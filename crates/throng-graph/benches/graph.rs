@@ -4,7 +4,11 @@
 //! runtime's frame showing the same clips (`CpuRuntime::update` after 1 % of the instances get
 //! a blend or play command), measured in the same run. docs/benchmarks.md has the figures.
 //!
-//! `THRONG_GRAPH_BENCH_N` overrides the instance count (default 1,000,000).
+//! `THRONG_GRAPH_BENCH_N` overrides the instance count (default 1,000,000);
+//! `THRONG_GRAPH_BENCH_GPU=0` skips the GPU-timed pairs. The built-in fox's walk and run carry
+//! four footstep events each, which both sides fire; the paired frames also time a second
+//! graph crowd on the clip table without events — the graph step as it was before it fired
+//! clip events — so the events' cost is measured in the same run.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::Duration;
@@ -17,6 +21,7 @@ use throng_runtime::{CpuRuntime, InstanceTransform, PlayOptions, PlaybackControl
 const DT: f64 = 1.0 / 60.0;
 
 /// SplitMix64.
+#[derive(Clone)]
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -123,11 +128,35 @@ fn bench(c: &mut Criterion) {
     g.bench_function("plain_runtime_update_only", |b| b.iter(|| rt.update(DT)));
     g.finish();
 
+    // the same graph on the clip table without events: a step that fires no clip events
+    let quiet: Vec<ClipInfo> = (table.iter().cloned())
+        .map(|mut c| {
+            c.events.clear();
+            c
+        })
+        .collect();
+    let mut crowd0 = GraphCrowd::new(Graph::load(&path, &quiet).expect("graph"), &quiet, n);
+    let mut rng = Rng(31);
+    crowd0.set_all(p, |_| speed(&mut rng)).expect("speeds");
+    for _ in 0..120 {
+        crowd0.step(DT);
+    }
+
     // Paired frames: on a shared machine the load drifts between criterion's groups, so the
-    // ratio is also taken frame by frame, the two kinds alternating.
+    // ratio is also taken frame by frame, the kinds alternating.
     let pairs = 40;
     let (mut tg, mut tp, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut t0, mut ratio0, mut cost) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..pairs {
+        let mut rng_q = rng_g.clone();
+        let t = std::time::Instant::now();
+        for _ in 0..changes {
+            let i = (rng_q.next() % n as u64) as usize;
+            let v = speed(&mut rng_q);
+            crowd0.set_float(i, p, v).expect("set");
+        }
+        crowd0.step(DT);
+        let q = t.elapsed().as_secs_f64() * 1e3;
         let t = std::time::Instant::now();
         for _ in 0..changes {
             let i = (rng_g.next() % n as u64) as usize;
@@ -147,17 +176,33 @@ fn bench(c: &mut Criterion) {
         tg.push(a);
         tp.push(b);
         ratio.push(a / b);
+        t0.push(q);
+        ratio0.push(q / b);
+        cost.push(a / q);
     }
     let median = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
     let (mg, mp, mr) = (median(&mut tg), median(&mut tp), median(&mut ratio));
+    let (m0, mr0, mc) = (median(&mut t0), median(&mut ratio0), median(&mut cost));
     println!(
         "paired {pairs} frames, {n} instances, {changes} changes a frame: graph step {mg:.2} ms, \
-         plain runtime {mp:.2} ms, median ratio {mr:.2} (quartiles {:.2}–{:.2})",
+         plain runtime {mp:.2} ms, median ratio {mr:.2} (quartiles {:.2}–{:.2}); clip events \
+         a frame: graph {}, runtime {}",
         ratio[pairs / 4],
-        ratio[3 * pairs / 4]
+        ratio[3 * pairs / 4],
+        crowd.clip_events().len(),
+        rt.events().len()
+    );
+    println!(
+        "  without clip events (the step before them): graph step {m0:.2} ms, median ratio to \
+         the runtime {mr0:.2} (quartiles {:.2}–{:.2}); with / without {mc:.2} (quartiles \
+         {:.2}–{:.2})",
+        ratio0[pairs / 4],
+        ratio0[3 * pairs / 4],
+        cost[pairs / 4],
+        cost[3 * pairs / 4]
     );
 }
 
@@ -165,6 +210,9 @@ fn bench(c: &mut Criterion) {
 /// through `drive_gpu`, against the plain GPU-timed runtime given the same share of
 /// crossfades; paired frames, each including the runtime's `update` and clearing its writes.
 fn bench_gpu_timed(_: &mut Criterion) {
+    if std::env::var("THRONG_GRAPH_BENCH_GPU").is_ok_and(|v| v == "0") {
+        return;
+    }
     let n: usize = std::env::var("THRONG_GRAPH_BENCH_N")
         .ok()
         .and_then(|s| s.parse().ok())

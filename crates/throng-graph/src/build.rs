@@ -101,7 +101,7 @@ impl Builder<'_> {
         let default = match (&p.default, p.kind) {
             (None, _) => 0.0,
             (Some(v), ParamKind::Float | ParamKind::Int) => match v.as_f64() {
-                Some(x) if x.is_finite() && (p.kind == ParamKind::Float || valid_int(x)) => {
+                Some(x) if finite_f32(x) && (p.kind == ParamKind::Float || valid_int(x)) => {
                     x as f32
                 }
                 _ => {
@@ -112,7 +112,7 @@ impl Builder<'_> {
                         rule: if p.kind == ParamKind::Int {
                             "an integer of magnitude at most 2^24"
                         } else {
-                            "a finite number"
+                            "a finite number (as an f32: magnitude at most 3.4e38)"
                         },
                     });
                     0.0
@@ -211,16 +211,16 @@ impl Builder<'_> {
     }
 
     fn number(&mut self, element: &str, what: &'static str, v: f64, nonneg: bool) -> bool {
-        let ok = v.is_finite() && (!nonneg || v >= 0.0);
+        let ok = finite_f32(v) && (!nonneg || v >= 0.0);
         if !ok {
             self.problems.push(Problem::BadNumber {
                 element: element.to_string(),
                 what,
                 value: v.to_string(),
                 rule: if nonneg {
-                    "finite and at least 0"
+                    "finite (as an f32: magnitude at most 3.4e38) and at least 0"
                 } else {
-                    "finite"
+                    "finite (as an f32: magnitude at most 3.4e38)"
                 },
             });
         }
@@ -494,7 +494,7 @@ impl Builder<'_> {
                     });
                     return None;
                 };
-                if !x.is_finite() || (kind == ParamKind::Int && !valid_int(x)) {
+                if !finite_f32(x) || (kind == ParamKind::Int && !valid_int(x)) {
                     self.problems.push(Problem::BadNumber {
                         element,
                         what: "the value",
@@ -532,4 +532,10 @@ impl Builder<'_> {
 
 fn valid_int(x: f64) -> bool {
     x.fract() == 0.0 && x.abs() <= MAX_INT as f64
+}
+
+/// Finite, and still finite once stored as an f32 (parameters, speeds, thresholds and
+/// condition values are kept in f32: 1e300 would become infinity there).
+fn finite_f32(x: f64) -> bool {
+    x.is_finite() && x.abs() <= f32::MAX as f64
 }

@@ -2,12 +2,10 @@
 //! in struct-of-arrays form, one step over all of them in parallel chunks, writing the
 //! CPU-timed records.
 
+use crate::clip_events::{ClipEvent, ClipSink, Tracks};
 use rayon::prelude::*;
 use throng_asset::ClipInfo;
 use throng_contract::{ClipFrames, FrameRef, InstanceRecord, Layer, RecordChanges, Records};
-use throng_runtime::ClipEvents;
-
-use crate::clip_events::{self, ClipEvent, ClipSink};
 
 use crate::error::GraphError;
 use crate::file::ParamKind;
@@ -32,7 +30,7 @@ pub struct GraphCrowd {
     leaving: Leaving,
     frames: Vec<ClipFrames>,
     /// Per clip of the table, its events and the crossing rule.
-    tracks: Vec<ClipEvents>,
+    tracks: Tracks,
     /// Some clip the graph names has events.
     any_clip_events: bool,
     /// `len × stride`, instance-major.
@@ -59,10 +57,10 @@ impl GraphCrowd {
     /// `len` instances in the graph's entry state with default parameters, records written
     /// for time 0. `clips` is the clip table the graph was checked against.
     pub fn new(graph: Graph, clips: &[ClipInfo], len: usize) -> GraphCrowd {
-        let tracks: Vec<ClipEvents> = clips.iter().map(ClipEvents::new).collect();
+        let tracks = Tracks::new(&graph, clips);
         let mut c = GraphCrowd {
             frames: clips.iter().map(ClipInfo::frames_table).collect(),
-            any_clip_events: clip_events::graph_has_events(&graph, &tracks),
+            any_clip_events: tracks.any(),
             tracks,
             chunk_clip_events: Vec::new(),
             chunk_hits: Vec::new(),
@@ -300,7 +298,7 @@ impl GraphCrowd {
         let t0 = self.time;
         self.time += dt;
         let (g, leaving, frames, np) = (&self.graph, &self.leaving, &self.frames, self.stride);
-        let tracks = &self.tracks[..];
+        let tracks = &self.tracks;
         let with_clip_events = records && self.any_clip_events;
         self.machines
             .par_chunks_mut(CHUNK)
@@ -443,15 +441,12 @@ impl GraphCrowd {
 fn to_record(frames: &[ClipFrames], set: &LayerSet) -> InstanceRecord {
     let mut r = InstanceRecord::default();
     for (slot, l) in r.layers.iter_mut().zip(set.as_slice()) {
-        let ct = frames[l.clip as usize].sample(l.loop_mode, l.time);
-        *slot = Layer::new(
-            l.weight,
-            FrameRef {
-                row: ct.row,
-                frac: ct.frac,
-            },
-            l.clip,
-        );
+        // `ClipFrames::sample`'s row and fraction, without the clip time and phase it also
+        // computes (a second search of a listed clip's frame times) that a record does not hold
+        let f = &frames[l.clip as usize];
+        let p = f.span.reduce(l.loop_mode, f.position(l.time));
+        let frame: FrameRef = f.frame(f.span.shown(p).0);
+        *slot = Layer::new(l.weight, frame, l.clip);
     }
     r
 }

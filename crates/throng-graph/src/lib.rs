@@ -8,7 +8,8 @@
 //! - [`GraphCrowd`]: per-instance parameters and state machines in struct-of-arrays form;
 //!   [`GraphCrowd::step`] advances all of them and writes one 64 B
 //!   [`throng_contract::InstanceRecord`] each, ready for the renderer
-//!   ([`GraphCrowd::record_changes`]); [`drive_gpu`] tells a GPU-timed runtime what the
+//!   ([`GraphCrowd::record_changes`]), and reports state events and the clip events of the
+//!   clips it plays ([`ClipEvent`], by the runtime's crossing rule); [`drive_gpu`] tells a GPU-timed runtime what the
 //!   instances that changed ([`GraphCrowd::changed`]) now show.
 //!
 //! Times are seconds; *normalised time* counts cycles of a state (1 = one pass of its clip, or
@@ -30,7 +31,7 @@ mod machine;
 pub const DEMO_FOX_LOCOMOTION: &str = include_str!("../graphs/demo-fox-locomotion.json");
 
 pub use check::{check, lint};
-pub use clip_events::ClipEvent;
+pub use clip_events::{ClipEvent, MAX_CYCLES, MAX_LAPS};
 pub use crowd::{GraphCrowd, Param, CHUNK};
 pub use dot::to_dot;
 pub use error::{GraphError, Problem};

@@ -467,3 +467,74 @@ fn demo_fox_example_walks_runs_and_sits() {
         .position(|e| e == "sitting_down");
     assert!(enter.is_some());
 }
+
+/// Fuzz finding (graph_reader, oom-ee01b9d4): a float default of 5.7e73 became infinity as an
+/// f32, so a speed multiplier made the normalised time infinite and the clip events' crossings
+/// ran without end. Numbers past f32 are errors now; a finite but runaway speed fires at most
+/// `MAX_LAPS` laps of events a step.
+#[test]
+fn numbers_past_f32_are_errors_and_runaway_speeds_stay_bounded() {
+    let mut table = clips(&[("idle", 2.0)]);
+    table[0].events = vec![throng_asset::ClipEvent {
+        time: 0.5,
+        name: "e".into(),
+    }];
+    let huge = r#"{"version": 1, "parameters": [{"name": "mult", "type": "float",
+        "default": 5722222222222222222222222222222222222222222222222222222222222222222222222}],
+      "states": [{"name": "idle", "motion": {"clip": {"name": "idle"}},
+        "speed_parameter": "mult"}]}"#;
+    assert!(matches!(
+        invalid(huge, &table),
+        Problem::BadNumber {
+            what: "the default",
+            ..
+        }
+    ));
+    let fast = r#"{"version": 1, "parameters": [{"name": "mult", "type": "float",
+        "default": 3e38}],
+      "states": [{"name": "idle", "speed": 3e38, "motion": {"clip": {"name": "idle"}},
+        "speed_parameter": "mult"}]}"#;
+    let g = Graph::from_json(fast, "g.json", &table).expect("finite numbers");
+    let mut crowd = GraphCrowd::new(g, &table, 2);
+    for _ in 0..4 {
+        crowd.step(1.0 / 60.0);
+        assert!(crowd.clip_events().len() <= 2 * throng_graph::MAX_LAPS as usize);
+    }
+    // a state's speed is read as an f32 already: past it, serde's "number out of range"
+    let slow = r#"{"version": 1, "states": [{"name": "idle", "speed": 1e39,
+        "motion": {"clip": {"name": "idle"}}}]}"#;
+    assert!(matches!(
+        Graph::from_json(slow, "g.json", &table),
+        Err(GraphError::Json { .. })
+    ));
+}
+
+/// Fuzz finding (graph_reader, oom-e1598551): a finite speed multiplier of 8.2e16 carried the
+/// normalised time past 2^53 laps within a few steps, where the crossing rule's lap count
+/// stopped growing (`k + 1 == k`) and the crossings never ended. Past `MAX_CYCLES` a state
+/// fires no clip events; before it, at most `MAX_LAPS` laps a step.
+#[test]
+fn normalised_times_past_max_cycles_fire_no_clip_events() {
+    let mut table = clips(&[("idle", 2.0)]);
+    table[0].events = [0.0f32, 1.0, 2.0]
+        .iter()
+        .map(|&time| throng_asset::ClipEvent {
+            time,
+            name: "e".into(),
+        })
+        .collect();
+    let text = r#"{"version": 1, "parameters": [{"name": "mult", "type": "float",
+        "default": 82333589432551871}],
+      "states": [{"name": "idle", "motion": {"clip": {"name": "idle"}},
+        "speed_parameter": "mult"}]}"#;
+    let g = Graph::from_json(text, "g.json", &table).expect("finite numbers");
+    let mut crowd = GraphCrowd::new(g, &table, 3);
+    for _ in 0..64 {
+        crowd.step(1.0 / 60.0);
+        assert!(crowd.clip_events().len() <= 3 * 3 * throng_graph::MAX_LAPS as usize);
+        if crowd.normalized_time(0) >= throng_graph::MAX_CYCLES {
+            assert!(crowd.clip_events().is_empty());
+        }
+    }
+    assert!(crowd.normalized_time(0) >= throng_graph::MAX_CYCLES);
+}

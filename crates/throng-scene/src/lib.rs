@@ -40,7 +40,7 @@ pub use frames::{
     draw_baked, draw_source, split_layout, BakedScene, Frames, Overlay, Part, PlacedProps,
     ScenePlayer,
 };
-pub use graphs::{param_value, set_param_text, GraphSetup};
+pub use graphs::{param_spec, param_value, set_param_text, GraphSetup, ParamSpec};
 pub use input::{bake_in_memory, bake_model, InMemoryBake, Input};
 pub use overview::overview_camera;
 pub use source::{

@@ -37,10 +37,8 @@ fn fox_locomotion_graph_shows_the_clip_its_speed_asks_for() {
         .join("../throng-graph/graphs/fox-locomotion.json");
     let props = PlacedProps::default();
     for (speed, shown) in [("0", "Survey"), ("1", "Walk"), ("4", "Run")] {
-        let setup = GraphSetup {
-            path: graph_file.clone(),
-            params: vec![("speed".into(), Some(speed.into()))],
-        };
+        let params = vec![("speed".into(), Some(speed.into()))];
+        let setup = GraphSetup::read(graph_file.clone(), params).expect("graph file");
         let scene = BakedScene {
             assets: vec![&asset],
             parts: std::slice::from_ref(&part),
@@ -63,10 +61,48 @@ fn fox_locomotion_graph_shows_the_clip_its_speed_asks_for() {
         }
     }
     // A parameter the graph does not have is an error naming it, not a silent no-op.
-    let setup = GraphSetup {
-        path: graph_file,
-        params: vec![("sped".into(), Some("2".into()))],
-    };
+    let setup =
+        GraphSetup::read(graph_file, vec![("sped".into(), Some("2".into()))]).expect("graph file");
     let err = setup.crowd(&asset, 1).err().expect("unknown parameter");
     assert!(format!("{err:#}").contains("sped"), "{err:#}");
+}
+
+/// `--param speed=LO..HI`: every instance's value from its index alone, inside the range and
+/// spread over it (checked against the uniform distribution's mean and a histogram); ints
+/// cover every whole number of the range; a bool or a reversed range is an error.
+#[test]
+fn parameter_ranges_spread_over_the_instances() {
+    use throng_graph::ParamKind;
+    use throng_scene::{param_spec, ParamSpec};
+    let n = 20_000;
+    let spec = param_spec(ParamKind::Float, Some("0.5..3")).expect("a float range");
+    assert_eq!(spec, ParamSpec::Floats { lo: 0.5, hi: 3.0 });
+    let v: Vec<f32> = (0..n).map(|i| spec.at(i)).collect();
+    assert!(v.iter().all(|&x| (0.5..3.0).contains(&x)));
+    assert_eq!(v, (0..n).map(|i| spec.at(i)).collect::<Vec<_>>());
+    // mean of U[0.5, 3) is 1.75, its standard error over 20,000 draws 0.005
+    let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n as f64;
+    assert!((mean - 1.75).abs() < 0.03, "mean {mean}");
+    // ten equal bins hold 2,000 each, give or take 5 standard deviations (~ 212)
+    let mut bins = [0usize; 10];
+    for &x in &v {
+        bins[((x - 0.5) / 0.25) as usize] += 1;
+    }
+    assert!(bins.iter().all(|&b| b.abs_diff(2000) < 212), "{bins:?}");
+    let ints = param_spec(ParamKind::Int, Some("-1..2")).expect("an int range");
+    let mut seen = [0usize; 4];
+    for i in 0..n {
+        let x = ints.at(i);
+        assert!(x.fract() == 0.0 && (-1.0..=2.0).contains(&x), "{x}");
+        seen[(x + 1.0) as usize] += 1;
+    }
+    assert!(seen.iter().all(|&k| k.abs_diff(5000) < 350), "{seen:?}");
+    assert_eq!(
+        param_spec(ParamKind::Float, Some("2")).unwrap(),
+        ParamSpec::Same(2.0)
+    );
+    assert!(param_spec(ParamKind::Bool, Some("0..1")).is_err());
+    assert!(param_spec(ParamKind::Float, Some("3..1")).is_err());
+    assert!(param_spec(ParamKind::Int, Some("0.5..2")).is_err());
+    assert!(param_spec(ParamKind::Float, Some("0..nan")).is_err());
 }

@@ -189,7 +189,8 @@ pub struct Args {
     #[arg(long, value_name = "GRAPH.json")]
     pub graph: Option<PathBuf>,
     /// A graph parameter for every instance, `NAME=VALUE` (repeatable): a number, `true` or
-    /// `false`; a trigger by its name alone fires.
+    /// `false`, or `LO..HI` for a float or int spread over the instances by index; a trigger
+    /// by its name alone fires.
     #[arg(long, value_name = "NAME[=VALUE]", requires = "graph", value_parser = shared::parse_param)]
     pub param: Vec<(String, Option<String>)>,
     /// Hold every instance at its place in the layout. By default an asset baked with
@@ -392,10 +393,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     check_usage(&args)?;
     let (out_path, is_gif) =
         shared::image_output(args.output.as_deref(), &args.inputs[0], args.frames)?;
-    let graph = args.graph.as_ref().map(|path| GraphSetup {
-        path: path.clone(),
-        params: args.param.clone(),
-    });
+    let graph = (args.graph.as_ref())
+        .map(|path| GraphSetup::read(path.clone(), args.param.clone()))
+        .transpose()?;
     if let Some(g) = &graph {
         // Its syntax and parameters before any input is read or baked.
         g.check_file()?;

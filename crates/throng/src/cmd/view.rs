@@ -70,8 +70,9 @@ pub struct Args {
     /// are set from the Graph panel, which also shows one instance's state machine.
     #[arg(long, value_name = "GRAPH.json")]
     pub graph: Option<PathBuf>,
-    /// A graph parameter's starting value, `NAME=VALUE` (repeatable); a trigger by its name
-    /// alone fires at the start.
+    /// A graph parameter's starting value, `NAME=VALUE` (repeatable; `LO..HI` spreads a float
+    /// or int over the instances until its slider moves); a trigger by its name alone fires at
+    /// the start.
     #[arg(long, value_name = "NAME[=VALUE]", requires = "graph", value_parser = shared::parse_param)]
     pub param: Vec<(String, Option<String>)>,
 }
