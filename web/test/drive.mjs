@@ -8,7 +8,7 @@
 //         count, clip, time, size: [w, h], fade: { clip, seconds, dt },
 //         events: { clip, dt, steps }, bench: [instance counts], benchFrames }
 // Writes OUT/webgpu.png, OUT/fade.png, OUT/one.png, OUT/none.png, OUT/gpu-timed.png,
-// OUT/webgl2.png, OUT/webgl2-fade.png and OUT/result.json (with `bench${n}` and
+// OUT/webgl2.png, OUT/webgl2-fade.png, OUT/webgl2-gpu-timed.png and OUT/result.json (with `bench${n}` and
 // `webgl2Bench${n}` frame times for each bench count).
 // Servers and browsers it starts are closed before it exits.
 import { createServer } from "node:http";
@@ -212,7 +212,8 @@ try {
     for (const n of plan.bench) result[`bench${n}`] = await bench("webgpu", n);
   }
 
-  // WebGL2: the renderer's downlevel mode; the first scene and the crossfade, as on WebGPU.
+  // WebGL2: the renderer's downlevel mode; the first scene, the crossfade and GPU-timed, as on
+  // WebGPU.
   log("WebGL2 page");
   const gl = await open({ ...scene, backend: "webgl2" });
   result.webgl2 = await gl.evaluate(() => ({
@@ -233,6 +234,13 @@ try {
     result.webgl2.draws = await gl.evaluate(() => window.throng.crowd.lastDraws);
   }
   await gl.close();
+  if (result.webgl2.ready) {
+    log("WebGL2: GPU-timed page");
+    const glGpu = await open({ ...scene, backend: "webgl2", timing: "gpu" });
+    result.webgl2GpuTimed = await glGpu.evaluate(() => ({ ready: window.throng.ready, errors: window.throng.errors }));
+    if (result.webgl2GpuTimed.ready) await shot(glGpu, "webgl2-gpu-timed.png", "c.frame(0);");
+    await glGpu.close();
+  }
   if (result.webgl2.ready) {
     for (const n of plan.bench) result[`webgl2Bench${n}`] = await bench("webgl2", n);
   }

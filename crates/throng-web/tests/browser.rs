@@ -304,18 +304,20 @@ fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
     check_events(&r["events"], &fox);
     check_despawn(&r, &out);
     check_bad_input(&r["bad"], &fox);
-    check_webgl2(&r["webgl2"], &mut native, &fox, &spec, &out);
+    check_webgl2(&r, &mut native, &fox, &spec, &out);
 }
 
-/// The WebGL2 page (the renderer's downlevel mode): the first scene and the crossfade against
-/// the native downlevel mode's pictures; the crossfade changed the picture.
+/// The WebGL2 pages (the renderer's downlevel mode): the first scene, the crossfade and the
+/// first scene GPU-timed against the native downlevel mode's pictures; the crossfade changed
+/// the picture.
 fn check_webgl2(
-    gl: &serde_json::Value,
+    r: &serde_json::Value,
     native: &mut Native,
     fox: &BakedAsset,
     spec: &CrowdSpec,
     out: &Path,
 ) {
+    let gl = &r["webgl2"];
     assert_eq!(gl["ready"], true, "the WebGL2 page: {gl}");
     assert_eq!(gl["backend"], "webgl2", "{gl}");
     assert_eq!(gl["downlevel"], "compute shaders", "{gl}");
@@ -344,6 +346,16 @@ fn check_webgl2(
         differing(&got, &got_fade) > 0.005,
         "the crossfade did not change the WebGL2 picture"
     );
+    let gl_gpu = &r["webgl2GpuTimed"];
+    assert_eq!(gl_gpu["ready"], true, "GPU-timed WebGL2 page: {gl_gpu}");
+    let mut gpu_timed = Player::new(fox.clone(), Timing::Gpu);
+    gpu_timed.spawn_crowd(spec).expect("GPU-timed crowd");
+    let (want_gpu, _) = native.draw(&gpu_timed);
+    want_gpu
+        .save(out.join("native-downlevel-gpu-timed.png"))
+        .expect("save");
+    let got_gpu = load(&out.join("webgl2-gpu-timed.png"));
+    compare("WebGL2 GPU-timed", &got_gpu, &want_gpu, &empty);
 }
 
 fn compare(what: &str, got: &RgbaImage, want: &RgbaImage, empty: &RgbaImage) {
