@@ -86,7 +86,8 @@ function tick(now) {
   frames++;
   if (now - fpsFrom > 1000) {
     const ms = (now - fpsFrom) / frames;
-    status.textContent = `${crowd.count} foxes · ${ms.toFixed(1)} ms/frame · ${crowd.backend} on ${crowd.adapter}`;
+    const mode = crowd.downlevel ? ` (downlevel mode: no ${crowd.downlevel})` : "";
+    status.textContent = `${crowd.count} foxes · ${ms.toFixed(1)} ms/frame · ${crowd.backend}${mode} on ${crowd.adapter}`;
     frames = 0;
     fpsFrom = now;
   }

@@ -13,8 +13,10 @@ pub enum Backend {
     WebGl2,
 }
 
-/// What advice a capability error gives on WebGL2, until the renderer's downlevel mode exists.
-pub const WEBGL2_ADVICE: &str = "WebGL2 needs the renderer's downlevel (no compute) mode, which this build does not have yet; open the page in a browser with WebGPU enabled";
+/// Advice for an adapter below even what the renderer's downlevel (no compute) mode needs:
+/// WebGL2's guaranteed limits.
+pub const DOWNLEVEL_ADVICE: &str =
+    "this device is below WebGL2's guaranteed limits, which the renderer's downlevel (no compute) mode needs; try another browser or GPU";
 
 /// Advice for a WebGPU adapter below the renderer's needs.
 pub const WEBGPU_ADVICE: &str =
@@ -60,40 +62,44 @@ impl Backend {
     }
 }
 
-/// Whether an adapter of `backend` named `adapter` can run the renderer: compute shaders
-/// (culling and the palette pass), storage buffers read by vertex shaders, indirect draws, and
-/// wgpu's default limits (what `Gpu::from_adapter` requests). The error names everything
-/// missing.
+/// The limits the renderer's downlevel mode needs: WebGL2's guaranteed ones (2048 texels per
+/// side, no compute, no storage buffers), what `throng_render::downlevel::device_request`
+/// asks such an adapter for.
+pub fn downlevel_limits() -> wgpu::Limits {
+    wgpu::Limits {
+        max_texture_dimension_2d: throng_render::downlevel::MAX_TEXTURE_SIDE,
+        ..wgpu::Limits::downlevel_webgl2_defaults()
+    }
+}
+
+/// Whether an adapter of `backend` named `adapter` can run the renderer, and in which mode.
+/// `Ok(None)`: the full mode (compute culling and palettes, storage buffers read by vertex
+/// shaders, indirect draws, wgpu's default limits). `Ok(Some(what it lacks))`: the downlevel
+/// mode (docs/downlevel.md), which every WebGL2 device with WebGL2's guaranteed limits
+/// runs. The error names every limit missing for the mode the adapter would run.
 pub fn check_capabilities(
     backend: Backend,
     adapter: &str,
-    downlevel: wgpu::DownlevelFlags,
+    caps: &wgpu::DownlevelCapabilities,
     limits: &wgpu::Limits,
-) -> Result<(), WebError> {
-    use wgpu::DownlevelFlags as F;
-    let mut missing: Vec<String> = [
-        (F::COMPUTE_SHADERS, "compute shaders"),
-        (F::VERTEX_STORAGE, "storage buffers in vertex shaders"),
-        (F::INDIRECT_EXECUTION, "indirect draws"),
-    ]
-    .iter()
-    .filter(|(flag, _)| !downlevel.contains(*flag))
-    .map(|(_, name)| name.to_string())
-    .collect();
-    wgpu::Limits::default().check_limits_with_fail_fn(limits, false, |name, needed, got| {
+) -> Result<Option<&'static str>, WebError> {
+    let downlevel = throng_render::downlevel::full_path_missing(caps, limits);
+    let (needed, advice) = match downlevel {
+        None => (wgpu::Limits::default(), WEBGPU_ADVICE),
+        Some(_) => (downlevel_limits(), DOWNLEVEL_ADVICE),
+    };
+    let mut missing = Vec::new();
+    needed.check_limits_with_fail_fn(limits, false, |name, needed, got| {
         missing.push(format!("{name} {needed} (it has {got})"))
     });
     if missing.is_empty() {
-        return Ok(());
+        return Ok(downlevel);
     }
     Err(WebError::MissingCapability {
         backend: backend.label(),
         adapter: adapter.into(),
         missing: missing.join(", "),
-        advice: match backend {
-            Backend::WebGl2 => WEBGL2_ADVICE,
-            _ => WEBGPU_ADVICE,
-        },
+        advice,
     })
 }
 
@@ -114,27 +120,52 @@ mod tests {
         }
     }
 
+    /// What wgpu's GL backend reports for WebGL2: no compute shaders, no vertex-stage storage
+    /// buffers, WebGL2's limits.
+    fn webgl2_caps() -> wgpu::DownlevelCapabilities {
+        let mut caps = wgpu::DownlevelCapabilities::default();
+        caps.flags -= wgpu::DownlevelFlags::COMPUTE_SHADERS | wgpu::DownlevelFlags::VERTEX_STORAGE;
+        caps
+    }
+
     #[test]
-    fn a_webgl2_adapter_is_refused_naming_what_it_lacks() {
-        // What wgpu's GL backend reports for WebGL2: downlevel WebGL2 flags and limits.
-        let flags = wgpu::DownlevelCapabilities::default().flags
-            - wgpu::DownlevelFlags::COMPUTE_SHADERS
-            - wgpu::DownlevelFlags::VERTEX_STORAGE;
+    fn a_webgl2_adapter_runs_the_downlevel_mode() {
         let limits = wgpu::Limits::downlevel_webgl2_defaults();
-        let e = check_capabilities(Backend::WebGl2, "ANGLE", flags, &limits)
-            .expect_err("WebGL2 cannot run the compute passes");
+        let mode = check_capabilities(Backend::WebGl2, "ANGLE", &webgl2_caps(), &limits)
+            .expect("WebGL2's guaranteed limits are enough for the downlevel mode");
+        assert_eq!(mode, Some("compute shaders"));
+        let full = wgpu::DownlevelCapabilities::default();
+        let mode = check_capabilities(Backend::WebGpu, "any", &full, &wgpu::Limits::default())
+            .expect("a WebGPU adapter with the defaults");
+        assert_eq!(mode, None);
+    }
+
+    #[test]
+    fn adapters_below_their_mode_are_refused_naming_what_they_lack() {
+        let small = wgpu::Limits {
+            max_texture_dimension_2d: 1024,
+            ..wgpu::Limits::downlevel_webgl2_defaults()
+        };
+        let e = check_capabilities(Backend::WebGl2, "ANGLE", &webgl2_caps(), &small)
+            .expect_err("below WebGL2's guaranteed texture size");
         let text = e.to_string();
         assert!(
-            text.contains("lacks compute shaders, storage buffers in vertex shaders"),
+            text.starts_with(
+                "the WebGL2 adapter ANGLE lacks max_texture_dimension_2d 2048 (it has 1024)"
+            ),
             "{text}"
         );
+        assert!(text.ends_with(DOWNLEVEL_ADVICE), "{text}");
+        // Compute shaders but below wgpu's defaults: the full mode's device request fails.
+        let full = wgpu::DownlevelCapabilities::default();
+        let low = wgpu::Limits {
+            max_bind_groups: 2,
+            ..wgpu::Limits::default()
+        };
+        let e = check_capabilities(Backend::WebGpu, "X", &full, &low).expect_err("2 groups");
         assert!(
-            text.contains("max_storage_buffers_per_shader_stage"),
-            "{text}"
+            e.to_string().contains("max_bind_groups 4 (it has 2)"),
+            "{e}"
         );
-        assert!(text.contains("downlevel"), "{text}");
-        let full = wgpu::DownlevelCapabilities::default().flags;
-        check_capabilities(Backend::WebGpu, "any", full, &wgpu::Limits::default())
-            .expect("a WebGPU adapter with the defaults");
     }
 }

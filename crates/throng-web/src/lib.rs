@@ -1,6 +1,6 @@
 //! throng in the browser (docs/web.md): a WebAssembly package, built with wasm-bindgen, whose
 //! JavaScript class `Crowd` loads a baked `.glb` from bytes, draws it on a `<canvas>` with
-//! throng-render on WebGPU, and plays it through the one playback type,
+//! throng-render on WebGPU (or, in the renderer's downlevel mode, WebGL2), and plays it through the one playback type,
 //! [`throng_runtime::Runtime`]: spawn and despawn with transforms, play, crossfade and blend
 //! clips with the Rust API's options, speed, events as callbacks, the camera, `frame(dt)`.
 //!

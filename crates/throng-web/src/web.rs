@@ -159,6 +159,14 @@ impl Crowd {
         }
     }
 
+    /// What the device lacks for the renderer's full mode (e.g. "compute shaders" on WebGL2):
+    /// frames are drawn in the downlevel mode (CPU culling, the texture path, no palettes,
+    /// props or motion vectors; docs/web.md). `undefined` in the full mode.
+    #[wasm_bindgen(getter)]
+    pub fn downlevel(&self) -> Option<String> {
+        self.renderer.downlevel_reason().map(String::from)
+    }
+
     /// Live instances.
     #[wasm_bindgen(getter)]
     pub fn count(&self) -> u32 {
@@ -483,7 +491,7 @@ impl Crowd {
 }
 
 /// A surface on `canvas` and a device for `backend` whose adapter can present to it and run
-/// the renderer.
+/// the renderer, in the full mode or (WebGL2) the downlevel mode.
 async fn device_on(
     canvas: &HtmlCanvasElement,
     backend: Backend,
@@ -511,10 +519,12 @@ async fn device_on(
             why: e.to_string(),
         })?;
     let name = throng_render::AdapterSummary::of(&adapter).to_string();
+    // A WebGL2 adapter (no compute shaders) passes when it has WebGL2's limits: the renderer
+    // then draws in its downlevel mode, and `Gpu::from_adapter` asks for that mode's limits.
     check_capabilities(
         backend,
         &name,
-        adapter.get_downlevel_capabilities().flags,
+        &adapter.get_downlevel_capabilities(),
         &adapter.limits(),
     )?;
     let gpu = Gpu::from_adapter(adapter).await?;

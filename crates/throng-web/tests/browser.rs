@@ -1,16 +1,17 @@
 //! The page in headless Chromium (docs/web.md "Tests"): builds the wasm package
 //! (`cargo build --target wasm32-unknown-unknown`, `wasm-bindgen --target web`), serves
 //! web/index.html with the baked built-in fox on localhost, drives it with node and
-//! puppeteer-core (web/test/drive.mjs) on SwiftShader's WebGPU, and checks what it reads back
-//! against the same scene drawn natively by throng-render (lavapipe), the same calls made on
-//! the native runtime, and the typed errors' native messages.
+//! puppeteer-core (web/test/drive.mjs) on SwiftShader's WebGPU and WebGL2, and checks what it
+//! reads back against the same scene drawn natively by throng-render (lavapipe; the WebGL2
+//! pictures against the renderer's downlevel mode forced there), the same calls made on the
+//! native runtime, and the typed errors' native messages.
 //!
 //! Tools: the rustup target wasm32-unknown-unknown, wasm-bindgen-cli of Cargo.lock's version,
 //! node, Chromium (`THRONG_CHROMIUM`, default /usr/bin/chromium) and npm's puppeteer-core in
 //! `THRONG_WEB_DRIVER` (default target/web-driver; `.ci/run` installs all of them). Without
 //! them the test says what is missing and passes, except under `CI`, where it fails.
-//! `THRONG_WEB_BENCH=1000,10000` also measures frame times at those counts (slow on
-//! SwiftShader: minutes at 10,000).
+//! `THRONG_WEB_BENCH=1000,10000` also measures frame times at those counts, on WebGPU and on
+//! WebGL2 (slow on SwiftShader: minutes at 10,000).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -170,6 +171,9 @@ fn load(path: &Path) -> RgbaImage {
 struct Native {
     renderer: Renderer,
     gpu_asset: GpuAsset,
+    /// Draw as on a WebGL2 device: the renderer's downlevel mode (forced on this adapter),
+    /// where `palette_fits` is false and the page draws the texture path.
+    downlevel: bool,
 }
 
 impl Native {
@@ -177,8 +181,9 @@ impl Native {
     /// with no instances (the ground and sky alone).
     fn draw(&mut self, player: &Player) -> (RgbaImage, RgbaImage) {
         let entries = player.asset().palette.len();
-        let fits = self.renderer.palette_fits(entries, player.len());
-        let opts = player.render_options(SIZE.0, SIZE.1, fits);
+        let fits = !self.downlevel && self.renderer.palette_fits(entries, player.len());
+        let mut opts = player.render_options(SIZE.0, SIZE.1, fits);
+        opts.downlevel = self.downlevel;
         let crowd = player.crowd(&self.gpu_asset);
         let full = self.renderer.render_scene(&[crowd], &opts).expect("draw");
         let none = self.renderer.render_scene(&[], &opts).expect("draw empty");
@@ -245,6 +250,7 @@ fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
     let mut native = Native {
         renderer,
         gpu_asset,
+        downlevel: false,
     };
     let mut player = Player::new(fox.clone(), Timing::Cpu);
     let spec = CrowdSpec {
@@ -298,13 +304,58 @@ fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
     check_events(&r["events"], &fox);
     check_despawn(&r, &out);
     check_bad_input(&r["bad"], &fox);
+    check_webgl2(&r, &mut native, &fox, &spec, &out);
+}
+
+/// The WebGL2 pages (the renderer's downlevel mode): the first scene, the crossfade and the
+/// first scene GPU-timed against the native downlevel mode's pictures; the crossfade changed
+/// the picture.
+fn check_webgl2(
+    r: &serde_json::Value,
+    native: &mut Native,
+    fox: &BakedAsset,
+    spec: &CrowdSpec,
+    out: &Path,
+) {
     let gl = &r["webgl2"];
-    assert_eq!(gl["ready"], false, "WebGL2 cannot draw yet: {gl}");
-    let gl_error = json_str(&gl["errors"][0]);
+    assert_eq!(gl["ready"], true, "the WebGL2 page: {gl}");
+    assert_eq!(gl["backend"], "webgl2", "{gl}");
+    assert_eq!(gl["downlevel"], "compute shaders", "{gl}");
+    native.downlevel = true;
+    let mut player = Player::new(fox.clone(), Timing::Cpu);
+    player.spawn_crowd(spec).expect("crowd");
+    let (want, empty) = native.draw(&player);
+    want.save(out.join("native-downlevel.png")).expect("save");
+    let got = load(&out.join("webgl2.png"));
+    compare("WebGL2 first frame", &got, &want, &empty);
+    let run_clip = player.clip(&ClipRef::Name(FADE.0.into())).expect("run");
+    let fade = PlaybackCommand::Crossfade {
+        clip: run_clip,
+        seconds: FADE.1,
+        options: play_options(None, None, None).expect("defaults"),
+    };
+    player.command(None, fade).expect("crossfade");
+    player.step(FADE.2).expect("step");
+    let (want_fade, _) = native.draw(&player);
+    want_fade
+        .save(out.join("native-downlevel-fade.png"))
+        .expect("save");
+    let got_fade = load(&out.join("webgl2-fade.png"));
+    compare("WebGL2 crossfade", &got_fade, &want_fade, &empty);
     assert!(
-        gl_error.contains("WebGL2 adapter") && gl_error.contains("lacks compute shaders"),
-        "{gl_error}"
+        differing(&got, &got_fade) > 0.005,
+        "the crossfade did not change the WebGL2 picture"
     );
+    let gl_gpu = &r["webgl2GpuTimed"];
+    assert_eq!(gl_gpu["ready"], true, "GPU-timed WebGL2 page: {gl_gpu}");
+    let mut gpu_timed = Player::new(fox.clone(), Timing::Gpu);
+    gpu_timed.spawn_crowd(spec).expect("GPU-timed crowd");
+    let (want_gpu, _) = native.draw(&gpu_timed);
+    want_gpu
+        .save(out.join("native-downlevel-gpu-timed.png"))
+        .expect("save");
+    let got_gpu = load(&out.join("webgl2-gpu-timed.png"));
+    compare("WebGL2 GPU-timed", &got_gpu, &want_gpu, &empty);
 }
 
 fn compare(what: &str, got: &RgbaImage, want: &RgbaImage, empty: &RgbaImage) {
