@@ -543,12 +543,7 @@ pub(crate) fn advance_crowds(
         }
         let (fired, done) = (rt.events(), rt.finished());
         for f in fired {
-            let name = baked
-                .clips
-                .get(f.clip as usize)
-                .and_then(|c| c.events.get(f.event as usize))
-                .map(|e| e.name.clone())
-                .unwrap_or_default();
+            let name = clip_event_name(baked, f.clip, f.event);
             events.write(ThrongEvent {
                 crowd: crowd_e,
                 entity: crowd.owners.get(&f.instance).copied(),
@@ -572,6 +567,16 @@ pub(crate) fn advance_crowds(
             crowd.bounds = world_bounds(rt.transforms(), &baked.pose_bounds());
         }
     }
+}
+
+/// The name of event `event` of clip `clip` as baked (empty past the table).
+pub(crate) fn clip_event_name(baked: &BakedAsset, clip: u32, event: u32) -> String {
+    baked
+        .clips
+        .get(clip as usize)
+        .and_then(|c| c.events.get(event as usize))
+        .map(|e| e.name.clone())
+        .unwrap_or_default()
 }
 
 /// A world box around every instance of `transforms` in any pose of `pose` (model space):

@@ -192,12 +192,7 @@ pub(crate) fn after_update(
             let Some(h) = rt.handle_at(f.instance as usize) else {
                 continue;
             };
-            let name = baked
-                .clips
-                .get(f.clip as usize)
-                .and_then(|c| c.events.get(f.event as usize))
-                .map(|e| e.name.clone())
-                .unwrap_or_default();
+            let name = crate::crowd::clip_event_name(baked, f.clip, f.event);
             events.write(ThrongEvent {
                 crowd: crowd_e,
                 entity: crowd.owners.get(&h).copied(),

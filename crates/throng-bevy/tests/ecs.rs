@@ -10,8 +10,8 @@ use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use throng_asset::BakedAsset;
 use throng_bevy::{
-    Runtime, ThrongAnchor, ThrongAsset, ThrongCrowd, ThrongEvent, ThrongHandle, ThrongInstance,
-    ThrongPlayback, ThrongPlugin, Timing,
+    GraphSource, Runtime, ThrongAnchor, ThrongAsset, ThrongCrowd, ThrongEvent, ThrongHandle,
+    ThrongInstance, ThrongPlayback, ThrongPlugin, Timing,
 };
 use throng_runtime::{CpuRuntime, PlayOptions, PlaybackControl};
 
@@ -54,6 +54,12 @@ fn throng_asset_of(app: &mut App, baked: &BakedAsset) -> ThrongAsset {
 
 /// An app with one crowd of the baked fox; returns the crowd entity.
 fn app_with_crowd(timing: Timing) -> (App, Entity, BakedAsset) {
+    app_with(|asset| ThrongCrowd::new(asset, timing))
+}
+
+/// An app with the crowd `make` gives for the baked fox's asset handle; returns the crowd
+/// entity once its runtime exists.
+fn app_with(make: impl FnOnce(Handle<ThrongAsset>) -> ThrongCrowd) -> (App, Entity, BakedAsset) {
     let mut app = app();
     let baked = baked_fox();
     let fox = throng_asset_of(&mut app, &baked);
@@ -61,7 +67,7 @@ fn app_with_crowd(timing: Timing) -> (App, Entity, BakedAsset) {
         .world_mut()
         .resource_mut::<Assets<ThrongAsset>>()
         .add(fox);
-    let crowd = app.world_mut().spawn(ThrongCrowd::new(asset, timing)).id();
+    let crowd = app.world_mut().spawn(make(asset)).id();
     app.update();
     assert!(
         crowd_of(&app, crowd).runtime().is_some(),
@@ -580,6 +586,21 @@ fn a_prop_entity_follows_an_anchor_of_a_batch_instance() {
     );
 }
 
+/// An app with one crowd of the baked fox driven by its locomotion graph.
+fn app_with_graph(timing: Timing) -> (App, Entity, BakedAsset) {
+    let source = GraphSource::new(
+        "demo-fox-locomotion.json",
+        throng_graph::DEMO_FOX_LOCOMOTION,
+    );
+    app_with(|asset| ThrongCrowd::new(asset, timing).with_graph(source))
+}
+
+/// The built-in fox's locomotion graph, checked against the baked clips.
+fn demo_graph(baked: &BakedAsset) -> throng_graph::Graph {
+    throng_graph::Graph::from_json(throng_graph::DEMO_FOX_LOCOMOTION, "g", &baked.clips)
+        .expect("graph")
+}
+
 /// A crowd driven by the built-in fox's locomotion graph (`ThrongCrowd::with_graph`), four
 /// instance entities setting its parameters through `ThrongParams` (idle, walk, run, sit), one
 /// despawned half-way. The independent computation is a bare `GraphCrowd` of the same graph
@@ -589,26 +610,9 @@ fn a_prop_entity_follows_an_anchor_of_a_batch_instance() {
 /// (the sitting fox's "sitting_down").
 #[test]
 fn a_graph_crowd_plays_what_its_parameters_say() {
-    use throng_bevy::{GraphSource, ThrongParams, ThrongStateEvent};
-    let mut app = app();
-    let baked = baked_fox();
-    let fox = throng_asset_of(&mut app, &baked);
-    let asset = app
-        .world_mut()
-        .resource_mut::<Assets<ThrongAsset>>()
-        .add(fox);
-    let source = GraphSource {
-        name: "demo-fox-locomotion.json".into(),
-        json: throng_graph::DEMO_FOX_LOCOMOTION.into(),
-    };
-    let crowd = app
-        .world_mut()
-        .spawn(ThrongCrowd::new(asset, Timing::Cpu).with_graph(source))
-        .id();
-    app.update();
-    let graph =
-        throng_graph::Graph::from_json(throng_graph::DEMO_FOX_LOCOMOTION, "g", &baked.clips)
-            .expect("graph");
+    use throng_bevy::{ThrongParams, ThrongStateEvent};
+    let (mut app, crowd, baked) = app_with_graph(Timing::Cpu);
+    let graph = demo_graph(&baked);
     let mut bare = throng_graph::GraphCrowd::new(graph, &baked.clips, 0);
     let speed = bare.param("speed").expect("speed");
     let sit = bare.param("sit").expect("sit");
@@ -685,26 +689,9 @@ fn a_graph_crowd_plays_what_its_parameters_say() {
 /// runtime update, drive), with the same parameters — and the running fox does run.
 #[test]
 fn a_gpu_timed_graph_crowd_drives_its_runtime() {
-    use throng_bevy::{GraphSource, ThrongParams};
-    let mut app = app();
-    let baked = baked_fox();
-    let fox = throng_asset_of(&mut app, &baked);
-    let asset = app
-        .world_mut()
-        .resource_mut::<Assets<ThrongAsset>>()
-        .add(fox);
-    let source = GraphSource {
-        name: "demo-fox-locomotion.json".into(),
-        json: throng_graph::DEMO_FOX_LOCOMOTION.into(),
-    };
-    let crowd = app
-        .world_mut()
-        .spawn(ThrongCrowd::new(asset, Timing::Gpu).with_graph(source))
-        .id();
-    app.update();
-    let graph =
-        throng_graph::Graph::from_json(throng_graph::DEMO_FOX_LOCOMOTION, "g", &baked.clips)
-            .expect("graph");
+    use throng_bevy::ThrongParams;
+    let (mut app, crowd, baked) = app_with_graph(Timing::Gpu);
+    let graph = demo_graph(&baked);
     let mut bare_graph = throng_graph::GraphCrowd::new(graph, &baked.clips, 3);
     let mut bare = throng_runtime::GpuRuntime::new(&baked.clips);
     let speed = bare_graph.param("speed").expect("speed");

@@ -162,20 +162,12 @@ pub(crate) fn data_texture(
         let at = row * width as usize;
         data[at..at + chunk.len()].copy_from_slice(chunk);
     }
-    let texture = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some(what),
-        size: wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
-        format: wgpu::TextureFormat::Rgba32Uint,
-        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        view_formats: &[],
-    });
+    let texture = device.create_texture(&crate::target::texture_2d(
+        what,
+        (width, height),
+        wgpu::TextureFormat::Rgba32Uint,
+        wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+    ));
     queue.write_texture(
         texture.as_image_copy(),
         bytemuck::cast_slice(&data),
