@@ -161,12 +161,14 @@ impl QuickPlanes {
 }
 
 impl QuickPlanes {
-    /// Whether the sphere swept from `centre` to `end` lies outside a plane by more than
+    /// Whether the sphere swept from `centre` by `sweep` lies outside a plane by more than
     /// rounding (`shadow_reaches_view` with a sphere around the box): then no box inside it
-    /// casts a shadow into the view.
-    fn clearly_outside_swept(&self, centre: Vec3, end: Vec3, radius: f32) -> bool {
+    /// casts a shadow into the view. `sweep[k]` is the plane's normal · the sweep vector, the
+    /// same for every instance (`n·(c + s)` as `n·c + n·s`: within the test's margin).
+    fn clearly_outside_swept(&self, centre: Vec3, sweep: &[f32; 6], radius: f32) -> bool {
         (0..6).any(|k| {
-            let d = self.n[k].dot(centre).max(self.n[k].dot(end));
+            let dc = self.n[k].dot(centre);
+            let d = dc.max(dc + sweep[k]);
             let (r, w) = (radius * self.len[k], self.w[k]);
             d + r + w < -1e-4 * (d.abs() + r + w.abs()) - 1e-30
         })
@@ -295,6 +297,7 @@ pub(crate) fn cull(input: &CpuCullInput) -> CullLists {
     );
     // How far along the light a shadow reaches (`shadow_reaches_view`).
     let reach = v3(p.light) * p.light[3];
+    let sweep = view.n.map(|n| n.dot(reach));
     for i in 0..n {
         // Most instances of a large crowd are far outside both cameras: the loosest box says so
         // without the rows.
@@ -306,7 +309,7 @@ pub(crate) fn cull(input: &CpuCullInput) -> CullLists {
         let culled = match shadows {
             false => view.clearly_outside(c, r),
             true => {
-                view.clearly_outside_swept(c, c + reach, r)
+                view.clearly_outside_swept(c, &sweep, r)
                     || (view.clearly_outside(c, r) && light.clearly_outside(c, r))
             }
         };
