@@ -24,8 +24,8 @@ use throng_web::error::message_chain;
 use throng_web::player::{play_options, transform_of};
 use throng_web::{ClipRef, CrowdSpec, Player, WebError};
 
-/// The scene both sides draw: `throng render fox.glb --instances 64 --clip walk --time 0.4`.
-const COUNT: u32 = 64;
+/// The scene both sides draw: `throng render fox.glb --instances 1000 --clip walk --time 0.4`.
+const COUNT: u32 = 1000;
 const CLIP: &str = "walk";
 const TIME: f64 = 0.4;
 const SIZE: (u32, u32) = (384, 256);
