@@ -19,6 +19,8 @@ function showError(e) {
   const text = e instanceof Error ? e.message : String(e);
   page.errors.push(text);
   errorBox.textContent = text;
+  // Until a frame is drawn the status line still says "loading…": say it stopped.
+  if (status.textContent.startsWith("loading")) status.textContent = "failed: see the error below";
 }
 
 let crowd = null;

@@ -1034,7 +1034,8 @@ pub(crate) struct HotClip {
     fps: f64,
     frames: ClipFrames,
     /// Uniform frames whose positions, rows and frame count stay below 2^31: the packed
-    /// 32-bit conversions of [`fast_step2`] are exact for it.
+    /// 32-bit conversions of [`fast_step2`] are exact for it. (Read by the x86-64 step only.)
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     packed: bool,
 }
 

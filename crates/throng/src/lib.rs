@@ -113,6 +113,9 @@ fn flag_hint(e: &anyhow::Error) -> Option<&'static str> {
                 BakeError::BadPrimitive { what, .. } if what.contains("f16 range") => {
                     Some("--vat unorm16 or --vat f32")
                 }
+                BakeError::FpsTooHigh { .. } => Some(
+                    "lower --fps or --clip-fps (or the settings file's clips.*.fps), use --fps auto for the source's keys, or leave them out to bake to the default error budget",
+                ),
                 _ => None,
             };
         }

@@ -134,13 +134,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     extras::check_clip_flags(&args.extras, &args.input, &clip_names)?;
     mesh::apply(&args.mesh, &mut options);
     let bake_start = Instant::now();
-    let baked = shared::bake_with_bar(&model, &options);
-    if let Err(throng_bake::BakeError::FpsTooHigh { .. }) = &baked {
-        eprintln!(
-            "hint: lower --fps or --clip-fps (or the settings file's clips.*.fps), use --fps auto for the source's keys, or leave them out to bake to the default error budget"
-        );
-    }
-    let (asset, report) = baked.with_context(|| format!("baking {}", args.input.display()))?;
+    let (asset, report) = shared::bake_with_bar(&model, &options)
+        .with_context(|| format!("baking {}", args.input.display()))?;
     let bake_time = bake_start.elapsed();
     throng_asset::write(&asset, &args.out)?;
     let total_time = start.elapsed();
