@@ -150,7 +150,8 @@ pub(crate) fn set_param(
 }
 
 /// Steps the graph of a crowd by `dt` before its runtime's update (instances spawned since the
-/// last step join in the entry state).
+/// last step join in the entry state). GPU-timed, only the state machines: the runtime, told
+/// by `drive_gpu`, writes the records and fires the clip events.
 pub(crate) fn step(g: &mut CrowdGraph, rt: &Runtime, dt: f64) {
     let Some(crowd) = g.crowd.as_mut() else {
         return;
@@ -158,7 +159,10 @@ pub(crate) fn step(g: &mut CrowdGraph, rt: &Runtime, dt: f64) {
     if crowd.len() != rt.len() {
         crowd.resize(rt.len());
     }
-    crowd.step(dt);
+    match rt.cpu() {
+        Some(_) => crowd.step(dt),
+        None => crowd.step_states(dt),
+    }
 }
 
 /// After the runtime's update: GPU-timed, tells the runtime what changed; sends the graph's
