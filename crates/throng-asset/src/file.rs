@@ -729,6 +729,7 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
         images,
         anchors,
         masks: ext.masks.clone(),
+        variants: Vec::new(),
     })
 }
 

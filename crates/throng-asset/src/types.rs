@@ -416,6 +416,17 @@ impl Default for TextureTransform {
     }
 }
 
+/// One material variant: the material each primitive shows on an instance that picks this
+/// variant. Read from glTF `KHR_materials_variants` (its `mappings`), or made at bake time from an
+/// extra base-colour texture (a copy of each textured material with that texture).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MaterialVariant {
+    pub name: String,
+    /// One entry per [`BakedAsset::primitives`] entry: an index into [`BakedAsset::materials`], or
+    /// `None` for the primitive's own material.
+    pub materials: Vec<Option<usize>>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BakedMaterial {
     pub name: Option<String>,
@@ -452,6 +463,9 @@ pub struct BakedAsset {
     pub anchors: Option<AnchorTexture>,
     /// Layer masks, at most [`throng_contract::MAX_MASKS`] (mask number `i + 1` is `masks[i]`).
     pub masks: Vec<LayerMask>,
+    /// Material variants an instance can show (variant number `i + 1` is `variants[i]`; variant 0
+    /// is the primitives' own materials).
+    pub variants: Vec<MaterialVariant>,
 }
 
 impl BakedAsset {

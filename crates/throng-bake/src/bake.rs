@@ -137,6 +137,7 @@ pub fn bake_with_progress(
         images,
         anchors: anchor_texture,
         masks,
+        variants: Vec::new(),
     };
     Ok((asset, report))
 }

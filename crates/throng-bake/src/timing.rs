@@ -379,6 +379,7 @@ fn measure(
         images: Vec::new(),
         anchors: None,
         masks: Vec::new(),
+        variants: Vec::new(),
     };
     let worst =
         crate::verify::max_at_samples(&asset, model, &src.prims.reference).map_err(|e| {

@@ -360,6 +360,7 @@ pub fn asset(encoding: Encoding) -> BakedAsset {
         }],
         anchors: Some(anchors),
         masks: Vec::new(),
+        variants: Vec::new(),
     }
 }
 

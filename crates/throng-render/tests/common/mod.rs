@@ -344,6 +344,7 @@ pub fn random_asset(encoding: Encoding, k: u32, seed: u64) -> (BakedAsset, Vec<V
         images: vec![],
         anchors: None,
         masks: Vec::new(),
+        variants: Vec::new(),
     };
     (asset, poses)
 }
@@ -475,6 +476,7 @@ pub fn tube_asset(encoding: Encoding) -> BakedAsset {
         images: vec![],
         anchors: Some(anchors),
         masks: Vec::new(),
+        variants: Vec::new(),
     }
 }
 
