@@ -53,9 +53,10 @@
 //! only while the list's entry at its position names it. With 1M instances the cost is one
 //! cache miss on the state (plus its handle's slot once any instance has been despawned:
 //! before that a handle is its dense index, see `handle.rs`) and the arithmetic.
-//! [`GpuRuntime::apply`] prefetches 16 changes ahead, the state lives on transparent huge
-//! pages (no page walk per miss), and the common crossfade (default options, quiet clips)
-//! takes a short path. Measured figures and what limits them: docs/design.md §4
+//! [`GpuRuntime::apply`] prefetches 16 changes ahead and visits a long batch in instance
+//! order (a counting sort by index: nearby misses, a forward stream), the state lives on
+//! transparent huge pages (no page walk per miss), and the common crossfade (default options,
+//! quiet clips) takes a short path. Measured figures and what limits them: docs/design.md §4
 //! "GPU-timed records".
 //!
 //! Limits of this mode: two layers (crossfading during a crossfade or blend keeps the stronger
@@ -78,6 +79,7 @@ use throng_contract::{
 };
 
 mod change;
+mod order;
 
 pub use change::MAX_FADE_S;
 
@@ -320,6 +322,8 @@ pub struct GpuRuntime {
     sweep_carry: f64,
     /// The instances changed since the last `clear_dirty`, with their records.
     listed: Listed,
+    /// Scratch of [`Self::apply`]'s bucketed order (`order.rs`).
+    order: order::BatchOrder,
     clock: Clock,
     events: Vec<FiredEvent>,
     finished: Vec<Finished>,
@@ -347,6 +351,7 @@ impl GpuRuntime {
             sweep: 0,
             sweep_carry: 0.0,
             listed: Listed::default(),
+            order: order::BatchOrder::default(),
             clock: Clock::new(),
             events: Vec::new(),
             finished: Vec::new(),
@@ -479,17 +484,21 @@ impl GpuRuntime {
         self.change(Change::new(h, command))
     }
 
-    /// Applies a batch of changes in order, prefetching the instances a few changes ahead
-    /// (much faster than one call per change when the instances are scattered over a large
-    /// store). Returns the failed changes as (index in `changes`, error); the others apply.
+    /// Applies a batch of changes with the effect of applying them in order, prefetching the
+    /// instances a few changes ahead (much faster than one call per change when the instances
+    /// are scattered over a large store). A long batch on a large store is visited in instance
+    /// order (`order.rs`): each instance's changes still apply in batch order, so states and
+    /// records are the same; only the order of [`Self::record_writes`] (unordered) may differ.
+    /// Returns the failed changes as (index in `changes`, error), in batch order; the others
+    /// apply.
     pub fn apply(&mut self, changes: &[Change]) -> Vec<(usize, RuntimeError)> {
         let cx = Cx::new(&self.clips, &self.inv_period, self.clock.ticks());
         let mut out = Sink::default();
         cx.apply_batch(
             &self.handles,
             changes,
-            &mut self.state,
-            &mut self.listed,
+            (&mut self.state, &mut self.listed),
+            &mut self.order,
             &mut out,
         );
         for (t, slot, generation) in out.wakes {
@@ -671,7 +680,8 @@ impl GpuRuntime {
         due.clear();
         self.schedule.pop_due(now, &mut due);
         // slot order: nearby instances together; prefetch ahead as in `apply`
-        due.sort_unstable_by_key(|e| e.1);
+        // (ties broken by the whole entry: the order never depends on the order of pushes)
+        due.sort_unstable_by_key(|e| (e.1, e.0, e.2));
         for k in 0..due.len() {
             let (t, slot, generation) = due[k];
             if let Some(&(_, s, g)) = due.get(k + 2 * AHEAD) {

@@ -231,6 +231,19 @@ fn only_changed_instances_are_written() {
 /// the state, records, dirty set, schedule and errors of the same changes made one at a time.
 #[test]
 fn batched_changes_equal_single_calls() {
+    // below the size where `apply` buckets a batch: applied in batch order
+    batch_equals_single_calls(20_000);
+}
+
+/// The same on a store large enough that `apply` visits a long batch in instance order
+/// (bucketed): the same states, records, record writes (as a set: their order is not part of
+/// the contract), errors in batch order, schedule and events.
+#[test]
+fn bucketed_batches_equal_single_calls() {
+    batch_equals_single_calls(70_000);
+}
+
+fn batch_equals_single_calls(n: usize) {
     use throng_runtime::{Change, RuntimeError};
     let clips = table(&[
         (1.0, LoopMode::Loop, &[0.5]),
@@ -238,7 +251,6 @@ fn batched_changes_equal_single_calls() {
         (1.2, LoopMode::PingPong, &[0.3]),
         (1.5, LoopMode::Once, &[0.75]),
     ]);
-    let n = 20_000;
     let mut a = GpuRuntime::new(&clips);
     let mut b = GpuRuntime::new(&clips);
     let mut hs = Vec::new();
@@ -300,6 +312,15 @@ fn batched_changes_equal_single_calls() {
         da.sort_unstable();
         db.sort_unstable();
         assert_eq!(da, db, "frame {frame}");
+        let writes = |rt: &GpuRuntime| {
+            let mut w = rt.record_writes().to_vec();
+            w.sort_unstable_by_key(|w| w.index);
+            bytemuck::cast_slice::<_, u8>(&w).to_vec()
+        };
+        assert!(
+            writes(&a) == writes(&b),
+            "frame {frame}: record writes differ"
+        );
         for _ in 0..3 {
             a.update(1.0 / 60.0);
             b.update(1.0 / 60.0);

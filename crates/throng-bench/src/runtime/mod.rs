@@ -13,6 +13,7 @@ use throng_runtime::{
     PlaybackControl, CHUNK,
 };
 
+mod state_floor;
 pub mod versus;
 
 /// Which runtime a benchmark measures: the contract's playback timing.
@@ -85,6 +86,13 @@ pub struct BenchReport {
     pub memory_floor_ms: f64,
     /// `ms_per_frame / memory_floor_ms` (0 without a floor).
     pub ratio_to_memory_floor: f64,
+    /// CPU-timed: median time of the memory traffic an update cannot avoid with the runtime's
+    /// state layout, in the same run and the same parallel chunks: per instance its 8 B header
+    /// and per active layer an 8 B position and 16 B of constants read, the positions written
+    /// back and the 64 B record streamed, with next to no arithmetic (ms); 0 GPU-timed.
+    pub state_floor_ms: f64,
+    /// `ms_per_frame / state_floor_ms` (0 without a floor).
+    pub ratio_to_state_floor: f64,
     pub changing: f64,
     pub changes_per_frame: usize,
     pub layers: u32,
@@ -242,6 +250,7 @@ struct Samples {
     fill: Vec<f64>,
     memset: Vec<f64>,
     floor: Vec<f64>,
+    state_floor: Vec<f64>,
     events: usize,
     dirty: usize,
 }
@@ -254,6 +263,8 @@ struct Baselines {
     lines: Vec<[u64; 8]>,
     list: Vec<[u64; 8]>,
     at: Vec<usize>,
+    /// CPU-timed: the runtime's fast-path state, shaped alike.
+    state: Option<state_floor::StateFloor>,
 }
 
 impl Baselines {
@@ -270,6 +281,8 @@ impl Baselines {
             lines,
             list: Vec::with_capacity(plan.changes),
             at: Vec::with_capacity(plan.changes),
+            state: (cfg.mode == BenchMode::Cpu)
+                .then(|| state_floor::StateFloor::new(n, cfg.layers)),
         }
     }
 
@@ -296,6 +309,15 @@ impl Baselines {
             unsafe { std::ptr::write_bytes(bytes.as_mut_ptr(), 0, bytes.len()) };
         });
         tm.elapsed().as_secs_f64() * 1e3
+    }
+
+    /// CPU-timed: the memory floor of an update with the runtime's state layout, ms (0
+    /// GPU-timed).
+    fn state_floor(&mut self, dt: f64) -> f64 {
+        match &mut self.state {
+            Some(st) => st.run(&mut self.fill, dt),
+            None => 0.0,
+        }
     }
 
     /// GPU-timed: the memory floor of the frame's changes `picks`, ms (0 CPU-timed).
@@ -406,6 +428,7 @@ fn drive(
         let (fl, f0, f1) = base.fill();
         let mset = base.memset();
         let floor = base.floor(rt, &picks);
+        let state_floor = base.state_floor(cfg.dt);
         if f >= plan.warm {
             if let (Some(a), Some(b), Some(x), Some(y)) = (c0, c1, f0, f1) {
                 s.cpu.push(b.saturating_sub(a) as f64 * 1e-6);
@@ -416,6 +439,7 @@ fn drive(
             s.fill.push(fl);
             s.memset.push(mset);
             s.floor.push(floor);
+            s.state_floor.push(state_floor);
             s.events += ev;
             s.dirty += dd;
         }
@@ -455,6 +479,7 @@ fn report(cfg: &BenchConfig, plan: &Plan, mut s: Samples) -> BenchReport {
     let memset = median(&mut s.fill);
     let libc_memset = median(&mut s.memset);
     let floor = median(&mut s.floor);
+    let state_floor = median(&mut s.state_floor);
     let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
     BenchReport {
         instances: n,
@@ -471,6 +496,8 @@ fn report(cfg: &BenchConfig, plan: &Plan, mut s: Samples) -> BenchReport {
         ratio_to_libc_memset: ratio(ms, libc_memset),
         memory_floor_ms: floor,
         ratio_to_memory_floor: ratio(ms, floor),
+        state_floor_ms: state_floor,
+        ratio_to_state_floor: ratio(ms, state_floor),
         changing: cfg.changing,
         changes_per_frame: plan.changes,
         layers: cfg.layers,

@@ -145,6 +145,19 @@ impl Versus {
             ),
             format!("  events per frame    {:.1}", r.events_per_frame),
         ];
+        if r.mode == "cpu" {
+            lines.push(format!(
+                "  state floor         {:.3} ms (frame / floor = {:.2}, floor / memset = {:.2}): \
+                 the update's own bytes moved without arithmetic",
+                r.state_floor_ms,
+                r.ratio_to_state_floor,
+                if r.libc_memset_ms > 0.0 {
+                    r.state_floor_ms / r.libc_memset_ms
+                } else {
+                    0.0
+                }
+            ));
+        }
         if r.mode == "gpu" {
             lines.push(format!(
                 "  records written     {:.1} per frame",

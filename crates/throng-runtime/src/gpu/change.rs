@@ -9,6 +9,7 @@
 //! and the list's next lines), the state sits on huge pages (`hugepage.rs`), and the
 //! arithmetic avoids divisions, long conversion chains and work a change does not need.
 
+use super::order::{self, BatchOrder};
 use super::{
     past, Change, GInst, GLayer, GpuRuntime, AHEAD, G_BLEND, G_ENABLED, G_FADING, G_PAUSED,
     L_CLIP_MODE, L_FINISHED, L_FRESH, NO_WAKE, REANCHOR_TICKS,
@@ -598,9 +599,52 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// Applies a batch: in batch order, or — a long batch on a large store — bucketed by
+    /// instance index (`order.rs`: the same states and records, visited in memory order).
+    /// Prefetches a few changes ahead; errors are reported by batch index, in batch order.
+    pub fn apply_batch(
+        &self,
+        handles: &Handles,
+        changes: &[Change],
+        (state, listed): (&mut [GInst], &mut Listed),
+        order: &mut BatchOrder,
+        out: &mut Sink,
+    ) {
+        listed.reserve(changes.len());
+        if changes.len() < order::MIN_CHANGES || state.len() < order::MIN_INSTANCES {
+            self.apply_in_order(handles, changes, state, listed, out);
+            return;
+        }
+        order.build(handles, changes, state.len());
+        let (index, order) = (&order.index, &order.order);
+        // a raw pointer: prefetching reads nothing, so it borrows nothing
+        let base = state.as_ptr();
+        let prefetch_state = |p: usize| {
+            let j = order.get(p).and_then(|&k| index.get(k as usize));
+            if let Some(&j) = j.filter(|&&j| j != order::DEAD) {
+                prefetch_write(base.wrapping_add(j as usize), 64);
+            }
+        };
+        (0..AHEAD).for_each(prefetch_state);
+        let mut fade = FadeLen::default();
+        for (p, &k) in order.iter().enumerate() {
+            prefetch_state(p + AHEAD);
+            listed.prefetch_next();
+            let (k, c) = (k as usize, &changes[k as usize]);
+            match index[k] {
+                order::DEAD => out
+                    .errors
+                    .push((k, RuntimeError::DeadHandle { handle: c.handle() })),
+                i => self.apply_one((k, c), i as usize, state, listed, out, &mut fade),
+            }
+        }
+        // dead handles were taken last: batch order again
+        out.errors.sort_by_key(|e| e.0);
+    }
+
     /// Applies a batch in order, prefetching a few changes ahead: the slot of the change
     /// `2 · AHEAD` ahead, the instance state of the one `AHEAD` ahead.
-    pub fn apply_batch(
+    fn apply_in_order(
         &self,
         handles: &Handles,
         changes: &[Change],
@@ -612,7 +656,6 @@ impl<'a> Cx<'a> {
         const RING: usize = 2 * AHEAD;
         let mut ring = [None; RING];
         let mut fade = FadeLen::default();
-        listed.reserve(changes.len());
         for c in changes.iter().take(2 * AHEAD) {
             handles.prefetch(c.handle());
         }
@@ -634,26 +677,44 @@ impl<'a> Cx<'a> {
                 }
             }
             listed.prefetch_next();
-            let h = c.handle();
-            let Some(i) = ring[k % RING] else {
-                out.errors.push((k, RuntimeError::DeadHandle { handle: h }));
-                continue;
-            };
-            let g = &mut state[i];
-            if let Change::Crossfade(_, clip, d, opts) = *c {
-                if self.crossfade_fast(g, clip, d, &opts, &mut fade) {
-                    listed.write(self, g, i);
-                    continue;
+            match ring[k % RING] {
+                Some(i) => self.apply_one((k, c), i, state, listed, out, &mut fade),
+                None => out
+                    .errors
+                    .push((k, RuntimeError::DeadHandle { handle: c.handle() })),
+            }
+        }
+    }
+
+    /// Applies change `k` of a batch, `c`, to instance `i`: the short crossfade path when it
+    /// applies, else [`Cx::change`]; lists the instance and schedules its wake.
+    #[inline(always)]
+    fn apply_one(
+        &self,
+        (k, c): (usize, &Change),
+        i: usize,
+        state: &mut [GInst],
+        listed: &mut Listed,
+        out: &mut Sink,
+        fade: &mut FadeLen,
+    ) {
+        let Some(g) = state.get_mut(i) else {
+            return;
+        };
+        if let Change::Crossfade(_, clip, d, opts) = *c {
+            if self.crossfade_fast(g, clip, d, &opts, fade) {
+                listed.write(self, g, i);
+                return;
+            }
+        }
+        match self.change(g, c) {
+            Ok(changed) => {
+                if let Some(t) = self.touch(g, i, listed, changed) {
+                    let h = c.handle();
+                    out.wakes.push((t, h.slot, h.generation));
                 }
             }
-            match self.change(g, c) {
-                Ok(changed) => {
-                    if let Some(t) = self.touch(g, i, listed, changed) {
-                        out.wakes.push((t, h.slot, h.generation));
-                    }
-                }
-                Err(e) => out.errors.push((k, e)),
-            }
+            Err(e) => out.errors.push((k, e)),
         }
     }
 }
