@@ -72,6 +72,37 @@ impl Problem {
     }
 }
 
+fn json_hint(non_finite: bool) -> &'static str {
+    if non_finite {
+        " (JSON has no NaN or Infinity: write a finite number)"
+    } else {
+        ""
+    }
+}
+
+impl GraphError {
+    /// The error of a graph file `text` that is not valid JSON (or not a graph's shape).
+    pub fn json(file: impl Into<String>, text: &str, source: serde_json::Error) -> GraphError {
+        // serde_json counts lines and columns from 1; the column points at or just past the
+        // start of the bad token, so look at a few characters around it
+        let line = text
+            .lines()
+            .nth(source.line().saturating_sub(1))
+            .unwrap_or("");
+        let near: String = line
+            .chars()
+            .skip(source.column().saturating_sub(3))
+            .take(12)
+            .collect();
+        let non_finite = near.contains("NaN") || near.contains("Infinity");
+        GraphError::Json {
+            file: file.into(),
+            source,
+            non_finite,
+        }
+    }
+}
+
 /// An error loading or using a graph.
 #[derive(Debug, Error)]
 pub enum GraphError {
@@ -81,11 +112,13 @@ pub enum GraphError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{file}: not a valid graph file: {source}")]
+    #[error("{file}: not a valid graph file: {source}{}", json_hint(*.non_finite))]
     Json {
         file: String,
         #[source]
         source: serde_json::Error,
+        /// The text at the error is `NaN` or `Infinity`, which JSON cannot hold.
+        non_finite: bool,
     },
     #[error("{file}: {first}{}", more_suffix(*.more))]
     Invalid {

@@ -162,10 +162,8 @@ impl Graph {
 
     /// [`Graph::load`] of text already read; `file` names it in errors.
     pub fn from_json(text: &str, file: &str, clips: &[ClipInfo]) -> Result<Graph, GraphError> {
-        let parsed = GraphFile::parse(text).map_err(|source| GraphError::Json {
-            file: file.to_string(),
-            source,
-        })?;
+        let parsed =
+            GraphFile::parse(text).map_err(|source| GraphError::json(file, text, source))?;
         Graph::build(&parsed, clips).map_err(|problems| {
             let mut errors = problems.into_iter().filter(Problem::is_error);
             let first = errors.next().unwrap_or(Problem::NoStates);

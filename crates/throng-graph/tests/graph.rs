@@ -507,6 +507,15 @@ fn numbers_past_f32_are_errors_and_runaway_speeds_stay_bounded() {
         Graph::from_json(slow, "g.json", &table),
         Err(GraphError::Json { .. })
     ));
+    // NaN is not JSON: the message says so and what to write instead
+    let nan = r#"{"version": 1, "states": [{"name": "idle", "speed": NaN,
+        "motion": {"clip": {"name": "idle"}}}]}"#;
+    let e = Graph::from_json(nan, "g.json", &table).expect_err("NaN is not JSON");
+    assert!(e.to_string().contains("JSON has no NaN or Infinity"), "{e}");
+    assert!(!Graph::from_json(slow, "g.json", &table)
+        .expect_err("out of range")
+        .to_string()
+        .contains("NaN"));
 }
 
 /// Fuzz finding (graph_reader, oom-e1598551): a finite speed multiplier of 8.2e16 carried the

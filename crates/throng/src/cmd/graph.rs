@@ -50,7 +50,7 @@ fn read_graph(path: &Path) -> anyhow::Result<GraphFile> {
         file: file.clone(),
         source,
     })?;
-    Ok(GraphFile::parse(&text).map_err(|source| GraphError::Json { file, source })?)
+    Ok(GraphFile::parse(&text).map_err(|source| GraphError::json(file, &text, source))?)
 }
 
 fn check(a: &CheckArgs) -> anyhow::Result<()> {
