@@ -44,10 +44,12 @@ if [ -z "$throng" ]; then
   cargo build --release -p throng
   throng="$target_dir/release/throng"
 fi
-"$throng" demo-asset -o web/fox-source.glb >/dev/null
+# The source is named as the page's file is, so the asset's messages name fox.glb.
+src=$(mktemp -d)
+"$throng" demo-asset -o "$src/fox.glb" >/dev/null
 # LODs let a large crowd draw far foxes with fewer triangles.
-"$throng" bake web/fox-source.glb --lod 0.5,0.25,0.1 -o web/fox.glb >/dev/null
-rm -f web/fox-source.glb
+"$throng" bake "$src/fox.glb" --lod 0.5,0.25,0.1 -o web/fox.glb >/dev/null
+rm -rf "$src"
 raw=$(stat -c %s web/pkg/throng_web_bg.wasm)
 gz=$(gzip -9 -c web/pkg/throng_web_bg.wasm | wc -c)
 echo "web/pkg/throng_web_bg.wasm: $raw bytes ($gz gzip -9); web/fox.glb: $(stat -c %s web/fox.glb) bytes"
