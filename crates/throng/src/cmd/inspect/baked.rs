@@ -54,6 +54,7 @@ pub fn describe(asset: &BakedAsset) -> Value {
                 "part": i,
                 "material": p.material,
                 "node_index": p.node_index,
+                "node": node_name(asset, p.node_index),
                 "mesh": p.mesh,
                 "primitive": p.primitive,
                 "rigid": p.rigid,
@@ -144,6 +145,16 @@ pub fn describe(asset: &BakedAsset) -> Value {
         "materials": materials,
         "variants": variants,
     })
+}
+
+/// The name of source node `node` when the palette has it (a rigid part's node, or a joint); a
+/// skinned mesh's own node is not stored in a baked file.
+fn node_name(asset: &BakedAsset, node: usize) -> Option<&str> {
+    asset
+        .palette
+        .iter()
+        .find(|e| e.node == node)
+        .map(|e| e.name.as_str())
 }
 
 /// `3 "body red" (texture image 1)`, or `none`.
@@ -277,8 +288,11 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
     println!("  parts (primitives): {}", asset.primitives.len());
     for (i, p) in asset.primitives.iter().enumerate() {
         println!(
-            "    {i:>2} node {:>3} mesh {} prim {}: {} vertices, {} triangles, material {}{}",
+            "    {i:>2} node {:>3}{} mesh {} prim {}: {} vertices, {} triangles, material {}{}",
             p.node_index,
+            node_name(&asset, p.node_index)
+                .map(|n| format!(" {n:?}"))
+                .unwrap_or_default(),
             p.mesh,
             p.primitive,
             p.vertex_count(),
