@@ -144,6 +144,17 @@ pub fn check_names(
             ),
         ));
     }
+    // The importers give unique, non-empty names; a model built in code may not.
+    for (i, name) in model.variants.iter().enumerate() {
+        if name.is_empty() || model.variants[..i].contains(name) {
+            return Err(bad(
+                name,
+                format!(
+                    "source variant {i} has an empty or repeated name; give each variant its own"
+                ),
+            ));
+        }
+    }
     for (i, v) in variants.iter().enumerate() {
         if v.name.trim().is_empty() {
             return Err(bad(&v.name, "a texture variant needs a name".into()));
