@@ -128,11 +128,26 @@ pub struct Primitive {
     /// Every WEIGHTS_n set in order, decoded to f32 (c/255, c/65535 for normalised integers).
     pub weight_sets: Vec<Vec<[f32; 4]>>,
     pub material: Option<usize>,
+    /// The material this primitive shows in material variants (glTF `KHR_materials_variants`
+    /// mappings): `(variant, material)` pairs, `variant` an index into [`Model::variants`],
+    /// sorted by variant, at most one per variant. A variant not listed keeps
+    /// [`Self::material`]. Sparse, so its size follows the file's mappings, not variants ×
+    /// primitives.
+    pub variant_materials: Vec<(usize, usize)>,
 }
 
 impl Primitive {
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
+    }
+
+    /// The material shown in variant `variant` (an index into [`Model::variants`]), when that
+    /// variant maps this primitive to one.
+    pub fn variant_material(&self, variant: usize) -> Option<usize> {
+        self.variant_materials
+            .binary_search_by_key(&variant, |&(v, _)| v)
+            .ok()
+            .map(|i| self.variant_materials[i].1)
     }
 
     /// Most non-zero influences any vertex has (over all JOINTS_n/WEIGHTS_n sets).
@@ -275,6 +290,9 @@ pub struct Model {
     pub materials: Vec<Material>,
     pub images: Vec<Image>,
     pub clips: Vec<Clip>,
+    /// Names of the material variants (glTF `KHR_materials_variants`), in the file's order;
+    /// [`Primitive::variant_materials`] is indexed by position here.
+    pub variants: Vec<String>,
     /// Non-fatal oddities found at import, one sentence each.
     pub warnings: Vec<String>,
 }

@@ -269,7 +269,7 @@ fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
 
     let ext = BakedExt {
         version: FORMAT_VERSION,
-        minor_version: FORMAT_MINOR_VERSION,
+        minor_version: asset.minor_version(),
         source_name: asset.source_name.clone(),
         settings: asset.settings.clone(),
         palette: asset.palette.clone(),
@@ -290,6 +290,7 @@ fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
         primitives: prims,
         anchors,
         masks: asset.masks.clone(),
+        variants: asset.variants.clone(),
         checksum: format!("{CHECKSUM_PREFIX}{}", "0".repeat(16)),
     };
     let json = serde_json::to_vec(&RootOut {
@@ -729,7 +730,7 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
         images,
         anchors,
         masks: ext.masks.clone(),
-        variants: Vec::new(),
+        variants: ext.variants.clone(),
     })
 }
 

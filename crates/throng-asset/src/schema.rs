@@ -264,6 +264,10 @@ pub struct BakedExt {
     /// Layer masks (minor version 1 of format 2; absent when there are none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub masks: Vec<crate::types::LayerMask>,
+    /// Material variants (minor version 2; absent when there are none): per variant its name and
+    /// one material index (into the standard part's `materials`) or `null` per primitive.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<crate::types::MaterialVariant>,
     /// `fnv1a64:` + 16 hex digits over the whole file with these 16 digits written as `0`.
     pub checksum: String,
 }

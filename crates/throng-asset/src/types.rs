@@ -16,8 +16,16 @@ pub const OLDEST_READABLE_VERSION: u32 = 1;
 
 /// Minor format version (`THRONG_baked_animation.minorVersion`): bumped for additions that
 /// readers of the same major version may ignore (see docs/format.md "Version policy").
-/// 1: layer masks (`masks`) and additive clips (`clips[i].additive`).
-pub const FORMAT_MINOR_VERSION: u32 = 1;
+/// 1: layer masks (`masks`) and additive clips (`clips[i].additive`); 2: material variants
+/// (`variants`). A writer writes the lowest minor version whose keys the file uses
+/// ([`BakedAsset::minor_version`]), so a file without the newer keys is byte-identical to
+/// what the writers before them wrote.
+pub const FORMAT_MINOR_VERSION: u32 = 2;
+
+/// Most material variants of one asset: variant numbers 1..=255 with 0 for the primitives' own
+/// materials fit one byte of per-instance data, and no crowd shows more distinct looks of one
+/// character than that from one bake.
+pub const MAX_MATERIAL_VARIANTS: usize = 255;
 
 pub use throng_contract::{
     ClipFrames, Encoding, FrameRef, GpuClipTable, Layer, LoopMode, VatEncoding, UNIFORM_FRAMES,
@@ -469,6 +477,39 @@ pub struct BakedAsset {
 }
 
 impl BakedAsset {
+    /// The minor format version this asset needs: 2 with material variants, else 1 (see
+    /// [`FORMAT_MINOR_VERSION`]).
+    pub fn minor_version(&self) -> u32 {
+        if self.variants.is_empty() {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// Finds a material variant by name; returns its variant number (index + 1; 0 is the
+    /// primitives' own materials).
+    pub fn find_variant(&self, name: &str) -> Option<u32> {
+        self.variants
+            .iter()
+            .position(|v| v.name == name)
+            .map(|i| i as u32 + 1)
+    }
+
+    /// The material primitive `primitive` shows in variant number `variant` (0: its own), an
+    /// index into [`Self::materials`]; `None` when it has none.
+    pub fn variant_material(&self, variant: u32, primitive: usize) -> Option<usize> {
+        let own = self.primitives.get(primitive)?.material;
+        match variant.checked_sub(1) {
+            None => own,
+            Some(v) => self
+                .variants
+                .get(v as usize)
+                .and_then(|mv| mv.materials.get(primitive).copied().flatten())
+                .or(own),
+        }
+    }
+
     /// Finds a mask by name; returns its mask number (index + 1), as layers carry it.
     pub fn find_mask(&self, name: &str) -> Option<u32> {
         self.masks

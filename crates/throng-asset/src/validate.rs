@@ -5,7 +5,7 @@
 use crate::error::AssetError;
 use crate::types::{
     Aabb, AnchorTexture, BakedAsset, BakedPrimitive, ClipInfo, Encoding, Vat, VatEncoding,
-    VAT_NORMAL_BYTES_PER_TEXEL,
+    MAX_MATERIAL_VARIANTS, VAT_NORMAL_BYTES_PER_TEXEL,
 };
 
 /// Most frame-table rows: a row travels to the GPU as an f32 (docs/design.md §4), exact below 2^24;
@@ -216,6 +216,7 @@ pub fn validate(asset: &BakedAsset, file: &str) -> Result<(), AssetError> {
         primitive(&c, asset, i, p)?;
     }
     materials(&c, asset)?;
+    variants(&c, asset)?;
     for (i, img) in asset.images.iter().enumerate() {
         if img.bytes.is_empty() {
             return Err(c.fail(format!("images[{i}]"), "no bytes"));
@@ -367,6 +368,51 @@ fn materials(c: &Check, asset: &BakedAsset) -> Result<(), AssetError> {
         )?;
         if let Some(img) = m.base_color_texture {
             c.index(&el, "baseColorTexture", ("image", img), asset.images.len())?;
+        }
+    }
+    Ok(())
+}
+
+/// Material variants: at most [`MAX_MATERIAL_VARIANTS`], each named (non-empty, unique), with
+/// one entry per primitive, each a material that exists.
+fn variants(c: &Check, asset: &BakedAsset) -> Result<(), AssetError> {
+    if asset.variants.len() > MAX_MATERIAL_VARIANTS {
+        return Err(c.fail(
+            "variants",
+            format!(
+                "{} material variants, more than the {MAX_MATERIAL_VARIANTS} an instance can pick",
+                asset.variants.len()
+            ),
+        ));
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for (i, v) in asset.variants.iter().enumerate() {
+        let el = format!("variants[{i}] ({:?})", v.name);
+        if v.name.is_empty() {
+            return Err(c.fail(el, "has an empty name"));
+        }
+        if !names.insert(v.name.as_str()) {
+            return Err(c.fail(el, "repeats the name of an earlier variant"));
+        }
+        if v.materials.len() != asset.primitives.len() {
+            return Err(c.fail(
+                format!("{el}.materials"),
+                format!(
+                    "{} entries for {} primitives",
+                    v.materials.len(),
+                    asset.primitives.len()
+                ),
+            ));
+        }
+        for (p, m) in v.materials.iter().enumerate() {
+            if let Some(m) = *m {
+                if m >= asset.materials.len() {
+                    return Err(c.fail(
+                        format!("{el}.materials[{p}]"),
+                        format!("material {m} of {}", asset.materials.len()),
+                    ));
+                }
+            }
         }
     }
     Ok(())

@@ -225,7 +225,7 @@ fn a_version_1_file_still_loads() {
 fn a_newer_minor_version_is_read_and_edits_need_the_checksum() {
     let asset = common::asset(Encoding::Mat4F32);
     let bytes = to_glb_bytes(&asset).expect("write");
-    let current = format!("\"minorVersion\":{FORMAT_MINOR_VERSION}");
+    let current = format!("\"minorVersion\":{}", asset.minor_version());
     let mut b = replace_once(&bytes, &current, "\"minorVersion\":7");
     // Edited without updating the checksum: corruption.
     assert!(matches!(

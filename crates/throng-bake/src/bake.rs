@@ -3,7 +3,7 @@
 //!
 //! validate → palette → primitives → masks, anchors, motion root → timing → frame table →
 //! sample → root motion → anchor texture → bounds → additive → bone texture → mesh extras →
-//! materials.
+//! materials → variants (their texture files are read and checked right after validation).
 //!
 //! Deterministic: the same model and options give an identical asset whatever the thread count
 //! (parallel work writes to fixed slots; reductions are order-independent maxima).
@@ -16,7 +16,7 @@ use crate::progress::Progress;
 use crate::report::BakeReport;
 use crate::{
     additive, anchors, bone_texture, bounds, extras, frame_table, masks, materials, palette,
-    primitives, root_motion, sample, timing, validate,
+    primitives, root_motion, sample, timing, validate, variants,
 };
 use throng_anim::Model;
 use throng_asset::BakedAsset;
@@ -37,6 +37,9 @@ pub fn bake_with_progress(
 ) -> Result<(BakedAsset, BakeReport), BakeError> {
     let file = options.source_name.as_str();
     validate::options(options)?;
+    variants::check_names(model, &options.texture_variants, file)?;
+    let variant_textures =
+        variants::load(&options.texture_variants, options.max_texture_size, file)?;
     let palette = palette::build(model, file)?;
     validate::against_model(model, &palette, options)?;
     let mut chosen = options.clone();
@@ -100,7 +103,9 @@ pub fn bake_with_progress(
         ..
     } = prims;
     let baked = extras::attach(model, poses, entries, baked, options)?;
-    let (primitives, materials, images) = materials::copy(model, baked);
+    let (primitives, mut copied) = materials::copy(model, baked);
+    let (variants, variant_warnings) =
+        variants::build(model, &primitives, &mut copied, &variant_textures, file)?;
 
     let FrameTable {
         rows,
@@ -123,7 +128,7 @@ pub fn bake_with_progress(
         zero_weight_vertices: stats.zero,
         renormalised_vertices: stats.renormalised,
         // The bake's own, then the encoding's, then the budget's.
-        warnings: [warnings, bones.warnings, timing.warnings].concat(),
+        warnings: [warnings, bones.warnings, timing.warnings, variant_warnings].concat(),
     };
     let asset = BakedAsset {
         source_name: options.source_name.clone(),
@@ -133,11 +138,11 @@ pub fn bake_with_progress(
         row_bounds,
         bone_texture: bones.texture,
         primitives,
-        materials,
-        images,
+        materials: copied.materials,
+        images: copied.images,
         anchors: anchor_texture,
         masks,
-        variants: Vec::new(),
+        variants,
     };
     Ok((asset, report))
 }

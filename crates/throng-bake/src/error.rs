@@ -73,6 +73,20 @@ pub enum BakeError {
         entry: usize,
         node: String,
     },
+    #[error("{file}: material variant '{variant}': texture {path} {what}")]
+    VariantTexture {
+        file: String,
+        variant: String,
+        path: String,
+        /// What is wrong with the file and what to do.
+        what: String,
+    },
+    #[error("{file}: material variant '{variant}': {what}")]
+    BadVariant {
+        file: String,
+        variant: String,
+        what: String,
+    },
     #[error("{file}: {what}; the importer should have rejected this file, please report it")]
     InvalidModel { file: String, what: String },
     #[error("{file}: mesh {mesh} primitive {primitive} (node '{node}'): {what}")]

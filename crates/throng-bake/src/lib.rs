@@ -25,7 +25,9 @@
 //! 11. [`additive`]: additive clips' rows as deltas;
 //! 12. [`bone_texture`]: the rows encoded;
 //! 13. [`extras`]: LODs and VATs;
-//! 14. [`materials`]: the materials and images used.
+//! 14. [`materials`]: the materials and images used;
+//! 15. [`variants`]: the material variants (the source's, then texture variants), their
+//!     materials and images added after those.
 
 pub mod additive;
 pub mod anchors;
@@ -43,6 +45,7 @@ pub mod root_motion;
 pub mod sample;
 pub mod timing;
 pub mod validate;
+pub mod variants;
 
 // What the stages share.
 pub mod budget;
@@ -69,7 +72,7 @@ pub use error::BakeError;
 pub use materials::material_factors;
 pub use options::{
     AnchorSelection, BakeOptions, ClipSettings, EventSetting, InfluenceCount, MaxError, RootMotion,
-    Sampling,
+    Sampling, TextureVariant,
 };
 pub use progress::{Progress, Stage};
 pub use report::{BakeReport, ClipReport, ClipSampling, ErrorParts, Fallback};

@@ -20,44 +20,72 @@ pub fn material_factors(m: &throng_anim::Material) -> ([f32; 4], TextureTransfor
     (m.base_color_factor.to_array(), transform)
 }
 
-/// Copies the materials and images `prims` use (their `material` in source indices, rewritten to
-/// the asset's; a material the source lacks becomes none).
-pub fn copy(
-    model: &Model,
-    mut prims: Vec<BakedPrimitive>,
-) -> (Vec<BakedPrimitive>, Vec<BakedMaterial>, Vec<BakedImage>) {
-    let mut mat_map: Vec<Option<usize>> = vec![None; model.materials.len()];
-    let mut img_map: Vec<Option<usize>> = vec![None; model.images.len()];
-    let (mut mats, mut imgs) = (Vec::new(), Vec::new());
-    for p in &mut prims {
-        let Some(m) = p.material else { continue };
-        let Some(src) = model.materials.get(m) else {
-            p.material = None;
-            continue;
-        };
-        if mat_map[m].is_none() {
-            let tex = src.base_color_texture.as_ref();
-            let image = tex.and_then(|t| {
-                let img = model.images.get(t.image)?;
-                Some(*img_map[t.image].get_or_insert_with(|| {
-                    imgs.push(BakedImage {
-                        mime_type: img.mime_type.clone(),
-                        bytes: img.encoded.clone(),
-                    });
-                    imgs.len() - 1
-                }))
-            });
-            let (base_color_factor, texture_transform) = material_factors(src);
-            mats.push(BakedMaterial {
-                name: src.name.clone(),
-                base_color_factor,
-                base_color_texture: image,
-                texture_transform,
-                double_sided: src.double_sided,
-            });
-            mat_map[m] = Some(mats.len() - 1);
+/// The asset's materials and images as they are copied from the source: each source material
+/// and image at most once, numbered in order of first use.
+#[derive(Debug, Default)]
+pub struct Copied {
+    pub materials: Vec<BakedMaterial>,
+    pub images: Vec<BakedImage>,
+    /// Pixel size (width, height) of each of `images`, from the decoded source image.
+    pub image_sizes: Vec<(u32, u32)>,
+    material_map: Vec<Option<usize>>,
+    image_map: Vec<Option<usize>>,
+}
+
+impl Copied {
+    pub fn new(model: &Model) -> Self {
+        Copied {
+            material_map: vec![None; model.materials.len()],
+            image_map: vec![None; model.images.len()],
+            ..Copied::default()
         }
-        p.material = mat_map[m];
     }
-    (prims, mats, imgs)
+
+    /// The asset's index of source material `m` (copied, with its image, on first use); `None`
+    /// when the source has no material `m`.
+    pub fn material(&mut self, model: &Model, m: usize) -> Option<usize> {
+        let src = model.materials.get(m)?;
+        if let Some(done) = self.material_map[m] {
+            return Some(done);
+        }
+        let image = src
+            .base_color_texture
+            .as_ref()
+            .and_then(|t| self.image(model, t.image));
+        let (base_color_factor, texture_transform) = material_factors(src);
+        self.materials.push(BakedMaterial {
+            name: src.name.clone(),
+            base_color_factor,
+            base_color_texture: image,
+            texture_transform,
+            double_sided: src.double_sided,
+        });
+        self.material_map[m] = Some(self.materials.len() - 1);
+        self.material_map[m]
+    }
+
+    fn image(&mut self, model: &Model, i: usize) -> Option<usize> {
+        let img = model.images.get(i)?;
+        if let Some(done) = self.image_map[i] {
+            return Some(done);
+        }
+        self.images.push(BakedImage {
+            mime_type: img.mime_type.clone(),
+            bytes: img.encoded.clone(),
+        });
+        self.image_sizes.push((img.width, img.height));
+        self.image_map[i] = Some(self.images.len() - 1);
+        self.image_map[i]
+    }
+}
+
+/// Copies the materials and images `prims` use (their `material` in source indices, rewritten to
+/// the asset's; a material the source lacks becomes none). Materials that only variants use are
+/// added after these ([`crate::variants`]), so an asset without variants is numbered as before.
+pub fn copy(model: &Model, mut prims: Vec<BakedPrimitive>) -> (Vec<BakedPrimitive>, Copied) {
+    let mut copied = Copied::new(model);
+    for p in &mut prims {
+        p.material = p.material.and_then(|m| copied.material(model, m));
+    }
+    (prims, copied)
 }

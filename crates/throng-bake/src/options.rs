@@ -4,6 +4,7 @@ pub use crate::sampling::{MaxError, Sampling, DEFAULT_MAX_ERROR};
 pub use crate::settings::{
     AnchorSelection, ClipSettings, EventSetting, InfluenceCount, RootMotion,
 };
+pub use crate::variants::TextureVariant;
 use std::collections::BTreeMap;
 use throng_asset::Encoding;
 
@@ -60,6 +61,10 @@ pub struct BakeOptions {
     /// §4): their rows are stored as deltas from the pose at that time. A name no clip has is
     /// an error.
     pub additive: BTreeMap<String, f32>,
+    /// Extra base-colour textures, each baked as a material variant after the source's own
+    /// (`crate::variants`: textured materials get a copy with the texture, resized to the size
+    /// of the texture it replaces; untextured ones stay as they are).
+    pub texture_variants: Vec<TextureVariant>,
 }
 
 impl BakeOptions {
@@ -100,6 +105,7 @@ impl Default for BakeOptions {
             root_motion: RootMotion::None,
             masks: Vec::new(),
             additive: BTreeMap::new(),
+            texture_variants: Vec::new(),
         }
     }
 }

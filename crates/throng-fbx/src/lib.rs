@@ -140,6 +140,7 @@ pub fn import_slice_with(
         materials: mats.materials,
         images: mats.images,
         clips,
+        variants: Vec::new(),
         warnings: ctx.warnings,
     })
 }

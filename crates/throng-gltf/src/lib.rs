@@ -3,7 +3,8 @@
 //!
 //! Reads `.gltf` (external or data-URI buffers) and `.glb`; decodes KHR_mesh_quantization,
 //! sparse accessors, normalised-integer attributes and keyframes; keeps the node hierarchy
-//! (matrices exactly), every skin, every triangle primitive and every TRS animation channel.
+//! (matrices exactly), every skin, every triangle primitive, every TRS animation channel and
+//! the material variants of KHR_materials_variants.
 //! Everything stays in the file's units (metres per glTF 2.0), seconds and radians, with
 //! column-major matrices.
 //!
@@ -47,6 +48,7 @@ mod retarget;
 mod source;
 mod uri;
 mod validate;
+mod variants;
 
 use std::path::Path;
 
@@ -139,6 +141,7 @@ pub fn import_slice_with(
     let materials = material::read_materials(&mut ctx)?;
     let images = material::read_images(&mut ctx, &materials)?;
     let clips = anim::read_clips(&mut ctx)?;
+    let variants = variants::read_names(&mut ctx);
     let mut model = Model {
         nodes,
         eval_order,
@@ -147,6 +150,7 @@ pub fn import_slice_with(
         materials,
         images,
         clips,
+        variants,
         warnings: Vec::new(),
     };
     mesh::check_joint_ranges(&mut ctx, &mut model)?;

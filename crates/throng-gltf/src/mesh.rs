@@ -97,6 +97,7 @@ fn read_primitive(
         joint_sets,
         weight_sets,
         material,
+        variant_materials: crate::variants::read_mappings(ctx, jp, element)?,
     };
     let mut indices = file_indices.unwrap_or_else(|| (0..vcount as u32).collect());
     if indices.len() % 3 != 0 {

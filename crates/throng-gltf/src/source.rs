@@ -18,8 +18,11 @@ use crate::uri::{UriProblem, UriRef};
 use crate::ImportOptions;
 
 /// The extensions throng decodes when a file requires them.
-pub const SUPPORTED_REQUIRED_EXTENSIONS: &[&str] =
-    &["KHR_mesh_quantization", "KHR_texture_transform"];
+pub const SUPPORTED_REQUIRED_EXTENSIONS: &[&str] = &[
+    "KHR_mesh_quantization",
+    "KHR_texture_transform",
+    "KHR_materials_variants",
+];
 
 /// A parsed document with its buffers loaded.
 pub(crate) struct Source {

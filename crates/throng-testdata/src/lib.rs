@@ -1,4 +1,5 @@
-//! Locates the real glTF test assets for throng's tests.
+//! Locates the real glTF test assets for throng's tests, packs GLB files, and builds a small
+//! skinned file with material variants ([`variants`]).
 //!
 //! `THRONG_ASSETS` names the folder; by default it is `shared/assets` beside the repository
 //! root. Outside CI a missing folder skips asset tests with a message; with `CI` set it is a
@@ -7,6 +8,7 @@
 use std::path::PathBuf;
 
 pub mod glb;
+pub mod variants;
 
 /// The asset folder, or `None` (after printing why) when it is missing outside CI.
 ///

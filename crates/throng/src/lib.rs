@@ -113,6 +113,12 @@ fn flag_hint(e: &anyhow::Error) -> Option<&'static str> {
                 BakeError::BadPrimitive { what, .. } if what.contains("f16 range") => {
                     Some("--vat unorm16 or --vat f32")
                 }
+                BakeError::VariantTexture { .. } => Some(
+                    "check the file given with --variant NAME=TEXTURE.png: a PNG or JPEG of at most --max-texture-size pixels a side",
+                ),
+                BakeError::BadVariant { what, .. } if !what.contains("base-colour texture") => Some(
+                    "give each --variant a NAME of its own, not one of the source's variants (throng inspect SOURCE lists them)",
+                ),
                 BakeError::FpsTooHigh { .. } => Some(
                     "lower --fps or --clip-fps (or the settings file's clips.*.fps), use --fps auto for the source's keys, or leave them out to bake to the default error budget",
                 ),

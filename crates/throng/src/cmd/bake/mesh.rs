@@ -1,10 +1,10 @@
-//! `throng bake` mesh extras (docs/design.md §3 "VAT", "Meshes", "Exports"): `--vat`, `--lod`
-//! and `--export-dir`, and their lines in the bake summary.
+//! `throng bake` mesh extras (docs/design.md §3 "VAT", "Meshes", "Exports"): `--vat`, `--lod`,
+//! `--variant` and `--export-dir`, and their lines in the bake summary.
 
 use anyhow::Context;
 use std::path::PathBuf;
 use throng_asset::{BakedAsset, VatEncoding};
-use throng_bake::BakeOptions;
+use throng_bake::{BakeOptions, TextureVariant};
 
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct MeshArgs {
@@ -15,6 +15,12 @@ pub struct MeshArgs {
     /// LODs as index-count ratios, e.g. `--lod 0.5,0.25,0.1` (meshoptimizer's simplifier).
     #[arg(long = "lod", value_name = "R,R,...", value_delimiter = ',', value_parser = crate::cmd::shared::parse_lod)]
     pub lods: Vec<f32>,
+    /// A material variant NAME whose textured materials show TEXTURE.png (PNG or JPEG) as base
+    /// colour instead of their own texture; untextured materials stay as they are. A texture of
+    /// another size than the one it replaces is resized to it (with a warning). Repeatable; the
+    /// source's own variants (glTF KHR_materials_variants) come first.
+    #[arg(long = "variant", value_name = "NAME=TEXTURE.png", value_parser = parse_variant)]
+    pub variants: Vec<TextureVariant>,
     /// Also write every texture as KTX2 (exact formats), `manifest.json` and PNG previews here.
     #[arg(long, value_name = "DIR")]
     pub export_dir: Option<PathBuf>,
@@ -24,10 +30,38 @@ pub struct MeshArgs {
 pub fn apply(args: &MeshArgs, options: &mut BakeOptions) {
     options.vat = args.vat;
     options.lods = args.lods.clone();
+    options.texture_variants = args.variants.clone();
 }
 
-/// Summary lines: triangles and simplification error per LOD, VAT size per primitive.
+/// `NAME=PATH`: a non-empty name (no `=` in it) and a non-empty path.
+pub fn parse_variant(s: &str) -> Result<TextureVariant, String> {
+    let Some((name, path)) = s.split_once('=') else {
+        return Err(format!(
+            "{s:?} is not NAME=TEXTURE.png (e.g. --variant red=fox_red.png)"
+        ));
+    };
+    if name.trim().is_empty() || path.is_empty() {
+        return Err(format!(
+            "{s:?}: both the variant's name and the texture's path are needed (NAME=TEXTURE.png)"
+        ));
+    }
+    Ok(TextureVariant {
+        name: name.trim().to_string(),
+        path: PathBuf::from(path),
+    })
+}
+
+/// Summary lines: the material variants, triangles and simplification error per LOD, VAT size
+/// per primitive.
 pub fn print_summary(asset: &BakedAsset) {
+    if !asset.variants.is_empty() {
+        let names: Vec<&str> = asset.variants.iter().map(|v| v.name.as_str()).collect();
+        println!(
+            "  {} material variant(s): {} (throng inspect lists their materials)",
+            names.len(),
+            names.join(", ")
+        );
+    }
     for (i, p) in asset.primitives.iter().enumerate() {
         if !p.lods.is_empty() {
             let lods: Vec<String> = p

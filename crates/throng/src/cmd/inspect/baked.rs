@@ -1,4 +1,5 @@
-//! `throng inspect` of a baked asset: encoding, palette, frame table, texture sizes, primitives.
+//! `throng inspect` of a baked asset: encoding, palette, frame table, texture sizes, primitives
+//! (the parts: part i is primitive i), materials and material variants.
 
 use super::super::shared::cell;
 use serde_json::{json, Value};
@@ -47,9 +48,13 @@ pub fn describe(asset: &BakedAsset) -> Value {
     let primitives: Vec<Value> = asset
         .primitives
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(i, p)| {
             json!({
+                "part": i,
+                "material": p.material,
                 "node_index": p.node_index,
+                "node": node_name(asset, p.node_index),
                 "mesh": p.mesh,
                 "primitive": p.primitive,
                 "rigid": p.rigid,
@@ -88,6 +93,36 @@ pub fn describe(asset: &BakedAsset) -> Value {
             })
         })
         .collect();
+    let materials: Vec<Value> = asset
+        .materials
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            json!({
+                "index": i,
+                "name": m.name,
+                "base_color_factor": m.base_color_factor,
+                "base_color_texture": m.base_color_texture,
+            })
+        })
+        .collect();
+    // Variant number k is index k − 1 (0 is every part's own material); per part the material
+    // it shows, its own where the variant keeps it.
+    let variants: Vec<Value> = asset
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            json!({
+                "number": i + 1,
+                "name": v.name,
+                "materials": v.materials,
+                "shown": (0..asset.primitives.len())
+                    .map(|p| asset.variant_material(i as u32 + 1, p))
+                    .collect::<Vec<_>>(),
+            })
+        })
+        .collect();
     json!({
         "source": asset.source_name,
         "encoding": tex.encoding.as_str(),
@@ -107,7 +142,61 @@ pub fn describe(asset: &BakedAsset) -> Value {
         "primitives": primitives,
         "anchors": anchors,
         "masks": masks,
+        "materials": materials,
+        "variants": variants,
     })
+}
+
+/// The name of source node `node` when the palette has it (a rigid part's node, or a joint); a
+/// skinned mesh's own node is not stored in a baked file.
+fn node_name(asset: &BakedAsset, node: usize) -> Option<&str> {
+    asset
+        .palette
+        .iter()
+        .find(|e| e.node == node)
+        .map(|e| e.name.as_str())
+}
+
+/// `3 "body red" (texture image 1)`, or `none`.
+fn material_label(asset: &BakedAsset, m: Option<usize>) -> String {
+    let Some(i) = m else {
+        return "none".into();
+    };
+    let Some(mat) = asset.materials.get(i) else {
+        return format!("{i}");
+    };
+    let name = mat
+        .name
+        .as_deref()
+        .map(|n| format!(" {n:?}"))
+        .unwrap_or_default();
+    match mat.base_color_texture {
+        Some(t) => format!("{i}{name} (texture image {t})"),
+        None => format!("{i}{name}"),
+    }
+}
+
+/// The variants, one line each: the material every part shows in it.
+fn print_variants(asset: &BakedAsset) {
+    if asset.variants.is_empty() {
+        return;
+    }
+    println!(
+        "  material variants: {} (variant 0 is every part's own material)",
+        asset.variants.len()
+    );
+    for (i, v) in asset.variants.iter().enumerate() {
+        let parts: Vec<String> = v
+            .materials
+            .iter()
+            .enumerate()
+            .map(|(p, m)| match m {
+                Some(_) => format!("part {p} → material {}", material_label(asset, *m)),
+                None => format!("part {p} keeps its own"),
+            })
+            .collect();
+        println!("    {} {}: {}", i + 1, v.name, parts.join(", "));
+    }
 }
 
 /// The palette entries a mask covers (weight above 0), in palette order.
@@ -196,15 +285,19 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
             );
         }
     }
-    println!("  primitives: {}", asset.primitives.len());
-    for p in &asset.primitives {
+    println!("  parts (primitives): {}", asset.primitives.len());
+    for (i, p) in asset.primitives.iter().enumerate() {
         println!(
-            "    node {:>3} mesh {} prim {}: {} vertices, {} triangles{}",
+            "    {i:>2} node {:>3}{} mesh {} prim {}: {} vertices, {} triangles, material {}{}",
             p.node_index,
+            node_name(&asset, p.node_index)
+                .map(|n| format!(" {n:?}"))
+                .unwrap_or_default(),
             p.mesh,
             p.primitive,
             p.vertex_count(),
             p.indices.len() / 3,
+            material_label(&asset, p.material),
             if p.rigid { " (rigid part)" } else { "" }
         );
         for l in &p.lods {
@@ -225,6 +318,7 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
             );
         }
     }
+    print_variants(&asset);
     if !asset.masks.is_empty() {
         println!("  layer masks: {}", asset.masks.len());
         for (i, m) in asset.masks.iter().enumerate() {

@@ -61,8 +61,15 @@ pub fn describe(model: &Model) -> Value {
                 "node_index": b.node,
                 "node": node_name(model, b.node),
                 "mesh": b.mesh,
+                "mesh_name": model.meshes[b.mesh].name,
                 "primitive": pi,
                 "vertex_count": prim.vertex_count(),
+                "triangles": prim.indices.len() / 3,
+                "material": prim.material,
+                // Per material variant (by name), the material this primitive shows in it.
+                "variants": prim.variant_materials.iter()
+                    .filter_map(|&(v, m)| Some((model.variants.get(v)?.clone(), json!(m))))
+                    .collect::<serde_json::Map<_, _>>(),
             });
             match b.kind {
                 BindingKind::Skinned { skin } => {
@@ -112,9 +119,49 @@ pub fn describe(model: &Model) -> Value {
         "skinned_primitives": skinned,
         "rigid_parts": rigid,
         "clips": clips,
+        "materials": model.materials.iter().map(|m| json!({
+            "name": m.name,
+            "base_color_factor": m.base_color_factor.to_array(),
+            "base_color_image": m.base_color_texture.as_ref().map(|t| t.image),
+        })).collect::<Vec<_>>(),
+        "variants": model.variants,
         "animatable": animatable,
         "warnings": warnings,
     })
+}
+
+/// A material by index as `3 "body red"`.
+fn material_label(r: &Value, m: &Value) -> String {
+    match m.as_u64() {
+        None => "none".into(),
+        Some(i) => match r["materials"][i as usize]["name"].as_str() {
+            Some(n) => format!("{i} {n:?}"),
+            None => i.to_string(),
+        },
+    }
+}
+
+/// `mesh 0 "figure" prim 1: 4 vertices, 2 triangles, material 1 "hat"; red → 3 "hat blue"`.
+fn part_line(r: &Value, p: &Value) -> String {
+    let mesh = match p["mesh_name"].as_str() {
+        Some(n) => format!("mesh {} {n:?}", p["mesh"]),
+        None => format!("mesh {}", p["mesh"]),
+    };
+    let mut line = format!(
+        "{mesh} prim {}: {} vertices, {} triangles, material {}",
+        p["primitive"],
+        p["vertex_count"],
+        p["triangles"],
+        material_label(r, &p["material"])
+    );
+    if let Some(v) = p["variants"].as_object().filter(|v| !v.is_empty()) {
+        let shown: Vec<String> = v
+            .iter()
+            .map(|(name, m)| format!("{name} → {}", material_label(r, m)))
+            .collect();
+        line.push_str(&format!("; {}", shown.join(", ")));
+    }
+    line
 }
 
 fn print_table(path: &std::path::Path, r: &Value) {
@@ -132,24 +179,29 @@ fn print_table(path: &std::path::Path, r: &Value) {
     println!("  skinned primitives: {}", list("skinned_primitives").len());
     for p in list("skinned_primitives") {
         println!(
-            "    node {:>3} {:<20} mesh {} prim {}: {} vertices, up to {} influences",
+            "    node {:>3} {:<20} {}: up to {} influences",
             p["node_index"],
             cell(p["node"].as_str().unwrap_or("-"), 20),
-            p["mesh"],
-            p["primitive"],
-            p["vertex_count"],
+            part_line(r, &p),
             p["influences"]
         );
     }
     println!("  rigid parts: {}", list("rigid_parts").len());
     for p in list("rigid_parts") {
         println!(
-            "    node {:>3} {:<20} mesh {} prim {}: {} vertices",
+            "    node {:>3} {:<20} {}",
             p["node_index"],
             cell(p["node"].as_str().unwrap_or("-"), 20),
-            p["mesh"],
-            p["primitive"],
-            p["vertex_count"]
+            part_line(r, &p)
+        );
+    }
+    let variants = list("variants");
+    if !variants.is_empty() {
+        let names: Vec<&str> = variants.iter().filter_map(Value::as_str).collect();
+        println!(
+            "  material variants: {} ({}; each primitive's line lists its own)",
+            names.len(),
+            names.join(", ")
         );
     }
     println!("  clips: {}", list("clips").len());
