@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release -p throng-bevy --example bevy_crowd -- [--instances N] [--frames N]
 //!     [--screenshot OUT.png] [--mode throng|bevy] [--timing cpu|gpu] [--asset BAKED.glb]
-//!     [--size WxH] [--warmup N] [--path palette|texture] [--no-shadows] [--ground]
+//!     [--size WxH] [--warmup N] [--path palette|texture|vat] [--no-shadows] [--ground]
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
 //!     [--skinning lbs|dq]
 //! ```
@@ -15,7 +15,9 @@
 //!   `Transform` and `ThrongPlayback`; the asset is `--asset` (a file `throng bake` wrote,
 //!   loaded through Bevy's `AssetServer` and the plugin's loader), else `THRONG_ASSETS/Fox.glb`
 //!   baked in memory, else the built-in fox baked in memory. `--path` picks the skinning path
-//!   (`throng_bevy::SkinPath`: a palette pass per frame, the default, or the texture path).
+//!   (`throng_bevy::SkinPath`: a palette pass per frame, the default, the texture path, or
+//!   vertex animation textures — the in-memory bake then adds f32 VATs; a `--asset` file
+//!   must have been baked with `--vat`).
 //! - `--mode bevy`: the same number of `THRONG_ASSETS/Fox.glb` scenes, each animated by Bevy's
 //!   `AnimationPlayer` (what Bevy's `many_foxes` stress test does) — the baseline.
 //!
@@ -77,6 +79,8 @@ enum PathArg {
     Palette,
     /// The vertex stage blends from the bone texture itself.
     Texture,
+    /// The vertex stage fetches baked positions and normals from vertex animation textures.
+    Vat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -186,7 +190,7 @@ fn assets_dir() -> Option<PathBuf> {
 
 /// The asset of `--mode throng` without `--asset`: Fox.glb from THRONG_ASSETS baked in
 /// memory, else the built-in fox.
-fn bake_in_memory(skinning: SkinningArg) -> Result<throng_asset::BakedAsset> {
+fn bake_in_memory(skinning: SkinningArg, path: PathArg) -> Result<throng_asset::BakedAsset> {
     let fox = assets_dir()
         .map(|d| d.join("Fox.glb"))
         .filter(|p| p.is_file());
@@ -202,6 +206,8 @@ fn bake_in_memory(skinning: SkinningArg) -> Result<throng_asset::BakedAsset> {
     let options = throng_bake::BakeOptions {
         source_name: name,
         encoding,
+        // f32 positions, as `throng render --path vat` bakes them.
+        vat: (path == PathArg::Vat).then_some(throng_asset::VatEncoding::F32),
         ..Default::default()
     };
     let baked = throng_bake::bake(&model, &options)?.0;
@@ -262,7 +268,7 @@ fn run(args: Args) -> Result<AppExit> {
         (Mode::Throng, None) => (
             assets_dir().unwrap_or_else(|| PathBuf::from(".")),
             None,
-            Some(bake_in_memory(args.skinning)?),
+            Some(bake_in_memory(args.skinning, args.path)?),
         ),
         (Mode::Bevy, _) => {
             let dir = assets_dir().ok_or("--mode bevy needs THRONG_ASSETS (for Fox.glb)")?;
@@ -277,7 +283,7 @@ fn run(args: Args) -> Result<AppExit> {
     let info = match (&baked, args.mode, &args.asset) {
         (Some(b), _, _) => b.clone(),
         (None, Mode::Throng, Some(p)) => throng_asset::read(p)?,
-        _ => bake_in_memory(args.skinning)?,
+        _ => bake_in_memory(args.skinning, args.path)?,
     };
     let b = info.pose_bounds();
     let find = |n: &str| {
@@ -889,6 +895,7 @@ fn setup_crowd(
             let path = match plan.args.path {
                 PathArg::Palette => SkinPath::Palette,
                 PathArg::Texture => SkinPath::Texture,
+                PathArg::Vat => SkinPath::Vat,
             };
             let skinning = match plan.args.skinning {
                 SkinningArg::Lbs => throng_contract::Skinning::Linear,

@@ -62,6 +62,7 @@ mod layouts;
 mod palette;
 mod pipeline;
 mod queue;
+pub mod vat;
 
 pub use bind_groups::palette_fits;
 pub(crate) use bind_groups::prepare_crowd_bind_groups;
