@@ -5,7 +5,7 @@
 //!     [--screenshot OUT.png] [--mode throng|bevy] [--timing cpu|gpu] [--asset BAKED.glb]
 //!     [--size WxH] [--warmup N] [--path palette|texture|vat] [--no-shadows] [--ground]
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
-//!     [--skinning lbs|dq]
+//!     [--skinning lbs|dq] [--no-msaa] [--dump-scene OUT.json]
 //! ```
 //!
 //! `--camera patch` circles the camera low over the field, about a tenth of the foxes in view
@@ -28,6 +28,11 @@
 //! of the camera whose material reads it, as Bevy's `shader_prepass` example does; MSAA and
 //! tonemapping off): red and green are 0.5 + 32 × the motion in UV units per frame, x and y.
 //!
+//! `--dump-scene` writes the camera, instance transforms and records of the frame the
+//! screenshot shows (`examples/support/scene_dump.rs`), for the tests that draw the same
+//! scene with throng-render; `--no-msaa` turns Bevy's default 4× MSAA off (throng-render
+//! draws without it).
+//!
 //! Frames are counted, and time runs, from when the scene is ready: every fox spawned and no
 //! pipeline still compiling (lavapipe compiles them in the background while frames draw
 //! nothing); `--frames` and `--warmup` count from there.
@@ -38,6 +43,9 @@
 //! the app's own threads (Bevy's main, render and task-pool threads; Mesa's llvmpipe/lavapipe
 //! threads — the software rasteriser — are left out), both over the frames after `--warmup`.
 //! Units: file units (Fox.glb is modelled in centimetres), seconds.
+
+#[path = "support/scene_dump.rs"]
+mod scene_dump;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -169,6 +177,13 @@ struct Args {
     /// Simulated seconds per frame (0: real time). Fixed steps make screenshots repeatable.
     #[arg(long, default_value_t = 0.0)]
     fixed_dt: f64,
+    /// Bevy's multisampling off (a single sample per pixel, as throng-render draws).
+    #[arg(long)]
+    no_msaa: bool,
+    /// With --screenshot: write the camera, instance transforms and records of the frame the
+    /// screenshot shows to this JSON file (throng mode, CPU timing).
+    #[arg(long)]
+    dump_scene: Option<PathBuf>,
 }
 
 fn main() -> AppExit {
@@ -326,7 +341,7 @@ fn run(args: Args) -> Result<AppExit> {
     .insert_resource(Stats::default())
     .add_systems(Startup, (setup_scene, setup_crowd))
     .add_systems(First, (count_frame, stamp_main_start))
-    .add_systems(Last, stamp_main_end)
+    .add_systems(Last, (stamp_main_end, dump_scene))
     .add_systems(
         Update,
         (
@@ -627,6 +642,55 @@ fn count_frame(
     }
 }
 
+/// `--dump-scene`: in the frame the screenshot was asked for (its state is what this frame's
+/// extraction draws and the screenshot captures), writes the camera and the crowd's
+/// transforms and records.
+fn dump_scene(
+    stats: Res<Stats>,
+    plan: Res<Plan>,
+    crowds: Query<&ThrongCrowd>,
+    cameras: Query<(&GlobalTransform, &Projection), With<Camera3d>>,
+    windows: Query<&Window>,
+    mut done: Local<bool>,
+) {
+    let Some(out) = &plan.args.dump_scene else {
+        return;
+    };
+    if *done || !stats.shot_requested {
+        return;
+    }
+    *done = true;
+    let (Some(crowd), Some((place, Projection::Perspective(p))), Some(window)) = (
+        crowds.iter().next(),
+        cameras.iter().next(),
+        windows.iter().next(),
+    ) else {
+        eprintln!("bevy_crowd: --dump-scene needs --mode throng and a perspective camera");
+        return;
+    };
+    let Some(rt) = crowd.runtime() else {
+        return;
+    };
+    let eye = place.translation();
+    let dump = scene_dump::SceneDump {
+        width: window.physical_width(),
+        height: window.physical_height(),
+        eye: eye.to_array(),
+        target: (eye + place.forward().as_vec3()).to_array(),
+        up: place.up().as_vec3().to_array(),
+        fov_y: p.fov,
+        near: p.near,
+        transforms: bytemuck::pod_collect_to_vec(rt.transforms()),
+        records: bytemuck::pod_collect_to_vec(crowd.record_bytes()),
+    };
+    let written = serde_json::to_vec(&dump)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| std::fs::write(out, bytes).map_err(|e| e.to_string()));
+    if let Err(e) = written {
+        eprintln!("bevy_crowd: --dump-scene {}: {e}", out.display());
+    }
+}
+
 fn report(stats: &Stats, a: &Args, timers: &Timers) {
     let Some(t0) = stats.started else {
         println!(
@@ -771,6 +835,9 @@ fn setup_scene(
     }
     if prepass == PrepassArg::Motion {
         camera.insert(MotionVectorPrepass);
+    }
+    if plan.args.no_msaa {
+        camera.insert(Msaa::Off);
     }
     if plan.args.show_motion {
         // A fragment shader reads a multisampled prepass only with MULTISAMPLED_SHADING, and
