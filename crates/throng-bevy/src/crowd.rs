@@ -357,10 +357,18 @@ pub(crate) fn init_crowds(mut crowds: Query<&mut ThrongCrowd>, assets: Res<Asset
         };
         let baked = a.baked.clone();
         let encoding = baked.bone_texture.encoding;
-        if crowd.skin_path == SkinPath::Vat && baked.primitives.iter().any(|p| p.vat.is_none()) {
+        let has_vats = baked.primitives.iter().all(|p| p.vat.is_some());
+        if crowd.skin_path == SkinPath::Vat && !has_vats {
             warn!(
-                "throng: the VAT path needs an asset baked with VATs and {} has none: \
+                "throng: the VAT path needs a VAT on every primitive and {} lacks them: \
                  drawn on the palette path (bake it with a VAT encoding, or choose another path)",
+                baked.source_name
+            );
+        }
+        if crowd.skin_path == SkinPath::Vat && has_vats && crowd.skinning == Skinning::DualQuat {
+            warn!(
+                "throng: {}'s VATs hold linear-blend-skinned poses: dual-quaternion skinning \
+                 does not apply on the VAT path",
                 baked.source_name
             );
         }

@@ -10,9 +10,14 @@
 //! layout entries and bind group entries in the crowd's group at [`bindings`]' `VAT_*`
 //! numbers.
 //!
-//! Cost: the VAT's memory (Fox, 1,728 vertices × 3 clips' 179 rows: 4.9 MB with f32 positions,
-//! 3.7 MB with f16 or unorm16) instead of the palette's `capacity × entries × 48 B`; per vertex
-//! 2 texel pairs per playing layer instead of one matrix per influence. The pose is the bake's
+//! Cost: the VAT's memory, per asset whatever the instance count (Fox: 1,728 vertices × 143
+//! frame-table rows, 4.9 MB with f32 positions, 3.0 MB with f16 or unorm16), instead of the
+//! palette's `capacity × entries × 48 B` per crowd (10,000 Fox instances: 18.9 MB); per
+//! vertex 2 texel pairs (position, normal) per playing layer instead of one matrix per
+//! influence, and no palette pass. Each vertex also resolves its instance's playing layers
+//! (clip table, frame lookup), which the palette pass does once per palette entry: on lavapipe
+//! the VAT path's frame at 1,000 Fox instances was 1.63× the palette path's (docs/benchmarks.md
+//! "throng-bevy beside Bevy"); a GPU with fast texture fetches may rank them otherwise. The pose is the bake's
 //! sampled skin matrices, linear blend skinned at bake time (`--skinning dq` does not apply),
 //! and motion vectors carry the instances' movement but not the animation's (no previous pose
 //! is kept, as on the texture path).
