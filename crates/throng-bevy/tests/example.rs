@@ -60,6 +60,7 @@ fn example_binary() -> PathBuf {
 struct Shot {
     image: RgbaImage,
     stdout: String,
+    stderr: String,
 }
 
 fn shoot(mode: &str, path: &str, out: &Path) -> RgbaImage {
@@ -117,6 +118,7 @@ fn shoot_with(mode: &str, path: &str, extra: &[&str], out: &Path) -> Shot {
     Shot {
         image,
         stdout: stdout.into_owned(),
+        stderr: stderr.into_owned(),
     }
 }
 
@@ -697,4 +699,45 @@ fn each_skinning_choice_draws_the_foxes_throng_render_draws() {
         vat_vs_palette <= 0.01,
         "the VAT path draws another picture than the palette path: {vat_vs_palette:.4}"
     );
+}
+
+/// A crowd asking for the VAT path whose asset has no VATs (`--asset` a file baked without
+/// `--vat`) is drawn on the palette path: the plugin warns, naming the asset, and the picture
+/// is the palette path's of the same file (0 pixels differ by more than 8 levels).
+#[test]
+fn the_vat_path_without_vats_falls_back_to_the_palette_path() {
+    if !have("xvfb-run") {
+        return;
+    }
+    if throng_testdata::asset("Fox.glb").is_none() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_no_vat");
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let file = dir.join("fox-no-vat.glb");
+    let asset = fox_as_the_example_bakes_it(throng_asset::Encoding::default(), false);
+    throng_asset::write(&asset, &file).expect("write the baked fox");
+    let file_arg = file.to_string_lossy().to_string();
+    let vat = shoot_with(
+        "throng",
+        "vat",
+        &["--asset", &file_arg],
+        &dir.join("vat.png"),
+    );
+    let palette = shoot_with(
+        "throng",
+        "palette",
+        &["--asset", &file_arg],
+        &dir.join("palette.png"),
+    );
+    assert!(
+        vat.stderr
+            .contains("the VAT path needs a VAT on every primitive")
+            && vat.stderr.contains("Fox.glb"),
+        "no warning about the missing VATs:\n{}",
+        vat.stderr
+    );
+    let share = differing_share(&vat.image, &palette.image);
+    eprintln!("--path vat without VATs vs --path palette: {share:.4} differ");
+    assert_eq!(share, 0.0, "the fallback is not the palette path's picture");
 }
