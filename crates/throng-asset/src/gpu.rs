@@ -11,10 +11,11 @@
 //! | `throng::palette` | `shaders/palette.wgsl` | the palette path's buffer of blended skin matrices |
 //! | `throng::skin` | `shaders/skin.wgsl` | one vertex skinned (LBS or DQ), per-entry blends |
 //! | `throng::pose` | `shaders/pose.wgsl` | one palette entry's pose: base blend, then masked and additive layers |
+//! | `throng::vat` | `shaders/vat.wgsl` | one vertex's position and normal from a VAT (bindings at `G_VAT`, `B_VAT_*`) |
 //!
 //! The layouts both embeddings upload, each defined once here: [`BoneParams`],
 //! [`PaletteEntry`], the palette pass's [`PaletteJob`], the clock uniform [`TimingUniform`],
-//! the material [`MaterialUniform`], the vertex stream [`GpuVertex`] with its attributes
+//! the material [`MaterialUniform`], a VAT's [`VatParams`], the vertex stream [`GpuVertex`] with its attributes
 //! ([`vertex`]), and the texel format of every texture ([`TexelFormat`], [`texel`]) — the last
 //! two without a graphics API type, so that throng-render (wgpu 30) and throng-bevy (Bevy's
 //! wgpu 29) each convert them in one function.
@@ -193,6 +194,37 @@ pub fn mask_words(asset: &crate::BakedAsset) -> Vec<f32> {
     words
 }
 
+/// VAT description of one primitive (WGSL `VatParams` of `throng::vat`), 48 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct VatParams {
+    /// 0 f32, 1 f16, 2 unorm16 ([`crate::VatEncoding::code`]).
+    pub encoding: u32,
+    /// Texels per texture row, W.
+    pub width: u32,
+    /// Texture rows per frame-table row, R = ceil(V / W).
+    pub rows_per_frame: u32,
+    /// Texture rows per array layer of the uploaded texture.
+    pub rows_per_layer: u32,
+    /// unorm16 range (file units), w unused.
+    pub min: [f32; 4],
+    pub max: [f32; 4],
+}
+
+impl VatParams {
+    /// The parameters of `vat` uploaded in array layers of `rows_per_layer` texture rows.
+    pub fn new(vat: &crate::Vat, rows_per_layer: u32) -> VatParams {
+        VatParams {
+            encoding: vat.encoding.code(),
+            width: vat.width.max(1),
+            rows_per_frame: vat.rows_per_frame(),
+            rows_per_layer: rows_per_layer.max(1),
+            min: vat.min.extend(0.0).into(),
+            max: vat.max.extend(0.0).into(),
+        }
+    }
+}
+
 /// A module of `shaders/`: its import path, file name and text.
 macro_rules! shader {
     ($path:literal, $file:literal) => {
@@ -220,6 +252,7 @@ pub fn wgsl_modules() -> Vec<Module> {
         shader!("throng::palette", "palette.wgsl"),
         shader!("throng::skin", "skin.wgsl"),
         shader!("throng::pose", "pose.wgsl"),
+        shader!("throng::vat", "vat.wgsl"),
     ]
 }
 

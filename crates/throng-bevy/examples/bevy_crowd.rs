@@ -3,9 +3,9 @@
 //! ```text
 //! cargo run --release -p throng-bevy --example bevy_crowd -- [--instances N] [--frames N]
 //!     [--screenshot OUT.png] [--mode throng|bevy] [--timing cpu|gpu] [--asset BAKED.glb]
-//!     [--size WxH] [--warmup N] [--path palette|texture] [--no-shadows] [--ground]
+//!     [--size WxH] [--warmup N] [--path palette|texture|vat] [--no-shadows] [--ground]
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
-//!     [--skinning lbs|dq]
+//!     [--skinning lbs|dq] [--no-msaa] [--dump-scene OUT.json]
 //! ```
 //!
 //! `--camera patch` circles the camera low over the field, about a tenth of the foxes in view
@@ -15,7 +15,9 @@
 //!   `Transform` and `ThrongPlayback`; the asset is `--asset` (a file `throng bake` wrote,
 //!   loaded through Bevy's `AssetServer` and the plugin's loader), else `THRONG_ASSETS/Fox.glb`
 //!   baked in memory, else the built-in fox baked in memory. `--path` picks the skinning path
-//!   (`throng_bevy::SkinPath`: a palette pass per frame, the default, or the texture path).
+//!   (`throng_bevy::SkinPath`: a palette pass per frame, the default, the texture path, or
+//!   vertex animation textures — the in-memory bake then adds f32 VATs; a `--asset` file
+//!   must have been baked with `--vat`).
 //! - `--mode bevy`: the same number of `THRONG_ASSETS/Fox.glb` scenes, each animated by Bevy's
 //!   `AnimationPlayer` (what Bevy's `many_foxes` stress test does) — the baseline.
 //!
@@ -25,6 +27,11 @@
 //! `--show-motion` draws the motion-vector prepass itself instead of the scene (a quad in front
 //! of the camera whose material reads it, as Bevy's `shader_prepass` example does; MSAA and
 //! tonemapping off): red and green are 0.5 + 32 × the motion in UV units per frame, x and y.
+//!
+//! `--dump-scene` writes the camera, instance transforms and records of the frame the
+//! screenshot shows (`examples/support/scene_dump.rs`), for the tests that draw the same
+//! scene with throng-render; `--no-msaa` turns Bevy's default 4× MSAA off (throng-render
+//! draws without it).
 //!
 //! Frames are counted, and time runs, from when the scene is ready: every fox spawned and no
 //! pipeline still compiling (lavapipe compiles them in the background while frames draw
@@ -36,6 +43,9 @@
 //! the app's own threads (Bevy's main, render and task-pool threads; Mesa's llvmpipe/lavapipe
 //! threads — the software rasteriser — are left out), both over the frames after `--warmup`.
 //! Units: file units (Fox.glb is modelled in centimetres), seconds.
+
+#[path = "support/scene_dump.rs"]
+mod scene_dump;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -77,6 +87,8 @@ enum PathArg {
     Palette,
     /// The vertex stage blends from the bone texture itself.
     Texture,
+    /// The vertex stage fetches baked positions and normals from vertex animation textures.
+    Vat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -165,6 +177,13 @@ struct Args {
     /// Simulated seconds per frame (0: real time). Fixed steps make screenshots repeatable.
     #[arg(long, default_value_t = 0.0)]
     fixed_dt: f64,
+    /// Bevy's multisampling off (a single sample per pixel, as throng-render draws).
+    #[arg(long)]
+    no_msaa: bool,
+    /// With --screenshot: write the camera, instance transforms and records of the frame the
+    /// screenshot shows to this JSON file (throng mode, CPU timing).
+    #[arg(long)]
+    dump_scene: Option<PathBuf>,
 }
 
 fn main() -> AppExit {
@@ -186,7 +205,7 @@ fn assets_dir() -> Option<PathBuf> {
 
 /// The asset of `--mode throng` without `--asset`: Fox.glb from THRONG_ASSETS baked in
 /// memory, else the built-in fox.
-fn bake_in_memory(skinning: SkinningArg) -> Result<throng_asset::BakedAsset> {
+fn bake_in_memory(skinning: SkinningArg, path: PathArg) -> Result<throng_asset::BakedAsset> {
     let fox = assets_dir()
         .map(|d| d.join("Fox.glb"))
         .filter(|p| p.is_file());
@@ -202,6 +221,8 @@ fn bake_in_memory(skinning: SkinningArg) -> Result<throng_asset::BakedAsset> {
     let options = throng_bake::BakeOptions {
         source_name: name,
         encoding,
+        // f32 positions, as `throng render --path vat` bakes them.
+        vat: (path == PathArg::Vat).then_some(throng_asset::VatEncoding::F32),
         ..Default::default()
     };
     let baked = throng_bake::bake(&model, &options)?.0;
@@ -262,7 +283,7 @@ fn run(args: Args) -> Result<AppExit> {
         (Mode::Throng, None) => (
             assets_dir().unwrap_or_else(|| PathBuf::from(".")),
             None,
-            Some(bake_in_memory(args.skinning)?),
+            Some(bake_in_memory(args.skinning, args.path)?),
         ),
         (Mode::Bevy, _) => {
             let dir = assets_dir().ok_or("--mode bevy needs THRONG_ASSETS (for Fox.glb)")?;
@@ -277,7 +298,7 @@ fn run(args: Args) -> Result<AppExit> {
     let info = match (&baked, args.mode, &args.asset) {
         (Some(b), _, _) => b.clone(),
         (None, Mode::Throng, Some(p)) => throng_asset::read(p)?,
-        _ => bake_in_memory(args.skinning)?,
+        _ => bake_in_memory(args.skinning, args.path)?,
     };
     let b = info.pose_bounds();
     let find = |n: &str| {
@@ -320,7 +341,7 @@ fn run(args: Args) -> Result<AppExit> {
     .insert_resource(Stats::default())
     .add_systems(Startup, (setup_scene, setup_crowd))
     .add_systems(First, (count_frame, stamp_main_start))
-    .add_systems(Last, stamp_main_end)
+    .add_systems(Last, (stamp_main_end, dump_scene))
     .add_systems(
         Update,
         (
@@ -621,6 +642,55 @@ fn count_frame(
     }
 }
 
+/// `--dump-scene`: in the frame the screenshot was asked for (its state is what this frame's
+/// extraction draws and the screenshot captures), writes the camera and the crowd's
+/// transforms and records.
+fn dump_scene(
+    stats: Res<Stats>,
+    plan: Res<Plan>,
+    crowds: Query<&ThrongCrowd>,
+    cameras: Query<(&GlobalTransform, &Projection), With<Camera3d>>,
+    windows: Query<&Window>,
+    mut done: Local<bool>,
+) {
+    let Some(out) = &plan.args.dump_scene else {
+        return;
+    };
+    if *done || !stats.shot_requested {
+        return;
+    }
+    *done = true;
+    let (Some(crowd), Some((place, Projection::Perspective(p))), Some(window)) = (
+        crowds.iter().next(),
+        cameras.iter().next(),
+        windows.iter().next(),
+    ) else {
+        eprintln!("bevy_crowd: --dump-scene needs --mode throng and a perspective camera");
+        return;
+    };
+    let Some(rt) = crowd.runtime() else {
+        return;
+    };
+    let eye = place.translation();
+    let dump = scene_dump::SceneDump {
+        width: window.physical_width(),
+        height: window.physical_height(),
+        eye: eye.to_array(),
+        target: (eye + place.forward().as_vec3()).to_array(),
+        up: place.up().as_vec3().to_array(),
+        fov_y: p.fov,
+        near: p.near,
+        transforms: bytemuck::pod_collect_to_vec(rt.transforms()),
+        records: bytemuck::pod_collect_to_vec(crowd.record_bytes()),
+    };
+    let written = serde_json::to_vec(&dump)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| std::fs::write(out, bytes).map_err(|e| e.to_string()));
+    if let Err(e) = written {
+        eprintln!("bevy_crowd: --dump-scene {}: {e}", out.display());
+    }
+}
+
 fn report(stats: &Stats, a: &Args, timers: &Timers) {
     let Some(t0) = stats.started else {
         println!(
@@ -766,6 +836,9 @@ fn setup_scene(
     if prepass == PrepassArg::Motion {
         camera.insert(MotionVectorPrepass);
     }
+    if plan.args.no_msaa {
+        camera.insert(Msaa::Off);
+    }
     if plan.args.show_motion {
         // A fragment shader reads a multisampled prepass only with MULTISAMPLED_SHADING, and
         // the encoding should reach the PNG as written.
@@ -889,6 +962,7 @@ fn setup_crowd(
             let path = match plan.args.path {
                 PathArg::Palette => SkinPath::Palette,
                 PathArg::Texture => SkinPath::Texture,
+                PathArg::Vat => SkinPath::Vat,
             };
             let skinning = match plan.args.skinning {
                 SkinningArg::Lbs => throng_contract::Skinning::Linear,

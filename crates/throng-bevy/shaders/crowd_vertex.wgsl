@@ -1,19 +1,25 @@
 // throng_bevy::crowd_vertex — a crowd vertex placed in the world: skinned with throng::skin
-// (palette or texture path, by the PALETTE def) and moved by its instance's transform
+// (palette or texture path, by the PALETTE def) or, with def VAT, fetched from the
+// primitive's vertex animation texture by throng::vat (the module throng-render's VAT draw
+// imports), and moved by its instance's transform
 // (throng::instances). The main pass (crowd.wgsl) and the shadow and prepass passes
 // (crowd_prepass.wgsl) both place vertices with this one function, so a crowd's depth in
 // Bevy's depth prepass is the depth its main pass draws, and its shadow is cast by the pose
 // it is drawn in.
 //
-// Defs: PALETTE, INFLUENCES_4 (every primitive has at most 4 influences per vertex); MOTION
-// (motion-vector prepass: the previous frame's transforms and, with PALETTE, palette are
-// bound; throng::instances, throng::palette).
+// Defs: PALETTE, VAT, INFLUENCES_4 (every primitive has at most 4 influences per vertex);
+// MOTION (motion-vector prepass: the previous frame's transforms and, with PALETTE, palette
+// are bound; throng::instances, throng::palette).
 // Units: file units; affines as in throng::decode (column i = row i of [L | t]).
 #define_import_path throng_bevy::crowd_vertex
 
 #import throng::playback::instance_affine
 #import throng::instances::instance_transforms
+#ifdef VAT
+#import throng::vat::vat_vertex
+#else
 #import throng::skin::skin_vertex
+#endif
 #import throng::decode::{Skinned, apply_affine}
 #ifdef MOTION
 #import throng::instances::prev_instance_transforms
@@ -28,6 +34,10 @@
 // Field names end in letters: naga_oil refuses module identifiers that end in a digit.
 struct CrowdVertex {
     @builtin(instance_index) instance: u32,
+#ifdef VAT
+    // The VAT's column: the vertex's index in the primitive (indexed draws, base vertex 0).
+    @builtin(vertex_index) vertex: u32,
+#endif
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) joints_lo: vec4<u32>,
@@ -64,8 +74,12 @@ fn influences(v: CrowdVertex) -> Influences {
 }
 
 fn model_vertex(v: CrowdVertex) -> Skinned {
+#ifdef VAT
+    return vat_vertex(v.instance, v.vertex);
+#else
     let inf = influences(v);
     return skin_vertex(v.instance, inf.joints, inf.weights, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
+#endif
 }
 
 // World-space position and normal of the vertex in this frame's pose.
@@ -76,8 +90,8 @@ fn world_vertex(v: CrowdVertex) -> Skinned {
 
 #ifdef MOTION
 // World-space position of the same vertex one frame earlier: the previous transform and, on
-// the palette path, the previous palette. The texture path keeps no previous pose, so its
-// motion is the instance's movement alone (docs/design.md §5 "throng in Bevy").
+// the palette path, the previous palette. The texture and VAT paths keep no previous pose, so
+// their motion is the instance's movement alone (docs/design.md §5 "throng in Bevy").
 fn prev_world_position(v: CrowdVertex) -> vec3<f32> {
 #ifdef PALETTE
     let inf = influences(v);

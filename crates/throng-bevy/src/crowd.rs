@@ -33,6 +33,15 @@ pub enum SkinPath {
     /// The vertex stage fetches, interpolates and blends every influence's matrices from the
     /// bone texture itself: no palette memory, more work per vertex.
     Texture,
+    /// Vertex animation textures (docs/design.md §3 "VAT"; [`crate::render::vat`]): the
+    /// asset must be baked with them (`throng bake --vat f32|f16|unorm16`). The vertex stage
+    /// fetches the baked skinned position and normal of its vertex at the two frame-table rows
+    /// of each playing layer and blends them; no palette pass, no palette memory, no skinning,
+    /// but the VAT's memory (rows × vertices × 12–20 B per primitive). Poses are the bake's
+    /// linear-blend-skinned ones (no dual quaternions) and motion vectors carry the instances'
+    /// movement only. An asset without VATs (or with VATs too large for the device) is drawn
+    /// on the palette path, with a warning.
+    Vat,
 }
 
 /// A crowd of one baked asset: the runtime that plays every instance, fed by entities with
@@ -348,6 +357,21 @@ pub(crate) fn init_crowds(mut crowds: Query<&mut ThrongCrowd>, assets: Res<Asset
         };
         let baked = a.baked.clone();
         let encoding = baked.bone_texture.encoding;
+        let has_vats = baked.primitives.iter().all(|p| p.vat.is_some());
+        if crowd.skin_path == SkinPath::Vat && !has_vats {
+            warn!(
+                "throng: the VAT path needs a VAT on every primitive and {} lacks them: \
+                 drawn on the palette path (bake it with a VAT encoding, or choose another path)",
+                baked.source_name
+            );
+        }
+        if crowd.skin_path == SkinPath::Vat && has_vats && crowd.skinning == Skinning::DualQuat {
+            warn!(
+                "throng: {}'s VATs hold linear-blend-skinned poses: dual-quaternion skinning \
+                 does not apply on the VAT path",
+                baked.source_name
+            );
+        }
         if crowd.skinning == Skinning::DualQuat && !encoding.is_quat() {
             warn!(
                 "throng: dual-quaternion skinning needs a quat-* bone texture and {} has {}: \

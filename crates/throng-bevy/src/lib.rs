@@ -37,6 +37,10 @@
 //!   composes); the fragment shader lights with Bevy's PBR functions. See [`render`] and
 //!   [`prepass`] for the mechanism, the texture-path fallback and what is not done.
 //!
+//! Skinning choices, per crowd: [`SkinPath`] (`ThrongCrowd::with_skin_path`: the palette path,
+//! the texture path, or the VAT path for an asset baked with vertex animation textures, see
+//! [`render::vat`] for what each costs) and `ThrongCrowd::with_skinning` (dual quaternions).
+//!
 //! Units and spaces: instance transforms are world space; the baked data is in the file's
 //! units (glTF: metres, though Fox.glb is modelled in centimetres); times in seconds.
 //! Bevy's glam (0.32) and throng's (0.34) meet only in [`crowd::instance_transform`] and

@@ -138,7 +138,7 @@ impl SpecializedRenderPipeline for CrowdDepthPipeline {
                 view_layout,
                 self.empty_layout.clone(),
                 self.empty_layout.clone(),
-                crowd_layout(key.crowd.encoding),
+                crowd_layout(key.crowd.encoding, key.crowd.vat),
             ],
             vertex: VertexState {
                 shader: self.shader.clone(),

@@ -742,3 +742,57 @@ fn a_gpu_timed_graph_crowd_drives_its_runtime() {
         "the fast fox does not run: {r:?}"
     );
 }
+
+/// Whether an asset's VATs can be drawn (`throng_bevy::render::vat::check_vats`): the built-in
+/// fox baked with f16 VATs fits a device of 8,192 texels and 256 layers; each unusable case is
+/// named — a primitive without a VAT, a VAT of another vertex count than its mesh, a VAT wider
+/// than the device, one needing more array layers than the device has.
+#[test]
+fn vats_are_checked_against_the_mesh_and_the_device() {
+    use throng_bevy::render::vat::{check_vats, VatUnusable};
+    let glb = throng_demo::demo_glb();
+    let model = throng_gltf::import_slice(&glb, None, "throng-demo-fox.glb").expect("import");
+    let options = throng_bake::BakeOptions {
+        source_name: "throng-demo-fox.glb".into(),
+        vat: Some(throng_asset::VatEncoding::F16),
+        ..Default::default()
+    };
+    let baked = throng_bake::bake(&model, &options).expect("bake").0;
+    assert_eq!(check_vats(&baked, 8192, 256), Ok(()));
+    let vat = baked.primitives[0].vat.as_ref().expect("a VAT");
+    let (width, rows) = (vat.width, vat.texture_rows());
+    assert_eq!(
+        check_vats(&baked, width - 1, 256),
+        Err(VatUnusable::Width {
+            primitive: 0,
+            width,
+            max: width - 1
+        })
+    );
+    // Layers of at most `width` rows (the side limit), 2 at least (wgpu's GL backend).
+    let layers = rows
+        .div_ceil(vat.rows_per_layer.min(width).min(rows))
+        .max(2);
+    assert_eq!(
+        check_vats(&baked, width, 1),
+        Err(VatUnusable::Layers {
+            primitive: 0,
+            layers,
+            max: 1
+        })
+    );
+    let mut short = baked.clone();
+    if let Some(v) = short.primitives[0].vat.as_mut() {
+        v.vertices -= 1;
+    }
+    assert!(matches!(
+        check_vats(&short, 8192, 256),
+        Err(VatUnusable::Vertices { primitive: 0, .. })
+    ));
+    let mut none = baked;
+    none.primitives[0].vat = None;
+    assert_eq!(
+        check_vats(&none, 8192, 256),
+        Err(VatUnusable::Missing { primitive: 0 })
+    );
+}

@@ -142,6 +142,7 @@ fn the_crowd_vertex_function_composes_and_validates_for_every_crowd_key() {
                 palette,
                 four_influences,
                 dual_quat,
+                vat: false,
             };
             let (module, what) = crowd_vertex_module(key, motion);
             validate(&module, &what);
@@ -150,6 +151,28 @@ fn the_crowd_vertex_function_composes_and_validates_for_every_crowd_key() {
     }
     let quat = Encoding::ALL.iter().filter(|e| e.is_quat()).count();
     assert_eq!(checked, Encoding::ALL.len() * 16 + quat * 16);
+}
+
+/// The VAT path (def `VAT`, `throng::vat`): every key the plugin gives a VAT crowd — any
+/// bone texture encoding (bound, not read), either timing, with and without motion vectors.
+/// (Influences and skinning do not reach a VAT vertex; both `INFLUENCES_4` values compose.)
+#[test]
+fn the_vat_vertex_function_composes_and_validates_for_every_crowd_key() {
+    let mut checked = 0;
+    for encoding in Encoding::ALL {
+        for bits in 0..8u32 {
+            let [gpu_timed, four_influences, motion] = [1, 2, 4].map(|b| bits & b != 0);
+            let key = CrowdKey {
+                vat: true,
+                four_influences,
+                ..key(encoding, gpu_timed, false)
+            };
+            let (module, what) = crowd_vertex_module(key, motion);
+            validate(&module, &what);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, Encoding::ALL.len() * 8);
 }
 
 /// `shaders/crowd_palette.wgsl` composed with the defs `PalettePipeline::specialize` gives
@@ -202,6 +225,7 @@ fn key(encoding: Encoding, gpu_timed: bool, palette: bool) -> CrowdKey {
         palette,
         four_influences: false,
         dual_quat: false,
+        vat: false,
     }
 }
 
@@ -211,7 +235,7 @@ fn key(encoding: Encoding, gpu_timed: bool, palette: bool) -> CrowdKey {
 #[test]
 fn uploaded_structs_match_their_rust_twins() {
     use std::mem::{offset_of, size_of};
-    use throng_asset::gpu::{BoneParams, PaletteEntry, PaletteJob, TimingUniform};
+    use throng_asset::gpu::{BoneParams, PaletteEntry, PaletteJob, TimingUniform, VatParams};
     use throng_contract::{
         GpuClip, GpuInstanceRecord, GpuLayer, InstanceRecord, InstanceTransform, Layer,
     };
@@ -295,6 +319,24 @@ fn uploaded_structs_match_their_rust_twins() {
         "PaletteEntry",
         size_of::<PaletteEntry>(),
         &entry,
+    );
+    let vat_key = CrowdKey {
+        vat: true,
+        ..key(Encoding::Mat4F32, true, false)
+    };
+    let (vat_path, _) = crowd_vertex_module(vat_key, true);
+    check(
+        &vat_path,
+        "VatParams",
+        size_of::<VatParams>(),
+        &[
+            offset_of!(VatParams, encoding),
+            offset_of!(VatParams, width),
+            offset_of!(VatParams, rows_per_frame),
+            offset_of!(VatParams, rows_per_layer),
+            offset_of!(VatParams, min),
+            offset_of!(VatParams, max),
+        ],
     );
     let palette = palette_module(Encoding::QuatSnorm16, true, false);
     check(&palette, "PaletteEntry", size_of::<PaletteEntry>(), &entry);

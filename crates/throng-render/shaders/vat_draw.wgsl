@@ -4,7 +4,7 @@
 
 #import throng_render::frame::{VsOut, frame, draw, draw_lod}
 #import throng::instances::{instance_layers, instance_id}
-#import throng_render::vat::vat_vertex
+#import throng::vat::vat_vertex
 #import throng_render::debug::debug_common
 #import throng_render::mesh::{mesh_vertex, mesh_fragment}
 

@@ -4,7 +4,9 @@
 /// The structs shared with throng-bevy ([`throng_asset::gpu`]): the skinning modules' bone
 /// parameters, palette entry and palette job, the GPU-timed clock (WGSL `Timing`) and the material (WGSL
 /// `Material`).
-pub use throng_asset::gpu::{BoneParams, MaterialUniform, PaletteEntry, PaletteJob, TimingUniform};
+pub use throng_asset::gpu::{
+    BoneParams, MaterialUniform, PaletteEntry, PaletteJob, TimingUniform, VatParams,
+};
 
 /// The per-instance contract (throng-contract's types, uploaded unchanged): the CPU-timed 64 B
 /// record, the GPU-timed 56 B record, the 48 B instance transform and the clip table.
@@ -221,20 +223,6 @@ pub struct DrawIndexedArgs {
     pub first_index: u32,
     pub base_vertex: i32,
     pub first_instance: u32,
-}
-
-/// VAT description of one primitive (WGSL `VatParams`), 48 B.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct VatParams {
-    /// 0 f32, 1 f16, 2 unorm16.
-    pub encoding: u32,
-    pub width: u32,
-    pub rows_per_frame: u32,
-    pub rows_per_layer: u32,
-    /// unorm16 range (file units), w unused.
-    pub min: [f32; 4],
-    pub max: [f32; 4],
 }
 
 /// One anchor's transform (WGSL `AnchorAffine`), 48 B: the 3 rows of the 3×4 affine `[L | t]`

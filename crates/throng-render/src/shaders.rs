@@ -12,8 +12,8 @@
 //! | `throng::skin` | throng-asset `shaders/skin.wgsl` | one vertex skinned (LBS or DQ), per-entry blends |
 //! | `throng::palette` | throng-asset `shaders/palette.wgsl` | the palette path's buffer of blended skin matrices |
 //! | `throng::pose` | throng-asset `shaders/pose.wgsl` | a palette entry's pose: base blend, then overlays |
+//! | `throng::vat` | throng-asset `shaders/vat.wgsl` | one vertex from the VAT |
 //! | `throng_render::frame` | `shaders/frame.wgsl` | camera, light, shadow map, per-draw uniform |
-//! | `throng_render::vat` | `shaders/vat.wgsl` | one vertex from the VAT |
 //! | `throng_render::mesh` | `shaders/mesh.wgsl` | material and fragment shading |
 //! | `throng_render::debug` | `shaders/debug.wgsl` | debug-view colours |
 //! | `throng_render::depth_pyramid` | `shaders/depth_pyramid.wgsl` | the hierarchical depth occlusion culling reads |
@@ -145,7 +145,7 @@ pub enum ShaderError {
 }
 
 /// The renderer's own modules (import path, file, source).
-const RENDER_MODULES: [(&str, &str, &str); 7] = [
+const RENDER_MODULES: [(&str, &str, &str); 6] = [
     (
         "throng_render::frame",
         "crates/throng-render/shaders/frame.wgsl",
@@ -160,11 +160,6 @@ const RENDER_MODULES: [(&str, &str, &str); 7] = [
         "throng_render::debug",
         "crates/throng-render/shaders/debug.wgsl",
         include_str!("../shaders/debug.wgsl"),
-    ),
-    (
-        "throng_render::vat",
-        "crates/throng-render/shaders/vat.wgsl",
-        include_str!("../shaders/vat.wgsl"),
     ),
     (
         "throng_render::cull_lists",

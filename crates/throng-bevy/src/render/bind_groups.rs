@@ -163,7 +163,13 @@ impl CrowdGpu {
         let entries = asset.baked.bone_texture.entries.max(1);
         if self.palette.is_none() {
             let fits = palette_fits(self.capacity, entries, &device.limits());
-            if self.skin_path == SkinPath::Palette && !fits {
+            // A VAT-path crowd whose asset has no usable VAT is drawn on the palette path.
+            let wants = match self.skin_path {
+                SkinPath::Palette => true,
+                SkinPath::Texture => false,
+                SkinPath::Vat => self.vats(asset).is_none(),
+            };
+            if wants && !fits {
                 warn!(
                     "throng: a crowd of {} instances (capacity {}) × {entries} palette entries needs {} MB of palette, past the device's storage-binding limit of {} MB: drawn on the texture path",
                     self.instances,
@@ -172,7 +178,7 @@ impl CrowdGpu {
                     device.limits().max_storage_buffer_binding_size / 1_000_000
                 );
             }
-            self.palette_path = self.skin_path == SkinPath::Palette && fits;
+            self.palette_path = wants && fits;
             // The texture path binds a one-entry stand-in at the palette's binding.
             let n = if self.palette_path {
                 self.capacity * entries as u64
@@ -243,10 +249,13 @@ impl CrowdGpu {
         ) else {
             return None;
         };
-        let layout =
-            pipeline_cache.get_bind_group_layout(&crowd_layout(asset.baked.bone_texture.encoding));
+        let vats = self.vats(asset);
+        let layout = pipeline_cache.get_bind_group_layout(&crowd_layout(
+            asset.baked.bone_texture.encoding,
+            vats.is_some(),
+        ));
         let mut groups = Vec::with_capacity(asset.primitives.len());
-        for (p, draw) in asset.primitives.iter().zip(&self.draws) {
+        for (i, (p, draw)) in asset.primitives.iter().zip(&self.draws).enumerate() {
             // A texture still being prepared: try again next frame.
             let image = textures.get(p.image)?;
             let mut entries = playback_entries(asset, rb, clock).to_vec();
@@ -288,6 +297,9 @@ impl CrowdGpu {
                     resource: BindingResource::Sampler(&image.sampler),
                 },
             ]);
+            if let Some(v) = vats.and_then(|v| v.get(i)) {
+                entries.extend(super::vat::bind_entries(v));
+            }
             groups.push(device.create_bind_group("throng crowd", &layout, &entries));
         }
         Some(groups)

@@ -57,6 +57,13 @@ numbers! {
     /// Motion vectors: the previous frame's `array<InstanceTransform>` and palette.
     PREV_TRANSFORMS = 114;
     PREV_PALETTE = 115;
+    /// The VAT path (`crate::render::vat`): the primitive's `VatParams` uniform
+    /// (throng_asset::gpu::VatParams), its positions (float or unorm16 texture; the other
+    /// binding gets a placeholder) and its octahedral normals, read by `throng::vat`.
+    VAT_PARAMS = 116;
+    VAT_POSITIONS_FLOAT = 117;
+    VAT_POSITIONS_UINT = 118;
+    VAT_NORMALS = 119;
 }
 
 /// The group and binding shader defs of a pipeline whose crowd group is `group`.
@@ -64,6 +71,7 @@ pub(crate) fn binding_defs(group: u32) -> Vec<ShaderDefVal> {
     let mut defs = vec![
         ShaderDefVal::UInt("G_SKIN".into(), group),
         ShaderDefVal::UInt("G_FRAME_TIMES".into(), group),
+        ShaderDefVal::UInt("G_VAT".into(), group),
     ];
     defs.extend(DEFS.iter().map(|&(k, v)| ShaderDefVal::UInt(k.into(), v)));
     defs

@@ -17,6 +17,8 @@ use throng_contract::names::Timing;
 use throng_contract::{InstanceTransform, Records};
 use throng_runtime::PlaybackControl;
 
+use super::gpu_asset::GpuThrongAsset;
+use super::vat::GpuVat;
 use crate::asset::ThrongAsset;
 use crate::crowd::{SkinPath, ThrongCrowd};
 
@@ -109,6 +111,17 @@ impl CrowdGpu {
             bounds: None,
             seen: true,
         }
+    }
+}
+
+impl CrowdGpu {
+    /// The VATs the crowd is drawn from: the VAT path asked for and `asset`'s VATs uploaded
+    /// (else the crowd is drawn on the palette path).
+    pub fn vats<'a>(&self, asset: &'a GpuThrongAsset) -> Option<&'a [GpuVat]> {
+        if self.skin_path != SkinPath::Vat {
+            return None;
+        }
+        asset.vats.as_deref()
     }
 }
 

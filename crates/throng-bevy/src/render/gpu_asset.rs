@@ -52,6 +52,9 @@ pub struct GpuThrongAsset {
     pub double_sided: bool,
     /// Every primitive has at most 4 influences per vertex (def `INFLUENCES_4`).
     pub four_influences: bool,
+    /// One VAT per primitive when the asset has them and they fit the device
+    /// ([`super::vat`]); `None` otherwise.
+    pub vats: Option<Vec<super::vat::GpuVat>>,
 }
 
 impl RenderAsset for GpuThrongAsset {
@@ -192,5 +195,6 @@ fn upload(source: &ThrongAsset, device: &RenderDevice, queue: &RenderQueue) -> G
             .iter()
             .any(|p| material(p).is_some_and(|m| m.double_sided)),
         four_influences: baked.primitives.iter().all(|p| p.influences <= 4),
+        vats: super::vat::upload_vats(baked, device, queue),
     }
 }

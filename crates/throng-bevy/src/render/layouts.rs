@@ -60,9 +60,10 @@ fn playback_entries(visibility: ShaderStages, encoding: Encoding) -> [BindGroupL
 }
 
 /// The crowd draw's bind group layout (group [`bindings::CROWD_GROUP`]) for a bone texture of
-/// `encoding`. The same layout serves both paths: the palette path reads the palette, the
-/// texture path the bone texture and records.
-pub fn crowd_layout(encoding: Encoding) -> BindGroupLayoutDescriptor {
+/// `encoding`, with the primitive's VAT bindings when `vat` (the VAT path). The same layout
+/// serves the palette and texture paths: the palette path reads the palette, the texture path
+/// the bone texture and records.
+pub fn crowd_layout(encoding: Encoding, vat: bool) -> BindGroupLayoutDescriptor {
     let vf = ShaderStages::VERTEX_FRAGMENT;
     let storage = BufferBindingType::Storage { read_only: true };
     let mut entries = playback_entries(vf, encoding).to_vec();
@@ -90,6 +91,9 @@ pub fn crowd_layout(encoding: Encoding) -> BindGroupLayoutDescriptor {
             count: None,
         },
     ]);
+    if vat {
+        entries.extend(super::vat::layout_entries(vf));
+    }
     BindGroupLayoutDescriptor::new("throng crowd", &entries)
 }
 

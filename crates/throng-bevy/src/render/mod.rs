@@ -41,16 +41,19 @@
 //! (throng-asset's API-free texel formats and vertex stream as Bevy's types), `layouts` (the
 //! bind group layouts), `gpu_asset` (the baked asset as a render asset), `crowd_gpu` (a
 //! crowd's per-instance buffers and the extract system), `bind_groups` (uniforms, palette
-//! sizing, bind groups), `pipeline` (the main and palette pipelines and [`CrowdKey`]),
+//! sizing, bind groups), `pipeline` (the main and palette pipelines and [`CrowdKey`]), `vat`
+//! (the VAT path's textures, layout entries and bind group entries),
 //! `queue` (the `Opaque3d` items and the culling helpers), `palette` (the palette passes'
 //! dispatches), `draw` (the draw command).
 //!
 //! Skinning is linear blend skinning or, for a crowd asking for it with a `quat-*` bone
 //! texture, dual quaternions (the `DUAL_QUAT` def of the shared modules, in the palette pass
-//! and the vertex stage alike).
+//! and the vertex stage alike). An asset baked with vertex animation textures can instead be
+//! drawn from them (`SkinPath::Vat`, [`vat`]: the `VAT` def of `throng_bevy::crowd_vertex`, in
+//! every pass; no palette pass).
 //!
 //! Not done: culling is per crowd (one world box against each view's frustum), not per
-//! instance; no LODs or VATs.
+//! instance; no LODs.
 
 mod bind_groups;
 pub mod bindings;
@@ -62,6 +65,7 @@ mod layouts;
 mod palette;
 mod pipeline;
 mod queue;
+pub mod vat;
 
 pub use bind_groups::palette_fits;
 pub(crate) use bind_groups::prepare_crowd_bind_groups;

@@ -50,6 +50,9 @@ pub struct CrowdKey {
     pub four_influences: bool,
     /// Dual-quaternion skinning (def `DUAL_QUAT`; a `quat-*` encoding).
     pub dual_quat: bool,
+    /// The VAT path (def `VAT`: positions and normals from the primitive's VAT, no skinning;
+    /// [`super::vat`]).
+    pub vat: bool,
 }
 
 impl CrowdKey {
@@ -62,6 +65,7 @@ impl CrowdKey {
             palette: g.palette_path,
             four_influences: asset.four_influences,
             dual_quat: g.dual_quat,
+            vat: g.vats(asset).is_some(),
         }
     }
 
@@ -70,7 +74,9 @@ impl CrowdKey {
     pub fn shader_defs(&self) -> Vec<ShaderDefVal> {
         let mut defs = binding_defs(CROWD_GROUP);
         defs.extend(playback_defs(self.encoding, self.gpu_timed, self.dual_quat));
-        defs.push(if self.palette {
+        defs.push(if self.vat {
+            "VAT".into()
+        } else if self.palette {
             "PALETTE".into()
         } else {
             "BONE_TEXTURE".into()
@@ -140,7 +146,7 @@ impl SpecializedRenderPipeline for ThrongPipeline {
             view_layout.main_layout.clone(),
             view_layout.binding_array_layout.clone(),
             view_layout.empty_layout.clone(),
-            crowd_layout(key.crowd.encoding),
+            crowd_layout(key.crowd.encoding, key.crowd.vat),
         ];
         let mut defs = d.vertex.shader_defs.clone();
         defs.extend(key.crowd.shader_defs());

@@ -1,14 +1,17 @@
-// throng_render::vat — vertex animation texture path (docs/design.md §3 "VAT"): per frame-table
+// throng::vat — vertex animation texture path (docs/design.md §3 "VAT"): per frame-table
 // row and vertex the skinned model-space position and normal, fetched instead of skinning.
+// Shared by every embedding (throng-render's vat_draw.wgsl, throng-bevy's crowd_vertex.wgsl
+// with def VAT), which supply the group and binding numbers G_VAT and B_VAT_*.
 // Layers and frames are blended exactly like skin matrices (mix by frac, sum by weight) and the
 // normal is renormalised. CPU twin: throng_asset::vat::{fetch_position, fetch_normal,
 // oct_unwrap, vat_vertices}, line by line.
-#define_import_path throng_render::vat
+#define_import_path throng::vat
 
 #import throng::decode::{Skinned, normalize_or_zero, vat_unorm16_position, vat_normal_decode}
 #import throng::bone::{layer_rows_of, layer_is_base}
 #import throng::instances::shown_layers
 
+// Rust twin: throng_asset::gpu::VatParams (48 B).
 struct VatParams {
     // 0 f32, 1 f16, 2 unorm16 (throng_asset::VatEncoding).
     encoding: u32,

@@ -1,0 +1,30 @@
+//! The scene `bevy_crowd --dump-scene` writes in the frame its screenshot shows, so that
+//! another renderer (the plugin's tests draw it with throng-render) can draw the same foxes in
+//! the same poses from the same camera. Shared by the example (writing) and
+//! `tests/example.rs` (reading) through `#[path]`, so the format is written once.
+//!
+//! JSON; units: file units, radians. Transforms and records are throng's GPU layouts as words
+//! (`throng_contract::InstanceTransform`, 12 f32 each; CPU-timed
+//! `throng_contract::InstanceRecord`, 16 u32 each), in the runtime's dense order.
+
+#![allow(dead_code)]
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SceneDump {
+    /// The picture's size in pixels.
+    pub width: u32,
+    pub height: u32,
+    /// The camera: eye, the point it looks at (one unit ahead), its up axis.
+    pub eye: [f32; 3],
+    pub target: [f32; 3],
+    pub up: [f32; 3],
+    /// Vertical field of view (radians) and near plane distance.
+    pub fov_y: f32,
+    pub near: f32,
+    /// Instance transforms, `InstanceTransform` words.
+    pub transforms: Vec<f32>,
+    /// CPU-timed records, `InstanceRecord` words.
+    pub records: Vec<u32>,
+}
