@@ -500,6 +500,7 @@ fn gpu_frame(
         },
         props: &[],
         live: &[],
+        appearance: throng_render::CrowdAppearance::Default,
     };
     let frame = renderer.render_scene(&[crowd], &opts)?;
     if downlevel {

@@ -621,6 +621,7 @@ impl ViewModel {
                             playback: self.records(a)?.into(),
                             props: &[],
                             live: &[],
+                            appearance: throng_render::CrowdAppearance::Default,
                         })
                     })
                     .collect();
