@@ -379,7 +379,7 @@ pub fn demo_appearance(i: u64, parts: usize) -> throng_contract::Appearance {
     h ^= h >> 31;
     let look = throng_contract::Appearance::DEFAULT.with_tint(TINTS[(h % 6) as usize]);
     let switchable = parts.min(throng_contract::MAX_PARTS as usize);
-    if switchable >= 2 && (h >> 8) % 3 == 0 {
+    if switchable >= 2 && (h >> 8).is_multiple_of(3) {
         let hidden = 1 + (h >> 16) as usize % (switchable - 1);
         return look.with_parts(!(1u32 << hidden));
     }
