@@ -58,7 +58,10 @@ pub(crate) fn appearance_texture(
             "throng appearances",
             (w, h),
             wgpu::TextureFormat::Rgba32Uint,
-            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            // COPY_SRC: tests read it back.
+            wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_DST
+                | wgpu::TextureUsages::COPY_SRC,
         ),
         wgpu::util::TextureDataOrder::LayerMajor,
         bytemuck::cast_slice(&texels),
@@ -190,6 +193,59 @@ pub(crate) fn crowd_view(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// The texture's texels, read back (rows of `ROW` texels, 16 KiB: already a multiple of
+    /// the copy alignment).
+    fn read_back(gpu: &crate::Gpu, up: &AppearanceUpload) -> Vec<Appearance> {
+        let size = up.texture.size();
+        let bytes = (size.width * size.height * 16) as u64;
+        let buf = crate::readback::read_buffer(&gpu.device, "appearances", bytes);
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        enc.copy_texture_to_buffer(
+            up.texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &buf,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(size.width * 16),
+                    rows_per_image: None,
+                },
+            },
+            size,
+        );
+        gpu.queue.submit([enc.finish()]);
+        let raw = crate::readback::map_read(gpu, &buf).expect("read back");
+        bytemuck::cast_slice(&raw).to_vec()
+    }
+
+    #[test]
+    fn changed_texels_land_where_the_instances_are() {
+        let Some(gpu) = crate::device::test_gpu() else {
+            return;
+        };
+        // Two full rows and part of a third (ROW = 1024), to cross row ends.
+        let n = 2 * ROW as usize + 52;
+        let mut values: Vec<Appearance> = (0..n)
+            .map(|i| Appearance::DEFAULT.with_variant(i as u32))
+            .collect();
+        let mut up = AppearanceUpload::new(&gpu.device, &gpu.queue, &values);
+        let changed = [5u32, 1023, 1024, 1025, 2047, 2048, n as u32 - 1, 6];
+        for &i in &changed {
+            values[i as usize] = Appearance::DEFAULT
+                .with_tint([i as u8, 1, 2, 3])
+                .with_parts(i);
+        }
+        let changes = AppearanceChanges {
+            values: &values,
+            changed: Some(&changed),
+        };
+        assert_eq!(up.update(&gpu.device, &gpu.queue, changes), 16 * 8);
+        let texels = read_back(&gpu, &up);
+        assert_eq!(&texels[..n], &values[..], "every texel as the values say");
+        assert!(texels[n..].iter().all(|a| *a == Appearance::DEFAULT));
+    }
+
     #[test]
     fn rows_hold_every_instance() {
         assert_eq!(super::size_for(0), (1, 1));
