@@ -55,6 +55,10 @@ pub enum BenchPath {
     Palette,
     /// The palette path writing motion vectors too.
     PaletteMotion,
+    /// The palette path with crowd variety (docs/design.md §5 "Appearance"): every instance
+    /// tinted (a part hidden on every third where the asset has several), kept in an
+    /// `AppearanceUpload`, and one instance's tint changed each frame.
+    PaletteVariety,
     Vat,
     Reference,
     /// The texture path in the downlevel mode (docs/downlevel.md): CPU culling and LODs, the
@@ -64,9 +68,10 @@ pub enum BenchPath {
 
 impl BenchPath {
     /// Every path, in the order a run measures them.
-    pub const ALL: [BenchPath; 6] = [
+    pub const ALL: [BenchPath; 7] = [
         BenchPath::Texture,
         BenchPath::Palette,
+        BenchPath::PaletteVariety,
         BenchPath::PaletteMotion,
         BenchPath::Vat,
         BenchPath::Reference,
@@ -79,6 +84,7 @@ impl BenchPath {
             BenchPath::Texture => "texture",
             BenchPath::Palette => "palette",
             BenchPath::PaletteMotion => "palette-motion",
+            BenchPath::PaletteVariety => "palette-variety",
             BenchPath::Vat => "vat",
             BenchPath::Reference => "reference",
             BenchPath::TextureDownlevel => "texture-downlevel",
@@ -94,7 +100,9 @@ impl BenchPath {
     fn skin_path(self) -> SkinPath {
         match self {
             BenchPath::Vat => SkinPath::Vat,
-            BenchPath::Palette | BenchPath::PaletteMotion => SkinPath::Palette,
+            BenchPath::Palette | BenchPath::PaletteMotion | BenchPath::PaletteVariety => {
+                SkinPath::Palette
+            }
             BenchPath::Texture | BenchPath::TextureDownlevel => SkinPath::Texture,
             BenchPath::Reference => SkinPath::Reference,
         }
@@ -158,6 +166,9 @@ struct Case {
     upload_bytes: u64,
     /// Every instance's record: what a frame would upload if it wrote them all.
     full_record_bytes: u64,
+    /// palette-variety: bytes of appearances uploaded per timed frame (one instance's tint
+    /// changes each frame).
+    appearance_bytes: Option<u64>,
 }
 
 /// What both reports (this one and [`field`]'s) open with: the device, the asset and the frames
@@ -321,6 +332,8 @@ struct Sums {
     palette_instances: u64,
     palettes_per_frame: Vec<u64>,
     uploaded: u64,
+    /// palette-variety: appearance bytes uploaded over the timed frames.
+    appearance_bytes: Option<u64>,
 }
 
 impl Sums {
@@ -333,6 +346,7 @@ impl Sums {
             palette_instances: 0,
             palettes_per_frame: Vec::new(),
             uploaded: 0,
+            appearance_bytes: None,
         }
     }
 }
@@ -422,15 +436,69 @@ fn measure_path(
     let mut up = CrowdUpload::new(&renderer.gpu.device, timing);
     let changes = changes_per_frame(timing, o.changing, n);
     let mut sums = Sums::new();
+    let mut variety = (path == BenchPath::PaletteVariety).then(|| Variety::new(bench, renderer, n));
     for f in 0..o.frames + WARM_UP {
         if path == BenchPath::Reference {
             reference_frame(bench, renderer, &mut player, transforms, f, &mut sums)?;
         } else {
+            let bytes = variety.as_mut().map(|v| v.change(renderer, f));
+            if f >= WARM_UP {
+                if let Some(b) = bytes {
+                    *sums.appearance_bytes.get_or_insert(0) += b;
+                }
+            }
+            let looks = variety.as_ref().map(|v| &v.upload);
             let playback = (&mut player, &mut up, f, changes);
-            gpu_frame(bench, renderer, path, playback, transforms, &mut sums)?;
+            gpu_frame(
+                bench,
+                renderer,
+                path,
+                playback,
+                (transforms, looks),
+                &mut sums,
+            )?;
         }
     }
     Ok(case(bench, path, (n, timing), sums))
+}
+
+/// palette-variety's appearances: the demo crowd's tints and parts, changed one instance a
+/// frame.
+struct Variety {
+    looks: throng_runtime::Appearances,
+    upload: throng_render::AppearanceUpload,
+}
+
+impl Variety {
+    fn new(bench: &Bench, renderer: &Renderer, n: u32) -> Variety {
+        let parts = bench.asset.primitives.len();
+        let mut looks = throng_runtime::Appearances::from_values(
+            (0..n as u64)
+                .map(|i| throng_scene::demo_appearance(i, parts))
+                .collect(),
+        );
+        let upload = throng_render::AppearanceUpload::new(
+            &renderer.gpu.device,
+            &renderer.gpu.queue,
+            looks.values(),
+        );
+        looks.clear_changes();
+        Variety { looks, upload }
+    }
+
+    /// Frame `f`'s change (instance f's tint) uploaded; returns the bytes written.
+    fn change(&mut self, renderer: &Renderer, f: u32) -> u64 {
+        let n = self.looks.len().max(1);
+        let c = (f * 37 % 256) as u8;
+        let _ = self.looks.set_tint(f as usize % n, [255, c, 255 - c, 255]);
+        let bytes = self.upload.update(
+            &renderer.gpu.device,
+            &renderer.gpu.queue,
+            self.looks.changes(),
+        );
+        self.looks.clear_changes();
+        bytes
+    }
 }
 
 /// One frame of the reference path: every instance skinned on the CPU by the decoder, then
@@ -469,7 +537,10 @@ fn gpu_frame(
     renderer: &mut Renderer,
     path: BenchPath,
     (player, up, f, changes): (&mut Runtime, &mut CrowdUpload, u32, usize),
-    transforms: &[InstanceTransform],
+    (transforms, looks): (
+        &[InstanceTransform],
+        Option<&throng_render::AppearanceUpload>,
+    ),
     sums: &mut Sums,
 ) -> anyhow::Result<()> {
     let start = Instant::now();
@@ -500,6 +571,9 @@ fn gpu_frame(
         },
         props: &[],
         live: &[],
+        appearance: looks.map_or(throng_render::CrowdAppearance::Default, |u| {
+            throng_render::CrowdAppearance::Uploaded(u)
+        }),
     };
     let frame = renderer.render_scene(&[crowd], &opts)?;
     if downlevel {
@@ -566,6 +640,7 @@ fn case(bench: &Bench, path: BenchPath, (n, timing): (u32, Timing), s: Sums) -> 
         timing: timing.as_str(),
         upload_bytes,
         full_record_bytes: n64 * timing.record_bytes() as u64,
+        appearance_bytes: s.appearance_bytes.map(|b| b / frames as u64),
     }
 }
 

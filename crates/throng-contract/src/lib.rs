@@ -16,12 +16,15 @@
 //! - [`live`]: live poses' [`SkinMatrix`] and the palette path's refresh rule;
 //! - [`affine`]: the 48 B 3×4 affine ([`Affine3x4`]) the instance transform, a live pose's
 //!   skin matrix and an anchor's transform are uploaded as;
+//! - [`appearance`]: the 16 B per-instance [`Appearance`] (tint, variant, parts, props) beside
+//!   the record;
 //! - [`wgsl`]: the WGSL twins (`throng::playback`, generated `throng::constants`).
 //!
 //! Depends on glam, bytemuck and serde only (clap with the `clap` feature). Units: seconds,
 //! file units, radians; matrices column-major.
 
 pub mod affine;
+pub mod appearance;
 pub mod clip_table;
 pub mod gpu_timed;
 pub mod limits;
@@ -33,6 +36,7 @@ pub mod time;
 pub mod wgsl;
 
 pub use affine::Affine3x4;
+pub use appearance::{Appearance, AppearanceChanges, MAX_PARTS, MAX_PROP_BITS};
 pub use clip_table::{
     listed_frame_f32, FrameTimeTable, GpuClip, GpuClipTable, CLIP_ADDITIVE, UNIFORM_FRAMES,
 };

@@ -6,7 +6,8 @@
 //! - `throng::playback` (`shaders/playback.wgsl`): the record, transform and clip structs, the
 //!   time rules' GPU twin and the GPU-timed record's arithmetic. Pure functions, no bindings;
 //! - `throng::live` (`shaders/live.wgsl`): the palette state constants and the refresh rule
-//!   of update-rate LOD ([`crate::live`]).
+//!   of update-rate LOD ([`crate::live`]);
+//! - `throng::appearance` (`shaders/appearance.wgsl`): the per-instance appearance.
 
 use crate::gpu_timed::*;
 
@@ -25,7 +26,7 @@ pub fn constants_module() -> Module {
         "// throng::constants — generated from throng_contract's Rust constants; do not edit.\n\
          #define_import_path throng::constants\n\n",
     );
-    let u32s: [(&str, u32); 15] = [
+    let u32s: [(&str, u32); 17] = [
         ("MODE_LOOP", MODE_LOOP),
         ("MODE_ONCE", MODE_ONCE),
         ("MODE_CLAMP", MODE_CLAMP),
@@ -41,6 +42,8 @@ pub fn constants_module() -> Module {
         ("LAYER_MASK_SHIFT", LAYER_MASK_SHIFT),
         ("MAX_MASKS", crate::MAX_MASKS),
         ("CLIP_ADDITIVE", crate::CLIP_ADDITIVE),
+        ("MAX_PARTS", crate::MAX_PARTS),
+        ("MAX_PROP_BITS", crate::MAX_PROP_BITS),
     ];
     for (name, v) in u32s {
         s.push_str(&format!("const {name}: u32 = {v}u;\n"));
@@ -83,9 +86,24 @@ pub fn live_module() -> Module {
     }
 }
 
+/// `throng::appearance` (`shaders/appearance.wgsl`): the per-instance appearance
+/// ([`crate::Appearance`]) and its tests, no bindings.
+pub fn appearance_module() -> Module {
+    Module {
+        import_path: "throng::appearance",
+        file: "crates/throng-contract/shaders/appearance.wgsl",
+        source: include_str!("../shaders/appearance.wgsl").to_string(),
+    }
+}
+
 /// Every module of the contract, dependencies first.
 pub fn modules() -> Vec<Module> {
-    vec![constants_module(), playback_module(), live_module()]
+    vec![
+        constants_module(),
+        playback_module(),
+        live_module(),
+        appearance_module(),
+    ]
 }
 
 #[cfg(test)]

@@ -64,3 +64,17 @@ fn gpu_clip_is_two_words_two_pads_and_two_bound_vec4() {
     assert_eq!(offset_of!(GpuClip, bounds_min), 16);
     assert_eq!(offset_of!(GpuClip, bounds_max), 32);
 }
+
+#[test]
+fn appearance_is_four_words_tint_first() {
+    use throng_contract::Appearance;
+    // One Rgba32Uint texel; the WGSL twin (throng::appearance) reads the words in this order.
+    assert_eq!(size_of::<Appearance>(), 16);
+    assert_eq!(align_of::<Appearance>(), 4);
+    assert_eq!(offset_of!(Appearance, tint), 0);
+    assert_eq!(offset_of!(Appearance, parts), 4);
+    assert_eq!(offset_of!(Appearance, variant), 8);
+    assert_eq!(offset_of!(Appearance, props), 12);
+    let v = vec![Appearance::DEFAULT; 3];
+    assert_eq!(bytemuck::cast_slice::<_, u8>(&v).len(), 48);
+}

@@ -99,6 +99,7 @@ pub fn draw(
         playback: runtime.records().into(),
         props: &[],
         live: &[],
+        appearance: throng_render::CrowdAppearance::Default,
     };
     // camera: None frames the crowd automatically; ground, shadows, culling and LODs are on.
     let opts = RenderOptions::default();

@@ -269,6 +269,7 @@ fn main() -> Result<()> {
             playback: runtime.records().into(),
             props: &[],
             live: &live,
+            appearance: throng_render::CrowdAppearance::Default,
         };
         let frame = renderer.render_scene(&[crowd], &opts)?;
         let s = &frame.stats;

@@ -36,6 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 playback: crowd.records().into(), // the runtime's records, no copy
                 props: &[], // meshes on anchors: [Prop { anchor, mesh: &sword }]
                 live: &[],  // live poses (ragdolls, IK) on the palette path
+                appearance: throng_render::CrowdAppearance::Default, // tints, variants, parts
             }],
             &RenderOptions::default(), // culling, LODs, shadows on
         )?;

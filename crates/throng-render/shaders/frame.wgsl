@@ -60,6 +60,10 @@ struct VsOut {
     @location(2) uv: vec2<f32>,
     // Debug view colour (alpha 0: shade normally).
     @location(3) debug: vec4<f32>,
+    // The instance's appearance (throng::appearance): its material slot (0 own, v variant
+    // v - 1) and its tint, linear RGBA; 0 and white where a draw has no appearance.
+    @location(6) @interpolate(flat) variant: u32,
+    @location(7) @interpolate(flat) tint: vec4<f32>,
 #ifdef MOTION
     // The same surface point's clip position in this frame and in the previous one (its
     // previous pose, instance transform and camera).

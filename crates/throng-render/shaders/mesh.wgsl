@@ -1,7 +1,12 @@
 // throng_render::mesh — the material of a mesh draw and its fragment shading (every skinning
 // path and the reference path): base colour factor × texture (sRGB) with the texture
-// transform, double-sided Lambert with the shadowed light, or the debug colour.
+// transform, × the instance's tint, double-sided Lambert with the shadowed light, or the debug
+// colour. A primitive's material is a set of slots — its own material and, per material
+// variant of the asset, the variant's — that the instance's appearance picks from.
 #define_import_path throng_render::mesh
+
+#import throng::appearance::{Appearance, appearance_tint, shows_part, shows_prop}
+#import throng_render::appearance::instance_appearance
 
 #import throng::playback::instance_affine
 #import throng::decode::apply_affine
@@ -28,9 +33,23 @@ struct Material {
     uv_row_v: vec4<f32>,
 }
 
-@group(#{G_MATERIAL}) @binding(#{B_MATERIAL}) var<uniform> material: Material;
-// Base colour texture (sRGB; a 1×1 white texture when the material has none).
-@group(#{G_MATERIAL}) @binding(#{B_BASE_TEXTURE}) var base_texture: texture_2d<f32>;
+// A primitive's material slots (Rust twin: crate::gpu_types::MaterialSet): slot 0 its own
+// material, slot v the asset's variant v - 1's; `count` slots in use. `part` and `prop`: the
+// bit of the appearance's part or prop mask that shows this draw (0xffffffff: always shown).
+struct MaterialSet {
+    part: u32,
+    prop: u32,
+    count: u32,
+    pad: u32,
+    // Base colour texture array layer of each slot (slot s at [s / 4][s % 4]).
+    layers: array<vec4<u32>, 4>,
+    slots: array<Material, 16>,
+}
+
+@group(#{G_MATERIAL}) @binding(#{B_MATERIAL}) var<uniform> material: MaterialSet;
+// Base colour textures of the slots (sRGB, one per layer, one size; a white layer for a slot
+// without a texture).
+@group(#{G_MATERIAL}) @binding(#{B_BASE_TEXTURE}) var base_texture: texture_2d_array<f32>;
 @group(#{G_MATERIAL}) @binding(#{B_BASE_SAMPLER}) var base_sampler: sampler;
 
 // A model-space vertex placed by its instance's transform: what every draw's vertex stage hands
@@ -43,7 +62,35 @@ fn mesh_vertex(inst: u32, position: vec3<f32>, normal: vec3<f32>, tangent: vec4<
     out.world = world.position;
     out.uv = uv;
     out.debug = vec4<f32>(0.0);
+    out.variant = 0u;
+    out.tint = vec4<f32>(1.0);
     return out;
+}
+
+// The clip position of a vertex of a hidden part or prop: outside the clip volume, so every
+// triangle of the draw is clipped away (no pixel, no shadow).
+const HIDDEN_CLIP: vec4<f32> = vec4<f32>(2.0, 2.0, 2.0, 1.0);
+
+// mesh_vertex for a crowd instance: with its appearance's material slot and tint, and moved
+// out of view when its part (or prop) is hidden.
+fn crowd_vertex(inst: u32, position: vec3<f32>, normal: vec3<f32>, tangent: vec4<f32>, uv: vec2<f32>) -> VsOut {
+    var out = mesh_vertex(inst, position, normal, tangent, uv);
+    let a = instance_appearance(inst);
+    if (!shows_part(a, material.part) || !shows_prop(a, material.prop)) {
+        out.clip = HIDDEN_CLIP;
+    }
+    out.variant = a.variant;
+    out.tint = appearance_tint(a);
+    return out;
+}
+
+// The clip position of a crowd vertex in the shadow pass (crowd_vertex's, without the rest).
+fn crowd_clip(inst: u32, clip: vec4<f32>) -> vec4<f32> {
+    let a = instance_appearance(inst);
+    if (!shows_part(a, material.part) || !shows_prop(a, material.prop)) {
+        return HIDDEN_CLIP;
+    }
+    return clip;
 }
 
 fn mesh_fragment(in: VsOut, front: bool) -> vec4<f32> {
@@ -52,9 +99,13 @@ fn mesh_fragment(in: VsOut, front: bool) -> vec4<f32> {
     if (!front) {
         n = -n;
     }
+    // A variant past the asset's draws the own material.
+    let slot = select(0u, in.variant, in.variant < material.count);
+    let m = material.slots[slot];
+    let layer = material.layers[slot / 4u][slot % 4u];
     let uv = vec3<f32>(in.uv, 1.0);
-    let tuv = vec2<f32>(dot(material.uv_row_u.xyz, uv), dot(material.uv_row_v.xyz, uv));
-    let base = material.base_color * textureSample(base_texture, base_sampler, tuv);
+    let tuv = vec2<f32>(dot(m.uv_row_u.xyz, uv), dot(m.uv_row_v.xyz, uv));
+    let base = in.tint * m.base_color * textureSample(base_texture, base_sampler, tuv, layer);
     if (in.debug.a > 0.0) {
         return vec4<f32>(shade_debug(in.debug.rgb, n), 1.0);
     }

@@ -5,7 +5,7 @@
 
 #import throng::decode::apply_affine
 #import throng_render::frame::VsOut
-#import throng_render::mesh::{StaticVertex, mesh_vertex, mesh_fragment}
+#import throng_render::mesh::{StaticVertex, crowd_vertex, mesh_fragment}
 #import throng_render::anchor::{anchor_matrix, prop}
 
 @vertex
@@ -13,7 +13,7 @@ fn vs_main(v: StaticVertex, @builtin(instance_index) inst: u32) -> VsOut {
     // Prop space → model space by the anchor, then mesh_vertex applies the instance transform,
     // as for the crowd's own skinned vertices.
     let a = apply_affine(anchor_matrix(inst, prop.anchor), v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
-    return mesh_vertex(inst, a.position, a.normal, a.tangent, v.uv);
+    return crowd_vertex(inst, a.position, a.normal, a.tangent, v.uv);
 }
 
 @fragment

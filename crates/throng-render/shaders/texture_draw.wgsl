@@ -11,7 +11,7 @@
 #import throng::instances::{instance_layers, instance_id}
 #import throng::skin::skin_vertex
 #import throng_render::debug::debug_common
-#import throng_render::mesh::{mesh_vertex, mesh_fragment}
+#import throng_render::mesh::{mesh_vertex, crowd_vertex, crowd_clip, mesh_fragment}
 #ifdef MOTION
 #import throng_render::frame::MotionOut
 #import throng::skin::prev_skin_position
@@ -108,7 +108,7 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
     let lod = draw_lod(instance);
     let f = main_influences(v, lod);
     let s = skin_vertex(inst, f.j, f.w, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
-    var out = mesh_vertex(inst, s.position, s.normal, s.tangent, v.uv);
+    var out = crowd_vertex(inst, s.position, s.normal, s.tangent, v.uv);
 #ifdef DEBUG_VIEW
     if (frame.debug.x != 0u) {
         out.debug = debug_texture(inst, lod, f.j, f.w);
@@ -133,7 +133,7 @@ fn vs_shadow(v: ShadowVertexIn, @builtin(instance_index) instance: u32) -> @buil
     let hi = second_four(v);
     let f = vertex_influences(v.joints0, hi.joints, v.weights0, hi.weights, draw_lod(instance));
     let s = skin_vertex(inst, f.j, f.w, v.position, vec3<f32>(0.0, 1.0, 0.0), vec4<f32>(1.0, 0.0, 0.0, 1.0));
-    return mesh_vertex(inst, s.position, s.normal, s.tangent, vec2<f32>(0.0)).clip;
+    return crowd_clip(inst, mesh_vertex(inst, s.position, s.normal, s.tangent, vec2<f32>(0.0)).clip);
 }
 
 // Debug colours: joint weights (1), dominant palette index (2), or the common views.

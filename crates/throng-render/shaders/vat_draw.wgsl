@@ -6,13 +6,13 @@
 #import throng::instances::{instance_layers, instance_id}
 #import throng::vat::vat_vertex
 #import throng_render::debug::debug_common
-#import throng_render::mesh::{mesh_vertex, mesh_fragment}
+#import throng_render::mesh::{crowd_vertex, mesh_fragment}
 
 @vertex
 fn vs_main(@location(0) uv: vec2<f32>, @builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> VsOut {
     let inst = instance_id(instance, draw.id_base);
     let s = vat_vertex(inst, vertex);
-    var out = mesh_vertex(inst, s.position, s.normal, s.tangent, uv);
+    var out = crowd_vertex(inst, s.position, s.normal, s.tangent, uv);
 #ifdef DEBUG_VIEW
     if (frame.debug.x != 0u) {
         // A VAT stores no influences: the weights and palette views show grey.

@@ -22,7 +22,8 @@ pub mod group {
         MATERIAL = 1;
         /// A primitive's vertex animation textures (VAT draws).
         VAT = 2;
-        /// The per-draw uniform (dynamic offset) and, in the main pass, the shadow map.
+        /// The per-draw uniform (dynamic offset), the crowd's appearances and, in the main pass,
+    /// the shadow map.
         DRAW = 3;
         /// Where the contract's `throng::playback` finds the frame-time table: beside the
         /// clip table, in group 0.
@@ -117,6 +118,9 @@ numbers! {
     DRAW_PARAMS = 0;
     SHADOW_MAP = 1;
     SHADOW_SAMPLER = 2;
+    /// Every instance's `Appearance` (throng_contract), one texel of an `Rgba32Uint` texture
+    /// ([`crate::appearance`]); both passes.
+    APPEARANCES = 3;
 }
 
 /// The bind group entry of a whole buffer at `binding`.

@@ -77,6 +77,9 @@ pub struct Crowd<'a> {
     /// Instances whose skin matrices the application gives this frame instead of the palette
     /// pass (the palette path only; docs/design.md §4 "Live poses"); usually empty.
     pub live: &'a [LivePose<'a>],
+    /// Per-instance tint, material variant, part and prop masks (docs/design.md §5
+    /// "Appearance"); [`CrowdAppearance::Default`] draws every instance as the asset is.
+    pub appearance: crate::CrowdAppearance<'a>,
 }
 
 /// One instance posed by the application for a frame (docs/design.md §4 "Live poses"), e.g.
@@ -108,6 +111,7 @@ impl<'a> Crowd<'a> {
             playback,
             props: &[],
             live: &[],
+            appearance: crate::CrowdAppearance::Default,
         }
     }
 }
@@ -135,6 +139,18 @@ impl Crowd<'_> {
             self.asset.check_anchor(p.anchor)?;
         }
         self.check_live()?;
+        let appearances = match self.appearance {
+            crate::CrowdAppearance::Default => self.len(),
+            crate::CrowdAppearance::Slice(s) => s.len(),
+            crate::CrowdAppearance::Uploaded(u) => u.len(),
+        };
+        if appearances != self.len() {
+            return Err(RenderError::BadInput {
+                what: "instance appearances (one per transform)",
+                got: appearances,
+                expected: self.len(),
+            });
+        }
         let lods = self.asset.lod_count() as u64;
         // Visible ids: 3 lists per LOD (main, shadow, occlusion culling's second phase) and a
         // history word; records: 64 B.

@@ -2,6 +2,8 @@
 //! `rows_per_layer` in further layers, docs/design.md §3), bone parameters, the clip table, and per
 //! primitive an interleaved vertex buffer and an index buffer.
 
+use std::collections::HashMap;
+
 use glam::Vec3;
 use throng_asset::gpu::{vertex::influences, TexelFormat};
 use throng_asset::{Aabb, BakedAsset, BakedPrimitive, Encoding};
@@ -57,6 +59,12 @@ pub struct GpuPrimitive {
     pub material: Option<usize>,
     /// The primitive's vertex animation texture, when it was baked with one.
     pub vat: Option<crate::vat::GpuVat>,
+    /// Its index in the baked asset (the part-mask bit, `Appearance::parts`), its material slots
+    /// (own material, then each material variant's) and their base colour texture array (None:
+    /// untextured, white).
+    pub part: u32,
+    pub material_set: crate::gpu_types::MaterialSet,
+    pub base_texture: Option<wgpu::TextureView>,
 }
 
 impl GpuPrimitive {
@@ -81,9 +89,9 @@ pub struct GpuAsset {
     pub primitives: Vec<GpuPrimitive>,
     /// Per material: uniform (colour, texture transform) and base colour texture index.
     pub materials: Vec<(MaterialUniform, Option<usize>)>,
-    /// Decoded base colour textures (sRGB), by `BakedAsset::images` index (None: not used or
-    /// not decodable, drawn untextured with a warning).
-    pub textures: Vec<Option<wgpu::TextureView>>,
+    /// Material variants of the asset (`BakedAsset::variants`): slot v ≥ 1 of every
+    /// primitive's [`GpuPrimitive::material_set`] is variant v − 1.
+    pub variant_names: Vec<String>,
     /// Union of every frame-table row's bounds (model space, file units).
     pub bounds: Aabb,
     /// Every frame-table row's bounds for culling, `array<vec4<f32>>` of (min, 0), (max, 0) per
@@ -372,36 +380,41 @@ fn upload_primitive(
         vertex_count: v as u32,
         material: p.material,
         vat: upload_vat(gpu, pi, p)?,
+        part: pi as u32,
+        material_set: crate::gpu_types::MaterialSet::single(MaterialUniform::color(
+            crate::options::DEFAULT_COLOR,
+        )),
+        base_texture: None,
     };
     Ok(Some((primitive, errors)))
 }
 
-/// The base colour textures the asset's materials use, decoded (sRGB), by image index; None
-/// for an image no material uses or one that cannot be decoded (drawn untextured, with a
+/// The base colour images the asset's materials use, decoded (RGBA8, sRGB), by image index;
+/// None for an image no material uses or one that cannot be decoded (drawn untextured, with a
 /// warning).
-fn upload_textures(gpu: &Gpu, asset: &BakedAsset) -> Vec<Option<wgpu::TextureView>> {
-    let mut textures = Vec::with_capacity(asset.images.len());
+fn decode_images(asset: &BakedAsset) -> Vec<Option<image::RgbaImage>> {
+    let mut out = Vec::with_capacity(asset.images.len());
     for (i, img) in asset.images.iter().enumerate() {
         let used = asset
             .materials
             .iter()
             .any(|m| m.base_color_texture == Some(i));
         if !used {
-            textures.push(None);
+            out.push(None);
             continue;
         }
-        match crate::material::upload_image(&gpu.device, &gpu.queue, &img.bytes) {
-            Ok(t) => textures.push(Some(t.create_view(&Default::default()))),
+        match image::load_from_memory(&img.bytes) {
+            Ok(t) => out.push(Some(t.to_rgba8())),
             Err(e) => {
                 eprintln!(
                     "warning: {}: image {i} ({}) cannot be decoded ({e}); drawing untextured",
                     asset.source_name, img.mime_type
                 );
-                textures.push(None);
+                out.push(None);
             }
         }
     }
-    textures
+    out
 }
 
 /// The union of every frame-table row's bounds, or of the bind-space positions when the asset
@@ -494,6 +507,14 @@ impl GpuAsset {
             }
             primitives.push(primitive);
         }
+        let images = decode_images(asset);
+        let mut arrays = HashMap::new();
+        for p in &mut primitives {
+            let (set, layers) = crate::variants::material_set(asset, p.part as usize, p.material)
+                .map_err(|what| bad_asset(asset, what))?;
+            p.material_set = set;
+            p.base_texture = crate::variants::texture_array(gpu, &images, layers, &mut arrays);
+        }
         let materials = asset
             .materials
             .iter()
@@ -504,7 +525,6 @@ impl GpuAsset {
                 )
             })
             .collect();
-        let textures = upload_textures(gpu, asset);
         let (anchor_names, anchor_rows) =
             anchor_upload(asset).map_err(|what| bad_asset(asset, what))?;
         let rows = row_bounds(asset);
@@ -530,7 +550,7 @@ impl GpuAsset {
             ),
             primitives,
             materials,
-            textures,
+            variant_names: asset.variants.iter().map(|v| v.name.clone()).collect(),
             bounds: asset_bounds(asset),
             row_bounds_buffer: storage_buffer(
                 device,

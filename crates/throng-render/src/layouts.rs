@@ -444,6 +444,16 @@ pub fn draw_params(device: &wgpu::Device, main_pass: bool) -> wgpu::BindGroupLay
         },
         count: None,
     }];
+    e.push(wgpu::BindGroupLayoutEntry {
+        binding: b::APPEARANCES,
+        visibility: wgpu::ShaderStages::VERTEX,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Uint,
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    });
     if main_pass {
         e.push(wgpu::BindGroupLayoutEntry {
             binding: b::SHADOW_MAP,

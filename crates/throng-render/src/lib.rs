@@ -22,6 +22,7 @@
 //! Units are the asset's file units (metres per glTF), seconds, radians; matrices column-major
 //! on the Rust side; model space = the glTF scene root's space.
 
+pub mod appearance;
 pub mod bindings;
 pub mod camera;
 pub mod compute;
@@ -47,8 +48,10 @@ pub mod shaders;
 mod static_mesh;
 mod target;
 mod upload;
+mod variants;
 mod vat;
 
+pub use appearance::{AppearanceUpload, CrowdAppearance};
 pub use camera::Camera;
 pub use crowd::{Crowd, CrowdUpload, LivePose, Playback, RecordUpdate};
 pub use device::{AdapterSummary, DeviceError, Gpu};
@@ -68,8 +71,8 @@ pub use shaders::{Program, ShaderError};
 pub use target::MotionImage;
 /// The per-instance contract, as the renderer reads it (throng-contract's types).
 pub use throng_contract::{
-    Encoding, GpuInstanceRecord, GpuRecordWrite, InstanceRecord, InstanceTransform, Layer,
-    SkinMatrix, Skinning, Timing,
+    Appearance, AppearanceChanges, Encoding, GpuInstanceRecord, GpuRecordWrite, InstanceRecord,
+    InstanceTransform, Layer, SkinMatrix, Skinning, Timing,
 };
 
 /// The `image` crate the renderer returns pictures in (so callers need no separate dependency).

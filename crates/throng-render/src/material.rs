@@ -1,45 +1,71 @@
 //! Materials: base colour factor (linear), base colour texture (sRGB, sampled with linear
-//! filtering and repeat addressing, no mipmaps), KHR_texture_transform. Untextured materials
-//! sample a 1×1 white texture so every mesh uses one pipeline.
+//! filtering and repeat addressing, no mipmaps), KHR_texture_transform, in slots per draw (the
+//! own material and the asset's material variants, [`MaterialSet`]). Base colour textures are
+//! 2D arrays, one layer per distinct image of a draw's slots (resampled to one size), so one
+//! draw serves every variant. Untextured materials sample a white layer so every mesh uses one
+//! pipeline.
 
 use wgpu::util::DeviceExt;
 
-use crate::gpu_types::MaterialUniform;
+use crate::gpu_types::MaterialSet;
 
-/// Decodes an embedded PNG/JPEG image to an sRGB texture.
+/// Decodes an embedded PNG/JPEG image to an sRGB texture array of one layer (its `D2Array`
+/// view).
 pub fn upload_image(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
     bytes: &[u8],
-) -> Result<wgpu::Texture, image::ImageError> {
+) -> Result<wgpu::TextureView, image::ImageError> {
     let img = image::load_from_memory(bytes)?.to_rgba8();
-    Ok(rgba_texture(
-        device,
-        queue,
-        img.width(),
-        img.height(),
-        img.as_raw(),
-    ))
+    Ok(layered_texture(device, queue, &[img]))
 }
 
-fn rgba_texture(
+/// An sRGB 2D array texture of `images` (one layer each, resampled to the first's size; at
+/// least one layer) and its `D2Array` view. On GL a one-layer array gets a second (see
+/// [`crate::upload::array_layers`]).
+pub(crate) fn layered_texture(
     device: &wgpu::Device,
     queue: &wgpu::Queue,
-    width: u32,
-    height: u32,
-    pixels: &[u8],
-) -> wgpu::Texture {
-    device.create_texture_with_data(
+    images: &[image::RgbaImage],
+) -> wgpu::TextureView {
+    let white = image::RgbaImage::from_pixel(1, 1, image::Rgba([255; 4]));
+    let first = images.first().unwrap_or(&white);
+    let (w, h) = first.dimensions();
+    let layers =
+        crate::upload::array_layers(images.len().max(1) as u32, device.adapter_info().backend);
+    let mut pixels = Vec::with_capacity((w * h * 4 * layers) as usize);
+    for l in 0..layers as usize {
+        let img = images.get(l).unwrap_or(first);
+        if img.dimensions() == (w, h) {
+            pixels.extend_from_slice(img.as_raw());
+        } else {
+            let r = image::imageops::resize(img, w, h, image::imageops::FilterType::Triangle);
+            pixels.extend_from_slice(r.as_raw());
+        }
+    }
+    let texture = device.create_texture_with_data(
         queue,
-        &crate::target::texture_2d(
-            "throng base colour",
-            (width, height),
-            wgpu::TextureFormat::Rgba8UnormSrgb,
-            wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-        ),
+        &wgpu::TextureDescriptor {
+            label: Some("throng base colour"),
+            size: wgpu::Extent3d {
+                width: w,
+                height: h,
+                depth_or_array_layers: layers,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        },
         wgpu::util::TextureDataOrder::LayerMajor,
-        pixels,
-    )
+        &pixels,
+    );
+    texture.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(wgpu::TextureViewDimension::D2Array),
+        ..Default::default()
+    })
 }
 
 /// The material bind group layout (group 1) with its sampler and the white fallback texture.
@@ -61,7 +87,7 @@ impl MaterialResources {
                     visibility: wgpu::ShaderStages::FRAGMENT,
                     ty: wgpu::BindingType::Texture {
                         sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D2,
+                        view_dimension: wgpu::TextureViewDimension::D2Array,
                         multisampled: false,
                     },
                     count: None,
@@ -82,7 +108,7 @@ impl MaterialResources {
             min_filter: wgpu::FilterMode::Linear,
             ..Default::default()
         });
-        let white = rgba_texture(device, queue, 1, 1, &[255; 4]).create_view(&Default::default());
+        let white = layered_texture(device, queue, &[]);
         MaterialResources {
             bgl,
             sampler,
@@ -90,11 +116,12 @@ impl MaterialResources {
         }
     }
 
-    /// Bind group of one material (`texture` None: white).
+    /// Bind group of one draw's material slots (`texture`: the slots' `D2Array` view; None:
+    /// white).
     pub fn group(
         &self,
         device: &wgpu::Device,
-        uniform: &MaterialUniform,
+        uniform: &MaterialSet,
         texture: Option<&wgpu::TextureView>,
     ) -> wgpu::BindGroup {
         let buf = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {

@@ -386,7 +386,7 @@ impl Renderer {
                 _ => None,
             };
             out.push(self.draws.crowd(
-                device,
+                &self.gpu,
                 &self.layouts,
                 *c,
                 Some(buffers),
@@ -429,7 +429,7 @@ impl Renderer {
             }
             let run = crate::passes::downlevel::run(device, &self.gpu.queue, c, setup, opts)?;
             out.push(self.draws.crowd(
-                device,
+                &self.gpu,
                 &self.layouts,
                 *c,
                 None,
@@ -511,7 +511,7 @@ impl Renderer {
         let ground_params = draw_params_buffer(device, 1, 0, opts, false);
         let (ground_draw, _) = self
             .layouts
-            .draw_groups(device, &ground_params, &shadow_map);
+            .draw_groups(device, &ground_params, &shadow_map, None);
         let dummy = crate::downlevel::InstanceData::transforms(
             device,
             &self.gpu.queue,
@@ -873,7 +873,7 @@ impl Renderer {
             .group(device, &upload.transforms, &setup.frame);
         let device = &self.gpu.device;
         let params = draw_params_buffer(device, 1, 0, opts, false);
-        let (draw_main, draw_shadow) = self.layouts.draw_groups(device, &params, &shadow_map);
+        let (draw_main, draw_shadow) = self.layouts.draw_groups(device, &params, &shadow_map, None);
         let target = OffscreenTarget::new(device, opts.width, opts.height);
         let mut enc = device.create_command_encoder(&Default::default());
         if opts.shadows {

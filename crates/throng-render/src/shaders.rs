@@ -14,7 +14,9 @@
 //! | `throng::pose` | throng-asset `shaders/pose.wgsl` | a palette entry's pose: base blend, then overlays |
 //! | `throng::vat` | throng-asset `shaders/vat.wgsl` | one vertex from the VAT |
 //! | `throng_render::frame` | `shaders/frame.wgsl` | camera, light, shadow map, per-draw uniform |
-//! | `throng_render::mesh` | `shaders/mesh.wgsl` | material and fragment shading |
+//! | `throng::appearance` | throng-contract `shaders/appearance.wgsl` | per-instance tint, variant, part and prop masks |
+//! | `throng_render::appearance` | `shaders/appearance.wgsl` | the appearances' data texture |
+//! | `throng_render::mesh` | `shaders/mesh.wgsl` | material (variants) and fragment shading |
 //! | `throng_render::debug` | `shaders/debug.wgsl` | debug-view colours |
 //! | `throng_render::depth_pyramid` | `shaders/depth_pyramid.wgsl` | the hierarchical depth occlusion culling reads |
 //! | `throng_render::cull_lists` | `shaders/cull_lists.wgsl` | culling's parameters, visible-id lists, indirect arguments |
@@ -145,11 +147,16 @@ pub enum ShaderError {
 }
 
 /// The renderer's own modules (import path, file, source).
-const RENDER_MODULES: [(&str, &str, &str); 6] = [
+const RENDER_MODULES: [(&str, &str, &str); 7] = [
     (
         "throng_render::frame",
         "crates/throng-render/shaders/frame.wgsl",
         include_str!("../shaders/frame.wgsl"),
+    ),
+    (
+        "throng_render::appearance",
+        "crates/throng-render/shaders/appearance.wgsl",
+        include_str!("../shaders/appearance.wgsl"),
     ),
     (
         "throng_render::mesh",

@@ -90,7 +90,7 @@ pub(crate) fn upload_mesh(
         .texture
         .map(|bytes| crate::material::upload_image(device, queue, bytes))
     {
-        Some(Ok(t)) => Some(t.create_view(&Default::default())),
+        Some(Ok(t)) => Some(t),
         Some(Err(e)) => {
             eprintln!("warning: {what}: texture cannot be decoded ({e}); drawing untextured");
             None

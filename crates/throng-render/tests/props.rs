@@ -392,6 +392,39 @@ fn props_draw_where_the_cpu_anchor_puts_them() {
         "{misplaced} prop pixels in one picture only (of {blue})"
     );
     assert!(differ * 200 <= total, "{differ} pixels differ of {total}");
+
+    // Props per instance (docs/design.md §4 "Appearance"): the odd instances' prop masks clear
+    // bit 0, so only the even ones carry the box, in both passes; the reference places it on
+    // the even ones alone.
+    let looks: Vec<throng_contract::Appearance> = (0..transforms.len())
+        .map(|i| throng_contract::Appearance::DEFAULT.with_props(if i % 2 == 1 { 0 } else { 1 }))
+        .collect();
+    let some = Crowd {
+        appearance: throng_render::CrowdAppearance::Slice(&looks),
+        ..crowd(&props)
+    };
+    let some = r.render_scene(&[some], &opts).expect("render");
+    save(&some.image, "props-tube-some.png");
+    let even: Vec<InstanceTransform> = placed.iter().step_by(2).copied().collect();
+    let mut meshes = decoded.meshes();
+    meshes.push(ReferenceMesh {
+        positions: &positions,
+        normals: &normals,
+        indices: &indices,
+        uvs: None,
+        material: MaterialUniform::color(PROP_COLOR),
+        texture: None,
+        transforms: &even,
+    });
+    let reference = r.render_reference(&meshes, &opts).expect("reference");
+    let differ = differ_count(&some.image, &reference);
+    let blue_some = some.image.pixels().filter(|p| is_prop_blue(p)).count();
+    eprintln!("props on the even instances: {blue_some} prop pixels, {differ} differ");
+    assert!(
+        blue_some > 50 && blue_some < blue,
+        "{blue_some} prop pixels of {blue}"
+    );
+    assert!(differ * 200 <= total, "{differ} pixels differ of {total}");
 }
 
 #[test]

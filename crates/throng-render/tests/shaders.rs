@@ -189,6 +189,35 @@ fn draw_structs_match_rust_layouts() {
         size_of::<MaterialUniform>(),
         &[0, 16, 32],
     );
+    {
+        use std::mem::offset_of;
+        check(
+            &draw,
+            "MaterialSet",
+            size_of::<MaterialSet>(),
+            &[
+                offset_of!(MaterialSet, part),
+                offset_of!(MaterialSet, prop),
+                offset_of!(MaterialSet, count),
+                offset_of!(MaterialSet, _pad),
+                offset_of!(MaterialSet, layers),
+                offset_of!(MaterialSet, slots),
+            ],
+        );
+        // The per-instance appearance (throng::appearance), one Rgba32Uint texel.
+        use throng_contract::Appearance;
+        check(
+            &draw,
+            "Appearance",
+            size_of::<Appearance>(),
+            &[
+                offset_of!(Appearance, tint),
+                offset_of!(Appearance, parts),
+                offset_of!(Appearance, variant),
+                offset_of!(Appearance, props),
+            ],
+        );
+    }
 }
 
 /// Culling's parameters and indirect arguments, and occlusion culling's depth pyramid.

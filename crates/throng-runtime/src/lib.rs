@@ -14,6 +14,9 @@
 //! The records, the clip table, the clock unit and the time rules are throng-contract's; this
 //! crate decides their contents.
 //!
+//! - [`Appearances`] — per-instance tint, material variant, part and prop masks beside the
+//!   playback state, with the list of changes a renderer uploads.
+//!
 //! Both keep instances dense in struct-of-arrays form behind stable generational [`Handle`]s,
 //! expose records and [`InstanceTransform`]s as slices ready to upload, fire clip events once
 //! per crossing, and report one-shot completions. Times are seconds, positions frames of the
@@ -22,6 +25,7 @@
 
 mod anchor;
 mod api;
+pub mod appearance;
 mod clips;
 pub mod clock;
 mod cpu;
@@ -37,6 +41,7 @@ pub mod testing;
 
 pub use anchor::anchor_world;
 pub use api::{Finished, FiredEvent, PlayOptions};
+pub use appearance::Appearances;
 pub use clips::ClipEvents;
 pub use clock::{Clock, SECONDS_PER_TICK, TICKS_PER_SECOND};
 pub use cpu::{CpuRuntime, CHUNK};
@@ -47,7 +52,7 @@ pub use playback::{PlaybackCommand, PlaybackControl, Runtime};
 /// The contract's types the runtime produces, re-exported for callers that only use the
 /// runtime (one definition: throng-contract's).
 pub use throng_contract::{
-    gpu_layers, GpuClip, GpuClipTable, GpuInstanceRecord, GpuLayer, InstanceRecord,
-    InstanceTransform, Layer, LoopMode, RecordChanges, Records, Timing, MODE_CLAMP, MODE_LOOP,
-    MODE_ONCE, MODE_PINGPONG,
+    gpu_layers, Appearance, AppearanceChanges, GpuClip, GpuClipTable, GpuInstanceRecord, GpuLayer,
+    InstanceRecord, InstanceTransform, Layer, LoopMode, RecordChanges, Records, Timing, MODE_CLAMP,
+    MODE_LOOP, MODE_ONCE, MODE_PINGPONG,
 };

@@ -347,11 +347,63 @@ impl DemoCrowd {
     pub fn transforms(&self) -> &[InstanceTransform] {
         self.runtime.transforms()
     }
+
+    /// The crowd's variety (docs/design.md §4 "Appearance"): per instance a tint from a small
+    /// palette of fur shades and, on an asset of `parts` ≥ 2 primitives, every third instance
+    /// without one of the primitives after the first. Fixed per instance index (a hash, not
+    /// the script's random stream, so the playback stays as it was).
+    pub fn appearances(&self, parts: usize) -> Vec<throng_contract::Appearance> {
+        (0..self.len())
+            .map(|i| demo_appearance(i as u64, parts))
+            .collect()
+    }
+}
+
+/// Linear tints of the demo crowd (RGBA8 multipliers of the base colour).
+const TINTS: [[u8; 4]; 6] = [
+    [255, 255, 255, 255],
+    [255, 120, 80, 255],
+    [140, 155, 185, 255],
+    [95, 75, 65, 255],
+    [255, 235, 180, 255],
+    [150, 150, 150, 255],
+];
+
+/// Instance `i`'s demo appearance on an asset of `parts` primitives (what
+/// [`DemoCrowd::appearances`] gives; the render bench's palette-variety path uses it too).
+pub fn demo_appearance(i: u64, parts: usize) -> throng_contract::Appearance {
+    // SplitMix64's finaliser: a well-spread hash of the index.
+    let mut h = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    h ^= h >> 31;
+    let look = throng_contract::Appearance::DEFAULT.with_tint(TINTS[(h % 6) as usize]);
+    let switchable = parts.min(throng_contract::MAX_PARTS as usize);
+    if switchable >= 2 && (h >> 8).is_multiple_of(3) {
+        let hidden = 1 + (h >> 16) as usize % (switchable - 1);
+        return look.with_parts(!(1u32 << hidden));
+    }
+    look
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn demo_variety_tints_all_and_hides_a_part_of_some() {
+        let looks: Vec<_> = (0..300).map(|i| demo_appearance(i, 8)).collect();
+        for t in TINTS {
+            assert!(looks.iter().any(|a| a.tint == t), "tint {t:?} unused");
+        }
+        let hiding = looks.iter().filter(|a| a.parts != u32::MAX).count();
+        assert!((60..140).contains(&hiding), "{hiding} of 300 hide a part");
+        assert!(
+            looks.iter().all(|a| a.shows_part(0)),
+            "the first part stays"
+        );
+        assert!((0..50).all(|i| demo_appearance(i, 1).parts == u32::MAX));
+    }
 
     #[test]
     fn rng_is_uniform_enough() {

@@ -256,6 +256,7 @@ pub fn draw_baked(
                     playback: player.records(a).into(),
                     props: &crowd_props[a],
                     live: &[],
+                    appearance: throng_render::CrowdAppearance::Default,
                 })
                 .collect();
             let frame = renderer.render_scene(&crowds, opts)?;

@@ -32,7 +32,7 @@ pub mod overview;
 pub mod source;
 pub mod stats;
 
-pub use demo_crowd::{DemoCrowd, Roles};
+pub use demo_crowd::{demo_appearance, DemoCrowd, Roles};
 pub use files::{
     check_writable, differing_fraction, encode_gif, encode_png, file_name, write_atomic,
 };

@@ -81,6 +81,51 @@ pub struct Settings {
     pub ground: bool,
     pub debug: Option<DebugView>,
     pub compare: Compare,
+    /// Crowd variety (docs/design.md §4 "Appearance"), the "Variety" panel.
+    pub variety: Variety,
+}
+
+/// What the "Variety" panel sets, for every crowd: per-instance tints from the demo crowd's
+/// palette, the parts (primitives) every instance shows, the parts every other instance hides,
+/// and the material variant (0: own materials).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Variety {
+    pub tints: bool,
+    /// Bit i: primitive i shown on every instance.
+    pub parts: u32,
+    /// Bit i: primitive i hidden on every other instance (odd indices).
+    pub alternate: u32,
+    pub variant: u32,
+}
+
+impl Default for Variety {
+    fn default() -> Variety {
+        Variety {
+            tints: false,
+            parts: u32::MAX,
+            alternate: 0,
+            variant: 0,
+        }
+    }
+}
+
+impl Variety {
+    /// The appearances of `n` instances.
+    pub fn appearances(&self, n: usize) -> Vec<throng_contract::Appearance> {
+        (0..n)
+            .map(|i| {
+                let base = if self.tints {
+                    // The demo's tints, without its hidden parts.
+                    throng_scene::demo_appearance(i as u64, 1)
+                } else {
+                    throng_contract::Appearance::DEFAULT
+                };
+                let hidden = if i % 2 == 1 { self.alternate } else { 0 };
+                base.with_parts(self.parts & !hidden)
+                    .with_variant(self.variant)
+            })
+            .collect()
+    }
 }
 
 impl Default for Settings {
@@ -111,6 +156,7 @@ impl Default for Settings {
             ground: true,
             debug: None,
             compare: Compare::Off,
+            variety: Variety::default(),
         }
     }
 }
@@ -611,16 +657,28 @@ impl ViewModel {
             }
             (_, SkinPath::Reference) => (self.draw_decoded(renderer, &opts)?, None, None),
             _ => {
+                let looks: Vec<Vec<throng_contract::Appearance>> = (self.entries.iter())
+                    .zip(self.players.iter().zip(&self.parts))
+                    .map(|(_, (p, part))| {
+                        self.settings.variety.appearances(self.shown(p, part).len())
+                    })
+                    .collect();
                 let crowds: Vec<Crowd> = (self.entries.iter().enumerate())
                     .zip(&self.players)
                     .zip(&self.parts)
-                    .filter_map(|(((a, e), p), part)| {
+                    .zip(&looks)
+                    .filter_map(|((((a, e), p), part), look)| {
                         Some(Crowd {
                             asset: e.gpu.as_ref()?,
                             transforms: self.shown(p, part),
                             playback: self.records(a)?.into(),
                             props: &[],
                             live: &[],
+                            appearance: if self.settings.variety == Variety::default() {
+                                throng_render::CrowdAppearance::Default
+                            } else {
+                                throng_render::CrowdAppearance::Slice(look)
+                            },
                         })
                     })
                     .collect();

@@ -396,6 +396,49 @@ fn controls(ui: &mut Ui, m: &mut ViewModel) {
             });
         }
     });
+    // Last and closed at start, so the panels above keep their places.
+    egui::CollapsingHeader::new("Variety")
+        .default_open(false)
+        .show(ui, |ui| variety(ui, m));
+}
+
+/// Crowd variety (docs/design.md §4 "Appearance"): tints, parts, material variant.
+fn variety(ui: &mut Ui, m: &mut ViewModel) {
+    let (parts, variants) = m.entries.first().map_or((0, Vec::new()), |e| {
+        let names = e.asset.variants.iter().map(|v| v.name.clone()).collect();
+        (e.asset.primitives.len(), names)
+    });
+    let v = &mut m.settings.variety;
+    ui.checkbox(&mut v.tints, "tints (the demo's palette)");
+    let shown = parts.min(throng_contract::MAX_PARTS as usize);
+    if shown > 1 {
+        ui.label("parts: shown on all / hidden on every other");
+        for p in 0..shown {
+            ui.horizontal(|ui| {
+                let mut on = v.parts & (1 << p) != 0;
+                if ui.checkbox(&mut on, format!("primitive {p}")).changed() {
+                    v.parts ^= 1 << p;
+                }
+                let mut alt = v.alternate & (1 << p) != 0;
+                if ui.checkbox(&mut alt, "every other").changed() {
+                    v.alternate ^= 1 << p;
+                }
+            });
+        }
+    } else {
+        ui.weak("One primitive: no parts to switch.");
+    }
+    if variants.is_empty() {
+        ui.weak("The asset has no material variants.");
+    } else {
+        ui.radio_value(&mut v.variant, 0, "own materials");
+        for (i, name) in variants.iter().enumerate() {
+            ui.radio_value(&mut v.variant, i as u32 + 1, name);
+        }
+    }
+    if ui.button("reset").clicked() {
+        *v = crate::model::Variety::default();
+    }
 }
 
 fn playback(ui: &mut Ui, m: &mut ViewModel) {

@@ -293,6 +293,7 @@ impl Player {
             playback: self.runtime.records().into(),
             props: &[],
             live: &[],
+            appearance: throng_render::CrowdAppearance::Default,
         }
     }
 

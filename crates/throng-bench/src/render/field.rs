@@ -237,6 +237,7 @@ fn measure(
             playback: Playback::Uploaded(&up),
             props: &[],
             live: &[],
+            appearance: throng_render::CrowdAppearance::Default,
         };
         let mut enc = renderer
             .gpu

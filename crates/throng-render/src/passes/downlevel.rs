@@ -24,6 +24,8 @@ pub(crate) struct DownlevelRun {
     /// in the texture and its length.
     pub lists: Vec<(u32, u32)>,
     pub lods: u32,
+    /// The listed instances' appearances in slot order (None: every instance the default).
+    pub appearance: Option<wgpu::TextureView>,
 }
 
 /// Every instance's layers as `instance_layers` reads them: CPU-timed records as they are,
@@ -102,6 +104,8 @@ pub(crate) fn run(
     let shared = !culled;
     let mut lists = Vec::with_capacity(2 * lods as usize);
     let mut texels = Vec::new();
+    let with_looks = !matches!(crowd.appearance, crate::CrowdAppearance::Default);
+    let mut looks = Vec::new();
     let mut slots = 0u32;
     for (pass, per_lod) in [&ids.main, &ids.shadow].into_iter().enumerate() {
         for lod in 0..lods as usize {
@@ -117,12 +121,22 @@ pub(crate) fn run(
             for &i in list {
                 let i = i as usize;
                 texels.extend(instance_texels(&crowd.transforms[i], &layers[i]));
+                if with_looks {
+                    looks.push(crowd.appearance.get(i));
+                }
             }
             slots += list.len() as u32;
         }
     }
     let (_, view) = data_texture(device, queue, "instance texture", &texels, INSTANCE_TEXELS)?;
-    Ok(DownlevelRun { view, lists, lods })
+    let appearance =
+        with_looks.then(|| crate::appearance::appearance_texture(device, queue, &looks).1);
+    Ok(DownlevelRun {
+        view,
+        lists,
+        lods,
+        appearance,
+    })
 }
 
 impl DownlevelRun {

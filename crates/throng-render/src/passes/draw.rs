@@ -13,9 +13,9 @@ use crate::crowd::{Crowd, CrowdBuffers};
 use crate::error::RenderError;
 use crate::formats;
 use crate::frame::FrameSetup;
-use crate::gpu_types::{DrawIndexedArgs, MaterialUniform, DRAW_PARAMS_STRIDE};
+use crate::gpu_types::{DrawIndexedArgs, DRAW_PARAMS_STRIDE};
 use crate::layouts;
-use crate::options::{RenderOptions, SkinPath, DEFAULT_COLOR};
+use crate::options::{RenderOptions, SkinPath};
 use crate::passes::cull::CullRun;
 use crate::passes::props::{PropDraw, PropDraws};
 use crate::shaders::Program;
@@ -287,7 +287,7 @@ impl SkinnedDraws {
     #[allow(clippy::too_many_arguments)]
     pub fn crowd<'a>(
         &self,
-        device: &wgpu::Device,
+        gpu: &crate::Gpu,
         layouts: &DrawLayouts,
         crowd: Crowd<'a>,
         buffers: Option<&CrowdBuffers>,
@@ -303,6 +303,7 @@ impl SkinnedDraws {
         multi_draw: bool,
     ) -> Result<CrowdDraw<'a>, RenderError> {
         let (key, shadow_key) = keys;
+        let device = &gpu.device;
         let asset = crowd.asset;
         let tp = self.pipelines.get(&key).ok_or(RenderError::Internal(
             "draw pipeline not built before the frame",
@@ -357,19 +358,16 @@ impl SkinnedDraws {
                 cull.is_some() && multi_draw,
             ),
         };
-        let (draw_main, draw_shadow) = layouts.draw_groups(device, &params, shadow_map);
+        let looks = crate::appearance::crowd_view(gpu, &crowd, downlevel.as_ref());
+        let (draw_main, draw_shadow) =
+            layouts.draw_groups(device, &params, shadow_map, looks.as_ref());
         let materials = asset
             .primitives
             .iter()
             .map(|p| {
-                let (uniform, tex) = p
-                    .material
-                    .and_then(|m| asset.materials.get(m).copied())
-                    .unwrap_or((MaterialUniform::color(DEFAULT_COLOR), None));
-                let view = tex
-                    .and_then(|t| asset.textures.get(t))
-                    .and_then(|v| v.as_ref());
-                layouts.materials.group(device, &uniform, view)
+                layouts
+                    .materials
+                    .group(device, &p.material_set, p.base_texture.as_ref())
             })
             .collect();
         let vat_groups = asset

@@ -46,6 +46,9 @@ pub(crate) struct DrawLayouts {
     pub draw_main: wgpu::BindGroupLayout,
     pub draw_shadow: wgpu::BindGroupLayout,
     pub shadow_sampler: wgpu::Sampler,
+    /// One default appearance texel: what draws without appearances bind (every index past
+    /// it reads the default).
+    pub no_appearance: wgpu::TextureView,
 }
 
 impl DrawLayouts {
@@ -65,6 +68,7 @@ impl DrawLayouts {
                 compare: Some(wgpu::CompareFunction::LessEqual),
                 ..Default::default()
             }),
+            no_appearance: crate::appearance::appearance_texture(device, queue, &[]).1,
         }
     }
 
@@ -77,13 +81,19 @@ impl DrawLayouts {
         }
     }
 
-    /// Group 3 bind groups (main pass with the shadow map, shadow pass) over `params`.
+    /// Group 3 bind groups (main pass with the shadow map, shadow pass) over `params` and the
+    /// crowd's `appearance` texture (None: [`Self::no_appearance`]).
     pub fn draw_groups(
         &self,
         device: &wgpu::Device,
         params: &wgpu::Buffer,
         shadow_map: &wgpu::TextureView,
+        appearance: Option<&wgpu::TextureView>,
     ) -> (wgpu::BindGroup, wgpu::BindGroup) {
+        let looks = wgpu::BindGroupEntry {
+            binding: b::APPEARANCES,
+            resource: wgpu::BindingResource::TextureView(appearance.unwrap_or(&self.no_appearance)),
+        };
         let binding = wgpu::BindingResource::Buffer(wgpu::BufferBinding {
             buffer: params,
             offset: 0,
@@ -97,6 +107,7 @@ impl DrawLayouts {
                     binding: b::DRAW_PARAMS,
                     resource: binding.clone(),
                 },
+                looks.clone(),
                 wgpu::BindGroupEntry {
                     binding: b::SHADOW_MAP,
                     resource: wgpu::BindingResource::TextureView(shadow_map),
@@ -110,10 +121,13 @@ impl DrawLayouts {
         let shadow = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng draw (shadow)"),
             layout: &self.draw_shadow,
-            entries: &[wgpu::BindGroupEntry {
-                binding: b::DRAW_PARAMS,
-                resource: binding,
-            }],
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: b::DRAW_PARAMS,
+                    resource: binding,
+                },
+                looks,
+            ],
         });
         (main, shadow)
     }

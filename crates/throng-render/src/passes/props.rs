@@ -89,7 +89,8 @@ impl PropDraws {
         crowd
             .props
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(k, p)| {
                 asset.check_anchor(p.anchor)?;
                 let params = prop_params(device, asset, p.anchor, crowd.len() as u32);
                 let mut entries = anchor_entries(buffers, asset, &params);
@@ -102,10 +103,14 @@ impl PropDraws {
                     layout: bgl,
                     entries: &entries,
                 });
-                let material =
-                    layouts
-                        .materials
-                        .group(device, &p.mesh.material, p.mesh.mesh.texture.as_ref());
+                // Prop k shows where the instance's prop mask has bit k.
+                let set = crate::gpu_types::MaterialSet {
+                    prop: k as u32,
+                    ..crate::gpu_types::MaterialSet::single(p.mesh.material)
+                };
+                let material = layouts
+                    .materials
+                    .group(device, &set, p.mesh.mesh.texture.as_ref());
                 Ok(PropDraw {
                     mesh: p.mesh,
                     group,

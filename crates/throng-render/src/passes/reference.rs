@@ -17,7 +17,7 @@ use crate::gpu_types::MaterialUniform;
 use crate::layouts;
 use crate::shaders::Program;
 use crate::static_mesh::{upload_mesh, MeshBuffers, MeshStreams, RefVertex};
-use throng_contract::InstanceTransform;
+use throng_contract::{Appearance, InstanceTransform};
 
 /// Vertices skinned elsewhere (on the CPU, e.g. from the source glTF) in model space, drawn once
 /// per transform.
@@ -85,27 +85,52 @@ impl<'a> DecodedMeshes<'a> {
 
     /// The meshes to hand to [`crate::Renderer::render_reference`], with the asset's materials.
     pub fn meshes(&self) -> Vec<ReferenceMesh<'_>> {
+        self.meshes_with(&[])
+    }
+
+    /// [`Self::meshes`] as each instance's appearance shows it (docs/design.md §5
+    /// "Appearance"; an instance past `appearances` has the default): hidden parts left out,
+    /// each primitive in its variant's material (`BakedAsset::variants`), the tint multiplied
+    /// into the base colour factor — the CPU statement of what the crowd paths draw.
+    pub fn meshes_with(&self, appearances: &[Appearance]) -> Vec<ReferenceMesh<'_>> {
         let np = self.asset.primitives.len().max(1);
         self.skinned
             .iter()
             .enumerate()
-            .map(|(k, s)| {
-                let prim = &self.asset.primitives[k % np];
-                let mat = prim.material.and_then(|m| self.asset.materials.get(m));
-                ReferenceMesh {
+            .filter_map(|(k, s)| {
+                let part = k % np;
+                let look = appearances.get(k / np).copied().unwrap_or_default();
+                if !look.shows_part(part) {
+                    return None;
+                }
+                let prim = &self.asset.primitives[part];
+                let variant = (look.variant as usize)
+                    .checked_sub(1)
+                    .and_then(|v| self.asset.variants.get(v))
+                    .and_then(|v| v.materials.get(part).copied().flatten());
+                let mat = variant
+                    .or(prim.material)
+                    .and_then(|m| self.asset.materials.get(m));
+                let tint = look.tint_linear();
+                let tinted = |c: [f32; 4]| [0, 1, 2, 3].map(|i| c[i] * tint[i]);
+                Some(ReferenceMesh {
                     positions: &s.positions,
                     normals: &s.normals,
                     indices: &prim.indices,
                     uvs: prim.uv0.as_deref(),
                     material: mat
-                        .map(|m| MaterialUniform::new(m.base_color_factor, &m.texture_transform))
-                        .unwrap_or(MaterialUniform::color(crate::options::DEFAULT_COLOR)),
+                        .map(|m| {
+                            MaterialUniform::new(tinted(m.base_color_factor), &m.texture_transform)
+                        })
+                        .unwrap_or(MaterialUniform::color(tinted(
+                            crate::options::DEFAULT_COLOR,
+                        ))),
                     texture: mat
                         .and_then(|m| m.base_color_texture)
                         .and_then(|i| self.asset.images.get(i))
                         .map(|img| img.bytes.as_slice()),
                     transforms: std::slice::from_ref(&self.transforms[k / np]),
-                }
+                })
             })
             .collect()
     }
@@ -237,9 +262,11 @@ impl ReferencePass {
                 continue;
             }
             let count = m.transforms.len() as u32;
-            let group = layouts
-                .materials
-                .group(device, &m.material, buffers.texture.as_ref());
+            let group = layouts.materials.group(
+                device,
+                &crate::gpu_types::MaterialSet::single(m.material),
+                buffers.texture.as_ref(),
+            );
             draws.push((buffers, first..first + count, group));
         }
         Ok(ReferenceUpload {

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod appearance;
 pub mod motion;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};

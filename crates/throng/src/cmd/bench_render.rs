@@ -67,10 +67,11 @@ pub struct Args {
     #[arg(long)]
     pub no_occlusion: bool,
     /// The paths to measure, comma-separated (texture, palette, vat, reference,
-    /// palette-motion: the palette path writing motion vectors too, and texture-downlevel: the
+    /// palette-motion: the palette path writing motion vectors too, palette-variety: with
+    /// per-instance tints and parts, one tint changed a frame, and texture-downlevel: the
     /// texture path in the downlevel mode, docs/downlevel.md); a path the asset cannot take
     /// (vat without a VAT) is left out.
-    #[arg(long, value_delimiter = ',', default_value = "texture,palette,vat,reference", value_parser = ["texture", "palette", "palette-motion", "vat", "reference", "texture-downlevel"])]
+    #[arg(long, value_delimiter = ',', default_value = "texture,palette,vat,reference", value_parser = ["texture", "palette", "palette-variety", "palette-motion", "vat", "reference", "texture-downlevel"])]
     pub paths: Vec<String>,
     /// Palette path, update-rate LOD: refresh intervals at LOD 0, 1, 2, 3 (e.g. `1,1,2,4`; the
     /// last repeats; default every frame). The built-in fox has no LODs: `2` halves its work.

@@ -296,7 +296,17 @@ fn draw_still(
     out_dir: &Path,
 ) -> anyhow::Result<()> {
     let t = Instant::now();
-    let png_image = renderer.render_texture(gpu_asset, transforms, &crowd.records(), options)?;
+    let records = crowd.records();
+    let looks = crowd.appearances(gpu_asset.primitives.len());
+    let png_image = renderer
+        .render_scene(
+            &[throng_render::Crowd {
+                appearance: throng_render::CrowdAppearance::Slice(&looks),
+                ..throng_render::Crowd::new(gpu_asset, transforms, Playback::Cpu(&records))
+            }],
+            options,
+        )?
+        .image;
     let png_ms = ms(t.elapsed());
     let png_path = out_dir.join("demo.png");
     let png_bytes = encode_png(&png_image)?;
@@ -339,6 +349,7 @@ fn draw_gif(
         crowd.step(gif_dt())?;
         let t = Instant::now();
         let records = crowd.records();
+        let looks = crowd.appearances(gpu_asset.primitives.len());
         let frame = renderer.render_scene(
             &[throng_render::Crowd {
                 asset: gpu_asset,
@@ -346,6 +357,7 @@ fn draw_gif(
                 playback: Playback::Cpu(&records),
                 props: &[],
                 live: &[],
+                appearance: throng_render::CrowdAppearance::Slice(&looks),
             }],
             options,
         )?;
