@@ -220,6 +220,7 @@ pub fn wgsl_modules() -> Vec<Module> {
         shader!("throng::palette", "palette.wgsl"),
         shader!("throng::skin", "skin.wgsl"),
         shader!("throng::pose", "pose.wgsl"),
+        shader!("throng::cull", "cull.wgsl"),
     ]
 }
 
