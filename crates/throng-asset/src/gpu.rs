@@ -11,6 +11,7 @@
 //! | `throng::palette` | `shaders/palette.wgsl` | the palette path's buffer of blended skin matrices |
 //! | `throng::skin` | `shaders/skin.wgsl` | one vertex skinned (LBS or DQ), per-entry blends |
 //! | `throng::pose` | `shaders/pose.wgsl` | one palette entry's pose: base blend, then masked and additive layers |
+//! | `throng::cull` | `shaders/cull.wgsl` | culling and LOD rules: instance boxes, frustum and shadow tests, LOD choice ([`cull`]: the tables they read) |
 //!
 //! The layouts both embeddings upload, each defined once here: [`BoneParams`],
 //! [`PaletteEntry`], the palette pass's [`PaletteJob`], the clock uniform [`TimingUniform`],
@@ -29,6 +30,7 @@ use throng_contract::wgsl::Module;
 
 use crate::{BoneTexture, TextureTransform};
 
+pub mod cull;
 pub mod texel;
 pub mod vertex;
 

@@ -55,6 +55,8 @@
 mod bind_groups;
 pub mod bindings;
 mod crowd_gpu;
+pub mod cull;
+pub mod cull_readback;
 mod draw;
 mod formats;
 mod gpu_asset;
@@ -68,6 +70,7 @@ pub(crate) use bind_groups::prepare_crowd_bind_groups;
 pub use bindings::{CROWD_GROUP, PALETTE_GROUP};
 pub(crate) use crowd_gpu::extract_crowds;
 pub use crowd_gpu::{CrowdGpu, CrowdGpus};
+pub use cull::ThrongCull;
 pub use draw::{DrawCrowd, DrawCrowdPrimitives};
 pub use formats::{vertex_layout, VERTEX_BYTES};
 pub use gpu_asset::{DrawParams, GpuPrimitive, GpuThrongAsset};

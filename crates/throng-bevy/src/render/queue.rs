@@ -85,11 +85,13 @@ pub(crate) fn posed_crowds(
     gpus.0
         .iter()
         .filter(|(main, g)| {
-            !g.palette_path
-                || palette_ids
-                    .0
-                    .get(*main)
-                    .is_some_and(|&id| pipeline_cache.get_compute_pipeline(id).is_some())
+            // A culled crowd waits for its culling pass too.
+            (!g.culled || g.cull.ready)
+                && (!g.palette_path
+                    || palette_ids
+                        .0
+                        .get(*main)
+                        .is_some_and(|&id| pipeline_cache.get_compute_pipeline(id).is_some()))
         })
         .map(|(main, _)| *main)
         .collect()
@@ -192,7 +194,12 @@ pub(crate) fn queue_crowds(
             continue;
         };
         if g.palette_path && g.bind_groups_valid {
-            let key = (asset.baked.bone_texture.encoding, g.gpu_timed, g.dual_quat);
+            let key = (
+                asset.baked.bone_texture.encoding,
+                g.gpu_timed,
+                g.dual_quat,
+                g.culled,
+            );
             let id = compute.specialize(&pipeline_cache, palette_pipeline, key);
             palette_ids.0.insert(*main, id);
         }
