@@ -49,10 +49,10 @@ struct CullView {
     // — pixels covered by a length of 1 at a distance of 1. Orthographic: w the pixels (or
     // shadow-map texels) per unit of length.
     eye: vec4<f32>,
-    // 1: orthographic (a directional light's cascade): LOD by texels, at least floor_view's.
+    // 1: orthographic (a directional light's cascade): LOD by texels, or floor_view's.
     ortho: u32,
-    // The perspective view whose LOD is an orthographic view's finest (a shadow needs no more
-    // detail than its caster shows), or past view_count for none.
+    // The perspective view whose LOD an orthographic view draws the instances it sees at, or
+    // past view_count for none.
     floor_view: u32,
     pad_a: u32,
     pad_b: u32,
@@ -76,14 +76,21 @@ fn lod_rule() -> LodRule {
     return LodRule(job.lod_error, job.lod_count, job.lod_bias);
 }
 
-// View `v`'s LOD of box `b`.
+// View `v`'s LOD of box `b`. An orthographic view (a directional light's cascade) draws a caster
+// the floor view (the first camera) sees at that camera's LOD — Bevy's shadow maps shade the
+// caster's own surface, so a coarser caster than the drawn mesh would shadow it (acne); one
+// the camera does not see, by shadow-map texels (throng-render's `ShadowLod::Texel` without
+// a view LOD).
 fn view_lod(v: CullView, b: WorldBox, rule: LodRule) -> u32 {
     if (v.ortho == 1u) {
-        var finest = 0u;
         if (v.floor_view < job.view_count) {
-            finest = choose_lod(b, views[v.floor_view].eye, rule);
+            let camera = views[v.floor_view];
+            var planes = camera.planes;
+            if (box_inside(&planes, b)) {
+                return choose_lod(b, camera.eye, rule);
+            }
         }
-        return choose_ortho_lod(b, finest, v.eye.w, rule);
+        return choose_ortho_lod(b, 0u, v.eye.w, rule);
     }
     return choose_lod(b, v.eye, rule);
 }

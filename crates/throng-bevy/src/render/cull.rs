@@ -8,8 +8,10 @@
 //! [`encode_cull`] before the palette pass) finds each instance's box once with throng's shared
 //! rules (`throng::cull`, the text throng-render's culling pass composes) and appends the
 //! instance to the list of each view that sees it, at that view's LOD — perspective views by
-//! projected error (`choose_lod`), orthographic ones (cascades) by shadow-map texels, never
-//! finer than the first camera's (`choose_ortho_lod`) — and once to the palette list, so the
+//! projected error (`choose_lod`), orthographic ones (cascades) at the first camera's LOD for
+//! the instances it sees (Bevy's shadow maps shade the caster's own surface: a coarser caster
+//! would shadow the drawn mesh) and by shadow-map texels for the others (`choose_ortho_lod`)
+//! — and once to the palette list, so the
 //! palette pass poses only instances some view draws. Each view then draws each primitive with
 //! one `draw_indexed_indirect` per LOD ([`CrowdCull::view_draws`]), whose first instance points
 //! the vertex stage's instance index into its list (def `CULLED`); a camera's prepass draws its
@@ -100,7 +102,8 @@ pub struct CullView {
     pub eye: [f32; 4],
     /// 1: orthographic.
     pub ortho: u32,
-    /// The view whose LOD is this one's finest (`u32::MAX`: none).
+    /// The camera whose LOD an orthographic view draws the instances that camera sees at
+    /// (`u32::MAX`: none).
     pub floor_view: u32,
     pub _pad: [u32; 2],
 }
@@ -387,8 +390,8 @@ fn crowd_views(g: &CrowdGpu, views: &[(&ExtractedView, Option<&LightEntity>)]) -
             world_from_view: view.world_from_view.to_matrix(),
         });
     }
-    // Cameras before lights; an orthographic light view's LOD is never finer than the first
-    // perspective camera's.
+    // Cameras before lights; an orthographic light view draws what the first perspective
+    // camera sees at that camera's LODs.
     out.sort_by_key(|v| v.light);
     let first_camera = out.iter().position(|v| !v.light && v.view.ortho == 0);
     for v in out.iter_mut() {
