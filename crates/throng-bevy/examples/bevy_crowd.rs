@@ -6,6 +6,7 @@
 //!     [--size WxH] [--warmup N] [--path palette|texture] [--no-shadows] [--ground]
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
 //!     [--skinning lbs|dq] [--no-cull] [--lod-bias PX] [--dump-cull OUT.txt]
+//!     [--crowd-layer N] [--hide-crowd]
 //! ```
 //!
 //! `--camera patch` circles the camera low over the field, about a tenth of the foxes in view
@@ -182,6 +183,12 @@ struct Args {
     /// beside it (OUT.transforms, OUT.records).
     #[arg(long)]
     dump_cull: Option<PathBuf>,
+    /// Put the crowd entity on this render layer (`RenderLayers`; the camera sees layer 0).
+    #[arg(long)]
+    crowd_layer: Option<usize>,
+    /// Spawn the crowd entity with `Visibility::Hidden`.
+    #[arg(long)]
+    hide_crowd: bool,
 }
 
 fn main() -> AppExit {
@@ -1007,6 +1014,14 @@ fn setup_crowd(
                     cull,
                 ))
                 .id();
+            if let Some(layer) = plan.args.crowd_layer {
+                commands
+                    .entity(crowd)
+                    .insert(bevy::camera::visibility::RenderLayers::layer(layer));
+            }
+            if plan.args.hide_crowd {
+                commands.entity(crowd).insert(Visibility::Hidden);
+            }
             for i in 0..n {
                 let (clip, at, speed) = start_of(i, &plan);
                 let mut pb = ThrongPlayback::default();

@@ -154,7 +154,7 @@ impl Plugin for ThrongPlugin {
                 Render,
                 (
                     (
-                        render::cull::queue_cull_pipelines,
+                        render::cull::queue_culls,
                         render::queue_crowds,
                         prepass::queue_crowd_depth,
                     )

@@ -23,6 +23,9 @@
 //!   not the texture's — Fox's coarse LODs (10 % of the triangles) stretch triangles across its
 //!   texture's seams, as they do in throng-render.
 //!
+//! - the crowd entity's `Visibility::Hidden` and a `RenderLayers` the camera does not see hide
+//!   the whole crowd.
+//!
 //! Needs `xvfb-run`, a Vulkan adapter (lavapipe) and `THRONG_ASSETS/Fox.glb`; outside CI a
 //! missing tool or asset skips, under `CI` it fails.
 
@@ -320,4 +323,39 @@ fn lod_meshes_are_drawn_where_throng_render_picks_them() {
         differing(&culled, &plain, 0) > 0,
         "the LOD picture is the LOD-0 picture: no coarser mesh was drawn"
     );
+}
+
+/// The fox texture's orange, lit: red well above blue.
+fn orange(p: &[u8]) -> bool {
+    p[0] as i32 > p[2] as i32 + 40 && p[0] as i32 > p[1] as i32 + 10
+}
+
+/// The crowd entity's `Visibility` and `RenderLayers` still decide where the crowd is drawn:
+/// hidden (`--hide-crowd`), or on render layer 1 while the camera sees layer 0
+/// (`--crowd-layer 1`), the picture shows no fox (no fox-orange pixel; the visible crowd's
+/// picture has thousands).
+#[test]
+fn visibility_and_render_layers_still_hide_the_crowd() {
+    if !throng_testdata::have_tool("xvfb-run", "apt: xvfb xauth") {
+        return;
+    }
+    if throng_testdata::asset("Fox.glb").is_none() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_culling_visibility");
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let asset = dir.join("fox.throng.glb");
+    bake_fox(&[], &asset);
+    let count = |img: &RgbaImage| img.pixels().filter(|p| orange(&p.0)).count();
+    let shown = count(&shoot(&asset, &[], &dir.join("shown.png")));
+    let hidden = count(&shoot(&asset, &["--hide-crowd"], &dir.join("hidden.png")));
+    let layered = count(&shoot(
+        &asset,
+        &["--crowd-layer", "1"],
+        &dir.join("layer1.png"),
+    ));
+    eprintln!("fox pixels: shown {shown}, hidden {hidden}, on layer 1 {layered}");
+    assert!(shown > 1000, "the visible crowd shows {shown} fox pixels");
+    assert_eq!(hidden, 0, "a hidden crowd is drawn");
+    assert_eq!(layered, 0, "a crowd on another render layer is drawn");
 }

@@ -2,6 +2,7 @@
 //! main world's transforms and records straight into them.
 
 use bevy::asset::AssetId;
+use bevy::camera::visibility::RenderLayers;
 use bevy::core_pipeline::prepass::MotionVectorPrepass;
 use bevy::light::NotShadowCaster;
 use bevy::math::Vec3;
@@ -79,6 +80,12 @@ pub struct CrowdGpu {
     pub lod_bias: f32,
     /// The culling pass's buffers and this frame's views (`render::cull`).
     pub cull: super::cull::CrowdCull,
+    /// The crowd entity's `Visibility` (inherited) hides it, and its `RenderLayers` (none:
+    /// layer 0): cameras whose layers do not meet them do not draw it
+    /// (`CrowdGpu::excluded_views`).
+    pub hidden: bool,
+    pub layers: RenderLayers,
+    pub excluded_views: Vec<bevy::render::view::RetainedViewEntity>,
 }
 
 impl CrowdGpu {
@@ -117,6 +124,9 @@ impl CrowdGpu {
             culled: false,
             lod_bias: 1.0,
             cull: Default::default(),
+            hidden: false,
+            layers: RenderLayers::default(),
+            excluded_views: Vec::new(),
         }
     }
 }
@@ -132,6 +142,10 @@ type ExtractedCrowd = (
     &'static ThrongCrowd,
     Has<NotShadowCaster>,
     Option<&'static super::cull::ThrongCull>,
+    (
+        Option<&'static InheritedVisibility>,
+        Option<&'static RenderLayers>,
+    ),
 );
 
 /// Copies the crowds' transforms and records straight from the main world's runtime into
@@ -153,7 +167,7 @@ pub(crate) fn extract_crowds(
     // command submitted before this frame's transforms are written (queue writes land at the
     // start of the next submission, so the copy must be submitted first).
     let mut copies: Option<CommandEncoder> = None;
-    for (main, render, crowd, not_caster, cull) in &crowds {
+    for (main, render, crowd, not_caster, cull, (visibility, layers)) in &crowds {
         let Some(rt) = crowd.runtime() else {
             continue;
         };
@@ -175,6 +189,8 @@ pub(crate) fn extract_crowds(
             g.bind_groups_valid = false;
         }
         g.lod_bias = cull.lod_bias;
+        g.hidden = visibility.is_some_and(|v| !v.get());
+        g.layers = layers.cloned().unwrap_or_default();
         if g.motion != motion {
             g.motion = motion;
             g.prev_transforms = None;
@@ -243,7 +259,7 @@ pub(crate) fn extract_crowds(
     if let Some(copies) = copies {
         queue.submit([copies.finish()]);
     }
-    for (main, _, crowd, _, _) in &crowds {
+    for (main, _, crowd, _, _, _) in &crowds {
         let (Some(g), Some(rt)) = (gpus.0.get_mut(&main), crowd.runtime()) else {
             continue;
         };

@@ -21,6 +21,7 @@
 //! view is kept, as Bevy keeps it: only the cascade's frustum culls), update-rate LOD, fewer
 //! influences at coarser LODs (a LOD here only draws fewer triangles), occlusion culling.
 
+use bevy::camera::visibility::RenderLayers;
 use bevy::math::primitives::ViewFrustum;
 use bevy::math::{Mat4, Vec3, Vec4};
 use bevy::pbr::LightEntity;
@@ -320,17 +321,28 @@ pub struct CullShader(pub Handle<Shader>);
 #[derive(Resource, Default)]
 pub struct CullPipelineIds(pub HashMap<Entity, [CachedComputePipelineId; 2]>);
 
-/// Specialises the culling pipelines of every crowd that culls and notes whether they have
+/// Notes the cameras each crowd is not drawn by (its `RenderLayers` do not meet theirs), and
+/// specialises the culling pipelines of every crowd that culls, noting whether they have
 /// compiled (a culled crowd is queued only once they have: `queue::posed_crowds`). Runs in
 /// `QueueMeshes` before the crowd queues.
-pub(crate) fn queue_cull_pipelines(
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn queue_culls(
     shader: Option<Res<CullShader>>,
     mut compute: ResMut<SpecializedComputePipelines<CullPipeline>>,
     mut ids: ResMut<CullPipelineIds>,
     pipeline_cache: Res<PipelineCache>,
     mut gpus: ResMut<CrowdGpus>,
     assets: Res<RenderAssets<GpuThrongAsset>>,
+    cameras: Query<(&ExtractedView, Option<&RenderLayers>), Without<LightEntity>>,
 ) {
+    for g in gpus.0.values_mut() {
+        g.excluded_views.clear();
+        for (view, layers) in &cameras {
+            if !layers.cloned().unwrap_or_default().intersects(&g.layers) {
+                g.excluded_views.push(view.retained_view_entity);
+            }
+        }
+    }
     let Some(shader) = shader else {
         return;
     };
@@ -372,9 +384,15 @@ fn crowd_views(g: &CrowdGpu, views: &[(&ExtractedView, Option<&LightEntity>)]) -
         return Vec::new();
     };
     let mut out: Vec<ViewEntry> = Vec::new();
+    if g.hidden {
+        return Vec::new();
+    }
     for &(view, light) in views {
         let near = !matches!(light, Some(LightEntity::Directional { .. }));
         if light.is_some() && !g.casts_shadows {
+            continue;
+        }
+        if g.excluded_views.contains(&view.retained_view_entity) {
             continue;
         }
         let clip = super::queue::clip_from_world(view);

@@ -43,14 +43,19 @@
 //! crowd's per-instance buffers and the extract system), `bind_groups` (uniforms, palette
 //! sizing, bind groups), `pipeline` (the main and palette pipelines and [`CrowdKey`]),
 //! `queue` (the `Opaque3d` items and the culling helpers), `palette` (the palette passes'
-//! dispatches), `draw` (the draw command).
+//! dispatches), `draw` (the draw command), `cull` (per-instance culling and LOD),
+//! `cull_readback` (reading its lists back, for tests and tools).
 //!
 //! Skinning is linear blend skinning or, for a crowd asking for it with a `quat-*` bone
 //! texture, dual quaternions (the `DUAL_QUAT` def of the shared modules, in the palette pass
 //! and the vertex stage alike).
 //!
-//! Not done: culling is per crowd (one world box against each view's frustum), not per
-//! instance; no LODs or VATs.
+//! Per-instance culling and LOD ([`cull`]): each instance against each view that may draw the
+//! crowd, with throng's shared culling rules (`throng::cull`), compacted into per-(view, LOD)
+//! lists drawn with one indirect draw per primitive and LOD; the palette pass then poses only
+//! the listed instances. Without it (`ThrongCull::per_instance` false, or a device without
+//! indirect first instances) the crowd's world box is culled against each view's frustum and
+//! every instance drawn at LOD 0. Not done: VATs.
 
 mod bind_groups;
 pub mod bindings;

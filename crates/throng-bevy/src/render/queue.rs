@@ -132,6 +132,10 @@ impl CrowdQueue<'_> {
         let clip = clip_from_world(view);
         let mut added = Vec::new();
         for (main, g) in &self.gpus.0 {
+            // Hidden, or not on the camera's layers (render::cull::queue_culls).
+            if g.hidden || g.excluded_views.contains(&view.retained_view_entity) {
+                continue;
+            }
             let Some(asset) = crowd_in_view(g, self.assets, &clip, near) else {
                 continue;
             };
