@@ -909,12 +909,23 @@ fn setup_scene(
         },
         Transform::from_xyz(1.0, 2.0, 1.5).looking_at(Vec3::ZERO, Vec3::Y),
         // Bevy's default cascades reach 150 units from the camera, short of a field of foxes
-        // modelled in centimetres: two cascades over the whole field instead.
-        CascadeShadowConfigBuilder {
-            num_cascades: 2,
-            first_cascade_far_bound: eye.length(),
-            maximum_distance: eye.length() + side * 1.5,
-            ..default()
+        // modelled in centimetres: two cascades over the whole field instead — or, for the
+        // patch camera, over what it sees (the ground it looks at lies within 0.35 sides of
+        // it), as a game fits its cascades to its view: cascades over the whole field would
+        // draw every fox into the shadow maps.
+        match plan.args.camera {
+            CameraArg::Overview => CascadeShadowConfigBuilder {
+                num_cascades: 2,
+                first_cascade_far_bound: eye.length(),
+                maximum_distance: eye.length() + side * 1.5,
+                ..default()
+            },
+            CameraArg::Patch => CascadeShadowConfigBuilder {
+                num_cascades: 2,
+                first_cascade_far_bound: side * 0.25,
+                maximum_distance: side * 0.45,
+                ..default()
+            },
         }
         .build(),
     ));
