@@ -6,7 +6,7 @@
 //!     [--size WxH] [--warmup N] [--path palette|texture] [--no-shadows] [--ground]
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
 //!     [--skinning lbs|dq] [--no-cull] [--lod-bias PX] [--dump-cull OUT.txt]
-//!     [--crowd-layer N] [--hide-crowd]
+//!     [--crowd-layer N] [--hide-crowd] [--lod R,R,...]
 //! ```
 //!
 //! `--camera patch` circles the camera low over the field, about a tenth of the foxes in view
@@ -183,6 +183,10 @@ struct Args {
     /// beside it (OUT.transforms, OUT.records).
     #[arg(long)]
     dump_cull: Option<PathBuf>,
+    /// The in-memory bake's LOD ratios (`throng bake --lod`), e.g. `0.5,0.25,0.1`; culling
+    /// then draws each fox at the coarsest LOD within `--lod-bias` pixels.
+    #[arg(long, value_delimiter = ',')]
+    lod: Vec<f32>,
     /// Put the crowd entity on this render layer (`RenderLayers`; the camera sees layer 0).
     #[arg(long)]
     crowd_layer: Option<usize>,
@@ -210,7 +214,7 @@ fn assets_dir() -> Option<PathBuf> {
 
 /// The asset of `--mode throng` without `--asset`: Fox.glb from THRONG_ASSETS baked in
 /// memory, else the built-in fox.
-fn bake_in_memory(skinning: SkinningArg) -> Result<throng_asset::BakedAsset> {
+fn bake_in_memory(skinning: SkinningArg, lods: &[f32]) -> Result<throng_asset::BakedAsset> {
     let fox = assets_dir()
         .map(|d| d.join("Fox.glb"))
         .filter(|p| p.is_file());
@@ -226,6 +230,7 @@ fn bake_in_memory(skinning: SkinningArg) -> Result<throng_asset::BakedAsset> {
     let options = throng_bake::BakeOptions {
         source_name: name,
         encoding,
+        lods: lods.to_vec(),
         ..Default::default()
     };
     let baked = throng_bake::bake(&model, &options)?.0;
@@ -286,7 +291,7 @@ fn run(args: Args) -> Result<AppExit> {
         (Mode::Throng, None) => (
             assets_dir().unwrap_or_else(|| PathBuf::from(".")),
             None,
-            Some(bake_in_memory(args.skinning)?),
+            Some(bake_in_memory(args.skinning, &args.lod)?),
         ),
         (Mode::Bevy, _) => {
             let dir = assets_dir().ok_or("--mode bevy needs THRONG_ASSETS (for Fox.glb)")?;
@@ -301,7 +306,7 @@ fn run(args: Args) -> Result<AppExit> {
     let info = match (&baked, args.mode, &args.asset) {
         (Some(b), _, _) => b.clone(),
         (None, Mode::Throng, Some(p)) => throng_asset::read(p)?,
-        _ => bake_in_memory(args.skinning)?,
+        _ => bake_in_memory(args.skinning, &args.lod)?,
     };
     let b = info.pose_bounds();
     let find = |n: &str| {
@@ -1016,6 +1021,7 @@ fn setup_crowd(
             let cull = ThrongCull {
                 per_instance: !plan.args.no_cull,
                 lod_bias: plan.args.lod_bias,
+                ..default()
             };
             let crowd = commands
                 .spawn((

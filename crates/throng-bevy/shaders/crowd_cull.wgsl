@@ -11,7 +11,7 @@
 // then the palette list's counter, then the palette dispatch.
 // Defs: ENCODING, GPU_TIMED, G_SKIN (0), B_* (throng_bevy::render::cull::CullPipeline).
 
-#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, choose_lod, choose_ortho_lod}
+#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, shadow_reaches_view, choose_lod, choose_ortho_lod}
 #import throng::bone::bone_params
 
 // Rust twin: throng_bevy::render::cull::CullJob (112 B).
@@ -40,7 +40,7 @@ struct CullJob {
     pad_c: u32,
 }
 
-// Rust twin: throng_bevy::render::cull::CullView (128 B): one view that may draw the crowd.
+// Rust twin: throng_bevy::render::cull::CullView (144 B): one view that may draw the crowd.
 struct CullView {
     // Frustum planes (xyz normal pointing inside, w offset; (0, 0, 0, 1) for a plane the view
     // does not cull by).
@@ -56,6 +56,11 @@ struct CullView {
     floor_view: u32,
     pad_a: u32,
     pad_b: u32,
+    // A directional light's view: the unit direction the light travels and, in w, how far a
+    // shadow reaches along it (file units); a caster the floor view does not see is kept only
+    // when its box swept that far meets the floor view (throng-render's rule). w < 0: no
+    // sweep test.
+    light: vec4<f32>,
 }
 
 // wgpu's DrawIndexedIndirect layout (20 B).
@@ -95,6 +100,20 @@ fn view_lod(v: CullView, b: WorldBox, rule: LodRule) -> u32 {
     return choose_lod(b, v.eye, rule);
 }
 
+// Whether view `v` draws box `b`: inside its frustum and, for a light view with a sweep, seen
+// by the floor view or casting into it.
+fn view_sees(v: CullView, b: WorldBox) -> bool {
+    var planes = v.planes;
+    if (!box_inside(&planes, b)) {
+        return false;
+    }
+    if (v.light.w < 0.0 || v.floor_view >= job.view_count) {
+        return true;
+    }
+    var camera = views[v.floor_view].planes;
+    return box_inside(&camera, b) || shadow_reaches_view(&camera, b, v.light);
+}
+
 fn append(view: u32, lod: u32, inst: u32) {
     let counter = view * job.primitive_count * job.lod_count + lod;
     let slot = atomicAdd(&args[counter].instance_count, 1u);
@@ -117,8 +136,7 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     var listed = false;
     for (var v = 0u; v < job.view_count; v++) {
         let view = views[v];
-        var planes = view.planes;
-        if (box_inside(&planes, b)) {
+        if (view_sees(view, b)) {
             append(v, view_lod(view, b, rule), i);
             listed = true;
         }

@@ -487,6 +487,7 @@ fn the_culling_pass_composes_validates_and_matches_its_rust_twins() {
             offset_of!(CullView, floor_view),
             offset_of!(CullView, _pad),
             offset_of!(CullView, _pad) + 4,
+            offset_of!(CullView, light),
         ],
     );
     check(
@@ -502,5 +503,5 @@ fn the_culling_pass_composes_validates_and_matches_its_rust_twins() {
         ],
     );
     assert_eq!(size_of::<CullJob>(), 112);
-    assert_eq!(size_of::<CullView>(), 128);
+    assert_eq!(size_of::<CullView>(), 144);
 }

@@ -78,6 +78,7 @@ pub struct CrowdGpu {
     /// device draws indirectly with first instances), with its projected-error bound (pixels).
     pub culled: bool,
     pub lod_bias: f32,
+    pub shadow_reach: Option<f32>,
     /// The culling pass's buffers and this frame's views (`render::cull`).
     pub cull: super::cull::CrowdCull,
     /// The crowd entity's `Visibility` (inherited) hides it, and its `RenderLayers` (none:
@@ -123,6 +124,7 @@ impl CrowdGpu {
             seen: true,
             culled: false,
             lod_bias: 1.0,
+            shadow_reach: None,
             cull: Default::default(),
             hidden: false,
             layers: RenderLayers::default(),
@@ -189,6 +191,7 @@ pub(crate) fn extract_crowds(
             g.bind_groups_valid = false;
         }
         g.lod_bias = cull.lod_bias;
+        g.shadow_reach = cull.shadow_reach;
         g.hidden = visibility.is_some_and(|v| !v.get());
         g.layers = layers.cloned().unwrap_or_default();
         if g.motion != motion {

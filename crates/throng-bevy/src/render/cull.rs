@@ -56,6 +56,14 @@ pub struct ThrongCull {
     /// Largest projected simplification error a LOD may show, pixels (shadow-map texels for a
     /// cascade); ≤ 0 always draws LOD 0. throng-render's `RenderOptions::lod_bias`.
     pub lod_bias: f32,
+    /// How far (world units, along the light) a fox's shadow can fall, for the directional
+    /// lights' cascades: a caster the camera does not see is drawn into a cascade only when its
+    /// box swept that far along the light meets the camera's frustum (throng-render's rule;
+    /// `shadow_reaches_view`). `Some(0.0)` or less: no sweep test (every caster in the
+    /// cascade's frustum, as Bevy culls its own meshes). None: from the top of the crowd's
+    /// world box down to its bottom (receivers below the crowd's feet get no shadow from
+    /// casters out of view).
+    pub shadow_reach: Option<f32>,
 }
 
 impl Default for ThrongCull {
@@ -63,6 +71,7 @@ impl Default for ThrongCull {
         Self {
             per_instance: true,
             lod_bias: 1.0,
+            shadow_reach: None,
         }
     }
 }
@@ -92,7 +101,7 @@ pub struct CullJob {
     pub _pad: [u32; 3],
 }
 
-/// WGSL `CullView` of `shaders/crowd_cull.wgsl` (128 B): one view that may draw a crowd.
+/// WGSL `CullView` of `shaders/crowd_cull.wgsl` (144 B): one view that may draw a crowd.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct CullView {
@@ -107,6 +116,10 @@ pub struct CullView {
     /// (`u32::MAX`: none).
     pub floor_view: u32,
     pub _pad: [u32; 2],
+    /// A directional light's view: the unit direction the light travels (world) and how far a
+    /// shadow reaches along it (file units); a caster the floor view does not see is kept only
+    /// when its box swept that far meets the floor view. w < 0: no sweep test.
+    pub light: [f32; 4],
 }
 
 /// wgpu's `DrawIndexedIndirect` arguments (20 B), as the culling pass counts into them.
@@ -247,6 +260,7 @@ pub fn cull_view(view: &ExtractedView, near: bool) -> CullView {
         ortho: ortho as u32,
         floor_view: u32::MAX,
         _pad: [0; 2],
+        light: [0.0, 0.0, 0.0, -1.0],
     }
 }
 
@@ -412,9 +426,18 @@ fn crowd_views(g: &CrowdGpu, views: &[(&ExtractedView, Option<&LightEntity>)]) -
     // camera sees at that camera's LODs.
     out.sort_by_key(|v| v.light);
     let first_camera = out.iter().position(|v| !v.light && v.view.ortho == 0);
+    let drop = hi.y - lo.y;
     for v in out.iter_mut() {
         if v.light && v.view.ortho == 1 {
             v.view.floor_view = first_camera.map_or(u32::MAX, |c| c as u32);
+            // The light travels along the view's forward (-Z).
+            let dir = (-v.world_from_view.z_axis.truncate()).normalize_or_zero();
+            let reach = match g.shadow_reach {
+                Some(r) if r <= 0.0 => -1.0,
+                Some(r) => r,
+                None => drop / (-dir.y).max(0.1),
+            };
+            v.view.light = dir.extend(reach).to_array();
         }
     }
     out
