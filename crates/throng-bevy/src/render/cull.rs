@@ -17,9 +17,13 @@
 //! the vertex stage's instance index into its list (def `CULLED`); a camera's prepass draws its
 //! main pass's lists.
 //!
-//! Not done: the shadow sweep test of throng-render (a caster whose shadow cannot reach the
-//! view is kept, as Bevy keeps it: only the cascade's frustum culls), update-rate LOD, fewer
-//! influences at coarser LODs (a LOD here only draws fewer triangles), occlusion culling.
+//! A directional cascade keeps a caster the first camera does not see only when its box swept
+//! along the light by [`ThrongCull::shadow_reach`] meets that camera's frustum (throng-render's
+//! `shadow_reaches_view`): a cascade fitted to a view still covers far more ground than the view.
+//!
+//! Not done: update-rate LOD, fewer influences at coarser LODs (a LOD here only draws fewer
+//! triangles), occlusion culling; with several cameras, cascades and LOD floors follow the
+//! first perspective camera listed.
 
 use bevy::camera::visibility::RenderLayers;
 use bevy::math::primitives::ViewFrustum;
