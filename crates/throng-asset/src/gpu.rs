@@ -12,6 +12,7 @@
 //! | `throng::skin` | `shaders/skin.wgsl` | one vertex skinned (LBS or DQ), per-entry blends |
 //! | `throng::pose` | `shaders/pose.wgsl` | one palette entry's pose: base blend, then masked and additive layers |
 //! | `throng::vat` | `shaders/vat.wgsl` | one vertex's position and normal from a VAT (bindings at `G_VAT`, `B_VAT_*`) |
+//! | `throng::cull` | `shaders/cull.wgsl` | culling and LOD rules: instance boxes, frustum and shadow tests, LOD choice ([`cull`]: the tables they read) |
 //!
 //! The layouts both embeddings upload, each defined once here: [`BoneParams`],
 //! [`PaletteEntry`], the palette pass's [`PaletteJob`], the clock uniform [`TimingUniform`],
@@ -30,6 +31,7 @@ use throng_contract::wgsl::Module;
 
 use crate::{BoneTexture, TextureTransform};
 
+pub mod cull;
 pub mod texel;
 pub mod vertex;
 
@@ -253,6 +255,7 @@ pub fn wgsl_modules() -> Vec<Module> {
         shader!("throng::skin", "skin.wgsl"),
         shader!("throng::pose", "pose.wgsl"),
         shader!("throng::vat", "vat.wgsl"),
+        shader!("throng::cull", "cull.wgsl"),
     ]
 }
 

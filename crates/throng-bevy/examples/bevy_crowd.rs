@@ -5,11 +5,15 @@
 //!     [--screenshot OUT.png] [--mode throng|bevy] [--timing cpu|gpu] [--asset BAKED.glb]
 //!     [--size WxH] [--warmup N] [--path palette|texture|vat] [--no-shadows] [--ground]
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
-//!     [--skinning lbs|dq] [--no-msaa] [--dump-scene OUT.json]
+//!     [--skinning lbs|dq] [--no-msaa] [--dump-scene OUT.json] [--no-cull] [--lod-bias PX]
+//!     [--dump-cull OUT.txt] [--crowd-layer N] [--hide-crowd] [--lod R,R,...]
 //! ```
 //!
 //! `--camera patch` circles the camera low over the field, about a tenth of the foxes in view
 //! (printed on exit): the scene for measuring a large crowd the camera mostly does not see.
+//! The crowd is culled per instance and view on the GPU and drawn at LODs by default
+//! (`throng_bevy::ThrongCull`); `--no-cull` draws every fox, `--dump-cull` writes what culling
+//! kept at the last frame.
 //!
 //! - `--mode throng` (default): one `ThrongCrowd`, one entity per fox with `ThrongInstance`,
 //!   `Transform` and `ThrongPlayback`; the asset is `--asset` (a file `throng bake` wrote,
@@ -68,9 +72,10 @@ use bevy::window::{PresentMode, WindowResolution};
 use bevy::world_serialization::WorldAssetRoot;
 use clap::{Parser, ValueEnum};
 use std::sync::{Arc, Mutex};
+use throng_bevy::render::cull_readback::{CullReadback, CullSnapshot};
 use throng_bevy::{
-    PlaybackControl, SkinPath, ThrongAsset, ThrongCrowd, ThrongInstance, ThrongPlayback,
-    ThrongPlugin, Timing,
+    PlaybackControl, SkinPath, ThrongAsset, ThrongCrowd, ThrongCull, ThrongInstance,
+    ThrongPlayback, ThrongPlugin, Timing,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -184,6 +189,29 @@ struct Args {
     /// screenshot shows to this JSON file (throng mode, CPU timing).
     #[arg(long)]
     dump_scene: Option<PathBuf>,
+    /// No per-instance culling (throng_bevy::ThrongCull): every fox drawn at LOD 0 whenever
+    /// the crowd's box is in view.
+    #[arg(long)]
+    no_cull: bool,
+    /// Largest projected LOD simplification error, pixels (ThrongCull::lod_bias; an asset
+    /// baked with `--lod` has LODs).
+    #[arg(long, default_value_t = 1.0)]
+    lod_bias: f32,
+    /// At the last frame, read back what culling kept and write it here (text: per view and
+    /// LOD the instance ids), with the instance transforms and records the culling pass read
+    /// beside it (OUT.transforms, OUT.records).
+    #[arg(long)]
+    dump_cull: Option<PathBuf>,
+    /// The in-memory bake's LOD ratios (`throng bake --lod`), e.g. `0.5,0.25,0.1`; culling
+    /// then draws each fox at the coarsest LOD within `--lod-bias` pixels.
+    #[arg(long, value_delimiter = ',')]
+    lod: Vec<f32>,
+    /// Put the crowd entity on this render layer (`RenderLayers`; the camera sees layer 0).
+    #[arg(long)]
+    crowd_layer: Option<usize>,
+    /// Spawn the crowd entity with `Visibility::Hidden`.
+    #[arg(long)]
+    hide_crowd: bool,
 }
 
 fn main() -> AppExit {
@@ -205,7 +233,11 @@ fn assets_dir() -> Option<PathBuf> {
 
 /// The asset of `--mode throng` without `--asset`: Fox.glb from THRONG_ASSETS baked in
 /// memory, else the built-in fox.
-fn bake_in_memory(skinning: SkinningArg, path: PathArg) -> Result<throng_asset::BakedAsset> {
+fn bake_in_memory(
+    skinning: SkinningArg,
+    path: PathArg,
+    lods: &[f32],
+) -> Result<throng_asset::BakedAsset> {
     let fox = assets_dir()
         .map(|d| d.join("Fox.glb"))
         .filter(|p| p.is_file());
@@ -223,6 +255,7 @@ fn bake_in_memory(skinning: SkinningArg, path: PathArg) -> Result<throng_asset::
         encoding,
         // f32 positions, as `throng render --path vat` bakes them.
         vat: (path == PathArg::Vat).then_some(throng_asset::VatEncoding::F32),
+        lods: lods.to_vec(),
         ..Default::default()
     };
     let baked = throng_bake::bake(&model, &options)?.0;
@@ -283,7 +316,7 @@ fn run(args: Args) -> Result<AppExit> {
         (Mode::Throng, None) => (
             assets_dir().unwrap_or_else(|| PathBuf::from(".")),
             None,
-            Some(bake_in_memory(args.skinning, args.path)?),
+            Some(bake_in_memory(args.skinning, args.path, &args.lod)?),
         ),
         (Mode::Bevy, _) => {
             let dir = assets_dir().ok_or("--mode bevy needs THRONG_ASSETS (for Fox.glb)")?;
@@ -298,7 +331,7 @@ fn run(args: Args) -> Result<AppExit> {
     let info = match (&baked, args.mode, &args.asset) {
         (Some(b), _, _) => b.clone(),
         (None, Mode::Throng, Some(p)) => throng_asset::read(p)?,
-        _ => bake_in_memory(args.skinning, args.path)?,
+        _ => bake_in_memory(args.skinning, args.path, &args.lod)?,
     };
     let b = info.pose_bounds();
     let find = |n: &str| {
@@ -361,6 +394,13 @@ fn run(args: Args) -> Result<AppExit> {
     // (extract commands) to the end of Prepare, before the render graph records and submits.
     let timers = Timers::default();
     app.insert_resource(timers.clone());
+    if args.dump_cull.is_some() {
+        let readback = CullReadback::default();
+        app.insert_resource(readback.clone());
+        if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
+            render_app.insert_resource(readback);
+        }
+    }
     if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
         render_app.insert_resource(timers);
         render_app.add_systems(
@@ -443,6 +483,7 @@ struct Stats {
     shot_requested: bool,
     shot_saved: bool,
     reported: bool,
+    dumped: bool,
 }
 
 /// Wall-clock timers of the app's schedules, shared by the main and the render world:
@@ -562,6 +603,7 @@ fn count_frame(
     players: Query<(), With<AnimationPlayer>>,
     view: Query<&bevy::camera::primitives::Frustum, With<Camera3d>>,
     foxes: Query<&GlobalTransform, With<FoxIndex>>,
+    readback: Option<Res<CullReadback>>,
 ) {
     let a = &plan.args;
     if !stats.ready {
@@ -611,6 +653,23 @@ fn count_frame(
         }
         if !stats.shot_saved {
             return;
+        }
+    }
+    if let (Some(rb), Some(out)) = (&readback, &a.dump_cull) {
+        let Ok(mut state) = rb.0.lock() else {
+            return;
+        };
+        if state.snapshots.is_empty() {
+            state.requested = true;
+            return;
+        }
+        if !stats.dumped {
+            stats.dumped = true;
+            if let Err(e) = write_cull_dump(out, &state.snapshots) {
+                eprintln!("bevy_crowd: --dump-cull {}: {e}", out.display());
+                exit.write(AppExit::error());
+                return;
+            }
         }
     }
     if !stats.reported {
@@ -689,6 +748,64 @@ fn dump_scene(
     if let Err(e) = written {
         eprintln!("bevy_crowd: --dump-scene {}: {e}", out.display());
     }
+}
+
+/// `--dump-cull`: per crowd and view, its lists per LOD and the view's matrices (text), and the
+/// first crowd's transforms and records (`OUT.transforms`, `OUT.records`, raw little-endian
+/// bytes as the culling pass read them). Line formats:
+/// `crowd <instances> <lods> <gpu_timed 0|1>`;
+/// `view <light 0|1> eye <4 floats> clip_from_view <16> world_from_view <16>` (column-major);
+/// `lod <l> <count> <ids…>`; `palette <count> <ids…>`.
+fn write_cull_dump(out: &std::path::Path, snaps: &[CullSnapshot]) -> std::io::Result<()> {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    let floats = |m: &Mat4| {
+        m.to_cols_array()
+            .iter()
+            .map(|v| format!("{v:e}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let ids = |v: &[u32]| {
+        v.iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for s in snaps {
+        let _ = writeln!(
+            text,
+            "crowd {} {} {}",
+            s.instances, s.lods, s.gpu_timed as u8
+        );
+        for v in &s.views {
+            let eye = v.eye.map(|e| format!("{e:e}")).join(" ");
+            let _ = writeln!(
+                text,
+                "view {} eye {eye} clip_from_view {} world_from_view {}",
+                v.light as u8,
+                floats(&v.clip_from_view),
+                floats(&v.world_from_view)
+            );
+            for (l, list) in v.lists.iter().enumerate() {
+                let _ = writeln!(text, "lod {l} {} {}", list.len(), ids(list));
+            }
+        }
+        let _ = writeln!(text, "palette {} {}", s.palette.len(), ids(&s.palette));
+    }
+    std::fs::write(out, text)?;
+    if let Some(s) = snaps.first() {
+        std::fs::write(out.with_extension("transforms"), &s.transforms)?;
+        std::fs::write(out.with_extension("records"), &s.records)?;
+    }
+    let main: Vec<usize> = snaps
+        .iter()
+        .flat_map(|s| s.views.iter().filter(|v| !v.light))
+        .take(1)
+        .flat_map(|v| v.lists.iter().map(Vec::len))
+        .collect();
+    println!("bevy_crowd: culling kept per LOD in the first camera: {main:?}");
+    Ok(())
 }
 
 fn report(stats: &Stats, a: &Args, timers: &Timers) {
@@ -874,12 +991,23 @@ fn setup_scene(
         },
         Transform::from_xyz(1.0, 2.0, 1.5).looking_at(Vec3::ZERO, Vec3::Y),
         // Bevy's default cascades reach 150 units from the camera, short of a field of foxes
-        // modelled in centimetres: two cascades over the whole field instead.
-        CascadeShadowConfigBuilder {
-            num_cascades: 2,
-            first_cascade_far_bound: eye.length(),
-            maximum_distance: eye.length() + side * 1.5,
-            ..default()
+        // modelled in centimetres: two cascades over the whole field instead — or, for the
+        // patch camera, over what it sees (the ground it looks at lies within 0.35 sides of
+        // it), as a game fits its cascades to its view: cascades over the whole field would
+        // draw every fox into the shadow maps.
+        match plan.args.camera {
+            CameraArg::Overview => CascadeShadowConfigBuilder {
+                num_cascades: 2,
+                first_cascade_far_bound: eye.length(),
+                maximum_distance: eye.length() + side * 1.5,
+                ..default()
+            },
+            CameraArg::Patch => CascadeShadowConfigBuilder {
+                num_cascades: 2,
+                first_cascade_far_bound: side * 0.25,
+                maximum_distance: side * 0.45,
+                ..default()
+            },
         }
         .build(),
     ));
@@ -968,13 +1096,27 @@ fn setup_crowd(
                 SkinningArg::Lbs => throng_contract::Skinning::Linear,
                 SkinningArg::Dq => throng_contract::Skinning::DualQuat,
             };
+            let cull = ThrongCull {
+                per_instance: !plan.args.no_cull,
+                lod_bias: plan.args.lod_bias,
+                ..default()
+            };
             let crowd = commands
-                .spawn(
+                .spawn((
                     ThrongCrowd::new(handle, timing)
                         .with_skin_path(path)
                         .with_skinning(skinning),
-                )
+                    cull,
+                ))
                 .id();
+            if let Some(layer) = plan.args.crowd_layer {
+                commands
+                    .entity(crowd)
+                    .insert(bevy::camera::visibility::RenderLayers::layer(layer));
+            }
+            if plan.args.hide_crowd {
+                commands.entity(crowd).insert(Visibility::Hidden);
+            }
             for i in 0..n {
                 let (clip, at, speed) = start_of(i, &plan);
                 let mut pb = ThrongPlayback::default();

@@ -7,14 +7,15 @@
 // Bevy's depth prepass is the depth its main pass draws, and its shadow is cast by the pose
 // it is drawn in.
 //
-// Defs: PALETTE, VAT, INFLUENCES_4 (every primitive has at most 4 influences per vertex);
-// MOTION (motion-vector prepass: the previous frame's transforms and, with PALETTE, palette
-// are bound; throng::instances, throng::palette).
+// Defs: PALETTE, VAT, INFLUENCES_4 (every primitive has at most 4 influences per vertex), CULLED
+// (per-instance culling: the draw's instances are a visible-id list); MOTION
+// (motion-vector prepass: the previous frame's transforms and, with PALETTE, palette are
+// bound; throng::instances, throng::palette).
 // Units: file units; affines as in throng::decode (column i = row i of [L | t]).
 #define_import_path throng_bevy::crowd_vertex
 
 #import throng::playback::instance_affine
-#import throng::instances::instance_transforms
+#import throng::instances::{instance_transforms, instance_id}
 #ifdef VAT
 #import throng::vat::vat_vertex
 #else
@@ -73,19 +74,26 @@ fn influences(v: CrowdVertex) -> Influences {
     );
 }
 
+// The instance a vertex belongs to: with per-instance culling (def CULLED) the draw's instance
+// index points into the culling pass's list of its (view, LOD) (the indirect draw's first
+// instance is the list's start); otherwise it is the instance.
+fn vertex_instance(v: CrowdVertex) -> u32 {
+    return instance_id(v.instance, 0u);
+}
+
 fn model_vertex(v: CrowdVertex) -> Skinned {
 #ifdef VAT
-    return vat_vertex(v.instance, v.vertex);
+    return vat_vertex(vertex_instance(v), v.vertex);
 #else
     let inf = influences(v);
-    return skin_vertex(v.instance, inf.joints, inf.weights, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
+    return skin_vertex(vertex_instance(v), inf.joints, inf.weights, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
 #endif
 }
 
 // World-space position and normal of the vertex in this frame's pose.
 fn world_vertex(v: CrowdVertex) -> Skinned {
     let skinned = model_vertex(v);
-    return apply_affine(instance_affine(instance_transforms[v.instance]), skinned.position, skinned.normal, skinned.tangent);
+    return apply_affine(instance_affine(instance_transforms[vertex_instance(v)]), skinned.position, skinned.normal, skinned.tangent);
 }
 
 #ifdef MOTION
@@ -95,11 +103,11 @@ fn world_vertex(v: CrowdVertex) -> Skinned {
 fn prev_world_position(v: CrowdVertex) -> vec3<f32> {
 #ifdef PALETTE
     let inf = influences(v);
-    let p = prev_skin_position(v.instance, inf.joints, inf.weights, v.position);
+    let p = prev_skin_position(vertex_instance(v), inf.joints, inf.weights, v.position);
 #else
     let p = model_vertex(v).position;
 #endif
     let up = vec3<f32>(0.0, 1.0, 0.0);
-    return apply_affine(instance_affine(prev_instance_transforms[v.instance]), p, up, vec4<f32>(1.0, 0.0, 0.0, 1.0)).position;
+    return apply_affine(instance_affine(prev_instance_transforms[vertex_instance(v)]), p, up, vec4<f32>(1.0, 0.0, 0.0, 1.0)).position;
 }
 #endif

@@ -51,10 +51,12 @@ pub enum SkinPath {
 ///
 /// Drawn by [`crate::render`] in one instanced draw per primitive of the asset and pass (the
 /// main pass, each shadow map it is in, each camera's prepass: [`crate::prepass`]). Bevy's
-/// `NotShadowCaster` on the crowd entity keeps the crowd out of shadow maps. Instance
-/// transforms are world space; the crowd entity's own transform is not applied.
+/// `NotShadowCaster` on the crowd entity keeps the crowd out of shadow maps; its `Visibility`
+/// (hidden: drawn nowhere) and `RenderLayers` (drawn by the cameras whose layers meet them)
+/// apply to the whole crowd. Instance transforms are world space; the crowd entity's own
+/// transform is not applied.
 #[derive(Component)]
-#[require(SyncToRenderWorld)]
+#[require(SyncToRenderWorld, Visibility)]
 pub struct ThrongCrowd {
     pub asset: Handle<ThrongAsset>,
     pub timing: Timing,

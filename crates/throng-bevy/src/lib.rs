@@ -70,6 +70,7 @@ pub use crowd::{
     ThrongHandle, ThrongInstance, ThrongPlayback, ThrongProp,
 };
 pub use graph::{GraphSource, ParamValue, ThrongParams, ThrongStateEvent};
+pub use render::ThrongCull;
 pub use throng_contract::names::Timing;
 /// The runtime a crowd plays in (either timing) and its calls, as every throng front end uses
 /// them.
@@ -101,6 +102,8 @@ pub struct ThrongShaders {
     pub crowd: Handle<Shader>,
     pub palette: Handle<Shader>,
     pub depth: Handle<Shader>,
+    /// Per-instance culling (`render::cull`).
+    pub cull: Handle<Shader>,
     pub modules: Vec<Handle<Shader>>,
 }
 
@@ -142,6 +145,8 @@ impl Plugin for ThrongPlugin {
             .init_resource::<SpecializedRenderPipelines<render::ThrongPipeline>>()
             .init_resource::<SpecializedComputePipelines<render::PalettePipeline>>()
             .init_resource::<render::PalettePipelines>()
+            .init_resource::<SpecializedComputePipelines<render::cull::CullPipeline>>()
+            .init_resource::<render::cull::CullPipelineIds>()
             .init_resource::<SpecializedRenderPipelines<prepass::CrowdDepthPipeline>>()
             .init_resource::<prepass::CrowdDepthQueue>()
             .init_resource::<render::QueuedCrowds>()
@@ -152,10 +157,19 @@ impl Plugin for ThrongPlugin {
             .add_systems(
                 Render,
                 (
-                    (render::queue_crowds, prepass::queue_crowd_depth)
+                    (
+                        render::cull::queue_culls,
+                        render::queue_crowds,
+                        prepass::queue_crowd_depth,
+                    )
                         .chain()
                         .in_set(RenderSystems::QueueMeshes),
-                    (render::prepare_crowd_bind_groups, render::dispatch_palettes)
+                    (
+                        render::cull::prepare_culls,
+                        render::prepare_crowd_bind_groups,
+                        render::dispatch_palettes,
+                        render::cull_readback::read_back_culls,
+                    )
                         .chain()
                         .in_set(RenderSystems::PrepareBindGroups),
                 ),
@@ -198,13 +212,19 @@ impl Plugin for ThrongPlugin {
             include_str!("../shaders/crowd_prepass.wgsl"),
             "crates/throng-bevy/shaders/crowd_prepass.wgsl",
         ));
+        let cull = shaders.add(Shader::from_wgsl(
+            include_str!("../shaders/crowd_cull.wgsl"),
+            "crates/throng-bevy/shaders/crowd_cull.wgsl",
+        ));
         app.insert_resource(ThrongShaders {
             crowd: crowd.clone(),
             palette: palette.clone(),
             depth: depth.clone(),
+            cull: cull.clone(),
             modules,
         });
         if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
+            render_app.insert_resource(render::cull::CullShader(cull));
             render_app.insert_resource(render::ThrongShader {
                 draw: crowd,
                 palette,

@@ -7,7 +7,9 @@
 //! without motion vectors. (The main and depth programs themselves import Bevy's PBR and
 //! prepass modules, which only a Bevy app composes: the example's tests run them.) A missing binding number, a def the shared
 //! modules read that the plugin does not set, or a type error in the shared text fails here
-//! with naga_oil's report instead of as a crowd that Bevy never draws. The structs the plugin
+//! with naga_oil's report instead of as a crowd that Bevy never draws. The per-instance culling
+//! pass (`shaders/crowd_cull.wgsl` over the shared `throng::cull`) composes for every encoding
+//! and timing, and its `CullJob` and `CullView` match their Rust twins. The structs the plugin
 //! uploads have the sizes and member offsets of their Rust twins in the WGSL it composes
 //! (`crowd_vertex` for every timing and path, the palette pass, `crowd_material`), and the
 //! vertex function reads the shared vertex stream (`throng_asset::gpu::GpuVertex`) at its
@@ -128,9 +130,9 @@ fn add_module(composer: &mut Composer, source: &str, file_path: &str) {
 fn the_crowd_vertex_function_composes_and_validates_for_every_crowd_key() {
     let mut checked = 0;
     for encoding in Encoding::ALL {
-        for bits in 0..32u32 {
-            let [gpu_timed, palette, four_influences, motion, dual_quat] =
-                [1, 2, 4, 8, 16].map(|b| bits & b != 0);
+        for bits in 0..64u32 {
+            let [gpu_timed, palette, four_influences, motion, dual_quat, culled] =
+                [1, 2, 4, 8, 16, 32].map(|b| bits & b != 0);
             if dual_quat && !encoding.is_quat() {
                 // the plugin draws such a crowd with linear blend skinning
                 continue;
@@ -143,6 +145,7 @@ fn the_crowd_vertex_function_composes_and_validates_for_every_crowd_key() {
                 four_influences,
                 dual_quat,
                 vat: false,
+                culled,
             };
             let (module, what) = crowd_vertex_module(key, motion);
             validate(&module, &what);
@@ -150,7 +153,7 @@ fn the_crowd_vertex_function_composes_and_validates_for_every_crowd_key() {
         }
     }
     let quat = Encoding::ALL.iter().filter(|e| e.is_quat()).count();
-    assert_eq!(checked, Encoding::ALL.len() * 16 + quat * 16);
+    assert_eq!(checked, Encoding::ALL.len() * 32 + quat * 32);
 }
 
 /// The VAT path (def `VAT`, `throng::vat`): every key the plugin gives a VAT crowd — any
@@ -177,11 +180,16 @@ fn the_vat_vertex_function_composes_and_validates_for_every_crowd_key() {
 
 /// `shaders/crowd_palette.wgsl` composed with the defs `PalettePipeline::specialize` gives
 /// Bevy.
-fn palette_module(encoding: Encoding, gpu_timed: bool, dual_quat: bool) -> naga::Module {
+fn palette_module(
+    encoding: Encoding,
+    gpu_timed: bool,
+    dual_quat: bool,
+    culled: bool,
+) -> naga::Module {
     let pipeline = PalettePipeline {
         shader: Default::default(),
     };
-    let desc = pipeline.specialize((encoding, gpu_timed, dual_quat));
+    let desc = pipeline.specialize((encoding, gpu_timed, dual_quat, culled));
     let mut composer = shared_modules();
     composer
         .make_naga_module(NagaModuleDescriptor {
@@ -201,12 +209,14 @@ fn palette_module(encoding: Encoding, gpu_timed: bool, dual_quat: bool) -> naga:
 #[test]
 fn the_palette_pass_composes_and_validates_for_every_encoding_and_timing() {
     for encoding in Encoding::ALL {
-        for (gpu_timed, dual_quat) in [(false, false), (true, false), (false, true), (true, true)] {
+        for bits in 0..8u32 {
+            let [gpu_timed, dual_quat, culled] = [1, 2, 4].map(|b| bits & b != 0);
             if dual_quat && !encoding.is_quat() {
                 continue;
             }
-            let module = palette_module(encoding, gpu_timed, dual_quat);
-            let what = format!("{encoding} gpu_timed={gpu_timed} dual_quat={dual_quat}");
+            let module = palette_module(encoding, gpu_timed, dual_quat, culled);
+            let what =
+                format!("{encoding} gpu_timed={gpu_timed} dual_quat={dual_quat} culled={culled}");
             validate(&module, &what);
             assert!(
                 module.entry_points.iter().any(|e| e.name == "cs_palette"),
@@ -226,6 +236,7 @@ fn key(encoding: Encoding, gpu_timed: bool, palette: bool) -> CrowdKey {
         four_influences: false,
         dual_quat: false,
         vat: false,
+        culled: false,
     }
 }
 
@@ -338,7 +349,7 @@ fn uploaded_structs_match_their_rust_twins() {
             offset_of!(VatParams, max),
         ],
     );
-    let palette = palette_module(Encoding::QuatSnorm16, true, false);
+    let palette = palette_module(Encoding::QuatSnorm16, true, false, true);
     check(&palette, "PaletteEntry", size_of::<PaletteEntry>(), &entry);
     check(&palette, "Timing", size_of::<TimingUniform>(), &timing);
     check(
@@ -438,4 +449,101 @@ fn the_vertex_function_reads_the_shared_vertex_stream() {
         };
         assert_eq!(a.format, format, "location {}", a.shader_location);
     }
+}
+
+/// `shaders/crowd_cull.wgsl` (per-instance culling, over the shared `throng::cull`) composed
+/// with the defs `CullPipeline::specialize` gives Bevy.
+fn cull_module(encoding: Encoding, gpu_timed: bool) -> naga::Module {
+    use throng_bevy::render::cull::CullPipeline;
+    let pipeline = CullPipeline {
+        shader: Default::default(),
+    };
+    let desc = pipeline.specialize((encoding, gpu_timed, 0));
+    let mut composer = shared_modules();
+    composer
+        .make_naga_module(NagaModuleDescriptor {
+            source: include_str!("../shaders/crowd_cull.wgsl"),
+            file_path: "crates/throng-bevy/shaders/crowd_cull.wgsl",
+            shader_defs: naga_defs(&desc.shader_defs),
+            ..Default::default()
+        })
+        .unwrap_or_else(|e| {
+            panic!(
+                "crowd_cull {encoding} gpu_timed={gpu_timed}: {}",
+                e.emit_to_string(&composer)
+            )
+        })
+}
+
+/// The culling pass composes and validates for every encoding and timing, with both entry
+/// points, and the structs it reads (`CullJob`, `CullView`, the indirect arguments) have the
+/// layouts of the Rust twins the plugin uploads.
+#[test]
+fn the_culling_pass_composes_validates_and_matches_its_rust_twins() {
+    use std::mem::{offset_of, size_of};
+    use throng_bevy::render::cull::{CullJob, CullView, DrawIndexedArgs};
+    for encoding in Encoding::ALL {
+        for gpu_timed in [false, true] {
+            let module = cull_module(encoding, gpu_timed);
+            let what = format!("crowd_cull {encoding} gpu_timed={gpu_timed}");
+            validate(&module, &what);
+            for entry in ["cs_cull", "cs_cull_finish"] {
+                assert!(
+                    module.entry_points.iter().any(|e| e.name == entry),
+                    "{what}: no {entry}"
+                );
+            }
+        }
+    }
+    let module = cull_module(Encoding::QuatSnorm16, false);
+    check(
+        &module,
+        "CullJob",
+        size_of::<CullJob>(),
+        &[
+            offset_of!(CullJob, fallback_min),
+            offset_of!(CullJob, fallback_max),
+            offset_of!(CullJob, lod_error),
+            offset_of!(CullJob, instance_count),
+            offset_of!(CullJob, view_count),
+            offset_of!(CullJob, lod_count),
+            offset_of!(CullJob, primitive_count),
+            offset_of!(CullJob, segment),
+            offset_of!(CullJob, palette_base),
+            offset_of!(CullJob, row_pad),
+            offset_of!(CullJob, row_bounds),
+            offset_of!(CullJob, lod_bias),
+            offset_of!(CullJob, _pad),
+            offset_of!(CullJob, _pad) + 4,
+            offset_of!(CullJob, _pad) + 8,
+        ],
+    );
+    check(
+        &module,
+        "CullView",
+        size_of::<CullView>(),
+        &[
+            offset_of!(CullView, planes),
+            offset_of!(CullView, eye),
+            offset_of!(CullView, ortho),
+            offset_of!(CullView, floor_view),
+            offset_of!(CullView, _pad),
+            offset_of!(CullView, _pad) + 4,
+            offset_of!(CullView, light),
+        ],
+    );
+    check(
+        &module,
+        "DrawArgs",
+        size_of::<DrawIndexedArgs>(),
+        &[
+            offset_of!(DrawIndexedArgs, index_count),
+            offset_of!(DrawIndexedArgs, instance_count),
+            offset_of!(DrawIndexedArgs, first_index),
+            offset_of!(DrawIndexedArgs, base_vertex),
+            offset_of!(DrawIndexedArgs, first_instance),
+        ],
+    );
+    assert_eq!(size_of::<CullJob>(), 112);
+    assert_eq!(size_of::<CullView>(), 144);
 }

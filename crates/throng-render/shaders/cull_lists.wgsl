@@ -71,14 +71,6 @@ struct DrawArgs {
 @group(0) @binding(#{B_VISIBLE_IDS}) var<storage, read_write> visible_ids: array<u32>;
 @group(0) @binding(#{B_DRAW_ARGS}) var<storage, read_write> draw_args: array<DrawArgs>;
 
-// World-space box of instance `inst`: centre and half extent.
-struct WorldBox {
-    centre: vec3<f32>,
-    half: vec3<f32>,
-    // Largest row length of the instance's linear part (its scale for uniform scales).
-    scale: f32,
-}
-
 // Occlusion culling: what the first phase found for each instance, for the second — two
 // vec4 per instance: (box centre, LOD), (box half extent, 1 if in view else 0).
 @group(0) @binding(#{B_CULL_BOXES}) var<storage, read_write> boxes: array<vec4<f32>>;

@@ -128,7 +128,7 @@ pub(crate) struct DownlevelTables {
 }
 
 /// LOD levels the renderer selects between (LOD 0 included).
-pub const MAX_LODS: usize = 8;
+pub const MAX_LODS: usize = throng_asset::gpu::cull::MAX_LODS;
 
 impl GpuAsset {
     /// LOD levels (1 without simplified LODs).
@@ -175,34 +175,11 @@ impl GpuAsset {
     }
 }
 
-/// Index ranges of LOD 0 and each non-empty LOD of `p` in one concatenated index list, plus
-/// each level's error in model units.
+/// Primitive `p`'s index buffer with every LOD, their ranges and errors
+/// (`throng_asset::gpu::cull::LodRanges`, the rule throng-bevy draws by too).
 fn lod_ranges(p: &BakedPrimitive) -> (Vec<u32>, Vec<(u32, u32)>, Vec<f32>) {
-    let mut all = p.indices.clone();
-    let mut ranges = vec![(0, p.indices.len() as u32)];
-    let mut errors = vec![0.0f32];
-    let mut extent = Aabb::EMPTY;
-    for &q in &p.positions {
-        extent.extend(q);
-    }
-    let size = if extent.is_empty() {
-        0.0
-    } else {
-        (extent.max - extent.min).max_element()
-    };
-    for lod in p.lods.iter().take(MAX_LODS - 1) {
-        let coarsest = *ranges.last().unwrap_or(&(0, 0));
-        let err = errors.last().copied().unwrap_or(0.0);
-        if lod.indices.is_empty() || lod.indices.len() % 3 != 0 {
-            ranges.push(coarsest);
-            errors.push(err);
-            continue;
-        }
-        ranges.push((all.len() as u32, lod.indices.len() as u32));
-        all.extend_from_slice(&lod.indices);
-        errors.push((lod.error * size).max(err));
-    }
-    (all, ranges, errors)
+    let l = throng_asset::gpu::cull::LodRanges::of(p);
+    (l.indices, l.ranges, l.errors)
 }
 
 /// The typed error of an asset whose arrays disagree with each other.
@@ -420,24 +397,13 @@ fn decode_images(asset: &BakedAsset) -> Vec<Option<image::RgbaImage>> {
 /// The union of every frame-table row's bounds, or of the bind-space positions when the asset
 /// has no row bounds (model space, file units).
 fn asset_bounds(asset: &BakedAsset) -> Aabb {
-    let mut bounds = asset.pose_bounds();
-    if bounds.is_empty() {
-        for p in &asset.primitives {
-            for &q in &p.positions {
-                bounds.extend(q);
-            }
-        }
-    }
-    bounds
+    throng_asset::gpu::cull::cull_bounds(asset)
 }
 
 /// One box per row of the table the shaders index, as `(min, 0), (max, 0)` (a row without one
 /// culls by its clip's box).
 fn row_bounds(asset: &BakedAsset) -> Vec<[f32; 4]> {
-    (0..asset.bone_texture.rows as usize)
-        .map(|r| asset.row_bounds.get(r).copied().unwrap_or(Aabb::EMPTY))
-        .flat_map(|b| [b.min.extend(0.0).to_array(), b.max.extend(0.0).to_array()])
-        .collect()
+    throng_asset::gpu::cull::row_bound_words(asset)
 }
 
 /// The downlevel mode's tables of `asset`.

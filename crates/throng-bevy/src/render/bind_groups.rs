@@ -33,7 +33,7 @@ fn uniform_of<T>(device: &RenderDevice, label: &str) -> Buffer {
 }
 
 /// Whether a crowd of `capacity` instances (its buffers' capacity: the instance count rounded up
-/// to a power of two, at least 64) of `entries` palette entries can keep its palette in one
+/// to 64, doubled as it grows) of `entries` palette entries can keep its palette in one
 /// storage binding of the device (else it is drawn on the texture path, with a warning).
 pub fn palette_fits(capacity: u64, entries: u32, limits: &WgpuLimits) -> bool {
     let bytes = palette_bytes(capacity, entries);
@@ -89,7 +89,7 @@ impl Textures<'_> {
 
 /// The bind group entries of the asset and the crowd's playback, read by the palette pass or,
 /// on the texture path, by the vertex stage.
-fn playback_entries<'a>(
+pub(crate) fn playback_entries<'a>(
     asset: &'a GpuThrongAsset,
     records: &'a Buffer,
     clock: &'a Buffer,
@@ -123,6 +123,16 @@ fn playback_entries<'a>(
 }
 
 impl CrowdGpu {
+    /// The culling pass's visible ids when the crowd culls, else `stand_in` (the layouts bind
+    /// them whether the pipelines read them or not).
+    fn cull_ids<'a>(&'a self, stand_in: &'a Buffer) -> &'a Buffer {
+        self.cull
+            .ids
+            .as_ref()
+            .filter(|_| self.culled)
+            .unwrap_or(stand_in)
+    }
+
     /// Writes the per-primitive draw uniforms (made when the asset's primitives change), the
     /// clock and the palette job.
     fn write_uniforms(
@@ -153,7 +163,8 @@ impl CrowdGpu {
         let job = self
             .job
             .get_or_insert_with(|| uniform_of::<PaletteJob>(device, "throng palette job"));
-        queue.write_buffer(job, 0, bytemuck::bytes_of(&PaletteJob::all(self.instances)));
+        let palette_job = self.cull.palette_job(self.culled, self.instances);
+        queue.write_buffer(job, 0, bytemuck::bytes_of(&palette_job));
     }
 
     /// Makes the palette when it has none (the palette path's `capacity × entries` entries
@@ -285,6 +296,10 @@ impl CrowdGpu {
                         .as_entire_binding(),
                 },
                 BindGroupEntry {
+                    binding: bindings::VISIBLE_IDS,
+                    resource: self.cull_ids(tb).as_entire_binding(),
+                },
+                BindGroupEntry {
                     binding: bindings::DRAW,
                     resource: draw.as_entire_binding(),
                 },
@@ -330,6 +345,20 @@ impl CrowdGpu {
             BindGroupEntry {
                 binding: bindings::PALETTE_JOB,
                 resource: job.as_entire_binding(),
+            },
+            BindGroupEntry {
+                binding: bindings::VISIBLE_IDS,
+                resource: self.cull_ids(rb).as_entire_binding(),
+            },
+            BindGroupEntry {
+                binding: bindings::PALETTE_COUNT,
+                resource: self
+                    .cull
+                    .args
+                    .as_ref()
+                    .filter(|_| self.culled)
+                    .unwrap_or(rb)
+                    .as_entire_binding(),
             },
         ]);
         Some(

@@ -9,6 +9,8 @@ use bevy::shader::ShaderDefVal;
 pub const CROWD_GROUP: u32 = 3;
 /// Group of the palette pass's bind group.
 pub const PALETTE_GROUP: u32 = 0;
+/// Group of the culling pass's bind group.
+pub const CULL_GROUP: u32 = 0;
 
 /// Declares binding constants and their shader-def names (`B_<NAME>`).
 macro_rules! numbers {
@@ -51,19 +53,30 @@ numbers! {
     MASKS = 111;
     /// The palette pass's `PaletteJob` uniform.
     PALETTE_JOB = 112;
-    /// Binding of throng's modules that the plugin never binds (culled ids): a number
-    /// only, so that the modules compose.
+    /// Per-instance culling (def CULLED; `render::cull`): the culling pass's visible-id lists,
+    /// read by the draws' vertex stage and the palette pass.
     VISIBLE_IDS = 113;
     /// Motion vectors: the previous frame's `array<InstanceTransform>` and palette.
     PREV_TRANSFORMS = 114;
     PREV_PALETTE = 115;
+    /// Per-instance culling (`render::cull`, group CULL_GROUP): each frame-table row's box
+    /// (throng::cull), the pass's `CullJob` uniform, its `array<CullView>`, the visible-id
+    /// lists it writes and the indirect arguments it counts into.
+    ROW_BOUNDS = 116;
+    CULL_JOB = 117;
+    CULL_VIEWS = 118;
+    CULL_IDS = 119;
+    CULL_ARGS = 120;
+    /// The palette pass after culling: the indirect arguments as words (the palette list's
+    /// length is one of them).
+    PALETTE_COUNT = 121;
     /// The VAT path (`crate::render::vat`): the primitive's `VatParams` uniform
     /// (throng_asset::gpu::VatParams), its positions (float or unorm16 texture; the other
     /// binding gets a placeholder) and its octahedral normals, read by `throng::vat`.
-    VAT_PARAMS = 116;
-    VAT_POSITIONS_FLOAT = 117;
-    VAT_POSITIONS_UINT = 118;
-    VAT_NORMALS = 119;
+    VAT_PARAMS = 122;
+    VAT_POSITIONS_FLOAT = 123;
+    VAT_POSITIONS_UINT = 124;
+    VAT_NORMALS = 125;
 }
 
 /// The group and binding shader defs of a pipeline whose crowd group is `group`.

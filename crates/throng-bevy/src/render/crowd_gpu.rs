@@ -2,6 +2,7 @@
 //! main world's transforms and records straight into them.
 
 use bevy::asset::AssetId;
+use bevy::camera::visibility::RenderLayers;
 use bevy::core_pipeline::prepass::MotionVectorPrepass;
 use bevy::light::NotShadowCaster;
 use bevy::math::Vec3;
@@ -75,6 +76,19 @@ pub struct CrowdGpu {
     pub(crate) clock: u32,
     pub bounds: Option<(Vec3, Vec3)>,
     pub(crate) seen: bool,
+    /// Per-instance culling and LOD this frame (asked for by the crowd's `ThrongCull`, and the
+    /// device draws indirectly with first instances), with its projected-error bound (pixels).
+    pub culled: bool,
+    pub lod_bias: f32,
+    pub shadow_reach: Option<f32>,
+    /// The culling pass's buffers and this frame's views (`render::cull`).
+    pub cull: super::cull::CrowdCull,
+    /// The crowd entity's `Visibility` (inherited) hides it, and its `RenderLayers` (none:
+    /// layer 0): cameras whose layers do not meet them do not draw it
+    /// (`CrowdGpu::excluded_views`).
+    pub hidden: bool,
+    pub layers: RenderLayers,
+    pub excluded_views: Vec<bevy::render::view::RetainedViewEntity>,
 }
 
 impl CrowdGpu {
@@ -110,6 +124,13 @@ impl CrowdGpu {
             clock: 0,
             bounds: None,
             seen: true,
+            culled: false,
+            lod_bias: 1.0,
+            shadow_reach: None,
+            cull: Default::default(),
+            hidden: false,
+            layers: RenderLayers::default(),
+            excluded_views: Vec::new(),
         }
     }
 }
@@ -135,6 +156,11 @@ type ExtractedCrowd = (
     &'static RenderEntity,
     &'static ThrongCrowd,
     Has<NotShadowCaster>,
+    Option<&'static super::cull::ThrongCull>,
+    (
+        Option<&'static InheritedVisibility>,
+        Option<&'static RenderLayers>,
+    ),
 );
 
 /// Copies the crowds' transforms and records straight from the main world's runtime into
@@ -151,11 +177,12 @@ pub(crate) fn extract_crowds(
         g.seen = false;
     }
     let motion = !motion_views.is_empty();
+    let can_cull = super::cull::culling_supported(&device);
     // Motion vectors: each crowd's transforms are copied to its previous-frame buffer by a
     // command submitted before this frame's transforms are written (queue writes land at the
     // start of the next submission, so the copy must be submitted first).
     let mut copies: Option<CommandEncoder> = None;
-    for (main, render, crowd, not_caster) in &crowds {
+    for (main, render, crowd, not_caster, cull, (visibility, layers)) in &crowds {
         let Some(rt) = crowd.runtime() else {
             continue;
         };
@@ -169,6 +196,17 @@ pub(crate) fn extract_crowds(
         g.bounds = crowd.bounds;
         g.casts_shadows = !not_caster;
         g.dual_quat = crowd.dual_quat();
+        let cull = cull.copied().unwrap_or_default();
+        let culled = cull.per_instance && can_cull;
+        if g.culled != culled {
+            // The draw and palette bind groups bind the culling lists or stand-ins.
+            g.culled = culled;
+            g.bind_groups_valid = false;
+        }
+        g.lod_bias = cull.lod_bias;
+        g.shadow_reach = cull.shadow_reach;
+        g.hidden = visibility.is_some_and(|v| !v.get());
+        g.layers = layers.cloned().unwrap_or_default();
         if g.motion != motion {
             g.motion = motion;
             g.prev_transforms = None;
@@ -183,8 +221,10 @@ pub(crate) fn extract_crowds(
         let n = rt.len() as u64;
         g.instances = n as u32;
         if n > g.capacity || g.transforms.is_none() {
-            // Grow by doubling so a growing crowd does not reallocate every frame.
-            let cap = n.max(64).next_power_of_two();
+            // Grow by doubling so a growing crowd does not reallocate every frame, but size a
+            // crowd spawned at once to its count (rounded up to 64): 100,000 Fox instances'
+            // palette then fits a 128 MiB storage binding, 131,072's would not.
+            let cap = n.max(g.capacity * 2).max(64).div_ceil(64) * 64;
             g.capacity = cap;
             g.transforms = Some(device.create_buffer(&BufferDescriptor {
                 label: Some("throng instance transforms"),
@@ -196,7 +236,7 @@ pub(crate) fn extract_crowds(
             g.records = Some(device.create_buffer(&BufferDescriptor {
                 label: Some("throng instance records"),
                 size: cap * g.record_bytes,
-                usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
+                usage: BufferUsages::STORAGE | BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }));
             // The palette is sized by the asset's entries, in prepare_crowd_bind_groups.
@@ -235,7 +275,7 @@ pub(crate) fn extract_crowds(
     if let Some(copies) = copies {
         queue.submit([copies.finish()]);
     }
-    for (main, _, crowd, _) in &crowds {
+    for (main, _, crowd, _, _, _) in &crowds {
         let (Some(g), Some(rt)) = (gpus.0.get_mut(&main), crowd.runtime()) else {
             continue;
         };

@@ -1,6 +1,7 @@
 //! The crowd's draw command: per primitive the crowd's bind group, its buffers and one
-//! instanced draw over every instance (the main pass's, and with Bevy's prepass view groups the
-//! shadow and prepass draws').
+//! instanced draw over every instance — or, culled per instance, one indirect draw per LOD of
+//! the view's lists (`render::cull`) — (the main pass's, and with Bevy's prepass view groups
+//! the shadow and prepass draws').
 
 use std::ops::Range;
 
@@ -14,6 +15,7 @@ use bevy::render::render_phase::{
     PhaseItem, RenderCommand, RenderCommandResult, SetItemPipeline, TrackedRenderPass,
 };
 use bevy::render::render_resource::IndexFormat;
+use bevy::render::view::ExtractedView;
 
 use super::bindings::CROWD_GROUP;
 use super::crowd_gpu::CrowdGpus;
@@ -33,12 +35,12 @@ pub struct DrawCrowdPrimitives;
 
 impl<P: PhaseItem> RenderCommand<P> for DrawCrowdPrimitives {
     type Param = (SRes<CrowdGpus>, SRes<RenderAssets<GpuThrongAsset>>);
-    type ViewQuery = ();
+    type ViewQuery = &'static ExtractedView;
     type ItemQuery = ();
 
     fn render<'w>(
         item: &P,
-        _view: (),
+        view: &'w ExtractedView,
         _entity: Option<()>,
         (gpus, assets): SystemParamItem<'w, '_, Self::Param>,
         pass: &mut TrackedRenderPass<'w>,
@@ -51,11 +53,23 @@ impl<P: PhaseItem> RenderCommand<P> for DrawCrowdPrimitives {
             return RenderCommandResult::Skip;
         };
         let instances: Range<u32> = 0..g.instances;
-        for (p, bg) in asset.primitives.iter().zip(&g.bind_groups) {
+        for (i, (p, bg)) in asset.primitives.iter().zip(&g.bind_groups).enumerate() {
             pass.set_bind_group(CROWD_GROUP as usize, bg, &[]);
             pass.set_vertex_buffer(0, p.vertices.slice(..));
             pass.set_index_buffer(p.indices.slice(..), IndexFormat::Uint32);
-            pass.draw_indexed(0..p.index_count, 0, instances.clone());
+            if !g.culled {
+                pass.draw_indexed(0..p.index_count, 0, instances.clone());
+                continue;
+            }
+            // Culled: the view's list of each LOD, as the culling pass counted it (a view the
+            // pass did not list draws nothing of the crowd).
+            let Some((args, offsets)) = g.cull.view_draws(&view.retained_view_entity, i as u32)
+            else {
+                return RenderCommandResult::Skip;
+            };
+            for offset in offsets {
+                pass.draw_indexed_indirect(args, offset);
+            }
         }
         RenderCommandResult::Success
     }

@@ -14,6 +14,7 @@ use bevy::render::render_resource::{
     TextureDimension, TextureUsages, TextureView, TextureViewDescriptor, TextureViewDimension,
 };
 use bevy::render::renderer::{RenderDevice, RenderQueue};
+use throng_asset::gpu::cull::{self, LodRanges};
 use throng_asset::gpu::{mask_words, BoneParams, GpuVertex, MaterialUniform, TexelFormat};
 use throng_asset::{BakedAsset, BakedMaterial, BakedPrimitive};
 
@@ -33,8 +34,13 @@ pub struct DrawParams {
 /// A primitive on the GPU.
 pub struct GpuPrimitive {
     pub vertices: Buffer,
+    /// LOD 0's triangle list followed by every simplified LOD's
+    /// (`throng_asset::gpu::cull::LodRanges`).
     pub indices: Buffer,
+    /// LOD 0's index count.
     pub index_count: u32,
+    /// (first index, index count) of each LOD in `indices`; `[0]` is LOD 0.
+    pub lods: Vec<(u32, u32)>,
     pub material: DrawParams,
     pub image: Option<AssetId<Image>>,
 }
@@ -55,6 +61,25 @@ pub struct GpuThrongAsset {
     /// One VAT per primitive when the asset has them and they fit the device
     /// ([`super::vat`]); `None` otherwise.
     pub vats: Option<Vec<super::vat::GpuVat>>,
+    /// What per-instance culling reads (`crate::render::cull`): each frame-table row's box
+    /// (`throng_asset::gpu::cull::row_bound_words`), the asset's box and each LOD level's
+    /// simplification error in file units (the asset's LOD count is its length).
+    pub row_bounds: Buffer,
+    pub cull_bounds: throng_asset::Aabb,
+    pub lod_errors: Vec<f32>,
+}
+
+impl GpuThrongAsset {
+    /// LOD levels (1 without simplified LODs), at most `throng_asset::gpu::cull::MAX_LODS`.
+    pub fn lod_count(&self) -> u32 {
+        self.lod_errors.len().max(1) as u32
+    }
+
+    /// (first index, index count) of LOD `l` of primitive `p`, or of its coarsest.
+    pub fn lod_range(p: &GpuPrimitive, l: u32) -> (u32, u32) {
+        let i = (l as usize).min(p.lods.len().saturating_sub(1));
+        p.lods.get(i).copied().unwrap_or((0, p.index_count))
+    }
 }
 
 impl RenderAsset for GpuThrongAsset {
@@ -136,6 +161,7 @@ fn upload_primitive(
         .and_then(|m| m.base_color_texture)
         .and_then(|i| images.get(i).cloned().flatten())
         .map(|h| h.id());
+    let lods = LodRanges::of(p);
     GpuPrimitive {
         vertices: device.create_buffer_with_data(&BufferInitDescriptor {
             label: Some("throng vertices"),
@@ -144,10 +170,11 @@ fn upload_primitive(
         }),
         indices: device.create_buffer_with_data(&BufferInitDescriptor {
             label: Some("throng indices"),
-            contents: bytemuck::cast_slice(&p.indices),
+            contents: bytemuck::cast_slice(&lods.indices),
             usage: BufferUsages::INDEX,
         }),
         index_count: p.indices.len() as u32,
+        lods: lods.ranges,
         material: DrawParams {
             material: MaterialUniform::new(factor, &t),
             misc: [0, mat.is_some_and(|m| m.double_sided) as u32, 0, 0],
@@ -196,5 +223,20 @@ fn upload(source: &ThrongAsset, device: &RenderDevice, queue: &RenderQueue) -> G
             .any(|p| material(p).is_some_and(|m| m.double_sided)),
         four_influences: baked.primitives.iter().all(|p| p.influences <= 4),
         vats: super::vat::upload_vats(baked, device, queue),
+        row_bounds: storage_with(
+            device,
+            "throng row bounds",
+            bytemuck::cast_slice(&cull::row_bound_words(baked)),
+        ),
+        cull_bounds: cull::cull_bounds(baked),
+        lod_errors: cull::lod_errors(
+            baked
+                .primitives
+                .iter()
+                .map(|p| LodRanges::of(p).errors)
+                .collect::<Vec<_>>()
+                .iter()
+                .map(Vec::as_slice),
+        ),
     }
 }

@@ -11,7 +11,7 @@ use throng_asset::Encoding;
 use super::bindings;
 use super::formats::sample_type;
 
-fn buffer_entry(
+pub(crate) fn buffer_entry(
     binding: u32,
     visibility: ShaderStages,
     ty: BufferBindingType,
@@ -43,7 +43,10 @@ fn bone_texture_entry(visibility: ShaderStages, encoding: Encoding) -> BindGroup
 
 /// The layout of the asset and the crowd's playback (bone texture, clip table, records,
 /// clock), read by the palette pass or, on the texture path, by the vertex stage.
-fn playback_entries(visibility: ShaderStages, encoding: Encoding) -> [BindGroupLayoutEntry; 6] {
+pub(crate) fn playback_entries(
+    visibility: ShaderStages,
+    encoding: Encoding,
+) -> [BindGroupLayoutEntry; 6] {
     let storage = BufferBindingType::Storage { read_only: true };
     [
         buffer_entry(
@@ -73,6 +76,8 @@ pub fn crowd_layout(encoding: Encoding, vat: bool) -> BindGroupLayoutDescriptor 
         // Read with motion vectors (def MOTION); the current buffers stand in without.
         buffer_entry(bindings::PREV_TRANSFORMS, vf, storage),
         buffer_entry(bindings::PREV_PALETTE, vf, storage),
+        // Read with per-instance culling (def CULLED); a stand-in without.
+        buffer_entry(bindings::VISIBLE_IDS, vf, storage),
         buffer_entry(bindings::DRAW, vf, BufferBindingType::Uniform),
         BindGroupLayoutEntry {
             binding: bindings::BASE_COLOR,
@@ -114,6 +119,18 @@ pub fn palette_layout(encoding: Encoding) -> BindGroupLayoutDescriptor {
             BufferBindingType::Storage { read_only: false },
         ),
         buffer_entry(bindings::PALETTE_JOB, c, BufferBindingType::Uniform),
+        // Per-instance culling (def CULLED): the palette list and its length; stand-ins
+        // without.
+        buffer_entry(
+            bindings::VISIBLE_IDS,
+            c,
+            BufferBindingType::Storage { read_only: true },
+        ),
+        buffer_entry(
+            bindings::PALETTE_COUNT,
+            c,
+            BufferBindingType::Storage { read_only: true },
+        ),
     ]);
     BindGroupLayoutDescriptor::new("throng palette pass", &entries)
 }

@@ -44,7 +44,8 @@
 //! sizing, bind groups), `pipeline` (the main and palette pipelines and [`CrowdKey`]), `vat`
 //! (the VAT path's textures, layout entries and bind group entries),
 //! `queue` (the `Opaque3d` items and the culling helpers), `palette` (the palette passes'
-//! dispatches), `draw` (the draw command).
+//! dispatches), `draw` (the draw command), `cull` (per-instance culling and LOD),
+//! `cull_readback` (reading its lists back, for tests and tools).
 //!
 //! Skinning is linear blend skinning or, for a crowd asking for it with a `quat-*` bone
 //! texture, dual quaternions (the `DUAL_QUAT` def of the shared modules, in the palette pass
@@ -52,12 +53,18 @@
 //! drawn from them (`SkinPath::Vat`, [`vat`]: the `VAT` def of `throng_bevy::crowd_vertex`, in
 //! every pass; no palette pass).
 //!
-//! Not done: culling is per crowd (one world box against each view's frustum), not per
-//! instance; no LODs.
+//! Per-instance culling and LOD ([`cull`]): each instance against each view that may draw the
+//! crowd, with throng's shared culling rules (`throng::cull`), compacted into per-(view, LOD)
+//! lists drawn with one indirect draw per primitive and LOD; the palette pass then poses only
+//! the listed instances. Without it (`ThrongCull::per_instance` false, or a device without
+//! indirect first instances) the crowd's world box is culled against each view's frustum and
+//! every instance drawn at LOD 0.
 
 mod bind_groups;
 pub mod bindings;
 mod crowd_gpu;
+pub mod cull;
+pub mod cull_readback;
 mod draw;
 mod formats;
 mod gpu_asset;
@@ -72,6 +79,7 @@ pub(crate) use bind_groups::prepare_crowd_bind_groups;
 pub use bindings::{CROWD_GROUP, PALETTE_GROUP};
 pub(crate) use crowd_gpu::extract_crowds;
 pub use crowd_gpu::{CrowdGpu, CrowdGpus};
+pub use cull::ThrongCull;
 pub use draw::{DrawCrowd, DrawCrowdPrimitives};
 pub use formats::{vertex_layout, VERTEX_BYTES};
 pub use gpu_asset::{DrawParams, GpuPrimitive, GpuThrongAsset};

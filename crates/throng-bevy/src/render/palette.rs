@@ -18,9 +18,11 @@ use super::queue::PalettePipelines;
 /// the queue after the frame's buffer writes and before Bevy's render graph, whose draws read
 /// the palettes (queue order makes the writes visible to them). Every crowd is posed once a
 /// frame, whatever the number of views.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn dispatch_palettes(
     mut gpus: ResMut<CrowdGpus>,
     palette_ids: Res<PalettePipelines>,
+    cull_ids: Res<super::cull::CullPipelineIds>,
     pipeline_cache: Res<PipelineCache>,
     assets: Res<RenderAssets<GpuThrongAsset>>,
     device: Res<RenderDevice>,
@@ -28,6 +30,17 @@ pub(crate) fn dispatch_palettes(
 ) {
     let mut encoder = None;
     for (main, g) in gpus.0.iter_mut() {
+        // Per-instance culling first: the palette pass then poses only its palette list.
+        let mut culled = false;
+        if let (true, Some(asset)) = (g.culled && g.bind_groups_valid, assets.get(g.asset)) {
+            let encoder = encoder.get_or_insert_with(|| {
+                device.create_command_encoder(&CommandEncoderDescriptor {
+                    label: Some("throng palette passes"),
+                })
+            });
+            let inputs = (&*cull_ids, &*pipeline_cache, &*device);
+            culled = super::cull::encode_cull(main, g, asset, inputs, encoder);
+        }
         let (Some(&id), Some(group), Some(asset)) = (
             palette_ids.0.get(main),
             &g.palette_group,
@@ -64,7 +77,14 @@ pub(crate) fn dispatch_palettes(
             });
             pass.set_pipeline(pipeline);
             pass.set_bind_group(PALETTE_GROUP, group, &[]);
-            pass.dispatch_workgroups(x, y, 1);
+            match (culled, &g.cull.args) {
+                (true, Some(args)) => {
+                    pass.dispatch_workgroups_indirect(args, g.cull.dispatch_offset())
+                }
+                // A culled crowd whose culling did not run draws nothing this frame.
+                _ if g.culled => {}
+                _ => pass.dispatch_workgroups(x, y, 1),
+            }
         }
         if let (Some((pal, prev, bytes)), true) = (copy, g.prev_palette_fresh) {
             encoder.copy_buffer_to_buffer(pal, 0, prev, 0, bytes);

@@ -53,6 +53,8 @@ pub struct CrowdKey {
     /// The VAT path (def `VAT`: positions and normals from the primitive's VAT, no skinning;
     /// [`super::vat`]).
     pub vat: bool,
+    /// Per-instance culling (def `CULLED`): the draws' instances are visible-id lists.
+    pub culled: bool,
 }
 
 impl CrowdKey {
@@ -66,6 +68,7 @@ impl CrowdKey {
             four_influences: asset.four_influences,
             dual_quat: g.dual_quat,
             vat: g.vats(asset).is_some(),
+            culled: g.culled,
         }
     }
 
@@ -83,6 +86,9 @@ impl CrowdKey {
         });
         if self.four_influences {
             defs.push("INFLUENCES_4".into());
+        }
+        if self.culled {
+            defs.push("CULLED".into());
         }
         defs
     }
@@ -182,20 +188,24 @@ pub struct PalettePipeline {
     pub shader: Handle<Shader>,
 }
 
-/// What a palette pass varies by: `(bone texture encoding, GPU-timed, dual quaternions)`.
-pub type PaletteKey = (Encoding, bool, bool);
+/// What a palette pass varies by: `(bone texture encoding, GPU-timed, dual quaternions,
+/// culled)`.
+pub type PaletteKey = (Encoding, bool, bool, bool);
 
 impl SpecializedComputePipeline for PalettePipeline {
     type Key = PaletteKey;
 
     fn specialize(
         &self,
-        (encoding, gpu_timed, dual_quat): PaletteKey,
+        (encoding, gpu_timed, dual_quat, culled): PaletteKey,
     ) -> ComputePipelineDescriptor {
         let mut defs = binding_defs(PALETTE_GROUP);
         defs.extend(playback_defs(encoding, gpu_timed, dual_quat));
         defs.push("BONE_TEXTURE".into());
         defs.push("PALETTE_WRITE".into());
+        if culled {
+            defs.push("CULLED".into());
+        }
         ComputePipelineDescriptor {
             label: Some("throng palette pass".into()),
             layout: vec![palette_layout(encoding)],

@@ -85,11 +85,13 @@ pub(crate) fn posed_crowds(
     gpus.0
         .iter()
         .filter(|(main, g)| {
-            !g.palette_path
-                || palette_ids
-                    .0
-                    .get(*main)
-                    .is_some_and(|&id| pipeline_cache.get_compute_pipeline(id).is_some())
+            // A culled crowd waits for its culling pass too.
+            (!g.culled || g.cull.ready)
+                && (!g.palette_path
+                    || palette_ids
+                        .0
+                        .get(*main)
+                        .is_some_and(|&id| pipeline_cache.get_compute_pipeline(id).is_some()))
         })
         .map(|(main, _)| *main)
         .collect()
@@ -130,6 +132,10 @@ impl CrowdQueue<'_> {
         let clip = clip_from_world(view);
         let mut added = Vec::new();
         for (main, g) in &self.gpus.0 {
+            // Hidden, or not on the camera's layers (render::cull::queue_culls).
+            if g.hidden || g.excluded_views.contains(&view.retained_view_entity) {
+                continue;
+            }
             let Some(asset) = crowd_in_view(g, self.assets, &clip, near) else {
                 continue;
             };
@@ -192,7 +198,12 @@ pub(crate) fn queue_crowds(
             continue;
         };
         if g.palette_path && g.bind_groups_valid {
-            let key = (asset.baked.bone_texture.encoding, g.gpu_timed, g.dual_quat);
+            let key = (
+                asset.baked.bone_texture.encoding,
+                g.gpu_timed,
+                g.dual_quat,
+                g.culled,
+            );
             let id = compute.specialize(&pipeline_cache, palette_pipeline, key);
             palette_ids.0.insert(*main, id);
         }

@@ -173,8 +173,8 @@ fn palette_base(instances: u32, lods: u32, passes: u32) -> u32 {
 }
 
 /// Margin of a frame-table row's box in culling, as a fraction of the asset's bounding
-/// diagonal (see `CullParams::row_pad`): 1 %, far above the default error budget (0.1 %).
-pub const ROW_PAD: f32 = 0.01;
+/// diagonal (see `CullParams::row_pad`; one value for every embedding).
+pub use throng_asset::gpu::cull::ROW_PAD;
 
 /// A new (zeroed) visible-id buffer of `bytes`.
 pub(crate) fn visible_buffer(device: &wgpu::Device, bytes: u64) -> wgpu::Buffer {

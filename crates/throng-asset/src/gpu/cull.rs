@@ -1,0 +1,104 @@
+//! What the culling and LOD rules (`throng::cull`, `shaders/cull.wgsl`) read of an asset, made
+//! once for every embedding: the box of every frame-table row, the asset's fallback box, the
+//! rows' margin, and each primitive's LOD index ranges with the LOD levels' simplification
+//! errors (docs/design.md §5 "Cull").
+
+use crate::{Aabb, BakedAsset, BakedPrimitive};
+
+/// Margin of a frame-table row's box in culling, as a fraction of the asset's bounding
+/// diagonal (WGSL `BoxRule::row_pad`): 1 %, far above the default error budget (0.1 %).
+pub const ROW_PAD: f32 = 0.01;
+
+/// LOD levels the culling rules select between (LOD 0 included; WGSL `LodRule::lod_error` holds
+/// 8).
+pub const MAX_LODS: usize = 8;
+
+/// The asset's box for culling (model space, file units): the union of every pose, or of the
+/// bind-pose vertices when it has no pose bounds; the box of a layer whose clip has none, of
+/// the rest pose and of live poses.
+pub fn cull_bounds(asset: &BakedAsset) -> Aabb {
+    let mut bounds = asset.pose_bounds();
+    if bounds.is_empty() {
+        for p in &asset.primitives {
+            for &q in &p.positions {
+                bounds.extend(q);
+            }
+        }
+    }
+    bounds
+}
+
+/// One box per row of the bone texture, as the WGSL `row_bounds` binding reads them:
+/// `(min, 0), (max, 0)` per row (a row without a box gets an empty one, min above max, and is
+/// culled by its clip's box). Never empty when the texture has rows.
+pub fn row_bound_words(asset: &BakedAsset) -> Vec<[f32; 4]> {
+    (0..asset.bone_texture.rows as usize)
+        .map(|r| asset.row_bounds.get(r).copied().unwrap_or(Aabb::EMPTY))
+        .flat_map(|b| [b.min.extend(0.0).to_array(), b.max.extend(0.0).to_array()])
+        .collect()
+}
+
+/// A primitive's index buffer with every LOD: LOD 0's triangle list followed by each simplified
+/// LOD's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LodRanges {
+    /// Every LOD's indices, LOD 0 first.
+    pub indices: Vec<u32>,
+    /// (first index, index count) of each LOD in `indices`; `[0]` is LOD 0. A level whose
+    /// simplification came out empty (or not a triangle list) repeats the coarser one before it.
+    pub ranges: Vec<(u32, u32)>,
+    /// Simplification error of each level in model units (file units): meshoptimizer's
+    /// relative error × the primitive's largest extent, never below the level before; `[0]` = 0.
+    pub errors: Vec<f32>,
+}
+
+impl LodRanges {
+    /// Primitive `p`'s LODs, at most [`MAX_LODS`] levels.
+    pub fn of(p: &BakedPrimitive) -> LodRanges {
+        let mut indices = p.indices.clone();
+        let mut ranges = vec![(0, p.indices.len() as u32)];
+        let mut errors = vec![0.0f32];
+        let mut extent = Aabb::EMPTY;
+        for &q in &p.positions {
+            extent.extend(q);
+        }
+        let size = if extent.is_empty() {
+            0.0
+        } else {
+            (extent.max - extent.min).max_element()
+        };
+        for lod in p.lods.iter().take(MAX_LODS - 1) {
+            let coarsest = *ranges.last().unwrap_or(&(0, 0));
+            let err = errors.last().copied().unwrap_or(0.0);
+            if lod.indices.is_empty() || lod.indices.len() % 3 != 0 {
+                ranges.push(coarsest);
+                errors.push(err);
+                continue;
+            }
+            ranges.push((indices.len() as u32, lod.indices.len() as u32));
+            indices.extend_from_slice(&lod.indices);
+            errors.push((lod.error * size).max(err));
+        }
+        LodRanges {
+            indices,
+            ranges,
+            errors,
+        }
+    }
+}
+
+/// The asset's LOD errors: per level the largest over the primitives (each primitive's
+/// [`LodRanges::errors`]); the length is the asset's LOD count.
+pub fn lod_errors<'a>(primitives: impl IntoIterator<Item = &'a [f32]>) -> Vec<f32> {
+    let mut out: Vec<f32> = Vec::new();
+    for errors in primitives {
+        for (l, &e) in errors.iter().enumerate() {
+            if l >= out.len() {
+                out.push(e);
+            } else {
+                out[l] = out[l].max(e);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,177 @@
+// throng_bevy's per-instance culling pass (docs/design.md §5 "throng in Bevy"; the plugin's
+// render::cull): one invocation per instance of a crowd finds its world box once and tests it
+// against every view that may draw the crowd this frame (cameras, their prepasses, shadow
+// views), with throng-render's rules — throng::cull's instance_box, box_inside, choose_lod and,
+// for orthographic views, choose_ortho_lod. An instance a view sees is appended to that view's
+// list of its LOD, and once to the palette list (the instances the palette pass poses);
+// cs_cull_finish copies each (view, LOD)'s count into every primitive's DrawIndexedIndirect
+// arguments and writes the palette pass's indirect dispatch.
+// Lists: (view v, LOD l) at (v · lod_count + l) · segment in `ids`, the palette list at
+// `palette_base`. Arguments: (view, primitive, LOD) at (v · primitive_count + p) · lod_count + l,
+// then the palette list's counter, then the palette dispatch.
+// Defs: ENCODING, GPU_TIMED, G_SKIN (0), B_* (throng_bevy::render::cull::CullPipeline).
+
+#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, shadow_reaches_view, choose_lod, choose_ortho_lod}
+#import throng::bone::bone_params
+
+// Rust twin: throng_bevy::render::cull::CullJob (112 B).
+struct CullJob {
+    // The asset's box (file units), for a layer whose clip has none.
+    fallback_min: vec4<f32>,
+    fallback_max: vec4<f32>,
+    // Simplification error of each LOD level in file units ([0] = 0).
+    lod_error: array<vec4<f32>, 2>,
+    instance_count: u32,
+    view_count: u32,
+    lod_count: u32,
+    primitive_count: u32,
+    // Ids per (view, LOD) list.
+    segment: u32,
+    // Where the palette list starts in `ids`; 0: no palette list (the texture path).
+    palette_base: u32,
+    // Margin of each row's box, file units.
+    row_pad: f32,
+    // 1: boxes from the rows shown; 0: from the clips.
+    row_bounds: u32,
+    // Largest projected simplification error allowed, pixels (≤ 0: always LOD 0).
+    lod_bias: f32,
+    pad_a: u32,
+    pad_b: u32,
+    pad_c: u32,
+}
+
+// Rust twin: throng_bevy::render::cull::CullView (144 B): one view that may draw the crowd.
+struct CullView {
+    // Frustum planes (xyz normal pointing inside, w offset; (0, 0, 0, 1) for a plane the view
+    // does not cull by).
+    planes: array<vec4<f32>, 6>,
+    // Perspective: the eye (world) and, in w, (viewport height / 2) · clip_from_view[1][1]
+    // — pixels covered by a length of 1 at a distance of 1. Orthographic: w the pixels (or
+    // shadow-map texels) per unit of length.
+    eye: vec4<f32>,
+    // 1: orthographic (a directional light's cascade): LOD by texels, or floor_view's.
+    ortho: u32,
+    // The perspective view whose LOD an orthographic view draws the instances it sees at, or
+    // past view_count for none.
+    floor_view: u32,
+    pad_a: u32,
+    pad_b: u32,
+    // A directional light's view: the unit direction the light travels and, in w, how far a
+    // shadow reaches along it (file units); a caster the floor view does not see is kept only
+    // when its box swept that far meets the floor view (throng-render's rule). w < 0: no
+    // sweep test.
+    light: vec4<f32>,
+}
+
+// wgpu's DrawIndexedIndirect layout (20 B).
+struct DrawArgs {
+    index_count: u32,
+    instance_count: atomic<u32>,
+    first_index: u32,
+    base_vertex: i32,
+    first_instance: u32,
+}
+
+@group(#{G_SKIN}) @binding(#{B_CULL_JOB}) var<uniform> job: CullJob;
+@group(#{G_SKIN}) @binding(#{B_CULL_VIEWS}) var<storage, read> views: array<CullView>;
+@group(#{G_SKIN}) @binding(#{B_CULL_IDS}) var<storage, read_write> ids: array<u32>;
+@group(#{G_SKIN}) @binding(#{B_CULL_ARGS}) var<storage, read_write> args: array<DrawArgs>;
+
+fn lod_rule() -> LodRule {
+    return LodRule(job.lod_error, job.lod_count, job.lod_bias);
+}
+
+// View `v`'s LOD of box `b`. An orthographic view (a directional light's cascade) draws a caster
+// the floor view (the first camera) sees at that camera's LOD — Bevy's shadow maps shade the
+// caster's own surface, so a coarser caster than the drawn mesh would shadow it (acne); one
+// the camera does not see, by shadow-map texels (throng-render's `ShadowLod::Texel` without
+// a view LOD).
+fn view_lod(v: CullView, b: WorldBox, rule: LodRule) -> u32 {
+    if (v.ortho == 1u) {
+        if (v.floor_view < job.view_count) {
+            let camera = views[v.floor_view];
+            var planes = camera.planes;
+            if (box_inside(&planes, b)) {
+                return choose_lod(b, camera.eye, rule);
+            }
+        }
+        return choose_ortho_lod(b, 0u, v.eye.w, rule);
+    }
+    return choose_lod(b, v.eye, rule);
+}
+
+// Whether view `v` draws box `b`: inside its frustum and, for a light view with a sweep, seen
+// by the floor view or casting into it.
+fn view_sees(v: CullView, b: WorldBox) -> bool {
+    var planes = v.planes;
+    if (!box_inside(&planes, b)) {
+        return false;
+    }
+    if (v.light.w < 0.0 || v.floor_view >= job.view_count) {
+        return true;
+    }
+    var camera = views[v.floor_view].planes;
+    return box_inside(&camera, b) || shadow_reaches_view(&camera, b, v.light);
+}
+
+fn append(view: u32, lod: u32, inst: u32) {
+    let counter = view * job.primitive_count * job.lod_count + lod;
+    let slot = atomicAdd(&args[counter].instance_count, 1u);
+    ids[(view * job.lod_count + lod) * job.segment + slot] = inst;
+}
+
+// The argument entry counting the palette list: the one after every draw's.
+fn palette_counter() -> u32 {
+    return job.view_count * job.primitive_count * job.lod_count;
+}
+
+@compute @workgroup_size(64)
+fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= job.instance_count) {
+        return;
+    }
+    let b = instance_box(i, BoxRule(job.fallback_min.xyz, job.fallback_max.xyz, job.row_pad, job.row_bounds == 1u), false);
+    let rule = lod_rule();
+    var listed = false;
+    for (var v = 0u; v < job.view_count; v++) {
+        let view = views[v];
+        if (view_sees(view, b)) {
+            append(v, view_lod(view, b, rule), i);
+            listed = true;
+        }
+    }
+    if (listed && job.palette_base != 0u) {
+        let slot = atomicAdd(&args[palette_counter()].instance_count, 1u);
+        ids[job.palette_base + slot] = i;
+    }
+}
+
+// Largest workgroup count per dimension of a dispatch (WebGPU's default limit).
+const MAX_GROUPS: u32 = 65535u;
+
+@compute @workgroup_size(64)
+fn cs_cull_finish(@builtin(global_invocation_id) id: vec3<u32>) {
+    let k = id.x;
+    let total = palette_counter();
+    if (k < total) {
+        // Every primitive of a (view, LOD) draws the instances primitive 0 counted.
+        let lod = k % job.lod_count;
+        let prim = (k / job.lod_count) % job.primitive_count;
+        let view = k / (job.lod_count * job.primitive_count);
+        if (prim != 0u) {
+            let counter = view * job.primitive_count * job.lod_count + lod;
+            atomicStore(&args[k].instance_count, atomicLoad(&args[counter].instance_count));
+        }
+    }
+    // The palette pass's indirect dispatch: one invocation per (listed instance, palette
+    // entry), 64 per workgroup, in rows of at most MAX_GROUPS workgroups
+    // (throng::palette::palette_invocation).
+    if (k == 0u && job.palette_base != 0u) {
+        let invocations = atomicLoad(&args[total].instance_count) * bone_params.entries;
+        let groups = (invocations + 63u) / 64u;
+        args[total + 1u].index_count = min(groups, MAX_GROUPS);
+        atomicStore(&args[total + 1u].instance_count, (groups + MAX_GROUPS - 1u) / MAX_GROUPS);
+        args[total + 1u].first_index = 1u;
+    }
+}

@@ -1,0 +1,361 @@
+//! Per-instance culling and LOD in Bevy (`throng_bevy::ThrongCull`, `render::cull`), run
+//! through the example (examples/bevy_crowd.rs) in an Xvfb window on lavapipe, as
+//! `tests/example.rs` does: 400 foxes under the circling `--camera patch` (about a sixth of them
+//! in view), shadows on over a ground plane, 320×180, 10 frames of 0.1 s.
+//!
+//! What is checked, with its tolerance:
+//! - the instances the camera's lists hold (per LOD) are exactly those throng-render's culling
+//!   pass keeps (`Renderer::cull_lists`, the same shared `throng::cull` WGSL) for the same
+//!   scene: the transforms and records the Bevy pass read (read back with its lists), the same
+//!   camera (eye, orientation, field of view, near plane, viewport) and LOD bias — equal sets;
+//! - the palette pass posed exactly the instances some view lists (their union), fewer than
+//!   the crowd;
+//! - the picture equals the picture without culling (`--no-cull`): 0 pixels differ;
+//! - with Fox baked with LODs (`lods: [0.5, 0.25, 0.1]`), the lists per LOD still equal
+//!   throng-render's (so Bevy draws the LOD meshes throng-render picks, from the same index
+//!   ranges, `throng_asset::gpu::cull::LodRanges`), some foxes are drawn at a coarser LOD, and
+//!   the silhouettes are the LOD-0 picture's (`--no-cull`) to within the LOD rule: a LOD's
+//!   geometric error projects within `lod_bias` = 1 px, so of the pixels that are fox in one
+//!   picture and ground in the other (1.75 % of the picture) at most 0.1 % of the picture may lie
+//!   farther than 2 px (the bound plus a pixel of rasterisation) from a LOD-0 pixel of their
+//!   class. Colours inside the foxes differ
+//!   more (12.8 % of pixels by more than 8/255): the simplification bounds the geometric error,
+//!   not the texture's — Fox's coarse LODs (10 % of the triangles) stretch triangles across its
+//!   texture's seams, as they do in throng-render.
+//!
+//! - the crowd entity's `Visibility::Hidden` and a `RenderLayers` the camera does not see hide
+//!   the whole crowd.
+//!
+//! Needs `xvfb-run`, a Vulkan adapter (lavapipe) and `THRONG_ASSETS/Fox.glb`; outside CI a
+//! missing tool or asset skips, under `CI` it fails.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use glam::Mat4;
+use image::RgbaImage;
+use throng_contract::{InstanceRecord, InstanceTransform};
+use throng_render::{Camera, Crowd, Playback, RenderOptions, Renderer};
+
+/// target/<profile>/examples/bevy_crowd, beside this test's deps folder.
+fn example_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let profile = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>");
+    let bin = profile.join("examples").join("bevy_crowd");
+    assert!(
+        bin.is_file(),
+        "{} is missing: build it with `cargo test -p throng-bevy` (which builds the examples)",
+        bin.display()
+    );
+    bin
+}
+
+/// Fox.glb baked with the example's in-memory settings (and `lods`), written to `out`.
+fn bake_fox(lods: &[f32], out: &Path) -> throng_asset::BakedAsset {
+    let path = throng_testdata::asset("Fox.glb").expect("Fox.glb");
+    let bytes = std::fs::read(&path).expect("read Fox.glb");
+    let model = throng_gltf::import_slice(&bytes, None, "Fox.glb").expect("import");
+    let options = throng_bake::BakeOptions {
+        source_name: "Fox.glb".into(),
+        lods: lods.to_vec(),
+        ..Default::default()
+    };
+    let baked = throng_bake::bake(&model, &options).expect("bake").0;
+    throng_asset::write(&baked, out).expect("write the baked Fox");
+    baked
+}
+
+/// Runs the example on `asset` with `extra` flags; returns its screenshot.
+fn shoot(asset: &Path, extra: &[&str], out: &Path) -> RgbaImage {
+    let o = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(example_binary())
+        .args(extra)
+        .arg("--asset")
+        .arg(asset)
+        .args([
+            "--instances",
+            "400",
+            "--camera",
+            "patch",
+            "--ground",
+            "--frames",
+            "10",
+            "--warmup",
+            "1",
+            "--fixed-dt",
+            "0.1",
+            "--size",
+            "320x180",
+            "--screenshot",
+        ])
+        .arg(out)
+        .env("WGPU_DEBUG", "0")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run xvfb-run: {e}"));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success(),
+        "bevy_crowd {extra:?} failed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("ERROR"),
+        "bevy_crowd {extra:?} logged errors:\n{stderr}"
+    );
+    eprintln!("{stdout}");
+    match image::open(out) {
+        Ok(i) => i.to_rgba8(),
+        Err(e) => panic!("{}: {e}", out.display()),
+    }
+}
+
+/// The first crowd of a `--dump-cull` file: its camera view and every view's lists per LOD.
+struct Dump {
+    camera: (Mat4, Mat4),
+    camera_lists: Vec<Vec<u32>>,
+    all_views: Vec<Vec<Vec<u32>>>,
+    palette: Vec<u32>,
+}
+
+fn floats(words: &[&str]) -> Vec<f32> {
+    words.iter().map(|w| w.parse().expect("a float")).collect()
+}
+
+fn ids(words: &[&str]) -> Vec<u32> {
+    words.iter().map(|w| w.parse().expect("an id")).collect()
+}
+
+fn read_dump(path: &Path) -> Dump {
+    let text = std::fs::read_to_string(path).expect("dump");
+    let mut views: Vec<(bool, Mat4, Mat4, Vec<Vec<u32>>)> = Vec::new();
+    let mut palette = Vec::new();
+    for line in text.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        match w.first().copied() {
+            Some("crowd") if !views.is_empty() => break,
+            Some("view") => {
+                // view <light> eye <4> clip_from_view <16> world_from_view <16>
+                let clip = floats(&w[8..24]);
+                let world = floats(&w[25..41]);
+                views.push((
+                    w[1] == "1",
+                    Mat4::from_cols_slice(&clip),
+                    Mat4::from_cols_slice(&world),
+                    Vec::new(),
+                ));
+            }
+            Some("lod") => {
+                let n: usize = w[2].parse().expect("count");
+                let list = ids(&w[3..]);
+                assert_eq!(list.len(), n, "{line}");
+                views.last_mut().expect("a view").3.push(list);
+            }
+            Some("palette") => palette = ids(&w[2..]),
+            _ => {}
+        }
+    }
+    let cam = views.iter().find(|v| !v.0).expect("a camera view");
+    Dump {
+        camera: (cam.1, cam.2),
+        camera_lists: cam.3.clone(),
+        all_views: views.iter().map(|v| v.3.clone()).collect(),
+        palette,
+    }
+}
+
+/// throng-render's camera for Bevy's view (reverse-Z infinite perspective): eye, orientation,
+/// vertical field of view and near plane; a far plane past the field.
+fn render_camera(clip_from_view: Mat4, world_from_view: Mat4) -> Camera {
+    let fov_y = 2.0 * (1.0 / clip_from_view.y_axis.y).atan();
+    let eye = world_from_view.w_axis.truncate();
+    let forward = -world_from_view.z_axis.truncate();
+    Camera {
+        eye,
+        target: eye + forward,
+        up: world_from_view.y_axis.truncate(),
+        fov_y,
+        near: clip_from_view.w_axis.z,
+        far: 1e7,
+    }
+}
+
+/// throng-render's culling of the dumped scene (records and transforms as the Bevy pass read
+/// them): the main view's lists per LOD.
+fn render_lists(baked: &throng_asset::BakedAsset, dump_path: &Path, d: &Dump) -> Vec<Vec<u32>> {
+    let gpu = throng_render::device::test_gpu().expect("a GPU adapter");
+    let mut r = Renderer::with_gpu(gpu);
+    let g = r.upload(baked).expect("upload");
+    let transforms: Vec<InstanceTransform> = bytemuck::pod_collect_to_vec(
+        &std::fs::read(dump_path.with_extension("transforms")).expect("transforms"),
+    );
+    let records: Vec<InstanceRecord> = bytemuck::pod_collect_to_vec(
+        &std::fs::read(dump_path.with_extension("records")).expect("records"),
+    );
+    assert_eq!(transforms.len(), 400);
+    assert_eq!(records.len(), 400);
+    let crowd = Crowd::new(&g, &transforms, Playback::Cpu(&records));
+    let opts = RenderOptions {
+        width: 320,
+        height: 180,
+        camera: Some(render_camera(d.camera.0, d.camera.1)),
+        lod_bias: 1.0,
+        shadows: false,
+        ..Default::default()
+    };
+    r.cull_lists(&crowd, &opts)
+        .expect("throng-render culling")
+        .main
+}
+
+/// Pixels whose channels differ by more than `levels`.
+fn differing(a: &RgbaImage, b: &RgbaImage, levels: u8) -> usize {
+    assert_eq!(a.dimensions(), b.dimensions());
+    a.pixels()
+        .zip(b.pixels())
+        .filter(|(a, b)| a.0.iter().zip(b.0).any(|(&x, y)| x.abs_diff(y) > levels))
+        .count()
+}
+
+/// The ground plane, lit or in shadow: grey (channels within a few levels, red at least blue);
+/// the foxes are orange, brown or white.
+fn ground(p: &[u8]) -> bool {
+    let [r, g, b] = [p[0] as i32, p[1] as i32, p[2] as i32];
+    (r - g).abs() <= 8 && r >= b && r - b <= 24 && r < 215
+}
+
+/// Pixels that are fox in one picture and ground in the other, and of those the ones with no
+/// pixel of their LOD-picture class within 2 px in the LOD-0 picture (an outline moved
+/// farther than the LOD's error bound of 1 px plus a pixel of rasterisation).
+fn outline_moves(lod: &RgbaImage, base: &RgbaImage) -> (usize, usize) {
+    let (w, h) = base.dimensions();
+    let class = |img: &RgbaImage, x: u32, y: u32| ground(&img.get_pixel(x, y).0);
+    let (mut moved, mut far) = (0, 0);
+    for y in 0..h {
+        for x in 0..w {
+            let want = class(lod, x, y);
+            if want == class(base, x, y) {
+                continue;
+            }
+            moved += 1;
+            let near = (y.saturating_sub(2)..(y + 3).min(h))
+                .any(|v| (x.saturating_sub(2)..(x + 3).min(w)).any(|u| class(base, u, v) == want));
+            far += !near as usize;
+        }
+    }
+    (moved, far)
+}
+
+/// Runs the culled and the unculled example on Fox baked with `lods`; checks the lists against
+/// throng-render's and the palette list; returns (culled, unculled picture, lists per LOD).
+fn run_case(name: &str, lods: &[f32]) -> Option<(RgbaImage, RgbaImage, Vec<Vec<u32>>)> {
+    if !throng_testdata::have_tool("xvfb-run", "apt: xvfb xauth") {
+        return None;
+    }
+    throng_testdata::asset("Fox.glb")?;
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("bevy_culling_{name}"));
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let asset = dir.join("fox.throng.glb");
+    let baked = bake_fox(lods, &asset);
+    let dump = dir.join("cull.txt");
+    let dump_arg = dump.to_string_lossy().to_string();
+    let culled = shoot(&asset, &["--dump-cull", &dump_arg], &dir.join("culled.png"));
+    let plain = shoot(&asset, &["--no-cull"], &dir.join("not-culled.png"));
+    let d = read_dump(&dump);
+    let expected = render_lists(&baked, &dump, &d);
+    let counts: Vec<usize> = d.camera_lists.iter().map(Vec::len).collect();
+    eprintln!("{name}: Bevy's camera lists per LOD {counts:?}");
+    assert_eq!(
+        d.camera_lists, expected,
+        "{name}: the camera's lists are not throng-render's"
+    );
+    let seen: usize = counts.iter().sum();
+    assert!(
+        seen > 10 && seen < 200,
+        "{name}: {seen} of 400 in view: the camera should see part of the crowd"
+    );
+    let mut union: Vec<u32> = d.all_views.iter().flatten().flatten().copied().collect();
+    union.sort_unstable();
+    union.dedup();
+    assert_eq!(
+        d.palette, union,
+        "{name}: the palette pass posed other instances than the views list"
+    );
+    assert!(d.palette.len() < 400, "{name}: every instance was posed");
+    Some((culled, plain, d.camera_lists))
+}
+
+#[test]
+fn culling_keeps_throng_renders_instances_and_changes_no_pixel() {
+    let Some((culled, plain, _)) = run_case("lod0", &[]) else {
+        return;
+    };
+    let n = differing(&culled, &plain, 0);
+    eprintln!("culled vs not culled: {n} pixels differ");
+    assert_eq!(n, 0, "culling changed {n} pixels");
+}
+
+#[test]
+fn lod_meshes_are_drawn_where_throng_render_picks_them() {
+    let Some((culled, plain, lists)) = run_case("lods", &[0.5, 0.25, 0.1]) else {
+        return;
+    };
+    assert!(lists.len() >= 3, "{} LODs", lists.len());
+    let coarser: usize = lists[1..].iter().map(Vec::len).sum();
+    assert!(coarser > 0, "no fox at a coarser LOD: {lists:?}");
+    let (w, h) = culled.dimensions();
+    let colours = differing(&culled, &plain, 8) as f64 / (w * h) as f64;
+    let (outlines, far) = outline_moves(&culled, &plain);
+    let share = |n: usize| n as f64 / (w * h) as f64;
+    eprintln!(
+        "LOD picture vs LOD 0: silhouettes differ in {:.4} of pixels ({:.5} farther than 2 px from a LOD-0 outline), colours (by more than 8/255) in {colours:.4}",
+        share(outlines),
+        share(far)
+    );
+    assert!(
+        share(far) <= 0.001,
+        "the LOD picture's silhouettes move by more than 2 px in {far} pixels"
+    );
+    assert!(
+        differing(&culled, &plain, 0) > 0,
+        "the LOD picture is the LOD-0 picture: no coarser mesh was drawn"
+    );
+}
+
+/// The fox texture's orange, lit: red well above blue.
+fn orange(p: &[u8]) -> bool {
+    p[0] as i32 > p[2] as i32 + 40 && p[0] as i32 > p[1] as i32 + 10
+}
+
+/// The crowd entity's `Visibility` and `RenderLayers` still decide where the crowd is drawn:
+/// hidden (`--hide-crowd`), or on render layer 1 while the camera sees layer 0
+/// (`--crowd-layer 1`), the picture shows no fox (no fox-orange pixel; the visible crowd's
+/// picture has thousands).
+#[test]
+fn visibility_and_render_layers_still_hide_the_crowd() {
+    if !throng_testdata::have_tool("xvfb-run", "apt: xvfb xauth") {
+        return;
+    }
+    if throng_testdata::asset("Fox.glb").is_none() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_culling_visibility");
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let asset = dir.join("fox.throng.glb");
+    bake_fox(&[], &asset);
+    let count = |img: &RgbaImage| img.pixels().filter(|p| orange(&p.0)).count();
+    let shown = count(&shoot(&asset, &[], &dir.join("shown.png")));
+    let hidden = count(&shoot(&asset, &["--hide-crowd"], &dir.join("hidden.png")));
+    let layered = count(&shoot(
+        &asset,
+        &["--crowd-layer", "1"],
+        &dir.join("layer1.png"),
+    ));
+    eprintln!("fox pixels: shown {shown}, hidden {hidden}, on layer 1 {layered}");
+    assert!(shown > 1000, "the visible crowd shows {shown} fox pixels");
+    assert_eq!(hidden, 0, "a hidden crowd is drawn");
+    assert_eq!(layered, 0, "a crowd on another render layer is drawn");
+}
