@@ -42,7 +42,7 @@ pub enum VarietyError {
     },
     #[error("{asset}: has no material variants to show")]
     NoVariants { asset: String },
-    #[error("{asset}: no part {part} to hide (parts are primitives 0..{}; the first {MAX_PARTS} can be hidden)", .parts.saturating_sub(1))]
+    #[error("{asset}: no part {part} to hide (it has {parts} part(s), primitives numbered from 0; the first {MAX_PARTS} can be hidden)")]
     NoSuchPart {
         asset: String,
         part: u32,
@@ -214,7 +214,7 @@ mod tests {
         let e = hide.appearances(&a, &[0]).unwrap_err();
         assert!(
             e.to_string()
-                .contains("no part 2 to hide (parts are primitives 0..1"),
+                .contains("no part 2 to hide (it has 2 part(s)"),
             "{e}"
         );
     }
