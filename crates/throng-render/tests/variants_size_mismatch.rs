@@ -1,23 +1,22 @@
-//! Known divergence (issue 37 follow-up): a `KHR_materials_variants` variant whose base-colour
-//! image has another size than the image of the material it replaces. The bake resizes only
-//! `--variant` textures (throng_bake::variants), so such an image is stored as the source has
-//! it; the crowd paths then resample it to the texture array's size (the own image's), while the
-//! reference path draws it at its own size. Here the baked test file's `striped` image is
-//! replaced by an 8×8 one (the own is 4×4): 4,926 of 180,000 pixels differ on lavapipe, all on
-//! the instance showing `striped`. Ignored until the bake resizes such images as it does
-//! texture variants (or the reference path resamples alike).
+//! A `KHR_materials_variants` variant whose base-colour image has another size than the image
+//! of the material it replaces: the bake stores a copy resized to the replaced image's size (as
+//! it does `--variant` textures), so the crowd paths (one texture array per primitive) and the
+//! reference path (each image as stored) draw the same. The skinned test file's `striped`
+//! image is made 8×8 here (the own is 4×4). Before the bake resized such images, 4,926 of
+//! 180,000 pixels differed on lavapipe, all on the instance showing `striped`.
 
 mod common;
 
+use serde_json::json;
+use throng_testdata::variants as tv;
+
 #[test]
-#[ignore = "known: KHR variant images of another size are resampled by the crowd paths only"]
-fn khr_variant_image_of_another_size() {
+fn a_khr_variant_image_of_another_size_draws_as_the_reference() {
     let Some(mut r) = common::renderer() else {
         return;
     };
-    let mut asset = common::variants::skinned_variants("-size");
     let img = image::RgbaImage::from_fn(8, 8, |x, _| {
-        if x % 2 == 0 {
+        if x % 4 < 2 {
             image::Rgba([255, 0, 0, 255])
         } else {
             image::Rgba([255, 255, 0, 255])
@@ -26,6 +25,32 @@ fn khr_variant_image_of_another_size() {
     let mut png = Vec::new();
     img.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
         .expect("encode");
-    asset.images[1].bytes = png;
+    let (mut doc, mut bin) = tv::json();
+    let offset = bin.len();
+    bin.extend_from_slice(&png);
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let views = doc["bufferViews"].as_array_mut().expect("bufferViews");
+    views.push(json!({"buffer": 0, "byteOffset": offset, "byteLength": png.len()}));
+    let view = views.len() - 1;
+    doc["images"][1]["bufferView"] = json!(view);
+    doc["buffers"][0]["byteLength"] = json!(bin.len());
+    let model = throng_gltf::import_slice(&tv::glb_of(&doc, &bin), None, "sized.glb")
+        .expect("the edited file imports");
+    let options = throng_bake::BakeOptions {
+        source_name: "sized.glb".into(),
+        sampling: throng_bake::Sampling::Fixed(10.0),
+        ..Default::default()
+    };
+    let (asset, report) = throng_bake::bake(&model, &options).expect("bake");
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("striped") && w.contains("resized to 4×4")),
+        "{:?}",
+        report.warnings
+    );
     common::variants::draw_row(&mut r, &asset, "size", 0.0);
 }
