@@ -200,6 +200,7 @@ pub fn build(
                 "material variant '{name}' maps no baked primitive; it shows the primitives' own materials"
             ));
         }
+        let materials = fit_sizes(prims, copied, materials, name, file, &mut warnings)?;
         out.push(MaterialVariant {
             name: name.clone(),
             materials,
@@ -209,6 +210,62 @@ pub fn build(
         out.push(texture_variant(prims, copied, t, file, &mut warnings)?);
     }
     Ok((out, warnings))
+}
+
+/// A source variant's textures at the size of the textures they replace, as texture variants
+/// are (the renderer draws a primitive's variants from one texture array, and the reference
+/// path draws each image as stored): per primitive whose own and variant materials both have
+/// base-colour textures, of different sizes, a copy of the variant material with its image
+/// resized (with a warning). An image that does not decode is left as it is.
+fn fit_sizes(
+    prims: &[BakedPrimitive],
+    copied: &mut Copied,
+    mut materials: Vec<Option<usize>>,
+    name: &str,
+    file: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Option<usize>>, BakeError> {
+    // Per (variant material, size), its resized copy.
+    type Key = (usize, (u32, u32));
+    let mut fitted: Vec<(Key, usize)> = Vec::new();
+    for (p, slot) in prims.iter().zip(&mut materials) {
+        let (Some(own), Some(vm)) = (p.material, *slot) else {
+            continue;
+        };
+        let texture = |m: usize| copied.materials.get(m).and_then(|m| m.base_color_texture);
+        let (Some(oi), Some(vi)) = (texture(own), texture(vm)) else {
+            continue;
+        };
+        let (size, given) = (copied.image_sizes[oi], copied.image_sizes[vi]);
+        if size == given || size.0 == 0 || size.1 == 0 || given.0 == 0 || given.1 == 0 {
+            continue;
+        }
+        if let Some(&(_, c)) = fitted.iter().find(|(k, _)| *k == (vm, size)) {
+            *slot = Some(c);
+            continue;
+        }
+        let Ok(decoded) = image::load_from_memory(&copied.images[vi].bytes) else {
+            continue;
+        };
+        let t = LoadedTexture {
+            name: name.to_string(),
+            encoded: Vec::new(),
+            mime_type: "image/png",
+            rgba: decoded.to_rgba8(),
+        };
+        let img = sized_image(&t, size, file, warnings)?;
+        copied.images.push(img);
+        copied.image_sizes.push(size);
+        let mut m = copied.materials[vm].clone();
+        let base_name = m.name.clone().unwrap_or_else(|| format!("material {vm}"));
+        m.name = Some(format!("{base_name} ({}×{})", size.0, size.1));
+        m.base_color_texture = Some(copied.images.len() - 1);
+        copied.materials.push(m);
+        let c = copied.materials.len() - 1;
+        fitted.push(((vm, size), c));
+        *slot = Some(c);
+    }
+    Ok(materials)
 }
 
 /// One texture variant: a copy of each textured material the primitives use, with `t`'s image

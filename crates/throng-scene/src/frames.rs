@@ -38,6 +38,9 @@ pub struct Part {
     pub blend: Option<(usize, f32)>,
     /// A layer over the base layers: a masked or additive clip.
     pub overlay: Option<Overlay>,
+    /// Each instance's appearance (tint, variant, parts; [`crate::Variety::appearances`]);
+    /// empty: every instance as the asset is.
+    pub appearances: Vec<throng_contract::Appearance>,
 }
 
 /// A layer laid over every instance's base layers (palette and reference paths).
@@ -247,7 +250,8 @@ pub fn draw_baked(
                 player.transforms(0),
                 opts.skinning,
             )?;
-            images.push(renderer.render_reference(&decoded.meshes(), opts)?);
+            let meshes = decoded.meshes_with(&scene.parts[0].appearances);
+            images.push(renderer.render_reference(&meshes, opts)?);
         } else {
             let crowds: Vec<Crowd> = (0..scene.assets.len())
                 .map(|a| Crowd {
@@ -256,7 +260,10 @@ pub fn draw_baked(
                     playback: player.records(a).into(),
                     props: &crowd_props[a],
                     live: &[],
-                    appearance: throng_render::CrowdAppearance::Default,
+                    appearance: match scene.parts[a].appearances.as_slice() {
+                        [] => throng_render::CrowdAppearance::Default,
+                        looks => throng_render::CrowdAppearance::Slice(looks),
+                    },
                 })
                 .collect();
             let frame = renderer.render_scene(&crowds, opts)?;

@@ -13,7 +13,9 @@
 //! - [`frames`]: a crowd of inputs laid out and drawn over a run of frames ([`draw_baked`],
 //!   [`draw_source`]);
 //! - [`graphs`]: a crowd played by an animation graph ([`GraphSetup`]);
-//! - [`files`]: the images a frame is written as (PNG, GIF), written atomically.
+//! - [`files`]: the images a frame is written as (PNG, GIF), written atomically;
+//! - [`variety`]: a crowd's variety by name (material variant, tints, hidden parts) as
+//!   per-instance appearances ([`Variety`]).
 //!
 //! It sits above the pipeline's libraries (anim, gltf, bake, asset, render) and below the front
 //! ends; it names no command-line flag. Lengths are in file units.
@@ -31,6 +33,7 @@ pub mod input;
 pub mod overview;
 pub mod source;
 pub mod stats;
+pub mod variety;
 
 pub use demo_crowd::{demo_appearance, DemoCrowd, Roles};
 pub use files::{
@@ -47,3 +50,4 @@ pub use source::{
     find_baked_clip, find_clip, load_model, source_bounds, source_meshes, PropSource, SourceOptions,
 };
 pub use stats::{lod_counts, stats_line, warn_mixed_scales};
+pub use variety::{VariantChoice, Variety, VarietyError};

@@ -32,6 +32,7 @@ fn fox_locomotion_graph_shows_the_clip_its_speed_asks_for() {
         transforms: vec![InstanceTransform::IDENTITY; 3],
         blend: None,
         overlay: None,
+        appearances: Vec::new(),
     };
     let graph_file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../throng-graph/graphs/fox-locomotion.json");

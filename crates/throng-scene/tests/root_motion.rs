@@ -55,6 +55,7 @@ fn extracted_root_motion_moves_the_instance_where_the_source_goes() {
         transforms: vec![InstanceTransform::IDENTITY],
         blend: None,
         overlay: None,
+        appearances: Vec::new(),
     };
     let props = PlacedProps::default();
     let drawn_box = |root_motion: bool| {

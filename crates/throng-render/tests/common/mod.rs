@@ -5,6 +5,7 @@
 
 pub mod appearance;
 pub mod motion;
+pub mod variants;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use half::f16;

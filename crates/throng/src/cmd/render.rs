@@ -28,6 +28,7 @@ use super::shared::{self, load_model, usage, SourceArgs};
 use throng_scene::{
     bake_in_memory, draw_baked, draw_source, split_layout, stats_line, warn_mixed_scales,
     BakedScene, Frames, GraphSetup, InMemoryBake, Input, Overlay, Part, PlacedProps, PropSource,
+    VariantChoice, Variety, VarietyError,
 };
 
 #[derive(clap::Args)]
@@ -205,6 +206,35 @@ pub struct Args {
     /// texture path.
     #[arg(long)]
     pub downlevel: bool,
+    /// Material variant every instance shows, by name (`throng inspect BAKED` lists an asset's
+    /// variants; `throng bake --variant NAME=TEXTURE.png` adds texture variants). Every path.
+    #[arg(long, value_name = "NAME", conflicts_with = "all_variants")]
+    pub variant: Option<String>,
+    /// Show every material variant: instance i shows variant i mod (V + 1) of an asset with V
+    /// variants — its own materials, then each variant in turn.
+    #[arg(long)]
+    pub all_variants: bool,
+    /// Tint each instance from the demo crowd's palette of fur shades.
+    #[arg(long)]
+    pub tints: bool,
+    /// Hide part N (primitive N, as `throng inspect` lists them) on every instance; repeatable.
+    #[arg(long, value_name = "N")]
+    pub hide_part: Vec<u32>,
+}
+
+impl Args {
+    /// The crowd's variety from `--variant`, `--all-variants`, `--tints` and `--hide-part`.
+    fn variety(&self) -> Variety {
+        Variety {
+            variant: match (&self.variant, self.all_variants) {
+                (Some(name), _) => VariantChoice::Named(name.clone()),
+                (None, true) => VariantChoice::All,
+                (None, false) => VariantChoice::Own,
+            },
+            tints: self.tints,
+            hidden_parts: self.hide_part.clone(),
+        }
+    }
 }
 
 /// `ANCHOR=PROP` of `--prop`.
@@ -304,6 +334,11 @@ fn check_usage(args: &Args) -> anyhow::Result<()> {
             ));
         }
     }
+    if args.source.is_some() && !args.variety().is_default() {
+        return Err(usage(
+            "--source draws the source's own materials: leave out --variant, --all-variants, --tints and --hide-part",
+        ));
+    }
     if args.timing == Timing::Gpu && reference {
         return Err(usage(
             "--timing gpu needs --path texture, palette or vat (the reference path is CPU-timed)",
@@ -360,11 +395,13 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
         )
         || !args.prop.is_empty()
         || args.graph.is_some()
+        || !args.variety().is_default()
         || args.inputs.len() > 1;
     if to_gpu && args.path == Some(SkinPath::Reference) && baked.iter().any(|&b| !b) {
         anyhow::bail!(
             "--path reference draws the source itself: leave out --encoding, --influences, \
-             --timing gpu, --debug and --graph"
+             --timing gpu, --debug, --graph and the variety flags (--variant, --all-variants, \
+             --tints, --hide-part)"
         );
     }
     let how = InMemoryBake {
@@ -621,6 +658,39 @@ fn part_of(
         transforms,
         blend: if overlay.is_some() { None } else { blend },
         overlay,
+        appearances: appearances_of(args, input, &ids, &name)?,
+    })
+}
+
+/// Input `input`'s appearances for the variety flags; errors add which flag to change and how
+/// to list or add what the asset lacks.
+fn appearances_of(
+    args: &Args,
+    input: &Input,
+    ids: &[u32],
+    name: &str,
+) -> anyhow::Result<Vec<throng_contract::Appearance>> {
+    let variety = args.variety();
+    let Some(asset) = input.baked() else {
+        // load_inputs bakes a source for the variety flags: only the default reaches here.
+        return Ok(Vec::new());
+    };
+    variety.appearances(asset, ids).map_err(|e| {
+        let (flag, hint) = match &e {
+            VarietyError::UnknownVariant { name: v, .. } => (
+                format!("--variant {v}"),
+                format!("`throng inspect {name}` lists its variants; `throng bake --variant NAME=TEXTURE.png` adds one"),
+            ),
+            VarietyError::NoVariants { .. } => (
+                "--all-variants".to_string(),
+                "bake texture variants with `throng bake --variant NAME=TEXTURE.png`, or leave out --all-variants".to_string(),
+            ),
+            VarietyError::NoSuchPart { part, .. } => (
+                format!("--hide-part {part}"),
+                format!("`throng inspect {name}` lists its parts"),
+            ),
+        };
+        anyhow::anyhow!("{flag}: {e}; {hint}")
     })
 }
 

@@ -116,3 +116,31 @@ fn the_reference_path_takes_one_input_and_cpu_timing() {
         None
     );
 }
+
+#[test]
+fn variety_flags_parse_into_a_variety() {
+    assert!(args(&[]).variety().is_default());
+    let v = args(&[
+        "--variant",
+        "red",
+        "--tints",
+        "--hide-part",
+        "1",
+        "--hide-part",
+        "3",
+    ])
+    .variety();
+    assert_eq!(v.variant, VariantChoice::Named("red".into()));
+    assert!(v.tints);
+    assert_eq!(v.hidden_parts, [1, 3]);
+    assert_eq!(
+        args(&["--all-variants"]).variety().variant,
+        VariantChoice::All
+    );
+    let both = ["render", "in.glb", "--variant", "red", "--all-variants"];
+    assert!(Cli::try_parse_from(both).is_err(), "one variant choice");
+    assert_eq!(
+        usage_of(&["--path", "reference", "--source", "s.gltf", "--tints"]),
+        Some(true)
+    );
+}
