@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release -p throng-bevy --example bevy_crowd -- [--instances N] [--frames N]
 //!     [--screenshot OUT.png] [--mode throng|bevy] [--timing cpu|gpu] [--asset BAKED.glb]
-//!     [--size WxH] [--warmup N] [--path palette|texture|vat] [--no-shadows] [--ground]
+//!     [--size WxH] [--warmup N] [--path palette|texture|vat] [--no-shadows] [--ground] [--variety]
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
 //!     [--skinning lbs|dq] [--no-msaa] [--dump-scene OUT.json]
 //! ```
@@ -149,6 +149,10 @@ struct Args {
     /// A ground plane under the field, which receives the foxes' shadows.
     #[arg(long)]
     ground: bool,
+    /// Per-instance appearance (`ThrongAppearance`, throng mode): every fox tinted green
+    /// ([`VARIETY_TINT`]), and every odd one with all its parts hidden (no pixels, no shadow).
+    #[arg(long)]
+    variety: bool,
     /// Bevy prepasses the camera runs, each of which the foxes are drawn into.
     #[arg(long, value_enum, default_value = "none")]
     prepass: PrepassArg,
@@ -939,6 +943,10 @@ fn start_of(i: u32, plan: &Plan) -> (usize, f32, f32) {
     (clip, i as f32 * 0.37 % 1.0, 0.8 + 0.1 * (i % 5) as f32)
 }
 
+/// The tint of `--variety` (RGBA8, linear, multiplied with the fox's base colour): red down to
+/// a third, so no fox stays orange.
+const VARIETY_TINT: [u8; 4] = [80, 255, 80, 255];
+
 fn setup_crowd(
     mut commands: Commands,
     mut plan: ResMut<Plan>,
@@ -979,7 +987,12 @@ fn setup_crowd(
                 let (clip, at, speed) = start_of(i, &plan);
                 let mut pb = ThrongPlayback::default();
                 pb.play_with(clip, throng_bevy::PlayOptions::at(at).with_speed(speed));
-                commands.spawn((ThrongInstance { crowd }, pb, spot(i, n, s), FoxIndex(i)));
+                let mut fox =
+                    commands.spawn((ThrongInstance { crowd }, pb, spot(i, n, s), FoxIndex(i)));
+                if plan.args.variety {
+                    let look = throng_bevy::ThrongAppearance::default().with_tint(VARIETY_TINT);
+                    fox.insert(if i % 2 == 1 { look.with_parts(0) } else { look });
+                }
             }
         }
         Mode::Bevy => {

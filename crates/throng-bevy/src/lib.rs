@@ -46,6 +46,7 @@
 //! Bevy's glam (0.32) and throng's (0.34) meet only in [`crowd::instance_transform`] and
 //! [`crowd::bevy_mat4`], through column arrays.
 
+pub mod appearance;
 pub mod asset;
 pub mod crowd;
 pub mod graph;
@@ -64,6 +65,7 @@ use bevy::render::{ExtractSchedule, Render, RenderApp, RenderSystems};
 use bevy::shader::Shader;
 use bevy::transform::TransformSystems;
 
+pub use appearance::{Appearance, ThrongAppearance};
 pub use asset::{from_baked, ThrongAsset, ThrongAssetLoader, ThrongLoadError};
 pub use crowd::{
     PlaybackCommand, SkinPath, ThrongAnchor, ThrongCrowd, ThrongEvent, ThrongFinished,
@@ -82,6 +84,10 @@ pub const CROWD_VERTEX_WGSL: &str = include_str!("../shaders/crowd_vertex.wgsl")
 /// `throng_bevy::crowd_material`: a primitive's material uniform and base colour texture, as
 /// the main pass reads them.
 pub const CROWD_MATERIAL_WGSL: &str = include_str!("../shaders/crowd_material.wgsl");
+
+/// `throng_bevy::crowd_appearance`: the instance's appearance (tint, parts) as every pass
+/// reads it (imports `throng_bevy::crowd_material`).
+pub const CROWD_APPEARANCE_WGSL: &str = include_str!("../shaders/crowd_appearance.wgsl");
 
 /// The plugin's main-world systems, in `PostUpdate` after `TransformSystems::Propagate`.
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
@@ -112,6 +118,7 @@ impl Plugin for ThrongPlugin {
             .add_message::<ThrongFinished>()
             .add_message::<ThrongStateEvent>()
             .init_resource::<crowd::InstanceIndex>()
+            .add_systems(First, appearance::clear_appearance_changes)
             .configure_sets(PostUpdate, ThrongSystems.after(TransformSystems::Propagate))
             .add_systems(
                 PostUpdate,
@@ -121,6 +128,7 @@ impl Plugin for ThrongPlugin {
                     crowd::spawn_instances,
                     crowd::apply_playback,
                     crowd::apply_params,
+                    appearance::apply_appearances,
                     crowd::sync_transforms,
                     crowd::advance_crowds,
                     crowd::follow_root_motion,
@@ -185,6 +193,10 @@ impl Plugin for ThrongPlugin {
         modules.push(shaders.add(Shader::from_wgsl(
             CROWD_MATERIAL_WGSL,
             "crates/throng-bevy/shaders/crowd_material.wgsl",
+        )));
+        modules.push(shaders.add(Shader::from_wgsl(
+            CROWD_APPEARANCE_WGSL,
+            "crates/throng-bevy/shaders/crowd_appearance.wgsl",
         )));
         let crowd = shaders.add(Shader::from_wgsl(
             include_str!("../shaders/crowd.wgsl"),

@@ -64,6 +64,8 @@ numbers! {
     VAT_POSITIONS_FLOAT = 117;
     VAT_POSITIONS_UINT = 118;
     VAT_NORMALS = 119;
+    /// The instances' appearances, an `Rgba32Uint` texture (`crate::render::appearance`).
+    APPEARANCES = 120;
 }
 
 /// The group and binding shader defs of a pipeline whose crowd group is `group`.

@@ -75,6 +75,8 @@ pub struct CrowdGpu {
     pub(crate) clock: u32,
     pub bounds: Option<(Vec3, Vec3)>,
     pub(crate) seen: bool,
+    /// The instances' appearances (`super::appearance`), sized to `capacity`.
+    pub appearances: Option<super::appearance::GpuAppearances>,
 }
 
 impl CrowdGpu {
@@ -110,6 +112,7 @@ impl CrowdGpu {
             clock: 0,
             bounds: None,
             seen: true,
+            appearances: None,
         }
     }
 }
@@ -239,6 +242,7 @@ pub(crate) fn extract_crowds(
         let (Some(g), Some(rt)) = (gpus.0.get_mut(&main), crowd.runtime()) else {
             continue;
         };
+        super::appearance::extract_appearances(g, crowd, &device, &queue);
         if g.instances == 0 {
             continue;
         }

@@ -55,6 +55,7 @@
 //! Not done: culling is per crowd (one world box against each view's frustum), not per
 //! instance; no LODs.
 
+pub mod appearance;
 mod bind_groups;
 pub mod bindings;
 mod crowd_gpu;
