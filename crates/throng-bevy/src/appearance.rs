@@ -29,7 +29,8 @@ use crate::crowd::{ThrongCrowd, ThrongHandle, ThrongInstance};
 /// - `props`: bit `k` set = prop `k` shown (the plugin stores it; [`crate::ThrongProp`]
 ///   entities are the application's to show or hide).
 ///
-/// An instance entity without the component looks like [`Appearance::DEFAULT`]. Changing the
+/// An instance entity without the component looks like [`Appearance::DEFAULT`]; removing the
+/// component leaves the last appearance it set. Changing the
 /// component changes that instance only (16 B uploaded). Batch instances (no entity) are set
 /// through [`ThrongCrowd::appearances_mut`].
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]

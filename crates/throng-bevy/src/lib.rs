@@ -12,18 +12,22 @@
 //!     playback.play(walk);
 //!     commands.spawn((ThrongInstance { crowd }, playback, Transform::from_xyz(x, 0.0, z)));
 //! }
+//! // per-instance appearance: tinted green, primitive 1 hidden (no pixels, no shadow)
+//! let look = ThrongAppearance::default().with_tint([80, 255, 80, 255]).with_parts(!0b10);
+//! commands.spawn((ThrongInstance { crowd }, look, Transform::default()));
 //! ```
 //!
 //! What runs where:
 //! - **Main world, `PostUpdate` after transform propagation** ([`ThrongSystems`]): the crowd's
 //!   runtime is created when its asset has loaded; new [`ThrongInstance`] entities are spawned
 //!   into it, despawned ones removed, moved ones (changed `GlobalTransform`) moved;
-//!   [`ThrongPlayback`] commands are applied; the runtime advances by the frame's time
+//!   [`ThrongPlayback`] commands are applied; changed [`ThrongAppearance`]s (tint, part
+//!   mask: [`appearance`]) are written into the crowd's appearances; the runtime advances by the frame's time
 //!   (CPU-timed: every 64 B record rewritten; GPU-timed: only changed 56 B records); clip
 //!   events become [`ThrongEvent`] messages; CPU-timed, root motion moves the instances and
 //!   their entities' `Transform`; [`ThrongAnchor`] children and [`ThrongProp`] entities
 //!   follow their anchor.
-//! - **Extract**: transforms (when changed) and records are written from the runtime's slices
+//! - **Extract**: transforms (when changed), records and changed appearances are written from the runtime's slices
 //!   straight into GPU buffers.
 //! - **Render world**: the baked asset is a render asset (bone texture, clip table, masks,
 //!   vertex and index buffers). Each frame, before Bevy's render graph, each crowd's palette
