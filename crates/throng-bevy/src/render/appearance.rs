@@ -50,6 +50,22 @@ pub fn texel_of(i: u32, width: u32) -> (u32, u32) {
     (i % width, i / width)
 }
 
+/// The changed indices below `n` as runs `start..end` of consecutive indices, each within one
+/// row of [`ROW`] texels (one texture write each), in ascending order.
+pub fn changed_runs(changed: &[u32], n: u32) -> Vec<(u32, u32)> {
+    let mut sorted: Vec<u32> = changed.iter().copied().filter(|&i| i < n).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for i in sorted {
+        match runs.last_mut() {
+            Some((_, end)) if *end == i && i % ROW != 0 => *end += 1,
+            _ => runs.push((i, i + 1)),
+        }
+    }
+    runs
+}
+
 /// A crowd's appearance texture.
 pub struct GpuAppearances {
     pub texture: Texture,
@@ -113,23 +129,8 @@ impl GpuAppearances {
         let mut bytes = 0;
         match changes.changed.filter(|_| self.filled) {
             Some(changed) => {
-                let mut sorted: Vec<u32> = changed
-                    .iter()
-                    .copied()
-                    .filter(|&i| (i as usize) < n)
-                    .collect();
-                sorted.sort_unstable();
-                let mut k = 0;
-                while k < sorted.len() {
-                    // a run of consecutive indices on one row: one write
-                    let start = sorted[k];
-                    let mut end = start + 1;
-                    while k + 1 < sorted.len() && sorted[k + 1] == end && end % ROW != 0 {
-                        end += 1;
-                        k += 1;
-                    }
+                for (start, end) in changed_runs(changed, n as u32) {
                     bytes += self.write(queue, start, &values[start as usize..end as usize]);
-                    k += 1;
                 }
             }
             None => {
@@ -205,5 +206,23 @@ mod tests {
         assert_eq!(texture_size(1025), (1024, 2));
         assert_eq!(texel_of(1025, ROW), (1, 1));
         assert_eq!(TEXEL_BYTES, 16);
+    }
+
+    #[test]
+    fn changes_are_written_in_runs_that_stay_on_their_row() {
+        // one changed instance: one write of 16 B
+        assert_eq!(changed_runs(&[7], 100), vec![(7, 8)]);
+        // unsorted, repeated, past the count, across a row end (1023 | 1024)
+        let runs = changed_runs(&[1024, 5, 1023, 6, 5, 4000, 1022], 2048);
+        assert_eq!(runs, vec![(5, 7), (1022, 1024), (1024, 1025)]);
+        let texels: u32 = runs.iter().map(|(a, b)| b - a).sum();
+        assert_eq!(texels, 5, "each changed instance below the count once");
+        for (a, b) in runs {
+            assert_eq!(
+                texel_of(a, ROW).1,
+                texel_of(b - 1, ROW).1,
+                "run {a}..{b} on one row"
+            );
+        }
     }
 }
