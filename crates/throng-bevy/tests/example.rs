@@ -743,8 +743,9 @@ fn the_vat_path_without_vats_falls_back_to_the_palette_path() {
 }
 
 /// Per-instance appearance (`ThrongAppearance`, `--variety`: every fox tinted
-/// `[80, 255, 80, 255]`, every odd fox with all its parts hidden) against the same scene
-/// without it, over a ground that catches shadows:
+/// `[80, 255, 80, 255]`, every odd fox with all its parts hidden; the components are added the
+/// frame after the instances spawned, so they reach the GPU as changed texels, not with the
+/// spawn's full upload) against the same scene without it, over a ground that catches shadows:
 /// - the tint multiplies the base colour: of the pixels that are fox in both pictures, at least
 ///   half are orange without the tint and under 1 % with it (red cut to under a third);
 /// - a hidden part leaves no pixels: the tinted picture's fox pixels lie inside the plain
