@@ -948,11 +948,14 @@ fn start_of(i: u32, plan: &Plan) -> (usize, f32, f32) {
 /// a third, so no fox stays orange.
 const VARIETY_TINT: [u8; 4] = [80, 255, 80, 255];
 
+/// Foxes in their crowd that have no appearance yet.
+type PlainFoxes = (With<ThrongHandle>, Without<ThrongAppearance>);
+
 /// `--variety`: each fox's appearance, given once its instance is in the crowd (so it reaches
 /// the GPU as 16 B per changed instance rather than with the spawn's upload of every one).
 fn vary_foxes(
     plan: Res<Plan>,
-    foxes: Query<(Entity, &FoxIndex), (With<ThrongHandle>, Without<ThrongAppearance>)>,
+    foxes: Query<(Entity, &FoxIndex), PlainFoxes>,
     mut commands: Commands,
 ) {
     if !plan.args.variety {
