@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release -p throng-bevy --example bevy_crowd -- [--instances N] [--frames N]
 //!     [--screenshot OUT.png] [--mode throng|bevy] [--timing cpu|gpu] [--asset BAKED.glb]
-//!     [--size WxH] [--warmup N] [--path palette|texture|vat] [--no-shadows] [--ground]
+//!     [--size WxH] [--warmup N] [--path palette|texture|vat] [--no-shadows] [--ground] [--variety]
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
 //!     [--skinning lbs|dq] [--no-msaa] [--dump-scene OUT.json] [--no-cull] [--lod-bias PX]
 //!     [--dump-cull OUT.txt] [--crowd-layer N] [--hide-crowd] [--lod R,R,...]
@@ -74,8 +74,8 @@ use clap::{Parser, ValueEnum};
 use std::sync::{Arc, Mutex};
 use throng_bevy::render::cull_readback::{CullReadback, CullSnapshot};
 use throng_bevy::{
-    PlaybackControl, SkinPath, ThrongAsset, ThrongCrowd, ThrongCull, ThrongInstance,
-    ThrongPlayback, ThrongPlugin, Timing,
+    PlaybackControl, SkinPath, ThrongAppearance, ThrongAsset, ThrongCrowd, ThrongCull,
+    ThrongHandle, ThrongInstance, ThrongPlayback, ThrongPlugin, Timing,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -154,6 +154,10 @@ struct Args {
     /// A ground plane under the field, which receives the foxes' shadows.
     #[arg(long)]
     ground: bool,
+    /// Per-instance appearance (`ThrongAppearance`, throng mode): every fox tinted green
+    /// ([`VARIETY_TINT`]), and every odd one with all its parts hidden (no pixels, no shadow).
+    #[arg(long)]
+    variety: bool,
     /// Bevy prepasses the camera runs, each of which the foxes are drawn into.
     #[arg(long, value_enum, default_value = "none")]
     prepass: PrepassArg,
@@ -379,6 +383,7 @@ fn run(args: Args) -> Result<AppExit> {
         Update,
         (
             crossfade_throng,
+            vary_foxes,
             start_bevy_players,
             crossfade_bevy,
             move_camera,
@@ -1065,6 +1070,34 @@ struct FoxIndex(u32);
 fn start_of(i: u32, plan: &Plan) -> (usize, f32, f32) {
     let clip = if i % 2 == 0 { plan.walk } else { plan.run };
     (clip, i as f32 * 0.37 % 1.0, 0.8 + 0.1 * (i % 5) as f32)
+}
+
+/// The tint of `--variety` (RGBA8, linear, multiplied with the fox's base colour): red down to
+/// a third, so no fox stays orange.
+const VARIETY_TINT: [u8; 4] = [80, 255, 80, 255];
+
+/// Foxes in their crowd that have no appearance yet.
+type PlainFoxes = (With<ThrongHandle>, Without<ThrongAppearance>);
+
+/// `--variety`: each fox's appearance, given once its instance is in the crowd (so it reaches
+/// the GPU as 16 B per changed instance rather than with the spawn's upload of every one).
+fn vary_foxes(
+    plan: Res<Plan>,
+    foxes: Query<(Entity, &FoxIndex), PlainFoxes>,
+    mut commands: Commands,
+) {
+    if !plan.args.variety {
+        return;
+    }
+    for (e, i) in &foxes {
+        let look = ThrongAppearance::default().with_tint(VARIETY_TINT);
+        let look = if i.0 % 2 == 1 {
+            look.with_parts(0)
+        } else {
+            look
+        };
+        commands.entity(e).insert(look);
+    }
 }
 
 fn setup_crowd(

@@ -21,7 +21,9 @@
     mesh_types::MESH_FLAGS_SHADOW_RECEIVER_BIT,
     view_transformations::position_world_to_clip,
 }
-#import throng_bevy::crowd_vertex::{CrowdVertex, world_vertex}
+#import throng_bevy::crowd_vertex::{CrowdVertex, world_vertex, vertex_appearance}
+#import throng_bevy::crowd_appearance::part_clip
+#import throng::appearance::appearance_tint
 #import throng_bevy::crowd_material::{draw, material_uv, base_color_texture, base_color_sampler}
 
 struct VertexOut {
@@ -36,14 +38,19 @@ struct VertexOut {
     @location(0) world_position: vec4<f32>,
     @location(1) world_normal: vec3<f32>,
     @location(2) uv: vec2<f32>,
+    // The instance's tint (linear RGBA, multiplied with the base colour).
+    @location(3) @interpolate(flat) tint: vec4<f32>,
 }
 
 @vertex
 fn vertex(v: CrowdVertex) -> VertexOut {
     let placed = world_vertex(v);
+    let look = vertex_appearance(v);
     var out: VertexOut;
     out.world_position = vec4<f32>(placed.position, 1.0);
-    out.clip_position = position_world_to_clip(placed.position);
+    // a part the instance hides: clipped whole (throng_bevy::crowd_appearance)
+    out.clip_position = part_clip(look, position_world_to_clip(placed.position));
+    out.tint = appearance_tint(look);
     out.world_normal = placed.normal;
     out.uv = material_uv(v.uv);
     return out;
@@ -53,6 +60,7 @@ fn vertex(v: CrowdVertex) -> VertexOut {
 fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
     var color = draw.base_color;
     color *= textureSample(base_color_texture, base_color_sampler, in.uv);
+    color *= in.tint;
     var pbr_input = pbr_types::pbr_input_new();
     pbr_input.material.base_color = color;
     pbr_input.material.perceptual_roughness = 0.9;

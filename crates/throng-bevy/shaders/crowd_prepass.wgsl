@@ -23,7 +23,8 @@
 #ifdef MOTION_VECTOR_PREPASS
 #import bevy_pbr::prepass_bindings::previous_view_uniforms
 #endif
-#import throng_bevy::crowd_vertex::{CrowdVertex, world_vertex}
+#import throng_bevy::crowd_vertex::{CrowdVertex, world_vertex, vertex_appearance}
+#import throng_bevy::crowd_appearance::part_clip
 #ifdef MOTION
 #import throng_bevy::crowd_vertex::prev_world_position
 #endif
@@ -50,7 +51,8 @@ struct PrepassOut {
 fn vertex(v: CrowdVertex) -> PrepassOut {
     let placed = world_vertex(v);
     var out: PrepassOut;
-    out.clip_position = position_world_to_clip(placed.position);
+    // a part the instance hides: clipped whole, so it casts no shadow and leaves no depth
+    out.clip_position = part_clip(vertex_appearance(v), position_world_to_clip(placed.position));
 #ifdef UNCLIPPED_DEPTH_ORTHO_EMULATION
     out.unclipped_depth = out.clip_position.z;
     out.clip_position.z = min(out.clip_position.z, 1.0);

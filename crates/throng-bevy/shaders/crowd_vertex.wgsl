@@ -22,6 +22,8 @@
 #import throng::skin::skin_vertex
 #endif
 #import throng::decode::{Skinned, apply_affine}
+#import throng::appearance::Appearance
+#import throng_bevy::crowd_appearance::instance_appearance
 #ifdef MOTION
 #import throng::instances::prev_instance_transforms
 #ifdef PALETTE
@@ -94,6 +96,12 @@ fn model_vertex(v: CrowdVertex) -> Skinned {
 fn world_vertex(v: CrowdVertex) -> Skinned {
     let skinned = model_vertex(v);
     return apply_affine(instance_affine(instance_transforms[vertex_instance(v)]), skinned.position, skinned.normal, skinned.tangent);
+}
+
+// The vertex's instance's appearance (tint, parts: throng_bevy::crowd_appearance), read at the
+// index its transform is read at.
+fn vertex_appearance(v: CrowdVertex) -> Appearance {
+    return instance_appearance(vertex_instance(v));
 }
 
 #ifdef MOTION

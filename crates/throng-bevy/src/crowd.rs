@@ -82,6 +82,8 @@ pub struct ThrongCrowd {
     pub(crate) root_motion: bool,
     /// World-space box around every instance's poses, for frustum culling of the batch.
     pub(crate) bounds: Option<(Vec3, Vec3)>,
+    /// Every instance's appearance in dense order ([`crate::appearance`]).
+    pub(crate) appearances: throng_runtime::Appearances,
 }
 
 impl ThrongCrowd {
@@ -100,6 +102,7 @@ impl ThrongCrowd {
             bounds_gen: u64::MAX,
             root_motion: false,
             bounds: None,
+            appearances: throng_runtime::Appearances::default(),
         }
     }
 
@@ -133,16 +136,21 @@ impl ThrongCrowd {
         self.graph.as_mut().and_then(|g| g.crowd.as_mut())
     }
 
-    /// Despawns batch instance `h` (and its graph instance, keeping both in the same order).
+    /// Despawns batch instance `h` (and its graph instance and appearance, keeping all in the
+    /// runtime's order).
     pub fn despawn(
         &mut self,
         h: throng_runtime::Handle,
     ) -> Result<(), throng_runtime::RuntimeError> {
+        self.fit_appearances();
         let Some(rt) = self.runtime.as_mut() else {
             return Ok(());
         };
         let index = rt.index(h);
         rt.despawn(h)?;
+        if let Some(i) = index {
+            self.appearances.swap_remove(i);
+        }
         if let (Some(i), Some(g)) = (index, self.graph.as_mut().and_then(|g| g.crowd.as_mut())) {
             g.swap_remove(i);
         }

@@ -12,18 +12,22 @@
 //!     playback.play(walk);
 //!     commands.spawn((ThrongInstance { crowd }, playback, Transform::from_xyz(x, 0.0, z)));
 //! }
+//! // per-instance appearance: tinted green, primitive 1 hidden (no pixels, no shadow)
+//! let look = ThrongAppearance::default().with_tint([80, 255, 80, 255]).with_parts(!0b10);
+//! commands.spawn((ThrongInstance { crowd }, look, Transform::default()));
 //! ```
 //!
 //! What runs where:
 //! - **Main world, `PostUpdate` after transform propagation** ([`ThrongSystems`]): the crowd's
 //!   runtime is created when its asset has loaded; new [`ThrongInstance`] entities are spawned
 //!   into it, despawned ones removed, moved ones (changed `GlobalTransform`) moved;
-//!   [`ThrongPlayback`] commands are applied; the runtime advances by the frame's time
+//!   [`ThrongPlayback`] commands are applied; changed [`ThrongAppearance`]s (tint, part
+//!   mask: [`appearance`]) are written into the crowd's appearances; the runtime advances by the frame's time
 //!   (CPU-timed: every 64 B record rewritten; GPU-timed: only changed 56 B records); clip
 //!   events become [`ThrongEvent`] messages; CPU-timed, root motion moves the instances and
 //!   their entities' `Transform`; [`ThrongAnchor`] children and [`ThrongProp`] entities
 //!   follow their anchor.
-//! - **Extract**: transforms (when changed) and records are written from the runtime's slices
+//! - **Extract**: transforms (when changed), records and changed appearances are written from the runtime's slices
 //!   straight into GPU buffers.
 //! - **Render world**: the baked asset is a render asset (bone texture, clip table, masks,
 //!   vertex and index buffers). Each frame, before Bevy's render graph, each crowd's palette
@@ -46,6 +50,7 @@
 //! Bevy's glam (0.32) and throng's (0.34) meet only in [`crowd::instance_transform`] and
 //! [`crowd::bevy_mat4`], through column arrays.
 
+pub mod appearance;
 pub mod asset;
 pub mod crowd;
 pub mod graph;
@@ -64,6 +69,7 @@ use bevy::render::{ExtractSchedule, Render, RenderApp, RenderSystems};
 use bevy::shader::Shader;
 use bevy::transform::TransformSystems;
 
+pub use appearance::{Appearance, ThrongAppearance};
 pub use asset::{from_baked, ThrongAsset, ThrongAssetLoader, ThrongLoadError};
 pub use crowd::{
     PlaybackCommand, SkinPath, ThrongAnchor, ThrongCrowd, ThrongEvent, ThrongFinished,
@@ -83,6 +89,10 @@ pub const CROWD_VERTEX_WGSL: &str = include_str!("../shaders/crowd_vertex.wgsl")
 /// `throng_bevy::crowd_material`: a primitive's material uniform and base colour texture, as
 /// the main pass reads them.
 pub const CROWD_MATERIAL_WGSL: &str = include_str!("../shaders/crowd_material.wgsl");
+
+/// `throng_bevy::crowd_appearance`: the instance's appearance (tint, parts) as every pass
+/// reads it (imports `throng_bevy::crowd_material`).
+pub const CROWD_APPEARANCE_WGSL: &str = include_str!("../shaders/crowd_appearance.wgsl");
 
 /// The plugin's main-world systems, in `PostUpdate` after `TransformSystems::Propagate`.
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
@@ -115,6 +125,7 @@ impl Plugin for ThrongPlugin {
             .add_message::<ThrongFinished>()
             .add_message::<ThrongStateEvent>()
             .init_resource::<crowd::InstanceIndex>()
+            .add_systems(First, appearance::clear_appearance_changes)
             .configure_sets(PostUpdate, ThrongSystems.after(TransformSystems::Propagate))
             .add_systems(
                 PostUpdate,
@@ -124,6 +135,7 @@ impl Plugin for ThrongPlugin {
                     crowd::spawn_instances,
                     crowd::apply_playback,
                     crowd::apply_params,
+                    appearance::apply_appearances,
                     crowd::sync_transforms,
                     crowd::advance_crowds,
                     crowd::follow_root_motion,
@@ -199,6 +211,10 @@ impl Plugin for ThrongPlugin {
         modules.push(shaders.add(Shader::from_wgsl(
             CROWD_MATERIAL_WGSL,
             "crates/throng-bevy/shaders/crowd_material.wgsl",
+        )));
+        modules.push(shaders.add(Shader::from_wgsl(
+            CROWD_APPEARANCE_WGSL,
+            "crates/throng-bevy/shaders/crowd_appearance.wgsl",
         )));
         let crowd = shaders.add(Shader::from_wgsl(
             include_str!("../shaders/crowd.wgsl"),

@@ -796,3 +796,131 @@ fn vats_are_checked_against_the_mesh_and_the_device() {
         Err(VatUnusable::Missing { primitive: 0 })
     );
 }
+
+/// The appearance of instance entity `e` as its crowd holds it (at the entity's dense index).
+fn appearance_of(app: &App, crowd: Entity, e: Entity) -> throng_bevy::Appearance {
+    let c = crowd_of(app, crowd);
+    let h = app.world().get::<ThrongHandle>(e).expect("handle").0;
+    let i = c.runtime().and_then(|rt| rt.index(h)).expect("live");
+    c.appearances().get(i).expect("appearance")
+}
+
+#[test]
+fn an_appearance_component_sets_exactly_its_instance() {
+    use throng_bevy::{Appearance, ThrongAppearance};
+    let (mut app, crowd, _) = app_with_crowd(Timing::Cpu);
+    let look = |i: u8| {
+        ThrongAppearance::default()
+            .with_tint([i * 40, 255, 255 - i, 255])
+            .with_parts(!(1 << i))
+    };
+    let foxes: Vec<Entity> = (0..6u8)
+        .map(|i| {
+            let mut e = app.world_mut().spawn((
+                ThrongInstance { crowd },
+                Transform::from_xyz(i as f32, 0.0, 0.0),
+            ));
+            // the last one has no component: the default appearance
+            if i < 5 {
+                e.insert(look(i));
+            }
+            e.id()
+        })
+        .collect();
+    app.update();
+    let expect = |app: &App, foxes: &[Entity], batch: usize| {
+        for &e in foxes {
+            let want = app
+                .world()
+                .get::<ThrongAppearance>(e)
+                .map_or(Appearance::DEFAULT, |&a| a.into());
+            assert_eq!(appearance_of(app, crowd, e), want, "{e}");
+        }
+        assert_eq!(
+            crowd_of(app, crowd).appearances().len(),
+            foxes.len() + batch
+        );
+    };
+    expect(&app, &foxes, 0);
+    assert!(
+        crowd_of(&app, crowd)
+            .appearances()
+            .changes()
+            .changed
+            .is_none(),
+        "a spawn uploads every appearance"
+    );
+
+    // one component changed: that instance's appearance and nothing else changes
+    let before = crowd_of(&app, crowd).appearances().values().to_vec();
+    app.world_mut()
+        .get_mut::<ThrongAppearance>(foxes[2])
+        .expect("component")
+        .tint = [1, 2, 3, 4];
+    app.update();
+    let h = app.world().get::<ThrongHandle>(foxes[2]).expect("handle").0;
+    let i = crowd_of(&app, crowd)
+        .runtime()
+        .and_then(|rt| rt.index(h))
+        .expect("live");
+    let after = crowd_of(&app, crowd).appearances().values().to_vec();
+    for (k, (b, a)) in before.iter().zip(&after).enumerate() {
+        if k == i {
+            assert_eq!(a.tint, [1, 2, 3, 4]);
+            assert_eq!(a.parts, b.parts);
+        } else {
+            assert_eq!(a, b, "instance {k}");
+        }
+    }
+    assert_eq!(
+        crowd_of(&app, crowd).appearances().changes().changed,
+        Some(&[i as u32][..]),
+        "only the changed instance is uploaded"
+    );
+    // the next frame without changes uploads nothing
+    app.update();
+    assert_eq!(
+        crowd_of(&app, crowd).appearances().changes().changed,
+        Some(&[][..])
+    );
+
+    // despawns move the runtime's last instance into the freed index, and its appearance too
+    app.world_mut().despawn(foxes[0]);
+    app.world_mut().despawn(foxes[3]);
+    app.update();
+    let rest: Vec<Entity> = foxes
+        .iter()
+        .copied()
+        .filter(|&e| e != foxes[0] && e != foxes[3])
+        .collect();
+    expect(&app, &rest, 0);
+
+    // batch instances: defaults, set through the crowd
+    let batch = {
+        let mut c = app
+            .world_mut()
+            .get_mut::<ThrongCrowd>(crowd)
+            .expect("crowd");
+        let rt = c.runtime_mut().expect("runtime");
+        let h = rt.spawn(Default::default());
+        let i = rt.index(h).expect("live");
+        assert_eq!(c.appearances_mut().get(i), Some(Appearance::DEFAULT));
+        c.appearances_mut()
+            .set_tint(i, [9, 9, 9, 255])
+            .expect("in range");
+        h
+    };
+    app.update();
+    let c = crowd_of(&app, crowd);
+    let i = c.runtime().and_then(|rt| rt.index(batch)).expect("live");
+    assert_eq!(c.appearances().get(i).map(|a| a.tint), Some([9, 9, 9, 255]));
+    expect(&app, &rest, 1);
+    // a batch despawn through the crowd keeps the entities' appearances in place
+    app.world_mut()
+        .get_mut::<ThrongCrowd>(crowd)
+        .expect("crowd")
+        .despawn(batch)
+        .expect("despawn");
+    app.update();
+    expect(&app, &rest, 0);
+}

@@ -741,3 +741,78 @@ fn the_vat_path_without_vats_falls_back_to_the_palette_path() {
     eprintln!("--path vat without VATs vs --path palette: {share:.4} differ");
     assert_eq!(share, 0.0, "the fallback is not the palette path's picture");
 }
+
+/// Per-instance appearance (`ThrongAppearance`, `--variety`: every fox tinted
+/// `[80, 255, 80, 255]`, every odd fox with all its parts hidden; the components are added the
+/// frame after the instances spawned, so they reach the GPU as changed texels, not with the
+/// spawn's full upload) against the same scene without it, over a ground that catches shadows:
+/// - the tint multiplies the base colour: of the pixels that are fox in both pictures, at least
+///   half are orange without the tint and under 1 % with it (red cut to under a third);
+/// - a hidden part leaves no pixels: the tinted picture's fox pixels lie inside the plain
+///   picture's (at most 6 % of them outside: the white fur reads as grey ground in the plain
+///   picture and green when tinted; measured 4.0 %) and are 25–75 % of them (half the foxes
+///   hidden; measured 46 %);
+/// - nor shadows: the shadowed ground shrinks the same way (25–80 % of the plain picture's;
+///   measured 47 %).
+#[test]
+fn the_appearance_component_tints_and_hides_foxes() {
+    if !have("xvfb-run") {
+        return;
+    }
+    if throng_testdata::asset("Fox.glb").is_none() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_variety");
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let plain = shoot_with("throng", "palette", &["--ground"], &dir.join("plain.png")).image;
+    let variety = shoot_with(
+        "throng",
+        "palette",
+        &["--ground", "--variety"],
+        &dir.join("variety.png"),
+    )
+    .image;
+    // Fox pixels: neither clear colour nor the grey ground (lit or shadowed).
+    let fox = |p: &[u8]| !clear(p) && !grey(p) && !shadowed(p);
+    let (a, b) = (mask(&plain, |p| fox(p)), mask(&variety, |p| fox(p)));
+    let count = |m: &[bool]| m.iter().filter(|&&x| x).count();
+    let both: Vec<bool> = a.iter().zip(&b).map(|(&x, &y)| x && y).collect();
+    let orange_in = |img: &RgbaImage| {
+        img.pixels()
+            .zip(&both)
+            .filter(|(p, &m)| m && orange(&p.0))
+            .count()
+    };
+    let (n_both, orange_plain, orange_tinted) =
+        (count(&both), orange_in(&plain), orange_in(&variety));
+    let outside = b.iter().zip(&a).filter(|(&y, &x)| y && !x).count();
+    let (shadow_plain, shadow_variety) = (
+        count(&mask(&plain, shadowed)),
+        count(&mask(&variety, shadowed)),
+    );
+    eprintln!(
+        "fox pixels: plain {}, variety {} ({outside} outside the plain ones); of {n_both} in both, orange: plain {orange_plain}, tinted {orange_tinted}; shadowed ground: plain {shadow_plain}, variety {shadow_variety}",
+        count(&a),
+        count(&b)
+    );
+    assert!(count(&a) > 200, "too few fox pixels: {}", count(&a));
+    assert!(orange_plain * 2 >= n_both, "the plain foxes are not orange");
+    assert!(
+        orange_tinted * 100 < n_both,
+        "the tint did not change the foxes' colour: {orange_tinted} of {n_both} still orange"
+    );
+    assert!(
+        outside * 100 <= count(&a) * 6,
+        "fox pixels where the plain picture has none: {outside}"
+    );
+    let kept = count(&b) as f64 / count(&a) as f64;
+    assert!(
+        (0.25..=0.75).contains(&kept),
+        "hidden foxes still drawn: {kept:.3} of the fox pixels kept"
+    );
+    let kept_shadow = shadow_variety as f64 / shadow_plain.max(1) as f64;
+    assert!(
+        shadow_plain > 100 && (0.25..=0.8).contains(&kept_shadow),
+        "hidden foxes still cast shadows: {kept_shadow:.3} of the shadowed ground kept"
+    );
+}

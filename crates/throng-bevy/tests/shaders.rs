@@ -73,7 +73,9 @@ fn validate(module: &naga::Module, what: &str) {
 /// A vertex entry point over `throng_bevy::crowd_vertex`, as crowd.wgsl and crowd_prepass.wgsl
 /// call it: this frame's world vertex and, with MOTION, the previous frame's position.
 const CROWD_VERTEX_USER: &str = r#"
-#import throng_bevy::crowd_vertex::{CrowdVertex, world_vertex}
+#import throng_bevy::crowd_vertex::{CrowdVertex, world_vertex, vertex_appearance}
+#import throng_bevy::crowd_appearance::part_clip
+#import throng::appearance::appearance_tint
 #ifdef MOTION
 #import throng_bevy::crowd_vertex::prev_world_position
 #endif
@@ -84,7 +86,8 @@ fn vertex(v: CrowdVertex) -> @builtin(position) vec4<f32> {
 #ifdef MOTION
     p += 1e-6 * prev_world_position(v);
 #endif
-    return vec4<f32>(p, 1.0);
+    let look = vertex_appearance(v);
+    return part_clip(look, vec4<f32>(p, 1.0) * appearance_tint(look).x);
 }
 "#;
 
@@ -97,6 +100,16 @@ fn crowd_vertex_module(key: CrowdKey, motion: bool) -> (naga::Module, String) {
     }
     let what = format!("{} {key:?} motion={motion}", key.encoding);
     let mut composer = shared_modules();
+    add_module(
+        &mut composer,
+        throng_bevy::CROWD_MATERIAL_WGSL,
+        "crates/throng-bevy/shaders/crowd_material.wgsl",
+    );
+    add_module(
+        &mut composer,
+        throng_bevy::CROWD_APPEARANCE_WGSL,
+        "crates/throng-bevy/shaders/crowd_appearance.wgsl",
+    );
     add_module(
         &mut composer,
         throng_bevy::CROWD_VERTEX_WGSL,
@@ -546,4 +559,80 @@ fn the_culling_pass_composes_validates_and_matches_its_rust_twins() {
     );
     assert_eq!(size_of::<CullJob>(), 112);
     assert_eq!(size_of::<CullView>(), 144);
+}
+
+/// The appearance every pass reads (`throng_bevy::crowd_appearance`): `throng::appearance`'s
+/// struct has the layout of `throng_contract::Appearance` in the composed vertex program, its
+/// texture is bound where the crowd layout puts it (group `CROWD_GROUP`, binding
+/// `APPEARANCES`, an unsigned-integer 2D texture visible to the vertex and fragment stages),
+/// and the part bit is the `DrawParams.misc.z` the plugin writes.
+#[test]
+fn the_appearance_texture_is_bound_where_the_layout_puts_it() {
+    use bevy::render::render_resource::{BindingType, ShaderStages, TextureSampleType};
+    use std::mem::{offset_of, size_of};
+    use throng_bevy::render::bindings::{APPEARANCES, CROWD_GROUP};
+    use throng_contract::Appearance;
+    for vat in [false, true] {
+        let k = CrowdKey {
+            vat,
+            ..key(Encoding::Mat3x4F16, false, true)
+        };
+        let (module, what) = crowd_vertex_module(k, false);
+        check(
+            &module,
+            "Appearance",
+            size_of::<Appearance>(),
+            &[
+                offset_of!(Appearance, tint),
+                offset_of!(Appearance, parts),
+                offset_of!(Appearance, variant),
+                offset_of!(Appearance, props),
+            ],
+        );
+        let bound: Vec<_> = module
+            .global_variables
+            .iter()
+            .filter(|(_, g)| {
+                g.binding
+                    .as_ref()
+                    .is_some_and(|b| b.group == CROWD_GROUP && b.binding == APPEARANCES)
+            })
+            .map(|(_, g)| &module.types[g.ty].inner)
+            .collect();
+        assert!(
+            matches!(
+                bound.as_slice(),
+                [naga::TypeInner::Image {
+                    dim: naga::ImageDimension::D2,
+                    arrayed: false,
+                    class: naga::ImageClass::Sampled {
+                        kind: naga::ScalarKind::Uint,
+                        multi: false
+                    },
+                }]
+            ),
+            "{what}: {bound:?}"
+        );
+        let layout = throng_bevy::render::crowd_layout(Encoding::Mat3x4F16, vat);
+        let entries: Vec<_> = layout
+            .entries
+            .iter()
+            .filter(|e| e.binding == APPEARANCES)
+            .collect();
+        assert_eq!(entries.len(), 1, "{what}");
+        assert_eq!(entries[0].visibility, ShaderStages::VERTEX_FRAGMENT);
+        assert!(matches!(
+            entries[0].ty,
+            BindingType::Texture {
+                sample_type: TextureSampleType::Uint,
+                view_dimension: bevy::render::render_resource::TextureViewDimension::D2,
+                multisampled: false,
+            }
+        ));
+        // no other binding of the crowd group has the appearance's number
+        let mut numbers: Vec<u32> = layout.entries.iter().map(|e| e.binding).collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        assert_eq!(numbers.len(), layout.entries.len(), "{what}");
+    }
 }

@@ -252,11 +252,12 @@ impl CrowdGpu {
         asset: &GpuThrongAsset,
         textures: Textures,
     ) -> Option<Vec<BindGroup>> {
-        let (Some(tb), Some(rb), Some(pal), Some(clock)) = (
+        let (Some(tb), Some(rb), Some(pal), Some(clock), Some(looks)) = (
             &self.transforms,
             &self.records,
             &self.palette,
             &self.clock_buffer,
+            &self.appearances,
         ) else {
             return None;
         };
@@ -310,6 +311,10 @@ impl CrowdGpu {
                 BindGroupEntry {
                     binding: bindings::SAMPLER,
                     resource: BindingResource::Sampler(&image.sampler),
+                },
+                BindGroupEntry {
+                    binding: bindings::APPEARANCES,
+                    resource: BindingResource::TextureView(&looks.view),
                 },
             ]);
             if let Some(v) = vats.and_then(|v| v.get(i)) {

@@ -77,6 +77,8 @@ numbers! {
     VAT_POSITIONS_FLOAT = 123;
     VAT_POSITIONS_UINT = 124;
     VAT_NORMALS = 125;
+    /// The instances' appearances, an `Rgba32Uint` texture (`crate::render::appearance`).
+    APPEARANCES = 126;
 }
 
 /// The group and binding shader defs of a pipeline whose crowd group is `group`.

@@ -89,6 +89,8 @@ pub struct CrowdGpu {
     pub hidden: bool,
     pub layers: RenderLayers,
     pub excluded_views: Vec<bevy::render::view::RetainedViewEntity>,
+    /// The instances' appearances (`super::appearance`), sized to `capacity`.
+    pub appearances: Option<super::appearance::GpuAppearances>,
 }
 
 impl CrowdGpu {
@@ -131,6 +133,7 @@ impl CrowdGpu {
             hidden: false,
             layers: RenderLayers::default(),
             excluded_views: Vec::new(),
+            appearances: None,
         }
     }
 }
@@ -279,6 +282,7 @@ pub(crate) fn extract_crowds(
         let (Some(g), Some(rt)) = (gpus.0.get_mut(&main), crowd.runtime()) else {
             continue;
         };
+        super::appearance::extract_appearances(g, crowd, &device, &queue);
         if g.instances == 0 {
             continue;
         }

@@ -27,7 +27,8 @@ use crate::asset::ThrongAsset;
 pub struct DrawParams {
     /// Base colour factor and texture transform (throng-render's material uniform).
     pub material: MaterialUniform,
-    /// x: unused; y: double-sided.
+    /// x: unused; y: double-sided; z: the primitive's index (its bit in an appearance's part
+    /// mask).
     pub misc: [u32; 4],
 }
 
@@ -215,7 +216,12 @@ fn upload(source: &ThrongAsset, device: &RenderDevice, queue: &RenderQueue) -> G
         primitives: baked
             .primitives
             .iter()
-            .map(|p| upload_primitive(device, p, material(p), &source.images))
+            .enumerate()
+            .map(|(i, p)| {
+                let mut gp = upload_primitive(device, p, material(p), &source.images);
+                gp.material.misc[2] = i as u32;
+                gp
+            })
             .collect(),
         double_sided: baked
             .primitives

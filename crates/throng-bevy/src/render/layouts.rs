@@ -96,6 +96,16 @@ pub fn crowd_layout(encoding: Encoding, vat: bool) -> BindGroupLayoutDescriptor 
             count: None,
         },
     ]);
+    entries.push(BindGroupLayoutEntry {
+        binding: bindings::APPEARANCES,
+        visibility: vf,
+        ty: BindingType::Texture {
+            sample_type: TextureSampleType::Uint,
+            view_dimension: TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    });
     if vat {
         entries.extend(super::vat::layout_entries(vf));
     }

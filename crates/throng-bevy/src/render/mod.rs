@@ -60,6 +60,7 @@
 //! indirect first instances) the crowd's world box is culled against each view's frustum and
 //! every instance drawn at LOD 0.
 
+pub mod appearance;
 mod bind_groups;
 pub mod bindings;
 mod crowd_gpu;

@@ -1,0 +1,165 @@
+//! Per-instance appearance in the main world (docs/design.md §4 "Appearance"): the
+//! [`ThrongAppearance`] component of an instance entity, and each crowd's
+//! [`throng_runtime::Appearances`] (one per instance in the runtime's dense order, with the list
+//! of those changed since the render world last uploaded them).
+//!
+//! The crowd's `Appearances` follows the runtime's order the way its graph crowd does: an
+//! instance spawned (entity or batch) gets [`Appearance::DEFAULT`] appended, and
+//! [`ThrongCrowd::despawn`] swap-removes at the index the runtime freed (the runtime moves its
+//! last instance there, and so do the appearances). The render world
+//! ([`crate::render::appearance`]) uploads only the changed instances (16 B each; every
+//! instance when the count changed), then [`clear_appearance_changes`] forgets them at the
+//! start of the next frame.
+
+use bevy::prelude::*;
+pub use throng_contract::Appearance;
+use throng_runtime::{Appearances, PlaybackControl};
+
+use crate::crowd::{ThrongCrowd, ThrongHandle, ThrongInstance};
+
+/// What an instance entity looks like: [`Appearance`]'s fields, with the same names and
+/// meanings —
+/// - `tint`: RGBA8, `c / 255` multiplied with the material's base colour (factor × texture) in
+///   linear colour (`[255; 4]` changes nothing);
+/// - `parts`: bit `i` set = the asset's primitive `i` is drawn, in the main pass, shadow maps
+///   and prepasses alike (a hidden part leaves no pixel and casts no shadow); primitives from
+///   32 on are always drawn;
+/// - `variant`: 0 = every primitive's own material; `v ≥ 1` = the asset's material variant
+///   `v − 1` (not drawn by the Bevy plugin yet: see [`crate::render::appearance`]);
+/// - `props`: bit `k` set = prop `k` shown (the plugin stores it; [`crate::ThrongProp`]
+///   entities are the application's to show or hide).
+///
+/// An instance entity without the component looks like [`Appearance::DEFAULT`]; removing the
+/// component leaves the last appearance it set. Changing the
+/// component changes that instance only (16 B uploaded). Batch instances (no entity) are set
+/// through [`ThrongCrowd::appearances_mut`].
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ThrongAppearance {
+    pub tint: [u8; 4],
+    pub parts: u32,
+    pub variant: u32,
+    pub props: u32,
+}
+
+impl Default for ThrongAppearance {
+    fn default() -> Self {
+        Appearance::DEFAULT.into()
+    }
+}
+
+impl ThrongAppearance {
+    /// This appearance with `tint` (RGBA8, linear, multiplied with the base colour).
+    pub const fn with_tint(self, tint: [u8; 4]) -> Self {
+        ThrongAppearance { tint, ..self }
+    }
+    /// This appearance with part mask `parts` (bit i = primitive i drawn).
+    pub const fn with_parts(self, parts: u32) -> Self {
+        ThrongAppearance { parts, ..self }
+    }
+    /// This appearance with material variant `variant` (0 = own materials).
+    pub const fn with_variant(self, variant: u32) -> Self {
+        ThrongAppearance { variant, ..self }
+    }
+    /// This appearance with prop mask `props` (bit k = prop k shown).
+    pub const fn with_props(self, props: u32) -> Self {
+        ThrongAppearance { props, ..self }
+    }
+}
+
+impl From<Appearance> for ThrongAppearance {
+    fn from(a: Appearance) -> Self {
+        ThrongAppearance {
+            tint: a.tint,
+            parts: a.parts,
+            variant: a.variant,
+            props: a.props,
+        }
+    }
+}
+
+impl From<ThrongAppearance> for Appearance {
+    fn from(a: ThrongAppearance) -> Self {
+        Appearance {
+            tint: a.tint,
+            parts: a.parts,
+            variant: a.variant,
+            props: a.props,
+        }
+    }
+}
+
+impl ThrongCrowd {
+    /// Every instance's appearance in the runtime's dense order (index: `runtime().index(h)`);
+    /// instances spawned since the last `PostUpdate` are not in it yet.
+    pub fn appearances(&self) -> &Appearances {
+        &self.appearances
+    }
+
+    /// The appearances, to set batch instances' (index: `runtime().index(handle)`), grown
+    /// with [`Appearance::DEFAULT`] to the runtime's instance count first. Changes reach the
+    /// GPU in the frame's extract (16 B per changed instance). Batch instances must be
+    /// despawned through [`ThrongCrowd::despawn`] so that the appearances keep the runtime's
+    /// order.
+    pub fn appearances_mut(&mut self) -> &mut Appearances {
+        self.fit_appearances();
+        &mut self.appearances
+    }
+
+    /// One appearance per runtime instance: defaults for instances spawned since (entity or
+    /// batch); extra ones (batch instances despawned on the runtime directly, past which the
+    /// order cannot be known) are dropped from the end.
+    pub(crate) fn fit_appearances(&mut self) {
+        let n = self.len();
+        while self.appearances.len() < n {
+            self.appearances.push(Appearance::DEFAULT);
+        }
+        while self.appearances.len() > n {
+            self.appearances.swap_remove(self.appearances.len() - 1);
+        }
+    }
+}
+
+/// Instances whose appearance is to be written: changed ones, or ones just spawned into the
+/// runtime (the component given before the asset loaded).
+type AppearanceToApply = Or<(Changed<ThrongAppearance>, Added<ThrongHandle>)>;
+
+/// Keeps every crowd's appearances one per instance, and writes each changed
+/// [`ThrongAppearance`] at its instance's dense index.
+pub(crate) fn apply_appearances(
+    instances: Query<(&ThrongInstance, &ThrongHandle, &ThrongAppearance), AppearanceToApply>,
+    mut crowds: Query<&mut ThrongCrowd>,
+) {
+    for mut crowd in &mut crowds {
+        if crowd.appearances.len() != crowd.len() {
+            crowd.fit_appearances();
+        }
+    }
+    for (inst, h, a) in &instances {
+        let Ok(mut crowd) = crowds.get_mut(inst.crowd) else {
+            continue;
+        };
+        let crowd = &mut *crowd;
+        let Some(i) = crowd.runtime.as_ref().and_then(|rt| rt.index(h.0)) else {
+            continue;
+        };
+        if let Err(err) = crowd.appearances.set(i, (*a).into()) {
+            warn!("throng: appearance of instance {i}: {err}");
+        }
+    }
+}
+
+/// Forgets the appearance changes the render world's extract has uploaded (in `First`, so the
+/// changes of a whole frame — `Update` systems and the plugin's `PostUpdate` ones — reach one
+/// extract).
+pub(crate) fn clear_appearance_changes(mut crowds: Query<&mut ThrongCrowd>) {
+    for mut crowd in &mut crowds {
+        if !crowd
+            .appearances
+            .changes()
+            .changed
+            .is_some_and(<[u32]>::is_empty)
+        {
+            crowd.appearances.clear_changes();
+        }
+    }
+}
