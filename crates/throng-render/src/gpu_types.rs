@@ -214,16 +214,9 @@ pub struct PyramidStep {
     pub _pad: [u32; 3],
 }
 
-/// wgpu's `DrawIndexedIndirect` arguments (WGSL `DrawArgs`), 20 B.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct DrawIndexedArgs {
-    pub index_count: u32,
-    pub instance_count: u32,
-    pub first_index: u32,
-    pub base_vertex: i32,
-    pub first_instance: u32,
-}
+/// wgpu's `DrawIndexedIndirect` arguments (WGSL `DrawArgs`), 20 B: the culling code's, shared
+/// with throng-bevy's culling pass.
+pub use throng_asset::gpu::cull::DrawIndexedArgs;
 
 /// One anchor's transform (WGSL `AnchorAffine`), 48 B: the 3 rows of the 3×4 affine `[L | t]`
 /// (column vectors: `p' = L · p + t`), each row `(m_r0, m_r1, m_r2, t_r)`, file units — the

@@ -5,6 +5,19 @@
 
 use crate::{Aabb, BakedAsset, BakedPrimitive};
 
+/// wgpu's `DrawIndexedIndirect` arguments (20 B; WGSL `DrawArgs` in both embeddings' culling
+/// passes), as culling counts instances into them: the one Rust definition throng-render and
+/// throng-bevy upload and read back.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct DrawIndexedArgs {
+    pub index_count: u32,
+    pub instance_count: u32,
+    pub first_index: u32,
+    pub base_vertex: i32,
+    pub first_instance: u32,
+}
+
 /// Margin of a frame-table row's box in culling, as a fraction of the asset's bounding
 /// diagonal (WGSL `BoxRule::row_pad`): 1 %, far above the default error budget (0.1 %).
 pub const ROW_PAD: f32 = 0.01;

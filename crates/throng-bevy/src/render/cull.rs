@@ -126,16 +126,9 @@ pub struct CullView {
     pub light: [f32; 4],
 }
 
-/// wgpu's `DrawIndexedIndirect` arguments (20 B), as the culling pass counts into them.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct DrawIndexedArgs {
-    pub index_count: u32,
-    pub instance_count: u32,
-    pub first_index: u32,
-    pub base_vertex: i32,
-    pub first_instance: u32,
-}
+/// wgpu's `DrawIndexedIndirect` arguments (20 B), as the culling pass counts into them
+/// (throng-asset's definition, which throng-render uses too).
+pub use throng_asset::gpu::cull::DrawIndexedArgs;
 
 const ARGS_BYTES: u64 = std::mem::size_of::<DrawIndexedArgs>() as u64;
 
