@@ -89,6 +89,12 @@ fn instance_box(inst: u32, rule: BoxRule, live: bool) -> WorldBox {
         hi = max(hi, bmax);
     }
     // World box of the transformed model box: centre by the affine, half extent by |L|.
+    return world_box(inst, lo, hi);
+}
+
+// The model-space box lo..hi (file units) placed by instance `inst`'s transform: the world box
+// around it.
+fn world_box(inst: u32, lo: vec3<f32>, hi: vec3<f32>) -> WorldBox {
     let m = instance_affine(instance_transforms[inst]);
     let c = (lo + hi) * 0.5;
     let e = (hi - lo) * 0.5;
@@ -97,6 +103,17 @@ fn instance_box(inst: u32, rule: BoxRule, live: bool) -> WorldBox {
     b.half = vec3<f32>(dot(abs(m[0].xyz), e), dot(abs(m[1].xyz), e), dot(abs(m[2].xyz), e));
     b.scale = max(length(m[0].xyz), max(length(m[1].xyz), length(m[2].xyz)));
     return b;
+}
+
+// A box instance_box's always lies in, whatever the instance shows: the asset's box
+// (throng_asset::gpu::cull::cull_bounds, which holds every row's and every clip's box) grown by
+// the row pad, placed by the instance's transform. Testing it first spares a large field's
+// instances outside every view their playback and row boxes; a view that does not see it does
+// not see the instance's own box either (box_inside only grows with the box), so the lists are
+// the same.
+fn coarse_box(inst: u32, rule: BoxRule) -> WorldBox {
+    let pad = vec3<f32>(rule.row_pad);
+    return world_box(inst, rule.fallback_min - pad, rule.fallback_max + pad);
 }
 
 // Whether box `b` meets the frustum of `planes` (xyz normal pointing inside, w offset: inside

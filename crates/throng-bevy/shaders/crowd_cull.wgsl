@@ -11,7 +11,7 @@
 // then the palette list's counter, then the palette dispatch.
 // Defs: ENCODING, GPU_TIMED, G_SKIN (0), B_* (throng_bevy::render::cull::CullPipeline).
 
-#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, shadow_reaches_view, choose_lod, choose_ortho_lod}
+#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, coarse_box, box_inside, shadow_reaches_view, choose_lod, choose_ortho_lod}
 #import throng::bone::bone_params
 
 // Rust twin: throng_bevy::render::cull::CullJob (112 B).
@@ -114,6 +114,17 @@ fn view_sees(v: CullView, b: WorldBox) -> bool {
     return box_inside(&camera, b) || shadow_reaches_view(&camera, b, v.light);
 }
 
+// Whether some view's frustum meets box `b` (view_sees's first test, for every view).
+fn any_view_meets(b: WorldBox) -> bool {
+    for (var v = 0u; v < job.view_count; v++) {
+        var planes = views[v].planes;
+        if (box_inside(&planes, b)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 fn append(view: u32, lod: u32, inst: u32) {
     let counter = view * job.primitive_count * job.lod_count + lod;
     let slot = atomicAdd(&args[counter].instance_count, 1u);
@@ -131,7 +142,13 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     if (i >= job.instance_count) {
         return;
     }
-    let b = instance_box(i, BoxRule(job.fallback_min.xyz, job.fallback_max.xyz, job.row_pad, job.row_bounds == 1u), false);
+    let box_rule = BoxRule(job.fallback_min.xyz, job.fallback_max.xyz, job.row_pad, job.row_bounds == 1u);
+    // Most of a large field is outside every view: rejected by the box of every pose before
+    // its playback is evaluated (the lists come out the same: throng::cull::coarse_box).
+    if (!any_view_meets(coarse_box(i, box_rule))) {
+        return;
+    }
+    let b = instance_box(i, box_rule, false);
     let rule = lod_rule();
     var listed = false;
     for (var v = 0u; v < job.view_count; v++) {

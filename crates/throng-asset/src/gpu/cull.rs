@@ -26,11 +26,15 @@ pub const ROW_PAD: f32 = 0.01;
 /// 8).
 pub const MAX_LODS: usize = 8;
 
-/// The asset's box for culling (model space, file units): the union of every pose, or of the
-/// bind-pose vertices when it has no pose bounds; the box of a layer whose clip has none, of
-/// the rest pose and of live poses.
+/// The asset's box for culling (model space, file units): the union of every pose and every
+/// clip's box, or of the bind-pose vertices when it has neither; the box of a layer whose clip
+/// has none, of the rest pose and of live poses. Every box WGSL `instance_box` finds lies in it
+/// grown by the row pad, so `coarse_box` may reject an instance before its playback is read.
 pub fn cull_bounds(asset: &BakedAsset) -> Aabb {
-    let mut bounds = asset.pose_bounds();
+    let mut bounds = asset
+        .clips
+        .iter()
+        .fold(asset.pose_bounds(), |a, c| a.union(&c.bounds));
     if bounds.is_empty() {
         for p in &asset.primitives {
             for &q in &p.positions {
