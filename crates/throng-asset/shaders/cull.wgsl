@@ -14,6 +14,17 @@
 // Per frame-table row: (min, 0), (max, 0); an empty row's min exceeds its max.
 @group(#{G_SKIN}) @binding(#{B_ROW_BOUNDS}) var<storage, read> row_bounds: array<vec4<f32>>;
 
+// wgpu's DrawIndexedIndirect layout (20 B; Rust twin throng_asset::gpu::cull::DrawIndexedArgs),
+// the instance count a culling pass's atomic list counter. Both embeddings lay out their
+// arguments one per (view or pass, primitive, LOD), a primitive's LODs contiguous.
+struct DrawArgs {
+    index_count: u32,
+    instance_count: atomic<u32>,
+    first_index: u32,
+    base_vertex: i32,
+    first_instance: u32,
+}
+
 // World-space box of an instance: centre and half extent.
 struct WorldBox {
     centre: vec3<f32>,

@@ -11,7 +11,7 @@
 // then the palette list's counter, then the palette dispatch.
 // Defs: ENCODING, GPU_TIMED, G_SKIN (0), B_* (throng_bevy::render::cull::CullPipeline).
 
-#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, coarse_box, box_inside, shadow_reaches_view, choose_lod, choose_ortho_lod}
+#import throng::cull::{DrawArgs, WorldBox, BoxRule, LodRule, instance_box, coarse_box, box_inside, shadow_reaches_view, choose_lod, choose_ortho_lod}
 #import throng::bone::bone_params
 
 // Rust twin: throng_bevy::render::cull::CullJob (112 B).
@@ -61,15 +61,6 @@ struct CullView {
     // when its box swept that far meets the floor view (throng-render's rule). w < 0: no
     // sweep test.
     light: vec4<f32>,
-}
-
-// wgpu's DrawIndexedIndirect layout (20 B).
-struct DrawArgs {
-    index_count: u32,
-    instance_count: atomic<u32>,
-    first_index: u32,
-    base_vertex: i32,
-    first_instance: u32,
 }
 
 @group(#{G_SKIN}) @binding(#{B_CULL_JOB}) var<uniform> job: CullJob;

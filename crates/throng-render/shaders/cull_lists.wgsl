@@ -5,6 +5,8 @@
 // DrawIndexedArgs}.
 #define_import_path throng_render::cull_lists
 
+#import throng::cull::DrawArgs
+
 struct CullParams {
     // Frustum planes (xyz normal pointing inside, w offset): inside when dot(n, p) + w ≥ 0.
     planes: array<vec4<f32>, 6>,
@@ -57,18 +59,10 @@ struct CullParams {
     refresh: vec4<u32>,
 }
 
-// wgpu's DrawIndexedIndirect layout (20 B), one per (pass, primitive, LOD) in that order (a
-// primitive's LODs are contiguous for multi-draws). The entry of primitive 0 counts.
-struct DrawArgs {
-    index_count: u32,
-    instance_count: atomic<u32>,
-    first_index: u32,
-    base_vertex: i32,
-    first_instance: u32,
-}
-
 @group(0) @binding(#{B_CULL_PARAMS}) var<uniform> cull: CullParams;
 @group(0) @binding(#{B_VISIBLE_IDS}) var<storage, read_write> visible_ids: array<u32>;
+// One per (pass, primitive, LOD) in that order (a primitive's LODs contiguous for
+// multi-draws); the entry of primitive 0 counts.
 @group(0) @binding(#{B_DRAW_ARGS}) var<storage, read_write> draw_args: array<DrawArgs>;
 
 // Occlusion culling: what the first phase found for each instance, for the second — two
