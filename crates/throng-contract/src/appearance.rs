@@ -98,6 +98,35 @@ pub struct AppearanceChanges<'a> {
     pub changed: Option<&'a [u32]>,
 }
 
+/// Texels per row of the appearance texture every embedding binds: one [`Appearance`] per
+/// `Rgba32Uint` texel, instance `i` at `(i % width, i / width)`, rows of this many texels (the
+/// WGSL readers take the width from the texture, so this is the one place it is chosen).
+pub const APPEARANCE_ROW: u32 = 1024;
+
+/// The appearance texture's size (width, height) holding `count` instances: one row up to
+/// [`APPEARANCE_ROW`], whole rows past it; at least 1×1.
+pub fn appearance_texture_size(count: u64) -> (u32, u32) {
+    let n = count.clamp(1, u32::MAX as u64) as u32;
+    (n.min(APPEARANCE_ROW), n.div_ceil(APPEARANCE_ROW))
+}
+
+/// The changed instances below `count` as runs `start..end` of consecutive indices, each
+/// within one row of [`APPEARANCE_ROW`] texels (so one texture write each), ascending, every
+/// index once — what an upload writes, 16 B per changed instance.
+pub fn appearance_runs(changed: &[u32], count: u32) -> Vec<(u32, u32)> {
+    let mut sorted: Vec<u32> = changed.iter().copied().filter(|&i| i < count).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for i in sorted {
+        match runs.last_mut() {
+            Some((_, end)) if *end == i && i % APPEARANCE_ROW != 0 => *end += 1,
+            _ => runs.push((i, i + 1)),
+        }
+    }
+    runs
+}
+
 impl Default for Appearance {
     fn default() -> Appearance {
         Appearance::DEFAULT
@@ -114,6 +143,33 @@ mod tests {
         assert!((0..40).all(|p| a.shows_part(p) && a.shows_prop(p)));
         assert_eq!(a.tint_linear(), [1.0; 4]);
         assert_eq!(a.words(), [u32::MAX, u32::MAX, 0, u32::MAX]);
+    }
+
+    #[test]
+    fn texels_fill_rows_of_appearance_row_texels() {
+        assert_eq!(appearance_texture_size(0), (1, 1));
+        assert_eq!(appearance_texture_size(64), (64, 1));
+        assert_eq!(appearance_texture_size(1024), (1024, 1));
+        assert_eq!(appearance_texture_size(1025), (1024, 2));
+        assert_eq!(size_of::<Appearance>(), 16, "one Rgba32Uint texel");
+    }
+
+    #[test]
+    fn changes_are_written_in_runs_that_stay_on_their_row() {
+        // one changed instance: one write of one texel
+        assert_eq!(appearance_runs(&[7], 100), vec![(7, 8)]);
+        // unsorted, repeated, past the count, across a row end (1023 | 1024)
+        let runs = appearance_runs(&[1024, 5, 1023, 6, 5, 4000, 1022], 2048);
+        assert_eq!(runs, vec![(5, 7), (1022, 1024), (1024, 1025)]);
+        let texels: u32 = runs.iter().map(|(a, b)| b - a).sum();
+        assert_eq!(texels, 5, "each changed instance below the count once");
+        for (a, b) in runs {
+            assert_eq!(
+                a / APPEARANCE_ROW,
+                (b - 1) / APPEARANCE_ROW,
+                "run {a}..{b} on one row"
+            );
+        }
     }
 
     #[test]

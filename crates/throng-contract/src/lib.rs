@@ -36,7 +36,10 @@ pub mod time;
 pub mod wgsl;
 
 pub use affine::Affine3x4;
-pub use appearance::{Appearance, AppearanceChanges, MAX_PARTS, MAX_PROP_BITS};
+pub use appearance::{
+    appearance_runs, appearance_texture_size, Appearance, AppearanceChanges, APPEARANCE_ROW,
+    MAX_PARTS, MAX_PROP_BITS,
+};
 pub use clip_table::{
     listed_frame_f32, FrameTimeTable, GpuClip, GpuClipTable, CLIP_ADDITIVE, UNIFORM_FRAMES,
 };

@@ -8,10 +8,10 @@
 //! [`AppearanceUpload`] the application keeps across frames and updates with the instances that
 //! changed (16 B each; all of them only when the count changed).
 
-use throng_contract::{Appearance, AppearanceChanges};
+use throng_contract::{appearance_runs, appearance_texture_size, Appearance, AppearanceChanges};
 
-/// Texels per row of the appearance texture.
-pub const ROW: u32 = 1024;
+/// Texels per row of the appearance texture (the contract's: throng-bevy lays it out alike).
+pub use throng_contract::APPEARANCE_ROW as ROW;
 
 /// The appearances of a crowd's instances for a frame.
 #[derive(Debug, Clone, Copy, Default)]
@@ -38,8 +38,7 @@ impl CrowdAppearance<'_> {
 
 /// The texture size holding `n` texels (at least 1×1).
 fn size_for(n: usize) -> (u32, u32) {
-    let n = n.max(1) as u32;
-    (n.min(ROW), n.div_ceil(ROW))
+    appearance_texture_size(n as u64)
 }
 
 /// A texture of `values` (padded with defaults to whole rows) and its view.
@@ -120,26 +119,9 @@ impl AppearanceUpload {
                 return self.last_bytes;
             }
         };
-        let mut sorted: Vec<u32> = changed
-            .iter()
-            .copied()
-            .filter(|&i| (i as usize) < values.len())
-            .collect();
-        sorted.sort_unstable();
-        sorted.dedup();
         let mut bytes = 0u64;
-        let mut k = 0;
-        while k < sorted.len() {
-            // A run of consecutive indices within one row.
-            let first = sorted[k];
-            let mut end = k + 1;
-            while end < sorted.len()
-                && sorted[end] == sorted[end - 1] + 1
-                && sorted[end] / ROW == first / ROW
-            {
-                end += 1;
-            }
-            let at = first as usize..first as usize + (end - k);
+        for (first, end) in appearance_runs(changed, values.len() as u32) {
+            let at = first as usize..end as usize;
             let run = &values[at.clone()];
             self.values[at].copy_from_slice(run);
             let data: &[u8] = bytemuck::cast_slice(run);
@@ -167,7 +149,6 @@ impl AppearanceUpload {
                 },
             );
             bytes += data.len() as u64;
-            k = end;
         }
         self.last_bytes = bytes;
         bytes

@@ -32,38 +32,21 @@ use crate::crowd::ThrongCrowd;
 #[cfg(doc)]
 use super::bindings;
 
-/// Texels per row of the appearance texture (as throng-render's `appearance::ROW`).
-pub const ROW: u32 = 1024;
+/// Texels per row of the appearance texture: the contract's, as throng-render lays it out.
+pub use throng_contract::APPEARANCE_ROW as ROW;
 
 /// Bytes of one texel (one [`Appearance`]).
 const TEXEL_BYTES: u32 = size_of::<Appearance>() as u32;
 
-/// The texture size (width, height) holding `capacity` texels: whole rows of [`ROW`] past the
-/// first (at least 1×1).
+/// The texture size (width, height) holding `capacity` texels
+/// ([`throng_contract::appearance_texture_size`]).
 pub fn texture_size(capacity: u64) -> (u32, u32) {
-    let n = capacity.clamp(1, u32::MAX as u64) as u32;
-    (n.min(ROW), n.div_ceil(ROW))
+    throng_contract::appearance_texture_size(capacity)
 }
 
 /// Where instance `i` lives in the texture of width `width` (as the shader reads it).
 pub fn texel_of(i: u32, width: u32) -> (u32, u32) {
     (i % width, i / width)
-}
-
-/// The changed indices below `n` as runs `start..end` of consecutive indices, each within one
-/// row of [`ROW`] texels (one texture write each), in ascending order.
-pub fn changed_runs(changed: &[u32], n: u32) -> Vec<(u32, u32)> {
-    let mut sorted: Vec<u32> = changed.iter().copied().filter(|&i| i < n).collect();
-    sorted.sort_unstable();
-    sorted.dedup();
-    let mut runs: Vec<(u32, u32)> = Vec::new();
-    for i in sorted {
-        match runs.last_mut() {
-            Some((_, end)) if *end == i && i % ROW != 0 => *end += 1,
-            _ => runs.push((i, i + 1)),
-        }
-    }
-    runs
 }
 
 /// A crowd's appearance texture.
@@ -129,7 +112,7 @@ impl GpuAppearances {
         let mut bytes = 0;
         match changes.changed.filter(|_| self.filled) {
             Some(changed) => {
-                for (start, end) in changed_runs(changed, n as u32) {
+                for (start, end) in throng_contract::appearance_runs(changed, n as u32) {
                     bytes += self.write(queue, start, &values[start as usize..end as usize]);
                 }
             }
@@ -199,30 +182,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn texels_fill_rows_of_row_texels() {
-        assert_eq!(texture_size(0), (1, 1));
-        assert_eq!(texture_size(64), (64, 1));
-        assert_eq!(texture_size(1024), (1024, 1));
-        assert_eq!(texture_size(1025), (1024, 2));
+    fn instance_texels_are_row_major() {
+        assert_eq!(texture_size(1025), (ROW, 2));
         assert_eq!(texel_of(1025, ROW), (1, 1));
         assert_eq!(TEXEL_BYTES, 16);
-    }
-
-    #[test]
-    fn changes_are_written_in_runs_that_stay_on_their_row() {
-        // one changed instance: one write of 16 B
-        assert_eq!(changed_runs(&[7], 100), vec![(7, 8)]);
-        // unsorted, repeated, past the count, across a row end (1023 | 1024)
-        let runs = changed_runs(&[1024, 5, 1023, 6, 5, 4000, 1022], 2048);
-        assert_eq!(runs, vec![(5, 7), (1022, 1024), (1024, 1025)]);
-        let texels: u32 = runs.iter().map(|(a, b)| b - a).sum();
-        assert_eq!(texels, 5, "each changed instance below the count once");
-        for (a, b) in runs {
-            assert_eq!(
-                texel_of(a, ROW).1,
-                texel_of(b - 1, ROW).1,
-                "run {a}..{b} on one row"
-            );
-        }
     }
 }
