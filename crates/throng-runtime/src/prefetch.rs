@@ -82,9 +82,10 @@ pub(crate) fn stream_record(dst: &mut crate::InstanceRecord, r: &crate::Instance
 /// Streams a record whose layers 2 and 3 are zero, from the two used layers held in
 /// registers. (Building the record in memory and streaming it from there made each 16 B load
 /// wait on the four 4 B stores that built it — a failed store-to-load forwarding per layer,
-/// the largest single cost of the CPU-timed loop.) See [`stream_record`].
+/// the largest single cost of the CPU-timed loop.) See [`stream_record`]. Public for the
+/// benchmark of the update's memory floor, which must store records the way the update does.
 #[inline(always)]
-pub(crate) fn stream_two_layers(
+pub fn stream_two_layers(
     dst: &mut crate::InstanceRecord,
     a: throng_contract::Layer,
     b: throng_contract::Layer,
@@ -124,7 +125,7 @@ pub(crate) fn stream_two_layers(
 
 /// Orders earlier streaming stores before later stores (SFENCE); a no-op elsewhere.
 #[inline(always)]
-pub(crate) fn stream_fence() {
+pub fn stream_fence() {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: SFENCE has no memory operands and no preconditions; SSE is x86-64 baseline.
     unsafe {

@@ -10,7 +10,8 @@
 //! layout costs.
 
 use rayon::prelude::*;
-use throng_runtime::{InstanceRecord, CHUNK};
+use throng_runtime::prefetch::{stream_fence, stream_two_layers};
+use throng_runtime::{InstanceRecord, Layer, CHUNK};
 
 /// Arrays shaped as a CPU-timed runtime's fast-path state, allocated once per run.
 pub(super) struct StateFloor {
@@ -79,46 +80,11 @@ impl StateFloor {
                     words[6] = b[2];
                     words[7] = p1[j] as f32 as u32;
                 }
-                stream(&mut rec[j], words);
+                let [l0, l1]: [Layer; 2] = bytemuck::cast(words);
+                stream_two_layers(&mut rec[j], l0, l1);
             }
-            fence();
+            stream_fence();
         });
         t.elapsed().as_secs_f64() * 1e3
     }
-}
-
-/// Writes a record's first 32 B from `w` and zeroes the rest, with non-temporal stores where
-/// the CPU has them (as the runtime streams its records).
-#[inline(always)]
-fn stream(dst: &mut InstanceRecord, w: [u32; 8]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_mm_set_epi32, _mm_setzero_si128, _mm_stream_si128};
-        let d = dst as *mut InstanceRecord as *mut core::arch::x86_64::__m128i;
-        let i = |k: usize| w[k] as i32;
-        // SAFETY: a record is 64 B, 16 B-aligned (four 16 B layers), exclusively borrowed;
-        // these stores write exactly its four 16 B quarters.
-        unsafe {
-            _mm_stream_si128(d, _mm_set_epi32(i(3), i(2), i(1), i(0)));
-            _mm_stream_si128(d.add(1), _mm_set_epi32(i(7), i(6), i(5), i(4)));
-            _mm_stream_si128(d.add(2), _mm_setzero_si128());
-            _mm_stream_si128(d.add(3), _mm_setzero_si128());
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let b: &mut [u32; 16] = bytemuck::cast_mut(dst);
-        b[..8].copy_from_slice(&w);
-        b[8..].fill(0);
-    }
-}
-
-/// Orders the chunk's streamed stores before the task ends.
-#[inline(always)]
-fn fence() {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a store fence has no memory-safety preconditions.
-    unsafe {
-        core::arch::x86_64::_mm_sfence()
-    };
 }
