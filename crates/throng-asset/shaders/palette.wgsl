@@ -1,6 +1,6 @@
 // throng::palette — the palette path's buffer (docs/design.md §5 "Skinning paths"): per
 // instance and palette entry one 48 B `PaletteEntry`, at `instance · entries + entry`, written
-// by the palette pass (palette_compute.wgsl, def PALETTE_WRITE) after culling and read by the
+// by the palette pass (palette_pass.wgsl, def PALETTE_WRITE) after culling and read by the
 // main and shadow passes' vertex stage (def PALETTE). Rust twin: throng_asset::gpu::PaletteEntry.
 #define_import_path throng::palette
 

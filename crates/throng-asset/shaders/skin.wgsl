@@ -5,7 +5,7 @@
 // interpolating frames and blending layers on skin matrices (docs/design.md §5: LBS is linear,
 // so blending matrices equals blending positions, at half the matrix-vector work). The same
 // per-entry blend (`instance_joint_affine`, `dq_add_joint`) is what the palette pass
-// (palette_compute.wgsl) writes once per instance and entry.
+// (palette_pass.wgsl) writes once per instance and entry.
 //
 // Palette path (def PALETTE): the vertex reads one blended entry per influence from the palette
 // buffer (throng::palette) instead; with MOTION also from the previous frame's, for the

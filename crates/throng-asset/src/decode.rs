@@ -308,7 +308,7 @@ pub fn overlay_rows(
 }
 
 /// The affine product `a · b` of two skin matrices whose last rows are (0, 0, 0, 1), written as
-/// the WGSL `affine_mul` of `shaders/palette_compute.wgsl` computes it: row i of the result is
+/// the WGSL `affine_mul` of `shaders/palette_pass.wgsl` computes it: row i of the result is
 /// `a[i].x · b_row0 + a[i].y · b_row1 + a[i].z · b_row2 + (0, 0, 0, a[i].w)`.
 pub fn affine_mul(a: &Mat4, b: &Mat4) -> Mat4 {
     let br = [b.row(0), b.row(1), b.row(2)];
@@ -321,7 +321,7 @@ pub fn affine_mul(a: &Mat4, b: &Mat4) -> Mat4 {
 }
 
 /// The palette path's skin matrix of `entry` (docs/design.md §4 "Layer masks and additive
-/// layers"), the CPU twin of `palette_joint_affine` in `shaders/palette_compute.wgsl`:
+/// layers"), the CPU twin of `palette_joint_affine` in `shaders/palette_pass.wgsl`:
 /// `S = blend_matrix(base)`, then per overlay layer in layer order, with `a = weight · m_j`
 /// (`m_j` the entry's weight in the layer's mask, 1 without one; skipped when 0) and
 /// `L = mix(S(row), S(next), frac)`:
@@ -597,7 +597,7 @@ pub fn layer_dual_quats(
 
 /// The palette path's dual quaternion of `entry` under dual-quaternion skinning
 /// (docs/design.md §4 "Layer masks and additive layers"), the CPU twin of `palette_joint_dq`
-/// in `shaders/palette_compute.wgsl`, *not normalised* (as the palette stores it): the base
+/// in `shaders/palette_pass.wgsl`, *not normalised* (as the palette stores it): the base
 /// layers' [`DqBlend`] sum; then per overlay layer in layer order, with `a` as in
 /// [`pose_matrix`], `B` that sum normalised and `L` the layer's two rows blended and
 /// normalised: an ordinary layer gives `(1 − a) · B + a · L`, an additive one (`L` a delta Δ)

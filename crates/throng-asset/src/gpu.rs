@@ -227,6 +227,14 @@ impl VatParams {
     }
 }
 
+/// The palette pass's program (`shaders/palette_pass.wgsl`: entry point `cs_palette`), as
+/// both embeddings compose it with the modules of [`wgsl_modules`]: its file (for messages)
+/// and text.
+pub const PALETTE_PASS: (&str, &str) = (
+    "crates/throng-asset/shaders/palette_pass.wgsl",
+    include_str!("../shaders/palette_pass.wgsl"),
+);
+
 /// A module of `shaders/`: its import path, file name and text.
 macro_rules! shader {
     ($path:literal, $file:literal) => {

@@ -1,6 +1,6 @@
 // throng_bevy crowd draw: one instanced draw per primitive of a baked asset inside Bevy's main
 // 3D pass, on the palette path (docs/design.md §5 "Skinning paths"). The crowd's palette pass
-// (crowd_palette.wgsl) has written every instance's blended skin matrices; the vertex stage
+// (throng-asset's palette_pass.wgsl) has written every instance's blended skin matrices; the vertex stage
 // places the vertex with throng_bevy::crowd_vertex (throng::skin, def PALETTE: one palette
 // read per influence, then the instance's transform); the fragment stage hands the surface to
 // Bevy's PBR lighting (bevy_pbr::pbr_functions), so Bevy's lights, shadow maps, fog and

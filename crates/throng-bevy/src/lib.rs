@@ -220,10 +220,8 @@ impl Plugin for ThrongPlugin {
             include_str!("../shaders/crowd.wgsl"),
             "crates/throng-bevy/shaders/crowd.wgsl",
         ));
-        let palette = shaders.add(Shader::from_wgsl(
-            include_str!("../shaders/crowd_palette.wgsl"),
-            "crates/throng-bevy/shaders/crowd_palette.wgsl",
-        ));
+        let (palette_file, palette_source) = throng_asset::gpu::PALETTE_PASS;
+        let palette = shaders.add(Shader::from_wgsl(palette_source, palette_file));
         let depth = shaders.add(Shader::from_wgsl(
             include_str!("../shaders/crowd_prepass.wgsl"),
             "crates/throng-bevy/shaders/crowd_prepass.wgsl",

@@ -1,5 +1,5 @@
 //! The plugin's WGSL as it composes it, validated by naga without a GPU or a Bevy app:
-//! `shaders/crowd_palette.wgsl` with throng's shared modules (the contract's and
+//! the shared palette pass (`throng_asset::gpu::PALETTE_PASS`) with throng's shared modules (the contract's and
 //! `throng_asset::gpu`'s) and exactly the shader defs `PalettePipeline::specialize` gives
 //! Bevy, for every encoding and both timings; and `throng_bevy::crowd_vertex` (the vertex
 //! function of the main, shadow and prepass programs) with the defs `CrowdKey::shader_defs`
@@ -191,7 +191,7 @@ fn the_vat_vertex_function_composes_and_validates_for_every_crowd_key() {
     assert_eq!(checked, Encoding::ALL.len() * 8);
 }
 
-/// `shaders/crowd_palette.wgsl` composed with the defs `PalettePipeline::specialize` gives
+/// The shared palette pass (`throng_asset::gpu::PALETTE_PASS`) composed with the defs `PalettePipeline::specialize` gives
 /// Bevy.
 fn palette_module(
     encoding: Encoding,
@@ -206,8 +206,8 @@ fn palette_module(
     let mut composer = shared_modules();
     composer
         .make_naga_module(NagaModuleDescriptor {
-            source: include_str!("../shaders/crowd_palette.wgsl"),
-            file_path: "crates/throng-bevy/shaders/crowd_palette.wgsl",
+            source: throng_asset::gpu::PALETTE_PASS.1,
+            file_path: throng_asset::gpu::PALETTE_PASS.0,
             shader_defs: naga_defs(&desc.shader_defs),
             ..Default::default()
         })

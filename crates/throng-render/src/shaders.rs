@@ -211,10 +211,7 @@ impl Program {
                 "crates/throng-render/shaders/texture_draw.wgsl",
                 include_str!("../shaders/texture_draw.wgsl"),
             ),
-            Program::PaletteCompute { .. } => (
-                "crates/throng-render/shaders/palette_compute.wgsl",
-                include_str!("../shaders/palette_compute.wgsl"),
-            ),
+            Program::PaletteCompute { .. } => throng_asset::gpu::PALETTE_PASS,
             Program::VatDraw { .. } | Program::VatDrawDownlevel { .. } => (
                 "crates/throng-render/shaders/vat_draw.wgsl",
                 include_str!("../shaders/vat_draw.wgsl"),

@@ -182,7 +182,7 @@ impl SpecializedRenderPipeline for ThrongPipeline {
     }
 }
 
-/// The palette pass's compute pipeline (`shaders/crowd_palette.wgsl`).
+/// The palette pass's compute pipeline (`throng_asset::gpu::PALETTE_PASS`, throng-render's too).
 #[derive(Resource, Clone)]
 pub struct PalettePipeline {
     pub shader: Handle<Shader>,

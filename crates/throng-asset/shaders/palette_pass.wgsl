@@ -1,16 +1,16 @@
-// The palette pass (docs/design.md §5 "Skinning paths"): after culling, every instance that some
-// pass draws gets its skin matrices — frames interpolated, layers blended — written once into
-// the palette buffer, one invocation per (instance, palette entry), with the texture path's own
-// functions (throng::skin), so both paths blend alike. The main and shadow passes then
-// read one entry per influence (def PALETTE of texture_draw.wgsl).
+// The palette pass (docs/design.md §5 "Skinning paths"), the program both embeddings run (the
+// entry point itself: throng-render's passes/palette.rs, throng-bevy's render::palette): after
+// culling, every instance that some pass draws gets its skin matrices — frames interpolated,
+// layers blended, masks and additive layers applied (docs/design.md §4) — written once into the
+// palette buffer, one invocation per (instance, palette entry), by throng::pose, built from the
+// texture path's own functions (throng::skin), so both paths blend alike. The draws then read one
+// entry per influence (def PALETTE).
 //
 // Culled (def CULLED): the instances are the culling pass's palette list (every instance in
 // view or casting a shadow, once, however many passes and LODs draw it), its length a word of
 // the indirect-argument buffer, dispatched indirectly. Otherwise every instance.
-// Layer masks and additive layers (docs/design.md §4) are applied here: after the base layers,
-// each overlay layer in layer order (throng::pose, shared with throng-bevy's palette pass).
-// Defs: ENCODING, BONE_TEXTURE, DUAL_QUAT, GPU_TIMED, CULLED, PALETTE_WRITE
-// (crate::shaders::Program::PaletteCompute).
+// Defs: ENCODING, BONE_TEXTURE, DUAL_QUAT, GPU_TIMED, CULLED, PALETTE_WRITE, G_SKIN, B_*
+// (throng_render::shaders::Program::PaletteCompute, throng_bevy::render::PalettePipeline).
 
 #import throng::bone::bone_params
 #import throng::instances::instance_id
@@ -18,7 +18,7 @@
 #import throng::palette::{palette_invocation, job}
 
 #ifdef CULLED
-@group(0) @binding(#{B_PALETTE_COUNT}) var<storage, read> list_words: array<u32>;
+@group(#{G_SKIN}) @binding(#{B_PALETTE_COUNT}) var<storage, read> list_words: array<u32>;
 
 fn listed() -> u32 {
     return list_words[job.count_word];
