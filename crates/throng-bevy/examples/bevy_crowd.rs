@@ -6,7 +6,7 @@
 //!     [--size WxH] [--warmup N] [--path palette|texture|vat] [--no-shadows] [--ground] [--variety]
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
 //!     [--skinning lbs|dq] [--no-msaa] [--dump-scene OUT.json] [--no-cull] [--lod-bias PX]
-//!     [--dump-cull OUT.txt] [--crowd-layer N] [--hide-crowd] [--lod R,R,...]
+//!     [--dump-cull OUT.txt] [--crowd-layer N] [--hide-crowd] [--lod R,R,...] [--debug normals]
 //! ```
 //!
 //! `--camera patch` circles the camera low over the field, about a tenth of the foxes in view
@@ -35,7 +35,10 @@
 //! `--dump-scene` writes the camera, instance transforms and records of the frame the
 //! screenshot shows (`examples/support/scene_dump.rs`), for the tests that draw the same
 //! scene with throng-render; `--no-msaa` turns Bevy's default 4× MSAA off (throng-render
-//! draws without it).
+//! draws without it). `--debug normals` draws the crowd's world-space normals as colour, unlit
+//! (`throng_bevy::ThrongDebugView::Normals`, the colour of throng-render's `--debug normals`),
+//! and turns the camera's tonemapping and deband dithering off so that the colour reaches the
+//! picture as written: the tests compare it with throng-render's pixel for pixel.
 //!
 //! Frames are counted, and time runs, from when the scene is ready: every fox spawned and no
 //! pipeline still compiling (lavapipe compiles them in the background while frames draw
@@ -57,7 +60,7 @@ use std::time::{Duration, Instant};
 use bevy::animation::{AnimationClip, AnimationPlayer};
 use bevy::asset::uuid_handle;
 use bevy::core_pipeline::prepass::{DepthPrepass, MotionVectorPrepass, NormalPrepass};
-use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::core_pipeline::tonemapping::{DebandDither, Tonemapping};
 use bevy::gltf::GltfAssetLabel;
 use bevy::light::CascadeShadowConfigBuilder;
 use bevy::light::NotShadowCaster;
@@ -75,7 +78,7 @@ use std::sync::{Arc, Mutex};
 use throng_bevy::render::cull_readback::{CullReadback, CullSnapshot};
 use throng_bevy::{
     PlaybackControl, SkinPath, ThrongAppearance, ThrongAsset, ThrongCrowd, ThrongCull,
-    ThrongHandle, ThrongInstance, ThrongPlayback, ThrongPlugin, Timing,
+    ThrongDebugView, ThrongHandle, ThrongInstance, ThrongPlayback, ThrongPlugin, Timing,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -111,6 +114,12 @@ enum SkinningArg {
     Lbs,
     /// Dual-quaternion skinning (the in-memory bake then uses the quat-f32 encoding).
     Dq,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DebugArg {
+    /// World-space normals as colour, unlit (`ThrongDebugView::Normals`).
+    Normals,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -216,6 +225,11 @@ struct Args {
     /// Spawn the crowd entity with `Visibility::Hidden`.
     #[arg(long)]
     hide_crowd: bool,
+    /// A debug view of the crowd instead of Bevy's lighting (throng mode); the camera then
+    /// has no tonemapping and no deband dithering, so the colour reaches the picture as
+    /// written (sRGB-encoded, as throng-render's `--debug normals` writes it).
+    #[arg(long, value_enum)]
+    debug: Option<DebugArg>,
 }
 
 fn main() -> AppExit {
@@ -712,9 +726,10 @@ fn count_frame(
 fn dump_scene(
     stats: Res<Stats>,
     plan: Res<Plan>,
-    crowds: Query<&ThrongCrowd>,
+    crowds: Query<(&ThrongCrowd, Option<&ThrongCull>)>,
     cameras: Query<(&GlobalTransform, &Projection), With<Camera3d>>,
     windows: Query<&Window>,
+    clear: Res<ClearColor>,
     mut done: Local<bool>,
 ) {
     let Some(out) = &plan.args.dump_scene else {
@@ -724,7 +739,7 @@ fn dump_scene(
         return;
     }
     *done = true;
-    let (Some(crowd), Some((place, Projection::Perspective(p))), Some(window)) = (
+    let (Some((crowd, cull)), Some((place, Projection::Perspective(p))), Some(window)) = (
         crowds.iter().next(),
         cameras.iter().next(),
         windows.iter().next(),
@@ -746,6 +761,9 @@ fn dump_scene(
         near: p.near,
         transforms: bytemuck::pod_collect_to_vec(rt.transforms()),
         records: bytemuck::pod_collect_to_vec(crowd.record_bytes()),
+        background: clear.0.to_linear().to_f32_array(),
+        culled: cull.copied().unwrap_or_default().per_instance,
+        lod_bias: cull.copied().unwrap_or_default().lod_bias,
     };
     let written = serde_json::to_vec(&dump)
         .map_err(|e| e.to_string())
@@ -962,6 +980,9 @@ fn setup_scene(
     if plan.args.no_msaa {
         camera.insert(Msaa::Off);
     }
+    if plan.args.debug.is_some() {
+        camera.insert((Tonemapping::None, DebandDither::Disabled));
+    }
     if plan.args.show_motion {
         // A fragment shader reads a multisampled prepass only with MULTISAMPLED_SHADING, and
         // the encoding should reach the PNG as written.
@@ -1150,6 +1171,9 @@ fn setup_crowd(
             }
             if plan.args.hide_crowd {
                 commands.entity(crowd).insert(Visibility::Hidden);
+            }
+            if plan.args.debug == Some(DebugArg::Normals) {
+                commands.entity(crowd).insert(ThrongDebugView::Normals);
             }
             for i in 0..n {
                 let (clip, at, speed) = start_of(i, &plan);

@@ -11,7 +11,7 @@
 // throng_bevy::render::bindings (from 100 up, clear of bevy_pbr::pbr_bindings, which
 // pbr_functions imports at group 3 but never reads here).
 // Defs: PALETTE, INFLUENCES_4 (every primitive has at most 4 influences per vertex), G_SKIN,
-// B_* (throng_bevy::render::ThrongPipeline::specialize).
+// B_* (throng_bevy::render::ThrongPipeline::specialize), DEBUG_NORMALS (ThrongDebugView).
 // Units: file units; affines as in throng::decode (column i = row i of [L | t]).
 
 #import bevy_pbr::{
@@ -76,6 +76,12 @@ fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) v
     pbr_input.is_orthographic = view.clip_from_view[3].w == 1.0;
     pbr_input.V = pbr_functions::calculate_view(in.world_position, pbr_input.is_orthographic);
     pbr_input.flags = MESH_FLAGS_SHADOW_RECEIVER_BIT;
+#ifdef DEBUG_NORMALS
+    // ThrongDebugView::Normals: the normal as colour, unlit, as throng-render's DebugView::Normals
+    // writes it (throng_render::mesh's fragment), for pictures the two renderers share.
+    return vec4<f32>(n * 0.5 + 0.5, 1.0);
+#else
     let lit = pbr_functions::apply_pbr_lighting(pbr_input);
     return pbr_functions::main_pass_post_lighting_processing(pbr_input, lit);
+#endif
 }

@@ -76,7 +76,7 @@ pub use crowd::{
     ThrongHandle, ThrongInstance, ThrongPlayback, ThrongProp,
 };
 pub use graph::{GraphSource, ParamValue, ThrongParams, ThrongStateEvent};
-pub use render::ThrongCull;
+pub use render::{ThrongCull, ThrongDebugView};
 pub use throng_contract::names::Timing;
 /// The runtime a crowd plays in (either timing) and its calls, as every throng front end uses
 /// them.

@@ -27,31 +27,18 @@
 //!   the whole crowd.
 //!
 //! Needs `xvfb-run`, a Vulkan adapter (lavapipe) and `THRONG_ASSETS/Fox.glb`; outside CI a
-//! missing tool or asset skips, under `CI` it fails.
+//! missing tool or asset skips, under `CI` it fails. The Xvfb runner is `tests/common`'s,
+//! shared with `tests/example.rs`.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
+use std::path::Path;
+
+use common::{differing, have, run_example};
 use glam::Mat4;
 use image::RgbaImage;
 use throng_contract::{InstanceRecord, InstanceTransform};
 use throng_render::{Camera, Crowd, Playback, RenderOptions, Renderer};
-
-/// target/<profile>/examples/bevy_crowd, beside this test's deps folder.
-fn example_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let profile = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>");
-    let bin = profile.join("examples").join("bevy_crowd");
-    assert!(
-        bin.is_file(),
-        "{} is missing: build it with `cargo test -p throng-bevy` (which builds the examples)",
-        bin.display()
-    );
-    bin
-}
 
 /// Fox.glb baked with the example's in-memory settings (and `lods`), written to `out`.
 fn bake_fox(lods: &[f32], out: &Path) -> throng_asset::BakedAsset {
@@ -68,49 +55,29 @@ fn bake_fox(lods: &[f32], out: &Path) -> throng_asset::BakedAsset {
     baked
 }
 
-/// Runs the example on `asset` with `extra` flags; returns its screenshot.
+/// Runs the example on `asset` with `extra` flags (400 foxes under the patch camera, over
+/// the ground, 10 frames of 0.1 s, 320×180); returns its screenshot.
 fn shoot(asset: &Path, extra: &[&str], out: &Path) -> RgbaImage {
-    let o = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x720x24"])
-        .arg(example_binary())
-        .args(extra)
-        .arg("--asset")
-        .arg(asset)
-        .args([
-            "--instances",
-            "400",
-            "--camera",
-            "patch",
-            "--ground",
-            "--frames",
-            "10",
-            "--warmup",
-            "1",
-            "--fixed-dt",
-            "0.1",
-            "--size",
-            "320x180",
-            "--screenshot",
-        ])
-        .arg(out)
-        .env("WGPU_DEBUG", "0")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run xvfb-run: {e}"));
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        o.status.success(),
-        "bevy_crowd {extra:?} failed:\n{stdout}\n{stderr}"
-    );
-    assert!(
-        !stderr.contains("ERROR"),
-        "bevy_crowd {extra:?} logged errors:\n{stderr}"
-    );
-    eprintln!("{stdout}");
-    match image::open(out) {
-        Ok(i) => i.to_rgba8(),
-        Err(e) => panic!("{}: {e}", out.display()),
-    }
+    let asset = asset.to_string_lossy().to_string();
+    let mut args = extra.to_vec();
+    args.extend([
+        "--asset",
+        asset.as_str(),
+        "--instances",
+        "400",
+        "--camera",
+        "patch",
+        "--ground",
+        "--frames",
+        "10",
+        "--warmup",
+        "1",
+        "--fixed-dt",
+        "0.1",
+        "--size",
+        "320x180",
+    ]);
+    run_example(&args, out).image
 }
 
 /// The first crowd of a `--dump-cull` file: its camera view and every view's lists per LOD.
@@ -211,15 +178,6 @@ fn render_lists(baked: &throng_asset::BakedAsset, dump_path: &Path, d: &Dump) ->
         .main
 }
 
-/// Pixels whose channels differ by more than `levels`.
-fn differing(a: &RgbaImage, b: &RgbaImage, levels: u8) -> usize {
-    assert_eq!(a.dimensions(), b.dimensions());
-    a.pixels()
-        .zip(b.pixels())
-        .filter(|(a, b)| a.0.iter().zip(b.0).any(|(&x, y)| x.abs_diff(y) > levels))
-        .count()
-}
-
 /// The ground plane, lit or in shadow: grey (channels within a few levels, red at least blue);
 /// the foxes are orange, brown or white.
 fn ground(p: &[u8]) -> bool {
@@ -252,7 +210,7 @@ fn outline_moves(lod: &RgbaImage, base: &RgbaImage) -> (usize, usize) {
 /// Runs the culled and the unculled example on Fox baked with `lods`; checks the lists against
 /// throng-render's and the palette list; returns (culled, unculled picture, lists per LOD).
 fn run_case(name: &str, lods: &[f32]) -> Option<(RgbaImage, RgbaImage, Vec<Vec<u32>>)> {
-    if !throng_testdata::have_tool("xvfb-run", "apt: xvfb xauth") {
+    if !have("xvfb-run") {
         return None;
     }
     throng_testdata::asset("Fox.glb")?;
@@ -336,7 +294,7 @@ fn orange(p: &[u8]) -> bool {
 /// picture has thousands).
 #[test]
 fn visibility_and_render_layers_still_hide_the_crowd() {
-    if !throng_testdata::have_tool("xvfb-run", "apt: xvfb xauth") {
+    if !have("xvfb-run") {
         return;
     }
     if throng_testdata::asset("Fox.glb").is_none() {

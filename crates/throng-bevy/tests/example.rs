@@ -22,104 +22,52 @@
 //!   theirs, it is drawn into the camera's depth, normal and motion-vector prepasses without
 //!   changing the picture, and its motion vectors are where Bevy's are, of the same size (each
 //!   test's doc gives its tolerances); the VAT path (`--path vat`) too;
-//! - each skinning choice (palette, dual quaternions, VAT) draws the foxes throng-render draws
-//!   for the same scene, dumped by the example (`--dump-scene`): coverage masks compared,
-//!   since Bevy's PBR shading is not throng-render's.
+//! - each skinning choice (palette, dual quaternions, VAT) and LOD meshes draw throng-render's
+//!   picture of the same scene, dumped by the example (`--dump-scene`), both drawing the
+//!   normals debug view (`--debug normals`, the shading both renderers share): at most 1 % of
+//!   pixels differ by more than 8 levels.
 //!
 //! Needs `xvfb-run` (apt: xvfb xauth), a Vulkan adapter (lavapipe: mesa-vulkan-drivers) and
 //! `THRONG_ASSETS/Fox.glb`; outside CI a missing tool or asset skips, under `CI` it fails.
 //! The example binary is the one `cargo test` builds with the tests (target/*/examples).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
+use std::path::Path;
+
+use common::{differing_share, have, run_example, Shot};
 use image::RgbaImage;
-
-/// Whether `tool` is on the PATH; under CI its absence fails the test.
-fn have(tool: &str) -> bool {
-    throng_testdata::have_tool(tool, "apt: xvfb xauth")
-}
-
-/// target/<profile>/examples/bevy_crowd, beside this test's deps folder.
-fn example_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let profile = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>");
-    let bin = profile.join("examples").join("bevy_crowd");
-    assert!(
-        bin.is_file(),
-        "{} is missing: build it with `cargo test -p throng-bevy` (which builds the examples) or `cargo build -p throng-bevy --example bevy_crowd` in the same profile",
-        bin.display()
-    );
-    bin
-}
-
-/// A run's picture and what it printed.
-struct Shot {
-    image: RgbaImage,
-    stdout: String,
-    stderr: String,
-}
 
 fn shoot(mode: &str, path: &str, out: &Path) -> RgbaImage {
     shoot_with(mode, path, &[], out).image
 }
 
-/// Runs the example with `extra` flags and returns its screenshot. Fails on an exit status
-/// other than 0 and on any ERROR Bevy logged (a pipeline whose shader does not compose or
-/// validate is logged, not fatal: the item is just never drawn).
+/// Runs the example on 16 foxes at 320×180 with `extra` flags and returns its screenshot
+/// (`common::run_example`: fails on a failed run or a logged ERROR).
 fn shoot_with(mode: &str, path: &str, extra: &[&str], out: &Path) -> Shot {
-    let o = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x720x24"])
-        .arg(example_binary())
-        .args(extra)
-        .args([
-            "--mode",
-            mode,
-            "--path",
-            path,
-            "--instances",
-            "16",
-            "--frames",
-            // Counted from when every fox is in and no pipeline is compiling (the example
-            // holds time until then, so a loaded machine cannot change the pose): 4 s of
-            // animation at 0.1 s a frame.
-            "40",
-            "--warmup",
-            "1",
-            "--fixed-dt",
-            "0.1",
-            "--size",
-            "320x180",
-            "--screenshot",
-        ])
-        .arg(out)
-        .env("WGPU_DEBUG", "0")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run xvfb-run: {e}"));
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        o.status.success(),
-        "bevy_crowd --mode {mode} {extra:?} failed:\n{stdout}\n{stderr}"
-    );
-    assert!(
-        !stderr.contains("ERROR"),
-        "bevy_crowd --mode {mode} --path {path} {extra:?} logged errors:\n{stderr}"
-    );
-    eprintln!("{stdout}");
-    assert!(stdout.contains("mean frame time"), "{stdout}");
-    let image = match image::open(out) {
-        Ok(i) => i.to_rgba8(),
-        Err(e) => panic!("{}: {e}", out.display()),
-    };
-    Shot {
-        image,
-        stdout: stdout.into_owned(),
-        stderr: stderr.into_owned(),
-    }
+    let mut args = extra.to_vec();
+    args.extend([
+        "--mode",
+        mode,
+        "--path",
+        path,
+        "--instances",
+        "16",
+        "--frames",
+        // Counted from when every fox is in and no pipeline is compiling (the example
+        // holds time until then, so a loaded machine cannot change the pose): 4 s of
+        // animation at 0.1 s a frame.
+        "40",
+        "--warmup",
+        "1",
+        "--fixed-dt",
+        "0.1",
+        "--size",
+        "320x180",
+    ]);
+    let shot = run_example(&args, out);
+    assert!(shot.stdout.contains("mean frame time"), "{}", shot.stdout);
+    shot
 }
 
 /// The example's clear colour, sRGB (0.05, 0.07, 0.12) as stored in the screenshot: within 6
@@ -202,16 +150,6 @@ fn the_example_draws_foxes_where_bevy_draws_them() {
         iou >= 0.8,
         "throng's foxes are not where Bevy draws them: IoU {iou:.3}"
     );
-}
-
-/// Pixels of `a` and `b` whose channels differ by more than 8 levels, as a share of the picture.
-fn differing_share(a: &RgbaImage, b: &RgbaImage) -> f64 {
-    let n = a
-        .pixels()
-        .zip(b.pixels())
-        .filter(|(a, b)| a.0.iter().zip(b.0).any(|(&x, y)| x.abs_diff(y) > 8))
-        .count();
-    n as f64 / (a.width() * a.height()).max(1) as f64
 }
 
 /// Intersection over union of the not-clear-colour pixels of two pictures.
@@ -520,10 +458,11 @@ fn the_crowds_motion_vectors_are_where_bevys_are() {
 mod scene_dump;
 
 /// Fox.glb baked as the example bakes it in memory: the default encoding, or quat-f32 for
-/// dual quaternions; f32 VATs when `vat`.
+/// dual quaternions; f32 VATs when `vat`; LOD meshes of `lods` (`--lod`).
 fn fox_as_the_example_bakes_it(
     encoding: throng_asset::Encoding,
     vat: bool,
+    lods: &[f32],
 ) -> throng_asset::BakedAsset {
     let path = throng_testdata::asset("Fox.glb").expect("Fox.glb");
     let bytes = std::fs::read(&path).expect("read Fox.glb");
@@ -532,27 +471,21 @@ fn fox_as_the_example_bakes_it(
         source_name: "Fox.glb".into(),
         encoding,
         vat: vat.then_some(throng_asset::VatEncoding::F32),
+        lods: lods.to_vec(),
         ..Default::default()
     };
     throng_bake::bake(&model, &options).expect("bake Fox.glb").0
 }
 
-/// The scene of a `--dump-scene` file drawn by throng-render on `path` with `skinning`: the
-/// same camera, transforms and records, no ground, no shadows, no culling.
-fn throng_render_picture(
-    r: &mut throng_render::Renderer,
-    asset: &throng_asset::BakedAsset,
+/// throng-render's options for a `--dump-scene` file drawn on `path` with `skinning`: the same
+/// size, camera, clear colour, culling and LOD bias, the normals debug view, no ground, no
+/// shadows, no occlusion culling.
+fn render_options(
     scene: &scene_dump::SceneDump,
     path: throng_render::SkinPath,
     skinning: throng_contract::Skinning,
-) -> RgbaImage {
-    let g = r.upload(asset).expect("upload to throng-render");
-    let transforms: Vec<throng_contract::InstanceTransform> =
-        bytemuck::pod_collect_to_vec(&scene.transforms);
-    let records: Vec<throng_contract::InstanceRecord> =
-        bytemuck::pod_collect_to_vec(&scene.records);
-    assert_eq!(transforms.len(), records.len(), "dumped instances");
-    let opts = throng_render::RenderOptions {
+) -> throng_render::RenderOptions {
+    throng_render::RenderOptions {
         width: scene.width,
         height: scene.height,
         skinning,
@@ -567,50 +500,58 @@ fn throng_render_picture(
         }),
         ground: false,
         shadows: false,
-        cull: false,
+        cull: scene.culled,
+        lod_bias: scene.lod_bias,
         occlusion: false,
+        debug: Some(throng_render::DebugView::Normals),
+        background: scene.background,
         ..Default::default()
-    };
-    r.render_texture(&g, &transforms, &records, &opts)
-        .expect("throng-render draws the dumped scene")
-}
-
-/// The pixels more than 24 levels (any channel) away from the picture's most common colour,
-/// its background.
-fn coverage(image: &RgbaImage) -> Vec<bool> {
-    let mut counts = std::collections::HashMap::new();
-    for p in image.pixels() {
-        *counts.entry([p.0[0], p.0[1], p.0[2]]).or_insert(0usize) += 1;
     }
-    let background = counts
-        .into_iter()
-        .max_by_key(|&(_, n)| n)
-        .map(|(c, _)| c)
-        .unwrap_or_default();
-    image
-        .pixels()
-        .map(|p| (0..3).any(|c| p.0[c].abs_diff(background[c]) > 24))
-        .collect()
 }
 
-/// Each of the plugin's skinning choices draws the foxes throng-render draws for the same
-/// scene. Bevy's PBR lighting and tonemapping are not throng-render's shading, so the two
-/// renderers' pictures are compared as coverage masks (the pixels away from each picture's
-/// background colour), and the plugin's paths against one another pixel for pixel (same
-/// shading):
-/// - the example (16 foxes, 320×180, MSAA off, 40 frames of 0.1 s) writes the camera,
-///   transforms and records of the frame its screenshot shows (`--dump-scene`); throng-render
-///   draws that scene from an asset baked the same way on the same path (palette with linear
-///   blend skinning, palette with dual quaternions, VAT): the masks disagree in at most 1 % of
-///   the pixels and overlap with intersection over union ≥ 0.95 (measured: 15, 11 and 15 of
-///   57,600 pixels disagree, IoU 0.994, 0.996, 0.994; Bevy covers ~2,630 pixels);
-/// - VAT against palette in Bevy (both linear blend skinning, the same lighting): at most 1 %
-///   of pixels differ by more than 8 levels in a channel (measured 0: 119 pixels differ at
-///   all, by rounding — the VAT holds the bake's f32 skinned positions, the palette path skins
-///   with the bone texture's matrices), and some pixel differs (the VAT def reached the
-///   shaders: the crowd did not fall back to the palette path).
+/// The dumped scene's instance transforms and records.
+fn scene_instances(
+    scene: &scene_dump::SceneDump,
+) -> (
+    Vec<throng_contract::InstanceTransform>,
+    Vec<throng_contract::InstanceRecord>,
+) {
+    let transforms: Vec<throng_contract::InstanceTransform> =
+        bytemuck::pod_collect_to_vec(&scene.transforms);
+    let records: Vec<throng_contract::InstanceRecord> =
+        bytemuck::pod_collect_to_vec(&scene.records);
+    assert_eq!(transforms.len(), records.len(), "dumped instances");
+    (transforms, records)
+}
+
+/// Each of the plugin's skinning choices, and LOD meshes, draw throng-render's picture of the
+/// same scene, pixel for pixel. Both renderers draw the crowd's world-space normals as colour,
+/// unlit (`bevy_crowd --debug normals`: `ThrongDebugView::Normals`, the camera without
+/// tonemapping or dithering; throng-render's `DebugView::Normals`; both written into an sRGB
+/// target), so the comparison checks positions and normals of every path without either
+/// renderer's lighting:
+/// - the example (16 foxes, 320×180, MSAA off, 40 frames of 0.1 s) writes the camera, clear
+///   colour, transforms, records and culling settings of the frame its screenshot shows
+///   (`--dump-scene`); throng-render draws that scene from an asset baked the same way on the
+///   same path and skinning — palette with linear blend skinning, palette with dual
+///   quaternions, VAT, and palette with LOD meshes (`--lod 0.5,0.25,0.1`; both cull per
+///   instance with the same LOD bias, 1 px, so each fox is drawn at the LOD throng-render's
+///   culling picks, `tests/culling.rs` checks the lists): at most 1 % of the pixels differ by
+///   more than 8/255 in a channel (measured: 21, 24, 27 and 89 of 57,600 pixels — 0.04 %,
+///   0.04 %, 0.05 %, 0.15 % — where the foxes cover ~2,640 pixels, ~2,460 with LODs; 19, 21, 25
+///   and 79 of them next to background: outline pixels the two rasterisations round
+///   differently);
+/// - LOD: throng-render's culling puts some fox at a coarser LOD (measured: 0, 8, 8 foxes at
+///   LOD 0, 1, 2), and Bevy's picture differs from throng-render's LOD picture in fewer pixels
+///   than from its LOD-0 picture, drawn without culling (measured 89 against 1,861) — Bevy drew
+///   the coarser meshes where throng-render does;
+/// - VAT against palette in Bevy: some pixel differs (the VAT def reached the shaders: the
+///   crowd did not fall back to the palette path), at most 1 % by more than 8 levels (measured:
+///   133 pixels differ, none by more than 8 levels).
+///
+/// Four example runs and five throng-render frames: ~11 s in release on lavapipe.
 #[test]
-fn each_skinning_choice_draws_the_foxes_throng_render_draws() {
+fn each_skinning_choice_and_lod_draws_throng_renders_picture() {
     if !have("xvfb-run") {
         return;
     }
@@ -626,24 +567,64 @@ fn each_skinning_choice_draws_the_foxes_throng_render_draws() {
     use throng_asset::Encoding;
     use throng_contract::Skinning;
     use throng_render::SkinPath;
-    let cases = [
+    const LODS: [f32; 3] = [0.5, 0.25, 0.1];
+    // label, bevy_crowd's --path, --skinning and --lod; throng-render's path and skinning
+    type Case = (
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static [f32],
+        SkinPath,
+        Skinning,
+    );
+    let cases: [Case; 4] = [
         (
             "palette",
             "palette",
             "lbs",
+            &[],
             SkinPath::Palette,
             Skinning::Linear,
         ),
-        ("dq", "palette", "dq", SkinPath::Palette, Skinning::DualQuat),
-        ("vat", "vat", "lbs", SkinPath::Vat, Skinning::Linear),
+        (
+            "dq",
+            "palette",
+            "dq",
+            &[],
+            SkinPath::Palette,
+            Skinning::DualQuat,
+        ),
+        ("vat", "vat", "lbs", &[], SkinPath::Vat, Skinning::Linear),
+        (
+            "lod",
+            "palette",
+            "lbs",
+            &LODS,
+            SkinPath::Palette,
+            Skinning::Linear,
+        ),
     ];
     let mut bevy_pictures = std::collections::HashMap::new();
-    for (label, path, skinning, render_path, render_skinning) in cases {
+    for (label, path, skinning, lods, render_path, render_skinning) in cases {
         let json = dir.join(format!("{label}.json"));
-        let flags = ["--skinning", skinning, "--no-msaa", "--dump-scene"];
-        let mut extra: Vec<&str> = flags.to_vec();
         let json_arg = json.to_string_lossy().to_string();
-        extra.push(&json_arg);
+        let lod_arg = lods
+            .iter()
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut extra = vec![
+            "--skinning",
+            skinning,
+            "--no-msaa",
+            "--debug",
+            "normals",
+            "--dump-scene",
+            json_arg.as_str(),
+        ];
+        if !lods.is_empty() {
+            extra.extend(["--lod", lod_arg.as_str()]);
+        }
         let bevy = shoot_with(
             "throng",
             path,
@@ -653,43 +634,79 @@ fn each_skinning_choice_draws_the_foxes_throng_render_draws() {
         let scene: scene_dump::SceneDump =
             serde_json::from_slice(&std::fs::read(&json).expect("the dumped scene"))
                 .expect("the dumped scene parses");
+        assert!(scene.culled, "{label}: the example culls per instance");
         let encoding = match render_skinning {
             Skinning::DualQuat => Encoding::QuatF32,
             _ => Encoding::default(),
         };
-        let asset = fox_as_the_example_bakes_it(encoding, render_path == SkinPath::Vat);
-        let render = throng_render_picture(&mut r, &asset, &scene, render_path, render_skinning);
+        let asset = fox_as_the_example_bakes_it(encoding, render_path == SkinPath::Vat, lods);
+        let g = r.upload(&asset).expect("upload to throng-render");
+        let (transforms, records) = scene_instances(&scene);
+        let opts = render_options(&scene, render_path, render_skinning);
+        let render = r
+            .render_texture(&g, &transforms, &records, &opts)
+            .expect("throng-render draws the dumped scene");
         render
             .save(dir.join(format!("{label}-throng-render.png")))
             .expect("write png");
         assert_eq!(bevy.image.dimensions(), render.dimensions());
-        let (a, b) = (coverage(&bevy.image), coverage(&render));
-        let covered = a.iter().filter(|&&x| x).count();
-        let disagree = a.iter().zip(&b).filter(|(x, y)| x != y).count();
-        let share = disagree as f64 / a.len() as f64;
+        let (w, h) = render.dimensions();
+        let covered = render.pixels().filter(|p| !clear(&p.0)).count();
+        let share = differing_share(&bevy.image, &render);
         eprintln!(
-            "{label}: Bevy covers {covered} pixels, the coverage masks of Bevy and throng-render disagree in {disagree} ({share:.4}), IoU {:.3}",
-            iou(&a, &b)
+            "{label}: Bevy's and throng-render's normals differ by more than 8 levels in {share:.4} of the pixels ({} px; foxes cover {covered})",
+            common::differing(&bevy.image, &render, 8)
         );
-        assert!(covered > a.len() / 100, "{label}: too few fox pixels");
         assert!(
-            iou(&a, &b) >= 0.95,
-            "{label}: Bevy's and throng-render's foxes overlap with IoU {:.3}",
-            iou(&a, &b)
+            covered > (w * h) as usize / 100,
+            "{label}: too few fox pixels ({covered})"
         );
         assert!(
             share <= 0.01,
-            "{label}: Bevy's and throng-render's foxes disagree in {share:.4} of the pixels"
+            "{label}: Bevy's and throng-render's pictures differ in {share:.4} of the pixels"
         );
+        if !lods.is_empty() {
+            let crowd =
+                throng_render::Crowd::new(&g, &transforms, throng_render::Playback::Cpu(&records));
+            let lists = r
+                .cull_lists(&crowd, &opts)
+                .expect("throng-render culling")
+                .main;
+            let per_lod: Vec<usize> = lists.iter().map(Vec::len).collect();
+            let lod0 = r
+                .render_texture(
+                    &g,
+                    &transforms,
+                    &records,
+                    &throng_render::RenderOptions {
+                        cull: false,
+                        ..opts
+                    },
+                )
+                .expect("throng-render draws the scene at LOD 0");
+            lod0.save(dir.join(format!("{label}-throng-render-lod0.png")))
+                .expect("write png");
+            let (to_lod, to_lod0) = (
+                common::differing(&bevy.image, &render, 8),
+                common::differing(&bevy.image, &lod0, 8),
+            );
+            eprintln!(
+                "{label}: throng-render's foxes per LOD {per_lod:?}; Bevy's picture differs from throng-render's LOD picture in {to_lod} px, from its LOD-0 picture in {to_lod0} px"
+            );
+            assert!(
+                per_lod.iter().skip(1).sum::<usize>() > 0,
+                "{label}: no fox at a coarser LOD: {per_lod:?}"
+            );
+            assert!(
+                to_lod < to_lod0,
+                "{label}: Bevy's picture is nearer LOD 0 ({to_lod0} px differ) than throng-render's LODs ({to_lod} px)"
+            );
+        }
         bevy_pictures.insert(label, bevy.image);
     }
     let (vat, palette) = (&bevy_pictures["vat"], &bevy_pictures["palette"]);
     let vat_vs_palette = differing_share(vat, palette);
-    let any = vat
-        .pixels()
-        .zip(palette.pixels())
-        .filter(|(a, b)| a != b)
-        .count();
+    let any = common::differing(vat, palette, 0);
     eprintln!("Bevy, VAT vs palette path: {vat_vs_palette:.4} of pixels differ by > 8 levels, {any} at all");
     assert!(
         any > 0,
@@ -715,7 +732,7 @@ fn the_vat_path_without_vats_falls_back_to_the_palette_path() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_no_vat");
     std::fs::create_dir_all(&dir).expect("output dir");
     let file = dir.join("fox-no-vat.glb");
-    let asset = fox_as_the_example_bakes_it(throng_asset::Encoding::default(), false);
+    let asset = fox_as_the_example_bakes_it(throng_asset::Encoding::default(), false, &[]);
     throng_asset::write(&asset, &file).expect("write the baked fox");
     let file_arg = file.to_string_lossy().to_string();
     let vat = shoot_with(

@@ -19,7 +19,7 @@ struct FrameUniform {
     // x: 1 when the shadow map is used, y: shadow-map texel size (uv units), z: depth bias
     // (shadow clip-space depth), w unused.
     shadow: vec4<f32>,
-    // x: debug view (0 none, 1 joint weights, 2 palette index, 3 frame row, 4 LOD, 5 motion), y: joint of
+    // x: debug view (0 none, 1 joint weights, 2 palette index, 3 frame row, 4 LOD, 5 motion, 6 normals), y: joint of
     // the weights view (0xffffffff: 1 − largest weight instead), zw unused.
     debug: vec4<u32>,
     // Motion vectors (docs/design.md §5 "Motion vectors"): clip-from-world of the previous

@@ -1,8 +1,9 @@
 // throng_render::mesh — the material of a mesh draw and its fragment shading (every skinning
 // path and the reference path): base colour factor × texture (sRGB) with the texture
 // transform, × the instance's tint, double-sided Lambert with the shadowed light, or the debug
-// colour. A primitive's material is a set of slots — its own material and, per material
-// variant of the asset, the variant's — that the instance's appearance picks from.
+// colour (the normals view: the normal as colour, unlit). A primitive's material is a set of
+// slots — its own material and, per material variant of the asset, the variant's — that the
+// instance's appearance picks from.
 #define_import_path throng_render::mesh
 
 #import throng::appearance::{Appearance, appearance_tint, shows_part, shows_prop}
@@ -10,10 +11,10 @@
 
 #import throng::playback::instance_affine
 #import throng::decode::apply_affine
-#import throng_render::frame::{VsOut, clip_position, shade, shade_debug}
+#import throng_render::frame::{frame, VsOut, clip_position, shade, shade_debug}
 #import throng::instances::instance_transform
 #ifdef MOTION
-#import throng_render::frame::{frame, MotionOut, with_motion}
+#import throng_render::frame::{MotionOut, with_motion}
 #import throng::instances::prev_instance_transforms
 #endif
 
@@ -106,6 +107,10 @@ fn mesh_fragment(in: VsOut, front: bool) -> vec4<f32> {
     let uv = vec3<f32>(in.uv, 1.0);
     let tuv = vec2<f32>(dot(m.uv_row_u.xyz, uv), dot(m.uv_row_v.xyz, uv));
     let base = in.tint * m.base_color * textureSample(base_texture, base_sampler, tuv, layer);
+    // The normals debug view: unlit, the colour throng-bevy's crowd.wgsl writes for it.
+    if (frame.debug.x == 6u) {
+        return vec4<f32>(n * 0.5 + 0.5, 1.0);
+    }
     if (in.debug.a > 0.0) {
         return vec4<f32>(shade_debug(in.debug.rgb, n), 1.0);
     }

@@ -64,6 +64,12 @@ pub enum DebugView {
     /// full at 8 px per frame; black where a drawn surface did not move, the background where
     /// nothing is drawn.
     Motion,
+    /// The world-space normal as colour, `n · 0.5 + 0.5` per channel (x red, y green, z blue;
+    /// back faces with the flipped normal), unlit: checks the positions and normals of every
+    /// skinning path, and is what throng-bevy's `ThrongDebugView::Normals` writes, so the two
+    /// renderers' pictures of one scene compare pixel for pixel. Written into the sRGB target
+    /// as linear values (the PNG holds them sRGB-encoded).
+    Normals,
 }
 
 impl DebugView {
@@ -76,6 +82,7 @@ impl DebugView {
             Some(DebugView::Row) => [3, 0, 0, 0],
             Some(DebugView::Lod) => [4, 0, 0, 0],
             Some(DebugView::Motion) => [5, 0, 0, 0],
+            Some(DebugView::Normals) => [6, 0, 0, 0],
         }
     }
 }

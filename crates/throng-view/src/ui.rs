@@ -570,6 +570,7 @@ fn drawing(ui: &mut Ui, m: &mut ViewModel) {
                 DebugView::Palette,
                 DebugView::Row,
                 DebugView::Lod,
+                DebugView::Normals,
             ] {
                 ui.selectable_value(&mut s.debug, Some(d), format!("{d:?}").to_lowercase());
             }

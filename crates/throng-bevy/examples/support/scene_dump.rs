@@ -3,7 +3,7 @@
 //! the same poses from the same camera. Shared by the example (writing) and
 //! `tests/example.rs` (reading) through `#[path]`, so the format is written once.
 //!
-//! JSON; units: file units, radians. Transforms and records are throng's GPU layouts as words
+//! JSON; units: file units, radians, pixels. Transforms and records are throng's GPU layouts as words
 //! (`throng_contract::InstanceTransform`, 12 f32 each; CPU-timed
 //! `throng_contract::InstanceRecord`, 16 u32 each), in the runtime's dense order.
 
@@ -27,4 +27,11 @@ pub struct SceneDump {
     pub transforms: Vec<f32>,
     /// CPU-timed records, `InstanceRecord` words.
     pub records: Vec<u32>,
+    /// The clear colour, linear RGBA (throng-render's `RenderOptions::background`).
+    pub background: [f32; 4],
+    /// Whether the crowd was culled per instance and drawn at LODs (`ThrongCull::per_instance`),
+    /// and the largest projected LOD error it allowed, pixels (`ThrongCull::lod_bias`,
+    /// throng-render's `RenderOptions::lod_bias`).
+    pub culled: bool,
+    pub lod_bias: f32,
 }

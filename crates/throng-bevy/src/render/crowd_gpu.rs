@@ -91,6 +91,8 @@ pub struct CrowdGpu {
     pub excluded_views: Vec<bevy::render::view::RetainedViewEntity>,
     /// The instances' appearances (`super::appearance`), sized to `capacity`.
     pub appearances: Option<super::appearance::GpuAppearances>,
+    /// The crowd entity's debug view (main pass only).
+    pub debug_view: Option<super::ThrongDebugView>,
 }
 
 impl CrowdGpu {
@@ -134,6 +136,7 @@ impl CrowdGpu {
             layers: RenderLayers::default(),
             excluded_views: Vec::new(),
             appearances: None,
+            debug_view: None,
         }
     }
 }
@@ -163,6 +166,7 @@ type ExtractedCrowd = (
     (
         Option<&'static InheritedVisibility>,
         Option<&'static RenderLayers>,
+        Option<&'static super::ThrongDebugView>,
     ),
 );
 
@@ -185,7 +189,7 @@ pub(crate) fn extract_crowds(
     // command submitted before this frame's transforms are written (queue writes land at the
     // start of the next submission, so the copy must be submitted first).
     let mut copies: Option<CommandEncoder> = None;
-    for (main, render, crowd, not_caster, cull, (visibility, layers)) in &crowds {
+    for (main, render, crowd, not_caster, cull, (visibility, layers, debug_view)) in &crowds {
         let Some(rt) = crowd.runtime() else {
             continue;
         };
@@ -210,6 +214,7 @@ pub(crate) fn extract_crowds(
         g.shadow_reach = cull.shadow_reach;
         g.hidden = visibility.is_some_and(|v| !v.get());
         g.layers = layers.cloned().unwrap_or_default();
+        g.debug_view = debug_view.copied();
         if g.motion != motion {
             g.motion = motion;
             g.prev_transforms = None;

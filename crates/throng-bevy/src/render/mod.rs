@@ -45,7 +45,8 @@
 //! (the VAT path's textures, layout entries and bind group entries),
 //! `queue` (the `Opaque3d` items and the culling helpers), `palette` (the palette passes'
 //! dispatches), `draw` (the draw command), `cull` (per-instance culling and LOD),
-//! `cull_readback` (reading its lists back, for tests and tools).
+//! `cull_readback` (reading its lists back, for tests and tools), `debug_view` (the crowd's
+//! debug views, [`ThrongDebugView`]).
 //!
 //! Skinning is linear blend skinning or, for a crowd asking for it with a `quat-*` bone
 //! texture, dual quaternions (the `DUAL_QUAT` def of the shared modules, in the palette pass
@@ -66,6 +67,7 @@ pub mod bindings;
 mod crowd_gpu;
 pub mod cull;
 pub mod cull_readback;
+mod debug_view;
 mod draw;
 mod formats;
 mod gpu_asset;
@@ -81,6 +83,7 @@ pub use bindings::{CROWD_GROUP, PALETTE_GROUP};
 pub(crate) use crowd_gpu::extract_crowds;
 pub use crowd_gpu::{CrowdGpu, CrowdGpus};
 pub use cull::ThrongCull;
+pub use debug_view::ThrongDebugView;
 pub use draw::{DrawCrowd, DrawCrowdPrimitives};
 pub use formats::{vertex_layout, VERTEX_BYTES};
 pub use gpu_asset::{DrawParams, GpuPrimitive, GpuThrongAsset};

@@ -17,6 +17,7 @@ use throng_asset::Encoding;
 
 use super::bindings::{binding_defs, CROWD_GROUP, PALETTE_GROUP};
 use super::crowd_gpu::CrowdGpu;
+use super::debug_view::ThrongDebugView;
 use super::formats::{attribute, vertex_layout, VERTEX_BYTES};
 use super::gpu_asset::GpuThrongAsset;
 use super::layouts::{crowd_layout, palette_layout};
@@ -104,6 +105,8 @@ impl CrowdKey {
 pub struct ThrongPipelineKey {
     pub mesh_key: MeshPipelineKey,
     pub crowd: CrowdKey,
+    /// The crowd's debug view (def `DEBUG_NORMALS` for [`ThrongDebugView::Normals`]).
+    pub debug_view: Option<ThrongDebugView>,
 }
 
 /// The defs shared by both programs of a crowd: the asset's encoding, the timing and the
@@ -168,6 +171,9 @@ impl SpecializedRenderPipeline for ThrongPipeline {
                 | MeshPipelineKey::MOTION_VECTOR_PREPASS,
         ) {
             defs.push("INVARIANT_POSITION".into());
+        }
+        if key.debug_view == Some(ThrongDebugView::Normals) {
+            defs.push("DEBUG_NORMALS".into());
         }
         d.label = Some("throng crowd pipeline".into());
         d.vertex.shader = self.shader.clone();

@@ -235,6 +235,7 @@ pub(crate) fn queue_crowds(
                 let key = ThrongPipelineKey {
                     mesh_key,
                     crowd: CrowdKey::of(g, asset),
+                    debug_view: g.debug_view,
                 };
                 Some(pipelines.specialize(&pipeline_cache, pipeline, key))
             },

@@ -174,8 +174,11 @@ impl SkinnedDraws {
             vat,
             palette: opts.path == SkinPath::Palette,
             four_influences: false,
-            // The motion view colours fragments, from the motion program.
-            debug: opts.debug.is_some_and(|d| d != crate::DebugView::Motion),
+            // The motion view colours fragments, from the motion program; the normals view
+            // in the fragment stage, from the normal every program hands it.
+            debug: opts.debug.is_some_and(|d| {
+                !matches!(d, crate::DebugView::Motion | crate::DebugView::Normals)
+            }),
             color: Some(format),
             motion,
             downlevel: downlevel.is_some(),

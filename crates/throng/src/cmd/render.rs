@@ -166,7 +166,8 @@ pub struct Args {
     /// Debug view (GPU paths): `weights` (heat map of skin weights), `palette` (a colour per
     /// strongest palette entry), `row` (heat map of the bone-texture row), `lod` (a colour per
     /// LOD level), `motion` (`--path palette`: the motion vectors since the frame 1/fps before,
-    /// hue by direction, brightness by length, full at 8 px).
+    /// hue by direction, brightness by length, full at 8 px), `normals` (the world-space
+    /// normal as colour, n · 0.5 + 0.5, unlit).
     #[arg(long, value_enum)]
     pub debug: Option<DebugView>,
     /// With `--debug weights`: the weight of this palette entry (0-based; `throng inspect`
