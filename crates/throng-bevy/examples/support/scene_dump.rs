@@ -3,7 +3,8 @@
 //! the same poses from the same camera. Shared by the example (writing) and
 //! `tests/example.rs` (reading) through `#[path]`, so the format is written once.
 //!
-//! JSON; units: file units, radians. Transforms and records are throng's GPU layouts as words
+//! JSON; units: file units, radians. Transforms, records and appearances are throng's GPU
+//! layouts as words
 //! (`throng_contract::InstanceTransform`, 12 f32 each; CPU-timed
 //! `throng_contract::InstanceRecord`, 16 u32 each), in the runtime's dense order.
 
@@ -27,4 +28,8 @@ pub struct SceneDump {
     pub transforms: Vec<f32>,
     /// CPU-timed records, `InstanceRecord` words.
     pub records: Vec<u32>,
+    /// Per-instance appearances, `throng_contract::Appearance` words (4 u32 each; empty in
+    /// dumps written before appearances were: every instance the default).
+    #[serde(default)]
+    pub appearances: Vec<u32>,
 }
