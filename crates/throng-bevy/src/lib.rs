@@ -12,9 +12,13 @@
 //!     playback.play(walk);
 //!     commands.spawn((ThrongInstance { crowd }, playback, Transform::from_xyz(x, 0.0, z)));
 //! }
-//! // per-instance appearance: tinted green, primitive 1 hidden (no pixels, no shadow)
+//! // per-instance appearance: tinted green, primitive 1 hidden (no pixels, no shadow), the
+//! // asset's first material variant, prop 0 hidden
 //! let look = ThrongAppearance::default().with_tint([80, 255, 80, 255]).with_parts(!0b10);
-//! commands.spawn((ThrongInstance { crowd }, look, Transform::default()));
+//! let look = look.with_variant(1).with_props(!0b1);
+//! let fox = commands.spawn((ThrongInstance { crowd }, look, Transform::default())).id();
+//! // a hat on the head anchor, shown while the instance's prop bit 0 is set
+//! commands.spawn((ThrongAnchor::new("head"), ThrongPropBit(0), ChildOf(fox)));
 //! ```
 //!
 //! What runs where:
