@@ -13,10 +13,11 @@
 //! | `throng::pose` | `shaders/pose.wgsl` | one palette entry's pose: base blend, then masked and additive layers |
 //! | `throng::vat` | `shaders/vat.wgsl` | one vertex's position and normal from a VAT (bindings at `G_VAT`, `B_VAT_*`) |
 //! | `throng::cull` | `shaders/cull.wgsl` | culling and LOD rules: instance boxes, frustum and shadow tests, LOD choice ([`cull`]: the tables they read) |
+//! | `throng::material` | `shaders/material.wgsl` | a primitive's material slots (own material, then each variant's) and the slot an instance's variant draws ([`material`]: the slots and texture layers of a primitive) |
 //!
 //! The layouts both embeddings upload, each defined once here: [`BoneParams`],
 //! [`PaletteEntry`], the palette pass's [`PaletteJob`], the clock uniform [`TimingUniform`],
-//! the material [`MaterialUniform`], a VAT's [`VatParams`], the vertex stream [`GpuVertex`] with its attributes
+//! the material [`MaterialUniform`] and a draw's material slots [`MaterialSet`], a VAT's [`VatParams`], the vertex stream [`GpuVertex`] with its attributes
 //! ([`vertex`]), and the texel format of every texture ([`TexelFormat`], [`texel`]) — the last
 //! two without a graphics API type, so that throng-render (wgpu 30) and throng-bevy (Bevy's
 //! wgpu 29) each convert them in one function.
@@ -32,9 +33,11 @@ use throng_contract::wgsl::Module;
 use crate::{BoneTexture, TextureTransform};
 
 pub mod cull;
+pub mod material;
 pub mod texel;
 pub mod vertex;
 
+pub use material::{MaterialSet, MAX_MATERIAL_SLOTS};
 pub use texel::{SampleKind, TexelFormat};
 pub use vertex::{GpuVertex, VertexAttribute, VertexFormat, GPU_INFLUENCES};
 
@@ -98,8 +101,8 @@ impl TimingUniform {
     }
 }
 
-/// A primitive's material as the mesh draws read it, 48 B: throng-render's WGSL `Material`
-/// and the first three members of throng-bevy's `DrawParams`.
+/// A primitive's material as the mesh draws read it, 48 B: WGSL `Material` of
+/// `throng::material`, one per slot of a [`MaterialSet`].
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct MaterialUniform {
@@ -264,6 +267,7 @@ pub fn wgsl_modules() -> Vec<Module> {
         shader!("throng::pose", "pose.wgsl"),
         shader!("throng::vat", "vat.wgsl"),
         shader!("throng::cull", "cull.wgsl"),
+        shader!("throng::material", "material.wgsl"),
     ]
 }
 

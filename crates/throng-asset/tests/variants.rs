@@ -91,3 +91,58 @@ fn damaged_variants_are_typed_errors_on_read() {
         assert!(msg.contains(says), "{pointer} = {value}: {msg}");
     }
 }
+
+/// The shared material-slot rule (`gpu::material::material_slots`, what throng-render and
+/// throng-bevy upload): slot 0 the own material, slot v variant v − 1's (its `None` the own),
+/// one texture layer per distinct image (an untextured slot a white layer), the count and the
+/// part bit; a material past the asset's is a typed error naming the variant.
+#[test]
+fn material_slots_follow_the_variants() {
+    use throng_asset::gpu::material::{material_slots, MaterialSet, MaterialSlotError};
+    use throng_asset::gpu::MaterialUniform;
+    let a = with_variants();
+    let fallback = MaterialUniform::color([0.5; 4]);
+    let uniform = |m: usize| {
+        MaterialUniform::new(
+            a.materials[m].base_color_factor,
+            &a.materials[m].texture_transform,
+        )
+    };
+    // primitive 0: own material 0 (textured), "grey" and "first only" material 1 (untextured)
+    let (set, layers) = material_slots(&a, 0, Some(0), fallback).expect("slots");
+    assert_eq!((set.count, set.part, set.prop), (3, 0, MaterialSet::ALWAYS));
+    assert_eq!(set.slots[0], uniform(0));
+    assert_eq!(set.slots[1], uniform(1));
+    assert_eq!(set.slots[2], uniform(1));
+    assert_eq!(layers, vec![Some(0), None]);
+    assert_eq!([set.layer(0), set.layer(1), set.layer(2)], [0, 1, 1]);
+    assert_eq!(set.slot(3), 0, "past the last variant: the own");
+    // primitive 1: "first only" leaves it its own material (layer 0 again)
+    let (set, layers) = material_slots(&a, 1, Some(0), fallback).expect("slots");
+    assert_eq!(set.slots[2], uniform(0));
+    assert_eq!(layers, vec![Some(0), None]);
+    assert_eq!([set.layer(0), set.layer(1), set.layer(2)], [0, 1, 0]);
+    // no own material and no textured slot: the fallback colour where no material is named,
+    // no layers
+    let mut b = a.clone();
+    b.materials[0].base_color_texture = None;
+    let (set, layers) = material_slots(&b, 1, None, fallback).expect("slots");
+    assert_eq!(set.slots[0], fallback);
+    assert_eq!(set.slots[1], uniform(1));
+    assert_eq!(set.slots[2], fallback);
+    assert!(layers.is_empty());
+    // a variant naming a material past the asset's
+    let mut c = a.clone();
+    c.variants[0].materials[0] = Some(9);
+    let e = material_slots(&c, 0, Some(0), fallback).unwrap_err();
+    assert_eq!(
+        e,
+        MaterialSlotError::MaterialOutOfRange {
+            variant: "grey".into(),
+            part: 0,
+            material: 9,
+            materials: 2
+        }
+    );
+    assert!(e.to_string().contains("'grey'"), "{e}");
+}

@@ -4,6 +4,7 @@
 //! cargo run --release -p throng-bevy --example bevy_crowd -- [--instances N] [--frames N]
 //!     [--screenshot OUT.png] [--mode throng|bevy] [--timing cpu|gpu] [--asset BAKED.glb]
 //!     [--size WxH] [--warmup N] [--path palette|texture|vat] [--no-shadows] [--ground] [--variety]
+//!     [--variants]
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
 //!     [--skinning lbs|dq] [--no-msaa] [--dump-scene OUT.json] [--no-cull] [--lod-bias PX]
 //!     [--dump-cull OUT.txt] [--crowd-layer N] [--hide-crowd] [--lod R,R,...] [--debug normals]
@@ -167,6 +168,13 @@ struct Args {
     /// ([`VARIETY_TINT`]), and every odd one with all its parts hidden (no pixels, no shadow).
     #[arg(long)]
     variety: bool,
+    /// Material variants (`ThrongAppearance::variant`, throng mode): fox i shows variant
+    /// `i mod (V + 2)` of the asset's V variants — 0 its own materials, 1..=V each variant,
+    /// V + 1 one past the last (the own materials again, by the rule). An asset baked with
+    /// variants: `--asset` a file of `throng bake --variant NAME=PNG` or of a source with
+    /// `KHR_materials_variants`. With `--variety` both apply.
+    #[arg(long)]
+    variants: bool,
     /// Bevy prepasses the camera runs, each of which the foxes are drawn into.
     #[arg(long, value_enum, default_value = "none")]
     prepass: PrepassArg,
@@ -722,7 +730,7 @@ fn count_frame(
 
 /// `--dump-scene`: in the frame the screenshot was asked for (its state is what this frame's
 /// extraction draws and the screenshot captures), writes the camera and the crowd's
-/// transforms and records.
+/// transforms, records and appearances.
 fn dump_scene(
     stats: Res<Stats>,
     plan: Res<Plan>,
@@ -764,6 +772,7 @@ fn dump_scene(
         background: clear.0.to_linear().to_f32_array(),
         culled: cull.copied().unwrap_or_default().per_instance,
         lod_bias: cull.copied().unwrap_or_default().lod_bias,
+        appearances: bytemuck::pod_collect_to_vec(crowd.appearances().values()),
     };
     let written = serde_json::to_vec(&dump)
         .map_err(|e| e.to_string())
@@ -1101,23 +1110,34 @@ const VARIETY_TINT: [u8; 4] = [80, 255, 80, 255];
 /// Foxes in their crowd that have no appearance yet.
 type PlainFoxes = (With<ThrongHandle>, Without<ThrongAppearance>);
 
-/// `--variety`: each fox's appearance, given once its instance is in the crowd (so it reaches
-/// the GPU as 16 B per changed instance rather than with the spawn's upload of every one).
+/// `--variety` and `--variants`: each fox's appearance, given once its instance is in the
+/// crowd (so it reaches the GPU as 16 B per changed instance rather than with the spawn's
+/// upload of every one).
 fn vary_foxes(
     plan: Res<Plan>,
-    foxes: Query<(Entity, &FoxIndex), PlainFoxes>,
+    foxes: Query<(Entity, &FoxIndex, &ThrongInstance), PlainFoxes>,
+    crowds: Query<&ThrongCrowd>,
     mut commands: Commands,
 ) {
-    if !plan.args.variety {
+    if !plan.args.variety && !plan.args.variants {
         return;
     }
-    for (e, i) in &foxes {
-        let look = ThrongAppearance::default().with_tint(VARIETY_TINT);
-        let look = if i.0 % 2 == 1 {
-            look.with_parts(0)
-        } else {
-            look
-        };
+    for (e, i, inst) in &foxes {
+        let mut look = ThrongAppearance::default();
+        if plan.args.variety {
+            look = look.with_tint(VARIETY_TINT);
+            if i.0 % 2 == 1 {
+                look = look.with_parts(0);
+            }
+        }
+        if plan.args.variants {
+            let v = crowds
+                .get(inst.crowd)
+                .ok()
+                .and_then(|c| c.baked())
+                .map_or(0, |b| b.variants.len() as u32);
+            look = look.with_variant(i.0 % (v + 2));
+        }
         commands.entity(e).insert(look);
     }
 }

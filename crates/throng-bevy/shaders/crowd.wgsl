@@ -24,7 +24,7 @@
 #import throng_bevy::crowd_vertex::{CrowdVertex, world_vertex, vertex_appearance}
 #import throng_bevy::crowd_appearance::part_clip
 #import throng::appearance::appearance_tint
-#import throng_bevy::crowd_material::{draw, material_uv, base_color_texture, base_color_sampler}
+#import throng_bevy::crowd_material::{draw, material_slot, slot_uv, slot_color}
 
 struct VertexOut {
     // With a camera prepass (def INVARIANT_POSITION) the main pass's depth test must pass
@@ -40,6 +40,8 @@ struct VertexOut {
     @location(2) uv: vec2<f32>,
     // The instance's tint (linear RGBA, multiplied with the base colour).
     @location(3) @interpolate(flat) tint: vec4<f32>,
+    // The material slot of the instance's variant (throng_bevy::crowd_material).
+    @location(4) @interpolate(flat) slot: u32,
 }
 
 @vertex
@@ -52,15 +54,14 @@ fn vertex(v: CrowdVertex) -> VertexOut {
     out.clip_position = part_clip(look, position_world_to_clip(placed.position));
     out.tint = appearance_tint(look);
     out.world_normal = placed.normal;
-    out.uv = material_uv(v.uv);
+    out.slot = material_slot(look.variant);
+    out.uv = slot_uv(out.slot, v.uv);
     return out;
 }
 
 @fragment
 fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
-    var color = draw.base_color;
-    color *= textureSample(base_color_texture, base_color_sampler, in.uv);
-    color *= in.tint;
+    var color = slot_color(in.slot, in.uv) * in.tint;
     var pbr_input = pbr_types::pbr_input_new();
     pbr_input.material.base_color = color;
     pbr_input.material.perceptual_roughness = 0.9;

@@ -1,29 +1,40 @@
 // throng_bevy::crowd_material — a primitive's material as the crowd draw (crowd.wgsl) reads it:
-// its DrawParams uniform and base colour texture, in the crowd's group (G_SKIN) at the plugin's
-// binding numbers (throng_bevy::render::bindings). A module of its own so that the plugin's
-// naga test composes it without Bevy's PBR modules and checks DrawParams against its Rust twin.
+// its DrawParams uniform, its material slots (throng::material's MaterialSet: its own
+// material, then each material variant's) and their base colour texture array, in the crowd's
+// group (G_SKIN) at the plugin's binding numbers (throng_bevy::render::bindings). The vertex
+// stage turns the instance's variant into a slot (material_slot) and hands it on as a flat
+// varying; the fragment stage reads that slot's colour (slot_color). A module of its own so
+// that the plugin's naga test composes it without Bevy's PBR modules and checks DrawParams
+// and MaterialSet against their Rust twins.
 #define_import_path throng_bevy::crowd_material
 
-// Rust twin: throng_bevy::render::DrawParams (64 B): the primitive's material.
+#import throng::material::{MaterialSet, variant_slot, material_uv}
+
+// Rust twin: throng_bevy::render::DrawParams (16 B).
 struct DrawParams {
-    // Linear RGBA base colour factor.
-    base_color: vec4<f32>,
-    // KHR_texture_transform rows (MaterialUniform's uv_row0, uv_row1): u' = uv_row_u · (u, v, 1),
-    // v' = uv_row_v · (u, v, 1). (Names end in letters: naga_oil refuses module identifiers that
-    // end in a digit.)
-    uv_row_u: vec4<f32>,
-    uv_row_v: vec4<f32>,
-    // x: unused; y: 1 when double-sided.
+    // x: unused; y: 1 when double-sided; z: the primitive's index (its part-mask bit).
     misc: vec4<u32>,
 }
 
 @group(#{G_SKIN}) @binding(#{B_DRAW}) var<uniform> draw: DrawParams;
-// The material's base colour texture, or Bevy's white fallback image when it has none.
-@group(#{G_SKIN}) @binding(#{B_BASE_COLOR}) var base_color_texture: texture_2d<f32>;
+// Rust twin: throng_asset::gpu::MaterialSet (throng_bevy::render::materials).
+@group(#{G_SKIN}) @binding(#{B_MATERIALS}) var<uniform> materials: MaterialSet;
+// The slots' base colour images, one layer each (sRGB, one size; white for an untextured slot).
+@group(#{G_SKIN}) @binding(#{B_BASE_COLOR_LAYERS}) var base_color_layers: texture_2d_array<f32>;
 @group(#{G_SKIN}) @binding(#{B_SAMPLER}) var base_color_sampler: sampler;
 
-// UV0 through the material's texture transform.
-fn material_uv(uv: vec2<f32>) -> vec2<f32> {
-    let uv3 = vec3<f32>(uv, 1.0);
-    return vec2<f32>(dot(draw.uv_row_u.xyz, uv3), dot(draw.uv_row_v.xyz, uv3));
+// The slot an instance of appearance variant `variant` draws (past the last: the own).
+fn material_slot(variant: u32) -> u32 {
+    return variant_slot(variant, materials.count);
+}
+
+// UV0 through slot `slot`'s texture transform.
+fn slot_uv(slot: u32, uv: vec2<f32>) -> vec2<f32> {
+    return material_uv(materials.slots[slot], uv);
+}
+
+// Slot `slot`'s base colour (factor × texture, linear) at its transformed uv `uv`.
+fn slot_color(slot: u32, uv: vec2<f32>) -> vec4<f32> {
+    let layer = materials.layers[slot / 4u][slot % 4u];
+    return materials.slots[slot].base_color * textureSample(base_color_layers, base_color_sampler, uv, layer);
 }

@@ -10,12 +10,16 @@
 //! ([`crate::render::appearance`]) uploads only the changed instances (16 B each; every
 //! instance when the count changed), then [`clear_appearance_changes`] forgets them at the
 //! start of the next frame.
+//!
+//! Prop masks: props in Bevy are entities ([`crate::ThrongProp`], or anything under a
+//! [`crate::ThrongAnchor`] child of an instance entity). One that carries a [`ThrongPropBit`]
+//! is shown or hidden by its instance's current `props` mask ([`show_props`]).
 
 use bevy::prelude::*;
 pub use throng_contract::Appearance;
 use throng_runtime::{Appearances, PlaybackControl};
 
-use crate::crowd::{ThrongCrowd, ThrongHandle, ThrongInstance};
+use crate::crowd::{ThrongAnchor, ThrongCrowd, ThrongHandle, ThrongInstance, ThrongProp};
 
 /// What an instance entity looks like: [`Appearance`]'s fields, with the same names and
 /// meanings —
@@ -25,9 +29,11 @@ use crate::crowd::{ThrongCrowd, ThrongHandle, ThrongInstance};
 ///   and prepasses alike (a hidden part leaves no pixel and casts no shadow); primitives from
 ///   32 on are always drawn;
 /// - `variant`: 0 = every primitive's own material; `v ≥ 1` = the asset's material variant
-///   `v − 1` (not drawn by the Bevy plugin yet: see [`crate::render::appearance`]);
-/// - `props`: bit `k` set = prop `k` shown (the plugin stores it; [`crate::ThrongProp`]
-///   entities are the application's to show or hide).
+///   `v − 1` (`BakedAsset::variants`); past the asset's last variant the own materials
+///   ([`crate::render::materials`]);
+/// - `props`: bit `k` set = prop `k` shown: an entity following the instance's anchor with
+///   a [`ThrongPropBit`] `k` is hidden while the bit is clear (props from 32 on, and
+///   followers without a bit, are left alone).
 ///
 /// An instance entity without the component looks like [`Appearance::DEFAULT`]; removing the
 /// component leaves the last appearance it set. Changing the
@@ -161,5 +167,72 @@ pub(crate) fn clear_appearance_changes(mut crowds: Query<&mut ThrongCrowd>) {
         {
             crowd.appearances.clear_changes();
         }
+    }
+}
+
+/// The prop-mask bit of a prop entity: put it beside a [`ThrongProp`] (the instance it
+/// follows) or on a [`ThrongAnchor`] child of an instance entity (the instance is its parent).
+/// Each frame, after the appearances are applied, the plugin sets the entity's `Visibility` to
+/// `Hidden` while the instance's `props` bit `k` is clear and to `Inherited` while it is set —
+/// written only when the value differs, so Bevy's change detection sees real changes only. The
+/// mask owns the visibility of an entity with a bit (another value is set back the next frame);
+/// without the component the entity's visibility is the application's. Bits from 32 on (`throng_contract::MAX_PROP_BITS`) are always shown,
+/// as on throng-render's props; an instance not yet in its crowd (asset still loading) shows
+/// every prop. Children of the entity follow its visibility (Bevy's `Inherited`).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[require(Visibility)]
+pub struct ThrongPropBit(pub u32);
+
+/// The appearance of `instance` in `crowd` (the default when it is not there yet).
+fn current_appearance(crowd: &ThrongCrowd, instance: throng_runtime::Handle) -> Appearance {
+    crowd
+        .runtime
+        .as_ref()
+        .and_then(|rt| rt.index(instance))
+        .and_then(|i| crowd.appearances.get(i))
+        .unwrap_or(Appearance::DEFAULT)
+}
+
+/// Visibility of a prop of bit `bit` under appearance `a`.
+fn prop_visibility(a: Appearance, bit: u32) -> Visibility {
+    if a.shows_prop(bit as usize) {
+        Visibility::Inherited
+    } else {
+        Visibility::Hidden
+    }
+}
+
+/// A prop entity with its bit: the instance it follows is a [`ThrongProp`]'s, or the parent
+/// of a [`ThrongAnchor`].
+type PropEntity = (
+    &'static ThrongPropBit,
+    Option<&'static ThrongProp>,
+    Option<(&'static ThrongAnchor, &'static ChildOf)>,
+    &'static mut Visibility,
+);
+
+/// Shows or hides every entity with a [`ThrongPropBit`] by its instance's prop mask.
+pub(crate) fn show_props(
+    mut props: Query<PropEntity>,
+    instances: Query<(&ThrongInstance, &ThrongHandle)>,
+    crowds: Query<&ThrongCrowd>,
+) {
+    for (bit, prop, anchor, mut visibility) in &mut props {
+        let followed = match (prop, anchor) {
+            (Some(p), _) => Some((p.crowd, p.instance)),
+            (None, Some((_, child_of))) => instances
+                .get(child_of.parent())
+                .ok()
+                .map(|(inst, h)| (inst.crowd, h.0)),
+            (None, None) => None,
+        };
+        let Some((crowd, instance)) = followed else {
+            continue;
+        };
+        let Ok(crowd) = crowds.get(crowd) else {
+            continue;
+        };
+        let want = prop_visibility(current_appearance(crowd, instance), bit.0);
+        visibility.set_if_neq(want);
     }
 }

@@ -13,8 +13,10 @@ use throng_asset::BakedAsset;
 /// The data is throng-asset's [`BakedAsset`], shared (`Arc`), so the render world's copy and
 /// every crowd's runtime read the same clip table. Base-colour images are Bevy [`Image`]s, one
 /// per image of the file in file order (labels `image0`, `image1`, …), sampled with Bevy's
-/// default sampler; `None` where an image could not be decoded (the material then draws its
-/// factor only, with a warning).
+/// default sampler; `None` where an image could not be decoded, with a warning. They are the
+/// application's: the crowd draw decodes the file's images into its own base colour arrays
+/// (one layer per image a primitive's material slots use, `render::materials`), where an
+/// undecodable image draws white.
 #[derive(Asset, TypePath, Clone)]
 pub struct ThrongAsset {
     pub baked: Arc<BakedAsset>,

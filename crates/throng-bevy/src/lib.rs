@@ -12,9 +12,13 @@
 //!     playback.play(walk);
 //!     commands.spawn((ThrongInstance { crowd }, playback, Transform::from_xyz(x, 0.0, z)));
 //! }
-//! // per-instance appearance: tinted green, primitive 1 hidden (no pixels, no shadow)
+//! // per-instance appearance: tinted green, primitive 1 hidden (no pixels, no shadow), the
+//! // asset's first material variant, prop 0 hidden
 //! let look = ThrongAppearance::default().with_tint([80, 255, 80, 255]).with_parts(!0b10);
-//! commands.spawn((ThrongInstance { crowd }, look, Transform::default()));
+//! let look = look.with_variant(1).with_props(!0b1);
+//! let fox = commands.spawn((ThrongInstance { crowd }, look, Transform::default())).id();
+//! // a hat on the head anchor, shown while the instance's prop bit 0 is set
+//! commands.spawn((ThrongAnchor::new("head"), ThrongPropBit(0), ChildOf(fox)));
 //! ```
 //!
 //! What runs where:
@@ -22,11 +26,12 @@
 //!   runtime is created when its asset has loaded; new [`ThrongInstance`] entities are spawned
 //!   into it, despawned ones removed, moved ones (changed `GlobalTransform`) moved;
 //!   [`ThrongPlayback`] commands are applied; changed [`ThrongAppearance`]s (tint, part
-//!   mask: [`appearance`]) are written into the crowd's appearances; the runtime advances by the frame's time
+//!   mask, material variant, prop mask: [`appearance`]) are written into the crowd's appearances; the runtime advances by the frame's time
 //!   (CPU-timed: every 64 B record rewritten; GPU-timed: only changed 56 B records); clip
 //!   events become [`ThrongEvent`] messages; CPU-timed, root motion moves the instances and
 //!   their entities' `Transform`; [`ThrongAnchor`] children and [`ThrongProp`] entities
-//!   follow their anchor.
+//!   follow their anchor, and those with a [`ThrongPropBit`] are shown or hidden by their
+//!   instance's prop mask.
 //! - **Extract**: transforms (when changed), records and changed appearances are written from the runtime's slices
 //!   straight into GPU buffers.
 //! - **Render world**: the baked asset is a render asset (bone texture, clip table, masks,
@@ -69,7 +74,7 @@ use bevy::render::{ExtractSchedule, Render, RenderApp, RenderSystems};
 use bevy::shader::Shader;
 use bevy::transform::TransformSystems;
 
-pub use appearance::{Appearance, ThrongAppearance};
+pub use appearance::{Appearance, ThrongAppearance, ThrongPropBit};
 pub use asset::{from_baked, ThrongAsset, ThrongAssetLoader, ThrongLoadError};
 pub use crowd::{
     PlaybackCommand, SkinPath, ThrongAnchor, ThrongCrowd, ThrongEvent, ThrongFinished,
@@ -86,8 +91,9 @@ pub use throng_runtime::{PlayOptions, PlaybackControl, Runtime};
 /// function the main pass and the shadow and prepass passes share.
 pub const CROWD_VERTEX_WGSL: &str = include_str!("../shaders/crowd_vertex.wgsl");
 
-/// `throng_bevy::crowd_material`: a primitive's material uniform and base colour texture, as
-/// the main pass reads them.
+/// `throng_bevy::crowd_material`: a primitive's draw uniform, material slots (own material and
+/// material variants, `throng::material`) and base colour texture array, as the main pass reads
+/// them.
 pub const CROWD_MATERIAL_WGSL: &str = include_str!("../shaders/crowd_material.wgsl");
 
 /// `throng_bevy::crowd_appearance`: the instance's appearance (tint, parts) as every pass
@@ -141,6 +147,7 @@ impl Plugin for ThrongPlugin {
                     crowd::follow_root_motion,
                     crowd::follow_anchors,
                     crowd::follow_props,
+                    appearance::show_props,
                 )
                     .chain()
                     .in_set(ThrongSystems),

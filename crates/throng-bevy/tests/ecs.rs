@@ -924,3 +924,109 @@ fn an_appearance_component_sets_exactly_its_instance() {
     app.update();
     expect(&app, &rest, 0);
 }
+
+/// Prop masks (`ThrongPropBit`): an anchor child of an instance entity and a `ThrongProp`
+/// following a batch instance are hidden while their instance's `props` bit is clear and shown
+/// (`Inherited`) while it is set, within the frame the mask changes, and the component is
+/// written only when its value differs; followers without a bit are never touched, and bits
+/// from 32 on are always shown.
+#[test]
+fn prop_masks_show_and_hide_prop_entities() {
+    use throng_bevy::{ThrongAppearance, ThrongProp, ThrongPropBit};
+    let (mut app, crowd, baked) = app_with_crowd(Timing::Cpu);
+    let fox = spawn_playing(&mut app, crowd, walk(&baked), Transform::IDENTITY);
+    app.world_mut()
+        .entity_mut(fox)
+        .insert(ThrongAppearance::default().with_props(!0b10));
+    let mut anchor = |bit: Option<u32>| {
+        let mut e = app
+            .world_mut()
+            .spawn((ThrongAnchor::new(ANCHOR), ChildOf(fox)));
+        if let Some(b) = bit {
+            e.insert(ThrongPropBit(b));
+        }
+        e.id()
+    };
+    let hat = anchor(Some(1));
+    let shield = anchor(Some(0));
+    let plain = anchor(None);
+    let far = anchor(Some(40));
+    let handle = {
+        let mut c = app
+            .world_mut()
+            .get_mut::<ThrongCrowd>(crowd)
+            .expect("crowd");
+        let rt = c.runtime_mut().expect("runtime");
+        rt.spawn(throng_contract::InstanceTransform::IDENTITY)
+    };
+    let sword = app
+        .world_mut()
+        .spawn((
+            ThrongProp {
+                crowd,
+                instance: handle,
+                anchor: ANCHOR.into(),
+            },
+            ThrongPropBit(3),
+        ))
+        .id();
+    // the application hides the plain follower itself: the plugin leaves it so
+    app.world_mut().entity_mut(plain).insert(Visibility::Hidden);
+    app.update();
+    let vis = |app: &App, e: Entity| app.world().get::<Visibility>(e).copied();
+    assert_eq!(vis(&app, hat), Some(Visibility::Hidden), "bit 1 clear");
+    assert_eq!(vis(&app, shield), Some(Visibility::Inherited), "bit 0 set");
+    assert_eq!(
+        vis(&app, plain),
+        Some(Visibility::Hidden),
+        "no bit: untouched"
+    );
+    assert_eq!(
+        vis(&app, far),
+        Some(Visibility::Inherited),
+        "bit 40: always"
+    );
+    assert_eq!(
+        vis(&app, sword),
+        Some(Visibility::Inherited),
+        "default mask"
+    );
+
+    // toggling the masks: the entity instance's through its component, the batch
+    // instance's through the crowd
+    app.world_mut()
+        .get_mut::<ThrongAppearance>(fox)
+        .expect("component")
+        .props = 0b10;
+    {
+        let mut c = app
+            .world_mut()
+            .get_mut::<ThrongCrowd>(crowd)
+            .expect("crowd");
+        let i = c.runtime().and_then(|rt| rt.index(handle)).expect("live");
+        c.appearances_mut().set_props(i, !0b1000).expect("set");
+    }
+    app.update();
+    assert_eq!(vis(&app, hat), Some(Visibility::Inherited));
+    assert_eq!(vis(&app, shield), Some(Visibility::Hidden));
+    assert_eq!(vis(&app, plain), Some(Visibility::Hidden));
+    assert_eq!(vis(&app, far), Some(Visibility::Inherited));
+    assert_eq!(vis(&app, sword), Some(Visibility::Hidden));
+
+    // written only when it differs: a frame without a change leaves the component unchanged
+    // for Bevy's change detection
+    let tick = |app: &App, e: Entity| {
+        app.world()
+            .entity(e)
+            .get_ref::<Visibility>()
+            .expect("visibility")
+            .last_changed()
+    };
+    let before = [hat, shield, sword].map(|e| tick(&app, e));
+    app.update();
+    assert_eq!([hat, shield, sword].map(|e| tick(&app, e)), before);
+    // the bit's entities are the mask's: another value is set back
+    app.world_mut().entity_mut(hat).insert(Visibility::Visible);
+    app.update();
+    assert_eq!(vis(&app, hat), Some(Visibility::Inherited));
+}

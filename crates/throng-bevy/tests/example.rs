@@ -35,39 +35,11 @@ mod common;
 
 use std::path::Path;
 
-use common::{differing_share, have, run_example, Shot};
+use common::{differing_share, have, shoot_with};
 use image::RgbaImage;
 
 fn shoot(mode: &str, path: &str, out: &Path) -> RgbaImage {
     shoot_with(mode, path, &[], out).image
-}
-
-/// Runs the example on 16 foxes at 320×180 with `extra` flags and returns its screenshot
-/// (`common::run_example`: fails on a failed run or a logged ERROR).
-fn shoot_with(mode: &str, path: &str, extra: &[&str], out: &Path) -> Shot {
-    let mut args = extra.to_vec();
-    args.extend([
-        "--mode",
-        mode,
-        "--path",
-        path,
-        "--instances",
-        "16",
-        "--frames",
-        // Counted from when every fox is in and no pipeline is compiling (the example
-        // holds time until then, so a loaded machine cannot change the pose): 4 s of
-        // animation at 0.1 s a frame.
-        "40",
-        "--warmup",
-        "1",
-        "--fixed-dt",
-        "0.1",
-        "--size",
-        "320x180",
-    ]);
-    let shot = run_example(&args, out);
-    assert!(shot.stdout.contains("mean frame time"), "{}", shot.stdout);
-    shot
 }
 
 /// The example's clear colour, sRGB (0.05, 0.07, 0.12) as stored in the screenshot: within 6

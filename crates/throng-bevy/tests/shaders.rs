@@ -11,8 +11,8 @@
 //! pass (`shaders/crowd_cull.wgsl` over the shared `throng::cull`) composes for every encoding
 //! and timing, and its `CullJob` and `CullView` match their Rust twins. The structs the plugin
 //! uploads have the sizes and member offsets of their Rust twins in the WGSL it composes
-//! (`crowd_vertex` for every timing and path, the palette pass, `crowd_material`), and the
-//! vertex function reads the shared vertex stream (`throng_asset::gpu::GpuVertex`) at its
+//! (`crowd_vertex` for every timing and path, the palette pass, `crowd_material` with the
+//! shared `throng::material` slots of material variants), and the vertex function reads the shared vertex stream (`throng_asset::gpu::GpuVertex`) at its
 //! locations, as throng-render's tests check for its own programs.
 
 use std::collections::HashMap;
@@ -76,6 +76,7 @@ const CROWD_VERTEX_USER: &str = r#"
 #import throng_bevy::crowd_vertex::{CrowdVertex, world_vertex, vertex_appearance}
 #import throng_bevy::crowd_appearance::part_clip
 #import throng::appearance::appearance_tint
+#import throng_bevy::crowd_material::{material_slot, slot_uv}
 #ifdef MOTION
 #import throng_bevy::crowd_vertex::prev_world_position
 #endif
@@ -87,6 +88,8 @@ fn vertex(v: CrowdVertex) -> @builtin(position) vec4<f32> {
     p += 1e-6 * prev_world_position(v);
 #endif
     let look = vertex_appearance(v);
+    // the main pass's material slot and uv (crowd.wgsl)
+    p.x += 1e-6 * slot_uv(material_slot(look.variant), v.uv).x;
     return part_clip(look, vec4<f32>(p, 1.0) * appearance_tint(look).x);
 }
 "#;
@@ -378,23 +381,30 @@ fn uploaded_structs_match_their_rust_twins() {
     );
 }
 
-/// A user of `throng_bevy::crowd_material` (the main pass's material bindings).
+/// A user of `throng_bevy::crowd_material` (the main pass's material bindings), as crowd.wgsl
+/// uses it: the slot of a variant, its uv and colour.
 const CROWD_MATERIAL_USER: &str = r#"
-#import throng_bevy::crowd_material::{draw, material_uv, base_color_texture, base_color_sampler}
+#import throng_bevy::crowd_material::{draw, material_slot, slot_uv, slot_color}
 
 @fragment
-fn fragment(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
-    let t = textureSample(base_color_texture, base_color_sampler, material_uv(uv));
-    return draw.base_color * t + vec4<f32>(f32(draw.misc.y));
+fn fragment(@location(0) uv: vec2<f32>, @location(1) @interpolate(flat) variant: u32) -> @location(0) vec4<f32> {
+    let slot = material_slot(variant);
+    return slot_color(slot, slot_uv(slot, uv)) + vec4<f32>(f32(draw.misc.y));
 }
 "#;
 
-/// The main pass's material uniform (`crowd_material`'s `DrawParams`) has the layout of
-/// `throng_bevy::render::DrawParams`: throng-asset's material uniform, then `misc`.
+/// The main pass's uniforms have the layouts of their Rust twins: `crowd_material`'s
+/// `DrawParams` (`throng_bevy::render::DrawParams`, 16 B) and `throng::material`'s `Material`
+/// and `MaterialSet` (throng-asset's `MaterialUniform` and `MaterialSet`, 48 B and 848 B, the
+/// ones throng-render uploads); the slots and their texture array are bound where the crowd
+/// layout puts them (a uniform at `MATERIALS`, a float 2D array at `BASE_COLOR_LAYERS`), clear
+/// of every other binding of the group.
 #[test]
-fn the_material_uniform_matches_its_rust_twin() {
+fn the_material_uniforms_match_their_rust_twins() {
+    use bevy::render::render_resource::{BindingType, TextureViewDimension};
     use std::mem::{offset_of, size_of};
-    use throng_asset::gpu::MaterialUniform;
+    use throng_asset::gpu::{MaterialSet, MaterialUniform};
+    use throng_bevy::render::bindings::{BASE_COLOR_LAYERS, CROWD_GROUP, MATERIALS};
     use throng_bevy::render::DrawParams;
     let mut composer = shared_modules();
     add_module(
@@ -412,19 +422,97 @@ fn the_material_uniform_matches_its_rust_twin() {
         })
         .unwrap_or_else(|e| panic!("crowd_material: {}", e.emit_to_string(&composer)));
     validate(&module, "crowd_material");
-    let material = offset_of!(DrawParams, material);
     check(
         &module,
         "DrawParams",
         size_of::<DrawParams>(),
+        &[offset_of!(DrawParams, misc)],
+    );
+    assert_eq!(size_of::<DrawParams>(), 16);
+    check(
+        &module,
+        "Material",
+        size_of::<MaterialUniform>(),
         &[
-            material + offset_of!(MaterialUniform, base_color),
-            material + offset_of!(MaterialUniform, uv_row0),
-            material + offset_of!(MaterialUniform, uv_row1),
-            offset_of!(DrawParams, misc),
+            offset_of!(MaterialUniform, base_color),
+            offset_of!(MaterialUniform, uv_row0),
+            offset_of!(MaterialUniform, uv_row1),
         ],
     );
-    assert_eq!(size_of::<DrawParams>(), 64);
+    check(
+        &module,
+        "MaterialSet",
+        size_of::<MaterialSet>(),
+        &[
+            offset_of!(MaterialSet, part),
+            offset_of!(MaterialSet, prop),
+            offset_of!(MaterialSet, count),
+            offset_of!(MaterialSet, _pad),
+            offset_of!(MaterialSet, layers),
+            offset_of!(MaterialSet, slots),
+        ],
+    );
+    assert_eq!(size_of::<MaterialSet>(), 848);
+    // where the module binds them
+    let bound = |binding: u32| -> Vec<naga::TypeInner> {
+        module
+            .global_variables
+            .iter()
+            .filter(|(_, g)| {
+                g.binding
+                    .as_ref()
+                    .is_some_and(|b| b.group == CROWD_GROUP && b.binding == binding)
+            })
+            .map(|(_, g)| module.types[g.ty].inner.clone())
+            .collect()
+    };
+    assert!(
+        matches!(
+            bound(MATERIALS).as_slice(),
+            [naga::TypeInner::Struct { span: 848, .. }]
+        ),
+        "{:?}",
+        bound(MATERIALS)
+    );
+    assert!(
+        matches!(
+            bound(BASE_COLOR_LAYERS).as_slice(),
+            [naga::TypeInner::Image {
+                dim: naga::ImageDimension::D2,
+                arrayed: true,
+                class: naga::ImageClass::Sampled {
+                    kind: naga::ScalarKind::Float,
+                    multi: false
+                },
+            }]
+        ),
+        "{:?}",
+        bound(BASE_COLOR_LAYERS)
+    );
+    // and where the layout puts them
+    for vat in [false, true] {
+        let layout = throng_bevy::render::crowd_layout(Encoding::QuatSnorm16, vat);
+        let entry = |b: u32| layout.entries.iter().find(|e| e.binding == b).cloned();
+        assert!(matches!(
+            entry(MATERIALS).map(|e| e.ty),
+            Some(BindingType::Buffer {
+                ty: bevy::render::render_resource::BufferBindingType::Uniform,
+                ..
+            })
+        ));
+        assert!(matches!(
+            entry(BASE_COLOR_LAYERS).map(|e| e.ty),
+            Some(BindingType::Texture {
+                view_dimension: TextureViewDimension::D2Array,
+                multisampled: false,
+                ..
+            })
+        ));
+        let mut numbers: Vec<u32> = layout.entries.iter().map(|e| e.binding).collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        assert_eq!(numbers.len(), layout.entries.len(), "vat {vat}");
+    }
 }
 
 /// The vertex function reads the shared vertex stream at its locations and types (every

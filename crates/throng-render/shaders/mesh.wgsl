@@ -7,6 +7,7 @@
 #define_import_path throng_render::mesh
 
 #import throng::appearance::{Appearance, appearance_tint, shows_part, shows_prop}
+#import throng::material::{MaterialSet, variant_slot, material_uv}
 #import throng_render::appearance::instance_appearance
 
 #import throng::playback::instance_affine
@@ -26,27 +27,7 @@ struct StaticVertex {
     @location(2) uv: vec2<f32>,
 }
 
-struct Material {
-    // Linear RGBA base colour factor.
-    base_color: vec4<f32>,
-    // KHR_texture_transform as a 2×3 affine (rows; uv' = M · (u, v, 1)): T · R · S.
-    uv_row_u: vec4<f32>,
-    uv_row_v: vec4<f32>,
-}
-
-// A primitive's material slots (Rust twin: crate::gpu_types::MaterialSet): slot 0 its own
-// material, slot v the asset's variant v - 1's; `count` slots in use. `part` and `prop`: the
-// bit of the appearance's part or prop mask that shows this draw (0xffffffff: always shown).
-struct MaterialSet {
-    part: u32,
-    prop: u32,
-    count: u32,
-    pad: u32,
-    // Base colour texture array layer of each slot (slot s at [s / 4][s % 4]).
-    layers: array<vec4<u32>, 4>,
-    slots: array<Material, 16>,
-}
-
+// The draw's material slots (throng::material; Rust twin: throng_asset::gpu::MaterialSet).
 @group(#{G_MATERIAL}) @binding(#{B_MATERIAL}) var<uniform> material: MaterialSet;
 // Base colour textures of the slots (sRGB, one per layer, one size; a white layer for a slot
 // without a texture).
@@ -101,11 +82,10 @@ fn mesh_fragment(in: VsOut, front: bool) -> vec4<f32> {
         n = -n;
     }
     // A variant past the asset's draws the own material.
-    let slot = select(0u, in.variant, in.variant < material.count);
+    let slot = variant_slot(in.variant, material.count);
     let m = material.slots[slot];
     let layer = material.layers[slot / 4u][slot % 4u];
-    let uv = vec3<f32>(in.uv, 1.0);
-    let tuv = vec2<f32>(dot(m.uv_row_u.xyz, uv), dot(m.uv_row_v.xyz, uv));
+    let tuv = material_uv(m, in.uv);
     let base = in.tint * m.base_color * textureSample(base_texture, base_sampler, tuv, layer);
     // The normals debug view: unlit, the colour throng-bevy's crowd.wgsl writes for it.
     if (frame.debug.x == 6u) {

@@ -239,48 +239,6 @@ pub struct PropParams {
     pub _pad: u32,
 }
 
-/// Material slots of one draw: slot 0 the primitive's own material, slot v the asset's material
-/// variant v − 1 (WGSL `MaterialSet` in `throng_render::mesh`), 816 B. An instance's appearance
-/// picks the slot (`Appearance::variant`; one past `count` draws slot 0).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct MaterialSet {
-    /// The part-mask bit that shows this draw: the asset's primitive index
-    /// ([`MaterialSet::ALWAYS`]: not switchable).
-    pub part: u32,
-    /// The prop-mask bit that shows this draw: the crowd's prop index (or ALWAYS).
-    pub prop: u32,
-    /// Slots in use (1 + the asset's variants), at least 1.
-    pub count: u32,
-    pub _pad: u32,
-    /// Base colour texture array layer of each slot (slot s at `[s / 4][s % 4]`).
-    pub layers: [[u32; 4]; MAX_MATERIAL_SLOTS / 4],
-    pub slots: [MaterialUniform; MAX_MATERIAL_SLOTS],
-}
-
-/// Material slots per draw: the own material and up to 15 variants.
-pub const MAX_MATERIAL_SLOTS: usize = 16;
-
-impl MaterialSet {
-    /// A part or prop bit of a draw that no mask hides.
-    pub const ALWAYS: u32 = u32::MAX;
-
-    /// One material (its texture at layer 0), always shown.
-    pub fn single(m: MaterialUniform) -> MaterialSet {
-        let mut slots = [m; MAX_MATERIAL_SLOTS];
-        slots[0] = m;
-        MaterialSet {
-            part: Self::ALWAYS,
-            prop: Self::ALWAYS,
-            count: 1,
-            _pad: 0,
-            layers: [[0; 4]; MAX_MATERIAL_SLOTS / 4],
-            slots,
-        }
-    }
-
-    /// Texture layer of slot `s`.
-    pub fn layer(&self, s: usize) -> u32 {
-        self.layers[s / 4][s % 4]
-    }
-}
+/// Material slots of one draw (WGSL `MaterialSet` of `throng::material`), 848 B, and their
+/// limit: throng-asset's, shared with throng-bevy ([`throng_asset::gpu::material`]).
+pub use throng_asset::gpu::material::{MaterialSet, MAX_MATERIAL_SLOTS};

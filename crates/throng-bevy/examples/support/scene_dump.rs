@@ -3,7 +3,8 @@
 //! the same poses from the same camera. Shared by the example (writing) and
 //! `tests/example.rs` (reading) through `#[path]`, so the format is written once.
 //!
-//! JSON; units: file units, radians, pixels. Transforms and records are throng's GPU layouts as words
+//! JSON; units: file units, radians, pixels. Transforms, records and appearances are throng's
+//! GPU layouts as words
 //! (`throng_contract::InstanceTransform`, 12 f32 each; CPU-timed
 //! `throng_contract::InstanceRecord`, 16 u32 each), in the runtime's dense order.
 
@@ -34,4 +35,8 @@ pub struct SceneDump {
     /// throng-render's `RenderOptions::lod_bias`).
     pub culled: bool,
     pub lod_bias: f32,
+    /// Per-instance appearances, `throng_contract::Appearance` words (4 u32 each; empty in
+    /// dumps written before appearances were: every instance the default).
+    #[serde(default)]
+    pub appearances: Vec<u32>,
 }

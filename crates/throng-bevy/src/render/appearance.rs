@@ -12,11 +12,8 @@
 //! (16 B each, one `write_texture` per run of consecutive indices), every texel when the
 //! instance count changed or the texture was (re)made for a larger capacity.
 //!
-//! Not done: material variants (`Appearance::variant`). The plugin's material is one uniform
-//! and one base colour texture per primitive in the crowd's bind group; a variant would need a
-//! uniform and texture per (primitive, variant) selected per instance in the shader (a texture
-//! array like throng-render's `variants`), which this version does not build. Instances with a
-//! variant are drawn with their primitives' own materials (tint and parts still apply).
+//! The variant (`Appearance::variant`) picks the material slot the main pass draws
+//! ([`super::materials`]); the prop mask is read in the main world (`crate::ThrongPropBit`).
 
 use bevy::render::render_resource::{
     Extent3d, Origin3d, TexelCopyBufferLayout, TexelCopyTextureInfo, Texture, TextureAspect,

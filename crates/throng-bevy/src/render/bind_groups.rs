@@ -1,4 +1,4 @@
-//! Each frame, per crowd: the per-primitive material uniforms, the clock and the palette job
+//! Each frame, per crowd: the per-primitive draw uniforms, the clock and the palette job
 //! written; the palette (and its previous-frame twin) sized by the asset's entries; and the
 //! bind groups of the draw and the palette pass (re)made when a buffer they bind changed.
 
@@ -9,7 +9,6 @@ use bevy::render::render_resource::{
     PipelineCache, WgpuLimits,
 };
 use bevy::render::renderer::{RenderDevice, RenderQueue};
-use bevy::render::texture::{FallbackImage, GpuImage};
 use throng_asset::gpu::{palette_bytes, PaletteJob, TimingUniform, PALETTE_ENTRY_BYTES};
 
 use super::bindings;
@@ -46,8 +45,6 @@ pub fn palette_fits(capacity: u64, entries: u32, limits: &WgpuLimits) -> bool {
 pub(crate) fn prepare_crowd_bind_groups(
     mut gpus: ResMut<CrowdGpus>,
     assets: Res<RenderAssets<GpuThrongAsset>>,
-    images: Res<RenderAssets<GpuImage>>,
-    fallback: Res<FallbackImage>,
     device: Res<RenderDevice>,
     queue: Res<RenderQueue>,
     pipeline_cache: Res<PipelineCache>,
@@ -61,29 +58,7 @@ pub(crate) fn prepare_crowd_bind_groups(
         if g.bind_groups_valid {
             continue;
         }
-        let textures = Textures {
-            images: &images,
-            fallback: &fallback,
-        };
-        g.make_bind_groups(&device, &pipeline_cache, asset, textures);
-    }
-}
-
-/// Where a primitive's base colour texture comes from: Bevy's prepared images, or its white
-/// fallback for a primitive without one.
-#[derive(Clone, Copy)]
-struct Textures<'a> {
-    images: &'a RenderAssets<GpuImage>,
-    fallback: &'a FallbackImage,
-}
-
-impl Textures<'_> {
-    /// The image of primitive texture `id`; None while Bevy still prepares it.
-    fn get(&self, id: Option<AssetId<Image>>) -> Option<&GpuImage> {
-        match id {
-            Some(id) => self.images.get(id),
-            None => Some(&self.fallback.d2),
-        }
+        g.make_bind_groups(&device, &pipeline_cache, asset);
     }
 }
 
@@ -218,14 +193,12 @@ impl CrowdGpu {
     }
 
     /// Makes the draw's bind group of every primitive and the palette pass's, once every
-    /// buffer exists and every primitive's texture is prepared (else it tries again next
-    /// frame).
+    /// buffer exists (else it tries again next frame).
     fn make_bind_groups(
         &mut self,
         device: &RenderDevice,
         pipeline_cache: &PipelineCache,
         asset: &GpuThrongAsset,
-        textures: Textures,
     ) {
         let (Some(_), Some(_), Some(_), Some(_), Some(_)) = (
             &self.transforms,
@@ -236,7 +209,7 @@ impl CrowdGpu {
         ) else {
             return;
         };
-        let Some(groups) = self.draw_groups(device, pipeline_cache, asset, textures) else {
+        let Some(groups) = self.draw_groups(device, pipeline_cache, asset) else {
             return;
         };
         self.palette_group = self.palette_pass_group(device, pipeline_cache, asset);
@@ -244,13 +217,12 @@ impl CrowdGpu {
         self.bind_groups_valid = true;
     }
 
-    /// The draw's bind group of each primitive; None until every texture is prepared.
+    /// The draw's bind group of each primitive; None until the crowd's buffers exist.
     fn draw_groups(
         &self,
         device: &RenderDevice,
         pipeline_cache: &PipelineCache,
         asset: &GpuThrongAsset,
-        textures: Textures,
     ) -> Option<Vec<BindGroup>> {
         let (Some(tb), Some(rb), Some(pal), Some(clock), Some(looks)) = (
             &self.transforms,
@@ -268,8 +240,6 @@ impl CrowdGpu {
         ));
         let mut groups = Vec::with_capacity(asset.primitives.len());
         for (i, (p, draw)) in asset.primitives.iter().zip(&self.draws).enumerate() {
-            // A texture still being prepared: try again next frame.
-            let image = textures.get(p.image)?;
             let mut entries = playback_entries(asset, rb, clock).to_vec();
             entries.extend([
                 BindGroupEntry {
@@ -305,12 +275,16 @@ impl CrowdGpu {
                     resource: draw.as_entire_binding(),
                 },
                 BindGroupEntry {
-                    binding: bindings::BASE_COLOR,
-                    resource: BindingResource::TextureView(&image.texture_view),
+                    binding: bindings::MATERIALS,
+                    resource: p.materials.uniform.as_entire_binding(),
+                },
+                BindGroupEntry {
+                    binding: bindings::BASE_COLOR_LAYERS,
+                    resource: BindingResource::TextureView(&p.materials.layers),
                 },
                 BindGroupEntry {
                     binding: bindings::SAMPLER,
-                    resource: BindingResource::Sampler(&image.sampler),
+                    resource: BindingResource::Sampler(&asset.sampler),
                 },
                 BindGroupEntry {
                     binding: bindings::APPEARANCES,

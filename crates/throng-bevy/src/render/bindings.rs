@@ -42,8 +42,8 @@ numbers! {
     GPU_RECORDS = 105;
     /// The primitive's `DrawParams` uniform.
     DRAW = 106;
-    /// Base colour texture and sampler.
-    BASE_COLOR = 107;
+    /// The sampler of the base colour texture array (`BASE_COLOR_LAYERS`). (107, the single
+    /// base colour texture before material variants, is no longer bound.)
     SAMPLER = 108;
     /// GPU-timed: the clock uniform (low 32 bits of the runtime's ticks).
     CLOCK = 109;
@@ -79,6 +79,12 @@ numbers! {
     VAT_NORMALS = 125;
     /// The instances' appearances, an `Rgba32Uint` texture (`crate::render::appearance`).
     APPEARANCES = 126;
+    /// The primitive's material slots, a `MaterialSet` uniform (`throng::material`,
+    /// throng_asset::gpu::MaterialSet: its own material, then each variant's), and its base
+    /// colour texture array (one layer per distinct image of its slots;
+    /// `crate::render::materials`).
+    MATERIALS = 127;
+    BASE_COLOR_LAYERS = 128;
 }
 
 /// The group and binding shader defs of a pipeline whose crowd group is `group`.

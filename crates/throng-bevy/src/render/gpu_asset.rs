@@ -1,32 +1,33 @@
 //! A baked asset as a Bevy render asset: bone texture, bone parameters, clip table, layer
-//! masks, and per primitive its vertex and index buffers and material.
+//! masks, and per primitive its vertex and index buffers and material slots
+//! ([`super::materials`]: its own material and every variant's).
 
 use std::sync::Arc;
 
 use bevy::asset::AssetId;
 use bevy::ecs::system::lifetimeless::SRes;
 use bevy::ecs::system::SystemParamItem;
-use bevy::image::Image;
 use bevy::prelude::default;
 use bevy::render::render_asset::{PrepareAssetError, RenderAsset};
 use bevy::render::render_resource::{
-    Buffer, BufferInitDescriptor, BufferUsages, Extent3d, TextureDataOrder, TextureDescriptor,
-    TextureDimension, TextureUsages, TextureView, TextureViewDescriptor, TextureViewDimension,
+    Buffer, BufferInitDescriptor, BufferUsages, Extent3d, Sampler, TextureDataOrder,
+    TextureDescriptor, TextureDimension, TextureUsages, TextureView, TextureViewDescriptor,
+    TextureViewDimension,
 };
 use bevy::render::renderer::{RenderDevice, RenderQueue};
 use throng_asset::gpu::cull::{self, LodRanges};
-use throng_asset::gpu::{mask_words, BoneParams, GpuVertex, MaterialUniform, TexelFormat};
+use throng_asset::gpu::{mask_words, BoneParams, GpuVertex, TexelFormat};
 use throng_asset::{BakedAsset, BakedMaterial, BakedPrimitive};
 
 use super::formats::texture_format;
+use super::materials::{base_color_sampler, GpuMaterials, MaterialUpload};
 use crate::asset::ThrongAsset;
 
-/// WGSL `DrawParams` of `throng_bevy::crowd_material` (64 B): a primitive's material.
+/// WGSL `DrawParams` of `throng_bevy::crowd_material` (16 B): how a primitive is drawn (its
+/// colours are its material slots, [`GpuMaterials`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct DrawParams {
-    /// Base colour factor and texture transform (throng-render's material uniform).
-    pub material: MaterialUniform,
     /// x: unused; y: double-sided; z: the primitive's index (its bit in an appearance's part
     /// mask).
     pub misc: [u32; 4],
@@ -43,7 +44,8 @@ pub struct GpuPrimitive {
     /// (first index, index count) of each LOD in `indices`; `[0]` is LOD 0.
     pub lods: Vec<(u32, u32)>,
     pub material: DrawParams,
-    pub image: Option<AssetId<Image>>,
+    /// Its material slots and base colour texture array.
+    pub materials: GpuMaterials,
 }
 
 /// A baked asset on the GPU: bone texture, clip table, primitives.
@@ -56,6 +58,8 @@ pub struct GpuThrongAsset {
     /// The layer masks (`throng_asset::gpu::mask_words`).
     pub masks: Buffer,
     pub primitives: Vec<GpuPrimitive>,
+    /// The sampler of every primitive's base colour array.
+    pub sampler: Sampler,
     pub double_sided: bool,
     /// Every primitive has at most 4 influences per vertex (def `INFLUENCES_4`).
     pub four_influences: bool,
@@ -149,19 +153,13 @@ fn bone_texture(baked: &BakedAsset, device: &RenderDevice, queue: &RenderQueue) 
     })
 }
 
-/// Primitive `p`'s buffers and material (`images`: the asset's images as Bevy images).
+/// Primitive `p`'s buffers and draw parameters (`materials`: its slots).
 fn upload_primitive(
     device: &RenderDevice,
     p: &BakedPrimitive,
     mat: Option<&BakedMaterial>,
-    images: &[Option<bevy::asset::Handle<Image>>],
+    materials: GpuMaterials,
 ) -> GpuPrimitive {
-    let factor = mat.map_or([1.0; 4], |m| m.base_color_factor);
-    let t = mat.map(|m| m.texture_transform).unwrap_or_default();
-    let image = mat
-        .and_then(|m| m.base_color_texture)
-        .and_then(|i| images.get(i).cloned().flatten())
-        .map(|h| h.id());
     let lods = LodRanges::of(p);
     GpuPrimitive {
         vertices: device.create_buffer_with_data(&BufferInitDescriptor {
@@ -177,10 +175,9 @@ fn upload_primitive(
         index_count: p.indices.len() as u32,
         lods: lods.ranges,
         material: DrawParams {
-            material: MaterialUniform::new(factor, &t),
             misc: [0, mat.is_some_and(|m| m.double_sided) as u32, 0, 0],
         },
-        image,
+        materials,
     }
 }
 
@@ -190,6 +187,7 @@ fn upload(source: &ThrongAsset, device: &RenderDevice, queue: &RenderQueue) -> G
     let table = throng_asset::gpu_clip_table(&baked.clips);
     let params = BoneParams::new(&baked.bone_texture, baked.clips.len());
     let material = |p: &BakedPrimitive| p.material.and_then(|m| baked.materials.get(m));
+    let mut slots = MaterialUpload::new(baked);
     GpuThrongAsset {
         baked: baked.clone(),
         bone_params: device.create_buffer_with_data(&BufferInitDescriptor {
@@ -218,11 +216,13 @@ fn upload(source: &ThrongAsset, device: &RenderDevice, queue: &RenderQueue) -> G
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let mut gp = upload_primitive(device, p, material(p), &source.images);
+                let materials = slots.primitive(baked, i, p.material, device, queue);
+                let mut gp = upload_primitive(device, p, material(p), materials);
                 gp.material.misc[2] = i as u32;
                 gp
             })
             .collect(),
+        sampler: base_color_sampler(device),
         double_sided: baked
             .primitives
             .iter()

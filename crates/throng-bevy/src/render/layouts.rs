@@ -79,12 +79,13 @@ pub fn crowd_layout(encoding: Encoding, vat: bool) -> BindGroupLayoutDescriptor 
         // Read with per-instance culling (def CULLED); a stand-in without.
         buffer_entry(bindings::VISIBLE_IDS, vf, storage),
         buffer_entry(bindings::DRAW, vf, BufferBindingType::Uniform),
+        buffer_entry(bindings::MATERIALS, vf, BufferBindingType::Uniform),
         BindGroupLayoutEntry {
-            binding: bindings::BASE_COLOR,
+            binding: bindings::BASE_COLOR_LAYERS,
             visibility: vf,
             ty: BindingType::Texture {
                 sample_type: TextureSampleType::Float { filterable: true },
-                view_dimension: TextureViewDimension::D2,
+                view_dimension: TextureViewDimension::D2Array,
                 multisampled: false,
             },
             count: None,

@@ -72,6 +72,7 @@ mod draw;
 mod formats;
 mod gpu_asset;
 mod layouts;
+pub mod materials;
 mod palette;
 mod pipeline;
 mod queue;
