@@ -91,7 +91,7 @@ fn bad_lod_influences_debug_values_and_lone_debug_joint_are_usage_errors() {
         &["--lod-influences", "4,,1"],
         &["--lod-influences", "four"],
         &["--lod-bias", "-1"],
-        &["--debug", "normals"],
+        &["--debug", "tangents"],
         &["--debug-joint", "1"],
         &["--debug", "palette", "--debug-joint", "1"],
         &["--shadow-map-size", "0"],
