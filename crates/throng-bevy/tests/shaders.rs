@@ -28,7 +28,7 @@ use throng_bevy::render::{CrowdKey, PalettePipeline};
 #[path = "../../throng-render/tests/naga_layout/mod.rs"]
 mod naga_layout;
 
-use naga_layout::{check, check_vertex_inputs, vertex_inputs};
+use naga_layout::{check, check_shared, check_vertex_inputs, vertex_inputs};
 
 fn naga_defs(defs: &[ShaderDefVal]) -> HashMap<String, ShaderDefValue> {
     defs.iter()
@@ -261,124 +261,29 @@ fn key(encoding: Encoding, gpu_timed: bool, palette: bool) -> CrowdKey {
 /// the sizes and member offsets of the Rust types the plugin uploads.
 #[test]
 fn uploaded_structs_match_their_rust_twins() {
-    use std::mem::{offset_of, size_of};
-    use throng_asset::gpu::{BoneParams, PaletteEntry, PaletteJob, TimingUniform, VatParams};
-    use throng_contract::{
-        GpuClip, GpuInstanceRecord, GpuLayer, InstanceRecord, InstanceTransform, Layer,
-    };
     let (cpu, _) = crowd_vertex_module(key(Encoding::QuatSnorm16, false, false), true);
-    check(&cpu, "Layer", size_of::<Layer>(), &[0, 4, 8, 12]);
-    check(&cpu, "InstanceRecord", size_of::<InstanceRecord>(), &[0]);
-    check(
+    check_shared(
         &cpu,
-        "InstanceTransform",
-        size_of::<InstanceTransform>(),
-        &[0],
-    );
-    check(
-        &cpu,
-        "Clip",
-        size_of::<GpuClip>(),
         &[
-            offset_of!(GpuClip, first_row),
-            offset_of!(GpuClip, frames),
-            offset_of!(GpuClip, times_offset),
-            offset_of!(GpuClip, flags),
-            offset_of!(GpuClip, bounds_min),
-            offset_of!(GpuClip, bounds_max),
-        ],
-    );
-    check(
-        &cpu,
-        "BoneParams",
-        size_of::<BoneParams>(),
-        &[
-            offset_of!(BoneParams, entries),
-            offset_of!(BoneParams, rows),
-            offset_of!(BoneParams, rows_per_layer),
-            offset_of!(BoneParams, clip_count),
-            offset_of!(BoneParams, translation_range),
-            offset_of!(BoneParams, scale_range),
-            offset_of!(BoneParams, _pad),
-            offset_of!(BoneParams, _pad) + 4,
+            "Layer",
+            "InstanceRecord",
+            "InstanceTransform",
+            "Clip",
+            "BoneParams",
         ],
     );
     let (gpu, _) = crowd_vertex_module(key(Encoding::Mat4F32, true, false), true);
-    check(
-        &gpu,
-        "GpuLayer",
-        size_of::<GpuLayer>(),
-        &[
-            offset_of!(GpuLayer, anchor),
-            offset_of!(GpuLayer, phase),
-            offset_of!(GpuLayer, omega_hi),
-            offset_of!(GpuLayer, omega_lo),
-            offset_of!(GpuLayer, clip_mode),
-        ],
-    );
-    check(
-        &gpu,
-        "GpuInstanceRecord",
-        size_of::<GpuInstanceRecord>(),
-        &[
-            offset_of!(GpuInstanceRecord, layers),
-            offset_of!(GpuInstanceRecord, w_anchor),
-            offset_of!(GpuInstanceRecord, w_start),
-            offset_of!(GpuInstanceRecord, w_rate),
-            offset_of!(GpuInstanceRecord, flags),
-        ],
-    );
-    let timing = [
-        offset_of!(TimingUniform, clock),
-        offset_of!(TimingUniform, _pad),
-        offset_of!(TimingUniform, _pad) + 4,
-        offset_of!(TimingUniform, _pad) + 8,
-    ];
-    check(&gpu, "Timing", size_of::<TimingUniform>(), &timing);
-    let entry = [
-        offset_of!(PaletteEntry, a),
-        offset_of!(PaletteEntry, b),
-        offset_of!(PaletteEntry, c),
-    ];
+    check_shared(&gpu, &["GpuLayer", "GpuInstanceRecord", "Timing"]);
     let (palette_path, _) = crowd_vertex_module(key(Encoding::Mat4F32, false, true), true);
-    check(
-        &palette_path,
-        "PaletteEntry",
-        size_of::<PaletteEntry>(),
-        &entry,
-    );
+    check_shared(&palette_path, &["PaletteEntry"]);
     let vat_key = CrowdKey {
         vat: true,
         ..key(Encoding::Mat4F32, true, false)
     };
     let (vat_path, _) = crowd_vertex_module(vat_key, true);
-    check(
-        &vat_path,
-        "VatParams",
-        size_of::<VatParams>(),
-        &[
-            offset_of!(VatParams, encoding),
-            offset_of!(VatParams, width),
-            offset_of!(VatParams, rows_per_frame),
-            offset_of!(VatParams, rows_per_layer),
-            offset_of!(VatParams, min),
-            offset_of!(VatParams, max),
-        ],
-    );
+    check_shared(&vat_path, &["VatParams"]);
     let palette = palette_module(Encoding::QuatSnorm16, true, false, true);
-    check(&palette, "PaletteEntry", size_of::<PaletteEntry>(), &entry);
-    check(&palette, "Timing", size_of::<TimingUniform>(), &timing);
-    check(
-        &palette,
-        "PaletteJob",
-        size_of::<PaletteJob>(),
-        &[
-            offset_of!(PaletteJob, instances),
-            offset_of!(PaletteJob, list_base),
-            offset_of!(PaletteJob, count_word),
-            offset_of!(PaletteJob, _pad),
-        ],
-    );
+    check_shared(&palette, &["PaletteEntry", "Timing", "PaletteJob"]);
 }
 
 /// A user of `throng_bevy::crowd_material` (the main pass's material bindings), as crowd.wgsl
@@ -403,7 +308,7 @@ fn fragment(@location(0) uv: vec2<f32>, @location(1) @interpolate(flat) variant:
 fn the_material_uniforms_match_their_rust_twins() {
     use bevy::render::render_resource::{BindingType, TextureViewDimension};
     use std::mem::{offset_of, size_of};
-    use throng_asset::gpu::{MaterialSet, MaterialUniform};
+    use throng_asset::gpu::MaterialSet;
     use throng_bevy::render::bindings::{BASE_COLOR_LAYERS, CROWD_GROUP, MATERIALS};
     use throng_bevy::render::DrawParams;
     let mut composer = shared_modules();
@@ -429,29 +334,7 @@ fn the_material_uniforms_match_their_rust_twins() {
         &[offset_of!(DrawParams, misc)],
     );
     assert_eq!(size_of::<DrawParams>(), 16);
-    check(
-        &module,
-        "Material",
-        size_of::<MaterialUniform>(),
-        &[
-            offset_of!(MaterialUniform, base_color),
-            offset_of!(MaterialUniform, uv_row0),
-            offset_of!(MaterialUniform, uv_row1),
-        ],
-    );
-    check(
-        &module,
-        "MaterialSet",
-        size_of::<MaterialSet>(),
-        &[
-            offset_of!(MaterialSet, part),
-            offset_of!(MaterialSet, prop),
-            offset_of!(MaterialSet, count),
-            offset_of!(MaterialSet, _pad),
-            offset_of!(MaterialSet, layers),
-            offset_of!(MaterialSet, slots),
-        ],
-    );
+    check_shared(&module, &["Material", "MaterialSet"]);
     assert_eq!(size_of::<MaterialSet>(), 848);
     // where the module binds them
     let bound = |binding: u32| -> Vec<naga::TypeInner> {
@@ -582,7 +465,7 @@ fn cull_module(encoding: Encoding, gpu_timed: bool) -> naga::Module {
 #[test]
 fn the_culling_pass_composes_validates_and_matches_its_rust_twins() {
     use std::mem::{offset_of, size_of};
-    use throng_bevy::render::cull::{CullJob, CullView, DrawIndexedArgs};
+    use throng_bevy::render::cull::{CullJob, CullView};
     for encoding in Encoding::ALL {
         for gpu_timed in [false, true] {
             let module = cull_module(encoding, gpu_timed);
@@ -633,18 +516,7 @@ fn the_culling_pass_composes_validates_and_matches_its_rust_twins() {
             offset_of!(CullView, light),
         ],
     );
-    check(
-        &module,
-        "DrawArgs",
-        size_of::<DrawIndexedArgs>(),
-        &[
-            offset_of!(DrawIndexedArgs, index_count),
-            offset_of!(DrawIndexedArgs, instance_count),
-            offset_of!(DrawIndexedArgs, first_index),
-            offset_of!(DrawIndexedArgs, base_vertex),
-            offset_of!(DrawIndexedArgs, first_instance),
-        ],
-    );
+    check_shared(&module, &["DrawArgs"]);
     assert_eq!(size_of::<CullJob>(), 112);
     assert_eq!(size_of::<CullView>(), 144);
 }
@@ -657,26 +529,14 @@ fn the_culling_pass_composes_validates_and_matches_its_rust_twins() {
 #[test]
 fn the_appearance_texture_is_bound_where_the_layout_puts_it() {
     use bevy::render::render_resource::{BindingType, ShaderStages, TextureSampleType};
-    use std::mem::{offset_of, size_of};
     use throng_bevy::render::bindings::{APPEARANCES, CROWD_GROUP};
-    use throng_contract::Appearance;
     for vat in [false, true] {
         let k = CrowdKey {
             vat,
             ..key(Encoding::Mat3x4F16, false, true)
         };
         let (module, what) = crowd_vertex_module(k, false);
-        check(
-            &module,
-            "Appearance",
-            size_of::<Appearance>(),
-            &[
-                offset_of!(Appearance, tint),
-                offset_of!(Appearance, parts),
-                offset_of!(Appearance, variant),
-                offset_of!(Appearance, props),
-            ],
-        );
+        check_shared(&module, &["Appearance"]);
         let bound: Vec<_> = module
             .global_variables
             .iter()

@@ -25,6 +25,155 @@ pub fn check(m: &naga::Module, name: &str, size: usize, offsets: &[usize]) {
     assert_eq!(offs, offsets, "{name} member offsets");
 }
 
+/// The layout (size, member offsets) of each struct both embeddings upload unchanged: the
+/// contract's (throng-contract) and the shared GPU modules' (throng-asset's `gpu`), by their
+/// WGSL names. Written once so that each crate's test only names what its programs compose.
+pub fn shared_layout(name: &str) -> Option<(usize, Vec<usize>)> {
+    use std::mem::{offset_of, size_of};
+    use throng_asset::gpu::cull::DrawIndexedArgs;
+    use throng_asset::gpu::{
+        BoneParams, MaterialSet, MaterialUniform, PaletteEntry, PaletteJob, TimingUniform,
+        VatParams,
+    };
+    use throng_contract::{
+        Appearance, GpuClip, GpuInstanceRecord, GpuLayer, InstanceRecord, InstanceTransform, Layer,
+    };
+    Some(match name {
+        "Layer" => (size_of::<Layer>(), vec![0, 4, 8, 12]),
+        "InstanceRecord" => (size_of::<InstanceRecord>(), vec![0]),
+        "InstanceTransform" => (size_of::<InstanceTransform>(), vec![0]),
+        "Clip" => (
+            size_of::<GpuClip>(),
+            vec![
+                offset_of!(GpuClip, first_row),
+                offset_of!(GpuClip, frames),
+                offset_of!(GpuClip, times_offset),
+                offset_of!(GpuClip, flags),
+                offset_of!(GpuClip, bounds_min),
+                offset_of!(GpuClip, bounds_max),
+            ],
+        ),
+        "GpuLayer" => (
+            size_of::<GpuLayer>(),
+            vec![
+                offset_of!(GpuLayer, anchor),
+                offset_of!(GpuLayer, phase),
+                offset_of!(GpuLayer, omega_hi),
+                offset_of!(GpuLayer, omega_lo),
+                offset_of!(GpuLayer, clip_mode),
+            ],
+        ),
+        "GpuInstanceRecord" => (
+            size_of::<GpuInstanceRecord>(),
+            vec![
+                offset_of!(GpuInstanceRecord, layers),
+                offset_of!(GpuInstanceRecord, w_anchor),
+                offset_of!(GpuInstanceRecord, w_start),
+                offset_of!(GpuInstanceRecord, w_rate),
+                offset_of!(GpuInstanceRecord, flags),
+            ],
+        ),
+        "Timing" => (
+            size_of::<TimingUniform>(),
+            vec![
+                offset_of!(TimingUniform, clock),
+                offset_of!(TimingUniform, _pad),
+                offset_of!(TimingUniform, _pad) + 4,
+                offset_of!(TimingUniform, _pad) + 8,
+            ],
+        ),
+        "BoneParams" => (
+            size_of::<BoneParams>(),
+            vec![
+                offset_of!(BoneParams, entries),
+                offset_of!(BoneParams, rows),
+                offset_of!(BoneParams, rows_per_layer),
+                offset_of!(BoneParams, clip_count),
+                offset_of!(BoneParams, translation_range),
+                offset_of!(BoneParams, scale_range),
+                offset_of!(BoneParams, _pad),
+                offset_of!(BoneParams, _pad) + 4,
+            ],
+        ),
+        "PaletteEntry" => (
+            size_of::<PaletteEntry>(),
+            vec![
+                offset_of!(PaletteEntry, a),
+                offset_of!(PaletteEntry, b),
+                offset_of!(PaletteEntry, c),
+            ],
+        ),
+        "PaletteJob" => (
+            size_of::<PaletteJob>(),
+            vec![
+                offset_of!(PaletteJob, instances),
+                offset_of!(PaletteJob, list_base),
+                offset_of!(PaletteJob, count_word),
+                offset_of!(PaletteJob, _pad),
+            ],
+        ),
+        "VatParams" => (
+            size_of::<VatParams>(),
+            vec![
+                offset_of!(VatParams, encoding),
+                offset_of!(VatParams, width),
+                offset_of!(VatParams, rows_per_frame),
+                offset_of!(VatParams, rows_per_layer),
+                offset_of!(VatParams, min),
+                offset_of!(VatParams, max),
+            ],
+        ),
+        "Material" => (
+            size_of::<MaterialUniform>(),
+            vec![
+                offset_of!(MaterialUniform, base_color),
+                offset_of!(MaterialUniform, uv_row0),
+                offset_of!(MaterialUniform, uv_row1),
+            ],
+        ),
+        "MaterialSet" => (
+            size_of::<MaterialSet>(),
+            vec![
+                offset_of!(MaterialSet, part),
+                offset_of!(MaterialSet, prop),
+                offset_of!(MaterialSet, count),
+                offset_of!(MaterialSet, _pad),
+                offset_of!(MaterialSet, layers),
+                offset_of!(MaterialSet, slots),
+            ],
+        ),
+        "Appearance" => (
+            size_of::<Appearance>(),
+            vec![
+                offset_of!(Appearance, tint),
+                offset_of!(Appearance, parts),
+                offset_of!(Appearance, variant),
+                offset_of!(Appearance, props),
+            ],
+        ),
+        "DrawArgs" => (
+            size_of::<DrawIndexedArgs>(),
+            vec![
+                offset_of!(DrawIndexedArgs, index_count),
+                offset_of!(DrawIndexedArgs, instance_count),
+                offset_of!(DrawIndexedArgs, first_index),
+                offset_of!(DrawIndexedArgs, base_vertex),
+                offset_of!(DrawIndexedArgs, first_instance),
+            ],
+        ),
+        _ => return None,
+    })
+}
+
+/// Each of `names`, a struct of [`shared_layout`], has its Rust twin's layout in `m`.
+pub fn check_shared(m: &naga::Module, names: &[&str]) {
+    for name in names {
+        let (size, offsets) =
+            shared_layout(name).unwrap_or_else(|| panic!("{name} is not a shared struct"));
+        check(m, name, size, &offsets);
+    }
+}
+
 /// The vertex inputs an entry point reads, as (shader location, type).
 pub fn vertex_inputs(module: &naga::Module, entry: &str) -> Vec<(u32, naga::TypeInner)> {
     let ep = module
