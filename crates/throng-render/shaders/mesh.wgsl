@@ -94,7 +94,9 @@ fn mesh_fragment(in: VsOut, front: bool) -> vec4<f32> {
     if (in.debug.a > 0.0) {
         return vec4<f32>(shade_debug(in.debug.rgb, n), 1.0);
     }
-    return vec4<f32>(shade(base.rgb, n, in.world), base.a);
+    // Every material is drawn opaque (glTF's default alphaMode, the only one throng draws),
+    // whose alpha the spec says to ignore: a texture's alpha must not reach the picture.
+    return vec4<f32>(shade(base.rgb, n, in.world), 1.0);
 }
 
 #ifdef MOTION
