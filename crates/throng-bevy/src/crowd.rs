@@ -366,27 +366,34 @@ pub(crate) fn init_crowds(mut crowds: Query<&mut ThrongCrowd>, assets: Res<Asset
             continue;
         };
         let baked = a.baked.clone();
+        // Messages name the file the application loaded (the baked file's own source name
+        // is the glTF it was baked from); an asset made in memory by its source.
+        let label = crowd
+            .asset
+            .path()
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| baked.source_name.clone());
         let encoding = baked.bone_texture.encoding;
         let has_vats = baked.primitives.iter().all(|p| p.vat.is_some());
         if crowd.skin_path == SkinPath::Vat && !has_vats {
             warn!(
                 "throng: the VAT path needs a VAT on every primitive and {} lacks them: \
                  drawn on the palette path (bake it with a VAT encoding, or choose another path)",
-                baked.source_name
+                label
             );
         }
         if crowd.skin_path == SkinPath::Vat && has_vats && crowd.skinning == Skinning::DualQuat {
             warn!(
                 "throng: {}'s VATs hold linear-blend-skinned poses: dual-quaternion skinning \
                  does not apply on the VAT path",
-                baked.source_name
+                label
             );
         }
         if crowd.skinning == Skinning::DualQuat && !encoding.is_quat() {
             warn!(
                 "throng: dual-quaternion skinning needs a quat-* bone texture and {} has {}: \
                  drawn with linear blend skinning (bake it with a quat-* encoding)",
-                baked.source_name,
+                label,
                 encoding.as_str()
             );
         }

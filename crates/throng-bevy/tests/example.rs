@@ -691,7 +691,7 @@ fn each_skinning_choice_and_lod_draws_throng_renders_picture() {
 }
 
 /// A crowd asking for the VAT path whose asset has no VATs (`--asset` a file baked without
-/// `--vat`) is drawn on the palette path: the plugin warns, naming the asset, and the picture
+/// `--vat`) is drawn on the palette path: the plugin warns, naming the file loaded, and the picture
 /// is the palette path's of the same file (0 pixels differ by more than 8 levels).
 #[test]
 fn the_vat_path_without_vats_falls_back_to_the_palette_path() {
@@ -722,7 +722,7 @@ fn the_vat_path_without_vats_falls_back_to_the_palette_path() {
     assert!(
         vat.stderr
             .contains("the VAT path needs a VAT on every primitive")
-            && vat.stderr.contains("Fox.glb"),
+            && vat.stderr.contains("fox-no-vat.glb"),
         "no warning about the missing VATs:\n{}",
         vat.stderr
     );

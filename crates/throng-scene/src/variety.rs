@@ -30,8 +30,8 @@ pub struct Variety {
     pub hidden_parts: Vec<u32>,
 }
 
-/// A variety the asset cannot show. Each names the asset (its source name) and lists what it
-/// has.
+/// A variety the asset cannot show. Each names the asset (as the caller names it: the file
+/// given) and lists what it has.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum VarietyError {
     #[error("{asset}: no material variant named {name:?} (variants: {})", list(.known))]
@@ -70,12 +70,13 @@ impl Variety {
     pub fn appearances(
         &self,
         asset: &BakedAsset,
+        asset_name: &str,
         ids: &[u32],
     ) -> Result<Vec<Appearance>, VarietyError> {
         if self.is_default() {
             return Ok(Vec::new());
         }
-        let name = || asset.source_name.clone();
+        let name = || asset_name.to_string();
         let known = || asset.variants.iter().map(|v| v.name.clone()).collect();
         let variants = asset.variants.len() as u32;
         let fixed = match &self.variant {
@@ -157,14 +158,14 @@ mod tests {
     fn named_all_tints_and_hidden_parts() {
         let a = asset(false);
         assert!(Variety::default()
-            .appearances(&a, &[0, 1])
+            .appearances(&a, "a.glb", &[0, 1])
             .unwrap()
             .is_empty());
         let v = Variety {
             variant: VariantChoice::Named("striped".into()),
             ..Default::default()
         };
-        let looks = v.appearances(&a, &[0, 5]).unwrap();
+        let looks = v.appearances(&a, "a.glb", &[0, 5]).unwrap();
         assert!(looks
             .iter()
             .all(|l| *l == Appearance::DEFAULT.with_variant(2)));
@@ -173,7 +174,7 @@ mod tests {
             tints: true,
             hidden_parts: vec![0],
         };
-        let looks = v.appearances(&a, &[0, 1, 2, 3, 4]).unwrap();
+        let looks = v.appearances(&a, "a.glb", &[0, 1, 2, 3, 4]).unwrap();
         let shown: Vec<u32> = looks.iter().map(|l| l.variant).collect();
         assert_eq!(shown, [0, 1, 2, 0, 1]);
         assert!(looks.iter().all(|l| l.parts == !0b1));
@@ -190,19 +191,21 @@ mod tests {
             variant: VariantChoice::Named(n.into()),
             ..Default::default()
         };
-        let e = named("blue").appearances(&a, &[0]).unwrap_err();
+        let e = named("blue").appearances(&a, "a.glb", &[0]).unwrap_err();
         assert_eq!(
             e.to_string(),
             "a.glb: no material variant named \"blue\" (variants: red, striped)"
         );
-        let e = named("blue").appearances(&asset(true), &[0]).unwrap_err();
+        let e = named("blue")
+            .appearances(&asset(true), "a.glb", &[0])
+            .unwrap_err();
         assert!(e.to_string().ends_with("(variants: none)"), "{e}");
         let all = Variety {
             variant: VariantChoice::All,
             ..Default::default()
         };
         assert_eq!(
-            all.appearances(&asset(true), &[0]).unwrap_err(),
+            all.appearances(&asset(true), "a.glb", &[0]).unwrap_err(),
             VarietyError::NoVariants {
                 asset: "a.glb".into()
             }
@@ -211,7 +214,7 @@ mod tests {
             hidden_parts: vec![2],
             ..Default::default()
         };
-        let e = hide.appearances(&a, &[0]).unwrap_err();
+        let e = hide.appearances(&a, "a.glb", &[0]).unwrap_err();
         assert!(
             e.to_string()
                 .contains("no part 2 to hide (it has 2 part(s)"),

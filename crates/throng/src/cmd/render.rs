@@ -612,8 +612,12 @@ fn check_inputs(args: &Args, inputs: &[Input]) -> anyhow::Result<()> {
         }
     }
     if args.path == Some(SkinPath::Vat) {
-        if let Some(a) = baked().find(|a| a.primitives.iter().any(|p| p.vat.is_none())) {
-            anyhow::bail!("{}: the VAT path needs a vertex animation texture for every primitive; bake it with --vat f32|f16|unorm16", a.source_name);
+        let lacking = inputs.iter().zip(&args.inputs).find(|(i, _)| {
+            i.baked()
+                .is_some_and(|a| a.primitives.iter().any(|p| p.vat.is_none()))
+        });
+        if let Some((_, file)) = lacking {
+            anyhow::bail!("{}: the VAT path needs a vertex animation texture for every primitive; bake it with --vat f32|f16|unorm16", file.display());
         }
     }
     Ok(())
@@ -676,7 +680,7 @@ fn appearances_of(
         // load_inputs bakes a source for the variety flags: only the default reaches here.
         return Ok(Vec::new());
     };
-    variety.appearances(asset, ids).map_err(|e| {
+    variety.appearances(asset, name, ids).map_err(|e| {
         let (flag, hint) = match &e {
             VarietyError::UnknownVariant { name: v, .. } => (
                 format!("--variant {v}"),
