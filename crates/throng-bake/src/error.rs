@@ -73,7 +73,7 @@ pub enum BakeError {
         entry: usize,
         node: String,
     },
-    #[error("{file}: material variant '{variant}': texture {path} {what}")]
+    #[error("{file}: material variant '{variant}': texture {path}: {what}")]
     VariantTexture {
         file: String,
         variant: String,

@@ -49,7 +49,8 @@ pub struct Args {
     /// Fail instead of falling back to mat3x4-f32 when a quat-* encoding cannot hold a matrix.
     #[arg(long)]
     pub strict: bool,
-    /// Rows per texture array layer and widest row, in texels (WebGPU's default limit is 8192).
+    /// Rows per texture array layer and widest row, in texels (WebGPU's default limit is 8192);
+    /// also the largest side, in pixels, of a --variant texture.
     #[arg(long, default_value_t = throng_bake::options::DEFAULT_MAX_TEXTURE_SIZE)]
     pub max_texture_size: u32,
     /// Skip the fidelity measurement in the summary (it re-skins every sample on the CPU).

@@ -179,6 +179,7 @@ fn material_label(asset: &BakedAsset, m: Option<usize>) -> String {
 /// The variants, one line each: the material every part shows in it.
 fn print_variants(asset: &BakedAsset) {
     if asset.variants.is_empty() {
+        println!("  material variants: none (`throng bake --variant NAME=TEXTURE.png` adds one)");
         return;
     }
     println!(
