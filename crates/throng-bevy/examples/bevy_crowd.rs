@@ -165,7 +165,7 @@ struct Args {
     #[arg(long)]
     ground: bool,
     /// Per-instance appearance (`ThrongAppearance`, throng mode): every fox tinted green
-    /// ([`VARIETY_TINT`]), and every odd one with all its parts hidden (no pixels, no shadow).
+    /// (`VARIETY_TINT`), and every odd one with all its parts hidden (no pixels, no shadow).
     #[arg(long)]
     variety: bool,
     /// Material variants (`ThrongAppearance::variant`, throng mode): fox i shows variant
@@ -318,6 +318,46 @@ fn run(args: Args) -> Result<AppExit> {
         .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
         .filter(|&(w, h)| w > 0 && h > 0)
         .ok_or_else(|| format!("--size {}: expected WIDTHxHEIGHT, both above 0", args.size))?;
+    // Output folders are checked before the app starts: Bevy only logs a failed save.
+    for out in [&args.screenshot, &args.dump_scene, &args.dump_cull]
+        .into_iter()
+        .flatten()
+    {
+        if let Some(dir) = out
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
+        {
+            return Err(format!(
+                "{}: the folder {} does not exist; create it or write elsewhere",
+                out.display(),
+                dir.display()
+            )
+            .into());
+        }
+    }
+    if args.mode == Mode::Bevy {
+        let ignored: Vec<&str> = [
+            (args.variety, "--variety"),
+            (args.variants, "--variants"),
+            (args.debug.is_some(), "--debug"),
+            (!args.lod.is_empty(), "--lod"),
+            (args.asset.is_some(), "--asset"),
+        ]
+        .into_iter()
+        .filter_map(|(on, flag)| on.then_some(flag))
+        .collect();
+        if !ignored.is_empty() {
+            eprintln!(
+                "bevy_crowd: {} draw throng's crowd only: ignored with --mode bevy",
+                ignored.join(", ")
+            );
+        }
+    }
+    if args.asset.is_some() && !args.lod.is_empty() {
+        eprintln!(
+            "bevy_crowd: --lod bakes LODs into the in-memory bake: ignored with --asset (bake the file with `throng bake --lod`)"
+        );
+    }
     // Where the AssetServer reads from, and what the plan loads.
     let (asset_root, load, baked) = match (args.mode, &args.asset) {
         (Mode::Throng, Some(p)) => {
@@ -359,6 +399,15 @@ fn run(args: Args) -> Result<AppExit> {
         (None, Mode::Throng, Some(p)) => throng_asset::read(p)?,
         _ => bake_in_memory(args.skinning, args.path, &args.lod)?,
     };
+    if args.mode == Mode::Throng && args.variants && info.variants.is_empty() {
+        eprintln!(
+            "bevy_crowd: --variants: {} has no material variants, so every fox shows its own materials (bake some with `throng bake --variant NAME=TEXTURE.png` and pass the file with --asset)",
+            args.asset
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| info.source_name.clone())
+        );
+    }
     let b = info.pose_bounds();
     let find = |n: &str| {
         info.clips
@@ -629,7 +678,7 @@ fn count_frame(
     crowds: Query<&ThrongCrowd>,
     players: Query<(), With<AnimationPlayer>>,
     view: Query<&bevy::camera::primitives::Frustum, With<Camera3d>>,
-    foxes: Query<&GlobalTransform, With<FoxIndex>>,
+    foxes: Query<(&FoxIndex, &GlobalTransform)>,
     readback: Option<Res<CullReadback>>,
 ) {
     let a = &plan.args;
@@ -706,22 +755,26 @@ fn count_frame(
         // from its origin) against the camera's frustum.
         let reach = (plan.bounds.1.abs().max(plan.bounds.0.abs())).length();
         if let Some(frustum) = view.iter().next() {
-            let seen = foxes
-                .iter()
-                .filter(|g| {
-                    let sphere = bevy::camera::primitives::Sphere {
-                        center: g.translation_vec3a(),
-                        radius: reach,
-                    };
-                    // Bevy draws with an infinite far plane; the frustum's far plane is the
-                    // projection's `far` (1,000 units), nearer than a centimetre field.
-                    frustum.intersects_sphere(&sphere, false)
-                })
-                .count();
-            let all = foxes.iter().count().max(1);
+            // A fox of `--mode bevy` is a scene root and its AnimationPlayer, both indexed:
+            // each fox counts once, seen when one of its entities is.
+            let mut all = std::collections::HashSet::new();
+            let mut seen = std::collections::HashSet::new();
+            for (i, g) in &foxes {
+                all.insert(i.0);
+                let sphere = bevy::camera::primitives::Sphere {
+                    center: g.translation_vec3a(),
+                    radius: reach,
+                };
+                // Bevy draws with an infinite far plane; the frustum's far plane is the
+                // projection's `far` (1,000 units), nearer than a centimetre field.
+                if frustum.intersects_sphere(&sphere, false) {
+                    seen.insert(i.0);
+                }
+            }
+            let (seen, all) = (seen.len(), all.len());
             println!(
                 "bevy_crowd: the camera sees {seen} of {all} foxes ({:.1} %)",
-                seen as f64 * 100.0 / all as f64
+                seen as f64 * 100.0 / all.max(1) as f64
             );
         }
         exit.write(AppExit::Success);

@@ -35,10 +35,12 @@
 //! - **Extract**: transforms (when changed), records and changed appearances are written from the runtime's slices
 //!   straight into GPU buffers.
 //! - **Render world**: the baked asset is a render asset (bone texture, clip table, masks,
-//!   vertex and index buffers). Each frame, before Bevy's render graph, each crowd's palette
-//!   pass (one compute dispatch) writes every instance's blended skin matrices; each visible
-//!   crowd is then one non-mesh item in each camera's `Opaque3d` phase, drawn with one instanced draw per
-//!   primitive whose vertex stage reads one matrix per influence, and one in
+//!   vertex and index buffers). Each frame, before Bevy's render graph, each crowd's culling
+//!   pass (one compute dispatch, [`ThrongCull`]) lists the instances each view sees and their
+//!   LOD, and its palette pass (one indirect dispatch) writes the blended skin matrices of the
+//!   instances some view draws; each visible crowd is then one non-mesh item in each camera's
+//!   `Opaque3d` phase, drawn with one indirect draw per primitive and LOD whose vertex stage
+//!   reads one matrix per influence, and one in
 //!   the `Shadow` phase of each light view and the `Opaque3dPrepass` phase of each camera
 //!   with a prepass that it is in (so it casts Bevy's shadows and is in its depth, normal and
 //!   motion-vector prepasses). The programs are throng's shared WGSL modules
@@ -49,6 +51,12 @@
 //! Skinning choices, per crowd: [`SkinPath`] (`ThrongCrowd::with_skin_path`: the palette path,
 //! the texture path, or the VAT path for an asset baked with vertex animation textures, see
 //! [`render::vat`] for what each costs) and `ThrongCrowd::with_skinning` (dual quaternions).
+//!
+//! Per crowd entity, [`ThrongCull`] (per-instance culling and LODs, on by default; LOD meshes
+//! come from `throng bake --lod`) and [`ThrongDebugView`] (`Normals`: the world-space normal
+//! as colour, unlit, as throng-render's `DebugView::Normals` writes it — with the camera's
+//! `Tonemapping::None` and `DebandDither::Disabled` the two renderers' pictures compare pixel
+//! for pixel).
 //!
 //! Units and spaces: instance transforms are world space; the baked data is in the file's
 //! units (glTF: metres, though Fox.glb is modelled in centimetres); times in seconds.
