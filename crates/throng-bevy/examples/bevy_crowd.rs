@@ -8,13 +8,16 @@
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
 //!     [--skinning lbs|dq] [--no-msaa] [--dump-scene OUT.json] [--no-cull] [--lod-bias PX]
 //!     [--dump-cull OUT.txt] [--crowd-layer N] [--hide-crowd] [--lod R,R,...] [--debug normals]
+//!     [--still-camera] [--spawn-in-view MARGIN]
 //! ```
 //!
 //! `--camera patch` circles the camera low over the field, about a tenth of the foxes in view
 //! (printed on exit): the scene for measuring a large crowd the camera mostly does not see.
 //! The crowd is culled per instance and view on the GPU and drawn at LODs by default
 //! (`throng_bevy::ThrongCull`); `--no-cull` draws every fox, `--dump-cull` writes what culling
-//! kept at the last frame.
+//! kept at the last frame. `--still-camera` holds the patch camera where it starts, and
+//! `--spawn-in-view 1.3` then spawns only the foxes near what it sees: the same foxes are drawn
+//! as from the whole field, so the two frames differ by what the foxes out of view cost.
 //!
 //! - `--mode throng` (default): one `ThrongCrowd`, one entity per fox with `ThrongInstance`,
 //!   `Transform` and `ThrongPlayback`; the asset is `--asset` (a file `throng bake` wrote,
@@ -74,7 +77,7 @@ use bevy::shader::ShaderRef;
 use bevy::time::TimeUpdateStrategy;
 use bevy::window::{PresentMode, WindowResolution};
 use bevy::world_serialization::WorldAssetRoot;
-use clap::{Parser, ValueEnum};
+use clap::{CommandFactory, Parser, ValueEnum};
 use std::sync::{Arc, Mutex};
 use throng_bevy::render::cull_readback::{CullReadback, CullSnapshot};
 use throng_bevy::{
@@ -141,7 +144,10 @@ enum TimingArg {
 }
 
 #[derive(Parser, Debug, Clone, Resource)]
-#[command(about = "A field of foxes: throng in Bevy, or Bevy's own animation")]
+#[command(
+    name = "bevy_crowd",
+    about = "A field of foxes: throng in Bevy, or Bevy's own animation"
+)]
 struct Args {
     /// Number of foxes.
     #[arg(long, default_value_t = 1000)]
@@ -238,6 +244,15 @@ struct Args {
     /// written (sRGB-encoded, as throng-render's `--debug normals` writes it).
     #[arg(long, value_enum)]
     debug: Option<DebugArg>,
+    /// `--camera patch` stays where it starts (one set of foxes in view for every frame).
+    #[arg(long)]
+    still_camera: bool,
+    /// With `--camera patch --still-camera`: spawn only the foxes whose spot the camera
+    /// projects within MARGIN times its frame (normalised device coordinates; 1.3 keeps every
+    /// fox it or its shadows show), so a run draws what the whole field's run draws without
+    /// the rest of the field — what culling the out-of-view foxes costs is the difference.
+    #[arg(long, value_name = "MARGIN")]
+    spawn_in_view: Option<f32>,
 }
 
 fn main() -> AppExit {
@@ -309,6 +324,10 @@ struct Plan {
     baked: Option<throng_asset::BakedAsset>,
     /// Path of the asset to load, relative to the asset folder.
     load: Option<String>,
+    /// Foxes spawned (`--instances`, or fewer with `--spawn-in-view`).
+    spawned: u32,
+    /// Window size, pixels.
+    size: (u32, u32),
 }
 
 fn run(args: Args) -> Result<AppExit> {
@@ -318,6 +337,17 @@ fn run(args: Args) -> Result<AppExit> {
         .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
         .filter(|&(w, h)| w > 0 && h > 0)
         .ok_or_else(|| format!("--size {}: expected WIDTHxHEIGHT, both above 0", args.size))?;
+    if let Some(m) = args.spawn_in_view {
+        if args.camera != CameraArg::Patch || !args.still_camera || m.is_nan() || m <= 0.0 {
+            // A usage error: clap's message and exit status 2.
+            Args::command()
+                .error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    format!("--spawn-in-view {m}: needs --camera patch --still-camera and a margin above 0"),
+                )
+                .exit();
+        }
+    }
     // Output folders are checked before the app starts: Bevy only logs a failed save.
     for out in [&args.screenshot, &args.dump_scene, &args.dump_cull]
         .into_iter()
@@ -424,6 +454,8 @@ fn run(args: Args) -> Result<AppExit> {
         run: find("Run").min(info.clips.len().saturating_sub(1)),
         baked,
         load,
+        spawned: args.instances,
+        size: (w, h),
         args: args.clone(),
     };
     let mut app = App::new();
@@ -687,7 +719,7 @@ fn count_frame(
         let content = match a.mode {
             Mode::Throng => crowds
                 .iter()
-                .any(|c| c.runtime().is_some_and(|r| r.len() as u32 >= a.instances)),
+                .any(|c| c.runtime().is_some_and(|r| r.len() as u32 >= plan.spawned)),
             Mode::Bevy => players.iter().count() as u32 >= a.instances,
         };
         let idle = timers.0.lock().map_or(true, |s| s.idle_frames >= 3);
@@ -750,7 +782,7 @@ fn count_frame(
     }
     if !stats.reported {
         stats.reported = true;
-        report(&stats, a, &timers);
+        report(&stats, a, plan.spawned, &timers);
         // How much of the crowd the camera sees: each fox's sphere (its pose box's reach
         // from its origin) against the camera's frustum.
         let reach = (plan.bounds.1.abs().max(plan.bounds.0.abs())).length();
@@ -893,7 +925,7 @@ fn write_cull_dump(out: &std::path::Path, snaps: &[CullSnapshot]) -> std::io::Re
     Ok(())
 }
 
-fn report(stats: &Stats, a: &Args, timers: &Timers) {
+fn report(stats: &Stats, a: &Args, spawned: u32, timers: &Timers) {
     let Some(t0) = stats.started else {
         println!(
             "bevy_crowd: {} frames, fewer than --warmup {}: no figures",
@@ -921,7 +953,7 @@ fn report(stats: &Stats, a: &Args, timers: &Timers) {
     println!(
         "bevy_crowd: mode {:?}, {} foxes, {} frames measured: mean frame time {:.2} ms, app CPU time {:.2} ms per frame (all app threads, without llvmpipe/lavapipe)",
         a.mode,
-        a.instances,
+        spawned,
         n,
         wall * 1e3,
         cpu * 1e3
@@ -968,6 +1000,22 @@ fn patch_camera(side: f32, time: f32) -> Transform {
     Transform::from_translation(eye).looking_at(Vec3::new(eye.x, 0.0, eye.z) + ahead, Vec3::Y)
 }
 
+/// `--spawn-in-view`: whether the patch camera at its start projects a world point within
+/// `margin` times its frame (Bevy's default perspective at the window's aspect).
+fn in_patch_view(plan: &Plan, margin: f32) -> impl Fn(Vec3) -> bool {
+    use bevy::camera::CameraProjection;
+    let projection = PerspectiveProjection {
+        aspect_ratio: plan.size.0 as f32 / plan.size.1 as f32,
+        ..default()
+    };
+    let clip_from_world =
+        projection.get_clip_from_view() * patch_camera(field_side(plan), 0.0).to_matrix().inverse();
+    move |p: Vec3| {
+        let c = clip_from_world * p.extend(1.0);
+        c.w > 0.0 && c.x.abs() <= margin * c.w && c.y.abs() <= margin * c.w
+    }
+}
+
 /// The field's side (file units) for `plan`'s instance count.
 fn field_side(plan: &Plan) -> f32 {
     (plan.args.instances as f32).sqrt().ceil().max(1.0) * spacing(plan)
@@ -980,7 +1028,7 @@ fn move_camera(
     time: Res<Time>,
     mut cameras: Query<&mut Transform, With<Camera3d>>,
 ) {
-    if plan.args.camera != CameraArg::Patch {
+    if plan.args.camera != CameraArg::Patch || plan.args.still_camera {
         return;
     }
     let side = field_side(&plan);
@@ -1248,12 +1296,20 @@ fn setup_crowd(
             if plan.args.debug == Some(DebugArg::Normals) {
                 commands.entity(crowd).insert(ThrongDebugView::Normals);
             }
+            let in_view = plan.args.spawn_in_view.map(|m| in_patch_view(&plan, m));
+            let mut spawned = 0;
             for i in 0..n {
-                let (clip, at, speed) = start_of(i, &plan);
+                let at = spot(i, n, s);
+                if in_view.as_ref().is_some_and(|sees| !sees(at.translation)) {
+                    continue;
+                }
+                let (clip, t, speed) = start_of(i, &plan);
                 let mut pb = ThrongPlayback::default();
-                pb.play_with(clip, throng_bevy::PlayOptions::at(at).with_speed(speed));
-                commands.spawn((ThrongInstance { crowd }, pb, spot(i, n, s), FoxIndex(i)));
+                pb.play_with(clip, throng_bevy::PlayOptions::at(t).with_speed(speed));
+                commands.spawn((ThrongInstance { crowd }, pb, at, FoxIndex(i)));
+                spawned += 1;
             }
+            plan.spawned = spawned;
         }
         Mode::Bevy => {
             let Some(path) = plan.load.clone() else {

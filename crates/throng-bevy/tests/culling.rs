@@ -24,7 +24,10 @@
 //!   texture's seams, as they do in throng-render.
 //!
 //! - the crowd entity's `Visibility::Hidden` and a `RenderLayers` the camera does not see hide
-//!   the whole crowd.
+//!   the whole crowd;
+//! - the benchmark's `--still-camera --spawn-in-view 1.3` (only the foxes near the held
+//!   camera's frame spawned) draws the picture of the whole field under the same camera:
+//!   0 pixels differ, with fewer foxes spawned.
 //!
 //! Needs `xvfb-run`, a Vulkan adapter (lavapipe) and `THRONG_ASSETS/Fox.glb`; outside CI a
 //! missing tool or asset skips, under `CI` it fails. The Xvfb runner is `tests/common`'s,
@@ -58,6 +61,11 @@ fn bake_fox(lods: &[f32], out: &Path) -> throng_asset::BakedAsset {
 /// Runs the example on `asset` with `extra` flags (400 foxes under the patch camera, over
 /// the ground, 10 frames of 0.1 s, 320×180); returns its screenshot.
 fn shoot(asset: &Path, extra: &[&str], out: &Path) -> RgbaImage {
+    shoot_full(asset, extra, out).image
+}
+
+/// [`shoot`], with what the example printed.
+fn shoot_full(asset: &Path, extra: &[&str], out: &Path) -> common::Shot {
     let asset = asset.to_string_lossy().to_string();
     let mut args = extra.to_vec();
     args.extend([
@@ -77,7 +85,7 @@ fn shoot(asset: &Path, extra: &[&str], out: &Path) -> RgbaImage {
         "--size",
         "320x180",
     ]);
-    run_example(&args, out).image
+    run_example(&args, out)
 }
 
 /// The first crowd of a `--dump-cull` file: its camera view and every view's lists per LOD.
@@ -316,4 +324,44 @@ fn visibility_and_render_layers_still_hide_the_crowd() {
     assert!(shown > 1000, "the visible crowd shows {shown} fox pixels");
     assert_eq!(hidden, 0, "a hidden crowd is drawn");
     assert_eq!(layered, 0, "a crowd on another render layer is drawn");
+}
+
+/// The foxes printed in the example's summary line ("mode Throng, N foxes, …").
+fn spawned(stdout: &str) -> u32 {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("bevy_crowd: mode Throng, "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no summary line in:\n{stdout}"))
+}
+
+/// `--spawn-in-view`, which measures what the foxes out of view cost (docs/benchmarks.md),
+/// leaves out only foxes that neither the camera nor its shadows show.
+#[test]
+fn spawning_only_the_foxes_in_view_draws_the_same_picture() {
+    if !have("xvfb-run") {
+        return;
+    }
+    if throng_testdata::asset("Fox.glb").is_none() {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_culling_in_view");
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let asset = dir.join("fox.throng.glb");
+    bake_fox(&[], &asset);
+    let whole = shoot_full(&asset, &["--still-camera"], &dir.join("whole.png"));
+    let near = shoot_full(
+        &asset,
+        &["--still-camera", "--spawn-in-view", "1.3"],
+        &dir.join("in-view.png"),
+    );
+    let (all, some) = (spawned(&whole.stdout), spawned(&near.stdout));
+    let n = differing(&whole.image, &near.image, 0);
+    eprintln!("{some} of {all} foxes spawned: {n} pixels differ");
+    let fox = whole.image.pixels().filter(|p| orange(&p.0)).count();
+    assert!(fox > 1000, "the held camera shows {fox} fox pixels");
+    assert_eq!(all, 400);
+    assert!(some > 10 && some < 300, "{some} foxes spawned in view");
+    assert_eq!(n, 0, "the foxes left out changed {n} pixels");
 }
