@@ -99,10 +99,10 @@ pub fn bake_with_progress(
     let Primitives {
         baked,
         stats,
-        warnings,
+        mut warnings,
         ..
     } = prims;
-    let baked = extras::attach(model, poses, entries, baked, options)?;
+    let baked = extras::attach(model, poses, entries, baked, options, &mut warnings)?;
     let (primitives, mut copied) = materials::copy(model, baked);
     let (variants, variant_warnings) =
         variants::build(model, &primitives, &mut copied, &variant_textures, file)?;

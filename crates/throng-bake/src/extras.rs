@@ -11,18 +11,23 @@ use throng_anim::Model;
 use throng_asset::BakedPrimitive;
 
 /// Adds the LODs and VATs `options` ask for to `prims`; `poses` are the sampled skin matrices
-/// (`rows × entries`, row-major).
+/// (`rows × entries`, row-major). A LOD the simplifier could not bring near its ratio adds a
+/// warning.
 pub fn attach(
     model: &Model,
     poses: &[Mat4],
     entries: usize,
     mut prims: Vec<BakedPrimitive>,
     options: &BakeOptions,
+    warnings: &mut Vec<String>,
 ) -> Result<Vec<BakedPrimitive>, BakeError> {
     if !options.lods.is_empty() {
         prims.par_iter_mut().for_each(|p| {
             p.lods = crate::lod::build(&p.positions, &p.indices, &options.lods);
         });
+        for (i, p) in prims.iter().enumerate() {
+            warnings.extend(crate::lod::shortfalls(i, p.indices.len(), &p.lods));
+        }
     }
     if let Some(encoding) = options.vat {
         let names = |n: usize| {

@@ -43,17 +43,47 @@ fn weld(pos: &[[f32; 3]], indices: &[u32]) -> Vec<u32> {
     indices.iter().map(|&i| rep[i as usize]).collect()
 }
 
-/// Checks LOD ratios: each in (0, 1), finite. Returns a message for the first bad one.
+/// Checks LOD ratios: each in (0, 1), finite, and each smaller than the one before (LOD i + 1
+/// is coarser than LOD i: culling picks the coarsest LOD whose error is small enough). Returns a
+/// message for the first bad one.
 pub fn check_ratios(ratios: &[f32]) -> Result<(), String> {
-    match ratios
+    if let Some(r) = ratios
         .iter()
         .find(|r| !(r.is_finite() && **r > 0.0 && **r < 1.0))
     {
-        Some(r) => Err(format!(
+        return Err(format!(
             "LOD ratio {r} must be an index-count ratio between 0 and 1 (exclusive)"
+        ));
+    }
+    match ratios.windows(2).find(|w| w[1] >= w[0]) {
+        Some(w) => Err(format!(
+            "LOD ratios must decrease (each LOD coarser than the one before): {} follows {}",
+            w[1], w[0]
         )),
         None => Ok(()),
     }
+}
+
+/// LODs that kept more than 3/2 of the triangles their ratio asks for, and 16 more (the
+/// simplifiers could not reach it: a small or closed-off mesh), as warnings naming the
+/// primitive.
+pub fn shortfalls(primitive: usize, lod0_indices: usize, lods: &[Lod]) -> Vec<String> {
+    lods.iter()
+        .filter_map(|l| {
+            let target = ((lod0_indices as f64 * l.ratio as f64) as usize / 3) * 3;
+            // A few triangles over a tiny target are no news; a LOD far from its ratio is.
+            let over = too_many(l.indices.len(), target) && l.indices.len() > target + 48;
+            over.then(|| {
+                format!(
+                    "primitive {primitive}: LOD ratio {} asks for about {} triangles but the simplifier kept {} of {}; a larger ratio gives what it asks",
+                    l.ratio,
+                    target / 3,
+                    l.indices.len() / 3,
+                    lod0_indices / 3
+                )
+            })
+        })
+        .collect()
 }
 
 /// One LOD per ratio of the triangle list `indices` over `positions` (bind space, file units).
@@ -100,19 +130,27 @@ pub fn build(positions: &[Vec3], indices: &[u32], ratios: &[f32]) -> Vec<Lod> {
             // where its soup's triangles meet with opposite windings). Then fall back to the
             // sloppy simplifier (`meshopt_simplifySloppy`, vertex clustering), which ignores
             // topology.
-            if too_many(simplified.len(), target) {
+            // A target of a few triangles can cluster a small mesh to nothing: then the target is
+            // doubled until something is left, so a LOD is never the whole mesh for want of a
+            // non-empty result.
+            let mut goal = target;
+            while too_many(simplified.len(), target) && goal < simplified.len() {
                 let mut e = 0.0f32;
                 let sloppy = meshopt::simplify_sloppy_decoder(
                     &welded,
                     &pos,
-                    target,
+                    goal,
                     TARGET_ERROR,
                     Some(&mut e),
                 );
-                if !sloppy.is_empty() && sloppy.len() < simplified.len() {
-                    simplified = sloppy;
-                    error = e;
+                if !sloppy.is_empty() {
+                    if sloppy.len() < simplified.len() {
+                        simplified = sloppy;
+                        error = e;
+                    }
+                    break;
                 }
+                goal = (goal * 2).max(3);
             }
             let mut out = Vec::with_capacity(simplified.len());
             for tri in simplified.chunks_exact(3) {

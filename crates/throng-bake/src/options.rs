@@ -46,7 +46,8 @@ pub struct BakeOptions {
     pub max_texture_size: u32,
     /// Bake a vertex animation texture per primitive with this position storage (`crate::vat`).
     pub vat: Option<throng_asset::VatEncoding>,
-    /// LOD index-count ratios, each in (0, 1), e.g. `[0.5, 0.25, 0.1]` (`crate::lod`).
+    /// LOD index-count ratios, each in (0, 1) and smaller than the one before, e.g.
+    /// `[0.5, 0.25, 0.1]` (`crate::lod`; others are `BakeError::InvalidOption`).
     pub lods: Vec<f32>,
     /// Per-clip overrides (loop mode, fps, events) keyed by clip name; they win over the
     /// source's `extras.throng`. A name no clip has is an error.

@@ -178,6 +178,40 @@ fn lods_are_valid_and_near_their_ratio() {
 fn bad_lod_ratio_is_an_error() {
     let err = bake(&demo(), &opts("demo", None, &[1.5])).expect_err("ratio 1.5");
     assert!(err.to_string().contains("LOD ratio"), "{err}");
+    // Each LOD must be coarser than the one before: culling picks the coarsest whose error fits.
+    for ratios in [[0.5, 0.7], [0.5, 0.5]] {
+        let err = bake(&demo(), &opts("demo", None, &ratios)).expect_err("not decreasing");
+        assert!(
+            err.to_string().contains("must decrease"),
+            "{ratios:?}: {err}"
+        );
+    }
+}
+
+/// A ratio asking for fewer triangles than the simplifiers can keep (Fox at 0.01: 5 of 576)
+/// still gives a coarse LOD, never the whole mesh (the sloppy simplifier's empty result was
+/// once taken as "keep LOD 0"); a LOD far from its ratio is a warning naming the primitive.
+#[test]
+fn a_tiny_lod_ratio_still_simplifies() {
+    let Some(model) = import("Fox.glb") else {
+        return;
+    };
+    let (asset, report) = bake(&model, &opts("Fox.glb", None, &[0.01])).expect("bake");
+    let p = &asset.primitives[0];
+    let (t0, t) = (p.indices.len() / 3, p.lods[0].indices.len() / 3);
+    println!(
+        "Fox at 0.01: {t} of {t0} triangles; warnings {:?}",
+        report.warnings
+    );
+    assert!(t > 0 && t <= 24, "{t} of {t0} triangles at ratio 0.01");
+    let whole = throng_asset::Lod {
+        ratio: 0.1,
+        indices: p.indices.clone(),
+        error: 0.0,
+    };
+    let w = throng_bake::lod::shortfalls(3, p.indices.len(), &[whole]);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("primitive 3: LOD ratio 0.1"), "{}", w[0]);
 }
 
 /// Every exported KTX2 reads back with the `ktx2` crate: format, dimensions, layers, the basic

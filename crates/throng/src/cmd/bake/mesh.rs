@@ -12,7 +12,8 @@ pub struct MeshArgs {
     /// per frame-table row): positions as f32 (default), f16 or unorm16.
     #[arg(long, value_name = "STORAGE", value_enum, num_args = 0..=1, default_missing_value = "f32")]
     pub vat: Option<VatEncoding>,
-    /// LODs as index-count ratios, e.g. `--lod 0.5,0.25,0.1` (meshoptimizer's simplifier).
+    /// LODs as index-count ratios, each smaller than the one before, e.g. `--lod 0.5,0.25,0.1`
+    /// (meshoptimizer's simplifier; a LOD it cannot bring near its ratio is a warning).
     #[arg(long = "lod", value_name = "R,R,...", value_delimiter = ',', value_parser = crate::cmd::shared::parse_lod)]
     pub lods: Vec<f32>,
     /// A material variant NAME whose textured materials show TEXTURE.png (PNG or JPEG) as base
@@ -69,7 +70,7 @@ pub fn print_summary(asset: &BakedAsset) {
                 .iter()
                 .map(|l| {
                     format!(
-                        "{} → {} tris (error {:.1e})",
+                        "{} → {} tris (error {:.1e} of the extent)",
                         l.ratio,
                         l.indices.len() / 3,
                         l.error

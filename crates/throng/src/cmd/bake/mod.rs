@@ -83,6 +83,7 @@ fn base_options(args: &Args) -> BakeOptions {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    throng_bake::lod::check_ratios(&args.mesh.lods).map_err(|e| usage(format!("--lod: {e}")))?;
     if args.input.is_dir() {
         let mut options = base_options(&args);
         extras::apply(&args.extras, &mut options)?;

@@ -303,7 +303,7 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
         );
         for l in &p.lods {
             println!(
-                "      LOD {:.2}: {} triangles (error {:.2e})",
+                "      LOD {:.2}: {} triangles (error {:.2e} of the mesh's extent)",
                 l.ratio,
                 l.indices.len() / 3,
                 l.error
