@@ -15,10 +15,15 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub asset: Option<PathBuf>,
     /// Instance counts to measure, comma-separated (the reference path stops at 1,000).
-    #[arg(long, value_delimiter = ',', default_value = "1,100,1000")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        value_delimiter = ',',
+        default_value = "1,100,1000"
+    )]
     pub instances: Vec<u32>,
     /// Image size in pixels, WIDTHxHEIGHT.
-    #[arg(long, default_value = "512x512", value_parser = parse_size)]
+    #[arg(long, allow_hyphen_values = true, default_value = "512x512", value_parser = parse_size)]
     pub size: (u32, u32),
     /// Timed frames per case (after 2 warm-up frames).
     #[arg(long, default_value_t = 10)]

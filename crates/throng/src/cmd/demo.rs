@@ -53,7 +53,7 @@ const BUILTIN_NAME: &str = "throng-demo-fox.glb";
 #[derive(clap::Args)]
 pub struct Args {
     /// Number of instances (default: 10,000 on a hardware GPU, 1,000 on a software adapter).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    #[arg(long, allow_hyphen_values = true, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub instances: Option<u32>,
     /// Folder for demo.png and demo.gif (created when missing).
     #[arg(long, value_name = "DIR", default_value = ".")]
@@ -66,7 +66,7 @@ pub struct Args {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub frames: Option<u32>,
     /// Size of demo.png, WIDTHxHEIGHT (default 1280x720 on a hardware GPU, 960x540 on software).
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_size)]
     pub size: Option<(u32, u32)>,
     /// Size of demo.gif, WIDTHxHEIGHT (default: --size, scaled down to at most 480 wide).
     #[arg(long, value_parser = parse_size)]

@@ -53,7 +53,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = shared::parse_finite)]
     pub time: f64,
     /// Number of instances (at most 10,000,000; the device may allow fewer).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     pub instances: u32,
     /// Seconds of clip time between consecutive instances.
     #[arg(long, default_value_t = 0.0, value_parser = shared::parse_finite)]
@@ -73,7 +73,7 @@ pub struct Args {
     #[arg(long, value_name = "MASK", requires = "blend")]
     pub blend_mask: Option<String>,
     /// Image size in pixels, WIDTHxHEIGHT.
-    #[arg(long, default_value = "512x512", value_parser = shared::parse_size)]
+    #[arg(long, allow_hyphen_values = true, default_value = "512x512", value_parser = shared::parse_size)]
     pub size: (u32, u32),
     /// Skinning method: linear blend (lbs) or dual quaternion (dq, quat-* encodings).
     #[arg(long, value_enum, default_value_t = Skinning::Linear)]
@@ -133,7 +133,7 @@ pub struct Args {
     pub camera: Option<Camera>,
     /// Largest projected LOD simplification error allowed, in pixels: larger picks coarser
     /// LODs nearer the camera; 0 draws LOD 0 everywhere. Assets baked with `--lod` only.
-    #[arg(long, default_value_t = 1.0, value_parser = shared::parse_lod_bias, value_name = "PIXELS")]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1.0, value_parser = shared::parse_lod_bias, value_name = "PIXELS")]
     pub lod_bias: f32,
     /// Influences per vertex at LOD 0, 1, 2, 3, e.g. `4,2,1`: up to 4 values of 1..8, the last
     /// repeats for further LODs (default: all the asset has, at every LOD).
@@ -183,7 +183,7 @@ pub struct Args {
     pub prop: Vec<(String, PathBuf)>,
     /// Uniform scale of every `--prop` mesh about its origin (the anchor), for a prop modelled
     /// at another size or in other units than the character.
-    #[arg(long, default_value_t = 1.0, value_parser = parse_positive, value_name = "S")]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1.0, value_parser = parse_positive, value_name = "S")]
     pub prop_scale: f64,
     /// Play every instance through this animation graph (docs/graph.md; CPU-timed) instead of
     /// `--clip`/`--blend`: the graph's parameters and transitions choose the clips. A source

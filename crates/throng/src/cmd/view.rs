@@ -38,7 +38,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0.1, allow_negative_numbers = true, value_parser = shared::parse_finite)]
     pub stagger: f64,
     /// Instances in the crowd.
-    #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub instances: u32,
     /// `palette` (the fastest measured), `texture`, `vat` (baked in memory with a VAT for
     /// source files) or `reference`.
@@ -54,7 +54,7 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub encoding: Option<Encoding>,
     /// Window size in pixels, WIDTHxHEIGHT.
-    #[arg(long, default_value = "1280x720", value_parser = shared::parse_size)]
+    #[arg(long, allow_hyphen_values = true, default_value = "1280x720", value_parser = shared::parse_size)]
     pub size: (u32, u32),
     /// Write the window's image (with the panels) as a PNG after `--frames` frames, then exit.
     #[arg(long, value_name = "OUT.png")]
