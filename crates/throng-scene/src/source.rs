@@ -31,6 +31,7 @@ fn import_source(path: &Path, options: &throng_gltf::ImportOptions) -> anyhow::R
 
 /// Imports `input` (glTF, GLB or FBX) and appends the clips of every `source.clips` file (any
 /// of those formats, bound by joint name), with their binding warnings in the model's warnings.
+/// A clip file none of whose animated nodes matches a node of the model is an error.
 pub fn load_model(input: &Path, source: &SourceOptions) -> anyhow::Result<Model> {
     if throng_asset::is_baked_file(input) {
         anyhow::bail!(
@@ -50,7 +51,18 @@ pub fn load_model(input: &Path, source: &SourceOptions) -> anyhow::Result<Model>
             let notes = throng_fbx::add_scale_helpers(&mut model, &other);
             model.warnings.extend(notes);
         }
+        let before = model.clips.len();
         let warnings = throng_gltf::import_clips_from(&mut model, &other, &file_name(other_path));
+        // Clips with keys of which no channel found a node of the same name would bake as the
+        // rest pose: the file animates another skeleton.
+        let keyed = other.clips.iter().any(|c| !c.channels.is_empty());
+        if keyed && model.clips[before..].iter().all(|c| c.channels.is_empty()) {
+            anyhow::bail!(
+                "{}: none of its animated nodes has a node of the same name in {}, so its clips would hold the rest pose; pass a clip file made for this skeleton (its joints named as the model's)",
+                other_path.display(),
+                file_name(input)
+            );
+        }
         model.warnings.extend(warnings);
         model
             .warnings

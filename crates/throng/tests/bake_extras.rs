@@ -333,6 +333,25 @@ fn bake_refuses_to_replace_its_source() {
     assert_eq!(std::fs::read(&src).expect("read"), before);
 }
 
+/// `--clips` from a file made for another skeleton (Fox's clips onto CesiumMan: no joint name
+/// in common) is an error naming the clip file, not a bake whose clips hold the rest pose.
+#[test]
+fn clips_for_another_skeleton_are_an_error() {
+    let (Some(man), Some(fox)) = (
+        common::asset_arg("CesiumMan.glb"),
+        common::asset_arg("Fox.glb"),
+    ) else {
+        return;
+    };
+    let dir = TempDir::new("clips");
+    let out = dir.path("out.glb");
+    let o = run(&["bake", &man, "--clips", &fox, "-o", &out]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("Fox.glb: none of its animated nodes"), "{err}");
+    assert!(!Path::new(&out).exists(), "a partial output was left");
+}
+
 #[test]
 fn asset_root_lets_uris_reach_a_shared_folder_and_nothing_else() {
     let Some(src) = throng_testdata::asset("asset-generator/Animation_SkinType_00.gltf") else {
