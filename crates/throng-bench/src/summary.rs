@@ -37,7 +37,7 @@ fn steps(dir: &Path) -> Vec<(String, String, String)> {
 }
 
 /// Writes `gpu-bench.json` and `gpu-bench.md` into `dir` from the run's files there; returns
-/// their paths.
+/// their paths. A folder with none of those files is an error (nothing is written).
 pub fn write(dir: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
     let render = read_json(dir, "render.json");
     // field-N.json, by N
@@ -63,6 +63,12 @@ pub fn write(dir: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
         .filter_map(|n| read_json(dir, n).map(|v| (n.to_string(), v)))
         .collect();
     let steps = steps(dir);
+    if render.is_none() && fields.is_empty() && runtimes.is_empty() && steps.is_empty() {
+        anyhow::bail!(
+            "{}: no bench results in it (render.json, field-N.json, runtime-*.json, steps.tsv); pass the folder bench/gpu.sh wrote",
+            dir.display()
+        );
+    }
     let adapter = render
         .as_ref()
         .and_then(|r| r["adapter"].as_str())

@@ -12,6 +12,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    super::shared::check_folder(&args.output)?;
     let bytes = throng_demo::demo_glb();
     super::shared::write_atomic(&args.output, &bytes)
         .with_context(|| format!("cannot write the demo asset to {}", args.output.display()))?;
@@ -76,7 +77,7 @@ mod tests {
         })
         .expect_err("no such folder");
         assert!(
-            format!("{err:#}").contains("cannot write the demo asset"),
+            format!("{err:#}").contains("does not exist; create it"),
             "{err:#}"
         );
         let _ = std::fs::remove_dir_all(&dir);

@@ -86,8 +86,11 @@ fn check(a: &CheckArgs) -> anyhow::Result<()> {
 fn dot(a: &DotArgs) -> anyhow::Result<()> {
     let text = throng_graph::to_dot(&read_graph(&a.graph)?);
     match &a.output {
-        Some(out) => write_atomic(out, text.as_bytes())
-            .with_context(|| format!("cannot write {}", out.display())),
+        Some(out) => {
+            super::shared::check_folder(out)?;
+            write_atomic(out, text.as_bytes())
+                .with_context(|| format!("cannot write {}", out.display()))
+        }
         None => Ok(print_stdout(text.trim_end())?),
     }
 }

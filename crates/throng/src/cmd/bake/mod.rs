@@ -51,7 +51,7 @@ pub struct Args {
     pub strict: bool,
     /// Rows per texture array layer and widest row, in texels (WebGPU's default limit is 8192);
     /// also the largest side, in pixels, of a --variant texture.
-    #[arg(long, default_value_t = throng_bake::options::DEFAULT_MAX_TEXTURE_SIZE)]
+    #[arg(long, default_value_t = throng_bake::options::DEFAULT_MAX_TEXTURE_SIZE, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_texture_size: u32,
     /// Skip the fidelity measurement in the summary (it re-skins every sample on the CPU).
     #[arg(long)]

@@ -44,6 +44,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(out) = &args.out {
+        super::shared::check_folder(out)?;
+    }
     let baked = throng_asset::is_baked_file(&args.file.input);
     let query = baked::Query {
         input: &args.file.input,
