@@ -39,6 +39,15 @@ pub struct Source<'a> {
     pub motion_root: Option<usize>,
 }
 
+impl Source<'_> {
+    /// Vertices with more influences than were baked, and the largest weight cut off (`None`
+    /// when no weight was cut).
+    fn cut(&self) -> Option<(usize, f32)> {
+        let s = &self.prims.stats;
+        (s.lost > 0).then_some((s.lost, s.max_dropped))
+    }
+}
+
 impl<'a> Source<'a> {
     pub fn new(
         model: &'a Model,
@@ -117,10 +126,18 @@ impl Probe {
     }
 }
 
-/// What would free room in an error budget, given what was baked: more error allowed, 8
-/// influences (below 8), an f32 matrix encoding (when not one already), or a uniform rate.
-fn advice(influences: u32, encoding: Encoding) -> String {
-    let mut all = vec!["allow more error".to_string()];
+/// What would free room in an error budget, given what was baked: vertices limited to 8
+/// influences in the source (when 8 were baked and `cut` counts vertices with more, with the
+/// largest weight cut off: no setting of the bake takes that error back), more error allowed,
+/// 8 influences (below 8), an f32 matrix encoding (when not one already), or a uniform rate.
+fn advice(influences: u32, encoding: Encoding, cut: Option<(usize, f32)>) -> String {
+    let mut all = Vec::new();
+    if let (Some((n, w)), 8..) = (cut, influences) {
+        all.push(format!(
+            "limit the source's vertices to 8 influences in the authoring tool ({n} have more; the largest weight cut off is {w:.4})"
+        ));
+    }
+    all.push("allow more error".to_string());
     if influences < 8 {
         all.push("bake 8 influences per vertex".to_string());
     }
@@ -224,7 +241,7 @@ fn budgeted(
                 budget,
                 encoding: probe.encoding.as_str(),
                 influences: options.influences,
-                advice: advice(options.influences, probe.encoding),
+                advice: advice(options.influences, probe.encoding, src.cut()),
             });
         }
     }
@@ -262,6 +279,7 @@ fn budgeted(
                 p,
                 options.influences,
                 probe.encoding,
+                src.cut(),
             ));
         }
         plan.error = p;
@@ -397,7 +415,13 @@ fn measure(
 
 /// The warnings of one budgeted clip: a budget it misses, little room left between frames,
 /// and jumps no spacing can meet.
-fn budget_warnings(clip: &str, p: &ErrorParts, influences: u32, encoding: Encoding) -> Vec<String> {
+fn budget_warnings(
+    clip: &str,
+    p: &ErrorParts,
+    influences: u32,
+    encoding: Encoding,
+    cut: Option<(usize, f32)>,
+) -> Vec<String> {
     let mut w = Vec::new();
     let total = p.between + p.at_samples;
     if p.over_budget() {
@@ -408,7 +432,7 @@ fn budget_warnings(clip: &str, p: &ErrorParts, influences: u32, encoding: Encodi
             p.at_samples,
             influences,
             encoding.as_str(),
-            advice(influences, encoding),
+            advice(influences, encoding, cut),
         ));
     } else if p.samples_crowd_the_budget() {
         w.push(format!(
@@ -416,7 +440,7 @@ fn budget_warnings(clip: &str, p: &ErrorParts, influences: u32, encoding: Encodi
             p.at_samples,
             encoding.as_str(),
             p.budget,
-            advice(influences, encoding),
+            advice(influences, encoding, cut),
         ));
     }
     for &(a, b, e) in &p.unmet {
@@ -434,19 +458,27 @@ mod tests {
 
     #[test]
     fn advice_names_only_what_was_not_baked() {
-        let a4 = advice(4, Encoding::QuatSnorm16);
+        let a4 = advice(4, Encoding::QuatSnorm16, None);
         assert!(
             a4.contains("8 influences") && a4.contains("mat3x4-f32"),
             "{a4}"
         );
-        let a8 = advice(8, Encoding::QuatSnorm16);
+        let a8 = advice(8, Encoding::QuatSnorm16, None);
         assert!(
             !a8.contains("influences") && a8.contains("mat3x4-f32"),
             "{a8}"
         );
         assert_eq!(
-            advice(8, Encoding::Mat3x4F32),
+            advice(8, Encoding::Mat3x4F32, None),
             "allow more error, or sample uniformly"
         );
+        // 8 influences baked and vertices with more: the source is what can change, first.
+        let cut = advice(8, Encoding::QuatSnorm16, Some((24, 0.034)));
+        assert!(
+            cut.starts_with("limit the source's vertices to 8 influences in the authoring tool (24 have more; the largest weight cut off is 0.0340), allow more error"),
+            "{cut}"
+        );
+        // Below 8 the bake's own setting is the advice.
+        assert!(!advice(4, Encoding::QuatSnorm16, Some((24, 0.034))).contains("authoring tool"));
     }
 }
