@@ -61,26 +61,51 @@ pub fn looks_like_fbx(head: &[u8]) -> bool {
         || text.starts_with(b"FBXHeaderExtension:")
 }
 
-/// Whether `path` is an FBX file: its extension is `.fbx` (any case), or its first bytes are
-/// FBX's ([`looks_like_fbx`]). A file that cannot be opened is not (the caller's own reader
-/// reports why).
+/// Whether `path` is an FBX file: its first bytes are FBX's ([`looks_like_fbx`]), or its
+/// extension is `.fbx` (any case) and its first bytes are not a GLB's (a GLB named `.fbx` is
+/// read as the glTF it is). A file that cannot be opened is FBX by its extension alone (the
+/// caller's own reader reports why).
 pub fn is_fbx_path(path: &Path) -> bool {
     let ext = path
         .extension()
         .map(|x| x.to_string_lossy().to_ascii_lowercase());
-    if ext.as_deref() == Some("fbx") {
-        return true;
-    }
+    let named_fbx = ext.as_deref() == Some("fbx");
     // Only regular files are sniffed: opening a FIFO would block until someone writes to it.
     if !path.is_file() {
-        return false;
+        return named_fbx;
     }
     let Ok(file) = std::fs::File::open(path) else {
-        return false;
+        return named_fbx;
     };
     let mut head = Vec::with_capacity(1024);
     if file.take(1024).read_to_end(&mut head).is_err() {
-        return false;
+        return named_fbx;
     }
-    looks_like_fbx(&head)
+    looks_like_fbx(&head) || (named_fbx && !head.starts_with(b"glTF"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_fbx_path;
+
+    /// The content decides where it can: a GLB named `.fbx` is glTF, an FBX named `.glb` is
+    /// FBX; what neither sniff recognises goes by its extension.
+    #[test]
+    fn fbx_is_told_by_content_then_by_name() {
+        let dir = std::env::temp_dir().join(format!("throng-fbx-sniff-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let file = |name: &str, bytes: &[u8]| {
+            let p = dir.join(name);
+            std::fs::write(&p, bytes).expect("write");
+            p
+        };
+        let glb = b"glTF\x02\0\0\0\x0c\0\0\0";
+        let fbx = b"Kaydara FBX Binary  \0\x1a\0";
+        assert!(!is_fbx_path(&file("a-glb.fbx", glb)));
+        assert!(is_fbx_path(&file("an-fbx.glb", fbx)));
+        assert!(is_fbx_path(&file("garbage.fbx", b"not a model")));
+        assert!(!is_fbx_path(&file("garbage.glb", b"not a model")));
+        assert!(is_fbx_path(&dir.join("missing.fbx")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
