@@ -167,7 +167,7 @@ fn flag_hint(e: &anyhow::Error) -> Option<&'static str> {
 
 /// The error and its causes, joined by ": ", leaving out a cause whose text the message before
 /// it already contains (typed errors often quote their source).
-fn error_chain(e: &anyhow::Error) -> String {
+pub(crate) fn error_chain(e: &anyhow::Error) -> String {
     let mut out = String::new();
     for cause in e.chain() {
         let text = cause.to_string();
