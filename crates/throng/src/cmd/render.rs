@@ -416,10 +416,8 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
     let mut inputs = Vec::with_capacity(args.inputs.len());
     for (path, &is) in args.inputs.iter().zip(&baked) {
         inputs.push(match (is, to_gpu) {
-            (true, _) => Input::Baked(
-                throng_asset::read(path)
-                    .with_context(|| format!("reading the baked asset {}", path.display()))?,
-            ),
+            // The asset's errors name the file.
+            (true, _) => Input::Baked(throng_asset::read(path)?),
             (false, true) => Input::Baked(bake_in_memory(path, &how)?),
             (false, false) => Input::Source(load_model(path, &args.source_args)?),
         });
