@@ -282,8 +282,8 @@ pub fn open(
     args: &SourceOptions,
 ) -> anyhow::Result<Entry> {
     if throng_asset::is_baked_file(path) {
-        let asset = throng_asset::read(path)
-            .with_context(|| format!("reading the baked asset {}", path.display()))?;
+        // The asset's errors name the file.
+        let asset = throng_asset::read(path)?;
         let source = match source {
             Some(s) => Some(load_model(s, args)?),
             None => None,
