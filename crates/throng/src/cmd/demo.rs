@@ -495,7 +495,8 @@ fn print_runtime(crowd: &DemoCrowd) {
         false => ("", "crossfades", "blend changes"),
     };
     println!(
-        "runtime: {:.3} ms per frame ({who}CPU-timed, {} instances, {} frames = {:.1} s simulated; \
+        "runtime: {:.3} ms per update ({who}CPU-timed, {} instances, {} updates = {:.1} s simulated, \
+         the warm-up before the picture included; \
          {} {changes}, {} {steers}, {} events fired)",
         s.ms_per_step(),
         thousands(crowd.len() as u64),
