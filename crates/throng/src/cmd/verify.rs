@@ -310,8 +310,9 @@ fn check_limits(args: &Args, results: &[Row]) -> anyhow::Result<()> {
 }
 
 fn print_table(results: &[Row]) {
+    let w = super::shared::name_width(results.iter().map(|r| r.fidelity.clip.as_str()), 24, 48);
     println!(
-        "{:24} {:13} {:17} {:>4} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "{:w$} {:13} {:17} {:>4} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10}",
         "clip",
         "encoding",
         "sampling",
@@ -326,8 +327,8 @@ fn print_table(results: &[Row]) {
     for r in results {
         let f = &r.fidelity;
         println!(
-            "{:24} {:13} {:17} {:>4} {:>6} {:>10} {:>10.2e} {:>10.2e} {:>10.2e} {:>10.2e}",
-            cell(&f.clip, 24),
+            "{:w$} {:13} {:17} {:>4} {:>6} {:>10} {:>10.2e} {:>10.2e} {:>10.2e} {:>10.2e}",
+            cell(&f.clip, w),
             f.encoding,
             r.sampling,
             r.influences,

@@ -215,7 +215,7 @@ pub fn run(
             Outcome::Failed(e) => {
                 failed += 1;
                 // The error names the file already when it comes from reading it.
-                let msg = crate::error_chain(&e);
+                let msg = crate::error_chain(e);
                 if msg.contains(&file_name(f)) {
                     eprintln!("failed  {msg}");
                 } else {

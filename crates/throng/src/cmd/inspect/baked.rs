@@ -1,7 +1,7 @@
 //! `throng inspect` of a baked asset: encoding, palette, frame table, texture sizes, primitives
 //! (the parts: part i is primitive i), materials and material variants.
 
-use super::super::shared::cell;
+use super::super::shared::{cell, name_width};
 use serde_json::{json, Value};
 use std::path::Path;
 use throng_asset::BakedAsset;
@@ -245,6 +245,7 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
         );
     }
     println!("  clips: {} (row 0 is the rest pose)", asset.clips.len());
+    let w = name_width(asset.clips.iter().map(|c| c.name.as_str()), 28, 48);
     for (i, c) in asset.clips.iter().enumerate() {
         let spacing = match &c.times {
             None => format!("at {:>6.2} fps", c.fps),
@@ -263,8 +264,8 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
             .map(|t| format!("  additive (deltas from its pose at {t:.3} s)"))
             .unwrap_or_default();
         println!(
-            "    {i:>2} {:<28} rows {:>5}..{:<5} {:>4} frames {spacing}  {:>7.3} s  {}{additive}",
-            cell(&c.name, 28),
+            "    {i:>2} {:<w$} rows {:>5}..{:<5} {:>4} frames {spacing}  {:>7.3} s  {}{additive}",
+            cell(&c.name, w),
             c.first_row,
             c.first_row + c.frames.max(1) - 1,
             c.frames,

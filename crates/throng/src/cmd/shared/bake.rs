@@ -44,10 +44,11 @@ pub fn print_report(report: &throng_bake::BakeReport, influences: u32) {
         "  palette: {} entries ({} rigid parts), {} primitives, {} influences per vertex",
         report.palette_size, report.rigid_entries, report.primitives, influences
     );
+    let w = super::name_width(report.clips.iter().map(|c| c.name.as_str()), 24, 48);
     for c in &report.clips {
         println!(
-            "  clip {:24} {:5} frames, {}, {:.3} s, rows {}..{}",
-            super::cell(&c.name, 24),
+            "  clip {:w$} {:5} frames, {}, {:.3} s, rows {}..{}",
+            super::cell(&c.name, w),
             c.frames,
             clip_spacing(c),
             c.duration,

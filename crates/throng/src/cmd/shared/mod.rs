@@ -12,7 +12,7 @@ pub mod table;
 pub use bake::{bake_with_bar, print_fidelity, print_report};
 pub use parse::*;
 pub use source::{load_model, InputArgs, SourceArgs};
-pub use table::cell;
+pub use table::{cell, name_width};
 pub use throng_scene::{
     encode_gif, encode_png, file_name, find_baked_clip, find_clip, write_atomic,
 };

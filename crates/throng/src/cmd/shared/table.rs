@@ -15,6 +15,17 @@ pub fn cell(s: &str, width: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Width of a name column: the longest of `names` (characters), at least `min` and at most
+/// `max` (longer names are cut by [`cell`]), so names can be copied into `--clip` as printed.
+pub fn name_width<'a>(names: impl IntoIterator<Item = &'a str>, min: usize, max: usize) -> usize {
+    names
+        .into_iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(min, max)
+}
+
 #[cfg(test)]
 mod tests {
     use super::cell;
@@ -26,5 +37,7 @@ mod tests {
         assert_eq!(cell("123456789", 8), "1234567…");
         assert_eq!(cell("ÄÖÜäöüßéè", 4), "ÄÖÜ…");
         assert_eq!(format!("{:<8}|", cell(&"x".repeat(200), 8)), "xxxxxxx…|");
+        assert_eq!(super::name_width(["ab", "abcdef"], 4, 5), 5);
+        assert_eq!(super::name_width(["ab"], 4, 5), 4);
     }
 }
