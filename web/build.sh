@@ -28,13 +28,20 @@ wasm-bindgen --target web --out-dir web/pkg.tmp "$wasm"
 # The size step: binaryen's wasm-opt -Oz, only with binaryen 117 or newer. Debian 12's 108 shrinks
 # the module to 5.5 MB (2.07 MB gzip) but writes an externref table that fails to instantiate
 # ("WebAssembly.Table.set(): Argument 1 is invalid"); newer versions were not available to test.
-opt_version=$(wasm-opt --version 2>/dev/null | sed -n 's/^wasm-opt version \([0-9]*\).*/\1/p')
-if [ -n "$opt_version" ] && [ "$opt_version" -ge 117 ]; then
+# A machine without binaryen skips the step (under pipefail a missing wasm-opt in the version
+# pipeline would end the script with status 127 and no word).
+opt_version=""
+if command -v wasm-opt >/dev/null 2>&1; then
+  opt_version=$(wasm-opt --version 2>/dev/null | sed -n 's/^wasm-opt version \([0-9]*\).*/\1/p' || true)
+fi
+if [ -z "$opt_version" ]; then
+  echo "build.sh: wasm-opt (binaryen 117 or newer) not found; the module is left unshrunk" >&2
+elif [ "$opt_version" -ge 117 ]; then
   wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue \
     -o web/pkg.tmp/throng_web_bg.opt.wasm web/pkg.tmp/throng_web_bg.wasm
   mv web/pkg.tmp/throng_web_bg.opt.wasm web/pkg.tmp/throng_web_bg.wasm
-elif [ -n "$opt_version" ]; then
+else
   echo "build.sh: wasm-opt $opt_version is too old to shrink this module safely (117 or newer); skipped" >&2
 fi
 rm -rf web/pkg && mv web/pkg.tmp web/pkg
