@@ -64,6 +64,7 @@ pub mod settings;
 pub mod vat;
 
 // Beside the bake: exports of a baked asset, and its fidelity.
+pub mod engines;
 pub mod export;
 pub mod verify;
 

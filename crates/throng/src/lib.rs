@@ -34,6 +34,9 @@ enum Command {
     Bake(cmd::bake::Args),
     /// Fidelity of a bake against full-rate CPU skinning of the source.
     Verify(cmd::verify::Args),
+    /// Write a bake as other engines read it: openvat, ue-a2t-vertex, ue-a2t-bone, godot,
+    /// bone-texture-json, unity.
+    Export(cmd::export::Args),
     /// Draw a crowd headless to a PNG (or an animated GIF) on whatever GPU adapter exists.
     Render(cmd::render::Args),
     /// A window to look at bakes: clips, timeline, crowd, paths, the source beside or over it.
@@ -69,6 +72,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::DemoAsset(a) => cmd::demo_asset::run(a),
         Command::Bake(a) => cmd::bake::run(a),
         Command::Verify(a) => cmd::verify::run(a),
+        Command::Export(a) => cmd::export::run(a),
         Command::Render(a) => cmd::render::run(a),
         Command::View(a) => cmd::view::run(a),
         Command::Shaders(a) => cmd::shaders::run(a),
@@ -155,6 +159,11 @@ fn flag_hint(e: &anyhow::Error) -> Option<&'static str> {
                 }
                 _ => None,
             };
+        }
+        if let Some(throng_bake::engines::EngineExportError::TextureTooLarge { .. }) =
+            cause.downcast_ref::<throng_bake::engines::EngineExportError>()
+        {
+            return Some("a lower --fps, fewer --clip, or a bone format (--format ue-a2t-bone, bone-texture-json, godot's bone mode)");
         }
         match cause.downcast_ref::<throng_bake::verify::VerifyError>() {
             Some(throng_bake::verify::VerifyError::NoSourceClip { .. }) => {

@@ -7,6 +7,7 @@ pub mod bench_runtime;
 pub mod bench_summary;
 pub mod demo;
 pub mod demo_asset;
+pub mod export;
 pub mod graph;
 pub mod inspect;
 pub mod render;
