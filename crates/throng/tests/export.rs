@@ -841,3 +841,288 @@ fn fbx_and_kaykit_characters() {
         bone_json(&d, "a", f)
     });
 }
+
+/// Layouts and names engines trip on: one vertex past a power of two (a second row group), a
+/// character of rigid parts only, clips of one frame, and clip names with spaces and non-ASCII
+/// letters.
+#[test]
+fn wrap_rigid_parts_one_frame_clips_and_names() {
+    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+        return;
+    };
+    let c = case(fox, &[], 30.0);
+    // Fox cut to its first 1025 vertices: 1024 texels wide, so the last vertex wraps.
+    let mut cut = c.asset.clone();
+    let keep = 1025usize;
+    let p = &mut cut.primitives[0];
+    let k = p.influences as usize;
+    p.positions.truncate(keep);
+    p.normals.truncate(keep);
+    if let Some(t) = p.tangents.as_mut() {
+        t.truncate(keep);
+    }
+    if let Some(uv) = p.uv0.as_mut() {
+        uv.truncate(keep);
+    }
+    p.joints.truncate(keep * k);
+    p.weights.truncate(keep * k);
+    p.indices = p
+        .indices
+        .chunks_exact(3)
+        .filter(|t| t.iter().all(|&i| (i as usize) < keep))
+        .flatten()
+        .copied()
+        .collect();
+    p.lods.clear();
+    p.vat = None;
+    cut.clips[1].name = "Läuft schnell 走る".into();
+    let baked = out_dir("fox-cut").with_extension("glb");
+    throng_asset::write(&cut, &baked).unwrap();
+    let d = out_dir("fox-cut-openvat");
+    export(
+        &baked,
+        "openvat",
+        &d,
+        &["--clip", "Läuft schnell 走る", "--clip", "0"],
+    );
+    let remap = read_json(&d.join("a-remap_info.json"));
+    let row_groups = remap["throng"]["rowGroups"].as_u64().unwrap() as usize;
+    assert!(row_groups >= 2, "{remap}");
+    assert_eq!(remap["animations"]["Läuft schnell 走る"]["startFrame"], 1);
+    let vat = openvat_of(&d, "png");
+    let uv: Vec<Vec2> = vat.mesh[0].uv1.clone();
+    let groups: std::collections::BTreeSet<u32> = uv
+        .iter()
+        .map(|u| (u.y * vat.tex.height as f32) as u32)
+        .collect();
+    assert_eq!(
+        groups.len(),
+        row_groups,
+        "the vertices wrap into every row group: {groups:?}"
+    );
+    // Every vertex decodes as the whole fox's does at the same frames.
+    let full = out_dir("fox-full-openvat");
+    let whole = c.asset.clone();
+    let mut renamed = whole;
+    renamed.clips[1].name = "Läuft schnell 走る".into();
+    let whole_file = out_dir("fox-whole").with_extension("glb");
+    throng_asset::write(&renamed, &whole_file).unwrap();
+    export(
+        &whole_file,
+        "openvat",
+        &full,
+        &["--clip", "Läuft schnell 走る", "--clip", "0"],
+    );
+    let all = openvat_of(&full, "png");
+    let tol = vat.step(false) + all.step(false);
+    for f in [0u32, 7, 21, 30] {
+        let (a, b) = (vat.frame(f), all.frame(f));
+        for i in 0..keep {
+            let e = (a.positions[i] - b.positions[i]).length();
+            assert!(e <= tol, "frame {f} vertex {i}: {e} > {tol}");
+        }
+    }
+    let d = out_dir("fox-cut-ue");
+    export(&baked, "ue-a2t-vertex", &d, &["--clip", "1"]);
+    let j = read_json(&d.join("a-a2t.json"));
+    assert_eq!(j["Animations"][0]["Name"], "Läuft schnell 走る");
+
+    // Rigid parts only: the milk truck's wheels.
+    let Some(truck) = throng_testdata::asset("CesiumMilkTruck.glb") else {
+        return;
+    };
+    let c = case(truck.clone(), &[], 30.0);
+    assert!(c.asset.primitives.iter().all(|p| p.rigid));
+    let d = out_dir("truck-openvat");
+    export(&truck, "openvat", &d, &[]);
+    let vat = openvat_of(&d, "png");
+    check(
+        &c,
+        &d,
+        "CesiumMilkTruck openvat",
+        1,
+        vat.step(false),
+        &|f| vat.frame(f),
+    );
+    let d = out_dir("truck-bone-json");
+    export(&truck, "bone-texture-json", &d, &[]);
+    check(&c, &d, "CesiumMilkTruck bone-texture-json", 1, 0.0, &|f| {
+        bone_json(&d, "a", f)
+    });
+
+    // One frame per clip (0.1 fps on clips shorter than 10 s).
+    let Some(man) = throng_testdata::asset("CesiumMan.glb") else {
+        return;
+    };
+    let c = case(man.clone(), &[], 0.1f32 as f64);
+    let d = out_dir("cesium-one-frame");
+    export(&man, "godot", &d, &["--fps", "0.1"]);
+    assert!(frames(&d).len() == c.asset.clips.len(), "one frame a clip");
+    let vat = openvat_of(&d, "exr");
+    check(
+        &c,
+        &d,
+        "CesiumMan one frame godot",
+        1,
+        vat.step(true),
+        &|f| vat.frame(f),
+    );
+    check(&c, &d, "CesiumMan one frame godot bones", 1, 0.0, &|f| {
+        godot_bones(&d, "a", f)
+    });
+}
+
+fn no_leftovers(dir: &Path) {
+    assert!(!dir.exists(), "{} was left behind", dir.display());
+    let parent = dir.parent().unwrap();
+    let tmp: Vec<_> = std::fs::read_dir(parent)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("export-tmp"))
+        .collect();
+    assert!(tmp.is_empty(), "staging folders left: {tmp:?}");
+}
+
+#[test]
+fn bad_exports_fail_cleanly() {
+    let Some(fox) = throng_testdata::asset("Fox.glb") else {
+        return;
+    };
+    let fox = fox.to_str().unwrap();
+    // A VAT too tall for the device (8192 texels a side, as on many phones; Fox at 1000 fps would
+    // need 8192 × 16384): an error with what to change, exit 1, nothing written.
+    let d = out_dir("too-large");
+    let out = throng(&[
+        "export",
+        fox,
+        "--format",
+        "openvat",
+        "--fps",
+        "1000",
+        "--max-texture-size",
+        "8192",
+        "-o",
+        d.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("8192") && err.contains("--fps") && err.contains("bone"),
+        "{err}"
+    );
+    no_leftovers(&d);
+    // A folder that cannot be made fails before any work.
+    let out = throng(&[
+        "export",
+        fox,
+        "--format",
+        "openvat",
+        "-o",
+        "/proc/throng/no/such",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot export there"), "{err}");
+    // A folder of someone else's files is refused and left as it was.
+    let d = out_dir("others");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("notes.txt"), "mine").unwrap();
+    let out = throng(&[
+        "export",
+        fox,
+        "--format",
+        "openvat",
+        "-o",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        std::fs::read_to_string(d.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+    // An export replaces an earlier export whole.
+    let d = out_dir("again");
+    for clip in ["Walk", "Run"] {
+        let out = throng(&[
+            "export",
+            fox,
+            "--format",
+            "openvat",
+            "--clip",
+            clip,
+            "-o",
+            d.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(frames(&d)[0].0, "Run");
+    // Usage: an unknown format and an unknown clip.
+    let out = throng(&["export", fox, "--format", "fbx", "-o", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("openvat"));
+    let d = out_dir("no-clip");
+    let out = throng(&[
+        "export",
+        fox,
+        "--format",
+        "openvat",
+        "--clip",
+        "Fly",
+        "-o",
+        d.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Survey"));
+    no_leftovers(&d);
+    // The same input and settings give the same bytes.
+    let (a, b) = (out_dir("same-a"), out_dir("same-b"));
+    for d in [&a, &b] {
+        let out = throng(&[
+            "export",
+            fox,
+            "--format",
+            "godot",
+            "--clip",
+            "Walk",
+            "-o",
+            d.to_str().unwrap(),
+            "--name",
+            "f",
+        ]);
+        assert!(out.status.success());
+    }
+    for f in [
+        "f_vat.exr",
+        "f.glb",
+        "f_bones.exr",
+        "throng_vat.gdshader",
+        "f-remap_info.json",
+    ] {
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+            "{f} differs"
+        );
+    }
+}
+
+#[test]
+fn help_names_every_format() {
+    let out = throng(&["export", "--help"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for f in [
+        "openvat",
+        "ue-a2t-vertex",
+        "ue-a2t-bone",
+        "godot",
+        "bone-texture-json",
+        "unity",
+    ] {
+        assert!(text.contains(f), "{f} missing from:\n{text}");
+    }
+}
