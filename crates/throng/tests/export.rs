@@ -581,7 +581,9 @@ fn rotated_normals(asset: &BakedAsset, ci: usize, t: f64) -> Vec<Vec3> {
     let rot: Vec<Mat3> = (0..asset.palette.len() as u32)
         .map(|j| {
             let m = throng_asset::decode::masked_skin_matrix(asset, &[layer], j).unwrap();
-            Mat3::from_quat(glam::Quat::from_mat3(&Mat3::from_mat4(m)).normalize())
+            let m3 = Mat3::from_mat4(m);
+            let unit = m3 * (1.0 / m3.determinant().abs().cbrt());
+            Mat3::from_quat(glam::Quat::from_mat3(&unit).normalize())
         })
         .collect();
     let mut out = Vec::new();
@@ -810,6 +812,25 @@ fn fbx_and_kaykit_characters() {
     check(&c, &d, "Male_Casual ue-a2t-vertex", 3, step, &|f| {
         ue_vertex(&d, "a", f).0
     });
+
+    // Quaternius' Enemy: every skin matrix scaled by 100 (scaled skinned nodes), which bone mode
+    // keeps in the mesh.
+    let Some(enemy) = throng_testdata::asset("Quaternius_Enemy.glb") else {
+        return;
+    };
+    let c = case(enemy.clone(), &[], 30.0);
+    let d = out_dir("enemy-ue-bone");
+    export(&enemy, "ue-a2t-bone", &d, &[]);
+    let step = ue_bone(&d, "a", 0).1 * 4.0 + c.asset.row_bounds[0].diagonal() * 2e-4;
+    check_with(
+        &c,
+        &d,
+        "Quaternius_Enemy ue-a2t-bone",
+        3,
+        step,
+        UE_BONE_NORMALS,
+        &|f| ue_bone(&d, "a", f).0,
+    );
 
     let Some(kay) = throng_testdata::asset("kaykit/manny_med_mod.gltf") else {
         return;

@@ -244,8 +244,10 @@ fn mesh_glb(
     mesh::glb(asset, &input.options.name, &prims).map_err(input.encode_err("the mesh"))
 }
 
-/// Largest relative scale a skin matrix may carry in bone mode (the format has no scale).
-pub const MAX_SCALE_ERROR: f32 = 1e-3;
+/// Largest relative scale a skin matrix may carry in bone mode (the format has no scale). Matrices
+/// interpolated between baked rows shrink a little (a lerp of rotations: `cos(θ / 2)` for a step
+/// of θ), which a budgeted bake keeps near 1e-3; a joint that really scales is refused.
+pub const MAX_SCALE_ERROR: f32 = 1e-2;
 
 /// `--format ue-a2t-bone`.
 pub fn write_bone(input: &ExportInput<'_>) -> Result<Written, EngineExportError> {
@@ -265,24 +267,51 @@ pub fn write_bone(input: &ExportInput<'_>) -> Result<Written, EngineExportError>
     input.too_large("AnimToTexture weight texture", ww, wh, "")?;
     let wblocks = FrameBlocks::new(ww, wh, wr);
 
+    let mats = frames::skin_matrices(asset, &input.plan).map_err(input.decode_err())?;
+    // A skin whose every matrix carries one uniform scale (a skeleton scaled to other units)
+    // keeps it in the mesh: S = R · s + T skins p as the scale-free S · s⁻¹ skins s · p.
+    let scale_of = |m: &glam::Mat4| Mat3::from_mat4(*m).determinant().abs().cbrt();
+    // Entries some vertex reads (among its four kept influences): the only ones checked.
+    let (joints4, weights4, dropped) = super::bone_json::four_influences(asset);
+    let mut used = vec![false; asset.palette.len()];
+    for (js, ws) in joints4.iter().zip(&weights4) {
+        for c in 0..4 {
+            if ws[c] > 0.0 {
+                if let Some(u) = used.get_mut(js[c] as usize) {
+                    *u = true;
+                }
+            }
+        }
+    }
+    let mut first: Vec<f32> = mats
+        .first()
+        .map(|f| {
+            f.iter()
+                .zip(&used)
+                .filter(|(_, u)| **u)
+                .map(|(m, _)| scale_of(m))
+                .filter(|s| s.is_finite() && *s > 0.0)
+                .collect()
+        })
+        .unwrap_or_default();
+    first.sort_by(f32::total_cmp);
+    let global = first.get(first.len() / 2).copied().unwrap_or(1.0);
     // Reference pose: each bone at its joint's bind position (the inverse bind matrix's
-    // inverse), identity-relative rotation; the mesh is in bind space.
+    // inverse, scaled with the mesh), its bind rotation; the mesh is in bind space.
     let p_ref: Vec<Vec3> = asset
         .palette
         .iter()
-        .map(|e| {
-            let ibm = e.inverse_bind_matrix;
-            ibm.inverse().w_axis.truncate()
-        })
+        .map(|e| e.inverse_bind_matrix.inverse().w_axis.truncate() * global)
         .collect();
-    let mats = frames::skin_matrices(asset, &input.plan).map_err(input.decode_err())?;
     let mut positions: Vec<Vec3> = p_ref.iter().map(|p| gltf_to_unreal_point(*p)).collect();
     let mut rotations: Vec<[f32; 4]> = asset
         .palette
         .iter()
         .map(|e| {
-            let ibm = e.inverse_bind_matrix;
-            let (_, q, _) = ibm.inverse().to_scale_rotation_translation();
+            let (_, q, _) = e
+                .inverse_bind_matrix
+                .inverse()
+                .to_scale_rotation_translation();
             let (axis, angle) = gltf_to_unreal_rotation(q);
             [
                 (axis.x + 1.0) * 0.5,
@@ -292,20 +321,27 @@ pub fn write_bone(input: &ExportInput<'_>) -> Result<Written, EngineExportError>
             ]
         })
         .collect();
+    let unscale = glam::Mat4::from_scale(Vec3::splat(1.0 / global));
     for (f, frame) in mats.iter().enumerate() {
         for (j, s) in frame.iter().enumerate() {
-            let m3 = Mat3::from_mat4(*s);
+            let s = *s * unscale;
+            let m3 = Mat3::from_mat4(s);
             let scale = m3.determinant().abs().cbrt();
-            if !scale.is_finite() || (scale - 1.0).abs() > MAX_SCALE_ERROR {
+            if used[j] && (!scale.is_finite() || (scale - 1.0).abs() > MAX_SCALE_ERROR) {
                 return Err(EngineExportError::Unsupported {
                     file: input.file(),
                     what: format!(
-                        "palette entry {j} (node {}) scales by {scale:.4} at frame {f}; AnimToTexture's bone mode stores rotation and translation only: export ue-a2t-vertex instead",
-                        asset.palette[j].node
+                        "palette entry {j} (node {}) scales by {:.4} at frame {f}; AnimToTexture's bone mode stores rotation and translation only: export ue-a2t-vertex instead",
+                        asset.palette[j].node,
+                        scale * global
                     ),
                 });
             }
-            let q = Quat::from_mat3(&m3).normalize();
+            let q = if scale.is_finite() && scale > 0.0 {
+                Quat::from_mat3(&(m3 * (1.0 / scale))).normalize()
+            } else {
+                Quat::IDENTITY
+            };
             let p = s.transform_point3(p_ref[j]);
             positions.push(gltf_to_unreal_point(p) - gltf_to_unreal_point(p_ref[j]));
             let (axis, angle) = gltf_to_unreal_rotation(q);
@@ -334,7 +370,6 @@ pub fn write_bone(input: &ExportInput<'_>) -> Result<Written, EngineExportError>
     // Four influences per vertex, the largest (sorted by weight in the bake), renormalised.
     let (wwu, whu) = (wblocks.width as usize, wblocks.height as usize);
     let mut weights16 = vec![0u16; wwu * whu * 4];
-    let (joints4, weights4, dropped) = super::bone_json::four_influences(asset);
     for (v, (js, ws)) in joints4.iter().zip(&weights4).enumerate() {
         let idx = js.map(|j| j as f32 / bones as f32);
         let (x, y) = wblocks.texel(v as u32, 0);
@@ -347,7 +382,7 @@ pub fn write_bone(input: &ExportInput<'_>) -> Result<Written, EngineExportError>
     let bind_positions: Vec<Vec3> = asset
         .primitives
         .iter()
-        .flat_map(|p| p.positions.iter().copied())
+        .flat_map(|p| p.positions.iter().map(|x| *x * global))
         .collect();
     let bind_normals: Vec<Vec3> = asset
         .primitives
