@@ -35,7 +35,7 @@ enum Command {
     /// Fidelity of a bake against full-rate CPU skinning of the source.
     Verify(cmd::verify::Args),
     /// Write a bake as other engines read it: openvat, ue-a2t-vertex, ue-a2t-bone, godot,
-    /// bone-texture-json, unity.
+    /// bone-texture-json, unity, babylon.
     Export(cmd::export::Args),
     /// Draw a crowd headless to a PNG (or an animated GIF) on whatever GPU adapter exists.
     Render(cmd::render::Args),

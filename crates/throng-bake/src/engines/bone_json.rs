@@ -102,6 +102,7 @@ pub fn bind_mesh(
             uv1: Some(&uv1[at..at + n]),
             indices: &p.indices,
             material: p.material,
+            influences: None,
         });
         at += n;
     }

@@ -18,6 +18,8 @@ pub struct MeshPrimitive<'a> {
     pub uv1: Option<&'a [Vec2]>,
     pub indices: &'a [u32],
     pub material: Option<usize>,
+    /// Four palette indices and weights per vertex (`JOINTS_0`, `WEIGHTS_0`), for a skinned mesh.
+    pub influences: Option<(&'a [[u16; 4]], &'a [[f32; 4]])>,
 }
 
 #[derive(Default)]
@@ -65,6 +67,19 @@ impl Bin {
 
 /// The GLB bytes of `prims` with the asset's materials and images, under one node named `name`.
 pub fn glb(asset: &BakedAsset, name: &str, prims: &[MeshPrimitive<'_>]) -> Result<Vec<u8>, String> {
+    glb_skinned(asset, name, prims, false)
+}
+
+/// [`glb`], and with `skin` a skin of one joint per palette entry in palette order (named as the
+/// entries' nodes, at the origin under one skeleton node, inverse bind matrices the identity):
+/// the mesh is in bind space and a decoder that reads the skin matrices from a texture indexes
+/// them by `JOINTS_0` as throng does.
+pub fn glb_skinned(
+    asset: &BakedAsset,
+    name: &str,
+    prims: &[MeshPrimitive<'_>],
+    skin: bool,
+) -> Result<Vec<u8>, String> {
     let mut bin = Bin::default();
     let mut primitives = Vec::with_capacity(prims.len());
     for p in prims {
@@ -90,6 +105,18 @@ pub fn glb(asset: &BakedAsset, name: &str, prims: &[MeshPrimitive<'_>]) -> Resul
                 "TEXCOORD_1".into(),
                 json!(bin.floats(&flat2(uv), "VEC2", 2, false)),
             );
+        }
+        if let Some((joints, weights)) = p.influences {
+            let j: Vec<u8> = joints
+                .iter()
+                .flatten()
+                .flat_map(|x| x.to_le_bytes())
+                .collect();
+            let view = bin.view(&j, Some(34962));
+            bin.accessors.push(json!({"bufferView": view, "componentType": 5123, "count": joints.len(), "type": "VEC4"}));
+            attributes.insert("JOINTS_0".into(), json!(bin.accessors.len() - 1));
+            let w: Vec<f32> = weights.iter().flatten().copied().collect();
+            attributes.insert("WEIGHTS_0".into(), json!(bin.floats(&w, "VEC4", 4, false)));
         }
         let idx: Vec<u8> = p.indices.iter().flat_map(|i| i.to_le_bytes()).collect();
         let view = bin.view(&idx, Some(34963));
@@ -131,11 +158,22 @@ pub fn glb(asset: &BakedAsset, name: &str, prims: &[MeshPrimitive<'_>]) -> Resul
         images.push(json!({"bufferView": view, "mimeType": img.mime_type}));
         textures.push(json!({"source": i}));
     }
+    let mut nodes = vec![json!({"mesh": 0, "name": name})];
+    let mut roots = vec![0];
+    if skin {
+        nodes[0]["skin"] = json!(0);
+        let first = nodes.len() + 1;
+        nodes.push(json!({"name": "skeleton", "children": (first..first + asset.palette.len()).collect::<Vec<_>>()}));
+        roots.push(first - 1);
+        for e in &asset.palette {
+            nodes.push(json!({"name": e.name}));
+        }
+    }
     let mut doc = json!({
         "asset": {"version": "2.0", "generator": concat!("throng export ", env!("CARGO_PKG_VERSION"))},
         "scene": 0,
-        "scenes": [{"nodes": [0]}],
-        "nodes": [{"mesh": 0, "name": name}],
+        "scenes": [{"nodes": roots}],
+        "nodes": nodes,
         "meshes": [{"name": name, "primitives": primitives}],
         "accessors": bin.accessors,
         "bufferViews": bin.views,
@@ -147,6 +185,10 @@ pub fn glb(asset: &BakedAsset, name: &str, prims: &[MeshPrimitive<'_>]) -> Resul
     if !images.is_empty() {
         doc["images"] = json!(images);
         doc["textures"] = json!(textures);
+    }
+    if skin {
+        let first = 2;
+        doc["skins"] = json!([{"joints": (first..first + asset.palette.len()).collect::<Vec<_>>(), "skeleton": 1}]);
     }
     if uses_transform {
         doc["extensionsUsed"] = json!(["KHR_texture_transform"]);

@@ -15,6 +15,7 @@ pub mod mesh;
 mod stage;
 pub mod texture;
 
+pub mod babylon;
 pub mod bone_json;
 pub mod godot;
 pub mod openvat;
@@ -46,16 +47,19 @@ pub enum EngineFormat {
     /// Unity URP templates over the OpenVAT data: an HLSL include, a Shader Graph custom
     /// function and an importer script.
     Unity,
+    /// Babylon.js's `BakedVertexAnimationManager` texture (its JSON) and a skinned mesh.
+    Babylon,
 }
 
 impl EngineFormat {
-    pub const ALL: [EngineFormat; 6] = [
+    pub const ALL: [EngineFormat; 7] = [
         EngineFormat::OpenVat,
         EngineFormat::UeA2tVertex,
         EngineFormat::UeA2tBone,
         EngineFormat::Godot,
         EngineFormat::BoneTextureJson,
         EngineFormat::Unity,
+        EngineFormat::Babylon,
     ];
 
     /// The name on the command line and in files.
@@ -67,6 +71,7 @@ impl EngineFormat {
             EngineFormat::Godot => "godot",
             EngineFormat::BoneTextureJson => "bone-texture-json",
             EngineFormat::Unity => "unity",
+            EngineFormat::Babylon => "babylon",
         }
     }
 
@@ -83,6 +88,9 @@ impl EngineFormat {
                 "throng's skin matrices and influences, described in JSON"
             }
             EngineFormat::Unity => "OpenVAT data with URP templates (HLSL, Shader Graph, importer)",
+            EngineFormat::Babylon => {
+                "Babylon.js BakedVertexAnimationManager texture and skinned mesh"
+            }
         }
     }
 }
@@ -348,6 +356,7 @@ pub fn export(
         EngineFormat::Godot => godot::write(&input)?,
         EngineFormat::BoneTextureJson => bone_json::write(&input)?,
         EngineFormat::Unity => unity::write(&input)?,
+        EngineFormat::Babylon => babylon::write(&input)?,
     };
     for (rel, bytes) in &written.files {
         stage.write(rel, bytes)?;

@@ -207,6 +207,7 @@ pub fn build(
             uv1: Some(&uv1[at..at + n]),
             indices: &p.indices,
             material: p.material,
+            influences: None,
         });
         at += n;
     }

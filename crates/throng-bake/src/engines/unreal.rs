@@ -238,6 +238,7 @@ fn mesh_glb(
             uv1: Some(&uv1[at..at + n]),
             indices: &p.indices,
             material: p.material,
+            influences: None,
         });
         at += n;
     }

@@ -11,14 +11,16 @@ ue-a2t-vertex: Unreal AnimToTexture, vertex mode (Unreal axes, cm)
 ue-a2t-bone: Unreal AnimToTexture, bone mode (Unreal axes, cm)
 godot: a Godot 4 folder: OpenVAT data, MultiMesh shaders (VAT and bone mode), sample scene
 bone-texture-json: throng's skin matrices and influences, described in JSON
-unity: OpenVAT data with URP templates (HLSL custom function, importer script)";
+unity: OpenVAT data with URP templates (HLSL custom function, importer script)
+babylon: Babylon.js BakedVertexAnimationManager texture (its JSON) and a skinned mesh";
 
 #[derive(clap::Args)]
 #[command(after_help = format!("Formats:\n{FORMATS_HELP}\n\nA source is baked first at --fps (uniform rows, so the exported frames are baked rows); a baked asset is sampled at --fps through throng's CPU decoder. Every export folder holds throng-export.json (what wrote it, the frames and the files)."))]
 pub struct Args {
     /// A glTF (.gltf/.glb) or FBX (.fbx) source, or a baked throng asset (.glb).
     pub input: PathBuf,
-    /// What to write: openvat, ue-a2t-vertex, ue-a2t-bone, godot, bone-texture-json, unity.
+    /// What to write: openvat, ue-a2t-vertex, ue-a2t-bone, godot, bone-texture-json, unity,
+    /// babylon.
     #[arg(long, value_parser = parse_format)]
     pub format: EngineFormat,
     /// The export folder (made; an earlier export there is replaced whole).
