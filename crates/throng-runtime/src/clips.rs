@@ -11,6 +11,15 @@
 use throng_asset::ClipInfo;
 use throng_contract::{ClipFrames, LoopMode, MODE_LOOP, MODE_PINGPONG};
 
+/// Most laps of a looping (or ping-pong) clip whose events one step fires: the laps before them
+/// are skipped, so a long step (a speed multiplier of 1e6) costs a bounded time. Far above any
+/// real step (64 laps in a 1/60 s frame is 3,840 a second); the graph crate applies the same cap.
+pub const MAX_LAPS: f64 = 64.0;
+
+/// Laps past which a step fires no events at all: f64 positions that far apart no longer tell
+/// one lap from the next (2^32 laps keeps them 2^21 apart below 2^53).
+pub const MAX_STEP_LAPS: f64 = 4_294_967_296.0;
+
 /// One clip prepared for playback.
 #[derive(Debug, Clone)]
 pub struct Prepared {
@@ -315,7 +324,9 @@ impl ClipEvents {
     /// clamp (and a zero-length clip in any mode): the interval is cut at L and closed there
     /// (an event at d fires when the end is reached), and nothing fires past it; `fresh` marks
     /// a layer's first advance, so a clip started at its end (or a zero-length clip) still
-    /// fires its end events. An interval with u1 < u0 fires nothing.
+    /// fires its end events. An interval with u1 < u0 fires nothing. A looping step fires the
+    /// crossings of its last [`MAX_LAPS`] laps only, and one of more than [`MAX_STEP_LAPS`]
+    /// laps (or to a non-finite position) fires none: the cost of a step stays bounded.
     pub fn crossings(
         &self,
         mode: LoopMode,
@@ -341,10 +352,16 @@ impl ClipEvents {
             }
             return;
         }
+        if !u1.is_finite() || (u1 - u0) / l > MAX_STEP_LAPS {
+            // A runaway step (a speed of 1e30, a clock jump) fires nothing: its laps cannot be
+            // told apart in f64, and enumerating them would not end.
+            return;
+        }
         let push_series = |c0: f64, period: f64, i: u32, out: &mut Vec<(f64, u32)>| {
-            // crossings c0 + k·period in [u0, u1)
-            let mut k = ((u0 - c0) / period).ceil() - 1.0;
-            loop {
+            // crossings c0 + k·period in [u0, u1), of the last MAX_LAPS laps at most
+            let first = ((u0 - c0) / period).ceil() - 1.0;
+            let mut k = first.max(((u1 - c0) / period).floor() - MAX_LAPS - 1.0);
+            for _ in 0..(MAX_LAPS as usize + 3) {
                 let c = c0 + k * period;
                 if c >= u1 {
                     break;

@@ -42,7 +42,7 @@ pub mod testing;
 pub use anchor::anchor_world;
 pub use api::{Finished, FiredEvent, PlayOptions};
 pub use appearance::Appearances;
-pub use clips::ClipEvents;
+pub use clips::{ClipEvents, MAX_LAPS, MAX_STEP_LAPS};
 pub use clock::{Clock, SECONDS_PER_TICK, TICKS_PER_SECOND};
 pub use cpu::{CpuRuntime, CHUNK};
 pub use error::RuntimeError;

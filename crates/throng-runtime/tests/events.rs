@@ -191,3 +191,28 @@ fn outgoing_layer_fires_until_the_fade_ends() {
         "outgoing clip's event before the fade ends only",
     );
 }
+
+/// A runaway speed costs a bounded step: a step of a million laps fires the events of its last
+/// `MAX_LAPS` laps, and a speed of 1e30 fires none, in either mode (before the cap, 1e12 ended the
+/// process: the crossings of every lap filled memory).
+#[test]
+fn a_runaway_speed_fires_a_bounded_number_of_events() {
+    let clips = table(&[(1.0, LoopMode::Loop, &[0.25, 0.5])]);
+    // two steps × two events × the laps a step may fire
+    let max = 2 * 2 * (throng_runtime::MAX_LAPS as usize + 3);
+    for speed in [1e6f32, 1e12, 1e30, f32::MAX] {
+        let opts = PlayOptions {
+            speed,
+            ..Default::default()
+        };
+        let got = fired(&clips, 0, opts, &[1.0 / 60.0, 1.0 / 60.0]);
+        for (m, g) in got.iter().enumerate() {
+            assert!(
+                g.len() <= max,
+                "speed {speed} ({}): {} events",
+                ["cpu", "gpu"][m],
+                g.len()
+            );
+        }
+    }
+}
