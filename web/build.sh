@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Builds everything web/index.html needs, into web/: pkg/ (throng_web.wasm, its JavaScript
-# glue and TypeScript declarations, from wasm-bindgen) and fox.glb (the built-in fox, baked).
+# Builds everything web/index.html and web/three.html need, into web/: pkg/ (throng_web.wasm,
+# its JavaScript glue and TypeScript declarations, from wasm-bindgen), its copy in the npm
+# package web/packages/throng/pkg/ (`cd web/packages/throng && npm pack` then makes the
+# tarball), and fox.glb (the built-in fox, baked). three.html also needs three.js from npm:
+# `cd web && npm install three@0.187.0`.
 # Needs: the rustup target wasm32-unknown-unknown, wasm-bindgen-cli of the version in
 # Cargo.lock (docs/web.md says how to install both); wasm-opt (binaryen) is used when found.
 #   web/build.sh            then: cd web && python3 -m http.server 8000
@@ -45,6 +48,8 @@ else
   echo "build.sh: wasm-opt $opt_version is too old to shrink this module safely (117 or newer); skipped" >&2
 fi
 rm -rf web/pkg && mv web/pkg.tmp web/pkg
+# The npm package (web/packages/throng: `throng` and `throng/three`) carries the same wasm.
+rm -rf web/packages/throng/pkg && cp -r web/pkg web/packages/throng/pkg
 
 throng="${THRONG:-}"
 if [ -z "$throng" ]; then

@@ -11,56 +11,14 @@
 // OUT/webgl2.png, OUT/webgl2-fade.png, OUT/webgl2-gpu-timed.png and OUT/result.json (with `bench${n}` and
 // `webgl2Bench${n}` frame times for each bench count).
 // Servers and browsers it starts are closed before it exits.
-import { createServer } from "node:http";
-import { createRequire } from "node:module";
 import { readFile, writeFile } from "node:fs/promises";
-import { extname, join, normalize } from "node:path";
+import { join } from "node:path";
+import { launchChromium, serveFolder } from "./serve.mjs";
 
 const plan = JSON.parse(await readFile(process.argv[2], "utf8"));
-const require = createRequire(join(plan.driver, "package.json"));
-const puppeteer = require("puppeteer-core");
-
-const types = {
-  ".html": "text/html",
-  ".js": "text/javascript",
-  ".mjs": "text/javascript",
-  ".wasm": "application/wasm",
-  ".glb": "model/gltf-binary",
-  ".json": "application/json",
-};
-
-// A static file server on localhost (a secure context: WebGPU needs one).
-const server = createServer(async (req, res) => {
-  const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
-  if (path.includes("..")) {
-    res.writeHead(403).end();
-    return;
-  }
-  try {
-    const body = await readFile(join(plan.dir, path === "/" ? "index.html" : path));
-    res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" });
-    res.end(body);
-  } catch {
-    res.writeHead(404).end();
-  }
-});
-await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+const server = await serveFolder(plan.dir);
 const base = `http://127.0.0.1:${server.address().port}/index.html`;
-
-// Flags from docs/TOOLCHAIN.md: WebGPU and WebGL2 on SwiftShader without a GPU.
-const browser = await puppeteer.launch({
-  executablePath: plan.chromium,
-  headless: true,
-  protocolTimeout: 600_000,
-  args: [
-    "--no-sandbox",
-    "--enable-unsafe-webgpu",
-    "--use-angle=swiftshader",
-    "--enable-features=Vulkan",
-    "--use-vulkan=swiftshader",
-    "--enable-unsafe-swiftshader",
-  ],
-});
+const browser = await launchChromium(plan.chromium, plan.driver);
 
 const result = { console: [] };
 const t0 = Date.now();

@@ -404,6 +404,41 @@ impl BakedPrimitive {
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
     }
+
+    /// Each vertex's four largest influences (the bake sorts them by weight), renormalised to
+    /// sum to 1, for consumers that read four (engine exports, engines' shaders): palette indices,
+    /// weights, and the largest share of weight a vertex lost (0 when it had at most four).
+    pub fn four_influences(&self) -> (Vec<[u16; 4]>, Vec<[f32; 4]>, f32) {
+        let k = self.influences as usize;
+        let mut joints = Vec::with_capacity(self.vertex_count());
+        let mut weights = Vec::with_capacity(self.vertex_count());
+        let mut dropped = 0.0f32;
+        for i in 0..self.vertex_count() {
+            let (Some(js), Some(ws)) = (
+                self.joints.get(i * k..i * k + k),
+                self.weights.get(i * k..i * k + k),
+            ) else {
+                joints.push([0; 4]);
+                weights.push([0.0; 4]);
+                continue;
+            };
+            let kept: u32 = ws.iter().take(4).map(|&q| q as u32).sum();
+            dropped = dropped.max(1.0 - kept as f32 / 65535.0);
+            let mut j4 = [0u16; 4];
+            let mut w4 = [0f32; 4];
+            for c in 0..k.min(4) {
+                j4[c] = js[c];
+                w4[c] = if kept > 0 {
+                    ws[c] as f32 / kept as f32
+                } else {
+                    0.0
+                };
+            }
+            joints.push(j4);
+            weights.push(w4);
+        }
+        (joints, weights, dropped)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

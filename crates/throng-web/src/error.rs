@@ -9,6 +9,8 @@ pub enum WebError {
     #[error(transparent)]
     Asset(#[from] throng_asset::AssetError),
     #[error(transparent)]
+    Decode(#[from] throng_asset::DecodeError),
+    #[error(transparent)]
     Runtime(#[from] throng_runtime::RuntimeError),
     #[error(transparent)]
     Render(#[from] throng_render::RenderError),

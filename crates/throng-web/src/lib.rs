@@ -5,12 +5,15 @@
 //! clips with the Rust API's options, speed, events as callbacks, the camera, `frame(dt)`.
 //!
 //! - [`player`] — the page's state without the browser (the native tests drive it too).
+//! - [`adapter`] — what engines' own renderers (three.js) read: meshes, decoded bone rows,
+//!   instance matrices and records.
 //! - [`backend`] — the `backend` option and whether an adapter can run the renderer.
 //! - [`error`] — typed errors; each becomes a JavaScript `Error` with the same message.
 //! - `web` and `options` (wasm32 only) — the wasm-bindgen API and its option objects.
 //!
 //! Units: seconds, radians, the asset's file units; transforms column-major 4×4.
 
+pub mod adapter;
 pub mod backend;
 pub mod error;
 pub mod player;

@@ -59,8 +59,17 @@ pub fn set_panic_handler(handler: Option<Function>) {
 /// A crowd of one baked asset drawn on a canvas: instances, their playback, the camera.
 #[wasm_bindgen]
 pub struct Crowd {
-    canvas: HtmlCanvasElement,
     player: Player,
+    /// The canvas throng draws on; `None` for a crowd an engine's own renderer draws
+    /// (`Crowd.headless`).
+    stage: Option<Stage>,
+    on_event: Option<Function>,
+    draws: u32,
+}
+
+/// throng's renderer on a canvas.
+struct Stage {
+    canvas: HtmlCanvasElement,
     renderer: Renderer,
     gpu_asset: GpuAsset,
     surface: wgpu::Surface<'static>,
@@ -68,10 +77,8 @@ pub struct Crowd {
     /// The sRGB view of the canvas texture the renderer writes (it writes linear colour).
     view_format: wgpu::TextureFormat,
     backend: Backend,
-    on_event: Option<Function>,
     /// The first error the GPU reported since the last frame (validation, out of memory).
     gpu_error: Arc<Mutex<Option<String>>>,
-    draws: u32,
 }
 
 #[wasm_bindgen]
@@ -90,15 +97,8 @@ impl Crowd {
         let backend = err(Backend::parse(
             &opt_str(&o, "backend")?.unwrap_or("auto".into()),
         ))?;
-        let timing = match opt_str(&o, "timing")? {
-            Some(t) => err(t
-                .parse::<Timing>()
-                .map_err(|e| WebError::Name(e.to_string())))?,
-            None => Timing::Cpu,
-        };
-        let name = opt_str(&o, "name")?.unwrap_or_else(|| "the baked file".into());
         // The file first: a bad file fails before any GPU work.
-        let asset = err(throng_asset::from_glb_bytes(&glb, &name).map_err(WebError::from))?;
+        let (asset, timing) = load(&glb, &o)?;
         let webgpu = wgpu::util::is_browser_webgpu_supported().await;
         let chosen = err(backend.choose(webgpu))?;
         let (surface, gpu) = err(device_on(&canvas, chosen).await)?;
@@ -127,30 +127,141 @@ impl Crowd {
         let renderer = Renderer::with_gpu(gpu);
         let gpu_asset = err(renderer.upload(&asset).map_err(WebError::from))?;
         Ok(Crowd {
-            canvas,
             player: Player::new(asset, timing),
-            renderer,
-            gpu_asset,
-            surface,
-            config,
-            view_format,
-            backend: chosen,
+            stage: Some(Stage {
+                canvas,
+                renderer,
+                gpu_asset,
+                surface,
+                config,
+                view_format,
+                backend: chosen,
+                gpu_error,
+            }),
             on_event: None,
-            gpu_error,
             draws: 0,
         })
+    }
+
+    /// Loads a baked `.glb` for an engine's own renderer to draw (three.js: `throng/three`):
+    /// playback, events and the data of `meshes()`, `boneRows()`, `instanceMatrices()` and
+    /// `records()`, with no canvas and no GPU of throng's. Options: `timing` (`"cpu"` only for
+    /// now: the adapters' shaders read CPU-timed records), `name`.
+    pub fn headless(
+        glb: Vec<u8>,
+        #[wasm_bindgen(unchecked_optional_param_type = "CrowdOptions")] options: Option<Object>,
+    ) -> Result<Crowd, JsValue> {
+        let options = value(options);
+        let (asset, timing) = load(&glb, &Opts(&options))?;
+        if timing != Timing::Cpu {
+            return Err(js(WebError::Name(
+                "a headless crowd plays CPU-timed for now (its adapters' shaders read CPU-timed records)".into(),
+            )));
+        }
+        Ok(Crowd {
+            player: Player::new(asset, timing),
+            stage: None,
+            on_event: None,
+            draws: 0,
+        })
+    }
+
+    /// Per primitive: `positions`, `normals` (Float32Array, bind space), `uvs` (empty without
+    /// texture coordinates), `joints` (Uint16Array) and `weights` (Float32Array), four per
+    /// vertex; `lods` (Uint32Array triangle lists, LOD 0 first), `lodErrors`, `baseColor`
+    /// (linear RGBA) and `image` (`{bytes, mimeType}` or undefined).
+    pub fn meshes(&self) -> Result<js_sys::Array, JsValue> {
+        let asset = self.player.asset();
+        let out = js_sys::Array::new();
+        for m in crate::adapter::meshes(asset) {
+            let o = Object::new();
+            let set = |k: &str, v: JsValue| Reflect::set(&o, &JsValue::from_str(k), &v);
+            set(
+                "positions",
+                js_sys::Float32Array::from(&m.positions[..]).into(),
+            )?;
+            set("normals", js_sys::Float32Array::from(&m.normals[..]).into())?;
+            set("uvs", js_sys::Float32Array::from(&m.uvs[..]).into())?;
+            set("joints", js_sys::Uint16Array::from(&m.joints[..]).into())?;
+            set("weights", js_sys::Float32Array::from(&m.weights[..]).into())?;
+            let lods = js_sys::Array::new();
+            for l in &m.lods {
+                lods.push(&js_sys::Uint32Array::from(&l[..]));
+            }
+            set("lods", lods.into())?;
+            set(
+                "lodErrors",
+                js_sys::Float32Array::from(&m.lod_errors[..]).into(),
+            )?;
+            set(
+                "baseColor",
+                js_sys::Float32Array::from(&m.base_color[..]).into(),
+            )?;
+            if let Some(img) = m.image.and_then(|i| asset.images.get(i)) {
+                let i = Object::new();
+                Reflect::set(
+                    &i,
+                    &"bytes".into(),
+                    &js_sys::Uint8Array::from(&img.bytes[..]),
+                )?;
+                Reflect::set(&i, &"mimeType".into(), &img.mime_type.as_str().into())?;
+                set("image", i.into())?;
+            }
+            out.push(&o);
+        }
+        Ok(out)
+    }
+
+    /// The bone texture decoded to floats: `{width, height, data}`, `height` rows of `width =
+    /// 3 · entries` RGBA texels, texel `(3j + r, row)` = row r of entry j's skin matrix.
+    #[wasm_bindgen(js_name = boneRows)]
+    pub fn bone_rows(&self) -> Result<Object, JsValue> {
+        let b = err(crate::adapter::bone_rows(self.player.asset()).map_err(WebError::from))?;
+        let o = Object::new();
+        Reflect::set(&o, &"width".into(), &b.width.into())?;
+        Reflect::set(&o, &"height".into(), &b.rows.into())?;
+        Reflect::set(&o, &"data".into(), &js_sys::Float32Array::from(&b.data[..]))?;
+        Ok(o)
+    }
+
+    /// Per instance its world matrix, 16 numbers column-major, in the runtime's dense order.
+    #[wasm_bindgen(js_name = instanceMatrices)]
+    pub fn instance_matrices(&self) -> js_sys::Float32Array {
+        js_sys::Float32Array::from(&crate::adapter::instance_matrices(&self.player)[..])
+    }
+
+    /// Per instance its CPU-timed record, 16 numbers: per layer (weight, frac, row, clip word).
+    pub fn records(&self) -> Result<js_sys::Float32Array, JsValue> {
+        let r = crate::adapter::records(&self.player).ok_or_else(|| {
+            js(WebError::Name(
+                "a GPU-timed crowd has no per-layer rows to read".into(),
+            ))
+        })?;
+        Ok(js_sys::Float32Array::from(&r[..]))
+    }
+
+    /// Model-space bounds of the asset over every baked row: `[minX, minY, minZ, maxX, maxY, maxZ]`.
+    #[wasm_bindgen(js_name = poseBounds)]
+    pub fn pose_bounds(&self) -> Vec<f32> {
+        let b = self.player.asset().pose_bounds();
+        [b.min.to_array(), b.max.to_array()].concat()
     }
 
     /// `"webgpu"` or `"webgl2"`: what draws the page.
     #[wasm_bindgen(getter)]
     pub fn backend(&self) -> String {
-        self.backend.as_str().into()
+        self.stage
+            .as_ref()
+            .map_or("none".into(), |s| s.backend.as_str().into())
     }
 
     /// The adapter, e.g. "SwiftShader Device (Subzero) (webgpu, Cpu)".
     #[wasm_bindgen(getter)]
     pub fn adapter(&self) -> String {
-        let a = self.renderer.adapter();
+        let Some(stage) = &self.stage else {
+            return "none (headless)".into();
+        };
+        let a = stage.renderer.adapter();
         // Browsers may hide the adapter's name (WebGPU's adapter info is opt-in).
         if a.name.is_empty() {
             format!("an unnamed {} adapter ({})", a.backend, a.device_type)
@@ -164,7 +275,9 @@ impl Crowd {
     /// props or motion vectors; docs/web.md). `undefined` in the full mode.
     #[wasm_bindgen(getter)]
     pub fn downlevel(&self) -> Option<String> {
-        self.renderer.downlevel_reason().map(String::from)
+        self.stage
+            .as_ref()
+            .and_then(|s| s.renderer.downlevel_reason().map(String::from))
     }
 
     /// Live instances.
@@ -381,12 +494,14 @@ impl Crowd {
     /// Resizes the drawing buffer to `width` × `height` pixels (the canvas's `width` and
     /// `height` attributes are set too).
     pub fn resize(&mut self, width: u32, height: u32) {
-        self.config.width = width.max(1);
-        self.config.height = height.max(1);
-        self.canvas.set_width(self.config.width);
-        self.canvas.set_height(self.config.height);
-        self.surface
-            .configure(&self.renderer.gpu.device, &self.config);
+        let Some(s) = self.stage.as_mut() else {
+            return;
+        };
+        s.config.width = width.max(1);
+        s.config.height = height.max(1);
+        s.canvas.set_width(s.config.width);
+        s.canvas.set_height(s.config.height);
+        s.surface.configure(&s.renderer.gpu.device, &s.config);
     }
 
     /// Advances playback by `dt` seconds (negative counts as 0), calls the event callback for
@@ -434,37 +549,39 @@ impl Crowd {
     }
 
     fn draw(&mut self) -> Result<(), JsValue> {
-        if let Some(e) = self.gpu_error.lock().ok().and_then(|mut s| s.take()) {
+        let Some(s) = self.stage.as_mut() else {
+            return Ok(());
+        };
+        if let Some(e) = s.gpu_error.lock().ok().and_then(|mut e| e.take()) {
             return Err(js(WebError::Gpu(e)));
         }
-        let texture = match self.surface.get_current_texture() {
+        let texture = match s.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(t)
             | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
             // The canvas was resized or hidden: configure again and draw the next frame.
             _ => {
-                self.surface
-                    .configure(&self.renderer.gpu.device, &self.config);
+                s.surface.configure(&s.renderer.gpu.device, &s.config);
                 return Ok(());
             }
         };
         let view = texture.texture.create_view(&wgpu::TextureViewDescriptor {
-            format: Some(self.view_format),
+            format: Some(s.view_format),
             ..Default::default()
         });
-        let (w, h) = (self.config.width, self.config.height);
+        let (w, h) = (s.config.width, s.config.height);
         let entries = self.player.asset().palette.len();
-        let fits = self.renderer.palette_fits(entries, self.player.len());
+        let fits = s.renderer.palette_fits(entries, self.player.len());
         let opts = self.player.render_options(w, h, fits);
-        let device = self.renderer.gpu.device.clone();
+        let device = s.renderer.gpu.device.clone();
         let mut encoder = device.create_command_encoder(&Default::default());
-        let crowd = self.player.crowd(&self.gpu_asset);
-        let stats = err(self
+        let crowd = self.player.crowd(&s.gpu_asset);
+        let stats = err(s
             .renderer
-            .encode_frame(&mut encoder, &view, self.view_format, w, h, &[crowd], &opts)
+            .encode_frame(&mut encoder, &view, s.view_format, w, h, &[crowd], &opts)
             .map_err(WebError::from))?;
         self.draws = stats.draws;
-        self.renderer.gpu.queue.submit([encoder.finish()]);
-        self.renderer.gpu.queue.present(texture);
+        s.renderer.gpu.queue.submit([encoder.finish()]);
+        s.renderer.gpu.queue.present(texture);
         Ok(())
     }
 
@@ -488,6 +605,20 @@ impl Crowd {
         }
         first_error.map_or(Ok(()), Err)
     }
+}
+
+/// The baked file and the `timing` option of `create` and `headless` (`name`: the file's name
+/// in errors).
+fn load(glb: &[u8], o: &Opts<'_>) -> Result<(throng_asset::BakedAsset, Timing), JsValue> {
+    let timing = match opt_str(o, "timing")? {
+        Some(t) => err(t
+            .parse::<Timing>()
+            .map_err(|e| WebError::Name(e.to_string())))?,
+        None => Timing::Cpu,
+    };
+    let name = opt_str(o, "name")?.unwrap_or_else(|| "the baked file".into());
+    let asset = err(throng_asset::from_glb_bytes(glb, &name).map_err(WebError::from))?;
+    Ok((asset, timing))
 }
 
 /// A surface on `canvas` and a device for `backend` whose adapter can present to it and run

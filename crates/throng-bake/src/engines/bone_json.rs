@@ -176,32 +176,17 @@ pub fn write(input: &ExportInput<'_>) -> Result<Written, EngineExportError> {
     })
 }
 
-/// Every vertex's four largest influences (the bake sorts them by weight), renormalised:
-/// palette indices and weights, and the largest weight a vertex lost.
+/// Every vertex's four largest influences of every primitive, in mesh order
+/// ([`throng_asset::BakedPrimitive::four_influences`]), and the largest share of weight lost.
 pub fn four_influences(asset: &throng_asset::BakedAsset) -> (Vec<[u16; 4]>, Vec<[f32; 4]>, f32) {
     let mut joints = Vec::new();
     let mut weights = Vec::new();
     let mut dropped = 0.0f32;
     for p in &asset.primitives {
-        let k = p.influences as usize;
-        for i in 0..p.vertex_count() {
-            let js = &p.joints[i * k..i * k + k];
-            let ws = &p.weights[i * k..i * k + k];
-            let kept: u32 = ws.iter().take(4).map(|&q| q as u32).sum();
-            dropped = dropped.max(1.0 - kept as f32 / 65535.0);
-            let mut j4 = [0u16; 4];
-            let mut w4 = [0f32; 4];
-            for c in 0..k.min(4) {
-                j4[c] = js[c];
-                w4[c] = if kept > 0 {
-                    ws[c] as f32 / kept as f32
-                } else {
-                    0.0
-                };
-            }
-            joints.push(j4);
-            weights.push(w4);
-        }
+        let (j, w, d) = p.four_influences();
+        joints.extend(j);
+        weights.extend(w);
+        dropped = dropped.max(d);
     }
     (joints, weights, dropped)
 }

@@ -1,0 +1,114 @@
+//! What the browser tests share: the tools they need, the built-in fox baked as web/build.sh
+//! bakes it, and the wasm package built as web/build.sh builds it.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use throng_asset::BakedAsset;
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The outer build's target folder (`CARGO_TARGET_TMPDIR` is its `tmp`).
+pub fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("..")
+}
+
+pub struct Tools {
+    pub chromium: PathBuf,
+    pub driver: PathBuf,
+}
+
+/// What the test needs, or what is missing.
+pub fn tools() -> Result<Tools, String> {
+    let mut missing = Vec::new();
+    let targets = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output();
+    if !targets.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("wasm32-unknown-unknown"))
+    {
+        missing.push("the Rust target (rustup target add wasm32-unknown-unknown)".to_string());
+    }
+    let lock = std::fs::read_to_string(repo().join("Cargo.lock")).unwrap_or_default();
+    let want = lock
+        .split("[[package]]")
+        .find(|p| p.contains("name = \"wasm-bindgen\"\n"))
+        .and_then(|p| p.split("version = \"").nth(1))
+        .and_then(|v| v.split('"').next())
+        .unwrap_or("?")
+        .to_string();
+    let have = Command::new("wasm-bindgen").arg("--version").output();
+    let have = have
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    if have != format!("wasm-bindgen {want}") {
+        missing.push(format!(
+            "wasm-bindgen-cli {want} (cargo install wasm-bindgen-cli --version {want}; found {have:?})"
+        ));
+    }
+    if Command::new("node").arg("--version").output().is_err() {
+        missing.push("node (apt-get install nodejs npm)".into());
+    }
+    let chromium = std::env::var_os("THRONG_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/usr/bin/chromium".into());
+    if !chromium.exists() {
+        missing.push(format!(
+            "Chromium at {} (apt-get install chromium, or set THRONG_CHROMIUM)",
+            chromium.display()
+        ));
+    }
+    let driver = std::env::var_os("THRONG_WEB_DRIVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/web-driver"));
+    if !driver.join("node_modules/puppeteer-core").exists() {
+        missing.push(format!(
+            "puppeteer-core in {} (npm install --prefix {} puppeteer-core, or set THRONG_WEB_DRIVER)",
+            driver.display(),
+            driver.display()
+        ));
+    }
+    if missing.is_empty() {
+        Ok(Tools { chromium, driver })
+    } else {
+        Err(missing.join("; "))
+    }
+}
+
+pub fn run(cmd: &mut Command) {
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(status.success(), "{cmd:?} failed: {status}");
+}
+
+/// The built-in fox baked with the LODs web/build.sh gives it.
+pub fn bake_fox() -> BakedAsset {
+    let glb = throng_demo::demo_glb();
+    let model = throng_gltf::import_slice(&glb, None, "throng-demo-fox.glb").expect("import");
+    let options = throng_bake::BakeOptions {
+        source_name: "throng-demo-fox.glb".into(),
+        lods: vec![0.5, 0.25, 0.1],
+        ..Default::default()
+    };
+    throng_bake::bake(&model, &options).expect("bake").0
+}
+
+/// Builds the wasm package (`cargo build --target wasm32-unknown-unknown -p throng-web`, then
+/// `wasm-bindgen --target web`) into `dir`.
+pub fn wasm_package(dir: &Path) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    run(Command::new(cargo)
+        .current_dir(repo())
+        .env("CARGO_TARGET_DIR", target_dir())
+        .args(["build", "--release", "--target", "wasm32-unknown-unknown"])
+        .args(["-p", "throng-web"]));
+    let wasm = target_dir().join("wasm32-unknown-unknown/release/throng_web.wasm");
+    run(Command::new("wasm-bindgen")
+        .args(["--target", "web", "--out-dir"])
+        .arg(dir)
+        .arg(&wasm));
+}

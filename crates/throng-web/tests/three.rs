@@ -1,0 +1,231 @@
+//! throng's crowd inside three.js (docs/web.md "In three.js"): the npm package's `throng/three`
+//! adapter draws 1,000 foxes with three.js's own WebGLRenderer (npm `three` 0.187.0, unmodified)
+//! in headless Chromium on SwiftShader, and the characters' coverage — the pixels where the
+//! crowd changes the picture — must match throng-render's picture of the same crowd, camera and
+//! time on this machine's adapter (shading differs between the engines, so colour is not
+//! compared): for the first frame and after a crossfade. Also: three's own draw-call counter
+//! (primitives × LODs at most, whatever the instance count), and bad input in JavaScript (a
+//! truncated file, a wrong clip name, a NaN transform, a speed of 1e30) throwing an Error while
+//! the page keeps drawing.
+//!
+//! Tools: those of tests/browser.rs, and npm's `three` 0.187.0 in `THRONG_WEB_DRIVER`
+//! (target/web-driver; `.ci/run` installs it).
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::process::Command;
+
+use throng_render::image::{self, RgbaImage};
+use throng_render::{GpuAsset, Renderer};
+use throng_runtime::{PlaybackCommand, Timing};
+use throng_web::player::play_options;
+use throng_web::{ClipRef, CrowdSpec, Player};
+
+const COUNT: u32 = 1000;
+const CLIP: &str = "walk";
+const TIME: f64 = 0.4;
+const SIZE: (u32, u32) = (384, 256);
+const FADE: (&str, f32, f64) = ("run", 0.5, 0.25);
+/// Camera of both pictures (file units: the built-in fox is in metres; 1,000 of them cover
+/// about 48 × 48 m): the crowd from above the front-right, as `throng render --camera` takes it.
+const EYE: [f32; 3] = [34.0, 26.0, 48.0];
+const TARGET: [f32; 3] = [0.0, 0.0, 0.0];
+const FOV_DEGREES: f32 = 40.0;
+/// At most 1 % of the pixels may be covered in one picture and not the other.
+const MAX_COVERAGE_DIFF: f64 = 0.01;
+
+/// Pixels where `img` differs from `empty` by more than 8/255 in some channel.
+fn coverage(img: &RgbaImage, empty: &RgbaImage) -> Vec<bool> {
+    img.pixels()
+        .zip(empty.pixels())
+        .map(|(p, q)| (0..3).any(|c| p[c].abs_diff(q[c]) > 8))
+        .collect()
+}
+
+fn compare(
+    what: &str,
+    three: &RgbaImage,
+    three_empty: &RgbaImage,
+    native: &RgbaImage,
+    native_empty: &RgbaImage,
+) {
+    let a = coverage(three, three_empty);
+    let b = coverage(native, native_empty);
+    let covered = b.iter().filter(|x| **x).count() as f64 / b.len() as f64;
+    let diff = a.iter().zip(&b).filter(|(x, y)| x != y).count() as f64 / a.len() as f64;
+    eprintln!("{what}: foxes cover {:.2} % natively, {:.2} % in three.js; coverage differs on {:.3} % of pixels", covered * 100.0, a.iter().filter(|x| **x).count() as f64 / a.len() as f64 * 100.0, diff * 100.0);
+    assert!(
+        covered > 0.02,
+        "{what}: the foxes cover only {covered} of the native picture"
+    );
+    assert!(
+        diff <= MAX_COVERAGE_DIFF,
+        "{what}: coverage differs on {diff} of the pixels (limit {MAX_COVERAGE_DIFF})"
+    );
+}
+
+fn load(path: &Path) -> RgbaImage {
+    image::open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .to_rgba8()
+}
+
+/// The page's folder: three.html, three-main.js, packages/throng (the npm package with its
+/// wasm), node_modules (three, from the driver's), fox.glb.
+fn build_page(dir: &Path, driver: &Path, fox: &throng_asset::BakedAsset) {
+    let _ = std::fs::remove_dir_all(dir);
+    let package = dir.join("packages/throng");
+    std::fs::create_dir_all(&package).expect("page folder");
+    wasm_package(&package.join("pkg"));
+    for f in ["index.js", "three.js", "package.json"] {
+        std::fs::copy(repo().join("web/packages/throng").join(f), package.join(f))
+            .expect("copy the package");
+    }
+    for f in ["three.html", "three-main.js"] {
+        std::fs::copy(repo().join("web").join(f), dir.join(f)).expect("copy the page");
+    }
+    std::os::unix::fs::symlink(driver.join("node_modules"), dir.join("node_modules"))
+        .expect("node_modules");
+    std::fs::write(
+        dir.join("fox.glb"),
+        throng_asset::to_glb_bytes(fox).expect("fox"),
+    )
+    .expect("fox.glb");
+}
+
+/// throng-render's picture of the player's crowd and the same frame without it (no ground, no
+/// shadows: only the characters change the picture).
+fn draw(renderer: &mut Renderer, gpu_asset: &GpuAsset, player: &Player) -> (RgbaImage, RgbaImage) {
+    let fits = renderer.palette_fits(player.asset().palette.len(), player.len());
+    let mut opts = player.render_options(SIZE.0, SIZE.1, fits);
+    opts.ground = false;
+    opts.shadows = false;
+    let full = renderer
+        .render_scene(&[player.crowd(gpu_asset)], &opts)
+        .expect("draw")
+        .image;
+    let none = renderer.render_scene(&[], &opts).expect("draw").image;
+    (full, none)
+}
+
+#[test]
+fn a_three_js_scene_draws_the_crowd_as_throng_does() {
+    let tools = match tools() {
+        Ok(t) if t.driver.join("node_modules/three/build/three.module.js").exists() => t,
+        Ok(t) if std::env::var_os("CI").is_none() => {
+            eprintln!("skipping the three.js test: no npm three in {}", t.driver.display());
+            return;
+        }
+        Ok(t) => panic!("CI cannot run the three.js test: no npm three in {} (npm install --prefix {} three@0.187.0)", t.driver.display(), t.driver.display()),
+        Err(missing) if std::env::var_os("CI").is_none() => {
+            eprintln!("skipping the three.js test: missing {missing}");
+            return;
+        }
+        Err(missing) => panic!("CI cannot run the three.js test: missing {missing}"),
+    };
+    let Some(gpu) = throng_render::device::test_gpu() else {
+        return;
+    };
+    let fox = bake_fox();
+    let work = target_dir().join("tmp/throng-web-three");
+    let page = work.join("page");
+    build_page(&page, &tools.driver, &fox);
+    let out = work.join("out");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).expect("out folder");
+    let plan = serde_json::json!({
+        "dir": page, "out": out, "chromium": tools.chromium, "driver": tools.driver,
+        "count": COUNT, "clip": CLIP, "time": TIME, "size": [SIZE.0, SIZE.1],
+        "eye": EYE, "target": TARGET, "fov": FOV_DEGREES,
+        "fade": { "clip": FADE.0, "seconds": FADE.1, "dt": FADE.2 },
+    });
+    let plan_path = work.join("plan.json");
+    std::fs::write(&plan_path, plan.to_string()).expect("plan");
+    run(Command::new("node")
+        .arg(repo().join("web/test/drive-three.mjs"))
+        .arg(&plan_path));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).expect("result"))
+            .expect("json");
+    assert!(
+        r["first"].is_object(),
+        "the three.js page did not draw: {r}"
+    );
+
+    // three.js's own counter: one draw per primitive and LOD in use (the fox: 1 primitive,
+    // 4 LODs; the plain scene casts no shadow), for 1,000 instances.
+    let calls = r["first"]["calls"].as_u64().unwrap();
+    let lods = 1 + fox.primitives[0].lods.len() as u64;
+    assert!(
+        (1..=lods).contains(&calls),
+        "{calls} draw calls for {COUNT} instances: {r}"
+    );
+    assert_eq!(
+        r["first"]["visible"].as_u64(),
+        Some(COUNT as u64),
+        "every fox is in view: {r}"
+    );
+
+    // throng-render's picture of the same crowd, camera and time (no ground, no shadows: only
+    // the characters change it).
+    let renderer = Renderer::with_gpu(gpu);
+    let gpu_asset = renderer.upload(&fox).expect("upload");
+    let mut player = Player::new(fox.clone(), Timing::Cpu);
+    let spec = CrowdSpec {
+        count: COUNT,
+        clip: Some(ClipRef::Name(CLIP.into())),
+        time: TIME,
+        ..Default::default()
+    };
+    player.spawn_crowd(&spec).expect("crowd");
+    player
+        .look_at(EYE, TARGET, FOV_DEGREES.to_radians())
+        .expect("camera");
+    player.step(0.0).expect("step");
+    let mut renderer = renderer;
+    let (want, empty) = draw(&mut renderer, &gpu_asset, &player);
+    want.save(out.join("native.png")).expect("save");
+    let three_empty = load(&out.join("three-none.png"));
+    compare(
+        "first frame",
+        &load(&out.join("three.png")),
+        &three_empty,
+        &want,
+        &empty,
+    );
+
+    let run_clip = player.clip(&ClipRef::Name(FADE.0.into())).expect("run");
+    let fade = PlaybackCommand::Crossfade {
+        clip: run_clip,
+        seconds: FADE.1,
+        options: play_options(None, None, None).expect("defaults"),
+    };
+    player.command(None, fade).expect("crossfade");
+    player.step(FADE.2).expect("step");
+    let (want_fade, _) = draw(&mut renderer, &gpu_asset, &player);
+    want_fade.save(out.join("native-fade.png")).expect("save");
+    compare(
+        "crossfade",
+        &load(&out.join("three-fade.png")),
+        &three_empty,
+        &want_fade,
+        &empty,
+    );
+
+    // Bad input throws an Error naming the problem, and the page still draws.
+    let bad = &r["bad"];
+    for (k, words) in [
+        ("truncated", "Error"),
+        ("clip", "no-such-clip"),
+        ("nanTransform", "finite"),
+    ] {
+        let got = bad[k].as_str().unwrap_or("");
+        assert!(got.contains(words), "{k}: {got} ({r})");
+    }
+    assert_eq!(
+        bad["stillDraws"], "no error",
+        "the page stopped drawing: {r}"
+    );
+}

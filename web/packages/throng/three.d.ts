@@ -1,0 +1,27 @@
+import type { Camera, DataTexture, Group } from "three";
+import type { Crowd } from "./pkg/throng_web.js";
+
+export interface ThrongCrowdOptions {
+  /** Instances cast the skinned shadow (default true). */
+  castShadow?: boolean;
+  receiveShadow?: boolean;
+  /** Largest projected simplification error a LOD may make, pixels (default 1; 0: LOD 0 only). */
+  lodBias?: number;
+  /** Instances to size the buffers for (they grow as needed). */
+  capacity?: number;
+}
+
+/** A headless throng Crowd drawn by three.js's WebGLRenderer: add it to a Scene. */
+export class ThrongCrowd extends Group {
+  constructor(crowd: Crowd, options?: ThrongCrowdOptions);
+  readonly crowd: Crowd;
+  readonly boneTexture: DataTexture;
+  lodBias: number;
+  /** Resolves when the materials' textures are decoded. */
+  readonly ready?: Promise<void>;
+  /** The last update: instances in view, meshes drawn, instances per primitive and LOD. */
+  readonly stats: { visible: number; drawn: number; perLod: number[][] };
+  /** Culls, picks LODs and writes the instance buffers for `camera`; call once a frame. */
+  update(camera: Camera, viewportHeight: number): void;
+  dispose(): void;
+}
