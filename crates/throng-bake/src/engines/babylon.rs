@@ -19,7 +19,7 @@ use base64::Engine as _;
 use serde_json::json;
 
 use super::bone_json::{bone_set, four_influences};
-use super::mesh::{self, MeshPrimitive};
+use super::mesh;
 use super::openvat::unique_names;
 use super::{EngineExportError, ExportInput, Written};
 
@@ -56,21 +56,13 @@ pub fn write(input: &ExportInput<'_>) -> Result<Written, EngineExportError> {
         "height": set.frames,
     });
     let (joints, weights, dropped) = four_influences(asset);
-    let mut prims = Vec::with_capacity(asset.primitives.len());
-    let mut at = 0usize;
-    for p in &asset.primitives {
-        let n = p.vertex_count();
-        prims.push(MeshPrimitive {
-            positions: &set.positions[at..at + n],
-            normals: &set.normals[at..at + n],
-            uv0: p.uv0.as_deref(),
-            uv1: None,
-            indices: &p.indices,
-            material: p.material,
-            influences: Some((&joints[at..at + n], &weights[at..at + n])),
-        });
-        at += n;
-    }
+    let prims = mesh::primitives(
+        asset,
+        &set.positions,
+        &set.normals,
+        None,
+        Some((&joints, &weights)),
+    );
     let glb = mesh::glb_skinned(asset, name, &prims, true).map_err(input.encode_err("the mesh"))?;
     let names = unique_names(input.plan.clips.iter().map(|c| c.name.clone()));
     let clips: Vec<serde_json::Value> = input

@@ -18,7 +18,7 @@ use glam::{Mat4, Vec2, Vec3};
 use serde_json::json;
 
 use super::frames;
-use super::mesh::{self, MeshPrimitive};
+use super::mesh;
 use super::{EngineExportError, ExportInput, Written};
 
 /// The bone set of an export: skin matrices per frame as 3 RGBA rows each, and influences.
@@ -91,21 +91,7 @@ pub fn bind_mesh(
     uv1: &[Vec2],
 ) -> Result<Vec<u8>, EngineExportError> {
     let asset = input.asset;
-    let mut prims = Vec::with_capacity(asset.primitives.len());
-    let mut at = 0usize;
-    for p in &asset.primitives {
-        let n = p.vertex_count();
-        prims.push(MeshPrimitive {
-            positions: &set.positions[at..at + n],
-            normals: &set.normals[at..at + n],
-            uv0: p.uv0.as_deref(),
-            uv1: Some(&uv1[at..at + n]),
-            indices: &p.indices,
-            material: p.material,
-            influences: None,
-        });
-        at += n;
-    }
+    let prims = mesh::primitives(asset, &set.positions, &set.normals, Some(uv1), None);
     mesh::glb(asset, &input.options.name, &prims).map_err(input.encode_err("the mesh"))
 }
 

@@ -196,3 +196,30 @@ pub fn glb_skinned(
     let text = serde_json::to_vec(&doc).map_err(|e| e.to_string())?;
     throng_asset::pack_glb(&text, &bin.data)
 }
+
+/// The asset's primitives over per-vertex streams concatenated in primitive order (`uv1` and
+/// `influences` likewise), as every export lays out its vertices.
+pub fn primitives<'a>(
+    asset: &'a BakedAsset,
+    positions: &'a [Vec3],
+    normals: &'a [Vec3],
+    uv1: Option<&'a [Vec2]>,
+    influences: Option<(&'a [[u16; 4]], &'a [[f32; 4]])>,
+) -> Vec<MeshPrimitive<'a>> {
+    let mut out = Vec::with_capacity(asset.primitives.len());
+    let mut at = 0usize;
+    for p in &asset.primitives {
+        let r = at..at + p.vertex_count();
+        out.push(MeshPrimitive {
+            positions: &positions[r.clone()],
+            normals: &normals[r.clone()],
+            uv0: p.uv0.as_deref(),
+            uv1: uv1.map(|u| &u[r.clone()]),
+            indices: &p.indices,
+            material: p.material,
+            influences: influences.map(|(j, w)| (&j[r.clone()], &w[r.clone()])),
+        });
+        at = r.end;
+    }
+    out
+}

@@ -243,6 +243,29 @@ pub enum EngineExportError {
     },
 }
 
+/// The per-channel range `(min, max)` of `values`, which the VAT formats remap to [0, 1]: a
+/// still channel is widened to ±1e-3 around its value (so the remap never divides by zero and
+/// the value still decodes exactly); no values give [0, 1].
+pub fn remap_range(values: impl Iterator<Item = glam::Vec3>) -> ([f32; 3], [f32; 3]) {
+    let mut lo = glam::Vec3::splat(f32::INFINITY);
+    let mut hi = glam::Vec3::splat(f32::NEG_INFINITY);
+    for v in values {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() || !hi.is_finite() {
+        return ([0.0; 3], [1.0; 3]);
+    }
+    let (mut min, mut max) = (lo.to_array(), hi.to_array());
+    for c in 0..3 {
+        if max[c] - min[c] <= f32::EPSILON * min[c].abs().max(max[c].abs()).max(1.0) {
+            min[c] -= 1e-3;
+            max[c] += 1e-3;
+        }
+    }
+    (min, max)
+}
+
 /// What every format's writer gets.
 pub struct ExportInput<'a> {
     pub asset: &'a BakedAsset,

@@ -21,7 +21,7 @@ use serde_json::json;
 
 use super::frames::{self, Pose};
 use super::layout::RowGroups;
-use super::mesh::{self, MeshPrimitive};
+use super::mesh;
 use super::{texture, EngineExportError, ExportInput, VatContainer, Written};
 
 /// glTF's axes (Y up, right-handed) to Blender's (Z up, right-handed): `(x, −z, y)`.
@@ -62,30 +62,6 @@ pub fn unique_names(names: impl IntoIterator<Item = String>) -> Vec<String> {
             name
         })
         .collect()
-}
-
-/// The per-channel range of `values`, widened where it is empty so the remap never divides by
-/// zero.
-fn range(values: impl Iterator<Item = Vec3>) -> ([f32; 3], [f32; 3]) {
-    let mut lo = Vec3::splat(f32::INFINITY);
-    let mut hi = Vec3::splat(f32::NEG_INFINITY);
-    for v in values {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    if !lo.is_finite() || !hi.is_finite() {
-        return ([0.0; 3], [1.0; 3]);
-    }
-    let mut min = lo.to_array();
-    let mut max = hi.to_array();
-    for c in 0..3 {
-        if max[c] - min[c] <= f32::EPSILON * min[c].abs().max(max[c].abs()).max(1.0) {
-            // A still channel: a small range around it, so the value decodes exactly.
-            min[c] -= 1e-3;
-            max[c] += 1e-3;
-        }
-    }
-    (min, max)
 }
 
 /// Builds the OpenVAT files of an export (shared by the Godot and Unity folders).
@@ -137,7 +113,7 @@ pub fn build(
     })
     .map_err(input.decode_err())?;
     let top = &mut data[..w * h * 2];
-    let (min, max_v) = range(
+    let (min, max_v) = super::remap_range(
         top.chunks_exact(4)
             .filter(|t| t[3] == 1.0)
             .map(|t| Vec3::new(t[0], t[1], t[2])),
@@ -196,21 +172,7 @@ pub fn build(
         .map_err(|e| input.encode_err("the remap JSON")(e.to_string()))?;
 
     let uv1: Vec<Vec2> = (0..vertices).map(|i| Vec2::from(layout.uv(i))).collect();
-    let mut prims = Vec::with_capacity(asset.primitives.len());
-    let mut at = 0usize;
-    for p in &asset.primitives {
-        let n = p.vertex_count();
-        prims.push(MeshPrimitive {
-            positions: &rest.positions[at..at + n],
-            normals: &rest.normals[at..at + n],
-            uv0: p.uv0.as_deref(),
-            uv1: Some(&uv1[at..at + n]),
-            indices: &p.indices,
-            material: p.material,
-            influences: None,
-        });
-        at += n;
-    }
+    let prims = mesh::primitives(asset, &rest.positions, &rest.normals, Some(&uv1), None);
     let mesh_name = format!("{name}.glb");
     let glb = mesh::glb(asset, name, &prims).map_err(input.encode_err("the mesh"))?;
     Ok(OpenVat {

@@ -29,7 +29,7 @@ use serde_json::json;
 
 use super::frames::{self, Pose};
 use super::layout::FrameBlocks;
-use super::mesh::{self, MeshPrimitive};
+use super::mesh;
 use super::openvat::unique_names;
 use super::{texture, EngineExportError, ExportInput, Written};
 
@@ -54,20 +54,17 @@ pub fn gltf_to_unreal_rotation(q: Quat) -> (Vec3, f32) {
     (-gltf_to_unreal_dir(axis).normalize(), angle)
 }
 
+/// A rotation as the plugin's rotation texel: `((axis + 1) / 2, angle / 2π)` in Unreal's axes.
+fn rotation_texel(q: Quat) -> [f32; 4] {
+    let (axis, angle) = gltf_to_unreal_rotation(q);
+    let a = (axis + 1.0) * 0.5;
+    [a.x, a.y, a.z, angle / std::f32::consts::TAU]
+}
+
+/// The plugin's `MinBBox` and `SizeBBox` of `values`.
 fn remap_box(values: impl Iterator<Item = Vec3>) -> (Vec3, Vec3) {
-    let mut lo = Vec3::splat(f32::INFINITY);
-    let mut hi = Vec3::splat(f32::NEG_INFINITY);
-    for v in values {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    if !lo.is_finite() || !hi.is_finite() {
-        return (Vec3::ZERO, Vec3::ONE);
-    }
-    // A still axis gets a size of 1 cm (the plugin divides by it).
-    let size = (hi - lo).max(Vec3::splat(1e-6));
-    let size = Vec3::select(size.cmple(Vec3::splat(1e-6)), Vec3::ONE, size);
-    (lo, size)
+    let (min, max) = super::remap_range(values);
+    (Vec3::from(min), Vec3::from(max) - Vec3::from(min))
 }
 
 fn unorm4(v: [f32; 4]) -> [u16; 4] {
@@ -227,21 +224,7 @@ fn mesh_glb(
     uv1: &[Vec2],
 ) -> Result<Vec<u8>, EngineExportError> {
     let asset = input.asset;
-    let mut prims = Vec::with_capacity(asset.primitives.len());
-    let mut at = 0usize;
-    for p in &asset.primitives {
-        let n = p.vertex_count();
-        prims.push(MeshPrimitive {
-            positions: &positions[at..at + n],
-            normals: &normals[at..at + n],
-            uv0: p.uv0.as_deref(),
-            uv1: Some(&uv1[at..at + n]),
-            indices: &p.indices,
-            material: p.material,
-            influences: None,
-        });
-        at += n;
-    }
+    let prims = mesh::primitives(asset, positions, normals, Some(uv1), None);
     mesh::glb(asset, &input.options.name, &prims).map_err(input.encode_err("the mesh"))
 }
 
@@ -313,13 +296,7 @@ pub fn write_bone(input: &ExportInput<'_>) -> Result<Written, EngineExportError>
                 .inverse_bind_matrix
                 .inverse()
                 .to_scale_rotation_translation();
-            let (axis, angle) = gltf_to_unreal_rotation(q);
-            [
-                (axis.x + 1.0) * 0.5,
-                (axis.y + 1.0) * 0.5,
-                (axis.z + 1.0) * 0.5,
-                angle / std::f32::consts::TAU,
-            ]
+            rotation_texel(q)
         })
         .collect();
     let unscale = glam::Mat4::from_scale(Vec3::splat(1.0 / global));
@@ -345,13 +322,7 @@ pub fn write_bone(input: &ExportInput<'_>) -> Result<Written, EngineExportError>
             };
             let p = s.transform_point3(p_ref[j]);
             positions.push(gltf_to_unreal_point(p) - gltf_to_unreal_point(p_ref[j]));
-            let (axis, angle) = gltf_to_unreal_rotation(q);
-            rotations.push([
-                (axis.x + 1.0) * 0.5,
-                (axis.y + 1.0) * 0.5,
-                (axis.z + 1.0) * 0.5,
-                angle / std::f32::consts::TAU,
-            ]);
+            rotations.push(rotation_texel(q));
         }
     }
     let (min, size) = remap_box(positions.iter().copied());
