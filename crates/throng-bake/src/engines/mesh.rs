@@ -9,6 +9,9 @@ use glam::{Vec2, Vec3};
 use serde_json::{json, Value};
 use throng_asset::{BakedAsset, TextureTransform};
 
+/// Four palette indices and four weights per vertex.
+pub type Influences<'a> = (&'a [[u16; 4]], &'a [[f32; 4]]);
+
 /// One primitive's vertex streams as the export writes them.
 pub struct MeshPrimitive<'a> {
     pub positions: &'a [Vec3],
@@ -19,7 +22,7 @@ pub struct MeshPrimitive<'a> {
     pub indices: &'a [u32],
     pub material: Option<usize>,
     /// Four palette indices and weights per vertex (`JOINTS_0`, `WEIGHTS_0`), for a skinned mesh.
-    pub influences: Option<(&'a [[u16; 4]], &'a [[f32; 4]])>,
+    pub influences: Option<Influences<'a>>,
 }
 
 #[derive(Default)]
@@ -204,7 +207,7 @@ pub fn primitives<'a>(
     positions: &'a [Vec3],
     normals: &'a [Vec3],
     uv1: Option<&'a [Vec2]>,
-    influences: Option<(&'a [[u16; 4]], &'a [[f32; 4]])>,
+    influences: Option<Influences<'a>>,
 ) -> Vec<MeshPrimitive<'a>> {
     let mut out = Vec::with_capacity(asset.primitives.len());
     let mut at = 0usize;
