@@ -736,7 +736,7 @@ fn fox_from_source_in_every_format() {
     check(&c, &d, "Fox openvat", 1, vat.step(false), &|f| vat.frame(f));
 
     let d = out_dir("fox-openvat-exr");
-    export(&src, "openvat", &d, &["--texture", "exr", "--clip", "Walk"]);
+    export(&src, "openvat", &d, &["--exr", "--clip", "Walk"]);
     let vat = openvat_of(&d, "exr");
     check(&c, &d, "Fox openvat exr", 1, vat.step(true), &|f| {
         vat.frame(f)
@@ -820,7 +820,52 @@ fn fox_from_source_in_every_format() {
     }
 }
 
-/// A baked file as the input: CesiumMan, in the formats that read it most differently.
+/// Exports `input` in every format (with `extra` flags) and checks each with its engine's
+/// decoder, every `stride`-th frame.
+fn every_format(c: &Case, input: &Path, extra: &[&str], label: &str, stride: usize) {
+    let lever = c.asset.row_bounds[0].diagonal();
+    for format in [
+        "openvat",
+        "ue-a2t-vertex",
+        "ue-a2t-bone",
+        "godot",
+        "bone-texture-json",
+        "unity",
+        "babylon",
+    ] {
+        let d = out_dir(&format!("{label}-{format}"));
+        export(input, format, &d, extra);
+        let what = format!("{label} {format}");
+        match format {
+            "openvat" | "unity" => {
+                let vat = openvat_of(&d, "png");
+                check(c, &d, &what, stride, vat.step(false), &|f| vat.frame(f));
+            }
+            "godot" => {
+                let vat = openvat_of(&d, "exr");
+                check(c, &d, &what, stride, vat.step(true), &|f| vat.frame(f));
+                check(c, &d, &format!("{what} bones"), stride, 0.0, &|f| {
+                    godot_bones(&d, "a", f)
+                });
+            }
+            "ue-a2t-vertex" => {
+                let step = ue_vertex(&d, "a", 0).1;
+                check(c, &d, &what, stride, step, &|f| ue_vertex(&d, "a", f).0);
+            }
+            "ue-a2t-bone" => {
+                // Rotation steps (2π / 65535 of angle, 2 / 65535 of axis) move a vertex by its lever arm.
+                let step = ue_bone(&d, "a", 0).1 * 4.0 + lever * 2e-4;
+                check_with(c, &d, &what, stride, step, UE_BONE_NORMALS, &|f| {
+                    ue_bone(&d, "a", f).0
+                });
+            }
+            "bone-texture-json" => check(c, &d, &what, stride, 0.0, &|f| bone_json(&d, "a", f)),
+            _ => check(c, &d, &what, stride, 0.0, &|f| babylon(&d, "a", f)),
+        }
+    }
+}
+
+/// A baked file as the input: CesiumMan, in every format.
 #[test]
 fn cesium_man_from_a_baked_file() {
     let Some(src) = throng_testdata::asset("CesiumMan.glb") else {
@@ -829,110 +874,55 @@ fn cesium_man_from_a_baked_file() {
     let c = case(src, &[], 30.0);
     let baked = out_dir("cesium-baked").with_extension("glb");
     throng_asset::write(&c.asset, &baked).unwrap();
-    let d = out_dir("cesium-openvat");
-    export(&baked, "openvat", &d, &[]);
-    let vat = openvat_of(&d, "png");
-    check(&c, &d, "CesiumMan openvat", 1, vat.step(false), &|f| {
-        vat.frame(f)
-    });
-    let d = out_dir("cesium-ue-bone");
-    export(&baked, "ue-a2t-bone", &d, &[]);
-    let step = ue_bone(&d, "a", 0).1 * 4.0 + c.asset.row_bounds[0].diagonal() * 2e-4;
-    check_with(
-        &c,
-        &d,
-        "CesiumMan ue-a2t-bone",
-        2,
-        step,
-        UE_BONE_NORMALS,
-        &|f| ue_bone(&d, "a", f).0,
-    );
+    every_format(&c, &baked, &[], "CesiumMan", 2);
 }
 
-/// An FBX character (Quaternius, 5 influences cut to the bake's 4) and a KayKit mannequin of 8
-/// primitives with its clips from another file.
+/// An FBX character (Quaternius, 5 influences cut to the bake's 4; two of its clips), a KayKit
+/// mannequin of 8 primitives with its clips from another file, and Quaternius' Enemy, whose
+/// skin matrices are all scaled by 100 (which AnimToTexture's bone mode keeps in the mesh), each
+/// in every format.
 #[test]
 fn fbx_and_kaykit_characters() {
     let Some(src) = throng_testdata::asset("fbx/quaternius/Male_Casual.fbx") else {
         return;
     };
     let c = case(src.clone(), &[], 30.0);
-    let d = out_dir("male-openvat");
-    export(
-        &src,
-        "openvat",
-        &d,
-        &[
-            "--clip",
-            "HumanArmature|Man_Walk",
-            "--clip",
-            "HumanArmature|Man_Clapping",
-        ],
-    );
-    let vat = openvat_of(&d, "png");
-    check(&c, &d, "Male_Casual openvat", 2, vat.step(false), &|f| {
-        vat.frame(f)
-    });
-    let d = out_dir("male-ue-vertex");
-    export(
-        &src,
-        "ue-a2t-vertex",
-        &d,
-        &["--clip", "HumanArmature|Man_Walk"],
-    );
-    let step = ue_vertex(&d, "a", 0).1;
-    check(&c, &d, "Male_Casual ue-a2t-vertex", 3, step, &|f| {
-        ue_vertex(&d, "a", f).0
-    });
-
-    // Quaternius' Enemy: every skin matrix scaled by 100 (scaled skinned nodes), which bone mode
-    // keeps in the mesh.
-    let Some(enemy) = throng_testdata::asset("Quaternius_Enemy.glb") else {
-        return;
-    };
-    let c = case(enemy.clone(), &[], 30.0);
-    let d = out_dir("enemy-ue-bone");
-    export(&enemy, "ue-a2t-bone", &d, &[]);
-    let step = ue_bone(&d, "a", 0).1 * 4.0 + c.asset.row_bounds[0].diagonal() * 2e-4;
-    check_with(
-        &c,
-        &d,
-        "Quaternius_Enemy ue-a2t-bone",
-        3,
-        step,
-        UE_BONE_NORMALS,
-        &|f| ue_bone(&d, "a", f).0,
-    );
+    let clips = [
+        "--clip",
+        "HumanArmature|Man_Walk",
+        "--clip",
+        "HumanArmature|Man_Clapping",
+    ];
+    every_format(&c, &src, &clips, "Male_Casual", 3);
 
     let Some(kay) = throng_testdata::asset("kaykit/manny_med_mod.gltf") else {
         return;
     };
-    let Some(clips) = throng_testdata::asset("kaykit/Med_MovementBasic.glb") else {
+    let Some(clip_file) = throng_testdata::asset("kaykit/Med_MovementBasic.glb") else {
         return;
     };
-    let c = case(kay.clone(), std::slice::from_ref(&clips), 30.0);
+    let c = case(kay.clone(), std::slice::from_ref(&clip_file), 30.0);
     assert!(
         c.asset.primitives.len() >= 8,
         "the mannequin has several primitives"
     );
-    let clip = c.asset.clips[0].name.clone();
-    let d = out_dir("kaykit-openvat");
-    let clips_arg = clips.to_str().unwrap();
-    export(
-        &kay,
-        "openvat",
-        &d,
-        &["--clips", clips_arg, "--clip", &clip],
-    );
-    let vat = openvat_of(&d, "png");
-    check(&c, &d, "KayKit openvat", 1, vat.step(false), &|f| {
-        vat.frame(f)
-    });
-    let d = out_dir("kaykit-bone-json");
-    export(&kay, "bone-texture-json", &d, &["--clips", clips_arg]);
-    check(&c, &d, "KayKit bone-texture-json", 4, 0.0, &|f| {
-        bone_json(&d, "a", f)
-    });
+    let first = c.asset.clips[0].name.clone();
+    let second = c.asset.clips[1].name.clone();
+    let clips = [
+        "--clips",
+        clip_file.to_str().unwrap(),
+        "--clip",
+        &first,
+        "--clip",
+        &second,
+    ];
+    every_format(&c, &kay, &clips, "KayKit", 3);
+
+    let Some(enemy) = throng_testdata::asset("Quaternius_Enemy.glb") else {
+        return;
+    };
+    let c = case(enemy.clone(), &[], 30.0);
+    every_format(&c, &enemy, &[], "Quaternius_Enemy", 4);
 }
 
 /// Layouts and names engines trip on: one vertex past a power of two (a second row group), a

@@ -36,6 +36,9 @@ pub struct Args {
     /// exr for godot.
     #[arg(long, value_parser = ["png", "exr"])]
     pub texture: Option<String>,
+    /// Short for --texture exr.
+    #[arg(long, conflicts_with = "texture")]
+    pub exr: bool,
     /// Base name of the files (default: the input's file stem).
     #[arg(long)]
     pub name: Option<String>,
@@ -94,10 +97,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         format: args.format,
         clips,
         fps,
-        container: args.texture.as_deref().map(|t| match t {
-            "exr" => VatContainer::ExrHalf,
-            _ => VatContainer::Png16,
-        }),
+        container: match (args.exr, args.texture.as_deref()) {
+            (true, _) | (_, Some("exr")) => Some(VatContainer::ExrHalf),
+            (_, Some(_)) => Some(VatContainer::Png16),
+            _ => None,
+        },
         name,
         max_texture_size: args.max_texture_size,
         instances: args.instances,
