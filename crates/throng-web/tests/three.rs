@@ -14,11 +14,9 @@
 mod common;
 
 use common::*;
-use std::path::Path;
 use std::process::Command;
 
-use throng_render::image::{self, RgbaImage};
-use throng_render::{GpuAsset, Renderer};
+use throng_render::Renderer;
 use throng_runtime::{PlaybackCommand, Timing};
 use throng_web::player::play_options;
 use throng_web::{ClipRef, CrowdSpec, Player};
@@ -33,82 +31,6 @@ const FADE: (&str, f32, f64) = ("run", 0.5, 0.25);
 const EYE: [f32; 3] = [34.0, 26.0, 48.0];
 const TARGET: [f32; 3] = [0.0, 0.0, 0.0];
 const FOV_DEGREES: f32 = 40.0;
-/// At most 1 % of the pixels may be covered in one picture and not the other.
-const MAX_COVERAGE_DIFF: f64 = 0.01;
-
-/// Pixels where `img` differs from `empty` by more than 8/255 in some channel.
-fn coverage(img: &RgbaImage, empty: &RgbaImage) -> Vec<bool> {
-    img.pixels()
-        .zip(empty.pixels())
-        .map(|(p, q)| (0..3).any(|c| p[c].abs_diff(q[c]) > 8))
-        .collect()
-}
-
-fn compare(
-    what: &str,
-    three: &RgbaImage,
-    three_empty: &RgbaImage,
-    native: &RgbaImage,
-    native_empty: &RgbaImage,
-) {
-    let a = coverage(three, three_empty);
-    let b = coverage(native, native_empty);
-    let covered = b.iter().filter(|x| **x).count() as f64 / b.len() as f64;
-    let diff = a.iter().zip(&b).filter(|(x, y)| x != y).count() as f64 / a.len() as f64;
-    eprintln!("{what}: foxes cover {:.2} % natively, {:.2} % in three.js; coverage differs on {:.3} % of pixels", covered * 100.0, a.iter().filter(|x| **x).count() as f64 / a.len() as f64 * 100.0, diff * 100.0);
-    assert!(
-        covered > 0.02,
-        "{what}: the foxes cover only {covered} of the native picture"
-    );
-    assert!(
-        diff <= MAX_COVERAGE_DIFF,
-        "{what}: coverage differs on {diff} of the pixels (limit {MAX_COVERAGE_DIFF})"
-    );
-}
-
-fn load(path: &Path) -> RgbaImage {
-    image::open(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .to_rgba8()
-}
-
-/// The page's folder: three.html, three-main.js, packages/throng (the npm package with its
-/// wasm), node_modules (three, from the driver's), fox.glb.
-fn build_page(dir: &Path, driver: &Path, fox: &throng_asset::BakedAsset) {
-    let _ = std::fs::remove_dir_all(dir);
-    let package = dir.join("packages/throng");
-    std::fs::create_dir_all(&package).expect("page folder");
-    wasm_package(&package.join("pkg"));
-    for f in ["index.js", "three.js", "package.json"] {
-        std::fs::copy(repo().join("web/packages/throng").join(f), package.join(f))
-            .expect("copy the package");
-    }
-    for f in ["three.html", "three-main.js"] {
-        std::fs::copy(repo().join("web").join(f), dir.join(f)).expect("copy the page");
-    }
-    std::os::unix::fs::symlink(driver.join("node_modules"), dir.join("node_modules"))
-        .expect("node_modules");
-    std::fs::write(
-        dir.join("fox.glb"),
-        throng_asset::to_glb_bytes(fox).expect("fox"),
-    )
-    .expect("fox.glb");
-}
-
-/// throng-render's picture of the player's crowd and the same frame without it (no ground, no
-/// shadows: only the characters change the picture).
-fn draw(renderer: &mut Renderer, gpu_asset: &GpuAsset, player: &Player) -> (RgbaImage, RgbaImage) {
-    let fits = renderer.palette_fits(player.asset().palette.len(), player.len());
-    let mut opts = player.render_options(SIZE.0, SIZE.1, fits);
-    opts.ground = false;
-    opts.shadows = false;
-    let full = renderer
-        .render_scene(&[player.crowd(gpu_asset)], &opts)
-        .expect("draw")
-        .image;
-    let none = renderer.render_scene(&[], &opts).expect("draw").image;
-    (full, none)
-}
 
 #[test]
 fn a_three_js_scene_draws_the_crowd_as_throng_does() {
@@ -131,7 +53,7 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
     let fox = bake_fox();
     let work = target_dir().join("tmp/throng-web-three");
     let page = work.join("page");
-    build_page(&page, &tools.driver, &fox);
+    build_page(&page, &tools.driver, &fox, &["three.html", "three-main.js"]);
     let out = work.join("out");
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).expect("out folder");
@@ -185,7 +107,7 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
         .expect("camera");
     player.step(0.0).expect("step");
     let mut renderer = renderer;
-    let (want, empty) = draw(&mut renderer, &gpu_asset, &player);
+    let (want, empty) = draw(&mut renderer, &gpu_asset, &player, SIZE);
     want.save(out.join("native.png")).expect("save");
     let three_empty = load(&out.join("three-none.png"));
     compare(
@@ -204,7 +126,7 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
     };
     player.command(None, fade).expect("crossfade");
     player.step(FADE.2).expect("step");
-    let (want_fade, _) = draw(&mut renderer, &gpu_asset, &player);
+    let (want_fade, _) = draw(&mut renderer, &gpu_asset, &player, SIZE);
     want_fade.save(out.join("native-fade.png")).expect("save");
     compare(
         "crossfade",

@@ -74,7 +74,8 @@ pub fn glb(asset: &BakedAsset, name: &str, prims: &[MeshPrimitive<'_>]) -> Resul
 }
 
 /// [`glb`], and with `skin` a skin of one joint per palette entry in palette order (named as the
-/// entries' nodes, at the origin under one skeleton node, inverse bind matrices the identity):
+/// entries' nodes, at the origin, the first the parent of the others, inverse bind matrices the
+/// identity):
 /// the mesh is in bind space and a decoder that reads the skin matrices from a texture indexes
 /// them by `JOINTS_0` as throng does.
 pub fn glb_skinned(
@@ -163,13 +164,19 @@ pub fn glb_skinned(
     }
     let mut nodes = vec![json!({"mesh": 0, "name": name})];
     let mut roots = vec![0];
-    if skin {
+    let joints = asset.palette.len();
+    if skin && joints > 0 {
+        // Joint 0 is the skeleton's root and the others its children, so an engine that makes a
+        // bone of every node between the joints and the skeleton root (Babylon.js) makes exactly
+        // one per palette entry.
         nodes[0]["skin"] = json!(0);
-        let first = nodes.len() + 1;
-        nodes.push(json!({"name": "skeleton", "children": (first..first + asset.palette.len()).collect::<Vec<_>>()}));
-        roots.push(first - 1);
-        for e in &asset.palette {
-            nodes.push(json!({"name": e.name}));
+        roots.push(1);
+        for (i, e) in asset.palette.iter().enumerate() {
+            let mut n = json!({"name": e.name});
+            if i == 0 && joints > 1 {
+                n["children"] = json!((2..1 + joints).collect::<Vec<_>>());
+            }
+            nodes.push(n);
         }
     }
     let mut doc = json!({
@@ -189,9 +196,8 @@ pub fn glb_skinned(
         doc["images"] = json!(images);
         doc["textures"] = json!(textures);
     }
-    if skin {
-        let first = 2;
-        doc["skins"] = json!([{"joints": (first..first + asset.palette.len()).collect::<Vec<_>>(), "skeleton": 1}]);
+    if skin && joints > 0 {
+        doc["skins"] = json!([{"joints": (1..1 + joints).collect::<Vec<_>>(), "skeleton": 1}]);
     }
     if uses_transform {
         doc["extensionsUsed"] = json!(["KHR_texture_transform"]);

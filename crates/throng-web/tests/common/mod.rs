@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use throng_asset::BakedAsset;
+use throng_render::image::{self, RgbaImage};
+use throng_render::{GpuAsset, Renderer};
+use throng_web::Player;
 
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -111,4 +114,86 @@ pub fn wasm_package(dir: &Path) {
         .args(["--target", "web", "--out-dir"])
         .arg(dir)
         .arg(&wasm));
+}
+
+/// Pixels where `img` differs from `empty` by more than 8/255 in some channel.
+/// At most 1 % of the pixels may be covered in one picture and not the other.
+pub const MAX_COVERAGE_DIFF: f64 = 0.01;
+
+pub fn coverage(img: &RgbaImage, empty: &RgbaImage) -> Vec<bool> {
+    img.pixels()
+        .zip(empty.pixels())
+        .map(|(p, q)| (0..3).any(|c| p[c].abs_diff(q[c]) > 8))
+        .collect()
+}
+
+pub fn compare(
+    what: &str,
+    three: &RgbaImage,
+    three_empty: &RgbaImage,
+    native: &RgbaImage,
+    native_empty: &RgbaImage,
+) {
+    let a = coverage(three, three_empty);
+    let b = coverage(native, native_empty);
+    let covered = b.iter().filter(|x| **x).count() as f64 / b.len() as f64;
+    let diff = a.iter().zip(&b).filter(|(x, y)| x != y).count() as f64 / a.len() as f64;
+    eprintln!("{what}: foxes cover {:.2} % natively, {:.2} % in the engine's picture; coverage differs on {:.3} % of pixels", covered * 100.0, a.iter().filter(|x| **x).count() as f64 / a.len() as f64 * 100.0, diff * 100.0);
+    assert!(
+        covered > 0.02,
+        "{what}: the foxes cover only {covered} of the native picture"
+    );
+    assert!(
+        diff <= MAX_COVERAGE_DIFF,
+        "{what}: coverage differs on {diff} of the pixels (limit {MAX_COVERAGE_DIFF})"
+    );
+}
+
+pub fn load(path: &Path) -> RgbaImage {
+    image::open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .to_rgba8()
+}
+
+/// An engine page's folder: `files` from web/, packages/throng (the npm package with its wasm),
+/// node_modules (the engines, from the driver's), fox.glb.
+pub fn build_page(dir: &Path, driver: &Path, fox: &throng_asset::BakedAsset, files: &[&str]) {
+    let _ = std::fs::remove_dir_all(dir);
+    let package = dir.join("packages/throng");
+    std::fs::create_dir_all(&package).expect("page folder");
+    wasm_package(&package.join("pkg"));
+    for f in ["index.js", "three.js", "package.json"] {
+        std::fs::copy(repo().join("web/packages/throng").join(f), package.join(f))
+            .expect("copy the package");
+    }
+    for f in files {
+        std::fs::copy(repo().join("web").join(f), dir.join(f)).expect("copy the page");
+    }
+    std::os::unix::fs::symlink(driver.join("node_modules"), dir.join("node_modules"))
+        .expect("node_modules");
+    std::fs::write(
+        dir.join("fox.glb"),
+        throng_asset::to_glb_bytes(fox).expect("fox"),
+    )
+    .expect("fox.glb");
+}
+
+/// throng-render's picture of the player's crowd and the same frame without it (no ground, no
+/// shadows: only the characters change the picture).
+pub fn draw(
+    renderer: &mut Renderer,
+    gpu_asset: &GpuAsset,
+    player: &Player,
+    size: (u32, u32),
+) -> (RgbaImage, RgbaImage) {
+    let fits = renderer.palette_fits(player.asset().palette.len(), player.len());
+    let mut opts = player.render_options(size.0, size.1, fits);
+    opts.ground = false;
+    opts.shadows = false;
+    let full = renderer
+        .render_scene(&[player.crowd(gpu_asset)], &opts)
+        .expect("draw")
+        .image;
+    let none = renderer.render_scene(&[], &opts).expect("draw").image;
+    (full, none)
 }
