@@ -4,7 +4,8 @@
 //   node drive-three.mjs PLAN.json
 //
 // PLAN: { dir, out, chromium, driver, count, clip, time, size: [w, h], eye: [3], target: [3],
-//         fov (degrees), fade: { clip, seconds, dt } }
+//         fov (degrees), fade: { clip, seconds, dt }, bench: [instance counts], benchFrames,
+//         source (the fox as a plain glTF, for three's own SkinnedMesh) }
 // Writes OUT/three.png (the crowd), OUT/three-none.png (the scene without it),
 // OUT/three-fade.png (after a crossfade) and OUT/result.json (three's counters, errors).
 import { readFile, writeFile } from "node:fs/promises";
@@ -59,6 +60,82 @@ try {
       await attempt("stillDraws", () => t.frame(1 / 60));
       return out;
     });
+  }
+  // Benchmarks (THRONG_WEB_BENCH): per count, the adapter's main-thread time a frame (the
+  // crowd's playback step and update(): culling, LODs, the instance buffers) with 1 % of the
+  // instances changing clip each frame, the bytes it writes for three to upload, and the frame
+  // interval; and three's own SkinnedMesh (a clone and an AnimationMixer per character).
+  for (const n of plan.bench ?? []) {
+    const p = await browser.newPage();
+    p.setDefaultTimeout(600_000);
+    const q = new URLSearchParams({ paused: "1", count: n, clip: plan.clip, size: `${w}x${h}` });
+    await p.goto(`http://127.0.0.1:${server.address().port}/three.html?${q}`);
+    await p.waitForFunction("window.throngThree && (window.throngThree.ready || window.throngThree.failed)", { polling: 100 });
+    result[`bench${n}`] = await p.evaluate(`(async () => {
+      const t = window.throngThree;
+      const c = t.crowd;
+      const ids = c.ids();
+      const clips = c.clips;
+      const step = [], frame = [];
+      let last = performance.now();
+      for (let f = 0; f < ${plan.benchFrames}; f++) {
+        const t0 = performance.now();
+        for (let k = 0; k < Math.ceil(${n} / 100); k++) {
+          c.crossfade(ids[(f * 997 + k * 101) % ids.length], clips[(f + k) % clips.length], 0.2);
+        }
+        c.frame(1 / 60);
+        t.foxes.update(t.camera, ${h});
+        step.push(performance.now() - t0);
+        t.renderer.render(t.scene, t.camera);
+        await new Promise((ok) => requestAnimationFrame(ok));
+        const now = performance.now();
+        frame.push(now - last);
+        last = now;
+      }
+      const med = (v) => v.slice().sort((a, b) => a - b)[v.length >> 1];
+      const visible = t.foxes.stats.visible;
+      return { updateMs: med(step), frameMs: med(frame), visible, bytesPerFrame: visible * 128, recordBytes: ${n} * 64, calls: t.renderer.info.render.calls };
+    })()`);
+    await p.close();
+    if (n > 1000) continue; // three's SkinnedMesh per character: 200 and 1,000 only
+    const s = await browser.newPage();
+    s.setDefaultTimeout(600_000);
+    await s.goto(`http://127.0.0.1:${server.address().port}/three.html?paused=1&count=1&size=${w}x${h}`);
+    await s.waitForFunction("window.throngThree && window.throngThree.ready", { polling: 100 });
+    result[`skinned${n}`] = await s.evaluate(`(async () => {
+      const THREE = await import("three");
+      const { GLTFLoader } = await import("./node_modules/three/examples/jsm/loaders/GLTFLoader.js");
+      const { clone } = await import("./node_modules/three/examples/jsm/utils/SkeletonUtils.js");
+      const t = window.throngThree;
+      t.scene.remove(t.foxes);
+      const gltf = await new GLTFLoader().loadAsync(${JSON.stringify(plan.source)});
+      const walk = gltf.animations.find((a) => a.name === ${JSON.stringify(plan.clip)}) ?? gltf.animations[0];
+      const side = Math.ceil(Math.sqrt(${n}));
+      const mixers = [];
+      for (let i = 0; i < ${n}; i++) {
+        const o = clone(gltf.scene);
+        o.position.set((i % side) * 1.6 - side * 0.8, 0, Math.floor(i / side) * 1.6 - side * 0.8);
+        t.scene.add(o);
+        const m = new THREE.AnimationMixer(o);
+        m.clipAction(walk).play();
+        mixers.push(m);
+      }
+      const step = [], frame = [];
+      let last = performance.now();
+      for (let f = 0; f < ${plan.benchFrames}; f++) {
+        const t0 = performance.now();
+        for (const m of mixers) m.update(1 / 60);
+        step.push(performance.now() - t0);
+        t.renderer.render(t.scene, t.camera);
+        await new Promise((ok) => requestAnimationFrame(ok));
+        const now = performance.now();
+        frame.push(now - last);
+        last = now;
+      }
+      const med = (v) => v.slice().sort((a, b) => a - b)[v.length >> 1];
+      return { updateMs: med(step), frameMs: med(frame), calls: t.renderer.info.render.calls };
+    })()`);
+    await s.close();
   }
 } finally {
   await writeFile(join(plan.out, "result.json"), JSON.stringify(result, null, 1));

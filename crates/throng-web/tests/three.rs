@@ -8,6 +8,8 @@
 //! truncated file, a wrong clip name, a NaN transform, a speed of 1e30) throwing an Error while
 //! the page keeps drawing.
 //!
+//! `THRONG_WEB_BENCH=200,1000,10000` adds the benchmark of docs/web.md "In three.js".
+//!
 //! Tools: those of tests/browser.rs, and npm's `three` 0.187.0 in `THRONG_WEB_DRIVER`
 //! (target/web-driver; `.ci/run` installs it).
 
@@ -57,11 +59,19 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
     let out = work.join("out");
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).expect("out folder");
+    // THRONG_WEB_BENCH=200,1000,10000 also measures the adapter against three's own SkinnedMesh.
+    let bench: Vec<u32> = std::env::var("THRONG_WEB_BENCH")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    std::fs::write(page.join("fox-source.glb"), throng_demo::demo_glb()).expect("source fox");
     let plan = serde_json::json!({
         "dir": page, "out": out, "chromium": tools.chromium, "driver": tools.driver,
         "count": COUNT, "clip": CLIP, "time": TIME, "size": [SIZE.0, SIZE.1],
         "eye": EYE, "target": TARGET, "fov": FOV_DEGREES,
         "fade": { "clip": FADE.0, "seconds": FADE.1, "dt": FADE.2 },
+        "bench": bench, "benchFrames": 30, "source": "fox-source.glb",
     });
     let plan_path = work.join("plan.json");
     std::fs::write(&plan_path, plan.to_string()).expect("plan");
