@@ -100,7 +100,7 @@ try {
     if (n > 1000) continue; // three's SkinnedMesh per character: 200 and 1,000 only
     const s = await browser.newPage();
     s.setDefaultTimeout(600_000);
-    await s.goto(`http://127.0.0.1:${server.address().port}/three.html?paused=1&count=1&size=${w}x${h}`);
+    await s.goto(`http://127.0.0.1:${server.address().port}/three.html?paused=1&count=${n}&size=${w}x${h}`);
     await s.waitForFunction("window.throngThree && window.throngThree.ready", { polling: 100 });
     result[`skinned${n}`] = await s.evaluate(`(async () => {
       const THREE = await import("three");

@@ -71,7 +71,7 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
         "count": COUNT, "clip": CLIP, "time": TIME, "size": [SIZE.0, SIZE.1],
         "eye": EYE, "target": TARGET, "fov": FOV_DEGREES,
         "fade": { "clip": FADE.0, "seconds": FADE.1, "dt": FADE.2 },
-        "bench": bench, "benchFrames": 30, "source": "fox-source.glb",
+        "bench": bench, "benchFrames": 10, "source": "fox-source.glb",
     });
     let plan_path = work.join("plan.json");
     std::fs::write(&plan_path, plan.to_string()).expect("plan");
