@@ -65,8 +65,16 @@ pub fn bone_set(input: &ExportInput<'_>) -> Result<BoneSet, EngineExportError> {
         let k = p.influences as usize;
         for i in 0..p.vertex_count() {
             for c in 0..per_vertex as usize {
-                joints.push(if c < k { p.joints[i * k + c] } else { 0 });
-                weights.push(if c < k { p.weights[i * k + c] } else { 0 });
+                joints.push(if c < k {
+                    p.joints.get(i * k + c).copied().unwrap_or(0)
+                } else {
+                    0
+                });
+                weights.push(if c < k {
+                    p.weights.get(i * k + c).copied().unwrap_or(0)
+                } else {
+                    0
+                });
             }
         }
         positions.extend_from_slice(&p.positions);
