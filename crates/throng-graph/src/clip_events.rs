@@ -16,8 +16,8 @@ const MARGIN: f64 = 1e-9;
 
 /// Most laps of a looping (or ping-pong) clip whose events one step fires: the laps before are skipped (a
 /// step that long, e.g. a speed multiplier of 1e30, would otherwise enumerate crossings
-/// without bound). Far above any real step (60 laps in a 1/60 s frame is 3,600 a second).
-pub const MAX_LAPS: f64 = 64.0;
+/// without bound). The runtime's cap, which owns the crossing rule.
+pub const MAX_LAPS: f64 = throng_runtime::MAX_LAPS;
 
 /// Normalised time (cycles) past which a state fires no clip events: the crossing rule counts
 /// laps in f64, exactly only while a lap count plus one differs from it (below 2^53); 2^32

@@ -30,22 +30,12 @@ const FOV_DEGREES: f32 = 40.0;
 
 #[test]
 fn babylons_manager_plays_throngs_exported_texture() {
-    let tools = match tools() {
-        Ok(t) if t.driver.join("node_modules/babylonjs/babylon.js").exists() => t,
-        Ok(t) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipping the Babylon.js test: no npm babylonjs in {}", t.driver.display());
-            return;
-        }
-        Ok(t) => panic!(
-            "CI cannot run the Babylon.js test: no npm babylonjs in {} (npm install --prefix {} babylonjs@9.28.0 babylonjs-loaders@9.28.0)",
-            t.driver.display(),
-            t.driver.display()
-        ),
-        Err(missing) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipping the Babylon.js test: missing {missing}");
-            return;
-        }
-        Err(missing) => panic!("CI cannot run the Babylon.js test: missing {missing}"),
+    let Some(tools) = engine_tools(
+        "Babylon.js",
+        "babylonjs/babylon.js",
+        "babylonjs@9.28.0 babylonjs-loaders@9.28.0",
+    ) else {
+        return;
     };
     let Some(gpu) = throng_render::device::test_gpu() else {
         return;

@@ -36,18 +36,9 @@ const FOV_DEGREES: f32 = 40.0;
 
 #[test]
 fn a_three_js_scene_draws_the_crowd_as_throng_does() {
-    let tools = match tools() {
-        Ok(t) if t.driver.join("node_modules/three/build/three.module.js").exists() => t,
-        Ok(t) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipping the three.js test: no npm three in {}", t.driver.display());
-            return;
-        }
-        Ok(t) => panic!("CI cannot run the three.js test: no npm three in {} (npm install --prefix {} three@0.187.0)", t.driver.display(), t.driver.display()),
-        Err(missing) if std::env::var_os("CI").is_none() => {
-            eprintln!("skipping the three.js test: missing {missing}");
-            return;
-        }
-        Err(missing) => panic!("CI cannot run the three.js test: missing {missing}"),
+    let Some(tools) = engine_tools("three.js", "three/build/three.module.js", "three@0.187.0")
+    else {
+        return;
     };
     let Some(gpu) = throng_render::device::test_gpu() else {
         return;

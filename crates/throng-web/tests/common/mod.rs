@@ -100,6 +100,26 @@ pub fn bake_fox() -> BakedAsset {
     throng_bake::bake(&model, &options).expect("bake").0
 }
 
+/// The tools of an engine's browser test: [`tools`] and the engine's npm `file` in the driver's
+/// node_modules (`install`: the npm packages to name). `None` (after saying what is missing)
+/// outside CI; under `CI` a missing tool fails the test.
+pub fn engine_tools(engine: &str, file: &str, install: &str) -> Option<Tools> {
+    let missing = match tools() {
+        Ok(t) if t.driver.join("node_modules").join(file).exists() => return Some(t),
+        Ok(t) => format!(
+            "npm {install} in {} (npm install --prefix {} {install})",
+            t.driver.display(),
+            t.driver.display()
+        ),
+        Err(missing) => missing,
+    };
+    if std::env::var_os("CI").is_some() {
+        panic!("CI cannot run the {engine} test: missing {missing}");
+    }
+    eprintln!("skipping the {engine} test: missing {missing}");
+    None
+}
+
 /// Builds the wasm package (`cargo build --target wasm32-unknown-unknown -p throng-web`, then
 /// `wasm-bindgen --target web`) into `dir`.
 pub fn wasm_package(dir: &Path) {
