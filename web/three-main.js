@@ -1,7 +1,7 @@
 // A three.js scene with a throng crowd in it (docs/web.md "In three.js"): three's renderer,
 // camera, lights and shadows; throng's bake and playback. URL parameters (the browser test
 // uses them): count=N clip=NAME time=SECONDS size=WxH eye=x,y,z target=x,y,z fov=DEGREES
-// plain=1 (black background, no ground: for coverage masks) paused=1
+// plain=1 (black background, no ground: for coverage masks) paused=1 timing=cpu|gpu
 import * as THREE from "three";
 import { loadCrowd } from "throng";
 import { ThrongCrowd } from "throng/three";
@@ -27,7 +27,7 @@ try {
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(plain ? 0x000000 : 0x8ca8cc);
 
-  const crowd = await loadCrowd(params.get("file") ?? "fox.glb");
+  const crowd = await loadCrowd(params.get("file") ?? "fox.glb", { timing: params.get("timing") ?? "cpu" });
   const count = Number(params.get("count") ?? 400);
   const spec = { count, time: Number(params.get("time") ?? 0) };
   if (params.has("clip")) spec.clip = params.get("clip");

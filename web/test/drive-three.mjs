@@ -7,7 +7,8 @@
 //         fov (degrees), fade: { clip, seconds, dt }, bench: [instance counts], benchFrames,
 //         source (the fox as a plain glTF, for three's own SkinnedMesh) }
 // Writes OUT/three.png (the crowd), OUT/three-none.png (the scene without it),
-// OUT/three-fade.png (after a crossfade) and OUT/result.json (three's counters, errors).
+// OUT/three-fade.png (after a crossfade), OUT/three-gpu.png (a GPU-timed crowd after the same
+// crossfade) and OUT/result.json (three's counters, errors).
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { launchChromium, serveFolder } from "./serve.mjs";
@@ -61,14 +62,43 @@ try {
       return out;
     });
   }
-  // Benchmarks (THRONG_WEB_BENCH): per count, the adapter's main-thread time a frame (the
-  // crowd's playback step and update(): culling, LODs, the instance buffers) with 1 % of the
-  // instances changing clip each frame, the bytes it writes for three to upload, and the frame
-  // interval; and three's own SkinnedMesh (a clone and an AnimationMixer per character).
+  // The same crowd GPU-timed: the shader derives rows from the records and the clock; the
+  // crossfade sends only the records it rewrote.
+  {
+    const g = await browser.newPage();
+    g.setDefaultTimeout(600_000);
+    g.on("pageerror", (e) => result.console.push(`pageerror (gpu): ${e.message}`));
+    const q = new URLSearchParams({
+      plain: "1", paused: "1", timing: "gpu", count: plan.count, clip: plan.clip, time: plan.time, size: `${w}x${h}`,
+      eye: plan.eye.join(","), target: plan.target.join(","), fov: plan.fov,
+    });
+    await g.goto(`http://127.0.0.1:${server.address().port}/three.html?${q}`);
+    await g.waitForFunction("window.throngThree && (window.throngThree.ready || window.throngThree.failed)", { polling: 100 });
+    result.gpuErrors = await g.evaluate(() => window.throngThree.errors);
+    if (await g.evaluate(() => window.throngThree.ready)) {
+      result.gpuFirst = await g.evaluate(() => window.throngThree.first);
+      result.gpuStill = await g.evaluate(() => window.throngThree.frame(0));
+      const url = await g.evaluate(`(() => {
+        const t = window.throngThree;
+        t.crowd.crossfadeAll(${JSON.stringify(plan.fade.clip)}, ${plan.fade.seconds});
+        window.throngThree.gpuFade = t.frame(${plan.fade.dt});
+        return t.renderer.domElement.toDataURL("image/png");
+      })()`);
+      await writeFile(join(plan.out, "three-gpu.png"), Buffer.from(url.split(",")[1], "base64"));
+      result.gpuFade = await g.evaluate(() => window.throngThree.gpuFade);
+      result.gpuAfter = await g.evaluate(() => window.throngThree.frame(1 / 60));
+    }
+    await g.close();
+  }
+  // Benchmarks (THRONG_WEB_BENCH): per count, a GPU-timed crowd with 1 % of the instances
+  // starting a crossfade each frame: the adapter's main-thread time a frame (update(): the
+  // record writes, culling, LODs) apart from the crowd's own step (the commands and
+  // crowd.frame), the bytes it hands three to upload, and the frame interval; and three's own
+  // SkinnedMesh (a clone and an AnimationMixer per character).
   for (const n of plan.bench ?? []) {
     const p = await browser.newPage();
     p.setDefaultTimeout(600_000);
-    const q = new URLSearchParams({ paused: "1", count: n, clip: plan.clip, size: `${w}x${h}` });
+    const q = new URLSearchParams({ paused: "1", timing: "gpu", count: n, clip: plan.clip, size: `${w}x${h}` });
     await p.goto(`http://127.0.0.1:${server.address().port}/three.html?${q}`);
     await p.waitForFunction("window.throngThree && (window.throngThree.ready || window.throngThree.failed)", { polling: 100 });
     result[`bench${n}`] = await p.evaluate(`(async () => {
@@ -76,7 +106,7 @@ try {
       const c = t.crowd;
       const ids = c.ids();
       const clips = c.clips;
-      const step = [], frame = [];
+      const step = [], update = [], frame = [], bytes = [];
       let last = performance.now();
       for (let f = 0; f < ${plan.benchFrames}; f++) {
         const t0 = performance.now();
@@ -84,8 +114,11 @@ try {
           c.crossfade(ids[(f * 997 + k * 101) % ids.length], clips[(f + k) % clips.length], 0.2);
         }
         c.frame(1 / 60);
+        const t1 = performance.now();
         t.foxes.update(t.camera, ${h});
-        step.push(performance.now() - t0);
+        update.push(performance.now() - t1);
+        step.push(t1 - t0);
+        bytes.push(t.foxes.stats.uploadedBytes);
         t.renderer.render(t.scene, t.camera);
         await new Promise((ok) => requestAnimationFrame(ok));
         const now = performance.now();
@@ -94,7 +127,7 @@ try {
       }
       const med = (v) => v.slice().sort((a, b) => a - b)[v.length >> 1];
       const visible = t.foxes.stats.visible;
-      return { updateMs: med(step), frameMs: med(frame), visible, bytesPerFrame: visible * 128, recordBytes: ${n} * 64, calls: t.renderer.info.render.calls };
+      return { updateMs: med(update), stepMs: med(step), frameMs: med(frame), visible, bytesPerFrame: med(bytes), recordBytes: ${n} * 56, calls: t.renderer.info.render.calls };
     })()`);
     await p.close();
     if (n > 1000) continue; // three's SkinnedMesh per character: 200 and 1,000 only

@@ -6,6 +6,11 @@
 
 use throng_asset::decode::skin_matrix;
 use throng_asset::{BakedAsset, DecodeError};
+use throng_contract::gpu_timed::{
+    CLIP_MASK, GPU_ENABLED, GPU_HELD, GPU_TWO_LAYERS, LAYER_MASK_SHIFT, MODE_LOOP, MODE_PINGPONG,
+    MODE_SHIFT, TWO_NEG_32,
+};
+use throng_contract::{GpuInstanceRecord, CLIP_ADDITIVE, UNIFORM_FRAMES};
 use throng_runtime::{PlaybackControl, Records};
 
 use crate::player::Player;
@@ -103,11 +108,71 @@ pub fn instance_matrices(player: &Player) -> Vec<f32> {
 }
 
 /// Per instance the CPU-timed record as 16 floats: per layer `(weight, frac, row, clip word)`
-/// (the clip word's bits; a shader reads the first three). `None` for a GPU-timed crowd, whose
-/// records an adapter's shader does not read yet.
+/// (the clip word's bits; a shader reads the first three). `None` for a GPU-timed crowd.
 pub fn records(player: &Player) -> Option<Vec<f32>> {
     match player.runtime().records() {
         Records::Cpu(r) => Some(bytemuck::cast_slice(r).to_vec()),
         Records::Gpu { .. } => None,
     }
+}
+
+/// Width in texels of the adapters' tables (instance transforms, records, clips, frame times):
+/// WebGL2's smallest guaranteed `MAX_TEXTURE_SIZE`, so 512 instances per row.
+pub const TABLE_WIDTH: u32 = 2048;
+
+/// Words per instance in the GPU-timed record table: the 14 words of a [`GpuInstanceRecord`]
+/// and 2 unused, 4 RGBA32UI texels.
+pub const GPU_RECORD_WORDS: usize = 16;
+
+/// Per instance the GPU-timed record as [`GPU_RECORD_WORDS`] words, with the clock the rows
+/// derive from; `None` for a CPU-timed crowd.
+pub fn gpu_records(player: &Player) -> Option<(Vec<u32>, u32)> {
+    match player.runtime().records() {
+        Records::Gpu { records, clock } => {
+            let mut out = vec![0u32; records.len() * GPU_RECORD_WORDS];
+            for (r, o) in records.iter().zip(out.chunks_exact_mut(GPU_RECORD_WORDS)) {
+                o[..14].copy_from_slice(bytemuck::cast_slice(std::slice::from_ref(r)));
+            }
+            Some((out, clock))
+        }
+        Records::Cpu(_) => None,
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<GpuInstanceRecord>() == 14 * 4);
+
+/// The GPU-timed clip table as the adapters' shader reads it: per clip `(first_row, frames,
+/// times_offset, flags)`, and the frame-time table's words.
+pub fn clip_table(asset: &BakedAsset) -> (Vec<u32>, Vec<u32>) {
+    let t = throng_asset::gpu_clip_table(&asset.clips);
+    let clips = t
+        .clips
+        .iter()
+        .flat_map(|c| [c.first_row, c.frames, c.times_offset, c.flags])
+        .collect();
+    (clips, t.frame_times.upload_words().to_vec())
+}
+
+/// The adapters' vertex-stage GLSL (`adapter.glsl`) with the contract's constants and
+/// [`TABLE_WIDTH`] as `#define`s, written from the Rust values so none is typed twice.
+pub fn glsl() -> String {
+    let mut s = String::from("// throng: generated from throng_contract's constants\n");
+    for (name, v) in [
+        ("MODE_LOOP", MODE_LOOP),
+        ("MODE_PINGPONG", MODE_PINGPONG),
+        ("MODE_SHIFT", MODE_SHIFT),
+        ("CLIP_MASK", CLIP_MASK),
+        ("GPU_HELD", GPU_HELD),
+        ("GPU_ENABLED", GPU_ENABLED),
+        ("GPU_TWO_LAYERS", GPU_TWO_LAYERS),
+        ("LAYER_MASK_SHIFT", LAYER_MASK_SHIFT),
+        ("CLIP_ADDITIVE", CLIP_ADDITIVE),
+        ("UNIFORM_FRAMES", UNIFORM_FRAMES),
+    ] {
+        s.push_str(&format!("#define THRONG_{name} {v}u\n"));
+    }
+    s.push_str(&format!("#define THRONG_TWO_NEG_32 {TWO_NEG_32:?}\n"));
+    s.push_str(&format!("#define THRONG_WIDTH {TABLE_WIDTH}\n"));
+    s.push_str(include_str!("adapter.glsl"));
+    s
 }

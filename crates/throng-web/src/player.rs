@@ -79,6 +79,9 @@ pub struct Player {
     ids: HashMap<u32, Handle>,
     handles: HashMap<Handle, u32>,
     next_id: u32,
+    /// Counts changes to the instances' transforms or dense order (spawn, despawn, clear,
+    /// set_transform): an adapter re-uploads its per-instance tables when it moves.
+    placement: u32,
     /// `None`: frame the crowd as `throng render` does (re-framed every frame).
     pub camera: Option<Camera>,
 }
@@ -92,6 +95,7 @@ impl Player {
             ids: HashMap::new(),
             handles: HashMap::new(),
             next_id: 0,
+            placement: 0,
             camera: None,
         }
     }
@@ -141,7 +145,24 @@ impl Player {
         self.next_id = self.next_id.wrapping_add(1);
         self.ids.insert(id, h);
         self.handles.insert(h, id);
+        self.placement = self.placement.wrapping_add(1);
         id
+    }
+
+    /// See the field: moves on every change of transforms or dense order.
+    pub fn placement(&self) -> u32 {
+        self.placement
+    }
+
+    /// GPU-timed: the records written since the last call, as 16 words each (the 64 B
+    /// `GpuRecordWrite`: record, dense index, pad), and forgets them; empty CPU-timed.
+    pub fn take_record_writes(&mut self) -> Vec<u32> {
+        let words = match self.runtime.record_changes().writes {
+            Some(w) => bytemuck::cast_slice(w).to_vec(),
+            None => Vec::new(),
+        };
+        self.runtime.clear_changes();
+        words
     }
 
     /// A new instance at `matrix` (16 numbers, column-major, world from model, file units);
@@ -167,6 +188,7 @@ impl Player {
     pub fn despawn(&mut self, id: u32) -> Result<(), WebError> {
         let h = self.handle(id)?;
         self.runtime.despawn(h)?;
+        self.placement = self.placement.wrapping_add(1);
         self.ids.remove(&id);
         self.handles.remove(&h);
         Ok(())
@@ -175,6 +197,7 @@ impl Player {
     /// Despawns every instance.
     pub fn clear(&mut self) {
         self.runtime = Runtime::new(self.runtime.timing(), &self.asset.clips);
+        self.placement = self.placement.wrapping_add(1);
         self.ids.clear();
         self.handles.clear();
     }
@@ -190,7 +213,9 @@ impl Player {
     pub fn set_transform(&mut self, id: u32, matrix: &[f32]) -> Result<(), WebError> {
         let t = transform_of(matrix)?;
         let h = self.handle(id)?;
-        Ok(self.runtime.set_transform(h, t)?)
+        self.runtime.set_transform(h, t)?;
+        self.placement = self.placement.wrapping_add(1);
+        Ok(())
     }
 
     /// Applies `command` to instance `id`, or to every instance when `id` is `None`.

@@ -143,27 +143,90 @@ impl Crowd {
         })
     }
 
-    /// Loads a baked `.glb` for an engine's own renderer to draw (three.js: `throng/three`):
-    /// playback, events and the data of `meshes()`, `boneRows()`, `instanceMatrices()` and
-    /// `records()`, with no canvas and no GPU of throng's. Options: `timing` (`"cpu"` only for
-    /// now: the adapters' shaders read CPU-timed records), `name`.
+    /// Loads a baked `.glb` for an engine's own renderer to draw (three.js: `throng/three`,
+    /// Babylon.js: `throng/babylon`): playback, events and the data of `meshes()`,
+    /// `boneRows()`, `instanceMatrices()`, `records()` / `gpuRecords()`, with no canvas and no
+    /// GPU of throng's. Options: `timing` (`"cpu"`, the default, or `"gpu"`), `name`.
     pub fn headless(
         glb: Vec<u8>,
         #[wasm_bindgen(unchecked_optional_param_type = "CrowdOptions")] options: Option<Object>,
     ) -> Result<Crowd, JsValue> {
         let options = value(options);
         let (asset, timing) = load(&glb, &Opts(&options))?;
-        if timing != Timing::Cpu {
-            return Err(js(WebError::Name(
-                "a headless crowd plays CPU-timed for now (its adapters' shaders read CPU-timed records)".into(),
-            )));
-        }
         Ok(Crowd {
             player: Player::new(asset, timing),
             stage: None,
             on_event: None,
             draws: 0,
         })
+    }
+
+    /// Whether rows derive on the GPU from `clock` (`timing: "gpu"`).
+    #[wasm_bindgen(getter, js_name = gpuTimed)]
+    pub fn gpu_timed(&self) -> bool {
+        use throng_runtime::PlaybackControl;
+        self.player.runtime().timing() == Timing::Gpu
+    }
+
+    /// The vertex-stage GLSL ES 3.00 the adapters inject into their engines' materials:
+    /// `throngSkin()` returns world · skin matrix of the vertex (docs/web.md "Writing an
+    /// adapter"); define `THRONG_GPU_TIMED` before it for a GPU-timed crowd.
+    pub fn glsl() -> String {
+        crate::adapter::glsl()
+    }
+
+    /// Texels per row of the adapters' tables (transforms, records, clips, frame times).
+    #[wasm_bindgen(js_name = tableWidth)]
+    pub fn table_width() -> u32 {
+        crate::adapter::TABLE_WIDTH
+    }
+
+    /// Moves whenever transforms or the dense order change (spawn, despawn, clear,
+    /// setTransform): re-read `instanceMatrices()` and every record then.
+    #[wasm_bindgen(getter)]
+    pub fn placement(&self) -> u32 {
+        self.player.placement()
+    }
+
+    /// GPU-timed: every instance's record, 16 words each (the 14 words of the record, 2
+    /// unused), and `clock` below is what the shader derives rows from.
+    #[wasm_bindgen(js_name = gpuRecords)]
+    pub fn gpu_records(&self) -> Result<js_sys::Uint32Array, JsValue> {
+        let (r, _) = crate::adapter::gpu_records(&self.player).ok_or_else(|| {
+            js(WebError::Name(
+                "a CPU-timed crowd has no GPU-timed records: read records()".into(),
+            ))
+        })?;
+        Ok(js_sys::Uint32Array::from(&r[..]))
+    }
+
+    /// GPU-timed: the low 32 bits of the runtime's clock, 2^20 ticks a second; 0 CPU-timed.
+    #[wasm_bindgen(getter)]
+    pub fn clock(&self) -> u32 {
+        crate::adapter::gpu_records(&self.player).map_or(0, |(_, c)| c)
+    }
+
+    /// GPU-timed: the records rewritten since the last call, 16 words each (14 record words,
+    /// the dense index, 1 unused), and forgets them: what an upload kept across frames sends.
+    /// Empty CPU-timed.
+    #[wasm_bindgen(js_name = takeRecordWrites)]
+    pub fn take_record_writes(&mut self) -> js_sys::Uint32Array {
+        js_sys::Uint32Array::from(&self.player.take_record_writes()[..])
+    }
+
+    /// The GPU-timed clip table: `{clips, frameTimes}` (Uint32Array): per clip
+    /// `(firstRow, frames, timesOffset, flags)`, and the frame-time table's words.
+    #[wasm_bindgen(js_name = clipTable)]
+    pub fn clip_table(&self) -> Result<Object, JsValue> {
+        let (clips, times) = crate::adapter::clip_table(self.player.asset());
+        let o = Object::new();
+        Reflect::set(&o, &"clips".into(), &js_sys::Uint32Array::from(&clips[..]))?;
+        Reflect::set(
+            &o,
+            &"frameTimes".into(),
+            &js_sys::Uint32Array::from(&times[..]),
+        )?;
+        Ok(o)
     }
 
     /// Per primitive: `positions`, `normals` (Float32Array, bind space), `uvs` (empty without

@@ -137,6 +137,40 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
         &empty,
     );
 
+    // GPU-timed: the shader derives rows from the records and the clock (the GLSL twin of
+    // throng::playback's gpu_layers); the same first frame and crossfade as throng-render's
+    // GPU-timed crowd, and after the first frame only the rewritten records travel.
+    assert!(
+        r["gpuFade"].is_object(),
+        "the GPU-timed page did not draw: {r}"
+    );
+    let mut gpu_player = Player::new(fox.clone(), Timing::Gpu);
+    gpu_player.spawn_crowd(&spec).expect("crowd");
+    gpu_player
+        .look_at(EYE, TARGET, FOV_DEGREES.to_radians())
+        .expect("camera");
+    gpu_player.step(0.0).expect("step");
+    gpu_player.command(None, fade).expect("crossfade");
+    gpu_player.step(FADE.2).expect("step");
+    let (want_gpu, _) = draw(&mut renderer, &gpu_asset, &gpu_player, SIZE);
+    want_gpu.save(out.join("native-gpu.png")).expect("save");
+    compare(
+        "GPU-timed crossfade",
+        &load(&out.join("three-gpu.png")),
+        &three_empty,
+        &want_gpu,
+        &empty,
+    );
+    // a still frame sends nothing; the crossfade sends the 1,000 rewritten records (64 B each)
+    // and nothing more; the frame after it, nothing
+    assert_eq!(r["gpuStill"]["uploadedBytes"], 0, "{r}");
+    assert_eq!(
+        r["gpuFade"]["uploadedBytes"].as_u64(),
+        Some(COUNT as u64 * 64),
+        "{r}"
+    );
+    assert_eq!(r["gpuAfter"]["uploadedBytes"], 0, "{r}");
+
     // Bad input throws an Error naming the problem, and the page still draws.
     let bad = &r["bad"];
     for (k, words) in [

@@ -5,8 +5,9 @@ import type { Crowd } from "./pkg/throng_web.js";
 export function initThrong(wasm?: string | URL | BufferSource): Promise<unknown>;
 
 export interface LoadOptions {
-  /** "cpu" (the only timing headless crowds play for now). */
-  timing?: "cpu";
+  /** "cpu" (default: every record rewritten each frame) or "gpu" (rows derived on the GPU
+   *  from a clock; a record travels only when its playback changes). */
+  timing?: "cpu" | "gpu";
   /** The file's name in error messages. */
   name?: string;
   /** Where the .wasm is, when not beside the package's pkg/throng_web.js. */

@@ -1,5 +1,6 @@
 // throng's npm package: the WebAssembly runtime (pkg/, built by web/build.sh) and a loader.
-// `loadCrowd` gives a headless Crowd for an engine's own renderer (three.js: "throng/three");
+// `loadCrowd` gives a headless Crowd for an engine's own renderer (three.js: "throng/three",
+// Babylon.js: "throng/babylon");
 // `Crowd.create(canvas, …)` draws on a canvas with throng's renderer (docs/web.md).
 import init, { Crowd, setPanicHandler } from "./pkg/throng_web.js";
 

@@ -7,8 +7,6 @@ export interface ThrongCrowdOptions {
   receiveShadow?: boolean;
   /** Largest projected simplification error a LOD may make, pixels (default 1; 0: LOD 0 only). */
   lodBias?: number;
-  /** Instances to size the buffers for (they grow as needed). */
-  capacity?: number;
 }
 
 /** A headless throng Crowd drawn by three.js's WebGLRenderer: add it to a Scene. */
@@ -19,9 +17,11 @@ export class ThrongCrowd extends Group {
   lodBias: number;
   /** Resolves when the materials' textures are decoded. */
   readonly ready?: Promise<void>;
-  /** The last update: instances in view, meshes drawn, instances per primitive and LOD. */
-  readonly stats: { visible: number; drawn: number; perLod: number[][] };
-  /** Culls, picks LODs and writes the instance buffers for `camera`; call once a frame. */
+  /** The last update: instances in view, meshes drawn, instances per primitive and LOD, and
+   *  the bytes it gave three to upload (tables and instance lists that changed). */
+  readonly stats: { visible: number; drawn: number; perLod: number[][]; uploadedBytes: number };
+  /** Syncs the crowd's tables, culls, picks LODs and hands three what changed; call once a
+   *  frame, after `crowd.frame(dt)`. */
   update(camera: Camera, viewportHeight: number): void;
   dispose(): void;
 }
