@@ -1,10 +1,16 @@
-// Babylon.js's own BakedVertexAnimationManager playing a texture `throng export --format
-// babylon` made offline (docs/web.md "In Babylon.js"): Babylon loads the exported mesh and the
-// texture JSON; throng's package lays the crowd out as throng does. URL parameters (the browser
-// test uses them): dir=FOLDER (the export; default fox-babylon) name=NAME (its files' base name;
-// default fox) count=N clip=NAME frame=K (the clip's exported frame to show; else it plays)
+// A throng crowd in a Babylon.js scene (docs/web.md "In Babylon.js"), two ways:
+// - mode=adapter (default): throng's adapter (throng/babylon) draws a baked .glb with Babylon's
+//   own engine, interpolating frames and blending clips, CPU- or GPU-timed;
+// - mode=manager: Babylon's own BakedVertexAnimationManager plays a texture `throng export
+//   --format babylon` made offline; Babylon loads the exported mesh and the texture JSON and
+//   throng's package lays the crowd out as throng does.
+// URL parameters (the browser test uses them): count=N clip=NAME time=SECONDS (adapter)
+// timing=cpu|gpu (adapter) dir=FOLDER (the export; default fox-babylon) name=NAME (its files'
+// base name; default fox) frame=K (manager: the clip's exported frame to show; else it plays)
 // size=WxH eye=x,y,z target=x,y,z fov=DEGREES plain=1 (black background, for coverage masks)
+// paused=1
 import { loadCrowd } from "throng";
+import { ThrongBabylonCrowd } from "throng/babylon";
 
 const BABYLON = window.BABYLON;
 const params = new URLSearchParams(location.search);
@@ -29,32 +35,45 @@ try {
   scene.useRightHandedSystem = true; // glTF's axes: the loader adds no mirroring root
   const plain = params.get("plain") === "1";
   scene.clearColor = plain ? new BABYLON.Color4(0, 0, 0, 1) : new BABYLON.Color4(0.55, 0.66, 0.8, 1);
-  new BABYLON.HemisphericLight("sky", new BABYLON.Vector3(0.3, 1, 0.2), scene);
+  const sky = new BABYLON.HemisphericLight("sky", new BABYLON.Vector3(0.3, 1, 0.2), scene);
+  // plain: light from every side, so no part of a character shades to the background's black
+  if (plain) sky.groundColor = new BABYLON.Color3(1, 1, 1);
 
-  // The exported mesh (skinned, bind space) and Babylon's manager with the exported texture.
-  const { meshes } = await BABYLON.SceneLoader.ImportMeshAsync("", `${dir}/`, `${name}.glb`, scene);
-  const fox = meshes.find((m) => m.skeleton);
-  const baker = new BABYLON.VertexAnimationBaker(scene, fox);
-  const json = await (await fetch(`${dir}/${name}-babylon-vat.json`)).text();
-  const manager = new BABYLON.BakedVertexAnimationManager(scene);
-  manager.texture = baker.textureFromBakedVertexData(baker.loadBakedVertexDataFromJSON(json));
-  fox.bakedVertexAnimationManager = manager;
-  const { clips } = await (await fetch(`${dir}/${name}-babylon.json`)).json();
-
-  // The crowd laid out as throng lays it out (its instance matrices), as thin instances.
-  const crowd = await loadCrowd("fox.glb");
+  const adapter = (params.get("mode") ?? "adapter") === "adapter";
   const count = Number(params.get("count") ?? 400);
-  crowd.spawnCrowd({ count });
-  fox.thinInstanceSetBuffer("matrix", crowd.instanceMatrices(), 16, true);
-  const clip = clips.find((c) => c.name === (params.get("clip") ?? clips[0].name)) ?? clips[0];
-  const settings = new Float32Array(count * 4);
-  for (let i = 0; i < count; i++) {
-    const s = params.has("frame") ? [clip.start + Number(params.get("frame")), clip.start + Number(params.get("frame")), 0, 0]
-      : [clip.start, clip.end, i % (clip.end - clip.start + 1), clip.fps];
-    settings.set(s, i * 4);
+  let crowd, foxes, manager, fox;
+  if (adapter) {
+    // throng's adapter: the baked file, played by throng's runtime, drawn by Babylon
+    crowd = await loadCrowd(params.get("file") ?? "fox.glb", { timing: params.get("timing") ?? "cpu" });
+    const spec = { count, time: Number(params.get("time") ?? 0) };
+    if (params.has("clip")) spec.clip = params.get("clip");
+    crowd.spawnCrowd(spec);
+    foxes = new ThrongBabylonCrowd(BABYLON, scene, crowd);
+  } else {
+    // The exported mesh (skinned, bind space) and Babylon's manager with the exported texture.
+    const { meshes } = await BABYLON.SceneLoader.ImportMeshAsync("", `${dir}/`, `${name}.glb`, scene);
+    fox = meshes.find((m) => m.skeleton);
+    const baker = new BABYLON.VertexAnimationBaker(scene, fox);
+    const json = await (await fetch(`${dir}/${name}-babylon-vat.json`)).text();
+    manager = new BABYLON.BakedVertexAnimationManager(scene);
+    manager.texture = baker.textureFromBakedVertexData(baker.loadBakedVertexDataFromJSON(json));
+    fox.bakedVertexAnimationManager = manager;
+    const { clips } = await (await fetch(`${dir}/${name}-babylon.json`)).json();
+
+    // The crowd laid out as throng lays it out (its instance matrices), as thin instances.
+    crowd = await loadCrowd("fox.glb");
+    crowd.spawnCrowd({ count });
+    fox.thinInstanceSetBuffer("matrix", crowd.instanceMatrices(), 16, true);
+    const clip = clips.find((c) => c.name === (params.get("clip") ?? clips[0].name)) ?? clips[0];
+    const settings = new Float32Array(count * 4);
+    for (let i = 0; i < count; i++) {
+      const s = params.has("frame") ? [clip.start + Number(params.get("frame")), clip.start + Number(params.get("frame")), 0, 0]
+        : [clip.start, clip.end, i % (clip.end - clip.start + 1), clip.fps];
+      settings.set(s, i * 4);
+    }
+    fox.thinInstanceSetBuffer("bakedVertexAnimationSettingsInstanced", settings, 4, true);
+    fox.alwaysSelectAsActiveMesh = true; // the bind-pose box does not hold the animated poses
   }
-  fox.thinInstanceSetBuffer("bakedVertexAnimationSettingsInstanced", settings, 4, true);
-  fox.alwaysSelectAsActiveMesh = true; // the bind-pose box does not hold the animated poses
 
   const b = crowd.poseBounds();
   const size = Math.hypot(b[3] - b[0], b[4] - b[1], b[5] - b[2]);
@@ -71,18 +90,32 @@ try {
   const instrumentation = new BABYLON.SceneInstrumentation(scene);
   page.engine = engine;
   page.scene = scene;
+  page.camera = camera;
+  page.crowd = crowd;
   page.fox = fox;
+  page.foxes = foxes;
   page.manager = manager;
+  // The meshes throng's crowd adds (shown or hidden together for the test's empty picture).
+  page.show = (on) => {
+    if (adapter) foxes.root.setEnabled(on);
+    else fox.setEnabled(on);
+  };
+  // One frame: step playback, hand Babylon what changed, draw; returns Babylon's counters.
   page.frame = (dt) => {
-    manager.time += dt;
+    if (adapter) {
+      crowd.frame(dt);
+      foxes.update(camera, h);
+    } else {
+      manager.time += dt;
+    }
     scene.render();
-    return { calls: instrumentation.drawCallsCounter.current, bones: fox.skeleton.bones.length };
+    return { calls: instrumentation.drawCallsCounter.current, bones: fox?.skeleton.bones.length, ...foxes?.stats };
   };
   await scene.whenReadyAsync();
   page.first = page.frame(0);
   page.ready = true;
-  document.getElementById("status").textContent = `${count} foxes in Babylon.js, ${page.first.calls} draw calls`;
-  if (!params.has("frame")) engine.runRenderLoop(() => page.frame(engine.getDeltaTime() / 1000));
+  document.getElementById("status").textContent = `${count} foxes in Babylon.js (${adapter ? "throng's adapter" : "Babylon's manager"}), ${page.first.calls} draw calls`;
+  if (params.get("paused") !== "1" && !params.has("frame")) engine.runRenderLoop(() => page.frame(engine.getDeltaTime() / 1000));
 } catch (e) {
   fail(e);
 }

@@ -1,10 +1,15 @@
-//! Babylon.js's own `BakedVertexAnimationManager` (npm `babylonjs` 9.28.0 and
-//! `babylonjs-loaders`, unmodified) playing a texture `throng export --format babylon` made
-//! offline (docs/web.md "In Babylon.js"), in headless Chromium on SwiftShader: Babylon loads the
-//! exported mesh and texture JSON, shows 1,000 foxes at one exported frame of a clip, and the
-//! characters' coverage must match throng-render's picture of the same crowd at that clip time
-//! (colour is not compared). Also: Babylon's skeleton has the texture's bone count, and its own
-//! draw-call counter says one draw for the 1,000.
+//! throng's crowds in Babylon.js (npm `babylonjs` 9.28.0 and `babylonjs-loaders`, unmodified;
+//! docs/web.md "In Babylon.js"), in headless Chromium on SwiftShader, two ways:
+//! - Babylon's own `BakedVertexAnimationManager` playing a texture `throng export --format
+//!   babylon` made offline: Babylon loads the exported mesh and texture JSON and shows 1,000
+//!   foxes at one exported frame of a clip;
+//! - throng's adapter (`throng/babylon`) drawing the baked crowd with Babylon's engine: a first
+//!   frame and a crossfade, CPU-timed, and the crossfade GPU-timed.
+//!
+//! Each picture's character coverage must match throng-render's picture of the same crowd,
+//! camera and time (colour is not compared). Also: the skeleton has the texture's bone count;
+//! Babylon's own draw-call counter says at most one draw per primitive and LOD for the 1,000;
+//! a GPU-timed frame without changes sends nothing.
 //!
 //! Tools: those of tests/browser.rs, and npm's `babylonjs` and `babylonjs-loaders` 9.28.0 in
 //! `THRONG_WEB_DRIVER` (target/web-driver; `.ci/run` installs them).
@@ -16,7 +21,8 @@ use std::process::Command;
 
 use throng_bake::engines::{self, EngineExportOptions, EngineFormat};
 use throng_render::Renderer;
-use throng_runtime::Timing;
+use throng_runtime::{PlaybackCommand, Timing};
+use throng_web::player::play_options;
 use throng_web::{ClipRef, CrowdSpec, Player};
 
 const COUNT: u32 = 1000;
@@ -27,6 +33,9 @@ const SIZE: (u32, u32) = (384, 256);
 const EYE: [f32; 3] = [34.0, 26.0, 48.0];
 const TARGET: [f32; 3] = [0.0, 0.0, 0.0];
 const FOV_DEGREES: f32 = 40.0;
+/// The adapter's crowd: clip time, and the crossfade (clip, seconds, then a step of dt).
+const TIME: f64 = 0.4;
+const FADE: (&str, f32, f64) = ("run", 0.5, 0.25);
 
 #[test]
 fn babylons_manager_plays_throngs_exported_texture() {
@@ -66,6 +75,7 @@ fn babylons_manager_plays_throngs_exported_texture() {
         "dir": page, "out": out, "chromium": tools.chromium, "driver": tools.driver,
         "export": "fox-babylon", "name": "a", "count": COUNT, "clip": exported.name, "frame": FRAME,
         "size": [SIZE.0, SIZE.1], "eye": EYE, "target": TARGET, "fov": FOV_DEGREES,
+        "time": TIME, "fade": { "clip": FADE.0, "seconds": FADE.1, "dt": FADE.2 },
     });
     let plan_path = work.join("plan.json");
     std::fs::write(&plan_path, plan.to_string()).expect("plan");
@@ -115,4 +125,56 @@ fn babylons_manager_plays_throngs_exported_texture() {
         &want,
         &empty,
     );
+
+    // throng's adapter in Babylon: CPU-timed first frame and crossfade, GPU-timed crossfade.
+    let lods = 1 + fox.primitives[0].lods.len() as u64;
+    for timing in ["cpu", "gpu"] {
+        let calls = r[timing]["first"]["calls"].as_u64().unwrap_or(0);
+        assert!(
+            (1..=lods).contains(&calls),
+            "{timing}: {calls} draw calls for {COUNT} instances: {r}"
+        );
+        assert_eq!(r[timing]["first"]["visible"], COUNT, "{timing}: {r}");
+    }
+    let adapter_empty = load(&out.join("adapter-none.png"));
+    let spec = CrowdSpec {
+        count: COUNT,
+        clip: Some(ClipRef::Name(CLIP.into())),
+        time: TIME,
+        ..Default::default()
+    };
+    let fade = PlaybackCommand::Crossfade {
+        clip: fox.find_clip(FADE.0).expect("run"),
+        seconds: FADE.1,
+        options: play_options(None, None, None).expect("defaults"),
+    };
+    for timing in [Timing::Cpu, Timing::Gpu] {
+        let mut player = Player::new(fox.clone(), timing);
+        player.spawn_crowd(&spec).expect("crowd");
+        player
+            .look_at(EYE, TARGET, FOV_DEGREES.to_radians())
+            .expect("camera");
+        player.step(0.0).expect("step");
+        if timing == Timing::Cpu {
+            let (want, _) = draw(&mut renderer, &gpu_asset, &player, SIZE);
+            compare(
+                "Babylon adapter, first frame",
+                &load(&out.join("adapter.png")),
+                &adapter_empty,
+                &want,
+                &empty,
+            );
+        }
+        player.command(None, fade).expect("crossfade");
+        player.step(FADE.2).expect("step");
+        let (want, _) = draw(&mut renderer, &gpu_asset, &player, SIZE);
+        let (what, file) = match timing {
+            Timing::Cpu => ("Babylon adapter, crossfade", "adapter-fade.png"),
+            Timing::Gpu => ("Babylon adapter, GPU-timed crossfade", "adapter-gpu.png"),
+        };
+        compare(what, &load(&out.join(file)), &adapter_empty, &want, &empty);
+    }
+    // GPU-timed, a still frame sends nothing (the crossfade's records went in one update)
+    assert_eq!(r["gpu"]["still"]["uploadedBytes"], 0, "{r}");
+    assert_eq!(r["gpu"]["after"]["uploadedBytes"], 0, "{r}");
 }

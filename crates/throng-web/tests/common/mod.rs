@@ -182,7 +182,13 @@ pub fn build_page(dir: &Path, driver: &Path, fox: &throng_asset::BakedAsset, fil
     let package = dir.join("packages/throng");
     std::fs::create_dir_all(&package).expect("page folder");
     wasm_package(&package.join("pkg"));
-    for f in ["index.js", "core.js", "three.js", "package.json"] {
+    for f in [
+        "index.js",
+        "core.js",
+        "three.js",
+        "babylon.js",
+        "package.json",
+    ] {
         std::fs::copy(repo().join("web/packages/throng").join(f), package.join(f))
             .expect("copy the package");
     }

@@ -1,0 +1,239 @@
+// throng/babylon: a throng crowd inside a Babylon.js scene, drawn by Babylon's own WebGL2
+// engine with its lights, fog, image processing and post-processes (docs/web.md "In
+// Babylon.js"). Unlike Babylon's BakedVertexAnimationManager it interpolates between baked
+// frames, blends two clips (crossfades) and plays either timing.
+//
+// One thin-instanced Mesh per primitive and LOD with a StandardMaterial that carries a
+// MaterialPlugin: the plugin injects throng's GLSL (the crowd's `glsl()`, adapter.glsl) and
+// skins `positionUpdated` and `normalUpdated` before Babylon applies the world matrix. The
+// tables (transforms, records, clips, frame times) are RawTextures kept in step by core.js; the
+// only per-instance attribute is the instance index, sent only when what is in view changes.
+// Babylon's public API updates a RawTexture whole, so a frame in which some record changed
+// re-sends the record table; a frame without changes sends nothing.
+//
+// The adapter takes Babylon's namespace as an argument (`import * as BABYLON from
+// "@babylonjs/core"`, or the `babylonjs` UMD global), so the package imports no Babylon build
+// of its own.
+import { CrowdTables } from "./core.js";
+
+// The plugin class for one adapter (Babylon asks for its code inside the base constructor, so
+// the adapter comes in through the closure, not a field).
+function pluginClass(BABYLON, adapter) {
+  return class ThrongPlugin extends BABYLON.MaterialPluginBase {
+    constructor(material) {
+      super(material, "Throng", 200, {});
+      this._enable(true);
+    }
+
+    getClassName() {
+      return "ThrongPlugin";
+    }
+
+    isCompatible(shaderLanguage) {
+      return shaderLanguage === BABYLON.ShaderLanguage.GLSL;
+    }
+
+    getAttributes(attributes) {
+      attributes.push("throngInstance", "throngJoints", "throngWeights");
+    }
+
+    getSamplers(samplers) {
+      samplers.push("throngBones", "throngTransforms", "throngRecords");
+      if (adapter.tables.gpuTimed) samplers.push("throngClips", "throngFrameTimes");
+    }
+
+    getUniforms() {
+      return { externalUniforms: adapter.tables.gpuTimed ? ["throngClock", "throngClipCount"] : [] };
+    }
+
+    bindForSubMesh(_ubo, _scene, _engine, subMesh) {
+      const effect = subMesh.effect;
+      const a = adapter;
+      for (const [name, texture] of Object.entries(a.textures)) if (texture) effect.setTexture(name, texture);
+      if (a.tables.gpuTimed) {
+        effect.setUInt("throngClock", a.tables.clock);
+        effect.setInt("throngClipCount", a.tables.clipCount);
+      }
+    }
+
+    getCustomCode(shaderType) {
+      if (shaderType !== "vertex") return null;
+      return {
+        CUSTOM_VERTEX_DEFINITIONS: adapter.tables.glsl,
+        CUSTOM_VERTEX_UPDATE_POSITION: "mat4 throngM = throngSkin();\npositionUpdated = (throngM * vec4(positionUpdated, 1.0)).xyz;",
+        CUSTOM_VERTEX_UPDATE_NORMAL: "#ifdef NORMAL\nnormalUpdated = inverse(transpose(mat3(throngM))) * normalUpdated;\n#endif",
+      };
+    }
+  };
+}
+
+/** A crowd from `loadCrowd` (package "throng") drawn in a Babylon.js scene. */
+export class ThrongBabylonCrowd {
+  /**
+   * @param BABYLON Babylon's namespace (`import * as BABYLON from "@babylonjs/core"` or the
+   *   `babylonjs` global).
+   * @param scene the Babylon Scene to draw in.
+   * @param crowd a headless Crowd (`loadCrowd`, either timing); spawn, play and step it through
+   *   its own API, then call update() before the scene renders.
+   * @param options lodBias (1: the largest projected simplification error a LOD may make,
+   *   pixels; 0 keeps LOD 0), name ("throng").
+   */
+  constructor(BABYLON, scene, crowd, options = {}) {
+    this.BABYLON = BABYLON;
+    this.scene = scene;
+    this.crowd = crowd;
+    this.lodBias = options.lodBias ?? 1;
+    const name = options.name ?? "throng";
+    const tables = (this.tables = new CrowdTables(crowd));
+    this.textures = {
+      throngBones: this.#texture(tables.bones.data, tables.bones.width, tables.bones.height),
+      throngTransforms: null,
+      throngRecords: null,
+    };
+    if (tables.gpuTimed) {
+      this.textures.throngClips = this.#tableTexture(tables.clips);
+      this.textures.throngFrameTimes = this.#tableTexture(tables.frameTimes);
+      tables.clips.uploaded(); // sent as the textures were made; they never change
+      tables.frameTimes.uploaded();
+    }
+    this.root = new BABYLON.TransformNode(name, scene);
+    const Plugin = pluginClass(BABYLON, this);
+    this.parts = tables.meshes.map((m, p) => {
+      const material = new BABYLON.StandardMaterial(`${name}-${p}`, scene);
+      material.diffuseColor = new BABYLON.Color3(m.baseColor[0], m.baseColor[1], m.baseColor[2]);
+      material.specularColor = new BABYLON.Color3(0, 0, 0);
+      if (m.image) {
+        const url = URL.createObjectURL(new Blob([m.image.bytes], { type: m.image.mimeType }));
+        // glTF's v runs down the image: no flip
+        material.diffuseTexture = new BABYLON.Texture(url, scene, { invertY: false, mimeType: m.image.mimeType });
+      }
+      new Plugin(material);
+      const joints = Float32Array.from(m.joints);
+      const lods = m.lods.map((indices, l) => {
+        const mesh = new BABYLON.Mesh(`${name}-${p}-lod${l}`, scene);
+        mesh.parent = this.root;
+        const data = new BABYLON.VertexData();
+        data.positions = m.positions;
+        data.normals = m.normals;
+        if (m.uvs.length > 0) data.uvs = m.uvs;
+        data.indices = indices;
+        data.applyToMesh(mesh, false);
+        mesh.setVerticesData("throngJoints", joints, false, 4);
+        mesh.setVerticesData("throngWeights", m.weights, false, 4);
+        mesh.material = material;
+        // glTF's winding is counter-clockwise, as in a right-handed Babylon scene
+        mesh.alwaysSelectAsActiveMesh = true; // update() culls each instance
+        mesh.doNotSyncBoundingInfo = true;
+        mesh.isVisible = false;
+        return mesh;
+      });
+      return { lods, material };
+    });
+  }
+
+  #texture(data, width, height) {
+    const B = this.BABYLON;
+    const integer = data instanceof Uint32Array;
+    return new B.RawTexture(
+      data,
+      width,
+      height,
+      integer ? B.Constants.TEXTUREFORMAT_RGBA_INTEGER : B.Constants.TEXTUREFORMAT_RGBA,
+      this.scene,
+      false,
+      false,
+      B.Constants.TEXTURE_NEAREST_SAMPLINGMODE,
+      integer ? B.Constants.TEXTURETYPE_UNSIGNED_INTEGER : B.Constants.TEXTURETYPE_FLOAT,
+    );
+  }
+
+  #tableTexture(table) {
+    return this.#texture(table.data, table.width, table.height);
+  }
+
+  /** Resolves when the materials' textures have loaded. */
+  whenReady() {
+    return this.scene.whenReadyAsync();
+  }
+
+  /**
+   * Brings Babylon's copy up to the crowd's frame for `camera` (call after `crowd.frame(dt)`
+   * and before `scene.render()`): each instance in the camera's frustum goes to the LOD whose
+   * projected error stays within lodBias pixels at `viewportHeight` pixels of height.
+   * `stats.uploadedBytes` says what it sent.
+   */
+  update(camera, viewportHeight) {
+    const B = this.BABYLON;
+    const tables = this.tables;
+    const grown = tables.sync();
+    if (grown) {
+      this.textures.throngTransforms?.dispose();
+      this.textures.throngRecords?.dispose();
+      this.textures.throngTransforms = this.#tableTexture(tables.transforms);
+      this.textures.throngRecords = this.#tableTexture(tables.records);
+      this.#resize();
+    }
+    // Babylon's matrices are row-vector (v · M), so world · view · projection here has the
+    // memory layout of the column-major clip-from-crowd matrix core.js takes
+    this.root.computeWorldMatrix(true);
+    const viewProjection = this.root.getWorldMatrix().multiply(camera.getViewMatrix()).multiply(camera.getProjectionMatrix());
+    const inverse = this.root.getWorldMatrix().clone().invert();
+    const eye = B.Vector3.TransformCoordinates(camera.globalPosition, inverse);
+    const fov = camera.fovMode === B.Camera.FOVMODE_VERTICAL_FIXED ? camera.fov : camera.fov / this.scene.getEngine().getAspectRatio(camera);
+    const pixels = camera.mode === B.Camera.PERSPECTIVE_CAMERA ? viewportHeight / (2 * Math.tan(fov / 2)) : Infinity;
+    tables.cull(viewProjection.m, [eye.x, eye.y, eye.z], pixels, this.lodBias);
+    let bytes = 0;
+    for (const part of tables.lists) for (const list of part) if (list.changed) bytes += list.count * 4;
+    const all = [
+      ["throngTransforms", tables.transforms],
+      ["throngRecords", tables.records],
+      ["throngClips", tables.clips],
+      ["throngFrameTimes", tables.frameTimes],
+    ];
+    for (const [name, table] of all) {
+      if (!table || !(table.all || table.ranges.length > 0)) continue;
+      // a RawTexture is sent whole; a new one was sent when it was made
+      if (!grown) this.textures[name].update(table.data);
+      bytes += table.data.length * 4;
+    }
+    tables.lists.forEach((part, p) =>
+      part.forEach((list, l) => {
+        const mesh = this.parts[p].lods[l];
+        if (list.changed && list.count > 0) mesh.thinInstancePartialBufferUpdate("throngInstance", list.count, 0);
+        mesh.thinInstanceCount = list.count;
+        mesh.isVisible = list.count > 0;
+      }),
+    );
+    tables.uploaded();
+    tables.stats.uploadedBytes = bytes;
+    this.stats = tables.stats;
+  }
+
+  /** New per-instance buffers after the tables grew: identity matrices for Babylon's thin
+   *  instances (the world matrix comes from the transform table) and the instance lists. */
+  #resize() {
+    const capacity = this.tables.capacity;
+    const identity = new Float32Array(capacity * 16);
+    for (let i = 0; i < capacity; i++) identity[i * 16] = identity[i * 16 + 5] = identity[i * 16 + 10] = identity[i * 16 + 15] = 1;
+    this.tables.lists.forEach((part, p) =>
+      part.forEach((list, l) => {
+        const mesh = this.parts[p].lods[l];
+        mesh.thinInstanceSetBuffer("matrix", identity, 16, true);
+        mesh.thinInstanceRegisterAttribute("throngInstance", 1);
+        mesh.thinInstanceSetBuffer("throngInstance", list.ids, 1, false);
+        mesh.thinInstanceCount = 0;
+      }),
+    );
+  }
+
+  /** Frees what Babylon made for this crowd (the Crowd itself stays the caller's). */
+  dispose() {
+    for (const t of Object.values(this.textures)) t?.dispose();
+    for (const part of this.parts) {
+      for (const mesh of part.lods) mesh.dispose();
+      part.material.diffuseTexture?.dispose();
+      part.material.dispose();
+    }
+    this.root.dispose();
+  }
+}
