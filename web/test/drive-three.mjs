@@ -7,7 +7,8 @@
 //         fov (degrees), fade: { clip, seconds, dt }, bench: [instance counts], benchFrames,
 //         source (the fox as a plain glTF, for three's own SkinnedMesh) }
 // Writes OUT/three.png (the crowd), OUT/three-none.png (the scene without it),
-// OUT/three-fade.png (after a crossfade), OUT/three-gpu.png (a GPU-timed crowd after the same
+// OUT/three-fade.png (after a crossfade), OUT/three-lit.png (100 foxes with lights, ground and
+// shadows), OUT/three-gpu.png (a GPU-timed crowd after the same
 // crossfade) and OUT/result.json (three's counters, errors).
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -61,6 +62,24 @@ try {
       await attempt("stillDraws", () => t.frame(1 / 60));
       return out;
     });
+  }
+  // The scene as users see it: lights, ground, the crowd casting its skinned shadow (a picture
+  // to look at, and three's counters: the shadow pass draws the crowd's meshes once more).
+  {
+    const l = await browser.newPage();
+    l.setDefaultTimeout(600_000);
+    l.on("pageerror", (e) => result.console.push(`pageerror (lit): ${e.message}`));
+    const q = new URLSearchParams({
+      paused: "1", count: 100, clip: plan.clip, time: plan.time, size: `${w * 2}x${h * 2}`,
+    });
+    await l.goto(`http://127.0.0.1:${server.address().port}/three.html?${q}`);
+    await l.waitForFunction("window.throngThree && (window.throngThree.ready || window.throngThree.failed)", { polling: 100 });
+    if (await l.evaluate(() => window.throngThree.ready)) {
+      result.lit = await l.evaluate(() => window.throngThree.first);
+      const url = await l.evaluate(() => window.throngThree.renderer.domElement.toDataURL("image/png"));
+      await writeFile(join(plan.out, "three-lit.png"), Buffer.from(url.split(",")[1], "base64"));
+    }
+    await l.close();
   }
   // The same crowd GPU-timed: the shader derives rows from the records and the clock; the
   // crossfade sends only the records it rewrote.
