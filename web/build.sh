@@ -48,7 +48,7 @@ else
   echo "build.sh: wasm-opt $opt_version is too old to shrink this module safely (117 or newer); skipped" >&2
 fi
 rm -rf web/pkg && mv web/pkg.tmp web/pkg
-# The npm package (web/packages/throng: `throng` and `throng/three`) carries the same wasm.
+# The npm package (web/packages/throng: `throng`, `throng/three`, `throng/babylon`) carries the same wasm.
 rm -rf web/packages/throng/pkg && cp -r web/pkg web/packages/throng/pkg
 
 throng="${THRONG:-}"
