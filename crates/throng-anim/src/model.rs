@@ -224,6 +224,7 @@ pub struct Image {
 }
 
 /// What a clip does at its ends: throng-contract's one loop-mode enum.
+pub use throng_contract::limits::MAX_CLIP_SECONDS;
 pub use throng_contract::LoopMode;
 
 /// A named event at a clip time (seconds).

@@ -16,9 +16,8 @@ pub const MAX_ROWS: u32 = 1 << 24;
 /// decoders; a million frames a second is far beyond any animation and keeps `1e308` out.
 pub const MAX_FPS: f64 = 1e6;
 
-/// Longest clip, seconds (11.6 days). Clip times are f32 on the GPU: at 10^6 s they are 0.06 s
-/// apart, already coarser than any frame, and 1e308 would be infinite there.
-pub const MAX_CLIP_SECONDS: f64 = 1e6;
+/// Longest clip, seconds, and slowest clip rate: the contract's limits.
+pub use throng_contract::limits::{MAX_CLIP_SECONDS, MIN_FPS};
 
 /// Largest magnitude of the numbers skinning multiplies: texel values, bind-space positions,
 /// normals and tangents, VAT positions and ranges, `translationRange` / `scaleRange`. The
@@ -442,11 +441,11 @@ fn anchors(c: &Check, a: &AnchorTexture, rows: u32) -> Result<(), AssetError> {
 /// fps, step and duration: finite, in range, and `step = duration / (frames − 1)` (0 for one
 /// frame), as the frame table's time grid defines them (docs/format.md "clips").
 fn clip_timing(c: &Check, el: &str, clip: &ClipInfo) -> Result<(), AssetError> {
-    if !(clip.fps.is_finite() && clip.fps > 0.0 && clip.fps <= MAX_FPS) {
+    if !(clip.fps.is_finite() && (MIN_FPS..=MAX_FPS).contains(&clip.fps)) {
         return Err(c.fail(
             format!("{el}.fps"),
             format!(
-                "{} is not a rate in (0, {MAX_FPS:e}] frames per second",
+                "{} is not a rate in [{MIN_FPS:e}, {MAX_FPS:e}] frames per second",
                 clip.fps
             ),
         ));

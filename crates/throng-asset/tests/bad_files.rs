@@ -129,6 +129,18 @@ fn clip_timing() {
             invalid(fps),
         ),
         ("fps 1e6", vec![(p("/clips/0/fps"), json!(1e6))], Want::Ok),
+        // below one frame in the longest clip: no bake writes it (issue 52)
+        (
+            "fps 1e-300",
+            vec![(p("/clips/0/fps"), json!(1e-300))],
+            invalid(fps),
+        ),
+        (
+            "fps 1e-7",
+            vec![(p("/clips/0/fps"), json!(1e-7))],
+            invalid(fps),
+        ),
+        ("fps 1e-6", vec![(p("/clips/0/fps"), json!(1e-6))], Want::Ok),
         (
             "step 0",
             vec![(p("/clips/0/step"), json!(0.0))],

@@ -42,6 +42,7 @@ pub fn bake_with_progress(
         variants::load(&options.texture_variants, options.max_texture_size, file)?;
     let palette = palette::build(model, file)?;
     validate::against_model(model, &palette, options)?;
+    timing::check_lengths(model, options)?;
     let mut chosen = options.clone();
     if chosen.auto_influences {
         chosen.influences = 4;

@@ -94,6 +94,41 @@ pub fn plan(
     }
 }
 
+/// Refuses, before anything is sampled, a clip whose frames at its rate (or, under an error
+/// budget, whose candidate times) would outnumber the rows a frame table can address: the
+/// work and memory of sampling grow with that count (a source read within
+/// [`throng_anim::model::MAX_CLIP_SECONDS`] may still be a million seconds long).
+pub fn check_lengths(model: &Model, options: &BakeOptions) -> Result<(), BakeError> {
+    let limit = crate::frame_table::MAX_ROWS;
+    for clip in &model.clips {
+        let d = clip_duration(clip);
+        let (rate, what) = match (options.clip_fps(&clip.name), options.sampling) {
+            (Some(f), _) | (None, Sampling::Fixed(f)) => (f, format!("sampling at {f} fps")),
+            // the keys are in the file, so their count is bounded by it
+            (None, Sampling::SourceKeys) => continue,
+            (None, Sampling::MaxError(_)) => (
+                budget::CANDIDATE_RATE,
+                format!(
+                    "the error budget's {} candidate times a second",
+                    budget::CANDIDATE_RATE
+                ),
+            ),
+        };
+        let count = d * rate + 1.0;
+        if count > limit as f64 {
+            return Err(BakeError::ClipTooLong {
+                file: options.source_name.clone(),
+                clip: clip.name.clone(),
+                seconds: d,
+                what,
+                count,
+                limit,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The error at the sample times of a coarse uniform bake ([`PROBE_FPS`]) per clip, in the
 /// budget's unit (the encoding's and the K-influence cut's), and the encoding used.
 #[derive(Debug, Clone)]

@@ -9,6 +9,7 @@ use crate::palette::Palette;
 use crate::sampling::MAX_FPS;
 use throng_anim::Model;
 use throng_asset::Encoding;
+use throng_contract::limits::{MAX_CLIP_SECONDS, MIN_FPS};
 
 /// Checks what the options say on their own: influences, texture size, LOD ratios, additive
 /// clips and the sampling.
@@ -47,9 +48,9 @@ pub fn options(o: &BakeOptions) -> Result<(), BakeError> {
     };
     for (clip, settings) in &o.clip_settings {
         match settings.fps {
-            Some(f) if !(f.is_finite() && f > 0.0) => {
+            Some(f) if !(f.is_finite() && f >= MIN_FPS) => {
                 return Err(bad(format!(
-                    "clip {clip:?}: fps must be a positive number, not {f}"
+                    "clip {clip:?}: fps must be a number of at least {MIN_FPS:e} (one frame in the longest clip, {MAX_CLIP_SECONDS:e} s), not {f}"
                 )))
             }
             Some(f) if f > MAX_FPS => return Err(too_high(format!("clip '{clip}'"), f)),
@@ -60,9 +61,9 @@ pub fn options(o: &BakeOptions) -> Result<(), BakeError> {
         Sampling::Fixed(f) if f.is_finite() && f > MAX_FPS => {
             Err(too_high("the bake".into(), f))
         }
-        Sampling::Fixed(f) if !(f.is_finite() && f > 0.0) => {
-            Err(bad(format!("fps must be a positive number, not {f}")))
-        }
+        Sampling::Fixed(f) if !(f.is_finite() && f >= MIN_FPS) => Err(bad(format!(
+            "fps must be a number of at least {MIN_FPS:e} (one frame in the longest clip, {MAX_CLIP_SECONDS:e} s), not {f}"
+        ))),
         Sampling::MaxError(MaxError::Relative(r)) if !(r.is_finite() && r > 0.0 && r < 1.0) => {
             Err(bad(format!(
                 "the max error (the sampling's error budget) must be a fraction of the bounding diagonal between 0 and 1, not {r}"

@@ -23,3 +23,13 @@ pub const MAX_INFLUENCES: u32 = 8;
 /// loop mode 24..25, HELD and the runtimes' own flags 26..28), so neither record grows.
 /// Value 0 means no mask, so 7 masks fit.
 pub const MAX_MASKS: u32 = 7;
+
+/// Longest clip, seconds (11.6 days). Clip times are f32 on the GPU: at 10^6 s they are 0.06 s
+/// apart, already coarser than any frame, and 1e308 would be infinite there. Every reader (glTF,
+/// FBX, baked) refuses a clip past it before allocating anything for the clip's frames.
+pub const MAX_CLIP_SECONDS: f64 = 1e6;
+
+/// Smallest clip sample rate, frames per second: one frame over the longest clip. The bake
+/// refuses a slower rate and every baked-file reader refuses one, so a rate of 1e-300 fps can
+/// only be a damaged file.
+pub const MIN_FPS: f64 = 1.0 / MAX_CLIP_SECONDS;

@@ -55,6 +55,16 @@ pub(crate) fn read_clips(ctx: &mut Ctx, nodes: &Nodes) -> Result<Vec<Clip>, Impo
             .iter()
             .filter_map(|c| c.times.last().copied())
             .fold(0.0f32, f32::max);
+        // before anything is sampled: a clip's frames are allocated from its length
+        if f64::from(duration) > throng_anim::model::MAX_CLIP_SECONDS {
+            return Err(ctx.err(crate::ImportErrorKind::InvalidData {
+                element: element.clone(),
+                reason: format!(
+                    "its keys end at {duration:e} s, past the longest clip throng bakes ({:e} s)",
+                    throng_anim::model::MAX_CLIP_SECONDS
+                ),
+            }));
+        }
         if baked.elements.iter().any(|e| !e.props.is_empty()) {
             ctx.warn(format!(
                 "{element}: animated properties other than node transforms (blend-shape weights, materials, ...) are not imported"

@@ -4,7 +4,9 @@
 use glam::{Quat, Vec3};
 use gltf_json::animation::{Interpolation as JInterp, Property};
 use gltf_json::validation::Checked;
-use throng_anim::model::{Channel, ChannelValues, Clip, ClipEvent, Interpolation, LoopMode};
+use throng_anim::model::{
+    Channel, ChannelValues, Clip, ClipEvent, Interpolation, LoopMode, MAX_CLIP_SECONDS,
+};
 
 use crate::accessor;
 use crate::error::{ImportError, ImportErrorKind as K};
@@ -205,6 +207,15 @@ fn read_key_times(ctx: &Ctx, in_acc: usize, element: &str) -> Result<Vec<f32>, I
         return Err(ctx.err(K::BadKeyTimes {
             element: in_label,
             reason: format!("start at a negative time ({t} s); they must be >= 0"),
+        }));
+    }
+    // before anything is sampled: a clip's frames are allocated from its length
+    if let Some(t) = times.last().filter(|t| f64::from(**t) > MAX_CLIP_SECONDS) {
+        return Err(ctx.err(K::BadKeyTimes {
+            element: in_label,
+            reason: format!(
+                "end at {t:e} s, past the longest clip throng bakes ({MAX_CLIP_SECONDS:e} s)"
+            ),
         }));
     }
     Ok(times)

@@ -287,6 +287,27 @@ fn key_time_errors_and_repairs() {
     assert_eq!(m.clips[0].duration, 1.0);
 }
 
+/// A valid file whose last key time is 3.4e38 s: refused while reading, naming the accessor and
+/// the limit, before anything is sampled or allocated for the clip's frames (it used to end a
+/// bake in an allocation abort). A clip of exactly the limit still imports.
+#[test]
+fn clip_longer_than_the_limit() {
+    let e = import(&animated(&[0.0, 3.4e38], &[0.0; 6], "LINEAR")).unwrap_err();
+    match &e.kind {
+        K::BadKeyTimes { element, reason } => {
+            assert!(element.contains("animation 0 channel 0"), "{element}");
+            assert!(
+                reason.contains("3.4e38") && reason.contains("1e6"),
+                "{reason}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let limit = throng_anim::model::MAX_CLIP_SECONDS as f32;
+    let m = import(&animated(&[0.0, limit], &[0.0; 6], "LINEAR")).unwrap();
+    assert_eq!(m.clips[0].duration, limit);
+}
+
 #[test]
 fn bad_image_used_by_material() {
     let d = triangle();
