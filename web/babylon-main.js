@@ -32,7 +32,9 @@ try {
   const engine = new BABYLON.Engine(canvas, false, { preserveDrawingBuffer: true });
   engine.setSize(w, h);
   const scene = new BABYLON.Scene(engine);
-  scene.useRightHandedSystem = true; // glTF's axes: the loader adds no mirroring root
+  // glTF's axes: the loader adds no mirroring root (handed=left keeps Babylon's default, where
+  // the loader and throng's adapter mirror their roots)
+  scene.useRightHandedSystem = params.get("handed") !== "left";
   const plain = params.get("plain") === "1";
   scene.clearColor = plain ? new BABYLON.Color4(0, 0, 0, 1) : new BABYLON.Color4(0.55, 0.66, 0.8, 1);
   const sky = new BABYLON.HemisphericLight("sky", new BABYLON.Vector3(0.3, 1, 0.2), scene);

@@ -97,6 +97,13 @@ export class ThrongBabylonCrowd {
       tables.frameTimes.uploaded();
     }
     this.root = new BABYLON.TransformNode(name, scene);
+    if (!scene.useRightHandedSystem) {
+      // glTF's axes are right-handed: in a left-handed scene (Babylon's default) mirror the
+      // crowd as Babylon's glTF loader mirrors its root, so the crowd stands as a glTF of the
+      // same scene would (Babylon flips the winding of a mirrored mesh itself)
+      this.root.rotationQuaternion = BABYLON.Quaternion.RotationAxis(BABYLON.Axis.Y, Math.PI);
+      this.root.scaling = new BABYLON.Vector3(1, 1, -1);
+    }
     const Plugin = pluginClass(BABYLON, this);
     this.parts = tables.meshes.map((m, p) => {
       const material = new BABYLON.StandardMaterial(`${name}-${p}`, scene);
@@ -121,7 +128,6 @@ export class ThrongBabylonCrowd {
         mesh.setVerticesData("throngJoints", joints, false, 4);
         mesh.setVerticesData("throngWeights", m.weights, false, 4);
         mesh.material = material;
-        // glTF's winding is counter-clockwise, as in a right-handed Babylon scene
         mesh.alwaysSelectAsActiveMesh = true; // update() culls each instance
         mesh.doNotSyncBoundingInfo = true;
         mesh.isVisible = false;
