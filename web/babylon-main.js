@@ -89,6 +89,20 @@ try {
   camera.minZ = distance * 0.01;
   camera.maxZ = distance * 100;
 
+  if (!plain && adapter) {
+    // a sun casting the crowd's skinned shadow on a ground
+    const sun = new BABYLON.DirectionalLight("sun", new BABYLON.Vector3(-0.5, -1, -0.3), scene);
+    sun.position = new BABYLON.Vector3(side, side * 2, side * 0.6);
+    sun.intensity = 0.8;
+    const shadows = new BABYLON.ShadowGenerator(2048, sun);
+    for (const m of foxes.meshes()) shadows.addShadowCaster(m);
+    const ground = BABYLON.MeshBuilder.CreateGround("ground", { width: side * 4, height: side * 4 }, scene);
+    ground.material = new BABYLON.StandardMaterial("ground", scene);
+    ground.material.diffuseColor = new BABYLON.Color3(0.48, 0.54, 0.42);
+    ground.material.specularColor = new BABYLON.Color3(0, 0, 0);
+    ground.receiveShadows = true;
+  }
+
   const instrumentation = new BABYLON.SceneInstrumentation(scene);
   page.engine = engine;
   page.scene = scene;

@@ -10,7 +10,7 @@
 // Writes OUT/babylon.png (the manager's crowd at the clip's exported frame), OUT/babylon-none.png
 // (the scene without it), OUT/adapter.png, OUT/adapter-none.png, OUT/adapter-fade.png (the
 // adapter's first frame, empty scene, crossfade), OUT/adapter-gpu.png (GPU-timed, after the same
-// crossfade) and OUT/babylon.json (draw calls, bones, uploads, errors).
+// crossfade), OUT/adapter-lit.png (100 foxes, a sun's shadow, a ground) and OUT/babylon.json (draw calls, bones, uploads, errors).
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { launchChromium, serveFolder } from "./serve.mjs";
@@ -40,6 +40,23 @@ try {
     };
     await shot("babylon.png", "b.frame(0)");
     await shot("babylon-none.png", "b.show(false); b.scene.render(); b.show(true)");
+  }
+  // throng's adapter in a lit scene: a sun whose ShadowGenerator casts the crowd's skinned
+  // shadow on a ground (a picture to look at, and Babylon's counters).
+  {
+    const l = await browser.newPage();
+    l.setDefaultTimeout(600_000);
+    l.on("pageerror", (e) => result.console.push(`pageerror (lit): ${e.message}`));
+    const q = new URLSearchParams({ mode: "adapter", paused: "1", count: 100, clip: plan.clip, time: plan.time, size: `${w * 2}x${h * 2}` });
+    await l.goto(`http://127.0.0.1:${server.address().port}/babylon.html?${q}`);
+    await l.waitForFunction("window.throngBabylon && (window.throngBabylon.ready || window.throngBabylon.failed)", { polling: 100 });
+    result.litErrors = await l.evaluate(() => window.throngBabylon.errors);
+    if (await l.evaluate(() => window.throngBabylon.ready)) {
+      result.lit = await l.evaluate(() => window.throngBabylon.frame(0));
+      const url = await l.evaluate(() => window.throngBabylon.engine.getRenderingCanvas().toDataURL("image/png"));
+      await writeFile(join(plan.out, "adapter-lit.png"), Buffer.from(url.split(",")[1], "base64"));
+    }
+    await l.close();
   }
   // throng's adapter, CPU- then GPU-timed: first frame, crossfade.
   for (const timing of ["cpu", "gpu"]) {

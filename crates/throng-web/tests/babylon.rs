@@ -9,7 +9,8 @@
 //! Each picture's character coverage must match throng-render's picture of the same crowd,
 //! camera and time (colour is not compared). Also: the skeleton has the texture's bone count;
 //! Babylon's own draw-call counter says at most one draw per primitive and LOD for the 1,000;
-//! a GPU-timed frame without changes sends nothing.
+//! a GPU-timed frame without changes sends nothing; a lit scene's ShadowGenerator draws the
+//! crowd once more for its shadow.
 //!
 //! Tools: those of tests/browser.rs, and npm's `babylonjs` and `babylonjs-loaders` 9.28.0 in
 //! `THRONG_WEB_DRIVER` (target/web-driver; `.ci/run` installs them).
@@ -136,6 +137,16 @@ fn babylons_manager_plays_throngs_exported_texture() {
         );
         assert_eq!(r[timing]["first"]["visible"], COUNT, "{timing}: {r}");
     }
+    // Lit, with a ShadowGenerator: the main pass draws the crowd's meshes and the ground, the
+    // shadow pass the crowd's meshes again through their ShadowDepthWrapper (adapter-lit.png).
+    let lit = &r["lit"];
+    let drawn = lit["drawn"].as_u64().unwrap_or(0);
+    assert!(drawn >= 1, "the lit scene drew no crowd: {r}");
+    assert_eq!(
+        lit["calls"].as_u64(),
+        Some(2 * drawn + 1),
+        "draw calls with shadows: {r}"
+    );
     let adapter_empty = load(&out.join("adapter-none.png"));
     let spec = CrowdSpec {
         count: COUNT,

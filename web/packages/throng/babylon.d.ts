@@ -16,6 +16,8 @@ export class ThrongBabylonCrowd {
   /** Parent of every mesh of the crowd (move, hide or dispose it as one). */
   readonly root: any;
   lodBias: number;
+  /** Every mesh of the crowd (per primitive and LOD): shadow casters, `receiveShadows`. */
+  meshes(): any[];
   /** Resolves when the scene, with the materials' textures, is ready to draw. */
   whenReady(): Promise<void>;
   /** The last update: instances in view, meshes drawn, instances per primitive and LOD, and

@@ -115,6 +115,9 @@ export class ThrongBabylonCrowd {
         material.diffuseTexture = new BABYLON.Texture(url, scene, { invertY: false, mimeType: m.image.mimeType });
       }
       new Plugin(material);
+      // a ShadowGenerator draws casters with its own depth shader; the wrapper makes it use this
+      // material's vertex code instead, so the shadow is skinned as the character is
+      material.shadowDepthWrapper = new BABYLON.ShadowDepthWrapper(material, scene);
       const joints = Float32Array.from(m.joints);
       const lods = m.lods.map((indices, l) => {
         const mesh = new BABYLON.Mesh(`${name}-${p}-lod${l}`, scene);
@@ -157,6 +160,12 @@ export class ThrongBabylonCrowd {
     return this.#texture(table.data, table.width, table.height);
   }
 
+  /** Every mesh of the crowd (per primitive, per LOD), e.g. for `shadowGenerator.addShadowCaster`
+   *  or `mesh.receiveShadows`. */
+  meshes() {
+    return this.parts.flatMap((p) => p.lods);
+  }
+
   /** Resolves when the materials' textures have loaded. */
   whenReady() {
     return this.scene.whenReadyAsync();
@@ -178,6 +187,10 @@ export class ThrongBabylonCrowd {
       this.textures.throngTransforms = this.#tableTexture(tables.transforms);
       this.textures.throngRecords = this.#tableTexture(tables.records);
       this.#resize();
+    }
+    if (tables.placement !== this.placed) {
+      this.placed = tables.placement;
+      this.#bound();
     }
     // Babylon's matrices are row-vector (v · M), so world · view · projection here has the
     // memory layout of the column-major clip-from-crowd matrix core.js takes
@@ -213,6 +226,22 @@ export class ThrongBabylonCrowd {
     tables.uploaded();
     tables.stats.uploadedBytes = bytes;
     this.stats = tables.stats;
+  }
+
+  /** Gives every mesh the crowd's bounds (each instance's sphere), so that what Babylon
+   *  derives from them — a directional light's shadow extents, picking — covers the crowd. */
+  #bound() {
+    const B = this.BABYLON;
+    const s = this.tables.spheres;
+    const min = new B.Vector3(Infinity, Infinity, Infinity);
+    const max = new B.Vector3(-Infinity, -Infinity, -Infinity);
+    for (let i = 0; i + 3 < s.length; i += 4) {
+      const r = this.tables.radius * s[i + 3];
+      min.minimizeInPlaceFromFloats(s[i] - r, s[i + 1] - r, s[i + 2] - r);
+      max.maximizeInPlaceFromFloats(s[i] + r, s[i + 1] + r, s[i + 2] + r);
+    }
+    if (!(min.x <= max.x)) return; // no instance
+    for (const mesh of this.meshes()) mesh.setBoundingInfo(new B.BoundingInfo(min, max));
   }
 
   /** New per-instance buffers after the tables grew: identity matrices for Babylon's thin
