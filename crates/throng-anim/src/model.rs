@@ -196,6 +196,10 @@ pub struct Material {
     /// Linear RGBA.
     pub base_color_factor: Vec4,
     pub base_color_texture: Option<TextureRef>,
+    /// glTF 2.0's `metallicFactor` and `roughnessFactor`, in [0, 1]; not used by throng's own
+    /// shading, kept for the baked file's standard glTF part (0 and 1 where the source has none).
+    pub metallic_factor: f32,
+    pub roughness_factor: f32,
     pub double_sided: bool,
 }
 
@@ -205,6 +209,8 @@ impl Default for Material {
             name: None,
             base_color_factor: Vec4::ONE,
             base_color_texture: None,
+            metallic_factor: 0.0,
+            roughness_factor: 1.0,
             double_sided: false,
         }
     }

@@ -184,9 +184,8 @@ fn encode_materials(asset: &BakedAsset, bin: &mut Bin, root: &mut Root) -> bool 
             pbr_metallic_roughness: Pbr {
                 base_color_factor: m.base_color_factor,
                 base_color_texture,
-                // Baked materials carry no metal/roughness: show them as plain dielectrics.
-                metallic_factor: 0.0,
-                roughness_factor: 1.0,
+                metallic_factor: m.metallic_factor,
+                roughness_factor: m.roughness_factor,
             },
             double_sided: m.double_sided,
         });
@@ -922,11 +921,23 @@ fn read_material(
         }
         None => (None, TextureTransform::default()),
     };
+    let mr = [pbr.metallic_factor, pbr.roughness_factor];
+    if mr.iter().any(|v| !(0.0..=1.0).contains(v)) {
+        return Err(r.corrupt(
+            format!("materials[{i}].pbrMetallicRoughness"),
+            format!(
+                "metallicFactor {} / roughnessFactor {} outside [0, 1]",
+                mr[0], mr[1]
+            ),
+        ));
+    }
     Ok(BakedMaterial {
         name: m.name.clone(),
         base_color_factor: pbr.base_color_factor,
         base_color_texture: texture,
         texture_transform: transform,
+        metallic_factor: mr[0],
+        roughness_factor: mr[1],
         double_sided: m.double_sided,
     })
 }

@@ -478,7 +478,17 @@ pub struct BakedMaterial {
     /// Index into `BakedAsset::images` (sRGB).
     pub base_color_texture: Option<usize>,
     pub texture_transform: TextureTransform,
+    /// The source's metallic and roughness factors, in [0, 1], written to the standard glTF
+    /// part for other viewers (throng's renderer does not shade with them).
+    #[serde(default)]
+    pub metallic_factor: f32,
+    #[serde(default = "one")]
+    pub roughness_factor: f32,
     pub double_sided: bool,
+}
+
+fn one() -> f32 {
+    1.0
 }
 
 /// An embedded image, kept encoded (PNG or JPEG).

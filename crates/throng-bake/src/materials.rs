@@ -58,6 +58,8 @@ impl Copied {
             base_color_factor,
             base_color_texture: image,
             texture_transform,
+            metallic_factor: src.metallic_factor,
+            roughness_factor: src.roughness_factor,
             double_sided: src.double_sided,
         });
         self.material_map[m] = Some(self.materials.len() - 1);

@@ -510,3 +510,26 @@ fn quaternions_stay_in_the_previous_frames_hemisphere() {
         }
     }
 }
+
+/// The source's metallic and roughness factors reach the baked file's standard glTF part
+/// (issue 52, item 7: Quaternius' 0.4 / 0.415 used to become 0 / 1), and read back.
+#[test]
+fn metallic_and_roughness_factors_survive_the_bake() {
+    let Some(model) = import("Quaternius_Enemy.glb") else {
+        return;
+    };
+    let src = &model.materials[0];
+    assert!((src.metallic_factor - 0.4).abs() < 1e-6, "{src:?}");
+    assert!((src.roughness_factor - 0.415_087).abs() < 1e-5, "{src:?}");
+    let (asset, _) = bake(&model, &opts(Encoding::QuatSnorm16)).expect("bake");
+    let bytes = throng_asset::to_glb_bytes(&asset).expect("write");
+    let back = throng_asset::from_glb_bytes(&bytes, "enemy.glb").expect("read back");
+    assert!(!back.materials.is_empty());
+    for m in &back.materials {
+        assert_eq!(
+            (m.metallic_factor, m.roughness_factor),
+            (src.metallic_factor, src.roughness_factor),
+            "{m:?}"
+        );
+    }
+}

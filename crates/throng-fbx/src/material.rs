@@ -88,7 +88,9 @@ pub(crate) fn read_materials(
             name: Some(m.element.name.to_string()),
             base_color_factor: color,
             base_color_texture,
-            double_sided: false,
+            // FBX's Phong and PBR models do not map onto glTF's factors one to one: a plain
+            // dielectric, as before
+            ..Default::default()
         });
     }
     Ok(Materials {

@@ -20,6 +20,19 @@ pub(crate) fn read_materials(ctx: &mut Ctx) -> Result<Vec<Material>, ImportError
         let pbr = &jm.pbr_metallic_roughness;
         let f = pbr.base_color_factor.0;
         crate::accessor::check_finite(&f, 4, &format!("{element} baseColorFactor"), ctx.file)?;
+        let mr = [pbr.metallic_factor.0, pbr.roughness_factor.0];
+        crate::accessor::check_finite(
+            &mr,
+            2,
+            &format!("{element} metallicFactor/roughnessFactor"),
+            ctx.file,
+        )?;
+        if mr.iter().any(|v| !(0.0..=1.0).contains(v)) {
+            ctx.warn(format!(
+                "{element}: metallicFactor {} / roughnessFactor {} outside [0, 1] (glTF 2.0 §5.22); clamped",
+                mr[0], mr[1]
+            ));
+        }
         let base_color_texture = match &pbr.base_color_texture {
             None => None,
             Some(info) => {
@@ -73,6 +86,8 @@ pub(crate) fn read_materials(ctx: &mut Ctx) -> Result<Vec<Material>, ImportError
             name: jm.name.clone(),
             base_color_factor: Vec4::from_array(f),
             base_color_texture,
+            metallic_factor: mr[0].clamp(0.0, 1.0),
+            roughness_factor: mr[1].clamp(0.0, 1.0),
             double_sided: jm.double_sided,
         });
     }

@@ -344,6 +344,8 @@ pub fn asset(encoding: Encoding) -> BakedAsset {
                     rotation: 0.3,
                     scale: [2.0, 2.0],
                 },
+                metallic_factor: 0.4,
+                roughness_factor: 0.415,
                 double_sided: true,
             },
             BakedMaterial {
@@ -351,6 +353,8 @@ pub fn asset(encoding: Encoding) -> BakedAsset {
                 base_color_factor: [0.2, 0.2, 0.2, 0.5],
                 base_color_texture: None,
                 texture_transform: TextureTransform::default(),
+                metallic_factor: 0.0,
+                roughness_factor: 1.0,
                 double_sided: false,
             },
         ],

@@ -473,6 +473,8 @@ pub fn tube_asset(encoding: Encoding) -> BakedAsset {
             base_color_factor: [0.9, 0.35, 0.08, 1.0],
             base_color_texture: None,
             texture_transform: TextureTransform::default(),
+            metallic_factor: 0.0,
+            roughness_factor: 1.0,
             double_sided: false,
         }],
         images: vec![],
