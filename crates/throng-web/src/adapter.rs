@@ -139,6 +139,14 @@ pub fn gpu_records(player: &Player) -> Option<(Vec<u32>, u32)> {
     }
 }
 
+/// The clock GPU-timed rows derive from (low 32 bits of the runtime's ticks); 0 CPU-timed.
+pub fn clock(player: &Player) -> u32 {
+    match player.runtime().records() {
+        Records::Gpu { clock, .. } => clock,
+        Records::Cpu(_) => 0,
+    }
+}
+
 const _: () = assert!(std::mem::size_of::<GpuInstanceRecord>() == 14 * 4);
 
 /// The GPU-timed clip table as the adapters' shader reads it: per clip `(first_row, frames,

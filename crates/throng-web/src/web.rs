@@ -203,7 +203,7 @@ impl Crowd {
     /// GPU-timed: the low 32 bits of the runtime's clock, 2^20 ticks a second; 0 CPU-timed.
     #[wasm_bindgen(getter)]
     pub fn clock(&self) -> u32 {
-        crate::adapter::gpu_records(&self.player).map_or(0, |(_, c)| c)
+        crate::adapter::clock(&self.player)
     }
 
     /// GPU-timed: the records rewritten since the last call, 16 words each (14 record words,
