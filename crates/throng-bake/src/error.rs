@@ -36,14 +36,14 @@ pub enum BakeError {
     },
     #[error("{file}: the frame table would have {rows} rows, more than a u32 / f32 row index can address exactly (2^24); bake fewer clips or a lower fps")]
     TooManyRows { file: String, rows: u64 },
-    #[error("{file}: clip '{clip}' is {seconds:e} s long: {what} would take {count:.3e} frames, more than the {limit} rows a frame table can address; bake it at a lower fps (--fps), at the source's own keys (--fps auto), or shorten the clip in the source")]
+    #[error("{file}: clip '{clip}' is {seconds:e} s long: {what} would take {count} frames, more than the {limit} rows a frame table can address; bake it at a lower fps (--fps), at the source's own keys (--fps auto), or shorten the clip in the source")]
     ClipTooLong {
         file: String,
         clip: String,
         seconds: f64,
         /// "sampling at 30 fps", or "the error budget's 480 candidate times a second".
         what: String,
-        count: f64,
+        count: u64,
         limit: u64,
     },
     #[error("{file}: encoding {} cannot represent palette entry {entry} (node '{node}') in clip '{clip}' frame {frame}: {why}; use mat3x4-f32, or let the bake fall back to it automatically (not strict)", .encoding.as_str())]

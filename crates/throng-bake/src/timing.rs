@@ -114,8 +114,8 @@ pub fn check_lengths(model: &Model, options: &BakeOptions) -> Result<(), BakeErr
                 ),
             ),
         };
-        let count = d * rate + 1.0;
-        if count > limit as f64 {
+        let count = frame_count(d, rate);
+        if count > limit {
             return Err(BakeError::ClipTooLong {
                 file: options.source_name.clone(),
                 clip: clip.name.clone(),

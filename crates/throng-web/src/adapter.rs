@@ -124,16 +124,16 @@ pub const TABLE_WIDTH: u32 = 2048;
 /// and 2 unused, 4 RGBA32UI texels.
 pub const GPU_RECORD_WORDS: usize = 16;
 
-/// Per instance the GPU-timed record as [`GPU_RECORD_WORDS`] words, with the clock the rows
-/// derive from; `None` for a CPU-timed crowd.
-pub fn gpu_records(player: &Player) -> Option<(Vec<u32>, u32)> {
+/// Per instance the GPU-timed record as [`GPU_RECORD_WORDS`] words (rows derive from it and
+/// [`clock`]); `None` for a CPU-timed crowd.
+pub fn gpu_records(player: &Player) -> Option<Vec<u32>> {
     match player.runtime().records() {
-        Records::Gpu { records, clock } => {
+        Records::Gpu { records, .. } => {
             let mut out = vec![0u32; records.len() * GPU_RECORD_WORDS];
             for (r, o) in records.iter().zip(out.chunks_exact_mut(GPU_RECORD_WORDS)) {
                 o[..14].copy_from_slice(bytemuck::cast_slice(std::slice::from_ref(r)));
             }
-            Some((out, clock))
+            Some(out)
         }
         Records::Cpu(_) => None,
     }

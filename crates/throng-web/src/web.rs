@@ -192,7 +192,7 @@ impl Crowd {
     /// unused), and `clock` below is what the shader derives rows from.
     #[wasm_bindgen(js_name = gpuRecords)]
     pub fn gpu_records(&self) -> Result<js_sys::Uint32Array, JsValue> {
-        let (r, _) = crate::adapter::gpu_records(&self.player).ok_or_else(|| {
+        let r = crate::adapter::gpu_records(&self.player).ok_or_else(|| {
             js(WebError::Name(
                 "a CPU-timed crowd has no GPU-timed records: read records()".into(),
             ))

@@ -201,8 +201,7 @@ export class ThrongBabylonCrowd {
     const fov = camera.fovMode === B.Camera.FOVMODE_VERTICAL_FIXED ? camera.fov : camera.fov / this.scene.getEngine().getAspectRatio(camera);
     const pixels = camera.mode === B.Camera.PERSPECTIVE_CAMERA ? viewportHeight / (2 * Math.tan(fov / 2)) : Infinity;
     tables.cull(viewProjection.m, [eye.x, eye.y, eye.z], pixels, this.lodBias);
-    let bytes = 0;
-    for (const part of tables.lists) for (const list of part) if (list.changed) bytes += list.count * 4;
+    let bytes = tables.listBytes();
     const all = [
       ["throngTransforms", tables.transforms],
       ["throngRecords", tables.records],

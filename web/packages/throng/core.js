@@ -245,11 +245,17 @@ export class CrowdTables {
     for (const part of this.lists) for (const list of part) list.changed = false;
   }
 
-  /** Bytes this frame's uploads send (tables and the visible lists that changed). */
-  pendingBytes() {
+  /** Bytes the visible lists that changed send (4 B an instance). */
+  listBytes() {
     let bytes = 0;
-    for (const t of [this.transforms, this.records, this.clips, this.frameTimes]) bytes += t ? t.pendingBytes() : 0;
     for (const part of this.lists) for (const list of part) if (list.changed) bytes += list.count * 4;
+    return bytes;
+  }
+
+  /** Bytes this frame's uploads send (tables by range, and the visible lists that changed). */
+  pendingBytes() {
+    let bytes = this.listBytes();
+    for (const t of [this.transforms, this.records, this.clips, this.frameTimes]) bytes += t ? t.pendingBytes() : 0;
     return bytes;
   }
 }

@@ -169,6 +169,20 @@ pub fn compare(
     );
 }
 
+/// An engine page's lit scene (`r["lit"]`: its counters with a shadow-casting sun and a ground):
+/// the main pass draws the crowd's meshes in use and the ground, the shadow pass the crowd's
+/// meshes again with their skinned depth shader, so `calls` = 2 × meshes drawn + 1.
+pub fn assert_shadow_pass_draws(r: &serde_json::Value) {
+    let lit = &r["lit"];
+    let drawn = lit["drawn"].as_u64().unwrap_or(0);
+    assert!(drawn >= 1, "the lit scene drew no crowd: {r}");
+    assert_eq!(
+        lit["calls"].as_u64(),
+        Some(2 * drawn + 1),
+        "draw calls with shadows: {r}"
+    );
+}
+
 pub fn load(path: &Path) -> RgbaImage {
     image::open(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
