@@ -278,6 +278,38 @@ pub struct Clip {
     pub skipped_morph_channels: usize,
 }
 
+/// The first of `base`, `base (2)`, `base (3)`, … that `taken` does not hold: how throng names a
+/// clip whose name another clip of the model already has (docs/settings.md "Clip names").
+pub fn unique_clip_name(base: &str, taken: impl Fn(&str) -> bool) -> String {
+    if !taken(base) {
+        return base.to_string();
+    }
+    (2usize..)
+        .map(|n| format!("{base} ({n})"))
+        .find(|name| !taken(name))
+        .unwrap_or_else(|| base.to_string())
+}
+
+/// Renames every clip whose name an earlier clip already has (`Walk`, `Walk` → `Walk`,
+/// `Walk (2)`), so that a name addresses one clip and a baked clip finds its source by name.
+/// Returns one warning per renamed clip.
+pub fn make_clip_names_unique(clips: &mut [Clip]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for i in 1..clips.len() {
+        if !clips[..i].iter().any(|c| c.name == clips[i].name) {
+            continue;
+        }
+        // a new name is free among the earlier clips and the later ones' own names
+        let name = unique_clip_name(&clips[i].name, |n| clips.iter().any(|c| c.name == n));
+        warnings.push(format!(
+            "clip {i} has the name {:?} of an earlier clip; it is renamed {name:?} (each clip needs its own name to be chosen by it)",
+            clips[i].name
+        ));
+        clips[i].name = name;
+    }
+    warnings
+}
+
 impl Clip {
     /// The local clip time (seconds, in [0, duration]) shown at time `t` (any sign) played with
     /// `mode`: the time rules of throng-contract, applied to a source clip at full rate.

@@ -87,10 +87,11 @@ pub fn against_model(model: &Model, palette: &Palette, o: &BakeOptions) -> Resul
     for name in o.clip_settings.keys().chain(o.additive.keys()) {
         if !model.clips.iter().any(|c| &c.name == name) {
             let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
+            let hint = throng_contract::clip_name_hint(name, names.iter().copied());
             return Err(BakeError::InvalidOption {
                 file: file.to_string(),
                 what: format!(
-                    "clip settings name clip {name:?}, which the file does not have (clips: {})",
+                    "clip settings name clip {name:?}{hint}, which the file does not have (clips: {})",
                     if names.is_empty() {
                         "none".to_string()
                     } else {

@@ -287,10 +287,11 @@ pub fn max_at_samples(
 /// The source clip of baked clip `ci`: by name, else by index.
 fn source_clip(asset: &BakedAsset, model: &Model, ci: usize) -> Result<usize, VerifyError> {
     let clip = &asset.clips[ci];
-    model
-        .clips
-        .iter()
-        .position(|c| c.name == clip.name)
+    // the same index first: a file baked before names were made unique may repeat one
+    let same_index = model.clips.get(ci).is_some_and(|c| c.name == clip.name);
+    same_index
+        .then_some(ci)
+        .or_else(|| model.clips.iter().position(|c| c.name == clip.name))
         .or_else(|| (ci < model.clips.len()).then_some(ci))
         .ok_or_else(|| VerifyError::NoSourceClip {
             file: asset.source_name.clone(),

@@ -51,7 +51,7 @@ pub use gpu_timed::{
 };
 pub use limits::*;
 pub use live::{next_palette_frame, palette_refresh, SkinMatrix, PALETTE_LIVE, PALETTE_UNWRITTEN};
-pub use names::{Encoding, LoopMode, Skinning, Timing, UnknownName, VatEncoding};
+pub use names::{clip_name_hint, Encoding, LoopMode, Skinning, Timing, UnknownName, VatEncoding};
 pub use record::{InstanceRecord, InstanceTransform, Layer};
 pub use records::{RecordChanges, Records};
 pub use time::{wrap_time, ClipFrames, ClipTime, Direction, FrameRef, Span, FRAC_MAX};

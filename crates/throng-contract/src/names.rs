@@ -312,3 +312,11 @@ mod tests {
         assert_eq!(Encoding::default(), Encoding::QuatSnorm16);
     }
 }
+
+/// For an error about a clip name that matched none of `names`: ` (did you mean "Walk"?)` when
+/// one matches it but for letter case, else nothing.
+pub fn clip_name_hint<'a>(name: &str, mut names: impl Iterator<Item = &'a str>) -> String {
+    names
+        .find(|n| n.eq_ignore_ascii_case(name) || n.to_lowercase() == name.to_lowercase())
+        .map_or_else(String::new, |n| format!(" (did you mean {n:?}?)"))
+}

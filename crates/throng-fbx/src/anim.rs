@@ -4,7 +4,8 @@
 //! duration is its latest key time, as for glTF (docs/design.md §2: a clip starts at t = 0, the
 //! first value holds before the first key). The take's own span (`LocalStart`/`LocalStop`) is
 //! not used: exporters write spans longer than the keys (3ds Max: a 3.333 s take with keys
-//! up to 0.8 s), and glTF converters (Blender, FBX2glTF) keep the key span too.
+//! up to 0.8 s), and glTF converters (Blender, FBX2glTF) keep the key span too. A take with no
+//! keys at all (0 s) is dropped with a warning.
 
 use throng_anim::model::{Channel, ChannelValues, Clip, Interpolation, LoopMode};
 
@@ -64,6 +65,14 @@ pub(crate) fn read_clips(ctx: &mut Ctx, nodes: &Nodes) -> Result<Vec<Clip>, Impo
                     throng_anim::model::MAX_CLIP_SECONDS
                 ),
             }));
+        }
+        if channels.is_empty() && duration <= 0.0 {
+            // Exporters write an empty default take beside the real ones; as clip 0 it would
+            // start every viewer on the rest pose (Blender's importer drops it too).
+            ctx.warn(format!(
+                "{element} has no keys (0 s, nothing animated); it is dropped"
+            ));
+            continue;
         }
         if baked.elements.iter().any(|e| !e.props.is_empty()) {
             ctx.warn(format!(

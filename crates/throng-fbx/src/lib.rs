@@ -131,7 +131,11 @@ pub fn import_slice_with(
     let mut nodes = nodes::read_nodes(&mut ctx)?;
     let mats = material::read_materials(&mut ctx, base_dir)?;
     let (meshes, skins) = mesh::read_meshes(&mut ctx, &mut nodes, &mats.index)?;
-    let clips = anim::read_clips(&mut ctx, &nodes)?;
+    let mut clips = anim::read_clips(&mut ctx, &nodes)?;
+    let renamed = throng_anim::model::make_clip_names_unique(&mut clips);
+    for w in renamed {
+        ctx.warn(w);
+    }
     Ok(Model {
         nodes: nodes.nodes,
         eval_order: nodes.eval_order,

@@ -140,7 +140,10 @@ pub fn import_slice_with(
     let meshes = mesh::read_meshes(&mut ctx)?;
     let materials = material::read_materials(&mut ctx)?;
     let images = material::read_images(&mut ctx, &materials)?;
-    let clips = anim::read_clips(&mut ctx)?;
+    let mut clips = anim::read_clips(&mut ctx)?;
+    for w in throng_anim::model::make_clip_names_unique(&mut clips) {
+        ctx.warn(w);
+    }
     let variants = variants::read_names(&mut ctx);
     let mut model = Model {
         nodes,

@@ -4,7 +4,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
-use throng_anim::model::Model;
+use throng_anim::model::{unique_clip_name, Model};
 
 use crate::error::{ImportError, ImportErrorKind as K};
 
@@ -12,8 +12,12 @@ use crate::error::{ImportError, ImportErrorKind as K};
 /// with the same name (glTF node names; unnamed nodes never match). Channels whose target has
 /// no match are dropped. Key values are used as they are (local TRS in the other file's units).
 ///
+/// A clip whose name the model already has is renamed: to `other_name`'s stem when `other` has
+/// one clip (`mixamo.com` from `Jump.fbx` becomes `Jump`), else to `name (2)`, `name (3)`, …
+/// (see [`unique_clip_name`]), so every clip keeps a name of its own.
+///
 /// Returns warnings (for `other_name`): one listing every unmatched target node, and one per
-/// clip name that already existed in `model` or clip left without channels.
+/// renamed clip or clip left without channels.
 pub fn import_clips_from(model: &mut Model, other: &Model, other_name: &str) -> Vec<String> {
     let mut warnings = Vec::new();
     let mut by_name: HashMap<&str, usize> = HashMap::new();
@@ -28,7 +32,7 @@ pub fn import_clips_from(model: &mut Model, other: &Model, other_name: &str) -> 
         }
     }
     let mut unmatched = BTreeSet::new();
-    let mut new_clips = Vec::with_capacity(other.clips.len());
+    let mut new_clips: Vec<throng_anim::model::Clip> = Vec::with_capacity(other.clips.len());
     for clip in &other.clips {
         let mut c = clip.clone();
         c.channels.clear();
@@ -55,11 +59,23 @@ pub fn import_clips_from(model: &mut Model, other: &Model, other_name: &str) -> 
                 clip.name
             ));
         }
-        if model.clips.iter().any(|m| m.name == c.name) {
+        let taken = |n: &str| {
+            model.clips.iter().any(|m| m.name == n) || new_clips.iter().any(|m| m.name == n)
+        };
+        if taken(&c.name) {
+            // Exporters give every take one name (Mixamo: `mixamo.com`): a file of one clip
+            // names it better than a number does.
+            let base = match other_name.rsplit_once('.') {
+                Some((stem, _)) if other.clips.len() == 1 && !stem.is_empty() => stem,
+                _ if other.clips.len() == 1 && !other_name.is_empty() => other_name,
+                _ => c.name.as_str(),
+            };
+            let name = unique_clip_name(base, taken);
             warnings.push(format!(
-                "{other_name}: clip {:?} has the same name as a clip already in the model",
+                "{other_name}: clip {:?} has the name of a clip already in the model; it is added as {name:?}",
                 c.name
             ));
+            c.name = name;
         }
         new_clips.push(c);
     }

@@ -92,14 +92,17 @@ fn empty_clip_warnings(other: &Model, name: &str) -> Vec<String> {
         .collect()
 }
 
-/// "no clip named or numbered …; the file has N clip(s): 0: a, 1: b".
+/// "no clip named or numbered … (did you mean …?); the file has N clip(s): 0: a, 1: b".
 fn no_clip(clip: &str, what: &str, names: impl Iterator<Item = String>) -> anyhow::Error {
+    let names: Vec<String> = names.collect();
+    let hint = throng_contract::clip_name_hint(clip, names.iter().map(String::as_str));
     let names: Vec<String> = names
+        .iter()
         .enumerate()
         .map(|(i, n)| format!("{i}: {n}"))
         .collect();
     anyhow::anyhow!(
-        "no clip named or numbered {clip:?}; the {what} has {} clip(s): {}",
+        "no clip named or numbered {clip:?}{hint}; the {what} has {} clip(s): {}",
         names.len(),
         if names.is_empty() {
             "none".to_string()

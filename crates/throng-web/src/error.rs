@@ -18,7 +18,7 @@ pub enum WebError {
     Device(#[from] throng_render::DeviceError),
     #[error("{0}")]
     Name(String),
-    #[error("asset {asset} has no clip {clip:?}; its clips: {}", clips.join(", "))]
+    #[error("asset {asset} has no clip {clip:?}{}; its clips: {}", throng_contract::clip_name_hint(clip, clips.iter().map(String::as_str)), clips.join(", "))]
     NoSuchClip {
         asset: String,
         clip: String,
