@@ -380,6 +380,22 @@ impl Model {
         joint
     }
 
+    /// The nodes whose model-space transforms skinning reads: the joints of every skin a mesh
+    /// binding uses and every rigid part's own node (with repeats). Posing these and their
+    /// ancestors alone ([`crate::Poser::of_nodes`]) skins every binding.
+    pub fn skinning_nodes(&self) -> Vec<usize> {
+        let mut nodes = Vec::new();
+        for b in self.mesh_bindings() {
+            match b.kind {
+                BindingKind::Skinned { skin } => {
+                    nodes.extend(self.skins.get(skin).iter().flat_map(|s| s.joints.iter()));
+                }
+                BindingKind::Rigid => nodes.push(b.node),
+            }
+        }
+        nodes
+    }
+
     /// Every node with a mesh that animation moves, in node order: skinned meshes, and meshes
     /// without a skin whose node or any ancestor is a joint or animated (rigid parts).
     pub fn mesh_bindings(&self) -> Vec<MeshBinding> {

@@ -10,6 +10,8 @@
 //! they need lives in a [`Poser`] created once per model.
 
 use crate::model::{Channel, ChannelValues, Clip, Interpolation, LocalTransform, Model, Skin, Trs};
+use std::sync::Arc;
+
 use glam::{Mat4, Quat, Vec3};
 
 /// Position of `t` among `times`: the key index `k` and the fraction `s` ∈ [0, 1] towards key
@@ -155,12 +157,17 @@ pub fn sample_locals(
         }
     }
     for (i, node) in model.nodes.iter().enumerate() {
-        locals[i] = match node.local {
-            // A matrix node keeps its exact matrix (it may hold shear) unless a (non-conforming)
-            // channel animates it.
-            LocalTransform::Matrix(m) if !scratch_touched[i] => m,
-            _ => scratch_trs[i].to_mat4(),
-        };
+        locals[i] = local_matrix(&node.local, &scratch_trs[i], scratch_touched[i]);
+    }
+}
+
+/// A node's local matrix from its sampled TRS.
+fn local_matrix(local: &LocalTransform, trs: &Trs, animated: bool) -> Mat4 {
+    match local {
+        // A matrix node keeps its exact matrix (it may hold shear) unless a (non-conforming)
+        // channel animates it.
+        LocalTransform::Matrix(m) if !animated => *m,
+        _ => trs.to_mat4(),
     }
 }
 
@@ -188,12 +195,40 @@ pub fn skin_matrices(skin: &Skin, model_space: &[Mat4], out: &mut [Mat4]) {
 }
 
 /// Reusable scratch for posing one model: sample once, then read model-space transforms.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Poser {
+    /// Per node (per posed node with [`Poser::of_nodes`], in `Subset::order`'s order).
     trs: Vec<Trs>,
     touched: Vec<bool>,
     locals: Vec<Mat4>,
+    /// Per node of the model.
     model_space: Vec<Mat4>,
+    /// The nodes posed (`None`: every node, in `model.eval_order`).
+    only: Option<Arc<Subset>>,
+}
+
+/// The nodes a [`Poser::of_nodes`] poses: the given ones and their ancestors, parents first,
+/// and each node's place in that list (`u32::MAX`: not posed).
+#[derive(Debug)]
+struct Subset {
+    order: Vec<usize>,
+    slot: Vec<u32>,
+}
+
+impl Clone for Poser {
+    fn clone(&self) -> Poser {
+        Poser {
+            trs: self.trs.clone(),
+            touched: self.touched.clone(),
+            locals: self.locals.clone(),
+            // a subset poser's unposed nodes stay untouched zeroed pages: not copied
+            model_space: match self.only {
+                Some(_) => bytemuck::zeroed_vec(self.model_space.len()),
+                None => self.model_space.clone(),
+            },
+            only: self.only.clone(),
+        }
+    }
 }
 
 impl Poser {
@@ -204,22 +239,82 @@ impl Poser {
             touched: vec![false; n],
             locals: vec![Mat4::IDENTITY; n],
             model_space: vec![Mat4::IDENTITY; n],
+            only: None,
+        }
+    }
+
+    /// A poser of `nodes` (indices past the model's nodes are ignored) and their ancestors
+    /// alone; the other nodes' model-space transforms are zero. A bake reads only joints, rigid
+    /// parts and anchors, and a file may hold far more nodes (a 200,000-node chain beside a
+    /// small skin) that would otherwise be sampled and multiplied at every candidate time.
+    /// Its clones share the node list; each costs memory for the posed nodes only (the
+    /// model-space array is allocated zeroed, and its unposed pages are never touched).
+    pub fn of_nodes(model: &Model, nodes: impl IntoIterator<Item = usize>) -> Poser {
+        const NONE: u32 = u32::MAX;
+        let mut slot = vec![NONE; model.nodes.len()];
+        for n in nodes {
+            let mut at = Some(n);
+            while let Some(i) = at.filter(|&i| i < slot.len() && slot[i] == NONE) {
+                slot[i] = 0;
+                at = model.nodes[i].parent;
+            }
+        }
+        let order: Vec<usize> = (model.eval_order.iter().copied())
+            .filter(|&n| slot.get(n).is_some_and(|&s| s != NONE))
+            .collect();
+        for (k, &n) in order.iter().enumerate() {
+            slot[n] = k as u32;
+        }
+        Poser {
+            trs: vec![Trs::IDENTITY; order.len()],
+            touched: vec![false; order.len()],
+            locals: Vec::new(),
+            model_space: bytemuck::zeroed_vec(model.nodes.len()),
+            only: Some(Arc::new(Subset { order, slot })),
         }
     }
 
     /// Poses `model` with `clip` (index into `model.clips`; `None` or out of range = rest pose)
-    /// at `time` seconds and returns every node's model-space transform.
+    /// at `time` seconds and returns every node's model-space transform (with
+    /// [`Poser::of_nodes`], those of its nodes; the others are zero).
     pub fn pose(&mut self, model: &Model, clip: Option<usize>, time: f32) -> &[Mat4] {
         let clip = clip.and_then(|c| model.clips.get(c));
-        sample_locals(
-            model,
-            clip,
-            time,
-            &mut self.trs,
-            &mut self.touched,
-            &mut self.locals,
-        );
-        locals_to_model(model, &self.locals, &mut self.model_space);
+        match &self.only {
+            None => {
+                sample_locals(
+                    model,
+                    clip,
+                    time,
+                    &mut self.trs,
+                    &mut self.touched,
+                    &mut self.locals,
+                );
+                locals_to_model(model, &self.locals, &mut self.model_space);
+            }
+            Some(only) => {
+                for (k, &i) in only.order.iter().enumerate() {
+                    self.trs[k] = model.nodes[i].local.trs();
+                    self.touched[k] = false;
+                }
+                for ch in clip.iter().flat_map(|c| &c.channels) {
+                    match only.slot.get(ch.node) {
+                        Some(&k) if k != u32::MAX => {
+                            apply_channel(ch, time, &mut self.trs[k as usize]);
+                            self.touched[k as usize] = true;
+                        }
+                        _ => {}
+                    }
+                }
+                for (k, &i) in only.order.iter().enumerate() {
+                    let node = &model.nodes[i];
+                    let local = local_matrix(&node.local, &self.trs[k], self.touched[k]);
+                    self.model_space[i] = match node.parent {
+                        Some(p) => self.model_space[p] * local,
+                        None => local,
+                    };
+                }
+            }
+        }
         &self.model_space
     }
 

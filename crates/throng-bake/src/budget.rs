@@ -43,6 +43,7 @@ use crate::reference::ReferenceSkin;
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::Mutex;
 use throng_anim::{Clip, Model, Poser};
 
 /// Candidate frame times per second (besides the source's key times).
@@ -417,6 +418,12 @@ pub struct Job<'a> {
 }
 
 impl Job<'_> {
+    /// A poser of the palette's nodes alone: the work per candidate time follows the skin,
+    /// not every node of the file.
+    fn poser(&self) -> Poser {
+        Poser::of_nodes(self.model, self.palette.nodes())
+    }
+
     /// The skin matrices at clip time `t`.
     fn pose(&self, poser: &mut Poser, t: f64) -> Vec<Mat4> {
         let ms = poser.pose(self.model, Some(self.clip), t as f32);
@@ -465,10 +472,38 @@ pub fn candidates(clip: &Clip, d: f64) -> Vec<f32> {
     out.into_iter().map(|(t, _)| t).collect()
 }
 
+/// Posers kept for reuse by the workers of every parallel step of one placement: a poser of a
+/// file with many nodes costs memory in their number, too much to make for each step.
+struct Posers {
+    template: Poser,
+    free: Mutex<Vec<Poser>>,
+}
+
+impl Posers {
+    fn new(template: Poser) -> Posers {
+        Posers {
+            template,
+            free: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs `f` with a free poser (a new clone of the template when none is free).
+    fn with<R>(&self, f: impl FnOnce(&mut Poser) -> R) -> R {
+        let taken = self.free.lock().ok().and_then(|mut free| free.pop());
+        let mut poser = taken.unwrap_or_else(|| self.template.clone());
+        let out = f(&mut poser);
+        if let Ok(mut free) = self.free.lock() {
+            free.push(poser);
+        }
+        out
+    }
+}
+
 /// Skin matrices and allowed errors of the check grid, kept for a window of grid points (the
 /// placement's working set: at most `2 · MAX_SPAN + 1` points).
 struct Window<'a> {
     job: &'a Job<'a>,
+    posers: Posers,
     grid: Vec<f64>,
     lo: usize,
     matrices: Vec<Vec<Mat4>>,
@@ -485,6 +520,7 @@ impl<'a> Window<'a> {
         grid.extend(cands.last().map(|&t| t as f64));
         Window {
             job,
+            posers: Posers::new(job.poser()),
             grid,
             lo: 0,
             matrices: Vec::new(),
@@ -504,16 +540,16 @@ impl<'a> Window<'a> {
         }
         let to = (self.hi() + CHUNK).max(hi).min(self.grid.len());
         let job = self.job;
+        let posers = &self.posers;
         let fresh: Vec<(Vec<Mat4>, f32)> = self.grid[self.hi()..to]
             .par_iter()
-            .map_init(
-                || Poser::new(job.model),
-                |poser, &t| {
+            .map(|&t| {
+                posers.with(|poser| {
                     let s = job.pose(poser, t);
                     let allowed = job.allowed(job.clusters.diagonal(&s));
                     (s, allowed)
-                },
-            )
+                })
+            })
             .collect();
         for (s, a) in fresh {
             self.matrices.push(s);
@@ -633,12 +669,10 @@ fn check_segment(job: &Job<'_>, poser: &mut Poser, t0: f32, t1: f32) -> SegmentC
 
 /// Re-checks `times` on the dense grid, splitting failing segments; see the module docs.
 fn recheck(job: &Job<'_>, mut times: Vec<f32>) -> Placement {
+    let posers = Posers::new(job.poser());
     let run = |segs: &[(f32, f32)]| -> Vec<SegmentCheck> {
         segs.par_iter()
-            .map_init(
-                || Poser::new(job.model),
-                |poser, &(a, b)| check_segment(job, poser, a, b),
-            )
+            .map(|&(a, b)| posers.with(|poser| check_segment(job, poser, a, b)))
             .collect()
     };
     let segments = |t: &[f32]| -> Vec<(f32, f32)> { t.windows(2).map(|w| (w[0], w[1])).collect() };

@@ -34,6 +34,11 @@ impl Palette {
         }
     }
 
+    /// The nodes whose model-space transforms the entries read (with repeats).
+    pub fn nodes(&self) -> impl Iterator<Item = usize> + '_ {
+        self.entries.iter().map(|e| e.node)
+    }
+
     /// The skin matrices `S_j = W_j · IBM_j` of every entry, in entry order, from a pose's
     /// model-space node transforms `W` (docs/design.md §2).
     pub fn skin_matrices<'a>(&'a self, model_space: &'a [Mat4]) -> impl Iterator<Item = Mat4> + 'a {

@@ -57,12 +57,14 @@ pub fn rows(
     let mut nodes = vec![Mat4::IDENTITY; rows.len() * slots];
     let done = AtomicU64::new(0);
     let total = rows.len() as u64;
+    // Only what the rows keep is posed (a file's other nodes can outnumber them by far).
+    let poser = Poser::of_nodes(model, palette.nodes().chain(tracked.iter().copied()));
     matrices
         .par_chunks_mut(entries.max(1))
         .zip(nodes.par_chunks_mut(slots))
         .zip(rows.par_iter())
         .for_each_init(
-            || Poser::new(model),
+            || poser.clone(),
             |poser, ((dst, dst_nodes), r)| {
                 let ms = poser.pose(model, r.clip, r.time);
                 for (d, s) in dst.iter_mut().zip(palette.skin_matrices(ms)) {

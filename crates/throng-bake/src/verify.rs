@@ -219,10 +219,11 @@ pub fn max_at_samples(
         };
         let clip = &asset.clips[ci];
         let frames: Vec<u32> = (0..clip.frames.max(1)).collect();
+        let poser = skinning_poser(asset, model);
         let per_time: Vec<Result<(f64, f64), VerifyError>> = frames
             .par_iter()
             .map_init(
-                || (Poser::new(model), m.reference_pose()),
+                || (poser.clone(), m.reference_pose()),
                 |(poser, s_ref), &k| {
                     let t = clip.frame_time(k);
                     let ms = poser.pose(model, Some(m.src_clip), t as f32);
@@ -435,7 +436,7 @@ impl ClipMeasure<'_> {
 
     fn scratch(&self) -> Scratch {
         Scratch {
-            poser: Poser::new(self.model),
+            poser: skinning_poser(self.asset, self.model),
             mats: Vec::new(),
             skinned: SkinnedVertices::default(),
             reference_pose: self.reference_pose(),
@@ -448,7 +449,7 @@ impl ClipMeasure<'_> {
     /// source clip.
     fn reference_pose(&self) -> Option<Vec<Mat4>> {
         let t_ref = self.asset.clips[self.clip].additive?;
-        let mut poser = Poser::new(self.model);
+        let mut poser = skinning_poser(self.asset, self.model);
         let ms = poser.pose(self.model, Some(self.src_clip), t_ref);
         Some(
             self.asset
@@ -561,6 +562,13 @@ impl ClipMeasure<'_> {
             .collect();
         Ok((errs, diag))
     }
+}
+
+/// A poser of what a measurement reads: the source's skinning nodes and the baked palette's
+/// (a file's other nodes, however many, are not posed at each measured time).
+fn skinning_poser(asset: &BakedAsset, model: &Model) -> Poser {
+    let palette = asset.palette.iter().map(|e| e.node);
+    Poser::of_nodes(model, model.skinning_nodes().into_iter().chain(palette))
 }
 
 /// Per-worker scratch of a measurement.

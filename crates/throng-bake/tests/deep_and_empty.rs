@@ -112,3 +112,53 @@ fn a_primitive_without_vertices_is_left_out_with_a_warning_or_refused_alone() {
         ),
     }
 }
+
+/// The Fox with `chain` plain nodes appended beside it (a second scene root; nothing animates
+/// or skins them), as a GLB.
+fn fox_beside_a_chain(fox: &[u8], chain: usize) -> Vec<u8> {
+    let word = |at: usize| u32::from_le_bytes(fox[at..at + 4].try_into().unwrap()) as usize;
+    let json_len = word(12);
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&fox[20..20 + json_len]).expect("Fox's JSON");
+    let bin = &fox[20 + json_len + 8..20 + json_len + 8 + word(20 + json_len)];
+    let nodes = json["nodes"].as_array_mut().expect("nodes");
+    let first = nodes.len();
+    for i in 0..chain {
+        let mut node = serde_json::json!({ "name": format!("chain{i}") });
+        if i + 1 < chain {
+            node["children"] = serde_json::json!([first + i + 1]);
+        }
+        nodes.push(node);
+    }
+    json["scenes"][0]["nodes"]
+        .as_array_mut()
+        .expect("scene nodes")
+        .push(first.into());
+    throng_testdata::glb::pack(&serde_json::to_vec(&json).expect("JSON"), Some(bin))
+}
+
+/// The error-budgeted bake poses only the nodes skinning reads (issue 52 item 8): a 200,000-node
+/// chain beside the Fox changes nothing in its bake — same palette, frame times and bone
+/// texture, bit for bit — and the chain's nodes are not posed at each candidate time (how long
+/// it takes against the fixed-rate bake is in the note of issue 52 and docs/benchmarks.md).
+#[test]
+fn a_long_chain_beside_a_skin_leaves_the_budgeted_bake_unchanged() {
+    let Some(path) = throng_testdata::asset("Fox.glb") else {
+        return;
+    };
+    let fox = std::fs::read(path).expect("read Fox.glb");
+    let options = BakeOptions {
+        source_name: "Fox.glb".into(),
+        ..Default::default()
+    };
+    let alone = throng_gltf::import_slice(&fox, None, "Fox.glb").expect("Fox");
+    let beside = fox_beside_a_chain(&fox, CHAIN);
+    let with_chain = throng_gltf::import_slice(&beside, None, "Fox.glb").expect("Fox + chain");
+    assert_eq!(with_chain.nodes.len(), alone.nodes.len() + CHAIN);
+    let (a, _) = bake(&alone, &options).expect("Fox");
+    let (b, _) = bake(&with_chain, &options).expect("Fox + chain");
+    assert_eq!(a.palette, b.palette);
+    assert_eq!(a.clips, b.clips);
+    assert!(a.bone_texture == b.bone_texture, "the bone textures differ");
+    assert_eq!(a.row_bounds, b.row_bounds);
+}

@@ -282,6 +282,14 @@ impl VatEncoding {
     }
 }
 
+/// For an error about a clip name that matched none of `names`: ` (did you mean "Walk"?)` when
+/// one matches it but for letter case, else nothing.
+pub fn clip_name_hint<'a>(name: &str, mut names: impl Iterator<Item = &'a str>) -> String {
+    names
+        .find(|n| n.eq_ignore_ascii_case(name) || n.to_lowercase() == name.to_lowercase())
+        .map_or_else(String::new, |n| format!(" (did you mean {n:?}?)"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,12 +319,14 @@ mod tests {
         assert_eq!(Skinning::default(), Skinning::Linear);
         assert_eq!(Encoding::default(), Encoding::QuatSnorm16);
     }
-}
 
-/// For an error about a clip name that matched none of `names`: ` (did you mean "Walk"?)` when
-/// one matches it but for letter case, else nothing.
-pub fn clip_name_hint<'a>(name: &str, mut names: impl Iterator<Item = &'a str>) -> String {
-    names
-        .find(|n| n.eq_ignore_ascii_case(name) || n.to_lowercase() == name.to_lowercase())
-        .map_or_else(String::new, |n| format!(" (did you mean {n:?}?)"))
+    #[test]
+    fn clip_name_hint_suggests_only_a_case_match() {
+        let names = ["Survey", "Walk", "Run"];
+        assert_eq!(
+            super::clip_name_hint("walk", names.into_iter()),
+            " (did you mean \"Walk\"?)"
+        );
+        assert_eq!(super::clip_name_hint("Jog", names.into_iter()), "");
+    }
 }

@@ -22,7 +22,7 @@ pub(crate) fn read_clips(ctx: &mut Ctx, nodes: &Nodes) -> Result<Vec<Clip>, Impo
         let element = label("take", &stack.element.name, si);
         let baked = ufbx::bake_anim(scene, &stack.anim, crate::load::bake_opts(ctx.options, fps))
             .map_err(|e| {
-            let mut err = crate::load::error(ctx.file, &e, ctx.options);
+            let mut err = crate::load::error(ctx.file, &e, ctx.options, None);
             if let crate::ImportErrorKind::Malformed { detail } = &mut err.kind {
                 *detail = format!("{element}: {detail}");
             }

@@ -112,7 +112,7 @@ pub fn import_slice_with(
         return Err(ImportError::new(name, ImportErrorKind::NotFbx));
     }
     let scene = ufbx::load_memory(bytes, load::load_opts(options))
-        .map_err(|e| load::error(name, &e, options))?;
+        .map_err(|e| load::error(name, &e, options, Some(bytes)))?;
     let mut ctx = Ctx {
         scene: &scene,
         file: name,

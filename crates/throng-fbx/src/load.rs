@@ -68,8 +68,14 @@ pub(crate) fn bake_opts(options: &ImportOptions, fps: f64) -> ufbx::BakeOpts {
     }
 }
 
-/// A ufbx error as an import error of `file`.
-pub(crate) fn error(file: &str, e: &ufbx::Error, options: &ImportOptions) -> ImportError {
+/// A ufbx error as an import error of `file` (`bytes`: the file, to tell a file cut short from
+/// a damaged one).
+pub(crate) fn error(
+    file: &str,
+    e: &ufbx::Error,
+    options: &ImportOptions,
+    bytes: Option<&[u8]>,
+) -> ImportError {
     // `Debug` is ufbx's own formatted message (description, details and where it stopped).
     let detail = format!("{e:?}").trim().replace('\n', "; ");
     let kind = match e.type_ {
@@ -81,7 +87,56 @@ pub(crate) fn error(file: &str, e: &ufbx::Error, options: &ImportOptions) -> Imp
             detail,
         },
         ufbx::ErrorType::UnrecognizedFileFormat => K::NotFbx,
+        _ if bytes.is_some_and(cut_short) => K::Truncated { detail },
         _ => K::Malformed { detail },
     };
     ImportError::new(file, kind)
+}
+
+/// Whether a binary FBX ends before its top-level records do. ufbx reports a cut inside a
+/// compressed array as bad DEFLATE data, or as an empty file, and the file's own offsets say
+/// more plainly that it was cut short. The layout (as the FBX SDK writes it, and ufbx reads
+/// it): a 27-byte header (`Kaydara FBX Binary  `, NUL, 0x1A 0x00, version u32), then records
+/// that start with the absolute offset of their end (u64 from version 7500, u32 before), then
+/// a record of zeros. Reads at most every top-level record header; bounded by the length.
+pub(crate) fn cut_short(bytes: &[u8]) -> bool {
+    const MAGIC: &[u8] = b"Kaydara FBX Binary  \0";
+    if bytes.len() < 27 || !bytes.starts_with(MAGIC) {
+        return false;
+    }
+    let version = u32::from_le_bytes([bytes[23], bytes[24], bytes[25], bytes[26]]);
+    let wide = version >= 7500;
+    let field = if wide { 8 } else { 4 };
+    let len = bytes.len() as u64;
+    let mut at = 27u64;
+    loop {
+        // the end offset, property count, property bytes and name length
+        if at + 3 * field + 1 > len {
+            return true;
+        }
+        let i = at as usize;
+        let end = if wide {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&bytes[i..i + 8]);
+            u64::from_le_bytes(w)
+        } else {
+            u64::from(u32::from_le_bytes([
+                bytes[i],
+                bytes[i + 1],
+                bytes[i + 2],
+                bytes[i + 3],
+            ]))
+        };
+        if end == 0 {
+            return false;
+        }
+        if end > len {
+            return true;
+        }
+        if end <= at {
+            // not a cut: a damaged offset, which ufbx's own message describes
+            return false;
+        }
+        at = end;
+    }
 }

@@ -12,7 +12,9 @@ const FILE: &str = "ufbx/max_transformed_skin_7500_ascii.fbx";
 /// The file's text with `objects` added at the end of its Objects section and `connections` at
 /// the start of its Connections section.
 fn with_takes(text: &str, objects: &str, connections: &str) -> String {
-    let objects_end = text.find("\n}\n\n; Object connections").expect("Objects section");
+    let objects_end = text
+        .find("\n}\n\n; Object connections")
+        .expect("Objects section");
     let mut out = String::with_capacity(text.len() + objects.len() + connections.len());
     out.push_str(&text[..objects_end]);
     out.push_str(objects);
@@ -78,7 +80,10 @@ fn takes_that_share_a_name_are_renamed() {
     let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["Take 001", "Take 001 (2)"], "{:#?}", model.warnings);
     assert!(
-        model.warnings.iter().any(|w| w.contains("renamed \"Take 001 (2)\"")),
+        model
+            .warnings
+            .iter()
+            .any(|w| w.contains("renamed \"Take 001 (2)\"")),
         "{:#?}",
         model.warnings
     );

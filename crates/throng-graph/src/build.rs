@@ -201,7 +201,6 @@ impl Builder<'_> {
                     } else {
                         known.join(", ")
                     },
-                    hint: throng_contract::clip_name_hint(name, known.iter().copied()),
                 });
                 ClipRef {
                     clip: 0,

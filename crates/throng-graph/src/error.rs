@@ -13,13 +13,14 @@ pub enum Problem {
     NoStates,
     #[error("{what} \"{name}\" is defined twice; names must be unique")]
     Duplicate { what: &'static str, name: String },
-    #[error("{element}: clip \"{clip}\" is not in the asset's clip table{hint} (clips: {known})")]
+    #[error(
+        "{element}: clip \"{clip}\" is not in the asset's clip table{} (clips: {known})",
+        throng_contract::clip_name_hint(clip, known.split(", "))
+    )]
     UnknownClip {
         element: String,
         clip: String,
         known: String,
-        /// ` (did you mean "Walk"?)` when a clip differs only in case, else empty.
-        hint: String,
     },
     #[error("{element}: parameter \"{name}\" is not declared in \"parameters\"")]
     UnknownParameter { element: String, name: String },

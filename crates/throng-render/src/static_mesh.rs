@@ -57,6 +57,22 @@ pub(crate) fn upload_mesh(
     what: &str,
     m: &MeshStreams,
 ) -> Result<Option<MeshBuffers>, RenderError> {
+    if !check_mesh(m)? {
+        return Ok(None);
+    }
+    Ok(Some(MeshBuffers {
+        vertices: vertex_buffer(device, m),
+        indices: index_buffer(device, m.indices),
+        index_count: m.indices.len() as u32,
+        texture: m
+            .texture
+            .and_then(|bytes| decode_texture(device, queue, what, bytes)),
+    }))
+}
+
+/// Whether a static mesh is drawable: Err when a position lacks a normal or an index is out of
+/// range, false when it has no triangles.
+pub(crate) fn check_mesh(m: &MeshStreams) -> Result<bool, RenderError> {
     let v = m.positions.len();
     if m.normals.len() != v {
         return Err(RenderError::BadInput {
@@ -72,10 +88,12 @@ pub(crate) fn upload_mesh(
             expected: v,
         });
     }
-    if v == 0 || m.indices.is_empty() {
-        return Ok(None);
-    }
-    let verts: Vec<RefVertex> = (0..v)
+    Ok(v > 0 && !m.indices.is_empty())
+}
+
+/// The interleaved vertex buffer of a checked mesh ([`check_mesh`]).
+pub(crate) fn vertex_buffer(device: &wgpu::Device, m: &MeshStreams) -> wgpu::Buffer {
+    let verts: Vec<RefVertex> = (0..m.positions.len())
         .map(|i| RefVertex {
             position: m.positions[i].into(),
             normal: m.normals[i].into(),
@@ -86,31 +104,35 @@ pub(crate) fn upload_mesh(
                 .into(),
         })
         .collect();
-    let texture = match m
-        .texture
-        .map(|bytes| crate::material::upload_image(device, queue, bytes))
-    {
-        Some(Ok(t)) => Some(t),
-        Some(Err(e)) => {
-            eprintln!("warning: {what}: texture cannot be decoded ({e}); drawing untextured");
-            None
-        }
-        None => None,
-    };
-    let vertices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("throng mesh vertices"),
         contents: bytemuck::cast_slice(&verts),
         usage: wgpu::BufferUsages::VERTEX,
-    });
-    let indices = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+    })
+}
+
+/// A triangle list's index buffer.
+pub(crate) fn index_buffer(device: &wgpu::Device, indices: &[u32]) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("throng mesh indices"),
-        contents: bytemuck::cast_slice(m.indices),
+        contents: bytemuck::cast_slice(indices),
         usage: wgpu::BufferUsages::INDEX,
-    });
-    Ok(Some(MeshBuffers {
-        vertices,
-        indices,
-        index_count: m.indices.len() as u32,
-        texture,
-    }))
+    })
+}
+
+/// Decodes and uploads an encoded base colour texture; None, with a warning naming `what`,
+/// when it cannot be decoded (the mesh is drawn untextured).
+pub(crate) fn decode_texture(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    what: &str,
+    bytes: &[u8],
+) -> Option<wgpu::TextureView> {
+    match crate::material::upload_image(device, queue, bytes) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            eprintln!("warning: {what}: texture cannot be decoded ({e}); drawing untextured");
+            None
+        }
+    }
 }

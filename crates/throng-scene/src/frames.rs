@@ -322,6 +322,30 @@ fn upload_props(
         .collect()
 }
 
+/// The most memory the reference path may take for one frame's skinned vertices (bytes): it
+/// holds every instance's vertices at once, on the CPU and on the GPU.
+pub const REFERENCE_MEMORY_LIMIT: u64 = 4 << 30;
+
+/// Bytes per skinned vertex per instance the reference path holds for a frame, at most: the
+/// CPU's positions and normals (24 B; tangents, where the source has them, 16 B more) and the
+/// GPU's interleaved vertex (32 B). Indices and textures are uploaded once for all instances.
+pub const REFERENCE_BYTES_PER_VERTEX: u64 = 72;
+
+/// Refuses a reference frame of `instances` × `vertices` skinned vertices past
+/// [`REFERENCE_MEMORY_LIMIT`], saying what to do instead.
+pub fn check_reference_memory(name: &str, instances: usize, vertices: usize) -> anyhow::Result<()> {
+    let need = instances as u64 * vertices as u64 * REFERENCE_BYTES_PER_VERTEX;
+    if need > REFERENCE_MEMORY_LIMIT {
+        let most = REFERENCE_MEMORY_LIMIT / (vertices.max(1) as u64 * REFERENCE_BYTES_PER_VERTEX);
+        anyhow::bail!(
+            "{name}: the reference path skins every instance on the CPU and would hold {:.1} GiB for {instances} instances of {vertices} vertices (its limit is {} GiB, {most} instances of this model); draw at most {most} with --path reference, or leave --path reference out to draw the crowd baked, on the GPU",
+            need as f64 / (1u64 << 30) as f64,
+            REFERENCE_MEMORY_LIMIT >> 30
+        );
+    }
+    Ok(())
+}
+
 /// Draws `frames` of a source model skinned on the CPU at full rate (the reference path):
 /// every instance posed at its clip's local time of the frame (the time rules on the source
 /// clip). `name` names the model in errors; `on_frame` is called once per image (progress).
@@ -340,6 +364,7 @@ pub fn draw_source(
             "{name}: nothing to animate (no skin and no mesh under a joint or an animated node)"
         );
     }
+    check_reference_memory(name, part.assignments.len(), skinner.vertex_count(model))?;
     let mut images = Vec::with_capacity(frames.count as usize);
     let mut parts: Vec<Vec<SkinnedPart>> = vec![Vec::new(); part.assignments.len()];
     for f in 0..frames.count {

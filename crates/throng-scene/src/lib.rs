@@ -40,8 +40,8 @@ pub use files::{
     check_writable, differing_fraction, encode_gif, encode_png, file_name, write_atomic,
 };
 pub use frames::{
-    draw_baked, draw_source, split_layout, BakedScene, Frames, Overlay, Part, PlacedProps,
-    ScenePlayer,
+    check_reference_memory, draw_baked, draw_source, split_layout, BakedScene, Frames, Overlay,
+    Part, PlacedProps, ScenePlayer, REFERENCE_BYTES_PER_VERTEX, REFERENCE_MEMORY_LIMIT,
 };
 pub use graphs::{param_spec, param_value, set_param_text, GraphSetup, ParamSpec};
 pub use input::{bake_in_memory, bake_model, InMemoryBake, Input};

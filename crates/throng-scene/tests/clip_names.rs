@@ -67,7 +67,11 @@ fn same_named_clips_of_one_file_are_renamed_and_measured_against_themselves() {
     let names: Vec<&str> = model.clips.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["Walk", "Walk (2)", "Walk (3)"]);
     assert_eq!(
-        model.warnings.iter().filter(|w| w.contains("renamed")).count(),
+        model
+            .warnings
+            .iter()
+            .filter(|w| w.contains("renamed"))
+            .count(),
         2,
         "{:#?}",
         model.warnings
@@ -115,7 +119,9 @@ fn a_clip_file_clip_with_a_taken_name_is_named_after_its_file() {
     assert_same_figures(&figures[3], &figures[2]);
 
     // a name that differs only in case is suggested, not silently matched
-    let e = find_clip(&model, "foxsprint").expect_err("case differs").to_string();
+    let e = find_clip(&model, "foxsprint")
+        .expect_err("case differs")
+        .to_string();
     assert!(e.contains("did you mean \"FoxSprint\"?"), "{e}");
 }
 

@@ -16,8 +16,13 @@ use crate::error::RenderError;
 use crate::gpu_types::MaterialUniform;
 use crate::layouts;
 use crate::shaders::Program;
-use crate::static_mesh::{upload_mesh, MeshBuffers, MeshStreams, RefVertex};
+use crate::static_mesh::{
+    check_mesh, decode_texture, index_buffer, vertex_buffer, MeshBuffers, MeshStreams, RefVertex,
+};
 use throng_contract::{Appearance, InstanceTransform};
+
+/// Bytes of vertex data uploaded between flushes of wgpu's staging (see `upload`).
+const STAGING_FLUSH: usize = 8 << 20;
 
 /// Vertices skinned elsewhere (on the CPU, e.g. from the source glTF) in model space, drawn once
 /// per transform.
@@ -239,13 +244,24 @@ impl ReferencePass {
         let mut all_transforms = Vec::new();
         let mut bounds = Aabb::EMPTY;
         let mut draws = Vec::new();
+        // Every instance's mesh names its primitive's indices and its material's image: each
+        // (and each material's bind group) is made once, not once per instance (a 1 MiB texture decoded for each of 3,000
+        // instances filled memory), so a frame costs its skinned vertices and little more.
+        let mut textures: HashMap<(usize, usize), Option<wgpu::TextureView>> = HashMap::new();
+        let mut index_buffers: HashMap<(usize, usize), wgpu::Buffer> = HashMap::new();
+        let mut staged = 0usize;
+        let mut groups = HashMap::new();
+        // a slice by where it lies: every instance's mesh borrows the same model data
+        fn key<T>(s: &[T]) -> (usize, usize) {
+            (s.as_ptr() as usize, s.len())
+        }
         for (mi, m) in meshes.iter().enumerate() {
             let streams = MeshStreams {
                 positions: m.positions,
                 normals: m.normals,
                 uvs: m.uvs,
                 indices: m.indices,
-                texture: m.texture,
+                texture: None,
             };
             let mut b = Aabb::EMPTY;
             for &p in m.positions {
@@ -254,19 +270,45 @@ impl ReferencePass {
             bounds = bounds.union(&crowd_bounds(&b, m.transforms));
             let first = all_transforms.len() as u32;
             all_transforms.extend_from_slice(m.transforms);
-            let what = format!("reference mesh {mi}");
-            let Some(buffers) = upload_mesh(device, queue, &what, &streams)? else {
-                continue;
-            };
-            if m.transforms.is_empty() {
+            if !check_mesh(&streams)? || m.transforms.is_empty() {
                 continue;
             }
+            let indices = index_buffers
+                .entry(key(m.indices))
+                .or_insert_with(|| index_buffer(device, m.indices))
+                .clone();
+            let texture_key = m.texture.map(key);
+            let texture = m.texture.and_then(|bytes| {
+                let what = format!("reference mesh {mi}");
+                textures
+                    .entry(key(bytes))
+                    .or_insert_with(|| decode_texture(device, queue, &what, bytes))
+                    .clone()
+            });
+            // wgpu stages each buffer's contents until the next submission: flushed every
+            // STAGING_FLUSH bytes, so a crowd's upload is not held twice.
+            staged += m.positions.len() * std::mem::size_of::<RefVertex>();
+            if staged > STAGING_FLUSH {
+                queue.submit(std::iter::empty());
+                // a failed wait only leaves the staging to the frame's own submission
+                let _ = device.poll(wgpu::PollType::wait_indefinitely());
+                staged = 0;
+            }
+            let buffers = MeshBuffers {
+                vertices: vertex_buffer(device, &streams),
+                indices,
+                index_count: m.indices.len() as u32,
+                texture: None,
+            };
             let count = m.transforms.len() as u32;
-            let group = layouts.materials.group(
-                device,
-                &crate::gpu_types::MaterialSet::single(m.material),
-                buffers.texture.as_ref(),
-            );
+            let material = (bytemuck::bytes_of(&m.material).to_vec(), texture_key);
+            let group = groups
+                .entry(material)
+                .or_insert_with(|| {
+                    let set = crate::gpu_types::MaterialSet::single(m.material);
+                    layouts.materials.group(device, &set, texture.as_ref())
+                })
+                .clone();
             draws.push((buffers, first..first + count, group));
         }
         Ok(ReferenceUpload {

@@ -11,7 +11,7 @@ use super::shared::{self, parse_size, print_stdout};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A source glTF (baked in memory with a VAT) or a baked asset; default the built-in fox.
+    /// A source, glTF or FBX (baked in memory with a VAT), or a baked asset; default the built-in fox.
     #[arg(long, value_name = "FILE")]
     pub asset: Option<PathBuf>,
     /// Instance counts to measure, comma-separated (the reference path stops at 1,000).

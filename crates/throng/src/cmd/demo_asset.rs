@@ -72,12 +72,21 @@ mod tests {
             "temp file left behind"
         );
 
-        let err = run(Args {
-            output: dir.join("missing/fox.glb"),
+        // a missing folder is made, as a folder bake makes its output folder
+        let nested = dir.join("missing/fox.glb");
+        run(Args {
+            output: nested.clone(),
         })
-        .expect_err("no such folder");
+        .expect("writes into a new folder");
+        assert_eq!(
+            std::fs::read(&nested).expect("read back"),
+            throng_demo::demo_glb()
+        );
+        // a file where the folder would be cannot be made into one
+        let blocked = dir.join("fox.glb/inner.glb");
+        let err = run(Args { output: blocked }).expect_err("a file is in the way");
         assert!(
-            format!("{err:#}").contains("does not exist; create it"),
+            format!("{err:#}").contains("creating the folder"),
             "{err:#}"
         );
         let _ = std::fs::remove_dir_all(&dir);

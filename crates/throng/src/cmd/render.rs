@@ -6,9 +6,9 @@
 //! - A baked asset is drawn by the GPU from its bone texture (`--path texture`) or its vertex
 //!   animation textures (`--path vat`), or with `--path reference` from the CPU decoder's
 //!   skinned vertices (with `--source SRC`: the source glTF skinned by throng-anim).
-//! - A source glTF is drawn with the reference path (full-rate glTF evaluation and CPU
-//!   skinning, the baseline the bake is measured against), or baked in memory and drawn on the
-//!   GPU when a flag needs the GPU paths or it shares the frame with other inputs.
+//! - A source (glTF, GLB or FBX) is baked in memory and drawn like a baked asset; with
+//!   `--path reference` it is drawn itself (full-rate evaluation and CPU skinning, the baseline
+//!   the bake is measured against), within [`throng_scene::REFERENCE_MEMORY_LIMIT`].
 //!
 //! Every path frames the still with the same camera — chosen from the inputs' bounds and the
 //! layout, or given with `--camera` — so images of two paths can be compared pixel by pixel.
@@ -52,9 +52,10 @@ pub struct Args {
     /// Clip time in seconds (wrapped or held by the clip's loop mode).
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = shared::parse_finite)]
     pub time: f64,
-    /// Number of instances (at most 10,000,000; the device may allow fewer).
-    #[arg(long, allow_hyphen_values = true, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
-    pub instances: u32,
+    /// Number of instances (at most 10,000,000; the device may allow fewer). Default: one per
+    /// input.
+    #[arg(long, allow_hyphen_values = true, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    pub instances: Option<u32>,
     /// Seconds of clip time between consecutive instances.
     #[arg(long, default_value_t = 0.0, value_parser = shared::parse_finite)]
     pub stagger: f64,
@@ -81,9 +82,10 @@ pub struct Args {
     /// `palette` (skin matrices blended once per drawn instance by a compute pass, read per
     /// influence), `texture` (GPU skinning from the bone texture per vertex), `vat` (baked
     /// vertex animation textures; the asset must have them) or `reference` (vertices skinned
-    /// on the CPU, uploaded). Default: a lone source glTF on the reference path; baked assets
-    /// on the palette path, the fastest measured (docs/benchmarks.md), or the texture path
-    /// when the crowd's palette does not fit the device's buffers. The path taken is printed.
+    /// on the CPU, uploaded; a source input is then drawn itself, unbaked). Default: the palette
+    /// path, the fastest measured (docs/benchmarks.md), or the texture path when the crowd's
+    /// palette does not fit the device's buffers; a source input is baked in memory first.
+    /// The path taken is printed.
     #[arg(long, value_enum)]
     pub path: Option<SkinPath>,
     /// Draw every instance instead of culling against the view frustum on the GPU.
@@ -100,16 +102,14 @@ pub struct Args {
     /// (GpuRuntime's records + clock; the shader derives the rows). Every GPU path.
     #[arg(long, value_enum, default_value_t = Timing::Cpu)]
     pub timing: Timing,
-    /// Source glTF input: bake it in memory with this bone-texture encoding and draw it on the
-    /// GPU.
+    /// Source input (glTF or FBX): bake it in memory with this bone-texture encoding.
     #[arg(long, value_enum)]
     pub encoding: Option<Encoding>,
-    /// Source glTF input: bake it in memory with K influences per vertex (4 or 8) and draw it
-    /// on the GPU.
+    /// Source input (glTF or FBX): bake it in memory with K influences per vertex (4 or 8).
     #[arg(long, value_parser = shared::parse_influences)]
     pub influences: Option<u32>,
-    /// Baked input with `--path reference`: skin this source glTF on the CPU instead of
-    /// decoding the baked asset.
+    /// Baked input with `--path reference`: skin this source (glTF or FBX) on the CPU instead
+    /// of decoding the baked asset.
     #[arg(long)]
     pub source: Option<PathBuf>,
     /// Add a seeded random phase (0..clip duration) to every instance's time.
@@ -177,7 +177,7 @@ pub struct Args {
     /// Attach a prop to an anchor (repeatable): the meshes of the glTF file PROP as they stand,
     /// in its own space placed by anchor ANCHOR of every instance, all instances in one draw
     /// per pass. Every input must have the anchor (`throng bake --anchor NODE`; `throng
-    /// inspect BAKED` lists them); a source glTF input is baked in memory with ANCHOR as an
+    /// inspect BAKED` lists them); a source input is baked in memory with ANCHOR as an
     /// anchor node. Every GPU path.
     #[arg(long, value_name = "ANCHOR=PROP", value_parser = parse_prop)]
     pub prop: Vec<(String, PathBuf)>,
@@ -186,8 +186,7 @@ pub struct Args {
     #[arg(long, allow_hyphen_values = true, default_value_t = 1.0, value_parser = parse_positive, value_name = "S")]
     pub prop_scale: f64,
     /// Play every instance through this animation graph (docs/graph.md; CPU-timed) instead of
-    /// `--clip`/`--blend`: the graph's parameters and transitions choose the clips. A source
-    /// glTF is baked in memory for it.
+    /// `--clip`/`--blend`: the graph's parameters and transitions choose the clips.
     #[arg(long, value_name = "GRAPH.json")]
     pub graph: Option<PathBuf>,
     /// A graph parameter for every instance, `NAME=VALUE` (repeatable): a number, `true` or
@@ -224,6 +223,12 @@ pub struct Args {
 }
 
 impl Args {
+    /// `--instances`, else one instance per input.
+    fn instance_count(&self) -> u32 {
+        self.instances
+            .unwrap_or_else(|| u32::try_from(self.inputs.len()).unwrap_or(u32::MAX).max(1))
+    }
+
     /// The crowd's variety from `--variant`, `--all-variants`, `--tints` and `--hide-part`.
     fn variety(&self) -> Variety {
         Variety {
@@ -356,10 +361,10 @@ fn check_usage(args: &Args) -> anyhow::Result<()> {
                 "--source goes with one baked input and --path reference",
             ));
         }
-        if (args.instances as usize) < args.inputs.len() {
+        if (args.instance_count() as usize) < args.inputs.len() {
             return Err(usage(format!(
                 "--instances {} is fewer than the {} inputs: each input needs an instance",
-                args.instances,
+                args.instance_count(),
                 args.inputs.len()
             )));
         }
@@ -367,8 +372,7 @@ fn check_usage(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Loads the inputs; a source glTF is baked in memory when a flag needs the GPU paths or it
-/// shares the frame with other inputs.
+/// Loads the inputs; a source is baked in memory unless `--path reference` draws it itself.
 fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
     let baked: Vec<bool> = args
         .inputs
@@ -378,16 +382,18 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
     let bake_flags = args.encoding.is_some() || args.influences.is_some();
     if baked.iter().all(|&b| b) && bake_flags {
         anyhow::bail!(
-            "--encoding and --influences apply to a source glTF; the input is already baked"
+            "--encoding and --influences apply to a source (glTF or FBX); the input is already baked"
         );
     }
     if baked.iter().all(|&b| b) && !args.source_args.clips.is_empty() {
         return Err(usage(
-            "--clips binds animation files to a source glTF; the input is already baked",
+            "--clips binds animation files to a source (glTF or FBX); the input is already baked",
         ));
     }
-    // A lone source glTF is drawn by the reference path unless a flag needs the GPU.
-    let to_gpu = bake_flags
+    // A source is baked and drawn like a baked asset (drawn unbaked by the reference path, a
+    // 3,000-fox crowd took 24 GB and the kernel's kill); `--path reference` draws it itself.
+    let to_gpu = args.path != Some(SkinPath::Reference);
+    let gpu_flags = bake_flags
         || args.timing == Timing::Gpu
         || args.debug.is_some()
         || matches!(
@@ -398,7 +404,7 @@ fn load_inputs(args: &Args) -> anyhow::Result<Vec<Input>> {
         || args.graph.is_some()
         || !args.variety().is_default()
         || args.inputs.len() > 1;
-    if to_gpu && args.path == Some(SkinPath::Reference) && baked.iter().any(|&b| !b) {
+    if gpu_flags && !to_gpu && baked.iter().any(|&b| !b) {
         anyhow::bail!(
             "--path reference draws the source itself: leave out --encoding, --influences, \
              --timing gpu, --debug, --graph and the variety flags (--variant, --all-variants, \
@@ -447,7 +453,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let props = load_props(&args, &inputs)?;
     let sizes: Vec<Aabb> = inputs.iter().map(Input::bounds).collect();
     warn_mixed_scales(&args.inputs, &sizes);
-    let (places, scene) = split_layout(&sizes, args.instances, args.layout, args.seed);
+    let (places, scene) = split_layout(&sizes, args.instance_count(), args.layout, args.seed);
     let mut parts = Vec::with_capacity(inputs.len());
     for (a, (input, transforms)) in inputs.iter().zip(places).enumerate() {
         parts.push(part_of(&args, a, input, transforms)?);
@@ -456,6 +462,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     eprintln!("adapter: {}", renderer.adapter());
     let downlevel = shared::print_mode(&renderer, args.downlevel);
     let path = skin_path(&args, &inputs, &renderer, downlevel);
+    if path == SkinPath::Reference && args.source.is_none() {
+        if let Some(asset) = inputs[0].baked() {
+            let vertices = asset.primitives.iter().map(|p| p.vertex_count()).sum();
+            let name = args.inputs[0].display().to_string();
+            throng_scene::check_reference_memory(&name, args.instance_count() as usize, vertices)?;
+        }
+    }
     let aspect = args.size.0 as f32 / args.size.1 as f32;
     let opts = RenderOptions {
         width: args.size.0,
@@ -544,7 +557,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         out_path.display(),
         opts.width,
         opts.height,
-        args.instances,
+        args.instance_count(),
         args.frames,
         took.as_secs_f64() * 1e3
     );
@@ -554,14 +567,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `--path`, else the reference path for a lone source glTF, else the palette path when the
-/// largest input's palette for the whole crowd fits the device, else the texture path; the
-/// choice is printed.
+/// `--path`, else the palette path when the largest input's palette for the whole crowd fits
+/// the device, else the texture path; the choice is printed.
 fn skin_path(args: &Args, inputs: &[Input], renderer: &Renderer, downlevel: bool) -> SkinPath {
-    let palette = match args.path {
-        None => inputs_baked(inputs),
-        Some(p) => p == SkinPath::Palette,
-    };
+    let palette = args.path.is_none_or(|p| p == SkinPath::Palette);
     if downlevel && palette {
         eprintln!(
             "path: texture (the palette path needs compute shaders, which the downlevel mode does without; --path texture or vat to choose)"
@@ -571,30 +580,20 @@ fn skin_path(args: &Args, inputs: &[Input], renderer: &Renderer, downlevel: bool
     if let Some(p) = args.path {
         return p;
     }
-    if matches!(inputs, [Input::Source(..)]) {
-        eprintln!("path: reference (a source glTF skinned on the CPU; --path to choose)");
-        return SkinPath::Reference;
-    }
     let entries = (inputs.iter().filter_map(Input::baked))
         .map(|a| a.palette.len())
         .max()
         .unwrap_or(0);
-    if renderer.palette_fits(entries, args.instances as usize) {
+    if renderer.palette_fits(entries, args.instance_count() as usize) {
         eprintln!("path: palette (the fastest; --path to choose)");
         SkinPath::Palette
     } else {
         eprintln!(
             "path: texture ({} instances × {entries} palette entries do not fit one palette buffer of this device; --path to choose)",
-            args.instances
+            args.instance_count()
         );
         SkinPath::Texture
     }
-}
-
-/// Whether the inputs are drawn from baked data by default (not a lone source glTF, which the
-/// reference path draws).
-fn inputs_baked(inputs: &[Input]) -> bool {
-    !matches!(inputs, [Input::Source(..)])
 }
 
 /// What the inputs must have for the flags, checked before any GPU work.
@@ -647,10 +646,10 @@ fn part_of(
         anyhow::bail!("--blend needs a baked asset (layer blending is a runtime feature)");
     }
     let overlay = overlay_of(args, input, blend, &name)?;
-    let ids = crowd::ids_of(a, args.inputs.len(), args.instances);
+    let ids = crowd::ids_of(a, args.inputs.len(), args.instance_count());
     let mix = ClipMix {
         clip,
-        mix: args.clip.is_none() && args.instances > 1,
+        mix: args.clip.is_none() && args.instance_count() > 1,
         stagger: args.stagger,
         random_phase: args.random_phase,
         // Input 0 keeps the seed as given (one input draws what it always drew).

@@ -16,9 +16,9 @@ use throng_bake::{BakeOptions, InfluenceCount, MaxError, Sampling};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A source glTF file, or a baked asset (.glb) together with `--source`.
+    /// A source (glTF or FBX) file, or a baked asset (.glb) together with `--source`.
     pub input: PathBuf,
-    /// The source glTF a baked INPUT was baked from.
+    /// The source (glTF or FBX) a baked INPUT was baked from.
     #[arg(long)]
     pub source: Option<PathBuf>,
     #[command(flatten)]
@@ -206,7 +206,7 @@ fn baked_plan(args: &Args) -> anyhow::Result<Plan> {
     }
     let source = args.source.as_ref().with_context(|| {
         format!(
-            "{} is a baked asset: pass the glTF it was baked from with --source",
+            "{} is a baked asset: pass the source (glTF or FBX) it was baked from with --source",
             args.input.display()
         )
     })?;

@@ -16,13 +16,13 @@ use super::shared::{self, SourceArgs};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Baked throng assets (.glb) or source glTF files (baked in memory), side by side: instance
+    /// Baked throng assets (.glb) or source (glTF or FBX) files (baked in memory), side by side: instance
     /// i belongs to file i mod K.
     #[arg(required = true, num_args = 1.., value_name = "FILE")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub source_args: SourceArgs,
-    /// The source glTF of the first (baked) file, for the comparison views.
+    /// The source (glTF or FBX) of the first (baked) file, for the comparison views.
     #[arg(long)]
     pub source: Option<PathBuf>,
     /// Clip name or index to start with (default: the first).
@@ -93,7 +93,7 @@ const RUN_UNDER_XVFB: &str = "Run it in a desktop session, or headless under Xvf
 fn check_usage(args: &Args) -> anyhow::Result<()> {
     if args.source.is_some() && !throng_asset::is_baked_file(&args.files[0]) {
         return Err(shared::usage(format!(
-            "--source gives a baked file its source glTF; {} is already a source",
+            "--source gives a baked file its source (glTF or FBX); {} is already a source",
             args.files[0].display()
         )));
     }
@@ -163,12 +163,12 @@ fn in_flag_terms(e: ViewError) -> anyhow::Error {
         )),
         ViewError::NoVat { file } => anyhow::anyhow!(
             "{}: the VAT path needs a vertex animation texture for every primitive; bake it with \
-             --vat f32|f16|unorm16, or open its source glTF",
+             --vat f32|f16|unorm16, or open its source (glTF or FBX)",
             file.display()
         ),
         ViewError::NoClip { file, cause } => cause.context(format!("--clip in {}", file.display())),
         ViewError::NoSource { file } => shared::usage(format!(
-            "--compare needs the source of {}: open the source glTF, or pass --source SRC",
+            "--compare needs the source of {}: open the source (glTF or FBX), or pass --source SRC",
             file.display()
         )),
         ViewError::Other(e) => e,
@@ -180,7 +180,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let all_baked = args.files.iter().all(|f| throng_asset::is_baked_file(f));
     if args.encoding.is_some() && all_baked {
         eprintln!(
-            "warning: --encoding applies to source glTF files baked in memory; the baked input(s) keep their encoding"
+            "warning: --encoding applies to source (glTF or FBX) files baked in memory; the baked input(s) keep their encoding"
         );
     }
     throng_view::run(options(args)).map_err(in_flag_terms)

@@ -21,7 +21,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if throng_asset::is_baked_file(&args.file.input) {
         if !args.file.source_args.clips.is_empty() {
             return Err(usage(format!(
-                "{}: --clips binds animation files to a source glTF's skeleton; this file is \
+                "{}: --clips binds animation files to a source's skeleton (glTF or FBX); this file is \
                  already baked (inspect it without --clips)",
                 args.file.input.display()
             )));

@@ -145,7 +145,9 @@ fn round3(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// The fidelity line of a bake. Under an error budget the bake has measured its own file at
+/// The fidelity line of a bake, in one form for every bake: the largest error at sample times,
+/// then between samples, saying whether that is a bound or a measure. Under an error budget
+/// the bake has measured its own file at
 /// every sample time (`throng_bake::verify`'s measure, additive clips on top of their reference
 /// pose) and bounded the error between samples, so the line gives those figures — the same
 /// ones as the clip lines, measured once. Other bakes (a uniform rate, a clip's own rate, VATs)
@@ -182,7 +184,7 @@ pub fn print_bake_fidelity(
         "of the bounding diagonal"
     };
     println!(
-        "  fidelity: max error {s:.2e} {unit} at sample times ({sc}, measured), at most {m:.2e} between samples ({mc}; the error at the samples plus the re-checked bound of the interpolation)"
+        "  fidelity: max error {s:.2e} {unit} at sample times ({sc}); between samples {m:.2e} ({mc}), bounded: the error at the samples plus the re-checked bound of the interpolation"
     );
     Ok(())
 }
@@ -207,7 +209,7 @@ pub fn print_fidelity(asset: &BakedAsset, model: &Model) -> anyhow::Result<()> {
     let (s, sc) = worst(|c| c.max_rel_samples);
     let (m, mc) = worst(|c| c.max_rel_mid);
     println!(
-        "  fidelity: max error {s:.2e} of the bounding diagonal at sample times ({sc}), {m:.2e} at mid-sample times ({mc})"
+        "  fidelity: max error {s:.2e} of the bounding diagonal at sample times ({sc}); between samples {m:.2e} ({mc}), measured at mid-sample times"
     );
     Ok(())
 }

@@ -111,15 +111,22 @@ pub fn image_output(
     Ok((output, is_gif))
 }
 
-/// Fails when the folder `output` would be written in does not exist — checked before any
-/// work, so that a long run does not end in a failed write.
+/// Creates the folder `output` will be written in when it is missing (as a folder bake creates
+/// its output folder), before any work, so that a long run does not end in a failed write; an
+/// error names the folder when it cannot be made.
 pub fn check_folder(output: &Path) -> anyhow::Result<()> {
     match output.parent().filter(|d| !d.as_os_str().is_empty()) {
-        Some(dir) if !dir.is_dir() => anyhow::bail!(
-            "{}: the folder {} does not exist; create it or write elsewhere",
-            output.display(),
-            dir.display()
-        ),
+        Some(dir) if !dir.is_dir() => {
+            anyhow::Context::with_context(std::fs::create_dir_all(dir), || {
+                format!(
+                    "{}: creating the folder {} to write in",
+                    output.display(),
+                    dir.display()
+                )
+            })?;
+            eprintln!("note: created the folder {}", dir.display());
+            Ok(())
+        }
         _ => Ok(()),
     }
 }

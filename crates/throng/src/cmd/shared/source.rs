@@ -7,8 +7,9 @@ use throng_anim::Model;
 /// How the commands read a source glTF: extra clip files and the folder its URIs may reach.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct SourceArgs {
-    /// Animation-only glTF files whose clips bind to the source skeleton by joint name
-    /// (repeatable).
+    /// Animation files (glTF, GLB or FBX) whose clips bind to the source skeleton by joint
+    /// name (repeatable). A clip named as one the model has is renamed (docs/settings.md
+    /// "Clip names").
     #[arg(long = "clips", value_name = "OTHER")]
     pub clips: Vec<PathBuf>,
     /// The folder a glTF's buffer and image URIs may reach (with `..`); by default each file's
