@@ -28,6 +28,8 @@ dict() {
     bake_settings) echo dicts/settings.dict ;;
     cli_args) echo dicts/cli.dict ;;
     graph_reader) echo dicts/graph.dict ;;
+    # call sequences: bytes are opcodes and arguments, no tokens to suggest
+    *) ;;
   esac
 }
 
@@ -44,8 +46,9 @@ for t in "${targets[@]}"; do
   start=$(date +%s)
   # -jobs=1 -workers=1: one worker process, its output in fuzz-0.log. 2 GiB and 10 s per input
   # are the limits: anything above is a finding (an unbounded allocation or a hang).
+  d="$(dict "$t")"
   nice -n 10 cargo +nightly fuzz run -a -s "$sanitizer" "$t" -- \
-    -max_total_time="$secs" -jobs=1 -workers=1 -dict="$(dict "$t")" \
+    -max_total_time="$secs" -jobs=1 -workers=1 ${d:+-dict="$d"} \
     -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 -print_final_stats=1 || true
   end=$(date +%s)
   mv fuzz-0.log "logs/$t.log"

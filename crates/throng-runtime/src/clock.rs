@@ -12,6 +12,11 @@
 /// The clock unit is part of the GPU-timed contract (the GPU reads the low 32 bits of ticks).
 pub use throng_contract::{SECONDS_PER_TICK, TICKS_PER_SECOND};
 
+/// The longest one step advances the clock, seconds (11.6 days): a longer `dt` (a clock jump,
+/// a caller's bug, `1e30`) counts as this, so the tick count cannot overflow (at 2^20 ticks a
+/// second a `u64` lasts 557,000 years of such steps) and no step's work grows with its length.
+pub const MAX_STEP_SECONDS: f64 = 1e6;
+
 /// Monotonic clock in ticks. See the module docs for why it is not a float of seconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Clock {
@@ -35,13 +40,13 @@ impl Clock {
         (self.ticks as f64 + self.carry) * SECONDS_PER_TICK
     }
 
-    /// Advances by `dt` seconds (negative or non-finite values count as 0) and returns the
-    /// number of whole ticks added.
+    /// Advances by `dt` seconds (negative or non-finite values count as 0, longer steps as
+    /// [`MAX_STEP_SECONDS`]) and returns the number of whole ticks added.
     pub fn advance(&mut self, dt: f64) -> u64 {
         if !dt.is_finite() || dt <= 0.0 {
             return 0;
         }
-        let x = dt * TICKS_PER_SECOND as f64 + self.carry;
+        let x = dt.min(MAX_STEP_SECONDS) * TICKS_PER_SECOND as f64 + self.carry;
         let whole = x.floor();
         self.carry = x - whole;
         let whole = whole as u64;

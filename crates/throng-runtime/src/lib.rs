@@ -43,7 +43,7 @@ pub use anchor::anchor_world;
 pub use api::{Finished, FiredEvent, PlayOptions};
 pub use appearance::Appearances;
 pub use clips::{ClipEvents, MAX_LAPS, MAX_STEP_LAPS};
-pub use clock::{Clock, SECONDS_PER_TICK, TICKS_PER_SECOND};
+pub use clock::{Clock, MAX_STEP_SECONDS, SECONDS_PER_TICK, TICKS_PER_SECOND};
 pub use cpu::{CpuRuntime, CHUNK};
 pub use error::RuntimeError;
 pub use gpu::{Change, GpuRuntime};

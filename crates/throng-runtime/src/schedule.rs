@@ -59,6 +59,18 @@ impl Schedule {
                 let b = (e.0 >> SHIFT).max(self.cur);
                 self.buckets[(b % BUCKETS) as usize].push(e);
             }
+            if last - self.cur >= BUCKETS {
+                // A step past the whole window: everything in the wheel is due. Jump to the
+                // next far entry's bucket (or to now) instead of walking every empty bucket
+                // between, which a step of days would take millions of turns to do.
+                for bucket in &mut self.buckets {
+                    out.append(bucket);
+                }
+                let next_far = self.far.peek().map(|Reverse(e)| e.0 >> SHIFT);
+                // far entries lie at or past cur + BUCKETS (the loop above moved the others)
+                self.cur = next_far.map_or(last, |f| f.min(last)).max(self.cur + 1);
+                continue;
+            }
             let bucket = &mut self.buckets[(self.cur % BUCKETS) as usize];
             if self.cur < last {
                 out.append(bucket);

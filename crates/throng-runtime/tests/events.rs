@@ -216,3 +216,33 @@ fn a_runaway_speed_fires_a_bounded_number_of_events() {
         }
     }
 }
+
+/// A step of any length is bounded work in both modes (the fuzzer's first find: an empty
+/// GPU-timed runtime stepped by 1e30 s walked its timing wheel bucket by bucket forever). The
+/// clock advances by at most `MAX_STEP_SECONDS` a step, and the instances still play after it.
+#[test]
+fn a_step_of_any_length_returns_and_the_clock_stays_bounded() {
+    let clips = table(&[(1.0, LoopMode::Loop, &[0.25]), (0.5, LoopMode::Once, &[0.5])]);
+    for dt in [1e7, 1e30, f64::MAX, 3.0e6] {
+        let mut cpu = CpuRuntime::new(&clips);
+        let mut gpu = GpuRuntime::new(&clips);
+        // an empty runtime first (the find), then one with a looping and a one-shot instance
+        cpu.update(dt);
+        gpu.update(dt);
+        for rt in [&mut cpu as &mut dyn PlaybackControl, &mut gpu] {
+            let a = rt.spawn(InstanceTransform::IDENTITY);
+            let b = rt.spawn(InstanceTransform::IDENTITY);
+            rt.play(a, 0, PlayOptions::default()).expect("play");
+            rt.play(b, 1, PlayOptions::default()).expect("play");
+            rt.update(dt);
+            rt.update(1.0 / 60.0);
+            let want = 2.0 * throng_runtime::MAX_STEP_SECONDS + 1.0 / 60.0;
+            assert!(
+                (rt.time() - want).abs() < 1e-3,
+                "dt {dt}: the clock reads {} s, not {want} s",
+                rt.time()
+            );
+            assert!(rt.is_finished(b).expect("alive"), "dt {dt}");
+        }
+    }
+}

@@ -562,3 +562,41 @@ fn props_on_both_hands_are_drawn_in_one_draw_per_pass_each() {
     eprintln!("props: {changed} pixels differ from the crowd without props");
     assert!(changed > 100, "only {changed} pixels show props");
 }
+
+/// A source given alone is baked in memory and drawn on the GPU path like a baked file (issue
+/// 52 item 9: on the CPU reference path 3,000 foxes grew to 24 GB); two inputs without
+/// `--instances` get one instance each, into an output folder that is created; the reference
+/// path refuses a frame past its memory limit, saying what to do, before skinning anything.
+#[test]
+fn a_source_alone_is_drawn_baked_and_the_reference_path_is_bounded() {
+    let Some(fox) = asset_and_gpu("Fox.glb") else {
+        return;
+    };
+    let d = dir("source-alone");
+    let fox_s = s(&fox);
+    let out = s(&d.join("new-folder/fox.png"));
+    let stderr = ok_stderr(&["render", &fox_s, &fox_s, "--size", "160x120", "-o", &out]);
+    assert!(stderr.contains("path: palette"), "{stderr}");
+    assert!(stderr.contains("2 instance(s)"), "{stderr}");
+    assert!(d.join("new-folder/fox.png").is_file());
+
+    let o = run(&[
+        "render",
+        &fox_s,
+        "--path",
+        "reference",
+        "--instances",
+        "100000",
+        "--size",
+        "160x120",
+        "-o",
+        &out,
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("100000 instances of 1728 vertices")
+            && err.contains("leave --path reference out"),
+        "{err}"
+    );
+}
