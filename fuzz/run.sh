@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 secs="${1:?usage: fuzz/run.sh SECONDS [TARGET...]}"
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(gltf_glb gltf_json gltf_uri fbx baked_reader bake_settings cli_args)
+[ ${#targets[@]} -gt 0 ] || targets=(gltf_glb gltf_json gltf_uri fbx baked_reader bake_settings cli_args runtime_commands graph_crowd web_player)
 sanitizer="${FUZZ_SANITIZER:-none}"
 export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-$PWD/target}"
 [ -d corpus/gltf_glb ] || ./seeds.sh

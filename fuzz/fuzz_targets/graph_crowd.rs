@@ -92,9 +92,16 @@ fn check(crowd: &GraphCrowd, table: &[ClipInfo]) {
         let sum: f32 = r.layers.iter().map(|l| l.weight).sum();
         assert!(sum == 0.0 || (sum - 1.0).abs() < 1e-4, "weights sum to {sum}: {r:?}");
     }
-    // per instance and step: 4 layers × 2 events × (MAX_LAPS + 2) laps
-    let bound = crowd.len().max(1) * 4 * 2 * (throng_graph::MAX_LAPS as usize + 2);
-    assert!(crowd.clip_events().len() <= bound);
+    // per instance and step: the states shown (the current one, two outgoing ones and one
+    // entered by the step's transition) × 2 clips of a state × 2 events × (MAX_LAPS + 2) laps
+    let bound = crowd.len().max(1) * 4 * 2 * 2 * (throng_graph::MAX_LAPS as usize + 2);
+    assert!(
+        crowd.clip_events().len() <= bound,
+        "{} clip events from {} instances: {:?}",
+        crowd.clip_events().len(),
+        crowd.len(),
+        &crowd.clip_events()[..crowd.clip_events().len().min(12)]
+    );
     for e in crowd.clip_events() {
         let clip = &table[e.clip as usize];
         assert!((e.event as usize) < clip.events.len(), "{e:?}");

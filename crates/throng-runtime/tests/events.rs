@@ -222,7 +222,10 @@ fn a_runaway_speed_fires_a_bounded_number_of_events() {
 /// clock advances by at most `MAX_STEP_SECONDS` a step, and the instances still play after it.
 #[test]
 fn a_step_of_any_length_returns_and_the_clock_stays_bounded() {
-    let clips = table(&[(1.0, LoopMode::Loop, &[0.25]), (0.5, LoopMode::Once, &[0.5])]);
+    let clips = table(&[
+        (1.0, LoopMode::Loop, &[0.25]),
+        (0.5, LoopMode::Once, &[0.5]),
+    ]);
     for dt in [1e7, 1e30, f64::MAX, 3.0e6] {
         let mut cpu = CpuRuntime::new(&clips);
         let mut gpu = GpuRuntime::new(&clips);
