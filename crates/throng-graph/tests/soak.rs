@@ -66,7 +66,7 @@ fn command(rng: &mut SplitMix64, clips: usize) -> PlaybackCommand {
         6 => PlaybackCommand::Pause,
         7 => PlaybackCommand::Resume,
         8 => PlaybackCommand::Seek(rng.range((-1.0, 5.0)) as f32),
-        _ => PlaybackCommand::Enable(rng.next_u64() % 4 != 0),
+        _ => PlaybackCommand::Enable(!rng.next_u64().is_multiple_of(4)),
     }
 }
 
@@ -99,7 +99,7 @@ fn run(
             let _ = rt.command(h, command(&mut rng, clips.len()));
         }
         // now and then a clock jump of minutes to days
-        let dt = if rng.next_u64() % 5000 == 0 {
+        let dt = if rng.next_u64().is_multiple_of(5000) {
             rng.range((60.0, 1e6))
         } else {
             1.0 / 60.0
