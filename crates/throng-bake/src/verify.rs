@@ -706,7 +706,7 @@ mod tests {
                 if i % 97 == 0 {
                     0.0
                 } else {
-                    (rng >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((i % 9) as i32 - 6)
+                    (rng >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi(i % 9 - 6)
                 }
             })
             .collect();
