@@ -9,7 +9,7 @@
 mod ops;
 
 use libfuzzer_sys::fuzz_target;
-use throng_asset::{ClipEvent, ClipInfo, LoopMode};
+use throng_asset::{ClipInfo, LoopMode};
 use throng_graph::{Graph, GraphCrowd, GraphFile, ParamKind};
 
 const GRAPH: &str = include_str!("../../crates/throng-graph/graphs/fox-locomotion.json");
@@ -17,22 +17,12 @@ const MAX_INSTANCES: usize = 48;
 const MAX_STEPS: usize = 96;
 
 fn fox_clips() -> Vec<ClipInfo> {
-    let mut row = 1;
-    [("Survey", 3.417), ("Walk", 0.708), ("Run", 1.158)]
-        .iter()
-        .map(|&(n, d)| {
-            let mut c = ClipInfo::uniform(n, row, d, 30.0, LoopMode::Loop);
-            c.events = [0.0, d * 0.5]
-                .iter()
-                .map(|&t| ClipEvent {
-                    time: t as f32,
-                    name: n.to_string(),
-                })
-                .collect();
-            row += c.frames;
-            c
-        })
-        .collect()
+    let specs = [
+        ("Survey", 3.417, LoopMode::Loop),
+        ("Walk", 0.708, LoopMode::Loop),
+        ("Run", 1.158, LoopMode::Loop),
+    ];
+    ops::table(&specs, &[0.0, 0.5])
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -4,34 +4,23 @@
 //! so the clip events' crossings run too).
 #![no_main]
 
+#[path = "ops/mod.rs"]
+mod ops;
+
 use libfuzzer_sys::fuzz_target;
-use throng_asset::{ClipEvent, ClipInfo, LoopMode};
+use throng_asset::{ClipInfo, LoopMode};
 use throng_graph::{Graph, GraphCrowd, GraphFile, ParamKind};
 
 fn clips() -> Vec<ClipInfo> {
-    let mut row = 1;
-    [
-        ("idle", 2.0),
-        ("walk", 1.0),
-        ("run", 0.5),
-        ("A", 0.0),
-        ("B", 1.3),
-    ]
-    .iter()
-    .map(|&(n, d)| {
-        let mut c = ClipInfo::uniform(n, row, d, 30.0, LoopMode::Loop);
-        // events at the start, inside and at the end, so stepping fires clip events
-        c.events = [0.0, d * 0.4, d]
-            .iter()
-            .map(|&t| ClipEvent {
-                time: t as f32,
-                name: n.to_string(),
-            })
-            .collect();
-        row += c.frames;
-        c
-    })
-    .collect()
+    let specs = [
+        ("idle", 2.0, LoopMode::Loop),
+        ("walk", 1.0, LoopMode::Loop),
+        ("run", 0.5, LoopMode::Loop),
+        ("A", 0.0, LoopMode::Loop),
+        ("B", 1.3, LoopMode::Loop),
+    ];
+    // events at the start, inside and at the end, so stepping fires clip events
+    ops::table(&specs, &[0.0, 0.4, 1.0])
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -127,26 +127,34 @@ impl<'a> Bytes<'a> {
 /// A clip table of every loop mode, a zero-length clip and events at the start, inside and at
 /// the end of each clip (so crossings fire on every path).
 pub fn clips() -> Vec<ClipInfo> {
+    table(
+        &[
+            ("idle", 2.0, LoopMode::Loop),
+            ("jump", 0.75, LoopMode::Once),
+            ("land", 0.5, LoopMode::Clamp),
+            ("sway", 1.25, LoopMode::PingPong),
+            ("pose", 0.0, LoopMode::Loop),
+        ],
+        &[0.0, 0.4, 1.0],
+    )
+}
+
+/// Clips of (name, seconds, loop mode) at 30 fps, one after the other in the frame table, each
+/// with an event (named as the clip) at each of `at` × its length.
+pub fn table(specs: &[(&str, f64, LoopMode)], at: &[f64]) -> Vec<ClipInfo> {
     let mut row = 1;
-    [
-        ("idle", 2.0, LoopMode::Loop),
-        ("jump", 0.75, LoopMode::Once),
-        ("land", 0.5, LoopMode::Clamp),
-        ("sway", 1.25, LoopMode::PingPong),
-        ("pose", 0.0, LoopMode::Loop),
-    ]
-    .iter()
-    .map(|&(n, d, mode)| {
-        let mut c = ClipInfo::uniform(n, row, d, 30.0, mode);
-        c.events = [0.0, d * 0.4, d]
-            .iter()
-            .map(|&t| ClipEvent {
-                time: t as f32,
-                name: n.to_string(),
-            })
-            .collect();
-        row += c.frames;
-        c
-    })
-    .collect()
+    specs
+        .iter()
+        .map(|&(n, d, mode)| {
+            let mut c = ClipInfo::uniform(n, row, d, 30.0, mode);
+            c.events = (at.iter())
+                .map(|&f| ClipEvent {
+                    time: (d * f) as f32,
+                    name: n.to_string(),
+                })
+                .collect();
+            row += c.frames;
+            c
+        })
+        .collect()
 }
