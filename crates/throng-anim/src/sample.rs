@@ -174,10 +174,22 @@ fn local_matrix(local: &LocalTransform, trs: &Trs, animated: bool) -> Mat4 {
 /// Local-to-model job: one forward pass over `model.eval_order` (parents first). Every ancestor
 /// transform, animated or not, is included (docs/cases.md 2); joints need not be in a scene (docs/cases.md 3).
 pub fn locals_to_model(model: &Model, locals: &[Mat4], model_space: &mut [Mat4]) {
-    for &n in &model.eval_order {
+    compose(model, &model.eval_order, |_, n| locals[n], model_space);
+}
+
+/// `model_space[n] = model_space[parent] · local(k, n)` for the k-th node `n` of `order`
+/// (parents first).
+fn compose(
+    model: &Model,
+    order: &[usize],
+    local: impl Fn(usize, usize) -> Mat4,
+    model_space: &mut [Mat4],
+) {
+    for (k, &n) in order.iter().enumerate() {
+        let l = local(k, n);
         model_space[n] = match model.nodes[n].parent {
-            Some(p) => model_space[p] * locals[n],
-            None => locals[n],
+            Some(p) => model_space[p] * l,
+            None => l,
         };
     }
 }
@@ -305,14 +317,10 @@ impl Poser {
                         _ => {}
                     }
                 }
-                for (k, &i) in only.order.iter().enumerate() {
-                    let node = &model.nodes[i];
-                    let local = local_matrix(&node.local, &self.trs[k], self.touched[k]);
-                    self.model_space[i] = match node.parent {
-                        Some(p) => self.model_space[p] * local,
-                        None => local,
-                    };
-                }
+                let (trs, touched) = (&self.trs, &self.touched);
+                let local =
+                    |k: usize, n: usize| local_matrix(&model.nodes[n].local, &trs[k], touched[k]);
+                compose(model, &only.order, local, &mut self.model_space);
             }
         }
         &self.model_space

@@ -285,8 +285,9 @@ impl VatEncoding {
 /// For an error about a clip name that matched none of `names`: ` (did you mean "Walk"?)` when
 /// one matches it but for letter case, else nothing.
 pub fn clip_name_hint<'a>(name: &str, mut names: impl Iterator<Item = &'a str>) -> String {
+    let lower = name.to_lowercase();
     names
-        .find(|n| n.eq_ignore_ascii_case(name) || n.to_lowercase() == name.to_lowercase())
+        .find(|n| n.to_lowercase() == lower)
         .map_or_else(String::new, |n| format!(" (did you mean {n:?}?)"))
 }
 

@@ -65,9 +65,9 @@ pub fn import_clips_from(model: &mut Model, other: &Model, other_name: &str) -> 
         if taken(&c.name) {
             // Exporters give every take one name (Mixamo: `mixamo.com`): a file of one clip
             // names it better than a number does.
-            let base = match other_name.rsplit_once('.') {
-                Some((stem, _)) if other.clips.len() == 1 && !stem.is_empty() => stem,
-                _ if other.clips.len() == 1 && !other_name.is_empty() => other_name,
+            let stem = Path::new(other_name).file_stem().and_then(|s| s.to_str());
+            let base = match stem {
+                Some(stem) if other.clips.len() == 1 && !stem.is_empty() => stem,
                 _ => c.name.as_str(),
             };
             let name = unique_clip_name(base, taken);

@@ -245,8 +245,9 @@ impl ReferencePass {
         let mut bounds = Aabb::EMPTY;
         let mut draws = Vec::new();
         // Every instance's mesh names its primitive's indices and its material's image: each
-        // (and each material's bind group) is made once, not once per instance (a 1 MiB texture decoded for each of 3,000
-        // instances filled memory), so a frame costs its skinned vertices and little more.
+        // (and each material's bind group) is made once, not once per instance (a 1 MiB
+        // texture decoded for each of 3,000 instances filled memory), so a frame costs its
+        // skinned vertices and little more.
         let mut textures: HashMap<(usize, usize), Option<wgpu::TextureView>> = HashMap::new();
         let mut index_buffers: HashMap<(usize, usize), wgpu::Buffer> = HashMap::new();
         let mut staged = 0usize;
@@ -278,10 +279,10 @@ impl ReferencePass {
                 .or_insert_with(|| index_buffer(device, m.indices))
                 .clone();
             let texture_key = m.texture.map(key);
-            let texture = m.texture.and_then(|bytes| {
+            let texture = m.texture.zip(texture_key).and_then(|(bytes, k)| {
                 let what = format!("reference mesh {mi}");
                 textures
-                    .entry(key(bytes))
+                    .entry(k)
                     .or_insert_with(|| decode_texture(device, queue, &what, bytes))
                     .clone()
             });

@@ -12,7 +12,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    super::shared::check_folder(&args.output)?;
+    super::shared::ensure_folder(&args.output)?;
     let bytes = throng_demo::demo_glb();
     super::shared::write_atomic(&args.output, &bytes)
         .with_context(|| format!("cannot write the demo asset to {}", args.output.display()))?;

@@ -87,7 +87,7 @@ fn dot(a: &DotArgs) -> anyhow::Result<()> {
     let text = throng_graph::to_dot(&read_graph(&a.graph)?);
     match &a.output {
         Some(out) => {
-            super::shared::check_folder(out)?;
+            super::shared::ensure_folder(out)?;
             write_atomic(out, text.as_bytes())
                 .with_context(|| format!("cannot write {}", out.display()))
         }

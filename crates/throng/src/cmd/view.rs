@@ -105,7 +105,7 @@ fn check_usage(args: &Args) -> anyhow::Result<()> {
                 p.display()
             )));
         }
-        shared::check_folder(p).context("--screenshot")?;
+        shared::ensure_folder(p).context("--screenshot")?;
     }
     Ok(())
 }

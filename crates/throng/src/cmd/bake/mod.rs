@@ -120,7 +120,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     // A folder that is missing, or a path that cannot be written, before the bake, not after.
-    shared::check_folder(&args.out)?;
+    shared::ensure_folder(&args.out)?;
     throng_scene::check_writable(&args.out)?;
     let start = Instant::now();
     let model = load_model(&args.input, &args.source_args)?;

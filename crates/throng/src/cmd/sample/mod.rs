@@ -45,7 +45,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(out) = &args.out {
-        super::shared::check_folder(out)?;
+        super::shared::ensure_folder(out)?;
     }
     let baked = throng_asset::is_baked_file(&args.file.input);
     let query = baked::Query {

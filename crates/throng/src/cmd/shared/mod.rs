@@ -105,7 +105,7 @@ pub fn image_output(
             frames
         )));
     }
-    check_folder(&output)?;
+    ensure_folder(&output)?;
     // Before the drawing, not after it.
     throng_scene::check_writable(&output)?;
     Ok((output, is_gif))
@@ -114,7 +114,7 @@ pub fn image_output(
 /// Creates the folder `output` will be written in when it is missing (as a folder bake creates
 /// its output folder), before any work, so that a long run does not end in a failed write; an
 /// error names the folder when it cannot be made.
-pub fn check_folder(output: &Path) -> anyhow::Result<()> {
+pub fn ensure_folder(output: &Path) -> anyhow::Result<()> {
     match output.parent().filter(|d| !d.as_os_str().is_empty()) {
         Some(dir) if !dir.is_dir() => {
             anyhow::Context::with_context(std::fs::create_dir_all(dir), || {
