@@ -84,7 +84,7 @@ fn check(crowd: &GraphCrowd, table: &[ClipInfo]) {
     }
     // per instance and step: the states shown (the current one, two outgoing ones and one
     // entered by the step's transition) × 2 clips of a state × 2 events × (MAX_LAPS + 2) laps
-    let bound = crowd.len().max(1) * 4 * 2 * 2 * (throng_graph::MAX_LAPS as usize + 2);
+    let bound = crowd.len().max(1) * 4 * 2 * 2 * (throng_runtime::MAX_LAPS as usize + 2);
     assert!(
         crowd.clip_events().len() <= bound,
         "{} clip events from {} instances: {:?}",

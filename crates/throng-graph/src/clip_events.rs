@@ -14,11 +14,6 @@ use crate::machine::{fract, motion_weights};
 /// exact rule would find.
 const MARGIN: f64 = 1e-9;
 
-/// Most laps of a looping (or ping-pong) clip whose events one step fires: the laps before are skipped (a
-/// step that long, e.g. a speed multiplier of 1e30, would otherwise enumerate crossings
-/// without bound). The runtime's cap, which owns the crossing rule.
-pub const MAX_LAPS: f64 = throng_runtime::MAX_LAPS;
-
 /// Normalised time (cycles) past which a state fires no clip events: the crossing rule counts
 /// laps in f64, exactly only while a lap count plus one differs from it (below 2^53); 2^32
 /// cycles (136 years at a cycle a second) keeps every position it forms well inside that.
@@ -180,11 +175,7 @@ impl ClipSink<'_> {
             Motion::Clip { loop_mode, .. } => *loop_mode,
             _ => LoopMode::Loop,
         };
-        // one-shots cut the interval at their end by themselves; laps are what can run away
-        let ph0 = match mode {
-            LoopMode::Loop | LoopMode::PingPong => ph0.max(ph1 - MAX_LAPS),
-            _ => ph0,
-        };
+        // a runaway step's laps are capped by the crossing rule itself (`MAX_LAPS`)
         let (t0, dt) = (self.t0, self.dt);
         let (tracks, hits, out) = (&self.tracks.clips, &mut *self.hits, &mut *self.out);
         let cycles = &self.tracks.cycles;

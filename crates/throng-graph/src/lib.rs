@@ -31,7 +31,7 @@ mod machine;
 pub const DEMO_FOX_LOCOMOTION: &str = include_str!("../graphs/demo-fox-locomotion.json");
 
 pub use check::{check, lint};
-pub use clip_events::{ClipEvent, MAX_CYCLES, MAX_LAPS};
+pub use clip_events::{ClipEvent, MAX_CYCLES};
 pub use crowd::{GraphCrowd, Param, CHUNK};
 pub use dot::to_dot;
 pub use error::{GraphError, Problem};

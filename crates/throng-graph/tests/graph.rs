@@ -498,7 +498,7 @@ fn numbers_past_f32_are_errors_and_runaway_speeds_stay_bounded() {
     let mut crowd = GraphCrowd::new(g, &table, 2);
     for _ in 0..4 {
         crowd.step(1.0 / 60.0);
-        assert!(crowd.clip_events().len() <= 2 * throng_graph::MAX_LAPS as usize);
+        assert!(crowd.clip_events().len() <= 2 * throng_runtime::MAX_LAPS as usize);
     }
     // a state's speed is read as an f32 already: past it, serde's "number out of range"
     let slow = r#"{"version": 1, "states": [{"name": "idle", "speed": 1e39,
@@ -540,7 +540,7 @@ fn normalised_times_past_max_cycles_fire_no_clip_events() {
     let mut crowd = GraphCrowd::new(g, &table, 3);
     for _ in 0..64 {
         crowd.step(1.0 / 60.0);
-        assert!(crowd.clip_events().len() <= 3 * 3 * throng_graph::MAX_LAPS as usize);
+        assert!(crowd.clip_events().len() <= 3 * 3 * throng_runtime::MAX_LAPS as usize);
         if crowd.normalized_time(0) >= throng_graph::MAX_CYCLES {
             assert!(crowd.clip_events().is_empty());
         }

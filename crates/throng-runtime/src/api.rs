@@ -6,7 +6,7 @@ use throng_asset::LoopMode;
 /// How to start a clip.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlayOptions {
-    /// Clip speed factor (≥ 0; 1 = authored speed). Multiplied by the instance speed
+    /// Clip speed factor (0 to [`MAX_SPEED`]; 1 = authored speed). Multiplied by the instance speed
     /// ([`crate::PlaybackControl::set_speed`]), which applies to all of an instance's layers.
     pub speed: f32,
     /// Overrides the clip table's loop mode.
@@ -68,6 +68,23 @@ pub struct Finished {
     pub clip: u32,
     /// Runtime clock time at which the end was reached, seconds.
     pub time: f64,
+}
+
+/// The largest speed factor a clip ([`PlayOptions::speed`]) or an instance
+/// ([`crate::PlaybackControl::set_speed`]) may be given, in both timings; a larger one (or a
+/// negative or non-finite one) is refused with [`crate::RuntimeError::BadSpeed`]. A layer
+/// plays at the product of the two, so at most 10^6 × authored speed: a 1 s walk cycle then
+/// laps ~17,000 times in a 1/60 s frame, and [`crate::ClipEvents::crossings`] fires the events
+/// of the last [`crate::MAX_LAPS`] laps of such a step only. At 1,000 × and 60 Hz every lap's
+/// events of a clip of 0.26 s or longer still fire.
+pub const MAX_SPEED: f32 = 1000.0;
+
+pub(crate) fn check_speed(speed: f32) -> Result<(), crate::RuntimeError> {
+    if (0.0..=MAX_SPEED).contains(&speed) {
+        Ok(())
+    } else {
+        Err(crate::RuntimeError::BadSpeed(speed))
+    }
 }
 
 pub(crate) fn check_nonneg(what: &'static str, v: f64) -> Result<(), crate::RuntimeError> {

@@ -19,7 +19,7 @@
 //! 24 h at 60 Hz it agrees with the position computed directly from elapsed time to ~1e-9
 //! frames (tests/precision.rs), where an f32 accumulator is off by whole frames.
 
-use crate::api::{check_nonneg, Finished, FiredEvent, PlayOptions};
+use crate::api::{check_nonneg, check_speed, Finished, FiredEvent, PlayOptions};
 use crate::clips::{Prepared, Rm};
 use crate::handle::Handles;
 use crate::{Clock, Handle, InstanceRecord, InstanceTransform, PlaybackCommand, RuntimeError};
@@ -277,7 +277,7 @@ impl CpuRuntime {
 
     fn new_layer(&self, clip: usize, opts: &PlayOptions) -> Result<LayerState, RuntimeError> {
         self.check_clip(clip)?;
-        check_nonneg("speed", opts.speed as f64)?;
+        check_speed(opts.speed)?;
         check_nonneg("start time", opts.start_time as f64)?;
         let c = &self.clips[clip];
         let mode = opts.loop_mode.map(LoopMode::code).unwrap_or(c.mode);
@@ -496,7 +496,7 @@ impl CpuRuntime {
 
     fn set_speed_now(&mut self, h: Handle, speed: f32) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
-        check_nonneg("speed", speed as f64)?;
+        check_speed(speed)?;
         self.meta[i].speed = speed;
         Ok(())
     }

@@ -10,6 +10,8 @@ pub enum RuntimeError {
     NoSuchClip { clip: usize, clips: usize },
     #[error("{what} must be finite and >= 0 (got {value}); play backwards with a ping-pong clip")]
     BadValue { what: &'static str, value: f64 },
+    #[error("speed must be in [0, {max}] (got {0}): past it a frame plays laps no one can see and events no one can hear; jump ahead with seek, play backwards with a ping-pong clip", max = crate::MAX_SPEED)]
+    BadSpeed(f32),
     #[error("blend weight must be in [0, 1] (got {0})")]
     BadWeight(f32),
     #[error("mask number {mask} is out of range: a layer names mask 1 to {max} (0 = none); look masks up by name with BakedAsset::find_mask")]

@@ -40,7 +40,7 @@ mod schedule;
 pub mod testing;
 
 pub use anchor::anchor_world;
-pub use api::{Finished, FiredEvent, PlayOptions};
+pub use api::{Finished, FiredEvent, PlayOptions, MAX_SPEED};
 pub use appearance::Appearances;
 pub use clips::{ClipEvents, MAX_LAPS, MAX_STEP_LAPS};
 pub use clock::{Clock, MAX_STEP_SECONDS, SECONDS_PER_TICK, TICKS_PER_SECOND};

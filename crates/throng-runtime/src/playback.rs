@@ -173,7 +173,7 @@ pub trait PlaybackControl {
         )
     }
 
-    /// Instance speed multiplier (≥ 0), applied to every layer.
+    /// Instance speed multiplier (0 to [`crate::MAX_SPEED`]), applied to every layer.
     fn set_speed(&mut self, h: Handle, speed: f32) -> Result<(), RuntimeError> {
         self.command(h, PlaybackCommand::Speed(speed))
     }

@@ -192,27 +192,33 @@ fn outgoing_layer_fires_until_the_fade_ends() {
     );
 }
 
-/// A runaway speed costs a bounded step: a step of a million laps fires the events of its last
-/// `MAX_LAPS` laps, and a speed of 1e30 fires none, in either mode (before the cap, 1e12 ended the
-/// process: the crossings of every lap filled memory).
+/// A runaway step costs bounded work: at the highest speed a layer can reach (`MAX_SPEED` for
+/// the clip and the instance: 10^6 laps a second) a frame fires the events of its last
+/// `MAX_LAPS` laps, and a clock jump of `MAX_STEP_SECONDS` at that speed (10^12 laps) fires
+/// none, in either mode (before the cap, a speed of 1e12 ended the process: the crossings of
+/// every lap filled memory).
 #[test]
-fn a_runaway_speed_fires_a_bounded_number_of_events() {
+fn a_runaway_step_fires_a_bounded_number_of_events() {
+    use throng_runtime::{MAX_SPEED, MAX_STEP_SECONDS};
     let clips = table(&[(1.0, LoopMode::Loop, &[0.25, 0.5])]);
-    // two steps × two events × the laps a step may fire
-    let max = 2 * 2 * (throng_runtime::MAX_LAPS as usize + 3);
-    for speed in [1e6f32, 1e12, 1e30, f32::MAX] {
-        let opts = PlayOptions {
-            speed,
-            ..Default::default()
-        };
-        let got = fired(&clips, 0, opts, &[1.0 / 60.0, 1.0 / 60.0]);
-        for (m, g) in got.iter().enumerate() {
-            assert!(
-                g.len() <= max,
-                "speed {speed} ({}): {} events",
-                ["cpu", "gpu"][m],
-                g.len()
-            );
+    // two events × the laps a step may fire
+    let max = 2 * (throng_runtime::MAX_LAPS as usize + 3);
+    for dt in [1.0 / 60.0, 1.0, MAX_STEP_SECONDS] {
+        let mut cpu = CpuRuntime::new(&clips);
+        let mut gpu = GpuRuntime::new(&clips);
+        for (name, rt) in [
+            ("cpu", &mut cpu as &mut dyn PlaybackControl),
+            ("gpu", &mut gpu),
+        ] {
+            let h = rt.spawn(InstanceTransform::IDENTITY);
+            rt.play(h, 0, PlayOptions::default().with_speed(MAX_SPEED))
+                .expect("play at the limit");
+            rt.set_speed(h, MAX_SPEED).expect("the limit");
+            for _ in 0..2 {
+                rt.update(dt);
+                let n = rt.events().len();
+                assert!(n <= max, "step {dt} s ({name}): {n} events");
+            }
         }
     }
 }
@@ -247,5 +253,71 @@ fn a_step_of_any_length_returns_and_the_clock_stays_bounded() {
             );
             assert!(rt.is_finished(b).expect("alive"), "dt {dt}");
         }
+    }
+}
+
+/// Speeds are bounded in one place (`MAX_SPEED`, issue 51): past it, or negative or not a
+/// number, a clip's or an instance's speed is refused in both timings and the instance plays
+/// on as before; at the limit of both (10^6 × authored) a frame still returns with the events
+/// of the last `MAX_LAPS` laps, and at the limit of one every lap's event fires.
+#[test]
+fn speeds_past_the_limit_are_refused_and_the_limit_is_bounded_work() {
+    use throng_runtime::{RuntimeError, MAX_LAPS, MAX_SPEED};
+    let clips = table(&[(1.0, LoopMode::Loop, &[0.25])]);
+    let mut cpu = CpuRuntime::new(&clips);
+    let mut gpu = GpuRuntime::new(&clips);
+    for (name, rt) in [
+        ("CPU-timed", &mut cpu as &mut dyn PlaybackControl),
+        ("GPU-timed", &mut gpu),
+    ] {
+        let h = rt.spawn(InstanceTransform::IDENTITY);
+        rt.play(h, 0, PlayOptions::default()).expect("play");
+        for bad in [
+            1e30,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NAN,
+            -1.0,
+            MAX_SPEED * 1.001,
+        ] {
+            let e = rt.set_speed(h, bad).expect_err("a speed past the limit");
+            assert!(
+                matches!(e, RuntimeError::BadSpeed(s) if s.to_bits() == bad.to_bits()),
+                "{name} {bad}: {e:?}"
+            );
+            assert!(e.to_string().contains("[0, 1000]"), "{e}");
+            let e = (rt.play(h, 0, PlayOptions::default().with_speed(bad)))
+                .expect_err("a clip speed past the limit");
+            assert!(
+                matches!(e, RuntimeError::BadSpeed(_)),
+                "{name} {bad}: {e:?}"
+            );
+        }
+        // refused commands changed nothing: a second of play crosses the event once
+        rt.update(1.0);
+        assert_eq!(rt.events().len(), 1, "{name}: {:?}", rt.events());
+
+        // one factor at the limit: 1000 laps a second, every lap's event in a 1/60 s frame
+        rt.set_speed(h, MAX_SPEED).expect("the limit itself");
+        rt.update(1.0 / 60.0);
+        let n = rt.events().len();
+        assert!((16..=17).contains(&n), "{name}: {n} events at 1000 laps/s");
+
+        // both at the limit: 10^6 laps a second, the last MAX_LAPS laps' events
+        rt.play(h, 0, PlayOptions::default().with_speed(MAX_SPEED))
+            .expect("the limit itself");
+        for _ in 0..3 {
+            rt.update(1.0 / 60.0);
+            let n = rt.events().len();
+            assert!(
+                n <= MAX_LAPS as usize + 2,
+                "{name}: {n} events in a frame at 10^6 laps/s"
+            );
+        }
+        // and back to authored speed: one crossing a second again
+        rt.play(h, 0, PlayOptions::default()).expect("play");
+        rt.set_speed(h, 1.0).expect("speed 1");
+        rt.update(1.0);
+        assert_eq!(rt.events().len(), 1, "{name}: {:?}", rt.events());
     }
 }

@@ -187,7 +187,7 @@ fn speed_pause_seek_disable() {
     check_single(&rt, h, &c, LoopMode::Loop, 1.5, "re-enabled");
     assert!(matches!(
         rt.set_speed(h, -1.0),
-        Err(RuntimeError::BadValue { .. })
+        Err(RuntimeError::BadSpeed(_))
     ));
     assert!(matches!(
         rt.play(h, 7, PlayOptions::default()),

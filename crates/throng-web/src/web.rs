@@ -415,7 +415,7 @@ impl Crowd {
     }
 
     /// Plays `clip` (name or index) on instance `id`, replacing its layers. Options: `speed`
-    /// (clip speed factor ≥ 0), `loop` (`"loop"`, `"once"`, `"clamp"`, `"ping-pong"`),
+    /// (clip speed factor, 0 to 1000), `loop` (`"loop"`, `"once"`, `"clamp"`, `"ping-pong"`),
     /// `startTime` (seconds).
     pub fn play(
         &mut self,
@@ -488,7 +488,7 @@ impl Crowd {
         err(self.player.command(None, command))
     }
 
-    /// Instance speed multiplier (≥ 0), applied to all of its layers.
+    /// Instance speed multiplier (0 to 1000; larger throws), applied to all of its layers.
     #[wasm_bindgen(js_name = setSpeed)]
     pub fn set_speed(&mut self, id: u32, speed: f32) -> Result<(), JsValue> {
         err(self.player.command(Some(id), PlaybackCommand::Speed(speed)))
@@ -738,7 +738,7 @@ export interface CrowdOptions {
 }
 /** How to start a clip (the Rust API's PlayOptions). */
 export interface PlayOptions {
-  /** Clip speed factor, >= 0 (1 = authored). */
+  /** Clip speed factor, 0 to 1000 (1 = authored; larger throws). */
   speed?: number;
   /** Overrides the clip's loop mode. */
   loop?: "loop" | "once" | "clamp" | "ping-pong";

@@ -14,7 +14,7 @@ use super::{
     past, Change, GInst, GLayer, GpuRuntime, AHEAD, G_BLEND, G_ENABLED, G_FADING, G_PAUSED,
     L_CLIP_MODE, L_FINISHED, L_FRESH, NO_WAKE, REANCHOR_TICKS,
 };
-use crate::api::{check_nonneg, PlayOptions};
+use crate::api::{check_nonneg, check_speed, PlayOptions};
 use crate::clips::Prepared;
 use crate::handle::Handles;
 use crate::prefetch::prefetch_write;
@@ -254,7 +254,7 @@ impl<'a> Cx<'a> {
     #[inline(always)]
     pub fn new_layer(&self, clip: usize, opts: &PlayOptions) -> Result<GLayer, RuntimeError> {
         self.check_clip(clip)?;
-        check_nonneg("speed", opts.speed as f64)?;
+        check_speed(opts.speed)?;
         check_nonneg("start time", opts.start_time as f64)?;
         let c = &self.clips[clip];
         let mode = opts
@@ -354,7 +354,7 @@ impl<'a> Cx<'a> {
                 g.w_rate = 0.0;
             }
             Change::SetSpeed(_, speed) => {
-                check_nonneg("speed", speed as f64)?;
+                check_speed(speed)?;
                 self.reanchor(g);
                 g.speed = speed;
             }
