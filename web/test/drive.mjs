@@ -6,7 +6,7 @@
 // PLAN: { dir: folder to serve (index.html, main.js, pkg/, fox.glb), out: folder for results,
 //         chromium: path, driver: folder holding node_modules/puppeteer-core,
 //         count, clip, time, size: [w, h], fade: { clip, seconds, dt },
-//         events: { clip, dt, steps }, bench: [instance counts], benchFrames }
+//         events: { clip, dt, steps }, reentry: { clip, then, dt, steps }, bench: [instance counts], benchFrames }
 // Writes OUT/webgpu.png, OUT/fade.png, OUT/one.png, OUT/none.png, OUT/gpu-timed.png,
 // OUT/webgl2.png, OUT/webgl2-fade.png, OUT/webgl2-gpu-timed.png and OUT/result.json (with `bench${n}` and
 // `webgl2Bench${n}` frame times for each bench count).
@@ -119,6 +119,40 @@ try {
       for (let i = 0; i < ${e.steps}; i++) c.frame(${e.dt});
       c.onEvent(null);
       return { ids: [a, b], fired };
+    })()`);
+    log("callbacks that call back, and the speed limit");
+    const r = plan.reentry;
+    result.reentry = await page.evaluate(`(() => {
+      const c = window.throng.crowd;
+      c.clear();
+      const a = c.spawn();
+      c.play(a, ${JSON.stringify(r.clip)});
+      const fired = [], finished = [], errors = [];
+      let switched = false;
+      // the first event switches its instance to a one-shot; its end switches it back
+      c.onEvent((x) => {
+        fired.push(x);
+        if (switched) return;
+        switched = true;
+        try { c.play(x.instance, ${JSON.stringify(r.then)}, { loop: "once" }); } catch (err) { errors.push(err.message); }
+      });
+      c.onFinished((x) => {
+        finished.push(x);
+        try { c.play(x.instance, ${JSON.stringify(r.clip)}); } catch (err) { errors.push(err.message); }
+      });
+      for (let i = 0; i < ${r.steps}; i++) c.frame(${r.dt});
+      c.onEvent(null);
+      c.onFinished(null);
+      let speedError = null;
+      try { c.setSpeedAll(1e30); } catch (x) { speedError = x.message; }
+      c.setSpeedAll(1000);
+      c.play(a, ${JSON.stringify(r.clip)}, { speed: 1000 });
+      const t = performance.now();
+      let lapped = 0;
+      c.onEvent(() => { lapped += 1; });
+      c.frame(1 / 60);
+      c.onEvent(null);
+      return { id: a, fired, finished, errors, speedError, lapped, ms: performance.now() - t, count: c.count };
     })()`);
     await shot(page, "one.png", `c.clear(); c.lookAt([0, 0.6, 2.2], [0, 0.3, 0], 0.7); const id = c.spawn(); c.play(id, 0); window.__one = id; c.frame(0);`);
     await shot(page, "none.png", `c.despawn(window.__one); c.frame(0);`);

@@ -25,4 +25,4 @@ mod web;
 
 pub use backend::Backend;
 pub use error::WebError;
-pub use player::{ClipRef, CrowdSpec, EventInfo, Player};
+pub use player::{ClipRef, CrowdSpec, EventInfo, FinishedInfo, Player};

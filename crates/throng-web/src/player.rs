@@ -72,6 +72,17 @@ pub struct EventInfo {
     pub time: f64,
 }
 
+/// A one-shot layer (once or clamp) that reached its end during a step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FinishedInfo {
+    /// The instance's id (as `spawn` returned it).
+    pub instance: u32,
+    pub clip: u32,
+    pub clip_name: String,
+    /// Runtime clock time the end was reached at, seconds.
+    pub time: f64,
+}
+
 /// One asset's crowd: playback, instance ids, camera.
 pub struct Player {
     asset: BakedAsset,
@@ -280,6 +291,22 @@ impl Player {
                 })
             })
             .collect())
+    }
+
+    /// The one-shot layers that reached their end during the last step, in the runtime's
+    /// order (an instance despawned since is left out).
+    pub fn finished(&self) -> Vec<FinishedInfo> {
+        let clips = &self.asset.clips;
+        (self.runtime.finished().iter())
+            .filter_map(|f| {
+                Some(FinishedInfo {
+                    instance: *self.handles.get(&f.instance)?,
+                    clip: f.clip,
+                    clip_name: clips.get(f.clip as usize)?.name.clone(),
+                    time: f.time,
+                })
+            })
+            .collect()
     }
 
     /// Bounds of the crowd as placed now (world space, file units).

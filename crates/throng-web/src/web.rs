@@ -2,6 +2,7 @@
 //! `<canvas>`. Only conversions and drawing live here; playback is the player's, errors the
 //! crates' own (each becomes a JavaScript `Error` with the same message).
 
+use std::cell::{RefCell, RefMut};
 use std::sync::{Arc, Mutex};
 
 use js_sys::{Function, Object, Reflect};
@@ -13,7 +14,7 @@ use web_sys::HtmlCanvasElement;
 use crate::backend::{check_capabilities, Backend};
 use crate::error::{message_chain, WebError};
 use crate::options::{clip_ref, crowd_spec, opt_str, play_opts, Opts};
-use crate::player::{EventInfo, Player};
+use crate::player::{EventInfo, FinishedInfo, Player};
 
 /// A JavaScript `Error` carrying the typed error's message and causes.
 fn js(e: WebError) -> JsValue {
@@ -57,13 +58,23 @@ pub fn set_panic_handler(handler: Option<Function>) {
 }
 
 /// A crowd of one baked asset drawn on a canvas: instances, their playback, the camera.
+///
+/// Every method takes `&self` and borrows the state for its own duration only, and no borrow
+/// is held while a callback runs: a handler may call any method of the crowd (wasm-bindgen
+/// refuses a call into an object a `&self` method is still inside of).
 #[wasm_bindgen]
 pub struct Crowd {
+    state: RefCell<State>,
+    on_event: RefCell<Option<Function>>,
+    on_finished: RefCell<Option<Function>>,
+}
+
+/// What the crowd's calls read and change.
+struct State {
     player: Player,
     /// The canvas throng draws on; `None` for a crowd an engine's own renderer draws
     /// (`Crowd.headless`).
     stage: Option<Stage>,
-    on_event: Option<Function>,
     draws: u32,
 }
 
@@ -126,7 +137,7 @@ impl Crowd {
         surface.configure(&gpu.device, &config);
         let renderer = Renderer::with_gpu(gpu);
         let gpu_asset = err(renderer.upload(&asset).map_err(WebError::from))?;
-        Ok(Crowd {
+        Ok(Crowd::new(State {
             player: Player::new(asset, timing),
             stage: Some(Stage {
                 canvas,
@@ -138,9 +149,8 @@ impl Crowd {
                 backend: chosen,
                 gpu_error,
             }),
-            on_event: None,
             draws: 0,
-        })
+        }))
     }
 
     /// Loads a baked `.glb` for an engine's own renderer to draw (three.js: `throng/three`,
@@ -153,19 +163,18 @@ impl Crowd {
     ) -> Result<Crowd, JsValue> {
         let options = value(options);
         let (asset, timing) = load(&glb, &Opts(&options))?;
-        Ok(Crowd {
+        Ok(Crowd::new(State {
             player: Player::new(asset, timing),
             stage: None,
-            on_event: None,
             draws: 0,
-        })
+        }))
     }
 
     /// Whether rows derive on the GPU from `clock` (`timing: "gpu"`).
     #[wasm_bindgen(getter, js_name = gpuTimed)]
     pub fn gpu_timed(&self) -> bool {
         use throng_runtime::PlaybackControl;
-        self.player.runtime().timing() == Timing::Gpu
+        self.st().player.runtime().timing() == Timing::Gpu
     }
 
     /// The vertex-stage GLSL ES 3.00 the adapters inject into their engines' materials:
@@ -185,14 +194,14 @@ impl Crowd {
     /// setTransform): re-read `instanceMatrices()` and every record then.
     #[wasm_bindgen(getter)]
     pub fn placement(&self) -> u32 {
-        self.player.placement()
+        self.st().player.placement()
     }
 
     /// GPU-timed: every instance's record, 16 words each (the 14 words of the record, 2
     /// unused), and `clock` below is what the shader derives rows from.
     #[wasm_bindgen(js_name = gpuRecords)]
     pub fn gpu_records(&self) -> Result<js_sys::Uint32Array, JsValue> {
-        let r = crate::adapter::gpu_records(&self.player).ok_or_else(|| {
+        let r = crate::adapter::gpu_records(&self.st().player).ok_or_else(|| {
             js(WebError::Name(
                 "a CPU-timed crowd has no GPU-timed records: read records()".into(),
             ))
@@ -203,22 +212,22 @@ impl Crowd {
     /// GPU-timed: the low 32 bits of the runtime's clock, 2^20 ticks a second; 0 CPU-timed.
     #[wasm_bindgen(getter)]
     pub fn clock(&self) -> u32 {
-        crate::adapter::clock(&self.player)
+        crate::adapter::clock(&self.st().player)
     }
 
     /// GPU-timed: the records rewritten since the last call, 16 words each (14 record words,
     /// the dense index, 1 unused), and forgets them: what an upload kept across frames sends.
     /// Empty CPU-timed.
     #[wasm_bindgen(js_name = takeRecordWrites)]
-    pub fn take_record_writes(&mut self) -> js_sys::Uint32Array {
-        js_sys::Uint32Array::from(&self.player.take_record_writes()[..])
+    pub fn take_record_writes(&self) -> js_sys::Uint32Array {
+        js_sys::Uint32Array::from(&self.st().player.take_record_writes()[..])
     }
 
     /// The GPU-timed clip table: `{clips, frameTimes}` (Uint32Array): per clip
     /// `(firstRow, frames, timesOffset, flags)`, and the frame-time table's words.
     #[wasm_bindgen(js_name = clipTable)]
     pub fn clip_table(&self) -> Result<Object, JsValue> {
-        let (clips, times) = crate::adapter::clip_table(self.player.asset());
+        let (clips, times) = crate::adapter::clip_table(self.st().player.asset());
         let o = Object::new();
         Reflect::set(&o, &"clips".into(), &js_sys::Uint32Array::from(&clips[..]))?;
         Reflect::set(
@@ -234,7 +243,8 @@ impl Crowd {
     /// vertex; `lods` (Uint32Array triangle lists, LOD 0 first), `lodErrors`, `baseColor`
     /// (linear RGBA) and `image` (`{bytes, mimeType}` or undefined).
     pub fn meshes(&self) -> Result<js_sys::Array, JsValue> {
-        let asset = self.player.asset();
+        let st = self.st();
+        let asset = st.player.asset();
         let out = js_sys::Array::new();
         for m in crate::adapter::meshes(asset) {
             let o = Object::new();
@@ -279,7 +289,7 @@ impl Crowd {
     /// 3 · entries` RGBA texels, texel `(3j + r, row)` = row r of entry j's skin matrix.
     #[wasm_bindgen(js_name = boneRows)]
     pub fn bone_rows(&self) -> Result<Object, JsValue> {
-        let b = err(crate::adapter::bone_rows(self.player.asset()).map_err(WebError::from))?;
+        let b = err(crate::adapter::bone_rows(self.st().player.asset()).map_err(WebError::from))?;
         let o = Object::new();
         Reflect::set(&o, &"width".into(), &b.width.into())?;
         Reflect::set(&o, &"height".into(), &b.rows.into())?;
@@ -290,12 +300,12 @@ impl Crowd {
     /// Per instance its world matrix, 16 numbers column-major, in the runtime's dense order.
     #[wasm_bindgen(js_name = instanceMatrices)]
     pub fn instance_matrices(&self) -> js_sys::Float32Array {
-        js_sys::Float32Array::from(&crate::adapter::instance_matrices(&self.player)[..])
+        js_sys::Float32Array::from(&crate::adapter::instance_matrices(&self.st().player)[..])
     }
 
     /// Per instance its CPU-timed record, 16 numbers: per layer (weight, frac, row, clip word).
     pub fn records(&self) -> Result<js_sys::Float32Array, JsValue> {
-        let r = crate::adapter::records(&self.player).ok_or_else(|| {
+        let r = crate::adapter::records(&self.st().player).ok_or_else(|| {
             js(WebError::Name(
                 "a GPU-timed crowd has no per-layer rows to read".into(),
             ))
@@ -306,14 +316,15 @@ impl Crowd {
     /// Model-space bounds of the asset over every baked row: `[minX, minY, minZ, maxX, maxY, maxZ]`.
     #[wasm_bindgen(js_name = poseBounds)]
     pub fn pose_bounds(&self) -> Vec<f32> {
-        let b = self.player.asset().pose_bounds();
+        let b = self.st().player.asset().pose_bounds();
         [b.min.to_array(), b.max.to_array()].concat()
     }
 
     /// `"webgpu"` or `"webgl2"`: what draws the page.
     #[wasm_bindgen(getter)]
     pub fn backend(&self) -> String {
-        self.stage
+        self.st()
+            .stage
             .as_ref()
             .map_or("none".into(), |s| s.backend.as_str().into())
     }
@@ -321,7 +332,7 @@ impl Crowd {
     /// The adapter, e.g. "SwiftShader Device (Subzero) (webgpu, Cpu)".
     #[wasm_bindgen(getter)]
     pub fn adapter(&self) -> String {
-        let Some(stage) = &self.stage else {
+        let Some(stage) = &self.st().stage else {
             return "none (headless)".into();
         };
         let a = stage.renderer.adapter();
@@ -338,7 +349,8 @@ impl Crowd {
     /// props or motion vectors; docs/web.md). `undefined` in the full mode.
     #[wasm_bindgen(getter)]
     pub fn downlevel(&self) -> Option<String> {
-        self.stage
+        self.st()
+            .stage
             .as_ref()
             .and_then(|s| s.renderer.downlevel_reason().map(String::from))
     }
@@ -346,13 +358,14 @@ impl Crowd {
     /// Live instances.
     #[wasm_bindgen(getter)]
     pub fn count(&self) -> u32 {
-        self.player.len() as u32
+        self.st().player.len() as u32
     }
 
     /// The clip names, in clip-table order (a clip's index is its position here).
     #[wasm_bindgen(getter)]
     pub fn clips(&self) -> Vec<String> {
-        self.player
+        self.st()
+            .player
             .asset()
             .clips
             .iter()
@@ -363,175 +376,197 @@ impl Crowd {
     /// Draw calls of the last frame (all passes; independent of the instance count).
     #[wasm_bindgen(getter, js_name = lastDraws)]
     pub fn last_draws(&self) -> u32 {
-        self.draws
+        self.st().draws
     }
 
     /// A new instance at `matrix` (16 numbers, column-major: three.js `Matrix4.elements`;
     /// world from model, file units; identity when omitted), showing the rest pose until a clip
     /// plays. Returns its id.
-    pub fn spawn(&mut self, matrix: Option<Vec<f32>>) -> Result<u32, JsValue> {
+    pub fn spawn(&self, matrix: Option<Vec<f32>>) -> Result<u32, JsValue> {
         let m = matrix.unwrap_or_else(|| glam::Mat4::IDENTITY.to_cols_array().to_vec());
-        err(self.player.spawn(&m))
+        err(self.st().player.spawn(&m))
     }
 
     /// A new instance standing at (x, y, z) turned `yaw` radians about +Y.
     #[wasm_bindgen(js_name = spawnAt)]
-    pub fn spawn_at(&mut self, x: f32, y: f32, z: f32, yaw: f32) -> Result<u32, JsValue> {
+    pub fn spawn_at(&self, x: f32, y: f32, z: f32, yaw: f32) -> Result<u32, JsValue> {
         let m = glam::Mat4::from_rotation_translation(
             glam::Quat::from_rotation_y(yaw),
             glam::Vec3::new(x, y, z),
         );
-        err(self.player.spawn(&m.to_cols_array()))
+        err(self.st().player.spawn(&m.to_cols_array()))
     }
 
     /// Adds a crowd laid out and started as `throng render` does (`count`, `clip`, `stagger`,
     /// `randomPhase`, `time`, `layout`: `"grid"` or `"random"`, `seed`); returns the new ids.
     #[wasm_bindgen(js_name = spawnCrowd)]
     pub fn spawn_crowd(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "CrowdSpec")] spec: JsValue,
     ) -> Result<Vec<u32>, JsValue> {
         let spec = crowd_spec(&spec)?;
-        err(self.player.spawn_crowd(&spec))
+        err(self.st().player.spawn_crowd(&spec))
     }
 
-    pub fn despawn(&mut self, id: u32) -> Result<(), JsValue> {
-        err(self.player.despawn(id))
+    pub fn despawn(&self, id: u32) -> Result<(), JsValue> {
+        err(self.st().player.despawn(id))
     }
 
     /// Despawns every instance.
-    pub fn clear(&mut self) {
-        self.player.clear();
+    pub fn clear(&self) {
+        self.st().player.clear();
     }
 
     /// Ids of the live instances.
     pub fn ids(&self) -> Vec<u32> {
-        self.player.ids()
+        self.st().player.ids()
     }
 
     #[wasm_bindgen(js_name = setTransform)]
-    pub fn set_transform(&mut self, id: u32, matrix: Vec<f32>) -> Result<(), JsValue> {
-        err(self.player.set_transform(id, &matrix))
+    pub fn set_transform(&self, id: u32, matrix: Vec<f32>) -> Result<(), JsValue> {
+        err(self.st().player.set_transform(id, &matrix))
     }
 
     /// Plays `clip` (name or index) on instance `id`, replacing its layers. Options: `speed`
     /// (clip speed factor, 0 to 1000), `loop` (`"loop"`, `"once"`, `"clamp"`, `"ping-pong"`),
     /// `startTime` (seconds).
     pub fn play(
-        &mut self,
+        &self,
         id: u32,
         #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "PlayOptions")] options: Option<Object>,
     ) -> Result<(), JsValue> {
         let command = self.play_command(&clip, &value(options))?;
-        err(self.player.command(Some(id), command))
+        err(self.st().player.command(Some(id), command))
     }
 
     /// `play` on every instance.
     #[wasm_bindgen(js_name = playAll)]
     pub fn play_all(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "PlayOptions")] options: Option<Object>,
     ) -> Result<(), JsValue> {
         let command = self.play_command(&clip, &value(options))?;
-        err(self.player.command(None, command))
+        err(self.st().player.command(None, command))
     }
 
     /// Crossfades instance `id` to `clip` over `seconds` of clock time, the outgoing clips
     /// playing on while they fade (the runtime's `crossfade_with`).
     pub fn crossfade(
-        &mut self,
+        &self,
         id: u32,
         #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
         seconds: f32,
         #[wasm_bindgen(unchecked_optional_param_type = "PlayOptions")] options: Option<Object>,
     ) -> Result<(), JsValue> {
         let command = self.fade_command(&clip, seconds, &value(options))?;
-        err(self.player.command(Some(id), command))
+        err(self.st().player.command(Some(id), command))
     }
 
     /// `crossfade` on every instance.
     #[wasm_bindgen(js_name = crossfadeAll)]
     pub fn crossfade_all(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "string | number")] clip: JsValue,
         seconds: f32,
         #[wasm_bindgen(unchecked_optional_param_type = "PlayOptions")] options: Option<Object>,
     ) -> Result<(), JsValue> {
         let command = self.fade_command(&clip, seconds, &value(options))?;
-        err(self.player.command(None, command))
+        err(self.st().player.command(None, command))
     }
 
     /// Blends two clips in normalised time: `weight` of `clipB`, `1 − weight` of `clipA`
     /// (calling it again with the same clips changes the weight and keeps the phase).
     pub fn blend(
-        &mut self,
+        &self,
         id: u32,
         #[wasm_bindgen(js_name = clipA, unchecked_param_type = "string | number")] clip_a: JsValue,
         #[wasm_bindgen(js_name = clipB, unchecked_param_type = "string | number")] clip_b: JsValue,
         weight: f32,
     ) -> Result<(), JsValue> {
         let command = self.blend_command(&clip_a, &clip_b, weight)?;
-        err(self.player.command(Some(id), command))
+        err(self.st().player.command(Some(id), command))
     }
 
     /// `blend` on every instance.
     #[wasm_bindgen(js_name = blendAll)]
     pub fn blend_all(
-        &mut self,
+        &self,
         #[wasm_bindgen(js_name = clipA, unchecked_param_type = "string | number")] clip_a: JsValue,
         #[wasm_bindgen(js_name = clipB, unchecked_param_type = "string | number")] clip_b: JsValue,
         weight: f32,
     ) -> Result<(), JsValue> {
         let command = self.blend_command(&clip_a, &clip_b, weight)?;
-        err(self.player.command(None, command))
+        err(self.st().player.command(None, command))
     }
 
     /// Instance speed multiplier (0 to 1000; larger throws), applied to all of its layers.
     #[wasm_bindgen(js_name = setSpeed)]
-    pub fn set_speed(&mut self, id: u32, speed: f32) -> Result<(), JsValue> {
-        err(self.player.command(Some(id), PlaybackCommand::Speed(speed)))
+    pub fn set_speed(&self, id: u32, speed: f32) -> Result<(), JsValue> {
+        err(self
+            .st()
+            .player
+            .command(Some(id), PlaybackCommand::Speed(speed)))
     }
 
     /// `setSpeed` on every instance.
     #[wasm_bindgen(js_name = setSpeedAll)]
-    pub fn set_speed_all(&mut self, speed: f32) -> Result<(), JsValue> {
-        err(self.player.command(None, PlaybackCommand::Speed(speed)))
+    pub fn set_speed_all(&self, speed: f32) -> Result<(), JsValue> {
+        err(self
+            .st()
+            .player
+            .command(None, PlaybackCommand::Speed(speed)))
     }
 
-    pub fn pause(&mut self, id: u32) -> Result<(), JsValue> {
-        err(self.player.command(Some(id), PlaybackCommand::Pause))
+    pub fn pause(&self, id: u32) -> Result<(), JsValue> {
+        err(self.st().player.command(Some(id), PlaybackCommand::Pause))
     }
 
-    pub fn resume(&mut self, id: u32) -> Result<(), JsValue> {
-        err(self.player.command(Some(id), PlaybackCommand::Resume))
+    pub fn resume(&self, id: u32) -> Result<(), JsValue> {
+        err(self.st().player.command(Some(id), PlaybackCommand::Resume))
     }
 
     /// Jumps the instance's newest layer to clip time `seconds`.
-    pub fn seek(&mut self, id: u32, seconds: f32) -> Result<(), JsValue> {
+    pub fn seek(&self, id: u32, seconds: f32) -> Result<(), JsValue> {
         err(self
+            .st()
             .player
             .command(Some(id), PlaybackCommand::Seek(seconds)))
     }
 
     /// Calls `callback({instance, clip, clipName, event, name, time})` once per clip event
-    /// crossed during `frame`; `null` removes it. An exception in the callback is rethrown by
+    /// crossed during `frame`, after playback has advanced and before the frame is drawn; the
+    /// handler may call any method of the crowd (`play`, `despawn`, …), and what it changes is
+    /// drawn in the same frame. `null` removes it. An exception in the callback is rethrown by
     /// `frame` after the frame is drawn.
     #[wasm_bindgen(js_name = onEvent)]
     pub fn on_event(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "((e: ThrongEvent) => void) | null")]
         callback: Option<Function>,
     ) {
-        self.on_event = callback;
+        *self.on_event.borrow_mut() = callback;
+    }
+
+    /// Calls `callback({instance, clip, clipName, time})` once per one-shot layer (`loop:
+    /// "once"` or `"clamp"`) that reached its end during `frame` (the instance now holds the
+    /// clip's last frame), after the event callbacks and under the same rules; `null` removes
+    /// it.
+    #[wasm_bindgen(js_name = onFinished)]
+    pub fn on_finished(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "((e: ThrongFinished) => void) | null")]
+        callback: Option<Function>,
+    ) {
+        *self.on_finished.borrow_mut() = callback;
     }
 
     /// Puts the camera at `eye` looking at `target` (world space, file units) with a vertical
     /// field of view of `fovY` radians.
     #[wasm_bindgen(js_name = lookAt)]
     pub fn look_at(
-        &mut self,
+        &self,
         eye: Vec<f32>,
         target: Vec<f32>,
         #[wasm_bindgen(js_name = fovY)] fov_y: f32,
@@ -545,19 +580,20 @@ impl Crowd {
             })
         };
         let (eye, target) = (three(&eye, "eye")?, three(&target, "target")?);
-        err(self.player.look_at(eye, target, fov_y))
+        err(self.st().player.look_at(eye, target, fov_y))
     }
 
     /// Frames the whole crowd every frame again (the default; `throng render`'s camera).
     #[wasm_bindgen(js_name = autoCamera)]
-    pub fn auto_camera(&mut self) {
-        self.player.camera = None;
+    pub fn auto_camera(&self) {
+        self.st().player.camera = None;
     }
 
     /// Resizes the drawing buffer to `width` × `height` pixels (the canvas's `width` and
     /// `height` attributes are set too).
-    pub fn resize(&mut self, width: u32, height: u32) {
-        let Some(s) = self.stage.as_mut() else {
+    pub fn resize(&self, width: u32, height: u32) {
+        let mut st = self.st();
+        let Some(s) = st.stage.as_mut() else {
             return;
         };
         s.config.width = width.max(1);
@@ -567,19 +603,40 @@ impl Crowd {
         s.surface.configure(&s.renderer.gpu.device, &s.config);
     }
 
-    /// Advances playback by `dt` seconds (negative counts as 0), calls the event callback for
-    /// each event crossed, and draws the frame on the canvas.
-    pub fn frame(&mut self, dt: f64) -> Result<(), JsValue> {
-        let events = err(self.player.step(dt))?;
-        let drawn = self.draw();
-        let called = self.report(&events);
+    /// Advances playback by `dt` seconds (negative counts as 0), calls the event callbacks
+    /// (`onEvent`, then `onFinished`) for what the step crossed, and draws the frame on the
+    /// canvas (a headless crowd draws nothing). An exception in a callback is rethrown after
+    /// the frame is drawn.
+    pub fn frame(&self, dt: f64) -> Result<(), JsValue> {
+        let (events, finished) = {
+            let mut st = self.st();
+            let events = err(st.player.step(dt))?;
+            (events, st.player.finished())
+        };
+        // no borrow is held from here to the draw: the handlers may call back into the crowd
+        let called = self.report(&events, &finished);
+        let drawn = self.st().draw();
         drawn.and(called)
     }
 }
 
 impl Crowd {
+    fn new(state: State) -> Crowd {
+        Crowd {
+            state: RefCell::new(state),
+            on_event: RefCell::new(None),
+            on_finished: RefCell::new(None),
+        }
+    }
+
+    /// The state, for one call's duration. Never borrowed twice: no method calls JavaScript
+    /// while it holds the borrow (`frame` lets go before the callbacks run).
+    fn st(&self) -> RefMut<'_, State> {
+        self.state.borrow_mut()
+    }
+
     fn play_command(&self, clip: &JsValue, options: &JsValue) -> Result<PlaybackCommand, JsValue> {
-        let clip = err(self.player.clip(&clip_ref(clip)?))?;
+        let clip = err(self.st().player.clip(&clip_ref(clip)?))?;
         Ok(PlaybackCommand::Play {
             clip,
             options: play_opts(options)?,
@@ -592,7 +649,7 @@ impl Crowd {
         seconds: f32,
         options: &JsValue,
     ) -> Result<PlaybackCommand, JsValue> {
-        let clip = err(self.player.clip(&clip_ref(clip)?))?;
+        let clip = err(self.st().player.clip(&clip_ref(clip)?))?;
         Ok(PlaybackCommand::Crossfade {
             clip,
             seconds,
@@ -606,11 +663,50 @@ impl Crowd {
         b: &JsValue,
         weight: f32,
     ) -> Result<PlaybackCommand, JsValue> {
-        let a = err(self.player.clip(&clip_ref(a)?))?;
-        let b = err(self.player.clip(&clip_ref(b)?))?;
+        let a = err(self.st().player.clip(&clip_ref(a)?))?;
+        let b = err(self.st().player.clip(&clip_ref(b)?))?;
         Ok(PlaybackCommand::Blend { a, b, weight })
     }
 
+    /// Calls the handlers for the step's events and completions; the first exception, if any.
+    fn report(&self, events: &[EventInfo], finished: &[FinishedInfo]) -> Result<(), JsValue> {
+        // cloned out: a handler may replace or remove itself
+        let on_event = self.on_event.borrow().clone();
+        let on_finished = self.on_finished.borrow().clone();
+        let mut first_error = None;
+        if let Some(f) = on_event {
+            for e in events {
+                let o = Object::new();
+                let set = |k: &str, v: JsValue| Reflect::set(&o, &JsValue::from_str(k), &v);
+                set("instance", e.instance.into())?;
+                set("clip", e.clip.into())?;
+                set("clipName", e.clip_name.as_str().into())?;
+                set("event", e.event.into())?;
+                set("name", e.name.as_str().into())?;
+                set("time", e.time.into())?;
+                if let Err(x) = f.call1(&JsValue::NULL, &o) {
+                    first_error.get_or_insert(x);
+                }
+            }
+        }
+        if let Some(f) = on_finished {
+            for e in finished {
+                let o = Object::new();
+                let set = |k: &str, v: JsValue| Reflect::set(&o, &JsValue::from_str(k), &v);
+                set("instance", e.instance.into())?;
+                set("clip", e.clip.into())?;
+                set("clipName", e.clip_name.as_str().into())?;
+                set("time", e.time.into())?;
+                if let Err(x) = f.call1(&JsValue::NULL, &o) {
+                    first_error.get_or_insert(x);
+                }
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+}
+
+impl State {
     fn draw(&mut self) -> Result<(), JsValue> {
         let Some(s) = self.stage.as_mut() else {
             return Ok(());
@@ -646,27 +742,6 @@ impl Crowd {
         s.renderer.gpu.queue.submit([encoder.finish()]);
         s.renderer.gpu.queue.present(texture);
         Ok(())
-    }
-
-    fn report(&self, events: &[EventInfo]) -> Result<(), JsValue> {
-        let Some(f) = &self.on_event else {
-            return Ok(());
-        };
-        let mut first_error = None;
-        for e in events {
-            let o = Object::new();
-            let set = |k: &str, v: JsValue| Reflect::set(&o, &JsValue::from_str(k), &v);
-            set("instance", e.instance.into())?;
-            set("clip", e.clip.into())?;
-            set("clipName", e.clip_name.as_str().into())?;
-            set("event", e.event.into())?;
-            set("name", e.name.as_str().into())?;
-            set("time", e.time.into())?;
-            if let Err(x) = f.call1(&JsValue::NULL, &o) {
-                first_error.get_or_insert(x);
-            }
-        }
-        first_error.map_or(Ok(()), Err)
     }
 }
 
@@ -757,6 +832,14 @@ export interface CrowdSpec {
   time?: number;
   layout?: "grid" | "random";
   seed?: number;
+}
+/** A one-shot layer that reached its end during Crowd.frame. */
+export interface ThrongFinished {
+  instance: number;
+  clip: number;
+  clipName: string;
+  /** Runtime clock time it ended at, seconds. */
+  time: number;
 }
 /** A clip event crossed during Crowd.frame. */
 export interface ThrongEvent {

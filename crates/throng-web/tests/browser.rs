@@ -36,6 +36,9 @@ const SIZE: (u32, u32) = (384, 256);
 const FADE: (&str, f32, f64) = ("run", 0.5, 0.25);
 /// Two instances play walk (one from 0.5 s) for 12 steps of 0.1 s.
 const EVENTS: (&str, f64, u32) = ("walk", 0.1, 12);
+/// Callbacks that call back: the walk's first event plays the run once from the handler, its
+/// end (`onFinished`) plays the walk again; frames of `.2` seconds, `.3` of them.
+const REENTRY: (&str, &str, f64, u32) = ("walk", "run", 0.1, 40);
 /// Pixels differ when a channel differs by more than 8/255; at most 1 % of them may.
 const CHANNEL_TOLERANCE: u8 = 8;
 const MAX_DIFFERING: f64 = 0.01;
@@ -130,6 +133,7 @@ fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
         "count": COUNT, "clip": CLIP, "time": TIME, "size": [SIZE.0, SIZE.1],
         "fade": { "clip": FADE.0, "seconds": FADE.1, "dt": FADE.2 },
         "events": { "clip": EVENTS.0, "dt": EVENTS.1, "steps": EVENTS.2 },
+        "reentry": { "clip": REENTRY.0, "then": REENTRY.1, "dt": REENTRY.2, "steps": REENTRY.3 },
         "bench": bench, "benchFrames": 10,
     });
     let plan_path = work.join("plan.json");
@@ -206,6 +210,7 @@ fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
     );
 
     check_events(&r["events"], &fox);
+    check_reentry(&r["reentry"], &fox);
     check_despawn(&r, &out);
     check_bad_input(&r["bad"], &fox);
     check_webgl2(&r, &mut native, &fox, &spec, &out);
@@ -317,6 +322,90 @@ fn check_events(events: &serde_json::Value, fox: &BakedAsset) {
         let t = g["time"].as_f64().unwrap_or(f64::NAN);
         assert!((t - w.time).abs() < 1e-9, "{g} vs {w:?}");
     }
+}
+
+/// Handlers that call `play` ran (no "recursive use of an object" from wasm-bindgen), and what
+/// they did equals the native player given the same calls between the same steps; a speed past
+/// the limit threw the runtime's message, and a frame at the limit returned with its laps'
+/// events bounded.
+fn check_reentry(r: &serde_json::Value, fox: &BakedAsset) {
+    assert_eq!(
+        r["errors"],
+        serde_json::json!([]),
+        "handlers' calls threw: {r}"
+    );
+    let mut player = Player::new(fox.clone(), Timing::Cpu);
+    let a = player
+        .spawn(&glam::Mat4::IDENTITY.to_cols_array())
+        .expect("a");
+    let walk = player.clip(&ClipRef::Name(REENTRY.0.into())).expect("walk");
+    let run = player.clip(&ClipRef::Name(REENTRY.1.into())).expect("run");
+    let play = |clip, mode| PlaybackCommand::Play {
+        clip,
+        options: play_options(None, mode, None).expect("options"),
+    };
+    player.command(Some(a), play(walk, None)).expect("play");
+    let (mut fired, mut finished) = (Vec::new(), Vec::new());
+    for _ in 0..REENTRY.3 {
+        let events = player.step(REENTRY.2).expect("step");
+        for e in &events {
+            if fired.is_empty() {
+                player
+                    .command(Some(e.instance), play(run, Some("once")))
+                    .expect("run once");
+            }
+            fired.push(e.clone());
+        }
+        for f in player.finished() {
+            player
+                .command(Some(f.instance), play(walk, None))
+                .expect("walk");
+            finished.push(f);
+        }
+    }
+    assert!(
+        finished.len() == 1 && finished[0].clip_name == REENTRY.1,
+        "natively the run ends once: {finished:?}"
+    );
+    let id = r["id"].as_u64();
+    let got = r["fired"].as_array().expect("fired");
+    assert_eq!(got.len(), fired.len(), "events: {got:?} vs {fired:?}");
+    for (g, w) in got.iter().zip(&fired) {
+        assert_eq!(g["instance"].as_u64(), id);
+        assert_eq!(json_str(&g["clipName"]), w.clip_name, "{g} vs {w:?}");
+        assert_eq!(json_str(&g["name"]), w.name);
+        let t = g["time"].as_f64().unwrap_or(f64::NAN);
+        assert!((t - w.time).abs() < 1e-9, "{g} vs {w:?}");
+    }
+    let got = r["finished"].as_array().expect("finished");
+    assert_eq!(
+        got.len(),
+        finished.len(),
+        "completions: {got:?} vs {finished:?}"
+    );
+    for (g, w) in got.iter().zip(&finished) {
+        assert_eq!(g["instance"].as_u64(), id);
+        assert_eq!(json_str(&g["clipName"]), w.clip_name, "{g} vs {w:?}");
+        let t = g["time"].as_f64().unwrap_or(f64::NAN);
+        assert!((t - w.time).abs() < 1e-9, "{g} vs {w:?}");
+    }
+    let speed = json_str(&r["speedError"]);
+    assert!(speed.contains("speed must be in [0, 1000]"), "{speed}");
+    // both factors at the limit: 10^6 × authored, the last MAX_LAPS laps of events at most
+    let lapped = r["lapped"].as_u64().unwrap_or(u64::MAX);
+    let per_lap = fox.clips[walk].events.len() as u64;
+    assert!(
+        lapped <= per_lap * (throng_runtime::MAX_LAPS as u64 + 2),
+        "{lapped} events in one frame at the speed limit"
+    );
+    assert_eq!(r["count"], 1, "{r}");
+    eprintln!(
+        "callbacks: {} events and {} completion with play() from the handlers; a frame at the \
+         speed limit: {lapped} events in {:.1} ms",
+        fired.len(),
+        finished.len(),
+        r["ms"].as_f64().unwrap_or(f64::NAN)
+    );
 }
 
 fn check_despawn(r: &serde_json::Value, out: &Path) {

@@ -5,7 +5,7 @@
 //! time on this machine's adapter (shading differs between the engines, so colour is not
 //! compared): for the first frame and after a crossfade. Also: three's own draw-call counter
 //! (primitives × LODs at most, whatever the instance count), and bad input in JavaScript (a
-//! truncated file, a wrong clip name, a NaN transform, a speed of 1e30) throwing an Error while
+//! truncated file, a wrong clip name, a NaN transform, a speed of 1e30, past `MAX_SPEED`) throwing an Error while
 //! the page keeps drawing.
 //!
 //! `THRONG_WEB_BENCH=200,1000,10000` adds the benchmark of docs/web.md "In three.js".
@@ -181,6 +181,7 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
         ("truncated", "Error"),
         ("clip", "no-such-clip"),
         ("nanTransform", "finite"),
+        ("speed", "speed must be in [0, 1000]"),
     ] {
         let got = bad[k].as_str().unwrap_or("");
         assert!(got.contains(words), "{k}: {got} ({r})");
