@@ -82,8 +82,12 @@ fn crowd_of(app: &App, crowd: Entity) -> &ThrongCrowd {
         .expect("crowd component")
 }
 
+/// The built-in fox's walk (found by name: a renamed clip fails here, not in a later assertion).
 fn walk(baked: &BakedAsset) -> usize {
-    baked.find_clip("walk").or(Some(0)).unwrap_or(0)
+    let names: Vec<_> = baked.clips.iter().map(|c| &c.name).collect();
+    baked
+        .find_clip("walk")
+        .unwrap_or_else(|| panic!("the built-in fox has no clip \"walk\": {names:?}"))
 }
 
 /// An instance of `crowd` at `at`, playing `clip`.
@@ -322,6 +326,62 @@ fn playback_commands_reach_the_runtime() {
         .expect("playback")
         .play(10_000);
     app.update();
+}
+
+/// A speed past `MAX_SPEED` (1e30, NaN) queued on an entity is refused, logged and skipped in
+/// both timings: the instance plays on exactly as one given no such command; at the limit of
+/// the clip and the instance speed a frame returns with at most `MAX_LAPS` laps of events.
+#[test]
+fn a_speed_past_the_limit_is_refused_in_both_timings() {
+    use throng_runtime::{MAX_LAPS, MAX_SPEED};
+    for timing in [Timing::Cpu, Timing::Gpu] {
+        let (mut app, crowd, baked) = app_with_crowd(timing);
+        let clip = walk(&baked);
+        let a = spawn_playing(&mut app, crowd, clip, Transform::default());
+        let b = spawn_playing(&mut app, crowd, clip, Transform::default());
+        app.update();
+        for speed in [1e30, f32::NAN, -1.0, MAX_SPEED * 2.0] {
+            app.world_mut()
+                .get_mut::<ThrongPlayback>(b)
+                .expect("playback")
+                .set_speed(speed)
+                .play_with(clip, PlayOptions::default().with_speed(speed));
+            app.update();
+        }
+        let handle = |e| app.world().get::<ThrongHandle>(e).expect("handle").0;
+        let (ha, hb) = (handle(a), handle(b));
+        let rt = crowd_of(&app, crowd).runtime().expect("runtime");
+        match timing {
+            Timing::Cpu => {
+                let rt = rt.cpu().expect("CPU-timed");
+                assert_eq!(rt.record(ha), rt.record(hb), "{timing:?}");
+            }
+            Timing::Gpu => {
+                let rt = rt.gpu().expect("GPU-timed");
+                assert_eq!(rt.record(ha), rt.record(hb), "{timing:?}");
+            }
+        }
+        // both factors at the limit: 10^6 × authored
+        app.world_mut()
+            .get_mut::<ThrongPlayback>(b)
+            .expect("playback")
+            .play_with(clip, PlayOptions::default().with_speed(MAX_SPEED))
+            .set_speed(MAX_SPEED);
+        let per_lap = baked.clips[clip].events.len();
+        for _ in 0..3 {
+            app.update();
+            let rt = crowd_of(&app, crowd).runtime().expect("runtime");
+            let n = rt.events().iter().filter(|e| e.instance == hb).count();
+            assert!(
+                n <= per_lap * (MAX_LAPS as usize + 2),
+                "{timing:?}: {n} events in a frame at the limit"
+            );
+        }
+        assert!(
+            per_lap > 0 && crowd_of(&app, crowd).len() == 2,
+            "{timing:?}"
+        );
+    }
 }
 
 #[test]

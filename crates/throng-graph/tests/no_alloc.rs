@@ -46,39 +46,45 @@ fn steps_allocate_nothing_after_warm_up() {
         .map(|p| crowd.param(&p.name).unwrap())
         .collect();
     let mut rng = Rng(3);
-    // a pool of its own, started before counting (its start-up allocates, not the step)
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    pool.install(|| {
-        let frame = |crowd: &mut GraphCrowd, rng: &mut Rng| {
-            for _ in 0..n / 50 {
-                let i = rng.below(n as u64) as usize;
-                let p = ps[rng.below(ps.len() as u64) as usize];
-                let _ = match p.kind {
-                    ParamKind::Float => crowd.set_float(i, p, rng.unit() as f32 * 3.0),
-                    ParamKind::Int => crowd.set_int(i, p, rng.below(3) as i32),
-                    ParamKind::Bool => crowd.set_bool(i, p, rng.below(4) != 0),
-                    ParamKind::Trigger => crowd.fire(i, p),
-                };
+    let frame = |crowd: &mut GraphCrowd, rng: &mut Rng| {
+        for _ in 0..n / 50 {
+            let i = rng.below(n as u64) as usize;
+            let p = ps[rng.below(ps.len() as u64) as usize];
+            let _ = match p.kind {
+                ParamKind::Float => crowd.set_float(i, p, rng.unit() as f32 * 3.0),
+                ParamKind::Int => crowd.set_int(i, p, rng.below(3) as i32),
+                ParamKind::Bool => crowd.set_bool(i, p, rng.below(4) != 0),
+                ParamKind::Trigger => crowd.fire(i, p),
+            };
+        }
+        crowd.step(1.0 / 60.0);
+    };
+    // One worker: every allocation counted is the step's own, and there must be none. Two:
+    // rayon's work-stealing deques may grow (or shrink and grow again) when a split is
+    // stolen, which is rayon's bookkeeping, not the step's: printed, and bounded by one per
+    // step so that a per-instance allocation (20,000 a step) still fails.
+    for threads in [1, 2] {
+        // a pool of its own, started before counting (its start-up allocates, not the step)
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            // warm up: the event and change lists grow to their working size
+            for _ in 0..300 {
+                frame(&mut crowd, &mut rng);
             }
-            crowd.step(1.0 / 60.0);
-        };
-        // warm up: the event and change lists grow to their working size
-        for _ in 0..300 {
-            frame(&mut crowd, &mut rng);
-        }
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
-        for _ in 0..100 {
-            frame(&mut crowd, &mut rng);
-        }
-        let during = ALLOCATIONS.load(Ordering::Relaxed) - before;
-        // rayon may allocate a job or two when it splits work; never per instance
-        assert!(
-            during <= 100,
-            "{during} allocations in 100 steps of {n} instances"
-        );
-        eprintln!("{during} allocations in 100 steps of {n} instances");
-    });
+            let before = ALLOCATIONS.load(Ordering::Relaxed);
+            for _ in 0..100 {
+                frame(&mut crowd, &mut rng);
+            }
+            let during = ALLOCATIONS.load(Ordering::Relaxed) - before;
+            eprintln!("{during} allocations in 100 steps of {n} instances on {threads} threads");
+            let allowed = if threads == 1 { 0 } else { 100 };
+            assert!(
+                during <= allowed,
+                "{during} allocations in 100 steps of {n} instances on {threads} threads"
+            );
+        });
+    }
 }

@@ -112,21 +112,32 @@ fn verify_takes_every_encoding_or_all() {
 
 #[test]
 fn bake_takes_4_8_or_auto_influences() {
+    use throng_bake::InfluenceCount;
     let base = ["throng", "bake", "in.glb", "-o", "out.glb"];
-    let with = |v: &str| {
-        let mut a: Vec<&str> = base.to_vec();
-        a.extend(["--influences", v]);
-        throng::Cli::try_parse_from(a).map(|_| ())
+    // what `bake` reads: the parsed value of its `influences` field
+    let parsed = |extra: &[&str]| -> Result<Option<InfluenceCount>, clap::Error> {
+        let args = base.iter().chain(extra).copied();
+        let m = throng::Cli::command().try_get_matches_from(args)?;
+        let bake = m.subcommand_matches("bake").expect("the bake subcommand");
+        Ok(bake.get_one::<InfluenceCount>("influences").copied())
     };
-    for good in ["4", "8", "auto", "AUTO"] {
-        assert!(with(good).is_ok(), "--influences {good} refused");
+    for (good, want) in [
+        ("4", InfluenceCount::Fixed(4)),
+        ("8", InfluenceCount::Fixed(8)),
+        ("auto", InfluenceCount::Auto),
+        ("AUTO", InfluenceCount::Auto),
+    ] {
+        let got = parsed(&["--influences", good])
+            .unwrap_or_else(|e| panic!("--influences {good} refused: {e}"));
+        assert_eq!(got, Some(want), "--influences {good}");
     }
     for bad in ["6", "0", "all", ""] {
-        let e = with(bad)
+        let e = parsed(&["--influences", bad])
             .err()
             .unwrap_or_else(|| panic!("--influences {bad:?} accepted"));
         assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation, "{bad:?}");
     }
-    // Not given: automatic (the bake's summary says which count it chose).
-    assert!(throng::Cli::try_parse_from(base).is_ok());
+    // Not given: none, so the settings file's count or automatic applies (the bake's summary
+    // says which count it chose).
+    assert_eq!(parsed(&[]).expect("no flag"), None);
 }
