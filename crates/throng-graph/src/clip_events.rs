@@ -7,7 +7,7 @@ use throng_asset::LoopMode;
 use throng_runtime::ClipEvents;
 
 use crate::graph::{Graph, Motion};
-use crate::machine::{fract, motion_weights};
+use crate::motion::{fract, motion_weights};
 
 /// Widening of [`may_cross`]'s interval, in cycles: far above the rounding of a
 /// normalised time (≈ 1e-16 × its cycles), so the quick test never misses a crossing that the

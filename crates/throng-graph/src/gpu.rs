@@ -16,7 +16,8 @@ use throng_runtime::{Handle, PlayOptions, PlaybackCommand, PlaybackControl, Runt
 
 use crate::crowd::GraphCrowd;
 use crate::graph::{Graph, Motion};
-use crate::machine::{fract, motion_weights, Machine, NONE};
+use crate::machine::{Machine, NONE};
+use crate::motion::{fract, motion_weights};
 
 /// What a state shows, in the runtime's terms.
 enum Plan {

@@ -25,6 +25,7 @@ pub mod file;
 mod gpu;
 mod graph;
 mod machine;
+mod motion;
 
 /// The built-in fox's locomotion graph (`graphs/demo-fox-locomotion.json`): idle, a walk/run
 /// blend space by `speed`, and `sit` on a trigger; `throng demo` drives its crowd with it.

@@ -7,7 +7,8 @@ use throng_contract::MAX_LAYERS;
 
 use crate::clip_events::ClipSink;
 use crate::file::{DurationUnit, Interruption};
-use crate::graph::{ClipRef, Graph, Motion, State};
+use crate::graph::{Graph, Motion, State};
+use crate::motion::{fract, motion_weights};
 
 /// No transition is running.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -129,76 +130,6 @@ pub struct GraphEvent {
     /// Index into [`Graph::events`] (the state's `on_enter` / `on_exit` name).
     pub event: u32,
     pub kind: EventKind,
-}
-
-/// Where `x` falls among increasing `at`: `(i, j, w)`, weight `w` of point j and `1 − w` of
-/// point i (i = j outside the range or with one point).
-fn segment(at: &[f32], x: f32) -> (usize, usize, f32) {
-    let n = at.len();
-    if n <= 1 || x <= at[0] {
-        return (0, 0, 0.0);
-    }
-    if x >= at[n - 1] {
-        return (n - 1, n - 1, 0.0);
-    }
-    let mut i = 0;
-    while at[i + 1] <= x {
-        i += 1;
-    }
-    (i, i + 1, (x - at[i]) / (at[i + 1] - at[i]))
-}
-
-/// The clips of a motion with their weights at these parameters (zero weights left out), in
-/// point order: calls `f(clip, weight)`.
-#[inline]
-pub(crate) fn motion_weights(m: &Motion, p: &[f32], mut f: impl FnMut(ClipRef, f32)) {
-    match m {
-        Motion::Clip { clip, .. } => f(*clip, 1.0),
-        Motion::Blend1d {
-            parameter,
-            at,
-            clips,
-        } => {
-            let (i, j, w) = segment(at, p[*parameter]);
-            if i == j {
-                f(clips[i], 1.0);
-            } else {
-                if 1.0 - w > 0.0 {
-                    f(clips[i], 1.0 - w);
-                }
-                if w > 0.0 {
-                    f(clips[j], w);
-                }
-            }
-        }
-        Motion::Blend2d {
-            x,
-            y,
-            xs,
-            ys,
-            clips,
-        } => {
-            let (x0, x1, fx) = segment(xs, p[*x]);
-            let (y0, y1, fy) = segment(ys, p[*y]);
-            // outside the range (or with one value) an axis has one entry; the zero is skipped
-            let axis = |i: usize, j: usize, w: f32| {
-                if i == j {
-                    [(i, 1.0), (i, 0.0)]
-                } else {
-                    [(i, 1.0 - w), (j, w)]
-                }
-            };
-            let (ax, ay) = (axis(x0, x1, fx), axis(y0, y1, fy));
-            for &(iy, wy) in &ay {
-                for &(ix, wx) in &ax {
-                    let w = wx * wy;
-                    if w > 0.0 {
-                        f(clips[iy * xs.len() + ix], w);
-                    }
-                }
-            }
-        }
-    }
 }
 
 /// Seconds one cycle of a state lasts at speed 1 with these parameters: the clip's duration,
@@ -454,17 +385,6 @@ fn heaviest_two(s: &[(u16, f64, f32); OUTGOING + 1]) -> [usize; 2] {
         0 => [1, 2],
         1 => [0, 2],
         _ => [0, 1],
-    }
-}
-
-/// `x mod 1` in [0, 1) (`rem_euclid(1.0)`): the truncating cast where it is exact, which is
-/// cheaper than libm's fmod.
-#[inline]
-pub(crate) fn fract(x: f64) -> f64 {
-    if (0.0..4.0e15).contains(&x) {
-        x - (x as i64) as f64
-    } else {
-        x.rem_euclid(1.0)
     }
 }
 

@@ -417,7 +417,7 @@ fn downlevel_tables(
         .iter()
         .flat_map(crate::downlevel::clip_texels)
         .collect();
-    let (_, clip_view) = crate::downlevel::data_texture(
+    let (_, clip_view) = crate::data_texture::data_texture(
         &gpu.device,
         &gpu.queue,
         "clip table texture",

@@ -27,6 +27,7 @@ pub mod bindings;
 pub mod camera;
 pub mod compute;
 mod crowd;
+mod data_texture;
 pub mod device;
 pub mod downlevel;
 mod error;

@@ -512,7 +512,7 @@ impl Renderer {
         let (ground_draw, _) = self
             .layouts
             .draw_groups(device, &ground_params, &shadow_map, None);
-        let dummy = crate::downlevel::InstanceData::transforms(
+        let dummy = crate::data_texture::InstanceData::transforms(
             device,
             &self.gpu.queue,
             &[InstanceTransform::IDENTITY],

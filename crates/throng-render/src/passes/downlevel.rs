@@ -9,7 +9,8 @@ use std::borrow::Cow;
 use throng_contract::{InstanceRecord, Timing};
 
 use crate::crowd::{Crowd, Playback};
-use crate::downlevel::{data_texture, instance_texels, INSTANCE_TEXELS};
+use crate::data_texture::data_texture;
+use crate::downlevel::{instance_texels, INSTANCE_TEXELS};
 use crate::error::RenderError;
 use crate::frame::{FrameSetup, FrameStats};
 use crate::options::RenderOptions;

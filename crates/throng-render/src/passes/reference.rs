@@ -11,7 +11,7 @@ use throng_asset::Aabb;
 use super::{groups, mesh_pipeline, DrawLayouts};
 use crate::bindings as b;
 use crate::camera::crowd_bounds;
-use crate::downlevel::InstanceData;
+use crate::data_texture::InstanceData;
 use crate::error::RenderError;
 use crate::gpu_types::MaterialUniform;
 use crate::layouts;
