@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use bevy::ecs::message::Message;
 use bevy::math::{Affine3A, Mat4, Vec3};
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -17,7 +16,9 @@ pub use throng_runtime::PlaybackCommand;
 use throng_runtime::{InstanceTransform, PlayOptions, PlaybackControl, Runtime};
 
 use crate::asset::ThrongAsset;
-use crate::graph::{self, CrowdGraph, GraphSource, ThrongParams, ThrongStateEvent};
+use crate::graph::{self, CrowdGraph, GraphSource, ThrongParams};
+pub use crate::messages::ThrongEvent;
+use crate::messages::{clip_event_name, ThrongFinished, ThrongStateEvent};
 
 /// How a crowd's vertices are skinned (docs/design.md §5 "Skinning paths"; [`crate::render`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -320,30 +321,6 @@ impl ThrongAnchor {
     }
 }
 
-/// A clip event crossed by an instance during the last update (fired once per crossing).
-#[derive(Message, Debug, Clone, PartialEq)]
-pub struct ThrongEvent {
-    pub crowd: Entity,
-    /// The instance entity; `None` for a batch instance (see `handle`).
-    pub entity: Option<Entity>,
-    pub handle: throng_runtime::Handle,
-    pub clip: usize,
-    /// The event's name as baked.
-    pub name: String,
-    /// Runtime time of the crossing, seconds since the crowd's runtime started.
-    pub time: f64,
-}
-
-/// A one-shot (once/clamp) clip of an instance reached its end.
-#[derive(Message, Debug, Clone, PartialEq)]
-pub struct ThrongFinished {
-    pub crowd: Entity,
-    pub entity: Option<Entity>,
-    pub handle: throng_runtime::Handle,
-    pub clip: usize,
-    pub time: f64,
-}
-
 /// Bevy's `GlobalTransform` as the contract's instance transform (glam 0.32 → 0.34 through
 /// column arrays).
 pub fn instance_transform(g: &GlobalTransform) -> InstanceTransform {
@@ -403,7 +380,14 @@ pub(crate) fn init_crowds(mut crowds: Query<&mut ThrongCrowd>, assets: Res<Asset
             && baked.clips.iter().any(|c| c.root_motion.is_some());
         crowd.runtime = Some(Runtime::new(crowd.timing, &baked.clips));
         crowd.baked = Some(baked);
-        graph::ensure_graph(&mut crowd);
+        let crowd = &mut *crowd;
+        if let (Some(g), Some(baked), Some(rt)) = (
+            crowd.graph.as_mut(),
+            crowd.baked.as_ref(),
+            crowd.runtime.as_ref(),
+        ) {
+            graph::ensure_graph(g, baked, rt);
+        }
     }
 }
 
@@ -569,7 +553,14 @@ pub(crate) fn advance_crowds(
         };
         rt.update(dt);
         // GPU-timed, the graph's commands are part of this frame's record changes
-        graph::after_update(crowd_e, crowd, &mut events, &mut states);
+        if let (Some(g), Some(rt), Some(baked)) = (
+            crowd.graph.as_mut(),
+            crowd.runtime.as_mut(),
+            crowd.baked.as_ref(),
+        ) {
+            let parts = (g, rt, &**baked);
+            graph::after_update(crowd_e, parts, &crowd.owners, &mut events, &mut states);
+        }
         let (Some(rt), Some(baked)) = (crowd.runtime.as_mut(), crowd.baked.as_ref()) else {
             continue;
         };
@@ -608,16 +599,6 @@ pub(crate) fn advance_crowds(
             crowd.bounds = world_bounds(rt.transforms(), &baked.pose_bounds());
         }
     }
-}
-
-/// The name of event `event` of clip `clip` as baked (empty past the table).
-pub(crate) fn clip_event_name(baked: &BakedAsset, clip: u32, event: u32) -> String {
-    baked
-        .clips
-        .get(clip as usize)
-        .and_then(|c| c.events.get(event as usize))
-        .map(|e| e.name.clone())
-        .unwrap_or_default()
 }
 
 /// A world box around every instance of `transforms` in any pose of `pose` (model space):

@@ -12,12 +12,15 @@
 
 use std::sync::Arc;
 
-use bevy::ecs::message::Message;
+use bevy::platform::collections::HashMap;
+use throng_asset::BakedAsset;
+
 use bevy::prelude::*;
 use throng_graph::{EventKind, Graph, GraphCrowd};
 use throng_runtime::{Handle, PlaybackControl, Runtime};
 
-use crate::crowd::{ThrongCrowd, ThrongEvent};
+pub use crate::messages::ThrongStateEvent;
+use crate::messages::{clip_event_name, ThrongEvent};
 
 /// A graph file's JSON text and the name its messages use; parsed against the clip table once
 /// the crowd's asset has loaded.
@@ -95,31 +98,9 @@ impl ThrongParams {
     }
 }
 
-/// A graph state was entered or left by an instance during the last update (the graph's
-/// `on_enter` / `on_exit` names).
-#[derive(Message, Debug, Clone, PartialEq)]
-pub struct ThrongStateEvent {
-    pub crowd: Entity,
-    /// The instance entity; `None` for a batch instance (see `handle`).
-    pub entity: Option<Entity>,
-    pub handle: Handle,
-    /// The state's name.
-    pub state: String,
-    /// The event's name.
-    pub event: String,
-    /// Entered (else left).
-    pub enter: bool,
-}
-
-/// Parses the graph of `crowd` against its asset's clips; `false` if it has none or failed.
-pub(crate) fn ensure_graph(crowd: &mut ThrongCrowd) -> bool {
-    let (Some(g), Some(baked), Some(rt)) = (
-        crowd.graph.as_mut(),
-        crowd.baked.as_ref(),
-        crowd.runtime.as_ref(),
-    ) else {
-        return false;
-    };
+/// Parses the graph against the asset's clips (once), one graph instance per instance of `rt`;
+/// `false` if it failed.
+pub(crate) fn ensure_graph(g: &mut CrowdGraph, baked: &BakedAsset, rt: &Runtime) -> bool {
     if g.crowd.is_none() && !g.failed {
         match Graph::from_json(&g.source.json, &g.source.name, &baked.clips) {
             Ok(graph) => g.crowd = Some(GraphCrowd::new(graph, &baked.clips, rt.len())),
@@ -169,17 +150,11 @@ pub(crate) fn step(g: &mut CrowdGraph, rt: &Runtime, dt: f64) {
 /// state events and, CPU-timed, its clip events.
 pub(crate) fn after_update(
     crowd_e: Entity,
-    crowd: &mut ThrongCrowd,
+    (g, rt, baked): (&mut CrowdGraph, &mut Runtime, &BakedAsset),
+    owners: &HashMap<Handle, Entity>,
     events: &mut MessageWriter<ThrongEvent>,
     states: &mut MessageWriter<ThrongStateEvent>,
 ) {
-    let (Some(g), Some(rt), Some(baked)) = (
-        crowd.graph.as_mut(),
-        crowd.runtime.as_mut(),
-        crowd.baked.as_ref(),
-    ) else {
-        return;
-    };
     let Some(gc) = g.crowd.as_ref() else {
         return;
     };
@@ -196,10 +171,10 @@ pub(crate) fn after_update(
             let Some(h) = rt.handle_at(f.instance as usize) else {
                 continue;
             };
-            let name = crate::crowd::clip_event_name(baked, f.clip, f.event);
+            let name = clip_event_name(baked, f.clip, f.event);
             events.write(ThrongEvent {
                 crowd: crowd_e,
-                entity: crowd.owners.get(&h).copied(),
+                entity: owners.get(&h).copied(),
                 handle: h,
                 clip: f.clip as usize,
                 name,
@@ -214,7 +189,7 @@ pub(crate) fn after_update(
         };
         states.write(ThrongStateEvent {
             crowd: crowd_e,
-            entity: crowd.owners.get(&h).copied(),
+            entity: owners.get(&h).copied(),
             handle: h,
             state: graph
                 .states

@@ -67,6 +67,7 @@ pub mod appearance;
 pub mod asset;
 pub mod crowd;
 pub mod graph;
+pub mod messages;
 pub mod prepass;
 pub mod render;
 
@@ -85,10 +86,11 @@ use bevy::transform::TransformSystems;
 pub use appearance::{Appearance, ThrongAppearance, ThrongPropBit};
 pub use asset::{from_baked, ThrongAsset, ThrongAssetLoader, ThrongLoadError};
 pub use crowd::{
-    PlaybackCommand, SkinPath, ThrongAnchor, ThrongCrowd, ThrongEvent, ThrongFinished,
-    ThrongHandle, ThrongInstance, ThrongPlayback, ThrongProp,
+    PlaybackCommand, SkinPath, ThrongAnchor, ThrongCrowd, ThrongHandle, ThrongInstance,
+    ThrongPlayback, ThrongProp,
 };
-pub use graph::{GraphSource, ParamValue, ThrongParams, ThrongStateEvent};
+pub use graph::{GraphSource, ParamValue, ThrongParams};
+pub use messages::{ThrongEvent, ThrongFinished, ThrongStateEvent};
 pub use render::{ThrongCull, ThrongDebugView};
 pub use throng_contract::names::Timing;
 /// The runtime a crowd plays in (either timing) and its calls, as every throng front end uses
