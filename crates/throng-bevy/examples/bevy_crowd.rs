@@ -8,7 +8,7 @@
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
 //!     [--skinning lbs|dq] [--no-msaa] [--dump-scene OUT.json] [--no-cull] [--lod-bias PX]
 //!     [--dump-cull OUT.txt] [--crowd-layer N] [--hide-crowd] [--lod R,R,...] [--debug normals]
-//!     [--still-camera] [--spawn-in-view MARGIN]
+//!     [--still-camera] [--spawn-in-view MARGIN] [--change-share SHARE]
 //! ```
 //!
 //! `--camera patch` circles the camera low over the field, about a tenth of the foxes in view
@@ -53,6 +53,10 @@
 //! same camera and lights. On exit it prints the mean frame time and the CPU time per frame of
 //! the app's own threads (Bevy's main, render and task-pool threads; Mesa's llvmpipe/lavapipe
 //! threads — the software rasteriser — are left out), both over the frames after `--warmup`.
+//! `--change-share 0.01` instead crossfades 1 % of the foxes every frame (rotating through them),
+//! and the exit line `uploaded per frame` gives the mean bytes the plugin sent the GPU for
+//! the crowd's records and transforms over the measured frames: GPU-timed, only the records
+//! rewritten.
 //! Units: file units (Fox.glb is modelled in centimetres), seconds.
 
 #[path = "support/scene_dump.rs"]
@@ -253,6 +257,10 @@ struct Args {
     /// the rest of the field — what culling the out-of-view foxes costs is the difference.
     #[arg(long, value_name = "MARGIN")]
     spawn_in_view: Option<f32>,
+    /// Share of the foxes (0 to 1) given a crossfade every frame, in place of one in eight
+    /// each second: the change rate of the upload benchmark (`--mode throng`).
+    #[arg(long, value_name = "SHARE")]
+    change_share: Option<f64>,
 }
 
 fn main() -> AppExit {
@@ -592,6 +600,12 @@ struct Stats {
     shot_saved: bool,
     reported: bool,
     dumped: bool,
+    /// Bytes the plugin sent the GPU for the crowd over the measured frames: records,
+    /// transforms (`ThrongCrowd::uploaded`).
+    uploaded: (u64, u64),
+    uploaded_frames: u32,
+    /// The crowd's records, all of them, in bytes (at the last measured frame).
+    all_records: u64,
 }
 
 /// Wall-clock timers of the app's schedules, shared by the main and the render world:
@@ -740,6 +754,16 @@ fn count_frame(
         };
     }
     stats.frames += 1;
+    if stats.frames > a.warmup + 1 && stats.frames <= a.frames.unwrap_or(u32::MAX) + 1 {
+        // what the last frame's extract sent
+        if let Some(c) = crowds.iter().next() {
+            let u = c.uploaded();
+            stats.uploaded.0 += u.records;
+            stats.uploaded.1 += u.transforms;
+            stats.uploaded_frames += 1;
+            stats.all_records = c.record_bytes().len() as u64;
+        }
+    }
     if stats.frames == a.warmup + 1 {
         stats.started = Some(Instant::now());
         stats.cpu_at_start = app_cpu_ns();
@@ -854,6 +878,10 @@ fn dump_scene(
         near: p.near,
         transforms: bytemuck::pod_collect_to_vec(rt.transforms()),
         records: bytemuck::pod_collect_to_vec(crowd.record_bytes()),
+        clock: match rt.records() {
+            throng_contract::Records::Gpu { clock, .. } => Some(clock),
+            _ => None,
+        },
         background: clear.0.to_linear().to_f32_array(),
         culled: cull.copied().unwrap_or_default().per_instance,
         lod_bias: cull.copied().unwrap_or_default().lod_bias,
@@ -958,6 +986,17 @@ fn report(stats: &Stats, a: &Args, spawned: u32, timers: &Timers) {
         wall * 1e3,
         cpu * 1e3
     );
+    if a.mode == Mode::Throng {
+        let (records, transforms) = stats.uploaded;
+        let per = |b: u64| b as f64 / stats.uploaded_frames.max(1) as f64;
+        println!(
+            "bevy_crowd: uploaded per frame: records {:.0} B ({:.2} % of the crowd's {} B), transforms {:.0} B",
+            per(records),
+            per(records) * 100.0 / stats.all_records.max(1) as f64,
+            stats.all_records,
+            per(transforms)
+        );
+    }
     if let Ok(t) = timers.0.lock() {
         println!(
             "bevy_crowd: wall time per frame of the main world's schedules {:.2} ms, of the render world's extract-commands..prepare sets {:.2} ms",
@@ -1396,9 +1435,27 @@ fn switches(i: u32, second: u64) -> bool {
 fn crossfade_throng(
     time: Res<Time>,
     plan: Res<Plan>,
+    stats: Res<Stats>,
     mut last: Local<u64>,
     mut foxes: Query<(&FoxIndex, &mut ThrongPlayback)>,
 ) {
+    if let Some(share) = plan.args.change_share {
+        // every frame once time runs: the foxes of this frame's slice of the rotation
+        if !stats.ready {
+            return;
+        }
+        let n = plan.spawned.max(1) as u64;
+        let per_frame = ((share.clamp(0.0, 1.0) * n as f64).ceil() as u64).max(1);
+        let start = stats.frames as u64 * per_frame;
+        for (i, mut pb) in &mut foxes {
+            let k = (i.0 as u64 + n - start % n) % n;
+            if k < per_frame {
+                let lap = (start + k) / n;
+                pb.crossfade(if lap % 2 == 0 { plan.run } else { plan.walk }, 0.3);
+            }
+        }
+        return;
+    }
     let second = time.elapsed_secs_f64() as u64;
     if second == *last {
         return;

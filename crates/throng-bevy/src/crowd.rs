@@ -3,6 +3,7 @@
 //! Every system here runs in `PostUpdate` after Bevy's transform propagation, so an instance
 //! is placed where its entity's `GlobalTransform` says this frame.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use bevy::math::{Affine3A, Mat4, Vec3};
@@ -85,6 +86,27 @@ pub struct ThrongCrowd {
     pub(crate) bounds: Option<(Vec3, Vec3)>,
     /// Every instance's appearance in dense order ([`crate::appearance`]).
     pub(crate) appearances: throng_runtime::Appearances,
+    /// What the render world sent the GPU for this crowd at its last extract.
+    pub(crate) uploaded: Arc<UploadCounter>,
+}
+
+/// Bytes a crowd's last extract sent the GPU, by what they were ([`ThrongCrowd::uploaded`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Uploaded {
+    /// Records: every record CPU-timed (64 B each); GPU-timed only those rewritten since the
+    /// last frame (64 B each: the 56 B record and its index), or every record (56 B each)
+    /// after the crowd's count changed.
+    pub records: u64,
+    /// Instance transforms (48 B each), when some moved, spawned or despawned.
+    pub transforms: u64,
+}
+
+/// The render world's extract reads the main world only; it reports what it sent through
+/// this counter, which the crowd shares with it.
+#[derive(Debug, Default)]
+pub(crate) struct UploadCounter {
+    pub records: AtomicU64,
+    pub transforms: AtomicU64,
 }
 
 impl ThrongCrowd {
@@ -104,6 +126,16 @@ impl ThrongCrowd {
             root_motion: false,
             bounds: None,
             appearances: throng_runtime::Appearances::default(),
+            uploaded: Arc::default(),
+        }
+    }
+
+    /// Bytes the render world sent the GPU for this crowd at its last extract (zero without
+    /// a render app).
+    pub fn uploaded(&self) -> Uploaded {
+        Uploaded {
+            records: self.uploaded.records.load(Ordering::Relaxed),
+            transforms: self.uploaded.transforms.load(Ordering::Relaxed),
         }
     }
 
@@ -534,6 +566,22 @@ pub(crate) fn sync_transforms(
     }
 }
 
+/// Forgets the GPU-timed records rewritten last frame, which the render world's extract has
+/// scattered into its buffer (in `First`, so a whole frame's rewrites — commands, graph
+/// changes, the update — reach one extract).
+pub(crate) fn clear_record_changes(mut crowds: Query<&mut ThrongCrowd>) {
+    for mut crowd in &mut crowds {
+        // read first: a crowd with nothing to clear is not marked changed
+        let dirty = (crowd.runtime.as_ref())
+            .is_some_and(|rt| rt.record_changes().writes.is_some_and(|w| !w.is_empty()));
+        if dirty {
+            if let Some(rt) = crowd.runtime.as_mut() {
+                rt.clear_changes();
+            }
+        }
+    }
+}
+
 /// Advances every crowd by the frame's time and sends its events and completions as messages.
 pub(crate) fn advance_crowds(
     time: Res<Time>,
@@ -564,11 +612,11 @@ pub(crate) fn advance_crowds(
         let (Some(rt), Some(baked)) = (crowd.runtime.as_mut(), crowd.baked.as_ref()) else {
             continue;
         };
-        // CPU-timed every record is new; GPU-timed only when a record was rewritten
+        // CPU-timed every record is new; GPU-timed only when a record was rewritten (the
+        // list of rewrites is kept for the render world's extract and cleared in `First`)
         if rt.record_changes().writes.is_none_or(|w| !w.is_empty()) {
             crowd.records_gen += 1;
         }
-        rt.clear_changes();
         if crowd.root_motion {
             // the runtime moved the instances playing root-motion clips
             crowd.transforms_gen += 1;

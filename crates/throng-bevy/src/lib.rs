@@ -27,7 +27,9 @@
 //!   into it, despawned ones removed, moved ones (changed `GlobalTransform`) moved;
 //!   [`ThrongPlayback`] commands are applied; changed [`ThrongAppearance`]s (tint, part
 //!   mask, material variant, prop mask: [`appearance`]) are written into the crowd's appearances; the runtime advances by the frame's time
-//!   (CPU-timed: every 64 B record rewritten; GPU-timed: only changed 56 B records); clip
+//!   (CPU-timed: every 64 B record rewritten; GPU-timed: only changed 56 B records, listed
+//!   for the render world, which copies just those into its record buffer; the list is
+//!   cleared in `First`); clip
 //!   events become [`ThrongEvent`] messages; CPU-timed, root motion moves the instances and
 //!   their entities' `Transform`; [`ThrongAnchor`] children and [`ThrongProp`] entities
 //!   follow their anchor, and those with a [`ThrongPropBit`] are shown or hidden by their
@@ -87,7 +89,7 @@ pub use appearance::{Appearance, ThrongAppearance, ThrongPropBit};
 pub use asset::{from_baked, ThrongAsset, ThrongAssetLoader, ThrongLoadError};
 pub use crowd::{
     PlaybackCommand, SkinPath, ThrongAnchor, ThrongCrowd, ThrongHandle, ThrongInstance,
-    ThrongPlayback, ThrongProp,
+    ThrongPlayback, ThrongProp, Uploaded,
 };
 pub use graph::{GraphSource, ParamValue, ThrongParams};
 pub use messages::{ThrongEvent, ThrongFinished, ThrongStateEvent};
@@ -141,7 +143,13 @@ impl Plugin for ThrongPlugin {
             .add_message::<ThrongFinished>()
             .add_message::<ThrongStateEvent>()
             .init_resource::<crowd::InstanceIndex>()
-            .add_systems(First, appearance::clear_appearance_changes)
+            .add_systems(
+                First,
+                (
+                    appearance::clear_appearance_changes,
+                    crowd::clear_record_changes,
+                ),
+            )
             .configure_sets(PostUpdate, ThrongSystems.after(TransformSystems::Propagate))
             .add_systems(
                 PostUpdate,

@@ -690,6 +690,99 @@ fn each_skinning_choice_and_lod_draws_throng_renders_picture() {
     );
 }
 
+/// A GPU-timed crowd sends the GPU only the records its runtime rewrote (issue 51: the change
+/// list reaches the render world and is scattered into the record buffer), and what it draws
+/// is still throng-render's picture of the same scene: the example (16 foxes, 40 frames of
+/// 0.1 s, `--timing gpu`, `--change-share 0.125`: two foxes crossfade every frame) dumps the
+/// main world's GPU-timed records and clock of its screenshot's frame; throng-render draws them
+/// (`Playback::Gpu`) with the normals debug view. At most 1 % of the pixels may differ by more
+/// than 8/255, the tolerance of the CPU-timed cases above; a record the scatter missed would
+/// show its fox in another pose. The uploads per frame are less than all the records (the
+/// rewrites, 64 B each, not the crowd's 896 B).
+#[test]
+fn a_gpu_timed_crowd_scatters_its_rewrites_and_draws_throng_renders_picture() {
+    if !have("xvfb-run") {
+        return;
+    }
+    if throng_testdata::asset("Fox.glb").is_none() {
+        return;
+    }
+    let Some(gpu) = throng_render::device::test_gpu() else {
+        return;
+    };
+    let mut r = throng_render::Renderer::with_gpu(gpu);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_gpu_timed");
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let json = dir.join("scene.json");
+    let json_arg = json.to_string_lossy().to_string();
+    let extra = [
+        "--timing",
+        "gpu",
+        "--change-share",
+        "0.125",
+        "--no-msaa",
+        "--debug",
+        "normals",
+        "--dump-scene",
+        json_arg.as_str(),
+    ];
+    let bevy = shoot_with("throng", "palette", &extra, &dir.join("bevy.png"));
+    let line = (bevy.stdout.lines())
+        .find(|l| l.contains("uploaded per frame"))
+        .unwrap_or_else(|| panic!("no upload figures in:\n{}", bevy.stdout));
+    let number = |after: &str| -> f64 {
+        let rest = &line[line.find(after).expect("the field") + after.len()..];
+        let word = rest.split_whitespace().next().unwrap_or("");
+        word.parse().unwrap_or(f64::NAN)
+    };
+    let (records, share) = (number("records "), number("B ("));
+    assert!(
+        records > 0.0 && share < 50.0,
+        "GPU-timed uploads are the rewrites, not every record: {line}"
+    );
+    let scene: scene_dump::SceneDump =
+        serde_json::from_slice(&std::fs::read(&json).expect("the dumped scene"))
+            .expect("the dumped scene parses");
+    let clock = scene.clock.expect("a GPU-timed dump has the clock");
+    let transforms: Vec<throng_contract::InstanceTransform> =
+        bytemuck::pod_collect_to_vec(&scene.transforms);
+    let gpu_records: Vec<throng_contract::GpuInstanceRecord> =
+        bytemuck::pod_collect_to_vec(&scene.records);
+    assert_eq!(transforms.len(), gpu_records.len(), "dumped instances");
+    let asset = fox_as_the_example_bakes_it(throng_asset::Encoding::default(), false, &[]);
+    let g = r.upload(&asset).expect("upload to throng-render");
+    let opts = render_options(
+        &scene,
+        throng_render::SkinPath::Palette,
+        throng_contract::Skinning::Linear,
+    );
+    let playback = throng_render::Playback::Gpu {
+        records: &gpu_records,
+        clock,
+    };
+    let render = r
+        .render_playback(&g, &transforms, playback, &opts)
+        .expect("throng-render draws the dumped scene");
+    render
+        .save(dir.join("throng-render.png"))
+        .expect("write png");
+    let (w, h) = render.dimensions();
+    let covered = render.pixels().filter(|p| !clear(&p.0)).count();
+    let share = differing_share(&bevy.image, &render);
+    eprintln!(
+        "GPU-timed, scattered: {line}; Bevy's and throng-render's normals differ by more than 8 levels in {share:.4} of the pixels ({} px; foxes cover {covered})",
+        common::differing(&bevy.image, &render, 8)
+    );
+    assert!(
+        covered > (w * h) as usize / 100,
+        "too few fox pixels ({covered})"
+    );
+    assert!(
+        share <= 0.01,
+        "Bevy's and throng-render's GPU-timed pictures differ in {share:.4} of the pixels"
+    );
+}
+
 /// A crowd asking for the VAT path whose asset has no VATs (`--asset` a file baked without
 /// `--vat`) is drawn on the palette path: the plugin warns, naming the file loaded, and the picture
 /// is the palette path's of the same file (0 pixels differ by more than 8 levels).

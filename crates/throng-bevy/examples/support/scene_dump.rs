@@ -6,7 +6,8 @@
 //! JSON; units: file units, radians, pixels. Transforms, records and appearances are throng's
 //! GPU layouts as words
 //! (`throng_contract::InstanceTransform`, 12 f32 each; CPU-timed
-//! `throng_contract::InstanceRecord`, 16 u32 each), in the runtime's dense order.
+//! `throng_contract::InstanceRecord`, 16 u32 each, GPU-timed `throng_contract::GpuInstanceRecord`,
+//! 14 u32 each, with the clock), in the runtime's dense order.
 
 #![allow(dead_code)]
 
@@ -26,8 +27,12 @@ pub struct SceneDump {
     pub near: f32,
     /// Instance transforms, `InstanceTransform` words.
     pub transforms: Vec<f32>,
-    /// CPU-timed records, `InstanceRecord` words.
+    /// Records: CPU-timed `InstanceRecord` words, GPU-timed (`clock` given)
+    /// `GpuInstanceRecord` words.
     pub records: Vec<u32>,
+    /// GPU-timed: the clock the records are read at (low 32 bits of the runtime's ticks).
+    #[serde(default)]
+    pub clock: Option<u32>,
     /// The clear colour, linear RGBA (throng-render's `RenderOptions::background`).
     pub background: [f32; 4],
     /// Whether the crowd was culled per instance and drawn at LODs (`ThrongCull::per_instance`),

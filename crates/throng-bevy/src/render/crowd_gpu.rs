@@ -1,6 +1,8 @@
 //! A crowd's per-instance buffers in the render world, and the extract system that writes the
 //! main world's transforms and records straight into them.
 
+use std::sync::atomic::Ordering;
+
 use bevy::asset::AssetId;
 use bevy::camera::visibility::RenderLayers;
 use bevy::core_pipeline::prepass::MotionVectorPrepass;
@@ -15,7 +17,7 @@ use bevy::render::renderer::{RenderDevice, RenderQueue};
 use bevy::render::sync_world::RenderEntity;
 use bevy::render::Extract;
 use throng_contract::names::Timing;
-use throng_contract::{InstanceTransform, Records};
+use throng_contract::{GpuRecordWrite, InstanceTransform, Records};
 use throng_runtime::PlaybackControl;
 
 use super::gpu_asset::GpuThrongAsset;
@@ -73,6 +75,12 @@ pub struct CrowdGpu {
     pub(crate) bind_groups_valid: bool,
     pub(crate) transforms_gen: u64,
     pub(crate) records_gen: u64,
+    /// Instances the record buffer held at its last full write (`u64::MAX`: none yet): a
+    /// GPU-timed crowd of the same count scatters only its rewritten records.
+    pub(crate) records_len: u64,
+    /// GPU-timed: the frame's rewritten records as the runtime lists them (64 B each), the
+    /// source of the copies that scatter them into `records`; grown as needed.
+    pub(crate) record_writes: Option<Buffer>,
     pub(crate) clock: u32,
     pub bounds: Option<(Vec3, Vec3)>,
     pub(crate) seen: bool,
@@ -125,6 +133,8 @@ impl CrowdGpu {
             bind_groups_valid: false,
             transforms_gen: u64::MAX,
             records_gen: u64::MAX,
+            records_len: u64::MAX,
+            record_writes: None,
             clock: 0,
             bounds: None,
             seen: true,
@@ -172,7 +182,8 @@ type ExtractedCrowd = (
 
 /// Copies the crowds' transforms and records straight from the main world's runtime into
 /// GPU buffers (`queue.write_buffer` stages them; no intermediate copy in the render world).
-/// Transforms only when they changed; records every frame CPU-timed, on a change GPU-timed.
+/// Transforms only when they changed; records every frame CPU-timed; GPU-timed only the
+/// records rewritten this frame ([`write_records`]), all of them after the count changed.
 pub(crate) fn extract_crowds(
     crowds: Extract<Query<ExtractedCrowd>>,
     motion_views: Extract<Query<(), With<MotionVectorPrepass>>>,
@@ -252,6 +263,7 @@ pub(crate) fn extract_crowds(
             g.bind_groups_valid = false;
             g.transforms_gen = u64::MAX;
             g.records_gen = u64::MAX;
+            g.records_len = u64::MAX;
         }
         if let Records::Gpu { clock, .. } = rt.records() {
             g.clock = clock;
@@ -288,21 +300,94 @@ pub(crate) fn extract_crowds(
             continue;
         };
         super::appearance::extract_appearances(g, crowd, &device, &queue);
-        if g.instances == 0 {
-            continue;
+        let (mut transform_bytes, mut record_bytes) = (0, 0);
+        if g.instances > 0 {
+            if let (Some(tb), true) = (&g.transforms, g.transforms_gen != crowd.transforms_gen) {
+                let bytes: &[u8] = bytemuck::cast_slice(rt.transforms());
+                queue.write_buffer(tb, 0, bytes);
+                transform_bytes = bytes.len() as u64;
+                g.transforms_gen = crowd.transforms_gen;
+            }
+            if let (Some(prev), true) = (&g.prev_transforms, g.prev_fresh) {
+                queue.write_buffer(prev, 0, bytemuck::cast_slice(rt.transforms()));
+                g.prev_fresh = false;
+            }
+            if g.records_gen != crowd.records_gen {
+                let writes = rt.record_changes().writes;
+                record_bytes = write_records(g, crowd.record_bytes(), writes, &device, &queue);
+                g.records_gen = crowd.records_gen;
+            }
         }
-        if let (Some(tb), true) = (&g.transforms, g.transforms_gen != crowd.transforms_gen) {
-            queue.write_buffer(tb, 0, bytemuck::cast_slice(rt.transforms()));
-            g.transforms_gen = crowd.transforms_gen;
-        }
-        if let (Some(prev), true) = (&g.prev_transforms, g.prev_fresh) {
-            queue.write_buffer(prev, 0, bytemuck::cast_slice(rt.transforms()));
-            g.prev_fresh = false;
-        }
-        if let (Some(rb), true) = (&g.records, g.records_gen != crowd.records_gen) {
-            queue.write_buffer(rb, 0, crowd.record_bytes());
-            g.records_gen = crowd.records_gen;
-        }
+        crowd
+            .uploaded
+            .records
+            .store(record_bytes, Ordering::Relaxed);
+        crowd
+            .uploaded
+            .transforms
+            .store(transform_bytes, Ordering::Relaxed);
     }
     gpus.0.retain(|_, g| g.seen);
+}
+
+/// Writes a crowd's records into its record buffer; the bytes sent. `all` is every record in
+/// dense order; `writes` the GPU-timed runtime's rewrites since the last frame (`None`
+/// CPU-timed). While the crowd keeps its count, the rewrites alone are sent — one
+/// `write_buffer` of the list as the runtime keeps it, then a buffer-to-buffer copy per record
+/// into its dense slot (`GpuRecordWrite::index`), in list order so that a later rewrite of the
+/// same instance wins, as throng-render's scatter pass does. Past a quarter of the crowd, or
+/// after the count changed (a despawn moves records), every record is written.
+fn write_records(
+    g: &mut CrowdGpu,
+    all: &[u8],
+    writes: Option<&[GpuRecordWrite]>,
+    device: &RenderDevice,
+    queue: &RenderQueue,
+) -> u64 {
+    let Some(records) = g.records.as_ref() else {
+        return 0;
+    };
+    let n = g.instances as u64;
+    let scatter = writes.filter(|w| g.records_len == n && (w.len() as u64) * 4 <= n);
+    let Some(writes) = scatter else {
+        queue.write_buffer(records, 0, all);
+        g.records_len = n;
+        return all.len() as u64;
+    };
+    if writes.is_empty() {
+        return 0;
+    }
+    let list: &[u8] = bytemuck::cast_slice(writes);
+    let size = list.len() as u64;
+    if g.record_writes.as_ref().is_none_or(|b| b.size() < size) {
+        g.record_writes = Some(device.create_buffer(&BufferDescriptor {
+            label: Some("throng record writes"),
+            size: size.next_power_of_two().max(4096),
+            usage: BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        }));
+    }
+    let Some(list_buffer) = g.record_writes.as_ref() else {
+        return 0;
+    };
+    // the list lands before the copies: queue writes precede the next submission
+    queue.write_buffer(list_buffer, 0, list);
+    let mut copies = device.create_command_encoder(&CommandEncoderDescriptor {
+        label: Some("throng record scatter"),
+    });
+    let stride = std::mem::size_of::<GpuRecordWrite>() as u64;
+    for (k, w) in writes.iter().enumerate() {
+        if (w.index as u64) < n {
+            let to = w.index as u64 * g.record_bytes;
+            copies.copy_buffer_to_buffer(
+                list_buffer,
+                k as u64 * stride,
+                records,
+                to,
+                g.record_bytes,
+            );
+        }
+    }
+    queue.submit([copies.finish()]);
+    size
 }
