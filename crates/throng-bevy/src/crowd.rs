@@ -729,6 +729,41 @@ pub(crate) fn follow_root_motion(
     }
 }
 
+/// What an anchor or prop entity holds (a sword under a hand): its descendants' global
+/// transforms, composed from its own as Bevy's propagation would, in the same frame. Bevy's
+/// propagation ran before the plugin moved the followers, so without this their subtrees
+/// would show last frame's pose.
+type Held<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static Transform,
+        &'static mut GlobalTransform,
+        Option<&'static Children>,
+    ),
+    (
+        Without<ThrongAnchor>,
+        Without<ThrongProp>,
+        Without<ThrongInstance>,
+    ),
+>;
+
+/// Propagates `global` (a follower's new world transform) to every descendant of `children`
+/// (an explicit stack: hierarchies are data, not recursion depth).
+fn propagate_held(global: GlobalTransform, children: &Children, held: &mut Held) {
+    let mut stack: Vec<(GlobalTransform, Entity)> = children.iter().map(|c| (global, c)).collect();
+    while let Some((parent, e)) = stack.pop() {
+        let Ok((local, mut g, kids)) = held.get_mut(e) else {
+            continue;
+        };
+        let world = parent.mul_transform(*local);
+        *g = world;
+        if let Some(kids) = kids {
+            stack.extend(kids.iter().map(|c| (world, c)));
+        }
+    }
+}
+
 /// The world transform of `anchor` on `instance` of `crowd`, as Bevy's matrix; `None` before
 /// the crowd has loaded, for an asset without that anchor or a handle that is not live.
 fn anchor_world(
@@ -744,12 +779,18 @@ fn anchor_world(
         .map(|m| bevy_mat4(&m))
 }
 
-/// Places every [`ThrongProp`] at its anchor.
+/// Places every [`ThrongProp`] at its anchor (and what it holds, the same frame).
 pub(crate) fn follow_props(
-    mut props: Query<(&ThrongProp, &mut Transform, &mut GlobalTransform)>,
+    mut props: Query<(
+        &ThrongProp,
+        &mut Transform,
+        &mut GlobalTransform,
+        Option<&Children>,
+    )>,
     crowds: Query<&ThrongCrowd>,
+    mut held: Held,
 ) {
-    for (prop, mut local, mut global) in &mut props {
+    for (prop, mut local, mut global, children) in &mut props {
         let Ok(crowd) = crowds.get(prop.crowd) else {
             continue;
         };
@@ -758,22 +799,31 @@ pub(crate) fn follow_props(
         };
         *local = Transform::from_matrix(world);
         *global = GlobalTransform::from(Affine3A::from_mat4(world));
+        if let Some(children) = children {
+            propagate_held(*global, children, &mut held);
+        }
     }
 }
 
 /// Writes the transform of every [`ThrongAnchor`] child from its parent instance's pose
-/// (and its `GlobalTransform` at once, so the follower does not lag a frame).
+/// (and its `GlobalTransform` at once, and its descendants', so the follower and what it
+/// holds do not lag a frame).
 pub(crate) fn follow_anchors(
     mut anchors: Query<(
         &ThrongAnchor,
         &ChildOf,
         &mut Transform,
         &mut GlobalTransform,
+        Option<&Children>,
     )>,
-    parents: Query<(&ThrongInstance, &ThrongHandle, &GlobalTransform), Without<ThrongAnchor>>,
+    parents: Query<
+        (&ThrongInstance, &ThrongHandle, &GlobalTransform),
+        (Without<ThrongAnchor>, Without<ThrongProp>),
+    >,
     crowds: Query<&ThrongCrowd>,
+    mut held: Held,
 ) {
-    for (anchor, child_of, mut local, mut global) in &mut anchors {
+    for (anchor, child_of, mut local, mut global, children) in &mut anchors {
         let Ok((inst, h, parent_g)) = parents.get(child_of.parent()) else {
             continue;
         };
@@ -786,5 +836,8 @@ pub(crate) fn follow_anchors(
         let parent = parent_g.to_matrix();
         *local = Transform::from_matrix(parent.inverse() * world);
         *global = GlobalTransform::from(Affine3A::from_mat4(world));
+        if let Some(children) = children {
+            propagate_held(*global, children, &mut held);
+        }
     }
 }

@@ -402,6 +402,9 @@ fn an_anchor_child_follows_its_anchor() {
             ChildOf(fox),
         ))
         .id();
+    // a sword held 0.2 units along the hand's x axis: where the hand is, the same frame
+    let grip = Transform::from_xyz(0.2, 0.0, 0.0);
+    let sword = app.world_mut().spawn((grip, ChildOf(hand))).id();
     let mut positions = Vec::new();
     for _ in 0..10 {
         app.update();
@@ -422,6 +425,15 @@ fn an_anchor_child_follows_its_anchor() {
         let got = got.to_matrix().to_cols_array();
         for (a, b) in got.iter().zip(want.to_cols_array()) {
             assert!((a - b).abs() < 1e-4, "{got:?} vs {want:?}");
+        }
+        let held = app.world().get::<GlobalTransform>(sword).expect("global");
+        let want_held = want * glam::Mat4::from_translation(glam::Vec3::new(0.2, 0.0, 0.0));
+        let held = held.to_matrix().to_cols_array();
+        for (a, b) in held.iter().zip(want_held.to_cols_array()) {
+            assert!(
+                (a - b).abs() < 1e-4,
+                "held: {held:?} vs {want_held:?} (a frame late?)"
+            );
         }
         positions.push(got[12..15].to_vec());
     }
@@ -614,6 +626,15 @@ fn a_prop_entity_follows_an_anchor_of_a_batch_instance() {
         .as_ref()
         .and_then(|a| a.anchors.iter().position(|x| x.name == ANCHOR))
         .expect("anchor baked");
+    // what the prop holds (a grandchild too), 0.3 units up the prop's y axis, then 0.1 along x
+    let held = app
+        .world_mut()
+        .spawn((Transform::from_xyz(0.0, 0.3, 0.0), ChildOf(prop)))
+        .id();
+    let tip = app
+        .world_mut()
+        .spawn((Transform::from_xyz(0.1, 0.0, 0.0), ChildOf(held)))
+        .id();
     let info = &baked.clips[clip];
     let mut seen = Vec::new();
     for frame in 1..=12 {
@@ -637,6 +658,17 @@ fn a_prop_entity_follows_an_anchor_of_a_batch_instance() {
         let got = got.to_matrix().to_cols_array();
         for (a, b) in got.iter().zip(want) {
             assert!((a - b).abs() <= 1e-5, "frame {frame}: {got:?} vs {want:?}");
+        }
+        // its subtree, this frame (Bevy's propagation ran before the plugin moved the prop)
+        let want_tip =
+            placed * model * glam::Mat4::from_translation(glam::Vec3::new(0.1, 0.3, 0.0));
+        let got_tip = app.world().get::<GlobalTransform>(tip).expect("global");
+        let got_tip = got_tip.to_matrix().to_cols_array();
+        for (a, b) in got_tip.iter().zip(want_tip.to_cols_array()) {
+            assert!(
+                (a - b).abs() <= 1e-4,
+                "frame {frame}: the held tip {got_tip:?} vs {want_tip:?} (a frame late?)"
+            );
         }
         seen.push(got[12..15].to_vec());
     }
