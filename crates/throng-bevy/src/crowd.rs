@@ -599,7 +599,12 @@ pub(crate) fn advance_crowds(
         let Some(rt) = crowd.runtime.as_mut() else {
             continue;
         };
-        rt.update(dt);
+        // CPU-timed, a graph crowd's records are the graph's: the runtime keeps only time
+        let graph_writes = crowd.graph.as_ref().is_some_and(|g| g.crowd.is_some());
+        match rt.cpu_mut().filter(|_| graph_writes) {
+            Some(cpu) => cpu.advance_clock(dt),
+            None => rt.update(dt),
+        }
         // GPU-timed, the graph's commands are part of this frame's record changes
         if let (Some(g), Some(rt), Some(baked)) = (
             crowd.graph.as_mut(),

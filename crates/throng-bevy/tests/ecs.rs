@@ -768,6 +768,14 @@ fn a_graph_crowd_plays_what_its_parameters_say() {
     assert_eq!(sat[0].entity, Some(foxes[3]));
     assert_eq!(sat[0].state, "sit");
     assert!(sat[0].enter);
+    // the graph writes the records; the runtime only keeps time (its update is skipped),
+    // to its tick (2^-20 s)
+    let rt = crowd_of(&app, crowd).runtime().expect("runtime");
+    assert!(
+        (rt.time() - 40.0 * DT).abs() < 1e-5,
+        "the runtime's clock stood at {} s",
+        rt.time()
+    );
     // an unknown parameter is logged and skipped, not a panic
     let mut params = ThrongParams::default();
     params.set_float("sped", 1.0);

@@ -624,6 +624,17 @@ impl CpuRuntime {
         self.step(dt, None);
     }
 
+    /// Advances only the clock by `dt` seconds (negative/non-finite = 0), for a crowd whose
+    /// records another stepper writes (an animation graph's `GraphCrowd`): the instances'
+    /// own layers do not advance, no record is rewritten and no event fires, so such a crowd
+    /// does not pay for the runtime's update as well as its own.
+    pub fn advance_clock(&mut self, dt: f64) {
+        let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
+        self.clock.advance(dt);
+        self.events.clear();
+        self.finished.clear();
+    }
+
     /// As [`Self::update`], but writes the records into `out` (one per instance, in dense
     /// order) instead of the runtime's own array: e.g. straight into an upload's staging
     /// memory (throng-render's `CrowdUpload::update_cpu_timed_in_place`), so the 64 B per
