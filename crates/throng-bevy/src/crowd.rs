@@ -821,10 +821,7 @@ pub(crate) fn follow_anchors(
         &mut GlobalTransform,
         Option<&Children>,
     )>,
-    parents: Query<
-        (&ThrongInstance, &ThrongHandle, &GlobalTransform),
-        (Without<ThrongAnchor>, Without<ThrongProp>),
-    >,
+    parents: Query<(&ThrongInstance, &ThrongHandle, &GlobalTransform), Without<ThrongAnchor>>,
     crowds: Query<&ThrongCrowd>,
     mut held: Held,
 ) {
