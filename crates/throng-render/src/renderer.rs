@@ -58,6 +58,8 @@ pub struct Renderer {
     /// What the device lacks for the full mode (None: it has everything); with Some, every
     /// frame draws in the downlevel mode (docs/downlevel.md).
     device_downlevel: Option<&'static str>,
+    /// The downlevel mode's instance and appearance textures, kept across frames.
+    downlevel_textures: crate::data_texture::DataTextures,
 }
 
 /// Where each crowd's indirect arguments are copied for the statistics.
@@ -91,6 +93,7 @@ impl Renderer {
             palette: PalettePass::default(),
             multi_draw,
             prev_view_proj: None,
+            downlevel_textures: Default::default(),
             gpu,
         }
     }
@@ -161,7 +164,9 @@ impl Renderer {
     /// Records a frame of `crowds` into `encoder`: culling, the shadow pass and the main pass
     /// into `color` (a view of a `format` texture of `width` × `height`; the depth target is the
     /// renderer's). For applications with their own device, window and encoder; submit the
-    /// encoder afterwards. The returned statistics hold the draw calls only (no readback).
+    /// encoder afterwards, before the next frame is encoded (the renderer keeps some of a
+    /// frame's data, e.g. the downlevel mode's data textures, for the next one to rewrite).
+    /// The returned statistics hold the draw calls only (no readback).
     #[allow(clippy::too_many_arguments)]
     pub fn encode_frame(
         &mut self,
@@ -414,7 +419,7 @@ impl Renderer {
     ) -> Result<Vec<CrowdDraw<'a>>, RenderError> {
         let device = &self.gpu.device;
         let mut out = Vec::with_capacity(crowds.len());
-        for c in crowds {
+        for (slot, c) in crowds.iter().enumerate() {
             if c.transforms.len() != c.playback.len() {
                 return Err(RenderError::BadInput {
                     what: "instance records (one per transform)",
@@ -427,7 +432,13 @@ impl Renderer {
             if let Some(s) = k.1 {
                 self.draws.prepare(device, &self.layouts, s)?;
             }
-            let run = crate::passes::downlevel::run(device, &self.gpu.queue, c, setup, opts)?;
+            let run = crate::passes::downlevel::run(
+                (device, &self.gpu.queue),
+                &mut self.downlevel_textures,
+                slot,
+                c,
+                (setup, opts),
+            )?;
             out.push(self.draws.crowd(
                 &self.gpu,
                 &self.layouts,

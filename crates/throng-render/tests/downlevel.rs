@@ -146,3 +146,100 @@ fn the_palette_path_in_the_downlevel_mode_names_compute_shaders() {
         Ok(_) => panic!("the palette path drew in the downlevel mode"),
     }
 }
+
+/// The downlevel mode keeps its instance and appearance textures across frames (issue 51: a
+/// texture made per crowd and frame is what WebGL2 pays for): one renderer drawing a crowd of
+/// 40, then 400 (its textures outgrow their room), then 40 again, then two crowds (a second
+/// slot), every frame with per-instance tints, draws each frame exactly as a fresh renderer
+/// draws it alone (0 pixels differ): rows a smaller frame leaves from a larger one are never
+/// read.
+#[test]
+fn kept_textures_draw_each_frame_as_fresh_ones_do() {
+    let Some(mut kept) = renderer() else { return };
+    let asset = fox();
+    let g = kept.upload(&asset).expect("upload");
+    let bounds = asset.pose_bounds();
+    let spacing = throng_runtime::crowd::spacing(&bounds);
+    let crowd_of = |n: u32, seed: u64| {
+        let transforms = layout(n, Layout::Random, spacing, seed);
+        let ids: Vec<u32> = (0..n).collect();
+        let durations: Vec<f64> = asset.clips.iter().map(|c| c.duration).collect();
+        let mix = ClipMix {
+            clip: None,
+            mix: true,
+            stagger: 0.0,
+            random_phase: true,
+            seed,
+        };
+        let assignments = assign(&mix, &ids, &durations);
+        let rt = new_runtime(
+            Timing::Cpu,
+            &asset.clips,
+            &assignments,
+            &transforms,
+            0.5,
+            None,
+        )
+        .expect("crowd");
+        let records = rt.records().cpu().expect("CPU-timed").to_vec();
+        let looks: Vec<throng_contract::Appearance> = (0..n)
+            .map(|i| throng_contract::Appearance {
+                tint: [80 + (i % 5) as u8 * 40, 160, 255 - (i % 3) as u8 * 50, 255],
+                ..throng_contract::Appearance::DEFAULT
+            })
+            .collect();
+        (transforms, records, looks)
+    };
+    let opts = RenderOptions {
+        width: 160,
+        height: 120,
+        path: SkinPath::Texture,
+        downlevel: true,
+        // above and beside the field, every crowd in view
+        camera: Some(Camera::looking_at(
+            Vec3::new(0.0, 14.0 * spacing, 22.0 * spacing),
+            Vec3::ZERO,
+            0.9,
+        )),
+        ..Default::default()
+    };
+    let frames = [
+        vec![(40, 1)],
+        vec![(400, 2)],
+        vec![(40, 3)],
+        vec![(40, 4), (120, 5)],
+    ];
+    for (f, crowds) in frames.iter().enumerate() {
+        let data: Vec<_> = crowds.iter().map(|&(n, seed)| crowd_of(n, seed)).collect();
+        let scene: Vec<Crowd> = (data.iter())
+            .map(|(t, r, a)| {
+                let mut c = Crowd::new(&g, t, Playback::Cpu(r));
+                c.appearance = throng_render::CrowdAppearance::Slice(a);
+                c
+            })
+            .collect();
+        let got = kept.render_scene(&scene, &opts).expect("kept").image;
+        let Some(mut fresh) = renderer() else { return };
+        let g2 = fresh.upload(&asset).expect("upload");
+        let scene2: Vec<Crowd> = (data.iter())
+            .map(|(t, r, a)| {
+                let mut c = Crowd::new(&g2, t, Playback::Cpu(r));
+                c.appearance = throng_render::CrowdAppearance::Slice(a);
+                c
+            })
+            .collect();
+        let want = fresh.render_scene(&scene2, &opts).expect("fresh").image;
+        let differ = (got.pixels().zip(want.pixels()))
+            .filter(|(a, b)| a != b)
+            .count();
+        assert_eq!(
+            differ, 0,
+            "frame {f}: {differ} pixels differ from a fresh renderer's"
+        );
+        let empty = got.pixels().filter(|p| *p == got.get_pixel(0, 0)).count();
+        assert!(
+            empty < got.pixels().count(),
+            "frame {f}: the picture is empty"
+        );
+    }
+}

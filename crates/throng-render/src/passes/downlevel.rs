@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use throng_contract::{InstanceRecord, Timing};
 
 use crate::crowd::{Crowd, Playback};
-use crate::data_texture::data_texture;
+use crate::data_texture::DataTextures;
 use crate::downlevel::{instance_texels, INSTANCE_TEXELS};
 use crate::error::RenderError;
 use crate::frame::{FrameSetup, FrameStats};
@@ -92,13 +92,15 @@ pub(crate) fn lists<'a>(
     Ok((layers, ids, lods, culled))
 }
 
-/// Culls one crowd on the CPU (with `opts.cull`) and uploads its lists' instances.
+/// Culls one crowd on the CPU (with `opts.cull`) and writes its lists' instances (and their
+/// appearances) into the textures of `slot`, the crowd's place in the frame (kept across
+/// frames: [`DataTextures`]).
 pub(crate) fn run(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
+    (device, queue): (&wgpu::Device, &wgpu::Queue),
+    textures: &mut DataTextures,
+    slot: usize,
     crowd: &Crowd,
-    setup: &FrameSetup,
-    opts: &RenderOptions,
+    (setup, opts): (&FrameSetup, &RenderOptions),
 ) -> Result<DownlevelRun, RenderError> {
     let (layers, ids, lods, culled) = lists(crowd, setup, opts)?;
     // Without culling both passes draw every instance: one copy serves both.
@@ -129,9 +131,25 @@ pub(crate) fn run(
             slots += list.len() as u32;
         }
     }
-    let (_, view) = data_texture(device, queue, "instance texture", &texels, INSTANCE_TEXELS)?;
-    let appearance =
-        with_looks.then(|| crate::appearance::appearance_texture(device, queue, &looks).1);
+    let view = textures.write(
+        2 * slot,
+        device,
+        queue,
+        ("instance texture", INSTANCE_TEXELS),
+        &texels,
+    )?;
+    // appearances: one texel an instance, read at (i mod width, i div width) as the full
+    // mode's appearance texture is
+    let appearance = match with_looks {
+        true => Some(textures.write(
+            2 * slot + 1,
+            device,
+            queue,
+            ("appearance texture", 1),
+            bytemuck::cast_slice(&looks),
+        )?),
+        false => None,
+    };
     Ok(DownlevelRun {
         view,
         lists,
