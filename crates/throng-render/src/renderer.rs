@@ -21,7 +21,7 @@ use crate::options::{RenderOptions, COLOR_FORMAT};
 use crate::passes::cull::{
     palette_state_base, visible_bytes, CullInputs, CullLists, CullPass, OcclusionInputs,
 };
-use crate::passes::draw::{CrowdDraw, SkinnedDraws};
+use crate::passes::draw::{CrowdDraw, Route, SkinnedDraws};
 use crate::passes::main::{GroundDraw, MainPass, MainPhase};
 use crate::passes::occlusion::{OcclusionPass, PyramidFrame};
 use crate::passes::palette::PalettePass;
@@ -394,8 +394,11 @@ impl Renderer {
                 &self.gpu,
                 &self.layouts,
                 *c,
-                Some(buffers),
-                (cull, palette, None),
+                Route::Full {
+                    buffers,
+                    cull,
+                    palette,
+                },
                 k,
                 setup,
                 shadow_map,
@@ -443,8 +446,7 @@ impl Renderer {
                 &self.gpu,
                 &self.layouts,
                 *c,
-                None,
-                (None, None, Some(run)),
+                Route::Downlevel(run),
                 k,
                 setup,
                 shadow_map,
@@ -498,12 +500,12 @@ impl Renderer {
         let device = &self.gpu.device;
         let mut stats = FrameStats::default();
         for cd in &frames {
-            if let Some(run) = &cd.cull {
+            if let Some(run) = cd.cull() {
                 stats.dispatches += self.cull.encode(run, enc);
             }
         }
         // The palette path: after culling, before any pass draws.
-        let palettes: Vec<_> = frames.iter().filter_map(|cd| cd.palette.as_ref()).collect();
+        let palettes: Vec<_> = frames.iter().filter_map(|cd| cd.palette()).collect();
         stats.palette_live = palettes.iter().map(|p| p.live_count() as u64).sum();
         if !palettes.is_empty() {
             let d = self
@@ -557,7 +559,7 @@ impl Renderer {
             Some(p) => {
                 stats.draws += main(enc, MainPhase::First);
                 stats.dispatches += self.occlusion.encode(p, enc);
-                for run in frames.iter().filter_map(|cd| cd.cull.as_ref()) {
+                for run in frames.iter().filter_map(|cd| cd.cull()) {
                     stats.dispatches += self.cull.encode_late(run, enc);
                 }
                 stats.draws += main(enc, MainPhase::Second);
@@ -568,7 +570,7 @@ impl Renderer {
         }
         self.prev_view_proj = motion.then_some(setup.view_proj);
         for cd in &frames {
-            if let Some(run) = &cd.downlevel {
+            if let Some(run) = cd.downlevel() {
                 run.add_counts(&mut stats, &lod_indices(cd.crowd.asset, run.lods));
             }
         }
@@ -601,16 +603,16 @@ impl Renderer {
         let mut layouts = Vec::new();
         let mut offset = 0u64;
         // Downlevel crowds count on the CPU (`record`).
-        for cd in frames.iter().filter(|cd| cd.downlevel.is_none()) {
+        for cd in frames.iter().filter(|cd| cd.downlevel().is_none()) {
             let prims = cd.crowd.asset.primitives.len().max(1) as u32;
             // The draws' entries and, on the palette path, the palette list's counter.
-            let bytes = cd.cull.as_ref().map_or(0, |r| {
+            let bytes = cd.cull().map_or(0, |r| {
                 (r.entries as u64 + r.palette.is_some() as u64) * arg_size
             });
             layouts.push(ArgsLayout {
                 offset,
-                culled: cd.cull.is_some(),
-                passes: cd.cull.as_ref().map_or(2, |r| r.passes),
+                culled: cd.cull().is_some(),
+                passes: cd.cull().map_or(2, |r| r.passes),
                 lods: cd.lods,
                 prims,
                 instances: cd.crowd.len() as u64,
@@ -622,7 +624,7 @@ impl Renderer {
                     .map(|p| p.index_count as u64)
                     .collect(),
                 shadows: cd.casts_shadows(),
-                palette: cd.palette.as_ref().map(|_| match &cd.cull {
+                palette: cd.palette().map(|_| match cd.cull() {
                     Some(run) => run
                         .palette
                         .map_or(PaletteCount::All, |_| PaletteCount::Listed(run.entries)),
@@ -636,9 +638,9 @@ impl Renderer {
             "throng draw arguments readback",
             offset.max(4),
         );
-        let full = frames.iter().filter(|cd| cd.downlevel.is_none());
+        let full = frames.iter().filter(|cd| cd.downlevel().is_none());
         for (cd, l) in full.zip(&layouts) {
-            if let Some(run) = &cd.cull {
+            if let Some(run) = cd.cull() {
                 let entries = run.entries as u64 + run.palette.is_some() as u64;
                 enc.copy_buffer_to_buffer(&run.args, 0, &buf, l.offset, entries * arg_size);
             }

@@ -59,14 +59,58 @@ pub(crate) struct SkinnedDraws {
     pub props: PropDraws,
 }
 
+/// How a crowd's instances reach its draws this frame: the full mode's buffers, with the GPU
+/// culling pass's lists and the palette pass where they run, or the downlevel mode's CPU lists
+/// and data textures — one or the other, never both.
+pub(crate) enum Route<'b> {
+    Full {
+        buffers: &'b CrowdBuffers,
+        cull: Option<CullRun>,
+        /// The palette path: the crowd's palette pass this frame.
+        palette: Option<crate::passes::palette::PaletteRun>,
+    },
+    Downlevel(crate::passes::downlevel::DownlevelRun),
+}
+
+/// What a [`CrowdDraw`] keeps of its [`Route`] (the buffers are the caller's).
+enum Routed {
+    Full {
+        cull: Option<CullRun>,
+        palette: Option<crate::passes::palette::PaletteRun>,
+    },
+    Downlevel(crate::passes::downlevel::DownlevelRun),
+}
+
+impl CrowdDraw<'_> {
+    /// The GPU culling pass's lists (full mode, culled).
+    pub fn cull(&self) -> Option<&CullRun> {
+        match &self.routed {
+            Routed::Full { cull, .. } => cull.as_ref(),
+            Routed::Downlevel(_) => None,
+        }
+    }
+
+    /// The crowd's palette pass (full mode, palette path).
+    pub fn palette(&self) -> Option<&crate::passes::palette::PaletteRun> {
+        match &self.routed {
+            Routed::Full { palette, .. } => palette.as_ref(),
+            Routed::Downlevel(_) => None,
+        }
+    }
+
+    /// The downlevel mode's lists and data textures.
+    pub fn downlevel(&self) -> Option<&crate::passes::downlevel::DownlevelRun> {
+        match &self.routed {
+            Routed::Full { .. } => None,
+            Routed::Downlevel(run) => Some(run),
+        }
+    }
+}
+
 /// Everything one crowd's draws need this frame.
 pub(crate) struct CrowdDraw<'a> {
     pub crowd: Crowd<'a>,
-    pub cull: Option<CullRun>,
-    /// The palette path: the crowd's palette pass this frame.
-    pub palette: Option<crate::passes::palette::PaletteRun>,
-    /// The downlevel mode: the CPU's lists and the instances they draw.
-    pub downlevel: Option<crate::passes::downlevel::DownlevelRun>,
+    routed: Routed,
     key: PipelineKey,
     shadow_key: Option<PipelineKey>,
     skin_group: wgpu::BindGroup,
@@ -285,20 +329,14 @@ impl SkinnedDraws {
         Ok(())
     }
 
-    /// Buffers and bind groups of one crowd for this frame (`palette`: its palette pass, on
-    /// the palette path).
+    /// Buffers and bind groups of one crowd for this frame, drawn by `route`.
     #[allow(clippy::too_many_arguments)]
     pub fn crowd<'a>(
         &self,
         gpu: &crate::Gpu,
         layouts: &DrawLayouts,
         crowd: Crowd<'a>,
-        buffers: Option<&CrowdBuffers>,
-        (cull, palette, downlevel): (
-            Option<CullRun>,
-            Option<crate::passes::palette::PaletteRun>,
-            Option<crate::passes::downlevel::DownlevelRun>,
-        ),
+        route: Route<'_>,
         keys: (PipelineKey, Option<PipelineKey>),
         setup: &FrameSetup,
         shadow_map: &wgpu::TextureView,
@@ -311,7 +349,19 @@ impl SkinnedDraws {
         let tp = self.pipelines.get(&key).ok_or(RenderError::Internal(
             "draw pipeline not built before the frame",
         ))?;
-        let mut entries = match (&downlevel, buffers) {
+        let (buffers, routed) = match route {
+            Route::Full {
+                buffers,
+                cull,
+                palette,
+            } => (Some(buffers), Routed::Full { cull, palette }),
+            Route::Downlevel(run) => (None, Routed::Downlevel(run)),
+        };
+        let (cull, palette, downlevel) = match &routed {
+            Routed::Full { cull, palette } => (cull.as_ref(), palette.as_ref(), None),
+            Routed::Downlevel(run) => (None, None, Some(run)),
+        };
+        let mut entries = match (downlevel, buffers) {
             (Some(run), _) => downlevel_entries(asset, run, !key.vat),
             (None, Some(buffers)) => buffers.skin_entries(asset, !key.vat && !key.palette),
             (None, None) => {
@@ -324,14 +374,14 @@ impl SkinnedDraws {
             binding: b::FRAME,
             resource: setup.frame.as_entire_binding(),
         });
-        if let Some(run) = &cull {
+        if let Some(run) = cull {
             entries.push(wgpu::BindGroupEntry {
                 binding: b::VISIBLE_IDS,
                 resource: run.visible.as_entire_binding(),
             });
         }
         if key.palette {
-            let run = palette.as_ref().ok_or(RenderError::Internal(
+            let run = palette.ok_or(RenderError::Internal(
                 "palette path drawn without its palette pass",
             ))?;
             entries.push(b::buffer_entry(b::PALETTE, &run.palette));
@@ -349,19 +399,19 @@ impl SkinnedDraws {
             entries: &entries,
         });
         let lods = asset.lod_count();
-        let params = match &downlevel {
+        let params = match downlevel {
             Some(run) => crate::passes::draw_params_at(device, run.lods, opts, |pass, lod| {
                 run.list(pass, lod).0
             }),
             None => draw_params_buffer(
                 device,
                 lods,
-                cull.as_ref().map_or(0, |c| c.segment),
+                cull.map_or(0, |c| c.segment),
                 opts,
                 cull.is_some() && multi_draw,
             ),
         };
-        let looks = crate::appearance::crowd_view(gpu, &crowd, downlevel.as_ref());
+        let looks = crate::appearance::crowd_view(gpu, &crowd, downlevel);
         let (draw_main, draw_shadow) =
             layouts.draw_groups(device, &params, shadow_map, looks.as_ref());
         let materials = asset
@@ -392,13 +442,12 @@ impl SkinnedDraws {
                 .crowd(device, layouts, &crowd, buffers, &setup.frame)?,
             None => Vec::new(),
         };
+        let lods = downlevel.map_or(lods, |r| r.lods);
         Ok(CrowdDraw {
             props,
             crowd,
-            cull,
-            palette,
-            lods: downlevel.as_ref().map_or(lods, |r| r.lods),
-            downlevel,
+            routed,
+            lods,
             key,
             shadow_key,
             skin_group,
@@ -420,7 +469,7 @@ impl SkinnedDraws {
         multi_draw: bool,
     ) -> u32 {
         let shadow = pass_index == 1;
-        if pass_index == 2 && !cd.cull.as_ref().is_some_and(|c| c.occlusion) {
+        if pass_index == 2 && !cd.cull().is_some_and(|c| c.occlusion) {
             return 0;
         }
         let key = if shadow { cd.shadow_key } else { Some(cd.key) };
@@ -440,13 +489,13 @@ impl SkinnedDraws {
         };
         pass.set_pipeline(&tp.pipeline);
         pass.set_bind_group(b::group::SKIN, &cd.skin_group, &[]);
-        if let Some(run) = &cd.downlevel {
+        if let Some(run) = cd.downlevel() {
             return record_downlevel(pass, cd, run, group, pass_index);
         }
         let arg_size = std::mem::size_of::<DrawIndexedArgs>() as u64;
         // One draw per (primitive, LOD), or per primitive with a multi-draw over its LODs.
-        let multi = cd.cull.is_some() && multi_draw;
-        let lods = if cd.cull.is_some() && !multi {
+        let multi = cd.cull().is_some() && multi_draw;
+        let lods = if cd.cull().is_some() && !multi {
             cd.lods
         } else {
             1
@@ -469,7 +518,7 @@ impl SkinnedDraws {
                 pass.set_vertex_buffer(0, p.vertices.slice(..));
                 pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
                 let first_lod = (pass_index * prims + i as u32) * cd.lods;
-                match &cd.cull {
+                match cd.cull() {
                     Some(run) if multi => pass.multi_draw_indexed_indirect(
                         &run.args,
                         first_lod as u64 * arg_size,
