@@ -496,6 +496,27 @@ fn scene_instances(
     (transforms, records)
 }
 
+/// Bevy's and throng-render's normals pictures of one scene: the same size, foxes on more
+/// than 1 % of the pixels, at most 1 % of the pixels differing by more than 8/255.
+fn same_picture(label: &str, bevy: &RgbaImage, render: &RgbaImage) {
+    assert_eq!(bevy.dimensions(), render.dimensions(), "{label}");
+    let (w, h) = render.dimensions();
+    let covered = render.pixels().filter(|p| !clear(&p.0)).count();
+    let share = differing_share(bevy, render);
+    eprintln!(
+        "{label}: Bevy's and throng-render's normals differ by more than 8 levels in {share:.4} of the pixels ({} px; foxes cover {covered})",
+        common::differing(bevy, render, 8)
+    );
+    assert!(
+        covered > (w * h) as usize / 100,
+        "{label}: too few fox pixels ({covered})"
+    );
+    assert!(
+        share <= 0.01,
+        "{label}: Bevy's and throng-render's pictures differ in {share:.4} of the pixels"
+    );
+}
+
 /// Each of the plugin's skinning choices, and LOD meshes, draw throng-render's picture of the
 /// same scene, pixel for pixel. Both renderers draw the crowd's world-space normals as colour,
 /// unlit (`bevy_crowd --debug normals`: `ThrongDebugView::Normals`, the camera without
@@ -621,22 +642,7 @@ fn each_skinning_choice_and_lod_draws_throng_renders_picture() {
         render
             .save(dir.join(format!("{label}-throng-render.png")))
             .expect("write png");
-        assert_eq!(bevy.image.dimensions(), render.dimensions());
-        let (w, h) = render.dimensions();
-        let covered = render.pixels().filter(|p| !clear(&p.0)).count();
-        let share = differing_share(&bevy.image, &render);
-        eprintln!(
-            "{label}: Bevy's and throng-render's normals differ by more than 8 levels in {share:.4} of the pixels ({} px; foxes cover {covered})",
-            common::differing(&bevy.image, &render, 8)
-        );
-        assert!(
-            covered > (w * h) as usize / 100,
-            "{label}: too few fox pixels ({covered})"
-        );
-        assert!(
-            share <= 0.01,
-            "{label}: Bevy's and throng-render's pictures differ in {share:.4} of the pixels"
-        );
+        same_picture(label, &bevy.image, &render);
         if !lods.is_empty() {
             let crowd =
                 throng_render::Crowd::new(&g, &transforms, throng_render::Playback::Cpu(&records));
@@ -766,21 +772,8 @@ fn a_gpu_timed_crowd_scatters_its_rewrites_and_draws_throng_renders_picture() {
     render
         .save(dir.join("throng-render.png"))
         .expect("write png");
-    let (w, h) = render.dimensions();
-    let covered = render.pixels().filter(|p| !clear(&p.0)).count();
-    let share = differing_share(&bevy.image, &render);
-    eprintln!(
-        "GPU-timed, scattered: {line}; Bevy's and throng-render's normals differ by more than 8 levels in {share:.4} of the pixels ({} px; foxes cover {covered})",
-        common::differing(&bevy.image, &render, 8)
-    );
-    assert!(
-        covered > (w * h) as usize / 100,
-        "too few fox pixels ({covered})"
-    );
-    assert!(
-        share <= 0.01,
-        "Bevy's and throng-render's GPU-timed pictures differ in {share:.4} of the pixels"
-    );
+    eprintln!("GPU-timed, scattered: {line}");
+    same_picture("GPU-timed, scattered", &bevy.image, &render);
 }
 
 /// A crowd asking for the VAT path whose asset has no VATs (`--asset` a file baked without

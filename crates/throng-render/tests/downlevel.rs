@@ -211,24 +211,19 @@ fn kept_textures_draw_each_frame_as_fresh_ones_do() {
     ];
     for (f, crowds) in frames.iter().enumerate() {
         let data: Vec<_> = crowds.iter().map(|&(n, seed)| crowd_of(n, seed)).collect();
-        let scene: Vec<Crowd> = (data.iter())
-            .map(|(t, r, a)| {
-                let mut c = Crowd::new(&g, t, Playback::Cpu(r));
-                c.appearance = throng_render::CrowdAppearance::Slice(a);
-                c
-            })
-            .collect();
-        let got = kept.render_scene(&scene, &opts).expect("kept").image;
+        let scene = |g| -> Vec<Crowd> {
+            (data.iter())
+                .map(|(t, r, a)| {
+                    let mut c = Crowd::new(g, t, Playback::Cpu(r));
+                    c.appearance = throng_render::CrowdAppearance::Slice(a);
+                    c
+                })
+                .collect()
+        };
+        let got = kept.render_scene(&scene(&g), &opts).expect("kept").image;
         let Some(mut fresh) = renderer() else { return };
         let g2 = fresh.upload(&asset).expect("upload");
-        let scene2: Vec<Crowd> = (data.iter())
-            .map(|(t, r, a)| {
-                let mut c = Crowd::new(&g2, t, Playback::Cpu(r));
-                c.appearance = throng_render::CrowdAppearance::Slice(a);
-                c
-            })
-            .collect();
-        let want = fresh.render_scene(&scene2, &opts).expect("fresh").image;
+        let want = fresh.render_scene(&scene(&g2), &opts).expect("fresh").image;
         let differ = (got.pixels().zip(want.pixels()))
             .filter(|(a, b)| a != b)
             .count();
