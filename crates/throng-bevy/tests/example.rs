@@ -496,6 +496,19 @@ fn scene_instances(
     (transforms, records)
 }
 
+/// What a test drawing the example's scene again with throng-render needs: Xvfb, Fox.glb and
+/// an adapter (outside CI a missing one skips: `None`; under CI each fails), a renderer, and
+/// its output folder `name` in the test target dir.
+fn against_throng_render(name: &str) -> Option<(throng_render::Renderer, std::path::PathBuf)> {
+    if !have("xvfb-run") || throng_testdata::asset("Fox.glb").is_none() {
+        return None;
+    }
+    let gpu = throng_render::device::test_gpu()?;
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&dir).expect("output dir");
+    Some((throng_render::Renderer::with_gpu(gpu), dir))
+}
+
 /// Bevy's and throng-render's normals pictures of one scene: the same size, foxes on more
 /// than 1 % of the pixels, at most 1 % of the pixels differing by more than 8/255.
 fn same_picture(label: &str, bevy: &RgbaImage, render: &RgbaImage) {
@@ -545,18 +558,9 @@ fn same_picture(label: &str, bevy: &RgbaImage, render: &RgbaImage) {
 /// Four example runs and five throng-render frames: ~11 s in release on lavapipe.
 #[test]
 fn each_skinning_choice_and_lod_draws_throng_renders_picture() {
-    if !have("xvfb-run") {
-        return;
-    }
-    if throng_testdata::asset("Fox.glb").is_none() {
-        return;
-    }
-    let Some(gpu) = throng_render::device::test_gpu() else {
+    let Some((mut r, dir)) = against_throng_render("bevy_crowd_vs_render") else {
         return;
     };
-    let mut r = throng_render::Renderer::with_gpu(gpu);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_vs_render");
-    std::fs::create_dir_all(&dir).expect("output dir");
     use throng_asset::Encoding;
     use throng_contract::Skinning;
     use throng_render::SkinPath;
@@ -707,18 +711,9 @@ fn each_skinning_choice_and_lod_draws_throng_renders_picture() {
 /// rewrites, 64 B each, not the crowd's 896 B).
 #[test]
 fn a_gpu_timed_crowd_scatters_its_rewrites_and_draws_throng_renders_picture() {
-    if !have("xvfb-run") {
-        return;
-    }
-    if throng_testdata::asset("Fox.glb").is_none() {
-        return;
-    }
-    let Some(gpu) = throng_render::device::test_gpu() else {
+    let Some((mut r, dir)) = against_throng_render("bevy_crowd_gpu_timed") else {
         return;
     };
-    let mut r = throng_render::Renderer::with_gpu(gpu);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_gpu_timed");
-    std::fs::create_dir_all(&dir).expect("output dir");
     let json = dir.join("scene.json");
     let json_arg = json.to_string_lossy().to_string();
     let extra = [
