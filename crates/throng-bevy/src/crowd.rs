@@ -78,6 +78,10 @@ pub struct ThrongCrowd {
     pub(crate) transforms_gen: u64,
     /// Bumped whenever records change (every frame CPU-timed, on a change GPU-timed).
     pub(crate) records_gen: u64,
+    /// `records_gen` when the runtime was last handed out mutably ([`Self::runtime_mut`]):
+    /// what a caller changed there may have left the GPU-timed change list (cleared in
+    /// `First`), so the next extract writes every record.
+    pub(crate) records_unlisted: u64,
     bounds_gen: u64,
     /// Whether a clip of the asset carries extracted root motion (CPU-timed, the runtime then
     /// moves instances itself every frame).
@@ -122,6 +126,7 @@ impl ThrongCrowd {
             owners: HashMap::default(),
             transforms_gen: 0,
             records_gen: 0,
+            records_unlisted: 0,
             bounds_gen: u64::MAX,
             root_motion: false,
             bounds: None,
@@ -219,6 +224,7 @@ impl ThrongCrowd {
     pub fn runtime_mut(&mut self) -> Option<&mut Runtime> {
         self.transforms_gen += 1;
         self.records_gen += 1;
+        self.records_unlisted = self.records_gen;
         self.runtime.as_mut()
     }
 

@@ -36,10 +36,10 @@ enum Plan {
     },
 }
 
-/// The plan of the current state and its speed (the state's speed times its multiplier).
+/// The plan of the current state and its speed (`machine::state_speed`).
 fn plan(g: &Graph, m: &Machine, p: &[f32]) -> (Plan, f32) {
     let s = &g.states[m.cur as usize];
-    let speed = s.speed * s.speed_parameter.map_or(1.0, |k| p[k].max(0.0));
+    let speed = crate::machine::state_speed(s, p);
     let phase = m.cur_phase;
     if let Motion::Clip { clip, loop_mode } = &s.motion {
         let cycle = if *loop_mode == LoopMode::Loop {
@@ -165,22 +165,27 @@ impl GraphCrowd {
 /// Sends [`GraphCrowd::commands`] of every instance that changed in the last step to `rt`,
 /// instance i as `handles[i]`. Call it after both [`GraphCrowd::step`] and the runtime's
 /// `update` of the same `dt`, so that the runtime's clock is at the time the commands describe.
-/// Returns how many instances were told.
+/// Returns how many instances were told, or the first command the runtime refused (every
+/// other changed instance is still told).
 pub fn drive_gpu(
     crowd: &GraphCrowd,
     rt: &mut impl PlaybackControl,
     handles: &[Handle],
 ) -> Result<usize, RuntimeError> {
     let mut told = 0;
+    let mut first_error = None;
     for &i in crowd.changed() {
         let Some(&h) = handles.get(i as usize) else {
             continue;
         };
         let cmds = crowd.commands(i as usize);
+        // one instance's refused command leaves the others told (the first error is returned)
         for &c in cmds.as_slice() {
-            rt.command(h, c)?;
+            if let Err(e) = rt.command(h, c) {
+                first_error.get_or_insert(e);
+            }
         }
         told += usize::from(cmds.len > 0);
     }
-    Ok(told)
+    first_error.map_or(Ok(told), Err)
 }

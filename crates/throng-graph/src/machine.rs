@@ -144,13 +144,17 @@ pub(crate) fn cycle_seconds(s: &State, p: &[f32]) -> f64 {
     }
 }
 
+/// A state's speed factor at these parameters: its `speed` times its speed parameter
+/// (negative counts as 0), at most the runtime's [`throng_runtime::MAX_SPEED`] — the one speed
+/// limit, so a CPU-stepped graph plays what a GPU-timed runtime driven by it can be told.
+pub(crate) fn state_speed(s: &State, p: &[f32]) -> f32 {
+    let mult = s.speed_parameter.map_or(1.0, |k| p[k].max(0.0));
+    (s.speed * mult).min(throng_runtime::MAX_SPEED)
+}
+
 /// Normalised time per second of a state.
 fn rate(s: &State, p: &[f32]) -> f64 {
-    let mult = match s.speed_parameter {
-        Some(k) => p[k].max(0.0) as f64,
-        None => 1.0,
-    };
-    s.speed as f64 * mult / cycle_seconds(s, p)
+    state_speed(s, p) as f64 / cycle_seconds(s, p)
 }
 
 /// Normalised time of `state` as the instance shows it (`None`: not shown).

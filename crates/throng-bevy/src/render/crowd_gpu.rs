@@ -313,7 +313,10 @@ pub(crate) fn extract_crowds(
                 g.prev_fresh = false;
             }
             if g.records_gen != crowd.records_gen {
-                let writes = rt.record_changes().writes;
+                // changes made through `runtime_mut` since the last extract may not all be
+                // listed (a `First` system may have run before the list was cleared): all
+                let unlisted = g.records_gen == u64::MAX || crowd.records_unlisted > g.records_gen;
+                let writes = rt.record_changes().writes.filter(|_| !unlisted);
                 record_bytes = write_records(g, crowd.record_bytes(), writes, &device, &queue);
                 g.records_gen = crowd.records_gen;
             }
@@ -335,8 +338,10 @@ pub(crate) fn extract_crowds(
 /// CPU-timed). While the crowd keeps its count, the rewrites alone are sent — one
 /// `write_buffer` of the list as the runtime keeps it, then a buffer-to-buffer copy per record
 /// into its dense slot (`GpuRecordWrite::index`), in list order so that a later rewrite of the
-/// same instance wins, as throng-render's scatter pass does. Past a quarter of the crowd, or
-/// after the count changed (a despawn moves records), every record is written.
+/// same instance wins, as throng-render's scatter pass does. Past a quarter of the crowd,
+/// after the count changed (a despawn moves records), or with no list where records changed
+/// (`writes` `None`: CPU-timed, or changes made through `ThrongCrowd::runtime_mut`), every
+/// record is written.
 fn write_records(
     g: &mut CrowdGpu,
     all: &[u8],
@@ -348,15 +353,14 @@ fn write_records(
         return 0;
     };
     let n = g.instances as u64;
-    let scatter = writes.filter(|w| g.records_len == n && (w.len() as u64) * 4 <= n);
+    // a generation moved with nothing listed: something changed records off the list
+    let scatter =
+        writes.filter(|w| g.records_len == n && !w.is_empty() && (w.len() as u64) * 4 <= n);
     let Some(writes) = scatter else {
         queue.write_buffer(records, 0, all);
         g.records_len = n;
         return all.len() as u64;
     };
-    if writes.is_empty() {
-        return 0;
-    }
     let list: &[u8] = bytemuck::cast_slice(writes);
     let size = list.len() as u64;
     if g.record_writes.as_ref().is_none_or(|b| b.size() < size) {
