@@ -10,7 +10,7 @@ mod ops;
 
 use libfuzzer_sys::fuzz_target;
 use throng_asset::{ClipInfo, LoopMode};
-use throng_graph::{Graph, GraphCrowd, GraphFile, ParamKind};
+use throng_graph::{GraphBuilder, GraphCrowd, GraphFile, ParamKind};
 
 const GRAPH: &str = include_str!("../../crates/throng-graph/graphs/fox-locomotion.json");
 const MAX_INSTANCES: usize = 48;
@@ -28,11 +28,11 @@ fn fox_clips() -> Vec<ClipInfo> {
 fuzz_target!(|data: &[u8]| {
     let table = fox_clips();
     let file = GraphFile::parse(GRAPH).expect("the shipped graph parses");
-    let graph = Graph::build(&file, &table).expect("the shipped graph builds");
+    let graph = GraphBuilder::from_file(file).build(&table).expect("the shipped graph builds");
     let mut b = ops::Bytes::new(data);
-    let mut crowd = GraphCrowd::new(graph, &table, b.pick(8));
-    let params: Vec<_> = (crowd.graph().parameters.iter())
-        .map(|p| crowd.param(&p.name).expect("declared"))
+    let mut crowd = GraphCrowd::new(graph, &table, b.pick(8)).expect("graph crowd");
+    let params: Vec<_> = (crowd.graph().parameters().iter())
+        .map(|p| crowd.param_any(p.name()).expect("declared"))
         .collect();
     let mut steps = 0;
     while let Some(op) = b.u8() {
@@ -44,11 +44,11 @@ fuzz_target!(|data: &[u8]| {
             1 => crowd.swap_remove(i),
             2 | 3 => {
                 let v = b.value();
-                let _ = match p.kind {
-                    ParamKind::Float => crowd.set_float(i, p, v),
-                    ParamKind::Int => crowd.set_int(i, p, v as i32),
-                    ParamKind::Bool => crowd.set_bool(i, p, v > 0.5),
-                    ParamKind::Trigger => crowd.fire(i, p),
+                let _ = match p.kind() {
+                    ParamKind::Float => crowd.set_float(i, p.typed().unwrap(), v),
+                    ParamKind::Int => crowd.set_int(i, p.typed().unwrap(), v as i32),
+                    ParamKind::Bool => crowd.set_bool(i, p.typed().unwrap(), v > 0.5),
+                    ParamKind::Trigger => crowd.fire(i, p.typed().unwrap()),
                 };
             }
             4 => {

@@ -9,7 +9,7 @@ mod ops;
 
 use libfuzzer_sys::fuzz_target;
 use throng_asset::{ClipInfo, LoopMode};
-use throng_graph::{Graph, GraphCrowd, GraphFile, ParamKind};
+use throng_graph::{GraphBuilder, GraphCrowd, GraphFile, ParamKind};
 
 fn clips() -> Vec<ClipInfo> {
     let specs = [
@@ -33,25 +33,25 @@ fuzz_target!(|data: &[u8]| {
     let table = clips();
     let _ = throng_graph::check(&file, &table);
     let _ = throng_graph::to_dot(&file);
-    let Ok(graph) = Graph::build(&file, &table) else {
+    let Ok(graph) = GraphBuilder::from_file(file).build(&table) else {
         return;
     };
-    let mut crowd = GraphCrowd::new(graph, &table, 3);
+    let mut crowd = GraphCrowd::new(graph, &table, 3).expect("graph crowd");
     let params: Vec<_> = crowd
         .graph()
-        .parameters
+        .parameters()
         .iter()
-        .map(|p| crowd.param(&p.name).expect("declared"))
+        .map(|p| crowd.param_any(p.name()).expect("declared"))
         .collect();
     for (frame, b) in data.iter().take(64).enumerate() {
         if let Some(&p) = params.get(*b as usize % params.len().max(1)) {
             let i = frame % 3;
             let v = (*b as f32 - 100.0) / 16.0;
-            let _ = match p.kind {
-                ParamKind::Float => crowd.set_float(i, p, v),
-                ParamKind::Int => crowd.set_int(i, p, v as i32),
-                ParamKind::Bool => crowd.set_bool(i, p, b & 1 == 1),
-                ParamKind::Trigger => crowd.fire(i, p),
+            let _ = match p.kind() {
+                ParamKind::Float => crowd.set_float(i, p.typed().unwrap(), v),
+                ParamKind::Int => crowd.set_int(i, p.typed().unwrap(), v as i32),
+                ParamKind::Bool => crowd.set_bool(i, p.typed().unwrap(), b & 1 == 1),
+                ParamKind::Trigger => crowd.fire(i, p.typed().unwrap()),
             };
         }
         crowd.step(1.0 / 60.0);

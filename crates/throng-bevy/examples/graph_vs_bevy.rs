@@ -102,7 +102,7 @@ fn throng_side(a: &Args, records: bool) -> f64 {
         &table,
     )
     .expect("the built-in graph names these clips");
-    let mut crowd = GraphCrowd::new(graph, &table, a.instances);
+    let mut crowd = GraphCrowd::new(graph, &table, a.instances).expect("graph crowd");
     let speed = crowd.param("speed").expect("declared");
     crowd
         .set_all(speed, |i| speed_of(i as u64))

@@ -19,7 +19,7 @@ use throng_runtime::{InstanceTransform, PlayOptions, PlaybackControl, Runtime};
 use crate::asset::ThrongAsset;
 use crate::graph::{self, CrowdGraph, GraphSource, ThrongParams};
 pub use crate::messages::ThrongEvent;
-use crate::messages::{clip_event_name, ThrongFinished, ThrongStateEvent};
+use crate::messages::{ClipEventNames, ThrongFinished, ThrongStateEvent};
 
 /// How a crowd's vertices are skinned (docs/design.md §5 "Skinning paths"; [`crate::render`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -90,6 +90,8 @@ pub struct ThrongCrowd {
     pub(crate) bounds: Option<(Vec3, Vec3)>,
     /// Every instance's appearance in dense order ([`crate::appearance`]).
     pub(crate) appearances: throng_runtime::Appearances,
+    /// The asset's clip event names, made when it loaded.
+    pub(crate) event_names: ClipEventNames,
     /// What the render world sent the GPU for this crowd at its last extract.
     pub(crate) uploaded: Arc<UploadCounter>,
 }
@@ -131,6 +133,7 @@ impl ThrongCrowd {
             root_motion: false,
             bounds: None,
             appearances: throng_runtime::Appearances::default(),
+            event_names: ClipEventNames::default(),
             uploaded: Arc::default(),
         }
     }
@@ -417,6 +420,7 @@ pub(crate) fn init_crowds(mut crowds: Query<&mut ThrongCrowd>, assets: Res<Asset
             && crowd.graph.is_none()
             && baked.clips.iter().any(|c| c.root_motion.is_some());
         crowd.runtime = Some(Runtime::new(crowd.timing, &baked.clips));
+        crowd.event_names = ClipEventNames::of(&baked);
         crowd.baked = Some(baked);
         let crowd = &mut *crowd;
         if let (Some(g), Some(baked), Some(rt)) = (
@@ -612,12 +616,8 @@ pub(crate) fn advance_crowds(
             None => rt.update(dt),
         }
         // GPU-timed, the graph's commands are part of this frame's record changes
-        if let (Some(g), Some(rt), Some(baked)) = (
-            crowd.graph.as_mut(),
-            crowd.runtime.as_mut(),
-            crowd.baked.as_ref(),
-        ) {
-            let parts = (g, rt, &**baked);
+        if let (Some(g), Some(rt)) = (crowd.graph.as_mut(), crowd.runtime.as_mut()) {
+            let parts = (g, rt, &crowd.event_names);
             graph::after_update(crowd_e, parts, &crowd.owners, &mut events, &mut states);
         }
         let (Some(rt), Some(baked)) = (crowd.runtime.as_mut(), crowd.baked.as_ref()) else {
@@ -634,13 +634,13 @@ pub(crate) fn advance_crowds(
         }
         let (fired, done) = (rt.events(), rt.finished());
         for f in fired {
-            let name = clip_event_name(baked, f.clip, f.event);
             events.write(ThrongEvent {
                 crowd: crowd_e,
                 entity: crowd.owners.get(&f.instance).copied(),
                 handle: f.instance,
                 clip: f.clip as usize,
-                name,
+                event: f.event,
+                name: crowd.event_names.get(f.clip, f.event),
                 time: f.time,
             });
         }

@@ -20,7 +20,7 @@ use throng_graph::{EventKind, Graph, GraphCrowd};
 use throng_runtime::{Handle, PlaybackControl, Runtime};
 
 pub use crate::messages::ThrongStateEvent;
-use crate::messages::{clip_event_name, ThrongEvent};
+use crate::messages::{ClipEventNames, ThrongEvent};
 
 /// A graph file's JSON text and the name its messages use; parsed against the clip table once
 /// the crowd's asset has loaded.
@@ -36,6 +36,9 @@ pub(crate) struct CrowdGraph {
     pub(crate) source: GraphSource,
     pub(crate) crowd: Option<GraphCrowd>,
     pub(crate) failed: bool,
+    /// The graph's state and event names, made once it is parsed.
+    state_names: Vec<Arc<str>>,
+    event_names: Vec<Arc<str>>,
     /// Dense-order runtime handles (GPU-timed: who `drive_gpu` tells), reused across frames.
     handles: Vec<Handle>,
 }
@@ -56,6 +59,8 @@ impl CrowdGraph {
             source,
             crowd: None,
             failed: false,
+            state_names: Vec::new(),
+            event_names: Vec::new(),
             handles: Vec::new(),
         }
     }
@@ -102,8 +107,15 @@ impl ThrongParams {
 /// `false` if it failed.
 pub(crate) fn ensure_graph(g: &mut CrowdGraph, baked: &BakedAsset, rt: &Runtime) -> bool {
     if g.crowd.is_none() && !g.failed {
-        match Graph::from_json(&g.source.json, &g.source.name, &baked.clips) {
-            Ok(graph) => g.crowd = Some(GraphCrowd::new(graph, &baked.clips, rt.len())),
+        let made = Graph::from_json(&g.source.json, &g.source.name, &baked.clips)
+            .and_then(|graph| GraphCrowd::new(graph, &baked.clips, rt.len()));
+        match made {
+            Ok(crowd) => {
+                let graph = crowd.graph();
+                g.state_names = (graph.states().iter()).map(|s| s.name().into()).collect();
+                g.event_names = (graph.events().iter()).map(|e| e.as_str().into()).collect();
+                g.crowd = Some(crowd);
+            }
             Err(e) => {
                 error!("throng: {e}");
                 g.failed = true;
@@ -120,13 +132,12 @@ pub(crate) fn set_param(
     name: &str,
     value: ParamValue,
 ) -> Result<(), throng_graph::GraphError> {
-    // a setter of another kind than the parameter's is the graph crowd's `WrongKind` error
-    let p = crowd.param(name)?;
+    // a value of another kind than the parameter's is the graph crowd's `WrongKind` error
     match value {
-        ParamValue::Float(v) => crowd.set_float(i, p, v),
-        ParamValue::Int(v) => crowd.set_int(i, p, v),
-        ParamValue::Bool(v) => crowd.set_bool(i, p, v),
-        ParamValue::Trigger => crowd.fire(i, p),
+        ParamValue::Float(v) => crowd.set_float(i, crowd.param(name)?, v),
+        ParamValue::Int(v) => crowd.set_int(i, crowd.param(name)?, v),
+        ParamValue::Bool(v) => crowd.set_bool(i, crowd.param(name)?, v),
+        ParamValue::Trigger => crowd.fire(i, crowd.param(name)?),
     }
 }
 
@@ -150,7 +161,7 @@ pub(crate) fn step(g: &mut CrowdGraph, rt: &Runtime, dt: f64) {
 /// state events and, CPU-timed, its clip events.
 pub(crate) fn after_update(
     crowd_e: Entity,
-    (g, rt, baked): (&mut CrowdGraph, &mut Runtime, &BakedAsset),
+    (g, rt, names): (&mut CrowdGraph, &mut Runtime, &ClipEventNames),
     owners: &HashMap<Handle, Entity>,
     events: &mut MessageWriter<ThrongEvent>,
     states: &mut MessageWriter<ThrongStateEvent>,
@@ -171,18 +182,18 @@ pub(crate) fn after_update(
             let Some(h) = rt.handle_at(f.instance as usize) else {
                 continue;
             };
-            let name = clip_event_name(baked, f.clip, f.event);
             events.write(ThrongEvent {
                 crowd: crowd_e,
                 entity: owners.get(&h).copied(),
                 handle: h,
                 clip: f.clip as usize,
-                name,
+                event: f.event,
+                name: names.get(f.clip, f.event),
                 time: f.time,
             });
         }
     }
-    let graph = gc.graph();
+    let unnamed = || Arc::from("");
     for e in gc.events() {
         let Some(h) = rt.handle_at(e.instance as usize) else {
             continue;
@@ -191,16 +202,10 @@ pub(crate) fn after_update(
             crowd: crowd_e,
             entity: owners.get(&h).copied(),
             handle: h,
-            state: graph
-                .states
-                .get(e.state as usize)
-                .map(|s| s.name.clone())
-                .unwrap_or_default(),
-            event: graph
-                .events
-                .get(e.event as usize)
-                .cloned()
-                .unwrap_or_default(),
+            state: e.state,
+            state_name: (g.state_names.get(e.state.index()).cloned()).unwrap_or_else(unnamed),
+            event: e.event,
+            event_name: (g.event_names.get(e.event.index()).cloned()).unwrap_or_else(unnamed),
             enter: e.kind == EventKind::Enter,
         });
     }

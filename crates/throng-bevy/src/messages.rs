@@ -1,6 +1,9 @@
 //! The messages a crowd sends each frame: clip events, one-shot completions and graph state
 //! events of its instances (each naming the crowd, the instance entity when it has one, and
-//! the runtime handle).
+//! the runtime handle). Names are shared strings from tables made once per crowd (when its
+//! asset loads, when its graph is parsed): sending an event allocates nothing.
+
+use std::sync::Arc;
 
 use bevy::ecs::message::Message;
 use bevy::prelude::*;
@@ -14,8 +17,10 @@ pub struct ThrongEvent {
     pub entity: Option<Entity>,
     pub handle: throng_runtime::Handle,
     pub clip: usize,
+    /// The event's index in the clip's events.
+    pub event: u32,
     /// The event's name as baked.
-    pub name: String,
+    pub name: Arc<str>,
     /// Runtime time of the crossing, seconds since the crowd's runtime started.
     pub time: f64,
 }
@@ -38,20 +43,39 @@ pub struct ThrongStateEvent {
     /// The instance entity; `None` for a batch instance (see `handle`).
     pub entity: Option<Entity>,
     pub handle: throng_runtime::Handle,
-    /// The state's name.
-    pub state: String,
-    /// The event's name.
-    pub event: String,
+    /// The state, and its name.
+    pub state: throng_graph::StateId,
+    pub state_name: Arc<str>,
+    /// The event (`Graph::event_name`), and its name.
+    pub event: throng_graph::EventId,
+    pub event_name: Arc<str>,
     /// Entered (else left).
     pub enter: bool,
 }
 
-/// The name of event `event` of clip `clip` as baked (empty past the table).
-pub(crate) fn clip_event_name(baked: &BakedAsset, clip: u32, event: u32) -> String {
-    baked
-        .clips
-        .get(clip as usize)
-        .and_then(|c| c.events.get(event as usize))
-        .map(|e| e.name.clone())
-        .unwrap_or_default()
+/// Every clip event name of an asset, made once when the asset loads.
+#[derive(Debug, Default)]
+pub(crate) struct ClipEventNames(Vec<Vec<Arc<str>>>);
+
+impl ClipEventNames {
+    pub(crate) fn of(baked: &BakedAsset) -> ClipEventNames {
+        ClipEventNames(
+            (baked.clips.iter())
+                .map(|c| {
+                    c.events
+                        .iter()
+                        .map(|e| Arc::from(e.name.as_str()))
+                        .collect()
+                })
+                .collect(),
+        )
+    }
+
+    /// The name of event `event` of clip `clip` (empty past the table).
+    pub(crate) fn get(&self, clip: u32, event: u32) -> Arc<str> {
+        (self.0.get(clip as usize))
+            .and_then(|c| c.get(event as usize))
+            .cloned()
+            .unwrap_or_else(|| Arc::from(""))
+    }
 }

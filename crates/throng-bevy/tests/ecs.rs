@@ -705,7 +705,7 @@ fn a_graph_crowd_plays_what_its_parameters_say() {
     use throng_bevy::{ThrongParams, ThrongStateEvent};
     let (mut app, crowd, baked) = app_with_graph(Timing::Cpu);
     let graph = demo_graph(&baked);
-    let mut bare = throng_graph::GraphCrowd::new(graph, &baked.clips, 0);
+    let mut bare = throng_graph::GraphCrowd::new(graph, &baked.clips, 0).expect("graph crowd");
     let speed = bare.param("speed").expect("speed");
     let sit = bare.param("sit").expect("sit");
     let speeds = [0.0f32, 1.5, 4.0, 0.0];
@@ -762,11 +762,13 @@ fn a_graph_crowd_plays_what_its_parameters_say() {
     }
     let sat: Vec<_> = state_events
         .iter()
-        .filter(|e| e.event == "sitting_down")
+        .filter(|e| &*e.event_name == "sitting_down")
         .collect();
     assert_eq!(sat.len(), 1, "{state_events:?}");
     assert_eq!(sat[0].entity, Some(foxes[3]));
-    assert_eq!(sat[0].state, "sit");
+    assert_eq!(&*sat[0].state_name, "sit");
+    assert_eq!(Some(sat[0].state), bare.graph().state_id("sit"));
+    assert_eq!(bare.graph().event_name(sat[0].event), Some("sitting_down"));
     assert!(sat[0].enter);
     // the graph writes the records; the runtime only keeps time (its update is skipped),
     // to its tick (2^-20 s)
@@ -792,7 +794,8 @@ fn a_gpu_timed_graph_crowd_drives_its_runtime() {
     use throng_bevy::ThrongParams;
     let (mut app, crowd, baked) = app_with_graph(Timing::Gpu);
     let graph = demo_graph(&baked);
-    let mut bare_graph = throng_graph::GraphCrowd::new(graph, &baked.clips, 3);
+    let mut bare_graph =
+        throng_graph::GraphCrowd::new(graph, &baked.clips, 3).expect("graph crowd");
     let mut bare = throng_runtime::GpuRuntime::new(&baked.clips);
     let speed = bare_graph.param("speed").expect("speed");
     let speeds = [0.0f32, 1.5, 4.0];

@@ -69,7 +69,7 @@ fn bench(c: &mut Criterion) {
     let (idle, walk, run) = (idx("idle"), idx("walk"), idx("run"));
 
     // the graph crowd, settled for 2 s so that each instance shows its locomotion state
-    let mut crowd = GraphCrowd::new(graph, &table, n);
+    let mut crowd = GraphCrowd::new(graph, &table, n).expect("graph crowd");
     let p = crowd.param("speed").expect("speed");
     let mut rng = Rng(31);
     crowd.set_all(p, |_| speed(&mut rng)).expect("speeds");
@@ -135,7 +135,8 @@ fn bench(c: &mut Criterion) {
             c
         })
         .collect();
-    let mut crowd0 = GraphCrowd::new(Graph::load(&path, &quiet).expect("graph"), &quiet, n);
+    let mut crowd0 = GraphCrowd::new(Graph::load(&path, &quiet).expect("graph"), &quiet, n)
+        .expect("graph crowd");
     let mut rng = Rng(31);
     crowd0.set_all(p, |_| speed(&mut rng)).expect("speeds");
     for _ in 0..120 {
@@ -222,7 +223,7 @@ fn bench_gpu_timed(_: &mut Criterion) {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphs/demo-fox-locomotion.json");
     let graph = Graph::load(&path, &table).expect("graph");
-    let mut crowd = GraphCrowd::new(graph, &table, n);
+    let mut crowd = GraphCrowd::new(graph, &table, n).expect("graph crowd");
     let p = crowd.param("speed").expect("speed");
     let mut rng = Rng(31);
     crowd.set_all(p, |_| speed(&mut rng)).expect("speeds");

@@ -12,11 +12,12 @@ use crate::file::{
 use crate::graph::{
     ClipRef, Condition, Graph, Motion, Parameter, State, Test, Transition, MAX_INT, MAX_STATES,
 };
+use crate::ids::EventId;
 
 impl Graph {
     /// Resolves and checks a parsed graph; on failure every problem found (errors first in
-    /// file order, no warnings).
-    pub fn build(file: &GraphFile, clips: &[ClipInfo]) -> Result<Graph, Vec<Problem>> {
+    /// file order, no warnings). [`crate::GraphBuilder`] is its one caller.
+    pub(crate) fn resolve(file: &GraphFile, clips: &[ClipInfo]) -> Result<Graph, Vec<Problem>> {
         let mut b = Builder {
             clips,
             problems: Vec::new(),
@@ -145,7 +146,7 @@ impl Builder<'_> {
         }
     }
 
-    fn event(&mut self, name: &Option<String>) -> Option<u32> {
+    fn event(&mut self, name: &Option<String>) -> Option<EventId> {
         let name = name.as_ref()?;
         let i = match self.events.iter().position(|e| e == name) {
             Some(i) => i,
@@ -154,7 +155,7 @@ impl Builder<'_> {
                 self.events.len() - 1
             }
         };
-        Some(i as u32)
+        Some(EventId(i as u32))
     }
 
     fn param_of(

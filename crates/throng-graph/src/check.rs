@@ -1,5 +1,5 @@
 //! Lints of a checked graph (warnings): what loads but is probably a mistake. The errors come
-//! from [`Graph::build`]; [`check`] reports both.
+//! from [`crate::GraphBuilder::check`]; [`check`] reports both.
 
 use throng_asset::ClipInfo;
 use throng_contract::MAX_LAYERS;
@@ -11,7 +11,7 @@ use crate::graph::{Graph, Transition};
 /// Every problem of a graph file against a clip table: the errors that stop it loading, or —
 /// when it loads — the warnings of [`lint`].
 pub fn check(file: &GraphFile, clips: &[ClipInfo]) -> Vec<Problem> {
-    match Graph::build(file, clips) {
+    match Graph::resolve(file, clips) {
         Ok(g) => lint(&g),
         Err(problems) => problems,
     }

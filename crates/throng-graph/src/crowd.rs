@@ -9,19 +9,13 @@ use throng_contract::{ClipFrames, FrameRef, InstanceRecord, Layer, RecordChanges
 
 use crate::error::GraphError;
 use crate::file::ParamKind;
-use crate::graph::{Graph, MAX_INT};
+use crate::graph::{Graph, Parameter, MAX_INT};
+use crate::ids::{kind, Kind, Param, ParamId, StateId};
 use crate::machine::{self, GraphEvent, LayerSet, Leaving, Machine, NONE};
 
 /// Instances per parallel task. The split depends only on the instance count, and every
 /// chunk's events are appended in chunk order, so any thread count gives the same output.
 pub const CHUNK: usize = 4096;
-
-/// A parameter of a graph, found once by name ([`GraphCrowd::param`]) and then used by index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Param {
-    pub index: usize,
-    pub kind: ParamKind,
-}
 
 /// A crowd playing one graph: per instance its parameters (one f32 each: ints exact to 2^24,
 /// bools and triggers 0 or 1) and state machine, and the CPU-timed record the last step wrote.
@@ -55,8 +49,10 @@ pub struct GraphCrowd {
 
 impl GraphCrowd {
     /// `len` instances in the graph's entry state with default parameters, records written
-    /// for time 0. `clips` is the clip table the graph was checked against.
-    pub fn new(graph: Graph, clips: &[ClipInfo], len: usize) -> GraphCrowd {
+    /// for time 0. `clips` is the clip table the graph was checked against; another table
+    /// (a clip the graph plays missing, or of another duration) is an error.
+    pub fn new(graph: Graph, clips: &[ClipInfo], len: usize) -> Result<GraphCrowd, GraphError> {
+        check_clip_table(&graph, clips)?;
         let tracks = Tracks::new(&graph, clips);
         let mut c = GraphCrowd {
             frames: clips.iter().map(ClipInfo::frames_table).collect(),
@@ -80,7 +76,7 @@ impl GraphCrowd {
         };
         c.resize(len);
         c.write_records();
-        c
+        Ok(c)
     }
 
     pub fn graph(&self) -> &Graph {
@@ -153,125 +149,146 @@ impl GraphCrowd {
         self.chunk_changed.truncate(chunks);
     }
 
-    /// Parameter `name`; an unknown name is an error.
-    pub fn param(&self, name: &str) -> Result<Param, GraphError> {
-        let index = self.graph.parameter(name)?;
-        Ok(Param {
-            index,
-            kind: self.graph.parameters[index].kind,
-        })
+    /// Parameter `name` of kind `K` ([`Graph::param`]); an unknown name or another kind is
+    /// an error.
+    pub fn param<K: Kind>(&self, name: &str) -> Result<ParamId<K>, GraphError> {
+        self.graph.param(name)
     }
 
-    fn slot(
-        &mut self,
-        instance: usize,
-        p: Param,
-        kinds: &[ParamKind],
-    ) -> Result<&mut f32, GraphError> {
-        let len = self.len();
-        let np = self.stride;
-        let def = self
-            .graph
-            .parameters
-            .get(p.index)
-            .filter(|d| d.kind == p.kind)
+    /// Parameter `name`, its kind known at run time ([`Graph::param_any`]).
+    pub fn param_any(&self, name: &str) -> Result<Param, GraphError> {
+        self.graph.param_any(name)
+    }
+
+    /// The declaration of `p`, checked: an id of another graph whose index or kind does not
+    /// match this graph's is an error.
+    fn declared(&self, p: Param) -> Result<&Parameter, GraphError> {
+        (self.graph.parameters.get(p.index()))
+            .filter(|d| d.kind == p.kind())
             .ok_or_else(|| GraphError::UnknownParameter {
-                name: format!("#{}", p.index),
-                known: String::new(),
-            })?;
-        if !kinds.contains(&def.kind) {
-            return Err(GraphError::WrongKind {
-                name: def.name.clone(),
-                found: def.kind.name(),
-            });
-        }
-        if instance >= len {
-            return Err(GraphError::NoSuchInstance {
+                name: format!("#{} ({})", p.index(), p.kind().name()),
+                known: self.graph.parameter_names(),
+            })
+    }
+
+    pub(crate) fn instance(&self, instance: usize) -> Result<usize, GraphError> {
+        let len = self.len();
+        (instance < len)
+            .then_some(instance)
+            .ok_or(GraphError::NoSuchInstance {
                 index: instance,
                 len,
-            });
-        }
-        self.dirty[instance] = true;
-        Ok(&mut self.params[instance * np + p.index])
+            })
     }
 
-    /// Sets a float parameter of one instance (finite values only).
-    pub fn set_float(&mut self, instance: usize, p: Param, v: f32) -> Result<(), GraphError> {
-        self.slot(instance, p, &[ParamKind::Float])?;
-        if !v.is_finite() {
-            return Err(self.bad_value(p, v.to_string(), "finite"));
-        }
-        *self.slot(instance, p, &[ParamKind::Float])? = v;
+    /// Stores `kept` (already checked for its kind) as parameter `p` of one instance.
+    fn store(&mut self, instance: usize, p: Param, kept: f32) -> Result<(), GraphError> {
+        self.declared(p)?;
+        let i = self.instance(instance)?;
+        self.dirty[i] = true;
+        self.params[i * self.stride + p.index()] = kept;
         Ok(())
     }
 
-    /// Sets an int parameter (magnitude at most 2^24, kept exactly as an f32).
-    pub fn set_int(&mut self, instance: usize, p: Param, v: i32) -> Result<(), GraphError> {
-        self.slot(instance, p, &[ParamKind::Int])?;
-        if v.unsigned_abs() > MAX_INT as u32 {
-            return Err(self.bad_value(p, v.to_string(), "of magnitude at most 2^24"));
+    /// Whether `kept` is a value a parameter of `kind` can hold.
+    fn valid(kind: ParamKind, kept: f32) -> bool {
+        match kind {
+            ParamKind::Float => kept.is_finite(),
+            ParamKind::Int => kept.fract() == 0.0 && kept.abs() <= MAX_INT as f32,
+            ParamKind::Bool | ParamKind::Trigger => kept == 0.0 || kept == 1.0,
         }
-        *self.slot(instance, p, &[ParamKind::Int])? = v as f32;
-        Ok(())
     }
 
     fn bad_value(&self, p: Param, value: String, rule: &'static str) -> GraphError {
         GraphError::BadValue {
-            name: self.graph.parameters[p.index].name.clone(),
+            name: (self.graph.parameters.get(p.index()))
+                .map_or_else(|| format!("#{}", p.index()), |d| d.name.clone()),
             value,
             rule,
         }
     }
 
-    pub fn set_bool(&mut self, instance: usize, p: Param, v: bool) -> Result<(), GraphError> {
-        *self.slot(instance, p, &[ParamKind::Bool])? = f32::from(u8::from(v));
-        Ok(())
+    /// Sets a float parameter of one instance (finite values only).
+    pub fn set_float(
+        &mut self,
+        instance: usize,
+        p: ParamId<kind::Float>,
+        v: f32,
+    ) -> Result<(), GraphError> {
+        self.declared(p.erase())?;
+        if !v.is_finite() {
+            return Err(self.bad_value(p.erase(), v.to_string(), "finite"));
+        }
+        self.store(instance, p.erase(), v)
+    }
+
+    /// Sets an int parameter (magnitude at most 2^24, kept exactly as an f32).
+    pub fn set_int(
+        &mut self,
+        instance: usize,
+        p: ParamId<kind::Int>,
+        v: i32,
+    ) -> Result<(), GraphError> {
+        self.declared(p.erase())?;
+        if v.unsigned_abs() > MAX_INT as u32 {
+            return Err(self.bad_value(p.erase(), v.to_string(), "of magnitude at most 2^24"));
+        }
+        self.store(instance, p.erase(), v as f32)
+    }
+
+    pub fn set_bool(
+        &mut self,
+        instance: usize,
+        p: ParamId<kind::Bool>,
+        v: bool,
+    ) -> Result<(), GraphError> {
+        self.store(instance, p.erase(), f32::from(u8::from(v)))
     }
 
     /// Sets a trigger; it stays set until a transition with it among its conditions fires.
-    pub fn fire(&mut self, instance: usize, p: Param) -> Result<(), GraphError> {
-        *self.slot(instance, p, &[ParamKind::Trigger])? = 1.0;
-        Ok(())
+    pub fn fire(&mut self, instance: usize, p: ParamId<kind::Trigger>) -> Result<(), GraphError> {
+        self.store(instance, p.erase(), 1.0)
     }
 
     /// Clears a trigger that has not fired.
-    pub fn reset_trigger(&mut self, instance: usize, p: Param) -> Result<(), GraphError> {
-        *self.slot(instance, p, &[ParamKind::Trigger])? = 0.0;
-        Ok(())
+    pub fn reset_trigger(
+        &mut self,
+        instance: usize,
+        p: ParamId<kind::Trigger>,
+    ) -> Result<(), GraphError> {
+        self.store(instance, p.erase(), 0.0)
     }
 
-    /// A parameter's value as kept (bools and triggers 0 or 1).
-    pub fn value(&self, instance: usize, p: Param) -> Option<f32> {
-        (instance < self.len() && p.index < self.graph.parameters.len())
-            .then(|| self.params[instance * self.stride + p.index])
+    /// A parameter's value; `None` past the crowd or for an id of another graph.
+    pub fn value<K: Kind>(&self, instance: usize, p: ParamId<K>) -> Option<K::Value> {
+        self.value_any(instance, p.erase()).map(K::decode)
+    }
+
+    /// A parameter's value as kept (ints as whole f32s, bools and triggers 0 or 1).
+    pub fn value_any(&self, instance: usize, p: Param) -> Option<f32> {
+        self.declared(p).ok()?;
+        let i = self.instance(instance).ok()?;
+        Some(self.params[i * self.stride + p.index()])
     }
 
     /// Sets parameter `p` of every instance from a function of the instance index, in one
-    /// pass (e.g. a game writing speeds from its own arrays). Values are checked as by the
-    /// setters.
+    /// pass (e.g. a game writing speeds from its own arrays), values as kept (ints as whole
+    /// f32s, bools and triggers 0 or 1) and checked for the parameter's kind; the first
+    /// value that is not valid is an error (the instances before it are set).
     pub fn set_all(
         &mut self,
-        p: Param,
+        p: impl Into<Param>,
         mut value: impl FnMut(usize) -> f32,
     ) -> Result<(), GraphError> {
-        self.slot(0, p, &[p.kind])
-            .map(|_| ())
-            .or_else(|e| match e {
-                GraphError::NoSuchInstance { .. } => Ok(()),
-                e => Err(e),
-            })?;
+        let p = p.into();
+        self.declared(p)?;
         let np = self.stride;
         for i in 0..self.len() {
             let v = value(i);
-            let ok = match p.kind {
-                ParamKind::Float => v.is_finite(),
-                ParamKind::Int => v.fract() == 0.0 && v.abs() <= MAX_INT as f32,
-                ParamKind::Bool | ParamKind::Trigger => v == 0.0 || v == 1.0,
-            };
-            if !ok {
+            if !Self::valid(p.kind(), v) {
                 return Err(self.bad_value(p, v.to_string(), "a valid value of its kind"));
             }
-            self.params[i * np + p.index] = v;
+            self.params[i * np + p.index()] = v;
             self.dirty[i] = true;
         }
         Ok(())
@@ -363,11 +380,11 @@ impl GraphCrowd {
     }
 
     fn record(&self, i: usize) -> InstanceRecord {
-        to_record(&self.frames, &self.layers(i))
+        to_record(&self.frames, &self.layers_at(i))
     }
 
-    /// The layers instance `i` shows now (clip, unwrapped clip time, weight).
-    pub fn layers(&self, i: usize) -> LayerSet {
+    /// The layers of instance `i < len`.
+    fn layers_at(&self, i: usize) -> LayerSet {
         let np = self.stride;
         machine::compose(
             &self.graph,
@@ -376,20 +393,26 @@ impl GraphCrowd {
         )
     }
 
-    /// Instance `i`'s current state (the target of a running transition).
-    pub fn state(&self, i: usize) -> usize {
-        self.machines[i].cur as usize
+    /// The layers instance `i` shows now (clip, unwrapped clip time, weight).
+    pub fn layers(&self, i: usize) -> Result<LayerSet, GraphError> {
+        Ok(self.layers_at(self.instance(i)?))
     }
 
-    /// Instance `i`'s running transition and its progress in [0, 1], if one runs.
-    pub fn transition(&self, i: usize) -> Option<(usize, f32)> {
-        let m = &self.machines[i];
-        (m.running != NONE).then(|| (m.running as usize, m.alpha()))
+    /// Instance `i`'s current state (the target of a running transition).
+    pub fn state(&self, i: usize) -> Result<StateId, GraphError> {
+        Ok(StateId(self.machines[self.instance(i)?].cur))
+    }
+
+    /// Instance `i`'s running transition (index in [`Graph::transitions`]) and its progress
+    /// in [0, 1]; `None` when none runs.
+    pub fn transition(&self, i: usize) -> Result<Option<(usize, f32)>, GraphError> {
+        let m = &self.machines[self.instance(i)?];
+        Ok((m.running != NONE).then(|| (m.running as usize, m.alpha())))
     }
 
     /// The current state's normalised time (cycles since it was entered, plus the offset).
-    pub fn normalized_time(&self, i: usize) -> f64 {
-        self.machines[i].cur_phase
+    pub fn normalized_time(&self, i: usize) -> Result<f64, GraphError> {
+        Ok(self.machines[self.instance(i)?].cur_phase)
     }
 
     /// Instances whose layers changed in the last step other than by the passing of time: a
@@ -434,6 +457,24 @@ impl GraphCrowd {
             writes: None,
         }
     }
+}
+
+/// Whether `clips` is (as far as the graph can tell) the table it was checked against: every
+/// clip a state plays is in it with the duration the graph was built with.
+fn check_clip_table(graph: &Graph, clips: &[ClipInfo]) -> Result<(), GraphError> {
+    for s in &graph.states {
+        for c in s.motion.clips() {
+            let found = clips.get(c.clip as usize);
+            if found.is_none_or(|f| f.duration != c.duration) {
+                return Err(GraphError::OtherClipTable {
+                    state: s.name.clone(),
+                    clip: c.clip as usize,
+                    clips: clips.len(),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The record of a layer set: each layer's clip time mapped to a row by the contract's time

@@ -141,6 +141,12 @@ pub enum GraphError {
         value: String,
         rule: &'static str,
     },
+    #[error("state \"{state}\" plays clip {clip}, which the clip table given (of {clips} clips) does not have with the duration the graph was checked against; give the crowd the table the graph was built with")]
+    OtherClipTable {
+        state: String,
+        clip: usize,
+        clips: usize,
+    },
     #[error("instance {index} does not exist (the crowd has {len})")]
     NoSuchInstance { index: usize, len: usize },
 }

@@ -15,6 +15,7 @@ use throng_asset::LoopMode;
 use throng_runtime::{Handle, PlayOptions, PlaybackCommand, PlaybackControl, RuntimeError};
 
 use crate::crowd::GraphCrowd;
+use crate::error::GraphError;
 use crate::graph::{Graph, Motion};
 use crate::machine::{Machine, NONE};
 use crate::motion::{fract, motion_weights};
@@ -99,10 +100,11 @@ fn plan(g: &Graph, m: &Machine, p: &[f32]) -> (Plan, f32) {
     )
 }
 
-/// Up to three commands.
+/// Up to three commands, in the order to send them.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Commands {
-    pub list: [PlaybackCommand; 3],
-    pub len: usize,
+    list: [PlaybackCommand; 3],
+    len: usize,
 }
 
 impl Commands {
@@ -114,13 +116,26 @@ impl Commands {
     pub fn as_slice(&self) -> &[PlaybackCommand] {
         &self.list[..self.len]
     }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 impl GraphCrowd {
     /// The commands that make a runtime show instance `i`'s current state, starting now (see
     /// the module's note on what is exact); none while a transition that did not start in the
-    /// last step runs.
-    pub fn commands(&self, i: usize) -> Commands {
+    /// last step runs. An instance past the crowd is an error.
+    pub fn commands(&self, i: usize) -> Result<Commands, GraphError> {
+        self.instance(i)?;
+        Ok(self.commands_at(i))
+    }
+
+    fn commands_at(&self, i: usize) -> Commands {
         let mut out = Commands {
             list: [PlaybackCommand::Pause; 3],
             len: 0,
@@ -178,7 +193,7 @@ pub fn drive_gpu(
         let Some(&h) = handles.get(i as usize) else {
             continue;
         };
-        let cmds = crowd.commands(i as usize);
+        let cmds = crowd.commands_at(i as usize);
         // one instance's refused command leaves the others told (the first error is returned)
         for &c in cmds.as_slice() {
             if let Err(e) = rt.command(h, c) {

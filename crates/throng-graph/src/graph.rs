@@ -1,12 +1,11 @@
 //! The checked graph: names resolved to indices into the clip table and the graph's own
 //! parameter, state and transition lists, every number checked (docs/graph.md).
 
-use std::path::Path;
+use throng_asset::LoopMode;
 
-use throng_asset::{ClipInfo, LoopMode};
-
-use crate::error::{GraphError, Problem};
-use crate::file::{DurationUnit, GraphFile, Interruption, ParamKind};
+use crate::error::GraphError;
+use crate::file::{DurationUnit, Interruption, ParamKind};
+use crate::ids::{kind, EventId, Kind, Param, ParamId, StateId};
 
 /// States of one graph: the per-instance state keeps state indices in 16 bits.
 pub const MAX_STATES: usize = u16::MAX as usize;
@@ -16,23 +15,67 @@ pub const MAX_INT: i32 = 1 << 24;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parameter {
-    pub name: String,
-    pub kind: ParamKind,
+    pub(crate) name: String,
+    pub(crate) kind: ParamKind,
     /// Initial value (bool and trigger: 0 or 1; int: an integer).
-    pub default: f32,
+    pub(crate) default: f32,
+}
+
+impl Parameter {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn kind(&self) -> ParamKind {
+        self.kind
+    }
+
+    /// Initial value as kept (bool and trigger: 0 or 1; int: an integer).
+    pub fn default_value(&self) -> f32 {
+        self.default
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
-    pub name: String,
-    pub motion: Motion,
+    pub(crate) name: String,
+    pub(crate) motion: Motion,
     /// Speed factor of normalised time (≥ 0, finite).
-    pub speed: f32,
+    pub(crate) speed: f32,
     /// Float parameter multiplying `speed` (negative values count as 0).
-    pub speed_parameter: Option<usize>,
-    /// Index into [`Graph::events`].
-    pub on_enter: Option<u32>,
-    pub on_exit: Option<u32>,
+    pub(crate) speed_parameter: Option<usize>,
+    pub(crate) on_enter: Option<EventId>,
+    pub(crate) on_exit: Option<EventId>,
+}
+
+impl State {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn motion(&self) -> &Motion {
+        &self.motion
+    }
+
+    /// Speed factor of normalised time (≥ 0, finite).
+    pub fn speed(&self) -> f32 {
+        self.speed
+    }
+
+    /// The float parameter multiplying [`State::speed`] (negative values count as 0).
+    pub fn speed_parameter(&self) -> Option<ParamId<kind::Float>> {
+        self.speed_parameter.map(ParamId::new)
+    }
+
+    /// The event reported when a transition enters the state.
+    pub fn on_enter(&self) -> Option<EventId> {
+        self.on_enter
+    }
+
+    /// The event reported when a transition leaves the state.
+    pub fn on_exit(&self) -> Option<EventId> {
+        self.on_exit
+    }
 }
 
 /// One clip of a motion: its index in the clip table and its duration (seconds).
@@ -101,6 +144,7 @@ pub enum Test {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Condition {
+    /// Index in [`Graph::parameters`].
     pub parameter: usize,
     pub test: Test,
 }
@@ -123,75 +167,135 @@ impl Condition {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Transition {
     /// `None`: from any state.
-    pub from: Option<usize>,
-    pub to: usize,
-    pub conditions: Vec<Condition>,
+    pub(crate) from: Option<usize>,
+    pub(crate) to: usize,
+    pub(crate) conditions: Vec<Condition>,
     /// Normalised time of the state it leaves (≥ 0, finite).
-    pub exit_time: Option<f64>,
+    pub(crate) exit_time: Option<f64>,
     /// ≥ 0, finite, in `unit`.
-    pub duration: f64,
-    pub unit: DurationUnit,
+    pub(crate) duration: f64,
+    pub(crate) unit: DurationUnit,
     /// Normalised time the target starts at (finite).
-    pub offset: f64,
-    pub interruption: Interruption,
+    pub(crate) offset: f64,
+    pub(crate) interruption: Interruption,
     /// Trigger parameters among the conditions, consumed when it fires.
-    pub triggers: Vec<usize>,
+    pub(crate) triggers: Vec<usize>,
 }
 
-/// A checked graph over one asset's clip table.
+impl Transition {
+    /// The state it leaves; `None`: any state.
+    pub fn from(&self) -> Option<StateId> {
+        self.from.map(|s| StateId(s as u16))
+    }
+
+    pub fn to(&self) -> StateId {
+        StateId(self.to as u16)
+    }
+
+    /// All must hold for it to fire.
+    pub fn conditions(&self) -> &[Condition] {
+        &self.conditions
+    }
+
+    /// Normalised time of the state it leaves from which it may fire (≥ 0, finite).
+    pub fn exit_time(&self) -> Option<f64> {
+        self.exit_time
+    }
+
+    /// Crossfade length (≥ 0, finite) and its unit.
+    pub fn duration(&self) -> (f64, DurationUnit) {
+        (self.duration, self.unit)
+    }
+
+    /// Normalised time the target starts at (finite).
+    pub fn offset(&self) -> f64 {
+        self.offset
+    }
+
+    pub fn interruption(&self) -> Interruption {
+        self.interruption
+    }
+}
+
+/// A checked graph over one asset's clip table, made by [`crate::GraphBuilder::build`] (or
+/// read from its JSON file, [`Graph::load`]). Sealed: its parts are read through getters, so
+/// every graph a crowd steps is one the checks passed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Graph {
-    pub parameters: Vec<Parameter>,
-    pub states: Vec<State>,
-    pub transitions: Vec<Transition>,
-    pub entry: usize,
-    /// Distinct state event names, indexed by [`State::on_enter`] / [`State::on_exit`].
-    pub events: Vec<String>,
+    pub(crate) parameters: Vec<Parameter>,
+    pub(crate) states: Vec<State>,
+    pub(crate) transitions: Vec<Transition>,
+    pub(crate) entry: usize,
+    /// Distinct state event names, indexed by [`EventId`].
+    pub(crate) events: Vec<String>,
 }
 
 impl Graph {
-    /// Reads and checks a graph file against a clip table. Errors name the file and element.
-    pub fn load(path: &Path, clips: &[ClipInfo]) -> Result<Graph, GraphError> {
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| GraphError::Io {
-            file: file.clone(),
-            source,
-        })?;
-        Graph::from_json(&text, &file, clips)
+    /// Parameters in declaration order ([`ParamId::index`]).
+    pub fn parameters(&self) -> &[Parameter] {
+        &self.parameters
     }
 
-    /// [`Graph::load`] of text already read; `file` names it in errors.
-    pub fn from_json(text: &str, file: &str, clips: &[ClipInfo]) -> Result<Graph, GraphError> {
-        let parsed =
-            GraphFile::parse(text).map_err(|source| GraphError::json(file, text, source))?;
-        Graph::build(&parsed, clips).map_err(|problems| {
-            let mut errors = problems.into_iter().filter(Problem::is_error);
-            let first = errors.next().unwrap_or(Problem::NoStates);
-            GraphError::Invalid {
-                file: file.to_string(),
-                first,
-                more: errors.count(),
-            }
+    /// States in declaration order ([`StateId::index`]).
+    pub fn states(&self) -> &[State] {
+        &self.states
+    }
+
+    pub fn transitions(&self) -> &[Transition] {
+        &self.transitions
+    }
+
+    /// The state every instance starts in.
+    pub fn entry(&self) -> StateId {
+        StateId(self.entry as u16)
+    }
+
+    /// Distinct state event names ([`EventId::index`]).
+    pub fn events(&self) -> &[String] {
+        &self.events
+    }
+
+    /// The name of a state event; `None` for an id of another graph past this one's events.
+    pub fn event_name(&self, e: EventId) -> Option<&str> {
+        self.events.get(e.index()).map(String::as_str)
+    }
+
+    /// A state; `None` for an id of another graph past this one's states.
+    pub fn state(&self, s: StateId) -> Option<&State> {
+        self.states.get(s.index())
+    }
+
+    /// The parameter `name` of kind `K`; an unknown name or another kind is an error (never a
+    /// silent no-op).
+    pub fn param<K: Kind>(&self, name: &str) -> Result<ParamId<K>, GraphError> {
+        let p = self.param_any(name)?;
+        p.typed().ok_or_else(|| GraphError::WrongKind {
+            name: name.to_string(),
+            found: p.kind().name(),
         })
     }
 
-    /// Index of a parameter by name; an unknown name is an error (never a silent no-op).
-    pub fn parameter(&self, name: &str) -> Result<usize, GraphError> {
+    /// The parameter `name`, its kind known at run time.
+    pub fn param_any(&self, name: &str) -> Result<Param, GraphError> {
         self.parameters
             .iter()
             .position(|p| p.name == name)
+            .map(|i| Param::new(i, self.parameters[i].kind))
             .ok_or_else(|| GraphError::UnknownParameter {
                 name: name.to_string(),
                 known: self.parameter_names(),
             })
     }
 
-    /// Index of a state by name.
-    pub fn state(&self, name: &str) -> Option<usize> {
-        self.states.iter().position(|s| s.name == name)
+    /// The state `name`.
+    pub fn state_id(&self, name: &str) -> Option<StateId> {
+        self.states
+            .iter()
+            .position(|s| s.name == name)
+            .map(|i| StateId(i as u16))
     }
 
-    fn parameter_names(&self) -> String {
+    pub(crate) fn parameter_names(&self) -> String {
         let names: Vec<&str> = self.parameters.iter().map(|p| p.name.as_str()).collect();
         if names.is_empty() {
             "none".into()

@@ -2,8 +2,9 @@
 //! one baked asset's clip table, whose transitions fire on per-instance parameters, evaluated
 //! for every instance in one parallel step that writes throng's CPU-timed records.
 //!
-//! - [`GraphFile`]: the JSON file as written; [`Graph`]: checked against a clip table
-//!   ([`Graph::load`]), every error typed and naming the file and element.
+//! - [`GraphBuilder`]: a graph made in code with typed ids ([`ParamId`], [`StateId`]), checked
+//!   against a clip table into a sealed [`Graph`]; [`GraphFile`], the JSON file as written, is
+//!   one of its inputs ([`Graph::load`]). Every error typed and naming the file and element.
 //! - [`check`] / [`lint`]: errors and warnings (`throng graph check`); [`to_dot`]: Graphviz.
 //! - [`GraphCrowd`]: per-instance parameters and state machines in struct-of-arrays form;
 //!   [`GraphCrowd::step`] advances all of them and writes one 64 B
@@ -16,6 +17,7 @@
 //! of a blend space's synchronised clips).
 
 mod build;
+mod builder;
 mod check;
 mod clip_events;
 mod crowd;
@@ -24,6 +26,7 @@ mod error;
 pub mod file;
 mod gpu;
 mod graph;
+mod ids;
 mod machine;
 mod motion;
 
@@ -31,9 +34,10 @@ mod motion;
 /// blend space by `speed`, and `sit` on a trigger; `throng demo` drives its crowd with it.
 pub const DEMO_FOX_LOCOMOTION: &str = include_str!("../graphs/demo-fox-locomotion.json");
 
+pub use builder::{GraphBuilder, StateOptions, TransitionOptions, When};
 pub use check::{check, lint};
 pub use clip_events::{ClipEvent, MAX_CYCLES};
-pub use crowd::{GraphCrowd, Param, CHUNK};
+pub use crowd::{GraphCrowd, CHUNK};
 pub use dot::to_dot;
 pub use error::{GraphError, Problem};
 pub use file::{DurationUnit, GraphFile, Interruption, ParamKind, FORMAT_VERSION};
@@ -41,4 +45,7 @@ pub use gpu::{drive_gpu, Commands};
 pub use graph::{
     ClipRef, Condition, Graph, Motion, Parameter, State, Test, Transition, MAX_INT, MAX_STATES,
 };
+pub use ids::{kind, EventId, Kind, Numeric, Param, ParamId, StateId};
 pub use machine::{EventKind, GraphEvent, GraphLayer, LayerSet};
+/// Loop modes of clips, as the builder's [`StateOptions::loop_mode`] takes them (throng-asset's).
+pub use throng_asset::LoopMode;

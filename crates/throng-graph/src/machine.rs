@@ -8,6 +8,7 @@ use throng_contract::MAX_LAYERS;
 use crate::clip_events::ClipSink;
 use crate::file::{DurationUnit, Interruption};
 use crate::graph::{Graph, Motion, State};
+use crate::ids::{EventId, StateId};
 use crate::motion::{fract, motion_weights};
 
 /// No transition is running.
@@ -126,9 +127,10 @@ pub enum EventKind {
 pub struct GraphEvent {
     /// Instance index.
     pub instance: u32,
-    pub state: u16,
-    /// Index into [`Graph::events`] (the state's `on_enter` / `on_exit` name).
-    pub event: u32,
+    /// The state entered or left.
+    pub state: StateId,
+    /// The state's `on_enter` / `on_exit` name ([`Graph::event_name`]).
+    pub event: EventId,
     pub kind: EventKind,
 }
 
@@ -313,7 +315,7 @@ fn fire(
     if let Some(e) = g.states[old].on_exit {
         events.push(GraphEvent {
             instance,
-            state: old as u16,
+            state: StateId(old as u16),
             event: e,
             kind: EventKind::Exit,
         });
@@ -321,7 +323,7 @@ fn fire(
     if let Some(e) = g.states[t.to].on_enter {
         events.push(GraphEvent {
             instance,
-            state: t.to as u16,
+            state: StateId(t.to as u16),
             event: e,
             kind: EventKind::Enter,
         });

@@ -60,7 +60,7 @@ fn gpu_timed_runtime_follows_the_graph() {
     let table = clips();
     let graph = Graph::from_json(GRAPH, "gpu.json", &table).unwrap();
     let n = 2_000;
-    let mut crowd = GraphCrowd::new(graph, &table, n);
+    let mut crowd = GraphCrowd::new(graph, &table, n).expect("graph crowd");
     let mut rt = Runtime::new(Timing::Gpu, &table);
     let handles: Vec<_> = (0..n)
         .map(|_| rt.spawn(InstanceTransform::default()))
@@ -94,7 +94,7 @@ fn gpu_timed_runtime_follows_the_graph() {
         }
         let gpu = rt.gpu().unwrap();
         for i in 0..n {
-            if crowd.transition(i).is_some() {
+            if crowd.transition(i).expect("an instance").is_some() {
                 busy_until[i] = frame + 2;
                 continue;
             }
@@ -105,7 +105,7 @@ fn gpu_timed_runtime_follows_the_graph() {
             let got = layers(&gpu.exact_record(handles[i]).unwrap(), &table);
             let ctx = format!(
                 "instance {i} frame {frame}: graph {want:?}, runtime {got:?}, commands {:?}",
-                crowd.commands(i).as_slice()
+                crowd.commands(i).expect("an instance").as_slice()
             );
             assert_eq!(want.len(), got.len(), "{ctx}");
             for (w, g) in want.iter().zip(&got) {

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use common::{scenario_clips, scenario_graph, Rng, SCENARIO};
 use throng_asset::{ClipInfo, LoopMode};
 use throng_graph::file::MotionFile;
-use throng_graph::{check, to_dot, Graph, GraphCrowd, GraphError, GraphFile, Problem};
+use throng_graph::{
+    check, kind, to_dot, Graph, GraphBuilder, GraphCrowd, GraphError, GraphFile, Problem,
+};
 
 fn clips(names: &[(&str, f64)]) -> Vec<ClipInfo> {
     let mut row = 1;
@@ -84,7 +86,7 @@ fn non_finite_thresholds_are_errors() {
     if let MotionFile::Blend1d(b) = &mut f.states[1].motion {
         b.points[1].at = f32::NAN;
     }
-    let problems = Graph::build(&f, &table).unwrap_err();
+    let problems = GraphBuilder::from_file(f).check(&table).unwrap_err();
     assert!(
         matches!(&problems[0], Problem::BadNumber { element, .. } if element == "state \"b\""),
         "{problems:?}"
@@ -162,23 +164,22 @@ fn dot_lists_every_state_and_transition() {
 fn unknown_or_wrong_parameters_are_api_errors() {
     let table = clips(&[("A", 1.0), ("B", 1.0)]);
     let g = Graph::from_json(TWO_STATES, "g.json", &table).unwrap();
-    let mut crowd = GraphCrowd::new(g, &table, 2);
-    let e = crowd.param("sped").unwrap_err();
+    let mut crowd = GraphCrowd::new(g, &table, 2).expect("graph crowd");
+    let e = crowd.param_any("sped").unwrap_err();
     assert!(
         e.to_string()
             .contains("\"sped\" is not in the graph (parameters: speed, go, on)"),
         "{e}"
     );
-    let speed = crowd.param("speed").unwrap();
-    let go = crowd.param("go").unwrap();
+    // a parameter asked for as another kind is refused when it is found, so a setter of the
+    // wrong kind cannot be called
     assert!(matches!(
-        crowd.fire(0, speed),
-        Err(GraphError::WrongKind { .. })
+        crowd.param::<kind::Trigger>("speed"),
+        Err(GraphError::WrongKind { found: "float", .. })
     ));
-    assert!(matches!(
-        crowd.set_float(0, go, 1.0),
-        Err(GraphError::WrongKind { .. })
-    ));
+    let speed = crowd.param::<kind::Float>("speed").unwrap();
+    let go = crowd.param::<kind::Trigger>("go").unwrap();
+    assert_eq!(crowd.param_any("go").unwrap().typed::<kind::Float>(), None);
     assert!(matches!(
         crowd.set_float(0, speed, f32::NAN),
         Err(GraphError::BadValue { .. })
@@ -187,11 +188,62 @@ fn unknown_or_wrong_parameters_are_api_errors() {
         crowd.set_float(2, speed, 1.0),
         Err(GraphError::NoSuchInstance { .. })
     ));
+    // an id of another graph whose index or kind does not fit this one's is refused
+    let mut other = GraphBuilder::new();
+    other.float("a", 0.0);
+    other.float("b", 0.0);
+    other.float("c", 0.0);
+    let foreign = other.float("d", 0.0);
+    assert!(matches!(
+        crowd.set_float(0, foreign, 1.0),
+        Err(GraphError::UnknownParameter { .. })
+    ));
+    assert_eq!(crowd.value(0, foreign), None);
+    // per-instance getters answer an instance past the crowd with an error, not a panic
+    assert!(matches!(
+        crowd.layers(2),
+        Err(GraphError::NoSuchInstance { .. })
+    ));
+    assert!(crowd.state(2).is_err() && crowd.transition(2).is_err());
+    assert!(crowd.normalized_time(2).is_err() && crowd.commands(2).is_err());
     // the trigger is consumed by the transition it fires
     crowd.fire(1, go).unwrap();
+    assert_eq!(crowd.value(1, go), Some(true));
     crowd.step(0.1);
-    assert_eq!((crowd.state(0), crowd.state(1)), (0, 1));
-    assert_eq!(crowd.value(1, go), Some(0.0));
+    assert_eq!(
+        (
+            crowd.state(0).unwrap().index(),
+            crowd.state(1).unwrap().index()
+        ),
+        (0, 1)
+    );
+    assert_eq!(crowd.value(1, go), Some(false));
+}
+
+/// A crowd is given the clip table its graph was checked against; a shorter one, or one whose
+/// clips last otherwise, is an error (it used to index past the table in the step).
+#[test]
+fn a_crowd_refuses_a_clip_table_its_graph_was_not_checked_against() {
+    let table = clips(&[("A", 1.0), ("B", 1.0)]);
+    let g = Graph::from_json(TWO_STATES, "g.json", &table).unwrap();
+    let short = clips(&[("A", 1.0)]);
+    let e = GraphCrowd::new(g.clone(), &short, 2)
+        .err()
+        .expect("a shorter table");
+    assert!(
+        matches!(
+            &e,
+            GraphError::OtherClipTable {
+                clip: 1,
+                clips: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let longer = clips(&[("A", 1.0), ("B", 2.5)]);
+    assert!(GraphCrowd::new(g.clone(), &longer, 2).is_err());
+    assert!(GraphCrowd::new(g, &table, 2).is_ok());
 }
 
 /// A 2D blend space (four clips shown) crossfading into a 1D blend space (two) needs six
@@ -222,13 +274,17 @@ fn layer_limit_keeps_the_heaviest_four() {
     assert!(warnings
         .iter()
         .any(|p| matches!(p, Problem::TooManyLayers { layers: 6, .. })));
-    let mut crowd = GraphCrowd::new(graph, &table, 1);
-    assert_eq!(crowd.layers(0).len, 4, "the grid alone: four corners");
+    let mut crowd = GraphCrowd::new(graph, &table, 1).expect("graph crowd");
+    assert_eq!(
+        crowd.layers(0).unwrap().len,
+        4,
+        "the grid alone: four corners"
+    );
     let go = crowd.param("go").unwrap();
     crowd.fire(0, go).unwrap();
     crowd.step(0.25); // fires; the fade starts at 0
     crowd.step(0.5); // half way
-    let set = crowd.layers(0);
+    let set = crowd.layers(0).unwrap();
     // outgoing corners 0.25 × 0.5 = 0.125 each, incoming 0.5 × 0.5 = 0.25 each: the two
     // incoming and the first two corners stay, 0.75 in all
     let got: Vec<(u32, f32)> = set.as_slice().iter().map(|l| (l.clip, l.weight)).collect();
@@ -260,11 +316,11 @@ fn any_thread_count_gives_the_same_records() {
             let g = scenario_graph();
             let clips = scenario_clips();
             let n = 3 * throng_graph::CHUNK + 17;
-            let mut crowd = GraphCrowd::new(g.clone(), &clips, n);
+            let mut crowd = GraphCrowd::new(g.clone(), &clips, n).expect("graph crowd");
             let ps: Vec<_> = g
-                .parameters
+                .parameters()
                 .iter()
-                .map(|p| crowd.param(&p.name).unwrap())
+                .map(|p| crowd.param_any(p.name()).unwrap())
                 .collect();
             let mut rng = Rng(5);
             let mut out = Vec::new();
@@ -272,13 +328,17 @@ fn any_thread_count_gives_the_same_records() {
                 for _ in 0..200 {
                     let i = rng.below(n as u64) as usize;
                     let p = ps[rng.below(ps.len() as u64) as usize];
-                    let _ = match p.kind {
+                    let _ = match p.kind() {
                         throng_graph::ParamKind::Float => {
-                            crowd.set_float(i, p, rng.unit() as f32 * 3.0)
+                            crowd.set_float(i, p.typed().unwrap(), rng.unit() as f32 * 3.0)
                         }
-                        throng_graph::ParamKind::Int => crowd.set_int(i, p, rng.below(3) as i32),
-                        throng_graph::ParamKind::Bool => crowd.set_bool(i, p, rng.below(2) == 0),
-                        throng_graph::ParamKind::Trigger => crowd.fire(i, p),
+                        throng_graph::ParamKind::Int => {
+                            crowd.set_int(i, p.typed().unwrap(), rng.below(3) as i32)
+                        }
+                        throng_graph::ParamKind::Bool => {
+                            crowd.set_bool(i, p.typed().unwrap(), rng.below(2) == 0)
+                        }
+                        throng_graph::ParamKind::Trigger => crowd.fire(i, p.typed().unwrap()),
                     };
                 }
                 crowd.step(1.0 / 60.0);
@@ -323,7 +383,7 @@ fn clip_events_match_the_runtime_playing_the_same_clip() {
                 "motion": {{"clip": {{"name": "A", "loop": "{name}"}}}}}}]}}"#
         );
         let g = Graph::from_json(&text, "one.json", &table).unwrap();
-        let mut crowd = GraphCrowd::new(g, &table, 1);
+        let mut crowd = GraphCrowd::new(g, &table, 1).expect("graph crowd");
         let mut rt = CpuRuntime::new(&table);
         let h = rt.spawn(InstanceTransform::IDENTITY);
         let opts = PlayOptions {
@@ -403,6 +463,7 @@ fn dominant_after(crowd: &mut GraphCrowd, speed: f32) -> Vec<String> {
     }
     crowd
         .layers(0)
+        .unwrap()
         .as_slice()
         .iter()
         .filter(|l| l.weight >= 0.5)
@@ -422,7 +483,7 @@ fn fox_locomotion_example_walks_and_runs_by_speed() {
         throng_graph::lint(&graph)
     );
     let idx = |n: &str| table.iter().position(|c| c.name == n).unwrap().to_string();
-    let mut crowd = GraphCrowd::new(graph, &table, 1);
+    let mut crowd = GraphCrowd::new(graph, &table, 1).expect("graph crowd");
     assert_eq!(dominant_after(&mut crowd, 0.0), [idx("Survey")]);
     assert_eq!(dominant_after(&mut crowd, 1.0), [idx("Walk")]);
     assert_eq!(dominant_after(&mut crowd, 4.0), [idx("Run")]);
@@ -431,11 +492,14 @@ fn fox_locomotion_example_walks_and_runs_by_speed() {
     let look = crowd.param("look").unwrap();
     crowd.fire(0, look).unwrap();
     crowd.step(1.0 / 60.0);
-    assert_eq!(crowd.graph().states[crowd.state(0)].name, "look");
+    assert_eq!(
+        crowd.graph().states()[crowd.state(0).unwrap().index()].name(),
+        "look"
+    );
     let mut back = false;
     for _ in 0..300 {
         crowd.step(1.0 / 60.0);
-        back |= crowd.graph().states[crowd.state(0)].name == "idle";
+        back |= crowd.graph().states()[crowd.state(0).unwrap().index()].name() == "idle";
     }
     assert!(back, "the one-shot returns to idle after its clip");
 }
@@ -452,7 +516,7 @@ fn demo_fox_example_walks_runs_and_sits() {
         throng_graph::lint(&graph)
     );
     let idx = |n: &str| table.iter().position(|c| c.name == n).unwrap().to_string();
-    let mut crowd = GraphCrowd::new(graph, &table, 1);
+    let mut crowd = GraphCrowd::new(graph, &table, 1).expect("graph crowd");
     assert_eq!(dominant_after(&mut crowd, 0.0), [idx("idle")]);
     assert_eq!(dominant_after(&mut crowd, 1.0), [idx("walk")]);
     assert_eq!(dominant_after(&mut crowd, 3.0), [idx("run")]);
@@ -462,7 +526,7 @@ fn demo_fox_example_walks_runs_and_sits() {
     assert_eq!(dominant_after(&mut crowd, 0.0), [idx("sit")]);
     let enter = crowd
         .graph()
-        .events
+        .events()
         .iter()
         .position(|e| e == "sitting_down");
     assert!(enter.is_some());
@@ -495,7 +559,7 @@ fn numbers_past_f32_are_errors_and_runaway_speeds_stay_bounded() {
       "states": [{"name": "idle", "speed": 3e38, "motion": {"clip": {"name": "idle"}},
         "speed_parameter": "mult"}]}"#;
     let g = Graph::from_json(fast, "g.json", &table).expect("finite numbers");
-    let mut crowd = GraphCrowd::new(g, &table, 2);
+    let mut crowd = GraphCrowd::new(g, &table, 2).expect("graph crowd");
     for _ in 0..4 {
         crowd.step(1.0 / 60.0);
         assert!(crowd.clip_events().len() <= 2 * throng_runtime::MAX_LAPS as usize);
@@ -538,13 +602,70 @@ fn normalised_times_past_max_cycles_fire_no_clip_events() {
       "states": [{"name": "idle", "motion": {"clip": {"name": "idle"}},
         "speed_parameter": "mult"}]}"#;
     let g = Graph::from_json(text, "g.json", &table).expect("finite numbers");
-    let mut crowd = GraphCrowd::new(g, &table, 3);
+    let mut crowd = GraphCrowd::new(g, &table, 3).expect("graph crowd");
     for k in 0..64 {
         crowd.step(if k < 32 { 1.0 / 60.0 } else { 1.0e6 });
         assert!(crowd.clip_events().len() <= 3 * 3 * (throng_runtime::MAX_LAPS as usize + 2));
-        if crowd.normalized_time(0) >= throng_graph::MAX_CYCLES {
+        if crowd.normalized_time(0).unwrap() >= throng_graph::MAX_CYCLES {
             assert!(crowd.clip_events().is_empty());
         }
     }
-    assert!(crowd.normalized_time(0) >= throng_graph::MAX_CYCLES);
+    assert!(crowd.normalized_time(0).unwrap() >= throng_graph::MAX_CYCLES);
+}
+
+/// The builder is the one way to a graph: the demo fox's locomotion graph made in code equals
+/// the one read from its JSON file, writes back the same graph, and a mistake made in code is
+/// reported by element as in a file.
+#[test]
+fn a_graph_built_in_code_equals_the_one_read_from_its_file() {
+    use throng_graph::{Interruption, LoopMode as Mode};
+    let table = clips(&[("idle", 2.0), ("walk", 1.0), ("run", 0.6), ("sit", 1.5)]);
+    let mut b = GraphBuilder::new();
+    let speed = b.float("speed", 0.0);
+    let sit = b.trigger("sit");
+    let idle = b.clip_state("idle", "idle").id();
+    let moving = (b.blend1d_state("move", speed, &[(1.0, "walk"), (3.0, "run")])).id();
+    let sitting = (b.clip_state("sit", "sit"))
+        .loop_mode(Mode::Once)
+        .on_enter("sitting_down")
+        .on_exit("standing_up")
+        .id();
+    b.entry(idle);
+    b.transition(idle, sitting).when(sit.fired()).crossfade(0.3);
+    (b.transition(sitting, moving))
+        .exit_time(1.0)
+        .when(speed.greater(0.1))
+        .crossfade(0.4);
+    (b.transition(idle, moving))
+        .when(speed.greater(0.1))
+        .crossfade(0.25)
+        .interruption(Interruption::Target);
+    (b.transition(moving, idle))
+        .when(speed.less_eq(0.1))
+        .crossfade(0.3)
+        .interruption(Interruption::Target);
+    let built = b.build(&table).expect("the demo graph");
+    let read = Graph::from_json(throng_graph::DEMO_FOX_LOCOMOTION, "demo.json", &table).unwrap();
+    assert_eq!(built, read);
+    let again = Graph::from_json(&b.to_json(), "again.json", &table).unwrap();
+    assert_eq!(again, read);
+    // the ids the builder handed out are the built graph's
+    assert_eq!(built.param::<kind::Float>("speed").unwrap(), speed);
+    assert_eq!(built.state_id("sit"), Some(sitting));
+    let enter = built.states()[sitting.index()].on_enter().unwrap();
+    assert_eq!(built.event_name(enter), Some("sitting_down"));
+    // a mistake in code: a clip the table lacks and a negative speed, both by element
+    let mut bad = GraphBuilder::new();
+    bad.clip_state("jump", "Jump").speed(-1.0);
+    let problems = bad.check(&table).unwrap_err();
+    assert!(
+        matches!(&problems[..], [Problem::UnknownClip { element, .. }, Problem::BadNumber { what: "the speed", .. }] if element == "state \"jump\""),
+        "{problems:?}"
+    );
+    let e = bad.build(&table).unwrap_err().to_string();
+    assert!(
+        e.starts_with("graph builder: state \"jump\": clip \"Jump\""),
+        "{e}"
+    );
+    assert!(e.contains("(and 1 more problem)"), "{e}");
 }

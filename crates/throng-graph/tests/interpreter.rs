@@ -124,7 +124,7 @@ fn axis_weights(at: &[f32], x: f32) -> Vec<(usize, f32)> {
 /// The clips of a state with their blend weights, zero weights dropped, in point order.
 fn clip_weights(g: &Graph, state: usize, params: &[f32]) -> Vec<(u32, f64, f32)> {
     let mut out = Vec::new();
-    match &g.states[state].motion {
+    match g.states()[state].motion() {
         Motion::Clip { clip, .. } => out.push((clip.clip, clip.duration, 1.0)),
         Motion::Blend1d {
             parameter,
@@ -166,18 +166,20 @@ fn cycle(g: &Graph, state: usize, params: &[f32]) -> f64 {
 }
 
 fn speed(g: &Graph, state: usize, params: &[f32]) -> f64 {
-    let s = &g.states[state];
-    let m = s.speed_parameter.map_or(1.0, |k| params[k].max(0.0) as f64);
-    s.speed as f64 * m / cycle(g, state, params)
+    let s = &g.states()[state];
+    let m = s
+        .speed_parameter()
+        .map_or(1.0, |k| params[k.index()].max(0.0) as f64);
+    s.speed() as f64 * m / cycle(g, state, params)
 }
 
 impl Instance {
     fn new(g: &Graph) -> Instance {
         Instance {
-            params: g.parameters.iter().map(|p| p.default).collect(),
-            state: g.entry,
+            params: g.parameters().iter().map(|p| p.default_value()).collect(),
+            state: g.entry().index(),
             phase: 0.0,
-            left: g.entry,
+            left: g.entry().index(),
             outgoing: Vec::new(),
             fade: None,
             fresh: true,
@@ -203,7 +205,7 @@ impl Instance {
         me: u32,
         out: &mut Vec<ClipEv>,
     ) {
-        let mode = match &g.states[state].motion {
+        let mode = match g.states()[state].motion() {
             Motion::Clip { loop_mode, .. } => *loop_mode,
             _ => LoopMode::Loop,
         };
@@ -276,14 +278,16 @@ impl Instance {
         let rule = self
             .fade
             .as_ref()
-            .map(|f| (f.transition, g.transitions[f.transition].interruption));
-        for (ti, t) in g.transitions.iter().enumerate() {
+            .map(|f| (f.transition, g.transitions()[f.transition].interruption()));
+        for (ti, t) in g.transitions().iter().enumerate() {
             if rule.is_some_and(|r| r.0 == ti) {
                 continue;
             }
-            let leaving = match t.from {
+            let leaving = match t.from().map(|s| s.index()) {
                 None => {
-                    if rule.is_some_and(|r| r.1 == Interruption::None) || t.to == self.state {
+                    if rule.is_some_and(|r| r.1 == Interruption::None)
+                        || t.to().index() == self.state
+                    {
                         continue;
                     }
                     self.state
@@ -301,7 +305,7 @@ impl Instance {
                     f
                 }
             };
-            if let Some(e) = t.exit_time {
+            if let Some(e) = t.exit_time() {
                 let phase = if leaving == self.state {
                     Some(self.phase)
                 } else {
@@ -314,7 +318,7 @@ impl Instance {
                     continue;
                 }
             }
-            let holds = t.conditions.iter().all(|c| {
+            let holds = t.conditions().iter().all(|c| {
                 let v = self.params[c.parameter];
                 match c.test {
                     Test::Greater(k) => v > k,
@@ -332,20 +336,20 @@ impl Instance {
             }
             // fire
             let interrupting = self.fade.is_some();
-            for c in &t.conditions {
-                if g.parameters[c.parameter].kind == ParamKind::Trigger {
+            for c in t.conditions() {
+                if g.parameters()[c.parameter].kind() == ParamKind::Trigger {
                     self.params[c.parameter] = 0.0;
                 }
             }
-            let length = match t.unit {
-                DurationUnit::Seconds => t.duration,
-                DurationUnit::Normalized => t.duration * cycle(g, leaving, &self.params),
+            let length = match t.duration() {
+                (d, DurationUnit::Seconds) => d,
+                (d, DurationUnit::Normalized) => d * cycle(g, leaving, &self.params),
             };
-            if let Some(e) = g.states[self.state].on_exit {
-                events.push((me, self.state as u16, e, false));
+            if let Some(e) = g.states()[self.state].on_exit() {
+                events.push((me, self.state as u16, e.index() as u32, false));
             }
-            if let Some(e) = g.states[t.to].on_enter {
-                events.push((me, t.to as u16, e, true));
+            if let Some(e) = g.states()[t.to().index()].on_enter() {
+                events.push((me, t.to().index() as u16, e.index() as u32, true));
             }
             if length > 0.0 {
                 let a = self.alpha();
@@ -398,8 +402,8 @@ impl Instance {
                 self.fade = None;
             }
             self.left = self.state;
-            self.state = t.to;
-            self.phase = t.offset;
+            self.state = t.to().index();
+            self.phase = t.offset();
             self.fresh = true;
             return Some((ti, interrupting));
         }
@@ -410,7 +414,7 @@ impl Instance {
         let a = self.alpha();
         let mut all = Vec::new();
         let mut add = |state: usize, phase: f64, share: f32| {
-            let mode = match &g.states[state].motion {
+            let mode = match g.states()[state].motion() {
                 Motion::Clip { loop_mode, .. } => *loop_mode,
                 _ => LoopMode::Loop,
             };
@@ -456,29 +460,27 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize, Per
     let g = scenario_graph();
     let clips = scenario_clips();
     let tables: Vec<ClipFrames> = clips.iter().map(|c| c.frames_table()).collect();
-    let mut crowd = GraphCrowd::new(g.clone(), &clips, n);
+    let mut crowd = GraphCrowd::new(g.clone(), &clips, n).expect("graph crowd");
     let mut plain: Vec<Instance> = (0..n).map(|_| Instance::new(&g)).collect();
-    let params: Vec<_> = g
-        .parameters
-        .iter()
-        .map(|p| crowd.param(&p.name).unwrap())
+    let params: Vec<_> = (g.parameters().iter())
+        .map(|p| crowd.param_any(p.name()).unwrap())
         .collect();
     let mut rng = Rng(seed);
     let (mut compared, mut cut, mut events_seen) = (0, 0, 0);
     let mut clip_seen = vec![0usize; clips.len()];
     let mut t0 = 0.0f64;
-    let mut seen_states = vec![false; g.states.len()];
+    let mut seen_states = vec![false; g.states().len()];
     let mut two_outgoing = 0usize;
-    let mut fired = vec![0usize; g.transitions.len()];
-    let mut interrupted = vec![0usize; g.transitions.len()];
+    let mut fired = vec![0usize; g.transitions().len()];
+    let mut interrupted = vec![0usize; g.transitions().len()];
     for frame in 0..frames {
         // ~3 % of instances get a parameter change each frame
         for _ in 0..(n * 3 / 100).max(1) {
             let i = rng.below(n as u64) as usize;
             let k = rng.below(params.len() as u64) as usize;
             let p = params[k];
-            let v = match p.kind {
-                ParamKind::Float => match g.parameters[k].name.as_str() {
+            let v = match p.kind() {
+                ParamKind::Float => match g.parameters()[k].name() {
                     "dir" => (rng.unit() * 2.4 - 1.2) as f32,
                     "mult" => (rng.unit() * 2.5 - 0.5) as f32,
                     _ => (rng.unit() * 3.5) as f32,
@@ -487,11 +489,11 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize, Per
                 ParamKind::Bool => (rng.below(10) > 1) as u8 as f32,
                 ParamKind::Trigger => 1.0,
             };
-            match p.kind {
-                ParamKind::Float => crowd.set_float(i, p, v).unwrap(),
-                ParamKind::Int => crowd.set_int(i, p, v as i32).unwrap(),
-                ParamKind::Bool => crowd.set_bool(i, p, v != 0.0).unwrap(),
-                ParamKind::Trigger => crowd.fire(i, p).unwrap(),
+            match p.kind() {
+                ParamKind::Float => crowd.set_float(i, p.typed().unwrap(), v).unwrap(),
+                ParamKind::Int => crowd.set_int(i, p.typed().unwrap(), v as i32).unwrap(),
+                ParamKind::Bool => crowd.set_bool(i, p.typed().unwrap(), v != 0.0).unwrap(),
+                ParamKind::Trigger => crowd.fire(i, p.typed().unwrap()).unwrap(),
             }
             plain[i].params[k] = v;
         }
@@ -510,7 +512,10 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize, Per
         let got_events: Vec<Ev> = crowd
             .events()
             .iter()
-            .map(|e| (e.instance, e.state, e.event, e.kind == EventKind::Enter))
+            .map(|e| {
+                let (state, event) = (e.state.index() as u16, e.event.index() as u32);
+                (e.instance, state, event, e.kind == EventKind::Enter)
+            })
             .collect();
         assert_eq!(got_events, want_events, "events differ in frame {frame}");
         events_seen += got_events.len();
@@ -531,12 +536,12 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize, Per
             seen_states[inst.state] = true;
             two_outgoing += (inst.outgoing.len() == 2) as usize;
             assert_eq!(
-                crowd.state(i),
-                inst.state,
+                crowd.state(i).map(|s| s.index()).ok(),
+                Some(inst.state),
                 "instance {i} frame {frame}: state"
             );
             let want = inst.layers(&g);
-            let got = crowd.layers(i);
+            let got = crowd.layers(i).expect("an instance of the crowd");
             let got = got.as_slice();
             assert_eq!(
                 got.len(),

@@ -39,22 +39,22 @@ fn steps_allocate_nothing_after_warm_up() {
     let g = scenario_graph();
     let clips = scenario_clips();
     let n = 20_000;
-    let mut crowd = GraphCrowd::new(g.clone(), &clips, n);
+    let mut crowd = GraphCrowd::new(g.clone(), &clips, n).expect("graph crowd");
     let ps: Vec<_> = g
-        .parameters
+        .parameters()
         .iter()
-        .map(|p| crowd.param(&p.name).unwrap())
+        .map(|p| crowd.param_any(p.name()).unwrap())
         .collect();
     let mut rng = Rng(3);
     let frame = |crowd: &mut GraphCrowd, rng: &mut Rng| {
         for _ in 0..n / 50 {
             let i = rng.below(n as u64) as usize;
             let p = ps[rng.below(ps.len() as u64) as usize];
-            let _ = match p.kind {
-                ParamKind::Float => crowd.set_float(i, p, rng.unit() as f32 * 3.0),
-                ParamKind::Int => crowd.set_int(i, p, rng.below(3) as i32),
-                ParamKind::Bool => crowd.set_bool(i, p, rng.below(4) != 0),
-                ParamKind::Trigger => crowd.fire(i, p),
+            let _ = match p.kind() {
+                ParamKind::Float => crowd.set_float(i, p.typed().unwrap(), rng.unit() as f32 * 3.0),
+                ParamKind::Int => crowd.set_int(i, p.typed().unwrap(), rng.below(3) as i32),
+                ParamKind::Bool => crowd.set_bool(i, p.typed().unwrap(), rng.below(4) != 0),
+                ParamKind::Trigger => crowd.fire(i, p.typed().unwrap()),
             };
         }
         crowd.step(1.0 / 60.0);

@@ -10,7 +10,7 @@
 //! `THRONG_SOAK_FRAMES` (default 100,000). The note of issue 52 gives the runs made.
 
 use throng_asset::{ClipInfo, LoopMode};
-use throng_graph::{Graph, GraphCrowd, GraphFile, ParamKind};
+use throng_graph::{Graph, GraphCrowd, ParamKind};
 use throng_runtime::crowd::SplitMix64;
 use throng_runtime::testing::synthetic_clips;
 use throng_runtime::{
@@ -181,11 +181,10 @@ fn fox_clips() -> Vec<ClipInfo> {
 fn run_graph(n: usize, frames: usize, seed: u64) -> (Vec<u8>, u64, u64) {
     let clips = fox_clips();
     let text = include_str!("../graphs/fox-locomotion.json");
-    let file = GraphFile::parse(text).expect("parses");
-    let graph = Graph::build(&file, &clips).expect("builds");
-    let mut crowd = GraphCrowd::new(graph, &clips, n);
-    let params: Vec<_> = (crowd.graph().parameters.iter())
-        .map(|p| crowd.param(&p.name).expect("declared"))
+    let graph = Graph::from_json(text, "fox-locomotion.json", &clips).expect("builds");
+    let mut crowd = GraphCrowd::new(graph, &clips, n).expect("graph crowd");
+    let params: Vec<_> = (crowd.graph().parameters().iter())
+        .map(|p| crowd.param_any(p.name()).expect("declared"))
         .collect();
     let mut rng = SplitMix64(seed);
     let changes = (n / 100).max(1);
@@ -201,11 +200,11 @@ fn run_graph(n: usize, frames: usize, seed: u64) -> (Vec<u8>, u64, u64) {
             let i = (rng.next_u64() % crowd.len() as u64) as usize;
             let p = params[(rng.next_u64() % params.len() as u64) as usize];
             let v = SPEEDS[(rng.next_u64() % 8) as usize] * rng.unit() as f32;
-            let _ = match p.kind {
-                ParamKind::Float => crowd.set_float(i, p, v),
-                ParamKind::Int => crowd.set_int(i, p, v as i32),
-                ParamKind::Bool => crowd.set_bool(i, p, v > 0.5),
-                ParamKind::Trigger => crowd.fire(i, p),
+            let _ = match p.kind() {
+                ParamKind::Float => crowd.set_float(i, p.typed().unwrap(), v),
+                ParamKind::Int => crowd.set_int(i, p.typed().unwrap(), v as i32),
+                ParamKind::Bool => crowd.set_bool(i, p.typed().unwrap(), v > 0.5),
+                ParamKind::Trigger => crowd.fire(i, p.typed().unwrap()),
             };
         }
         crowd.step(1.0 / 60.0);

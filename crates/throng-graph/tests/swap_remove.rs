@@ -27,11 +27,11 @@ fn random_set(
         let Some(j) = map[i] else {
             continue;
         };
-        let done = match p.kind {
-            ParamKind::Float => crowd.set_float(j, p, f),
-            ParamKind::Int => crowd.set_int(j, p, k),
-            ParamKind::Bool => crowd.set_bool(j, p, b),
-            ParamKind::Trigger => crowd.fire(j, p),
+        let done = match p.kind() {
+            ParamKind::Float => crowd.set_float(j, p.typed().unwrap(), f),
+            ParamKind::Int => crowd.set_int(j, p.typed().unwrap(), k),
+            ParamKind::Bool => crowd.set_bool(j, p.typed().unwrap(), b),
+            ParamKind::Trigger => crowd.fire(j, p.typed().unwrap()),
         };
         done.expect("set");
     }
@@ -41,17 +41,14 @@ fn random_set(
 fn a_removed_instance_leaves_the_crowd_as_if_it_never_was() {
     let (graph, clips) = (scenario_graph(), scenario_clips());
     let ps: Vec<Param> = graph
-        .parameters
+        .parameters()
         .iter()
-        .map(|p| Param {
-            index: graph.parameter(&p.name).expect("parameter"),
-            kind: p.kind,
-        })
+        .map(|p| graph.param_any(p.name()).expect("parameter"))
         .collect();
     // a: instances 0..5, later instance 1 removed (4 takes its index);
     // b: only 0, 4, 2, 3 from the start, in the order a has after the removal.
-    let mut a = GraphCrowd::new(graph.clone(), &clips, 5);
-    let mut b = GraphCrowd::new(graph, &clips, 4);
+    let mut a = GraphCrowd::new(graph.clone(), &clips, 5).expect("graph crowd");
+    let mut b = GraphCrowd::new(graph, &clips, 4).expect("graph crowd");
     let a_map: Vec<Option<usize>> = (0..5).map(Some).collect();
     let b_map = [Some(0), None, Some(2), Some(3), Some(1)];
     let mut rng = Rng(11);

@@ -11,7 +11,7 @@ use std::f32::consts::TAU;
 use std::time::{Duration, Instant};
 use throng_asset::{ClipInfo, LoopMode};
 use throng_contract::{InstanceRecord, InstanceTransform};
-use throng_graph::{Graph, GraphCrowd, Param, DEMO_FOX_LOCOMOTION};
+use throng_graph::{kind, Graph, GraphCrowd, ParamId, StateId, DEMO_FOX_LOCOMOTION};
 use throng_runtime::{CpuRuntime, Handle, PlayOptions, PlaybackControl, RuntimeError};
 
 /// Seconds a crossfade between two clips of the cycle takes.
@@ -122,10 +122,10 @@ const GRAPH_FIRST_CHANGE_S: (f64, f64) = (0.0, 1.2);
 /// The locomotion graph and its two parameters.
 struct Locomotion {
     crowd: GraphCrowd,
-    speed: Param,
-    sit: Param,
+    speed: ParamId<kind::Float>,
+    sit: ParamId<kind::Trigger>,
     /// Each instance's state after the last step, to count transitions.
-    states: Vec<usize>,
+    states: Vec<StateId>,
 }
 
 /// The runtime (or the locomotion graph) plus the script that drives it.
@@ -169,11 +169,11 @@ impl DemoCrowd {
         let graph = Graph::from_json(DEMO_FOX_LOCOMOTION, "demo-fox-locomotion.json", clips)
             .ok()
             .and_then(|g| {
-                let crowd = GraphCrowd::new(g, clips, n as usize);
+                let crowd = GraphCrowd::new(g, clips, n as usize).ok()?;
                 Some(Locomotion {
                     speed: crowd.param("speed").ok()?,
                     sit: crowd.param("sit").ok()?,
-                    states: vec![crowd.graph().entry; n as usize],
+                    states: vec![crowd.graph().entry(); n as usize],
                     crowd,
                 })
             });
@@ -317,9 +317,10 @@ impl DemoCrowd {
             Some(g) => {
                 g.crowd.step(dt);
                 for (i, s) in g.states.iter_mut().enumerate() {
-                    let now = g.crowd.state(i);
-                    self.stats.crossfades += (now != *s) as u64;
-                    *s = now;
+                    if let Ok(now) = g.crowd.state(i) {
+                        self.stats.crossfades += (now != *s) as u64;
+                        *s = now;
+                    }
                 }
                 self.stats.events += g.crowd.events().len() as u64;
             }

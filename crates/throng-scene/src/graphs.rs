@@ -58,7 +58,8 @@ impl GraphSetup {
         let file = self.path.display().to_string();
         let graph = Graph::from_json(&self.text, &file, &asset.clips)
             .with_context(|| format!("playing the graph on {}", asset.source_name))?;
-        let mut crowd = GraphCrowd::new(graph, &asset.clips, len);
+        let mut crowd = GraphCrowd::new(graph, &asset.clips, len)
+            .with_context(|| format!("playing the graph on {}", asset.source_name))?;
         for (name, value) in &self.params {
             set_param_text(&mut crowd, name, value.as_deref())
                 .with_context(|| format!("{}: parameter {name}", self.path.display()))?;
@@ -74,8 +75,8 @@ pub fn set_param_text(
     name: &str,
     value: Option<&str>,
 ) -> anyhow::Result<()> {
-    let p = crowd.param(name)?;
-    let spec = param_spec(p.kind, value)?;
+    let p = crowd.param_any(name)?;
+    let spec = param_spec(p.kind(), value)?;
     crowd.set_all(p, |i| spec.at(i))?;
     Ok(())
 }

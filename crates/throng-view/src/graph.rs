@@ -38,11 +38,13 @@ impl ViewGraph {
             Graph::from_json(&text, &file, &a.clips)
                 .map_err(|e| anyhow::anyhow!("{e} (in {}, the graph's clips)", a.source_name))?;
         }
-        let values = (graph.parameters.iter()).map(|p| p.default).collect();
+        let values = (graph.parameters().iter())
+            .map(|p| p.default_value())
+            .collect();
         Ok(ViewGraph {
             path,
             text,
-            spreads: vec![None; graph.parameters.len()],
+            spreads: vec![None; graph.parameters().len()],
             graph,
             values,
             selected: 0,
@@ -54,8 +56,9 @@ impl ViewGraph {
     /// value, or a spread `LO..HI` over the instances, whose midpoint the slider shows): a
     /// trigger fires once the crowds start. Errors name the graph file and the parameter.
     pub fn start_with(&mut self, name: &str, value: Option<&str>) -> anyhow::Result<()> {
-        let p = self.graph.parameter(name)?;
-        let spec = throng_scene::param_spec(self.graph.parameters[p].kind, value)
+        let param = self.graph.param_any(name)?;
+        let p = param.index();
+        let spec = throng_scene::param_spec(param.kind(), value)
             .with_context(|| format!("{}: parameter {name}", self.path.display()))?;
         (self.values[p], self.spreads[p]) = match spec {
             ParamSpec::Same(v) => (v, None),
@@ -72,14 +75,14 @@ impl ViewGraph {
         let file = self.path.display().to_string();
         for (a, &n) in assets.iter().zip(lens) {
             let graph = Graph::from_json(&self.text, &file, &a.clips)?;
-            self.crowds.push(GraphCrowd::new(graph, &a.clips, n));
+            self.crowds.push(GraphCrowd::new(graph, &a.clips, n)?);
         }
         for p in 0..self.values.len() {
             match self.spreads[p] {
                 Some(spec) => {
-                    let name = &self.graph.parameters[p].name;
+                    let name = self.graph.parameters()[p].name();
                     for c in &mut self.crowds {
-                        let param = c.param(name)?;
+                        let param = c.param_any(name)?;
                         c.set_all(param, |i| spec.at(i))?;
                     }
                 }
@@ -92,12 +95,12 @@ impl ViewGraph {
     /// Sets parameter `p` of every instance of every crowd to `v` (a trigger fires at 1).
     pub fn set(&mut self, p: usize, v: f32) -> anyhow::Result<()> {
         self.spreads[p] = None;
-        let name = &self.graph.parameters[p].name;
+        let name = self.graph.parameters()[p].name();
         for c in &mut self.crowds {
-            let param = c.param(name)?;
+            let param = c.param_any(name)?;
             c.set_all(param, |_| v)?;
         }
-        self.values[p] = match self.graph.parameters[p].kind {
+        self.values[p] = match self.graph.parameters()[p].kind() {
             // Fired once: a restart does not fire it again.
             ParamKind::Trigger => 0.0,
             _ => v,

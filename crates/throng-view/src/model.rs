@@ -449,9 +449,9 @@ impl ViewModel {
             for a in 0..self.entries.len() {
                 let Some(c) = g.crowd(a) else { continue };
                 for ev in c.events() {
-                    if let Some(n) = g.graph.events.get(ev.event as usize) {
+                    if let Some(n) = g.graph.event_name(ev.event) {
                         self.fired.retain(|(m, _)| m != n);
-                        self.fired.push((n.clone(), self.clock));
+                        self.fired.push((n.to_string(), self.clock));
                     }
                 }
             }

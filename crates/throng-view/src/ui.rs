@@ -220,10 +220,10 @@ fn graph_panel(ui: &mut Ui, m: &mut ViewModel) {
     };
     ui.label(g.path.display().to_string());
     let mut error = None;
-    for p in 0..g.graph.parameters.len() {
+    for p in 0..g.graph.parameters().len() {
         let (name, kind) = (
-            g.graph.parameters[p].name.clone(),
-            g.graph.parameters[p].kind,
+            g.graph.parameters()[p].name().to_string(),
+            g.graph.parameters()[p].kind(),
         );
         let mut v = g.values[p];
         let changed = match kind {
@@ -264,20 +264,19 @@ fn graph_panel(ui: &mut Ui, m: &mut ViewModel) {
         ui.add(egui::Slider::new(&mut g.selected, 0..=n - 1).text("instance"));
     }
     if let Some(c) = g.crowd(0).filter(|c| g.selected < c.len()) {
-        let now = c.state(g.selected);
-        for (i, st) in g.graph.states.iter().enumerate() {
-            let _ = ui.selectable_label(i == now, &st.name);
+        let now = c.state(g.selected).ok();
+        for (i, st) in g.graph.states().iter().enumerate() {
+            let _ = ui.selectable_label(now.is_some_and(|s| s.index() == i), st.name());
         }
-        if let Some((t, f)) = c.transition(g.selected) {
-            let name = |s: Option<usize>| {
-                s.and_then(|s| g.graph.states.get(s))
-                    .map_or("any", |s| s.name.as_str())
+        if let Ok(Some((t, f))) = c.transition(g.selected) {
+            let name = |s: Option<throng_graph::StateId>| {
+                s.and_then(|s| g.graph.state(s)).map_or("any", |s| s.name())
             };
-            if let Some(t) = g.graph.transitions.get(t) {
+            if let Some(t) = g.graph.transitions().get(t) {
                 ui.weak(format!(
                     "transition {} → {}: {:.0} %",
-                    name(t.from),
-                    name(Some(t.to)),
+                    name(t.from()),
+                    name(Some(t.to())),
                     f * 100.0
                 ));
             }
