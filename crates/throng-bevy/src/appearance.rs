@@ -1,12 +1,8 @@
 //! Per-instance appearance in the main world (docs/design.md §4 "Appearance"): the
-//! [`ThrongAppearance`] component of an instance entity, and each crowd's
-//! [`throng_runtime::Appearances`] (one per instance in the runtime's dense order, with the list
-//! of those changed since the render world last uploaded them).
-//!
-//! The crowd's `Appearances` follows the runtime's order the way its graph crowd does: an
-//! instance spawned (entity or batch) gets [`Appearance::DEFAULT`] appended, and
-//! [`ThrongCrowd::despawn`] swap-removes at the index the runtime freed (the runtime moves its
-//! last instance there, and so do the appearances). The render world
+//! [`ThrongAppearance`] component of an instance entity, written into the crowd's runtime,
+//! which keeps one [`Appearance`] per instance by handle (`Runtime::set_appearance`) with the
+//! list of those changed since the render world last uploaded them. The runtime moves them
+//! with every spawn and despawn, whoever makes it. The render world
 //! ([`crate::render::appearance`]) uploads only the changed instances (16 B each; every
 //! instance when the count changed), then [`clear_appearance_changes`] forgets them at the
 //! start of the next frame.
@@ -17,7 +13,7 @@
 
 use bevy::prelude::*;
 pub use throng_contract::Appearance;
-use throng_runtime::{Appearances, PlaybackControl};
+use throng_runtime::{Appearances, Handle, RuntimeError};
 
 use crate::crowd::{ThrongAnchor, ThrongCrowd, ThrongHandle, ThrongInstance, ThrongProp};
 
@@ -38,7 +34,7 @@ use crate::crowd::{ThrongAnchor, ThrongCrowd, ThrongHandle, ThrongInstance, Thro
 /// An instance entity without the component looks like [`Appearance::DEFAULT`]; removing the
 /// component leaves the last appearance it set. Changing the
 /// component changes that instance only (16 B uploaded). Batch instances (no entity) are set
-/// through [`ThrongCrowd::appearances_mut`].
+/// through [`ThrongCrowd::set_appearance`].
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ThrongAppearance {
     pub tint: [u8; 4],
@@ -95,32 +91,22 @@ impl From<ThrongAppearance> for Appearance {
 }
 
 impl ThrongCrowd {
-    /// Every instance's appearance in the runtime's dense order (index: `runtime().index(h)`);
-    /// instances spawned since the last `PostUpdate` are not in it yet.
+    /// Every instance's appearance in the runtime's dense order (index: `runtime().index(h)`),
+    /// with the changes the next extract uploads; empty before the asset has loaded.
     pub fn appearances(&self) -> &Appearances {
-        &self.appearances
-    }
-
-    /// The appearances, to set batch instances' (index: `runtime().index(handle)`), grown
-    /// with [`Appearance::DEFAULT`] to the runtime's instance count first. Changes reach the
-    /// GPU in the frame's extract (16 B per changed instance). Batch instances must be
-    /// despawned through [`ThrongCrowd::despawn`] so that the appearances keep the runtime's
-    /// order.
-    pub fn appearances_mut(&mut self) -> &mut Appearances {
-        self.fit_appearances();
-        &mut self.appearances
-    }
-
-    /// One appearance per runtime instance: defaults for instances spawned since (entity or
-    /// batch); extra ones (batch instances despawned on the runtime directly, past which the
-    /// order cannot be known) are dropped from the end.
-    pub(crate) fn fit_appearances(&mut self) {
-        let n = self.len();
-        while self.appearances.len() < n {
-            self.appearances.push(Appearance::DEFAULT);
+        static NONE: std::sync::OnceLock<Appearances> = std::sync::OnceLock::new();
+        match self.runtime.as_ref() {
+            Some(rt) => rt.appearances(),
+            None => NONE.get_or_init(Appearances::default),
         }
-        while self.appearances.len() > n {
-            self.appearances.swap_remove(self.appearances.len() - 1);
+    }
+
+    /// Sets instance `h`'s appearance (a batch instance's; an entity's follows its
+    /// [`ThrongAppearance`]). It reaches the GPU in the frame's extract (16 B).
+    pub fn set_appearance(&mut self, h: Handle, a: Appearance) -> Result<(), RuntimeError> {
+        match self.runtime.as_mut() {
+            Some(rt) => rt.set_appearance(h, a),
+            None => Err(RuntimeError::DeadHandle { handle: h }),
         }
     }
 }
@@ -135,21 +121,15 @@ pub(crate) fn apply_appearances(
     instances: Query<(&ThrongInstance, &ThrongHandle, &ThrongAppearance), AppearanceToApply>,
     mut crowds: Query<&mut ThrongCrowd>,
 ) {
-    for mut crowd in &mut crowds {
-        if crowd.appearances.len() != crowd.len() {
-            crowd.fit_appearances();
-        }
-    }
     for (inst, h, a) in &instances {
         let Ok(mut crowd) = crowds.get_mut(inst.crowd) else {
             continue;
         };
-        let crowd = &mut *crowd;
-        let Some(i) = crowd.runtime.as_ref().and_then(|rt| rt.index(h.0)) else {
+        let Some(rt) = crowd.runtime.as_mut() else {
             continue;
         };
-        if let Err(err) = crowd.appearances.set(i, (*a).into()) {
-            warn!("throng: appearance of instance {i}: {err}");
+        if let Err(err) = rt.set_appearance(h.0, (*a).into()) {
+            warn!("throng: appearance of instance {:?}: {err}", h.0);
         }
     }
 }
@@ -159,13 +139,15 @@ pub(crate) fn apply_appearances(
 /// extract).
 pub(crate) fn clear_appearance_changes(mut crowds: Query<&mut ThrongCrowd>) {
     for mut crowd in &mut crowds {
-        if !crowd
-            .appearances
-            .changes()
-            .changed
-            .is_some_and(<[u32]>::is_empty)
-        {
-            crowd.appearances.clear_changes();
+        // read first: a mutable borrow of a crowd marks it changed for Bevy
+        let pending = crowd.runtime.as_ref().is_some_and(|rt| {
+            !rt.appearances()
+                .changes()
+                .changed
+                .is_some_and(<[u32]>::is_empty)
+        });
+        if let (true, Some(rt)) = (pending, crowd.runtime.as_mut()) {
+            rt.clear_appearance_changes();
         }
     }
 }
@@ -185,11 +167,8 @@ pub struct ThrongPropBit(pub u32);
 
 /// The appearance of `instance` in `crowd` (the default when it is not there yet).
 fn current_appearance(crowd: &ThrongCrowd, instance: throng_runtime::Handle) -> Appearance {
-    crowd
-        .runtime
-        .as_ref()
-        .and_then(|rt| rt.index(instance))
-        .and_then(|i| crowd.appearances.get(i))
+    (crowd.runtime.as_ref())
+        .and_then(|rt| rt.appearance(instance).ok())
         .unwrap_or(Appearance::DEFAULT)
 }
 

@@ -88,8 +88,6 @@ pub struct ThrongCrowd {
     pub(crate) root_motion: bool,
     /// World-space box around every instance's poses, for frustum culling of the batch.
     pub(crate) bounds: Option<(Vec3, Vec3)>,
-    /// Every instance's appearance in dense order ([`crate::appearance`]).
-    pub(crate) appearances: throng_runtime::Appearances,
     /// The asset's clip event names, made when it loaded.
     pub(crate) event_names: ClipEventNames,
     /// What the render world sent the GPU for this crowd at its last extract.
@@ -132,7 +130,6 @@ impl ThrongCrowd {
             bounds_gen: u64::MAX,
             root_motion: false,
             bounds: None,
-            appearances: throng_runtime::Appearances::default(),
             event_names: ClipEventNames::default(),
             uploaded: Arc::default(),
         }
@@ -155,46 +152,40 @@ impl ThrongCrowd {
 
     /// The crowd driven by an animation graph (docs/graph.md): every instance plays the
     /// graph from its entry state and [`ThrongParams`] on instance entities set its parameters
-    /// ([`ThrongCrowd::graph_crowd_mut`] for batch instances, indexed by the runtime's dense
-    /// index). Playback commands ([`ThrongPlayback`]) are then not used. The graph is parsed
-    /// against the asset's clip table once it has loaded; an invalid graph is logged as an
-    /// error naming the file and element, and the crowd stands in its rest pose. A graph keeps
-    /// no root motion. Batch instances must be despawned through [`ThrongCrowd::despawn`] so
-    /// that the graph keeps the runtime's order.
+    /// ([`ThrongCrowd::graph_crowd_mut`] for batch instances). Playback commands
+    /// ([`ThrongPlayback`]) are then not used. The graph is parsed against the asset's clip
+    /// table once it has loaded and attached to the runtime, which keeps it in step with every
+    /// spawn and despawn; an invalid graph is logged as an error naming the file and element,
+    /// and the crowd stands in its rest pose. A graph keeps no root motion.
     pub fn with_graph(mut self, source: GraphSource) -> ThrongCrowd {
         self.graph = Some(CrowdGraph::new(source));
         self
     }
 
-    /// The graph crowd (per dense instance index), once the asset has loaded and the graph
-    /// parsed.
+    /// The graph crowd (instance index: the runtime's dense index), once the asset has loaded
+    /// and the graph parsed.
     pub fn graph_crowd(&self) -> Option<&throng_graph::GraphCrowd> {
-        self.graph.as_ref().and_then(|g| g.crowd.as_ref())
+        self.runtime.as_ref()?.data::<throng_graph::GraphCrowd>()
     }
 
-    /// The graph crowd, to set batch instances' parameters (index: `runtime().index(handle)`).
-    pub fn graph_crowd_mut(&mut self) -> Option<&mut throng_graph::GraphCrowd> {
-        self.graph.as_mut().and_then(|g| g.crowd.as_mut())
+    /// The graph crowd and instance `h`'s index in it, to set a batch instance's parameters.
+    pub fn graph_crowd_mut(
+        &mut self,
+        h: throng_runtime::Handle,
+    ) -> Option<(&mut throng_graph::GraphCrowd, usize)> {
+        self.runtime.as_mut()?.data_of(h).ok()
     }
 
-    /// Despawns batch instance `h` (and its graph instance and appearance, keeping all in the
-    /// runtime's order).
+    /// Despawns batch instance `h` (the same as the runtime's `despawn`: its appearance and
+    /// graph state go with it).
     pub fn despawn(
         &mut self,
         h: throng_runtime::Handle,
     ) -> Result<(), throng_runtime::RuntimeError> {
-        self.fit_appearances();
         let Some(rt) = self.runtime.as_mut() else {
             return Ok(());
         };
-        let index = rt.index(h);
         rt.despawn(h)?;
-        if let Some(i) = index {
-            self.appearances.swap_remove(i);
-        }
-        if let (Some(i), Some(g)) = (index, self.graph.as_mut().and_then(|g| g.crowd.as_mut())) {
-            g.swap_remove(i);
-        }
         self.owners.remove(&h);
         self.transforms_gen += 1;
         self.records_gen += 1;
@@ -426,7 +417,7 @@ pub(crate) fn init_crowds(mut crowds: Query<&mut ThrongCrowd>, assets: Res<Asset
         if let (Some(g), Some(baked), Some(rt)) = (
             crowd.graph.as_mut(),
             crowd.baked.as_ref(),
-            crowd.runtime.as_ref(),
+            crowd.runtime.as_mut(),
         ) {
             graph::ensure_graph(g, baked, rt);
         }
@@ -537,19 +528,12 @@ pub(crate) fn apply_params(
             continue;
         };
         let crowd = &mut *crowd;
-        let Some(rt) = crowd.runtime.as_ref() else {
+        let Some(rt) = crowd.runtime.as_mut() else {
             continue;
         };
-        let Some(i) = rt.index(h.0) else {
+        let Ok((g, i)) = rt.data_of::<throng_graph::GraphCrowd>(h.0) else {
             continue;
         };
-        let Some(g) = crowd.graph.as_mut().and_then(|g| g.crowd.as_mut()) else {
-            continue;
-        };
-        // instances spawned this frame join the graph crowd (in the entry state) now
-        if g.len() < rt.len() {
-            g.resize(rt.len());
-        }
         for (name, value) in params.changes.drain(..) {
             if let Err(err) = graph::set_param(g, i, &name, value) {
                 warn!("throng: parameter {name:?} of {e}: {err}");
@@ -603,14 +587,12 @@ pub(crate) fn advance_crowds(
     let dt = time.delta_secs_f64();
     for (crowd_e, mut crowd) in &mut crowds {
         let crowd = &mut *crowd;
-        if let (Some(g), Some(rt)) = (crowd.graph.as_mut(), crowd.runtime.as_ref()) {
-            graph::step(g, rt, dt);
-        }
         let Some(rt) = crowd.runtime.as_mut() else {
             continue;
         };
+        graph::step(rt, dt);
         // CPU-timed, a graph crowd's records are the graph's: the runtime keeps only time
-        let graph_writes = crowd.graph.as_ref().is_some_and(|g| g.crowd.is_some());
+        let graph_writes = rt.data::<throng_graph::GraphCrowd>().is_some();
         match rt.cpu_mut().filter(|_| graph_writes) {
             Some(cpu) => cpu.advance_clock(dt),
             None => rt.update(dt),

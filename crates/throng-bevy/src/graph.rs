@@ -1,6 +1,6 @@
 //! Crowds driven by an animation graph (docs/graph.md): a [`ThrongCrowd`] made
-//! [`ThrongCrowd::with_graph`] keeps a `throng_graph::GraphCrowd` beside its runtime, one graph
-//! instance per runtime instance in the runtime's dense order; instance entities set its
+//! [`ThrongCrowd::with_graph`] attaches a `throng_graph::GraphCrowd` to its runtime, which
+//! keeps one graph instance per runtime instance in its dense order; instance entities set its
 //! parameters through [`ThrongParams`], and its state events arrive as [`ThrongStateEvent`]
 //! messages.
 //!
@@ -30,11 +30,11 @@ pub struct GraphSource {
     pub json: Arc<str>,
 }
 
-/// A crowd's graph: its source until the asset has loaded, then the graph crowd (or `None`
-/// after an error, which is logged once).
+/// A crowd's graph: its source, and once the asset has loaded the names its messages use (the
+/// graph crowd itself is attached to the runtime; after an error, which is logged once, none
+/// is).
 pub(crate) struct CrowdGraph {
     pub(crate) source: GraphSource,
-    pub(crate) crowd: Option<GraphCrowd>,
     pub(crate) failed: bool,
     /// The graph's state and event names, made once it is parsed.
     state_names: Vec<Arc<str>>,
@@ -57,7 +57,6 @@ impl CrowdGraph {
     pub(crate) fn new(source: GraphSource) -> CrowdGraph {
         CrowdGraph {
             source,
-            crowd: None,
             failed: false,
             state_names: Vec::new(),
             event_names: Vec::new(),
@@ -103,10 +102,11 @@ impl ThrongParams {
     }
 }
 
-/// Parses the graph against the asset's clips (once), one graph instance per instance of `rt`;
-/// `false` if it failed.
-pub(crate) fn ensure_graph(g: &mut CrowdGraph, baked: &BakedAsset, rt: &Runtime) -> bool {
-    if g.crowd.is_none() && !g.failed {
+/// Parses the graph against the asset's clips (once) and attaches it to `rt`, one graph
+/// instance per instance; `false` if it failed.
+pub(crate) fn ensure_graph(g: &mut CrowdGraph, baked: &BakedAsset, rt: &mut Runtime) -> bool {
+    // a new runtime (the asset loaded again) gets the graph again
+    if rt.data::<GraphCrowd>().is_none() && !g.failed {
         let made = Graph::from_json(&g.source.json, &g.source.name, &baked.clips)
             .and_then(|graph| GraphCrowd::new(graph, &baked.clips, rt.len()));
         match made {
@@ -114,7 +114,11 @@ pub(crate) fn ensure_graph(g: &mut CrowdGraph, baked: &BakedAsset, rt: &Runtime)
                 let graph = crowd.graph();
                 g.state_names = (graph.states().iter()).map(|s| s.name().into()).collect();
                 g.event_names = (graph.events().iter()).map(|e| e.as_str().into()).collect();
-                g.crowd = Some(crowd);
+                // made at the runtime's count just now: the counts agree
+                if let Err(e) = rt.attach(crowd) {
+                    error!("throng: the graph {}: {e}", g.source.name);
+                    g.failed = true;
+                }
             }
             Err(e) => {
                 error!("throng: {e}");
@@ -122,7 +126,7 @@ pub(crate) fn ensure_graph(g: &mut CrowdGraph, baked: &BakedAsset, rt: &Runtime)
             }
         }
     }
-    g.crowd.is_some()
+    rt.data::<GraphCrowd>().is_some()
 }
 
 /// Sets `value` of parameter `name` on dense instance `i`.
@@ -141,19 +145,17 @@ pub(crate) fn set_param(
     }
 }
 
-/// Steps the graph of a crowd by `dt` before its runtime's update (instances spawned since the
-/// last step join in the entry state). GPU-timed, only the state machines: the runtime, told
-/// by `drive_gpu`, writes the records and fires the clip events.
-pub(crate) fn step(g: &mut CrowdGraph, rt: &Runtime, dt: f64) {
-    let Some(crowd) = g.crowd.as_mut() else {
+/// Steps the graph attached to `rt` (if any) by `dt` before the runtime's update. GPU-timed,
+/// only the state machines: the runtime, told by `drive_gpu`, writes the records and fires the
+/// clip events.
+pub(crate) fn step(rt: &mut Runtime, dt: f64) {
+    let cpu_timed = rt.cpu().is_some();
+    let Some(crowd) = rt.data_mut::<GraphCrowd>() else {
         return;
     };
-    if crowd.len() != rt.len() {
-        crowd.resize(rt.len());
-    }
-    match rt.cpu() {
-        Some(_) => crowd.step(dt),
-        None => crowd.step_states(dt),
+    match cpu_timed {
+        true => crowd.step(dt),
+        false => crowd.step_states(dt),
     }
 }
 
@@ -166,18 +168,24 @@ pub(crate) fn after_update(
     events: &mut MessageWriter<ThrongEvent>,
     states: &mut MessageWriter<ThrongStateEvent>,
 ) {
-    let Some(gc) = g.crowd.as_ref() else {
+    if rt.data::<GraphCrowd>().is_none() {
         return;
-    };
+    }
     let gpu_timed = rt.cpu().is_none();
     if gpu_timed {
         g.handles.clear();
         g.handles
             .extend((0..rt.len()).filter_map(|i| rt.handle_at(i)));
-        if let Err(e) = throng_graph::drive_gpu(gc, rt, &g.handles) {
+        let handles = &g.handles;
+        let told = rt.with_data::<GraphCrowd, _>(|gc, rt| throng_graph::drive_gpu(gc, rt, handles));
+        if let Some(Err(e)) = told {
             warn!("throng: the graph {}: {e}", g.source.name);
         }
-    } else {
+    }
+    let Some(gc) = rt.data::<GraphCrowd>() else {
+        return;
+    };
+    if !gpu_timed {
         for f in gc.clip_events() {
             let Some(h) = rt.handle_at(f.instance as usize) else {
                 continue;

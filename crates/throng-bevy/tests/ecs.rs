@@ -1006,11 +1006,12 @@ fn an_appearance_component_sets_exactly_its_instance() {
             .expect("crowd");
         let rt = c.runtime_mut().expect("runtime");
         let h = rt.spawn(Default::default());
-        let i = rt.index(h).expect("live");
-        assert_eq!(c.appearances_mut().get(i), Some(Appearance::DEFAULT));
-        c.appearances_mut()
-            .set_tint(i, [9, 9, 9, 255])
-            .expect("in range");
+        assert_eq!(rt.appearance(h), Ok(Appearance::DEFAULT));
+        let tinted = Appearance {
+            tint: [9, 9, 9, 255],
+            ..Appearance::DEFAULT
+        };
+        c.set_appearance(h, tinted).expect("live");
         h
     };
     app.update();
@@ -1018,10 +1019,13 @@ fn an_appearance_component_sets_exactly_its_instance() {
     let i = c.runtime().and_then(|rt| rt.index(batch)).expect("live");
     assert_eq!(c.appearances().get(i).map(|a| a.tint), Some([9, 9, 9, 255]));
     expect(&app, &rest, 1);
-    // a batch despawn through the crowd keeps the entities' appearances in place
+    // a batch despawn on the runtime itself (not through the crowd) keeps the entities'
+    // appearances in place: the runtime moves them with its instances
     app.world_mut()
         .get_mut::<ThrongCrowd>(crowd)
         .expect("crowd")
+        .runtime_mut()
+        .expect("runtime")
         .despawn(batch)
         .expect("despawn");
     app.update();
@@ -1106,8 +1110,12 @@ fn prop_masks_show_and_hide_prop_entities() {
             .world_mut()
             .get_mut::<ThrongCrowd>(crowd)
             .expect("crowd");
-        let i = c.runtime().and_then(|rt| rt.index(handle)).expect("live");
-        c.appearances_mut().set_props(i, !0b1000).expect("set");
+        let props = c.runtime().and_then(|rt| rt.appearance(handle).ok());
+        let a = throng_bevy::Appearance {
+            props: !0b1000,
+            ..props.expect("live")
+        };
+        c.set_appearance(handle, a).expect("set");
     }
     app.update();
     assert_eq!(vis(&app, hat), Some(Visibility::Inherited));

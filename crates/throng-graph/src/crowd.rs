@@ -459,6 +459,24 @@ impl GraphCrowd {
     }
 }
 
+/// A graph crowd attached to a runtime ([`throng_runtime::Runtime::attach`]) follows its
+/// spawns (a new instance in the entry state with default parameters) and despawns (the
+/// runtime's swap-remove, [`GraphCrowd::swap_remove`]) by itself; its instance indices are
+/// the runtime's dense indices ([`throng_runtime::Runtime::data_of`] gives a handle's).
+impl throng_runtime::InstanceData for GraphCrowd {
+    fn push_instance(&mut self) {
+        self.resize(self.len() + 1);
+    }
+
+    fn swap_remove_instance(&mut self, index: usize) {
+        self.swap_remove(index);
+    }
+
+    fn instance_count(&self) -> usize {
+        self.len()
+    }
+}
+
 /// Whether `clips` is (as far as the graph can tell) the table it was checked against: every
 /// clip a state plays is in it with the duration the graph was built with.
 fn check_clip_table(graph: &Graph, clips: &[ClipInfo]) -> Result<(), GraphError> {

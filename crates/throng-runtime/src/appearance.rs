@@ -3,10 +3,11 @@
 //! in the runtime's dense order, and the list of instances changed since the last upload, so a
 //! renderer sends bytes in proportion to the changes (16 B per changed instance).
 //!
-//! It is kept apart from [`crate::Runtime`] — appearance is not playback, and neither timing's
-//! update loop touches it. The owner follows the runtime's dense order: [`Appearances::push`]
-//! after `spawn`, [`Appearances::swap_remove`] with the index `despawn` freed (the runtime moves
-//! its last instance there, and so does this).
+//! A [`crate::Runtime`] keeps one ([`crate::Runtime::appearances`]) and moves it with its
+//! instances (docs/design.md §4 "One instance store"); neither timing's update loop touches it.
+//! Used on its own (a scene's fixed looks), its owner follows the dense order:
+//! [`Appearances::push`] after `spawn`, [`Appearances::swap_remove`] with the index `despawn`
+//! freed.
 
 use throng_contract::{Appearance, AppearanceChanges};
 

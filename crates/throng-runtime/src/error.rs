@@ -22,6 +22,10 @@ pub enum RuntimeError {
     LayersFull { handle: Handle, layers: usize },
     #[error("{got} records given for {expected} instances: pass one record per instance")]
     RecordCount { got: usize, expected: usize },
+    #[error("per-instance data of {got} entries given to a runtime of {expected} instances: give one entry per instance")]
+    InstanceDataCount { got: usize, expected: usize },
+    #[error("no {what} is attached to this runtime (Runtime::attach)")]
+    NoInstanceData { what: &'static str },
     #[error("anchor index {anchor} is out of range: the anchor texture has {anchors} anchors")]
     NoSuchAnchor { anchor: usize, anchors: usize },
     #[error("a GPU-timed runtime holds at most {limit} instances: split the crowd over several runtimes")]

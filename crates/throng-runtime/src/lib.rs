@@ -34,6 +34,7 @@ mod error;
 pub mod gpu;
 mod handle;
 pub mod hugepage;
+mod instance_data;
 mod playback;
 pub mod prefetch;
 mod schedule;
@@ -48,6 +49,7 @@ pub use cpu::{CpuRuntime, CHUNK};
 pub use error::RuntimeError;
 pub use gpu::{Change, GpuRuntime};
 pub use handle::Handle;
+pub use instance_data::{InstanceData, PerInstance};
 pub use playback::{PlaybackCommand, PlaybackControl, Runtime};
 /// The contract's types the runtime produces, re-exported for callers that only use the
 /// runtime (one definition: throng-contract's).

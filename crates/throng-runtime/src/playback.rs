@@ -13,7 +13,11 @@ use glam::Mat4;
 use throng_asset::{AnchorTexture, ClipInfo};
 use throng_contract::{GpuInstanceRecord, InstanceTransform, RecordChanges, Records, Timing};
 
-use crate::{CpuRuntime, Finished, FiredEvent, GpuRuntime, Handle, PlayOptions, RuntimeError};
+use crate::instance_data::{AttachedData, InstanceData};
+use crate::{
+    Appearances, CpuRuntime, Finished, FiredEvent, GpuRuntime, Handle, PlayOptions, RuntimeError,
+};
+use throng_contract::Appearance;
 
 /// One change to an instance's playback; the calls of [`PlaybackControl`] of the same names
 /// say what each does.
@@ -312,7 +316,16 @@ forward_control!(GpuRuntime, Timing::Gpu);
 /// only when an instance's playback changes and keeps a copy of every record, so that
 /// [`Runtime::records`] is always the whole crowd (for a draw that uploads every record) while
 /// [`Runtime::record_changes`] also gives just what changed (for an upload kept across frames).
-pub struct Runtime(Timed);
+///
+/// It is also the one store of per-instance data beside playback (docs/design.md §4 "One
+/// instance store"): each instance's [`Appearance`] ([`Runtime::set_appearance`]) and
+/// whatever a front end attaches ([`Runtime::attach`]: an animation graph's state, its own
+/// values) follow every spawn and despawn, addressed by [`Handle`].
+pub struct Runtime {
+    timed: Timed,
+    appearances: Appearances,
+    data: AttachedData,
+}
 
 enum Timed {
     Cpu(CpuRuntime),
@@ -337,20 +350,102 @@ macro_rules! either {
 impl Runtime {
     /// An empty runtime of `timing` for one asset's clip table.
     pub fn new(timing: Timing, clips: &[ClipInfo]) -> Runtime {
-        Runtime(match timing {
-            Timing::Cpu => Timed::Cpu(CpuRuntime::new(clips)),
-            Timing::Gpu => Timed::Gpu {
-                rt: GpuRuntime::new(clips),
-                records: Vec::new(),
+        Runtime {
+            timed: match timing {
+                Timing::Cpu => Timed::Cpu(CpuRuntime::new(clips)),
+                Timing::Gpu => Timed::Gpu {
+                    rt: GpuRuntime::new(clips),
+                    records: Vec::new(),
+                },
             },
-        })
+            appearances: Appearances::default(),
+            data: AttachedData::default(),
+        }
+    }
+
+    /// Every instance's appearance in dense order with the changes since
+    /// [`Self::clear_appearance_changes`], for the renderer's upload.
+    pub fn appearances(&self) -> &Appearances {
+        &self.appearances
+    }
+
+    /// Instance `h`'s appearance ([`Appearance::DEFAULT`] until set).
+    pub fn appearance(&self, h: Handle) -> Result<Appearance, RuntimeError> {
+        let i = self.live(h)?;
+        Ok(self.appearances.get(i).unwrap_or(Appearance::DEFAULT))
+    }
+
+    /// Sets instance `h`'s appearance (checked as [`Appearances::set`] checks it).
+    pub fn set_appearance(&mut self, h: Handle, a: Appearance) -> Result<(), RuntimeError> {
+        let i = self.live(h)?;
+        self.appearances.set(i, a)
+    }
+
+    /// Forgets the appearance changes once they are uploaded.
+    pub fn clear_appearance_changes(&mut self) {
+        self.appearances.clear_changes();
+    }
+
+    fn live(&self, h: Handle) -> Result<usize, RuntimeError> {
+        self.index(h).ok_or(RuntimeError::DeadHandle { handle: h })
+    }
+
+    /// Attaches per-instance data that then follows every spawn and despawn (replacing data
+    /// of the same type). It must hold one entry per instance now.
+    pub fn attach<T: InstanceData>(&mut self, data: T) -> Result<(), RuntimeError> {
+        let got = data.instance_count();
+        let expected = self.len();
+        if self.data.attach(data, expected) {
+            Ok(())
+        } else {
+            Err(RuntimeError::InstanceDataCount { got, expected })
+        }
+    }
+
+    /// Takes attached data back out (it no longer follows the runtime).
+    pub fn detach<T: InstanceData>(&mut self) -> Option<T> {
+        self.data.detach::<T>()
+    }
+
+    /// Attached data of type `T`, indexed by dense index ([`PlaybackControl::index`]).
+    pub fn data<T: InstanceData>(&self) -> Option<&T> {
+        self.data.get::<T>()
+    }
+
+    pub fn data_mut<T: InstanceData>(&mut self) -> Option<&mut T> {
+        self.data.get_mut::<T>()
+    }
+
+    /// Attached data of type `T` and instance `h`'s dense index in it.
+    pub fn data_of<T: InstanceData>(&mut self, h: Handle) -> Result<(&mut T, usize), RuntimeError> {
+        let i = self.live(h)?;
+        let data = self
+            .data
+            .get_mut::<T>()
+            .ok_or(RuntimeError::NoInstanceData {
+                what: std::any::type_name::<T>(),
+            })?;
+        Ok((data, i))
+    }
+
+    /// Runs `f` with attached data of type `T` and the runtime together (e.g. a graph telling
+    /// the runtime what its instances show); spawns and despawns `f` makes reach the data when
+    /// it returns. `None` without such data.
+    pub fn with_data<T: InstanceData, R>(
+        &mut self,
+        f: impl FnOnce(&mut T, &mut Runtime) -> R,
+    ) -> Option<R> {
+        let (mut item, mark) = self.data.lend::<T>()?;
+        let out = item.any_mut().downcast_mut::<T>().map(|t| f(t, self));
+        self.data.give_back(item, mark);
+        out
     }
 
     /// Every instance's record in dense order as the renderer reads it — CPU-timed as the
     /// last `update` wrote them (empty after [`CpuRuntime::update_into`] wrote them elsewhere),
     /// GPU-timed as of the last call, with the clock.
     pub fn records(&self) -> Records<'_> {
-        match &self.0 {
+        match &self.timed {
             Timed::Cpu(rt) => Records::Cpu(rt.records()),
             Timed::Gpu { rt, records } => Records::Gpu {
                 records,
@@ -364,7 +459,7 @@ impl Runtime {
     pub fn record_changes(&self) -> RecordChanges<'_> {
         RecordChanges {
             records: self.records(),
-            writes: match &self.0 {
+            writes: match &self.timed {
                 Timed::Cpu(_) => None,
                 Timed::Gpu { rt, .. } => Some(rt.record_writes()),
             },
@@ -375,7 +470,7 @@ impl Runtime {
     /// frame (also when only [`Self::records`] is drawn): a GPU-timed update then costs the
     /// frame's changes, not every change since the start.
     pub fn clear_changes(&mut self) {
-        if let Timed::Gpu { rt, .. } = &mut self.0 {
+        if let Timed::Gpu { rt, .. } = &mut self.timed {
             rt.clear_dirty();
         }
     }
@@ -388,7 +483,7 @@ impl Runtime {
 
     /// The CPU-timed runtime, for calls only it has ([`CpuRuntime::update_into`]).
     pub fn cpu(&self) -> Option<&CpuRuntime> {
-        match &self.0 {
+        match &self.timed {
             Timed::Cpu(rt) => Some(rt),
             Timed::Gpu { .. } => None,
         }
@@ -396,7 +491,7 @@ impl Runtime {
 
     /// The CPU-timed runtime, mutably (it keeps no copy of anything to invalidate).
     pub fn cpu_mut(&mut self) -> Option<&mut CpuRuntime> {
-        match &mut self.0 {
+        match &mut self.timed {
             Timed::Cpu(rt) => Some(rt),
             Timed::Gpu { .. } => None,
         }
@@ -405,7 +500,7 @@ impl Runtime {
     /// The GPU-timed runtime, for what only it answers (e.g. `exact_record`); read only, so
     /// that every change passes through [`Runtime`] and reaches [`Self::records`].
     pub fn gpu(&self) -> Option<&GpuRuntime> {
-        match &self.0 {
+        match &self.timed {
             Timed::Gpu { rt, .. } => Some(rt),
             Timed::Cpu(_) => None,
         }
@@ -423,7 +518,7 @@ impl Runtime {
 
     /// GPU-timed: copies the runtime's record writes into the kept records.
     fn sync_writes(&mut self) {
-        if let Timed::Gpu { rt, records } = &mut self.0 {
+        if let Timed::Gpu { rt, records } = &mut self.timed {
             if records.len() != rt.len() {
                 *records = rt.collect_records();
                 return;
@@ -439,7 +534,7 @@ impl Runtime {
     /// GPU-timed: brings instance `h`'s kept record up to date after a change to it, from the
     /// record the change wrote into the runtime's list (not listed: the record is unchanged).
     fn sync_one(&mut self, h: Handle) {
-        if let Timed::Gpu { rt, records } = &mut self.0 {
+        if let Timed::Gpu { rt, records } = &mut self.timed {
             if let Some(i) = rt.index(h) {
                 if let (Some(r), Some(slot)) = (rt.listed_record(i), records.get_mut(i)) {
                     *slot = *r;
@@ -451,22 +546,22 @@ impl Runtime {
 
 impl PlaybackControl for Runtime {
     fn timing(&self) -> Timing {
-        match self.0 {
+        match self.timed {
             Timed::Cpu(_) => Timing::Cpu,
             Timed::Gpu { .. } => Timing::Gpu,
         }
     }
 
     fn len(&self) -> usize {
-        either!(&self.0, r => r.len())
+        either!(&self.timed, r => r.len())
     }
 
     fn time(&self) -> f64 {
-        either!(&self.0, r => r.time())
+        either!(&self.timed, r => r.time())
     }
 
     fn spawn(&mut self, transform: InstanceTransform) -> Handle {
-        match &mut self.0 {
+        let h = match &mut self.timed {
             Timed::Cpu(rt) => rt.spawn(transform),
             Timed::Gpu { rt, records } => {
                 let h = rt.spawn(transform);
@@ -475,65 +570,71 @@ impl PlaybackControl for Runtime {
                 records.push(listed.copied().unwrap_or_default());
                 h
             }
-        }
+        };
+        self.appearances.push(Appearance::DEFAULT);
+        self.data.spawned();
+        h
     }
 
     fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
-        match &mut self.0 {
-            Timed::Cpu(rt) => rt.despawn(h),
+        let i = self.live(h)?;
+        match &mut self.timed {
+            Timed::Cpu(rt) => rt.despawn(h)?,
             Timed::Gpu { rt, records } => {
-                let i = rt.index(h);
                 rt.despawn(h)?;
-                if let Some(i) = i.filter(|&i| i < records.len()) {
+                if i < records.len() {
                     // the runtime moved its last instance into i, as here
                     records.swap_remove(i);
                 }
-                Ok(())
             }
         }
+        // and so does everything else kept per instance
+        self.appearances.swap_remove(i);
+        self.data.despawned(i);
+        Ok(())
     }
 
     fn index(&self, h: Handle) -> Option<usize> {
-        either!(&self.0, r => r.index(h))
+        either!(&self.timed, r => r.index(h))
     }
 
     fn handle_at(&self, index: usize) -> Option<Handle> {
-        either!(&self.0, r => r.handle_at(index))
+        either!(&self.timed, r => r.handle_at(index))
     }
 
     fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError> {
-        either!(&mut self.0, r => r.command(h, command))?;
+        either!(&mut self.timed, r => r.command(h, command))?;
         self.sync_one(h);
         Ok(())
     }
 
     fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
-        either!(&self.0, r => r.is_finished(h))
+        either!(&self.timed, r => r.is_finished(h))
     }
 
     fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
-        either!(&self.0, r => r.transform(h))
+        either!(&self.timed, r => r.transform(h))
     }
 
     fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
-        either!(&mut self.0, r => r.set_transform(h, t))
+        either!(&mut self.timed, r => r.set_transform(h, t))
     }
 
     fn transforms(&self) -> &[InstanceTransform] {
-        either!(&self.0, r => r.transforms())
+        either!(&self.timed, r => r.transforms())
     }
 
     fn update(&mut self, dt: f64) {
-        either!(&mut self.0, r => r.update(dt));
+        either!(&mut self.timed, r => r.update(dt));
         self.sync_writes();
     }
 
     fn events(&self) -> &[FiredEvent] {
-        either!(&self.0, r => r.events())
+        either!(&self.timed, r => r.events())
     }
 
     fn finished(&self) -> &[Finished] {
-        either!(&self.0, r => r.finished())
+        either!(&self.timed, r => r.finished())
     }
 
     fn anchor_world(
@@ -542,6 +643,6 @@ impl PlaybackControl for Runtime {
         anchors: &AnchorTexture,
         anchor: usize,
     ) -> Result<Mat4, RuntimeError> {
-        either!(&self.0, r => r.anchor_world(h, anchors, anchor))
+        either!(&self.timed, r => r.anchor_world(h, anchors, anchor))
     }
 }
