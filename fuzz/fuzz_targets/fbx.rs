@@ -18,7 +18,13 @@ fuzz_target!(|data: &[u8]| {
         skinner.skin(&model, None, 0.0, throng_anim::Skinning::Linear, &mut parts);
         if let Some(clip) = model.clips.first() {
             let t = clip.duration * 0.5;
-            skinner.skin(&model, Some(0), t, throng_anim::Skinning::Linear, &mut parts);
+            skinner.skin(
+                &model,
+                Some(0),
+                t,
+                throng_anim::Skinning::Linear,
+                &mut parts,
+            );
         }
     }
 });

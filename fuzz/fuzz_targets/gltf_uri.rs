@@ -61,7 +61,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     // A data: URI of 4096 bytes would import legitimately.
-    if uri.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("data:")) {
+    if uri
+        .get(..5)
+        .is_some_and(|s| s.eq_ignore_ascii_case("data:"))
+    {
         return;
     }
     let uri = json_string(uri);

@@ -28,7 +28,9 @@ fn fox_clips() -> Vec<ClipInfo> {
 fuzz_target!(|data: &[u8]| {
     let table = fox_clips();
     let file = GraphFile::parse(GRAPH).expect("the shipped graph parses");
-    let graph = GraphBuilder::from_file(file).build(&table).expect("the shipped graph builds");
+    let graph = GraphBuilder::from_file(file)
+        .build(&table)
+        .expect("the shipped graph builds");
     let mut b = ops::Bytes::new(data);
     let mut crowd = GraphCrowd::new(graph, &table, b.pick(8)).expect("graph crowd");
     let params: Vec<_> = (crowd.graph().parameters().iter())
@@ -52,8 +54,10 @@ fuzz_target!(|data: &[u8]| {
                 };
             }
             4 => {
-                let _ = crowd.reset_trigger(i, p);
-                let _ = crowd.value(i, p);
+                if let Some(t) = p.typed() {
+                    let _ = crowd.reset_trigger(i, t);
+                }
+                let _ = crowd.value_any(i, p);
             }
             5 | 6 => {
                 crowd.step(b.dt());
@@ -80,7 +84,10 @@ fn check(crowd: &GraphCrowd, table: &[ClipInfo]) {
     assert!(crowd.time().is_finite(), "clock {}", crowd.time());
     for r in crowd.records() {
         let sum: f32 = r.layers.iter().map(|l| l.weight).sum();
-        assert!(sum == 0.0 || (sum - 1.0).abs() < 1e-4, "weights sum to {sum}: {r:?}");
+        assert!(
+            sum == 0.0 || (sum - 1.0).abs() < 1e-4,
+            "weights sum to {sum}: {r:?}"
+        );
     }
     // per instance and step: the states shown (the current one, two outgoing ones and one
     // entered by the step's transition) × 2 clips of a state × 2 events × (MAX_LAPS + 2) laps
@@ -95,6 +102,9 @@ fn check(crowd: &GraphCrowd, table: &[ClipInfo]) {
     for e in crowd.clip_events() {
         let clip = &table[e.clip as usize];
         assert!((e.event as usize) < clip.events.len(), "{e:?}");
-        assert!(e.time <= crowd.time() + 1e-9, "an event after the step: {e:?}");
+        assert!(
+            e.time <= crowd.time() + 1e-9,
+            "an event after the step: {e:?}"
+        );
     }
 }

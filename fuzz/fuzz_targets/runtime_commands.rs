@@ -9,16 +9,18 @@
 mod ops;
 
 use libfuzzer_sys::fuzz_target;
-use throng_runtime::{
-    Handle, InstanceTransform, PlaybackControl, Runtime, Timing, MAX_LAPS,
-};
+use throng_runtime::{Handle, InstanceTransform, Runtime, Timing, MAX_LAPS};
 
 const MAX_INSTANCES: usize = 48;
 const MAX_STEPS: usize = 96;
 
 fuzz_target!(|data: &[u8]| {
     let mut b = ops::Bytes::new(data);
-    let timing = if b.arg() & 1 == 0 { Timing::Cpu } else { Timing::Gpu };
+    let timing = if b.arg() & 1 == 0 {
+        Timing::Cpu
+    } else {
+        Timing::Gpu
+    };
     let table = ops::clips();
     let mut rt = Runtime::new(timing, &table);
     let mut handles: Vec<Handle> = Vec::new();
@@ -80,7 +82,7 @@ fn check(rt: &Runtime, clips: usize) {
     let bound = rt.len() * 4 * 3 * (MAX_LAPS as usize + 2) * 2;
     assert!(rt.events().len() <= bound, "{} events", rt.events().len());
     for e in rt.events() {
-        assert!((e.clip as usize) < clips && e.event < 3, "{e:?}");
+        assert!(e.clip.index() < clips && e.event < 3, "{e:?}");
     }
     if let Some(records) = rt.records().cpu() {
         for r in records {

@@ -32,7 +32,7 @@ use throng_render::{
     Renderer, SkinPath, Skinning, Timing,
 };
 use throng_runtime::crowd::{self, Assignment};
-use throng_runtime::{PlaybackControl, Runtime};
+use throng_runtime::Runtime;
 
 pub mod cpu_cull;
 pub mod field;
@@ -277,7 +277,8 @@ pub(crate) fn upload_frame(
         let i = (frame as usize * changes + k) % n;
         if let Some(h) = rt.handle_at(i) {
             // Alternating speeds: every change rewrites the record.
-            rt.set_speed(h, if frame % 2 == 0 { 1.0 } else { 1.05 })?;
+            rt.instance(h)
+                .speed(if frame % 2 == 0 { 1.0 } else { 1.05 })?;
         }
     }
     if let Some(cpu) = rt.cpu_mut().filter(|_| !first) {

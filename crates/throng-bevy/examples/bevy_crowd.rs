@@ -85,8 +85,8 @@ use clap::{CommandFactory, Parser, ValueEnum};
 use std::sync::{Arc, Mutex};
 use throng_bevy::render::cull_readback::{CullReadback, CullSnapshot};
 use throng_bevy::{
-    PlaybackControl, SkinPath, ThrongAppearance, ThrongAsset, ThrongCrowd, ThrongCull,
-    ThrongDebugView, ThrongHandle, ThrongInstance, ThrongPlayback, ThrongPlugin, Timing,
+    SkinPath, ThrongAppearance, ThrongAsset, ThrongCrowd, ThrongCull, ThrongDebugView,
+    ThrongHandle, ThrongInstance, ThrongPlayback, ThrongPlugin, Timing,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -14,7 +14,7 @@ use throng_asset::BakedAsset;
 use throng_contract::names::{Skinning, Timing};
 /// The playback commands an instance entity queues: throng-runtime's one vocabulary.
 pub use throng_runtime::PlaybackCommand;
-use throng_runtime::{InstanceTransform, PlayOptions, PlaybackControl, Runtime};
+use throng_runtime::{ClipId, InstanceTransform, PlayOptions, Runtime};
 
 use crate::asset::ThrongAsset;
 use crate::graph::{self, CrowdGraph, GraphSource, ThrongParams};
@@ -281,19 +281,26 @@ impl ThrongPlayback {
         self.play_with(clip, PlayOptions::default())
     }
     pub fn play_with(&mut self, clip: usize, options: PlayOptions) -> &mut Self {
-        self.commands.push(PlaybackCommand::Play { clip, options });
+        self.commands.push(PlaybackCommand::Play {
+            clip: ClipId::new(clip),
+            options,
+        });
         self
     }
     pub fn crossfade(&mut self, clip: usize, seconds: f32) -> &mut Self {
         self.commands.push(PlaybackCommand::Crossfade {
-            clip,
+            clip: ClipId::new(clip),
             seconds,
             options: PlayOptions::default(),
         });
         self
     }
     pub fn blend(&mut self, a: usize, b: usize, weight: f32) -> &mut Self {
-        self.commands.push(PlaybackCommand::Blend { a, b, weight });
+        self.commands.push(PlaybackCommand::Blend {
+            a: ClipId::new(a),
+            b: ClipId::new(b),
+            weight,
+        });
         self
     }
     pub fn set_speed(&mut self, speed: f32) -> &mut Self {
@@ -620,7 +627,7 @@ pub(crate) fn advance_crowds(
                 crowd: crowd_e,
                 entity: crowd.owners.get(&f.instance).copied(),
                 handle: f.instance,
-                clip: f.clip as usize,
+                clip: f.clip,
                 event: f.event,
                 name: crowd.event_names.get(f.clip, f.event),
                 time: f.time,
@@ -631,7 +638,7 @@ pub(crate) fn advance_crowds(
                 crowd: crowd_e,
                 entity: crowd.owners.get(&f.instance).copied(),
                 handle: f.instance,
-                clip: f.clip as usize,
+                clip: f.clip,
                 time: f.time,
             });
         }

@@ -17,7 +17,7 @@ use throng_asset::BakedAsset;
 
 use bevy::prelude::*;
 use throng_graph::{EventKind, Graph, GraphCrowd};
-use throng_runtime::{Handle, PlaybackControl, Runtime};
+use throng_runtime::{Handle, Runtime};
 
 pub use crate::messages::ThrongStateEvent;
 use crate::messages::{ClipEventNames, ThrongEvent};
@@ -194,9 +194,9 @@ pub(crate) fn after_update(
                 crowd: crowd_e,
                 entity: owners.get(&h).copied(),
                 handle: h,
-                clip: f.clip as usize,
+                clip: throng_runtime::ClipId::new(f.clip as usize),
                 event: f.event,
-                name: names.get(f.clip, f.event),
+                name: names.get(throng_runtime::ClipId::new(f.clip as usize), f.event),
                 time: f.time,
             });
         }

@@ -16,7 +16,7 @@ pub struct ThrongEvent {
     /// The instance entity; `None` for a batch instance (see `handle`).
     pub entity: Option<Entity>,
     pub handle: throng_runtime::Handle,
-    pub clip: usize,
+    pub clip: throng_runtime::ClipId,
     /// The event's index in the clip's events.
     pub event: u32,
     /// The event's name as baked.
@@ -31,7 +31,7 @@ pub struct ThrongFinished {
     pub crowd: Entity,
     pub entity: Option<Entity>,
     pub handle: throng_runtime::Handle,
-    pub clip: usize,
+    pub clip: throng_runtime::ClipId,
     pub time: f64,
 }
 
@@ -72,8 +72,8 @@ impl ClipEventNames {
     }
 
     /// The name of event `event` of clip `clip` (empty past the table).
-    pub(crate) fn get(&self, clip: u32, event: u32) -> Arc<str> {
-        (self.0.get(clip as usize))
+    pub(crate) fn get(&self, clip: throng_runtime::ClipId, event: u32) -> Arc<str> {
+        (self.0.get(clip.index()))
             .and_then(|c| c.get(event as usize))
             .cloned()
             .unwrap_or_else(|| Arc::from(""))

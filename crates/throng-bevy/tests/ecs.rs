@@ -13,7 +13,7 @@ use throng_bevy::{
     GraphSource, Runtime, ThrongAnchor, ThrongAsset, ThrongCrowd, ThrongEvent, ThrongHandle,
     ThrongInstance, ThrongPlayback, ThrongPlugin, Timing,
 };
-use throng_runtime::{CpuRuntime, PlayOptions, PlaybackControl};
+use throng_runtime::{ClipId, CpuRuntime, PlayOptions};
 
 /// Seconds per frame of every test app.
 const DT: f64 = 1.0 / 30.0;
@@ -228,7 +228,9 @@ fn events_arrive_once_as_messages() {
         // played from its spawn).
         let mut rt = CpuRuntime::new(&baked.clips);
         let h = rt.spawn(Default::default());
-        rt.play(h, clip, PlayOptions::default()).expect("play");
+        rt.instance(h)
+            .play(ClipId::new(clip), PlayOptions::default())
+            .expect("play");
         let mut expected = 0;
         // Step k of `seen.1` is the frame the fox had existed for k frames (spawned in frame 0).
         for &dt in &seen.1 {
@@ -455,7 +457,8 @@ fn batch_instances_need_no_entities() {
         for i in 0..1000 {
             let t = glam::Mat4::from_translation(glam::Vec3::new(i as f32, 0.0, 0.0));
             let h = rt.spawn(throng_runtime::InstanceTransform::from_mat4(&t));
-            rt.play(h, walk(&baked), PlayOptions::default())
+            rt.instance(h)
+                .play(ClipId::new(walk(&baked)), PlayOptions::default())
                 .expect("play");
         }
     }
@@ -565,7 +568,9 @@ fn root_motion_moves_the_instance_entity() {
     let h = bare.spawn(throng_contract::InstanceTransform::from_mat4(
         &glam::Mat4::from_cols_array(&m),
     ));
-    bare.play(h, death, PlayOptions::default()).expect("play");
+    bare.instance(h)
+        .play(ClipId::new(death), PlayOptions::default())
+        .expect("play");
     let first = bare.transform(h).expect("transform");
     for frame in 0..12 {
         app.update();
@@ -610,7 +615,9 @@ fn a_prop_entity_follows_an_anchor_of_a_batch_instance() {
             .expect("crowd");
         let rt = c.runtime_mut().expect("runtime");
         let h = rt.spawn(throng_contract::InstanceTransform::from_mat4(&placed));
-        rt.play(h, clip, PlayOptions::default()).expect("play");
+        rt.instance(h)
+            .play(ClipId::new(clip), PlayOptions::default())
+            .expect("play");
         h
     };
     let prop = app

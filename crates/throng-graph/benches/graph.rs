@@ -16,7 +16,7 @@ use throng_asset::ClipInfo;
 use throng_contract::Timing;
 use throng_graph::drive_gpu;
 use throng_graph::{Graph, GraphCrowd};
-use throng_runtime::{CpuRuntime, InstanceTransform, PlayOptions, PlaybackControl, Runtime};
+use throng_runtime::{ClipId, CpuRuntime, InstanceTransform, PlayOptions, Runtime};
 
 const DT: f64 = 1.0 / 60.0;
 
@@ -85,10 +85,14 @@ fn bench(c: &mut Criterion) {
     let play = |rt: &mut CpuRuntime, i: usize, v: f32| {
         let h = handles[i];
         if v <= 0.1 {
-            rt.play(h, idle, PlayOptions::default()).expect("play");
+            rt.instance(h)
+                .play(ClipId::new(idle), PlayOptions::default())
+                .expect("play");
         } else {
             let w = ((v - 1.0) / 2.0).clamp(0.0, 1.0);
-            rt.blend(h, walk, run, w).expect("blend");
+            rt.instance(h)
+                .blend(ClipId::new(walk), ClipId::new(run), w)
+                .expect("blend");
         }
     };
     for i in 0..n {
@@ -236,7 +240,10 @@ fn bench_gpu_timed(_: &mut Criterion) {
         .map(|_| plain.spawn(InstanceTransform::default()))
         .collect();
     for h in &plain_handles {
-        plain.play(*h, 0, PlayOptions::default()).expect("play");
+        plain
+            .instance(*h)
+            .play(ClipId::new(0), PlayOptions::default())
+            .expect("play");
     }
     for _ in 0..120 {
         crowd.step_states(DT);
@@ -263,7 +270,8 @@ fn bench_gpu_timed(_: &mut Criterion) {
             let i = (rng.next() % n as u64) as usize;
             let clip = (f + i) % table.len();
             plain
-                .crossfade(plain_handles[i], clip, 0.25)
+                .instance(plain_handles[i])
+                .crossfade(ClipId::new(clip), 0.25)
                 .expect("crossfade");
         }
         plain.update(DT);

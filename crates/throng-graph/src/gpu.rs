@@ -12,7 +12,7 @@
 //! speed is the instance speed, so a crossfade's outgoing clip takes the target's speed.
 
 use throng_asset::LoopMode;
-use throng_runtime::{Handle, PlayOptions, PlaybackCommand, PlaybackControl, RuntimeError};
+use throng_runtime::{ClipId, Handle, PlayOptions, PlaybackCommand, PlaybackControl, RuntimeError};
 
 use crate::crowd::GraphCrowd;
 use crate::error::GraphError;
@@ -24,14 +24,14 @@ use crate::motion::{fract, motion_weights};
 enum Plan {
     /// One clip at clip time `time`.
     Single {
-        clip: usize,
+        clip: ClipId,
         mode: LoopMode,
         time: f64,
     },
     /// Clips a and b blended with weight `w` of b, at `seek` seconds into their common cycle.
     Pair {
-        a: usize,
-        b: usize,
+        a: ClipId,
+        b: ClipId,
         w: f32,
         seek: f64,
     },
@@ -51,7 +51,7 @@ fn plan(g: &Graph, m: &Machine, p: &[f32]) -> (Plan, f32) {
         let time = cycle * clip.duration;
         return (
             Plan::Single {
-                clip: clip.clip as usize,
+                clip: ClipId::new(clip.clip as usize),
                 mode: *loop_mode,
                 time,
             },
@@ -80,7 +80,7 @@ fn plan(g: &Graph, m: &Machine, p: &[f32]) -> (Plan, f32) {
     if n == 1 || top[1].2 <= 0.0 {
         return (
             Plan::Single {
-                clip: top[0].0,
+                clip: ClipId::new(top[0].0),
                 mode: LoopMode::Loop,
                 time: fract(phase) * top[0].1,
             },
@@ -91,8 +91,8 @@ fn plan(g: &Graph, m: &Machine, p: &[f32]) -> (Plan, f32) {
     let cycle = top[0].1 * (1.0 - w) as f64 + top[1].1 * w as f64;
     (
         Plan::Pair {
-            a: top[0].0,
-            b: top[1].0,
+            a: ClipId::new(top[0].0),
+            b: ClipId::new(top[1].0),
             w,
             seek: fract(phase) * cycle,
         },

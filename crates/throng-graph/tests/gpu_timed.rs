@@ -9,7 +9,7 @@ use common::Rng;
 use throng_asset::{ClipInfo, LoopMode};
 use throng_contract::Timing;
 use throng_graph::{drive_gpu, Graph, GraphCrowd};
-use throng_runtime::{InstanceTransform, PlaybackControl, Runtime};
+use throng_runtime::{InstanceTransform, Runtime};
 
 const GRAPH: &str = r#"{"version": 1,
   "parameters": [{"name": "speed", "type": "float"}, {"name": "mult", "type": "float", "default": 1},

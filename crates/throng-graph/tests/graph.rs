@@ -11,6 +11,7 @@ use throng_graph::file::MotionFile;
 use throng_graph::{
     check, kind, to_dot, Graph, GraphBuilder, GraphCrowd, GraphError, GraphFile, Problem,
 };
+use throng_runtime::ClipId;
 
 fn clips(names: &[(&str, f64)]) -> Vec<ClipInfo> {
     let mut row = 1;
@@ -361,7 +362,7 @@ fn any_thread_count_gives_the_same_records() {
 /// runtime playing that clip at the same speed, in every loop mode (docs/graph.md §3).
 #[test]
 fn clip_events_match_the_runtime_playing_the_same_clip() {
-    use throng_runtime::{CpuRuntime, InstanceTransform, PlayOptions, PlaybackControl};
+    use throng_runtime::{CpuRuntime, InstanceTransform, PlayOptions};
     for mode in [
         LoopMode::Loop,
         LoopMode::Once,
@@ -391,7 +392,7 @@ fn clip_events_match_the_runtime_playing_the_same_clip() {
             loop_mode: Some(mode),
             start_time: 0.0,
         };
-        rt.play(h, 0, opts).unwrap();
+        rt.instance(h).play(ClipId::new(0), opts).unwrap();
         let mut rng = Rng(11);
         let mut fired = 0;
         for frame in 0..400 {

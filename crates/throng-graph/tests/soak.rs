@@ -14,7 +14,7 @@ use throng_graph::{Graph, GraphCrowd, ParamKind};
 use throng_runtime::crowd::SplitMix64;
 use throng_runtime::testing::synthetic_clips;
 use throng_runtime::{
-    Handle, InstanceTransform, PlayOptions, PlaybackCommand, PlaybackControl, Runtime, Timing,
+    ClipId, Handle, InstanceTransform, PlayOptions, PlaybackCommand, Runtime, Timing,
 };
 
 fn size(var: &str, default: usize) -> usize {
@@ -57,18 +57,21 @@ fn command(rng: &mut SplitMix64, clips: usize) -> PlaybackCommand {
     };
     match rng.next_u64() % 10 {
         0 | 1 => PlaybackCommand::Crossfade {
-            clip,
+            clip: ClipId::new(clip),
             seconds: rng.range((0.0, 0.6)) as f32,
             options,
         },
-        2 => PlaybackCommand::Play { clip, options },
+        2 => PlaybackCommand::Play {
+            clip: ClipId::new(clip),
+            options,
+        },
         3 => PlaybackCommand::Blend {
-            a: clip,
-            b: (clip + 1) % clips,
+            a: ClipId::new(clip),
+            b: ClipId::new((clip + 1) % clips),
             weight: rng.unit() as f32,
         },
         4 => PlaybackCommand::Layer {
-            clip,
+            clip: ClipId::new(clip),
             mask: 0,
             weight: rng.unit() as f32,
             options,

@@ -15,7 +15,7 @@ use throng_asset::Encoding;
 use throng_render::device::test_gpu;
 use throng_render::gpu_types::single_layer;
 use throng_render::{InstanceRecord, InstanceTransform, RenderOptions, Renderer, Skinning};
-use throng_runtime::PlaybackControl;
+use throng_runtime::ClipId;
 
 fn crowd(n: u32) -> (Vec<InstanceTransform>, Vec<InstanceRecord>) {
     let cols = (n as f32).sqrt().ceil() as u32;
@@ -87,7 +87,9 @@ fn upload(c: &mut Criterion) {
     let mut rt = throng_runtime::CpuRuntime::new(&clips);
     for _ in 0..n {
         let h = rt.spawn(InstanceTransform::IDENTITY);
-        rt.blend(h, 0, 1, 0.5).expect("blend");
+        rt.instance(h)
+            .blend(ClipId::new(0), ClipId::new(1), 0.5)
+            .expect("blend");
     }
     rt.update(0.0);
     let transforms = vec![InstanceTransform::IDENTITY; n];

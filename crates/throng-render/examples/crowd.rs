@@ -29,7 +29,7 @@ use glam::{Mat4, Vec3};
 use throng_asset::{BakedAsset, LoopMode};
 use throng_render::image::RgbaImage;
 use throng_render::{Crowd, FrameStats, Gpu, GpuAsset, RenderOptions, Renderer};
-use throng_runtime::{InstanceTransform, PlayOptions, PlaybackControl, Runtime, Timing};
+use throng_runtime::{ClipId, InstanceTransform, PlayOptions, Runtime, Timing};
 use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
 use winit::event_loop::{ActiveEventLoop, EventLoop};
@@ -72,7 +72,7 @@ pub fn spawn_crowd(asset: &BakedAsset, n: u32) -> Result<Runtime> {
         let h = runtime.spawn(InstanceTransform::from_mat4(&place));
         if let Some(&clip) = looping.get(i as usize % looping.len().max(1)) {
             let opts = PlayOptions::at(i as f32 * 0.37).with_speed(0.8 + 0.1 * (i % 5) as f32);
-            runtime.play(h, clip, opts)?;
+            runtime.instance(h).play(ClipId::new(clip), opts)?;
         }
     }
     Ok(runtime)

@@ -25,7 +25,7 @@ use glam::{Mat4, Vec3};
 use throng_anim::{locals_to_model, sample_locals, Model, Trs};
 use throng_asset::{BakedAsset, LoopMode};
 use throng_render::{Crowd, LivePose, RenderOptions, Renderer, SkinMatrix, SkinPath};
-use throng_runtime::{InstanceTransform, PlayOptions, PlaybackControl, Runtime, Timing};
+use throng_runtime::{ClipId, InstanceTransform, PlayOptions, Runtime, Timing};
 
 type Result<T> = std::result::Result<T, Box<dyn Error>>;
 
@@ -196,7 +196,9 @@ fn main() -> Result<()> {
         let clip = looping.get(i as usize % looping.len().max(1)).copied();
         let (start, speed) = (i as f32 * 0.37, 0.8 + 0.1 * (i % 5) as f32);
         if let Some(c) = clip {
-            runtime.play(h, c, PlayOptions::at(start).with_speed(speed))?;
+            runtime
+                .instance(h)
+                .play(ClipId::new(c), PlayOptions::at(start).with_speed(speed))?;
         }
         plays.push((clip, start, speed));
     }

@@ -17,15 +17,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // README begin
     use throng_render::{Crowd, RenderOptions};
-    use throng_runtime::{PlayOptions, PlaybackControl, Runtime, Timing};
+    use throng_runtime::{PlayOptions, Runtime, Timing};
     let asset = throng_asset::read(path.as_ref())?; // no GPU, no importer needed
     let mut renderer = throng_render::Renderer::new()?; // any adapter wgpu finds
     let gpu_asset = renderer.upload(&asset)?;
-    let (walk, run) = (asset.find_clip("Walk"), asset.find_clip("Run")); // by name or index
     let mut crowd = Runtime::new(Timing::Cpu, &asset.clips); // or Timing::Gpu: same calls
+    let (walk, run) = (crowd.clip("Walk")?, crowd.clip("Run")?); // a typo lists the clips
     let fox = crowd.spawn(transform);
-    crowd.play(fox, walk.unwrap_or(0), PlayOptions::default())?;
-    crowd.crossfade(fox, run.unwrap_or(0), 0.3)?; // walk keeps playing while it fades
+    crowd.instance(fox).play(walk, PlayOptions::default())?;
+    crowd.instance(fox).crossfade(run, 0.3)?.speed(1.2)?; // walk plays on while it fades
     for _frame in 0..60 {
         crowd.update(dt);
         for _e in crowd.events() { /* footsteps, … */ }

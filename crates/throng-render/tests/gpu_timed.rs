@@ -13,8 +13,7 @@ use throng_render::compute::{layers_on_gpu, skin_on_gpu};
 use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::{GpuAsset, Playback, Skinning};
-use throng_runtime::PlaybackControl;
-use throng_runtime::{gpu_layers, GpuRuntime, InstanceTransform, PlayOptions};
+use throng_runtime::{gpu_layers, ClipId, GpuRuntime, InstanceTransform, PlayOptions};
 
 #[test]
 fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
@@ -35,11 +34,13 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
     for i in 0..12 {
         let h = rt.spawn(InstanceTransform::IDENTITY);
         let opts = PlayOptions::at(0.013 * i as f32).with_speed([1.0, 0.37, 2.5, 1.13][i % 4]);
-        rt.play(h, i % 3, opts).expect("play");
+        rt.instance(h).play(ClipId::new(i % 3), opts).expect("play");
         handles.push(h);
     }
-    rt.blend(handles[3], 0, 1, 0.35).expect("blend");
-    rt.set_enabled(handles[5], false).expect("disable");
+    rt.instance(handles[3])
+        .blend(ClipId::new(0), ClipId::new(1), 0.35)
+        .expect("blend");
+    rt.instance(handles[5]).enabled(false).expect("disable");
 
     let mut checked = 0;
     let mut t = 0.0f64;
@@ -52,7 +53,8 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
         rt.update(*dt);
         t += dt;
         if k % 3 == 0 {
-            rt.crossfade(handles[k % 12], (k + 1) % 3, 0.25)
+            rt.instance(handles[k % 12])
+                .crossfade(ClipId::new((k + 1) % 3), 0.25)
                 .expect("crossfade");
             rt.update(0.1);
             t += 0.1;
@@ -128,7 +130,7 @@ fn tube_crowd(
     for i in 0..n {
         let t = InstanceTransform::from_mat4(&glam::Mat4::from_translation(at(i)));
         let h = rt.spawn(t);
-        rt.play(h, 0, opts(i)).expect("play");
+        rt.instance(h).play(ClipId::new(0), opts(i)).expect("play");
         transforms.push(t);
         handles.push(h);
     }
@@ -226,8 +228,8 @@ fn uploads_follow_changes() {
     for frame in 0..3 {
         rt.update(0.37);
         if frame == 2 {
-            rt.set_speed(handles[3], 2.0).expect("speed");
-            rt.pause(handles[17]).expect("pause");
+            rt.instance(handles[3]).speed(2.0).expect("speed");
+            rt.instance(handles[17]).pause().expect("pause");
         }
         let first = frame == 0;
         assert_eq!(up.needs_all_records(rt.len()), first);

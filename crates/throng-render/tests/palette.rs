@@ -21,8 +21,7 @@ use throng_render::gpu_types::PaletteEntry;
 use throng_render::{
     Crowd, InstanceRecord, InstanceTransform, Playback, RenderOptions, Renderer, Skinning,
 };
-use throng_runtime::PlaybackControl;
-use throng_runtime::{GpuInstanceRecord, GpuRuntime, PlayOptions};
+use throng_runtime::{ClipId, GpuInstanceRecord, GpuRuntime, PlayOptions};
 
 const TOLERANCE: f32 = 1e-5;
 
@@ -153,12 +152,16 @@ fn gpu_timed_palette_equals_the_cpu_decoder_of_the_gpu_layers() {
     for i in 0..9 {
         let h = rt.spawn(InstanceTransform::IDENTITY);
         let opts = PlayOptions::at(0.017 * i as f32).with_speed([1.0, 0.37, 2.5][i % 3]);
-        rt.play(h, i % 2, opts).expect("play");
+        rt.instance(h).play(ClipId::new(i % 2), opts).expect("play");
         handles.push(h);
     }
     rt.update(0.21);
-    rt.crossfade(handles[2], 1, 0.25).expect("crossfade");
-    rt.blend(handles[4], 0, 1, 0.35).expect("blend");
+    rt.instance(handles[2])
+        .crossfade(ClipId::new(1), 0.25)
+        .expect("crossfade");
+    rt.instance(handles[4])
+        .blend(ClipId::new(0), ClipId::new(1), 0.35)
+        .expect("blend");
     rt.update(0.1);
     let (records, layers) = derived_layers(&r, &asset, &rt);
     let play = Playback::Gpu {
@@ -326,18 +329,23 @@ fn masked_and_additive_layers_equal_the_cpu_decoder_and_the_formula() {
     let mut handles = vec![];
     for i in 0..3 {
         let h = rt.spawn(InstanceTransform::IDENTITY);
-        rt.play(h, 0, PlayOptions::at(0.05 * i as f32))
+        rt.instance(h)
+            .play(ClipId::new(0), PlayOptions::at(0.05 * i as f32))
             .expect("play");
         handles.push(h);
     }
-    rt.play_layer(handles[0], 0, 1, 0.6, PlayOptions::at(0.3))
+    rt.instance(handles[0])
+        .layer(ClipId::new(0), 1, 0.6, PlayOptions::at(0.3))
         .expect("masked layer");
-    rt.play_layer(handles[1], 1, 0, 0.75, PlayOptions::default())
+    rt.instance(handles[1])
+        .layer(ClipId::new(1), 0, 0.75, PlayOptions::default())
         .expect("additive layer");
-    rt.play_layer(handles[2], 1, 2, 1.0, PlayOptions::at(0.1))
+    rt.instance(handles[2])
+        .layer(ClipId::new(1), 2, 1.0, PlayOptions::at(0.1))
         .expect("masked additive layer");
     assert!(rt
-        .play_layer(handles[2], 0, 0, 1.0, PlayOptions::default())
+        .instance(handles[2])
+        .layer(ClipId::new(0), 0, 1.0, PlayOptions::default())
         .is_err());
     rt.update(0.13);
     let (records, layers) = derived_layers(&r, &asset, &rt);

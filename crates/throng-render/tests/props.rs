@@ -7,7 +7,6 @@
 mod common;
 
 use common::{differ_count, renderer, save, Rng};
-use throng_runtime::PlaybackControl;
 
 use glam::{Mat4, Quat, Vec2, Vec3};
 use throng_asset::{AnchorInfo, AnchorTexture, BakedAsset, Encoding, LoopMode};
@@ -19,7 +18,7 @@ use throng_render::{
     ReferenceMesh, RenderError, RenderOptions,
 };
 use throng_runtime::anchor_world;
-use throng_runtime::{GpuRuntime, PlayOptions};
+use throng_runtime::{ClipId, GpuRuntime, PlayOptions};
 
 /// A layer of `weight` showing `row` + `frac` of `clip`.
 fn layer(weight: f32, frac: f32, row: u32, clip: u32) -> Layer {
@@ -195,15 +194,23 @@ fn gpu_anchors_equal_anchor_world_gpu_timed() {
         .map(|(i, t)| {
             let h = rt.spawn(*t);
             let opts = PlayOptions::at(0.011 * i as f32).with_speed([1.0, 0.37, 2.5][i % 3]);
-            rt.play(h, i % 2, opts).expect("play");
+            rt.instance(h).play(ClipId::new(i % 2), opts).expect("play");
             h
         })
         .collect();
     for (k, &h) in handles.iter().enumerate() {
         match k % 4 {
-            0 => rt.blend(h, 0, 1, 0.35).expect("blend"),
-            1 => rt.crossfade(h, (k + 1) % 2, 0.5).expect("crossfade"),
-            _ if k == 6 => rt.set_enabled(h, false).expect("disable"),
+            0 => rt
+                .instance(h)
+                .blend(ClipId::new(0), ClipId::new(1), 0.35)
+                .map(drop)
+                .expect("blend"),
+            1 => rt
+                .instance(h)
+                .crossfade(ClipId::new((k + 1) % 2), 0.5)
+                .map(drop)
+                .expect("crossfade"),
+            _ if k == 6 => rt.instance(h).enabled(false).map(drop).expect("disable"),
             _ => {}
         }
     }

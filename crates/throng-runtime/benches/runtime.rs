@@ -2,8 +2,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use throng_runtime::testing::synthetic_clips;
-use throng_runtime::PlaybackControl;
-use throng_runtime::{Change, CpuRuntime, GpuRuntime, InstanceTransform};
+use throng_runtime::{Change, ClipId, CpuRuntime, GpuRuntime, InstanceTransform, PlaybackCommand};
 
 const N: usize = 1_000_000;
 
@@ -12,7 +11,7 @@ fn cpu_timed(c: &mut Criterion) {
     let mut rt = CpuRuntime::new(&clips);
     for _ in 0..N {
         let h = rt.spawn(InstanceTransform::IDENTITY);
-        let _ = rt.blend(h, 0, 1, 0.5);
+        let _ = rt.instance(h).blend(ClipId::new(0), ClipId::new(1), 0.5);
     }
     let mut g = c.benchmark_group("cpu-timed");
     g.sample_size(20);
@@ -36,7 +35,7 @@ fn gpu_timed(c: &mut Criterion) {
     let hs: Vec<_> = (0..N)
         .map(|_| {
             let h = rt.spawn(InstanceTransform::IDENTITY);
-            let _ = rt.play(h, 0, Default::default());
+            let _ = rt.instance(h).play(ClipId::new(0), Default::default());
             h
         })
         .collect();
@@ -49,7 +48,14 @@ fn gpu_timed(c: &mut Criterion) {
             changes.clear();
             for _ in 0..N / 100 {
                 k = (k + 7_919 * 13) % N;
-                changes.push(Change::Crossfade(hs[k], k % 3, 0.25, Default::default()));
+                changes.push(Change::new(
+                    hs[k],
+                    PlaybackCommand::Crossfade {
+                        clip: ClipId::new(k % 3),
+                        seconds: 0.25,
+                        options: Default::default(),
+                    },
+                ));
             }
             let _ = rt.apply(&changes);
             rt.update(1.0 / 60.0);

@@ -3,6 +3,51 @@
 use crate::Handle;
 use throng_asset::LoopMode;
 
+/// A clip of a runtime's clip table (its index). Found by name once
+/// ([`crate::PlaybackControl::clip`]: an unknown name is an error listing the clips, with a
+/// case-insensitive match suggested), or made from an index ([`ClipId::new`]); checked against
+/// the table where it is played ([`crate::RuntimeError::NoSuchClip`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct ClipId(u32);
+
+impl ClipId {
+    /// Clip `index` of the clip table (an index past `u32::MAX` is past every table).
+    pub const fn new(index: usize) -> ClipId {
+        ClipId(if index > u32::MAX as usize {
+            u32::MAX
+        } else {
+            index as u32
+        })
+    }
+
+    /// Index in the clip table.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The clip of `names` called `name`, or the error naming the clips.
+pub(crate) fn find_clip<'a>(
+    name: &str,
+    names: impl Iterator<Item = &'a str> + Clone,
+) -> Result<ClipId, crate::RuntimeError> {
+    match names.clone().position(|n| n == name) {
+        Some(i) => Ok(ClipId::new(i)),
+        None => {
+            let known: Vec<&str> = names.collect();
+            Err(crate::RuntimeError::UnknownClip {
+                name: name.to_string(),
+                hint: throng_contract::clip_name_hint(name, known.iter().copied()),
+                known: if known.is_empty() {
+                    "none".into()
+                } else {
+                    known.join(", ")
+                },
+            })
+        }
+    }
+}
+
 /// How to start a clip.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlayOptions {
@@ -52,8 +97,7 @@ impl Default for PlayOptions {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FiredEvent {
     pub instance: Handle,
-    /// Clip index in the clip table.
-    pub clip: u32,
+    pub clip: ClipId,
     /// Index into that clip's `events`.
     pub event: u32,
     /// Runtime clock time of the crossing, seconds since the runtime was created (interpolated
@@ -65,7 +109,7 @@ pub struct FiredEvent {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Finished {
     pub instance: Handle,
-    pub clip: u32,
+    pub clip: ClipId,
     /// Runtime clock time at which the end was reached, seconds.
     pub time: f64,
 }

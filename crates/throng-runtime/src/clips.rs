@@ -23,6 +23,8 @@ pub const MAX_STEP_LAPS: f64 = 4_294_967_296.0;
 /// One clip prepared for playback.
 #[derive(Debug, Clone)]
 pub struct Prepared {
+    /// The clip's name, as [`crate::PlaybackControl::clip`] finds it.
+    pub name: String,
     /// The time rules' view of the clip.
     pub frames: ClipFrames,
     /// `L = n − 1` (frames), as f64.
@@ -50,6 +52,7 @@ impl Prepared {
             .filter(|r| !r.is_empty() && r.iter().any(|v| *v != [0.0; 3]))
             .cloned();
         Prepared {
+            name: c.name.clone(),
             last,
             fps,
             duration: frames.duration,

@@ -182,6 +182,16 @@ pub struct CpuRuntime {
 crate::handle::instance_lookup!(CpuRuntime);
 
 impl CpuRuntime {
+    /// The playback calls of instance `h` ([`crate::Instance`]).
+    pub fn instance(&mut self, h: Handle) -> crate::Instance<'_, CpuRuntime> {
+        crate::Instance { rt: self, h }
+    }
+
+    /// The clip called `name`; an unknown name is an error listing the clips.
+    pub fn clip(&self, name: &str) -> Result<crate::ClipId, RuntimeError> {
+        crate::api::find_clip(name, self.clips.iter().map(|c| c.name.as_str()))
+    }
+
     /// A runtime for one asset's clip table.
     pub fn new(clips: &[ClipInfo]) -> CpuRuntime {
         let prepared: Vec<Prepared> = clips.iter().map(Prepared::new).collect();
@@ -322,19 +332,21 @@ impl CpuRuntime {
     /// Applies one playback change (what [`crate::PlaybackControl`]'s calls send).
     pub fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError> {
         match command {
-            PlaybackCommand::Play { clip, options } => self.play_now(h, clip, options),
+            PlaybackCommand::Play { clip, options } => self.play_now(h, clip.index(), options),
             PlaybackCommand::Crossfade {
                 clip,
                 seconds,
                 options,
-            } => self.crossfade_with_now(h, clip, seconds, options),
-            PlaybackCommand::Blend { a, b, weight } => self.blend_now(h, a, b, weight),
+            } => self.crossfade_with_now(h, clip.index(), seconds, options),
+            PlaybackCommand::Blend { a, b, weight } => {
+                self.blend_now(h, a.index(), b.index(), weight)
+            }
             PlaybackCommand::Layer {
                 clip,
                 mask,
                 weight,
                 options,
-            } => self.play_layer_now(h, clip, mask, weight, options),
+            } => self.play_layer_now(h, clip.index(), mask, weight, options),
             PlaybackCommand::Speed(speed) => self.set_speed_now(h, speed),
             PlaybackCommand::Pause => self.pause_now(h),
             PlaybackCommand::Resume => self.resume_now(h),
@@ -1214,7 +1226,7 @@ fn slow_path(
             for &(u, e) in &hits {
                 out.events.push(FiredEvent {
                     instance: handle,
-                    clip: s.clip() as u32,
+                    clip: crate::ClipId::new(s.clip()),
                     event: e,
                     time: time_of(u),
                 });
@@ -1234,7 +1246,7 @@ fn slow_path(
                 if mode == MODE_ONCE || mode == MODE_CLAMP {
                     out.finished.push(Finished {
                         instance: handle,
-                        clip: s.clip() as u32,
+                        clip: crate::ClipId::new(s.clip()),
                         time: time_of(c.last),
                     });
                 }
@@ -1273,6 +1285,66 @@ fn slow_path(
         if clips[s.clip()].root_motion.is_some() {
             m.flags |= F_ROOT;
         }
+    }
+}
+
+/// The calls both runtimes answer alike, answered by CpuRuntime's own methods of the same names.
+impl crate::PlaybackControl for CpuRuntime {
+    fn timing(&self) -> throng_contract::Timing {
+        throng_contract::Timing::Cpu
+    }
+    fn len(&self) -> usize {
+        CpuRuntime::len(self)
+    }
+    fn time(&self) -> f64 {
+        CpuRuntime::time(self)
+    }
+    fn spawn(&mut self, transform: InstanceTransform) -> Handle {
+        CpuRuntime::spawn(self, transform)
+    }
+    fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        CpuRuntime::despawn(self, h)
+    }
+    fn index(&self, h: Handle) -> Option<usize> {
+        CpuRuntime::index(self, h)
+    }
+    fn handle_at(&self, index: usize) -> Option<Handle> {
+        CpuRuntime::handle_at(self, index)
+    }
+    fn command(&mut self, h: Handle, c: PlaybackCommand) -> Result<(), RuntimeError> {
+        CpuRuntime::command(self, h, c)
+    }
+    fn clip(&self, name: &str) -> Result<crate::ClipId, RuntimeError> {
+        CpuRuntime::clip(self, name)
+    }
+    fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
+        CpuRuntime::is_finished(self, h)
+    }
+    fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
+        CpuRuntime::transform(self, h)
+    }
+    fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
+        CpuRuntime::set_transform(self, h, t)
+    }
+    fn transforms(&self) -> &[InstanceTransform] {
+        CpuRuntime::transforms(self)
+    }
+    fn update(&mut self, dt: f64) {
+        CpuRuntime::update(self, dt)
+    }
+    fn events(&self) -> &[crate::FiredEvent] {
+        CpuRuntime::events(self)
+    }
+    fn finished(&self) -> &[crate::Finished] {
+        CpuRuntime::finished(self)
+    }
+    fn anchor_world(
+        &self,
+        h: Handle,
+        anchors: &throng_asset::AnchorTexture,
+        anchor: usize,
+    ) -> Result<glam::Mat4, RuntimeError> {
+        CpuRuntime::anchor_world(self, h, anchors, anchor)
     }
 }
 

@@ -9,7 +9,7 @@ use glam::{Mat4, Quat, Vec3};
 use throng_asset::{Aabb, ClipInfo};
 use throng_contract::{InstanceTransform, LoopMode};
 
-use crate::{Handle, PlayOptions, PlaybackControl, Runtime, RuntimeError};
+use crate::{ClipId, Handle, Instance, PlayOptions, PlaybackControl, Runtime, RuntimeError};
 
 /// SplitMix64 (Steele, Lea & Flood 2014, "Fast splittable pseudorandom number generators"): a
 /// tiny seeded generator, so crowds need no random-number crate and are reproducible.
@@ -191,10 +191,10 @@ pub fn start(
         Some((b, w)) => {
             let db = clips.get(b).map_or(0.0, |x| x.duration);
             let cycle = info.duration * (1.0 - w as f64) + db * w as f64;
-            rt.blend(h, c, b, w)?;
+            Instance::of(rt, h).blend(ClipId::new(c), ClipId::new(b), w)?;
             // the blended cycle loops: the same point of it at any crowd time
             let (shown, _) = throng_contract::wrap_time(LoopMode::Loop, cycle, t);
-            rt.seek(h, shown as f32)?;
+            Instance::of(rt, h).seek(shown as f32)?;
         }
         None => {
             let frames = info.frames_table();
@@ -202,7 +202,7 @@ pub fn start(
             // the position within one period (for ping-pong: which way it plays, too)
             let period = frames.span.period(info.loop_mode);
             let start = frames.time_of(s.phase * period);
-            rt.play(h, c, PlayOptions::at(start as f32))?;
+            Instance::of(rt, h).play(ClipId::new(c), PlayOptions::at(start as f32))?;
         }
     }
     Ok(h)

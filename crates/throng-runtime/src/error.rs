@@ -8,6 +8,12 @@ pub enum RuntimeError {
     DeadHandle { handle: Handle },
     #[error("clip index {clip} is out of range: the clip table has {clips} clips")]
     NoSuchClip { clip: usize, clips: usize },
+    #[error("no clip is called \"{name}\"{hint} (clips: {known})")]
+    UnknownClip {
+        name: String,
+        known: String,
+        hint: String,
+    },
     #[error("{what} must be finite and >= 0 (got {value}); play backwards with a ping-pong clip")]
     BadValue { what: &'static str, value: f64 },
     #[error("speed must be in [0, {max}] (got {0}): past it a frame plays laps no one can see and events no one can hear; jump ahead with seek, play backwards with a ping-pong clip", max = crate::MAX_SPEED)]

@@ -63,7 +63,7 @@
 //! layer as the outgoing one and drops the weaker, a visible step of its weight); no root motion
 //! (it needs a per-frame CPU transform update: use [`crate::CpuRuntime`] for such groups).
 
-use crate::api::{Finished, FiredEvent, PlayOptions};
+use crate::api::{Finished, FiredEvent};
 use crate::clips::Prepared;
 use crate::handle::Handles;
 use crate::schedule::Schedule;
@@ -86,58 +86,21 @@ pub use change::MAX_FADE_S;
 /// Every playing layer is re-anchored at least this often (ticks; 256 s).
 pub const REANCHOR_TICKS: u64 = 1 << 28;
 
-/// One playback change of one instance, for [`GpuRuntime::apply`]'s batches (a
-/// [`PlaybackCommand`] with its handle; [`Change::new`]).
+/// One playback change of one instance, for [`GpuRuntime::apply`]'s batches.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Change {
-    Play(Handle, usize, PlayOptions),
-    Crossfade(Handle, usize, f32, PlayOptions),
-    Blend(Handle, usize, usize, f32),
-    PlayLayer(Handle, usize, u32, f32, PlayOptions),
-    SetSpeed(Handle, f32),
-    Pause(Handle),
-    Resume(Handle),
-    Seek(Handle, f32),
-    SetEnabled(Handle, bool),
+pub struct Change {
+    pub handle: Handle,
+    pub command: PlaybackCommand,
 }
 
 impl Change {
     /// The change `command` makes to instance `h`.
     pub fn new(h: Handle, command: PlaybackCommand) -> Change {
-        match command {
-            PlaybackCommand::Play { clip, options } => Change::Play(h, clip, options),
-            PlaybackCommand::Crossfade {
-                clip,
-                seconds,
-                options,
-            } => Change::Crossfade(h, clip, seconds, options),
-            PlaybackCommand::Blend { a, b, weight } => Change::Blend(h, a, b, weight),
-            PlaybackCommand::Layer {
-                clip,
-                mask,
-                weight,
-                options,
-            } => Change::PlayLayer(h, clip, mask, weight, options),
-            PlaybackCommand::Speed(s) => Change::SetSpeed(h, s),
-            PlaybackCommand::Pause => Change::Pause(h),
-            PlaybackCommand::Resume => Change::Resume(h),
-            PlaybackCommand::Seek(t) => Change::Seek(h, t),
-            PlaybackCommand::Enable(e) => Change::SetEnabled(h, e),
-        }
+        Change { handle: h, command }
     }
 
     pub fn handle(&self) -> Handle {
-        match *self {
-            Change::Play(h, ..)
-            | Change::Crossfade(h, ..)
-            | Change::Blend(h, ..)
-            | Change::PlayLayer(h, ..)
-            | Change::SetSpeed(h, _)
-            | Change::Pause(h)
-            | Change::Resume(h)
-            | Change::Seek(h, _)
-            | Change::SetEnabled(h, _) => h,
-        }
+        self.handle
     }
 }
 
@@ -333,6 +296,16 @@ pub struct GpuRuntime {
 crate::handle::instance_lookup!(GpuRuntime);
 
 impl GpuRuntime {
+    /// The playback calls of instance `h` ([`crate::Instance`]).
+    pub fn instance(&mut self, h: Handle) -> crate::Instance<'_, GpuRuntime> {
+        crate::Instance { rt: self, h }
+    }
+
+    /// The clip called `name`; an unknown name is an error listing the clips.
+    pub fn clip(&self, name: &str) -> Result<crate::ClipId, RuntimeError> {
+        crate::api::find_clip(name, self.clips.iter().map(|c| c.name.as_str()))
+    }
+
     pub fn new(clips: &[ClipInfo]) -> GpuRuntime {
         let prepared: Vec<Prepared> = clips.iter().map(Prepared::new).collect();
         let inv_period = prepared
@@ -799,7 +772,7 @@ impl GpuRuntime {
             for &(u, e) in &self.hits {
                 self.events.push(FiredEvent {
                     instance: h,
-                    clip: l.clip() as u32,
+                    clip: crate::ClipId::new(l.clip()),
                     event: e,
                     time: time_of(u),
                 });
@@ -816,7 +789,7 @@ impl GpuRuntime {
                 if mode == MODE_ONCE || mode == MODE_CLAMP {
                     self.finished.push(Finished {
                         instance: h,
-                        clip: l.clip() as u32,
+                        clip: crate::ClipId::new(l.clip()),
                         time: time_of(c.last),
                     });
                 }
@@ -839,6 +812,66 @@ impl GpuRuntime {
         } else {
             self.schedule(i, h);
         }
+    }
+}
+
+/// The calls both runtimes answer alike, answered by GpuRuntime's own methods of the same names.
+impl crate::PlaybackControl for GpuRuntime {
+    fn timing(&self) -> throng_contract::Timing {
+        throng_contract::Timing::Gpu
+    }
+    fn len(&self) -> usize {
+        GpuRuntime::len(self)
+    }
+    fn time(&self) -> f64 {
+        GpuRuntime::time(self)
+    }
+    fn spawn(&mut self, transform: InstanceTransform) -> Handle {
+        GpuRuntime::spawn(self, transform)
+    }
+    fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        GpuRuntime::despawn(self, h)
+    }
+    fn index(&self, h: Handle) -> Option<usize> {
+        GpuRuntime::index(self, h)
+    }
+    fn handle_at(&self, index: usize) -> Option<Handle> {
+        GpuRuntime::handle_at(self, index)
+    }
+    fn command(&mut self, h: Handle, c: PlaybackCommand) -> Result<(), RuntimeError> {
+        GpuRuntime::command(self, h, c)
+    }
+    fn clip(&self, name: &str) -> Result<crate::ClipId, RuntimeError> {
+        GpuRuntime::clip(self, name)
+    }
+    fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
+        GpuRuntime::is_finished(self, h)
+    }
+    fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
+        GpuRuntime::transform(self, h)
+    }
+    fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
+        GpuRuntime::set_transform(self, h, t)
+    }
+    fn transforms(&self) -> &[InstanceTransform] {
+        GpuRuntime::transforms(self)
+    }
+    fn update(&mut self, dt: f64) {
+        GpuRuntime::update(self, dt)
+    }
+    fn events(&self) -> &[crate::FiredEvent] {
+        GpuRuntime::events(self)
+    }
+    fn finished(&self) -> &[crate::Finished] {
+        GpuRuntime::finished(self)
+    }
+    fn anchor_world(
+        &self,
+        h: Handle,
+        anchors: &throng_asset::AnchorTexture,
+        anchor: usize,
+    ) -> Result<glam::Mat4, RuntimeError> {
+        GpuRuntime::anchor_world(self, h, anchors, anchor)
     }
 }
 

@@ -34,6 +34,7 @@ mod error;
 pub mod gpu;
 mod handle;
 pub mod hugepage;
+mod instance;
 mod instance_data;
 mod playback;
 pub mod prefetch;
@@ -41,7 +42,7 @@ mod schedule;
 pub mod testing;
 
 pub use anchor::anchor_world;
-pub use api::{Finished, FiredEvent, PlayOptions, MAX_SPEED};
+pub use api::{ClipId, Finished, FiredEvent, PlayOptions, MAX_SPEED};
 pub use appearance::Appearances;
 pub use clips::{ClipEvents, MAX_LAPS, MAX_STEP_LAPS};
 pub use clock::{Clock, MAX_STEP_SECONDS, SECONDS_PER_TICK, TICKS_PER_SECOND};
@@ -49,6 +50,7 @@ pub use cpu::{CpuRuntime, CHUNK};
 pub use error::RuntimeError;
 pub use gpu::{Change, GpuRuntime};
 pub use handle::Handle;
+pub use instance::Instance;
 pub use instance_data::{InstanceData, PerInstance};
 pub use playback::{PlaybackCommand, PlaybackControl, Runtime};
 /// The contract's types the runtime produces, re-exported for callers that only use the

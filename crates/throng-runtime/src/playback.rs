@@ -2,9 +2,10 @@
 //!
 //! - [`PlaybackCommand`]: every change a game makes to an instance's playback, as a value (a
 //!   front end can queue it, as the Bevy plugin does, or send it as a batch);
-//! - [`PlaybackControl`]: the calls both runtimes answer alike — spawn, the playback calls
-//!   (each written once here, as a [`PlaybackControl::command`]), transforms, update, events,
-//!   anchors. [`CpuRuntime`], [`GpuRuntime`] and [`Runtime`] implement it;
+//! - [`PlaybackControl`]: the calls both runtimes answer alike — spawn, playback changes
+//!   ([`PlaybackControl::command`]; [`Instance`] spells each, `rt.instance(h).play(..)`),
+//!   transforms, update, events, anchors. [`CpuRuntime`], [`GpuRuntime`] and [`Runtime`]
+//!   implement it; each also answers `instance` itself, so no import is needed to play;
 //! - [`Runtime`]: a runtime whose timing is chosen at run time, which hands the renderer its
 //!   records as one contract-level view ([`Records`], [`RecordChanges`]) whatever the timing.
 //!   Every front end (command line, viewer, benches, Bevy plugin, examples) plays through it.
@@ -15,40 +16,41 @@ use throng_contract::{GpuInstanceRecord, InstanceTransform, RecordChanges, Recor
 
 use crate::instance_data::{AttachedData, InstanceData};
 use crate::{
-    Appearances, CpuRuntime, Finished, FiredEvent, GpuRuntime, Handle, PlayOptions, RuntimeError,
+    Appearances, ClipId, CpuRuntime, Finished, FiredEvent, GpuRuntime, Handle, Instance,
+    PlayOptions, RuntimeError,
 };
 use throng_contract::Appearance;
 
-/// One change to an instance's playback; the calls of [`PlaybackControl`] of the same names
-/// say what each does.
+/// One change to an instance's playback, as a value (a front end can queue it, or send a
+/// batch); [`Instance`]'s calls of the same names send them and say what each does.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PlaybackCommand {
-    /// [`PlaybackControl::play`].
-    Play { clip: usize, options: PlayOptions },
-    /// [`PlaybackControl::crossfade_with`] over `seconds` of clock time.
+    /// [`Instance::play`].
+    Play { clip: ClipId, options: PlayOptions },
+    /// [`Instance::crossfade_with`] over `seconds` of clock time.
     Crossfade {
-        clip: usize,
+        clip: ClipId,
         seconds: f32,
         options: PlayOptions,
     },
-    /// [`PlaybackControl::blend`]: weight `weight` of clip `b`, `1 − weight` of clip `a`.
-    Blend { a: usize, b: usize, weight: f32 },
-    /// [`PlaybackControl::play_layer`].
+    /// [`Instance::blend`]: weight `weight` of clip `b`, `1 − weight` of clip `a`.
+    Blend { a: ClipId, b: ClipId, weight: f32 },
+    /// [`Instance::layer`].
     Layer {
-        clip: usize,
+        clip: ClipId,
         mask: u32,
         weight: f32,
         options: PlayOptions,
     },
-    /// [`PlaybackControl::set_speed`].
+    /// [`Instance::speed`].
     Speed(f32),
-    /// [`PlaybackControl::pause`].
+    /// [`Instance::pause`].
     Pause,
-    /// [`PlaybackControl::resume`].
+    /// [`Instance::resume`].
     Resume,
-    /// [`PlaybackControl::seek`] to clip time, seconds.
+    /// [`Instance::seek`] to clip time, seconds.
     Seek(f32),
-    /// [`PlaybackControl::set_enabled`].
+    /// [`Instance::enabled`].
     Enable(bool),
 }
 
@@ -82,129 +84,13 @@ pub trait PlaybackControl {
     /// Handle of the instance at a dense index (`None` past the end).
     fn handle_at(&self, index: usize) -> Option<Handle>;
 
-    /// Applies one playback change to instance `h`; the calls below are this with their
-    /// command.
+    /// Applies one playback change to instance `h` ([`Instance`]'s calls send them: a
+    /// runtime's own `instance(h)`, or [`Instance::of`] in code generic over runtimes).
     fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError>;
 
-    /// Plays `clip` from `opts.start_time`, replacing all layers (no fade).
-    fn play(&mut self, h: Handle, clip: usize, opts: PlayOptions) -> Result<(), RuntimeError> {
-        self.command(
-            h,
-            PlaybackCommand::Play {
-                clip,
-                options: opts,
-            },
-        )
-    }
-
-    /// Crossfades to `clip` over `duration_s` seconds of clock time (linear weights), the
-    /// outgoing layers playing on while they fade. See [`Self::crossfade_with`].
-    fn crossfade(&mut self, h: Handle, clip: usize, duration_s: f32) -> Result<(), RuntimeError> {
-        self.crossfade_with(h, clip, duration_s, PlayOptions::default())
-    }
-
-    /// Crossfade with play options. The weights shown now become the outgoing layers' start
-    /// weights and fade linearly to 0 while the new layer rises to 1. CPU-timed: a 5th layer is
-    /// never needed — with 4 in use the faintest outgoing layer is dropped and the others
-    /// renormalised. GPU-timed (two layers): crossfading during a crossfade or blend keeps the
-    /// stronger layer as the outgoing one; fades last at most [`crate::gpu::MAX_FADE_S`].
-    fn crossfade_with(
-        &mut self,
-        h: Handle,
-        clip: usize,
-        duration_s: f32,
-        opts: PlayOptions,
-    ) -> Result<(), RuntimeError> {
-        self.command(
-            h,
-            PlaybackCommand::Crossfade {
-                clip,
-                seconds: duration_s,
-                options: opts,
-            },
-        )
-    }
-
-    /// Two-clip blend in normalised time (e.g. walk/run): weight `w` of `clip_b`, `1 − w` of
-    /// `clip_a`. Both layers complete a cycle together in `lerp(d_a, d_b, w)` seconds. Calling
-    /// it again with the same clips changes the weight and keeps the phase. Each layer's sync
-    /// factor `d_x / lerp(d_a, d_b, w)` is stored as an f32, so the two phases may drift apart
-    /// by ~1e-7 of the cycles played (0.15 frames after a day of a 1 s cycle at 30 fps).
-    fn blend(
-        &mut self,
-        h: Handle,
-        clip_a: usize,
-        clip_b: usize,
-        weight: f32,
-    ) -> Result<(), RuntimeError> {
-        self.command(
-            h,
-            PlaybackCommand::Blend {
-                a: clip_a,
-                b: clip_b,
-                weight,
-            },
-        )
-    }
-
-    /// Plays `clip` as an *overlay* layer (docs/design.md §4 "Layer masks and additive
-    /// layers") over the instance's base layers, at `weight` ∈ [0, 1], under mask number
-    /// `mask` (1 ..= [`throng_contract::MAX_MASKS`]: the asset's mask `mask − 1`, see
-    /// `BakedAsset::find_mask`; 0 = none, allowed for an additive clip). The base layers keep
-    /// their weights. Calling it again with the same clip and mask changes the weight and keeps
-    /// the phase; otherwise the layer is added (at most 4 layers in all). `play`, `blend` and
-    /// a finished crossfade replace overlays (changing a blend's weight keeps them); a running
-    /// crossfade fades them out with the outgoing clips. GPU-timed: the overlay is layer 1 and
-    /// the base (of a crossfade, the clip that weighs more) keeps its full weight; it replaces
-    /// a blend's second clip or a running crossfade. Masks and additive layers are drawn by
-    /// the palette path (LBS and DQ).
-    fn play_layer(
-        &mut self,
-        h: Handle,
-        clip: usize,
-        mask: u32,
-        weight: f32,
-        opts: PlayOptions,
-    ) -> Result<(), RuntimeError> {
-        self.command(
-            h,
-            PlaybackCommand::Layer {
-                clip,
-                mask,
-                weight,
-                options: opts,
-            },
-        )
-    }
-
-    /// Instance speed multiplier (0 to [`crate::MAX_SPEED`]), applied to every layer.
-    fn set_speed(&mut self, h: Handle, speed: f32) -> Result<(), RuntimeError> {
-        self.command(h, PlaybackCommand::Speed(speed))
-    }
-
-    /// Freezes clip time (the record keeps showing the pose). CPU-timed: crossfades and root
-    /// motion stop too; GPU-timed: crossfades keep running on the clock.
-    fn pause(&mut self, h: Handle) -> Result<(), RuntimeError> {
-        self.command(h, PlaybackCommand::Pause)
-    }
-
-    fn resume(&mut self, h: Handle) -> Result<(), RuntimeError> {
-        self.command(h, PlaybackCommand::Resume)
-    }
-
-    /// Jumps the newest layer to clip time `time_s` (a blend: both layers to normalised time
-    /// `time_s / lerp(d_a, d_b, w)`). Events between are not fired; an event at exactly
-    /// `time_s` fires on the next update. A finished one-shot restarts at clip speed 1 (its
-    /// speed is not kept once it ends; `play` it to choose another).
-    fn seek(&mut self, h: Handle, time_s: f32) -> Result<(), RuntimeError> {
-        self.command(h, PlaybackCommand::Seek(time_s))
-    }
-
-    /// Disabled instances show the rest row (all weights 0). CPU-timed they do not advance
-    /// (clip time, fades and root motion stand still); GPU-timed time keeps running.
-    fn set_enabled(&mut self, h: Handle, enabled: bool) -> Result<(), RuntimeError> {
-        self.command(h, PlaybackCommand::Enable(enabled))
-    }
+    /// The clip called `name`; an unknown name is an error listing the clips (with a match
+    /// but for letter case suggested).
+    fn clip(&self, name: &str) -> Result<ClipId, RuntimeError>;
 
     /// Whether the newest layer is a one-shot that has reached its end.
     fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError>;
@@ -237,79 +123,6 @@ pub trait PlaybackControl {
     ) -> Result<Mat4, RuntimeError>;
 }
 
-/// Implements the [`PlaybackControl`] calls that a runtime answers with an inherent method of
-/// the same name (the playback calls come from [`PlaybackControl::command`]).
-macro_rules! forward_control {
-    ($t:ty, $timing:expr) => {
-        impl $crate::PlaybackControl for $t {
-            fn timing(&self) -> throng_contract::Timing {
-                $timing
-            }
-            fn len(&self) -> usize {
-                <$t>::len(self)
-            }
-            fn time(&self) -> f64 {
-                <$t>::time(self)
-            }
-            fn spawn(&mut self, transform: InstanceTransform) -> Handle {
-                <$t>::spawn(self, transform)
-            }
-            fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
-                <$t>::despawn(self, h)
-            }
-            fn index(&self, h: Handle) -> Option<usize> {
-                <$t>::index(self, h)
-            }
-            fn handle_at(&self, index: usize) -> Option<Handle> {
-                <$t>::handle_at(self, index)
-            }
-            fn command(
-                &mut self,
-                h: Handle,
-                c: $crate::PlaybackCommand,
-            ) -> Result<(), RuntimeError> {
-                <$t>::command(self, h, c)
-            }
-            fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
-                <$t>::is_finished(self, h)
-            }
-            fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
-                <$t>::transform(self, h)
-            }
-            fn set_transform(
-                &mut self,
-                h: Handle,
-                t: InstanceTransform,
-            ) -> Result<(), RuntimeError> {
-                <$t>::set_transform(self, h, t)
-            }
-            fn transforms(&self) -> &[InstanceTransform] {
-                <$t>::transforms(self)
-            }
-            fn update(&mut self, dt: f64) {
-                <$t>::update(self, dt)
-            }
-            fn events(&self) -> &[FiredEvent] {
-                <$t>::events(self)
-            }
-            fn finished(&self) -> &[Finished] {
-                <$t>::finished(self)
-            }
-            fn anchor_world(
-                &self,
-                h: Handle,
-                anchors: &AnchorTexture,
-                anchor: usize,
-            ) -> Result<Mat4, RuntimeError> {
-                <$t>::anchor_world(self, h, anchors, anchor)
-            }
-        }
-    };
-}
-
-forward_control!(CpuRuntime, Timing::Cpu);
-forward_control!(GpuRuntime, Timing::Gpu);
-
 /// A runtime of either timing, chosen at run time: what every front end plays through.
 ///
 /// CPU-timed it rewrites every 64 B record each `update`; GPU-timed it writes a 56 B record
@@ -337,17 +150,20 @@ enum Timed {
     },
 }
 
-/// `$e` with `$r` bound to the runtime of either timing.
-macro_rules! either {
-    ($self:expr, $r:ident => $e:expr) => {
-        match $self {
-            Timed::Cpu($r) => $e,
-            Timed::Gpu { rt: $r, .. } => $e,
-        }
-    };
-}
-
 impl Runtime {
+    /// The runtime of its timing, for the calls it answers alike.
+    fn engine(&self) -> &dyn PlaybackControl {
+        match &self.timed {
+            Timed::Cpu(rt) => rt,
+            Timed::Gpu { rt, .. } => rt,
+        }
+    }
+
+    /// The playback calls of instance `h` (no trait import needed).
+    pub fn instance(&mut self, h: Handle) -> Instance<'_, Runtime> {
+        Instance { rt: self, h }
+    }
+
     /// An empty runtime of `timing` for one asset's clip table.
     pub fn new(timing: Timing, clips: &[ClipInfo]) -> Runtime {
         Runtime {
@@ -544,23 +360,33 @@ impl Runtime {
     }
 }
 
-impl PlaybackControl for Runtime {
-    fn timing(&self) -> Timing {
+impl Runtime {
+    /// The timing chosen at creation.
+    pub fn timing(&self) -> Timing {
         match self.timed {
             Timed::Cpu(_) => Timing::Cpu,
             Timed::Gpu { .. } => Timing::Gpu,
         }
     }
 
-    fn len(&self) -> usize {
-        either!(&self.timed, r => r.len())
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
-    fn time(&self) -> f64 {
-        either!(&self.timed, r => r.time())
+    /// Live instances.
+    pub fn len(&self) -> usize {
+        self.engine().len()
     }
 
-    fn spawn(&mut self, transform: InstanceTransform) -> Handle {
+    /// Seconds of clock time since creation (the sum of `update` steps).
+    pub fn time(&self) -> f64 {
+        self.engine().time()
+    }
+
+    /// A new enabled instance at `transform` (world from model, file units) showing the rest
+    /// pose until a clip is played, with the default appearance and an entry in every
+    /// attached data.
+    pub fn spawn(&mut self, transform: InstanceTransform) -> Handle {
         let h = match &mut self.timed {
             Timed::Cpu(rt) => rt.spawn(transform),
             Timed::Gpu { rt, records } => {
@@ -576,7 +402,9 @@ impl PlaybackControl for Runtime {
         h
     }
 
-    fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
+    /// Removes an instance; the last instance moves into its dense index, and so do its
+    /// record, appearance and attached data (other handles stay valid).
+    pub fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
         let i = self.live(h)?;
         match &mut self.timed {
             Timed::Cpu(rt) => rt.despawn(h)?,
@@ -594,55 +422,141 @@ impl PlaybackControl for Runtime {
         Ok(())
     }
 
-    fn index(&self, h: Handle) -> Option<usize> {
-        either!(&self.timed, r => r.index(h))
+    /// Dense index of an instance in the records, transforms, appearances and attached data.
+    pub fn index(&self, h: Handle) -> Option<usize> {
+        self.engine().index(h)
     }
 
-    fn handle_at(&self, index: usize) -> Option<Handle> {
-        either!(&self.timed, r => r.handle_at(index))
+    /// Handle of the instance at a dense index (`None` past the end).
+    pub fn handle_at(&self, index: usize) -> Option<Handle> {
+        self.engine().handle_at(index)
     }
 
-    fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError> {
-        either!(&mut self.timed, r => r.command(h, command))?;
+    /// Applies one playback change ([`Self::instance`]'s calls send them).
+    pub fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError> {
+        match &mut self.timed {
+            Timed::Cpu(rt) => rt.command(h, command)?,
+            Timed::Gpu { rt, .. } => rt.command(h, command)?,
+        }
         self.sync_one(h);
         Ok(())
     }
 
-    fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
-        either!(&self.timed, r => r.is_finished(h))
+    /// The clip called `name`; an unknown name is an error listing the clips (with a match but
+    /// for letter case suggested).
+    pub fn clip(&self, name: &str) -> Result<ClipId, RuntimeError> {
+        self.engine().clip(name)
     }
 
-    fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
-        either!(&self.timed, r => r.transform(h))
+    /// Whether the newest layer is a one-shot that has reached its end.
+    pub fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
+        self.engine().is_finished(h)
     }
 
-    fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
-        either!(&mut self.timed, r => r.set_transform(h, t))
+    pub fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
+        self.engine().transform(h)
     }
 
-    fn transforms(&self) -> &[InstanceTransform] {
-        either!(&self.timed, r => r.transforms())
+    pub fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
+        match &mut self.timed {
+            Timed::Cpu(rt) => rt.set_transform(h, t),
+            Timed::Gpu { rt, .. } => rt.set_transform(h, t),
+        }
     }
 
-    fn update(&mut self, dt: f64) {
-        either!(&mut self.timed, r => r.update(dt));
+    /// Transforms of all live instances in dense order, ready to upload unchanged.
+    pub fn transforms(&self) -> &[InstanceTransform] {
+        self.engine().transforms()
+    }
+
+    /// Advances the clock by `dt` seconds (negative or non-finite = 0): CPU-timed, every
+    /// instance and its record; GPU-timed, only the instances that are due.
+    pub fn update(&mut self, dt: f64) {
+        match &mut self.timed {
+            Timed::Cpu(rt) => rt.update(dt),
+            Timed::Gpu { rt, .. } => rt.update(dt),
+        }
         self.sync_writes();
     }
 
+    /// Events fired by the last `update`.
+    pub fn events(&self) -> &[FiredEvent] {
+        self.engine().events()
+    }
+
+    /// One-shot layers that reached their end during the last `update`.
+    pub fn finished(&self) -> &[Finished] {
+        self.engine().finished()
+    }
+
+    /// World transform (file units) of `anchor` for instance `h` ([`crate::anchor_world`]).
+    pub fn anchor_world(
+        &self,
+        h: Handle,
+        anchors: &AnchorTexture,
+        anchor: usize,
+    ) -> Result<Mat4, RuntimeError> {
+        self.engine().anchor_world(h, anchors, anchor)
+    }
+}
+
+/// The calls both runtimes answer alike, answered by `Runtime`'s own methods of the same
+/// names (so that front ends call them without importing the trait).
+impl PlaybackControl for Runtime {
+    fn timing(&self) -> Timing {
+        Runtime::timing(self)
+    }
+    fn len(&self) -> usize {
+        Runtime::len(self)
+    }
+    fn time(&self) -> f64 {
+        Runtime::time(self)
+    }
+    fn spawn(&mut self, transform: InstanceTransform) -> Handle {
+        Runtime::spawn(self, transform)
+    }
+    fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        Runtime::despawn(self, h)
+    }
+    fn index(&self, h: Handle) -> Option<usize> {
+        Runtime::index(self, h)
+    }
+    fn handle_at(&self, index: usize) -> Option<Handle> {
+        Runtime::handle_at(self, index)
+    }
+    fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError> {
+        Runtime::command(self, h, command)
+    }
+    fn clip(&self, name: &str) -> Result<ClipId, RuntimeError> {
+        Runtime::clip(self, name)
+    }
+    fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
+        Runtime::is_finished(self, h)
+    }
+    fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
+        Runtime::transform(self, h)
+    }
+    fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
+        Runtime::set_transform(self, h, t)
+    }
+    fn transforms(&self) -> &[InstanceTransform] {
+        Runtime::transforms(self)
+    }
+    fn update(&mut self, dt: f64) {
+        Runtime::update(self, dt)
+    }
     fn events(&self) -> &[FiredEvent] {
-        either!(&self.timed, r => r.events())
+        Runtime::events(self)
     }
-
     fn finished(&self) -> &[Finished] {
-        either!(&self.timed, r => r.finished())
+        Runtime::finished(self)
     }
-
     fn anchor_world(
         &self,
         h: Handle,
         anchors: &AnchorTexture,
         anchor: usize,
     ) -> Result<Mat4, RuntimeError> {
-        either!(&self.timed, r => r.anchor_world(h, anchors, anchor))
+        Runtime::anchor_world(self, h, anchors, anchor)
     }
 }

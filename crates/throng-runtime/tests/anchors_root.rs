@@ -4,8 +4,9 @@ mod common;
 use common::*;
 use glam::{Affine3A, Mat4, Vec3};
 use throng_asset::{AnchorInfo, AnchorTexture, LoopMode};
-use throng_runtime::PlaybackControl;
-use throng_runtime::{CpuRuntime, GpuRuntime, InstanceTransform, PlayOptions, RuntimeError};
+use throng_runtime::{
+    ClipId, CpuRuntime, GpuRuntime, InstanceTransform, PlayOptions, RuntimeError,
+};
 
 /// Model-space anchor a at row r: T(0.1 r, a, 0) · R_y(0.05 r).
 fn anchor_model(a: usize, r: u32) -> Mat4 {
@@ -53,9 +54,11 @@ fn anchors_interpolate_rows_blend_layers_and_follow_the_instance() {
         Affine3A::from_translation(Vec3::new(5.0, 0.0, -2.0)) * Affine3A::from_rotation_y(1.0);
     let mut rt = CpuRuntime::new(&clips);
     let h = rt.spawn(InstanceTransform::from_affine(&inst));
-    rt.play(h, 0, PlayOptions::default()).unwrap();
+    rt.instance(h)
+        .play(ClipId::new(0), PlayOptions::default())
+        .unwrap();
     rt.update(0.31);
-    rt.crossfade(h, 1, 1.0).unwrap();
+    rt.instance(h).crossfade(ClipId::new(1), 1.0).unwrap();
     rt.update(0.25);
     // clip 0 at 0.56 s, clip 1 at 0.25 s, weights 0.75 / 0.25
     for a in 0..2 {
@@ -68,12 +71,14 @@ fn anchors_interpolate_rows_blend_layers_and_follow_the_instance() {
     // the same through the GPU-timed mode
     let mut g = GpuRuntime::new(&clips);
     let hg = g.spawn(InstanceTransform::from_affine(&inst));
-    g.play(hg, 0, PlayOptions::at(0.4)).unwrap();
+    g.instance(hg)
+        .play(ClipId::new(0), PlayOptions::at(0.4))
+        .unwrap();
     g.update(0.2);
     let want = Mat4::from(inst) * lerp_rows(1, expected(&clips[0], LoopMode::Loop, 0.6), rows);
     assert!(g.anchor_world(hg, &tex, 1).unwrap().abs_diff_eq(want, 1e-4));
     // disabled: the rest row
-    rt.set_enabled(h, false).unwrap();
+    rt.instance(h).enabled(false).unwrap();
     let want = Mat4::from(inst) * anchor_model(0, 0);
     assert!(rt.anchor_world(h, &tex, 0).unwrap().abs_diff_eq(want, 1e-6));
     assert!(matches!(
@@ -147,7 +152,9 @@ fn root_motion_is_weighted_across_layers() {
     ];
     let mut rt = CpuRuntime::new(&clips);
     let h = rt.spawn(InstanceTransform::IDENTITY);
-    rt.blend(h, 0, 1, 0.25).unwrap();
+    rt.instance(h)
+        .blend(ClipId::new(0), ClipId::new(1), 0.25)
+        .unwrap();
     for _ in 0..30 {
         rt.update(0.1);
     }

@@ -4,7 +4,9 @@ mod common;
 use common::*;
 use throng_asset::{ClipInfo, LoopMode};
 use throng_runtime::PlaybackControl;
-use throng_runtime::{CpuRuntime, GpuRuntime, InstanceTransform, PlayOptions};
+use throng_runtime::{
+    ClipId, CpuRuntime, GpuRuntime, InstanceTransform, PlayOptions, PlaybackCommand,
+};
 
 /// (event index, time) fired over `steps`, from a single instance, in each mode.
 fn fired(
@@ -17,15 +19,15 @@ fn fired(
     let mut gpu = GpuRuntime::new(clips);
     let hc = cpu.spawn(InstanceTransform::IDENTITY);
     let hg = gpu.spawn(InstanceTransform::IDENTITY);
-    cpu.play(hc, clip, opts).unwrap();
-    gpu.play(hg, clip, opts).unwrap();
+    cpu.instance(hc).play(ClipId::new(clip), opts).unwrap();
+    gpu.instance(hg).play(ClipId::new(clip), opts).unwrap();
     let mut out = [Vec::new(), Vec::new()];
     for &dt in steps {
         cpu.update(dt);
         gpu.update(dt);
         for e in cpu.events() {
             assert_eq!(e.instance, hc);
-            assert_eq!(e.clip, clip as u32);
+            assert_eq!(e.clip, ClipId::new(clip));
             out[0].push((e.event, e.time));
         }
         for e in gpu.events() {
@@ -164,14 +166,31 @@ fn outgoing_layer_fires_until_the_fade_ends() {
     let mut gpu = GpuRuntime::new(&clips);
     let hc = cpu.spawn(InstanceTransform::IDENTITY);
     let hg = gpu.spawn(InstanceTransform::IDENTITY);
-    cpu.play(hc, 0, PlayOptions::default()).unwrap();
-    gpu.play(hg, 0, PlayOptions::default()).unwrap();
+    cpu.instance(hc)
+        .play(ClipId::new(0), PlayOptions::default())
+        .unwrap();
+    gpu.instance(hg)
+        .play(ClipId::new(0), PlayOptions::default())
+        .unwrap();
     cpu.update(0.2);
     gpu.update(0.2);
-    cpu.crossfade(hc, 1, 0.5).unwrap();
+    cpu.instance(hc).crossfade(ClipId::new(1), 0.5).unwrap();
     let errs = gpu.apply(&[
-        throng_runtime::Change::Crossfade(hg, 1, 0.5, PlayOptions::default()),
-        throng_runtime::Change::Play(hg, 9, PlayOptions::default()),
+        throng_runtime::Change::new(
+            hg,
+            PlaybackCommand::Crossfade {
+                clip: ClipId::new(1),
+                seconds: 0.5,
+                options: PlayOptions::default(),
+            },
+        ),
+        throng_runtime::Change::new(
+            hg,
+            PlaybackCommand::Play {
+                clip: ClipId::new(9),
+                options: PlayOptions::default(),
+            },
+        ),
     ]);
     assert_eq!(errs.len(), 1);
     assert_eq!(
@@ -211,9 +230,10 @@ fn a_runaway_step_fires_a_bounded_number_of_events() {
             ("gpu", &mut gpu),
         ] {
             let h = rt.spawn(InstanceTransform::IDENTITY);
-            rt.play(h, 0, PlayOptions::default().with_speed(MAX_SPEED))
+            rt.instance(h)
+                .play(ClipId::new(0), PlayOptions::default().with_speed(MAX_SPEED))
                 .expect("play at the limit");
-            rt.set_speed(h, MAX_SPEED).expect("the limit");
+            rt.instance(h).speed(MAX_SPEED).expect("the limit");
             for _ in 0..2 {
                 rt.update(dt);
                 let n = rt.events().len();
@@ -241,8 +261,12 @@ fn a_step_of_any_length_returns_and_the_clock_stays_bounded() {
         for rt in [&mut cpu as &mut dyn PlaybackControl, &mut gpu] {
             let a = rt.spawn(InstanceTransform::IDENTITY);
             let b = rt.spawn(InstanceTransform::IDENTITY);
-            rt.play(a, 0, PlayOptions::default()).expect("play");
-            rt.play(b, 1, PlayOptions::default()).expect("play");
+            rt.instance(a)
+                .play(ClipId::new(0), PlayOptions::default())
+                .expect("play");
+            rt.instance(b)
+                .play(ClipId::new(1), PlayOptions::default())
+                .expect("play");
             rt.update(dt);
             rt.update(1.0 / 60.0);
             let want = 2.0 * throng_runtime::MAX_STEP_SECONDS + 1.0 / 60.0;
@@ -271,7 +295,9 @@ fn speeds_past_the_limit_are_refused_and_the_limit_is_bounded_work() {
         ("GPU-timed", &mut gpu),
     ] {
         let h = rt.spawn(InstanceTransform::IDENTITY);
-        rt.play(h, 0, PlayOptions::default()).expect("play");
+        rt.instance(h)
+            .play(ClipId::new(0), PlayOptions::default())
+            .expect("play");
         for bad in [
             1e30,
             f32::MAX,
@@ -280,14 +306,19 @@ fn speeds_past_the_limit_are_refused_and_the_limit_is_bounded_work() {
             -1.0,
             MAX_SPEED * 1.001,
         ] {
-            let e = rt.set_speed(h, bad).expect_err("a speed past the limit");
+            let e = rt
+                .instance(h)
+                .speed(bad)
+                .expect_err("a speed past the limit");
             assert!(
                 matches!(e, RuntimeError::BadSpeed(s) if s.to_bits() == bad.to_bits()),
                 "{name} {bad}: {e:?}"
             );
             assert!(e.to_string().contains("[0, 1000]"), "{e}");
-            let e = (rt.play(h, 0, PlayOptions::default().with_speed(bad)))
-                .expect_err("a clip speed past the limit");
+            let e = (rt
+                .instance(h)
+                .play(ClipId::new(0), PlayOptions::default().with_speed(bad)))
+            .expect_err("a clip speed past the limit");
             assert!(
                 matches!(e, RuntimeError::BadSpeed(_)),
                 "{name} {bad}: {e:?}"
@@ -298,13 +329,14 @@ fn speeds_past_the_limit_are_refused_and_the_limit_is_bounded_work() {
         assert_eq!(rt.events().len(), 1, "{name}: {:?}", rt.events());
 
         // one factor at the limit: 1000 laps a second, every lap's event in a 1/60 s frame
-        rt.set_speed(h, MAX_SPEED).expect("the limit itself");
+        rt.instance(h).speed(MAX_SPEED).expect("the limit itself");
         rt.update(1.0 / 60.0);
         let n = rt.events().len();
         assert!((16..=17).contains(&n), "{name}: {n} events at 1000 laps/s");
 
         // both at the limit: 10^6 laps a second, the last MAX_LAPS laps' events
-        rt.play(h, 0, PlayOptions::default().with_speed(MAX_SPEED))
+        rt.instance(h)
+            .play(ClipId::new(0), PlayOptions::default().with_speed(MAX_SPEED))
             .expect("the limit itself");
         for _ in 0..3 {
             rt.update(1.0 / 60.0);
@@ -315,8 +347,10 @@ fn speeds_past_the_limit_are_refused_and_the_limit_is_bounded_work() {
             );
         }
         // and back to authored speed: one crossing a second again
-        rt.play(h, 0, PlayOptions::default()).expect("play");
-        rt.set_speed(h, 1.0).expect("speed 1");
+        rt.instance(h)
+            .play(ClipId::new(0), PlayOptions::default())
+            .expect("play");
+        rt.instance(h).speed(1.0).expect("speed 1");
         rt.update(1.0);
         assert_eq!(rt.events().len(), 1, "{name}: {:?}", rt.events());
     }

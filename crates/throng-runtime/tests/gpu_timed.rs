@@ -3,8 +3,9 @@
 mod common;
 use common::*;
 use throng_asset::LoopMode;
-use throng_runtime::PlaybackControl;
-use throng_runtime::{gpu_layers, GpuRuntime, InstanceTransform, PlayOptions};
+use throng_runtime::{
+    gpu_layers, ClipId, GpuRuntime, InstanceTransform, PlayOptions, PlaybackCommand,
+};
 
 struct Rng(u64);
 impl Rng {
@@ -68,14 +69,21 @@ fn gpu_function_matches_f64_truth_for_random_playback_over_a_day() {
             if r < 0.05 {
                 let opts = PlayOptions::at((rng.f() * 3.0) as f32)
                     .with_speed((0.1 + 2.9 * rng.f()) as f32);
-                rt.play(h, clip, opts).unwrap();
+                rt.instance(h).play(ClipId::new(clip), opts).unwrap();
             } else if r < 0.08 {
-                rt.crossfade(h, clip, (0.1 + rng.f()) as f32).unwrap();
+                rt.instance(h)
+                    .crossfade(ClipId::new(clip), (0.1 + rng.f()) as f32)
+                    .unwrap();
             } else if r < 0.09 {
-                rt.blend(h, clip, (clip + 1) % clips.len(), rng.f() as f32)
+                rt.instance(h)
+                    .blend(
+                        ClipId::new(clip),
+                        ClipId::new((clip + 1) % clips.len()),
+                        rng.f() as f32,
+                    )
                     .unwrap();
             } else if r < 0.095 {
-                rt.set_speed(h, (rng.f() * 2.0) as f32).unwrap();
+                rt.instance(h).speed((rng.f() * 2.0) as f32).unwrap();
             }
         }
         let dt = if rng.f() < 0.5 {
@@ -109,9 +117,11 @@ fn crossfade_and_blend_weights_on_the_gpu_clock() {
     let mut rt = GpuRuntime::new(&clips);
     let gc = rt.gpu_clip_table().clone();
     let h = rt.spawn(InstanceTransform::IDENTITY);
-    rt.play(h, 0, PlayOptions::default()).unwrap();
+    rt.instance(h)
+        .play(ClipId::new(0), PlayOptions::default())
+        .unwrap();
     rt.update(0.5);
-    rt.crossfade(h, 1, 0.5).unwrap();
+    rt.instance(h).crossfade(ClipId::new(1), 0.5).unwrap();
     let rec = rt.record(h).unwrap();
     for k in 0..5 {
         // the record is not rewritten during the fade: the GPU derives the weights
@@ -148,7 +158,9 @@ fn crossfade_and_blend_weights_on_the_gpu_clock() {
         (1.0, 1, 0.0)
     );
     // blend
-    rt.blend(h, 0, 1, 0.25).unwrap();
+    rt.instance(h)
+        .blend(ClipId::new(0), ClipId::new(1), 0.25)
+        .unwrap();
     rt.update(0.3);
     let r = gpu_layers(&rt.record(h).unwrap(), &gc, rt.gpu_clock());
     assert_eq!((r.layers[0].weight, r.layers[1].weight), (0.75, 0.25));
@@ -181,9 +193,11 @@ fn only_changed_instances_are_written() {
         rt.update(1.0 / 60.0);
         assert!(rt.dirty().is_empty());
     }
-    rt.play(hs[7], 1, PlayOptions::default()).unwrap();
-    rt.set_enabled(hs[9000], false).unwrap();
-    rt.set_enabled(hs[8], false).unwrap();
+    rt.instance(hs[7])
+        .play(ClipId::new(1), PlayOptions::default())
+        .unwrap();
+    rt.instance(hs[9000]).enabled(false).unwrap();
+    rt.instance(hs[8]).enabled(false).unwrap();
     // the writes sent to the GPU: each changed instance once, with its current record
     let writes = rt.record_writes();
     let mut got: Vec<u32> = writes.iter().map(|w| w.index).collect();
@@ -258,8 +272,8 @@ fn batch_equals_single_calls(n: usize) {
         let h = a.spawn(InstanceTransform::IDENTITY);
         assert_eq!(b.spawn(InstanceTransform::IDENTITY), h);
         let start = PlayOptions::at((i % 17) as f32 / 17.0);
-        a.play(h, i % 3, start).unwrap();
-        b.play(h, i % 3, start).unwrap();
+        a.instance(h).play(ClipId::new(i % 3), start).unwrap();
+        b.instance(h).play(ClipId::new(i % 3), start).unwrap();
         hs.push(h);
     }
     // a dead handle, in both
@@ -273,35 +287,38 @@ fn batch_equals_single_calls(n: usize) {
             .map(|k| {
                 // repeated instances (same instance changed twice in one batch) included
                 let h = hs[(rng.f() * (n as f64 / 4.0)) as usize * 4 % n];
-                let clip = (rng.f() * 5.0) as usize; // 4 = no such clip
-                match k % 9 {
-                    0 => Change::Play(h, clip, PlayOptions::default()),
-                    1 => Change::Blend(h, 0, 1, rng.f() as f32),
-                    2 => Change::SetSpeed(h, 0.5 + rng.f() as f32),
-                    3 => Change::Pause(h),
-                    4 => Change::Resume(h),
-                    5 => Change::Seek(h, rng.f() as f32),
-                    6 => Change::SetEnabled(h, k % 2 == 0),
-                    7 => Change::Crossfade(h, clip, -1.0, PlayOptions::default()),
-                    _ => Change::Crossfade(h, clip, 0.25, PlayOptions::default()),
-                }
+                let clip = ClipId::new((rng.f() * 5.0) as usize); // 4 = no such clip
+                let fade = |seconds| PlaybackCommand::Crossfade {
+                    clip,
+                    seconds,
+                    options: PlayOptions::default(),
+                };
+                let c = match k % 9 {
+                    0 => PlaybackCommand::Play {
+                        clip,
+                        options: PlayOptions::default(),
+                    },
+                    1 => PlaybackCommand::Blend {
+                        a: ClipId::new(0),
+                        b: ClipId::new(1),
+                        weight: rng.f() as f32,
+                    },
+                    2 => PlaybackCommand::Speed(0.5 + rng.f() as f32),
+                    3 => PlaybackCommand::Pause,
+                    4 => PlaybackCommand::Resume,
+                    5 => PlaybackCommand::Seek(rng.f() as f32),
+                    6 => PlaybackCommand::Enable(k % 2 == 0),
+                    7 => fade(-1.0),
+                    _ => fade(0.25),
+                };
+                Change::new(h, c)
             })
             .collect();
         let errs = a.apply(&changes);
         let mut want: Vec<(usize, RuntimeError)> = Vec::new();
         for (k, c) in changes.iter().enumerate() {
-            let r = match *c {
-                Change::Play(h, c, o) => b.play(h, c, o),
-                Change::Crossfade(h, c, d, o) => b.crossfade_with(h, c, d, o),
-                Change::Blend(h, x, y, w) => b.blend(h, x, y, w),
-                Change::PlayLayer(h, c, m, w, o) => b.play_layer(h, c, m, w, o),
-                Change::SetSpeed(h, s) => b.set_speed(h, s),
-                Change::Pause(h) => b.pause(h),
-                Change::Resume(h) => b.resume(h),
-                Change::Seek(h, t) => b.seek(h, t),
-                Change::SetEnabled(h, e) => b.set_enabled(h, e),
-            };
-            if let Err(e) = r {
+            // the same change, one call at a time
+            if let Err(e) = b.command(c.handle, c.command) {
                 want.push((k, e));
             }
         }
@@ -349,7 +366,9 @@ fn record_writes_bring_last_frames_records_up_to_date() {
     let mut hs: Vec<_> = (0..3000)
         .map(|i| {
             let h = rt.spawn(InstanceTransform::IDENTITY);
-            rt.play(h, i % 4, PlayOptions::default()).unwrap();
+            rt.instance(h)
+                .play(ClipId::new(i % 4), PlayOptions::default())
+                .unwrap();
             h
         })
         .collect();
@@ -364,16 +383,31 @@ fn record_writes_bring_last_frames_records_up_to_date() {
                 let h = pick(&mut rng, &hs);
                 let clip = (rng.f() * 4.0) as usize;
                 match k % 5 {
-                    0 => Change::SetSpeed(h, 0.5 + rng.f() as f32),
-                    1 => Change::Play(h, clip, PlayOptions::default()),
-                    _ => Change::Crossfade(h, clip, 0.2, PlayOptions::default()),
+                    0 => Change::new(h, PlaybackCommand::Speed(0.5 + rng.f() as f32)),
+                    1 => Change::new(
+                        h,
+                        PlaybackCommand::Play {
+                            clip: ClipId::new(clip),
+                            options: PlayOptions::default(),
+                        },
+                    ),
+                    _ => Change::new(
+                        h,
+                        PlaybackCommand::Crossfade {
+                            clip: ClipId::new(clip),
+                            seconds: 0.2,
+                            options: Default::default(),
+                        },
+                    ),
                 }
             })
             .collect();
         assert!(rt.apply(&batch).is_empty());
         for _ in 0..20 {
             let h = pick(&mut rng, &hs);
-            rt.crossfade(h, (rng.f() * 4.0) as usize, 0.1).unwrap();
+            rt.instance(h)
+                .crossfade(ClipId::new((rng.f() * 4.0) as usize), 0.1)
+                .unwrap();
         }
         let h = pick(&mut rng, &hs);
         rt.set_transform(h, InstanceTransform::IDENTITY).unwrap();
@@ -384,7 +418,9 @@ fn record_writes_bring_last_frames_records_up_to_date() {
         }
         if frame % 4 == 0 {
             let h = rt.spawn(InstanceTransform::IDENTITY);
-            rt.play(h, 1, PlayOptions::default()).unwrap();
+            rt.instance(h)
+                .play(ClipId::new(1), PlayOptions::default())
+                .unwrap();
             hs.push(h);
         }
         rt.update(1.0 / 30.0);

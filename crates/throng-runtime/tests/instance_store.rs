@@ -6,8 +6,7 @@ use std::collections::HashMap;
 
 use throng_runtime::testing::synthetic_clips;
 use throng_runtime::{
-    Appearance, Handle, InstanceData, InstanceTransform, PerInstance, PlaybackControl, Runtime,
-    RuntimeError, Timing,
+    Appearance, Handle, InstanceData, InstanceTransform, PerInstance, Runtime, RuntimeError, Timing,
 };
 
 /// A label per instance, set from the handle once spawned.

@@ -3,8 +3,9 @@
 mod common;
 use common::*;
 use throng_asset::LoopMode;
-use throng_runtime::PlaybackControl;
-use throng_runtime::{CpuRuntime, InstanceRecord, InstanceTransform, PlayOptions, RuntimeError};
+use throng_runtime::{
+    ClipId, CpuRuntime, InstanceRecord, InstanceTransform, PlayOptions, RuntimeError,
+};
 
 const TOL: f32 = 1e-5; // frames
 
@@ -167,30 +168,30 @@ fn speed_pause_seek_disable() {
     let (mut rt, h) = one_clip(&c, PlayOptions::default().with_speed(2.0));
     rt.update(0.25);
     check_single(&rt, h, &c, LoopMode::Loop, 0.5, "clip speed 2");
-    rt.set_speed(h, 0.5).unwrap(); // instance multiplier: effective 1
+    rt.instance(h).speed(0.5).unwrap(); // instance multiplier: effective 1
     rt.update(0.25);
     check_single(&rt, h, &c, LoopMode::Loop, 0.75, "instance speed 0.5");
-    rt.pause(h).unwrap();
+    rt.instance(h).pause().unwrap();
     rt.update(1.0);
     check_single(&rt, h, &c, LoopMode::Loop, 0.75, "paused");
-    rt.resume(h).unwrap();
-    rt.seek(h, 1.5).unwrap();
+    rt.instance(h).resume().unwrap();
+    rt.instance(h).seek(1.5).unwrap();
     check_single(&rt, h, &c, LoopMode::Loop, 1.5, "seek");
-    rt.set_enabled(h, false).unwrap();
+    rt.instance(h).enabled(false).unwrap();
     rt.update(0.1);
     assert_eq!(
         rt.record(h).unwrap(),
         InstanceRecord::default(),
         "disabled: all zero (rest row)"
     );
-    rt.set_enabled(h, true).unwrap();
+    rt.instance(h).enabled(true).unwrap();
     check_single(&rt, h, &c, LoopMode::Loop, 1.5, "re-enabled");
     assert!(matches!(
-        rt.set_speed(h, -1.0),
+        rt.instance(h).speed(-1.0),
         Err(RuntimeError::BadSpeed(_))
     ));
     assert!(matches!(
-        rt.play(h, 7, PlayOptions::default()),
+        rt.instance(h).play(ClipId::new(7), PlayOptions::default()),
         Err(RuntimeError::NoSuchClip { clip: 7, .. })
     ));
 }
@@ -218,7 +219,7 @@ fn crossfade_weights_are_linear_and_the_outgoing_clip_keeps_playing() {
     let clips = table(&[(1.0, LoopMode::Loop, &[]), (0.5, LoopMode::Loop, &[])]);
     let (mut rt, h) = one(&clips, 0, PlayOptions::default());
     rt.update(0.2);
-    rt.crossfade(h, 1, 0.4).unwrap();
+    rt.instance(h).crossfade(ClipId::new(1), 0.4).unwrap();
     let r = rt.record(h).unwrap();
     assert_eq!(weights(&r), [1.0, 0.0, 0.0, 0.0]);
     for k in 1..=4 {
@@ -264,11 +265,11 @@ fn crossfade_weights_are_linear_and_the_outgoing_clip_keeps_playing() {
 fn fifth_layer_drops_the_faintest_and_renormalises() {
     let clips = table(&[(1.0, LoopMode::Loop, &[] as &[f32]); 5]);
     let (mut rt, h) = one(&clips, 0, PlayOptions::default());
-    rt.crossfade(h, 1, 1.0).unwrap();
+    rt.instance(h).crossfade(ClipId::new(1), 1.0).unwrap();
     rt.update(0.5); // [0.5, 0.5]
-    rt.crossfade(h, 2, 1.0).unwrap();
+    rt.instance(h).crossfade(ClipId::new(2), 1.0).unwrap();
     rt.update(0.25); // [0.375, 0.375, 0.25]
-    rt.crossfade(h, 3, 1.0).unwrap();
+    rt.instance(h).crossfade(ClipId::new(3), 1.0).unwrap();
     rt.update(0.2); // ×0.8: [0.3, 0.3, 0.2, 0.2]
     let w = weights(&rt.record(h).unwrap());
     for (g, e) in w.iter().zip([0.3, 0.3, 0.2, 0.2]) {
@@ -276,7 +277,7 @@ fn fifth_layer_drops_the_faintest_and_renormalises() {
     }
     // 5th: the faintest outgoing layer (clip 2, 0.2 — ties go to the first) is dropped,
     // the others renormalised to [0.375, 0.375, 0.25] and the new one starts at 0
-    rt.crossfade(h, 4, 1.0).unwrap();
+    rt.instance(h).crossfade(ClipId::new(4), 1.0).unwrap();
     let r = rt.record(h).unwrap();
     let w = weights(&r);
     let clips_shown: Vec<u32> = r.layers.iter().map(|l| l.clip).collect();
@@ -297,7 +298,9 @@ fn blend_runs_both_clips_in_normalised_time() {
     let mut rt = CpuRuntime::new(&clips);
     let h = rt.spawn(InstanceTransform::IDENTITY);
     let w = 0.25f32;
-    rt.blend(h, 0, 1, w).unwrap();
+    rt.instance(h)
+        .blend(ClipId::new(0), ClipId::new(1), w)
+        .unwrap();
     let cycle = 1.0 * 0.75 + 0.6 * 0.25; // 0.9 s
     for k in 1..=50 {
         rt.update(0.037);
@@ -313,7 +316,9 @@ fn blend_runs_both_clips_in_normalised_time() {
     }
     // a new weight keeps the phase
     let before = rt.layer_times(h).unwrap();
-    rt.blend(h, 0, 1, 1.0).unwrap();
+    rt.instance(h)
+        .blend(ClipId::new(0), ClipId::new(1), 1.0)
+        .unwrap();
     let after = rt.layer_times(h).unwrap();
     assert_eq!(before[0].2, after[0].2);
     assert_eq!(after[1].1, 1.0);
@@ -360,7 +365,8 @@ fn parallel_update_matches_direct_computation() {
     let hs: Vec<_> = (0..n)
         .map(|i| {
             let h = rt.spawn(InstanceTransform::IDENTITY);
-            rt.play(h, i % 3, PlayOptions::at((i % 50) as f32 * 0.01))
+            rt.instance(h)
+                .play(ClipId::new(i % 3), PlayOptions::at((i % 50) as f32 * 0.01))
                 .unwrap();
             h
         })
@@ -405,27 +411,34 @@ fn update_into_writes_what_update_writes() {
         assert_eq!(b.spawn(InstanceTransform::IDENTITY), h);
         for rt in [&mut a, &mut b] {
             match i % 5 {
-                0 => rt.blend(h, 0, 1, 0.3).unwrap(),
+                0 => rt
+                    .instance(h)
+                    .blend(ClipId::new(0), ClipId::new(1), 0.3)
+                    .unwrap(),
                 1 => rt
-                    .play(h, 2, PlayOptions::at(0.01 * (i % 50) as f32))
+                    .instance(h)
+                    .play(ClipId::new(2), PlayOptions::at(0.01 * (i % 50) as f32))
                     .unwrap(),
                 _ => rt
-                    .play(h, i % 4, PlayOptions::at(0.013 * (i % 70) as f32))
+                    .instance(h)
+                    .play(ClipId::new(i % 4), PlayOptions::at(0.013 * (i % 70) as f32))
                     .unwrap(),
-            }
+            };
         }
         hs.push(h);
     }
     for rt in [&mut a, &mut b] {
-        rt.pause(hs[3]).unwrap();
-        rt.set_enabled(hs[4], false).unwrap();
+        rt.instance(hs[3]).pause().unwrap();
+        rt.instance(hs[4]).enabled(false).unwrap();
     }
     let mut out = vec![InstanceRecord::default(); n];
     for frame in 0..40 {
         if frame % 7 == 3 {
             for (k, &h) in hs.iter().enumerate().step_by(11) {
                 for rt in [&mut a, &mut b] {
-                    rt.crossfade(h, (frame + k) % 4, 0.2).unwrap();
+                    rt.instance(h)
+                        .crossfade(ClipId::new((frame + k) % 4), 0.2)
+                        .unwrap();
                 }
             }
         }
@@ -460,7 +473,9 @@ fn play_layer_adds_a_masked_overlay_over_a_full_weight_base() {
     ]);
     clips[2].additive = Some(0.0);
     let (mut rt, h) = one(&clips, 0, PlayOptions::default());
-    rt.play_layer(h, 1, 3, 0.6, PlayOptions::at(0.1)).unwrap();
+    rt.instance(h)
+        .layer(ClipId::new(1), 3, 0.6, PlayOptions::at(0.1))
+        .unwrap();
     rt.update(0.2);
     let r = rt.record(h).unwrap();
     assert_eq!(weights(&r), [1.0, 0.6, 0.0, 0.0]);
@@ -478,7 +493,8 @@ fn play_layer_adds_a_masked_overlay_over_a_full_weight_base() {
         "overlay",
     );
     // the same clip and mask again: a new weight, the same phase
-    rt.play_layer(h, 1, 3, 0.25, PlayOptions::default())
+    rt.instance(h)
+        .layer(ClipId::new(1), 3, 0.25, PlayOptions::default())
         .unwrap();
     rt.update(0.1);
     let r = rt.record(h).unwrap();
@@ -490,18 +506,27 @@ fn play_layer_adds_a_masked_overlay_over_a_full_weight_base() {
         "overlay",
     );
     // an additive clip needs no mask; an ordinary clip does
-    rt.play_layer(h, 2, 0, 1.0, PlayOptions::default()).unwrap();
+    rt.instance(h)
+        .layer(ClipId::new(2), 0, 1.0, PlayOptions::default())
+        .unwrap();
     assert_eq!(rt.record(h).unwrap().layers[2].mask(), 0);
     assert!(matches!(
-        rt.play_layer(h, 1, 0, 1.0, PlayOptions::default()),
+        rt.instance(h)
+            .layer(ClipId::new(1), 0, 1.0, PlayOptions::default()),
         Err(RuntimeError::NotAnOverlay { clip: 1 })
     ));
     assert!(matches!(
-        rt.play_layer(h, 1, 8, 1.0, PlayOptions::default()),
+        rt.instance(h)
+            .layer(ClipId::new(1), 8, 1.0, PlayOptions::default()),
         Err(RuntimeError::NoSuchMask { mask: 8, .. })
     ));
-    assert!(rt.play_layer(h, 1, 1, 1.5, PlayOptions::default()).is_err());
+    assert!(rt
+        .instance(h)
+        .layer(ClipId::new(1), 1, 1.5, PlayOptions::default())
+        .is_err());
     // play replaces the overlays
-    rt.play(h, 0, PlayOptions::default()).unwrap();
+    rt.instance(h)
+        .play(ClipId::new(0), PlayOptions::default())
+        .unwrap();
     assert_eq!(weights(&rt.record(h).unwrap()), [1.0, 0.0, 0.0, 0.0]);
 }

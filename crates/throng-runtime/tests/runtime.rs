@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use throng_asset::LoopMode;
 use throng_runtime::{
-    CpuRuntime, GpuInstanceRecord, GpuRuntime, Handle, InstanceTransform, PlayOptions,
+    ClipId, CpuRuntime, GpuInstanceRecord, GpuRuntime, Handle, InstanceTransform, PlayOptions,
     PlaybackCommand, PlaybackControl, Records, Runtime, Timing,
 };
 
@@ -28,17 +28,17 @@ fn script(rt: &mut impl PlaybackControl, seed: u64) {
                 let clip = (r >> 20) as usize % 3;
                 let command = match (r >> 4) % 7 {
                     0 => PlaybackCommand::Play {
-                        clip,
+                        clip: ClipId::new(clip),
                         options: PlayOptions::at(0.1 * (step % 7) as f32),
                     },
                     1 => PlaybackCommand::Crossfade {
-                        clip,
+                        clip: ClipId::new(clip),
                         seconds: 0.25,
                         options: PlayOptions::default(),
                     },
                     2 => PlaybackCommand::Blend {
-                        a: clip,
-                        b: (clip + 1) % 3,
+                        a: ClipId::new(clip),
+                        b: ClipId::new((clip + 1) % 3),
                         weight: 0.3,
                     },
                     3 => PlaybackCommand::Speed(1.5),
@@ -112,10 +112,12 @@ fn gpu_timed_changes_frame_by_frame_rebuild_every_record() {
     for frame in 0..90u32 {
         let h = handles[(frame as usize * 7) % handles.len()];
         match frame % 4 {
-            0 => rt.crossfade(h, (frame as usize) % 3, 0.2),
-            1 => rt.set_speed(h, 1.0 + 0.1 * (frame % 5) as f32),
-            2 => rt.seek(h, 0.3),
-            _ => rt.blend(h, 0, 2, 0.5),
+            0 => rt
+                .instance(h)
+                .crossfade(ClipId::new((frame as usize) % 3), 0.2),
+            1 => rt.instance(h).speed(1.0 + 0.1 * (frame % 5) as f32),
+            2 => rt.instance(h).seek(0.3),
+            _ => rt.instance(h).blend(ClipId::new(0), ClipId::new(2), 0.5),
         }
         .expect("valid change");
         // a change alone (no update yet) reaches the kept records
@@ -151,7 +153,7 @@ fn commands_to_every_instance_and_layer_times() {
     let mut rt = Runtime::new(Timing::Cpu, &clips);
     spawn_playing(&mut rt, 5, |_| (0, PlayOptions::default()));
     rt.command_all(PlaybackCommand::Crossfade {
-        clip: 2,
+        clip: ClipId::new(2),
         seconds: 0.5,
         options: PlayOptions::default(),
     })
@@ -167,6 +169,9 @@ fn commands_to_every_instance_and_layer_times() {
     // A bad clip is the runtime's error, whatever the timing.
     let mut gpu = Runtime::new(Timing::Gpu, &clips);
     let h = gpu.spawn(InstanceTransform::IDENTITY);
-    assert!(gpu.play(h, 9, PlayOptions::default()).is_err());
+    assert!(gpu
+        .instance(h)
+        .play(ClipId::new(9), PlayOptions::default())
+        .is_err());
     assert!(gpu.layer_times(h).is_none());
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use throng_asset::{ClipInfo, LoopMode};
 use throng_contract::{InstanceRecord, InstanceTransform};
 use throng_graph::{kind, Graph, GraphCrowd, ParamId, StateId, DEMO_FOX_LOCOMOTION};
-use throng_runtime::{CpuRuntime, Handle, PlayOptions, PlaybackControl, RuntimeError};
+use throng_runtime::{ClipId, CpuRuntime, Handle, PlayOptions, RuntimeError};
 
 /// Seconds a crossfade between two clips of the cycle takes.
 const FADE_S: f32 = 0.5;
@@ -227,16 +227,20 @@ impl DemoCrowd {
         let h = self.handles[i];
         let r = self.rng.unit();
         let speed = self.rng.range(SPEEDS) as f32;
-        self.runtime.set_speed(h, speed)?;
+        self.runtime.instance(h).speed(speed)?;
         if let (true, Some((a, b))) = (r < BLEND_SHARE, self.roles.blend) {
             let w = self.rng.range((0.15, 0.85)) as f32;
-            self.runtime.blend(h, a, b, w)?;
+            self.runtime
+                .instance(h)
+                .blend(ClipId::new(a), ClipId::new(b), w)?;
             self.plans[i].act = Act::Blend;
             return Ok(());
         }
         if let (true, Some(s)) = (r < BLEND_SHARE + SIT_SHARE, self.roles.one_shot) {
             let start_time = self.random_time(s);
-            self.runtime.play(h, s, PlayOptions::at(start_time))?;
+            self.runtime
+                .instance(h)
+                .play(ClipId::new(s), PlayOptions::at(start_time))?;
             self.plans[i].act = Act::OneShot;
             return Ok(());
         }
@@ -244,7 +248,9 @@ impl DemoCrowd {
         let stage = stage.min(self.roles.cycle.len() - 1);
         let c = self.roles.cycle[stage];
         let start_time = self.random_time(c);
-        self.runtime.play(h, c, PlayOptions::at(start_time))?;
+        self.runtime
+            .instance(h)
+            .play(ClipId::new(c), PlayOptions::at(start_time))?;
         self.plans[i].act = Act::Cycle(stage);
         Ok(())
     }
@@ -261,7 +267,9 @@ impl DemoCrowd {
             Act::Blend => {
                 if let Some((a, b)) = self.roles.blend {
                     let w = self.rng.unit() as f32;
-                    self.runtime.blend(h, a, b, w)?;
+                    self.runtime
+                        .instance(h)
+                        .blend(ClipId::new(a), ClipId::new(b), w)?;
                     self.stats.blends += 1;
                 }
                 return Ok(());
@@ -273,7 +281,9 @@ impl DemoCrowd {
         let c = self.roles.cycle[stage];
         let start_time = self.random_time(c);
         let opts = PlayOptions::at(start_time);
-        self.runtime.crossfade_with(h, c, FADE_S, opts)?;
+        self.runtime
+            .instance(h)
+            .crossfade_with(ClipId::new(c), FADE_S, opts)?;
         self.plans[i].act = Act::Cycle(stage);
         self.stats.crossfades += 1;
         Ok(())

@@ -23,7 +23,7 @@ use throng_render::{
     Crowd, DecodedMeshes, FrameStats, GpuProp, Prop, RenderOptions, Renderer, SkinPath,
 };
 use throng_runtime::crowd::{self, Assignment, Layout};
-use throng_runtime::{PlayOptions, PlaybackCommand, PlaybackControl, Runtime};
+use throng_runtime::{ClipId, PlayOptions, PlaybackCommand, Runtime};
 
 use crate::{source_meshes, GraphSetup, PropSource};
 
@@ -296,7 +296,7 @@ fn start_runtime(
     )?;
     if let Some(o) = part.overlay {
         rt.command_all(PlaybackCommand::Layer {
-            clip: o.clip,
+            clip: ClipId::new(o.clip),
             mask: o.mask,
             weight: o.weight,
             options: PlayOptions::at(start as f32),

@@ -18,7 +18,7 @@ use throng_runtime::crowd::{self, ClipMix, Layout};
 
 use crate::graph::ViewGraph;
 use crate::heat;
-use throng_runtime::{PlayOptions, PlaybackCommand, PlaybackControl, Runtime};
+use throng_runtime::{ClipId, PlayOptions, PlaybackCommand, Runtime};
 use throng_scene::{bake_model, load_model, source_meshes, InMemoryBake, SourceOptions};
 
 /// One open file: its baked asset (read, or baked in memory from the source) and, when known,
@@ -417,7 +417,7 @@ impl ViewModel {
                 continue;
             };
             let fade = PlaybackCommand::Crossfade {
-                clip: c,
+                clip: ClipId::new(c),
                 seconds: s,
                 options: PlayOptions::default(),
             };
@@ -464,7 +464,7 @@ impl ViewModel {
                 let name = e
                     .asset
                     .clips
-                    .get(ev.clip as usize)
+                    .get(ev.clip.index())
                     .and_then(|c| c.events.get(ev.event as usize))
                     .map(|x| x.name.clone());
                 if let Some(n) = name {

@@ -11,7 +11,7 @@ use throng_contract::gpu_timed::{
     MODE_SHIFT, TWO_NEG_32,
 };
 use throng_contract::{GpuInstanceRecord, CLIP_ADDITIVE, UNIFORM_FRAMES};
-use throng_runtime::{PlaybackControl, Records};
+use throng_runtime::Records;
 
 use crate::player::Player;
 

@@ -10,9 +10,7 @@ use glam::{Mat4, Vec3};
 use throng_asset::{Aabb, BakedAsset, LoopMode};
 use throng_render::{camera::crowd_bounds, Camera, Crowd, GpuAsset, RenderOptions, SkinPath};
 use throng_runtime::crowd::{self, ClipMix, Layout};
-use throng_runtime::{
-    Handle, InstanceTransform, PlayOptions, PlaybackCommand, PlaybackControl, Runtime, Timing,
-};
+use throng_runtime::{Handle, InstanceTransform, PlayOptions, PlaybackCommand, Runtime, Timing};
 
 use crate::error::WebError;
 
@@ -280,10 +278,10 @@ impl Player {
             .events()
             .iter()
             .filter_map(|e| {
-                let clip = clips.get(e.clip as usize)?;
+                let clip = clips.get(e.clip.index())?;
                 Some(EventInfo {
                     instance: *self.handles.get(&e.instance)?,
-                    clip: e.clip,
+                    clip: e.clip.index() as u32,
                     clip_name: clip.name.clone(),
                     event: e.event,
                     name: clip.events.get(e.event as usize)?.name.clone(),
@@ -301,8 +299,8 @@ impl Player {
             .filter_map(|f| {
                 Some(FinishedInfo {
                     instance: *self.handles.get(&f.instance)?,
-                    clip: f.clip,
-                    clip_name: clips.get(f.clip as usize)?.name.clone(),
+                    clip: f.clip.index() as u32,
+                    clip_name: clips.get(f.clip.index())?.name.clone(),
                     time: f.time,
                 })
             })

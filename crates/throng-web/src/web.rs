@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use js_sys::{Function, Object, Reflect};
 use throng_render::{device::surface_config, Gpu, GpuAsset, Renderer};
-use throng_runtime::{PlaybackCommand, Timing};
+use throng_runtime::{ClipId, PlaybackCommand, Timing};
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
@@ -173,7 +173,6 @@ impl Crowd {
     /// Whether rows derive on the GPU from `clock` (`timing: "gpu"`).
     #[wasm_bindgen(getter, js_name = gpuTimed)]
     pub fn gpu_timed(&self) -> bool {
-        use throng_runtime::PlaybackControl;
         self.st().player.runtime().timing() == Timing::Gpu
     }
 
@@ -638,7 +637,7 @@ impl Crowd {
     fn play_command(&self, clip: &JsValue, options: &JsValue) -> Result<PlaybackCommand, JsValue> {
         let clip = err(self.st().player.clip(&clip_ref(clip)?))?;
         Ok(PlaybackCommand::Play {
-            clip,
+            clip: ClipId::new(clip),
             options: play_opts(options)?,
         })
     }
@@ -651,7 +650,7 @@ impl Crowd {
     ) -> Result<PlaybackCommand, JsValue> {
         let clip = err(self.st().player.clip(&clip_ref(clip)?))?;
         Ok(PlaybackCommand::Crossfade {
-            clip,
+            clip: ClipId::new(clip),
             seconds,
             options: play_opts(options)?,
         })
@@ -665,7 +664,11 @@ impl Crowd {
     ) -> Result<PlaybackCommand, JsValue> {
         let a = err(self.st().player.clip(&clip_ref(a)?))?;
         let b = err(self.st().player.clip(&clip_ref(b)?))?;
-        Ok(PlaybackCommand::Blend { a, b, weight })
+        Ok(PlaybackCommand::Blend {
+            a: ClipId::new(a),
+            b: ClipId::new(b),
+            weight,
+        })
     }
 
     /// Calls the handlers for the step's events and completions; the first exception, if any.

@@ -22,7 +22,7 @@ use std::process::Command;
 
 use throng_bake::engines::{self, EngineExportOptions, EngineFormat};
 use throng_render::Renderer;
-use throng_runtime::{PlaybackCommand, Timing};
+use throng_runtime::{ClipId, PlaybackCommand, Timing};
 use throng_web::player::play_options;
 use throng_web::{ClipRef, CrowdSpec, Player};
 
@@ -148,7 +148,7 @@ fn babylons_manager_plays_throngs_exported_texture() {
         ..Default::default()
     };
     let fade = PlaybackCommand::Crossfade {
-        clip: fox.find_clip(FADE.0).expect("run"),
+        clip: ClipId::new(fox.find_clip(FADE.0).expect("run")),
         seconds: FADE.1,
         options: play_options(None, None, None).expect("defaults"),
     };

@@ -22,7 +22,7 @@ use std::process::Command;
 use throng_asset::BakedAsset;
 use throng_render::image::{self, RgbaImage};
 use throng_render::{GpuAsset, Renderer};
-use throng_runtime::{PlaybackCommand, Timing};
+use throng_runtime::{ClipId, PlaybackCommand, Timing};
 use throng_web::error::message_chain;
 use throng_web::player::{play_options, transform_of};
 use throng_web::{ClipRef, CrowdSpec, Player, WebError};
@@ -175,7 +175,7 @@ fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
 
     let run_clip = player.clip(&ClipRef::Name(FADE.0.into())).expect("run");
     let fade = PlaybackCommand::Crossfade {
-        clip: run_clip,
+        clip: ClipId::new(run_clip),
         seconds: FADE.1,
         options: play_options(None, None, None).expect("defaults"),
     };
@@ -239,7 +239,7 @@ fn check_webgl2(
     compare("WebGL2 first frame", &got, &want, &empty);
     let run_clip = player.clip(&ClipRef::Name(FADE.0.into())).expect("run");
     let fade = PlaybackCommand::Crossfade {
-        clip: run_clip,
+        clip: ClipId::new(run_clip),
         seconds: FADE.1,
         options: play_options(None, None, None).expect("defaults"),
     };
@@ -298,7 +298,7 @@ fn check_events(events: &serde_json::Value, fox: &BakedAsset) {
     let b = player.spawn(&at.to_cols_array()).expect("b");
     let clip = player.clip(&ClipRef::Name(EVENTS.0.into())).expect("clip");
     let play = |start| PlaybackCommand::Play {
-        clip,
+        clip: ClipId::new(clip),
         options: play_options(None, None, start).expect("options"),
     };
     player.command(Some(a), play(None)).expect("play a");
@@ -341,7 +341,7 @@ fn check_reentry(r: &serde_json::Value, fox: &BakedAsset) {
     let walk = player.clip(&ClipRef::Name(REENTRY.0.into())).expect("walk");
     let run = player.clip(&ClipRef::Name(REENTRY.1.into())).expect("run");
     let play = |clip, mode| PlaybackCommand::Play {
-        clip,
+        clip: ClipId::new(clip),
         options: play_options(None, mode, None).expect("options"),
     };
     player.command(Some(a), play(walk, None)).expect("play");

@@ -19,7 +19,7 @@ use common::*;
 use std::process::Command;
 
 use throng_render::Renderer;
-use throng_runtime::{PlaybackCommand, Timing};
+use throng_runtime::{ClipId, PlaybackCommand, Timing};
 use throng_web::player::play_options;
 use throng_web::{ClipRef, CrowdSpec, Player};
 
@@ -125,7 +125,7 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
 
     let run_clip = player.clip(&ClipRef::Name(FADE.0.into())).expect("run");
     let fade = PlaybackCommand::Crossfade {
-        clip: run_clip,
+        clip: ClipId::new(run_clip),
         seconds: FADE.1,
         options: play_options(None, None, None).expect("defaults"),
     };

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use throng_asset::{ClipEvent, ClipInfo, LoopMode};
-use throng_runtime::{PlayOptions, PlaybackCommand};
+use throng_runtime::{ClipId, PlayOptions, PlaybackCommand};
 
 pub struct Bytes<'a> {
     data: &'a [u8],
@@ -96,21 +96,21 @@ impl<'a> Bytes<'a> {
         let clip = self.pick(clips + 1);
         match self.arg() % 9 {
             0 => PlaybackCommand::Play {
-                clip,
+                clip: ClipId::new(clip),
                 options: self.options(),
             },
             1 => PlaybackCommand::Crossfade {
-                clip,
+                clip: ClipId::new(clip),
                 seconds: self.value(),
                 options: self.options(),
             },
             2 => PlaybackCommand::Blend {
-                a: clip,
-                b: self.pick(clips + 1),
+                a: ClipId::new(clip),
+                b: ClipId::new(self.pick(clips + 1)),
                 weight: self.value(),
             },
             3 => PlaybackCommand::Layer {
-                clip,
+                clip: ClipId::new(clip),
                 mask: self.arg() as u32 % 3,
                 weight: self.value(),
                 options: self.options(),

@@ -10,7 +10,7 @@
 use anyhow::Context;
 use std::time::Instant;
 use throng_render::{Crowd, Playback, RenderOptions, Renderer, Timing};
-use throng_runtime::{crowd, PlaybackControl};
+use throng_runtime::crowd;
 
 use super::field::{field_asset, field_camera, median};
 use super::{bench_assignments, load_asset, RenderBenchOptions};

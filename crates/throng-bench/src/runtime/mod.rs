@@ -9,8 +9,8 @@ use serde::Serialize;
 use std::time::Instant;
 use throng_asset::{ClipInfo, LoopMode};
 use throng_runtime::{
-    Change, CpuRuntime, GpuRuntime, Handle, InstanceRecord, InstanceTransform, PlayOptions,
-    PlaybackControl, CHUNK,
+    Change, ClipId, CpuRuntime, GpuRuntime, Handle, Instance, InstanceRecord, InstanceTransform,
+    PlayOptions, PlaybackCommand, PlaybackControl, CHUNK,
 };
 
 mod state_floor;
@@ -347,7 +347,7 @@ impl Driven for CpuRuntime {
     }
     fn change_batch(&mut self, picks: &[(Handle, usize)], _: &mut Vec<Change>) {
         for &(h, c) in picks {
-            let _ = self.crossfade(h, c, 0.25);
+            let _ = self.instance(h).crossfade(ClipId::new(c), 0.25);
         }
     }
 }
@@ -361,11 +361,16 @@ impl Driven for GpuRuntime {
     }
     fn change_batch(&mut self, picks: &[(Handle, usize)], batch: &mut Vec<Change>) {
         batch.clear();
-        batch.extend(
-            picks
-                .iter()
-                .map(|&(h, c)| Change::Crossfade(h, c, 0.25, Default::default())),
-        );
+        batch.extend(picks.iter().map(|&(h, c)| {
+            Change::new(
+                h,
+                PlaybackCommand::Crossfade {
+                    clip: ClipId::new(c),
+                    seconds: 0.25,
+                    options: Default::default(),
+                },
+            )
+        }));
         let _ = self.apply(batch);
     }
 }
@@ -378,11 +383,10 @@ fn spawn(rt: &mut impl Driven, cfg: &BenchConfig, clips: &[ClipInfo], plan: &Pla
             let h = rt.spawn(InstanceTransform::IDENTITY);
             let phase = (i % 97) as f32 / 97.0;
             if cfg.layers >= 2 {
-                let _ = rt.blend(h, plan.a, plan.b, 0.5);
+                let _ = Instance::of(rt, h).blend(ClipId::new(plan.a), ClipId::new(plan.b), 0.5);
             } else {
-                let _ = rt.play(
-                    h,
-                    plan.a,
+                let _ = Instance::of(rt, h).play(
+                    ClipId::new(plan.a),
                     PlayOptions::at(phase * clips[plan.a].duration as f32),
                 );
             }

@@ -18,7 +18,6 @@ use bevy::render::sync_world::RenderEntity;
 use bevy::render::Extract;
 use throng_contract::names::Timing;
 use throng_contract::{GpuRecordWrite, InstanceTransform, Records};
-use throng_runtime::PlaybackControl;
 
 use super::gpu_asset::GpuThrongAsset;
 use super::vat::GpuVat;

@@ -19,7 +19,7 @@ use crate::clips::Prepared;
 use crate::handle::Handles;
 use crate::prefetch::prefetch_write;
 use crate::schedule::Entry;
-use crate::{RuntimeError, SECONDS_PER_TICK, TICKS_PER_SECOND};
+use crate::{PlaybackCommand, RuntimeError, SECONDS_PER_TICK, TICKS_PER_SECOND};
 use throng_contract::gpu_timed::TWO_POW_32;
 use throng_contract::{
     GpuInstanceRecord, GpuLayer, GpuRecordWrite, GPU_ENABLED, GPU_HELD, GPU_TWO_LAYERS, MODE_LOOP,
@@ -279,20 +279,33 @@ impl<'a> Cx<'a> {
     #[inline(always)]
     pub fn change(&self, g: &mut GInst, c: &Change) -> Result<bool, RuntimeError> {
         let now = self.now;
-        match *c {
-            Change::Play(_, clip, opts) => {
+        match c.command {
+            PlaybackCommand::Play {
+                clip,
+                options: opts,
+            } => {
+                let clip = clip.index();
                 let l = self.new_layer(clip, &opts)?;
                 g.layers[0] = l;
                 g.set_n(1);
                 g.set(G_BLEND | G_FADING, false);
                 g.last = now as u32;
             }
-            Change::Crossfade(_, clip, duration_s, opts) => {
+            PlaybackCommand::Crossfade {
+                clip: id,
+                seconds: duration_s,
+                options: opts,
+            } => {
+                let clip = id.index();
                 check_nonneg("crossfade duration", duration_s as f64)?;
                 let new = self.new_layer(clip, &opts)?;
                 let len = fade_ticks(duration_s);
                 if g.n() == 0 || len == 0 {
-                    return self.change(g, &Change::Play(c.handle(), clip, opts));
+                    let play = PlaybackCommand::Play {
+                        clip: id,
+                        options: opts,
+                    };
+                    return self.change(g, &Change::new(c.handle, play));
                 }
                 // no re-anchoring: the layers' rates do not change, so their (anchor, phase)
                 // pairs stay exact (the sweep keeps anchors recent, see the module docs)
@@ -309,7 +322,8 @@ impl<'a> Cx<'a> {
                 g.fade_end = (now + len) as u32;
                 g.last = now as u32;
             }
-            Change::Blend(_, clip_a, clip_b, weight) => {
+            PlaybackCommand::Blend { a, b, weight } => {
+                let (clip_a, clip_b) = (a.index(), b.index());
                 self.check_clip(clip_a)?;
                 self.check_clip(clip_b)?;
                 let (da, db) = (self.clips[clip_a].duration, self.clips[clip_b].duration);
@@ -335,7 +349,13 @@ impl<'a> Cx<'a> {
                 g.w_start = weight;
                 g.w_rate = 0.0;
             }
-            Change::PlayLayer(_, clip, mask, weight, opts) => {
+            PlaybackCommand::Layer {
+                clip,
+                mask,
+                weight,
+                options: opts,
+            } => {
+                let clip = clip.index();
                 let mut l = self.new_layer(clip, &opts)?;
                 l.bits |= crate::api::check_overlay(clip, self.clips[clip].additive, mask, weight)?;
                 let key = |l: &GLayer| l.bits & L_CLIP_MODE;
@@ -353,20 +373,20 @@ impl<'a> Cx<'a> {
                 g.w_start = weight;
                 g.w_rate = 0.0;
             }
-            Change::SetSpeed(_, speed) => {
+            PlaybackCommand::Speed(speed) => {
                 check_speed(speed)?;
                 self.reanchor(g);
                 g.speed = speed;
             }
-            Change::Pause(_) => {
+            PlaybackCommand::Pause => {
                 self.reanchor(g);
                 g.set(G_PAUSED, true);
             }
-            Change::Resume(_) => {
+            PlaybackCommand::Resume => {
                 self.reanchor(g);
                 g.set(G_PAUSED, false);
             }
-            Change::Seek(_, time_s) => {
+            PlaybackCommand::Seek(time_s) => {
                 check_nonneg("seek time", time_s as f64)?;
                 if g.n() == 0 {
                     return Ok(false);
@@ -383,7 +403,7 @@ impl<'a> Cx<'a> {
                 }
                 g.last = now as u32;
             }
-            Change::SetEnabled(_, enabled) => g.set(G_ENABLED, enabled),
+            PlaybackCommand::Enable(enabled) => g.set(G_ENABLED, enabled),
         }
         Ok(true)
     }
@@ -701,8 +721,13 @@ impl<'a> Cx<'a> {
         let Some(g) = state.get_mut(i) else {
             return;
         };
-        if let Change::Crossfade(_, clip, d, opts) = *c {
-            if self.crossfade_fast(g, clip, d, &opts, fade) {
+        if let PlaybackCommand::Crossfade {
+            clip,
+            seconds,
+            options,
+        } = c.command
+        {
+            if self.crossfade_fast(g, clip.index(), seconds, &options, fade) {
                 listed.write(self, g, i);
                 return;
             }

@@ -117,7 +117,14 @@ mod tests {
         let picks = [5usize, 100_000, 3, 70_000, 100_001, 7, 5, 131_000, 0];
         let changes: Vec<Change> = picks
             .iter()
-            .map(|&k| Change::Crossfade(hs[k], 1, 0.25, Default::default()))
+            .map(|&k| {
+                let c = crate::PlaybackCommand::Crossfade {
+                    clip: crate::ClipId::new(1),
+                    seconds: 0.25,
+                    options: Default::default(),
+                };
+                Change::new(hs[k], c)
+            })
             .collect();
         let mut o = BatchOrder::default();
         o.build(&rt.handles, &changes, rt.len());

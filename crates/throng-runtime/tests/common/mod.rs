@@ -2,13 +2,15 @@
 #![allow(dead_code)]
 
 use throng_asset::{ClipInfo, Layer, LoopMode};
-use throng_runtime::{CpuRuntime, Handle, InstanceTransform, PlayOptions, PlaybackControl};
+use throng_runtime::{
+    ClipId, CpuRuntime, Handle, Instance, InstanceTransform, PlayOptions, PlaybackControl,
+};
 
 /// A CPU runtime over `clips` with one instance at the origin playing `clip`.
 pub fn one(clips: &[ClipInfo], clip: usize, opts: PlayOptions) -> (CpuRuntime, Handle) {
     let mut rt = CpuRuntime::new(clips);
     let h = rt.spawn(InstanceTransform::IDENTITY);
-    rt.play(h, clip, opts).unwrap();
+    rt.instance(h).play(ClipId::new(clip), opts).unwrap();
     (rt, h)
 }
 
@@ -22,7 +24,7 @@ pub fn spawn_playing(
         .map(|i| {
             let h = rt.spawn(InstanceTransform::IDENTITY);
             let (clip, opts) = play(i);
-            rt.play(h, clip, opts).unwrap();
+            Instance::of(rt, h).play(ClipId::new(clip), opts).unwrap();
             h
         })
         .collect()
