@@ -4,7 +4,7 @@
 //! clips; the CPU touches only the changed instances.
 //!
 //! Exact where the runtime's two GPU-timed layers can say what the graph shows: a clip state, a
-//! blend space with at most two clips of nonzero weight (`PlaybackControl::blend` synchronises
+//! blend space with at most two clips of nonzero weight (`Instance::blend` synchronises
 //! them by normalised time as the graph does), and a crossfade from one of those into a clip.
 //! Otherwise approximate: a blend space showing three or four clips plays its two heaviest,
 //! renormalised; a crossfade into a blend space fades into its heaviest clip and becomes the

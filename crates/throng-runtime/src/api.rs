@@ -52,7 +52,7 @@ pub(crate) fn find_clip<'a>(
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlayOptions {
     /// Clip speed factor (0 to [`MAX_SPEED`]; 1 = authored speed). Multiplied by the instance speed
-    /// ([`crate::PlaybackControl::set_speed`]), which applies to all of an instance's layers.
+    /// ([`crate::Instance::speed`]), which applies to all of an instance's layers.
     pub speed: f32,
     /// Overrides the clip table's loop mode.
     pub loop_mode: Option<LoopMode>,
@@ -115,7 +115,7 @@ pub struct Finished {
 }
 
 /// The largest speed factor a clip ([`PlayOptions::speed`]) or an instance
-/// ([`crate::PlaybackControl::set_speed`]) may be given, in both timings; a larger one (or a
+/// ([`crate::Instance::speed`]) may be given, in both timings; a larger one (or a
 /// negative or non-finite one) is refused with [`crate::RuntimeError::BadSpeed`]. A layer
 /// plays at the product of the two, so at most 10^6 × authored speed: a 1 s walk cycle then
 /// laps ~17,000 times in a 1/60 s frame, and [`crate::ClipEvents::crossings`] fires the events

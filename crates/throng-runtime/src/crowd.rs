@@ -169,7 +169,7 @@ pub fn new_runtime(
 /// Spawns one instance at `transform` showing what `a` assigns at crowd time `time` seconds
 /// (any sign: the clip's loop mode wraps or holds it by the time rules). With `blend = Some((b,
 /// w))` it blends its clip with clip `b` at weight `w` in normalised time (both clips complete
-/// a cycle together, as [`PlaybackControl::blend`] does), at the same point of the blended cycle.
+/// a cycle together, as [`crate::Instance::blend`] does), at the same point of the blended cycle.
 pub fn start(
     rt: &mut impl PlaybackControl,
     clips: &[ClipInfo],

@@ -120,3 +120,55 @@ fn attached_data_and_appearances_follow_every_spawn_and_despawn_cpu_timed() {
 fn attached_data_and_appearances_follow_every_spawn_and_despawn_gpu_timed() {
     run(Timing::Gpu, 4);
 }
+
+/// Clips are found by name once (a wrong name lists the clips and suggests a match but for
+/// letter case), and an instance's calls chain, stopping at the first refused one with the
+/// calls before it applied.
+#[test]
+fn clips_are_found_by_name_and_calls_chain_until_one_is_refused() {
+    use throng_runtime::{ClipId, PlayOptions};
+    for timing in [Timing::Cpu, Timing::Gpu] {
+        let mut rt = Runtime::new(timing, &synthetic_clips());
+        let run = rt.clip("run").expect("a clip of the table");
+        assert_eq!(run, ClipId::new(1));
+        let e = rt.clip("Run").unwrap_err().to_string();
+        assert!(
+            e.contains(r#"no clip is called "Run" (did you mean "run"?) (clips: walk, run, idle, sway, wave)"#),
+            "{e}"
+        );
+        let h = rt.spawn(InstanceTransform::IDENTITY);
+        let walk = rt.clip("walk").expect("walk");
+        rt.instance(h)
+            .play(walk, PlayOptions::default())
+            .expect("play");
+        rt.update(0.25);
+        let refused = rt
+            .instance(h)
+            .crossfade(run, 0.3)
+            .and_then(|i| i.speed(2e9))
+            .and_then(|i| i.pause());
+        assert!(
+            matches!(refused, Err(RuntimeError::BadSpeed(_))),
+            "{refused:?}"
+        );
+        // the crossfade applied, the pause after the refused speed did not
+        rt.update(0.1);
+        let mut twin = Runtime::new(timing, &synthetic_clips());
+        let t = twin.spawn(InstanceTransform::IDENTITY);
+        twin.instance(t)
+            .play(walk, PlayOptions::default())
+            .expect("play");
+        twin.update(0.25);
+        twin.instance(t).crossfade(run, 0.3).expect("crossfade");
+        twin.update(0.1);
+        assert_eq!(
+            format!("{:?}", rt.records()),
+            format!("{:?}", twin.records()),
+            "{timing:?}"
+        );
+        assert!(matches!(
+            rt.instance(h).play(ClipId::new(99), PlayOptions::default()),
+            Err(RuntimeError::NoSuchClip { clip: 99, clips: 5 })
+        ));
+    }
+}
