@@ -5,6 +5,7 @@
 //! memory (throng-demo), so no test asset folder is needed.
 
 use std::time::Duration;
+use throng_runtime::PlaybackControl;
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;

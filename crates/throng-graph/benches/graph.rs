@@ -16,6 +16,7 @@ use throng_asset::ClipInfo;
 use throng_contract::Timing;
 use throng_graph::drive_gpu;
 use throng_graph::{Graph, GraphCrowd};
+use throng_runtime::PlaybackControl;
 use throng_runtime::{ClipId, CpuRuntime, InstanceTransform, PlayOptions, Runtime};
 
 const DT: f64 = 1.0 / 60.0;

@@ -4,6 +4,7 @@
 mod common;
 
 use std::path::PathBuf;
+use throng_runtime::PlaybackControl;
 
 use common::{scenario_clips, scenario_graph, Rng, SCENARIO};
 use throng_asset::{ClipInfo, LoopMode};

@@ -15,7 +15,7 @@ use throng_asset::Encoding;
 use throng_render::device::test_gpu;
 use throng_render::gpu_types::single_layer;
 use throng_render::{InstanceRecord, InstanceTransform, RenderOptions, Renderer, Skinning};
-use throng_runtime::ClipId;
+use throng_runtime::{ClipId, PlaybackControl};
 
 fn crowd(n: u32) -> (Vec<InstanceTransform>, Vec<InstanceRecord>) {
     let cols = (n as f32).sqrt().ceil() as u32;

@@ -13,7 +13,9 @@ use throng_render::compute::{layers_on_gpu, skin_on_gpu};
 use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::{GpuAsset, Playback, Skinning};
-use throng_runtime::{gpu_layers, ClipId, GpuRuntime, InstanceTransform, PlayOptions};
+use throng_runtime::{
+    gpu_layers, ClipId, GpuRuntime, InstanceTransform, PlayOptions, PlaybackControl,
+};
 
 #[test]
 fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {

@@ -21,6 +21,7 @@ use throng_render::gpu_types::PaletteEntry;
 use throng_render::{
     Crowd, InstanceRecord, InstanceTransform, Playback, RenderOptions, Renderer, Skinning,
 };
+use throng_runtime::PlaybackControl;
 use throng_runtime::{ClipId, GpuInstanceRecord, GpuRuntime, PlayOptions};
 
 const TOLERANCE: f32 = 1e-5;

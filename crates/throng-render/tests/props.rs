@@ -18,7 +18,7 @@ use throng_render::{
     ReferenceMesh, RenderError, RenderOptions,
 };
 use throng_runtime::anchor_world;
-use throng_runtime::{ClipId, GpuRuntime, PlayOptions};
+use throng_runtime::{ClipId, GpuRuntime, PlayOptions, PlaybackControl};
 
 /// A layer of `weight` showing `row` + `frac` of `clip`.
 fn layer(weight: f32, frac: f32, row: u32, clip: u32) -> Layer {

@@ -2,7 +2,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use throng_runtime::testing::synthetic_clips;
-use throng_runtime::{Change, ClipId, CpuRuntime, GpuRuntime, InstanceTransform, PlaybackCommand};
+use throng_runtime::{
+    Change, ClipId, CpuRuntime, GpuRuntime, InstanceTransform, PlaybackCommand, PlaybackControl,
+};
 
 const N: usize = 1_000_000;
 

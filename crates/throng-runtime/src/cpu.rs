@@ -22,6 +22,7 @@
 use crate::api::{check_nonneg, check_speed, Finished, FiredEvent, PlayOptions};
 use crate::clips::{Prepared, Rm};
 use crate::handle::Handles;
+use crate::PlaybackControl;
 use crate::{Clock, Handle, InstanceRecord, InstanceTransform, PlaybackCommand, RuntimeError};
 use bytemuck::Zeroable;
 use rayon::prelude::*;
@@ -187,11 +188,6 @@ impl CpuRuntime {
         crate::Instance { rt: self, h }
     }
 
-    /// The clip called `name`; an unknown name is an error listing the clips.
-    pub fn clip(&self, name: &str) -> Result<crate::ClipId, RuntimeError> {
-        crate::api::find_clip(name, self.clips.iter().map(|c| c.name.as_str()))
-    }
-
     /// A runtime for one asset's clip table.
     pub fn new(clips: &[ClipInfo]) -> CpuRuntime {
         let prepared: Vec<Prepared> = clips.iter().map(Prepared::new).collect();
@@ -212,55 +208,8 @@ impl CpuRuntime {
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.handles.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// Seconds since creation (sum of `update` steps).
-    pub fn time(&self) -> f64 {
-        self.clock.seconds()
-    }
-
-    /// New enabled instance at `transform` showing the rest row until a clip is played.
-    pub fn spawn(&mut self, transform: InstanceTransform) -> Handle {
-        let h = self.handles.spawn();
-        self.meta.push(Meta {
-            speed: 1.0,
-            layers: 0,
-            flags: F_ENABLED,
-            _pad: [0; 2],
-        });
-        for l in 0..4 {
-            self.pos[l].push(0.0);
-            self.cold[l].push(LayerCold::default());
-        }
-        self.fades.push(Fade::default());
-        self.transforms.push(transform);
-        if self.own_records {
-            self.records.push(InstanceRecord::zeroed());
-        }
-        h
-    }
-
-    /// Removes an instance; the last instance moves into its dense index (other handles stay
-    /// valid).
-    pub fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
-        let i = self.handles.remove(h)?;
-        self.meta.swap_remove(i);
-        for l in 0..4 {
-            self.pos[l].swap_remove(i);
-            self.cold[l].swap_remove(i);
-        }
-        self.fades.swap_remove(i);
-        self.transforms.swap_remove(i);
-        if self.own_records {
-            self.records.swap_remove(i);
-        }
-        Ok(())
     }
 
     fn get(&self, l: usize, i: usize) -> LayerState {
@@ -326,32 +275,6 @@ impl CpuRuntime {
             self.records[i]
         } else {
             record_of(&self.clips, &self.meta[i], &self.gather(i), &self.fades[i])
-        }
-    }
-
-    /// Applies one playback change (what [`crate::PlaybackControl`]'s calls send).
-    pub fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError> {
-        match command {
-            PlaybackCommand::Play { clip, options } => self.play_now(h, clip.index(), options),
-            PlaybackCommand::Crossfade {
-                clip,
-                seconds,
-                options,
-            } => self.crossfade_with_now(h, clip.index(), seconds, options),
-            PlaybackCommand::Blend { a, b, weight } => {
-                self.blend_now(h, a.index(), b.index(), weight)
-            }
-            PlaybackCommand::Layer {
-                clip,
-                mask,
-                weight,
-                options,
-            } => self.play_layer_now(h, clip.index(), mask, weight, options),
-            PlaybackCommand::Speed(speed) => self.set_speed_now(h, speed),
-            PlaybackCommand::Pause => self.pause_now(h),
-            PlaybackCommand::Resume => self.resume_now(h),
-            PlaybackCommand::Seek(t) => self.seek_now(h, t),
-            PlaybackCommand::Enable(e) => self.set_enabled_now(h, e),
         }
     }
 
@@ -567,13 +490,6 @@ impl CpuRuntime {
         Ok(())
     }
 
-    /// Whether the newest layer is a one-shot that has reached its end.
-    pub fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
-        let i = self.idx(h)?;
-        let n = self.meta[i].layers as usize;
-        Ok(n > 0 && self.get(n - 1, i).finished())
-    }
-
     /// Current local clip time (seconds) of each layer, newest last, as (clip, weight, τ).
     pub fn layer_times(&self, h: Handle) -> Result<Vec<(usize, f32, f64)>, RuntimeError> {
         let i = self.idx(h)?;
@@ -589,16 +505,6 @@ impl CpuRuntime {
             .collect())
     }
 
-    pub fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
-        Ok(self.transforms[self.idx(h)?])
-    }
-
-    pub fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
-        let i = self.idx(h)?;
-        self.transforms[i] = t;
-        Ok(())
-    }
-
     /// The current record of one instance.
     pub fn record(&self, h: Handle) -> Result<InstanceRecord, RuntimeError> {
         Ok(self.record_at(self.idx(h)?))
@@ -609,31 +515,6 @@ impl CpuRuntime {
     /// until the next `update`.
     pub fn records(&self) -> &[InstanceRecord] {
         &self.records
-    }
-
-    /// Transforms of all live instances in dense order, ready to upload unchanged.
-    pub fn transforms(&self) -> &[InstanceTransform] {
-        &self.transforms
-    }
-
-    /// Events fired by the last `update`, in instance order, each instance's by time.
-    pub fn events(&self) -> &[FiredEvent] {
-        &self.events
-    }
-
-    /// One-shot layers that reached their end during the last `update`.
-    pub fn finished(&self) -> &[Finished] {
-        &self.finished
-    }
-
-    /// Advances every instance by `dt` seconds (negative/non-finite = 0) in parallel and
-    /// rewrites every record. Events and completions are available until the next update.
-    pub fn update(&mut self, dt: f64) {
-        if !self.own_records {
-            self.records = vec![InstanceRecord::zeroed(); self.meta.len()];
-            self.own_records = true;
-        }
-        self.step(dt, None);
     }
 
     /// Advances only the clock by `dt` seconds (negative/non-finite = 0), for a crowd whose
@@ -768,17 +649,6 @@ impl CpuRuntime {
             self.events.extend(o.events);
             self.finished.extend(o.finished);
         }
-    }
-
-    /// World transform of `anchor` for instance `h` (see [`crate::anchor_world`]).
-    pub fn anchor_world(
-        &self,
-        h: Handle,
-        anchors: &throng_asset::AnchorTexture,
-        anchor: usize,
-    ) -> Result<glam::Mat4, RuntimeError> {
-        let i = self.idx(h)?;
-        crate::anchor::anchor_world(&self.record_at(i), &self.transforms[i], anchors, anchor)
     }
 }
 
@@ -1288,63 +1158,149 @@ fn slow_path(
     }
 }
 
-/// The calls both runtimes answer alike, answered by CpuRuntime's own methods of the same names.
+/// The calls both runtimes answer alike (docs/design.md §4 "One playback type").
 impl crate::PlaybackControl for CpuRuntime {
     fn timing(&self) -> throng_contract::Timing {
         throng_contract::Timing::Cpu
     }
-    fn len(&self) -> usize {
-        CpuRuntime::len(self)
-    }
-    fn time(&self) -> f64 {
-        CpuRuntime::time(self)
-    }
-    fn spawn(&mut self, transform: InstanceTransform) -> Handle {
-        CpuRuntime::spawn(self, transform)
-    }
-    fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
-        CpuRuntime::despawn(self, h)
-    }
+
     fn index(&self, h: Handle) -> Option<usize> {
-        CpuRuntime::index(self, h)
+        self.handles.index(h)
     }
+
     fn handle_at(&self, index: usize) -> Option<Handle> {
-        CpuRuntime::handle_at(self, index)
+        self.handles.get(index)
     }
-    fn command(&mut self, h: Handle, c: PlaybackCommand) -> Result<(), RuntimeError> {
-        CpuRuntime::command(self, h, c)
+
+    fn len(&self) -> usize {
+        self.handles.len()
     }
+
+    /// Seconds since creation (sum of `update` steps).
+    fn time(&self) -> f64 {
+        self.clock.seconds()
+    }
+
+    /// New enabled instance at `transform` showing the rest row until a clip is played.
+    fn spawn(&mut self, transform: InstanceTransform) -> Handle {
+        let h = self.handles.spawn();
+        self.meta.push(Meta {
+            speed: 1.0,
+            layers: 0,
+            flags: F_ENABLED,
+            _pad: [0; 2],
+        });
+        for l in 0..4 {
+            self.pos[l].push(0.0);
+            self.cold[l].push(LayerCold::default());
+        }
+        self.fades.push(Fade::default());
+        self.transforms.push(transform);
+        if self.own_records {
+            self.records.push(InstanceRecord::zeroed());
+        }
+        h
+    }
+
+    /// Removes an instance; the last instance moves into its dense index (other handles stay
+    /// valid).
+    fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        let i = self.handles.remove(h)?;
+        self.meta.swap_remove(i);
+        for l in 0..4 {
+            self.pos[l].swap_remove(i);
+            self.cold[l].swap_remove(i);
+        }
+        self.fades.swap_remove(i);
+        self.transforms.swap_remove(i);
+        if self.own_records {
+            self.records.swap_remove(i);
+        }
+        Ok(())
+    }
+
+    /// Applies one playback change (what [`crate::PlaybackControl`]'s calls send).
+    fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError> {
+        match command {
+            PlaybackCommand::Play { clip, options } => self.play_now(h, clip.index(), options),
+            PlaybackCommand::Crossfade {
+                clip,
+                seconds,
+                options,
+            } => self.crossfade_with_now(h, clip.index(), seconds, options),
+            PlaybackCommand::Blend { a, b, weight } => {
+                self.blend_now(h, a.index(), b.index(), weight)
+            }
+            PlaybackCommand::Layer {
+                clip,
+                mask,
+                weight,
+                options,
+            } => self.play_layer_now(h, clip.index(), mask, weight, options),
+            PlaybackCommand::Speed(speed) => self.set_speed_now(h, speed),
+            PlaybackCommand::Pause => self.pause_now(h),
+            PlaybackCommand::Resume => self.resume_now(h),
+            PlaybackCommand::Seek(t) => self.seek_now(h, t),
+            PlaybackCommand::Enable(e) => self.set_enabled_now(h, e),
+        }
+    }
+
+    /// The clip called `name`; an unknown name is an error listing the clips.
     fn clip(&self, name: &str) -> Result<crate::ClipId, RuntimeError> {
-        CpuRuntime::clip(self, name)
+        crate::api::find_clip(name, self.clips.iter().map(|c| c.name.as_str()))
     }
+
+    /// Whether the newest layer is a one-shot that has reached its end.
     fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
-        CpuRuntime::is_finished(self, h)
+        let i = self.idx(h)?;
+        let n = self.meta[i].layers as usize;
+        Ok(n > 0 && self.get(n - 1, i).finished())
     }
+
     fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
-        CpuRuntime::transform(self, h)
+        Ok(self.transforms[self.idx(h)?])
     }
+
     fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
-        CpuRuntime::set_transform(self, h, t)
+        let i = self.idx(h)?;
+        self.transforms[i] = t;
+        Ok(())
     }
+
+    /// Transforms of all live instances in dense order, ready to upload unchanged.
     fn transforms(&self) -> &[InstanceTransform] {
-        CpuRuntime::transforms(self)
+        &self.transforms
     }
+
+    /// Advances every instance by `dt` seconds (negative/non-finite = 0) in parallel and
+    /// rewrites every record. Events and completions are available until the next update.
     fn update(&mut self, dt: f64) {
-        CpuRuntime::update(self, dt)
+        if !self.own_records {
+            self.records = vec![InstanceRecord::zeroed(); self.meta.len()];
+            self.own_records = true;
+        }
+        self.step(dt, None);
     }
-    fn events(&self) -> &[crate::FiredEvent] {
-        CpuRuntime::events(self)
+
+    /// Events fired by the last `update`, in instance order, each instance's by time.
+    fn events(&self) -> &[FiredEvent] {
+        &self.events
     }
-    fn finished(&self) -> &[crate::Finished] {
-        CpuRuntime::finished(self)
+
+    /// One-shot layers that reached their end during the last `update`.
+    fn finished(&self) -> &[Finished] {
+        &self.finished
     }
+
+    /// World transform of `anchor` for instance `h` (see [`crate::anchor_world`]).
     fn anchor_world(
         &self,
         h: Handle,
         anchors: &throng_asset::AnchorTexture,
         anchor: usize,
     ) -> Result<glam::Mat4, RuntimeError> {
-        CpuRuntime::anchor_world(self, h, anchors, anchor)
+        let i = self.idx(h)?;
+        crate::anchor::anchor_world(&self.record_at(i), &self.transforms[i], anchors, anchor)
     }
 }
 

@@ -67,6 +67,7 @@ use crate::api::{Finished, FiredEvent};
 use crate::clips::Prepared;
 use crate::handle::Handles;
 use crate::schedule::Schedule;
+use crate::PlaybackControl;
 use crate::{
     Clock, Handle, InstanceRecord, InstanceTransform, PlaybackCommand, RuntimeError,
     SECONDS_PER_TICK,
@@ -301,11 +302,6 @@ impl GpuRuntime {
         crate::Instance { rt: self, h }
     }
 
-    /// The clip called `name`; an unknown name is an error listing the clips.
-    pub fn clip(&self, name: &str) -> Result<crate::ClipId, RuntimeError> {
-        crate::api::find_clip(name, self.clips.iter().map(|c| c.name.as_str()))
-    }
-
     pub fn new(clips: &[ClipInfo]) -> GpuRuntime {
         let prepared: Vec<Prepared> = clips.iter().map(Prepared::new).collect();
         let inv_period = prepared
@@ -332,10 +328,6 @@ impl GpuRuntime {
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.handles.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -355,11 +347,6 @@ impl GpuRuntime {
         self.clock.ticks()
     }
 
-    /// Seconds since creation.
-    pub fn time(&self) -> f64 {
-        self.clock.seconds()
-    }
-
     fn cx(&self) -> Cx<'_> {
         Cx::new(&self.clips, &self.inv_period, self.clock.ticks())
     }
@@ -370,18 +357,6 @@ impl GpuRuntime {
         crate::hugepage::reserve(&mut self.state, additional);
         self.transforms.reserve(additional);
         self.handles.reserve(additional);
-    }
-
-    /// Adds an instance (disabled until played) and lists it.
-    ///
-    /// # Panics
-    /// When the runtime already holds [`MAX_INSTANCES`]; [`Self::try_spawn`] returns an error
-    /// instead.
-    pub fn spawn(&mut self, transform: InstanceTransform) -> Handle {
-        match self.try_spawn(transform) {
-            Ok(h) => h,
-            Err(e) => panic!("{e}"),
-        }
     }
 
     /// [`Self::spawn`], or [`RuntimeError::TooManyInstances`] at [`MAX_INSTANCES`].
@@ -403,28 +378,6 @@ impl GpuRuntime {
         let i = self.state.len() - 1;
         self.touch(i, h);
         Ok(h)
-    }
-
-    pub fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
-        let i = self.handles.remove(h)?;
-        // the gone instance's pending write would now land on the moved one: drop it
-        if let Some(p) = self.listed.position(&self.state[i], i) {
-            self.listed.remove(p, &mut self.state);
-        }
-        let last = self.state.len() - 1;
-        self.state.swap_remove(i);
-        self.transforms.swap_remove(i);
-        if i < last {
-            // the moved instance's record now belongs at i
-            match self.listed.position(&self.state[i], last) {
-                Some(p) => {
-                    self.listed.dirty[p] = i as u32;
-                    self.listed.writes[p].index = i as u32;
-                }
-                None => self.mark_dirty(i),
-            }
-        }
-        Ok(())
     }
 
     /// Layer 1 weight at tick t.
@@ -449,12 +402,6 @@ impl GpuRuntime {
             self.schedule.push((t, h.slot, h.generation));
         }
         Ok(())
-    }
-
-    /// Applies one playback change (what [`crate::PlaybackControl`]'s calls send); see the
-    /// module docs for this mode's two-layer limit.
-    pub fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError> {
-        self.change(Change::new(h, command))
     }
 
     /// Applies a batch of changes with the effect of applying them in order, prefetching the
@@ -488,23 +435,6 @@ impl GpuRuntime {
         );
     }
 
-    pub fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
-        let g = &self.state[self.idx(h)?];
-        Ok(g.n() > 0 && g.layers[g.n() - 1].finished())
-    }
-
-    pub fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
-        Ok(self.transforms[self.idx(h)?])
-    }
-
-    /// Sets a transform (the instance is listed in [`Self::dirty`]).
-    pub fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
-        let i = self.idx(h)?;
-        self.transforms[i] = t;
-        self.mark_dirty(i);
-        Ok(())
-    }
-
     /// The record of one instance, computed from its state (what [`Self::record_writes`]
     /// sends for it).
     pub fn record(&self, h: Handle) -> Result<GpuInstanceRecord, RuntimeError> {
@@ -526,10 +456,6 @@ impl GpuRuntime {
                 r
             })
             .collect()
-    }
-
-    pub fn transforms(&self) -> &[InstanceTransform] {
-        &self.transforms
     }
 
     /// Dense indices whose record or transform changed since the last [`Self::clear_dirty`]
@@ -557,14 +483,6 @@ impl GpuRuntime {
     /// Empties the dirty list and the record writes (O(1): no instance is revisited).
     pub fn clear_dirty(&mut self) {
         self.listed.clear();
-    }
-
-    pub fn events(&self) -> &[FiredEvent] {
-        &self.events
-    }
-
-    pub fn finished(&self) -> &[Finished] {
-        &self.finished
     }
 
     /// Rows and fracs from the f64 arithmetic on the state at the current clock (what
@@ -609,18 +527,6 @@ impl GpuRuntime {
         out
     }
 
-    /// World transform of an anchor at the current clock (from [`gpu_layers`]).
-    pub fn anchor_world(
-        &self,
-        h: Handle,
-        anchors: &throng_asset::AnchorTexture,
-        anchor: usize,
-    ) -> Result<glam::Mat4, RuntimeError> {
-        let i = self.idx(h)?;
-        let r = gpu_layers(&self.record(h)?, &self.gpu_clips, self.gpu_clock());
-        crate::anchor::anchor_world(&r, &self.transforms[i], anchors, anchor)
-    }
-
     fn mark_dirty(&mut self, i: usize) {
         let cx = Cx::new(&self.clips, &self.inv_period, self.clock.ticks());
         self.listed.write(&cx, &mut self.state[i], i);
@@ -638,57 +544,6 @@ impl GpuRuntime {
         let cx = Cx::new(&self.clips, &self.inv_period, self.clock.ticks());
         if let Some(t) = cx.reschedule(&mut self.state[i]) {
             self.schedule.push((t, h.slot, h.generation));
-        }
-    }
-
-    /// Advances the clock by `dt` seconds and processes the instances that are due: events,
-    /// one-shot ends, crossfade ends, re-anchoring.
-    pub fn update(&mut self, dt: f64) {
-        self.events.clear();
-        self.finished.clear();
-        let advanced = self.clock.advance(dt);
-        let now = self.clock.ticks();
-        self.sweep_reanchor(advanced, now);
-        let mut due = std::mem::take(&mut self.due);
-        due.clear();
-        self.schedule.pop_due(now, &mut due);
-        // slot order: nearby instances together; prefetch ahead as in `apply`
-        // (ties broken by the whole entry: the order never depends on the order of pushes)
-        due.sort_unstable_by_key(|e| (e.1, e.0, e.2));
-        for k in 0..due.len() {
-            let (t, slot, generation) = due[k];
-            if let Some(&(_, s, g)) = due.get(k + 2 * AHEAD) {
-                self.handles.prefetch(Handle {
-                    slot: s,
-                    generation: g,
-                });
-            }
-            if let Some(&(_, s, g)) = due.get(k + AHEAD) {
-                if let Some(i) = self.handles.index(Handle {
-                    slot: s,
-                    generation: g,
-                }) {
-                    self.prefetch_instance(i);
-                }
-            }
-            let h = Handle { slot, generation };
-            let Some(i) = self.handles.index(h) else {
-                continue;
-            };
-            if self.state[i].wake != t as u32 {
-                continue; // superseded by an earlier entry
-            }
-            self.state[i].wake = NO_WAKE;
-            self.process(i, h, now);
-        }
-        self.due = due;
-        if self.schedule.far_len() > 2 * self.state.len() + 4096 {
-            let (handles, state) = (&self.handles, &self.state);
-            self.schedule.retain_far(|&(t, slot, generation)| {
-                handles
-                    .index(Handle { slot, generation })
-                    .is_some_and(|i| state[i].wake == t as u32)
-            });
         }
     }
 
@@ -815,63 +670,164 @@ impl GpuRuntime {
     }
 }
 
-/// The calls both runtimes answer alike, answered by GpuRuntime's own methods of the same names.
+/// The calls both runtimes answer alike (docs/design.md §4 "One playback type").
 impl crate::PlaybackControl for GpuRuntime {
     fn timing(&self) -> throng_contract::Timing {
         throng_contract::Timing::Gpu
     }
-    fn len(&self) -> usize {
-        GpuRuntime::len(self)
-    }
-    fn time(&self) -> f64 {
-        GpuRuntime::time(self)
-    }
-    fn spawn(&mut self, transform: InstanceTransform) -> Handle {
-        GpuRuntime::spawn(self, transform)
-    }
-    fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
-        GpuRuntime::despawn(self, h)
-    }
+
     fn index(&self, h: Handle) -> Option<usize> {
-        GpuRuntime::index(self, h)
+        self.handles.index(h)
     }
+
     fn handle_at(&self, index: usize) -> Option<Handle> {
-        GpuRuntime::handle_at(self, index)
+        self.handles.get(index)
     }
-    fn command(&mut self, h: Handle, c: PlaybackCommand) -> Result<(), RuntimeError> {
-        GpuRuntime::command(self, h, c)
+
+    fn len(&self) -> usize {
+        self.handles.len()
     }
+
+    /// Seconds since creation.
+    fn time(&self) -> f64 {
+        self.clock.seconds()
+    }
+
+    /// Adds an instance (disabled until played) and lists it.
+    ///
+    /// # Panics
+    /// When the runtime already holds [`MAX_INSTANCES`]; [`Self::try_spawn`] returns an error
+    /// instead.
+    fn spawn(&mut self, transform: InstanceTransform) -> Handle {
+        match self.try_spawn(transform) {
+            Ok(h) => h,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
+        let i = self.handles.remove(h)?;
+        // the gone instance's pending write would now land on the moved one: drop it
+        if let Some(p) = self.listed.position(&self.state[i], i) {
+            self.listed.remove(p, &mut self.state);
+        }
+        let last = self.state.len() - 1;
+        self.state.swap_remove(i);
+        self.transforms.swap_remove(i);
+        if i < last {
+            // the moved instance's record now belongs at i
+            match self.listed.position(&self.state[i], last) {
+                Some(p) => {
+                    self.listed.dirty[p] = i as u32;
+                    self.listed.writes[p].index = i as u32;
+                }
+                None => self.mark_dirty(i),
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies one playback change (what [`crate::PlaybackControl`]'s calls send); see the
+    /// module docs for this mode's two-layer limit.
+    fn command(&mut self, h: Handle, command: PlaybackCommand) -> Result<(), RuntimeError> {
+        self.change(Change::new(h, command))
+    }
+
+    /// The clip called `name`; an unknown name is an error listing the clips.
     fn clip(&self, name: &str) -> Result<crate::ClipId, RuntimeError> {
-        GpuRuntime::clip(self, name)
+        crate::api::find_clip(name, self.clips.iter().map(|c| c.name.as_str()))
     }
+
     fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
-        GpuRuntime::is_finished(self, h)
+        let g = &self.state[self.idx(h)?];
+        Ok(g.n() > 0 && g.layers[g.n() - 1].finished())
     }
+
     fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
-        GpuRuntime::transform(self, h)
+        Ok(self.transforms[self.idx(h)?])
     }
+
+    /// Sets a transform (the instance is listed in [`Self::dirty`]).
     fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
-        GpuRuntime::set_transform(self, h, t)
+        let i = self.idx(h)?;
+        self.transforms[i] = t;
+        self.mark_dirty(i);
+        Ok(())
     }
+
     fn transforms(&self) -> &[InstanceTransform] {
-        GpuRuntime::transforms(self)
+        &self.transforms
     }
+
+    /// Advances the clock by `dt` seconds and processes the instances that are due: events,
+    /// one-shot ends, crossfade ends, re-anchoring.
     fn update(&mut self, dt: f64) {
-        GpuRuntime::update(self, dt)
+        self.events.clear();
+        self.finished.clear();
+        let advanced = self.clock.advance(dt);
+        let now = self.clock.ticks();
+        self.sweep_reanchor(advanced, now);
+        let mut due = std::mem::take(&mut self.due);
+        due.clear();
+        self.schedule.pop_due(now, &mut due);
+        // slot order: nearby instances together; prefetch ahead as in `apply`
+        // (ties broken by the whole entry: the order never depends on the order of pushes)
+        due.sort_unstable_by_key(|e| (e.1, e.0, e.2));
+        for k in 0..due.len() {
+            let (t, slot, generation) = due[k];
+            if let Some(&(_, s, g)) = due.get(k + 2 * AHEAD) {
+                self.handles.prefetch(Handle {
+                    slot: s,
+                    generation: g,
+                });
+            }
+            if let Some(&(_, s, g)) = due.get(k + AHEAD) {
+                if let Some(i) = self.handles.index(Handle {
+                    slot: s,
+                    generation: g,
+                }) {
+                    self.prefetch_instance(i);
+                }
+            }
+            let h = Handle { slot, generation };
+            let Some(i) = self.handles.index(h) else {
+                continue;
+            };
+            if self.state[i].wake != t as u32 {
+                continue; // superseded by an earlier entry
+            }
+            self.state[i].wake = NO_WAKE;
+            self.process(i, h, now);
+        }
+        self.due = due;
+        if self.schedule.far_len() > 2 * self.state.len() + 4096 {
+            let (handles, state) = (&self.handles, &self.state);
+            self.schedule.retain_far(|&(t, slot, generation)| {
+                handles
+                    .index(Handle { slot, generation })
+                    .is_some_and(|i| state[i].wake == t as u32)
+            });
+        }
     }
-    fn events(&self) -> &[crate::FiredEvent] {
-        GpuRuntime::events(self)
+
+    fn events(&self) -> &[FiredEvent] {
+        &self.events
     }
-    fn finished(&self) -> &[crate::Finished] {
-        GpuRuntime::finished(self)
+
+    fn finished(&self) -> &[Finished] {
+        &self.finished
     }
+
+    /// World transform of an anchor at the current clock (from [`gpu_layers`]).
     fn anchor_world(
         &self,
         h: Handle,
         anchors: &throng_asset::AnchorTexture,
         anchor: usize,
     ) -> Result<glam::Mat4, RuntimeError> {
-        GpuRuntime::anchor_world(self, h, anchors, anchor)
+        let i = self.idx(h)?;
+        let r = gpu_layers(&self.record(h)?, &self.gpu_clips, self.gpu_clock());
+        crate::anchor::anchor_world(&r, &self.transforms[i], anchors, anchor)
     }
 }
 

@@ -5,7 +5,7 @@ use common::*;
 use glam::{Affine3A, Mat4, Vec3};
 use throng_asset::{AnchorInfo, AnchorTexture, LoopMode};
 use throng_runtime::{
-    ClipId, CpuRuntime, GpuRuntime, InstanceTransform, PlayOptions, RuntimeError,
+    ClipId, CpuRuntime, GpuRuntime, InstanceTransform, PlayOptions, PlaybackControl, RuntimeError,
 };
 
 /// Model-space anchor a at row r: T(0.1 r, a, 0) · R_y(0.05 r).

@@ -5,6 +5,7 @@ use common::*;
 use throng_asset::LoopMode;
 use throng_runtime::{
     gpu_layers, ClipId, GpuRuntime, InstanceTransform, PlayOptions, PlaybackCommand,
+    PlaybackControl,
 };
 
 struct Rng(u64);

@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 use throng_asset::LoopMode;
+use throng_runtime::PlaybackControl;
 use throng_runtime::{
     ClipId, CpuRuntime, InstanceRecord, InstanceTransform, PlayOptions, RuntimeError,
 };

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use throng_asset::{ClipInfo, LoopMode};
 use throng_contract::{InstanceRecord, InstanceTransform};
 use throng_graph::{kind, Graph, GraphCrowd, ParamId, StateId, DEMO_FOX_LOCOMOTION};
+use throng_runtime::PlaybackControl;
 use throng_runtime::{ClipId, CpuRuntime, Handle, PlayOptions, RuntimeError};
 
 /// Seconds a crossfade between two clips of the cycle takes.

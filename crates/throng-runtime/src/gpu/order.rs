@@ -103,7 +103,7 @@ impl BatchOrder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{GpuRuntime, InstanceTransform};
+    use crate::{GpuRuntime, InstanceTransform, PlaybackControl};
 
     #[test]
     fn the_order_is_stable_by_bucket_and_covers_the_batch() {
