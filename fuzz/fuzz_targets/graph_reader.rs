@@ -61,7 +61,7 @@ fuzz_target!(|data: &[u8]| {
             "weights sum to {sum}"
         );
         for e in crowd.clip_events() {
-            let clip = &table[e.clip as usize];
+            let clip = &table[e.clip.index()];
             assert!((e.event as usize) < clip.events.len() && e.instance < 3);
             assert!(e.time <= crowd.time() + 1e-9, "an event after the step");
         }

@@ -10,6 +10,7 @@
 //! commands that make the runtime show their state (`throng_graph::drive_gpu`, exact outside
 //! crossfades, see docs/graph.md "GPU-timed crowds") and the runtime fires the clip events.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use bevy::platform::collections::HashMap;
@@ -77,26 +78,27 @@ pub enum ParamValue {
 
 /// Parameter changes of one instance entity of a graph-driven crowd, applied in order by the
 /// plugin in `PostUpdate` (then cleared). An unknown name or a value of another kind is
-/// logged and skipped.
+/// logged and skipped. A name written in the code (`&'static str`) is kept as it is: queuing a
+/// change allocates nothing once the list has grown.
 #[derive(Component, Default, Debug, Clone)]
 pub struct ThrongParams {
-    pub changes: Vec<(String, ParamValue)>,
+    pub changes: Vec<(Cow<'static, str>, ParamValue)>,
 }
 
 impl ThrongParams {
-    pub fn set_float(&mut self, name: &str, v: f32) -> &mut Self {
+    pub fn set_float(&mut self, name: impl Into<Cow<'static, str>>, v: f32) -> &mut Self {
         self.changes.push((name.into(), ParamValue::Float(v)));
         self
     }
-    pub fn set_int(&mut self, name: &str, v: i32) -> &mut Self {
+    pub fn set_int(&mut self, name: impl Into<Cow<'static, str>>, v: i32) -> &mut Self {
         self.changes.push((name.into(), ParamValue::Int(v)));
         self
     }
-    pub fn set_bool(&mut self, name: &str, v: bool) -> &mut Self {
+    pub fn set_bool(&mut self, name: impl Into<Cow<'static, str>>, v: bool) -> &mut Self {
         self.changes.push((name.into(), ParamValue::Bool(v)));
         self
     }
-    pub fn fire(&mut self, name: &str) -> &mut Self {
+    pub fn fire(&mut self, name: impl Into<Cow<'static, str>>) -> &mut Self {
         self.changes.push((name.into(), ParamValue::Trigger));
         self
     }
@@ -194,9 +196,9 @@ pub(crate) fn after_update(
                 crowd: crowd_e,
                 entity: owners.get(&h).copied(),
                 handle: h,
-                clip: throng_runtime::ClipId::new(f.clip as usize),
+                clip: f.clip,
                 event: f.event,
-                name: names.get(throng_runtime::ClipId::new(f.clip as usize), f.event),
+                name: names.get(f.clip, f.event),
                 time: f.time,
             });
         }

@@ -109,8 +109,7 @@ fn may_cross(cycle: &[f64], ph0: f64, ph1: f64) -> bool {
 pub struct ClipEvent {
     /// Instance index.
     pub instance: u32,
-    /// Clip index in the clip table.
-    pub clip: u32,
+    pub clip: throng_runtime::ClipId,
     /// Index into that clip's `ClipInfo::events`.
     pub event: u32,
     /// Seconds since the crowd was created at the crossing (interpolated within the step).
@@ -198,7 +197,7 @@ impl ClipSink<'_> {
                 };
                 out.push(ClipEvent {
                     instance,
-                    clip: c.clip,
+                    clip: throng_runtime::ClipId::new(c.clip as usize),
                     event,
                     time,
                 });

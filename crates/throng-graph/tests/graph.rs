@@ -348,7 +348,7 @@ fn any_thread_count_gives_the_same_records() {
                 out.extend(crowd.events().iter().flat_map(|e| e.instance.to_le_bytes()));
                 for e in crowd.clip_events() {
                     out.extend(e.instance.to_le_bytes());
-                    out.extend(e.clip.to_le_bytes());
+                    out.extend((e.clip.index() as u32).to_le_bytes());
                     out.extend(e.event.to_le_bytes());
                     out.extend(e.time.to_le_bytes());
                 }

@@ -528,9 +528,13 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize, Per
         );
         for (a, b) in got_clip.iter().zip(&want_clip) {
             let ctx = format!("frame {frame}: clip event {a:?} vs {b:?}");
-            assert_eq!((a.instance, a.clip, a.event), (b.0, b.1, b.2), "{ctx}");
+            assert_eq!(
+                (a.instance, a.clip.index() as u32, a.event),
+                (b.0, b.1, b.2),
+                "{ctx}"
+            );
             assert!((a.time - b.3).abs() <= 1e-9, "{ctx}");
-            clip_seen[a.clip as usize] += 1;
+            clip_seen[a.clip.index()] += 1;
         }
         for (i, inst) in plain.iter().enumerate() {
             seen_states[inst.state] = true;
