@@ -100,7 +100,7 @@ fn check(crowd: &GraphCrowd, table: &[ClipInfo]) {
         &crowd.clip_events()[..crowd.clip_events().len().min(12)]
     );
     for e in crowd.clip_events() {
-        let clip = &table[e.clip as usize];
+        let clip = &table[e.clip.index()];
         assert!((e.event as usize) < clip.events.len(), "{e:?}");
         assert!(
             e.time <= crowd.time() + 1e-9,
