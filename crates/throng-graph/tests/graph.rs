@@ -671,3 +671,62 @@ fn a_graph_built_in_code_equals_the_one_read_from_its_file() {
     );
     assert!(e.contains("(and 1 more problem)"), "{e}");
 }
+
+/// docs/graph.md's loop: a graph crowd attached to a runtime follows its spawns and despawns
+/// and is found by handle; after a despawn, the attached crowd steps to the same records as a
+/// crowd built from the survivors alone (CPU-timed), and GPU-timed it drives the runtime
+/// through `with_data`.
+#[test]
+fn a_graph_attached_to_a_runtime_follows_its_instances() {
+    use throng_graph::drive_gpu;
+    use throng_runtime::{InstanceTransform, Runtime, Timing};
+    let table = clips(&[("A", 1.0), ("B", 0.5)]);
+    let graph = Graph::from_json(TWO_STATES, "g.json", &table).unwrap();
+    for timing in [Timing::Cpu, Timing::Gpu] {
+        let mut rt = Runtime::new(timing, &table);
+        let hs: Vec<_> = (0..4)
+            .map(|_| rt.spawn(InstanceTransform::IDENTITY))
+            .collect();
+        let crowd = GraphCrowd::new(graph.clone(), &table, rt.len()).expect("graph crowd");
+        rt.attach(crowd).expect("one per instance");
+        let go = graph.param::<kind::Trigger>("go").unwrap();
+        let (g, i) = rt.data_of::<GraphCrowd>(hs[3]).expect("attached");
+        g.fire(i, go).expect("fire");
+        rt.despawn(hs[0]).expect("live"); // hs[3] moves into index 0, with its trigger
+        let late = rt.spawn(InstanceTransform::IDENTITY);
+        assert_eq!(rt.data::<GraphCrowd>().map(GraphCrowd::len), Some(4));
+        let (g, i) = rt.data_of::<GraphCrowd>(hs[3]).expect("attached");
+        assert_eq!((i, g.value(i, go)), (0, Some(true)), "{timing:?}");
+        let (g, i) = rt.data_of::<GraphCrowd>(late).expect("attached");
+        assert_eq!(g.value(i, go), Some(false), "a new instance starts unset");
+        let cpu_timed = rt.cpu().is_some();
+        for _ in 0..10 {
+            match rt.data_mut::<GraphCrowd>() {
+                Some(g) if cpu_timed => g.step(0.05),
+                Some(g) => g.step_states(0.05),
+                None => {}
+            }
+            match rt.cpu_mut() {
+                Some(cpu) => cpu.advance_clock(0.05),
+                None => rt.update(0.05),
+            }
+            if !cpu_timed {
+                let handles: Vec<_> = (0..rt.len()).filter_map(|i| rt.handle_at(i)).collect();
+                let told = rt.with_data::<GraphCrowd, _>(|g, rt| drive_gpu(g, rt, &handles));
+                assert!(matches!(told, Some(Ok(_))), "{told:?}");
+            }
+        }
+        let g = rt.data::<GraphCrowd>().expect("attached");
+        let fired = g
+            .state(0)
+            .ok()
+            .and_then(|s| g.graph().state(s))
+            .map(|s| s.name());
+        assert_eq!(
+            fired,
+            Some("b"),
+            "{timing:?}: the moved instance kept its trigger"
+        );
+        assert_eq!(g.state(1).ok().map(|s| s.index()), Some(0), "{timing:?}");
+    }
+}

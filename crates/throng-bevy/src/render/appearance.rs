@@ -23,9 +23,6 @@ use bevy::render::render_resource::{
 use bevy::render::renderer::{RenderDevice, RenderQueue};
 use throng_contract::{Appearance, AppearanceChanges};
 
-use super::crowd_gpu::CrowdGpu;
-use crate::crowd::ThrongCrowd;
-
 #[cfg(doc)]
 use super::bindings;
 
@@ -151,26 +148,6 @@ impl GpuAppearances {
             },
         );
         data.len() as u64
-    }
-}
-
-/// Keeps crowd `g`'s appearance texture sized to its capacity and uploads `crowd`'s changes
-/// (a new texture unbinds the crowd's bind groups, which are made again).
-pub(crate) fn extract_appearances(
-    g: &mut CrowdGpu,
-    crowd: &ThrongCrowd,
-    device: &RenderDevice,
-    queue: &RenderQueue,
-) {
-    if g.appearances
-        .as_ref()
-        .is_none_or(|a| a.capacity != g.capacity)
-    {
-        g.appearances = Some(GpuAppearances::new(device, g.capacity));
-        g.bind_groups_valid = false;
-    }
-    if let Some(a) = g.appearances.as_mut() {
-        a.upload(queue, crowd.appearances().changes(), g.instances as usize);
     }
 }
 

@@ -89,7 +89,7 @@ pub struct CrowdGpu {
     pub lod_bias: f32,
     pub shadow_reach: Option<f32>,
     /// The culling pass's buffers and this frame's views (`render::cull`).
-    pub cull: super::cull::CrowdCull,
+    pub cull: super::cull_state::CrowdCull,
     /// The crowd entity's `Visibility` (inherited) hides it, and its `RenderLayers` (none:
     /// layer 0): cameras whose layers do not meet them do not draw it
     /// (`CrowdGpu::excluded_views`).
@@ -171,7 +171,7 @@ type ExtractedCrowd = (
     &'static RenderEntity,
     &'static ThrongCrowd,
     Has<NotShadowCaster>,
-    Option<&'static super::cull::ThrongCull>,
+    Option<&'static super::cull_state::ThrongCull>,
     (
         Option<&'static InheritedVisibility>,
         Option<&'static RenderLayers>,
@@ -194,7 +194,7 @@ pub(crate) fn extract_crowds(
         g.seen = false;
     }
     let motion = !motion_views.is_empty();
-    let can_cull = super::cull::culling_supported(&device);
+    let can_cull = super::cull_state::culling_supported(&device);
     // Motion vectors: each crowd's transforms are copied to its previous-frame buffer by a
     // command submitted before this frame's transforms are written (queue writes land at the
     // start of the next submission, so the copy must be submitted first).
@@ -298,7 +298,7 @@ pub(crate) fn extract_crowds(
         let (Some(g), Some(rt)) = (gpus.0.get_mut(&main), crowd.runtime()) else {
             continue;
         };
-        super::appearance::extract_appearances(g, crowd, &device, &queue);
+        extract_appearances(g, crowd, &device, &queue);
         let (mut transform_bytes, mut record_bytes) = (0, 0);
         if g.instances > 0 {
             if let (Some(tb), true) = (&g.transforms, g.transforms_gen != crowd.transforms_gen) {
@@ -393,4 +393,24 @@ fn write_records(
     }
     queue.submit([copies.finish()]);
     size
+}
+
+/// Keeps crowd `g`'s appearance texture sized to its capacity and uploads `crowd`'s changes
+/// (a new texture unbinds the crowd's bind groups, which are made again).
+fn extract_appearances(
+    g: &mut CrowdGpu,
+    crowd: &ThrongCrowd,
+    device: &RenderDevice,
+    queue: &RenderQueue,
+) {
+    if g.appearances
+        .as_ref()
+        .is_none_or(|a| a.capacity != g.capacity)
+    {
+        g.appearances = Some(super::appearance::GpuAppearances::new(device, g.capacity));
+        g.bind_groups_valid = false;
+    }
+    if let Some(a) = g.appearances.as_mut() {
+        a.upload(queue, crowd.appearances().changes(), g.instances as usize);
+    }
 }

@@ -67,6 +67,7 @@ pub mod bindings;
 mod crowd_gpu;
 pub mod cull;
 pub mod cull_readback;
+mod cull_state;
 mod debug_view;
 mod draw;
 mod formats;
