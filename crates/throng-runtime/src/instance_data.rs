@@ -160,15 +160,18 @@ impl AttachedData {
         Some((self.items.swap_remove(k), self.journal.len()))
     }
 
-    /// Replays what changed since `mark` into a lent attachment and keeps it again.
-    pub fn give_back(&mut self, mut item: Box<dyn Attached>, mark: usize) {
-        for m in &self.journal[mark.min(self.journal.len())..] {
-            match *m {
-                Moved::Spawned => item.push_instance(),
-                Moved::Despawned(i) => item.swap_remove_instance(i),
+    /// Replays what changed since `mark` into a lent attachment and keeps it again, unless
+    /// data of its type was attached while it was lent (`replaced`: the newer one stays).
+    pub fn give_back(&mut self, mut item: Box<dyn Attached>, mark: usize, replaced: bool) {
+        if !replaced {
+            for m in &self.journal[mark.min(self.journal.len())..] {
+                match *m {
+                    Moved::Spawned => item.push_instance(),
+                    Moved::Despawned(i) => item.swap_remove_instance(i),
+                }
             }
+            self.items.push(item);
         }
-        self.items.push(item);
         self.lent = self.lent.saturating_sub(1);
         if self.lent == 0 {
             self.journal.clear();

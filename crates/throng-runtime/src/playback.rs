@@ -246,14 +246,16 @@ impl Runtime {
 
     /// Runs `f` with attached data of type `T` and the runtime together (e.g. a graph telling
     /// the runtime what its instances show); spawns and despawns `f` makes reach the data when
-    /// it returns. `None` without such data.
+    /// it returns (data of type `T` that `f` attaches replaces it). `None` without such data.
     pub fn with_data<T: InstanceData, R>(
         &mut self,
         f: impl FnOnce(&mut T, &mut Runtime) -> R,
     ) -> Option<R> {
         let (mut item, mark) = self.data.lend::<T>()?;
         let out = item.any_mut().downcast_mut::<T>().map(|t| f(t, self));
-        self.data.give_back(item, mark);
+        // data of the same type attached by `f` replaces the lent one
+        let replaced = self.data.get::<T>().is_some();
+        self.data.give_back(item, mark, replaced);
         out
     }
 

@@ -172,3 +172,22 @@ fn clips_are_found_by_name_and_calls_chain_until_one_is_refused() {
         ));
     }
 }
+
+/// Data of the lent type attached while it is lent replaces it (no second copy).
+#[test]
+fn data_attached_while_its_type_is_lent_replaces_the_lent_one() {
+    let mut rt = Runtime::new(Timing::Cpu, &synthetic_clips());
+    let h = rt.spawn(InstanceTransform::IDENTITY);
+    rt.attach(Labels::new(1)).expect("one per instance");
+    rt.with_data::<Labels, _>(|_, rt| {
+        let mut fresh = Labels::new(1);
+        *fresh.get_mut(0).expect("one") = 7;
+        rt.attach(fresh).expect("one per instance");
+        rt.spawn(InstanceTransform::IDENTITY);
+    });
+    let labels = rt.data::<Labels>().expect("attached");
+    assert_eq!(labels.values(), &[7, 0][..]);
+    assert_eq!(rt.detach::<Labels>().map(|l| l.instance_count()), Some(2));
+    assert!(rt.detach::<Labels>().is_none(), "one copy only");
+    assert!(rt.index(h).is_some());
+}
