@@ -16,11 +16,7 @@ const MAX_STEPS: usize = 96;
 
 fuzz_target!(|data: &[u8]| {
     let mut b = ops::Bytes::new(data);
-    let timing = if b.arg() & 1 == 0 {
-        Timing::Cpu
-    } else {
-        Timing::Gpu
-    };
+    let timing = [Timing::Cpu, Timing::Gpu][b.pick(2)];
     let table = ops::clips();
     let mut rt = Runtime::new(timing, &table);
     let mut handles: Vec<Handle> = Vec::new();

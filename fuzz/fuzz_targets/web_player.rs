@@ -34,11 +34,7 @@ fn fox() -> &'static BakedAsset {
 
 fuzz_target!(|data: &[u8]| {
     let mut b = ops::Bytes::new(data);
-    let timing = if b.arg() & 1 == 0 {
-        Timing::Cpu
-    } else {
-        Timing::Gpu
-    };
+    let timing = [Timing::Cpu, Timing::Gpu][b.pick(2)];
     let asset = fox().clone();
     let clips = asset.clips.len();
     let mut player = Player::new(asset, timing);
