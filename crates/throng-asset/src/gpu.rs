@@ -13,6 +13,7 @@
 //! | `throng::pose` | `shaders/pose.wgsl` | one palette entry's pose: base blend, then masked and additive layers |
 //! | `throng::vat` | `shaders/vat.wgsl` | one vertex's position and normal from a VAT (bindings at `G_VAT`, `B_VAT_*`) |
 //! | `throng::cull` | `shaders/cull.wgsl` | culling and LOD rules: instance boxes, frustum and shadow tests, LOD choice ([`cull`]: the tables they read) |
+//! | `throng::vertex` | `shaders/vertex.wgsl` | the vertex stream's input ([`GpuVertex`] at its locations) and its influences decoded, cut to an LOD's count |
 //! | `throng::material` | `shaders/material.wgsl` | a primitive's material slots (own material, then each variant's) and the slot an instance's variant draws ([`material`]: the slots and texture layers of a primitive) |
 //!
 //! The layouts both embeddings upload, each defined once here: [`BoneParams`],
@@ -268,6 +269,7 @@ pub fn wgsl_modules() -> Vec<Module> {
         shader!("throng::vat", "vat.wgsl"),
         shader!("throng::cull", "cull.wgsl"),
         shader!("throng::material", "material.wgsl"),
+        shader!("throng::vertex", "vertex.wgsl"),
     ]
 }
 

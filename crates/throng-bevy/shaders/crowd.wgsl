@@ -21,7 +21,8 @@
     mesh_types::MESH_FLAGS_SHADOW_RECEIVER_BIT,
     view_transformations::position_world_to_clip,
 }
-#import throng_bevy::crowd_vertex::{CrowdVertex, world_vertex, vertex_appearance}
+#import throng::vertex::VertexIn
+#import throng_bevy::crowd_vertex::{crowd_vertex, world_vertex, vertex_appearance}
 #import throng_bevy::crowd_appearance::part_clip
 #import throng::appearance::appearance_tint
 #import throng_bevy::crowd_material::{draw, material_slot, slot_uv, slot_color}
@@ -45,7 +46,8 @@ struct VertexOut {
 }
 
 @vertex
-fn vertex(v: CrowdVertex) -> VertexOut {
+fn vertex(stream: VertexIn, @builtin(instance_index) instance_index: u32, @builtin(vertex_index) vertex_index: u32) -> VertexOut {
+    let v = crowd_vertex(stream, instance_index, vertex_index);
     let placed = world_vertex(v);
     let look = vertex_appearance(v);
     var out: VertexOut;
@@ -55,7 +57,7 @@ fn vertex(v: CrowdVertex) -> VertexOut {
     out.tint = appearance_tint(look);
     out.world_normal = placed.normal;
     out.slot = material_slot(look.variant);
-    out.uv = slot_uv(out.slot, v.uv);
+    out.uv = slot_uv(out.slot, stream.uv);
     return out;
 }
 

@@ -23,7 +23,8 @@
 #ifdef MOTION_VECTOR_PREPASS
 #import bevy_pbr::prepass_bindings::previous_view_uniforms
 #endif
-#import throng_bevy::crowd_vertex::{CrowdVertex, world_vertex, vertex_appearance}
+#import throng::vertex::VertexIn
+#import throng_bevy::crowd_vertex::{crowd_vertex, world_vertex, vertex_appearance}
 #import throng_bevy::crowd_appearance::part_clip
 #ifdef MOTION
 #import throng_bevy::crowd_vertex::prev_world_position
@@ -48,7 +49,8 @@ struct PrepassOut {
 }
 
 @vertex
-fn vertex(v: CrowdVertex) -> PrepassOut {
+fn vertex(stream: VertexIn, @builtin(instance_index) instance_index: u32, @builtin(vertex_index) vertex_index: u32) -> PrepassOut {
+    let v = crowd_vertex(stream, instance_index, vertex_index);
     let placed = world_vertex(v);
     var out: PrepassOut;
     // a part the instance hides: clipped whole, so it casts no shadow and leaves no depth

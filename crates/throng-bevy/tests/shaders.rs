@@ -73,7 +73,8 @@ fn validate(module: &naga::Module, what: &str) {
 /// A vertex entry point over `throng_bevy::crowd_vertex`, as crowd.wgsl and crowd_prepass.wgsl
 /// call it: this frame's world vertex and, with MOTION, the previous frame's position.
 const CROWD_VERTEX_USER: &str = r#"
-#import throng_bevy::crowd_vertex::{CrowdVertex, world_vertex, vertex_appearance}
+#import throng::vertex::VertexIn
+#import throng_bevy::crowd_vertex::{crowd_vertex, world_vertex, vertex_appearance}
 #import throng_bevy::crowd_appearance::part_clip
 #import throng::appearance::appearance_tint
 #import throng_bevy::crowd_material::{material_slot, slot_uv}
@@ -82,14 +83,15 @@ const CROWD_VERTEX_USER: &str = r#"
 #endif
 
 @vertex
-fn vertex(v: CrowdVertex) -> @builtin(position) vec4<f32> {
+fn vertex(stream: VertexIn, @builtin(instance_index) instance_index: u32, @builtin(vertex_index) vertex_index: u32) -> @builtin(position) vec4<f32> {
+    let v = crowd_vertex(stream, instance_index, vertex_index);
     var p = world_vertex(v).position;
 #ifdef MOTION
     p += 1e-6 * prev_world_position(v);
 #endif
     let look = vertex_appearance(v);
     // the main pass's material slot and uv (crowd.wgsl)
-    p.x += 1e-6 * slot_uv(material_slot(look.variant), v.uv).x;
+    p.x += 1e-6 * slot_uv(material_slot(look.variant), stream.uv).x;
     return part_clip(look, vec4<f32>(p, 1.0) * appearance_tint(look).x);
 }
 "#;

@@ -3,6 +3,7 @@
 // instance transform), index = instance · vertex_count + vertex. Defs as the texture draw.
 
 #import throng::skin::skin_vertex
+#import throng::vertex::influences_of
 
 struct SkinInput {
     position: vec4<f32>,
@@ -10,7 +11,7 @@ struct SkinInput {
     tangent: vec4<f32>,
     joints0: vec4<u32>,
     joints1: vec4<u32>,
-    // unorm16 integers (0..65535), converted here as w / 65535.
+    // unorm16 integers (0..65535), converted as w / 65535 (throng::vertex).
     weights0: vec4<u32>,
     weights1: vec4<u32>,
 }
@@ -40,10 +41,8 @@ fn cs_skin(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let inst = i / skin_job.vertex_count;
     let v = skin_inputs[i % skin_job.vertex_count];
-    let j = array<u32, 8>(v.joints0.x, v.joints0.y, v.joints0.z, v.joints0.w, v.joints1.x, v.joints1.y, v.joints1.z, v.joints1.w);
-    let wf0 = vec4<f32>(v.weights0) / 65535.0;
-    let wf1 = vec4<f32>(v.weights1) / 65535.0;
-    let w = array<f32, 8>(wf0.x, wf0.y, wf0.z, wf0.w, wf1.x, wf1.y, wf1.z, wf1.w);
-    let s = skin_vertex(inst, j, w, v.position.xyz, v.normal.xyz, v.tangent);
+    // Every influence (8), decoded by the draws' own function.
+    let f = influences_of(v.joints0, v.joints1, v.weights0, v.weights1, 8u);
+    let s = skin_vertex(inst, f.joints, f.weights, v.position.xyz, v.normal.xyz, v.tangent);
     skin_outputs[i] = SkinOutput(vec4<f32>(s.position, 1.0), vec4<f32>(s.normal, 0.0), s.tangent);
 }

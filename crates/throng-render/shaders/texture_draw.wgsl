@@ -10,6 +10,7 @@
 #import throng_render::frame::{VsOut, frame, draw, draw_lod, draw_influences, heat, index_color}
 #import throng::instances::{instance_layers, instance_id}
 #import throng::skin::skin_vertex
+#import throng::vertex::{VertexIn, DepthVertexIn, vertex_influences, depth_vertex_influences}
 #import throng_render::debug::debug_common
 #import throng_render::mesh::{mesh_vertex, crowd_vertex, crowd_clip, mesh_fragment}
 #ifdef MOTION
@@ -18,105 +19,26 @@
 #import throng_render::mesh::{prev_clip_position, mesh_fragment_motion}
 #endif
 
-// The vertex stream (throng_asset::gpu::GpuVertex, at the locations of its ATTRIBUTES; the
-// pipeline's layouts: crate::formats). With INFLUENCES_4 every primitive has at most 4
-// influences per vertex (and every LOD uses at most 4): the second joints and weights are not
-// fetched, and the skinning below sees them as constant zeros — a software rasteriser runs
-// each influence for every lane whatever its weight, so this halves the skinning work.
-struct VertexIn {
-    @location(0) position: vec3<f32>,
-    @location(1) normal: vec3<f32>,
-    @location(2) joints0: vec4<u32>,
-    // unorm16 weights as integers, decoded here as w / 65535 exactly like the CPU decoder
-    // (throng_asset::decode::unorm16) rather than by the vertex fetch's own unorm conversion.
-    @location(4) weights0: vec4<u32>,
-    @location(6) uv: vec2<f32>,
-#ifndef INFLUENCES_4
-    @location(3) joints1: vec4<u32>,
-    @location(5) weights1: vec4<u32>,
-#endif
-}
-
-// What the shadow pass fetches of a vertex.
-struct ShadowVertexIn {
-    @location(0) position: vec3<f32>,
-    @location(2) joints0: vec4<u32>,
-    @location(4) weights0: vec4<u32>,
-#ifndef INFLUENCES_4
-    @location(3) joints1: vec4<u32>,
-    @location(5) weights1: vec4<u32>,
-#endif
-}
-
-// The second four joints and weights of a vertex (zeros with INFLUENCES_4).
-struct SecondFour {
-    joints: vec4<u32>,
-    weights: vec4<u32>,
-}
-
-fn second_four(v: ShadowVertexIn) -> SecondFour {
-#ifdef INFLUENCES_4
-    return SecondFour(vec4<u32>(0u), vec4<u32>(0u));
-#else
-    return SecondFour(v.joints1, v.weights1);
-#endif
-}
-
-// A vertex's palette indices and weights, cut to the influences its LOD uses: the strongest k
-// (weights are stored in descending order), renormalised to sum to 1.
-struct Influences {
-    j: array<u32, 8>,
-    w: array<f32, 8>,
-}
-
-// `joints1`, `weights1`: the second four (zeros with INFLUENCES_4). Every index is a constant
-// (lavapipe keeps dynamically indexed local arrays in memory, per lane).
-fn vertex_influences(joints0: vec4<u32>, joints1: vec4<u32>, weights0: vec4<u32>, weights1: vec4<u32>, lod: u32) -> Influences {
-    let j = array<u32, 8>(joints0.x, joints0.y, joints0.z, joints0.w, joints1.x, joints1.y, joints1.z, joints1.w);
-    var w0 = vec4<f32>(weights0) / 65535.0;
-    var w1 = vec4<f32>(weights1) / 65535.0;
-    let k = draw_influences(lod);
-    if (k < 8u) {
-        let in0 = vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(k);
-        let in1 = vec4<u32>(4u, 5u, 6u, 7u) < vec4<u32>(k);
-        let kept0 = select(vec4<f32>(0.0), w0, in0);
-        let kept1 = select(vec4<f32>(0.0), w1, in1);
-        let kept = dot(kept0, vec4<f32>(1.0)) + dot(kept1, vec4<f32>(1.0));
-        // A vertex whose first k weights are all 0 (not the bake's descending order) keeps
-        // all its influences rather than collapsing.
-        if (kept > 0.0) {
-            w0 = kept0 / kept;
-            w1 = kept1 / kept;
-        }
-    }
-    return Influences(j, array<f32, 8>(w0.x, w0.y, w0.z, w0.w, w1.x, w1.y, w1.z, w1.w));
-}
-
-// The main pass's vertex, as vertex_influences takes it.
-fn main_influences(v: VertexIn, lod: u32) -> Influences {
-#ifdef INFLUENCES_4
-    let zero = vec4<u32>(0u);
-    return vertex_influences(v.joints0, zero, v.weights0, zero, lod);
-#else
-    return vertex_influences(v.joints0, v.joints1, v.weights0, v.weights1, lod);
-#endif
-}
+// The vertex stream (throng::vertex: throng_asset::gpu::GpuVertex at the locations of its
+// ATTRIBUTES; the pipeline's layouts: crate::formats). With INFLUENCES_4 every primitive has at
+// most 4 influences per vertex (and every LOD uses at most 4): the second four are not fetched.
+// Each LOD skins with the strongest draw_influences(lod) of a vertex's influences.
 
 @vertex
 fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
     let inst = instance_id(instance, draw.id_base);
     let lod = draw_lod(instance);
-    let f = main_influences(v, lod);
-    let s = skin_vertex(inst, f.j, f.w, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
+    let f = vertex_influences(v, draw_influences(lod));
+    let s = skin_vertex(inst, f.joints, f.weights, v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
     var out = crowd_vertex(inst, s.position, s.normal, s.tangent, v.uv);
 #ifdef DEBUG_VIEW
     if (frame.debug.x != 0u) {
-        out.debug = debug_texture(inst, lod, f.j, f.w);
+        out.debug = debug_texture(inst, lod, f.joints, f.weights);
     }
 #endif
 #ifdef MOTION
     out.now_clip = out.clip;
-    out.prev_clip = prev_clip_position(inst, prev_skin_position(inst, f.j, f.w, v.position));
+    out.prev_clip = prev_clip_position(inst, prev_skin_position(inst, f.joints, f.weights, v.position));
 #endif
     return out;
 }
@@ -128,11 +50,10 @@ fn vs_main(v: VertexIn, @builtin(instance_index) instance: u32) -> VsOut {
 // (crate::formats::shadow_vertex_layout). Bit-identical depth: the position is computed
 // by the same operations.
 @vertex
-fn vs_shadow(v: ShadowVertexIn, @builtin(instance_index) instance: u32) -> @builtin(position) vec4<f32> {
+fn vs_shadow(v: DepthVertexIn, @builtin(instance_index) instance: u32) -> @builtin(position) vec4<f32> {
     let inst = instance_id(instance, draw.id_base);
-    let hi = second_four(v);
-    let f = vertex_influences(v.joints0, hi.joints, v.weights0, hi.weights, draw_lod(instance));
-    let s = skin_vertex(inst, f.j, f.w, v.position, vec3<f32>(0.0, 1.0, 0.0), vec4<f32>(1.0, 0.0, 0.0, 1.0));
+    let f = depth_vertex_influences(v, draw_influences(draw_lod(instance)));
+    let s = skin_vertex(inst, f.joints, f.weights, v.position, vec3<f32>(0.0, 1.0, 0.0), vec4<f32>(1.0, 0.0, 0.0, 1.0));
     return crowd_clip(inst, mesh_vertex(inst, s.position, s.normal, s.tangent, vec2<f32>(0.0)).clip);
 }
 

@@ -1,9 +1,10 @@
 //! The crowd's vertex stream, one definition for every embedding: [`GpuVertex`] (64 B,
 //! interleaved) and its attributes with their shader locations ([`GpuVertex::ATTRIBUTES`]),
 //! described without a graphics API so that throng-render (wgpu 30) and throng-bevy (Bevy's
-//! wgpu 29) each turn them into their own vertex layout in one small function. Their WGSL
-//! vertex inputs (throng-render's `texture_draw.wgsl`, throng-bevy's `crowd_vertex.wgsl`) read
-//! these locations; each crate's naga test checks them against the table.
+//! wgpu 29) each turn them into their own vertex layout in one small function. Its WGSL twin is
+//! `throng::vertex` (`shaders/vertex.wgsl`), the vertex input of both embeddings' skinned draws
+//! (throng-render's `texture_draw.wgsl`, throng-bevy's `crowd_vertex.wgsl`); each crate's naga
+//! test checks the locations it reads against the table.
 
 use glam::{Vec2, Vec3};
 
