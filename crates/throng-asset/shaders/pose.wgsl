@@ -51,6 +51,24 @@ fn overlay_amount(l: Layer, entry: u32) -> f32 {
     return l.weight * mask_weight(layer_mask(l), entry);
 }
 
+// What overlay layer `l` does to palette `entry`: how far it moves it (overlay_amount; 0: the
+// layer is skipped), the two rows it blends and the fraction between them, and whether its
+// clip is additive (the rows are a delta applied after the blend so far).
+struct Overlay {
+    amount: f32,
+    rows: vec2<u32>,
+    frac: f32,
+    additive: bool,
+}
+
+fn overlay_of(l: Layer, entry: u32) -> Overlay {
+    let a = overlay_amount(l, entry);
+    if (a == 0.0) {
+        return Overlay(0.0, vec2<u32>(0u), 0.0, false);
+    }
+    return Overlay(a, layer_rows_of(l), l.frac, clip_additive(clip_at(layer_clip(l))));
+}
+
 #ifndef DUAL_QUAT
 
 // The palette path's skin matrix of `entry`: the base layers' blend, then every overlay layer
@@ -60,18 +78,16 @@ fn overlay_amount(l: Layer, entry: u32) -> f32 {
 fn palette_joint_affine(layers: ptr<function, array<Layer, 4>>, entry: u32) -> mat3x4<f32> {
     var s = instance_joint_affine(layers, entry);
     for (var i = 0u; i < 4u; i++) {
-        let l = (*layers)[i];
-        let a = overlay_amount(l, entry);
-        if (a == 0.0) {
+        let o = overlay_of((*layers)[i], entry);
+        if (o.amount == 0.0) {
             continue;
         }
-        let rows = layer_rows_of(l);
-        let x = bone_affine(entry, rows.x) * (1.0 - l.frac) + bone_affine(entry, rows.y) * l.frac;
+        let x = bone_affine(entry, o.rows.x) * (1.0 - o.frac) + bone_affine(entry, o.rows.y) * o.frac;
         var goal = x;
-        if (clip_additive(clip_at(layer_clip(l)))) {
+        if (o.additive) {
             goal = affine_mul(s, x);
         }
-        s = s * (1.0 - a) + goal * a;
+        s = s * (1.0 - o.amount) + goal * o.amount;
     }
     return s;
 }
@@ -109,18 +125,17 @@ fn palette_joint_dq(layers: ptr<function, array<Layer, 4>>, entry: u32) -> DqAcc
     var acc: DqAcc;
     dq_add_joint(&acc, layers, entry, 1.0);
     for (var i = 0u; i < 4u; i++) {
-        let l = (*layers)[i];
-        let a = overlay_amount(l, entry);
-        if (a == 0.0) {
+        let o = overlay_of((*layers)[i], entry);
+        if (o.amount == 0.0) {
             continue;
         }
-        let rows = layer_rows_of(l);
+        let a = o.amount;
         var x: DqAcc;
-        dq_add(&x, 1.0 - l.frac, bone_rts(entry, rows.x));
-        dq_add(&x, l.frac, bone_rts(entry, rows.y));
+        dq_add(&x, 1.0 - o.frac, bone_rts(entry, o.rows.x));
+        dq_add(&x, o.frac, bone_rts(entry, o.rows.y));
         let b = unit_of(acc);
         var goal = unit_of(x);
-        if (clip_additive(clip_at(layer_clip(l)))) {
+        if (o.additive) {
             goal = dq_then(b, goal);
         }
         var next: DqAcc;
