@@ -156,24 +156,8 @@ pub fn write(input: &ExportInput<'_>) -> Result<Written, EngineExportError> {
         ("BONES", bones_name.clone()),
         ("INFLUENCES", infl_name.clone()),
         ("INFLUENCE_HEIGHT", ih.to_string()),
-        (
-            "MIN",
-            format!(
-                "{}, {}, {}",
-                lit(vat.min[0] as f64),
-                lit(vat.min[1] as f64),
-                lit(vat.min[2] as f64)
-            ),
-        ),
-        (
-            "MAX",
-            format!(
-                "{}, {}, {}",
-                lit(vat.max[0] as f64),
-                lit(vat.max[1] as f64),
-                lit(vat.max[2] as f64)
-            ),
-        ),
+        ("MIN", v3(glam::Vec3::from(vat.min))),
+        ("MAX", v3(glam::Vec3::from(vat.max))),
         ("HEIGHT", vat.layout.height.to_string()),
         ("CLIP_COUNT", clip_count.to_string()),
         ("CLIPS", clip_constants(input)),

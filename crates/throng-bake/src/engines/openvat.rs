@@ -34,6 +34,29 @@ pub fn blender_to_gltf(v: Vec3) -> Vec3 {
     Vec3::new(v.x, v.z, -v.y)
 }
 
+/// Vertices of every primitive of `asset`: a vertex texture's texels per frame.
+pub fn vertex_total(asset: &throng_asset::BakedAsset) -> u32 {
+    asset
+        .primitives
+        .iter()
+        .map(|p| p.vertex_count() as u32)
+        .sum()
+}
+
+/// A unit normal as a colour texel: each component from [−1, 1] to [0, 1], alpha 1.
+pub fn normal_texel(n: Vec3) -> [f32; 4] {
+    let c = (n + 1.0) * 0.5;
+    [c.x, c.y, c.z, 1.0]
+}
+
+/// The RGB of the texels written so far in an RGBA texture: alpha 1 marks a written texel,
+/// the padding stays 0, and only what was written may widen a remap range.
+pub fn written_texels(rgba: &[f32]) -> impl Iterator<Item = Vec3> + '_ {
+    rgba.chunks_exact(4)
+        .filter(|t| t[3] == 1.0)
+        .map(|t| Vec3::new(t[0], t[1], t[2]))
+}
+
 /// The VAT of an export: texture, remap and mesh, and where things went.
 pub struct OpenVat {
     pub layout: RowGroups,
@@ -71,11 +94,7 @@ pub fn build(
 ) -> Result<OpenVat, EngineExportError> {
     let asset = input.asset;
     let name = &input.options.name;
-    let vertices: u32 = asset
-        .primitives
-        .iter()
-        .map(|p| p.vertex_count() as u32)
-        .sum();
+    let vertices = vertex_total(asset);
     let frames_n = input.plan.total_frames();
     let max = input.options.max_texture_size;
     let layout = RowGroups::power_of_two(vertices, frames_n, true, max).ok_or_else(|| {
@@ -100,24 +119,15 @@ pub fn build(
             let d = gltf_to_blender(pose.positions[i] - rest.positions[i]);
             let (x, y) = layout.position_texel(i as u32, f);
             data[(y as usize * w + x as usize) * 4..][..4].copy_from_slice(&[d.x, d.y, d.z, 1.0]);
-            let n = gltf_to_blender(pose.normals[i]);
             let (x, y) = layout.normal_texel(i as u32, f);
-            data[(y as usize * w + x as usize) * 4..][..4].copy_from_slice(&[
-                (n.x + 1.0) * 0.5,
-                (n.y + 1.0) * 0.5,
-                (n.z + 1.0) * 0.5,
-                1.0,
-            ]);
+            data[(y as usize * w + x as usize) * 4..][..4]
+                .copy_from_slice(&normal_texel(gltf_to_blender(pose.normals[i])));
         }
         f += 1;
     })
     .map_err(input.decode_err())?;
     let top = &mut data[..w * h * 2];
-    let (min, max_v) = super::remap_range(
-        top.chunks_exact(4)
-            .filter(|t| t[3] == 1.0)
-            .map(|t| Vec3::new(t[0], t[1], t[2])),
-    );
+    let (min, max_v) = super::remap_range(written_texels(top));
     for t in top.chunks_exact_mut(4).filter(|t| t[3] == 1.0) {
         for c in 0..3 {
             t[c] = (t[c] - min[c]) / (max_v[c] - min[c]);

@@ -30,7 +30,7 @@ use serde_json::json;
 use super::frames::{self, Pose};
 use super::layout::FrameBlocks;
 use super::mesh;
-use super::openvat::unique_names;
+use super::openvat::{normal_texel, unique_names, vertex_total, written_texels};
 use super::{texture, EngineExportError, ExportInput, Written};
 
 /// glTF (metres, Y up, right-handed) to Unreal (centimetres, Z up, left-handed): `100 · (x, z, y)`.
@@ -84,25 +84,40 @@ fn animations(input: &ExportInput<'_>) -> serde_json::Value {
         .collect()
 }
 
-fn png(
+/// What an AnimToTexture export writes, under the names its parameters give them: its 16-bit
+/// RGBA PNGs, each (`{name}` + suffix, what it holds for errors, its blocks, its texels), the
+/// mesh (`{name}.glb`) and the parameters (`{name}-a2t.json`).
+fn a2t_written(
     input: &ExportInput<'_>,
-    what: &str,
-    w: u32,
-    h: u32,
-    data: Vec<u16>,
-) -> Result<Vec<u8>, EngineExportError> {
-    texture::png16(w, h, data).map_err(input.encode_err(what))
+    pngs: Vec<(&str, &str, &FrameBlocks, Vec<u16>)>,
+    glb: Vec<u8>,
+    params: &serde_json::Value,
+    notes: Vec<String>,
+) -> Result<Written, EngineExportError> {
+    let name = &input.options.name;
+    let texture = (pngs.first()).map_or((0, 0), |&(_, _, b, _)| (b.width, b.height));
+    let mut files = Vec::new();
+    for (suffix, what, blocks, texels) in pngs {
+        let bytes =
+            texture::png16(blocks.width, blocks.height, texels).map_err(input.encode_err(what))?;
+        files.push((format!("{name}{suffix}"), bytes));
+    }
+    files.push((format!("{name}.glb"), glb));
+    let json = serde_json::to_vec_pretty(params)
+        .map_err(|e| input.encode_err("the parameters")(e.to_string()))?;
+    files.push((format!("{name}-a2t.json"), json));
+    Ok(Written {
+        files,
+        texture,
+        notes,
+    })
 }
 
 /// `--format ue-a2t-vertex`.
 pub fn write_vertex(input: &ExportInput<'_>) -> Result<Written, EngineExportError> {
     let asset = input.asset;
     let name = &input.options.name;
-    let vertices: u32 = asset
-        .primitives
-        .iter()
-        .map(|p| p.vertex_count() as u32)
-        .sum();
+    let vertices = vertex_total(asset);
     let frames_n = input.plan.total_frames();
     let (w, h, r) = FrameBlocks::size(vertices, frames_n, FrameBlocks::MAX_WIDTH);
     input.too_large(
@@ -124,22 +139,13 @@ pub fn write_vertex(input: &ExportInput<'_>) -> Result<Written, EngineExportErro
             let d =
                 gltf_to_unreal_point(pose.positions[i]) - gltf_to_unreal_point(rest.positions[i]);
             pos[at..at + 4].copy_from_slice(&[d.x, d.y, d.z, 1.0]);
-            let n = gltf_to_unreal_dir(pose.normals[i]);
-            nrm[at..at + 4].copy_from_slice(&unorm4([
-                (n.x + 1.0) * 0.5,
-                (n.y + 1.0) * 0.5,
-                (n.z + 1.0) * 0.5,
-                1.0,
-            ]));
+            let n = normal_texel(gltf_to_unreal_dir(pose.normals[i]));
+            nrm[at..at + 4].copy_from_slice(&unorm4(n));
         }
         f += 1;
     })
     .map_err(input.decode_err())?;
-    let (min, size) = remap_box(
-        pos.chunks_exact(4)
-            .filter(|t| t[3] == 1.0)
-            .map(|t| Vec3::new(t[0], t[1], t[2])),
-    );
+    let (min, size) = remap_box(written_texels(&pos));
     let pos16: Vec<u16> = pos
         .chunks_exact(4)
         .flat_map(|t| {
@@ -175,45 +181,15 @@ pub fn write_vertex(input: &ExportInput<'_>) -> Result<Written, EngineExportErro
         "Animations": animations(input),
         "Units": "centimetres, Unreal axes (X forward, Y right, Z up): (x, z, y) x 100 of glTF's",
     });
-    let files = vec![
-        (
-            format!("{name}_position.png"),
-            png(
-                input,
-                "the position texture",
-                blocks.width,
-                blocks.height,
-                pos16,
-            )?,
-        ),
-        (
-            format!("{name}_normal.png"),
-            png(
-                input,
-                "the normal texture",
-                blocks.width,
-                blocks.height,
-                nrm,
-            )?,
-        ),
-        (format!("{name}.glb"), glb),
-        (format!("{name}-a2t.json"), json_bytes(input, &params)?),
+    let pngs = vec![
+        ("_position.png", "the position texture", &blocks, pos16),
+        ("_normal.png", "the normal texture", &blocks, nrm),
     ];
-    Ok(Written {
-        files,
-        texture: (blocks.width, blocks.height),
-        notes: vec![
-            format!("{vertices} vertices × {frames_n} frames, {} row(s) per frame", blocks.rows_per_frame),
-            "import the PNGs with sRGB off, compression HDR (or VectorDisplacementmap), filter Nearest, no mipmaps; set the material's parameters from the JSON".into(),
-        ],
-    })
-}
-
-fn json_bytes(
-    input: &ExportInput<'_>,
-    v: &serde_json::Value,
-) -> Result<Vec<u8>, EngineExportError> {
-    serde_json::to_vec_pretty(v).map_err(|e| input.encode_err("the parameters")(e.to_string()))
+    let notes = vec![
+        format!("{vertices} vertices × {frames_n} frames, {} row(s) per frame", blocks.rows_per_frame),
+        "import the PNGs with sRGB off, compression HDR (or VectorDisplacementmap), filter Nearest, no mipmaps; set the material's parameters from the JSON".into(),
+    ];
+    a2t_written(input, pngs, glb, &params, notes)
 }
 
 /// The mesh (glTF axes and units; Unreal's importer converts them) with `uv1` in UV channel 1.
@@ -238,11 +214,7 @@ pub fn write_bone(input: &ExportInput<'_>) -> Result<Written, EngineExportError>
     let asset = input.asset;
     let name = &input.options.name;
     let bones = asset.palette.len() as u32;
-    let vertices: u32 = asset
-        .primitives
-        .iter()
-        .map(|p| p.vertex_count() as u32)
-        .sum();
+    let vertices = vertex_total(asset);
     let frames_n = input.plan.total_frames();
     let (w, h, r) = FrameBlocks::size(bones, frames_n + 1, FrameBlocks::MAX_WIDTH);
     input.too_large("AnimToTexture bone texture", w, h, "")?;
@@ -409,43 +381,25 @@ pub fn write_bone(input: &ExportInput<'_>) -> Result<Written, EngineExportError>
             "the bake keeps more than 4 influences; bone mode keeps 4 (largest weight dropped {dropped:.3}, the rest renormalised)"
         ));
     }
-    let files = vec![
+    let pngs = vec![
         (
-            format!("{name}_bone_position.png"),
-            png(
-                input,
-                "the bone position texture",
-                blocks.width,
-                blocks.height,
-                pos16,
-            )?,
+            "_bone_position.png",
+            "the bone position texture",
+            &blocks,
+            pos16,
         ),
         (
-            format!("{name}_bone_rotation.png"),
-            png(
-                input,
-                "the bone rotation texture",
-                blocks.width,
-                blocks.height,
-                rot16,
-            )?,
+            "_bone_rotation.png",
+            "the bone rotation texture",
+            &blocks,
+            rot16,
         ),
         (
-            format!("{name}_bone_weights.png"),
-            png(
-                input,
-                "the bone weight texture",
-                wblocks.width,
-                wblocks.height,
-                weights16,
-            )?,
+            "_bone_weights.png",
+            "the bone weight texture",
+            &wblocks,
+            weights16,
         ),
-        (format!("{name}.glb"), glb),
-        (format!("{name}-a2t.json"), json_bytes(input, &params)?),
     ];
-    Ok(Written {
-        files,
-        texture: (blocks.width, blocks.height),
-        notes,
-    })
+    a2t_written(input, pngs, glb, &params, notes)
 }
