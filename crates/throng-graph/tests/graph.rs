@@ -2,11 +2,12 @@
 //! across thread counts, and the example graphs against the assets they name.
 
 mod common;
+mod scenario_crowd;
 
 use std::path::PathBuf;
 use throng_runtime::PlaybackControl;
 
-use common::{scenario_clips, scenario_graph, Rng, SCENARIO};
+use common::{Rng, SCENARIO};
 use throng_asset::{ClipInfo, LoopMode};
 use throng_graph::file::MotionFile;
 use throng_graph::{
@@ -315,33 +316,12 @@ fn any_thread_count_gives_the_same_records() {
             .build()
             .unwrap();
         pool.install(|| {
-            let g = scenario_graph();
-            let clips = scenario_clips();
-            let n = 3 * throng_graph::CHUNK + 17;
-            let mut crowd = GraphCrowd::new(g.clone(), &clips, n).expect("graph crowd");
-            let ps: Vec<_> = g
-                .parameters()
-                .iter()
-                .map(|p| crowd.param_any(p.name()).unwrap())
-                .collect();
+            let (mut crowd, ps) = scenario_crowd::crowd(3 * throng_graph::CHUNK + 17);
             let mut rng = Rng(5);
             let mut out = Vec::new();
             for _ in 0..60 {
                 for _ in 0..200 {
-                    let i = rng.below(n as u64) as usize;
-                    let p = ps[rng.below(ps.len() as u64) as usize];
-                    let _ = match p.kind() {
-                        throng_graph::ParamKind::Float => {
-                            crowd.set_float(i, p.typed().unwrap(), rng.unit() as f32 * 3.0)
-                        }
-                        throng_graph::ParamKind::Int => {
-                            crowd.set_int(i, p.typed().unwrap(), rng.below(3) as i32)
-                        }
-                        throng_graph::ParamKind::Bool => {
-                            crowd.set_bool(i, p.typed().unwrap(), rng.below(2) == 0)
-                        }
-                        throng_graph::ParamKind::Trigger => crowd.fire(i, p.typed().unwrap()),
-                    };
+                    scenario_crowd::change(&mut crowd, &ps, &mut rng);
                 }
                 crowd.step(1.0 / 60.0);
                 out.extend_from_slice(bytemuck::cast_slice::<_, u8>(crowd.records()));
@@ -442,18 +422,30 @@ fn assets() -> Option<PathBuf> {
     }
 }
 
-fn bake(model: &throng_anim::Model, name: &str) -> Vec<ClipInfo> {
+/// The example graph `file` over the clips of `model` baked (as the source `name`), which must
+/// lint clean, on a crowd of one; and a clip's index by name, as [`dominant_after`] names clips.
+fn example_crowd(
+    model: &throng_anim::Model,
+    name: &str,
+    file: &str,
+) -> (GraphCrowd, impl Fn(&str) -> String) {
     let options = throng_bake::BakeOptions {
         source_name: name.into(),
         ..Default::default()
     };
-    throng_bake::bake(model, &options).expect("bake").0.clips
-}
-
-fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    let table = throng_bake::bake(model, &options).expect("bake").0.clips;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("graphs")
-        .join(name)
+        .join(file);
+    let graph = Graph::load(&path, &table).expect(file);
+    assert!(
+        throng_graph::lint(&graph).is_empty(),
+        "{file}: {:?}",
+        throng_graph::lint(&graph)
+    );
+    let crowd = GraphCrowd::new(graph, &table, 1).expect("graph crowd");
+    let idx = move |n: &str| table.iter().position(|c| c.name == n).unwrap().to_string();
+    (crowd, idx)
 }
 
 /// Sets `speed` on instance 0 and steps 2 s; returns the clips shown with weight ≥ 0.5.
@@ -477,15 +469,7 @@ fn dominant_after(crowd: &mut GraphCrowd, speed: f32) -> Vec<String> {
 fn fox_locomotion_example_walks_and_runs_by_speed() {
     let Some(dir) = assets() else { return };
     let model = throng_gltf::import(&dir.join("Fox.glb")).expect("import Fox");
-    let table = bake(&model, "Fox.glb");
-    let graph = Graph::load(&example("fox-locomotion.json"), &table).expect("fox graph");
-    assert!(
-        throng_graph::lint(&graph).is_empty(),
-        "{:?}",
-        throng_graph::lint(&graph)
-    );
-    let idx = |n: &str| table.iter().position(|c| c.name == n).unwrap().to_string();
-    let mut crowd = GraphCrowd::new(graph, &table, 1).expect("graph crowd");
+    let (mut crowd, idx) = example_crowd(&model, "Fox.glb", "fox-locomotion.json");
     assert_eq!(dominant_after(&mut crowd, 0.0), [idx("Survey")]);
     assert_eq!(dominant_after(&mut crowd, 1.0), [idx("Walk")]);
     assert_eq!(dominant_after(&mut crowd, 4.0), [idx("Run")]);
@@ -510,15 +494,7 @@ fn fox_locomotion_example_walks_and_runs_by_speed() {
 fn demo_fox_example_walks_runs_and_sits() {
     let glb = throng_demo::demo_glb();
     let model = throng_gltf::import_slice(&glb, None, "throng-demo-fox.glb").expect("import");
-    let table = bake(&model, "throng-demo-fox.glb");
-    let graph = Graph::load(&example("demo-fox-locomotion.json"), &table).expect("demo graph");
-    assert!(
-        throng_graph::lint(&graph).is_empty(),
-        "{:?}",
-        throng_graph::lint(&graph)
-    );
-    let idx = |n: &str| table.iter().position(|c| c.name == n).unwrap().to_string();
-    let mut crowd = GraphCrowd::new(graph, &table, 1).expect("graph crowd");
+    let (mut crowd, idx) = example_crowd(&model, "throng-demo-fox.glb", "demo-fox-locomotion.json");
     assert_eq!(dominant_after(&mut crowd, 0.0), [idx("idle")]);
     assert_eq!(dominant_after(&mut crowd, 1.0), [idx("walk")]);
     assert_eq!(dominant_after(&mut crowd, 3.0), [idx("run")]);

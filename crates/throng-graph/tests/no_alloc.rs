@@ -2,12 +2,13 @@
 //! global allocator over steps of the randomised scenario (every state and transition kind).
 
 mod common;
+mod scenario_crowd;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{scenario_clips, scenario_graph, Rng};
-use throng_graph::{GraphCrowd, ParamKind};
+use common::Rng;
+use throng_graph::GraphCrowd;
 
 struct Counting;
 
@@ -36,26 +37,12 @@ static GLOBAL: Counting = Counting;
 
 #[test]
 fn steps_allocate_nothing_after_warm_up() {
-    let g = scenario_graph();
-    let clips = scenario_clips();
     let n = 20_000;
-    let mut crowd = GraphCrowd::new(g.clone(), &clips, n).expect("graph crowd");
-    let ps: Vec<_> = g
-        .parameters()
-        .iter()
-        .map(|p| crowd.param_any(p.name()).unwrap())
-        .collect();
+    let (mut crowd, ps) = scenario_crowd::crowd(n);
     let mut rng = Rng(3);
     let frame = |crowd: &mut GraphCrowd, rng: &mut Rng| {
         for _ in 0..n / 50 {
-            let i = rng.below(n as u64) as usize;
-            let p = ps[rng.below(ps.len() as u64) as usize];
-            let _ = match p.kind() {
-                ParamKind::Float => crowd.set_float(i, p.typed().unwrap(), rng.unit() as f32 * 3.0),
-                ParamKind::Int => crowd.set_int(i, p.typed().unwrap(), rng.below(3) as i32),
-                ParamKind::Bool => crowd.set_bool(i, p.typed().unwrap(), rng.below(4) != 0),
-                ParamKind::Trigger => crowd.fire(i, p.typed().unwrap()),
-            };
+            scenario_crowd::change(crowd, &ps, rng);
         }
         crowd.step(1.0 / 60.0);
     };
