@@ -98,17 +98,15 @@ fn run(
     let mut live: Vec<Handle> = (0..n)
         .map(|_| rt.spawn(InstanceTransform::IDENTITY))
         .collect();
-    let changes = (n / 100).max(1);
-    let churn = (n / 1000).max(1);
-    let mut warm = 0;
-    for f in 0..frames {
+    let (changes, churn) = per_frame(n);
+    let (warm, end) = play_frames(frames, || {
         for _ in 0..churn {
-            let i = (rng.next_u64() % live.len() as u64) as usize;
+            let i = pick(&mut rng, live.len());
             rt.despawn(live.swap_remove(i)).expect("a live handle");
             live.push(rt.spawn(InstanceTransform::IDENTITY));
         }
         for _ in 0..changes {
-            let h = live[(rng.next_u64() % live.len() as u64) as usize];
+            let h = live[pick(&mut rng, live.len())];
             // errors (a NaN speed, an overlay without a mask) are answers, not failures
             let _ = rt.command(h, command(&mut rng, clips.len()));
         }
@@ -121,13 +119,47 @@ fn run(
         rt.update(dt);
         rt.clear_changes();
         assert!(rt.time().is_finite());
+    });
+    // `end` was taken before the copy of the records, which is not the runtime's
+    (rt.records().bytes().to_vec(), warm, end)
+}
+
+/// Changes and churn (despawn + spawn) a frame for a crowd of `n`: 1 % and 0.1 % of it.
+fn per_frame(n: usize) -> (usize, usize) {
+    ((n / 100).max(1), (n / 1000).max(1))
+}
+
+/// An index below `len` from the stream.
+fn pick(rng: &mut SplitMix64, len: usize) -> usize {
+    (rng.next_u64() % len as u64) as usize
+}
+
+/// Plays `frames` frames of `frame`; returns the resident memory after the warm-up (a tenth
+/// of the frames) and at the end.
+fn play_frames(frames: usize, mut frame: impl FnMut()) -> (u64, u64) {
+    let mut warm = 0;
+    for f in 0..frames {
+        frame();
         if f + 1 == frames / 10 {
             warm = rss();
         }
     }
-    // before the copy of the records, which is not the runtime's
-    let end = rss();
-    (rt.records().bytes().to_vec(), warm, end)
+    (warm, rss())
+}
+
+/// Runs `run` (records, resident memory after the warm-up and at the end) twice: the memory
+/// of the first run must hold, and the replay's records equal its records.
+fn soak_and_replay(what: &str, run: impl Fn() -> (Vec<u8>, u64, u64)) {
+    let start = std::time::Instant::now();
+    let (records, warm, end) = run();
+    let took = start.elapsed();
+    check_memory(what, warm, end);
+    let (replay, _, _) = run();
+    assert!(records == replay, "{what}: the replay's records differ");
+    eprintln!(
+        "{what}: {:.1} s for the run, replay equal",
+        took.as_secs_f64()
+    );
 }
 
 fn check_memory(what: &str, warm: u64, end: u64) {
@@ -150,22 +182,16 @@ fn crowds_survive_a_long_stream_of_random_commands_in_both_timings_and_a_graph()
     let frames = size("THRONG_SOAK_FRAMES", 100_000).max(10);
     let clips = synthetic_clips();
     for timing in [Timing::Cpu, Timing::Gpu] {
-        let start = std::time::Instant::now();
-        let (records, warm, end) = run(timing, &clips, n, frames, 52);
-        let took = start.elapsed();
-        check_memory(
+        soak_and_replay(
             &format!("{timing:?}-timed, {n} instances × {frames} frames"),
-            warm,
-            end,
-        );
-        let (replay, _, _) = run(timing, &clips, n, frames, 52);
-        assert!(records == replay, "{timing:?}: the replay's records differ");
-        eprintln!(
-            "{timing:?}-timed: {:.1} s for the run, replay equal",
-            took.as_secs_f64()
+            || run(timing, &clips, n, frames, 52),
         );
     }
-    graph_crowd_soak(n, frames);
+    // the graph crowd in the same test, so that the process's resident memory is one crowd's
+    soak_and_replay(
+        &format!("graph crowd, {n} instances × {frames} frames"),
+        || run_graph(n, frames, 52),
+    );
 }
 
 fn fox_clips() -> Vec<ClipInfo> {
@@ -190,19 +216,16 @@ fn run_graph(n: usize, frames: usize, seed: u64) -> (Vec<u8>, u64, u64) {
         .map(|p| crowd.param_any(p.name()).expect("declared"))
         .collect();
     let mut rng = SplitMix64(seed);
-    let changes = (n / 100).max(1);
-    let churn = (n / 1000).max(1);
-    let mut warm = 0;
-    for f in 0..frames {
+    let (changes, churn) = per_frame(n);
+    let (warm, end) = play_frames(frames, || {
         for _ in 0..churn {
-            let i = (rng.next_u64() % crowd.len() as u64) as usize;
-            crowd.swap_remove(i);
+            crowd.swap_remove(pick(&mut rng, crowd.len()));
             crowd.resize(crowd.len() + 1);
         }
         for _ in 0..changes {
-            let i = (rng.next_u64() % crowd.len() as u64) as usize;
-            let p = params[(rng.next_u64() % params.len() as u64) as usize];
-            let v = SPEEDS[(rng.next_u64() % 8) as usize] * rng.unit() as f32;
+            let i = pick(&mut rng, crowd.len());
+            let p = params[pick(&mut rng, params.len())];
+            let v = SPEEDS[pick(&mut rng, SPEEDS.len())] * rng.unit() as f32;
             let _ = match p.kind() {
                 ParamKind::Float => crowd.set_float(i, p.typed().unwrap(), v),
                 ParamKind::Int => crowd.set_int(i, p.typed().unwrap(), v as i32),
@@ -211,29 +234,6 @@ fn run_graph(n: usize, frames: usize, seed: u64) -> (Vec<u8>, u64, u64) {
             };
         }
         crowd.step(1.0 / 60.0);
-        if f + 1 == frames / 10 {
-            warm = rss();
-        }
-    }
-    let end = rss();
+    });
     (bytemuck::cast_slice(crowd.records()).to_vec(), warm, end)
-}
-
-/// The graph crowd's part of the soak (the runtime's test calls it: one test, so that the
-/// process's resident memory is one crowd's).
-fn graph_crowd_soak(n: usize, frames: usize) {
-    let start = std::time::Instant::now();
-    let (records, warm, end) = run_graph(n, frames, 52);
-    let took = start.elapsed();
-    check_memory(
-        &format!("graph crowd, {n} instances × {frames} frames"),
-        warm,
-        end,
-    );
-    let (replay, _, _) = run_graph(n, frames, 52);
-    assert!(records == replay, "the graph crowd's replay differs");
-    eprintln!(
-        "graph crowd: {:.1} s for the run, replay equal",
-        took.as_secs_f64()
-    );
 }
