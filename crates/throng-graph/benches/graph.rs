@@ -15,7 +15,7 @@ use std::time::Duration;
 use throng_asset::ClipInfo;
 use throng_contract::Timing;
 use throng_graph::drive_gpu;
-use throng_graph::{Graph, GraphCrowd};
+use throng_graph::{kind, Graph, GraphCrowd, ParamId};
 use throng_runtime::PlaybackControl;
 use throng_runtime::{ClipId, CpuRuntime, InstanceTransform, PlayOptions, Runtime};
 
@@ -56,16 +56,49 @@ fn speed(rng: &mut Rng) -> f32 {
     }
 }
 
-fn bench(c: &mut Criterion) {
-    let n: usize = std::env::var("THRONG_GRAPH_BENCH_N")
+/// Instances (`THRONG_GRAPH_BENCH_N`, default 1,000,000).
+fn instances() -> usize {
+    std::env::var("THRONG_GRAPH_BENCH_N")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000);
-    let changes = n / 100;
-    let table = clips();
+        .unwrap_or(1_000_000)
+}
+
+/// The built-in fox's locomotion graph on `table`.
+fn locomotion(table: &[ClipInfo]) -> Graph {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphs/demo-fox-locomotion.json");
-    let graph = Graph::load(&path, &table).expect("graph");
+    Graph::load(&path, table).expect("graph")
+}
+
+/// `changes` random instances of the `n` get a new speed: a frame's parameter changes.
+fn change_speeds(crowd: &mut GraphCrowd, p: ParamId<kind::Float>, rng: &mut Rng, changes: usize) {
+    let n = crowd.len() as u64;
+    for _ in 0..changes {
+        let i = (rng.next() % n) as usize;
+        let v = speed(rng);
+        crowd.set_float(i, p, v).expect("set");
+    }
+}
+
+/// Wall time of `f`, milliseconds.
+fn ms(f: impl FnOnce()) -> f64 {
+    let t = std::time::Instant::now();
+    f();
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// The middle value (sorts `v`).
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn bench(c: &mut Criterion) {
+    let n = instances();
+    let changes = n / 100;
+    let table = clips();
+    let graph = locomotion(&table);
     let idx = |name: &str| table.iter().position(|c| c.name == name).expect("clip");
     let (idle, walk, run) = (idx("idle"), idx("walk"), idx("run"));
 
@@ -106,27 +139,26 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(8));
     g.warm_up_time(Duration::from_secs(2));
+    // a frame of each: the same parameter changes (the same seed), given as each can take them
+    let graph_frame = |crowd: &mut GraphCrowd, rng: &mut Rng| {
+        change_speeds(crowd, p, rng, changes);
+        crowd.step(DT);
+    };
+    let plain_frame = |rt: &mut CpuRuntime, rng: &mut Rng| {
+        for _ in 0..changes {
+            let i = (rng.next() % n as u64) as usize;
+            let v = speed(rng);
+            play(rt, i, v);
+        }
+        rt.update(DT);
+    };
     let mut rng_g = Rng(7);
     g.bench_function("graph_step", |b| {
-        b.iter(|| {
-            for _ in 0..changes {
-                let i = (rng_g.next() % n as u64) as usize;
-                let v = speed(&mut rng_g);
-                crowd.set_float(i, p, v).expect("set");
-            }
-            crowd.step(DT);
-        })
+        b.iter(|| graph_frame(&mut crowd, &mut rng_g))
     });
     let mut rng_r = Rng(7);
     g.bench_function("plain_runtime", |b| {
-        b.iter(|| {
-            for _ in 0..changes {
-                let i = (rng_r.next() % n as u64) as usize;
-                let v = speed(&mut rng_r);
-                play(&mut rt, i, v);
-            }
-            rt.update(DT);
-        })
+        b.iter(|| plain_frame(&mut rt, &mut rng_r))
     });
     // the same frames without parameter changes or commands: the per-frame floor of each
     g.bench_function("graph_step_unchanged", |b| b.iter(|| crowd.step(DT)));
@@ -140,8 +172,7 @@ fn bench(c: &mut Criterion) {
             c
         })
         .collect();
-    let mut crowd0 = GraphCrowd::new(Graph::load(&path, &quiet).expect("graph"), &quiet, n)
-        .expect("graph crowd");
+    let mut crowd0 = GraphCrowd::new(locomotion(&quiet), &quiet, n).expect("graph crowd");
     let mut rng = Rng(31);
     crowd0.set_all(p, |_| speed(&mut rng)).expect("speeds");
     for _ in 0..120 {
@@ -155,30 +186,9 @@ fn bench(c: &mut Criterion) {
     let (mut t0, mut ratio0, mut cost) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..pairs {
         let mut rng_q = rng_g.clone();
-        let t = std::time::Instant::now();
-        for _ in 0..changes {
-            let i = (rng_q.next() % n as u64) as usize;
-            let v = speed(&mut rng_q);
-            crowd0.set_float(i, p, v).expect("set");
-        }
-        crowd0.step(DT);
-        let q = t.elapsed().as_secs_f64() * 1e3;
-        let t = std::time::Instant::now();
-        for _ in 0..changes {
-            let i = (rng_g.next() % n as u64) as usize;
-            let v = speed(&mut rng_g);
-            crowd.set_float(i, p, v).expect("set");
-        }
-        crowd.step(DT);
-        let a = t.elapsed().as_secs_f64() * 1e3;
-        let t = std::time::Instant::now();
-        for _ in 0..changes {
-            let i = (rng_r.next() % n as u64) as usize;
-            let v = speed(&mut rng_r);
-            play(&mut rt, i, v);
-        }
-        rt.update(DT);
-        let b = t.elapsed().as_secs_f64() * 1e3;
+        let q = ms(|| graph_frame(&mut crowd0, &mut rng_q));
+        let a = ms(|| graph_frame(&mut crowd, &mut rng_g));
+        let b = ms(|| plain_frame(&mut rt, &mut rng_r));
         tg.push(a);
         tp.push(b);
         ratio.push(a / b);
@@ -186,10 +196,6 @@ fn bench(c: &mut Criterion) {
         ratio0.push(q / b);
         cost.push(a / q);
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     let (mg, mp, mr) = (median(&mut tg), median(&mut tp), median(&mut ratio));
     let (m0, mr0, mc) = (median(&mut t0), median(&mut ratio0), median(&mut cost));
     println!(
@@ -219,15 +225,10 @@ fn bench_gpu_timed(_: &mut Criterion) {
     if std::env::var("THRONG_GRAPH_BENCH_GPU").is_ok_and(|v| v == "0") {
         return;
     }
-    let n: usize = std::env::var("THRONG_GRAPH_BENCH_N")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1_000_000);
+    let n = instances();
     let changes = n / 100;
     let table = clips();
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphs/demo-fox-locomotion.json");
-    let graph = Graph::load(&path, &table).expect("graph");
+    let graph = locomotion(&table);
     let mut crowd = GraphCrowd::new(graph, &table, n).expect("graph crowd");
     let p = crowd.param("speed").expect("speed");
     let mut rng = Rng(31);
@@ -255,37 +256,29 @@ fn bench_gpu_timed(_: &mut Criterion) {
     let (mut tg, mut tp, mut ratio, mut told) = (Vec::new(), Vec::new(), Vec::new(), 0);
     let pairs = 20;
     for f in 0..pairs {
-        let t = std::time::Instant::now();
-        for _ in 0..changes {
-            let i = (rng.next() % n as u64) as usize;
-            let v = speed(&mut rng);
-            crowd.set_float(i, p, v).expect("set");
-        }
-        crowd.step_states(DT);
-        rt.update(DT);
-        told += drive_gpu(&crowd, &mut rt, &handles).expect("drive");
-        rt.clear_changes();
-        let a = t.elapsed().as_secs_f64() * 1e3;
-        let t = std::time::Instant::now();
-        for _ in 0..changes {
-            let i = (rng.next() % n as u64) as usize;
-            let clip = (f + i) % table.len();
-            plain
-                .instance(plain_handles[i])
-                .crossfade(ClipId::new(clip), 0.25)
-                .expect("crossfade");
-        }
-        plain.update(DT);
-        plain.clear_changes();
-        let b = t.elapsed().as_secs_f64() * 1e3;
+        let a = ms(|| {
+            change_speeds(&mut crowd, p, &mut rng, changes);
+            crowd.step_states(DT);
+            rt.update(DT);
+            told += drive_gpu(&crowd, &mut rt, &handles).expect("drive");
+            rt.clear_changes();
+        });
+        let b = ms(|| {
+            for _ in 0..changes {
+                let i = (rng.next() % n as u64) as usize;
+                let clip = (f + i) % table.len();
+                plain
+                    .instance(plain_handles[i])
+                    .crossfade(ClipId::new(clip), 0.25)
+                    .expect("crossfade");
+            }
+            plain.update(DT);
+            plain.clear_changes();
+        });
         tg.push(a);
         tp.push(b);
         ratio.push(a / b);
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     let (mg, mp, mr) = (median(&mut tg), median(&mut tp), median(&mut ratio));
     println!(
         "GPU-timed, paired {pairs} frames, {n} instances, {changes} parameter changes a frame \
