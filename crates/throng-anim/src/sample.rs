@@ -326,6 +326,30 @@ impl Poser {
         &self.model_space
     }
 
+    /// The last [`Poser::pose`] with node `node`'s local transform followed by `turn` (in the
+    /// node's own frame), its descendants carried along: a procedural touch on a sampled pose,
+    /// such as a head looking around. Each call starts again from the sampled pose (turns do
+    /// not add up); a node past the model's, or one a [`Poser::of_nodes`] does not pose, moves
+    /// nothing.
+    pub fn turn_local(&mut self, model: &Model, node: usize, turn: Mat4) -> &[Mat4] {
+        let turned = |n: usize, local: Mat4| if n == node { local * turn } else { local };
+        match &self.only {
+            None => {
+                let locals = &self.locals;
+                let local = |_: usize, n: usize| turned(n, locals[n]);
+                compose(model, &model.eval_order, local, &mut self.model_space);
+            }
+            Some(only) => {
+                let (trs, touched) = (&self.trs, &self.touched);
+                let local = |k: usize, n: usize| {
+                    turned(n, local_matrix(&model.nodes[n].local, &trs[k], touched[k]))
+                };
+                compose(model, &only.order, local, &mut self.model_space);
+            }
+        }
+        &self.model_space
+    }
+
     /// Model-space transforms from the last [`Poser::pose`].
     pub fn model_space(&self) -> &[Mat4] {
         &self.model_space
@@ -375,6 +399,39 @@ mod tests {
         // p = 0 + 0.125·2·1 + 0.5·1 + (-0.125)·2·(-1) = 0.25 + 0.5 + 0.25 = 1.0
         let p = sample_vec3(Interpolation::CubicSpline, &times, &v, 1.0);
         assert!((p - Vec3::ONE).abs().max_element() < 1e-6, "{p}");
+    }
+
+    /// A turn of the middle node of a chain root → 1 m up → 1 m up moves the tip about the
+    /// middle (whole-model and subset posers alike), leaves the root, and does not add up.
+    #[test]
+    fn a_turned_local_carries_its_descendants() {
+        let node = |parent: Option<usize>, y: f32| crate::model::Node {
+            name: None,
+            parent,
+            children: Vec::new(),
+            local: LocalTransform::Matrix(Mat4::from_translation(Vec3::new(0.0, y, 0.0))),
+            mesh: None,
+            skin: None,
+        };
+        let model = Model {
+            nodes: vec![node(None, 0.0), node(Some(0), 1.0), node(Some(1), 1.0)],
+            eval_order: vec![0, 1, 2],
+            ..Default::default()
+        };
+        let turn = Mat4::from_rotation_z(std::f32::consts::FRAC_PI_2);
+        for mut poser in [Poser::new(&model), Poser::of_nodes(&model, [2])] {
+            poser.pose(&model, None, 0.0);
+            for _ in 0..2 {
+                let m = poser.turn_local(&model, 1, turn);
+                assert_eq!(m[0].w_axis.truncate(), Vec3::ZERO);
+                assert_eq!(m[1].w_axis.truncate(), Vec3::new(0.0, 1.0, 0.0));
+                let tip = m[2].w_axis.truncate();
+                assert!((tip - Vec3::new(-1.0, 1.0, 0.0)).length() < 1e-6, "{tip}");
+            }
+            // a node that is not there moves nothing
+            let m = poser.turn_local(&model, 7, turn);
+            assert_eq!(m[2].w_axis.truncate(), Vec3::new(0.0, 2.0, 0.0));
+        }
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::error::Error;
 use std::path::PathBuf;
 
 use glam::{Mat4, Vec3};
-use throng_anim::{locals_to_model, sample_locals, Model, Trs};
+use throng_anim::{Model, Poser};
 use throng_asset::{BakedAsset, LoopMode};
 use throng_render::{Crowd, LivePose, RenderOptions, Renderer, SkinMatrix, SkinPath};
 use throng_runtime::{ClipId, InstanceTransform, PlayOptions, Runtime, Timing};
@@ -99,59 +99,31 @@ fn head_node(model: &Model, asset: &BakedAsset) -> Option<usize> {
         .or_else(|| asset.palette.last().map(|e| e.node))
 }
 
-/// Poses the source model on the CPU: `clip` at `time`, the head turned by `turn` about the
-/// model's up axis, then one skin matrix per baked palette entry (`W_j · IBM_j`).
-struct HeroPoser {
-    trs: Vec<Trs>,
-    touched: Vec<bool>,
-    locals: Vec<Mat4>,
-    world: Vec<Mat4>,
-}
-
-impl HeroPoser {
-    fn new(model: &Model) -> HeroPoser {
-        let n = model.nodes.len();
-        HeroPoser {
-            trs: vec![Trs::IDENTITY; n],
-            touched: vec![false; n],
-            locals: vec![Mat4::IDENTITY; n],
-            world: vec![Mat4::IDENTITY; n],
-        }
+/// Poses the source model on the CPU with throng-anim's [`Poser`]: `clip` at `time`, the head
+/// turned by `turn` about the model's up axis, then one skin matrix per baked palette entry
+/// (`W_j · IBM_j`).
+fn pose_hero(
+    poser: &mut Poser,
+    (model, asset): (&Model, &BakedAsset),
+    clip: Option<usize>,
+    time: f32,
+    (head, turn): (Option<usize>, f32),
+    out: &mut Vec<SkinMatrix>,
+) {
+    let mut world = poser.pose(model, clip, time);
+    if let Some(h) = head.filter(|&h| h < world.len()) {
+        // The model's up axis in the head's own frame: turning about it looks around.
+        let axis = world[h]
+            .inverse()
+            .transform_vector3(Vec3::Y)
+            .normalize_or(Vec3::Y);
+        world = poser.turn_local(model, h, Mat4::from_axis_angle(axis, turn));
     }
-
-    fn pose(
-        &mut self,
-        (model, asset): (&Model, &BakedAsset),
-        clip: Option<usize>,
-        time: f32,
-        (head, turn): (Option<usize>, f32),
-        out: &mut Vec<SkinMatrix>,
-    ) {
-        let clip = clip.and_then(|c| model.clips.get(c));
-        sample_locals(
-            model,
-            clip,
-            time,
-            &mut self.trs,
-            &mut self.touched,
-            &mut self.locals,
-        );
-        locals_to_model(model, &self.locals, &mut self.world);
-        if let Some(h) = head {
-            // The model's up axis in the head's own frame: turning about it looks around.
-            let axis = self.world[h]
-                .inverse()
-                .transform_vector3(Vec3::Y)
-                .normalize_or(Vec3::Y);
-            self.locals[h] *= Mat4::from_axis_angle(axis, turn);
-            locals_to_model(model, &self.locals, &mut self.world);
-        }
-        out.clear();
-        out.extend(asset.palette.iter().map(|e| {
-            let w = self.world.get(e.node).copied().unwrap_or(Mat4::IDENTITY);
-            SkinMatrix::from_mat4(&(w * e.inverse_bind_matrix))
-        }));
-    }
+    out.clear();
+    out.extend(asset.palette.iter().map(|e| {
+        let w = world.get(e.node).copied().unwrap_or(Mat4::IDENTITY);
+        SkinMatrix::from_mat4(&(w * e.inverse_bind_matrix))
+    }));
 }
 
 fn main() -> Result<()> {
@@ -233,7 +205,7 @@ fn main() -> Result<()> {
         camera,
         ..Default::default()
     };
-    let mut poser = HeroPoser::new(&model);
+    let mut poser = Poser::new(&model);
     let mut matrices: Vec<Vec<SkinMatrix>> = vec![vec![]; heroes.len()];
     let mut image = None;
     for f in 0..args.frames {
@@ -249,7 +221,8 @@ fn main() -> Result<()> {
             let t = if duration > 0.0 { t % duration } else { 0.0 };
             // A look around: each hero turns its head on its own phase.
             let turn = TURN * (now as f32 * 1.7 + k as f32 * 2.1).sin();
-            poser.pose(
+            pose_hero(
+                &mut poser,
                 (&model, &asset),
                 clip.and_then(source_clip),
                 t as f32,
