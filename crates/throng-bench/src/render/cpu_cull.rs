@@ -12,7 +12,7 @@ use std::time::Instant;
 use throng_render::{Crowd, Playback, RenderOptions, Renderer, Timing};
 use throng_runtime::crowd;
 
-use super::field::{field_asset, field_camera, median};
+use super::field::{field_asset, field_camera, field_scale, median};
 use super::{bench_assignments, load_asset, RenderBenchOptions};
 
 /// What the CPU culling benchmark measures.
@@ -57,13 +57,7 @@ pub fn run(options: &RenderBenchOptions, c: &CpuCullOptions) -> anyhow::Result<R
     let (asset, name) = load_asset(field_asset(options).as_deref(), None, &c.lods)?;
     let mut renderer = Renderer::new().context("creating a GPU device")?;
     let gpu_asset = renderer.upload(&asset)?;
-    let bounds = asset.pose_bounds();
-    let s = crowd::spacing(&bounds);
-    let height = if bounds.is_empty() {
-        1.0
-    } else {
-        bounds.max.y - bounds.min.y
-    };
+    let (s, height) = field_scale(&asset);
     let transforms = crowd::grid(n, s);
     let assignments = bench_assignments(&asset, n as usize);
     let mut player = crowd::new_runtime(

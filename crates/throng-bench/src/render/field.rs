@@ -129,6 +129,18 @@ struct OcclusionFigures {
     pixels_differing: f64,
 }
 
+/// The spacing of a field of `asset`'s instances (the runtime's grid for its posed bounds)
+/// and the model's height (1 without bounds), as [`field_camera`] takes them.
+pub(crate) fn field_scale(asset: &BakedAsset) -> (f32, f32) {
+    let bounds = asset.pose_bounds();
+    let height = if bounds.is_empty() {
+        1.0
+    } else {
+        bounds.max.y - bounds.min.y
+    };
+    (crowd::spacing(&bounds), height)
+}
+
 /// The camera of a field of `n` instances `s` apart (the runtime's square grid, centred on the
 /// origin) of a model `height` tall: at the middle of the −Z edge, `eye` heights up, looking
 /// across the field at a point a third of the way in (on the ground); far plane at 0.56 × the
@@ -402,13 +414,7 @@ pub fn run(options: &RenderBenchOptions, field: &FieldOptions) -> anyhow::Result
     }
     let mut renderer = Renderer::new().context("creating a GPU device")?;
     let gpu_asset = renderer.upload(&asset)?;
-    let bounds = asset.pose_bounds();
-    let s = crowd::spacing(&bounds);
-    let height = if bounds.is_empty() {
-        1.0
-    } else {
-        bounds.max.y - bounds.min.y
-    };
+    let (s, height) = field_scale(&asset);
     let (w, h) = options.size;
     let target = encode_target(&renderer, w, h);
     let base = RenderOptions {
