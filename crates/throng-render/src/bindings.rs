@@ -23,7 +23,7 @@ pub mod group {
         /// A primitive's vertex animation textures (VAT draws).
         VAT = 2;
         /// The per-draw uniform (dynamic offset), the crowd's appearances and, in the main pass,
-    /// the shadow map.
+        /// the shadow map.
         DRAW = 3;
         /// Where the contract's `throng::playback` finds the frame-time table: beside the
         /// clip table, in group 0.

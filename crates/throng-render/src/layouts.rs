@@ -1,5 +1,9 @@
 //! Bind group layouts of the programs, with the binding numbers of [`crate::bindings`] (the
 //! WGSL reads the same numbers as shader defs).
+//!
+//! Each layout is written as the list of its bindings; the runs several programs share (what the
+//! time rules read, a crowd's instances, a crowd draw's frame and visible ids) are one function
+//! each, so a program's layout and its WGSL can be read side by side.
 
 use throng_asset::Encoding;
 
@@ -8,476 +12,378 @@ use crate::formats::sample_type;
 use throng_asset::gpu::TexelFormat;
 use throng_contract::Timing;
 
-fn storage(binding: u32, vis: wgpu::ShaderStages, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+/// Vertex and fragment stages: what a draw's bindings are visible to.
+const DRAW: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX_FRAGMENT;
+const COMPUTE: wgpu::ShaderStages = wgpu::ShaderStages::COMPUTE;
+const VERTEX: wgpu::ShaderStages = wgpu::ShaderStages::VERTEX;
+
+fn layout(
+    device: &wgpu::Device,
+    label: &str,
+    entries: &[wgpu::BindGroupLayoutEntry],
+) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries,
+    })
+}
+
+fn entry(
+    binding: u32,
+    vis: wgpu::ShaderStages,
+    ty: wgpu::BindingType,
+) -> wgpu::BindGroupLayoutEntry {
     wgpu::BindGroupLayoutEntry {
         binding,
         visibility: vis,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
+        ty,
         count: None,
     }
+}
+
+fn buffer(
+    binding: u32,
+    vis: wgpu::ShaderStages,
+    ty: wgpu::BufferBindingType,
+) -> wgpu::BindGroupLayoutEntry {
+    let ty = wgpu::BindingType::Buffer {
+        ty,
+        has_dynamic_offset: false,
+        min_binding_size: None,
+    };
+    entry(binding, vis, ty)
+}
+
+fn storage(binding: u32, vis: wgpu::ShaderStages, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    buffer(binding, vis, wgpu::BufferBindingType::Storage { read_only })
 }
 
 pub(crate) fn uniform(binding: u32, vis: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: vis,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
+    buffer(binding, vis, wgpu::BufferBindingType::Uniform)
 }
 
-/// The playback record binding of a timing (CPU- or GPU-timed records), and the clock.
-fn playback_entries(timing: Timing, vis: wgpu::ShaderStages) -> Vec<wgpu::BindGroupLayoutEntry> {
-    match timing {
-        Timing::Cpu => vec![storage(b::CPU_RECORDS, vis, true)],
-        Timing::Gpu => vec![storage(b::GPU_RECORDS, vis, true), uniform(b::CLOCK, vis)],
-    }
-}
-
-/// Bone texture, bone params, clip table, instance transforms and the playback records.
-fn skin_entries(
-    encoding: Encoding,
-    timing: Timing,
+/// A uniform read at a dynamic offset (one slot per dispatch or draw).
+fn dynamic_uniform(
+    binding: u32,
     vis: wgpu::ShaderStages,
-) -> Vec<wgpu::BindGroupLayoutEntry> {
-    let mut v = vec![
-        wgpu::BindGroupLayoutEntry {
-            binding: b::BONE_TEXTURE,
-            visibility: vis,
-            ty: wgpu::BindingType::Texture {
-                sample_type: sample_type(TexelFormat::bone(encoding)),
-                view_dimension: wgpu::TextureViewDimension::D2Array,
-                multisampled: false,
-            },
-            count: None,
-        },
-        uniform(b::BONE_PARAMS, vis),
-        storage(b::INSTANCE_TRANSFORMS, vis, true),
-    ];
-    v.extend(clip_table(vis));
-    v.extend(playback_entries(timing, vis));
-    v
+    min_binding_size: Option<wgpu::BufferSize>,
+) -> wgpu::BindGroupLayoutEntry {
+    let ty = wgpu::BindingType::Buffer {
+        ty: wgpu::BufferBindingType::Uniform,
+        has_dynamic_offset: true,
+        min_binding_size,
+    };
+    entry(binding, vis, ty)
 }
 
-/// The clip table and its frame-time lists (what the time rules read).
-fn clip_table(vis: wgpu::ShaderStages) -> [wgpu::BindGroupLayoutEntry; 2] {
-    [
+fn texture(
+    binding: u32,
+    vis: wgpu::ShaderStages,
+    sample_type: wgpu::TextureSampleType,
+    view_dimension: wgpu::TextureViewDimension,
+) -> wgpu::BindGroupLayoutEntry {
+    let ty = wgpu::BindingType::Texture {
+        sample_type,
+        view_dimension,
+        multisampled: false,
+    };
+    entry(binding, vis, ty)
+}
+
+/// The bone texture of an encoding (a 2D array of its texel format).
+fn bone_texture(encoding: Encoding, vis: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    let sample = sample_type(TexelFormat::bone(encoding));
+    texture(
+        b::BONE_TEXTURE,
+        vis,
+        sample,
+        wgpu::TextureViewDimension::D2Array,
+    )
+}
+
+/// An Rgba32Uint data texture of the downlevel mode read with `textureLoad`.
+fn data_texture(binding: u32, vis: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    let uint = wgpu::TextureSampleType::Uint;
+    texture(binding, vis, uint, wgpu::TextureViewDimension::D2)
+}
+
+/// What the time rules read: bone params, the clip table and its frame-time lists, the
+/// playback records of a timing (CPU- or GPU-timed) and (GPU-timed) the clock.
+fn timing_entries(timing: Timing, vis: wgpu::ShaderStages) -> Vec<wgpu::BindGroupLayoutEntry> {
+    let mut e = vec![
+        uniform(b::BONE_PARAMS, vis),
         storage(b::CLIPS, vis, true),
         storage(b::FRAME_TIMES, vis, true),
-    ]
+    ];
+    match timing {
+        Timing::Cpu => e.push(storage(b::CPU_RECORDS, vis, true)),
+        Timing::Gpu => e.extend([storage(b::GPU_RECORDS, vis, true), uniform(b::CLOCK, vis)]),
+    }
+    e
+}
+
+/// A crowd's instances: [`timing_entries`] and the instance transforms.
+fn instance_entries(timing: Timing, vis: wgpu::ShaderStages) -> Vec<wgpu::BindGroupLayoutEntry> {
+    let mut e = timing_entries(timing, vis);
+    e.push(storage(b::INSTANCE_TRANSFORMS, vis, true));
+    e
+}
+
+/// What every crowd draw reads: [`instance_entries`], the frame uniform and (culled) the
+/// visible ids.
+fn crowd_draw_entries(timing: Timing, culled: bool) -> Vec<wgpu::BindGroupLayoutEntry> {
+    let mut e = instance_entries(timing, DRAW);
+    e.push(uniform(b::FRAME, DRAW));
+    if culled {
+        e.push(storage(b::VISIBLE_IDS, VERTEX, true));
+    }
+    e
 }
 
 /// Group 0 of the record scatter (GPU-timed uploads): the writes, the records it writes and
 /// its parameters.
 pub fn record_scatter(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let c = wgpu::ShaderStages::COMPUTE;
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng record scatter"),
-        entries: &[
-            storage(b::RECORD_WRITES, c, true),
-            storage(b::GPU_RECORDS, c, false),
-            uniform(b::SCATTER_PARAMS, c),
-        ],
-    })
+    let entries = [
+        storage(b::RECORD_WRITES, COMPUTE, true),
+        storage(b::GPU_RECORDS, COMPUTE, false),
+        uniform(b::SCATTER_PARAMS, COMPUTE),
+    ];
+    layout(device, "throng record scatter", &entries)
 }
 
-/// Group 0 of the texture draw: the skin bindings, the frame uniform and (culled) the visible
-/// ids.
+/// Group 0 of the texture draw: the bone texture and [`crowd_draw_entries`].
 pub fn texture_draw(
     device: &wgpu::Device,
     encoding: Encoding,
     timing: Timing,
     culled: bool,
 ) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
-    let mut e = skin_entries(encoding, timing, vis);
-    e.push(uniform(b::FRAME, vis));
-    if culled {
-        e.push(storage(b::VISIBLE_IDS, wgpu::ShaderStages::VERTEX, true));
-    }
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng texture draw"),
-        entries: &e,
-    })
+    let mut e = vec![bone_texture(encoding, DRAW)];
+    e.extend(crowd_draw_entries(timing, culled));
+    layout(device, "throng texture draw", &e)
 }
 
-/// Group 0 of the palette draw (docs/design.md §5): the texture draw's bindings without the bone
-/// texture (bone params for the palette's size, clips and records for the debug views), the
-/// frame uniform, (culled) the visible ids, and the palette; with `motion`, also the previous
-/// frame's palette and transforms.
+/// Group 0 of the palette draw (docs/design.md §5): [`crowd_draw_entries`] (bone params for
+/// the palette's size, clips and records for the debug views) and the palette; with `motion`,
+/// also the previous frame's palette and transforms.
 pub fn palette_draw(
     device: &wgpu::Device,
     timing: Timing,
     culled: bool,
     motion: bool,
 ) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
-    let mut e = vec![
-        uniform(b::BONE_PARAMS, vis),
-        storage(b::INSTANCE_TRANSFORMS, vis, true),
-        uniform(b::FRAME, vis),
-        storage(b::PALETTE, wgpu::ShaderStages::VERTEX, true),
-    ];
-    e.extend(clip_table(vis));
-    e.extend(playback_entries(timing, vis));
-    if culled {
-        e.push(storage(b::VISIBLE_IDS, wgpu::ShaderStages::VERTEX, true));
-    }
+    let mut e = crowd_draw_entries(timing, culled);
+    e.push(storage(b::PALETTE, VERTEX, true));
     if motion {
-        e.push(storage(b::PREV_PALETTE, wgpu::ShaderStages::VERTEX, true));
-        e.push(storage(
-            b::PREV_TRANSFORMS,
-            wgpu::ShaderStages::VERTEX,
-            true,
-        ));
+        e.push(storage(b::PREV_PALETTE, VERTEX, true));
+        e.push(storage(b::PREV_TRANSFORMS, VERTEX, true));
     }
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng palette draw"),
-        entries: &e,
-    })
+    layout(device, "throng palette draw", &e)
 }
 
-/// Group 0 of the palette pass: the skin bindings (bone texture, params, clips, transforms,
-/// records), the job, the palette it writes and (culled) the visible ids and the argument
-/// buffer's words.
+/// Group 0 of the VAT draw: [`crowd_draw_entries`] (the VAT path reads no bone texture).
+pub fn vat_draw(device: &wgpu::Device, timing: Timing, culled: bool) -> wgpu::BindGroupLayout {
+    let e = crowd_draw_entries(timing, culled);
+    layout(device, "throng vat draw", &e)
+}
+
+/// Group 0 of the palette pass: the bone texture, [`instance_entries`], the job, the palette it
+/// writes, the layer masks and (culled) the visible ids and the argument buffer's words.
 pub fn palette_compute(
     device: &wgpu::Device,
     encoding: Encoding,
     timing: Timing,
     culled: bool,
 ) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::COMPUTE;
-    let mut e = skin_entries(encoding, timing, vis);
-    e.push(uniform(b::PALETTE_JOB, vis));
-    e.push(storage(b::PALETTE, vis, false));
-    e.push(storage(b::MASKS, vis, true));
+    let mut e = vec![bone_texture(encoding, COMPUTE)];
+    e.extend(instance_entries(timing, COMPUTE));
+    e.extend([
+        uniform(b::PALETTE_JOB, COMPUTE),
+        storage(b::PALETTE, COMPUTE, false),
+        storage(b::MASKS, COMPUTE, true),
+    ]);
     if culled {
-        e.push(storage(b::VISIBLE_IDS, vis, true));
-        e.push(storage(b::PALETTE_COUNT, vis, true));
+        e.push(storage(b::VISIBLE_IDS, COMPUTE, true));
+        e.push(storage(b::PALETTE_COUNT, COMPUTE, true));
     }
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng palette compute"),
-        entries: &e,
-    })
+    layout(device, "throng palette compute", &e)
 }
 
-/// Group 0 of the compute skinning job: the skin bindings, inputs, outputs and the job.
+/// Group 0 of the compute skinning job: the bone texture, [`instance_entries`], inputs, outputs
+/// and the job.
 pub fn skin_compute(
     device: &wgpu::Device,
     encoding: Encoding,
     timing: Timing,
 ) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::COMPUTE;
-    let mut e = skin_entries(encoding, timing, vis);
-    e.push(storage(b::SKIN_INPUTS, vis, true));
-    e.push(storage(b::SKIN_OUTPUTS, vis, false));
-    e.push(uniform(b::SKIN_JOB, vis));
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng skin compute"),
-        entries: &e,
-    })
+    let mut e = vec![bone_texture(encoding, COMPUTE)];
+    e.extend(instance_entries(timing, COMPUTE));
+    e.extend([
+        storage(b::SKIN_INPUTS, COMPUTE, true),
+        storage(b::SKIN_OUTPUTS, COMPUTE, false),
+        uniform(b::SKIN_JOB, COMPUTE),
+    ]);
+    layout(device, "throng skin compute", &e)
 }
 
 /// Group 0 of the reference draw and the ground: instance transforms and the frame uniform.
 pub fn reference_draw(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng reference draw"),
-        entries: &[
-            storage(b::INSTANCE_TRANSFORMS, vis, true),
-            uniform(b::FRAME, vis),
-        ],
-    })
-}
-
-/// An Rgba32Uint data texture of the downlevel mode read with `textureLoad`.
-fn data_texture(binding: u32, vis: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: vis,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Uint,
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
-    }
+    let entries = [
+        storage(b::INSTANCE_TRANSFORMS, DRAW, true),
+        uniform(b::FRAME, DRAW),
+    ];
+    layout(device, "throng reference draw", &entries)
 }
 
 /// Group 0 of the downlevel mode's draws (docs/downlevel.md; no storage buffer): with
 /// `encoding` (the texture path) the bone texture, the bone params, the clip table's and the
 /// instances' data textures and the frame uniform.
 pub fn downlevel_draw(device: &wgpu::Device, encoding: Option<Encoding>) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
-    let mut e = Vec::with_capacity(5);
-    if let Some(encoding) = encoding {
-        e.push(wgpu::BindGroupLayoutEntry {
-            binding: b::BONE_TEXTURE,
-            visibility: vis,
-            ty: wgpu::BindingType::Texture {
-                sample_type: sample_type(TexelFormat::bone(encoding)),
-                view_dimension: wgpu::TextureViewDimension::D2Array,
-                multisampled: false,
-            },
-            count: None,
-        });
-    }
-    e.extend([
-        uniform(b::BONE_PARAMS, vis),
-        data_texture(b::CLIPS, vis),
-        data_texture(b::INSTANCE_TRANSFORMS, vis),
-        uniform(b::FRAME, vis),
-    ]);
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng downlevel draw"),
-        entries: &e,
-    })
+    let mut e = vec![
+        uniform(b::BONE_PARAMS, DRAW),
+        data_texture(b::CLIPS, DRAW),
+        data_texture(b::INSTANCE_TRANSFORMS, DRAW),
+        uniform(b::FRAME, DRAW),
+    ];
+    e.extend(encoding.map(|encoding| bone_texture(encoding, DRAW)));
+    layout(device, "throng downlevel draw", &e)
 }
 
 /// Group 0 of the reference draw and the ground on a device without storage buffers in the
 /// vertex stage: the transforms' data texture and the frame uniform.
 pub fn reference_draw_downlevel(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng reference draw (downlevel)"),
-        entries: &[
-            data_texture(b::INSTANCE_TRANSFORMS, vis),
-            uniform(b::FRAME, vis),
-        ],
-    })
+    let entries = [
+        data_texture(b::INSTANCE_TRANSFORMS, DRAW),
+        uniform(b::FRAME, DRAW),
+    ];
+    layout(device, "throng reference draw (downlevel)", &entries)
 }
 
-/// Group 0 of the layers job: bone params, clips, the playback records and the output.
+/// Group 0 of the layers job: [`timing_entries`] and the output.
 pub fn layers_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::COMPUTE;
-    let mut e = vec![uniform(b::BONE_PARAMS, vis)];
-    e.extend(clip_table(vis));
-    e.extend(playback_entries(timing, vis));
-    e.push(storage(b::LAYERS_OUT, vis, false));
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng layers compute"),
-        entries: &e,
-    })
+    let mut e = timing_entries(timing, COMPUTE);
+    e.push(storage(b::LAYERS_OUT, COMPUTE, false));
+    layout(device, "throng layers compute", &e)
 }
 
-/// Group 0 of the culling job: bone params, clips, transforms, the playback records, the cull
-/// params, the visible ids and the draw arguments.
+/// Group 0 of the culling job: [`instance_entries`], the cull params, the visible ids, the draw
+/// arguments, the rows' bounds and (occlusion) the boxes kept for the second phase.
 pub fn cull_compute(
     device: &wgpu::Device,
     timing: Timing,
     occlusion: bool,
 ) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::COMPUTE;
-    let mut e = vec![
-        uniform(b::BONE_PARAMS, vis),
-        storage(b::INSTANCE_TRANSFORMS, vis, true),
-    ];
-    e.extend(clip_table(vis));
-    e.extend(playback_entries(timing, vis));
+    let mut e = instance_entries(timing, COMPUTE);
     e.extend([
-        uniform(b::CULL_PARAMS, vis),
-        storage(b::VISIBLE_IDS, vis, false),
-        storage(b::DRAW_ARGS, vis, false),
-        storage(b::ROW_BOUNDS, vis, true),
+        uniform(b::CULL_PARAMS, COMPUTE),
+        storage(b::VISIBLE_IDS, COMPUTE, false),
+        storage(b::DRAW_ARGS, COMPUTE, false),
+        storage(b::ROW_BOUNDS, COMPUTE, true),
     ]);
     if occlusion {
-        e.push(storage(b::CULL_BOXES, vis, false));
+        e.push(storage(b::CULL_BOXES, COMPUTE, false));
     }
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng cull"),
-        entries: &e,
-    })
+    layout(device, "throng cull", &e)
 }
 
 /// Group 0 of occlusion culling's second phase: the culling parameters, lists and arguments,
 /// the boxes the culling pass kept, the depth pyramid.
 pub fn occlusion_compute(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::COMPUTE;
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng occlusion"),
-        entries: &[
-            uniform(b::CULL_PARAMS, vis),
-            storage(b::VISIBLE_IDS, vis, false),
-            storage(b::DRAW_ARGS, vis, false),
-            storage(b::CULL_BOXES, vis, false),
-            uniform(b::PYRAMID_PARAMS, vis),
-            storage(b::PYRAMID, vis, true),
-        ],
-    })
+    let entries = [
+        uniform(b::CULL_PARAMS, COMPUTE),
+        storage(b::VISIBLE_IDS, COMPUTE, false),
+        storage(b::DRAW_ARGS, COMPUTE, false),
+        storage(b::CULL_BOXES, COMPUTE, false),
+        uniform(b::PYRAMID_PARAMS, COMPUTE),
+        storage(b::PYRAMID, COMPUTE, true),
+    ];
+    layout(device, "throng occlusion", &entries)
 }
 
 /// Group 0 of the depth pyramid's build: its parameters, the level of a dispatch (dynamic
 /// offset), the main pass's depth and the pyramid.
 pub fn depth_pyramid(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::COMPUTE;
-    let mut step = uniform(b::PYRAMID_STEP, vis);
-    if let wgpu::BindingType::Buffer {
-        has_dynamic_offset, ..
-    } = &mut step.ty
-    {
-        *has_dynamic_offset = true;
-    }
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng depth pyramid"),
-        entries: &[
-            uniform(b::PYRAMID_PARAMS, vis),
-            step,
-            wgpu::BindGroupLayoutEntry {
-                binding: b::PYRAMID_DEPTH,
-                visibility: vis,
-                // A depth texture bound as unfilterable floats (read with textureLoad).
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            },
-            storage(b::PYRAMID, vis, false),
-        ],
-    })
-}
-
-/// Group 0 of the VAT draw: the skin bindings without the bone texture, the frame uniform and
-/// (culled) the visible ids.
-pub fn vat_draw(device: &wgpu::Device, timing: Timing, culled: bool) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
-    let mut e = vec![
-        uniform(b::BONE_PARAMS, vis),
-        storage(b::INSTANCE_TRANSFORMS, vis, true),
-        uniform(b::FRAME, vis),
+    // A depth texture bound as unfilterable floats (read with textureLoad).
+    let depth = wgpu::TextureSampleType::Float { filterable: false };
+    let entries = [
+        uniform(b::PYRAMID_PARAMS, COMPUTE),
+        dynamic_uniform(b::PYRAMID_STEP, COMPUTE, None),
+        texture(
+            b::PYRAMID_DEPTH,
+            COMPUTE,
+            depth,
+            wgpu::TextureViewDimension::D2,
+        ),
+        storage(b::PYRAMID, COMPUTE, false),
     ];
-    e.extend(clip_table(vis));
-    e.extend(playback_entries(timing, vis));
-    if culled {
-        e.push(storage(b::VISIBLE_IDS, wgpu::ShaderStages::VERTEX, true));
-    }
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng vat draw"),
-        entries: &e,
-    })
+    layout(device, "throng depth pyramid", &entries)
 }
 
-/// What placing a prop reads: bone params and clips (the rows a layer shows), the transforms,
-/// the playback records, the anchors and the prop's parameters.
+/// What placing a prop reads: [`instance_entries`] (the rows a layer shows, the transforms),
+/// the anchors and the prop's parameters.
 fn anchor_entries(timing: Timing, vis: wgpu::ShaderStages) -> Vec<wgpu::BindGroupLayoutEntry> {
-    let mut e = vec![
-        uniform(b::BONE_PARAMS, vis),
-        storage(b::INSTANCE_TRANSFORMS, vis, true),
-        storage(b::ANCHORS, vis, true),
-        uniform(b::PROP_PARAMS, vis),
-    ];
-    e.extend(clip_table(vis));
-    e.extend(playback_entries(timing, vis));
+    let mut e = instance_entries(timing, vis);
+    e.push(storage(b::ANCHORS, vis, true));
+    e.push(uniform(b::PROP_PARAMS, vis));
     e
 }
 
 /// Group 0 of the prop draw: [`anchor_entries`] and the frame uniform.
 pub fn prop_draw(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT;
-    let mut e = anchor_entries(timing, vis);
-    e.push(uniform(b::FRAME, vis));
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng prop draw"),
-        entries: &e,
-    })
+    let mut e = anchor_entries(timing, DRAW);
+    e.push(uniform(b::FRAME, DRAW));
+    layout(device, "throng prop draw", &e)
 }
 
 /// Group 0 of the anchors job: [`anchor_entries`] and the output.
 pub fn anchors_compute(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::COMPUTE;
-    let mut e = anchor_entries(timing, vis);
-    e.push(storage(b::ANCHORS_OUT, vis, false));
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng anchors compute"),
-        entries: &e,
-    })
+    let mut e = anchor_entries(timing, COMPUTE);
+    e.push(storage(b::ANCHORS_OUT, COMPUTE, false));
+    layout(device, "throng anchors compute", &e)
 }
 
 /// Group 2 of the VAT draw: VAT params, float positions, unorm16 positions, octahedral normals.
 pub fn vat_textures(device: &wgpu::Device) -> wgpu::BindGroupLayout {
-    let vis = wgpu::ShaderStages::VERTEX;
-    let tex = |binding, sample_type| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: vis,
-        ty: wgpu::BindingType::Texture {
+    let tex = |binding, sample_type| {
+        texture(
+            binding,
+            VERTEX,
             sample_type,
-            view_dimension: wgpu::TextureViewDimension::D2Array,
-            multisampled: false,
-        },
-        count: None,
+            wgpu::TextureViewDimension::D2Array,
+        )
     };
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("throng vat textures"),
-        entries: &[
-            uniform(b::VAT_PARAMS, vis),
-            tex(
-                b::VAT_POSITIONS_FLOAT,
-                wgpu::TextureSampleType::Float { filterable: false },
-            ),
-            tex(b::VAT_POSITIONS_UINT, wgpu::TextureSampleType::Uint),
-            tex(b::VAT_NORMALS, wgpu::TextureSampleType::Sint),
-        ],
-    })
+    let float = wgpu::TextureSampleType::Float { filterable: false };
+    let entries = [
+        uniform(b::VAT_PARAMS, VERTEX),
+        tex(b::VAT_POSITIONS_FLOAT, float),
+        tex(b::VAT_POSITIONS_UINT, wgpu::TextureSampleType::Uint),
+        tex(b::VAT_NORMALS, wgpu::TextureSampleType::Sint),
+    ];
+    layout(device, "throng vat textures", &entries)
 }
 
-/// Group 3 of every mesh draw: the per-draw uniform (dynamic offset); the main pass adds the
-/// shadow map and its comparison sampler.
+/// Group 3 of every mesh draw: the per-draw uniform (dynamic offset) and the appearances; the
+/// main pass adds the shadow map and its comparison sampler.
 pub fn draw_params(device: &wgpu::Device, main_pass: bool) -> wgpu::BindGroupLayout {
-    let mut e = vec![wgpu::BindGroupLayoutEntry {
-        binding: b::DRAW_PARAMS,
-        visibility: wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: true,
-            min_binding_size: wgpu::BufferSize::new(
-                std::mem::size_of::<crate::gpu_types::DrawParams>() as u64,
-            ),
-        },
-        count: None,
-    }];
-    e.push(wgpu::BindGroupLayoutEntry {
-        binding: b::APPEARANCES,
-        visibility: wgpu::ShaderStages::VERTEX,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Uint,
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
-    });
+    let params_size = std::mem::size_of::<crate::gpu_types::DrawParams>() as u64;
+    let mut e = vec![
+        dynamic_uniform(b::DRAW_PARAMS, DRAW, wgpu::BufferSize::new(params_size)),
+        data_texture(b::APPEARANCES, VERTEX),
+    ];
     if main_pass {
-        e.push(wgpu::BindGroupLayoutEntry {
-            binding: b::SHADOW_MAP,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Depth,
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            count: None,
-        });
-        e.push(wgpu::BindGroupLayoutEntry {
-            binding: b::SHADOW_SAMPLER,
-            visibility: wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
-            count: None,
-        });
+        let fragment = wgpu::ShaderStages::FRAGMENT;
+        let (depth, d2) = (
+            wgpu::TextureSampleType::Depth,
+            wgpu::TextureViewDimension::D2,
+        );
+        let comparison = wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison);
+        e.push(texture(b::SHADOW_MAP, fragment, depth, d2));
+        e.push(entry(b::SHADOW_SAMPLER, fragment, comparison));
     }
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(if main_pass {
-            "throng draw params + shadow map"
-        } else {
-            "throng draw params"
-        }),
-        entries: &e,
-    })
+    let label = if main_pass {
+        "throng draw params + shadow map"
+    } else {
+        "throng draw params"
+    };
+    layout(device, label, &e)
 }
