@@ -125,9 +125,8 @@ impl Crowd<'_> {
         self.transforms.is_empty()
     }
 
-    /// One record per transform, and buffers within the device's limits: the largest is the
-    /// visible-id list (4 B × 2 passes × LODs per instance) or the records (64 B per instance).
-    pub(crate) fn check(&self, limits: &wgpu::Limits) -> Result<(), RenderError> {
+    /// One record per transform.
+    pub(crate) fn check_records(&self) -> Result<(), RenderError> {
         if self.transforms.len() != self.playback.len() {
             return Err(RenderError::BadInput {
                 what: "instance records (one per transform)",
@@ -135,6 +134,14 @@ impl Crowd<'_> {
                 expected: self.transforms.len(),
             });
         }
+        Ok(())
+    }
+
+    /// [`Self::check_records`], props on anchors the asset has, live poses, one appearance per
+    /// instance, and buffers within the device's limits: the largest is the visible-id list
+    /// (4 B × 2 passes × LODs per instance) or the records (64 B per instance).
+    pub(crate) fn check(&self, limits: &wgpu::Limits) -> Result<(), RenderError> {
+        self.check_records()?;
         for p in self.props {
             self.asset.check_anchor(p.anchor)?;
         }
@@ -302,16 +309,8 @@ impl CrowdBuffers {
         } else {
             b::CPU_RECORDS
         };
-        let mut v = vec![wgpu::BindGroupEntry {
-            binding: records,
-            resource: self.records.as_entire_binding(),
-        }];
-        if let Some(c) = &self.clock {
-            v.push(wgpu::BindGroupEntry {
-                binding: b::CLOCK,
-                resource: c.as_entire_binding(),
-            });
-        }
+        let mut v = vec![b::buffer_entry(records, &self.records)];
+        v.extend(self.clock.as_ref().map(|c| b::buffer_entry(b::CLOCK, c)));
         v
     }
 
@@ -322,27 +321,26 @@ impl CrowdBuffers {
         asset: &'a GpuAsset,
         bones: bool,
     ) -> Vec<wgpu::BindGroupEntry<'a>> {
-        let mut v = Vec::with_capacity(7);
-        if bones {
-            v.push(wgpu::BindGroupEntry {
-                binding: b::BONE_TEXTURE,
-                resource: wgpu::BindingResource::TextureView(&asset.bone_view),
-            });
-        }
-        v.extend([
-            wgpu::BindGroupEntry {
-                binding: b::BONE_PARAMS,
-                resource: asset.params_buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: b::INSTANCE_TRANSFORMS,
-                resource: self.transforms.as_entire_binding(),
-            },
-        ]);
+        let mut v = bone_entries(asset, bones);
+        v.push(b::buffer_entry(b::INSTANCE_TRANSFORMS, &self.transforms));
         v.extend(asset.clip_entries());
         v.extend(self.playback_entries());
         v
     }
+}
+
+/// Bind group entries of an asset's bone texture (with `bones`; the VAT path, the palette
+/// draw and culling read none) and bone params, in the full and the downlevel mode alike.
+pub(crate) fn bone_entries(asset: &GpuAsset, bones: bool) -> Vec<wgpu::BindGroupEntry<'_>> {
+    let mut v = Vec::with_capacity(8);
+    if bones {
+        v.push(wgpu::BindGroupEntry {
+            binding: b::BONE_TEXTURE,
+            resource: wgpu::BindingResource::TextureView(&asset.bone_view),
+        });
+    }
+    v.push(b::buffer_entry(b::BONE_PARAMS, &asset.params_buffer));
+    v
 }
 
 /// The records a GPU-timed [`CrowdUpload::update_gpu_timed`] sends.

@@ -21,7 +21,7 @@ use crate::options::{RenderOptions, COLOR_FORMAT};
 use crate::passes::cull::{
     palette_state_base, visible_bytes, CullInputs, CullLists, CullPass, OcclusionInputs,
 };
-use crate::passes::draw::{CrowdDraw, Route, SkinnedDraws};
+use crate::passes::draw::{CrowdDraw, PipelineKey, Route, SkinnedDraws};
 use crate::passes::main::{GroundDraw, MainPass, MainPhase};
 use crate::passes::occlusion::{OcclusionPass, PyramidFrame};
 use crate::passes::palette::PalettePass;
@@ -291,19 +291,27 @@ impl Renderer {
         pyramid: Option<&PyramidFrame>,
     ) -> Result<Vec<CrowdDraw<'a>>, RenderError> {
         let downlevel = self.downlevel_of(opts);
-        if downlevel.is_some() {
-            return self.prepare_downlevel(crowds, opts, format, setup, shadow_map, downlevel);
-        }
         let device = &self.gpu.device;
         let limits = device.limits();
         let mut keys = Vec::with_capacity(crowds.len());
         for c in crowds {
-            c.check(&limits)?;
-            let k = SkinnedDraws::keys(c, opts, format, None)?;
+            match downlevel {
+                None => c.check(&limits)?,
+                // The downlevel mode binds no storage buffer, and check_downlevel (in keys)
+                // names what it cannot draw.
+                Some(_) => c.check_records()?,
+            }
+            let k = SkinnedDraws::keys(c, opts, format, downlevel)?;
             self.draws.prepare(device, &self.layouts, k.0)?;
             if let Some(s) = k.1 {
                 self.draws.prepare(device, &self.layouts, s)?;
             }
+            keys.push(k);
+        }
+        if downlevel.is_some() {
+            return self.prepare_downlevel(crowds, keys, opts, setup, shadow_map);
+        }
+        for (c, k) in crowds.iter().zip(&keys) {
             if k.0.culled {
                 self.cull.prepare(device, k.0.timing, pyramid.is_some())?;
             }
@@ -324,7 +332,6 @@ impl Renderer {
                         .prepare(device, &self.layouts, k.0.timing, color)?;
                 }
             }
-            keys.push(k);
         }
         let mut out = Vec::with_capacity(crowds.len());
         for (slot, (c, k)) in crowds.iter().zip(keys).enumerate() {
@@ -409,32 +416,19 @@ impl Renderer {
         Ok(out)
     }
 
-    /// [`Self::prepare_crowds`] in the downlevel mode (`downlevel`: what the device lacks, or
-    /// empty): pipelines, CPU culling and each crowd's instance texture and bind groups.
+    /// The rest of [`Self::prepare_crowds`] in the downlevel mode, the crowds' pipelines of
+    /// `keys` built: CPU culling and each crowd's instance texture and bind groups.
     fn prepare_downlevel<'a>(
         &mut self,
         crowds: &[Crowd<'a>],
+        keys: Vec<(PipelineKey, Option<PipelineKey>)>,
         opts: &RenderOptions,
-        format: wgpu::TextureFormat,
         setup: &FrameSetup,
         shadow_map: &wgpu::TextureView,
-        downlevel: Option<&str>,
     ) -> Result<Vec<CrowdDraw<'a>>, RenderError> {
         let device = &self.gpu.device;
         let mut out = Vec::with_capacity(crowds.len());
-        for (slot, c) in crowds.iter().enumerate() {
-            if c.transforms.len() != c.playback.len() {
-                return Err(RenderError::BadInput {
-                    what: "instance records (one per transform)",
-                    got: c.playback.len(),
-                    expected: c.transforms.len(),
-                });
-            }
-            let k = SkinnedDraws::keys(c, opts, format, downlevel)?;
-            self.draws.prepare(device, &self.layouts, k.0)?;
-            if let Some(s) = k.1 {
-                self.draws.prepare(device, &self.layouts, s)?;
-            }
+        for (slot, (c, k)) in crowds.iter().zip(keys).enumerate() {
             let run = crate::passes::downlevel::run(
                 (device, &self.gpu.queue),
                 &mut self.downlevel_textures,

@@ -13,6 +13,7 @@ use crate::crowd::{Crowd, CrowdBuffers};
 use crate::error::RenderError;
 use crate::formats;
 use crate::frame::FrameSetup;
+use crate::gpu_asset::GpuPrimitive;
 use crate::gpu_types::{DrawIndexedArgs, DRAW_PARAMS_STRIDE};
 use crate::layouts;
 use crate::options::{RenderOptions, SkinPath};
@@ -126,6 +127,24 @@ impl CrowdDraw<'_> {
     pub fn casts_shadows(&self) -> bool {
         self.shadow_key.is_some()
     }
+
+    /// Binds primitive `i` (`p`)'s material, VAT textures and buffers for its draws.
+    fn set_primitive(&self, pass: &mut wgpu::RenderPass<'_>, i: usize, p: &GpuPrimitive) {
+        if let Some(m) = self.materials.get(i) {
+            pass.set_bind_group(b::group::MATERIAL, m, &[]);
+        }
+        if let Some(Some(g)) = self.vat_groups.get(i) {
+            pass.set_bind_group(b::group::VAT, g, &[]);
+        }
+        pass.set_vertex_buffer(0, p.vertices.slice(..));
+        pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
+    }
+}
+
+/// Sets the per-draw uniform's `entry` (pass × LODs + LOD) of `group` for the draws after.
+fn set_draw_entry(pass: &mut wgpu::RenderPass<'_>, group: &wgpu::BindGroup, entry: u32) {
+    let offset = (entry as u64 * DRAW_PARAMS_STRIDE) as u32;
+    pass.set_bind_group(b::group::DRAW, group, &[offset]);
 }
 
 /// The texture and palette draws' fragment stage: `fs_main`, or with motion vectors `fs_motion`.
@@ -255,75 +274,35 @@ impl SkinnedDraws {
         if self.pipelines.contains_key(&key) {
             return Ok(());
         }
+        let (program, bgl, path) = draw_program(device, key);
+        let module = crate::pipelines::shader_module(device, program)?;
+        let mode = if key.downlevel { " (downlevel)" } else { "" };
         let pass = if key.color.is_some() { "" } else { " (shadow)" };
-        let draw_bgl = layouts.draw(key.color);
-        let (bgl, pipeline) = if key.downlevel {
-            downlevel_pipeline(device, layouts, key)?
-        } else if key.vat {
-            let program = Program::VatDraw {
-                timing: key.timing,
-                culled: key.culled,
-                debug: key.debug,
-            };
-            let module = crate::pipelines::shader_module(device, program)?;
-            let bgl = layouts::vat_draw(device, key.timing, key.culled);
-            let pipeline = mesh_pipeline(
-                device,
-                &format!("throng vat draw{pass}"),
-                &module,
-                groups(
-                    &bgl,
-                    Some(&layouts.materials.bgl),
-                    Some(&layouts.vat),
-                    draw_bgl,
-                ),
-                // Only UV0 of the interleaved vertex is read; the vertex index addresses the VAT.
-                &[Some(formats::vat_vertex_layout())],
-                ("vs_main", "fs_main"),
-                (key.color, false),
-            );
-            (bgl, pipeline)
+        let (vertex, entries, vat) = if key.vat {
+            // Only UV0 of the interleaved vertex is read; the vertex index addresses the VAT.
+            let vertex = formats::vat_vertex_layout();
+            (vertex, ("vs_main", "fs_main"), Some(&layouts.vat))
         } else {
-            // the palette and texture draws differ only in their program and group 0
-            let (program, bgl, label) = if key.palette {
-                (
-                    Program::PaletteDraw {
-                        skinning: key.skinning,
-                        timing: key.timing,
-                        culled: key.culled,
-                        four_influences: key.four_influences,
-                        debug: key.debug,
-                        motion: key.motion && key.color.is_some(),
-                    },
-                    layouts::palette_draw(device, key.timing, key.culled, key.motion),
-                    "palette",
-                )
-            } else {
-                (
-                    Program::TextureDraw {
-                        encoding: key.encoding,
-                        skinning: key.skinning,
-                        timing: key.timing,
-                        culled: key.culled,
-                        four_influences: key.four_influences,
-                        debug: key.debug,
-                    },
-                    layouts::texture_draw(device, key.encoding, key.timing, key.culled),
-                    "texture",
-                )
-            };
-            let module = crate::pipelines::shader_module(device, program)?;
-            let pipeline = mesh_pipeline(
-                device,
-                &format!("throng {label} draw{pass}"),
-                &module,
-                groups(&bgl, Some(&layouts.materials.bgl), None, draw_bgl),
-                &[Some(vertex_layout(key))],
+            (
+                vertex_layout(key),
                 (vertex_entry(key), fragment_entry(key)),
-                (key.color, key.motion),
-            );
-            (bgl, pipeline)
+                None,
+            )
         };
+        let pipeline = mesh_pipeline(
+            device,
+            &format!("throng {path} draw{mode}{pass}"),
+            &module,
+            groups(
+                &bgl,
+                Some(&layouts.materials.bgl),
+                vat,
+                layouts.draw(key.color),
+            ),
+            &[Some(vertex)],
+            entries,
+            (key.color, key.motion),
+        );
         self.pipelines
             .insert(key, SkinnedPipeline { bgl, pipeline });
         Ok(())
@@ -502,21 +481,9 @@ impl SkinnedDraws {
         };
         let mut draws = 0;
         for lod in 0..lods {
-            let entry = pass_index * cd.lods + lod;
-            pass.set_bind_group(
-                b::group::DRAW,
-                group,
-                &[(entry as u64 * DRAW_PARAMS_STRIDE) as u32],
-            );
+            set_draw_entry(pass, group, pass_index * cd.lods + lod);
             for (i, p) in asset.primitives.iter().enumerate() {
-                if let Some(m) = cd.materials.get(i) {
-                    pass.set_bind_group(b::group::MATERIAL, m, &[]);
-                }
-                if let Some(Some(g)) = cd.vat_groups.get(i) {
-                    pass.set_bind_group(b::group::VAT, g, &[]);
-                }
-                pass.set_vertex_buffer(0, p.vertices.slice(..));
-                pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
+                cd.set_primitive(pass, i, p);
                 let first_lod = (pass_index * prims + i as u32) * cd.lods;
                 match cd.cull() {
                     Some(run) if multi => pass.multi_draw_indexed_indirect(
@@ -599,52 +566,58 @@ fn check_downlevel(crowd: &Crowd, opts: &RenderOptions, reason: &str) -> Result<
     Ok(())
 }
 
-/// The downlevel mode's pipeline of `key` (texture or VAT path) and its group 0 layout.
-fn downlevel_pipeline(
+/// The program of `key`, its group 0 layout and the name of its path (for labels). The
+/// palette and texture draws differ only in these; the VAT draws also in their vertex stream.
+fn draw_program(
     device: &wgpu::Device,
-    layouts: &DrawLayouts,
     key: PipelineKey,
-) -> Result<(wgpu::BindGroupLayout, wgpu::RenderPipeline), RenderError> {
-    let pass = if key.color.is_some() { "" } else { " (shadow)" };
-    let draw_bgl = layouts.draw(key.color);
-    let debug = key.debug;
-    if key.vat {
-        let module = crate::pipelines::shader_module(device, Program::VatDrawDownlevel { debug })?;
-        let bgl = layouts::downlevel_draw(device, None);
-        let pipeline = mesh_pipeline(
-            device,
-            &format!("throng vat draw (downlevel){pass}"),
-            &module,
-            groups(
-                &bgl,
-                Some(&layouts.materials.bgl),
-                Some(&layouts.vat),
-                draw_bgl,
-            ),
-            &[Some(formats::vat_vertex_layout())],
-            ("vs_main", "fs_main"),
-            (key.color, false),
-        );
-        return Ok((bgl, pipeline));
+) -> (Program, wgpu::BindGroupLayout, &'static str) {
+    let (timing, culled, debug) = (key.timing, key.culled, key.debug);
+    if key.downlevel {
+        return if key.vat {
+            let bgl = layouts::downlevel_draw(device, None);
+            (Program::VatDrawDownlevel { debug }, bgl, "vat")
+        } else {
+            let program = Program::TextureDrawDownlevel {
+                encoding: key.encoding,
+                skinning: key.skinning,
+                four_influences: key.four_influences,
+                debug,
+            };
+            let bgl = layouts::downlevel_draw(device, Some(key.encoding));
+            (program, bgl, "texture")
+        };
     }
-    let program = Program::TextureDrawDownlevel {
-        encoding: key.encoding,
-        skinning: key.skinning,
-        four_influences: key.four_influences,
-        debug,
-    };
-    let module = crate::pipelines::shader_module(device, program)?;
-    let bgl = layouts::downlevel_draw(device, Some(key.encoding));
-    let pipeline = mesh_pipeline(
-        device,
-        &format!("throng texture draw (downlevel){pass}"),
-        &module,
-        groups(&bgl, Some(&layouts.materials.bgl), None, draw_bgl),
-        &[Some(vertex_layout(key))],
-        (vertex_entry(key), fragment_entry(key)),
-        (key.color, false),
-    );
-    Ok((bgl, pipeline))
+    if key.vat {
+        let program = Program::VatDraw {
+            timing,
+            culled,
+            debug,
+        };
+        (program, layouts::vat_draw(device, timing, culled), "vat")
+    } else if key.palette {
+        let program = Program::PaletteDraw {
+            skinning: key.skinning,
+            timing,
+            culled,
+            four_influences: key.four_influences,
+            debug,
+            motion: key.motion && key.color.is_some(),
+        };
+        let bgl = layouts::palette_draw(device, timing, culled, key.motion);
+        (program, bgl, "palette")
+    } else {
+        let program = Program::TextureDraw {
+            encoding: key.encoding,
+            skinning: key.skinning,
+            timing,
+            culled,
+            four_influences: key.four_influences,
+            debug,
+        };
+        let bgl = layouts::texture_draw(device, key.encoding, timing, culled);
+        (program, bgl, "texture")
+    }
 }
 
 /// Group 0 entries of a downlevel draw but the frame uniform: (texture path) the bone
@@ -654,18 +627,8 @@ fn downlevel_entries<'a>(
     run: &'a crate::passes::downlevel::DownlevelRun,
     bones: bool,
 ) -> Vec<wgpu::BindGroupEntry<'a>> {
-    let mut v = Vec::with_capacity(5);
-    if bones {
-        v.push(wgpu::BindGroupEntry {
-            binding: b::BONE_TEXTURE,
-            resource: wgpu::BindingResource::TextureView(&asset.bone_view),
-        });
-    }
+    let mut v = crate::crowd::bone_entries(asset, bones);
     v.extend([
-        wgpu::BindGroupEntry {
-            binding: b::BONE_PARAMS,
-            resource: asset.params_buffer.as_entire_binding(),
-        },
         wgpu::BindGroupEntry {
             binding: b::CLIPS,
             resource: wgpu::BindingResource::TextureView(&asset.downlevel.clip_view),
@@ -697,21 +660,9 @@ fn record_downlevel(
         if count == 0 {
             continue;
         }
-        let entry = pass_index * run.lods + lod;
-        pass.set_bind_group(
-            b::group::DRAW,
-            group,
-            &[(entry as u64 * DRAW_PARAMS_STRIDE) as u32],
-        );
+        set_draw_entry(pass, group, pass_index * run.lods + lod);
         for (i, p) in cd.crowd.asset.primitives.iter().enumerate() {
-            if let Some(m) = cd.materials.get(i) {
-                pass.set_bind_group(b::group::MATERIAL, m, &[]);
-            }
-            if let Some(Some(g)) = cd.vat_groups.get(i) {
-                pass.set_bind_group(b::group::VAT, g, &[]);
-            }
-            pass.set_vertex_buffer(0, p.vertices.slice(..));
-            pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
+            cd.set_primitive(pass, i, p);
             let (first, n) = p.lod(lod);
             pass.draw_indexed(first..first + n, 0, 0..count);
             draws += 1;
