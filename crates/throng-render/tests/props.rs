@@ -8,14 +8,15 @@ mod common;
 
 use common::{differ_count, renderer, save, Rng};
 
-use glam::{Mat4, Quat, Vec2, Vec3};
+use glam::{Mat4, Quat, Vec3};
 use throng_asset::{AnchorInfo, AnchorTexture, BakedAsset, Encoding, LoopMode};
 use throng_render::compute::anchors_on_gpu;
 use throng_render::device::test_gpu;
 use throng_render::gpu_types::MaterialUniform;
+use throng_render::image::RgbaImage;
 use throng_render::{
-    Crowd, GpuAsset, InstanceRecord, InstanceTransform, Layer, Playback, Prop, PropMesh,
-    ReferenceMesh, RenderError, RenderOptions,
+    Crowd, DecodedMeshes, GpuAsset, InstanceRecord, InstanceTransform, Layer, Playback, Prop,
+    PropMesh, ReferenceMesh, RenderError, RenderOptions, Renderer,
 };
 use throng_runtime::anchor_world;
 use throng_runtime::{ClipId, GpuRuntime, PlayOptions, PlaybackControl};
@@ -268,6 +269,39 @@ fn cube(c: Vec3, h: f32) -> (Vec<Vec3>, Vec<Vec3>, Vec<u32>) {
 
 const PROP_COLOR: [f32; 4] = [0.1, 0.2, 0.95, 1.0];
 
+/// A [`cube`]'s triangles as a prop mesh of [`PROP_COLOR`].
+fn prop_mesh((positions, normals, indices): &(Vec<Vec3>, Vec<Vec3>, Vec<u32>)) -> PropMesh<'_> {
+    PropMesh {
+        positions,
+        normals,
+        indices,
+        uvs: None,
+        material: MaterialUniform::color(PROP_COLOR),
+        texture: None,
+    }
+}
+
+/// The reference path's picture of a decoded crowd with `prop` drawn at `placed`.
+fn reference_with_prop(
+    r: &mut Renderer,
+    decoded: &DecodedMeshes,
+    prop: &PropMesh,
+    placed: &[InstanceTransform],
+    opts: &RenderOptions,
+) -> RgbaImage {
+    let mut meshes = decoded.meshes();
+    meshes.push(ReferenceMesh {
+        positions: prop.positions,
+        normals: prop.normals,
+        indices: prop.indices,
+        uvs: prop.uvs,
+        material: prop.material,
+        texture: prop.texture,
+        transforms: placed,
+    });
+    r.render_reference(&meshes, opts).expect("reference")
+}
+
 /// The prop's blue (the tube is orange, the background light blue-grey).
 fn is_prop_blue(p: &throng_render::image::Rgba<u8>) -> bool {
     p[2] > 120 && p[2] as i32 > p[0] as i32 + 80 && p[2] as i32 > p[1] as i32 + 40
@@ -281,15 +315,8 @@ fn props_draw_where_the_cpu_anchor_puts_them() {
     let tip = g.anchor("tip").expect("tip anchor");
     // A box sticking out of the tip sideways, so a wrong rotation shows as well as a wrong
     // position.
-    let (positions, normals, indices) = cube(Vec3::new(0.25, 0.1, 0.0), 0.15);
-    let mesh = PropMesh {
-        positions: &positions,
-        normals: &normals,
-        indices: &indices,
-        uvs: None,
-        material: MaterialUniform::color(PROP_COLOR),
-        texture: None,
-    };
+    let shape = cube(Vec3::new(0.25, 0.1, 0.0), 0.15);
+    let mesh = prop_mesh(&shape);
     let prop = r.upload_prop(&mesh).expect("prop upload");
     let props = [Prop {
         anchor: tip,
@@ -346,7 +373,7 @@ fn props_draw_where_the_cpu_anchor_puts_them() {
     );
 
     // The reference: the CPU decoder's tube and the prop mesh at the CPU anchor transforms.
-    let decoded = throng_render::DecodedMeshes::new(
+    let decoded = DecodedMeshes::new(
         &asset,
         &records,
         &transforms,
@@ -362,17 +389,7 @@ fn props_draw_where_the_cpu_anchor_puts_them() {
             )
         })
         .collect();
-    let mut meshes = decoded.meshes();
-    meshes.push(ReferenceMesh {
-        positions: &positions,
-        normals: &normals,
-        indices: &indices,
-        uvs: None,
-        material: MaterialUniform::color(PROP_COLOR),
-        texture: None,
-        transforms: &placed,
-    });
-    let reference = r.render_reference(&meshes, &opts).expect("reference");
+    let reference = reference_with_prop(&mut r, &decoded, &mesh, &placed, &opts);
     save(&reference, "props-tube-reference.png");
 
     let total = (opts.width * opts.height) as usize;
@@ -413,17 +430,7 @@ fn props_draw_where_the_cpu_anchor_puts_them() {
     let some = r.render_scene(&[some], &opts).expect("render");
     save(&some.image, "props-tube-some.png");
     let even: Vec<InstanceTransform> = placed.iter().step_by(2).copied().collect();
-    let mut meshes = decoded.meshes();
-    meshes.push(ReferenceMesh {
-        positions: &positions,
-        normals: &normals,
-        indices: &indices,
-        uvs: None,
-        material: MaterialUniform::color(PROP_COLOR),
-        texture: None,
-        transforms: &even,
-    });
-    let reference = r.render_reference(&meshes, &opts).expect("reference");
+    let reference = reference_with_prop(&mut r, &decoded, &mesh, &even, &opts);
     let differ = differ_count(&some.image, &reference);
     let blue_some = some.image.pixels().filter(|p| is_prop_blue(p)).count();
     eprintln!("props on the even instances: {blue_some} prop pixels, {differ} differ");
@@ -453,17 +460,9 @@ fn anchor_errors_name_the_asset_and_list_its_anchors() {
     assert!(e.to_string().contains("bake it with anchors"), "{e}");
 
     // An anchor index past the asset's is an error, not a read past the buffer.
-    let (p, n, i) = cube(Vec3::ZERO, 0.1);
-    let prop = r
-        .upload_prop(&PropMesh {
-            positions: &p,
-            normals: &n,
-            indices: &i,
-            uvs: None,
-            material: MaterialUniform::color(PROP_COLOR),
-            texture: None,
-        })
-        .expect("prop");
+    let shape = cube(Vec3::ZERO, 0.1);
+    let mesh = prop_mesh(&shape);
+    let prop = r.upload_prop(&mesh).expect("prop");
     let transforms = [InstanceTransform::IDENTITY];
     let records = [InstanceRecord::default()];
     let props = [Prop {
@@ -481,14 +480,7 @@ fn anchor_errors_name_the_asset_and_list_its_anchors() {
     // A prop mesh without triangles is refused at upload.
     let empty = r.upload_prop(&PropMesh {
         indices: &[],
-        ..PropMesh {
-            positions: &p,
-            normals: &n,
-            indices: &i,
-            uvs: None::<&[Vec2]>,
-            material: MaterialUniform::color(PROP_COLOR),
-            texture: None,
-        }
+        ..mesh
     });
     assert!(empty.is_err());
 }
