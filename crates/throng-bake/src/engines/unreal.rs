@@ -86,7 +86,8 @@ fn animations(input: &ExportInput<'_>) -> serde_json::Value {
 
 /// What an AnimToTexture export writes, under the names its parameters give them: its 16-bit
 /// RGBA PNGs, each (`{name}` + suffix, what it holds for errors, its blocks, its texels), the
-/// mesh (`{name}.glb`) and the parameters (`{name}-a2t.json`).
+/// mesh (`{name}.glb`) and the parameters (`{name}-a2t.json`). The texture size reported is the
+/// first PNG's.
 fn a2t_written(
     input: &ExportInput<'_>,
     pngs: Vec<(&str, &str, &FrameBlocks, Vec<u16>)>,
