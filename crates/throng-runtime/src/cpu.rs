@@ -1164,7 +1164,22 @@ impl crate::PlaybackControl for CpuRuntime {
         throng_contract::Timing::Cpu
     }
 
-    crate::control::answered_alike!();
+    fn index(&self, h: Handle) -> Option<usize> {
+        self.handles.index(h)
+    }
+
+    fn handle_at(&self, index: usize) -> Option<Handle> {
+        self.handles.get(index)
+    }
+
+    fn len(&self) -> usize {
+        self.handles.len()
+    }
+
+    /// Seconds since creation (sum of `update` steps).
+    fn time(&self) -> f64 {
+        self.clock.seconds()
+    }
 
     /// New enabled instance at `transform` showing the rest row until a clip is played.
     fn spawn(&mut self, transform: InstanceTransform) -> Handle {
@@ -1230,6 +1245,11 @@ impl crate::PlaybackControl for CpuRuntime {
         }
     }
 
+    /// The clip called `name`; an unknown name is an error listing the clips.
+    fn clip(&self, name: &str) -> Result<crate::ClipId, RuntimeError> {
+        crate::api::find_clip(name, self.clips.iter().map(|c| c.name.as_str()))
+    }
+
     /// Whether the newest layer is a one-shot that has reached its end.
     fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
         let i = self.idx(h)?;
@@ -1237,10 +1257,19 @@ impl crate::PlaybackControl for CpuRuntime {
         Ok(n > 0 && self.get(n - 1, i).finished())
     }
 
+    fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
+        Ok(self.transforms[self.idx(h)?])
+    }
+
     fn set_transform(&mut self, h: Handle, t: InstanceTransform) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
         self.transforms[i] = t;
         Ok(())
+    }
+
+    /// Transforms of all live instances in dense order, ready to upload unchanged.
+    fn transforms(&self) -> &[InstanceTransform] {
+        &self.transforms
     }
 
     /// Advances every instance by `dt` seconds (negative/non-finite = 0) in parallel and
@@ -1251,6 +1280,16 @@ impl crate::PlaybackControl for CpuRuntime {
             self.own_records = true;
         }
         self.step(dt, None);
+    }
+
+    /// Events fired by the last `update`, in instance order, each instance's by time.
+    fn events(&self) -> &[FiredEvent] {
+        &self.events
+    }
+
+    /// One-shot layers that reached their end during the last `update`.
+    fn finished(&self) -> &[Finished] {
+        &self.finished
     }
 
     /// World transform of `anchor` for instance `h` (see [`crate::anchor_world`]).

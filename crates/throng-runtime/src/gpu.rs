@@ -676,7 +676,22 @@ impl crate::PlaybackControl for GpuRuntime {
         throng_contract::Timing::Gpu
     }
 
-    crate::control::answered_alike!();
+    fn index(&self, h: Handle) -> Option<usize> {
+        self.handles.index(h)
+    }
+
+    fn handle_at(&self, index: usize) -> Option<Handle> {
+        self.handles.get(index)
+    }
+
+    fn len(&self) -> usize {
+        self.handles.len()
+    }
+
+    /// Seconds since creation.
+    fn time(&self) -> f64 {
+        self.clock.seconds()
+    }
 
     /// Adds an instance (disabled until played) and lists it.
     ///
@@ -718,9 +733,18 @@ impl crate::PlaybackControl for GpuRuntime {
         self.change(Change::new(h, command))
     }
 
+    /// The clip called `name`; an unknown name is an error listing the clips.
+    fn clip(&self, name: &str) -> Result<crate::ClipId, RuntimeError> {
+        crate::api::find_clip(name, self.clips.iter().map(|c| c.name.as_str()))
+    }
+
     fn is_finished(&self, h: Handle) -> Result<bool, RuntimeError> {
         let g = &self.state[self.idx(h)?];
         Ok(g.n() > 0 && g.layers[g.n() - 1].finished())
+    }
+
+    fn transform(&self, h: Handle) -> Result<InstanceTransform, RuntimeError> {
+        Ok(self.transforms[self.idx(h)?])
     }
 
     /// Sets a transform (the instance is listed in [`Self::dirty`]).
@@ -729,6 +753,10 @@ impl crate::PlaybackControl for GpuRuntime {
         self.transforms[i] = t;
         self.mark_dirty(i);
         Ok(())
+    }
+
+    fn transforms(&self) -> &[InstanceTransform] {
+        &self.transforms
     }
 
     /// Advances the clock by `dt` seconds and processes the instances that are due: events,
@@ -780,6 +808,14 @@ impl crate::PlaybackControl for GpuRuntime {
                     .is_some_and(|i| state[i].wake == t as u32)
             });
         }
+    }
+
+    fn events(&self) -> &[FiredEvent] {
+        &self.events
+    }
+
+    fn finished(&self) -> &[Finished] {
+        &self.finished
     }
 
     /// World transform of an anchor at the current clock (from [`gpu_layers`]).

@@ -28,7 +28,6 @@ mod api;
 pub mod appearance;
 mod clips;
 pub mod clock;
-mod control;
 mod cpu;
 pub mod crowd;
 mod error;
