@@ -260,7 +260,8 @@ pub(crate) fn queue_crowd_depth(
             view,
             near,
             |g, asset| {
-                g.casts_shadows
+                g.views
+                    .casts_shadows
                     .then(|| specialize(view_key, CrowdKey::of(g, asset), false))
             },
             |id| {

@@ -5,7 +5,7 @@
 use bevy::prelude::*;
 use bevy::render::render_asset::RenderAssets;
 use bevy::render::render_resource::{
-    BindGroup, BindGroupEntry, BindingResource, Buffer, BufferDescriptor, BufferUsages,
+    BindGroup, BindGroupEntries, BindingResource, Buffer, BufferDescriptor, BufferUsages,
     PipelineCache, WgpuLimits,
 };
 use bevy::render::renderer::{RenderDevice, RenderQueue};
@@ -55,7 +55,7 @@ pub(crate) fn prepare_crowd_bind_groups(
         };
         g.write_uniforms(&device, &queue, asset);
         g.size_palette(&device, asset);
-        if g.bind_groups_valid {
+        if g.bindings.valid {
             continue;
         }
         g.make_bind_groups(&device, &pipeline_cache, asset);
@@ -68,33 +68,18 @@ pub(crate) fn playback_entries<'a>(
     asset: &'a GpuThrongAsset,
     records: &'a Buffer,
     clock: &'a Buffer,
-) -> [BindGroupEntry<'a>; 6] {
-    [
-        BindGroupEntry {
-            binding: bindings::BONE_PARAMS,
-            resource: asset.bone_params.as_entire_binding(),
-        },
-        BindGroupEntry {
-            binding: bindings::CLIPS,
-            resource: asset.clips.as_entire_binding(),
-        },
-        BindGroupEntry {
-            binding: bindings::FRAME_TIMES,
-            resource: asset.frame_times.as_entire_binding(),
-        },
-        BindGroupEntry {
-            binding: bindings::BONE_TEXTURE,
-            resource: BindingResource::TextureView(&asset.bone_view),
-        },
-        BindGroupEntry {
-            binding: bindings::CPU_RECORDS,
-            resource: records.as_entire_binding(),
-        },
-        BindGroupEntry {
-            binding: bindings::CLOCK,
-            resource: clock.as_entire_binding(),
-        },
-    ]
+) -> BindGroupEntries<'a, 6> {
+    BindGroupEntries::with_indices((
+        (bindings::BONE_PARAMS, asset.bone_params.as_entire_binding()),
+        (bindings::CLIPS, asset.clips.as_entire_binding()),
+        (bindings::FRAME_TIMES, asset.frame_times.as_entire_binding()),
+        (
+            bindings::BONE_TEXTURE,
+            BindingResource::TextureView(&asset.bone_view),
+        ),
+        (bindings::CPU_RECORDS, records.as_entire_binding()),
+        (bindings::CLOCK, clock.as_entire_binding()),
+    ))
 }
 
 impl CrowdGpu {
@@ -104,7 +89,7 @@ impl CrowdGpu {
         self.cull
             .ids
             .as_ref()
-            .filter(|_| self.culled)
+            .filter(|_| self.cull.enabled)
             .unwrap_or(stand_in)
     }
 
@@ -116,29 +101,31 @@ impl CrowdGpu {
         queue: &RenderQueue,
         asset: &GpuThrongAsset,
     ) {
-        if self.draws.len() != asset.primitives.len() {
-            self.draws = asset
+        if self.bindings.draws.len() != asset.primitives.len() {
+            self.bindings.draws = asset
                 .primitives
                 .iter()
                 .map(|_| uniform_of::<DrawParams>(device, "throng draw params"))
                 .collect();
-            for (p, buf) in asset.primitives.iter().zip(&self.draws) {
+            for (p, buf) in asset.primitives.iter().zip(&self.bindings.draws) {
                 queue.write_buffer(buf, 0, bytemuck::bytes_of(&p.material));
             }
-            self.bind_groups_valid = false;
+            self.bindings.valid = false;
         }
         let clock = self
+            .buffers
             .clock_buffer
             .get_or_insert_with(|| uniform_of::<TimingUniform>(device, "throng clock"));
         queue.write_buffer(
             clock,
             0,
-            bytemuck::bytes_of(&TimingUniform::new(self.clock)),
+            bytemuck::bytes_of(&TimingUniform::new(self.buffers.clock)),
         );
         let job = self
+            .skin
             .job
             .get_or_insert_with(|| uniform_of::<PaletteJob>(device, "throng palette job"));
-        let palette_job = self.cull.palette_job(self.culled, self.instances);
+        let palette_job = self.cull.palette_job(self.buffers.instances);
         queue.write_buffer(job, 0, bytemuck::bytes_of(&palette_job));
     }
 
@@ -147,10 +134,10 @@ impl CrowdGpu {
     /// texture path's palette binding), and with motion vectors its previous-frame twin.
     fn size_palette(&mut self, device: &RenderDevice, asset: &GpuThrongAsset) {
         let entries = asset.baked.bone_texture.entries.max(1);
-        if self.palette.is_none() {
-            let fits = palette_fits(self.capacity, entries, &device.limits());
+        if self.skin.palette.is_none() {
+            let fits = palette_fits(self.buffers.capacity, entries, &device.limits());
             // A VAT-path crowd whose asset has no usable VAT is drawn on the palette path.
-            let wants = match self.skin_path {
+            let wants = match self.skin.path {
                 SkinPath::Palette => true,
                 SkinPath::Texture => false,
                 SkinPath::Vat => self.vats(asset).is_none(),
@@ -158,37 +145,37 @@ impl CrowdGpu {
             if wants && !fits {
                 warn!(
                     "throng: a crowd of {} instances (capacity {}) × {entries} palette entries needs {} MB of palette, past the device's storage-binding limit of {} MB: drawn on the texture path",
-                    self.instances,
-                    self.capacity,
-                    palette_bytes(self.capacity, entries) / 1_000_000,
+                    self.buffers.instances,
+                    self.buffers.capacity,
+                    palette_bytes(self.buffers.capacity, entries) / 1_000_000,
                     device.limits().max_storage_buffer_binding_size / 1_000_000
                 );
             }
-            self.palette_path = wants && fits;
+            self.skin.palette_path = wants && fits;
             // The texture path binds a one-entry stand-in at the palette's binding.
-            let n = if self.palette_path {
-                self.capacity * entries as u64
+            let n = if self.skin.palette_path {
+                self.buffers.capacity * entries as u64
             } else {
                 1
             };
-            self.palette = Some(device.create_buffer(&BufferDescriptor {
+            self.skin.palette = Some(device.create_buffer(&BufferDescriptor {
                 label: Some("throng palette"),
                 size: n * PALETTE_ENTRY_BYTES,
                 usage: BufferUsages::STORAGE | BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }));
-            self.prev_palette = None;
-            self.bind_groups_valid = false;
+            self.motion.prev_palette = None;
+            self.bindings.valid = false;
         }
-        if self.motion && self.palette_path && self.prev_palette.is_none() {
-            self.prev_palette = Some(device.create_buffer(&BufferDescriptor {
+        if self.motion.on && self.skin.palette_path && self.motion.prev_palette.is_none() {
+            self.motion.prev_palette = Some(device.create_buffer(&BufferDescriptor {
                 label: Some("throng previous palette"),
-                size: self.capacity * entries as u64 * PALETTE_ENTRY_BYTES,
+                size: self.buffers.capacity * entries as u64 * PALETTE_ENTRY_BYTES,
                 usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             }));
-            self.prev_palette_fresh = true;
-            self.bind_groups_valid = false;
+            self.motion.prev_palette_fresh = true;
+            self.bindings.valid = false;
         }
     }
 
@@ -201,20 +188,20 @@ impl CrowdGpu {
         asset: &GpuThrongAsset,
     ) {
         let (Some(_), Some(_), Some(_), Some(_), Some(_)) = (
-            &self.transforms,
-            &self.records,
-            &self.palette,
-            &self.clock_buffer,
-            &self.job,
+            &self.buffers.transforms,
+            &self.buffers.records,
+            &self.skin.palette,
+            &self.buffers.clock_buffer,
+            &self.skin.job,
         ) else {
             return;
         };
         let Some(groups) = self.draw_groups(device, pipeline_cache, asset) else {
             return;
         };
-        self.palette_group = self.palette_pass_group(device, pipeline_cache, asset);
-        self.bind_groups = groups;
-        self.bind_groups_valid = true;
+        self.skin.palette_group = self.palette_pass_group(device, pipeline_cache, asset);
+        self.bindings.groups = groups;
+        self.bindings.valid = true;
     }
 
     /// The draw's bind group of each primitive; None until the crowd's buffers exist.
@@ -225,10 +212,10 @@ impl CrowdGpu {
         asset: &GpuThrongAsset,
     ) -> Option<Vec<BindGroup>> {
         let (Some(tb), Some(rb), Some(pal), Some(clock), Some(looks)) = (
-            &self.transforms,
-            &self.records,
-            &self.palette,
-            &self.clock_buffer,
+            &self.buffers.transforms,
+            &self.buffers.records,
+            &self.skin.palette,
+            &self.buffers.clock_buffer,
             &self.appearances,
         ) else {
             return None;
@@ -239,60 +226,47 @@ impl CrowdGpu {
             vats.is_some(),
         ));
         let mut groups = Vec::with_capacity(asset.primitives.len());
-        for (i, (p, draw)) in asset.primitives.iter().zip(&self.draws).enumerate() {
+        for (i, (p, draw)) in asset
+            .primitives
+            .iter()
+            .zip(&self.bindings.draws)
+            .enumerate()
+        {
             let mut entries = playback_entries(asset, rb, clock).to_vec();
-            entries.extend([
-                BindGroupEntry {
-                    binding: bindings::INSTANCE_TRANSFORMS,
-                    resource: tb.as_entire_binding(),
-                },
-                BindGroupEntry {
-                    binding: bindings::PALETTE,
-                    resource: pal.as_entire_binding(),
-                },
-                BindGroupEntry {
-                    binding: bindings::PREV_TRANSFORMS,
-                    resource: self
+            entries.extend_from_slice(&BindGroupEntries::with_indices((
+                (bindings::INSTANCE_TRANSFORMS, tb.as_entire_binding()),
+                (bindings::PALETTE, pal.as_entire_binding()),
+                (
+                    bindings::PREV_TRANSFORMS,
+                    self.motion
                         .prev_transforms
                         .as_ref()
                         .unwrap_or(tb)
                         .as_entire_binding(),
-                },
-                BindGroupEntry {
-                    binding: bindings::PREV_PALETTE,
-                    resource: self
+                ),
+                (
+                    bindings::PREV_PALETTE,
+                    self.motion
                         .prev_palette
                         .as_ref()
                         .unwrap_or(pal)
                         .as_entire_binding(),
-                },
-                BindGroupEntry {
-                    binding: bindings::VISIBLE_IDS,
-                    resource: self.cull_ids(tb).as_entire_binding(),
-                },
-                BindGroupEntry {
-                    binding: bindings::DRAW,
-                    resource: draw.as_entire_binding(),
-                },
-                BindGroupEntry {
-                    binding: bindings::MATERIALS,
-                    resource: p.materials.uniform.as_entire_binding(),
-                },
-                BindGroupEntry {
-                    binding: bindings::BASE_COLOR_LAYERS,
-                    resource: BindingResource::TextureView(&p.materials.layers),
-                },
-                BindGroupEntry {
-                    binding: bindings::SAMPLER,
-                    resource: BindingResource::Sampler(&asset.sampler),
-                },
-                BindGroupEntry {
-                    binding: bindings::APPEARANCES,
-                    resource: BindingResource::TextureView(&looks.view),
-                },
-            ]);
+                ),
+                (bindings::VISIBLE_IDS, self.cull_ids(tb).as_entire_binding()),
+                (bindings::DRAW, draw.as_entire_binding()),
+                (bindings::MATERIALS, p.materials.uniform.as_entire_binding()),
+                (
+                    bindings::BASE_COLOR_LAYERS,
+                    BindingResource::TextureView(&p.materials.layers),
+                ),
+                (bindings::SAMPLER, BindingResource::Sampler(&asset.sampler)),
+                (
+                    bindings::APPEARANCES,
+                    BindingResource::TextureView(&looks.view),
+                ),
+            )));
             if let Some(v) = vats.and_then(|v| v.get(i)) {
-                entries.extend(super::vat::bind_entries(v));
+                entries.extend_from_slice(&super::vat::bind_entries(v));
             }
             groups.push(device.create_bind_group("throng crowd", &layout, &entries));
         }
@@ -306,40 +280,30 @@ impl CrowdGpu {
         pipeline_cache: &PipelineCache,
         asset: &GpuThrongAsset,
     ) -> Option<BindGroup> {
-        let (Some(rb), Some(pal), Some(clock), Some(job)) =
-            (&self.records, &self.palette, &self.clock_buffer, &self.job)
-        else {
+        let (Some(rb), Some(pal), Some(clock), Some(job)) = (
+            &self.buffers.records,
+            &self.skin.palette,
+            &self.buffers.clock_buffer,
+            &self.skin.job,
+        ) else {
             return None;
         };
         let mut entries = playback_entries(asset, rb, clock).to_vec();
-        entries.extend([
-            BindGroupEntry {
-                binding: bindings::MASKS,
-                resource: asset.masks.as_entire_binding(),
-            },
-            BindGroupEntry {
-                binding: bindings::PALETTE,
-                resource: pal.as_entire_binding(),
-            },
-            BindGroupEntry {
-                binding: bindings::PALETTE_JOB,
-                resource: job.as_entire_binding(),
-            },
-            BindGroupEntry {
-                binding: bindings::VISIBLE_IDS,
-                resource: self.cull_ids(rb).as_entire_binding(),
-            },
-            BindGroupEntry {
-                binding: bindings::PALETTE_COUNT,
-                resource: self
-                    .cull
+        entries.extend_from_slice(&BindGroupEntries::with_indices((
+            (bindings::MASKS, asset.masks.as_entire_binding()),
+            (bindings::PALETTE, pal.as_entire_binding()),
+            (bindings::PALETTE_JOB, job.as_entire_binding()),
+            (bindings::VISIBLE_IDS, self.cull_ids(rb).as_entire_binding()),
+            (
+                bindings::PALETTE_COUNT,
+                self.cull
                     .args
                     .as_ref()
-                    .filter(|_| self.culled)
+                    .filter(|_| self.cull.enabled)
                     .unwrap_or(rb)
                     .as_entire_binding(),
-            },
-        ]);
+            ),
+        )));
         Some(
             device.create_bind_group(
                 "throng palette pass",

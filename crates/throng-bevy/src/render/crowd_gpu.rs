@@ -11,7 +11,7 @@ use bevy::math::Vec3;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::render::render_resource::{
-    BindGroup, Buffer, BufferDescriptor, BufferUsages, CommandEncoder, CommandEncoderDescriptor,
+    BufferDescriptor, BufferUsages, CommandEncoder, CommandEncoderDescriptor,
 };
 use bevy::render::renderer::{RenderDevice, RenderQueue};
 use bevy::render::sync_world::RenderEntity;
@@ -19,6 +19,8 @@ use bevy::render::Extract;
 use throng_contract::names::Timing;
 use throng_contract::{GpuRecordWrite, InstanceTransform, Records};
 
+use super::crowd_state::{DrawBindings, InstanceBuffers, MotionBuffers, SkinState, ViewFilter};
+use super::cull_state::CrowdCull;
 use super::gpu_asset::GpuThrongAsset;
 use super::vat::GpuVat;
 use crate::asset::ThrongAsset;
@@ -27,79 +29,24 @@ use crate::crowd::{SkinPath, ThrongCrowd};
 /// Bytes of one instance transform.
 const TRANSFORM_BYTES: u64 = std::mem::size_of::<InstanceTransform>() as u64;
 
-/// A crowd's per-instance buffers in the render world (kept across frames, rewritten when
-/// the main world's generation counters move).
+/// A crowd's state in the render world (kept across frames, rewritten when the main world's
+/// generation counters move), one part per feature (`super::crowd_state`).
 pub struct CrowdGpu {
     pub render_entity: Entity,
     pub asset: AssetId<ThrongAsset>,
-    pub gpu_timed: bool,
-    pub instances: u32,
-    pub(crate) capacity: u64,
-    pub(crate) record_bytes: u64,
-    pub(crate) transforms: Option<Buffer>,
-    pub(crate) records: Option<Buffer>,
-    /// GPU-timed: the clock uniform (16 B; written every frame, read by the palette pass or,
-    /// on the texture path, the vertex stage).
-    pub(crate) clock_buffer: Option<Buffer>,
-    /// The palette path's buffer, `capacity × entries` entries of 48 B; on the texture path a
-    /// one-entry stand-in for the draw layout's palette binding. `None` until sized by the
-    /// asset (again after the crowd grows or changes path).
-    pub(crate) palette: Option<Buffer>,
-    /// Motion vectors (some camera has Bevy's `MotionVectorPrepass`): the previous frame's
-    /// transforms and palette, copied from the current ones before they are rewritten.
-    /// Without motion vectors the bind groups bind the current buffers in their place.
-    pub motion: bool,
-    pub(crate) prev_transforms: Option<Buffer>,
-    pub(crate) prev_palette: Option<Buffer>,
-    /// The previous-frame buffers were just created: this frame they take this frame's data
-    /// (no motion) instead of the stale content of the current buffers.
-    pub(crate) prev_fresh: bool,
-    /// The same for the previous palette: its first frame copies the palette after the
-    /// palette pass instead of before.
-    pub(crate) prev_palette_fresh: bool,
-    /// The crowd casts into Bevy's shadow maps (its entity has no `NotShadowCaster`).
-    pub casts_shadows: bool,
-    /// The path the crowd asks for.
-    pub skin_path: SkinPath,
-    /// Dual-quaternion skinning (asked for, and the asset's encoding allows it).
-    pub dual_quat: bool,
-    /// Whether the crowd is drawn on the palette path (asked for, and its palette fits the
-    /// device).
-    pub palette_path: bool,
-    pub(crate) job: Option<Buffer>,
-    /// One per primitive: the material uniform.
-    pub(crate) draws: Vec<Buffer>,
-    pub(crate) bind_groups: Vec<BindGroup>,
-    pub(crate) palette_group: Option<BindGroup>,
-    pub(crate) bind_groups_valid: bool,
-    pub(crate) transforms_gen: u64,
-    pub(crate) records_gen: u64,
-    /// Instances the record buffer held at its last full write (`u64::MAX`: none yet): a
-    /// GPU-timed crowd of the same count scatters only its rewritten records.
-    pub(crate) records_len: u64,
-    /// GPU-timed: the frame's rewritten records as the runtime lists them (64 B each), the
-    /// source of the copies that scatter them into `records`; grown as needed.
-    pub(crate) record_writes: Option<Buffer>,
-    pub(crate) clock: u32,
+    /// The crowd's world box (`ThrongCrowd::bounds`).
     pub bounds: Option<(Vec3, Vec3)>,
+    /// The crowd entity was extracted this frame (else its state is dropped).
     pub(crate) seen: bool,
-    /// Per-instance culling and LOD this frame (asked for by the crowd's `ThrongCull`, and the
-    /// device draws indirectly with first instances), with its projected-error bound (pixels).
-    pub culled: bool,
-    pub lod_bias: f32,
-    pub shadow_reach: Option<f32>,
-    /// The culling pass's buffers and this frame's views (`render::cull`).
-    pub cull: super::cull_state::CrowdCull,
-    /// The crowd entity's `Visibility` (inherited) hides it, and its `RenderLayers` (none:
-    /// layer 0): cameras whose layers do not meet them do not draw it
-    /// (`CrowdGpu::excluded_views`).
-    pub hidden: bool,
-    pub layers: RenderLayers,
-    pub excluded_views: Vec<bevy::render::view::RetainedViewEntity>,
-    /// The instances' appearances (`super::appearance`), sized to `capacity`.
+    pub buffers: InstanceBuffers,
+    pub skin: SkinState,
+    pub motion: MotionBuffers,
+    pub bindings: DrawBindings,
+    /// Per-instance culling and LOD, its buffers and this frame's views (`render::cull`).
+    pub cull: CrowdCull,
+    pub views: ViewFilter,
+    /// The instances' appearances (`super::appearance`), sized to the buffers' capacity.
     pub appearances: Option<super::appearance::GpuAppearances>,
-    /// The crowd entity's debug view (main pass only).
-    pub debug_view: Option<super::ThrongDebugView>,
 }
 
 impl CrowdGpu {
@@ -108,44 +55,15 @@ impl CrowdGpu {
         CrowdGpu {
             render_entity,
             asset: crowd.asset.id(),
-            gpu_timed: timing == Timing::Gpu,
-            instances: 0,
-            capacity: 0,
-            record_bytes: timing.record_bytes() as u64,
-            transforms: None,
-            records: None,
-            clock_buffer: None,
-            palette: None,
-            motion: false,
-            prev_transforms: None,
-            prev_palette: None,
-            prev_fresh: false,
-            prev_palette_fresh: false,
-            casts_shadows: true,
-            skin_path: crowd.skin_path,
-            palette_path: false,
-            dual_quat: false,
-            job: None,
-            draws: Vec::new(),
-            bind_groups: Vec::new(),
-            palette_group: None,
-            bind_groups_valid: false,
-            transforms_gen: u64::MAX,
-            records_gen: u64::MAX,
-            records_len: u64::MAX,
-            record_writes: None,
-            clock: 0,
             bounds: None,
             seen: true,
-            culled: false,
-            lod_bias: 1.0,
-            shadow_reach: None,
-            cull: Default::default(),
-            hidden: false,
-            layers: RenderLayers::default(),
-            excluded_views: Vec::new(),
+            buffers: InstanceBuffers::new(timing == Timing::Gpu, timing.record_bytes() as u64),
+            skin: SkinState::new(crowd.skin_path),
+            motion: MotionBuffers::default(),
+            bindings: DrawBindings::default(),
+            cull: CrowdCull::default(),
+            views: ViewFilter::default(),
             appearances: None,
-            debug_view: None,
         }
     }
 }
@@ -154,7 +72,7 @@ impl CrowdGpu {
     /// The VATs the crowd is drawn from: the VAT path asked for and `asset`'s VATs uploaded
     /// (else the crowd is drawn on the palette path).
     pub fn vats<'a>(&self, asset: &'a GpuThrongAsset) -> Option<&'a [GpuVat]> {
-        if self.skin_path != SkinPath::Vat {
+        if self.skin.path != SkinPath::Vat {
             return None;
         }
         asset.vats.as_deref()
@@ -211,75 +129,79 @@ pub(crate) fn extract_crowds(
         g.seen = true;
         g.render_entity = render.id();
         g.bounds = crowd.bounds;
-        g.casts_shadows = !not_caster;
-        g.dual_quat = crowd.dual_quat();
+        g.views.casts_shadows = !not_caster;
+        g.skin.dual_quat = crowd.dual_quat();
         let cull = cull.copied().unwrap_or_default();
         let culled = cull.per_instance && can_cull;
-        if g.culled != culled {
+        if g.cull.enabled != culled {
             // The draw and palette bind groups bind the culling lists or stand-ins.
-            g.culled = culled;
-            g.bind_groups_valid = false;
+            g.cull.enabled = culled;
+            g.bindings.valid = false;
         }
-        g.lod_bias = cull.lod_bias;
-        g.shadow_reach = cull.shadow_reach;
-        g.hidden = visibility.is_some_and(|v| !v.get());
-        g.layers = layers.cloned().unwrap_or_default();
-        g.debug_view = debug_view.copied();
-        if g.motion != motion {
-            g.motion = motion;
-            g.prev_transforms = None;
-            g.prev_palette = None;
-            g.bind_groups_valid = false;
+        g.cull.lod_bias = cull.lod_bias;
+        g.cull.shadow_reach = cull.shadow_reach;
+        g.views.hidden = visibility.is_some_and(|v| !v.get());
+        g.views.layers = layers.cloned().unwrap_or_default();
+        g.views.debug_view = debug_view.copied();
+        if g.motion.on != motion {
+            g.motion.on = motion;
+            g.motion.prev_transforms = None;
+            g.motion.prev_palette = None;
+            g.bindings.valid = false;
         }
-        if g.skin_path != crowd.skin_path {
-            g.skin_path = crowd.skin_path;
-            g.palette = None;
-            g.bind_groups_valid = false;
+        if g.skin.path != crowd.skin_path {
+            g.skin.path = crowd.skin_path;
+            g.skin.palette = None;
+            g.bindings.valid = false;
         }
         let n = rt.len() as u64;
-        g.instances = n as u32;
-        if n > g.capacity || g.transforms.is_none() {
+        g.buffers.instances = n as u32;
+        if n > g.buffers.capacity || g.buffers.transforms.is_none() {
             // Grow by doubling so a growing crowd does not reallocate every frame, but size a
             // crowd spawned at once to its count (rounded up to 64): 100,000 Fox instances'
             // palette then fits a 128 MiB storage binding, 131,072's would not.
-            let cap = n.max(g.capacity * 2).max(64).div_ceil(64) * 64;
-            g.capacity = cap;
-            g.transforms = Some(device.create_buffer(&BufferDescriptor {
+            let cap = n.max(g.buffers.capacity * 2).max(64).div_ceil(64) * 64;
+            g.buffers.capacity = cap;
+            g.buffers.transforms = Some(device.create_buffer(&BufferDescriptor {
                 label: Some("throng instance transforms"),
                 size: cap * TRANSFORM_BYTES,
                 usage: BufferUsages::STORAGE | BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }));
-            g.prev_transforms = None;
-            g.records = Some(device.create_buffer(&BufferDescriptor {
+            g.motion.prev_transforms = None;
+            g.buffers.records = Some(device.create_buffer(&BufferDescriptor {
                 label: Some("throng instance records"),
-                size: cap * g.record_bytes,
+                size: cap * g.buffers.record_bytes,
                 usage: BufferUsages::STORAGE | BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
                 mapped_at_creation: false,
             }));
             // The palette is sized by the asset's entries, in prepare_crowd_bind_groups.
-            g.palette = None;
-            g.bind_groups_valid = false;
-            g.transforms_gen = u64::MAX;
-            g.records_gen = u64::MAX;
-            g.records_len = u64::MAX;
+            g.skin.palette = None;
+            g.bindings.valid = false;
+            g.buffers.transforms_gen = u64::MAX;
+            g.buffers.records_gen = u64::MAX;
+            g.buffers.records_len = u64::MAX;
         }
         if let Records::Gpu { clock, .. } = rt.records() {
-            g.clock = clock;
+            g.buffers.clock = clock;
         }
-        if motion && g.prev_transforms.is_none() {
-            g.prev_transforms = Some(device.create_buffer(&BufferDescriptor {
+        if motion && g.motion.prev_transforms.is_none() {
+            g.motion.prev_transforms = Some(device.create_buffer(&BufferDescriptor {
                 label: Some("throng previous instance transforms"),
-                size: g.capacity * TRANSFORM_BYTES,
+                size: g.buffers.capacity * TRANSFORM_BYTES,
                 usage: BufferUsages::STORAGE | BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             }));
             // The palette's twin is sized with the palette, in prepare_crowd_bind_groups.
-            g.prev_palette = None;
-            g.prev_fresh = true;
-            g.bind_groups_valid = false;
+            g.motion.prev_palette = None;
+            g.motion.prev_fresh = true;
+            g.bindings.valid = false;
         }
-        if let (Some(tb), Some(prev), false) = (&g.transforms, &g.prev_transforms, g.prev_fresh) {
+        if let (Some(tb), Some(prev), false) = (
+            &g.buffers.transforms,
+            &g.motion.prev_transforms,
+            g.motion.prev_fresh,
+        ) {
             if n > 0 {
                 copies
                     .get_or_insert_with(|| {
@@ -300,24 +222,28 @@ pub(crate) fn extract_crowds(
         };
         extract_appearances(g, crowd, &device, &queue);
         let (mut transform_bytes, mut record_bytes) = (0, 0);
-        if g.instances > 0 {
-            if let (Some(tb), true) = (&g.transforms, g.transforms_gen != crowd.transforms_gen) {
+        if g.buffers.instances > 0 {
+            if let (Some(tb), true) = (
+                &g.buffers.transforms,
+                g.buffers.transforms_gen != crowd.transforms_gen,
+            ) {
                 let bytes: &[u8] = bytemuck::cast_slice(rt.transforms());
                 queue.write_buffer(tb, 0, bytes);
                 transform_bytes = bytes.len() as u64;
-                g.transforms_gen = crowd.transforms_gen;
+                g.buffers.transforms_gen = crowd.transforms_gen;
             }
-            if let (Some(prev), true) = (&g.prev_transforms, g.prev_fresh) {
+            if let (Some(prev), true) = (&g.motion.prev_transforms, g.motion.prev_fresh) {
                 queue.write_buffer(prev, 0, bytemuck::cast_slice(rt.transforms()));
-                g.prev_fresh = false;
+                g.motion.prev_fresh = false;
             }
-            if g.records_gen != crowd.records_gen {
+            if g.buffers.records_gen != crowd.records_gen {
                 // changes made through `runtime_mut` since the last extract may not all be
                 // listed (a `First` system may have run before the list was cleared): all
-                let unlisted = g.records_gen == u64::MAX || crowd.records_unlisted > g.records_gen;
+                let unlisted = g.buffers.records_gen == u64::MAX
+                    || crowd.records_unlisted > g.buffers.records_gen;
                 let writes = rt.record_changes().writes.filter(|_| !unlisted);
                 record_bytes = write_records(g, crowd.record_bytes(), writes, &device, &queue);
-                g.records_gen = crowd.records_gen;
+                g.buffers.records_gen = crowd.records_gen;
             }
         }
         crowd
@@ -348,29 +274,33 @@ fn write_records(
     device: &RenderDevice,
     queue: &RenderQueue,
 ) -> u64 {
-    let Some(records) = g.records.as_ref() else {
+    let Some(records) = g.buffers.records.as_ref() else {
         return 0;
     };
-    let n = g.instances as u64;
+    let n = g.buffers.instances as u64;
     // a generation moved with nothing listed: something changed records off the list
     let scatter =
-        writes.filter(|w| g.records_len == n && !w.is_empty() && (w.len() as u64) * 4 <= n);
+        writes.filter(|w| g.buffers.records_len == n && !w.is_empty() && (w.len() as u64) * 4 <= n);
     let Some(writes) = scatter else {
         queue.write_buffer(records, 0, all);
-        g.records_len = n;
+        g.buffers.records_len = n;
         return all.len() as u64;
     };
     let list: &[u8] = bytemuck::cast_slice(writes);
     let size = list.len() as u64;
-    if g.record_writes.as_ref().is_none_or(|b| b.size() < size) {
-        g.record_writes = Some(device.create_buffer(&BufferDescriptor {
+    if g.buffers
+        .record_writes
+        .as_ref()
+        .is_none_or(|b| b.size() < size)
+    {
+        g.buffers.record_writes = Some(device.create_buffer(&BufferDescriptor {
             label: Some("throng record writes"),
             size: size.next_power_of_two().max(4096),
             usage: BufferUsages::COPY_DST | BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         }));
     }
-    let Some(list_buffer) = g.record_writes.as_ref() else {
+    let Some(list_buffer) = g.buffers.record_writes.as_ref() else {
         return 0;
     };
     // the list lands before the copies: queue writes precede the next submission
@@ -381,13 +311,13 @@ fn write_records(
     let stride = std::mem::size_of::<GpuRecordWrite>() as u64;
     for (k, w) in writes.iter().enumerate() {
         if (w.index as u64) < n {
-            let to = w.index as u64 * g.record_bytes;
+            let to = w.index as u64 * g.buffers.record_bytes;
             copies.copy_buffer_to_buffer(
                 list_buffer,
                 k as u64 * stride,
                 records,
                 to,
-                g.record_bytes,
+                g.buffers.record_bytes,
             );
         }
     }
@@ -405,12 +335,19 @@ fn extract_appearances(
 ) {
     if g.appearances
         .as_ref()
-        .is_none_or(|a| a.capacity != g.capacity)
+        .is_none_or(|a| a.capacity != g.buffers.capacity)
     {
-        g.appearances = Some(super::appearance::GpuAppearances::new(device, g.capacity));
-        g.bind_groups_valid = false;
+        g.appearances = Some(super::appearance::GpuAppearances::new(
+            device,
+            g.buffers.capacity,
+        ));
+        g.bindings.valid = false;
     }
     if let Some(a) = g.appearances.as_mut() {
-        a.upload(queue, crowd.appearances().changes(), g.instances as usize);
+        a.upload(
+            queue,
+            crowd.appearances().changes(),
+            g.buffers.instances as usize,
+        );
     }
 }

@@ -33,7 +33,7 @@ use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use bevy::render::render_asset::RenderAssets;
 use bevy::render::render_resource::{
-    BindGroup, BindGroupEntry, BindGroupLayoutDescriptor, BindingResource, Buffer,
+    BindGroup, BindGroupEntries, BindGroupLayoutDescriptor, BindingResource, Buffer,
     BufferBindingType, BufferDescriptor, BufferUsages, CachedComputePipelineId, CommandEncoder,
     ComputePassDescriptor, ComputePipelineDescriptor, PipelineCache, ShaderStages,
     SpecializedComputePipeline, SpecializedComputePipelines,
@@ -171,10 +171,14 @@ pub(crate) fn queue_culls(
     cameras: Query<(&ExtractedView, Option<&RenderLayers>), Without<LightEntity>>,
 ) {
     for g in gpus.0.values_mut() {
-        g.excluded_views.clear();
+        g.views.excluded_views.clear();
         for (view, layers) in &cameras {
-            if !layers.cloned().unwrap_or_default().intersects(&g.layers) {
-                g.excluded_views.push(view.retained_view_entity);
+            if !layers
+                .cloned()
+                .unwrap_or_default()
+                .intersects(&g.views.layers)
+            {
+                g.views.excluded_views.push(view.retained_view_entity);
             }
         }
     }
@@ -190,12 +194,12 @@ pub(crate) fn queue_culls(
         let Some(asset) = assets.get(g.asset) else {
             continue;
         };
-        if !g.culled {
+        if !g.cull.enabled {
             continue;
         }
         let enc = asset.baked.bone_texture.encoding;
-        let pair =
-            [0, 1].map(|e| compute.specialize(&pipeline_cache, &pipeline, (enc, g.gpu_timed, e)));
+        let pair = [0, 1]
+            .map(|e| compute.specialize(&pipeline_cache, &pipeline, (enc, g.buffers.gpu_timed, e)));
         g.cull.ready = pair
             .iter()
             .all(|&id| pipeline_cache.get_compute_pipeline(id).is_some());
@@ -219,15 +223,15 @@ fn crowd_views(g: &CrowdGpu, views: &[(&ExtractedView, Option<&LightEntity>)]) -
         return Vec::new();
     };
     let mut out: Vec<ViewEntry> = Vec::new();
-    if g.hidden {
+    if g.views.hidden {
         return Vec::new();
     }
     for &(view, light) in views {
         let near = !matches!(light, Some(LightEntity::Directional { .. }));
-        if light.is_some() && !g.casts_shadows {
+        if light.is_some() && !g.views.casts_shadows {
             continue;
         }
-        if g.excluded_views.contains(&view.retained_view_entity) {
+        if g.views.excluded_views.contains(&view.retained_view_entity) {
             continue;
         }
         let clip = super::queue::clip_from_world(view);
@@ -253,7 +257,7 @@ fn crowd_views(g: &CrowdGpu, views: &[(&ExtractedView, Option<&LightEntity>)]) -
             v.view.floor_view = first_camera.map_or(u32::MAX, |c| c as u32);
             // The light travels along the view's forward (-Z).
             let dir = (-v.world_from_view.z_axis.truncate()).normalize_or_zero();
-            let reach = match g.shadow_reach {
+            let reach = match g.cull.shadow_reach {
                 Some(r) if r <= 0.0 => -1.0,
                 Some(r) => r,
                 None => drop / (-dir.y).max(0.1),
@@ -280,15 +284,15 @@ pub(crate) fn prepare_culls(
         let Some(asset) = assets.get(g.asset) else {
             continue;
         };
-        if !g.culled || g.instances == 0 {
+        if !g.cull.enabled || g.buffers.instances == 0 {
             continue;
         }
         let entries = crowd_views(g, &all);
         let lods = asset.lod_count();
         let prims = asset.primitives.len().max(1) as u32;
-        let seg = segment(g.instances);
+        let seg = segment(g.buffers.instances);
         let n_views = entries.len() as u32;
-        let palette_base = if g.palette_path {
+        let palette_base = if g.skin.palette_path {
             n_views.max(1) * lods * seg
         } else {
             0
@@ -306,7 +310,7 @@ pub(crate) fn prepare_culls(
                 BufferUsages::STORAGE | BufferUsages::COPY_SRC,
             ));
             c.ids_words = grown;
-            g.bind_groups_valid = false;
+            g.bindings.valid = false;
         }
         if c.args.is_none() || args_entries > c.args_entries {
             let grown = args_entries.max(c.args_entries * 2);
@@ -320,7 +324,7 @@ pub(crate) fn prepare_culls(
                     | BufferUsages::COPY_SRC,
             ));
             c.args_entries = grown;
-            g.bind_groups_valid = false;
+            g.bindings.valid = false;
         }
         let view_bytes = n_views.max(1) as u64 * std::mem::size_of::<CullView>() as u64;
         if c.view_buffer.is_none() || view_bytes > c.view_capacity {
@@ -357,7 +361,7 @@ pub(crate) fn prepare_culls(
             fallback_min: lo.extend(0.0).to_array(),
             fallback_max: hi.extend(0.0).to_array(),
             lod_error,
-            instance_count: g.instances,
+            instance_count: g.buffers.instances,
             view_count: n_views,
             lod_count: lods,
             primitive_count: prims,
@@ -365,7 +369,7 @@ pub(crate) fn prepare_culls(
             palette_base,
             row_pad: ROW_PAD * b.diagonal().max(0.0),
             row_bounds: 1,
-            lod_bias: g.lod_bias,
+            lod_bias: c.lod_bias,
             _pad: [0; 3],
         };
         queue.write_buffer(job_buf, 0, bytemuck::bytes_of(&job));
@@ -413,9 +417,9 @@ fn cull_group(
 ) -> Option<BindGroup> {
     let c = &g.cull;
     let (Some(tb), Some(rb), Some(clock), Some(job), Some(vb), Some(ids), Some(args)) = (
-        &g.transforms,
-        &g.records,
-        &g.clock_buffer,
+        &g.buffers.transforms,
+        &g.buffers.records,
+        &g.buffers.clock_buffer,
         &c.job,
         &c.view_buffer,
         &c.ids,
@@ -424,32 +428,17 @@ fn cull_group(
         return None;
     };
     let mut entries = super::bind_groups::playback_entries(asset, rb, clock).to_vec();
-    entries.extend([
-        BindGroupEntry {
-            binding: bindings::INSTANCE_TRANSFORMS,
-            resource: tb.as_entire_binding(),
-        },
-        BindGroupEntry {
-            binding: bindings::ROW_BOUNDS,
-            resource: asset.row_bounds.as_entire_binding(),
-        },
-        BindGroupEntry {
-            binding: bindings::CULL_JOB,
-            resource: job.as_entire_binding(),
-        },
-        BindGroupEntry {
-            binding: bindings::CULL_VIEWS,
-            resource: vb.as_entire_binding(),
-        },
-        BindGroupEntry {
-            binding: bindings::CULL_IDS,
-            resource: BindingResource::Buffer(ids.as_entire_buffer_binding()),
-        },
-        BindGroupEntry {
-            binding: bindings::CULL_ARGS,
-            resource: args.as_entire_binding(),
-        },
-    ]);
+    entries.extend_from_slice(&BindGroupEntries::with_indices((
+        (bindings::INSTANCE_TRANSFORMS, tb.as_entire_binding()),
+        (bindings::ROW_BOUNDS, asset.row_bounds.as_entire_binding()),
+        (bindings::CULL_JOB, job.as_entire_binding()),
+        (bindings::CULL_VIEWS, vb.as_entire_binding()),
+        (
+            bindings::CULL_IDS,
+            BindingResource::Buffer(ids.as_entire_buffer_binding()),
+        ),
+        (bindings::CULL_ARGS, args.as_entire_binding()),
+    )));
     let layout =
         pipeline_cache.get_bind_group_layout(&cull_layout(asset.baked.bone_texture.encoding));
     Some(device.create_bind_group("throng culling pass", &layout, &entries))
@@ -465,7 +454,7 @@ pub(crate) fn encode_cull(
     (ids, pipeline_cache, device): (&CullPipelineIds, &PipelineCache, &RenderDevice),
     encoder: &mut CommandEncoder,
 ) -> bool {
-    if !g.culled || g.cull.views.is_empty() || g.instances == 0 {
+    if !g.cull.enabled || g.cull.views.is_empty() || g.buffers.instances == 0 {
         return false;
     }
     let Some([cull, finish]) = ids.0.get(main) else {
@@ -487,7 +476,7 @@ pub(crate) fn encode_cull(
     });
     pass.set_bind_group(CULL_GROUP, &group, &[]);
     pass.set_pipeline(cull);
-    pass.dispatch_workgroups(g.instances.div_ceil(64), 1, 1);
+    pass.dispatch_workgroups(g.buffers.instances.div_ceil(64), 1, 1);
     pass.set_pipeline(finish);
     pass.dispatch_workgroups(entries.div_ceil(64).max(1), 1, 1);
     true

@@ -112,14 +112,15 @@ fn snapshot(
     queue: &RenderQueue,
 ) -> Option<CullSnapshot> {
     let c = &g.cull;
-    let (Some(ids), Some(args), Some(tb), Some(rb)) = (&c.ids, &c.args, &g.transforms, &g.records)
+    let (Some(ids), Some(args), Some(tb), Some(rb)) =
+        (&c.ids, &c.args, &g.buffers.transforms, &g.buffers.records)
     else {
         return None;
     };
-    if !g.culled || c.views.is_empty() {
+    if !g.cull.enabled || c.views.is_empty() {
         return None;
     }
-    let n = g.instances as u64;
+    let n = g.buffers.instances as u64;
     let read = read_buffers(
         device,
         queue,
@@ -127,7 +128,7 @@ fn snapshot(
             (ids, ids.size()),
             (args, args.size()),
             (tb, n * 48),
-            (rb, n * g.record_bytes),
+            (rb, n * g.buffers.record_bytes),
         ],
     )?;
     let (ids, args) = (words(&read[0]), words(&read[1]));
@@ -177,8 +178,8 @@ fn snapshot(
     };
     Some(CullSnapshot {
         crowd: main,
-        gpu_timed: g.gpu_timed,
-        instances: g.instances,
+        gpu_timed: g.buffers.gpu_timed,
+        instances: g.buffers.instances,
         lods: c.lods,
         views,
         palette,

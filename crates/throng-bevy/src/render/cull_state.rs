@@ -111,6 +111,12 @@ pub struct ViewEntry {
 /// A crowd's culling state in the render world (a field of `CrowdGpu`).
 #[derive(Default)]
 pub struct CrowdCull {
+    /// Per-instance culling and LOD this frame (asked for by the crowd's `ThrongCull`, and the
+    /// device draws indirectly with first instances).
+    pub enabled: bool,
+    /// The crowd's `ThrongCull::lod_bias` (pixels) and `shadow_reach`.
+    pub lod_bias: f32,
+    pub shadow_reach: Option<f32>,
     /// This frame's views, in list order.
     pub views: Vec<ViewEntry>,
     pub(crate) job: Option<Buffer>,
@@ -156,8 +162,8 @@ impl CrowdCull {
     }
 
     /// The palette pass's job: the palette list when culled, else every instance.
-    pub(crate) fn palette_job(&self, culled: bool, instances: u32) -> PaletteJob {
-        if !culled || self.palette_base == 0 {
+    pub(crate) fn palette_job(&self, instances: u32) -> PaletteJob {
+        if !self.enabled || self.palette_base == 0 {
             return PaletteJob::all(instances);
         }
         let counter = self.views.len() as u32 * self.prims * self.lods;

@@ -52,12 +52,12 @@ impl<P: PhaseItem> RenderCommand<P> for DrawCrowdPrimitives {
         let Some(asset) = assets.get(g.asset) else {
             return RenderCommandResult::Skip;
         };
-        let instances: Range<u32> = 0..g.instances;
-        for (i, (p, bg)) in asset.primitives.iter().zip(&g.bind_groups).enumerate() {
+        let instances: Range<u32> = 0..g.buffers.instances;
+        for (i, (p, bg)) in asset.primitives.iter().zip(&g.bindings.groups).enumerate() {
             pass.set_bind_group(CROWD_GROUP as usize, bg, &[]);
             pass.set_vertex_buffer(0, p.vertices.slice(..));
             pass.set_index_buffer(p.indices.slice(..), IndexFormat::Uint32);
-            if !g.culled {
+            if !g.cull.enabled {
                 pass.draw_indexed(0..p.index_count, 0, instances.clone());
                 continue;
             }

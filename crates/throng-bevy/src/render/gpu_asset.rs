@@ -7,20 +7,17 @@ use std::sync::Arc;
 use bevy::asset::AssetId;
 use bevy::ecs::system::lifetimeless::SRes;
 use bevy::ecs::system::SystemParamItem;
-use bevy::prelude::default;
 use bevy::render::render_asset::{PrepareAssetError, RenderAsset};
 use bevy::render::render_resource::{
-    Buffer, BufferInitDescriptor, BufferUsages, Extent3d, Sampler, TextureDataOrder,
-    TextureDescriptor, TextureDimension, TextureUsages, TextureView, TextureViewDescriptor,
-    TextureViewDimension,
+    Buffer, BufferInitDescriptor, BufferUsages, Sampler, TextureView,
 };
 use bevy::render::renderer::{RenderDevice, RenderQueue};
 use throng_asset::gpu::cull::{self, LodRanges};
 use throng_asset::gpu::{mask_words, BoneParams, GpuVertex, TexelFormat};
 use throng_asset::{BakedAsset, BakedMaterial, BakedPrimitive};
 
-use super::formats::texture_format;
 use super::materials::{base_color_sampler, GpuMaterials, MaterialUpload};
+use super::textures::array_texture;
 use crate::asset::ThrongAsset;
 
 /// WGSL `DrawParams` of `throng_bevy::crowd_material` (16 B): how a primitive is drawn (its
@@ -121,36 +118,16 @@ fn bone_texture(baked: &BakedAsset, device: &RenderDevice, queue: &RenderQueue) 
     // At least 2 layers: wgpu's GL backend gives a 1-layer texture the 2D target, which a
     // texture_2d_array binding cannot read.
     let layers = bones.layers().max(2);
-    let texel = bones.encoding.bytes_per_texel() as usize;
-    let width = bones.width().max(1);
-    let mut data = bones.data.clone();
-    data.resize(
-        width as usize * texel * height as usize * layers as usize,
-        0,
-    );
-    let texture = device.create_texture_with_data(
+    let size = (bones.width().max(1), height, layers);
+    let format = TexelFormat::bone(bones.encoding);
+    array_texture(
+        device,
         queue,
-        &TextureDescriptor {
-            label: Some("throng bone texture"),
-            size: Extent3d {
-                width,
-                height,
-                depth_or_array_layers: layers,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: TextureDimension::D2,
-            format: texture_format(TexelFormat::bone(bones.encoding)),
-            usage: TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        },
-        TextureDataOrder::LayerMajor,
-        &data,
-    );
-    texture.create_view(&TextureViewDescriptor {
-        dimension: Some(TextureViewDimension::D2Array),
-        ..default()
-    })
+        "throng bone texture",
+        format,
+        size,
+        &bones.data,
+    )
 }
 
 /// Primitive `p`'s buffers and draw parameters (`materials`: its slots).

@@ -65,6 +65,7 @@ pub mod appearance;
 mod bind_groups;
 pub mod bindings;
 mod crowd_gpu;
+pub mod crowd_state;
 pub mod cull;
 pub mod cull_readback;
 mod cull_state;
@@ -77,6 +78,7 @@ pub mod materials;
 mod palette;
 mod pipeline;
 mod queue;
+mod textures;
 pub mod vat;
 
 pub use bind_groups::palette_fits;

@@ -32,7 +32,7 @@ pub(crate) fn dispatch_palettes(
     for (main, g) in gpus.0.iter_mut() {
         // Per-instance culling first: the palette pass then poses only its palette list.
         let mut culled = false;
-        if let (true, Some(asset)) = (g.culled && g.bind_groups_valid, assets.get(g.asset)) {
+        if let (true, Some(asset)) = (g.cull.enabled && g.bindings.valid, assets.get(g.asset)) {
             let encoder = encoder.get_or_insert_with(|| {
                 device.create_command_encoder(&CommandEncoderDescriptor {
                     label: Some("throng palette passes"),
@@ -43,18 +43,19 @@ pub(crate) fn dispatch_palettes(
         }
         let (Some(&id), Some(group), Some(asset)) = (
             palette_ids.0.get(main),
-            &g.palette_group,
+            &g.skin.palette_group,
             assets.get(g.asset),
         ) else {
             continue;
         };
-        if g.instances == 0 || !g.bind_groups_valid || !g.palette_path {
+        if g.buffers.instances == 0 || !g.bindings.valid || !g.skin.palette_path {
             continue;
         }
         let Some(pipeline) = pipeline_cache.get_compute_pipeline(id) else {
             continue;
         };
-        let invocations = g.instances as u64 * asset.baked.bone_texture.entries.max(1) as u64;
+        let invocations =
+            g.buffers.instances as u64 * asset.baked.bone_texture.entries.max(1) as u64;
         let (x, y) = palette_workgroups(invocations);
         let encoder = encoder.get_or_insert_with(|| {
             device.create_command_encoder(&CommandEncoderDescriptor {
@@ -63,11 +64,11 @@ pub(crate) fn dispatch_palettes(
         });
         // Motion vectors: last frame's palette becomes the previous one before it is
         // overwritten (on the previous palette's first frame, this frame's, so no motion).
-        let copy = match (&g.palette, &g.prev_palette) {
+        let copy = match (&g.skin.palette, &g.motion.prev_palette) {
             (Some(pal), Some(prev)) => Some((pal, prev, invocations * PALETTE_ENTRY_BYTES)),
             _ => None,
         };
-        if let (Some((pal, prev, bytes)), false) = (copy, g.prev_palette_fresh) {
+        if let (Some((pal, prev, bytes)), false) = (copy, g.motion.prev_palette_fresh) {
             encoder.copy_buffer_to_buffer(pal, 0, prev, 0, bytes);
         }
         {
@@ -82,13 +83,13 @@ pub(crate) fn dispatch_palettes(
                     pass.dispatch_workgroups_indirect(args, g.cull.dispatch_offset())
                 }
                 // A culled crowd whose culling did not run draws nothing this frame.
-                _ if g.culled => {}
+                _ if g.cull.enabled => {}
                 _ => pass.dispatch_workgroups(x, y, 1),
             }
         }
-        if let (Some((pal, prev, bytes)), true) = (copy, g.prev_palette_fresh) {
+        if let (Some((pal, prev, bytes)), true) = (copy, g.motion.prev_palette_fresh) {
             encoder.copy_buffer_to_buffer(pal, 0, prev, 0, bytes);
-            g.prev_palette_fresh = false;
+            g.motion.prev_palette_fresh = false;
         }
     }
     if let Some(encoder) = encoder {

@@ -63,13 +63,13 @@ impl CrowdKey {
     pub fn of(g: &CrowdGpu, asset: &GpuThrongAsset) -> Self {
         Self {
             encoding: asset.baked.bone_texture.encoding,
-            gpu_timed: g.gpu_timed,
+            gpu_timed: g.buffers.gpu_timed,
             double_sided: asset.double_sided,
-            palette: g.palette_path,
+            palette: g.skin.palette_path,
             four_influences: asset.four_influences,
-            dual_quat: g.dual_quat,
+            dual_quat: g.skin.dual_quat,
             vat: g.vats(asset).is_some(),
-            culled: g.culled,
+            culled: g.cull.enabled,
         }
     }
 

@@ -66,7 +66,7 @@ pub(crate) fn crowd_in_view<'a>(
     clip_from_world: &Mat4,
     near: bool,
 ) -> Option<&'a GpuThrongAsset> {
-    if g.instances == 0 || !g.bind_groups_valid {
+    if g.buffers.instances == 0 || !g.bindings.valid {
         return None;
     }
     let (lo, hi) = g.bounds?;
@@ -86,8 +86,8 @@ pub(crate) fn posed_crowds(
         .iter()
         .filter(|(main, g)| {
             // A culled crowd waits for its culling pass too.
-            (!g.culled || g.cull.ready)
-                && (!g.palette_path
+            (!g.cull.enabled || g.cull.ready)
+                && (!g.skin.palette_path
                     || palette_ids
                         .0
                         .get(*main)
@@ -133,7 +133,7 @@ impl CrowdQueue<'_> {
         let mut added = Vec::new();
         for (main, g) in &self.gpus.0 {
             // Hidden, or not on the camera's layers (render::cull::queue_culls).
-            if g.hidden || g.excluded_views.contains(&view.retained_view_entity) {
+            if g.views.hidden || g.views.excluded_views.contains(&view.retained_view_entity) {
                 continue;
             }
             let Some(asset) = crowd_in_view(g, self.assets, &clip, near) else {
@@ -197,12 +197,12 @@ pub(crate) fn queue_crowds(
         let Some(asset) = assets.get(g.asset) else {
             continue;
         };
-        if g.palette_path && g.bind_groups_valid {
+        if g.skin.palette_path && g.bindings.valid {
             let key = (
                 asset.baked.bone_texture.encoding,
-                g.gpu_timed,
-                g.dual_quat,
-                g.culled,
+                g.buffers.gpu_timed,
+                g.skin.dual_quat,
+                g.cull.enabled,
             );
             let id = compute.specialize(&pipeline_cache, palette_pipeline, key);
             palette_ids.0.insert(*main, id);
@@ -235,7 +235,7 @@ pub(crate) fn queue_crowds(
                 let key = ThrongPipelineKey {
                     mesh_key,
                     crowd: CrowdKey::of(g, asset),
-                    debug_view: g.debug_view,
+                    debug_view: g.views.debug_view,
                 };
                 Some(pipelines.specialize(&pipeline_cache, pipeline, key))
             },

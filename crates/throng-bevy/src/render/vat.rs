@@ -24,17 +24,17 @@
 
 use bevy::log::warn;
 use bevy::render::render_resource::{
-    BindGroupEntry, BindGroupLayoutEntry, BindingResource, BindingType, Buffer, BufferBindingType,
-    BufferInitDescriptor, BufferUsages, Extent3d, ShaderStages, TextureDataOrder,
-    TextureDescriptor, TextureDimension, TextureSampleType, TextureUsages, TextureView,
-    TextureViewDescriptor, TextureViewDimension,
+    BindGroupEntries, BindGroupLayoutEntry, BindingResource, BindingType, Buffer,
+    BufferBindingType, BufferInitDescriptor, BufferUsages, ShaderStages, TextureSampleType,
+    TextureView, TextureViewDimension,
 };
 use bevy::render::renderer::{RenderDevice, RenderQueue};
 use throng_asset::gpu::{TexelFormat, VatParams};
 use throng_asset::{BakedAsset, Vat, VatEncoding};
 
 use super::bindings;
-use super::formats::{sample_type, texture_format};
+use super::formats::sample_type;
+use super::textures::array_texture;
 
 /// One primitive's VAT on the GPU: its parameters and both position bindings (the one its
 /// encoding does not use holds a placeholder) and its normals.
@@ -119,45 +119,6 @@ fn layer_count(vat: &Vat, max_dim: u32) -> u32 {
         .max(2)
 }
 
-/// A 2D array texture of `width × rows_per_layer` texels and `layers` layers of `format`,
-/// holding `bytes` (row after row, over every layer; the rest zero).
-fn array_texture(
-    device: &RenderDevice,
-    queue: &RenderQueue,
-    format: TexelFormat,
-    (width, rows_per_layer, layers): (u32, u32, u32),
-    bytes: &[u8],
-) -> TextureView {
-    let mut data = bytes.to_vec();
-    data.resize(
-        (width * format.bytes_per_texel()) as usize * rows_per_layer as usize * layers as usize,
-        0,
-    );
-    let texture = device.create_texture_with_data(
-        queue,
-        &TextureDescriptor {
-            label: Some("throng vat"),
-            size: Extent3d {
-                width,
-                height: rows_per_layer,
-                depth_or_array_layers: layers,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: TextureDimension::D2,
-            format: texture_format(format),
-            usage: TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        },
-        TextureDataOrder::LayerMajor,
-        &data,
-    );
-    texture.create_view(&TextureViewDescriptor {
-        dimension: Some(TextureViewDimension::D2Array),
-        ..Default::default()
-    })
-}
-
 /// One primitive's VAT uploaded (checked by [`check_vats`]).
 fn upload_vat(device: &RenderDevice, queue: &RenderQueue, vat: &Vat) -> GpuVat {
     let max_dim = device.limits().max_texture_dimension_2d;
@@ -166,17 +127,26 @@ fn upload_vat(device: &RenderDevice, queue: &RenderQueue, vat: &Vat) -> GpuVat {
     let positions = array_texture(
         device,
         queue,
+        "throng vat",
         TexelFormat::vat_positions(vat.encoding),
         size,
         &vat.positions,
     );
     let normal_bytes: Vec<u8> = vat.normals.iter().flat_map(|q| q.to_le_bytes()).collect();
-    let normals = array_texture(device, queue, TexelFormat::VAT_NORMALS, size, &normal_bytes);
+    let normals = array_texture(
+        device,
+        queue,
+        "throng vat",
+        TexelFormat::VAT_NORMALS,
+        size,
+        &normal_bytes,
+    );
     // The binding the encoding does not read gets a 1×1 placeholder of its format.
     let placeholder = |enc| {
         array_texture(
             device,
             queue,
+            "throng vat",
             TexelFormat::vat_positions(enc),
             (1, 1, 2),
             &[],
@@ -265,23 +235,20 @@ pub fn layout_entries(visibility: ShaderStages) -> [BindGroupLayoutEntry; 4] {
 }
 
 /// Primitive VAT `v`'s entries of the crowd's bind group.
-pub fn bind_entries(v: &GpuVat) -> [BindGroupEntry<'_>; 4] {
-    [
-        BindGroupEntry {
-            binding: bindings::VAT_PARAMS,
-            resource: v.params.as_entire_binding(),
-        },
-        BindGroupEntry {
-            binding: bindings::VAT_POSITIONS_FLOAT,
-            resource: BindingResource::TextureView(&v.positions_float),
-        },
-        BindGroupEntry {
-            binding: bindings::VAT_POSITIONS_UINT,
-            resource: BindingResource::TextureView(&v.positions_uint),
-        },
-        BindGroupEntry {
-            binding: bindings::VAT_NORMALS,
-            resource: BindingResource::TextureView(&v.normals),
-        },
-    ]
+pub fn bind_entries(v: &GpuVat) -> BindGroupEntries<'_, 4> {
+    BindGroupEntries::with_indices((
+        (bindings::VAT_PARAMS, v.params.as_entire_binding()),
+        (
+            bindings::VAT_POSITIONS_FLOAT,
+            BindingResource::TextureView(&v.positions_float),
+        ),
+        (
+            bindings::VAT_POSITIONS_UINT,
+            BindingResource::TextureView(&v.positions_uint),
+        ),
+        (
+            bindings::VAT_NORMALS,
+            BindingResource::TextureView(&v.normals),
+        ),
+    ))
 }
