@@ -222,6 +222,14 @@ impl ThrongCrowd {
         self.runtime.as_mut()
     }
 
+    /// The runtime for commands that rewrite records (they are uploaded again; GPU-timed, as
+    /// the runtime lists them); None before the asset has loaded.
+    pub(crate) fn runtime_for_records(&mut self) -> Option<&mut Runtime> {
+        self.runtime.as_ref()?;
+        self.records_gen += 1;
+        self.runtime.as_mut()
+    }
+
     /// World-space box (min, max; file units) around every instance in any pose, as culling
     /// uses it; `None` before the first update or without instances.
     pub fn bounds(&self) -> Option<(Vec3, Vec3)> {
@@ -497,11 +505,8 @@ pub(crate) fn apply_playback(
         if pb.commands.is_empty() {
             continue;
         }
-        let Ok(mut crowd) = crowds.get_mut(inst.crowd) else {
-            continue;
-        };
-        let crowd = &mut *crowd;
-        let Some(rt) = crowd.runtime.as_mut() else {
+        let crowd = crowds.get_mut(inst.crowd).ok().map(Mut::into_inner);
+        let Some(rt) = crowd.and_then(ThrongCrowd::runtime_for_records) else {
             continue;
         };
         for c in pb.commands.drain(..) {
@@ -509,7 +514,6 @@ pub(crate) fn apply_playback(
                 warn!("throng: {c:?} on {e}: {err}");
             }
         }
-        crowd.records_gen += 1;
     }
 }
 
@@ -531,11 +535,8 @@ pub(crate) fn apply_params(
         if params.changes.is_empty() {
             continue;
         }
-        let Ok(mut crowd) = crowds.get_mut(inst.crowd) else {
-            continue;
-        };
-        let crowd = &mut *crowd;
-        let Some(rt) = crowd.runtime.as_mut() else {
+        let crowd = crowds.get_mut(inst.crowd).ok().map(Mut::into_inner);
+        let Some(rt) = crowd.and_then(|c| c.runtime.as_mut()) else {
             continue;
         };
         let Ok((g, i)) = rt.data_of::<throng_graph::GraphCrowd>(h.0) else {
