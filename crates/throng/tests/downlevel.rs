@@ -43,8 +43,8 @@ fn out_dir() -> PathBuf {
 }
 
 /// Runs throng with `env`; panics with its stderr when it fails, except that a missing adapter
-/// outside CI gives `None` (skip). Returns stderr.
-fn throng(args: &[&str], env: &[(&str, &str)]) -> Option<String> {
+/// outside CI gives `None` (skip). Returns stdout and stderr.
+fn throng(args: &[&str], env: &[(&str, &str)]) -> Option<(String, String)> {
     let out = run_env(args, env);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     if !out.status.success() {
@@ -54,7 +54,7 @@ fn throng(args: &[&str], env: &[(&str, &str)]) -> Option<String> {
         }
         panic!("throng {args:?} with {env:?} failed:\n{stderr}");
     }
-    Some(stderr)
+    Some((String::from_utf8_lossy(&out.stdout).into_owned(), stderr))
 }
 
 /// Bakes `asset` into the test dir with `extra` bake flags.
@@ -78,7 +78,7 @@ fn render(
     let png_arg = s(&png);
     let mut all = vec!["render", baked, "-o", png_arg.as_str(), "--size", SIZE];
     all.extend_from_slice(args);
-    let stderr = throng(&all, env)?;
+    let (_, stderr) = throng(&all, env)?;
     Some((read_png(&png), stderr, png))
 }
 
@@ -232,7 +232,7 @@ fn the_palette_path_falls_back_to_the_texture_path_and_says_so() {
         "palette",
         "--downlevel",
     ];
-    let Some(stderr) = throng(&args, &VULKAN) else {
+    let Some((_, stderr)) = throng(&args, &VULKAN) else {
         return;
     };
     assert!(
@@ -317,26 +317,10 @@ fn the_benches_measure_the_downlevel_mode() {
     let Some(fox) = asset_arg("Fox.glb") else {
         return;
     };
-    let args = [
-        "bench",
-        "render",
-        "--asset",
-        &fox,
-        "--cpu-cull",
-        "500",
-        "--frames",
-        "1",
-        "--size",
-        "128x128",
-        "--json",
-    ];
-    let out = run_env(&args, &VULKAN);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let cpu_cull = ["--cpu-cull", "500", "--size", "128x128", "--json"];
+    let Some(stdout) = bench_render(&fox, &cpu_cull) else {
+        return;
+    };
     let report: serde_json::Value = match serde_json::from_str(&stdout) {
         Ok(v) => v,
         Err(e) => panic!("not JSON ({e}): {stdout}"),
@@ -346,26 +330,23 @@ fn the_benches_measure_the_downlevel_mode() {
         report["cpu_cull_ms"].as_f64().is_some_and(|ms| ms > 0.0),
         "{stdout}"
     );
-    let args = [
-        "bench",
-        "render",
-        "--asset",
-        &fox,
+    let paths = [
         "--instances",
         "4",
         "--paths",
         "texture,texture-downlevel",
-        "--frames",
-        "1",
         "--size",
         "64x64",
     ];
-    let out = run_env(&args, &VULKAN);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let Some(stdout) = bench_render(&fox, &paths) else {
+        return;
+    };
     assert!(stdout.contains("texture-downlevel"), "{stdout}");
+}
+
+/// One frame of `throng bench render` of `asset` on Vulkan with `args`; returns stdout.
+fn bench_render(asset: &str, args: &[&str]) -> Option<String> {
+    let mut all = vec!["bench", "render", "--asset", asset, "--frames", "1"];
+    all.extend_from_slice(args);
+    throng(&all, &VULKAN).map(|(stdout, _)| stdout)
 }

@@ -423,7 +423,9 @@ fn throng(args: &[&str]) -> std::process::Output {
         .expect("run throng")
 }
 
-fn export(input: &Path, format: &str, dir: &Path, extra: &[&str]) {
+/// Runs `throng export` of `input` as `format` into `dir` with `extra` flags, whatever the
+/// outcome.
+fn run_export(input: &Path, format: &str, dir: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec![
         "export",
         input.to_str().unwrap(),
@@ -431,14 +433,17 @@ fn export(input: &Path, format: &str, dir: &Path, extra: &[&str]) {
         format,
         "-o",
         dir.to_str().unwrap(),
-        "--name",
-        "a",
     ];
     args.extend_from_slice(extra);
-    let out = throng(&args);
+    throng(&args)
+}
+
+/// [`run_export`] named "a", which must succeed.
+fn export(input: &Path, format: &str, dir: &Path, extra: &[&str]) {
+    let out = run_export(input, format, dir, &[&["--name", "a"], extra].concat());
     assert!(
         out.status.success(),
-        "throng {args:?}: {}",
+        "throng export {format} {extra:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
 }
@@ -467,17 +472,30 @@ fn reference(model: &Model, asset: &BakedAsset, clip: &str, t: f64) -> Vec<Vec3>
         .collect()
 }
 
-/// The baked asset drawn by throng's CPU decoder at clip `ci`'s time t: positions, normals.
-fn baked(asset: &BakedAsset, ci: usize, t: f64) -> (Vec<Vec3>, Vec<Vec3>) {
+/// The largest distance between the points of `a` and `b` taken pairwise.
+fn max_distance(a: &[Vec3], b: &[Vec3]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0, f32::max)
+}
+
+/// The one layer that shows clip `ci` of `asset` at time t (clamped to the clip).
+fn layer_at(asset: &BakedAsset, ci: usize, t: f64) -> throng_asset::Layer {
     let f = asset.clips[ci]
         .frames_table()
         .sample(throng_asset::LoopMode::Clamp, t);
-    let layer = throng_asset::Layer {
+    throng_asset::Layer {
         weight: 1.0,
         frac: f.frac,
         row: f.row as f32,
         clip: ci as u32,
-    };
+    }
+}
+
+/// The baked asset drawn by throng's CPU decoder at clip `ci`'s time t: positions, normals.
+fn baked(asset: &BakedAsset, ci: usize, t: f64) -> (Vec<Vec3>, Vec<Vec3>) {
+    let layer = layer_at(asset, ci, t);
     let mut p = Vec::new();
     let mut n = Vec::new();
     for i in 0..asset.primitives.len() {
@@ -576,11 +594,7 @@ fn check_with(
         }
         let d = decode(f);
         assert_eq!(d.positions.len(), reference.len(), "{what}: vertex count");
-        let bake_err = reference
-            .iter()
-            .zip(&bp)
-            .map(|(a, b)| (*a - *b).length())
-            .fold(0.0, f32::max);
+        let bake_err = max_distance(&reference, &bp);
         let diag = reference
             .iter()
             .fold(throng_asset::Aabb::EMPTY, |mut b, p| {
@@ -623,15 +637,7 @@ const UE_BONE_NORMALS: f32 = 0.0100001;
 /// Normals as AnimToTexture's bone mode makes them, from the baked skin matrices: each of the
 /// four largest influences' rotations applied to the bind normal, blended, normalised.
 fn rotated_normals(asset: &BakedAsset, ci: usize, t: f64) -> Vec<Vec3> {
-    let f = asset.clips[ci]
-        .frames_table()
-        .sample(throng_asset::LoopMode::Clamp, t);
-    let layer = throng_asset::Layer {
-        weight: 1.0,
-        frac: f.frac,
-        row: f.row as f32,
-        clip: ci as u32,
-    };
+    let layer = layer_at(asset, ci, t);
     let rot: Vec<Mat3> = (0..asset.palette.len() as u32)
         .map(|j| {
             let m = throng_asset::decode::masked_skin_matrix(asset, &[layer], j).unwrap();
@@ -690,20 +696,10 @@ fn openvat_decoder_reads_openvats_own_sample() {
     );
     let bind: Vec<Vec3> = vat.mesh.iter().flat_map(|p| p.positions.clone()).collect();
     let f0 = vat.frame(0);
-    let e0 = f0
-        .positions
-        .iter()
-        .zip(&bind)
-        .map(|(a, b)| (*a - *b).length())
-        .fold(0.0, f32::max);
+    let e0 = max_distance(&f0.positions, &bind);
     assert!(e0 < 2e-3, "frame 0 is the bind cube: {e0}");
     let bind_n: Vec<Vec3> = vat.mesh.iter().flat_map(|p| p.normals.clone()).collect();
-    let en = f0
-        .normals
-        .iter()
-        .zip(&bind_n)
-        .map(|(a, b)| (*a - *b).length())
-        .fold(0.0, f32::max);
+    let en = max_distance(&f0.normals, &bind_n);
     assert!(en < 1e-2, "frame-0 normals are the mesh's: {en}");
     // Rigid over the whole clip: pairwise distances of a few corners kept.
     let pick = [0usize, bind.len() / 3, bind.len() / 2, bind.len() - 1];
@@ -820,19 +816,22 @@ fn fox_from_source_in_every_format() {
     }
 }
 
+/// Every format `throng export` writes.
+const FORMATS: [&str; 7] = [
+    "openvat",
+    "ue-a2t-vertex",
+    "ue-a2t-bone",
+    "godot",
+    "bone-texture-json",
+    "unity",
+    "babylon",
+];
+
 /// Exports `input` in every format (with `extra` flags) and checks each with its engine's
 /// decoder, every `stride`-th frame.
 fn every_format(c: &Case, input: &Path, extra: &[&str], label: &str, stride: usize) {
     let lever = c.asset.row_bounds[0].diagonal();
-    for format in [
-        "openvat",
-        "ue-a2t-vertex",
-        "ue-a2t-bone",
-        "godot",
-        "bone-texture-json",
-        "unity",
-        "babylon",
-    ] {
+    for format in FORMATS {
         let d = out_dir(&format!("{label}-{format}"));
         export(input, format, &d, extra);
         let what = format!("{label} {format}");
@@ -1076,22 +1075,11 @@ fn bad_exports_fail_cleanly() {
     let Some(fox) = throng_testdata::asset("Fox.glb") else {
         return;
     };
-    let fox = fox.to_str().unwrap();
     // A VAT too tall for the device (8192 texels a side, as on many phones; Fox at 1000 fps would
     // need 8192 × 16384): an error with what to change, exit 1, nothing written.
     let d = out_dir("too-large");
-    let out = throng(&[
-        "export",
-        fox,
-        "--format",
-        "openvat",
-        "--fps",
-        "1000",
-        "--max-texture-size",
-        "8192",
-        "-o",
-        d.to_str().unwrap(),
-    ]);
+    let too_large = ["--fps", "1000", "--max-texture-size", "8192"];
+    let out = run_export(&fox, "openvat", &d, &too_large);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
@@ -1100,14 +1088,7 @@ fn bad_exports_fail_cleanly() {
     );
     no_leftovers(&d);
     // A folder that cannot be made fails before any work.
-    let out = throng(&[
-        "export",
-        fox,
-        "--format",
-        "openvat",
-        "-o",
-        "/proc/throng/no/such",
-    ]);
+    let out = run_export(&fox, "openvat", Path::new("/proc/throng/no/such"), &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("cannot export there"), "{err}");
@@ -1115,14 +1096,7 @@ fn bad_exports_fail_cleanly() {
     let d = out_dir("others");
     std::fs::create_dir_all(&d).unwrap();
     std::fs::write(d.join("notes.txt"), "mine").unwrap();
-    let out = throng(&[
-        "export",
-        fox,
-        "--format",
-        "openvat",
-        "-o",
-        d.to_str().unwrap(),
-    ]);
+    let out = run_export(&fox, "openvat", &d, &[]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         std::fs::read_to_string(d.join("notes.txt")).unwrap(),
@@ -1132,56 +1106,22 @@ fn bad_exports_fail_cleanly() {
     // An export replaces an earlier export whole.
     let d = out_dir("again");
     for clip in ["Walk", "Run"] {
-        let out = throng(&[
-            "export",
-            fox,
-            "--format",
-            "openvat",
-            "--clip",
-            clip,
-            "-o",
-            d.to_str().unwrap(),
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        export(&fox, "openvat", &d, &["--clip", clip]);
     }
     assert_eq!(frames(&d)[0].0, "Run");
     // Usage: an unknown format and an unknown clip.
-    let out = throng(&["export", fox, "--format", "fbx", "-o", "x"]);
+    let out = run_export(&fox, "fbx", Path::new("x"), &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("openvat"));
     let d = out_dir("no-clip");
-    let out = throng(&[
-        "export",
-        fox,
-        "--format",
-        "openvat",
-        "--clip",
-        "Fly",
-        "-o",
-        d.to_str().unwrap(),
-    ]);
+    let out = run_export(&fox, "openvat", &d, &["--clip", "Fly"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Survey"));
     no_leftovers(&d);
     // The same input and settings give the same bytes.
     let (a, b) = (out_dir("same-a"), out_dir("same-b"));
     for d in [&a, &b] {
-        let out = throng(&[
-            "export",
-            fox,
-            "--format",
-            "godot",
-            "--clip",
-            "Walk",
-            "-o",
-            d.to_str().unwrap(),
-            "--name",
-            "f",
-        ]);
+        let out = run_export(&fox, "godot", d, &["--clip", "Walk", "--name", "f"]);
         assert!(out.status.success());
     }
     for f in [
@@ -1203,15 +1143,7 @@ fn bad_exports_fail_cleanly() {
 fn help_names_every_format() {
     let out = throng(&["export", "--help"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    for f in [
-        "openvat",
-        "ue-a2t-vertex",
-        "ue-a2t-bone",
-        "godot",
-        "bone-texture-json",
-        "unity",
-        "babylon",
-    ] {
+    for f in FORMATS {
         assert!(text.contains(f), "{f} missing from:\n{text}");
     }
 }

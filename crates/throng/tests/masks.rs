@@ -37,11 +37,20 @@ fn fraction(a: &Path, b: &Path, diff: &str) -> f64 {
     differing(&a, &b, 8) as f64 / (a.width() * a.height()) as f64
 }
 
-/// Palette vs reference for `blend` under `mask` over `clip`, and the masked picture vs the
+/// The flags of `render` that blend `clip` at `weight` over the base clip, under `mask` if any.
+fn blend<'a>(clip: &'a str, mask: Option<&'a str>, weight: &'a str) -> Vec<&'a str> {
+    let mut flags = vec!["--blend", clip, "--blend-weight", weight];
+    if let Some(mask) = mask {
+        flags.extend(["--blend-mask", mask]);
+    }
+    flags
+}
+
+/// Palette vs reference for the [`blend`] `flags` over `clip`, and the masked picture vs the
 /// plain clip's.
-fn check(baked: &str, name: &str, clip: &str, blend: &[&str]) {
+fn check(baked: &str, name: &str, clip: &str, flags: &[&str]) {
     let mut base = vec!["--clip", clip, "--time", "0.3"];
-    base.extend_from_slice(blend);
+    base.extend_from_slice(flags);
     let mut pal = base.clone();
     pal.extend(["--path", "palette"]);
     let mut reference = base.clone();
@@ -74,34 +83,20 @@ fn masked_and_additive_blends_draw_the_cpu_pose() {
         &baked,
         "fox-run-upper-walk",
         "Run",
-        &[
-            "--blend",
-            "Walk",
-            "--blend-mask",
-            "upper",
-            "--blend-weight",
-            "1",
-        ],
+        &blend("Walk", Some("upper"), "1"),
     );
     // Survey as an additive layer over Walk, masked to the upper body and not
     check(
         &baked,
         "fox-walk-additive-survey",
         "Walk",
-        &["--blend", "Survey", "--blend-weight", "1"],
+        &blend("Survey", None, "1"),
     );
     check(
         &baked,
         "fox-walk-additive-survey-upper",
         "Walk",
-        &[
-            "--blend",
-            "Survey",
-            "--blend-mask",
-            "upper",
-            "--blend-weight",
-            "0.7",
-        ],
+        &blend("Survey", Some("upper"), "0.7"),
     );
     // a mask the asset does not have: the error lists the masks
     let err = masked_render_error(&baked, "lower", "palette");
@@ -165,31 +160,9 @@ fn masked_and_additive_blends_under_dual_quaternions_draw_the_cpu_pose() {
     // The palette pass blends the overlays' dual quaternions; the reference path skins the same
     // pose on the CPU (throng_asset::decode::pose_dual_quat per entry).
     let dq = ["--skinning", "dq"];
-    let walk_upper = [
-        &dq[..],
-        &[
-            "--blend",
-            "Walk",
-            "--blend-mask",
-            "upper",
-            "--blend-weight",
-            "1",
-        ],
-    ]
-    .concat();
+    let walk_upper = [&dq[..], &blend("Walk", Some("upper"), "1")].concat();
     check(&baked, "fox-dq-run-upper-walk", "Run", &walk_upper);
-    let survey = [
-        &dq[..],
-        &[
-            "--blend",
-            "Survey",
-            "--blend-mask",
-            "upper",
-            "--blend-weight",
-            "0.7",
-        ],
-    ]
-    .concat();
+    let survey = [&dq[..], &blend("Survey", Some("upper"), "0.7")].concat();
     check(&baked, "fox-dq-walk-additive-survey-upper", "Walk", &survey);
 }
 
@@ -214,13 +187,6 @@ fn the_demo_fox_runs_with_its_chest_sitting() {
         &baked,
         "demo-run-front-sit",
         "run",
-        &[
-            "--blend",
-            "sit",
-            "--blend-mask",
-            "front",
-            "--blend-weight",
-            "1",
-        ],
+        &blend("sit", Some("front"), "1"),
     );
 }

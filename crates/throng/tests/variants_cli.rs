@@ -7,6 +7,7 @@ mod common;
 
 use common::{ok, ok_json, out_dir, run, s};
 use std::path::PathBuf;
+use std::process::Output;
 use throng_render::image::{self, Rgba, RgbaImage};
 
 fn png(name: &str, w: u32, h: u32, rgba: [u8; 4]) -> PathBuf {
@@ -15,6 +16,22 @@ fn png(name: &str, w: u32, h: u32, rgba: [u8; 4]) -> PathBuf {
         .save_with_format(&p, image::ImageFormat::Png)
         .unwrap();
     p
+}
+
+/// Runs `throng bake` of `src` into `out` with one `--variant` (10 fps, no fidelity check),
+/// whatever the outcome.
+fn bake_variant(src: &str, out: &str, variant: &str) -> Output {
+    run(&[
+        "bake",
+        src,
+        "-o",
+        out,
+        "--fps",
+        "10",
+        "--no-verify",
+        "--variant",
+        variant,
+    ])
 }
 
 fn test_file() -> PathBuf {
@@ -30,17 +47,7 @@ fn bake_and_inspect_list_variants_and_parts() {
     let out = out_dir("variants").join("skinned_variants.baked.glb");
     let variant = format!("gold={}", s(&gold));
     let (src_arg, out_arg) = (s(&src), s(&out));
-    let bake = run(&[
-        "bake",
-        &src_arg,
-        "-o",
-        &out_arg,
-        "--fps",
-        "10",
-        "--no-verify",
-        "--variant",
-        &variant,
-    ]);
+    let bake = bake_variant(&src_arg, &out_arg, &variant);
     let stderr = String::from_utf8_lossy(&bake.stderr);
     assert!(bake.status.success(), "{stderr}");
     assert!(stderr.contains("resized to 4×4"), "{stderr}");
@@ -89,17 +96,7 @@ fn a_fox_texture_variant_of_its_size_bakes() {
     let blue = png("blue.png", 1024, 1024, [40, 40, 200, 255]);
     let out = out_dir("variants").join("fox_blue.glb");
     let (variant, out_arg) = (format!("blue={}", s(&blue)), s(&out));
-    let bake = run(&[
-        "bake",
-        &fox,
-        "-o",
-        &out_arg,
-        "--fps",
-        "10",
-        "--no-verify",
-        "--variant",
-        &variant,
-    ]);
+    let bake = bake_variant(&fox, &out_arg, &variant);
     let stderr = String::from_utf8_lossy(&bake.stderr);
     assert!(bake.status.success(), "{stderr}");
     assert!(!stderr.contains("resized"), "{stderr}");
@@ -113,18 +110,7 @@ fn a_fox_texture_variant_of_its_size_bakes() {
 fn bad_variants_exit_1_with_a_hint_and_bad_syntax_exits_2() {
     let src = s(&test_file());
     let out = s(&out_dir("variants").join("never.glb"));
-    let bake = |variant: &str| {
-        run(&[
-            "bake",
-            &src,
-            "-o",
-            &out,
-            "--fps",
-            "10",
-            "--variant",
-            variant,
-        ])
-    };
+    let bake = |variant: &str| bake_variant(&src, &out, variant);
     for syntax in ["gold", "=gold.png", "gold="] {
         let o = bake(syntax);
         assert_eq!(
