@@ -76,15 +76,8 @@ fn shoot_full(asset: &Path, extra: &[&str], out: &Path) -> common::Shot {
         "--camera",
         "patch",
         "--ground",
-        "--frames",
-        "10",
-        "--warmup",
-        "1",
-        "--fixed-dt",
-        "0.1",
-        "--size",
-        "320x180",
     ]);
+    args.extend(common::fixed_frames("10"));
     run_example(&args, out)
 }
 

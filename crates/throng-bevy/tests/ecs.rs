@@ -83,6 +83,13 @@ fn crowd_of(app: &App, crowd: Entity) -> &ThrongCrowd {
         .expect("crowd component")
 }
 
+/// The crowd component, for batch use of its runtime.
+fn crowd_mut(app: &mut App, crowd: Entity) -> Mut<'_, ThrongCrowd> {
+    app.world_mut()
+        .get_mut::<ThrongCrowd>(crowd)
+        .expect("crowd")
+}
+
 /// The built-in fox's walk (found by name: a renamed clip fails here, not in a later assertion).
 fn walk(baked: &BakedAsset) -> usize {
     let names: Vec<_> = baked.clips.iter().map(|c| &c.name).collect();
@@ -450,10 +457,7 @@ fn an_anchor_child_follows_its_anchor() {
 fn batch_instances_need_no_entities() {
     let (mut app, crowd, baked) = app_with_crowd(Timing::Gpu);
     {
-        let mut c = app
-            .world_mut()
-            .get_mut::<ThrongCrowd>(crowd)
-            .expect("crowd");
+        let mut c = crowd_mut(&mut app, crowd);
         let rt = c.runtime_mut().expect("runtime");
         for i in 0..1000 {
             let t = glam::Mat4::from_translation(glam::Vec3::new(i as f32, 0.0, 0.0));
@@ -610,10 +614,7 @@ fn a_prop_entity_follows_an_anchor_of_a_batch_instance() {
     let m = place.to_matrix().to_cols_array();
     let placed = glam::Mat4::from_cols_array(&m);
     let handle = {
-        let mut c = app
-            .world_mut()
-            .get_mut::<ThrongCrowd>(crowd)
-            .expect("crowd");
+        let mut c = crowd_mut(&mut app, crowd);
         let rt = c.runtime_mut().expect("runtime");
         let h = rt.spawn(throng_contract::InstanceTransform::from_mat4(&placed));
         rt.instance(h)
@@ -1008,10 +1009,7 @@ fn an_appearance_component_sets_exactly_its_instance() {
 
     // batch instances: defaults, set through the crowd
     let batch = {
-        let mut c = app
-            .world_mut()
-            .get_mut::<ThrongCrowd>(crowd)
-            .expect("crowd");
+        let mut c = crowd_mut(&mut app, crowd);
         let rt = c.runtime_mut().expect("runtime");
         let h = rt.spawn(Default::default());
         assert_eq!(rt.appearance(h), Ok(Appearance::DEFAULT));
@@ -1067,10 +1065,7 @@ fn prop_masks_show_and_hide_prop_entities() {
     let plain = anchor(None);
     let far = anchor(Some(40));
     let handle = {
-        let mut c = app
-            .world_mut()
-            .get_mut::<ThrongCrowd>(crowd)
-            .expect("crowd");
+        let mut c = crowd_mut(&mut app, crowd);
         let rt = c.runtime_mut().expect("runtime");
         rt.spawn(throng_contract::InstanceTransform::IDENTITY)
     };
@@ -1114,10 +1109,7 @@ fn prop_masks_show_and_hide_prop_entities() {
         .expect("component")
         .props = 0b10;
     {
-        let mut c = app
-            .world_mut()
-            .get_mut::<ThrongCrowd>(crowd)
-            .expect("crowd");
+        let mut c = crowd_mut(&mut app, crowd);
         let props = c.runtime().and_then(|rt| rt.appearance(handle).ok());
         let a = throng_bevy::Appearance {
             props: !0b1000,

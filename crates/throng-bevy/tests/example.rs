@@ -462,14 +462,7 @@ fn render_options(
         height: scene.height,
         skinning,
         path,
-        camera: Some(throng_render::Camera {
-            eye: scene.eye.into(),
-            target: scene.target.into(),
-            up: scene.up.into(),
-            fov_y: scene.fov_y,
-            near: scene.near,
-            far: 1.0e6,
-        }),
+        camera: Some(scene.render_camera()),
         ground: false,
         shadows: false,
         cull: scene.culled,
@@ -528,6 +521,49 @@ fn same_picture(label: &str, bevy: &RgbaImage, render: &RgbaImage) {
         share <= 0.01,
         "{label}: Bevy's and throng-render's pictures differ in {share:.4} of the pixels"
     );
+}
+
+/// Runs the example on 16 foxes (`shoot_with`, mode `throng`, `path`, `extra` flags) with the
+/// normals debug view, MSAA off, dumping the scene of its screenshot's frame: the screenshot
+/// (`{name}-bevy.png` in `dir`) and the scene.
+fn shoot_dumped(
+    dir: &Path,
+    name: &str,
+    path: &str,
+    extra: &[&str],
+) -> (common::Shot, scene_dump::SceneDump) {
+    let json = dir.join(format!("{name}.json"));
+    let json_arg = json.to_string_lossy().to_string();
+    let mut args = extra.to_vec();
+    args.extend(["--no-msaa", "--debug", "normals", "--dump-scene", &json_arg]);
+    let shot = shoot_with("throng", path, &args, &dir.join(format!("{name}-bevy.png")));
+    let scene = serde_json::from_slice(&std::fs::read(&json).expect("the dumped scene"))
+        .expect("the dumped scene parses");
+    (shot, scene)
+}
+
+/// throng-render's picture of a dumped scene (asset, transforms, playback, options), saved as
+/// `{label}-throng-render.png` in `dir` and held to Bevy's by [`same_picture`].
+fn draw_like_bevy(
+    r: &mut throng_render::Renderer,
+    (g, transforms, playback, opts): (
+        &throng_render::GpuAsset,
+        &[throng_contract::InstanceTransform],
+        throng_render::Playback,
+        &throng_render::RenderOptions,
+    ),
+    dir: &Path,
+    label: &str,
+    bevy: &RgbaImage,
+) -> RgbaImage {
+    let render = r
+        .render_playback(g, transforms, playback, opts)
+        .expect("throng-render draws the dumped scene");
+    render
+        .save(dir.join(format!("{label}-throng-render.png")))
+        .expect("write png");
+    same_picture(label, bevy, &render);
+    render
 }
 
 /// Each of the plugin's skinning choices, and LOD meshes, draw throng-render's picture of the
@@ -603,34 +639,16 @@ fn each_skinning_choice_and_lod_draws_throng_renders_picture() {
     ];
     let mut bevy_pictures = std::collections::HashMap::new();
     for (label, path, skinning, lods, render_path, render_skinning) in cases {
-        let json = dir.join(format!("{label}.json"));
-        let json_arg = json.to_string_lossy().to_string();
         let lod_arg = lods
             .iter()
             .map(|l| l.to_string())
             .collect::<Vec<_>>()
             .join(",");
-        let mut extra = vec![
-            "--skinning",
-            skinning,
-            "--no-msaa",
-            "--debug",
-            "normals",
-            "--dump-scene",
-            json_arg.as_str(),
-        ];
+        let mut extra = vec!["--skinning", skinning];
         if !lods.is_empty() {
             extra.extend(["--lod", lod_arg.as_str()]);
         }
-        let bevy = shoot_with(
-            "throng",
-            path,
-            &extra,
-            &dir.join(format!("{label}-bevy.png")),
-        );
-        let scene: scene_dump::SceneDump =
-            serde_json::from_slice(&std::fs::read(&json).expect("the dumped scene"))
-                .expect("the dumped scene parses");
+        let (bevy, scene) = shoot_dumped(&dir, label, path, &extra);
         assert!(scene.culled, "{label}: the example culls per instance");
         let encoding = match render_skinning {
             Skinning::DualQuat => Encoding::QuatF32,
@@ -640,13 +658,9 @@ fn each_skinning_choice_and_lod_draws_throng_renders_picture() {
         let g = r.upload(&asset).expect("upload to throng-render");
         let (transforms, records) = scene_instances(&scene);
         let opts = render_options(&scene, render_path, render_skinning);
-        let render = r
-            .render_texture(&g, &transforms, &records, &opts)
-            .expect("throng-render draws the dumped scene");
-        render
-            .save(dir.join(format!("{label}-throng-render.png")))
-            .expect("write png");
-        same_picture(label, &bevy.image, &render);
+        let playback = throng_render::Playback::Cpu(&records);
+        let drawn = (&g, transforms.as_slice(), playback, &opts);
+        let render = draw_like_bevy(&mut r, drawn, &dir, label, &bevy.image);
         if !lods.is_empty() {
             let crowd =
                 throng_render::Crowd::new(&g, &transforms, throng_render::Playback::Cpu(&records));
@@ -714,20 +728,9 @@ fn a_gpu_timed_crowd_scatters_its_rewrites_and_draws_throng_renders_picture() {
     let Some((mut r, dir)) = against_throng_render("bevy_crowd_gpu_timed") else {
         return;
     };
-    let json = dir.join("scene.json");
-    let json_arg = json.to_string_lossy().to_string();
-    let extra = [
-        "--timing",
-        "gpu",
-        "--change-share",
-        "0.125",
-        "--no-msaa",
-        "--debug",
-        "normals",
-        "--dump-scene",
-        json_arg.as_str(),
-    ];
-    let bevy = shoot_with("throng", "palette", &extra, &dir.join("bevy.png"));
+    let label = "GPU-timed, scattered";
+    let extra = ["--timing", "gpu", "--change-share", "0.125"];
+    let (bevy, scene) = shoot_dumped(&dir, "gpu-timed", "palette", &extra);
     let line = (bevy.stdout.lines())
         .find(|l| l.contains("uploaded per frame"))
         .unwrap_or_else(|| panic!("no upload figures in:\n{}", bevy.stdout));
@@ -741,9 +744,6 @@ fn a_gpu_timed_crowd_scatters_its_rewrites_and_draws_throng_renders_picture() {
         records > 0.0 && share < 50.0,
         "GPU-timed uploads are the rewrites, not every record: {line}"
     );
-    let scene: scene_dump::SceneDump =
-        serde_json::from_slice(&std::fs::read(&json).expect("the dumped scene"))
-            .expect("the dumped scene parses");
     let clock = scene.clock.expect("a GPU-timed dump has the clock");
     let transforms: Vec<throng_contract::InstanceTransform> =
         bytemuck::pod_collect_to_vec(&scene.transforms);
@@ -761,14 +761,14 @@ fn a_gpu_timed_crowd_scatters_its_rewrites_and_draws_throng_renders_picture() {
         records: &gpu_records,
         clock,
     };
-    let render = r
-        .render_playback(&g, &transforms, playback, &opts)
-        .expect("throng-render draws the dumped scene");
-    render
-        .save(dir.join("throng-render.png"))
-        .expect("write png");
-    eprintln!("GPU-timed, scattered: {line}");
-    same_picture("GPU-timed, scattered", &bevy.image, &render);
+    eprintln!("{label}: {line}");
+    draw_like_bevy(
+        &mut r,
+        (&g, &transforms, playback, &opts),
+        &dir,
+        label,
+        &bevy.image,
+    );
 }
 
 /// A crowd asking for the VAT path whose asset has no VATs (`--asset` a file baked without

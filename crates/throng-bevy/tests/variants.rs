@@ -96,6 +96,46 @@ fn iou(a: &[bool], b: &[bool]) -> f64 {
     both as f64 / any.max(1) as f64
 }
 
+/// RGBA of pixel `i` (row-major).
+fn pixel(image: &RgbaImage, i: usize) -> &[u8] {
+    &image.as_raw()[i * 4..i * 4 + 4]
+}
+
+/// Bevy's picture against throng-render's of the same scene: Bevy's coverage, the coverage
+/// IoU, the pixels both cover and how many of those fall in the same class in both.
+struct Against {
+    a: Vec<bool>,
+    overlap: f64,
+    both: Vec<usize>,
+    agree: usize,
+}
+
+/// Draws `scene` with `looks` in throng-render (saved as `throng-render.png` in `dir`) and
+/// compares `bevy`'s picture with it, pixel classes by `class`.
+fn against_render<C: PartialEq>(
+    r: &mut throng_render::Renderer,
+    g: &throng_render::GpuAsset,
+    (scene, looks): (&scene_dump::SceneDump, &[Appearance]),
+    bevy: &RgbaImage,
+    dir: &Path,
+    class: impl Fn(&[u8]) -> C,
+) -> Against {
+    let whole = render(r, g, scene, looks);
+    whole.save(dir.join("throng-render.png")).expect("png");
+    let (a, b) = (coverage(bevy), coverage(&whole));
+    let both: Vec<usize> = (0..a.len()).filter(|&i| a[i] && b[i]).collect();
+    let agree = both
+        .iter()
+        .filter(|&&i| class(pixel(bevy, i)) == class(pixel(&whole, i)))
+        .count();
+    Against {
+        overlap: iou(&a, &b),
+        a,
+        both,
+        agree,
+    }
+}
+
 /// The dumped scene drawn by throng-render (palette path, no ground, shadows or culling) with
 /// `looks` per instance.
 fn render(
@@ -109,14 +149,7 @@ fn render(
     let opts = throng_render::RenderOptions {
         width: scene.width,
         height: scene.height,
-        camera: Some(throng_render::Camera {
-            eye: scene.eye.into(),
-            target: scene.target.into(),
-            up: scene.up.into(),
-            fov_y: scene.fov_y,
-            near: scene.near,
-            far: 1.0e6,
-        }),
+        camera: Some(scene.render_camera()),
         ground: false,
         shadows: false,
         cull: false,
@@ -189,16 +222,12 @@ fn each_fox_is_drawn_in_its_variants_colours() {
 
     let mut r = throng_render::Renderer::with_gpu(gpu);
     let g = r.upload(&asset).expect("upload to throng-render");
-    let whole = render(&mut r, &g, &scene, &looks);
-    whole.save(dir.join("throng-render.png")).expect("png");
-    let (a, b) = (coverage(&bevy), coverage(&whole));
-    let overlap = iou(&a, &b);
-    let both: Vec<usize> = (0..a.len()).filter(|&i| a[i] && b[i]).collect();
-    let px = |img: &RgbaImage, i: usize| img.as_raw()[i * 4..i * 4 + 4].to_vec();
-    let agree = both
-        .iter()
-        .filter(|&&i| green(&px(&bevy, i)) == green(&px(&whole, i)))
-        .count();
+    let Against {
+        a,
+        overlap,
+        both,
+        agree,
+    } = against_render(&mut r, &g, (&scene, &looks), &bevy, &dir, green);
     eprintln!(
         "coverage IoU {overlap:.3}; hue class agrees in {agree} of {} pixels both cover",
         both.len()
@@ -229,7 +258,7 @@ fn each_fox_is_drawn_in_its_variants_colours() {
         let own: Vec<usize> = (0..a.len())
             .filter(|&i| a[i] && alone[k][i] && (0..n).all(|j| j == k || !alone[j][i]))
             .collect();
-        let count = |f: fn(&[u8]) -> bool| own.iter().filter(|&&i| f(&px(&bevy, i))).count();
+        let count = |f: fn(&[u8]) -> bool| own.iter().filter(|&&i| f(pixel(&bevy, i))).count();
         let (g_share, o_share) = (
             count(green) as f64 / own.len().max(1) as f64,
             count(orange) as f64 / own.len().max(1) as f64,
@@ -303,19 +332,15 @@ fn factor_and_texture_variants_of_two_primitives_match_throng_render() {
     let (bevy, scene, looks) = shoot_variants(&dir, &file, "bevy");
     let mut r = throng_render::Renderer::with_gpu(gpu);
     let g = r.upload(&asset).expect("upload to throng-render");
-    let whole = render(&mut r, &g, &scene, &looks);
-    whole.save(dir.join("throng-render.png")).expect("png");
-    let (a, b) = (coverage(&bevy), coverage(&whole));
-    let overlap = iou(&a, &b);
-    let px = |img: &RgbaImage, i: usize| hue(&img.as_raw()[i * 4..i * 4 + 4]);
-    let both: Vec<usize> = (0..a.len()).filter(|&i| a[i] && b[i]).collect();
-    let agree = both
-        .iter()
-        .filter(|&&i| px(&bevy, i) == px(&whole, i))
-        .count();
+    let Against {
+        a,
+        overlap,
+        both,
+        agree,
+    } = against_render(&mut r, &g, (&scene, &looks), &bevy, &dir, hue);
     let mut classes = [0usize; 4];
     for &i in &both {
-        classes[px(&bevy, i) as usize] += 1;
+        classes[hue(pixel(&bevy, i)) as usize] += 1;
     }
     eprintln!(
         "Bevy covers {} pixels, coverage IoU {overlap:.3}; hue class agrees in {agree} of {} pixels both cover; Bevy's classes (other, red, blue, yellow) {classes:?}",

@@ -45,3 +45,18 @@ pub struct SceneDump {
     #[serde(default)]
     pub appearances: Vec<u32>,
 }
+
+impl SceneDump {
+    /// The dump's camera as throng-render draws it, with a far plane past any fox (Bevy's
+    /// perspective camera has none).
+    pub fn render_camera(&self) -> throng_render::Camera {
+        throng_render::Camera {
+            eye: self.eye.into(),
+            target: self.target.into(),
+            up: self.up.into(),
+            fov_y: self.fov_y,
+            near: self.near,
+            far: 1.0e6,
+        }
+    }
+}

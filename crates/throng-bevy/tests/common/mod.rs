@@ -77,28 +77,28 @@ pub fn run_example(args: &[&str], out: &Path) -> Shot {
 /// ([`run_example`]: fails on a failed run or a logged ERROR).
 pub fn shoot_with(mode: &str, path: &str, extra: &[&str], out: &Path) -> Shot {
     let mut args = extra.to_vec();
-    args.extend([
-        "--mode",
-        mode,
-        "--path",
-        path,
-        "--instances",
-        "16",
+    args.extend(["--mode", mode, "--path", path, "--instances", "16"]);
+    // Counted from when every fox is in and no pipeline is compiling (the example holds time
+    // until then, so a loaded machine cannot change the pose): 4 s of animation.
+    args.extend(fixed_frames("40"));
+    let shot = run_example(&args, out);
+    assert!(shot.stdout.contains("mean frame time"), "{}", shot.stdout);
+    shot
+}
+
+/// The example's flags for `frames` frames of 0.1 s each after one warm-up frame, at
+/// 320×180: the pictures the tests compare.
+pub fn fixed_frames(frames: &str) -> [&str; 8] {
+    [
         "--frames",
-        // Counted from when every fox is in and no pipeline is compiling (the example
-        // holds time until then, so a loaded machine cannot change the pose): 4 s of
-        // animation at 0.1 s a frame.
-        "40",
+        frames,
         "--warmup",
         "1",
         "--fixed-dt",
         "0.1",
         "--size",
         "320x180",
-    ]);
-    let shot = run_example(&args, out);
-    assert!(shot.stdout.contains("mean frame time"), "{}", shot.stdout);
-    shot
+    ]
 }
 
 /// Pixels of `a` and `b` (the same size) whose channels (RGBA) differ by more than `levels`.
