@@ -157,20 +157,12 @@ pub fn headless(
     (width, height): (u32, u32),
 ) -> Result<Vec<Frame>> {
     let format = wgpu::TextureFormat::Rgba8UnormSrgb;
-    let target = device.create_texture(&wgpu::TextureDescriptor {
-        label: Some("crowd target"),
-        size: wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        },
-        mip_level_count: 1,
-        sample_count: 1,
-        dimension: wgpu::TextureDimension::D2,
+    let target = device.create_texture(&throng_render::texture_2d(
+        "crowd target",
+        (width, height),
         format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-        view_formats: &[],
-    });
+        wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+    ));
     let view = target.create_view(&Default::default());
     // Rows of a texture-to-buffer copy are padded to 256 bytes.
     let row = (width * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)

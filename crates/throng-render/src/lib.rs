@@ -69,7 +69,7 @@ pub use passes::reference::{DecodedMeshes, ReferenceMesh};
 pub use prop::{GpuProp, Prop, PropMesh};
 pub use renderer::{render_png, Palettes, Renderer};
 pub use shaders::{Program, ShaderError};
-pub use target::MotionImage;
+pub use target::{texture_2d, MotionImage};
 /// The per-instance contract, as the renderer reads it (throng-contract's types).
 pub use throng_contract::{
     Appearance, AppearanceChanges, Encoding, GpuInstanceRecord, GpuRecordWrite, InstanceRecord,

@@ -29,8 +29,9 @@ impl MotionImage {
 }
 
 /// Description of a 2D texture of one mip level and sample (render targets, base colour
-/// images).
-pub(crate) fn texture_2d<'a>(
+/// images): what throng makes its own targets with, for an application that draws into a
+/// texture of its own.
+pub fn texture_2d<'a>(
     label: &'a str,
     (width, height): (u32, u32),
     format: wgpu::TextureFormat,
