@@ -59,14 +59,9 @@ fn orange(p: &[u8]) -> bool {
 
 #[test]
 fn the_example_draws_foxes_where_bevy_draws_them() {
-    if !have("xvfb-run") {
+    let Some(dir) = example_dir("bevy_crowd") else {
         return;
-    }
-    if throng_testdata::asset("Fox.glb").is_none() {
-        return;
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd");
-    std::fs::create_dir_all(&dir).expect("output dir");
+    };
     let throng = shoot("throng", "palette", &dir.join("throng.png"));
     let texture = shoot("throng", "texture", &dir.join("throng-texture.png"));
     let bevy = shoot("bevy", "palette", &dir.join("bevy.png"));
@@ -144,14 +139,9 @@ fn silhouette_iou(a: &RgbaImage, b: &RgbaImage) -> f64 {
 /// (some pixels differ: the def reached the shaders).
 #[test]
 fn dual_quaternion_skinning_draws_the_same_foxes_on_both_paths() {
-    if !have("xvfb-run") {
+    let Some(dir) = example_dir("bevy_crowd") else {
         return;
-    }
-    if throng_testdata::asset("Fox.glb").is_none() {
-        return;
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd");
-    std::fs::create_dir_all(&dir).expect("output dir");
+    };
     let dq = ["--skinning", "dq"];
     let palette = shoot_with("throng", "palette", &dq, &dir.join("throng-dq.png")).image;
     let texture = shoot_with("throng", "texture", &dq, &dir.join("throng-dq-texture.png")).image;
@@ -222,14 +212,9 @@ fn printed_items(stdout: &str, label: &str) -> u32 {
 /// and VAT paths cast the palette path's shadows (IoU ≥ 0.9).
 #[test]
 fn the_crowd_casts_shadows_where_bevys_foxes_do() {
-    if !have("xvfb-run") {
+    let Some(dir) = example_dir("bevy_crowd_shadows") else {
         return;
-    }
-    if throng_testdata::asset("Fox.glb").is_none() {
-        return;
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_shadows");
-    std::fs::create_dir_all(&dir).expect("output dir");
+    };
     let ground = ["--ground"];
     let throng = shoot_with("throng", "palette", &ground, &dir.join("throng.png"));
     let texture = shoot_with(
@@ -294,14 +279,9 @@ fn the_crowd_casts_shadows_where_bevys_foxes_do() {
 /// front.
 #[test]
 fn the_crowd_is_drawn_into_bevys_prepasses() {
-    if !have("xvfb-run") {
+    let Some(dir) = example_dir("bevy_crowd_prepass") else {
         return;
-    }
-    if throng_testdata::asset("Fox.glb").is_none() {
-        return;
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_prepass");
-    std::fs::create_dir_all(&dir).expect("output dir");
+    };
     for path in ["palette", "texture", "vat"] {
         let plain = shoot_with(
             "throng",
@@ -364,14 +344,9 @@ fn motion_levels(image: &RgbaImage) -> Vec<u32> {
 /// than a fifth of the palette path's moving pixels).
 #[test]
 fn the_crowds_motion_vectors_are_where_bevys_are() {
-    if !have("xvfb-run") {
+    let Some(dir) = example_dir("bevy_crowd_motion") else {
         return;
-    }
-    if throng_testdata::asset("Fox.glb").is_none() {
-        return;
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_motion");
-    std::fs::create_dir_all(&dir).expect("output dir");
+    };
     let show = ["--show-motion"];
     let throng = shoot_with("throng", "palette", &show, &dir.join("throng.png"));
     let bevy = shoot_with("bevy", "palette", &show, &dir.join("bevy.png"));
@@ -493,13 +468,21 @@ fn scene_instances(
 /// an adapter (outside CI a missing one skips: `None`; under CI each fails), a renderer, and
 /// its output folder `name` in the test target dir.
 fn against_throng_render(name: &str) -> Option<(throng_render::Renderer, std::path::PathBuf)> {
+    let dir = example_dir(name)?;
+    let gpu = throng_render::device::test_gpu()?;
+    Some((throng_render::Renderer::with_gpu(gpu), dir))
+}
+
+/// The output folder `name` of a test that runs the example on Fox.glb, made; None where the
+/// example cannot run (no Xvfb, no Fox.glb: outside CI only, `have` and `throng_testdata`
+/// fail loudly under CI).
+fn example_dir(name: &str) -> Option<std::path::PathBuf> {
     if !have("xvfb-run") || throng_testdata::asset("Fox.glb").is_none() {
         return None;
     }
-    let gpu = throng_render::device::test_gpu()?;
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::create_dir_all(&dir).expect("output dir");
-    Some((throng_render::Renderer::with_gpu(gpu), dir))
+    Some(dir)
 }
 
 /// Bevy's and throng-render's normals pictures of one scene: the same size, foxes on more
@@ -776,14 +759,9 @@ fn a_gpu_timed_crowd_scatters_its_rewrites_and_draws_throng_renders_picture() {
 /// is the palette path's of the same file (0 pixels differ by more than 8 levels).
 #[test]
 fn the_vat_path_without_vats_falls_back_to_the_palette_path() {
-    if !have("xvfb-run") {
+    let Some(dir) = example_dir("bevy_crowd_no_vat") else {
         return;
-    }
-    if throng_testdata::asset("Fox.glb").is_none() {
-        return;
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_no_vat");
-    std::fs::create_dir_all(&dir).expect("output dir");
+    };
     let file = dir.join("fox-no-vat.glb");
     let asset = fox_as_the_example_bakes_it(throng_asset::Encoding::default(), false, &[]);
     throng_asset::write(&asset, &file).expect("write the baked fox");
@@ -826,14 +804,9 @@ fn the_vat_path_without_vats_falls_back_to_the_palette_path() {
 ///   measured 47 %).
 #[test]
 fn the_appearance_component_tints_and_hides_foxes() {
-    if !have("xvfb-run") {
+    let Some(dir) = example_dir("bevy_crowd_variety") else {
         return;
-    }
-    if throng_testdata::asset("Fox.glb").is_none() {
-        return;
-    }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_crowd_variety");
-    std::fs::create_dir_all(&dir).expect("output dir");
+    };
     let plain = shoot_with("throng", "palette", &["--ground"], &dir.join("plain.png")).image;
     let variety = shoot_with(
         "throng",

@@ -222,12 +222,8 @@ fn each_fox_is_drawn_in_its_variants_colours() {
 
     let mut r = throng_render::Renderer::with_gpu(gpu);
     let g = r.upload(&asset).expect("upload to throng-render");
-    let Against {
-        a,
-        overlap,
-        both,
-        agree,
-    } = against_render(&mut r, &g, (&scene, &looks), &bevy, &dir, green);
+    let cmp = against_render(&mut r, &g, (&scene, &looks), &bevy, &dir, green);
+    let (a, overlap, both, agree) = (cmp.a, cmp.overlap, cmp.both, cmp.agree);
     eprintln!(
         "coverage IoU {overlap:.3}; hue class agrees in {agree} of {} pixels both cover",
         both.len()
@@ -332,12 +328,8 @@ fn factor_and_texture_variants_of_two_primitives_match_throng_render() {
     let (bevy, scene, looks) = shoot_variants(&dir, &file, "bevy");
     let mut r = throng_render::Renderer::with_gpu(gpu);
     let g = r.upload(&asset).expect("upload to throng-render");
-    let Against {
-        a,
-        overlap,
-        both,
-        agree,
-    } = against_render(&mut r, &g, (&scene, &looks), &bevy, &dir, hue);
+    let cmp = against_render(&mut r, &g, (&scene, &looks), &bevy, &dir, hue);
+    let (a, overlap, both, agree) = (cmp.a, cmp.overlap, cmp.both, cmp.agree);
     let mut classes = [0usize; 4];
     for &i in &both {
         classes[hue(pixel(&bevy, i)) as usize] += 1;
