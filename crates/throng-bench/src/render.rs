@@ -521,7 +521,7 @@ fn reference_frame(
     let decoded = DecodedMeshes::new(bench.asset, records, transforms, Skinning::Linear)?;
     let mut meshes = decoded.meshes();
     for m in &mut meshes {
-        m.texture = None;
+        m.mesh.texture = None;
     }
     let cpu = start.elapsed().as_secs_f64();
     renderer.render_reference(&meshes, &bench.base)?;

@@ -14,7 +14,8 @@ use crate::static_mesh::{upload_mesh, MeshBuffers, MeshStreams};
 
 /// A static mesh to attach to anchors, as [`crate::Renderer::upload_prop`] takes it. Its own
 /// space is the anchor's: the anchor's transform (model space of the asset, then the instance
-/// transform) places it, so positions are in the asset's file units.
+/// transform) places it, so positions are in the asset's file units. The reference path draws
+/// the same kind of mesh, skinned on the CPU, in model space ([`crate::ReferenceMesh`]).
 #[derive(Debug, Clone, Copy)]
 pub struct PropMesh<'a> {
     /// Positions in the anchor's space (file units of the asset).

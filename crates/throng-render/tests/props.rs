@@ -291,12 +291,7 @@ fn reference_with_prop(
 ) -> RgbaImage {
     let mut meshes = decoded.meshes();
     meshes.push(ReferenceMesh {
-        positions: prop.positions,
-        normals: prop.normals,
-        indices: prop.indices,
-        uvs: prop.uvs,
-        material: prop.material,
-        texture: prop.texture,
+        mesh: *prop,
         transforms: placed,
     });
     r.render_reference(&meshes, opts).expect("reference")

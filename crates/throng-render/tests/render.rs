@@ -11,7 +11,9 @@ use glam::{Mat4, Vec3};
 use throng_asset::decode::skin_vertices;
 use throng_asset::Encoding;
 use throng_render::gpu_types::{single_layer, MaterialUniform};
-use throng_render::{InstanceRecord, InstanceTransform, ReferenceMesh, RenderOptions, Skinning};
+use throng_render::{
+    InstanceRecord, InstanceTransform, PropMesh, ReferenceMesh, RenderOptions, Skinning,
+};
 
 /// A 256 × 192 picture framed on the crowd's bounds, without the ground (sized from the
 /// scene bounds, which the texture and reference paths compute differently).
@@ -193,9 +195,12 @@ fn textured_material_draws_the_same_on_both_paths() {
     )
     .into_iter()
     .map(|m| ReferenceMesh {
-        uvs: Some(&uvs),
-        material: MaterialUniform::new([1.0; 4], &asset.materials[0].texture_transform),
-        texture: Some(&png),
+        mesh: PropMesh {
+            uvs: Some(&uvs),
+            material: MaterialUniform::new([1.0; 4], &asset.materials[0].texture_transform),
+            texture: Some(&png),
+            ..m.mesh
+        },
         ..m
     })
     .collect();

@@ -183,6 +183,20 @@ fn source_material<'a>(
     )
 }
 
+/// A skinned primitive of `model` with the source's material.
+fn part_mesh<'a>(model: &'a Model, p: &'a throng_anim::SkinnedPart) -> throng_render::PropMesh<'a> {
+    let prim = &model.meshes[p.mesh].primitives[p.primitive];
+    let (material, texture) = source_material(model, prim);
+    throng_render::PropMesh {
+        positions: &p.vertices.positions,
+        normals: &p.vertices.normals,
+        indices: &prim.indices,
+        uvs: prim.uv0.as_deref(),
+        material,
+        texture,
+    }
+}
+
 /// Reference meshes of a source model skinned on the CPU: `parts[i]` are instance i's skinned
 /// primitives (throng-anim's `ModelSkinner`), drawn at `transforms[i]` with the source's
 /// materials.
@@ -194,15 +208,8 @@ pub fn source_meshes<'a>(
     let mut meshes = Vec::new();
     for (inst, instance_parts) in parts.iter().enumerate() {
         for p in instance_parts {
-            let prim = &model.meshes[p.mesh].primitives[p.primitive];
-            let (material, texture) = source_material(model, prim);
             meshes.push(throng_render::ReferenceMesh {
-                positions: &p.vertices.positions,
-                normals: &p.vertices.normals,
-                indices: &prim.indices,
-                uvs: prim.uv0.as_deref(),
-                material,
-                texture,
+                mesh: part_mesh(model, p),
                 transforms: std::slice::from_ref(&transforms[inst]),
             });
         }
@@ -260,18 +267,7 @@ impl PropSource {
     pub fn meshes(&self) -> Vec<throng_render::PropMesh<'_>> {
         self.parts
             .iter()
-            .map(|p| {
-                let prim = &self.model.meshes[p.mesh].primitives[p.primitive];
-                let (material, texture) = source_material(&self.model, prim);
-                throng_render::PropMesh {
-                    positions: &p.vertices.positions,
-                    normals: &p.vertices.normals,
-                    indices: &prim.indices,
-                    uvs: prim.uv0.as_deref(),
-                    material,
-                    texture,
-                }
-            })
+            .map(|p| part_mesh(&self.model, p))
             .filter(|m| m.indices.len() >= 3)
             .collect()
     }

@@ -10,7 +10,7 @@ use throng_asset::{BakedAsset, TextureTransform};
 use throng_contract::{InstanceRecord, Skinning};
 use throng_render::gpu_types::MaterialUniform;
 use throng_render::image::{Rgba, RgbaImage};
-use throng_render::{InstanceTransform, ReferenceMesh};
+use throng_render::{InstanceTransform, PropMesh, ReferenceMesh};
 
 /// Texels of the colour ramp.
 const RAMP: u32 = 256;
@@ -114,15 +114,16 @@ impl HeatField {
         let mut out = Vec::new();
         for (per, t) in self.decoded.iter().zip(transforms) {
             for ((sv, uvs), bp) in per.iter().zip(&asset.primitives) {
-                out.push(ReferenceMesh {
+                let mesh = PropMesh {
                     positions: &sv.positions,
                     normals: &sv.normals,
                     indices: &bp.indices,
                     uvs: Some(uvs),
                     material: MaterialUniform::new([1.0; 4], &TextureTransform::default()),
                     texture: Some(ramp_png),
-                    transforms: std::slice::from_ref(t),
-                });
+                };
+                let transforms = std::slice::from_ref(t);
+                out.push(ReferenceMesh { mesh, transforms });
             }
         }
         out

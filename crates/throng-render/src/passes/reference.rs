@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 
-use glam::Vec3;
 use throng_asset::Aabb;
 
 use super::{groups, mesh_pipeline, DrawLayouts};
@@ -15,6 +14,7 @@ use crate::data_texture::InstanceData;
 use crate::error::RenderError;
 use crate::gpu_types::MaterialUniform;
 use crate::layouts;
+use crate::prop::PropMesh;
 use crate::shaders::Program;
 use crate::static_mesh::{
     check_mesh, decode_texture, index_buffer, vertex_buffer, MeshBuffers, MeshStreams, RefVertex,
@@ -24,22 +24,12 @@ use throng_contract::{Appearance, InstanceTransform};
 /// Bytes of vertex data uploaded between flushes of wgpu's staging (see `upload`).
 const STAGING_FLUSH: usize = 8 << 20;
 
-/// Vertices skinned elsewhere (on the CPU, e.g. from the source glTF) in model space, drawn once
-/// per transform.
+/// Vertices skinned elsewhere (on the CPU, e.g. from the source glTF), drawn once per
+/// transform.
 #[derive(Debug, Clone, Copy)]
 pub struct ReferenceMesh<'a> {
-    /// Model-space positions (file units).
-    pub positions: &'a [Vec3],
-    /// Unit normals, one per position.
-    pub normals: &'a [Vec3],
-    /// Triangle list.
-    pub indices: &'a [u32],
-    /// UV0 per position, for `texture` (None: the texture's corner).
-    pub uvs: Option<&'a [glam::Vec2]>,
-    /// Linear RGBA base colour and texture transform.
-    pub material: MaterialUniform,
-    /// Base colour texture: an encoded PNG/JPEG image (sRGB).
-    pub texture: Option<&'a [u8]>,
+    /// The mesh, its positions in model space (file units): a static mesh as a prop's.
+    pub mesh: PropMesh<'a>,
     /// Where to draw it (one instance per transform).
     pub transforms: &'a [InstanceTransform],
 }
@@ -118,7 +108,7 @@ impl<'a> DecodedMeshes<'a> {
                     .and_then(|m| self.asset.materials.get(m));
                 let tint = look.tint_linear();
                 let tinted = |c: [f32; 4]| [0, 1, 2, 3].map(|i| c[i] * tint[i]);
-                Some(ReferenceMesh {
+                let mesh = PropMesh {
                     positions: &s.positions,
                     normals: &s.normals,
                     indices: &prim.indices,
@@ -134,8 +124,9 @@ impl<'a> DecodedMeshes<'a> {
                         .and_then(|m| m.base_color_texture)
                         .and_then(|i| self.asset.images.get(i))
                         .map(|img| img.bytes.as_slice()),
-                    transforms: std::slice::from_ref(&self.transforms[k / np]),
-                })
+                };
+                let transforms = std::slice::from_ref(&self.transforms[k / np]);
+                Some(ReferenceMesh { mesh, transforms })
             })
             .collect()
     }
@@ -258,14 +249,14 @@ impl ReferencePass {
         }
         for (mi, m) in meshes.iter().enumerate() {
             let streams = MeshStreams {
-                positions: m.positions,
-                normals: m.normals,
-                uvs: m.uvs,
-                indices: m.indices,
+                positions: m.mesh.positions,
+                normals: m.mesh.normals,
+                uvs: m.mesh.uvs,
+                indices: m.mesh.indices,
                 texture: None,
             };
             let mut b = Aabb::EMPTY;
-            for &p in m.positions {
+            for &p in m.mesh.positions {
                 b.extend(p);
             }
             bounds = bounds.union(&crowd_bounds(&b, m.transforms));
@@ -275,11 +266,11 @@ impl ReferencePass {
                 continue;
             }
             let indices = index_buffers
-                .entry(key(m.indices))
-                .or_insert_with(|| index_buffer(device, m.indices))
+                .entry(key(m.mesh.indices))
+                .or_insert_with(|| index_buffer(device, m.mesh.indices))
                 .clone();
-            let texture_key = m.texture.map(key);
-            let texture = m.texture.zip(texture_key).and_then(|(bytes, k)| {
+            let texture_key = m.mesh.texture.map(key);
+            let texture = m.mesh.texture.zip(texture_key).and_then(|(bytes, k)| {
                 let what = format!("reference mesh {mi}");
                 textures
                     .entry(k)
@@ -288,7 +279,7 @@ impl ReferencePass {
             });
             // wgpu stages each buffer's contents until the next submission: flushed every
             // STAGING_FLUSH bytes, so a crowd's upload is not held twice.
-            staged += m.positions.len() * std::mem::size_of::<RefVertex>();
+            staged += m.mesh.positions.len() * std::mem::size_of::<RefVertex>();
             if staged > STAGING_FLUSH {
                 queue.submit(std::iter::empty());
                 // a failed wait only leaves the staging to the frame's own submission
@@ -298,15 +289,15 @@ impl ReferencePass {
             let buffers = MeshBuffers {
                 vertices: vertex_buffer(device, &streams),
                 indices,
-                index_count: m.indices.len() as u32,
+                index_count: m.mesh.indices.len() as u32,
                 texture: None,
             };
             let count = m.transforms.len() as u32;
-            let material = (bytemuck::bytes_of(&m.material).to_vec(), texture_key);
+            let material = (bytemuck::bytes_of(&m.mesh.material).to_vec(), texture_key);
             let group = groups
                 .entry(material)
                 .or_insert_with(|| {
-                    let set = crate::gpu_types::MaterialSet::single(m.material);
+                    let set = crate::gpu_types::MaterialSet::single(m.mesh.material);
                     layouts.materials.group(device, &set, texture.as_ref())
                 })
                 .clone();

@@ -11,7 +11,7 @@ use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use half::f16;
 use throng_asset::*;
 use throng_render::gpu_types::MaterialUniform;
-use throng_render::{image, InstanceRecord, InstanceTransform, ReferenceMesh, Renderer};
+use throng_render::{image, InstanceRecord, InstanceTransform, PropMesh, ReferenceMesh, Renderer};
 
 /// A renderer on the test GPU, or `None` (skip) when there is none outside CI.
 pub fn renderer() -> Option<Renderer> {
@@ -80,12 +80,14 @@ pub fn instance_meshes<'a>(
         .into_iter()
         .zip(transforms)
         .map(|((positions, normals), t)| ReferenceMesh {
-            positions,
-            normals,
-            indices: &asset.primitives[0].indices,
-            uvs: None,
-            material: MaterialUniform::color(asset.materials[0].base_color_factor),
-            texture: None,
+            mesh: PropMesh {
+                positions,
+                normals,
+                indices: &asset.primitives[0].indices,
+                uvs: None,
+                material: MaterialUniform::color(asset.materials[0].base_color_factor),
+                texture: None,
+            },
             transforms: std::slice::from_ref(t),
         })
         .collect()
