@@ -36,6 +36,7 @@
 mod common;
 
 use std::path::Path;
+use throng_render::Records;
 
 use common::{differing, have, run_example};
 use glam::Mat4;
@@ -165,7 +166,7 @@ fn render_lists(baked: &throng_asset::BakedAsset, dump_path: &Path, d: &Dump) ->
     );
     assert_eq!(transforms.len(), 400);
     assert_eq!(records.len(), 400);
-    let crowd = Crowd::new(&g, &transforms, Playback::Cpu(&records));
+    let crowd = Crowd::new(&g, &transforms, Playback::Records(Records::Cpu(&records)));
     let opts = RenderOptions {
         width: 320,
         height: 180,

@@ -34,6 +34,7 @@
 mod common;
 
 use std::path::Path;
+use throng_render::Records;
 
 use common::{differing_share, have, shoot_with};
 use image::RgbaImage;
@@ -641,12 +642,15 @@ fn each_skinning_choice_and_lod_draws_throng_renders_picture() {
         let g = r.upload(&asset).expect("upload to throng-render");
         let (transforms, records) = scene_instances(&scene);
         let opts = render_options(&scene, render_path, render_skinning);
-        let playback = throng_render::Playback::Cpu(&records);
+        let playback = throng_render::Playback::Records(Records::Cpu(&records));
         let drawn = (&g, transforms.as_slice(), playback, &opts);
         let render = draw_like_bevy(&mut r, drawn, &dir, label, &bevy.image);
         if !lods.is_empty() {
-            let crowd =
-                throng_render::Crowd::new(&g, &transforms, throng_render::Playback::Cpu(&records));
+            let crowd = throng_render::Crowd::new(
+                &g,
+                &transforms,
+                throng_render::Playback::Records(Records::Cpu(&records)),
+            );
             let lists = r
                 .cull_lists(&crowd, &opts)
                 .expect("throng-render culling")
@@ -702,7 +706,7 @@ fn each_skinning_choice_and_lod_draws_throng_renders_picture() {
 /// is still throng-render's picture of the same scene: the example (16 foxes, 40 frames of
 /// 0.1 s, `--timing gpu`, `--change-share 0.125`: two foxes crossfade every frame) dumps the
 /// main world's GPU-timed records and clock of its screenshot's frame; throng-render draws them
-/// (`Playback::Gpu`) with the normals debug view. At most 1 % of the pixels may differ by more
+/// (`Records::Gpu`) with the normals debug view. At most 1 % of the pixels may differ by more
 /// than 8/255, the tolerance of the CPU-timed cases above; a record the scatter missed would
 /// show its fox in another pose. The uploads per frame are less than all the records (the
 /// rewrites, 64 B each, not the crowd's 896 B).
@@ -740,10 +744,10 @@ fn a_gpu_timed_crowd_scatters_its_rewrites_and_draws_throng_renders_picture() {
         throng_render::SkinPath::Palette,
         throng_contract::Skinning::Linear,
     );
-    let playback = throng_render::Playback::Gpu {
+    let playback = throng_render::Playback::Records(Records::Gpu {
         records: &gpu_records,
         clock,
-    };
+    });
     eprintln!("{label}: {line}");
     draw_like_bevy(
         &mut r,

@@ -35,6 +35,7 @@ mod common;
 mod scene_dump;
 
 use std::path::{Path, PathBuf};
+use throng_render::Records;
 
 use image::RgbaImage;
 use throng_contract::{Appearance, InstanceRecord, InstanceTransform};
@@ -158,7 +159,11 @@ fn render(
     };
     let crowd = throng_render::Crowd {
         appearance: throng_render::CrowdAppearance::Slice(looks),
-        ..throng_render::Crowd::new(g, &transforms, throng_render::Playback::Cpu(&records))
+        ..throng_render::Crowd::new(
+            g,
+            &transforms,
+            throng_render::Playback::Records(Records::Cpu(&records)),
+        )
     };
     r.render_scene(&[crowd], &opts)
         .expect("throng-render draws the dumped scene")

@@ -16,36 +16,26 @@ use throng_contract::{
 /// Per-instance playback data of one crowd (docs/design.md §4).
 #[derive(Debug, Clone, Copy)]
 pub enum Playback<'a> {
-    /// CPU-timed: 4 layers per instance, written by the CPU every frame (a `CpuRuntime`'s
-    /// `records()`).
-    Cpu(&'a [InstanceRecord]),
-    /// GPU-timed: a compact record per instance plus the global clock (low 32 bits of ticks; a
-    /// `GpuRuntime`'s `collect_records()` and `gpu_clock()`; frame to frame a [`CrowdUpload`]
-    /// sends only the changes).
-    Gpu {
-        records: &'a [GpuInstanceRecord],
-        clock: u32,
-    },
+    /// A runtime's records of either timing (`Runtime::records()`; throng-contract's
+    /// [`Records`]: CPU-timed, 4 layers per instance; GPU-timed, a compact record per instance
+    /// and the clock), every one uploaded for this frame.
+    Records(Records<'a>),
     /// Records (either timing) already on the GPU in a [`CrowdUpload`] the application keeps
-    /// across frames and updates with what changed.
+    /// across frames and updates with what changed (a GPU-timed runtime's changes alone).
     Uploaded(&'a CrowdUpload),
 }
 
 impl<'a> From<Records<'a>> for Playback<'a> {
     /// A runtime's records as this frame draws them (every record is uploaded).
     fn from(r: Records<'a>) -> Playback<'a> {
-        match r {
-            Records::Cpu(records) => Playback::Cpu(records),
-            Records::Gpu { records, clock } => Playback::Gpu { records, clock },
-        }
+        Playback::Records(r)
     }
 }
 
 impl Playback<'_> {
     pub fn len(&self) -> usize {
         match self {
-            Playback::Cpu(r) => r.len(),
-            Playback::Gpu { records, .. } => records.len(),
+            Playback::Records(r) => r.len(),
             Playback::Uploaded(u) => u.len,
         }
     }
@@ -56,8 +46,7 @@ impl Playback<'_> {
 
     pub fn timing(&self) -> Timing {
         match self {
-            Playback::Cpu(_) => Timing::Cpu,
-            Playback::Gpu { .. } => Timing::Gpu,
+            Playback::Records(r) => r.timing(),
             Playback::Uploaded(u) => u.timing,
         }
     }
@@ -224,11 +213,7 @@ pub(crate) struct CrowdBuffers {
 
 impl CrowdBuffers {
     /// Buffers of one frame's data; an uploaded crowd's are its own ([`Self::of`]).
-    pub fn new(
-        device: &wgpu::Device,
-        transforms: &[InstanceTransform],
-        playback: &Playback,
-    ) -> Self {
+    pub fn new(device: &wgpu::Device, transforms: &[InstanceTransform], records: Records) -> Self {
         let transforms = storage_buffer(
             device,
             "throng transforms",
@@ -236,8 +221,8 @@ impl CrowdBuffers {
             InstanceTransform::IDENTITY,
         );
         // A storage binding may not be empty: one zeroed (disabled) record stands in.
-        let (records, clock) = match playback {
-            Playback::Cpu(r) => (
+        let (records, clock) = match records {
+            Records::Cpu(r) => (
                 storage_buffer(
                     device,
                     "throng playback records",
@@ -246,17 +231,7 @@ impl CrowdBuffers {
                 ),
                 None,
             ),
-            // Not reached through `of` / `for_playback`; an empty crowd stands in.
-            Playback::Uploaded(_) => (
-                storage_buffer(
-                    device,
-                    "throng playback records",
-                    &[],
-                    InstanceRecord::default(),
-                ),
-                None,
-            ),
-            Playback::Gpu { records, clock } => (
+            Records::Gpu { records, clock } => (
                 storage_buffer(
                     device,
                     "throng playback records",
@@ -266,7 +241,7 @@ impl CrowdBuffers {
                 Some(
                     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                         label: Some("throng clock"),
-                        contents: bytemuck::bytes_of(&TimingUniform::new(*clock)),
+                        contents: bytemuck::bytes_of(&TimingUniform::new(clock)),
                         usage: wgpu::BufferUsages::UNIFORM,
                     }),
                 ),
@@ -298,7 +273,7 @@ impl CrowdBuffers {
     ) -> &'b CrowdBuffers {
         match playback {
             Playback::Uploaded(u) => &u.buffers,
-            p => owned.insert(CrowdBuffers::new(device, transforms, &p)),
+            Playback::Records(r) => owned.insert(CrowdBuffers::new(device, transforms, r)),
         }
     }
 

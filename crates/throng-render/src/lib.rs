@@ -73,7 +73,7 @@ pub use target::{texture_2d, MotionImage};
 /// The per-instance contract, as the renderer reads it (throng-contract's types).
 pub use throng_contract::{
     Appearance, AppearanceChanges, Encoding, GpuInstanceRecord, GpuRecordWrite, InstanceRecord,
-    InstanceTransform, Layer, SkinMatrix, Skinning, Timing,
+    InstanceTransform, Layer, Records, SkinMatrix, Skinning, Timing,
 };
 
 /// The `image` crate the renderer returns pictures in (so callers need no separate dependency).

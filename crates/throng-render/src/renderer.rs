@@ -6,6 +6,7 @@
 //! culling's second phase and the main pass's second phase (docs/design.md §5).
 
 use throng_asset::BakedAsset;
+use throng_contract::Records;
 use throng_contract::{InstanceRecord, InstanceTransform};
 
 use crate::crowd::{Crowd, CrowdBuffers, Playback};
@@ -276,7 +277,12 @@ impl Renderer {
         records: &[InstanceRecord],
         opts: &RenderOptions,
     ) -> Result<image::RgbaImage, RenderError> {
-        self.render_playback(asset, transforms, Playback::Cpu(records), opts)
+        self.render_playback(
+            asset,
+            transforms,
+            Playback::Records(Records::Cpu(records)),
+            opts,
+        )
     }
 
     /// Builds what a frame's crowds need: pipelines, buffers, culling runs, bind groups

@@ -10,6 +10,7 @@ mod common;
 
 use common::appearance::{crowd, differing, front_camera, manny, reference_scenario};
 use common::renderer;
+use throng_render::Records;
 
 use throng_contract::Appearance;
 use throng_render::{
@@ -39,19 +40,29 @@ fn a_hidden_part_leaves_no_pixel_and_no_shadow() {
     };
     let hidden = vec![Appearance::DEFAULT.with_parts(0); transforms.len()];
     let ground = r
-        .render_scene(&[Crowd::new(&g, &[], Playback::Cpu(&[]))], &opts)
+        .render_scene(
+            &[Crowd::new(&g, &[], Playback::Records(Records::Cpu(&[])))],
+            &opts,
+        )
         .expect("ground");
     for path in [SkinPath::Texture, SkinPath::Palette, SkinPath::Vat] {
         let o = RenderOptions { path, ..opts };
         let crowd = Crowd {
             appearance: CrowdAppearance::Slice(&hidden),
-            ..Crowd::new(&g, &transforms, Playback::Cpu(&records))
+            ..Crowd::new(&g, &transforms, Playback::Records(Records::Cpu(&records)))
         };
         let img = r.render_scene(&[crowd], &o).expect("render").image;
         let (d, _) = differing(&img, &ground.image, 1);
         assert_eq!(d, 0, "{path:?}: hidden parts drew {d} pixels (or shadows)");
         let shown = r
-            .render_scene(&[Crowd::new(&g, &transforms, Playback::Cpu(&records))], &o)
+            .render_scene(
+                &[Crowd::new(
+                    &g,
+                    &transforms,
+                    Playback::Records(Records::Cpu(&records)),
+                )],
+                &o,
+            )
             .expect("render")
             .image;
         let (d, _) = differing(&shown, &ground.image, 1);

@@ -6,6 +6,7 @@
 mod common;
 
 use common::{differ_count, differing, is_orange, renderer, save};
+use throng_render::Records;
 
 use glam::{Mat4, Vec3, Vec4};
 use throng_asset::{BakedAsset, Encoding, Lod};
@@ -46,7 +47,7 @@ fn cpu_crowd<'a>(
     transforms: &'a [InstanceTransform],
     records: &'a [InstanceRecord],
 ) -> Crowd<'a> {
-    Crowd::new(asset, transforms, Playback::Cpu(records))
+    Crowd::new(asset, transforms, Playback::Records(Records::Cpu(records)))
 }
 
 fn at(p: Vec3) -> InstanceTransform {

@@ -8,6 +8,7 @@
 mod common;
 
 use common::renderer;
+use throng_render::Records;
 
 use glam::Vec3;
 use throng_contract::Timing;
@@ -126,7 +127,7 @@ fn the_palette_path_in_the_downlevel_mode_names_compute_shaders() {
     let g = r.upload(&asset).expect("upload");
     let transforms = layout(4, Layout::Grid, 100.0, 1);
     let records = vec![throng_render::InstanceRecord::default(); 4];
-    let crowd = Crowd::new(&g, &transforms, Playback::Cpu(&records));
+    let crowd = Crowd::new(&g, &transforms, Playback::Records(Records::Cpu(&records)));
     let opts = RenderOptions {
         width: 64,
         height: 64,
@@ -214,7 +215,7 @@ fn kept_textures_draw_each_frame_as_fresh_ones_do() {
         let scene = |g| -> Vec<Crowd> {
             (data.iter())
                 .map(|(t, r, a)| {
-                    let mut c = Crowd::new(g, t, Playback::Cpu(r));
+                    let mut c = Crowd::new(g, t, Playback::Records(Records::Cpu(r)));
                     c.appearance = throng_render::CrowdAppearance::Slice(a);
                     c
                 })

@@ -13,6 +13,7 @@ use throng_render::compute::skin_on_gpu;
 use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::gpu_types::single_layer;
+use throng_render::Records;
 use throng_render::{GpuAsset, InstanceRecord, Playback, Skinning};
 
 fn diag(p: &[Vec3]) -> f32 {
@@ -29,8 +30,14 @@ fn check(encoding: Encoding, k: u32, skinning: Skinning) -> Option<(f32, f32)> {
     let gasset = GpuAsset::new(&gpu, &asset).expect("upload");
     let inputs = skin_inputs(&asset.primitives[0]);
     let recs = common::test_records();
-    let out =
-        skin_on_gpu(&gpu, &gasset, &inputs, Playback::Cpu(&recs), skinning).expect("gpu skinning");
+    let out = skin_on_gpu(
+        &gpu,
+        &gasset,
+        &inputs,
+        Playback::Records(Records::Cpu(&recs)),
+        skinning,
+    )
+    .expect("gpu skinning");
     let mode = skinning;
     let (mut worst_p, mut worst_n) = (0.0f32, 0.0f32);
     for (ri, rec) in recs.iter().enumerate() {
@@ -115,7 +122,7 @@ fn single_row_equals_encoded_skin_matrices() {
             &gpu,
             &gasset,
             &inputs,
-            Playback::Cpu(&recs),
+            Playback::Records(Records::Cpu(&recs)),
             Skinning::Linear,
         )
         .expect("gpu");

@@ -12,6 +12,7 @@ use throng_asset::{Encoding, LoopMode};
 use throng_render::compute::{layers_on_gpu, skin_on_gpu};
 use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
+use throng_render::Records;
 use throng_render::{GpuAsset, Playback, Skinning};
 use throng_runtime::{
     gpu_layers, ClipId, GpuRuntime, InstanceTransform, PlayOptions, PlaybackControl,
@@ -63,10 +64,10 @@ fn gpu_timed_layers_and_skinning_match_the_runtime_over_a_day() {
         }
         let clock = rt.gpu_clock();
         let recs = rt.collect_records();
-        let play = Playback::Gpu {
+        let play = Playback::Records(Records::Gpu {
             records: &recs,
             clock,
-        };
+        });
         let got = layers_on_gpu(&gpu, &gasset, play).expect("gpu layers");
         let clip_table = rt.gpu_clip_table().clone();
         let mut cpu_records = vec![];
@@ -179,10 +180,10 @@ fn gpu_timed_draw_equals_cpu_timed_draw() {
         .render_playback(
             &g,
             &transforms,
-            Playback::Gpu {
+            Playback::Records(Records::Gpu {
                 records: &records,
                 clock,
-            },
+            }),
             &opts,
         )
         .expect("gpu-timed render");
@@ -264,10 +265,10 @@ fn uploads_follow_changes() {
             .render_playback(
                 &g,
                 &transforms,
-                Playback::Gpu {
+                Playback::Records(Records::Gpu {
                     records: &all,
                     clock: rt.gpu_clock(),
-                },
+                }),
                 &opts,
             )
             .expect("fresh render");
@@ -279,10 +280,10 @@ fn uploads_follow_changes() {
     }
     // The compute twins read an upload's records too.
     let records = rt.collect_records();
-    let direct = Playback::Gpu {
+    let direct = Playback::Records(Records::Gpu {
         records: &records,
         clock: rt.gpu_clock(),
-    };
+    });
     assert_eq!(
         layers_on_gpu(&r.gpu, &g, Playback::Uploaded(&up)).expect("layers"),
         layers_on_gpu(&r.gpu, &g, direct).expect("layers")

@@ -24,6 +24,7 @@ mod common;
 use glam::{Mat3, Mat4, Quat, Vec3};
 use throng_asset::{BakedAsset, Encoding, Lod};
 use throng_render::gpu_types::single_layer;
+use throng_render::Records;
 use throng_render::{
     Crowd, InstanceRecord, InstanceTransform, LivePose, Playback, RenderError, RenderOptions,
     Renderer, SkinMatrix, SkinPath, Skinning,
@@ -104,7 +105,7 @@ fn live_pose_draws_as_cpu_skinning_of_its_matrices() {
     }];
     let crowd = Crowd {
         live: &live,
-        ..Crowd::new(&g, &t, Playback::Cpu(&records))
+        ..Crowd::new(&g, &t, Playback::Records(Records::Cpu(&records)))
     };
     let opts = opts(Skinning::Linear);
     // The buffer: the baked instance computed, the live one the given matrices, bit for bit.
@@ -193,7 +194,7 @@ fn live_pose_under_dual_quaternions_is_the_matrix_as_a_dual_quaternion() {
     }];
     let crowd = Crowd {
         live: &live,
-        ..Crowd::new(&g, &t, Playback::Cpu(&records))
+        ..Crowd::new(&g, &t, Playback::Records(Records::Cpu(&records)))
     };
     let p = r
         .palettes(&crowd, &opts(Skinning::DualQuat))
@@ -226,7 +227,7 @@ fn wrong_live_poses_are_typed_errors() {
     let render = |r: &mut Renderer, live: &[LivePose], path| {
         let crowd = Crowd {
             live,
-            ..Crowd::new(&g, &t, Playback::Cpu(&records))
+            ..Crowd::new(&g, &t, Playback::Records(Records::Cpu(&records)))
         };
         r.render_scene(
             &[crowd],
@@ -299,7 +300,7 @@ fn far_lods_refresh_every_nth_frame_and_keep_their_matrices() {
         .collect();
     // Paused: the same records every frame, a different row per instance.
     let records: Vec<InstanceRecord> = (0..n).map(|i| single_layer(2 + i, 0.25, 0)).collect();
-    let crowd = Crowd::new(&g, &t, Playback::Cpu(&records));
+    let crowd = Crowd::new(&g, &t, Playback::Records(Records::Cpu(&records)));
     let every = RenderOptions {
         lod_bias: 1e9,
         ..opts(Skinning::Linear)
@@ -365,7 +366,7 @@ fn far_lods_refresh_every_nth_frame_and_keep_their_matrices() {
         })
         .collect();
     let playing = Crowd {
-        playback: Playback::Cpu(&moved),
+        playback: Playback::Records(Records::Cpu(&moved)),
         ..crowd
     };
     let f4 = r.render_scene(&[playing], &nth).expect("render");
@@ -379,7 +380,7 @@ fn far_lods_refresh_every_nth_frame_and_keep_their_matrices() {
             .render_scene(
                 &[Crowd {
                     asset: &g2,
-                    playback: Playback::Cpu(want),
+                    playback: Playback::Records(Records::Cpu(want)),
                     ..crowd
                 }],
                 &every,

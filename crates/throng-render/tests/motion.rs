@@ -22,6 +22,7 @@ mod common;
 use common::motion::{frames, opts, render};
 use glam::Vec3;
 use throng_asset::Encoding;
+use throng_render::Records;
 use throng_render::{
     Crowd, DebugView, InstanceTransform, Playback, RenderError, RenderOptions, SkinPath, Skinning,
 };
@@ -63,7 +64,7 @@ fn motion_debug_view_and_errors() {
     // Off the palette path, and with props: typed errors.
     let t = [InstanceTransform::IDENTITY];
     let records = [fr[0].record];
-    let crowd = Crowd::new(&g, &t, Playback::Cpu(&records));
+    let crowd = Crowd::new(&g, &t, Playback::Records(Records::Cpu(&records)));
     let texture = RenderOptions {
         path: SkinPath::Texture,
         ..opts(fr[0].camera)

@@ -18,6 +18,7 @@ use throng_asset::decode::{blended_dual_quat, masked_dual_quat, masked_skin_matr
 use throng_asset::{Encoding, Layer};
 use throng_render::compute::layers_on_gpu;
 use throng_render::gpu_types::PaletteEntry;
+use throng_render::Records;
 use throng_render::{
     Crowd, InstanceRecord, InstanceTransform, Playback, RenderOptions, Renderer, Skinning,
 };
@@ -139,7 +140,13 @@ fn palette_buffer_equals_the_cpu_decoder_for_every_encoding() {
             if skinning == Skinning::DualQuat && !encoding.is_quat() {
                 continue;
             }
-            let worst = check(&mut r, &asset, Playback::Cpu(&recs), &recs, skinning);
+            let worst = check(
+                &mut r,
+                &asset,
+                Playback::Records(Records::Cpu(&recs)),
+                &recs,
+                skinning,
+            );
             eprintln!("{} {skinning:?}: worst {worst:.2e}", encoding.as_str());
         }
     }
@@ -168,10 +175,10 @@ fn gpu_timed_palette_equals_the_cpu_decoder_of_the_gpu_layers() {
         .expect("blend");
     rt.update(0.1);
     let (records, layers) = derived_layers(&r, &asset, &rt);
-    let play = Playback::Gpu {
+    let play = Playback::Records(Records::Gpu {
         records: &records,
         clock: rt.gpu_clock(),
-    };
+    });
     assert!(
         layers.iter().any(|l| l.layers[1].weight > 0.0),
         "a two-layer instance"
@@ -189,10 +196,10 @@ fn derived_layers(
     rt: &GpuRuntime,
 ) -> (Vec<GpuInstanceRecord>, Vec<InstanceRecord>) {
     let records = rt.collect_records();
-    let play = Playback::Gpu {
+    let play = Playback::Records(Records::Gpu {
         records: &records,
         clock: rt.gpu_clock(),
-    };
+    });
     let g = r.upload(asset).expect("upload");
     let layers = layers_on_gpu(&r.gpu, &g, play).expect("gpu layers");
     (records, layers)
@@ -282,7 +289,7 @@ fn masked_and_additive_layers_equal_the_cpu_decoder_and_the_formula() {
     let worst = check(
         &mut r,
         &asset,
-        Playback::Cpu(&recs),
+        Playback::Records(Records::Cpu(&recs)),
         &recs,
         Skinning::Linear,
     );
@@ -314,7 +321,7 @@ fn masked_and_additive_layers_equal_the_cpu_decoder_and_the_formula() {
             );
         }
     }
-    let playback = Playback::Cpu(&recs);
+    let playback = Playback::Records(Records::Cpu(&recs));
     let worst = check(&mut r, &dq_asset, playback, &recs, Skinning::DualQuat);
     eprintln!("masks + additive under DQ: worst {worst:.2e}");
     // GPU-timed: play_layer puts the overlay in layer 1 with its mask; layer 0 keeps weight 1.
@@ -342,10 +349,10 @@ fn masked_and_additive_layers_equal_the_cpu_decoder_and_the_formula() {
         .is_err());
     rt.update(0.13);
     let (records, layers) = derived_layers(&r, &asset, &rt);
-    let play = Playback::Gpu {
+    let play = Playback::Records(Records::Gpu {
         records: &records,
         clock: rt.gpu_clock(),
-    };
+    });
     for (i, rec) in layers.iter().enumerate() {
         assert_eq!(
             rec.layers[0].weight, 1.0,

@@ -7,6 +7,7 @@
 mod common;
 
 use common::{differ_count, renderer, save, Rng};
+use throng_render::Records;
 
 use glam::{Mat4, Quat, Vec3};
 use throng_asset::{AnchorInfo, AnchorTexture, BakedAsset, Encoding, LoopMode};
@@ -161,8 +162,14 @@ fn gpu_anchors_equal_anchor_world_cpu_timed() {
     let transforms = random_transforms(records.len(), &mut rng);
     let mut worst = 0.0f32;
     for a in 0..anchors.anchors.len() {
-        let got = anchors_on_gpu(&gpu, &g, &transforms, Playback::Cpu(&records), a as u32)
-            .expect("gpu anchors");
+        let got = anchors_on_gpu(
+            &gpu,
+            &g,
+            &transforms,
+            Playback::Records(Records::Cpu(&records)),
+            a as u32,
+        )
+        .expect("gpu anchors");
         for (i, (rec, t)) in records.iter().zip(&transforms).enumerate() {
             let want = anchor_world(rec, t, &anchors, a).expect("cpu anchor");
             let e = checked_error(
@@ -221,10 +228,10 @@ fn gpu_anchors_equal_anchor_world_gpu_timed() {
     for dt in [0.137, 0.2, 37.31] {
         rt.update(dt);
         let records = rt.collect_records();
-        let play = Playback::Gpu {
+        let play = Playback::Records(Records::Gpu {
             records: &records,
             clock: rt.gpu_clock(),
-        };
+        });
         for a in 0..anchors.anchors.len() {
             let got = anchors_on_gpu(&gpu, &g, &transforms, play, a as u32).expect("gpu anchors");
             for (i, &h) in handles.iter().enumerate() {
@@ -354,7 +361,7 @@ fn props_draw_where_the_cpu_anchor_puts_them() {
     };
     let crowd = |props| Crowd {
         props,
-        ..Crowd::new(&g, &transforms, Playback::Cpu(&records))
+        ..Crowd::new(&g, &transforms, Playback::Records(Records::Cpu(&records)))
     };
     let with = r.render_scene(&[crowd(&props)], &opts).expect("render");
     let without = r.render_scene(&[crowd(&[])], &opts).expect("render");
@@ -466,7 +473,7 @@ fn anchor_errors_name_the_asset_and_list_its_anchors() {
     }];
     let crowd = Crowd {
         props: &props,
-        ..Crowd::new(&g, &transforms, Playback::Cpu(&records))
+        ..Crowd::new(&g, &transforms, Playback::Records(Records::Cpu(&records)))
     };
     let Err(e) = r.render_scene(&[crowd], &RenderOptions::default()) else {
         panic!("anchor 7 of 2 drew");

@@ -6,6 +6,7 @@
 mod common;
 
 use common::{cpu_skinned, differ_count, instance_meshes, is_orange, renderer, save};
+use throng_render::Records;
 
 use glam::{Mat4, Vec3};
 use throng_asset::decode::skin_vertices;
@@ -254,7 +255,7 @@ fn gpu_culling_keeps_exactly_the_instances_in_view() {
         camera: Some(cam),
         ..Default::default()
     };
-    let play = throng_render::Playback::Cpu(&records);
+    let play = throng_render::Playback::Records(Records::Cpu(&records));
     let visible = r
         .visible_instances(&g, &transforms, play, &opts)
         .expect("cull");

@@ -14,6 +14,7 @@ use throng_contract::gpu_timed::phase_word;
 use throng_contract::{gpu_layers, GpuInstanceRecord, GpuLayer, GPU_ENABLED, GPU_HELD, MODE_SHIFT};
 use throng_render::compute::layers_on_gpu;
 use throng_render::device::test_gpu;
+use throng_render::Records;
 use throng_render::{GpuAsset, Playback};
 
 /// (frames, duration s) of the test clips: Fox-like ones, a two-frame clip, a zero-length one,
@@ -121,10 +122,10 @@ fn gpu_time_twin_matches_the_cpu_time_function() {
     let got = layers_on_gpu(
         &gpu,
         &gasset,
-        Playback::Gpu {
+        Playback::Records(Records::Gpu {
             records: &records,
             clock: 0,
-        },
+        }),
     )
     .expect("layers job");
     assert_eq!(got.len(), probes.len());

@@ -21,6 +21,7 @@ use throng_render::compute::skin_on_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::gpu_types::{single_layer, InstanceRecord};
 use throng_render::image::RgbaImage;
+use throng_render::Records;
 use throng_render::{
     Camera, Gpu, GpuAsset, InstanceTransform, Playback, RenderOptions, Renderer, Skinning,
 };
@@ -318,7 +319,13 @@ fn gpu_skinning_matches_the_cpu_decoder_on_real_assets_for_every_encoding() {
                 let mut vertices = 0;
                 for (pi, p) in asset.primitives.iter().enumerate() {
                     let inputs = skin_inputs(p);
-                    let out = match skin_on_gpu(&gpu, &g, &inputs, Playback::Cpu(&recs), sk) {
+                    let out = match skin_on_gpu(
+                        &gpu,
+                        &g,
+                        &inputs,
+                        Playback::Records(Records::Cpu(&recs)),
+                        sk,
+                    ) {
                         Ok(o) => o,
                         Err(e) => panic!("{file} {}: GPU skinning: {e}", baked.as_str()),
                     };

@@ -5,6 +5,7 @@
 //! frame. Output: a [`DownlevelRun`] the shadow and main passes draw with plain instanced draws.
 
 use std::borrow::Cow;
+use throng_contract::Records;
 
 use throng_contract::{InstanceRecord, Timing};
 
@@ -33,8 +34,8 @@ pub(crate) struct DownlevelRun {
 /// GPU-timed ones derived at the clock (the CPU twin of `gpu_layers`).
 fn crowd_layers<'a>(crowd: &Crowd<'a>) -> Result<Cow<'a, [InstanceRecord]>, RenderError> {
     match crowd.playback {
-        Playback::Cpu(records) => Ok(Cow::Borrowed(records)),
-        Playback::Gpu { records, clock } => Ok(Cow::Owned(
+        Playback::Records(Records::Cpu(records)) => Ok(Cow::Borrowed(records)),
+        Playback::Records(Records::Gpu { records, clock }) => Ok(Cow::Owned(
             records
                 .iter()
                 .map(|r| throng_contract::gpu_layers(r, &crowd.asset.downlevel.clip_table, clock))
@@ -44,7 +45,7 @@ fn crowd_layers<'a>(crowd: &Crowd<'a>) -> Result<Cow<'a, [InstanceRecord]>, Rend
             what: "a crowd kept on the GPU (CrowdUpload)",
             missing: "compute shaders (the record scatter) and storage buffers",
             reason: String::new(),
-            instead: "draw it from its records (Playback::Cpu or Playback::Gpu)",
+            instead: "draw it from its records (Playback::Records)",
         }),
     }
 }

@@ -6,6 +6,7 @@
 use glam::{Mat4, Vec3};
 use throng_asset::{BakedAsset, BakedImage, MaterialVariant};
 use throng_contract::Appearance;
+use throng_render::Records;
 use throng_render::{
     AppearanceUpload, Crowd, CrowdAppearance, DecodedMeshes, InstanceRecord, InstanceTransform,
     Playback, RenderOptions, Renderer, SkinPath, Skinning,
@@ -183,7 +184,7 @@ pub fn reference_scenario(r: &mut Renderer, tag: &str) {
         ] {
             let crowd = Crowd {
                 appearance,
-                ..Crowd::new(&g, &transforms, Playback::Cpu(&records))
+                ..Crowd::new(&g, &transforms, Playback::Records(Records::Cpu(&records)))
             };
             let frame = r.render_scene(&[crowd], &o).expect("render");
             let tag = format!(

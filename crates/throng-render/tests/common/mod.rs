@@ -11,6 +11,7 @@ use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use half::f16;
 use throng_asset::*;
 use throng_render::gpu_types::MaterialUniform;
+use throng_render::Records;
 use throng_render::{image, InstanceRecord, InstanceTransform, PropMesh, ReferenceMesh, Renderer};
 
 /// A renderer on the test GPU, or `None` (skip) when there is none outside CI.
@@ -582,7 +583,7 @@ pub fn occlusion_scenario(r: &mut Renderer, tag: &str) {
         shadows: false,
         ..Default::default()
     };
-    let play = throng_render::Playback::Cpu(&records);
+    let play = throng_render::Playback::Records(Records::Cpu(&records));
     let crowd = throng_render::Crowd::new(&g, &transforms, play);
     let plain = r
         .render_scene(

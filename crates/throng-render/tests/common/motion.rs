@@ -5,6 +5,7 @@
 use glam::{DVec3, Mat4, Vec2, Vec3, Vec4Swizzles};
 use throng_asset::{decode, Aabb, Encoding};
 use throng_render::gpu_types::single_layer;
+use throng_render::Records;
 use throng_render::{
     Camera, Crowd, InstanceRecord, InstanceTransform, MotionImage, Playback, RenderOptions,
     Renderer, SkinPath, Skinning,
@@ -65,7 +66,7 @@ pub fn render(
 ) -> (image::RgbaImage, MotionImage) {
     let t = [InstanceTransform::from_mat4(&f.transform)];
     let records = [f.record];
-    let crowd = Crowd::new(g, &t, Playback::Cpu(&records));
+    let crowd = Crowd::new(g, &t, Playback::Records(Records::Cpu(&records)));
     let frame = r.render_scene(&[crowd], opts).expect("render");
     (frame.image, frame.motion.expect("motion vectors read back"))
 }

@@ -6,6 +6,7 @@
 //! its binary).
 
 use std::path::{Path, PathBuf};
+use throng_render::Records;
 
 use glam::{Mat4, Vec3};
 use throng_asset::BakedAsset;
@@ -178,7 +179,7 @@ pub fn draw_row(
         let o = RenderOptions { path, ..opts };
         let crowd = Crowd {
             appearance: CrowdAppearance::Slice(&looks),
-            ..Crowd::new(&g, &transforms, Playback::Cpu(&records))
+            ..Crowd::new(&g, &transforms, Playback::Records(Records::Cpu(&records)))
         };
         let img = r.render_scene(&[crowd], &o).expect("render").image;
         save(&img, &format!("variants-{name}-{path:?}.png"));

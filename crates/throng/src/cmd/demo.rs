@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use throng_asset::BakedAsset;
 use throng_bake::BakeOptions;
 use throng_render::device::DeviceError;
+use throng_render::Records;
 use throng_render::{Playback, RenderOptions, Renderer, SkinPath};
 use throng_runtime::crowd::spacing;
 
@@ -302,7 +303,11 @@ fn draw_still(
         .render_scene(
             &[throng_render::Crowd {
                 appearance: throng_render::CrowdAppearance::Slice(&looks),
-                ..throng_render::Crowd::new(gpu_asset, transforms, Playback::Cpu(&records))
+                ..throng_render::Crowd::new(
+                    gpu_asset,
+                    transforms,
+                    Playback::Records(Records::Cpu(&records)),
+                )
             }],
             options,
         )?
@@ -354,7 +359,7 @@ fn draw_gif(
             &[throng_render::Crowd {
                 asset: gpu_asset,
                 transforms,
-                playback: Playback::Cpu(&records),
+                playback: Playback::Records(Records::Cpu(&records)),
                 props: &[],
                 live: &[],
                 appearance: throng_render::CrowdAppearance::Slice(&looks),
