@@ -10,37 +10,27 @@
 // OUT/three-fade.png (after a crossfade), OUT/three-lit.png (100 foxes with lights, ground and
 // shadows), OUT/three-gpu.png (a GPU-timed crowd after the same
 // crossfade) and OUT/result.json (three's counters, errors).
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { launchChromium, serveFolder } from "./serve.mjs";
+import { startSession } from "./session.mjs";
 
-const plan = JSON.parse(await readFile(process.argv[2], "utf8"));
-const server = await serveFolder(plan.dir);
-const browser = await launchChromium(plan.chromium, plan.driver);
-const result = { console: [] };
+const { plan, result, open, shot: save, finish } = await startSession();
+const openThree = (query, label) => open("three.html", query, "throngThree", label);
+// The page's canvas after `script`, which finds the page's state in `t`.
+const shot = (page, name, script) => save(page, name, `const t = window.throngThree; ${script}`);
 try {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(600_000);
-  page.on("console", (m) => result.console.push(m.text()));
-  page.on("pageerror", (e) => result.console.push(`pageerror: ${e.message}`));
   const [w, h] = plan.size;
-  const query = new URLSearchParams({
+  // The plan's crowd and camera on a black background (coverage masks).
+  const view = {
     plain: "1", paused: "1", count: plan.count, clip: plan.clip, time: plan.time, size: `${w}x${h}`,
     eye: plan.eye.join(","), target: plan.target.join(","), fov: plan.fov,
-  });
-  await page.goto(`http://127.0.0.1:${server.address().port}/three.html?${query}`);
-  await page.waitForFunction("window.throngThree && (window.throngThree.ready || window.throngThree.failed)", { polling: 100 });
+  };
+  const page = await openThree(view);
   result.errors = await page.evaluate(() => window.throngThree.errors);
   if (await page.evaluate(() => window.throngThree.ready)) {
     result.first = await page.evaluate(() => window.throngThree.first);
-    const shot = async (name, script) => {
-      const url = await page.evaluate(`(() => { const t = window.throngThree; ${script}; return t.renderer.domElement.toDataURL("image/png"); })()`);
-      await writeFile(join(plan.out, name), Buffer.from(url.split(",")[1], "base64"));
-    };
-    await shot("three.png", "t.frame(0)");
-    await shot("three-none.png", "t.foxes.visible = false; t.renderer.render(t.scene, t.camera); t.foxes.visible = true");
+    await shot(page, "three.png", "t.frame(0)");
+    await shot(page, "three-none.png", "t.foxes.visible = false; t.renderer.render(t.scene, t.camera); t.foxes.visible = true");
     result.fade = await page.evaluate(`window.throngThree.crowd.crossfadeAll(${JSON.stringify(plan.fade.clip)}, ${plan.fade.seconds})`);
-    await shot("three-fade.png", `window.throngThree.fadeStats = t.frame(${plan.fade.dt})`);
+    await shot(page, "three-fade.png", `t.fadeStats = t.frame(${plan.fade.dt})`);
     result.fadeStats = await page.evaluate(() => window.throngThree.fadeStats);
     // Bad input in JavaScript: each throws an Error and the page keeps drawing.
     result.bad = await page.evaluate(async () => {
@@ -66,44 +56,22 @@ try {
   // The scene as users see it: lights, ground, the crowd casting its skinned shadow (a picture
   // to look at, and three's counters: the shadow pass draws the crowd's meshes once more).
   {
-    const l = await browser.newPage();
-    l.setDefaultTimeout(600_000);
-    l.on("pageerror", (e) => result.console.push(`pageerror (lit): ${e.message}`));
-    const q = new URLSearchParams({
-      paused: "1", count: 100, clip: plan.clip, time: plan.time, size: `${w * 2}x${h * 2}`,
-    });
-    await l.goto(`http://127.0.0.1:${server.address().port}/three.html?${q}`);
-    await l.waitForFunction("window.throngThree && (window.throngThree.ready || window.throngThree.failed)", { polling: 100 });
+    const l = await openThree({ paused: "1", count: 100, clip: plan.clip, time: plan.time, size: `${w * 2}x${h * 2}` }, "lit");
     if (await l.evaluate(() => window.throngThree.ready)) {
       result.lit = await l.evaluate(() => window.throngThree.first);
-      const url = await l.evaluate(() => window.throngThree.renderer.domElement.toDataURL("image/png"));
-      await writeFile(join(plan.out, "three-lit.png"), Buffer.from(url.split(",")[1], "base64"));
+      await shot(l, "three-lit.png", "");
     }
     await l.close();
   }
   // The same crowd GPU-timed: the shader derives rows from the records and the clock; the
   // crossfade sends only the records it rewrote.
   {
-    const g = await browser.newPage();
-    g.setDefaultTimeout(600_000);
-    g.on("pageerror", (e) => result.console.push(`pageerror (gpu): ${e.message}`));
-    const q = new URLSearchParams({
-      plain: "1", paused: "1", timing: "gpu", count: plan.count, clip: plan.clip, time: plan.time, size: `${w}x${h}`,
-      eye: plan.eye.join(","), target: plan.target.join(","), fov: plan.fov,
-    });
-    await g.goto(`http://127.0.0.1:${server.address().port}/three.html?${q}`);
-    await g.waitForFunction("window.throngThree && (window.throngThree.ready || window.throngThree.failed)", { polling: 100 });
+    const g = await openThree({ ...view, timing: "gpu" }, "gpu");
     result.gpuErrors = await g.evaluate(() => window.throngThree.errors);
     if (await g.evaluate(() => window.throngThree.ready)) {
       result.gpuFirst = await g.evaluate(() => window.throngThree.first);
       result.gpuStill = await g.evaluate(() => window.throngThree.frame(0));
-      const url = await g.evaluate(`(() => {
-        const t = window.throngThree;
-        t.crowd.crossfadeAll(${JSON.stringify(plan.fade.clip)}, ${plan.fade.seconds});
-        window.throngThree.gpuFade = t.frame(${plan.fade.dt});
-        return t.renderer.domElement.toDataURL("image/png");
-      })()`);
-      await writeFile(join(plan.out, "three-gpu.png"), Buffer.from(url.split(",")[1], "base64"));
+      await shot(g, "three-gpu.png", `t.crowd.crossfadeAll(${JSON.stringify(plan.fade.clip)}, ${plan.fade.seconds}); t.gpuFade = t.frame(${plan.fade.dt})`);
       result.gpuFade = await g.evaluate(() => window.throngThree.gpuFade);
       result.gpuAfter = await g.evaluate(() => window.throngThree.frame(1 / 60));
     }
@@ -115,11 +83,7 @@ try {
   // crowd.frame), the bytes it hands three to upload, and the frame interval; and three's own
   // SkinnedMesh (a clone and an AnimationMixer per character).
   for (const n of plan.bench ?? []) {
-    const p = await browser.newPage();
-    p.setDefaultTimeout(600_000);
-    const q = new URLSearchParams({ paused: "1", timing: "gpu", count: n, clip: plan.clip, size: `${w}x${h}` });
-    await p.goto(`http://127.0.0.1:${server.address().port}/three.html?${q}`);
-    await p.waitForFunction("window.throngThree && (window.throngThree.ready || window.throngThree.failed)", { polling: 100 });
+    const p = await openThree({ paused: "1", timing: "gpu", count: n, clip: plan.clip, size: `${w}x${h}` }, `bench ${n}`);
     result[`bench${n}`] = await p.evaluate(`(async () => {
       const t = window.throngThree;
       const c = t.crowd;
@@ -152,10 +116,7 @@ try {
     })()`);
     await p.close();
     if (n > 1000) continue; // three's SkinnedMesh per character: 200 and 1,000 only
-    const s = await browser.newPage();
-    s.setDefaultTimeout(600_000);
-    await s.goto(`http://127.0.0.1:${server.address().port}/three.html?paused=1&count=${n}&size=${w}x${h}`);
-    await s.waitForFunction("window.throngThree && window.throngThree.ready", { polling: 100 });
+    const s = await openThree({ paused: "1", count: n, size: `${w}x${h}` }, `skinned ${n}`);
     result[`skinned${n}`] = await s.evaluate(`(async () => {
       const THREE = await import("three");
       const { GLTFLoader } = await import("./node_modules/three/examples/jsm/loaders/GLTFLoader.js");
@@ -192,7 +153,5 @@ try {
     await s.close();
   }
 } finally {
-  await writeFile(join(plan.out, "result.json"), JSON.stringify(result, null, 1));
-  await browser.close();
-  server.close();
+  await finish("result.json");
 }

@@ -11,43 +11,46 @@
 // OUT/webgl2.png, OUT/webgl2-fade.png, OUT/webgl2-gpu-timed.png and OUT/result.json (with `bench${n}` and
 // `webgl2Bench${n}` frame times for each bench count).
 // Servers and browsers it starts are closed before it exits.
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { launchChromium, serveFolder } from "./serve.mjs";
+import { startSession } from "./session.mjs";
 
-const plan = JSON.parse(await readFile(process.argv[2], "utf8"));
-const server = await serveFolder(plan.dir);
-const base = `http://127.0.0.1:${server.address().port}/index.html`;
-const browser = await launchChromium(plan.chromium, plan.driver);
-
-const result = { console: [] };
+const session = await startSession();
+const { plan, result } = session;
 const t0 = Date.now();
 const log = (what) => console.error(`[${((Date.now() - t0) / 1000).toFixed(1)} s] ${what}`);
 
+// index.html with `query`, once its first frame has been shown.
 async function open(query) {
-  const page = await browser.newPage();
-  page.setDefaultTimeout(600_000);
-  page.on("console", (m) => result.console.push(m.text()));
-  page.on("pageerror", (e) => result.console.push(`pageerror: ${e.message}`));
-  await page.goto(`${base}?${new URLSearchParams(query)}`);
-  await page.waitForFunction("window.throng && (window.throng.ready || window.throng.failed)", {
-    polling: 100,
-  });
+  const page = await session.open("index.html", query, "throng");
   if (await page.evaluate(() => window.throng.ready)) {
     await page.waitForFunction("window.throng.firstShownMs !== null", { polling: 50 });
   }
   return page;
 }
 
-// Draws a frame and reads the canvas back in the same task (a WebGPU canvas's picture is
-// readable until the task ends).
-async function shot(page, name, script = "") {
-  const url = await page.evaluate(`(() => {
-    const c = window.throng.crowd;
-    ${script}
-    return document.getElementById("stage").toDataURL("image/png");
-  })()`);
-  await writeFile(join(plan.out, name), Buffer.from(url.split(",")[1], "base64"));
+// The canvas after `script`, which finds the page's crowd in `c`.
+const shot = (page, name, script) => session.shot(page, name, `const c = window.throng.crowd; ${script}`);
+
+// What a page says of itself once loaded.
+const state = (page) =>
+  page.evaluate(() => ({
+    ready: window.throng.ready,
+    errors: window.throng.errors,
+    firstFrameMs: window.throng.firstFrameMs,
+    firstShownMs: window.throng.firstShownMs,
+    backend: window.throng.crowd?.backend,
+    adapter: window.throng.crowd?.adapter,
+    downlevel: window.throng.crowd?.downlevel,
+    count: window.throng.crowd?.count,
+  }));
+
+// `scene` played GPU-timed, its first frame read back as OUT/`name`; what the page says of
+// itself (ready, errors).
+async function gpuTimed(scene, name) {
+  const page = await open({ ...scene, timing: "gpu" });
+  const r = await page.evaluate(() => ({ ready: window.throng.ready, errors: window.throng.errors }));
+  if (r.ready) await shot(page, name, "c.frame(0);");
+  await page.close();
+  return r;
 }
 
 // Frame time of `backend` at `n` foxes: the median interval between animation frames while the
@@ -89,15 +92,7 @@ try {
 
   log("WebGPU page");
   const page = await open(scene);
-  result.webgpu = await page.evaluate(() => ({
-    ready: window.throng.ready,
-    errors: window.throng.errors,
-    firstFrameMs: window.throng.firstFrameMs,
-    firstShownMs: window.throng.firstShownMs,
-    backend: window.throng.crowd?.backend,
-    adapter: window.throng.crowd?.adapter,
-    count: window.throng.crowd?.count,
-  }));
+  result.webgpu = await state(page);
   if (result.webgpu.ready) {
     log("read back the first scene");
     await shot(page, "webgpu.png", "c.frame(0);");
@@ -196,10 +191,7 @@ try {
     await page.close();
 
     log("GPU-timed page");
-    const gpuTimed = await open({ ...scene, timing: "gpu" });
-    result.gpuTimed = await gpuTimed.evaluate(() => ({ ready: window.throng.ready, errors: window.throng.errors }));
-    if (result.gpuTimed.ready) await shot(gpuTimed, "gpu-timed.png", "c.frame(0);");
-    await gpuTimed.close();
+    result.gpuTimed = await gpuTimed(scene, "gpu-timed.png");
 
     for (const n of plan.bench) result[`bench${n}`] = await bench("webgpu", n);
   }
@@ -208,16 +200,7 @@ try {
   // WebGPU.
   log("WebGL2 page");
   const gl = await open({ ...scene, backend: "webgl2" });
-  result.webgl2 = await gl.evaluate(() => ({
-    ready: window.throng.ready,
-    errors: window.throng.errors,
-    firstFrameMs: window.throng.firstFrameMs,
-    firstShownMs: window.throng.firstShownMs,
-    backend: window.throng.crowd?.backend,
-    adapter: window.throng.crowd?.adapter,
-    downlevel: window.throng.crowd?.downlevel,
-    count: window.throng.crowd?.count,
-  }));
+  result.webgl2 = await state(gl);
   if (result.webgl2.ready) {
     log("WebGL2: read back the first scene and the crossfade");
     await shot(gl, "webgl2.png", "c.frame(0);");
@@ -228,10 +211,7 @@ try {
   await gl.close();
   if (result.webgl2.ready) {
     log("WebGL2: GPU-timed page");
-    const glGpu = await open({ ...scene, backend: "webgl2", timing: "gpu" });
-    result.webgl2GpuTimed = await glGpu.evaluate(() => ({ ready: window.throng.ready, errors: window.throng.errors }));
-    if (result.webgl2GpuTimed.ready) await shot(glGpu, "webgl2-gpu-timed.png", "c.frame(0);");
-    await glGpu.close();
+    result.webgl2GpuTimed = await gpuTimed({ ...scene, backend: "webgl2" }, "webgl2-gpu-timed.png");
   }
   if (result.webgl2.ready) {
     for (const n of plan.bench) result[`webgl2Bench${n}`] = await bench("webgl2", n);
@@ -239,8 +219,6 @@ try {
 } catch (e) {
   result.driverError = String(e?.stack ?? e);
 } finally {
-  await writeFile(join(plan.out, "result.json"), JSON.stringify(result, null, 1));
-  await browser.close();
-  server.close();
+  await session.finish("result.json");
   log("done");
 }
