@@ -18,13 +18,10 @@
 mod common;
 
 use common::*;
-use std::process::Command;
 
 use throng_bake::engines::{self, EngineExportOptions, EngineFormat};
 use throng_render::Renderer;
-use throng_runtime::{ClipId, PlaybackCommand, Timing};
-use throng_web::player::play_options;
-use throng_web::{ClipRef, CrowdSpec, Player};
+use throng_runtime::Timing;
 
 const COUNT: u32 = 1000;
 const CLIP: &str = "walk";
@@ -69,23 +66,14 @@ fn babylons_manager_plays_throngs_exported_texture() {
     let report = engines::export(&fox, &options, &page.join("fox-babylon")).expect("export");
     let exported = &report.plan.clips[0];
     let time = exported.time(FRAME);
-    let out = work.join("out");
-    let _ = std::fs::remove_dir_all(&out);
-    std::fs::create_dir_all(&out).expect("out folder");
+    let out = fresh_out(&work);
     let plan = serde_json::json!({
         "dir": page, "out": out, "chromium": tools.chromium, "driver": tools.driver,
         "export": "fox-babylon", "name": "a", "count": COUNT, "clip": exported.name, "frame": FRAME,
         "size": [SIZE.0, SIZE.1], "eye": EYE, "target": TARGET, "fov": FOV_DEGREES,
         "time": TIME, "fade": { "clip": FADE.0, "seconds": FADE.1, "dt": FADE.2 },
     });
-    let plan_path = work.join("plan.json");
-    std::fs::write(&plan_path, plan.to_string()).expect("plan");
-    run(Command::new("node")
-        .arg(repo().join("web/test/drive-babylon.mjs"))
-        .arg(&plan_path));
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("babylon.json")).expect("result"))
-            .expect("json");
+    let r = drive(&work, "drive-babylon.mjs", &plan, &out.join("babylon.json"));
     assert!(
         r["first"].is_object(),
         "the Babylon.js page did not draw: {r}"
@@ -105,18 +93,8 @@ fn babylons_manager_plays_throngs_exported_texture() {
     // throng-render: the same crowd, every fox at the clip time of that exported frame.
     let mut renderer = Renderer::with_gpu(gpu);
     let gpu_asset = renderer.upload(&fox).expect("upload");
-    let mut player = Player::new(fox.clone(), Timing::Cpu);
-    let spec = CrowdSpec {
-        count: COUNT,
-        clip: Some(ClipRef::Name(CLIP.into())),
-        time,
-        ..Default::default()
-    };
-    player.spawn_crowd(&spec).expect("crowd");
-    player
-        .look_at(EYE, TARGET, FOV_DEGREES.to_radians())
-        .expect("camera");
-    player.step(0.0).expect("step");
+    let spec = crowd_spec(COUNT, CLIP, time);
+    let player = viewed_player(&fox, Timing::Cpu, &spec, EYE, TARGET, FOV_DEGREES);
     let (want, empty) = draw(&mut renderer, &gpu_asset, &player, SIZE);
     want.save(out.join("native.png")).expect("save");
     compare(
@@ -141,24 +119,9 @@ fn babylons_manager_plays_throngs_exported_texture() {
     // materials' ShadowDepthWrapper (adapter-lit.png).
     assert_shadow_pass_draws(&r);
     let adapter_empty = load(&out.join("adapter-none.png"));
-    let spec = CrowdSpec {
-        count: COUNT,
-        clip: Some(ClipRef::Name(CLIP.into())),
-        time: TIME,
-        ..Default::default()
-    };
-    let fade = PlaybackCommand::Crossfade {
-        clip: ClipId::new(fox.find_clip(FADE.0).expect("run")),
-        seconds: FADE.1,
-        options: play_options(None, None, None).expect("defaults"),
-    };
+    let spec = crowd_spec(COUNT, CLIP, TIME);
     for timing in [Timing::Cpu, Timing::Gpu] {
-        let mut player = Player::new(fox.clone(), timing);
-        player.spawn_crowd(&spec).expect("crowd");
-        player
-            .look_at(EYE, TARGET, FOV_DEGREES.to_radians())
-            .expect("camera");
-        player.step(0.0).expect("step");
+        let mut player = viewed_player(&fox, timing, &spec, EYE, TARGET, FOV_DEGREES);
         if timing == Timing::Cpu {
             let (want, _) = draw(&mut renderer, &gpu_asset, &player, SIZE);
             compare(
@@ -169,8 +132,7 @@ fn babylons_manager_plays_throngs_exported_texture() {
                 &empty,
             );
         }
-        player.command(None, fade).expect("crossfade");
-        player.step(FADE.2).expect("step");
+        crossfade_all(&mut player, FADE);
         let (want, _) = draw(&mut renderer, &gpu_asset, &player, SIZE);
         let (what, file) = match timing {
             Timing::Cpu => ("Babylon adapter, crossfade", "adapter-fade.png"),

@@ -17,10 +17,9 @@ mod common;
 
 use common::*;
 use std::path::Path;
-use std::process::Command;
 
 use throng_asset::BakedAsset;
-use throng_render::image::{self, RgbaImage};
+use throng_render::image::RgbaImage;
 use throng_render::{GpuAsset, Renderer};
 use throng_runtime::{ClipId, PlaybackCommand, Timing};
 use throng_web::error::message_chain;
@@ -68,12 +67,6 @@ fn differing(a: &RgbaImage, b: &RgbaImage) -> f64 {
     n as f64 / (a.width() * a.height()) as f64
 }
 
-fn load(path: &Path) -> RgbaImage {
-    image::open(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .to_rgba8()
-}
-
 /// The native side: the page's player drawn by throng-render on this machine's adapter.
 struct Native {
     renderer: Renderer,
@@ -119,31 +112,16 @@ fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
     let work = target_dir().join("tmp/throng-web-browser");
     let page = work.join("page");
     build_page(&page, &fox);
-    let out = work.join("out");
-    let _ = std::fs::remove_dir_all(&out);
-    std::fs::create_dir_all(&out).expect("out folder");
-
-    let bench: Vec<u32> = std::env::var("THRONG_WEB_BENCH")
-        .unwrap_or_default()
-        .split(',')
-        .filter_map(|s| s.trim().parse().ok())
-        .collect();
+    let out = fresh_out(&work);
     let plan = serde_json::json!({
         "dir": page, "out": out, "chromium": tools.chromium, "driver": tools.driver,
         "count": COUNT, "clip": CLIP, "time": TIME, "size": [SIZE.0, SIZE.1],
         "fade": { "clip": FADE.0, "seconds": FADE.1, "dt": FADE.2 },
         "events": { "clip": EVENTS.0, "dt": EVENTS.1, "steps": EVENTS.2 },
         "reentry": { "clip": REENTRY.0, "then": REENTRY.1, "dt": REENTRY.2, "steps": REENTRY.3 },
-        "bench": bench, "benchFrames": 10,
+        "bench": bench_counts(), "benchFrames": 10,
     });
-    let plan_path = work.join("plan.json");
-    std::fs::write(&plan_path, plan.to_string()).expect("plan");
-    run(Command::new("node")
-        .arg(repo().join("web/test/drive.mjs"))
-        .arg(&plan_path));
-    let text = std::fs::read_to_string(out.join("result.json")).expect("result.json");
-    let r: serde_json::Value = serde_json::from_str(&text).expect("result JSON");
-    eprintln!("browser results: {text}");
+    let r = drive(&work, "drive.mjs", &plan, &out.join("result.json"));
     assert!(r["driverError"].is_null(), "driver: {}", r["driverError"]);
     assert_eq!(
         r["webgpu"]["ready"], true,
@@ -161,26 +139,14 @@ fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
         downlevel: false,
     };
     let mut player = Player::new(fox.clone(), Timing::Cpu);
-    let spec = CrowdSpec {
-        count: COUNT,
-        clip: Some(ClipRef::Name(CLIP.into())),
-        time: TIME,
-        ..Default::default()
-    };
+    let spec = crowd_spec(COUNT, CLIP, TIME);
     player.spawn_crowd(&spec).expect("crowd");
     let (want, empty) = native.draw(&player);
     want.save(out.join("native.png")).expect("save");
     let got = load(&out.join("webgpu.png"));
     compare("first frame", &got, &want, &empty);
 
-    let run_clip = player.clip(&ClipRef::Name(FADE.0.into())).expect("run");
-    let fade = PlaybackCommand::Crossfade {
-        clip: ClipId::new(run_clip),
-        seconds: FADE.1,
-        options: play_options(None, None, None).expect("defaults"),
-    };
-    player.command(None, fade).expect("crossfade");
-    player.step(FADE.2).expect("step");
+    crossfade_all(&mut player, FADE);
     let (want_fade, _) = native.draw(&player);
     want_fade.save(out.join("native-fade.png")).expect("save");
     let got_fade = load(&out.join("fade.png"));
@@ -237,14 +203,7 @@ fn check_webgl2(
     want.save(out.join("native-downlevel.png")).expect("save");
     let got = load(&out.join("webgl2.png"));
     compare("WebGL2 first frame", &got, &want, &empty);
-    let run_clip = player.clip(&ClipRef::Name(FADE.0.into())).expect("run");
-    let fade = PlaybackCommand::Crossfade {
-        clip: ClipId::new(run_clip),
-        seconds: FADE.1,
-        options: play_options(None, None, None).expect("defaults"),
-    };
-    player.command(None, fade).expect("crossfade");
-    player.step(FADE.2).expect("step");
+    crossfade_all(&mut player, FADE);
     let (want_fade, _) = native.draw(&player);
     want_fade
         .save(out.join("native-downlevel-fade.png"))

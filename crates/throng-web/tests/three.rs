@@ -16,12 +16,9 @@
 mod common;
 
 use common::*;
-use std::process::Command;
 
 use throng_render::Renderer;
-use throng_runtime::{ClipId, PlaybackCommand, Timing};
-use throng_web::player::play_options;
-use throng_web::{ClipRef, CrowdSpec, Player};
+use throng_runtime::Timing;
 
 const COUNT: u32 = 1000;
 const CLIP: &str = "walk";
@@ -47,31 +44,18 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
     let work = target_dir().join("tmp/throng-web-three");
     let page = work.join("page");
     build_page(&page, &tools.driver, &fox, &["three.html", "three-main.js"]);
-    let out = work.join("out");
-    let _ = std::fs::remove_dir_all(&out);
-    std::fs::create_dir_all(&out).expect("out folder");
-    // THRONG_WEB_BENCH=200,1000,10000 also measures the adapter against three's own SkinnedMesh.
-    let bench: Vec<u32> = std::env::var("THRONG_WEB_BENCH")
-        .unwrap_or_default()
-        .split(',')
-        .filter_map(|s| s.trim().parse().ok())
-        .collect();
+    let out = fresh_out(&work);
     std::fs::write(page.join("fox-source.glb"), throng_demo::demo_glb()).expect("source fox");
     let plan = serde_json::json!({
         "dir": page, "out": out, "chromium": tools.chromium, "driver": tools.driver,
         "count": COUNT, "clip": CLIP, "time": TIME, "size": [SIZE.0, SIZE.1],
         "eye": EYE, "target": TARGET, "fov": FOV_DEGREES,
         "fade": { "clip": FADE.0, "seconds": FADE.1, "dt": FADE.2 },
-        "bench": bench, "benchFrames": 10, "source": "fox-source.glb",
+        // THRONG_WEB_BENCH=200,1000,10000 also measures the adapter against three's own
+        // SkinnedMesh.
+        "bench": bench_counts(), "benchFrames": 10, "source": "fox-source.glb",
     });
-    let plan_path = work.join("plan.json");
-    std::fs::write(&plan_path, plan.to_string()).expect("plan");
-    run(Command::new("node")
-        .arg(repo().join("web/test/drive-three.mjs"))
-        .arg(&plan_path));
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("result.json")).expect("result"))
-            .expect("json");
+    let r = drive(&work, "drive-three.mjs", &plan, &out.join("result.json"));
     assert!(
         r["first"].is_object(),
         "the three.js page did not draw: {r}"
@@ -99,18 +83,8 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
     // the characters change it).
     let renderer = Renderer::with_gpu(gpu);
     let gpu_asset = renderer.upload(&fox).expect("upload");
-    let mut player = Player::new(fox.clone(), Timing::Cpu);
-    let spec = CrowdSpec {
-        count: COUNT,
-        clip: Some(ClipRef::Name(CLIP.into())),
-        time: TIME,
-        ..Default::default()
-    };
-    player.spawn_crowd(&spec).expect("crowd");
-    player
-        .look_at(EYE, TARGET, FOV_DEGREES.to_radians())
-        .expect("camera");
-    player.step(0.0).expect("step");
+    let spec = crowd_spec(COUNT, CLIP, TIME);
+    let mut player = viewed_player(&fox, Timing::Cpu, &spec, EYE, TARGET, FOV_DEGREES);
     let mut renderer = renderer;
     let (want, empty) = draw(&mut renderer, &gpu_asset, &player, SIZE);
     want.save(out.join("native.png")).expect("save");
@@ -123,14 +97,7 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
         &empty,
     );
 
-    let run_clip = player.clip(&ClipRef::Name(FADE.0.into())).expect("run");
-    let fade = PlaybackCommand::Crossfade {
-        clip: ClipId::new(run_clip),
-        seconds: FADE.1,
-        options: play_options(None, None, None).expect("defaults"),
-    };
-    player.command(None, fade).expect("crossfade");
-    player.step(FADE.2).expect("step");
+    crossfade_all(&mut player, FADE);
     let (want_fade, _) = draw(&mut renderer, &gpu_asset, &player, SIZE);
     want_fade.save(out.join("native-fade.png")).expect("save");
     compare(
@@ -148,14 +115,8 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
         r["gpuFade"].is_object(),
         "the GPU-timed page did not draw: {r}"
     );
-    let mut gpu_player = Player::new(fox.clone(), Timing::Gpu);
-    gpu_player.spawn_crowd(&spec).expect("crowd");
-    gpu_player
-        .look_at(EYE, TARGET, FOV_DEGREES.to_radians())
-        .expect("camera");
-    gpu_player.step(0.0).expect("step");
-    gpu_player.command(None, fade).expect("crossfade");
-    gpu_player.step(FADE.2).expect("step");
+    let mut gpu_player = viewed_player(&fox, Timing::Gpu, &spec, EYE, TARGET, FOV_DEGREES);
+    crossfade_all(&mut gpu_player, FADE);
     let (want_gpu, _) = draw(&mut renderer, &gpu_asset, &gpu_player, SIZE);
     want_gpu.save(out.join("native-gpu.png")).expect("save");
     compare(

@@ -9,7 +9,9 @@ use std::process::Command;
 use throng_asset::BakedAsset;
 use throng_render::image::{self, RgbaImage};
 use throng_render::{GpuAsset, Renderer};
-use throng_web::Player;
+use throng_runtime::{ClipId, PlaybackCommand, Timing};
+use throng_web::player::play_options;
+use throng_web::{ClipRef, CrowdSpec, Player};
 
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -86,6 +88,88 @@ pub fn run(cmd: &mut Command) {
         .status()
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     assert!(status.success(), "{cmd:?} failed: {status}");
+}
+
+/// The instance counts `THRONG_WEB_BENCH` names (`1000,10000`; none when unset): the test also
+/// measures frame times at those counts.
+pub fn bench_counts() -> Vec<u32> {
+    std::env::var("THRONG_WEB_BENCH")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect()
+}
+
+/// `work`/out, empty: where a driver writes its pictures and results.
+pub fn fresh_out(work: &Path) -> PathBuf {
+    let out = work.join("out");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).expect("out folder");
+    out
+}
+
+/// Runs the driver web/test/`script` with node on `plan` (written to `work`/plan.json) and reads
+/// the JSON it wrote to `result`.
+pub fn drive(
+    work: &Path,
+    script: &str,
+    plan: &serde_json::Value,
+    result: &Path,
+) -> serde_json::Value {
+    let plan_path = work.join("plan.json");
+    std::fs::write(&plan_path, plan.to_string()).expect("plan");
+    run(Command::new("node")
+        .arg(repo().join("web/test").join(script))
+        .arg(&plan_path));
+    let text =
+        std::fs::read_to_string(result).unwrap_or_else(|e| panic!("{}: {e}", result.display()));
+    eprintln!("{script}: {text}");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", result.display()))
+}
+
+/// The crowd a page spawns with `spawnCrowd({ count, clip, time })`.
+pub fn crowd_spec(count: u32, clip: &str, time: f64) -> CrowdSpec {
+    CrowdSpec {
+        count,
+        clip: Some(ClipRef::Name(clip.into())),
+        time,
+        ..Default::default()
+    }
+}
+
+/// The native player of an engine page's crowd: `spec` of `fox`, `timing`-timed, seen from
+/// `eye` towards `target` with a vertical field of view of `fov_degrees` (the page's `eye`,
+/// `target`, `fov`), posed as the page's first frame (a step of 0 s).
+pub fn viewed_player(
+    fox: &BakedAsset,
+    timing: Timing,
+    spec: &CrowdSpec,
+    eye: [f32; 3],
+    target: [f32; 3],
+    fov_degrees: f32,
+) -> Player {
+    let mut player = Player::new(fox.clone(), timing);
+    player.spawn_crowd(spec).expect("crowd");
+    player
+        .look_at(eye, target, fov_degrees.to_radians())
+        .expect("camera");
+    player.step(0.0).expect("step");
+    player
+}
+
+/// What the pages' `crossfadeAll(clip, seconds)` then `frame(dt)` do, on the native player: every
+/// instance crossfades to `clip` over `seconds`, then the crowd steps `dt` seconds.
+pub fn crossfade_all(player: &mut Player, (clip, seconds, dt): (&str, f32, f64)) {
+    let to = player
+        .clip(&ClipRef::Name(clip.into()))
+        .expect("the fade's clip");
+    let fade = PlaybackCommand::Crossfade {
+        clip: ClipId::new(to),
+        seconds,
+        options: play_options(None, None, None).expect("defaults"),
+    };
+    player.command(None, fade).expect("crossfade");
+    player.step(dt).expect("step");
 }
 
 /// The built-in fox baked with the LODs web/build.sh gives it.
