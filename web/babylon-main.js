@@ -4,29 +4,18 @@
 // - mode=manager: Babylon's own BakedVertexAnimationManager plays a texture `throng export
 //   --format babylon` made offline; Babylon loads the exported mesh and the texture JSON and
 //   throng's package lays the crowd out as throng does.
-// URL parameters (the browser test uses them): count=N clip=NAME time=SECONDS (adapter)
-// timing=cpu|gpu (adapter) dir=FOLDER (the export; default fox-babylon) name=NAME (its files'
-// base name; default fox) frame=K (manager: the clip's exported frame to show; else it plays)
-// size=WxH eye=x,y,z target=x,y,z fov=DEGREES plain=1 (black background, for coverage masks)
-// paused=1
+// URL parameters (the browser test uses them): those of engine-page.js (the manager's crowd
+// plays no file, timing or time of them), dir=FOLDER (the export; default fox-babylon)
+// name=NAME (its files' base name; default fox) frame=K (manager: the clip's exported frame to
+// show; else it plays) handed=left paused=1
 import { loadCrowd } from "throng";
 import { ThrongBabylonCrowd } from "throng/babylon";
+import { crowdView, paramsCrowd, startPage } from "./engine-page.js";
 
 const BABYLON = window.BABYLON;
-const params = new URLSearchParams(location.search);
-const canvas = document.getElementById("stage");
-const page = (window.throngBabylon = { ready: false, failed: false, errors: [] });
-const fail = (e) => {
-  page.failed = true;
-  page.errors.push(String(e?.message ?? e));
-  document.getElementById("error").textContent = String(e?.message ?? e);
-};
-const vec = (s, d) => (s ? s.split(",").map(Number) : d);
+const { params, canvas, page, fail, w, h, count, plain } = startPage("throngBabylon");
 
 try {
-  const [w, h] = (params.get("size") ?? "960x540").split("x").map(Number);
-  canvas.width = w;
-  canvas.height = h;
   const dir = params.get("dir") ?? "fox-babylon";
   const name = params.get("name") ?? "fox";
   const engine = new BABYLON.Engine(canvas, false, { preserveDrawingBuffer: true });
@@ -35,21 +24,16 @@ try {
   // glTF's axes: the loader adds no mirroring root (handed=left keeps Babylon's default, where
   // the loader and throng's adapter mirror their roots)
   scene.useRightHandedSystem = params.get("handed") !== "left";
-  const plain = params.get("plain") === "1";
   scene.clearColor = plain ? new BABYLON.Color4(0, 0, 0, 1) : new BABYLON.Color4(0.55, 0.66, 0.8, 1);
   const sky = new BABYLON.HemisphericLight("sky", new BABYLON.Vector3(0.3, 1, 0.2), scene);
   // plain: light from every side, so no part of a character shades to the background's black
   if (plain) sky.groundColor = new BABYLON.Color3(1, 1, 1);
 
   const adapter = (params.get("mode") ?? "adapter") === "adapter";
-  const count = Number(params.get("count") ?? 400);
   let crowd, foxes, manager, fox;
   if (adapter) {
     // throng's adapter: the baked file, played by throng's runtime, drawn by Babylon
-    crowd = await loadCrowd(params.get("file") ?? "fox.glb", { timing: params.get("timing") ?? "cpu" });
-    const spec = { count, time: Number(params.get("time") ?? 0) };
-    if (params.has("clip")) spec.clip = params.get("clip");
-    crowd.spawnCrowd(spec);
+    crowd = await paramsCrowd(params, count);
     foxes = new ThrongBabylonCrowd(BABYLON, scene, crowd);
   } else {
     // The exported mesh (skinned, bind space) and Babylon's manager with the exported texture.
@@ -77,17 +61,12 @@ try {
     fox.alwaysSelectAsActiveMesh = true; // the bind-pose box does not hold the animated poses
   }
 
-  const b = crowd.poseBounds();
-  const size = Math.hypot(b[3] - b[0], b[4] - b[1], b[5] - b[2]);
-  const side = Math.ceil(Math.sqrt(count)) * size;
-  const eye = new BABYLON.Vector3(...vec(params.get("eye"), [side * 0.7, side * 0.6, side * 1.4]));
-  const target = new BABYLON.Vector3(...vec(params.get("target"), [0, 0, 0]));
-  const camera = new BABYLON.FreeCamera("camera", eye, scene);
-  camera.setTarget(target);
-  camera.fov = (Number(params.get("fov") ?? 35) * Math.PI) / 180;
-  const distance = BABYLON.Vector3.Distance(eye, target);
-  camera.minZ = distance * 0.01;
-  camera.maxZ = distance * 100;
+  const { side, eye, target, fov, near, far } = crowdView(crowd, count, params);
+  const camera = new BABYLON.FreeCamera("camera", new BABYLON.Vector3(...eye), scene);
+  camera.setTarget(new BABYLON.Vector3(...target));
+  camera.fov = (fov * Math.PI) / 180;
+  camera.minZ = near;
+  camera.maxZ = far;
 
   if (!plain && adapter) {
     // a sun casting the crowd's skinned shadow on a ground
@@ -104,13 +83,7 @@ try {
   }
 
   const instrumentation = new BABYLON.SceneInstrumentation(scene);
-  page.engine = engine;
-  page.scene = scene;
-  page.camera = camera;
-  page.crowd = crowd;
-  page.fox = fox;
-  page.foxes = foxes;
-  page.manager = manager;
+  Object.assign(page, { engine, scene, camera, crowd, fox, foxes, manager });
   // The meshes throng's crowd adds (shown or hidden together for the test's empty picture).
   page.show = (on) => {
     if (adapter) foxes.root.setEnabled(on);

@@ -273,8 +273,9 @@ pub fn load(path: &Path) -> RgbaImage {
         .to_rgba8()
 }
 
-/// An engine page's folder: `files` from web/, packages/throng (the npm package with its wasm),
-/// node_modules (the engines, from the driver's), fox.glb.
+/// An engine page's folder: `files` and engine-page.js (what the engine pages share) from web/,
+/// packages/throng (the npm package with its wasm), node_modules (the engines, from the
+/// driver's), fox.glb.
 pub fn build_page(dir: &Path, driver: &Path, fox: &throng_asset::BakedAsset, files: &[&str]) {
     let _ = std::fs::remove_dir_all(dir);
     let package = dir.join("packages/throng");
@@ -290,7 +291,7 @@ pub fn build_page(dir: &Path, driver: &Path, fox: &throng_asset::BakedAsset, fil
         std::fs::copy(repo().join("web/packages/throng").join(f), package.join(f))
             .expect("copy the package");
     }
-    for f in files {
+    for f in files.iter().chain(&["engine-page.js"]) {
         std::fs::copy(repo().join("web").join(f), dir.join(f)).expect("copy the page");
     }
     std::os::unix::fs::symlink(driver.join("node_modules"), dir.join("node_modules"))
