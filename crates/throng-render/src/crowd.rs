@@ -128,7 +128,8 @@ impl Crowd<'_> {
 
     /// [`Self::check_records`], props on anchors the asset has, live poses, one appearance per
     /// instance, and buffers within the device's limits: the largest is the visible-id list
-    /// (4 B × 2 passes × LODs per instance) or the records (64 B per instance).
+    /// (4 B × 3 lists per LOD and a history word per instance) or the records (64 B per
+    /// instance).
     pub(crate) fn check(&self, limits: &wgpu::Limits) -> Result<(), RenderError> {
         self.check_records()?;
         for p in self.props {

@@ -13,6 +13,7 @@
 //! | `throng::palette` | throng-asset `shaders/palette.wgsl` | the palette path's buffer of blended skin matrices |
 //! | `throng::pose` | throng-asset `shaders/pose.wgsl` | a palette entry's pose: base blend, then overlays |
 //! | `throng::vat` | throng-asset `shaders/vat.wgsl` | one vertex from the VAT |
+//! | `throng::vertex` | throng-asset `shaders/vertex.wgsl` | the vertex stream's input and its influences, cut to an LOD's count |
 //! | `throng::material` | throng-asset `shaders/material.wgsl` | a draw's material slots (own material, variants) and the slot of a variant |
 //! | `throng_render::frame` | `shaders/frame.wgsl` | camera, light, shadow map, per-draw uniform |
 //! | `throng::appearance` | throng-contract `shaders/appearance.wgsl` | per-instance tint, variant, part and prop masks |

@@ -61,7 +61,10 @@ impl CrowdGpu {
             skin: SkinState::new(crowd.skin_path),
             motion: MotionBuffers::default(),
             bindings: DrawBindings::default(),
-            cull: CrowdCull::default(),
+            cull: CrowdCull {
+                lod_bias: super::cull_state::ThrongCull::default().lod_bias,
+                ..Default::default()
+            },
             views: ViewFilter::default(),
             appearances: None,
         }

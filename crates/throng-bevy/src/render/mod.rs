@@ -39,9 +39,10 @@
 //!
 //! One job per module: `bindings` (group and binding numbers, their shader defs), `formats`
 //! (throng-asset's API-free texel formats and vertex stream as Bevy's types), `layouts` (the
-//! bind group layouts), `gpu_asset` (the baked asset as a render asset), `crowd_gpu` (a
-//! crowd's per-instance buffers and the extract system), `bind_groups` (uniforms, palette
-//! sizing, bind groups), `pipeline` (the main and palette pipelines and [`CrowdKey`]), `vat`
+//! bind group layouts), `gpu_asset` (the baked asset as a render asset), `textures` (its
+//! textures as 2D arrays), `crowd_state` (a crowd's render-world state, one struct per
+//! feature), `crowd_gpu` (a crowd's state as one value, and the extract system that writes its
+//! buffers), `bind_groups` (uniforms, palette sizing, bind groups), `pipeline` (the main and palette pipelines and [`CrowdKey`]), `vat`
 //! (the VAT path's textures, layout entries and bind group entries),
 //! `queue` (the `Opaque3d` items and the culling helpers), `palette` (the palette passes'
 //! dispatches), `draw` (the draw command), `cull` (per-instance culling and LOD),
