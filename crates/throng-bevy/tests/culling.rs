@@ -36,13 +36,12 @@
 mod common;
 
 use std::path::Path;
-use throng_render::Records;
 
 use common::{differing, have, run_example};
 use glam::Mat4;
 use image::RgbaImage;
 use throng_contract::{InstanceRecord, InstanceTransform};
-use throng_render::{Camera, Crowd, Playback, RenderOptions, Renderer};
+use throng_render::{Camera, Crowd, Playback, Records, RenderOptions, Renderer};
 
 /// Fox.glb baked with the example's in-memory settings (and `lods`), written to `out`.
 fn bake_fox(lods: &[f32], out: &Path) -> throng_asset::BakedAsset {

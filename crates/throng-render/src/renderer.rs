@@ -6,8 +6,7 @@
 //! culling's second phase and the main pass's second phase (docs/design.md §5).
 
 use throng_asset::BakedAsset;
-use throng_contract::Records;
-use throng_contract::{InstanceRecord, InstanceTransform};
+use throng_contract::{InstanceRecord, InstanceTransform, Records};
 
 use crate::crowd::{Crowd, CrowdBuffers, Playback};
 use crate::device::{AdapterSummary, Gpu};

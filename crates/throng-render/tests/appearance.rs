@@ -10,11 +10,11 @@ mod common;
 
 use common::appearance::{crowd, differing, front_camera, manny, reference_scenario};
 use common::renderer;
-use throng_render::Records;
 
 use throng_contract::Appearance;
 use throng_render::{
-    AppearanceUpload, Crowd, CrowdAppearance, InstanceRecord, Playback, RenderOptions, SkinPath,
+    AppearanceUpload, Crowd, CrowdAppearance, InstanceRecord, Playback, Records, RenderOptions,
+    SkinPath,
 };
 
 #[test]

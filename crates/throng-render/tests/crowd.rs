@@ -6,14 +6,13 @@
 mod common;
 
 use common::{differ_count, differing, is_orange, renderer, save};
-use throng_render::Records;
 
 use glam::{Mat4, Vec3, Vec4};
 use throng_asset::{BakedAsset, Encoding, Lod};
 use throng_render::gpu_types::{single_layer, InstanceRecord};
 use throng_render::{
-    Camera, Crowd, DebugView, GpuAsset, InstanceTransform, Playback, RenderOptions, Renderer,
-    ShadowLod,
+    Camera, Crowd, DebugView, GpuAsset, InstanceTransform, Playback, Records, RenderOptions,
+    Renderer, ShadowLod,
 };
 
 /// Model-space error (file units) the test gives LOD 1 and LOD 2: meshoptimizer's relative

@@ -8,12 +8,13 @@
 mod common;
 
 use common::renderer;
-use throng_render::Records;
 
 use glam::Vec3;
 use throng_contract::Timing;
 use throng_render::shaders::{all_programs, compose, Program};
-use throng_render::{Camera, Crowd, Playback, RenderError, RenderOptions, ShadowLod, SkinPath};
+use throng_render::{
+    Camera, Crowd, Playback, Records, RenderError, RenderOptions, ShadowLod, SkinPath,
+};
 use throng_runtime::crowd::{assign, layout, new_runtime, ClipMix, Layout};
 
 fn fox() -> throng_asset::BakedAsset {

@@ -13,8 +13,7 @@ use throng_render::compute::skin_on_gpu;
 use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::gpu_types::single_layer;
-use throng_render::Records;
-use throng_render::{GpuAsset, InstanceRecord, Playback, Skinning};
+use throng_render::{GpuAsset, InstanceRecord, Playback, Records, Skinning};
 
 fn diag(p: &[Vec3]) -> f32 {
     let mut b = Aabb::EMPTY;

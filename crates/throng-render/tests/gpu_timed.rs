@@ -12,8 +12,7 @@ use throng_asset::{Encoding, LoopMode};
 use throng_render::compute::{layers_on_gpu, skin_on_gpu};
 use throng_render::device::test_gpu;
 use throng_render::gpu_asset::skin_inputs;
-use throng_render::Records;
-use throng_render::{GpuAsset, Playback, Skinning};
+use throng_render::{GpuAsset, Playback, Records, Skinning};
 use throng_runtime::{
     gpu_layers, ClipId, GpuRuntime, InstanceTransform, PlayOptions, PlaybackControl,
 };

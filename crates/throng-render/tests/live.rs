@@ -24,10 +24,9 @@ mod common;
 use glam::{Mat3, Mat4, Quat, Vec3};
 use throng_asset::{BakedAsset, Encoding, Lod};
 use throng_render::gpu_types::single_layer;
-use throng_render::Records;
 use throng_render::{
-    Crowd, InstanceRecord, InstanceTransform, LivePose, Playback, RenderError, RenderOptions,
-    Renderer, SkinMatrix, SkinPath, Skinning,
+    Crowd, InstanceRecord, InstanceTransform, LivePose, Playback, Records, RenderError,
+    RenderOptions, Renderer, SkinMatrix, SkinPath, Skinning,
 };
 
 /// Heights of the tube's joints (common::tube_asset).

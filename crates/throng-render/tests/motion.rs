@@ -22,9 +22,9 @@ mod common;
 use common::motion::{frames, opts, render};
 use glam::Vec3;
 use throng_asset::Encoding;
-use throng_render::Records;
 use throng_render::{
-    Crowd, DebugView, InstanceTransform, Playback, RenderError, RenderOptions, SkinPath, Skinning,
+    Crowd, DebugView, InstanceTransform, Playback, Records, RenderError, RenderOptions, SkinPath,
+    Skinning,
 };
 
 #[test]

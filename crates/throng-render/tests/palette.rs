@@ -18,9 +18,8 @@ use throng_asset::decode::{blended_dual_quat, masked_dual_quat, masked_skin_matr
 use throng_asset::{Encoding, Layer};
 use throng_render::compute::layers_on_gpu;
 use throng_render::gpu_types::PaletteEntry;
-use throng_render::Records;
 use throng_render::{
-    Crowd, InstanceRecord, InstanceTransform, Playback, RenderOptions, Renderer, Skinning,
+    Crowd, InstanceRecord, InstanceTransform, Playback, Records, RenderOptions, Renderer, Skinning,
 };
 use throng_runtime::PlaybackControl;
 use throng_runtime::{ClipId, GpuInstanceRecord, GpuRuntime, PlayOptions};

@@ -7,7 +7,6 @@
 mod common;
 
 use common::{differ_count, renderer, save, Rng};
-use throng_render::Records;
 
 use glam::{Mat4, Quat, Vec3};
 use throng_asset::{AnchorInfo, AnchorTexture, BakedAsset, Encoding, LoopMode};
@@ -17,7 +16,7 @@ use throng_render::gpu_types::MaterialUniform;
 use throng_render::image::RgbaImage;
 use throng_render::{
     Crowd, DecodedMeshes, GpuAsset, InstanceRecord, InstanceTransform, Layer, Playback, Prop,
-    PropMesh, ReferenceMesh, RenderError, RenderOptions, Renderer,
+    PropMesh, Records, ReferenceMesh, RenderError, RenderOptions, Renderer,
 };
 use throng_runtime::anchor_world;
 use throng_runtime::{ClipId, GpuRuntime, PlayOptions, PlaybackControl};

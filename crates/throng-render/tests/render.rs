@@ -6,14 +6,13 @@
 mod common;
 
 use common::{cpu_skinned, differ_count, instance_meshes, is_orange, renderer, save};
-use throng_render::Records;
 
 use glam::{Mat4, Vec3};
 use throng_asset::decode::skin_vertices;
 use throng_asset::Encoding;
 use throng_render::gpu_types::{single_layer, MaterialUniform};
 use throng_render::{
-    InstanceRecord, InstanceTransform, PropMesh, ReferenceMesh, RenderOptions, Skinning,
+    InstanceRecord, InstanceTransform, PropMesh, Records, ReferenceMesh, RenderOptions, Skinning,
 };
 
 /// A 256 × 192 picture framed on the crowd's bounds, without the ground (sized from the

@@ -14,8 +14,7 @@ use throng_contract::gpu_timed::phase_word;
 use throng_contract::{gpu_layers, GpuInstanceRecord, GpuLayer, GPU_ENABLED, GPU_HELD, MODE_SHIFT};
 use throng_render::compute::layers_on_gpu;
 use throng_render::device::test_gpu;
-use throng_render::Records;
-use throng_render::{GpuAsset, Playback};
+use throng_render::{GpuAsset, Playback, Records};
 
 /// (frames, duration s) of the test clips: Fox-like ones, a two-frame clip, a zero-length one,
 /// a long one, a very short one.

@@ -21,9 +21,8 @@ use throng_render::compute::skin_on_gpu;
 use throng_render::gpu_asset::skin_inputs;
 use throng_render::gpu_types::{single_layer, InstanceRecord};
 use throng_render::image::RgbaImage;
-use throng_render::Records;
 use throng_render::{
-    Camera, Gpu, GpuAsset, InstanceTransform, Playback, RenderOptions, Renderer, Skinning,
+    Camera, Gpu, GpuAsset, InstanceTransform, Playback, Records, RenderOptions, Renderer, Skinning,
 };
 
 fn bake(model: &throng_anim::Model, name: &str, encoding: Encoding) -> BakedAsset {

@@ -5,9 +5,8 @@
 //! frame. Output: a [`DownlevelRun`] the shadow and main passes draw with plain instanced draws.
 
 use std::borrow::Cow;
-use throng_contract::Records;
 
-use throng_contract::{InstanceRecord, Timing};
+use throng_contract::{InstanceRecord, Records, Timing};
 
 use crate::crowd::{Crowd, Playback};
 use crate::data_texture::DataTextures;

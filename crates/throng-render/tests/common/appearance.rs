@@ -6,10 +6,9 @@
 use glam::{Mat4, Vec3};
 use throng_asset::{BakedAsset, BakedImage, MaterialVariant};
 use throng_contract::Appearance;
-use throng_render::Records;
 use throng_render::{
     AppearanceUpload, Crowd, CrowdAppearance, DecodedMeshes, InstanceRecord, InstanceTransform,
-    Playback, RenderOptions, Renderer, SkinPath, Skinning,
+    Playback, Records, RenderOptions, Renderer, SkinPath, Skinning,
 };
 
 use super::save;

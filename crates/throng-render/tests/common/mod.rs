@@ -11,8 +11,9 @@ use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use half::f16;
 use throng_asset::*;
 use throng_render::gpu_types::MaterialUniform;
-use throng_render::Records;
-use throng_render::{image, InstanceRecord, InstanceTransform, PropMesh, ReferenceMesh, Renderer};
+use throng_render::{
+    image, InstanceRecord, InstanceTransform, PropMesh, Records, ReferenceMesh, Renderer,
+};
 
 /// A renderer on the test GPU, or `None` (skip) when there is none outside CI.
 pub fn renderer() -> Option<Renderer> {

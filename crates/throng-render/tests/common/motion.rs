@@ -5,10 +5,9 @@
 use glam::{DVec3, Mat4, Vec2, Vec3, Vec4Swizzles};
 use throng_asset::{decode, Aabb, Encoding};
 use throng_render::gpu_types::single_layer;
-use throng_render::Records;
 use throng_render::{
-    Camera, Crowd, InstanceRecord, InstanceTransform, MotionImage, Playback, RenderOptions,
-    Renderer, SkinPath, Skinning,
+    Camera, Crowd, InstanceRecord, InstanceTransform, MotionImage, Playback, Records,
+    RenderOptions, Renderer, SkinPath, Skinning,
 };
 
 pub const W: u32 = 320;

@@ -6,13 +6,12 @@
 //! its binary).
 
 use std::path::{Path, PathBuf};
-use throng_render::Records;
 
 use glam::{Mat4, Vec3};
 use throng_asset::BakedAsset;
 use throng_contract::Appearance;
 use throng_render::{
-    Crowd, CrowdAppearance, DecodedMeshes, InstanceRecord, InstanceTransform, Playback,
+    Crowd, CrowdAppearance, DecodedMeshes, InstanceRecord, InstanceTransform, Playback, Records,
     RenderOptions, Renderer, SkinPath, Skinning,
 };
 

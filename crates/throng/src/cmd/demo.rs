@@ -22,8 +22,7 @@ use std::time::{Duration, Instant};
 use throng_asset::BakedAsset;
 use throng_bake::BakeOptions;
 use throng_render::device::DeviceError;
-use throng_render::Records;
-use throng_render::{Playback, RenderOptions, Renderer, SkinPath};
+use throng_render::{Playback, Records, RenderOptions, Renderer, SkinPath};
 use throng_runtime::crowd::spacing;
 
 use super::shared::{self, encode_gif, encode_png, parse_size, write_atomic};
