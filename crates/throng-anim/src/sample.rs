@@ -301,7 +301,6 @@ impl Poser {
                     &mut self.touched,
                     &mut self.locals,
                 );
-                locals_to_model(model, &self.locals, &mut self.model_space);
             }
             Some(only) => {
                 for (k, &i) in only.order.iter().enumerate() {
@@ -317,12 +316,9 @@ impl Poser {
                         _ => {}
                     }
                 }
-                let (trs, touched) = (&self.trs, &self.touched);
-                let local =
-                    |k: usize, n: usize| local_matrix(&model.nodes[n].local, &trs[k], touched[k]);
-                compose(model, &only.order, local, &mut self.model_space);
             }
         }
+        self.compose_sampled(model, |_, local| local);
         &self.model_space
     }
 
@@ -332,22 +328,30 @@ impl Poser {
     /// not add up); a node past the model's, or one a [`Poser::of_nodes`] does not pose, moves
     /// nothing.
     pub fn turn_local(&mut self, model: &Model, node: usize, turn: Mat4) -> &[Mat4] {
-        let turned = |n: usize, local: Mat4| if n == node { local * turn } else { local };
+        self.compose_sampled(
+            model,
+            |n, local| if n == node { local * turn } else { local },
+        );
+        &self.model_space
+    }
+
+    /// The model-space transforms of the last sampled locals (all nodes, or a subset's in its
+    /// order), each node's local passed through `edit(node, local)` first.
+    fn compose_sampled(&mut self, model: &Model, edit: impl Fn(usize, Mat4) -> Mat4) {
         match &self.only {
             None => {
                 let locals = &self.locals;
-                let local = |_: usize, n: usize| turned(n, locals[n]);
+                let local = |_: usize, n: usize| edit(n, locals[n]);
                 compose(model, &model.eval_order, local, &mut self.model_space);
             }
             Some(only) => {
                 let (trs, touched) = (&self.trs, &self.touched);
                 let local = |k: usize, n: usize| {
-                    turned(n, local_matrix(&model.nodes[n].local, &trs[k], touched[k]))
+                    edit(n, local_matrix(&model.nodes[n].local, &trs[k], touched[k]))
                 };
                 compose(model, &only.order, local, &mut self.model_space);
             }
         }
-        &self.model_space
     }
 
     /// Model-space transforms from the last [`Poser::pose`].
