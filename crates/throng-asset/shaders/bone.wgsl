@@ -6,7 +6,7 @@
 // throng-bevy.
 #define_import_path throng::bone
 
-#import throng::playback::{Clip, Layer, layer_rows, layer_clip, layer_mask, clip_additive}
+#import throng::playback::{Clip, Layer, RowTaps, layer_rows, layer_taps, layer_clip, layer_mask, clip_additive}
 #import throng::constants::UNIFORM_FRAMES
 #import throng::decode::{Rts, decode_mat4_f32, decode_mat3x4, decode_quat_f32, decode_quat_snorm16, rts_to_affine}
 
@@ -70,6 +70,13 @@ fn clip_at(i: u32) -> Clip {
 fn layer_rows_of(l: Layer) -> vec2<u32> {
     let c = layer_clip(l);
     return layer_rows(l, clip_at(c), c < bone_params.clip_count, bone_params.rows);
+}
+
+// The rows a layer's pose sums and their weights (throng::playback::layer_taps), kept inside its
+// clip and the table. Rust twin: throng_asset::decode::LayerRows::taps.
+fn layer_taps_of(l: Layer) -> RowTaps {
+    let c = layer_clip(l);
+    return layer_taps(l, clip_at(c), c < bone_params.clip_count, bone_params.rows);
 }
 
 // Whether a layer is an overlay — under a mask, or of an additive clip (docs/design.md §4
@@ -157,5 +164,19 @@ fn bone_affine(entry: u32, row: u32) -> mat3x4<f32> {
     return rts_to_affine(bone_rts(entry, row));
 }
 #endif
+
+// Palette `entry`'s skin matrix interpolated over a layer's taps: Σ_k weights[k] ·
+// bone_affine(rows[k]) over the taps with a weight, summed in tap order from zero. CPU twin:
+// throng_asset::decode::taps_matrix.
+fn taps_affine(entry: u32, t: RowTaps) -> mat3x4<f32> {
+    let zero = vec4<f32>(0.0);
+    var m = mat3x4<f32>(zero, zero, zero);
+    for (var k = 0u; k < 4u; k++) {
+        if (t.weights[k] != 0.0) {
+            m += bone_affine(entry, t.rows[k]) * t.weights[k];
+        }
+    }
+    return m;
+}
 
 #endif

@@ -7,19 +7,19 @@
 // throng::instances' and throng::palette's).
 #define_import_path throng::pose
 
-#import throng::bone::{bone_params, layer_rows_of, layer_is_overlay, clip_at}
+#import throng::bone::{bone_params, layer_taps_of, layer_is_overlay, clip_at}
 #ifdef PALETTE_WRITE
 #import throng::instances::shown_layers
 #import throng::palette::{palette, palette_index, affine_entry, dq_entry}
 #endif
-#import throng::playback::{Layer, layer_mask, layer_clip, clip_additive}
+#import throng::playback::{Layer, RowTaps, layer_mask, layer_clip, clip_additive}
 #ifdef DUAL_QUAT
 #import throng::decode::{DqAcc, dq_add, dq_add_parts, quat_mul}
 #import throng::skin::dq_add_joint
 #import throng::bone::bone_rts
 #else
 #import throng::skin::instance_joint_affine
-#import throng::bone::bone_affine
+#import throng::bone::taps_affine
 #import throng::playback::affine_mul
 #endif
 
@@ -52,21 +52,20 @@ fn overlay_amount(l: Layer, entry: u32) -> f32 {
 }
 
 // What overlay layer `l` does to palette `entry`: how far it moves it (overlay_amount; 0: the
-// layer is skipped), the two rows it blends and the fraction between them, and whether its
+// layer is skipped), the rows it sums and their weights (layer_taps_of), and whether its
 // clip is additive (the rows are a delta applied after the blend so far).
 struct Overlay {
     amount: f32,
-    rows: vec2<u32>,
-    frac: f32,
+    taps: RowTaps,
     additive: bool,
 }
 
 fn overlay_of(l: Layer, entry: u32) -> Overlay {
     let a = overlay_amount(l, entry);
     if (a == 0.0) {
-        return Overlay(0.0, vec2<u32>(0u), 0.0, false);
+        return Overlay(0.0, RowTaps(vec4<u32>(0u), vec4<f32>(0.0)), false);
     }
-    return Overlay(a, layer_rows_of(l), l.frac, clip_additive(clip_at(layer_clip(l))));
+    return Overlay(a, layer_taps_of(l), clip_additive(clip_at(layer_clip(l))));
 }
 
 #ifndef DUAL_QUAT
@@ -82,7 +81,7 @@ fn palette_joint_affine(layers: ptr<function, array<Layer, 4>>, entry: u32) -> m
         if (o.amount == 0.0) {
             continue;
         }
-        let x = bone_affine(entry, o.rows.x) * (1.0 - o.frac) + bone_affine(entry, o.rows.y) * o.frac;
+        let x = taps_affine(entry, o.taps);
         var goal = x;
         if (o.additive) {
             goal = affine_mul(s, x);
@@ -131,8 +130,11 @@ fn palette_joint_dq(layers: ptr<function, array<Layer, 4>>, entry: u32) -> DqAcc
         }
         let a = o.amount;
         var x: DqAcc;
-        dq_add(&x, 1.0 - o.frac, bone_rts(entry, o.rows.x));
-        dq_add(&x, o.frac, bone_rts(entry, o.rows.y));
+        for (var r = 0u; r < 4u; r++) {
+            if (o.taps.weights[r] != 0.0) {
+                dq_add(&x, o.taps.weights[r], bone_rts(entry, o.taps.rows[r]));
+            }
+        }
         let b = unit_of(acc);
         var goal = unit_of(x);
         if (o.additive) {

@@ -25,7 +25,7 @@
 #import throng::decode::{DqAcc, dq_add_parts, dq_apply}
 #endif
 #else
-#import throng::bone::{bone_affine, layer_rows_of, layer_is_base}
+#import throng::bone::{taps_affine, layer_taps_of, layer_is_base}
 #import throng::instances::shown_layers
 #ifdef DUAL_QUAT
 #import throng::decode::{DqAcc, dq_add, dq_apply}
@@ -112,9 +112,12 @@ fn dq_add_joint(acc: ptr<function, DqAcc>, layers: ptr<function, array<Layer, 4>
     for (var k = 0u; k < 4u; k++) {
         let l = (*layers)[k];
         if (layer_is_base(l)) {
-            let rows = layer_rows_of(l);
-            dq_add(acc, w * (l.weight * (1.0 - l.frac)), bone_rts(entry, rows.x));
-            dq_add(acc, w * (l.weight * l.frac), bone_rts(entry, rows.y));
+            let t = layer_taps_of(l);
+            for (var r = 0u; r < 4u; r++) {
+                if (t.weights[r] != 0.0) {
+                    dq_add(acc, w * (l.weight * t.weights[r]), bone_rts(entry, t.rows[r]));
+                }
+            }
         }
     }
 }
@@ -147,8 +150,7 @@ fn instance_joint_affine(layers: ptr<function, array<Layer, 4>>, entry: u32) -> 
     for (var i = 0u; i < 4u; i++) {
         let l = (*layers)[i];
         if (layer_is_base(l)) {
-            let rows = layer_rows_of(l);
-            m += (bone_affine(entry, rows.x) * (1.0 - l.frac) + bone_affine(entry, rows.y) * l.frac) * l.weight;
+            m += taps_affine(entry, layer_taps_of(l)) * l.weight;
         }
     }
     return m;

@@ -2,13 +2,13 @@
 // row and vertex the skinned model-space position and normal, fetched instead of skinning.
 // Shared by every embedding (throng-render's vat_draw.wgsl, throng-bevy's crowd_vertex.wgsl
 // with def VAT), which supply the group and binding numbers G_VAT and B_VAT_*.
-// Layers and frames are blended exactly like skin matrices (mix by frac, sum by weight) and the
+// Layers and frames are blended exactly like skin matrices (taps by weight, layers by weight) and the
 // normal is renormalised. CPU twin: throng_asset::vat::{fetch_position, fetch_normal,
 // oct_unwrap, vat_vertices}, line by line.
 #define_import_path throng::vat
 
 #import throng::decode::{Skinned, normalize_or_zero, vat_unorm16_position, vat_normal_decode}
-#import throng::bone::{layer_rows_of, layer_is_base}
+#import throng::bone::{layer_taps_of, layer_is_base}
 #import throng::instances::shown_layers
 
 // Rust twin: throng_asset::gpu::VatParams (48 B).
@@ -53,10 +53,6 @@ fn vat_normal(v: u32, f: u32) -> vec3<f32> {
     return vat_normal_decode(textureLoad(vat_normals, c.xy, c.z, 0).xy);
 }
 
-fn lerp3(a: vec3<f32>, b: vec3<f32>, t: f32) -> vec3<f32> {
-    return a + (b - a) * t;
-}
-
 // Model-space position and normal of vertex v for instance inst.
 fn vat_vertex(inst: u32, v: u32) -> Skinned {
     var layers = shown_layers(inst);
@@ -65,9 +61,18 @@ fn vat_vertex(inst: u32, v: u32) -> Skinned {
     for (var i = 0u; i < 4u; i++) {
         let l = layers[i];
         if (layer_is_base(l)) {
-            let rows = layer_rows_of(l);
-            p += lerp3(vat_position(v, rows.x), vat_position(v, rows.y), l.frac) * l.weight;
-            n += lerp3(vat_normal(v, rows.x), vat_normal(v, rows.y), l.frac) * l.weight;
+            let t = layer_taps_of(l);
+            var lp = vec3<f32>(0.0);
+            var ln = vec3<f32>(0.0);
+            for (var r = 0u; r < 4u; r++) {
+                let w = t.weights[r];
+                if (w != 0.0) {
+                    lp += vat_position(v, t.rows[r]) * w;
+                    ln += vat_normal(v, t.rows[r]) * w;
+                }
+            }
+            p += lp * l.weight;
+            n += ln * l.weight;
         }
     }
     var out: Skinned;

@@ -15,7 +15,7 @@
 use glam::{Mat4, Vec3, Vec4, Vec4Swizzles};
 
 use crate::error::DecodeError;
-use crate::types::{BakedAsset, BakedPrimitive, BoneTexture, ClipInfo, Encoding, Layer};
+use crate::types::{BakedAsset, BakedPrimitive, BoneTexture, ClipInfo, Encoding, Layer, RowTaps};
 
 /// Largest snorm16 integer: `v = max(q / 32767, −1)` (the WebGPU/D3D snorm rule).
 pub const SNORM16_MAX: f32 = 32767.0;
@@ -184,8 +184,10 @@ pub fn skin_matrix(tex: &BoneTexture, entry: u32, row: u32) -> Result<Mat4, Deco
     }
 }
 
-/// One active layer resolved to two frame-table rows: the pose is
-/// `weight · mix(pose(row), pose(next), frac)`.
+/// One active layer resolved to frame-table rows: the pose is
+/// `weight · Σ_k taps.weights[k] · pose(taps.rows[k])` over the taps with a weight — on a
+/// linear clip `weight · mix(pose(row), pose(next), frac)` (docs/design.md §3 "Row
+/// interpolation").
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LayerRows {
     pub weight: f32,
@@ -193,6 +195,32 @@ pub struct LayerRows {
     pub row: u32,
     /// `min(row + 1, last row of the layer's clip)`: interpolation never leaves the clip.
     pub next: u32,
+    /// The rows the pose sums and their weights ([`throng_contract::row_taps`]).
+    pub taps: RowTaps,
+}
+
+impl LayerRows {
+    /// The rest row alone, weight 1.
+    const REST: LayerRows = LayerRows {
+        weight: 1.0,
+        frac: 0.0,
+        row: 0,
+        next: 0,
+        taps: RowTaps {
+            rows: [0; 4],
+            weights: [0.0, 1.0, 0.0, 0.0],
+        },
+    };
+}
+
+/// Skin matrix of `entry` interpolated over `taps`: `Σ_k weights[k] · S(rows[k])` over the taps
+/// with a weight, summed in tap order from zero (the WGSL `taps_affine` of throng::bone).
+pub fn taps_matrix(tex: &BoneTexture, entry: u32, taps: &RowTaps) -> Result<Mat4, DecodeError> {
+    let mut m = Mat4::ZERO;
+    for (row, w) in taps.iter() {
+        m += skin_matrix(tex, entry, row)? * w;
+    }
+    Ok(m)
 }
 
 /// Resolves the *base* layers of a per-instance layer record (docs/design.md §4) against the
@@ -202,7 +230,8 @@ pub struct LayerRows {
 ///   and only the palette path's LBS blend ([`pose_matrix`]) applies them;
 /// - `row` is an f32 holding an integer; like the shader's `u32(x)` it truncates; the clip is
 ///   the clip word's bits 0..23;
-/// - `next = min(row + 1, first_row + frames − 1)` of the layer's clip;
+/// - `next = min(row + 1, first_row + frames − 1)` of the layer's clip, and the taps the
+///   clip's interpolation reads around them ([`ClipInfo::taps`]);
 /// - when no base layer has a weight (or there are no layers) the instance shows the rest row:
 ///   one entry `{weight 1, frac 0, row 0, next 0}`.
 ///
@@ -219,12 +248,7 @@ pub fn layer_rows(layers: &[Layer], clips: &[ClipInfo]) -> Result<Vec<LayerRows>
         }
     }
     if out.is_empty() {
-        out.push(LayerRows {
-            weight: 1.0,
-            frac: 0.0,
-            row: 0,
-            next: 0,
-        });
+        out.push(LayerRows::REST);
     }
     Ok(out)
 }
@@ -267,11 +291,13 @@ fn resolve_layer(
         });
     }
     let row = l.row as u32;
+    let next = (row + 1).min(last);
     let rows = LayerRows {
         weight: l.weight,
         frac: l.frac,
         row,
-        next: (row + 1).min(last),
+        next,
+        taps: clip.taps(row, next, l.frac),
     };
     let overlay = Overlay {
         mask: l.mask(),
@@ -324,7 +350,7 @@ pub fn affine_mul(a: &Mat4, b: &Mat4) -> Mat4 {
 /// layers"), the CPU twin of `palette_joint_affine` in `shaders/palette_pass.wgsl`:
 /// `S = blend_matrix(base)`, then per overlay layer in layer order, with `a = weight · m_j`
 /// (`m_j` the entry's weight in the layer's mask, 1 without one; skipped when 0) and
-/// `L = mix(S(row), S(next), frac)`:
+/// `L = taps_matrix(taps)` (on a linear clip `mix(S(row), S(next), frac)`):
 /// - an ordinary layer lies over what is below: `S ← mix(S, L, a)`;
 /// - an additive layer (`L` a delta Δ) applies on top: `S ← mix(S, S · Δ, a)`.
 pub fn pose_matrix(
@@ -340,11 +366,7 @@ pub fn pose_matrix(
         if a == 0.0 {
             continue;
         }
-        let x = mix_mat4(
-            &skin_matrix(tex, entry, l.row)?,
-            &skin_matrix(tex, entry, l.next)?,
-            l.frac,
-        );
+        let x = taps_matrix(tex, entry, &l.taps)?;
         let target = if o.additive { affine_mul(&s, &x) } else { x };
         s = mix_mat4(&s, &target, a);
     }
@@ -391,8 +413,8 @@ pub fn mix_mat4(a: &Mat4, b: &Mat4, f: f32) -> Mat4 {
     *a * (1.0 - f) + *b * f
 }
 
-/// Skin matrix of `entry` blended over resolved layers:
-/// `Σ_l weight_l · mix(S(row_l), S(next_l), frac_l)`, summed in layer order from zero.
+/// Skin matrix of `entry` blended over resolved layers: `Σ_l weight_l · taps_matrix(taps_l)`
+/// (on linear clips `mix(S(row_l), S(next_l), frac_l)`), summed in layer order from zero.
 pub fn blend_matrix(
     tex: &BoneTexture,
     entry: u32,
@@ -400,9 +422,7 @@ pub fn blend_matrix(
 ) -> Result<Mat4, DecodeError> {
     let mut m = Mat4::ZERO;
     for l in rows {
-        let a = skin_matrix(tex, entry, l.row)?;
-        let b = skin_matrix(tex, entry, l.next)?;
-        m += mix_mat4(&a, &b, l.frac) * l.weight;
+        m += taps_matrix(tex, entry, &l.taps)? * l.weight;
     }
     Ok(m)
 }
@@ -581,16 +601,18 @@ pub fn dual_quat(tex: &BoneTexture, entry: u32, row: u32) -> Result<DualQuat, De
 }
 
 /// The weighted dual quaternions that make up one entry's pose over resolved layers, in order:
-/// per layer `(weight · (1 − frac), dq(row))`, `(weight · frac, dq(next))`.
+/// per layer and tap with a weight `(weight · tap weight, dq(tap row))` — on a linear clip
+/// `(weight · (1 − frac), dq(row))`, `(weight · frac, dq(next))`.
 pub fn layer_dual_quats(
     tex: &BoneTexture,
     entry: u32,
     rows: &[LayerRows],
 ) -> Result<Vec<(f32, DualQuat)>, DecodeError> {
-    let mut out = Vec::with_capacity(rows.len() * 2);
+    let mut out = Vec::with_capacity(rows.len() * 4);
     for l in rows {
-        out.push((l.weight * (1.0 - l.frac), dual_quat(tex, entry, l.row)?));
-        out.push((l.weight * l.frac, dual_quat(tex, entry, l.next)?));
+        for (row, w) in l.taps.iter() {
+            out.push((l.weight * w, dual_quat(tex, entry, row)?));
+        }
     }
     Ok(out)
 }
@@ -621,8 +643,9 @@ pub fn pose_dual_quat(
             continue;
         }
         let mut x = DqBlend::new();
-        x.add(1.0 - l.frac, &dual_quat(tex, entry, l.row)?);
-        x.add(l.frac, &dual_quat(tex, entry, l.next)?);
+        for (row, w) in l.taps.iter() {
+            x.add(w, &dual_quat(tex, entry, row)?);
+        }
         let b = acc.finish();
         let x = x.finish();
         let goal = if o.additive { b.then(&x) } else { x };

@@ -8,10 +8,12 @@ use serde::{Deserialize, Serialize};
 /// Format version written into `THRONG_baked_animation.version` (see docs/format.md).
 /// This is the *major* version: readers reject newer major versions and any older one they
 /// cannot read ([`OLDEST_READABLE_VERSION`]).
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The oldest major version this reader still loads: a version-1 file is a version-2 file
-/// without frame-time lists.
+/// without frame-time lists, a version-2 file a version-3 file whose clips are all linear
+/// (3 added `clips[i].interpolation` and `clips[i].periodic`, which a version-2 reader would
+/// misread as linear rows).
 pub const OLDEST_READABLE_VERSION: u32 = 1;
 
 /// Minor format version (`THRONG_baked_animation.minorVersion`): bumped for additions that
@@ -28,7 +30,8 @@ pub const FORMAT_MINOR_VERSION: u32 = 2;
 pub const MAX_MATERIAL_VARIANTS: usize = 255;
 
 pub use throng_contract::{
-    ClipFrames, Encoding, FrameRef, GpuClipTable, Layer, LoopMode, VatEncoding, UNIFORM_FRAMES,
+    ClipFrames, Encoding, FrameRef, GpuClipTable, Layer, LoopMode, RowInterpolation, RowTaps,
+    VatEncoding, UNIFORM_FRAMES,
 };
 
 /// Axis-aligned box in model space (file units).
@@ -137,6 +140,19 @@ pub struct ClipInfo {
     /// (format 2, minor version 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub additive: Option<f32>,
+    /// How rows are interpolated between frames (docs/design.md §3 "Row interpolation"):
+    /// `catmull-rom` only on uniform frames (`times` absent). Absent from the file for linear
+    /// clips (format version 3).
+    #[serde(default, skip_serializing_if = "is_linear")]
+    pub interpolation: RowInterpolation,
+    /// The clip's last frame is its first again (a loop's seam), so a cubic clip's taps wrap
+    /// around it. Absent from the file when false (format version 3).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub periodic: bool,
+}
+
+fn is_linear(i: &RowInterpolation) -> bool {
+    *i == RowInterpolation::Linear
 }
 
 /// Named attachment point whose model-space transform is stored per frame-table row.
@@ -171,6 +187,8 @@ impl ClipInfo {
             bounds: Aabb::EMPTY,
             times: None,
             additive: None,
+            interpolation: RowInterpolation::Linear,
+            periodic: false,
         }
     }
 
@@ -188,6 +206,28 @@ impl ClipInfo {
         self.frames_table().frame_time(k)
     }
 
+    /// `GpuClip::flags` of this clip: additive, cubic, periodic.
+    pub fn gpu_flags(&self) -> u32 {
+        let mut f = 0;
+        if self.additive.is_some() {
+            f |= throng_contract::CLIP_ADDITIVE;
+        }
+        if self.interpolation == RowInterpolation::CatmullRom {
+            f |= throng_contract::CLIP_CUBIC;
+        }
+        if self.periodic {
+            f |= throng_contract::CLIP_PERIODIC;
+        }
+        f
+    }
+
+    /// The rows and weights showing `row` with `frac` (weight of `next`) in this clip
+    /// ([`throng_contract::row_taps`]); `row` and `next` inside the clip.
+    pub fn taps(&self, row: u32, next: u32, frac: f32) -> throng_contract::RowTaps {
+        let last = self.first_row.saturating_add(self.frames.max(1) - 1);
+        throng_contract::row_taps(self.first_row, last, row, next, frac, self.gpu_flags())
+    }
+
     /// The time rules at clip time `t` seconds (any sign or size) under the clip's own loop
     /// mode.
     pub fn sample(&self, t: f64) -> throng_contract::ClipTime {
@@ -201,10 +241,8 @@ pub fn gpu_clip_table(clips: &[ClipInfo]) -> throng_contract::GpuClipTable {
     let mut t = throng_contract::GpuClipTable::default();
     for c in clips {
         t.push(&c.frames_table(), c.bounds.min, c.bounds.max);
-        if c.additive.is_some() {
-            if let Some(g) = t.clips.last_mut() {
-                g.flags |= throng_contract::CLIP_ADDITIVE;
-            }
+        if let Some(g) = t.clips.last_mut() {
+            g.flags |= c.gpu_flags();
         }
     }
     t

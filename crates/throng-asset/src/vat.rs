@@ -1,7 +1,7 @@
 //! CPU decoder of vertex animation textures (docs/design.md §3 "VAT"): the twin of the WGSL VAT
-//! vertex path. Per vertex the shader fetches its texel in the two frame-table rows of each
-//! layer, mixes them by `frac`, and sums the layers by weight — positions and normals alike —
-//! then renormalises the normal. Positions in file units (model space), normals unit length.
+//! vertex path. Per vertex the shader fetches its texel in the frame-table rows of each layer's
+//! taps (two on a linear clip, four on a cubic one), sums them by tap weight, and sums the
+//! layers by weight — positions and normals alike — then renormalises the normal. Positions in file units (model space), normals unit length.
 //!
 //! Normals use the octahedral mapping (Cigolle, Donow, Evangelakos, Mara, McGuire, Meyer 2014,
 //! "A Survey of Efficient Representations for Independent Unit Vectors", JCGT 3(2), §3.1) stored
@@ -150,7 +150,8 @@ pub fn fetch_normal(vat: &Vat, primitive: usize, v: u32, row: u32) -> Result<Vec
 }
 
 /// VAT-animated positions and unit normals of primitive `prim_index` for a per-instance layer
-/// record (docs/design.md §4): per vertex `Σ_l weight_l · mix(x(row_l), x(next_l), frac_l)` for
+/// record (docs/design.md §4): per vertex `Σ_l weight_l · Σ_k w_k x(row_k)` over each layer's
+/// taps (on a linear clip `mix(x(row_l), x(next_l), frac_l)`) for
 /// positions and normals, the normal then normalised (zero where the blend cancels). An empty
 /// `layers` (or all weights 0) shows the rest row.
 pub fn vat_vertices(
@@ -169,16 +170,13 @@ pub fn vat_vertices(
     for v in 0..n {
         let (mut p, mut q) = (Vec3::ZERO, Vec3::ZERO);
         for l in &rows {
-            let (p0, p1) = (
-                fetch_position(vat, prim_index, v, l.row)?,
-                fetch_position(vat, prim_index, v, l.next)?,
-            );
-            let (n0, n1) = (
-                fetch_normal(vat, prim_index, v, l.row)?,
-                fetch_normal(vat, prim_index, v, l.next)?,
-            );
-            p += p0.lerp(p1, l.frac) * l.weight;
-            q += n0.lerp(n1, l.frac) * l.weight;
+            let (mut lp, mut lq) = (Vec3::ZERO, Vec3::ZERO);
+            for (row, w) in l.taps.iter() {
+                lp += fetch_position(vat, prim_index, v, row)? * w;
+                lq += fetch_normal(vat, prim_index, v, row)? * w;
+            }
+            p += lp * l.weight;
+            q += lq * l.weight;
         }
         pos.push(p);
         nrm.push(q.normalize_or_zero());

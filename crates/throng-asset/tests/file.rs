@@ -171,7 +171,7 @@ fn replace_once(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
 fn other_versions_are_typed_errors() {
     let bytes = to_glb_bytes(&common::asset(Encoding::QuatSnorm16)).expect("write");
     let key = format!("\"version\":{FORMAT_VERSION},\"minorVersion\"");
-    for other in ["3", "0", "9"] {
+    for other in ["4", "0", "9"] {
         let b = replace_once(
             &bytes,
             &key,
@@ -205,20 +205,22 @@ fn frame_time_lists_round_trip_and_drive_the_time_rules() {
 }
 
 #[test]
-fn a_version_1_file_still_loads() {
-    // Version 1 is version 2 without frame-time lists: a uniform bake resealed as version 1
-    // reads back equal.
+fn versions_1_and_2_still_load() {
+    // Version 1 is version 2 without frame-time lists, version 2 is version 3 with linear rows
+    // only: a uniform linear bake resealed as either reads back equal.
     let asset = common::asset(Encoding::QuatSnorm16);
     assert!(asset.clips.iter().all(|c| c.times.is_none()));
     let bytes = to_glb_bytes(&asset).expect("write");
     let key = format!("\"version\":{FORMAT_VERSION},\"minorVersion\"");
-    let mut b = replace_once(
-        &bytes,
-        &key,
-        &key.replacen(&FORMAT_VERSION.to_string(), "1", 1),
-    );
-    reseal(&mut b);
-    assert_eq!(from_glb_bytes(&b, "v1.glb").expect("version 1"), asset);
+    for old in ["1", "2"] {
+        let mut b = replace_once(
+            &bytes,
+            &key,
+            &key.replacen(&FORMAT_VERSION.to_string(), old, 1),
+        );
+        reseal(&mut b);
+        assert_eq!(from_glb_bytes(&b, "old.glb").expect(old), asset);
+    }
 }
 
 #[test]

@@ -28,6 +28,10 @@ pub struct ClipPlan {
     pub sampling: ClipSampling,
     /// Under an error budget, the error the placed frames were measured to make.
     pub error: Option<ErrorParts>,
+    /// How the clip's rows are interpolated (Catmull-Rom only on uniform times).
+    pub interpolation: throng_asset::RowInterpolation,
+    /// The clip ends where it starts (a cubic clip's taps wrap).
+    pub periodic: bool,
 }
 
 /// One frame-table row: which clip (None = rest), which frame, at what clip time (seconds).
@@ -108,6 +112,8 @@ pub fn build(
             root_motion: None,
             bounds: Aabb::EMPTY,
             additive: None,
+            interpolation: plan.interpolation,
+            periodic: plan.periodic,
         });
         reports.push(ClipReport {
             name: clip.name.clone(),

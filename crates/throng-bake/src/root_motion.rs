@@ -190,6 +190,8 @@ mod tests {
             root_motion: None,
             bounds: throng_asset::Aabb::EMPTY,
             additive: None,
+            interpolation: Default::default(),
+            periodic: false,
         };
         let mut root = vec![Mat4::IDENTITY];
         for k in 0..5 {

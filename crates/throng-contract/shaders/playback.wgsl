@@ -6,7 +6,7 @@
 // defs G_FRAME_TIMES and B_FRAME_TIMES; everything else comes in as values.
 #define_import_path throng::playback
 
-#import throng::constants::{MODE_LOOP, MODE_PINGPONG, CLIP_MASK, MODE_SHIFT, GPU_HELD, GPU_ENABLED, GPU_TWO_LAYERS, TWO_NEG_32, UNIFORM_FRAMES, LAYER_MASK_SHIFT, CLIP_ADDITIVE}
+#import throng::constants::{MODE_LOOP, MODE_PINGPONG, CLIP_MASK, MODE_SHIFT, GPU_HELD, GPU_ENABLED, GPU_TWO_LAYERS, TWO_NEG_32, UNIFORM_FRAMES, LAYER_MASK_SHIFT, CLIP_ADDITIVE, CLIP_CUBIC, CLIP_PERIODIC}
 
 // Frame times (f32 bits) and lookup grids of the clips with frame-time lists
 // (throng_contract::FrameTimeTable).
@@ -258,4 +258,56 @@ fn layer_rows(l: Layer, c: Clip, known: bool, table_rows: u32) -> vec2<u32> {
         last = min(c.first_row + clip_last(c), last_row);
     }
     return vec2<u32>(row, max(min(row + 1u, last), row));
+}
+
+// Up to four frame-table rows and their weights; a weight of 0 means the row is not read
+// (docs/design.md §3 "Row interpolation"). Rust twin: throng_contract::RowTaps.
+struct RowTaps {
+    rows: vec4<u32>,
+    weights: vec4<f32>,
+}
+
+// Weights of frames k − 1 … k + 2 of the uniform Catmull-Rom spline at f. Rust twin:
+// throng_contract::catmull_rom_weights (same order of operations).
+fn catmull_rom_weights(f: f32) -> vec4<f32> {
+    let f2 = f * f;
+    let f3 = f2 * f;
+    return vec4<f32>(
+        0.5 * (-f3 + 2.0 * f2 - f),
+        0.5 * (3.0 * f3 - 5.0 * f2 + 2.0),
+        0.5 * (-3.0 * f3 + 4.0 * f2 + f),
+        0.5 * (f3 - f2),
+    );
+}
+
+// The rows a layer's pose sums and their weights: layer_rows' two at (1 − frac, frac), or on a
+// cubic clip (CLIP_CUBIC) with frac > 0 also the frame before and after them — across the seam
+// of a periodic clip (CLIP_PERIODIC), the end frame again otherwise — at the Catmull-Rom
+// weights. Every row stays inside the clip and the table. Rust twin: throng_contract::row_taps.
+fn layer_taps(l: Layer, c: Clip, known: bool, table_rows: u32) -> RowTaps {
+    let r = layer_rows(l, c, known, table_rows);
+    let f = l.frac;
+    let linear = RowTaps(vec4<u32>(r.x, r.x, r.y, r.y), vec4<f32>(0.0, 1.0 - f, f, 0.0));
+    if (!known || (c.flags & CLIP_CUBIC) == 0u || f == 0.0) {
+        return linear;
+    }
+    let first = c.first_row;
+    let last = min(first + clip_last(c), table_rows - 1u);
+    if (last <= first) {
+        return linear;
+    }
+    let periodic = (c.flags & CLIP_PERIODIC) != 0u;
+    var before = first;
+    if (r.x > first) {
+        before = r.x - 1u;
+    } else if (periodic) {
+        before = last - 1u;
+    }
+    var after = last;
+    if (r.y < last) {
+        after = r.y + 1u;
+    } else if (periodic) {
+        after = first + 1u;
+    }
+    return RowTaps(vec4<u32>(before, r.x, r.y, after), catmull_rom_weights(f));
 }

@@ -32,6 +32,7 @@ pub mod live;
 pub mod names;
 pub mod record;
 pub mod records;
+pub mod taps;
 pub mod time;
 pub mod wgsl;
 
@@ -51,7 +52,11 @@ pub use gpu_timed::{
 };
 pub use limits::*;
 pub use live::{next_palette_frame, palette_refresh, SkinMatrix, PALETTE_LIVE, PALETTE_UNWRITTEN};
-pub use names::{clip_name_hint, Encoding, LoopMode, Skinning, Timing, UnknownName, VatEncoding};
+pub use names::{
+    clip_name_hint, Encoding, LoopMode, RowInterpolation, Skinning, Timing, UnknownName,
+    VatEncoding,
+};
 pub use record::{InstanceRecord, InstanceTransform, Layer};
 pub use records::{RecordChanges, Records};
+pub use taps::{catmull_rom_weights, clip_row_taps, row_taps, RowTaps, CLIP_CUBIC, CLIP_PERIODIC};
 pub use time::{wrap_time, ClipFrames, ClipTime, Direction, FrameRef, Span, FRAC_MAX};

@@ -331,3 +331,17 @@ mod tests {
         assert_eq!(super::clip_name_hint("Jog", names.into_iter()), "");
     }
 }
+
+named_enum! {
+    /// How a clip's frame-table rows are interpolated between frames (docs/design.md §3
+    /// "Row interpolation"); the taps are [`crate::row_taps`].
+    pub enum RowInterpolation ("row interpolation") {
+        /// Two rows: `mix(S(k), S(k + 1), frac)`. Any frame spacing.
+        Linear = "linear",
+        /// Four rows on a uniform clip: the uniform Catmull-Rom spline through frames
+        /// `k − 1 … k + 2` (it passes through every frame; wrapped on a periodic clip, the
+        /// end frames repeated otherwise).
+        CatmullRom = "catmull-rom",
+    }
+    default Linear;
+}

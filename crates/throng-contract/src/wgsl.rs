@@ -26,7 +26,7 @@ pub fn constants_module() -> Module {
         "// throng::constants — generated from throng_contract's Rust constants; do not edit.\n\
          #define_import_path throng::constants\n\n",
     );
-    let u32s: [(&str, u32); 17] = [
+    let u32s: [(&str, u32); 19] = [
         ("MODE_LOOP", MODE_LOOP),
         ("MODE_ONCE", MODE_ONCE),
         ("MODE_CLAMP", MODE_CLAMP),
@@ -42,6 +42,8 @@ pub fn constants_module() -> Module {
         ("LAYER_MASK_SHIFT", LAYER_MASK_SHIFT),
         ("MAX_MASKS", crate::MAX_MASKS),
         ("CLIP_ADDITIVE", crate::CLIP_ADDITIVE),
+        ("CLIP_CUBIC", crate::CLIP_CUBIC),
+        ("CLIP_PERIODIC", crate::CLIP_PERIODIC),
         ("MAX_PARTS", crate::MAX_PARTS),
         ("MAX_PROP_BITS", crate::MAX_PROP_BITS),
     ];

@@ -24,8 +24,17 @@ fn diag(p: &[Vec3]) -> f32 {
 }
 
 fn check(encoding: Encoding, k: u32, skinning: Skinning) -> Option<(f32, f32)> {
+    check_rows(encoding, k, skinning, false)
+}
+
+/// [`check`] with the asset's clips linear, or Catmull-Rom (`cubic`: four rows per layer, the
+/// first clip periodic).
+fn check_rows(encoding: Encoding, k: u32, skinning: Skinning, cubic: bool) -> Option<(f32, f32)> {
     let gpu = test_gpu()?;
-    let (asset, _) = common::random_asset(encoding, k, 7 + k as u64);
+    let (mut asset, _) = common::random_asset(encoding, k, 7 + k as u64);
+    if cubic {
+        asset = common::with_cubic_rows(asset);
+    }
     let gasset = GpuAsset::new(&gpu, &asset).expect("upload");
     let inputs = skin_inputs(&asset.primitives[0]);
     let recs = common::test_records();
@@ -73,7 +82,7 @@ fn check(encoding: Encoding, k: u32, skinning: Skinning) -> Option<(f32, f32)> {
         }
     }
     eprintln!(
-        "{:12} {:3} K={k}: max position error {worst_p:.2e} of the diagonal, max normal error {worst_n:.2e}",
+        "{:12} {:3} K={k} cubic={cubic}: max position error {worst_p:.2e} of the diagonal, max normal error {worst_n:.2e}",
         encoding.as_str(),
         skinning.as_str()
     );
@@ -96,6 +105,25 @@ fn dq_matches_cpu_decoder_for_quat_encodings() {
     for e in [Encoding::QuatF32, Encoding::QuatSnorm16] {
         for k in [4, 8] {
             if check(e, k, Skinning::DualQuat).is_none() {
+                return;
+            }
+        }
+    }
+}
+
+/// Catmull-Rom rows (four taps per layer, wrapped on the periodic clip, repeated at the other's
+/// ends): the shaders' sum of taps equals the CPU decoder's, LBS for every encoding and DQ for
+/// the quat-* ones, within the same 1e-6 of the diagonal.
+#[test]
+fn cubic_rows_match_cpu_decoder() {
+    for e in Encoding::ALL {
+        let modes: &[Skinning] = if e.is_quat() {
+            &[Skinning::Linear, Skinning::DualQuat]
+        } else {
+            &[Skinning::Linear]
+        };
+        for &m in modes {
+            if check_rows(e, 4, m, true).is_none() {
                 return;
             }
         }

@@ -170,7 +170,14 @@ fn gpu_anchors_equal_anchor_world_cpu_timed() {
         )
         .expect("gpu anchors");
         for (i, (rec, t)) in records.iter().zip(&transforms).enumerate() {
-            let want = anchor_world(rec, t, &anchors, a).expect("cpu anchor");
+            let want = anchor_world(
+                rec,
+                t,
+                &throng_asset::gpu_clip_table(&asset.clips),
+                &anchors,
+                a,
+            )
+            .expect("cpu anchor");
             let e = checked_error(
                 &got[i],
                 &want,
@@ -386,7 +393,14 @@ fn props_draw_where_the_cpu_anchor_puts_them() {
         .zip(&transforms)
         .map(|(rec, t)| {
             InstanceTransform::from_mat4(
-                &anchor_world(rec, t, &anchors, tip as usize).expect("anchor"),
+                &anchor_world(
+                    rec,
+                    t,
+                    &throng_asset::gpu_clip_table(&asset.clips),
+                    &anchors,
+                    tip as usize,
+                )
+                .expect("anchor"),
             )
         })
         .collect();

@@ -3,16 +3,19 @@
 use crate::{InstanceRecord, InstanceTransform, RuntimeError};
 use glam::Mat4;
 use throng_asset::AnchorTexture;
+use throng_contract::{row_taps, GpuClipTable, RowTaps};
 
 /// World transform (column-major, file units) of `anchor` for an instance showing `record`:
-/// per layer the model-space anchor matrices of `row` and `row + 1` (clamped to the table) are
-/// lerped by `frac`, the layers are summed by weight (a lerp of matrices, as the shader blends
-/// skin matrices, so props stay on the skinned hands), and the result is composed with the
-/// instance transform: `world = T · Σ w_l · lerp(A(row_l), A(row_l + 1), frac_l)`. All weights 0
-/// (disabled) shows the rest row 0.
+/// per layer the model-space anchor matrices of the layer's row taps in `clips` (docs/design.md
+/// §3 "Row interpolation": `row` and `row + 1` mixed by `frac` on a linear clip, four rows on a
+/// cubic one; kept inside the clip and the table) are summed by tap weight, the layers by
+/// weight (as the shader blends skin matrices, so props stay on the skinned hands), and the
+/// result is composed with the instance transform: `world = T · Σ_l w_l · Σ_k w_k A(row_k)`.
+/// All weights 0 (disabled) shows the rest row 0.
 pub fn anchor_world(
     record: &InstanceRecord,
     transform: &InstanceTransform,
+    clips: &GpuClipTable,
     anchors: &AnchorTexture,
     anchor: usize,
 ) -> Result<Mat4, RuntimeError> {
@@ -37,9 +40,24 @@ pub fn anchor_world(
         if row >= rows {
             return Err(RuntimeError::AnchorRows { rows, row });
         }
-        let next = (row + 1).min(rows - 1);
-        let m =
-            anchors.matrix(anchor, row) * (1.0 - l.frac) + anchors.matrix(anchor, next) * l.frac;
+        // As the shader's layer_taps: inside the layer's clip (when known) and the table.
+        let known = (l.clip_index() as usize) < clips.clips.len();
+        let clip = clips.clip(l.clip_index());
+        let last = if known {
+            (clip.first_row + clip.frames.max(1) - 1).min(rows - 1)
+        } else {
+            rows - 1
+        };
+        let next = (row + 1).min(last).max(row);
+        let taps = if known && last > clip.first_row {
+            row_taps(clip.first_row, last, row, next, l.frac, clip.flags)
+        } else {
+            RowTaps::linear(row, next, l.frac)
+        };
+        let mut m = Mat4::ZERO;
+        for (r, w) in taps.iter() {
+            m += anchors.matrix(anchor, r) * w;
+        }
         acc += m * l.weight;
         wsum += l.weight;
     }

@@ -163,6 +163,8 @@ struct Ctx<'a> {
 /// CPU-timed runtime. See the module docs.
 pub struct CpuRuntime {
     clips: Vec<Prepared>,
+    /// The clip table as the shaders read it: what anchors interpolate their rows by.
+    gpu_clips: throng_contract::GpuClipTable,
     hot: Vec<HotClip>,
     handles: Handles,
     meta: Vec<Meta>,
@@ -194,6 +196,7 @@ impl CpuRuntime {
         CpuRuntime {
             hot: prepared.iter().map(HotClip::new).collect(),
             clips: prepared,
+            gpu_clips: throng_asset::gpu_clip_table(clips),
             handles: Handles::default(),
             meta: Vec::new(),
             pos: Default::default(),
@@ -1300,7 +1303,13 @@ impl crate::PlaybackControl for CpuRuntime {
         anchor: usize,
     ) -> Result<glam::Mat4, RuntimeError> {
         let i = self.idx(h)?;
-        crate::anchor::anchor_world(&self.record_at(i), &self.transforms[i], anchors, anchor)
+        crate::anchor::anchor_world(
+            &self.record_at(i),
+            &self.transforms[i],
+            &self.gpu_clips,
+            anchors,
+            anchor,
+        )
     }
 }
 

@@ -827,7 +827,7 @@ impl crate::PlaybackControl for GpuRuntime {
     ) -> Result<glam::Mat4, RuntimeError> {
         let i = self.idx(h)?;
         let r = gpu_layers(&self.record(h)?, &self.gpu_clips, self.gpu_clock());
-        crate::anchor::anchor_world(&r, &self.transforms[i], anchors, anchor)
+        crate::anchor::anchor_world(&r, &self.transforms[i], &self.gpu_clips, anchors, anchor)
     }
 }
 

@@ -301,6 +301,8 @@ pub fn asset(encoding: Encoding) -> BakedAsset {
         clips: vec![
             ClipInfo {
                 additive: None,
+                interpolation: Default::default(),
+                periodic: false,
                 times: None,
                 name: "Walk".into(),
                 first_row: 1,
@@ -318,6 +320,8 @@ pub fn asset(encoding: Encoding) -> BakedAsset {
             },
             ClipInfo {
                 additive: None,
+                interpolation: Default::default(),
+                periodic: false,
                 times: None,
                 name: "Idle".into(),
                 first_row: 6,

@@ -221,6 +221,17 @@ pub fn encode(encoding: Encoding, poses: &[Vec<Trs>], rows_per_layer: u32) -> Bo
     }
 }
 
+/// `asset` with Catmull-Rom rows (docs/design.md §3 "Row interpolation"): its first clip
+/// periodic (the taps wrap around its seam), the others not (the end frames repeat).
+#[allow(dead_code)]
+pub fn with_cubic_rows(mut asset: BakedAsset) -> BakedAsset {
+    for (i, c) in asset.clips.iter_mut().enumerate() {
+        c.interpolation = throng_asset::RowInterpolation::CatmullRom;
+        c.periodic = i == 0;
+    }
+    asset
+}
+
 fn clip(name: &str, first_row: u32, frames: u32) -> ClipInfo {
     timed_clip(name, first_row, frames, (frames - 1) as f64 / 30.0, None)
 }
@@ -240,6 +251,8 @@ pub fn timed_clip(
     };
     ClipInfo {
         additive: None,
+        interpolation: Default::default(),
+        periodic: false,
         times,
         name: name.into(),
         first_row,

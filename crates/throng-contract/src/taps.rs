@@ -1,0 +1,134 @@
+//! Row taps: which frame-table rows a layer's pose is a weighted sum of, and their weights
+//! (docs/design.md §3 "Row interpolation"). WGSL twin: `layer_taps` in `shaders/playback.wgsl`,
+//! tested equal through what they feed: `throng-render/tests/{gpu_skin,palette}.rs` read cubic
+//! rows back against throng-asset's CPU decoder.
+//!
+//! Every consumer of rows (skin matrices, VAT positions and normals, anchors) forms
+//! `Σ_i weights[i] · X(rows[i])` over the taps whose weight is not 0, summed in tap order, so a
+//! linear clip still reads two rows and a cubic one four.
+
+use crate::GpuClip;
+
+/// `GpuClip::flags` bit 1: the clip's rows are interpolated by the uniform Catmull-Rom spline
+/// (four taps) instead of linearly (two).
+pub const CLIP_CUBIC: u32 = 1 << 1;
+/// `GpuClip::flags` bit 2: the clip's last frame is its first again (a loop's seam), so the
+/// cubic's neighbours wrap around the seam instead of repeating the end frame.
+pub const CLIP_PERIODIC: u32 = 1 << 2;
+
+/// Up to four frame-table rows and their weights; a weight of 0 means the row is not read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowTaps {
+    pub rows: [u32; 4],
+    pub weights: [f32; 4],
+}
+
+impl RowTaps {
+    /// The taps with a weight, in tap order: what a consumer reads and sums.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, f32)> + '_ {
+        self.rows
+            .iter()
+            .zip(&self.weights)
+            .filter(|(_, w)| **w != 0.0)
+            .map(|(r, w)| (*r, *w))
+    }
+
+    /// Linear taps: `row` at `1 − frac`, `next` at `frac`.
+    pub fn linear(row: u32, next: u32, frac: f32) -> RowTaps {
+        RowTaps {
+            rows: [row, row, next, next],
+            weights: [0.0, 1.0 - frac, frac, 0.0],
+        }
+    }
+}
+
+/// Weights of frames `k − 1, k, k + 1, k + 2` of the uniform Catmull-Rom spline at `f` ∈ [0, 1)
+/// between frames k and k + 1 (Catmull and Rom 1974; tension 1/2). They sum to 1, give
+/// (0, 1, 0, 0) at f = 0, and are evaluated in this order on the GPU too.
+pub fn catmull_rom_weights(f: f32) -> [f32; 4] {
+    let f2 = f * f;
+    let f3 = f2 * f;
+    [
+        0.5 * (-f3 + 2.0 * f2 - f),
+        0.5 * (3.0 * f3 - 5.0 * f2 + 2.0),
+        0.5 * (-3.0 * f3 + 4.0 * f2 + f),
+        0.5 * (f3 - f2),
+    ]
+}
+
+/// The taps of a layer showing `row` with `frac` (weight of `next`) in the clip whose rows are
+/// `first ..= last`, with `next = min(row + 1, last)` (rows already clamped into the clip and
+/// the table, as `layer_rows` does). Linear clips, and cubic ones at `frac = 0`, give two
+/// taps. A cubic clip's outer taps are the frames before `row` and after `next`: on a periodic
+/// clip across the seam (`last − 1` before `first`, `first + 1` after `last`), otherwise the end
+/// frame again.
+pub fn row_taps(first: u32, last: u32, row: u32, next: u32, frac: f32, flags: u32) -> RowTaps {
+    if flags & CLIP_CUBIC == 0 || frac == 0.0 || last <= first {
+        return RowTaps::linear(row, next, frac);
+    }
+    let periodic = flags & CLIP_PERIODIC != 0;
+    let before = if row > first {
+        row - 1
+    } else if periodic {
+        last - 1
+    } else {
+        first
+    };
+    let after = if next < last {
+        next + 1
+    } else if periodic {
+        first + 1
+    } else {
+        last
+    };
+    RowTaps {
+        rows: [before, row, next, after],
+        weights: catmull_rom_weights(frac),
+    }
+}
+
+/// [`row_taps`] for a clip of the GPU clip table.
+pub fn clip_row_taps(c: &GpuClip, row: u32, next: u32, frac: f32) -> RowTaps {
+    let first = c.first_row;
+    let last = first + c.frames.max(1) - 1;
+    row_taps(first, last, row, next, frac, c.flags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catmull_rom_weights_sum_to_one_and_pass_through_the_frames() {
+        assert_eq!(catmull_rom_weights(0.0), [0.0, 1.0, 0.0, 0.0]);
+        for i in 0..=100 {
+            let w = catmull_rom_weights(i as f32 / 100.0);
+            assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-6, "{w:?}");
+        }
+        // A straight line through the frames is reproduced exactly (linear precision).
+        let f = 0.3;
+        let w = catmull_rom_weights(f);
+        let x: f32 = w
+            .iter()
+            .enumerate()
+            .map(|(i, w)| w * (i as f32 - 1.0))
+            .sum();
+        assert!((x - f).abs() < 1e-6, "{x}");
+    }
+
+    #[test]
+    fn cubic_taps_wrap_on_a_periodic_clip_and_repeat_the_ends_otherwise() {
+        let cubic = CLIP_CUBIC;
+        let both = CLIP_CUBIC | CLIP_PERIODIC;
+        // Clip rows 10..=14 (5 frames; 14 is 10's pose again when periodic).
+        assert_eq!(row_taps(10, 14, 10, 11, 0.5, cubic).rows, [10, 10, 11, 12]);
+        assert_eq!(row_taps(10, 14, 10, 11, 0.5, both).rows, [13, 10, 11, 12]);
+        assert_eq!(row_taps(10, 14, 13, 14, 0.5, cubic).rows, [12, 13, 14, 14]);
+        assert_eq!(row_taps(10, 14, 13, 14, 0.5, both).rows, [12, 13, 14, 11]);
+        // Linear clips and frac 0 read two rows.
+        assert_eq!(row_taps(10, 14, 12, 13, 0.5, 0).iter().count(), 2);
+        assert_eq!(row_taps(10, 14, 12, 13, 0.0, both).iter().count(), 1);
+        // A one-frame clip never reads outside itself.
+        assert_eq!(row_taps(10, 10, 10, 10, 0.5, both).rows, [10, 10, 10, 10]);
+    }
+}
