@@ -45,6 +45,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use throng_anim::{Clip, Model, Poser};
+use throng_asset::RowInterpolation;
 
 /// Candidate frame times per second (besides the source's key times).
 pub const CANDIDATE_RATE: f64 = 480.0;
@@ -402,6 +403,12 @@ pub struct Placement {
     /// Segments the budget could not be met on even at [`MIN_SPLIT`]: (start, end, error in
     /// file units). A step key or a jump in the source makes one.
     pub unmet: Vec<(f32, f32, f64)>,
+    /// How the rows are interpolated: linear for [`place`]'s listed frames, Catmull-Rom for
+    /// [`crate::uniform_budget::place`]'s uniform ones.
+    pub interpolation: RowInterpolation,
+    /// The clip ends where it starts, so a cubic clip's taps wrap
+    /// ([`crate::uniform_budget::is_periodic`]); false for linear placements.
+    pub periodic: bool,
 }
 
 /// What one placement needs: the model, its palette, the reference vertices (clustered), one
@@ -420,18 +427,18 @@ pub struct Job<'a> {
 impl Job<'_> {
     /// A poser of the palette's nodes alone: the work per candidate time follows the skin,
     /// not every node of the file.
-    fn poser(&self) -> Poser {
+    pub fn poser(&self) -> Poser {
         Poser::of_nodes(self.model, self.palette.nodes())
     }
 
     /// The skin matrices at clip time `t`.
-    fn pose(&self, poser: &mut Poser, t: f64) -> Vec<Mat4> {
+    pub fn pose(&self, poser: &mut Poser, t: f64) -> Vec<Mat4> {
         let ms = poser.pose(self.model, Some(self.clip), t as f32);
         self.palette.skin_matrices(ms).collect()
     }
 
     /// Error allowed at a time whose skinned bounding diagonal is `diag` (file units).
-    fn allowed(&self, diag: f32) -> f32 {
+    pub fn allowed(&self, diag: f32) -> f32 {
         self.budget.length_at(diag as f64) as f32
     }
 }
@@ -474,13 +481,13 @@ pub fn candidates(clip: &Clip, d: f64) -> Vec<f32> {
 
 /// Posers kept for reuse by the workers of every parallel step of one placement: a poser of a
 /// file with many nodes costs memory in their number, too much to make for each step.
-struct Posers {
+pub struct Posers {
     template: Poser,
     free: Mutex<Vec<Poser>>,
 }
 
 impl Posers {
-    fn new(template: Poser) -> Posers {
+    pub fn new(template: Poser) -> Posers {
         Posers {
             template,
             free: Mutex::new(Vec::new()),
@@ -488,7 +495,7 @@ impl Posers {
     }
 
     /// Runs `f` with a free poser (a new clone of the template when none is free).
-    fn with<R>(&self, f: impl FnOnce(&mut Poser) -> R) -> R {
+    pub fn with<R>(&self, f: impl FnOnce(&mut Poser) -> R) -> R {
         let taken = self.free.lock().ok().and_then(|mut free| free.pop());
         let mut poser = taken.unwrap_or_else(|| self.template.clone());
         let out = f(&mut poser);
@@ -720,6 +727,8 @@ fn recheck(job: &Job<'_>, mut times: Vec<f32>) -> Placement {
         max_abs: checks.iter().map(|c| c.abs).fold(0.0, f64::max),
         times,
         unmet,
+        interpolation: RowInterpolation::Linear,
+        periodic: false,
     }
 }
 

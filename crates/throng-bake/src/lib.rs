@@ -61,6 +61,7 @@ pub mod reference;
 pub mod report;
 pub mod sampling;
 pub mod settings;
+pub mod uniform_budget;
 pub mod vat;
 
 // Beside the bake: exports of a baked asset, and its fidelity.

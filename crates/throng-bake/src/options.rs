@@ -27,6 +27,12 @@ pub struct BakeOptions {
     pub sampling: Sampling,
     /// Bone-texture encoding asked for (`quat-*` falls back to `mat3x4-f32` unless `strict`).
     pub encoding: Encoding,
+    /// How rows may be interpolated between frames (docs/design.md §3 "Row interpolation").
+    /// `CatmullRom` at a uniform rate gives every clip cubic rows; under an error budget each
+    /// clip gets whichever meets it with fewer rows, cubic rows on uniform frames
+    /// ([`crate::uniform_budget`]) or linear rows on placed frames; clips on the source's own
+    /// irregular keys (`Sampling::SourceKeys`) stay linear, with a warning.
+    pub interpolation: throng_asset::RowInterpolation,
     /// Influences per vertex K: 4 or 8 (with [`Self::auto_influences`], the first tried).
     pub influences: u32,
     /// Choose K by the error budget (the command line's default, `--influences auto`): 4, or 8
@@ -94,6 +100,7 @@ impl Default for BakeOptions {
             source_name: String::new(),
             sampling: Sampling::default(),
             encoding: Encoding::default(),
+            interpolation: Default::default(),
             influences: 4,
             auto_influences: false,
             budget_strict: true,

@@ -21,9 +21,10 @@ use crate::progress::{Progress, Stage};
 use crate::report::{ClipSampling, ErrorParts};
 use crate::root_motion;
 use crate::sample;
+use crate::uniform_budget;
 use crate::{additive, bone_texture};
 use throng_anim::{Clip, Model};
-use throng_asset::{BakedAsset, Encoding};
+use throng_asset::{BakedAsset, Encoding, RowInterpolation};
 
 /// Rate of the coarse bake that estimates the error at sample times before placing frames.
 const PROBE_FPS: f64 = 10.0;
@@ -87,11 +88,65 @@ pub fn plan(
             };
             budgeted(src, budget, probe, progress)
         }
-        sampling => Ok(Timing {
-            plans: uniform(src.model, src.options, sampling),
-            warnings: Vec::new(),
-        }),
+        sampling => {
+            let mut plans = uniform(src.model, src.options, sampling);
+            mark_periodic(src, &mut plans, PERIODIC_TOLERANCE);
+            Ok(Timing {
+                warnings: linear_fallbacks(src.model, &plans, src.options),
+                plans,
+            })
+        }
     }
+}
+
+/// Without an error budget, a cubic clip wraps its taps around its seam when its end pose is
+/// within this fraction of the bounding diagonal of its start pose.
+const PERIODIC_TOLERANCE: MaxError = MaxError::Relative(1e-5);
+
+/// Marks the cubic clips of `plans` not yet periodic whose end pose is within `tolerance` of
+/// their start pose as periodic ([`uniform_budget::is_periodic`]).
+fn mark_periodic(src: &Source<'_>, plans: &mut [ClipPlan], tolerance: MaxError) {
+    if !plans
+        .iter()
+        .any(|p| p.interpolation == RowInterpolation::CatmullRom)
+    {
+        return;
+    }
+    let clusters = budget::Clusters::new(&src.prims.reference);
+    for (c, plan) in plans.iter_mut().enumerate() {
+        let d = clip_duration(&src.model.clips[c]);
+        if plan.interpolation != RowInterpolation::CatmullRom || plan.periodic || d <= 0.0 {
+            continue;
+        }
+        let job = budget::Job {
+            model: src.model,
+            palette: src.palette,
+            clusters: &clusters,
+            clip: c,
+            duration: d,
+            budget: tolerance,
+        };
+        plan.periodic = uniform_budget::is_periodic(&job);
+    }
+}
+
+/// A warning for every clip that stays linear although Catmull-Rom rows were asked for: its
+/// frames are on the source's irregular keys, which the uniform spline cannot space.
+fn linear_fallbacks(model: &Model, plans: &[ClipPlan], options: &BakeOptions) -> Vec<String> {
+    if options.interpolation != RowInterpolation::CatmullRom {
+        return Vec::new();
+    }
+    plans
+        .iter()
+        .zip(&model.clips)
+        .filter(|(p, _)| matches!(p.times, ClipTimes::Listed(_)))
+        .map(|(_, c)| {
+            format!(
+                "clip {:?}: its frames are on the source's irregular key times, so its rows stay linear (catmull-rom needs uniform frames; bake with --fps or --max-error for cubic rows)",
+                c.name
+            )
+        })
+        .collect()
 }
 
 /// Refuses, before anything is sampled, a clip whose frames at its rate (or, under an error
@@ -208,6 +263,7 @@ fn plan_clips(
                 options.clip_fps(&clip.name),
                 sampling,
                 placed.as_ref(),
+                options.interpolation,
             )
         })
         .collect()
@@ -220,6 +276,7 @@ fn clip_plan(
     own_fps: Option<f64>,
     sampling: Sampling,
     placed: Option<&Placement>,
+    interpolation: RowInterpolation,
 ) -> ClipPlan {
     let d = clip_duration(clip);
     if let Some(f) = own_fps {
@@ -227,6 +284,8 @@ fn clip_plan(
             times: ClipTimes::Uniform(frame_count(d, f), f),
             sampling: ClipSampling::ClipFps(f),
             error: None,
+            interpolation,
+            periodic: false,
         };
     }
     let times = match (sampling, placed) {
@@ -246,13 +305,29 @@ fn clip_plan(
                 ClipTimes::Listed(t)
             }
         }
+        (Sampling::MaxError(_), Some(p)) if p.interpolation == RowInterpolation::CatmullRom => {
+            let n = p.times.len() as u64;
+            let fps = if n > 1 && d > 0.0 {
+                (n - 1) as f64 / d
+            } else {
+                DEFAULT_FPS
+            };
+            ClipTimes::Uniform(n, fps)
+        }
         (Sampling::MaxError(_), Some(p)) => ClipTimes::Listed(p.times.clone()),
         (Sampling::MaxError(_), None) => ClipTimes::Uniform(1, DEFAULT_FPS),
+    };
+    // Catmull-Rom needs uniform frames: listed ones stay linear.
+    let interpolation = match times {
+        ClipTimes::Uniform(..) => interpolation,
+        ClipTimes::Listed(_) => RowInterpolation::Linear,
     };
     ClipPlan {
         times,
         sampling: ClipSampling::Bake(sampling),
         error: None,
+        interpolation,
+        periodic: placed.is_some_and(|p| p.periodic),
     }
 }
 
@@ -319,6 +394,8 @@ fn budgeted(
         }
         plan.error = p;
     }
+    // Clips with their own rate were not placed: their seams are checked here.
+    mark_periodic(src, &mut plans, PERIODIC_TOLERANCE);
     Ok(Timing { plans, warnings })
 }
 
@@ -359,7 +436,25 @@ fn place_clips(
                 p(Stage::Placing, base + (placed_s * 1e3) as u64, total_ms);
             }
         };
-        out[c] = Some(budget::place(&job, &tick));
+        out[c] = Some(match src.options.interpolation {
+            RowInterpolation::Linear => budget::place(&job, &tick),
+            // The fewer rows of the two that meet the budget: cubic rows on uniform frames
+            // win where the motion is smooth between samples, linear rows on the source's
+            // keys where it bends at them (docs/design.md §3 "Row interpolation").
+            RowInterpolation::CatmullRom => {
+                let linear = budget::place(&job, &|_| {});
+                let periodic = uniform_budget::is_periodic(&job);
+                let flags = uniform_budget::interpolation_flags(true, periodic);
+                let fewer = linear.times.len() as u64 - 1;
+                let cubic = uniform_budget::place(&job, flags, fewer, &|_| {});
+                tick(durations[c]);
+                if cubic.unmet.is_empty() && cubic.times.len() < linear.times.len() {
+                    cubic
+                } else {
+                    linear
+                }
+            }
+        });
         done_ms += (durations[c] * 1e3) as u64;
     }
     out

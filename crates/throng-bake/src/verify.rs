@@ -14,8 +14,7 @@ use throng_anim::{
     SkinnedVertices,
 };
 use throng_asset::decode::{
-    affine_mul, blend_matrix, layer_rows, lbs_point, mix_mat4, skin_matrix, skin_positions,
-    unorm16, Skinning,
+    affine_mul, blend_matrix, layer_rows, lbs_point, skin_positions, taps_matrix, unorm16, Skinning,
 };
 use throng_asset::vat::vat_vertices;
 use throng_asset::{BakedAsset, DecodeError, Layer, Vat};
@@ -552,13 +551,10 @@ impl ClipMeasure<'_> {
                 let row = layer.row as u32;
                 let clip = &self.asset.clips[self.clip];
                 let next = (row + 1).min(clip.first_row + clip.frames.max(1) - 1);
+                let taps = clip.taps(row, next, layer.frac);
                 (0..entries)
                     .map(|j| {
-                        let x = mix_mat4(
-                            &skin_matrix(tex, j, row)?,
-                            &skin_matrix(tex, j, next)?,
-                            layer.frac,
-                        );
+                        let x = taps_matrix(tex, j, &taps)?;
                         let base = s_ref.get(j as usize).copied().unwrap_or(Mat4::IDENTITY);
                         Ok(affine_mul(&base, &x))
                     })

@@ -11,7 +11,7 @@ use super::shared::{self, file_name, load_model, parse_fps, parse_max_error, usa
 use anyhow::Context;
 use std::path::PathBuf;
 use std::time::Instant;
-use throng_asset::Encoding;
+use throng_asset::{Encoding, RowInterpolation};
 use throng_bake::{BakeOptions, InfluenceCount, MaxError, Sampling};
 
 #[derive(clap::Args)]
@@ -41,6 +41,11 @@ pub struct Args {
     /// Bone-texture encoding.
     #[arg(long, value_enum, default_value_t = Encoding::QuatSnorm16)]
     pub encoding: Encoding,
+    /// How rows may be interpolated between frames: linear (two rows, any spacing) or
+    /// catmull-rom (four rows on uniform frames; under an error budget each clip takes whichever
+    /// of cubic or linear rows meets it with fewer frames).
+    #[arg(long, value_enum, default_value_t = RowInterpolation::Linear)]
+    pub interpolation: RowInterpolation,
     /// Influences per vertex: 4, 8 or auto (the default: 4, or 8 where cutting to 4 uses more
     /// than half of the error budget at the samples and 8 do better; with --fps, 4). The
     /// settings file's "influences" is used when this is not given.
@@ -73,6 +78,7 @@ fn base_options(args: &Args) -> BakeOptions {
         source_name: file_name(&args.input),
         sampling: shared::sampling(args.fps, args.max_error),
         encoding: args.encoding,
+        interpolation: args.interpolation,
         strict: args.strict,
         budget_strict: args.max_error.is_some(),
         max_texture_size: args.max_texture_size,

@@ -41,6 +41,8 @@ pub fn describe(asset: &BakedAsset) -> Value {
                 // The reference clip time (seconds) of an additive clip, whose rows are deltas
                 // from its pose there; null for an ordinary clip.
                 "additive": c.additive,
+                "interpolation": c.interpolation.as_str(),
+                "periodic": c.periodic,
                 "bounds": {"min": c.bounds.min.to_array(), "max": c.bounds.max.to_array()},
             })
         })
@@ -263,8 +265,13 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
             .additive
             .map(|t| format!("  additive (deltas from its pose at {t:.3} s)"))
             .unwrap_or_default();
+        let cubic = match (c.interpolation, c.periodic) {
+            (throng_asset::RowInterpolation::Linear, _) => String::new(),
+            (i, true) => format!("  {i} rows, periodic"),
+            (i, false) => format!("  {i} rows"),
+        };
         println!(
-            "    {i:>2} {:<w$} rows {:>5}..{:<5} {:>4} frames {spacing}  {:>7.3} s  {}{additive}",
+            "    {i:>2} {:<w$} rows {:>5}..{:<5} {:>4} frames {spacing}  {:>7.3} s  {}{cubic}{additive}",
             cell(&c.name, w),
             c.first_row,
             c.first_row + c.frames.max(1) - 1,

@@ -1,0 +1,194 @@
+//! Error-budgeted *uniform* frames for a clip whose rows are interpolated by a row interpolant
+//! (docs/design.md §3 "Row interpolation"): the fewest uniform frames whose interpolation keeps
+//! every vertex within the budget of reference skinning at every time in between. The
+//! Catmull-Rom interpolant needs uniform frames (its weights assume equal spacing), so where
+//! [`crate::budget`] places listed frames one segment at a time, this searches the frame count.
+//!
+//! Whatever the interpolant, the shown skin matrix at time t is `Σ_k w_k S(t_k)` over its row
+//! taps ([`throng_contract::row_taps`], the same function the runtime and the shaders use), so
+//! the shown vertex is the same sum of vertices skinned at the taps and its error against the
+//! reference is `|Σ_i w_i Δ_i(t) p|` with `Δ(t) = S(t) − Σ_k w_k S(t_k)`: the budget's
+//! [`crate::budget::Clusters`] bound applies unchanged.
+//!
+//! - **Check**: frame count n passes when, in every gap between frames, the error at
+//!   [`RECHECK_STEPS`] − 1 evenly spaced times is within the budget.
+//! - **Search**: n doubles from 2 until it passes (at most [`CANDIDATE_RATE`] frames a second),
+//!   then bisects between the last count that failed and the first that passed. The error need
+//!   not fall monotonically with n, so the count found is one that passed, not always the
+//!   smallest that would.
+
+use crate::budget::{Job, Placement, Posers, CANDIDATE_RATE, RECHECK_STEPS};
+use crate::frames::{frame_count, frame_time};
+use glam::Mat4;
+use rayon::prelude::*;
+use throng_asset::RowInterpolation;
+use throng_contract::{row_taps, CLIP_CUBIC, CLIP_PERIODIC};
+
+/// Rows of a clip at `n` uniform frames, as the frame table samples them: frame k at the f32 of
+/// `k · d / (n − 1)`.
+fn frame_times(n: u64, d: f64) -> Vec<f32> {
+    (0..n).map(|k| frame_time(k, n, d) as f32).collect()
+}
+
+/// `GpuClip::flags` of a clip interpolated `cubic`ally (or linearly) and `periodic`.
+pub fn interpolation_flags(cubic: bool, periodic: bool) -> u32 {
+    let mut f = 0;
+    if cubic {
+        f |= CLIP_CUBIC;
+    }
+    if periodic {
+        f |= CLIP_PERIODIC;
+    }
+    f
+}
+
+/// What one check of a frame count found: largest error (file units), largest relative error,
+/// and whether every time met the budget.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UniformCheck {
+    pub abs: f64,
+    pub rel: f64,
+    pub ok: bool,
+}
+
+/// The error of `n` uniform frames interpolated with `flags` ([`interpolation_flags`]), at
+/// `steps − 1` evenly spaced times inside every gap. With `stop_early` the check stops at the
+/// first gap over the budget (its figures then cover the gaps seen).
+pub fn check(
+    job: &Job<'_>,
+    posers: &Posers,
+    n: u64,
+    flags: u32,
+    steps: u32,
+    stop_early: bool,
+) -> UniformCheck {
+    let times = frame_times(n, job.duration);
+    let rows: Vec<Vec<Mat4>> = times
+        .par_iter()
+        .map(|&t| posers.with(|p| job.pose(p, t as f64)))
+        .collect();
+    let last = (n - 1) as u32;
+    let gap = |k: usize| -> UniformCheck {
+        let mut out = UniformCheck {
+            abs: 0.0,
+            rel: 0.0,
+            ok: true,
+        };
+        let (t0, t1) = (times[k] as f64, times[k + 1] as f64);
+        let mut delta = Vec::new();
+        posers.with(|poser| {
+            for j in 1..steps {
+                let f = j as f32 / steps as f32;
+                let st = job.pose(poser, t0 + (t1 - t0) * f as f64);
+                let taps = row_taps(0, last, k as u32, k as u32 + 1, f, flags);
+                delta.clear();
+                delta.extend_from_slice(&st);
+                for (r, w) in taps.iter() {
+                    for (d, s) in delta.iter_mut().zip(&rows[r as usize]) {
+                        *d -= *s * w;
+                    }
+                }
+                let diag = job.clusters.diagonal(&st);
+                let (err, ok) = job.clusters.worst(&delta, job.allowed(diag));
+                out.abs = out.abs.max(err as f64);
+                if diag > 0.0 {
+                    out.rel = out.rel.max(err as f64 / diag as f64);
+                }
+                out.ok &= ok;
+            }
+        });
+        out
+    };
+    let merge = |a: UniformCheck, b: UniformCheck| UniformCheck {
+        abs: a.abs.max(b.abs),
+        rel: a.rel.max(b.rel),
+        ok: a.ok && b.ok,
+    };
+    let none = UniformCheck {
+        abs: 0.0,
+        rel: 0.0,
+        ok: true,
+    };
+    if stop_early {
+        let failed = (0..times.len() - 1)
+            .into_par_iter()
+            .map(gap)
+            .find_any(|c| !c.ok);
+        failed.unwrap_or(none)
+    } else {
+        (0..times.len() - 1)
+            .into_par_iter()
+            .map(gap)
+            .reduce(|| none, merge)
+    }
+}
+
+/// Whether clip `job.clip` ends where it starts: its pose at the duration is within the budget
+/// of its pose at 0 (then a cubic clip's taps wrap around the seam).
+pub fn is_periodic(job: &Job<'_>) -> bool {
+    let mut poser = job.poser();
+    let (a, b) = (
+        job.pose(&mut poser, 0.0),
+        job.pose(&mut poser, job.duration),
+    );
+    let delta: Vec<Mat4> = b.iter().zip(&a).map(|(b, a)| *b - *a).collect();
+    let diag = job.clusters.diagonal(&a);
+    job.clusters.worst(&delta, job.allowed(diag)).1
+}
+
+/// The fewest uniform frames (by the search in the module docs), at most `most` (and at most
+/// [`CANDIDATE_RATE`] a second), whose interpolation with `flags` meets the job's budget, with
+/// the figures of a full check; `progress` gets the frame counts tried. When no count up to
+/// the limit passes, the limit is returned with its failure in `unmet` (the whole clip).
+pub fn place(job: &Job<'_>, flags: u32, most: u64, progress: &(dyn Fn(u64) + Sync)) -> Placement {
+    let posers = Posers::new(job.poser());
+    let steps = RECHECK_STEPS;
+    let most = most.min(frame_count(job.duration, CANDIDATE_RATE)).max(2);
+    let passes = |n: u64| -> bool {
+        progress(n);
+        check(job, &posers, n, flags, steps, true).ok
+    };
+    let mut failed = 1u64;
+    let mut n = 2u64;
+    let mut found = None;
+    while found.is_none() {
+        if passes(n) {
+            found = Some(n);
+        } else if n >= most {
+            break;
+        } else {
+            failed = n;
+            n = (n * 2).min(most);
+        }
+    }
+    let mut good = found.unwrap_or(most);
+    if found.is_some() {
+        while good - failed > 1 {
+            let mid = (good + failed) / 2;
+            if passes(mid) {
+                good = mid;
+            } else {
+                failed = mid;
+            }
+        }
+    }
+    let c = check(job, &posers, good, flags, steps, false);
+    let times = frame_times(good, job.duration);
+    let end = times.last().copied().unwrap_or(0.0);
+    Placement {
+        times,
+        max_rel: c.rel,
+        max_abs: c.abs,
+        unmet: if c.ok {
+            Vec::new()
+        } else {
+            vec![(0.0, end, c.abs)]
+        },
+        interpolation: if flags & CLIP_CUBIC != 0 {
+            RowInterpolation::CatmullRom
+        } else {
+            RowInterpolation::Linear
+        },
+        periodic: flags & CLIP_PERIODIC != 0,
+    }
+}
