@@ -63,11 +63,37 @@ pub fn check(
     stop_early: bool,
 ) -> UniformCheck {
     let times = frame_times(n, job.duration);
+    let last = (n - 1) as u32;
+    let taps = |rows: &[Vec<Mat4>], k: usize, f: f32, out: &mut Vec<Mat4>| {
+        out.clear();
+        out.resize(rows[0].len(), Mat4::ZERO);
+        for (r, w) in row_taps(0, last, k as u32, k as u32 + 1, f, flags).iter() {
+            for (o, s) in out.iter_mut().zip(&rows[r as usize]) {
+                *o += *s * w;
+            }
+        }
+    };
+    check_by(job, posers, &times, steps, stop_early, &taps)
+}
+
+/// How rows are shown between frames: given every frame's skin matrices, the gap k and the
+/// fraction f in it, writes the shown skin matrix of every palette entry.
+pub type Shown<'a> = dyn Fn(&[Vec<Mat4>], usize, f32, &mut Vec<Mat4>) + Sync + 'a;
+
+/// The error of the frames at `times` (increasing, on the clip) shown by `shown`, at
+/// `steps − 1` evenly spaced times inside every gap; `stop_early` as in [`check`].
+pub fn check_by(
+    job: &Job<'_>,
+    posers: &Posers,
+    times: &[f32],
+    steps: u32,
+    stop_early: bool,
+    shown: &Shown<'_>,
+) -> UniformCheck {
     let rows: Vec<Vec<Mat4>> = times
         .par_iter()
         .map(|&t| posers.with(|p| job.pose(p, t as f64)))
         .collect();
-    let last = (n - 1) as u32;
     let gap = |k: usize| -> UniformCheck {
         let mut out = UniformCheck {
             abs: 0.0,
@@ -76,18 +102,14 @@ pub fn check(
         };
         let (t0, t1) = (times[k] as f64, times[k + 1] as f64);
         let mut delta = Vec::new();
+        let mut interpolated = Vec::new();
         posers.with(|poser| {
             for j in 1..steps {
                 let f = j as f32 / steps as f32;
                 let st = job.pose(poser, t0 + (t1 - t0) * f as f64);
-                let taps = row_taps(0, last, k as u32, k as u32 + 1, f, flags);
+                shown(&rows, k, f, &mut interpolated);
                 delta.clear();
-                delta.extend_from_slice(&st);
-                for (r, w) in taps.iter() {
-                    for (d, s) in delta.iter_mut().zip(&rows[r as usize]) {
-                        *d -= *s * w;
-                    }
-                }
+                delta.extend(st.iter().zip(&interpolated).map(|(s, i)| *s - *i));
                 let diag = job.clusters.diagonal(&st);
                 let (err, ok) = job.clusters.worst(&delta, job.allowed(diag));
                 out.abs = out.abs.max(err as f64);
@@ -109,17 +131,12 @@ pub fn check(
         rel: 0.0,
         ok: true,
     };
+    let gaps = times.len().saturating_sub(1);
     if stop_early {
-        let failed = (0..times.len() - 1)
-            .into_par_iter()
-            .map(gap)
-            .find_any(|c| !c.ok);
+        let failed = (0..gaps).into_par_iter().map(gap).find_any(|c| !c.ok);
         failed.unwrap_or(none)
     } else {
-        (0..times.len() - 1)
-            .into_par_iter()
-            .map(gap)
-            .reduce(|| none, merge)
+        (0..gaps).into_par_iter().map(gap).reduce(|| none, merge)
     }
 }
 
