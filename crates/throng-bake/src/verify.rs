@@ -82,7 +82,24 @@ pub struct ClipFidelity {
     /// vertex and row (position texel + normal texel).
     pub bytes_per_entry_frame: u32,
     pub texture_bytes: usize,
+    /// The clip's bytes per palette entry ("bone") per second of clip:
+    /// `frames · bytes_per_entry_frame / duration` (0 for a zero-length clip; for the `vat-*`
+    /// rows per vertex). The measure of ACL's tables.
+    pub bytes_per_bone_second: f64,
+    /// How the clip's rows are interpolated (`linear`, `catmull-rom`).
+    pub interpolation: String,
+    /// Error on a virtual shell around every palette entry's joint (ACL's measure): the six
+    /// points [`SHELL_DISTANCE`] file units from the joint along its local axes, each moved by
+    /// the decoded skin matrix against the source's, at the sample and the mid-sample times
+    /// together; largest and 99th percentile, file units. 0 for the `vat-*` rows (no joints).
+    pub max_shell: f64,
+    pub p99_shell: f64,
 }
+
+/// Distance of the virtual shell points from each joint, file units: 3 cm where the file is in
+/// metres, as glTF's are (glTF 2.0 §3.5.4) — the distance ACL's error metric puts its virtual
+/// vertices at for ordinary bones (Frechette, "Animation Compression Library", error metric).
+pub const SHELL_DISTANCE: f32 = 0.03;
 
 /// Errors of one set of times, absolute and relative to each time's diagonal, gathered in
 /// bounded memory (a long clip of a big character has billions of (time, vertex) errors), and
@@ -91,6 +108,8 @@ pub struct ClipFidelity {
 struct Errors {
     abs: Histogram,
     rel: Histogram,
+    /// The shell points' errors (file units).
+    shell: Histogram,
     diagonal: f64,
 }
 
@@ -136,6 +155,22 @@ impl Histogram {
         }
         let b = (x.to_bits() >> 44).clamp(HIST_LO, HIST_HI) - HIST_LO;
         self.bins[b as usize] += 1;
+    }
+
+    /// Adds every count of `other` (the same bins): the histogram of both streams.
+    fn merge(&mut self, other: &Histogram) {
+        if other.count == 0 {
+            return;
+        }
+        if self.bins.is_empty() {
+            self.bins = vec![0; other.bins.len()];
+        }
+        for (a, b) in self.bins.iter_mut().zip(&other.bins) {
+            *a += b;
+        }
+        self.zeros += other.zeros;
+        self.count += other.count;
+        self.max = self.max.max(other.max);
     }
 
     /// Nearest-rank percentile `p` ∈ (0, 1]; 0 when empty.
@@ -454,10 +489,19 @@ impl ClipMeasure<'_> {
                 (t, k, 0.5)
             })
             .collect();
-        let (max_rel_s, p99_rel_s, max_abs_s, p99_abs_s, diag_s) =
-            stats(self.errors(&samples, storage.vat)?);
-        let (max_rel_m, p99_rel_m, max_abs_m, p99_abs_m, diag_m) =
-            stats(self.errors(&mids, storage.vat)?);
+        let (at_samples, at_mids) = (
+            self.errors(&samples, storage.vat)?,
+            self.errors(&mids, storage.vat)?,
+        );
+        let mut shell = at_samples.shell.clone();
+        shell.merge(&at_mids.shell);
+        let (max_rel_s, p99_rel_s, max_abs_s, p99_abs_s, diag_s) = stats(at_samples);
+        let (max_rel_m, p99_rel_m, max_abs_m, p99_abs_m, diag_m) = stats(at_mids);
+        let bytes_per_bone_second = if clip.duration > 0.0 {
+            clip.frames as f64 * storage.bytes_per_entry_frame as f64 / clip.duration
+        } else {
+            0.0
+        };
         Ok(ClipFidelity {
             clip: clip.name.clone(),
             encoding: storage.encoding.clone(),
@@ -475,6 +519,10 @@ impl ClipMeasure<'_> {
             diagonal: diag_s.max(diag_m),
             bytes_per_entry_frame: storage.bytes_per_entry_frame,
             texture_bytes: storage.texture_bytes,
+            bytes_per_bone_second,
+            interpolation: clip.interpolation.as_str().to_string(),
+            max_shell: shell.max,
+            p99_shell: shell.percentile(0.99),
         })
     }
 
@@ -486,7 +534,7 @@ impl ClipMeasure<'_> {
         let batch = 8 * rayon::current_num_threads().max(1);
         let mut e = Errors::default();
         for chunk in times.chunks(batch) {
-            let per_time: Vec<Result<(Vec<f64>, f64), VerifyError>> = chunk
+            let per_time: Vec<Result<TimeErrors, VerifyError>> = chunk
                 .par_iter()
                 .map_init(
                     || self.scratch(),
@@ -494,12 +542,15 @@ impl ClipMeasure<'_> {
                 )
                 .collect();
             for r in per_time {
-                let (errs, diag) = r?;
+                let (errs, diag, shell) = r?;
                 e.diagonal = e.diagonal.max(diag);
                 let inv = if diag > 0.0 { 1.0 / diag } else { 0.0 };
                 for x in errs {
                     e.abs.add(x);
                     e.rel.add(x * inv);
+                }
+                for x in shell {
+                    e.shell.add(x);
                 }
             }
         }
@@ -563,14 +614,14 @@ impl ClipMeasure<'_> {
         }
     }
 
-    /// Per vertex the distance between the reference and the decoded bake at one time, and the
-    /// reference's bounding diagonal there.
+    /// Per vertex the distance between the reference and the decoded bake at one time, the
+    /// reference's bounding diagonal there, and the shell points' errors ([`SHELL_DISTANCE`]).
     fn errors_at(
         &self,
         scratch: &mut Scratch,
         (t, k, frac): At,
         vat: bool,
-    ) -> Result<(Vec<f64>, f64), VerifyError> {
+    ) -> Result<TimeErrors, VerifyError> {
         let (asset, model) = (self.asset, self.model);
         let clip = &asset.clips[self.clip];
         let ms = scratch
@@ -629,8 +680,46 @@ impl ClipMeasure<'_> {
             .zip(&baked)
             .map(|(a, b)| (*a - *b).length() as f64)
             .collect();
-        Ok((errs, diag))
+        let motion = crate::root_motion::motion_at(clip, k, frac);
+        let shell = shell_errors(&asset.palette, &ms, &entry_mats, motion);
+        Ok((errs, diag, shell))
     }
+}
+
+/// What one measured time gives: per vertex errors, the bounding diagonal, shell errors.
+type TimeErrors = (Vec<f64>, f64, Vec<f64>);
+
+/// The six shell points of every palette entry ([`SHELL_DISTANCE`] along the joint's local
+/// axes, taken to bind space by the inverse of its inverse bind matrix), each moved by the
+/// decoded skin matrix (root motion `motion` put back) and by the source's `ms[node] · IBM`:
+/// their distances. Empty when `decoded` is (the VAT rows).
+fn shell_errors(
+    palette: &[throng_asset::PaletteEntry],
+    ms: &[Mat4],
+    decoded: &[Mat4],
+    motion: Option<Mat4>,
+) -> Vec<f64> {
+    let d = SHELL_DISTANCE;
+    let axes = [
+        Vec3::X * d,
+        -Vec3::X * d,
+        Vec3::Y * d,
+        -Vec3::Y * d,
+        Vec3::Z * d,
+        -Vec3::Z * d,
+    ];
+    let mut out = Vec::with_capacity(decoded.len() * axes.len());
+    for (e, b) in palette.iter().zip(decoded) {
+        let source = ms.get(e.node).copied().unwrap_or(Mat4::IDENTITY) * e.inverse_bind_matrix;
+        let to_bind = e.inverse_bind_matrix.inverse();
+        for q in axes {
+            let p = to_bind.transform_point3(q);
+            let moved = lbs_point(b, p);
+            let moved = motion.map_or(moved, |g| g.transform_point3(moved));
+            out.push((source.transform_point3(p) - moved).length() as f64);
+        }
+    }
+    out
 }
 
 /// A poser of what a measurement reads: the source's skinning nodes and the baked palette's

@@ -48,6 +48,14 @@ pub struct Args {
     /// Print `{"results": [...]}` as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Print the fidelity report instead (ACL's measures): per clip its rows, bytes per bone
+    /// per second, largest and 99th-percentile error over the sample and mid-sample times (of
+    /// the diagonal), and the error on a 3 cm shell around every joint (file units).
+    #[arg(long, conflicts_with = "json")]
+    pub report: bool,
+    /// How the bakes made here may interpolate rows (as `throng bake --interpolation`).
+    #[arg(long, value_enum, default_value_t = throng_asset::RowInterpolation::Linear)]
+    pub interpolation: throng_asset::RowInterpolation,
     /// Fail when any clip's largest error (sample or mid-sample times) exceeds this fraction of
     /// the bounding diagonal.
     #[arg(long, value_name = "R")]
@@ -142,6 +150,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 source_name: plan.name.clone(),
                 sampling: *sampling,
                 encoding: *enc,
+                interpolation: args.interpolation,
                 // The VAT does not depend on the bone encoding: measure it once.
                 vat: if i == 0 && j == 0 && !baked_input {
                     args.vat
@@ -185,6 +194,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.json {
         let v = serde_json::json!({ "results": results });
         println!("{}", serde_json::to_string_pretty(&v)?);
+    } else if args.report {
+        print_report(&plan.name, &results);
     } else {
         print_table(&results);
     }
@@ -344,5 +355,45 @@ fn print_table(results: &[Row]) {
         "errors are fractions of the bounding diagonal at sample times and halfway between them; \
          infl: influences per vertex kept (uniform-rate bakes keep 4 unless --influences); \
          bytes: the clip's frames in the bone texture (file units and more: --json)"
+    );
+}
+
+/// The fidelity report (docs/benchmarks.md "Fidelity report"): one line per measured clip.
+fn print_report(asset: &str, results: &[Row]) {
+    let w = super::shared::name_width(results.iter().map(|r| r.fidelity.clip.as_str()), 16, 40);
+    println!(
+        "{:w$} {:13} {:17} {:11} {:>6} {:>9} {:>9} {:>9} {:>10} {:>10}",
+        "clip",
+        "encoding",
+        "sampling",
+        "interp",
+        "frames",
+        "B/bone/s",
+        "max",
+        "p99",
+        "shell max",
+        "shell p99",
+    );
+    for r in results {
+        let f = &r.fidelity;
+        println!(
+            "{:w$} {:13} {:17} {:11} {:>6} {:>9.0} {:>9.2e} {:>9.2e} {:>10.2e} {:>10.2e}",
+            cell(&f.clip, w),
+            f.encoding,
+            r.sampling,
+            f.interpolation,
+            f.frames,
+            f.bytes_per_bone_second,
+            f.max_rel_samples.max(f.max_rel_mid),
+            f.p99_rel_samples.max(f.p99_rel_mid),
+            f.max_shell,
+            f.p99_shell,
+        );
+    }
+    println!(
+        "{asset}: B/bone/s = the clip's rows × bytes per palette entry and row / its duration; \
+         max, p99: vertex error as a fraction of the bounding diagonal, the larger of the sample \
+         and mid-sample figures; shell: error of points 0.03 file units (3 cm in metres) from \
+         every joint, file units"
     );
 }

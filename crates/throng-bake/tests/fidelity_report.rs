@@ -1,0 +1,135 @@
+//! The fidelity gate (docs/benchmarks.md "Fidelity report"): the shared keyframed characters
+//! baked under `--max-error 1e-4` (influences chosen as `throng bake` does) and measured by
+//! `verify`, per clip, against the table stored beside this file. A clip fails when its bytes
+//! per bone per second grow by more than 5 % or its 99th-percentile error (the larger of the
+//! sample and mid-sample figures, fraction of the diagonal) by more than 10 %; a clip missing
+//! from the table, or one the table has that the bake lost, fails too. After an intended change,
+//! `THRONG_WRITE_FIDELITY=1 cargo test --release -p throng-bake --test fidelity_report` writes
+//! the table anew (then read the diff).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use throng_bake::verify::verify;
+use throng_bake::{bake, BakeOptions, InfluenceCount, MaxError, Sampling};
+
+/// Allowed growth of a clip's bytes per bone per second and of its p99 error.
+const BYTES_SLACK: f64 = 1.05;
+const P99_SLACK: f64 = 1.10;
+
+fn table_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fidelity_report.tsv")
+}
+
+fn import(name: &str) -> Option<throng_anim::Model> {
+    let p = throng_testdata::asset(name)?;
+    Some(throng_gltf::import(&p).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+/// The characters: each shared keyframed one, kaykit's with its movement clips.
+fn characters() -> Vec<(String, throng_anim::Model)> {
+    let mut out: Vec<(String, throng_anim::Model)> = [
+        "Fox.glb",
+        "CesiumMan.glb",
+        "Quaternius_Enemy.glb",
+        "Quaternius_MantaRay.glb",
+        "RiggedFigure.glb",
+        "kenney/character.glb",
+    ]
+    .iter()
+    .filter_map(|n| import(n).map(|m| (n.to_string(), m)))
+    .collect();
+    if let (Some(mut manny), Some(anims)) = (
+        import("kaykit/manny_med_mod.gltf"),
+        import("kaykit/Med_MovementBasic.glb"),
+    ) {
+        throng_gltf::import_clips_from(&mut manny, &anims, "Med_MovementBasic.glb");
+        out.push(("kaykit/manny+Med_MovementBasic".into(), manny));
+    }
+    out
+}
+
+/// One line of the table: asset, clip, rows, bytes per bone per second, largest and p99 error
+/// (of the diagonal), shell max and p99 (file units).
+fn measure() -> Vec<(String, [f64; 6])> {
+    let mut lines = Vec::new();
+    for (name, model) in characters() {
+        let mut o = BakeOptions {
+            source_name: name.clone(),
+            sampling: Sampling::MaxError(MaxError::Relative(1e-4)),
+            budget_strict: false,
+            ..Default::default()
+        };
+        InfluenceCount::Auto.apply(&mut o);
+        let (asset, _) = bake(&model, &o).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for f in verify(&asset, &model).unwrap_or_else(|e| panic!("{name}: {e}")) {
+            lines.push((
+                format!("{name}\t{}", f.clip),
+                [
+                    f.frames as f64,
+                    f.bytes_per_bone_second,
+                    f.max_rel_samples.max(f.max_rel_mid),
+                    f.p99_rel_samples.max(f.p99_rel_mid),
+                    f.max_shell,
+                    f.p99_shell,
+                ],
+            ));
+        }
+    }
+    lines
+}
+
+#[test]
+fn the_shared_characters_keep_their_bytes_and_errors_at_1e_4() {
+    let lines = measure();
+    if lines.is_empty() {
+        return; // no assets (outside CI; throng_testdata fails loudly under CI)
+    }
+    let mut text = String::from(
+        "# asset\tclip\trows\tB/bone/s\tmax\tp99\tshell max\tshell p99 (throng-bake tests/fidelity_report.rs)\n",
+    );
+    for (key, v) in &lines {
+        text += &format!(
+            "{key}\t{}\t{:.1}\t{:.3e}\t{:.3e}\t{:.3e}\t{:.3e}\n",
+            v[0], v[1], v[2], v[3], v[4], v[5]
+        );
+    }
+    print!("{text}");
+    if std::env::var_os("THRONG_WRITE_FIDELITY").is_some() {
+        std::fs::write(table_path(), &text).expect("write the table");
+        return;
+    }
+    let stored = std::fs::read_to_string(table_path()).expect("the stored table");
+    let mut want: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for l in stored
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let cols: Vec<&str> = l.split('\t').collect();
+        assert!(cols.len() >= 8, "bad line in the stored table: {l:?}");
+        let num = |i: usize| -> f64 { cols[i].parse().unwrap_or(f64::NAN) };
+        want.insert(format!("{}\t{}", cols[0], cols[1]), (num(3), num(5)));
+    }
+    let mut failures = Vec::new();
+    for (key, v) in &lines {
+        match want.remove(key) {
+            None => failures.push(format!("{key}: not in the stored table")),
+            Some((bytes, p99)) => {
+                if v[1] > bytes * BYTES_SLACK {
+                    failures.push(format!("{key}: {:.1} B/bone/s, stored {bytes:.1}", v[1]));
+                }
+                if v[3] > p99 * P99_SLACK {
+                    failures.push(format!("{key}: p99 {:.3e}, stored {p99:.3e}", v[3]));
+                }
+            }
+        }
+    }
+    failures.extend(
+        want.keys()
+            .map(|k| format!("{k}: in the stored table, not baked")),
+    );
+    assert!(
+        failures.is_empty(),
+        "fidelity gate:\n{}",
+        failures.join("\n")
+    );
+}
