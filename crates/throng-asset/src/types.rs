@@ -149,6 +149,14 @@ pub struct ClipInfo {
     /// around it. Absent from the file when false (format version 3).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub periodic: bool,
+    /// The degree of the clip's polynomial pieces (2 or 3) when `interpolation` is `pieces`;
+    /// 0 (absent from the file) otherwise (format version 3).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub degree: u8,
+}
+
+fn is_zero(x: &u8) -> bool {
+    *x == 0
 }
 
 fn is_linear(i: &RowInterpolation) -> bool {
@@ -189,6 +197,7 @@ impl ClipInfo {
             additive: None,
             interpolation: RowInterpolation::Linear,
             periodic: false,
+            degree: 0,
         }
     }
 
@@ -206,7 +215,7 @@ impl ClipInfo {
         self.frames_table().frame_time(k)
     }
 
-    /// `GpuClip::flags` of this clip: additive, cubic, periodic.
+    /// `GpuClip::flags` of this clip: additive, cubic, periodic, the pieces' degree.
     pub fn gpu_flags(&self) -> u32 {
         let mut f = 0;
         if self.additive.is_some() {
@@ -217,6 +226,10 @@ impl ClipInfo {
         }
         if self.periodic {
             f |= throng_contract::CLIP_PERIODIC;
+        }
+        if self.interpolation == RowInterpolation::Pieces {
+            f |= ((self.degree as u32) << throng_contract::CLIP_DEGREE_SHIFT)
+                & throng_contract::CLIP_DEGREE_BITS;
         }
         f
     }

@@ -4,8 +4,8 @@
 
 use crate::error::AssetError;
 use crate::types::{
-    Aabb, AnchorTexture, BakedAsset, BakedPrimitive, ClipInfo, Encoding, Vat, VatEncoding,
-    MAX_MATERIAL_VARIANTS, VAT_NORMAL_BYTES_PER_TEXEL,
+    Aabb, AnchorTexture, BakedAsset, BakedPrimitive, ClipInfo, Encoding, RowInterpolation, Vat,
+    VatEncoding, MAX_MATERIAL_VARIANTS, VAT_NORMAL_BYTES_PER_TEXEL,
 };
 
 /// Most frame-table rows: a row travels to the GPU as an f32 (docs/design.md §4), exact below 2^24;
@@ -337,6 +337,7 @@ fn clip_info(c: &Check, i: usize, clip: &ClipInfo, rows: u32) -> Result<(), Asse
     if let Some(t) = &clip.times {
         frame_times(c, &el, clip, t)?;
     }
+    row_interpolation(c, &el, clip)?;
     for (k, e) in clip.events.iter().enumerate() {
         c.finite(&format!("{el}.events[{k}].time"), &[e.time])?;
     }
@@ -489,6 +490,37 @@ fn clip_timing(c: &Check, el: &str, clip: &ClipInfo) -> Result<(), AssetError> {
 /// A frame-time list (docs/format.md "clips"): one time per frame, `0` first, strictly
 /// increasing, the duration (as f32) last. The time rules' search and the shaders' lookup grid
 /// rely on all of it.
+/// A clip's row interpolation fits its frames: Catmull-Rom rows on uniform frames only;
+/// polynomial pieces of degree 2 or 3 that tile its gaps (docs/design.md §3 "Row
+/// interpolation"); a degree only with pieces.
+fn row_interpolation(c: &Check, el: &str, clip: &ClipInfo) -> Result<(), AssetError> {
+    let gaps = clip.frames.saturating_sub(1);
+    let why = match clip.interpolation {
+        RowInterpolation::CatmullRom if clip.times.is_some() => Some(
+            "catmull-rom rows need uniform frames, and this clip lists its frame times".to_string(),
+        ),
+        RowInterpolation::Pieces if !matches!(clip.degree, 2 | 3) => Some(format!(
+            "pieces of degree {} (2 or 3 are read)",
+            clip.degree
+        )),
+        RowInterpolation::Pieces if !gaps.is_multiple_of(clip.degree as u32) => Some(format!(
+            "{gaps} gaps between frames do not make whole pieces of degree {}",
+            clip.degree
+        )),
+        RowInterpolation::Linear | RowInterpolation::CatmullRom if clip.degree != 0 => {
+            Some(format!("a degree ({}) without pieces", clip.degree))
+        }
+        _ => None,
+    };
+    match why {
+        Some(w) => Err(c.fail(
+            format!("{el}.interpolation"),
+            format!("{w}; re-bake the source"),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn frame_times(c: &Check, el: &str, clip: &ClipInfo, t: &[f32]) -> Result<(), AssetError> {
     let el = format!("{el}.times");
     if t.len() != clip.frames as usize || t.len() < 2 {

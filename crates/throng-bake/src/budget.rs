@@ -409,6 +409,8 @@ pub struct Placement {
     /// The clip ends where it starts, so a cubic clip's taps wrap
     /// ([`crate::uniform_budget::is_periodic`]); false for linear placements.
     pub periodic: bool,
+    /// The degree of polynomial pieces ([`place_pieces`]); 0 otherwise.
+    pub degree: u8,
 }
 
 /// What one placement needs: the model, its palette, the reference vertices (clustered), one
@@ -573,6 +575,45 @@ impl<'a> Window<'a> {
         }
     }
 
+    /// Whether a piece of degree `d` from candidate `a` to `b` meets the budget at every grid
+    /// point strictly between them: for d = 1 [`Self::segment_ok`]; else the polynomial through
+    /// the piece's `d + 1` equally spaced frames (its ends on the grid, the inner ones posed
+    /// here) with the weights of [`throng_contract::piece_weights`].
+    fn piece_ok(&mut self, a: usize, b: usize, d: u32) -> bool {
+        if d < 2 {
+            return self.segment_ok(a, b);
+        }
+        self.ensure(2 * b + 1);
+        let (ga, gb) = (2 * a, 2 * b);
+        let (ta, tb) = (self.grid[ga], self.grid[gb]);
+        let this = &*self;
+        let inner: Vec<Vec<Mat4>> = (1..d)
+            .into_par_iter()
+            .map(|j| {
+                let t = (ta + (tb - ta) * j as f64 / d as f64) as f32;
+                this.posers.with(|p| this.job.pose(p, t as f64))
+            })
+            .collect();
+        let mut nodes: Vec<&Vec<Mat4>> = vec![&this.matrices[ga - this.lo]];
+        nodes.extend(inner.iter());
+        nodes.push(&this.matrices[gb - this.lo]);
+        (ga + 1..gb).into_par_iter().all(|g| {
+            let x = ((this.grid[g] - ta) / (tb - ta)) as f32 * d as f32;
+            let w = throng_contract::piece_weights(d, x);
+            let st = &this.matrices[g - this.lo];
+            let delta: Vec<Mat4> = (0..st.len())
+                .map(|i| {
+                    let mut shown = Mat4::ZERO;
+                    for (j, n) in nodes.iter().enumerate() {
+                        shown += n[i] * w[j];
+                    }
+                    st[i] - shown
+                })
+                .collect();
+            this.job.clusters.within(&delta, this.allowed[g - this.lo])
+        })
+    }
+
     /// Whether lerping candidates `a` and `b` (grid points `2a`, `2b`) meets the budget at
     /// every grid point strictly between them.
     fn segment_ok(&mut self, a: usize, b: usize) -> bool {
@@ -592,6 +633,15 @@ impl<'a> Window<'a> {
 
 /// Places the frames of one clip ([`Job`]); `progress(seconds placed)` is called as it goes.
 pub fn place(job: &Job<'_>, progress: &(dyn Fn(f64) + Sync)) -> Placement {
+    let times = place_ends(job, 1, progress);
+    recheck(job, times)
+}
+
+/// The piece ends of one clip's frames, placed by the forward greedy search of the module docs
+/// with pieces of degree `degree` (1: linear segments; 2 or 3: polynomial pieces through
+/// `degree + 1` equally spaced frames, [`Window::piece_ok`]). Pieces may span `degree` times
+/// [`MAX_SPAN`] candidates.
+fn place_ends(job: &Job<'_>, degree: u32, progress: &(dyn Fn(f64) + Sync)) -> Vec<f32> {
     let clip = &job.model.clips[job.clip];
     let cands = candidates(clip, job.duration);
     let m = cands.len();
@@ -603,13 +653,13 @@ pub fn place(job: &Job<'_>, progress: &(dyn Fn(f64) + Sync)) -> Placement {
     while a + 1 < m {
         // Neighbouring candidates always pass. Try the last span, double while it passes,
         // then bisect between the longest that passed and the shortest that failed.
-        let last = (a + MAX_SPAN).min(m - 1);
+        let last = (a + MAX_SPAN * degree as usize).min(m - 1);
         let mut good = a + 1;
         let mut bad = None;
         let mut span = last_span.max(1);
         while bad.is_none() && good < last {
             let b = (a + span).min(last);
-            if b > good && window.segment_ok(a, b) {
+            if b > good && window.piece_ok(a, b, degree) {
                 good = b;
             } else if b > good {
                 bad = Some(b);
@@ -619,7 +669,7 @@ pub fn place(job: &Job<'_>, progress: &(dyn Fn(f64) + Sync)) -> Placement {
         if let Some(mut bad) = bad {
             while bad - good > 1 {
                 let mid = (good + bad) / 2;
-                if window.segment_ok(a, mid) {
+                if window.piece_ok(a, mid, degree) {
                     good = mid;
                 } else {
                     bad = mid;
@@ -632,8 +682,59 @@ pub fn place(job: &Job<'_>, progress: &(dyn Fn(f64) + Sync)) -> Placement {
         window.forget_before(2 * a);
         progress(cands[a] as f64);
     }
-    let times: Vec<f32> = chosen.into_iter().map(|i| cands[i]).collect();
-    recheck(job, times)
+    chosen.into_iter().map(|i| cands[i]).collect()
+}
+
+/// The frame times of polynomial pieces of degree `d` between consecutive piece ends: each
+/// piece's `d + 1` frames equally spaced (f32, as stored), neighbours sharing their end.
+pub fn piece_frames(ends: &[f32], d: u32) -> Vec<f32> {
+    let mut out = Vec::with_capacity(ends.len().saturating_sub(1) * d as usize + 1);
+    out.extend(ends.first());
+    for w in ends.windows(2) {
+        let (a, b) = (w[0] as f64, w[1] as f64);
+        for j in 1..d {
+            out.push((a + (b - a) * j as f64 / d as f64) as f32);
+        }
+        out.push(w[1]);
+    }
+    out
+}
+
+/// Places one clip's frames as polynomial pieces of degree `d` (2 or 3; docs/design.md §3
+/// "Row interpolation"): the greedy search of [`place`] with [`Window::piece_ok`], then every
+/// gap re-checked at [`RECHECK_STEPS`] − 1 times as the runtime shows it
+/// ([`throng_contract::row_taps`]). A piece the re-check finds over the budget is reported in
+/// `unmet` (the whole clip) and not split: the caller keeps the linear placement then.
+pub fn place_pieces(job: &Job<'_>, d: u32, progress: &(dyn Fn(f64) + Sync)) -> Placement {
+    let ends = place_ends(job, d, progress);
+    let times = piece_frames(&ends, d);
+    let last = (times.len() - 1) as u32;
+    let flags = (d << throng_contract::CLIP_DEGREE_SHIFT) & throng_contract::CLIP_DEGREE_BITS;
+    let shown = |rows: &[Vec<Mat4>], k: usize, f: f32, out: &mut Vec<Mat4>| {
+        out.clear();
+        out.resize(rows[0].len(), Mat4::ZERO);
+        for (r, w) in throng_contract::row_taps(0, last, k as u32, k as u32 + 1, f, flags).iter() {
+            for (o, m) in out.iter_mut().zip(&rows[r as usize]) {
+                *o += *m * w;
+            }
+        }
+    };
+    let posers = Posers::new(job.poser());
+    let c = crate::uniform_budget::check_by(job, &posers, &times, RECHECK_STEPS, false, &shown);
+    let end = times.last().copied().unwrap_or(0.0);
+    Placement {
+        times,
+        max_rel: c.rel,
+        max_abs: c.abs,
+        unmet: if c.ok {
+            Vec::new()
+        } else {
+            vec![(0.0, end, c.abs)]
+        },
+        interpolation: RowInterpolation::Pieces,
+        periodic: false,
+        degree: d as u8,
+    }
 }
 
 /// One segment's re-check: largest error (file units), largest relative error, and whether it
@@ -729,6 +830,7 @@ fn recheck(job: &Job<'_>, mut times: Vec<f32>) -> Placement {
         unmet,
         interpolation: RowInterpolation::Linear,
         periodic: false,
+        degree: 0,
     }
 }
 

@@ -32,6 +32,8 @@ pub struct ClipPlan {
     pub interpolation: throng_asset::RowInterpolation,
     /// The clip ends where it starts (a cubic clip's taps wrap).
     pub periodic: bool,
+    /// The degree of polynomial pieces (interpolation `pieces`), else 0.
+    pub degree: u8,
 }
 
 /// One frame-table row: which clip (None = rest), which frame, at what clip time (seconds).
@@ -114,6 +116,7 @@ pub fn build(
             additive: None,
             interpolation: plan.interpolation,
             periodic: plan.periodic,
+            degree: plan.degree,
         });
         reports.push(ClipReport {
             name: clip.name.clone(),

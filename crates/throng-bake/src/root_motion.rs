@@ -192,6 +192,7 @@ mod tests {
             additive: None,
             interpolation: Default::default(),
             periodic: false,
+            degree: 0,
         };
         let mut root = vec![Mat4::IDENTITY];
         for k in 0..5 {

@@ -130,9 +130,15 @@ fn mark_periodic(src: &Source<'_>, plans: &mut [ClipPlan], tolerance: MaxError) 
     }
 }
 
-/// A warning for every clip that stays linear although Catmull-Rom rows were asked for: its
-/// frames are on the source's irregular keys, which the uniform spline cannot space.
+/// A warning for every clip that stays linear although Catmull-Rom rows were asked for (its
+/// frames are on the source's irregular keys, which the uniform spline cannot space), and one
+/// for a bake without an error budget that asked for polynomial pieces.
 fn linear_fallbacks(model: &Model, plans: &[ClipPlan], options: &BakeOptions) -> Vec<String> {
+    if options.interpolation == RowInterpolation::Pieces {
+        return vec![
+            "polynomial pieces are placed under an error budget: without --max-error every clip's rows stay linear".to_string(),
+        ];
+    }
     if options.interpolation != RowInterpolation::CatmullRom {
         return Vec::new();
     }
@@ -284,8 +290,9 @@ fn clip_plan(
             times: ClipTimes::Uniform(frame_count(d, f), f),
             sampling: ClipSampling::ClipFps(f),
             error: None,
-            interpolation,
+            interpolation: unplaced(interpolation),
             periodic: false,
+            degree: 0,
         };
     }
     let times = match (sampling, placed) {
@@ -317,10 +324,12 @@ fn clip_plan(
         (Sampling::MaxError(_), Some(p)) => ClipTimes::Listed(p.times.clone()),
         (Sampling::MaxError(_), None) => ClipTimes::Uniform(1, DEFAULT_FPS),
     };
-    // Catmull-Rom needs uniform frames: listed ones stay linear.
-    let interpolation = match times {
-        ClipTimes::Uniform(..) => interpolation,
-        ClipTimes::Listed(_) => RowInterpolation::Linear,
+    // A placement says how its rows are shown; without one, Catmull-Rom needs uniform frames
+    // (listed ones stay linear) and pieces need a placement.
+    let (interpolation, degree) = match (placed, &times) {
+        (Some(p), _) => (p.interpolation, p.degree),
+        (None, ClipTimes::Uniform(..)) => (unplaced(interpolation), 0),
+        (None, ClipTimes::Listed(_)) => (RowInterpolation::Linear, 0),
     };
     ClipPlan {
         times,
@@ -328,6 +337,16 @@ fn clip_plan(
         error: None,
         interpolation,
         periodic: placed.is_some_and(|p| p.periodic),
+        degree,
+    }
+}
+
+/// The interpolation a clip sampled without a placement gets when `asked` was asked for:
+/// polynomial pieces are placed under an error budget only, so such a clip stays linear.
+fn unplaced(asked: RowInterpolation) -> RowInterpolation {
+    match asked {
+        RowInterpolation::Pieces => RowInterpolation::Linear,
+        other => other,
     }
 }
 
@@ -438,6 +457,19 @@ fn place_clips(
         };
         out[c] = Some(match src.options.interpolation {
             RowInterpolation::Linear => budget::place(&job, &tick),
+            // The fewest rows of linear segments and polynomial pieces of degree 2 and 3 that
+            // meet the budget (docs/design.md §3 "Row interpolation").
+            RowInterpolation::Pieces => {
+                let mut best = budget::place(&job, &|_| {});
+                for d in [2, 3] {
+                    let p = budget::place_pieces(&job, d, &|_| {});
+                    if p.unmet.is_empty() && p.times.len() < best.times.len() {
+                        best = p;
+                    }
+                }
+                tick(durations[c]);
+                best
+            }
             // The fewer rows of the two that meet the budget: cubic rows on uniform frames
             // win where the motion is smooth between samples, linear rows on the source's
             // keys where it bends at them (docs/design.md §3 "Row interpolation").

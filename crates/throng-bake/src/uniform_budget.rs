@@ -207,5 +207,6 @@ pub fn place(job: &Job<'_>, flags: u32, most: u64, progress: &(dyn Fn(u64) + Syn
             RowInterpolation::Linear
         },
         periodic: flags & CLIP_PERIODIC != 0,
+        degree: 0,
     }
 }

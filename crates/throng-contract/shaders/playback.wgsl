@@ -6,7 +6,7 @@
 // defs G_FRAME_TIMES and B_FRAME_TIMES; everything else comes in as values.
 #define_import_path throng::playback
 
-#import throng::constants::{MODE_LOOP, MODE_PINGPONG, CLIP_MASK, MODE_SHIFT, GPU_HELD, GPU_ENABLED, GPU_TWO_LAYERS, TWO_NEG_32, UNIFORM_FRAMES, LAYER_MASK_SHIFT, CLIP_ADDITIVE, CLIP_CUBIC, CLIP_PERIODIC}
+#import throng::constants::{MODE_LOOP, MODE_PINGPONG, CLIP_MASK, MODE_SHIFT, GPU_HELD, GPU_ENABLED, GPU_TWO_LAYERS, TWO_NEG_32, UNIFORM_FRAMES, LAYER_MASK_SHIFT, CLIP_ADDITIVE, CLIP_CUBIC, CLIP_PERIODIC, CLIP_DEGREE_SHIFT}
 
 // Frame times (f32 bits) and lookup grids of the clips with frame-time lists
 // (throng_contract::FrameTimeTable).
@@ -280,7 +280,26 @@ fn catmull_rom_weights(f: f32) -> vec4<f32> {
     );
 }
 
+// Weights of a polynomial piece's rows 0 ..= d at x ∈ [0, d]: the Lagrange basis of the nodes
+// 0, 1, …, d for d = 2 or 3. Rust twin: throng_contract::piece_weights (same order).
+fn piece_weights(d: u32, x: f32) -> vec4<f32> {
+    if (d == 2u) {
+        return vec4<f32>(0.5 * (x - 1.0) * (x - 2.0), -x * (x - 2.0), 0.5 * x * (x - 1.0), 0.0);
+    }
+    if (d == 3u) {
+        return vec4<f32>(
+            -(x - 1.0) * (x - 2.0) * (x - 3.0) / 6.0,
+            0.5 * x * (x - 2.0) * (x - 3.0),
+            -0.5 * x * (x - 1.0) * (x - 3.0),
+            x * (x - 1.0) * (x - 2.0) / 6.0,
+        );
+    }
+    return vec4<f32>(1.0 - x, x, 0.0, 0.0);
+}
+
 // The rows a layer's pose sums and their weights: layer_rows' two at (1 − frac, frac), or on a
+// clip of polynomial pieces (degree d in the flags' CLIP_DEGREE_SHIFT bits) the d + 1 rows of
+// the piece holding the row at the Lagrange weights, or on a
 // cubic clip (CLIP_CUBIC) with frac > 0 also the frame before and after them — across the seam
 // of a periodic clip (CLIP_PERIODIC), the end frame again otherwise — at the Catmull-Rom
 // weights. Every row stays inside the clip and the table. Rust twin: throng_contract::row_taps.
@@ -288,13 +307,21 @@ fn layer_taps(l: Layer, c: Clip, known: bool, table_rows: u32) -> RowTaps {
     let r = layer_rows(l, c, known, table_rows);
     let f = l.frac;
     let linear = RowTaps(vec4<u32>(r.x, r.x, r.y, r.y), vec4<f32>(0.0, 1.0 - f, f, 0.0));
-    if (!known || (c.flags & CLIP_CUBIC) == 0u || f == 0.0) {
+    let d = (c.flags >> CLIP_DEGREE_SHIFT) & 3u;
+    if (!known || f == 0.0 || (d < 2u && (c.flags & CLIP_CUBIC) == 0u)) {
         return linear;
     }
     let first = c.first_row;
     let last = min(first + clip_last(c), table_rows - 1u);
     if (last <= first) {
         return linear;
+    }
+    if (d >= 2u) {
+        // The piece holding gap row − first, and where in it the row is.
+        let o = (max(r.x, first) - first) % d;
+        let s = r.x - o;
+        let rows = min(vec4<u32>(s, s + 1u, s + 2u, s + 3u), vec4<u32>(last));
+        return RowTaps(rows, piece_weights(d, f32(o) + f));
     }
     let periodic = (c.flags & CLIP_PERIODIC) != 0u;
     var before = first;

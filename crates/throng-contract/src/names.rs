@@ -342,6 +342,10 @@ named_enum! {
         /// `k − 1 … k + 2` (it passes through every frame; wrapped on a periodic clip, the
         /// end frames repeated otherwise).
         CatmullRom = "catmull-rom",
+        /// Polynomial pieces (`ClipInfo::degree` 2 or 3): every d gaps make one piece, shown by
+        /// the polynomial through its d + 1 rows, equally spaced in time inside the piece; the
+        /// pieces end on frames the bake chose (the source's keys where its motion bends).
+        Pieces = "pieces",
     }
     default Linear;
 }

@@ -16,6 +16,39 @@ pub const CLIP_CUBIC: u32 = 1 << 1;
 /// cubic's neighbours wrap around the seam instead of repeating the end frame.
 pub const CLIP_PERIODIC: u32 = 1 << 2;
 
+/// `GpuClip::flags` bits 3..4: the degree d (2 or 3; 0 = not) of a clip whose rows are
+/// *polynomial pieces*: every d gaps from the clip's first frame make one piece, shown by the
+/// polynomial through its d + 1 rows (equally spaced in time inside the piece; docs/design.md
+/// §3 "Row interpolation").
+pub const CLIP_DEGREE_SHIFT: u32 = 3;
+pub const CLIP_DEGREE_BITS: u32 = 3 << CLIP_DEGREE_SHIFT;
+
+/// The polynomial-piece degree of a clip's flags (0 when its rows are not pieces).
+pub fn piece_degree(flags: u32) -> u32 {
+    (flags & CLIP_DEGREE_BITS) >> CLIP_DEGREE_SHIFT
+}
+
+/// Weights of a piece's rows 0 ..= d at `x` ∈ [0, d] (in gaps from the piece's first row): the
+/// Lagrange basis of the equally spaced nodes 0, 1, …, d, for d = 2 or 3 (others: linear);
+/// evaluated in this order on the GPU too.
+pub fn piece_weights(d: u32, x: f32) -> [f32; 4] {
+    match d {
+        2 => [
+            0.5 * (x - 1.0) * (x - 2.0),
+            -x * (x - 2.0),
+            0.5 * x * (x - 1.0),
+            0.0,
+        ],
+        3 => [
+            -(x - 1.0) * (x - 2.0) * (x - 3.0) / 6.0,
+            0.5 * x * (x - 2.0) * (x - 3.0),
+            -0.5 * x * (x - 1.0) * (x - 3.0),
+            x * (x - 1.0) * (x - 2.0) / 6.0,
+        ],
+        _ => [1.0 - x, x, 0.0, 0.0],
+    }
+}
+
 /// Up to four frame-table rows and their weights; a weight of 0 means the row is not read.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RowTaps {
@@ -58,13 +91,26 @@ pub fn catmull_rom_weights(f: f32) -> [f32; 4] {
 
 /// The taps of a layer showing `row` with `frac` (weight of `next`) in the clip whose rows are
 /// `first ..= last`, with `next = min(row + 1, last)` (rows already clamped into the clip and
-/// the table, as `layer_rows` does). Linear clips, and cubic ones at `frac = 0`, give two
-/// taps. A cubic clip's outer taps are the frames before `row` and after `next`: on a periodic
+/// the table, as `layer_rows` does). Linear clips, and any clip at `frac = 0`, give two taps.
+/// A clip of polynomial pieces of degree d ([`piece_degree`]) gives the d + 1 rows of the
+/// piece holding `row` (its first row `row − (row − first) mod d`) at [`piece_weights`] of
+/// `(row − first) mod d + frac`. A cubic clip's outer taps are the frames before `row` and after `next`: on a periodic
 /// clip across the seam (`last − 1` before `first`, `first + 1` after `last`), otherwise the end
 /// frame again.
 pub fn row_taps(first: u32, last: u32, row: u32, next: u32, frac: f32, flags: u32) -> RowTaps {
-    if flags & CLIP_CUBIC == 0 || frac == 0.0 || last <= first {
+    let d = piece_degree(flags);
+    if frac == 0.0 || last <= first || (d < 2 && flags & CLIP_CUBIC == 0) {
         return RowTaps::linear(row, next, frac);
+    }
+    if d >= 2 {
+        // The piece holding gap `row − first`, and where in it `row` is.
+        let o = row.saturating_sub(first) % d;
+        let s = row - o;
+        let at = |j: u32| (s + j).min(last);
+        return RowTaps {
+            rows: [at(0), at(1), at(2), at(3)],
+            weights: piece_weights(d, o as f32 + frac),
+        };
     }
     let periodic = flags & CLIP_PERIODIC != 0;
     let before = if row > first {
@@ -114,6 +160,35 @@ mod tests {
             .map(|(i, w)| w * (i as f32 - 1.0))
             .sum();
         assert!((x - f).abs() < 1e-6, "{x}");
+    }
+
+    #[test]
+    fn piece_weights_reproduce_polynomials_of_their_degree() {
+        for d in [2u32, 3] {
+            for i in 0..=30 {
+                let x = i as f32 / 10.0 * d as f32 / 3.0;
+                let w = piece_weights(d, x);
+                // Exact for 1, x, x² (and x³ at degree 3) through the nodes 0..=d.
+                for p in 0..=d as i32 {
+                    let got: f32 = (0..=d as usize).map(|j| w[j] * (j as f32).powi(p)).sum();
+                    assert!((got - x.powi(p)).abs() < 1e-4, "d {d} x {x} p {p}: {got}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn piece_taps_find_their_piece() {
+        let quad = 2 << CLIP_DEGREE_SHIFT;
+        // Rows 10..=16: pieces 10–12, 12–14, 14–16.
+        let t = row_taps(10, 16, 13, 14, 0.25, quad);
+        assert_eq!(&t.rows[..3], &[12, 13, 14]);
+        assert_eq!(t.weights, piece_weights(2, 1.25));
+        let t = row_taps(10, 16, 14, 15, 0.5, quad);
+        assert_eq!(&t.rows[..3], &[14, 15, 16]);
+        // At a frame the row itself, alone.
+        let t = row_taps(10, 16, 13, 14, 0.0, quad);
+        assert_eq!(t.iter().collect::<Vec<_>>(), vec![(13, 1.0)]);
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub fn constants_module() -> Module {
         "// throng::constants — generated from throng_contract's Rust constants; do not edit.\n\
          #define_import_path throng::constants\n\n",
     );
-    let u32s: [(&str, u32); 19] = [
+    let u32s: [(&str, u32); 20] = [
         ("MODE_LOOP", MODE_LOOP),
         ("MODE_ONCE", MODE_ONCE),
         ("MODE_CLAMP", MODE_CLAMP),
@@ -44,6 +44,7 @@ pub fn constants_module() -> Module {
         ("CLIP_ADDITIVE", crate::CLIP_ADDITIVE),
         ("CLIP_CUBIC", crate::CLIP_CUBIC),
         ("CLIP_PERIODIC", crate::CLIP_PERIODIC),
+        ("CLIP_DEGREE_SHIFT", crate::CLIP_DEGREE_SHIFT),
         ("MAX_PARTS", crate::MAX_PARTS),
         ("MAX_PROP_BITS", crate::MAX_PROP_BITS),
     ];

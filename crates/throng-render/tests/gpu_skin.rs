@@ -24,17 +24,29 @@ fn diag(p: &[Vec3]) -> f32 {
 }
 
 fn check(encoding: Encoding, k: u32, skinning: Skinning) -> Option<(f32, f32)> {
-    check_rows(encoding, k, skinning, false)
+    check_rows(encoding, k, skinning, Rows::Linear)
 }
 
-/// [`check`] with the asset's clips linear, or Catmull-Rom (`cubic`: four rows per layer, the
-/// first clip periodic).
-fn check_rows(encoding: Encoding, k: u32, skinning: Skinning, cubic: bool) -> Option<(f32, f32)> {
+/// How the test asset's clips interpolate their rows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Rows {
+    Linear,
+    /// Catmull-Rom: four rows per layer, the first clip periodic.
+    CatmullRom,
+    /// Degree-3 polynomial pieces: each clip one piece through its four rows.
+    Pieces,
+}
+
+/// [`check`] with the asset's clips interpolated as `rows` says.
+fn check_rows(encoding: Encoding, k: u32, skinning: Skinning, rows: Rows) -> Option<(f32, f32)> {
+    let cubic = rows;
     let gpu = test_gpu()?;
     let (mut asset, _) = common::random_asset(encoding, k, 7 + k as u64);
-    if cubic {
-        asset = common::with_cubic_rows(asset);
-    }
+    asset = match rows {
+        Rows::Linear => asset,
+        Rows::CatmullRom => common::with_cubic_rows(asset),
+        Rows::Pieces => common::with_piece_rows(asset),
+    };
     let gasset = GpuAsset::new(&gpu, &asset).expect("upload");
     let inputs = skin_inputs(&asset.primitives[0]);
     let recs = common::test_records();
@@ -82,7 +94,7 @@ fn check_rows(encoding: Encoding, k: u32, skinning: Skinning, cubic: bool) -> Op
         }
     }
     eprintln!(
-        "{:12} {:3} K={k} cubic={cubic}: max position error {worst_p:.2e} of the diagonal, max normal error {worst_n:.2e}",
+        "{:12} {:3} K={k} rows={cubic:?}: max position error {worst_p:.2e} of the diagonal, max normal error {worst_n:.2e}",
         encoding.as_str(),
         skinning.as_str()
     );
@@ -112,8 +124,8 @@ fn dq_matches_cpu_decoder_for_quat_encodings() {
 }
 
 /// Catmull-Rom rows (four taps per layer, wrapped on the periodic clip, repeated at the other's
-/// ends): the shaders' sum of taps equals the CPU decoder's, LBS for every encoding and DQ for
-/// the quat-* ones, within the same 1e-6 of the diagonal.
+/// ends) and degree-3 polynomial pieces: the shaders' sum of taps equals the CPU decoder's, LBS
+/// for every encoding and DQ for the quat-* ones, within the same 1e-6 of the diagonal.
 #[test]
 fn cubic_rows_match_cpu_decoder() {
     for e in Encoding::ALL {
@@ -123,7 +135,9 @@ fn cubic_rows_match_cpu_decoder() {
             &[Skinning::Linear]
         };
         for &m in modes {
-            if check_rows(e, 4, m, true).is_none() {
+            if check_rows(e, 4, m, Rows::CatmullRom).is_none()
+                || check_rows(e, 4, m, Rows::Pieces).is_none()
+            {
                 return;
             }
         }

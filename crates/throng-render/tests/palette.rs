@@ -151,8 +151,9 @@ fn palette_buffer_equals_the_cpu_decoder_for_every_encoding() {
     }
 }
 
-/// The palette pass on Catmull-Rom rows (four taps per layer; the first clip periodic) against
-/// the CPU decoder, every encoding, LBS and (quat-*) DQ, culled and not.
+/// The palette pass on Catmull-Rom rows (four taps per layer; the first clip periodic) and on
+/// degree-3 polynomial pieces against the CPU decoder, every encoding, LBS and (quat-*) DQ,
+/// culled and not.
 #[test]
 fn cubic_rows_in_the_palette_equal_the_cpu_decoder() {
     let Some(mut r) = common::renderer() else {
@@ -161,22 +162,26 @@ fn cubic_rows_in_the_palette_equal_the_cpu_decoder() {
     let recs = common::test_records();
     for encoding in Encoding::ALL {
         let (asset, _) = common::random_asset(encoding, 4, 13);
-        let asset = common::with_cubic_rows(asset);
-        for skinning in Skinning::ALL {
-            if skinning == Skinning::DualQuat && !encoding.is_quat() {
-                continue;
+        for (what, asset) in [
+            ("catmull-rom", common::with_cubic_rows(asset.clone())),
+            ("pieces", common::with_piece_rows(asset)),
+        ] {
+            for skinning in Skinning::ALL {
+                if skinning == Skinning::DualQuat && !encoding.is_quat() {
+                    continue;
+                }
+                let worst = check(
+                    &mut r,
+                    &asset,
+                    Playback::Records(Records::Cpu(&recs)),
+                    &recs,
+                    skinning,
+                );
+                eprintln!(
+                    "{what} {} {skinning:?}: worst {worst:.2e}",
+                    encoding.as_str()
+                );
             }
-            let worst = check(
-                &mut r,
-                &asset,
-                Playback::Records(Records::Cpu(&recs)),
-                &recs,
-                skinning,
-            );
-            eprintln!(
-                "cubic {} {skinning:?}: worst {worst:.2e}",
-                encoding.as_str()
-            );
         }
     }
 }

@@ -232,6 +232,18 @@ pub fn with_cubic_rows(mut asset: BakedAsset) -> BakedAsset {
     asset
 }
 
+/// `asset` with degree-3 polynomial pieces (docs/design.md §3 "Row interpolation"): each of
+/// its 4-frame clips is one piece through its 4 rows.
+#[allow(dead_code)]
+pub fn with_piece_rows(mut asset: BakedAsset) -> BakedAsset {
+    for c in asset.clips.iter_mut() {
+        assert_eq!((c.frames - 1) % 3, 0, "whole degree-3 pieces");
+        c.interpolation = throng_asset::RowInterpolation::Pieces;
+        c.degree = 3;
+    }
+    asset
+}
+
 fn clip(name: &str, first_row: u32, frames: u32) -> ClipInfo {
     timed_clip(name, first_row, frames, (frames - 1) as f64 / 30.0, None)
 }
@@ -253,6 +265,7 @@ pub fn timed_clip(
         additive: None,
         interpolation: Default::default(),
         periodic: false,
+        degree: 0,
         times,
         name: name.into(),
         first_row,

@@ -41,9 +41,10 @@ pub struct Args {
     /// Bone-texture encoding.
     #[arg(long, value_enum, default_value_t = Encoding::QuatSnorm16)]
     pub encoding: Encoding,
-    /// How rows may be interpolated between frames: linear (two rows, any spacing) or
-    /// catmull-rom (four rows on uniform frames; under an error budget each clip takes whichever
-    /// of cubic or linear rows meets it with fewer frames).
+    /// How rows may be interpolated between frames: linear (two rows, any spacing); pieces
+    /// (under an error budget each clip takes the fewest rows of linear segments and polynomial
+    /// pieces of degree 2 or 3 ending on the source's keys); or catmull-rom (four rows on
+    /// uniform frames, where they are fewer than linear rows).
     #[arg(long, value_enum, default_value_t = RowInterpolation::Linear)]
     pub interpolation: RowInterpolation,
     /// Influences per vertex: 4, 8 or auto (the default: 4, or 8 where cutting to 4 uses more

@@ -43,6 +43,7 @@ pub fn describe(asset: &BakedAsset) -> Value {
                 "additive": c.additive,
                 "interpolation": c.interpolation.as_str(),
                 "periodic": c.periodic,
+                "degree": c.degree,
                 "bounds": {"min": c.bounds.min.to_array(), "max": c.bounds.max.to_array()},
             })
         })
@@ -267,6 +268,9 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
             .unwrap_or_default();
         let cubic = match (c.interpolation, c.periodic) {
             (throng_asset::RowInterpolation::Linear, _) => String::new(),
+            (throng_asset::RowInterpolation::Pieces, _) => {
+                format!("  degree-{} polynomial pieces", c.degree)
+            }
             (i, true) => format!("  {i} rows, periodic"),
             (i, false) => format!("  {i} rows"),
         };
