@@ -487,9 +487,6 @@ fn clip_timing(c: &Check, el: &str, clip: &ClipInfo) -> Result<(), AssetError> {
     Ok(())
 }
 
-/// A frame-time list (docs/format.md "clips"): one time per frame, `0` first, strictly
-/// increasing, the duration (as f32) last. The time rules' search and the shaders' lookup grid
-/// rely on all of it.
 /// A clip's row interpolation fits its frames: Catmull-Rom rows on uniform frames only;
 /// polynomial pieces of degree 2 or 3 that tile its gaps (docs/design.md §3 "Row
 /// interpolation"); a degree only with pieces.
@@ -510,6 +507,10 @@ fn row_interpolation(c: &Check, el: &str, clip: &ClipInfo) -> Result<(), AssetEr
         RowInterpolation::Linear | RowInterpolation::CatmullRom if clip.degree != 0 => {
             Some(format!("a degree ({}) without pieces", clip.degree))
         }
+        RowInterpolation::Pieces => clip
+            .times
+            .as_deref()
+            .and_then(|t| uneven_piece(t, clip.degree)),
         _ => None,
     };
     match why {
@@ -519,6 +520,33 @@ fn row_interpolation(c: &Check, el: &str, clip: &ClipInfo) -> Result<(), AssetEr
         )),
         None => Ok(()),
     }
+}
+
+/// A frame-time list (docs/format.md "clips"): one time per frame, `0` first, strictly
+/// increasing, the duration (as f32) last. The time rules' search and the shaders' lookup grid
+/// rely on all of it.
+/// The first piece of degree `d` whose listed frames are not equally spaced in time (within
+/// 1e-3 of the piece's length, plus f32 rounding of the times), as a message; the shaders show a
+/// piece as if they were.
+fn uneven_piece(t: &[f32], d: u8) -> Option<String> {
+    let d = d as usize;
+    if d < 2 {
+        return None;
+    }
+    (0..t.len().saturating_sub(1) / d).find_map(|p| {
+        let (a, b) = (t[p * d] as f64, t[p * d + d] as f64);
+        let slack = 1e-3 * (b - a) + 4.0 * f32::EPSILON as f64 * b.abs();
+        (1..d).find_map(|j| {
+            let want = a + (b - a) * j as f64 / d as f64;
+            let got = t[p * d + j] as f64;
+            ((got - want).abs() > slack).then(|| {
+                format!(
+                    "frame {} at {got} s is not where its piece's equal spacing puts it ({want} s)",
+                    p * d + j
+                )
+            })
+        })
+    })
 }
 
 fn frame_times(c: &Check, el: &str, clip: &ClipInfo, t: &[f32]) -> Result<(), AssetError> {

@@ -506,3 +506,39 @@ fn numbers_round_trip_bit_exactly() {
     }
     assert_eq!(back, asset);
 }
+
+/// Row interpolation that does not fit the clip's frames is refused, naming the clip
+/// (docs/format.md "clips"): pieces that do not tile the gaps, Catmull-Rom on listed frames, a
+/// degree without pieces; pieces that tile them read back.
+#[test]
+fn row_interpolation_must_fit_the_frames() {
+    use throng_asset::RowInterpolation;
+    let good = {
+        let mut a = common::asset(Encoding::QuatSnorm16);
+        // Idle: 3 frames, one degree-2 piece.
+        a.clips[1].interpolation = RowInterpolation::Pieces;
+        a.clips[1].degree = 2;
+        a
+    };
+    let back = from_glb_bytes(&to_glb_bytes(&good).expect("write"), "pieces.glb").expect("read");
+    assert_eq!(back, good);
+    let bad: [(usize, RowInterpolation, u8); 3] = [
+        // Walk: 5 frames, 4 gaps, no whole degree-3 pieces.
+        (0, RowInterpolation::Pieces, 3),
+        (0, RowInterpolation::Pieces, 4),
+        (0, RowInterpolation::Linear, 2),
+    ];
+    for (clip, interpolation, degree) in bad {
+        let mut a = common::asset(Encoding::QuatSnorm16);
+        a.clips[clip].interpolation = interpolation;
+        a.clips[clip].degree = degree;
+        let err = match to_glb_bytes(&a) {
+            Err(e) => e.to_string(),
+            Ok(b) => from_glb_bytes(&b, "bad.glb")
+                .expect_err("refused")
+                .to_string(),
+        };
+        assert!(err.contains("interpolation"), "{err}");
+        assert!(err.contains("Walk"), "{err}");
+    }
+}

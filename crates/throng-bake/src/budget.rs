@@ -703,11 +703,26 @@ pub fn piece_frames(ends: &[f32], d: u32) -> Vec<f32> {
 /// Places one clip's frames as polynomial pieces of degree `d` (2 or 3; docs/design.md §3
 /// "Row interpolation"): the greedy search of [`place`] with [`Window::piece_ok`], then every
 /// gap re-checked at [`RECHECK_STEPS`] − 1 times as the runtime shows it
-/// ([`throng_contract::row_taps`]). A piece the re-check finds over the budget is reported in
-/// `unmet` (the whole clip) and not split: the caller keeps the linear placement then.
+/// ([`throng_contract::row_taps`]). A piece the re-check finds over the budget, or one too short
+/// for distinct f32 frame times, is reported in `unmet` (the whole clip) and not split: the
+/// caller keeps the linear placement then.
 pub fn place_pieces(job: &Job<'_>, d: u32, progress: &(dyn Fn(f64) + Sync)) -> Placement {
     let ends = place_ends(job, d, progress);
     let times = piece_frames(&ends, d);
+    let end = times.last().copied().unwrap_or(0.0);
+    // A piece too short for its inner frames to be distinct f32 times (one across a step key,
+    // whose ends are one f32 step apart) cannot be stored: the caller keeps linear segments.
+    if times.len() < 2 || times.windows(2).any(|w| w[1] <= w[0]) {
+        return Placement {
+            times,
+            max_rel: f64::INFINITY,
+            max_abs: f64::INFINITY,
+            unmet: vec![(0.0, end, f64::INFINITY)],
+            interpolation: RowInterpolation::Pieces,
+            periodic: false,
+            degree: d as u8,
+        };
+    }
     let last = (times.len() - 1) as u32;
     let flags = (d << throng_contract::CLIP_DEGREE_SHIFT) & throng_contract::CLIP_DEGREE_BITS;
     let shown = |rows: &[Vec<Mat4>], k: usize, f: f32, out: &mut Vec<Mat4>| {
@@ -721,7 +736,6 @@ pub fn place_pieces(job: &Job<'_>, d: u32, progress: &(dyn Fn(f64) + Sync)) -> P
     };
     let posers = Posers::new(job.poser());
     let c = crate::uniform_budget::check_by(job, &posers, &times, RECHECK_STEPS, false, &shown);
-    let end = times.last().copied().unwrap_or(0.0);
     Placement {
         times,
         max_rel: c.rel,

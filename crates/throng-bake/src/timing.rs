@@ -90,7 +90,7 @@ pub fn plan(
         }
         sampling => {
             let mut plans = uniform(src.model, src.options, sampling);
-            mark_periodic(src, &mut plans, PERIODIC_TOLERANCE);
+            mark_periodic(src, &mut plans, PERIODIC_TOLERANCE, &|_| true);
             Ok(Timing {
                 warnings: linear_fallbacks(src.model, &plans, src.options),
                 plans,
@@ -103,9 +103,15 @@ pub fn plan(
 /// within this fraction of the bounding diagonal of its start pose.
 const PERIODIC_TOLERANCE: MaxError = MaxError::Relative(1e-5);
 
-/// Marks the cubic clips of `plans` not yet periodic whose end pose is within `tolerance` of
-/// their start pose as periodic ([`uniform_budget::is_periodic`]).
-fn mark_periodic(src: &Source<'_>, plans: &mut [ClipPlan], tolerance: MaxError) {
+/// Marks the cubic clips of `plans` that `which` picks and that are not yet periodic, whose end
+/// pose is within `tolerance` of their start pose, as periodic
+/// ([`uniform_budget::is_periodic`]).
+fn mark_periodic(
+    src: &Source<'_>,
+    plans: &mut [ClipPlan],
+    tolerance: MaxError,
+    which: &dyn Fn(&ClipPlan) -> bool,
+) {
     if !plans
         .iter()
         .any(|p| p.interpolation == RowInterpolation::CatmullRom)
@@ -115,7 +121,11 @@ fn mark_periodic(src: &Source<'_>, plans: &mut [ClipPlan], tolerance: MaxError) 
     let clusters = budget::Clusters::new(&src.prims.reference);
     for (c, plan) in plans.iter_mut().enumerate() {
         let d = clip_duration(&src.model.clips[c]);
-        if plan.interpolation != RowInterpolation::CatmullRom || plan.periodic || d <= 0.0 {
+        if plan.interpolation != RowInterpolation::CatmullRom
+            || plan.periodic
+            || d <= 0.0
+            || !which(plan)
+        {
             continue;
         }
         let job = budget::Job {
@@ -413,8 +423,11 @@ fn budgeted(
         }
         plan.error = p;
     }
-    // Clips with their own rate were not placed: their seams are checked here.
-    mark_periodic(src, &mut plans, PERIODIC_TOLERANCE);
+    // Clips with their own rate were not placed: their seams are checked here; a placed
+    // clip's seam was measured against the budget by its placement.
+    mark_periodic(src, &mut plans, PERIODIC_TOLERANCE, &|p| {
+        matches!(p.sampling, ClipSampling::ClipFps(_))
+    });
     Ok(Timing { plans, warnings })
 }
 
