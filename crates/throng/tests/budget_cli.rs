@@ -2,7 +2,8 @@
 //! diagonal between samples, measured with `throng sample BAKED --time T` (the CPU decoder)
 //! against `throng sample SOURCE --time T` (reference skinning of the source) at random times;
 //! `throng verify --max-error` prints the budgeted bake beside 30 and 60 fps and fails when a
-//! budgeted row misses its budget; `throng inspect` shows the frame spacing.
+//! budgeted row misses its budget; `throng inspect` shows the frame spacing; polynomial pieces
+//! (`--interpolation pieces`) keep 1e-4 at random times.
 
 mod common;
 
@@ -55,50 +56,7 @@ fn sampled_baked_files_stay_within_the_default_budget() {
             inspect.contains("steps"),
             "inspect shows the spacing: {inspect}"
         );
-        let json: serde_json::Value =
-            serde_json::from_str(&ok(&["inspect", &baked_s, "--json"])).expect("inspect json");
-        let clips: Vec<(String, f64)> = json["clips"]
-            .as_array()
-            .expect("clips")
-            .iter()
-            .map(|c| {
-                (
-                    c["name"].as_str().expect("name").to_string(),
-                    c["duration_s"].as_f64().expect("duration"),
-                )
-            })
-            .collect();
-        // Times spread over each clip, not on its frames (xorshift, fixed seed).
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut worst = 0.0f64;
-        for (clip, d) in &clips {
-            for _ in 0..6 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let t = format!("{:.5}", (x % 1_000_000) as f64 / 1e6 * d);
-                let (a, b) = (dir.join("ref.bin"), dir.join("baked.bin"));
-                let (a_s, b_s) = (a.to_string_lossy(), b.to_string_lossy());
-                ok(&["sample", &src, "--clip", clip, "--time", &t, "--out", &a_s]);
-                ok(&[
-                    "sample", &baked_s, "--clip", clip, "--time", &t, "--out", &b_s,
-                ]);
-                let (r, g) = (positions(&a), positions(&b));
-                assert_eq!(r.len(), g.len());
-                let diag = diagonal(&r);
-                let e = r
-                    .iter()
-                    .zip(&g)
-                    .map(|(p, q)| {
-                        (0..3)
-                            .map(|i| (p[i] as f64 - q[i] as f64).powi(2))
-                            .sum::<f64>()
-                            .sqrt()
-                    })
-                    .fold(0.0, f64::max);
-                worst = worst.max(e / diag);
-            }
-        }
+        let worst = random_time_error(&src, &baked_s, &dir, 6);
         eprintln!("{name}: largest error at 6 random times per clip: {worst:.3e} of the diagonal");
         assert!(worst <= 1e-3, "{name}: {worst:.3e}");
         let _ = std::fs::remove_dir_all(&dir);
@@ -146,4 +104,89 @@ fn verify_prints_the_budget_beside_30_and_60_fps_and_gates_on_it() {
     );
     let o = run(&["bake", &src, "-o", "x.glb", "--max-error", "2"]);
     assert_eq!(o.status.code(), Some(2), "a fraction must be below 1");
+}
+
+/// The largest error, as a fraction of the bounding diagonal, of `throng sample BAKED` against
+/// `throng sample SRC` at `per_clip` times spread over each clip (not on its frames; xorshift,
+/// fixed seed), written to files in `dir`.
+fn random_time_error(src: &str, baked_s: &str, dir: &Path, per_clip: usize) -> f64 {
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&["inspect", baked_s, "--json"])).expect("inspect json");
+    let clips: Vec<(String, f64)> = json["clips"]
+        .as_array()
+        .expect("clips")
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().expect("name").to_string(),
+                c["duration_s"].as_f64().expect("duration"),
+            )
+        })
+        .collect();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut worst = 0.0f64;
+    for (clip, d) in &clips {
+        for _ in 0..per_clip {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let t = format!("{:.5}", (x % 1_000_000) as f64 / 1e6 * d);
+            let (a, b) = (dir.join("ref.bin"), dir.join("baked.bin"));
+            let (a_s, b_s) = (a.to_string_lossy(), b.to_string_lossy());
+            ok(&["sample", src, "--clip", clip, "--time", &t, "--out", &a_s]);
+            ok(&[
+                "sample", baked_s, "--clip", clip, "--time", &t, "--out", &b_s,
+            ]);
+            let (r, g) = (positions(&a), positions(&b));
+            assert_eq!(r.len(), g.len());
+            let diag = diagonal(&r);
+            let e = r
+                .iter()
+                .zip(&g)
+                .map(|(p, q)| {
+                    (0..3)
+                        .map(|i| (p[i] as f64 - q[i] as f64).powi(2))
+                        .sum::<f64>()
+                        .sqrt()
+                })
+                .fold(0.0, f64::max);
+            worst = worst.max(e / diag);
+        }
+    }
+    worst
+}
+
+/// `--interpolation pieces` through the binary: Fox at `--max-error 1e-4` takes polynomial
+/// pieces (`inspect` says so), `verify --report` prints them with their bytes per bone per
+/// second, and the CPU decoder's samples (`throng sample`, through the row taps) stay within
+/// 1e-4 of the diagonal of reference skinning at random times.
+#[test]
+fn polynomial_pieces_through_the_binary_keep_1e_4() {
+    let Some(src) = common::asset_arg("Fox.glb") else {
+        return;
+    };
+    let dir = temp_dir("pieces");
+    let baked = dir.join("fox-pieces.glb");
+    let baked_s = baked.to_string_lossy().into_owned();
+    ok(&[
+        "bake",
+        &src,
+        "-o",
+        &baked_s,
+        "--max-error",
+        "1e-4",
+        "--interpolation",
+        "pieces",
+        "--no-verify",
+    ]);
+    let inspect = ok(&["inspect", &baked_s]);
+    assert!(inspect.contains("polynomial pieces"), "{inspect}");
+    let report = ok(&["verify", &baked_s, "--source", &src, "--report"]);
+    for s in ["B/bone/s", "shell max", "pieces", "file"] {
+        assert!(report.contains(s), "{s:?} missing: {report}");
+    }
+    let worst = random_time_error(&src, &baked_s, &dir, 8);
+    eprintln!("Fox, pieces at 1e-4: largest error at 8 random times per clip: {worst:.3e}");
+    assert!(worst <= 1e-4, "{worst:.3e}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
