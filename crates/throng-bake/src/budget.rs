@@ -709,45 +709,49 @@ pub fn piece_frames(ends: &[f32], d: u32) -> Vec<f32> {
 pub fn place_pieces(job: &Job<'_>, d: u32, progress: &(dyn Fn(f64) + Sync)) -> Placement {
     let ends = place_ends(job, d, progress);
     let times = piece_frames(&ends, d);
-    let end = times.last().copied().unwrap_or(0.0);
     // A piece too short for its inner frames to be distinct f32 times (one across a step key,
     // whose ends are one f32 step apart) cannot be stored: the caller keeps linear segments.
     if times.len() < 2 || times.windows(2).any(|w| w[1] <= w[0]) {
-        return Placement {
-            times,
-            max_rel: f64::INFINITY,
-            max_abs: f64::INFINITY,
-            unmet: vec![(0.0, end, f64::INFINITY)],
-            interpolation: RowInterpolation::Pieces,
-            periodic: false,
-            degree: d as u8,
+        let failed = crate::uniform_budget::UniformCheck {
+            abs: f64::INFINITY,
+            rel: f64::INFINITY,
+            ok: false,
         };
+        return Placement::checked(times, failed, RowInterpolation::Pieces, d as u8);
     }
     let last = (times.len() - 1) as u32;
     let flags = (d << throng_contract::CLIP_DEGREE_SHIFT) & throng_contract::CLIP_DEGREE_BITS;
     let shown = |rows: &[Vec<Mat4>], k: usize, f: f32, out: &mut Vec<Mat4>| {
-        out.clear();
-        out.resize(rows[0].len(), Mat4::ZERO);
-        for (r, w) in throng_contract::row_taps(0, last, k as u32, k as u32 + 1, f, flags).iter() {
-            for (o, m) in out.iter_mut().zip(&rows[r as usize]) {
-                *o += *m * w;
-            }
-        }
+        crate::uniform_budget::shown_by_taps(rows, last, flags, k, f, out)
     };
     let posers = Posers::new(job.poser());
     let c = crate::uniform_budget::check_by(job, &posers, &times, RECHECK_STEPS, false, &shown);
-    Placement {
-        times,
-        max_rel: c.rel,
-        max_abs: c.abs,
-        unmet: if c.ok {
-            Vec::new()
-        } else {
-            vec![(0.0, end, c.abs)]
-        },
-        interpolation: RowInterpolation::Pieces,
-        periodic: false,
-        degree: d as u8,
+    Placement::checked(times, c, RowInterpolation::Pieces, d as u8)
+}
+
+impl Placement {
+    /// A placement of `times` with a check's figures; a failed check is one unmet span over the
+    /// whole clip. Not periodic.
+    pub fn checked(
+        times: Vec<f32>,
+        c: crate::uniform_budget::UniformCheck,
+        interpolation: RowInterpolation,
+        degree: u8,
+    ) -> Placement {
+        let end = times.last().copied().unwrap_or(0.0);
+        Placement {
+            times,
+            max_rel: c.rel,
+            max_abs: c.abs,
+            unmet: if c.ok {
+                Vec::new()
+            } else {
+                vec![(0.0, end, c.abs)]
+            },
+            interpolation,
+            periodic: false,
+            degree,
+        }
     }
 }
 

@@ -65,15 +65,29 @@ pub fn check(
     let times = frame_times(n, job.duration);
     let last = (n - 1) as u32;
     let taps = |rows: &[Vec<Mat4>], k: usize, f: f32, out: &mut Vec<Mat4>| {
-        out.clear();
-        out.resize(rows[0].len(), Mat4::ZERO);
-        for (r, w) in row_taps(0, last, k as u32, k as u32 + 1, f, flags).iter() {
-            for (o, s) in out.iter_mut().zip(&rows[r as usize]) {
-                *o += *s * w;
-            }
-        }
+        shown_by_taps(rows, last, flags, k, f, out)
     };
     check_by(job, posers, &times, steps, stop_early, &taps)
+}
+
+/// The skin matrices a clip of rows `0 ..= last` with `flags` shows at fraction `f` of gap `k`,
+/// as the runtime and the shaders form them: `Σ w · rows[r]` over the row taps
+/// ([`throng_contract::row_taps`]), summed in tap order from zero.
+pub fn shown_by_taps(
+    rows: &[Vec<Mat4>],
+    last: u32,
+    flags: u32,
+    k: usize,
+    f: f32,
+    out: &mut Vec<Mat4>,
+) {
+    out.clear();
+    out.resize(rows.first().map_or(0, Vec::len), Mat4::ZERO);
+    for (r, w) in row_taps(0, last, k as u32, k as u32 + 1, f, flags).iter() {
+        for (o, s) in out.iter_mut().zip(&rows[r as usize]) {
+            *o += *s * w;
+        }
+    }
 }
 
 /// How rows are shown between frames: given every frame's skin matrices, the gap k and the
@@ -190,23 +204,12 @@ pub fn place(job: &Job<'_>, flags: u32, most: u64, progress: &(dyn Fn(u64) + Syn
         }
     }
     let c = check(job, &posers, good, flags, steps, false);
-    let times = frame_times(good, job.duration);
-    let end = times.last().copied().unwrap_or(0.0);
-    Placement {
-        times,
-        max_rel: c.rel,
-        max_abs: c.abs,
-        unmet: if c.ok {
-            Vec::new()
-        } else {
-            vec![(0.0, end, c.abs)]
-        },
-        interpolation: if flags & CLIP_CUBIC != 0 {
-            RowInterpolation::CatmullRom
-        } else {
-            RowInterpolation::Linear
-        },
-        periodic: flags & CLIP_PERIODIC != 0,
-        degree: 0,
-    }
+    let interpolation = if flags & CLIP_CUBIC != 0 {
+        RowInterpolation::CatmullRom
+    } else {
+        RowInterpolation::Linear
+    };
+    let mut p = Placement::checked(frame_times(good, job.duration), c, interpolation, 0);
+    p.periodic = flags & CLIP_PERIODIC != 0;
+    p
 }

@@ -127,27 +127,35 @@ fn check_pass(
     worst
 }
 
+/// [`check`] of CPU-timed test records on `asset` under every skinning its encoding takes.
+fn check_every_skinning(r: &mut Renderer, asset: &throng_asset::BakedAsset, what: &str) {
+    let recs = common::test_records();
+    for skinning in Skinning::ALL {
+        if skinning == Skinning::DualQuat && !asset.bone_texture.encoding.is_quat() {
+            continue;
+        }
+        let worst = check(
+            r,
+            asset,
+            Playback::Records(Records::Cpu(&recs)),
+            &recs,
+            skinning,
+        );
+        eprintln!(
+            "{what} {} {skinning:?}: worst {worst:.2e}",
+            asset.bone_texture.encoding.as_str()
+        );
+    }
+}
+
 #[test]
 fn palette_buffer_equals_the_cpu_decoder_for_every_encoding() {
     let Some(mut r) = common::renderer() else {
         return;
     };
-    let recs = common::test_records();
     for encoding in Encoding::ALL {
         let (asset, _) = common::random_asset(encoding, 8, 11);
-        for skinning in Skinning::ALL {
-            if skinning == Skinning::DualQuat && !encoding.is_quat() {
-                continue;
-            }
-            let worst = check(
-                &mut r,
-                &asset,
-                Playback::Records(Records::Cpu(&recs)),
-                &recs,
-                skinning,
-            );
-            eprintln!("{} {skinning:?}: worst {worst:.2e}", encoding.as_str());
-        }
+        check_every_skinning(&mut r, &asset, "linear");
     }
 }
 
@@ -159,30 +167,14 @@ fn cubic_rows_in_the_palette_equal_the_cpu_decoder() {
     let Some(mut r) = common::renderer() else {
         return;
     };
-    let recs = common::test_records();
     for encoding in Encoding::ALL {
         let (asset, _) = common::random_asset(encoding, 4, 13);
-        for (what, asset) in [
-            ("catmull-rom", common::with_cubic_rows(asset.clone())),
-            ("pieces", common::with_piece_rows(asset)),
-        ] {
-            for skinning in Skinning::ALL {
-                if skinning == Skinning::DualQuat && !encoding.is_quat() {
-                    continue;
-                }
-                let worst = check(
-                    &mut r,
-                    &asset,
-                    Playback::Records(Records::Cpu(&recs)),
-                    &recs,
-                    skinning,
-                );
-                eprintln!(
-                    "{what} {} {skinning:?}: worst {worst:.2e}",
-                    encoding.as_str()
-                );
-            }
-        }
+        check_every_skinning(
+            &mut r,
+            &common::with_cubic_rows(asset.clone()),
+            "catmull-rom",
+        );
+        check_every_skinning(&mut r, &common::with_piece_rows(asset), "pieces");
     }
 }
 
