@@ -757,19 +757,10 @@ impl Placement {
 
 /// One segment's re-check: largest error (file units), largest relative error, and whether it
 /// met the budget everywhere.
-#[derive(Clone, Copy)]
-struct SegmentCheck {
-    abs: f64,
-    rel: f64,
-    ok: bool,
-}
+type SegmentCheck = crate::uniform_budget::UniformCheck;
 
 fn check_segment(job: &Job<'_>, poser: &mut Poser, t0: f32, t1: f32) -> SegmentCheck {
-    let mut out = SegmentCheck {
-        abs: 0.0,
-        rel: 0.0,
-        ok: true,
-    };
+    let mut out = SegmentCheck::PASS;
     // No f32 clip time lies strictly between neighbouring f32 times: nothing to show there
     // (the two frames around a STEP key).
     if t1 <= t0.next_up() {
@@ -781,14 +772,8 @@ fn check_segment(job: &Job<'_>, poser: &mut Poser, t0: f32, t1: f32) -> SegmentC
     for j in 1..RECHECK_STEPS {
         let alpha = j as f32 / RECHECK_STEPS as f32;
         let st = job.pose(poser, t0 + (t1 - t0) * alpha as f64);
-        let diag = job.clusters.diagonal(&st);
         deltas(&st, &sa, &sb, alpha, &mut delta);
-        let (err, ok) = job.clusters.worst(&delta, job.allowed(diag));
-        out.abs = out.abs.max(err as f64);
-        if diag > 0.0 {
-            out.rel = out.rel.max(err as f64 / diag as f64);
-        }
-        out.ok &= ok;
+        out.measure(job, &st, &delta);
     }
     out
 }

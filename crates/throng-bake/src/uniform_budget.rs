@@ -51,6 +51,36 @@ pub struct UniformCheck {
     pub ok: bool,
 }
 
+impl UniformCheck {
+    /// Nothing measured yet: no error, met.
+    pub const PASS: UniformCheck = UniformCheck {
+        abs: 0.0,
+        rel: 0.0,
+        ok: true,
+    };
+
+    /// Takes in one measured time: the source's skin matrices `st` there and `delta`, the
+    /// shown matrices' difference from them, against the job's budget at that time's diagonal.
+    pub fn measure(&mut self, job: &Job<'_>, st: &[Mat4], delta: &[Mat4]) {
+        let diag = job.clusters.diagonal(st);
+        let (err, ok) = job.clusters.worst(delta, job.allowed(diag));
+        self.abs = self.abs.max(err as f64);
+        if diag > 0.0 {
+            self.rel = self.rel.max(err as f64 / diag as f64);
+        }
+        self.ok &= ok;
+    }
+
+    /// Both checks together: the larger errors, met where both were.
+    pub fn and(self, other: UniformCheck) -> UniformCheck {
+        UniformCheck {
+            abs: self.abs.max(other.abs),
+            rel: self.rel.max(other.rel),
+            ok: self.ok && other.ok,
+        }
+    }
+}
+
 /// The error of `n` uniform frames interpolated with `flags` ([`interpolation_flags`]), at
 /// `steps − 1` evenly spaced times inside every gap. With `stop_early` the check stops at the
 /// first gap over the budget (its figures then cover the gaps seen).
@@ -109,11 +139,7 @@ pub fn check_by(
         .map(|&t| posers.with(|p| job.pose(p, t as f64)))
         .collect();
     let gap = |k: usize| -> UniformCheck {
-        let mut out = UniformCheck {
-            abs: 0.0,
-            rel: 0.0,
-            ok: true,
-        };
+        let mut out = UniformCheck::PASS;
         let (t0, t1) = (times[k] as f64, times[k + 1] as f64);
         let mut delta = Vec::new();
         let mut interpolated = Vec::new();
@@ -124,33 +150,20 @@ pub fn check_by(
                 shown(&rows, k, f, &mut interpolated);
                 delta.clear();
                 delta.extend(st.iter().zip(&interpolated).map(|(s, i)| *s - *i));
-                let diag = job.clusters.diagonal(&st);
-                let (err, ok) = job.clusters.worst(&delta, job.allowed(diag));
-                out.abs = out.abs.max(err as f64);
-                if diag > 0.0 {
-                    out.rel = out.rel.max(err as f64 / diag as f64);
-                }
-                out.ok &= ok;
+                out.measure(job, &st, &delta);
             }
         });
         out
     };
-    let merge = |a: UniformCheck, b: UniformCheck| UniformCheck {
-        abs: a.abs.max(b.abs),
-        rel: a.rel.max(b.rel),
-        ok: a.ok && b.ok,
-    };
-    let none = UniformCheck {
-        abs: 0.0,
-        rel: 0.0,
-        ok: true,
-    };
     let gaps = times.len().saturating_sub(1);
     if stop_early {
         let failed = (0..gaps).into_par_iter().map(gap).find_any(|c| !c.ok);
-        failed.unwrap_or(none)
+        failed.unwrap_or(UniformCheck::PASS)
     } else {
-        (0..gaps).into_par_iter().map(gap).reduce(|| none, merge)
+        (0..gaps)
+            .into_par_iter()
+            .map(gap)
+            .reduce(|| UniformCheck::PASS, UniformCheck::and)
     }
 }
 
