@@ -641,7 +641,7 @@ pub fn place(job: &Job<'_>, progress: &(dyn Fn(f64) + Sync)) -> Placement {
 /// with pieces of degree `degree` (1: linear segments; 2 or 3: polynomial pieces through
 /// `degree + 1` equally spaced frames, [`Window::piece_ok`]). Pieces may span `degree` times
 /// [`MAX_SPAN`] candidates.
-fn place_ends(job: &Job<'_>, degree: u32, progress: &(dyn Fn(f64) + Sync)) -> Vec<f32> {
+pub(crate) fn place_ends(job: &Job<'_>, degree: u32, progress: &(dyn Fn(f64) + Sync)) -> Vec<f32> {
     let clip = &job.model.clips[job.clip];
     let cands = candidates(clip, job.duration);
     let m = cands.len();
@@ -700,41 +700,12 @@ pub fn piece_frames(ends: &[f32], d: u32) -> Vec<f32> {
     out
 }
 
-/// Places one clip's frames as polynomial pieces of degree `d` (2 or 3; docs/design.md §3
-/// "Row interpolation"): the greedy search of [`place`] with [`Window::piece_ok`], then every
-/// gap re-checked at [`RECHECK_STEPS`] − 1 times as the runtime shows it
-/// ([`throng_contract::row_taps`]). A piece the re-check finds over the budget, or one too short
-/// for distinct f32 frame times, is reported in `unmet` (the whole clip) and not split: the
-/// caller keeps the linear placement then.
-pub fn place_pieces(job: &Job<'_>, d: u32, progress: &(dyn Fn(f64) + Sync)) -> Placement {
-    let ends = place_ends(job, d, progress);
-    let times = piece_frames(&ends, d);
-    // A piece too short for its inner frames to be distinct f32 times (one across a step key,
-    // whose ends are one f32 step apart) cannot be stored: the caller keeps linear segments.
-    if times.len() < 2 || times.windows(2).any(|w| w[1] <= w[0]) {
-        let failed = crate::uniform_budget::UniformCheck {
-            abs: f64::INFINITY,
-            rel: f64::INFINITY,
-            ok: false,
-        };
-        return Placement::checked(times, failed, RowInterpolation::Pieces, d as u8);
-    }
-    let last = (times.len() - 1) as u32;
-    let flags = (d << throng_contract::CLIP_DEGREE_SHIFT) & throng_contract::CLIP_DEGREE_BITS;
-    let shown = |rows: &[Vec<Mat4>], k: usize, f: f32, out: &mut Vec<Mat4>| {
-        crate::uniform_budget::shown_by_taps(rows, last, flags, k, f, out)
-    };
-    let posers = Posers::new(job.poser());
-    let c = crate::uniform_budget::check_by(job, &posers, &times, RECHECK_STEPS, false, &shown);
-    Placement::checked(times, c, RowInterpolation::Pieces, d as u8)
-}
-
 impl Placement {
     /// A placement of `times` with a check's figures; a failed check is one unmet span over the
     /// whole clip. Not periodic.
     pub fn checked(
         times: Vec<f32>,
-        c: crate::uniform_budget::UniformCheck,
+        c: Check,
         interpolation: RowInterpolation,
         degree: u8,
     ) -> Placement {
@@ -755,12 +726,48 @@ impl Placement {
     }
 }
 
-/// One segment's re-check: largest error (file units), largest relative error, and whether it
-/// met the budget everywhere.
-type SegmentCheck = crate::uniform_budget::UniformCheck;
+/// What a check of frames found: largest error (file units), largest relative error,
+/// and whether every time met the budget.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Check {
+    pub abs: f64,
+    pub rel: f64,
+    pub ok: bool,
+}
 
-fn check_segment(job: &Job<'_>, poser: &mut Poser, t0: f32, t1: f32) -> SegmentCheck {
-    let mut out = SegmentCheck::PASS;
+impl Check {
+    /// Nothing measured yet: no error, met.
+    pub const PASS: Check = Check {
+        abs: 0.0,
+        rel: 0.0,
+        ok: true,
+    };
+
+    /// Takes in one measured time: the source's skin matrices `st` there and `delta`, the
+    /// shown matrices' difference from them, against the job's budget at that time's diagonal.
+    pub fn measure(&mut self, job: &Job<'_>, st: &[Mat4], delta: &[Mat4]) {
+        let diag = job.clusters.diagonal(st);
+        let (err, ok) = job.clusters.worst(delta, job.allowed(diag));
+        self.abs = self.abs.max(err as f64);
+        if diag > 0.0 {
+            self.rel = self.rel.max(err as f64 / diag as f64);
+        }
+        self.ok &= ok;
+    }
+
+    /// Both checks together: the larger errors, met where both were.
+    pub fn and(self, other: Check) -> Check {
+        Check {
+            abs: self.abs.max(other.abs),
+            rel: self.rel.max(other.rel),
+            ok: self.ok && other.ok,
+        }
+    }
+}
+
+/// One segment's re-check.
+fn check_segment(job: &Job<'_>, poser: &mut Poser, t0: f32, t1: f32) -> Check {
+    let mut out = Check::PASS;
     // No f32 clip time lies strictly between neighbouring f32 times: nothing to show there
     // (the two frames around a STEP key).
     if t1 <= t0.next_up() {
@@ -781,7 +788,7 @@ fn check_segment(job: &Job<'_>, poser: &mut Poser, t0: f32, t1: f32) -> SegmentC
 /// Re-checks `times` on the dense grid, splitting failing segments; see the module docs.
 fn recheck(job: &Job<'_>, mut times: Vec<f32>) -> Placement {
     let posers = Posers::new(job.poser());
-    let run = |segs: &[(f32, f32)]| -> Vec<SegmentCheck> {
+    let run = |segs: &[(f32, f32)]| -> Vec<Check> {
         segs.par_iter()
             .map(|&(a, b)| posers.with(|poser| check_segment(job, poser, a, b)))
             .collect()

@@ -475,7 +475,7 @@ fn place_clips(
             RowInterpolation::Pieces => {
                 let mut best = budget::place(&job, &|_| {});
                 for d in [2, 3] {
-                    let p = budget::place_pieces(&job, d, &|_| {});
+                    let p = uniform_budget::place_pieces(&job, d, &|_| {});
                     if p.unmet.is_empty() && p.times.len() < best.times.len() {
                         best = p;
                     }

@@ -1,23 +1,24 @@
-//! Error-budgeted *uniform* frames for a clip whose rows are interpolated by a row interpolant
-//! (docs/design.md §3 "Row interpolation"): the fewest uniform frames whose interpolation keeps
-//! every vertex within the budget of reference skinning at every time in between. The
-//! Catmull-Rom interpolant needs uniform frames (its weights assume equal spacing), so where
-//! [`crate::budget`] places listed frames one segment at a time, this searches the frame count.
+//! Row interpolants under an error budget, beside the linear placement of [`crate::budget`]
+//! (docs/design.md §3 "Row interpolation"):
 //!
-//! Whatever the interpolant, the shown skin matrix at time t is `Σ_k w_k S(t_k)` over its row
-//! taps ([`throng_contract::row_taps`], the same function the runtime and the shaders use), so
-//! the shown vertex is the same sum of vertices skinned at the taps and its error against the
-//! reference is `|Σ_i w_i Δ_i(t) p|` with `Δ(t) = S(t) − Σ_k w_k S(t_k)`: the budget's
-//! [`crate::budget::Clusters`] bound applies unchanged.
-//!
-//! - **Check**: frame count n passes when, in every gap between frames, the error at
-//!   [`RECHECK_STEPS`] − 1 evenly spaced times is within the budget.
-//! - **Search**: n doubles from 2 until it passes (at most [`CANDIDATE_RATE`] frames a second),
-//!   then bisects between the last count that failed and the first that passed. The error need
-//!   not fall monotonically with n, so the count found is one that passed, not always the
-//!   smallest that would.
+//! - [`check_by`] measures frames shown any way ([`Shown`]); [`shown_by_taps`] shows them as the
+//!   runtime and the shaders do, through the row taps ([`throng_contract::row_taps`]). Whatever
+//!   the interpolant, the shown skin matrix at time t is `Σ_k w_k S(t_k)` over its taps, so the
+//!   shown vertex is the same sum of vertices skinned at the taps and its error against the
+//!   reference is `|Σ_i w_i Δ_i(t) p|` with `Δ(t) = S(t) − Σ_k w_k S(t_k)`: the budget's
+//!   [`crate::budget::Clusters`] bound applies unchanged.
+//! - [`place`]: the fewest *uniform* frames whose Catmull-Rom rows meet the budget (its weights
+//!   assume equal spacing, so the frame count is searched: n doubles from 2 until it passes, at
+//!   most [`CANDIDATE_RATE`] frames a second, then bisects between the last count that failed
+//!   and the first that passed; the error need not fall monotonically with n, so the count
+//!   found is one that passed, not always the smallest that would). A count passes when, in
+//!   every gap, the error at [`RECHECK_STEPS`] − 1 evenly spaced times is within the budget.
+//! - [`place_pieces`]: polynomial pieces of degree 2 or 3, placed by the linear placement's
+//!   greedy search and re-checked here.
 
-use crate::budget::{Job, Placement, Posers, CANDIDATE_RATE, RECHECK_STEPS};
+use crate::budget::{
+    piece_frames, place_ends, Check, Job, Placement, Posers, CANDIDATE_RATE, RECHECK_STEPS,
+};
 use crate::frames::{frame_count, frame_time};
 use glam::Mat4;
 use rayon::prelude::*;
@@ -42,45 +43,6 @@ pub fn interpolation_flags(cubic: bool, periodic: bool) -> u32 {
     f
 }
 
-/// What one check of a frame count found: largest error (file units), largest relative error,
-/// and whether every time met the budget.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct UniformCheck {
-    pub abs: f64,
-    pub rel: f64,
-    pub ok: bool,
-}
-
-impl UniformCheck {
-    /// Nothing measured yet: no error, met.
-    pub const PASS: UniformCheck = UniformCheck {
-        abs: 0.0,
-        rel: 0.0,
-        ok: true,
-    };
-
-    /// Takes in one measured time: the source's skin matrices `st` there and `delta`, the
-    /// shown matrices' difference from them, against the job's budget at that time's diagonal.
-    pub fn measure(&mut self, job: &Job<'_>, st: &[Mat4], delta: &[Mat4]) {
-        let diag = job.clusters.diagonal(st);
-        let (err, ok) = job.clusters.worst(delta, job.allowed(diag));
-        self.abs = self.abs.max(err as f64);
-        if diag > 0.0 {
-            self.rel = self.rel.max(err as f64 / diag as f64);
-        }
-        self.ok &= ok;
-    }
-
-    /// Both checks together: the larger errors, met where both were.
-    pub fn and(self, other: UniformCheck) -> UniformCheck {
-        UniformCheck {
-            abs: self.abs.max(other.abs),
-            rel: self.rel.max(other.rel),
-            ok: self.ok && other.ok,
-        }
-    }
-}
-
 /// The error of `n` uniform frames interpolated with `flags` ([`interpolation_flags`]), at
 /// `steps − 1` evenly spaced times inside every gap. With `stop_early` the check stops at the
 /// first gap over the budget (its figures then cover the gaps seen).
@@ -91,7 +53,7 @@ pub fn check(
     flags: u32,
     steps: u32,
     stop_early: bool,
-) -> UniformCheck {
+) -> Check {
     let times = frame_times(n, job.duration);
     let last = (n - 1) as u32;
     let taps = |rows: &[Vec<Mat4>], k: usize, f: f32, out: &mut Vec<Mat4>| {
@@ -133,13 +95,13 @@ pub fn check_by(
     steps: u32,
     stop_early: bool,
     shown: &Shown<'_>,
-) -> UniformCheck {
+) -> Check {
     let rows: Vec<Vec<Mat4>> = times
         .par_iter()
         .map(|&t| posers.with(|p| job.pose(p, t as f64)))
         .collect();
-    let gap = |k: usize| -> UniformCheck {
-        let mut out = UniformCheck::PASS;
+    let gap = |k: usize| -> Check {
+        let mut out = Check::PASS;
         let (t0, t1) = (times[k] as f64, times[k + 1] as f64);
         let mut delta = Vec::new();
         let mut interpolated = Vec::new();
@@ -158,12 +120,12 @@ pub fn check_by(
     let gaps = times.len().saturating_sub(1);
     if stop_early {
         let failed = (0..gaps).into_par_iter().map(gap).find_any(|c| !c.ok);
-        failed.unwrap_or(UniformCheck::PASS)
+        failed.unwrap_or(Check::PASS)
     } else {
         (0..gaps)
             .into_par_iter()
             .map(gap)
-            .reduce(|| UniformCheck::PASS, UniformCheck::and)
+            .reduce(|| Check::PASS, Check::and)
     }
 }
 
@@ -225,4 +187,33 @@ pub fn place(job: &Job<'_>, flags: u32, most: u64, progress: &(dyn Fn(u64) + Syn
     let mut p = Placement::checked(frame_times(good, job.duration), c, interpolation, 0);
     p.periodic = flags & CLIP_PERIODIC != 0;
     p
+}
+
+/// Places one clip's frames as polynomial pieces of degree `d` (2 or 3; docs/design.md §3
+/// "Row interpolation"): the greedy search of [`crate::budget::place`] with pieces checked against the polynomial, then every
+/// gap re-checked at [`RECHECK_STEPS`] − 1 times as the runtime shows it
+/// ([`throng_contract::row_taps`]). A piece the re-check finds over the budget, or one too short
+/// for distinct f32 frame times, is reported in `unmet` (the whole clip) and not split: the
+/// caller keeps the linear placement then.
+pub fn place_pieces(job: &Job<'_>, d: u32, progress: &(dyn Fn(f64) + Sync)) -> Placement {
+    let ends = place_ends(job, d, progress);
+    let times = piece_frames(&ends, d);
+    // A piece too short for its inner frames to be distinct f32 times (one across a step key,
+    // whose ends are one f32 step apart) cannot be stored: the caller keeps linear segments.
+    if times.len() < 2 || times.windows(2).any(|w| w[1] <= w[0]) {
+        let failed = Check {
+            abs: f64::INFINITY,
+            rel: f64::INFINITY,
+            ok: false,
+        };
+        return Placement::checked(times, failed, RowInterpolation::Pieces, d as u8);
+    }
+    let last = (times.len() - 1) as u32;
+    let flags = (d << throng_contract::CLIP_DEGREE_SHIFT) & throng_contract::CLIP_DEGREE_BITS;
+    let shown = |rows: &[Vec<Mat4>], k: usize, f: f32, out: &mut Vec<Mat4>| {
+        shown_by_taps(rows, last, flags, k, f, out)
+    };
+    let posers = Posers::new(job.poser());
+    let c = check_by(job, &posers, &times, RECHECK_STEPS, false, &shown);
+    Placement::checked(times, c, RowInterpolation::Pieces, d as u8)
 }
