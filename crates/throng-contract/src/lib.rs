@@ -59,7 +59,7 @@ pub use names::{
 pub use record::{InstanceRecord, InstanceTransform, Layer};
 pub use records::{RecordChanges, Records};
 pub use taps::{
-    catmull_rom_weights, clip_row_taps, piece_degree, piece_weights, row_taps, RowTaps, CLIP_CUBIC,
+    catmull_rom_weights, layer_taps, piece_degree, piece_weights, row_taps, RowTaps, CLIP_CUBIC,
     CLIP_DEGREE_BITS, CLIP_DEGREE_SHIFT, CLIP_PERIODIC,
 };
 pub use time::{wrap_time, ClipFrames, ClipTime, Direction, FrameRef, Span, FRAC_MAX};

@@ -7,7 +7,7 @@
 //! `Σ_i weights[i] · X(rows[i])` over the taps whose weight is not 0, summed in tap order, so a
 //! linear clip still reads two rows and a cubic one four.
 
-use crate::GpuClip;
+use crate::{GpuClipTable, Layer};
 
 /// `GpuClip::flags` bit 1: the clip's rows are interpolated by the uniform Catmull-Rom spline
 /// (four taps) instead of linearly (two).
@@ -133,11 +133,27 @@ pub fn row_taps(first: u32, last: u32, row: u32, next: u32, frac: f32, flags: u3
     }
 }
 
-/// [`row_taps`] for a clip of the GPU clip table.
-pub fn clip_row_taps(c: &GpuClip, row: u32, next: u32, frac: f32) -> RowTaps {
-    let first = c.first_row;
-    let last = first + c.frames.max(1) - 1;
-    row_taps(first, last, row, next, frac, c.flags)
+/// The taps of layer `l` over a table of `table_rows` rows with the clip table `clips`: its row
+/// and the next kept inside the layer's clip (when `clips` has it) and the table, then
+/// [`row_taps`] (linear for a clip past the table). The Rust twin of the WGSL `layer_taps` with
+/// its `layer_rows`, for readers of a record's rows on the CPU (anchors).
+pub fn layer_taps(l: &Layer, clips: &GpuClipTable, table_rows: u32) -> RowTaps {
+    let last_row = table_rows.saturating_sub(1);
+    let row = (l.row.max(0.0) as u32).min(last_row);
+    let known = (l.clip_index() as usize) < clips.clips.len();
+    let c = clips.clip(l.clip_index());
+    let last = if known {
+        c.first_row
+            .saturating_add(c.frames.max(1) - 1)
+            .min(last_row)
+    } else {
+        last_row
+    };
+    let next = (row + 1).min(last).max(row);
+    if !known {
+        return RowTaps::linear(row, next, l.frac);
+    }
+    row_taps(c.first_row, last, row, next, l.frac, c.flags)
 }
 
 #[cfg(test)]

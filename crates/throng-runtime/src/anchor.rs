@@ -3,7 +3,7 @@
 use crate::{InstanceRecord, InstanceTransform, RuntimeError};
 use glam::Mat4;
 use throng_asset::AnchorTexture;
-use throng_contract::{row_taps, GpuClipTable, RowTaps};
+use throng_contract::{layer_taps, GpuClipTable};
 
 /// World transform (column-major, file units) of `anchor` for an instance showing `record`:
 /// per layer the model-space anchor matrices of the layer's row taps in `clips` (docs/design.md
@@ -40,20 +40,7 @@ pub fn anchor_world(
         if row >= rows {
             return Err(RuntimeError::AnchorRows { rows, row });
         }
-        // As the shader's layer_taps: inside the layer's clip (when known) and the table.
-        let known = (l.clip_index() as usize) < clips.clips.len();
-        let clip = clips.clip(l.clip_index());
-        let last = if known {
-            (clip.first_row + clip.frames.max(1) - 1).min(rows - 1)
-        } else {
-            rows - 1
-        };
-        let next = (row + 1).min(last).max(row);
-        let taps = if known && last > clip.first_row {
-            row_taps(clip.first_row, last, row, next, l.frac, clip.flags)
-        } else {
-            RowTaps::linear(row, next, l.frac)
-        };
+        let taps = layer_taps(l, clips, rows);
         let mut m = Mat4::ZERO;
         for (r, w) in taps.iter() {
             m += anchors.matrix(anchor, r) * w;
