@@ -872,7 +872,8 @@ pub fn skin_positions(
 }
 
 /// Model-space transform of anchor `anchor` for a layer record, interpolated and blended exactly
-/// like skin matrices (docs/design.md §4): `Σ_l weight_l · mix(A(row_l), A(next_l), frac_l)`.
+/// like skin matrices (docs/design.md §4): `Σ_l weight_l · Σ_k w_k A(row_k)` over each layer's
+/// row taps (on a linear clip `mix(A(row_l), A(next_l), frac_l)`).
 pub fn blended_anchor_matrix(
     asset: &BakedAsset,
     anchor: usize,
@@ -902,7 +903,11 @@ pub fn blended_anchor_matrix(
     };
     let mut m = Mat4::ZERO;
     for l in layer_rows(layers, &asset.clips)? {
-        m += mix_mat4(&fetch(l.row)?, &fetch(l.next)?, l.frac) * l.weight;
+        let mut a = Mat4::ZERO;
+        for (row, w) in l.taps.iter() {
+            a += fetch(row)? * w;
+        }
+        m += a * l.weight;
     }
     Ok(Some(m))
 }
