@@ -162,7 +162,8 @@ pub fn layers_on_gpu(
 }
 
 /// Every instance's world transform of `anchor` as the prop draw places it (column-major, file
-/// units): `transforms[i] · Σ_l w_l · lerp(A(row_l), A(next_l), frac_l)` on the GPU, for the
+/// units): `transforms[i] · Σ_l w_l · Σ_k w_k A(row_k)` over each layer's row taps (on a linear
+/// clip `lerp(A(row_l), A(next_l), frac_l)`) on the GPU, for the
 /// layers of `playback` (CPU-timed: the records; GPU-timed: derived from the record and the
 /// clock). The twin of `throng_runtime::anchor::anchor_world`.
 pub fn anchors_on_gpu(
