@@ -1,28 +1,30 @@
 // throng's skinning for an engine's own WebGL2 renderer (GLSL ES 3.00, vertex stage): the
 // GLSL twin of throng::playback's GPU-timed arithmetic (crates/throng-contract/shaders/
-// playback.wgsl: gpu_layers, clip_frame, listed_frame, phase_position) and of the texture
-// path's skinning (throng::skin). adapter.rs prepends the contract's constants as #defines
-// (THRONG_*, generated from the Rust constants) and the texture width; the JavaScript adapters
-// (throng/three, throng/babylon) inject this into their engines' materials. Define
-// THRONG_GPU_TIMED for a GPU-timed crowd.
+// playback.wgsl: gpu_layers, clip_frame, listed_frame, phase_position, layer_taps) and of the
+// texture path's skinning (throng::skin, throng::bone's taps_affine). adapter.rs prepends the
+// contract's constants as #defines (THRONG_*, generated from the Rust constants) and the texture
+// width; the JavaScript adapters (throng/three, throng/babylon) inject this into their engines'
+// materials. Define THRONG_GPU_TIMED for a GPU-timed crowd.
 //
 // Every table is a 2D texture THRONG_WIDTH texels wide, item i at texel (i % W, i / W):
 // - throngBones (RGBA32F): texel (3j + r, row) = row r of palette entry j's skin matrix;
 // - throngTransforms (RGBA32F): 4 texels per instance, the columns of its world matrix;
 // - throngRecords: 4 texels per instance — CPU-timed RGBA32F, per layer (weight, frac, row,
-//   clip word); GPU-timed RGBA32UI, the 56 B GpuInstanceRecord's 14 words then 2 unused;
-// - throngClips (RGBA32UI, GPU-timed): per clip (first_row, frames, times_offset, flags);
+//   clip index as a number); GPU-timed RGBA32UI, the 56 B GpuInstanceRecord's 14 words then 2
+//   unused;
+// - throngClips (RGBA32UI, both timings): per clip (first_row, frames, times_offset, flags),
+//   which the row taps read (a clip's interpolation, its last row) and GPU-timed rows derive from;
 // - throngFrameTimes (RGBA32UI, GPU-timed): the frame-time table's words, 4 per texel.
 // The instance index comes in as the per-instance attribute throngInstance.
 
 uniform highp sampler2D throngBones;
 uniform highp sampler2D throngTransforms;
+uniform highp usampler2D throngClips;
+uniform highp int throngClipCount;
 #ifdef THRONG_GPU_TIMED
 uniform highp usampler2D throngRecords;
-uniform highp usampler2D throngClips;
 uniform highp usampler2D throngFrameTimes;
 uniform highp uint throngClock;
-uniform highp int throngClipCount;
 #else
 uniform highp sampler2D throngRecords;
 #endif
@@ -34,14 +36,15 @@ ivec2 throngTexel(int i) {
   return ivec2(i % THRONG_WIDTH, i / THRONG_WIDTH);
 }
 
-// One playback layer as the skinning reads it: weight, frac (weight of row + 1), global row.
+// One playback layer as the skinning reads it: weight, frac (of the gap after row), global
+// row, clip index.
 struct ThrongLayer {
   float weight;
   float frac;
   float row;
+  uint clip;
 };
 
-#ifdef THRONG_GPU_TIMED
 // Clip i, or the zero clip (row 0, uniform frames) past the table, as playback.wgsl reads it.
 uvec4 throngClip(uint i) {
   if (i >= uint(throngClipCount)) return uvec4(0u, 0u, THRONG_UNIFORM_FRAMES, 0u);
@@ -51,6 +54,8 @@ uvec4 throngClip(uint i) {
 uint throngClipLast(uvec4 c) {
   return max(c.y, 1u) - 1u;
 }
+
+#ifdef THRONG_GPU_TIMED
 
 uint throngTimeWord(uint k) {
   uvec4 t = texelFetch(throngFrameTimes, throngTexel(int(k >> 2u)), 0);
@@ -122,16 +127,75 @@ ThrongLayer throngGpuLayer(uvec4 l, uint clipMode, float weight) {
   float phi = float(a) * THRONG_TWO_NEG_32 + float(e) * uintBitsToFloat(l.w);
   float q = throngPhasePosition(phi, mode, (clipMode & THRONG_GPU_HELD) != 0u, float(throngClipLast(c)));
   vec2 f = throngClipFrame(c, q);
-  return ThrongLayer(weight, f.y, f.x);
+  return ThrongLayer(weight, f.y, f.x, clipMode & THRONG_CLIP_MASK);
 }
 #endif
 
+// The rows a layer's pose sums and their weights (playback.wgsl RowTaps).
+struct ThrongTaps {
+  ivec4 rows;
+  vec4 weights;
+};
+
+// Catmull-Rom weights of rows (before, row, next, after) at f (playback.wgsl catmull_rom_weights).
+vec4 throngCatmullRom(float f) {
+  float f2 = f * f;
+  float f3 = f2 * f;
+  return vec4(0.5 * (-f3 + 2.0 * f2 - f), 0.5 * (3.0 * f3 - 5.0 * f2 + 2.0),
+              0.5 * (-3.0 * f3 + 4.0 * f2 + f), 0.5 * (f3 - f2));
+}
+
+// Lagrange weights of a degree-d piece's d + 1 rows at x in [0, d] (playback.wgsl piece_weights).
+vec4 throngPieceWeights(uint d, float x) {
+  if (d == 2u) return vec4(0.5 * (x - 1.0) * (x - 2.0), -x * (x - 2.0), 0.5 * x * (x - 1.0), 0.0);
+  if (d == 3u) {
+    return vec4(-(x - 1.0) * (x - 2.0) * (x - 3.0) / 6.0, 0.5 * x * (x - 2.0) * (x - 3.0),
+                -0.5 * x * (x - 1.0) * (x - 3.0), x * (x - 1.0) * (x - 2.0) / 6.0);
+  }
+  return vec4(1.0 - x, x, 0.0, 0.0);
+}
+
+// A layer's row taps under its clip's interpolation (playback.wgsl layer_rows and layer_taps):
+// linear mixes row and next (next clamped to the clip's last row); a Catmull-Rom clip adds the
+// rows either side (wrapping on a periodic clip, else repeating the end); a clip of pieces
+// sums the d + 1 rows of the piece holding the gap. tableRows: the bone texture's row count.
+ThrongTaps throngLayerTaps(ThrongLayer l, uint tableRows) {
+  uint lastRow = tableRows - 1u;
+  uint row = min(uint(max(l.row, 0.0)), lastRow);
+  bool known = l.clip < uint(throngClipCount);
+  uvec4 c = throngClip(l.clip);
+  uint last = lastRow;
+  if (known) last = min(c.x + throngClipLast(c), lastRow);
+  uint next = max(min(row + 1u, last), row);
+  float f = l.frac;
+  ThrongTaps linear = ThrongTaps(ivec4(uvec4(row, row, next, next)), vec4(0.0, 1.0 - f, f, 0.0));
+  uint d = (c.w >> THRONG_CLIP_DEGREE_SHIFT) & 3u;
+  if (!known || f == 0.0 || (d < 2u && (c.w & THRONG_CLIP_CUBIC) == 0u)) return linear;
+  uint first = c.x;
+  if (last <= first) return linear;
+  if (d >= 2u) {
+    uint o = (max(row, first) - first) % d;
+    uint s = row - o;
+    uvec4 rows = min(uvec4(s, s + 1u, s + 2u, s + 3u), uvec4(last));
+    return ThrongTaps(ivec4(rows), throngPieceWeights(d, float(o) + f));
+  }
+  bool periodic = (c.w & THRONG_CLIP_PERIODIC) != 0u;
+  uint before = first;
+  if (row > first) before = row - 1u;
+  else if (periodic) before = last - 1u;
+  uint after = last;
+  if (next < last) after = next + 1u;
+  else if (periodic) after = first + 1u;
+  return ThrongTaps(ivec4(uvec4(before, row, next, after)), throngCatmullRom(f));
+}
+
 ThrongLayer throngLayers[4];
+ThrongTaps throngTaps[4];
 
 // The instance's layers this frame: CPU-timed as written, GPU-timed derived from the record
 // and the clock (playback.wgsl gpu_layers; masks and additive overlays are not applied).
 void throngReadLayers(int instance) {
-  for (int k = 0; k < 4; k++) throngLayers[k] = ThrongLayer(0.0, 0.0, 0.0);
+  for (int k = 0; k < 4; k++) throngLayers[k] = ThrongLayer(0.0, 0.0, 0.0, 0u);
 #ifdef THRONG_GPU_TIMED
   uvec4 t0 = texelFetch(throngRecords, throngTexel(4 * instance), 0);
   uvec4 t1 = texelFetch(throngRecords, throngTexel(4 * instance + 1), 0);
@@ -154,9 +218,11 @@ void throngReadLayers(int instance) {
 #else
   for (int k = 0; k < 4; k++) {
     vec4 v = texelFetch(throngRecords, throngTexel(4 * instance + k), 0);
-    throngLayers[k] = ThrongLayer(v.x, v.y, v.z);
+    throngLayers[k] = ThrongLayer(v.x, v.y, v.z, uint(max(v.w, 0.0)));
   }
 #endif
+  uint tableRows = uint(textureSize(throngBones, 0).y);
+  for (int k = 0; k < 4; k++) throngTaps[k] = throngLayerTaps(throngLayers[k], tableRows);
 }
 
 mat4 throngRow(int j, int row) {
@@ -166,21 +232,20 @@ mat4 throngRow(int j, int row) {
   return mat4(r0.x, r1.x, r2.x, 0.0, r0.y, r1.y, r2.y, 0.0, r0.z, r1.z, r2.z, 0.0, r0.w, r1.w, r2.w, 1.0);
 }
 
-// Entry j's skin matrix: each layer's two rows interpolated, the layers blended by weight; no
-// weight at all shows the rest row 0. The next row is clamped into the texture (the runtime
-// gives frac 0 on a clip's last frame, so it never reaches into the next clip).
+// Entry j's skin matrix: each layer's taps summed (throng::bone taps_affine), the layers
+// blended by weight; no weight at all shows the rest row 0.
 mat4 throngEntry(int j) {
   float total = throngLayers[0].weight + throngLayers[1].weight + throngLayers[2].weight + throngLayers[3].weight;
   if (total <= 0.0) return throngRow(j, 0);
-  int last = textureSize(throngBones, 0).y - 1;
   mat4 m = mat4(0.0);
   for (int k = 0; k < 4; k++) {
-    ThrongLayer l = throngLayers[k];
-    if (l.weight <= 0.0) continue;
-    int row = clamp(int(l.row), 0, last);
-    mat4 a = throngRow(j, row);
-    if (l.frac > 0.0) a = a * (1.0 - l.frac) + throngRow(j, min(row + 1, last)) * l.frac;
-    m += a * l.weight;
+    if (throngLayers[k].weight <= 0.0) continue;
+    ThrongTaps t = throngTaps[k];
+    mat4 a = mat4(0.0);
+    for (int i = 0; i < 4; i++) {
+      if (t.weights[i] != 0.0) a += throngRow(j, t.rows[i]) * t.weights[i];
+    }
+    m += a * throngLayers[k].weight;
   }
   return m;
 }

@@ -10,7 +10,9 @@ use throng_contract::gpu_timed::{
     CLIP_MASK, GPU_ENABLED, GPU_HELD, GPU_TWO_LAYERS, LAYER_MASK_SHIFT, MODE_LOOP, MODE_PINGPONG,
     MODE_SHIFT, TWO_NEG_32,
 };
-use throng_contract::{GpuInstanceRecord, CLIP_ADDITIVE, UNIFORM_FRAMES};
+use throng_contract::{
+    GpuInstanceRecord, CLIP_ADDITIVE, CLIP_CUBIC, CLIP_DEGREE_SHIFT, CLIP_PERIODIC, UNIFORM_FRAMES,
+};
 use throng_runtime::Records;
 
 use crate::player::Player;
@@ -107,11 +109,18 @@ pub fn instance_matrices(player: &Player) -> Vec<f32> {
         .collect()
 }
 
-/// Per instance the CPU-timed record as 16 floats: per layer `(weight, frac, row, clip word)`
-/// (the clip word's bits; a shader reads the first three). `None` for a GPU-timed crowd.
+/// Per instance the CPU-timed record as 16 floats: per layer `(weight, frac, row, clip)`, the
+/// clip index (the clip word's bits 0..23, exact in an f32) as a number rather than as bits, so
+/// no driver's flush of denormal floats can change it on its way through a float texture; the
+/// mask bits are left out (the adapters blend no masks). `None` for a GPU-timed crowd.
 pub fn records(player: &Player) -> Option<Vec<f32>> {
     match player.runtime().records() {
-        Records::Cpu(r) => Some(bytemuck::cast_slice(r).to_vec()),
+        Records::Cpu(r) => Some(
+            r.iter()
+                .flat_map(|rec| rec.layers)
+                .flat_map(|l| [l.weight, l.frac, l.row, (l.clip & CLIP_MASK) as f32])
+                .collect(),
+        ),
         Records::Gpu { .. } => None,
     }
 }
@@ -176,6 +185,9 @@ pub fn glsl() -> String {
         ("LAYER_MASK_SHIFT", LAYER_MASK_SHIFT),
         ("CLIP_ADDITIVE", CLIP_ADDITIVE),
         ("UNIFORM_FRAMES", UNIFORM_FRAMES),
+        ("CLIP_CUBIC", CLIP_CUBIC),
+        ("CLIP_PERIODIC", CLIP_PERIODIC),
+        ("CLIP_DEGREE_SHIFT", CLIP_DEGREE_SHIFT),
     ] {
         s.push_str(&format!("#define THRONG_{name} {v}u\n"));
     }

@@ -222,7 +222,8 @@ impl Crowd {
         js_sys::Uint32Array::from(&self.st().player.take_record_writes()[..])
     }
 
-    /// The GPU-timed clip table: `{clips, frameTimes}` (Uint32Array): per clip
+    /// The clip table (both timings: the row taps read each clip's interpolation):
+    /// `{clips, frameTimes}` (Uint32Array): per clip
     /// `(firstRow, frames, timesOffset, flags)`, and the frame-time table's words.
     #[wasm_bindgen(js_name = clipTable)]
     pub fn clip_table(&self) -> Result<Object, JsValue> {
@@ -302,7 +303,7 @@ impl Crowd {
         js_sys::Float32Array::from(&crate::adapter::instance_matrices(&self.st().player)[..])
     }
 
-    /// Per instance its CPU-timed record, 16 numbers: per layer (weight, frac, row, clip word).
+    /// Per instance its CPU-timed record, 16 numbers: per layer (weight, frac, row, clip index).
     pub fn records(&self) -> Result<js_sys::Float32Array, JsValue> {
         let r = crate::adapter::records(&self.st().player).ok_or_else(|| {
             js(WebError::Name(

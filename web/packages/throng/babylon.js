@@ -38,22 +38,20 @@ function pluginClass(BABYLON, adapter) {
     }
 
     getSamplers(samplers) {
-      samplers.push("throngBones", "throngTransforms", "throngRecords");
-      if (adapter.tables.gpuTimed) samplers.push("throngClips", "throngFrameTimes");
+      samplers.push("throngBones", "throngTransforms", "throngRecords", "throngClips");
+      if (adapter.tables.gpuTimed) samplers.push("throngFrameTimes");
     }
 
     getUniforms() {
-      return { externalUniforms: adapter.tables.gpuTimed ? ["throngClock", "throngClipCount"] : [] };
+      return { externalUniforms: adapter.tables.gpuTimed ? ["throngClipCount", "throngClock"] : ["throngClipCount"] };
     }
 
     bindForSubMesh(_ubo, _scene, _engine, subMesh) {
       const effect = subMesh.effect;
       const a = adapter;
       for (const [name, texture] of Object.entries(a.textures)) if (texture) effect.setTexture(name, texture);
-      if (a.tables.gpuTimed) {
-        effect.setUInt("throngClock", a.tables.clock);
-        effect.setInt("throngClipCount", a.tables.clipCount);
-      }
+      effect.setInt("throngClipCount", a.tables.clipCount);
+      if (a.tables.gpuTimed) effect.setUInt("throngClock", a.tables.clock);
     }
 
     getCustomCode(shaderType) {
@@ -89,11 +87,11 @@ export class ThrongBabylonCrowd {
       throngBones: this.#texture(tables.bones.data, tables.bones.width, tables.bones.height),
       throngTransforms: null,
       throngRecords: null,
+      throngClips: this.#tableTexture(tables.clips),
     };
+    tables.clips.uploaded(); // sent as the texture was made; it never changes
     if (tables.gpuTimed) {
-      this.textures.throngClips = this.#tableTexture(tables.clips);
       this.textures.throngFrameTimes = this.#tableTexture(tables.frameTimes);
-      tables.clips.uploaded(); // sent as the textures were made; they never change
       tables.frameTimes.uploaded();
     }
     this.root = new BABYLON.TransformNode(name, scene);

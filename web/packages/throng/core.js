@@ -66,11 +66,13 @@ export class CrowdTables {
     this.center = [(b[0] + b[3]) / 2, (b[1] + b[4]) / 2, (b[2] + b[5]) / 2];
     this.extent = Math.hypot(b[3] - b[0], b[4] - b[1], b[5] - b[2]);
     this.radius = this.extent / 2;
+    // both timings read the clip table (a layer's row taps follow its clip's interpolation);
+    // only GPU-timed rows derive from the frame times
+    const t = crowd.clipTable();
+    this.clipCount = t.clips.length / 4;
+    this.clips = new Table(Uint32Array, this.width, this.clipCount);
+    this.clips.data.set(t.clips);
     if (this.gpuTimed) {
-      const t = crowd.clipTable();
-      this.clipCount = t.clips.length / 4;
-      this.clips = new Table(Uint32Array, this.width, this.clipCount);
-      this.clips.data.set(t.clips);
       this.frameTimes = new Table(Uint32Array, this.width, Math.ceil(t.frameTimes.length / 4));
       this.frameTimes.data.set(t.frameTimes);
     }

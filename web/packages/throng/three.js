@@ -100,13 +100,13 @@ export class ThrongCrowd extends Group {
       throngBones: { value: bones },
       throngTransforms: { value: null },
       throngRecords: { value: null },
-      throngClips: { value: tables.gpuTimed ? tableTexture(tables.clips) : null },
+      throngClips: { value: tableTexture(tables.clips) },
+      throngClipCount: { value: tables.clipCount },
       throngFrameTimes: { value: tables.gpuTimed ? tableTexture(tables.frameTimes) : null },
       throngClock: { value: 0 },
-      throngClipCount: { value: tables.clipCount ?? 0 },
     };
     if (!tables.gpuTimed) {
-      for (const k of ["throngClips", "throngFrameTimes", "throngClock", "throngClipCount"]) delete this.uniforms[k];
+      for (const k of ["throngFrameTimes", "throngClock"]) delete this.uniforms[k];
     }
     this.key = tables.gpuTimed ? "throng-skin-gpu" : "throng-skin-cpu";
     this.parts = tables.meshes.map((m) => this.#part(m));
