@@ -9,7 +9,7 @@
 //! `reduce` and `shown`. A zero-length clip (`L = 0`) always shows its one row.
 
 use throng_asset::ClipInfo;
-use throng_contract::{ClipFrames, LoopMode, MODE_LOOP, MODE_PINGPONG};
+use throng_contract::{row_taps, ClipFrames, LoopMode, CLIP_PERIODIC, MODE_LOOP, MODE_PINGPONG};
 
 /// Most laps of a looping (or ping-pong) clip whose events one step fires: the laps before them
 /// are skipped, so a long step (a speed multiplier of 1e6) costs a bounded time. Far above any
@@ -37,6 +37,10 @@ pub struct Prepared {
     /// Events on the clip's frame axis, with the crossing rule.
     pub events: ClipEvents,
     pub root_motion: Option<Vec<[f32; 3]>>,
+    /// The clip's row-interpolation flags as [`throng_contract::row_taps`] reads them, less
+    /// `CLIP_PERIODIC`: the root-motion curve runs on across a loop's seam (its last frame is
+    /// the first moved by one cycle), so its outer taps repeat the end frame rather than wrap.
+    pub root_taps_flags: u32,
     /// An additive clip (its layers are overlays, docs/design.md §4).
     pub additive: bool,
 }
@@ -60,6 +64,7 @@ impl Prepared {
             mode: c.loop_mode.code(),
             events,
             root_motion,
+            root_taps_flags: c.gpu_flags() & !CLIP_PERIODIC,
             additive: c.additive.is_some(),
         }
     }
@@ -177,7 +182,9 @@ impl Prepared {
             .crossings(LoopMode::from_code(mode), u0, u1, fresh, out);
     }
 
-    /// Root-motion transform `G(q)` at shown position q (lerp of the per-frame curve).
+    /// Root-motion transform `G(q)` at shown position q: the per-frame curve read at the row
+    /// taps the skinning reads there ([`throng_contract::row_taps`]; a lerp on a linear clip),
+    /// so the character travels along the curve its pose follows.
     fn rm_at(&self, q: f64) -> Rm {
         let Some(c) = &self.root_motion else {
             return Rm::IDENTITY;
@@ -185,15 +192,28 @@ impl Prepared {
         let n = c.len();
         // the time rules place q between two frames (by time, for a frame-time list)
         let f = self.frames.frame(q);
-        let i = ((f.row - self.frames.first_row) as usize).min(n - 1);
-        let j = (i + 1).min(n - 1);
-        let t = f.frac;
-        let a = c[i];
-        let b = c[j];
+        let first = self.frames.first_row;
+        let last = first + (n as u32 - 1);
+        let row = f.row.clamp(first, last);
+        let taps = row_taps(
+            first,
+            last,
+            row,
+            (row + 1).min(last),
+            f.frac,
+            self.root_taps_flags,
+        );
+        let mut g = [0.0f32; 3];
+        for (r, w) in taps.iter() {
+            let v = c[(r - first) as usize];
+            for (g, v) in g.iter_mut().zip(v) {
+                *g += w * v;
+            }
+        }
         Rm {
-            x: a[0] + (b[0] - a[0]) * t,
-            z: a[1] + (b[1] - a[1]) * t,
-            yaw: a[2] + (b[2] - a[2]) * t,
+            x: g[0],
+            z: g[1],
+            yaw: g[2],
         }
     }
 
