@@ -633,15 +633,22 @@ impl<'a> Window<'a> {
 
 /// Places the frames of one clip ([`Job`]); `progress(seconds placed)` is called as it goes.
 pub fn place(job: &Job<'_>, progress: &(dyn Fn(f64) + Sync)) -> Placement {
-    let times = place_ends(job, 1, progress);
+    let times = place_ends(job, 1, usize::MAX, progress).unwrap_or_default();
     recheck(job, times)
 }
 
 /// The piece ends of one clip's frames, placed by the forward greedy search of the module docs
 /// with pieces of degree `degree` (1: linear segments; 2 or 3: polynomial pieces through
 /// `degree + 1` equally spaced frames, [`Window::piece_ok`]). Pieces may span `degree` times
-/// [`MAX_SPAN`] candidates.
-pub(crate) fn place_ends(job: &Job<'_>, degree: u32, progress: &(dyn Fn(f64) + Sync)) -> Vec<f32> {
+/// [`MAX_SPAN`] candidates. `None` as soon as the frames cannot come to fewer than
+/// `fewer_than` (a piece of degree d adds d frames): a caller keeping the fewest frames of
+/// several placements stops a search that can no longer win.
+pub(crate) fn place_ends(
+    job: &Job<'_>,
+    degree: u32,
+    fewer_than: usize,
+    progress: &(dyn Fn(f64) + Sync),
+) -> Option<Vec<f32>> {
     let clip = &job.model.clips[job.clip];
     let cands = candidates(clip, job.duration);
     let m = cands.len();
@@ -679,10 +686,14 @@ pub(crate) fn place_ends(job: &Job<'_>, degree: u32, progress: &(dyn Fn(f64) + S
         chosen.push(good);
         last_span = good - a;
         a = good;
+        let frames = (chosen.len() - 1) * degree as usize + 1;
+        if a + 1 < m && frames + degree as usize >= fewer_than {
+            return None;
+        }
         window.forget_before(2 * a);
         progress(cands[a] as f64);
     }
-    chosen.into_iter().map(|i| cands[i]).collect()
+    Some(chosen.into_iter().map(|i| cands[i]).collect())
 }
 
 /// The frame times of polynomial pieces of degree `d` between consecutive piece ends: each

@@ -475,8 +475,9 @@ fn place_clips(
             RowInterpolation::Pieces => {
                 let mut best = budget::place(&job, &|_| {});
                 for d in [2, 3] {
-                    let p = uniform_budget::place_pieces(&job, d, &|_| {});
-                    if p.unmet.is_empty() && p.times.len() < best.times.len() {
+                    // a search that cannot come to fewer rows than the best so far stops
+                    let p = uniform_budget::place_pieces(&job, d, best.times.len(), &|_| {});
+                    if let Some(p) = p.filter(|p| p.unmet.is_empty()) {
                         best = p;
                     }
                 }

@@ -194,10 +194,19 @@ pub fn place(job: &Job<'_>, flags: u32, most: u64, progress: &(dyn Fn(u64) + Syn
 /// gap re-checked at [`RECHECK_STEPS`] − 1 times as the runtime shows it
 /// ([`throng_contract::row_taps`]). A piece the re-check finds over the budget, or one too short
 /// for distinct f32 frame times, is reported in `unmet` (the whole clip) and not split: the
-/// caller keeps the linear placement then.
-pub fn place_pieces(job: &Job<'_>, d: u32, progress: &(dyn Fn(f64) + Sync)) -> Placement {
-    let ends = place_ends(job, d, progress);
+/// caller keeps the linear placement then. `None` when the pieces cannot come to fewer than
+/// `fewer_than` frames: the search stops there, since the caller keeps the fewest.
+pub fn place_pieces(
+    job: &Job<'_>,
+    d: u32,
+    fewer_than: usize,
+    progress: &(dyn Fn(f64) + Sync),
+) -> Option<Placement> {
+    let ends = place_ends(job, d, fewer_than, progress)?;
     let times = piece_frames(&ends, d);
+    if times.len() >= fewer_than {
+        return None;
+    }
     // A piece too short for its inner frames to be distinct f32 times (one across a step key,
     // whose ends are one f32 step apart) cannot be stored: the caller keeps linear segments.
     if times.len() < 2 || times.windows(2).any(|w| w[1] <= w[0]) {
@@ -206,7 +215,12 @@ pub fn place_pieces(job: &Job<'_>, d: u32, progress: &(dyn Fn(f64) + Sync)) -> P
             rel: f64::INFINITY,
             ok: false,
         };
-        return Placement::checked(times, failed, RowInterpolation::Pieces, d as u8);
+        return Some(Placement::checked(
+            times,
+            failed,
+            RowInterpolation::Pieces,
+            d as u8,
+        ));
     }
     let last = (times.len() - 1) as u32;
     let flags = (d << throng_contract::CLIP_DEGREE_SHIFT) & throng_contract::CLIP_DEGREE_BITS;
@@ -215,5 +229,10 @@ pub fn place_pieces(job: &Job<'_>, d: u32, progress: &(dyn Fn(f64) + Sync)) -> P
     };
     let posers = Posers::new(job.poser());
     let c = check_by(job, &posers, &times, RECHECK_STEPS, false, &shown);
-    Placement::checked(times, c, RowInterpolation::Pieces, d as u8)
+    Some(Placement::checked(
+        times,
+        c,
+        RowInterpolation::Pieces,
+        d as u8,
+    ))
 }
