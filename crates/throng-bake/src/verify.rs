@@ -1,7 +1,7 @@
 //! Fidelity of a bake (docs/design.md §7): per clip, the distance between baked vertices — decoded on
 //! the CPU by `throng_asset::decode`, the twin of the shaders — and full-rate reference linear
 //! blend skinning of the source (throng-anim, every influence), at the bake's sample times and
-//! at the times halfway between samples. Errors are given in file units and relative to the
+//! between them (halfway, or at n spread times per gap: [`BetweenSamples`]). Errors are given in file units and relative to the
 //! bounding diagonal: the diagonal of the AABB of all reference-skinned vertices at the time
 //! measured.
 
@@ -56,8 +56,8 @@ pub enum VerifyError {
 }
 
 /// Fidelity of one clip of one bake. Relative values are fractions of the bounding diagonal;
-/// absolute values are in file units. A one-frame clip has no mid-sample times: its `*_mid`
-/// values are 0.
+/// absolute values are in file units. The `*_mid` values are measured between samples, where
+/// [`BetweenSamples`] says (halfway by default); a one-frame clip has none, so they are 0.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClipFidelity {
     pub clip: String,
@@ -281,11 +281,49 @@ pub fn check_source(asset: &BakedAsset, model: &Model) -> Result<(), VerifyError
     source_prims(asset, model).map(|_| ())
 }
 
+/// Where between consecutive samples a clip is measured (the `*_mid` figures of
+/// [`ClipFidelity`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BetweenSamples {
+    /// Halfway between every two samples.
+    #[default]
+    Halfway,
+    /// `n` times in every gap, at the fractions of the golden-ratio sequence (gap k's j-th at
+    /// `frac((k·n + j + 1) / φ)`, φ = (1 + √5) / 2): spread over the open gap, different in
+    /// every gap, and the same on every run — quasi-random times without a seed.
+    PerGap(u32),
+}
+
+impl BetweenSamples {
+    /// The fractions of gap `k` to measure at, each in (0, 1).
+    pub fn fractions(&self, k: u32) -> Vec<f64> {
+        match *self {
+            BetweenSamples::Halfway => vec![0.5],
+            BetweenSamples::PerGap(n) => {
+                let inv_phi = (5f64.sqrt() - 1.0) / 2.0;
+                (0..n as u64)
+                    .map(|j| ((k as u64 * n as u64 + j + 1) as f64 * inv_phi).fract())
+                    .map(|f| f.clamp(1e-6, 1.0 - 1e-6))
+                    .collect()
+            }
+        }
+    }
+}
+
 /// Measures every clip of `asset` against `model` (the source it was baked from; clips are
 /// matched by name, else by index): one row per clip for the bone texture, and one more per clip
-/// for the VATs when every primitive has one.
+/// for the VATs when every primitive has one. Between samples: halfway.
 pub fn verify(asset: &BakedAsset, model: &Model) -> Result<Vec<ClipFidelity>, VerifyError> {
-    verify_with(asset, model, true)
+    verify_with(asset, model, true, BetweenSamples::Halfway)
+}
+
+/// As [`verify`], measured between samples where `between` says.
+pub fn verify_between(
+    asset: &BakedAsset,
+    model: &Model,
+    between: BetweenSamples,
+) -> Result<Vec<ClipFidelity>, VerifyError> {
+    verify_with(asset, model, true, between)
 }
 
 /// As [`verify`], the bone texture only: one row per clip, in clip order.
@@ -293,7 +331,7 @@ pub fn verify_bone_texture(
     asset: &BakedAsset,
     model: &Model,
 ) -> Result<Vec<ClipFidelity>, VerifyError> {
-    verify_with(asset, model, false)
+    verify_with(asset, model, false, BetweenSamples::Halfway)
 }
 
 /// The largest error of the bone texture at every clip's sample times, relative to the
@@ -315,6 +353,7 @@ pub fn max_at_samples(
             sources: &[],
             clip: ci,
             src_clip: source_clip(asset, model, ci)?,
+            between: BetweenSamples::Halfway,
         };
         let clip = &asset.clips[ci];
         let frames: Vec<u32> = (0..clip.frames.max(1)).collect();
@@ -403,6 +442,7 @@ fn verify_with(
     asset: &BakedAsset,
     model: &Model,
     with_vat: bool,
+    between: BetweenSamples,
 ) -> Result<Vec<ClipFidelity>, VerifyError> {
     let sources = source_prims(asset, model)?;
     let tex = &asset.bone_texture;
@@ -425,6 +465,7 @@ fn verify_with(
             sources: &sources,
             clip: ci,
             src_clip,
+            between,
         };
         out.push(m.row(&Storage {
             vat: false,
@@ -469,24 +510,29 @@ struct ClipMeasure<'a> {
     /// The baked clip's index, and its source clip's.
     clip: usize,
     src_clip: usize,
+    between: BetweenSamples,
 }
 
 /// A time to measure at: clip time in seconds, the frame, and the fraction towards the next.
 type At = (f64, u32, f32);
 
 impl ClipMeasure<'_> {
-    /// The clip's result row for `storage`: at the samples and halfway between them.
+    /// The clip's result row for `storage`: at the samples and between them.
     fn row(&self, storage: &Storage) -> Result<ClipFidelity, VerifyError> {
         let clip = &self.asset.clips[self.clip];
         let n = clip.frames.max(1);
         // Frame times from the clip's own list when it has one (docs/design.md §3).
         let samples: Vec<At> = (0..n).map(|k| (clip.frame_time(k), k, 0.0)).collect();
         // Frames one f32 step apart (the two around a STEP key) have no clip time between them.
+        // Time and frac are in proportion inside a gap (the time rules, docs/design.md §3).
         let mids: Vec<At> = (0..n.saturating_sub(1))
             .filter(|&k| (clip.frame_time(k + 1) as f32) > (clip.frame_time(k) as f32).next_up())
-            .map(|k| {
-                let t = 0.5 * (clip.frame_time(k) + clip.frame_time(k + 1));
-                (t, k, 0.5)
+            .flat_map(|k| {
+                let (a, b) = (clip.frame_time(k), clip.frame_time(k + 1));
+                self.between
+                    .fractions(k)
+                    .into_iter()
+                    .map(move |f| (a + (b - a) * f, k, f as f32))
             })
             .collect();
         let (at_samples, at_mids) = (
@@ -776,7 +822,7 @@ fn skin_baked(
 
 #[cfg(test)]
 mod tests {
-    use super::{percentile, Histogram};
+    use super::{percentile, BetweenSamples, Histogram};
 
     /// The histogram's percentiles against the exact nearest rank: never below it, at most
     /// one bin (1/256 of an octave) above; the maximum exact.
@@ -807,6 +853,31 @@ mod tests {
         }
         assert_eq!(h.max, v.iter().copied().fold(0.0, f64::max));
         assert_eq!(Histogram::default().percentile(0.99), 0.0);
+    }
+
+    #[test]
+    fn spread_times_fill_each_gap_and_differ_between_gaps() {
+        assert_eq!(BetweenSamples::Halfway.fractions(7), vec![0.5]);
+        let n = 10;
+        let gaps: Vec<Vec<f64>> = (0..50)
+            .map(|k| BetweenSamples::PerGap(n).fractions(k))
+            .collect();
+        for (k, f) in gaps.iter().enumerate() {
+            assert_eq!(f.len(), n as usize);
+            assert!(f.iter().all(|&x| x > 0.0 && x < 1.0), "gap {k}: {f:?}");
+            // spread: every tenth of the gap holds at most three of the ten
+            let mut bins = [0u32; 10];
+            for &x in f {
+                bins[(x * 10.0) as usize] += 1;
+            }
+            assert!(bins.iter().all(|&b| b <= 3), "gap {k}: {f:?}");
+        }
+        assert_ne!(gaps[0], gaps[1]);
+        assert_eq!(
+            gaps[3],
+            BetweenSamples::PerGap(n).fractions(3),
+            "the same on every call"
+        );
     }
 
     #[test]
