@@ -8,7 +8,7 @@
 
 #import throng::playback::{Clip, Layer, RowTaps, layer_rows, layer_taps, layer_clip, layer_mask, clip_additive}
 #import throng::constants::UNIFORM_FRAMES
-#import throng::decode::{Rts, decode_mat4_f32, decode_mat3x4, decode_quat_f32, decode_quat_snorm16, rts_to_affine}
+#import throng::decode::{Rts, decode_mat4_f32, decode_mat3x4, decode_mat3x4_snorm16, decode_quat_f32, decode_quat_snorm16, rts_to_affine}
 
 // Bone texture description (throng_asset::gpu::BoneParams), 32 B.
 struct BoneParams {
@@ -16,9 +16,10 @@ struct BoneParams {
     rows: u32,
     rows_per_layer: u32,
     clip_count: u32,
-    // quat-snorm16: translation = snorm · translation_range (file units).
+    // quat-snorm16, mat3x4-snorm16: translation = snorm · translation_range (file units).
     translation_range: f32,
-    // quat-snorm16: uniform scale = snorm · scale_range.
+    // quat-snorm16: uniform scale = snorm · scale_range; mat3x4-snorm16: linear entry = snorm ·
+    // scale_range.
     scale_range: f32,
     pad_a: f32,
     pad_b: f32,
@@ -100,7 +101,16 @@ fn bone_coords(row: u32) -> vec3<u32> {
 }
 
 #if ENCODING == 4
-// quat-snorm16 is stored as Rgba16Sint and decoded here, so it needs no optional GPU feature.
+// quat-snorm16 and mat3x4-snorm16 are stored as Rgba16Sint and decoded here, so they need no
+// optional GPU feature.
+@group(#{G_SKIN}) @binding(#{B_BONE_TEXTURE}) var bone_texture: texture_2d_array<i32>;
+
+fn bone_texel(x: u32, row: u32) -> vec4<i32> {
+    let c = bone_coords(row);
+    return textureLoad(bone_texture, vec2<u32>(x, c.y), c.z, 0);
+}
+#else
+#if ENCODING == 5
 @group(#{G_SKIN}) @binding(#{B_BONE_TEXTURE}) var bone_texture: texture_2d_array<i32>;
 
 fn bone_texel(x: u32, row: u32) -> vec4<i32> {
@@ -115,6 +125,7 @@ fn bone_texel(x: u32, row: u32) -> vec4<f32> {
     let c = bone_coords(row);
     return textureLoad(bone_texture, vec2<u32>(x, c.y), c.z, 0);
 }
+#endif
 #endif
 
 #if ENCODING == 0
@@ -138,6 +149,14 @@ fn bone_affine(entry: u32, row: u32) -> mat3x4<f32> {
 fn bone_affine(entry: u32, row: u32) -> mat3x4<f32> {
     let x = entry * 3u;
     return decode_mat3x4(bone_texel(x, row), bone_texel(x + 1u, row), bone_texel(x + 2u, row));
+}
+#endif
+
+#if ENCODING == 5
+// mat3x4-snorm16: texels 3j .. 3j + 2 are the rows of the affine, rescaled by the bake's ranges.
+fn bone_affine(entry: u32, row: u32) -> mat3x4<f32> {
+    let x = entry * 3u;
+    return decode_mat3x4_snorm16(bone_texel(x, row), bone_texel(x + 1u, row), bone_texel(x + 2u, row), bone_params.translation_range, bone_params.scale_range);
 }
 #endif
 

@@ -30,6 +30,14 @@ fn decode_mat3x4(r0: vec4<f32>, r1: vec4<f32>, r2: vec4<f32>) -> mat3x4<f32> {
     return mat3x4<f32>(r0, r1, r2);
 }
 
+// mat3x4-snorm16: the 3 texels are the rows of the affine part as snorm16, each row's linear
+// part (x, y, z) over scale_range and its translation (w) over translation_range. CPU twin:
+// throng_asset::decode::skin_matrix.
+fn decode_mat3x4_snorm16(t0: vec4<i32>, t1: vec4<i32>, t2: vec4<i32>, translation_range: f32, scale_range: f32) -> mat3x4<f32> {
+    let k = vec4<f32>(scale_range, scale_range, scale_range, translation_range);
+    return mat3x4<f32>(decode_snorm16(t0) * k, decode_snorm16(t1) * k, decode_snorm16(t2) * k);
+}
+
 // q / |q|, or the identity for a zero quaternion (a damaged texture gives the identity, not NaN).
 // CPU twin: glam's Vec4::normalize_or(Vec4::W) in throng_asset::decode::quat_texels.
 fn quat_normalize_or_identity(q: vec4<f32>) -> vec4<f32> {

@@ -44,8 +44,8 @@ fn le2(b: &[u8], i: usize) -> [u8; 2] {
 /// Texel `x` of frame-table `row`, as the shader's `textureLoad` sees it:
 /// - `*-f32`: the four f32 as stored;
 /// - `mat3x4-f16`: the four f16 widened to f32;
-/// - `quat-snorm16`: the four i16 as `max(q / 32767, −1)` — the translation and scale ranges are
-///   *not* applied here (see [`quat_texels`]).
+/// - `quat-snorm16`, `mat3x4-snorm16`: the four i16 as `max(q / 32767, −1)` — the translation
+///   and scale ranges are *not* applied here (see [`quat_texels`], [`skin_matrix`]).
 ///
 /// Texel `x` of row `r` starts at byte `(r · width + x) · bytes_per_texel` of
 /// [`BoneTexture::data`], little-endian. (On the GPU, row `r` lives in array layer
@@ -75,7 +75,7 @@ pub fn fetch_texel(tex: &BoneTexture, x: u32, row: u32) -> Result<Vec4, DecodeEr
             let f = |i| half::f16::from_bits(u16::from_le_bytes(le2(b, i))).to_f32();
             Vec4::new(f(0), f(1), f(2), f(3))
         }
-        Encoding::QuatSnorm16 => {
+        Encoding::QuatSnorm16 | Encoding::Mat3x4Snorm16 => {
             let f = |i| snorm16(i16::from_le_bytes(le2(b, i)));
             Vec4::new(f(0), f(1), f(2), f(3))
         }
@@ -154,9 +154,10 @@ fn check_entry(tex: &BoneTexture, entry: u32) -> Result<(), DecodeError> {
     Ok(())
 }
 
-/// Skin matrix `S_j` of palette `entry` at frame-table `row`, for all five encodings:
+/// Skin matrix `S_j` of palette `entry` at frame-table `row`, for every encoding:
 /// - `mat4-f32`: texel 4j + c = column c;
-/// - `mat3x4-*`: texel 3j + r = row r of the affine 3×4;
+/// - `mat3x4-*`: texel 3j + r = row r of the affine 3×4 (`mat3x4-snorm16`: (x, y, z) ×
+///   `scale_range`, w × `translation_range`, as the WGSL `decode_mat3x4_snorm16`);
 /// - `quat-*`: rotation · uniform scale + translation ([`quat_texels`], [`quat_transform_matrix`]).
 pub fn skin_matrix(tex: &BoneTexture, entry: u32, row: u32) -> Result<Mat4, DecodeError> {
     check_entry(tex, entry)?;
@@ -176,6 +177,16 @@ pub fn skin_matrix(tex: &BoneTexture, entry: u32, row: u32) -> Result<Mat4, Deco
                 fetch_texel(tex, x, row)?,
                 fetch_texel(tex, x + 1, row)?,
                 fetch_texel(tex, x + 2, row)?,
+            ))
+        }
+        Encoding::Mat3x4Snorm16 => {
+            let x = 3 * entry;
+            let (s, t) = (tex.scale_range, tex.translation_range);
+            let row_of = |v: Vec4| Vec4::new(v.x * s, v.y * s, v.z * s, v.w * t);
+            Ok(affine_from_rows(
+                row_of(fetch_texel(tex, x, row)?),
+                row_of(fetch_texel(tex, x + 1, row)?),
+                row_of(fetch_texel(tex, x + 2, row)?),
             ))
         }
         Encoding::QuatF32 | Encoding::QuatSnorm16 => {

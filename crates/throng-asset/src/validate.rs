@@ -152,7 +152,7 @@ impl Check<'_> {
         }
     }
 
-    /// A range of the `quat-snorm16` decoding: finite, ≥ 0 (0 decodes to 0, docs/format.md),
+    /// A range of the `quat-snorm16` and `mat3x4-snorm16` decodings: finite, ≥ 0 (0 decodes to 0, docs/format.md),
     /// at most [`MAX_MAGNITUDE`].
     fn range(&self, element: &str, v: f32) -> Result<(), AssetError> {
         if v.is_finite() && (0.0..=MAX_MAGNITUDE).contains(&v) {
@@ -278,7 +278,7 @@ fn bone_texture(c: &Check, asset: &BakedAsset) -> Result<(), AssetError> {
     let float = match tex.encoding {
         Encoding::Mat4F32 | Encoding::Mat3x4F32 | Encoding::QuatF32 => Some(Float::F32),
         Encoding::Mat3x4F16 => Some(Float::F16),
-        Encoding::QuatSnorm16 => None,
+        Encoding::QuatSnorm16 | Encoding::Mat3x4Snorm16 => None,
     };
     if let Some(f) = float {
         c.texels_bounded("boneTexture data", f, &tex.data, row_bytes)?;

@@ -6,7 +6,10 @@
 //!   of the previous frame of the same clip; texel 2j + 1 = (tx, ty, tz, uniform scale).
 //!   `quat-snorm16` stores `round(clamp(v, −1, 1) · 32767)` as i16, translation divided by
 //!   `translation_range` (largest |translation component| of the bake) and scale by
-//!   `scale_range` (largest scale).
+//!   `scale_range` (largest scale);
+//! - `mat3x4-snorm16`: as `mat3x4-f32` in i16, each row's (x, y, z) divided by `scale_range`
+//!   (largest |linear entry| of the bake) and w by `translation_range` (largest |translation
+//!   component|).
 
 use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
 use rayon::prelude::*;
@@ -119,7 +122,7 @@ fn snorm16(v: f32) -> i16 {
 fn texel_values(enc: Encoding, m: &Mat4, q: Option<&QuatParts>, t: usize) -> [f32; 4] {
     match enc {
         Encoding::Mat4F32 => m.col(t).to_array(),
-        Encoding::Mat3x4F32 | Encoding::Mat3x4F16 => {
+        Encoding::Mat3x4F32 | Encoding::Mat3x4F16 | Encoding::Mat3x4Snorm16 => {
             [m.x_axis[t], m.y_axis[t], m.z_axis[t], m.w_axis[t]]
         }
         Encoding::QuatF32 | Encoding::QuatSnorm16 => {
@@ -163,6 +166,18 @@ pub fn encode(
             scale_range = if s > 0.0 { s } else { 1.0 };
         }
     }
+    if enc == Encoding::Mat3x4Snorm16 {
+        let (t, s) = matrices
+            .par_iter()
+            .map(|m| {
+                let linear = m.x_axis.truncate().abs().max(m.y_axis.truncate().abs());
+                let linear = linear.max(m.z_axis.truncate().abs()).max_element();
+                (m.w_axis.truncate().abs().max_element(), linear)
+            })
+            .reduce(|| (0.0, 0.0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+        translation_range = if t > 0.0 { t } else { 1.0 };
+        scale_range = if s > 0.0 { s } else { 1.0 };
+    }
     let mut data = vec![0u8; row_bytes * rows];
     let overflow: Option<(usize, usize)> = data
         .par_chunks_mut(row_bytes.max(1))
@@ -203,6 +218,17 @@ pub fn encode(
                                     v[3] / scale_range,
                                 ]
                             };
+                            for (c, x) in v.iter().enumerate() {
+                                dst[2 * c..2 * c + 2].copy_from_slice(&snorm16(*x).to_le_bytes());
+                            }
+                        }
+                        Encoding::Mat3x4Snorm16 => {
+                            let v = [
+                                v[0] / scale_range,
+                                v[1] / scale_range,
+                                v[2] / scale_range,
+                                v[3] / translation_range,
+                            ];
                             for (c, x) in v.iter().enumerate() {
                                 dst[2 * c..2 * c + 2].copy_from_slice(&snorm16(*x).to_le_bytes());
                             }

@@ -263,14 +263,17 @@ fn textures(asset: &BakedAsset) -> Vec<(String, TextureView<'_>, String, Preview
             bt.encoding.texels_per_entry(),
             bt.entries,
             bt.rows_per_layer,
-            // Only quat-snorm16 stores translation and scale relative to ranges.
-            if bt.encoding == throng_asset::Encoding::QuatSnorm16 {
-                format!(
+            // Only the snorm16 encodings store values relative to ranges.
+            match bt.encoding {
+                throng_asset::Encoding::QuatSnorm16 => format!(
                     "; translation = snorm16 × {} file units, scale = snorm16 × {}",
                     bt.translation_range, bt.scale_range
-                )
-            } else {
-                String::new()
+                ),
+                throng_asset::Encoding::Mat3x4Snorm16 => format!(
+                    "; translation = snorm16 × {} file units, linear entries = snorm16 × {}",
+                    bt.translation_range, bt.scale_range
+                ),
+                _ => String::new(),
             }
         ),
         Preview::PerChannel,

@@ -1,6 +1,6 @@
 //! throng-bake: a [`throng_anim::Model`] → a [`throng_asset::BakedAsset`] (docs/design.md §3): one
 //! palette of distinct (node, inverse bind matrix) pairs plus rigid parts, a frame table (rest
-//! row, then each clip at its rate), the bone texture in any of the five encodings, K-influence
+//! row, then each clip at its rate), the bone texture in any of its encodings, K-influence
 //! unorm16 weights, bind-space primitives, materials and per-row bounds; and a fidelity report
 //! ([`verify`]) that measures the baked result, decoded by `throng_asset::decode`, against
 //! full-rate reference skinning of the source.

@@ -206,6 +206,11 @@ named_enum! {
         /// As `quat-f32` at 16 bits per channel in an Rgba16Sint texture: snorm16 quaternion,
         /// translation / `translation_range`, scale / `scale_range`. 16 B.
         QuatSnorm16 = "quat-snorm16",
+        /// As `mat3x4-f32` at 16 bits per channel in an Rgba16Sint texture: each row's
+        /// linear part (x, y, z) / `scale_range` (the bake's largest |linear entry|) and its
+        /// translation (w) / `translation_range` (largest |translation component|), snorm16.
+        /// Any affine, non-uniform scale and shear included. 24 B.
+        Mat3x4Snorm16 = "mat3x4-snorm16",
     }
     default QuatSnorm16;
 }
@@ -215,7 +220,7 @@ impl Encoding {
     pub const fn texels_per_entry(&self) -> u32 {
         match self {
             Encoding::Mat4F32 => 4,
-            Encoding::Mat3x4F32 | Encoding::Mat3x4F16 => 3,
+            Encoding::Mat3x4F32 | Encoding::Mat3x4F16 | Encoding::Mat3x4Snorm16 => 3,
             Encoding::QuatF32 | Encoding::QuatSnorm16 => 2,
         }
     }
@@ -224,7 +229,7 @@ impl Encoding {
     pub const fn bytes_per_texel(&self) -> u32 {
         match self {
             Encoding::Mat4F32 | Encoding::Mat3x4F32 | Encoding::QuatF32 => 16,
-            Encoding::Mat3x4F16 | Encoding::QuatSnorm16 => 8,
+            Encoding::Mat3x4F16 | Encoding::QuatSnorm16 | Encoding::Mat3x4Snorm16 => 8,
         }
     }
 
@@ -246,6 +251,7 @@ impl Encoding {
             Encoding::Mat3x4F16 => 2,
             Encoding::QuatF32 => 3,
             Encoding::QuatSnorm16 => 4,
+            Encoding::Mat3x4Snorm16 => 5,
         }
     }
 }

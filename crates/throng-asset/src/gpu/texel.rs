@@ -40,7 +40,7 @@ impl TexelFormat {
         match e {
             Encoding::Mat4F32 | Encoding::Mat3x4F32 | Encoding::QuatF32 => TexelFormat::Rgba32Float,
             Encoding::Mat3x4F16 => TexelFormat::Rgba16Float,
-            Encoding::QuatSnorm16 => TexelFormat::Rgba16Sint,
+            Encoding::QuatSnorm16 | Encoding::Mat3x4Snorm16 => TexelFormat::Rgba16Sint,
         }
     }
 

@@ -99,6 +99,16 @@ pub fn encode(encoding: Encoding, frames: &[Vec<Mat4>], rows_per_layer: u32) -> 
             }
         }
     }
+    if encoding == Encoding::Mat3x4Snorm16 {
+        for f in frames {
+            for m in f {
+                translation_range = translation_range.max(m.w_axis.truncate().abs().max_element());
+                for c in [m.x_axis, m.y_axis, m.z_axis] {
+                    scale_range = scale_range.max(c.truncate().abs().max_element());
+                }
+            }
+        }
+    }
     let translation_range = if translation_range > 0.0 {
         translation_range
     } else {
@@ -123,6 +133,13 @@ pub fn encode(encoding: Encoding, frames: &[Vec<Mat4>], rows_per_layer: u32) -> 
                 Encoding::Mat3x4F16 => {
                     for r in 0..3 {
                         push_f16(&mut data, affine_row(m, r));
+                    }
+                }
+                Encoding::Mat3x4Snorm16 => {
+                    for r in 0..3 {
+                        let v = affine_row(m, r);
+                        let k = Vec4::new(scale_range, scale_range, scale_range, translation_range);
+                        push_snorm16(&mut data, v / k);
                     }
                 }
                 Encoding::QuatF32 | Encoding::QuatSnorm16 => {

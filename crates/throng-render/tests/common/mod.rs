@@ -200,6 +200,15 @@ pub fn encode(encoding: Encoding, poses: &[Vec<Trs>], rows_per_layer: u32) -> Bo
                     f32s(&mut data, Vec4::from(p.q).into());
                     f32s(&mut data, p.t.extend(p.s).into());
                 }
+                Encoding::Mat3x4Snorm16 => {
+                    // the largest scale bounds every linear entry, so it serves as their range
+                    let k = Vec4::new(s_range, s_range, s_range, t_range);
+                    for c in [r.x_axis, r.y_axis, r.z_axis] {
+                        for x in (c / k).to_array() {
+                            data.extend_from_slice(&snorm(x).to_le_bytes());
+                        }
+                    }
+                }
                 Encoding::QuatSnorm16 => {
                     let q = Vec4::from(p.q);
                     let ts = (p.t / t_range).extend(p.s / s_range);

@@ -24,7 +24,7 @@ pub struct Args {
     #[command(flatten)]
     pub source_args: SourceArgs,
     /// Encoding to bake and measure, or `all`: all, mat4-f32, mat3x4-f32, mat3x4-f16, quat-f32,
-    /// quat-snorm16 (a baked input keeps its own; the comparison bakes use it).
+    /// quat-snorm16, mat3x4-snorm16 (a baked input keeps its own; the comparison bakes use it).
     #[arg(long, default_value = "quat-snorm16", value_parser = parse_encoding_or_all)]
     pub encoding: Encodings,
     /// Measure one uniform bake at this rate (or `auto`, on the source keys) instead of the
@@ -333,10 +333,19 @@ fn check_limits(args: &Args, results: &[Row]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Width of the encoding column: its longest name (`mat3x4-snorm16`, `vat-unorm16`).
+fn encoding_width(results: &[Row]) -> usize {
+    results
+        .iter()
+        .map(|r| r.fidelity.encoding.len())
+        .fold("encoding".len(), usize::max)
+}
+
 fn print_table(results: &[Row]) {
     let w = super::shared::name_width(results.iter().map(|r| r.fidelity.clip.as_str()), 24, 48);
+    let e = encoding_width(results);
     println!(
-        "{:w$} {:13} {:17} {:>4} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "{:w$} {:e$} {:17} {:>4} {:>6} {:>10} {:>10} {:>10} {:>10} {:>10}",
         "clip",
         "encoding",
         "sampling",
@@ -351,7 +360,7 @@ fn print_table(results: &[Row]) {
     for r in results {
         let f = &r.fidelity;
         println!(
-            "{:w$} {:13} {:17} {:>4} {:>6} {:>10} {:>10.2e} {:>10.2e} {:>10.2e} {:>10.2e}",
+            "{:w$} {:e$} {:17} {:>4} {:>6} {:>10} {:>10.2e} {:>10.2e} {:>10.2e} {:>10.2e}",
             cell(&f.clip, w),
             f.encoding,
             r.sampling,
@@ -365,7 +374,7 @@ fn print_table(results: &[Row]) {
         );
     }
     println!(
-        "errors are fractions of the bounding diagonal at sample times and halfway between them; \
+        "errors are fractions of the bounding diagonal at sample times and between them (--between); \
          infl: influences per vertex kept (uniform-rate bakes keep 4 unless --influences); \
          bytes: the clip's frames in the bone texture (file units and more: --json)"
     );
@@ -374,8 +383,9 @@ fn print_table(results: &[Row]) {
 /// The fidelity report (docs/benchmarks.md "Fidelity report"): one line per measured clip.
 fn print_report(asset: &str, results: &[Row]) {
     let w = super::shared::name_width(results.iter().map(|r| r.fidelity.clip.as_str()), 16, 40);
+    let e = encoding_width(results);
     println!(
-        "{:w$} {:13} {:17} {:11} {:>6} {:>9} {:>9} {:>9} {:>10} {:>10}",
+        "{:w$} {:e$} {:17} {:11} {:>6} {:>9} {:>9} {:>9} {:>10} {:>10}",
         "clip",
         "encoding",
         "sampling",
@@ -390,7 +400,7 @@ fn print_report(asset: &str, results: &[Row]) {
     for r in results {
         let f = &r.fidelity;
         println!(
-            "{:w$} {:13} {:17} {:11} {:>6} {:>9.0} {:>9.2e} {:>9.2e} {:>10.2e} {:>10.2e}",
+            "{:w$} {:e$} {:17} {:11} {:>6} {:>9.0} {:>9.2e} {:>9.2e} {:>10.2e} {:>10.2e}",
             cell(&f.clip, w),
             f.encoding,
             r.sampling,
