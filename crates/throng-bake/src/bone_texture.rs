@@ -60,15 +60,21 @@ pub fn encode(
                         why,
                     });
                 }
+                // The affine rows at the asked precision: 16-bit stays 16-bit.
+                let used = match encoding {
+                    Encoding::QuatSnorm16 => Encoding::Mat3x4Snorm16,
+                    _ => Encoding::Mat3x4F32,
+                };
                 warnings.push(format!(
-                    "{} cannot hold palette entry {entry} (node '{}') in clip '{clip}' frame {}: {why}; fell back to mat3x4-f32",
+                    "{} cannot hold palette entry {entry} (node '{}') in clip '{clip}' frame {}: {why}; fell back to {}",
                     encoding.as_str(),
                     pe.name,
-                    rows[row].frame
+                    rows[row].frame,
+                    used.as_str()
                 ));
                 fallback = Some(Fallback {
                     requested: encoding,
-                    used: Encoding::Mat3x4F32,
+                    used,
                     entry,
                     node: pe.node,
                     node_name: pe.name.clone(),
@@ -76,7 +82,7 @@ pub fn encode(
                     frame: rows[row].frame,
                     why,
                 });
-                encoding = Encoding::Mat3x4F32;
+                encoding = used;
                 validate::width(file, entries, encoding, options.max_texture_size)?;
             }
         }

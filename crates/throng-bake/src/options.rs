@@ -25,7 +25,8 @@ pub struct BakeOptions {
     pub source_name: String,
     /// How clips are sampled in time: an error budget by default.
     pub sampling: Sampling,
-    /// Bone-texture encoding asked for (`quat-*` falls back to `mat3x4-f32` unless `strict`).
+    /// Bone-texture encoding asked for (`quat-snorm16` falls back to `mat3x4-snorm16`,
+    /// `quat-f32` to `mat3x4-f32`, unless `strict`).
     pub encoding: Encoding,
     /// How rows may be interpolated between frames (docs/design.md §3 "Row interpolation").
     /// `CatmullRom` at a uniform rate gives every clip cubic rows; under an error budget each
@@ -46,7 +47,7 @@ pub struct BakeOptions {
     /// warns.
     pub budget_strict: bool,
     /// Make a `quat-*` encoding that cannot represent the skin matrices an error instead of
-    /// falling back to `mat3x4-f32`.
+    /// falling back to the `mat3x4-*` encoding of the same precision.
     pub strict: bool,
     /// Rows per array layer and the widest allowed row, in texels.
     pub max_texture_size: u32,

@@ -296,7 +296,7 @@ fn gpu_skinning_matches_the_cpu_decoder_on_real_assets_for_every_encoding() {
         let model = import(&path);
         for encoding in Encoding::ALL {
             let asset = bake(&model, file, encoding);
-            // quat-* may fall back to mat3x4-f32 (non-uniform scale): test what was baked.
+            // quat-* may fall back to mat3x4-* (non-uniform scale): test what was baked.
             let baked = asset.bone_texture.encoding;
             let g = match GpuAsset::new(&gpu, &asset) {
                 Ok(g) => g,

@@ -52,7 +52,8 @@ pub struct Args {
     /// settings file's "influences" is used when this is not given.
     #[arg(long, value_name = "4|8|auto", value_parser = InfluenceCount::parse)]
     pub influences: Option<InfluenceCount>,
-    /// Fail instead of falling back to mat3x4-f32 when a quat-* encoding cannot hold a matrix.
+    /// Fail instead of falling back to the affine rows of the same precision (quat-snorm16 →
+    /// mat3x4-snorm16, quat-f32 → mat3x4-f32) when a quat-* encoding cannot hold a matrix.
     #[arg(long)]
     pub strict: bool,
     /// Rows per texture array layer and widest row, in texels (WebGPU's default limit is 8192);
