@@ -327,3 +327,249 @@ fn the_16_bit_fallback_holds_the_scaled_joint() {
         }
     }
 }
+
+#[test]
+fn rows_continue_in_layers_and_wide_rows_are_an_error() {
+    let model = common::two_joint_rig(10.0, None);
+    let o = BakeOptions {
+        max_texture_size: 64,
+        ..opts(Encoding::QuatF32)
+    };
+    let (asset, report) = bake(&model, &o).expect("bake");
+    // 1 + floor(10 · 30 + 1e-3) + 1 = 302 rows → 5 layers of 64; nothing truncated.
+    assert_eq!(asset.rows(), 302);
+    assert_eq!((asset.bone_texture.rows_per_layer, report.layers), (64, 5));
+    assert_eq!(asset.bone_texture.data.len(), 302 * 2 * 2 * 16);
+    let last = skin_matrix(&asset.bone_texture, 1, 301).expect("decode");
+    let ms = Poser::new(&model).pose(&model, Some(0), 10.0).to_vec();
+    let expect = ms[1] * model.skins[0].inverse_bind_matrices[1];
+    assert!(last.abs_diff_eq(expect, 1e-5));
+
+    let o = BakeOptions {
+        max_texture_size: 7,
+        ..opts(Encoding::Mat4F32)
+    };
+    match bake(&model, &o) {
+        Err(
+            e @ BakeError::TextureTooWide {
+                entries: 2,
+                width: 8,
+                max: 7,
+                ..
+            },
+        ) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains("2 palette entries") && msg.contains("mat4-f32"),
+                "{msg}"
+            );
+        }
+        other => panic!("expected TextureTooWide, got {other:?}"),
+    }
+}
+
+#[test]
+fn typed_errors_for_nothing_to_animate_nan_and_bad_settings() {
+    if let Some(model) = import("Box.glb") {
+        assert!(matches!(
+            bake(&model, &opts(Encoding::QuatSnorm16)),
+            Err(BakeError::NothingToAnimate { .. })
+        ));
+    }
+    let mut model = common::two_joint_rig(1.0, None);
+    model.skins[0].inverse_bind_matrices[1].x_axis.x = f32::NAN;
+    match bake(&model, &opts(Encoding::QuatSnorm16)) {
+        Err(BakeError::NonFinite { entry: 1, node, .. }) => assert_eq!(node, "tip"),
+        other => panic!("expected NonFinite, got {other:?}"),
+    }
+    let model = common::two_joint_rig(1.0, None);
+    let o = BakeOptions {
+        influences: 5,
+        ..opts(Encoding::QuatSnorm16)
+    };
+    assert!(matches!(
+        bake(&model, &o),
+        Err(BakeError::InvalidOption { .. })
+    ));
+}
+
+/// A sample rate over `MAX_FPS`, for the whole bake or one clip, is refused before any work
+/// with the limit and what to do (a 100,000 fps bake once wrote 203 MB); the limit itself
+/// bakes.
+#[test]
+fn sample_rates_over_the_limit_are_refused() {
+    let model = common::two_joint_rig(1.0, None);
+    let o = BakeOptions {
+        sampling: Sampling::Fixed(100_000.0),
+        ..opts(Encoding::QuatSnorm16)
+    };
+    match bake(&model, &o) {
+        Err(e @ BakeError::FpsTooHigh { .. }) => {
+            let msg = e.to_string();
+            assert!(
+                msg.starts_with("test: the bake asks for 100000 frames per second")
+                    && msg.contains("limit of 1000")
+                    && msg.contains("sample at 1000 fps or less"),
+                "{msg}"
+            );
+        }
+        other => panic!("expected FpsTooHigh, got {other:?}"),
+    }
+    let mut o = opts(Encoding::QuatSnorm16);
+    let clip = model.clips[0].name.clone();
+    o.clip_settings.entry(clip.clone()).or_default().fps = Some(1000.5);
+    match bake(&model, &o) {
+        Err(e @ BakeError::FpsTooHigh { .. }) => {
+            assert!(
+                e.to_string()
+                    .contains(&format!("clip '{clip}' asks for 1000.5")),
+                "{e}"
+            )
+        }
+        other => panic!("expected FpsTooHigh, got {other:?}"),
+    }
+    let o = BakeOptions {
+        sampling: Sampling::Fixed(throng_bake::MAX_FPS),
+        ..opts(Encoding::QuatSnorm16)
+    };
+    let (asset, _) = bake(&model, &o).expect("the limit itself bakes");
+    // The rest row, then 1 + 1 s · 1000 frames.
+    assert_eq!(asset.rows(), 1002);
+}
+
+#[test]
+fn row_bounds_are_the_reference_skinned_aabb() {
+    let Some(model) = import("CesiumMan.glb") else {
+        return;
+    };
+    let (asset, _) = bake(&model, &opts(Encoding::QuatSnorm16)).expect("bake");
+    let diag = asset.clips[0].bounds.diagonal();
+    let mut poser = Poser::new(&model);
+    let c = &asset.clips[0];
+    let mut union = Aabb::EMPTY;
+    for k in 0..c.frames as u64 {
+        let t = throng_bake::frames::frame_time(k, c.frames as u64, c.duration);
+        let ms = poser.pose(&model, Some(0), t as f32).to_vec();
+        let mut bb = Aabb::EMPTY;
+        for b in model.mesh_bindings() {
+            let mut mats = Vec::new();
+            binding_matrices(&model, &b, &ms, &mut mats);
+            for prim in &model.meshes[b.mesh].primitives {
+                let (infl, _) = binding_influences(&b, prim);
+                let mut out = Default::default();
+                skin_lbs(prim, &infl, &mats, &mut out);
+                for p in out.positions {
+                    bb.extend(p);
+                }
+            }
+        }
+        let got = asset.row_bounds[(c.first_row as u64 + k) as usize];
+        assert!(
+            (got.min - bb.min).abs().max_element() <= 1e-6 * diag,
+            "row {k}"
+        );
+        assert!(
+            (got.max - bb.max).abs().max_element() <= 1e-6 * diag,
+            "row {k}"
+        );
+        union = union.union(&got);
+    }
+    assert_eq!(union, c.bounds);
+}
+
+#[test]
+fn same_input_gives_identical_output_whatever_the_thread_count() {
+    let Some(model) = import("Fox.glb") else {
+        return;
+    };
+    let o = opts(Encoding::QuatSnorm16);
+    let (a, _) = bake(&model, &o).expect("bake");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let (b, _) = pool.install(|| bake(&model, &o)).expect("bake");
+    assert_eq!(a, b);
+    let (x, y) = (
+        throng_asset::to_glb_bytes(&a).expect("write"),
+        throng_asset::to_glb_bytes(&b).expect("write"),
+    );
+    assert!(x == y, "baked bytes differ");
+}
+
+#[test]
+fn verify_measures_the_analytic_mid_sample_error() {
+    // The tip turns 1.6 rad/s about Z around its pivot (0, 1, 0). At 30 fps neighbouring rows
+    // differ by Δ = 1.6/30 rad; halfway, the lerp of two rotation matrices puts a vertex at
+    // distance r from the pivot at r·cos(Δ/2) instead of r: error r·(1 − cos(Δ/2)). The
+    // farthest tip-only vertex, (±0.1, 2, 0), has r = √(0.1² + 1²).
+    let model = common::two_joint_rig(1.0, None);
+    let (asset, _) = bake(&model, &opts(Encoding::Mat4F32)).expect("bake");
+    let f = &throng_bake::verify::verify(&asset, &model).expect("verify")[0];
+    let r = (0.01f64 + 1.0).sqrt();
+    let expect = r * (1.0 - (1.6f64 / 30.0 / 2.0).cos());
+    assert!(
+        (f.max_abs_mid - expect).abs() <= 1e-6,
+        "{} vs {expect}",
+        f.max_abs_mid
+    );
+    // At samples only rounding remains: f32, and the unorm16 weights of the half/half vertex
+    // (32768/32767 instead of ½/½: ½/65535 of the distance between its two joints' images).
+    assert!(f.max_rel_samples <= 1e-6, "{}", f.max_rel_samples);
+    // Relative errors divide by the diagonal at each time, never more than the largest one.
+    assert!(f.max_rel_mid >= f.max_abs_mid / f.diagonal * (1.0 - 1e-9));
+
+    // A translation keyed linearly on the sample grid lerps exactly: mid-samples add nothing to
+    // the rounding seen at samples (here the unorm16 weights: ½/65535 of the up to 1 unit
+    // between the half/half vertex's two joint images).
+    let mut model = common::two_joint_rig(1.0, None);
+    let up = Vec3::Y;
+    model.clips[0].channels[0].values =
+        throng_anim::ChannelValues::Translation(vec![up, up + Vec3::X, up]);
+    let (asset, _) = bake(&model, &opts(Encoding::Mat4F32)).expect("bake");
+    let f = &throng_bake::verify::verify(&asset, &model).expect("verify")[0];
+    assert!(f.max_rel_samples <= 5e-6, "{f:?}");
+    assert!(f.max_abs_mid <= f.max_abs_samples + 1e-6, "{f:?}");
+}
+
+#[test]
+fn quaternions_stay_in_the_previous_frames_hemisphere() {
+    let Some(model) = import("Fox.glb") else {
+        return;
+    };
+    let (asset, _) = bake(&model, &opts(Encoding::QuatF32)).expect("bake");
+    let tex = &asset.bone_texture;
+    for c in &asset.clips {
+        for row in c.first_row + 1..c.first_row + c.frames {
+            for e in 0..tex.entries {
+                let a = throng_asset::decode::fetch_texel(tex, 2 * e, row - 1).expect("texel");
+                let b = throng_asset::decode::fetch_texel(tex, 2 * e, row).expect("texel");
+                assert!(a.dot(b) >= 0.0, "clip {} row {row} entry {e}", c.name);
+                assert!((b.length() - 1.0).abs() < 1e-5);
+            }
+        }
+    }
+}
+
+/// The source's metallic and roughness factors reach the baked file's standard glTF part
+/// (issue 52, item 7: Quaternius' 0.4 / 0.415 used to become 0 / 1), and read back.
+#[test]
+fn metallic_and_roughness_factors_survive_the_bake() {
+    let Some(model) = import("Quaternius_Enemy.glb") else {
+        return;
+    };
+    let src = &model.materials[0];
+    assert!((src.metallic_factor - 0.4).abs() < 1e-6, "{src:?}");
+    assert!((src.roughness_factor - 0.415_087).abs() < 1e-5, "{src:?}");
+    let (asset, _) = bake(&model, &opts(Encoding::QuatSnorm16)).expect("bake");
+    let bytes = throng_asset::to_glb_bytes(&asset).expect("write");
+    let back = throng_asset::from_glb_bytes(&bytes, "enemy.glb").expect("read back");
+    assert!(!back.materials.is_empty());
+    for m in &back.materials {
+        assert_eq!(
+            (m.metallic_factor, m.roughness_factor),
+            (src.metallic_factor, src.roughness_factor),
+            "{m:?}"
+        );
+    }
+}
