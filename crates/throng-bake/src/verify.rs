@@ -94,6 +94,9 @@ pub struct ClipFidelity {
     /// together; largest and 99th percentile, file units. 0 for the `vat-*` rows (no joints).
     pub max_shell: f64,
     pub p99_shell: f64,
+    /// Times measured inside every gap for the `*_mid` figures: 1 halfway, more spread over
+    /// the gap ([`BetweenSamples`]).
+    pub between_per_gap: u32,
 }
 
 /// Distance of the virtual shell points from each joint, file units: 3 cm where the file is in
@@ -290,15 +293,24 @@ pub enum BetweenSamples {
     Halfway,
     /// `n` times in every gap, at the fractions of the golden-ratio sequence (gap k's j-th at
     /// `frac((k·n + j + 1) / φ)`, φ = (1 + √5) / 2): spread over the open gap, different in
-    /// every gap, and the same on every run — quasi-random times without a seed.
+    /// every gap, and the same on every run — quasi-random times without a seed. `n` ≤ 1 is
+    /// [`BetweenSamples::Halfway`].
     PerGap(u32),
 }
 
 impl BetweenSamples {
+    /// Times measured in every gap.
+    pub fn per_gap(&self) -> u32 {
+        match *self {
+            BetweenSamples::Halfway => 1,
+            BetweenSamples::PerGap(n) => n.max(1),
+        }
+    }
+
     /// The fractions of gap `k` to measure at, each in (0, 1).
     pub fn fractions(&self, k: u32) -> Vec<f64> {
         match *self {
-            BetweenSamples::Halfway => vec![0.5],
+            BetweenSamples::Halfway | BetweenSamples::PerGap(0 | 1) => vec![0.5],
             BetweenSamples::PerGap(n) => {
                 let inv_phi = (5f64.sqrt() - 1.0) / 2.0;
                 (0..n as u64)
@@ -569,6 +581,7 @@ impl ClipMeasure<'_> {
             interpolation: clip.interpolation.as_str().to_string(),
             max_shell: shell.max,
             p99_shell: shell.percentile(0.99),
+            between_per_gap: self.between.per_gap(),
         })
     }
 

@@ -58,7 +58,9 @@ pub struct Args {
     pub interpolation: throng_asset::RowInterpolation,
     /// Times measured inside every gap between samples: 1 (the default) halfway; N > 1 spread
     /// over the gap at the golden-ratio sequence's fractions, different in every gap and the
-    /// same on every run (10 is what the CI fidelity gate measures).
+    /// same on every run (10 is what the CI fidelity gate measures). Measuring takes about
+    /// (N + 1) / 2 times as long; with --max-error the exit code judges these times too, so a
+    /// larger N can find an error the bake's own check grid missed. JSON: `between_per_gap`.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub between: u32,
     /// Fail when any clip's largest error (sample or between-sample times) exceeds this fraction of

@@ -38,7 +38,9 @@ pub struct Args {
     /// default), a length in metres (`2mm`, `0.5cm`) or in file units (`0.02u`).
     #[arg(long, value_name = "E", value_parser = parse_max_error, allow_hyphen_values = true)]
     pub max_error: Option<MaxError>,
-    /// Bone-texture encoding.
+    /// Bone-texture encoding, bytes per joint and frame: quat-snorm16 16 (the default),
+    /// mat3x4-snorm16 24 (any affine at 16 bits), mat3x4-f16 24, quat-f32 32, mat3x4-f32 48,
+    /// mat4-f32 64.
     #[arg(long, value_enum, default_value_t = Encoding::QuatSnorm16)]
     pub encoding: Encoding,
     /// How rows may be interpolated between frames: linear (two rows, any spacing); pieces
@@ -53,7 +55,8 @@ pub struct Args {
     #[arg(long, value_name = "4|8|auto", value_parser = InfluenceCount::parse)]
     pub influences: Option<InfluenceCount>,
     /// Fail instead of falling back to the affine rows of the same precision (quat-snorm16 →
-    /// mat3x4-snorm16, quat-f32 → mat3x4-f32) when a quat-* encoding cannot hold a matrix.
+    /// mat3x4-snorm16, quat-f32 → mat3x4-f32) when a skin matrix has non-uniform scale or shear,
+    /// which a quat-* encoding cannot hold.
     #[arg(long)]
     pub strict: bool,
     /// Rows per texture array layer and widest row, in texels (WebGPU's default limit is 8192);
