@@ -118,6 +118,23 @@ fn snorm16(v: f32) -> i16 {
     (v.clamp(-1.0, 1.0) * SNORM16_MAX).round() as i16
 }
 
+/// What each channel of texel `t` of a snorm16 encoding is divided by before rounding:
+/// `quat-snorm16`'s quaternion texel as it is, its second texel's translation by
+/// `translation_range` and scale by `scale_range`; every `mat3x4-snorm16` row's linear entries by
+/// `scale_range` and its translation by `translation_range`.
+fn snorm_ranges(enc: Encoding, t: usize, translation_range: f32, scale_range: f32) -> [f32; 4] {
+    match (enc, t) {
+        (Encoding::QuatSnorm16, 0) => [1.0; 4],
+        (Encoding::QuatSnorm16, _) => [
+            translation_range,
+            translation_range,
+            translation_range,
+            scale_range,
+        ],
+        _ => [scale_range, scale_range, scale_range, translation_range],
+    }
+}
+
 /// The four values of texel `t` (0..texels_per_entry) of one entry.
 fn texel_values(enc: Encoding, m: &Mat4, q: Option<&QuatParts>, t: usize) -> [f32; 4] {
     match enc {
@@ -207,30 +224,11 @@ pub fn encode(
                                 dst[2 * c..2 * c + 2].copy_from_slice(&h.to_le_bytes());
                             }
                         }
-                        Encoding::QuatSnorm16 => {
-                            let v = if t == 0 {
-                                v
-                            } else {
-                                [
-                                    v[0] / translation_range,
-                                    v[1] / translation_range,
-                                    v[2] / translation_range,
-                                    v[3] / scale_range,
-                                ]
-                            };
-                            for (c, x) in v.iter().enumerate() {
-                                dst[2 * c..2 * c + 2].copy_from_slice(&snorm16(*x).to_le_bytes());
-                            }
-                        }
-                        Encoding::Mat3x4Snorm16 => {
-                            let v = [
-                                v[0] / scale_range,
-                                v[1] / scale_range,
-                                v[2] / scale_range,
-                                v[3] / translation_range,
-                            ];
-                            for (c, x) in v.iter().enumerate() {
-                                dst[2 * c..2 * c + 2].copy_from_slice(&snorm16(*x).to_le_bytes());
+                        Encoding::QuatSnorm16 | Encoding::Mat3x4Snorm16 => {
+                            let k = snorm_ranges(enc, t, translation_range, scale_range);
+                            for (c, (x, k)) in v.iter().zip(k).enumerate() {
+                                dst[2 * c..2 * c + 2]
+                                    .copy_from_slice(&snorm16(x / k).to_le_bytes());
                             }
                         }
                     }
