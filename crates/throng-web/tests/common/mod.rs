@@ -197,10 +197,21 @@ pub fn engine_tools(engine: &str, file: &str, install: &str) -> Option<Tools> {
         ),
         Err(missing) => missing,
     };
+    lacking(engine, &missing)
+}
+
+/// The tools of a browser test without an engine ([`tools`]); `None` (after saying what is
+/// missing) outside CI, a failure under `CI`.
+pub fn browser_tools(test: &str) -> Option<Tools> {
+    tools().map_or_else(|missing| lacking(test, &missing), Some)
+}
+
+/// What `test` lacks: under `CI` a failure, elsewhere a message and a skip.
+fn lacking(test: &str, missing: &str) -> Option<Tools> {
     if std::env::var_os("CI").is_some() {
-        panic!("CI cannot run the {engine} test: missing {missing}");
+        panic!("CI cannot run the {test} test: missing {missing}");
     }
-    eprintln!("skipping the {engine} test: missing {missing}");
+    eprintln!("skipping the {test} test: missing {missing}");
     None
 }
 
