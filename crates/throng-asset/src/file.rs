@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use crate::decode::{self, Skinning};
 use crate::error::AssetError;
+use crate::far_tier::FarTier;
 use crate::glb;
 use crate::schema::*;
 use crate::types::*;
@@ -245,6 +246,17 @@ fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
         buffer_view: bin.view(&le_f32(&a.data), None),
     });
 
+    let far_tier = asset.far_tier.as_ref().map(|f| FarTierJson {
+        tile: f.tile,
+        azimuths: f.azimuths,
+        elevations: f.elevations.clone(),
+        centre: f.centre.to_array(),
+        radius: f.radius,
+        clips: f.clips.clone(),
+        colour: bin.view(&f.colour, None),
+        surface: bin.view(&f.surface, None),
+    });
+
     let mut prims = Vec::with_capacity(asset.primitives.len());
     for (i, p) in asset.primitives.iter().enumerate() {
         prims.push(encode_primitive(asset, file, i, p, &mut bin, &mut root)?);
@@ -290,6 +302,7 @@ fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
         anchors,
         masks: asset.masks.clone(),
         variants: asset.variants.clone(),
+        far_tier,
         checksum: format!("{CHECKSUM_PREFIX}{}", "0".repeat(16)),
     };
     let json = serde_json::to_vec(&RootOut {
@@ -717,6 +730,10 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
     let images = read_images(r, root)?;
     let materials = read_each(&root.materials, |i, m| read_material(r, root, i, m))?;
     let anchors = read_anchors(r, ext)?;
+    let far_tier = match &ext.far_tier {
+        Some(j) => Some(Box::new(read_far_tier(r, j, ext.clips.len())?)),
+        None => None,
+    };
     Ok(BakedAsset {
         source_name: ext.source_name.clone(),
         settings: ext.settings.clone(),
@@ -730,8 +747,67 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
         anchors,
         masks: ext.masks.clone(),
         variants: ext.variants.clone(),
+        far_tier,
     })
 }
+
+/// The far tier, its layout checked against its pictures' sizes before anything is allocated.
+fn read_far_tier(r: &Reader, j: &FarTierJson, clips: usize) -> Result<FarTier, AssetError> {
+    let el = "farTier";
+    let mut next = 0u64;
+    let contiguous = j.clips.iter().all(|c| {
+        let ok = c.first_frame as u64 == next && c.frames >= 1;
+        next += c.frames as u64;
+        ok
+    });
+    let elevations_ok = j
+        .elevations
+        .iter()
+        .all(|e| e.is_finite() && e.abs() <= std::f32::consts::FRAC_PI_2)
+        && j.elevations.windows(2).all(|w| w[0] < w[1]);
+    let tiles = next * j.azimuths as u64 * j.elevations.len() as u64;
+    let texels = tiles.saturating_mul((j.tile as u64).pow(2));
+    if j.tile == 0
+        || j.tile > MAX_FAR_TILE
+        || j.azimuths == 0
+        || j.elevations.is_empty()
+        || !elevations_ok
+        || j.clips.len() != clips
+        || !contiguous
+        || !(j.radius.is_finite() && j.radius > 0.0)
+        || !j.centre.iter().all(|c| c.is_finite())
+        || texels > MAX_FAR_TEXELS
+    {
+        return Err(r.corrupt(
+            el,
+            format!(
+                "tile {}, {} azimuths, elevations {:?}, radius {}, {} clips (the asset has {clips}) with frames {:?}: not a far tier this reader can show (tiles of 1..={MAX_FAR_TILE} texels, at most {MAX_FAR_TEXELS} texels, frames contiguous from 0, elevations increasing within ±90°)",
+                j.tile,
+                j.azimuths,
+                j.elevations,
+                j.radius,
+                j.clips.len(),
+                j.clips.iter().map(|c| (c.first_frame, c.frames)).collect::<Vec<_>>()
+            ),
+        ));
+    }
+    let texels = texels as usize;
+    Ok(FarTier {
+        tile: j.tile,
+        azimuths: j.azimuths,
+        elevations: j.elevations.clone(),
+        centre: Vec3::from_array(j.centre),
+        radius: j.radius,
+        clips: j.clips.clone(),
+        colour: r.sized(j.colour, "farTier.colour", texels, 4)?.to_vec(),
+        surface: r.sized(j.surface, "farTier.surface", texels, 4)?.to_vec(),
+    })
+}
+
+/// Largest far-tier tile side a reader accepts (texels).
+const MAX_FAR_TILE: u32 = 256;
+/// Most far-tier texels a reader accepts (256 MiB of pictures).
+const MAX_FAR_TEXELS: u64 = 1 << 25;
 
 /// The bone texture, its size checked against its encoding and layers.
 fn read_bone_texture(r: &Reader, ext: &BakedExt) -> Result<BoneTexture, AssetError> {

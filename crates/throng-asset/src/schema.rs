@@ -268,6 +268,9 @@ pub struct BakedExt {
     /// one material index (into the standard part's `materials`) or `null` per primitive.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variants: Vec<crate::types::MaterialVariant>,
+    /// The far tier (minor version 3; absent when not baked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub far_tier: Option<FarTierJson>,
     /// `fnv1a64:` + 16 hex digits over the whole file with these 16 digits written as `0`.
     pub checksum: String,
 }
@@ -347,4 +350,20 @@ pub struct AnchorsJson {
     pub anchors: Vec<AnchorInfo>,
     pub rows: u32,
     pub buffer_view: Option<usize>,
+}
+
+/// The far tier (docs/format.md "Far tier").
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FarTierJson {
+    pub tile: u32,
+    pub azimuths: u32,
+    pub elevations: Vec<f32>,
+    pub centre: [f32; 3],
+    pub radius: f32,
+    pub clips: Vec<crate::far_tier::FarClip>,
+    /// `tiles · tile²` RGBA8 texels.
+    pub colour: Option<usize>,
+    /// `tiles · tile²` RGBA8 texels.
+    pub surface: Option<usize>,
 }

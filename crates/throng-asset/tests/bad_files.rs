@@ -661,3 +661,86 @@ fn cut_at_every_offset_and_lying_container_lengths() {
         }
     }
 }
+
+/// The asset of tests/common with a small far tier: 2 × 2 texel tiles, 3 azimuths at one
+/// elevation, 2 frames per clip.
+fn with_far_tier(mut asset: BakedAsset) -> BakedAsset {
+    let clips: Vec<FarClip> = (0..asset.clips.len() as u32)
+        .map(|c| FarClip {
+            first_frame: 2 * c,
+            frames: 2,
+        })
+        .collect();
+    let texels = clips.len() * 2 * 3 * 4;
+    asset.far_tier = Some(Box::new(FarTier {
+        tile: 2,
+        azimuths: 3,
+        elevations: vec![0.5],
+        centre: glam::Vec3::ZERO,
+        radius: 1.0,
+        clips,
+        colour: (0..texels * 4).map(|i| i as u8).collect(),
+        surface: (0..texels * 4).map(|i| (i * 7) as u8).collect(),
+    }));
+    asset
+}
+
+/// A far tier whose layout lies about its pictures, or cannot be shown, is refused before its
+/// texels are copied; an intact one reads back.
+#[test]
+fn far_tier_layouts() {
+    let asset = with_far_tier(common::asset(Encoding::QuatSnorm16));
+    let (json, bin) = split(&to_glb_bytes(&asset).unwrap());
+    assert_eq!(
+        from_glb_bytes(&repack(&json, &bin), "ok.glb").unwrap(),
+        asset
+    );
+    let cases = vec![
+        (
+            "tile far larger than the pictures",
+            vec![(p("/farTier/tile"), json!(200))],
+            corrupt("farTier.colour"),
+        ),
+        (
+            "tile past the limit",
+            vec![(p("/farTier/tile"), json!(u32::MAX))],
+            corrupt("farTier"),
+        ),
+        (
+            "azimuths past the pictures",
+            vec![(p("/farTier/azimuths"), json!(u32::MAX))],
+            corrupt("farTier"),
+        ),
+        (
+            "frames not contiguous",
+            vec![(p("/farTier/clips/0/firstFrame"), json!(1))],
+            corrupt("farTier"),
+        ),
+        (
+            "a clip with no frames",
+            vec![(p("/farTier/clips/0/frames"), json!(0))],
+            corrupt("farTier"),
+        ),
+        (
+            "a clip missing",
+            vec![(p("/farTier/clips"), json!([]))],
+            corrupt("farTier"),
+        ),
+        (
+            "elevations not increasing",
+            vec![(p("/farTier/elevations"), json!([0.5, 0.2]))],
+            corrupt("farTier"),
+        ),
+        (
+            "radius not positive",
+            vec![(p("/farTier/radius"), json!(-1.0))],
+            corrupt("farTier"),
+        ),
+        (
+            "no elevations",
+            vec![(p("/farTier/elevations"), json!([]))],
+            corrupt("farTier"),
+        ),
+    ];
+    run_json_cases(&asset, cases);
+}

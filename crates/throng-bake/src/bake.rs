@@ -113,7 +113,7 @@ pub fn bake_with_progress(
         clips,
         reports,
     } = table;
-    let report = BakeReport {
+    let mut report = BakeReport {
         influences: options.influences,
         palette_size: entries,
         rigid_entries: palette.entries.iter().filter(|e| e.rigid).count(),
@@ -131,7 +131,7 @@ pub fn bake_with_progress(
         // The bake's own, then the encoding's, then the budget's.
         warnings: [warnings, bones.warnings, timing.warnings, variant_warnings].concat(),
     };
-    let asset = BakedAsset {
+    let mut asset = BakedAsset {
         source_name: options.source_name.clone(),
         settings: options.settings(motion_root),
         palette: palette.entries,
@@ -144,6 +144,13 @@ pub fn bake_with_progress(
         anchors: anchor_texture,
         masks,
         variants,
+        far_tier: None,
     };
+    // Drawn from the finished asset, so the far tier shows the rows the mesh tier shows.
+    if let Some(settings) = &options.far_tier {
+        let (tier, warnings) = crate::far_tier::build(&asset, settings)?;
+        report.warnings.extend(warnings);
+        asset.far_tier = Some(Box::new(tier));
+    }
     Ok((asset, report))
 }

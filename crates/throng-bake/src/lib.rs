@@ -35,6 +35,7 @@ pub mod bake;
 pub mod bone_texture;
 pub mod bounds;
 pub mod extras;
+pub mod far_tier;
 pub mod frame_table;
 pub mod masks;
 pub mod materials;

@@ -73,6 +73,9 @@ pub struct BakeOptions {
     /// (`crate::variants`: textured materials get a copy with the texture, resized to the size
     /// of the texture it replaces; untextured ones stay as they are).
     pub texture_variants: Vec<TextureVariant>,
+    /// Bake the far-field tier with these settings (`crate::far_tier`; docs/design.md §3 "Far
+    /// tier"); `None`: no far tier.
+    pub far_tier: Option<crate::far_tier::FarTierSettings>,
 }
 
 impl BakeOptions {
@@ -115,6 +118,7 @@ impl Default for BakeOptions {
             masks: Vec::new(),
             additive: BTreeMap::new(),
             texture_variants: Vec::new(),
+            far_tier: None,
         }
     }
 }

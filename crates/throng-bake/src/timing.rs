@@ -574,6 +574,7 @@ fn measure(
         anchors: None,
         masks: Vec::new(),
         variants: Vec::new(),
+        far_tier: None,
     };
     let worst =
         crate::verify::max_at_samples(&asset, model, &src.prims.reference).map_err(|e| {

@@ -388,6 +388,7 @@ pub fn asset(encoding: Encoding) -> BakedAsset {
         anchors: Some(anchors),
         masks: Vec::new(),
         variants: Vec::new(),
+        far_tier: None,
     }
 }
 

@@ -386,6 +386,7 @@ pub fn random_asset(encoding: Encoding, k: u32, seed: u64) -> (BakedAsset, Vec<V
         anchors: None,
         masks: Vec::new(),
         variants: Vec::new(),
+        far_tier: None,
     };
     (asset, poses)
 }
@@ -520,6 +521,7 @@ pub fn tube_asset(encoding: Encoding) -> BakedAsset {
         anchors: Some(anchors),
         masks: Vec::new(),
         variants: Vec::new(),
+        far_tier: None,
     }
 }
 

@@ -22,6 +22,13 @@ pub struct MeshArgs {
     /// source's own variants (glTF KHR_materials_variants) come first.
     #[arg(long = "variant", value_name = "NAME=TEXTURE.png", value_parser = parse_variant)]
     pub variants: Vec<TextureVariant>,
+    /// Bake the far-field tier: small pictures of the character from views around it, a few
+    /// frames per clip, drawn on one card per instance once it covers fewer pixels than a
+    /// picture holds (docs/design.md §3 "Far tier"). Optional `KEY=VALUE,...` over the
+    /// defaults `tile=16,azimuths=16,elevations=30,fps=8,frames=8,clip-bytes=262144`
+    /// (elevations in degrees separated by `/`).
+    #[arg(long, value_name = "KEY=VALUE,...", num_args = 0..=1, default_missing_value = "", value_parser = parse_far_tier)]
+    pub far_tier: Option<throng_bake::far_tier::FarTierSettings>,
     /// Also write every texture as KTX2 (exact formats), `manifest.json` and PNG previews here.
     #[arg(long, value_name = "DIR")]
     pub export_dir: Option<PathBuf>,
@@ -32,6 +39,11 @@ pub fn apply(args: &MeshArgs, options: &mut BakeOptions) {
     options.vat = args.vat;
     options.lods = args.lods.clone();
     options.texture_variants = args.variants.clone();
+    options.far_tier = args.far_tier.clone();
+}
+
+fn parse_far_tier(s: &str) -> Result<throng_bake::far_tier::FarTierSettings, String> {
+    s.parse()
 }
 
 /// `NAME=PATH`: a non-empty name (no `=` in it) and a non-empty path.
@@ -53,8 +65,9 @@ pub fn parse_variant(s: &str) -> Result<TextureVariant, String> {
 }
 
 /// Summary lines: the material variants, triangles and simplification error per LOD, VAT size
-/// per primitive.
+/// per primitive, the far tier's bytes per clip.
 pub fn print_summary(asset: &BakedAsset) {
+    crate::cmd::inspect::baked::print_far_tier(asset, "  ");
     if !asset.variants.is_empty() {
         let names: Vec<&str> = asset.variants.iter().map(|v| v.name.as_str()).collect();
         println!(

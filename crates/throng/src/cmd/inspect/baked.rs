@@ -147,7 +147,47 @@ pub fn describe(asset: &BakedAsset) -> Value {
         "masks": masks,
         "materials": materials,
         "variants": variants,
+        "far_tier": asset.far_tier.as_ref().map(|f| json!({
+            "tile": f.tile,
+            "azimuths": f.azimuths,
+            "elevations_deg": f.elevations.iter().map(|e| e.to_degrees()).collect::<Vec<_>>(),
+            "radius": f.radius,
+            "clips": f.clips.iter().enumerate().map(|(i, c)| json!({
+                "frames": c.frames,
+                "bytes": f.clip_bytes(i),
+            })).collect::<Vec<_>>(),
+        })),
     })
+}
+
+/// The far tier's layout and its bytes per clip.
+pub fn print_far_tier(asset: &BakedAsset, indent: &str) {
+    let Some(f) = &asset.far_tier else {
+        return;
+    };
+    let elevations: Vec<String> = f
+        .elevations
+        .iter()
+        .map(|e| format!("{:.0}°", e.to_degrees()))
+        .collect();
+    let total: u64 = (0..f.clips.len()).map(|c| f.clip_bytes(c)).sum();
+    println!(
+        "{indent}far tier: tiles of {0} × {0} texels over a sphere of radius {1:.3} (file units), {2} views ({3} azimuths at {4}), {5} bytes",
+        f.tile,
+        f.radius,
+        f.views(),
+        f.azimuths,
+        elevations.join(", "),
+        total
+    );
+    for (i, c) in f.clips.iter().enumerate() {
+        let name = asset.clips.get(i).map_or("?", |c| c.name.as_str());
+        println!(
+            "{indent}  clip {i} {name:?}: {} frames, {} bytes",
+            c.frames,
+            f.clip_bytes(i)
+        );
+    }
 }
 
 /// The name of source node `node` when the palette has it (a rigid part's node, or a joint); a
@@ -332,6 +372,7 @@ pub fn run(path: &Path, json_out: bool) -> anyhow::Result<()> {
         }
     }
     print_variants(&asset);
+    print_far_tier(&asset, "  ");
     if !asset.masks.is_empty() {
         println!("  layer masks: {}", asset.masks.len());
         for (i, m) in asset.masks.iter().enumerate() {

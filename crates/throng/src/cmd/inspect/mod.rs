@@ -1,7 +1,7 @@
 //! `throng inspect`: what a glTF file or a baked asset holds. The JSON keys are a contract that
 //! tools read (see README).
 
-mod baked;
+pub(crate) mod baked;
 
 use super::shared::{cell, load_model, print_stdout, usage, InputArgs};
 use serde_json::{json, Value};

@@ -1,0 +1,348 @@
+//! The far-field tier (docs/design.md §3 "Far tier"): small pictures of the character, a few
+//! views per frame of a few frames per clip, shown on one camera-facing card per instance once
+//! the instance covers fewer pixels than the pictures hold.
+//!
+//! Each picture (*tile*) is an orthographic view of the bounding sphere (`centre`, `radius`, model
+//! space, file units): `tile × tile` texels spanning `2·radius` on each side. Two texels per
+//! pixel, row-major from the top-left:
+//! - `colour`: RGBA8 — base colour (the material's factor × its texture, sRGB-encoded, as a
+//!   `Rgba8UnormSrgb` texture reads it), alpha the share of the texel the character covers
+//!   (linear). Texels the character misses carry the nearest covered texel's colour so that
+//!   filtering at the silhouette does not darken it.
+//! - `surface`: RGBA8 — in R, G, B the mean of the covered samples' model-space normals (each
+//!   facing the viewer), `n · 0.5 + 0.5`: shorter than 1 where they disagree, so a Lambert term
+//!   of it is close to the mean of the samples' Lambert terms; A the primitive the texel shows
+//!   (its material and variant slot; 255 past 254 primitives).
+//!
+//! Tiles run clip by clip, frame by frame, view by view: tile `(clip_first + frame) · views +
+//! view`, `views = azimuths · elevations.len()`, view `e · azimuths + a`.
+
+use glam::{Vec2, Vec3, Vec4};
+use serde::{Deserialize, Serialize};
+use throng_contract::LoopMode;
+
+/// Bytes per texel of the two pictures together (`colour` and `surface`).
+pub const FAR_TIER_BYTES_PER_TEXEL: usize = 8;
+
+/// One clip's frames in the far tier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FarClip {
+    /// Index of the clip's first frame among all far-tier frames.
+    pub first_frame: u32,
+    /// Frames of the clip (≥ 1): frame k at `k · d / n` of a looping clip (the seam is frame 0
+    /// again), `k · d / (n − 1)` of the others (one frame: the clip's start).
+    pub frames: u32,
+}
+
+/// The far tier of one asset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FarTier {
+    /// Texels per side of a tile.
+    pub tile: u32,
+    /// Views around +Y, evenly spaced from azimuth 0 (the viewer on +Z).
+    pub azimuths: u32,
+    /// Elevations of the views above the horizontal plane, radians, increasing.
+    pub elevations: Vec<f32>,
+    /// Centre of the sphere every tile frames (model space, file units).
+    pub centre: Vec3,
+    /// Its radius: half the side a tile spans.
+    pub radius: f32,
+    /// Per clip of the asset, in order.
+    pub clips: Vec<FarClip>,
+    /// `tiles · tile²` RGBA8 texels (see the module docs).
+    pub colour: Vec<u8>,
+    /// `tiles · tile²` RGBA8 texels (see the module docs).
+    pub surface: Vec<u8>,
+}
+
+impl FarTier {
+    /// Views per frame.
+    pub fn views(&self) -> u32 {
+        self.azimuths * self.elevations.len() as u32
+    }
+
+    /// Frames over every clip.
+    pub fn frames(&self) -> u32 {
+        self.clips.iter().map(|c| c.frames).sum()
+    }
+
+    /// Tiles in the tier.
+    pub fn tiles(&self) -> u64 {
+        self.frames() as u64 * self.views() as u64
+    }
+
+    /// Bytes of one clip's tiles (both pictures).
+    pub fn clip_bytes(&self, clip: usize) -> u64 {
+        self.clips.get(clip).map_or(0, |c| {
+            c.frames as u64
+                * self.views() as u64
+                * (self.tile as u64).pow(2)
+                * FAR_TIER_BYTES_PER_TEXEL as u64
+        })
+    }
+
+    /// Direction from the centre towards the viewer of view `(elevation e, azimuth a)`, model
+    /// space: azimuth 0 looks from +Z, azimuths turn towards +X.
+    pub fn view_direction(&self, e: usize, a: u32) -> Vec3 {
+        let az = std::f32::consts::TAU * a as f32 / self.azimuths.max(1) as f32;
+        let el = self.elevations.get(e).copied().unwrap_or(0.0);
+        Vec3::new(el.cos() * az.sin(), el.sin(), el.cos() * az.cos())
+    }
+
+    /// The view nearest to `toward_viewer` (model space, from the character towards the eye;
+    /// any length): nearest azimuth, then nearest elevation. Returns the view index.
+    pub fn nearest_view(&self, toward_viewer: Vec3) -> u32 {
+        let d = toward_viewer.normalize_or(Vec3::Z);
+        let n = self.azimuths.max(1);
+        let az = d.x.atan2(d.z).rem_euclid(std::f32::consts::TAU);
+        let a = ((az / std::f32::consts::TAU * n as f32).round() as u32) % n;
+        let el = d.y.clamp(-1.0, 1.0).asin();
+        let e = self
+            .elevations
+            .iter()
+            .enumerate()
+            .min_by(|x, y| (x.1 - el).abs().total_cmp(&(y.1 - el).abs()))
+            .map_or(0, |(i, _)| i as u32);
+        e * n + a
+    }
+
+    /// The frame of clip `clip` nearest to clip time `t` (seconds, reduced into the clip as the
+    /// runtime shows it), as an index among all far-tier frames; `duration` and `mode` are the
+    /// clip's. A looping clip's last gap closes on its first frame.
+    pub fn nearest_frame(&self, clip: usize, duration: f64, mode: LoopMode, t: f64) -> u32 {
+        let Some(c) = self.clips.get(clip) else {
+            return 0;
+        };
+        let n = c.frames.max(1);
+        let k = if n == 1 || duration <= 0.0 {
+            0
+        } else if mode == LoopMode::Loop {
+            ((t / duration).rem_euclid(1.0) * n as f64).round() as u32 % n
+        } else {
+            ((t / duration).clamp(0.0, 1.0) * (n - 1) as f64).round() as u32
+        };
+        c.first_frame + k.min(n - 1)
+    }
+
+    /// The two views around `toward_viewer` (model space, from the character towards the eye)
+    /// and their weights, summing to 1: the azimuths on either side, linear in the angle, at
+    /// the nearest elevation.
+    pub fn view_taps(&self, toward_viewer: Vec3) -> [(u32, f32); 2] {
+        let d = toward_viewer.normalize_or(Vec3::Z);
+        let n = self.azimuths.max(1);
+        let az = d.x.atan2(d.z).rem_euclid(std::f32::consts::TAU);
+        let x = az / std::f32::consts::TAU * n as f32;
+        let a0 = (x.floor() as u32) % n;
+        let f = x - x.floor();
+        let e = self.nearest_view(d) / n;
+        [(e * n + a0, 1.0 - f), (e * n + (a0 + 1) % n, f)]
+    }
+
+    /// The two frames of clip `clip` around clip time `t` and their weights, summing to 1 (see
+    /// [`Self::nearest_frame`] for the arguments): linear in time; a looping clip's last gap
+    /// closes on its first frame.
+    pub fn frame_taps(
+        &self,
+        clip: usize,
+        duration: f64,
+        mode: LoopMode,
+        t: f64,
+    ) -> [(u32, f32); 2] {
+        let Some(c) = self.clips.get(clip) else {
+            return [(0, 1.0), (0, 0.0)];
+        };
+        let n = c.frames.max(1);
+        if n == 1 || duration <= 0.0 {
+            return [(c.first_frame, 1.0), (c.first_frame, 0.0)];
+        }
+        let (x, wrap) = if mode == LoopMode::Loop {
+            ((t / duration).rem_euclid(1.0) * n as f64, true)
+        } else {
+            ((t / duration).clamp(0.0, 1.0) * (n - 1) as f64, false)
+        };
+        let k = (x.floor() as u32).min(n - 1);
+        let f = (x - k as f64).clamp(0.0, 1.0) as f32;
+        let next = if wrap {
+            (k + 1) % n
+        } else {
+            (k + 1).min(n - 1)
+        };
+        [(c.first_frame + k, 1.0 - f), (c.first_frame + next, f)]
+    }
+
+    /// The clip time of clip `clip`'s frame `k` (see [`FarClip::frames`]).
+    pub fn frame_time(&self, clip: usize, duration: f64, mode: LoopMode, k: u32) -> f64 {
+        let n = self.clips.get(clip).map_or(1, |c| c.frames.max(1));
+        if n == 1 {
+            0.0
+        } else if mode == LoopMode::Loop {
+            duration * k as f64 / n as f64
+        } else {
+            duration * k as f64 / (n - 1) as f64
+        }
+    }
+
+    /// Texel range of tile `tile` in `colour` and `surface`.
+    pub fn tile_bytes(&self, tile: u64) -> std::ops::Range<usize> {
+        let n = (self.tile as usize).pow(2) * 4;
+        let start = tile as usize * n;
+        start..start + n
+    }
+}
+
+/// What a far-tier tile shows at one point, filtered as a GPU's bilinear sampler would.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FarTexel {
+    /// Linear base colour.
+    pub albedo: Vec3,
+    /// Share of the point the character covers.
+    pub coverage: f32,
+    /// Mean model-space normal of the covered samples, facing the tile's viewer (length ≤ 1).
+    pub normal: Vec3,
+}
+
+impl FarTier {
+    /// Tile `tile` at `uv` (0..1 across, from the top-left), bilinear with clamped edges: the
+    /// colour decoded from sRGB before filtering, as
+    /// a `Rgba8UnormSrgb` and a `Rgba8Unorm` texture sample them. `None` past the tiles.
+    pub fn sample(&self, tile: u64, uv: Vec2) -> Option<FarTexel> {
+        let n = self.tile as i64;
+        let range = self.tile_bytes(tile);
+        let colour = self.colour.get(range.clone())?;
+        let surface = self.surface.get(range)?;
+        let x = uv.x * n as f32 - 0.5;
+        let y = uv.y * n as f32 - 0.5;
+        let (x0, y0) = (x.floor(), y.floor());
+        let (fx, fy) = (x - x0, y - y0);
+        let texel = |i: i64, j: i64| -> (Vec4, Vec3) {
+            let k = ((j.clamp(0, n - 1) * n + i.clamp(0, n - 1)) * 4) as usize;
+            let c = &colour[k..k + 4];
+            let s = &surface[k..k + 4];
+            (
+                Vec4::new(
+                    srgb_decode(c[0]),
+                    srgb_decode(c[1]),
+                    srgb_decode(c[2]),
+                    c[3] as f32 / 255.0,
+                ),
+                Vec3::new(s[0] as f32, s[1] as f32, s[2] as f32) / 127.5 - 1.0,
+            )
+        };
+        let (i, j) = (x0 as i64, y0 as i64);
+        let (a, b, c, d) = (
+            texel(i, j),
+            texel(i + 1, j),
+            texel(i, j + 1),
+            texel(i + 1, j + 1),
+        );
+        let colour = a.0.lerp(b.0, fx).lerp(c.0.lerp(d.0, fx), fy);
+        let normal = a.1.lerp(b.1, fx).lerp(c.1.lerp(d.1, fx), fy);
+        Some(FarTexel {
+            albedo: colour.truncate(),
+            coverage: colour.w,
+            normal,
+        })
+    }
+}
+
+impl FarTier {
+    /// What a card shows at `uv` of an instance playing clip `clip` (its `duration` and loop
+    /// `mode`) at clip time `t`, seen from `toward_viewer` (model space): the four tiles of
+    /// [`Self::frame_taps`] × [`Self::view_taps`] sampled ([`Self::sample`]) and blended with
+    /// the taps' weights — coverage as it is, base colour and normal weighted by coverage too (so
+    /// a tile the character misses there does not pull them towards its filler) and divided by
+    /// the blended coverage. The GPU twin is WGSL `far_texel` (docs/design.md §3 "Far tier").
+    pub fn shown(
+        &self,
+        clip: usize,
+        duration: f64,
+        mode: LoopMode,
+        t: f64,
+        toward_viewer: Vec3,
+        uv: Vec2,
+    ) -> FarTexel {
+        let frames = self.frame_taps(clip, duration, mode, t);
+        let views = self.view_taps(toward_viewer);
+        let (mut albedo, mut coverage, mut normal) = (Vec3::ZERO, 0.0, Vec3::ZERO);
+        for (frame, wf) in frames {
+            for (view, wv) in views {
+                let w = wf * wv;
+                if w == 0.0 {
+                    continue;
+                }
+                let tile = frame as u64 * self.views() as u64 + view as u64;
+                if let Some(s) = self.sample(tile, uv) {
+                    albedo += s.albedo * (s.coverage * w);
+                    normal += s.normal * (s.coverage * w);
+                    coverage += s.coverage * w;
+                }
+            }
+        }
+        if coverage > 0.0 {
+            albedo /= coverage;
+            normal /= coverage;
+        }
+        FarTexel {
+            albedo,
+            coverage,
+            normal,
+        }
+    }
+}
+
+/// The sRGB transfer function: an 8-bit code to linear.
+pub fn srgb_decode(c: u8) -> f32 {
+    let c = c as f32 / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// Linear to the nearest 8-bit sRGB code (the inverse of [`srgb_decode`]).
+pub fn srgb_encode(l: f32) -> u8 {
+    let l = l.clamp(0.0, 1.0);
+    let c = if l <= 0.003_130_8 {
+        l * 12.92
+    } else {
+        1.055 * l.powf(1.0 / 2.4) - 0.055
+    };
+    (c * 255.0).round() as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nearest_view_and_frame_are_the_closest_ones() {
+        let t = FarTier {
+            tile: 4,
+            azimuths: 8,
+            elevations: vec![0.2, 0.8],
+            centre: Vec3::ZERO,
+            radius: 1.0,
+            clips: vec![FarClip {
+                first_frame: 0,
+                frames: 4,
+            }],
+            colour: Vec::new(),
+            surface: Vec::new(),
+        };
+        for e in 0..2 {
+            for a in 0..8 {
+                let d = t.view_direction(e, a);
+                assert_eq!(t.nearest_view(d), e as u32 * 8 + a);
+            }
+        }
+        // Just short of half a step from azimuth 0 towards azimuth 7 (−X side).
+        let d = Vec3::new(-(0.39f32).sin(), 0.1, (0.39f32).cos());
+        assert_eq!(t.nearest_view(d), 0);
+        assert_eq!(t.nearest_frame(0, 1.0, LoopMode::Loop, 0.9), 0);
+        assert_eq!(t.nearest_frame(0, 1.0, LoopMode::Loop, 0.6), 2);
+        assert_eq!(t.nearest_frame(0, 1.0, LoopMode::Once, 0.9), 3);
+        assert_eq!(t.frame_time(0, 1.0, LoopMode::Loop, 3), 0.75);
+    }
+}
