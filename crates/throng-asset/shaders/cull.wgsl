@@ -198,3 +198,36 @@ fn choose_shadow_lod(b: WorldBox, view_lod: u32, texels_per_unit: f32, shadow_ru
     }
     return choose_ortho_lod(b, view_lod, texels_per_unit, rule);
 }
+
+// Whether a caster drawn at the far tier's level casts nothing: its sphere (`diameter` model
+// units) covers less than one texel of a shadow map of `texels_per_unit` (the shadow map
+// cannot hold it; throng-render's CPU twin: passes::cpu_cull).
+fn far_shadow_dropped(b: WorldBox, diameter: f32, texels_per_unit: f32) -> bool {
+    return diameter * b.scale * texels_per_unit < 1.0;
+}
+
+// Whether a sphere (`centre`, `radius`, world) seen through `view_proj` on a target of
+// `viewport` (x, y: pixels; `pixels_per_unit` as LodRule's eye.w) holds no pixel centre in its
+// screen box — conservatively: the radius projected at the sphere's nearest depth, grown by
+// half for the stretch off the axis — so nothing inside it makes a fragment. A sphere reaching
+// behind the camera is never "empty". throng-render's CPU twin: passes::cpu_cull.
+fn covers_no_pixel(centre: vec3<f32>, radius: f32, view_proj: mat4x4<f32>, viewport: vec2<f32>, pixels_per_unit: f32) -> bool {
+    let c = view_proj * vec4<f32>(centre, 1.0);
+    if (c.w - radius <= 1e-6) {
+        return false;
+    }
+    let px = (c.x / c.w * 0.5 + 0.5) * viewport.x;
+    let py = (0.5 - c.y / c.w * 0.5) * viewport.y;
+    let pr = 1.5 * radius * pixels_per_unit / (c.w - radius);
+    let x_empty = floor(px + pr - 0.5) < ceil(px - pr - 0.5);
+    let y_empty = floor(py + pr - 0.5) < ceil(py - pr - 0.5);
+    return x_empty || y_empty;
+}
+
+// The world sphere of instance `inst`'s far-tier card: the tier's sphere (`sphere`: model
+// centre, radius) placed by its transform, the radius by its largest row length.
+fn far_card_sphere(inst: u32, sphere: vec4<f32>) -> vec4<f32> {
+    let m = instance_affine(instance_transforms[inst]);
+    let scale = max(length(m[0].xyz), max(length(m[1].xyz), length(m[2].xyz)));
+    return vec4<f32>(vec4<f32>(sphere.xyz, 1.0) * m, sphere.w * scale);
+}

@@ -97,14 +97,7 @@ impl FarTier {
         let n = self.azimuths.max(1);
         let az = d.x.atan2(d.z).rem_euclid(std::f32::consts::TAU);
         let a = ((az / std::f32::consts::TAU * n as f32).round() as u32) % n;
-        let el = d.y.clamp(-1.0, 1.0).asin();
-        let e = self
-            .elevations
-            .iter()
-            .enumerate()
-            .min_by(|x, y| (x.1 - el).abs().total_cmp(&(y.1 - el).abs()))
-            .map_or(0, |(i, _)| i as u32);
-        e * n + a
+        e_of(&self.elevation_bounds(), d.y) * n + a
     }
 
     /// The frame of clip `clip` nearest to clip time `t` (seconds, reduced into the clip as the
@@ -131,17 +124,67 @@ impl FarTier {
     pub fn view_taps(&self, toward_viewer: Vec3) -> [(u32, f32); 2] {
         let d = toward_viewer.normalize_or(Vec3::Z);
         let n = self.azimuths.max(1);
-        let az = d.x.atan2(d.z).rem_euclid(std::f32::consts::TAU);
+        // Straight up or down every azimuth is the same view (WGSL's atan2(0, 0) is undefined).
+        let az = if d.x.abs() + d.z.abs() > 1e-6 {
+            d.x.atan2(d.z)
+        } else {
+            0.0
+        };
+        let az = if az < 0.0 {
+            az + std::f32::consts::TAU
+        } else {
+            az
+        };
         let x = az / std::f32::consts::TAU * n as f32;
         let a0 = (x.floor() as u32) % n;
         let f = x - x.floor();
-        let e = self.nearest_view(d) / n;
+        let e = e_of(&self.elevation_bounds(), d.y);
         [(e * n + a0, 1.0 - f), (e * n + (a0 + 1) % n, f)]
     }
 
-    /// The two frames of clip `clip` around clip time `t` and their weights, summing to 1 (see
-    /// [`Self::nearest_frame`] for the arguments): linear in time; a looping clip's last gap
-    /// closes on its first frame.
+    /// Between successive elevations, the sine of their midpoint: a unit view direction whose
+    /// y is above bound i is nearer elevation i + 1 than i (elevations increase).
+    pub fn elevation_bounds(&self) -> Vec<f32> {
+        self.elevations
+            .windows(2)
+            .map(|w| ((w[0] + w[1]) * 0.5).sin())
+            .collect()
+    }
+
+    /// Clip `clip`'s frame coordinate at clip time `t` (seconds; `duration` and `mode` are the
+    /// clip's): `t / d · n` of a looping clip (in [0, n), frame k at k), `t / d · (n − 1)`
+    /// clamped to [0, n − 1] of the others; 0 for a clip of one frame.
+    pub fn frame_coordinate(&self, clip: usize, duration: f64, mode: LoopMode, t: f64) -> f32 {
+        let n = self.clips.get(clip).map_or(1, |c| c.frames.max(1));
+        if n == 1 || duration <= 0.0 {
+            0.0
+        } else if mode == LoopMode::Loop {
+            ((t / duration).rem_euclid(1.0) * n as f64) as f32
+        } else {
+            ((t / duration).clamp(0.0, 1.0) * (n - 1) as f64) as f32
+        }
+    }
+
+    /// The two frames of clip `clip` around frame coordinate `x` ([`Self::frame_coordinate`])
+    /// and their weights, summing to 1, as indices among all far-tier frames: `floor(x)` and the
+    /// next, the next of a looping clip's last frame being its first (`looped`).
+    pub fn frame_taps_at(&self, clip: usize, looped: bool, x: f32) -> [(u32, f32); 2] {
+        let Some(c) = self.clips.get(clip) else {
+            return [(0, 1.0), (0, 0.0)];
+        };
+        let n = c.frames.max(1);
+        let x = x.clamp(0.0, n as f32);
+        let k = (x.floor() as u32).min(n - 1);
+        let f = (x - k as f32).clamp(0.0, 1.0);
+        let next = if looped {
+            (k + 1) % n
+        } else {
+            (k + 1).min(n - 1)
+        };
+        [(c.first_frame + k, 1.0 - f), (c.first_frame + next, f)]
+    }
+
+    /// [`Self::frame_taps_at`] of clip time `t`.
     pub fn frame_taps(
         &self,
         clip: usize,
@@ -149,26 +192,8 @@ impl FarTier {
         mode: LoopMode,
         t: f64,
     ) -> [(u32, f32); 2] {
-        let Some(c) = self.clips.get(clip) else {
-            return [(0, 1.0), (0, 0.0)];
-        };
-        let n = c.frames.max(1);
-        if n == 1 || duration <= 0.0 {
-            return [(c.first_frame, 1.0), (c.first_frame, 0.0)];
-        }
-        let (x, wrap) = if mode == LoopMode::Loop {
-            ((t / duration).rem_euclid(1.0) * n as f64, true)
-        } else {
-            ((t / duration).clamp(0.0, 1.0) * (n - 1) as f64, false)
-        };
-        let k = (x.floor() as u32).min(n - 1);
-        let f = (x - k as f64).clamp(0.0, 1.0) as f32;
-        let next = if wrap {
-            (k + 1) % n
-        } else {
-            (k + 1).min(n - 1)
-        };
-        [(c.first_frame + k, 1.0 - f), (c.first_frame + next, f)]
+        let x = self.frame_coordinate(clip, duration, mode, t);
+        self.frame_taps_at(clip, mode == LoopMode::Loop, x)
     }
 
     /// The clip time of clip `clip`'s frame `k` (see [`FarClip::frames`]).
@@ -248,11 +273,8 @@ impl FarTier {
 
 impl FarTier {
     /// What a card shows at `uv` of an instance playing clip `clip` (its `duration` and loop
-    /// `mode`) at clip time `t`, seen from `toward_viewer` (model space): the four tiles of
-    /// [`Self::frame_taps`] × [`Self::view_taps`] sampled ([`Self::sample`]) and blended with
-    /// the taps' weights — coverage as it is, base colour and normal weighted by coverage too (so
-    /// a tile the character misses there does not pull them towards its filler) and divided by
-    /// the blended coverage. The GPU twin is WGSL `far_texel` (docs/design.md §3 "Far tier").
+    /// `mode`) at clip time `t`, seen from `toward_viewer` (model space): [`Self::shown_at`] of
+    /// the clip's frame coordinate.
     pub fn shown(
         &self,
         clip: usize,
@@ -262,7 +284,25 @@ impl FarTier {
         toward_viewer: Vec3,
         uv: Vec2,
     ) -> FarTexel {
-        let frames = self.frame_taps(clip, duration, mode, t);
+        let x = self.frame_coordinate(clip, duration, mode, t);
+        self.shown_at(clip, mode == LoopMode::Loop, x, toward_viewer, uv)
+    }
+
+    /// What a card shows at `uv` of clip `clip` at frame coordinate `x` (`looped`: the clip's
+    /// frames close on its first), seen from `toward_viewer`: the four tiles of
+    /// [`Self::frame_taps_at`] × [`Self::view_taps`] sampled ([`Self::sample`]) and blended
+    /// with the taps' weights — coverage as it is, base colour and normal weighted by coverage
+    /// too (so a tile the character misses there does not pull them towards its filler) and
+    /// divided by the blended coverage. The GPU twin is WGSL `far_shown` of `throng::far`.
+    pub fn shown_at(
+        &self,
+        clip: usize,
+        looped: bool,
+        x: f32,
+        toward_viewer: Vec3,
+        uv: Vec2,
+    ) -> FarTexel {
+        let frames = self.frame_taps_at(clip, looped, x);
         let views = self.view_taps(toward_viewer);
         let (mut albedo, mut coverage, mut normal) = (Vec3::ZERO, 0.0, Vec3::ZERO);
         for (frame, wf) in frames {
@@ -289,6 +329,39 @@ impl FarTier {
             normal,
         }
     }
+
+    /// Every frame-table row's frame coordinate in its clip's far frames (row 0, the rest pose,
+    /// and rows of clips past the tier: 0), so a renderer finds a layer's coordinate from its
+    /// (row, frac) as `mix(x[row], x[row + 1], frac)` on the clip's rows without the clip's
+    /// frame times.
+    pub fn row_coordinates(&self, clips: &[crate::ClipInfo], rows: u32) -> Vec<f32> {
+        let mut out = vec![0.0f32; rows as usize];
+        for (ci, c) in clips.iter().enumerate() {
+            let table = c.frames_table();
+            for k in 0..c.frames {
+                let row = (c.first_row + k) as usize;
+                let t = table.frame_time(k);
+                let n = self.clips.get(ci).map_or(1, |f| f.frames.max(1));
+                let x = if n == 1 || c.duration <= 0.0 {
+                    0.0
+                } else if c.loop_mode == LoopMode::Loop {
+                    // The clip's last row (t = d) closes the loop at n, not back at 0.
+                    (t / c.duration * n as f64) as f32
+                } else {
+                    ((t / c.duration).clamp(0.0, 1.0) * (n - 1) as f64) as f32
+                };
+                if let Some(o) = out.get_mut(row) {
+                    *o = x;
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The nearest elevation of a unit direction whose y is `y`, by [`FarTier::elevation_bounds`].
+fn e_of(bounds: &[f32], y: f32) -> u32 {
+    bounds.iter().filter(|&&b| y > b).count() as u32
 }
 
 /// The sRGB transfer function: an 8-bit code to linear.

@@ -34,6 +34,7 @@ use throng_contract::wgsl::Module;
 use crate::{BoneTexture, TextureTransform};
 
 pub mod cull;
+pub mod far;
 pub mod material;
 pub mod texel;
 pub mod vertex;
@@ -268,6 +269,7 @@ pub fn wgsl_modules() -> Vec<Module> {
         shader!("throng::pose", "pose.wgsl"),
         shader!("throng::vat", "vat.wgsl"),
         shader!("throng::cull", "cull.wgsl"),
+        shader!("throng::far", "far.wgsl"),
         shader!("throng::material", "material.wgsl"),
         shader!("throng::vertex", "vertex.wgsl"),
     ]

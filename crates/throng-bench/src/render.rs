@@ -206,7 +206,8 @@ pub struct Report {
 }
 
 /// A baked asset from `path` (used as is) or a source glTF / the built-in fox baked in memory
-/// with `vat` and `lods`.
+/// with `vat` and `lods` — and, with LODs, a far tier past them (docs/design.md §5 "Far
+/// tier"), as `throng demo` bakes.
 pub(crate) fn load_asset(
     path: Option<&std::path::Path>,
     vat: Option<throng_asset::VatEncoding>,
@@ -233,6 +234,7 @@ pub(crate) fn load_asset(
         source_name: name.clone(),
         vat,
         lods: lods.to_vec(),
+        far_tier: (!lods.is_empty()).then(Default::default),
         ..Default::default()
     };
     let (asset, _) =

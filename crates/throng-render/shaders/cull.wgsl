@@ -19,7 +19,7 @@
 // Needs no optional GPU feature. Defs: GPU_TIMED, OCCLUSION (crate::shaders::Program::Cull).
 
 #import throng_render::cull_lists::{append, append_palette, palette_counter, copy_counts, cull, visible_ids, draw_args, boxes}
-#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, shadow_reaches_view, choose_lod, choose_shadow_lod}
+#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, shadow_reaches_view, choose_lod, choose_shadow_lod, far_shadow_dropped, covers_no_pixel, far_card_sphere, coarse_box}
 #import throng::bone::bone_params
 #import throng::live::{PALETTE_LIVE, palette_refresh}
 
@@ -37,6 +37,12 @@ fn cull_box(inst: u32) -> WorldBox {
     return instance_box(inst, rule, live);
 }
 
+// Whether instance `inst`'s far card holds no pixel centre of the main view.
+fn card_covers_no_pixel(inst: u32) -> bool {
+    let s = far_card_sphere(inst, cull.far_sphere);
+    return covers_no_pixel(s.xyz, s.w, cull.view_proj, cull.viewport.xy, cull.eye.w);
+}
+
 fn lod_rule() -> LodRule {
     return LodRule(cull.lod_error, cull.lod_count, cull.lod_bias);
 }
@@ -46,6 +52,24 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
     if (i >= cull.instance_count) {
         return;
+    }
+    // An instance whose coarse box (the asset's, placed: it holds every pose) is already at the
+    // far level, whose card holds no pixel centre and which, as a caster, covers less than a
+    // shadow texel can draw nothing at all: it is done before its playback is read. The lists
+    // are the same as from its own box, which only picks coarser levels and has the same
+    // scale; the card does not depend on the pose.
+    if (cull.far_level != 0u) {
+        let rule = BoxRule(cull.fallback_min.xyz, cull.fallback_max.xyz, cull.row_pad, cull.row_bounds == 1u);
+        let cb = coarse_box(i, rule);
+        let idle = choose_lod(cb, cull.eye, lod_rule()) == cull.far_level
+            && card_covers_no_pixel(i)
+            && (cull.shadows == 0u || far_shadow_dropped(cb, cull.far_diameter, cull.shadow_lod.x));
+        if (idle) {
+#ifdef OCCLUSION
+            boxes[2u * i + 1u] = vec4<f32>(0.0);
+#endif
+            return;
+        }
     }
     let b = cull_box(i);
     var planes = cull.planes;
@@ -57,24 +81,36 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let rule = lod_rule();
     let lod = choose_lod(b, cull.eye, rule);
+    // A far card whose screen box holds no pixel centre makes no fragment: not drawn (nor
+    // offered to occlusion culling's second phase).
+    let far = cull.far_level != 0u && lod == cull.far_level;
+    let drawn = seen && !(far && card_covers_no_pixel(i));
 #ifdef OCCLUSION
     // For the second phase; the first draws only what the last frame saw.
     boxes[2u * i] = vec4<f32>(b.centre, f32(lod));
-    boxes[2u * i + 1u] = vec4<f32>(b.half, select(0.0, 1.0, seen));
-    let shown = seen && visible_ids[cull.history_base + i] == 1u;
+    boxes[2u * i + 1u] = vec4<f32>(b.half, select(0.0, 1.0, drawn));
+    let shown = drawn && visible_ids[cull.history_base + i] == 1u;
 #else
-    let shown = seen;
+    let shown = drawn;
 #endif
     if (shown) {
         append(0u, lod, i);
     }
+    var shadow_lod = 0u;
     if (casts) {
-        append(1u, choose_shadow_lod(b, lod, cull.shadow_lod.x, u32(cull.shadow_lod.y), rule), i);
+        shadow_lod = choose_shadow_lod(b, lod, cull.shadow_lod.x, u32(cull.shadow_lod.y), rule);
+        let far_caster = cull.far_level != 0u && shadow_lod == cull.far_level;
+        casts = !(far_caster && far_shadow_dropped(b, cull.far_diameter, cull.shadow_lod.x));
     }
-    // The palette path: every instance a pass may draw, once — with occlusion culling also
-    // those in view that the second phase may still draw.
-    // Update-rate LOD and live poses decide which of them the pass computes this frame.
-    if (cull.palette_base != 0u && (seen || casts)) {
+    if (casts) {
+        append(1u, shadow_lod, i);
+    }
+    // The palette path: every instance a pass may draw as a mesh, once — with occlusion
+    // culling also those in view that the second phase may still draw (a far tier's card needs
+    // no palette). Update-rate LOD and live poses decide which of them the pass computes this
+    // frame.
+    let mesh = (seen && !far) || (casts && (cull.far_level == 0u || shadow_lod != cull.far_level));
+    if (cull.palette_base != 0u && mesh) {
         if (palette_refresh(cull.frame, i, cull.refresh[min(lod, 3u)], palette_state(i))) {
             visible_ids[cull.palette_state + i] = cull.frame;
             append_palette(i);

@@ -52,11 +52,20 @@ struct CullParams {
     // application's, else the frame it was last computed), and this frame's number.
     palette_state: u32,
     frame: u32,
+    // The far tier's LOD level (0: the asset has none) and its sphere's diameter (model units):
+    // a far caster whose sphere covers less than one shadow-map texel casts nothing.
+    far_level: u32,
+    far_diameter: f32,
     pad: u32,
-    pad_pair: vec2<u32>,
     // Update-rate LOD: palettes of an instance at LOD l (3 and coarser: the last) are
     // computed every refresh[l]-th frame (docs/design.md §5 "Update-rate LOD").
     refresh: vec4<u32>,
+    // The main camera's clip-from-world matrix and the target's size in pixels (x, y): a far
+    // card whose screen box holds no pixel centre would make no fragment, so it is not listed.
+    view_proj: mat4x4<f32>,
+    viewport: vec4<f32>,
+    // The far tier's sphere: model centre (xyz) and radius (w).
+    far_sphere: vec4<f32>,
 }
 
 @group(0) @binding(#{B_CULL_PARAMS}) var<uniform> cull: CullParams;

@@ -161,11 +161,16 @@ struct MotionOut {
 // perspective-correct interpolation of both clip positions gives the motion of the surface
 // point itself. 0 where the previous position was behind the camera.
 fn motion_vector(in: VsOut) -> vec2<f32> {
-    if (in.prev_clip.w <= 0.0 || in.now_clip.w <= 0.0) {
+    return clip_motion(in.now_clip, in.prev_clip);
+}
+
+// motion_vector's arithmetic from the two interpolated clip positions.
+fn clip_motion(now_clip: vec4<f32>, prev_clip: vec4<f32>) -> vec2<f32> {
+    if (prev_clip.w <= 0.0 || now_clip.w <= 0.0) {
         return vec2<f32>(0.0);
     }
-    let now = in.now_clip.xy / in.now_clip.w;
-    let prev = in.prev_clip.xy / in.prev_clip.w;
+    let now = now_clip.xy / now_clip.w;
+    let prev = prev_clip.xy / prev_clip.w;
     return (now - prev) * vec2<f32>(0.5, -0.5);
 }
 
@@ -185,7 +190,11 @@ fn motion_color(m: vec2<f32>) -> vec3<f32> {
 
 // A fragment's colour with its motion vector (the motion debug view replaces the colour).
 fn with_motion(color: vec4<f32>, in: VsOut) -> MotionOut {
-    let m = motion_vector(in);
+    return motion_out(color, motion_vector(in));
+}
+
+// A fragment's colour with motion vector `m` (the motion debug view replaces the colour).
+fn motion_out(color: vec4<f32>, m: vec2<f32>) -> MotionOut {
     if (frame.debug.x == 5u) {
         return MotionOut(vec4<f32>(motion_color(m), 1.0), m);
     }

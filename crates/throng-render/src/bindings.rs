@@ -105,6 +105,14 @@ numbers! {
     /// the main pass's palette draw.
     PREV_PALETTE = 29;
     PREV_TRANSFORMS = 32;
+    // ---- group 0: the far tier (docs/design.md §3 "Far tier") ----
+    /// Its two atlases (`Rgba8Unorm`: colour sRGB-encoded, and the surface), `FarParams`, its
+    /// clips (`array<FarClip>`) and every frame-table row's frame coordinate (`array<f32>`).
+    FAR_COLOUR = 33;
+    FAR_SURFACE = 34;
+    FAR_PARAMS = 35;
+    FAR_CLIPS = 36;
+    FAR_ROWS = 37;
     // ---- group 1 (MATERIAL) ----
     MATERIAL = 0;
     BASE_TEXTURE = 1;

@@ -213,3 +213,114 @@ pub fn anchors_on_gpu(
     let out: Vec<AnchorAffine> = bytemuck::pod_collect_to_vec(&bytes);
     Ok(out.iter().map(AnchorAffine::to_mat4).collect())
 }
+
+/// A probe of [`far_on_gpu`]: where a card is read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FarProbe {
+    /// Clip index into the tier's clips.
+    pub clip: u32,
+    /// Frame coordinate (`throng_asset::FarTier::frame_coordinate`).
+    pub x: f32,
+    /// Direction from the character towards the viewer, model space.
+    pub toward: glam::Vec3,
+    /// Point on the card, 0..1 from the top-left.
+    pub uv: glam::Vec2,
+}
+
+/// What WGSL `throng::far::far_shown` gives at each probe of `tier` (`looped[c]`: clip c's
+/// frames close on its first): the GPU twin of `throng_asset::FarTier::shown_at`.
+pub fn far_on_gpu(
+    gpu: &Gpu,
+    tier: &throng_asset::FarTier,
+    looped: &[bool],
+    probes: &[FarProbe],
+) -> Result<Vec<throng_asset::far_tier::FarTexel>, RenderError> {
+    use throng_asset::gpu::far;
+    let device = &gpu.device;
+    if probes.is_empty() {
+        return Ok(Vec::new());
+    }
+    let max = device.limits().max_texture_dimension_2d;
+    let atlas = far::atlas(tier, max).map_err(|what| RenderError::BadAsset {
+        asset: "far tier".into(),
+        what,
+    })?;
+    let colour = crate::gpu_asset::far_texture(gpu, &atlas, &atlas.colour, "throng far colour");
+    let surface = crate::gpu_asset::far_texture(gpu, &atlas, &atlas.surface, "throng far surface");
+    let init = |label: &str, contents: &[u8], usage| {
+        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage,
+        })
+    };
+    let params = init(
+        "throng far params",
+        bytemuck::bytes_of(&atlas.params),
+        wgpu::BufferUsages::UNIFORM,
+    );
+    let clips = far::clip_words(tier, |c| looped.get(c).copied().unwrap_or(false));
+    let clips = init(
+        "throng far clips",
+        bytemuck::cast_slice(&clips),
+        wgpu::BufferUsages::STORAGE,
+    );
+    let words: Vec<[f32; 8]> = probes
+        .iter()
+        .map(|p| {
+            [
+                p.toward.x,
+                p.toward.y,
+                p.toward.z,
+                p.x,
+                p.uv.x,
+                p.uv.y,
+                p.clip as f32,
+                0.0,
+            ]
+        })
+        .collect();
+    let probe_buf = init(
+        "throng far probes",
+        bytemuck::cast_slice(&words),
+        wgpu::BufferUsages::STORAGE,
+    );
+    let out_size = (probes.len() * 32) as u64;
+    let out_buf = output_buffer(device, out_size);
+    let bgl = layouts::far_compute(device);
+    let pipeline = compute_pipeline(device, Program::FarCompute, &bgl, "cs_far")?;
+    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("throng far compute"),
+        layout: &bgl,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(&colour),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(&surface),
+            },
+            crate::bindings::buffer_entry(2, &params),
+            crate::bindings::buffer_entry(3, &clips),
+            crate::bindings::buffer_entry(4, &probe_buf),
+            crate::bindings::buffer_entry(5, &out_buf),
+        ],
+    });
+    let bytes = run_and_read(
+        gpu,
+        &pipeline,
+        &bind,
+        probes.len() as u32,
+        &out_buf,
+        out_size,
+    )?;
+    let v: Vec<[f32; 8]> = bytemuck::pod_collect_to_vec(&bytes);
+    Ok(v.into_iter()
+        .map(|w| throng_asset::far_tier::FarTexel {
+            albedo: glam::Vec3::new(w[0], w[1], w[2]),
+            coverage: w[3],
+            normal: glam::Vec3::new(w[4], w[5], w[6]),
+        })
+        .collect())
+}

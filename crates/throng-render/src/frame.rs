@@ -67,6 +67,8 @@ pub(crate) struct FrameSetup {
     pub shadow: Option<ShadowCamera>,
     /// (image height / 2) / tan(fov_y / 2).
     pub pixels_per_unit: f32,
+    /// The target's size in pixels (width, height).
+    pub size: glam::Vec2,
     /// Light direction and, in w, how far shadows reach along it (file units).
     pub light_reach: glam::Vec4,
 }
@@ -168,6 +170,7 @@ impl FrameSetup {
             camera,
             shadow,
             pixels_per_unit: opts.height as f32 * 0.5 / (camera.fov_y * 0.5).tan().max(1e-6),
+            size: glam::Vec2::new(opts.width as f32, opts.height as f32),
             light_reach: light_dir.extend(reach),
         }
     }

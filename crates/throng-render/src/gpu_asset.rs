@@ -116,6 +116,29 @@ pub struct GpuAsset {
     /// The downlevel mode (docs/downlevel.md): the clip table and the row boxes on the CPU
     /// (its culling and GPU-timed layers read them) and the clip table as a data texture.
     pub(crate) downlevel: DownlevelTables,
+    /// The far tier (docs/design.md §5 "Far tier"), when the asset has one: the last LOD level
+    /// of [`Self::lod_errors`].
+    pub far: Option<GpuFar>,
+}
+
+/// The far tier on the GPU: what WGSL `throng::far` and the far draw read, and the LOD level
+/// culling lists far instances under.
+pub struct GpuFar {
+    pub colour: wgpu::TextureView,
+    pub surface: wgpu::TextureView,
+    pub params: wgpu::Buffer,
+    pub clips: wgpu::Buffer,
+    /// Every frame-table row's frame coordinate (`FarTier::row_coordinates`).
+    pub rows: wgpu::Buffer,
+    /// Its LOD level: the mesh LODs come before it.
+    pub level: u32,
+    /// Its "simplification error" for the LOD rule: one texel of a tile, `2 · radius / tile`
+    /// (model units), so culling picks it where a texel covers at most `lod_bias` pixels.
+    pub error: f32,
+    /// The diameter of the sphere its tiles frame (model units).
+    pub diameter: f32,
+    /// That sphere: model centre (xyz) and radius (w).
+    pub sphere: [f32; 4],
 }
 
 /// What the downlevel mode reads of an asset besides the GPU resources of the full mode.
@@ -131,9 +154,14 @@ pub(crate) struct DownlevelTables {
 pub const MAX_LODS: usize = throng_asset::gpu::cull::MAX_LODS;
 
 impl GpuAsset {
-    /// LOD levels (1 without simplified LODs).
+    /// LOD levels (1 without simplified LODs), the far tier's included.
     pub fn lod_count(&self) -> u32 {
         self.lod_errors.len().max(1) as u32
+    }
+
+    /// The mesh LOD levels (those before the far tier's).
+    pub fn mesh_lod_count(&self) -> u32 {
+        self.far.as_ref().map_or(self.lod_count(), |f| f.level)
     }
 
     /// The index of the anchor called `name`, for a [`crate::Prop`]. Errors name the asset and
@@ -491,6 +519,26 @@ impl GpuAsset {
                 )
             })
             .collect();
+        if lod_errors.is_empty() {
+            lod_errors.push(0.0);
+        }
+        let far = match &asset.far_tier {
+            Some(tier) if lod_errors.len() < MAX_LODS => {
+                let far = upload_far(gpu, asset, tier, lod_errors.len() as u32)?;
+                lod_errors.push(far.error);
+                Some(far)
+            }
+            Some(_) => {
+                return Err(bad_asset(
+                    asset,
+                    format!(
+                        "{} mesh LODs and a far tier: a renderer selects between at most {MAX_LODS} levels; bake fewer LODs",
+                        lod_errors.len()
+                    ),
+                ))
+            }
+            None => None,
+        };
         let (anchor_names, anchor_rows) =
             anchor_upload(asset).map_err(|what| bad_asset(asset, what))?;
         let rows = row_bounds(asset);
@@ -537,6 +585,7 @@ impl GpuAsset {
                 .max()
                 .unwrap_or(0),
             downlevel: downlevel_tables(gpu, clip_table, rows)?,
+            far,
         })
     }
 }
@@ -589,4 +638,75 @@ fn anchor_upload(asset: &BakedAsset) -> Result<(Vec<String>, Vec<AnchorAffine>),
         })
         .collect();
     Ok((at.anchors.iter().map(|a| a.name.clone()).collect(), affines))
+}
+
+/// Uploads `tier` as the far tier of `asset` at LOD level `level`.
+fn upload_far(
+    gpu: &Gpu,
+    asset: &BakedAsset,
+    tier: &throng_asset::FarTier,
+    level: u32,
+) -> Result<GpuFar, RenderError> {
+    use throng_asset::gpu::far;
+    let device = &gpu.device;
+    let max = device.limits().max_texture_dimension_2d;
+    let atlas = far::atlas(tier, max).map_err(|what| bad_asset(asset, what))?;
+    let looped = |c: usize| {
+        asset
+            .clips
+            .get(c)
+            .is_some_and(|c| c.loop_mode == throng_asset::LoopMode::Loop)
+    };
+    let rows = tier.row_coordinates(&asset.clips, asset.bone_texture.rows.max(1));
+    Ok(GpuFar {
+        colour: far_texture(gpu, &atlas, &atlas.colour, "throng far colour"),
+        surface: far_texture(gpu, &atlas, &atlas.surface, "throng far surface"),
+        params: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng far params"),
+            contents: bytemuck::bytes_of(&atlas.params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        }),
+        clips: storage_buffer(
+            device,
+            "throng far clips",
+            &far::clip_words(tier, looped),
+            far::FarClipWords::default(),
+        ),
+        rows: storage_buffer(device, "throng far rows", &rows, 0.0f32),
+        level,
+        error: 2.0 * tier.radius / tier.tile.max(1) as f32,
+        diameter: 2.0 * tier.radius,
+        sphere: tier.centre.extend(tier.radius).to_array(),
+    })
+}
+
+/// One of a far-tier atlas's two pictures (`data`) as an `Rgba8Unorm` texture, read with
+/// `textureLoad` (throng::far decodes and filters itself).
+pub(crate) fn far_texture(
+    gpu: &Gpu,
+    atlas: &throng_asset::gpu::far::FarAtlas,
+    data: &[u8],
+    label: &str,
+) -> wgpu::TextureView {
+    gpu.device
+        .create_texture_with_data(
+            &gpu.queue,
+            &wgpu::TextureDescriptor {
+                label: Some(label),
+                size: wgpu::Extent3d {
+                    width: atlas.width,
+                    height: atlas.height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba8Unorm,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            data,
+        )
+        .create_view(&Default::default())
 }

@@ -157,11 +157,21 @@ pub struct CullParams {
     pub palette_state: u32,
     /// This frame's number for the palette state (`throng_contract::next_palette_frame`).
     pub frame: u32,
+    /// The far tier's LOD level (0: the asset has none) and its sphere's diameter (model
+    /// units): a far caster whose sphere covers less than one shadow-map texel casts nothing.
+    pub far_level: u32,
+    pub far_diameter: f32,
     pub _pad: u32,
-    pub _pad_pair: [u32; 2],
     /// Update-rate LOD: an instance at LOD l computes its palette every `refresh[min(l, 3)]`-th
     /// frame (`RenderOptions::palette_refresh`).
     pub refresh: [u32; 4],
+    /// The main camera's clip-from-world matrix (column-major) and the target's size in pixels
+    /// (x, y; z, w unused): a far card whose screen box holds no pixel centre is not listed.
+    pub view_proj: [[f32; 4]; 4],
+    pub viewport: [f32; 4],
+    /// The far tier's sphere: model centre (xyz) and radius (w); a far card is the sphere's
+    /// square facing the camera.
+    pub far_sphere: [f32; 4],
 }
 
 /// Levels a [`DepthPyramid`] may have: enough to reduce any 2D texture size wgpu allows

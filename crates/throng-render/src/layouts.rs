@@ -387,3 +387,38 @@ pub fn draw_params(device: &wgpu::Device, main_pass: bool) -> wgpu::BindGroupLay
     };
     layout(device, label, &e)
 }
+
+/// The far tier's compute twin ([`crate::shaders::Program::FarCompute`]): the two atlases, the
+/// parameters, the clips, the probes and the output.
+pub(crate) fn far_compute(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let float = wgpu::TextureSampleType::Float { filterable: false };
+    let d2 = wgpu::TextureViewDimension::D2;
+    layout(
+        device,
+        "throng far compute",
+        &[
+            texture(0, COMPUTE, float, d2),
+            texture(1, COMPUTE, float, d2),
+            uniform(2, COMPUTE),
+            storage(3, COMPUTE, true),
+            storage(4, COMPUTE, true),
+            storage(5, COMPUTE, false),
+        ],
+    )
+}
+
+/// Group 0 of the far draw: [`crowd_draw_entries`] (culled) and the far tier: its two atlases,
+/// parameters, clips and row coordinates.
+pub fn far_draw(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
+    let float = wgpu::TextureSampleType::Float { filterable: false };
+    let d2 = wgpu::TextureViewDimension::D2;
+    let mut e = crowd_draw_entries(timing, true);
+    e.extend([
+        texture(b::FAR_COLOUR, DRAW, float, d2),
+        texture(b::FAR_SURFACE, DRAW, float, d2),
+        uniform(b::FAR_PARAMS, DRAW),
+        storage(b::FAR_CLIPS, VERTEX, true),
+        storage(b::FAR_ROWS, VERTEX, true),
+    ]);
+    layout(device, "throng far draw", &e)
+}

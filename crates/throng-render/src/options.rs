@@ -124,6 +124,10 @@ pub struct RenderOptions {
     /// Largest projected LOD simplification error allowed, pixels: larger picks coarser LODs
     /// nearer the camera; 0 keeps LOD 0 everywhere.
     pub lod_bias: f32,
+    /// Draw an asset's far tier (docs/design.md §5 "Far tier"), when it has one, past its mesh
+    /// LODs: an instance whose far-tier texel covers at most `lod_bias` pixels is one card.
+    /// Off: such instances stay at the coarsest mesh LOD.
+    pub far_tier: bool,
     /// Influences per vertex used by LOD 0, 1, 2 and 3+ (0: all the asset has).
     pub lod_influences: [u32; 4],
     /// How the shadow pass picks its LOD per caster.
@@ -179,6 +183,7 @@ impl Default for RenderOptions {
             shadows: true,
             shadow_map_size: crate::light::DEFAULT_SHADOW_MAP_SIZE,
             lod_bias: 1.0,
+            far_tier: true,
             lod_influences: [0; 4],
             shadow_lod: ShadowLod::Texel,
             shadow_influences: 0,

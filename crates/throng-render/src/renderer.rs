@@ -330,6 +330,12 @@ impl Renderer {
             if let Some(pk) = crate::passes::draw::palette_key(&k.0) {
                 self.palette.prepare(device, pk)?;
             }
+            if k.0.culled && c.asset.far.is_some() {
+                for color in [k.0.color].into_iter().chain(k.1.map(|s| s.color)) {
+                    let key = (k.0.timing, color, k.0.motion);
+                    self.draws.far.prepare(device, &self.layouts, key)?;
+                }
+            }
             if !c.props.is_empty() {
                 for color in [k.0.color].into_iter().chain(k.1.map(|s| s.color)) {
                     self.draws

@@ -136,6 +136,12 @@ pub enum Program {
     /// GPU-timed uploads: a frame's changed records scattered into the record buffer,
     /// `cs_scatter`.
     RecordScatter,
+    /// Compute twin of the far tier's card (`throng::far`): `cs_far`.
+    FarCompute,
+    /// The far tier's cards (docs/design.md §5 "Far tier"): `vs_far` + `fs_far` (main pass;
+    /// with `motion`, `fs_far_motion` also writes the camera's motion) or `fs_far_shadow`,
+    /// instances from the culling pass's far list.
+    FarDraw { timing: Timing, motion: bool },
 }
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -258,6 +264,14 @@ impl Program {
                 "crates/throng-render/shaders/record_scatter.wgsl",
                 include_str!("../shaders/record_scatter.wgsl"),
             ),
+            Program::FarCompute => (
+                "crates/throng-render/shaders/far_compute.wgsl",
+                include_str!("../shaders/far_compute.wgsl"),
+            ),
+            Program::FarDraw { .. } => (
+                "crates/throng-render/shaders/far_draw.wgsl",
+                include_str!("../shaders/far_draw.wgsl"),
+            ),
         }
     }
 
@@ -342,6 +356,8 @@ impl Program {
             Program::PropDraw { timing } => format!("prop_draw-{timing}"),
             Program::AnchorsCompute { timing } => format!("anchors_compute-{timing}"),
             Program::RecordScatter => "record_scatter".into(),
+            Program::FarCompute => "far_compute".into(),
+            Program::FarDraw { timing, motion: m } => format!("far_draw-{timing}{}", motion(m)),
         }
     }
 
@@ -449,6 +465,12 @@ impl Program {
                 }
                 (None, Skinning::Linear, Some(timing), false)
             }
+            Program::FarDraw { timing, motion } => {
+                if motion {
+                    on("MOTION");
+                }
+                (None, Skinning::Linear, Some(timing), true)
+            }
             Program::LayersCompute { timing }
             | Program::PropDraw { timing }
             | Program::AnchorsCompute { timing } => (None, Skinning::Linear, Some(timing), false),
@@ -461,7 +483,8 @@ impl Program {
             Program::ReferenceDraw
             | Program::DepthPyramid
             | Program::Occlusion
-            | Program::RecordScatter => (None, Skinning::Linear, None, false),
+            | Program::RecordScatter
+            | Program::FarCompute => (None, Skinning::Linear, None, false),
         };
         if skinning == Skinning::DualQuat {
             match encoding {
@@ -586,9 +609,13 @@ pub fn all_programs() -> Vec<Program> {
         Program::DepthPyramid,
         Program::Occlusion,
         Program::RecordScatter,
+        Program::FarCompute,
     ];
     for timing in Timing::ALL {
         v.push(Program::LayersCompute { timing });
+        for motion in [false, true] {
+            v.push(Program::FarDraw { timing, motion });
+        }
         for occlusion in [false, true] {
             v.push(Program::Cull { timing, occlusion });
         }

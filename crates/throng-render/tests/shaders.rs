@@ -69,6 +69,10 @@ fn playback_structs_match_the_contract() {
         &[0, 56, 60],
     );
     assert_eq!(size_of::<throng_render::GpuRecordWrite>(), 64);
+    // The far tier's parameters and clips (throng::far).
+    let far = validate(Program::FarCompute).expect("valid");
+    check_shared(&far, &["FarParams", "FarClip"]);
+    assert_eq!(size_of::<throng_asset::gpu::far::FarParams>(), 64);
 }
 
 /// The skinning modules' structs (throng-asset's, shared with throng-bevy) and the compute
@@ -176,9 +180,13 @@ fn culling_structs_match_rust_layouts() {
             offset_of!(CullParams, palette_base),
             offset_of!(CullParams, palette_state),
             offset_of!(CullParams, frame),
+            offset_of!(CullParams, far_level),
+            offset_of!(CullParams, far_diameter),
             offset_of!(CullParams, _pad),
-            offset_of!(CullParams, _pad_pair),
             offset_of!(CullParams, refresh),
+            offset_of!(CullParams, view_proj),
+            offset_of!(CullParams, viewport),
+            offset_of!(CullParams, far_sphere),
         ],
     );
     check_shared(&cull, &["DrawArgs"]);

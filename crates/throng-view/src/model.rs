@@ -75,6 +75,8 @@ pub struct Settings {
     /// `None`: 4 or 8 by the error budget, as `throng bake` chooses by default.
     pub influences: Option<u32>,
     pub lod_bias: f32,
+    /// Draw far instances as far-tier cards (assets baked with a far tier).
+    pub far_tier: bool,
     /// Occlusion culling (besides the frustum).
     pub occlusion: bool,
     pub shadows: bool,
@@ -151,6 +153,7 @@ impl Default for Settings {
             encoding: throng_bake::BakeOptions::default().encoding,
             influences: None,
             lod_bias: 1.0,
+            far_tier: true,
             occlusion: true,
             shadows: true,
             ground: true,
@@ -616,6 +619,7 @@ impl ViewModel {
             ground: s.ground,
             shadows: s.shadows,
             lod_bias: s.lod_bias,
+            far_tier: s.far_tier,
             occlusion: s.occlusion,
             // The motion view reads the palette path's history; elsewhere it shows nothing.
             debug: s

@@ -556,6 +556,7 @@ fn drawing(ui: &mut Ui, m: &mut ViewModel) {
         ui.checkbox(&mut s.shadows, "shadows");
         ui.checkbox(&mut s.ground, "ground");
         ui.checkbox(&mut s.occlusion, "occlusion culling");
+        ui.checkbox(&mut s.far_tier, "far tier");
     });
     egui::ComboBox::from_label("debug view")
         .selected_text(

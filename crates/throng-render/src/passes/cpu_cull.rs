@@ -275,6 +275,28 @@ fn choose_shadow_lod(p: &CullParams, b: &WorldBox, view_lod: u32) -> u32 {
     lod
 }
 
+/// `far_card_sphere` + `covers_no_pixel`: instance `t`'s far card holds no pixel centre.
+fn card_covers_no_pixel(p: &CullParams, t: &InstanceTransform) -> bool {
+    let rows = t.rows.map(Vec4::from_array);
+    let scale = rows
+        .iter()
+        .map(|r| r.truncate().length())
+        .fold(0.0f32, f32::max);
+    let c4 = v3(p.far_sphere).extend(1.0);
+    let centre = Vec3::new(rows[0].dot(c4), rows[1].dot(c4), rows[2].dot(c4));
+    let radius = p.far_sphere[3] * scale;
+    let c = glam::Mat4::from_cols_array_2d(&p.view_proj) * centre.extend(1.0);
+    if c.w - radius <= 1e-6 {
+        return false;
+    }
+    let px = (c.x / c.w * 0.5 + 0.5) * p.viewport[0];
+    let py = (0.5 - c.y / c.w * 0.5) * p.viewport[1];
+    let pr = 1.5 * radius * p.eye[3] / (c.w - radius);
+    let x_empty = (px + pr - 0.5).floor() < (px - pr - 0.5).ceil();
+    let y_empty = (py + pr - 0.5).floor() < (py - pr - 0.5).ceil();
+    x_empty || y_empty
+}
+
 /// The instance ids kept per (pass, LOD), ascending: what `cs_cull` appends (in another
 /// order) for the main and shadow passes.
 pub(crate) fn cull(input: &CpuCullInput) -> CullLists {
@@ -323,12 +345,17 @@ pub(crate) fn cull(input: &CpuCullInput) -> CullLists {
             continue;
         }
         let lod = choose_lod(p, &b);
-        if seen {
+        let far = p.far_level != 0 && lod == p.far_level;
+        if seen && !(far && card_covers_no_pixel(p, &input.transforms[i])) {
             lists.main[(lod as usize).min(lods - 1)].push(i as u32);
         }
         if casts {
-            let s = choose_shadow_lod(p, &b, lod) as usize;
-            lists.shadow[s.min(lods - 1)].push(i as u32);
+            let s = choose_shadow_lod(p, &b, lod);
+            // `far_shadow_dropped`: a far caster under one shadow-map texel casts nothing.
+            let far = p.far_level != 0 && s == p.far_level;
+            if !(far && p.far_diameter * b.scale * p.shadow_lod[0] < 1.0) {
+                lists.shadow[(s as usize).min(lods - 1)].push(i as u32);
+            }
         }
     }
     if p.shadows != 1 {

@@ -98,6 +98,8 @@ pub(crate) struct CullInputs<'a> {
     /// Boxes from the rows shown (else from the clips).
     pub row_bounds: bool,
     pub shadow_lod: crate::ShadowLod,
+    /// List far instances under the far tier's level (`RenderOptions::far_tier`).
+    pub far_tier: bool,
     /// Lay the arguments out for multi-draws with first instances.
     pub multi_draw: bool,
     /// Occlusion culling (two phases a frame), or frustum only.
@@ -127,6 +129,7 @@ impl<'a> CullInputs<'a> {
             lod_bias: opts.lod_bias,
             row_bounds: opts.row_bounds,
             shadow_lod: opts.shadow_lod,
+            far_tier: opts.far_tier,
             multi_draw,
             occlusion: None,
             palette: None,
@@ -211,7 +214,12 @@ impl ListShape {
 
 /// The culling program's parameters for one crowd's run.
 fn cull_params(input: &CullInputs, shape: &ListShape) -> CullParams {
-    let rules = (input.lod_bias, input.row_bounds, input.shadow_lod);
+    let rules = (
+        input.lod_bias,
+        input.row_bounds,
+        input.shadow_lod,
+        input.far_tier,
+    );
     params_of(
         input.asset,
         input.setup,
@@ -237,15 +245,22 @@ pub(crate) fn frustum_params(
         passes: 2,
         segment: segment(instances),
     };
-    let rules = (opts.lod_bias, opts.row_bounds, opts.shadow_lod);
+    let rules = (
+        opts.lod_bias,
+        opts.row_bounds,
+        opts.shadow_lod,
+        opts.far_tier,
+    );
     params_of(asset, setup, rules, None, &shape)
 }
 
-/// [`cull_params`] from its pieces: the LOD bias, the box rule and the shadow LOD rule.
+/// [`cull_params`] from its pieces: the LOD bias, the box rule, the shadow LOD rule and whether
+/// the far tier is drawn (off: its level's error is never within the bias, so no instance
+/// joins its list).
 fn params_of(
     asset: &GpuAsset,
     setup: &FrameSetup,
-    (lod_bias, row_bounds, shadow_lod): (f32, bool, crate::ShadowLod),
+    (lod_bias, row_bounds, shadow_lod, far_tier): (f32, bool, crate::ShadowLod, bool),
     palette: Option<&PaletteCull>,
     shape: &ListShape,
 ) -> CullParams {
@@ -265,6 +280,9 @@ fn params_of(
     let mut lod_error = [0.0f32; MAX_LODS];
     for (d, s) in lod_error.iter_mut().zip(&asset.lod_errors) {
         *d = *s;
+    }
+    if let Some(far) = asset.far.as_ref().filter(|_| !far_tier) {
+        lod_error[far.level as usize] = f32::MAX;
     }
     CullParams {
         planes: crate::camera::frustum_planes(&setup.view_proj).map(|p| p.to_array()),
@@ -306,9 +324,13 @@ fn params_of(
         },
         palette_state: palette_state_base(n, lods, passes),
         frame: palette.map_or(0, |p| p.frame),
+        far_level: asset.far.as_ref().map_or(0, |f| f.level),
+        far_diameter: asset.far.as_ref().map_or(0.0, |f| f.diameter),
         _pad: 0,
-        _pad_pair: [0; 2],
         refresh: palette.map_or([1; 4], |p| p.refresh),
+        view_proj: setup.view_proj.to_cols_array_2d(),
+        viewport: [setup.size.x, setup.size.y, 0.0, 0.0],
+        far_sphere: asset.far.as_ref().map_or([0.0; 4], |f| f.sphere),
     }
 }
 
@@ -326,8 +348,14 @@ fn draw_args(input: &CullInputs, shape: &ListShape) -> Vec<DrawIndexedArgs> {
     for pass_index in 0..passes {
         for p in 0..prims as usize {
             for lod in 0..lods {
-                let (first_index, index_count) =
-                    input.asset.primitives.get(p).map_or((0, 0), |p| p.lod(lod));
+                // The far tier's level: primitive 0's entry is the far draw's (a card of six
+                // indices into its own index buffer); the meshes never draw it.
+                let far = input.asset.far.as_ref().is_some_and(|f| f.level == lod);
+                let (first_index, index_count) = match (far, p) {
+                    (true, 0) => (0, crate::passes::far::CARD_INDICES),
+                    (true, _) => (0, 0),
+                    (false, _) => input.asset.primitives.get(p).map_or((0, 0), |p| p.lod(lod)),
+                };
                 args.push(DrawIndexedArgs {
                     index_count,
                     first_index,

@@ -58,6 +58,8 @@ pub(crate) struct SkinnedDraws {
     pipelines: HashMap<PipelineKey, SkinnedPipeline>,
     /// The pipelines of props on the crowds' anchors, drawn after each crowd.
     pub props: PropDraws,
+    /// The far tier's pipelines (docs/design.md §5 "Far tier"), drawn after each crowd's meshes.
+    pub far: crate::passes::far::FarDraws,
 }
 
 /// How a crowd's instances reach its draws this frame: the full mode's buffers, with the GPU
@@ -120,7 +122,11 @@ pub(crate) struct CrowdDraw<'a> {
     materials: Vec<wgpu::BindGroup>,
     vat_groups: Vec<Option<wgpu::BindGroup>>,
     props: Vec<PropDraw<'a>>,
+    /// Its cards, when its asset has a far tier and culling lists them.
+    far: Option<crate::passes::far::FarDraw>,
+    /// LOD levels of the lists and arguments (the far tier's included) and of the meshes.
     pub lods: u32,
+    pub mesh_lods: u32,
 }
 
 impl CrowdDraw<'_> {
@@ -421,9 +427,23 @@ impl SkinnedDraws {
                 .crowd(device, layouts, &crowd, buffers, &setup.frame)?,
             None => Vec::new(),
         };
+        let far = match (buffers, cull) {
+            (Some(buffers), Some(run)) => {
+                self.far
+                    .crowd(device, asset, buffers, run, &setup.frame, key.timing)?
+            }
+            _ => None,
+        };
+        // The downlevel mode draws the far level's instances at the coarsest mesh LOD.
+        let mesh_lods = match downlevel {
+            Some(r) => r.lods,
+            None => asset.mesh_lod_count(),
+        };
         let lods = downlevel.map_or(lods, |r| r.lods);
         Ok(CrowdDraw {
             props,
+            far,
+            mesh_lods,
             crowd,
             routed,
             lods,
@@ -475,7 +495,7 @@ impl SkinnedDraws {
         // One draw per (primitive, LOD), or per primitive with a multi-draw over its LODs.
         let multi = cd.cull().is_some() && multi_draw;
         let lods = if cd.cull().is_some() && !multi {
-            cd.lods
+            cd.mesh_lods
         } else {
             1
         };
@@ -489,7 +509,7 @@ impl SkinnedDraws {
                     Some(run) if multi => pass.multi_draw_indexed_indirect(
                         &run.args,
                         first_lod as u64 * arg_size,
-                        cd.lods,
+                        cd.mesh_lods,
                     ),
                     Some(run) => {
                         pass.draw_indexed_indirect(&run.args, (first_lod + lod) as u64 * arg_size)
@@ -501,6 +521,16 @@ impl SkinnedDraws {
                 }
                 draws += 1;
             }
+        }
+        if let (Some(far), Some(run), Some(k)) = (&cd.far, cd.cull(), key) {
+            draws += self.far.record(
+                pass,
+                far,
+                (k.timing, k.color, k.motion),
+                run,
+                (pass_index, cd.lods, prims),
+                group,
+            );
         }
         // The crowd's props, at this pass's LOD 0 entry of the per-draw uniform (they read
         // only its pass index). Not culled, so drawn once in the main pass: in its first phase

@@ -21,6 +21,7 @@ pub(crate) mod cpu_cull;
 pub(crate) mod cull;
 pub(crate) mod downlevel;
 pub(crate) mod draw;
+pub(crate) mod far;
 pub(crate) mod main;
 pub(crate) mod occlusion;
 pub(crate) mod palette;
@@ -219,6 +220,31 @@ pub(crate) fn mesh_pipeline(
     (vs, fs): (&str, &str),
     (color, motion): (Option<wgpu::TextureFormat>, bool),
 ) -> wgpu::RenderPipeline {
+    pipeline_with(
+        device,
+        label,
+        module,
+        groups,
+        buffers,
+        (vs, fs),
+        (color, motion),
+        false,
+    )
+}
+
+/// [`mesh_pipeline`]; with `depth_fragment`, a depth-only pipeline (`color` None) keeps the
+/// fragment stage `fs` (for fragments it discards, as the far tier's cards do).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pipeline_with(
+    device: &wgpu::Device,
+    label: &str,
+    module: &wgpu::ShaderModule,
+    groups: GroupLayouts,
+    buffers: &[Option<wgpu::VertexBufferLayout>],
+    (vs, fs): (&str, &str),
+    (color, motion): (Option<wgpu::TextureFormat>, bool),
+    depth_fragment: bool,
+) -> wgpu::RenderPipeline {
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some(label),
         bind_group_layouts: &groups,
@@ -271,12 +297,15 @@ pub(crate) fn mesh_pipeline(
             },
         }),
         multisample: Default::default(),
-        fragment: targets.as_ref().map(|t| wgpu::FragmentState {
-            module,
-            entry_point: Some(fs),
-            compilation_options: Default::default(),
-            targets: t,
-        }),
+        fragment: match (&targets, depth_fragment) {
+            (None, false) => None,
+            (t, _) => Some(wgpu::FragmentState {
+                module,
+                entry_point: Some(fs),
+                compilation_options: Default::default(),
+                targets: t.as_deref().unwrap_or(&[]),
+            }),
+        },
         multiview_mask: None,
         cache: None,
     })

@@ -151,6 +151,29 @@ pub fn shared_layout(name: &str) -> Option<(usize, Vec<usize>)> {
                 offset_of!(Appearance, props),
             ],
         ),
+        "FarParams" => {
+            use throng_asset::gpu::far::FarParams;
+            (
+                size_of::<FarParams>(),
+                vec![
+                    offset_of!(FarParams, sphere),
+                    offset_of!(FarParams, grid),
+                    offset_of!(FarParams, elevation_bounds),
+                ],
+            )
+        }
+        "FarClip" => {
+            use throng_asset::gpu::far::FarClipWords;
+            (
+                size_of::<FarClipWords>(),
+                vec![
+                    offset_of!(FarClipWords, first_frame),
+                    offset_of!(FarClipWords, frames),
+                    offset_of!(FarClipWords, looped),
+                    offset_of!(FarClipWords, pad),
+                ],
+            )
+        }
         "DrawArgs" => (
             size_of::<DrawIndexedArgs>(),
             vec![

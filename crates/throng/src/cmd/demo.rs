@@ -10,7 +10,7 @@
 //!    fit the device's buffers) on whatever adapter exists (Mesa's
 //!    lavapipe without a GPU: fewer instances and a smaller picture by default, since every
 //!    vertex is skinned on the CPU there), culled on the GPU, with LODs (baked at
-//!    [`DEMO_LODS`]) and shadows: `demo.png` after a short warm-up, then `demo.gif`, one
+//!    [`DEMO_LODS`]), far-tier cards for the distant foxes and shadows: `demo.png` after a short warm-up, then `demo.gif`, one
 //!    runtime step per GIF frame.
 //!
 //! Without any adapter the bake and the runtime still run; then it says what to install and
@@ -432,6 +432,8 @@ fn bake(model: &throng_anim::Model, name: &str) -> anyhow::Result<BakedAsset> {
         // as it can be (with a warning) rather than refused.
         auto_influences: true,
         budget_strict: false,
+        // Distant foxes become far-tier cards (docs/design.md §5 "Far tier").
+        far_tier: Some(Default::default()),
         ..BakeOptions::default()
     };
     let t = Instant::now();

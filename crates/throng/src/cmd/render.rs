@@ -135,6 +135,11 @@ pub struct Args {
     /// LODs nearer the camera; 0 draws LOD 0 everywhere. Assets baked with `--lod` only.
     #[arg(long, allow_hyphen_values = true, default_value_t = 1.0, value_parser = shared::parse_lod_bias, value_name = "PIXELS")]
     pub lod_bias: f32,
+    /// The far tier of assets baked with `bake --far-tier`: `on` draws an instance whose
+    /// far-tier texel covers at most `--lod-bias` pixels as one card (docs/design.md §5 "Far
+    /// tier"); `off` keeps such instances at the coarsest mesh LOD.
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = shared::parse_on_off)]
+    pub far_tier: bool,
     /// Influences per vertex at LOD 0, 1, 2, 3, e.g. `4,2,1`: up to 4 values of 1..8, the last
     /// repeats for further LODs (default: all the asset has, at every LOD).
     #[arg(long, value_parser = shared::parse_lod_influences, value_name = "K,K,...")]
@@ -487,6 +492,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         shadows: !args.no_shadows,
         shadow_map_size: args.shadow_map_size,
         lod_bias: args.lod_bias,
+        far_tier: args.far_tier,
         // 0 = every influence the asset has.
         lod_influences: args.lod_influences.unwrap_or([0; 4]),
         shadow_lod: args.shadow_lod,

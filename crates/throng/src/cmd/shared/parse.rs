@@ -93,6 +93,15 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
 }
 
 /// A finite, non-negative number of pixels (`--lod-bias`).
+/// `on` or `off`.
+pub fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("{s:?}: expected on or off")),
+    }
+}
+
 pub fn parse_lod_bias(s: &str) -> Result<f32, String> {
     s.trim()
         .parse::<f32>()

@@ -1,0 +1,177 @@
+// throng::far — what a far-tier card shows (docs/design.md §3 "Far tier"): the GPU twin of
+// throng_asset::FarTier's `view_taps`, `frame_taps_at`, `sample` and `shown_at`. Pure functions:
+// the tier's two pictures come in as textures (RGBA8 `Rgba8Unorm` atlases of tiles, `columns`
+// tiles a row; colour stored sRGB-encoded and decoded here, so filtering happens on linear
+// values exactly as the CPU twin does it) and its layout as a FarParams (Rust twin
+// throng_asset::gpu::far::FarParams).
+#define_import_path throng::far
+
+struct FarParams {
+    // Centre (model space, file units) and radius of the sphere every tile frames.
+    sphere: vec4<f32>,
+    // Texels per tile side, azimuths, elevations, tiles per atlas row.
+    grid: vec4<u32>,
+    // Between elevations i and i + 1 (the first `grid.z − 1`): the sine of their midpoint.
+    // A view direction whose y is above it is nearer elevation i + 1 (comparing sines, not
+    // angles: a GPU's asin is too coarse to split directions as the CPU twin does).
+    elevation_bounds: array<vec4<f32>, 2>,
+}
+
+// One clip's frames in the tier (Rust twin throng_asset::gpu::far::FarClipWords).
+struct FarClip {
+    first_frame: u32,
+    frames: u32,
+    // 1: the frames close on the first (a looping clip).
+    looped: u32,
+    pad: u32,
+}
+
+// A tap: an index (a view, or a frame among all of the tier's) and its weight.
+struct FarTap {
+    index: u32,
+    weight: f32,
+}
+
+// What the tier shows at one point: linear base colour, covered share, and the mean normal of
+// the covered samples (model space, length ≤ 1).
+struct FarTexel {
+    albedo: vec3<f32>,
+    coverage: f32,
+    normal: vec3<f32>,
+}
+
+const FAR_TAU: f32 = 6.283185307179586;
+
+fn far_elevation_bound(p: FarParams, e: u32) -> f32 {
+    return p.elevation_bounds[e / 4u][e % 4u];
+}
+
+// The two views around `toward` (model space, from the character towards the eye; any
+// length): the azimuths on either side, linear in the angle, at the nearest elevation.
+fn far_view_taps(p: FarParams, toward: vec3<f32>) -> array<FarTap, 2> {
+    var d = vec3<f32>(0.0, 0.0, 1.0);
+    let len = length(toward);
+    if (len > 0.0) {
+        d = toward / len;
+    }
+    let n = max(p.grid.y, 1u);
+    // Straight up or down every azimuth is the same view; atan2(0, 0) is undefined in WGSL.
+    var az = 0.0;
+    if (abs(d.x) + abs(d.z) > 1e-6) {
+        az = atan2(d.x, d.z);
+    }
+    if (az < 0.0) {
+        az += FAR_TAU;
+    }
+    let x = az / FAR_TAU * f32(n);
+    let a0 = u32(floor(x)) % n;
+    let f = x - floor(x);
+    var e = 0u;
+    for (var i = 0u; i + 1u < p.grid.z; i++) {
+        if (d.y > far_elevation_bound(p, i)) {
+            e = i + 1u;
+        }
+    }
+    return array<FarTap, 2>(FarTap(e * n + a0, 1.0 - f), FarTap(e * n + (a0 + 1u) % n, f));
+}
+
+// The two frames of clip `c` around frame coordinate `x` and their weights.
+fn far_frame_taps(c: FarClip, x: f32) -> array<FarTap, 2> {
+    let n = max(c.frames, 1u);
+    let xc = clamp(x, 0.0, f32(n));
+    let k = min(u32(floor(xc)), n - 1u);
+    let f = clamp(xc - f32(k), 0.0, 1.0);
+    var next = min(k + 1u, n - 1u);
+    if (c.looped == 1u) {
+        next = (k + 1u) % n;
+    }
+    return array<FarTap, 2>(FarTap(c.first_frame + k, 1.0 - f), FarTap(c.first_frame + next, f));
+}
+
+// The sRGB transfer function, code in [0, 1] to linear.
+fn far_srgb_decode(c: f32) -> f32 {
+    if (c <= 0.04045) {
+        return c / 12.92;
+    }
+    return pow((c + 0.055) / 1.055, 2.4);
+}
+
+// Tile `tile`'s texel (i, j), clamped to the tile: linear colour and coverage, and the normal.
+fn far_texel(colour: texture_2d<f32>, surface: texture_2d<f32>, p: FarParams, tile: u32, i: i32, j: i32) -> array<vec4<f32>, 2> {
+    let n = i32(p.grid.x);
+    let cols = max(p.grid.w, 1u);
+    let origin = vec2<i32>(i32(tile % cols), i32(tile / cols)) * n;
+    let at = origin + vec2<i32>(clamp(i, 0, n - 1), clamp(j, 0, n - 1));
+    let c = textureLoad(colour, at, 0);
+    let s = textureLoad(surface, at, 0);
+    let lin = vec4<f32>(far_srgb_decode(c.r), far_srgb_decode(c.g), far_srgb_decode(c.b), c.a);
+    return array<vec4<f32>, 2>(lin, vec4<f32>(s.rgb * (255.0 / 127.5) - 1.0, 0.0));
+}
+
+// Tile `tile` at `uv` (0..1 across, from the top-left), bilinear with clamped edges.
+fn far_sample(colour: texture_2d<f32>, surface: texture_2d<f32>, p: FarParams, tile: u32, uv: vec2<f32>) -> FarTexel {
+    let n = f32(p.grid.x);
+    let x = uv.x * n - 0.5;
+    let y = uv.y * n - 0.5;
+    let fx = x - floor(x);
+    let fy = y - floor(y);
+    let i = i32(floor(x));
+    let j = i32(floor(y));
+    let a = far_texel(colour, surface, p, tile, i, j);
+    let b = far_texel(colour, surface, p, tile, i + 1, j);
+    let c = far_texel(colour, surface, p, tile, i, j + 1);
+    let d = far_texel(colour, surface, p, tile, i + 1, j + 1);
+    let col = mix(mix(a[0], b[0], fx), mix(c[0], d[0], fx), fy);
+    let nrm = mix(mix(a[1], b[1], fx), mix(c[1], d[1], fx), fy);
+    return FarTexel(col.rgb, col.a, nrm.xyz);
+}
+
+// The four tiles a card blends — two frames × two views — and their weights (frame-major).
+struct FarTaps {
+    tiles: vec4<u32>,
+    weights: vec4<f32>,
+}
+
+// The taps of clip `c` at frame coordinate `x` seen from `toward` (model space).
+fn far_taps(p: FarParams, c: FarClip, x: f32, toward: vec3<f32>) -> FarTaps {
+    let frames = far_frame_taps(c, x);
+    let views = far_view_taps(p, toward);
+    let views_per_frame = max(p.grid.y, 1u) * p.grid.z;
+    var t: FarTaps;
+    for (var fi = 0u; fi < 2u; fi++) {
+        for (var vi = 0u; vi < 2u; vi++) {
+            t.tiles[2u * fi + vi] = frames[fi].index * views_per_frame + views[vi].index;
+            t.weights[2u * fi + vi] = frames[fi].weight * views[vi].weight;
+        }
+    }
+    return t;
+}
+
+// The taps' tiles at `uv` blended with their weights — coverage as it is, colour and normal
+// weighted by coverage and divided by the blended coverage.
+fn far_blend(colour: texture_2d<f32>, surface: texture_2d<f32>, p: FarParams, t: FarTaps, uv: vec2<f32>) -> FarTexel {
+    var albedo = vec3<f32>(0.0);
+    var normal = vec3<f32>(0.0);
+    var coverage = 0.0;
+    for (var k = 0u; k < 4u; k++) {
+        let w = t.weights[k];
+        if (w == 0.0) {
+            continue;
+        }
+        let s = far_sample(colour, surface, p, t.tiles[k], uv);
+        albedo += s.albedo * (s.coverage * w);
+        normal += s.normal * (s.coverage * w);
+        coverage += s.coverage * w;
+    }
+    if (coverage > 0.0) {
+        albedo /= coverage;
+        normal /= coverage;
+    }
+    return FarTexel(albedo, coverage, normal);
+}
+
+// What a card shows at `uv` of clip `c` at frame coordinate `x`, seen from `toward` (model
+// space): far_blend of far_taps.
+fn far_shown(colour: texture_2d<f32>, surface: texture_2d<f32>, p: FarParams, c: FarClip, x: f32, toward: vec3<f32>, uv: vec2<f32>) -> FarTexel {
+    return far_blend(colour, surface, p, far_taps(p, c, x, toward), uv);
+}

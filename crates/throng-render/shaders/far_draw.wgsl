@@ -1,0 +1,177 @@
+// Far tier draws (docs/design.md §5 "Far tier"): one camera-facing card per instance of the
+// culling pass's far list, showing throng::far's blend of the tier's tiles for the instance's
+// heaviest base layer, lit like the meshes (throng_render::frame::shade) and tinted by its
+// appearance. `vs_far` + `fs_far` in the main pass; in the shadow pass the card faces the light
+// and `fs_far_shadow` keeps the covered half of it. Defs: GPU_TIMED, CULLED
+// (crate::shaders::Program::FarDraw).
+
+#import throng::playback::{Layer, instance_affine, layer_clip}
+#import throng::instances::{instance_id, instance_transform, shown_layers}
+#import throng::bone::{layer_rows_of, layer_is_base}
+#import throng::appearance::appearance_tint
+#import throng_render::appearance::instance_appearance
+#import throng_render::frame::{frame, draw, clip_position, shade}
+#import throng::far::{FarParams, FarClip, FarTaps, far_taps, far_blend}
+#ifdef MOTION
+#import throng_render::frame::{MotionOut, clip_motion, motion_out}
+#endif
+
+@group(0) @binding(#{B_FAR_COLOUR}) var far_colour: texture_2d<f32>;
+@group(0) @binding(#{B_FAR_SURFACE}) var far_surface: texture_2d<f32>;
+@group(0) @binding(#{B_FAR_PARAMS}) var<uniform> far_params: FarParams;
+@group(0) @binding(#{B_FAR_CLIPS}) var<storage, read> far_clips: array<FarClip>;
+@group(0) @binding(#{B_FAR_ROWS}) var<storage, read> far_rows: array<f32>;
+
+struct FarOut {
+    @builtin(position) clip: vec4<f32>,
+    // The point on the card, 0..1 from its top-left.
+    @location(0) uv: vec2<f32>,
+    @location(1) world: vec3<f32>,
+    @location(2) @interpolate(flat) tiles: vec4<u32>,
+    @location(3) @interpolate(flat) weights: vec4<f32>,
+    @location(4) @interpolate(flat) tint: vec4<f32>,
+    // det(L) · L⁻ᵀ of the instance's linear part, by columns: model normals to world.
+    @location(5) @interpolate(flat) k0: vec3<f32>,
+    @location(6) @interpolate(flat) k1: vec3<f32>,
+    @location(7) @interpolate(flat) k2: vec3<f32>,
+#ifdef MOTION
+    // The card point's clip position now and, by the previous frame's camera, then: a card's
+    // motion vectors carry the camera's move (the instance's own move is not kept for cards).
+    @location(8) now_clip: vec4<f32>,
+    @location(9) prev_clip: vec4<f32>,
+#endif
+}
+
+// The camera's position (world) from a perspective clip-from-world matrix: the point whose
+// clip x, y and w are all 0.
+fn eye_of(m: mat4x4<f32>) -> vec3<f32> {
+    let r0 = vec4<f32>(m[0].x, m[1].x, m[2].x, m[3].x);
+    let r1 = vec4<f32>(m[0].y, m[1].y, m[2].y, m[3].y);
+    let r3 = vec4<f32>(m[0].w, m[1].w, m[2].w, m[3].w);
+    let a = cross(r1.xyz, r3.xyz);
+    let b = cross(r3.xyz, r0.xyz);
+    let c = cross(r0.xyz, r1.xyz);
+    let det = dot(r0.xyz, a);
+    return -(a * r0.w + b * r1.w + c * r3.w) / det;
+}
+
+// The heaviest base layer's clip and frame coordinate (x in the clip's far frames).
+fn far_clip_and_x(inst: u32) -> vec2<f32> {
+    let layers = shown_layers(inst);
+    var best = 0u;
+    var w = -1.0;
+    for (var i = 0u; i < 4u; i++) {
+        if (layer_is_base(layers[i]) && layers[i].weight > w) {
+            w = layers[i].weight;
+            best = i;
+        }
+    }
+    let l = layers[best];
+    let c = min(layer_clip(l), arrayLength(&far_clips) - 1u);
+    let rows = layer_rows_of(l);
+    let n = f32(max(far_clips[c].frames, 1u));
+    let x0 = far_rows[rows.x];
+    var x1 = far_rows[rows.y];
+    // Across a looping clip's seam the next row is the first again: one more period.
+    if (x1 < x0) {
+        x1 += n;
+    }
+    return vec2<f32>(f32(c), mix(x0, x1, l.frac));
+}
+
+@vertex
+fn vs_far(@builtin(vertex_index) v: u32, @builtin(instance_index) instance: u32) -> FarOut {
+    let inst = instance_id(instance, draw.id_base);
+    let m = instance_affine(instance_transform(inst));
+    let centre = far_params.sphere.xyz;
+    let centre_world = vec4<f32>(centre, 1.0) * m;
+    // Towards the viewer: the camera in the main pass, the light in the shadow pass.
+    var toward_world = -frame.light_dir.xyz;
+    if (draw.pass_index != 1u) {
+        toward_world = eye_of(frame.view_proj) - centre_world;
+    }
+    let c0 = vec3<f32>(m[0].x, m[1].x, m[2].x);
+    let c1 = vec3<f32>(m[0].y, m[1].y, m[2].y);
+    let c2 = vec3<f32>(m[0].z, m[1].z, m[2].z);
+    let k0 = cross(c1, c2);
+    let k1 = cross(c2, c0);
+    let k2 = cross(c0, c1);
+    let det = dot(c0, k0);
+    // L⁻¹ d up to a positive factor: the direction in model space.
+    var toward = vec3<f32>(dot(k0, toward_world), dot(k1, toward_world), dot(k2, toward_world));
+    if (det < 0.0) {
+        toward = -toward;
+    }
+    let d = normalize(toward);
+    var right = cross(vec3<f32>(0.0, 1.0, 0.0), d);
+    if (dot(right, right) < 1e-12) {
+        right = vec3<f32>(1.0, 0.0, 0.0);
+    }
+    right = normalize(right);
+    let up = cross(d, right);
+    let corner = vec2<f32>(select(-1.0, 1.0, (v & 1u) == 1u), select(-1.0, 1.0, (v & 2u) == 2u));
+    let model = centre + far_params.sphere.w * (corner.x * right + corner.y * up);
+    let world = vec4<f32>(model, 1.0) * m;
+    let cx = far_clip_and_x(inst);
+    let taps = far_taps(far_params, far_clips[u32(cx.x)], cx.y, toward);
+    var out: FarOut;
+    out.clip = clip_position(world);
+    out.uv = vec2<f32>(corner.x * 0.5 + 0.5, 0.5 - corner.y * 0.5);
+    out.world = world;
+    out.tiles = taps.tiles;
+    out.weights = taps.weights;
+    out.tint = appearance_tint(instance_appearance(inst));
+    out.k0 = k0 * sign(det);
+    out.k1 = k1 * sign(det);
+    out.k2 = k2 * sign(det);
+#ifdef MOTION
+    out.now_clip = out.clip;
+    out.prev_clip = frame.prev_view_proj * vec4<f32>(world, 1.0);
+#endif
+    return out;
+}
+
+// Whether the card shows at a fragment of framebuffer position `frag` with covered share
+// `coverage`: above an ordered-dither threshold (a 4×4 Bayer matrix), so the card is drawn
+// opaque, like every throng material, yet a thin part covering a third of its texels shows on
+// about a third of its pixels — as a mesh drawn with one sample a pixel shows it — instead of
+// vanishing under a fixed threshold of one half.
+fn far_covered(frag: vec2<f32>, coverage: f32) -> bool {
+    let p = vec2<u32>(frag) & vec2<u32>(3u);
+    let bayer = array<f32, 16>(0.0, 8.0, 2.0, 10.0, 12.0, 4.0, 14.0, 6.0, 3.0, 11.0, 1.0, 9.0, 15.0, 7.0, 13.0, 5.0);
+    return coverage > (bayer[p.y * 4u + p.x] + 0.5) / 16.0;
+}
+
+@fragment
+fn fs_far(in: FarOut) -> @location(0) vec4<f32> {
+    return far_color(in);
+}
+
+#ifdef MOTION
+@fragment
+fn fs_far_motion(in: FarOut) -> MotionOut {
+    return motion_out(far_color(in), clip_motion(in.now_clip, in.prev_clip));
+}
+#endif
+
+// The lit card at a fragment (discarded where the tier shows background).
+fn far_color(in: FarOut) -> vec4<f32> {
+    let taps = FarTaps(in.tiles, in.weights);
+    let t = far_blend(far_colour, far_surface, far_params, taps, in.uv);
+    if (!far_covered(in.clip.xy, t.coverage)) {
+        discard;
+    }
+    // The stored normal is the mean of the covered samples' (length ≤ 1, see throng::far): keep
+    // its length in world space so a Lambert term of it stays the mean of theirs.
+    let nw = in.k0 * t.normal.x + in.k1 * t.normal.y + in.k2 * t.normal.z;
+    let n = normalize(nw) * length(t.normal);
+    return vec4<f32>(shade(in.tint.rgb * t.albedo, n, in.world), 1.0);
+}
+
+@fragment
+fn fs_far_shadow(in: FarOut) {
+    let taps = FarTaps(in.tiles, in.weights);
+    if (!far_covered(in.clip.xy, far_blend(far_colour, far_surface, far_params, taps, in.uv).coverage)) {
+        discard;
+    }
+}

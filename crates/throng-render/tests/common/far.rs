@@ -1,0 +1,93 @@
+//! The far tier's twin scenario (docs/design.md §3 "Far tier"), shared by `tests/far_twin.rs`
+//! (the default backend) and `tests/far_twin_gl.rs` (wgpu's GL backend).
+
+use glam::{Vec2, Vec3};
+use throng_asset::LoopMode;
+use throng_bake::far_tier::FarTierSettings;
+use throng_bake::{bake, BakeOptions};
+use throng_render::compute::{far_on_gpu, FarProbe};
+
+/// Runs the comparison on `gpu`; prints the worst difference under `label`.
+pub fn far_twin_scenario(gpu: &throng_render::Gpu, label: &str) {
+    let model = throng_gltf::import_slice(&throng_demo::demo_glb(), None, "demo.glb")
+        .expect("the built-in fox imports");
+    let settings = FarTierSettings {
+        elevations_deg: vec![-20.0, 15.0, 45.0],
+        azimuths: 12,
+        ..Default::default()
+    };
+    let (asset, _) = bake(
+        &model,
+        &BakeOptions {
+            source_name: "demo.glb".into(),
+            far_tier: Some(settings),
+            ..Default::default()
+        },
+    )
+    .expect("bake");
+    let tier = asset.far_tier.as_deref().expect("far tier");
+    let looped: Vec<bool> = asset
+        .clips
+        .iter()
+        .map(|c| c.loop_mode == LoopMode::Loop)
+        .collect();
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        (rng >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let mut probes = Vec::new();
+    for i in 0..20_000u32 {
+        let clip = i % tier.clips.len() as u32;
+        let n = tier.clips[clip as usize].frames as f32;
+        let x = match i % 7 {
+            0 => 0.0,
+            1 => n,
+            2 => n - 1.0,
+            _ => next() * n,
+        };
+        let toward = match i % 50 {
+            0 => Vec3::Y,
+            1 => -Vec3::Y,
+            _ => Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5),
+        };
+        let uv = Vec2::new(next() * 1.1 - 0.05, next() * 1.1 - 0.05);
+        probes.push(FarProbe {
+            clip,
+            x,
+            toward,
+            uv,
+        });
+    }
+    let gpu_texels = far_on_gpu(gpu, tier, &looped, &probes).expect("far compute");
+    assert_eq!(gpu_texels.len(), probes.len());
+    let mut worst = 0.0f32;
+    let mut covered = 0;
+    for (p, g) in probes.iter().zip(&gpu_texels) {
+        let c = tier.shown_at(
+            p.clip as usize,
+            looped[p.clip as usize],
+            p.x,
+            p.toward,
+            p.uv,
+        );
+        let d = (c.albedo - g.albedo)
+            .abs()
+            .max_element()
+            .max((c.normal - g.normal).abs().max_element())
+            .max((c.coverage - g.coverage).abs());
+        worst = worst.max(d);
+        covered += usize::from(c.coverage > 0.0);
+        assert!(d <= 1e-4, "{p:?}: CPU {c:?}, GPU {g:?}");
+    }
+    println!(
+        "{label}: {} probes ({covered} on the character): worst difference {worst:.2e}",
+        probes.len()
+    );
+    assert!(
+        covered > probes.len() / 10,
+        "too few probes on the character"
+    );
+}

@@ -1,0 +1,133 @@
+//! The far draw's CPU twin (docs/design.md §5 "Far tier"), shared by `tests/far_tier.rs` (the
+//! default backend) and `tests/far_tier_gl.rs` (wgpu's GL backend).
+
+use glam::Vec3;
+use throng_contract::Timing;
+use throng_render::{Camera, Crowd, Playback, RenderOptions};
+
+/// The far draw against its CPU twin, pixel by pixel: one fox, turned and scaled, drawn as a
+/// card large enough to read (the tier forced by a large LOD bias), and the same picture made
+/// on the CPU — each pixel's ray meets the card's plane (through the tier's sphere centre,
+/// facing the eye), the point's place on the card is read through `FarTier::shown` from the
+/// direction towards the eye in model space, kept above the same ordered-dither threshold and
+/// lit as `throng_render::frame::shade` lights it (no shadows). Within 3 of 255 on every pixel
+/// both draw; pixels where one draws and the other not (the card's edge, dither ties) at most
+/// 1 % of the card's.
+pub fn card_twin(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAsset) {
+    if r.downlevel_reason().is_some() {
+        eprintln!("skipping: a downlevel device draws no far tier");
+        return;
+    }
+    let g = r.upload(asset).expect("upload");
+    let tier = asset.far_tier.as_deref().expect("far tier");
+    let clip = 1.min(asset.clips.len() - 1);
+    let t = 0.37 * asset.clips[clip].duration;
+    let model = glam::Mat4::from_scale_rotation_translation(
+        Vec3::splat(1.3),
+        glam::Quat::from_rotation_y(0.8),
+        Vec3::new(5.0, 0.0, -3.0),
+    );
+    let transform = throng_contract::InstanceTransform::from_mat4(&model);
+    let centre = model.transform_point3(tier.centre);
+    let (size, fov) = (160u32, 0.7f32);
+    let eye = centre + Vec3::new(0.35, 0.45, 0.82).normalize() * tier.radius * 5.0;
+    let camera = Camera::looking_at(eye, centre, fov);
+    let mut rt = throng_runtime::Runtime::new(Timing::Cpu, &asset.clips);
+    let h = rt.spawn(transform);
+    let play = throng_runtime::PlayOptions {
+        start_time: t as f32,
+        ..Default::default()
+    };
+    rt.instance(h)
+        .play(throng_runtime::ClipId::new(clip), play)
+        .expect("play");
+    rt.update(0.0);
+    let transforms = [transform];
+    let crowd = Crowd::new(&g, &transforms, Playback::from(rt.records()));
+    let background = [0.2f32, 0.3, 0.4, 1.0];
+    let opts = RenderOptions {
+        width: size,
+        height: size,
+        camera: Some(camera),
+        ground: false,
+        shadows: false,
+        background,
+        lod_bias: 1.0e6,
+        ..Default::default()
+    };
+    let frame = r.render_scene(&[crowd], &opts).expect("render");
+    let far_level = g.far.as_ref().expect("far").level as usize;
+    assert_eq!(
+        frame.stats.instances_per_lod.get(far_level),
+        Some(&1),
+        "not a card"
+    );
+
+    // The CPU twin.
+    let uniform = throng_render::camera::frame_uniform(&camera, 1.0, &throng_asset::Aabb::EMPTY);
+    let light_dir = Vec3::from_slice(&uniform.light_dir[..3]);
+    let (light, ambient) = (Vec3::from_slice(&uniform.light[..3]), uniform.light[3]);
+    let inverse = camera.view_proj(1.0).inverse();
+    let linear = glam::Mat3::from_mat4(model);
+    let to_model = linear.inverse();
+    let normal_to_world = to_model.transpose();
+    let toward = (to_model * (eye - centre)).normalize();
+    let right = Vec3::Y.cross(toward).normalize();
+    let up = toward.cross(right);
+    let plane_n = (eye - centre).normalize();
+    // The card's world axes (its model axes through the instance's linear part).
+    let (right_w, up_w) = (linear * right, linear * up);
+    let c = &asset.clips[clip];
+    let bayer = [
+        0.0f32, 8.0, 2.0, 10.0, 12.0, 4.0, 14.0, 6.0, 3.0, 11.0, 1.0, 9.0, 15.0, 7.0, 13.0, 5.0,
+    ];
+    let (mut both, mut one, mut worst) = (0u32, 0u32, 0u8);
+    for y in 0..size {
+        for x in 0..size {
+            let ndc = glam::Vec2::new(
+                (x as f32 + 0.5) / size as f32 * 2.0 - 1.0,
+                1.0 - (y as f32 + 0.5) / size as f32 * 2.0,
+            );
+            let near = inverse.project_point3(ndc.extend(0.0));
+            let far = inverse.project_point3(ndc.extend(1.0));
+            let dir = (far - near).normalize();
+            let hit = near + dir * ((centre - near).dot(plane_n) / dir.dot(plane_n));
+            // Solve hit − centre = a · right_w + b · up_w (both in the card's plane).
+            let q = hit - centre;
+            let m = glam::Mat2::from_cols_array(&[
+                right_w.dot(right_w),
+                right_w.dot(up_w),
+                up_w.dot(right_w),
+                up_w.dot(up_w),
+            ]);
+            let ab = m.inverse() * glam::Vec2::new(q.dot(right_w), q.dot(up_w)) / tier.radius;
+            let uv = glam::Vec2::new(ab.x * 0.5 + 0.5, 0.5 - ab.y * 0.5);
+            let inside = uv.cmpge(glam::Vec2::ZERO).all() && uv.cmple(glam::Vec2::ONE).all();
+            let cpu = inside
+                .then(|| tier.shown(clip, c.duration, c.loop_mode, t, toward, uv))
+                .filter(|s| s.coverage > (bayer[((y & 3) * 4 + (x & 3)) as usize] + 0.5) / 16.0);
+            let gpu = *frame.image.get_pixel(x, y);
+            let bg = background.map(throng_asset::far_tier::srgb_encode);
+            let gpu_drawn = (0..3).any(|k| gpu[k] != bg[k]);
+            match cpu {
+                Some(s) => {
+                    let n = (normal_to_world * s.normal).normalize_or_zero() * s.normal.length();
+                    let lit = s.albedo * (ambient + n.dot(-light_dir).max(0.0) * light);
+                    let want = lit.to_array().map(throng_asset::far_tier::srgb_encode);
+                    if gpu_drawn {
+                        both += 1;
+                        worst =
+                            worst.max((0..3).map(|k| want[k].abs_diff(gpu[k])).max().unwrap_or(0));
+                    } else {
+                        one += 1;
+                    }
+                }
+                None => one += u32::from(gpu_drawn),
+            }
+        }
+    }
+    eprintln!("card: {both} pixels drawn by both, {one} by one only, worst difference {worst}/255");
+    assert!(both > 500, "the card covers only {both} pixels");
+    assert!(worst <= 3, "worst difference {worst}/255");
+    assert!(one * 100 <= both, "{one} pixels drawn by one side only");
+}

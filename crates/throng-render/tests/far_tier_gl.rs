@@ -1,0 +1,26 @@
+//! The far draw against its CPU twin on wgpu's GL backend (llvmpipe in CI): the scenario of
+//! `tests/far_tier.rs`'s `far_cards_equal_their_cpu_twin`. Alone in its test binary, so that
+//! setting `WGPU_BACKEND` races with no other test.
+
+mod common;
+#[path = "common/far_card.rs"]
+mod far_card;
+
+#[test]
+fn far_cards_on_gl_equal_their_cpu_twin() {
+    // SAFETY of the environment change: this binary runs this one test.
+    std::env::set_var("WGPU_BACKEND", "gl");
+    let Some(mut r) = common::renderer() else {
+        return;
+    };
+    assert_eq!(r.adapter().backend, "gl", "expected a GL adapter");
+    let glb = throng_demo::demo_glb();
+    let model = throng_gltf::import_slice(&glb, None, "throng-demo-fox.glb").expect("import");
+    let options = throng_bake::BakeOptions {
+        source_name: "throng-demo-fox.glb".into(),
+        far_tier: Some(Default::default()),
+        ..Default::default()
+    };
+    let asset = throng_bake::bake(&model, &options).expect("bake").0;
+    far_card::card_twin(&mut r, &asset);
+}
