@@ -138,7 +138,7 @@ pub struct Args {
     /// The far tier of assets baked with `bake --far-tier`: `on` draws an instance whose
     /// far-tier texel covers at most `--lod-bias` pixels as one card (docs/design.md §5 "Far
     /// tier"); `off` keeps such instances at the coarsest mesh LOD.
-    #[arg(long, value_name = "on|off", default_value = "on", value_parser = shared::parse_on_off)]
+    #[arg(long, value_name = "on|off", default_value = "on", action = clap::ArgAction::Set, value_parser = shared::parse_on_off)]
     pub far_tier: bool,
     /// Influences per vertex at LOD 0, 1, 2, 3, e.g. `4,2,1`: up to 4 values of 1..8, the last
     /// repeats for further LODs (default: all the asset has, at every LOD).

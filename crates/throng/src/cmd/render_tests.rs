@@ -144,3 +144,13 @@ fn variety_flags_parse_into_a_variety() {
         Some(true)
     );
 }
+
+/// `--far-tier` defaults to on and takes `on` or `off` as its value (not a bare flag).
+#[test]
+fn the_far_tier_switch_defaults_on_and_takes_a_value() {
+    assert!(args(&[]).far_tier);
+    assert!(!args(&["--far-tier", "off"]).far_tier);
+    assert!(args(&["--far-tier", "on"]).far_tier);
+    let bare = ["render", "in.glb", "--far-tier"];
+    assert!(Cli::try_parse_from(bare).is_err(), "a bare --far-tier");
+}

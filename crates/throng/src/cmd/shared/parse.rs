@@ -214,6 +214,15 @@ mod tests {
     }
 
     #[test]
+    fn on_and_off_are_the_only_switch_values() {
+        assert_eq!(parse_on_off("on"), Ok(true));
+        assert_eq!(parse_on_off("off"), Ok(false));
+        for bad in ["", "true", "On", "1"] {
+            assert!(parse_on_off(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
     fn lod_influences_take_one_to_four_values_of_1_to_8_and_repeat_the_last() {
         assert_eq!(parse_lod_influences("4,2,1"), Ok([4, 2, 1, 1]));
         assert_eq!(parse_lod_influences("8"), Ok([8; 4]));
