@@ -123,6 +123,15 @@ struct Skinned {
     tangent: vec4<f32>,
 }
 
+// The cofactor columns [c1×c2, c2×c0, c0×c1] = det(L) · L⁻ᵀ of the linear part L (columns
+// c0, c1, c2) of an affine [L | t] stored as rows; det(L) = c0 · (c1×c2).
+fn affine_cofactors(m: mat3x4<f32>) -> mat3x3<f32> {
+    let c0 = vec3<f32>(m[0].x, m[1].x, m[2].x);
+    let c1 = vec3<f32>(m[0].y, m[1].y, m[2].y);
+    let c2 = vec3<f32>(m[0].z, m[1].z, m[2].z);
+    return mat3x3<f32>(cross(c1, c2), cross(c2, c0), cross(c0, c1));
+}
+
 // Linear blend skinning with a blended affine: position by the full affine, normal by the
 // inverse-transpose of its 3×3 (cofactor rows / det; only the direction matters, so the sign of
 // det is kept and the division dropped), tangent by the 3×3 itself with w flipped where det < 0
@@ -133,10 +142,10 @@ fn apply_affine(m: mat3x4<f32>, p: vec3<f32>, n: vec3<f32>, t: vec4<f32>) -> Ski
     let c1 = vec3<f32>(m[0].y, m[1].y, m[2].y);
     let c2 = vec3<f32>(m[0].z, m[1].z, m[2].z);
     let c3 = vec3<f32>(m[0].w, m[1].w, m[2].w);
-    // Cofactor columns [c1×c2, c2×c0, c0×c1] = det(L) · L⁻ᵀ.
-    let k0 = cross(c1, c2);
-    let k1 = cross(c2, c0);
-    let k2 = cross(c0, c1);
+    let k = affine_cofactors(m);
+    let k0 = k[0];
+    let k1 = k[1];
+    let k2 = k[2];
     let det = dot(c0, k0);
     let sgn = sign_or_one(det);
     var out: Skinned;

@@ -6,6 +6,7 @@
 // (crate::shaders::Program::FarDraw).
 
 #import throng::playback::{Layer, instance_affine, layer_clip}
+#import throng::decode::affine_cofactors
 #import throng::instances::{instance_id, instance_transform, shown_layers}
 #import throng::bone::{layer_rows_of, layer_is_base}
 #import throng::appearance::appearance_tint
@@ -90,13 +91,11 @@ fn vs_far(@builtin(vertex_index) v: u32, @builtin(instance_index) instance: u32)
     if (draw.pass_index != 1u) {
         toward_world = eye_of(frame.view_proj) - centre_world;
     }
-    let c0 = vec3<f32>(m[0].x, m[1].x, m[2].x);
-    let c1 = vec3<f32>(m[0].y, m[1].y, m[2].y);
-    let c2 = vec3<f32>(m[0].z, m[1].z, m[2].z);
-    let k0 = cross(c1, c2);
-    let k1 = cross(c2, c0);
-    let k2 = cross(c0, c1);
-    let det = dot(c0, k0);
+    let k = affine_cofactors(m);
+    let k0 = k[0];
+    let k1 = k[1];
+    let k2 = k[2];
+    let det = dot(vec3<f32>(m[0].x, m[1].x, m[2].x), k0);
     // L⁻¹ d up to a positive factor: the direction in model space.
     var toward = vec3<f32>(dot(k0, toward_world), dot(k1, toward_world), dot(k2, toward_world));
     if (det < 0.0) {
