@@ -552,11 +552,12 @@ fn drawing(ui: &mut Ui, m: &mut ViewModel) {
         });
     });
     ui.add(egui::Slider::new(&mut s.lod_bias, 0.0..=16.0).text("LOD bias (px)"));
+    // On a line of its own: the row below already sets the panel's width.
+    ui.checkbox(&mut s.far_tier, "far tier");
     ui.horizontal(|ui| {
         ui.checkbox(&mut s.shadows, "shadows");
         ui.checkbox(&mut s.ground, "ground");
         ui.checkbox(&mut s.occlusion, "occlusion culling");
-        ui.checkbox(&mut s.far_tier, "far tier");
     });
     egui::ComboBox::from_label("debug view")
         .selected_text(
