@@ -227,7 +227,6 @@ fn covers_no_pixel(centre: vec3<f32>, radius: f32, view_proj: mat4x4<f32>, viewp
 // The world sphere of instance `inst`'s far-tier card: the tier's sphere (`sphere`: model
 // centre, radius) placed by its transform, the radius by its largest row length.
 fn far_card_sphere(inst: u32, sphere: vec4<f32>) -> vec4<f32> {
-    let m = instance_affine(instance_transforms[inst]);
-    let scale = max(length(m[0].xyz), max(length(m[1].xyz), length(m[2].xyz)));
-    return vec4<f32>(vec4<f32>(sphere.xyz, 1.0) * m, sphere.w * scale);
+    let b = world_box(inst, sphere.xyz, sphere.xyz);
+    return vec4<f32>(b.centre, sphere.w * b.scale);
 }

@@ -95,8 +95,7 @@ impl FarTier {
     pub fn nearest_view(&self, toward_viewer: Vec3) -> u32 {
         let d = toward_viewer.normalize_or(Vec3::Z);
         let n = self.azimuths.max(1);
-        let az = d.x.atan2(d.z).rem_euclid(std::f32::consts::TAU);
-        let a = ((az / std::f32::consts::TAU * n as f32).round() as u32) % n;
+        let a = (azimuth_coordinate(d, n).round() as u32) % n;
         e_of(&self.elevation_bounds(), d.y) * n + a
     }
 
@@ -108,14 +107,8 @@ impl FarTier {
             return 0;
         };
         let n = c.frames.max(1);
-        let k = if n == 1 || duration <= 0.0 {
-            0
-        } else if mode == LoopMode::Loop {
-            ((t / duration).rem_euclid(1.0) * n as f64).round() as u32 % n
-        } else {
-            ((t / duration).clamp(0.0, 1.0) * (n - 1) as f64).round() as u32
-        };
-        c.first_frame + k.min(n - 1)
+        let k = self.frame_coordinate(clip, duration, mode, t).round() as u32 % n;
+        c.first_frame + k
     }
 
     /// The two views around `toward_viewer` (model space, from the character towards the eye)
@@ -124,18 +117,7 @@ impl FarTier {
     pub fn view_taps(&self, toward_viewer: Vec3) -> [(u32, f32); 2] {
         let d = toward_viewer.normalize_or(Vec3::Z);
         let n = self.azimuths.max(1);
-        // Straight up or down every azimuth is the same view (WGSL's atan2(0, 0) is undefined).
-        let az = if d.x.abs() + d.z.abs() > 1e-6 {
-            d.x.atan2(d.z)
-        } else {
-            0.0
-        };
-        let az = if az < 0.0 {
-            az + std::f32::consts::TAU
-        } else {
-            az
-        };
-        let x = az / std::f32::consts::TAU * n as f32;
+        let x = azimuth_coordinate(d, n);
         let a0 = (x.floor() as u32) % n;
         let f = x - x.floor();
         let e = e_of(&self.elevation_bounds(), d.y);
@@ -357,6 +339,23 @@ impl FarTier {
         }
         out
     }
+}
+
+/// The azimuth of unit direction `d` in steps of `n` azimuths, in [0, n): azimuth 0 on +Z,
+/// turning towards +X. Straight up or down it is 0 (every azimuth is the same view there, and
+/// WGSL's atan2(0, 0) is undefined; `far_view_taps` reads it alike).
+fn azimuth_coordinate(d: Vec3, n: u32) -> f32 {
+    let az = if d.x.abs() + d.z.abs() > 1e-6 {
+        d.x.atan2(d.z)
+    } else {
+        0.0
+    };
+    let az = if az < 0.0 {
+        az + std::f32::consts::TAU
+    } else {
+        az
+    };
+    az / std::f32::consts::TAU * n as f32
 }
 
 /// The nearest elevation of a unit direction whose y is `y`, by [`FarTier::elevation_bounds`].

@@ -277,14 +277,8 @@ fn choose_shadow_lod(p: &CullParams, b: &WorldBox, view_lod: u32) -> u32 {
 
 /// `far_card_sphere` + `covers_no_pixel`: instance `t`'s far card holds no pixel centre.
 fn card_covers_no_pixel(p: &CullParams, t: &InstanceTransform) -> bool {
-    let rows = t.rows.map(Vec4::from_array);
-    let scale = rows
-        .iter()
-        .map(|r| r.truncate().length())
-        .fold(0.0f32, f32::max);
-    let c4 = v3(p.far_sphere).extend(1.0);
-    let centre = Vec3::new(rows[0].dot(c4), rows[1].dot(c4), rows[2].dot(c4));
-    let radius = p.far_sphere[3] * scale;
+    let card = world_box(t, v3(p.far_sphere), v3(p.far_sphere));
+    let (centre, radius) = (card.centre, p.far_sphere[3] * card.scale);
     let c = glam::Mat4::from_cols_array_2d(&p.view_proj) * centre.extend(1.0);
     if c.w - radius <= 1e-6 {
         return false;
