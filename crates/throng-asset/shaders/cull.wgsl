@@ -10,6 +10,8 @@
 #import throng::playback::{instance_affine, layer_clip}
 #import throng::bone::{bone_params, clips, layer_rows_of}
 #import throng::instances::{instance_transforms, shown_layers}
+#import throng::decode::affine_scale
+#import throng::far::far_placed_sphere
 
 // Per frame-table row: (min, 0), (max, 0); an empty row's min exceeds its max.
 @group(#{G_SKIN}) @binding(#{B_ROW_BOUNDS}) var<storage, read> row_bounds: array<vec4<f32>>;
@@ -112,7 +114,7 @@ fn world_box(inst: u32, lo: vec3<f32>, hi: vec3<f32>) -> WorldBox {
     var b: WorldBox;
     b.centre = vec4<f32>(c, 1.0) * m;
     b.half = vec3<f32>(dot(abs(m[0].xyz), e), dot(abs(m[1].xyz), e), dot(abs(m[2].xyz), e));
-    b.scale = max(length(m[0].xyz), max(length(m[1].xyz), length(m[2].xyz)));
+    b.scale = affine_scale(m);
     return b;
 }
 
@@ -225,8 +227,7 @@ fn covers_no_pixel(centre: vec3<f32>, radius: f32, view_proj: mat4x4<f32>, viewp
 }
 
 // The world sphere of instance `inst`'s far-tier card: the tier's sphere (`sphere`: model
-// centre, radius) placed by its transform, the radius by its largest row length.
+// centre, radius) placed by its transform (throng::far::far_placed_sphere).
 fn far_card_sphere(inst: u32, sphere: vec4<f32>) -> vec4<f32> {
-    let b = world_box(inst, sphere.xyz, sphere.xyz);
-    return vec4<f32>(b.centre, sphere.w * b.scale);
+    return far_placed_sphere(instance_affine(instance_transforms[inst]), sphere);
 }

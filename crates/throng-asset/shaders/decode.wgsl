@@ -123,6 +123,12 @@ struct Skinned {
     tangent: vec4<f32>,
 }
 
+// The largest row length of an affine [L | t] stored as rows: its scale for uniform scales, and
+// how much it can stretch a length for any other.
+fn affine_scale(m: mat3x4<f32>) -> f32 {
+    return max(length(m[0].xyz), max(length(m[1].xyz), length(m[2].xyz)));
+}
+
 // The cofactor columns [c1×c2, c2×c0, c0×c1] = det(L) · L⁻ᵀ of the linear part L (columns
 // c0, c1, c2) of an affine [L | t] stored as rows; det(L) = c0 · (c1×c2).
 fn affine_cofactors(m: mat3x4<f32>) -> mat3x3<f32> {

@@ -6,6 +6,8 @@
 // throng_asset::gpu::far::FarParams).
 #define_import_path throng::far
 
+#import throng::decode::affine_scale
+
 struct FarParams {
     // Centre (model space, file units) and radius of the sphere every tile frames.
     sphere: vec4<f32>,
@@ -174,4 +176,29 @@ fn far_blend(colour: texture_2d<f32>, surface: texture_2d<f32>, p: FarParams, t:
 // space): far_blend of far_taps.
 fn far_shown(colour: texture_2d<f32>, surface: texture_2d<f32>, p: FarParams, c: FarClip, x: f32, toward: vec3<f32>, uv: vec2<f32>) -> FarTexel {
     return far_blend(colour, surface, p, far_taps(p, c, x, toward), uv);
+}
+
+// The tier's sphere (`sphere`: model centre, radius) placed by an instance's affine `m`: world
+// centre (xyz) and radius (w, by the largest row length, so it holds the placed character).
+fn far_placed_sphere(m: mat3x4<f32>, sphere: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(vec4<f32>(sphere.xyz, 1.0) * m, sphere.w * affine_scale(m));
+}
+
+// The share of an instance its far card shows while it crossfades with its coarsest mesh
+// (docs/design.md §5 "Far tier"): 0 all mesh, 1 all card. It follows how many pixels one texel of
+// the tier covers — `texel` model units (the far level's simplification error, 2r / tile) grown
+// by the instance's scale, seen from `eye` (xyz, world; w the pixels a length of 1 covers at a
+// distance of 1) at the nearest point of the placed sphere: the card starts to show where the
+// texel covers `band.x` pixels (the LOD bias) and shows alone `band.y` pixels below that (0: a
+// hard switch at `band.x`). The culling pass lists the mesh where the share is below 1 and the
+// card where it is above 0; both draws keep complementary halves of one screen-door pattern.
+// CPU twin: throng_asset::far_tier::card_share.
+fn far_share(m: mat3x4<f32>, sphere: vec4<f32>, texel: f32, eye: vec4<f32>, band: vec2<f32>) -> f32 {
+    let s = far_placed_sphere(m, sphere);
+    let dist = max(length(s.xyz - eye.xyz) - s.w, 1e-6);
+    let pixels = texel * affine_scale(m) * eye.w / dist;
+    if (band.y <= 0.0) {
+        return select(0.0, 1.0, pixels <= band.x);
+    }
+    return clamp((band.x - pixels) / band.y, 0.0, 1.0);
 }

@@ -363,6 +363,31 @@ fn e_of(bounds: &[f32], y: f32) -> u32 {
     bounds.iter().filter(|&&b| y > b).count() as u32
 }
 
+/// The share of an instance its far card shows while it crossfades with its coarsest mesh
+/// (docs/design.md §5 "Far tier"): 0 all mesh, 1 all card. `rows`: the instance's affine
+/// `[L | t]` as rows (world from model); `sphere`: the tier's (model centre, radius, file
+/// units); `texel`: the far level's simplification error (2r / tile, model units); `eye`: the
+/// camera (xyz, world; w the pixels a length of 1 covers at a distance of 1); `band`: the pixels
+/// a texel covers where the card starts to show (x, the LOD bias) and how many fewer where it
+/// shows alone (y; 0: a hard switch at x). The texel is grown by the largest row length of `L`
+/// and seen from the nearest point of the placed sphere. WGSL twin: `throng::far::far_share`
+/// (the same f32 operations in the same order).
+pub fn card_share(rows: &[[f32; 4]; 3], sphere: Vec4, texel: f32, eye: Vec4, band: Vec2) -> f32 {
+    let r = rows.map(Vec4::from_array);
+    let scale = r[0]
+        .truncate()
+        .length()
+        .max(r[1].truncate().length().max(r[2].truncate().length()));
+    let c = sphere.truncate().extend(1.0);
+    let centre = Vec3::new(r[0].dot(c), r[1].dot(c), r[2].dot(c));
+    let dist = ((centre - eye.truncate()).length() - sphere.w * scale).max(1e-6);
+    let pixels = texel * scale * eye.w / dist;
+    if band.y <= 0.0 {
+        return if pixels <= band.x { 1.0 } else { 0.0 };
+    }
+    ((band.x - pixels) / band.y).clamp(0.0, 1.0)
+}
+
 /// The sRGB transfer function: an 8-bit code to linear.
 pub fn srgb_decode(c: u8) -> f32 {
     let c = c as f32 / 255.0;

@@ -268,8 +268,8 @@ pub fn wgsl_modules() -> Vec<Module> {
         shader!("throng::skin", "skin.wgsl"),
         shader!("throng::pose", "pose.wgsl"),
         shader!("throng::vat", "vat.wgsl"),
-        shader!("throng::cull", "cull.wgsl"),
         shader!("throng::far", "far.wgsl"),
+        shader!("throng::cull", "cull.wgsl"),
         shader!("throng::material", "material.wgsl"),
         shader!("throng::vertex", "vertex.wgsl"),
     ]

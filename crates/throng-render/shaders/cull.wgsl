@@ -18,8 +18,11 @@
 // (throng-asset's shaders/cull.wgsl), which throng-bevy's culling composes too.
 // Needs no optional GPU feature. Defs: GPU_TIMED, OCCLUSION (crate::shaders::Program::Cull).
 
-#import throng_render::cull_lists::{append, append_palette, palette_counter, copy_counts, cull, visible_ids, draw_args, boxes}
-#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, shadow_reaches_view, choose_lod, choose_shadow_lod, far_shadow_dropped, covers_no_pixel, far_card_sphere, coarse_box}
+#import throng_render::cull_lists::{append, append_main, main_lists, append_palette, palette_counter, copy_counts, cull, visible_ids, draw_args, boxes}
+#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, shadow_reaches_view, choose_lod, choose_shadow_lod, far_shadow_dropped, covers_no_pixel, far_card_sphere, coarse_box, lod_error}
+#import throng::far::far_share
+#import throng::playback::instance_affine
+#import throng::instances::instance_transforms
 #import throng::bone::bone_params
 #import throng::live::{PALETTE_LIVE, palette_refresh}
 
@@ -47,18 +50,31 @@ fn lod_rule() -> LodRule {
     return LodRule(cull.lod_error, cull.lod_count, cull.lod_bias);
 }
 
+// The share of instance `inst` its far card shows in the main view (throng::far::far_share:
+// 0 all mesh, 1 all card; 0 without a far tier).
+fn card_share(inst: u32) -> f32 {
+    if (cull.far_level == 0u) {
+        return 0.0;
+    }
+    let m = instance_affine(instance_transforms[inst]);
+    let texel = lod_error(lod_rule(), cull.far_level);
+    return far_share(m, cull.far_sphere, texel, cull.eye, vec2<f32>(cull.lod_bias, cull.far_band));
+}
+
 @compute @workgroup_size(64)
 fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
     if (i >= cull.instance_count) {
         return;
     }
-    // An instance whose coarse box (the asset's, placed: it holds every pose) is already at the
-    // far level, whose card holds no pixel centre and which, as a caster, covers less than a
-    // shadow texel can draw nothing at all: it is done before its playback is read. The lists
-    // are the same as from its own box, which only picks coarser levels and has the same
-    // scale; the card does not depend on the pose.
-    if (cull.far_level != 0u) {
+    // An instance past the far tier's crossfade (no mesh in view) whose coarse box (the
+    // asset's, placed: it holds every pose) is already at the far level, whose card holds no
+    // pixel centre and which, as a caster, covers less than a shadow texel can draw nothing at
+    // all: it is done before its playback is read. The lists are the same as from its own box,
+    // which only picks coarser levels and has the same scale; the card does not depend on the
+    // pose.
+    let share = card_share(i);
+    if (cull.far_level != 0u && share >= 1.0) {
         let rule = BoxRule(cull.fallback_min.xyz, cull.fallback_max.xyz, cull.row_pad, cull.row_bounds == 1u);
         let cb = coarse_box(i, rule);
         let idle = choose_lod(cb, cull.eye, lod_rule()) == cull.far_level
@@ -81,20 +97,28 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let rule = lod_rule();
     let lod = choose_lod(b, cull.eye, rule);
-    // A far card whose screen box holds no pixel centre makes no fragment: not drawn (nor
-    // offered to occlusion culling's second phase).
-    let far = cull.far_level != 0u && lod == cull.far_level;
-    let drawn = seen && !(far && card_covers_no_pixel(i));
+    // In view: the mesh while the card's share of the crossfade is below 1, at its LOD but at
+    // most the coarsest mesh; the card while its share is above 0 — unless its screen box
+    // holds no pixel centre: then it makes no fragment and is not drawn (nor offered to
+    // occlusion culling's second phase).
+    var mesh_lod = lod;
+    if (cull.far_level != 0u) {
+        mesh_lod = min(lod, cull.far_level - 1u);
+    }
+    let mesh_seen = seen && share < 1.0;
+    let card_seen = seen && share > 0.0 && !card_covers_no_pixel(i);
+    let lists = main_lists(mesh_lod, mesh_seen, card_seen);
+    let drawn = mesh_seen || card_seen;
 #ifdef OCCLUSION
     // For the second phase; the first draws only what the last frame saw.
-    boxes[2u * i] = vec4<f32>(b.centre, f32(lod));
+    boxes[2u * i] = vec4<f32>(b.centre, f32(lists));
     boxes[2u * i + 1u] = vec4<f32>(b.half, select(0.0, 1.0, drawn));
     let shown = drawn && visible_ids[cull.history_base + i] == 1u;
 #else
     let shown = drawn;
 #endif
     if (shown) {
-        append(0u, lod, i);
+        append_main(0u, lists, i);
     }
     var shadow_lod = 0u;
     if (casts) {
@@ -109,7 +133,7 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     // culling also those in view that the second phase may still draw (a far tier's card needs
     // no palette). Update-rate LOD and live poses decide which of them the pass computes this
     // frame.
-    let mesh = (seen && !far) || (casts && (cull.far_level == 0u || shadow_lod != cull.far_level));
+    let mesh = mesh_seen || (casts && (cull.far_level == 0u || shadow_lod != cull.far_level));
     if (cull.palette_base != 0u && mesh) {
         if (palette_refresh(cull.frame, i, cull.refresh[min(lod, 3u)], palette_state(i))) {
             visible_ids[cull.palette_state + i] = cull.frame;

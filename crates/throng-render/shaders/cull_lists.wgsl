@@ -52,11 +52,14 @@ struct CullParams {
     // application's, else the frame it was last computed), and this frame's number.
     palette_state: u32,
     frame: u32,
-    // The far tier's LOD level (0: the asset has none) and its sphere's diameter (model units):
-    // a far caster whose sphere covers less than one shadow-map texel casts nothing.
+    // The far tier's LOD level (0: the asset has none, or it is not drawn) and its sphere's
+    // diameter (model units): a far caster whose sphere covers less than one shadow-map texel
+    // casts nothing.
     far_level: u32,
     far_diameter: f32,
-    pad: u32,
+    // The far tier's crossfade band, pixels (throng::far::far_share's band.y; band.x is
+    // `lod_bias`).
+    far_band: f32,
     // Update-rate LOD: palettes of an instance at LOD l (3 and coarser: the last) are
     // computed every refresh[l]-th frame (docs/design.md §5 "Update-rate LOD").
     refresh: vec4<u32>,
@@ -75,8 +78,26 @@ struct CullParams {
 @group(0) @binding(#{B_DRAW_ARGS}) var<storage, read_write> draw_args: array<DrawArgs>;
 
 // Occlusion culling: what the first phase found for each instance, for the second — two
-// vec4 per instance: (box centre, LOD), (box half extent, 1 if in view else 0).
+// vec4 per instance: (box centre, the main-pass lists it joins: main_lists), (box half extent,
+// 1 if drawn in view else 0).
 @group(0) @binding(#{B_CULL_BOXES}) var<storage, read_write> boxes: array<vec4<f32>>;
+
+// The main-pass lists of an instance, packed in a word (exact in an f32): bits 0–7 its mesh's
+// LOD, bit 8 set when the mesh is drawn, bit 9 when the far card is (both near the far tier's
+// switch, where they crossfade).
+fn main_lists(mesh_lod: u32, mesh: bool, card: bool) -> u32 {
+    return mesh_lod | (u32(mesh) << 8u) | (u32(card) << 9u);
+}
+
+// Appends `inst` to the main-pass lists `lists` (main_lists) of pass `pass_index`.
+fn append_main(pass_index: u32, lists: u32, inst: u32) {
+    if ((lists & 0x100u) != 0u) {
+        append(pass_index, lists & 0xffu, inst);
+    }
+    if ((lists & 0x200u) != 0u) {
+        append(pass_index, cull.far_level, inst);
+    }
+}
 
 fn append(pass_index: u32, lod: u32, inst: u32) {
     let counter = pass_index * cull.primitive_count * cull.lod_count + lod;

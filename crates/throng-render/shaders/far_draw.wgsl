@@ -11,8 +11,8 @@
 #import throng::bone::{layer_rows_of, layer_is_base}
 #import throng::appearance::appearance_tint
 #import throng_render::appearance::instance_appearance
-#import throng_render::frame::{frame, draw, clip_position, shade}
-#import throng::far::{FarParams, FarClip, FarTaps, far_taps, far_blend}
+#import throng_render::frame::{frame, draw, clip_position, shade, dither_threshold, fade_threshold}
+#import throng::far::{FarParams, FarClip, FarTaps, far_taps, far_blend, far_share}
 #ifdef MOTION
 #import throng_render::frame::{MotionOut, clip_motion, motion_out}
 #endif
@@ -35,25 +35,15 @@ struct FarOut {
     @location(5) @interpolate(flat) k0: vec3<f32>,
     @location(6) @interpolate(flat) k1: vec3<f32>,
     @location(7) @interpolate(flat) k2: vec3<f32>,
+    // The card's share of the crossfade with the mesh (throng::far::far_share; 1 in the shadow
+    // pass, which switches without one).
+    @location(8) @interpolate(flat) share: f32,
 #ifdef MOTION
     // The card point's clip position now and, by the previous frame's camera, then: a card's
     // motion vectors carry the camera's move (the instance's own move is not kept for cards).
-    @location(8) now_clip: vec4<f32>,
-    @location(9) prev_clip: vec4<f32>,
+    @location(9) now_clip: vec4<f32>,
+    @location(10) prev_clip: vec4<f32>,
 #endif
-}
-
-// The camera's position (world) from a perspective clip-from-world matrix: the point whose
-// clip x, y and w are all 0.
-fn eye_of(m: mat4x4<f32>) -> vec3<f32> {
-    let r0 = vec4<f32>(m[0].x, m[1].x, m[2].x, m[3].x);
-    let r1 = vec4<f32>(m[0].y, m[1].y, m[2].y, m[3].y);
-    let r3 = vec4<f32>(m[0].w, m[1].w, m[2].w, m[3].w);
-    let a = cross(r1.xyz, r3.xyz);
-    let b = cross(r3.xyz, r0.xyz);
-    let c = cross(r0.xyz, r1.xyz);
-    let det = dot(r0.xyz, a);
-    return -(a * r0.w + b * r1.w + c * r3.w) / det;
 }
 
 // The heaviest base layer's clip and frame coordinate (x in the clip's far frames).
@@ -88,8 +78,10 @@ fn vs_far(@builtin(vertex_index) v: u32, @builtin(instance_index) instance: u32)
     let centre_world = vec4<f32>(centre, 1.0) * m;
     // Towards the viewer: the camera in the main pass, the light in the shadow pass.
     var toward_world = -frame.light_dir.xyz;
+    var share = 1.0;
     if (draw.pass_index != 1u) {
-        toward_world = eye_of(frame.view_proj) - centre_world;
+        toward_world = frame.eye.xyz - centre_world;
+        share = far_share(m, draw.far_sphere, draw.far_fade.x, frame.eye, draw.far_fade.yz);
     }
     let k = affine_cofactors(m);
     let k0 = k[0];
@@ -123,6 +115,7 @@ fn vs_far(@builtin(vertex_index) v: u32, @builtin(instance_index) instance: u32)
     out.k0 = k0 * sign(det);
     out.k1 = k1 * sign(det);
     out.k2 = k2 * sign(det);
+    out.share = share;
 #ifdef MOTION
     out.now_clip = out.clip;
     out.prev_clip = frame.prev_view_proj * vec4<f32>(world, 1.0);
@@ -131,14 +124,12 @@ fn vs_far(@builtin(vertex_index) v: u32, @builtin(instance_index) instance: u32)
 }
 
 // Whether the card shows at a fragment of framebuffer position `frag` with covered share
-// `coverage`: above an ordered-dither threshold (a 4×4 Bayer matrix), so the card is drawn
-// opaque, like every throng material, yet a thin part covering a third of its texels shows on
-// about a third of its pixels — as a mesh drawn with one sample a pixel shows it — instead of
-// vanishing under a fixed threshold of one half.
-fn far_covered(frag: vec2<f32>, coverage: f32) -> bool {
-    let p = vec2<u32>(frag) & vec2<u32>(3u);
-    let bayer = array<f32, 16>(0.0, 8.0, 2.0, 10.0, 12.0, 4.0, 14.0, 6.0, 3.0, 11.0, 1.0, 9.0, 15.0, 7.0, 13.0, 5.0);
-    return coverage > (bayer[p.y * 4u + p.x] + 0.5) / 16.0;
+// `coverage`: above an ordered-dither threshold, so the card is drawn opaque, like every throng
+// material, yet a thin part covering a third of its texels shows on about a third of its
+// pixels — as a mesh drawn with one sample a pixel shows it — instead of vanishing under a fixed
+// threshold of one half. Near the switch it keeps only its share of the crossfade's screen door.
+fn far_covered(frag: vec2<f32>, coverage: f32, share: f32) -> bool {
+    return coverage > dither_threshold(frag) && fade_threshold(frag) < share;
 }
 
 @fragment
@@ -157,7 +148,7 @@ fn fs_far_motion(in: FarOut) -> MotionOut {
 fn far_color(in: FarOut) -> vec4<f32> {
     let taps = FarTaps(in.tiles, in.weights);
     let t = far_blend(far_colour, far_surface, far_params, taps, in.uv);
-    if (!far_covered(in.clip.xy, t.coverage)) {
+    if (!far_covered(in.clip.xy, t.coverage, in.share)) {
         discard;
     }
     // The stored normal is the mean of the covered samples' (length ≤ 1, see throng::far): keep
@@ -170,7 +161,8 @@ fn far_color(in: FarOut) -> vec4<f32> {
 @fragment
 fn fs_far_shadow(in: FarOut) {
     let taps = FarTaps(in.tiles, in.weights);
-    if (!far_covered(in.clip.xy, far_blend(far_colour, far_surface, far_params, taps, in.uv).coverage)) {
+    let coverage = far_blend(far_colour, far_surface, far_params, taps, in.uv).coverage;
+    if (!far_covered(in.clip.xy, coverage, in.share)) {
         discard;
     }
 }

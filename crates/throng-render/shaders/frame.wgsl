@@ -28,6 +28,9 @@ struct FrameUniform {
     // x, y: the target's size in pixels; z: the motion that the motion debug view shows at
     // full brightness, pixels; w unused.
     motion: vec4<f32>,
+    // The camera's position (world) and, in w, the pixels a length of 1 covers at a distance
+    // of 1: the culling pass's `eye`, for the far tier's crossfade (throng::far::far_share).
+    eye: vec4<f32>,
 }
 
 // One draw of a pass (0 main, 1 shadow), bound with a dynamic offset (256 B stride). Either one
@@ -44,6 +47,12 @@ struct DrawParams {
     lod_count: u32,
     lod_influences: u32,
     pad: u32,
+    // The far tier's crossfade (docs/design.md §5 "Far tier"; throng::far::far_share): the
+    // tier's sphere (model centre, radius) and x its texel (the far level's error, model units;
+    // 0: no crossfade, meshes draw whole), y the pixels a texel covers where the card starts to
+    // show, z how many fewer where it shows alone.
+    far_sphere: vec4<f32>,
+    far_fade: vec4<f32>,
 }
 
 @group(0) @binding(#{B_FRAME}) var<uniform> frame: FrameUniform;
@@ -64,6 +73,9 @@ struct VsOut {
     // v - 1) and its tint, linear RGBA; 0 and white where a draw has no appearance.
     @location(6) @interpolate(flat) variant: u32,
     @location(7) @interpolate(flat) tint: vec4<f32>,
+    // The share of the instance its far card shows (throng::far::far_share; 0 where nothing
+    // crossfades): the mesh keeps the fragments whose fade_threshold is at least that.
+    @location(8) @interpolate(flat) fade: f32,
 #ifdef MOTION
     // The same surface point's clip position in this frame and in the previous one (its
     // previous pose, instance transform and camera).
@@ -86,6 +98,21 @@ fn draw_influences(lod: u32) -> u32 {
         return draw.influences;
     }
     return (draw.lod_influences >> (8u * min(lod, 3u))) & 0xffu;
+}
+
+// The ordered-dither threshold at framebuffer position `frag`: a 4×4 Bayer matrix, (k + 0.5) / 16.
+fn dither_threshold(frag: vec2<f32>) -> f32 {
+    let p = vec2<u32>(frag) & vec2<u32>(3u);
+    let bayer = array<f32, 16>(0.0, 8.0, 2.0, 10.0, 12.0, 4.0, 14.0, 6.0, 3.0, 11.0, 1.0, 9.0, 15.0, 7.0, 13.0, 5.0);
+    return (bayer[p.y * 4u + p.x] + 0.5) / 16.0;
+}
+
+// The far tier's crossfade (docs/design.md §5 "Far tier") as a screen door: at share s the card
+// keeps the fragments whose threshold is below s and the mesh the others, so together they cover
+// the character once. The same matrix as the card's coverage dither, shifted by (2, 1) so the
+// two patterns do not line up.
+fn fade_threshold(frag: vec2<f32>) -> f32 {
+    return dither_threshold(frag + vec2<f32>(2.0, 1.0));
 }
 
 // The clip position of a world point in this draw's pass.

@@ -12,7 +12,8 @@
 
 #import throng::playback::instance_affine
 #import throng::decode::apply_affine
-#import throng_render::frame::{frame, VsOut, clip_position, shade, shade_debug}
+#import throng::far::far_share
+#import throng_render::frame::{frame, draw, VsOut, clip_position, shade, shade_debug, fade_threshold}
 #import throng::instances::instance_transform
 #ifdef MOTION
 #import throng_render::frame::{MotionOut, with_motion}
@@ -46,6 +47,7 @@ fn mesh_vertex(inst: u32, position: vec3<f32>, normal: vec3<f32>, tangent: vec4<
     out.debug = vec4<f32>(0.0);
     out.variant = 0u;
     out.tint = vec4<f32>(1.0);
+    out.fade = 0.0;
     return out;
 }
 
@@ -63,6 +65,12 @@ fn crowd_vertex(inst: u32, position: vec3<f32>, normal: vec3<f32>, tangent: vec4
     }
     out.variant = a.variant;
     out.tint = appearance_tint(a);
+    // In the main view a crowd instance near the far tier's switch crossfades with its card
+    // (the shadow pass switches without one).
+    if (draw.pass_index != 1u && draw.far_fade.x > 0.0) {
+        let m = instance_affine(instance_transform(inst));
+        out.fade = far_share(m, draw.far_sphere, draw.far_fade.x, frame.eye, draw.far_fade.yz);
+    }
     return out;
 }
 
@@ -76,6 +84,10 @@ fn crowd_clip(inst: u32, clip: vec4<f32>) -> vec4<f32> {
 }
 
 fn mesh_fragment(in: VsOut, front: bool) -> vec4<f32> {
+    // The card's share of the crossfade (throng_render::frame::fade_threshold).
+    if (in.fade > 0.0 && fade_threshold(in.clip.xy) < in.fade) {
+        discard;
+    }
     // Double-sided lighting: back faces use the flipped normal.
     var n = normalize(in.normal);
     if (!front) {

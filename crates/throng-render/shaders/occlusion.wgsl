@@ -6,7 +6,7 @@
 // what the last frame saw decides how much the first phase draws, never what the image shows.
 // One program for every playback timing: the boxes carry all it needs of the instance.
 
-#import throng_render::cull_lists::{append, copy_counts, cull, visible_ids, boxes}
+#import throng_render::cull_lists::{append_main, copy_counts, cull, visible_ids, boxes}
 #import throng_render::depth_pyramid::DepthPyramid
 
 @group(0) @binding(#{B_PYRAMID_PARAMS}) var<uniform> pyramid: DepthPyramid;
@@ -66,7 +66,7 @@ fn cs_occlusion(@builtin(global_invocation_id) id: vec3<u32>) {
     let visible = !occluded(c.xyz, h.xyz);
     visible_ids[at] = u32(visible);
     if (visible && !drawn) {
-        append(2u, u32(c.w), i);
+        append_main(2u, u32(c.w), i);
     }
 }
 

@@ -13,7 +13,11 @@ fn vs_main(v: StaticVertex, @builtin(instance_index) inst: u32) -> VsOut {
     // Prop space → model space by the anchor, then mesh_vertex applies the instance transform,
     // as for the crowd's own skinned vertices.
     let a = apply_affine(anchor_matrix(inst, prop.anchor), v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0));
-    return crowd_vertex(inst, a.position, a.normal, a.tangent, v.uv);
+    var out = crowd_vertex(inst, a.position, a.normal, a.tangent, v.uv);
+    // Props are drawn at every distance, cards or not: they take no part in the far tier's
+    // crossfade.
+    out.fade = 0.0;
+    return out;
 }
 
 @fragment

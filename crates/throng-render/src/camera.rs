@@ -113,6 +113,8 @@ pub fn frame_uniform(camera: &Camera, aspect: f32, scene: &Aabb) -> FrameUniform
         // No previous frame: nothing has moved.
         prev_view_proj: view_proj,
         motion: [0.0; 4],
+        // The pixels a unit covers depend on the target's height: the frame sets w.
+        eye: camera.eye.extend(0.0).into(),
     }
 }
 

@@ -140,6 +140,8 @@ impl FrameSetup {
         if let Some(p) = prev_view_proj {
             u.prev_view_proj = p.to_cols_array_2d();
         }
+        let pixels_per_unit = opts.height as f32 * 0.5 / (camera.fov_y * 0.5).tan().max(1e-6);
+        u.eye = camera.eye.extend(pixels_per_unit).into();
         u.motion = [
             opts.width as f32,
             opts.height as f32,
@@ -169,7 +171,7 @@ impl FrameSetup {
             view_proj,
             camera,
             shadow,
-            pixels_per_unit: opts.height as f32 * 0.5 / (camera.fov_y * 0.5).tan().max(1e-6),
+            pixels_per_unit,
             size: glam::Vec2::new(opts.width as f32, opts.height as f32),
             light_reach: light_dir.extend(reach),
         }

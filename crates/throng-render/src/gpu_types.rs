@@ -46,9 +46,13 @@ pub struct FrameUniform {
     /// Motion vectors: x, y the target's size in pixels, z the motion the motion debug view
     /// shows at full brightness (pixels).
     pub motion: [f32; 4],
+    /// The camera's position (world) and, in w, the pixels a length of 1 covers at a distance
+    /// of 1 ([`CullParams::eye`]): for the far tier's crossfade
+    /// (`throng_asset::far_tier::card_share`).
+    pub eye: [f32; 4],
 }
 
-/// Per-draw uniform (WGSL `DrawParams`), 32 B, stored at a 256 B stride and bound with a
+/// Per-draw uniform (WGSL `DrawParams`), 64 B, stored at a 256 B stride and bound with a
 /// dynamic offset: one per (pass, LOD) — or, for multi-draws over every LOD with first
 /// instances, one per pass with `lod` = [`DrawParams::ALL_LODS`].
 #[repr(C)]
@@ -67,6 +71,13 @@ pub struct DrawParams {
     /// Multi-draws: influences at LOD 0, 1, 2 and 3+ in bytes 0–3.
     pub lod_influences: u32,
     pub _pad: u32,
+    /// The far tier's crossfade (docs/design.md §5 "Far tier";
+    /// `throng_asset::far_tier::card_share`): the tier's sphere (model centre, radius), and
+    /// in `far_fade` x its texel (the far level's error, model units; 0: no crossfade, the
+    /// meshes draw whole), y the pixels a texel covers where the card starts to show
+    /// (`lod_bias`), z how many fewer where it shows alone; w unused.
+    pub far_sphere: [f32; 4],
+    pub far_fade: [f32; 4],
 }
 
 impl DrawParams {
@@ -157,11 +168,15 @@ pub struct CullParams {
     pub palette_state: u32,
     /// This frame's number for the palette state (`throng_contract::next_palette_frame`).
     pub frame: u32,
-    /// The far tier's LOD level (0: the asset has none) and its sphere's diameter (model
-    /// units): a far caster whose sphere covers less than one shadow-map texel casts nothing.
+    /// The far tier's LOD level (0: the asset has none, or it is not drawn) and its sphere's
+    /// diameter (model units): a far caster whose sphere covers less than one shadow-map texel
+    /// casts nothing.
     pub far_level: u32,
     pub far_diameter: f32,
-    pub _pad: u32,
+    /// The far tier's crossfade band, pixels: the card starts to show where one of its texels
+    /// covers `lod_bias` pixels and shows alone `far_band` pixels below that (0: a hard switch;
+    /// `throng_asset::far_tier::card_share`).
+    pub far_band: f32,
     /// Update-rate LOD: an instance at LOD l computes its palette every `refresh[min(l, 3)]`-th
     /// frame (`RenderOptions::palette_refresh`).
     pub refresh: [u32; 4],

@@ -60,8 +60,8 @@ pub use error::RenderError;
 pub use frame::{FrameStats, RenderedFrame};
 pub use gpu_asset::GpuAsset;
 pub use options::{
-    DebugView, RenderOptions, ShadowLod, SkinPath, COLOR_FORMAT, DEFAULT_COLOR, DEPTH_FORMAT,
-    MOTION_FORMAT, MOTION_VIEW_PIXELS,
+    DebugView, RenderOptions, ShadowLod, SkinPath, COLOR_FORMAT, DEFAULT_COLOR, DEFAULT_FAR_FADE,
+    DEPTH_FORMAT, MOTION_FORMAT, MOTION_VIEW_PIXELS,
 };
 pub use passes::cull::{CullLists, ROW_PAD};
 pub use passes::palette::{palette_bytes, PALETTE_ENTRY_BYTES};

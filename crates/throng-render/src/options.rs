@@ -10,6 +10,9 @@ pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 pub const MOTION_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg16Float;
 /// The motion the motion debug view shows at full brightness, pixels per frame.
 pub const MOTION_VIEW_PIXELS: f32 = 8.0;
+/// [`RenderOptions::far_fade`]'s default: the card fades in over the distances at which its
+/// texel shrinks from `lod_bias` to 0.7 · `lod_bias` pixels (about 1.4× farther).
+pub const DEFAULT_FAR_FADE: f32 = 0.3;
 /// Base colour of primitives without a material (linear RGBA).
 pub const DEFAULT_COLOR: [f32; 4] = [0.6, 0.6, 0.62, 1.0];
 
@@ -128,6 +131,13 @@ pub struct RenderOptions {
     /// LODs: an instance whose far-tier texel covers at most `lod_bias` pixels is one card.
     /// Off: such instances stay at the coarsest mesh LOD.
     pub far_tier: bool,
+    /// Width of the crossfade between the coarsest mesh and the far card, as a share of
+    /// `lod_bias`: in the main view the card starts to show where one of its texels covers
+    /// `lod_bias` pixels (seen from the nearest point of its sphere) and shows alone where it
+    /// covers `(1 − far_fade) · lod_bias`; between, the two draw complementary halves of a
+    /// screen-door pattern in proportion, so an instance walking away does not pop. 0: a hard
+    /// switch. The shadow pass switches without a fade. Clamped to 0..1.
+    pub far_fade: f32,
     /// Influences per vertex used by LOD 0, 1, 2 and 3+ (0: all the asset has).
     pub lod_influences: [u32; 4],
     /// How the shadow pass picks its LOD per caster.
@@ -184,6 +194,7 @@ impl Default for RenderOptions {
             shadow_map_size: crate::light::DEFAULT_SHADOW_MAP_SIZE,
             lod_bias: 1.0,
             far_tier: true,
+            far_fade: DEFAULT_FAR_FADE,
             lod_influences: [0; 4],
             shadow_lod: ShadowLod::Texel,
             shadow_influences: 0,
@@ -198,6 +209,16 @@ impl Default for RenderOptions {
 }
 
 impl RenderOptions {
+    /// The far tier's crossfade band in pixels ([`RenderOptions::far_fade`] of `lod_bias`).
+    pub fn far_band(&self) -> f32 {
+        let share = if self.far_fade.is_finite() {
+            self.far_fade.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        share * self.lod_bias.max(0.0)
+    }
+
     /// Whether the frame writes motion vectors (asked for, or shown by the debug view).
     pub fn motion(&self) -> bool {
         self.motion_vectors || self.debug == Some(DebugView::Motion)

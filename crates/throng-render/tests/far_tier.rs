@@ -10,6 +10,8 @@
 mod common;
 #[path = "common/far_card.rs"]
 mod far_card;
+#[path = "common/far_fade.rs"]
+mod far_fade;
 
 use common::renderer;
 
@@ -122,39 +124,10 @@ fn the_far_lists_of_the_gpu_pass_equal_the_cpu_twins() {
     }
 }
 
-/// Mean absolute difference of the RGB channels over the box of pixels either image differs
-/// from the background in, as a share of 255, and the share of that box where exactly one of
-/// them does.
-fn compare(a: &image::RgbaImage, b: &image::RgbaImage, background: [u8; 3]) -> (f64, f64, u32) {
-    let differs = |p: &image::Rgba<u8>| (0..3).any(|c| p[c].abs_diff(background[c]) > 8);
-    let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
-    for (x, y, p) in a.enumerate_pixels() {
-        if differs(p) || differs(b.get_pixel(x, y)) {
-            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
-        }
-    }
-    if x0 > x1 {
-        return (0.0, 0.0, 0);
-    }
-    let (mut sum, mut masks, mut n) = (0u64, 0u64, 0u64);
-    for y in y0..=y1 {
-        for x in x0..=x1 {
-            let (p, q) = (a.get_pixel(x, y), b.get_pixel(x, y));
-            sum += (0..3).map(|c| p[c].abs_diff(q[c]) as u64).sum::<u64>();
-            masks += u64::from(differs(p) != differs(q));
-            n += 1;
-        }
-    }
-    (
-        sum as f64 / (3 * n) as f64 / 255.0,
-        masks as f64 / n as f64,
-        (x1 - x0 + 1).max(y1 - y0 + 1),
-    )
-}
-
 /// A fox seen from 8 directions where culling switches it to the far tier (its far sphere about
 /// 13 pixels across), far tier on (a card) against LOD 0: the cards draw the meshes' picture.
-/// Ground and shadows off, so only the foxes differ from the background. Measured on lavapipe
+/// Ground and shadows off, so only the foxes differ from the background; no crossfade
+/// (`far_fade` 0), so the card is drawn alone where it first shows. Measured on lavapipe
 /// (the fox's box is 6–11 pixels: one pixel is 1–3 % of it): mean colour difference over the
 /// box 14.6 %, worst 22.7 %, masks disagreeing on at most 37 % of it; the bars hold those with
 /// room. This compares with the mesh as the GPU draws it, one sample a pixel; throng-bake's
@@ -179,10 +152,11 @@ fn far_cards_draw_the_meshes_picture_at_the_switch_size() {
         .unwrap_or(0);
     let (size, fov) = (128u32, 0.9f32);
     let pixels_per_unit = size as f32 * 0.5 / (fov * 0.5).tan();
-    // Where culling switches to the far tier: a texel (2r / tile) covers one pixel at the
-    // distance of the box's nearest point (the LOD rule's), the box at most the asset's.
-    let half = (g.bounds.max - g.bounds.min).length() * 0.5;
-    let distance = 2.0 * tier.radius * pixels_per_unit / tier.tile as f32 + half;
+    // Where the card first shows: a texel (2r / tile) covers one pixel at the distance of the
+    // sphere's nearest point (throng_asset::far_tier::card_share), and 1 % farther so that
+    // rounding cannot put it on the mesh's side.
+    let texel = 2.0 * tier.radius / tier.tile as f32;
+    let distance = 1.01 * texel * pixels_per_unit + tier.radius;
     let background = [0.55f32, 0.66, 0.8, 1.0];
     let bg8 = background.map(throng_asset::far_tier::srgb_encode);
     let (mut worst_diff, mut worst_mask, mut sum) = (0.0f64, 0.0f64, 0.0);
@@ -212,6 +186,7 @@ fn far_cards_draw_the_meshes_picture_at_the_switch_size() {
             ground: false,
             shadows: false,
             background,
+            far_fade: 0.0,
             ..Default::default()
         };
         let cards = r.render_scene(&[crowd], &opts).expect("far");
@@ -232,7 +207,7 @@ fn far_cards_draw_the_meshes_picture_at_the_switch_size() {
             "view {k}: not LOD 0"
         );
         let rgb = |b: [u8; 4]| [b[0], b[1], b[2]];
-        let (diff, mask, extent) = compare(&cards.image, &meshes.image, rgb(bg8));
+        let (diff, mask, extent) = far_fade::compare(&cards.image, &meshes.image, rgb(bg8));
         eprintln!(
             "view {k}: box {extent} px, colour {:.2} %, masks {:.1} %",
             diff * 100.0,
@@ -292,4 +267,11 @@ fn write_sheet(views: &[(image::RgbaImage, image::RgbaImage)]) {
 fn far_cards_equal_their_cpu_twin() {
     let Some(mut r) = renderer() else { return };
     far_card::card_twin(&mut r, &fox());
+}
+
+/// The far tier's crossfade spreads the switch over a band (`tests/common/far_fade.rs`).
+#[test]
+fn the_crossfade_spreads_the_switch() {
+    let Some(mut r) = renderer() else { return };
+    far_fade::crossfade(&mut r, &fox(), "default backend");
 }

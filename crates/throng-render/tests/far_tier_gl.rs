@@ -1,10 +1,13 @@
-//! The far draw against its CPU twin on wgpu's GL backend (llvmpipe in CI): the scenario of
-//! `tests/far_tier.rs`'s `far_cards_equal_their_cpu_twin`. Alone in its test binary, so that
+//! The far draw against its CPU twin and the crossfade at the switch on wgpu's GL backend
+//! (llvmpipe in CI): the scenarios of `tests/far_tier.rs`'s `far_cards_equal_their_cpu_twin` and
+//! `the_crossfade_spreads_the_switch`. Alone in its test binary, so that
 //! setting `WGPU_BACKEND` races with no other test.
 
 mod common;
 #[path = "common/far_card.rs"]
 mod far_card;
+#[path = "common/far_fade.rs"]
+mod far_fade;
 
 #[test]
 fn far_cards_on_gl_equal_their_cpu_twin() {
@@ -23,4 +26,5 @@ fn far_cards_on_gl_equal_their_cpu_twin() {
     };
     let asset = throng_bake::bake(&model, &options).expect("bake").0;
     far_card::card_twin(&mut r, &asset);
+    far_fade::crossfade(&mut r, &asset, "gl");
 }

@@ -130,13 +130,13 @@ fn draw_structs_match_rust_layouts() {
         &draw,
         "FrameUniform",
         size_of::<FrameUniform>(),
-        &[0, 64, 128, 144, 160, 176, 192, 208, 224, 288],
+        &[0, 64, 128, 144, 160, 176, 192, 208, 224, 288, 304],
     );
     check(
         &draw,
         "DrawParams",
         size_of::<DrawParams>(),
-        &[0, 4, 8, 12, 16, 20, 24, 28],
+        &[0, 4, 8, 12, 16, 20, 24, 28, 32, 48],
     );
     // The material slots (throng::material) and the per-instance appearance
     // (throng::appearance, one Rgba32Uint texel).
@@ -182,7 +182,7 @@ fn culling_structs_match_rust_layouts() {
             offset_of!(CullParams, frame),
             offset_of!(CullParams, far_level),
             offset_of!(CullParams, far_diameter),
-            offset_of!(CullParams, _pad),
+            offset_of!(CullParams, far_band),
             offset_of!(CullParams, refresh),
             offset_of!(CullParams, view_proj),
             offset_of!(CullParams, viewport),

@@ -5,7 +5,7 @@
 //! (`tests/downlevel.rs` compares the lists). One pass over the instances, no allocation but
 //! the lists.
 
-use glam::{Vec3, Vec4};
+use glam::{Vec2, Vec3, Vec4};
 use throng_contract::{GpuClipTable, InstanceRecord, InstanceTransform, Layer, CLIP_MASK};
 
 use crate::gpu_types::CullParams;
@@ -291,6 +291,21 @@ fn card_covers_no_pixel(p: &CullParams, t: &InstanceTransform) -> bool {
     x_empty || y_empty
 }
 
+/// `card_share` of `shaders/cull.wgsl`: the share of the instance its far card shows in the
+/// main view (0 without a far tier).
+fn card_share(p: &CullParams, t: &InstanceTransform) -> f32 {
+    if p.far_level == 0 {
+        return 0.0;
+    }
+    throng_asset::far_tier::card_share(
+        &t.rows,
+        Vec4::from_array(p.far_sphere),
+        lod_error(p, p.far_level),
+        Vec4::from_array(p.eye),
+        Vec2::new(p.lod_bias, p.far_band),
+    )
+}
+
 /// The instance ids kept per (pass, LOD), ascending: what `cs_cull` appends (in another
 /// order) for the main and shadow passes.
 pub(crate) fn cull(input: &CpuCullInput) -> CullLists {
@@ -339,9 +354,18 @@ pub(crate) fn cull(input: &CpuCullInput) -> CullLists {
             continue;
         }
         let lod = choose_lod(p, &b);
-        let far = p.far_level != 0 && lod == p.far_level;
-        if seen && !(far && card_covers_no_pixel(p, &input.transforms[i])) {
-            lists.main[(lod as usize).min(lods - 1)].push(i as u32);
+        // The mesh while the card's share of the crossfade is below 1, at most the coarsest
+        // mesh; the card while it is above 0 and its screen box holds a pixel centre.
+        let share = card_share(p, &input.transforms[i]);
+        let mesh_lod = match p.far_level {
+            0 => lod,
+            far => lod.min(far - 1),
+        };
+        if seen && share < 1.0 {
+            lists.main[(mesh_lod as usize).min(lods - 1)].push(i as u32);
+        }
+        if seen && share > 0.0 && !card_covers_no_pixel(p, &input.transforms[i]) {
+            lists.main[(p.far_level as usize).min(lods - 1)].push(i as u32);
         }
         if casts {
             let s = choose_shadow_lod(p, &b, lod);

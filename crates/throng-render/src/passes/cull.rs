@@ -87,6 +87,31 @@ pub(crate) struct OcclusionInputs<'a> {
     pub pyramid: &'a PyramidFrame,
 }
 
+/// The rules a culling run applies, from [`RenderOptions`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CullRules {
+    pub lod_bias: f32,
+    /// Boxes from the rows shown (else from the clips).
+    pub row_bounds: bool,
+    pub shadow_lod: crate::ShadowLod,
+    /// List far instances under the far tier's level (`RenderOptions::far_tier`).
+    pub far_tier: bool,
+    /// The far tier's crossfade band, pixels (`RenderOptions::far_band`).
+    pub far_band: f32,
+}
+
+impl CullRules {
+    pub fn of(opts: &RenderOptions) -> CullRules {
+        CullRules {
+            lod_bias: opts.lod_bias,
+            row_bounds: opts.row_bounds,
+            shadow_lod: opts.shadow_lod,
+            far_tier: opts.far_tier,
+            far_band: opts.far_band(),
+        }
+    }
+}
+
 /// What one crowd's culling needs besides its buffers.
 pub(crate) struct CullInputs<'a> {
     pub asset: &'a GpuAsset,
@@ -94,12 +119,7 @@ pub(crate) struct CullInputs<'a> {
     pub instances: u32,
     pub timing: Timing,
     pub setup: &'a FrameSetup,
-    pub lod_bias: f32,
-    /// Boxes from the rows shown (else from the clips).
-    pub row_bounds: bool,
-    pub shadow_lod: crate::ShadowLod,
-    /// List far instances under the far tier's level (`RenderOptions::far_tier`).
-    pub far_tier: bool,
+    pub rules: CullRules,
     /// Lay the arguments out for multi-draws with first instances.
     pub multi_draw: bool,
     /// Occlusion culling (two phases a frame), or frustum only.
@@ -126,10 +146,7 @@ impl<'a> CullInputs<'a> {
             instances,
             timing,
             setup,
-            lod_bias: opts.lod_bias,
-            row_bounds: opts.row_bounds,
-            shadow_lod: opts.shadow_lod,
-            far_tier: opts.far_tier,
+            rules: CullRules::of(opts),
             multi_draw,
             occlusion: None,
             palette: None,
@@ -214,16 +231,10 @@ impl ListShape {
 
 /// The culling program's parameters for one crowd's run.
 fn cull_params(input: &CullInputs, shape: &ListShape) -> CullParams {
-    let rules = (
-        input.lod_bias,
-        input.row_bounds,
-        input.shadow_lod,
-        input.far_tier,
-    );
     params_of(
         input.asset,
         input.setup,
-        rules,
+        input.rules,
         input.palette.as_ref(),
         shape,
     )
@@ -245,22 +256,15 @@ pub(crate) fn frustum_params(
         passes: 2,
         segment: segment(instances),
     };
-    let rules = (
-        opts.lod_bias,
-        opts.row_bounds,
-        opts.shadow_lod,
-        opts.far_tier,
-    );
-    params_of(asset, setup, rules, None, &shape)
+    params_of(asset, setup, CullRules::of(opts), None, &shape)
 }
 
-/// [`cull_params`] from its pieces: the LOD bias, the box rule, the shadow LOD rule and whether
-/// the far tier is drawn (off: its level's error is never within the bias, so no instance
-/// joins its list).
+/// [`cull_params`] from its pieces. With the far tier not drawn its level's error is never
+/// within the bias and its level is given as 0, so no instance joins its list or crossfades.
 fn params_of(
     asset: &GpuAsset,
     setup: &FrameSetup,
-    (lod_bias, row_bounds, shadow_lod, far_tier): (f32, bool, crate::ShadowLod, bool),
+    rules: CullRules,
     palette: Option<&PaletteCull>,
     shape: &ListShape,
 ) -> CullParams {
@@ -281,6 +285,13 @@ fn params_of(
     for (d, s) in lod_error.iter_mut().zip(&asset.lod_errors) {
         *d = *s;
     }
+    let CullRules {
+        lod_bias,
+        row_bounds,
+        shadow_lod,
+        far_tier,
+        far_band,
+    } = rules;
     if let Some(far) = asset.far.as_ref().filter(|_| !far_tier) {
         lod_error[far.level as usize] = f32::MAX;
     }
@@ -324,9 +335,13 @@ fn params_of(
         },
         palette_state: palette_state_base(n, lods, passes),
         frame: palette.map_or(0, |p| p.frame),
-        far_level: asset.far.as_ref().map_or(0, |f| f.level),
+        far_level: asset
+            .far
+            .as_ref()
+            .filter(|_| far_tier)
+            .map_or(0, |f| f.level),
         far_diameter: asset.far.as_ref().map_or(0.0, |f| f.diameter),
-        _pad: 0,
+        far_band,
         refresh: palette.map_or([1; 4], |p| p.refresh),
         view_proj: setup.view_proj.to_cols_array_2d(),
         viewport: [setup.size.x, setup.size.y, 0.0, 0.0],

@@ -102,7 +102,13 @@ pub(crate) fn run(
     crowd: &Crowd,
     (setup, opts): (&FrameSetup, &RenderOptions),
 ) -> Result<DownlevelRun, RenderError> {
-    let (layers, ids, lods, culled) = lists(crowd, setup, opts)?;
+    // It draws the far level at the coarsest mesh (no cards), so a crossfade band would draw
+    // those instances twice: the switch is hard.
+    let hard = RenderOptions {
+        far_fade: 0.0,
+        ..*opts
+    };
+    let (layers, ids, lods, culled) = lists(crowd, setup, &hard)?;
     // Without culling both passes draw every instance: one copy serves both.
     let shared = !culled;
     let mut lists = Vec::with_capacity(2 * lods as usize);

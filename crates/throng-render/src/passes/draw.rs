@@ -390,10 +390,10 @@ impl SkinnedDraws {
             }),
             None => draw_params_buffer(
                 device,
-                lods,
-                cull.map_or(0, |c| c.segment),
+                (lods, cull.map_or(0, |c| c.segment)),
                 opts,
                 cull.is_some() && multi_draw,
+                crate::passes::far::fade_words(asset, opts),
             ),
         };
         let looks = crate::appearance::crowd_view(gpu, &crowd, downlevel);

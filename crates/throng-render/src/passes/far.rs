@@ -25,6 +25,17 @@ use crate::shaders::Program;
 pub(crate) const CARD_INDICES: u32 = 6;
 const CARD: [u32; CARD_INDICES as usize] = [0, 1, 2, 2, 1, 3];
 
+/// The crossfade words of the mesh and card draws of a crowd of `asset`
+/// (`DrawParams::far_sphere`, `far_fade`): the tier's sphere, and its texel (the far level's
+/// error), the LOD bias and the band in pixels — the culling pass's `far_share` arguments —
+/// or zeros where nothing crossfades (no far tier, or not drawn).
+pub(crate) fn fade_words(asset: &GpuAsset, opts: &crate::RenderOptions) -> super::FadeWords {
+    match asset.far.as_ref().filter(|_| opts.far_tier) {
+        Some(far) => [far.sphere, [far.error, opts.lod_bias, opts.far_band(), 0.0]],
+        None => [[0.0; 4]; 2],
+    }
+}
+
 /// A far pipeline: its timing, its colour target (None: the shadow pass) and motion vectors.
 type FarKey = (Timing, Option<wgpu::TextureFormat>, bool);
 

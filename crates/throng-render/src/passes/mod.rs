@@ -136,39 +136,43 @@ impl DrawLayouts {
 
 /// A per-draw uniform buffer: entry `pass · lods + lod` at a 256 B stride for passes 0 (main),
 /// 1 (shadow) and 2 (the main pass's second phase of occlusion culling); with `multi` (one
-/// multi-draw over every LOD), entry `pass · lods` serves all LODs of the pass.
+/// multi-draw over every LOD), entry `pass · lods` serves all LODs of the pass. `fade`: the
+/// far tier's crossfade words (`DrawParams::far_sphere`, `far_fade`; [`far::fade_words`]).
 pub(crate) fn draw_params_buffer(
     device: &wgpu::Device,
-    lods: u32,
-    segment: u32,
+    (lods, segment): (u32, u32),
     opts: &RenderOptions,
     multi: bool,
+    fade: FadeWords,
 ) -> wgpu::Buffer {
     if multi {
-        return draw_params(device, lods, segment, opts, true, |_, _| 0);
+        return draw_params(device, (lods, segment), opts, (true, fade), |_, _| 0);
     }
-    draw_params(device, lods, segment, opts, false, |pass, lod| {
+    draw_params(device, (lods, segment), opts, (false, fade), |pass, lod| {
         (pass * lods + lod) * segment
     })
 }
 
+/// `DrawParams::far_sphere` and `far_fade`: zero where nothing crossfades.
+pub(crate) type FadeWords = [[f32; 4]; 2];
+
 /// A per-draw uniform buffer as [`draw_params_buffer`]'s (one draw per LOD) whose list of
-/// (pass, LOD) starts at `id_base(pass, LOD)`: the downlevel mode's lists, packed.
+/// (pass, LOD) starts at `id_base(pass, LOD)`: the downlevel mode's lists, packed (it draws no
+/// far cards, so nothing crossfades).
 pub(crate) fn draw_params_at(
     device: &wgpu::Device,
     lods: u32,
     opts: &RenderOptions,
     id_base: impl Fn(u32, u32) -> u32,
 ) -> wgpu::Buffer {
-    draw_params(device, lods, 0, opts, false, id_base)
+    draw_params(device, (lods, 0), opts, (false, [[0.0; 4]; 2]), id_base)
 }
 
 fn draw_params(
     device: &wgpu::Device,
-    lods: u32,
-    segment: u32,
+    (lods, segment): (u32, u32),
     opts: &RenderOptions,
-    multi: bool,
+    (multi, [far_sphere, far_fade]): (bool, FadeWords),
     id_base: impl Fn(u32, u32) -> u32,
 ) -> wgpu::Buffer {
     let stride = DRAW_PARAMS_STRIDE as usize;
@@ -191,6 +195,8 @@ fn draw_params(
                 lod_count: lods,
                 lod_influences: packed,
                 _pad: 0,
+                far_sphere,
+                far_fade,
             };
             let at = entry as usize * stride;
             bytes[at..at + std::mem::size_of::<DrawParams>()]

@@ -140,6 +140,12 @@ pub struct Args {
     /// tier"); `off` keeps such instances at the coarsest mesh LOD.
     #[arg(long, value_name = "on|off", default_value = "on", action = clap::ArgAction::Set, value_parser = shared::parse_on_off)]
     pub far_tier: bool,
+    /// Width of the crossfade between the coarsest mesh and the far card, as a share of
+    /// `--lod-bias`: the card starts to show where its texel covers `--lod-bias` pixels and
+    /// shows alone at `(1 − SHARE) · --lod-bias`, the two drawing complementary halves of a
+    /// screen-door pattern between; 0 switches at once.
+    #[arg(long, value_name = "SHARE", default_value_t = throng_render::DEFAULT_FAR_FADE as f64, value_parser = shared::parse_fraction)]
+    pub far_fade: f64,
     /// Influences per vertex at LOD 0, 1, 2, 3, e.g. `4,2,1`: up to 4 values of 1..8, the last
     /// repeats for further LODs (default: all the asset has, at every LOD).
     #[arg(long, value_parser = shared::parse_lod_influences, value_name = "K,K,...")]
@@ -493,6 +499,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         shadow_map_size: args.shadow_map_size,
         lod_bias: args.lod_bias,
         far_tier: args.far_tier,
+        far_fade: args.far_fade as f32,
         // 0 = every influence the asset has.
         lod_influences: args.lod_influences.unwrap_or([0; 4]),
         shadow_lod: args.shadow_lod,

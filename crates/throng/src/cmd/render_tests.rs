@@ -145,6 +145,17 @@ fn variety_flags_parse_into_a_variety() {
     );
 }
 
+/// `--far-fade` defaults to the renderer's crossfade and takes a share in [0, 1].
+#[test]
+fn the_far_fade_defaults_to_the_renderers_and_takes_a_share() {
+    assert_eq!(args(&[]).far_fade as f32, throng_render::DEFAULT_FAR_FADE);
+    assert_eq!(args(&["--far-fade", "0"]).far_fade, 0.0);
+    for bad in ["1.5", "-0.1", "x"] {
+        let cli = ["render", "in.glb", "--far-fade", bad];
+        assert!(Cli::try_parse_from(cli).is_err(), "--far-fade {bad}");
+    }
+}
+
 /// `--far-tier` defaults to on and takes `on` or `off` as its value (not a bare flag).
 #[test]
 fn the_far_tier_switch_defaults_on_and_takes_a_value() {
