@@ -11,7 +11,6 @@
 #import throng::bone::{bone_params, clips, layer_rows_of}
 #import throng::instances::{instance_transforms, shown_layers}
 #import throng::decode::affine_scale
-#import throng::far::far_placed_sphere
 
 // Per frame-table row: (min, 0), (max, 0); an empty row's min exceeds its max.
 @group(#{G_SKIN}) @binding(#{B_ROW_BOUNDS}) var<storage, read> row_bounds: array<vec4<f32>>;
@@ -108,7 +107,11 @@ fn instance_box(inst: u32, rule: BoxRule, live: bool) -> WorldBox {
 // The model-space box lo..hi (file units) placed by instance `inst`'s transform: the world box
 // around it.
 fn world_box(inst: u32, lo: vec3<f32>, hi: vec3<f32>) -> WorldBox {
-    let m = instance_affine(instance_transforms[inst]);
+    return placed_box(instance_affine(instance_transforms[inst]), lo, hi);
+}
+
+// The model-space box lo..hi placed by the affine `m` (world_box with the transform read).
+fn placed_box(m: mat3x4<f32>, lo: vec3<f32>, hi: vec3<f32>) -> WorldBox {
     let c = (lo + hi) * 0.5;
     let e = (hi - lo) * 0.5;
     var b: WorldBox;
@@ -125,8 +128,13 @@ fn world_box(inst: u32, lo: vec3<f32>, hi: vec3<f32>) -> WorldBox {
 // not see the instance's own box either (box_inside only grows with the box), so the lists are
 // the same.
 fn coarse_box(inst: u32, rule: BoxRule) -> WorldBox {
+    return placed_coarse_box(instance_affine(instance_transforms[inst]), rule);
+}
+
+// coarse_box with the instance's affine `m` already read.
+fn placed_coarse_box(m: mat3x4<f32>, rule: BoxRule) -> WorldBox {
     let pad = vec3<f32>(rule.row_pad);
-    return world_box(inst, rule.fallback_min - pad, rule.fallback_max + pad);
+    return placed_box(m, rule.fallback_min - pad, rule.fallback_max + pad);
 }
 
 // Whether box `b` meets the frustum of `planes` (xyz normal pointing inside, w offset: inside
@@ -224,10 +232,4 @@ fn covers_no_pixel(centre: vec3<f32>, radius: f32, view_proj: mat4x4<f32>, viewp
     let x_empty = floor(px + pr - 0.5) < ceil(px - pr - 0.5);
     let y_empty = floor(py + pr - 0.5) < ceil(py - pr - 0.5);
     return x_empty || y_empty;
-}
-
-// The world sphere of instance `inst`'s far-tier card: the tier's sphere (`sphere`: model
-// centre, radius) placed by its transform (throng::far::far_placed_sphere).
-fn far_card_sphere(inst: u32, sphere: vec4<f32>) -> vec4<f32> {
-    return far_placed_sphere(instance_affine(instance_transforms[inst]), sphere);
 }

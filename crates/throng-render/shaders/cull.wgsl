@@ -19,8 +19,8 @@
 // Needs no optional GPU feature. Defs: GPU_TIMED, OCCLUSION (crate::shaders::Program::Cull).
 
 #import throng_render::cull_lists::{append, append_main, main_lists, append_palette, palette_counter, copy_counts, cull, visible_ids, draw_args, boxes}
-#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, shadow_reaches_view, choose_lod, choose_shadow_lod, far_shadow_dropped, covers_no_pixel, far_card_sphere, coarse_box, lod_error}
-#import throng::far::far_share
+#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, shadow_reaches_view, choose_lod, choose_shadow_lod, far_shadow_dropped, covers_no_pixel, placed_coarse_box, lod_error}
+#import throng::far::{far_share, far_placed_sphere}
 #import throng::playback::instance_affine
 #import throng::instances::instance_transforms
 #import throng::bone::bone_params
@@ -40,9 +40,8 @@ fn cull_box(inst: u32) -> WorldBox {
     return instance_box(inst, rule, live);
 }
 
-// Whether instance `inst`'s far card holds no pixel centre of the main view.
-fn card_covers_no_pixel(inst: u32) -> bool {
-    let s = far_card_sphere(inst, cull.far_sphere);
+// Whether a far card's world sphere `s` (centre, radius) holds no pixel centre of the main view.
+fn sphere_covers_no_pixel(s: vec4<f32>) -> bool {
     return covers_no_pixel(s.xyz, s.w, cull.view_proj, cull.viewport.xy, cull.eye.w);
 }
 
@@ -50,13 +49,12 @@ fn lod_rule() -> LodRule {
     return LodRule(cull.lod_error, cull.lod_count, cull.lod_bias);
 }
 
-// The share of instance `inst` its far card shows in the main view (throng::far::far_share:
-// 0 all mesh, 1 all card; 0 without a far tier).
-fn card_share(inst: u32) -> f32 {
+// The share of the instance of affine `m` its far card shows in the main view
+// (throng::far::far_share: 0 all mesh, 1 all card; 0 without a far tier).
+fn card_share(m: mat3x4<f32>) -> f32 {
     if (cull.far_level == 0u) {
         return 0.0;
     }
-    let m = instance_affine(instance_transforms[inst]);
     let texel = lod_error(lod_rule(), cull.far_level);
     return far_share(m, cull.far_sphere, texel, cull.eye, vec2<f32>(cull.lod_bias, cull.far_band));
 }
@@ -72,13 +70,14 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     // pixel centre and which, as a caster, covers less than a shadow texel can draw nothing at
     // all: it is done before its playback is read. The lists are the same as from its own box,
     // which only picks coarser levels and has the same scale; the card does not depend on the
-    // pose.
-    let share = card_share(i);
+    // pose. Everything it needs comes from the transform, read once.
+    let m = instance_affine(instance_transforms[i]);
+    let share = card_share(m);
     if (cull.far_level != 0u && share >= 1.0) {
         let rule = BoxRule(cull.fallback_min.xyz, cull.fallback_max.xyz, cull.row_pad, cull.row_bounds == 1u);
-        let cb = coarse_box(i, rule);
+        let cb = placed_coarse_box(m, rule);
         let idle = choose_lod(cb, cull.eye, lod_rule()) == cull.far_level
-            && card_covers_no_pixel(i)
+            && sphere_covers_no_pixel(far_placed_sphere(m, cull.far_sphere))
             && (cull.shadows == 0u || far_shadow_dropped(cb, cull.far_diameter, cull.shadow_lod.x));
         if (idle) {
 #ifdef OCCLUSION
@@ -106,7 +105,7 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
         mesh_lod = min(lod, cull.far_level - 1u);
     }
     let mesh_seen = seen && share < 1.0;
-    let card_seen = seen && share > 0.0 && !card_covers_no_pixel(i);
+    let card_seen = seen && share > 0.0 && !sphere_covers_no_pixel(far_placed_sphere(m, cull.far_sphere));
     let lists = main_lists(mesh_lod, mesh_seen, card_seen);
     let drawn = mesh_seen || card_seen;
 #ifdef OCCLUSION

@@ -275,7 +275,7 @@ fn choose_shadow_lod(p: &CullParams, b: &WorldBox, view_lod: u32) -> u32 {
     lod
 }
 
-/// `far_card_sphere` + `covers_no_pixel`: instance `t`'s far card holds no pixel centre.
+/// `far_placed_sphere` + `covers_no_pixel`: instance `t`'s far card holds no pixel centre.
 fn card_covers_no_pixel(p: &CullParams, t: &InstanceTransform) -> bool {
     let card = world_box(t, v3(p.far_sphere), v3(p.far_sphere));
     let (centre, radius) = (card.centre, p.far_sphere[3] * card.scale);
