@@ -65,26 +65,36 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     if (i >= cull.instance_count) {
         return;
     }
-    // An instance past the far tier's crossfade (no mesh in view) whose coarse box (the
-    // asset's, placed: it holds every pose) is already at the far level, whose card holds no
-    // pixel centre and which, as a caster, covers less than a shadow texel can draw nothing at
-    // all: it is done before its playback is read. The lists are the same as from its own box,
-    // which only picks coarser levels and has the same scale; the card does not depend on the
-    // pose. Everything it needs comes from the transform, read once.
+    // Two tests on the coarse box (the asset's, placed: it holds every pose) finish an instance
+    // that can draw nothing before its playback is read. The lists are the same as from its own
+    // box: a box inside this one is seen or casts into the view only if this one does, is at
+    // least as coarse, and has the same scale. Everything they need comes from the transform,
+    // read once.
     let m = instance_affine(instance_transforms[i]);
+    let rule = BoxRule(cull.fallback_min.xyz, cull.fallback_max.xyz, cull.row_pad, cull.row_bounds == 1u);
+    let cb = placed_coarse_box(m, rule);
+    // Out of view, and casting no shadow into it.
+    var view_planes = cull.planes;
+    var reaches = box_inside(&view_planes, cb);
+    if (!reaches && cull.shadows == 1u) {
+        var shadow_planes = cull.shadow_planes;
+        reaches = box_inside(&shadow_planes, cb) && shadow_reaches_view(&view_planes, cb, cull.light);
+    }
+    // Past the far tier's crossfade (no mesh in view) and already at the far level, with a
+    // card that holds no pixel centre and, as a caster, covers less than a shadow texel (the
+    // card does not depend on the pose).
     let share = card_share(m);
-    if (cull.far_level != 0u && share >= 1.0) {
-        let rule = BoxRule(cull.fallback_min.xyz, cull.fallback_max.xyz, cull.row_pad, cull.row_bounds == 1u);
-        let cb = placed_coarse_box(m, rule);
-        let idle = choose_lod(cb, cull.eye, lod_rule()) == cull.far_level
+    var idle = !reaches;
+    if (reaches && cull.far_level != 0u && share >= 1.0) {
+        idle = choose_lod(cb, cull.eye, lod_rule()) == cull.far_level
             && sphere_covers_no_pixel(far_placed_sphere(m, cull.far_sphere))
             && (cull.shadows == 0u || far_shadow_dropped(cb, cull.far_diameter, cull.shadow_lod.x));
-        if (idle) {
+    }
+    if (idle) {
 #ifdef OCCLUSION
-            boxes[2u * i + 1u] = vec4<f32>(0.0);
+        boxes[2u * i + 1u] = vec4<f32>(0.0);
 #endif
-            return;
-        }
+        return;
     }
     let b = cull_box(i);
     var planes = cull.planes;
@@ -94,8 +104,8 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
         var shadow_planes = cull.shadow_planes;
         casts = box_inside(&shadow_planes, b) && (seen || shadow_reaches_view(&planes, b, cull.light));
     }
-    let rule = lod_rule();
-    let lod = choose_lod(b, cull.eye, rule);
+    let lod_rules = lod_rule();
+    let lod = choose_lod(b, cull.eye, lod_rules);
     // In view: the mesh while the card's share of the crossfade is below 1, at its LOD but at
     // most the coarsest mesh; the card while its share is above 0 — unless its screen box
     // holds no pixel centre: then it makes no fragment and is not drawn (nor offered to
@@ -121,7 +131,7 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     var shadow_lod = 0u;
     if (casts) {
-        shadow_lod = choose_shadow_lod(b, lod, cull.shadow_lod.x, u32(cull.shadow_lod.y), rule);
+        shadow_lod = choose_shadow_lod(b, lod, cull.shadow_lod.x, u32(cull.shadow_lod.y), lod_rules);
         let far_caster = cull.far_level != 0u && shadow_lod == cull.far_level;
         casts = !(far_caster && far_shadow_dropped(b, cull.far_diameter, cull.shadow_lod.x));
     }
