@@ -168,26 +168,11 @@ fn far_cards_draw_the_meshes_picture_at_the_switch_size() {
         let dir = Vec3::new(el.cos() * az.sin(), el.sin(), el.cos() * az.cos());
         let camera = Camera::looking_at(tier.centre + dir * distance, tier.centre, fov);
         let t = asset.clips[clip].duration * (0.1 + 0.1 * k as f64);
-        let mut rt = throng_runtime::Runtime::new(Timing::Cpu, &asset.clips);
-        let h = rt.spawn(transforms[0]);
-        let play = throng_runtime::PlayOptions {
-            start_time: t as f32,
-            ..Default::default()
-        };
-        rt.instance(h)
-            .play(throng_runtime::ClipId::new(clip), play)
-            .expect("play");
-        rt.update(0.0);
+        let rt = far_card::playing_one(&asset, transforms[0], clip, t as f32);
         let crowd = Crowd::new(&g, &transforms, Playback::from(rt.records()));
         let opts = RenderOptions {
-            width: size,
-            height: size,
-            camera: Some(camera),
-            ground: false,
-            shadows: false,
-            background,
             far_fade: 0.0,
-            ..Default::default()
+            ..far_card::lone(size, camera, background)
         };
         let cards = r.render_scene(&[crowd], &opts).expect("far");
         let mesh_opts = RenderOptions {

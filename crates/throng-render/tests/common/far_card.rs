@@ -5,6 +5,41 @@ use glam::Vec3;
 use throng_contract::Timing;
 use throng_render::{Camera, Crowd, Playback, RenderOptions};
 
+/// A CPU-timed runtime of one instance placed by `transform`, playing clip `clip` of `asset`
+/// from `t` seconds (updated once, so its records are ready).
+pub fn playing_one(
+    asset: &throng_asset::BakedAsset,
+    transform: throng_contract::InstanceTransform,
+    clip: usize,
+    t: f32,
+) -> throng_runtime::Runtime {
+    let mut rt = throng_runtime::Runtime::new(Timing::Cpu, &asset.clips);
+    let h = rt.spawn(transform);
+    let play = throng_runtime::PlayOptions {
+        start_time: t,
+        ..Default::default()
+    };
+    rt.instance(h)
+        .play(throng_runtime::ClipId::new(clip), play)
+        .expect("play");
+    rt.update(0.0);
+    rt
+}
+
+/// A `size`-pixel square picture of what `camera` sees on `background`, without ground or
+/// shadows, so that only the characters differ from the background.
+pub fn lone(size: u32, camera: Camera, background: [f32; 4]) -> RenderOptions {
+    RenderOptions {
+        width: size,
+        height: size,
+        camera: Some(camera),
+        ground: false,
+        shadows: false,
+        background,
+        ..Default::default()
+    }
+}
+
 /// The far draw against its CPU twin, pixel by pixel: one fox, turned and scaled, drawn as a
 /// card large enough to read (the tier forced by a large LOD bias), and the same picture made
 /// on the CPU — each pixel's ray meets the card's plane (through the tier's sphere centre,
@@ -32,28 +67,13 @@ pub fn card_twin(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAss
     let (size, fov) = (160u32, 0.7f32);
     let eye = centre + Vec3::new(0.35, 0.45, 0.82).normalize() * tier.radius * 5.0;
     let camera = Camera::looking_at(eye, centre, fov);
-    let mut rt = throng_runtime::Runtime::new(Timing::Cpu, &asset.clips);
-    let h = rt.spawn(transform);
-    let play = throng_runtime::PlayOptions {
-        start_time: t as f32,
-        ..Default::default()
-    };
-    rt.instance(h)
-        .play(throng_runtime::ClipId::new(clip), play)
-        .expect("play");
-    rt.update(0.0);
+    let rt = playing_one(asset, transform, clip, t as f32);
     let transforms = [transform];
     let crowd = Crowd::new(&g, &transforms, Playback::from(rt.records()));
     let background = [0.2f32, 0.3, 0.4, 1.0];
     let opts = RenderOptions {
-        width: size,
-        height: size,
-        camera: Some(camera),
-        ground: false,
-        shadows: false,
-        background,
         lod_bias: 1.0e6,
-        ..Default::default()
+        ..lone(size, camera, background)
     };
     let frame = r.render_scene(&[crowd], &opts).expect("render");
     let far_level = g.far.as_ref().expect("far").level as usize;

@@ -3,7 +3,6 @@
 //! (wgpu's GL backend).
 
 use glam::Vec3;
-use throng_contract::Timing;
 use throng_render::{Camera, Crowd, Playback, RenderOptions};
 
 /// Mean absolute difference of the RGB channels over the box of pixels either image differs
@@ -72,16 +71,8 @@ pub fn crossfade(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAss
     let fade = throng_render::DEFAULT_FAR_FADE;
     let pixels_per_unit = size as f32 * 0.5 / (fov * 0.5).tan();
     let transforms = vec![throng_contract::InstanceTransform::IDENTITY];
-    let mut rt = throng_runtime::Runtime::new(Timing::Cpu, &asset.clips);
-    let h = rt.spawn(transforms[0]);
-    let play = throng_runtime::PlayOptions {
-        start_time: (0.3 * asset.clips[clip].duration) as f32,
-        ..Default::default()
-    };
-    rt.instance(h)
-        .play(throng_runtime::ClipId::new(clip), play)
-        .expect("play");
-    rt.update(0.0);
+    let t = (0.3 * asset.clips[clip].duration) as f32;
+    let rt = super::far_card::playing_one(asset, transforms[0], clip, t);
     let crowd = Crowd::new(&g, &transforms, Playback::from(rt.records()));
     let background = [0.55f32, 0.66, 0.8, 1.0];
     let bg = background.map(throng_asset::far_tier::srgb_encode);
@@ -95,14 +86,8 @@ pub fn crossfade(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAss
         let distance = error * pixels_per_unit / (bias * (1.0 - fade * s)) + tier.radius;
         let camera = Camera::looking_at(tier.centre + dir * distance, tier.centre, fov);
         let opts = RenderOptions {
-            width: size,
-            height: size,
-            camera: Some(camera),
-            ground: false,
-            shadows: false,
-            background,
             lod_bias: bias,
-            ..Default::default()
+            ..super::far_card::lone(size, camera, background)
         };
         let meshes = r
             .render_scene(
