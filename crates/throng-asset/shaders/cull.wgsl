@@ -197,11 +197,15 @@ fn choose_ortho_lod(b: WorldBox, floor_lod: u32, texels_per_unit: f32, rule: Lod
 }
 
 // A shadow caster's LOD by rule: 0 by its error's size in shadow-map texels but never finer than
-// the view's `view_lod` (a shadow needs no more detail than its caster shows), 1 the coarsest,
-// 2 the view's.
+// the view's `view_lod` (a shadow needs no more detail than its caster shows), 1 the coarsest
+// a view may pick (a level of infinite error — a far tier not drawn — is not one), 2 the view's.
 fn choose_shadow_lod(b: WorldBox, view_lod: u32, texels_per_unit: f32, shadow_rule: u32, rule: LodRule) -> u32 {
     if (shadow_rule == 1u) {
-        return rule.lod_count - 1u;
+        var l = rule.lod_count - 1u;
+        while (l > 0u && lod_error(rule, l) >= 3.0e38) {
+            l -= 1u;
+        }
+        return l;
     }
     if (shadow_rule == 2u) {
         return view_lod;

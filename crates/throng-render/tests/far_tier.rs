@@ -121,6 +121,24 @@ fn the_far_lists_of_the_gpu_pass_equal_the_cpu_twins() {
             gpu_off.main[far - 1].len() > cpu.main[far - 1].len(),
             "{timing:?}: the far foxes did not fall back to the coarsest mesh"
         );
+        // Nor do their shadows when the shadow pass takes the coarsest level: the coarsest
+        // mesh, not a card.
+        let lowest = RenderOptions {
+            shadow_lod: throng_render::ShadowLod::Lowest,
+            ..off
+        };
+        let gpu_lowest = r
+            .cull_lists(&crowd, &lowest)
+            .expect("GPU culling, far tier off, lowest shadows");
+        let cpu_lowest = r.cpu_cull_lists(&crowd, &lowest).expect("CPU culling");
+        assert_eq!(
+            gpu_lowest.shadow, cpu_lowest.shadow,
+            "{timing:?}: lowest shadows"
+        );
+        assert!(
+            gpu_lowest.shadow[far].is_empty() && !gpu_lowest.shadow[far - 1].is_empty(),
+            "{timing:?}: shadow cards with the tier off"
+        );
     }
 }
 

@@ -262,7 +262,14 @@ fn choose_lod(p: &CullParams, b: &WorldBox) -> u32 {
 /// `choose_shadow_lod`.
 fn choose_shadow_lod(p: &CullParams, b: &WorldBox, view_lod: u32) -> u32 {
     match p.shadow_lod[1] as u32 {
-        1 => return p.lod_count.saturating_sub(1),
+        // The coarsest level a view may pick: not one of infinite error (a far tier not drawn).
+        1 => {
+            let mut l = p.lod_count.saturating_sub(1);
+            while l > 0 && lod_error(p, l) >= 3.0e38 {
+                l -= 1;
+            }
+            return l;
+        }
         2 => return view_lod,
         _ => {}
     }
