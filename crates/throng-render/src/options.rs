@@ -43,7 +43,8 @@ pub enum ShadowLod {
     /// the view's: a shadow needs no more detail than its caster shows.
     #[default]
     Texel,
-    /// Always the coarsest LOD (the cheapest shadows).
+    /// Always the coarsest LOD a view may pick (the cheapest shadows): the far tier's cards when
+    /// it is drawn, else the coarsest mesh.
     Lowest,
     /// The LOD the main view chose for the instance.
     Main,
