@@ -222,7 +222,8 @@ fn far_cards_draw_the_meshes_picture_at_the_switch_size() {
         cases += 1;
         sheet.push((cards.image, meshes.image));
     }
-    write_sheet(&sheet);
+    // The middle 32 × 32 pixels of each view, cards above meshes, 8× enlarged.
+    far_fade::write_strip(&sheet, 32, 8, "switch.png");
     let mean = sum / cases as f64;
     eprintln!(
         "mean colour difference {:.2} % (worst {:.2} %), worst mask disagreement {:.1} %",
@@ -241,28 +242,6 @@ fn far_cards_draw_the_meshes_picture_at_the_switch_size() {
         "worst mask disagreement {:.1} %",
         worst_mask * 100.0
     );
-}
-
-/// The middle 32 × 32 pixels of each view, cards above meshes, 8× enlarged, to the target
-/// folder (`far_tier/switch.png`).
-fn write_sheet(views: &[(image::RgbaImage, image::RgbaImage)]) {
-    let (crop, zoom) = (32u32, 8u32);
-    let side = crop * zoom;
-    let mut out = image::RgbaImage::new(side * views.len() as u32, 2 * side);
-    for (i, (cards, meshes)) in views.iter().enumerate() {
-        for (row, img) in [cards, meshes].into_iter().enumerate() {
-            let (x0, y0) = ((img.width() - crop) / 2, (img.height() - crop) / 2);
-            for y in 0..side {
-                for x in 0..side {
-                    let p = *img.get_pixel(x0 + x / zoom, y0 + y / zoom);
-                    out.put_pixel(i as u32 * side + x, row as u32 * side + y, p);
-                }
-            }
-        }
-    }
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("far_tier");
-    let _ = std::fs::create_dir_all(&dir);
-    let _ = out.save(dir.join("switch.png"));
 }
 
 /// The far draw against its CPU twin (`tests/common/far_card.rs`) on the default backend.

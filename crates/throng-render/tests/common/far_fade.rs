@@ -149,7 +149,9 @@ pub fn crossfade(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAss
         hard_pop * 100.0,
         soft_pop * 100.0
     );
-    write_walk(&sheet, label);
+    // The middle 96 × 96 pixels of each step, the hard switch above the crossfade.
+    let name = format!("crossfade-{}.png", label.replace(' ', "-"));
+    write_strip(&sheet, 96, 1, &name);
     assert!(
         hard_pop >= 0.01,
         "{label}: the hard switch changes the picture by only {:.2} %: the test sees nothing",
@@ -163,24 +165,28 @@ pub fn crossfade(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAss
     );
 }
 
-/// The middle 96 × 96 pixels of each step, the hard switch above the crossfade, to
-/// `far_tier/crossfade-{label}.png` in the target folder.
-fn write_walk(steps: &[(image::RgbaImage, image::RgbaImage)], label: &str) {
-    let crop = 96u32;
-    let mut out = image::RgbaImage::new(crop * steps.len() as u32, 2 * crop);
-    for (i, (hard, soft)) in steps.iter().enumerate() {
-        for (row, img) in [hard, soft].into_iter().enumerate() {
+/// A strip of picture pairs to `far_tier/{name}` in the target folder: per pair the middle
+/// `crop` × `crop` pixels of each, `zoom`× enlarged, the first above the second.
+pub fn write_strip(
+    pairs: &[(image::RgbaImage, image::RgbaImage)],
+    crop: u32,
+    zoom: u32,
+    name: &str,
+) {
+    let side = crop * zoom;
+    let mut out = image::RgbaImage::new(side * pairs.len() as u32, 2 * side);
+    for (i, (top, bottom)) in pairs.iter().enumerate() {
+        for (row, img) in [top, bottom].into_iter().enumerate() {
             let (x0, y0) = ((img.width() - crop) / 2, (img.height() - crop) / 2);
-            for y in 0..crop {
-                for x in 0..crop {
-                    let p = *img.get_pixel(x0 + x, y0 + y);
-                    out.put_pixel(i as u32 * crop + x, row as u32 * crop + y, p);
+            for y in 0..side {
+                for x in 0..side {
+                    let p = *img.get_pixel(x0 + x / zoom, y0 + y / zoom);
+                    out.put_pixel(i as u32 * side + x, row as u32 * side + y, p);
                 }
             }
         }
     }
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("far_tier");
     let _ = std::fs::create_dir_all(&dir);
-    let name = format!("crossfade-{}.png", label.replace(' ', "-"));
     let _ = out.save(dir.join(name));
 }
