@@ -363,6 +363,16 @@ fn e_of(bounds: &[f32], y: f32) -> u32 {
     bounds.iter().filter(|&&b| y > b).count() as u32
 }
 
+/// The tier's sphere (`sphere`: model centre, radius) placed by an instance's affine `[L | t]`
+/// (`rows`, world from model): world centre (xyz) and radius (w, by the largest row length of
+/// `L`, so it holds the placed character). WGSL twin: `throng::far::far_placed_sphere`.
+pub fn placed_sphere(rows: &[[f32; 4]; 3], sphere: Vec4) -> Vec4 {
+    let r = rows.map(Vec4::from_array);
+    let c = sphere.truncate().extend(1.0);
+    let centre = Vec3::new(r[0].dot(c), r[1].dot(c), r[2].dot(c));
+    centre.extend(sphere.w * crate::decode::affine_scale(&r))
+}
+
 /// The share of an instance its far card shows while it crossfades with its coarsest mesh
 /// (docs/design.md §5 "Far tier"): 0 all mesh, 1 all card. `rows`: the instance's affine
 /// `[L | t]` as rows (world from model); `sphere`: the tier's (model centre, radius, file
@@ -373,15 +383,9 @@ fn e_of(bounds: &[f32], y: f32) -> u32 {
 /// and seen from the nearest point of the placed sphere. WGSL twin: `throng::far::far_share`
 /// (the same f32 operations in the same order).
 pub fn card_share(rows: &[[f32; 4]; 3], sphere: Vec4, texel: f32, eye: Vec4, band: Vec2) -> f32 {
-    let r = rows.map(Vec4::from_array);
-    let scale = r[0]
-        .truncate()
-        .length()
-        .max(r[1].truncate().length().max(r[2].truncate().length()));
-    let c = sphere.truncate().extend(1.0);
-    let centre = Vec3::new(r[0].dot(c), r[1].dot(c), r[2].dot(c));
-    let dist = ((centre - eye.truncate()).length() - sphere.w * scale).max(1e-6);
-    let pixels = texel * scale * eye.w / dist;
+    let s = placed_sphere(rows, sphere);
+    let dist = ((s.truncate() - eye.truncate()).length() - s.w).max(1e-6);
+    let pixels = texel * crate::decode::affine_scale(&rows.map(Vec4::from_array)) * eye.w / dist;
     if band.y <= 0.0 {
         return if pixels <= band.x { 1.0 } else { 0.0 };
     }

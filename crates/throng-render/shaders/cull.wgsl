@@ -84,10 +84,11 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     // card that holds no pixel centre and, as a caster, covers less than a shadow texel (the
     // card does not depend on the pose).
     let share = card_share(m);
+    let card = far_placed_sphere(m, cull.far_sphere);
     var idle = !reaches;
     if (reaches && cull.far_level != 0u && share >= 1.0) {
         idle = choose_lod(cb, cull.eye, lod_rule()) == cull.far_level
-            && sphere_covers_no_pixel(far_placed_sphere(m, cull.far_sphere))
+            && sphere_covers_no_pixel(card)
             && (cull.shadows == 0u || far_shadow_dropped(cb, cull.far_diameter, cull.shadow_lod.x));
     }
     if (idle) {
@@ -115,7 +116,7 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
         mesh_lod = min(lod, cull.far_level - 1u);
     }
     let mesh_seen = seen && share < 1.0;
-    let card_seen = seen && share > 0.0 && !sphere_covers_no_pixel(far_placed_sphere(m, cull.far_sphere));
+    let card_seen = seen && share > 0.0 && !sphere_covers_no_pixel(card);
     let lists = main_lists(mesh_lod, mesh_seen, card_seen);
     let drawn = mesh_seen || card_seen;
 #ifdef OCCLUSION

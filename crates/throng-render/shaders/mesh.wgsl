@@ -38,7 +38,12 @@ struct StaticVertex {
 // A model-space vertex placed by its instance's transform: what every draw's vertex stage hands
 // the fragment stage (debug colour 0; a debug view sets its own after).
 fn mesh_vertex(inst: u32, position: vec3<f32>, normal: vec3<f32>, tangent: vec4<f32>, uv: vec2<f32>) -> VsOut {
-    let world = apply_affine(instance_affine(instance_transform(inst)), position, normal, tangent);
+    return placed_vertex(instance_affine(instance_transform(inst)), position, normal, tangent, uv);
+}
+
+// mesh_vertex with the instance's affine `m` already read.
+fn placed_vertex(m: mat3x4<f32>, position: vec3<f32>, normal: vec3<f32>, tangent: vec4<f32>, uv: vec2<f32>) -> VsOut {
+    let world = apply_affine(m, position, normal, tangent);
     var out: VsOut;
     out.clip = clip_position(world.position);
     out.normal = world.normal;
@@ -58,7 +63,8 @@ const HIDDEN_CLIP: vec4<f32> = vec4<f32>(2.0, 2.0, 2.0, 1.0);
 // mesh_vertex for a crowd instance: with its appearance's material slot and tint, and moved
 // out of view when its part (or prop) is hidden.
 fn crowd_vertex(inst: u32, position: vec3<f32>, normal: vec3<f32>, tangent: vec4<f32>, uv: vec2<f32>) -> VsOut {
-    var out = mesh_vertex(inst, position, normal, tangent, uv);
+    let m = instance_affine(instance_transform(inst));
+    var out = placed_vertex(m, position, normal, tangent, uv);
     let a = instance_appearance(inst);
     if (!shows_part(a, material.part) || !shows_prop(a, material.prop)) {
         out.clip = HIDDEN_CLIP;
@@ -68,7 +74,6 @@ fn crowd_vertex(inst: u32, position: vec3<f32>, normal: vec3<f32>, tangent: vec4
     // In the main view a crowd instance near the far tier's switch crossfades with its card
     // (the shadow pass switches without one).
     if (draw.pass_index != 1u && draw.far_fade.x > 0.0) {
-        let m = instance_affine(instance_transform(inst));
         out.fade = far_share(m, draw.far_sphere, draw.far_fade.x, frame.eye, draw.far_fade.yz);
     }
     return out;

@@ -27,7 +27,7 @@ use crate::passes::occlusion::{OcclusionPass, PyramidFrame};
 use crate::passes::palette::PalettePass;
 use crate::passes::reference::{ReferenceMesh, ReferencePass};
 use crate::passes::shadow::{depth_pass, ShadowPass};
-use crate::passes::{draw_params_buffer, DrawLayouts};
+use crate::passes::{draw_params_buffer, DrawLayouts, NO_FADE};
 use crate::prop::{GpuProp, PropMesh};
 use crate::readback::{map_read, read_buffer};
 use crate::target::OffscreenTarget;
@@ -526,7 +526,7 @@ impl Renderer {
             stats.shadow_draws += d;
         }
         // The ground's group 0 (transforms unused) and group 3.
-        let ground_params = draw_params_buffer(device, (1, 0), opts, false, [[0.0; 4]; 2]);
+        let ground_params = draw_params_buffer(device, (1, 0), opts, false, NO_FADE);
         let (ground_draw, _) = self
             .layouts
             .draw_groups(device, &ground_params, &shadow_map, None);
@@ -890,7 +890,7 @@ impl Renderer {
             .reference
             .group(device, &upload.transforms, &setup.frame);
         let device = &self.gpu.device;
-        let params = draw_params_buffer(device, (1, 0), opts, false, [[0.0; 4]; 2]);
+        let params = draw_params_buffer(device, (1, 0), opts, false, NO_FADE);
         let (draw_main, draw_shadow) = self.layouts.draw_groups(device, &params, &shadow_map, None);
         let target = OffscreenTarget::new(device, opts.width, opts.height);
         let mut enc = device.create_command_encoder(&Default::default());

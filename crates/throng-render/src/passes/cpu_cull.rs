@@ -108,10 +108,7 @@ fn world_box(t: &InstanceTransform, lo: Vec3, hi: Vec3) -> WorldBox {
             rows[1].truncate().abs().dot(e),
             rows[2].truncate().abs().dot(e),
         ),
-        scale: rows[0]
-            .truncate()
-            .length()
-            .max(rows[1].truncate().length().max(rows[2].truncate().length())),
+        scale: throng_asset::decode::affine_scale(&rows),
     }
 }
 
@@ -284,8 +281,8 @@ fn choose_shadow_lod(p: &CullParams, b: &WorldBox, view_lod: u32) -> u32 {
 
 /// `far_placed_sphere` + `covers_no_pixel`: instance `t`'s far card holds no pixel centre.
 fn card_covers_no_pixel(p: &CullParams, t: &InstanceTransform) -> bool {
-    let card = world_box(t, v3(p.far_sphere), v3(p.far_sphere));
-    let (centre, radius) = (card.centre, p.far_sphere[3] * card.scale);
+    let card = throng_asset::far_tier::placed_sphere(&t.rows, Vec4::from_array(p.far_sphere));
+    let (centre, radius) = (card.truncate(), card.w);
     let c = glam::Mat4::from_cols_array_2d(&p.view_proj) * centre.extend(1.0);
     if c.w - radius <= 1e-6 {
         return false;

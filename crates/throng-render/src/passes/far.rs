@@ -32,7 +32,7 @@ const CARD: [u32; CARD_INDICES as usize] = [0, 1, 2, 2, 1, 3];
 pub(crate) fn fade_words(asset: &GpuAsset, opts: &crate::RenderOptions) -> super::FadeWords {
     match asset.far.as_ref().filter(|_| opts.far_tier) {
         Some(far) => [far.sphere, [far.error, opts.lod_bias, opts.far_band(), 0.0]],
-        None => [[0.0; 4]; 2],
+        None => super::NO_FADE,
     }
 }
 

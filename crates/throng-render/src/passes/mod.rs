@@ -156,6 +156,9 @@ pub(crate) fn draw_params_buffer(
 /// `DrawParams::far_sphere` and `far_fade`: zero where nothing crossfades.
 pub(crate) type FadeWords = [[f32; 4]; 2];
 
+/// [`FadeWords`] of a draw where nothing crossfades.
+pub(crate) const NO_FADE: FadeWords = [[0.0; 4]; 2];
+
 /// A per-draw uniform buffer as [`draw_params_buffer`]'s (one draw per LOD) whose list of
 /// (pass, LOD) starts at `id_base(pass, LOD)`: the downlevel mode's lists, packed (it draws no
 /// far cards, so nothing crossfades).
@@ -165,7 +168,7 @@ pub(crate) fn draw_params_at(
     opts: &RenderOptions,
     id_base: impl Fn(u32, u32) -> u32,
 ) -> wgpu::Buffer {
-    draw_params(device, (lods, 0), opts, (false, [[0.0; 4]; 2]), id_base)
+    draw_params(device, (lods, 0), opts, (false, NO_FADE), id_base)
 }
 
 fn draw_params(
