@@ -94,16 +94,6 @@ pub fn affine_from_rows(r0: Vec4, r1: Vec4, r2: Vec4) -> Mat4 {
     )
 }
 
-/// The largest row length of the linear part of an affine `[L | t]` stored as `rows`: its scale
-/// for uniform scales, and how much it can stretch a length for any other. WGSL twin:
-/// `throng::decode::affine_scale`.
-pub fn affine_scale(rows: &[Vec4; 3]) -> f32 {
-    rows[0]
-        .truncate()
-        .length()
-        .max(rows[1].truncate().length().max(rows[2].truncate().length()))
-}
-
 /// One `quat-*` entry-row decoded: `S = T(translation) · R(rotation) · scale` (uniform scale).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct QuatTransform {

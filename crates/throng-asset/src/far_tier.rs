@@ -19,7 +19,7 @@
 
 use glam::{Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
-use throng_contract::LoopMode;
+use throng_contract::{Affine3x4, LoopMode};
 
 /// Bytes per texel of the two pictures together (`colour` and `surface`).
 pub const FAR_TIER_BYTES_PER_TEXEL: usize = 8;
@@ -363,29 +363,29 @@ fn e_of(bounds: &[f32], y: f32) -> u32 {
     bounds.iter().filter(|&&b| y > b).count() as u32
 }
 
-/// The tier's sphere (`sphere`: model centre, radius) placed by an instance's affine `[L | t]`
-/// (`rows`, world from model): world centre (xyz) and radius (w, by the largest row length of
+/// The tier's sphere (`sphere`: model centre, radius) placed by an instance's affine `t`
+/// (world from model): world centre (xyz) and radius (w, by the largest row length of
 /// `L`, so it holds the placed character). WGSL twin: `throng::far::far_placed_sphere`.
-pub fn placed_sphere(rows: &[[f32; 4]; 3], sphere: Vec4) -> Vec4 {
-    let r = rows.map(Vec4::from_array);
+pub fn placed_sphere(t: &Affine3x4, sphere: Vec4) -> Vec4 {
+    let r = t.rows.map(Vec4::from_array);
     let c = sphere.truncate().extend(1.0);
     let centre = Vec3::new(r[0].dot(c), r[1].dot(c), r[2].dot(c));
-    centre.extend(sphere.w * crate::decode::affine_scale(&r))
+    centre.extend(sphere.w * t.scale())
 }
 
 /// The share of an instance its far card shows while it crossfades with its coarsest mesh
-/// (docs/design.md §5 "Far tier"): 0 all mesh, 1 all card. `rows`: the instance's affine
-/// `[L | t]` as rows (world from model); `sphere`: the tier's (model centre, radius, file
+/// (docs/design.md §5 "Far tier"): 0 all mesh, 1 all card. `t`: the instance's affine
+/// `[L | t]` (world from model); `sphere`: the tier's (model centre, radius, file
 /// units); `texel`: the far level's simplification error (2r / tile, model units); `eye`: the
 /// camera (xyz, world; w the pixels a length of 1 covers at a distance of 1); `band`: the pixels
 /// a texel covers where the card starts to show (x, the LOD bias) and how many fewer where it
 /// shows alone (y; 0: a hard switch at x). The texel is grown by the largest row length of `L`
 /// and seen from the nearest point of the placed sphere. WGSL twin: `throng::far::far_share`
 /// (the same f32 operations in the same order).
-pub fn card_share(rows: &[[f32; 4]; 3], sphere: Vec4, texel: f32, eye: Vec4, band: Vec2) -> f32 {
-    let s = placed_sphere(rows, sphere);
+pub fn card_share(t: &Affine3x4, sphere: Vec4, texel: f32, eye: Vec4, band: Vec2) -> f32 {
+    let s = placed_sphere(t, sphere);
     let dist = ((s.truncate() - eye.truncate()).length() - s.w).max(1e-6);
-    let pixels = texel * crate::decode::affine_scale(&rows.map(Vec4::from_array)) * eye.w / dist;
+    let pixels = texel * t.scale() * eye.w / dist;
     if band.y <= 0.0 {
         return if pixels <= band.x { 1.0 } else { 0.0 };
     }

@@ -33,6 +33,14 @@ impl Affine3x4 {
         ],
     };
 
+    /// The largest row length of the linear part: the scale of a uniform scale, and how much
+    /// the transform can stretch a length for any other. WGSL twin:
+    /// `throng::decode::affine_scale` (throng-asset).
+    pub fn scale(&self) -> f32 {
+        let len = |r: &[f32; 4]| glam::Vec3::new(r[0], r[1], r[2]).length();
+        len(&self.rows[0]).max(len(&self.rows[1]).max(len(&self.rows[2])))
+    }
+
     /// From an affine transform (column-major glam type).
     pub fn from_affine(a: &Affine3A) -> Affine3x4 {
         Affine3x4::from_mat4(&Mat4::from(*a))

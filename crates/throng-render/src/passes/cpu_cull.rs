@@ -108,7 +108,7 @@ fn world_box(t: &InstanceTransform, lo: Vec3, hi: Vec3) -> WorldBox {
             rows[1].truncate().abs().dot(e),
             rows[2].truncate().abs().dot(e),
         ),
-        scale: throng_asset::decode::affine_scale(&rows),
+        scale: t.scale(),
     }
 }
 
@@ -281,7 +281,7 @@ fn choose_shadow_lod(p: &CullParams, b: &WorldBox, view_lod: u32) -> u32 {
 
 /// `far_placed_sphere` + `covers_no_pixel`: instance `t`'s far card holds no pixel centre.
 fn card_covers_no_pixel(p: &CullParams, t: &InstanceTransform) -> bool {
-    let card = throng_asset::far_tier::placed_sphere(&t.rows, Vec4::from_array(p.far_sphere));
+    let card = throng_asset::far_tier::placed_sphere(t, Vec4::from_array(p.far_sphere));
     let (centre, radius) = (card.truncate(), card.w);
     let c = glam::Mat4::from_cols_array_2d(&p.view_proj) * centre.extend(1.0);
     if c.w - radius <= 1e-6 {
@@ -302,7 +302,7 @@ fn card_share(p: &CullParams, t: &InstanceTransform) -> f32 {
         return 0.0;
     }
     throng_asset::far_tier::card_share(
-        &t.rows,
+        t,
         Vec4::from_array(p.far_sphere),
         lod_error(p, p.far_level),
         Vec4::from_array(p.eye),
