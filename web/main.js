@@ -2,6 +2,7 @@
 // of it with no click needed, and offers clip buttons, an instance-count slider and a file
 // picker for a baked .glb of your own. URL parameters (the browser test uses them):
 //   backend=auto|webgpu|webgl2  timing=cpu|gpu  count=N  clip=NAME  time=SECONDS  size=WxH  paused=1
+//   file=NAME (a baked .glb beside the page; default fox.glb)
 import init, { Crowd, setPanicHandler } from "./pkg/throng_web.js";
 
 const params = new URLSearchParams(location.search);
@@ -128,9 +129,10 @@ try {
   sliderOut.value = String(count);
   await init();
   setPanicHandler((message) => showError(`throng panicked: ${message}`));
-  const response = await fetch("fox.glb");
-  if (!response.ok) throw new Error(`fox.glb: HTTP ${response.status}; run web/build.sh first`);
-  await load(new Uint8Array(await response.arrayBuffer()), "fox.glb");
+  const file = params.get("file") ?? "fox.glb";
+  const response = await fetch(file);
+  if (!response.ok) throw new Error(`${file}: HTTP ${response.status}; run web/build.sh first`);
+  await load(new Uint8Array(await response.arrayBuffer()), file);
   requestAnimationFrame(tick);
 } catch (e) {
   showError(e);

@@ -6,8 +6,10 @@
 // PLAN: { dir: folder to serve (index.html, main.js, pkg/, fox.glb), out: folder for results,
 //         chromium: path, driver: folder holding node_modules/puppeteer-core,
 //         count, clip, time, size: [w, h], fade: { clip, seconds, dt },
-//         events: { clip, dt, steps }, reentry: { clip, then, dt, steps }, bench: [instance counts], benchFrames }
-// Writes OUT/webgpu.png, OUT/fade.png, OUT/one.png, OUT/none.png, OUT/gpu-timed.png,
+//         events: { clip, dt, steps }, reentry: { clip, then, dt, steps },
+//         far: { file: a baked .glb with a far tier in dir, eye, target, fovY (radians) },
+//         bench: [instance counts], benchFrames }
+// Writes OUT/webgpu.png, OUT/fade.png, OUT/one.png, OUT/none.png, OUT/gpu-timed.png, OUT/far.png,
 // OUT/webgl2.png, OUT/webgl2-fade.png, OUT/webgl2-gpu-timed.png and OUT/result.json (with `bench${n}` and
 // `webgl2Bench${n}` frame times for each bench count).
 // Servers and browsers it starts are closed before it exits.
@@ -192,6 +194,17 @@ try {
 
     log("GPU-timed page");
     result.gpuTimed = await gpuTimed(scene, "gpu-timed.png");
+
+    // The same crowd baked with a far tier, seen from low at one edge of the field: near
+    // foxes as meshes, far ones as cards, a band between them crossfading.
+    log("far tier");
+    const far = plan.far;
+    const farPage = await open({ ...scene, file: far.file });
+    result.far = await state(farPage);
+    if (result.far.ready) {
+      await shot(farPage, "far.png", `c.lookAt(${JSON.stringify(far.eye)}, ${JSON.stringify(far.target)}, ${far.fovY}); c.frame(0);`);
+    }
+    await farPage.close();
 
     for (const n of plan.bench) result[`bench${n}`] = await bench("webgpu", n);
   }

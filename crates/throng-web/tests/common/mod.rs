@@ -172,13 +172,24 @@ pub fn crossfade_all(player: &mut Player, (clip, seconds, dt): (&str, f32, f64))
     player.step(dt).expect("step");
 }
 
-/// The built-in fox baked with the LODs web/build.sh gives it.
+/// The built-in fox baked with the LODs web/build.sh gives it, without its far tier (the
+/// engines' tests and most scenes draw meshes).
 pub fn bake_fox() -> BakedAsset {
+    bake_demo_fox(None)
+}
+
+/// The built-in fox as web/build.sh bakes it: the LODs and the far tier's default settings.
+pub fn bake_fox_far() -> BakedAsset {
+    bake_demo_fox(Some(Default::default()))
+}
+
+fn bake_demo_fox(far_tier: Option<throng_bake::far_tier::FarTierSettings>) -> BakedAsset {
     let glb = throng_demo::demo_glb();
     let model = throng_gltf::import_slice(&glb, None, "throng-demo-fox.glb").expect("import");
     let options = throng_bake::BakeOptions {
         source_name: "throng-demo-fox.glb".into(),
         lods: vec![0.5, 0.25, 0.1],
+        far_tier,
         ..Default::default()
     };
     throng_bake::bake(&model, &options).expect("bake").0
