@@ -19,7 +19,7 @@
 // Needs no optional GPU feature. Defs: GPU_TIMED, OCCLUSION (crate::shaders::Program::Cull).
 
 #import throng_render::cull_lists::{append, append_main, main_lists, append_palette, palette_counter, copy_counts, cull, visible_ids, draw_args, boxes}
-#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, shadow_reaches_view, choose_lod, choose_shadow_lod, far_shadow_dropped, covers_no_pixel, placed_coarse_box, lod_error}
+#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, shadow_reaches_view, choose_lod, choose_shadow_lod, far_shadow_dropped, covers_no_pixel, sphere_pixel_centres, placed_coarse_box, lod_error}
 #import throng::far::{far_share, far_placed_sphere}
 #import throng::playback::instance_affine
 #import throng::instances::instance_transforms
@@ -43,6 +43,12 @@ fn cull_box(inst: u32) -> WorldBox {
 // Whether a far card's world sphere `s` (centre, radius) holds no pixel centre of the main view.
 fn sphere_covers_no_pixel(s: vec4<f32>) -> bool {
     return covers_no_pixel(s.xyz, s.w, cull.view_proj, cull.viewport.xy, cull.eye.w);
+}
+
+// The pixel centres a far card's world sphere `s` may cover in the main view, as
+// throng::cull::sphere_pixel_centres counts them along x and y.
+fn sphere_pixel_counts(s: vec4<f32>) -> vec2<f32> {
+    return sphere_pixel_centres(s.xyz, s.w, cull.view_proj, cull.viewport.xy, cull.eye.w).zw;
 }
 
 fn lod_rule() -> LodRule {
@@ -116,8 +122,11 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
         mesh_lod = min(lod, cull.far_level - 1u);
     }
     let mesh_seen = seen && share < 1.0;
-    let card_seen = seen && share > 0.0 && !sphere_covers_no_pixel(card);
-    let lists = main_lists(mesh_lod, mesh_seen, card_seen);
+    // A card whose screen box holds one pixel centre is drawn as one point there (far_dots).
+    let pixels = sphere_pixel_counts(card);
+    let card_seen = seen && share > 0.0 && pixels.x != 0.0 && pixels.y != 0.0;
+    let dot = card_seen && cull.viewport.z == 1.0 && pixels.x == 1.0 && pixels.y == 1.0;
+    let lists = main_lists(mesh_lod, mesh_seen, card_seen && !dot, dot);
     let drawn = mesh_seen || card_seen;
 #ifdef OCCLUSION
     // For the second phase; the first draws only what the last frame saw.

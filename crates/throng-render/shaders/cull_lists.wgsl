@@ -64,7 +64,8 @@ struct CullParams {
     // computed every refresh[l]-th frame (docs/design.md §5 "Update-rate LOD").
     refresh: vec4<u32>,
     // The main camera's clip-from-world matrix and the target's size in pixels (x, y): a far
-    // card whose screen box holds no pixel centre would make no fragment, so it is not listed.
+    // card whose screen box holds no pixel centre would make no fragment, so it is not listed;
+    // z 1: one whose box holds one pixel centre is drawn as a point (RenderOptions::far_dots).
     view_proj: mat4x4<f32>,
     viewport: vec4<f32>,
     // The far tier's sphere: model centre (xyz) and radius (w).
@@ -84,9 +85,10 @@ struct CullParams {
 
 // The main-pass lists of an instance, packed in a word (exact in an f32): bits 0–7 its mesh's
 // LOD, bit 8 set when the mesh is drawn, bit 9 when the far card is (both near the far tier's
-// switch, where they crossfade).
-fn main_lists(mesh_lod: u32, mesh: bool, card: bool) -> u32 {
-    return mesh_lod | (u32(mesh) << 8u) | (u32(card) << 9u);
+// switch, where they crossfade), bit 10 when the card is drawn as one point (its screen box
+// holds one pixel centre; far_dots).
+fn main_lists(mesh_lod: u32, mesh: bool, card: bool, dot: bool) -> u32 {
+    return mesh_lod | (u32(mesh) << 8u) | (u32(card) << 9u) | (u32(dot) << 10u);
 }
 
 // Appends `inst` to the main-pass lists `lists` (main_lists) of pass `pass_index`.
@@ -97,6 +99,24 @@ fn append_main(pass_index: u32, lists: u32, inst: u32) {
     if ((lists & 0x200u) != 0u) {
         append(pass_index, cull.far_level, inst);
     }
+    if ((lists & 0x400u) != 0u) {
+        append_dot(pass_index, inst);
+    }
+}
+
+// The far tier's one-pixel cards of pass `pass_index` (docs/design.md §5 "Far tier"): counted by
+// argument entry dot_counter(pass_index) and kept in the far level's list from its end down, so
+// the cards (from its start up) and they share its `segment` ids.
+fn append_dot(pass_index: u32, inst: u32) {
+    let slot = atomicAdd(&draw_args[dot_counter(pass_index)].instance_count, 1u);
+    visible_ids[(pass_index * cull.lod_count + cull.far_level + 1u) * cull.segment - 1u - slot] = inst;
+}
+
+// The argument entry counting pass `pass_index`'s one-pixel cards: after the palette list's
+// two (present, unused, without a palette list). Its words 1–4 are a non-indexed indirect draw
+// of that many vertices (first_index holds 1, the instance count).
+fn dot_counter(pass_index: u32) -> u32 {
+    return palette_counter() + 2u + pass_index;
 }
 
 fn append(pass_index: u32, lod: u32, inst: u32) {

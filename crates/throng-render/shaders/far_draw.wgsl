@@ -2,8 +2,10 @@
 // culling pass's far list, showing throng::far's blend of the tier's tiles for the instance's
 // heaviest base layer, lit like the meshes (throng_render::frame::shade) and tinted by its
 // appearance. `vs_far` + `fs_far` in the main pass; in the shadow pass the card faces the light
-// and `fs_far_shadow` keeps the covered half of it. Defs: GPU_TIMED, CULLED
-// (crate::shaders::Program::FarDraw).
+// and `fs_far_shadow` keeps the covered half of it. `vs_far_dot` draws, with the same fragment
+// stages, a card whose screen box holds one pixel centre as one point there (one vertex a card
+// in a non-instanced point list instead of an instance of four: crate::passes::far). Defs:
+// GPU_TIMED, CULLED (crate::shaders::Program::FarDraw).
 
 #import throng::playback::{Layer, instance_affine, layer_clip}
 #import throng::decode::affine_cofactors
@@ -12,7 +14,8 @@
 #import throng::appearance::appearance_tint
 #import throng_render::appearance::instance_appearance
 #import throng_render::frame::{frame, draw, clip_position, shade, dither_threshold, fade_threshold}
-#import throng::far::{FarParams, FarClip, FarTaps, far_taps, far_blend, far_share}
+#import throng::far::{FarParams, FarClip, FarTaps, far_taps, far_blend, far_share, far_placed_sphere}
+#import throng::cull::sphere_pixel_centres
 #ifdef MOTION
 #import throng_render::frame::{MotionOut, clip_motion, motion_out}
 #endif
@@ -70,9 +73,17 @@ fn far_clip_and_x(inst: u32) -> vec2<f32> {
     return vec2<f32>(f32(c), mix(x0, x1, l.frac));
 }
 
-@vertex
-fn vs_far(@builtin(vertex_index) v: u32, @builtin(instance_index) instance: u32) -> FarOut {
-    let inst = instance_id(instance, draw.id_base);
+// A card before it is placed on the screen: what every fragment of it gets (all but the
+// position, the point on the card and the motion), the instance's affine and the card's axes
+// in model space (through the tier's sphere centre, facing the viewer).
+struct FarCard {
+    out: FarOut,
+    m: mat3x4<f32>,
+    right: vec3<f32>,
+    up: vec3<f32>,
+}
+
+fn far_card(inst: u32) -> FarCard {
     let m = instance_affine(instance_transform(inst));
     let centre = far_params.sphere.xyz;
     let centre_world = vec4<f32>(centre, 1.0) * m;
@@ -100,15 +111,9 @@ fn vs_far(@builtin(vertex_index) v: u32, @builtin(instance_index) instance: u32)
     }
     right = normalize(right);
     let up = cross(d, right);
-    let corner = vec2<f32>(select(-1.0, 1.0, (v & 1u) == 1u), select(-1.0, 1.0, (v & 2u) == 2u));
-    let model = centre + far_params.sphere.w * (corner.x * right + corner.y * up);
-    let world = vec4<f32>(model, 1.0) * m;
     let cx = far_clip_and_x(inst);
     let taps = far_taps(far_params, far_clips[u32(cx.x)], cx.y, toward);
     var out: FarOut;
-    out.clip = clip_position(world);
-    out.uv = vec2<f32>(corner.x * 0.5 + 0.5, 0.5 - corner.y * 0.5);
-    out.world = world;
     out.tiles = taps.tiles;
     out.weights = taps.weights;
     out.tint = appearance_tint(instance_appearance(inst));
@@ -116,10 +121,66 @@ fn vs_far(@builtin(vertex_index) v: u32, @builtin(instance_index) instance: u32)
     out.k1 = k1 * sign(det);
     out.k2 = k2 * sign(det);
     out.share = share;
+    return FarCard(out, m, right, up);
+}
+
+// `c` placed at the point (a, b) of the card (−1..1 along its right and up axes): its world
+// position, clip position and place on the card (0..1 from the top-left).
+fn far_card_at(c: FarCard, ab: vec2<f32>) -> FarOut {
+    let model = far_params.sphere.xyz + far_params.sphere.w * (ab.x * c.right + ab.y * c.up);
+    let world = vec4<f32>(model, 1.0) * c.m;
+    var out = c.out;
+    out.clip = clip_position(world);
+    out.uv = vec2<f32>(ab.x * 0.5 + 0.5, 0.5 - ab.y * 0.5);
+    out.world = world;
 #ifdef MOTION
     out.now_clip = out.clip;
     out.prev_clip = frame.prev_view_proj * vec4<f32>(world, 1.0);
 #endif
+    return out;
+}
+
+@vertex
+fn vs_far(@builtin(vertex_index) v: u32, @builtin(instance_index) instance: u32) -> FarOut {
+    let inst = instance_id(instance, draw.id_base);
+    let corner = vec2<f32>(select(-1.0, 1.0, (v & 1u) == 1u), select(-1.0, 1.0, (v & 2u) == 2u));
+    return far_card_at(far_card(inst), corner);
+}
+
+// One card of the main view whose screen box (throng::cull::sphere_pixel_centres, as the
+// culling pass measured it) holds one pixel centre: a point there, carrying what the card's
+// quad would hand the fragment stage at that centre — the pixel's ray met with the card's plane
+// in clip space — or, where the quad misses the centre, no point (outside the clip volume).
+// Vertex v is the v-th of the pass's one-pixel cards, which the culling pass keeps at the end of
+// the far level's (the last level's) list, from the end down (throng_render::cull_lists::append_dot).
+@vertex
+fn vs_far_dot(@builtin(vertex_index) v: u32) -> FarOut {
+    let inst = instance_id((draw.pass_index + 1u) * draw.lod_count * draw.segment - 1u - v, 0u);
+    let c = far_card(inst);
+    let s = far_placed_sphere(c.m, far_params.sphere);
+    let size = frame.motion.xy;
+    let pixel = sphere_pixel_centres(s.xyz, s.w, frame.view_proj, size, frame.eye.w).xy + 0.5;
+    let ndc = vec2<f32>(pixel.x / size.x * 2.0 - 1.0, 1.0 - pixel.y / size.y * 2.0);
+    // The card's centre and its axes (scaled to the corners) in clip space; the pixel's ray
+    // is where clip.xy = ndc · clip.w.
+    let r = far_params.sphere.w;
+    let qc = frame.view_proj * vec4<f32>(s.xyz, 1.0);
+    let qr = frame.view_proj * vec4<f32>(vec4<f32>(c.right * r, 0.0) * c.m, 0.0);
+    let qu = frame.view_proj * vec4<f32>(vec4<f32>(c.up * r, 0.0) * c.m, 0.0);
+    let fc = qc.xy - ndc * qc.w;
+    let fr = qr.xy - ndc * qr.w;
+    let fu = qu.xy - ndc * qu.w;
+    let det = fr.x * fu.y - fu.x * fr.y;
+    let ab = vec2<f32>(fu.x * fc.y - fc.x * fu.y, fc.x * fr.y - fr.x * fc.y) / det;
+    var out = far_card_at(c, ab);
+    // Its one fragment is worked out here, where a SIMD lane serves one card, rather than in a
+    // fragment stage that runs a block of lanes for one pixel; the fragment stage (fs_far_dot)
+    // writes what `tint` then carries.
+    let shown = far_shaded(out, pixel);
+    if (!(abs(ab.x) <= 1.0 && abs(ab.y) <= 1.0) || out.clip.w <= 0.0 || shown.a == 0.0) {
+        out.clip = vec4<f32>(2.0, 2.0, 2.0, 1.0);
+    }
+    out.tint = shown;
     return out;
 }
 
@@ -137,19 +198,40 @@ fn fs_far(in: FarOut) -> @location(0) vec4<f32> {
     return far_color(in);
 }
 
+// A one-pixel card's fragment: what vs_far_dot worked out.
+@fragment
+fn fs_far_dot(in: FarOut) -> @location(0) vec4<f32> {
+    return in.tint;
+}
+
 #ifdef MOTION
 @fragment
 fn fs_far_motion(in: FarOut) -> MotionOut {
     return motion_out(far_color(in), clip_motion(in.now_clip, in.prev_clip));
 }
+
+@fragment
+fn fs_far_dot_motion(in: FarOut) -> MotionOut {
+    return motion_out(in.tint, clip_motion(in.now_clip, in.prev_clip));
+}
 #endif
 
 // The lit card at a fragment (discarded where the tier shows background).
 fn far_color(in: FarOut) -> vec4<f32> {
+    let c = far_shaded(in, in.clip.xy);
+    if (c.a == 0.0) {
+        discard;
+    }
+    return c;
+}
+
+// The lit card at framebuffer position `frag` (a pixel centre) of the point `in` of it: opaque,
+// or zero where the tier shows background there.
+fn far_shaded(in: FarOut, frag: vec2<f32>) -> vec4<f32> {
     let taps = FarTaps(in.tiles, in.weights);
     let t = far_blend(far_colour, far_surface, far_params, taps, in.uv);
-    if (!far_covered(in.clip.xy, t.coverage, in.share)) {
-        discard;
+    if (!far_covered(frag, t.coverage, in.share)) {
+        return vec4<f32>(0.0);
     }
     // The stored normal is the mean of the covered samples' (length ≤ 1, see throng::far): keep
     // its length in world space so a Lambert term of it stays the mean of theirs.

@@ -278,6 +278,8 @@ pub(crate) struct ArgsLayout {
     /// The palette path: the argument entry counting the palette list (culled), or the
     /// instances written (not culled: every instance).
     pub palette: Option<PaletteCount>,
+    /// With a far tier: the entry counting pass 0's one-pixel cards (pass p's: this + p).
+    pub dots: Option<u32>,
 }
 
 /// How many instances the palette pass wrote for one crowd.
@@ -347,6 +349,25 @@ pub(crate) fn add_gpu_counts(stats: &mut FrameStats, bytes: &[u8], layouts: &[Ar
                         }
                     }
                 }
+            }
+            // One-pixel cards count as the far level's (the last), drawn in the main view.
+            let Some(first) = l.dots.filter(|_| pass_index != 1) else {
+                continue;
+            };
+            let at = l.offset as usize + (first + pass_index) as usize * arg_size;
+            let Some(raw) = bytes.get(at..at + arg_size) else {
+                continue;
+            };
+            let a: DrawIndexedArgs = bytemuck::pod_read_unaligned(raw);
+            let n = a.instance_count as u64;
+            let far = l.lods.max(1) as usize - 1;
+            if stats.instances_per_lod.len() <= far {
+                stats.instances_per_lod.resize(far + 1, 0);
+            }
+            stats.instances_per_lod[far] += n;
+            stats.instances_drawn += n;
+            if pass_index == 2 {
+                stats.second_phase_instances += n;
             }
         }
     }

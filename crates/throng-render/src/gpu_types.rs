@@ -181,7 +181,9 @@ pub struct CullParams {
     /// frame (`RenderOptions::palette_refresh`).
     pub refresh: [u32; 4],
     /// The main camera's clip-from-world matrix (column-major) and the target's size in pixels
-    /// (x, y; z, w unused): a far card whose screen box holds no pixel centre is not listed.
+    /// (x, y): a far card whose screen box holds no pixel centre is not listed; z 1.0: one whose
+    /// box holds one pixel centre is drawn as one point ([`crate::RenderOptions::far_dots`]);
+    /// w unused.
     pub view_proj: [[f32; 4]; 4],
     pub viewport: [f32; 4],
     /// The far tier's sphere: model centre (xyz) and radius (w); a far card is the sphere's

@@ -363,7 +363,7 @@ pub fn vat_textures(device: &wgpu::Device) -> wgpu::BindGroupLayout {
 }
 
 /// Group 3 of every mesh draw: the per-draw uniform (dynamic offset) and the appearances; the
-/// main pass adds the shadow map and its comparison sampler.
+/// main pass adds the shadow map and its comparison sampler (both stages).
 pub fn draw_params(device: &wgpu::Device, main_pass: bool) -> wgpu::BindGroupLayout {
     let params_size = std::mem::size_of::<crate::gpu_types::DrawParams>() as u64;
     let mut e = vec![
@@ -371,14 +371,14 @@ pub fn draw_params(device: &wgpu::Device, main_pass: bool) -> wgpu::BindGroupLay
         data_texture(b::APPEARANCES, VERTEX),
     ];
     if main_pass {
-        let fragment = wgpu::ShaderStages::FRAGMENT;
+        // Both stages: the far tier's one-pixel cards are lit in the vertex stage.
         let (depth, d2) = (
             wgpu::TextureSampleType::Depth,
             wgpu::TextureViewDimension::D2,
         );
         let comparison = wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison);
-        e.push(texture(b::SHADOW_MAP, fragment, depth, d2));
-        e.push(entry(b::SHADOW_SAMPLER, fragment, comparison));
+        e.push(texture(b::SHADOW_MAP, DRAW, depth, d2));
+        e.push(entry(b::SHADOW_SAMPLER, DRAW, comparison));
     }
     let label = if main_pass {
         "throng draw params + shadow map"

@@ -139,6 +139,11 @@ pub struct RenderOptions {
     /// screen-door pattern in proportion, so an instance walking away does not pop. 0: a hard
     /// switch. The shadow pass switches without a fade. Clamped to 0..1.
     pub far_fade: f32,
+    /// Draw a far card whose screen box holds a single pixel centre as one point at that centre
+    /// (the same fragment the card would make there, or none), in one non-instanced draw: the
+    /// same picture at a fraction of the cost where most cards of a large crowd are that small
+    /// (docs/design.md §5 "Far tier"). Off: every card is an instanced quad.
+    pub far_dots: bool,
     /// Influences per vertex used by LOD 0, 1, 2 and 3+ (0: all the asset has).
     pub lod_influences: [u32; 4],
     /// How the shadow pass picks its LOD per caster.
@@ -196,6 +201,7 @@ impl Default for RenderOptions {
             lod_bias: 1.0,
             far_tier: true,
             far_fade: DEFAULT_FAR_FADE,
+            far_dots: true,
             lod_influences: [0; 4],
             shadow_lod: ShadowLod::Texel,
             shadow_influences: 0,

@@ -610,10 +610,9 @@ impl Renderer {
         // Downlevel crowds count on the CPU (`record`).
         for cd in frames.iter().filter(|cd| cd.downlevel().is_none()) {
             let prims = cd.crowd.asset.primitives.len().max(1) as u32;
-            // The draws' entries and, on the palette path, the palette list's counter.
-            let bytes = cd.cull().map_or(0, |r| {
-                (r.entries as u64 + r.palette.is_some() as u64) * arg_size
-            });
+            let bytes = cd
+                .cull()
+                .map_or(0, |r| r.counted_entries() as u64 * arg_size);
             layouts.push(ArgsLayout {
                 offset,
                 culled: cd.cull().is_some(),
@@ -629,6 +628,7 @@ impl Renderer {
                     .map(|p| p.index_count as u64)
                     .collect(),
                 shadows: cd.casts_shadows(),
+                dots: cd.cull().and_then(|r| r.dots()),
                 palette: cd.palette().map(|_| match cd.cull() {
                     Some(run) => run
                         .palette
@@ -646,8 +646,8 @@ impl Renderer {
         let full = frames.iter().filter(|cd| cd.downlevel().is_none());
         for (cd, l) in full.zip(&layouts) {
             if let Some(run) = cd.cull() {
-                let entries = run.entries as u64 + run.palette.is_some() as u64;
-                enc.copy_buffer_to_buffer(&run.args, 0, &buf, l.offset, entries * arg_size);
+                let bytes = run.counted_entries() as u64 * arg_size;
+                enc.copy_buffer_to_buffer(&run.args, 0, &buf, l.offset, bytes);
             }
         }
         (buf, layouts)
@@ -687,7 +687,7 @@ impl Renderer {
         };
         let read = |size| read_buffer(device, "throng cull readback", size);
         let ids_size = run.visible.size();
-        let args_size = run.entries as u64 * std::mem::size_of::<DrawIndexedArgs>() as u64;
+        let args_size = run.args.size();
         let ids_read = read(ids_size);
         let args_read = read(args_size);
         let mut enc = device.create_command_encoder(&Default::default());

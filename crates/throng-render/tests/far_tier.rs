@@ -101,6 +101,7 @@ fn the_far_lists_of_the_gpu_pass_equal_the_cpu_twins() {
             sizes(&cpu.shadow)
         );
         assert_eq!(gpu.main, cpu.main, "{timing:?}: main lists");
+        assert_eq!(gpu.dots, cpu.dots, "{timing:?}: one-pixel cards");
         assert_eq!(gpu.shadow, cpu.shadow, "{timing:?}: shadow lists");
         assert!(cpu.main[far].len() > 1000, "{timing:?}: too few far cards");
         let meshes: usize = cpu.main[..far].iter().map(Vec::len).sum();
@@ -249,6 +250,13 @@ fn far_cards_draw_the_meshes_picture_at_the_switch_size() {
 fn far_cards_equal_their_cpu_twin() {
     let Some(mut r) = renderer() else { return };
     far_card::card_twin(&mut r, &fox());
+}
+
+/// One-pixel cards drawn as points against quads (`tests/common/far_card.rs`).
+#[test]
+fn one_pixel_cards_draw_what_their_quads_draw() {
+    let Some(mut r) = renderer() else { return };
+    far_card::one_pixel_cards(&mut r, &fox(), "default backend");
 }
 
 /// The far tier's crossfade spreads the switch over a band (`tests/common/far_fade.rs`).

@@ -1,6 +1,6 @@
 //! The far draw against its CPU twin and the crossfade at the switch on wgpu's GL backend
-//! (llvmpipe in CI): the scenarios of `tests/far_tier.rs`'s `far_cards_equal_their_cpu_twin` and
-//! `the_crossfade_spreads_the_switch`. Alone in its test binary, so that
+//! (llvmpipe in CI): the scenarios of `tests/far_tier.rs`'s `far_cards_equal_their_cpu_twin`,
+//! `one_pixel_cards_draw_what_their_quads_draw` and `the_crossfade_spreads_the_switch`. Alone in its test binary, so that
 //! setting `WGPU_BACKEND` races with no other test.
 
 mod common;
@@ -26,5 +26,6 @@ fn far_cards_on_gl_equal_their_cpu_twin() {
     };
     let asset = throng_bake::bake(&model, &options).expect("bake").0;
     far_card::card_twin(&mut r, &asset);
+    far_card::one_pixel_cards(&mut r, &asset, "gl");
     far_fade::crossfade(&mut r, &asset, "gl");
 }

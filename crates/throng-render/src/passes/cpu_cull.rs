@@ -279,20 +279,21 @@ fn choose_shadow_lod(p: &CullParams, b: &WorldBox, view_lod: u32) -> u32 {
     lod
 }
 
-/// `far_placed_sphere` + `covers_no_pixel`: instance `t`'s far card holds no pixel centre.
-fn card_covers_no_pixel(p: &CullParams, t: &InstanceTransform) -> bool {
+/// `far_placed_sphere` + `sphere_pixel_centres` (`cull.wgsl`'s `sphere_pixel_counts`): how
+/// many pixel centres instance `t`'s far card may cover along x and y (−1: unbounded).
+fn card_pixel_counts(p: &CullParams, t: &InstanceTransform) -> Vec2 {
     let card = throng_asset::far_tier::placed_sphere(t, Vec4::from_array(p.far_sphere));
     let (centre, radius) = (card.truncate(), card.w);
     let c = glam::Mat4::from_cols_array_2d(&p.view_proj) * centre.extend(1.0);
     if c.w - radius <= 1e-6 {
-        return false;
+        return Vec2::splat(-1.0);
     }
     let px = (c.x / c.w * 0.5 + 0.5) * p.viewport[0];
     let py = (0.5 - c.y / c.w * 0.5) * p.viewport[1];
     let pr = 1.5 * radius * p.eye[3] / (c.w - radius);
-    let x_empty = (px + pr - 0.5).floor() < (px - pr - 0.5).ceil();
-    let y_empty = (py + pr - 0.5).floor() < (py - pr - 0.5).ceil();
-    x_empty || y_empty
+    let lo = Vec2::new((px - pr - 0.5).ceil(), (py - pr - 0.5).ceil());
+    let hi = Vec2::new((px + pr - 0.5).floor(), (py + pr - 0.5).floor());
+    (hi - lo + 1.0).max(Vec2::ZERO)
 }
 
 /// `card_share` of `shaders/cull.wgsl`: the share of the instance its far card shows in the
@@ -318,6 +319,7 @@ pub(crate) fn cull(input: &CpuCullInput) -> CullLists {
     let mut lists = CullLists {
         main: vec![Vec::new(); lods],
         shadow: vec![Vec::new(); lods],
+        dots: Vec::new(),
     };
     let n = input.transforms.len().min(input.layers.len());
     let (loose_lo, loose_hi) = loosest_box(input);
@@ -368,8 +370,14 @@ pub(crate) fn cull(input: &CpuCullInput) -> CullLists {
         if seen && share < 1.0 {
             lists.main[(mesh_lod as usize).min(lods - 1)].push(i as u32);
         }
-        if seen && share > 0.0 && !card_covers_no_pixel(p, &input.transforms[i]) {
+        // The card while its share is above 0 and its screen box holds a pixel centre; as one
+        // point where it holds one (`far_dots`, viewport z).
+        let pixels = card_pixel_counts(p, &input.transforms[i]);
+        if seen && share > 0.0 && pixels.x != 0.0 && pixels.y != 0.0 {
             lists.main[(p.far_level as usize).min(lods - 1)].push(i as u32);
+            if p.viewport[2] == 1.0 && pixels == Vec2::ONE {
+                lists.dots.push(i as u32);
+            }
         }
         if casts {
             let s = choose_shadow_lod(p, &b, lod);

@@ -28,6 +28,9 @@ pub struct CullLists {
     pub main: Vec<Vec<u32>>,
     /// Inside the shadow camera (casters; empty without shadows).
     pub shadow: Vec<Vec<u32>>,
+    /// Of the main camera's far-tier level, the cards drawn as one point (their screen box
+    /// holds one pixel centre; [`crate::RenderOptions::far_dots`]).
+    pub dots: Vec<u32>,
 }
 
 struct CullPipelines {
@@ -65,6 +68,9 @@ pub(crate) struct CullRun {
     pub segment: u32,
     /// The palette path: the culling pass's palette list (docs/design.md §5).
     pub palette: Option<PaletteList>,
+    /// The asset has a far tier: the arguments end with a counter of one-pixel cards per pass
+    /// ([`CullRun::dots`]).
+    pub far: bool,
 }
 
 /// Where the culling pass leaves the palette path's list of instances to write: its first word
@@ -98,6 +104,9 @@ pub(crate) struct CullRules {
     pub far_tier: bool,
     /// The far tier's crossfade band, pixels (`RenderOptions::far_band`).
     pub far_band: f32,
+    /// Draw a card whose screen box holds one pixel centre as one point
+    /// (`RenderOptions::far_dots`).
+    pub far_dots: bool,
 }
 
 impl CullRules {
@@ -108,6 +117,7 @@ impl CullRules {
             shadow_lod: opts.shadow_lod,
             far_tier: opts.far_tier,
             far_band: opts.far_band(),
+            far_dots: opts.far_dots,
         }
     }
 }
@@ -291,6 +301,7 @@ fn params_of(
         shadow_lod,
         far_tier,
         far_band,
+        far_dots,
     } = rules;
     if let Some(far) = asset.far.as_ref().filter(|_| !far_tier) {
         lod_error[far.level as usize] = f32::MAX;
@@ -344,7 +355,12 @@ fn params_of(
         far_band,
         refresh: palette.map_or([1; 4], |p| p.refresh),
         view_proj: setup.view_proj.to_cols_array_2d(),
-        viewport: [setup.size.x, setup.size.y, 0.0, 0.0],
+        viewport: [
+            setup.size.x,
+            setup.size.y,
+            (far_dots && far_tier && asset.far.is_some()) as u32 as f32,
+            0.0,
+        ],
         far_sphere: asset.far.as_ref().map_or([0.0; 4], |f| f.sphere),
     }
 }
@@ -491,10 +507,21 @@ impl CullPass {
         };
         let mut args = draw_args(input, &shape);
         let draw_entries = args.len() as u32;
+        let far = input.asset.far.is_some();
         // The palette list's counter, then the palette pass's dispatch (written by
-        // cs_cull_finish).
-        let palette = input.palette.is_some().then(|| {
+        // cs_cull_finish); unused but present before the far tier's point counters.
+        if input.palette.is_some() || far {
             args.extend([DrawIndexedArgs::default(); 2]);
+        }
+        // Per pass, the one-pixel cards' counter (cs_cull's append_dot), read from its second
+        // word as a non-indexed draw of that many vertices and `first_index` (1) instances.
+        if far {
+            args.extend((0..shape.passes).map(|_| DrawIndexedArgs {
+                first_index: 1,
+                ..Default::default()
+            }));
+        }
+        let palette = input.palette.is_some().then(|| {
             let words = (std::mem::size_of::<DrawIndexedArgs>() / 4) as u32;
             PaletteList {
                 base: params.palette_base,
@@ -534,6 +561,7 @@ impl CullPass {
             entries: draw_entries,
             segment: shape.segment,
             palette,
+            far,
         })
     }
 
@@ -574,6 +602,22 @@ impl CullPass {
 }
 
 impl CullRun {
+    /// With a far tier: the argument entry counting pass 0's one-pixel cards (pass p's is
+    /// this + p), after the palette list's two; the cards are kept at the end of the far
+    /// level's list (`RenderOptions::far_dots`).
+    pub fn dots(&self) -> Option<u32> {
+        self.far.then_some(self.entries + 2)
+    }
+
+    /// The argument entries a frame's figures read: the draws' and, on the palette path, the
+    /// palette list's counter; with a far tier, through the one-pixel cards' counters.
+    pub fn counted_entries(&self) -> u32 {
+        match self.dots() {
+            Some(first) => first + self.passes,
+            None => self.entries + self.palette.is_some() as u32,
+        }
+    }
+
     /// The lists a run kept, from its visible ids and arguments read back.
     pub fn lists(
         &self,
@@ -583,28 +627,50 @@ impl CullRun {
         prims: usize,
         shadows: bool,
     ) -> CullLists {
+        let segment = self.segment as usize;
         let list = |group: usize| {
             // The counter of (pass, LOD) is the entry of primitive 0.
             let (pass_index, lod) = (group / lods, group % lods);
             let counter = pass_index * prims * lods + lod;
             let count = args.get(counter).map_or(0, |a| a.instance_count) as usize;
-            let start = group * self.segment as usize;
+            let start = group * segment;
             let mut v = ids
-                .get(start..start + count.min(self.segment as usize))
+                .get(start..start + count.min(segment))
                 .unwrap_or(&[])
                 .to_vec();
             v.sort_unstable();
             v
         };
+        // A pass's one-pixel cards: from the end of its far level's (the last) list down.
+        let dots_of = |pass_index: usize| {
+            let Some(first) = self.dots() else {
+                return Vec::new();
+            };
+            let count = args
+                .get(first as usize + pass_index)
+                .map_or(0, |a| a.instance_count) as usize;
+            let end = (pass_index + 1) * lods * segment;
+            let count = count.min(segment).min(end);
+            ids.get(end - count..end).unwrap_or(&[]).to_vec()
+        };
+        let mut dots = dots_of(0);
+        if self.passes > 2 {
+            dots.extend(dots_of(2));
+        }
+        dots.sort_unstable();
         CullLists {
-            // With occlusion culling, the main view's instances are both phases'.
+            // With occlusion culling, the main view's instances are both phases'; the far
+            // level's include its one-pixel cards.
             main: (0..lods)
                 .map(|l| {
                     let mut v = list(l);
                     if self.passes > 2 {
                         v.extend(list(2 * lods + l));
-                        v.sort_unstable();
                     }
+                    if l + 1 == lods {
+                        v.extend(&dots);
+                    }
+                    v.sort_unstable();
                     v
                 })
                 .collect(),
@@ -613,6 +679,7 @@ impl CullRun {
             } else {
                 Vec::new()
             },
+            dots,
         }
     }
 }

@@ -58,6 +58,7 @@ fn every_instance(n: u32, lods: u32, shadows: bool) -> CullLists {
     CullLists {
         shadow: if shadows { main.clone() } else { Vec::new() },
         main,
+        dots: Vec::new(),
     }
 }
 

@@ -2,15 +2,18 @@
 //! pipelines per (timing, colour format, motion), and per crowd whose asset has a far tier a
 //! bind group and one indirect draw of cards per pass — the culling pass's list of the far
 //! level, whose argument entry (primitive 0's, of that pass and level) counts six indices a
-//! card. Inputs: a culled crowd, its buffers, its culling run and the frame. Output: a draw
-//! call recorded into a pass after the crowd's meshes.
+//! card. In the main pass a second, non-instanced draw of points shows the cards whose screen
+//! box holds one pixel centre (`RenderOptions::far_dots`; the culling pass counts them in
+//! their own entry and keeps them at the end of the far level's list). Inputs: a culled crowd,
+//! its buffers, its culling run and the frame. Output: draw calls recorded into a pass after
+//! the crowd's meshes.
 
 use std::collections::HashMap;
 
 use throng_contract::Timing;
 use wgpu::util::DeviceExt;
 
-use super::{groups, pipeline_with, DrawLayouts};
+use super::{groups, pipeline_of, pipeline_with, DrawLayouts};
 use crate::bindings as b;
 use crate::crowd::CrowdBuffers;
 use crate::error::RenderError;
@@ -45,6 +48,8 @@ type FarKey = (Timing, Option<wgpu::TextureFormat>, bool);
 pub(crate) struct FarDraws {
     bgl: HashMap<Timing, wgpu::BindGroupLayout>,
     pipelines: HashMap<FarKey, wgpu::RenderPipeline>,
+    /// The one-pixel cards' point pipelines (colour passes only).
+    dots: HashMap<FarKey, wgpu::RenderPipeline>,
     card: Option<wgpu::Buffer>,
 }
 
@@ -99,6 +104,25 @@ impl FarDraws {
             true,
         );
         self.pipelines.insert((timing, color, motion), pipeline);
+        if color.is_some() {
+            let dots = pipeline_of(
+                device,
+                "throng far draw (one-pixel cards)",
+                &module,
+                (groups(bgl, None, None, layouts.draw(color)), &[]),
+                (
+                    "vs_far_dot",
+                    if motion {
+                        "fs_far_dot_motion"
+                    } else {
+                        "fs_far_dot"
+                    },
+                ),
+                (color, motion),
+                (true, wgpu::PrimitiveTopology::PointList),
+            );
+            self.dots.insert((timing, color, motion), dots);
+        }
         Ok(())
     }
 
@@ -176,10 +200,15 @@ impl FarDraws {
         pass.set_index_buffer(card.slice(..), wgpu::IndexFormat::Uint32);
         // The counter of (pass, far level) is primitive 0's entry.
         let arg = (pass_index * prims * lods + draw.level) as u64;
-        pass.draw_indexed_indirect(
-            &run.args,
-            arg * std::mem::size_of::<DrawIndexedArgs>() as u64,
-        );
-        1
+        let arg_size = std::mem::size_of::<DrawIndexedArgs>() as u64;
+        pass.draw_indexed_indirect(&run.args, arg * arg_size);
+        // The one-pixel cards: their counter's words 1–4 are (vertices, 1 instance, 0, 0).
+        let dots = self.dots.get(&(timing, color, motion));
+        let (Some(first), Some(dots), false) = (run.dots(), dots, pass_index == 1) else {
+            return 1;
+        };
+        pass.set_pipeline(dots);
+        pass.draw_indirect(&run.args, (first + pass_index) as u64 * arg_size + 4);
+        2
     }
 }

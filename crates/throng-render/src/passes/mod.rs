@@ -254,6 +254,28 @@ pub(crate) fn pipeline_with(
     (color, motion): (Option<wgpu::TextureFormat>, bool),
     depth_fragment: bool,
 ) -> wgpu::RenderPipeline {
+    pipeline_of(
+        device,
+        label,
+        module,
+        (groups, buffers),
+        (vs, fs),
+        (color, motion),
+        (depth_fragment, wgpu::PrimitiveTopology::TriangleList),
+    )
+}
+
+/// [`pipeline_with`] drawing `topology` (the far tier's one-pixel cards are a point list; a
+/// point list takes no depth bias, so it is for colour passes only).
+pub(crate) fn pipeline_of(
+    device: &wgpu::Device,
+    label: &str,
+    module: &wgpu::ShaderModule,
+    (groups, buffers): (GroupLayouts, &[Option<wgpu::VertexBufferLayout>]),
+    (vs, fs): (&str, &str),
+    (color, motion): (Option<wgpu::TextureFormat>, bool),
+    (depth_fragment, topology): (bool, wgpu::PrimitiveTopology),
+) -> wgpu::RenderPipeline {
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some(label),
         bind_group_layouts: &groups,
@@ -286,7 +308,7 @@ pub(crate) fn pipeline_with(
         // ones only lose a little speed (the fragment shader lights back faces with the
         // flipped normal).
         primitive: wgpu::PrimitiveState {
-            topology: wgpu::PrimitiveTopology::TriangleList,
+            topology,
             cull_mode: None,
             ..Default::default()
         },

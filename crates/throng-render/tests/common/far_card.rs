@@ -151,3 +151,125 @@ pub fn card_twin(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAss
     assert!(worst <= 3, "worst difference {worst}/255");
     assert!(one * 100 <= both, "{one} pixels drawn by one side only");
 }
+
+/// Far cards whose screen box holds one pixel centre, drawn as one point there
+/// (`RenderOptions::far_dots`, the default), against the same crowd with every card a quad: a
+/// crowd of 20,000 seen from afar, each fox's sphere about a pixel across (so some cards' boxes
+/// hold one pixel centre and some two along an axis), shadows on. The culling pass lists the same instances at the far level
+/// either way; the GPU's one-pixel list equals its CPU twin's. The pictures (no ground): over
+/// the pixels either draws, at most 2 % differ by more than 2/255 in a channel
+/// (a point carries the quad's values at the pixel centre worked out in another order) and at
+/// most 1 % by more than 16/255 (a card's edge or a dither threshold met within rounding).
+pub fn one_pixel_cards(
+    r: &mut throng_render::Renderer,
+    asset: &throng_asset::BakedAsset,
+    label: &str,
+) {
+    use throng_runtime::crowd::{assign, layout, new_runtime, spacing, ClipMix, Layout};
+    if r.downlevel_reason().is_some() {
+        eprintln!("skipping: a downlevel device draws no far tier");
+        return;
+    }
+    let g = r.upload(asset).expect("upload");
+    let far = g.far.as_ref().expect("far").level as usize;
+    let n = 20_000u32;
+    let step = spacing(&asset.pose_bounds());
+    let transforms = layout(n, Layout::Random, step, 3);
+    let mix = ClipMix {
+        clip: None,
+        mix: true,
+        stagger: 0.0,
+        random_phase: true,
+        seed: 5,
+    };
+    let ids: Vec<u32> = (0..n).collect();
+    let durations: Vec<f64> = asset.clips.iter().map(|c| c.duration).collect();
+    let rt = new_runtime(
+        Timing::Cpu,
+        &asset.clips,
+        &assign(&mix, &ids, &durations),
+        &transforms,
+        0.7,
+        None,
+    )
+    .expect("runtime");
+    // Far enough that a fox's sphere is about a pixel across: its screen box holds one pixel
+    // centre or two along an axis.
+    let side = (n as f32).sqrt() * step;
+    let camera = Camera::looking_at(
+        Vec3::new(-2.5 * side, 0.8 * side, -2.5 * side),
+        Vec3::ZERO,
+        0.5,
+    );
+    let crowd = Crowd::new(&g, &transforms, Playback::from(rt.records()));
+    // No ground, so the crowd's pixels are those that differ from the background; shadows on,
+    // so the points are lit through the shadow map as the quads are.
+    let background = [0.2f32, 0.3, 0.4, 1.0];
+    let opts = RenderOptions {
+        width: 480,
+        height: 270,
+        camera: Some(camera),
+        ground: false,
+        background,
+        ..Default::default()
+    };
+    let quads = RenderOptions {
+        far_dots: false,
+        ..opts
+    };
+    let gpu = r.cull_lists(&crowd, &opts).expect("GPU culling");
+    let cpu = r.cpu_cull_lists(&crowd, &opts).expect("CPU culling");
+    assert_eq!(gpu.dots, cpu.dots, "{label}: one-pixel cards");
+    assert_eq!(gpu.main, cpu.main, "{label}: main lists");
+    let gpu_quads = r.cull_lists(&crowd, &quads).expect("GPU culling, quads");
+    assert!(
+        gpu_quads.dots.is_empty(),
+        "{label}: points with far_dots off"
+    );
+    assert_eq!(
+        gpu_quads.main, gpu.main,
+        "{label}: the far level's instances"
+    );
+    let cards = gpu.main[far].len() - gpu.dots.len();
+    eprintln!(
+        "{label}: {} one-pixel cards, {cards} other cards, {} meshes",
+        gpu.dots.len(),
+        gpu.main[..far].iter().map(Vec::len).sum::<usize>()
+    );
+    assert!(
+        gpu.dots.len() > 1000 && cards > 100,
+        "{label}: the scene should hold both"
+    );
+
+    let with_dots = r.render_scene(&[crowd], &opts).expect("render");
+    let with_quads = r.render_scene(&[crowd], &quads).expect("render, quads");
+    let bg = background.map(throng_asset::far_tier::srgb_encode);
+    assert_eq!(
+        with_dots.stats.instances_per_lod, with_quads.stats.instances_per_lod,
+        "{label}: instances per level"
+    );
+    assert!(with_dots.stats.triangles < with_quads.stats.triangles);
+    let (mut crowd_px, mut over2, mut over16) = (0u32, 0u32, 0u32);
+    for (a, b) in with_dots.image.pixels().zip(with_quads.image.pixels()) {
+        if a.0 == bg && b.0 == bg {
+            continue;
+        }
+        crowd_px += 1;
+        let d = (0..3).map(|k| a[k].abs_diff(b[k])).max().unwrap_or(0);
+        over2 += u32::from(d > 2);
+        over16 += u32::from(d > 16);
+    }
+    eprintln!("{label}: of {crowd_px} crowd pixels, {over2} differ by more than 2/255, {over16} by more than 16/255");
+    assert!(
+        crowd_px > 1000,
+        "{label}: the crowd covers {crowd_px} pixels"
+    );
+    assert!(
+        over2 * 50 <= crowd_px,
+        "{label}: {over2} pixels differ by more than 2/255"
+    );
+    assert!(
+        over16 * 100 <= crowd_px,
+        "{label}: {over16} pixels differ by more than 16/255"
+    );
+}

@@ -146,6 +146,10 @@ pub struct Args {
     /// screen-door pattern between; 0 switches at once.
     #[arg(long, value_name = "SHARE", default_value_t = throng_render::DEFAULT_FAR_FADE as f64, value_parser = shared::parse_fraction)]
     pub far_fade: f64,
+    /// Far cards whose screen box holds one pixel centre: `on` draws each as one point there
+    /// (the same picture, cheaper), `off` as a quad like every other card.
+    #[arg(long, value_name = "on|off", default_value = "on", action = clap::ArgAction::Set, value_parser = shared::parse_on_off)]
+    pub far_dots: bool,
     /// Influences per vertex at LOD 0, 1, 2, 3, e.g. `4,2,1`: up to 4 values of 1..8, the last
     /// repeats for further LODs (default: all the asset has, at every LOD).
     #[arg(long, value_parser = shared::parse_lod_influences, value_name = "K,K,...")]
@@ -500,6 +504,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         lod_bias: args.lod_bias,
         far_tier: args.far_tier,
         far_fade: args.far_fade as f32,
+        far_dots: args.far_dots,
         // 0 = every influence the asset has.
         lod_influences: args.lod_influences.unwrap_or([0; 4]),
         shadow_lod: args.shadow_lod,
