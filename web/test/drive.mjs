@@ -7,9 +7,10 @@
 //         chromium: path, driver: folder holding node_modules/puppeteer-core,
 //         count, clip, time, size: [w, h], fade: { clip, seconds, dt },
 //         events: { clip, dt, steps }, reentry: { clip, then, dt, steps },
-//         far: { file: a baked .glb with a far tier in dir, eye, target, fovY (radians) },
+//         far: { file: a baked .glb with a far tier in dir, eye, target, fovY (radians),
+//                dots: { eye, target, fovY } (a second view, from afar) },
 //         bench: [instance counts], benchFrames }
-// Writes OUT/webgpu.png, OUT/fade.png, OUT/one.png, OUT/none.png, OUT/gpu-timed.png, OUT/far.png,
+// Writes OUT/webgpu.png, OUT/fade.png, OUT/one.png, OUT/none.png, OUT/gpu-timed.png, OUT/far.png, OUT/far-dots.png,
 // OUT/webgl2.png, OUT/webgl2-fade.png, OUT/webgl2-gpu-timed.png and OUT/result.json (with `bench${n}` and
 // `webgl2Bench${n}` frame times for each bench count).
 // Servers and browsers it starts are closed before it exits.
@@ -203,6 +204,10 @@ try {
     result.far = await state(farPage);
     if (result.far.ready) {
       await shot(farPage, "far.png", `c.lookAt(${JSON.stringify(far.eye)}, ${JSON.stringify(far.target)}, ${far.fovY}); c.frame(0);`);
+      // From afar: every fox about a pixel across, many of their cards drawn as points.
+      const d = far.dots;
+      await shot(farPage, "far-dots.png", `c.lookAt(${JSON.stringify(d.eye)}, ${JSON.stringify(d.target)}, ${d.fovY}); c.frame(0);`);
+      result.far.errorsAfter = await farPage.evaluate(() => window.throng.errors);
     }
     await farPage.close();
 

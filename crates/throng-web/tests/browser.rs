@@ -19,7 +19,7 @@ use common::*;
 use std::path::Path;
 
 use throng_asset::BakedAsset;
-use throng_render::image::RgbaImage;
+use throng_render::image::{self, RgbaImage};
 use throng_render::{GpuAsset, Renderer};
 use throng_runtime::{ClipId, PlaybackCommand, Timing};
 use throng_web::error::message_chain;
@@ -52,6 +52,9 @@ const MIN_FOX_COVER: f64 = 0.02;
 /// (web/build.sh's fox), seen from low at one edge of the field (eye, target, vertical field of
 /// view in degrees), so near foxes are meshes, far ones cards and a band between crossfades.
 const FAR: ([f32; 3], [f32; 3], f32) = ([4.0, 2.5, -28.0], [0.0, 0.0, 0.0], 50.0);
+/// Then from afar (eye, target, field of view in degrees): each fox's sphere about a pixel
+/// across, so many cards hold one pixel centre and are drawn as points.
+const FAR_DOTS: ([f32; 3], [f32; 3], f32) = ([-330.0, 120.0, -330.0], [0.0, 0.0, 0.0], 50.0);
 /// The far-tier fox's file beside the page.
 const FAR_FILE: &str = "fox-far.glb";
 
@@ -134,7 +137,8 @@ fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
         "fade": { "clip": FADE.0, "seconds": FADE.1, "dt": FADE.2 },
         "events": { "clip": EVENTS.0, "dt": EVENTS.1, "steps": EVENTS.2 },
         "reentry": { "clip": REENTRY.0, "then": REENTRY.1, "dt": REENTRY.2, "steps": REENTRY.3 },
-        "far": { "file": FAR_FILE, "eye": FAR.0, "target": FAR.1, "fovY": FAR.2.to_radians() },
+        "far": { "file": FAR_FILE, "eye": FAR.0, "target": FAR.1, "fovY": FAR.2.to_radians(),
+            "dots": { "eye": FAR_DOTS.0, "target": FAR_DOTS.1, "fovY": FAR_DOTS.2.to_radians() } },
         "bench": bench_counts(), "benchFrames": 10,
     });
     let r = drive(&work, "drive.mjs", &plan, &out.join("result.json"));
@@ -300,6 +304,88 @@ fn check_far(
     );
     let got = load(&out.join("far.png"));
     compare_within("far tier", &got, &want.image, &empty, FAR_MAX_DIFFERING);
+
+    // From afar, cards of a pixel drawn as points (the page must take the point draw: no
+    // error). A fox is a pixel or none here, and whether a quad of under a pixel covers a
+    // pixel centre turns on each rasteriser's sub-pixel precision, so the pictures are held to
+    // the crowd's coverage (within 10 % of the native pixel count) and at most 10 % of its
+    // pixels differing by more than 8/255 (measured: 86 and 86 pixels, 2 of 87 differ).
+    assert_eq!(
+        r["errorsAfter"],
+        serde_json::json!([]),
+        "far-tier page errors"
+    );
+    let player = viewed_player(
+        fox_far,
+        Timing::Cpu,
+        spec,
+        FAR_DOTS.0,
+        FAR_DOTS.1,
+        FAR_DOTS.2,
+    );
+    let lists = native
+        .renderer
+        .cull_lists(&player.crowd(&native.gpu_asset), &{
+            let fits = native
+                .renderer
+                .palette_fits(player.asset().palette.len(), player.len());
+            player.render_options(SIZE.0, SIZE.1, fits)
+        })
+        .expect("cull");
+    let (want, empty) = native.frame(&player);
+    want.image
+        .save(out.join("native-far-dots.png"))
+        .expect("save");
+    let got = load(&out.join("far-dots.png"));
+    let differs =
+        |a: &image::Rgba<u8>, b: &image::Rgba<u8>, t: u8| (0..3).any(|c| a[c].abs_diff(b[c]) > t);
+    // Crowd pixels: beyond the tolerance from the native empty scene, inside the box of the
+    // native crowd's (the two rasterisers' grounds differ on a few checker pixels elsewhere).
+    let native_crowd: Vec<(u32, u32)> = want
+        .image
+        .enumerate_pixels()
+        .filter(|(x, y, w)| differs(w, empty.get_pixel(*x, *y), CHANNEL_TOLERANCE))
+        .map(|(x, y, _)| (x, y))
+        .collect();
+    let (x0, x1) = native_crowd
+        .iter()
+        .fold((u32::MAX, 0), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (y0, y1) = native_crowd
+        .iter()
+        .fold((u32::MAX, 0), |(a, b), p| (a.min(p.1), b.max(p.1)));
+    let (mut crowd, mut off, mut mine) = (0u32, 0u32, 0u32);
+    for (x, y, e) in empty.enumerate_pixels() {
+        if x < x0 || x > x1 || y < y0 || y > y1 {
+            continue;
+        }
+        let (g, w) = (got.get_pixel(x, y), want.image.get_pixel(x, y));
+        let (g_crowd, w_crowd) = (
+            differs(g, e, CHANNEL_TOLERANCE),
+            differs(w, e, CHANNEL_TOLERANCE),
+        );
+        mine += u32::from(g_crowd);
+        if g_crowd || w_crowd {
+            crowd += 1;
+            off += u32::from(differs(g, w, CHANNEL_TOLERANCE));
+        }
+    }
+    let theirs = native_crowd.len() as u32;
+    eprintln!(
+        "far tier from afar: {} one-pixel cards of {} cards; crowd pixels {mine} in the browser, {theirs} native; {off} of {crowd} differ by more than {CHANNEL_TOLERANCE}/255",
+        lists.dots.len(),
+        lists.main.last().map_or(0, Vec::len)
+    );
+    assert!(
+        lists.dots.len() > 100,
+        "too few one-pixel cards: {}",
+        lists.dots.len()
+    );
+    assert!(theirs > 50, "the crowd covers {theirs} pixels");
+    assert!(
+        mine.abs_diff(theirs) * 10 <= theirs,
+        "the browser's crowd covers {mine} pixels, the native {theirs}"
+    );
+    assert!(off * 10 <= crowd, "{off} of {crowd} crowd pixels differ");
 }
 
 /// The page's events, against the native runtime given the same calls.
