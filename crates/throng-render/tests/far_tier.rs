@@ -15,10 +15,10 @@ mod far_fade;
 
 use common::renderer;
 
+use far_card::crowd_of;
 use glam::Vec3;
 use throng_contract::Timing;
 use throng_render::{Camera, Crowd, Playback, RenderOptions};
-use throng_runtime::crowd::{assign, layout, new_runtime, ClipMix, Layout};
 
 fn fox() -> throng_asset::BakedAsset {
     let glb = throng_demo::demo_glb();
@@ -30,32 +30,6 @@ fn fox() -> throng_asset::BakedAsset {
         ..Default::default()
     };
     throng_bake::bake(&model, &options).expect("bake").0
-}
-
-/// `n` foxes on a random layout, playing a seeded mix of clips at random phases.
-fn crowd_of(
-    asset: &throng_asset::BakedAsset,
-    n: u32,
-    timing: Timing,
-) -> (
-    Vec<throng_contract::InstanceTransform>,
-    throng_runtime::Runtime,
-) {
-    let spacing = throng_runtime::crowd::spacing(&asset.pose_bounds());
-    let transforms = layout(n, Layout::Random, spacing, 7);
-    let mix = ClipMix {
-        clip: None,
-        mix: true,
-        stagger: 0.0,
-        random_phase: true,
-        seed: 11,
-    };
-    let ids: Vec<u32> = (0..n).collect();
-    let durations: Vec<f64> = asset.clips.iter().map(|c| c.duration).collect();
-    let assignments = assign(&mix, &ids, &durations);
-    let rt =
-        new_runtime(timing, &asset.clips, &assignments, &transforms, 1.3, None).expect("runtime");
-    (transforms, rt)
 }
 
 #[test]
