@@ -123,8 +123,11 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let mesh_seen = seen && share < 1.0;
     // A card whose screen box holds one pixel centre is drawn as one point there (far_dots).
-    let pixels = sphere_pixel_counts(card);
-    let card_seen = seen && share > 0.0 && pixels.x != 0.0 && pixels.y != 0.0;
+    var pixels = vec2<f32>(0.0);
+    if (seen && share > 0.0) {
+        pixels = sphere_pixel_counts(card);
+    }
+    let card_seen = pixels.x != 0.0 && pixels.y != 0.0;
     let dot = card_seen && cull.viewport.z == 1.0 && pixels.x == 1.0 && pixels.y == 1.0;
     let lists = main_lists(mesh_lod, mesh_seen, card_seen && !dot, dot);
     let drawn = mesh_seen || card_seen;

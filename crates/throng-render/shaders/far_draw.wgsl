@@ -2,9 +2,10 @@
 // culling pass's far list, showing throng::far's blend of the tier's tiles for the instance's
 // heaviest base layer, lit like the meshes (throng_render::frame::shade) and tinted by its
 // appearance. `vs_far` + `fs_far` in the main pass; in the shadow pass the card faces the light
-// and `fs_far_shadow` keeps the covered half of it. `vs_far_dot` draws, with the same fragment
-// stages, a card whose screen box holds one pixel centre as one point there (one vertex a card
-// in a non-instanced point list instead of an instance of four: crate::passes::far). Defs:
+// and `fs_far_shadow` keeps the covered half of it. `vs_far_dot` draws a card whose screen box
+// holds one pixel centre as one point there (one vertex a card in a non-instanced point list
+// instead of an instance of four: crate::passes::far), working out its fragment with the same
+// `far_shaded` as fs_far; `fs_far_dot` (`fs_far_dot_motion`) only writes it. Defs:
 // GPU_TIMED, CULLED (crate::shaders::Program::FarDraw).
 
 #import throng::playback::{Layer, instance_affine, layer_clip}

@@ -140,7 +140,8 @@ pub enum Program {
     FarCompute,
     /// The far tier's cards (docs/design.md §5 "Far tier"): `vs_far` + `fs_far` (main pass;
     /// with `motion`, `fs_far_motion` also writes the camera's motion) or `fs_far_shadow`,
-    /// instances from the culling pass's far list.
+    /// instances from the culling pass's far list; and the one-pixel cards, `vs_far_dot` +
+    /// `fs_far_dot` (`fs_far_dot_motion`), a point each from the end of that list.
     FarDraw { timing: Timing, motion: bool },
 }
 

@@ -289,7 +289,9 @@ fn check_far(
     out: &Path,
 ) {
     assert_eq!(r["ready"], true, "the far-tier page: {r}");
-    native.gpu_asset = native.renderer.upload(fox_far).expect("upload");
+    // The far-tier fox for these scenes; the page's own fox again afterwards.
+    let far_asset = native.renderer.upload(fox_far).expect("upload");
+    let own = std::mem::replace(&mut native.gpu_asset, far_asset);
     let player = viewed_player(fox_far, Timing::Cpu, spec, FAR.0, FAR.1, FAR.2);
     let (want, empty) = native.frame(&player);
     want.image.save(out.join("native-far.png")).expect("save");
@@ -386,6 +388,7 @@ fn check_far(
         "the browser's crowd covers {mine} pixels, the native {theirs}"
     );
     assert!(off * 10 <= crowd, "{off} of {crowd} crowd pixels differ");
+    native.gpu_asset = own;
 }
 
 /// The page's events, against the native runtime given the same calls.

@@ -372,8 +372,11 @@ pub(crate) fn cull(input: &CpuCullInput) -> CullLists {
         }
         // The card while its share is above 0 and its screen box holds a pixel centre; as one
         // point where it holds one (`far_dots`, viewport z).
-        let pixels = card_pixel_counts(p, &input.transforms[i]);
-        if seen && share > 0.0 && pixels.x != 0.0 && pixels.y != 0.0 {
+        let pixels = match seen && share > 0.0 {
+            true => card_pixel_counts(p, &input.transforms[i]),
+            false => Vec2::ZERO,
+        };
+        if pixels.x != 0.0 && pixels.y != 0.0 {
             lists.main[(p.far_level as usize).min(lods - 1)].push(i as u32);
             if p.viewport[2] == 1.0 && pixels == Vec2::ONE {
                 lists.dots.push(i as u32);

@@ -68,8 +68,8 @@ pub(crate) struct CullRun {
     pub segment: u32,
     /// The palette path: the culling pass's palette list (docs/design.md §5).
     pub palette: Option<PaletteList>,
-    /// The asset has a far tier: the arguments end with a counter of one-pixel cards per pass
-    /// ([`CullRun::dots`]).
+    /// One-pixel cards are listed (`RenderOptions::far_tier` and `far_dots`, on an asset with a
+    /// far tier): the arguments end with their counter per pass ([`CullRun::dots`]).
     pub far: bool,
 }
 
@@ -507,7 +507,8 @@ impl CullPass {
         };
         let mut args = draw_args(input, &shape);
         let draw_entries = args.len() as u32;
-        let far = input.asset.far.is_some();
+        // One-pixel cards are listed (viewport z) where the far tier is drawn with them.
+        let far = params.viewport[2] == 1.0;
         // The palette list's counter, then the palette pass's dispatch (written by
         // cs_cull_finish); unused but present before the far tier's point counters.
         if input.palette.is_some() || far {
@@ -602,9 +603,9 @@ impl CullPass {
 }
 
 impl CullRun {
-    /// With a far tier: the argument entry counting pass 0's one-pixel cards (pass p's is
-    /// this + p), after the palette list's two; the cards are kept at the end of the far
-    /// level's list (`RenderOptions::far_dots`).
+    /// With one-pixel cards listed: the argument entry counting pass 0's (pass p's is this +
+    /// p), after the palette list's two; the cards are kept at the end of the far level's list
+    /// (`RenderOptions::far_dots`).
     pub fn dots(&self) -> Option<u32> {
         self.far.then_some(self.entries + 2)
     }
