@@ -224,7 +224,8 @@ fn far_shadow_dropped(b: WorldBox, diameter: f32, texels_per_unit: f32) -> bool 
 // of `viewport` (x, y: pixels; `pixels_per_unit` as LodRule's eye.w) may cover: its screen box —
 // conservatively, the radius projected at the sphere's nearest depth, grown by half for the
 // stretch off the axis — holds centres (x, y) = (xy + 0.5 + i, …) for i below zw, the counts
-// along x and y (0: none). A sphere reaching behind the camera is unbounded: counts −1.
+// along x and y (0: none, so nothing inside it makes a fragment). A sphere reaching behind the
+// camera is unbounded: counts −1.
 // throng-render's CPU twin: passes::cpu_cull.
 fn sphere_pixel_centres(centre: vec3<f32>, radius: f32, view_proj: mat4x4<f32>, viewport: vec2<f32>, pixels_per_unit: f32) -> vec4<f32> {
     let c = view_proj * vec4<f32>(centre, 1.0);
@@ -237,11 +238,4 @@ fn sphere_pixel_centres(centre: vec3<f32>, radius: f32, view_proj: mat4x4<f32>, 
     let lo = vec2<f32>(ceil(px - pr - 0.5), ceil(py - pr - 0.5));
     let hi = vec2<f32>(floor(px + pr - 0.5), floor(py + pr - 0.5));
     return vec4<f32>(lo, max(hi - lo + 1.0, vec2<f32>(0.0)));
-}
-
-// Whether such a sphere holds no pixel centre in its screen box (sphere_pixel_centres), so
-// nothing inside it makes a fragment.
-fn covers_no_pixel(centre: vec3<f32>, radius: f32, view_proj: mat4x4<f32>, viewport: vec2<f32>, pixels_per_unit: f32) -> bool {
-    let n = sphere_pixel_centres(centre, radius, view_proj, viewport, pixels_per_unit).zw;
-    return n.x == 0.0 || n.y == 0.0;
 }

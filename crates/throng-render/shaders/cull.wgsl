@@ -19,7 +19,7 @@
 // Needs no optional GPU feature. Defs: GPU_TIMED, OCCLUSION (crate::shaders::Program::Cull).
 
 #import throng_render::cull_lists::{append, append_main, main_lists, append_palette, palette_counter, copy_counts, cull, visible_ids, draw_args, boxes}
-#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, shadow_reaches_view, choose_lod, choose_shadow_lod, far_shadow_dropped, covers_no_pixel, sphere_pixel_centres, placed_coarse_box, lod_error}
+#import throng::cull::{WorldBox, BoxRule, LodRule, instance_box, box_inside, shadow_reaches_view, choose_lod, choose_shadow_lod, far_shadow_dropped, sphere_pixel_centres, placed_coarse_box, lod_error}
 #import throng::far::{far_share, far_placed_sphere}
 #import throng::playback::instance_affine
 #import throng::instances::instance_transforms
@@ -38,11 +38,6 @@ fn cull_box(inst: u32) -> WorldBox {
     let live = cull.palette_base != 0u && palette_state(inst) == PALETTE_LIVE;
     let rule = BoxRule(cull.fallback_min.xyz, cull.fallback_max.xyz, cull.row_pad, cull.row_bounds == 1u);
     return instance_box(inst, rule, live);
-}
-
-// Whether a far card's world sphere `s` (centre, radius) holds no pixel centre of the main view.
-fn sphere_covers_no_pixel(s: vec4<f32>) -> bool {
-    return covers_no_pixel(s.xyz, s.w, cull.view_proj, cull.viewport.xy, cull.eye.w);
 }
 
 // The pixel centres a far card's world sphere `s` may cover in the main view, as
@@ -90,11 +85,17 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     // card that holds no pixel centre and, as a caster, covers less than a shadow texel (the
     // card does not depend on the pose).
     let share = card_share(m);
-    let card = far_placed_sphere(m, cull.far_sphere);
+    // The pixel centres the card may cover in the main view (counted where it may show; a card
+    // whose box holds none makes no fragment).
+    var pixels = vec2<f32>(0.0);
+    if (reaches && share > 0.0) {
+        pixels = sphere_pixel_counts(far_placed_sphere(m, cull.far_sphere));
+    }
+    let card_pixels = pixels.x != 0.0 && pixels.y != 0.0;
     var idle = !reaches;
     if (reaches && cull.far_level != 0u && share >= 1.0) {
         idle = choose_lod(cb, cull.eye, lod_rule()) == cull.far_level
-            && sphere_covers_no_pixel(card)
+            && !card_pixels
             && (cull.shadows == 0u || far_shadow_dropped(cb, cull.far_diameter, cull.shadow_lod.x));
     }
     if (idle) {
@@ -123,11 +124,7 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let mesh_seen = seen && share < 1.0;
     // A card whose screen box holds one pixel centre is drawn as one point there (far_dots).
-    var pixels = vec2<f32>(0.0);
-    if (seen && share > 0.0) {
-        pixels = sphere_pixel_counts(card);
-    }
-    let card_seen = pixels.x != 0.0 && pixels.y != 0.0;
+    let card_seen = seen && card_pixels;
     let dot = card_seen && cull.viewport.z == 1.0 && pixels.x == 1.0 && pixels.y == 1.0;
     let lists = main_lists(mesh_lod, mesh_seen, card_seen && !dot, dot);
     let drawn = mesh_seen || card_seen;

@@ -294,12 +294,15 @@ pub(crate) enum PaletteCount {
 pub(crate) fn add_gpu_counts(stats: &mut FrameStats, bytes: &[u8], layouts: &[ArgsLayout]) {
     let arg_size = std::mem::size_of::<DrawIndexedArgs>();
     for l in layouts {
+        // Argument entry `k` of this crowd.
+        let entry = |k: usize| -> Option<DrawIndexedArgs> {
+            let at = l.offset as usize + k * arg_size;
+            Some(bytemuck::pod_read_unaligned(bytes.get(at..at + arg_size)?))
+        };
         match l.palette {
             Some(PaletteCount::All) => stats.palette_instances += l.instances,
             Some(PaletteCount::Listed(k)) => {
-                let at = l.offset as usize + k as usize * arg_size;
-                if let Some(raw) = bytes.get(at..at + arg_size) {
-                    let a: DrawIndexedArgs = bytemuck::pod_read_unaligned(raw);
+                if let Some(a) = entry(k as usize) {
                     stats.palette_instances += a.instance_count as u64;
                 }
             }
@@ -308,11 +311,7 @@ pub(crate) fn add_gpu_counts(stats: &mut FrameStats, bytes: &[u8], layouts: &[Ar
         if !l.culled {
             // Every instance at LOD 0 in each pass.
             let tris: u64 = l.index_counts.iter().sum::<u64>() / 3;
-            if stats.instances_per_lod.is_empty() {
-                stats.instances_per_lod.push(0);
-            }
-            stats.instances_per_lod[0] += l.instances;
-            stats.instances_drawn += l.instances;
+            stats.add_main(0, l.instances, false);
             stats.triangles += tris * l.instances;
             if l.shadows {
                 stats.shadow_instances += l.instances;
@@ -324,23 +323,14 @@ pub(crate) fn add_gpu_counts(stats: &mut FrameStats, bytes: &[u8], layouts: &[Ar
             for lod in 0..l.lods {
                 for p in 0..l.prims {
                     let k = ((pass_index * l.prims + p) * l.lods + lod) as usize;
-                    let at = l.offset as usize + k * arg_size;
-                    let Some(raw) = bytes.get(at..at + arg_size) else {
+                    let Some(a) = entry(k) else {
                         continue;
                     };
-                    let a: DrawIndexedArgs = bytemuck::pod_read_unaligned(raw);
                     let tris = a.index_count as u64 / 3 * a.instance_count as u64;
                     if pass_index != 1 {
                         stats.triangles += tris;
                         if p == 0 {
-                            if stats.instances_per_lod.len() <= lod as usize {
-                                stats.instances_per_lod.resize(lod as usize + 1, 0);
-                            }
-                            stats.instances_per_lod[lod as usize] += a.instance_count as u64;
-                            stats.instances_drawn += a.instance_count as u64;
-                            if pass_index == 2 {
-                                stats.second_phase_instances += a.instance_count as u64;
-                            }
+                            stats.add_main(lod, a.instance_count as u64, pass_index == 2);
                         }
                     } else {
                         stats.shadow_triangles += tris;
@@ -351,24 +341,27 @@ pub(crate) fn add_gpu_counts(stats: &mut FrameStats, bytes: &[u8], layouts: &[Ar
                 }
             }
             // One-pixel cards count as the far level's (the last), drawn in the main view.
-            let Some(first) = l.dots.filter(|_| pass_index != 1) else {
-                continue;
-            };
-            let at = l.offset as usize + (first + pass_index) as usize * arg_size;
-            let Some(raw) = bytes.get(at..at + arg_size) else {
-                continue;
-            };
-            let a: DrawIndexedArgs = bytemuck::pod_read_unaligned(raw);
-            let n = a.instance_count as u64;
-            let far = l.lods.max(1) as usize - 1;
-            if stats.instances_per_lod.len() <= far {
-                stats.instances_per_lod.resize(far + 1, 0);
+            let dots = l.dots.filter(|_| pass_index != 1);
+            if let Some(a) = dots.and_then(|first| entry((first + pass_index) as usize)) {
+                let far = l.lods.max(1) - 1;
+                stats.add_main(far, a.instance_count as u64, pass_index == 2);
             }
-            stats.instances_per_lod[far] += n;
-            stats.instances_drawn += n;
-            if pass_index == 2 {
-                stats.second_phase_instances += n;
-            }
+        }
+    }
+}
+
+impl FrameStats {
+    /// Counts `n` instances drawn in the main view at LOD level `lod` (by occlusion culling's
+    /// second phase when `second_phase`).
+    pub(crate) fn add_main(&mut self, lod: u32, n: u64, second_phase: bool) {
+        let lod = lod as usize;
+        if self.instances_per_lod.len() <= lod {
+            self.instances_per_lod.resize(lod + 1, 0);
+        }
+        self.instances_per_lod[lod] += n;
+        self.instances_drawn += n;
+        if second_phase {
+            self.second_phase_instances += n;
         }
     }
 }

@@ -180,11 +180,7 @@ impl DownlevelRun {
             let tris = lod_indices.get(lod as usize).copied().unwrap_or(0) / 3;
             let (_, main) = self.list(0, lod);
             let (_, shadow) = self.list(1, lod);
-            if stats.instances_per_lod.len() <= lod as usize {
-                stats.instances_per_lod.resize(lod as usize + 1, 0);
-            }
-            stats.instances_per_lod[lod as usize] += main as u64;
-            stats.instances_drawn += main as u64;
+            stats.add_main(lod, main as u64, false);
             stats.triangles += tris * main as u64;
             stats.shadow_instances += shadow as u64;
             stats.shadow_triangles += tris * shadow as u64;
