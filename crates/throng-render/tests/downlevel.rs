@@ -42,17 +42,6 @@ fn cpu_culling_keeps_what_the_gpu_pass_keeps() {
     let n = 3000u32;
     let bounds = asset.pose_bounds();
     let spacing = throng_runtime::crowd::spacing(&bounds);
-    let transforms = layout(n, Layout::Random, spacing, 7);
-    let mix = ClipMix {
-        clip: None,
-        mix: true,
-        stagger: 0.0,
-        random_phase: true,
-        seed: 11,
-    };
-    let ids: Vec<u32> = (0..n).collect();
-    let durations: Vec<f64> = asset.clips.iter().map(|c| c.duration).collect();
-    let assignments = assign(&mix, &ids, &durations);
     // Standing among the foxes, looking across them: near ones at LOD 0, far ones coarser,
     // some out of view but casting into it.
     let h = bounds.max.y - bounds.min.y;
@@ -63,8 +52,7 @@ fn cpu_culling_keeps_what_the_gpu_pass_keeps() {
     );
     let mut levels_seen = vec![false; g.lod_count() as usize];
     for timing in [Timing::Cpu, Timing::Gpu] {
-        let rt = new_runtime(timing, &asset.clips, &assignments, &transforms, 1.3, None)
-            .expect("runtime");
+        let (transforms, rt) = common::crowd_of(&asset, n, timing);
         let crowd = Crowd::new(&g, &transforms, Playback::from(rt.records()));
         for shadow_lod in [ShadowLod::Texel, ShadowLod::Lowest] {
             let opts = RenderOptions {

@@ -13,9 +13,8 @@ mod far_card;
 #[path = "common/far_fade.rs"]
 mod far_fade;
 
-use common::renderer;
+use common::{crowd_of, renderer};
 
-use far_card::crowd_of;
 use glam::Vec3;
 use throng_contract::Timing;
 use throng_render::{Camera, Crowd, Playback, RenderOptions};

@@ -19,7 +19,7 @@ use common::*;
 use std::path::Path;
 
 use throng_asset::BakedAsset;
-use throng_render::image::{self, RgbaImage};
+use throng_render::image::RgbaImage;
 use throng_render::{GpuAsset, Renderer};
 use throng_runtime::{ClipId, PlaybackCommand, Timing};
 use throng_web::error::message_chain;
@@ -41,10 +41,10 @@ const REENTRY: (&str, &str, f64, u32) = ("walk", "run", 0.1, 40);
 /// Pixels differ when a channel differs by more than 8/255; at most 1 % of them may.
 const CHANNEL_TOLERANCE: u8 = 8;
 const MAX_DIFFERING: f64 = 0.01;
-/// In the far tier's scene at most 2 %, the rest mostly on the cards: a card keeps a pixel where its filtered coverage passes
-/// a dither threshold, so the last bits of an interpolated texture coordinate, which differ
-/// between SwiftShader and lavapipe, turn whole pixels on or off along ~500 silhouettes a few
-/// pixels tall (measured 1.17 %, the meshes' scenes 0.7 %).
+/// In the far tier's scene at most 2 %, the rest mostly on the cards: a card keeps a pixel
+/// where its filtered coverage passes a dither threshold, so the last bits of an interpolated
+/// texture coordinate, which differ between SwiftShader and lavapipe, turn whole pixels on or
+/// off along ~500 silhouettes a few pixels tall (measured 1.17 %, the meshes' scenes 0.7 %).
 const FAR_MAX_DIFFERING: f64 = 0.02;
 /// Foxes cover at least 2 % of the picture (pixels that differ from the empty scene).
 const MIN_FOX_COVER: f64 = 0.02;
@@ -78,7 +78,7 @@ fn differing(a: &RgbaImage, b: &RgbaImage) -> f64 {
     let n = a
         .pixels()
         .zip(b.pixels())
-        .filter(|(p, q)| (0..3).any(|c| p[c].abs_diff(q[c]) > CHANNEL_TOLERANCE))
+        .filter(|(p, q)| pixel_differs(p, q, CHANNEL_TOLERANCE))
         .count();
     n as f64 / (a.width() * a.height()) as f64
 }
@@ -100,12 +100,19 @@ impl Native {
         (full.image, none)
     }
 
-    /// [`Native::draw`] with the frame's figures.
-    fn frame(&mut self, player: &Player) -> (throng_render::RenderedFrame, RgbaImage) {
+    /// The options of the page's frame of `player` (`Player::render_options`).
+    fn options(&self, player: &Player) -> throng_render::RenderOptions {
         let entries = player.asset().palette.len();
         let fits = !self.downlevel && self.renderer.palette_fits(entries, player.len());
-        let mut opts = player.render_options(SIZE.0, SIZE.1, fits);
-        opts.downlevel = self.downlevel;
+        throng_render::RenderOptions {
+            downlevel: self.downlevel,
+            ..player.render_options(SIZE.0, SIZE.1, fits)
+        }
+    }
+
+    /// [`Native::draw`] with the frame's figures.
+    fn frame(&mut self, player: &Player) -> (throng_render::RenderedFrame, RgbaImage) {
+        let opts = self.options(player);
         let crowd = player.crowd(&self.gpu_asset);
         let full = self.renderer.render_scene(&[crowd], &opts).expect("draw");
         let none = self.renderer.render_scene(&[], &opts).expect("draw empty");
@@ -325,28 +332,22 @@ fn check_far(
         FAR_DOTS.1,
         FAR_DOTS.2,
     );
+    let opts = native.options(&player);
     let lists = native
         .renderer
-        .cull_lists(&player.crowd(&native.gpu_asset), &{
-            let fits = native
-                .renderer
-                .palette_fits(player.asset().palette.len(), player.len());
-            player.render_options(SIZE.0, SIZE.1, fits)
-        })
+        .cull_lists(&player.crowd(&native.gpu_asset), &opts)
         .expect("cull");
     let (want, empty) = native.frame(&player);
     want.image
         .save(out.join("native-far-dots.png"))
         .expect("save");
     let got = load(&out.join("far-dots.png"));
-    let differs =
-        |a: &image::Rgba<u8>, b: &image::Rgba<u8>, t: u8| (0..3).any(|c| a[c].abs_diff(b[c]) > t);
     // Crowd pixels: beyond the tolerance from the native empty scene, inside the box of the
     // native crowd's (the two rasterisers' grounds differ on a few checker pixels elsewhere).
     let native_crowd: Vec<(u32, u32)> = want
         .image
         .enumerate_pixels()
-        .filter(|(x, y, w)| differs(w, empty.get_pixel(*x, *y), CHANNEL_TOLERANCE))
+        .filter(|(x, y, w)| pixel_differs(w, empty.get_pixel(*x, *y), CHANNEL_TOLERANCE))
         .map(|(x, y, _)| (x, y))
         .collect();
     let (x0, x1) = native_crowd
@@ -362,13 +363,13 @@ fn check_far(
         }
         let (g, w) = (got.get_pixel(x, y), want.image.get_pixel(x, y));
         let (g_crowd, w_crowd) = (
-            differs(g, e, CHANNEL_TOLERANCE),
-            differs(w, e, CHANNEL_TOLERANCE),
+            pixel_differs(g, e, CHANNEL_TOLERANCE),
+            pixel_differs(w, e, CHANNEL_TOLERANCE),
         );
         mine += u32::from(g_crowd);
         if g_crowd || w_crowd {
             crowd += 1;
-            off += u32::from(differs(g, w, CHANNEL_TOLERANCE));
+            off += u32::from(pixel_differs(g, w, CHANNEL_TOLERANCE));
         }
     }
     let theirs = native_crowd.len() as u32;

@@ -173,7 +173,7 @@ pub fn one_pixel_cards(
     let far = g.far.as_ref().expect("far").level as usize;
     let n = 20_000u32;
     let step = throng_runtime::crowd::spacing(&asset.pose_bounds());
-    let (transforms, rt) = crowd_of(asset, n, Timing::Cpu);
+    let (transforms, rt) = crate::common::crowd_of(asset, n, Timing::Cpu);
     // Far enough that a fox's sphere is about a pixel across: its screen box holds one pixel
     // centre or two along an axis.
     let side = (n as f32).sqrt() * step;
@@ -263,31 +263,4 @@ pub fn one_pixel_cards(
         over16 * 100 <= crowd_px,
         "{label}: {over16} pixels differ by more than 16/255"
     );
-}
-
-/// `n` foxes on a random layout, playing a seeded mix of clips at random phases.
-pub fn crowd_of(
-    asset: &throng_asset::BakedAsset,
-    n: u32,
-    timing: Timing,
-) -> (
-    Vec<throng_contract::InstanceTransform>,
-    throng_runtime::Runtime,
-) {
-    use throng_runtime::crowd::{assign, layout, new_runtime, spacing, ClipMix, Layout};
-    let spacing = spacing(&asset.pose_bounds());
-    let transforms = layout(n, Layout::Random, spacing, 7);
-    let mix = ClipMix {
-        clip: None,
-        mix: true,
-        stagger: 0.0,
-        random_phase: true,
-        seed: 11,
-    };
-    let ids: Vec<u32> = (0..n).collect();
-    let durations: Vec<f64> = asset.clips.iter().map(|c| c.duration).collect();
-    let assignments = assign(&mix, &ids, &durations);
-    let rt =
-        new_runtime(timing, &asset.clips, &assignments, &transforms, 1.3, None).expect("runtime");
-    (transforms, rt)
 }

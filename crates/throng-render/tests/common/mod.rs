@@ -730,3 +730,30 @@ pub fn test_records() -> Vec<InstanceRecord> {
         InstanceRecord::default(),
     ]
 }
+
+/// `n` foxes on a random layout, playing a seeded mix of clips at random phases.
+pub fn crowd_of(
+    asset: &throng_asset::BakedAsset,
+    n: u32,
+    timing: throng_contract::Timing,
+) -> (
+    Vec<throng_contract::InstanceTransform>,
+    throng_runtime::Runtime,
+) {
+    use throng_runtime::crowd::{assign, layout, new_runtime, spacing, ClipMix, Layout};
+    let spacing = spacing(&asset.pose_bounds());
+    let transforms = layout(n, Layout::Random, spacing, 7);
+    let mix = ClipMix {
+        clip: None,
+        mix: true,
+        stagger: 0.0,
+        random_phase: true,
+        seed: 11,
+    };
+    let ids: Vec<u32> = (0..n).collect();
+    let durations: Vec<f64> = asset.clips.iter().map(|c| c.duration).collect();
+    let assignments = assign(&mix, &ids, &durations);
+    let rt =
+        new_runtime(timing, &asset.clips, &assignments, &transforms, 1.3, None).expect("runtime");
+    (transforms, rt)
+}

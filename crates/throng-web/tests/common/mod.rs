@@ -249,8 +249,13 @@ pub const MAX_COVERAGE_DIFF: f64 = 0.01;
 pub fn coverage(img: &RgbaImage, empty: &RgbaImage) -> Vec<bool> {
     img.pixels()
         .zip(empty.pixels())
-        .map(|(p, q)| (0..3).any(|c| p[c].abs_diff(q[c]) > 8))
+        .map(|(p, q)| pixel_differs(p, q, 8))
         .collect()
+}
+
+/// Whether some colour channel of `p` and `q` differs by more than `tolerance`.
+pub fn pixel_differs(p: &image::Rgba<u8>, q: &image::Rgba<u8>, tolerance: u8) -> bool {
+    (0..3).any(|c| p[c].abs_diff(q[c]) > tolerance)
 }
 
 pub fn compare(
