@@ -2,8 +2,9 @@
 // throng_asset::FarTier's `view_taps`, `frame_taps_at`, `sample` and `shown_at`. Pure functions:
 // the tier's two pictures come in as textures (RGBA8 `Rgba8Unorm` atlases of tiles, `columns`
 // tiles a row; colour stored sRGB-encoded and decoded here, so filtering happens on linear
-// values exactly as the CPU twin does it) and its layout as a FarParams (Rust twin
-// throng_asset::gpu::far::FarParams).
+// values exactly as the CPU twin does it), its material variants' colour maps as an
+// `Rgba32Float` texture (throng_asset::gpu::far::FarAtlas::variant_colours) and its layout as a
+// FarParams (Rust twin throng_asset::gpu::far::FarParams).
 #define_import_path throng::far
 
 #import throng::decode::affine_scale
@@ -98,20 +99,42 @@ fn far_srgb_decode(c: f32) -> f32 {
     return pow((c + 0.055) / 1.055, 2.4);
 }
 
-// Tile `tile`'s texel (i, j), clamped to the tile: linear colour and coverage, and the normal.
-fn far_texel(colour: texture_2d<f32>, surface: texture_2d<f32>, p: FarParams, tile: u32, i: i32, j: i32) -> array<vec4<f32>, 2> {
+// Material variant `variant`'s colour where the tier stored `own` (linear) on a texel showing
+// primitive `prim`: clamp(M · own + b, 0, 1) by the variant's map of that primitive (row
+// variant − 1 of `maps`, texels 3·prim .. 3·prim + 2 the rows of [M | b]), or `own` where there
+// is none (variant 0, past the maps, or a primitive they do not hold).
+fn far_variant_colour(maps: texture_2d<f32>, variant: u32, prim: u32, own: vec3<f32>) -> vec3<f32> {
+    let size = textureDimensions(maps);
+    if (variant == 0u || variant > size.y || prim >= size.x / 3u) {
+        return own;
+    }
+    let at = vec2<i32>(i32(3u * prim), i32(variant - 1u));
+    let c = vec4<f32>(own, 1.0);
+    let r0 = textureLoad(maps, at, 0);
+    let r1 = textureLoad(maps, at + vec2<i32>(1, 0), 0);
+    let r2 = textureLoad(maps, at + vec2<i32>(2, 0), 0);
+    return clamp(vec3<f32>(dot(r0, c), dot(r1, c), dot(r2, c)), vec3<f32>(0.0), vec3<f32>(1.0));
+}
+
+// Tile `tile`'s texel (i, j), clamped to the tile, in material variant `variant`: linear colour
+// and coverage, and the normal.
+fn far_texel(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d<f32>, p: FarParams, tile: u32, i: i32, j: i32, variant: u32) -> array<vec4<f32>, 2> {
     let n = i32(p.grid.x);
     let cols = max(p.grid.w, 1u);
     let origin = vec2<i32>(i32(tile % cols), i32(tile / cols)) * n;
     let at = origin + vec2<i32>(clamp(i, 0, n - 1), clamp(j, 0, n - 1));
     let c = textureLoad(colour, at, 0);
     let s = textureLoad(surface, at, 0);
-    let lin = vec4<f32>(far_srgb_decode(c.r), far_srgb_decode(c.g), far_srgb_decode(c.b), c.a);
-    return array<vec4<f32>, 2>(lin, vec4<f32>(s.rgb * (255.0 / 127.5) - 1.0, 0.0));
+    var lin = vec3<f32>(far_srgb_decode(c.r), far_srgb_decode(c.g), far_srgb_decode(c.b));
+    if (variant != 0u) {
+        lin = far_variant_colour(maps, variant, u32(round(s.a * 255.0)), lin);
+    }
+    return array<vec4<f32>, 2>(vec4<f32>(lin, c.a), vec4<f32>(s.rgb * (255.0 / 127.5) - 1.0, 0.0));
 }
 
-// Tile `tile` at `uv` (0..1 across, from the top-left), bilinear with clamped edges.
-fn far_sample(colour: texture_2d<f32>, surface: texture_2d<f32>, p: FarParams, tile: u32, uv: vec2<f32>) -> FarTexel {
+// Tile `tile` at `uv` (0..1 across, from the top-left) in material variant `variant`, bilinear
+// with clamped edges.
+fn far_sample(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d<f32>, p: FarParams, tile: u32, uv: vec2<f32>, variant: u32) -> FarTexel {
     let n = f32(p.grid.x);
     let x = uv.x * n - 0.5;
     let y = uv.y * n - 0.5;
@@ -119,10 +142,10 @@ fn far_sample(colour: texture_2d<f32>, surface: texture_2d<f32>, p: FarParams, t
     let fy = y - floor(y);
     let i = i32(floor(x));
     let j = i32(floor(y));
-    let a = far_texel(colour, surface, p, tile, i, j);
-    let b = far_texel(colour, surface, p, tile, i + 1, j);
-    let c = far_texel(colour, surface, p, tile, i, j + 1);
-    let d = far_texel(colour, surface, p, tile, i + 1, j + 1);
+    let a = far_texel(colour, surface, maps, p, tile, i, j, variant);
+    let b = far_texel(colour, surface, maps, p, tile, i + 1, j, variant);
+    let c = far_texel(colour, surface, maps, p, tile, i, j + 1, variant);
+    let d = far_texel(colour, surface, maps, p, tile, i + 1, j + 1, variant);
     let col = mix(mix(a[0], b[0], fx), mix(c[0], d[0], fx), fy);
     let nrm = mix(mix(a[1], b[1], fx), mix(c[1], d[1], fx), fy);
     return FarTexel(col.rgb, col.a, nrm.xyz);
@@ -149,9 +172,9 @@ fn far_taps(p: FarParams, c: FarClip, x: f32, toward: vec3<f32>) -> FarTaps {
     return t;
 }
 
-// The taps' tiles at `uv` blended with their weights — coverage as it is, colour and normal
-// weighted by coverage and divided by the blended coverage.
-fn far_blend(colour: texture_2d<f32>, surface: texture_2d<f32>, p: FarParams, t: FarTaps, uv: vec2<f32>) -> FarTexel {
+// The taps' tiles at `uv` in material variant `variant` blended with their weights — coverage
+// as it is, colour and normal weighted by coverage and divided by the blended coverage.
+fn far_blend(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d<f32>, p: FarParams, t: FarTaps, uv: vec2<f32>, variant: u32) -> FarTexel {
     var albedo = vec3<f32>(0.0);
     var normal = vec3<f32>(0.0);
     var coverage = 0.0;
@@ -160,7 +183,7 @@ fn far_blend(colour: texture_2d<f32>, surface: texture_2d<f32>, p: FarParams, t:
         if (w == 0.0) {
             continue;
         }
-        let s = far_sample(colour, surface, p, t.tiles[k], uv);
+        let s = far_sample(colour, surface, maps, p, t.tiles[k], uv, variant);
         albedo += s.albedo * (s.coverage * w);
         normal += s.normal * (s.coverage * w);
         coverage += s.coverage * w;
@@ -172,10 +195,10 @@ fn far_blend(colour: texture_2d<f32>, surface: texture_2d<f32>, p: FarParams, t:
     return FarTexel(albedo, coverage, normal);
 }
 
-// What a card shows at `uv` of clip `c` at frame coordinate `x`, seen from `toward` (model
-// space): far_blend of far_taps.
-fn far_shown(colour: texture_2d<f32>, surface: texture_2d<f32>, p: FarParams, c: FarClip, x: f32, toward: vec3<f32>, uv: vec2<f32>) -> FarTexel {
-    return far_blend(colour, surface, p, far_taps(p, c, x, toward), uv);
+// What a card shows at `uv` of clip `c` at frame coordinate `x` in material variant `variant`,
+// seen from `toward` (model space): far_blend of far_taps.
+fn far_shown(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d<f32>, p: FarParams, c: FarClip, x: f32, toward: vec3<f32>, uv: vec2<f32>, variant: u32) -> FarTexel {
+    return far_blend(colour, surface, maps, p, far_taps(p, c, x, toward), uv, variant);
 }
 
 // The tier's sphere (`sphere`: model centre, radius) placed by an instance's affine `m`: world

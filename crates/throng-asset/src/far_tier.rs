@@ -12,7 +12,10 @@
 //! - `surface`: RGBA8 — in R, G, B the mean of the covered samples' model-space normals (each
 //!   facing the viewer), `n · 0.5 + 0.5`: shorter than 1 where they disagree, so a Lambert term
 //!   of it is close to the mean of the samples' Lambert terms; A the primitive the texel shows
-//!   (its material and variant slot; 255 past 254 primitives).
+//!   (its material and variant slot; 254 for every primitive from 254 on; a texel the character
+//!   misses carries a covered neighbour's, 255 where the tile shows nothing).
+//! - Per material variant and primitive a [`FarVariantColour`]: how the variant's base colour
+//!   follows from the stored one, so one set of pictures shows every variant.
 //!
 //! Tiles run clip by clip, frame by frame, view by view: tile `(clip_first + frame) · views +
 //! view`, `views = azimuths · elevations.len()`, view `e · azimuths + a`.
@@ -54,6 +57,39 @@ pub struct FarTier {
     pub colour: Vec<u8>,
     /// `tiles · tile²` RGBA8 texels (see the module docs).
     pub surface: Vec<u8>,
+    /// Per material variant (variant number `v` at `v − 1`) the colour map of each primitive
+    /// the `surface` pictures name (`min(primitives, 255)` of them); empty when the asset has
+    /// no variants.
+    pub variant_colours: Vec<Vec<FarVariantColour>>,
+}
+
+/// How a material variant recolours one primitive on the far tier's cards: the variant's
+/// linear base colour where the tier stored `c` (the primitive's own) is
+/// `clamp(M · c + b, 0, 1)`, rows `[M | b]` as in the `mat3x4` layout (row r: `M[r][0..3]`,
+/// `b[r]`). The bake fits it by least squares over every sample its tiles hold (the own colour
+/// against the variant's at the same texture coordinate), so a factor change, a channel swap or
+/// a solid replacement is exact and any other recolouring is its best affine fit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FarVariantColour {
+    pub rows: [[f32; 4]; 3],
+}
+
+impl FarVariantColour {
+    /// The map that changes nothing.
+    pub const IDENTITY: FarVariantColour = FarVariantColour {
+        rows: [
+            [1.0, 0.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+        ],
+    };
+
+    /// The variant's colour where the tier stored `c` (linear).
+    pub fn apply(&self, c: Vec3) -> Vec3 {
+        let r = self.rows.map(Vec4::from_array);
+        let c = c.extend(1.0);
+        Vec3::new(r[0].dot(c), r[1].dot(c), r[2].dot(c)).clamp(Vec3::ZERO, Vec3::ONE)
+    }
 }
 
 impl FarTier {
@@ -190,6 +226,15 @@ impl FarTier {
         }
     }
 
+    /// The colour map of material variant `variant` (0: the own materials) on the texels
+    /// showing primitive `prim` (the `surface` pictures' A); `None` where nothing changes: the
+    /// own materials, a variant past the asset's, or a primitive the tier holds no map for.
+    pub fn variant_colour(&self, variant: u32, prim: u8) -> Option<&FarVariantColour> {
+        self.variant_colours
+            .get(variant.checked_sub(1)? as usize)?
+            .get(prim as usize)
+    }
+
     /// Texel range of tile `tile` in `colour` and `surface`.
     pub fn tile_bytes(&self, tile: u64) -> std::ops::Range<usize> {
         let n = (self.tile as usize).pow(2) * 4;
@@ -210,10 +255,11 @@ pub struct FarTexel {
 }
 
 impl FarTier {
-    /// Tile `tile` at `uv` (0..1 across, from the top-left), bilinear with clamped edges: the
-    /// colour decoded from sRGB before filtering, as
-    /// a `Rgba8UnormSrgb` and a `Rgba8Unorm` texture sample them. `None` past the tiles.
-    pub fn sample(&self, tile: u64, uv: Vec2) -> Option<FarTexel> {
+    /// Tile `tile` at `uv` (0..1 across, from the top-left) in material variant `variant`,
+    /// bilinear with clamped edges: the colour decoded from sRGB and recoloured by the texel's
+    /// [`Self::variant_colour`] before filtering (a `Rgba8UnormSrgb` and a `Rgba8Unorm`
+    /// texture sample the own colours alike). `None` past the tiles.
+    pub fn sample(&self, tile: u64, uv: Vec2, variant: u32) -> Option<FarTexel> {
         let n = self.tile as i64;
         let range = self.tile_bytes(tile);
         let colour = self.colour.get(range.clone())?;
@@ -226,13 +272,12 @@ impl FarTier {
             let k = ((j.clamp(0, n - 1) * n + i.clamp(0, n - 1)) * 4) as usize;
             let c = &colour[k..k + 4];
             let s = &surface[k..k + 4];
+            let own = Vec3::new(srgb_decode(c[0]), srgb_decode(c[1]), srgb_decode(c[2]));
+            let albedo = self
+                .variant_colour(variant, s[3])
+                .map_or(own, |m| m.apply(own));
             (
-                Vec4::new(
-                    srgb_decode(c[0]),
-                    srgb_decode(c[1]),
-                    srgb_decode(c[2]),
-                    c[3] as f32 / 255.0,
-                ),
+                albedo.extend(c[3] as f32 / 255.0),
                 Vec3::new(s[0] as f32, s[1] as f32, s[2] as f32) / 127.5 - 1.0,
             )
         };
@@ -255,8 +300,9 @@ impl FarTier {
 
 impl FarTier {
     /// What a card shows at `uv` of an instance playing clip `clip` (its `duration` and loop
-    /// `mode`) at clip time `t`, seen from `toward_viewer` (model space): [`Self::shown_at`] of
-    /// the clip's frame coordinate.
+    /// `mode`) at clip time `t` in material variant `variant`, seen from `toward_viewer` (model
+    /// space): [`Self::shown_at`] of the clip's frame coordinate.
+    #[allow(clippy::too_many_arguments)]
     pub fn shown(
         &self,
         clip: usize,
@@ -265,13 +311,15 @@ impl FarTier {
         t: f64,
         toward_viewer: Vec3,
         uv: Vec2,
+        variant: u32,
     ) -> FarTexel {
         let x = self.frame_coordinate(clip, duration, mode, t);
-        self.shown_at(clip, mode == LoopMode::Loop, x, toward_viewer, uv)
+        self.shown_at(clip, mode == LoopMode::Loop, x, toward_viewer, uv, variant)
     }
 
     /// What a card shows at `uv` of clip `clip` at frame coordinate `x` (`looped`: the clip's
-    /// frames close on its first), seen from `toward_viewer`: the four tiles of
+    /// frames close on its first) in material variant `variant`, seen from `toward_viewer`: the
+    /// four tiles of
     /// [`Self::frame_taps_at`] × [`Self::view_taps`] sampled ([`Self::sample`]) and blended
     /// with the taps' weights — coverage as it is, base colour and normal weighted by coverage
     /// too (so a tile the character misses there does not pull them towards its filler) and
@@ -283,6 +331,7 @@ impl FarTier {
         x: f32,
         toward_viewer: Vec3,
         uv: Vec2,
+        variant: u32,
     ) -> FarTexel {
         let frames = self.frame_taps_at(clip, looped, x);
         let views = self.view_taps(toward_viewer);
@@ -294,7 +343,7 @@ impl FarTier {
                     continue;
                 }
                 let tile = frame as u64 * self.views() as u64 + view as u64;
-                if let Some(s) = self.sample(tile, uv) {
+                if let Some(s) = self.sample(tile, uv, variant) {
                     albedo += s.albedo * (s.coverage * w);
                     normal += s.normal * (s.coverage * w);
                     coverage += s.coverage * w;
@@ -431,6 +480,7 @@ mod tests {
             }],
             colour: Vec::new(),
             surface: Vec::new(),
+            variant_colours: Vec::new(),
         };
         for e in 0..2 {
             for a in 0..8 {

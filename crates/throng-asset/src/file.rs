@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::decode::{self, Skinning};
 use crate::error::AssetError;
-use crate::far_tier::FarTier;
+use crate::far_tier::{FarTier, FarVariantColour};
 use crate::glb;
 use crate::schema::*;
 use crate::types::*;
@@ -255,6 +255,15 @@ fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
         clips: f.clips.clone(),
         colour: bin.view(&f.colour, None),
         surface: bin.view(&f.surface, None),
+        variant_colours: {
+            let words: Vec<f32> = f
+                .variant_colours
+                .iter()
+                .flatten()
+                .flat_map(|m| m.rows.concat())
+                .collect();
+            bin.view(&le_f32(&words), None)
+        },
     });
 
     let mut prims = Vec::with_capacity(asset.primitives.len());
@@ -731,7 +740,13 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
     let materials = read_each(&root.materials, |i, m| read_material(r, root, i, m))?;
     let anchors = read_anchors(r, ext)?;
     let far_tier = match &ext.far_tier {
-        Some(j) => Some(Box::new(read_far_tier(r, j, ext.clips.len())?)),
+        Some(j) => Some(Box::new(read_far_tier(
+            r,
+            j,
+            ext.clips.len(),
+            ext.variants.len(),
+            ext.primitives.len(),
+        )?)),
         None => None,
     };
     Ok(BakedAsset {
@@ -752,7 +767,14 @@ fn build_asset(r: &Reader, root: &Root, ext: &BakedExt) -> Result<BakedAsset, As
 }
 
 /// The far tier, its layout checked against its pictures' sizes before anything is allocated.
-fn read_far_tier(r: &Reader, j: &FarTierJson, clips: usize) -> Result<FarTier, AssetError> {
+/// The far tier; `clips`, `variants` and `primitives` are the asset's counts.
+fn read_far_tier(
+    r: &Reader,
+    j: &FarTierJson,
+    clips: usize,
+    variants: usize,
+    primitives: usize,
+) -> Result<FarTier, AssetError> {
     let el = "farTier";
     let mut next = 0u64;
     let contiguous = j.clips.iter().all(|c| {
@@ -801,7 +823,35 @@ fn read_far_tier(r: &Reader, j: &FarTierJson, clips: usize) -> Result<FarTier, A
         clips: j.clips.clone(),
         colour: r.sized(j.colour, "farTier.colour", texels, 4)?.to_vec(),
         surface: r.sized(j.surface, "farTier.surface", texels, 4)?.to_vec(),
+        variant_colours: read_variant_colours(r, j.variant_colours, variants, primitives)?,
     })
+}
+
+/// The far tier's colour maps, `variants × min(primitives, 255)` of 12 finite f32 (none for an
+/// asset without variants; a file written before minor version 4 has none: cards then show
+/// every variant in the own colours).
+fn read_variant_colours(
+    r: &Reader,
+    view: Option<usize>,
+    variants: usize,
+    primitives: usize,
+) -> Result<Vec<Vec<FarVariantColour>>, AssetError> {
+    let el = "farTier.variantColours";
+    if view.is_none() || variants == 0 {
+        return Ok(Vec::new());
+    }
+    let per = primitives.min(255);
+    let words = r.f32s(view, el, variants * per * 12)?;
+    if !words.iter().all(|w| w.is_finite()) {
+        return Err(r.corrupt(el, "a colour map holds NaN or infinity".to_string()));
+    }
+    let maps: Vec<FarVariantColour> = words
+        .chunks_exact(12)
+        .map(|w| FarVariantColour {
+            rows: [0, 4, 8].map(|k| [w[k], w[k + 1], w[k + 2], w[k + 3]]),
+        })
+        .collect();
+    Ok(maps.chunks(per.max(1)).map(<[_]>::to_vec).collect())
 }
 
 /// Largest far-tier tile side a reader accepts (texels).

@@ -26,7 +26,7 @@ pub mod vat;
 
 pub use detect::{is_baked_file, is_baked_glb, EXTENSION_NAME};
 pub use error::{AssetError, DecodeError};
-pub use far_tier::{FarClip, FarTier, FAR_TIER_BYTES_PER_TEXEL};
+pub use far_tier::{FarClip, FarTier, FarVariantColour, FAR_TIER_BYTES_PER_TEXEL};
 pub use file::{from_glb_bytes, read, to_glb_bytes, write};
 /// The GLB container (glTF 2.0 §4.4) the exports beside the baked file write too.
 pub use glb::pack as pack_glb;

@@ -366,4 +366,8 @@ pub struct FarTierJson {
     pub colour: Option<usize>,
     /// `tiles · tile²` RGBA8 texels.
     pub surface: Option<usize>,
+    /// Minor version 4, absent when the asset has no variants: `variants × min(primitives,
+    /// 255) × 12` f32, each variant's colour map per primitive (rows of `[M | b]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant_colours: Option<usize>,
 }

@@ -19,10 +19,11 @@ pub const OLDEST_READABLE_VERSION: u32 = 1;
 /// Minor format version (`THRONG_baked_animation.minorVersion`): bumped for additions that
 /// readers of the same major version may ignore (see docs/format.md "Version policy").
 /// 1: layer masks (`masks`) and additive clips (`clips[i].additive`); 2: material variants
-/// (`variants`); 3: the far tier (`farTier`). A writer writes the lowest minor version whose keys the file uses
+/// (`variants`); 3: the far tier (`farTier`); 4: its variants' colour maps
+/// (`farTier.variantColours`). A writer writes the lowest minor version whose keys the file uses
 /// ([`BakedAsset::minor_version`]), so a file without the newer keys is byte-identical to
 /// what the writers before them wrote.
-pub const FORMAT_MINOR_VERSION: u32 = 3;
+pub const FORMAT_MINOR_VERSION: u32 = 4;
 
 /// Most material variants of one asset: variant numbers 1..=255 with 0 for the primitives' own
 /// materials fit one byte of per-instance data, and no crowd shows more distinct looks of one
@@ -576,10 +577,16 @@ pub struct BakedAsset {
 }
 
 impl BakedAsset {
-    /// The minor format version this asset needs: 3 with a far tier, 2 with material variants,
-    /// else 1 (see [`FORMAT_MINOR_VERSION`]).
+    /// The minor format version this asset needs: 4 with a far tier that recolours variants, 3
+    /// with a far tier, 2 with material variants, else 1 (see [`FORMAT_MINOR_VERSION`]).
     pub fn minor_version(&self) -> u32 {
-        if self.far_tier.is_some() {
+        if self
+            .far_tier
+            .as_ref()
+            .is_some_and(|f| !f.variant_colours.is_empty())
+        {
+            4
+        } else if self.far_tier.is_some() {
             3
         } else if !self.variants.is_empty() {
             2

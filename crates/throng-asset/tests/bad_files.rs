@@ -681,8 +681,74 @@ fn with_far_tier(mut asset: BakedAsset) -> BakedAsset {
         clips,
         colour: (0..texels * 4).map(|i| i as u8).collect(),
         surface: (0..texels * 4).map(|i| (i * 7) as u8).collect(),
+        variant_colours: Vec::new(),
     }));
     asset
+}
+
+/// [`with_far_tier`] with one material variant (every primitive in its own material) and the
+/// tier's colour map of each primitive in it.
+fn with_far_variant(asset: BakedAsset) -> BakedAsset {
+    let mut asset = with_far_tier(asset);
+    let prims = asset.primitives.len();
+    asset.variants.push(throng_asset::MaterialVariant {
+        name: "v".into(),
+        materials: vec![None; prims],
+    });
+    let map = throng_asset::FarVariantColour {
+        rows: [
+            [0.5, 0.0, 0.0, 0.1],
+            [0.0, 1.0, 0.0, 0.0],
+            [0.25, 0.0, 1.0, 0.0],
+        ],
+    };
+    if let Some(t) = asset.far_tier.as_mut() {
+        t.variant_colours = vec![vec![map; prims.min(255)]];
+    }
+    asset
+}
+
+/// The far tier's colour maps (minor version 4) read back; a view of the wrong size, or one
+/// holding a NaN, is refused naming `farTier.variantColours`; a file without them reads as
+/// before (cards show the own colours).
+#[test]
+fn far_tier_variant_colours() {
+    let asset = with_far_variant(common::asset(Encoding::QuatSnorm16));
+    assert_eq!(asset.minor_version(), 4);
+    let bytes = to_glb_bytes(&asset).unwrap();
+    let (json, bin) = split(&bytes);
+    assert_eq!(
+        from_glb_bytes(&repack(&json, &bin), "ok.glb").unwrap(),
+        asset
+    );
+    let colour_view = json["extensions"]["THRONG_baked_animation"]["farTier"]["colour"].clone();
+    run_json_cases(
+        &asset,
+        vec![(
+            "colour maps of the wrong size",
+            vec![(p("/farTier/variantColours"), colour_view)],
+            corrupt("farTier.variantColours"),
+        )],
+    );
+    // Without the key: no maps.
+    let mut plain = json.clone();
+    plain["extensions"]["THRONG_baked_animation"]["farTier"]
+        .as_object_mut()
+        .unwrap()
+        .remove("variantColours");
+    let read = from_glb_bytes(&repack(&plain, &bin), "old.glb").unwrap();
+    assert!(read.far_tier.unwrap().variant_colours.is_empty());
+    // A NaN in the maps' bytes.
+    let view = json["extensions"]["THRONG_baked_animation"]["farTier"]["variantColours"]
+        .as_u64()
+        .unwrap() as usize;
+    let at = json["bufferViews"][view]["byteOffset"].as_u64().unwrap() as usize;
+    let mut bad = bin.clone();
+    bad[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    match from_glb_bytes(&repack(&json, &bad), "nan.glb") {
+        Err(e) => assert!(e.to_string().contains("farTier.variantColours"), "{e}"),
+        Ok(_) => panic!("a NaN in the colour maps was read"),
+    }
 }
 
 /// A far tier whose layout lies about its pictures, or cannot be shown, is refused before its

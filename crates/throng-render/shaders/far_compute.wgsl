@@ -1,11 +1,12 @@
 // Compute twin of the far tier (docs/design.md §3 "Far tier"): `cs_far` evaluates throng::far's
 // `far_shown` for each probe and writes what a card would show there, for the tests against
 // throng_asset::FarTier::shown_at (crate::compute::far_on_gpu). Group 0: the tier's two
-// atlases, its parameters and clips, the probes and the output.
+// atlases, its parameters and clips, the probes, the output and the variants' colour maps.
 
 #import throng::far::{FarParams, FarClip, far_shown}
 
-// One probe: (direction towards the viewer, model space; frame coordinate), (uv; clip; 0).
+// One probe: (direction towards the viewer, model space; frame coordinate), (uv; clip; material
+// variant).
 struct FarProbe {
     toward_x: vec4<f32>,
     uv_clip: vec4<f32>,
@@ -18,6 +19,7 @@ struct FarProbe {
 @group(0) @binding(4) var<storage, read> probes: array<FarProbe>;
 // Two per probe: (albedo, coverage), (normal, 0).
 @group(0) @binding(5) var<storage, read_write> far_out: array<vec4<f32>>;
+@group(0) @binding(6) var far_variants: texture_2d<f32>;
 
 @compute @workgroup_size(64)
 fn cs_far(@builtin(global_invocation_id) id: vec3<u32>) {
@@ -27,7 +29,7 @@ fn cs_far(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let p = probes[i];
     let c = far_clips[min(u32(p.uv_clip.z), arrayLength(&far_clips) - 1u)];
-    let s = far_shown(far_colour, far_surface, far_params, c, p.toward_x.w, p.toward_x.xyz, p.uv_clip.xy);
+    let s = far_shown(far_colour, far_surface, far_variants, far_params, c, p.toward_x.w, p.toward_x.xyz, p.uv_clip.xy, u32(p.uv_clip.w));
     far_out[2u * i] = vec4<f32>(s.albedo, s.coverage);
     far_out[2u * i + 1u] = vec4<f32>(s.normal, 0.0);
 }

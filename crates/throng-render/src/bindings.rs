@@ -113,6 +113,8 @@ numbers! {
     FAR_PARAMS = 35;
     FAR_CLIPS = 36;
     FAR_ROWS = 37;
+    /// Its material variants' colour maps (`Rgba32Float`, throng_asset::gpu::far::FarAtlas).
+    FAR_VARIANTS = 38;
     // ---- group 1 (MATERIAL) ----
     MATERIAL = 0;
     BASE_TEXTURE = 1;

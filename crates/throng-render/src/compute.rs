@@ -225,6 +225,8 @@ pub struct FarProbe {
     pub toward: glam::Vec3,
     /// Point on the card, 0..1 from the top-left.
     pub uv: glam::Vec2,
+    /// Material variant (0: the own materials; as `Appearance::variant`).
+    pub variant: u32,
 }
 
 /// What WGSL `throng::far::far_shown` gives at each probe of `tier` (`looped[c]`: clip c's
@@ -247,6 +249,7 @@ pub fn far_on_gpu(
     })?;
     let colour = crate::gpu_asset::far_texture(gpu, &atlas, &atlas.colour, "throng far colour");
     let surface = crate::gpu_asset::far_texture(gpu, &atlas, &atlas.surface, "throng far surface");
+    let variants = crate::gpu_asset::far_variant_texture(gpu, &atlas);
     let init = |label: &str, contents: &[u8], usage| {
         device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some(label),
@@ -276,7 +279,7 @@ pub fn far_on_gpu(
                 p.uv.x,
                 p.uv.y,
                 p.clip as f32,
-                0.0,
+                p.variant as f32,
             ]
         })
         .collect();
@@ -305,6 +308,10 @@ pub fn far_on_gpu(
             crate::bindings::buffer_entry(3, &clips),
             crate::bindings::buffer_entry(4, &probe_buf),
             crate::bindings::buffer_entry(5, &out_buf),
+            wgpu::BindGroupEntry {
+                binding: 6,
+                resource: wgpu::BindingResource::TextureView(&variants),
+            },
         ],
     });
     let bytes = run_and_read(

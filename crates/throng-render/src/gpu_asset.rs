@@ -130,6 +130,8 @@ pub struct GpuFar {
     pub clips: wgpu::Buffer,
     /// Every frame-table row's frame coordinate (`FarTier::row_coordinates`).
     pub rows: wgpu::Buffer,
+    /// The material variants' colour maps (`FarAtlas::variant_colours`).
+    pub variants: wgpu::TextureView,
     /// Its LOD level: the mesh LODs come before it.
     pub level: u32,
     /// Its "simplification error" for the LOD rule: one texel of a tile, `2 · radius / tile`
@@ -673,11 +675,40 @@ fn upload_far(
             far::FarClipWords::default(),
         ),
         rows: storage_buffer(device, "throng far rows", &rows, 0.0f32),
+        variants: far_variant_texture(gpu, &atlas),
         level,
         error: 2.0 * tier.radius / tier.tile.max(1) as f32,
         diameter: 2.0 * tier.radius,
         sphere: tier.centre.extend(tier.radius).to_array(),
     })
+}
+
+/// A far-tier atlas's colour maps as the `Rgba32Float` texture WGSL `far_variant_colour` reads.
+pub(crate) fn far_variant_texture(
+    gpu: &Gpu,
+    atlas: &throng_asset::gpu::far::FarAtlas,
+) -> wgpu::TextureView {
+    gpu.device
+        .create_texture_with_data(
+            &gpu.queue,
+            &wgpu::TextureDescriptor {
+                label: Some("throng far variant colours"),
+                size: wgpu::Extent3d {
+                    width: atlas.variant_size[0],
+                    height: atlas.variant_size[1],
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba32Float,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            bytemuck::cast_slice(&atlas.variant_colours),
+        )
+        .create_view(&Default::default())
 }
 
 /// One of a far-tier atlas's two pictures (`data`) as an `Rgba8Unorm` texture, read with

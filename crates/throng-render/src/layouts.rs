@@ -389,7 +389,7 @@ pub fn draw_params(device: &wgpu::Device, main_pass: bool) -> wgpu::BindGroupLay
 }
 
 /// The far tier's compute twin ([`crate::shaders::Program::FarCompute`]): the two atlases, the
-/// parameters, the clips, the probes and the output.
+/// parameters, the clips, the probes, the output and the variants' colour maps.
 pub(crate) fn far_compute(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     let float = wgpu::TextureSampleType::Float { filterable: false };
     let d2 = wgpu::TextureViewDimension::D2;
@@ -403,12 +403,13 @@ pub(crate) fn far_compute(device: &wgpu::Device) -> wgpu::BindGroupLayout {
             storage(3, COMPUTE, true),
             storage(4, COMPUTE, true),
             storage(5, COMPUTE, false),
+            texture(6, COMPUTE, float, d2),
         ],
     )
 }
 
 /// Group 0 of the far draw: [`crowd_draw_entries`] (culled) and the far tier: its two atlases,
-/// parameters, clips and row coordinates.
+/// parameters, clips, row coordinates and variants' colour maps.
 pub fn far_draw(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
     let float = wgpu::TextureSampleType::Float { filterable: false };
     let d2 = wgpu::TextureViewDimension::D2;
@@ -419,6 +420,7 @@ pub fn far_draw(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout 
         uniform(b::FAR_PARAMS, DRAW),
         storage(b::FAR_CLIPS, VERTEX, true),
         storage(b::FAR_ROWS, VERTEX, true),
+        texture(b::FAR_VARIANTS, DRAW, float, d2),
     ]);
     layout(device, "throng far draw", &e)
 }

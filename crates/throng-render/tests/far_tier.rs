@@ -222,7 +222,19 @@ fn far_cards_draw_the_meshes_picture_at_the_switch_size() {
 #[test]
 fn far_cards_equal_their_cpu_twin() {
     let Some(mut r) = renderer() else { return };
-    far_card::card_twin(&mut r, &fox());
+    far_card::card_twin(&mut r, &fox(), 0);
+}
+
+/// Cards in material variants against their CPU twin: the skinned test file with two variants
+/// (throng_testdata::variants: one changes a factor and an untextured colour, the other a
+/// texture), each card recoloured by the tier's colour maps.
+#[test]
+fn far_cards_show_material_variants() {
+    let Some(mut r) = renderer() else { return };
+    let asset = far_card::variants_with_far_tier();
+    for variant in [1, 2] {
+        far_card::card_twin(&mut r, &asset, variant);
+    }
 }
 
 /// One-pixel cards drawn as points against quads (`tests/common/far_card.rs`).

@@ -40,6 +40,12 @@ pub struct FarAtlas {
     pub height: u32,
     pub colour: Vec<u8>,
     pub surface: Vec<u8>,
+    /// The variants' colour maps as an `Rgba32Float` texture of `variant_size` texels: the map
+    /// of variant v and primitive p in row `v − 1`, texels `3p .. 3p + 3` its rows
+    /// ([`crate::FarVariantColour`]); one zero texel when the tier has none (then no variant
+    /// is recoloured: WGSL `far_variant_colour` finds no map).
+    pub variant_size: [u32; 2],
+    pub variant_colours: Vec<f32>,
 }
 
 /// Packs `tier` for a device whose 2D textures are at most `max_dimension` texels a side; an
@@ -79,6 +85,29 @@ pub fn atlas(tier: &FarTier, max_dimension: u32) -> Result<FarAtlas, String> {
             surface[at..at + side].copy_from_slice(&s[y * side..(y + 1) * side]);
         }
     }
+    let per = tier.variant_colours.first().map_or(0, Vec::len);
+    let variant_size = if per == 0 {
+        [1, 1]
+    } else {
+        [3 * per as u32, tier.variant_colours.len() as u32]
+    };
+    if variant_size[0] > max_dimension || variant_size[1] > max_dimension {
+        return Err(format!(
+            "the far tier's colour maps of {} variants × {per} primitives need a {} × {} texture, more than the device's {max_dimension} texels a side",
+            tier.variant_colours.len(),
+            variant_size[0],
+            variant_size[1]
+        ));
+    }
+    let mut variant_colours = vec![0.0f32; (variant_size[0] * variant_size[1] * 4) as usize];
+    if per > 0 {
+        for (row, maps) in tier.variant_colours.iter().enumerate() {
+            for (p, m) in maps.iter().take(per).enumerate() {
+                let at = (row * per + p) * 12;
+                variant_colours[at..at + 12].copy_from_slice(&m.rows.concat());
+            }
+        }
+    }
     let mut elevation_bounds = [0.0f32; 8];
     for (d, e) in elevation_bounds.iter_mut().zip(tier.elevation_bounds()) {
         *d = e;
@@ -93,6 +122,8 @@ pub fn atlas(tier: &FarTier, max_dimension: u32) -> Result<FarAtlas, String> {
         height,
         colour,
         surface,
+        variant_size,
+        variant_colours,
     })
 }
 

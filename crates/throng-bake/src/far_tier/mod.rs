@@ -1,9 +1,10 @@
 //! The far-field tier's bake (docs/design.md §3 "Far tier"): per clip a few frames, per frame a
 //! few views, each a small tile of the skinned character as the baked rows show it (so the tier
 //! shows what the mesh tier shows), drawn by [`raster`] and stored as two RGBA8 pictures
-//! (`throng_asset::far_tier`).
+//! (`throng_asset::far_tier`), with a colour map per material variant ([`variants`]).
 
 pub mod raster;
+pub mod variants;
 
 use crate::engines::frames::{layer_at, pose};
 use crate::BakeError;
@@ -208,6 +209,7 @@ pub fn build(
         clips,
         colour: Vec::new(),
         surface: Vec::new(),
+        variant_colours: Vec::new(),
     };
     let materials = raster::Materials::new(asset);
     // One task per frame: pose once, then every view.
@@ -217,7 +219,8 @@ pub fn build(
         .enumerate()
         .flat_map(|(ci, c)| (0..c.frames).map(move |k| (ci, k)))
         .collect();
-    let tiles: Vec<Vec<(Vec<u8>, Vec<u8>)>> = frames
+    let primitives = asset.primitives.len();
+    let tiles: Vec<(Vec<EncodedTile>, variants::VariantFits)> = frames
         .par_iter()
         .map(|&(ci, k)| -> Result<_, BakeError> {
             let clip = &asset.clips[ci];
@@ -228,6 +231,7 @@ pub fn build(
                     what: format!("far tier: posing clip '{}' at {t} s: {e}", clip.name),
                 })?;
             let mut out = Vec::with_capacity(tier.views() as usize);
+            let mut fits = variants::VariantFits::new(materials.variants(), primitives);
             for e in 0..tier.elevations.len() {
                 for a in 0..tier.azimuths {
                     let view = raster::View {
@@ -245,18 +249,30 @@ pub fn build(
                         },
                         view,
                     );
+                    fits.add(&materials, &samples);
                     out.push(encode_tile(&samples, tier.tile));
                 }
             }
-            Ok(out)
+            Ok((out, fits))
         })
         .collect::<Result<_, _>>()?;
-    for (colour, surface) in tiles.into_iter().flatten() {
-        tier.colour.extend(colour);
-        tier.surface.extend(surface);
+    let mut all = variants::VariantFits::new(materials.variants(), primitives);
+    // Frame by frame in order: the sums, and so the maps, are the same on every machine.
+    for (frame, fits) in tiles {
+        all.merge(&fits);
+        for (colour, surface) in frame {
+            tier.colour.extend(colour);
+            tier.surface.extend(surface);
+        }
+    }
+    if materials.variants() > 0 {
+        tier.variant_colours = all.solve();
     }
     Ok((tier, warnings))
 }
+
+/// One tile's two pictures (`colour`, `surface`).
+type EncodedTile = (Vec<u8>, Vec<u8>);
 
 /// The sphere every tile frames: around the box of every baked row (each row's box already
 /// holds the pose shown between rows), or of the rest pose's vertices when there are none.
@@ -285,8 +301,9 @@ fn sphere(asset: &BakedAsset) -> (Vec3, f32) {
 /// One tile's two pictures from its samples: per texel the covered share, the mean colour and
 /// normal of the covered samples and the primitive of its nearest one; texels the
 /// character misses take their colour and normal from covered neighbours (grown outwards
-/// ring by ring) so that bilinear filtering at the silhouette blends like colours.
-fn encode_tile(s: &raster::Samples, tile: u32) -> (Vec<u8>, Vec<u8>) {
+/// ring by ring) so that bilinear filtering at the silhouette blends like colours, and the
+/// primitive of the first of them, so a variant's colour map recolours the filler alike.
+fn encode_tile(s: &raster::Samples, tile: u32) -> EncodedTile {
     let n = tile as usize;
     let k = SAMPLES_PER_TEXEL as usize;
     let mut cover = vec![0f32; n * n];
@@ -334,6 +351,7 @@ fn encode_tile(s: &raster::Samples, tile: u32) -> (Vec<u8>, Vec<u8>) {
                     let mut c = Vec3::ZERO;
                     let mut m = Vec3::ZERO;
                     let mut count = 0;
+                    let mut first = 255u8;
                     for (dx, dy) in NEIGHBOURS {
                         let (u, v) = (x as i64 + dx, y as i64 + dy);
                         if u < 0 || v < 0 || u >= n as i64 || v >= n as i64 {
@@ -343,12 +361,16 @@ fn encode_tile(s: &raster::Samples, tile: u32) -> (Vec<u8>, Vec<u8>) {
                         if before[q] {
                             c += albedo[q];
                             m += normal[q];
+                            if count == 0 {
+                                first = prim[q];
+                            }
                             count += 1;
                         }
                     }
                     if count > 0 {
                         albedo[t] = c / count as f32;
                         normal[t] = m / count as f32;
+                        prim[t] = first;
                         filled[t] = true;
                     }
                 }

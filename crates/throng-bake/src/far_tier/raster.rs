@@ -59,9 +59,12 @@ struct Surface {
 }
 
 /// What the rasteriser draws of an asset: per primitive its material and the textures, decoded
-/// once. An image that does not decode is drawn as its material's factor alone.
+/// once; and per material variant each primitive's material in it. An image that does not
+/// decode is drawn as its material's factor alone.
 pub struct Materials {
     surfaces: Vec<Option<Surface>>,
+    /// Variant number v at `v − 1`, per primitive.
+    variants: Vec<Vec<Option<Surface>>>,
     textures: Vec<Option<Texture>>,
 }
 
@@ -82,13 +85,42 @@ impl Materials {
             .iter()
             .map(|p| p.material.and_then(|m| asset.materials.get(m)).map(surface))
             .collect();
-        Materials { surfaces, textures }
+        let variants = (1..=asset.variants.len() as u32)
+            .map(|v| {
+                (0..asset.primitives.len())
+                    .map(|p| {
+                        asset
+                            .variant_material(v, p)
+                            .and_then(|m| asset.materials.get(m))
+                            .map(surface)
+                    })
+                    .collect()
+            })
+            .collect();
+        Materials {
+            surfaces,
+            variants,
+            textures,
+        }
     }
 
-    /// Linear base colour of primitive `prim` at texture coordinate `uv` (white without a
-    /// material, the factor alone without a texture).
-    fn albedo(&self, prim: usize, uv: Option<Vec2>) -> Vec3 {
-        let Some(Some(s)) = self.surfaces.get(prim) else {
+    /// Material variants of the asset.
+    pub fn variants(&self) -> usize {
+        self.variants.len()
+    }
+
+    /// Linear base colour of primitive `prim` at texture coordinate `uv` in material variant
+    /// `variant` (0: its own material; white without a material, the factor alone without a
+    /// texture).
+    pub fn albedo_in(&self, variant: usize, prim: usize, uv: Option<Vec2>) -> Vec3 {
+        let surfaces = match variant.checked_sub(1) {
+            None => &self.surfaces,
+            Some(v) => match self.variants.get(v) {
+                Some(s) => s,
+                None => &self.surfaces,
+            },
+        };
+        let Some(Some(s)) = surfaces.get(prim) else {
             return Vec3::ONE;
         };
         let factor = Vec4::from_array(s.uniform.base_color);
@@ -127,14 +159,17 @@ impl View {
 }
 
 /// The samples of one view: per sample whether the character covers it and, where it does, the
-/// nearest surface's linear base colour, unit normal facing the viewer, primitive and depth
-/// towards the viewer (file units from the centre).
+/// nearest surface's linear base colour, unit normal facing the viewer, primitive (as the tier
+/// stores it, and its index), texture coordinate and depth towards the viewer (file units from
+/// the centre).
 pub struct Samples {
     pub size: u32,
     pub hit: Vec<bool>,
     pub albedo: Vec<Vec3>,
     pub normal: Vec<Vec3>,
     pub prim: Vec<u8>,
+    pub primitive: Vec<u32>,
+    pub uv: Vec<Option<Vec2>>,
     pub depth: Vec<f32>,
 }
 
@@ -157,6 +192,8 @@ pub fn rasterize(asset: &BakedAsset, materials: &Materials, pose: PoseRef, view:
         albedo: vec![Vec3::ZERO; n * n],
         normal: vec![Vec3::ZERO; n * n],
         prim: vec![0; n * n],
+        primitive: vec![0; n * n],
+        uv: vec![None; n * n],
         depth: vec![f32::NEG_INFINITY; n * n],
     };
     let (right, up, o) = view.axes();
@@ -229,8 +266,10 @@ pub fn rasterize(asset: &BakedAsset, materials: &Materials, pose: PoseRef, view:
                     s.hit[i] = true;
                     s.depth[i] = z;
                     s.normal[i] = normal;
-                    s.albedo[i] = materials.albedo(pi, uv);
+                    s.albedo[i] = materials.albedo_in(0, pi, uv);
                     s.prim[i] = pi.min(254) as u8;
+                    s.primitive[i] = pi as u32;
+                    s.uv[i] = uv;
                 }
             }
         }

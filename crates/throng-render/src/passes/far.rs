@@ -157,6 +157,10 @@ impl FarDraws {
             b::buffer_entry(b::FAR_PARAMS, &far.params),
             b::buffer_entry(b::FAR_CLIPS, &far.clips),
             b::buffer_entry(b::FAR_ROWS, &far.rows),
+            wgpu::BindGroupEntry {
+                binding: b::FAR_VARIANTS,
+                resource: wgpu::BindingResource::TextureView(&far.variants),
+            },
         ]);
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng far draw"),

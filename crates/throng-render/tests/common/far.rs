@@ -2,29 +2,48 @@
 //! (the default backend) and `tests/far_twin_gl.rs` (wgpu's GL backend).
 
 use glam::{Vec2, Vec3};
-use throng_asset::LoopMode;
+use throng_asset::{BakedAsset, LoopMode};
 use throng_bake::far_tier::FarTierSettings;
 use throng_bake::{bake, BakeOptions};
 use throng_render::compute::{far_on_gpu, FarProbe};
 
-/// Runs the comparison on `gpu`; prints the worst difference under `label`.
+/// Runs the comparison on `gpu` for the built-in fox (own materials) and the skinned test file
+/// with two material variants (throng_testdata::variants: a factor, an untextured colour and a
+/// texture changed; probes in variants 0 to 3, 3 past the last); prints the worst difference
+/// under `label`.
 pub fn far_twin_scenario(gpu: &throng_render::Gpu, label: &str) {
-    let model = throng_gltf::import_slice(&throng_demo::demo_glb(), None, "demo.glb")
-        .expect("the built-in fox imports");
     let settings = FarTierSettings {
         elevations_deg: vec![-20.0, 15.0, 45.0],
         azimuths: 12,
         ..Default::default()
     };
-    let (asset, _) = bake(
-        &model,
-        &BakeOptions {
-            source_name: "demo.glb".into(),
-            far_tier: Some(settings),
-            ..Default::default()
-        },
-    )
-    .expect("bake");
+    let baked = |glb: &[u8], name: &str| {
+        let model = throng_gltf::import_slice(glb, None, name).expect("the model imports");
+        bake(
+            &model,
+            &BakeOptions {
+                source_name: name.into(),
+                far_tier: Some(settings.clone()),
+                ..Default::default()
+            },
+        )
+        .expect("bake")
+        .0
+    };
+    let fox = baked(&throng_demo::demo_glb(), "demo.glb");
+    twin(gpu, &format!("{label}, fox"), &fox, 1);
+    let variants = baked(&throng_testdata::variants::glb(), "variants.glb");
+    let maps = &variants
+        .far_tier
+        .as_deref()
+        .expect("far tier")
+        .variant_colours;
+    assert_eq!(maps.len(), 2, "a colour map per variant");
+    twin(gpu, &format!("{label}, variants"), &variants, 4);
+}
+
+/// 20,000 probes of `asset`'s far tier in variants `0..variants`: the GPU against the CPU twin.
+fn twin(gpu: &throng_render::Gpu, label: &str, asset: &BakedAsset, variants: u32) {
     let tier = asset.far_tier.as_deref().expect("far tier");
     let looped: Vec<bool> = asset
         .clips
@@ -59,12 +78,13 @@ pub fn far_twin_scenario(gpu: &throng_render::Gpu, label: &str) {
             x,
             toward,
             uv,
+            variant: i % variants,
         });
     }
     let gpu_texels = far_on_gpu(gpu, tier, &looped, &probes).expect("far compute");
     assert_eq!(gpu_texels.len(), probes.len());
     let mut worst = 0.0f32;
-    let mut covered = 0;
+    let (mut covered, mut recoloured) = (0, 0);
     for (p, g) in probes.iter().zip(&gpu_texels) {
         let c = tier.shown_at(
             p.clip as usize,
@@ -72,6 +92,7 @@ pub fn far_twin_scenario(gpu: &throng_render::Gpu, label: &str) {
             p.x,
             p.toward,
             p.uv,
+            p.variant,
         );
         let d = (c.albedo - g.albedo)
             .abs()
@@ -80,11 +101,25 @@ pub fn far_twin_scenario(gpu: &throng_render::Gpu, label: &str) {
             .max((c.coverage - g.coverage).abs());
         worst = worst.max(d);
         covered += usize::from(c.coverage > 0.0);
+        let own = tier.shown_at(
+            p.clip as usize,
+            looped[p.clip as usize],
+            p.x,
+            p.toward,
+            p.uv,
+            0,
+        );
+        recoloured += usize::from(c.coverage > 0.0 && (c.albedo - own.albedo).length() > 0.05);
         assert!(d <= 1e-4, "{p:?}: CPU {c:?}, GPU {g:?}");
     }
     println!(
-        "{label}: {} probes ({covered} on the character): worst difference {worst:.2e}",
+        "{label}: {} probes ({covered} on the character, {recoloured} of them recoloured by their variant): worst difference {worst:.2e}",
         probes.len()
+    );
+    assert_eq!(
+        recoloured > 0,
+        variants > 1,
+        "probes in a variant are recoloured only where the asset has variants"
     );
     assert!(
         covered > probes.len() / 10,

@@ -26,6 +26,22 @@ pub fn playing_one(
     rt
 }
 
+/// The skinned test file with two material variants (throng_testdata::variants) baked with a
+/// far tier: it holds a colour map per variant.
+pub fn variants_with_far_tier() -> throng_asset::BakedAsset {
+    let glb = throng_testdata::variants::glb();
+    let model = throng_gltf::import_slice(&glb, None, "variants.glb").expect("import");
+    let options = throng_bake::BakeOptions {
+        source_name: "variants.glb".into(),
+        far_tier: Some(Default::default()),
+        ..Default::default()
+    };
+    let asset = throng_bake::bake(&model, &options).expect("bake").0;
+    let maps = &asset.far_tier.as_deref().expect("far tier").variant_colours;
+    assert_eq!(maps.len(), 2, "a colour map per variant");
+    asset
+}
+
 /// A `size`-pixel square picture of what `camera` sees on `background`, without ground or
 /// shadows, so that only the characters differ from the background.
 pub fn lone(size: u32, camera: Camera, background: [f32; 4]) -> RenderOptions {
@@ -40,15 +56,15 @@ pub fn lone(size: u32, camera: Camera, background: [f32; 4]) -> RenderOptions {
     }
 }
 
-/// The far draw against its CPU twin, pixel by pixel: one fox, turned and scaled, drawn as a
-/// card large enough to read (the tier forced by a large LOD bias), and the same picture made
+/// The far draw against its CPU twin, pixel by pixel: one instance in material variant
+/// `variant`, turned and scaled, drawn as a card large enough to read (the tier forced by a large LOD bias), and the same picture made
 /// on the CPU — each pixel's ray meets the card's plane (through the tier's sphere centre,
 /// facing the eye), the point's place on the card is read through `FarTier::shown` from the
 /// direction towards the eye in model space, kept above the same ordered-dither threshold and
 /// lit as `throng_render::frame::shade` lights it (no shadows). Within 3 of 255 on every pixel
 /// both draw; pixels where one draws and the other not (the card's edge, dither ties) at most
 /// 1 % of the card's.
-pub fn card_twin(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAsset) {
+pub fn card_twin(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAsset, variant: u32) {
     if r.downlevel_reason().is_some() {
         eprintln!("skipping: a downlevel device draws no far tier");
         return;
@@ -69,7 +85,11 @@ pub fn card_twin(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAss
     let camera = Camera::looking_at(eye, centre, fov);
     let rt = playing_one(asset, transform, clip, t as f32);
     let transforms = [transform];
-    let crowd = Crowd::new(&g, &transforms, Playback::from(rt.records()));
+    let looks = [throng_contract::Appearance::DEFAULT.with_variant(variant)];
+    let crowd = Crowd {
+        appearance: throng_render::CrowdAppearance::Slice(&looks),
+        ..Crowd::new(&g, &transforms, Playback::from(rt.records()))
+    };
     let background = [0.2f32, 0.3, 0.4, 1.0];
     let opts = RenderOptions {
         lod_bias: 1.0e6,
@@ -124,7 +144,7 @@ pub fn card_twin(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAss
             let uv = glam::Vec2::new(ab.x * 0.5 + 0.5, 0.5 - ab.y * 0.5);
             let inside = uv.cmpge(glam::Vec2::ZERO).all() && uv.cmple(glam::Vec2::ONE).all();
             let cpu = inside
-                .then(|| tier.shown(clip, c.duration, c.loop_mode, t, toward, uv))
+                .then(|| tier.shown(clip, c.duration, c.loop_mode, t, toward, uv, variant))
                 .filter(|s| s.coverage > (bayer[((y & 3) * 4 + (x & 3)) as usize] + 0.5) / 16.0);
             let gpu = *frame.image.get_pixel(x, y);
             let bg = background.map(throng_asset::far_tier::srgb_encode);
@@ -146,7 +166,7 @@ pub fn card_twin(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAss
             }
         }
     }
-    eprintln!("card: {both} pixels drawn by both, {one} by one only, worst difference {worst}/255");
+    eprintln!("card in variant {variant}: {both} pixels drawn by both, {one} by one only, worst difference {worst}/255");
     assert!(both > 500, "the card covers only {both} pixels");
     assert!(worst <= 3, "worst difference {worst}/255");
     assert!(one * 100 <= both, "{one} pixels drawn by one side only");

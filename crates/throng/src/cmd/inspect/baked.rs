@@ -156,6 +156,7 @@ pub fn describe(asset: &BakedAsset) -> Value {
                 "frames": c.frames,
                 "bytes": f.clip_bytes(i),
             })).collect::<Vec<_>>(),
+            "variant_colour_maps": f.variant_colours.iter().map(Vec::len).sum::<usize>(),
         })),
     })
 }
@@ -186,6 +187,20 @@ pub fn print_far_tier(asset: &BakedAsset, indent: &str) {
             "{indent}  clip {i} {name:?}: {} frames, {} bytes",
             c.frames,
             f.clip_bytes(i)
+        );
+    }
+    let maps: usize = f.variant_colours.iter().map(Vec::len).sum();
+    if maps > 0 {
+        println!(
+            "{indent}  material variants: {} colour maps ({} variants × {} primitives, {} bytes)",
+            maps,
+            f.variant_colours.len(),
+            f.variant_colours.first().map_or(0, Vec::len),
+            maps * 48
+        );
+    } else if !asset.variants.is_empty() {
+        println!(
+            "{indent}  material variants: no colour maps (baked before format 3.4): cards show the own colours; bake again to recolour them"
         );
     }
 }
