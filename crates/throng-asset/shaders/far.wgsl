@@ -8,6 +8,7 @@
 #define_import_path throng::far
 
 #import throng::decode::affine_scale
+#import throng::appearance::{Appearance, shows_part}
 
 struct FarParams {
     // Centre (model space, file units) and radius of the sphere every tile frames.
@@ -116,25 +117,28 @@ fn far_variant_colour(maps: texture_2d<f32>, variant: u32, prim: u32, own: vec3<
     return clamp(vec3<f32>(dot(r0, c), dot(r1, c), dot(r2, c)), vec3<f32>(0.0), vec3<f32>(1.0));
 }
 
-// Tile `tile`'s texel (i, j), clamped to the tile, in material variant `variant`: linear colour
-// and coverage, and the normal.
-fn far_texel(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d<f32>, p: FarParams, tile: u32, i: i32, j: i32, variant: u32) -> array<vec4<f32>, 2> {
+// Tile `tile`'s texel (i, j), clamped to the tile, as an instance of appearance `look` shows it:
+// linear colour in its material variant and coverage (0 where its part mask hides the texel's
+// primitive), and the normal.
+fn far_texel(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d<f32>, p: FarParams, tile: u32, i: i32, j: i32, look: Appearance) -> array<vec4<f32>, 2> {
     let n = i32(p.grid.x);
     let cols = max(p.grid.w, 1u);
     let origin = vec2<i32>(i32(tile % cols), i32(tile / cols)) * n;
     let at = origin + vec2<i32>(clamp(i, 0, n - 1), clamp(j, 0, n - 1));
     let c = textureLoad(colour, at, 0);
     let s = textureLoad(surface, at, 0);
+    let prim = u32(round(s.a * 255.0));
     var lin = vec3<f32>(far_srgb_decode(c.r), far_srgb_decode(c.g), far_srgb_decode(c.b));
-    if (variant != 0u) {
-        lin = far_variant_colour(maps, variant, u32(round(s.a * 255.0)), lin);
+    if (look.variant != 0u) {
+        lin = far_variant_colour(maps, look.variant, prim, lin);
     }
-    return array<vec4<f32>, 2>(vec4<f32>(lin, c.a), vec4<f32>(s.rgb * (255.0 / 127.5) - 1.0, 0.0));
+    let coverage = select(0.0, c.a, shows_part(look, prim));
+    return array<vec4<f32>, 2>(vec4<f32>(lin, coverage), vec4<f32>(s.rgb * (255.0 / 127.5) - 1.0, 0.0));
 }
 
-// Tile `tile` at `uv` (0..1 across, from the top-left) in material variant `variant`, bilinear
-// with clamped edges.
-fn far_sample(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d<f32>, p: FarParams, tile: u32, uv: vec2<f32>, variant: u32) -> FarTexel {
+// Tile `tile` at `uv` (0..1 across, from the top-left) in appearance `look`, bilinear with
+// clamped edges.
+fn far_sample(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d<f32>, p: FarParams, tile: u32, uv: vec2<f32>, look: Appearance) -> FarTexel {
     let n = f32(p.grid.x);
     let x = uv.x * n - 0.5;
     let y = uv.y * n - 0.5;
@@ -142,10 +146,10 @@ fn far_sample(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2
     let fy = y - floor(y);
     let i = i32(floor(x));
     let j = i32(floor(y));
-    let a = far_texel(colour, surface, maps, p, tile, i, j, variant);
-    let b = far_texel(colour, surface, maps, p, tile, i + 1, j, variant);
-    let c = far_texel(colour, surface, maps, p, tile, i, j + 1, variant);
-    let d = far_texel(colour, surface, maps, p, tile, i + 1, j + 1, variant);
+    let a = far_texel(colour, surface, maps, p, tile, i, j, look);
+    let b = far_texel(colour, surface, maps, p, tile, i + 1, j, look);
+    let c = far_texel(colour, surface, maps, p, tile, i, j + 1, look);
+    let d = far_texel(colour, surface, maps, p, tile, i + 1, j + 1, look);
     let col = mix(mix(a[0], b[0], fx), mix(c[0], d[0], fx), fy);
     let nrm = mix(mix(a[1], b[1], fx), mix(c[1], d[1], fx), fy);
     return FarTexel(col.rgb, col.a, nrm.xyz);
@@ -172,9 +176,9 @@ fn far_taps(p: FarParams, c: FarClip, x: f32, toward: vec3<f32>) -> FarTaps {
     return t;
 }
 
-// The taps' tiles at `uv` in material variant `variant` blended with their weights — coverage
-// as it is, colour and normal weighted by coverage and divided by the blended coverage.
-fn far_blend(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d<f32>, p: FarParams, t: FarTaps, uv: vec2<f32>, variant: u32) -> FarTexel {
+// The taps' tiles at `uv` in appearance `look` blended with their weights — coverage as it is,
+// colour and normal weighted by coverage and divided by the blended coverage.
+fn far_blend(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d<f32>, p: FarParams, t: FarTaps, uv: vec2<f32>, look: Appearance) -> FarTexel {
     var albedo = vec3<f32>(0.0);
     var normal = vec3<f32>(0.0);
     var coverage = 0.0;
@@ -183,7 +187,7 @@ fn far_blend(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d
         if (w == 0.0) {
             continue;
         }
-        let s = far_sample(colour, surface, maps, p, t.tiles[k], uv, variant);
+        let s = far_sample(colour, surface, maps, p, t.tiles[k], uv, look);
         albedo += s.albedo * (s.coverage * w);
         normal += s.normal * (s.coverage * w);
         coverage += s.coverage * w;
@@ -195,10 +199,10 @@ fn far_blend(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d
     return FarTexel(albedo, coverage, normal);
 }
 
-// What a card shows at `uv` of clip `c` at frame coordinate `x` in material variant `variant`,
-// seen from `toward` (model space): far_blend of far_taps.
-fn far_shown(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d<f32>, p: FarParams, c: FarClip, x: f32, toward: vec3<f32>, uv: vec2<f32>, variant: u32) -> FarTexel {
-    return far_blend(colour, surface, maps, p, far_taps(p, c, x, toward), uv, variant);
+// What a card shows at `uv` of clip `c` at frame coordinate `x` in appearance `look`, seen from
+// `toward` (model space): far_blend of far_taps.
+fn far_shown(colour: texture_2d<f32>, surface: texture_2d<f32>, maps: texture_2d<f32>, p: FarParams, c: FarClip, x: f32, toward: vec3<f32>, uv: vec2<f32>, look: Appearance) -> FarTexel {
+    return far_blend(colour, surface, maps, p, far_taps(p, c, x, toward), uv, look);
 }
 
 // The tier's sphere (`sphere`: model centre, radius) placed by an instance's affine `m`: world

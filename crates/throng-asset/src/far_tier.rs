@@ -22,7 +22,7 @@
 
 use glam::{Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
-use throng_contract::{Affine3x4, LoopMode};
+use throng_contract::{Affine3x4, Appearance, LoopMode};
 
 /// Bytes per texel of the two pictures together (`colour` and `surface`).
 pub const FAR_TIER_BYTES_PER_TEXEL: usize = 8;
@@ -255,11 +255,13 @@ pub struct FarTexel {
 }
 
 impl FarTier {
-    /// Tile `tile` at `uv` (0..1 across, from the top-left) in material variant `variant`,
-    /// bilinear with clamped edges: the colour decoded from sRGB and recoloured by the texel's
-    /// [`Self::variant_colour`] before filtering (a `Rgba8UnormSrgb` and a `Rgba8Unorm`
-    /// texture sample the own colours alike). `None` past the tiles.
-    pub fn sample(&self, tile: u64, uv: Vec2, variant: u32) -> Option<FarTexel> {
+    /// Tile `tile` at `uv` (0..1 across, from the top-left) as an instance of appearance
+    /// `look` shows it, bilinear with clamped edges: each texel's colour decoded from sRGB and
+    /// recoloured by its primitive's [`Self::variant_colour`] in the look's material variant,
+    /// and its coverage 0 where the look's part mask hides that primitive, before filtering (a
+    /// `Rgba8UnormSrgb` and a `Rgba8Unorm` texture sample the stored texels alike). `None` past
+    /// the tiles.
+    pub fn sample(&self, tile: u64, uv: Vec2, look: Appearance) -> Option<FarTexel> {
         let n = self.tile as i64;
         let range = self.tile_bytes(tile);
         let colour = self.colour.get(range.clone())?;
@@ -274,10 +276,15 @@ impl FarTier {
             let s = &surface[k..k + 4];
             let own = Vec3::new(srgb_decode(c[0]), srgb_decode(c[1]), srgb_decode(c[2]));
             let albedo = self
-                .variant_colour(variant, s[3])
+                .variant_colour(look.variant, s[3])
                 .map_or(own, |m| m.apply(own));
+            let coverage = if look.shows_part(s[3] as usize) {
+                c[3] as f32 / 255.0
+            } else {
+                0.0
+            };
             (
-                albedo.extend(c[3] as f32 / 255.0),
+                albedo.extend(coverage),
                 Vec3::new(s[0] as f32, s[1] as f32, s[2] as f32) / 127.5 - 1.0,
             )
         };
@@ -300,8 +307,8 @@ impl FarTier {
 
 impl FarTier {
     /// What a card shows at `uv` of an instance playing clip `clip` (its `duration` and loop
-    /// `mode`) at clip time `t` in material variant `variant`, seen from `toward_viewer` (model
-    /// space): [`Self::shown_at`] of the clip's frame coordinate.
+    /// `mode`) at clip time `t` in appearance `look` (its material variant and part mask), seen
+    /// from `toward_viewer` (model space): [`Self::shown_at`] of the clip's frame coordinate.
     #[allow(clippy::too_many_arguments)]
     pub fn shown(
         &self,
@@ -311,15 +318,15 @@ impl FarTier {
         t: f64,
         toward_viewer: Vec3,
         uv: Vec2,
-        variant: u32,
+        look: Appearance,
     ) -> FarTexel {
         let x = self.frame_coordinate(clip, duration, mode, t);
-        self.shown_at(clip, mode == LoopMode::Loop, x, toward_viewer, uv, variant)
+        self.shown_at(clip, mode == LoopMode::Loop, x, toward_viewer, uv, look)
     }
 
     /// What a card shows at `uv` of clip `clip` at frame coordinate `x` (`looped`: the clip's
-    /// frames close on its first) in material variant `variant`, seen from `toward_viewer`: the
-    /// four tiles of
+    /// frames close on its first) in appearance `look`, seen from `toward_viewer`: the four
+    /// tiles of
     /// [`Self::frame_taps_at`] × [`Self::view_taps`] sampled ([`Self::sample`]) and blended
     /// with the taps' weights — coverage as it is, base colour and normal weighted by coverage
     /// too (so a tile the character misses there does not pull them towards its filler) and
@@ -331,7 +338,7 @@ impl FarTier {
         x: f32,
         toward_viewer: Vec3,
         uv: Vec2,
-        variant: u32,
+        look: Appearance,
     ) -> FarTexel {
         let frames = self.frame_taps_at(clip, looped, x);
         let views = self.view_taps(toward_viewer);
@@ -343,7 +350,7 @@ impl FarTier {
                     continue;
                 }
                 let tile = frame as u64 * self.views() as u64 + view as u64;
-                if let Some(s) = self.sample(tile, uv, variant) {
+                if let Some(s) = self.sample(tile, uv, look) {
                     albedo += s.albedo * (s.coverage * w);
                     normal += s.normal * (s.coverage * w);
                     coverage += s.coverage * w;

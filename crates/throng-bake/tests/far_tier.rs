@@ -11,6 +11,7 @@ use throng_bake::engines::frames::{layer_at, pose};
 use throng_bake::far_tier::raster::{rasterize, Materials, PoseRef, View};
 use throng_bake::far_tier::{pixel_uv, FarTierSettings};
 use throng_bake::{bake, BakeOptions, TextureVariant};
+use throng_contract::Appearance;
 
 const BACKGROUND: Vec3 = Vec3::splat(0.35);
 
@@ -109,7 +110,7 @@ fn tier_picture(
                 t,
                 toward,
                 pixel_uv(x, y, size),
-                variant,
+                Appearance::DEFAULT.with_variant(variant),
             );
             let lit = shade(s.albedo, s.normal);
             p.colour

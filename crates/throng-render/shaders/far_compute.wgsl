@@ -4,12 +4,14 @@
 // atlases, its parameters and clips, the probes, the output and the variants' colour maps.
 
 #import throng::far::{FarParams, FarClip, far_shown}
+#import throng::appearance::appearance_of
 
-// One probe: (direction towards the viewer, model space; frame coordinate), (uv; clip; material
-// variant).
+// One probe: (direction towards the viewer, model space; frame coordinate), (uv; clip; 0), and
+// the appearance it is seen in (its four words).
 struct FarProbe {
     toward_x: vec4<f32>,
     uv_clip: vec4<f32>,
+    look: vec4<u32>,
 }
 
 @group(0) @binding(0) var far_colour: texture_2d<f32>;
@@ -29,7 +31,7 @@ fn cs_far(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let p = probes[i];
     let c = far_clips[min(u32(p.uv_clip.z), arrayLength(&far_clips) - 1u)];
-    let s = far_shown(far_colour, far_surface, far_variants, far_params, c, p.toward_x.w, p.toward_x.xyz, p.uv_clip.xy, u32(p.uv_clip.w));
+    let s = far_shown(far_colour, far_surface, far_variants, far_params, c, p.toward_x.w, p.toward_x.xyz, p.uv_clip.xy, appearance_of(p.look));
     far_out[2u * i] = vec4<f32>(s.albedo, s.coverage);
     far_out[2u * i + 1u] = vec4<f32>(s.normal, 0.0);
 }

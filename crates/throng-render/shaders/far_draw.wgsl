@@ -1,7 +1,8 @@
 // Far tier draws (docs/design.md §5 "Far tier"): one camera-facing card per instance of the
 // culling pass's far list, showing throng::far's blend of the tier's tiles for the instance's
-// heaviest base layer, lit like the meshes (throng_render::frame::shade), in its appearance's
-// material variant (the tier's colour maps) and tint. `vs_far` + `fs_far` in the main pass; in the shadow pass the card faces the light
+// heaviest base layer, lit like the meshes (throng_render::frame::shade), in its appearance
+// (material variant by the tier's colour maps, part mask, tint); the shadow pass keeps the part
+// mask. `vs_far` + `fs_far` in the main pass; in the shadow pass the card faces the light
 // and `fs_far_shadow` keeps the covered half of it. `vs_far_dot` draws a card whose screen box
 // holds one pixel centre as one point there (one vertex a card in a non-instanced point list
 // instead of an instance of four: crate::passes::far), working out its fragment with the same
@@ -12,7 +13,7 @@
 #import throng::decode::affine_cofactors
 #import throng::instances::{instance_id, instance_transform, shown_layers}
 #import throng::bone::{layer_rows_of, layer_is_base}
-#import throng::appearance::{appearance_tint, Appearance}
+#import throng::appearance::{appearance_tint, appearance_of, Appearance}
 #import throng_render::appearance::instance_appearance
 #import throng_render::frame::{frame, draw, clip_position, shade, dither_threshold, fade_threshold}
 #import throng::far::{FarParams, FarClip, FarTaps, far_taps, far_blend, far_share, far_placed_sphere}
@@ -43,8 +44,8 @@ struct FarOut {
     // The card's share of the crossfade with the mesh (throng::far::far_share; 1 in the shadow
     // pass, which switches without one).
     @location(8) @interpolate(flat) share: f32,
-    // The appearance's material variant (0: the own materials).
-    @location(11) @interpolate(flat) variant: u32,
+    // The instance's appearance, its four words (throng::appearance::appearance_of).
+    @location(11) @interpolate(flat) look: vec4<u32>,
 #ifdef MOTION
     // The card point's clip position now and, by the previous frame's camera, then: a card's
     // motion vectors carry the camera's move (the instance's own move is not kept for cards).
@@ -122,7 +123,7 @@ fn far_card(inst: u32) -> FarCard {
     out.weights = taps.weights;
     let look: Appearance = instance_appearance(inst);
     out.tint = appearance_tint(look);
-    out.variant = look.variant;
+    out.look = vec4<u32>(look.tint, look.parts, look.variant, look.props);
     out.k0 = k0 * sign(det);
     out.k1 = k1 * sign(det);
     out.k2 = k2 * sign(det);
@@ -235,7 +236,7 @@ fn far_color(in: FarOut) -> vec4<f32> {
 // or zero where the tier shows background there.
 fn far_shaded(in: FarOut, frag: vec2<f32>) -> vec4<f32> {
     let taps = FarTaps(in.tiles, in.weights);
-    let t = far_blend(far_colour, far_surface, far_variants, far_params, taps, in.uv, in.variant);
+    let t = far_blend(far_colour, far_surface, far_variants, far_params, taps, in.uv, appearance_of(in.look));
     if (!far_covered(frag, t.coverage, in.share)) {
         return vec4<f32>(0.0);
     }
@@ -249,7 +250,7 @@ fn far_shaded(in: FarOut, frag: vec2<f32>) -> vec4<f32> {
 @fragment
 fn fs_far_shadow(in: FarOut) {
     let taps = FarTaps(in.tiles, in.weights);
-    let coverage = far_blend(far_colour, far_surface, far_variants, far_params, taps, in.uv, 0u).coverage;
+    let coverage = far_blend(far_colour, far_surface, far_variants, far_params, taps, in.uv, appearance_of(in.look)).coverage;
     if (!far_covered(in.clip.xy, coverage, in.share)) {
         discard;
     }

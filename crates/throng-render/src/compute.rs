@@ -225,8 +225,8 @@ pub struct FarProbe {
     pub toward: glam::Vec3,
     /// Point on the card, 0..1 from the top-left.
     pub uv: glam::Vec2,
-    /// Material variant (0: the own materials; as `Appearance::variant`).
-    pub variant: u32,
+    /// The appearance the card is seen in (its material variant and part mask count).
+    pub look: throng_contract::Appearance,
 }
 
 /// What WGSL `throng::far::far_shown` gives at each probe of `tier` (`looped[c]`: clip c's
@@ -268,10 +268,10 @@ pub fn far_on_gpu(
         bytemuck::cast_slice(&clips),
         wgpu::BufferUsages::STORAGE,
     );
-    let words: Vec<[f32; 8]> = probes
+    let words: Vec<[u32; 12]> = probes
         .iter()
         .map(|p| {
-            [
+            let f = [
                 p.toward.x,
                 p.toward.y,
                 p.toward.z,
@@ -279,7 +279,12 @@ pub fn far_on_gpu(
                 p.uv.x,
                 p.uv.y,
                 p.clip as f32,
-                p.variant as f32,
+                0.0,
+            ]
+            .map(f32::to_bits);
+            let l = p.look.words();
+            [
+                f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], l[0], l[1], l[2], l[3],
             ]
         })
         .collect();

@@ -16,7 +16,7 @@ mod far_fade;
 use common::{crowd_of, renderer};
 
 use glam::Vec3;
-use throng_contract::Timing;
+use throng_contract::{Appearance, Timing};
 use throng_render::{Camera, Crowd, Playback, RenderOptions};
 
 fn fox() -> throng_asset::BakedAsset {
@@ -222,18 +222,23 @@ fn far_cards_draw_the_meshes_picture_at_the_switch_size() {
 #[test]
 fn far_cards_equal_their_cpu_twin() {
     let Some(mut r) = renderer() else { return };
-    far_card::card_twin(&mut r, &fox(), 0);
+    far_card::card_twin(&mut r, &fox(), Appearance::DEFAULT);
 }
 
-/// Cards in material variants against their CPU twin: the skinned test file with two variants
-/// (throng_testdata::variants: one changes a factor and an untextured colour, the other a
-/// texture), each card recoloured by the tier's colour maps.
+/// Cards in material variants and with a part hidden against their CPU twin: the skinned test
+/// file with two variants (throng_testdata::variants: one changes a factor and an untextured
+/// colour, the other a texture), each card recoloured by the tier's colour maps; and in the own
+/// materials with its hat (part 1) hidden, the hat's texels uncovered.
 #[test]
-fn far_cards_show_material_variants() {
+fn far_cards_show_material_variants_and_part_masks() {
     let Some(mut r) = renderer() else { return };
     let asset = far_card::variants_with_far_tier();
-    for variant in [1, 2] {
-        far_card::card_twin(&mut r, &asset, variant);
+    for look in [
+        Appearance::DEFAULT.with_variant(1),
+        Appearance::DEFAULT.with_variant(2),
+        Appearance::DEFAULT.with_parts(!2),
+    ] {
+        far_card::card_twin(&mut r, &asset, look);
     }
 }
 

@@ -25,8 +25,12 @@ fn far_cards_on_gl_equal_their_cpu_twin() {
         ..Default::default()
     };
     let asset = throng_bake::bake(&model, &options).expect("bake").0;
-    far_card::card_twin(&mut r, &asset, 0);
-    far_card::card_twin(&mut r, &far_card::variants_with_far_tier(), 1);
+    far_card::card_twin(&mut r, &asset, throng_contract::Appearance::DEFAULT);
+    let variants = far_card::variants_with_far_tier();
+    let look = throng_contract::Appearance::DEFAULT
+        .with_variant(1)
+        .with_parts(!2);
+    far_card::card_twin(&mut r, &variants, look);
     far_card::one_pixel_cards(&mut r, &asset, "gl");
     far_fade::crossfade(&mut r, &asset, "gl");
 }

@@ -5,12 +5,13 @@ use glam::{Vec2, Vec3};
 use throng_asset::{BakedAsset, LoopMode};
 use throng_bake::far_tier::FarTierSettings;
 use throng_bake::{bake, BakeOptions};
+use throng_contract::Appearance;
 use throng_render::compute::{far_on_gpu, FarProbe};
 
 /// Runs the comparison on `gpu` for the built-in fox (own materials) and the skinned test file
 /// with two material variants (throng_testdata::variants: a factor, an untextured colour and a
-/// texture changed; probes in variants 0 to 3, 3 past the last); prints the worst difference
-/// under `label`.
+/// texture changed; probes in variants 0 to 3, 3 past the last, every fifth with its second
+/// part hidden); prints the worst difference under `label`.
 pub fn far_twin_scenario(gpu: &throng_render::Gpu, label: &str) {
     let settings = FarTierSettings {
         elevations_deg: vec![-20.0, 15.0, 45.0],
@@ -42,7 +43,8 @@ pub fn far_twin_scenario(gpu: &throng_render::Gpu, label: &str) {
     twin(gpu, &format!("{label}, variants"), &variants, 4);
 }
 
-/// 20,000 probes of `asset`'s far tier in variants `0..variants`: the GPU against the CPU twin.
+/// 20,000 probes of `asset`'s far tier in variants `0..variants` (with a part hidden on some
+/// where there is more than one): the GPU against the CPU twin.
 fn twin(gpu: &throng_render::Gpu, label: &str, asset: &BakedAsset, variants: u32) {
     let tier = asset.far_tier.as_deref().expect("far tier");
     let looped: Vec<bool> = asset
@@ -78,13 +80,20 @@ fn twin(gpu: &throng_render::Gpu, label: &str, asset: &BakedAsset, variants: u32
             x,
             toward,
             uv,
-            variant: i % variants,
+            look: Appearance::DEFAULT
+                .with_variant(i % variants)
+                // Every fifth probe of an asset with variants hides its second part.
+                .with_parts(if variants > 1 && i % 5 == 0 {
+                    !2
+                } else {
+                    u32::MAX
+                }),
         });
     }
     let gpu_texels = far_on_gpu(gpu, tier, &looped, &probes).expect("far compute");
     assert_eq!(gpu_texels.len(), probes.len());
     let mut worst = 0.0f32;
-    let (mut covered, mut recoloured) = (0, 0);
+    let (mut covered, mut recoloured, mut hidden) = (0, 0, 0);
     for (p, g) in probes.iter().zip(&gpu_texels) {
         let c = tier.shown_at(
             p.clip as usize,
@@ -92,7 +101,7 @@ fn twin(gpu: &throng_render::Gpu, label: &str, asset: &BakedAsset, variants: u32
             p.x,
             p.toward,
             p.uv,
-            p.variant,
+            p.look,
         );
         let d = (c.albedo - g.albedo)
             .abs()
@@ -107,19 +116,20 @@ fn twin(gpu: &throng_render::Gpu, label: &str, asset: &BakedAsset, variants: u32
             p.x,
             p.toward,
             p.uv,
-            0,
+            Appearance::DEFAULT,
         );
         recoloured += usize::from(c.coverage > 0.0 && (c.albedo - own.albedo).length() > 0.05);
+        hidden += usize::from(own.coverage > 0.0 && c.coverage == 0.0);
         assert!(d <= 1e-4, "{p:?}: CPU {c:?}, GPU {g:?}");
     }
     println!(
-        "{label}: {} probes ({covered} on the character, {recoloured} of them recoloured by their variant): worst difference {worst:.2e}",
+        "{label}: {} probes ({covered} on the character, {recoloured} of them recoloured by their variant; {hidden} on a part their part mask hides): worst difference {worst:.2e}",
         probes.len()
     );
     assert_eq!(
-        recoloured > 0,
-        variants > 1,
-        "probes in a variant are recoloured only where the asset has variants"
+        (recoloured > 0, hidden > 0),
+        (variants > 1, variants > 1),
+        "probes in a variant, or with a part hidden, differ from the own look only where they ask it"
     );
     assert!(
         covered > probes.len() / 10,

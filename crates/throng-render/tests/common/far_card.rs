@@ -56,15 +56,19 @@ pub fn lone(size: u32, camera: Camera, background: [f32; 4]) -> RenderOptions {
     }
 }
 
-/// The far draw against its CPU twin, pixel by pixel: one instance in material variant
-/// `variant`, turned and scaled, drawn as a card large enough to read (the tier forced by a large LOD bias), and the same picture made
+/// The far draw against its CPU twin, pixel by pixel: one instance in appearance `look` (its
+/// material variant and part mask), turned and scaled, drawn as a card large enough to read (the tier forced by a large LOD bias), and the same picture made
 /// on the CPU — each pixel's ray meets the card's plane (through the tier's sphere centre,
 /// facing the eye), the point's place on the card is read through `FarTier::shown` from the
 /// direction towards the eye in model space, kept above the same ordered-dither threshold and
 /// lit as `throng_render::frame::shade` lights it (no shadows). Within 3 of 255 on every pixel
 /// both draw; pixels where one draws and the other not (the card's edge, dither ties) at most
 /// 1 % of the card's.
-pub fn card_twin(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAsset, variant: u32) {
+pub fn card_twin(
+    r: &mut throng_render::Renderer,
+    asset: &throng_asset::BakedAsset,
+    look: throng_contract::Appearance,
+) {
     if r.downlevel_reason().is_some() {
         eprintln!("skipping: a downlevel device draws no far tier");
         return;
@@ -85,7 +89,7 @@ pub fn card_twin(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAss
     let camera = Camera::looking_at(eye, centre, fov);
     let rt = playing_one(asset, transform, clip, t as f32);
     let transforms = [transform];
-    let looks = [throng_contract::Appearance::DEFAULT.with_variant(variant)];
+    let looks = [look];
     let crowd = Crowd {
         appearance: throng_render::CrowdAppearance::Slice(&looks),
         ..Crowd::new(&g, &transforms, Playback::from(rt.records()))
@@ -144,7 +148,7 @@ pub fn card_twin(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAss
             let uv = glam::Vec2::new(ab.x * 0.5 + 0.5, 0.5 - ab.y * 0.5);
             let inside = uv.cmpge(glam::Vec2::ZERO).all() && uv.cmple(glam::Vec2::ONE).all();
             let cpu = inside
-                .then(|| tier.shown(clip, c.duration, c.loop_mode, t, toward, uv, variant))
+                .then(|| tier.shown(clip, c.duration, c.loop_mode, t, toward, uv, look))
                 .filter(|s| s.coverage > (bayer[((y & 3) * 4 + (x & 3)) as usize] + 0.5) / 16.0);
             let gpu = *frame.image.get_pixel(x, y);
             let bg = background.map(throng_asset::far_tier::srgb_encode);
@@ -166,7 +170,7 @@ pub fn card_twin(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAss
             }
         }
     }
-    eprintln!("card in variant {variant}: {both} pixels drawn by both, {one} by one only, worst difference {worst}/255");
+    eprintln!("card in variant {} with parts {:#x}: {both} pixels drawn by both, {one} by one only, worst difference {worst}/255", look.variant, look.parts);
     assert!(both > 500, "the card covers only {both} pixels");
     assert!(worst <= 3, "worst difference {worst}/255");
     assert!(one * 100 <= both, "{one} pixels drawn by one side only");
