@@ -65,28 +65,21 @@ pub struct FarTier {
 
 /// How a material variant recolours one primitive on the far tier's cards: the variant's
 /// linear base colour where the tier stored `c` (the primitive's own) is
-/// `clamp(M · c + b, 0, 1)`, rows `[M | b]` as in the `mat3x4` layout (row r: `M[r][0..3]`,
+/// `clamp(M · c + b, 0, 1)`, `[M | b]` held as an affine 3×4 of colour (row r: `M[r][0..3]`,
 /// `b[r]`). The bake fits it by least squares over every sample its tiles hold (the own colour
 /// against the variant's at the same texture coordinate), so a factor change, a channel swap or
 /// a solid replacement is exact and any other recolouring is its best affine fit.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FarVariantColour {
-    pub rows: [[f32; 4]; 3],
-}
+pub struct FarVariantColour(pub Affine3x4);
 
 impl FarVariantColour {
     /// The map that changes nothing.
-    pub const IDENTITY: FarVariantColour = FarVariantColour {
-        rows: [
-            [1.0, 0.0, 0.0, 0.0],
-            [0.0, 1.0, 0.0, 0.0],
-            [0.0, 0.0, 1.0, 0.0],
-        ],
-    };
+    pub const IDENTITY: FarVariantColour = FarVariantColour(Affine3x4::IDENTITY);
 
-    /// The variant's colour where the tier stored `c` (linear).
+    /// The variant's colour where the tier stored `c` (linear), as WGSL `far_variant_colour`
+    /// works it out (a dot product per row).
     pub fn apply(&self, c: Vec3) -> Vec3 {
-        let r = self.rows.map(Vec4::from_array);
+        let r = self.0.rows.map(Vec4::from_array);
         let c = c.extend(1.0);
         Vec3::new(r[0].dot(c), r[1].dot(c), r[2].dot(c)).clamp(Vec3::ZERO, Vec3::ONE)
     }

@@ -260,7 +260,7 @@ fn encode(asset: &BakedAsset, file: &str) -> Result<Vec<u8>, AssetError> {
                 .variant_colours
                 .iter()
                 .flatten()
-                .flat_map(|m| m.rows.concat())
+                .flat_map(|m| m.0.rows.concat())
                 .collect();
             bin.view(&le_f32(&words), None)
         },
@@ -847,9 +847,8 @@ fn read_variant_colours(
     }
     let maps: Vec<FarVariantColour> = words
         .chunks_exact(12)
-        .map(|w| FarVariantColour {
-            rows: [0, 4, 8].map(|k| [w[k], w[k + 1], w[k + 2], w[k + 3]]),
-        })
+        .filter_map(|w| <&[f32; 12]>::try_from(w).ok())
+        .map(|w| FarVariantColour(throng_contract::Affine3x4::from_rows(w)))
         .collect();
     Ok(maps.chunks(per.max(1)).map(<[_]>::to_vec).collect())
 }

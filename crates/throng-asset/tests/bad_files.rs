@@ -695,13 +695,13 @@ fn with_far_variant(asset: BakedAsset) -> BakedAsset {
         name: "v".into(),
         materials: vec![None; prims],
     });
-    let map = throng_asset::FarVariantColour {
+    let map = throng_asset::FarVariantColour(throng_contract::Affine3x4 {
         rows: [
             [0.5, 0.0, 0.0, 0.1],
             [0.0, 1.0, 0.0, 0.0],
             [0.25, 0.0, 1.0, 0.0],
         ],
-    };
+    });
     if let Some(t) = asset.far_tier.as_mut() {
         t.variant_colours = vec![vec![map; prims.min(255)]];
     }

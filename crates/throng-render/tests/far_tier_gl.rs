@@ -17,14 +17,7 @@ fn far_cards_on_gl_equal_their_cpu_twin() {
         return;
     };
     assert_eq!(r.adapter().backend, "gl", "expected a GL adapter");
-    let glb = throng_demo::demo_glb();
-    let model = throng_gltf::import_slice(&glb, None, "throng-demo-fox.glb").expect("import");
-    let options = throng_bake::BakeOptions {
-        source_name: "throng-demo-fox.glb".into(),
-        far_tier: Some(Default::default()),
-        ..Default::default()
-    };
-    let asset = throng_bake::bake(&model, &options).expect("bake").0;
+    let asset = far_card::baked_with_far_tier(&throng_demo::demo_glb(), "throng-demo-fox.glb");
     far_card::card_twin(&mut r, &asset, throng_contract::Appearance::DEFAULT);
     let variants = far_card::variants_with_far_tier();
     let look = throng_contract::Appearance::DEFAULT

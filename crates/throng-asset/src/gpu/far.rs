@@ -104,7 +104,7 @@ pub fn atlas(tier: &FarTier, max_dimension: u32) -> Result<FarAtlas, String> {
         for (row, maps) in tier.variant_colours.iter().enumerate() {
             for (p, m) in maps.iter().take(per).enumerate() {
                 let at = (row * per + p) * 12;
-                variant_colours[at..at + 12].copy_from_slice(&m.rows.concat());
+                variant_colours[at..at + 12].copy_from_slice(&m.0.rows.concat());
             }
         }
     }

@@ -7,6 +7,7 @@
 use super::raster::{Materials, Samples};
 use glam::{DMat3, DVec3, Vec3};
 use throng_asset::FarVariantColour;
+use throng_contract::Affine3x4;
 
 /// How strongly the fit is pulled towards the identity where the own colours do not vary
 /// enough to decide it (per sample, in squared linear colour: a spread under ~1 % leaves a
@@ -76,7 +77,7 @@ impl ColourFit {
             [row.x as f32, row.y as f32, row.z as f32, b[r] as f32]
         });
         if rows.iter().flatten().all(|w| w.is_finite()) {
-            FarVariantColour { rows }
+            FarVariantColour(Affine3x4 { rows })
         } else {
             FarVariantColour::IDENTITY
         }
@@ -193,7 +194,7 @@ mod tests {
         for r in 0..3 {
             for c in 0..4 {
                 let want = if r == c { 1.0 } else { 0.0 };
-                assert!((m.rows[r][c] - want).abs() < 1e-6, "{m:?}");
+                assert!((m.0.rows[r][c] - want).abs() < 1e-6, "{m:?}");
             }
         }
     }

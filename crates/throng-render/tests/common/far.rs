@@ -95,14 +95,17 @@ fn twin(gpu: &throng_render::Gpu, label: &str, asset: &BakedAsset, variants: u32
     let mut worst = 0.0f32;
     let (mut covered, mut recoloured, mut hidden) = (0, 0, 0);
     for (p, g) in probes.iter().zip(&gpu_texels) {
-        let c = tier.shown_at(
-            p.clip as usize,
-            looped[p.clip as usize],
-            p.x,
-            p.toward,
-            p.uv,
-            p.look,
-        );
+        let shown = |look| {
+            tier.shown_at(
+                p.clip as usize,
+                looped[p.clip as usize],
+                p.x,
+                p.toward,
+                p.uv,
+                look,
+            )
+        };
+        let c = shown(p.look);
         let d = (c.albedo - g.albedo)
             .abs()
             .max_element()
@@ -110,14 +113,7 @@ fn twin(gpu: &throng_render::Gpu, label: &str, asset: &BakedAsset, variants: u32
             .max((c.coverage - g.coverage).abs());
         worst = worst.max(d);
         covered += usize::from(c.coverage > 0.0);
-        let own = tier.shown_at(
-            p.clip as usize,
-            looped[p.clip as usize],
-            p.x,
-            p.toward,
-            p.uv,
-            Appearance::DEFAULT,
-        );
+        let own = shown(Appearance::DEFAULT);
         recoloured += usize::from(c.coverage > 0.0 && (c.albedo - own.albedo).length() > 0.05);
         hidden += usize::from(own.coverage > 0.0 && c.coverage == 0.0);
         assert!(d <= 1e-4, "{p:?}: CPU {c:?}, GPU {g:?}");

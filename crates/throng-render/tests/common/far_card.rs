@@ -29,17 +29,21 @@ pub fn playing_one(
 /// The skinned test file with two material variants (throng_testdata::variants) baked with a
 /// far tier: it holds a colour map per variant.
 pub fn variants_with_far_tier() -> throng_asset::BakedAsset {
-    let glb = throng_testdata::variants::glb();
-    let model = throng_gltf::import_slice(&glb, None, "variants.glb").expect("import");
-    let options = throng_bake::BakeOptions {
-        source_name: "variants.glb".into(),
-        far_tier: Some(Default::default()),
-        ..Default::default()
-    };
-    let asset = throng_bake::bake(&model, &options).expect("bake").0;
+    let asset = baked_with_far_tier(&throng_testdata::variants::glb(), "variants.glb");
     let maps = &asset.far_tier.as_deref().expect("far tier").variant_colours;
     assert_eq!(maps.len(), 2, "a colour map per variant");
     asset
+}
+
+/// `glb` (named `name`) baked with the default far tier.
+pub fn baked_with_far_tier(glb: &[u8], name: &str) -> throng_asset::BakedAsset {
+    let model = throng_gltf::import_slice(glb, None, name).expect("import");
+    let options = throng_bake::BakeOptions {
+        source_name: name.into(),
+        far_tier: Some(Default::default()),
+        ..Default::default()
+    };
+    throng_bake::bake(&model, &options).expect("bake").0
 }
 
 /// A `size`-pixel square picture of what `camera` sees on `background`, without ground or
