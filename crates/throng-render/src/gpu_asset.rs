@@ -688,27 +688,14 @@ pub(crate) fn far_variant_texture(
     gpu: &Gpu,
     atlas: &throng_asset::gpu::far::FarAtlas,
 ) -> wgpu::TextureView {
-    gpu.device
-        .create_texture_with_data(
-            &gpu.queue,
-            &wgpu::TextureDescriptor {
-                label: Some("throng far variant colours"),
-                size: wgpu::Extent3d {
-                    width: atlas.variant_size[0],
-                    height: atlas.variant_size[1],
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba32Float,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING,
-                view_formats: &[],
-            },
-            wgpu::util::TextureDataOrder::LayerMajor,
-            bytemuck::cast_slice(&atlas.variant_colours),
-        )
-        .create_view(&Default::default())
+    let [width, height] = atlas.variant_size;
+    far_data_texture(
+        gpu,
+        "throng far variant colours",
+        (width, height),
+        wgpu::TextureFormat::Rgba32Float,
+        bytemuck::cast_slice(&atlas.variant_colours),
+    )
 }
 
 /// One of a far-tier atlas's two pictures (`data`) as an `Rgba8Unorm` texture, read with
@@ -719,23 +706,28 @@ pub(crate) fn far_texture(
     data: &[u8],
     label: &str,
 ) -> wgpu::TextureView {
+    far_data_texture(
+        gpu,
+        label,
+        (atlas.width, atlas.height),
+        wgpu::TextureFormat::Rgba8Unorm,
+        data,
+    )
+}
+
+/// A sampled 2D texture of `size` texels holding `data`, and its view.
+fn far_data_texture(
+    gpu: &Gpu,
+    label: &str,
+    size: (u32, u32),
+    format: wgpu::TextureFormat,
+    data: &[u8],
+) -> wgpu::TextureView {
+    let usage = wgpu::TextureUsages::TEXTURE_BINDING;
     gpu.device
         .create_texture_with_data(
             &gpu.queue,
-            &wgpu::TextureDescriptor {
-                label: Some(label),
-                size: wgpu::Extent3d {
-                    width: atlas.width,
-                    height: atlas.height,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba8Unorm,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING,
-                view_formats: &[],
-            },
+            &crate::target::texture_2d(label, size, format, usage),
             wgpu::util::TextureDataOrder::LayerMajor,
             data,
         )

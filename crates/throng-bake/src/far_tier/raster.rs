@@ -113,13 +113,10 @@ impl Materials {
     /// `variant` (0: its own material; white without a material, the factor alone without a
     /// texture).
     pub fn albedo_in(&self, variant: usize, prim: usize, uv: Option<Vec2>) -> Vec3 {
-        let surfaces = match variant.checked_sub(1) {
-            None => &self.surfaces,
-            Some(v) => match self.variants.get(v) {
-                Some(s) => s,
-                None => &self.surfaces,
-            },
-        };
+        let surfaces = variant
+            .checked_sub(1)
+            .and_then(|v| self.variants.get(v))
+            .unwrap_or(&self.surfaces);
         let Some(Some(s)) = surfaces.get(prim) else {
             return Vec3::ONE;
         };
