@@ -7,17 +7,24 @@
 // holds one pixel centre as one point there (one vertex a card in a non-instanced point list
 // instead of an instance of four: crate::passes::far), working out its fragment with the same
 // `far_shaded` as fs_far; `fs_far_dot` (`fs_far_dot_motion`) only writes it. Defs:
-// GPU_TIMED, CULLED (crate::shaders::Program::FarDraw).
+// GPU_TIMED, CULLED (crate::shaders::Program::FarDraw); DOWNLEVEL (Program::FarDrawDownlevel:
+// instances, clips and the tier's tables from data textures, docs/downlevel.md; quads only).
 
 #import throng::playback::{Layer, instance_affine, layer_clip}
 #import throng::decode::affine_cofactors
 #import throng::instances::{instance_id, instance_transform, shown_layers}
 #import throng::bone::{layer_rows_of, layer_is_base}
+#ifdef DOWNLEVEL
+#import throng::bone::record_texel
+#endif
 #import throng::appearance::{appearance_tint, appearance_of, Appearance}
 #import throng_render::appearance::instance_appearance
 #import throng_render::frame::{frame, draw, clip_position, shade, dither_threshold, fade_threshold}
 #import throng::far::{FarParams, FarClip, FarTaps, far_taps, far_blend, far_share, far_placed_sphere}
+#ifndef DOWNLEVEL
+// (throng::cull binds storage buffers; the downlevel mode draws no one-pixel cards.)
 #import throng::cull::sphere_pixel_centres
+#endif
 #ifdef MOTION
 #import throng_render::frame::{MotionOut, clip_motion, motion_out}
 #endif
@@ -25,8 +32,42 @@
 @group(0) @binding(#{B_FAR_COLOUR}) var far_colour: texture_2d<f32>;
 @group(0) @binding(#{B_FAR_SURFACE}) var far_surface: texture_2d<f32>;
 @group(0) @binding(#{B_FAR_PARAMS}) var<uniform> far_params: FarParams;
+#ifdef DOWNLEVEL
+// Devices without storage buffers in the vertex stage: the tier's clips and row coordinates
+// are Rgba32Uint data textures of one-texel records (throng_render::gpu_asset::FarTables): the
+// clip count, then a FarClip per clip; four rows' frame coordinates (f32 bits) a texel.
+@group(0) @binding(#{B_FAR_CLIPS}) var far_clip_texels: texture_2d<u32>;
+@group(0) @binding(#{B_FAR_ROWS}) var far_row_texels: texture_2d<u32>;
+
+fn far_table_texel(table: texture_2d<u32>, i: u32) -> vec4<u32> {
+    return textureLoad(table, record_texel(i, 1u, 0u, textureDimensions(table).x), 0);
+}
+
+// Clip `c` of the tier, the last for an index past it.
+fn far_clip(c: u32) -> FarClip {
+    let count = max(far_table_texel(far_clip_texels, 0u).x, 1u);
+    let t = far_table_texel(far_clip_texels, 1u + min(c, count - 1u));
+    return FarClip(t.x, t.y, t.z, t.w);
+}
+
+// Frame-table row `r`'s frame coordinate in its clip's far frames.
+fn far_row(r: u32) -> f32 {
+    return bitcast<f32>(far_table_texel(far_row_texels, r / 4u)[r % 4u]);
+}
+#else
 @group(0) @binding(#{B_FAR_CLIPS}) var<storage, read> far_clips: array<FarClip>;
 @group(0) @binding(#{B_FAR_ROWS}) var<storage, read> far_rows: array<f32>;
+
+// Clip `c` of the tier, the last for an index past it.
+fn far_clip(c: u32) -> FarClip {
+    return far_clips[min(c, arrayLength(&far_clips) - 1u)];
+}
+
+// Frame-table row `r`'s frame coordinate in its clip's far frames.
+fn far_row(r: u32) -> f32 {
+    return far_rows[r];
+}
+#endif
 @group(0) @binding(#{B_FAR_VARIANTS}) var far_variants: texture_2d<f32>;
 
 struct FarOut {
@@ -66,11 +107,11 @@ fn far_clip_and_x(inst: u32) -> vec2<f32> {
         }
     }
     let l = layers[best];
-    let c = min(layer_clip(l), arrayLength(&far_clips) - 1u);
+    let c = layer_clip(l);
     let rows = layer_rows_of(l);
-    let n = f32(max(far_clips[c].frames, 1u));
-    let x0 = far_rows[rows.x];
-    var x1 = far_rows[rows.y];
+    let n = f32(max(far_clip(c).frames, 1u));
+    let x0 = far_row(rows.x);
+    var x1 = far_row(rows.y);
     // Across a looping clip's seam the next row is the first again: one more period.
     if (x1 < x0) {
         x1 += n;
@@ -117,7 +158,7 @@ fn far_card(inst: u32) -> FarCard {
     right = normalize(right);
     let up = cross(d, right);
     let cx = far_clip_and_x(inst);
-    let taps = far_taps(far_params, far_clips[u32(cx.x)], cx.y, toward);
+    let taps = far_taps(far_params, far_clip(u32(cx.x)), cx.y, toward);
     var out: FarOut;
     out.tiles = taps.tiles;
     out.weights = taps.weights;
@@ -154,6 +195,7 @@ fn vs_far(@builtin(vertex_index) v: u32, @builtin(instance_index) instance: u32)
     return far_card_at(far_card(inst), corner);
 }
 
+#ifndef DOWNLEVEL
 // One card of the main view whose screen box (throng::cull::sphere_pixel_centres, as the
 // culling pass measured it) holds one pixel centre: a point there, carrying what the card's
 // quad would hand the fragment stage at that centre — the pixel's ray met with the card's plane
@@ -190,6 +232,7 @@ fn vs_far_dot(@builtin(vertex_index) v: u32) -> FarOut {
     out.tint = shown;
     return out;
 }
+#endif
 
 // Whether the card shows at a fragment of framebuffer position `frag` with covered share
 // `coverage`: above an ordered-dither threshold, so the card is drawn opaque, like every throng

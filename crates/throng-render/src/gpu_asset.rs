@@ -141,6 +141,50 @@ pub struct GpuFar {
     pub diameter: f32,
     /// That sphere: model centre (xyz) and radius (w).
     pub sphere: [f32; 4],
+    /// [`Self::clips`] and [`Self::rows`] as the downlevel mode reads them.
+    pub(crate) tables: FarTables,
+}
+
+/// A far tier's clips and row coordinates as Rgba32Uint data textures of one-texel records
+/// (the downlevel mode, docs/downlevel.md; WGSL `far_clip` and `far_row` in
+/// `shaders/far_draw.wgsl`): the clip count, then per clip its [`far::FarClipWords`]; four
+/// rows' coordinates (f32 bits) a texel.
+///
+/// [`far::FarClipWords`]: throng_asset::gpu::far::FarClipWords
+pub(crate) struct FarTables {
+    pub clips: wgpu::TextureView,
+    pub rows: wgpu::TextureView,
+}
+
+impl FarTables {
+    fn new(
+        gpu: &Gpu,
+        clips: &[throng_asset::gpu::far::FarClipWords],
+        rows: &[f32],
+    ) -> Result<Self, RenderError> {
+        // As the storage buffer, one zero clip stands in for none.
+        let zero = [throng_asset::gpu::far::FarClipWords::default()];
+        let clips = if clips.is_empty() { &zero[..] } else { clips };
+        let clip_texels: Vec<[u32; 4]> = std::iter::once([clips.len() as u32, 0, 0, 0])
+            .chain(
+                clips
+                    .iter()
+                    .map(|c| [c.first_frame, c.frames, c.looped, c.pad]),
+            )
+            .collect();
+        let row_texels: Vec<[u32; 4]> = rows
+            .chunks(4)
+            .map(|r| std::array::from_fn(|k| r.get(k).copied().unwrap_or(0.0).to_bits()))
+            .collect();
+        let table = |what, texels: &[[u32; 4]]| {
+            crate::data_texture::data_texture(&gpu.device, &gpu.queue, what, texels, 1)
+                .map(|(_, view)| view)
+        };
+        Ok(Self {
+            clips: table("far tier clip table", &clip_texels)?,
+            rows: table("far tier row table", &row_texels)?,
+        })
+    }
 }
 
 /// What the downlevel mode reads of an asset besides the GPU resources of the full mode.
@@ -660,7 +704,9 @@ fn upload_far(
             .is_some_and(|c| c.loop_mode == throng_asset::LoopMode::Loop)
     };
     let rows = tier.row_coordinates(&asset.clips, asset.bone_texture.rows.max(1));
+    let clips = far::clip_words(tier, looped);
     Ok(GpuFar {
+        tables: FarTables::new(gpu, &clips, &rows)?,
         colour: far_texture(gpu, &atlas, &atlas.colour, "throng far colour"),
         surface: far_texture(gpu, &atlas, &atlas.surface, "throng far surface"),
         params: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -671,7 +717,7 @@ fn upload_far(
         clips: storage_buffer(
             device,
             "throng far clips",
-            &far::clip_words(tier, looped),
+            &clips,
             far::FarClipWords::default(),
         ),
         rows: storage_buffer(device, "throng far rows", &rows, 0.0f32),

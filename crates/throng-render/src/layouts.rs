@@ -239,6 +239,15 @@ pub fn reference_draw(device: &wgpu::Device) -> wgpu::BindGroupLayout {
 /// `encoding` (the texture path) the bone texture, the bone params, the clip table's and the
 /// instances' data textures and the frame uniform.
 pub fn downlevel_draw(device: &wgpu::Device, encoding: Option<Encoding>) -> wgpu::BindGroupLayout {
+    layout(
+        device,
+        "throng downlevel draw",
+        &downlevel_entries(encoding),
+    )
+}
+
+/// The entries of [`downlevel_draw`].
+fn downlevel_entries(encoding: Option<Encoding>) -> Vec<wgpu::BindGroupLayoutEntry> {
     let mut e = vec![
         uniform(b::BONE_PARAMS, DRAW),
         data_texture(b::CLIPS, DRAW),
@@ -246,7 +255,7 @@ pub fn downlevel_draw(device: &wgpu::Device, encoding: Option<Encoding>) -> wgpu
         uniform(b::FRAME, DRAW),
     ];
     e.extend(encoding.map(|encoding| bone_texture(encoding, DRAW)));
-    layout(device, "throng downlevel draw", &e)
+    e
 }
 
 /// Group 0 of the reference draw and the ground on a device without storage buffers in the
@@ -411,16 +420,35 @@ pub(crate) fn far_compute(device: &wgpu::Device) -> wgpu::BindGroupLayout {
 /// Group 0 of the far draw: [`crowd_draw_entries`] (culled) and the far tier: its two atlases,
 /// parameters, clips, row coordinates and variants' colour maps.
 pub fn far_draw(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
+    let mut e = crowd_draw_entries(timing, true);
+    e.extend(far_entries([
+        storage(b::FAR_CLIPS, VERTEX, true),
+        storage(b::FAR_ROWS, VERTEX, true),
+    ]));
+    layout(device, "throng far draw", &e)
+}
+
+/// Group 0 of the downlevel mode's far draw: [`downlevel_draw`]'s without a bone texture and
+/// the far tier, its clips and row coordinates as data textures.
+pub fn far_draw_downlevel(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    let mut e = downlevel_entries(None);
+    e.extend(far_entries([
+        data_texture(b::FAR_CLIPS, VERTEX),
+        data_texture(b::FAR_ROWS, VERTEX),
+    ]));
+    layout(device, "throng far draw (downlevel)", &e)
+}
+
+/// The far tier's entries of a far draw's group 0, its clips and row coordinates as `tables`.
+fn far_entries(tables: [wgpu::BindGroupLayoutEntry; 2]) -> Vec<wgpu::BindGroupLayoutEntry> {
     let float = wgpu::TextureSampleType::Float { filterable: false };
     let d2 = wgpu::TextureViewDimension::D2;
-    let mut e = crowd_draw_entries(timing, true);
-    e.extend([
+    let mut e = vec![
         texture(b::FAR_COLOUR, DRAW, float, d2),
         texture(b::FAR_SURFACE, DRAW, float, d2),
         uniform(b::FAR_PARAMS, DRAW),
-        storage(b::FAR_CLIPS, VERTEX, true),
-        storage(b::FAR_ROWS, VERTEX, true),
         texture(b::FAR_VARIANTS, DRAW, float, d2),
-    ]);
-    layout(device, "throng far draw", &e)
+    ];
+    e.extend(tables);
+    e
 }

@@ -311,6 +311,11 @@ impl Renderer {
             if let Some(s) = k.1 {
                 self.draws.prepare(device, &self.layouts, s)?;
             }
+            // The downlevel mode draws cards where its culling lists them
+            // (DownlevelRun::draws_cards).
+            if downlevel.is_some() && opts.cull && opts.far_tier && c.asset.far.is_some() {
+                self.draws.far.prepare_crowd(device, &self.layouts, &k)?;
+            }
             keys.push(k);
         }
         if downlevel.is_some() {
@@ -331,10 +336,7 @@ impl Renderer {
                 self.palette.prepare(device, pk)?;
             }
             if k.0.culled && c.asset.far.is_some() {
-                for color in [k.0.color].into_iter().chain(k.1.map(|s| s.color)) {
-                    let key = (k.0.timing, color, k.0.motion);
-                    self.draws.far.prepare(device, &self.layouts, key)?;
-                }
+                self.draws.far.prepare_crowd(device, &self.layouts, k)?;
             }
             if !c.props.is_empty() {
                 for color in [k.0.color].into_iter().chain(k.1.map(|s| s.color)) {
@@ -576,7 +578,14 @@ impl Renderer {
         self.prev_view_proj = motion.then_some(setup.view_proj);
         for cd in &frames {
             if let Some(run) = cd.downlevel() {
-                run.add_counts(&mut stats, &lod_indices(cd.crowd.asset, run.lods));
+                let mut indices = lod_indices(cd.crowd.asset, run.lods);
+                // A card is two triangles, as the full mode's far argument entry counts it.
+                if let (Some(far), true) = (&cd.crowd.asset.far, cd.draws_cards()) {
+                    if let Some(i) = indices.get_mut(far.level as usize) {
+                        *i = crate::passes::far::CARD_INDICES as u64;
+                    }
+                }
+                run.add_counts(&mut stats, &indices);
             }
         }
         let args = readback.then(|| self.copy_args(enc, &frames));

@@ -143,6 +143,10 @@ pub enum Program {
     /// instances from the culling pass's far list; and the one-pixel cards, `vs_far_dot` +
     /// `fs_far_dot` (`fs_far_dot_motion`), a point each from the end of that list.
     FarDraw { timing: Timing, motion: bool },
+    /// The downlevel mode's cards (def `DOWNLEVEL`): `vs_far` + `fs_far` or `fs_far_shadow`,
+    /// instances from a data texture and the tier's clips and row coordinates from data
+    /// textures; CPU-timed layers, no motion vectors, no one-pixel points.
+    FarDrawDownlevel,
 }
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -269,7 +273,7 @@ impl Program {
                 "crates/throng-render/shaders/far_compute.wgsl",
                 include_str!("../shaders/far_compute.wgsl"),
             ),
-            Program::FarDraw { .. } => (
+            Program::FarDraw { .. } | Program::FarDrawDownlevel => (
                 "crates/throng-render/shaders/far_draw.wgsl",
                 include_str!("../shaders/far_draw.wgsl"),
             ),
@@ -359,6 +363,7 @@ impl Program {
             Program::RecordScatter => "record_scatter".into(),
             Program::FarCompute => "far_compute".into(),
             Program::FarDraw { timing, motion: m } => format!("far_draw-{timing}{}", motion(m)),
+            Program::FarDrawDownlevel => "far_draw-downlevel".into(),
         }
     }
 
@@ -449,6 +454,10 @@ impl Program {
             Program::ReferenceDrawDownlevel => {
                 on("DOWNLEVEL");
                 (None, Skinning::Linear, None, false)
+            }
+            Program::FarDrawDownlevel => {
+                on("DOWNLEVEL");
+                (None, Skinning::Linear, Some(Timing::Cpu), false)
             }
             Program::VatDraw {
                 timing,
@@ -611,6 +620,7 @@ pub fn all_programs() -> Vec<Program> {
         Program::Occlusion,
         Program::RecordScatter,
         Program::FarCompute,
+        Program::FarDrawDownlevel,
     ];
     for timing in Timing::ALL {
         v.push(Program::LayersCompute { timing });

@@ -129,10 +129,6 @@ fn the_far_lists_of_the_gpu_pass_equal_the_cpu_twins() {
 #[test]
 fn far_cards_draw_the_meshes_picture_at_the_switch_size() {
     let Some(mut r) = renderer() else { return };
-    if r.downlevel_reason().is_some() {
-        eprintln!("skipping: a downlevel device draws no far tier");
-        return;
-    }
     let asset = fox();
     let g = r.upload(&asset).expect("upload");
     let tier = asset.far_tier.as_deref().expect("far tier");
@@ -218,11 +214,15 @@ fn far_cards_draw_the_meshes_picture_at_the_switch_size() {
     );
 }
 
-/// The far draw against its CPU twin (`tests/common/far_card.rs`) on the default backend.
+/// The far draw against its CPU twin (`tests/common/far_card.rs`) on the default backend, in
+/// the full and the downlevel mode.
 #[test]
 fn far_cards_equal_their_cpu_twin() {
     let Some(mut r) = renderer() else { return };
-    far_card::card_twin(&mut r, &fox(), Appearance::DEFAULT);
+    let asset = fox();
+    for downlevel in [false, true] {
+        far_card::card_twin(&mut r, &asset, Appearance::DEFAULT, downlevel);
+    }
 }
 
 /// Cards in material variants and with a part hidden against their CPU twin: the skinned test
@@ -238,8 +238,18 @@ fn far_cards_show_material_variants_and_part_masks() {
         Appearance::DEFAULT.with_variant(2),
         Appearance::DEFAULT.with_parts(!2),
     ] {
-        far_card::card_twin(&mut r, &asset, look);
+        for downlevel in [false, true] {
+            far_card::card_twin(&mut r, &asset, look, downlevel);
+        }
     }
+}
+
+/// The downlevel mode's meshes, crossfade and cards against the full mode's
+/// (`tests/common/far_card.rs`).
+#[test]
+fn downlevel_cards_draw_what_the_full_mode_draws() {
+    let Some(mut r) = renderer() else { return };
+    far_card::downlevel_crowd(&mut r, &fox(), "default-backend");
 }
 
 /// One-pixel cards drawn as points against quads (`tests/common/far_card.rs`).

@@ -18,12 +18,22 @@ fn far_cards_on_gl_equal_their_cpu_twin() {
     };
     assert_eq!(r.adapter().backend, "gl", "expected a GL adapter");
     let asset = far_card::baked_with_far_tier(&throng_demo::demo_glb(), "throng-demo-fox.glb");
-    far_card::card_twin(&mut r, &asset, throng_contract::Appearance::DEFAULT);
+    for downlevel in [false, true] {
+        far_card::card_twin(
+            &mut r,
+            &asset,
+            throng_contract::Appearance::DEFAULT,
+            downlevel,
+        );
+    }
     let variants = far_card::variants_with_far_tier();
     let look = throng_contract::Appearance::DEFAULT
         .with_variant(1)
         .with_parts(!2);
-    far_card::card_twin(&mut r, &variants, look);
+    for downlevel in [false, true] {
+        far_card::card_twin(&mut r, &variants, look, downlevel);
+    }
     far_card::one_pixel_cards(&mut r, &asset, "gl");
+    far_card::downlevel_crowd(&mut r, &asset, "gl");
     far_fade::crossfade(&mut r, &asset, "gl");
 }

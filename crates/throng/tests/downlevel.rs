@@ -4,7 +4,9 @@
 //! buffers ([`NO_COMPUTE_GL`]), where the mode is chosen by itself — and (2) with `--downlevel`
 //! on Vulkan (lavapipe), each against the Vulkan full mode's image of the same scene. A Fox
 //! baked at 480 fps (2540 frame-table rows) playing its last clip checks that the bone texture
-//! wraps its rows into a second layer at the downlevel device's 2048-texel side.
+//! wraps its rows into a second layer at the downlevel device's 2048-texel side. A Fox baked
+//! with LODs and a far tier, seen where every fox shows its card and a third also crossfade
+//! from their coarsest mesh, checks the downlevel mode's cards (docs/design.md §5 "Far tier").
 //!
 //! Tolerance: the drivers rasterise and round differently at silhouette edges and in shadow
 //! filtering, so at most 0.5 % of pixels may differ by more than 8/255 (an empty field against
@@ -137,7 +139,14 @@ fn downlevel_draws_what_the_full_mode_draws() {
     let Some(tall) = bake(&fox_src, "fox-480", &["--fps", "480"]) else {
         return;
     };
-    let cases: [(&str, &str, &[&str]); 5] = [
+    let Some(far) = bake(
+        &fox_src,
+        "fox-far",
+        &["--lod", "0.5,0.25,0.1", "--far-tier"],
+    ) else {
+        return;
+    };
+    let cases: [(&str, &str, &[&str]); 6] = [
         (
             "fox-texture",
             &fox,
@@ -168,6 +177,11 @@ fn downlevel_draws_what_the_full_mode_draws() {
                 "1.0",
             ],
         ),
+        (
+            "fox-far-tier",
+            &far,
+            &["--instances", "64", "--lod-bias", "2", "--path", "texture"],
+        ),
     ];
     let mut report = Vec::new();
     for (name, baked, args) in cases {
@@ -197,6 +211,20 @@ fn downlevel_draws_what_the_full_mode_draws() {
             "{name}: --downlevel not reported:\n{}",
             vk.1
         );
+        if name == "fox-far-tier" {
+            // Every fox a card (LOD 4), some also at the coarsest mesh (the crossfade's band).
+            for (mode, run) in [("full", &full), ("GL 3.3", &gl), ("--downlevel", &vk)] {
+                let frame = run
+                    .1
+                    .lines()
+                    .find(|l| l.starts_with("frame:"))
+                    .unwrap_or("");
+                assert!(
+                    frame.contains("LOD 4: 64)") && !frame.contains("LOD 3: 0,"),
+                    "{name} ({mode}): not cards and meshes: {frame}"
+                );
+            }
+        }
         let a = compare(&format!("{name}-gl33"), &full, &gl);
         let b = compare(&format!("{name}-vulkan-downlevel"), &full, &vk);
         report.push(format!(

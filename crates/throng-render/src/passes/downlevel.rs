@@ -103,13 +103,12 @@ pub(crate) fn run(
     crowd: &Crowd,
     (setup, opts): (&FrameSetup, &RenderOptions),
 ) -> Result<DownlevelRun, RenderError> {
-    // It draws the far level at the coarsest mesh (no cards), so a crossfade band would draw
-    // those instances twice: the switch is hard.
-    let hard = RenderOptions {
-        far_fade: 0.0,
+    // Every card is drawn as a quad: no one-pixel list.
+    let quads = RenderOptions {
+        far_dots: false,
         ..*opts
     };
-    let (layers, ids, lods, culled) = lists(crowd, setup, &hard)?;
+    let (layers, ids, lods, culled) = lists(crowd, setup, &quads)?;
     // Without culling both passes draw every instance: one copy serves both.
     let shared = !culled;
     let mut lists = Vec::with_capacity(2 * lods as usize);
@@ -166,6 +165,13 @@ pub(crate) fn run(
 }
 
 impl DownlevelRun {
+    /// Whether the far level of this run's crowd of `asset` is drawn as cards: the asset has a
+    /// far tier, drawn (`opts.far_tier`; else no instance is listed under it), and the lists
+    /// were culled (else every instance is at LOD 0).
+    pub fn draws_cards(&self, asset: &crate::GpuAsset, opts: &RenderOptions) -> bool {
+        opts.far_tier && asset.far.as_ref().is_some_and(|f| f.level < self.lods)
+    }
+
     /// The (first slot, count) of list (pass, LOD); (0, 0) for a list the run has none of.
     pub fn list(&self, pass_index: u32, lod: u32) -> (u32, u32) {
         let at = (pass_index * self.lods + lod) as usize;

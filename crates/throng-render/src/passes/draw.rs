@@ -18,6 +18,7 @@ use crate::gpu_types::{DrawIndexedArgs, DRAW_PARAMS_STRIDE};
 use crate::layouts;
 use crate::options::{RenderOptions, SkinPath};
 use crate::passes::cull::CullRun;
+use crate::passes::far::{FarInstances, FarKey};
 use crate::passes::props::{PropDraw, PropDraws};
 use crate::shaders::Program;
 
@@ -132,6 +133,11 @@ pub(crate) struct CrowdDraw<'a> {
 impl CrowdDraw<'_> {
     pub fn casts_shadows(&self) -> bool {
         self.shadow_key.is_some()
+    }
+
+    /// Whether its far level is drawn as cards.
+    pub fn draws_cards(&self) -> bool {
+        self.far.is_some()
     }
 
     /// Binds primitive `i` (`p`)'s material, VAT textures and buffers for its draws.
@@ -383,11 +389,36 @@ impl SkinnedDraws {
             layout: &tp.bgl,
             entries: &entries,
         });
+        let far = match (buffers, cull, downlevel) {
+            (Some(buffers), Some(run), _) => self.far.crowd(
+                device,
+                asset,
+                FarInstances::Culled(buffers, run),
+                &setup.frame,
+                key.timing,
+            )?,
+            (_, _, Some(run)) if run.draws_cards(asset, opts) => self.far.crowd(
+                device,
+                asset,
+                FarInstances::Downlevel(run),
+                &setup.frame,
+                key.timing,
+            )?,
+            _ => None,
+        };
         let lods = asset.lod_count();
         let params = match downlevel {
-            Some(run) => crate::passes::draw_params_at(device, run.lods, opts, |pass, lod| {
-                run.list(pass, lod).0
-            }),
+            // Meshes crossfade with cards only where cards are drawn.
+            Some(run) => crate::passes::draw_params_at(
+                device,
+                run.lods,
+                opts,
+                match far {
+                    Some(_) => crate::passes::far::fade_words(asset, opts),
+                    None => crate::passes::NO_FADE,
+                },
+                |pass, lod| run.list(pass, lod).0,
+            ),
             None => draw_params_buffer(
                 device,
                 (lods, cull.map_or(0, |c| c.segment)),
@@ -427,18 +458,8 @@ impl SkinnedDraws {
                 .crowd(device, layouts, &crowd, buffers, &setup.frame)?,
             None => Vec::new(),
         };
-        let far = match (buffers, cull) {
-            (Some(buffers), Some(run)) => {
-                self.far
-                    .crowd(device, asset, buffers, run, &setup.frame, key.timing)?
-            }
-            _ => None,
-        };
-        // The downlevel mode draws the far level's instances at the coarsest mesh LOD.
-        let mesh_lods = match downlevel {
-            Some(r) => r.lods,
-            None => asset.mesh_lod_count(),
-        };
+        // (The downlevel mode lists no instance at the far level unless it draws cards.)
+        let mesh_lods = asset.mesh_lod_count();
         let lods = downlevel.map_or(lods, |r| r.lods);
         Ok(CrowdDraw {
             props,
@@ -489,7 +510,13 @@ impl SkinnedDraws {
         pass.set_pipeline(&tp.pipeline);
         pass.set_bind_group(b::group::SKIN, &cd.skin_group, &[]);
         if let Some(run) = cd.downlevel() {
-            return record_downlevel(pass, cd, run, group, pass_index);
+            let mut draws = record_downlevel(pass, cd, run, group, pass_index);
+            if let (Some(far), Some(k), true) = (&cd.far, key, pass_index < 2) {
+                draws +=
+                    self.far
+                        .record_downlevel(pass, (far, FarKey::of(&k)), run, pass_index, group);
+            }
+            return draws;
         }
         let arg_size = std::mem::size_of::<DrawIndexedArgs>() as u64;
         // One draw per (primitive, LOD), or per primitive with a multi-draw over its LODs.
@@ -525,8 +552,7 @@ impl SkinnedDraws {
         if let (Some(far), Some(run), Some(k)) = (&cd.far, cd.cull(), key) {
             draws += self.far.record(
                 pass,
-                far,
-                (k.timing, k.color, k.motion),
+                (far, FarKey::of(&k)),
                 run,
                 (pass_index, cd.lods, prims),
                 group,
@@ -652,7 +678,7 @@ fn draw_program(
 
 /// Group 0 entries of a downlevel draw but the frame uniform: (texture path) the bone
 /// texture, the bone params, the clip table's and the instances' data textures.
-fn downlevel_entries<'a>(
+pub(crate) fn downlevel_entries<'a>(
     asset: &'a crate::GpuAsset,
     run: &'a crate::passes::downlevel::DownlevelRun,
     bones: bool,
@@ -671,8 +697,8 @@ fn downlevel_entries<'a>(
     v
 }
 
-/// One crowd's downlevel draws of a pass (0 main, 1 shadow): per LOD with instances, one
-/// plain instanced draw per primitive of the list's length, the list's first slot in the
+/// One crowd's downlevel mesh draws of a pass (0 main, 1 shadow): per mesh LOD with instances,
+/// one plain instanced draw per primitive of the list's length, the list's first slot in the
 /// per-draw uniform. Returns the draw calls recorded.
 fn record_downlevel(
     pass: &mut wgpu::RenderPass<'_>,
@@ -685,7 +711,7 @@ fn record_downlevel(
         return 0;
     }
     let mut draws = 0;
-    for lod in 0..run.lods {
+    for lod in 0..cd.mesh_lods.min(run.lods) {
         let (_, count) = run.list(pass_index, lod);
         if count == 0 {
             continue;

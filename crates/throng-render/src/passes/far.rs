@@ -4,9 +4,10 @@
 //! level, whose argument entry (primitive 0's, of that pass and level) counts six indices a
 //! card. In the main pass a second, non-instanced draw of points shows the cards whose screen
 //! box holds one pixel centre (`RenderOptions::far_dots`; the culling pass counts them in
-//! their own entry and keeps them at the end of the far level's list). Inputs: a culled crowd,
-//! its buffers, its culling run and the frame. Output: draw calls recorded into a pass after
-//! the crowd's meshes.
+//! their own entry and keeps them at the end of the far level's list). In the downlevel mode
+//! (docs/downlevel.md) one plain instanced draw of cards per pass, of the CPU culling's far
+//! list. Inputs: a culled crowd, its buffers and culling run (or its downlevel run) and the
+//! frame. Output: draw calls recorded into a pass after the crowd's meshes.
 
 use std::collections::HashMap;
 
@@ -21,6 +22,8 @@ use crate::gpu_asset::GpuAsset;
 use crate::gpu_types::{DrawIndexedArgs, DRAW_PARAMS_STRIDE};
 use crate::layouts;
 use crate::passes::cull::CullRun;
+use crate::passes::downlevel::DownlevelRun;
+use crate::passes::draw::PipelineKey;
 use crate::shaders::Program;
 
 /// Indices of one card: two triangles over its four corners (vertex index bit 0: right, bit
@@ -39,14 +42,44 @@ pub(crate) fn fade_words(asset: &GpuAsset, opts: &crate::RenderOptions) -> super
     }
 }
 
-/// A far pipeline: its timing, its colour target (None: the shadow pass) and motion vectors.
-type FarKey = (Timing, Option<wgpu::TextureFormat>, bool);
+/// A far pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct FarKey {
+    pub timing: Timing,
+    /// The colour target (None: the shadow pass).
+    pub color: Option<wgpu::TextureFormat>,
+    /// Motion vectors (colour passes of the full mode only).
+    pub motion: bool,
+    /// The downlevel mode's program ([`Program::FarDrawDownlevel`]).
+    pub downlevel: bool,
+}
 
-/// The far tier's pipelines, their group 0 layouts and the card's index buffer, built on first
-/// use.
+impl FarKey {
+    /// The key of the cards beside a crowd's mesh draw of `k`.
+    pub fn of(k: &PipelineKey) -> Self {
+        Self {
+            timing: k.timing,
+            color: k.color,
+            motion: k.motion,
+            downlevel: k.downlevel,
+        }
+    }
+
+    /// The key of the pipeline that draws it: the shadow pass has no motion target, whatever
+    /// the main pass writes, and the downlevel mode none at all.
+    fn drawn(self) -> Self {
+        Self {
+            motion: self.motion && self.color.is_some() && !self.downlevel,
+            ..self
+        }
+    }
+}
+
+/// The far tier's pipelines, their group 0 layouts (by timing and mode) and the card's index
+/// buffer, built on first use.
 #[derive(Default)]
 pub(crate) struct FarDraws {
-    bgl: HashMap<Timing, wgpu::BindGroupLayout>,
+    bgl: HashMap<(Timing, bool), wgpu::BindGroupLayout>,
     pipelines: HashMap<FarKey, wgpu::RenderPipeline>,
     /// The one-pixel cards' point pipelines (colour passes only).
     dots: HashMap<FarKey, wgpu::RenderPipeline>,
@@ -61,17 +94,42 @@ pub(crate) struct FarDraw {
 }
 
 impl FarDraws {
-    /// Builds the pipeline of cards played with `timing` into a pass of `color` (None: the
-    /// shadow pass), with `motion` vectors, if it does not exist yet.
-    pub fn prepare(
+    /// Builds the pipelines of the cards beside a crowd's mesh draws of `keys` (main, shadow)
+    /// if they do not exist yet.
+    pub fn prepare_crowd(
         &mut self,
         device: &wgpu::Device,
         layouts: &DrawLayouts,
-        (timing, color, motion): FarKey,
+        (main, shadow): &(PipelineKey, Option<PipelineKey>),
     ) -> Result<(), RenderError> {
-        // The shadow pass's pipeline has no motion target, whatever the main pass writes.
-        let motion = motion && color.is_some();
-        if self.pipelines.contains_key(&(timing, color, motion)) {
+        for color in [main.color].into_iter().chain(shadow.map(|s| s.color)) {
+            self.prepare(
+                device,
+                layouts,
+                FarKey {
+                    color,
+                    ..FarKey::of(main)
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Builds the pipeline of `key` if it does not exist yet.
+    fn prepare(
+        &mut self,
+        device: &wgpu::Device,
+        layouts: &DrawLayouts,
+        key: FarKey,
+    ) -> Result<(), RenderError> {
+        let key = key.drawn();
+        let FarKey {
+            timing,
+            color,
+            motion,
+            downlevel,
+        } = key;
+        if self.pipelines.contains_key(&key) {
             return Ok(());
         }
         if self.card.is_none() {
@@ -85,9 +143,17 @@ impl FarDraws {
         }
         let bgl = self
             .bgl
-            .entry(timing)
-            .or_insert_with(|| layouts::far_draw(device, timing));
-        let module = crate::pipelines::shader_module(device, Program::FarDraw { timing, motion })?;
+            .entry((timing, downlevel))
+            .or_insert_with(|| match downlevel {
+                true => layouts::far_draw_downlevel(device),
+                false => layouts::far_draw(device, timing),
+            });
+        let program = match downlevel {
+            true => Program::FarDrawDownlevel,
+            false => Program::FarDraw { timing, motion },
+        };
+        let module = crate::pipelines::shader_module(device, program)?;
+        let mode = if downlevel { " (downlevel)" } else { "" };
         let (pass, fs) = match (color, motion) {
             (None, _) => (" (shadow)", "fs_far_shadow"),
             (Some(_), true) => ("", "fs_far_motion"),
@@ -95,7 +161,7 @@ impl FarDraws {
         };
         let pipeline = pipeline_with(
             device,
-            &format!("throng far draw{pass}"),
+            &format!("throng far draw{mode}{pass}"),
             &module,
             groups(bgl, None, None, layouts.draw(color)),
             &[],
@@ -103,8 +169,9 @@ impl FarDraws {
             (color, motion),
             true,
         );
-        self.pipelines.insert((timing, color, motion), pipeline);
-        if color.is_some() {
+        self.pipelines.insert(key, pipeline);
+        // The downlevel mode draws every card as a quad: its lists hold no one-pixel cards.
+        if color.is_some() && !downlevel {
             let dots = pipeline_of(
                 device,
                 "throng far draw (one-pixel cards)",
@@ -121,46 +188,60 @@ impl FarDraws {
                 (color, motion),
                 (true, wgpu::PrimitiveTopology::PointList),
             );
-            self.dots.insert((timing, color, motion), dots);
+            self.dots.insert(key, dots);
         }
         Ok(())
     }
 
-    /// The far draw of a culled crowd of `asset` (None when the asset has no far tier).
+    /// The far draw of a crowd of `asset` whose cards are listed in `instances` (None when the
+    /// asset has no far tier).
     pub fn crowd(
         &self,
         device: &wgpu::Device,
         asset: &GpuAsset,
-        buffers: &CrowdBuffers,
-        run: &CullRun,
+        instances: FarInstances,
         frame: &wgpu::Buffer,
         timing: Timing,
     ) -> Result<Option<FarDraw>, RenderError> {
         let Some(far) = &asset.far else {
             return Ok(None);
         };
-        let bgl = self.bgl.get(&timing).ok_or(RenderError::Internal(
-            "far pipeline not built before the frame",
-        ))?;
-        let mut entries = buffers.skin_entries(asset, false);
+        let downlevel = matches!(instances, FarInstances::Downlevel(_));
+        let bgl = self
+            .bgl
+            .get(&(timing, downlevel))
+            .ok_or(RenderError::Internal(
+                "far pipeline not built before the frame",
+            ))?;
+        let texture = |binding, view| wgpu::BindGroupEntry {
+            binding,
+            resource: wgpu::BindingResource::TextureView(view),
+        };
+        let mut entries = match instances {
+            FarInstances::Culled(buffers, run) => {
+                let mut e = buffers.skin_entries(asset, false);
+                e.extend([
+                    b::buffer_entry(b::VISIBLE_IDS, &run.visible),
+                    b::buffer_entry(b::FAR_CLIPS, &far.clips),
+                    b::buffer_entry(b::FAR_ROWS, &far.rows),
+                ]);
+                e
+            }
+            FarInstances::Downlevel(run) => {
+                let mut e = super::draw::downlevel_entries(asset, run, false);
+                e.extend([
+                    texture(b::FAR_CLIPS, &far.tables.clips),
+                    texture(b::FAR_ROWS, &far.tables.rows),
+                ]);
+                e
+            }
+        };
         entries.extend([
             b::buffer_entry(b::FRAME, frame),
-            b::buffer_entry(b::VISIBLE_IDS, &run.visible),
-            wgpu::BindGroupEntry {
-                binding: b::FAR_COLOUR,
-                resource: wgpu::BindingResource::TextureView(&far.colour),
-            },
-            wgpu::BindGroupEntry {
-                binding: b::FAR_SURFACE,
-                resource: wgpu::BindingResource::TextureView(&far.surface),
-            },
+            texture(b::FAR_COLOUR, &far.colour),
+            texture(b::FAR_SURFACE, &far.surface),
             b::buffer_entry(b::FAR_PARAMS, &far.params),
-            b::buffer_entry(b::FAR_CLIPS, &far.clips),
-            b::buffer_entry(b::FAR_ROWS, &far.rows),
-            wgpu::BindGroupEntry {
-                binding: b::FAR_VARIANTS,
-                resource: wgpu::BindingResource::TextureView(&far.variants),
-            },
+            texture(b::FAR_VARIANTS, &far.variants),
         ]);
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng far draw"),
@@ -173,41 +254,54 @@ impl FarDraws {
         }))
     }
 
-    /// Records a crowd's cards of pass `pass_index` (0 main, 1 shadow, 2 occlusion culling's
-    /// second phase) from `run`'s arguments; `draw_group`: that pass's group 3 (the per-draw
-    /// uniform of (pass, far level) gives the list's start). Returns the draw calls recorded.
-    #[allow(clippy::too_many_arguments)]
-    pub fn record(
+    /// Sets `key`'s pipeline, the crowd's group and its per-draw `entry` of `draw_group` and the
+    /// card's index buffer; false where the pipeline was not built.
+    fn begin(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
-        draw: &FarDraw,
-        key: FarKey,
-        run: &CullRun,
-        (pass_index, lods, prims): (u32, u32, u32),
+        (draw, key): (&FarDraw, FarKey),
         draw_group: &wgpu::BindGroup,
-    ) -> u32 {
-        let (timing, color, motion) = key;
-        let motion = motion && color.is_some();
-        let (Some(pipeline), Some(card)) =
-            (self.pipelines.get(&(timing, color, motion)), &self.card)
-        else {
-            return 0;
+        entry: u32,
+    ) -> bool {
+        let (Some(pipeline), Some(card)) = (self.pipelines.get(&key.drawn()), &self.card) else {
+            return false;
         };
         pass.set_pipeline(pipeline);
         pass.set_bind_group(b::group::SKIN, &draw.group, &[]);
-        let entry = pass_index * lods + draw.level;
         pass.set_bind_group(
             b::group::DRAW,
             draw_group,
             &[(entry as u64 * DRAW_PARAMS_STRIDE) as u32],
         );
         pass.set_index_buffer(card.slice(..), wgpu::IndexFormat::Uint32);
+        true
+    }
+
+    /// Records a crowd's cards of pass `pass_index` (0 main, 1 shadow, 2 occlusion culling's
+    /// second phase) from `run`'s arguments; `draw_group`: that pass's group 3 (the per-draw
+    /// uniform of (pass, far level) gives the list's start). Returns the draw calls recorded.
+    pub fn record(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        (draw, key): (&FarDraw, FarKey),
+        run: &CullRun,
+        (pass_index, lods, prims): (u32, u32, u32),
+        draw_group: &wgpu::BindGroup,
+    ) -> u32 {
+        if !self.begin(
+            pass,
+            (draw, key),
+            draw_group,
+            pass_index * lods + draw.level,
+        ) {
+            return 0;
+        }
         // The counter of (pass, far level) is primitive 0's entry.
         let arg = (pass_index * prims * lods + draw.level) as u64;
         let arg_size = std::mem::size_of::<DrawIndexedArgs>() as u64;
         pass.draw_indexed_indirect(&run.args, arg * arg_size);
         // The one-pixel cards: their counter's words 1–4 are (vertices, 1 instance, 0, 0).
-        let dots = self.dots.get(&(timing, color, motion));
+        let dots = self.dots.get(&key.drawn());
         let (Some(first), Some(dots), false) = (run.dots(), dots, pass_index == 1) else {
             return 1;
         };
@@ -215,4 +309,38 @@ impl FarDraws {
         pass.draw_indirect(&run.args, (first + pass_index) as u64 * arg_size + 4);
         2
     }
+
+    /// Records a downlevel crowd's cards of pass `pass_index` (0 main, 1 shadow): one instanced
+    /// draw of the far level's list, which starts at its per-draw uniform's `id_base`. Returns
+    /// the draw calls recorded.
+    pub fn record_downlevel(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        (draw, key): (&FarDraw, FarKey),
+        run: &DownlevelRun,
+        pass_index: u32,
+        draw_group: &wgpu::BindGroup,
+    ) -> u32 {
+        let (_, count) = run.list(pass_index, draw.level);
+        if count == 0
+            || !self.begin(
+                pass,
+                (draw, key),
+                draw_group,
+                pass_index * run.lods + draw.level,
+            )
+        {
+            return 0;
+        }
+        pass.draw_indexed(0..CARD_INDICES, 0, 0..count);
+        1
+    }
+}
+
+/// Where a crowd's cards find their instances.
+pub(crate) enum FarInstances<'a> {
+    /// The culling pass's far list: the crowd's buffers and its culling run.
+    Culled(&'a CrowdBuffers, &'a CullRun),
+    /// The downlevel mode's data texture (its CPU culling's lists).
+    Downlevel(&'a DownlevelRun),
 }

@@ -160,15 +160,15 @@ pub(crate) type FadeWords = [[f32; 4]; 2];
 pub(crate) const NO_FADE: FadeWords = [[0.0; 4]; 2];
 
 /// A per-draw uniform buffer as [`draw_params_buffer`]'s (one draw per LOD) whose list of
-/// (pass, LOD) starts at `id_base(pass, LOD)`: the downlevel mode's lists, packed (it draws no
-/// far cards, so nothing crossfades).
+/// (pass, LOD) starts at `id_base(pass, LOD)`: the downlevel mode's lists, packed.
 pub(crate) fn draw_params_at(
     device: &wgpu::Device,
     lods: u32,
     opts: &RenderOptions,
+    fade: FadeWords,
     id_base: impl Fn(u32, u32) -> u32,
 ) -> wgpu::Buffer {
-    draw_params(device, (lods, 0), opts, (false, NO_FADE), id_base)
+    draw_params(device, (lods, 0), opts, (false, fade), id_base)
 }
 
 fn draw_params(

@@ -67,16 +67,14 @@ pub fn lone(size: u32, camera: Camera, background: [f32; 4]) -> RenderOptions {
 /// direction towards the eye in model space, kept above the same ordered-dither threshold and
 /// lit as `throng_render::frame::shade` lights it (no shadows). Within 3 of 255 on every pixel
 /// both draw; pixels where one draws and the other not (the card's edge, dither ties) at most
-/// 1 % of the card's.
+/// 1 % of the card's. With `downlevel`, drawn in the downlevel mode (docs/downlevel.md: the
+/// card's instance, clips and tables from data textures).
 pub fn card_twin(
     r: &mut throng_render::Renderer,
     asset: &throng_asset::BakedAsset,
     look: throng_contract::Appearance,
+    downlevel: bool,
 ) {
-    if r.downlevel_reason().is_some() {
-        eprintln!("skipping: a downlevel device draws no far tier");
-        return;
-    }
     let g = r.upload(asset).expect("upload");
     let tier = asset.far_tier.as_deref().expect("far tier");
     let clip = 1.min(asset.clips.len() - 1);
@@ -101,6 +99,7 @@ pub fn card_twin(
     let background = [0.2f32, 0.3, 0.4, 1.0];
     let opts = RenderOptions {
         lod_bias: 1.0e6,
+        downlevel,
         ..lone(size, camera, background)
     };
     let frame = r.render_scene(&[crowd], &opts).expect("render");
@@ -174,7 +173,8 @@ pub fn card_twin(
             }
         }
     }
-    eprintln!("card in variant {} with parts {:#x}: {both} pixels drawn by both, {one} by one only, worst difference {worst}/255", look.variant, look.parts);
+    let mode = if downlevel { " (downlevel)" } else { "" };
+    eprintln!("card{mode} in variant {} with parts {:#x}: {both} pixels drawn by both, {one} by one only, worst difference {worst}/255", look.variant, look.parts);
     assert!(both > 500, "the card covers only {both} pixels");
     assert!(worst <= 3, "worst difference {worst}/255");
     assert!(one * 100 <= both, "{one} pixels drawn by one side only");
@@ -194,7 +194,7 @@ pub fn one_pixel_cards(
     label: &str,
 ) {
     if r.downlevel_reason().is_some() {
-        eprintln!("skipping: a downlevel device draws no far tier");
+        eprintln!("skipping: a downlevel device draws no one-pixel points");
         return;
     }
     let g = r.upload(asset).expect("upload");
@@ -290,5 +290,89 @@ pub fn one_pixel_cards(
     assert!(
         over16 * 100 <= crowd_px,
         "{label}: {over16} pixels differ by more than 16/255"
+    );
+}
+
+/// The downlevel mode's cards against the full mode's (docs/downlevel.md): 3,000 foxes seen
+/// from low at the field's edge, so near ones are meshes, far ones cards and a band between
+/// them crossfades, with ground and shadows (far casters are cards facing the light). Both modes
+/// list the same instances per level (the CPU culling is the culling pass's twin); the full
+/// mode draws without occlusion culling, which the downlevel mode lacks (it changes what is
+/// drawn, not the picture), and without one-pixel points. The pictures: at most 0.1 % of pixels
+/// differ by more than 8/255 (the same shaders on the same adapter; only the order of
+/// instances within a list differs). Writes both to the target folder,
+/// `far_tier/downlevel-LABEL.png` (full above downlevel).
+pub fn downlevel_crowd(
+    r: &mut throng_render::Renderer,
+    asset: &throng_asset::BakedAsset,
+    label: &str,
+) {
+    let g = r.upload(asset).expect("upload");
+    let far = g.far.as_ref().expect("far").level as usize;
+    let n = 3000u32;
+    let step = throng_runtime::crowd::spacing(&asset.pose_bounds());
+    let (transforms, rt) = crate::common::crowd_of(asset, n, Timing::Cpu);
+    let side = (n as f32).sqrt() * step;
+    let camera = Camera::looking_at(
+        Vec3::new(0.1 * side, 0.04 * side, -0.62 * side),
+        Vec3::new(0.0, 0.0, 0.1 * side),
+        0.9,
+    );
+    let crowd = Crowd::new(&g, &transforms, Playback::from(rt.records()));
+    let full = RenderOptions {
+        width: 320,
+        height: 180,
+        camera: Some(camera),
+        occlusion: false,
+        far_dots: false,
+        ..Default::default()
+    };
+    let downlevel = RenderOptions {
+        downlevel: true,
+        ..full
+    };
+    let a = r.render_scene(&[crowd], &full).expect("full mode");
+    let b = r
+        .render_scene(&[crowd], &downlevel)
+        .expect("downlevel mode");
+    let (la, lb) = (&a.stats.instances_per_lod, &b.stats.instances_per_lod);
+    eprintln!("{label}: instances per level, full {la:?}, downlevel {lb:?}");
+    assert_eq!(la, lb, "{label}: instances per level");
+    assert_eq!(
+        a.stats.shadow_instances, b.stats.shadow_instances,
+        "{label}: shadow casters"
+    );
+    let meshes: u64 = la[..far].iter().sum();
+    let cards = la.get(far).copied().unwrap_or(0);
+    // Crossfading instances are on both lists.
+    assert!(
+        meshes > 100 && cards > 300 && meshes + cards > n as u64 / 3,
+        "{label}: the scene should show meshes and cards: {la:?}"
+    );
+    let lists = r.cpu_cull_lists(&crowd, &downlevel).expect("CPU culling");
+    let carded: std::collections::HashSet<u32> = lists.main[far].iter().copied().collect();
+    let both = lists.main[..far]
+        .iter()
+        .flatten()
+        .filter(|i| carded.contains(i))
+        .count();
+    eprintln!("{label}: {both} instances crossfade (on a mesh list and the far list)");
+    assert!(both > 20, "{label}: {both} instances crossfade");
+    let differ = crate::common::differ_count(&a.image, &b.image);
+    let share = differ as f64 / (320.0 * 180.0);
+    eprintln!(
+        "{label}: {differ} pixels ({:.3} %) differ by more than 8/255",
+        share * 100.0
+    );
+    let mut sheet = image::RgbaImage::new(320, 360);
+    image::imageops::replace(&mut sheet, &a.image, 0, 0);
+    image::imageops::replace(&mut sheet, &b.image, 0, 180);
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("far_tier");
+    std::fs::create_dir_all(&dir).expect("target folder");
+    crate::common::save(&sheet, &format!("far_tier/downlevel-{label}.png"));
+    assert!(
+        share <= 0.001,
+        "{label}: {:.3} % of pixels differ",
+        share * 100.0
     );
 }

@@ -58,10 +58,6 @@ const STEPS: i32 = 21;
 /// draw both the mesh and the card in the middle of the band. Writes the
 /// walk (hard switch above the crossfade) to the target folder, `far_tier/crossfade.png`.
 pub fn crossfade(r: &mut throng_render::Renderer, asset: &throng_asset::BakedAsset, label: &str) {
-    if r.downlevel_reason().is_some() {
-        eprintln!("skipping: a downlevel device draws no far tier");
-        return;
-    }
     let g = r.upload(asset).expect("upload");
     let far = g.far.as_ref().expect("far tier");
     let (level, error) = (far.level as usize, far.error);
