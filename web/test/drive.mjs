@@ -11,7 +11,7 @@
 //                dots: { eye, target, fovY } (a second view, from afar) },
 //         bench: [instance counts], benchFrames }
 // Writes OUT/webgpu.png, OUT/fade.png, OUT/one.png, OUT/none.png, OUT/gpu-timed.png, OUT/far.png, OUT/far-dots.png,
-// OUT/webgl2.png, OUT/webgl2-fade.png, OUT/webgl2-gpu-timed.png and OUT/result.json (with `bench${n}` and
+// OUT/webgl2.png, OUT/webgl2-fade.png, OUT/webgl2-gpu-timed.png, OUT/webgl2-far.png and OUT/result.json (with `bench${n}` and
 // `webgl2Bench${n}` frame times for each bench count).
 // Servers and browsers it starts are closed before it exits.
 import { startSession } from "./session.mjs";
@@ -230,6 +230,16 @@ try {
   if (result.webgl2.ready) {
     log("WebGL2: GPU-timed page");
     result.webgl2GpuTimed = await gpuTimed({ ...scene, backend: "webgl2" }, "webgl2-gpu-timed.png");
+    // The far-tier crowd of the WebGPU page's far scene: the downlevel mode's cards.
+    log("WebGL2: far tier");
+    const far = plan.far;
+    const glFar = await open({ ...scene, file: far.file, backend: "webgl2" });
+    result.webgl2Far = await state(glFar);
+    if (result.webgl2Far.ready) {
+      await shot(glFar, "webgl2-far.png", `c.lookAt(${JSON.stringify(far.eye)}, ${JSON.stringify(far.target)}, ${far.fovY}); c.frame(0);`);
+      result.webgl2Far.errorsAfter = await glFar.evaluate(() => window.throng.errors);
+    }
+    await glFar.close();
   }
   if (result.webgl2.ready) {
     for (const n of plan.bench) result[`webgl2Bench${n}`] = await bench("webgl2", n);

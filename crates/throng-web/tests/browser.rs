@@ -207,16 +207,16 @@ fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
     check_reentry(&r["reentry"], &fox);
     check_despawn(&r, &out);
     check_bad_input(&r["bad"], &fox);
-    check_webgl2(&r, &mut native, &fox, &spec, &out);
+    check_webgl2(&r, &mut native, (&fox, &fox_far), &spec, &out);
 }
 
 /// The WebGL2 pages (the renderer's downlevel mode): the first scene, the crossfade and the
 /// first scene GPU-timed against the native downlevel mode's pictures; the crossfade changed
-/// the picture.
+/// the picture; the far tier's scene (meshes, the crossfade's band and cards) of `fox_far`.
 fn check_webgl2(
     r: &serde_json::Value,
     native: &mut Native,
-    fox: &BakedAsset,
+    (fox, fox_far): (&BakedAsset, &BakedAsset),
     spec: &CrowdSpec,
     out: &Path,
 ) {
@@ -252,6 +252,24 @@ fn check_webgl2(
         .expect("save");
     let got_gpu = load(&out.join("webgl2-gpu-timed.png"));
     compare("WebGL2 GPU-timed", &got_gpu, &want_gpu, &empty);
+
+    // The far tier's scene: the downlevel mode's meshes, crossfade and cards.
+    let gl_far = &r["webgl2Far"];
+    assert_eq!(gl_far["ready"], true, "the WebGL2 far-tier page: {gl_far}");
+    assert_eq!(
+        gl_far["errorsAfter"],
+        serde_json::json!([]),
+        "WebGL2 far-tier page errors"
+    );
+    let far_asset = native.renderer.upload(fox_far).expect("upload");
+    native.gpu_asset = far_asset;
+    far_scene(
+        native,
+        fox_far,
+        spec,
+        &out.join("webgl2-far.png"),
+        "WebGL2 far tier",
+    );
 }
 
 fn compare(what: &str, got: &RgbaImage, want: &RgbaImage, empty: &RgbaImage) {
@@ -299,20 +317,7 @@ fn check_far(
     // The far-tier fox for these scenes; the page's own fox again afterwards.
     let far_asset = native.renderer.upload(fox_far).expect("upload");
     let own = std::mem::replace(&mut native.gpu_asset, far_asset);
-    let player = viewed_player(fox_far, Timing::Cpu, spec, FAR.0, FAR.1, FAR.2);
-    let (want, empty) = native.frame(&player);
-    want.image.save(out.join("native-far.png")).expect("save");
-    // The far tier is the last level: the scene must show both tiers for the test to mean
-    // anything.
-    let lods = &want.stats.instances_per_lod;
-    let (cards, meshes) = lods.split_last().expect("levels");
-    eprintln!("far tier: native levels {lods:?}");
-    assert!(
-        *cards > 0 && meshes.iter().sum::<u64>() > 0,
-        "the far scene should draw meshes and cards: {lods:?}"
-    );
-    let got = load(&out.join("far.png"));
-    compare_within("far tier", &got, &want.image, &empty, FAR_MAX_DIFFERING);
+    far_scene(native, fox_far, spec, &out.join("far.png"), "far tier");
 
     // From afar, cards of a pixel drawn as points (the page must take the point draw: no
     // error). A fox is a pixel or none here, and whether a quad of under a pixel covers a
@@ -390,6 +395,31 @@ fn check_far(
     );
     assert!(off * 10 <= crowd, "{off} of {crowd} crowd pixels differ");
     native.gpu_asset = own;
+}
+
+/// The far-tier scene (`FAR`) of `fox_far`, whose upload `native` holds, drawn natively
+/// against the page's picture `got`: the scene shows meshes and cards, and at most
+/// `FAR_MAX_DIFFERING` of the pixels differ. Writes the native picture beside `got`.
+fn far_scene(native: &mut Native, fox_far: &BakedAsset, spec: &CrowdSpec, got: &Path, what: &str) {
+    let player = viewed_player(fox_far, Timing::Cpu, spec, FAR.0, FAR.1, FAR.2);
+    let (want, empty) = native.frame(&player);
+    let name = got
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("far.png");
+    want.image
+        .save(got.with_file_name(format!("native-{name}")))
+        .expect("save");
+    // The far tier is the last level: the scene must show both tiers for the test to mean
+    // anything.
+    let lods = &want.stats.instances_per_lod;
+    let (cards, meshes) = lods.split_last().expect("levels");
+    eprintln!("{what}: native levels {lods:?}");
+    assert!(
+        *cards > 0 && meshes.iter().sum::<u64>() > 0,
+        "{what}: the scene should draw meshes and cards: {lods:?}"
+    );
+    compare_within(what, &load(got), &want.image, &empty, FAR_MAX_DIFFERING);
 }
 
 /// The page's events, against the native runtime given the same calls.
