@@ -60,7 +60,7 @@ fi
 src=$(mktemp -d)
 "$throng" demo-asset -o "$src/fox.glb" >/dev/null
 # LODs let a large crowd draw far foxes with fewer triangles, and the far tier draws the
-# farthest as one card each (WebGPU; WebGL2's downlevel mode draws them at the coarsest LOD).
+# farthest as one card each (on WebGPU, and on WebGL2 through the renderer's downlevel mode).
 "$throng" bake "$src/fox.glb" --lod 0.5,0.25,0.1 --far-tier -o web/fox.glb >/dev/null
 rm -rf "$src"
 raw=$(stat -c %s web/pkg/throng_web_bg.wasm)

@@ -299,21 +299,20 @@ impl FarTier {
 }
 
 impl FarTier {
-    /// What a card shows at `uv` of an instance playing clip `clip` (its `duration` and loop
-    /// `mode`) at clip time `t` in appearance `look` (its material variant and part mask), seen
-    /// from `toward_viewer` (model space): [`Self::shown_at`] of the clip's frame coordinate.
-    #[allow(clippy::too_many_arguments)]
+    /// What a card shows at `uv` of an instance playing clip `clip` (its index and the asset's
+    /// [`crate::ClipInfo`] of it: duration and loop mode) at clip time `t` in appearance `look` (its
+    /// material variant and part mask), seen from `toward_viewer` (model space):
+    /// [`Self::shown_at`] of the clip's frame coordinate.
     pub fn shown(
         &self,
-        clip: usize,
-        duration: f64,
-        mode: LoopMode,
+        (clip, info): (usize, &crate::ClipInfo),
         t: f64,
         toward_viewer: Vec3,
         uv: Vec2,
         look: Appearance,
     ) -> FarTexel {
-        let x = self.frame_coordinate(clip, duration, mode, t);
+        let mode = info.loop_mode;
+        let x = self.frame_coordinate(clip, info.duration, mode, t);
         self.shown_at(clip, mode == LoopMode::Loop, x, toward_viewer, uv, look)
     }
 

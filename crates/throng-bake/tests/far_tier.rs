@@ -104,9 +104,7 @@ fn tier_picture(
     for y in 0..size {
         for x in 0..size {
             let s = tier.shown(
-                clip,
-                c.duration,
-                c.loop_mode,
+                (clip, c),
                 t,
                 toward,
                 pixel_uv(x, y, size),

@@ -3,7 +3,8 @@
 //! and picks LODs ([`crate::passes::cpu_cull`], the twin of `shaders/cull.wgsl`); the instances
 //! each draw shows, and the clip table, lie in Rgba32Uint *data textures* of fixed-size records
 //! that the vertex shader fetches (the `DOWNLEVEL` def of `throng::instances` and
-//! `throng::bone`); every (pass, LOD, primitive) is one plain instanced draw.
+//! `throng::bone`); every (pass, LOD, primitive) is one plain instanced draw, and a far tier's
+//! cards one per pass (their tables are data textures too: `gpu_asset::FarTables`).
 //!
 //! Which mode a device needs is decided here from its downlevel capabilities and limits
 //! ([`full_path_missing`]); [`device_request`] asks only for what that mode needs. This module

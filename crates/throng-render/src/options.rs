@@ -142,7 +142,8 @@ pub struct RenderOptions {
     /// Draw a far card whose screen box holds a single pixel centre as one point at that centre
     /// (the same fragment the card would make there, or none), in one non-instanced draw: the
     /// same picture at a fraction of the cost where most cards of a large crowd are that small
-    /// (docs/design.md §5 "Far tier"). Off: every card is an instanced quad.
+    /// (docs/design.md §5 "Far tier"). Off: every card is an instanced quad, as the downlevel
+    /// mode always draws them.
     pub far_dots: bool,
     /// Influences per vertex used by LOD 0, 1, 2 and 3+ (0: all the asset has).
     pub lod_influences: [u32; 4],

@@ -311,9 +311,7 @@ impl Renderer {
             if let Some(s) = k.1 {
                 self.draws.prepare(device, &self.layouts, s)?;
             }
-            // The downlevel mode draws cards where its culling lists them
-            // (DownlevelRun::draws_cards).
-            if downlevel.is_some() && opts.cull && opts.far_tier && c.asset.far.is_some() {
+            if downlevel.is_some() && crate::passes::downlevel::may_draw_cards(c.asset, opts) {
                 self.draws.far.prepare_crowd(device, &self.layouts, &k)?;
             }
             keys.push(k);

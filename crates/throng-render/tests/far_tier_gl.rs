@@ -1,7 +1,9 @@
 //! The far draw against its CPU twin and the crossfade at the switch on wgpu's GL backend
-//! (llvmpipe in CI): the scenarios of `tests/far_tier.rs`'s `far_cards_equal_their_cpu_twin`,
-//! `one_pixel_cards_draw_what_their_quads_draw` and `the_crossfade_spreads_the_switch`. Alone in its test binary, so that
-//! setting `WGPU_BACKEND` races with no other test.
+//! (llvmpipe in CI): the scenarios of `tests/far_tier.rs`'s `far_cards_equal_their_cpu_twin`
+//! and `far_cards_show_material_variants_and_part_masks` (each card in the full and the
+//! downlevel mode), `one_pixel_cards_draw_what_their_quads_draw`,
+//! `downlevel_cards_draw_what_the_full_mode_draws` and `the_crossfade_spreads_the_switch`.
+//! Alone in its test binary, so that setting `WGPU_BACKEND` races with no other test.
 
 mod common;
 #[path = "common/far_card.rs"]

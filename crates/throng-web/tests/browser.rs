@@ -262,7 +262,7 @@ fn check_webgl2(
         "WebGL2 far-tier page errors"
     );
     let far_asset = native.renderer.upload(fox_far).expect("upload");
-    native.gpu_asset = far_asset;
+    let own = std::mem::replace(&mut native.gpu_asset, far_asset);
     far_scene(
         native,
         fox_far,
@@ -270,6 +270,7 @@ fn check_webgl2(
         &out.join("webgl2-far.png"),
         "WebGL2 far tier",
     );
+    native.gpu_asset = own;
 }
 
 fn compare(what: &str, got: &RgbaImage, want: &RgbaImage, empty: &RgbaImage) {

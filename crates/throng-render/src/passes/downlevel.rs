@@ -165,11 +165,10 @@ pub(crate) fn run(
 }
 
 impl DownlevelRun {
-    /// Whether the far level of this run's crowd of `asset` is drawn as cards: the asset has a
-    /// far tier, drawn (`opts.far_tier`; else no instance is listed under it), and the lists
-    /// were culled (else every instance is at LOD 0).
+    /// Whether the far level of this run's crowd of `asset` is drawn as cards: it
+    /// [`may_draw_cards`] and its lists were culled (else every instance is at LOD 0).
     pub fn draws_cards(&self, asset: &crate::GpuAsset, opts: &RenderOptions) -> bool {
-        opts.far_tier && asset.far.as_ref().is_some_and(|f| f.level < self.lods)
+        may_draw_cards(asset, opts) && asset.far.as_ref().is_some_and(|f| f.level < self.lods)
     }
 
     /// The (first slot, count) of list (pass, LOD); (0, 0) for a list the run has none of.
@@ -192,6 +191,14 @@ impl DownlevelRun {
             stats.shadow_triangles += tris * shadow as u64;
         }
     }
+}
+
+/// Whether a downlevel frame of a non-empty crowd of `asset` draws cards
+/// ([`DownlevelRun::draws_cards`]): the asset has a far tier, drawn (`opts.far_tier`; else no
+/// instance is listed under it), and the crowd is culled (`opts.cull`). The renderer builds the
+/// far pipelines where this holds.
+pub(crate) fn may_draw_cards(asset: &crate::GpuAsset, opts: &RenderOptions) -> bool {
+    opts.cull && opts.far_tier && asset.far.is_some()
 }
 
 /// The timing a downlevel draw's program reads: CPU-timed always (the CPU derives GPU-timed

@@ -389,22 +389,16 @@ impl SkinnedDraws {
             layout: &tp.bgl,
             entries: &entries,
         });
-        let far = match (buffers, cull, downlevel) {
-            (Some(buffers), Some(run), _) => self.far.crowd(
-                device,
-                asset,
-                FarInstances::Culled(buffers, run),
-                &setup.frame,
-                key.timing,
-            )?,
-            (_, _, Some(run)) if run.draws_cards(asset, opts) => self.far.crowd(
-                device,
-                asset,
-                FarInstances::Downlevel(run),
-                &setup.frame,
-                key.timing,
-            )?,
+        let cards = match (buffers, cull, downlevel) {
+            (Some(buffers), Some(run), _) => Some(FarInstances::Culled(buffers, run)),
+            (_, _, Some(run)) if run.draws_cards(asset, opts) => Some(FarInstances::Downlevel(run)),
             _ => None,
+        };
+        let far = match cards {
+            Some(cards) => self
+                .far
+                .crowd(device, asset, cards, &setup.frame, key.timing)?,
+            None => None,
         };
         let lods = asset.lod_count();
         let params = match downlevel {

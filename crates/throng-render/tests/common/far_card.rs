@@ -151,7 +151,7 @@ pub fn card_twin(
             let uv = glam::Vec2::new(ab.x * 0.5 + 0.5, 0.5 - ab.y * 0.5);
             let inside = uv.cmpge(glam::Vec2::ZERO).all() && uv.cmple(glam::Vec2::ONE).all();
             let cpu = inside
-                .then(|| tier.shown(clip, c.duration, c.loop_mode, t, toward, uv, look))
+                .then(|| tier.shown((clip, c), t, toward, uv, look))
                 .filter(|s| s.coverage > (bayer[((y & 3) * 4 + (x & 3)) as usize] + 0.5) / 16.0);
             let gpu = *frame.image.get_pixel(x, y);
             let bg = background.map(throng_asset::far_tier::srgb_encode);
