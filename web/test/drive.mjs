@@ -11,8 +11,8 @@
 //                dots: { eye, target, fovY } (a second view, from afar) },
 //         bench: [instance counts], benchFrames }
 // Writes OUT/webgpu.png, OUT/fade.png, OUT/one.png, OUT/none.png, OUT/gpu-timed.png, OUT/far.png, OUT/far-dots.png,
-// OUT/webgl2.png, OUT/webgl2-fade.png, OUT/webgl2-gpu-timed.png, OUT/webgl2-far.png and OUT/result.json (with `bench${n}` and
-// `webgl2Bench${n}` frame times for each bench count).
+// OUT/webgl2.png, OUT/webgl2-fade.png, OUT/webgl2-gpu-timed.png, OUT/webgl2-far.png and OUT/result.json (with `bench${n}`,
+// `webgl2Bench${n}` and, of the far-tier fox, `farBench${n}` and `webgl2FarBench${n}` frame times for each bench count).
 // Servers and browsers it starts are closed before it exits.
 import { startSession } from "./session.mjs";
 
@@ -59,10 +59,11 @@ async function gpuTimed(scene, name) {
 // Frame time of `backend` at `n` foxes: the median interval between animation frames while the
 // page animates (main.js draws one frame per animation frame), and the median of three `frame`
 // calls' own time.
-async function bench(backend, n) {
-  log(`${backend}: frame time at ${n}`);
+// `file`: another baked fox in the page's folder (the far tier's), else the page's own.
+async function bench(backend, n, file) {
+  log(`${backend}: frame time at ${n}${file ? ` (${file})` : ""}`);
   const [w, h] = plan.size;
-  const p = await open({ backend, count: n, size: `${w}x${h}` });
+  const p = await open({ backend, count: n, size: `${w}x${h}`, ...(file ? { file } : {}) });
   const r = await p.evaluate(`(async () => {
     const c = window.throng.crowd;
     const times = [];
@@ -211,7 +212,10 @@ try {
     }
     await farPage.close();
 
-    for (const n of plan.bench) result[`bench${n}`] = await bench("webgpu", n);
+    for (const n of plan.bench) {
+      result[`bench${n}`] = await bench("webgpu", n);
+      result[`farBench${n}`] = await bench("webgpu", n, plan.far.file);
+    }
   }
 
   // WebGL2: the renderer's downlevel mode; the first scene, the crossfade and GPU-timed, as on
@@ -242,7 +246,10 @@ try {
     await glFar.close();
   }
   if (result.webgl2.ready) {
-    for (const n of plan.bench) result[`webgl2Bench${n}`] = await bench("webgl2", n);
+    for (const n of plan.bench) {
+      result[`webgl2Bench${n}`] = await bench("webgl2", n);
+      result[`webgl2FarBench${n}`] = await bench("webgl2", n, plan.far.file);
+    }
   }
 } catch (e) {
   result.driverError = String(e?.stack ?? e);
