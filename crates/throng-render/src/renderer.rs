@@ -576,14 +576,7 @@ impl Renderer {
         self.prev_view_proj = motion.then_some(setup.view_proj);
         for cd in &frames {
             if let Some(run) = cd.downlevel() {
-                let mut indices = lod_indices(cd.crowd.asset, run.lods);
-                // A card is two triangles, as the full mode's far argument entry counts it.
-                if let (Some(far), true) = (&cd.crowd.asset.far, cd.draws_cards()) {
-                    if let Some(i) = indices.get_mut(far.level as usize) {
-                        *i = crate::passes::far::CARD_INDICES as u64;
-                    }
-                }
-                run.add_counts(&mut stats, &indices);
+                run.add_counts(&mut stats, &lod_indices(cd.crowd.asset, run.lods));
             }
         }
         let args = readback.then(|| self.copy_args(enc, &frames));
@@ -959,9 +952,15 @@ pub fn render_png(
     r.render_texture(&g, transforms, records, opts)
 }
 
-/// Per LOD below `lods`, the index count of every primitive of `asset` summed.
+/// Per LOD below `lods`, the index count of every primitive of `asset` summed, as the
+/// argument entries count them (the far tier's level: one card; the downlevel mode lists no
+/// instance there unless it draws cards).
 fn lod_indices(asset: &GpuAsset, lods: u32) -> Vec<u64> {
     (0..lods)
-        .map(|l| asset.primitives.iter().map(|p| p.lod(l).1 as u64).sum())
+        .map(|l| {
+            (0..asset.primitives.len())
+                .map(|p| crate::passes::far::entry_indices(asset, p, l).1 as u64)
+                .sum()
+        })
         .collect()
 }

@@ -379,14 +379,8 @@ fn draw_args(input: &CullInputs, shape: &ListShape) -> Vec<DrawIndexedArgs> {
     for pass_index in 0..passes {
         for p in 0..prims as usize {
             for lod in 0..lods {
-                // The far tier's level: primitive 0's entry is the far draw's (a card of six
-                // indices into its own index buffer); the meshes never draw it.
-                let far = input.asset.far.as_ref().is_some_and(|f| f.level == lod);
-                let (first_index, index_count) = match (far, p) {
-                    (true, 0) => (0, crate::passes::far::CARD_INDICES),
-                    (true, _) => (0, 0),
-                    (false, _) => input.asset.primitives.get(p).map_or((0, 0), |p| p.lod(lod)),
-                };
+                let (first_index, index_count) =
+                    crate::passes::far::entry_indices(input.asset, p, lod);
                 args.push(DrawIndexedArgs {
                     index_count,
                     first_index,

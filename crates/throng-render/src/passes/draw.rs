@@ -135,11 +135,6 @@ impl CrowdDraw<'_> {
         self.shadow_key.is_some()
     }
 
-    /// Whether its far level is drawn as cards.
-    pub fn draws_cards(&self) -> bool {
-        self.far.is_some()
-    }
-
     /// Binds primitive `i` (`p`)'s material, VAT textures and buffers for its draws.
     fn set_primitive(&self, pass: &mut wgpu::RenderPass<'_>, i: usize, p: &GpuPrimitive) {
         if let Some(m) = self.materials.get(i) {

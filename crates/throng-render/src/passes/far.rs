@@ -31,6 +31,19 @@ use crate::shaders::Program;
 pub(crate) const CARD_INDICES: u32 = 6;
 const CARD: [u32; CARD_INDICES as usize] = [0, 1, 2, 2, 1, 3];
 
+/// The indices (first, count) an argument entry of primitive `p` at LOD level `lod` of `asset`
+/// draws: at the far tier's level a card for primitive 0 (six indices into the card's own index
+/// buffer) and nothing for the others — the meshes never draw it — else the primitive's LOD
+/// range. The culling pass's arguments and the downlevel mode's counts both follow it.
+pub(crate) fn entry_indices(asset: &GpuAsset, p: usize, lod: u32) -> (u32, u32) {
+    let far = asset.far.as_ref().is_some_and(|f| f.level == lod);
+    match (far, p) {
+        (true, 0) => (0, CARD_INDICES),
+        (true, _) => (0, 0),
+        (false, _) => asset.primitives.get(p).map_or((0, 0), |p| p.lod(lod)),
+    }
+}
+
 /// The crossfade words of the mesh and card draws of a crowd of `asset`
 /// (`DrawParams::far_sphere`, `far_fade`): the tier's sphere, and its texel (the far level's
 /// error), the LOD bias and the band in pixels — the culling pass's `far_share` arguments —
