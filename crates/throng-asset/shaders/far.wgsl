@@ -7,7 +7,7 @@
 // FarParams (Rust twin throng_asset::gpu::far::FarParams).
 #define_import_path throng::far
 
-#import throng::decode::affine_scale
+#import throng::decode::{affine_scale, affine_cofactors}
 #import throng::appearance::{Appearance, shows_part}
 
 struct FarParams {
@@ -228,4 +228,102 @@ fn far_share(m: mat3x4<f32>, sphere: vec4<f32>, texel: f32, eye: vec4<f32>, band
         return select(0.0, 1.0, pixels <= band.x);
     }
     return clamp((band.x - pixels) / band.y, 0.0, 1.0);
+}
+
+// The ordered-dither threshold at framebuffer position `frag`: a 4×4 Bayer matrix, (k + 0.5) / 16.
+fn far_dither_threshold(frag: vec2<f32>) -> f32 {
+    let p = vec2<u32>(frag) & vec2<u32>(3u);
+    let bayer = array<f32, 16>(0.0, 8.0, 2.0, 10.0, 12.0, 4.0, 14.0, 6.0, 3.0, 11.0, 1.0, 9.0, 15.0, 7.0, 13.0, 5.0);
+    return (bayer[p.y * 4u + p.x] + 0.5) / 16.0;
+}
+
+// The crossfade between a card and its mesh as a screen door: at share s the card keeps the
+// fragments whose threshold is below s and the mesh the others, so together they cover the
+// character once. The same matrix as the card's coverage dither, shifted by (2, 1) so the two
+// patterns do not line up.
+fn far_fade_threshold(frag: vec2<f32>) -> f32 {
+    return far_dither_threshold(frag + vec2<f32>(2.0, 1.0));
+}
+
+// Whether a card shows at a fragment of framebuffer position `frag` with covered share
+// `coverage`: above an ordered-dither threshold, so the card is drawn opaque, like every throng
+// material, yet a thin part covering a third of its texels shows on about a third of its
+// pixels — as a mesh drawn with one sample a pixel shows it — instead of vanishing under a fixed
+// threshold of one half. Near the switch it keeps only its share of the crossfade's screen door.
+fn far_covered(frag: vec2<f32>, coverage: f32, share: f32) -> bool {
+    return coverage > far_dither_threshold(frag) && far_fade_threshold(frag) < share;
+}
+
+// A card of an instance placed by affine `m`, facing `toward_world` (from the tier's sphere
+// centre towards the viewer, world): the direction in model space, the card's right and up axes
+// there (through the sphere centre), and det(L) · L⁻ᵀ of the instance's linear part by columns
+// with the sign of det(L) (model normals to world, orientation kept).
+struct FarCardAxes {
+    toward: vec3<f32>,
+    right: vec3<f32>,
+    up: vec3<f32>,
+    kx: vec3<f32>,
+    ky: vec3<f32>,
+    kz: vec3<f32>,
+}
+
+fn far_card_axes(m: mat3x4<f32>, toward_world: vec3<f32>) -> FarCardAxes {
+    let k = affine_cofactors(m);
+    let det = dot(vec3<f32>(m[0].x, m[1].x, m[2].x), k[0]);
+    // L⁻¹ d up to a positive factor: the direction in model space.
+    var toward = vec3<f32>(dot(k[0], toward_world), dot(k[1], toward_world), dot(k[2], toward_world));
+    if (det < 0.0) {
+        toward = -toward;
+    }
+    let d = normalize(toward);
+    var right = cross(vec3<f32>(0.0, 1.0, 0.0), d);
+    if (dot(right, right) < 1e-12) {
+        right = vec3<f32>(1.0, 0.0, 0.0);
+    }
+    right = normalize(right);
+    let s = sign(det);
+    return FarCardAxes(toward, right, cross(d, right), k[0] * s, k[1] * s, k[2] * s);
+}
+
+// The model-space point (a, b) of a card (−1..1 along its right and up axes) framing the tier's
+// sphere (`sphere`: model centre, radius).
+fn far_card_point(sphere: vec4<f32>, axes: FarCardAxes, ab: vec2<f32>) -> vec3<f32> {
+    return sphere.xyz + sphere.w * (ab.x * axes.right + ab.y * axes.up);
+}
+
+// The place on the card (0..1 from its top-left) of its point (a, b).
+fn far_card_uv(ab: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(ab.x * 0.5 + 0.5, 0.5 - ab.y * 0.5);
+}
+
+// A card's model normal `n` (the tier's mean normal, length ≤ 1) in world space,
+// keeping its length: a Lambert term of it stays the mean of the covered samples'.
+// (`kx`..`kz`: FarCardAxes's.)
+fn far_world_normal(kx: vec3<f32>, ky: vec3<f32>, kz: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
+    let nw = kx * n.x + ky * n.y + kz * n.z;
+    return normalize(nw) * length(n);
+}
+
+// The heaviest base layer among an instance's four shown ones (its index).
+fn far_base_layer(base: vec4<bool>, weights: vec4<f32>) -> u32 {
+    var best = 0u;
+    var w = -1.0;
+    for (var i = 0u; i < 4u; i++) {
+        if (base[i] && weights[i] > w) {
+            w = weights[i];
+            best = i;
+        }
+    }
+    return best;
+}
+
+// The frame coordinate between two frame-table rows of frame coordinates `x0` and `x1` in a
+// clip of `frames` far frames, at `frac` from the first: across a looping clip's seam the next
+// row is the first again, one period on.
+fn far_frame_x(x0: f32, x1: f32, frames: u32, frac: f32) -> f32 {
+    var next = x1;
+    if (next < x0) {
+        next += f32(max(frames, 1u));
+    }
+    return mix(x0, next, frac);
 }

@@ -11,7 +11,6 @@
 // instances, clips and the tier's tables from data textures, docs/downlevel.md; quads only).
 
 #import throng::playback::{Layer, instance_affine, layer_clip}
-#import throng::decode::affine_cofactors
 #import throng::instances::{instance_id, instance_transform, shown_layers}
 #import throng::bone::{layer_rows_of, layer_is_base}
 #ifdef DOWNLEVEL
@@ -19,8 +18,8 @@
 #endif
 #import throng::appearance::{appearance_tint, appearance_of, Appearance}
 #import throng_render::appearance::instance_appearance
-#import throng_render::frame::{frame, draw, clip_position, shade, dither_threshold, fade_threshold}
-#import throng::far::{FarParams, FarClip, FarTaps, far_taps, far_blend, far_share, far_placed_sphere}
+#import throng_render::frame::{frame, draw, clip_position, shade}
+#import throng::far::{FarParams, FarClip, FarTaps, FarCardAxes, far_taps, far_blend, far_share, far_placed_sphere, far_covered, far_card_axes, far_card_point, far_card_uv, far_world_normal, far_base_layer, far_frame_x}
 #ifndef DOWNLEVEL
 // (throng::cull binds storage buffers; the downlevel mode draws no one-pixel cards.)
 #import throng::cull::sphere_pixel_centres
@@ -98,25 +97,12 @@ struct FarOut {
 // The heaviest base layer's clip and frame coordinate (x in the clip's far frames).
 fn far_clip_and_x(inst: u32) -> vec2<f32> {
     let layers = shown_layers(inst);
-    var best = 0u;
-    var w = -1.0;
-    for (var i = 0u; i < 4u; i++) {
-        if (layer_is_base(layers[i]) && layers[i].weight > w) {
-            w = layers[i].weight;
-            best = i;
-        }
-    }
-    let l = layers[best];
+    let base = vec4<bool>(layer_is_base(layers[0]), layer_is_base(layers[1]), layer_is_base(layers[2]), layer_is_base(layers[3]));
+    let weights = vec4<f32>(layers[0].weight, layers[1].weight, layers[2].weight, layers[3].weight);
+    let l = layers[far_base_layer(base, weights)];
     let c = layer_clip(l);
     let rows = layer_rows_of(l);
-    let n = f32(max(far_clip(c).frames, 1u));
-    let x0 = far_row(rows.x);
-    var x1 = far_row(rows.y);
-    // Across a looping clip's seam the next row is the first again: one more period.
-    if (x1 < x0) {
-        x1 += n;
-    }
-    return vec2<f32>(f32(c), mix(x0, x1, l.frac));
+    return vec2<f32>(f32(c), far_frame_x(far_row(rows.x), far_row(rows.y), far_clip(c).frames, l.frac));
 }
 
 // A card before it is placed on the screen: what every fragment of it gets (all but the
@@ -125,8 +111,7 @@ fn far_clip_and_x(inst: u32) -> vec2<f32> {
 struct FarCard {
     out: FarOut,
     m: mat3x4<f32>,
-    right: vec3<f32>,
-    up: vec3<f32>,
+    axes: FarCardAxes,
 }
 
 fn far_card(inst: u32) -> FarCard {
@@ -140,46 +125,29 @@ fn far_card(inst: u32) -> FarCard {
         toward_world = frame.eye.xyz - centre_world;
         share = far_share(m, draw.far_sphere, draw.far_fade.x, frame.eye, draw.far_fade.yz);
     }
-    let k = affine_cofactors(m);
-    let k0 = k[0];
-    let k1 = k[1];
-    let k2 = k[2];
-    let det = dot(vec3<f32>(m[0].x, m[1].x, m[2].x), k0);
-    // L⁻¹ d up to a positive factor: the direction in model space.
-    var toward = vec3<f32>(dot(k0, toward_world), dot(k1, toward_world), dot(k2, toward_world));
-    if (det < 0.0) {
-        toward = -toward;
-    }
-    let d = normalize(toward);
-    var right = cross(vec3<f32>(0.0, 1.0, 0.0), d);
-    if (dot(right, right) < 1e-12) {
-        right = vec3<f32>(1.0, 0.0, 0.0);
-    }
-    right = normalize(right);
-    let up = cross(d, right);
+    let axes = far_card_axes(m, toward_world);
     let cx = far_clip_and_x(inst);
-    let taps = far_taps(far_params, far_clip(u32(cx.x)), cx.y, toward);
+    let taps = far_taps(far_params, far_clip(u32(cx.x)), cx.y, axes.toward);
     var out: FarOut;
     out.tiles = taps.tiles;
     out.weights = taps.weights;
     let look: Appearance = instance_appearance(inst);
     out.tint = appearance_tint(look);
     out.look = vec4<u32>(look.tint, look.parts, look.variant, look.props);
-    out.k0 = k0 * sign(det);
-    out.k1 = k1 * sign(det);
-    out.k2 = k2 * sign(det);
+    out.k0 = axes.kx;
+    out.k1 = axes.ky;
+    out.k2 = axes.kz;
     out.share = share;
-    return FarCard(out, m, right, up);
+    return FarCard(out, m, axes);
 }
 
 // `c` placed at the point (a, b) of the card (−1..1 along its right and up axes): its world
 // position, clip position and place on the card (0..1 from the top-left).
 fn far_card_at(c: FarCard, ab: vec2<f32>) -> FarOut {
-    let model = far_params.sphere.xyz + far_params.sphere.w * (ab.x * c.right + ab.y * c.up);
-    let world = vec4<f32>(model, 1.0) * c.m;
+    let world = vec4<f32>(far_card_point(far_params.sphere, c.axes, ab), 1.0) * c.m;
     var out = c.out;
     out.clip = clip_position(world);
-    out.uv = vec2<f32>(ab.x * 0.5 + 0.5, 0.5 - ab.y * 0.5);
+    out.uv = far_card_uv(ab);
     out.world = world;
 #ifdef MOTION
     out.now_clip = out.clip;
@@ -214,8 +182,8 @@ fn vs_far_dot(@builtin(vertex_index) v: u32) -> FarOut {
     // is where clip.xy = ndc · clip.w.
     let r = far_params.sphere.w;
     let qc = frame.view_proj * vec4<f32>(s.xyz, 1.0);
-    let qr = frame.view_proj * vec4<f32>(vec4<f32>(c.right * r, 0.0) * c.m, 0.0);
-    let qu = frame.view_proj * vec4<f32>(vec4<f32>(c.up * r, 0.0) * c.m, 0.0);
+    let qr = frame.view_proj * vec4<f32>(vec4<f32>(c.axes.right * r, 0.0) * c.m, 0.0);
+    let qu = frame.view_proj * vec4<f32>(vec4<f32>(c.axes.up * r, 0.0) * c.m, 0.0);
     let fc = qc.xy - ndc * qc.w;
     let fr = qr.xy - ndc * qr.w;
     let fu = qu.xy - ndc * qu.w;
@@ -233,15 +201,6 @@ fn vs_far_dot(@builtin(vertex_index) v: u32) -> FarOut {
     return out;
 }
 #endif
-
-// Whether the card shows at a fragment of framebuffer position `frag` with covered share
-// `coverage`: above an ordered-dither threshold, so the card is drawn opaque, like every throng
-// material, yet a thin part covering a third of its texels shows on about a third of its
-// pixels — as a mesh drawn with one sample a pixel shows it — instead of vanishing under a fixed
-// threshold of one half. Near the switch it keeps only its share of the crossfade's screen door.
-fn far_covered(frag: vec2<f32>, coverage: f32, share: f32) -> bool {
-    return coverage > dither_threshold(frag) && fade_threshold(frag) < share;
-}
 
 @fragment
 fn fs_far(in: FarOut) -> @location(0) vec4<f32> {
@@ -283,10 +242,7 @@ fn far_shaded(in: FarOut, frag: vec2<f32>) -> vec4<f32> {
     if (!far_covered(frag, t.coverage, in.share)) {
         return vec4<f32>(0.0);
     }
-    // The stored normal is the mean of the covered samples' (length ≤ 1, see throng::far): keep
-    // its length in world space so a Lambert term of it stays the mean of theirs.
-    let nw = in.k0 * t.normal.x + in.k1 * t.normal.y + in.k2 * t.normal.z;
-    let n = normalize(nw) * length(t.normal);
+    let n = far_world_normal(in.k0, in.k1, in.k2, t.normal);
     return vec4<f32>(shade(in.tint.rgb * t.albedo, n, in.world), 1.0);
 }
 

@@ -100,21 +100,6 @@ fn draw_influences(lod: u32) -> u32 {
     return (draw.lod_influences >> (8u * min(lod, 3u))) & 0xffu;
 }
 
-// The ordered-dither threshold at framebuffer position `frag`: a 4×4 Bayer matrix, (k + 0.5) / 16.
-fn dither_threshold(frag: vec2<f32>) -> f32 {
-    let p = vec2<u32>(frag) & vec2<u32>(3u);
-    let bayer = array<f32, 16>(0.0, 8.0, 2.0, 10.0, 12.0, 4.0, 14.0, 6.0, 3.0, 11.0, 1.0, 9.0, 15.0, 7.0, 13.0, 5.0);
-    return (bayer[p.y * 4u + p.x] + 0.5) / 16.0;
-}
-
-// The far tier's crossfade (docs/design.md §5 "Far tier") as a screen door: at share s the card
-// keeps the fragments whose threshold is below s and the mesh the others, so together they cover
-// the character once. The same matrix as the card's coverage dither, shifted by (2, 1) so the
-// two patterns do not line up.
-fn fade_threshold(frag: vec2<f32>) -> f32 {
-    return dither_threshold(frag + vec2<f32>(2.0, 1.0));
-}
-
 // The clip position of a world point in this draw's pass.
 fn clip_position(world: vec3<f32>) -> vec4<f32> {
     if (draw.pass_index == 1u) {

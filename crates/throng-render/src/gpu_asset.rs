@@ -696,15 +696,13 @@ fn upload_far(
     use throng_asset::gpu::far;
     let device = &gpu.device;
     let max = device.limits().max_texture_dimension_2d;
-    let atlas = far::atlas(tier, max).map_err(|what| bad_asset(asset, what))?;
-    let looped = |c: usize| {
-        asset
-            .clips
-            .get(c)
-            .is_some_and(|c| c.loop_mode == throng_asset::LoopMode::Loop)
-    };
-    let rows = tier.row_coordinates(&asset.clips, asset.bone_texture.rows.max(1));
-    let clips = far::clip_words(tier, looped);
+    let far::FarUpload {
+        atlas,
+        clips,
+        rows,
+        error,
+        sphere,
+    } = far::upload(asset, tier, max).map_err(|what| bad_asset(asset, what))?;
     Ok(GpuFar {
         tables: FarTables::new(gpu, &clips, &rows)?,
         colour: far_texture(gpu, &atlas, &atlas.colour, "throng far colour"),
@@ -723,9 +721,9 @@ fn upload_far(
         rows: storage_buffer(device, "throng far rows", &rows, 0.0f32),
         variants: far_variant_texture(gpu, &atlas),
         level,
-        error: 2.0 * tier.radius / tier.tile.max(1) as f32,
-        diameter: 2.0 * tier.radius,
-        sphere: tier.centre.extend(tier.radius).to_array(),
+        error,
+        diameter: 2.0 * sphere[3],
+        sphere,
     })
 }
 

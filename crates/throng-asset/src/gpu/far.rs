@@ -141,3 +141,41 @@ pub fn clip_words(tier: &FarTier, looped: impl Fn(usize) -> bool) -> Vec<FarClip
         })
         .collect()
 }
+
+/// Everything a renderer uploads of `asset`'s far tier `tier` for a device whose 2D textures
+/// are at most `max_dimension` texels a side: the atlases, one [`FarClipWords`] per clip,
+/// every frame-table row's frame coordinate ([`FarTier::row_coordinates`]), and what culling
+/// reads — the far level's simplification error (one texel of a tile: the sphere's diameter
+/// over the tile's texels, file units) and the sphere (model centre, radius). An error says
+/// what does not fit ([`atlas`]).
+pub fn upload(
+    asset: &crate::BakedAsset,
+    tier: &FarTier,
+    max_dimension: u32,
+) -> Result<FarUpload, String> {
+    let looped = |c: usize| {
+        asset
+            .clips
+            .get(c)
+            .is_some_and(|c| c.loop_mode == crate::LoopMode::Loop)
+    };
+    Ok(FarUpload {
+        atlas: atlas(tier, max_dimension)?,
+        clips: clip_words(tier, looped),
+        rows: tier.row_coordinates(&asset.clips, asset.bone_texture.rows.max(1)),
+        error: 2.0 * tier.radius / tier.tile.max(1) as f32,
+        sphere: tier.centre.extend(tier.radius).to_array(),
+    })
+}
+
+/// What [`upload`] makes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FarUpload {
+    pub atlas: FarAtlas,
+    pub clips: Vec<FarClipWords>,
+    pub rows: Vec<f32>,
+    /// The far level's simplification error, file units.
+    pub error: f32,
+    /// Model centre (xyz, file units) and radius (w) of the sphere every tile frames.
+    pub sphere: [f32; 4],
+}
