@@ -7,7 +7,8 @@
 //!     [--variants]
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
 //!     [--skinning lbs|dq] [--no-msaa] [--dump-scene OUT.json] [--no-cull] [--lod-bias PX]
-//!     [--dump-cull OUT.txt] [--crowd-layer N] [--hide-crowd] [--lod R,R,...] [--debug normals]
+//!     [--dump-cull OUT.txt] [--crowd-layer N] [--hide-crowd] [--lod R,R,...] [--far-tier]
+//!     [--debug normals]
 //!     [--still-camera] [--spawn-in-view MARGIN] [--change-share SHARE]
 //! ```
 //!
@@ -237,6 +238,11 @@ struct Args {
     /// then draws each fox at the coarsest LOD within `--lod-bias` pixels.
     #[arg(long, value_delimiter = ',')]
     lod: Vec<f32>,
+    /// The in-memory bake adds the far tier (`throng bake --far-tier`, default settings):
+    /// culling then draws a fox whose tile texel covers at most `--lod-bias` pixels as one
+    /// card (docs/design.md §5 "Far tier").
+    #[arg(long)]
+    far_tier: bool,
     /// Put the crowd entity on this render layer (`RenderLayers`; the camera sees layer 0).
     #[arg(long)]
     crowd_layer: Option<usize>,
@@ -286,6 +292,7 @@ fn bake_in_memory(
     skinning: SkinningArg,
     path: PathArg,
     lods: &[f32],
+    far_tier: bool,
 ) -> Result<throng_asset::BakedAsset> {
     let fox = assets_dir()
         .map(|d| d.join("Fox.glb"))
@@ -305,6 +312,7 @@ fn bake_in_memory(
         // f32 positions, as `throng render --path vat` bakes them.
         vat: (path == PathArg::Vat).then_some(throng_asset::VatEncoding::F32),
         lods: lods.to_vec(),
+        far_tier: far_tier.then(Default::default),
         ..Default::default()
     };
     let baked = throng_bake::bake(&model, &options)?.0;
@@ -379,6 +387,7 @@ fn run(args: Args) -> Result<AppExit> {
             (args.variants, "--variants"),
             (args.debug.is_some(), "--debug"),
             (!args.lod.is_empty(), "--lod"),
+            (args.far_tier, "--far-tier"),
             (args.asset.is_some(), "--asset"),
         ]
         .into_iter()
@@ -394,6 +403,11 @@ fn run(args: Args) -> Result<AppExit> {
     if args.asset.is_some() && !args.lod.is_empty() {
         eprintln!(
             "bevy_crowd: --lod bakes LODs into the in-memory bake: ignored with --asset (bake the file with `throng bake --lod`)"
+        );
+    }
+    if args.asset.is_some() && args.far_tier {
+        eprintln!(
+            "bevy_crowd: --far-tier bakes the far tier into the in-memory bake: ignored with --asset (bake the file with `throng bake --far-tier`)"
         );
     }
     // Where the AssetServer reads from, and what the plan loads.
@@ -420,7 +434,12 @@ fn run(args: Args) -> Result<AppExit> {
         (Mode::Throng, None) => (
             assets_dir().unwrap_or_else(|| PathBuf::from(".")),
             None,
-            Some(bake_in_memory(args.skinning, args.path, &args.lod)?),
+            Some(bake_in_memory(
+                args.skinning,
+                args.path,
+                &args.lod,
+                args.far_tier,
+            )?),
         ),
         (Mode::Bevy, _) => {
             let dir = assets_dir().ok_or("--mode bevy needs THRONG_ASSETS (for Fox.glb)")?;
@@ -435,7 +454,7 @@ fn run(args: Args) -> Result<AppExit> {
     let info = match (&baked, args.mode, &args.asset) {
         (Some(b), _, _) => b.clone(),
         (None, Mode::Throng, Some(p)) => throng_asset::read(p)?,
-        _ => bake_in_memory(args.skinning, args.path, &args.lod)?,
+        _ => bake_in_memory(args.skinning, args.path, &args.lod, args.far_tier)?,
     };
     if args.mode == Mode::Throng && args.variants && info.variants.is_empty() {
         eprintln!(

@@ -11,7 +11,10 @@
 // throng_bevy::render::bindings (from 100 up, clear of bevy_pbr::pbr_bindings, which
 // pbr_functions imports at group 3 but never reads here).
 // Defs: PALETTE, INFLUENCES_4 (every primitive has at most 4 influences per vertex), G_SKIN,
-// B_* (throng_bevy::render::ThrongPipeline::specialize), DEBUG_NORMALS (ThrongDebugView).
+// B_* (throng_bevy::render::ThrongPipeline::specialize), DEBUG_NORMALS (ThrongDebugView),
+// CARD (the far tier's cards: card_vertex and card_fragment, throng_bevy::crowd_far),
+// CROSSFADE (a culled crowd with a far tier: meshes and cards each keep their half of the
+// crossfade's screen door, throng_bevy::crowd_far::card_share).
 // Units: file units; affines as in throng::decode (column i = row i of [L | t]).
 
 #import bevy_pbr::{
@@ -26,6 +29,16 @@
 #import throng_bevy::crowd_appearance::part_clip
 #import throng::appearance::appearance_tint
 #import throng_bevy::crowd_material::{draw, material_slot, slot_uv, slot_color}
+#ifdef CARD
+#import throng_bevy::crowd_far::{card_of, card_point, card_texel, card_covers, card_normal}
+#import throng::appearance::appearance_of
+#endif
+#ifdef CROSSFADE
+#import throng_bevy::crowd_far::card_share
+#import throng::far::far_fade_threshold
+#import throng::playback::instance_affine
+#import throng::instances::instance_transforms
+#endif
 
 struct VertexOut {
     // With a camera prepass (def INVARIANT_POSITION) the main pass's depth test must pass
@@ -43,7 +56,19 @@ struct VertexOut {
     @location(3) @interpolate(flat) tint: vec4<f32>,
     // The material slot of the instance's variant (throng_bevy::crowd_material).
     @location(4) @interpolate(flat) slot: u32,
+#ifdef CROSSFADE
+    // The card's share of the crossfade (0: no card).
+    @location(5) @interpolate(flat) fade: f32,
+#endif
 }
+
+#ifdef CROSSFADE
+// The camera as throng::far::far_share takes it: its position and the pixels a length of 1
+// covers at a distance of 1 (as the culling pass's CullView.eye).
+fn camera_eye() -> vec4<f32> {
+    return vec4<f32>(view.world_position, view.viewport.w * 0.5 * abs(view.clip_from_view[1][1]));
+}
+#endif
 
 @vertex
 fn vertex(stream: VertexIn, @builtin(instance_index) instance_index: u32, @builtin(vertex_index) vertex_index: u32) -> VertexOut {
@@ -58,33 +83,108 @@ fn vertex(stream: VertexIn, @builtin(instance_index) instance_index: u32, @built
     out.world_normal = placed.normal;
     out.slot = material_slot(look.variant);
     out.uv = slot_uv(out.slot, stream.uv);
+#ifdef CROSSFADE
+    out.fade = card_share(instance_affine(instance_transforms[v.instance]), camera_eye());
+#endif
     return out;
 }
 
 @fragment
 fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
-    var color = slot_color(in.slot, in.uv) * in.tint;
-    var pbr_input = pbr_types::pbr_input_new();
-    pbr_input.material.base_color = color;
-    pbr_input.material.perceptual_roughness = 0.9;
-    pbr_input.material.metallic = 0.0;
-    pbr_input.frag_coord = in.clip_position;
-    pbr_input.world_position = in.world_position;
+#ifdef CROSSFADE
+    // The card's fragments of the crossfade (throng::far::far_covered keeps the others).
+    if (in.fade > 0.0 && far_fade_threshold(in.clip_position.xy) < in.fade) {
+        discard;
+    }
+#endif
     var n = normalize(in.world_normal);
     if (!front && draw.misc.y != 0u) {
         n = -n;
     }
+    return lit(slot_color(in.slot, in.uv) * in.tint, n, in.world_position, in.clip_position);
+}
+
+// Base colour `color` with world normal `n` at `world_position` (`frag_coord` its framebuffer
+// position) lit by Bevy's PBR functions — or, with DEBUG_NORMALS, the normal as colour.
+fn lit(color: vec4<f32>, n: vec3<f32>, world_position: vec4<f32>, frag_coord: vec4<f32>) -> vec4<f32> {
+    var pbr_input = pbr_types::pbr_input_new();
+    pbr_input.material.base_color = color;
+    pbr_input.material.perceptual_roughness = 0.9;
+    pbr_input.material.metallic = 0.0;
+    pbr_input.frag_coord = frag_coord;
+    pbr_input.world_position = world_position;
     pbr_input.world_normal = n;
     pbr_input.N = n;
     pbr_input.is_orthographic = view.clip_from_view[3].w == 1.0;
-    pbr_input.V = pbr_functions::calculate_view(in.world_position, pbr_input.is_orthographic);
+    pbr_input.V = pbr_functions::calculate_view(world_position, pbr_input.is_orthographic);
     pbr_input.flags = MESH_FLAGS_SHADOW_RECEIVER_BIT;
 #ifdef DEBUG_NORMALS
     // ThrongDebugView::Normals: the normal as colour, unlit, as throng-render's DebugView::Normals
     // writes it (throng_render::mesh's fragment), for pictures the two renderers share.
     return vec4<f32>(n * 0.5 + 0.5, 1.0);
 #else
-    let lit = pbr_functions::apply_pbr_lighting(pbr_input);
-    return pbr_functions::main_pass_post_lighting_processing(pbr_input, lit);
+    let shaded = pbr_functions::apply_pbr_lighting(pbr_input);
+    return pbr_functions::main_pass_post_lighting_processing(pbr_input, shaded);
 #endif
 }
+
+#ifdef CARD
+struct CardOut {
+#ifdef INVARIANT_POSITION
+    @invariant @builtin(position) clip_position: vec4<f32>,
+#else
+    @builtin(position) clip_position: vec4<f32>,
+#endif
+    @location(0) world_position: vec4<f32>,
+    @location(1) uv: vec2<f32>,
+    @location(2) @interpolate(flat) tiles: vec4<u32>,
+    @location(3) @interpolate(flat) weights: vec4<f32>,
+    @location(4) @interpolate(flat) look: vec4<u32>,
+    @location(5) @interpolate(flat) kx: vec3<f32>,
+    @location(6) @interpolate(flat) ky: vec3<f32>,
+    @location(7) @interpolate(flat) kz: vec3<f32>,
+    // The card's share of the crossfade (1: alone).
+    @location(8) @interpolate(flat) share: f32,
+}
+
+// From a card's centre towards the view: the camera, or for an orthographic view (a
+// directional light's cascade) its backward axis.
+fn toward_view(centre: vec3<f32>) -> vec3<f32> {
+    if (view.clip_from_view[3].w == 1.0) {
+        return view.world_from_view[2].xyz;
+    }
+    return view.world_position - centre;
+}
+
+@vertex
+fn card_vertex(@builtin(instance_index) instance_index: u32, @builtin(vertex_index) vertex_index: u32) -> CardOut {
+    let c = card_of(instance_index);
+    let p = card_point(c, toward_view(c.centre), vertex_index);
+    var out: CardOut;
+    out.clip_position = position_world_to_clip(p.world);
+    out.world_position = vec4<f32>(p.world, 1.0);
+    out.uv = p.uv;
+    out.tiles = p.tiles;
+    out.weights = p.weights;
+    out.look = p.look;
+    out.kx = p.kx;
+    out.ky = p.ky;
+    out.kz = p.kz;
+#ifdef CROSSFADE
+    out.share = card_share(c.m, camera_eye());
+#else
+    out.share = 1.0;
+#endif
+    return out;
+}
+
+@fragment
+fn card_fragment(in: CardOut) -> @location(0) vec4<f32> {
+    let t = card_texel(in.uv, in.tiles, in.weights, in.look);
+    if (!card_covers(t, in.clip_position.xy, in.share)) {
+        discard;
+    }
+    let tint = appearance_tint(appearance_of(in.look));
+    return lit(vec4<f32>(t.albedo, 1.0) * tint, card_normal(t, in.kx, in.ky, in.kz), in.world_position, in.clip_position);
+}
+#endif

@@ -11,10 +11,13 @@
 // then the palette list's counter, then the palette dispatch.
 // Defs: ENCODING, GPU_TIMED, G_SKIN (0), B_* (throng_bevy::render::cull::CullPipeline).
 
-#import throng::cull::{DrawArgs, WorldBox, BoxRule, LodRule, instance_box, coarse_box, box_inside, shadow_reaches_view, choose_lod, choose_ortho_lod}
+#import throng::cull::{DrawArgs, WorldBox, BoxRule, LodRule, instance_box, coarse_box, box_inside, shadow_reaches_view, choose_lod, choose_ortho_lod, far_shadow_dropped}
 #import throng::bone::bone_params
+#import throng::playback::instance_affine
+#import throng::instances::instance_transform
+#import throng::far::far_share
 
-// Rust twin: throng_bevy::render::cull::CullJob (112 B).
+// Rust twin: throng_bevy::render::cull::CullJob (128 B).
 struct CullJob {
     // The asset's box (file units), for a layer whose clip has none.
     fallback_min: vec4<f32>,
@@ -35,9 +38,13 @@ struct CullJob {
     row_bounds: u32,
     // Largest projected simplification error allowed, pixels (≤ 0: always LOD 0).
     lod_bias: f32,
-    pad_a: u32,
-    pad_b: u32,
+    // The far tier's level (the last; 0: none).
+    far_level: u32,
+    // The far tier's crossfade band, pixels (0: a hard switch).
+    far_band: f32,
     pad_c: u32,
+    // The far tier's sphere: model centre (file units) and radius.
+    far_sphere: vec4<f32>,
 }
 
 // Rust twin: throng_bevy::render::cull::CullView (144 B): one view that may draw the crowd.
@@ -72,23 +79,49 @@ fn lod_rule() -> LodRule {
     return LodRule(job.lod_error, job.lod_count, job.lod_bias);
 }
 
-// View `v`'s LOD of box `b`. An orthographic view (a directional light's cascade) draws a caster
-// the floor view (the first camera) sees at that camera's LOD — Bevy's shadow maps shade the
-// caster's own surface, so a coarser caster than the drawn mesh would shadow it (acne); one
-// the camera does not see, by shadow-map texels (throng-render's `ShadowLod::Texel` without
-// a view LOD).
-fn view_lod(v: CullView, b: WorldBox, rule: LodRule) -> u32 {
-    if (v.ortho == 1u) {
-        if (v.floor_view < job.view_count) {
-            let camera = views[v.floor_view];
-            var planes = camera.planes;
-            if (box_inside(&planes, b)) {
-                return choose_lod(b, camera.eye, rule);
-            }
-        }
-        return choose_ortho_lod(b, 0u, v.eye.w, rule);
+// The share of the instance placed by `m` its far card shows to a camera (`eye` as
+// CullView's): throng::far's far_share over the crossfade band (0 without a far tier).
+// throng_bevy::crowd_far::card_share works out the same share for the draws.
+fn card_share(m: mat3x4<f32>, eye: vec4<f32>) -> f32 {
+    if (job.far_level == 0u) {
+        return 0.0;
     }
-    return choose_lod(b, v.eye, rule);
+    let texel = job.lod_error[job.far_level / 4u][job.far_level % 4u];
+    return far_share(m, job.far_sphere, texel, eye, vec2<f32>(job.lod_bias, job.far_band));
+}
+
+// A camera's mesh LOD of box `b`: choose_lod among the mesh LODs.
+fn mesh_lod(b: WorldBox, eye: vec4<f32>, rule: LodRule) -> u32 {
+    let lod = choose_lod(b, eye, rule);
+    if (job.far_level == 0u) {
+        return lod;
+    }
+    return min(lod, job.far_level - 1u);
+}
+
+// A camera's one LOD of box `b` of the instance placed by `m`, for a cascade that draws what
+// the camera shows: the far tier's level where the card shows alone, else its mesh LOD.
+fn camera_lod(b: WorldBox, m: mat3x4<f32>, eye: vec4<f32>, rule: LodRule) -> u32 {
+    if (job.far_level != 0u && card_share(m, eye) >= 1.0) {
+        return job.far_level;
+    }
+    return mesh_lod(b, eye, rule);
+}
+
+// An orthographic view's (a directional light's cascade's) LOD of box `b` (instance placed by
+// `m`): a caster the floor view (the first camera) sees at that camera's LOD — Bevy's shadow
+// maps shade the caster's own surface, so a coarser caster than the drawn mesh would shadow it
+// (acne), and a card casts a card's shadow; one the camera does not see, by shadow-map texels
+// (throng-render's `ShadowLod::Texel` without a view LOD).
+fn ortho_lod(v: CullView, b: WorldBox, m: mat3x4<f32>, rule: LodRule) -> u32 {
+    if (v.floor_view < job.view_count) {
+        let camera = views[v.floor_view];
+        var planes = camera.planes;
+        if (box_inside(&planes, b)) {
+            return camera_lod(b, m, camera.eye, rule);
+        }
+    }
+    return choose_ortho_lod(b, 0u, v.eye.w, rule);
 }
 
 // Whether view `v` draws box `b`: inside its frustum and, for a light view with a sweep, seen
@@ -140,13 +173,35 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let b = instance_box(i, box_rule, false);
+    let m = instance_affine(instance_transform(i));
     let rule = lod_rule();
+    // Listed at a mesh level by some view (a far tier's card needs no palette).
     var listed = false;
     for (var v = 0u; v < job.view_count; v++) {
         let view = views[v];
-        if (view_sees(view, b)) {
-            append(v, view_lod(view, b, rule), i);
+        if (!view_sees(view, b)) {
+            continue;
+        }
+        if (view.ortho == 1u) {
+            let lod = ortho_lod(view, b, m, rule);
+            // A card whose sphere covers less than a texel of the cascade casts nothing there
+            // (throng-render's rule).
+            if (job.far_level != 0u && lod == job.far_level && far_shadow_dropped(b, 2.0 * job.far_sphere.w, view.eye.w)) {
+                continue;
+            }
+            append(v, lod, i);
+            listed = listed || job.far_level == 0u || lod != job.far_level;
+            continue;
+        }
+        // A camera: the mesh while the card's share of the crossfade is below 1, the card
+        // while it is above 0 (both in the band, each drawing its half of the screen door).
+        let share = card_share(m, view.eye);
+        if (share < 1.0) {
+            append(v, mesh_lod(b, view.eye, rule), i);
             listed = true;
+        }
+        if (share > 0.0) {
+            append(v, job.far_level, i);
         }
     }
     if (listed && job.palette_base != 0u) {

@@ -10,10 +10,13 @@
 
 #import throng::material::{MaterialSet, variant_slot, material_uv}
 
-// Rust twin: throng_bevy::render::DrawParams (16 B).
+// Rust twin: throng_bevy::render::DrawParams (32 B).
 struct DrawParams {
     // x: unused; y: 1 when double-sided; z: the primitive's index (its part-mask bit).
     misc: vec4<u32>,
+    // The far tier's crossfade (throng_bevy::crowd_far::card_share): the crowd's LOD bias and
+    // crossfade band (pixels), the tier's texel (file units); w unused.
+    far: vec4<f32>,
 }
 
 @group(#{G_SKIN}) @binding(#{B_DRAW}) var<uniform> draw: DrawParams;

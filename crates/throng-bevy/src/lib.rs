@@ -55,7 +55,8 @@
 //! [`render::vat`] for what each costs) and `ThrongCrowd::with_skinning` (dual quaternions).
 //!
 //! Per crowd entity, [`ThrongCull`] (per-instance culling and LODs, on by default; LOD meshes
-//! come from `throng bake --lod`) and [`ThrongDebugView`] (`Normals`: the world-space normal
+//! come from `throng bake --lod`; an asset baked with `--far-tier` draws the instances whose
+//! tile texel covers at most `lod_bias` pixels as one card each, [`render::far`]) and [`ThrongDebugView`] (`Normals`: the world-space normal
 //! as colour, unlit, as throng-render's `DebugView::Normals` writes it — with the camera's
 //! `Tonemapping::None` and `DebandDither::Disabled` the two renderers' pictures compare pixel
 //! for pixel).
@@ -111,6 +112,10 @@ pub const CROWD_MATERIAL_WGSL: &str = include_str!("../shaders/crowd_material.wg
 /// `throng_bevy::crowd_appearance`: the instance's appearance (tint, parts) as every pass
 /// reads it (imports `throng_bevy::crowd_material`).
 pub const CROWD_APPEARANCE_WGSL: &str = include_str!("../shaders/crowd_appearance.wgsl");
+
+/// `throng_bevy::crowd_far`: a far-tier card as every pass places and shows it
+/// (`render::far`; imports `throng::far` and `throng_bevy::crowd_appearance`).
+pub const CROWD_FAR_WGSL: &str = include_str!("../shaders/crowd_far.wgsl");
 
 /// The plugin's main-world systems, in `PostUpdate` after `TransformSystems::Propagate`.
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
@@ -187,6 +192,7 @@ impl Plugin for ThrongPlugin {
             .init_resource::<SpecializedRenderPipelines<prepass::CrowdDepthPipeline>>()
             .init_resource::<prepass::CrowdDepthQueue>()
             .init_resource::<render::QueuedCrowds>()
+            .init_resource::<render::CardPipelines>()
             .add_render_command::<Opaque3d, render::DrawCrowd>()
             .add_render_command::<Shadow, prepass::DrawCrowdDepth>()
             .add_render_command::<Opaque3dPrepass, prepass::DrawCrowdDepth>()
@@ -240,6 +246,10 @@ impl Plugin for ThrongPlugin {
         modules.push(shaders.add(Shader::from_wgsl(
             CROWD_APPEARANCE_WGSL,
             "crates/throng-bevy/shaders/crowd_appearance.wgsl",
+        )));
+        modules.push(shaders.add(Shader::from_wgsl(
+            CROWD_FAR_WGSL,
+            "crates/throng-bevy/shaders/crowd_far.wgsl",
         )));
         let crowd = shaders.add(Shader::from_wgsl(
             include_str!("../shaders/crowd.wgsl"),

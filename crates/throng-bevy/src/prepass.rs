@@ -47,8 +47,8 @@ use bevy::render::view::ExtractedView;
 use bevy::shader::Shader;
 
 use crate::render::{
-    crowd_layout, posed_crowds, vertex_layout, CrowdGpus, CrowdKey, CrowdQueue,
-    DrawCrowdPrimitives, GpuThrongAsset,
+    posed_crowds, CardPipelines, CrowdGpu, CrowdGpus, CrowdKey, CrowdQueue, DrawCrowdPrimitives,
+    GpuThrongAsset,
 };
 
 /// The depth pipeline of crowds in shadow and prepass views: layouts of Bevy's prepass
@@ -119,10 +119,20 @@ impl SpecializedRenderPipeline for CrowdDepthPipeline {
         if emulate_unclipped {
             defs.push("UNCLIPPED_DEPTH_ORTHO_EMULATION".into());
         }
-        let fragment_stage = normal || motion || emulate_unclipped;
-        if fragment_stage {
+        let outputs = normal || motion || emulate_unclipped;
+        if outputs {
             defs.push("PREPASS_FRAGMENT".into());
         }
+        // A camera's prepass keeps the main pass's halves of the far tier's crossfade (a shadow
+        // map switches without one).
+        let crossfade = key.camera && key.crowd.crossfades();
+        if crossfade {
+            defs.push("CROSSFADE".into());
+        }
+        // A card keeps only the covered part of it, a crossfading mesh its half: a fragment
+        // stage.
+        let fragment_stage = outputs || key.crowd.card || crossfade;
+        let (vertex, fragment, buffers) = key.crowd.entry_points("vertex", "fragment");
         let mut targets = prepass_target_descriptors(normal, motion, false);
         if targets.iter().all(Option::is_none) {
             targets.clear();
@@ -138,18 +148,18 @@ impl SpecializedRenderPipeline for CrowdDepthPipeline {
                 view_layout,
                 self.empty_layout.clone(),
                 self.empty_layout.clone(),
-                crowd_layout(key.crowd.encoding, key.crowd.vat),
+                key.crowd.layout(),
             ],
             vertex: VertexState {
                 shader: self.shader.clone(),
                 shader_defs: defs.clone(),
-                entry_point: Some("vertex".into()),
-                buffers: vec![vertex_layout()],
+                entry_point: Some(vertex.into()),
+                buffers,
             },
             fragment: fragment_stage.then(|| FragmentState {
                 shader: self.shader.clone(),
                 shader_defs: defs,
-                entry_point: Some("fragment".into()),
+                entry_point: Some(fragment.into()),
                 targets,
             }),
             primitive: PrimitiveState {
@@ -184,7 +194,7 @@ pub type DrawCrowdDepth = (
     SetPrepassViewBindGroup<0>,
     SetPrepassViewEmptyBindGroup<1>,
     SetPrepassViewEmptyBindGroup<2>,
-    DrawCrowdPrimitives,
+    DrawCrowdPrimitives<true>,
 );
 
 /// What [`queue_crowd_depth`] queued this frame (a render-world resource): the crowds, which
@@ -210,6 +220,7 @@ pub(crate) fn queue_crowd_depth(
     shader: Res<crate::render::ThrongShader>,
     mut pipeline: Local<Option<CrowdDepthPipeline>>,
     mut pipelines: ResMut<SpecializedRenderPipelines<CrowdDepthPipeline>>,
+    mut cards: ResMut<CardPipelines>,
     pipeline_cache: Res<PipelineCache>,
     gpus: Res<CrowdGpus>,
     assets: Res<RenderAssets<GpuThrongAsset>>,
@@ -235,13 +246,25 @@ pub(crate) fn queue_crowd_depth(
     };
     queued.shadow_items = 0;
     queued.prepass_items = 0;
-    let mut specialize = |view_key: MeshPipelineKey, crowd: CrowdKey, camera: bool| {
-        let key = CrowdDepthKey {
+    cards.depth.clear();
+    // The crowd's depth pipeline for the view, and its card pipeline when it draws cards.
+    let mut specialize = |view: &ExtractedView,
+                          view_key: MeshPipelineKey,
+                          (main, g, asset): (Entity, &CrowdGpu, &GpuThrongAsset),
+                          camera: bool| {
+        let key = |crowd| CrowdDepthKey {
             view_key,
             crowd,
             camera,
         };
-        pipelines.specialize(&pipeline_cache, pipeline, key)
+        let mesh = pipelines.specialize(&pipeline_cache, pipeline, key(CrowdKey::of(g, asset)));
+        if let Some(crowd) = CrowdKey::card_of(g, asset) {
+            let id = pipelines.specialize(&pipeline_cache, pipeline, key(crowd));
+            cards.depth.insert((main, view.retained_view_entity), id);
+            // The crowd waits for its cards too (as in the main pass).
+            pipeline_cache.get_render_pipeline(id)?;
+        }
+        Some(mesh)
     };
     let no_mesh = || AssetId::<Mesh>::invalid().untyped();
 
@@ -259,10 +282,12 @@ pub(crate) fn queue_crowd_depth(
             phase,
             view,
             near,
-            |g, asset| {
-                g.views
-                    .casts_shadows
-                    .then(|| specialize(view_key, CrowdKey::of(g, asset), false))
+            |main, g, asset| {
+                if g.views.casts_shadows {
+                    specialize(view, view_key, (main, g, asset), false)
+                } else {
+                    None
+                }
             },
             |id| {
                 let batch_set = ShadowBatchSetKey {
@@ -296,7 +321,7 @@ pub(crate) fn queue_crowd_depth(
             phase,
             view,
             true,
-            |g, asset| Some(specialize(view_key, CrowdKey::of(g, asset), true)),
+            |main, g, asset| specialize(view, view_key, (main, g, asset), true),
             |id| {
                 let batch_set = OpaqueNoLightmap3dBatchSetKey {
                     pipeline: id,

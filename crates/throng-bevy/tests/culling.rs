@@ -40,17 +40,24 @@ use std::path::Path;
 use common::{differing, have, run_example};
 use glam::Mat4;
 use image::RgbaImage;
+use throng_bevy::ThrongCull;
 use throng_contract::{InstanceRecord, InstanceTransform};
 use throng_render::{Camera, Crowd, Playback, Records, RenderOptions, Renderer};
 
 /// Fox.glb baked with the example's in-memory settings (and `lods`), written to `out`.
 fn bake_fox(lods: &[f32], out: &Path) -> throng_asset::BakedAsset {
+    bake_fox_with(lods, false, out)
+}
+
+/// [`bake_fox`], with the far tier (default settings) when `far_tier`.
+fn bake_fox_with(lods: &[f32], far_tier: bool, out: &Path) -> throng_asset::BakedAsset {
     let path = throng_testdata::asset("Fox.glb").expect("Fox.glb");
     let bytes = std::fs::read(&path).expect("read Fox.glb");
     let model = throng_gltf::import_slice(&bytes, None, "Fox.glb").expect("import");
     let options = throng_bake::BakeOptions {
         source_name: "Fox.glb".into(),
         lods: lods.to_vec(),
+        far_tier: far_tier.then(Default::default),
         ..Default::default()
     };
     let baked = throng_bake::bake(&model, &options).expect("bake").0;
@@ -154,6 +161,16 @@ fn render_camera(clip_from_view: Mat4, world_from_view: Mat4) -> Camera {
 /// throng-render's culling of the dumped scene (records and transforms as the Bevy pass read
 /// them): the main view's lists per LOD.
 fn render_lists(baked: &throng_asset::BakedAsset, dump_path: &Path, d: &Dump) -> Vec<Vec<u32>> {
+    render_lists_with(baked, dump_path, d, RenderOptions::default())
+}
+
+/// [`render_lists`] with `base`'s options (its size, camera, LOD bias and shadows replaced).
+fn render_lists_with(
+    baked: &throng_asset::BakedAsset,
+    dump_path: &Path,
+    d: &Dump,
+    base: RenderOptions,
+) -> Vec<Vec<u32>> {
     let gpu = throng_render::device::test_gpu().expect("a GPU adapter");
     let mut r = Renderer::with_gpu(gpu);
     let g = r.upload(baked).expect("upload");
@@ -170,9 +187,9 @@ fn render_lists(baked: &throng_asset::BakedAsset, dump_path: &Path, d: &Dump) ->
         width: 320,
         height: 180,
         camera: Some(render_camera(d.camera.0, d.camera.1)),
-        lod_bias: 1.0,
+        lod_bias: if base.far_tier { base.lod_bias } else { 1.0 },
         shadows: false,
-        ..Default::default()
+        ..base
     };
     r.cull_lists(&crowd, &opts)
         .expect("throng-render culling")
@@ -357,4 +374,101 @@ fn spawning_only_the_foxes_in_view_draws_the_same_picture() {
     assert_eq!(all, 400);
     assert!(some > 10 && some < 300, "{some} foxes spawned in view");
     assert_eq!(n, 0, "the foxes left out changed {n} pixels");
+}
+
+/// The far tier (Fox baked with LODs and `--far-tier`; under the patch camera at 320×180 with
+/// `ThrongCull::lod_bias` 2 the farther foxes are cards): the camera's mesh lists equal
+/// throng-render's with a hard switch (`far_fade` 0) and the same LOD bias; its card list holds
+/// every card throng-render lists (throng-render also drops a card whose screen box holds no
+/// pixel centre, which the plugin draws and the rasteriser then leaves without a fragment); the
+/// palette pass poses only the instances some view lists at a mesh level; and the picture's
+/// foxes — cards in the distance — cover about what the meshes cover at the same LODs without
+/// the tier (fox pixels within 25 %: a 16-texel tile of the nearest of 16 views at 30°
+/// elevation against the mesh seen from the camera's own, steeper, angle).
+#[test]
+fn far_tier_cards_are_listed_where_throng_render_lists_them() {
+    if !have("xvfb-run") || throng_testdata::asset("Fox.glb").is_none() {
+        return;
+    }
+    let lods = [0.5, 0.25, 0.1];
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_culling_far_tier");
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let far_asset = dir.join("fox-far.throng.glb");
+    let mesh_asset = dir.join("fox-lods.throng.glb");
+    let baked = bake_fox_with(&lods, true, &far_asset);
+    bake_fox_with(&lods, false, &mesh_asset);
+    let dump = dir.join("cull.txt");
+    let dump_arg = dump.to_string_lossy().to_string();
+    let bias = ["--lod-bias", "2"];
+    let cards = shoot_full(
+        &far_asset,
+        &[&bias[..], &["--dump-cull", &dump_arg]].concat(),
+        &dir.join("far-tier.png"),
+    );
+    let meshes = shoot(&mesh_asset, &bias, &dir.join("meshes.png"));
+    let d = read_dump(&dump);
+    let base = RenderOptions {
+        far_tier: true,
+        far_fade: ThrongCull::default().far_fade,
+        far_dots: false,
+        lod_bias: 2.0,
+        ..Default::default()
+    };
+    let expected = render_lists_with(&baked, &dump, &d, base);
+    let far = lods.len() + 1;
+    assert_eq!(
+        d.camera_lists.len(),
+        far + 1,
+        "levels: the mesh LODs and the far tier"
+    );
+    assert_eq!(expected.len(), far + 1);
+    let counts: Vec<usize> = d.camera_lists.iter().map(Vec::len).collect();
+    eprintln!(
+        "far tier: Bevy's camera lists per level {counts:?}, throng-render's {:?}",
+        expected.iter().map(Vec::len).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        d.camera_lists[..far],
+        expected[..far],
+        "the camera's mesh lists are not throng-render's"
+    );
+    let mut bevy_cards = d.camera_lists[far].clone();
+    bevy_cards.sort_unstable();
+    let mut render_cards = expected[far].clone();
+    render_cards.sort_unstable();
+    assert!(
+        render_cards
+            .iter()
+            .all(|i| bevy_cards.binary_search(i).is_ok()),
+        "a card throng-render lists is not in Bevy's list"
+    );
+    assert!(
+        render_cards.len() >= 10 && counts[..far].iter().sum::<usize>() >= 10,
+        "the scene should show both meshes and cards: {counts:?}"
+    );
+    // Instances in the crossfade's band are listed twice: as their coarsest mesh and as cards.
+    let as_mesh: Vec<u32> = d.camera_lists[..far].iter().flatten().copied().collect();
+    let both = bevy_cards.iter().filter(|i| as_mesh.contains(i)).count();
+    eprintln!("{both} foxes crossfade (listed as mesh and card)");
+    assert!(both > 0, "no fox in the crossfade's band");
+    let mut posed: Vec<u32> = d
+        .all_views
+        .iter()
+        .flat_map(|v| v[..far].iter().flatten())
+        .copied()
+        .collect();
+    posed.sort_unstable();
+    posed.dedup();
+    assert_eq!(
+        d.palette, posed,
+        "the palette pass should pose exactly the instances listed at a mesh level"
+    );
+    let fox = |img: &RgbaImage| img.pixels().filter(|p| !ground(&p.0)).count();
+    let (with_cards, with_meshes) = (fox(&cards.image), fox(&meshes));
+    eprintln!("fox pixels: {with_cards} with the far tier, {with_meshes} with meshes only");
+    let ratio = with_cards as f64 / with_meshes.max(1) as f64;
+    assert!(
+        (0.75..=1.25).contains(&ratio),
+        "fox pixels {with_cards} with cards against {with_meshes} with meshes"
+    );
 }

@@ -164,6 +164,8 @@ fn the_crowd_vertex_function_composes_and_validates_for_every_crowd_key() {
                 dual_quat,
                 vat: false,
                 culled,
+                far: false,
+                card: false,
             };
             let (module, what) = crowd_vertex_module(key, motion);
             validate(&module, &what);
@@ -255,6 +257,8 @@ fn key(encoding: Encoding, gpu_timed: bool, palette: bool) -> CrowdKey {
         dual_quat: false,
         vat: false,
         culled: false,
+        far: false,
+        card: false,
     }
 }
 
@@ -301,7 +305,7 @@ fn fragment(@location(0) uv: vec2<f32>, @location(1) @interpolate(flat) variant:
 "#;
 
 /// The main pass's uniforms have the layouts of their Rust twins: `crowd_material`'s
-/// `DrawParams` (`throng_bevy::render::DrawParams`, 16 B) and `throng::material`'s `Material`
+/// `DrawParams` (`throng_bevy::render::DrawParams`, 32 B) and `throng::material`'s `Material`
 /// and `MaterialSet` (throng-asset's `MaterialUniform` and `MaterialSet`, 48 B and 848 B, the
 /// ones throng-render uploads); the slots and their texture array are bound where the crowd
 /// layout puts them (a uniform at `MATERIALS`, a float 2D array at `BASE_COLOR_LAYERS`), clear
@@ -333,9 +337,9 @@ fn the_material_uniforms_match_their_rust_twins() {
         &module,
         "DrawParams",
         size_of::<DrawParams>(),
-        &[offset_of!(DrawParams, misc)],
+        &[offset_of!(DrawParams, misc), offset_of!(DrawParams, far)],
     );
-    assert_eq!(size_of::<DrawParams>(), 16);
+    assert_eq!(size_of::<DrawParams>(), 32);
     check_shared(&module, &["Material", "MaterialSet"]);
     assert_eq!(size_of::<MaterialSet>(), 848);
     // where the module binds them
@@ -376,7 +380,7 @@ fn the_material_uniforms_match_their_rust_twins() {
     );
     // and where the layout puts them
     for vat in [false, true] {
-        let layout = throng_bevy::render::crowd_layout(Encoding::QuatSnorm16, vat);
+        let layout = throng_bevy::render::crowd_layout(Encoding::QuatSnorm16, vat, false);
         let entry = |b: u32| layout.entries.iter().find(|e| e.binding == b).cloned();
         assert!(matches!(
             entry(MATERIALS).map(|e| e.ty),
@@ -499,9 +503,10 @@ fn the_culling_pass_composes_validates_and_matches_its_rust_twins() {
             offset_of!(CullJob, row_pad),
             offset_of!(CullJob, row_bounds),
             offset_of!(CullJob, lod_bias),
+            offset_of!(CullJob, far_level),
+            offset_of!(CullJob, far_band),
             offset_of!(CullJob, _pad),
-            offset_of!(CullJob, _pad) + 4,
-            offset_of!(CullJob, _pad) + 8,
+            offset_of!(CullJob, far_sphere),
         ],
     );
     check(
@@ -519,7 +524,7 @@ fn the_culling_pass_composes_validates_and_matches_its_rust_twins() {
         ],
     );
     check_shared(&module, &["DrawArgs"]);
-    assert_eq!(size_of::<CullJob>(), 112);
+    assert_eq!(size_of::<CullJob>(), 128);
     assert_eq!(size_of::<CullView>(), 144);
 }
 
@@ -563,7 +568,7 @@ fn the_appearance_texture_is_bound_where_the_layout_puts_it() {
             ),
             "{what}: {bound:?}"
         );
-        let layout = throng_bevy::render::crowd_layout(Encoding::Mat3x4F16, vat);
+        let layout = throng_bevy::render::crowd_layout(Encoding::Mat3x4F16, vat, false);
         let entries: Vec<_> = layout
             .entries
             .iter()
@@ -585,4 +590,134 @@ fn the_appearance_texture_is_bound_where_the_layout_puts_it() {
         numbers.dedup();
         assert_eq!(numbers.len(), layout.entries.len(), "{what}");
     }
+}
+
+/// A user of `throng_bevy::crowd_far` (the far tier's cards), as crowd.wgsl's and
+/// crowd_prepass.wgsl's `card_vertex` and `card_fragment` use it (their view, which only Bevy
+/// composes, replaced by a fixed direction).
+const CROWD_FAR_USER: &str = r#"
+#import throng_bevy::crowd_far::{card_of, card_point, card_texel, card_covers, card_normal, card_share}
+
+struct Out {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) uv: vec2<f32>,
+    @location(1) @interpolate(flat) tiles: vec4<u32>,
+    @location(2) @interpolate(flat) weights: vec4<f32>,
+    @location(3) @interpolate(flat) look: vec4<u32>,
+    @location(4) @interpolate(flat) kx: vec3<f32>,
+    @location(5) @interpolate(flat) ky: vec3<f32>,
+    @location(6) @interpolate(flat) kz: vec3<f32>,
+    @location(7) @interpolate(flat) share: f32,
+}
+
+@vertex
+fn card_vertex(@builtin(instance_index) instance_index: u32, @builtin(vertex_index) vertex_index: u32) -> Out {
+    let c = card_of(instance_index);
+    let p = card_point(c, vec3<f32>(0.0, 0.0, 1.0) - c.centre, vertex_index);
+    let share = card_share(c.m, vec4<f32>(0.0, 0.0, 1.0, 500.0));
+    return Out(vec4<f32>(p.world, 1.0), p.uv, p.tiles, p.weights, p.look, p.kx, p.ky, p.kz, share);
+}
+
+@fragment
+fn card_fragment(in: Out) -> @location(0) vec4<f32> {
+    let t = card_texel(in.uv, in.tiles, in.weights, in.look);
+    if (!card_covers(t, in.clip.xy, in.share)) {
+        discard;
+    }
+    return vec4<f32>(t.albedo * card_normal(t, in.kx, in.ky, in.kz), 1.0);
+}
+"#;
+
+/// The far tier's card module composes and validates with the defs `CrowdKey::card_of` gives
+/// its pipelines, for every encoding and timing, on the palette and texture paths; its
+/// `FarParams` and `FarClip` have the layouts of throng-asset's Rust twins, and its bindings
+/// are the crowd layout's far entries.
+#[test]
+fn the_far_tier_card_module_composes_for_every_crowd_key() {
+    use bevy::render::render_resource::BindingType;
+    use std::mem::{offset_of, size_of};
+    use throng_asset::gpu::far::{FarClipWords, FarParams};
+    let mut checked = 0;
+    for encoding in Encoding::ALL {
+        for bits in 0..4u32 {
+            let [gpu_timed, palette] = [1, 2].map(|b| bits & b != 0);
+            let k = CrowdKey {
+                culled: true,
+                far: true,
+                card: true,
+                ..key(encoding, gpu_timed, palette)
+            };
+            let what = format!("crowd_far {k:?}");
+            let mut composer = shared_modules();
+            for (source, file) in [
+                (throng_bevy::CROWD_MATERIAL_WGSL, "crowd_material.wgsl"),
+                (throng_bevy::CROWD_APPEARANCE_WGSL, "crowd_appearance.wgsl"),
+                (throng_bevy::CROWD_FAR_WGSL, "crowd_far.wgsl"),
+            ] {
+                add_module(&mut composer, source, file);
+            }
+            let module = composer
+                .make_naga_module(NagaModuleDescriptor {
+                    source: CROWD_FAR_USER,
+                    file_path: "crowd_far_user.wgsl",
+                    shader_defs: naga_defs(&k.shader_defs()),
+                    ..Default::default()
+                })
+                .unwrap_or_else(|e| panic!("{what}: {}", e.emit_to_string(&composer)));
+            validate(&module, &what);
+            if checked == 0 {
+                check(
+                    &module,
+                    "FarParams",
+                    size_of::<FarParams>(),
+                    &[
+                        offset_of!(FarParams, sphere),
+                        offset_of!(FarParams, grid),
+                        offset_of!(FarParams, elevation_bounds),
+                    ],
+                );
+                check(
+                    &module,
+                    "FarClip",
+                    size_of::<FarClipWords>(),
+                    &[
+                        offset_of!(FarClipWords, first_frame),
+                        offset_of!(FarClipWords, frames),
+                        offset_of!(FarClipWords, looped),
+                        offset_of!(FarClipWords, pad),
+                    ],
+                );
+                // Every far binding the module declares is in the crowd layout, in the crowd's
+                // group, of the kind it reads.
+                let layout = k.layout();
+                let far_bindings: Vec<u32> = module
+                    .global_variables
+                    .iter()
+                    .filter(|(_, v)| v.name.as_deref().is_some_and(|n| n.starts_with("far_")))
+                    .filter_map(|(_, v)| v.binding.as_ref())
+                    .map(|b| {
+                        assert_eq!(b.group, throng_bevy::render::CROWD_GROUP, "{what}");
+                        b.binding
+                    })
+                    .collect();
+                assert_eq!(far_bindings.len(), 6, "{what}: {far_bindings:?}");
+                for b in far_bindings {
+                    let entry = layout
+                        .entries
+                        .iter()
+                        .find(|e| e.binding == b)
+                        .unwrap_or_else(|| panic!("{what}: binding {b} not in the crowd layout"));
+                    assert!(
+                        matches!(
+                            entry.ty,
+                            BindingType::Texture { .. } | BindingType::Buffer { .. }
+                        ),
+                        "{what}: binding {b}"
+                    );
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, Encoding::ALL.len() * 4);
 }

@@ -107,10 +107,19 @@ impl CrowdGpu {
                 .iter()
                 .map(|_| uniform_of::<DrawParams>(device, "throng draw params"))
                 .collect();
-            for (p, buf) in asset.primitives.iter().zip(&self.bindings.draws) {
-                queue.write_buffer(buf, 0, bytemuck::bytes_of(&p.material));
-            }
             self.bindings.valid = false;
+        }
+        // The crowd's crossfade settings may change with its ThrongCull: written each frame
+        // (32 B a primitive).
+        let far = [
+            self.cull.lod_bias,
+            self.cull.far_band(),
+            asset.far.as_ref().map_or(0.0, |f| f.error),
+            0.0,
+        ];
+        for (p, buf) in asset.primitives.iter().zip(&self.bindings.draws) {
+            let params = DrawParams { far, ..p.material };
+            queue.write_buffer(buf, 0, bytemuck::bytes_of(&params));
         }
         let clock = self
             .buffers
@@ -224,6 +233,7 @@ impl CrowdGpu {
         let layout = pipeline_cache.get_bind_group_layout(&crowd_layout(
             asset.baked.bone_texture.encoding,
             vats.is_some(),
+            asset.far.is_some(),
         ));
         let mut groups = Vec::with_capacity(asset.primitives.len());
         for (i, (p, draw)) in asset
@@ -267,6 +277,9 @@ impl CrowdGpu {
             )));
             if let Some(v) = vats.and_then(|v| v.get(i)) {
                 entries.extend_from_slice(&super::vat::bind_entries(v));
+            }
+            if let Some(f) = &asset.far {
+                entries.extend_from_slice(&super::far::bind_entries(f));
             }
             groups.push(device.create_bind_group("throng crowd", &layout, &entries));
         }

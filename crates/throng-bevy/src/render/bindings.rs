@@ -85,6 +85,16 @@ numbers! {
     /// `crate::render::materials`).
     MATERIALS = 127;
     BASE_COLOR_LAYERS = 128;
+    /// The far tier (`crate::render::far`, an asset baked with one), read by `throng::far` and
+    /// `throng_bevy::crowd_far`: its two pictures (`Rgba8Unorm` atlases), its variants' colour
+    /// maps (`Rgba32Float`), its `FarParams` uniform, its clips (`array<FarClip>`) and every
+    /// frame-table row's frame coordinate (`array<f32>`).
+    FAR_COLOUR = 129;
+    FAR_SURFACE = 130;
+    FAR_VARIANTS = 131;
+    FAR_PARAMS = 132;
+    FAR_CLIPS = 133;
+    FAR_ROWS = 134;
 }
 
 /// The group and binding shader defs of a pipeline whose crowd group is `group`.

@@ -47,6 +47,7 @@ use throng_asset::Encoding;
 use super::bindings::{self, binding_defs, CULL_GROUP};
 use super::crowd_gpu::{CrowdGpu, CrowdGpus};
 pub use super::cull_state::*;
+use super::far;
 use super::gpu_asset::GpuThrongAsset;
 use super::layouts::{buffer_entry, playback_entries};
 use super::queue::box_in_frustum;
@@ -336,6 +337,7 @@ pub(crate) fn prepare_culls(
                 BufferUsages::STORAGE | BufferUsages::COPY_DST,
             ));
         }
+        let far_band = c.far_band();
         let job_buf = c.job.get_or_insert_with(|| {
             device.create_buffer(&BufferDescriptor {
                 label: Some("throng cull job"),
@@ -370,7 +372,10 @@ pub(crate) fn prepare_culls(
             row_pad: ROW_PAD * b.diagonal().max(0.0),
             row_bounds: 1,
             lod_bias: c.lod_bias,
-            _pad: [0; 3],
+            far_level: asset.far_level().unwrap_or(0),
+            far_band,
+            _pad: 0,
+            far_sphere: asset.far.as_ref().map_or([0.0; 4], |f| f.sphere),
         };
         queue.write_buffer(job_buf, 0, bytemuck::bytes_of(&job));
         let cv: Vec<CullView> = entries.iter().map(|e| e.view).collect();
@@ -383,10 +388,23 @@ pub(crate) fn prepare_culls(
         for v in 0..n_views {
             for p in 0..prims as usize {
                 for l in 0..lods {
-                    let (first_index, index_count) = asset
-                        .primitives
-                        .get(p)
-                        .map_or((0, 0), |p| GpuThrongAsset::lod_range(p, l));
+                    // The far level draws primitive 0's entry as the card's six indices
+                    // (render::far), and no other primitive's.
+                    let (first_index, index_count) = if Some(l) == asset.far_level() {
+                        (
+                            0,
+                            if p == 0 {
+                                far::CARD_INDICES.len() as u32
+                            } else {
+                                0
+                            },
+                        )
+                    } else {
+                        asset
+                            .primitives
+                            .get(p)
+                            .map_or((0, 0), |p| GpuThrongAsset::lod_range(p, l))
+                    };
                     args.push(DrawIndexedArgs {
                         index_count,
                         first_index,
@@ -401,6 +419,7 @@ pub(crate) fn prepare_culls(
             queue.write_buffer(ab, 0, bytemuck::cast_slice(&args));
         }
         c.lods = lods;
+        c.mesh_lods = asset.mesh_lod_count();
         c.prims = prims;
         c.segment = seg;
         c.palette_base = palette_base;

@@ -26,6 +26,12 @@ pub struct ThrongCull {
     /// world box down to its bottom (receivers below the crowd's feet get no shadow from
     /// casters out of view).
     pub shadow_reach: Option<f32>,
+    /// An asset with a far tier: the width of the crossfade between an instance's coarsest
+    /// mesh and its card, as a share of `lod_bias` (throng-render's `RenderOptions::far_fade`):
+    /// the card starts to show where one texel of the tier covers `lod_bias` pixels and shows
+    /// alone `far_fade · lod_bias` pixels below that, the two drawn as complementary halves of
+    /// one screen door; 0 switches at `lod_bias`.
+    pub far_fade: f32,
 }
 
 impl Default for ThrongCull {
@@ -34,11 +40,12 @@ impl Default for ThrongCull {
             per_instance: true,
             lod_bias: 1.0,
             shadow_reach: None,
+            far_fade: 0.3,
         }
     }
 }
 
-/// WGSL `CullJob` of `shaders/crowd_cull.wgsl` (112 B): one crowd's culling run.
+/// WGSL `CullJob` of `shaders/crowd_cull.wgsl` (128 B): one crowd's culling run.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct CullJob {
@@ -60,7 +67,14 @@ pub struct CullJob {
     /// 1: boxes from the rows shown.
     pub row_bounds: u32,
     pub lod_bias: f32,
-    pub _pad: [u32; 3],
+    /// The far tier's level (the last LOD level; 0: none).
+    pub far_level: u32,
+    /// The far tier's crossfade band, pixels (`ThrongCull::far_fade` × `lod_bias`; 0: a hard
+    /// switch).
+    pub far_band: f32,
+    pub _pad: u32,
+    /// The far tier's sphere: model centre (file units) and radius.
+    pub far_sphere: [f32; 4],
 }
 
 /// WGSL `CullView` of `shaders/crowd_cull.wgsl` (144 B): one view that may draw a crowd.
@@ -114,8 +128,9 @@ pub struct CrowdCull {
     /// Per-instance culling and LOD this frame (asked for by the crowd's `ThrongCull`, and the
     /// device draws indirectly with first instances).
     pub enabled: bool,
-    /// The crowd's `ThrongCull::lod_bias` (pixels) and `shadow_reach`.
+    /// The crowd's `ThrongCull::lod_bias` (pixels), `far_fade` and `shadow_reach`.
     pub lod_bias: f32,
+    pub far_fade: f32,
     pub shadow_reach: Option<f32>,
     /// This frame's views, in list order.
     pub views: Vec<ViewEntry>,
@@ -129,6 +144,8 @@ pub struct CrowdCull {
     pub(crate) args: Option<Buffer>,
     pub(crate) args_entries: u64,
     pub(crate) lods: u32,
+    /// The mesh levels among `lods` (all but a far tier's).
+    pub(crate) mesh_lods: u32,
     pub(crate) prims: u32,
     pub(crate) segment: u32,
     pub(crate) palette_base: u32,
@@ -137,6 +154,17 @@ pub struct CrowdCull {
 }
 
 impl CrowdCull {
+    /// The far tier's crossfade band, pixels (`far_fade` × `lod_bias`, 0 for a negative or NaN
+    /// fade).
+    pub(crate) fn far_band(&self) -> f32 {
+        let fade = if self.far_fade > 0.0 {
+            self.far_fade
+        } else {
+            0.0
+        };
+        fade * self.lod_bias.max(0.0)
+    }
+
     /// The index of `retained`'s lists this frame.
     pub(crate) fn view_index(&self, retained: &RetainedViewEntity) -> Option<u32> {
         self.views
@@ -145,8 +173,8 @@ impl CrowdCull {
             .map(|i| i as u32)
     }
 
-    /// The argument buffer and the byte offsets of primitive `prim`'s draws (one per LOD) in
-    /// `retained`'s view; None when the crowd was not culled for that view this frame.
+    /// The argument buffer and the byte offsets of primitive `prim`'s draws (one per mesh LOD)
+    /// in `retained`'s view; None when the crowd was not culled for that view this frame.
     pub fn view_draws(
         &self,
         retained: &RetainedViewEntity,
@@ -157,8 +185,21 @@ impl CrowdCull {
         let first = (v * self.prims + prim) * self.lods;
         Some((
             args,
-            (first..first + self.lods).map(|k| k as u64 * ARGS_BYTES),
+            (first..first + self.mesh_lods).map(|k| k as u64 * ARGS_BYTES),
         ))
+    }
+
+    /// The argument buffer and the byte offset of the far tier's card draw in `retained`'s
+    /// view (primitive 0's entry of the last level); None without a far tier or when the crowd
+    /// was not culled for that view this frame.
+    pub fn card_draw(&self, retained: &RetainedViewEntity) -> Option<(&Buffer, u64)> {
+        if self.mesh_lods >= self.lods {
+            return None;
+        }
+        let v = self.view_index(retained)?;
+        let args = self.args.as_ref()?;
+        let k = v * self.prims * self.lods + self.mesh_lods;
+        Some((args, k as u64 * ARGS_BYTES))
     }
 
     /// The palette pass's job: the palette list when culled, else every instance.

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use bevy::asset::AssetId;
 use bevy::ecs::system::lifetimeless::SRes;
 use bevy::ecs::system::SystemParamItem;
+use bevy::log::warn;
 use bevy::render::render_asset::{PrepareAssetError, RenderAsset};
 use bevy::render::render_resource::{
     Buffer, BufferInitDescriptor, BufferUsages, Sampler, TextureView,
@@ -20,7 +21,7 @@ use super::materials::{base_color_sampler, GpuMaterials, MaterialUpload};
 use super::textures::array_texture;
 use crate::asset::ThrongAsset;
 
-/// WGSL `DrawParams` of `throng_bevy::crowd_material` (16 B): how a primitive is drawn (its
+/// WGSL `DrawParams` of `throng_bevy::crowd_material` (32 B): how a primitive is drawn (its
 /// colours are its material slots, [`GpuMaterials`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -28,6 +29,9 @@ pub struct DrawParams {
     /// x: unused; y: double-sided; z: the primitive's index (its bit in an appearance's part
     /// mask).
     pub misc: [u32; 4],
+    /// The far tier's crossfade (`throng_bevy::crowd_far::card_share`): the crowd's LOD bias
+    /// and crossfade band (pixels), the tier's texel (file units); w unused.
+    pub far: [f32; 4],
 }
 
 /// A primitive on the GPU.
@@ -69,12 +73,26 @@ pub struct GpuThrongAsset {
     pub row_bounds: Buffer,
     pub cull_bounds: throng_asset::Aabb,
     pub lod_errors: Vec<f32>,
+    /// The far tier, when the asset has one and it fits the device ([`super::far`]): the last
+    /// LOD level, its error the last of `lod_errors`.
+    pub far: Option<super::far::GpuFar>,
 }
 
 impl GpuThrongAsset {
-    /// LOD levels (1 without simplified LODs), at most `throng_asset::gpu::cull::MAX_LODS`.
+    /// LOD levels (1 without simplified LODs), the far tier's included; at most
+    /// `throng_asset::gpu::cull::MAX_LODS`.
     pub fn lod_count(&self) -> u32 {
         self.lod_errors.len().max(1) as u32
+    }
+
+    /// The mesh LOD levels (those before the far tier's).
+    pub fn mesh_lod_count(&self) -> u32 {
+        self.lod_count() - self.far.is_some() as u32
+    }
+
+    /// The far tier's level, with one.
+    pub fn far_level(&self) -> Option<u32> {
+        self.far.as_ref().map(|_| self.mesh_lod_count())
     }
 
     /// (first index, index count) of LOD `l` of primitive `p`, or of its coarsest.
@@ -153,6 +171,7 @@ fn upload_primitive(
         lods: lods.ranges,
         material: DrawParams {
             misc: [0, mat.is_some_and(|m| m.double_sided) as u32, 0, 0],
+            far: [0.0; 4],
         },
         materials,
     }
@@ -165,6 +184,32 @@ fn upload(source: &ThrongAsset, device: &RenderDevice, queue: &RenderQueue) -> G
     let params = BoneParams::new(&baked.bone_texture, baked.clips.len());
     let material = |p: &BakedPrimitive| p.material.and_then(|m| baked.materials.get(m));
     let mut slots = MaterialUpload::new(baked);
+    let mut lod_errors = cull::lod_errors(
+        baked
+            .primitives
+            .iter()
+            .map(|p| LodRanges::of(p).errors)
+            .collect::<Vec<_>>()
+            .iter()
+            .map(Vec::as_slice),
+    );
+    let far = match super::far::upload_far(baked, device, queue) {
+        Ok(f) if lod_errors.len().max(1) < cull::MAX_LODS => f,
+        Ok(Some(_)) => {
+            warn!("throng: {} mesh LODs and a far tier: a crowd selects between at most {} levels; its far tier is not drawn (bake fewer LODs)", lod_errors.len(), cull::MAX_LODS);
+            None
+        }
+        Ok(None) => None,
+        Err(what) => {
+            warn!("throng: the far tier is not drawn: {what}");
+            None
+        }
+    };
+    if let Some(f) = &far {
+        // LOD 0's error is 0 even without simplified LODs, so the far level comes after it.
+        lod_errors.resize(lod_errors.len().max(1), 0.0);
+        lod_errors.push(f.error);
+    }
     GpuThrongAsset {
         baked: baked.clone(),
         bone_params: device.create_buffer_with_data(&BufferInitDescriptor {
@@ -212,14 +257,7 @@ fn upload(source: &ThrongAsset, device: &RenderDevice, queue: &RenderQueue) -> G
             bytemuck::cast_slice(&cull::row_bound_words(baked)),
         ),
         cull_bounds: cull::cull_bounds(baked),
-        lod_errors: cull::lod_errors(
-            baked
-                .primitives
-                .iter()
-                .map(|p| LodRanges::of(p).errors)
-                .collect::<Vec<_>>()
-                .iter()
-                .map(Vec::as_slice),
-        ),
+        lod_errors,
+        far,
     }
 }

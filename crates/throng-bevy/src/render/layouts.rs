@@ -63,10 +63,11 @@ pub(crate) fn playback_entries(
 }
 
 /// The crowd draw's bind group layout (group [`bindings::CROWD_GROUP`]) for a bone texture of
-/// `encoding`, with the primitive's VAT bindings when `vat` (the VAT path). The same layout
-/// serves the palette and texture paths: the palette path reads the palette, the texture path
-/// the bone texture and records.
-pub fn crowd_layout(encoding: Encoding, vat: bool) -> BindGroupLayoutDescriptor {
+/// `encoding`, with the primitive's VAT bindings when `vat` (the VAT path) and the far tier's
+/// when `far` (an asset with one, [`super::far`]). The same layout serves the palette and
+/// texture paths: the palette path reads the palette, the texture path the bone texture and
+/// records.
+pub fn crowd_layout(encoding: Encoding, vat: bool, far: bool) -> BindGroupLayoutDescriptor {
     let vf = ShaderStages::VERTEX_FRAGMENT;
     let storage = BufferBindingType::Storage { read_only: true };
     let mut entries = playback_entries(vf, encoding).to_vec();
@@ -109,6 +110,9 @@ pub fn crowd_layout(encoding: Encoding, vat: bool) -> BindGroupLayoutDescriptor 
     });
     if vat {
         entries.extend(super::vat::layout_entries(vf));
+    }
+    if far {
+        entries.extend(super::far::layout_entries(vf));
     }
     BindGroupLayoutDescriptor::new("throng crowd", &entries)
 }

@@ -60,7 +60,8 @@
 //! lists drawn with one indirect draw per primitive and LOD; the palette pass then poses only
 //! the listed instances. Without it (`ThrongCull::per_instance` false, or a device without
 //! indirect first instances) the crowd's world box is culled against each view's frustum and
-//! every instance drawn at LOD 0.
+//! every instance drawn at LOD 0. With a far tier ([`far`]) the last level's instances are
+//! cards, drawn after the meshes from the same lists with the pass's card pipeline.
 
 pub mod appearance;
 mod bind_groups;
@@ -72,6 +73,7 @@ pub mod cull_readback;
 mod cull_state;
 mod debug_view;
 mod draw;
+pub mod far;
 mod formats;
 mod gpu_asset;
 mod layouts;
@@ -89,7 +91,7 @@ pub(crate) use crowd_gpu::extract_crowds;
 pub use crowd_gpu::{CrowdGpu, CrowdGpus};
 pub use cull::ThrongCull;
 pub use debug_view::ThrongDebugView;
-pub use draw::{DrawCrowd, DrawCrowdPrimitives};
+pub use draw::{CardPipelines, DrawCrowd, DrawCrowdPrimitives};
 pub use formats::{vertex_layout, VERTEX_BYTES};
 pub use gpu_asset::{DrawParams, GpuPrimitive, GpuThrongAsset};
 pub use layouts::{crowd_layout, palette_layout};

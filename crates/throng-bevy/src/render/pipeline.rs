@@ -56,6 +56,12 @@ pub struct CrowdKey {
     pub vat: bool,
     /// Per-instance culling (def `CULLED`): the draws' instances are visible-id lists.
     pub culled: bool,
+    /// The asset has a far tier (def `FAR_TIER`: its bindings are in the crowd's layout,
+    /// [`super::far`]).
+    pub far: bool,
+    /// The far tier's cards (def `CARD`: entry points `card_vertex` and `card_fragment`, no
+    /// vertex buffer, both faces drawn), not the meshes.
+    pub card: bool,
 }
 
 impl CrowdKey {
@@ -70,7 +76,16 @@ impl CrowdKey {
             dual_quat: g.skin.dual_quat,
             vat: g.vats(asset).is_some(),
             culled: g.cull.enabled,
+            far: asset.far.is_some(),
+            card: false,
         }
+    }
+
+    /// The key of crowd `g`'s far-tier cards, when it draws them: a far tier and per-instance
+    /// culling (which lists the instances shown as cards).
+    pub fn card_of(g: &CrowdGpu, asset: &GpuThrongAsset) -> Option<Self> {
+        let key = Self::of(g, asset);
+        (key.far && key.culled).then_some(Self { card: true, ..key })
     }
 
     /// The shader defs of `throng_bevy::crowd_vertex` and the shared modules it imports,
@@ -91,12 +106,43 @@ impl CrowdKey {
         if self.culled {
             defs.push("CULLED".into());
         }
+        if self.far {
+            defs.push("FAR_TIER".into());
+        }
+        if self.card {
+            defs.push("CARD".into());
+        }
         defs
     }
 
-    /// Back faces culled unless the asset has a double-sided material.
+    /// Whether a camera's draws of the crowd crossfade its coarsest meshes with the far tier's
+    /// cards (def `CROSSFADE`): a far tier, and culling to list the instances in the band.
+    pub fn crossfades(&self) -> bool {
+        self.far && self.culled
+    }
+
+    /// Back faces culled unless the asset has a double-sided material; a card always faces
+    /// its view, whichever way its corners wind after the instance's transform.
     pub fn cull_mode(&self) -> Option<Face> {
-        (!self.double_sided).then_some(Face::Back)
+        (!self.double_sided && !self.card).then_some(Face::Back)
+    }
+
+    /// The layout of the crowd's group.
+    pub fn layout(&self) -> bevy::render::render_resource::BindGroupLayoutDescriptor {
+        crowd_layout(self.encoding, self.vat, self.far)
+    }
+
+    /// The vertex and fragment entry points and vertex buffers of the pass's program.
+    pub fn entry_points(
+        &self,
+        vertex: &'static str,
+        fragment: &'static str,
+    ) -> (String, String, Vec<VertexBufferLayout>) {
+        if self.card {
+            ("card_vertex".into(), "card_fragment".into(), Vec::new())
+        } else {
+            (vertex.into(), fragment.into(), vec![vertex_layout()])
+        }
     }
 }
 
@@ -155,7 +201,7 @@ impl SpecializedRenderPipeline for ThrongPipeline {
             view_layout.main_layout.clone(),
             view_layout.binding_array_layout.clone(),
             view_layout.empty_layout.clone(),
-            crowd_layout(key.crowd.encoding, key.crowd.vat),
+            key.crowd.layout(),
         ];
         let mut defs = d.vertex.shader_defs.clone();
         defs.extend(key.crowd.shader_defs());
@@ -172,16 +218,22 @@ impl SpecializedRenderPipeline for ThrongPipeline {
         ) {
             defs.push("INVARIANT_POSITION".into());
         }
+        if key.crowd.crossfades() {
+            defs.push("CROSSFADE".into());
+        }
         if key.debug_view == Some(ThrongDebugView::Normals) {
             defs.push("DEBUG_NORMALS".into());
         }
         d.label = Some("throng crowd pipeline".into());
+        let (vertex, fragment, buffers) = key.crowd.entry_points("vertex", "fragment");
         d.vertex.shader = self.shader.clone();
         d.vertex.shader_defs = defs.clone();
-        d.vertex.buffers = vec![vertex_layout()];
+        d.vertex.entry_point = Some(vertex.into());
+        d.vertex.buffers = buffers;
         if let Some(f) = d.fragment.as_mut() {
             f.shader = self.shader.clone();
             f.shader_defs = defs;
+            f.entry_point = Some(fragment.into());
         }
         d.primitive.cull_mode = key.crowd.cull_mode();
         d

@@ -25,7 +25,7 @@ use bevy::render::sync_world::MainEntity;
 use bevy::render::view::ExtractedView;
 
 use super::crowd_gpu::{CrowdGpu, CrowdGpus};
-use super::draw::DrawCrowd;
+use super::draw::{CardPipelines, DrawCrowd};
 use super::gpu_asset::GpuThrongAsset;
 use super::pipeline::{CrowdKey, PalettePipeline, ThrongPipeline, ThrongPipelineKey, ThrongShader};
 
@@ -118,15 +118,15 @@ impl CrowdQueue<'_> {
 
     /// Puts into `phase` one non-mesh item per crowd whose world box meets `view`'s frustum
     /// (with its near plane when `near`, see [`box_in_frustum`]) and that `pipeline` gives a
-    /// pipeline (specialised, so compiled, for every such crowd), once its palette pass can
-    /// run; `keys` makes the item's batch-set and bin keys of the pipeline. Returns the
-    /// crowds put in.
+    /// pipeline (specialised, so compiled, for every such crowd: it is called with the crowd's
+    /// main-world entity), once its palette pass can run; `keys` makes the item's batch-set and
+    /// bin keys of the pipeline. Returns the crowds put in.
     pub fn put_in<P: BinnedPhaseItem>(
         &self,
         phase: &mut BinnedRenderPhase<P>,
         view: &ExtractedView,
         near: bool,
-        mut pipeline: impl FnMut(&CrowdGpu, &GpuThrongAsset) -> Option<CachedRenderPipelineId>,
+        mut pipeline: impl FnMut(Entity, &CrowdGpu, &GpuThrongAsset) -> Option<CachedRenderPipelineId>,
         keys: impl Fn(CachedRenderPipelineId) -> (P::BatchSetKey, P::BinKey),
     ) -> Vec<Entity> {
         let clip = clip_from_world(view);
@@ -139,7 +139,7 @@ impl CrowdQueue<'_> {
             let Some(asset) = crowd_in_view(g, self.assets, &clip, near) else {
                 continue;
             };
-            let Some(id) = pipeline(g, asset) else {
+            let Some(id) = pipeline(*main, g, asset) else {
                 continue;
             };
             if !self.posed.contains(main) {
@@ -170,6 +170,7 @@ pub(crate) fn queue_crowds(
     shader: Res<ThrongShader>,
     mut pipeline: Local<Option<(ThrongPipeline, PalettePipeline)>>,
     mut pipelines: ResMut<SpecializedRenderPipelines<ThrongPipeline>>,
+    mut cards: ResMut<CardPipelines>,
     mut compute: ResMut<SpecializedComputePipelines<PalettePipeline>>,
     mut palette_ids: ResMut<PalettePipelines>,
     pipeline_cache: Res<PipelineCache>,
@@ -193,6 +194,7 @@ pub(crate) fn queue_crowds(
         )
     });
     palette_ids.0.clear();
+    cards.main.clear();
     for (main, g) in &gpus.0 {
         let Some(asset) = assets.get(g.asset) else {
             continue;
@@ -231,13 +233,22 @@ pub(crate) fn queue_crowds(
             phase,
             view,
             true,
-            |g, asset| {
+            |main, g, asset| {
                 let key = ThrongPipelineKey {
                     mesh_key,
                     crowd: CrowdKey::of(g, asset),
                     debug_view: g.views.debug_view,
                 };
-                Some(pipelines.specialize(&pipeline_cache, pipeline, key))
+                let mesh = pipelines.specialize(&pipeline_cache, pipeline, key);
+                if let Some(crowd) = CrowdKey::card_of(g, asset) {
+                    let card = ThrongPipelineKey { crowd, ..key };
+                    let id = pipelines.specialize(&pipeline_cache, pipeline, card);
+                    cards.main.insert((main, view.retained_view_entity), id);
+                    // The crowd waits for its cards too, rather than showing its near part
+                    // first.
+                    pipeline_cache.get_render_pipeline(id)?;
+                }
+                Some(mesh)
             },
             |id| {
                 (
