@@ -700,7 +700,7 @@ fn the_far_tier_card_module_composes_for_every_crowd_key() {
                         b.binding
                     })
                     .collect();
-                assert_eq!(far_bindings.len(), 6, "{what}: {far_bindings:?}");
+                assert_eq!(far_bindings.len(), 7, "{what}: {far_bindings:?}");
                 for b in far_bindings {
                     let entry = layout
                         .entries

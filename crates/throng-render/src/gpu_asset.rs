@@ -702,6 +702,7 @@ fn upload_far(
         rows,
         error,
         sphere,
+        ..
     } = far::upload(asset, tier, max).map_err(|what| bad_asset(asset, what))?;
     Ok(GpuFar {
         tables: FarTables::new(gpu, &clips, &rows)?,

@@ -142,6 +142,48 @@ pub fn clip_words(tier: &FarTier, looped: impl Fn(usize) -> bool) -> Vec<FarClip
         .collect()
 }
 
+/// Per tile of `tier`, the texels a card must cover to show everything the tile shows, packed
+/// in a word as `x0 | y0 << 8 | x1 << 16 | y1 << 24` (inclusive texel columns and rows, from the
+/// top-left): the texels of nonzero coverage grown by one on every side, since bilinear
+/// filtering reaches a covered texel from up to a texel and a half away, and clamped to the
+/// tile. An empty tile has `x0 > x1`; a tile over 256 texels a side is all of it. A card
+/// drawn over the union of its taps' rects (not the whole sphere's square) shows the same
+/// pixels with fewer fragments: outside it every tap's filtered coverage is 0.
+pub fn tile_rects(tier: &FarTier) -> Vec<u32> {
+    let n = tier.tile.max(1) as usize;
+    let pack =
+        |x0: usize, y0: usize, x1: usize, y1: usize| (x0 | y0 << 8 | x1 << 16 | y1 << 24) as u32;
+    (0..tier.tiles())
+        .map(|k| {
+            if n > 256 {
+                return pack(0, 0, 255, 255);
+            }
+            let Some(colour) = tier.colour.get(tier.tile_bytes(k)) else {
+                return pack(1, 0, 0, 0);
+            };
+            let (mut x0, mut y0, mut x1, mut y1) = (n, n, 0, 0);
+            for (i, texel) in colour.chunks_exact(4).enumerate() {
+                if texel[3] != 0 {
+                    let (x, y) = (i % n, i / n);
+                    x0 = x0.min(x);
+                    y0 = y0.min(y);
+                    x1 = x1.max(x);
+                    y1 = y1.max(y);
+                }
+            }
+            if x0 > x1 {
+                return pack(1, 0, 0, 0);
+            }
+            pack(
+                x0.saturating_sub(1),
+                y0.saturating_sub(1),
+                (x1 + 1).min(n - 1),
+                (y1 + 1).min(n - 1),
+            )
+        })
+        .collect()
+}
+
 /// Everything a renderer uploads of `asset`'s far tier `tier` for a device whose 2D textures
 /// are at most `max_dimension` texels a side: the atlases, one [`FarClipWords`] per clip,
 /// every frame-table row's frame coordinate ([`FarTier::row_coordinates`]), and what culling
@@ -163,6 +205,7 @@ pub fn upload(
         atlas: atlas(tier, max_dimension)?,
         clips: clip_words(tier, looped),
         rows: tier.row_coordinates(&asset.clips, asset.bone_texture.rows.max(1)),
+        rects: tile_rects(tier),
         error: 2.0 * tier.radius / tier.tile.max(1) as f32,
         sphere: tier.centre.extend(tier.radius).to_array(),
     })
@@ -174,8 +217,62 @@ pub struct FarUpload {
     pub atlas: FarAtlas,
     pub clips: Vec<FarClipWords>,
     pub rows: Vec<f32>,
+    /// [`tile_rects`].
+    pub rects: Vec<u32>,
     /// The far level's simplification error, file units.
     pub error: f32,
     /// Model centre (xyz, file units) and radius (w) of the sphere every tile frames.
     pub sphere: [f32; 4],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tier of `tiles` tiles of 4 × 4 texels, covered where `covered(tile, x, y)`.
+    fn tier(tiles: u32, covered: impl Fn(u32, usize, usize) -> bool) -> FarTier {
+        let mut colour = vec![0u8; tiles as usize * 64];
+        for t in 0..tiles {
+            for y in 0..4 {
+                for x in 0..4 {
+                    if covered(t, x, y) {
+                        colour[t as usize * 64 + (y * 4 + x) * 4 + 3] = 255;
+                    }
+                }
+            }
+        }
+        FarTier {
+            tile: 4,
+            azimuths: tiles,
+            elevations: vec![0.5],
+            centre: glam::Vec3::ZERO,
+            radius: 1.0,
+            clips: vec![crate::FarClip {
+                first_frame: 0,
+                frames: 1,
+            }],
+            surface: colour.clone(),
+            colour,
+            variant_colours: Vec::new(),
+        }
+    }
+
+    fn unpack(w: u32) -> [u32; 4] {
+        [w & 255, (w >> 8) & 255, (w >> 16) & 255, w >> 24]
+    }
+
+    #[test]
+    fn tile_rects_hold_the_covered_texels_grown_by_one_and_clamped() {
+        // tile 0: texel (2, 1) only; tile 1: nothing; tile 2: the corner (0, 0) and (3, 3).
+        let t = tier(3, |t, x, y| match t {
+            0 => (x, y) == (2, 1),
+            2 => (x, y) == (0, 0) || (x, y) == (3, 3),
+            _ => false,
+        });
+        let rects = tile_rects(&t);
+        assert_eq!(unpack(rects[0]), [1, 0, 3, 2]);
+        let [x0, _, x1, _] = unpack(rects[1]);
+        assert!(x0 > x1, "an empty tile has an empty rect");
+        assert_eq!(unpack(rects[2]), [0, 0, 3, 3]);
+    }
 }

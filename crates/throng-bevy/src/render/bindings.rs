@@ -95,6 +95,8 @@ numbers! {
     FAR_PARAMS = 132;
     FAR_CLIPS = 133;
     FAR_ROWS = 134;
+    /// Per tile, the texels a card covers (`throng_asset::gpu::far::tile_rects`), `array<u32>`.
+    FAR_RECTS = 135;
 }
 
 /// The group and binding shader defs of a pipeline whose crowd group is `group`.

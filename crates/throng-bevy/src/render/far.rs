@@ -1,7 +1,9 @@
 //! The far tier in Bevy (docs/design.md §5 "Far tier"; an asset baked with `--far-tier`): its
 //! pictures, colour maps, parameters, clips and row coordinates on the GPU
 //! (`throng_asset::gpu::far::upload`, what throng-render uploads), the crowd group's layout and
-//! bind group entries of them, and the card's index buffer.
+//! bind group entries of them, and the card's index buffer. A card covers the union of its four
+//! tiles' rects (`throng_asset::gpu::far::tile_rects`), not the whole square around the tier's
+//! sphere: the same pixels, with a fraction of the fragments.
 //!
 //! How a crowd draws it: the culling pass lists a camera's instance at the far tier's level — the
 //! last, after the mesh LODs — while its card's share of the crossfade (throng's `far_share`:
@@ -44,6 +46,8 @@ pub struct GpuFar {
     pub params: Buffer,
     pub clips: Buffer,
     pub rows: Buffer,
+    /// Per tile, the texels a card covers (`throng_asset::gpu::far::tile_rects`).
+    pub rects: Buffer,
     /// [`CARD_INDICES`].
     pub card_indices: Buffer,
     /// The far level's simplification error, file units (one texel of a tile).
@@ -134,6 +138,11 @@ pub fn upload_far(
         }),
         clips: storage(device, "throng far clips", bytemuck::cast_slice(&up.clips)),
         rows: storage(device, "throng far rows", bytemuck::cast_slice(&up.rows)),
+        rects: storage(
+            device,
+            "throng far tile rects",
+            bytemuck::cast_slice(&up.rects),
+        ),
         card_indices: device.create_buffer_with_data(&BufferInitDescriptor {
             label: Some("throng far card indices"),
             contents: bytemuck::cast_slice(&CARD_INDICES),
@@ -146,7 +155,7 @@ pub fn upload_far(
 
 /// The far tier's entries of the crowd group's layout (`crate::render::crowd_layout` with a far
 /// tier).
-pub fn layout_entries(visibility: ShaderStages) -> [BindGroupLayoutEntry; 6] {
+pub fn layout_entries(visibility: ShaderStages) -> [BindGroupLayoutEntry; 7] {
     let storage = BufferBindingType::Storage { read_only: true };
     let texture = |binding| BindGroupLayoutEntry {
         binding,
@@ -165,11 +174,12 @@ pub fn layout_entries(visibility: ShaderStages) -> [BindGroupLayoutEntry; 6] {
         buffer_entry(bindings::FAR_PARAMS, visibility, BufferBindingType::Uniform),
         buffer_entry(bindings::FAR_CLIPS, visibility, storage),
         buffer_entry(bindings::FAR_ROWS, visibility, storage),
+        buffer_entry(bindings::FAR_RECTS, visibility, storage),
     ]
 }
 
 /// The far tier's entries of the crowd's bind group.
-pub fn bind_entries(f: &GpuFar) -> BindGroupEntries<'_, 6> {
+pub fn bind_entries(f: &GpuFar) -> BindGroupEntries<'_, 7> {
     BindGroupEntries::with_indices((
         (
             bindings::FAR_COLOUR,
@@ -186,5 +196,6 @@ pub fn bind_entries(f: &GpuFar) -> BindGroupEntries<'_, 6> {
         (bindings::FAR_PARAMS, f.params.as_entire_binding()),
         (bindings::FAR_CLIPS, f.clips.as_entire_binding()),
         (bindings::FAR_ROWS, f.rows.as_entire_binding()),
+        (bindings::FAR_RECTS, f.rects.as_entire_binding()),
     ))
 }
