@@ -32,7 +32,6 @@ use throng_asset::gpu::far;
 use throng_asset::BakedAsset;
 
 use super::bindings;
-use super::layouts::buffer_entry;
 
 /// The card's two triangles over its corners (vertex index bit 0: right, bit 1: up), as
 /// throng-render's far draw indexes them.
@@ -156,6 +155,16 @@ pub fn upload_far(
 /// The far tier's entries of the crowd group's layout (`crate::render::crowd_layout` with a far
 /// tier).
 pub fn layout_entries(visibility: ShaderStages) -> [BindGroupLayoutEntry; 7] {
+    let buffer = |binding, ty| BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
     let storage = BufferBindingType::Storage { read_only: true };
     let texture = |binding| BindGroupLayoutEntry {
         binding,
@@ -171,10 +180,10 @@ pub fn layout_entries(visibility: ShaderStages) -> [BindGroupLayoutEntry; 7] {
         texture(bindings::FAR_COLOUR),
         texture(bindings::FAR_SURFACE),
         texture(bindings::FAR_VARIANTS),
-        buffer_entry(bindings::FAR_PARAMS, visibility, BufferBindingType::Uniform),
-        buffer_entry(bindings::FAR_CLIPS, visibility, storage),
-        buffer_entry(bindings::FAR_ROWS, visibility, storage),
-        buffer_entry(bindings::FAR_RECTS, visibility, storage),
+        buffer(bindings::FAR_PARAMS, BufferBindingType::Uniform),
+        buffer(bindings::FAR_CLIPS, storage),
+        buffer(bindings::FAR_ROWS, storage),
+        buffer(bindings::FAR_RECTS, storage),
     ]
 }
 
