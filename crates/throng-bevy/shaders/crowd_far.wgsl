@@ -108,7 +108,7 @@ fn taps_extent(tiles: vec4<u32>, weights: vec4<f32>) -> vec4<f32> {
 }
 
 // Corner `vertex_index` (bit 0: right, bit 1: up; the card's indices are
-// throng_bevy::render::far::CARD_INDICES) of card `c` facing `toward_world` (from the sphere
+// throng_asset::gpu::far::CARD_INDICES) of card `c` facing `toward_world` (from the sphere
 // centre towards the viewer), over the part its taps show something in (taps_extent).
 fn card_point(c: Card, toward_world: vec3<f32>, vertex_index: u32) -> CardPoint {
     let axes = far_card_axes(c.m, toward_world);

@@ -4,6 +4,10 @@
 
 use crate::far_tier::FarTier;
 
+/// A card's index buffer: two triangles over its four corners (vertex index bit 0: right,
+/// bit 1: top), as every embedding's card vertex stage reads the corner.
+pub const CARD_INDICES: [u32; 6] = [0, 1, 2, 2, 1, 3];
+
 /// WGSL `FarParams` (64 B).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]

@@ -33,9 +33,8 @@ use throng_asset::BakedAsset;
 
 use super::bindings;
 
-/// The card's two triangles over its corners (vertex index bit 0: right, bit 1: up), as
-/// throng-render's far draw indexes them.
-pub const CARD_INDICES: [u32; 6] = [0, 1, 2, 2, 1, 3];
+/// The card's index buffer (the corner a vertex stage reads from its index's bits).
+pub use throng_asset::gpu::far::CARD_INDICES;
 
 /// An asset's far tier on the GPU.
 pub struct GpuFar {

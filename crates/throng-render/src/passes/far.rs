@@ -26,10 +26,9 @@ use crate::passes::downlevel::DownlevelRun;
 use crate::passes::draw::PipelineKey;
 use crate::shaders::Program;
 
-/// Indices of one card: two triangles over its four corners (vertex index bit 0: right, bit
-/// 1: top).
-pub(crate) const CARD_INDICES: u32 = 6;
-const CARD: [u32; CARD_INDICES as usize] = [0, 1, 2, 2, 1, 3];
+/// Indices of one card (`throng_asset::gpu::far::CARD_INDICES`).
+pub(crate) const CARD_INDICES: u32 = CARD.len() as u32;
+const CARD: [u32; 6] = throng_asset::gpu::far::CARD_INDICES;
 
 /// The indices (first, count) an argument entry of primitive `p` at LOD level `lod` of `asset`
 /// draws: at the far tier's level a card for primitive 0 (six indices into the card's own index
