@@ -378,13 +378,15 @@ fn spawning_only_the_foxes_in_view_draws_the_same_picture() {
 
 /// The far tier (Fox baked with LODs and `--far-tier`; under the patch camera at 320×180 with
 /// `ThrongCull::lod_bias` 2 the farther foxes are cards): the camera's mesh lists equal
-/// throng-render's with a hard switch (`far_fade` 0) and the same LOD bias; its card list holds
-/// every card throng-render lists (throng-render also drops a card whose screen box holds no
-/// pixel centre, which the plugin draws and the rasteriser then leaves without a fragment); the
-/// palette pass poses only the instances some view lists at a mesh level; and the picture's
-/// foxes — cards in the distance — cover about what the meshes cover at the same LODs without
-/// the tier, and the camera's prepasses (depth, normals, motion vectors) change no pixel (fox pixels within 25 %: a 16-texel tile of the nearest of 16 views at 30°
-/// elevation against the mesh seen from the camera's own, steeper, angle).
+/// throng-render's with the same crossfade (`far_fade`), LOD bias and one-pixel cards off; its
+/// card list holds every card throng-render lists (throng-render also drops a card whose screen
+/// box holds no pixel centre, which the plugin draws and the rasteriser then leaves without a
+/// fragment); some foxes are in the crossfade's band (listed twice); the palette pass poses only
+/// the instances some view lists at a mesh level; the camera's prepasses (depth, normals,
+/// motion vectors) change no pixel; and the picture's foxes — cards in the distance — cover
+/// about what the meshes cover at the same LODs without the tier (fox pixels within 25 %: a
+/// 16-texel tile of the nearest of 16 views at 30° elevation against the mesh seen from the
+/// camera's own, steeper, angle).
 #[test]
 fn far_tier_cards_are_listed_where_throng_render_lists_them() {
     if !have("xvfb-run") || throng_testdata::asset("Fox.glb").is_none() {
