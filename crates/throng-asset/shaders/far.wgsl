@@ -251,7 +251,13 @@ fn far_fade_threshold(frag: vec2<f32>) -> f32 {
 // pixels — as a mesh drawn with one sample a pixel shows it — instead of vanishing under a fixed
 // threshold of one half. Near the switch it keeps only its share of the crossfade's screen door.
 fn far_covered(frag: vec2<f32>, coverage: f32, share: f32) -> bool {
-    return coverage > far_dither_threshold(frag) && far_fade_threshold(frag) < share;
+    return coverage > far_dither_threshold(frag) && far_card_half(frag, share);
+}
+
+// Whether framebuffer position `frag` is in the card's half of the crossfade's screen door at
+// share `share` (0: none of it): the card keeps such fragments and the mesh discards them.
+fn far_card_half(frag: vec2<f32>, share: f32) -> bool {
+    return share > 0.0 && far_fade_threshold(frag) < share;
 }
 
 // A card of an instance placed by affine `m`, facing `toward_world` (from the tier's sphere

@@ -35,7 +35,7 @@
 #endif
 #ifdef CROSSFADE
 #import throng_bevy::crowd_far::{card_share, card_eye}
-#import throng::far::far_fade_threshold
+#import throng::far::far_card_half
 #import throng::playback::instance_affine
 #import throng::instances::instance_transforms
 #endif
@@ -92,8 +92,8 @@ fn vertex(stream: VertexIn, @builtin(instance_index) instance_index: u32, @built
 @fragment
 fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
 #ifdef CROSSFADE
-    // The card's fragments of the crossfade (throng::far::far_covered keeps the others).
-    if (in.fade > 0.0 && far_fade_threshold(in.clip_position.xy) < in.fade) {
+    // The card's fragments of the crossfade (throng::far::far_covered keeps them).
+    if (far_card_half(in.clip_position.xy, in.fade)) {
         discard;
     }
 #endif

@@ -37,7 +37,7 @@
 #endif
 #ifdef CROSSFADE
 #import throng_bevy::crowd_far::{card_share, card_eye}
-#import throng::far::far_fade_threshold
+#import throng::far::far_card_half
 #import throng::playback::instance_affine
 #import throng::instances::instance_transforms
 #endif
@@ -78,11 +78,6 @@ struct PrepassOut {
 // The camera as throng::far::far_share takes it (crowd.wgsl's camera_eye).
 fn camera_eye() -> vec4<f32> {
     return card_eye(view.world_position, view.viewport.w, view.clip_from_view[1][1]);
-}
-
-// Whether a mesh fragment at `frag` is the card's half of the crossfade.
-fn faded(fade: f32, frag: vec2<f32>) -> bool {
-    return fade > 0.0 && far_fade_threshold(frag) < fade;
 }
 #endif
 
@@ -131,7 +126,7 @@ struct PrepassFragment {
 @fragment
 fn fragment(in: PrepassOut, @builtin(front_facing) front: bool) -> PrepassFragment {
 #ifdef CROSSFADE
-    if (faded(in.fade, in.clip_position.xy)) {
+    if (far_card_half(in.clip_position.xy, in.fade)) {
         discard;
     }
 #endif
@@ -167,7 +162,7 @@ fn prepass_fragment(in: PrepassOut, n: vec3<f32>) -> PrepassFragment {
 // A depth-only prepass still leaves the card's half of the crossfade.
 @fragment
 fn fragment(in: PrepassOut) {
-    if (faded(in.fade, in.clip_position.xy)) {
+    if (far_card_half(in.clip_position.xy, in.fade)) {
         discard;
     }
 }

@@ -125,14 +125,14 @@ impl SpecializedRenderPipeline for CrowdDepthPipeline {
         }
         // A camera's prepass keeps the main pass's halves of the far tier's crossfade (a shadow
         // map switches without one).
-        let crossfade = key.camera && key.crowd.crossfades();
+        let crossfade = key.camera && key.crowd.draws_cards();
         if crossfade {
             defs.push("CROSSFADE".into());
         }
         // A card keeps only the covered part of it, a crossfading mesh its half: a fragment
         // stage.
         let fragment_stage = outputs || key.crowd.card || crossfade;
-        let (vertex, fragment, buffers) = key.crowd.entry_points("vertex", "fragment");
+        let (vertex, fragment, buffers) = key.crowd.entry_points();
         let mut targets = prepass_target_descriptors(normal, motion, false);
         if targets.iter().all(Option::is_none) {
             targets.clear();

@@ -14,7 +14,7 @@
 #import throng::decode::apply_affine
 #import throng::far::far_share
 #import throng_render::frame::{frame, draw, VsOut, clip_position, shade, shade_debug}
-#import throng::far::far_fade_threshold
+#import throng::far::far_card_half
 #import throng::instances::instance_transform
 #ifdef MOTION
 #import throng_render::frame::{MotionOut, with_motion}
@@ -90,8 +90,8 @@ fn crowd_clip(inst: u32, clip: vec4<f32>) -> vec4<f32> {
 }
 
 fn mesh_fragment(in: VsOut, front: bool) -> vec4<f32> {
-    // The card's share of the crossfade (throng::far::far_fade_threshold).
-    if (in.fade > 0.0 && far_fade_threshold(in.clip.xy) < in.fade) {
+    // The card's share of the crossfade (throng::far::far_card_half).
+    if (far_card_half(in.clip.xy, in.fade)) {
         discard;
     }
     // Double-sided lighting: back faces use the flipped normal.

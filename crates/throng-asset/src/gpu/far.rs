@@ -8,6 +8,17 @@ use crate::far_tier::FarTier;
 /// bit 1: top), as every embedding's card vertex stage reads the corner.
 pub const CARD_INDICES: [u32; 6] = [0, 1, 2, 2, 1, 3];
 
+/// The indices (first, count) the indirect argument entry of primitive `primitive` at the far
+/// tier's LOD level draws: the card's ([`CARD_INDICES`], its own index buffer) for primitive 0
+/// and nothing for the others — the meshes never draw that level.
+pub fn entry_indices(primitive: usize) -> (u32, u32) {
+    if primitive == 0 {
+        (0, CARD_INDICES.len() as u32)
+    } else {
+        (0, 0)
+    }
+}
+
 /// WGSL `FarParams` (64 B).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]

@@ -107,19 +107,22 @@ impl CrowdGpu {
                 .iter()
                 .map(|_| uniform_of::<DrawParams>(device, "throng draw params"))
                 .collect();
+            self.bindings.draw_far = None;
             self.bindings.valid = false;
         }
-        // The crowd's crossfade settings may change with its ThrongCull: written each frame
-        // (32 B a primitive).
+        // The crowd's crossfade settings change with its ThrongCull: written when they do.
         let far = [
             self.cull.lod_bias,
             self.cull.far_band(),
             asset.far.as_ref().map_or(0.0, |f| f.error),
             0.0,
         ];
-        for (p, buf) in asset.primitives.iter().zip(&self.bindings.draws) {
-            let params = DrawParams { far, ..p.material };
-            queue.write_buffer(buf, 0, bytemuck::bytes_of(&params));
+        if self.bindings.draw_far != Some(far) {
+            for (p, buf) in asset.primitives.iter().zip(&self.bindings.draws) {
+                let params = DrawParams { far, ..p.material };
+                queue.write_buffer(buf, 0, bytemuck::bytes_of(&params));
+            }
+            self.bindings.draw_far = Some(far);
         }
         let clock = self
             .buffers

@@ -116,6 +116,8 @@ pub struct MotionBuffers {
 pub struct DrawBindings {
     /// One per primitive: the material uniform.
     pub(crate) draws: Vec<Buffer>,
+    /// The crossfade words (`DrawParams::far`) last written into `draws`.
+    pub(crate) draw_far: Option<[f32; 4]>,
     /// One per primitive.
     pub(crate) groups: Vec<BindGroup>,
     /// The groups bind the crowd's current buffers.

@@ -47,7 +47,6 @@ use throng_asset::Encoding;
 use super::bindings::{self, binding_defs, CULL_GROUP};
 use super::crowd_gpu::{CrowdGpu, CrowdGpus};
 pub use super::cull_state::*;
-use super::far;
 use super::gpu_asset::GpuThrongAsset;
 use super::layouts::{buffer_entry, playback_entries};
 use super::queue::box_in_frustum;
@@ -388,17 +387,10 @@ pub(crate) fn prepare_culls(
         for v in 0..n_views {
             for p in 0..prims as usize {
                 for l in 0..lods {
-                    // The far level draws primitive 0's entry as the card's six indices
-                    // (render::far), and no other primitive's.
+                    // The far level draws primitive 0's entry as a card (render::far), and no
+                    // other primitive's.
                     let (first_index, index_count) = if Some(l) == asset.far_level() {
-                        (
-                            0,
-                            if p == 0 {
-                                far::CARD_INDICES.len() as u32
-                            } else {
-                                0
-                            },
-                        )
+                        throng_asset::gpu::far::entry_indices(p)
                     } else {
                         asset
                             .primitives

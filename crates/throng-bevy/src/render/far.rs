@@ -22,10 +22,9 @@
 //! one-pixel cards of throng-render (`RenderOptions::far_dots`).
 
 use bevy::render::render_resource::{
-    BindGroupEntries, BindGroupLayoutEntry, BindingResource, BindingType, Buffer,
-    BufferBindingType, BufferInitDescriptor, BufferUsages, Extent3d, ShaderStages,
-    TextureDataOrder, TextureDescriptor, TextureDimension, TextureFormat, TextureSampleType,
-    TextureUsages, TextureView, TextureViewDescriptor, TextureViewDimension,
+    BindGroupEntries, BindingResource, Buffer, BufferInitDescriptor, BufferUsages, Extent3d,
+    TextureDataOrder, TextureDescriptor, TextureDimension, TextureFormat, TextureUsages,
+    TextureView, TextureViewDescriptor,
 };
 use bevy::render::renderer::{RenderDevice, RenderQueue};
 use throng_asset::gpu::far;
@@ -149,41 +148,6 @@ pub fn upload_far(
         error: up.error,
         sphere: up.sphere,
     }))
-}
-
-/// The far tier's entries of the crowd group's layout (`crate::render::crowd_layout` with a far
-/// tier).
-pub fn layout_entries(visibility: ShaderStages) -> [BindGroupLayoutEntry; 7] {
-    let buffer = |binding, ty| BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    let storage = BufferBindingType::Storage { read_only: true };
-    let texture = |binding| BindGroupLayoutEntry {
-        binding,
-        visibility,
-        ty: BindingType::Texture {
-            sample_type: TextureSampleType::Float { filterable: false },
-            view_dimension: TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
-    };
-    [
-        texture(bindings::FAR_COLOUR),
-        texture(bindings::FAR_SURFACE),
-        texture(bindings::FAR_VARIANTS),
-        buffer(bindings::FAR_PARAMS, BufferBindingType::Uniform),
-        buffer(bindings::FAR_CLIPS, storage),
-        buffer(bindings::FAR_ROWS, storage),
-        buffer(bindings::FAR_RECTS, storage),
-    ]
 }
 
 /// The far tier's entries of the crowd's bind group.

@@ -112,9 +112,34 @@ pub fn crowd_layout(encoding: Encoding, vat: bool, far: bool) -> BindGroupLayout
         entries.extend(super::vat::layout_entries(vf));
     }
     if far {
-        entries.extend(super::far::layout_entries(vf));
+        entries.extend(far_entries(vf));
     }
     BindGroupLayoutDescriptor::new("throng crowd", &entries)
+}
+
+/// The far tier's entries of the crowd group's layout (`super::far`'s textures, parameters and
+/// tables, read by `throng_bevy::crowd_far`).
+fn far_entries(visibility: ShaderStages) -> [BindGroupLayoutEntry; 7] {
+    let storage = BufferBindingType::Storage { read_only: true };
+    let texture = |binding| BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: BindingType::Texture {
+            sample_type: TextureSampleType::Float { filterable: false },
+            view_dimension: TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    };
+    [
+        texture(bindings::FAR_COLOUR),
+        texture(bindings::FAR_SURFACE),
+        texture(bindings::FAR_VARIANTS),
+        buffer_entry(bindings::FAR_PARAMS, visibility, BufferBindingType::Uniform),
+        buffer_entry(bindings::FAR_CLIPS, visibility, storage),
+        buffer_entry(bindings::FAR_ROWS, visibility, storage),
+        buffer_entry(bindings::FAR_RECTS, visibility, storage),
+    ]
 }
 
 /// The palette pass's bind group layout (group [`bindings::PALETTE_GROUP`]) for a bone texture of

@@ -85,7 +85,7 @@ impl CrowdKey {
     /// culling (which lists the instances shown as cards).
     pub fn card_of(g: &CrowdGpu, asset: &GpuThrongAsset) -> Option<Self> {
         let key = Self::of(g, asset);
-        (key.far && key.culled).then_some(Self { card: true, ..key })
+        key.draws_cards().then_some(Self { card: true, ..key })
     }
 
     /// The shader defs of `throng_bevy::crowd_vertex` and the shared modules it imports,
@@ -115,9 +115,10 @@ impl CrowdKey {
         defs
     }
 
-    /// Whether a camera's draws of the crowd crossfade its coarsest meshes with the far tier's
-    /// cards (def `CROSSFADE`): a far tier, and culling to list the instances in the band.
-    pub fn crossfades(&self) -> bool {
+    /// Whether the crowd draws the far tier's cards, crossfading them with its coarsest meshes
+    /// in a camera's draws (def `CROSSFADE`): a far tier, and culling to list the instances
+    /// shown as cards.
+    pub fn draws_cards(&self) -> bool {
         self.far && self.culled
     }
 
@@ -132,16 +133,13 @@ impl CrowdKey {
         crowd_layout(self.encoding, self.vat, self.far)
     }
 
-    /// The vertex and fragment entry points and vertex buffers of the pass's program.
-    pub fn entry_points(
-        &self,
-        vertex: &'static str,
-        fragment: &'static str,
-    ) -> (String, String, Vec<VertexBufferLayout>) {
+    /// The vertex and fragment entry points and vertex buffers of the pass's program (the main
+    /// and depth programs name theirs alike).
+    pub fn entry_points(&self) -> (&'static str, &'static str, Vec<VertexBufferLayout>) {
         if self.card {
-            ("card_vertex".into(), "card_fragment".into(), Vec::new())
+            ("card_vertex", "card_fragment", Vec::new())
         } else {
-            (vertex.into(), fragment.into(), vec![vertex_layout()])
+            ("vertex", "fragment", vec![vertex_layout()])
         }
     }
 }
@@ -218,14 +216,14 @@ impl SpecializedRenderPipeline for ThrongPipeline {
         ) {
             defs.push("INVARIANT_POSITION".into());
         }
-        if key.crowd.crossfades() {
+        if key.crowd.draws_cards() {
             defs.push("CROSSFADE".into());
         }
         if key.debug_view == Some(ThrongDebugView::Normals) {
             defs.push("DEBUG_NORMALS".into());
         }
         d.label = Some("throng crowd pipeline".into());
-        let (vertex, fragment, buffers) = key.crowd.entry_points("vertex", "fragment");
+        let (vertex, fragment, buffers) = key.crowd.entry_points();
         d.vertex.shader = self.shader.clone();
         d.vertex.shader_defs = defs.clone();
         d.vertex.entry_point = Some(vertex.into());

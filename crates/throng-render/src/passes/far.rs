@@ -36,11 +36,10 @@ const CARD: [u32; 6] = throng_asset::gpu::far::CARD_INDICES;
 /// range. The culling pass's arguments and the downlevel mode's counts both follow it.
 pub(crate) fn entry_indices(asset: &GpuAsset, p: usize, lod: u32) -> (u32, u32) {
     let far = asset.far.as_ref().is_some_and(|f| f.level == lod);
-    match (far, p) {
-        (true, 0) => (0, CARD_INDICES),
-        (true, _) => (0, 0),
-        (false, _) => asset.primitives.get(p).map_or((0, 0), |p| p.lod(lod)),
+    if far {
+        return throng_asset::gpu::far::entry_indices(p);
     }
+    asset.primitives.get(p).map_or((0, 0), |p| p.lod(lod))
 }
 
 /// The crossfade words of the mesh and card draws of a crowd of `asset`
