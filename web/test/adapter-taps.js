@@ -3,7 +3,10 @@
 // throngSkin() makes of each point: no engine, so what the test compares is the GLSL's own
 // arithmetic. cases.json (written by crates/throng-web/tests/adapter_taps.rs) holds per case
 // the GLSL, the adapters' tables and the points; window.throngTaps.out gets, per case, x, y, z
-// per point.
+// per point. A case with `far` runs the far tier's card vertex stage (adapter_far.glsl
+// throngFarCard and throngFarShare) instead, one vertex a card corner (gl_VertexID picks it),
+// and gets per vertex the corner's crowd-space position, the share, the four tiles and their
+// weights (12 numbers).
 
 const PRELUDE = "#version 300 es\n#define attribute in\nprecision highp float;\nprecision highp int;\n";
 const MAIN = `
@@ -15,6 +18,22 @@ void main() {
   gl_PointSize = 1.0;
 }
 `;
+const MAIN_FAR = `
+uniform mat4 throngTestClip;
+out vec3 throngTestOut;
+out float throngTestShare;
+out vec4 throngTestTiles;
+out vec4 throngTestWeights;
+void main() {
+  throngTestOut = throngFarCard(throngTestClip, mat3(1.0));
+  throngTestShare = throngFarShareV;
+  throngTestTiles = vec4(throngFarTiles);
+  throngTestWeights = throngFarWeights;
+  gl_Position = vec4(0.0, 0.0, 0.0, 1.0);
+  gl_PointSize = 1.0;
+}
+`;
+const FAR_OUTPUTS = ["throngTestOut", "throngTestShare", "throngTestTiles", "throngTestWeights"];
 const FRAGMENT = "#version 300 es\nprecision highp float;\nout vec4 colour;\nvoid main() { colour = vec4(0.0); }\n";
 
 function shader(gl, type, text) {
@@ -54,9 +73,12 @@ function attribute(gl, program, name, size, values) {
 function run(gl, c) {
   const program = gl.createProgram();
   const defines = c.gpuTimed ? "#define THRONG_GPU_TIMED\n" : "";
-  gl.attachShader(program, shader(gl, gl.VERTEX_SHADER, PRELUDE + defines + c.glsl + MAIN));
+  const vertex = c.far ? `${c.glsl}\n${c.far.glsl}${MAIN_FAR}` : c.glsl + MAIN;
+  gl.attachShader(program, shader(gl, gl.VERTEX_SHADER, PRELUDE + defines + vertex));
   gl.attachShader(program, shader(gl, gl.FRAGMENT_SHADER, FRAGMENT));
-  gl.transformFeedbackVaryings(program, ["throngTestOut"], gl.INTERLEAVED_ATTRIBS);
+  const outputs = c.far ? FAR_OUTPUTS : ["throngTestOut"];
+  const perVertex = c.far ? 12 : 3;
+  gl.transformFeedbackVaryings(program, outputs, gl.INTERLEAVED_ATTRIBS);
   gl.linkProgram(program);
   if (!gl.getProgramParameter(program, gl.LINK_STATUS)) throw new Error(`link: ${gl.getProgramInfoLog(program)}`);
   gl.useProgram(program);
@@ -71,14 +93,29 @@ function run(gl, c) {
   if (count) gl.uniform1i(count, c.clips.length / 4);
   const clock = gl.getUniformLocation(program, "throngClock");
   if (clock) gl.uniform1ui(clock, c.clock);
-  const n = c.positions.length / 3;
+  if (c.far) {
+    const f = c.far;
+    table(gl, program, 5, "throngFarClips", f.clips, c.width, true);
+    table(gl, program, 6, "throngFarRows", f.rows, c.width, false);
+    const set = (name, call, ...v) => {
+      const at = gl.getUniformLocation(program, name);
+      if (at) gl[call](at, ...v);
+    };
+    set("throngFarSphere", "uniform4fv", f.sphere);
+    set("throngFarGrid", "uniform4uiv", f.grid);
+    set("throngFarElevationBounds", "uniform4fv", f.elevationBounds);
+    set("throngFarEye", "uniform4fv", f.eye);
+    set("throngFarBand", "uniform3fv", f.band);
+    set("throngTestClip", "uniformMatrix4fv", false, f.clip);
+  }
+  const n = c.instances.length;
   attribute(gl, program, "throngInstance", 1, c.instances);
   attribute(gl, program, "throngJoints", 4, c.joints);
   attribute(gl, program, "throngWeights", 4, c.weights);
   attribute(gl, program, "throngTestPosition", 3, c.positions);
   const out = gl.createBuffer();
   gl.bindBuffer(gl.TRANSFORM_FEEDBACK_BUFFER, out);
-  gl.bufferData(gl.TRANSFORM_FEEDBACK_BUFFER, n * 12, gl.STATIC_READ);
+  gl.bufferData(gl.TRANSFORM_FEEDBACK_BUFFER, n * perVertex * 4, gl.STATIC_READ);
   const feedback = gl.createTransformFeedback();
   gl.bindTransformFeedback(gl.TRANSFORM_FEEDBACK, feedback);
   gl.bindBufferBase(gl.TRANSFORM_FEEDBACK_BUFFER, 0, out);
@@ -88,7 +125,7 @@ function run(gl, c) {
   gl.endTransformFeedback();
   gl.disable(gl.RASTERIZER_DISCARD);
   gl.bindTransformFeedback(gl.TRANSFORM_FEEDBACK, null);
-  const result = new Float32Array(n * 3);
+  const result = new Float32Array(n * perVertex);
   gl.bindBuffer(gl.TRANSFORM_FEEDBACK_BUFFER, out);
   gl.getBufferSubData(gl.TRANSFORM_FEEDBACK_BUFFER, 0, result);
   const error = gl.getError();

@@ -155,18 +155,28 @@ vec4 throngPieceWeights(uint d, float x) {
   return vec4(1.0 - x, x, 0.0, 0.0);
 }
 
+// A layer's row and the next one, kept inside its clip and the table (playback.wgsl
+// layer_rows). tableRows: the bone texture's row count.
+uvec2 throngLayerRows(ThrongLayer l, uint tableRows) {
+  uint lastRow = tableRows - 1u;
+  uint row = min(uint(max(l.row, 0.0)), lastRow);
+  uint last = lastRow;
+  if (l.clip < uint(throngClipCount)) last = min(throngClip(l.clip).x + throngClipLast(throngClip(l.clip)), lastRow);
+  return uvec2(row, max(min(row + 1u, last), row));
+}
+
 // A layer's row taps under its clip's interpolation (playback.wgsl layer_rows and layer_taps):
 // linear mixes row and next (next clamped to the clip's last row); a Catmull-Rom clip adds the
 // rows either side (wrapping on a periodic clip, else repeating the end); a clip of pieces
 // sums the d + 1 rows of the piece holding the gap. tableRows: the bone texture's row count.
 ThrongTaps throngLayerTaps(ThrongLayer l, uint tableRows) {
-  uint lastRow = tableRows - 1u;
-  uint row = min(uint(max(l.row, 0.0)), lastRow);
+  uvec2 rn = throngLayerRows(l, tableRows);
+  uint row = rn.x;
+  uint next = rn.y;
   bool known = l.clip < uint(throngClipCount);
   uvec4 c = throngClip(l.clip);
-  uint last = lastRow;
-  if (known) last = min(c.x + throngClipLast(c), lastRow);
-  uint next = max(min(row + 1u, last), row);
+  uint last = tableRows - 1u;
+  if (known) last = min(c.x + throngClipLast(c), last);
   float f = l.frac;
   ThrongTaps linear = ThrongTaps(ivec4(uvec4(row, row, next, next)), vec4(0.0, 1.0 - f, f, 0.0));
   uint d = (c.w >> THRONG_CLIP_DEGREE_SHIFT) & 3u;
@@ -191,11 +201,16 @@ ThrongTaps throngLayerTaps(ThrongLayer l, uint tableRows) {
 
 ThrongLayer throngLayers[4];
 ThrongTaps throngTaps[4];
+// Whether layer k is under a mask (GPU-timed layer 1; the CPU-timed table leaves masks out).
+bool throngOverlay[4];
 
 // The instance's layers this frame: CPU-timed as written, GPU-timed derived from the record
 // and the clock (playback.wgsl gpu_layers; masks and additive overlays are not applied).
 void throngReadLayers(int instance) {
-  for (int k = 0; k < 4; k++) throngLayers[k] = ThrongLayer(0.0, 0.0, 0.0, 0u);
+  for (int k = 0; k < 4; k++) {
+    throngLayers[k] = ThrongLayer(0.0, 0.0, 0.0, 0u);
+    throngOverlay[k] = false;
+  }
 #ifdef THRONG_GPU_TIMED
   uvec4 t0 = texelFetch(throngRecords, throngTexel(4 * instance), 0);
   uvec4 t1 = texelFetch(throngRecords, throngTexel(4 * instance + 1), 0);
@@ -211,7 +226,8 @@ void throngReadLayers(int instance) {
     uint clipMode1 = t2.y;
     throngLayers[1] = throngGpuLayer(uvec4(t1.y, t1.z, t1.w, t2.x), clipMode1, w1);
     uvec4 c1 = throngClip(clipMode1 & THRONG_CLIP_MASK);
-    bool overlay = (clipMode1 >> THRONG_LAYER_MASK_SHIFT) != 0u || (c1.w & THRONG_CLIP_ADDITIVE) != 0u;
+    throngOverlay[1] = (clipMode1 >> THRONG_LAYER_MASK_SHIFT) != 0u;
+    bool overlay = throngOverlay[1] || (c1.w & THRONG_CLIP_ADDITIVE) != 0u;
     if (!overlay) w0 = 1.0 - w1;
   }
   throngLayers[0] = throngGpuLayer(t0, t1.x, w0);
@@ -250,6 +266,19 @@ mat4 throngEntry(int j) {
   return m;
 }
 
+// Instance `instance`'s world matrix (the crowd's space from the model's).
+mat4 throngWorld(int instance) {
+  return mat4(
+    texelFetch(throngTransforms, throngTexel(4 * instance), 0),
+    texelFetch(throngTransforms, throngTexel(4 * instance + 1), 0),
+    texelFetch(throngTransforms, throngTexel(4 * instance + 2), 0),
+    texelFetch(throngTransforms, throngTexel(4 * instance + 3), 0));
+}
+
+// The vertex's instance's world matrix, as throngSkin() last read it (the far tier's crossfade
+// reads it again without fetching it twice).
+mat4 throngInstanceWorld;
+
 // World matrix · skin matrix of this vertex: what takes a bind-space position to world space.
 mat4 throngSkin() {
   int instance = int(throngInstance + 0.5);
@@ -258,10 +287,6 @@ mat4 throngSkin() {
   for (int i = 0; i < 4; i++) {
     if (throngWeights[i] > 0.0) skin += throngEntry(int(throngJoints[i] + 0.5)) * throngWeights[i];
   }
-  mat4 world = mat4(
-    texelFetch(throngTransforms, throngTexel(4 * instance), 0),
-    texelFetch(throngTransforms, throngTexel(4 * instance + 1), 0),
-    texelFetch(throngTransforms, throngTexel(4 * instance + 2), 0),
-    texelFetch(throngTransforms, throngTexel(4 * instance + 3), 0));
-  return world * skin;
+  throngInstanceWorld = throngWorld(instance);
+  return throngInstanceWorld * skin;
 }

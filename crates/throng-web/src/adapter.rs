@@ -196,3 +196,63 @@ pub fn glsl() -> String {
     s.push_str(include_str!("adapter.glsl"));
     s
 }
+
+/// The far tier as the adapters' card shader (`adapter_far.glsl`) reads it: throng-asset's
+/// [`throng_asset::gpu::far::upload`] laid out as WebGL2 textures and uniforms. `None` when the
+/// asset has no far tier; an error says why the tier does not fit WebGL2's smallest textures
+/// ([`TABLE_WIDTH`] texels a side), and the adapters then draw the coarsest mesh instead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FarData {
+    /// The colour and surface atlases, RGBA8 rows of `width` texels, top first
+    /// ([`throng_asset::gpu::far::FarAtlas`]).
+    pub width: u32,
+    pub height: u32,
+    pub colour: Vec<u8>,
+    pub surface: Vec<u8>,
+    /// Model centre (xyz, file units) and radius (w) of the sphere every tile frames.
+    pub sphere: [f32; 4],
+    /// Texels per tile side, azimuths, elevations, tiles per atlas row.
+    pub grid: [u32; 4],
+    /// Between elevations i and i + 1: the sine of their midpoint.
+    pub elevation_bounds: [f32; 8],
+    /// The clip table as an RGBA32UI table of [`TABLE_WIDTH`] texels a row: texel 0 the clip
+    /// count, then per clip `(first_frame, frames, looped, 0)`.
+    pub clips: Vec<u32>,
+    /// Every frame-table row's frame coordinate in its clip's far frames, four a texel.
+    pub rows: Vec<f32>,
+    /// The far level's simplification error (one texel of a tile), file units: an instance is
+    /// drawn as a card where this covers at most the LOD bias in pixels.
+    pub error: f32,
+}
+
+pub fn far(asset: &BakedAsset) -> Result<Option<FarData>, String> {
+    let Some(tier) = &asset.far_tier else {
+        return Ok(None);
+    };
+    let up = throng_asset::gpu::far::upload(asset, tier, TABLE_WIDTH)?;
+    let mut clips = vec![up.clips.len() as u32, 0, 0, 0];
+    for c in &up.clips {
+        clips.extend_from_slice(&[c.first_frame, c.frames, c.looped, 0]);
+    }
+    let mut rows = up.rows;
+    rows.resize(rows.len().div_ceil(4).max(1) * 4, 0.0);
+    Ok(Some(FarData {
+        width: up.atlas.width,
+        height: up.atlas.height,
+        colour: up.atlas.colour,
+        surface: up.atlas.surface,
+        sphere: up.sphere,
+        grid: up.atlas.params.grid,
+        elevation_bounds: up.atlas.params.elevation_bounds,
+        clips,
+        rows,
+        error: up.error,
+    }))
+}
+
+/// The adapters' card GLSL (`adapter_far.glsl`), for both stages: define
+/// `THRONG_FAR_FRAGMENT` before it in the fragment stage; the vertex stage appends it to
+/// [`glsl`].
+pub fn far_glsl() -> String {
+    include_str!("adapter_far.glsl").to_string()
+}

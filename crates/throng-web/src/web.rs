@@ -183,6 +183,53 @@ impl Crowd {
         crate::adapter::glsl()
     }
 
+    /// The adapters' far-tier card GLSL (`adapter_far.glsl`, docs/web.md "Far cards in an
+    /// engine"): the vertex stage appends it to [`Crowd::glsl`]; the fragment stage defines
+    /// `THRONG_FAR_FRAGMENT` before it.
+    #[wasm_bindgen(js_name = farGlsl)]
+    pub fn far_glsl() -> String {
+        crate::adapter::far_glsl()
+    }
+
+    /// The asset's far tier as the adapters' card shader reads it, or `null` when it has none:
+    /// `{width, height, colour, surface}` (the tiles' atlases, RGBA8 `Uint8Array`s, rows top
+    /// first), `sphere` (model centre and radius, file units), `grid` (texels a tile side,
+    /// azimuths, elevations, tiles an atlas row), `elevationBounds` (8 sines), `clips`
+    /// (`Uint32Array`: the clip count, 0, 0, 0, then per clip `firstFrame, frames, looped, 0`),
+    /// `rows` (`Float32Array`: each frame-table row's frame coordinate, padded to a multiple of
+    /// 4) and `error` (one tile texel, file units: a card is drawn where it covers at most the
+    /// LOD bias in pixels), `indices` (`Uint16Array`: a card's two triangles over its four
+    /// corners, the corner's bit 0 right and bit 1 top). Throws when the tier does not fit WebGL2's 2048-texel textures.
+    #[wasm_bindgen(js_name = farTier)]
+    pub fn far_tier(&self) -> Result<JsValue, JsValue> {
+        let far = crate::adapter::far(self.st().player.asset())
+            .map_err(|why| js(WebError::Name(format!("the far tier: {why}"))))?;
+        let Some(f) = far else {
+            return Ok(JsValue::NULL);
+        };
+        let o = Object::new();
+        let set = |k: &str, v: JsValue| Reflect::set(&o, &JsValue::from_str(k), &v);
+        set("width", f.width.into())?;
+        set("height", f.height.into())?;
+        set("colour", js_sys::Uint8Array::from(&f.colour[..]).into())?;
+        set("surface", js_sys::Uint8Array::from(&f.surface[..]).into())?;
+        set("sphere", js_sys::Float32Array::from(&f.sphere[..]).into())?;
+        set("grid", js_sys::Uint32Array::from(&f.grid[..]).into())?;
+        set(
+            "elevationBounds",
+            js_sys::Float32Array::from(&f.elevation_bounds[..]).into(),
+        )?;
+        set("clips", js_sys::Uint32Array::from(&f.clips[..]).into())?;
+        set("rows", js_sys::Float32Array::from(&f.rows[..]).into())?;
+        set("error", f.error.into())?;
+        set(
+            "indices",
+            js_sys::Uint16Array::from(&throng_asset::gpu::far::CARD_INDICES.map(|i| i as u16)[..])
+                .into(),
+        )?;
+        Ok(o.into())
+    }
+
     /// Texels per row of the adapters' tables (transforms, records, clips, frame times).
     #[wasm_bindgen(js_name = tableWidth)]
     pub fn table_width() -> u32 {
