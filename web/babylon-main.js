@@ -34,7 +34,10 @@ try {
   if (adapter) {
     // throng's adapter: the baked file, played by throng's runtime, drawn by Babylon
     crowd = await paramsCrowd(params, count);
-    foxes = new ThrongBabylonCrowd(BABYLON, scene, crowd);
+    foxes = new ThrongBabylonCrowd(BABYLON, scene, crowd, {
+      lodBias: Number(params.get("lodBias") ?? 1),
+      farTier: params.get("far") !== "0",
+    });
   } else {
     // The exported mesh (skinned, bind space) and Babylon's manager with the exported texture.
     const { meshes } = await BABYLON.SceneLoader.ImportMeshAsync("", `${dir}/`, `${name}.glb`, scene);

@@ -1,7 +1,7 @@
 // A three.js scene with a throng crowd in it (docs/web.md "In three.js"): three's renderer,
 // camera, lights and shadows; throng's bake and playback. URL parameters (the browser test
 // uses them): those of engine-page.js (plain=1 also leaves out the sun and the ground), and
-// paused=1
+// paused=1, lodBias=PIXELS, far=0 (the far tier's cards off)
 import * as THREE from "three";
 import { ThrongCrowd } from "throng/three";
 import { crowdView, paramsCrowd, startPage } from "./engine-page.js";
@@ -16,7 +16,11 @@ try {
   scene.background = new THREE.Color(plain ? 0x000000 : 0x8ca8cc);
 
   const crowd = await paramsCrowd(params, count);
-  const foxes = new ThrongCrowd(crowd, { castShadow: true });
+  const foxes = new ThrongCrowd(crowd, {
+    castShadow: true,
+    lodBias: Number(params.get("lodBias") ?? 1),
+    farTier: params.get("far") !== "0",
+  });
   await foxes.ready;
   scene.add(foxes);
 

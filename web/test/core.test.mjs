@@ -3,19 +3,22 @@
 // crates/throng-web/tests/core_js.rs). Expected values are worked out by hand below.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CrowdTables, Table } from "../packages/throng/core.js";
+import { CrowdTables, Table, farShare } from "../packages/throng/core.js";
 
 const WIDTH = 2048;
 
 /** A crowd of `n` instances in a row along x (spacing 10), the pose bounds a unit cube at the
  *  origin, one primitive with LOD errors [0, 0.01] (relative to the bounds' diagonal). */
-function fakeCrowd(n, { gpu = false } = {}) {
+function fakeCrowd(n, { gpu = false, far = null } = {}) {
   class Crowd {
     static tableWidth() {
       return WIDTH;
     }
     static glsl() {
       return "// glsl";
+    }
+    static farGlsl() {
+      return "// far glsl";
     }
   }
   const c = new Crowd();
@@ -37,6 +40,7 @@ function fakeCrowd(n, { gpu = false } = {}) {
   };
   c.records = () => new Float32Array(c.count * 16).fill(1);
   c.gpuRecords = () => new Uint32Array(c.count * 16).fill(3);
+  c.farTier = () => far;
   c.takeRecordWrites = () => {
     const w = c.writes;
     c.writes = new Uint32Array(0);
@@ -134,4 +138,54 @@ test("CPU-timed: every record every frame; growth replaces the tables", () => {
   assert.equal(t.sync(), true, "more instances than the capacity: new tables");
   assert.ok(t.capacity >= 1000);
   assert.equal(t.transforms.data[999 * 16 + 12], 9990);
+});
+
+test("the far tier: cards where a tier texel covers at most lodBias pixels", () => {
+  // The tier's sphere centred 0.25 above the pose bounds' centre, radius 1; one texel 0.02
+  // units. At 100 pixels per unit of distance and bias 1, a texel covers a pixel from a
+  // distance of 0.02 · 100 = 2 on, measured from the sphere's surface: centre distance 3.
+  const far = {
+    sphere: new Float32Array([0, 0.25, 0, 1]),
+    error: 0.02,
+    clips: new Uint32Array([1, 0, 0, 0, 0, 4, 1, 0]),
+    rows: new Float32Array(4),
+  };
+  const c = fakeCrowd(10, { far });
+  const t = new CrowdTables(c);
+  t.sync();
+  assert.ok(t.farList && t.farGlsl === "// far glsl");
+  assert.equal(t.farClips.data[4 + 1], 4, "clip 0's frames");
+  // the eye at x = 25, level with the tier's centre: foxes at 20 and 30 are 5 away (centre
+  // distance; 4 from the surface: cards), and so are all others; with the eye at x = 21.5 the
+  // fox at 20 is 1.5 − 1 = 0.5 from it (mesh, LOD 0 for its box) and the one at 30 is 7.5 (card)
+  const view = boxView(-100, 100);
+  t.cull(view, [21.5, 0.25, 0], 100, 1);
+  assert.equal(t.stats.cards, 9);
+  assert.deepEqual(t.stats.perLod, [[1, 0]]);
+  assert.deepEqual(Array.from(t.farList.ids.subarray(0, 9)), [0, 1, 3, 4, 5, 6, 7, 8, 9]);
+  assert.ok(t.farList.changed);
+  assert.equal(t.stats.fading, 0);
+  // a bias of 4.5: the fox at 20 sees a texel cover 4 pixels, inside the crossfade (from 4.5
+  // down to 0.7 · 4.5 = 3.15): on both lists, its card showing (4.5 − 4) / 1.35 of it
+  t.cull(view, [21.5, 0.25, 0], 100, 4.5);
+  assert.equal(t.stats.cards, 10);
+  assert.equal(t.stats.fading, 1);
+  // (its LOD at that bias: LOD 1 errs 0.01 · √3 · 100 / 4.5 = 0.38 pixels from its box's 0.66)
+  assert.deepEqual(t.stats.perLod, [[0, 1]]);
+  assert.deepEqual(t.fade, { eye: [21.5, 0.25, 0, 100], band: [0.02, 4.5, 4.5 * 0.3] });
+  assert.ok(Math.abs(farShare(4, 4.5, 1.35) - 0.5 / 1.35) < 1e-12);
+  // a hard switch (farFade 0) at a bias of 4: 4 pixels ≤ 4, a card alone
+  const hard = new CrowdTables(fakeCrowd(10, { far }), { farFade: 0 });
+  hard.sync();
+  hard.cull(view, [21.5, 0.25, 0], 100, 4);
+  assert.equal(hard.stats.cards, 10);
+  assert.equal(hard.stats.fading, 0);
+  assert.deepEqual(hard.stats.perLod, [[0, 0]]);
+  // switched off, or without a tier: no cards
+  const off = new CrowdTables(fakeCrowd(10, { far }), { farTier: false });
+  off.sync();
+  off.cull(view, [21.5, 0.25, 0], 100, 1);
+  assert.equal(off.farList, undefined);
+  assert.equal(off.stats.cards, 0);
+  assert.deepEqual(off.stats.perLod, [[1, 9]]);
 });

@@ -6,11 +6,14 @@
 //
 // PLAN: { dir, out, chromium, driver, export (folder, relative to dir), name, count, clip,
 //         frame, time, fade: { clip, seconds, dt }, size: [w, h], eye: [3], target: [3],
-//         fov (degrees) }
+//         fov (degrees), far: { file (a fox baked with a far tier), lodBias } }
 // Writes OUT/babylon.png (the manager's crowd at the clip's exported frame), OUT/babylon-none.png
 // (the scene without it), OUT/adapter.png, OUT/adapter-none.png, OUT/adapter-fade.png (the
 // adapter's first frame, empty scene, crossfade), OUT/adapter-gpu.png (GPU-timed, after the same
-// crossfade), OUT/adapter-lit.png (100 foxes, a sun's shadow, a ground) and OUT/babylon.json (draw calls, bones, uploads, errors).
+// crossfade), OUT/adapter-lit.png (100 foxes, a sun's shadow, a ground), OUT/adapter-far.png
+// (the adapter's crowd from the far-tier file, far foxes as cards), OUT/adapter-far-lit.png (that
+// crowd lit, casting shadows), OUT/adapter-close-{cards,meshes}-{right,left}.png (16 foxes close
+// up, lit, all cards or all meshes, in a right- and a left-handed scene) and OUT/babylon.json (draw calls, bones, uploads, errors).
 import { startSession } from "./session.mjs";
 
 const { plan, result, open, shot: save, finish } = await startSession();
@@ -58,6 +61,34 @@ try {
     r.fade = await a.evaluate(() => window.throngBabylon.fade);
     r.after = await a.evaluate(() => window.throngBabylon.frame(1 / 60));
     await a.close();
+  }
+  // The far tier: the same crowd and camera from a file baked with one, far foxes as cards.
+  if (plan.far) {
+    const far = { file: plan.far.file, lodBias: plan.far.lodBias, mode: "adapter", paused: "1", count: plan.count, clip: plan.clip, time: plan.time };
+    const f = await openBabylon({ ...view, ...far }, "far");
+    result.farErrors = await f.evaluate(() => window.throngBabylon.errors);
+    if (await f.evaluate(() => window.throngBabylon.ready)) {
+      result.far = await f.evaluate(() => window.throngBabylon.first);
+      await shot(f, "adapter-far.png", "b.frame(0)");
+    }
+    await f.close();
+    const l = await openBabylon({ ...far, lodBias: plan.far.lodBias * 2, size: `${w * 2}x${h * 2}` }, "far lit"); // twice the pixels: the same switch
+    result.farLitErrors = await l.evaluate(() => window.throngBabylon.errors);
+    if (await l.evaluate(() => window.throngBabylon.ready)) {
+      result.farLit = await l.evaluate(() => window.throngBabylon.frame(0));
+      await shot(l, "adapter-far-lit.png", "");
+    }
+    await l.close();
+    // 16 foxes close up, lit, in either handedness: all cards (magnified), then all meshes
+    for (const handed of ["right", "left"]) {
+      for (const [tier, q] of [["cards", { lodBias: 1000 }], ["meshes", { far: "0" }]]) {
+        const name = `adapter-close-${tier}-${handed}.png`;
+        const d = await openBabylon({ ...far, ...q, handed, count: 16, eye: "6,4,8", target: "0,0,0", size: `${w * 2}x${h * 2}` }, name);
+        result.closeErrors = [...(result.closeErrors ?? []), ...(await d.evaluate(() => window.throngBabylon.errors))];
+        if (await d.evaluate(() => window.throngBabylon.ready)) await shot(d, name, "");
+        await d.close();
+      }
+    }
   }
 } finally {
   await finish("babylon.json");

@@ -5,11 +5,15 @@
 //
 // PLAN: { dir, out, chromium, driver, count, clip, time, size: [w, h], eye: [3], target: [3],
 //         fov (degrees), fade: { clip, seconds, dt }, bench: [instance counts], benchFrames,
-//         source (the fox as a plain glTF, for three's own SkinnedMesh) }
+//         source (the fox as a plain glTF, for three's own SkinnedMesh),
+//         far: { file (a fox baked with a far tier), lodBias } }
 // Writes OUT/three.png (the crowd), OUT/three-none.png (the scene without it),
 // OUT/three-fade.png (after a crossfade), OUT/three-lit.png (100 foxes with lights, ground and
 // shadows), OUT/three-gpu.png (a GPU-timed crowd after the same
-// crossfade) and OUT/result.json (three's counters, errors).
+// crossfade), OUT/three-far.png (the plan's crowd and camera from a far-tier file, far foxes as
+// cards), OUT/three-far-lit.png (the far crowd with lights, ground and shadows),
+// OUT/three-close-{cards,meshes}.png (16 foxes close up, lit, all cards or all meshes) and
+// OUT/result.json (three's counters, errors).
 import { startSession } from "./session.mjs";
 
 const { plan, result, open, shot: save, finish } = await startSession();
@@ -76,6 +80,54 @@ try {
       result.gpuAfter = await g.evaluate(() => window.throngThree.frame(1 / 60));
     }
     await g.close();
+  }
+  // The far tier: the same crowd and camera from a file baked with one, far foxes as cards.
+  if (plan.far) {
+    const f = await openThree({ ...view, file: plan.far.file, lodBias: plan.far.lodBias }, "far");
+    result.farErrors = await f.evaluate(() => window.throngThree.errors);
+    if (await f.evaluate(() => window.throngThree.ready)) {
+      result.far = await f.evaluate(() => window.throngThree.first);
+      await shot(f, "three-far.png", "t.frame(0)");
+    }
+    await f.close();
+    const l = await openThree({ paused: "1", count: plan.count, clip: plan.clip, time: plan.time, size: `${w * 2}x${h * 2}`, file: plan.far.file, lodBias: plan.far.lodBias * 2 }, "far lit"); // twice the pixels: the same switch
+    result.farLitErrors = await l.evaluate(() => window.throngThree.errors);
+    if (await l.evaluate(() => window.throngThree.ready)) {
+      result.farLit = await l.evaluate(() => window.throngThree.first);
+      await shot(l, "three-far-lit.png", "");
+    }
+    await l.close();
+    // 16 foxes close up, lit: all cards (magnified), then all meshes
+    for (const [tier, q] of [["cards", { lodBias: 1000 }], ["meshes", { far: "0" }]]) {
+      const d = await openThree({ paused: "1", clip: plan.clip, time: plan.time, file: plan.far.file, ...q, count: 16, eye: "6,4,8", target: "0,0,0", size: `${w * 2}x${h * 2}` }, tier);
+      if (await d.evaluate(() => window.throngThree.ready)) await shot(d, `three-close-${tier}.png`, "");
+      await d.close();
+    }
+  }
+  // Benchmarks (THRONG_WEB_BENCH), the far tier: per count, the page's own framing of the crowd
+  // from the far-tier file, cards on and off; a draw timed to the GPU's end, the
+  // median of 3 after a first frame (a one-pixel readPixels waits for the draw: Chromium's
+  // gl.finish does not).
+  for (const n of plan.far ? (plan.bench ?? []) : []) {
+    for (const tier of ["cards", "meshes"]) {
+      const p = await openThree({ paused: "1", count: n, clip: plan.clip, time: plan.time, size: `${w}x${h}`, file: plan.far.file, far: tier === "cards" ? "1" : "0" }, `far bench ${n} ${tier}`);
+      result[`farBench${n}${tier}`] = await p.evaluate(`(() => {
+        const t = window.throngThree;
+        const gl = t.renderer.getContext();
+        const pixel = new Uint8Array(4);
+        const ms = [];
+        let stats;
+        for (let f = 0; f < 3; f++) {
+          const t0 = performance.now();
+          stats = t.frame(0);
+          gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+          ms.push(performance.now() - t0);
+        }
+        ms.sort((a, b) => a - b);
+        return { frameMs: ms[1], ...stats };
+      })()`);
+      await p.close();
+    }
   }
   // Benchmarks (THRONG_WEB_BENCH): per count, a GPU-timed crowd with 1 % of the instances
   // starting a crossfade each frame: the adapter's main-thread time a frame (update(): the

@@ -64,6 +64,7 @@ fn babylons_manager_plays_throngs_exported_texture() {
         ..Default::default()
     };
     let report = engines::export(&fox, &options, &page.join("fox-babylon")).expect("export");
+    let fox_far = write_far_fox(&page);
     let exported = &report.plan.clips[0];
     let time = exported.time(FRAME);
     let out = fresh_out(&work);
@@ -72,6 +73,7 @@ fn babylons_manager_plays_throngs_exported_texture() {
         "export": "fox-babylon", "name": "a", "count": COUNT, "clip": exported.name, "frame": FRAME,
         "size": [SIZE.0, SIZE.1], "eye": EYE, "target": TARGET, "fov": FOV_DEGREES,
         "time": TIME, "fade": { "clip": FADE.0, "seconds": FADE.1, "dt": FADE.2 },
+        "far": far_plan(),
     });
     let r = drive(&work, "drive-babylon.mjs", &plan, &out.join("babylon.json"));
     assert!(
@@ -143,4 +145,24 @@ fn babylons_manager_plays_throngs_exported_texture() {
     // GPU-timed, a still frame sends nothing (the crossfade's records went in one update)
     assert_eq!(r["gpu"]["still"]["uploadedBytes"], 0, "{r}");
     assert_eq!(r["gpu"]["after"]["uploadedBytes"], 0, "{r}");
+
+    // The far tier: the crowd from a file baked with one draws its far foxes as cards (one more
+    // draw), which cover what throng-render's cards cover.
+    assert_far_cards(
+        "Babylon adapter",
+        &r,
+        (&mut renderer, &fox_far),
+        (&spec, (EYE, TARGET, FOV_DEGREES)),
+        (&load(&out.join("adapter-far.png")), &adapter_empty),
+        &empty,
+        &out,
+    );
+    assert_eq!(r["closeErrors"], serde_json::json!([]), "{r}");
+    for handed in ["right", "left"] {
+        assert_cards_lit_like_meshes(
+            &format!("Babylon adapter, {handed}-handed"),
+            &load(&out.join(format!("adapter-close-cards-{handed}.png"))),
+            &load(&out.join(format!("adapter-close-meshes-{handed}.png"))),
+        );
+    }
 }

@@ -46,6 +46,7 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
     build_page(&page, &tools.driver, &fox, &["three.html", "three-main.js"]);
     let out = fresh_out(&work);
     std::fs::write(page.join("fox-source.glb"), throng_demo::demo_glb()).expect("source fox");
+    let fox_far = write_far_fox(&page);
     let plan = serde_json::json!({
         "dir": page, "out": out, "chromium": tools.chromium, "driver": tools.driver,
         "count": COUNT, "clip": CLIP, "time": TIME, "size": [SIZE.0, SIZE.1],
@@ -54,6 +55,7 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
         // THRONG_WEB_BENCH=200,1000,10000 also measures the adapter against three's own
         // SkinnedMesh.
         "bench": bench_counts(), "benchFrames": 10, "source": "fox-source.glb",
+        "far": far_plan(),
     });
     let r = drive(&work, "drive-three.mjs", &plan, &out.join("result.json"));
     assert!(
@@ -150,5 +152,22 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
     assert_eq!(
         bad["stillDraws"], "no error",
         "the page stopped drawing: {r}"
+    );
+
+    // The far tier: the crowd from a file baked with one draws its far foxes as cards (one more
+    // draw), which cover what throng-render's cards cover.
+    assert_far_cards(
+        "three.js",
+        &r,
+        (&mut renderer, &fox_far),
+        (&spec, (EYE, TARGET, FOV_DEGREES)),
+        (&load(&out.join("three-far.png")), &three_empty),
+        &empty,
+        &out,
+    );
+    assert_cards_lit_like_meshes(
+        "three.js",
+        &load(&out.join("three-close-cards.png")),
+        &load(&out.join("three-close-meshes.png")),
     );
 }

@@ -11,6 +11,12 @@
 // Babylon's public API updates a RawTexture whole, so a frame in which some record changed
 // re-sends the record table; a frame without changes sends nothing.
 //
+// An asset baked with a far tier draws instances past its mesh LODs as one camera-facing card
+// each: one more thin-instanced Mesh of two triangles whose plugin injects the crowd's
+// `farGlsl()` (adapter_far.glsl): the card faces the pass's viewer (the camera, or the light in
+// a ShadowGenerator's pass, which sets the scene's matrices to the light's), keeps the texels its
+// tiles cover and hands Babylon's lighting their linear colour and normal.
+//
 // The adapter takes Babylon's namespace as an argument (`import * as BABYLON from
 // "@babylonjs/core"`, or the `babylonjs` UMD global), so the package imports no Babylon build
 // of its own.
@@ -43,23 +49,96 @@ function pluginClass(BABYLON, adapter) {
     }
 
     getUniforms() {
-      return { externalUniforms: adapter.tables.gpuTimed ? ["throngClipCount", "throngClock"] : ["throngClipCount"] };
+      const u = adapter.tables.gpuTimed ? ["throngClipCount", "throngClock"] : ["throngClipCount"];
+      if (adapter.tables.far) u.push("throngFarSphere", "throngFarEye", "throngFarBand", "throngFarHeight");
+      return { externalUniforms: u };
     }
 
     bindForSubMesh(_ubo, _scene, _engine, subMesh) {
       const effect = subMesh.effect;
       const a = adapter;
+      const t = a.tables;
       for (const [name, texture] of Object.entries(a.textures)) if (texture) effect.setTexture(name, texture);
-      effect.setInt("throngClipCount", a.tables.clipCount);
-      if (a.tables.gpuTimed) effect.setUInt("throngClock", a.tables.clock);
+      effect.setInt("throngClipCount", t.clipCount);
+      if (t.gpuTimed) effect.setUInt("throngClock", t.clock);
+      if (t.far) {
+        // the crossfade, which meshes and cards both read
+        const [s, e, b] = [t.far.sphere, t.fade.eye, t.fade.band];
+        effect.setFloat4("throngFarSphere", s[0], s[1], s[2], s[3]);
+        effect.setFloat4("throngFarEye", e[0], e[1], e[2], e[3]);
+        effect.setFloat3("throngFarBand", b[0], b[1], b[2]);
+        effect.setFloat("throngFarHeight", a.viewportHeight ?? 1);
+      }
     }
 
     getCustomCode(shaderType) {
-      if (shaderType !== "vertex") return null;
+      const far = adapter.tables.farGlsl;
+      if (shaderType !== "vertex") {
+        // with a far tier the mesh leaves out the card's half of the crossfade's screen door
+        if (!far) return null;
+        return {
+          CUSTOM_FRAGMENT_DEFINITIONS: `#define THRONG_FAR_FRAGMENT\n#define THRONG_FAR_MESH\n${far}`,
+          CUSTOM_FRAGMENT_MAIN_BEGIN: "if (throngFarCardHalf(throngFarShareV)) discard;",
+        };
+      }
       return {
-        CUSTOM_VERTEX_DEFINITIONS: adapter.tables.glsl,
-        CUSTOM_VERTEX_UPDATE_POSITION: "mat4 throngM = throngSkin();\npositionUpdated = (throngM * vec4(positionUpdated, 1.0)).xyz;",
+        CUSTOM_VERTEX_DEFINITIONS: far ? `${adapter.tables.glsl}\n#define THRONG_FAR_MESH\n${far}` : adapter.tables.glsl,
+        CUSTOM_VERTEX_UPDATE_POSITION:
+          "mat4 throngM = throngSkin();\npositionUpdated = (throngM * vec4(positionUpdated, 1.0)).xyz;" +
+          (far ? "\nthrongFarShareV = throngFarShare(throngInstanceWorld);" : ""),
         CUSTOM_VERTEX_UPDATE_NORMAL: "#ifdef NORMAL\nnormalUpdated = inverse(transpose(mat3(throngM))) * normalUpdated;\n#endif",
+      };
+    }
+  };
+}
+
+// The far-tier card's plugin: the skinning plugin's tables and the tier's.
+function cardPluginClass(BABYLON, adapter) {
+  const Base = pluginClass(BABYLON, adapter);
+  return class ThrongCardPlugin extends Base {
+    getClassName() {
+      return "ThrongCardPlugin";
+    }
+
+    getAttributes(attributes) {
+      attributes.push("throngInstance");
+    }
+
+    getSamplers(samplers) {
+      super.getSamplers(samplers);
+      samplers.push("throngFarColour", "throngFarSurface", "throngFarClips", "throngFarRows");
+    }
+
+    getUniforms() {
+      const u = super.getUniforms();
+      u.externalUniforms.push("throngFarGrid", "throngFarElevationBounds");
+      return u;
+    }
+
+    bindForSubMesh(ubo, scene, engine, subMesh) {
+      super.bindForSubMesh(ubo, scene, engine, subMesh);
+      const effect = subMesh.effect;
+      const a = adapter;
+      const far = a.tables.far;
+      for (const [name, texture] of Object.entries(a.farTextures)) effect.setTexture(name, texture);
+      effect.setUInt4("throngFarGrid", far.grid[0], far.grid[1], far.grid[2], far.grid[3]);
+      effect.setFloatArray4("throngFarElevationBounds", far.elevationBounds);
+    }
+
+    getCustomCode(shaderType) {
+      const far = adapter.tables.farGlsl;
+      if (shaderType === "vertex") {
+        return {
+          CUSTOM_VERTEX_DEFINITIONS: `${adapter.tables.glsl}\n${far}`,
+          // Babylon lights in world space: the root's normal matrix
+          CUSTOM_VERTEX_UPDATE_POSITION: "positionUpdated = throngFarCard(viewProjection * world, transpose(inverse(mat3(world))));",
+        };
+      }
+      return {
+        CUSTOM_FRAGMENT_DEFINITIONS: `#define THRONG_FAR_FRAGMENT\n${far}`,
+        CUSTOM_FRAGMENT_MAIN_BEGIN: "vec3 throngFarN;\nvec4 throngFarS = throngFarShown(throngFarN);\nif (!throngFarCovered(throngFarS.a)) discard;",
+        // linear albedo, as Babylon hands the meshes' sRGB textures to the same code
+        CUSTOM_FRAGMENT_UPDATE_DIFFUSE: "baseColor.rgb = throngFarS.rgb;\nnormalW = throngFarN;",
       };
     }
   };
@@ -74,7 +153,10 @@ export class ThrongBabylonCrowd {
    * @param crowd a headless Crowd (`loadCrowd`, either timing); spawn, play and step it through
    *   its own API, then call update() before the scene renders.
    * @param options lodBias (1: the largest projected simplification error a LOD may make,
-   *   pixels; 0 keeps LOD 0), name ("throng").
+   *   pixels; 0 keeps LOD 0), name ("throng"), farTier (true: an asset baked with a far tier
+   *   draws instances whose tier texel covers at most lodBias pixels as cards; false keeps its
+   *   coarsest mesh there), farFade (0.3: the width of the crossfade between mesh and card, a
+   *   share of lodBias; 0 a hard switch).
    */
   constructor(BABYLON, scene, crowd, options = {}) {
     this.BABYLON = BABYLON;
@@ -82,7 +164,7 @@ export class ThrongBabylonCrowd {
     this.crowd = crowd;
     this.lodBias = options.lodBias ?? 1;
     const name = options.name ?? "throng";
-    const tables = (this.tables = new CrowdTables(crowd));
+    const tables = (this.tables = new CrowdTables(crowd, { farTier: options.farTier ?? true, farFade: options.farFade ?? 0.3 }));
     this.textures = {
       throngBones: this.#texture(tables.bones.data, tables.bones.width, tables.bones.height),
       throngTransforms: null,
@@ -107,6 +189,9 @@ export class ThrongBabylonCrowd {
       const material = new BABYLON.StandardMaterial(`${name}-${p}`, scene);
       material.diffuseColor = new BABYLON.Color3(m.baseColor[0], m.baseColor[1], m.baseColor[2]);
       material.specularColor = new BABYLON.Color3(0, 0, 0);
+      // glTF's triangles wind counter-clockwise; say so as Babylon's glTF loader does (in a
+      // left-handed scene the mirrored root turns them, and Babylon culls the mirror's way)
+      material.sideOrientation = scene.useRightHandedSystem ? BABYLON.Material.CounterClockWiseSideOrientation : BABYLON.Material.ClockWiseSideOrientation;
       if (m.image) {
         const url = URL.createObjectURL(new Blob([m.image.bytes], { type: m.image.mimeType }));
         // glTF's v runs down the image: no flip
@@ -136,6 +221,42 @@ export class ThrongBabylonCrowd {
       });
       return { lods, material };
     });
+    this.card = tables.far ? this.#card(name) : null;
+  }
+
+  #card(name) {
+    const B = this.BABYLON;
+    const { far, farClips, farRows } = this.tables;
+    const bytes = (data) =>
+      new B.RawTexture(data, far.width, far.height, B.Constants.TEXTUREFORMAT_RGBA, this.scene, false, false, B.Constants.TEXTURE_NEAREST_SAMPLINGMODE, B.Constants.TEXTURETYPE_UNSIGNED_BYTE);
+    this.farTextures = {
+      throngFarColour: bytes(far.colour),
+      throngFarSurface: bytes(far.surface),
+      throngFarClips: this.#tableTexture(farClips),
+      throngFarRows: this.#tableTexture(farRows),
+    };
+    farClips.uploaded();
+    farRows.uploaded();
+    const material = new B.StandardMaterial(`${name}-card`, this.scene);
+    material.diffuseColor = new B.Color3(1, 1, 1);
+    material.specularColor = new B.Color3(0, 0, 0);
+    material.backFaceCulling = false; // a mirrored root turns the card's winding
+    const Plugin = cardPluginClass(B, this);
+    new Plugin(material);
+    material.shadowDepthWrapper = new B.ShadowDepthWrapper(material, this.scene);
+    const mesh = new B.Mesh(`${name}-card`, this.scene);
+    mesh.parent = this.root;
+    const data = new B.VertexData();
+    // the corners come from gl_VertexID; the streams only size the draw
+    data.positions = new Float32Array(12);
+    data.normals = new Float32Array([0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1]);
+    data.indices = Array.from(far.indices);
+    data.applyToMesh(mesh, false);
+    mesh.material = material;
+    mesh.alwaysSelectAsActiveMesh = true;
+    mesh.doNotSyncBoundingInfo = true;
+    mesh.isVisible = false;
+    return { mesh, material };
   }
 
   #texture(data, width, height) {
@@ -161,7 +282,9 @@ export class ThrongBabylonCrowd {
   /** Every mesh of the crowd (per primitive, per LOD), e.g. for `shadowGenerator.addShadowCaster`
    *  or `mesh.receiveShadows`. */
   meshes() {
-    return this.parts.flatMap((p) => p.lods);
+    const all = this.parts.flatMap((p) => p.lods);
+    if (this.card) all.push(this.card.mesh);
+    return all;
   }
 
   /** Resolves when the materials' textures have loaded. */
@@ -199,6 +322,7 @@ export class ThrongBabylonCrowd {
     const fov = camera.fovMode === B.Camera.FOVMODE_VERTICAL_FIXED ? camera.fov : camera.fov / this.scene.getEngine().getAspectRatio(camera);
     const pixels = camera.mode === B.Camera.PERSPECTIVE_CAMERA ? viewportHeight / (2 * Math.tan(fov / 2)) : Infinity;
     tables.cull(viewProjection.m, [eye.x, eye.y, eye.z], pixels, this.lodBias);
+    this.viewportHeight = viewportHeight;
     let bytes = tables.listBytes();
     const all = [
       ["throngTransforms", tables.transforms],
@@ -212,14 +336,11 @@ export class ThrongBabylonCrowd {
       if (!grown) this.textures[name].update(table.data);
       bytes += table.data.length * 4;
     }
-    tables.lists.forEach((part, p) =>
-      part.forEach((list, l) => {
-        const mesh = this.parts[p].lods[l];
-        if (list.changed && list.count > 0) mesh.thinInstancePartialBufferUpdate("throngInstance", list.count, 0);
-        mesh.thinInstanceCount = list.count;
-        mesh.isVisible = list.count > 0;
-      }),
-    );
+    for (const [mesh, list] of this.#meshLists()) {
+      if (list.changed && list.count > 0) mesh.thinInstancePartialBufferUpdate("throngInstance", list.count, 0);
+      mesh.thinInstanceCount = list.count;
+      mesh.isVisible = list.count > 0;
+    }
     tables.uploaded();
     tables.stats.uploadedBytes = bytes;
     this.stats = tables.stats;
@@ -247,20 +368,29 @@ export class ThrongBabylonCrowd {
     const capacity = this.tables.capacity;
     const identity = new Float32Array(capacity * 16);
     for (let i = 0; i < capacity; i++) identity[i * 16] = identity[i * 16 + 5] = identity[i * 16 + 10] = identity[i * 16 + 15] = 1;
-    this.tables.lists.forEach((part, p) =>
-      part.forEach((list, l) => {
-        const mesh = this.parts[p].lods[l];
-        mesh.thinInstanceSetBuffer("matrix", identity, 16, true);
-        mesh.thinInstanceRegisterAttribute("throngInstance", 1);
-        mesh.thinInstanceSetBuffer("throngInstance", list.ids, 1, false);
-        mesh.thinInstanceCount = 0;
-      }),
-    );
+    for (const [mesh, list] of this.#meshLists()) {
+      mesh.thinInstanceSetBuffer("matrix", identity, 16, true);
+      mesh.thinInstanceRegisterAttribute("throngInstance", 1);
+      mesh.thinInstanceSetBuffer("throngInstance", list.ids, 1, false);
+      mesh.thinInstanceCount = 0;
+    }
+  }
+
+  /** Each Mesh with the visible list it draws: per primitive and LOD, then the card's. */
+  #meshLists() {
+    const pairs = this.tables.lists.flatMap((part, p) => part.map((list, l) => [this.parts[p].lods[l], list]));
+    if (this.card) pairs.push([this.card.mesh, this.tables.farList]);
+    return pairs;
   }
 
   /** Frees what Babylon made for this crowd (the Crowd itself stays the caller's). */
   dispose() {
     for (const t of Object.values(this.textures)) t?.dispose();
+    for (const t of Object.values(this.farTextures ?? {})) t.dispose();
+    if (this.card) {
+      this.card.mesh.dispose();
+      this.card.material.dispose();
+    }
     for (const part of this.parts) {
       for (const mesh of part.lods) mesh.dispose();
       part.material.diffuseTexture?.dispose();

@@ -48,13 +48,21 @@ export class Table {
   }
 }
 
+/** A visible list: instance indices (Float32: exact below 2^24) and what `cull` compares. */
+function list() {
+  return { ids: null, scratch: null, count: 0, changed: true };
+}
+
 /**
  * The per-crowd state both adapters share. `crowd` is a headless Crowd (`loadCrowd`); the
  * caller keeps stepping it (`crowd.frame(dt)`), then calls `sync()` and `cull(...)` before
- * drawing.
+ * drawing. `farTier` (default true): draw the asset's far tier, when it has one, as cards
+ * past the mesh LODs (`farList`); false keeps the coarsest mesh there. `farFade` (default 0.3,
+ * as throng's renderer): the width of the crossfade between mesh and card, a share of the LOD
+ * bias (0: a hard switch).
  */
 export class CrowdTables {
-  constructor(crowd) {
+  constructor(crowd, { farTier = true, farFade = 0.3 } = {}) {
     const Crowd = crowd.constructor;
     this.crowd = crowd;
     this.gpuTimed = crowd.gpuTimed;
@@ -80,10 +88,40 @@ export class CrowdTables {
     this.placement = -1;
     this.spheres = new Float32Array(0);
     /** Per primitive and LOD: the visible instances' indices (Float32: exact below 2^24). */
-    this.lists = this.meshes.map((m) => m.lods.map(() => ({ ids: null, scratch: null, count: 0, changed: true })));
+    this.lists = this.meshes.map((m) => m.lods.map(list));
+    // The far tier (Crowd.farTier): its tables, and the list of instances drawn as cards.
+    this.far = null;
+    if (farTier && typeof crowd.farTier === "function") {
+      try {
+        this.far = crowd.farTier();
+      } catch (e) {
+        console.warn(`throng: ${e.message}; the far level draws the coarsest mesh instead`);
+      }
+    }
+    if (this.far) {
+      this.farGlsl = Crowd.farGlsl();
+      this.farClips = new Table(Uint32Array, this.width, this.far.clips.length / 4);
+      this.farClips.data.set(this.far.clips);
+      this.farRows = new Table(Float32Array, this.width, this.far.rows.length / 4);
+      this.farRows.data.set(this.far.rows);
+      this.farList = list();
+      this.farFade = Math.min(Math.max(Number(farFade) || 0, 0), 1);
+      /** What the shaders' crossfade reads (adapter_far.glsl throngFarShare), set by `cull`:
+       *  the eye in crowd space and the pixels a length of 1 covers at a distance of 1 (0: no
+       *  crossfade), and one tier texel (file units), the LOD bias and the crossfade's width
+       *  (pixels). */
+      this.fade = { eye: [0, 0, 0, 0], band: [this.far.error, 1, 0] };
+    }
     this.lastView = new Float64Array(21).fill(NaN);
     this.clock = 0;
-    this.stats = { visible: 0, drawn: 0, perLod: [], uploadedBytes: 0 };
+    this.stats = { visible: 0, drawn: 0, perLod: [], cards: 0, fading: 0, uploadedBytes: 0 };
+  }
+
+  /** Every visible list: per primitive and LOD, then the cards'. */
+  #allLists() {
+    const all = this.lists.flat();
+    if (this.farList) all.push(this.farList);
+    return all;
   }
 
   /** Sizes the tables for `n` instances; true when they were replaced (new textures). */
@@ -94,13 +132,11 @@ export class CrowdTables {
     this.records = new Table(this.gpuTimed ? Uint32Array : Float32Array, this.width, capacity * TEXELS);
     this.capacity = capacity;
     this.placement = -1;
-    for (const part of this.lists) {
-      for (const list of part) {
-        list.ids = new Float32Array(capacity);
-        list.scratch = new Float32Array(capacity);
-        list.count = 0;
-        list.changed = true;
-      }
+    for (const list of this.#allLists()) {
+      list.ids = new Float32Array(capacity);
+      list.scratch = new Float32Array(capacity);
+      list.count = 0;
+      list.changed = true;
     }
     return true;
   }
@@ -146,12 +182,9 @@ export class CrowdTables {
   #placeSpheres(n) {
     const m = this.transforms.data;
     const s = (this.spheres = new Float32Array(n * 4));
-    const [cx, cy, cz] = this.center;
     for (let i = 0; i < n; i++) {
       const o = i * 16;
-      s[i * 4] = m[o] * cx + m[o + 4] * cy + m[o + 8] * cz + m[o + 12];
-      s[i * 4 + 1] = m[o + 1] * cx + m[o + 5] * cy + m[o + 9] * cz + m[o + 13];
-      s[i * 4 + 2] = m[o + 2] * cx + m[o + 6] * cy + m[o + 10] * cz + m[o + 14];
+      placePoint(m, o, this.center, s, i * 4);
       const scale = Math.sqrt(
         Math.max(
           m[o] * m[o] + m[o + 1] * m[o + 1] + m[o + 2] * m[o + 2],
@@ -161,6 +194,11 @@ export class CrowdTables {
       );
       s[i * 4 + 3] = scale; // radius = this.radius · scale
     }
+    // the far tier's own sphere, which its switch measures from (as throng's renderer does)
+    if (this.far) {
+      const f = (this.farSpheres = new Float32Array(n * 3));
+      for (let i = 0; i < n; i++) placePoint(m, i * 16, this.far.sphere, f, i * 3);
+    }
   }
 
   /**
@@ -168,8 +206,12 @@ export class CrowdTables {
    * clip space from the crowd's own space, OpenGL depth −w..w) and puts each visible one in
    * the LOD whose projected simplification error stays within `lodBias` pixels, given `eye`
    * (crowd space) and `pixelsPerUnit` (viewport height / (2 tan(fovY / 2)); Infinity keeps LOD
-   * 0). Skipped when nothing it reads has changed. Sets `changed` on the lists it rewrote
-   * (until `uploaded()`).
+   * 0). With a far tier, an instance goes to `farList` as throng's renderer lists it: where one
+   * of its tier texels covers at most `lodBias` pixels (seen from the nearest point of the
+   * tier's sphere) its card starts to show, and where that is below `(1 − farFade) · lodBias`
+   * it shows alone; in between it is on both lists and the shaders draw complementary halves of
+   * a screen door (`farShare`). Skipped when nothing it reads has changed. Sets `changed` on the
+   * lists it rewrote (until `uploaded()`).
    */
   cull(viewProjection, eye, pixelsPerUnit, lodBias) {
     const key = this.lastView;
@@ -204,6 +246,13 @@ export class CrowdTables {
     const next = this.lists.map((part) => part.map((list) => list.scratch));
     const s = this.spheres;
     const r0 = this.radius;
+    const far = this.far;
+    const farOn = far && lodBias > 0 && Number.isFinite(pixelsPerUnit);
+    const fadePixels = far ? this.farFade * lodBias : 0;
+    if (far) this.fade = { eye: [eye[0], eye[1], eye[2], farOn ? pixelsPerUnit : 0], band: [far.error, lodBias, fadePixels] };
+    const farNext = far ? this.farList.scratch : null;
+    let fading = 0;
+    let cards = 0;
     let visible = 0;
     for (let i = 0; i < this.count; i++) {
       const x = s[i * 4];
@@ -215,6 +264,14 @@ export class CrowdTables {
       for (let p = 0; p < 24 && inside; p += 4) inside = planes[p] * x + planes[p + 1] * y + planes[p + 2] * z + planes[p + 3] >= -r;
       if (!inside) continue;
       visible++;
+      if (farOn) {
+        const f = this.farSpheres;
+        const d = Math.hypot(f[i * 3] - eye[0], f[i * 3 + 1] - eye[1], f[i * 3 + 2] - eye[2]) - far.sphere[3] * scale;
+        const share = farShare((far.error * scale * pixelsPerUnit) / Math.max(d, 1e-6), lodBias, fadePixels);
+        if (share > 0) farNext[cards++] = i;
+        if (share >= 1) continue;
+        if (share > 0) fading++;
+      }
       const distance = Math.max(Math.hypot(x - eye[0], y - eye[1], z - eye[2]) - r, 1e-6);
       for (let p = 0; p < thresholds.length; p++) {
         const t = thresholds[p];
@@ -225,39 +282,58 @@ export class CrowdTables {
     }
     let drawn = 0;
     for (let p = 0; p < this.lists.length; p++) {
-      for (let l = 0; l < this.lists[p].length; l++) {
-        const list = this.lists[p][l];
-        const c = counts[p][l];
-        // a list the engine already has is not sent again (a still camera sends nothing);
-        // `changed` may already be set by #reserve (new buffers)
-        let changed = list.changed || list.count !== c;
-        for (let k = 0; !changed && k < c; k++) changed = list.ids[k] !== list.scratch[k];
-        if (changed) list.ids.set(list.scratch.subarray(0, c));
-        list.count = c;
-        list.changed = changed;
-        drawn += c > 0 ? 1 : 0;
-      }
+      for (let l = 0; l < this.lists[p].length; l++) drawn += settle(this.lists[p][l], counts[p][l]);
     }
-    this.stats = { visible, drawn, perLod: counts, uploadedBytes: 0 };
+    if (far) drawn += settle(this.farList, cards);
+    this.stats = { visible, drawn, perLod: counts, cards, fading, uploadedBytes: 0 };
   }
 
   /** The engine has sent every pending change: clear the marks. */
   uploaded() {
-    for (const t of [this.transforms, this.records, this.clips, this.frameTimes]) t?.uploaded();
-    for (const part of this.lists) for (const list of part) list.changed = false;
+    for (const t of [this.transforms, this.records, this.clips, this.frameTimes, this.farClips, this.farRows]) t?.uploaded();
+    for (const list of this.#allLists()) list.changed = false;
   }
 
   /** Bytes the visible lists that changed send (4 B an instance). */
   listBytes() {
     let bytes = 0;
-    for (const part of this.lists) for (const list of part) if (list.changed) bytes += list.count * 4;
+    for (const list of this.#allLists()) if (list.changed) bytes += list.count * 4;
     return bytes;
   }
 
   /** Bytes this frame's uploads send (tables by range, and the visible lists that changed). */
   pendingBytes() {
     let bytes = this.listBytes();
-    for (const t of [this.transforms, this.records, this.clips, this.frameTimes]) bytes += t ? t.pendingBytes() : 0;
+    for (const t of [this.transforms, this.records, this.clips, this.frameTimes, this.farClips, this.farRows]) bytes += t ? t.pendingBytes() : 0;
     return bytes;
   }
+}
+
+/** Takes a list's new `count` entries from its scratch; a list the engine already has is not
+ *  sent again (a still camera sends nothing), and `changed` may already be set by a resize.
+ *  1 when the list draws anything. */
+function settle(list, count) {
+  let changed = list.changed || list.count !== count;
+  for (let k = 0; !changed && k < count; k++) changed = list.ids[k] !== list.scratch[k];
+  if (changed) list.ids.set(list.scratch.subarray(0, count));
+  list.count = count;
+  list.changed = changed;
+  return count > 0 ? 1 : 0;
+}
+
+/**
+ * The share of an instance its far card shows (0 all mesh, 1 all card) when one tier texel
+ * covers `pixels` pixels: the card starts to show at `lodBias` pixels and shows alone
+ * `fadePixels` below (0: a hard switch at `lodBias`). The JavaScript twin of throng::far's
+ * far_share and adapter_far.glsl's throngFarShare.
+ */
+export function farShare(pixels, lodBias, fadePixels) {
+  if (fadePixels <= 0) return pixels <= lodBias ? 1 : 0;
+  return Math.min(Math.max((lodBias - pixels) / fadePixels, 0), 1);
+}
+
+/** Writes point `c` (its x, y, z) placed by the column-major matrix at `m[o..o + 16]` into
+ *  `out[at..at + 3]`. */
+function placePoint(m, o, c, out, at) {
+  for (let k = 0; k < 3; k++) out[at + k] = m[o + k] * c[0] + m[o + 4 + k] * c[1] + m[o + 8 + k] * c[2] + m[o + 12 + k];
 }

@@ -330,22 +330,150 @@ pub fn build_page(dir: &Path, driver: &Path, fox: &throng_asset::BakedAsset, fil
     .expect("fox.glb");
 }
 
-/// throng-render's picture of the player's crowd and the same frame without it (no ground, no
-/// shadows: only the characters change the picture).
+/// The options of throng-render's pictures for the engine pages: the player's view at `size`,
+/// no ground, no shadows (only the characters change the picture).
+fn scene_options(
+    renderer: &Renderer,
+    player: &Player,
+    size: (u32, u32),
+) -> throng_render::RenderOptions {
+    let fits = renderer.palette_fits(player.asset().palette.len(), player.len());
+    let mut opts = player.render_options(size.0, size.1, fits);
+    opts.ground = false;
+    opts.shadows = false;
+    opts
+}
+
+/// throng-render's picture of the player's crowd and the same frame without it
+/// ([`scene_options`]).
 pub fn draw(
     renderer: &mut Renderer,
     gpu_asset: &GpuAsset,
     player: &Player,
     size: (u32, u32),
 ) -> (RgbaImage, RgbaImage) {
-    let fits = renderer.palette_fits(player.asset().palette.len(), player.len());
-    let mut opts = player.render_options(size.0, size.1, fits);
-    opts.ground = false;
-    opts.shadows = false;
+    let opts = scene_options(renderer, player, size);
     let full = renderer
         .render_scene(&[player.crowd(gpu_asset)], &opts)
         .expect("draw")
         .image;
     let none = renderer.render_scene(&[], &opts).expect("draw").image;
     (full, none)
+}
+
+/// The LOD bias of the engine pages' far-tier scene: at the pages' camera it puts the nearest
+/// foxes of the 1,000 on meshes, the farthest on cards and a band between crossfading.
+pub const FAR_LOD_BIAS: f32 = 0.6;
+
+/// Writes the far-tier fox ([`bake_fox_far`]) beside an engine page as `fox-far.glb`.
+pub fn write_far_fox(page: &Path) -> BakedAsset {
+    let fox = bake_fox_far();
+    std::fs::write(
+        page.join("fox-far.glb"),
+        throng_asset::to_glb_bytes(&fox).expect("far fox"),
+    )
+    .expect("fox-far.glb");
+    fox
+}
+
+/// The engine drivers' `far` plan: the file [`write_far_fox`] writes and the LOD bias.
+pub fn far_plan() -> serde_json::Value {
+    serde_json::json!({ "file": "fox-far.glb", "lodBias": FAR_LOD_BIAS })
+}
+
+/// An engine page's far-tier scene (`r["far"]`, its picture `page` over `page_empty`): it holds
+/// meshes, cards and instances crossfading between them, and covers what throng-render covers
+/// in the same crowd (`spec` of `fox`, camera `(eye, target, fov_degrees)`, the default
+/// crossfade) with every card a quad, as the adapters draw them, within
+/// [`MAX_COVERAGE_DIFF`]; the lit far scene (`r["farLit"]`) draws cards without an error.
+pub fn assert_far_cards(
+    engine: &str,
+    r: &serde_json::Value,
+    (renderer, fox): (&mut Renderer, &BakedAsset),
+    (spec, (eye, target, fov_degrees)): (&CrowdSpec, ([f32; 3], [f32; 3], f32)),
+    (page, page_empty): (&RgbaImage, &RgbaImage),
+    native_empty: &RgbaImage,
+    out: &Path,
+) {
+    assert!(
+        r["far"].is_object(),
+        "{engine}: the far-tier page did not draw: {r}"
+    );
+    let cards = r["far"]["cards"].as_u64().unwrap_or(0);
+    let fading = r["far"]["fading"].as_u64().unwrap_or(0);
+    let meshes: u64 = r["far"]["perLod"][0]
+        .as_array()
+        .map_or(0, |l| l.iter().filter_map(|c| c.as_u64()).sum());
+    eprintln!(
+        "{engine}, far tier: {cards} cards, {meshes} meshes, {fading} of them crossfading, of {}",
+        spec.count
+    );
+    assert!(
+        cards > fading && meshes > fading && fading > 0,
+        "{engine}: the far scene should hold cards, meshes and a crossfade: {r}"
+    );
+    let gpu_asset = renderer.upload(fox).expect("upload the far fox");
+    let player = viewed_player(fox, Timing::Cpu, spec, eye, target, fov_degrees);
+    let mut opts = scene_options(renderer, &player, page.dimensions());
+    opts.lod_bias = FAR_LOD_BIAS;
+    opts.far_dots = false;
+    let frame = renderer
+        .render_scene(&[player.crowd(&gpu_asset)], &opts)
+        .expect("draw");
+    frame.image.save(out.join("native-far.png")).expect("save");
+    // throng-render leaves out cards whose box holds no pixel centre; the adapters list them
+    let native = frame.stats.instances_per_lod.last().copied().unwrap_or(0);
+    eprintln!("{engine}, far tier: {native} cards natively");
+    assert!(
+        native > 0 && native <= cards,
+        "{engine}: {cards} cards, {native} natively"
+    );
+    compare(
+        &format!("{engine}, far tier"),
+        page,
+        page_empty,
+        &frame.image,
+        native_empty,
+    );
+    assert_eq!(r["farLitErrors"], serde_json::json!([]), "{engine}: {r}");
+    assert!(
+        r["farLit"]["cards"].as_u64().unwrap_or(0) > 0,
+        "{engine}: the lit far scene draws cards: {r}"
+    );
+}
+
+/// The mean colour of a lit picture's fox pixels (red above green by more than 30: the fox's
+/// orange, not the ground, the sky or a shadow), and how many there are.
+pub fn fox_colour(img: &RgbaImage) -> ([f64; 3], usize) {
+    let mut sum = [0.0; 3];
+    let mut n = 0;
+    for p in img.pixels() {
+        if p[0] as i32 > p[1] as i32 + 30 {
+            for c in 0..3 {
+                sum[c] += p[c] as f64;
+            }
+            n += 1;
+        }
+    }
+    (sum.map(|s| s / n.max(1) as f64), n)
+}
+
+/// Cards are lit as the meshes are: 16 foxes close up under the page's sun and sky, all cards
+/// (`cards`) and all meshes (`meshes`): the fox pixels' mean colours differ by at most 12 % of
+/// 255 in each channel. (A normal turned the wrong way, or a colour in the wrong space, moves a
+/// channel by far more.)
+pub fn assert_cards_lit_like_meshes(what: &str, cards: &RgbaImage, meshes: &RgbaImage) {
+    let (c, nc) = fox_colour(cards);
+    let (m, nm) = fox_colour(meshes);
+    eprintln!("{what}: fox pixels' mean colour, cards {c:.0?} ({nc}), meshes {m:.0?} ({nm})");
+    assert!(
+        nc > 500 && nm > 500,
+        "{what}: too few fox pixels ({nc}, {nm})"
+    );
+    for k in 0..3 {
+        assert!(
+            (c[k] - m[k]).abs() <= 0.12 * 255.0,
+            "{what}: cards {c:.0?} against meshes {m:.0?}"
+        );
+    }
 }
