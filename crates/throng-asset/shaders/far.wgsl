@@ -297,6 +297,45 @@ fn far_card_point(sphere: vec4<f32>, axes: FarCardAxes, ab: vec2<f32>) -> vec3<f
     return sphere.xyz + sphere.w * (ab.x * axes.right + ab.y * axes.up);
 }
 
+// The part of a card that its taps show something in, as (a0, b0, a1, b1): its lower-left and
+// upper-right corners (−1..1 along the card's right and up axes). `rects` are the four taps'
+// tile rects (throng_asset::gpu::far::tile_rects: x0 | y0 << 8 | x1 << 16 | y1 << 24, inclusive
+// texels from the top-left; x0 > x1 an empty tile), `weights` the taps' weights, `tile` the
+// texels a tile side. The union of the rects of the taps of nonzero weight; a card none of whose
+// taps shows anything is a point. Outside it every tap's filtered coverage is 0, so a card drawn
+// over it shows what the whole square shows with fewer fragments. Rust twin
+// throng_asset::gpu::far::taps_extent.
+fn far_taps_extent(rects: vec4<u32>, weights: vec4<f32>, tile: u32) -> vec4<f32> {
+    var lo = vec2<u32>(255u);
+    var hi = vec2<u32>(0u);
+    for (var k = 0u; k < 4u; k++) {
+        let r = rects[k];
+        let r0 = vec2<u32>(r & 255u, (r >> 8u) & 255u);
+        let r1 = vec2<u32>((r >> 16u) & 255u, r >> 24u);
+        if (weights[k] > 0.0 && r0.x <= r1.x) {
+            lo = min(lo, r0);
+            hi = max(hi, r1);
+        }
+    }
+    if (lo.x > hi.x) {
+        return vec4<f32>(0.0);
+    }
+    let n = f32(max(tile, 1u));
+    // Texel columns lo.x ..= hi.x span u in [lo.x, hi.x + 1] / n, and a = 2u − 1; rows lo.y ..=
+    // hi.y span v likewise, and b = 1 − 2v (far_card_uv), the top rows the upper b.
+    let u = vec2<f32>(f32(lo.x), f32(hi.x + 1u)) / n;
+    let v = vec2<f32>(f32(lo.y), f32(hi.y + 1u)) / n;
+    let a = clamp(u * 2.0 - 1.0, vec2<f32>(-1.0), vec2<f32>(1.0));
+    let b = clamp(vec2<f32>(1.0) - 2.0 * vec2<f32>(v.y, v.x), vec2<f32>(-1.0), vec2<f32>(1.0));
+    return vec4<f32>(a.x, b.x, a.y, b.y);
+}
+
+// Corner `v` of a card's part `extent` (far_taps_extent), as (a, b): bit 0 the right side, bit 1
+// the upper (the card's indices are throng_asset::gpu::far::CARD_INDICES).
+fn far_extent_corner(extent: vec4<f32>, v: u32) -> vec2<f32> {
+    return vec2<f32>(select(extent.x, extent.z, (v & 1u) == 1u), select(extent.y, extent.w, (v & 2u) == 2u));
+}
+
 // The place on the card (0..1 from its top-left) of its point (a, b).
 fn far_card_uv(ab: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(ab.x * 0.5 + 0.5, 0.5 - ab.y * 0.5);

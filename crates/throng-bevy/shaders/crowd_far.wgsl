@@ -13,7 +13,7 @@
 #import throng::instances::{instance_id, instance_transform, shown_layers}
 #import throng::bone::{layer_rows_of, layer_is_base}
 #import throng::appearance::{Appearance, appearance_of}
-#import throng::far::{FarParams, FarClip, FarTaps, FarTexel, FarCardAxes, far_taps, far_blend, far_covered, far_card_axes, far_card_point, far_card_uv, far_world_normal, far_base_layer, far_frame_x, far_share}
+#import throng::far::{FarParams, FarClip, FarTaps, FarTexel, FarCardAxes, far_taps, far_blend, far_covered, far_card_axes, far_card_point, far_card_uv, far_taps_extent, far_extent_corner, far_world_normal, far_base_layer, far_frame_x, far_share}
 #import throng_bevy::crowd_appearance::instance_appearance
 #import throng_bevy::crowd_material::draw
 
@@ -78,33 +78,14 @@ struct CardPoint {
     kz: vec3<f32>,
 }
 
-// The part of a card that its taps' tiles show something in, as (a, b) from its lower-left to
-// its upper-right corner (−1..1 along its right and up axes): the union of the tiles' rects (in
-// texels from the top-left) turned into card coordinates; taps of no weight and empty tiles are
-// left out, and a card none of whose taps shows anything is a point.
+// The part of a card that its taps' tiles show something in (throng::far::far_taps_extent over
+// the taps' rects).
 fn taps_extent(tiles: vec4<u32>, weights: vec4<f32>) -> vec4<f32> {
-    var lo = vec2<u32>(255u);
-    var hi = vec2<u32>(0u);
+    var rects: vec4<u32>;
     for (var k = 0u; k < 4u; k++) {
-        let r = far_rects[min(tiles[k], arrayLength(&far_rects) - 1u)];
-        let r0 = vec2<u32>(r & 255u, (r >> 8u) & 255u);
-        let r1 = vec2<u32>((r >> 16u) & 255u, r >> 24u);
-        if (weights[k] > 0.0 && r0.x <= r1.x) {
-            lo = min(lo, r0);
-            hi = max(hi, r1);
-        }
+        rects[k] = far_rects[min(tiles[k], arrayLength(&far_rects) - 1u)];
     }
-    if (lo.x > hi.x) {
-        return vec4<f32>(0.0);
-    }
-    let n = f32(far_params.grid.x);
-    // Texel columns lo.x ..= hi.x span u in [lo.x, hi.x + 1] / n, and a = 2u − 1; rows lo.y ..=
-    // hi.y span v likewise, and b = 1 − 2v (throng::far::far_card_uv), top rows the upper b.
-    let u = vec2<f32>(f32(lo.x), f32(hi.x + 1u)) / n;
-    let v = vec2<f32>(f32(lo.y), f32(hi.y + 1u)) / n;
-    let a = clamp(u * 2.0 - 1.0, vec2<f32>(-1.0), vec2<f32>(1.0));
-    let b = clamp(vec2<f32>(1.0) - 2.0 * vec2<f32>(v.y, v.x), vec2<f32>(-1.0), vec2<f32>(1.0));
-    return vec4<f32>(a.x, b.x, a.y, b.y);
+    return far_taps_extent(rects, weights, far_params.grid.x);
 }
 
 // Corner `vertex_index` (bit 0: right, bit 1: up; the card's indices are
@@ -121,7 +102,7 @@ fn card_point(c: Card, toward_world: vec3<f32>, vertex_index: u32) -> CardPoint 
     let x = far_frame_x(far_rows[rows.x], far_rows[rows.y], clip.frames, l.frac);
     let taps = far_taps(far_params, clip, x, axes.toward);
     let extent = taps_extent(taps.tiles, taps.weights);
-    let ab = vec2<f32>(select(extent.x, extent.z, (vertex_index & 1u) == 1u), select(extent.y, extent.w, (vertex_index & 2u) == 2u));
+    let ab = far_extent_corner(extent, vertex_index);
     let world = vec4<f32>(far_card_point(far_params.sphere, axes, ab), 1.0) * c.m;
     let look: Appearance = instance_appearance(c.instance);
     return CardPoint(world, far_card_uv(ab), taps.tiles, taps.weights, vec4<u32>(look.tint, look.parts, look.variant, look.props), axes.kx, axes.ky, axes.kz);

@@ -19,7 +19,7 @@
 #import throng::appearance::{appearance_tint, appearance_of, Appearance}
 #import throng_render::appearance::instance_appearance
 #import throng_render::frame::{frame, draw, clip_position, shade}
-#import throng::far::{FarParams, FarClip, FarTaps, FarCardAxes, far_taps, far_blend, far_share, far_placed_sphere, far_covered, far_card_axes, far_card_point, far_card_uv, far_world_normal, far_base_layer, far_frame_x}
+#import throng::far::{FarParams, FarClip, FarTaps, FarCardAxes, far_taps, far_blend, far_share, far_placed_sphere, far_covered, far_card_axes, far_card_point, far_card_uv, far_taps_extent, far_extent_corner, far_world_normal, far_base_layer, far_frame_x}
 #ifndef DOWNLEVEL
 // (throng::cull binds storage buffers; the downlevel mode draws no one-pixel cards.)
 #import throng::cull::sphere_pixel_centres
@@ -32,9 +32,11 @@
 @group(0) @binding(#{B_FAR_SURFACE}) var far_surface: texture_2d<f32>;
 @group(0) @binding(#{B_FAR_PARAMS}) var<uniform> far_params: FarParams;
 #ifdef DOWNLEVEL
-// Devices without storage buffers in the vertex stage: the tier's clips and row coordinates
-// are Rgba32Uint data textures of one-texel records (throng_render::gpu_asset::FarTables): the
-// clip count, then a FarClip per clip; four rows' frame coordinates (f32 bits) a texel.
+// Devices without storage buffers in the vertex stage: the tier's clips, tile rects and row
+// coordinates are Rgba32Uint data textures of one-texel records (throng_render::gpu_asset::
+// FarTables): the clip count, then a FarClip per clip, then the tiles' rects four a texel
+// (throng_asset::gpu::far::FarUpload::clip_table); four rows' frame coordinates (f32 bits) a
+// texel.
 @group(0) @binding(#{B_FAR_CLIPS}) var far_clip_texels: texture_2d<u32>;
 @group(0) @binding(#{B_FAR_ROWS}) var far_row_texels: texture_2d<u32>;
 
@@ -53,6 +55,12 @@ fn far_clip(c: u32) -> FarClip {
 fn far_row(r: u32) -> f32 {
     return bitcast<f32>(far_table_texel(far_row_texels, r / 4u)[r % 4u]);
 }
+
+// Tile `t`'s rect (throng_asset::gpu::far::tile_rects).
+fn far_rect(t: u32) -> u32 {
+    let after_clips = 1u + max(far_table_texel(far_clip_texels, 0u).x, 1u);
+    return far_table_texel(far_clip_texels, after_clips + t / 4u)[t % 4u];
+}
 #else
 @group(0) @binding(#{B_FAR_CLIPS}) var<storage, read> far_clips: array<FarClip>;
 @group(0) @binding(#{B_FAR_ROWS}) var<storage, read> far_rows: array<f32>;
@@ -65,6 +73,15 @@ fn far_clip(c: u32) -> FarClip {
 // Frame-table row `r`'s frame coordinate in its clip's far frames.
 fn far_row(r: u32) -> f32 {
     return far_rows[r];
+}
+
+// Per tile, the texels a card covers: x0 | y0 << 8 | x1 << 16 | y1 << 24, inclusive, from the
+// top-left (throng_asset::gpu::far::tile_rects; x0 > x1: an empty tile).
+@group(0) @binding(#{B_FAR_RECTS}) var<storage, read> far_rects: array<u32>;
+
+// Tile `t`'s rect.
+fn far_rect(t: u32) -> u32 {
+    return far_rects[min(t, arrayLength(&far_rects) - 1u)];
 }
 #endif
 @group(0) @binding(#{B_FAR_VARIANTS}) var far_variants: texture_2d<f32>;
@@ -156,11 +173,18 @@ fn far_card_at(c: FarCard, ab: vec2<f32>) -> FarOut {
     return out;
 }
 
+// The part of card `c` its taps show something in (throng::far::far_taps_extent): the quad
+// covers only it, not the whole square around the sphere; the picture is the same.
+fn far_card_extent(c: FarCard) -> vec4<f32> {
+    let t = c.out.tiles;
+    let rects = vec4<u32>(far_rect(t.x), far_rect(t.y), far_rect(t.z), far_rect(t.w));
+    return far_taps_extent(rects, c.out.weights, far_params.grid.x);
+}
+
 @vertex
 fn vs_far(@builtin(vertex_index) v: u32, @builtin(instance_index) instance: u32) -> FarOut {
-    let inst = instance_id(instance, draw.id_base);
-    let corner = vec2<f32>(select(-1.0, 1.0, (v & 1u) == 1u), select(-1.0, 1.0, (v & 2u) == 2u));
-    return far_card_at(far_card(inst), corner);
+    let c = far_card(instance_id(instance, draw.id_base));
+    return far_card_at(c, far_extent_corner(far_card_extent(c), v));
 }
 
 #ifndef DOWNLEVEL

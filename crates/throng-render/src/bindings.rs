@@ -115,6 +115,9 @@ numbers! {
     FAR_ROWS = 37;
     /// Its material variants' colour maps (`Rgba32Float`, throng_asset::gpu::far::FarAtlas).
     FAR_VARIANTS = 38;
+    /// Per tile, the texels a card covers (`array<u32>`, throng_asset::gpu::far::tile_rects);
+    /// the downlevel mode reads them from the clip table (`FAR_CLIPS`).
+    FAR_RECTS = 39;
     // ---- group 1 (MATERIAL) ----
     MATERIAL = 0;
     BASE_TEXTURE = 1;

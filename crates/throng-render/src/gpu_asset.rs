@@ -132,6 +132,8 @@ pub struct GpuFar {
     pub rows: wgpu::Buffer,
     /// The material variants' colour maps (`FarAtlas::variant_colours`).
     pub variants: wgpu::TextureView,
+    /// Per tile, the texels a card covers (`throng_asset::gpu::far::tile_rects`), `array<u32>`.
+    pub rects: wgpu::Buffer,
     /// Its LOD level: the mesh LODs come before it.
     pub level: u32,
     /// Its "simplification error" for the LOD rule: one texel of a tile, `2 · radius / tile`
@@ -141,38 +143,25 @@ pub struct GpuFar {
     pub diameter: f32,
     /// That sphere: model centre (xyz) and radius (w).
     pub sphere: [f32; 4],
-    /// [`Self::clips`] and [`Self::rows`] as the downlevel mode reads them.
+    /// [`Self::clips`], [`Self::rects`] and [`Self::rows`] as the downlevel mode reads them.
     pub(crate) tables: FarTables,
 }
 
-/// A far tier's clips and row coordinates as Rgba32Uint data textures of one-texel records
-/// (the downlevel mode, docs/downlevel.md; WGSL `far_clip` and `far_row` in
-/// `shaders/far_draw.wgsl`): the clip count, then per clip its [`far::FarClipWords`]; four
-/// rows' coordinates (f32 bits) a texel.
+/// A far tier's clips, tile rects and row coordinates as Rgba32Uint data textures of one-texel
+/// records (the downlevel mode, docs/downlevel.md; WGSL `far_clip`, `far_rect` and `far_row` in
+/// `shaders/far_draw.wgsl`): [`far::FarUpload::clip_table`]; four rows' coordinates (f32 bits)
+/// a texel.
 ///
-/// [`far::FarClipWords`]: throng_asset::gpu::far::FarClipWords
+/// [`far::FarUpload::clip_table`]: throng_asset::gpu::far::FarUpload::clip_table
 pub(crate) struct FarTables {
     pub clips: wgpu::TextureView,
     pub rows: wgpu::TextureView,
 }
 
 impl FarTables {
-    fn new(
-        gpu: &Gpu,
-        clips: &[throng_asset::gpu::far::FarClipWords],
-        rows: &[f32],
-    ) -> Result<Self, RenderError> {
-        // As the storage buffer, one zero clip stands in for none.
-        let zero = [throng_asset::gpu::far::FarClipWords::default()];
-        let clips = if clips.is_empty() { &zero[..] } else { clips };
-        let clip_texels: Vec<[u32; 4]> = std::iter::once([clips.len() as u32, 0, 0, 0])
-            .chain(
-                clips
-                    .iter()
-                    .map(|c| [c.first_frame, c.frames, c.looped, c.pad]),
-            )
-            .collect();
-        let row_texels: Vec<[u32; 4]> = rows
+    fn new(gpu: &Gpu, up: &throng_asset::gpu::far::FarUpload) -> Result<Self, RenderError> {
+        let row_texels: Vec<[u32; 4]> = up
+            .rows
             .chunks(4)
             .map(|r| std::array::from_fn(|k| r.get(k).copied().unwrap_or(0.0).to_bits()))
             .collect();
@@ -181,7 +170,7 @@ impl FarTables {
                 .map(|(_, view)| view)
         };
         Ok(Self {
-            clips: table("far tier clip table", &clip_texels)?,
+            clips: table("far tier clip table", &up.clip_table())?,
             rows: table("far tier row table", &row_texels)?,
         })
     }
@@ -696,16 +685,18 @@ fn upload_far(
     use throng_asset::gpu::far;
     let device = &gpu.device;
     let max = device.limits().max_texture_dimension_2d;
+    let up = far::upload(asset, tier, max).map_err(|what| bad_asset(asset, what))?;
+    let tables = FarTables::new(gpu, &up)?;
     let far::FarUpload {
         atlas,
         clips,
         rows,
+        rects,
         error,
         sphere,
-        ..
-    } = far::upload(asset, tier, max).map_err(|what| bad_asset(asset, what))?;
+    } = up;
     Ok(GpuFar {
-        tables: FarTables::new(gpu, &clips, &rows)?,
+        tables,
         colour: far_texture(gpu, &atlas, &atlas.colour, "throng far colour"),
         surface: far_texture(gpu, &atlas, &atlas.surface, "throng far surface"),
         params: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -720,6 +711,8 @@ fn upload_far(
             far::FarClipWords::default(),
         ),
         rows: storage_buffer(device, "throng far rows", &rows, 0.0f32),
+        // An empty rect (x0 > x1) stands in for none.
+        rects: storage_buffer(device, "throng far rects", &rects, 1u32),
         variants: far_variant_texture(gpu, &atlas),
         level,
         error,

@@ -418,13 +418,14 @@ pub(crate) fn far_compute(device: &wgpu::Device) -> wgpu::BindGroupLayout {
 }
 
 /// Group 0 of the far draw: [`crowd_draw_entries`] (culled) and the far tier: its two atlases,
-/// parameters, clips, row coordinates and variants' colour maps.
+/// parameters, clips, row coordinates, variants' colour maps and tile rects.
 pub fn far_draw(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
     let mut e = crowd_draw_entries(timing, true);
     e.extend(far_entries([
         storage(b::FAR_CLIPS, VERTEX, true),
         storage(b::FAR_ROWS, VERTEX, true),
     ]));
+    e.push(storage(b::FAR_RECTS, VERTEX, true));
     layout(device, "throng far draw", &e)
 }
 

@@ -216,7 +216,8 @@ pub struct FarData {
     /// Between elevations i and i + 1: the sine of their midpoint.
     pub elevation_bounds: [f32; 8],
     /// The clip table as an RGBA32UI table of [`TABLE_WIDTH`] texels a row: texel 0 the clip
-    /// count, then per clip `(first_frame, frames, looped, 0)`.
+    /// count, then per clip `(first_frame, frames, looped, 0)`, then the tiles' rects four a
+    /// texel ([`throng_asset::gpu::far::FarUpload::clip_table`]).
     pub clips: Vec<u32>,
     /// Every frame-table row's frame coordinate in its clip's far frames, four a texel.
     pub rows: Vec<f32>,
@@ -230,10 +231,7 @@ pub fn far(asset: &BakedAsset) -> Result<Option<FarData>, String> {
         return Ok(None);
     };
     let up = throng_asset::gpu::far::upload(asset, tier, TABLE_WIDTH)?;
-    let mut clips = vec![up.clips.len() as u32, 0, 0, 0];
-    for c in &up.clips {
-        clips.extend_from_slice(&[c.first_frame, c.frames, c.looped, 0]);
-    }
+    let clips = up.clip_table().concat();
     let mut rows = up.rows;
     rows.resize(rows.len().div_ceil(4).max(1) * 4, 0.0);
     Ok(Some(FarData {

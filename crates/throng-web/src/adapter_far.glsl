@@ -1,7 +1,7 @@
 // throng's far-tier cards for an engine's own WebGL2 renderer (GLSL ES 3.00): the GLSL twin of
 // throng::far (crates/throng-asset/shaders/far.wgsl: far_view_taps, far_frame_taps, far_taps,
 // far_texel, far_sample, far_blend, far_card_axes, far_card_point, far_card_uv,
-// far_world_normal, far_base_layer, far_frame_x, far_share, far_dither_threshold,
+// far_taps_extent, far_extent_corner, far_world_normal, far_base_layer, far_frame_x, far_share, far_dither_threshold,
 // far_fade_threshold, far_covered, far_card_half) and of throng-render's card vertex stage
 // (far_draw.wgsl far_card, far_clip_and_x). The vertex stage appends it to adapter.glsl (it
 // reads the instance's layers and transform through it); the fragment stage defines
@@ -13,7 +13,8 @@
 //
 // Tables (adapter.rs FarData), THRONG_WIDTH texels a row like adapter.glsl's:
 // - throngFarClips (RGBA32UI): texel 0 the clip count, then per clip (first_frame, frames,
-//   looped, 0);
+//   looped, 0), then the tiles' rects four a texel (throng_asset::gpu::far::FarUpload::
+//   clip_table);
 // - throngFarRows (RGBA32F): every frame-table row's frame coordinate in its clip's far
 //   frames, four a texel;
 // - throngFarColour, throngFarSurface (RGBA8, read unfiltered): the tiles' atlases; colour
@@ -104,6 +105,38 @@ uvec4 throngFarClip(uint c) {
   return texelFetch(throngFarClips, throngTexel(int(1u + min(c, count - 1u))), 0);
 }
 
+// Tile t's rect: x0 | y0 << 8 | x1 << 16 | y1 << 24, inclusive texels from the top-left
+// (throng_asset::gpu::far::tile_rects; x0 > x1: an empty tile).
+uint throngFarRect(uint t) {
+  uint afterClips = 1u + max(texelFetch(throngFarClips, throngTexel(0), 0).x, 1u);
+  uvec4 r = texelFetch(throngFarClips, throngTexel(int(afterClips + t / 4u)), 0);
+  uint lane = t % 4u;
+  return lane == 0u ? r.x : lane == 1u ? r.y : lane == 2u ? r.z : r.w;
+}
+
+// far_taps_extent: the part of the card its taps show something in, (a0, b0, a1, b1), the
+// union of the rects of the taps of nonzero weight; a point where none shows anything.
+vec4 throngFarExtent(uvec4 tiles, vec4 weights) {
+  uvec2 lo = uvec2(255u);
+  uvec2 hi = uvec2(0u);
+  for (int k = 0; k < 4; k++) {
+    uint r = throngFarRect(tiles[k]);
+    uvec2 r0 = uvec2(r & 255u, (r >> 8u) & 255u);
+    uvec2 r1 = uvec2((r >> 16u) & 255u, r >> 24u);
+    if (weights[k] > 0.0 && r0.x <= r1.x) {
+      lo = min(lo, r0);
+      hi = max(hi, r1);
+    }
+  }
+  if (lo.x > hi.x) return vec4(0.0);
+  float n = float(max(throngFarGrid.x, 1u));
+  vec2 u = vec2(float(lo.x), float(hi.x + 1u)) / n;
+  vec2 v = vec2(float(lo.y), float(hi.y + 1u)) / n;
+  vec2 a = clamp(u * 2.0 - 1.0, vec2(-1.0), vec2(1.0));
+  vec2 b = clamp(vec2(1.0) - 2.0 * vec2(v.y, v.x), vec2(-1.0), vec2(1.0));
+  return vec4(a.x, b.x, a.y, b.y);
+}
+
 // Frame-table row r's frame coordinate in its clip's far frames.
 float throngFarRow(uint r) {
   vec4 t = texelFetch(throngFarRows, throngTexel(int(r / 4u)), 0);
@@ -179,11 +212,11 @@ vec4 throngFarViewer(mat4 clipFromCrowd) {
 }
 
 // The card of this vertex's instance at its corner (gl_VertexID bit 0: right, bit 1: top, as
-// throng_asset::gpu::far::CARD_INDICES index them), facing the viewer of `clipFromCrowd`: its
-// position in crowd space. Writes the card's varyings; `normalMatrix` takes crowd-space normals
-// to the space the engine lights in.
+// throng_asset::gpu::far::CARD_INDICES index them) of the part its taps show something in
+// (throngFarExtent), facing the viewer of `clipFromCrowd`: its position in crowd space. Writes
+// the card's varyings; `normalMatrix` takes crowd-space normals to the space the engine lights
+// in.
 vec3 throngFarCard(mat4 clipFromCrowd, mat3 normalMatrix) {
-  vec2 ab = vec2((gl_VertexID & 1) == 1 ? 1.0 : -1.0, (gl_VertexID & 2) == 2 ? 1.0 : -1.0);
   int instance = int(throngInstance + 0.5);
   throngReadLayers(instance);
   mat4 world = throngWorld(instance);
@@ -201,8 +234,6 @@ vec3 throngFarCard(mat4 clipFromCrowd, mat3 normalMatrix) {
   if (dot(right, right) < 1e-12) right = vec3(1.0, 0.0, 0.0);
   right = normalize(right);
   vec3 up = cross(d, right);
-  vec3 point = throngFarSphere.xyz + throngFarSphere.w * (ab.x * right + ab.y * up);
-  throngFarUv = vec2(ab.x * 0.5 + 0.5, 0.5 - ab.y * 0.5);
   // far_world_normal: model normals by L⁻ᵀ (its direction; the fragment keeps the length)
   throngFarNormal = normalMatrix * transpose(inv);
   vec2 cx = throngFarClipAndX();
@@ -216,6 +247,10 @@ vec3 throngFarCard(mat4 clipFromCrowd, mat3 normalMatrix) {
   throngFarTiles = uvec4(frames.x * perFrame + views.x, frames.x * perFrame + views.y,
                          frames.y * perFrame + views.x, frames.y * perFrame + views.y);
   throngFarWeights = vec4(fw.x * vw.x, fw.x * vw.y, fw.y * vw.x, fw.y * vw.y);
+  vec4 extent = throngFarExtent(throngFarTiles, throngFarWeights);
+  vec2 ab = vec2((gl_VertexID & 1) == 1 ? extent.z : extent.x, (gl_VertexID & 2) == 2 ? extent.w : extent.y);
+  vec3 point = throngFarSphere.xyz + throngFarSphere.w * (ab.x * right + ab.y * up);
+  throngFarUv = vec2(ab.x * 0.5 + 0.5, 0.5 - ab.y * 0.5);
   return (world * vec4(point, 1.0)).xyz;
 }
 

@@ -13,7 +13,8 @@
 //! four tiles and their weights must be the CPU twin's (`FarTier::view_taps` ×
 //! `FarTier::frame_taps_at` at the frame coordinate of the heaviest base layer, from
 //! `FarTier::row_coordinates`) within [`FAR_WEIGHT_TOLERANCE`], the corner where throng-render's
-//! card puts it (`throng::far`'s axes) within [`TOLERANCE`] of the diagonal, and the crossfade's
+//! card puts it (`throng::far`'s axes over the part its taps show something in,
+//! `throng_asset::gpu::far::taps_extent`) within [`TOLERANCE`] of the diagonal, and the crossfade's
 //! share `throng_asset::far_tier::card_share`'s within [`FAR_WEIGHT_TOLERANCE`].
 //!
 //! Tools: those of tests/browser.rs (node, Chromium, puppeteer-core; no engine).
@@ -171,6 +172,7 @@ fn far_case(
     let asset = player.asset();
     let tier = asset.far_tier.as_ref().expect("far tier");
     let far = adapter::far(asset).expect("fits").expect("far tier");
+    let upload = throng_asset::gpu::far::upload(asset, tier, TABLE_WIDTH).expect("fits");
     let (clips, frame_times) = adapter::clip_table(asset);
     let transforms = adapter::instance_matrices(player);
     let (records, gpu_timed, clock, layers) = records_and_layers(player);
@@ -220,7 +222,7 @@ fn far_case(
             x1 += frames;
         }
         let x = x0 + (x1 - x0) * l.frac;
-        let looped = far.clips[4 + 4 * c + 2] == 1;
+        let looped = upload.clips[c].looped == 1;
         let mut taps = std::collections::BTreeMap::new();
         for (frame, fw) in tier.frame_taps_at(c, looped, x) {
             for (view, vw) in tier.view_taps(d) {
@@ -234,9 +236,16 @@ fn far_case(
             eye,
             glam::Vec2::new(band[1], band[2]),
         ) as f64;
+        // The part of the card its taps show something in (the twin of far_taps_extent).
+        let (mut rects, mut weights) = ([1u32; 4], [0.0f32; 4]);
+        for (k, (&tile, &w)) in taps.iter().take(4).enumerate() {
+            rects[k] = upload.rects[tile as usize];
+            weights[k] = w as f32;
+        }
+        let [a0, b0, a1, b1] = throng_asset::gpu::far::taps_extent(rects, weights, tier.tile);
         for corner in 0..4u32 {
-            let a = if corner & 1 == 1 { 1.0 } else { -1.0 };
-            let b = if corner & 2 == 2 { 1.0 } else { -1.0 };
+            let a = if corner & 1 == 1 { a1 } else { a0 };
+            let b = if corner & 2 == 2 { b1 } else { b0 };
             let point = sphere.truncate() + sphere.w * (a * right + b * up);
             expected.push(FarCorner {
                 position: world.transform_point3(point).as_dvec3(),

@@ -199,6 +199,30 @@ pub fn tile_rects(tier: &FarTier) -> Vec<u32> {
         .collect()
 }
 
+/// The part of a card that its taps show something in, as `[a0, b0, a1, b1]`: its lower-left
+/// and upper-right corners, −1..1 along the card's right and up axes. `rects` are the four taps'
+/// [`tile_rects`], `weights` their weights, `tile` the texels a tile side. The union of the rects
+/// of the taps of nonzero weight (empty tiles left out); all zero, a point, where no tap shows
+/// anything. CPU twin of WGSL `throng::far::far_taps_extent` (and of `adapter_far.glsl`'s).
+pub fn taps_extent(rects: [u32; 4], weights: [f32; 4], tile: u32) -> [f32; 4] {
+    let mut lo = [255u32; 2];
+    let mut hi = [0u32; 2];
+    for (r, w) in rects.into_iter().zip(weights) {
+        let (x0, y0, x1, y1) = (r & 255, (r >> 8) & 255, (r >> 16) & 255, r >> 24);
+        if w > 0.0 && x0 <= x1 {
+            lo = [lo[0].min(x0), lo[1].min(y0)];
+            hi = [hi[0].max(x1), hi[1].max(y1)];
+        }
+    }
+    if lo[0] > hi[0] {
+        return [0.0; 4];
+    }
+    let n = tile.max(1) as f32;
+    let a = |texel: u32| (texel as f32 / n * 2.0 - 1.0).clamp(-1.0, 1.0);
+    let b = |texel: u32| (1.0 - 2.0 * (texel as f32 / n)).clamp(-1.0, 1.0);
+    [a(lo[0]), b(hi[1] + 1), a(hi[0] + 1), b(lo[1])]
+}
+
 /// Everything a renderer uploads of `asset`'s far tier `tier` for a device whose 2D textures
 /// are at most `max_dimension` texels a side: the atlases, one [`FarClipWords`] per clip,
 /// every frame-table row's frame coordinate ([`FarTier::row_coordinates`]), and what culling
@@ -224,6 +248,33 @@ pub fn upload(
         error: 2.0 * tier.radius / tier.tile.max(1) as f32,
         sphere: tier.centre.extend(tier.radius).to_array(),
     })
+}
+
+impl FarUpload {
+    /// The clips and the tiles' rects as one table of `[u32; 4]` records, for devices that read
+    /// them from a data texture (throng-render's downlevel mode, the engine adapters' GLSL):
+    /// record 0 the clip count (1 for a tier without clips, whose one clip is all zero), then a
+    /// [`FarClipWords`] per clip, then the [`tile_rects`] four a record.
+    pub fn clip_table(&self) -> Vec<[u32; 4]> {
+        let zero = [FarClipWords::default()];
+        let clips = if self.clips.is_empty() {
+            &zero[..]
+        } else {
+            &self.clips[..]
+        };
+        std::iter::once([clips.len() as u32, 0, 0, 0])
+            .chain(
+                clips
+                    .iter()
+                    .map(|c| [c.first_frame, c.frames, c.looped, c.pad]),
+            )
+            .chain(self.rects.chunks(4).map(|r| {
+                let mut t = [0u32; 4];
+                t[..r.len()].copy_from_slice(r);
+                t
+            }))
+            .collect()
+    }
 }
 
 /// What [`upload`] makes.
@@ -289,5 +340,84 @@ mod tests {
         let [x0, _, x1, _] = unpack(rects[1]);
         assert!(x0 > x1, "an empty tile has an empty rect");
         assert_eq!(unpack(rects[2]), [0, 0, 3, 3]);
+    }
+
+    #[test]
+    fn taps_extent_is_the_union_of_the_shown_taps_rects_in_card_coordinates() {
+        let pack = |x0: u32, y0: u32, x1: u32, y1: u32| x0 | y0 << 8 | x1 << 16 | y1 << 24;
+        let empty = pack(1, 0, 0, 0);
+        // Tile of 4 texels: columns 1..=3 span a in [−0.5, 1]; rows 0..=2 span b in [−0.5, 1].
+        let one = [pack(1, 0, 3, 2), empty, empty, empty];
+        assert_eq!(
+            taps_extent(one, [1.0, 0.0, 0.0, 0.0], 4),
+            [-0.5, -0.5, 1.0, 1.0]
+        );
+        // A tap of no weight is left out, however large its rect.
+        let two = [pack(1, 0, 3, 2), pack(0, 0, 3, 3), empty, empty];
+        assert_eq!(
+            taps_extent(two, [1.0, 0.0, 0.0, 0.0], 4),
+            [-0.5, -0.5, 1.0, 1.0]
+        );
+        assert_eq!(
+            taps_extent(two, [0.5, 0.5, 0.0, 0.0], 4),
+            [-1.0, -1.0, 1.0, 1.0]
+        );
+        // Rows 2..=3 and columns 0..=0 of one tap, 3..=3 of another: b in [−1, 0].
+        let apart = [pack(0, 2, 0, 3), pack(3, 3, 3, 3), empty, empty];
+        assert_eq!(
+            taps_extent(apart, [0.5, 0.5, 0.0, 0.0], 4),
+            [-1.0, -1.0, 1.0, 0.0]
+        );
+        // Nothing shown: a point.
+        assert_eq!(taps_extent([empty; 4], [0.25; 4], 4), [0.0; 4]);
+    }
+
+    #[test]
+    fn the_clip_table_holds_the_count_the_clips_and_the_rects_four_a_record() {
+        let up = FarUpload {
+            atlas: FarAtlas {
+                params: bytemuck::Zeroable::zeroed(),
+                width: 0,
+                height: 0,
+                colour: Vec::new(),
+                surface: Vec::new(),
+                variant_size: [1, 1],
+                variant_colours: Vec::new(),
+            },
+            clips: vec![
+                FarClipWords {
+                    first_frame: 0,
+                    frames: 8,
+                    looped: 1,
+                    pad: 0,
+                },
+                FarClipWords {
+                    first_frame: 8,
+                    frames: 6,
+                    looped: 0,
+                    pad: 0,
+                },
+            ],
+            rows: Vec::new(),
+            rects: (10..15).collect(),
+            error: 0.0,
+            sphere: [0.0; 4],
+        };
+        assert_eq!(
+            up.clip_table(),
+            vec![
+                [2, 0, 0, 0],
+                [0, 8, 1, 0],
+                [8, 6, 0, 0],
+                [10, 11, 12, 13],
+                [14, 0, 0, 0]
+            ]
+        );
+        let none = FarUpload {
+            clips: Vec::new(),
+            rects: Vec::new(),
+            ..up
+        };
+        assert_eq!(none.clip_table(), vec![[1, 0, 0, 0], [0, 0, 0, 0]]);
     }
 }

@@ -235,6 +235,7 @@ impl FarDraws {
                     b::buffer_entry(b::VISIBLE_IDS, &run.visible),
                     b::buffer_entry(b::FAR_CLIPS, &far.clips),
                     b::buffer_entry(b::FAR_ROWS, &far.rows),
+                    b::buffer_entry(b::FAR_RECTS, &far.rects),
                 ]);
                 e
             }
