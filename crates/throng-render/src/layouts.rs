@@ -418,7 +418,9 @@ pub(crate) fn far_compute(device: &wgpu::Device) -> wgpu::BindGroupLayout {
 }
 
 /// Group 0 of the far draw: [`crowd_draw_entries`] (culled) and the far tier: its two atlases,
-/// parameters, clips, row coordinates, variants' colour maps and tile rects.
+/// parameters, clips, row coordinates, variants' colour maps and tile rects. Its vertex stage
+/// binds 8 storage buffers, all the full mode asks of a device (`wgpu::Limits::default`); one
+/// more table must share a buffer, as the downlevel mode's clip table holds the rects.
 pub fn far_draw(device: &wgpu::Device, timing: Timing) -> wgpu::BindGroupLayout {
     let mut e = crowd_draw_entries(timing, true);
     e.extend(far_entries([
