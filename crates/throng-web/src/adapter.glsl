@@ -155,14 +155,20 @@ vec4 throngPieceWeights(uint d, float x) {
   return vec4(1.0 - x, x, 0.0, 0.0);
 }
 
+// The last row a layer may read: its clip's last, or the table's for a clip the table does not
+// know. tableRows: the bone texture's row count.
+uint throngLayerLastRow(ThrongLayer l, uint tableRows) {
+  uint lastRow = tableRows - 1u;
+  if (l.clip >= uint(throngClipCount)) return lastRow;
+  uvec4 c = throngClip(l.clip);
+  return min(c.x + throngClipLast(c), lastRow);
+}
+
 // A layer's row and the next one, kept inside its clip and the table (playback.wgsl
 // layer_rows). tableRows: the bone texture's row count.
 uvec2 throngLayerRows(ThrongLayer l, uint tableRows) {
-  uint lastRow = tableRows - 1u;
-  uint row = min(uint(max(l.row, 0.0)), lastRow);
-  uint last = lastRow;
-  if (l.clip < uint(throngClipCount)) last = min(throngClip(l.clip).x + throngClipLast(throngClip(l.clip)), lastRow);
-  return uvec2(row, max(min(row + 1u, last), row));
+  uint row = min(uint(max(l.row, 0.0)), tableRows - 1u);
+  return uvec2(row, max(min(row + 1u, throngLayerLastRow(l, tableRows)), row));
 }
 
 // A layer's row taps under its clip's interpolation (playback.wgsl layer_rows and layer_taps):
@@ -173,10 +179,9 @@ ThrongTaps throngLayerTaps(ThrongLayer l, uint tableRows) {
   uvec2 rn = throngLayerRows(l, tableRows);
   uint row = rn.x;
   uint next = rn.y;
+  uint last = throngLayerLastRow(l, tableRows);
   bool known = l.clip < uint(throngClipCount);
   uvec4 c = throngClip(l.clip);
-  uint last = tableRows - 1u;
-  if (known) last = min(c.x + throngClipLast(c), last);
   float f = l.frac;
   ThrongTaps linear = ThrongTaps(ivec4(uvec4(row, row, next, next)), vec4(0.0, 1.0 - f, f, 0.0));
   uint d = (c.w >> THRONG_CLIP_DEGREE_SHIFT) & 3u;

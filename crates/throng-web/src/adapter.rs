@@ -226,6 +226,7 @@ pub struct FarData {
     pub error: f32,
 }
 
+/// `asset`'s far tier as [`FarData`].
 pub fn far(asset: &BakedAsset) -> Result<Option<FarData>, String> {
     let Some(tier) = &asset.far_tier else {
         return Ok(None);

@@ -183,8 +183,8 @@ impl Crowd {
         crate::adapter::glsl()
     }
 
-    /// The adapters' far-tier card GLSL (`adapter_far.glsl`, docs/web.md "Far cards in an
-    /// engine"): the vertex stage appends it to [`Crowd::glsl`]; the fragment stage defines
+    /// The adapters' far-tier card GLSL (`adapter_far.glsl`, docs/web.md "Writing an adapter for
+    /// another engine"): the vertex stage appends it to [`Crowd::glsl`]; the fragment stage defines
     /// `THRONG_FAR_FRAGMENT` before it.
     #[wasm_bindgen(js_name = farGlsl)]
     pub fn far_glsl() -> String {
@@ -195,11 +195,13 @@ impl Crowd {
     /// `{width, height, colour, surface}` (the tiles' atlases, RGBA8 `Uint8Array`s, rows top
     /// first), `sphere` (model centre and radius, file units), `grid` (texels a tile side,
     /// azimuths, elevations, tiles an atlas row), `elevationBounds` (8 sines), `clips`
-    /// (`Uint32Array`: the clip count, 0, 0, 0, then per clip `firstFrame, frames, looped, 0`),
-    /// `rows` (`Float32Array`: each frame-table row's frame coordinate, padded to a multiple of
-    /// 4) and `error` (one tile texel, file units: a card is drawn where it covers at most the
-    /// LOD bias in pixels), `indices` (`Uint16Array`: a card's two triangles over its four
-    /// corners, the corner's bit 0 right and bit 1 top). Throws when the tier does not fit WebGL2's 2048-texel textures.
+    /// (`Uint32Array`: the clip count, 0, 0, 0, then per clip `firstFrame, frames, looped, 0`,
+    /// then the tiles' rects four at a time, `x0 | y0 << 8 | x1 << 16 | y1 << 24`), `rows`
+    /// (`Float32Array`: each frame-table row's frame coordinate, padded to a multiple of 4),
+    /// `error` (one tile texel, file units: a card is drawn where it covers at most the LOD
+    /// bias in pixels) and `indices` (`Uint16Array`: a card's two triangles over its four
+    /// corners, the corner's bit 0 right and bit 1 top). Throws when the tier does not fit
+    /// WebGL2's 2048-texel textures.
     #[wasm_bindgen(js_name = farTier)]
     pub fn far_tier(&self) -> Result<JsValue, JsValue> {
         let far = crate::adapter::far(self.st().player.asset())

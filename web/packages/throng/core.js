@@ -117,6 +117,11 @@ export class CrowdTables {
     this.stats = { visible: 0, drawn: 0, perLod: [], cards: 0, fading: 0, uploadedBytes: 0 };
   }
 
+  /** Every table the engine uploads (the far tier's when there is one). */
+  #allTables() {
+    return [this.transforms, this.records, this.clips, this.frameTimes, this.farClips, this.farRows];
+  }
+
   /** Every visible list: per primitive and LOD, then the cards'. */
   #allLists() {
     const all = this.lists.flat();
@@ -290,7 +295,7 @@ export class CrowdTables {
 
   /** The engine has sent every pending change: clear the marks. */
   uploaded() {
-    for (const t of [this.transforms, this.records, this.clips, this.frameTimes, this.farClips, this.farRows]) t?.uploaded();
+    for (const t of this.#allTables()) t?.uploaded();
     for (const list of this.#allLists()) list.changed = false;
   }
 
@@ -304,7 +309,7 @@ export class CrowdTables {
   /** Bytes this frame's uploads send (tables by range, and the visible lists that changed). */
   pendingBytes() {
     let bytes = this.listBytes();
-    for (const t of [this.transforms, this.records, this.clips, this.frameTimes, this.farClips, this.farRows]) bytes += t ? t.pendingBytes() : 0;
+    for (const t of this.#allTables()) bytes += t ? t.pendingBytes() : 0;
     return bytes;
   }
 }

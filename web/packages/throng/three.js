@@ -219,9 +219,8 @@ export class ThrongCrowd extends Group {
   }
 
   #part(m) {
-    const { glsl } = this.tables;
+    const { glsl, farGlsl } = this.tables;
     const color = new Color(m.baseColor[0], m.baseColor[1], m.baseColor[2]);
-    const { farGlsl } = this.tables;
     const material = skinned(new MeshStandardMaterial({ color, roughness: 1, metalness: 0 }), glsl, this.uniforms, this.key, farGlsl);
     if (m.image) {
       const blob = new Blob([m.image.bytes], { type: m.image.mimeType });

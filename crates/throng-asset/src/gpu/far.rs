@@ -167,7 +167,7 @@ pub fn clip_words(tier: &FarTier, looped: impl Fn(usize) -> bool) -> Vec<FarClip
 pub fn tile_rects(tier: &FarTier) -> Vec<u32> {
     let n = tier.tile.max(1) as usize;
     let pack =
-        |x0: usize, y0: usize, x1: usize, y1: usize| (x0 | y0 << 8 | x1 << 16 | y1 << 24) as u32;
+        |x0: usize, y0: usize, x1: usize, y1: usize| pack_rect([x0, y0, x1, y1].map(|v| v as u32));
     (0..tier.tiles())
         .map(|k| {
             if n > 256 {
@@ -197,6 +197,11 @@ pub fn tile_rects(tier: &FarTier) -> Vec<u32> {
             )
         })
         .collect()
+}
+
+/// A rect of [`tile_rects`] in its word: `[x0, y0, x1, y1]`, each below 256.
+fn pack_rect([x0, y0, x1, y1]: [u32; 4]) -> u32 {
+    x0 | y0 << 8 | x1 << 16 | y1 << 24
 }
 
 /// The part of a card that its taps show something in, as `[a0, b0, a1, b1]`: its lower-left
@@ -344,7 +349,7 @@ mod tests {
 
     #[test]
     fn taps_extent_is_the_union_of_the_shown_taps_rects_in_card_coordinates() {
-        let pack = |x0: u32, y0: u32, x1: u32, y1: u32| x0 | y0 << 8 | x1 << 16 | y1 << 24;
+        let pack = |x0, y0, x1, y1| pack_rect([x0, y0, x1, y1]);
         let empty = pack(1, 0, 0, 0);
         // Tile of 4 texels: columns 1..=3 span a in [−0.5, 1]; rows 0..=2 span b in [−0.5, 1].
         let one = [pack(1, 0, 3, 2), empty, empty, empty];
