@@ -224,9 +224,9 @@ fn far_shadow_dropped(b: WorldBox, diameter: f32, texels_per_unit: f32) -> bool 
 // of `viewport` (x, y: pixels; `pixels_per_unit` as LodRule's eye.w) may cover: its screen box —
 // conservatively, the radius projected at the sphere's nearest depth, grown by half for the
 // stretch off the axis — holds centres (x, y) = (xy + 0.5 + i, …) for i below zw, the counts
-// along x and y (0: none, so nothing inside it makes a fragment). A sphere reaching behind the
-// camera is unbounded: counts −1.
-// throng-render's CPU twin: passes::cpu_cull.
+// along x and y (0: none, so with one sample a pixel nothing inside it makes a fragment). A
+// sphere reaching behind the camera is unbounded: counts −1.
+// CPU twin: throng_asset::gpu::cull::sphere_pixel_centres.
 fn sphere_pixel_centres(centre: vec3<f32>, radius: f32, view_proj: mat4x4<f32>, viewport: vec2<f32>, pixels_per_unit: f32) -> vec4<f32> {
     let c = view_proj * vec4<f32>(centre, 1.0);
     if (c.w - radius <= 1e-6) {

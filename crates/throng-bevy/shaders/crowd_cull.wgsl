@@ -11,11 +11,11 @@
 // then the palette list's counter, then the palette dispatch.
 // Defs: ENCODING, GPU_TIMED, G_SKIN (0), B_* (throng_bevy::render::cull::CullPipeline).
 
-#import throng::cull::{DrawArgs, WorldBox, BoxRule, LodRule, instance_box, coarse_box, box_inside, shadow_reaches_view, choose_lod, choose_ortho_lod, far_shadow_dropped}
+#import throng::cull::{DrawArgs, WorldBox, BoxRule, LodRule, instance_box, coarse_box, box_inside, shadow_reaches_view, choose_lod, choose_ortho_lod, far_shadow_dropped, sphere_pixel_centres}
 #import throng::bone::bone_params
 #import throng::playback::instance_affine
 #import throng::instances::instance_transform
-#import throng::far::far_share
+#import throng::far::{far_share, far_placed_sphere}
 
 // Rust twin: throng_bevy::render::cull::CullJob (128 B).
 struct CullJob {
@@ -47,7 +47,7 @@ struct CullJob {
     far_sphere: vec4<f32>,
 }
 
-// Rust twin: throng_bevy::render::cull::CullView (144 B): one view that may draw the crowd.
+// Rust twin: throng_bevy::render::cull::CullView (224 B): one view that may draw the crowd.
 struct CullView {
     // Frustum planes (xyz normal pointing inside, w offset; (0, 0, 0, 1) for a plane the view
     // does not cull by).
@@ -61,13 +61,21 @@ struct CullView {
     // The perspective view whose LOD an orthographic view draws the instances it sees at, or
     // past view_count for none.
     floor_view: u32,
-    pad_a: u32,
-    pad_b: u32,
+    // A camera's viewport size, pixels (its cards' pixel-centre test).
+    viewport: vec2<f32>,
     // A directional light's view: the unit direction the light travels and, in w, how far a
     // shadow reaches along it (file units); a caster the floor view does not see is kept only
     // when its box swept that far meets the floor view (throng-render's rule). w < 0: no
     // sweep test.
     light: vec4<f32>,
+    // The view's clip_from_world (a camera's cards' pixel-centre test).
+    clip_from_world: mat4x4<f32>,
+    // 1: a camera whose target has one sample a pixel (its far cards' pixel-centre test); 0
+    // under MSAA and for a light's view.
+    pixel_test: u32,
+    pad_a: u32,
+    pad_b: u32,
+    pad_c: u32,
 }
 
 @group(#{G_SKIN}) @binding(#{B_CULL_JOB}) var<uniform> job: CullJob;
@@ -88,6 +96,20 @@ fn card_share(m: mat3x4<f32>, eye: vec4<f32>) -> f32 {
     }
     let texel = job.lod_error[job.far_level / 4u][job.far_level % 4u];
     return far_share(m, job.far_sphere, texel, eye, vec2<f32>(job.lod_bias, job.far_band));
+}
+
+// Whether the far card of the instance placed by `m` may make a fragment in camera `view`:
+// with one sample a pixel, only where its screen box holds a pixel centre
+// (throng::cull::sphere_pixel_centres, throng-render's rule); under MSAA a sample lies off its
+// pixel's centre and every card is kept. A card that makes no fragment is not listed (the
+// picture is the same without it).
+fn card_covers_a_sample(m: mat3x4<f32>, view: CullView) -> bool {
+    if (view.pixel_test == 0u) {
+        return true;
+    }
+    let s = far_placed_sphere(m, job.far_sphere);
+    let n = sphere_pixel_centres(s.xyz, s.w, view.clip_from_world, view.viewport, view.eye.w).zw;
+    return n.x != 0.0 && n.y != 0.0;
 }
 
 // A camera's mesh LOD of box `b`: choose_lod among the mesh LODs.
@@ -200,7 +222,7 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
             append(v, mesh_lod(b, view.eye, rule), i);
             listed = true;
         }
-        if (share > 0.0) {
+        if (share > 0.0 && card_covers_a_sample(m, view)) {
             append(v, job.far_level, i);
         }
     }

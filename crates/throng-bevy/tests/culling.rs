@@ -161,10 +161,16 @@ fn render_camera(clip_from_view: Mat4, world_from_view: Mat4) -> Camera {
 /// throng-render's culling of the dumped scene (records and transforms as the Bevy pass read
 /// them): the main view's lists per LOD.
 fn render_lists(baked: &throng_asset::BakedAsset, dump_path: &Path, d: &Dump) -> Vec<Vec<u32>> {
-    render_lists_with(baked, dump_path, d, RenderOptions::default())
+    let base = RenderOptions {
+        width: 320,
+        height: 180,
+        ..Default::default()
+    };
+    render_lists_with(baked, dump_path, d, base)
 }
 
-/// [`render_lists`] with `base`'s options (its size, camera, LOD bias and shadows replaced).
+/// [`render_lists`] with `base`'s options and size (its camera, LOD bias and shadows
+/// replaced).
 fn render_lists_with(
     baked: &throng_asset::BakedAsset,
     dump_path: &Path,
@@ -180,12 +186,10 @@ fn render_lists_with(
     let records: Vec<InstanceRecord> = bytemuck::pod_collect_to_vec(
         &std::fs::read(dump_path.with_extension("records")).expect("records"),
     );
-    assert_eq!(transforms.len(), 400);
-    assert_eq!(records.len(), 400);
+    assert!(!transforms.is_empty());
+    assert_eq!(records.len(), transforms.len());
     let crowd = Crowd::new(&g, &transforms, Playback::Records(Records::Cpu(&records)));
     let opts = RenderOptions {
-        width: 320,
-        height: 180,
         camera: Some(render_camera(d.camera.0, d.camera.1)),
         lod_bias: if base.far_tier { base.lod_bias } else { 1.0 },
         shadows: false,
@@ -424,6 +428,8 @@ fn far_tier_cards_are_listed_where_throng_render_lists_them() {
     );
     let d = read_dump(&dump);
     let base = RenderOptions {
+        width: 320,
+        height: 180,
         far_tier: true,
         far_fade: ThrongCull::default().far_fade,
         far_dots: false,
@@ -486,5 +492,101 @@ fn far_tier_cards_are_listed_where_throng_render_lists_them() {
     assert!(
         (0.75..=1.25).contains(&ratio),
         "fox pixels {with_cards} with cards against {with_meshes} with meshes"
+    );
+}
+
+/// Cards that make no fragment are not listed (docs/design.md §5 "throng in Bevy"): 4,000 foxes
+/// under the overview camera on a 64 × 36 target, every one a card a pixel or so across. Without
+/// MSAA (`--no-msaa`) the camera's card list equals throng-render's, whose rule drops a card
+/// whose screen box (`throng::cull::sphere_pixel_centres`) holds no pixel centre, and holds
+/// fewer foxes than are in view (throng-render's lists of the mesh LODs alone); under Bevy's
+/// default 4× MSAA, where a sample lies off its pixel's centre, every card in view is listed.
+#[test]
+fn far_cards_that_make_no_fragment_are_not_listed() {
+    if !have("xvfb-run") || throng_testdata::asset("Fox.glb").is_none() {
+        return;
+    }
+    let lods = [0.5, 0.25, 0.1];
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_culling_far_pixels");
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let asset = dir.join("fox-far.throng.glb");
+    let baked = bake_fox_with(&lods, true, &asset);
+    let base = RenderOptions {
+        width: 64,
+        height: 36,
+        far_tier: true,
+        far_fade: ThrongCull::default().far_fade,
+        far_dots: false,
+        lod_bias: 1.0,
+        ..Default::default()
+    };
+    let far = lods.len() + 1;
+    // (Bevy's cards, throng-render's cards, foxes in view), each list ascending.
+    let cards_of = |msaa: bool| {
+        let name = if msaa { "msaa" } else { "no-msaa" };
+        let dump = dir.join(format!("cull-{name}.txt"));
+        let (asset_arg, dump_arg) = (asset.to_string_lossy(), dump.to_string_lossy());
+        let mut args = vec![
+            "--asset",
+            asset_arg.as_ref(),
+            "--instances",
+            "4000",
+            "--camera",
+            "overview",
+            "--frames",
+            "4",
+            "--warmup",
+            "1",
+            "--fixed-dt",
+            "0.1",
+            "--size",
+            "64x36",
+            "--dump-cull",
+            dump_arg.as_ref(),
+        ];
+        if !msaa {
+            args.push("--no-msaa");
+        }
+        run_example(&args, &dir.join(format!("{name}.png")));
+        let d = read_dump(&dump);
+        assert_eq!(
+            d.camera_lists.len(),
+            far + 1,
+            "levels: the mesh LODs and the far tier"
+        );
+        let mut render = render_lists_with(&baked, &dump, &d, base).swap_remove(far);
+        let meshes_only = RenderOptions {
+            far_tier: false,
+            ..base
+        };
+        let in_view: usize = render_lists_with(&baked, &dump, &d, meshes_only)
+            .iter()
+            .map(Vec::len)
+            .sum();
+        let mut bevy = d.camera_lists[far].clone();
+        bevy.sort_unstable();
+        render.sort_unstable();
+        eprintln!(
+            "{name}: Bevy lists {} cards, throng-render {}; {in_view} foxes in view",
+            bevy.len(),
+            render.len()
+        );
+        (bevy, render, in_view)
+    };
+    let (bevy, render, in_view) = cards_of(false);
+    assert_eq!(bevy, render, "without MSAA the card lists differ");
+    assert!(
+        !render.is_empty() && render.len() < in_view,
+        "the scene should hold cards that cover a pixel centre and cards that cover none"
+    );
+    let (bevy, render, in_view) = cards_of(true);
+    assert!(
+        render.iter().all(|i| bevy.binary_search(i).is_ok()),
+        "a card throng-render lists is not in Bevy's MSAA list"
+    );
+    assert_eq!(
+        bevy.len(),
+        in_view,
+        "under MSAA every card in view is listed"
     );
 }

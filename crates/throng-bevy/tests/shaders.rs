@@ -518,14 +518,18 @@ fn the_culling_pass_composes_validates_and_matches_its_rust_twins() {
             offset_of!(CullView, eye),
             offset_of!(CullView, ortho),
             offset_of!(CullView, floor_view),
+            offset_of!(CullView, viewport),
+            offset_of!(CullView, light),
+            offset_of!(CullView, clip_from_world),
+            offset_of!(CullView, pixel_test),
             offset_of!(CullView, _pad),
             offset_of!(CullView, _pad) + 4,
-            offset_of!(CullView, light),
+            offset_of!(CullView, _pad) + 8,
         ],
     );
     check_shared(&module, &["DrawArgs"]);
     assert_eq!(size_of::<CullJob>(), 128);
-    assert_eq!(size_of::<CullView>(), 144);
+    assert_eq!(size_of::<CullView>(), 224);
 }
 
 /// The appearance every pass reads (`throng_bevy::crowd_appearance`): `throng::appearance`'s

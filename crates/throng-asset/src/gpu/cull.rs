@@ -4,6 +4,7 @@
 //! errors (docs/design.md §5 "Cull").
 
 use crate::{Aabb, BakedAsset, BakedPrimitive};
+use glam::{Mat4, Vec2, Vec3, Vec4};
 
 /// wgpu's `DrawIndexedIndirect` arguments (20 B; WGSL `DrawArgs` in both embeddings' culling
 /// passes), as culling counts instances into them: the one Rust definition throng-render and
@@ -43,6 +44,33 @@ pub fn cull_bounds(asset: &BakedAsset) -> Aabb {
         }
     }
     bounds
+}
+
+/// The pixel centres a sphere (`centre`, `radius`, world) seen through `view_proj` on a target
+/// of `viewport` pixels may cover (`pixels_per_unit`: pixels a length of 1 covers at a distance
+/// of 1): its screen box — the radius projected at the sphere's nearest depth, grown by half for
+/// the stretch off the axis — holds the centres `(x + 0.5 + i, y + 0.5 + j)` for `i < z`,
+/// `j < w` of the result (`z` or `w` 0: none, so with one sample a pixel nothing inside makes a
+/// fragment); a sphere reaching behind the camera gives counts −1. The CPU twin of WGSL
+/// `throng::cull::sphere_pixel_centres` (`shaders/cull.wgsl`).
+pub fn sphere_pixel_centres(
+    centre: Vec3,
+    radius: f32,
+    view_proj: &Mat4,
+    viewport: Vec2,
+    pixels_per_unit: f32,
+) -> Vec4 {
+    let c = *view_proj * centre.extend(1.0);
+    if c.w - radius <= 1e-6 {
+        return Vec4::new(0.0, 0.0, -1.0, -1.0);
+    }
+    let px = (c.x / c.w * 0.5 + 0.5) * viewport.x;
+    let py = (0.5 - c.y / c.w * 0.5) * viewport.y;
+    let pr = 1.5 * radius * pixels_per_unit / (c.w - radius);
+    let lo = Vec2::new((px - pr - 0.5).ceil(), (py - pr - 0.5).ceil());
+    let hi = Vec2::new((px + pr - 0.5).floor(), (py + pr - 0.5).floor());
+    let n = (hi - lo + 1.0).max(Vec2::ZERO);
+    Vec4::new(lo.x, lo.y, n.x, n.y)
 }
 
 /// One box per row of the bone texture, as the WGSL `row_bounds` binding reads them:
@@ -118,4 +146,42 @@ pub fn lod_errors<'a>(primitives: impl IntoIterator<Item = &'a [f32]>) -> Vec<f3
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A camera at the origin looking down −Z, 90° vertical field of view, on 100 × 100
+    /// pixels: a length of 1 at a distance of 1 covers 50 pixels.
+    fn view() -> (Mat4, Vec2, f32) {
+        // clip = (x, y, −z − 0.2, −z) for a view-space point (x, y, z): focal length 1; the
+        // depth row does not take part.
+        let proj = Mat4::from_cols(
+            Vec4::X,
+            Vec4::Y,
+            Vec4::new(0.0, 0.0, -1.0, -1.0),
+            Vec4::new(0.0, 0.0, -0.2, 0.0),
+        );
+        (proj, Vec2::splat(100.0), 50.0)
+    }
+
+    #[test]
+    fn sphere_pixel_centres_counts_the_centres_of_the_screen_box() {
+        let (vp, size, ppu) = view();
+        // On the axis: the box spans 50 ± 0.075 pixels, between the centres 49.5 and 50.5.
+        let tiny = sphere_pixel_centres(Vec3::new(0.0, 0.0, -10.0), 0.01, &vp, size, ppu);
+        assert_eq!((tiny.z, tiny.w), (0.0, 0.0));
+        // Moved right by a fiftieth of the distance: x = 50.5, on a centre (column 50); y still
+        // between centres.
+        let on = sphere_pixel_centres(Vec3::new(0.1, 0.0, -10.0), 0.01, &vp, size, ppu);
+        assert_eq!((on.x, on.z, on.w), (50.0, 1.0, 0.0));
+        // Larger: radius 0.2 at 10 projects to 1.5 · 0.2 · 50 / 9.8 ≈ 1.53 pixels either side of
+        // 50, holding the centres 48.5 … 51.5 along each axis.
+        let big = sphere_pixel_centres(Vec3::new(0.0, 0.0, -10.0), 0.2, &vp, size, ppu);
+        assert_eq!(big, Vec4::new(48.0, 48.0, 4.0, 4.0));
+        // Reaching behind the camera: unbounded.
+        let behind = sphere_pixel_centres(Vec3::new(0.0, 0.0, -0.5), 1.0, &vp, size, ppu);
+        assert_eq!((behind.z, behind.w), (-1.0, -1.0));
+    }
 }

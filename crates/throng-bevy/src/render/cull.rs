@@ -39,7 +39,7 @@ use bevy::render::render_resource::{
     SpecializedComputePipeline, SpecializedComputePipelines,
 };
 use bevy::render::renderer::{RenderDevice, RenderQueue};
-use bevy::render::view::ExtractedView;
+use bevy::render::view::{ExtractedView, Msaa};
 use bevy::shader::Shader;
 use throng_asset::gpu::cull::{MAX_LODS, ROW_PAD};
 use throng_asset::Encoding;
@@ -69,8 +69,9 @@ pub fn view_planes(clip_from_world: &Mat4, near: bool) -> [[f32; 4]; 6] {
     planes
 }
 
-/// The `CullView` of an extracted view (`near`: cull by its near plane).
-pub fn cull_view(view: &ExtractedView, near: bool) -> CullView {
+/// The `CullView` of an extracted view (`near`: cull by its near plane; `samples`: a camera
+/// target's samples a pixel, 0 for a light's view).
+pub fn cull_view(view: &ExtractedView, near: bool, samples: u32) -> CullView {
     let clip = super::queue::clip_from_world(view);
     let ortho = view.clip_from_view.w_axis.w == 1.0;
     let eye = view.world_from_view.translation();
@@ -80,8 +81,11 @@ pub fn cull_view(view: &ExtractedView, near: bool) -> CullView {
         eye: Vec4::from((eye, ppu)).to_array(),
         ortho: ortho as u32,
         floor_view: u32::MAX,
-        _pad: [0; 2],
+        viewport: [view.viewport.z as f32, view.viewport.w as f32],
         light: [0.0, 0.0, 0.0, -1.0],
+        clip_from_world: clip.to_cols_array_2d(),
+        pixel_test: (samples == 1 && !ortho) as u32,
+        _pad: [0; 3],
     }
 }
 
@@ -216,9 +220,13 @@ fn storage(device: &RenderDevice, label: &str, bytes: u64, usage: BufferUsages) 
     })
 }
 
+/// What the culling pass reads of a render-world view: the view, its light (a shadow map's
+/// view) and its camera's multisampling.
+type CullViewItem<'a> = (&'a ExtractedView, Option<&'a LightEntity>, Option<&'a Msaa>);
+
 /// The views that may draw crowd `g` this frame: cameras first (perspective ones floor the
 /// cascades' LODs), then light views if the crowd casts shadows.
-fn crowd_views(g: &CrowdGpu, views: &[(&ExtractedView, Option<&LightEntity>)]) -> Vec<ViewEntry> {
+fn crowd_views(g: &CrowdGpu, views: &[CullViewItem]) -> Vec<ViewEntry> {
     let Some((lo, hi)) = g.bounds else {
         return Vec::new();
     };
@@ -226,7 +234,7 @@ fn crowd_views(g: &CrowdGpu, views: &[(&ExtractedView, Option<&LightEntity>)]) -
     if g.views.hidden {
         return Vec::new();
     }
-    for &(view, light) in views {
+    for &(view, light, msaa) in views {
         let near = !matches!(light, Some(LightEntity::Directional { .. }));
         if light.is_some() && !g.views.casts_shadows {
             continue;
@@ -240,7 +248,11 @@ fn crowd_views(g: &CrowdGpu, views: &[(&ExtractedView, Option<&LightEntity>)]) -
         }
         out.push(ViewEntry {
             retained: view.retained_view_entity,
-            view: cull_view(view, near),
+            view: cull_view(
+                view,
+                near,
+                light.map_or(msaa.map_or(1, Msaa::samples), |_| 0),
+            ),
             light: light.is_some(),
             clip_from_world: clip,
             clip_from_view: view.clip_from_view,
@@ -276,9 +288,9 @@ pub(crate) fn prepare_culls(
     assets: Res<RenderAssets<GpuThrongAsset>>,
     device: Res<RenderDevice>,
     queue: Res<RenderQueue>,
-    views: Query<(&ExtractedView, Option<&LightEntity>)>,
+    views: Query<CullViewItem>,
 ) {
-    let all: Vec<(&ExtractedView, Option<&LightEntity>)> = views.iter().collect();
+    let all: Vec<CullViewItem> = views.iter().collect();
     for g in gpus.0.values_mut() {
         g.cull.views.clear();
         let Some(asset) = assets.get(g.asset) else {

@@ -77,7 +77,7 @@ pub struct CullJob {
     pub far_sphere: [f32; 4],
 }
 
-/// WGSL `CullView` of `shaders/crowd_cull.wgsl` (144 B): one view that may draw a crowd.
+/// WGSL `CullView` of `shaders/crowd_cull.wgsl` (224 B): one view that may draw a crowd.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct CullView {
@@ -91,11 +91,20 @@ pub struct CullView {
     /// The camera whose LOD an orthographic view draws the instances that camera sees at
     /// (`u32::MAX`: none).
     pub floor_view: u32,
-    pub _pad: [u32; 2],
+    /// A camera's viewport size, pixels (its cards' pixel-centre test; unused for a light's
+    /// view).
+    pub viewport: [f32; 2],
     /// A directional light's view: the unit direction the light travels (world) and how far a
     /// shadow reaches along it (file units); a caster the floor view does not see is kept only
     /// when its box swept that far meets the floor view. w < 0: no sweep test.
     pub light: [f32; 4],
+    /// The view's `clip_from_world`, column-major (a camera's cards' pixel-centre test).
+    pub clip_from_world: [[f32; 4]; 4],
+    /// 1: a camera whose target has one sample a pixel, so a far card whose screen box holds no
+    /// pixel centre makes no fragment and is not listed (throng-render's rule); 0 under MSAA
+    /// (a sample lies off its pixel's centre) and for a light's view.
+    pub pixel_test: u32,
+    pub _pad: [u32; 3],
 }
 
 /// wgpu's `DrawIndexedIndirect` arguments (20 B), as the culling pass counts into them

@@ -8,7 +8,10 @@
 //! How a crowd draws it: the culling pass lists a camera's instance at the far tier's level — the
 //! last, after the mesh LODs — while its card's share of the crossfade (throng's `far_share`:
 //! the card starts to show where one texel of a tile covers `ThrongCull::lod_bias` pixels and
-//! shows alone `far_fade · lod_bias` pixels below that) is above 0, and at its coarsest mesh
+//! shows alone `far_fade · lod_bias` pixels below that) is above 0 — and, on a target of one
+//! sample a pixel, while its screen box holds a pixel centre (throng-render's rule,
+//! `throng::cull::sphere_pixel_centres`: a card that holds none makes no fragment; under MSAA a
+//! sample lies off its pixel's centre and the card stays listed) — and at its coarsest mesh
 //! while the share is below 1; the two draws keep complementary halves of one screen door (def
 //! `CROSSFADE`, `throng_bevy::crowd_far::card_share`). A cascade draws what its camera shows
 //! alone (a card where the card shows alone, else the mesh), or by its texels, and drops a card

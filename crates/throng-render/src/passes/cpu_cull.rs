@@ -283,17 +283,14 @@ fn choose_shadow_lod(p: &CullParams, b: &WorldBox, view_lod: u32) -> u32 {
 /// many pixel centres instance `t`'s far card may cover along x and y (−1: unbounded).
 fn card_pixel_counts(p: &CullParams, t: &InstanceTransform) -> Vec2 {
     let card = throng_asset::far_tier::placed_sphere(t, Vec4::from_array(p.far_sphere));
-    let (centre, radius) = (card.truncate(), card.w);
-    let c = glam::Mat4::from_cols_array_2d(&p.view_proj) * centre.extend(1.0);
-    if c.w - radius <= 1e-6 {
-        return Vec2::splat(-1.0);
-    }
-    let px = (c.x / c.w * 0.5 + 0.5) * p.viewport[0];
-    let py = (0.5 - c.y / c.w * 0.5) * p.viewport[1];
-    let pr = 1.5 * radius * p.eye[3] / (c.w - radius);
-    let lo = Vec2::new((px - pr - 0.5).ceil(), (py - pr - 0.5).ceil());
-    let hi = Vec2::new((px + pr - 0.5).floor(), (py + pr - 0.5).floor());
-    (hi - lo + 1.0).max(Vec2::ZERO)
+    let counts = throng_asset::gpu::cull::sphere_pixel_centres(
+        card.truncate(),
+        card.w,
+        &glam::Mat4::from_cols_array_2d(&p.view_proj),
+        Vec2::new(p.viewport[0], p.viewport[1]),
+        p.eye[3],
+    );
+    Vec2::new(counts.z, counts.w)
 }
 
 /// `card_share` of `shaders/cull.wgsl`: the share of the instance its far card shows in the
