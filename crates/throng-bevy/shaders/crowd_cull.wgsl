@@ -70,8 +70,9 @@ struct CullView {
     light: vec4<f32>,
     // The view's clip_from_world (a camera's cards' pixel-centre test).
     clip_from_world: mat4x4<f32>,
-    // 1: a camera whose target has one sample a pixel (its far cards' pixel-centre test); 0
-    // under MSAA and for a light's view.
+    // 1: a perspective camera drawing its viewport at one sample a pixel through
+    // clip_from_world (its far cards' pixel-centre test); 0 under MSAA, TAA jitter or a
+    // main-pass resolution override, and for a light's view.
     pixel_test: u32,
     pad_a: u32,
     pad_b: u32,
@@ -101,8 +102,9 @@ fn card_share(m: mat3x4<f32>, eye: vec4<f32>) -> f32 {
 // Whether the far card of the instance placed by `m` may make a fragment in camera `view`:
 // with one sample a pixel, only where its screen box holds a pixel centre
 // (throng::cull::sphere_pixel_centres, throng-render's rule); under MSAA a sample lies off its
-// pixel's centre and every card is kept. A card that makes no fragment is not listed (the
-// picture is the same without it).
+// pixel's centre, and a jittered or resized main pass puts the centres elsewhere: every card is
+// kept (pixel_test 0). A card that makes no fragment is not listed (the picture is the same
+// without it).
 fn card_covers_a_sample(m: mat3x4<f32>, view: CullView) -> bool {
     if (view.pixel_test == 0u) {
         return true;

@@ -23,6 +23,10 @@
 //!   not the texture's — Fox's coarse LODs (10 % of the triangles) stretch triangles across its
 //!   texture's seams, as they do in throng-render.
 //!
+//! - with the far tier, on 4,000 foxes under the overview camera at 64 × 36 (cards about a
+//!   pixel across): without MSAA the camera's card list is throng-render's, which drops a card
+//!   whose screen box holds no pixel centre (at most 1 % of the cards listed by one renderer
+//!   only, for the two renderers' f32 rounding); with 4× MSAA every card in view is listed;
 //! - the crowd entity's `Visibility::Hidden` and a `RenderLayers` the camera does not see hide
 //!   the whole crowd;
 //! - the benchmark's `--still-camera --spawn-in-view 1.3` (only the foxes near the held
@@ -499,8 +503,10 @@ fn far_tier_cards_are_listed_where_throng_render_lists_them() {
 /// under the overview camera on a 64 × 36 target, every one a card a pixel or so across. Without
 /// MSAA (`--no-msaa`) the camera's card list equals throng-render's, whose rule drops a card
 /// whose screen box (`throng::cull::sphere_pixel_centres`) holds no pixel centre, and holds
-/// fewer foxes than are in view (throng-render's lists of the mesh LODs alone); under Bevy's
-/// default 4× MSAA, where a sample lies off its pixel's centre, every card in view is listed.
+/// fewer foxes than are in view (throng-render's lists of the mesh LODs alone); the two
+/// renderers' matrices round differently, so up to 1 % of the cards may differ (0 measured).
+/// Under Bevy's default 4× MSAA, where a sample lies off its pixel's centre, every card in view
+/// is listed.
 #[test]
 fn far_cards_that_make_no_fragment_are_not_listed() {
     if !have("xvfb-run") || throng_testdata::asset("Fox.glb").is_none() {
@@ -574,7 +580,20 @@ fn far_cards_that_make_no_fragment_are_not_listed() {
         (bevy, render, in_view)
     };
     let (bevy, render, in_view) = cards_of(false);
-    assert_eq!(bevy, render, "without MSAA the card lists differ");
+    // The same rule on the two renderers' matrices, which round differently in f32: a card
+    // whose box edge lies within rounding of a pixel centre may fall either way. Equal here
+    // (0 differ); 1 % allowed.
+    let differ = bevy
+        .iter()
+        .filter(|i| render.binary_search(i).is_err())
+        .chain(render.iter().filter(|i| bevy.binary_search(i).is_err()))
+        .count();
+    eprintln!("without MSAA: {differ} cards listed by one renderer only");
+    assert!(
+        differ * 100 <= render.len(),
+        "without MSAA {differ} of {} cards are listed by one renderer only",
+        render.len()
+    );
     assert!(
         !render.is_empty() && render.len() < in_view,
         "the scene should hold cards that cover a pixel centre and cards that cover none"

@@ -26,11 +26,14 @@
 //! first perspective camera listed.
 
 use bevy::camera::visibility::RenderLayers;
+use bevy::camera::MainPassResolutionOverride;
+use bevy::ecs::query::Has;
 use bevy::math::primitives::ViewFrustum;
 use bevy::math::{Mat4, Vec3, Vec4};
 use bevy::pbr::LightEntity;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
+use bevy::render::camera::TemporalJitter;
 use bevy::render::render_asset::RenderAssets;
 use bevy::render::render_resource::{
     BindGroup, BindGroupEntries, BindGroupLayoutDescriptor, BindingResource, Buffer,
@@ -69,9 +72,9 @@ pub fn view_planes(clip_from_world: &Mat4, near: bool) -> [[f32; 4]; 6] {
     planes
 }
 
-/// The `CullView` of an extracted view (`near`: cull by its near plane; `samples`: a camera
-/// target's samples a pixel, 0 for a light's view).
-pub fn cull_view(view: &ExtractedView, near: bool, samples: u32) -> CullView {
+/// The `CullView` of an extracted view (`near`: cull by its near plane; `pixel_test`: drop far
+/// cards whose screen box holds no pixel centre, see [`pixel_test`]).
+pub fn cull_view(view: &ExtractedView, near: bool, pixel_test: bool) -> CullView {
     let clip = super::queue::clip_from_world(view);
     let ortho = view.clip_from_view.w_axis.w == 1.0;
     let eye = view.world_from_view.translation();
@@ -84,7 +87,7 @@ pub fn cull_view(view: &ExtractedView, near: bool, samples: u32) -> CullView {
         viewport: [view.viewport.z as f32, view.viewport.w as f32],
         light: [0.0, 0.0, 0.0, -1.0],
         clip_from_world: clip.to_cols_array_2d(),
-        pixel_test: (samples == 1 && !ortho) as u32,
+        pixel_test: pixel_test as u32,
         _pad: [0; 3],
     }
 }
@@ -221,8 +224,36 @@ fn storage(device: &RenderDevice, label: &str, bytes: u64, usage: BufferUsages) 
 }
 
 /// What the culling pass reads of a render-world view: the view, its light (a shadow map's
-/// view) and its camera's multisampling.
-type CullViewItem<'a> = (&'a ExtractedView, Option<&'a LightEntity>, Option<&'a Msaa>);
+/// view), its camera's multisampling, and whether the camera jitters its projection (TAA) or
+/// draws its main pass at another resolution than its viewport.
+type CullViewItem<'a> = (
+    &'a ExtractedView,
+    Option<&'a LightEntity>,
+    Option<&'a Msaa>,
+    bool,
+    bool,
+);
+
+/// The render-world query whose items are [`CullViewItem`]s.
+type CullViewQuery = (
+    &'static ExtractedView,
+    Option<&'static LightEntity>,
+    Option<&'static Msaa>,
+    Has<TemporalJitter>,
+    Has<MainPassResolutionOverride>,
+);
+
+/// Whether a view's far cards may be dropped by the pixel-centre rule: a perspective camera
+/// drawing its viewport at one sample a pixel, through the projection the culling pass reads.
+/// Under MSAA a sample lies off its pixel's centre; a jittered projection or another main-pass
+/// resolution puts the centres elsewhere; an orthographic camera's clip w is not its depth.
+fn pixel_test(
+    view: &ExtractedView,
+    (light, msaa, jitter, resized): (bool, Option<&Msaa>, bool, bool),
+) -> bool {
+    let ortho = view.clip_from_view.w_axis.w == 1.0;
+    !light && msaa == Some(&Msaa::Off) && !jitter && !resized && !ortho
+}
 
 /// The views that may draw crowd `g` this frame: cameras first (perspective ones floor the
 /// cascades' LODs), then light views if the crowd casts shadows.
@@ -234,7 +265,7 @@ fn crowd_views(g: &CrowdGpu, views: &[CullViewItem]) -> Vec<ViewEntry> {
     if g.views.hidden {
         return Vec::new();
     }
-    for &(view, light, msaa) in views {
+    for &(view, light, msaa, jitter, resized) in views {
         let near = !matches!(light, Some(LightEntity::Directional { .. }));
         if light.is_some() && !g.views.casts_shadows {
             continue;
@@ -251,7 +282,7 @@ fn crowd_views(g: &CrowdGpu, views: &[CullViewItem]) -> Vec<ViewEntry> {
             view: cull_view(
                 view,
                 near,
-                light.map_or(msaa.map_or(1, Msaa::samples), |_| 0),
+                pixel_test(view, (light.is_some(), msaa, jitter, resized)),
             ),
             light: light.is_some(),
             clip_from_world: clip,
@@ -288,7 +319,7 @@ pub(crate) fn prepare_culls(
     assets: Res<RenderAssets<GpuThrongAsset>>,
     device: Res<RenderDevice>,
     queue: Res<RenderQueue>,
-    views: Query<CullViewItem>,
+    views: Query<CullViewQuery>,
 ) {
     let all: Vec<CullViewItem> = views.iter().collect();
     for g in gpus.0.values_mut() {

@@ -100,9 +100,10 @@ pub struct CullView {
     pub light: [f32; 4],
     /// The view's `clip_from_world`, column-major (a camera's cards' pixel-centre test).
     pub clip_from_world: [[f32; 4]; 4],
-    /// 1: a camera whose target has one sample a pixel, so a far card whose screen box holds no
-    /// pixel centre makes no fragment and is not listed (throng-render's rule); 0 under MSAA
-    /// (a sample lies off its pixel's centre) and for a light's view.
+    /// 1: a perspective camera drawing its viewport at one sample a pixel through this
+    /// projection (no MSAA, no TAA jitter, no main-pass resolution override), so a far card
+    /// whose screen box holds no pixel centre makes no fragment and is not listed
+    /// (throng-render's rule); 0 otherwise and for a light's view (`cull::pixel_test`).
     pub pixel_test: u32,
     pub _pad: [u32; 3],
 }
