@@ -185,6 +185,34 @@ fn polynomial_pieces_through_the_binary_keep_1e_4() {
     for s in ["B/bone/s", "shell max", "pieces", "file"] {
         assert!(report.contains(s), "{s:?} missing: {report}");
     }
+    // The whole asset's line: every clip's bytes (frames × 16 B, quat-snorm16) over their
+    // seconds (bytes / B/bone/s), worked out again from the clips' printed lines (B/bone/s is
+    // printed whole: within 1 %).
+    let cells = |l: &str| -> Vec<String> { l.split_whitespace().map(str::to_string).collect() };
+    let (mut bytes, mut seconds) = (0.0f64, 0.0f64);
+    for c in report.lines().map(cells) {
+        if c.len() < 6 || c[2] != "file" {
+            continue;
+        }
+        // clip, encoding, sampling, interp, frames, B/bone/s, …
+        let (frames, bps): (f64, f64) = (
+            c[4].parse().expect("frames"),
+            c[5].parse().expect("B/bone/s"),
+        );
+        bytes += frames * 16.0;
+        seconds += frames * 16.0 / bps;
+    }
+    let whole = report
+        .lines()
+        .find(|l| l.starts_with("(whole asset)"))
+        .unwrap_or_else(|| panic!("no whole-asset line: {report}"));
+    let printed: f64 = cells(whole)[4].parse().expect("the whole asset's B/bone/s");
+    eprintln!("Fox, pieces at 1e-4: {printed} B/bone/s for the whole asset");
+    assert!(
+        (printed - bytes / seconds).abs() <= 0.01 * printed,
+        "whole asset {printed} B/bone/s against {:.1} from the clips",
+        bytes / seconds
+    );
     let worst = random_time_error(&src, &baked_s, &dir, 8);
     eprintln!("Fox, pieces at 1e-4: largest error at 8 random times per clip: {worst:.3e}");
     assert!(worst <= 1e-4, "{worst:.3e}");

@@ -415,8 +415,48 @@ fn print_report(asset: &str, results: &[Row]) {
             f.p99_shell,
         );
     }
+    // The whole asset per sampling and encoding: the bytes of every clip over their seconds
+    // (what the seed's 30 fps layout, 720 B/bone/s, is compared with per asset).
+    let mut groups: Vec<(String, &str, u64, f64, f64)> = Vec::new();
+    for r in results {
+        let f = &r.fidelity;
+        if f.bytes_per_bone_second <= 0.0 {
+            continue;
+        }
+        let bytes = f.frames as u64 * f.bytes_per_entry_frame as u64;
+        let seconds = bytes as f64 / f.bytes_per_bone_second;
+        let max = f.max_rel_samples.max(f.max_rel_mid);
+        let sampling = r.sampling.to_string();
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == sampling && g.1 == f.encoding)
+        {
+            Some(g) => {
+                g.2 += bytes;
+                g.3 += seconds;
+                g.4 = g.4.max(max);
+            }
+            None => groups.push((sampling, &f.encoding, bytes, seconds, max)),
+        }
+    }
+    for (sampling, encoding, bytes, seconds, max) in &groups {
+        println!(
+            "{:w$} {:e$} {:17} {:11} {:>6} {:>9.0} {:>9.2e} {:>9} {:>10} {:>10}",
+            cell("(whole asset)", w),
+            encoding,
+            sampling,
+            "",
+            "",
+            *bytes as f64 / seconds,
+            max,
+            "-",
+            "-",
+            "-",
+        );
+    }
     println!(
-        "{asset}: B/bone/s = the clip's rows × bytes per palette entry and row / its duration; \
+        "{asset}: B/bone/s = the clip's rows × bytes per palette entry and row / its duration \
+         ((whole asset): every clip's bytes over their seconds); \
          max, p99: vertex error as a fraction of the bounding diagonal, the larger of the figures \
          at the samples and between them (--between); shell: error of points 0.03 file units (3 cm in metres) from \
          every joint, file units"
