@@ -5,6 +5,7 @@
 # checks that wgpu picks a hardware adapter, then runs, each under a time limit:
 #   bench render (texture, VAT, reference paths at 1, 100, 1,000 and 100,000 instances),
 #   bench render --field 100,000 and 1,000,000 (culling + LOD against no culling),
+#   bench render --lods at 10,000 and 1,000,000 (the far tier's cards, every instance in view),
 #   bench runtime at 1M instances, CPU- and GPU-timed, and the demo with 100,000 instances,
 # and writes OUT_DIR/gpu-bench.json and OUT_DIR/gpu-bench.md (`throng bench summary`) beside
 # each step's own output. Budget: 8 minutes including the build (THRONG_BENCH_BUDGET_S); each
@@ -96,11 +97,11 @@ esac
 
 # Counts and per-step limits (seconds).
 if [ "$FAST" = 1 ]; then
-  PATHS="1,4"; SIZE=64x64; FRAMES=1; FIELDS="500"; FIELD_CAP=200; RT=20000; DEMO=20; LIMIT=60
+  PATHS="1,4"; SIZE=64x64; FRAMES=1; FIELDS="500"; FIELD_CAP=200; FARS="100,1000"; RT=20000; DEMO=20; LIMIT=60
 elif [ "$DRY" = 1 ]; then
-  PATHS="1,100,1000"; SIZE=256x256; FRAMES=1; FIELDS="10000"; FIELD_CAP=1000; RT=200000; DEMO=200; LIMIT=240
+  PATHS="1,100,1000"; SIZE=256x256; FRAMES=1; FIELDS="10000"; FIELD_CAP=1000; FARS="1000,10000"; RT=200000; DEMO=200; LIMIT=240
 else
-  PATHS="1,100,1000,100000"; SIZE=1280x720; FRAMES=10; FIELDS="100000 1000000"; FIELD_CAP=10000; RT=1000000; DEMO=100000; LIMIT=60
+  PATHS="1,100,1000,100000"; SIZE=1280x720; FRAMES=10; FIELDS="100000 1000000"; FIELD_CAP=10000; FARS="10000,1000000"; RT=1000000; DEMO=100000; LIMIT=60
 fi
 {
   echo "Date: $(date -u +%Y-%m-%d)"
@@ -115,6 +116,10 @@ for n in $FIELDS; do
   step "field-$n" "$LIMIT" "$BIN" bench render --json --field "$n" --field-off-cap "$FIELD_CAP" --field-frames "$FRAMES" --size "$SIZE"
   cp "$OUT/field-$n.out" "$OUT/field-$n.json" 2>/dev/null
 done
+# The far tier (docs/design.md §5 "Far tier"): the built-in fox with LODs and cards, the command's
+# own framing (every instance in view), the texture path (a million palettes pass one buffer).
+step far "$LIMIT" "$BIN" bench render --json --instances "$FARS" --paths texture --lods 0.5,0.25,0.1 --size "$SIZE" --frames "$FRAMES"
+cp "$OUT/far.out" "$OUT/far.json" 2>/dev/null
 step runtime-cpu "$LIMIT" "$BIN" bench runtime --json --instances "$RT" --mode cpu
 cp "$OUT/runtime-cpu.out" "$OUT/runtime-cpu.json" 2>/dev/null
 step runtime-gpu "$LIMIT" "$BIN" bench runtime --json --instances "$RT" --mode gpu --changing 0.01

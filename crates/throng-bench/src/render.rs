@@ -132,6 +132,10 @@ pub struct RenderBenchOptions {
     pub paths: Vec<BenchPath>,
     /// Palette path, update-rate LOD: refresh intervals at LOD 0..3 (`None`: every frame).
     pub palette_refresh: Option<[u32; 4]>,
+    /// LOD index-count ratios of the path comparison's in-memory bake (empty: none); with LODs
+    /// the bake has a far tier past them too, which the frames draw (a source or the built-in
+    /// fox; a baked asset is used as it is).
+    pub lods: Vec<f32>,
 }
 
 /// One path at one instance count.
@@ -158,6 +162,9 @@ struct Case {
     /// texture case).
     vs_texture: Option<f64>,
     draws: u64,
+    /// The last timed frame's main-pass instances per LOD level, from the GPU's indirect
+    /// arguments (with a far tier its cards are the last level).
+    instances_per_lod: Vec<u64>,
     /// Who timed playback (`cpu`, `gpu`; the reference path is CPU-timed).
     timing: &'static str,
     /// Bytes the CPU writes to the GPU per frame (records, transforms, clock, vertices,
@@ -202,6 +209,9 @@ pub struct Report {
     run: RunInfo,
     primitives: usize,
     vertices: usize,
+    /// The in-memory bake's LOD ratios (empty: none), and whether the asset has a far tier.
+    lod_ratios: Vec<f32>,
+    far_tier: bool,
     cases: Vec<Case>,
 }
 
@@ -337,6 +347,8 @@ struct Sums {
     uploaded: u64,
     /// palette-variety: appearance bytes uploaded over the timed frames.
     appearance_bytes: Option<u64>,
+    /// The last timed frame's main-pass instances per LOD level (the far tier's cards last).
+    instances_per_lod: Vec<u64>,
 }
 
 impl Sums {
@@ -350,6 +362,7 @@ impl Sums {
             palettes_per_frame: Vec::new(),
             uploaded: 0,
             appearance_bytes: None,
+            instances_per_lod: Vec::new(),
         }
     }
 }
@@ -359,7 +372,7 @@ pub fn paths(options: &RenderBenchOptions) -> anyhow::Result<Report> {
     let (asset, name) = load_asset(
         options.asset.as_deref(),
         Some(throng_asset::VatEncoding::F32),
-        &[],
+        &options.lods,
     )?;
     let mut renderer = Renderer::new().context("creating a GPU device")?;
     let gpu_asset = renderer.upload(&asset)?;
@@ -409,6 +422,8 @@ pub fn paths(options: &RenderBenchOptions) -> anyhow::Result<Report> {
         run: RunInfo::new(&renderer, name, (w, h), options.frames),
         primitives: asset.primitives.len(),
         vertices: bench.sizes.vertices as usize,
+        lod_ratios: options.lods.clone(),
+        far_tier: asset.far_tier.is_some(),
         cases,
     })
 }
@@ -593,6 +608,7 @@ fn gpu_frame(
         sums.palette_instances += st.palette_instances;
         sums.palettes_per_frame.push(st.palette_instances);
         sums.uploaded += bytes;
+        sums.instances_per_lod = st.instances_per_lod.clone();
     }
     Ok(())
 }
@@ -640,6 +656,7 @@ fn case(bench: &Bench, path: BenchPath, (n, timing): (u32, Timing), s: Sums) -> 
         palette_refresh: palette.then_some(bench.base.palette_refresh),
         vs_texture: None,
         draws,
+        instances_per_lod: s.instances_per_lod,
         timing: timing.as_str(),
         upload_bytes,
         full_record_bytes: n64 * timing.record_bytes() as u64,
@@ -667,6 +684,17 @@ fn table(r: &Report) -> String {
         r.run.height,
         r.run.frames
     );
+    if !r.lod_ratios.is_empty() {
+        s += &format!(
+            "LODs {:?}{}\n\n",
+            r.lod_ratios,
+            if r.far_tier {
+                ", and the far tier past them (cards)"
+            } else {
+                ""
+            }
+        );
+    }
     s += &format!(
         "{:>9} {:>14} {:>10} {:>9} {:>9} {:>11} {:>11} {:>7} {:>22}\n",
         "instances",

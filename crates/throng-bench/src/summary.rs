@@ -1,5 +1,5 @@
 //! The summary of a benchmark run (`throng bench summary DIR`): the figures of the JSON files
-//! `bench/gpu.sh` writes into DIR (render.json, field-*.json, runtime-*.json, steps.tsv,
+//! `bench/gpu.sh` writes into DIR (render.json, field-*.json, far.json, runtime-*.json, steps.tsv,
 //! meta.txt) as one JSON file and one Markdown table, for docs/benchmarks.md's "Figures from a
 //! real GPU". Missing or failed steps are listed as such; nothing is invented.
 
@@ -62,6 +62,7 @@ pub fn write(dir: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
         .iter()
         .filter_map(|n| read_json(dir, n).map(|v| (n.to_string(), v)))
         .collect();
+    let far = read_json(dir, "far.json");
     let steps = steps(dir);
     if render.is_none() && fields.is_empty() && runtimes.is_empty() && steps.is_empty() {
         anyhow::bail!(
@@ -122,6 +123,39 @@ pub fn write(dir: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
             );
         }
     }
+    if let Some(f) = &far {
+        md += &format!(
+            "\n**Far tier** ({}, LODs {} and cards past them, every instance in view, {}×{}; means of {} frames)\n\n",
+            f["asset"].as_str().unwrap_or("?"),
+            f["lod_ratios"],
+            f["width"],
+            f["height"],
+            f["frames"]
+        );
+        md += "| instances | path | frame ms | GPU ms | GPU × the first count | cards (main pass) |\n|---|---|---|---|---|---|\n";
+        let cases: Vec<&Value> = f["cases"].as_array().into_iter().flatten().collect();
+        let first = cases.first().and_then(|c| c["gpu_ms"].as_f64());
+        for c in &cases {
+            let ratio = c["gpu_ms"]
+                .as_f64()
+                .zip(first)
+                .filter(|(_, b)| *b > 0.0)
+                .map_or("–".into(), |(a, b)| format!("{:.2}", a / b));
+            let cards = c["instances_per_lod"]
+                .as_array()
+                .and_then(|l| l.last())
+                .map_or("–".into(), |v| v.to_string());
+            md += &format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                c["instances"],
+                c["path"].as_str().unwrap_or("?"),
+                ms(&c["frame_ms"]),
+                ms(&c["gpu_ms"]),
+                ratio,
+                cards
+            );
+        }
+    }
     if !runtimes.is_empty() {
         md += "\n**Runtime** (per frame)\n\n| mode | instances | changing | ms per frame | × memset |\n|---|---|---|---|---|\n";
         for (_, r) in &runtimes {
@@ -141,6 +175,7 @@ pub fn write(dir: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
         "steps": steps.iter().map(|(n, st, s)| json!({"step": n, "status": st, "seconds": s})).collect::<Vec<_>>(),
         "render": render,
         "fields": fields.iter().map(|(n, v)| json!({"file": n, "report": v})).collect::<Vec<_>>(),
+        "far": far,
         "runtime": runtimes.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>(),
     });
     let json_path = dir.join("gpu-bench.json");

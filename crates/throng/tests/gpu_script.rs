@@ -1,5 +1,6 @@
 //! `bench/gpu.sh --dry-run --fast` end to end on whatever adapter exists (lavapipe in CI): every
-//! step passes within its time limit, and the summary holds the path, field and runtime tables.
+//! step passes within its time limit, and the summary holds the path, field, far-tier and runtime
+//! tables.
 
 #[test]
 fn gpu_bench_script_dry_run_writes_its_summary() {
@@ -18,7 +19,14 @@ fn gpu_bench_script_dry_run_writes_its_summary() {
         .expect("run bash");
     let steps = std::fs::read_to_string(out.join("steps.tsv")).unwrap_or_default();
     assert!(status.success(), "bench/gpu.sh failed; steps:\n{steps}");
-    for step in ["render", "field-500", "runtime-cpu", "runtime-gpu", "demo"] {
+    for step in [
+        "render",
+        "field-500",
+        "far",
+        "runtime-cpu",
+        "runtime-gpu",
+        "demo",
+    ] {
         assert!(
             steps
                 .lines()
@@ -27,7 +35,13 @@ fn gpu_bench_script_dry_run_writes_its_summary() {
         );
     }
     let md = std::fs::read_to_string(out.join("gpu-bench.md")).expect("gpu-bench.md");
-    for table in ["**Paths**", "**Field**", "**Runtime**", "| 4 | texture |"] {
+    for table in [
+        "**Paths**",
+        "**Field**",
+        "**Far tier**",
+        "**Runtime**",
+        "| 4 | texture |",
+    ] {
         assert!(md.contains(table), "{table} missing from:\n{md}");
     }
     let json: serde_json::Value =

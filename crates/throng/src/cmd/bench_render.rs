@@ -82,6 +82,11 @@ pub struct Args {
     /// last repeats; default every frame). The built-in fox has no LODs: `2` halves its work.
     #[arg(long, value_parser = shared::parse_palette_refresh, value_name = "N,N,...")]
     pub palette_refresh: Option<[u32; 4]>,
+    /// LOD index-count ratios of the path comparison's in-memory bake (a source or the
+    /// built-in fox), e.g. `0.5,0.25,0.1`; with LODs the bake has a far tier past them, which
+    /// the frames draw (bench/gpu.sh's far-tier step). Default: no LODs.
+    #[arg(long, value_delimiter = ',', value_parser = shared::parse_lod, value_name = "R,R,...", conflicts_with_all = ["field", "cpu_cull"])]
+    pub lods: Vec<f32>,
 }
 
 /// The benchmark's options from the flags (every path name was checked by the parser).
@@ -101,6 +106,7 @@ fn options(args: &Args) -> RenderBenchOptions {
             .filter_map(|p| BenchPath::from_name(p))
             .collect(),
         palette_refresh: args.palette_refresh,
+        lods: args.lods.clone(),
     }
 }
 

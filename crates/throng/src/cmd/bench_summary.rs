@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The folder `bench/gpu.sh` wrote (render.json, field-*.json, runtime-*.json, steps.tsv).
+    /// The folder `bench/gpu.sh` wrote (render.json, field-*.json, far.json, runtime-*.json, steps.tsv).
     pub dir: PathBuf,
 }
 
