@@ -10,6 +10,8 @@
 //! `THRONG_WRITE_FIDELITY=1 cargo test --release -p throng-bake --test fidelity_report` writes
 //! the table anew (then read the diff).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use throng_bake::verify::{verify_between, BetweenSamples};
@@ -25,39 +27,11 @@ fn table_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fidelity_report.tsv")
 }
 
-fn import(name: &str) -> Option<throng_anim::Model> {
-    let p = throng_testdata::asset(name)?;
-    Some(throng_gltf::import(&p).unwrap_or_else(|e| panic!("{name}: {e}")))
-}
-
-/// The characters: each shared keyframed one, kaykit's with its movement clips.
-fn characters() -> Vec<(String, throng_anim::Model)> {
-    let mut out: Vec<(String, throng_anim::Model)> = [
-        "Fox.glb",
-        "CesiumMan.glb",
-        "Quaternius_Enemy.glb",
-        "Quaternius_MantaRay.glb",
-        "RiggedFigure.glb",
-        "kenney/character.glb",
-    ]
-    .iter()
-    .filter_map(|n| import(n).map(|m| (n.to_string(), m)))
-    .collect();
-    if let (Some(mut manny), Some(anims)) = (
-        import("kaykit/manny_med_mod.gltf"),
-        import("kaykit/Med_MovementBasic.glb"),
-    ) {
-        throng_gltf::import_clips_from(&mut manny, &anims, "Med_MovementBasic.glb");
-        out.push(("kaykit/manny+Med_MovementBasic".into(), manny));
-    }
-    out
-}
-
 /// One line of the table: asset, clip, rows, bytes per bone per second, largest and p99 error
 /// (of the diagonal), shell max and p99 (file units).
 fn measure() -> Vec<(String, [f64; 6])> {
     let mut lines = Vec::new();
-    for (name, model) in characters() {
+    for (name, model) in common::keyframed_characters() {
         let mut o = BakeOptions {
             source_name: name.clone(),
             sampling: Sampling::MaxError(MaxError::Relative(1e-4)),

@@ -27,6 +27,8 @@
 //! LINEAR-keyed clips below 480 rows a second, since a key's corner falls between them
 //! (docs/benchmarks.md "Catmull-Rom against linear rows").
 
+mod common;
+
 use glam::{Mat4, Vec3};
 use throng_anim::Poser;
 use throng_bake::budget::{Clusters, Job};
@@ -142,31 +144,6 @@ fn pieces(
     (rows, missed)
 }
 
-/// The characters of `tests/fidelity_report.rs`: each shared keyframed one, kaykit's with its
-/// movement clips.
-fn characters() -> Vec<(String, throng_anim::Model)> {
-    let import = |name: &str| {
-        let p = throng_testdata::asset(name).unwrap_or_else(|| panic!("{name} is missing"));
-        throng_gltf::import(&p).unwrap_or_else(|e| panic!("{name}: {e}"))
-    };
-    let mut out: Vec<(String, throng_anim::Model)> = [
-        "Fox.glb",
-        "CesiumMan.glb",
-        "Quaternius_Enemy.glb",
-        "Quaternius_MantaRay.glb",
-        "RiggedFigure.glb",
-        "kenney/character.glb",
-    ]
-    .iter()
-    .map(|n| (n.to_string(), import(n)))
-    .collect();
-    let mut manny = import("kaykit/manny_med_mod.gltf");
-    let anims = import("kaykit/Med_MovementBasic.glb");
-    throng_gltf::import_clips_from(&mut manny, &anims, "Med_MovementBasic.glb");
-    out.push(("kaykit/manny+Med_MovementBasic".into(), manny));
-    out
-}
-
 #[test]
 #[ignore = "a measurement (prints a table); seconds on two cores"]
 fn rows_per_joint_against_shared_rows() {
@@ -184,7 +161,7 @@ fn rows_per_joint_against_shared_rows() {
         "B/b/s",
         "miss"
     );
-    for (name, model) in characters() {
+    for (name, model) in common::keyframed_characters() {
         let name = name.as_str();
         let options = BakeOptions {
             source_name: name.into(),

@@ -1,4 +1,5 @@
-//! Hand-built models for tests that need exact control over the rig.
+//! Hand-built models for tests that need exact control over the rig, and the shared keyframed
+//! characters the fidelity measurements read.
 #![allow(dead_code)]
 
 use glam::{Mat4, Quat, Vec3};
@@ -239,4 +240,35 @@ pub fn chain_glb(nodes: usize) -> Vec<u8> {
         r#""bufferViews":[{"buffer":0,"byteOffset":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":8},{"buffer":0,"byteOffset":44,"byteLength":32}],"accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]},{"bufferView":1,"componentType":5126,"count":2,"type":"SCALAR","min":[0],"max":[1]},{"bufferView":2,"componentType":5126,"count":2,"type":"VEC4"}],"animations":[{"channels":[{"sampler":0,"target":{"node":0,"path":"rotation"}}],"samplers":[{"input":1,"output":2}]}]}"#,
     );
     throng_testdata::glb::pack(json.as_bytes(), Some(&bin))
+}
+
+/// `THRONG_ASSETS/name` imported; `None` when the asset is missing (the caller decides whether
+/// that fails).
+pub fn import(name: &str) -> Option<Model> {
+    let p = throng_testdata::asset(name)?;
+    Some(throng_gltf::import(&p).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+/// The shared keyframed characters (the fidelity gate's table, `tests/joint_rates.rs`): each
+/// one found in `THRONG_ASSETS`, kaykit's Manny with its movement clips.
+pub fn keyframed_characters() -> Vec<(String, Model)> {
+    let mut out: Vec<(String, Model)> = [
+        "Fox.glb",
+        "CesiumMan.glb",
+        "Quaternius_Enemy.glb",
+        "Quaternius_MantaRay.glb",
+        "RiggedFigure.glb",
+        "kenney/character.glb",
+    ]
+    .iter()
+    .filter_map(|n| import(n).map(|m| (n.to_string(), m)))
+    .collect();
+    if let (Some(mut manny), Some(anims)) = (
+        import("kaykit/manny_med_mod.gltf"),
+        import("kaykit/Med_MovementBasic.glb"),
+    ) {
+        throng_gltf::import_clips_from(&mut manny, &anims, "Med_MovementBasic.glb");
+        out.push(("kaykit/manny+Med_MovementBasic".into(), manny));
+    }
+    out
 }
