@@ -27,7 +27,7 @@
 
 use bevy::camera::visibility::RenderLayers;
 use bevy::camera::MainPassResolutionOverride;
-use bevy::ecs::query::Has;
+use bevy::ecs::query::{Has, QueryItem};
 use bevy::math::primitives::ViewFrustum;
 use bevy::math::{Mat4, Vec3, Vec4};
 use bevy::pbr::LightEntity;
@@ -72,22 +72,23 @@ pub fn view_planes(clip_from_world: &Mat4, near: bool) -> [[f32; 4]; 6] {
     planes
 }
 
-/// The `CullView` of an extracted view (`near`: cull by its near plane; `pixel_test`: drop far
-/// cards whose screen box holds no pixel centre, see [`pixel_test`]).
-pub fn cull_view(view: &ExtractedView, near: bool, pixel_test: bool) -> CullView {
-    let clip = super::queue::clip_from_world(view);
+/// The `CullView` of an extracted view whose `clip_from_world` is `clip` (`near`: cull by its
+/// near plane; `one_sample`: a camera drawing its viewport at one sample a pixel, see
+/// [`one_sample_target`] — a perspective one drops far cards whose screen box holds no pixel
+/// centre; an orthographic camera's clip w is not its depth, which the rule divides by).
+pub fn cull_view(view: &ExtractedView, clip: &Mat4, near: bool, one_sample: bool) -> CullView {
     let ortho = view.clip_from_view.w_axis.w == 1.0;
     let eye = view.world_from_view.translation();
     let ppu = view.viewport.w as f32 * 0.5 * view.clip_from_view.y_axis.y.abs();
     CullView {
-        planes: view_planes(&clip, near),
+        planes: view_planes(clip, near),
         eye: Vec4::from((eye, ppu)).to_array(),
         ortho: ortho as u32,
         floor_view: u32::MAX,
         viewport: [view.viewport.z as f32, view.viewport.w as f32],
         light: [0.0, 0.0, 0.0, -1.0],
         clip_from_world: clip.to_cols_array_2d(),
-        pixel_test: pixel_test as u32,
+        pixel_test: (one_sample && !ortho) as u32,
         _pad: [0; 3],
     }
 }
@@ -226,15 +227,6 @@ fn storage(device: &RenderDevice, label: &str, bytes: u64, usage: BufferUsages) 
 /// What the culling pass reads of a render-world view: the view, its light (a shadow map's
 /// view), its camera's multisampling, and whether the camera jitters its projection (TAA) or
 /// draws its main pass at another resolution than its viewport.
-type CullViewItem<'a> = (
-    &'a ExtractedView,
-    Option<&'a LightEntity>,
-    Option<&'a Msaa>,
-    bool,
-    bool,
-);
-
-/// The render-world query whose items are [`CullViewItem`]s.
 type CullViewQuery = (
     &'static ExtractedView,
     Option<&'static LightEntity>,
@@ -243,16 +235,15 @@ type CullViewQuery = (
     Has<MainPassResolutionOverride>,
 );
 
-/// Whether a view's far cards may be dropped by the pixel-centre rule: a perspective camera
-/// drawing its viewport at one sample a pixel, through the projection the culling pass reads.
-/// Under MSAA a sample lies off its pixel's centre; a jittered projection or another main-pass
-/// resolution puts the centres elsewhere; an orthographic camera's clip w is not its depth.
-fn pixel_test(
-    view: &ExtractedView,
-    (light, msaa, jitter, resized): (bool, Option<&Msaa>, bool, bool),
-) -> bool {
-    let ortho = view.clip_from_view.w_axis.w == 1.0;
-    !light && msaa == Some(&Msaa::Off) && !jitter && !resized && !ortho
+/// One item of [`CullViewQuery`].
+type CullViewItem<'a> = QueryItem<'a, 'a, CullViewQuery>;
+
+/// Whether a view is a camera drawing its viewport at one sample a pixel through the projection
+/// the culling pass reads, so that a far card whose screen box holds no pixel centre makes no
+/// fragment: not under MSAA (a sample lies off its pixel's centre), nor with a jittered
+/// projection or another main-pass resolution (the centres lie elsewhere), nor a light's view.
+fn one_sample_target(light: bool, msaa: Option<&Msaa>, jitter: bool, resized: bool) -> bool {
+    !light && msaa == Some(&Msaa::Off) && !jitter && !resized
 }
 
 /// The views that may draw crowd `g` this frame: cameras first (perspective ones floor the
@@ -281,8 +272,9 @@ fn crowd_views(g: &CrowdGpu, views: &[CullViewItem]) -> Vec<ViewEntry> {
             retained: view.retained_view_entity,
             view: cull_view(
                 view,
+                &clip,
                 near,
-                pixel_test(view, (light.is_some(), msaa, jitter, resized)),
+                one_sample_target(light.is_some(), msaa, jitter, resized),
             ),
             light: light.is_some(),
             clip_from_world: clip,

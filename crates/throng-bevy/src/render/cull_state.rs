@@ -103,7 +103,7 @@ pub struct CullView {
     /// 1: a perspective camera drawing its viewport at one sample a pixel through this
     /// projection (no MSAA, no TAA jitter, no main-pass resolution override), so a far card
     /// whose screen box holds no pixel centre makes no fragment and is not listed
-    /// (throng-render's rule); 0 otherwise and for a light's view (`cull::pixel_test`).
+    /// (throng-render's rule); 0 otherwise and for a light's view (`cull::one_sample_target`).
     pub pixel_test: u32,
     pub _pad: [u32; 3],
 }
