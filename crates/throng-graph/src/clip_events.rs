@@ -14,9 +14,11 @@ use crate::motion::{fract, motion_weights};
 /// exact rule would find.
 const MARGIN: f64 = 1e-9;
 
-/// Normalised time (cycles) past which a state fires no clip events: the crossing rule counts
+/// Normalised time (cycles) past which a step fires no clip events: the crossing rule counts
 /// laps in f64, exactly only while a lap count plus one differs from it (below 2^53); 2^32
-/// cycles (136 years at a cycle a second) keeps every position it forms well inside that.
+/// cycles keeps every position it forms well inside that. Normalised times fold below 2^30
+/// (docs/graph.md "Time"), so only a runaway step (a long clock jump at a high speed) ends
+/// past it.
 pub const MAX_CYCLES: f64 = 4_294_967_296.0;
 
 /// The clip table's events for a step: per clip the runtime's crossing rule, and per state

@@ -6,6 +6,7 @@ use crate::clip_events::{ClipEvent, ClipSink, Tracks};
 use rayon::prelude::*;
 use throng_asset::ClipInfo;
 use throng_contract::{ClipFrames, FrameRef, InstanceRecord, Layer, RecordChanges, Records};
+use throng_runtime::{Clock, SECONDS_PER_TICK};
 
 use crate::error::GraphError;
 use crate::file::ParamKind;
@@ -44,7 +45,8 @@ pub struct GraphCrowd {
     dirty: Vec<bool>,
     chunk_changed: Vec<Vec<u32>>,
     changed: Vec<u32>,
-    time: f64,
+    /// Stepped time in whole ticks (docs/graph.md "Time").
+    clock: Clock,
 }
 
 impl GraphCrowd {
@@ -69,7 +71,7 @@ impl GraphCrowd {
             dirty: Vec::new(),
             chunk_changed: Vec::new(),
             changed: Vec::new(),
-            time: 0.0,
+            clock: Clock::new(),
             stride: graph.parameters.len().max(1),
             leaving: Leaving::new(&graph),
             graph,
@@ -91,9 +93,10 @@ impl GraphCrowd {
         self.machines.is_empty()
     }
 
-    /// Seconds stepped since creation.
+    /// Seconds stepped since creation, in whole clock ticks (2^20 a second: the sub-tick rest
+    /// of the steps waits for the next).
     pub fn time(&self) -> f64 {
-        self.time
+        self.clock.ticks() as f64 * SECONDS_PER_TICK
     }
 
     /// Grows (new instances in the entry state with default parameters, their records at the
@@ -311,9 +314,10 @@ impl GraphCrowd {
     }
 
     fn advance(&mut self, dt: f64, records: bool) {
-        let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
-        let t0 = self.time;
-        self.time += dt;
+        let t0 = self.time();
+        // whole ticks (the rest is carried to the next step); negative or non-finite is 0
+        let ticks = self.clock.advance(dt);
+        let dt = ticks as f64 * SECONDS_PER_TICK;
         let (g, leaving, frames, np) = (&self.graph, &self.leaving, &self.frames, self.stride);
         let tracks = &self.tracks;
         let with_clip_events = records && self.any_clip_events;
@@ -347,7 +351,7 @@ impl GraphCrowd {
                 {
                     let i = (c * CHUNK + k) as u32;
                     let clips = with_clip_events.then_some(&mut sink);
-                    if machine::step(g, leaving, m, p, dt, i, ev, clips) || *d {
+                    if machine::step(g, leaving, m, p, ticks, *d, i, ev, clips) || *d {
                         ch.push(i);
                         *d = false;
                     }
@@ -410,9 +414,10 @@ impl GraphCrowd {
         Ok((m.running != NONE).then(|| (m.running as usize, m.alpha())))
     }
 
-    /// The current state's normalised time (cycles since it was entered, plus the offset).
+    /// The current state's normalised time (cycles since it was entered, plus the offset;
+    /// past 2^30 cycles folded back by 2^29, docs/graph.md "Time").
     pub fn normalized_time(&self, i: usize) -> Result<f64, GraphError> {
-        Ok(self.machines[self.instance(i)?].cur_phase)
+        Ok(self.machines[self.instance(i)?].phase(0).to_f64())
     }
 
     /// Instances whose layers changed in the last step other than by the passing of time: a

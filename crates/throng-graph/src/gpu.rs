@@ -41,7 +41,7 @@ enum Plan {
 fn plan(g: &Graph, m: &Machine, p: &[f32]) -> (Plan, f32) {
     let s = &g.states[m.cur as usize];
     let speed = crate::machine::state_speed(s, p);
-    let phase = m.cur_phase;
+    let phase = m.phase(0).to_f64();
     if let Motion::Clip { clip, loop_mode } = &s.motion {
         let cycle = if *loop_mode == LoopMode::Loop {
             fract(phase)
@@ -144,7 +144,7 @@ impl GraphCrowd {
         let (plan, speed) = plan(g, m, p);
         out.push(PlaybackCommand::Speed(speed));
         if m.running != NONE {
-            if m.elapsed > 0.0 {
+            if m.elapsed > 0 {
                 // a running crossfade is left to run; the plan is sent when it ends
                 out.len = 0;
                 return out;
@@ -158,7 +158,7 @@ impl GraphCrowd {
             };
             out.push(PlaybackCommand::Crossfade {
                 clip,
-                seconds: m.duration as f32,
+                seconds: crate::time::span_seconds(m.length) as f32,
                 options: PlayOptions::at(time as f32).with_loop_mode(mode),
             });
             return out;

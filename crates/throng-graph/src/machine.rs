@@ -10,6 +10,7 @@ use crate::file::{DurationUnit, Interruption};
 use crate::graph::{Graph, Motion, State};
 use crate::ids::{EventId, StateId};
 use crate::motion::{fract, motion_weights};
+use crate::time::{self, Phase};
 
 /// No transition is running.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -25,17 +26,27 @@ const OUTGOING: usize = 2;
 /// states of up to four clips each.
 const CANDIDATES: usize = (OUTGOING + 1) * 4;
 
-/// One instance's state machine (64 B).
+/// Slot of the current state in [`Machine`]'s per-state arrays; outgoing state k is slot
+/// `1 + k`.
+const CUR: usize = 0;
+
+/// One instance's state machine (96 B). Its time is integer (crate::time): per shown state a
+/// [`Phase`] split into its fraction and whole words and a rate in cycles per tick, refreshed
+/// when a parameter is set or a transition fires; a running transition's elapsed ticks and
+/// length.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Machine {
-    /// Normalised time of the current state since it was entered (cycles, unwrapped).
-    pub cur_phase: f64,
-    /// Normalised times of the outgoing states.
-    pub out_phase: [f64; OUTGOING],
-    /// Seconds since the running transition fired.
-    pub elapsed: f64,
-    /// Its length, seconds (> 0 while one runs).
-    pub duration: f64,
+    /// Per slot (the current state, then the outgoing ones): the fraction of its normalised
+    /// time since it was entered, 2^-64 cycles.
+    frac: [u64; OUTGOING + 1],
+    /// Per slot, cycles per tick (2^-64 units) at the parameters of the last refresh.
+    rate: [u64; OUTGOING + 1],
+    /// The running transition's length, span units (2^-40 s; > 0 while one runs).
+    pub length: u64,
+    /// Per slot, whole cycles (the phase's whole part; folded past 2^30).
+    whole: [i32; OUTGOING + 1],
+    /// Ticks since the running transition fired (saturating).
+    pub elapsed: u32,
     /// The outgoing states' shares of the outgoing side (sum 1).
     pub out_weight: [f32; OUTGOING],
     /// The running transition, or [`NONE`].
@@ -54,10 +65,11 @@ pub(crate) struct Machine {
 impl Machine {
     pub fn new(entry: usize) -> Machine {
         Machine {
-            cur_phase: 0.0,
-            out_phase: [0.0; OUTGOING],
-            elapsed: 0.0,
-            duration: 0.0,
+            frac: [0; OUTGOING + 1],
+            rate: [0; OUTGOING + 1],
+            length: 0,
+            whole: [0; OUTGOING + 1],
+            elapsed: 0,
             out_weight: [0.0; OUTGOING],
             running: NONE,
             cur: entry as u16,
@@ -73,7 +85,48 @@ impl Machine {
         if self.out_n == 0 {
             1.0
         } else {
-            (self.elapsed / self.duration).clamp(0.0, 1.0) as f32
+            time::progress(self.elapsed, self.length)
+        }
+    }
+
+    /// The normalised time of slot `slot`.
+    pub fn phase(&self, slot: usize) -> Phase {
+        Phase {
+            whole: self.whole[slot],
+            frac: self.frac[slot],
+        }
+    }
+
+    fn set_phase(&mut self, slot: usize, p: Phase) {
+        self.whole[slot] = p.whole;
+        self.frac[slot] = p.frac;
+    }
+
+    /// Advances slot `slot` by `ticks` at its rate: its normalised time before and after,
+    /// as `f64`, the second unfolded (so a step that folds still reads as a forward step).
+    fn advance(&mut self, slot: usize, ticks: u64) -> (f64, f64) {
+        let mut p = self.phase(slot);
+        let ph0 = p.to_f64();
+        let folded = p.advance(ticks, self.rate[slot]);
+        self.set_phase(slot, p);
+        let ph1 = p.to_f64() + if folded { Phase::folded_by() } else { 0.0 };
+        (ph0, ph1)
+    }
+
+    /// The state shown in `slot`.
+    fn state(&self, slot: usize) -> usize {
+        if slot == CUR {
+            self.cur as usize
+        } else {
+            self.out_state[slot - 1] as usize
+        }
+    }
+
+    /// Recomputes every shown state's rate at parameters `p`: after a parameter was set or a
+    /// transition fired (the only times a rate can change).
+    pub fn refresh_rates(&mut self, g: &Graph, p: &[f32]) {
+        for slot in 0..=self.out_n as usize {
+            self.rate[slot] = state_rate(&g.states[self.state(slot)], p);
         }
     }
 }
@@ -134,15 +187,17 @@ pub struct GraphEvent {
     pub kind: EventKind,
 }
 
-/// Seconds one cycle of a state lasts at speed 1 with these parameters: the clip's duration,
-/// or a blend's weighted mean duration; 1 s for a zero-length motion.
-pub(crate) fn cycle_seconds(s: &State, p: &[f32]) -> f64 {
-    let mut d = 0.0;
-    motion_weights(&s.motion, p, |c, w| d += w as f64 * c.duration);
-    if d > 0.0 {
-        d
-    } else {
-        1.0
+/// How long one cycle of a state lasts at speed 1 with these parameters, span units
+/// (crate::time): the clip's duration, or a blend's weighted mean duration, each weight and
+/// duration made integer first; 1 s for a zero-length motion.
+pub(crate) fn cycle_span(s: &State, p: &[f32]) -> u64 {
+    let mut d = 0u128;
+    motion_weights(&s.motion, p, |c, w| {
+        d += time::weight_units(w) as u128 * time::span(c.duration) as u128;
+    });
+    match time::weighted_span(d) {
+        0 => time::span(1.0),
+        d => d,
     }
 }
 
@@ -154,19 +209,19 @@ pub(crate) fn state_speed(s: &State, p: &[f32]) -> f32 {
     (s.speed * mult).min(throng_runtime::MAX_SPEED)
 }
 
-/// Normalised time per second of a state.
-fn rate(s: &State, p: &[f32]) -> f64 {
-    state_speed(s, p) as f64 / cycle_seconds(s, p)
+/// Normalised time per tick of a state, 2^-64 units (crate::time::rate).
+fn state_rate(s: &State, p: &[f32]) -> u64 {
+    time::rate(state_speed(s, p), cycle_span(s, p))
 }
 
 /// Normalised time of `state` as the instance shows it (`None`: not shown).
-fn phase_of(m: &Machine, state: usize) -> Option<f64> {
+fn phase_of(m: &Machine, state: usize) -> Option<Phase> {
     if m.cur as usize == state {
-        return Some(m.cur_phase);
+        return Some(m.phase(CUR));
     }
     (0..m.out_n as usize)
         .find(|&k| m.out_state[k] as usize == state)
-        .map(|k| m.out_phase[k])
+        .map(|k| m.phase(1 + k))
 }
 
 /// Per state, the transitions that may leave it — its own and the any-state ones — in file
@@ -198,12 +253,13 @@ impl Leaving {
     }
 }
 
-/// Advances one instance by `dt` seconds and fires at most one transition; state events go to
-/// `events`, the clip events of the advance to `clips` when given (outgoing states first, then
-/// the current one; sorted by time, stably). Returns whether a transition fired or ended (the layers changed other than by
-/// time and parameters). The order (docs/graph.md "Evaluation"): every shown state's normalised time
-/// advances, a running transition that reached its length ends, then the transitions are tried
-/// in file order.
+/// Advances one instance by `ticks` clock ticks and fires at most one transition; state
+/// events go to `events`, the clip events of the advance to `clips` when given (outgoing
+/// states first, then the current one; sorted by time, stably). `dirty`: a parameter was set
+/// since the last step (the rates are refreshed first). Returns whether a transition fired or
+/// ended (the layers changed other than by time and parameters). The order (docs/graph.md
+/// "Evaluation"): every shown state's normalised time advances, a running transition that
+/// reached its length ends, then the transitions are tried in file order.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn step(
@@ -211,38 +267,41 @@ pub(crate) fn step(
     leaving: &Leaving,
     m: &mut Machine,
     p: &mut [f32],
-    dt: f64,
+    ticks: u64,
+    dirty: bool,
     instance: u32,
     events: &mut Vec<GraphEvent>,
     mut clips: Option<&mut ClipSink>,
 ) -> bool {
+    if dirty {
+        m.refresh_rates(g, p);
+    }
     let mut changed = false;
     let first = clips.as_ref().map_or(0, |c| c.out.len());
     for k in 0..m.out_n as usize {
-        let (state, ph0) = (m.out_state[k] as usize, m.out_phase[k]);
-        m.out_phase[k] += dt * rate(&g.states[state], p);
-        if let (Some(c), true) = (clips.as_deref_mut(), dt > 0.0) {
+        let state = m.out_state[k] as usize;
+        let (ph0, ph1) = m.advance(1 + k, ticks);
+        if let (Some(c), true) = (clips.as_deref_mut(), ticks > 0) {
             let fresh = m.fresh & (2 << k) != 0;
-            c.played(g, state, ph0, m.out_phase[k], fresh, p, instance);
+            c.played(g, state, ph0, ph1, fresh, p, instance);
         }
     }
-    let ph0 = m.cur_phase;
-    m.cur_phase += dt * rate(&g.states[m.cur as usize], p);
+    let (ph0, ph1) = m.advance(CUR, ticks);
     if let Some(c) = clips {
-        if dt > 0.0 {
+        if ticks > 0 {
             let fresh = m.fresh & FRESH_CURRENT != 0;
-            c.played(g, m.cur as usize, ph0, m.cur_phase, fresh, p, instance);
+            c.played(g, m.cur as usize, ph0, ph1, fresh, p, instance);
             // by time, as the runtime lists an instance's events (stable: ties keep layer
             // order); a handful of entries, sorted in place without allocating
             c.out[first..].sort_by(|a, b| a.time.total_cmp(&b.time));
         }
     }
-    if dt > 0.0 {
+    if ticks > 0 {
         m.fresh = 0;
     }
     if m.out_n > 0 {
-        m.elapsed += dt;
-        if m.elapsed >= m.duration {
+        m.elapsed = m.elapsed.saturating_add(ticks.min(u32::MAX as u64) as u32);
+        if time::reached(m.elapsed, m.length) {
             m.out_n = 0;
             m.running = NONE;
             changed = true;
@@ -281,7 +340,7 @@ pub(crate) fn step(
         }
         if let Some(e) = t.exit_time {
             match phase_of(m, from) {
-                Some(ph) if ph >= e => {}
+                Some(ph) if ph >= Phase::from_cycles(e) => {}
                 _ => continue,
             }
         }
@@ -307,10 +366,10 @@ fn fire(
     for &k in &t.triggers {
         p[k] = 0.0;
     }
-    let seconds = match t.unit {
-        DurationUnit::Seconds => t.duration,
-        DurationUnit::Normalized => t.duration * cycle_seconds(&g.states[from], p),
-    };
+    let length = time::transition_span(match t.unit {
+        DurationUnit::Seconds => time::span(t.duration),
+        DurationUnit::Normalized => time::cycles_span(t.duration, cycle_span(&g.states[from], p)),
+    });
     let old = m.cur as usize;
     if let Some(e) = g.states[old].on_exit {
         events.push(GraphEvent {
@@ -329,24 +388,24 @@ fn fire(
         });
     }
     let cur_fresh = m.fresh & FRESH_CURRENT != 0;
-    if seconds > 0.0 {
+    if length > 0 {
         if m.out_n == 0 {
             m.out_state[0] = m.cur;
-            m.out_phase[0] = m.cur_phase;
+            m.set_phase(1, m.phase(CUR));
             m.out_weight[0] = 1.0;
             m.out_n = 1;
             m.fresh = u8::from(cur_fresh) << 1;
         } else {
             // the shown mix becomes the outgoing side: its two heaviest states, renormalised
             let a = m.alpha();
-            let mut s = [(0u16, 0.0f64, 0.0f32); OUTGOING + 1];
+            let mut s = [(0u16, Phase::default(), 0.0f32); OUTGOING + 1];
             let mut fresh = [false; OUTGOING + 1];
             let n = m.out_n as usize;
             for (k, e) in s.iter_mut().enumerate().take(n) {
-                *e = (m.out_state[k], m.out_phase[k], m.out_weight[k] * (1.0 - a));
+                *e = (m.out_state[k], m.phase(1 + k), m.out_weight[k] * (1.0 - a));
                 fresh[k] = m.fresh & (2 << k) != 0;
             }
-            s[n] = (m.cur, m.cur_phase, a);
+            s[n] = (m.cur, m.phase(CUR), a);
             fresh[n] = cur_fresh;
             let total = n + 1;
             let keep = if total <= OUTGOING {
@@ -358,15 +417,15 @@ fn fire(
             m.fresh = 0;
             for (k, &i) in keep.iter().enumerate() {
                 m.out_state[k] = s[i].0;
-                m.out_phase[k] = s[i].1;
+                m.set_phase(1 + k, s[i].1);
                 m.out_weight[k] = if sum > 0.0 { s[i].2 / sum } else { 0.5 };
                 m.fresh |= u8::from(fresh[i]) << (1 + k);
             }
             m.out_n = OUTGOING as u8;
         }
         m.running = ti as u32;
-        m.elapsed = 0.0;
-        m.duration = seconds;
+        m.elapsed = 0;
+        m.length = length;
     } else {
         m.out_n = 0;
         m.running = NONE;
@@ -374,12 +433,14 @@ fn fire(
     }
     m.src = m.cur;
     m.cur = t.to as u16;
-    m.cur_phase = t.offset;
+    m.set_phase(CUR, Phase::from_cycles(t.offset));
     m.fresh |= FRESH_CURRENT;
+    // a new state shows, and the triggers it consumed may have been a rate's parameters
+    m.refresh_rates(g, p);
 }
 
 /// Indices of the two heaviest of three entries, in index order (ties go to the earlier).
-fn heaviest_two(s: &[(u16, f64, f32); OUTGOING + 1]) -> [usize; 2] {
+fn heaviest_two(s: &[(u16, Phase, f32); OUTGOING + 1]) -> [usize; 2] {
     // drop the lightest; of equal weights the later one is dropped
     let mut drop = 0;
     for i in 1..3 {
@@ -443,7 +504,7 @@ pub(crate) fn compose(g: &Graph, m: &Machine, p: &[f32]) -> LayerSet {
         push_layers(
             g,
             m.cur as usize,
-            m.cur_phase,
+            m.phase(CUR).to_f64(),
             1.0,
             p,
             &mut out.layers,
@@ -459,14 +520,22 @@ pub(crate) fn compose(g: &Graph, m: &Machine, p: &[f32]) -> LayerSet {
         push_layers(
             g,
             m.out_state[k] as usize,
-            m.out_phase[k],
+            m.phase(1 + k).to_f64(),
             share,
             p,
             &mut cand,
             &mut n,
         );
     }
-    push_layers(g, m.cur as usize, m.cur_phase, a, p, &mut cand, &mut n);
+    push_layers(
+        g,
+        m.cur as usize,
+        m.phase(CUR).to_f64(),
+        a,
+        p,
+        &mut cand,
+        &mut n,
+    );
     let mut out = LayerSet::default();
     if n <= MAX_LAYERS {
         out.layers[..n].copy_from_slice(&cand[..n]);

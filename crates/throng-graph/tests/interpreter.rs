@@ -498,6 +498,9 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize, Per
             plain[i].params[k] = v;
         }
         let dt = 1.0 / 120.0 + rng.unit() * (1.0 / 30.0 - 1.0 / 120.0);
+        // whole clock ticks (2^20 a second), the crowd's unit of time (docs/graph.md "Time"):
+        // the interpreter then steps the same time in f64
+        let dt = (dt * 1048576.0).round() / 1048576.0;
         crowd.step(dt);
         let mut want_events = Vec::new();
         let mut want_clip = Vec::new();

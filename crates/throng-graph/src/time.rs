@@ -1,0 +1,245 @@
+//! The graph's time in integers (docs/graph.md "Time"): what a step adds to a state's
+//! normalised time, and a transition's progress, are computed from whole clock ticks
+//! ([`throng_runtime::TICKS_PER_SECOND`] = 2^20 a second) with integer arithmetic only, so the
+//! same inputs give the same bits on any machine, a GPU pass included, and a state played at a
+//! steady rate for any length of time is exactly `ticks × rate` (no sum of rounded steps).
+//!
+//! Units:
+//! - [`Phase`]: normalised time (cycles) as a signed whole count and a 64-bit fraction;
+//! - a *rate*: cycles per tick in units of 2^-64 (`u64`; at most just under one cycle a tick,
+//!   about a million cycles a second);
+//! - a *span*: seconds in units of 2^-40 (`u64`, held below 2^23 s), for clip and cycle lengths
+//!   and transition lengths (2^-40 s is 2^-20 of a tick);
+//! - a weight: units of 2^-48, which hold every `f32` weight of 2^-24 or more exactly.
+
+use throng_runtime::TICKS_PER_SECOND;
+
+/// Bits of a span's fraction of a second.
+pub(crate) const SPAN_BITS: u32 = 40;
+/// A tick in span units: 2^(40 − 20).
+const SPAN_PER_TICK: u64 = (1u64 << SPAN_BITS) / TICKS_PER_SECOND;
+/// Bits of a weight's fraction.
+const WEIGHT_BITS: u32 = 48;
+/// Whole cycles past which a phase folds back by [`FOLD`].
+const FOLD_AT: i32 = 1 << 30;
+/// What a fold takes off: even, so a loop's fraction and a ping-pong's direction are kept, and
+/// smaller than [`FOLD_AT`], so a folded phase stays past every exit time and every one-shot's
+/// end (exit times and offsets are held to at most 2^29 cycles).
+const FOLD: i32 = 1 << 29;
+/// The largest whole part of a phase made from a number ([`Phase::from_cycles`]).
+const MAX_WHOLE: f64 = (1u32 << 29) as f64;
+/// The longest transition, seconds (as the runtime's crossfades): a transition's elapsed
+/// ticks are kept in a `u32`, which holds 4096 s.
+pub(crate) const MAX_TRANSITION_SECONDS: u64 = 2048;
+
+/// Normalised time: `whole + frac / 2^64` cycles, `whole` in [−2^29, 2^30) (a phase that
+/// reaches 2^30 whole cycles folds back by 2^29).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub(crate) struct Phase {
+    pub whole: i32,
+    pub frac: u64,
+}
+
+impl Phase {
+    /// The nearest phase at or below `x` cycles (non-finite counts as 0; the whole part held
+    /// within ±2^29).
+    pub fn from_cycles(x: f64) -> Phase {
+        if !x.is_finite() {
+            return Phase::default();
+        }
+        let x = x.clamp(-MAX_WHOLE, MAX_WHOLE);
+        let whole = x.floor();
+        // the fraction of an f64 is exact, and scaling by 2^64 only moves its exponent; the
+        // cast truncates what lies below 2^-64
+        let frac = ((x - whole) * 18_446_744_073_709_551_616.0) as u64;
+        Phase {
+            whole: whole as i32,
+            frac,
+        }
+    }
+
+    /// Cycles as an `f64` (what the layers and the clip events read).
+    pub fn to_f64(self) -> f64 {
+        self.whole as f64 + (self.frac >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// Adds `ticks × rate` exactly; returns whether the phase folded (then it is
+    /// [`Phase::folded_by`] cycles less than the sum).
+    pub fn advance(&mut self, ticks: u64, rate: u64) -> bool {
+        let add = ticks as u128 * rate as u128;
+        let frac = self.frac as u128 + (add & u64::MAX as u128);
+        self.frac = frac as u64;
+        let carry = (add >> 64) + (frac >> 64);
+        // a step adds at most 2^40 ticks × < 1 cycle: the sum fits an i64
+        let whole = self.whole as i64 + carry as i64;
+        if whole >= FOLD_AT as i64 {
+            let folds = (whole - FOLD_AT as i64) / FOLD as i64 + 1;
+            self.whole = (whole - folds * FOLD as i64) as i32;
+            true
+        } else {
+            self.whole = whole as i32;
+            false
+        }
+    }
+
+    /// Cycles a fold takes off.
+    pub fn folded_by() -> f64 {
+        FOLD as f64
+    }
+}
+
+/// `seconds` (finite, ≥ 0) as a span, rounded to the nearest unit and held below 2^63.
+pub(crate) fn span(seconds: f64) -> u64 {
+    if seconds.is_nan() || seconds <= 0.0 {
+        return 0;
+    }
+    (seconds * (1u64 << SPAN_BITS) as f64)
+        .round()
+        .min((1u64 << 63) as f64) as u64
+}
+
+/// A span as seconds (rounded to the nearest `f64`).
+pub(crate) fn span_seconds(s: u64) -> f64 {
+    s as f64 / (1u64 << SPAN_BITS) as f64
+}
+
+/// `w` (a weight in [0, 1]) in units of 2^-48, rounded down: exact for weights of 2^-24 and
+/// more (an `f32` in that range is a multiple of 2^-47).
+pub(crate) fn weight_units(w: f32) -> u64 {
+    (w.clamp(0.0, 1.0) as f64 * (1u64 << WEIGHT_BITS) as f64) as u64
+}
+
+/// The span of `sum(weight_units(w) × span(d))` (the cycle of a blend), in span units.
+pub(crate) fn weighted_span(weighted: u128) -> u64 {
+    (weighted >> WEIGHT_BITS).min(u64::MAX as u128) as u64
+}
+
+/// Cycles per tick (units of 2^-64) of a state played at `speed` (≥ 0, finite) whose cycle
+/// lasts `cycle` span units (> 0): `floor(speed · 2^64 / (cycle / 2^20))`, rounded down from
+/// the exact quotient of the two numbers' bits, at most `u64::MAX`.
+pub(crate) fn rate(speed: f32, cycle: u64) -> u64 {
+    if speed.is_nan() || speed <= 0.0 || cycle == 0 {
+        return 0;
+    }
+    // speed = m · 2^e exactly, m < 2^24
+    let bits = speed.to_bits();
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let (m, e) = if exp == 0 {
+        ((bits & 0x7f_ffff) as u128, -149)
+    } else {
+        (((bits & 0x7f_ffff) | 0x80_0000) as u128, exp - 150)
+    };
+    // rate = m · 2^(e + 64 + 20) / cycle; the shift is at most 71 for speeds the runtime
+    // accepts (≤ 1000 < 2^10, so e ≤ -13), and a negative one drops what lies below the unit
+    let shift = e + 64 + (SPAN_BITS - 20) as i32;
+    let q = if shift >= 0 {
+        let shift = shift.min(100) as u32;
+        (m << shift) / cycle as u128
+    } else if shift > -128 {
+        (m >> (-shift) as u32) / cycle as u128
+    } else {
+        0
+    };
+    q.min(u64::MAX as u128) as u64
+}
+
+/// A transition's length in span units: its seconds (normalised lengths already multiplied by
+/// the cycle) held to [`MAX_TRANSITION_SECONDS`].
+pub(crate) fn transition_span(span: u64) -> u64 {
+    span.min(MAX_TRANSITION_SECONDS << SPAN_BITS)
+}
+
+/// `cycles` (≥ 0, finite) of a cycle `cycle` span units long, as a span (the cycles taken to
+/// 2^-32, the product rounded down).
+pub(crate) fn cycles_span(cycles: f64, cycle: u64) -> u64 {
+    if cycles.is_nan() || cycles <= 0.0 {
+        return 0;
+    }
+    let c = (cycles.min(MAX_WHOLE) * (1u64 << 32) as f64).round() as u128;
+    ((c * cycle as u128) >> 32).min(u64::MAX as u128) as u64
+}
+
+/// A transition's progress after `elapsed` ticks of `length` span units (> 0): `elapsed ·
+/// 2^20 / length` rounded down to a multiple of 2^-24, at most 1 (exact in `f32`).
+pub(crate) fn progress(elapsed: u32, length: u64) -> f32 {
+    if length == 0 {
+        return 1.0;
+    }
+    let done = (elapsed as u64 * SPAN_PER_TICK).min(length) as u128;
+    let q = (done << 24) / length as u128;
+    q as f32 * (1.0 / (1u32 << 24) as f32)
+}
+
+/// Whether `elapsed` ticks have reached `length` span units.
+pub(crate) fn reached(elapsed: u32, length: u64) -> bool {
+    elapsed as u64 * SPAN_PER_TICK >= length
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phases_round_trip_and_order() {
+        for x in [0.0, 0.25, 1.5, -0.5, -2.75, 1234.125, 3.0e8] {
+            let p = Phase::from_cycles(x);
+            assert_eq!(p.to_f64(), x, "{x}");
+        }
+        assert!(Phase::from_cycles(-0.5) < Phase::from_cycles(0.0));
+        assert!(Phase::from_cycles(1.0) > Phase::from_cycles(0.999));
+        assert_eq!(Phase::from_cycles(f64::NAN), Phase::default());
+        assert_eq!(Phase::from_cycles(1e30).whole, 1 << 29);
+    }
+
+    #[test]
+    fn a_steady_rate_is_ticks_times_rate() {
+        // one cycle per second: 2^44 units a tick
+        let r = rate(1.0, span(1.0));
+        assert_eq!(r, 1u64 << 44);
+        let mut p = Phase::default();
+        let mut ticks = 0u64;
+        for k in 0..1000u64 {
+            let t = 17_476 + k % 3;
+            p.advance(t, r);
+            ticks += t;
+        }
+        let want = ticks as u128 * r as u128;
+        assert_eq!(p.whole as u128, want >> 64);
+        assert_eq!(p.frac as u128, want & u64::MAX as u128);
+    }
+
+    #[test]
+    fn a_fold_keeps_the_fraction_and_the_parity() {
+        let mut p = Phase {
+            whole: (1 << 30) - 1,
+            frac: 3 << 62,
+        };
+        let folded = p.advance(1, 1 << 63);
+        assert!(folded);
+        assert_eq!(p.whole, (1 << 30) - (1 << 29));
+        assert_eq!(p.frac, 1 << 62);
+    }
+
+    #[test]
+    fn rates_against_the_quotient() {
+        // 1.5 cycles of a 0.8 s clip per second, per tick
+        let want = 1.5 / 0.8 / TICKS_PER_SECOND as f64;
+        let got = rate(1.5, span(0.8)) as f64 / 2f64.powi(64);
+        assert!((got / want - 1.0).abs() < 1e-9, "{got} {want}");
+        assert_eq!(rate(0.0, span(1.0)), 0);
+        assert_eq!(rate(1000.0, 1), u64::MAX);
+        assert!(rate(f32::from_bits(1), span(1.0)) == 0);
+    }
+
+    #[test]
+    fn progress_is_exact_at_the_ends() {
+        let len = span(0.2);
+        assert_eq!(progress(0, len), 0.0);
+        assert_eq!(progress(u32::MAX, len), 1.0);
+        let half = (len / 2 / SPAN_PER_TICK) as u32;
+        // within a tick of the middle (a tick is 1 / 209,715 of 0.2 s)
+        assert!((progress(half, len) - 0.5).abs() < 5e-6);
+        assert!(!reached(half, len));
+        assert!(reached((len / SPAN_PER_TICK) as u32 + 1, len));
+    }
+}
