@@ -11,6 +11,8 @@
 //!   [`RecordChanges`]), what a runtime hands a renderer;
 //! - [`gpu_timed`]: the GPU-timed 56 B [`GpuInstanceRecord`], the clock unit, and
 //!   [`gpu_layers`], the line-by-line CPU twin of its shader;
+//! - [`graph_time`]: animation graphs' time in integers (normalised time as a [`graph_time::Phase`],
+//!   rates in cycles per tick, transition lengths), with the WGSL twin `throng::graph_time`;
 //! - [`clip_table`]: the clip table in its GPU form ([`GpuClip`]);
 //! - [`limits`]: rows, clips, layers, influences, each with its reason;
 //! - [`live`]: live poses' [`SkinMatrix`] and the palette path's refresh rule;
@@ -18,7 +20,8 @@
 //!   skin matrix and an anchor's transform are uploaded as;
 //! - [`appearance`]: the 16 B per-instance [`Appearance`] (tint, variant, parts, props) beside
 //!   the record;
-//! - [`wgsl`]: the WGSL twins (`throng::playback`, generated `throng::constants`).
+//! - [`wgsl`]: the WGSL twins (`throng::playback`, `throng::graph_time`, generated
+//!   `throng::constants`).
 //!
 //! Depends on glam, bytemuck and serde only (clap with the `clap` feature). Units: seconds,
 //! file units, radians; matrices column-major.
@@ -27,6 +30,7 @@ pub mod affine;
 pub mod appearance;
 pub mod clip_table;
 pub mod gpu_timed;
+pub mod graph_time;
 pub mod limits;
 pub mod live;
 pub mod names;

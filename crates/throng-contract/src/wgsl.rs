@@ -7,7 +7,9 @@
 //!   time rules' GPU twin and the GPU-timed record's arithmetic. Pure functions, no bindings;
 //! - `throng::live` (`shaders/live.wgsl`): the palette state constants and the refresh rule
 //!   of update-rate LOD ([`crate::live`]);
-//! - `throng::appearance` (`shaders/appearance.wgsl`): the per-instance appearance.
+//! - `throng::appearance` (`shaders/appearance.wgsl`): the per-instance appearance;
+//! - `throng::graph_time` (`shaders/graph_time.wgsl`): animation graphs' integer time, the twin
+//!   of [`crate::graph_time`].
 
 use crate::gpu_timed::*;
 
@@ -99,6 +101,16 @@ pub fn appearance_module() -> Module {
     }
 }
 
+/// `throng::graph_time` (`shaders/graph_time.wgsl`): animation graphs' integer time, the twin
+/// of [`crate::graph_time`]. Pure functions, no bindings.
+pub fn graph_time_module() -> Module {
+    Module {
+        import_path: "throng::graph_time",
+        file: "crates/throng-contract/shaders/graph_time.wgsl",
+        source: include_str!("../shaders/graph_time.wgsl").to_string(),
+    }
+}
+
 /// Every module of the contract, dependencies first.
 pub fn modules() -> Vec<Module> {
     vec![
@@ -106,6 +118,7 @@ pub fn modules() -> Vec<Module> {
         playback_module(),
         live_module(),
         appearance_module(),
+        graph_time_module(),
     ]
 }
 

@@ -158,7 +158,7 @@ impl GraphCrowd {
             };
             out.push(PlaybackCommand::Crossfade {
                 clip,
-                seconds: crate::time::span_seconds(m.length) as f32,
+                seconds: throng_contract::graph_time::span_seconds(m.length) as f32,
                 options: PlayOptions::at(time as f32).with_loop_mode(mode),
             });
             return out;

@@ -29,7 +29,6 @@ mod graph;
 mod ids;
 mod machine;
 mod motion;
-mod time;
 
 /// The built-in fox's locomotion graph (`graphs/demo-fox-locomotion.json`): idle, a walk/run
 /// blend space by `speed`, and `sit` on a trigger; `throng demo` drives its crowd with it.

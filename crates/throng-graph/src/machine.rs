@@ -10,7 +10,7 @@ use crate::file::{DurationUnit, Interruption};
 use crate::graph::{Graph, Motion, State};
 use crate::ids::{EventId, StateId};
 use crate::motion::{fract, motion_weights};
-use crate::time::{self, Phase};
+use throng_contract::graph_time::{self as time, Phase};
 
 /// No transition is running.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -30,7 +30,8 @@ const CANDIDATES: usize = (OUTGOING + 1) * 4;
 /// `1 + k`.
 const CUR: usize = 0;
 
-/// One instance's state machine (96 B). Its time is integer (crate::time): per shown state a
+/// One instance's state machine (96 B). Its time is integer (`throng_contract::graph_time`):
+/// per shown state a
 /// [`Phase`] split into its fraction and whole words and a rate in cycles per tick, refreshed
 /// when a parameter is set or a transition fires; a running transition's elapsed ticks and
 /// length.
@@ -188,17 +189,14 @@ pub struct GraphEvent {
 }
 
 /// How long one cycle of a state lasts at speed 1 with these parameters, span units
-/// (crate::time): the clip's duration, or a blend's weighted mean duration, each weight and
-/// duration made integer first; 1 s for a zero-length motion.
+/// (`throng_contract::graph_time`): the clip's duration, or a blend's weighted mean duration,
+/// each weight and duration made integer first; 1 s for a zero-length motion.
 pub(crate) fn cycle_span(s: &State, p: &[f32]) -> u64 {
-    let mut d = 0u128;
+    let mut sum = 0u128;
     motion_weights(&s.motion, p, |c, w| {
-        d += time::weight_units(w) as u128 * time::span(c.duration) as u128;
+        sum += time::weighted(w, time::span(c.duration))
     });
-    match time::weighted_span(d) {
-        0 => time::span(1.0),
-        d => d,
-    }
+    time::cycle_span(sum)
 }
 
 /// A state's speed factor at these parameters: its `speed` times its speed parameter
@@ -209,7 +207,7 @@ pub(crate) fn state_speed(s: &State, p: &[f32]) -> f32 {
     (s.speed * mult).min(throng_runtime::MAX_SPEED)
 }
 
-/// Normalised time per tick of a state, 2^-64 units (crate::time::rate).
+/// Normalised time per tick of a state, 2^-64 units (`graph_time::rate`).
 fn state_rate(s: &State, p: &[f32]) -> u64 {
     time::rate(state_speed(s, p), cycle_span(s, p))
 }
@@ -368,7 +366,10 @@ fn fire(
     }
     let length = time::transition_span(match t.unit {
         DurationUnit::Seconds => time::span(t.duration),
-        DurationUnit::Normalized => time::cycles_span(t.duration, cycle_span(&g.states[from], p)),
+        DurationUnit::Normalized => time::cycles_span(
+            time::cycles_units(t.duration),
+            cycle_span(&g.states[from], p),
+        ),
     });
     let old = m.cur as usize;
     if let Some(e) = g.states[old].on_exit {

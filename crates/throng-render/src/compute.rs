@@ -336,3 +336,49 @@ pub fn far_on_gpu(
         })
         .collect())
 }
+
+/// One case of [`graph_time_on_gpu`] (26 words; the layout of `GraphTimeCase` in
+/// `shaders/graph_time_compute.wgsl`): the inputs of every function of
+/// `throng_contract::graph_time`'s WGSL twin.
+pub type GraphTimeCase = [u32; 26];
+
+/// What `cs_graph_time` gives for one case (24 words, `GraphTimeOut`).
+pub type GraphTimeOut = [u32; 24];
+
+/// Runs every function of WGSL `throng::graph_time` on each case and reads the results back:
+/// the GPU side of `throng_contract::graph_time`'s twin test.
+pub fn graph_time_on_gpu(
+    gpu: &Gpu,
+    cases: &[GraphTimeCase],
+) -> Result<Vec<GraphTimeOut>, RenderError> {
+    let device = &gpu.device;
+    if cases.is_empty() {
+        return Ok(Vec::new());
+    }
+    let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("throng graph time cases"),
+        contents: bytemuck::cast_slice(cases),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let out_size = std::mem::size_of_val(&[[0u32; 24]]) as u64 * cases.len() as u64;
+    let out_buf = output_buffer(device, out_size);
+    let bgl = layouts::graph_time_compute(device);
+    let pipeline = compute_pipeline(device, Program::GraphTimeCompute, &bgl, "cs_graph_time")?;
+    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("throng graph time compute"),
+        layout: &bgl,
+        entries: &[
+            crate::bindings::buffer_entry(0, &input),
+            crate::bindings::buffer_entry(1, &out_buf),
+        ],
+    });
+    let bytes = run_and_read(
+        gpu,
+        &pipeline,
+        &bind,
+        cases.len() as u32,
+        &out_buf,
+        out_size,
+    )?;
+    Ok(bytemuck::pod_collect_to_vec(&bytes))
+}

@@ -417,6 +417,16 @@ pub(crate) fn far_compute(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     )
 }
 
+/// The graph time's compute twin ([`crate::shaders::Program::GraphTimeCompute`]): the cases and
+/// the output.
+pub(crate) fn graph_time_compute(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    layout(
+        device,
+        "throng graph time compute",
+        &[storage(0, COMPUTE, true), storage(1, COMPUTE, false)],
+    )
+}
+
 /// Group 0 of the far draw: [`crowd_draw_entries`] (culled) and the far tier: its two atlases,
 /// parameters, clips, row coordinates, variants' colour maps and tile rects. Its vertex stage
 /// binds 8 storage buffers, all the full mode asks of a device (`wgpu::Limits::default`); one

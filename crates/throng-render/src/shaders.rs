@@ -17,6 +17,7 @@
 //! | `throng::material` | throng-asset `shaders/material.wgsl` | a draw's material slots (own material, variants) and the slot of a variant |
 //! | `throng_render::frame` | `shaders/frame.wgsl` | camera, light, shadow map, per-draw uniform |
 //! | `throng::appearance` | throng-contract `shaders/appearance.wgsl` | per-instance tint, variant, part and prop masks |
+//! | `throng::graph_time` | throng-contract `shaders/graph_time.wgsl` | animation graphs' integer time, 64- and 128-bit integers as `u32` words |
 //! | `throng_render::appearance` | `shaders/appearance.wgsl` | the appearances' data texture |
 //! | `throng_render::mesh` | `shaders/mesh.wgsl` | material (variants) and fragment shading |
 //! | `throng_render::debug` | `shaders/debug.wgsl` | debug-view colours |
@@ -138,6 +139,8 @@ pub enum Program {
     RecordScatter,
     /// Compute twin of the far tier's card (`throng::far`): `cs_far`.
     FarCompute,
+    /// Compute twin of animation graphs' integer time (`throng::graph_time`): `cs_graph_time`.
+    GraphTimeCompute,
     /// The far tier's cards (docs/design.md §5 "Far tier"): `vs_far` + `fs_far` (main pass;
     /// with `motion`, `fs_far_motion` also writes the camera's motion) or `fs_far_shadow`,
     /// instances from the culling pass's far list; and the one-pixel cards, `vs_far_dot` +
@@ -273,6 +276,10 @@ impl Program {
                 "crates/throng-render/shaders/far_compute.wgsl",
                 include_str!("../shaders/far_compute.wgsl"),
             ),
+            Program::GraphTimeCompute => (
+                "crates/throng-render/shaders/graph_time_compute.wgsl",
+                include_str!("../shaders/graph_time_compute.wgsl"),
+            ),
             Program::FarDraw { .. } | Program::FarDrawDownlevel => (
                 "crates/throng-render/shaders/far_draw.wgsl",
                 include_str!("../shaders/far_draw.wgsl"),
@@ -362,6 +369,7 @@ impl Program {
             Program::AnchorsCompute { timing } => format!("anchors_compute-{timing}"),
             Program::RecordScatter => "record_scatter".into(),
             Program::FarCompute => "far_compute".into(),
+            Program::GraphTimeCompute => "graph_time_compute".into(),
             Program::FarDraw { timing, motion: m } => format!("far_draw-{timing}{}", motion(m)),
             Program::FarDrawDownlevel => "far_draw-downlevel".into(),
         }
@@ -494,7 +502,8 @@ impl Program {
             | Program::DepthPyramid
             | Program::Occlusion
             | Program::RecordScatter
-            | Program::FarCompute => (None, Skinning::Linear, None, false),
+            | Program::FarCompute
+            | Program::GraphTimeCompute => (None, Skinning::Linear, None, false),
         };
         if skinning == Skinning::DualQuat {
             match encoding {
@@ -620,6 +629,7 @@ pub fn all_programs() -> Vec<Program> {
         Program::Occlusion,
         Program::RecordScatter,
         Program::FarCompute,
+        Program::GraphTimeCompute,
         Program::FarDrawDownlevel,
     ];
     for timing in Timing::ALL {

@@ -1,8 +1,14 @@
-//! The graph's time in integers (docs/graph.md "Time"): what a step adds to a state's
+//! Animation graphs' time in integers (docs/graph.md "Time"): what a step adds to a state's
 //! normalised time, and a transition's progress, are computed from whole clock ticks
-//! ([`throng_runtime::TICKS_PER_SECOND`] = 2^20 a second) with integer arithmetic only, so the
-//! same inputs give the same bits on any machine, a GPU pass included, and a state played at a
-//! steady rate for any length of time is exactly `ticks × rate` (no sum of rounded steps).
+//! ([`TICKS_PER_SECOND`] = 2^20 a second) with integer arithmetic only, so the same inputs give
+//! the same bits on any machine, and a state played at a steady rate for any length of time is
+//! exactly `ticks × rate` (no sum of rounded steps).
+//!
+//! The functions a graph step calls every frame have a WGSL twin, `throng::graph_time`
+//! (`shaders/graph_time.wgsl`: 64- and 128-bit integers as `u32` words), equal to the bit
+//! (`throng-render/tests/graph_time_twin.rs`, on Vulkan and GL). Numbers made once when a graph
+//! is built ([`span`], [`cycles_units`], [`Phase::from_cycles`]) are CPU only: a GPU pass reads
+//! them from its buffers.
 //!
 //! Units:
 //! - [`Phase`]: normalised time (cycles) as a signed whole count and a 64-bit fraction;
@@ -12,10 +18,10 @@
 //!   and transition lengths (2^-40 s is 2^-20 of a tick);
 //! - a weight: units of 2^-48, which hold every `f32` weight of 2^-24 or more exactly.
 
-use throng_runtime::TICKS_PER_SECOND;
+use crate::gpu_timed::TICKS_PER_SECOND;
 
 /// Bits of a span's fraction of a second.
-pub(crate) const SPAN_BITS: u32 = 40;
+pub const SPAN_BITS: u32 = 40;
 /// A tick in span units: 2^(40 − 20).
 const SPAN_PER_TICK: u64 = (1u64 << SPAN_BITS) / TICKS_PER_SECOND;
 /// Bits of a weight's fraction.
@@ -30,12 +36,12 @@ const FOLD: i32 = 1 << 29;
 const MAX_WHOLE: f64 = (1u32 << 29) as f64;
 /// The longest transition, seconds (as the runtime's crossfades): a transition's elapsed
 /// ticks are kept in a `u32`, which holds 4096 s.
-pub(crate) const MAX_TRANSITION_SECONDS: u64 = 2048;
+pub const MAX_TRANSITION_SECONDS: u64 = 2048;
 
 /// Normalised time: `whole + frac / 2^64` cycles, `whole` in [−2^29, 2^30) (a phase that
 /// reaches 2^30 whole cycles folds back by 2^29).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub(crate) struct Phase {
+pub struct Phase {
     pub whole: i32,
     pub frac: u64,
 }
@@ -89,7 +95,7 @@ impl Phase {
 }
 
 /// `seconds` (finite, ≥ 0) as a span, rounded to the nearest unit and held below 2^63.
-pub(crate) fn span(seconds: f64) -> u64 {
+pub fn span(seconds: f64) -> u64 {
     if seconds.is_nan() || seconds <= 0.0 {
         return 0;
     }
@@ -99,25 +105,34 @@ pub(crate) fn span(seconds: f64) -> u64 {
 }
 
 /// A span as seconds (rounded to the nearest `f64`).
-pub(crate) fn span_seconds(s: u64) -> f64 {
+pub fn span_seconds(s: u64) -> f64 {
     s as f64 / (1u64 << SPAN_BITS) as f64
 }
 
 /// `w` (a weight in [0, 1]) in units of 2^-48, rounded down: exact for weights of 2^-24 and
 /// more (an `f32` in that range is a multiple of 2^-47).
-pub(crate) fn weight_units(w: f32) -> u64 {
+pub fn weight_units(w: f32) -> u64 {
     (w.clamp(0.0, 1.0) as f64 * (1u64 << WEIGHT_BITS) as f64) as u64
 }
 
-/// The span of `sum(weight_units(w) × span(d))` (the cycle of a blend), in span units.
-pub(crate) fn weighted_span(weighted: u128) -> u64 {
-    (weighted >> WEIGHT_BITS).min(u64::MAX as u128) as u64
+/// One clip's part of a cycle: `weight_units(w) × span(d)`, to be summed over a motion's clips.
+pub fn weighted(w: f32, span: u64) -> u128 {
+    weight_units(w) as u128 * span as u128
+}
+
+/// The cycle of a motion from the sum of its clips' [`weighted`] parts, span units: the
+/// weighted mean duration, or 1 s when it is 0 (a zero-length motion).
+pub fn cycle_span(sum: u128) -> u64 {
+    match (sum >> WEIGHT_BITS).min(u64::MAX as u128) as u64 {
+        0 => 1 << SPAN_BITS,
+        c => c,
+    }
 }
 
 /// Cycles per tick (units of 2^-64) of a state played at `speed` (≥ 0, finite) whose cycle
 /// lasts `cycle` span units (> 0): `floor(speed · 2^64 / (cycle / 2^20))`, rounded down from
 /// the exact quotient of the two numbers' bits, at most `u64::MAX`.
-pub(crate) fn rate(speed: f32, cycle: u64) -> u64 {
+pub fn rate(speed: f32, cycle: u64) -> u64 {
     if speed.is_nan() || speed <= 0.0 || cycle == 0 {
         return 0;
     }
@@ -145,23 +160,27 @@ pub(crate) fn rate(speed: f32, cycle: u64) -> u64 {
 
 /// A transition's length in span units: its seconds (normalised lengths already multiplied by
 /// the cycle) held to [`MAX_TRANSITION_SECONDS`].
-pub(crate) fn transition_span(span: u64) -> u64 {
+pub fn transition_span(span: u64) -> u64 {
     span.min(MAX_TRANSITION_SECONDS << SPAN_BITS)
 }
 
-/// `cycles` (≥ 0, finite) of a cycle `cycle` span units long, as a span (the cycles taken to
-/// 2^-32, the product rounded down).
-pub(crate) fn cycles_span(cycles: f64, cycle: u64) -> u64 {
+/// A normalised length (`cycles`, ≥ 0, finite) in units of 2^-32 cycles, rounded to nearest
+/// and held to 2^29 cycles: what [`cycles_span`] multiplies.
+pub fn cycles_units(cycles: f64) -> u64 {
     if cycles.is_nan() || cycles <= 0.0 {
         return 0;
     }
-    let c = (cycles.min(MAX_WHOLE) * (1u64 << 32) as f64).round() as u128;
-    ((c * cycle as u128) >> 32).min(u64::MAX as u128) as u64
+    (cycles.min(MAX_WHOLE) * (1u64 << 32) as f64).round() as u64
+}
+
+/// `units` ([`cycles_units`]) of a cycle `cycle` span units long, as a span (rounded down).
+pub fn cycles_span(units: u64, cycle: u64) -> u64 {
+    ((units as u128 * cycle as u128) >> 32).min(u64::MAX as u128) as u64
 }
 
 /// A transition's progress after `elapsed` ticks of `length` span units (> 0): `elapsed ·
 /// 2^20 / length` rounded down to a multiple of 2^-24, at most 1 (exact in `f32`).
-pub(crate) fn progress(elapsed: u32, length: u64) -> f32 {
+pub fn progress(elapsed: u32, length: u64) -> f32 {
     if length == 0 {
         return 1.0;
     }
@@ -171,7 +190,7 @@ pub(crate) fn progress(elapsed: u32, length: u64) -> f32 {
 }
 
 /// Whether `elapsed` ticks have reached `length` span units.
-pub(crate) fn reached(elapsed: u32, length: u64) -> bool {
+pub fn reached(elapsed: u32, length: u64) -> bool {
     elapsed as u64 * SPAN_PER_TICK >= length
 }
 

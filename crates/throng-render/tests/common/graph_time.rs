@@ -1,0 +1,291 @@
+//! The twin scenario of animation graphs' integer time (docs/graph.md "Time"), shared by
+//! `tests/graph_time_twin.rs` (the default backend) and `tests/graph_time_twin_gl.rs` (wgpu's
+//! GL backend): WGSL `throng::graph_time`, run by `compute::graph_time_on_gpu`, against
+//! `throng_contract::graph_time` on edge values and random bits. Equality is exact: both sides
+//! are integer arithmetic (the one float result, a transition's progress, is a multiple of
+//! 2^-24 made from an integer).
+
+use throng_contract::graph_time::{
+    cycle_span, cycles_span, progress, rate, reached, transition_span, weight_units, weighted,
+    Phase,
+};
+use throng_render::compute::{graph_time_on_gpu, GraphTimeCase, GraphTimeOut};
+
+/// SplitMix64.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+        v[(self.next() % v.len() as u64) as usize]
+    }
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    /// A u64 below 2^bits, often small, often near the top.
+    fn bits(&mut self, bits: u32) -> u64 {
+        let b = (self.next() % bits as u64) as u32 + 1;
+        let v = self.next() >> (64 - b);
+        match self.next() % 8 {
+            0 => 0,
+            1 => 1,
+            2 => (1u64 << (bits - 1)) | (v >> 1),
+            _ => v,
+        }
+    }
+}
+
+/// One case's inputs, as the test reads them back.
+#[derive(Debug, Clone, Copy)]
+struct Case {
+    speed: f32,
+    w: f32,
+    elapsed: u32,
+    whole: i32,
+    cycle: u64,
+    length: u64,
+    ticks: u64,
+    rate: u64,
+    frac: u64,
+    units: u64,
+    span: u64,
+    other_whole: i32,
+    w2: f32,
+    other_frac: u64,
+    span2: u64,
+}
+
+fn lo(v: u64) -> u32 {
+    v as u32
+}
+fn hi(v: u64) -> u32 {
+    (v >> 32) as u32
+}
+
+impl Case {
+    fn words(&self) -> GraphTimeCase {
+        [
+            self.speed.to_bits(),
+            self.w.to_bits(),
+            self.elapsed,
+            self.whole as u32,
+            lo(self.cycle),
+            hi(self.cycle),
+            lo(self.length),
+            hi(self.length),
+            lo(self.ticks),
+            hi(self.ticks),
+            lo(self.rate),
+            hi(self.rate),
+            lo(self.frac),
+            hi(self.frac),
+            lo(self.units),
+            hi(self.units),
+            lo(self.span),
+            hi(self.span),
+            self.other_whole as u32,
+            self.w2.to_bits(),
+            lo(self.other_frac),
+            hi(self.other_frac),
+            lo(self.span2),
+            hi(self.span2),
+            0,
+            0,
+        ]
+    }
+
+    /// What the CPU functions give, in the output's layout.
+    fn expected(&self) -> GraphTimeOut {
+        let mut o = [0u32; 24];
+        let put = |o: &mut [u32; 24], at: usize, v: u64| {
+            o[at] = lo(v);
+            o[at + 1] = hi(v);
+        };
+        put(&mut o, 0, weight_units(self.w));
+        let sum = weighted(self.w, self.span) + weighted(self.w2, self.span2);
+        put(&mut o, 2, cycle_span(sum));
+        put(&mut o, 4, rate(self.speed, self.cycle));
+        o[6] = progress(self.elapsed, self.length).to_bits();
+        o[7] = reached(self.elapsed, self.length) as u32;
+        put(&mut o, 8, transition_span(self.length));
+        put(&mut o, 10, cycles_span(self.units, self.cycle));
+        let mut p = Phase {
+            whole: self.whole,
+            frac: self.frac,
+        };
+        let before = p;
+        let folded = p.advance(self.ticks, self.rate);
+        put(&mut o, 12, p.frac);
+        o[14] = p.whole as u32;
+        o[15] = folded as u32;
+        let other = Phase {
+            whole: self.other_whole,
+            frac: self.other_frac,
+        };
+        o[16] = (before >= other) as u32;
+        let wt = weighted(self.w, self.span);
+        for k in 0..4 {
+            o[20 + k] = (wt >> (32 * k)) as u32;
+        }
+        o
+    }
+}
+
+/// Speeds: the ones a graph plays (0 to 1000), their edges, and any bits at all (NaN, infinity,
+/// negatives, subnormals).
+fn speed(r: &mut Rng) -> f32 {
+    match r.next() % 6 {
+        0 => r.pick(&[
+            0.0,
+            -0.0,
+            1.0,
+            1000.0,
+            f32::MIN_POSITIVE,
+            f32::from_bits(1),
+            f32::INFINITY,
+            f32::NAN,
+            -1.0,
+            1e-20,
+        ]),
+        1 => f32::from_bits(r.next() as u32),
+        2 => r.unit() * 1000.0,
+        _ => r.unit() * 4.0,
+    }
+}
+
+/// Weights: in [0, 1] mostly, their edges, tiny and subnormal ones, and out of range.
+fn weight(r: &mut Rng) -> f32 {
+    match r.next() % 6 {
+        0 => r.pick(&[
+            0.0,
+            1.0,
+            0.5,
+            2f32.powi(-24),
+            2f32.powi(-30),
+            f32::from_bits(5),
+            -0.25,
+            1.5,
+            f32::NAN,
+            1.0 - f32::EPSILON,
+        ]),
+        1 => f32::from_bits(r.next() as u32),
+        _ => r.unit(),
+    }
+}
+
+fn case(r: &mut Rng) -> Case {
+    // clip and cycle lengths: 1 ms to hours, as spans, and any 64 bits
+    let second = 1u64 << 40;
+    let cycle = match r.next() % 4 {
+        0 => r.pick(&[0, 1, second / 30, second, 10 * second, u64::MAX]),
+        1 => r.next(),
+        _ => (r.unit() as f64 * 10.0 * second as f64) as u64 + 1,
+    };
+    let length = match r.next() % 4 {
+        0 => r.pick(&[0, 1, second / 5, 2048 * second, 4096 * second, u64::MAX]),
+        1 => r.next(),
+        _ => r.bits(52),
+    };
+    let whole = match r.next() % 4 {
+        0 => r.pick(&[-(1 << 29), -1, 0, 1, (1 << 29), (1 << 30) - 1]),
+        _ => (r.next() % (3 << 29)) as i32 - (1 << 29),
+    };
+    let frac = r.next();
+    let (other_whole, other_frac) = match r.next() % 4 {
+        0 => (whole, frac),
+        1 => (whole, frac.wrapping_add(1)),
+        2 => (whole, frac.wrapping_sub(1)),
+        _ => ((r.next() % (3 << 29)) as i32 - (1 << 29), r.next()),
+    };
+    Case {
+        speed: speed(r),
+        w: weight(r),
+        elapsed: match r.next() % 4 {
+            0 => r.pick(&[0, 1, u32::MAX, 209_715, 1 << 31]),
+            _ => r.next() as u32 >> (r.next() % 32),
+        },
+        whole,
+        cycle,
+        length,
+        // the clock's longest step is 2^40 ticks
+        ticks: match r.next() % 4 {
+            0 => r.pick(&[0, 1, 17_476, 17_477, 1 << 40]),
+            _ => r.bits(41).min(1 << 40),
+        },
+        rate: match r.next() % 4 {
+            0 => r.pick(&[0, 1, 1 << 44, u64::MAX]),
+            _ => r.next() >> (r.next() % 64),
+        },
+        frac,
+        units: r.bits(62).min(1 << 61),
+        span: r.bits(63),
+        other_whole,
+        w2: weight(r),
+        other_frac,
+        span2: r.bits(63),
+    }
+}
+
+/// Runs 20,000 cases on `gpu` and compares every output word; `label` names the backend.
+pub fn graph_time_scenario(gpu: &throng_render::Gpu, label: &str) {
+    let mut r = Rng(0x6772_6170_6874);
+    let cases: Vec<Case> = (0..20_000).map(|_| case(&mut r)).collect();
+    let words: Vec<GraphTimeCase> = cases.iter().map(Case::words).collect();
+    let got = graph_time_on_gpu(gpu, &words).expect("graph time compute");
+    assert_eq!(got.len(), cases.len());
+    const NAMES: [&str; 24] = [
+        "weight_units",
+        "weight_units (high)",
+        "cycle_span",
+        "cycle_span (high)",
+        "rate",
+        "rate (high)",
+        "progress",
+        "reached",
+        "transition_span",
+        "transition_span (high)",
+        "cycles_span",
+        "cycles_span (high)",
+        "advance: frac",
+        "advance: frac (high)",
+        "advance: whole",
+        "advance: folded",
+        "phase >=",
+        "unused",
+        "unused",
+        "unused",
+        "weighted, word 0",
+        "weighted, word 1",
+        "weighted, word 2",
+        "weighted, word 3",
+    ];
+    let mut folded = 0;
+    let mut moved = 0;
+    for (i, (c, g)) in cases.iter().zip(&got).enumerate() {
+        let want = c.expected();
+        for k in 0..24 {
+            if (17..20).contains(&k) {
+                continue;
+            }
+            assert_eq!(
+                g[k], want[k],
+                "{label}: case {i}, {}: GPU {:#x}, CPU {:#x}; {c:?}",
+                NAMES[k], g[k], want[k]
+            );
+        }
+        folded += want[15] as usize;
+        moved += usize::from(want[4] != 0 || want[5] != 0);
+    }
+    // the cases reach the folds and the nonzero rates they are meant to
+    assert!(folded > 100, "{folded} folds");
+    assert!(moved > 5_000, "{moved} nonzero rates");
+    println!(
+        "{label}: {} cases of throng::graph_time equal their CPU twin ({folded} folds)",
+        cases.len()
+    );
+}
