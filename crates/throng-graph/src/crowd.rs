@@ -432,6 +432,23 @@ impl GraphCrowd {
         &self.machines[i]
     }
 
+    /// Instance `i`'s state machine in the GPU pass's layout
+    /// ([`crate::gpu_layout::MACHINE_WORDS`] words, `GraphMachine`), with its flag of a
+    /// parameter set since the last step.
+    pub fn machine_words(
+        &self,
+        i: usize,
+    ) -> Result<[u32; crate::gpu_layout::MACHINE_WORDS], GraphError> {
+        let i = self.instance(i)?;
+        Ok(self.machines[i].to_words(self.dirty[i]))
+    }
+
+    /// Instance `i`'s parameter values in declaration order (one unused slot for a graph
+    /// without parameters): what the GPU pass's parameter buffer holds for it.
+    pub fn parameter_values(&self, i: usize) -> Result<&[f32], GraphError> {
+        Ok(self.params_of(self.instance(i)?))
+    }
+
     pub(crate) fn params_of(&self, i: usize) -> &[f32] {
         &self.params[i * self.stride..(i + 1) * self.stride]
     }

@@ -25,6 +25,7 @@ mod dot;
 mod error;
 pub mod file;
 mod gpu;
+pub mod gpu_layout;
 mod graph;
 mod ids;
 mod machine;
@@ -42,6 +43,7 @@ pub use dot::to_dot;
 pub use error::{GraphError, Problem};
 pub use file::{DurationUnit, GraphFile, Interruption, ParamKind, FORMAT_VERSION};
 pub use gpu::{drive_gpu, Commands};
+pub use gpu_layout::GraphLayout;
 pub use graph::{
     ClipRef, Condition, Graph, Motion, Parameter, State, Test, Transition, MAX_INT, MAX_STATES,
 };

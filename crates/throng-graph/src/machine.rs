@@ -98,6 +98,11 @@ impl Machine {
         }
     }
 
+    /// The rate of slot `slot` (cycles per tick, 2^-64 units) as last refreshed.
+    pub fn rate_of(&self, slot: usize) -> u64 {
+        self.rate[slot]
+    }
+
     fn set_phase(&mut self, slot: usize, p: Phase) {
         self.whole[slot] = p.whole;
         self.frac[slot] = p.frac;

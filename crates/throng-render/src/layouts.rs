@@ -427,6 +427,24 @@ pub(crate) fn graph_time_compute(device: &wgpu::Device) -> wgpu::BindGroupLayout
     )
 }
 
+/// The graph step ([`crate::shaders::Program::GraphStep`]): its parameters, the graph's
+/// tables, the machines, the parameter values, the changes, the events and their count.
+pub(crate) fn graph_step(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    layout(
+        device,
+        "throng graph step",
+        &[
+            uniform(0, COMPUTE),
+            storage(1, COMPUTE, true),
+            storage(2, COMPUTE, false),
+            storage(3, COMPUTE, false),
+            storage(4, COMPUTE, true),
+            storage(5, COMPUTE, false),
+            storage(6, COMPUTE, false),
+        ],
+    )
+}
+
 /// Group 0 of the far draw: [`crowd_draw_entries`] (culled) and the far tier: its two atlases,
 /// parameters, clips, row coordinates, variants' colour maps and tile rects. Its vertex stage
 /// binds 8 storage buffers, all the full mode asks of a device (`wgpu::Limits::default`); one

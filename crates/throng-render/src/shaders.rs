@@ -141,6 +141,9 @@ pub enum Program {
     FarCompute,
     /// Compute twin of animation graphs' integer time (`throng::graph_time`): `cs_graph_time`.
     GraphTimeCompute,
+    /// Animation graphs stepped on the GPU (docs/graph.md "On the GPU"): `cs_graph_params` +
+    /// `cs_graph_step`.
+    GraphStep,
     /// The far tier's cards (docs/design.md §5 "Far tier"): `vs_far` + `fs_far` (main pass;
     /// with `motion`, `fs_far_motion` also writes the camera's motion) or `fs_far_shadow`,
     /// instances from the culling pass's far list; and the one-pixel cards, `vs_far_dot` +
@@ -280,6 +283,10 @@ impl Program {
                 "crates/throng-render/shaders/graph_time_compute.wgsl",
                 include_str!("../shaders/graph_time_compute.wgsl"),
             ),
+            Program::GraphStep => (
+                "crates/throng-render/shaders/graph_step.wgsl",
+                include_str!("../shaders/graph_step.wgsl"),
+            ),
             Program::FarDraw { .. } | Program::FarDrawDownlevel => (
                 "crates/throng-render/shaders/far_draw.wgsl",
                 include_str!("../shaders/far_draw.wgsl"),
@@ -370,6 +377,7 @@ impl Program {
             Program::RecordScatter => "record_scatter".into(),
             Program::FarCompute => "far_compute".into(),
             Program::GraphTimeCompute => "graph_time_compute".into(),
+            Program::GraphStep => "graph_step".into(),
             Program::FarDraw { timing, motion: m } => format!("far_draw-{timing}{}", motion(m)),
             Program::FarDrawDownlevel => "far_draw-downlevel".into(),
         }
@@ -503,7 +511,8 @@ impl Program {
             | Program::Occlusion
             | Program::RecordScatter
             | Program::FarCompute
-            | Program::GraphTimeCompute => (None, Skinning::Linear, None, false),
+            | Program::GraphTimeCompute
+            | Program::GraphStep => (None, Skinning::Linear, None, false),
         };
         if skinning == Skinning::DualQuat {
             match encoding {
@@ -630,6 +639,7 @@ pub fn all_programs() -> Vec<Program> {
         Program::RecordScatter,
         Program::FarCompute,
         Program::GraphTimeCompute,
+        Program::GraphStep,
         Program::FarDrawDownlevel,
     ];
     for timing in Timing::ALL {

@@ -1,0 +1,222 @@
+//! A graph and its crowd's state machines laid out as GPU buffers (docs/graph.md "On the
+//! GPU"), for a compute pass that steps every instance as [`crate::GraphCrowd::step`] does:
+//! `u32` words in the layouts of the WGSL structs `GraphState`, `GraphClip`,
+//! `GraphTransition`, `GraphCondition` and `GraphMachine` (throng-render
+//! `shaders/graph_step.wgsl`). Times are `throng_contract::graph_time`'s integers, made once
+//! here (clip spans, exit times, offsets, lengths), so the pass repeats the step to the bit.
+
+use throng_contract::graph_time::{self as time, Phase};
+
+use crate::file::{DurationUnit, Interruption};
+use crate::graph::{Graph, Motion, Test};
+use crate::machine::Machine;
+
+/// "None" in every index word (no speed parameter, no event, any state, no transition).
+pub const NONE: u32 = u32::MAX;
+/// Words of a `GraphState`.
+pub const STATE_WORDS: usize = 16;
+/// Words of a `GraphClip`.
+pub const CLIP_WORDS: usize = 4;
+/// Words of a `GraphTransition`.
+pub const TRANSITION_WORDS: usize = 18;
+/// Words of a `GraphCondition`.
+pub const CONDITION_WORDS: usize = 4;
+/// Words of a `GraphMachine` (the 96 B per-instance state).
+pub const MACHINE_WORDS: usize = 24;
+
+/// `GraphState.motion`.
+pub const MOTION_CLIP: u32 = 0;
+pub const MOTION_BLEND_1D: u32 = 1;
+pub const MOTION_BLEND_2D: u32 = 2;
+
+/// A graph as GPU tables (see the module docs); every table has at least one entry, as a
+/// storage binding may not be empty.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphLayout {
+    pub states: Vec<u32>,
+    pub clips: Vec<u32>,
+    /// Blend spaces' thresholds, axis after axis.
+    pub axes: Vec<f32>,
+    pub transitions: Vec<u32>,
+    pub conditions: Vec<u32>,
+    /// Per state the transitions that may leave it (docs/graph.md "Determinism and cost"),
+    /// and per transition its triggers.
+    pub lists: Vec<u32>,
+    /// Parameters per instance.
+    pub stride: u32,
+    /// The one speed limit, `throng_runtime::MAX_SPEED`.
+    pub max_speed: f32,
+}
+
+fn lo(v: u64) -> u32 {
+    v as u32
+}
+
+fn hi(v: u64) -> u32 {
+    (v >> 32) as u32
+}
+
+fn test_code(t: Test) -> (u32, f32) {
+    match t {
+        Test::Greater(c) => (0, c),
+        Test::Less(c) => (1, c),
+        Test::GreaterEq(c) => (2, c),
+        Test::LessEq(c) => (3, c),
+        Test::Equal(c) => (4, c),
+        Test::NotEqual(c) => (5, c),
+        Test::IsSet => (6, 0.0),
+        Test::IsClear => (7, 0.0),
+    }
+}
+
+/// `GraphTransition.interruption`.
+pub fn interruption_code(i: Interruption) -> u32 {
+    match i {
+        Interruption::None => 0,
+        Interruption::Source => 1,
+        Interruption::Target => 2,
+    }
+}
+
+impl GraphLayout {
+    pub fn new(g: &Graph) -> GraphLayout {
+        let mut l = GraphLayout {
+            states: Vec::with_capacity(g.states.len() * STATE_WORDS),
+            clips: Vec::new(),
+            axes: Vec::new(),
+            transitions: Vec::new(),
+            conditions: Vec::new(),
+            lists: Vec::new(),
+            stride: g.parameters.len().max(1) as u32,
+            max_speed: throng_runtime::MAX_SPEED,
+        };
+        for (s, state) in g.states.iter().enumerate() {
+            let clips_at = (l.clips.len() / CLIP_WORDS) as u32;
+            for c in state.motion.clips() {
+                let span = time::span(c.duration);
+                l.clips.extend([c.clip, 0, lo(span), hi(span)]);
+            }
+            let (motion, loop_mode, px, py) = match &state.motion {
+                Motion::Clip { loop_mode, .. } => (MOTION_CLIP, *loop_mode as u32, NONE, NONE),
+                Motion::Blend1d { parameter, .. } => (MOTION_BLEND_1D, 0, *parameter as u32, NONE),
+                Motion::Blend2d { x, y, .. } => (MOTION_BLEND_2D, 0, *x as u32, *y as u32),
+            };
+            let (xs, ys): (&[f32], &[f32]) = match &state.motion {
+                Motion::Clip { .. } => (&[], &[]),
+                Motion::Blend1d { at, .. } => (at, &[]),
+                Motion::Blend2d { xs, ys, .. } => (xs, ys),
+            };
+            let x_at = l.axes.len() as u32;
+            l.axes.extend_from_slice(xs);
+            let y_at = l.axes.len() as u32;
+            l.axes.extend_from_slice(ys);
+            let leaving_at = l.lists.len() as u32;
+            for (i, t) in g.transitions.iter().enumerate() {
+                if t.from.is_none() || t.from == Some(s) {
+                    l.lists.push(i as u32);
+                }
+            }
+            let leaving = l.lists.len() as u32 - leaving_at;
+            l.states.extend([
+                motion,
+                loop_mode,
+                clips_at,
+                state.motion.clips().len() as u32,
+                px,
+                py,
+                x_at,
+                xs.len() as u32,
+                y_at,
+                ys.len() as u32,
+                state.speed.to_bits(),
+                state.speed_parameter.map_or(NONE, |p| p as u32),
+                state.on_enter.map_or(NONE, |e| e.0),
+                state.on_exit.map_or(NONE, |e| e.0),
+                leaving_at,
+                leaving,
+            ]);
+        }
+        for t in &g.transitions {
+            let cond_at = (l.conditions.len() / CONDITION_WORDS) as u32;
+            for c in &t.conditions {
+                let (test, value) = test_code(c.test);
+                l.conditions
+                    .extend([c.parameter as u32, test, value.to_bits(), 0]);
+            }
+            let trig_at = l.lists.len() as u32;
+            l.lists.extend(t.triggers.iter().map(|&k| k as u32));
+            let exit = t.exit_time.map(Phase::from_cycles).unwrap_or_default();
+            let (length, unit) = match t.unit {
+                DurationUnit::Seconds => (time::span(t.duration), 0),
+                DurationUnit::Normalized => (time::cycles_units(t.duration), 1),
+            };
+            let offset = Phase::from_cycles(t.offset);
+            l.transitions.extend([
+                t.from.map_or(NONE, |f| f as u32),
+                t.to as u32,
+                cond_at,
+                t.conditions.len() as u32,
+                trig_at,
+                t.triggers.len() as u32,
+                u32::from(t.exit_time.is_some()),
+                exit.whole as u32,
+                lo(exit.frac),
+                hi(exit.frac),
+                lo(length),
+                hi(length),
+                unit,
+                interruption_code(t.interruption),
+                offset.whole as u32,
+                0,
+                lo(offset.frac),
+                hi(offset.frac),
+            ]);
+        }
+        // a storage binding holds at least one element
+        for (v, words) in [
+            (&mut l.clips, CLIP_WORDS),
+            (&mut l.transitions, TRANSITION_WORDS),
+            (&mut l.conditions, CONDITION_WORDS),
+        ] {
+            if v.is_empty() {
+                v.resize(words, 0);
+            }
+        }
+        if l.lists.is_empty() {
+            l.lists.push(0);
+        }
+        if l.axes.is_empty() {
+            l.axes.push(0.0);
+        }
+        l
+    }
+}
+
+impl Machine {
+    /// The machine in `GraphMachine`'s layout: per slot the fraction's two words, per slot
+    /// the rate's, the length's, per slot the whole cycles, elapsed ticks, the outgoing
+    /// weights, the running transition, `cur | src << 16`, `out0 | out1 << 16`, and `out_n |
+    /// fresh << 8 | dirty << 16`.
+    pub(crate) fn to_words(self, dirty: bool) -> [u32; MACHINE_WORDS] {
+        let mut w = [0u32; MACHINE_WORDS];
+        for slot in 0..3 {
+            let p = self.phase(slot);
+            w[2 * slot] = lo(p.frac);
+            w[2 * slot + 1] = hi(p.frac);
+            let r = self.rate_of(slot);
+            w[6 + 2 * slot] = lo(r);
+            w[7 + 2 * slot] = hi(r);
+            w[14 + slot] = p.whole as u32;
+        }
+        w[12] = lo(self.length);
+        w[13] = hi(self.length);
+        w[17] = self.elapsed;
+        w[18] = self.out_weight[0].to_bits();
+        w[19] = self.out_weight[1].to_bits();
+        w[20] = self.running;
+        w[21] = self.cur as u32 | (self.src as u32) << 16;
+        w[22] = self.out_state[0] as u32 | (self.out_state[1] as u32) << 16;
+        w[23] = self.out_n as u32 | (self.fresh as u32) << 8 | u32::from(dirty) << 16;
+        w
+    }
+}

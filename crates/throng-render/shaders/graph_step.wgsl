@@ -1,0 +1,485 @@
+// Animation graphs stepped on the GPU (docs/graph.md "On the GPU"): `cs_graph_params` applies a
+// frame's parameter changes (one entry each, the last per parameter kept by the CPU) and
+// flags their instances; `cs_graph_step` then steps every instance's state machine exactly as
+// throng_graph's CPU step does (crates/throng-graph/src/machine.rs, `step` and `fire`; clip
+// events and records are the CPU's for now), on the integer time of throng::graph_time, and
+// appends the state events it fires. Tested against the CPU step to the bit
+// (tests/graph_gpu.rs). The graph's tables (throng_graph::GraphLayout) share one word
+// buffer, at the offsets the parameters give, to keep within eight storage buffers.
+
+#import throng::graph_time::{Phase, weighted, cycle_span, rate, transition_span, cycles_span, progress, reached, phase_advance, phase_ge, add128}
+
+const NONE: u32 = 0xffffffffu;
+const STATE_WORDS: u32 = 16u;
+const CLIP_WORDS: u32 = 4u;
+const TRANSITION_WORDS: u32 = 18u;
+const CONDITION_WORDS: u32 = 4u;
+const MOTION_CLIP: u32 = 0u;
+const MOTION_BLEND_1D: u32 = 1u;
+const INTERRUPT_NONE: u32 = 0u;
+const INTERRUPT_SOURCE: u32 = 1u;
+const INTERRUPT_TARGET: u32 = 2u;
+const FRESH_CURRENT: u32 = 1u;
+const EVENT_ENTER: u32 = 0u;
+const EVENT_EXIT: u32 = 1u;
+
+struct GraphStepParams {
+    len: u32,
+    stride: u32,
+    ticks_lo: u32,
+    ticks_hi: u32,
+    changes: u32,
+    event_capacity: u32,
+    max_speed: f32,
+    states_at: u32,
+    clips_at: u32,
+    axes_at: u32,
+    transitions_at: u32,
+    conditions_at: u32,
+    lists_at: u32,
+    unused0: u32,
+    unused1: u32,
+    unused2: u32,
+}
+
+// 96 B per instance: throng_graph's `Machine::to_words`.
+struct GraphMachine {
+    frac: array<vec2<u32>, 3>,
+    rates: array<vec2<u32>, 3>,
+    length: vec2<u32>,
+    whole: array<i32, 3>,
+    elapsed: u32,
+    out_weight: array<f32, 2>,
+    running: u32,
+    // cur | src << 16
+    cur_src: u32,
+    // out_state[0] | out_state[1] << 16
+    out_states: u32,
+    // out_n | fresh << 8 | dirty << 16
+    flags: u32,
+}
+
+@group(0) @binding(0) var<uniform> u: GraphStepParams;
+@group(0) @binding(1) var<storage, read> graph: array<u32>;
+@group(0) @binding(2) var<storage, read_write> machines: array<GraphMachine>;
+@group(0) @binding(3) var<storage, read_write> params: array<f32>;
+// (instance, parameter, value bits, 0)
+@group(0) @binding(4) var<storage, read> changes: array<vec4<u32>>;
+// (instance, state, event, kind)
+@group(0) @binding(5) var<storage, read_write> events: array<vec4<u32>>;
+@group(0) @binding(6) var<storage, read_write> event_count: array<atomic<u32>>;
+
+// ---- the graph's tables ----
+
+fn state_word(s: u32, k: u32) -> u32 {
+    return graph[u.states_at + s * STATE_WORDS + k];
+}
+
+fn transition_word(t: u32, k: u32) -> u32 {
+    return graph[u.transitions_at + t * TRANSITION_WORDS + k];
+}
+
+fn axis(k: u32) -> f32 {
+    return bitcast<f32>(graph[u.axes_at + k]);
+}
+
+fn list(k: u32) -> u32 {
+    return graph[u.lists_at + k];
+}
+
+fn clip_span(state: u32, k: u32) -> vec2<u32> {
+    let at = u.clips_at + (state_word(state, 2u) + k) * CLIP_WORDS;
+    return vec2<u32>(graph[at + 2u], graph[at + 3u]);
+}
+
+// ---- per instance ----
+
+fn out_n(m: GraphMachine) -> u32 {
+    return m.flags & 0xffu;
+}
+
+fn fresh_bits(m: GraphMachine) -> u32 {
+    return (m.flags >> 8u) & 0xffu;
+}
+
+fn set_flags(m: ptr<function, GraphMachine>, n: u32, fresh: u32) {
+    (*m).flags = (n & 0xffu) | ((fresh & 0xffu) << 8u);
+}
+
+fn cur(m: GraphMachine) -> u32 {
+    return m.cur_src & 0xffffu;
+}
+
+fn src(m: GraphMachine) -> u32 {
+    return m.cur_src >> 16u;
+}
+
+fn out_state(m: GraphMachine, k: u32) -> u32 {
+    return (m.out_states >> (16u * k)) & 0xffffu;
+}
+
+fn set_out_state(m: ptr<function, GraphMachine>, k: u32, s: u32) {
+    let keep = (*m).out_states & ~(0xffffu << (16u * k));
+    (*m).out_states = keep | (s << (16u * k));
+}
+
+fn phase(m: GraphMachine, slot: u32) -> Phase {
+    return Phase(m.whole[slot], m.frac[slot]);
+}
+
+fn set_phase(m: ptr<function, GraphMachine>, slot: u32, p: Phase) {
+    (*m).whole[slot] = p.whole;
+    (*m).frac[slot] = p.frac;
+}
+
+fn slot_state(m: GraphMachine, slot: u32) -> u32 {
+    if slot == 0u {
+        return cur(m);
+    }
+    return out_state(m, slot - 1u);
+}
+
+fn param(base: u32, k: u32) -> f32 {
+    return params[base + k];
+}
+
+// ---- motions: what machine.rs's motion_weights gives, summed as cycle parts ----
+
+struct Segment {
+    i: u32,
+    j: u32,
+    w: f32,
+}
+
+fn segment(at: u32, n: u32, x: f32) -> Segment {
+    if n <= 1u || x <= axis(at) {
+        return Segment(0u, 0u, 0.0);
+    }
+    if x >= axis(at + n - 1u) {
+        return Segment(n - 1u, n - 1u, 0.0);
+    }
+    var i = 0u;
+    while axis(at + i + 1u) <= x {
+        i += 1u;
+    }
+    let a = axis(at + i);
+    return Segment(i, i + 1u, (x - a) / (axis(at + i + 1u) - a));
+}
+
+/// The cycle of state `s` at the parameters at `base`, span units (machine.rs `cycle_span`).
+fn cycle_of(s: u32, base: u32) -> vec2<u32> {
+    let motion = state_word(s, 0u);
+    var sum = vec4<u32>(0u);
+    if motion == MOTION_CLIP {
+        sum = weighted(1.0, clip_span(s, 0u));
+    } else if motion == MOTION_BLEND_1D {
+        let g = segment(state_word(s, 6u), state_word(s, 7u), param(base, state_word(s, 4u)));
+        if g.i == g.j {
+            sum = weighted(1.0, clip_span(s, g.i));
+        } else {
+            if 1.0 - g.w > 0.0 {
+                sum = add128(sum, weighted(1.0 - g.w, clip_span(s, g.i)));
+            }
+            if g.w > 0.0 {
+                sum = add128(sum, weighted(g.w, clip_span(s, g.j)));
+            }
+        }
+    } else {
+        let nx = state_word(s, 7u);
+        let gx = segment(state_word(s, 6u), nx, param(base, state_word(s, 4u)));
+        let gy = segment(state_word(s, 8u), state_word(s, 9u), param(base, state_word(s, 5u)));
+        // an axis outside its range (or with one value) has one entry at weight 1
+        var ax_i = array<u32, 2>(gx.i, gx.i);
+        var ax_w = array<f32, 2>(1.0, 0.0);
+        if gx.i != gx.j {
+            ax_i = array<u32, 2>(gx.i, gx.j);
+            ax_w = array<f32, 2>(1.0 - gx.w, gx.w);
+        }
+        var ay_i = array<u32, 2>(gy.i, gy.i);
+        var ay_w = array<f32, 2>(1.0, 0.0);
+        if gy.i != gy.j {
+            ay_i = array<u32, 2>(gy.i, gy.j);
+            ay_w = array<f32, 2>(1.0 - gy.w, gy.w);
+        }
+        for (var b = 0u; b < 2u; b += 1u) {
+            for (var a = 0u; a < 2u; a += 1u) {
+                let w = ax_w[a] * ay_w[b];
+                if w > 0.0 {
+                    sum = add128(sum, weighted(w, clip_span(s, ay_i[b] * nx + ax_i[a])));
+                }
+            }
+        }
+    }
+    return cycle_span(sum);
+}
+
+/// machine.rs `state_speed`.
+fn state_speed(s: u32, base: u32) -> f32 {
+    let sp = state_word(s, 11u);
+    var mult = 1.0;
+    if sp != NONE {
+        mult = max(param(base, sp), 0.0);
+    }
+    return min(bitcast<f32>(state_word(s, 10u)) * mult, u.max_speed);
+}
+
+fn refresh_rates(m: ptr<function, GraphMachine>, base: u32) {
+    let n = out_n(*m);
+    for (var slot = 0u; slot <= n; slot += 1u) {
+        let s = slot_state(*m, slot);
+        (*m).rates[slot] = rate(state_speed(s, base), cycle_of(s, base));
+    }
+}
+
+fn alpha(m: GraphMachine) -> f32 {
+    if out_n(m) == 0u {
+        return 1.0;
+    }
+    return progress(m.elapsed, m.length);
+}
+
+fn holds(c: u32, v: f32) -> bool {
+    let at = u.conditions_at + c * CONDITION_WORDS;
+    let test = graph[at + 1u];
+    let k = bitcast<f32>(graph[at + 2u]);
+    switch test {
+        case 0u: { return v > k; }
+        case 1u: { return v < k; }
+        case 2u: { return v >= k; }
+        case 3u: { return v <= k; }
+        case 4u: { return v == k; }
+        case 5u: { return v != k; }
+        case 6u: { return v != 0.0; }
+        default: { return v == 0.0; }
+    }
+}
+
+/// An entry of the outgoing mix a fire builds: state, phase, weight, fresh.
+struct Shown {
+    state: u32,
+    phase: Phase,
+    weight: f32,
+    fresh: u32,
+}
+
+fn push_events(i: u32, old: u32, to: u32) {
+    let on_exit = state_word(old, 13u);
+    let on_enter = state_word(to, 12u);
+    let n = select(0u, 1u, on_exit != NONE) + select(0u, 1u, on_enter != NONE);
+    if n == 0u {
+        return;
+    }
+    // one slot range per fire keeps an instance's exit before its entry
+    var at = atomicAdd(&event_count[0], n);
+    if on_exit != NONE {
+        if at < u.event_capacity {
+            events[at] = vec4<u32>(i, old, on_exit, EVENT_EXIT);
+        }
+        at += 1u;
+    }
+    if on_enter != NONE && at < u.event_capacity {
+        events[at] = vec4<u32>(i, to, on_enter, EVENT_ENTER);
+    }
+}
+
+/// machine.rs `fire`.
+fn fire(m: ptr<function, GraphMachine>, base: u32, ti: u32, leave: u32, i: u32) {
+    let trig_at = transition_word(ti, 4u);
+    for (var k = 0u; k < transition_word(ti, 5u); k += 1u) {
+        params[base + list(trig_at + k)] = 0.0;
+    }
+    let to = transition_word(ti, 1u);
+    var length = vec2<u32>(transition_word(ti, 10u), transition_word(ti, 11u));
+    if transition_word(ti, 12u) == 1u {
+        length = cycles_span(length, cycle_of(leave, base));
+    }
+    length = transition_span(length);
+    let old = cur(*m);
+    push_events(i, old, to);
+    let cur_fresh = fresh_bits(*m) & FRESH_CURRENT;
+    var n = out_n(*m);
+    var fresh = fresh_bits(*m);
+    if length.x != 0u || length.y != 0u {
+        if n == 0u {
+            set_out_state(m, 0u, old);
+            set_phase(m, 1u, phase(*m, 0u));
+            (*m).out_weight[0] = 1.0;
+            n = 1u;
+            fresh = cur_fresh << 1u;
+        } else {
+            // the shown mix becomes the outgoing side: its two heaviest states, renormalised
+            let a = alpha(*m);
+            var s: array<Shown, 3>;
+            for (var k = 0u; k < n; k += 1u) {
+                s[k] = Shown(out_state(*m, k), phase(*m, 1u + k), (*m).out_weight[k] * (1.0 - a), select(0u, 1u, (fresh & (2u << k)) != 0u));
+            }
+            s[n] = Shown(old, phase(*m, 0u), a, cur_fresh);
+            var keep = array<u32, 2>(0u, 1u);
+            if n + 1u > 2u {
+                // drop the lightest; of equal weights the later one is dropped
+                var drop = 0u;
+                for (var k = 1u; k < 3u; k += 1u) {
+                    if s[k].weight <= s[drop].weight {
+                        drop = k;
+                    }
+                }
+                if drop == 0u {
+                    keep = array<u32, 2>(1u, 2u);
+                } else if drop == 1u {
+                    keep = array<u32, 2>(0u, 2u);
+                }
+            }
+            let sum = s[keep[0]].weight + s[keep[1]].weight;
+            fresh = 0u;
+            for (var k = 0u; k < 2u; k += 1u) {
+                let e = s[keep[k]];
+                set_out_state(m, k, e.state);
+                set_phase(m, 1u + k, e.phase);
+                var w = 0.5;
+                if sum > 0.0 {
+                    w = e.weight / sum;
+                }
+                (*m).out_weight[k] = w;
+                fresh = fresh | (e.fresh << (1u + k));
+            }
+            n = 2u;
+        }
+        (*m).running = ti;
+        (*m).elapsed = 0u;
+        (*m).length = length;
+    } else {
+        n = 0u;
+        (*m).running = NONE;
+        fresh = 0u;
+    }
+    (*m).cur_src = to | (old << 16u);
+    set_phase(m, 0u, Phase(bitcast<i32>(transition_word(ti, 14u)), vec2<u32>(transition_word(ti, 16u), transition_word(ti, 17u))));
+    set_flags(m, n, fresh | FRESH_CURRENT);
+    // a new state shows, and the triggers it consumed may have been a rate's parameters
+    refresh_rates(m, base);
+}
+
+/// Whether `leave` (the state a transition leaves) is shown and has reached `exit`.
+fn reached_exit(m: GraphMachine, leave: u32, exit: Phase) -> bool {
+    if cur(m) == leave {
+        return phase_ge(phase(m, 0u), exit);
+    }
+    for (var k = 0u; k < out_n(m); k += 1u) {
+        if out_state(m, k) == leave {
+            return phase_ge(phase(m, 1u + k), exit);
+        }
+    }
+    return false;
+}
+
+@compute @workgroup_size(64)
+fn cs_graph_params(@builtin(global_invocation_id) id: vec3<u32>) {
+    let k = id.x;
+    if k >= u.changes {
+        return;
+    }
+    let c = changes[k];
+    params[c.x * u.stride + c.y] = bitcast<f32>(c.z);
+    machines[c.x].flags = machines[c.x].flags | (1u << 16u);
+}
+
+@compute @workgroup_size(64)
+fn cs_graph_step(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if i >= u.len {
+        return;
+    }
+    var m = machines[i];
+    let base = i * u.stride;
+    if (m.flags & (1u << 16u)) != 0u {
+        m.flags = m.flags & 0xffffu;
+        refresh_rates(&m, base);
+    }
+    let ticks = vec2<u32>(u.ticks_lo, u.ticks_hi);
+    let moving = ticks.x != 0u || ticks.y != 0u;
+    // every shown state's normalised time advances: the outgoing ones, then the current one
+    var n = out_n(m);
+    for (var slot = 1u; slot <= n; slot += 1u) {
+        let a = phase_advance(phase(m, slot), ticks, m.rates[slot]);
+        set_phase(&m, slot, a.phase);
+    }
+    let a = phase_advance(phase(m, 0u), ticks, m.rates[0]);
+    set_phase(&m, 0u, a.phase);
+    var fresh = fresh_bits(m);
+    if moving {
+        fresh = 0u;
+    }
+    set_flags(&m, n, fresh);
+    if n > 0u {
+        var step = ticks.x;
+        if ticks.y != 0u {
+            step = 0xffffffffu;
+        }
+        let e = m.elapsed + step;
+        m.elapsed = select(e, 0xffffffffu, e < m.elapsed);
+        if reached(m.elapsed, m.length) {
+            n = 0u;
+            set_flags(&m, 0u, fresh);
+            m.running = NONE;
+        }
+    }
+    // the transitions that could fire, in file order: those leaving the state a rule names
+    var interruption = NONE;
+    if m.running != NONE {
+        interruption = transition_word(m.running, 13u);
+    }
+    if interruption == INTERRUPT_NONE {
+        machines[i] = m;
+        return;
+    }
+    var named = cur(m);
+    if interruption == INTERRUPT_SOURCE {
+        named = src(m);
+    }
+    let leaving_at = state_word(named, 14u);
+    let leaving = state_word(named, 15u);
+    for (var j = 0u; j < leaving; j += 1u) {
+        let ti = list(leaving_at + j);
+        let t_from = transition_word(ti, 0u);
+        let t_to = transition_word(ti, 1u);
+        var leave = NONE;
+        if t_from == NONE {
+            if t_to == cur(m) {
+                continue;
+            }
+            leave = cur(m);
+        } else if interruption == NONE && t_from == cur(m) {
+            leave = t_from;
+        } else if interruption == INTERRUPT_SOURCE && t_from == src(m) {
+            leave = t_from;
+        } else if interruption == INTERRUPT_TARGET && t_from == cur(m) {
+            leave = t_from;
+        } else {
+            continue;
+        }
+        if ti == m.running {
+            continue;
+        }
+        if transition_word(ti, 6u) != 0u {
+            let exit = Phase(bitcast<i32>(transition_word(ti, 7u)), vec2<u32>(transition_word(ti, 8u), transition_word(ti, 9u)));
+            if !reached_exit(m, leave, exit) {
+                continue;
+            }
+        }
+        let cond_at = transition_word(ti, 2u);
+        var ok = true;
+        for (var k = 0u; k < transition_word(ti, 3u); k += 1u) {
+            let p = graph[u.conditions_at + (cond_at + k) * CONDITION_WORDS];
+            if !holds(cond_at + k, param(base, p)) {
+                ok = false;
+                break;
+            }
+        }
+        if !ok {
+            continue;
+        }
+        fire(&m, base, ti, leave, i);
+        break;
+    }
+    machines[i] = m;
+}

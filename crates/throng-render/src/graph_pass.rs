@@ -1,0 +1,359 @@
+//! Animation graphs stepped on the GPU (docs/graph.md "On the GPU"): the graph's tables and
+//! every instance's state machine and parameters in buffers, a frame's parameter changes
+//! uploaded as a list (∝ changes), and one compute pass that steps every state machine
+//! (`shaders/graph_step.wgsl`, the twin of throng_graph's CPU step) and appends the state
+//! events it fires. The tables come from `throng_graph::GraphLayout` (this crate does not link
+//! throng-graph: the caller passes its words).
+
+use wgpu::util::DeviceExt;
+
+use crate::device::Gpu;
+use crate::error::RenderError;
+use crate::pipelines::compute_pipeline;
+use crate::readback::{map_read, read_buffer};
+use crate::shaders::Program;
+
+/// Words of one instance's state machine (`GraphMachine`, 96 B).
+pub const MACHINE_WORDS: usize = 24;
+
+/// A graph's tables in `throng_graph::GraphLayout`'s words.
+#[derive(Debug, Clone, Copy)]
+pub struct GraphTables<'a> {
+    pub states: &'a [u32],
+    pub clips: &'a [u32],
+    pub axes: &'a [f32],
+    pub transitions: &'a [u32],
+    pub conditions: &'a [u32],
+    pub lists: &'a [u32],
+    /// Parameters per instance.
+    pub stride: u32,
+    /// The speed limit of a state (`throng_runtime::MAX_SPEED`).
+    pub max_speed: f32,
+}
+
+/// One parameter change: instance, parameter index, the value's bits, 0. Of several changes
+/// to one parameter in a frame only the last may be sent (the pass applies them in parallel).
+pub type ParamChange = [u32; 4];
+
+/// A state event the pass fired: instance, state, event name index, kind (0 entry, 1 exit).
+pub type StateEventWords = [u32; 4];
+
+/// `GraphStepParams` (16 words).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct StepParams {
+    len: u32,
+    stride: u32,
+    ticks_lo: u32,
+    ticks_hi: u32,
+    changes: u32,
+    event_capacity: u32,
+    max_speed: f32,
+    states_at: u32,
+    clips_at: u32,
+    axes_at: u32,
+    transitions_at: u32,
+    conditions_at: u32,
+    lists_at: u32,
+    unused: [u32; 3],
+}
+
+/// A crowd's graph state on the GPU and the pass that steps it.
+pub struct GraphPass {
+    params_uniform: wgpu::Buffer,
+    machines: wgpu::Buffer,
+    values: wgpu::Buffer,
+    changes: wgpu::Buffer,
+    changes_capacity: usize,
+    events: wgpu::Buffer,
+    event_count: wgpu::Buffer,
+    graph: wgpu::Buffer,
+    layout: wgpu::BindGroupLayout,
+    bind: wgpu::BindGroup,
+    apply: wgpu::ComputePipeline,
+    step: wgpu::ComputePipeline,
+    head: StepParams,
+}
+
+fn storage(device: &wgpu::Device, label: &str, bytes: &[u8], copy: bool) -> wgpu::Buffer {
+    let mut usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+    if copy {
+        usage |= wgpu::BufferUsages::COPY_SRC;
+    }
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: bytes,
+        usage,
+    })
+}
+
+impl GraphPass {
+    /// Uploads the tables, `machines` (`MACHINE_WORDS` words an instance, from
+    /// `GraphCrowd::machine_words`) and `values` (`stride` an instance); events beyond
+    /// `event_capacity` a step are counted but not kept.
+    pub fn new(
+        gpu: &Gpu,
+        tables: GraphTables<'_>,
+        machines: &[u32],
+        values: &[f32],
+        event_capacity: u32,
+    ) -> Result<GraphPass, RenderError> {
+        let device = &gpu.device;
+        let len = machines.len() / MACHINE_WORDS;
+        let bad = |what: String| RenderError::BadAsset {
+            asset: "graph".into(),
+            what,
+        };
+        if len == 0 || machines.len() != len * MACHINE_WORDS {
+            return Err(bad(format!(
+                "{} machine words are not a whole number of instances ({MACHINE_WORDS} words each, at least one)",
+                machines.len()
+            )));
+        }
+        let stride = tables.stride.max(1);
+        if values.len() != len * stride as usize {
+            return Err(bad(format!(
+                "{} parameter values for {len} instances of {stride}",
+                values.len()
+            )));
+        }
+        let mut words: Vec<u32> = Vec::new();
+        let mut put = |v: &[u32]| {
+            let at = words.len() as u32;
+            words.extend_from_slice(v);
+            // a table may be empty: a word of padding keeps every offset inside the buffer
+            words.push(0);
+            at
+        };
+        let states_at = put(tables.states);
+        let clips_at = put(tables.clips);
+        let axes: Vec<u32> = tables.axes.iter().map(|a| a.to_bits()).collect();
+        let axes_at = put(&axes);
+        let transitions_at = put(tables.transitions);
+        let conditions_at = put(tables.conditions);
+        let lists_at = put(tables.lists);
+        let head = StepParams {
+            len: len as u32,
+            stride,
+            ticks_lo: 0,
+            ticks_hi: 0,
+            changes: 0,
+            event_capacity: event_capacity.max(1),
+            max_speed: tables.max_speed,
+            states_at,
+            clips_at,
+            axes_at,
+            transitions_at,
+            conditions_at,
+            lists_at,
+            unused: [0; 3],
+        };
+        let graph = storage(
+            device,
+            "throng graph tables",
+            bytemuck::cast_slice(&words),
+            false,
+        );
+        let machines = storage(
+            device,
+            "throng graph machines",
+            bytemuck::cast_slice(machines),
+            true,
+        );
+        let values = storage(
+            device,
+            "throng graph parameters",
+            bytemuck::cast_slice(values),
+            true,
+        );
+        let changes_capacity = 256;
+        let changes = storage(
+            device,
+            "throng graph changes",
+            &vec![0u8; changes_capacity * 16],
+            false,
+        );
+        let events = storage(
+            device,
+            "throng graph events",
+            &vec![0u8; head.event_capacity as usize * 16],
+            true,
+        );
+        let event_count = storage(device, "throng graph event count", &[0u8; 4], true);
+        let params_uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("throng graph step"),
+            contents: bytemuck::bytes_of(&head),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        });
+        let layout = crate::layouts::graph_step(device);
+        let apply = compute_pipeline(device, Program::GraphStep, &layout, "cs_graph_params")?;
+        let step = compute_pipeline(device, Program::GraphStep, &layout, "cs_graph_step")?;
+        let bind = Self::bind_group(
+            device,
+            &layout,
+            [
+                &params_uniform,
+                &graph,
+                &machines,
+                &values,
+                &changes,
+                &events,
+                &event_count,
+            ],
+        );
+        Ok(GraphPass {
+            params_uniform,
+            machines,
+            values,
+            changes,
+            changes_capacity,
+            events,
+            event_count,
+            graph,
+            layout,
+            bind,
+            apply,
+            step,
+            head,
+        })
+    }
+
+    fn bind_group(
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        buffers: [&wgpu::Buffer; 7],
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = (buffers.iter().enumerate())
+            .map(|(k, b)| crate::bindings::buffer_entry(k as u32, b))
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("throng graph step"),
+            layout,
+            entries: &entries,
+        })
+    }
+
+    /// Instances.
+    pub fn len(&self) -> usize {
+        self.head.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.head.len == 0
+    }
+
+    /// Applies `changes` (an entry past the crowd or its parameters is an error) and steps
+    /// every instance by `ticks` clock ticks (2^20 a second; at most 2^40, the clock's longest
+    /// step). The state events it fires are read with [`Self::read_events`].
+    pub fn step(
+        &mut self,
+        gpu: &Gpu,
+        ticks: u64,
+        changes: &[ParamChange],
+    ) -> Result<(), RenderError> {
+        let device = &gpu.device;
+        if let Some(c) = changes
+            .iter()
+            .find(|c| c[0] >= self.head.len || c[1] >= self.head.stride)
+        {
+            return Err(RenderError::BadAsset {
+                asset: "graph".into(),
+                what: format!(
+                    "parameter change {c:?} is past the crowd ({} instances of {} parameters)",
+                    self.head.len, self.head.stride
+                ),
+            });
+        }
+        if changes.len() > self.changes_capacity {
+            self.changes_capacity = changes.len().next_power_of_two();
+            self.changes = storage(
+                device,
+                "throng graph changes",
+                &vec![0u8; self.changes_capacity * 16],
+                false,
+            );
+            self.bind = Self::bind_group(
+                device,
+                &self.layout,
+                [
+                    &self.params_uniform,
+                    &self.graph,
+                    &self.machines,
+                    &self.values,
+                    &self.changes,
+                    &self.events,
+                    &self.event_count,
+                ],
+            );
+        }
+        let ticks = ticks.min(1 << 40);
+        self.head.ticks_lo = ticks as u32;
+        self.head.ticks_hi = (ticks >> 32) as u32;
+        self.head.changes = changes.len() as u32;
+        gpu.queue
+            .write_buffer(&self.params_uniform, 0, bytemuck::bytes_of(&self.head));
+        if !changes.is_empty() {
+            gpu.queue
+                .write_buffer(&self.changes, 0, bytemuck::cast_slice(changes));
+        }
+        gpu.queue.write_buffer(&self.event_count, 0, &[0u8; 4]);
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &self.bind, &[]);
+            if !changes.is_empty() {
+                pass.set_pipeline(&self.apply);
+                pass.dispatch_workgroups((changes.len() as u32).div_ceil(64), 1, 1);
+            }
+            pass.set_pipeline(&self.step);
+            pass.dispatch_workgroups(self.head.len.div_ceil(64), 1, 1);
+        }
+        gpu.queue.submit([enc.finish()]);
+        Ok(())
+    }
+
+    fn read(&self, gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, RenderError> {
+        let read = read_buffer(&gpu.device, "throng graph readback", size);
+        let mut enc = gpu.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(buffer, 0, &read, 0, size);
+        gpu.queue.submit([enc.finish()]);
+        map_read(gpu, &read)
+    }
+
+    /// Every instance's state machine (`MACHINE_WORDS` words each).
+    pub fn read_machines(&self, gpu: &Gpu) -> Result<Vec<u32>, RenderError> {
+        let size = self.len() as u64 * MACHINE_WORDS as u64 * 4;
+        Ok(bytemuck::pod_collect_to_vec(&self.read(
+            gpu,
+            &self.machines,
+            size,
+        )?))
+    }
+
+    /// Every instance's parameter values (`stride` each).
+    pub fn read_values(&self, gpu: &Gpu) -> Result<Vec<f32>, RenderError> {
+        let size = self.len() as u64 * self.head.stride as u64 * 4;
+        Ok(bytemuck::pod_collect_to_vec(&self.read(
+            gpu,
+            &self.values,
+            size,
+        )?))
+    }
+
+    /// The state events of the last step, by instance (an instance's in the order fired), and
+    /// how many were fired (more than the list holds when the capacity was exceeded).
+    pub fn read_events(&self, gpu: &Gpu) -> Result<(Vec<StateEventWords>, u32), RenderError> {
+        let count: Vec<u32> =
+            bytemuck::pod_collect_to_vec(&self.read(gpu, &self.event_count, 4)?);
+        let fired = count.first().copied().unwrap_or(0);
+        let kept = fired.min(self.head.event_capacity) as u64;
+        if kept == 0 {
+            return Ok((Vec::new(), fired));
+        }
+        let mut ev: Vec<StateEventWords> =
+            bytemuck::pod_collect_to_vec(&self.read(gpu, &self.events, kept * 16)?);
+        // instances append in any order; each one's events are adjacent and in order
+        ev.sort_by_key(|e| e[0]);
+        Ok((ev, fired))
+    }
+}

@@ -1,0 +1,160 @@
+//! The GPU graph step's twin scenario (docs/graph.md "On the GPU"), shared by
+//! `tests/graph_gpu.rs` (the default backend) and `tests/graph_gpu_gl.rs` (wgpu's GL backend):
+//! 10,000 instances of throng-graph's test scenario graph (every state and transition kind:
+//! clips of every loop mode, 1D and 2D blend spaces, exit times, seconds and normalised
+//! lengths, offsets, triggers, any-state transitions, all three interruption rules) stepped
+//! 600 frames by the CPU step (`GraphCrowd::step`) and by `graph_pass::GraphPass`, with ~3 % of
+//! the instances getting a random parameter change a frame and frames of random whole-tick
+//! lengths (every 25th of none). After every frame the two agree exactly: every state machine word (states,
+//! transitions, the outgoing mix and its weights, phases and rates in ticks), every parameter
+//! (triggers consumed) and the state events.
+
+#[path = "../../../throng-graph/tests/common/mod.rs"]
+mod scenario;
+
+use scenario::{scenario_clips, scenario_graph, Rng};
+use throng_graph::{GraphCrowd, GraphLayout, ParamKind};
+use throng_render::graph_pass::{GraphPass, GraphTables, ParamChange, MACHINE_WORDS};
+
+const INSTANCES: usize = 10_000;
+const FRAMES: usize = 600;
+
+/// Runs the scenario on `gpu`; `label` names the backend.
+pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
+    let g = scenario_graph();
+    let clips = scenario_clips();
+    let mut crowd = GraphCrowd::new(g.clone(), &clips, INSTANCES).expect("graph crowd");
+    let layout = GraphLayout::new(&g);
+    let tables = GraphTables {
+        states: &layout.states,
+        clips: &layout.clips,
+        axes: &layout.axes,
+        transitions: &layout.transitions,
+        conditions: &layout.conditions,
+        lists: &layout.lists,
+        stride: layout.stride,
+        max_speed: layout.max_speed,
+    };
+    let machines = |crowd: &GraphCrowd| -> Vec<u32> {
+        (0..crowd.len())
+            .flat_map(|i| crowd.machine_words(i).expect("instance"))
+            .collect()
+    };
+    let values = |crowd: &GraphCrowd| -> Vec<f32> {
+        (0..crowd.len())
+            .flat_map(|i| crowd.parameter_values(i).expect("instance").to_vec())
+            .collect()
+    };
+    let mut pass = GraphPass::new(
+        gpu,
+        tables,
+        &machines(&crowd),
+        &values(&crowd),
+        2 * INSTANCES as u32,
+    )
+    .expect("graph pass");
+    let params: Vec<_> = (g.parameters().iter())
+        .map(|p| crowd.param_any(p.name()).unwrap())
+        .collect();
+    let stride = layout.stride as usize;
+    let mut rng = Rng(0x6770_755f_7374_6570);
+    let (mut events, mut fades, mut interrupted) = (0usize, 0usize, 0usize);
+    for frame in 0..FRAMES {
+        // ~3 % of the instances get a change; of several to one parameter the last is sent
+        let mut changes: Vec<ParamChange> = Vec::new();
+        for _ in 0..(INSTANCES * 3 / 100) {
+            let i = rng.below(INSTANCES as u64) as usize;
+            let k = rng.below(params.len() as u64) as usize;
+            let p = params[k];
+            let v = match p.kind() {
+                ParamKind::Float => match g.parameters()[k].name() {
+                    "dir" => (rng.unit() * 2.4 - 1.2) as f32,
+                    "mult" => (rng.unit() * 2.5 - 0.5) as f32,
+                    _ => (rng.unit() * 3.5) as f32,
+                },
+                ParamKind::Int => rng.below(3) as f32,
+                ParamKind::Bool => (rng.below(10) > 1) as u8 as f32,
+                ParamKind::Trigger => 1.0,
+            };
+            match p.kind() {
+                ParamKind::Float => crowd.set_float(i, p.typed().unwrap(), v).unwrap(),
+                ParamKind::Int => crowd.set_int(i, p.typed().unwrap(), v as i32).unwrap(),
+                ParamKind::Bool => crowd.set_bool(i, p.typed().unwrap(), v != 0.0).unwrap(),
+                ParamKind::Trigger => crowd.fire(i, p.typed().unwrap()).unwrap(),
+            }
+            changes.retain(|c| !(c[0] == i as u32 && c[1] == k as u32));
+            changes.push([i as u32, k as u32, v.to_bits(), 0]);
+        }
+        // 1/120 s to 1/30 s in whole ticks, so that both sides step the same ticks; every
+        // 25th frame none (a step that fires without advancing keeps states fresh)
+        let ticks = if frame % 25 == 24 {
+            0
+        } else {
+            8_738 + rng.below(34_953 - 8_738)
+        };
+        crowd.step(ticks as f64 / 1_048_576.0);
+        pass.step(gpu, ticks, &changes).expect("graph step");
+
+        let (got_events, fired) = pass.read_events(gpu).expect("events");
+        let want_events: Vec<[u32; 4]> = (crowd.events().iter())
+            .map(|e| {
+                let kind = u32::from(e.kind == throng_graph::EventKind::Exit);
+                [
+                    e.instance,
+                    e.state.index() as u32,
+                    e.event.index() as u32,
+                    kind,
+                ]
+            })
+            .collect();
+        assert_eq!(
+            fired as usize,
+            want_events.len(),
+            "{label}: frame {frame}: events fired"
+        );
+        assert_eq!(
+            got_events, want_events,
+            "{label}: frame {frame}: state events"
+        );
+        events += want_events.len();
+
+        let got = pass.read_machines(gpu).expect("machines");
+        let want = machines(&crowd);
+        for i in 0..INSTANCES {
+            let (a, b) = (
+                &got[i * MACHINE_WORDS..(i + 1) * MACHINE_WORDS],
+                &want[i * MACHINE_WORDS..(i + 1) * MACHINE_WORDS],
+            );
+            assert_eq!(
+                a, b,
+                "{label}: frame {frame}, instance {i}: GPU machine vs CPU"
+            );
+            let out_n = b[23] & 0xff;
+            fades += usize::from(out_n > 0);
+            interrupted += usize::from(out_n == 2);
+        }
+        let got_values = pass.read_values(gpu).expect("parameters");
+        let want_values = values(&crowd);
+        for (i, (a, b)) in got_values
+            .chunks(stride)
+            .zip(want_values.chunks(stride))
+            .enumerate()
+        {
+            let (a, b): (Vec<u32>, Vec<u32>) = (
+                a.iter().map(|v| v.to_bits()).collect(),
+                b.iter().map(|v| v.to_bits()).collect(),
+            );
+            assert_eq!(a, b, "{label}: frame {frame}, instance {i}: parameters");
+        }
+    }
+    // the scenario reaches what it is meant to
+    assert!(events > 10_000, "{events} state events");
+    assert!(
+        fades > 10_000 && interrupted > 1_000,
+        "{fades} fading, {interrupted} interrupted"
+    );
+    println!(
+        "{label}: {INSTANCES} instances × {FRAMES} frames: every machine, parameter and state event \
+         equal ({events} events; {fades} instance-frames fading, {interrupted} with two outgoing states)"
+    );
+}
