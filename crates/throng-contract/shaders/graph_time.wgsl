@@ -277,3 +277,93 @@ fn phase_advance(p: Phase, ticks: vec2<u32>, r: vec2<u32>) -> Advanced {
 fn phase_ge(a: Phase, b: Phase) -> bool {
     return a.whole > b.whole || (a.whole == b.whole && ge64(a.frac, b.frac));
 }
+
+// ---- f32 division, correctly rounded ----
+
+/// `a / b` rounded to nearest even, as IEEE 754 (and the CPU) divide, for a, b ≥ 0 (NaN,
+/// infinities, zeros and subnormals included): WGSL allows a division 2.5 ulp of error, so a
+/// graph step that must equal the CPU's divides by long division. A negative operand falls
+/// back to the native division.
+fn div_f32(a: f32, b: f32) -> f32 {
+    let ab = bitcast<u32>(a);
+    let bb = bitcast<u32>(b);
+    if ((ab | bb) >> 31u) != 0u {
+        return a / b;
+    }
+    let nan = bitcast<f32>(0x7fc00000u);
+    let inf = bitcast<f32>(0x7f800000u);
+    if ab > 0x7f800000u || bb > 0x7f800000u {
+        return nan;
+    }
+    if ab == 0x7f800000u {
+        return select(inf, nan, bb == 0x7f800000u);
+    }
+    if bb == 0x7f800000u {
+        return 0.0;
+    }
+    if bb == 0u {
+        return select(inf, nan, ab == 0u);
+    }
+    if ab == 0u {
+        return 0.0;
+    }
+    // significands in [2^23, 2^24) and unbiased exponents, subnormals normalised
+    var ma = ab & 0x7fffffu;
+    var ea = i32(ab >> 23u);
+    if ea == 0 {
+        let s = countLeadingZeros(ma) - 8u;
+        ma = ma << s;
+        ea = 1 - i32(s);
+    } else {
+        ma = ma | 0x800000u;
+    }
+    var mb = bb & 0x7fffffu;
+    var eb = i32(bb >> 23u);
+    if eb == 0 {
+        let s = countLeadingZeros(mb) - 8u;
+        mb = mb << s;
+        eb = 1 - i32(s);
+    } else {
+        mb = mb | 0x800000u;
+    }
+    // the biased exponent of a quotient in [1, 2)
+    var e = ea - eb + 127;
+    if ma < mb {
+        ma = ma << 1u;
+        e -= 1;
+    }
+    if e >= 255 {
+        return inf;
+    }
+    // 26 quotient bits (one whole, 25 of fraction) and whether anything remains
+    var q = 0u;
+    var r = ma;
+    for (var k = 0; k < 26; k += 1) {
+        q = q << 1u;
+        if r >= mb {
+            r -= mb;
+            q = q | 1u;
+        }
+        r = r << 1u;
+    }
+    // keep 24 bits, or fewer for a subnormal result (exponent field 0)
+    var shift = 2u;
+    if e <= 0 {
+        shift = u32(3 - e);
+        if shift > 26u {
+            return 0.0;
+        }
+    }
+    var m = q >> shift;
+    let rest = q & ((1u << shift) - 1u);
+    let half = 1u << (shift - 1u);
+    if rest > half || (rest == half && (r != 0u || (m & 1u) != 0u)) {
+        m += 1u;
+    }
+    if e <= 0 {
+        return bitcast<f32>(m);
+    }
+    // the significand's top bit adds 1 to the exponent field; a carry from rounding adds
+    // another (up to infinity)
+    return bitcast<f32>((u32(e - 1) << 23u) + m);
+}

@@ -4,10 +4,13 @@
 // throng_graph's CPU step does (crates/throng-graph/src/machine.rs, `step` and `fire`; clip
 // events and records are the CPU's for now), on the integer time of throng::graph_time, and
 // appends the state events it fires. Tested against the CPU step to the bit
-// (tests/graph_gpu.rs). The graph's tables (throng_graph::GraphLayout) share one word
-// buffer, at the offsets the parameters give, to keep within eight storage buffers.
+// (tests/graph_gpu.rs). Its float arithmetic is the CPU step's f32 arithmetic: +, −, × and
+// comparisons, correctly rounded in WGSL too, and divisions, done by throng::graph_time's
+// `div_f32`, so the twin holds on any adapter, not only on the CPUs the tests run on. The
+// graph's tables (throng_graph::GraphLayout) share one word buffer, at the offsets the
+// parameters give, to keep within eight storage buffers.
 
-#import throng::graph_time::{Phase, weighted, cycle_span, rate, transition_span, cycles_span, progress, reached, phase_advance, phase_ge, add128}
+#import throng::graph_time::{Phase, weighted, cycle_span, rate, transition_span, cycles_span, progress, reached, phase_advance, phase_ge, add128, div_f32}
 
 const NONE: u32 = 0xffffffffu;
 const STATE_WORDS: u32 = 16u;
@@ -163,7 +166,8 @@ fn segment(at: u32, n: u32, x: f32) -> Segment {
         i += 1u;
     }
     let a = axis(at + i);
-    return Segment(i, i + 1u, (x - a) / (axis(at + i + 1u) - a));
+    // divided as the CPU divides (WGSL's `/` may be off by 2.5 ulp)
+    return Segment(i, i + 1u, div_f32(x - a, axis(at + i + 1u) - a));
 }
 
 /// The cycle of state `s` at the parameters at `base`, span units (machine.rs `cycle_span`).
@@ -337,7 +341,7 @@ fn fire(m: ptr<function, GraphMachine>, base: u32, ti: u32, leave: u32, i: u32) 
                 set_phase(m, 1u + k, e.phase);
                 var w = 0.5;
                 if sum > 0.0 {
-                    w = e.weight / sum;
+                    w = div_f32(e.weight, sum);
                 }
                 (*m).out_weight[k] = w;
                 fresh = fresh | (e.fresh << (1u + k));

@@ -3,10 +3,10 @@
 // against throng_contract::graph_time (crate::compute::graph_time_on_gpu). Group 0: the cases
 // and the output. A 64-bit number is two words, the low one first.
 
-#import throng::graph_time::{Phase, weight_units, weighted, cycle_span, rate, transition_span, cycles_span, progress, reached, phase_advance, phase_ge, add128}
+#import throng::graph_time::{Phase, weight_units, weighted, cycle_span, rate, transition_span, cycles_span, progress, reached, phase_advance, phase_ge, add128, div_f32}
 
 // Inputs (26 words): speed, w, elapsed, whole; cycle; length; ticks; rate; frac; units; span;
-// other_whole, w2; other_frac; span2; 2 unused.
+// other_whole, w2; other_frac; span2; the dividend and divisor of div_f32.
 struct GraphTimeCase {
     speed: f32,
     w: f32,
@@ -23,13 +23,15 @@ struct GraphTimeCase {
     w2: f32,
     other_frac: vec2<u32>,
     span2: vec2<u32>,
-    unused: vec2<u32>,
+    dividend: f32,
+    divisor: f32,
 }
 
 // Outputs (24 words): weight_units(w); cycle_span(weighted(w, span) + weighted(w2, span2));
 // rate(speed, cycle); progress(elapsed, length) bits, reached(elapsed, length);
 // transition_span(length); cycles_span(units, cycle); the phase (whole, frac) advanced by
-// ticks · rate, whether it folded, phase_ge(phase, other); words 17 to 19 unused;
+// ticks · rate, whether it folded, phase_ge(phase, other), div_f32(dividend, divisor); words
+// 18 and 19 unused;
 // weighted(w, span) (words 20 to 23).
 // (Field names differ from the functions': the composer renames imported names in the text.)
 struct GraphTimeOut {
@@ -44,7 +46,7 @@ struct GraphTimeOut {
     whole: i32,
     folded: u32,
     ge: u32,
-    unused0: u32,
+    quotient: u32,
     part: vec4<u32>,
 }
 
@@ -71,7 +73,7 @@ fn cs_graph_time(@builtin(global_invocation_id) id: vec3<u32>) {
     o.whole = a.phase.whole;
     o.folded = select(0u, 1u, a.folded);
     o.ge = select(0u, 1u, phase_ge(Phase(c.whole, c.frac), Phase(c.other_whole, c.other_frac)));
-    o.unused0 = 0u;
+    o.quotient = bitcast<u32>(div_f32(c.dividend, c.divisor));
     o.part = weighted(c.w, c.span);
     graph_time_out[i] = o;
 }
