@@ -73,6 +73,8 @@ pub struct GraphPass {
     apply: wgpu::ComputePipeline,
     step: wgpu::ComputePipeline,
     head: StepParams,
+    /// Timestamps around a step, where the device has them.
+    timer: Option<crate::frame::FrameTimer>,
 }
 
 fn storage(device: &wgpu::Device, label: &str, bytes: &[u8], copy: bool) -> wgpu::Buffer {
@@ -215,6 +217,7 @@ impl GraphPass {
             apply,
             step,
             head,
+            timer: crate::frame::FrameTimer::new(device),
         })
     }
 
@@ -298,6 +301,9 @@ impl GraphPass {
         }
         gpu.queue.write_buffer(&self.event_count, 0, &[0u8; 4]);
         let mut enc = device.create_command_encoder(&Default::default());
+        if let Some(t) = &self.timer {
+            t.mark(&mut enc, 0);
+        }
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &self.bind, &[]);
@@ -308,8 +314,26 @@ impl GraphPass {
             pass.set_pipeline(&self.step);
             pass.dispatch_workgroups(self.head.len.div_ceil(64), 1, 1);
         }
+        if let Some(t) = &self.timer {
+            t.mark(&mut enc, 1);
+            t.resolve(&mut enc, false);
+        }
         gpu.queue.submit([enc.finish()]);
         Ok(())
+    }
+
+    /// Waits for the last step and returns its GPU time in nanoseconds (the parameter changes
+    /// and the step, from timestamp queries); `None` where the device has none.
+    pub fn last_gpu_ns(&self, gpu: &Gpu) -> Option<u64> {
+        self.timer.as_ref()?.read(gpu, false).0
+    }
+
+    /// Waits until the GPU has done every step submitted.
+    pub fn wait(&self, gpu: &Gpu) -> Result<(), RenderError> {
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| RenderError::Readback(e.to_string()))
     }
 
     fn read(&self, gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, RenderError> {

@@ -55,6 +55,9 @@ enum Command {
 enum BenchCommand {
     /// Per-frame cost of the playback runtime on N instances, against a plain memory fill.
     Runtime(cmd::bench_runtime::Args),
+    /// Animation graphs stepped on the GPU: the CPU's and the GPU's part of a frame at N
+    /// instances, against the GPU-timed plain runtime's frame at the same change rate.
+    Graph(cmd::bench_graph::Args),
     /// Frame and CPU time of 1, 100 and 1,000 instances on the texture, palette, VAT and
     /// reference paths.
     Render(cmd::bench_render::Args),
@@ -78,6 +81,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Shaders(a) => cmd::shaders::run(a),
         Command::Graph(c) => cmd::graph::run(c),
         Command::Bench(BenchCommand::Runtime(a)) => cmd::bench_runtime::run(a),
+        Command::Bench(BenchCommand::Graph(a)) => cmd::bench_graph::run(a),
         Command::Bench(BenchCommand::Render(a)) => cmd::bench_render::run(a),
         Command::Bench(BenchCommand::Summary(a)) => cmd::bench_summary::run(a),
     };

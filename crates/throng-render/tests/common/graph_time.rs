@@ -301,7 +301,10 @@ pub fn graph_time_scenario(gpu: &throng_render::Gpu, label: &str) {
             }
             // NaN is any NaN
             if k == 17 && f32::from_bits(want[k]).is_nan() {
-                assert!(f32::from_bits(g[k]).is_nan(), "{label}: case {i}: div_f32 {c:?}");
+                assert!(
+                    f32::from_bits(g[k]).is_nan(),
+                    "{label}: case {i}: div_f32 {c:?}"
+                );
                 continue;
             }
             assert_eq!(

@@ -2,6 +2,7 @@
 //! Commands share helpers through [`shared`] only, never through each other.
 
 pub mod bake;
+pub mod bench_graph;
 pub mod bench_render;
 pub mod bench_runtime;
 pub mod bench_summary;

@@ -1,0 +1,233 @@
+//! `throng bench graph`: animation graphs stepped on the GPU (docs/graph.md "On the GPU") at
+//! scale. N instances of the built-in fox's locomotion graph, a fraction of their `speed`
+//! parameters changing each frame: the CPU's part of a frame (building the change list,
+//! uploading it and submitting the step) and the GPU's (timestamp queries, where the device has
+//! them), against the GPU-timed plain runtime's frame at the same change rate
+//! ([`crate::runtime`], GPU-timed, crossfades), measured alternately in the same run. The GPU
+//! pass fires state events but not yet clip events, so the plain runtime plays the same clips
+//! without their events (with the fox's footsteps it fires ~180,000 a frame at 1,000,000, which
+//! is most of its frame).
+
+use serde::Serialize;
+use std::time::Instant;
+use throng_graph::{Graph, GraphCrowd, GraphLayout};
+use throng_render::graph_pass::{GraphPass, GraphTables, ParamChange};
+
+#[derive(Debug, Clone)]
+pub struct GraphGpuConfig {
+    pub instances: usize,
+    /// Fraction of instances whose `speed` changes each frame.
+    pub changing: f64,
+    /// Timed frames per round (after 10 warm-up frames).
+    pub frames: usize,
+    /// Rounds, each timing the plain runtime then the graph pass.
+    pub rounds: usize,
+}
+
+impl Default for GraphGpuConfig {
+    fn default() -> Self {
+        GraphGpuConfig {
+            instances: 1_000_000,
+            changing: 0.01,
+            frames: 30,
+            rounds: 3,
+        }
+    }
+}
+
+/// One round's medians, milliseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct GraphGpuRound {
+    /// The GPU-timed plain runtime's frame (`throng bench runtime --mode gpu`).
+    pub runtime_ms: f64,
+    /// The graph pass's CPU part of a frame: building the change list and `GraphPass::step`.
+    pub graph_cpu_ms: f64,
+    /// Of which `GraphPass::step` (uploading the list, encoding and submitting the pass).
+    pub step_ms: f64,
+    /// The graph pass on the GPU (parameter changes and step); `None` without timestamps.
+    pub graph_gpu_ms: Option<f64>,
+    pub ratio: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GraphGpuReport {
+    pub instances: usize,
+    pub changes_per_frame: usize,
+    pub adapter: String,
+    pub rounds: Vec<GraphGpuRound>,
+    pub events_per_frame: f64,
+}
+
+impl GraphGpuReport {
+    /// A table for people.
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "GPU graph step: {} instances of the built-in fox's locomotion graph, {} speed changes a frame, {}\n\
+             round | plain runtime (GPU-timed) CPU ms | graph CPU ms (of which the step call) | ratio | graph GPU ms\n",
+            self.instances, self.changes_per_frame, self.adapter
+        );
+        for (k, r) in self.rounds.iter().enumerate() {
+            let gpu = r
+                .graph_gpu_ms
+                .map_or("—".to_string(), |g| format!("{g:.2}"));
+            s += &format!(
+                "{} | {:.3} | {:.3} ({:.3}) | {:.2} | {gpu}\n",
+                k + 1,
+                r.runtime_ms,
+                r.graph_cpu_ms,
+                r.step_ms,
+                r.ratio
+            );
+        }
+        s += &format!("state events a frame: {:.0}", self.events_per_frame);
+        s
+    }
+}
+
+/// SplitMix64.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// A speed: a third stand (0), the rest walk to run (0.5 to 3.5).
+    fn speed(&mut self) -> f32 {
+        if self.next().is_multiple_of(3) {
+            0.0
+        } else {
+            0.5 + 3.0 * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
+        }
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Runs the rounds on the first adapter throng-render finds.
+pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
+    let n = cfg.instances.max(1);
+    let changes = ((n as f64 * cfg.changing).round() as usize).min(n);
+    let glb = throng_demo::demo_glb();
+    let model = throng_gltf::import_slice(&glb, None, "throng-demo-fox.glb")?;
+    let options = throng_bake::BakeOptions {
+        source_name: "throng-demo-fox.glb".into(),
+        ..Default::default()
+    };
+    let clips = throng_bake::bake(&model, &options)?.0.clips;
+    let graph = Graph::from_json(
+        throng_graph::DEMO_FOX_LOCOMOTION,
+        "demo-fox-locomotion.json",
+        &clips,
+    )?;
+    let gpu = throng_render::Gpu::new()?;
+    let mut crowd = GraphCrowd::new(graph.clone(), &clips, n)?;
+    let speed = crowd.param::<throng_graph::kind::Float>("speed")?;
+    let mut rng = Rng(31);
+    crowd.set_all(speed, |_| rng.speed())?;
+    let layout = GraphLayout::new(&graph);
+    let machines: Vec<u32> = (0..n)
+        .flat_map(|i| crowd.machine_words(i).unwrap_or([0; 24]))
+        .collect();
+    let values: Vec<f32> = (0..n)
+        .flat_map(|i| crowd.parameter_values(i).unwrap_or(&[]).to_vec())
+        .collect();
+    drop(crowd);
+    let tables = GraphTables {
+        states: &layout.states,
+        clips: &layout.clips,
+        axes: &layout.axes,
+        transitions: &layout.transitions,
+        conditions: &layout.conditions,
+        lists: &layout.lists,
+        stride: layout.stride,
+        max_speed: layout.max_speed,
+    };
+    let mut pass = GraphPass::new(&gpu, tables, &machines, &values, (2 * n) as u32)?;
+    let param = speed.index() as u32;
+    let ticks = (throng_runtime::TICKS_PER_SECOND as f64 / 60.0).round() as u64;
+    // which instances already have a change this frame (a frame's changes are distinct): a
+    // bit each, 125 KB at a million, cleared after the frame by the list itself
+    let mut changed = vec![0u64; n.div_ceil(64)];
+    let mut list: Vec<ParamChange> = Vec::with_capacity(changes);
+    let mut events = 0u64;
+    let mut graph_frame = |pass: &mut GraphPass, rng: &mut Rng| -> anyhow::Result<(f64, f64)> {
+        let t = Instant::now();
+        list.clear();
+        while list.len() < changes {
+            let i = (rng.next() % n as u64) as usize;
+            let (word, bit) = (i / 64, 1u64 << (i % 64));
+            if changed[word] & bit != 0 {
+                continue;
+            }
+            changed[word] |= bit;
+            list.push([i as u32, param, rng.speed().to_bits(), 0]);
+        }
+        for c in &list {
+            changed[c[0] as usize / 64] = 0;
+        }
+        let s = Instant::now();
+        pass.step(&gpu, ticks, &list)?;
+        let done = Instant::now();
+        Ok((
+            (done - t).as_secs_f64() * 1e3,
+            (done - s).as_secs_f64() * 1e3,
+        ))
+    };
+    for _ in 0..10 {
+        graph_frame(&mut pass, &mut rng)?;
+        pass.wait(&gpu)?;
+    }
+    let runtime_cfg = crate::runtime::BenchConfig {
+        instances: n,
+        mode: throng_contract::Timing::Gpu,
+        changing: cfg.changing,
+        frames: cfg.frames.max(1),
+        layers: 2,
+        ..Default::default()
+    };
+    let mut silent = clips.clone();
+    for c in &mut silent {
+        c.events.clear();
+    }
+    let mut rounds = Vec::new();
+    for _ in 0..cfg.rounds.max(1) {
+        let runtime_ms = crate::runtime::run(&runtime_cfg, &silent).ms_per_frame;
+        let (mut cpu, mut step, mut gpu_ms) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..cfg.frames.max(1) {
+            let (all, call) = graph_frame(&mut pass, &mut rng)?;
+            cpu.push(all);
+            step.push(call);
+            if let Some(ns) = pass.last_gpu_ns(&gpu) {
+                gpu_ms.push(ns as f64 / 1e6);
+            }
+            pass.wait(&gpu)?;
+            events += pass.read_events(&gpu)?.1 as u64;
+        }
+        let graph_cpu_ms = median(&mut cpu);
+        rounds.push(GraphGpuRound {
+            runtime_ms,
+            graph_cpu_ms,
+            step_ms: median(&mut step),
+            graph_gpu_ms: (!gpu_ms.is_empty()).then(|| median(&mut gpu_ms)),
+            ratio: if runtime_ms > 0.0 {
+                graph_cpu_ms / runtime_ms
+            } else {
+                0.0
+            },
+        });
+    }
+    let timed = (cfg.rounds.max(1) * cfg.frames.max(1)) as f64;
+    Ok(GraphGpuReport {
+        instances: n,
+        changes_per_frame: changes,
+        adapter: gpu.summary.to_string(),
+        rounds,
+        events_per_frame: events as f64 / timed,
+    })
+}
