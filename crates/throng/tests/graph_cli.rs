@@ -154,3 +154,30 @@ fn dot_writes_graphviz_text() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `throng bench graph` on a small crowd: the GPU graph step runs (lavapipe in CI), its report
+/// holds a round with both sides timed and the GPU time where the adapter has timestamps, and
+/// flags out of range are usage errors.
+#[test]
+fn bench_graph_reports_both_sides() {
+    let v = common::ok_json(&[
+        "bench",
+        "graph",
+        "--instances",
+        "2000",
+        "--frames",
+        "2",
+        "--rounds",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(v["instances"], 2000);
+    assert_eq!(v["changes_per_frame"], 20);
+    let round = &v["rounds"][0];
+    for key in ["runtime_ms", "graph_cpu_ms", "step_ms", "ratio"] {
+        let x = round[key].as_f64().unwrap_or(-1.0);
+        assert!(x.is_finite() && x >= 0.0, "{key}: {round}");
+    }
+    assert_eq!(stderr(&["bench", "graph", "--instances", "0"]).0, 2);
+    assert_eq!(stderr(&["bench", "graph", "--changing", "2"]).0, 2);
+}
