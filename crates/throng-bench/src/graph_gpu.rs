@@ -148,7 +148,14 @@ pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
         stride: layout.stride,
         max_speed: layout.max_speed,
     };
-    let mut pass = GraphPass::new(&gpu, tables, &machines, &values, (2 * n) as u32)?;
+    let mut pass = GraphPass::new(
+        &gpu,
+        tables,
+        &throng_asset::gpu_clip_table(&clips),
+        &machines,
+        &values,
+        (2 * n) as u32,
+    )?;
     let param = speed.index() as u32;
     let ticks = (throng_runtime::TICKS_PER_SECOND as f64 / 60.0).round() as u64;
     // which instances already have a change this frame (a frame's changes are distinct): a

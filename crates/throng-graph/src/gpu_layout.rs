@@ -6,6 +6,7 @@
 //! here (clip spans, exit times, offsets, lengths), so the pass repeats the step to the bit.
 
 use throng_contract::graph_time::{self as time, Phase};
+use throng_contract::MODE_LOOP;
 
 use crate::file::{DurationUnit, Interruption};
 use crate::graph::{Graph, Motion, Test};
@@ -97,9 +98,12 @@ impl GraphLayout {
                 l.clips.extend([c.clip, 0, lo(span), hi(span)]);
             }
             let (motion, loop_mode, px, py) = match &state.motion {
-                Motion::Clip { loop_mode, .. } => (MOTION_CLIP, *loop_mode as u32, NONE, NONE),
-                Motion::Blend1d { parameter, .. } => (MOTION_BLEND_1D, 0, *parameter as u32, NONE),
-                Motion::Blend2d { x, y, .. } => (MOTION_BLEND_2D, 0, *x as u32, *y as u32),
+                Motion::Clip { loop_mode, .. } => (MOTION_CLIP, loop_mode.code(), NONE, NONE),
+                // a blend space's clips loop
+                Motion::Blend1d { parameter, .. } => {
+                    (MOTION_BLEND_1D, MODE_LOOP, *parameter as u32, NONE)
+                }
+                Motion::Blend2d { x, y, .. } => (MOTION_BLEND_2D, MODE_LOOP, *x as u32, *y as u32),
             };
             let (xs, ys): (&[f32], &[f32]) = match &state.motion {
                 Motion::Clip { .. } => (&[], &[]),

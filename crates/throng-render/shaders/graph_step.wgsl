@@ -1,9 +1,9 @@
 // Animation graphs stepped on the GPU (docs/graph.md "On the GPU"): `cs_graph_params` applies a
 // frame's parameter changes (one entry each, the last per parameter kept by the CPU) and
 // flags their instances; `cs_graph_step` then steps every instance's state machine exactly as
-// throng_graph's CPU step does (crates/throng-graph/src/machine.rs, `step` and `fire`; clip
-// events and records are the CPU's for now), on the integer time of throng::graph_time, and
-// appends the state events it fires. Tested against the CPU step to the bit
+// throng_graph's CPU step does (crates/throng-graph/src/machine.rs, `step`, `fire` and
+// `compose`; clip events are the CPU's for now), on the integer time of throng::graph_time,
+// writes every instance's CPU-timed record and appends the state events it fires. Tested against the CPU step to the bit
 // (tests/graph_gpu.rs). Its float arithmetic is the CPU step's f32 arithmetic: +, −, × and
 // comparisons, correctly rounded in WGSL too, and divisions, done by throng::graph_time's
 // `div_f32`, so the twin holds on any adapter, not only on the CPUs the tests run on. The
@@ -11,6 +11,8 @@
 // parameters give, to keep within eight storage buffers.
 
 #import throng::graph_time::{Phase, weighted, cycle_span, rate, transition_span, cycles_span, progress, reached, phase_advance, phase_ge, add128, div_f32}
+#import throng::playback::{Clip, Layer, InstanceRecord, clip_frame, clip_last}
+#import throng::constants::{MODE_LOOP, MODE_PINGPONG}
 
 const NONE: u32 = 0xffffffffu;
 const STATE_WORDS: u32 = 16u;
@@ -68,9 +70,19 @@ struct GraphMachine {
 @group(0) @binding(3) var<storage, read_write> params: array<f32>;
 // (instance, parameter, value bits, 0)
 @group(0) @binding(4) var<storage, read> changes: array<vec4<u32>>;
-// (instance, state, event, kind)
-@group(0) @binding(5) var<storage, read_write> events: array<vec4<u32>>;
-@group(0) @binding(6) var<storage, read_write> event_count: array<atomic<u32>>;
+// The state events a step fired: how many, then (instance, state, event, kind) each.
+struct GraphEvents {
+    count: atomic<u32>,
+    unused0: u32,
+    unused1: u32,
+    unused2: u32,
+    list: array<vec4<u32>>,
+}
+@group(0) @binding(5) var<storage, read_write> graph_events: GraphEvents;
+// The asset's clip table (its frame-time lists at throng::playback's binding).
+@group(0) @binding(6) var<storage, read> clip_table: array<Clip>;
+// Every instance's CPU-timed record, written by the step.
+@group(0) @binding(7) var<storage, read_write> records: array<InstanceRecord>;
 
 // ---- the graph's tables ----
 
@@ -170,22 +182,36 @@ fn segment(at: u32, n: u32, x: f32) -> Segment {
     return Segment(i, i + 1u, div_f32(x - a, axis(at + i + 1u) - a));
 }
 
-/// The cycle of state `s` at the parameters at `base`, span units (machine.rs `cycle_span`).
-fn cycle_of(s: u32, base: u32) -> vec2<u32> {
+/// What a motion shows at the parameters at `base` (machine.rs `motion_weights`): up to four
+/// clips (their index among the state's) with nonzero weights, in point order.
+struct Weights {
+    n: u32,
+    k: array<u32, 4>,
+    w: array<f32, 4>,
+}
+
+fn add_weight(out: ptr<function, Weights>, k: u32, w: f32) {
+    (*out).k[(*out).n] = k;
+    (*out).w[(*out).n] = w;
+    (*out).n += 1u;
+}
+
+fn motion_weights(s: u32, base: u32) -> Weights {
     let motion = state_word(s, 0u);
-    var sum = vec4<u32>(0u);
+    var out: Weights;
+    out.n = 0u;
     if motion == MOTION_CLIP {
-        sum = weighted(1.0, clip_span(s, 0u));
+        add_weight(&out, 0u, 1.0);
     } else if motion == MOTION_BLEND_1D {
         let g = segment(state_word(s, 6u), state_word(s, 7u), param(base, state_word(s, 4u)));
         if g.i == g.j {
-            sum = weighted(1.0, clip_span(s, g.i));
+            add_weight(&out, g.i, 1.0);
         } else {
             if 1.0 - g.w > 0.0 {
-                sum = add128(sum, weighted(1.0 - g.w, clip_span(s, g.i)));
+                add_weight(&out, g.i, 1.0 - g.w);
             }
             if g.w > 0.0 {
-                sum = add128(sum, weighted(g.w, clip_span(s, g.j)));
+                add_weight(&out, g.j, g.w);
             }
         }
     } else {
@@ -209,10 +235,20 @@ fn cycle_of(s: u32, base: u32) -> vec2<u32> {
             for (var a = 0u; a < 2u; a += 1u) {
                 let w = ax_w[a] * ay_w[b];
                 if w > 0.0 {
-                    sum = add128(sum, weighted(w, clip_span(s, ay_i[b] * nx + ax_i[a])));
+                    add_weight(&out, ay_i[b] * nx + ax_i[a], w);
                 }
             }
         }
+    }
+    return out;
+}
+
+/// The cycle of state `s` at the parameters at `base`, span units (machine.rs `cycle_span`).
+fn cycle_of(s: u32, base: u32) -> vec2<u32> {
+    let ws = motion_weights(s, base);
+    var sum = vec4<u32>(0u);
+    for (var k = 0u; k < ws.n; k += 1u) {
+        sum = add128(sum, weighted(ws.w[k], clip_span(s, ws.k[k])));
     }
     return cycle_span(sum);
 }
@@ -274,15 +310,15 @@ fn push_events(i: u32, old: u32, to: u32) {
         return;
     }
     // one slot range per fire keeps an instance's exit before its entry
-    var at = atomicAdd(&event_count[0], n);
+    var at = atomicAdd(&graph_events.count, n);
     if on_exit != NONE {
         if at < u.event_capacity {
-            events[at] = vec4<u32>(i, old, on_exit, EVENT_EXIT);
+            graph_events.list[at] = vec4<u32>(i, old, on_exit, EVENT_EXIT);
         }
         at += 1u;
     }
     if on_enter != NONE && at < u.event_capacity {
-        events[at] = vec4<u32>(i, to, on_enter, EVENT_ENTER);
+        graph_events.list[at] = vec4<u32>(i, to, on_enter, EVENT_ENTER);
     }
 }
 
@@ -376,6 +412,117 @@ fn reached_exit(m: GraphMachine, leave: u32, exit: Phase) -> bool {
     return false;
 }
 
+// ---- layers and records (machine.rs `compose`, crowd.rs `to_record`) ----
+
+/// A clip layer an instance shows: the clip (table index), its loop mode code, the normalised
+/// time of its state, its weight.
+struct Shown1 {
+    clip: u32,
+    mode: u32,
+    phase: Phase,
+    weight: f32,
+}
+
+/// machine.rs `push_layers`: the clips of `state` at `share` of the weight, zero weights left
+/// out, none past `cap`.
+fn push_layers(state: u32, ph: Phase, share: f32, cand: ptr<function, array<Shown1, 12>>, n: ptr<function, u32>, cap: u32, base: u32) {
+    let ws = motion_weights(state, base);
+    let mode = state_word(state, 1u);
+    let clips_at = u.clips_at + state_word(state, 2u) * CLIP_WORDS;
+    for (var k = 0u; k < ws.n; k += 1u) {
+        let weight = share * ws.w[k];
+        if weight > 0.0 && *n < cap {
+            (*cand)[*n] = Shown1(graph[clips_at + ws.k[k] * CLIP_WORDS], mode, ph, weight);
+            *n += 1u;
+        }
+    }
+}
+
+/// A 64-bit fraction as f32 in [0, 1] (rounded; 1 only within 2^-25 of it).
+fn frac_f32(f: vec2<u32>) -> f32 {
+    return (f32(f.y) + f32(f.x) * (1.0 / 4294967296.0)) * (1.0 / 4294967296.0);
+}
+
+/// The record's layer of one shown clip: its normalised time reduced as the loop mode says
+/// (docs/design.md §4 "Time rules": a cycle is one pass, a ping-pong period two), the shown
+/// position, and the time rules' row and frac (throng::playback `clip_frame`). In f32 from the
+/// integer phase, as GPU-timed records are: rows equal the CPU's but within 1e-4 of a frame
+/// boundary, fracs within 1e-4.
+fn record_layer(c: Shown1) -> Layer {
+    let clip = clip_table[c.clip];
+    let last = f32(clip_last(clip));
+    let fr = frac_f32(c.phase.frac);
+    var q = 0.0;
+    if c.mode == MODE_LOOP {
+        q = fr * last;
+    } else if c.mode == MODE_PINGPONG {
+        q = (f32(bitcast<u32>(c.phase.whole) & 1u) + fr) * last;
+        if q > last {
+            q = 2.0 * last - q;
+        }
+    } else if c.phase.whole >= 1 {
+        q = last;
+    } else if c.phase.whole >= 0 {
+        q = fr * last;
+    }
+    let f = clip_frame(clip, q);
+    return Layer(c.weight, f.frac, f32(f.row), c.clip);
+}
+
+/// machine.rs `compose` and crowd.rs `to_record`: the layers an instance shows, cut to the
+/// four heaviest (renormalised) when more, as its record.
+fn compose(m: GraphMachine, base: u32) -> InstanceRecord {
+    var cand: array<Shown1, 12>;
+    var n = 0u;
+    let on = out_n(m);
+    if on == 0u {
+        push_layers(cur(m), phase(m, 0u), 1.0, &cand, &n, 4u, base);
+    } else {
+        let a = alpha(m);
+        for (var k = 0u; k < on; k += 1u) {
+            push_layers(out_state(m, k), phase(m, 1u + k), m.out_weight[k] * (1.0 - a), &cand, &n, 12u, base);
+        }
+        push_layers(cur(m), phase(m, 0u), a, &cand, &n, 12u, base);
+    }
+    var out: InstanceRecord;
+    for (var k = 0u; k < 4u; k += 1u) {
+        out.layers[k] = Layer(0.0, 0.0, 0.0, 0u);
+    }
+    if n <= 4u {
+        for (var k = 0u; k < n; k += 1u) {
+            out.layers[k] = record_layer(cand[k]);
+        }
+        return out;
+    }
+    // keep the four heaviest (ties: the earlier), in their order
+    var keep = array<bool, 12>(false, false, false, false, false, false, false, false, false, false, false, false);
+    for (var r = 0u; r < 4u; r += 1u) {
+        var best = NONE;
+        for (var k = 0u; k < n; k += 1u) {
+            if !keep[k] && (best == NONE || cand[k].weight > cand[best].weight) {
+                best = k;
+            }
+        }
+        keep[best] = true;
+    }
+    var kept: array<Shown1, 4>;
+    var len = 0u;
+    var sum = 0.0;
+    for (var k = 0u; k < n; k += 1u) {
+        if keep[k] {
+            kept[len] = cand[k];
+            len += 1u;
+            sum += cand[k].weight;
+        }
+    }
+    for (var k = 0u; k < 4u; k += 1u) {
+        var c = kept[k];
+        c.weight = div_f32(c.weight, sum);
+        out.layers[k] = record_layer(c);
+    }
+    return out;
+}
+
 @compute @workgroup_size(64)
 fn cs_graph_params(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = id.x;
@@ -434,6 +581,7 @@ fn cs_graph_step(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     if interruption == INTERRUPT_NONE {
         machines[i] = m;
+        records[i] = compose(m, base);
         return;
     }
     var named = cur(m);
@@ -486,4 +634,5 @@ fn cs_graph_step(@builtin(global_invocation_id) id: vec3<u32>) {
         break;
     }
     machines[i] = m;
+    records[i] = compose(m, base);
 }

@@ -1,8 +1,8 @@
 //! Animation graphs stepped on the GPU (docs/graph.md "On the GPU"): the graph's tables and
 //! every instance's state machine and parameters in buffers, a frame's parameter changes
 //! uploaded as a list (∝ changes), and one compute pass that steps every state machine
-//! (`shaders/graph_step.wgsl`, the twin of throng_graph's CPU step) and appends the state
-//! events it fires. The tables come from `throng_graph::GraphLayout` (this crate does not link
+//! (`shaders/graph_step.wgsl`, the twin of throng_graph's CPU step), writes every instance's
+//! CPU-timed record and appends the state events it fires. The tables come from `throng_graph::GraphLayout` (this crate does not link
 //! throng-graph: the caller passes its words).
 
 use wgpu::util::DeviceExt;
@@ -65,9 +65,12 @@ pub struct GraphPass {
     values: wgpu::Buffer,
     changes: wgpu::Buffer,
     changes_capacity: usize,
+    /// A count, three unused words, then the events.
     events: wgpu::Buffer,
-    event_count: wgpu::Buffer,
     graph: wgpu::Buffer,
+    clip_table: wgpu::Buffer,
+    frame_times: wgpu::Buffer,
+    records: wgpu::Buffer,
     layout: wgpu::BindGroupLayout,
     bind: wgpu::BindGroup,
     apply: wgpu::ComputePipeline,
@@ -90,12 +93,14 @@ fn storage(device: &wgpu::Device, label: &str, bytes: &[u8], copy: bool) -> wgpu
 }
 
 impl GraphPass {
-    /// Uploads the tables, `machines` (`MACHINE_WORDS` words an instance, from
-    /// `GraphCrowd::machine_words`) and `values` (`stride` an instance); events beyond
-    /// `event_capacity` a step are counted but not kept.
+    /// Uploads the tables, the asset's clip table (the one the graph was checked against),
+    /// `machines` (`MACHINE_WORDS` words an instance, from `GraphCrowd::machine_words`) and
+    /// `values` (`stride` an instance); events beyond `event_capacity` a step are counted but
+    /// not kept.
     pub fn new(
         gpu: &Gpu,
         tables: GraphTables<'_>,
+        clip_table: &throng_contract::GpuClipTable,
         machines: &[u32],
         values: &[f32],
         event_capacity: u32,
@@ -178,10 +183,32 @@ impl GraphPass {
         let events = storage(
             device,
             "throng graph events",
-            &vec![0u8; head.event_capacity as usize * 16],
+            &vec![0u8; (head.event_capacity as usize + 1) * 16],
             true,
         );
-        let event_count = storage(device, "throng graph event count", &[0u8; 4], true);
+        if clip_table.clips.is_empty() {
+            return Err(bad("the clip table is empty".into()));
+        }
+        let clips = storage(
+            device,
+            "throng graph clip table",
+            bytemuck::cast_slice(&clip_table.clips),
+            false,
+        );
+        let mut times = clip_table.frame_times.words.clone();
+        times.push(0);
+        let frame_times = storage(
+            device,
+            "throng graph frame times",
+            bytemuck::cast_slice(&times),
+            false,
+        );
+        let records = storage(
+            device,
+            "throng graph records",
+            &vec![0u8; len * std::mem::size_of::<throng_contract::InstanceRecord>()],
+            true,
+        );
         let params_uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("throng graph step"),
             contents: bytemuck::bytes_of(&head),
@@ -200,7 +227,9 @@ impl GraphPass {
                 &values,
                 &changes,
                 &events,
-                &event_count,
+                &clips,
+                &records,
+                &frame_times,
             ],
         );
         Ok(GraphPass {
@@ -210,8 +239,10 @@ impl GraphPass {
             changes,
             changes_capacity,
             events,
-            event_count,
             graph,
+            clip_table: clips,
+            frame_times,
+            records,
             layout,
             bind,
             apply,
@@ -224,10 +255,18 @@ impl GraphPass {
     fn bind_group(
         device: &wgpu::Device,
         layout: &wgpu::BindGroupLayout,
-        buffers: [&wgpu::Buffer; 7],
+        buffers: [&wgpu::Buffer; 9],
     ) -> wgpu::BindGroup {
+        // bindings 0 to 7, then the frame-time lists at throng::playback's binding
         let entries: Vec<wgpu::BindGroupEntry> = (buffers.iter().enumerate())
-            .map(|(k, b)| crate::bindings::buffer_entry(k as u32, b))
+            .map(|(k, b)| {
+                let binding = if k == 8 {
+                    crate::bindings::FRAME_TIMES
+                } else {
+                    k as u32
+                };
+                crate::bindings::buffer_entry(binding, b)
+            })
             .collect();
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("throng graph step"),
@@ -285,7 +324,9 @@ impl GraphPass {
                     &self.values,
                     &self.changes,
                     &self.events,
-                    &self.event_count,
+                    &self.clip_table,
+                    &self.records,
+                    &self.frame_times,
                 ],
             );
         }
@@ -299,7 +340,7 @@ impl GraphPass {
             gpu.queue
                 .write_buffer(&self.changes, 0, bytemuck::cast_slice(changes));
         }
-        gpu.queue.write_buffer(&self.event_count, 0, &[0u8; 4]);
+        gpu.queue.write_buffer(&self.events, 0, &[0u8; 4]);
         let mut enc = device.create_command_encoder(&Default::default());
         if let Some(t) = &self.timer {
             t.mark(&mut enc, 0);
@@ -354,6 +395,26 @@ impl GraphPass {
         )?))
     }
 
+    /// Every instance's CPU-timed record as the last step wrote it.
+    pub fn read_records(
+        &self,
+        gpu: &Gpu,
+    ) -> Result<Vec<throng_contract::InstanceRecord>, RenderError> {
+        let size =
+            self.len() as u64 * std::mem::size_of::<throng_contract::InstanceRecord>() as u64;
+        Ok(bytemuck::pod_collect_to_vec(&self.read(
+            gpu,
+            &self.records,
+            size,
+        )?))
+    }
+
+    /// The records buffer (`array<InstanceRecord>`, one per instance): what a CPU-timed draw
+    /// reads, written on the GPU.
+    pub fn records_buffer(&self) -> &wgpu::Buffer {
+        &self.records
+    }
+
     /// Every instance's parameter values (`stride` each).
     pub fn read_values(&self, gpu: &Gpu) -> Result<Vec<f32>, RenderError> {
         let size = self.len() as u64 * self.head.stride as u64 * 4;
@@ -367,15 +428,15 @@ impl GraphPass {
     /// The state events of the last step, by instance (an instance's in the order fired), and
     /// how many were fired (more than the list holds when the capacity was exceeded).
     pub fn read_events(&self, gpu: &Gpu) -> Result<(Vec<StateEventWords>, u32), RenderError> {
-        let count: Vec<u32> =
-            bytemuck::pod_collect_to_vec(&self.read(gpu, &self.event_count, 4)?);
+        let count: Vec<u32> = bytemuck::pod_collect_to_vec(&self.read(gpu, &self.events, 16)?);
         let fired = count.first().copied().unwrap_or(0);
         let kept = fired.min(self.head.event_capacity) as u64;
         if kept == 0 {
             return Ok((Vec::new(), fired));
         }
-        let mut ev: Vec<StateEventWords> =
-            bytemuck::pod_collect_to_vec(&self.read(gpu, &self.events, kept * 16)?);
+        let words: Vec<StateEventWords> =
+            bytemuck::pod_collect_to_vec(&self.read(gpu, &self.events, (kept + 1) * 16)?);
+        let mut ev = words[1..].to_vec();
         // instances append in any order; each one's events are adjacent and in order
         ev.sort_by_key(|e| e[0]);
         Ok((ev, fired))

@@ -428,7 +428,8 @@ pub(crate) fn graph_time_compute(device: &wgpu::Device) -> wgpu::BindGroupLayout
 }
 
 /// The graph step ([`crate::shaders::Program::GraphStep`]): its parameters, the graph's
-/// tables, the machines, the parameter values, the changes, the events and their count.
+/// tables, the machines, the parameter values, the changes, the events, the clip table, the
+/// records and the clip table's frame-time lists.
 pub(crate) fn graph_step(device: &wgpu::Device) -> wgpu::BindGroupLayout {
     layout(
         device,
@@ -440,7 +441,9 @@ pub(crate) fn graph_step(device: &wgpu::Device) -> wgpu::BindGroupLayout {
             storage(3, COMPUTE, false),
             storage(4, COMPUTE, true),
             storage(5, COMPUTE, false),
-            storage(6, COMPUTE, false),
+            storage(6, COMPUTE, true),
+            storage(7, COMPUTE, false),
+            storage(b::FRAME_TIMES, COMPUTE, true),
         ],
     )
 }

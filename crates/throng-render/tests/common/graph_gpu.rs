@@ -5,9 +5,11 @@
 //! lengths, offsets, triggers, any-state transitions, all three interruption rules) stepped
 //! 600 frames by the CPU step (`GraphCrowd::step`) and by `graph_pass::GraphPass`, with ~3 % of
 //! the instances getting a random parameter change a frame and frames of random whole-tick
-//! lengths (every 25th of none). After every frame the two agree exactly: every state machine word (states,
-//! transitions, the outgoing mix and its weights, phases and rates in ticks), every parameter
-//! (triggers consumed) and the state events.
+//! lengths (every 25th of none). After every frame the two agree exactly in every state machine
+//! word (states, transitions, the outgoing mix and its weights, phases and rates in ticks),
+//! every parameter (triggers consumed) and the state events; and, every fifth frame, the records
+//! the pass writes equal the CPU step's in every clip and weight, with positions (row + frac)
+//! within 1e-4 frames (the pass derives them in f32 from the integer phases, the CPU in f64).
 
 #[path = "../../../throng-graph/tests/common/mod.rs"]
 mod scenario;
@@ -48,6 +50,7 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
     let mut pass = GraphPass::new(
         gpu,
         tables,
+        &throng_asset::gpu_clip_table(&clips),
         &machines(&crowd),
         &values(&crowd),
         2 * INSTANCES as u32,
@@ -59,6 +62,7 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
     let stride = layout.stride as usize;
     let mut rng = Rng(0x6770_755f_7374_6570);
     let (mut events, mut fades, mut interrupted) = (0usize, 0usize, 0usize);
+    let (mut worst, mut layers) = (0.0f64, 0usize);
     for frame in 0..FRAMES {
         // ~3 % of the instances get a change; of several to one parameter the last is sent
         let mut changes: Vec<ParamChange> = Vec::new();
@@ -133,6 +137,23 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
             fades += usize::from(out_n > 0);
             interrupted += usize::from(out_n == 2);
         }
+        let got_records = if frame % 5 == 0 {
+            pass.read_records(gpu).expect("records")
+        } else {
+            Vec::new()
+        };
+        for (i, (a, b)) in got_records.iter().zip(crowd.records()).enumerate() {
+            for (k, (x, y)) in a.layers.iter().zip(&b.layers).enumerate() {
+                let ctx =
+                    format!("{label}: frame {frame}, instance {i}, layer {k}: {x:?} vs {y:?}");
+                assert_eq!(x.clip, y.clip, "{ctx}");
+                assert_eq!(x.weight.to_bits(), y.weight.to_bits(), "{ctx}");
+                let (px, py) = (x.row as f64 + x.frac as f64, y.row as f64 + y.frac as f64);
+                assert!((px - py).abs() <= 1e-4, "{ctx}");
+                worst = worst.max((px - py).abs());
+                layers += usize::from(y.weight > 0.0);
+            }
+        }
         let got_values = pass.read_values(gpu).expect("parameters");
         let want_values = values(&crowd);
         for (i, (a, b)) in got_values
@@ -155,6 +176,7 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
     );
     println!(
         "{label}: {INSTANCES} instances × {FRAMES} frames: every machine, parameter and state event \
-         equal ({events} events; {fades} instance-frames fading, {interrupted} with two outgoing states)"
+         equal ({events} events; {fades} instance-frames fading, {interrupted} with two outgoing states); \
+         {layers} record layers, positions within {worst:.2e} frames"
     );
 }
