@@ -570,6 +570,27 @@ impl CrowdUpload {
         Ok(self.last_upload_bytes)
     }
 
+    /// CPU-timed, with the records a GPU graph step wrote (docs/graph.md "On the GPU"): copies
+    /// `graph`'s record buffer into the crowd's on the GPU (nothing crosses from the CPU but
+    /// the transforms when `transforms_changed`). Returns the bytes uploaded from the CPU.
+    pub fn update_from_graph(
+        &mut self,
+        gpu: &crate::Gpu,
+        graph: &crate::graph_pass::GraphPass,
+        transforms: &[InstanceTransform],
+        transforms_changed: bool,
+    ) -> Result<u64, RenderError> {
+        let len = graph.len();
+        self.begin(gpu, Timing::Cpu, len, transforms, transforms_changed)?;
+        let size = (len * std::mem::size_of::<InstanceRecord>()) as u64;
+        if size > 0 {
+            let mut enc = gpu.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(graph.records_buffer(), 0, &self.buffers.records, 0, size);
+            gpu.queue.submit([enc.finish()]);
+        }
+        Ok(self.last_upload_bytes)
+    }
+
     /// CPU-timed, written in place: `write` fills every record of a crowd of `len` instances
     /// straight into the queue's staging memory for the record buffer (e.g. `|out|
     /// runtime.update_into(dt, out)`), so the records are written once instead of into the
