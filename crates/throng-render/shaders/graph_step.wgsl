@@ -523,6 +523,17 @@ fn compose(m: GraphMachine, base: u32) -> InstanceRecord {
     return out;
 }
 
+/// Every instance's record from its state machine as it stands (no step): what the records
+/// buffer holds before the first step.
+@compute @workgroup_size(64)
+fn cs_graph_records(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if i >= u.len {
+        return;
+    }
+    records[i] = compose(machines[i], i * u.stride);
+}
+
 @compute @workgroup_size(64)
 fn cs_graph_params(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = id.x;

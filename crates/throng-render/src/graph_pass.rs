@@ -95,8 +95,8 @@ fn storage(device: &wgpu::Device, label: &str, bytes: &[u8], copy: bool) -> wgpu
 impl GraphPass {
     /// Uploads the tables, the asset's clip table (the one the graph was checked against),
     /// `machines` (`MACHINE_WORDS` words an instance, from `GraphCrowd::machine_words`) and
-    /// `values` (`stride` an instance); events beyond `event_capacity` a step are counted but
-    /// not kept.
+    /// `values` (`stride` an instance), and writes every instance's record as its machine
+    /// stands; events beyond `event_capacity` a step are counted but not kept.
     pub fn new(
         gpu: &Gpu,
         tables: GraphTables<'_>,
@@ -217,6 +217,7 @@ impl GraphPass {
         let layout = crate::layouts::graph_step(device);
         let apply = compute_pipeline(device, Program::GraphStep, &layout, "cs_graph_params")?;
         let step = compute_pipeline(device, Program::GraphStep, &layout, "cs_graph_step")?;
+        let compose = compute_pipeline(device, Program::GraphStep, &layout, "cs_graph_records")?;
         let bind = Self::bind_group(
             device,
             &layout,
@@ -232,6 +233,16 @@ impl GraphPass {
                 &frame_times,
             ],
         );
+        // the records of the machines as uploaded, so that a draw before the first step shows
+        // them
+        let mut enc = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_bind_group(0, &bind, &[]);
+            pass.set_pipeline(&compose);
+            pass.dispatch_workgroups(head.len.div_ceil(64), 1, 1);
+        }
+        gpu.queue.submit([enc.finish()]);
         Ok(GraphPass {
             params_uniform,
             machines,

@@ -4,7 +4,10 @@
 //! crossfades, blends and speeds in the CPU-timed runtime.
 //!
 //! Lengths are the asset's file units, times seconds, angles radians. The script is seeded, so
-//! every run shows the same crowd.
+//! every run shows the same crowd. The locomotion graph steps on the CPU, or, after
+//! [`DemoCrowd::move_graph_to_gpu`], on the GPU (docs/graph.md "On the GPU"): the script's
+//! parameter changes are then all the CPU sends, and the records are drawn where the pass wrote
+//! them.
 
 use glam::{Affine3A, Quat, Vec3};
 use std::f32::consts::TAU;
@@ -129,10 +132,24 @@ struct Locomotion {
     states: Vec<StateId>,
 }
 
+/// The locomotion graph on the GPU: the pass, the frame's parameter changes, the clock that
+/// turns steps into ticks, and the upload the crowd is drawn from.
+struct OnGpu {
+    pass: throng_render::graph_pass::GraphPass,
+    changes: Vec<throng_render::graph_pass::ParamChange>,
+    clock: throng_runtime::Clock,
+    upload: throng_render::CrowdUpload,
+    /// The transforms have been uploaded.
+    placed: bool,
+}
+
 /// The runtime (or the locomotion graph) plus the script that drives it.
 pub struct DemoCrowd {
     runtime: CpuRuntime,
     graph: Option<Locomotion>,
+    on_gpu: Option<OnGpu>,
+    /// The clip table as the GPU reads it (what a GPU graph step's records are made with).
+    clip_table: throng_contract::GpuClipTable,
     handles: Vec<Handle>,
     plans: Vec<Plan>,
     roles: Roles,
@@ -181,6 +198,8 @@ impl DemoCrowd {
         let mut crowd = DemoCrowd {
             runtime,
             graph,
+            on_gpu: None,
+            clip_table: throng_asset::gpu_clip_table(clips),
             handles,
             plans,
             roles,
@@ -308,12 +327,117 @@ impl DemoCrowd {
         if sit {
             let _ = g.crowd.fire(i, g.sit);
         }
+        if let Some(on) = self.on_gpu.as_mut() {
+            // an instance is steered at most once a step: its changes are distinct
+            on.changes
+                .push([i as u32, g.speed.index() as u32, speed.to_bits(), 0]);
+            if sit {
+                on.changes
+                    .push([i as u32, g.sit.index() as u32, 1f32.to_bits(), 0]);
+            }
+        }
         self.stats.blends += 1;
     }
 
-    /// Advances the crowd by `dt` seconds: changes that are due, then one runtime update.
-    pub fn step(&mut self, dt: f64) -> Result<(), RuntimeError> {
+    /// Steps the locomotion graph on the GPU from now on (docs/graph.md "On the GPU"),
+    /// continuing from the state the CPU step left; false when no graph drives the crowd.
+    pub fn move_graph_to_gpu(
+        &mut self,
+        gpu: &throng_render::Gpu,
+    ) -> Result<bool, throng_render::RenderError> {
+        let Some(g) = self.graph.as_ref() else {
+            return Ok(false);
+        };
+        let layout = throng_graph::GraphLayout::new(g.crowd.graph());
+        let n = g.crowd.len();
+        let machines: Vec<u32> = (0..n)
+            .flat_map(|i| g.crowd.machine_words(i).unwrap_or([0; 24]))
+            .collect();
+        let values: Vec<f32> = (0..n)
+            .flat_map(|i| g.crowd.parameter_values(i).unwrap_or(&[]).to_vec())
+            .collect();
+        let tables = throng_render::graph_pass::GraphTables {
+            states: &layout.states,
+            clips: &layout.clips,
+            axes: &layout.axes,
+            transitions: &layout.transitions,
+            conditions: &layout.conditions,
+            lists: &layout.lists,
+            stride: layout.stride,
+            max_speed: layout.max_speed,
+        };
+        let pass = throng_render::graph_pass::GraphPass::new(
+            gpu,
+            tables,
+            &self.clip_table,
+            &machines,
+            &values,
+            (2 * n).max(1) as u32,
+        )?;
+        self.on_gpu = Some(OnGpu {
+            pass,
+            changes: Vec::new(),
+            clock: throng_runtime::Clock::new(),
+            upload: throng_render::CrowdUpload::new(&gpu.device, throng_contract::Timing::Cpu),
+            placed: false,
+        });
+        Ok(true)
+    }
+
+    /// Whether the locomotion graph steps on the GPU.
+    pub fn graph_on_gpu(&self) -> bool {
+        self.on_gpu.is_some()
+    }
+
+    /// [`Self::step`] with the graph on the GPU (`gpu`: the device it was moved to): the
+    /// script's changes are uploaded and the pass steps every instance; the state events it
+    /// fired are counted. False, and nothing stepped, when the graph is not on the GPU.
+    pub fn step_on_gpu(
+        &mut self,
+        gpu: &throng_render::Gpu,
+        dt: f64,
+    ) -> Result<bool, throng_render::RenderError> {
+        if self.on_gpu.is_none() {
+            return Ok(false);
+        }
         let t0 = Instant::now();
+        // graph-driven, the script only sets parameters, which cannot fail
+        let _ = self.run_script();
+        if let Some(on) = self.on_gpu.as_mut() {
+            let ticks = on.clock.advance(dt);
+            on.pass.step(gpu, ticks, &on.changes)?;
+            on.changes.clear();
+            self.stats.events += on.pass.read_events(gpu)?.1 as u64;
+        }
+        self.stats.time += t0.elapsed();
+        self.stats.steps += 1;
+        self.stats.simulated += dt;
+        Ok(true)
+    }
+
+    /// GPU graph: hands the records the pass wrote to the crowd's upload (on the GPU) before a
+    /// draw; [`Self::gpu_upload`] is then what to draw. Nothing to do otherwise.
+    pub fn prepare_draw(
+        &mut self,
+        gpu: &throng_render::Gpu,
+    ) -> Result<(), throng_render::RenderError> {
+        let transforms = self.runtime.transforms();
+        if let Some(on) = self.on_gpu.as_mut() {
+            on.upload
+                .update_from_graph(gpu, &on.pass, transforms, !on.placed)?;
+            on.placed = true;
+        }
+        Ok(())
+    }
+
+    /// The upload a GPU graph crowd is drawn from (after [`Self::prepare_draw`]); `None` when
+    /// the records are the CPU's ([`Self::records`]).
+    pub fn gpu_upload(&self) -> Option<&throng_render::CrowdUpload> {
+        self.on_gpu.as_ref().map(|on| &on.upload)
+    }
+
+    /// The script's changes that are due.
+    fn run_script(&mut self) -> Result<(), RuntimeError> {
         // Simulated seconds so far (the runtime's clock, or the graph crowd's).
         let now = self.stats.simulated;
         if !self.durations.is_empty() {
@@ -324,6 +448,14 @@ impl DemoCrowd {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Advances the crowd by `dt` seconds on the CPU: changes that are due, then one runtime
+    /// update (or graph step).
+    pub fn step(&mut self, dt: f64) -> Result<(), RuntimeError> {
+        let t0 = Instant::now();
+        self.run_script()?;
         match self.graph.as_mut() {
             Some(g) => {
                 g.crowd.step(dt);

@@ -56,13 +56,27 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
         2 * INSTANCES as u32,
     )
     .expect("graph pass");
+    let mut worst = 0.0f64;
+    // before any step the pass holds the records of the machines as uploaded
+    let first = pass.read_records(gpu).expect("records");
+    for (a, b) in first.iter().zip(crowd.records()) {
+        for (x, y) in a.layers.iter().zip(&b.layers) {
+            assert_eq!(
+                (x.clip, x.weight.to_bits()),
+                (y.clip, y.weight.to_bits()),
+                "{label}: {x:?} vs {y:?}"
+            );
+            let (px, py) = (x.row as f64 + x.frac as f64, y.row as f64 + y.frac as f64);
+            assert!((px - py).abs() <= 1e-4, "{label}: {x:?} vs {y:?}");
+        }
+    }
     let params: Vec<_> = (g.parameters().iter())
         .map(|p| crowd.param_any(p.name()).unwrap())
         .collect();
     let stride = layout.stride as usize;
     let mut rng = Rng(0x6770_755f_7374_6570);
     let (mut events, mut fades, mut interrupted) = (0usize, 0usize, 0usize);
-    let (mut worst, mut layers) = (0.0f64, 0usize);
+    let mut layers = 0usize;
     for frame in 0..FRAMES {
         // ~3 % of the instances get a change; of several to one parameter the last is sent
         let mut changes: Vec<ParamChange> = Vec::new();

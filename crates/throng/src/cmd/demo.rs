@@ -71,6 +71,19 @@ pub struct Args {
     /// Size of demo.gif, WIDTHxHEIGHT (default: --size, scaled down to at most 480 wide).
     #[arg(long, value_parser = parse_size)]
     pub gif_size: Option<(u32, u32)>,
+    /// Where the built-in fox's locomotion graph steps: on the GPU (docs/graph.md "On the
+    /// GPU": the CPU sends only parameter changes), on the CPU, or auto: the GPU on a hardware
+    /// adapter with compute shaders, the CPU on a software or downlevel one.
+    #[arg(long, value_enum, default_value_t = GraphOn::Auto)]
+    pub graph: GraphOn,
+}
+
+/// Where the demo's locomotion graph steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GraphOn {
+    Auto,
+    Cpu,
+    Gpu,
 }
 
 /// The crowd and pictures of a run: the flags, else the adapter's defaults.
@@ -180,6 +193,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Ok(r) => r,
         Err(e) => return Err(no_device(&mut crowd, plan.gif_frames, e)),
     };
+    move_graph(&mut crowd, &renderer, args.graph)?;
     let gpu_asset = renderer
         .upload(&asset)
         .context("uploading the baked asset")?;
@@ -200,7 +214,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..Default::default()
     };
     let drawing = (&mut renderer, &gpu_asset, transforms.as_slice());
-    draw_still(drawing, &crowd, &options(plan.size), &out_dir)?;
+    draw_still(drawing, &mut crowd, &options(plan.size), &out_dir)?;
     // The still's time includes compiling the pipelines, so it does not predict a GIF frame;
     // the progress bar shows the estimate once frames are drawn.
     println!(
@@ -281,6 +295,46 @@ fn no_device(
     ))
 }
 
+/// Moves the locomotion graph to the GPU as `graph` asks, and says where it steps.
+fn move_graph(crowd: &mut DemoCrowd, renderer: &Renderer, graph: GraphOn) -> anyhow::Result<()> {
+    if !crowd.graph_driven() {
+        if graph == GraphOn::Gpu {
+            println!("graph: --graph gpu has nothing to step (this crowd is played by clips)");
+        }
+        return Ok(());
+    }
+    let compute = renderer.downlevel_reason().is_none();
+    let on_gpu = match graph {
+        GraphOn::Cpu => false,
+        GraphOn::Gpu if !compute => anyhow::bail!(
+            "--graph gpu needs compute shaders, which this adapter lacks ({}); use --graph cpu",
+            renderer.downlevel_reason().unwrap_or_default()
+        ),
+        GraphOn::Gpu => true,
+        GraphOn::Auto => compute && !renderer.adapter().is_software(),
+    };
+    if on_gpu {
+        crowd
+            .move_graph_to_gpu(&renderer.gpu)
+            .context("moving the locomotion graph to the GPU")?;
+        println!(
+            "graph: stepped on the GPU from here on (the CPU sends only the script's parameter \
+             changes; --graph cpu steps it on the CPU)"
+        );
+    } else {
+        println!("graph: stepped on the CPU (--graph gpu steps it on the GPU)");
+    }
+    Ok(())
+}
+
+/// One step of the crowd: the graph on the GPU when it was moved there.
+fn step(crowd: &mut DemoCrowd, renderer: &Renderer, dt: f64) -> anyhow::Result<()> {
+    if !crowd.step_on_gpu(&renderer.gpu, dt)? {
+        crowd.step(dt)?;
+    }
+    Ok(())
+}
+
 /// What the pictures are drawn with: the renderer, the uploaded asset, the crowd's transforms.
 type Drawing<'a> = (
     &'a mut Renderer,
@@ -291,22 +345,26 @@ type Drawing<'a> = (
 /// demo.png: the crowd now (the first draw also compiles the pipelines).
 fn draw_still(
     (renderer, gpu_asset, transforms): Drawing,
-    crowd: &DemoCrowd,
+    crowd: &mut DemoCrowd,
     options: &RenderOptions,
     out_dir: &Path,
 ) -> anyhow::Result<()> {
     let t = Instant::now();
-    let records = crowd.records();
+    crowd.prepare_draw(&renderer.gpu)?;
+    let records;
+    let playback = match crowd.gpu_upload() {
+        Some(upload) => Playback::Uploaded(upload),
+        None => {
+            records = crowd.records();
+            Playback::Records(Records::Cpu(&records))
+        }
+    };
     let looks = crowd.appearances(gpu_asset.primitives.len());
     let png_image = renderer
         .render_scene(
             &[throng_render::Crowd {
                 appearance: throng_render::CrowdAppearance::Slice(&looks),
-                ..throng_render::Crowd::new(
-                    gpu_asset,
-                    transforms,
-                    Playback::Records(Records::Cpu(&records)),
-                )
+                ..throng_render::Crowd::new(gpu_asset, transforms, playback)
             }],
             options,
         )?
@@ -350,15 +408,23 @@ fn draw_gif(
     let mut render_time = Duration::ZERO;
     let mut stats = throng_render::FrameStats::default();
     for _ in 0..plan.gif_frames {
-        crowd.step(gif_dt())?;
+        step(crowd, renderer, gif_dt())?;
         let t = Instant::now();
-        let records = crowd.records();
+        crowd.prepare_draw(&renderer.gpu)?;
+        let records;
+        let playback = match crowd.gpu_upload() {
+            Some(upload) => Playback::Uploaded(upload),
+            None => {
+                records = crowd.records();
+                Playback::Records(Records::Cpu(&records))
+            }
+        };
         let looks = crowd.appearances(gpu_asset.primitives.len());
         let frame = renderer.render_scene(
             &[throng_render::Crowd {
                 asset: gpu_asset,
                 transforms,
-                playback: Playback::Records(Records::Cpu(&records)),
+                playback,
                 props: &[],
                 live: &[],
                 appearance: throng_render::CrowdAppearance::Slice(&looks),
@@ -492,6 +558,21 @@ fn describe_crowd(asset: &BakedAsset, crowd: &DemoCrowd) {
 
 fn print_runtime(crowd: &DemoCrowd) {
     let s = crowd.stats;
+    if crowd.graph_on_gpu() {
+        println!(
+            "runtime: {:.3} ms per update on the CPU (the locomotion graph stepped on the GPU: the \
+             script, its parameter changes uploaded and the state events read back; {} instances, \
+             {} updates = {:.1} s simulated, the warm-up on the CPU included; {} parameter \
+             changes, {} state events fired)",
+            s.ms_per_step(),
+            thousands(crowd.len() as u64),
+            s.steps,
+            s.simulated,
+            s.blends,
+            s.events
+        );
+        return;
+    }
     let (who, changes, steers) = match crowd.graph_driven() {
         true => (
             "the locomotion graph's step, ",
