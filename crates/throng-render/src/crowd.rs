@@ -570,25 +570,18 @@ impl CrowdUpload {
         Ok(self.last_upload_bytes)
     }
 
-    /// CPU-timed, with the records a GPU graph step wrote (docs/graph.md "On the GPU"): copies
-    /// `graph`'s record buffer into the crowd's on the GPU (nothing crosses from the CPU but
-    /// the transforms when `transforms_changed`). Returns the bytes uploaded from the CPU.
-    pub fn update_from_graph(
+    /// CPU-timed, for records written on the GPU (`GraphPass::update_upload`): checks the
+    /// update, makes room for `len` records, writes the transforms when `transforms_changed`,
+    /// and returns the record buffer to copy the records into with the bytes uploaded so far.
+    pub(crate) fn begin_gpu_written(
         &mut self,
         gpu: &crate::Gpu,
-        graph: &crate::graph_pass::GraphPass,
+        len: usize,
         transforms: &[InstanceTransform],
         transforms_changed: bool,
-    ) -> Result<u64, RenderError> {
-        let len = graph.len();
+    ) -> Result<(&wgpu::Buffer, u64), RenderError> {
         self.begin(gpu, Timing::Cpu, len, transforms, transforms_changed)?;
-        let size = (len * std::mem::size_of::<InstanceRecord>()) as u64;
-        if size > 0 {
-            let mut enc = gpu.device.create_command_encoder(&Default::default());
-            enc.copy_buffer_to_buffer(graph.records_buffer(), 0, &self.buffers.records, 0, size);
-            gpu.queue.submit([enc.finish()]);
-        }
-        Ok(self.last_upload_bytes)
+        Ok((&self.buffers.records, self.last_upload_bytes))
     }
 
     /// CPU-timed, written in place: `write` fills every record of a crowd of `len` instances

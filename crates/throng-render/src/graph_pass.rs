@@ -426,6 +426,28 @@ impl GraphPass {
         &self.records
     }
 
+    /// Hands the records the last step wrote to a CPU-timed crowd's `upload` for drawing
+    /// (docs/graph.md "On the GPU"): a copy on the GPU, so only the transforms, when
+    /// `transforms_changed`, cross from the CPU. Returns the bytes uploaded from the CPU.
+    pub fn update_upload(
+        &self,
+        gpu: &Gpu,
+        upload: &mut crate::CrowdUpload,
+        transforms: &[throng_contract::InstanceTransform],
+        transforms_changed: bool,
+    ) -> Result<u64, RenderError> {
+        let len = self.len();
+        let (records, bytes) =
+            upload.begin_gpu_written(gpu, len, transforms, transforms_changed)?;
+        let size = (len * std::mem::size_of::<throng_contract::InstanceRecord>()) as u64;
+        if size > 0 {
+            let mut enc = gpu.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(&self.records, 0, records, 0, size);
+            gpu.queue.submit([enc.finish()]);
+        }
+        Ok(bytes)
+    }
+
     /// Every instance's parameter values (`stride` each).
     pub fn read_values(&self, gpu: &Gpu) -> Result<Vec<f32>, RenderError> {
         let size = self.len() as u64 * self.head.stride as u64 * 4;

@@ -2,7 +2,7 @@
 //! records crossing to the CPU (docs/graph.md "On the GPU"): 144 built-in foxes on the
 //! locomotion graph (walk/run blend by `speed`, idle, sit on a trigger), stepped 26 frames by
 //! `GraphPass` with their speeds and triggers changed each frame, the records copied into a
-//! `CrowdUpload` on the GPU (`update_from_graph`). The picture equals, pixel for pixel, the
+//! `CrowdUpload` on the GPU (`GraphPass::update_upload`). The picture equals, pixel for pixel, the
 //! same records read back and uploaded from the CPU; and it matches the CPU graph step's
 //! picture of the same crowd but for a few edge pixels (the GPU derives rows and fracs in f32,
 //! within 1e-4 frames of the CPU's f64).
@@ -106,8 +106,8 @@ fn a_gpu_graph_crowd_draws_from_the_records_it_wrote() {
         if frame % 13 != 12 {
             continue;
         }
-        let bytes = up
-            .update_from_graph(&r.gpu, &pass, &transforms, frame == 12)
+        let bytes = pass
+            .update_upload(&r.gpu, &mut up, &transforms, frame == 12)
             .expect("records from the graph");
         // only the transforms (the first time) came from the CPU
         assert_eq!(bytes, if frame == 12 { 48 * n as u64 } else { 0 });

@@ -423,8 +423,8 @@ impl DemoCrowd {
     ) -> Result<(), throng_render::RenderError> {
         let transforms = self.runtime.transforms();
         if let Some(on) = self.on_gpu.as_mut() {
-            on.upload
-                .update_from_graph(gpu, &on.pass, transforms, !on.placed)?;
+            on.pass
+                .update_upload(gpu, &mut on.upload, transforms, !on.placed)?;
             on.placed = true;
         }
         Ok(())
