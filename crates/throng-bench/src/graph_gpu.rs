@@ -10,8 +10,8 @@
 
 use serde::Serialize;
 use std::time::Instant;
-use throng_graph::{Graph, GraphCrowd, GraphLayout};
-use throng_render::graph_pass::{GraphPass, GraphTables, ParamChange};
+use throng_graph::{Graph, GraphCrowd};
+use throng_render::graph_pass::{GraphPass, ParamChange};
 
 #[derive(Debug, Clone)]
 pub struct GraphGpuConfig {
@@ -84,23 +84,14 @@ impl GraphGpuReport {
     }
 }
 
-/// SplitMix64.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// A speed: a third stand (0), the rest walk to run (0.5 to 3.5).
-    fn speed(&mut self) -> f32 {
-        if self.next().is_multiple_of(3) {
-            0.0
-        } else {
-            0.5 + 3.0 * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
-        }
+use throng_runtime::crowd::SplitMix64 as Rng;
+
+/// A speed: a third stand (0), the rest walk to run (0.5 to 3.5).
+fn speed(rng: &mut Rng) -> f32 {
+    if rng.next_u64().is_multiple_of(3) {
+        0.0
+    } else {
+        rng.range((0.5, 3.5)) as f32
     }
 }
 
@@ -127,36 +118,17 @@ pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
     )?;
     let gpu = throng_render::Gpu::new()?;
     let mut crowd = GraphCrowd::new(graph.clone(), &clips, n)?;
-    let speed = crowd.param::<throng_graph::kind::Float>("speed")?;
+    let speed_param = crowd.param::<throng_graph::kind::Float>("speed")?;
     let mut rng = Rng(31);
-    crowd.set_all(speed, |_| rng.speed())?;
-    let layout = GraphLayout::new(&graph);
-    let machines: Vec<u32> = (0..n)
-        .flat_map(|i| crowd.machine_words(i).unwrap_or([0; 24]))
-        .collect();
-    let values: Vec<f32> = (0..n)
-        .flat_map(|i| crowd.parameter_values(i).unwrap_or(&[]).to_vec())
-        .collect();
-    drop(crowd);
-    let tables = GraphTables {
-        states: &layout.states,
-        clips: &layout.clips,
-        axes: &layout.axes,
-        transitions: &layout.transitions,
-        conditions: &layout.conditions,
-        lists: &layout.lists,
-        stride: layout.stride,
-        max_speed: layout.max_speed,
-    };
-    let mut pass = GraphPass::new(
+    crowd.set_all(speed_param, |_| speed(&mut rng))?;
+    let mut pass = throng_scene::graph_pass(
         &gpu,
-        tables,
+        &crowd,
         &throng_asset::gpu_clip_table(&clips),
-        &machines,
-        &values,
         (2 * n) as u32,
     )?;
-    let param = speed.index() as u32;
+    drop(crowd);
+    let param = speed_param.index() as u32;
     let ticks = (throng_runtime::TICKS_PER_SECOND as f64 / 60.0).round() as u64;
     // which instances already have a change this frame (a frame's changes are distinct): a
     // bit each, 125 KB at a million, cleared after the frame by the list itself
@@ -167,13 +139,13 @@ pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
         let t = Instant::now();
         list.clear();
         while list.len() < changes {
-            let i = (rng.next() % n as u64) as usize;
+            let i = (rng.next_u64() % n as u64) as usize;
             let (word, bit) = (i / 64, 1u64 << (i % 64));
             if changed[word] & bit != 0 {
                 continue;
             }
             changed[word] |= bit;
-            list.push([i as u32, param, rng.speed().to_bits(), 0]);
+            list.push([i as u32, param, speed(rng).to_bits(), 0]);
         }
         for c in &list {
             changed[c[0] as usize / 64] = 0;

@@ -24,6 +24,21 @@ pub const TRANSITION_WORDS: usize = 18;
 pub const CONDITION_WORDS: usize = 4;
 /// Words of a `GraphMachine` (the 96 B per-instance state).
 pub const MACHINE_WORDS: usize = 24;
+/// Where each member of a `GraphMachine` starts, in words (`Machine::to_words`; the WGSL
+/// struct's offsets are checked against these): per slot the fraction's two words, per slot
+/// the rate's two, the transition length's two, per slot the whole cycles, the elapsed ticks,
+/// the two outgoing weights, the running transition, `cur | src << 16`, `out0 | out1 << 16`,
+/// and `out_n | fresh << 8 | dirty << 16`.
+pub const MACHINE_FRAC: usize = 0;
+pub const MACHINE_RATE: usize = 6;
+pub const MACHINE_LENGTH: usize = 12;
+pub const MACHINE_WHOLE: usize = 14;
+pub const MACHINE_ELAPSED: usize = 17;
+pub const MACHINE_OUT_WEIGHT: usize = 18;
+pub const MACHINE_RUNNING: usize = 20;
+pub const MACHINE_CUR_SRC: usize = 21;
+pub const MACHINE_OUT_STATES: usize = 22;
+pub const MACHINE_FLAGS: usize = 23;
 
 /// `GraphState.motion`.
 pub const MOTION_CLIP: u32 = 0;
@@ -197,30 +212,27 @@ impl GraphLayout {
 }
 
 impl Machine {
-    /// The machine in `GraphMachine`'s layout: per slot the fraction's two words, per slot
-    /// the rate's, the length's, per slot the whole cycles, elapsed ticks, the outgoing
-    /// weights, the running transition, `cur | src << 16`, `out0 | out1 << 16`, and `out_n |
-    /// fresh << 8 | dirty << 16`.
+    /// The machine in `GraphMachine`'s layout (the `MACHINE_*` word indices).
     pub(crate) fn to_words(self, dirty: bool) -> [u32; MACHINE_WORDS] {
         let mut w = [0u32; MACHINE_WORDS];
         for slot in 0..3 {
             let p = self.phase(slot);
-            w[2 * slot] = lo(p.frac);
-            w[2 * slot + 1] = hi(p.frac);
+            w[MACHINE_FRAC + 2 * slot] = lo(p.frac);
+            w[MACHINE_FRAC + 2 * slot + 1] = hi(p.frac);
             let r = self.rate_of(slot);
-            w[6 + 2 * slot] = lo(r);
-            w[7 + 2 * slot] = hi(r);
-            w[14 + slot] = p.whole as u32;
+            w[MACHINE_RATE + 2 * slot] = lo(r);
+            w[MACHINE_RATE + 2 * slot + 1] = hi(r);
+            w[MACHINE_WHOLE + slot] = p.whole as u32;
         }
-        w[12] = lo(self.length);
-        w[13] = hi(self.length);
-        w[17] = self.elapsed;
-        w[18] = self.out_weight[0].to_bits();
-        w[19] = self.out_weight[1].to_bits();
-        w[20] = self.running;
-        w[21] = self.cur as u32 | (self.src as u32) << 16;
-        w[22] = self.out_state[0] as u32 | (self.out_state[1] as u32) << 16;
-        w[23] = self.out_n as u32 | (self.fresh as u32) << 8 | u32::from(dirty) << 16;
+        w[MACHINE_LENGTH] = lo(self.length);
+        w[MACHINE_LENGTH + 1] = hi(self.length);
+        w[MACHINE_ELAPSED] = self.elapsed;
+        w[MACHINE_OUT_WEIGHT] = self.out_weight[0].to_bits();
+        w[MACHINE_OUT_WEIGHT + 1] = self.out_weight[1].to_bits();
+        w[MACHINE_RUNNING] = self.running;
+        w[MACHINE_CUR_SRC] = self.cur as u32 | (self.src as u32) << 16;
+        w[MACHINE_OUT_STATES] = self.out_state[0] as u32 | (self.out_state[1] as u32) << 16;
+        w[MACHINE_FLAGS] = self.out_n as u32 | (self.fresh as u32) << 8 | u32::from(dirty) << 16;
         w
     }
 }

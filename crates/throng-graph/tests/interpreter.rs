@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{scenario_clips, scenario_graph, Rng};
+use common::{random_change, scenario_clips, scenario_graph, Rng};
 use throng_asset::{ClipInfo, LoopMode};
 use throng_contract::ClipFrames;
 use throng_graph::{
@@ -476,25 +476,7 @@ fn run_scenario(seed: u64, n: usize, frames: usize) -> (usize, usize, usize, Per
     for frame in 0..frames {
         // ~3 % of instances get a parameter change each frame
         for _ in 0..(n * 3 / 100).max(1) {
-            let i = rng.below(n as u64) as usize;
-            let k = rng.below(params.len() as u64) as usize;
-            let p = params[k];
-            let v = match p.kind() {
-                ParamKind::Float => match g.parameters()[k].name() {
-                    "dir" => (rng.unit() * 2.4 - 1.2) as f32,
-                    "mult" => (rng.unit() * 2.5 - 0.5) as f32,
-                    _ => (rng.unit() * 3.5) as f32,
-                },
-                ParamKind::Int => rng.below(3) as f32,
-                ParamKind::Bool => (rng.below(10) > 1) as u8 as f32,
-                ParamKind::Trigger => 1.0,
-            };
-            match p.kind() {
-                ParamKind::Float => crowd.set_float(i, p.typed().unwrap(), v).unwrap(),
-                ParamKind::Int => crowd.set_int(i, p.typed().unwrap(), v as i32).unwrap(),
-                ParamKind::Bool => crowd.set_bool(i, p.typed().unwrap(), v != 0.0).unwrap(),
-                ParamKind::Trigger => crowd.fire(i, p.typed().unwrap()).unwrap(),
-            }
+            let (i, k, v) = random_change(&mut rng, &g, &params, &mut crowd);
             plain[i].params[k] = v;
         }
         let dt = 1.0 / 120.0 + rng.unit() * (1.0 / 30.0 - 1.0 / 120.0);

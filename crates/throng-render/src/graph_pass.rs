@@ -38,24 +38,27 @@ pub type ParamChange = [u32; 4];
 /// A state event the pass fired: instance, state, event name index, kind (0 entry, 1 exit).
 pub type StateEventWords = [u32; 4];
 
-/// `GraphStepParams` (16 words).
+/// The step's parameters, WGSL `GraphStepParams` (64 B; its layout is checked against this in
+/// `tests/shaders.rs`): instances, parameters per instance, the step's ticks (low and high
+/// word), the changes listed, the events kept, the speed limit, and where each table of the
+/// graph starts in the word buffer.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct StepParams {
-    len: u32,
-    stride: u32,
-    ticks_lo: u32,
-    ticks_hi: u32,
-    changes: u32,
-    event_capacity: u32,
-    max_speed: f32,
-    states_at: u32,
-    clips_at: u32,
-    axes_at: u32,
-    transitions_at: u32,
-    conditions_at: u32,
-    lists_at: u32,
-    unused: [u32; 3],
+pub struct GraphStepParams {
+    pub len: u32,
+    pub stride: u32,
+    pub ticks_lo: u32,
+    pub ticks_hi: u32,
+    pub changes: u32,
+    pub event_capacity: u32,
+    pub max_speed: f32,
+    pub states_at: u32,
+    pub clips_at: u32,
+    pub axes_at: u32,
+    pub transitions_at: u32,
+    pub conditions_at: u32,
+    pub lists_at: u32,
+    pub unused: [u32; 3],
 }
 
 /// A crowd's graph state on the GPU and the pass that steps it.
@@ -75,7 +78,7 @@ pub struct GraphPass {
     bind: wgpu::BindGroup,
     apply: wgpu::ComputePipeline,
     step: wgpu::ComputePipeline,
-    head: StepParams,
+    head: GraphStepParams,
     /// Timestamps around a step, where the device has them.
     timer: Option<crate::frame::FrameTimer>,
 }
@@ -139,7 +142,7 @@ impl GraphPass {
         let transitions_at = put(tables.transitions);
         let conditions_at = put(tables.conditions);
         let lists_at = put(tables.lists);
-        let head = StepParams {
+        let head = GraphStepParams {
             len: len as u32,
             stride,
             ticks_lo: 0,

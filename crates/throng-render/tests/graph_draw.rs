@@ -8,9 +8,11 @@
 //! within 1e-4 frames of the CPU's f64).
 
 mod common;
+#[path = "common/graph_gpu.rs"]
+mod graph_gpu;
 
-use throng_graph::{Graph, GraphCrowd, GraphLayout};
-use throng_render::graph_pass::{GraphPass, GraphTables, ParamChange};
+use throng_graph::{Graph, GraphCrowd};
+use throng_render::graph_pass::ParamChange;
 use throng_render::{Camera, Crowd, Playback, Records, RenderOptions};
 
 #[test]
@@ -36,33 +38,7 @@ fn a_gpu_graph_crowd_draws_from_the_records_it_wrote() {
     let mut crowd = GraphCrowd::new(graph.clone(), &asset.clips, n).expect("crowd");
     let speed = crowd.param::<throng_graph::kind::Float>("speed").unwrap();
     let sit = crowd.param::<throng_graph::kind::Trigger>("sit").unwrap();
-    let layout = GraphLayout::new(&graph);
-    let machines: Vec<u32> = (0..n)
-        .flat_map(|i| crowd.machine_words(i).unwrap())
-        .collect();
-    let values: Vec<f32> = (0..n)
-        .flat_map(|i| crowd.parameter_values(i).unwrap().to_vec())
-        .collect();
-    let tables = GraphTables {
-        states: &layout.states,
-        clips: &layout.clips,
-        axes: &layout.axes,
-        transitions: &layout.transitions,
-        conditions: &layout.conditions,
-        lists: &layout.lists,
-        stride: layout.stride,
-        max_speed: layout.max_speed,
-    };
-    let clip_table = throng_asset::gpu_clip_table(&asset.clips);
-    let mut pass = GraphPass::new(
-        &r.gpu,
-        tables,
-        &clip_table,
-        &machines,
-        &values,
-        4 * n as u32,
-    )
-    .expect("pass");
+    let mut pass = graph_gpu::pass_for(&r.gpu, &crowd, &asset.clips, 4 * n as u32);
 
     // a 12 × 12 grid, seen from above and aside
     let bounds = asset.pose_bounds();

@@ -69,6 +69,64 @@ fn playback_structs_match_the_contract() {
         &[0, 56, 60],
     );
     assert_eq!(size_of::<throng_render::GpuRecordWrite>(), 64);
+    // The graph step's parameters and state machine (throng_graph::gpu_layout's words), and
+    // the graph time twin's case and output ([u32; 26], [u32; 24]).
+    let graph = validate(Program::GraphStep).expect("valid");
+    use throng_render::graph_pass::GraphStepParams as P;
+    check(
+        &graph,
+        "GraphStepParams",
+        size_of::<P>(),
+        &[
+            offset_of!(P, len),
+            offset_of!(P, stride),
+            offset_of!(P, ticks_lo),
+            offset_of!(P, ticks_hi),
+            offset_of!(P, changes),
+            offset_of!(P, event_capacity),
+            offset_of!(P, max_speed),
+            offset_of!(P, states_at),
+            offset_of!(P, clips_at),
+            offset_of!(P, axes_at),
+            offset_of!(P, transitions_at),
+            offset_of!(P, conditions_at),
+            offset_of!(P, lists_at),
+            offset_of!(P, unused),
+            offset_of!(P, unused) + 4,
+            offset_of!(P, unused) + 8,
+        ],
+    );
+    {
+        use throng_graph::gpu_layout::*;
+        check(
+            &graph,
+            "GraphMachine",
+            4 * MACHINE_WORDS,
+            &[
+                MACHINE_FRAC,
+                MACHINE_RATE,
+                MACHINE_LENGTH,
+                MACHINE_WHOLE,
+                MACHINE_ELAPSED,
+                MACHINE_OUT_WEIGHT,
+                MACHINE_RUNNING,
+                MACHINE_CUR_SRC,
+                MACHINE_OUT_STATES,
+                MACHINE_FLAGS,
+            ]
+            .map(|w| 4 * w),
+        );
+    }
+    let time = validate(Program::GraphTimeCompute).expect("valid");
+    let words = |name: &str| naga_layout::struct_size(&time, name);
+    assert_eq!(
+        words("GraphTimeCase"),
+        size_of::<throng_render::compute::GraphTimeCase>()
+    );
+    assert_eq!(
+        words("GraphTimeOut"),
+        size_of::<throng_render::compute::GraphTimeOut>()
+    );
     // The far tier's parameters and clips (throng::far).
     let far = validate(Program::FarCompute).expect("valid");
     check_shared(&far, &["FarParams", "FarClip"]);

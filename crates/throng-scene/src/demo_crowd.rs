@@ -348,32 +348,9 @@ impl DemoCrowd {
         let Some(g) = self.graph.as_ref() else {
             return Ok(false);
         };
-        let layout = throng_graph::GraphLayout::new(g.crowd.graph());
         let n = g.crowd.len();
-        let machines: Vec<u32> = (0..n)
-            .flat_map(|i| g.crowd.machine_words(i).unwrap_or([0; 24]))
-            .collect();
-        let values: Vec<f32> = (0..n)
-            .flat_map(|i| g.crowd.parameter_values(i).unwrap_or(&[]).to_vec())
-            .collect();
-        let tables = throng_render::graph_pass::GraphTables {
-            states: &layout.states,
-            clips: &layout.clips,
-            axes: &layout.axes,
-            transitions: &layout.transitions,
-            conditions: &layout.conditions,
-            lists: &layout.lists,
-            stride: layout.stride,
-            max_speed: layout.max_speed,
-        };
-        let pass = throng_render::graph_pass::GraphPass::new(
-            gpu,
-            tables,
-            &self.clip_table,
-            &machines,
-            &values,
-            (2 * n).max(1) as u32,
-        )?;
+        let pass =
+            crate::graphs::graph_pass(gpu, &g.crowd, &self.clip_table, (2 * n).max(1) as u32)?;
         self.on_gpu = Some(OnGpu {
             pass,
             changes: Vec::new(),

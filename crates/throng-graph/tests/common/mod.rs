@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use throng_asset::{ClipEvent, ClipInfo, LoopMode};
-use throng_graph::Graph;
+use throng_graph::{Graph, GraphCrowd, Param, ParamKind};
 
 /// The clip table the scenario graph names: (name, seconds, loop mode), with clip events.
 pub fn scenario_clips() -> Vec<ClipInfo> {
@@ -77,4 +77,36 @@ impl Rng {
     pub fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n
     }
+}
+
+/// A random change of the scenario graph's parameters: an instance below `n`, a parameter and
+/// a value its kind allows (floats in the ranges the scenario's transitions test), set on
+/// `crowd` through the call its kind takes. Returns (instance, parameter index, value).
+pub fn random_change(
+    rng: &mut Rng,
+    g: &Graph,
+    params: &[Param],
+    crowd: &mut GraphCrowd,
+) -> (usize, usize, f32) {
+    let n = crowd.len();
+    let i = rng.below(n as u64) as usize;
+    let k = rng.below(params.len() as u64) as usize;
+    let p = params[k];
+    let v = match p.kind() {
+        ParamKind::Float => match g.parameters()[k].name() {
+            "dir" => (rng.unit() * 2.4 - 1.2) as f32,
+            "mult" => (rng.unit() * 2.5 - 0.5) as f32,
+            _ => (rng.unit() * 3.5) as f32,
+        },
+        ParamKind::Int => rng.below(3) as f32,
+        ParamKind::Bool => (rng.below(10) > 1) as u8 as f32,
+        ParamKind::Trigger => 1.0,
+    };
+    match p.kind() {
+        ParamKind::Float => crowd.set_float(i, p.typed().unwrap(), v).unwrap(),
+        ParamKind::Int => crowd.set_int(i, p.typed().unwrap(), v as i32).unwrap(),
+        ParamKind::Bool => crowd.set_bool(i, p.typed().unwrap(), v != 0.0).unwrap(),
+        ParamKind::Trigger => crowd.fire(i, p.typed().unwrap()).unwrap(),
+    }
+    (i, k, v)
 }

@@ -14,19 +14,19 @@
 #[path = "../../../throng-graph/tests/common/mod.rs"]
 mod scenario;
 
-use scenario::{scenario_clips, scenario_graph, Rng};
-use throng_graph::{GraphCrowd, GraphLayout, ParamKind};
+use scenario::{random_change, scenario_clips, scenario_graph, Rng};
+use throng_graph::{GraphCrowd, GraphLayout};
 use throng_render::graph_pass::{GraphPass, GraphTables, ParamChange, MACHINE_WORDS};
 
-const INSTANCES: usize = 10_000;
-const FRAMES: usize = 600;
-
-/// Runs the scenario on `gpu`; `label` names the backend.
-pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
-    let g = scenario_graph();
-    let clips = scenario_clips();
-    let mut crowd = GraphCrowd::new(g.clone(), &clips, INSTANCES).expect("graph crowd");
-    let layout = GraphLayout::new(&g);
+/// `crowd` as it stands, uploaded to a GPU graph step (its graph's `GraphLayout`, state
+/// machines and parameters, the clip table of `clips`).
+pub fn pass_for(
+    gpu: &throng_render::Gpu,
+    crowd: &GraphCrowd,
+    clips: &[throng_asset::ClipInfo],
+    event_capacity: u32,
+) -> GraphPass {
+    let layout = GraphLayout::new(crowd.graph());
     let tables = GraphTables {
         states: &layout.states,
         clips: &layout.clips,
@@ -37,6 +37,25 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
         stride: layout.stride,
         max_speed: layout.max_speed,
     };
+    let machines: Vec<u32> = (0..crowd.len())
+        .flat_map(|i| crowd.machine_words(i).expect("instance"))
+        .collect();
+    let values: Vec<f32> = (0..crowd.len())
+        .flat_map(|i| crowd.parameter_values(i).expect("instance").to_vec())
+        .collect();
+    let table = throng_asset::gpu_clip_table(clips);
+    GraphPass::new(gpu, tables, &table, &machines, &values, event_capacity).expect("graph pass")
+}
+
+const INSTANCES: usize = 10_000;
+const FRAMES: usize = 600;
+
+/// Runs the scenario on `gpu`; `label` names the backend.
+#[allow(dead_code)] // not called by tests/graph_draw.rs, which shares `pass_for`
+pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
+    let g = scenario_graph();
+    let clips = scenario_clips();
+    let mut crowd = GraphCrowd::new(g.clone(), &clips, INSTANCES).expect("graph crowd");
     let machines = |crowd: &GraphCrowd| -> Vec<u32> {
         (0..crowd.len())
             .flat_map(|i| crowd.machine_words(i).expect("instance"))
@@ -47,15 +66,8 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
             .flat_map(|i| crowd.parameter_values(i).expect("instance").to_vec())
             .collect()
     };
-    let mut pass = GraphPass::new(
-        gpu,
-        tables,
-        &throng_asset::gpu_clip_table(&clips),
-        &machines(&crowd),
-        &values(&crowd),
-        2 * INSTANCES as u32,
-    )
-    .expect("graph pass");
+    let mut pass = pass_for(gpu, &crowd, &clips, 2 * INSTANCES as u32);
+    let stride = crowd.parameter_values(0).expect("instance").len();
     let mut worst = 0.0f64;
     // before any step the pass holds the records of the machines as uploaded
     let first = pass.read_records(gpu).expect("records");
@@ -73,7 +85,6 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
     let params: Vec<_> = (g.parameters().iter())
         .map(|p| crowd.param_any(p.name()).unwrap())
         .collect();
-    let stride = layout.stride as usize;
     let mut rng = Rng(0x6770_755f_7374_6570);
     let (mut events, mut fades, mut interrupted) = (0usize, 0usize, 0usize);
     let mut layers = 0usize;
@@ -81,25 +92,7 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
         // ~3 % of the instances get a change; of several to one parameter the last is sent
         let mut changes: Vec<ParamChange> = Vec::new();
         for _ in 0..(INSTANCES * 3 / 100) {
-            let i = rng.below(INSTANCES as u64) as usize;
-            let k = rng.below(params.len() as u64) as usize;
-            let p = params[k];
-            let v = match p.kind() {
-                ParamKind::Float => match g.parameters()[k].name() {
-                    "dir" => (rng.unit() * 2.4 - 1.2) as f32,
-                    "mult" => (rng.unit() * 2.5 - 0.5) as f32,
-                    _ => (rng.unit() * 3.5) as f32,
-                },
-                ParamKind::Int => rng.below(3) as f32,
-                ParamKind::Bool => (rng.below(10) > 1) as u8 as f32,
-                ParamKind::Trigger => 1.0,
-            };
-            match p.kind() {
-                ParamKind::Float => crowd.set_float(i, p.typed().unwrap(), v).unwrap(),
-                ParamKind::Int => crowd.set_int(i, p.typed().unwrap(), v as i32).unwrap(),
-                ParamKind::Bool => crowd.set_bool(i, p.typed().unwrap(), v != 0.0).unwrap(),
-                ParamKind::Trigger => crowd.fire(i, p.typed().unwrap()).unwrap(),
-            }
+            let (i, k, v) = random_change(&mut rng, &g, &params, &mut crowd);
             changes.retain(|c| !(c[0] == i as u32 && c[1] == k as u32));
             changes.push([i as u32, k as u32, v.to_bits(), 0]);
         }

@@ -18,6 +18,14 @@ pub fn struct_layout(module: &naga::Module, name: &str) -> Option<(u32, Vec<u32>
 }
 
 /// WGSL struct `name` of `m` has `size` bytes and members at `offsets`.
+/// The size of WGSL struct `name` (bytes).
+#[allow(dead_code)] // throng-bevy's tests share this file and check no such struct
+pub fn struct_size(m: &naga::Module, name: &str) -> usize {
+    struct_layout(m, name)
+        .unwrap_or_else(|| panic!("no struct {name}"))
+        .0 as usize
+}
+
 pub fn check(m: &naga::Module, name: &str, size: usize, offsets: &[usize]) {
     let (span, offs) = struct_layout(m, name).unwrap_or_else(|| panic!("no struct {name}"));
     assert_eq!(span as usize, size, "{name} size");

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use throng_asset::BakedAsset;
 use throng_bake::BakeOptions;
 use throng_render::device::DeviceError;
-use throng_render::{Playback, Records, RenderOptions, Renderer, SkinPath};
+use throng_render::{InstanceRecord, Playback, Records, RenderOptions, Renderer, SkinPath};
 use throng_runtime::crowd::spacing;
 
 use super::shared::{self, encode_gif, encode_png, parse_size, write_atomic};
@@ -335,6 +335,18 @@ fn step(crowd: &mut DemoCrowd, renderer: &Renderer, dt: f64) -> anyhow::Result<(
     Ok(())
 }
 
+/// What the crowd is drawn from (after `DemoCrowd::prepare_draw`): the records the GPU graph
+/// wrote, or the CPU's, copied into `records`.
+fn playback<'a>(crowd: &'a DemoCrowd, records: &'a mut Vec<InstanceRecord>) -> Playback<'a> {
+    match crowd.gpu_upload() {
+        Some(upload) => Playback::Uploaded(upload),
+        None => {
+            *records = crowd.records();
+            Playback::Records(Records::Cpu(records))
+        }
+    }
+}
+
 /// What the pictures are drawn with: the renderer, the uploaded asset, the crowd's transforms.
 type Drawing<'a> = (
     &'a mut Renderer,
@@ -351,14 +363,8 @@ fn draw_still(
 ) -> anyhow::Result<()> {
     let t = Instant::now();
     crowd.prepare_draw(&renderer.gpu)?;
-    let records;
-    let playback = match crowd.gpu_upload() {
-        Some(upload) => Playback::Uploaded(upload),
-        None => {
-            records = crowd.records();
-            Playback::Records(Records::Cpu(&records))
-        }
-    };
+    let mut records = Vec::new();
+    let playback = playback(crowd, &mut records);
     let looks = crowd.appearances(gpu_asset.primitives.len());
     let png_image = renderer
         .render_scene(
@@ -411,14 +417,8 @@ fn draw_gif(
         step(crowd, renderer, gif_dt())?;
         let t = Instant::now();
         crowd.prepare_draw(&renderer.gpu)?;
-        let records;
-        let playback = match crowd.gpu_upload() {
-            Some(upload) => Playback::Uploaded(upload),
-            None => {
-                records = crowd.records();
-                Playback::Records(Records::Cpu(&records))
-            }
-        };
+        let mut records = Vec::new();
+        let playback = playback(crowd, &mut records);
         let looks = crowd.appearances(gpu_asset.primitives.len());
         let frame = renderer.render_scene(
             &[throng_render::Crowd {
