@@ -47,16 +47,18 @@ pub struct Phase {
 }
 
 impl Phase {
-    /// The nearest phase at or below `x` cycles (non-finite counts as 0; the whole part held
-    /// within ±2^29).
+    /// `x` cycles as a phase: its floor and its fraction scaled by 2^64 and truncated (so at
+    /// or below `x`, but that a negative `x` within 2^-53 of a whole number rounds to it);
+    /// non-finite counts as 0, and the whole part is held within ±2^29.
     pub fn from_cycles(x: f64) -> Phase {
         if !x.is_finite() {
             return Phase::default();
         }
         let x = x.clamp(-MAX_WHOLE, MAX_WHOLE);
         let whole = x.floor();
-        // the fraction of an f64 is exact, and scaling by 2^64 only moves its exponent; the
-        // cast truncates what lies below 2^-64
+        // x − floor(x) is exact for x ≥ 0 (and rounds only for a negative x very near a whole
+        // number), scaling by 2^64 only moves the exponent, and the cast truncates what lies
+        // below 2^-64 (a fraction that rounded to 1 saturates just below it)
         let frac = ((x - whole) * 18_446_744_073_709_551_616.0) as u64;
         Phase {
             whole: whole as i32,
@@ -69,9 +71,10 @@ impl Phase {
         self.whole as f64 + (self.frac >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
-    /// Adds `ticks × rate` exactly; returns whether the phase folded (then it is
-    /// [`Phase::folded_by`] cycles less than the sum).
-    pub fn advance(&mut self, ticks: u64, rate: u64) -> bool {
+    /// Adds `ticks × rate` exactly (`ticks` at most 2^40, the clock's longest step); returns
+    /// how many times the phase folded (it is then that many [`Phase::folded_by`] cycles less
+    /// than the sum; a long step at a high rate can fold more than once).
+    pub fn advance(&mut self, ticks: u64, rate: u64) -> u32 {
         let add = ticks as u128 * rate as u128;
         let frac = self.frac as u128 + (add & u64::MAX as u128);
         self.frac = frac as u64;
@@ -81,10 +84,10 @@ impl Phase {
         if whole >= FOLD_AT as i64 {
             let folds = (whole - FOLD_AT as i64) / FOLD as i64 + 1;
             self.whole = (whole - folds * FOLD as i64) as i32;
-            true
+            folds as u32
         } else {
             self.whole = whole as i32;
-            false
+            0
         }
     }
 
@@ -94,7 +97,7 @@ impl Phase {
     }
 }
 
-/// `seconds` (finite, ≥ 0) as a span, rounded to the nearest unit and held below 2^63.
+/// `seconds` (finite, ≥ 0) as a span, rounded to the nearest unit and held to at most 2^63.
 pub fn span(seconds: f64) -> u64 {
     if seconds.is_nan() || seconds <= 0.0 {
         return 0;
@@ -233,8 +236,8 @@ mod tests {
             whole: (1 << 30) - 1,
             frac: 3 << 62,
         };
-        let folded = p.advance(1, 1 << 63);
-        assert!(folded);
+        let folds = p.advance(1, 1 << 63);
+        assert_eq!(folds, 1);
         assert_eq!(p.whole, (1 << 30) - (1 << 29));
         assert_eq!(p.frac, 1 << 62);
     }

@@ -109,14 +109,14 @@ impl Machine {
     }
 
     /// Advances slot `slot` by `ticks` at its rate: its normalised time before and after,
-    /// as `f64`, the second unfolded (so a step that folds still reads as a forward step).
+    /// as `f64`, the second unfolded (so a step that folds, once or more, still reads as the
+    /// forward step it was).
     fn advance(&mut self, slot: usize, ticks: u64) -> (f64, f64) {
         let mut p = self.phase(slot);
         let ph0 = p.to_f64();
-        let folded = p.advance(ticks, self.rate[slot]);
+        let folds = p.advance(ticks, self.rate[slot]);
         self.set_phase(slot, p);
-        let ph1 = p.to_f64() + if folded { Phase::folded_by() } else { 0.0 };
-        (ph0, ph1)
+        (ph0, p.to_f64() + folds as f64 * Phase::folded_by())
     }
 
     /// The state shown in `slot`.

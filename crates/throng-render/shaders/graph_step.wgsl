@@ -6,7 +6,8 @@
 // writes every instance's CPU-timed record and appends the state events it fires. Tested against the CPU step to the bit
 // (tests/graph_gpu.rs). Its float arithmetic is the CPU step's f32 arithmetic: +, −, × and
 // comparisons, correctly rounded in WGSL too, and divisions, done by throng::graph_time's
-// `div_f32`, so the twin holds on any adapter, not only on the CPUs the tests run on. The
+// `div_f32`, so the twin holds beyond the CPUs the tests run on — on any adapter that keeps
+// f32 subnormals (WGSL lets + − × flush them to zero; only weights below 2^-126 differ). The
 // graph's tables (throng_graph::GraphLayout) share one word buffer, at the offsets the
 // parameters give, to keep within eight storage buffers.
 
@@ -173,8 +174,9 @@ fn segment(at: u32, n: u32, x: f32) -> Segment {
     if x >= axis(at + n - 1u) {
         return Segment(n - 1u, n - 1u, 0.0);
     }
+    // x < at[n − 1]: the search stops by n − 2 (the bound only guards the GPU's loop)
     var i = 0u;
-    while axis(at + i + 1u) <= x {
+    while i + 2u < n && axis(at + i + 1u) <= x {
         i += 1u;
     }
     let a = axis(at + i);

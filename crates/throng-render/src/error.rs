@@ -106,6 +106,10 @@ pub enum RenderError {
         records: u64,
         most: u64,
     },
+    /// A graph crowd handed to the GPU graph step (`graph_pass::GraphPass`) that is not what
+    /// `throng_graph::GraphLayout` and `GraphCrowd` make, or a frame's changes it cannot apply.
+    #[error("graph step: {0}; build the tables with throng_graph::GraphLayout and the machines and values from the GraphCrowd, and send a parameter's last change of a frame only, as a finite value")]
+    BadGraph(String),
     #[error("internal error: {0} (a bug in throng-render; please report it)")]
     Internal(&'static str),
     #[error("reading back a GPU buffer failed: {0}")]

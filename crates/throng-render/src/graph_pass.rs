@@ -81,6 +81,8 @@ pub struct GraphPass {
     head: GraphStepParams,
     /// Timestamps around a step, where the device has them.
     timer: Option<crate::frame::FrameTimer>,
+    /// A bit per (instance, parameter), all clear between steps ([`Self::check_changes`]).
+    seen: Vec<u64>,
 }
 
 fn storage(device: &wgpu::Device, label: &str, bytes: &[u8], copy: bool) -> wgpu::Buffer {
@@ -109,23 +111,38 @@ impl GraphPass {
         event_capacity: u32,
     ) -> Result<GraphPass, RenderError> {
         let device = &gpu.device;
+        crate::graph_check::check(&tables, clip_table.clips.len(), machines, values)
+            .map_err(RenderError::BadGraph)?;
         let len = machines.len() / MACHINE_WORDS;
-        let bad = |what: String| RenderError::BadAsset {
-            asset: "graph".into(),
-            what,
-        };
-        if len == 0 || machines.len() != len * MACHINE_WORDS {
-            return Err(bad(format!(
-                "{} machine words are not a whole number of instances ({MACHINE_WORDS} words each, at least one)",
-                machines.len()
-            )));
-        }
         let stride = tables.stride.max(1);
-        if values.len() != len * stride as usize {
-            return Err(bad(format!(
-                "{} parameter values for {len} instances of {stride}",
-                values.len()
-            )));
+        let limits = device.limits();
+        if limits.max_storage_buffers_per_shader_stage < 8
+            || limits.max_compute_workgroups_per_dimension == 0
+        {
+            return Err(RenderError::NeedsCapability {
+                what: "the GPU graph step",
+                missing: "compute shaders with eight storage buffers",
+                reason: ", and this device lacks them".into(),
+                instead: "step the graph on the CPU (GraphCrowd::step)",
+            });
+        }
+        // the largest buffer an instance count needs: machines (96 B each), records (64 B),
+        // events (16 B each of event_capacity + 1)
+        let per = (MACHINE_WORDS * 4).max(64) as u64;
+        let biggest = (len as u64 * per).max((event_capacity as u64 + 1) * 16);
+        let limit = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let groups = (len as u64).div_ceil(64);
+        if biggest > limit || groups > limits.max_compute_workgroups_per_dimension as u64 {
+            let by_groups = limits.max_compute_workgroups_per_dimension as u64 * 64;
+            return Err(RenderError::TooManyInstances {
+                asset: "graph step".into(),
+                instances: len,
+                bytes: biggest,
+                limit,
+                max_instances: (limit / per).min(by_groups),
+            });
         }
         let mut words: Vec<u32> = Vec::new();
         let mut put = |v: &[u32]| {
@@ -190,7 +207,7 @@ impl GraphPass {
             true,
         );
         if clip_table.clips.is_empty() {
-            return Err(bad("the clip table is empty".into()));
+            return Err(RenderError::BadGraph("the clip table is empty".into()));
         }
         let clips = storage(
             device,
@@ -263,6 +280,7 @@ impl GraphPass {
             step,
             head,
             timer: crate::frame::FrameTimer::new(device),
+            seen: Vec::new(),
         })
     }
 
@@ -298,7 +316,8 @@ impl GraphPass {
         self.head.len == 0
     }
 
-    /// Applies `changes` (an entry past the crowd or its parameters is an error) and steps
+    /// Applies `changes` (one per parameter at most, finite, inside the crowd: else an error,
+    /// and nothing is stepped) and steps
     /// every instance by `ticks` clock ticks (2^20 a second; at most 2^40, the clock's longest
     /// step). The state events it fires are read with [`Self::read_events`].
     pub fn step(
@@ -308,17 +327,15 @@ impl GraphPass {
         changes: &[ParamChange],
     ) -> Result<(), RenderError> {
         let device = &gpu.device;
-        if let Some(c) = changes
-            .iter()
-            .find(|c| c[0] >= self.head.len || c[1] >= self.head.stride)
-        {
-            return Err(RenderError::BadAsset {
-                asset: "graph".into(),
-                what: format!(
-                    "parameter change {c:?} is past the crowd ({} instances of {} parameters)",
-                    self.head.len, self.head.stride
-                ),
-            });
+        self.check_changes(changes).map_err(RenderError::BadGraph)?;
+        let limits = device.limits();
+        let most = (limits.max_storage_buffer_binding_size / 16)
+            .min(limits.max_compute_workgroups_per_dimension as u64 * 64);
+        if changes.len() as u64 > most {
+            return Err(RenderError::BadGraph(format!(
+                "{} parameter changes in one step, over the {most} this device takes; send them over several steps",
+                changes.len()
+            )));
         }
         if changes.len() > self.changes_capacity {
             self.changes_capacity = changes.len().next_power_of_two();
@@ -389,6 +406,51 @@ impl GraphPass {
             .poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())
             .map_err(|e| RenderError::Readback(e.to_string()))
+    }
+
+    /// A frame's changes are inside the crowd, finite, and one per parameter (their order on
+    /// the GPU is not theirs, so two to one parameter would race). The check marks each
+    /// (instance, parameter) in a bit per parameter of the crowd and clears the marks after.
+    fn check_changes(&mut self, changes: &[ParamChange]) -> Result<(), String> {
+        let (len, stride) = (self.head.len, self.head.stride);
+        let bits = len as usize * stride as usize;
+        if self.seen.len() < bits.div_ceil(64) {
+            self.seen.resize(bits.div_ceil(64), 0);
+        }
+        let mut problem = None;
+        let mut marked = 0;
+        for c in changes {
+            if c[0] >= len || c[1] >= stride {
+                problem = Some(format!(
+                    "parameter change {c:?} is past the crowd ({len} instances of {stride} parameters)"
+                ));
+                break;
+            }
+            let v = f32::from_bits(c[2]);
+            if !v.is_finite() {
+                problem = Some(format!(
+                    "instance {}'s parameter {} is set to {v}: parameters are finite",
+                    c[0], c[1]
+                ));
+                break;
+            }
+            let bit = c[0] as usize * stride as usize + c[1] as usize;
+            let (word, mask) = (bit / 64, 1u64 << (bit % 64));
+            if self.seen[word] & mask != 0 {
+                problem = Some(format!(
+                    "instance {}'s parameter {} is set twice in one step",
+                    c[0], c[1]
+                ));
+                break;
+            }
+            self.seen[word] |= mask;
+            marked += 1;
+        }
+        for c in &changes[..marked] {
+            let bit = c[0] as usize * stride as usize + c[1] as usize;
+            self.seen[bit / 64] = 0;
+        }
+        problem.map_or(Ok(()), Err)
     }
 
     fn read(&self, gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, RenderError> {

@@ -35,6 +35,7 @@ mod formats;
 mod frame;
 pub mod gpu_asset;
 pub mod gpu_types;
+mod graph_check;
 pub mod graph_pass;
 mod layouts;
 pub mod light;

@@ -11,3 +11,87 @@ fn the_gpu_graph_step_equals_the_cpu_step() {
     };
     graph_gpu::graph_gpu_scenario(&gpu, "default backend");
 }
+
+/// What the GPU graph step cannot apply is refused with a typed error naming it, and nothing
+/// is stepped: tables whose indices leave them, machines naming a state the graph lacks,
+/// non-finite parameter values, a change past the crowd, a parameter set twice in one step,
+/// a NaN value.
+#[test]
+fn the_gpu_graph_step_refuses_what_it_cannot_apply() {
+    use throng_graph::{GraphCrowd, GraphLayout};
+    use throng_render::graph_pass::{GraphPass, GraphTables};
+    use throng_render::RenderError;
+    let Some(gpu) = throng_render::device::test_gpu() else {
+        return;
+    };
+    let g = graph_gpu::scenario_graph();
+    let clips = graph_gpu::scenario_clips();
+    let crowd = GraphCrowd::new(g.clone(), &clips, 10).expect("crowd");
+    let layout = GraphLayout::new(&g);
+    let machines: Vec<u32> = (0..10)
+        .flat_map(|i| crowd.machine_words(i).unwrap())
+        .collect();
+    let values: Vec<f32> = (0..10)
+        .flat_map(|i| crowd.parameter_values(i).unwrap().to_vec())
+        .collect();
+    let table = throng_asset::gpu_clip_table(&clips);
+    let make = |states: &[u32], machines: &[u32], values: &[f32]| {
+        let tables = GraphTables {
+            states,
+            clips: &layout.clips,
+            axes: &layout.axes,
+            transitions: &layout.transitions,
+            conditions: &layout.conditions,
+            lists: &layout.lists,
+            stride: layout.stride,
+            max_speed: layout.max_speed,
+        };
+        GraphPass::new(&gpu, tables, &table, machines, values, 64)
+    };
+    let refused = |r: Result<GraphPass, RenderError>, what: &str| match r {
+        Err(RenderError::BadGraph(m)) => assert!(m.contains(what), "{m}"),
+        Err(e) => panic!("{what}: another error: {e}"),
+        Ok(_) => panic!("{what}: accepted"),
+    };
+    // a state's leaving list past the lists table
+    let mut states = layout.states.clone();
+    states[15] = 1_000;
+    refused(make(&states, &machines, &values), "state 0");
+    // a machine in state 999
+    let mut bad = machines.clone();
+    bad[21] = 999;
+    refused(make(&layout.states, &bad, &values), "instance 0");
+    let mut nan = values.clone();
+    nan[1] = f32::NAN;
+    refused(make(&layout.states, &machines, &nan), "is NaN");
+    refused(
+        make(&layout.states, &machines[..30], &values),
+        "machine words",
+    );
+
+    let mut pass = make(&layout.states, &machines, &values).expect("a good crowd");
+    let before = pass.read_machines(&gpu).expect("machines");
+    let stride = layout.stride;
+    let fails = |pass: &mut GraphPass, changes: &[[u32; 4]], what: &str| match pass
+        .step(&gpu, 17_476, changes)
+    {
+        Err(RenderError::BadGraph(m)) => assert!(m.contains(what), "{m}"),
+        other => panic!("{what}: {other:?}"),
+    };
+    fails(&mut pass, &[[10, 0, 1f32.to_bits(), 0]], "past the crowd");
+    fails(
+        &mut pass,
+        &[[0, stride, 1f32.to_bits(), 0]],
+        "past the crowd",
+    );
+    fails(&mut pass, &[[3, 0, f32::INFINITY.to_bits(), 0]], "finite");
+    let twice = [[3, 0, 1f32.to_bits(), 0], [3, 0, 2f32.to_bits(), 0]];
+    fails(&mut pass, &twice, "set twice");
+    assert_eq!(
+        pass.read_machines(&gpu).expect("machines"),
+        before,
+        "nothing stepped"
+    );
+    // the marks of a refused step are cleared: the same change alone is taken
+    pass.step(&gpu, 17_476, &twice[..1]).expect("one change");
+}

@@ -14,7 +14,7 @@
 #[path = "../../../throng-graph/tests/common/mod.rs"]
 mod scenario;
 
-use scenario::{random_change, scenario_clips, scenario_graph, Rng};
+pub use scenario::{random_change, scenario_clips, scenario_graph, Rng};
 use throng_graph::{GraphCrowd, GraphLayout};
 use throng_render::graph_pass::{GraphPass, GraphTables, ParamChange, MACHINE_WORDS};
 

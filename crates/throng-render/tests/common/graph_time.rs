@@ -121,10 +121,10 @@ impl Case {
             frac: self.frac,
         };
         let before = p;
-        let folded = p.advance(self.ticks, self.rate);
+        let folds = p.advance(self.ticks, self.rate);
         put(&mut o, 12, p.frac);
         o[14] = p.whole as u32;
-        o[15] = folded as u32;
+        o[15] = (folds > 0) as u32;
         let other = Phase {
             whole: self.other_whole,
             frac: self.other_frac,

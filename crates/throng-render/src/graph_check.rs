@@ -1,0 +1,143 @@
+//! What `GraphPass` checks before it uploads a graph crowd (docs/graph.md "On the GPU"): the
+//! tables are `throng_graph::GraphLayout`'s shape and every index in them lands inside them,
+//! the state machines name states and transitions that exist, the parameter values are finite,
+//! and the crowd fits the device. A table that lied would read out of bounds on the GPU, where
+//! reads are clamped and a blend search could spin: it is refused here instead.
+
+use crate::graph_pass::{GraphTables, MACHINE_WORDS};
+
+const NONE: u32 = u32::MAX;
+const STATE_WORDS: usize = 16;
+const CLIP_WORDS: usize = 4;
+const TRANSITION_WORDS: usize = 18;
+const CONDITION_WORDS: usize = 4;
+
+/// `start..start + len` lies within `0..size`.
+fn within(start: u32, len: u32, size: usize) -> bool {
+    (start as u64 + len as u64) <= size as u64
+}
+
+/// The tables, the machines and the values of a crowd of `machines.len() / MACHINE_WORDS`
+/// instances, against a clip table of `clips` clips; the first problem, as words for
+/// `RenderError::BadGraph`.
+pub(crate) fn check(
+    t: &GraphTables<'_>,
+    clips: usize,
+    machines: &[u32],
+    values: &[f32],
+) -> Result<(), String> {
+    let len = machines.len() / MACHINE_WORDS;
+    if len == 0 || machines.len() != len * MACHINE_WORDS {
+        return Err(format!(
+            "{} machine words are not a whole number of instances ({MACHINE_WORDS} words each, at least one)",
+            machines.len()
+        ));
+    }
+    let stride = t.stride.max(1);
+    if values.len() != len * stride as usize {
+        return Err(format!(
+            "{} parameter values for {len} instances of {stride} parameters",
+            values.len()
+        ));
+    }
+    if let Some(k) = values.iter().position(|v| !v.is_finite()) {
+        return Err(format!(
+            "parameter {} of instance {} is {}: parameters are finite",
+            k % stride as usize,
+            k / stride as usize,
+            values[k]
+        ));
+    }
+    if !t.max_speed.is_finite() || t.max_speed < 0.0 {
+        return Err(format!("the speed limit {} is not a speed", t.max_speed));
+    }
+    let shape = [
+        ("states", t.states.len(), STATE_WORDS),
+        ("clips", t.clips.len(), CLIP_WORDS),
+        ("transitions", t.transitions.len(), TRANSITION_WORDS),
+        ("conditions", t.conditions.len(), CONDITION_WORDS),
+    ];
+    for (name, words, each) in shape {
+        if words % each != 0 {
+            return Err(format!(
+                "the {name} table has {words} words, not a whole number of {each}-word entries"
+            ));
+        }
+    }
+    let states = t.states.len() / STATE_WORDS;
+    let transitions = t.transitions.len() / TRANSITION_WORDS;
+    let clip_refs = t.clips.len() / CLIP_WORDS;
+    let conditions = t.conditions.len() / CONDITION_WORDS;
+    if states == 0 {
+        return Err("the graph has no state".into());
+    }
+    let param = |p: u32| p < stride;
+    for s in 0..states {
+        let w = &t.states[s * STATE_WORDS..(s + 1) * STATE_WORDS];
+        let ok = w[0] <= 2
+            && within(w[2], w[3].max(1), clip_refs)
+            && (w[0] == 0 || param(w[4]))
+            && (w[0] != 2 || param(w[5]))
+            && within(w[6], w[7], t.axes.len())
+            && within(w[8], w[9], t.axes.len())
+            && (w[0] == 0 || w[7] >= 1)
+            && (w[0] != 2 || w[9] >= 1 && w[3] as u64 == w[7] as u64 * w[9] as u64)
+            && (w[0] != 1 || w[3] == w[7])
+            && (w[11] == NONE || param(w[11]))
+            && within(w[14], w[15], t.lists.len())
+            && (w[14]..w[14] + w[15]).all(|k| (t.lists[k as usize] as usize) < transitions);
+        if !ok {
+            return Err(format!(
+                "state {s}'s entry {w:?} names something the tables do not hold"
+            ));
+        }
+    }
+    for c in 0..clip_refs {
+        if t.clips[c * CLIP_WORDS] as usize >= clips {
+            return Err(format!(
+                "clip reference {c} names clip {} of a table of {clips}",
+                t.clips[c * CLIP_WORDS]
+            ));
+        }
+    }
+    for c in 0..conditions {
+        let w = &t.conditions[c * CONDITION_WORDS..(c + 1) * CONDITION_WORDS];
+        if !param(w[0]) || w[1] > 7 {
+            return Err(format!(
+                "condition {c}'s entry {w:?} is not a condition on a parameter"
+            ));
+        }
+    }
+    for k in 0..transitions {
+        let w = &t.transitions[k * TRANSITION_WORDS..(k + 1) * TRANSITION_WORDS];
+        let ok = (w[0] == NONE || (w[0] as usize) < states)
+            && (w[1] as usize) < states
+            && within(w[2], w[3], conditions)
+            && within(w[4], w[5], t.lists.len())
+            && (w[4]..w[4] + w[5]).all(|j| param(t.lists[j as usize]))
+            && w[12] <= 1
+            && w[13] <= 2;
+        if !ok {
+            return Err(format!(
+                "transition {k}'s entry {w:?} names something the tables do not hold"
+            ));
+        }
+    }
+    for i in 0..len {
+        let m = &machines[i * MACHINE_WORDS..(i + 1) * MACHINE_WORDS];
+        let state = |s: u32| (s as usize) < states;
+        let (running, cur_src, outs, flags) = (m[20], m[21], m[22], m[23]);
+        let ok = (running == NONE || (running as usize) < transitions)
+            && state(cur_src & 0xffff)
+            && state(cur_src >> 16)
+            && state(outs & 0xffff)
+            && state(outs >> 16)
+            && (flags & 0xff) <= 2;
+        if !ok {
+            return Err(format!(
+                "instance {i}'s state machine names a state or transition the graph does not have"
+            ));
+        }
+    }
+    Ok(())
+}
