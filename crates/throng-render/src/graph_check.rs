@@ -1,10 +1,27 @@
-//! What `GraphPass` checks before it uploads a graph crowd (docs/graph.md "On the GPU"): the
-//! tables are `throng_graph::GraphLayout`'s shape and every index in them lands inside them,
-//! the state machines name states and transitions that exist, the parameter values are finite,
-//! and the crowd fits the device. A table that lied would read out of bounds on the GPU, where
+//! What the GPU graph step (`graph_pass::GraphPass`) is handed — a graph's tables and its
+//! crowd's state machines — and what it checks before it uploads them (docs/graph.md "On the
+//! GPU"): the tables are `throng_graph::GraphLayout`'s shape and every index in them lands
+//! inside them, the state machines name states and transitions that exist, and the parameter
+//! values are finite (`GraphPass::new` checks that the crowd fits the device). A table that lied would read out of bounds on the GPU, where
 //! reads are clamped and a blend search could spin: it is refused here instead.
 
-use crate::graph_pass::{GraphTables, MACHINE_WORDS};
+/// Words of one instance's state machine (`GraphMachine`, 96 B).
+pub const MACHINE_WORDS: usize = 24;
+
+/// A graph's tables in `throng_graph::GraphLayout`'s words.
+#[derive(Debug, Clone, Copy)]
+pub struct GraphTables<'a> {
+    pub states: &'a [u32],
+    pub clips: &'a [u32],
+    pub axes: &'a [f32],
+    pub transitions: &'a [u32],
+    pub conditions: &'a [u32],
+    pub lists: &'a [u32],
+    /// Parameters per instance.
+    pub stride: u32,
+    /// The speed limit of a state (`throng_runtime::MAX_SPEED`).
+    pub max_speed: f32,
+}
 
 const NONE: u32 = u32::MAX;
 const STATE_WORDS: usize = 16;

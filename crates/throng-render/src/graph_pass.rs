@@ -13,23 +13,7 @@ use crate::pipelines::compute_pipeline;
 use crate::readback::{map_read, read_buffer};
 use crate::shaders::Program;
 
-/// Words of one instance's state machine (`GraphMachine`, 96 B).
-pub const MACHINE_WORDS: usize = 24;
-
-/// A graph's tables in `throng_graph::GraphLayout`'s words.
-#[derive(Debug, Clone, Copy)]
-pub struct GraphTables<'a> {
-    pub states: &'a [u32],
-    pub clips: &'a [u32],
-    pub axes: &'a [f32],
-    pub transitions: &'a [u32],
-    pub conditions: &'a [u32],
-    pub lists: &'a [u32],
-    /// Parameters per instance.
-    pub stride: u32,
-    /// The speed limit of a state (`throng_runtime::MAX_SPEED`).
-    pub max_speed: f32,
-}
+pub use crate::graph_check::{GraphTables, MACHINE_WORDS};
 
 /// One parameter change: instance, parameter index, the value's bits, 0. Of several changes
 /// to one parameter in a frame only the last may be sent (the pass applies them in parallel).
