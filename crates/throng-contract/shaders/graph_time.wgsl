@@ -367,3 +367,147 @@ fn div_f32(a: f32, b: f32) -> f32 {
     // another (up to infinity)
     return bitcast<f32>((u32(e - 1) << 23u) + m);
 }
+
+// ---- clip events (graph_time.rs `event_series`, `step_fraction`) ----
+
+/// `EventCycle` codes.
+const GT_CYCLE_LOOP: u32 = 0u;
+const GT_CYCLE_PINGPONG: u32 = 1u;
+const GT_CYCLE_ONCE: u32 = 2u;
+const GT_CYCLE_STATIC: u32 = 3u;
+/// `EVENT_LAPS`.
+const GT_EVENT_LAPS: u32 = 64u;
+/// `STEP_FRACTION_BITS`.
+const GT_STEP_FRACTION_BITS: u32 = 30u;
+
+/// `Series`: crossings at `first + j · 2^shift` for j in `from_j..n`.
+struct Series {
+    first: vec4<u32>,
+    from_j: u32,
+    n: u32,
+    shift: u32,
+}
+
+/// a − b modulo 2^128.
+fn sub128(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
+    return add128(add128(a, ~b), vec4<u32>(1u, 0u, 0u, 0u));
+}
+
+fn ge128(a: vec4<u32>, b: vec4<u32>) -> bool {
+    if a.w != b.w {
+        return a.w > b.w;
+    }
+    if a.z != b.z {
+        return a.z > b.z;
+    }
+    return ge64(a.xy, b.xy);
+}
+
+/// Bits of `a` up to its highest set bit (0 for 0).
+fn bit_length128(a: vec4<u32>) -> u32 {
+    if a.w != 0u {
+        return 128u - countLeadingZeros(a.w);
+    }
+    if a.z != 0u {
+        return 96u - countLeadingZeros(a.z);
+    }
+    if a.y != 0u {
+        return 64u - countLeadingZeros(a.y);
+    }
+    return 32u - countLeadingZeros(a.x);
+}
+
+/// `Series::at`.
+fn series_at(s: Series, j: u32) -> vec4<u32> {
+    return add128(s.first, shl128(vec4<u32>(j, 0u, 0u, 0u), s.shift));
+}
+
+/// `biased`: p + 2^30 cycles, positive.
+fn phase_biased(p: Phase) -> vec4<u32> {
+    return vec4<u32>(p.frac.x, p.frac.y, bitcast<u32>(p.whole + 1073741824), 0u);
+}
+
+/// The crossings of a repeating series at `at` (period 2^shift) from biased phase `p`.
+fn repeat_series(at: vec4<u32>, p: vec4<u32>, advance: vec4<u32>, shift: u32) -> Series {
+    let d = sub128(at, p);
+    var first = vec4<u32>(d.x, d.y, 0u, 0u);
+    if shift == 65u {
+        first.z = d.z & 1u;
+    }
+    if ge128(first, advance) {
+        return Series(vec4<u32>(0u), 0u, 0u, 0u);
+    }
+    let laps = shr128(sub128(sub128(advance, first), vec4<u32>(1u, 0u, 0u, 0u)), shift);
+    let n = laps.x + 1u;
+    return Series(first, select(0u, n - GT_EVENT_LAPS, n > GT_EVENT_LAPS), n, shift);
+}
+
+/// `event_series`.
+fn event_series(start: Phase, advance: vec4<u32>, mark: vec4<u32>, cycle: u32, fresh: bool, which: u32) -> Series {
+    let none = Series(vec4<u32>(0u), 0u, 0u, 0u);
+    let p = phase_biased(start);
+    let end = add128(p, advance);
+    // 2^96 (EVENT_MAX_CYCLES cycles) and 2^94 + 2^96
+    if ge128(advance, vec4<u32>(0u, 0u, 0u, 1u)) || ge128(end, vec4<u32>(0u, 0u, 1073741824u, 1u)) || which > 1u {
+        return none;
+    }
+    if cycle == GT_CYCLE_STATIC {
+        if fresh && which == 0u {
+            return Series(vec4<u32>(0u), 0u, 1u, 0u);
+        }
+        return none;
+    }
+    if cycle == GT_CYCLE_ONCE {
+        let m = add128(vec4<u32>(0u, 0u, 1073741824u, 0u), mark);
+        let one_cycle = vec4<u32>(0u, 0u, 1073741825u, 0u);
+        var cut = end;
+        if ge128(end, one_cycle) {
+            cut = one_cycle;
+        }
+        let inside = ge128(m, p) && !ge128(m, cut);
+        let at_end = ge128(mark, vec4<u32>(0u, 0u, 1u, 0u)) && ge128(end, one_cycle)
+            && (!ge128(p, one_cycle) || (fresh && ge128(one_cycle, p)));
+        if which == 0u && (inside || at_end) {
+            var first = vec4<u32>(0u);
+            if ge128(m, p) {
+                first = sub128(m, p);
+            }
+            return Series(first, 0u, 1u, 0u);
+        }
+        return none;
+    }
+    if cycle == GT_CYCLE_LOOP {
+        if which == 0u {
+            // an event at the end of a loop is the one at its start
+            return repeat_series(vec4<u32>(mark.x, mark.y, 0u, 0u), p, advance, 64u);
+        }
+        return none;
+    }
+    if which == 0u {
+        return repeat_series(mark, p, advance, 65u);
+    }
+    let inner = mark.z == 0u && (mark.x != 0u || mark.y != 0u);
+    if inner {
+        // the way back
+        return repeat_series(sub128(vec4<u32>(0u, 0u, 2u, 0u), mark), p, advance, 65u);
+    }
+    return none;
+}
+
+/// `step_fraction`.
+fn step_fraction(distance: vec4<u32>, advance: vec4<u32>) -> u32 {
+    if all(advance == vec4<u32>(0u)) {
+        return 0u;
+    }
+    let bits = bit_length128(advance);
+    let shift = select(0u, bits - 64u, bits > 64u);
+    var d = distance;
+    if ge128(d, advance) {
+        d = advance;
+    }
+    let q = div128(shl128(shr128(d, shift), GT_STEP_FRACTION_BITS), shr128(advance, shift).xy);
+    if q.y != 0u || q.z != 0u || q.w != 0u {
+        return 1u << GT_STEP_FRACTION_BITS;
+    }
+    return min(q.x, 1u << GT_STEP_FRACTION_BITS);
+}

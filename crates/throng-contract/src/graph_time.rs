@@ -197,6 +197,184 @@ pub fn reached(elapsed: u32, length: u64) -> bool {
     elapsed as u64 * SPAN_PER_TICK >= length
 }
 
+// ---- clip events (docs/graph.md "Clip events") ----
+
+/// One cycle of normalised time, 2^-64 units.
+const CYCLE: u128 = 1 << 64;
+/// What [`event_series`] adds to a phase so that every phase it compares is positive: 2^30
+/// whole cycles, past the lowest whole part (−2^29).
+const BIAS: u128 = 1 << 94;
+/// A step fires the last this many crossings of each series of an event at most (the
+/// runtime's `MAX_LAPS`): a long step at a high speed costs a bounded list.
+pub const EVENT_LAPS: u32 = 64;
+/// Whole cycles that a step's advance, or the phase it ends at, must stay below for it to fire
+/// clip events: past them (a runaway step) it fires none (the runtime's `MAX_STEP_LAPS`).
+pub const EVENT_MAX_CYCLES: u64 = 1 << 32;
+/// Bits of a crossing's [`step_fraction`].
+pub const STEP_FRACTION_BITS: u32 = 30;
+
+/// How the events of one clip of a state recur along the state's normalised time: a looping
+/// clip (and a blend space's) every cycle; a ping-pong one at e and 2 − e every two cycles;
+/// a one-shot or clamped clip once, the interval cut and closed at its end; a zero-length clip
+/// once, on the state's first advance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventCycle {
+    Loop = 0,
+    PingPong = 1,
+    Once = 2,
+    Static = 3,
+}
+
+impl EventCycle {
+    /// The cycle of a clip played in loop mode `mode` (a record's mode code), `zero_length`
+    /// when its clip has a single frame.
+    pub fn of(mode: u32, zero_length: bool) -> EventCycle {
+        if zero_length {
+            EventCycle::Static
+        } else if mode == crate::MODE_LOOP {
+            EventCycle::Loop
+        } else if mode == crate::MODE_PINGPONG {
+            EventCycle::PingPong
+        } else {
+            EventCycle::Once
+        }
+    }
+}
+
+/// An event's place in its clip's cycle: its frame position over the clip's last frame
+/// position (`position / last`, both frames, `0 ≤ position ≤ last`), in 2^-64 cycles in
+/// [0, 2^64] (an event at the end is exactly one cycle); 0 for a zero-length clip. Made once
+/// on the CPU; the GPU reads it from a table.
+pub fn event_mark(position: f64, last: f64) -> u128 {
+    if last.is_nan() || last <= 0.0 || position.is_nan() || position <= 0.0 {
+        return 0;
+    }
+    if position >= last {
+        return CYCLE;
+    }
+    // a quotient below 1, scaled by 2^64 (exact), the cast truncating below the unit
+    ((position / last) * 18_446_744_073_709_551_616.0) as u128
+}
+
+/// One series of crossings of one event in one step: the distances (2^-64 cycles from the
+/// phase the step started at) `first + j · 2^shift` for `j` in `from..n`, in increasing order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Series {
+    pub first: u128,
+    pub from: u32,
+    pub n: u32,
+    pub shift: u32,
+}
+
+impl Series {
+    /// The `j`-th crossing's distance.
+    pub fn at(&self, j: u32) -> u128 {
+        self.first + ((j as u128) << self.shift)
+    }
+}
+
+/// `p` as a positive number of 2^-64 cycles (`p + 2^30` cycles).
+fn biased(p: Phase) -> u128 {
+    (((p.whole as i64 + (1 << 30)) as u128) << 64) | p.frac as u128
+}
+
+/// The crossings of series `which` (0, or 1 for a ping-pong event's way back) of the event at
+/// `mark` ([`event_mark`]) when a state advances from `start` by `advance` (2^-64 cycles,
+/// `ticks × rate`) — the runtime's crossing rule (`throng_runtime::ClipEvents::crossings`)
+/// on the integer phase: the half-open interval [start, start + advance) for a repeating
+/// cycle, the last [`EVENT_LAPS`] crossings of each series; for a one-shot the interval cut at
+/// one cycle and closed there (`fresh`: the state's first advance since it was entered, so an
+/// event at the end still fires for a state entered there); a zero-length clip fires on the
+/// first advance only, at distance 0. None past [`EVENT_MAX_CYCLES`].
+pub fn event_series(
+    start: Phase,
+    advance: u128,
+    mark: u128,
+    cycle: EventCycle,
+    fresh: bool,
+    which: u32,
+) -> Series {
+    let none = Series::default();
+    let p = biased(start);
+    let end = p + advance;
+    let max = (EVENT_MAX_CYCLES as u128) << 64;
+    if advance >= max || end >= BIAS + max || which > 1 {
+        return none;
+    }
+    let one = |first: u128| Series {
+        first,
+        from: 0,
+        n: 1,
+        shift: 0,
+    };
+    let repeat = |at: u128, shift: u32| {
+        // the first crossing at or after the start: (at − start) mod the period (the bias is
+        // a whole number of periods)
+        let first = at.wrapping_sub(p) & ((1u128 << shift) - 1);
+        if first >= advance {
+            return none;
+        }
+        let n = (((advance - first - 1) >> shift) + 1) as u32;
+        Series {
+            first,
+            from: n.saturating_sub(EVENT_LAPS),
+            n,
+            shift,
+        }
+    };
+    match cycle {
+        EventCycle::Static => {
+            if fresh && which == 0 {
+                one(0)
+            } else {
+                none
+            }
+        }
+        EventCycle::Once => {
+            let (m, one_cycle) = (BIAS + mark, BIAS + CYCLE);
+            let inside = p <= m && m < end.min(one_cycle);
+            let at_end =
+                mark >= CYCLE && end >= one_cycle && (p < one_cycle || (fresh && p <= one_cycle));
+            if which == 0 && (inside || at_end) {
+                one(m.saturating_sub(p))
+            } else {
+                none
+            }
+        }
+        // an event at the end of a loop is the one at its start
+        EventCycle::Loop if which == 0 => repeat(mark & (CYCLE - 1), 64),
+        EventCycle::Loop => none,
+        EventCycle::PingPong => {
+            if which == 0 {
+                repeat(mark, 65)
+            } else if mark > 0 && mark < CYCLE {
+                // the way back; at the turns both series coincide and one is kept
+                repeat(2 * CYCLE - mark, 65)
+            } else {
+                none
+            }
+        }
+    }
+}
+
+/// Where within a step of `advance` a crossing `distance` from its start lies, in units of
+/// 2^-30 of the step (0 for a step that does not advance): `floor(distance · 2^30 /
+/// advance)` of the two numbers cut to the top 64 bits of `advance`, at most 2^30.
+pub fn step_fraction(distance: u128, advance: u128) -> u32 {
+    if advance == 0 {
+        return 0;
+    }
+    let shift = (128 - advance.leading_zeros()).saturating_sub(64);
+    let q = ((distance.min(advance) >> shift) << STEP_FRACTION_BITS) / (advance >> shift);
+    q.min(1 << STEP_FRACTION_BITS) as u32
+}
+
+/// The time of a crossing at step fraction `q` of a step of `dt` seconds that started at `t0`
+/// seconds.
+pub fn event_time(t0: f64, dt: f64, q: u32) -> f64 {
+    t0 + q as f64 * (1.0 / (1u64 << STEP_FRACTION_BITS) as f64) * dt
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,5 +441,63 @@ mod tests {
         assert!((progress(half, len) - 0.5).abs() < 5e-6);
         assert!(!reached(half, len));
         assert!(reached((len / SPAN_PER_TICK) as u32 + 1, len));
+    }
+
+    /// Every crossing of one event in one step, as cycles from the start.
+    fn crossed(start: f64, advance: f64, mark: f64, cycle: EventCycle, fresh: bool) -> Vec<f64> {
+        let adv = (advance * 2f64.powi(64)) as u128;
+        let mut out = Vec::new();
+        for which in 0..2 {
+            let s = event_series(
+                Phase::from_cycles(start),
+                adv,
+                event_mark(mark, 1.0),
+                cycle,
+                fresh,
+                which,
+            );
+            out.extend((s.from..s.n).map(|j| s.at(j) as f64 / 2f64.powi(64)));
+        }
+        out.sort_by(f64::total_cmp);
+        out
+    }
+
+    #[test]
+    fn event_crossings_by_hand() {
+        use EventCycle::*;
+        // a loop crosses e + k in [start, start + advance): half-open
+        assert_eq!(crossed(0.5, 1.0, 0.25, Loop, false), [0.75]);
+        assert_eq!(crossed(0.25, 1.0, 0.25, Loop, false), [0.0]);
+        assert_eq!(crossed(0.0, 2.5, 0.25, Loop, false), [0.25, 1.25, 2.25]);
+        // an event at the end of a loop is its start's
+        assert_eq!(crossed(0.5, 1.0, 1.0, Loop, false), [0.5]);
+        // a ping-pong pass and its way back: e and 2 − e every two cycles; at a turn once
+        assert_eq!(crossed(0.0, 2.0, 0.25, PingPong, false), [0.25, 1.75]);
+        assert_eq!(crossed(0.0, 4.0, 1.0, PingPong, false), [1.0, 3.0]);
+        // a one-shot fires inside [start, min(end, 1)), and at 1 when the end is reached
+        assert_eq!(crossed(0.0, 0.5, 0.25, Once, false), [0.25]);
+        assert!(crossed(0.5, 3.0, 0.25, Once, false).is_empty());
+        assert_eq!(crossed(0.5, 3.0, 1.0, Once, false), [0.5]);
+        assert!(crossed(1.0, 1.0, 1.0, Once, false).is_empty());
+        assert_eq!(crossed(1.0, 1.0, 1.0, Once, true), [0.0]);
+        // a zero-length clip: on the first advance only
+        assert_eq!(crossed(0.0, 0.1, 0.0, Static, true), [0.0]);
+        assert!(crossed(0.0, 0.1, 0.0, Static, false).is_empty());
+        // the last EVENT_LAPS crossings of a long step; none past the limit
+        let long = crossed(0.0, 100.0, 0.5, Loop, false);
+        assert_eq!(long.len(), EVENT_LAPS as usize);
+        assert_eq!(long[0], 36.5);
+        assert!(crossed(0.0, EVENT_MAX_CYCLES as f64, 0.5, Loop, false).is_empty());
+    }
+
+    #[test]
+    fn step_fractions() {
+        let c = 1u128 << 64;
+        assert_eq!(step_fraction(0, 0), 0);
+        assert_eq!(step_fraction(c / 4, c), 1 << 28);
+        assert_eq!(step_fraction(c, c), 1 << 30);
+        // a long advance is cut to its top 64 bits: still the quotient within 2^-30
+        assert_eq!(step_fraction(3 << 90, 1 << 92), 3 << 28);
+        assert_eq!(event_time(1.0, 0.5, 1 << 29), 1.25);
     }
 }

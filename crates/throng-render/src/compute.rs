@@ -339,11 +339,21 @@ pub fn far_on_gpu(
 
 /// One case of [`graph_time_on_gpu`] (26 words; the layout of `GraphTimeCase` in
 /// `shaders/graph_time_compute.wgsl`): the inputs of every function of
-/// `throng_contract::graph_time`'s WGSL twin.
+/// `throng_contract::graph_time`'s WGSL twin but the clip events'.
 pub type GraphTimeCase = [u32; 26];
 
 /// What `cs_graph_time` gives for one case (24 words, `GraphTimeOut`).
 pub type GraphTimeOut = [u32; 24];
+
+/// One case of [`graph_events_on_gpu`] (16 words, `GraphEventCase`): an advance (four
+/// words, lowest first), a distance (four), the start phase's fraction (two), the mark's low two
+/// words, the start phase's whole cycles, an event cycle code, the mark's top word, fresh.
+pub type GraphEventCase = [u32; 16];
+
+/// What `cs_graph_events` gives for one case (24 words, `GraphEventOut`): per series (0, 1)
+/// its first distance (four words), from, n, shift and the step fractions of its first and last
+/// crossings kept; then `step_fraction(distance, advance)`; five unused words.
+pub type GraphEventOut = [u32; 24];
 
 /// Runs every function of WGSL `throng::graph_time` on each case and reads the results back:
 /// the GPU side of `throng_contract::graph_time`'s twin test.
@@ -351,19 +361,49 @@ pub fn graph_time_on_gpu(
     gpu: &Gpu,
     cases: &[GraphTimeCase],
 ) -> Result<Vec<GraphTimeOut>, RenderError> {
+    graph_time_entry(
+        gpu,
+        bytemuck::cast_slice(cases),
+        cases.len(),
+        "cs_graph_time",
+    )
+}
+
+/// Runs WGSL `throng::graph_time`'s clip event rule (`event_series`, `step_fraction`) on each
+/// case and reads the results back: the GPU side of its twin test.
+pub fn graph_events_on_gpu(
+    gpu: &Gpu,
+    cases: &[GraphEventCase],
+) -> Result<Vec<GraphEventOut>, RenderError> {
+    graph_time_entry(
+        gpu,
+        bytemuck::cast_slice(cases),
+        cases.len(),
+        "cs_graph_events",
+    )
+}
+
+/// Runs entry point `entry` of `shaders/graph_time_compute.wgsl` on `len` cases of `words`;
+/// every output is 24 words.
+fn graph_time_entry(
+    gpu: &Gpu,
+    words: &[u32],
+    len: usize,
+    entry: &str,
+) -> Result<Vec<[u32; 24]>, RenderError> {
     let device = &gpu.device;
-    if cases.is_empty() {
+    if len == 0 {
         return Ok(Vec::new());
     }
     let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("throng graph time cases"),
-        contents: bytemuck::cast_slice(cases),
+        contents: bytemuck::cast_slice(words),
         usage: wgpu::BufferUsages::STORAGE,
     });
-    let out_size = std::mem::size_of_val(&[[0u32; 24]]) as u64 * cases.len() as u64;
+    let out_size = std::mem::size_of::<[u32; 24]>() as u64 * len as u64;
     let out_buf = output_buffer(device, out_size);
     let bgl = layouts::graph_time_compute(device);
-    let pipeline = compute_pipeline(device, Program::GraphTimeCompute, &bgl, "cs_graph_time")?;
+    let pipeline = compute_pipeline(device, Program::GraphTimeCompute, &bgl, entry)?;
     let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("throng graph time compute"),
         layout: &bgl,
@@ -372,13 +412,6 @@ pub fn graph_time_on_gpu(
             crate::bindings::buffer_entry(1, &out_buf),
         ],
     });
-    let bytes = run_and_read(
-        gpu,
-        &pipeline,
-        &bind,
-        cases.len() as u32,
-        &out_buf,
-        out_size,
-    )?;
+    let bytes = run_and_read(gpu, &pipeline, &bind, len as u32, &out_buf, out_size)?;
     Ok(bytemuck::pod_collect_to_vec(&bytes))
 }

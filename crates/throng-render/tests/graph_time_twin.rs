@@ -10,4 +10,5 @@ fn graph_time_on_the_gpu_equals_its_cpu_twin() {
         return;
     };
     graph_time::graph_time_scenario(&gpu, "default backend");
+    graph_time::graph_events_scenario(&gpu, "default backend");
 }

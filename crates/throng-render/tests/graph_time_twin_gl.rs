@@ -14,4 +14,5 @@ fn graph_time_on_gl_equals_its_cpu_twin() {
     };
     assert_eq!(gpu.summary.backend, "gl", "expected a GL adapter");
     graph_time::graph_time_scenario(&gpu, "GL");
+    graph_time::graph_events_scenario(&gpu, "GL");
 }

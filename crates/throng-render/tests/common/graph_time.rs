@@ -3,13 +3,17 @@
 //! GL backend): WGSL `throng::graph_time`, run by `compute::graph_time_on_gpu`, against
 //! `throng_contract::graph_time` on edge values and random bits. Equality is exact: both sides
 //! are integer arithmetic (the one float result, a transition's progress, is a multiple of
-//! 2^-24 made from an integer).
+//! 2^-24 made from an integer). The clip event rule (`event_series`, `step_fraction`) has its
+//! own cases: phases and advances at the edges (a cycle, 64 laps, the 2^32-cycle limit).
 
 use throng_contract::graph_time::{
-    cycle_span, cycles_span, progress, rate, reached, transition_span, weight_units, weighted,
-    Phase,
+    cycle_span, cycles_span, event_series, progress, rate, reached, step_fraction, transition_span,
+    weight_units, weighted, EventCycle, Phase,
 };
-use throng_render::compute::{graph_time_on_gpu, GraphTimeCase, GraphTimeOut};
+use throng_render::compute::{
+    graph_events_on_gpu, graph_time_on_gpu, GraphEventCase, GraphEventOut, GraphTimeCase,
+    GraphTimeOut,
+};
 
 /// SplitMix64.
 struct Rng(u64);
@@ -321,6 +325,160 @@ pub fn graph_time_scenario(gpu: &throng_render::Gpu, label: &str) {
     assert!(moved > 5_000, "{moved} nonzero rates");
     println!(
         "{label}: {} cases of throng::graph_time equal their CPU twin ({folded} folds)",
+        cases.len()
+    );
+}
+
+/// One clip event case: a start phase, an advance, a mark, a cycle, fresh, and a distance.
+#[derive(Debug, Clone, Copy)]
+struct EventCase {
+    start: Phase,
+    advance: u128,
+    mark: u128,
+    cycle: EventCycle,
+    fresh: bool,
+    distance: u128,
+}
+
+fn words128(v: u128) -> [u32; 4] {
+    [
+        v as u32,
+        (v >> 32) as u32,
+        (v >> 64) as u32,
+        (v >> 96) as u32,
+    ]
+}
+
+impl EventCase {
+    fn words(&self) -> GraphEventCase {
+        let a = words128(self.advance);
+        let m = words128(self.mark);
+        let d = words128(self.distance);
+        [
+            a[0],
+            a[1],
+            a[2],
+            a[3],
+            d[0],
+            d[1],
+            d[2],
+            d[3],
+            lo(self.start.frac),
+            hi(self.start.frac),
+            m[0],
+            m[1],
+            self.start.whole as u32,
+            self.cycle as u32,
+            m[2],
+            u32::from(self.fresh),
+        ]
+    }
+
+    fn expected(&self) -> GraphEventOut {
+        let mut o = [0u32; 24];
+        for which in 0..2 {
+            let s = event_series(
+                self.start,
+                self.advance,
+                self.mark,
+                self.cycle,
+                self.fresh,
+                which,
+            );
+            let at = which as usize * 9;
+            o[at..at + 4].copy_from_slice(&words128(s.first));
+            o[at + 4] = s.from;
+            o[at + 5] = s.n;
+            o[at + 6] = s.shift;
+            if s.n > s.from {
+                o[at + 7] = step_fraction(s.at(s.from), self.advance);
+                o[at + 8] = step_fraction(s.at(s.n - 1), self.advance);
+            }
+        }
+        o[18] = step_fraction(self.distance, self.advance);
+        o
+    }
+}
+
+fn event_case(r: &mut Rng) -> EventCase {
+    let cycle_units = 1u128 << 64;
+    let start = Phase {
+        whole: match r.next() % 4 {
+            0 => r.pick(&[-(1 << 29), -1, 0, 1, 2, (1 << 30) - 1]),
+            1 => (r.next() % 8) as i32,
+            _ => (r.next() % (3 << 29)) as i32 - (1 << 29),
+        },
+        frac: match r.next() % 4 {
+            0 => r.pick(&[0, 1, u64::MAX, 1 << 63]),
+            _ => r.next(),
+        },
+    };
+    // ticks × rate as the step makes it: any, tiny, near a cycle, many laps, past the limits
+    let advance = match r.next() % 6 {
+        0 => r.pick(&[
+            0,
+            1,
+            cycle_units - 1,
+            cycle_units,
+            cycle_units + 1,
+            64 * cycle_units,
+            65 * cycle_units,
+            (1u128 << 96) - 1,
+            1u128 << 96,
+            (1u128 << 104) - 1,
+        ]),
+        1 => r.bits(41).min(1 << 40) as u128 * r.next() as u128,
+        2 => (r.next() % 300) as u128 * cycle_units + r.next() as u128,
+        _ => r.next() as u128 >> (r.next() % 16),
+    };
+    let mark = match r.next() % 3 {
+        0 => r.pick(&[0, 1, cycle_units - 1, cycle_units, cycle_units / 2]),
+        _ => r.next() as u128,
+    };
+    EventCase {
+        start,
+        advance,
+        mark,
+        cycle: r.pick(&[
+            EventCycle::Loop,
+            EventCycle::PingPong,
+            EventCycle::Once,
+            EventCycle::Static,
+        ]),
+        fresh: r.next().is_multiple_of(2),
+        distance: match r.next() % 3 {
+            0 => advance,
+            _ => (r.next() as u128 * r.next() as u128) % advance.max(1),
+        },
+    }
+}
+
+/// Runs 20,000 clip event cases on `gpu` and compares every output word; `label` names the
+/// backend.
+pub fn graph_events_scenario(gpu: &throng_render::Gpu, label: &str) {
+    let mut r = Rng(0x6576_656e_7473);
+    let cases: Vec<EventCase> = (0..20_000).map(|_| event_case(&mut r)).collect();
+    let words: Vec<GraphEventCase> = cases.iter().map(EventCase::words).collect();
+    let got = graph_events_on_gpu(gpu, &words).expect("graph events compute");
+    assert_eq!(got.len(), cases.len());
+    let (mut fired, mut capped) = (0usize, 0usize);
+    for (i, (c, g)) in cases.iter().zip(&got).enumerate() {
+        let want = c.expected();
+        assert_eq!(
+            g[..19],
+            want[..19],
+            "{label}: case {i}: GPU vs CPU (per series: first ×4, from, n, shift, fractions ×2; then step_fraction); {c:?}"
+        );
+        fired += usize::from(want[5] > want[4]) + usize::from(want[14] > want[13]);
+        capped += usize::from(want[4] > 0) + usize::from(want[13] > 0);
+    }
+    // the cases reach crossings and the cap on laps
+    assert!(
+        fired > 5_000 && capped > 100,
+        "{fired} series, {capped} capped"
+    );
+    println!(
+        "{label}: {} clip event cases of throng::graph_time equal their CPU twin ({fired} series crossed, {capped} capped at EVENT_LAPS)",
         cases.len()
     );
 }
