@@ -186,7 +186,7 @@ pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
                 gpu_ms.push(ns as f64 / 1e6);
             }
             pass.wait(&gpu)?;
-            events += pass.read_events(&gpu)?.1 as u64;
+            events += pass.read_events(&gpu)?.fired as u64;
         }
         let graph_cpu_ms = median(&mut cpu);
         rounds.push(GraphGpuRound {

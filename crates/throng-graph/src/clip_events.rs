@@ -1,31 +1,57 @@
-//! Clip events of the clips a graph plays (docs/graph.md §3): every clip of every shown state
-//! fires its events once per crossing, by the runtime's crossing rule
-//! ([`throng_runtime::ClipEvents`], the one definition), on the clip's unwrapped position
-//! `U = normalised time × L` (frames of its table).
+//! Clip events of the clips a graph plays (docs/graph.md §3 and "Clip events"): every clip of
+//! every shown state fires its events once per crossing, by the runtime's crossing rule
+//! (`throng_runtime::ClipEvents::crossings`) on the state's integer phase:
+//! `throng_contract::graph_time::event_series`, whose WGSL twin the GPU step runs, so both list
+//! the same events at the same step fractions. Where an event sits in its clip is the runtime's
+//! table ([`ClipEvents`], the one definition), as a fraction of the clip's cycle.
 
 use throng_asset::LoopMode;
+use throng_contract::graph_time::{self as time, EventCycle, Phase};
 use throng_runtime::ClipEvents;
 
 use crate::graph::{Graph, Motion};
-use crate::motion::{fract, motion_weights};
+use crate::motion::motion_weights_at;
 
-/// Widening of [`may_cross`]'s interval, in cycles: far above the rounding of a
-/// normalised time (≈ 1e-16 × its cycles), so the quick test never misses a crossing that the
-/// exact rule would find.
+/// Widening of [`may_cross`]'s interval, in cycles: far above the rounding of the `f64`s it
+/// compares (≈ 1e-16 of a cycle), so the quick test never misses a crossing that the exact
+/// rule would find.
 const MARGIN: f64 = 1e-9;
 
-/// Normalised time (cycles) past which a step fires no clip events: the crossing rule counts
-/// laps in f64, exactly only while a lap count plus one differs from it (below 2^53); 2^32
-/// cycles keeps every position it forms well inside that. Normalised times fold below 2^30
-/// (docs/graph.md "Time"), so only a runaway step (a long clock jump at a high speed) ends
-/// past it.
-pub const MAX_CYCLES: f64 = 4_294_967_296.0;
+/// 2^-64, a phase's unit in cycles.
+const UNIT: f64 = 1.0 / 18_446_744_073_709_551_616.0;
 
-/// The clip table's events for a step: per clip the runtime's crossing rule, and per state
-/// what a quick test needs.
+/// Whole cycles a step's advance, or the phase it ends at, stays below for the step to fire
+/// clip events (`graph_time::EVENT_MAX_CYCLES`): only a runaway step (a long clock jump at a
+/// high speed) reaches it.
+pub const MAX_CYCLES: f64 = time::EVENT_MAX_CYCLES as f64;
+
+/// One clip's events as fractions of its cycle.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ClipMarks {
+    /// `(graph_time::event_mark, index into ClipInfo::events)`, by position.
+    pub list: Vec<(u128, u32)>,
+    /// A zero-length clip: its events fire on a state's first advance only.
+    pub zero: bool,
+}
+
+impl ClipMarks {
+    pub fn new(c: &throng_asset::ClipInfo) -> ClipMarks {
+        let e = ClipEvents::new(c);
+        let last = e.last();
+        ClipMarks {
+            list: (e.positions().iter())
+                .map(|&(p, i)| (time::event_mark(p, last), i))
+                .collect(),
+            zero: last <= 0.0,
+        }
+    }
+}
+
+/// The clip table's events for a step: per clip its marks, and per state what a quick test
+/// needs.
 #[derive(Debug, Clone)]
 pub(crate) struct Tracks {
-    clips: Vec<ClipEvents>,
+    clips: Vec<ClipMarks>,
     /// Per clip, its events as fractions of its cycle (the per-clip quick test).
     cycles: Vec<Vec<f64>>,
     states: Vec<StateEvents>,
@@ -45,14 +71,9 @@ enum StateEvents {
 
 impl Tracks {
     pub fn new(g: &Graph, clips: &[throng_asset::ClipInfo]) -> Tracks {
-        let clips: Vec<ClipEvents> = clips.iter().map(ClipEvents::new).collect();
+        let clips: Vec<ClipMarks> = clips.iter().map(ClipMarks::new).collect();
         let cycles: Vec<Vec<f64>> = (clips.iter())
-            .map(|e| {
-                let l = e.last();
-                (e.positions().iter())
-                    .map(|&(p, _)| if l > 0.0 { p / l } else { 0.0 })
-                    .collect()
-            })
+            .map(|c| c.list.iter().map(|&(m, _)| m as f64 * UNIT).collect())
             .collect();
         let states = (g.states.iter())
             .map(|s| {
@@ -65,7 +86,7 @@ impl Tracks {
                     _ => true,
                 };
                 // a zero-length clip plays as a one-shot whatever its mode
-                let zero = (s.motion.clips().iter()).any(|c| clips[c.clip as usize].last() == 0.0);
+                let zero = (s.motion.clips().iter()).any(|c| clips[c.clip as usize].zero);
                 if cycle.is_empty() {
                     StateEvents::None
                 } else if looping && !zero {
@@ -82,21 +103,26 @@ impl Tracks {
         }
     }
 
+    /// Per clip of the table, its marks (what the GPU layout uploads).
+    pub fn clips(&self) -> &[ClipMarks] {
+        &self.clips
+    }
+
     /// Whether any state has clip events: a step without any skips the sink.
     pub fn any(&self) -> bool {
         self.states.iter().any(|s| !matches!(s, StateEvents::None))
     }
 }
 
-/// Whether a looping state played from normalised time `ph0` to `ph1` may cross one of the
-/// events at `cycle` (false only when it cannot): most steps cross none, and this test needs
-/// no division, where the exact rule needs one per event and clip.
+/// Whether a looping state advancing by `advance` from a phase whose fraction is `frac` may
+/// cross one of the events at `cycle` (false only when it cannot): most steps cross none, and
+/// this test needs no 128-bit arithmetic, where the exact rule does per event and clip.
 #[inline]
-fn may_cross(cycle: &[f64], ph0: f64, ph1: f64) -> bool {
-    let span = ph1 - ph0;
-    let a = fract(ph0) - MARGIN;
+fn may_cross(cycle: &[f64], frac: u64, advance: u128) -> bool {
+    let span = advance as f64 * UNIT;
+    let a = frac as f64 * UNIT - MARGIN;
     // a whole cycle, or an interval starting at the wrap (where an event at 1 shows at 0)
-    if span.is_nan() || span >= 1.0 || a < 0.0 {
+    if span >= 1.0 || a < 0.0 {
         return true;
     }
     let b = a + span + 2.0 * MARGIN;
@@ -114,15 +140,31 @@ pub struct ClipEvent {
     pub clip: throng_runtime::ClipId,
     /// Index into that clip's `ClipInfo::events`.
     pub event: u32,
-    /// Seconds since the crowd was created at the crossing (interpolated within the step).
+    /// Seconds since the crowd was created at the crossing: the step's start plus its
+    /// [`Self::step_fraction`] of the step (`graph_time::event_time`).
     pub time: f64,
+    /// Where within the step the crossing lies, 2^-30 units (`graph_time::step_fraction`).
+    pub step_fraction: u32,
 }
 
-/// Where a step puts one instance's clip events: the clip table's events, a scratch list of
-/// crossings, the chunk's output and the step's clock.
+/// A crossing found during one instance's step, with what orders it: its step fraction, the
+/// shown state's place (outgoing states first, then the current one), the clip's index among
+/// the state's clips, its distance from the step's start and the event index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Crossing {
+    step_fraction: u32,
+    slot: u32,
+    k: u32,
+    distance: u128,
+    event: u32,
+    clip: u32,
+}
+
+/// Where a step puts one instance's clip events: the clip table's events, the crossings found
+/// so far (scratch), the chunk's output and the step's clock.
 pub(crate) struct ClipSink<'a> {
     pub tracks: &'a Tracks,
-    pub hits: &'a mut Vec<(f64, u32)>,
+    pub found: &'a mut Vec<Crossing>,
     pub out: &'a mut Vec<ClipEvent>,
     /// Crowd time at the start of the step, seconds.
     pub t0: f64,
@@ -130,29 +172,26 @@ pub(crate) struct ClipSink<'a> {
 }
 
 impl ClipSink<'_> {
-    /// State `state` advanced from normalised time `ph0` to `ph1` during the step (`fresh`:
-    /// its first advance since it was entered): each of its clips of nonzero weight at these
-    /// parameters fires the events it crossed.
+    /// State `state`, shown at place `slot` (outgoing state k at k, the current one after
+    /// them), advanced by `advance` (2^-64 cycles) from `start` during the step (`fresh`: its
+    /// first advance since it was entered): each of its clips of nonzero weight at these
+    /// parameters finds the events it crossed.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn played(
         &mut self,
         g: &Graph,
         state: usize,
-        ph0: f64,
-        ph1: f64,
+        slot: u32,
+        start: Phase,
+        advance: u128,
         fresh: bool,
         p: &[f32],
-        instance: u32,
     ) {
-        // a non-finite or runaway normalised time fires nothing, or only the last laps
-        if !(ph1 >= ph0 && ph1 < MAX_CYCLES) {
-            return;
-        }
         match &self.tracks.states[state] {
             StateEvents::None => {}
-            StateEvents::Loop(cycle) if !may_cross(cycle, ph0, ph1) => {}
-            _ => self.fire(g, state, ph0, ph1, fresh, p, instance),
+            StateEvents::Loop(cycle) if !may_cross(cycle, start.frac, advance) => {}
+            _ => self.find(g, state, slot, start, advance, fresh, p),
         }
     }
 
@@ -160,15 +199,15 @@ impl ClipSink<'_> {
     /// steps never get here, and the hot loop keeps its registers.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
-    fn fire(
+    fn find(
         &mut self,
         g: &Graph,
         state: usize,
-        ph0: f64,
-        ph1: f64,
+        slot: u32,
+        start: Phase,
+        advance: u128,
         fresh: bool,
         p: &[f32],
-        instance: u32,
     ) {
         let motion = &g.states[state].motion;
         // blend spaces' clips always loop (docs/graph.md §2)
@@ -176,34 +215,53 @@ impl ClipSink<'_> {
             Motion::Clip { loop_mode, .. } => *loop_mode,
             _ => LoopMode::Loop,
         };
-        // a runaway step's laps are capped by the crossing rule itself (`MAX_LAPS`)
-        let (t0, dt) = (self.t0, self.dt);
-        let (tracks, hits, out) = (&self.tracks.clips, &mut *self.hits, &mut *self.out);
-        let cycles = &self.tracks.cycles;
-        let looping = matches!(self.tracks.states[state], StateEvents::Loop(_));
-        motion_weights(motion, p, |c, _| {
-            let track = &tracks[c.clip as usize];
-            if track.is_empty() || (looping && !may_cross(&cycles[c.clip as usize], ph0, ph1)) {
+        let (tracks, found) = (self.tracks, &mut *self.found);
+        let looping = matches!(tracks.states[state], StateEvents::Loop(_));
+        motion_weights_at(motion, p, |k, c, _| {
+            let marks = &tracks.clips[c.clip as usize];
+            if marks.list.is_empty()
+                || (looping && !may_cross(&tracks.cycles[c.clip as usize], start.frac, advance))
+            {
                 return;
             }
-            let l = track.last();
-            let (u0, u1) = (ph0 * l, ph1 * l);
-            track.crossings(mode, u0, u1, fresh, hits);
-            let delta = u1 - u0;
-            for &(u, event) in hits.iter() {
-                // the runtime's interpolation of a crossing's time within the step
-                let time = if delta > 0.0 {
-                    t0 + ((u - u0) / delta).clamp(0.0, 1.0) * dt
-                } else {
-                    t0
-                };
-                out.push(ClipEvent {
-                    instance,
-                    clip: throng_runtime::ClipId::new(c.clip as usize),
-                    event,
-                    time,
-                });
+            let cycle = EventCycle::of(mode.code(), marks.zero);
+            for &(mark, event) in &marks.list {
+                for which in 0..2 {
+                    let s = time::event_series(start, advance, mark, cycle, fresh, which);
+                    for j in s.from..s.n {
+                        let distance = s.at(j);
+                        found.push(Crossing {
+                            step_fraction: time::step_fraction(distance, advance),
+                            slot,
+                            k: k as u32,
+                            distance,
+                            event,
+                            clip: c.clip,
+                        });
+                    }
+                }
             }
         });
+    }
+
+    /// Lists the crossings `instance`'s step found, by step fraction (ties: outgoing states
+    /// first, a state's clips in order, by distance, by event index).
+    #[inline]
+    pub fn flush(&mut self, instance: u32) {
+        if self.found.is_empty() {
+            return;
+        }
+        // a handful of entries, sorted in place without allocating
+        self.found.sort_unstable();
+        for c in self.found.iter() {
+            self.out.push(ClipEvent {
+                instance,
+                clip: throng_runtime::ClipId::new(c.clip as usize),
+                event: c.event,
+                time: time::event_time(self.t0, self.dt, c.step_fraction),
+                step_fraction: c.step_fraction,
+            });
+        }
+        self.found.clear();
     }
 }

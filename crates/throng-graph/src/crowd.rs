@@ -2,7 +2,7 @@
 //! in struct-of-arrays form, one step over all of them in parallel chunks, writing the
 //! CPU-timed records.
 
-use crate::clip_events::{ClipEvent, ClipSink, Tracks};
+use crate::clip_events::{ClipEvent, ClipSink, Crossing, Tracks};
 use rayon::prelude::*;
 use throng_asset::ClipInfo;
 use throng_contract::{ClipFrames, FrameRef, InstanceRecord, Layer, RecordChanges, Records};
@@ -38,8 +38,8 @@ pub struct GraphCrowd {
     chunk_events: Vec<Vec<GraphEvent>>,
     events: Vec<GraphEvent>,
     chunk_clip_events: Vec<Vec<ClipEvent>>,
-    /// Per chunk, the crossings of one clip (scratch, kept to spare allocations).
-    chunk_hits: Vec<Vec<(f64, u32)>>,
+    /// Per chunk, the crossings of one instance's step (scratch, kept to spare allocations).
+    chunk_hits: Vec<Vec<Crossing>>,
     clip_events: Vec<ClipEvent>,
     /// Per instance: a parameter was set since the last step.
     dirty: Vec<bool>,
@@ -83,6 +83,12 @@ impl GraphCrowd {
 
     pub fn graph(&self) -> &Graph {
         &self.graph
+    }
+
+    /// The crowd's graph and its clip table's events as GPU tables (docs/graph.md "On the
+    /// GPU").
+    pub fn gpu_layout(&self) -> crate::GraphLayout {
+        crate::GraphLayout::with_marks(&self.graph, self.tracks.clips())
     }
 
     pub fn len(&self) -> usize {
@@ -337,7 +343,7 @@ impl GraphCrowd {
                 cev.clear();
                 let mut sink = ClipSink {
                     tracks,
-                    hits,
+                    found: hits,
                     out: cev,
                     t0,
                     dt,

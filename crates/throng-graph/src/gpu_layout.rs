@@ -8,6 +8,7 @@
 use throng_contract::graph_time::{self as time, Phase};
 use throng_contract::MODE_LOOP;
 
+use crate::clip_events::ClipMarks;
 use crate::file::{DurationUnit, Interruption};
 use crate::graph::{Graph, Motion, Test};
 use crate::machine::Machine;
@@ -22,6 +23,12 @@ pub const CLIP_WORDS: usize = 4;
 pub const TRANSITION_WORDS: usize = 18;
 /// Words of a `GraphCondition`.
 pub const CONDITION_WORDS: usize = 4;
+/// Words of a clip's entry in the clip events table: where its events start, how many, 1 for a
+/// zero-length clip, 0.
+pub const CLIP_EVENTS_WORDS: usize = 4;
+/// Words of an event: its mark (`graph_time::event_mark`, three words, lowest first) and its
+/// index into the clip's `ClipInfo::events`.
+pub const EVENT_WORDS: usize = 4;
 /// Words of a `GraphMachine` (the 96 B per-instance state).
 pub const MACHINE_WORDS: usize = 24;
 /// Where each member of a `GraphMachine` starts, in words (`Machine::to_words`; the WGSL
@@ -58,6 +65,10 @@ pub struct GraphLayout {
     /// Per state the transitions that may leave it (docs/graph.md "Determinism and cost"),
     /// and per transition its triggers.
     pub lists: Vec<u32>,
+    /// Per clip of the clip table, its events' place in `events` ([`CLIP_EVENTS_WORDS`]).
+    pub clip_events: Vec<u32>,
+    /// Every clip's events, clip after clip, each by position ([`EVENT_WORDS`]).
+    pub events: Vec<u32>,
     /// Parameters per instance.
     pub stride: u32,
     /// The one speed limit, `throng_runtime::MAX_SPEED`.
@@ -95,8 +106,17 @@ pub fn interruption_code(i: Interruption) -> u32 {
 }
 
 impl GraphLayout {
-    pub fn new(g: &Graph) -> GraphLayout {
+    /// The tables of graph `g`, checked against (and playing) the clip table `clips`
+    /// ([`crate::GraphCrowd::gpu_layout`] gives a crowd's).
+    pub fn new(g: &Graph, clips: &[throng_asset::ClipInfo]) -> GraphLayout {
+        let marks: Vec<ClipMarks> = clips.iter().map(ClipMarks::new).collect();
+        GraphLayout::with_marks(g, &marks)
+    }
+
+    pub(crate) fn with_marks(g: &Graph, clips: &[ClipMarks]) -> GraphLayout {
         let mut l = GraphLayout {
+            clip_events: Vec::with_capacity(clips.len() * CLIP_EVENTS_WORDS),
+            events: Vec::new(),
             states: Vec::with_capacity(g.states.len() * STATE_WORDS),
             clips: Vec::new(),
             axes: Vec::new(),
@@ -191,11 +211,25 @@ impl GraphLayout {
                 hi(offset.frac),
             ]);
         }
+        for marks in clips {
+            l.clip_events.extend([
+                (l.events.len() / EVENT_WORDS) as u32,
+                marks.list.len() as u32,
+                u32::from(marks.zero),
+                0,
+            ]);
+            for &(mark, event) in &marks.list {
+                l.events
+                    .extend([mark as u32, (mark >> 32) as u32, (mark >> 64) as u32, event]);
+            }
+        }
         // a storage binding holds at least one element
         for (v, words) in [
             (&mut l.clips, CLIP_WORDS),
             (&mut l.transitions, TRANSITION_WORDS),
             (&mut l.conditions, CONDITION_WORDS),
+            (&mut l.clip_events, CLIP_EVENTS_WORDS),
+            (&mut l.events, EVENT_WORDS),
         ] {
             if v.is_empty() {
                 v.resize(words, 0);

@@ -108,15 +108,15 @@ impl Machine {
         self.frac[slot] = p.frac;
     }
 
-    /// Advances slot `slot` by `ticks` at its rate: its normalised time before and after,
-    /// as `f64`, the second unfolded (so a step that folds, once or more, still reads as the
-    /// forward step it was).
-    fn advance(&mut self, slot: usize, ticks: u64) -> (f64, f64) {
+    /// Advances slot `slot` by `ticks` at its rate: its normalised time before, and what the
+    /// step added (2^-64 cycles; a fold does not change it, so a step that folds still reads
+    /// as the forward step it was).
+    fn advance(&mut self, slot: usize, ticks: u64) -> (Phase, u128) {
         let mut p = self.phase(slot);
-        let ph0 = p.to_f64();
-        let folds = p.advance(ticks, self.rate[slot]);
+        let start = p;
+        p.advance(ticks, self.rate[slot]);
         self.set_phase(slot, p);
-        (ph0, p.to_f64() + folds as f64 * Phase::folded_by())
+        (start, ticks as u128 * self.rate[slot] as u128)
     }
 
     /// The state shown in `slot`.
@@ -280,23 +280,21 @@ pub(crate) fn step(
         m.refresh_rates(g, p);
     }
     let mut changed = false;
-    let first = clips.as_ref().map_or(0, |c| c.out.len());
     for k in 0..m.out_n as usize {
         let state = m.out_state[k] as usize;
-        let (ph0, ph1) = m.advance(1 + k, ticks);
+        let (start, advance) = m.advance(1 + k, ticks);
         if let (Some(c), true) = (clips.as_deref_mut(), ticks > 0) {
             let fresh = m.fresh & (2 << k) != 0;
-            c.played(g, state, ph0, ph1, fresh, p, instance);
+            c.played(g, state, k as u32, start, advance, fresh, p);
         }
     }
-    let (ph0, ph1) = m.advance(CUR, ticks);
+    let (start, advance) = m.advance(CUR, ticks);
     if let Some(c) = clips {
         if ticks > 0 {
             let fresh = m.fresh & FRESH_CURRENT != 0;
-            c.played(g, m.cur as usize, ph0, ph1, fresh, p, instance);
-            // by time, as the runtime lists an instance's events (stable: ties keep layer
-            // order); a handful of entries, sorted in place without allocating
-            c.out[first..].sort_by(|a, b| a.time.total_cmp(&b.time));
+            c.played(g, m.cur as usize, m.out_n as u32, start, advance, fresh, p);
+            // by time, as the runtime lists an instance's events
+            c.flush(instance);
         }
     }
     if ticks > 0 {

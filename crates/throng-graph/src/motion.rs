@@ -25,8 +25,14 @@ fn segment(at: &[f32], x: f32) -> (usize, usize, f32) {
 /// point order: calls `f(clip, weight)`.
 #[inline]
 pub(crate) fn motion_weights(m: &Motion, p: &[f32], mut f: impl FnMut(ClipRef, f32)) {
+    motion_weights_at(m, p, |_, c, w| f(c, w))
+}
+
+/// [`motion_weights`] with each clip's index among the motion's clips: `f(k, clip, weight)`.
+#[inline]
+pub(crate) fn motion_weights_at(m: &Motion, p: &[f32], mut f: impl FnMut(usize, ClipRef, f32)) {
     match m {
-        Motion::Clip { clip, .. } => f(*clip, 1.0),
+        Motion::Clip { clip, .. } => f(0, *clip, 1.0),
         Motion::Blend1d {
             parameter,
             at,
@@ -34,13 +40,13 @@ pub(crate) fn motion_weights(m: &Motion, p: &[f32], mut f: impl FnMut(ClipRef, f
         } => {
             let (i, j, w) = segment(at, p[*parameter]);
             if i == j {
-                f(clips[i], 1.0);
+                f(i, clips[i], 1.0);
             } else {
                 if 1.0 - w > 0.0 {
-                    f(clips[i], 1.0 - w);
+                    f(i, clips[i], 1.0 - w);
                 }
                 if w > 0.0 {
-                    f(clips[j], w);
+                    f(j, clips[j], w);
                 }
             }
         }
@@ -66,7 +72,8 @@ pub(crate) fn motion_weights(m: &Motion, p: &[f32], mut f: impl FnMut(ClipRef, f
                 for &(ix, wx) in &ax {
                     let w = wx * wy;
                     if w > 0.0 {
-                        f(clips[iy * xs.len() + ix], w);
+                        let k = iy * xs.len() + ix;
+                        f(k, clips[k], w);
                     }
                 }
             }

@@ -2,8 +2,9 @@
 // frame's parameter changes (one entry each, the last per parameter kept by the CPU) and
 // flags their instances; `cs_graph_step` then steps every instance's state machine exactly as
 // throng_graph's CPU step does (crates/throng-graph/src/machine.rs, `step`, `fire` and
-// `compose`; clip events are the CPU's for now), on the integer time of throng::graph_time,
-// writes every instance's CPU-timed record and appends the state events it fires. Tested against the CPU step to the bit
+// `compose`, and clip_events.rs `ClipSink`), on the integer time of throng::graph_time, writes
+// every instance's CPU-timed record and appends the state and clip events it fires. Tested
+// against the CPU step to the bit
 // (tests/graph_gpu.rs). Its float arithmetic is the CPU step's f32 arithmetic: +, −, × and
 // comparisons, correctly rounded in WGSL too, and divisions, done by throng::graph_time's
 // `div_f32`, so the twin holds beyond the CPUs the tests run on — on any adapter that keeps
@@ -11,7 +12,7 @@
 // graph's tables (throng_graph::GraphLayout) share one word buffer, at the offsets the
 // parameters give, to keep within eight storage buffers.
 
-#import throng::graph_time::{Phase, weighted, cycle_span, rate, transition_span, cycles_span, progress, reached, phase_advance, phase_ge, add128, div_f32}
+#import throng::graph_time::{Phase, Series, weighted, cycle_span, rate, transition_span, cycles_span, progress, reached, phase_advance, phase_ge, add128, mul64, sub64, ge64, div_f32, event_series, series_at, step_fraction, GT_CYCLE_LOOP, GT_CYCLE_PINGPONG, GT_CYCLE_ONCE, GT_CYCLE_STATIC}
 #import throng::playback::{Clip, Layer, InstanceRecord, clip_frame, clip_last}
 #import throng::constants::{MODE_LOOP, MODE_PINGPONG}
 
@@ -28,6 +29,9 @@ const INTERRUPT_TARGET: u32 = 2u;
 const FRESH_CURRENT: u32 = 1u;
 const EVENT_ENTER: u32 = 0u;
 const EVENT_EXIT: u32 = 1u;
+const EVENT_CLIP: u32 = 2u;
+const CLIP_EVENTS_WORDS: u32 = 4u;
+const EVENT_WORDS: u32 = 4u;
 
 struct GraphStepParams {
     len: u32,
@@ -43,9 +47,9 @@ struct GraphStepParams {
     transitions_at: u32,
     conditions_at: u32,
     lists_at: u32,
-    unused0: u32,
-    unused1: u32,
-    unused2: u32,
+    clip_events_at: u32,
+    events_at: u32,
+    unused: u32,
 }
 
 // 96 B per instance: throng_graph's `Machine::to_words`.
@@ -71,13 +75,20 @@ struct GraphMachine {
 @group(0) @binding(3) var<storage, read_write> params: array<f32>;
 // (instance, parameter, value bits, 0)
 @group(0) @binding(4) var<storage, read> changes: array<vec4<u32>>;
-// The state events a step fired: how many, then (instance, state, event, kind) each.
+// One event a step fired (graph_pass.rs): a state event's (instance, state, event, kind) and
+// zeros, or a clip event's (instance, clip, event, 2 | slot << 4 | k << 8) and (step fraction,
+// distance's three words).
+struct GraphEventEntry {
+    head: vec4<u32>,
+    tail: vec4<u32>,
+}
+// The events a step fired: how many, then each.
 struct GraphEvents {
     count: atomic<u32>,
     unused0: u32,
     unused1: u32,
     unused2: u32,
-    list: array<vec4<u32>>,
+    list: array<GraphEventEntry>,
 }
 @group(0) @binding(5) var<storage, read_write> graph_events: GraphEvents;
 // The asset's clip table (its frame-time lists at throng::playback's binding).
@@ -315,12 +326,66 @@ fn push_events(i: u32, old: u32, to: u32) {
     var at = atomicAdd(&graph_events.count, n);
     if on_exit != NONE {
         if at < u.event_capacity {
-            graph_events.list[at] = vec4<u32>(i, old, on_exit, EVENT_EXIT);
+            graph_events.list[at] = GraphEventEntry(vec4<u32>(i, old, on_exit, EVENT_EXIT), vec4<u32>(0u));
         }
         at += 1u;
     }
     if on_enter != NONE && at < u.event_capacity {
-        graph_events.list[at] = vec4<u32>(i, to, on_enter, EVENT_ENTER);
+        graph_events.list[at] = GraphEventEntry(vec4<u32>(i, to, on_enter, EVENT_ENTER), vec4<u32>(0u));
+    }
+}
+
+// ---- clip events (clip_events.rs `ClipSink`) ----
+
+fn clip_events_word(clip: u32, k: u32) -> u32 {
+    return graph[u.clip_events_at + clip * CLIP_EVENTS_WORDS + k];
+}
+
+fn event_word(e: u32, k: u32) -> u32 {
+    return graph[u.events_at + e * EVENT_WORDS + k];
+}
+
+/// clip_events.rs `ClipSink::find`: state `state`, shown at place `slot`, advanced by `advance`
+/// from `start`; every clip of nonzero weight appends the events it crossed (sorted on the CPU
+/// when read back).
+fn find_clip_events(i: u32, state: u32, slot: u32, start: Phase, advance: vec4<u32>, fresh: bool, base: u32) {
+    let ws = motion_weights(state, base);
+    let mode = state_word(state, 1u);
+    let clips_at = u.clips_at + state_word(state, 2u) * CLIP_WORDS;
+    // a step of less than a cycle (every frame but a runaway one's)
+    let short = advance.z == 0u && advance.w == 0u;
+    for (var k = 0u; k < ws.n; k += 1u) {
+        let clip = graph[clips_at + ws.k[k] * CLIP_WORDS];
+        let at = clip_events_word(clip, 0u);
+        let count = clip_events_word(clip, 1u);
+        var cycle = GT_CYCLE_ONCE;
+        if clip_events_word(clip, 2u) != 0u {
+            cycle = GT_CYCLE_STATIC;
+        } else if mode == MODE_LOOP {
+            cycle = GT_CYCLE_LOOP;
+        } else if mode == MODE_PINGPONG {
+            cycle = GT_CYCLE_PINGPONG;
+        }
+        for (var e = 0u; e < count; e += 1u) {
+            let mark = vec4<u32>(event_word(at + e, 0u), event_word(at + e, 1u), event_word(at + e, 2u), 0u);
+            // a loop's short step crosses the event only if (mark − start) mod 1 cycle is
+            // below the advance: event_series's own test, in 64 bits, skipping the rest
+            if cycle == GT_CYCLE_LOOP && short && ge64(sub64(mark.xy, start.frac), advance.xy) {
+                continue;
+            }
+            for (var which = 0u; which < 2u; which += 1u) {
+                let s = event_series(start, advance, mark, cycle, fresh, which);
+                for (var j = s.from_j; j < s.n; j += 1u) {
+                    let d = series_at(s, j);
+                    let slot_k = EVENT_CLIP | (slot << 4u) | (ws.k[k] << 8u);
+                    let entry = GraphEventEntry(vec4<u32>(i, clip, event_word(at + e, 3u), slot_k), vec4<u32>(step_fraction(d, advance), d.x, d.y, d.z));
+                    let to = atomicAdd(&graph_events.count, 1u);
+                    if to < u.event_capacity {
+                        graph_events.list[to] = entry;
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -561,15 +626,26 @@ fn cs_graph_step(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let ticks = vec2<u32>(u.ticks_lo, u.ticks_hi);
     let moving = ticks.x != 0u || ticks.y != 0u;
-    // every shown state's normalised time advances: the outgoing ones, then the current one
+    // every shown state's normalised time advances: the outgoing ones, then the current one;
+    // each finds the clip events it crossed
     var n = out_n(m);
-    for (var slot = 1u; slot <= n; slot += 1u) {
-        let a = phase_advance(phase(m, slot), ticks, m.rates[slot]);
-        set_phase(&m, slot, a.phase);
-    }
-    let a = phase_advance(phase(m, 0u), ticks, m.rates[0]);
-    set_phase(&m, 0u, a.phase);
     var fresh = fresh_bits(m);
+    for (var slot = 1u; slot <= n; slot += 1u) {
+        let start = phase(m, slot);
+        let a = phase_advance(start, ticks, m.rates[slot]);
+        set_phase(&m, slot, a.phase);
+        if moving {
+            let f = (fresh & (1u << slot)) != 0u;
+            find_clip_events(i, out_state(m, slot - 1u), slot - 1u, start, mul64(ticks, m.rates[slot]), f, base);
+        }
+    }
+    let start = phase(m, 0u);
+    let a = phase_advance(start, ticks, m.rates[0]);
+    set_phase(&m, 0u, a.phase);
+    if moving {
+        let f = (fresh & FRESH_CURRENT) != 0u;
+        find_clip_events(i, cur(m), n, start, mul64(ticks, m.rates[0]), f, base);
+    }
     if moving {
         fresh = 0u;
     }

@@ -17,6 +17,11 @@ pub struct GraphTables<'a> {
     pub transitions: &'a [u32],
     pub conditions: &'a [u32],
     pub lists: &'a [u32],
+    /// Per clip of the clip table: where its events start in `events`, how many, 1 for a
+    /// zero-length clip, 0.
+    pub clip_events: &'a [u32],
+    /// Events: a mark (2^-64 cycles in [0, 2^64], three words) and an event index.
+    pub events: &'a [u32],
     /// Parameters per instance.
     pub stride: u32,
     /// The speed limit of a state (`throng_runtime::MAX_SPEED`).
@@ -28,6 +33,8 @@ const STATE_WORDS: usize = 16;
 const CLIP_WORDS: usize = 4;
 const TRANSITION_WORDS: usize = 18;
 const CONDITION_WORDS: usize = 4;
+const CLIP_EVENTS_WORDS: usize = 4;
+const EVENT_WORDS: usize = 4;
 
 /// `start..start + len` lies within `0..size`.
 fn within(start: u32, len: u32, size: usize) -> bool {
@@ -73,6 +80,8 @@ pub(crate) fn check(
         ("clips", t.clips.len(), CLIP_WORDS),
         ("transitions", t.transitions.len(), TRANSITION_WORDS),
         ("conditions", t.conditions.len(), CONDITION_WORDS),
+        ("clip events", t.clip_events.len(), CLIP_EVENTS_WORDS),
+        ("events", t.events.len(), EVENT_WORDS),
     ];
     for (name, words, each) in shape {
         if words % each != 0 {
@@ -115,6 +124,28 @@ pub(crate) fn check(
                 "clip reference {c} names clip {} of a table of {clips}",
                 t.clips[c * CLIP_WORDS]
             ));
+        }
+    }
+    if t.clip_events.len() < clips * CLIP_EVENTS_WORDS {
+        return Err(format!(
+            "the clip events table has {} entries for a clip table of {clips}",
+            t.clip_events.len() / CLIP_EVENTS_WORDS
+        ));
+    }
+    let events = t.events.len() / EVENT_WORDS;
+    for c in 0..clips {
+        let w = &t.clip_events[c * CLIP_EVENTS_WORDS..(c + 1) * CLIP_EVENTS_WORDS];
+        if !within(w[0], w[1], events) || w[2] > 1 {
+            return Err(format!(
+                "clip {c}'s events entry {w:?} names events the table does not hold"
+            ));
+        }
+    }
+    for e in 0..events {
+        let w = &t.events[e * EVENT_WORDS..(e + 1) * EVENT_WORDS];
+        // a mark is at most one cycle, 2^64
+        if w[2] > 1 || (w[2] == 1 && (w[0] | w[1]) != 0) {
+            return Err(format!("event {e}'s mark {w:?} is past one cycle"));
         }
     }
     for c in 0..conditions {

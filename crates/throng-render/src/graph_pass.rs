@@ -2,7 +2,7 @@
 //! every instance's state machine and parameters in buffers, a frame's parameter changes
 //! uploaded as a list (∝ changes), and one compute pass that steps every state machine
 //! (`shaders/graph_step.wgsl`, the twin of throng_graph's CPU step), writes every instance's
-//! CPU-timed record and appends the state events it fires. The tables come from `throng_graph::GraphLayout` (this crate does not link
+//! CPU-timed record and appends the state and clip events it fires. The tables come from `throng_graph::GraphLayout` (this crate does not link
 //! throng-graph: the caller passes its words).
 
 use wgpu::util::DeviceExt;
@@ -21,6 +21,28 @@ pub type ParamChange = [u32; 4];
 
 /// A state event the pass fired: instance, state, event name index, kind (0 entry, 1 exit).
 pub type StateEventWords = [u32; 4];
+
+/// A clip event the pass fired: instance, clip, event index (into the clip's
+/// `ClipInfo::events`), `2 | slot << 4 | k << 8` (the shown state's place, outgoing states
+/// first; the clip's index among the state's clips), the step fraction
+/// (`graph_time::step_fraction`, 2^-30 of the step) and the crossing's distance from the
+/// state's phase at the step's start (2^-64 cycles, three words, lowest first).
+pub type ClipEventWords = [u32; 8];
+
+/// Kind word of a clip event.
+const CLIP_EVENT: u32 = 2;
+
+/// The events of one step, read back ([`GraphPass::read_events`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StepEvents {
+    /// State events by instance, an instance's in the order fired.
+    pub state: Vec<StateEventWords>,
+    /// Clip events by instance, an instance's by step fraction (ties: by the shown state's
+    /// place, the clip, the distance, the event index), as throng_graph's CPU step lists them.
+    pub clip: Vec<ClipEventWords>,
+    /// Events of both kinds fired: more than the lists hold when the capacity was exceeded.
+    pub fired: u32,
+}
 
 /// The step's parameters, WGSL `GraphStepParams` (64 B; its layout is checked against this in
 /// `tests/shaders.rs`): instances, parameters per instance, the step's ticks (low and high
@@ -42,8 +64,13 @@ pub struct GraphStepParams {
     pub transitions_at: u32,
     pub conditions_at: u32,
     pub lists_at: u32,
-    pub unused: [u32; 3],
+    pub clip_events_at: u32,
+    pub events_at: u32,
+    pub unused: u32,
 }
+
+/// Bytes of one entry of the events list.
+const EVENT_BYTES: u64 = 32;
 
 /// A crowd's graph state on the GPU and the pass that steps it.
 pub struct GraphPass {
@@ -52,7 +79,7 @@ pub struct GraphPass {
     values: wgpu::Buffer,
     changes: wgpu::Buffer,
     changes_capacity: usize,
-    /// A count, three unused words, then the events.
+    /// A count, three unused words, then the events (32 B each).
     events: wgpu::Buffer,
     graph: wgpu::Buffer,
     clip_table: wgpu::Buffer,
@@ -111,9 +138,9 @@ impl GraphPass {
             });
         }
         // the largest buffer an instance count needs: machines (96 B each), records (64 B),
-        // events (16 B each of event_capacity + 1)
+        // events (32 B each of event_capacity + 1)
         let per = (MACHINE_WORDS * 4).max(64) as u64;
-        let biggest = (len as u64 * per).max((event_capacity as u64 + 1) * 16);
+        let biggest = (len as u64 * per).max((event_capacity as u64 + 1) * EVENT_BYTES);
         let limit = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
@@ -143,6 +170,8 @@ impl GraphPass {
         let transitions_at = put(tables.transitions);
         let conditions_at = put(tables.conditions);
         let lists_at = put(tables.lists);
+        let clip_events_at = put(tables.clip_events);
+        let events_at = put(tables.events);
         let head = GraphStepParams {
             len: len as u32,
             stride,
@@ -157,7 +186,9 @@ impl GraphPass {
             transitions_at,
             conditions_at,
             lists_at,
-            unused: [0; 3],
+            clip_events_at,
+            events_at,
+            unused: 0,
         };
         let graph = storage(
             device,
@@ -187,7 +218,7 @@ impl GraphPass {
         let events = storage(
             device,
             "throng graph events",
-            &vec![0u8; (head.event_capacity as usize + 1) * 16],
+            &vec![0u8; (head.event_capacity as usize + 1) * EVENT_BYTES as usize],
             true,
         );
         if clip_table.clips.is_empty() {
@@ -507,20 +538,41 @@ impl GraphPass {
         )?))
     }
 
-    /// The state events of the last step, by instance (an instance's in the order fired), and
-    /// how many were fired (more than the list holds when the capacity was exceeded).
-    pub fn read_events(&self, gpu: &Gpu) -> Result<(Vec<StateEventWords>, u32), RenderError> {
+    /// The state and clip events of the last step (waits for it).
+    pub fn read_events(&self, gpu: &Gpu) -> Result<StepEvents, RenderError> {
         let count: Vec<u32> = bytemuck::pod_collect_to_vec(&self.read(gpu, &self.events, 16)?);
         let fired = count.first().copied().unwrap_or(0);
         let kept = fired.min(self.head.event_capacity) as u64;
+        let mut out = StepEvents {
+            fired,
+            ..StepEvents::default()
+        };
         if kept == 0 {
-            return Ok((Vec::new(), fired));
+            return Ok(out);
         }
-        let words: Vec<StateEventWords> =
-            bytemuck::pod_collect_to_vec(&self.read(gpu, &self.events, (kept + 1) * 16)?);
-        let mut ev = words[1..].to_vec();
-        // instances append in any order; each one's events are adjacent and in order
-        ev.sort_by_key(|e| e[0]);
-        Ok((ev, fired))
+        let bytes = self.read(gpu, &self.events, 16 + kept * EVENT_BYTES)?;
+        let words: Vec<ClipEventWords> = bytemuck::pod_collect_to_vec(&bytes[16..]);
+        for w in words {
+            if w[3] & 0xf == CLIP_EVENT {
+                out.clip.push(w);
+            } else {
+                out.state.push([w[0], w[1], w[2], w[3]]);
+            }
+        }
+        // instances append in any order; each one's state events are adjacent and in order
+        out.state.sort_by_key(|e| e[0]);
+        // a clip event's order is its key: instance, step fraction, place, clip, distance
+        // (highest word first), event
+        out.clip.sort_by_key(|e| {
+            (
+                e[0],
+                e[4],
+                (e[3] >> 4) & 0xf,
+                e[3] >> 8,
+                [e[7], e[6], e[5]],
+                e[2],
+            )
+        });
+        Ok(out)
     }
 }

@@ -27,7 +27,7 @@ fn the_gpu_graph_step_refuses_what_it_cannot_apply() {
     let g = graph_gpu::scenario_graph();
     let clips = graph_gpu::scenario_clips();
     let crowd = GraphCrowd::new(g.clone(), &clips, 10).expect("crowd");
-    let layout = GraphLayout::new(&g);
+    let layout = GraphLayout::new(&g, &clips);
     let machines: Vec<u32> = (0..10)
         .flat_map(|i| crowd.machine_words(i).unwrap())
         .collect();
@@ -43,6 +43,8 @@ fn the_gpu_graph_step_refuses_what_it_cannot_apply() {
             transitions: &layout.transitions,
             conditions: &layout.conditions,
             lists: &layout.lists,
+            clip_events: &layout.clip_events,
+            events: &layout.events,
             stride: layout.stride,
             max_speed: layout.max_speed,
         };

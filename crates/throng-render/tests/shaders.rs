@@ -91,9 +91,9 @@ fn playback_structs_match_the_contract() {
             offset_of!(P, transitions_at),
             offset_of!(P, conditions_at),
             offset_of!(P, lists_at),
+            offset_of!(P, clip_events_at),
+            offset_of!(P, events_at),
             offset_of!(P, unused),
-            offset_of!(P, unused) + 4,
-            offset_of!(P, unused) + 8,
         ],
     );
     {

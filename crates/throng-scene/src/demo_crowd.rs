@@ -384,7 +384,7 @@ impl DemoCrowd {
             let ticks = on.clock.advance(dt);
             on.pass.step(gpu, ticks, &on.changes)?;
             on.changes.clear();
-            self.stats.events += on.pass.read_events(gpu)?.1 as u64;
+            self.stats.events += on.pass.read_events(gpu)?.fired as u64;
         }
         self.stats.time += t0.elapsed();
         self.stats.steps += 1;

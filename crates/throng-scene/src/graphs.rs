@@ -175,7 +175,7 @@ pub fn graph_pass(
     clip_table: &throng_contract::GpuClipTable,
     event_capacity: u32,
 ) -> Result<throng_render::graph_pass::GraphPass, throng_render::RenderError> {
-    let layout = throng_graph::GraphLayout::new(crowd.graph());
+    let layout = crowd.gpu_layout();
     let n = crowd.len();
     let machines: Vec<u32> = (0..n)
         .flat_map(|i| crowd.machine_words(i).unwrap_or([0; 24]))
@@ -190,6 +190,8 @@ pub fn graph_pass(
         transitions: &layout.transitions,
         conditions: &layout.conditions,
         lists: &layout.lists,
+        clip_events: &layout.clip_events,
+        events: &layout.events,
         stride: layout.stride,
         max_speed: layout.max_speed,
     };

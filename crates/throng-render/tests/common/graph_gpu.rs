@@ -7,7 +7,8 @@
 //! the instances getting a random parameter change a frame and frames of random whole-tick
 //! lengths (every 25th of none). After every frame the two agree exactly in every state machine
 //! word (states, transitions, the outgoing mix and its weights, phases and rates in ticks),
-//! every parameter (triggers consumed) and the state events; and, every fifth frame, the records
+//! every parameter (triggers consumed), the state events and the clip events (the same
+//! crossings at the same step fractions, in the same order); and, every fifth frame, the records
 //! the pass writes equal the CPU step's in every clip and weight, with positions (row + frac)
 //! within 1e-4 frames (the pass derives them in f32 from the integer phases, the CPU in f64).
 
@@ -15,7 +16,7 @@
 mod scenario;
 
 pub use scenario::{random_change, scenario_clips, scenario_graph, Rng};
-use throng_graph::{GraphCrowd, GraphLayout};
+use throng_graph::GraphCrowd;
 use throng_render::graph_pass::{GraphPass, GraphTables, ParamChange, MACHINE_WORDS};
 
 /// `crowd` as it stands, uploaded to a GPU graph step (its graph's `GraphLayout`, state
@@ -26,7 +27,7 @@ pub fn pass_for(
     clips: &[throng_asset::ClipInfo],
     event_capacity: u32,
 ) -> GraphPass {
-    let layout = GraphLayout::new(crowd.graph());
+    let layout = crowd.gpu_layout();
     let tables = GraphTables {
         states: &layout.states,
         clips: &layout.clips,
@@ -34,6 +35,8 @@ pub fn pass_for(
         transitions: &layout.transitions,
         conditions: &layout.conditions,
         lists: &layout.lists,
+        clip_events: &layout.clip_events,
+        events: &layout.events,
         stride: layout.stride,
         max_speed: layout.max_speed,
     };
@@ -87,6 +90,7 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
         .collect();
     let mut rng = Rng(0x6770_755f_7374_6570);
     let (mut events, mut fades, mut interrupted) = (0usize, 0usize, 0usize);
+    let mut clip_events = 0usize;
     let mut layers = 0usize;
     for frame in 0..FRAMES {
         // ~3 % of the instances get a change; of several to one parameter the last is sent
@@ -106,7 +110,8 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
         crowd.step(ticks as f64 / 1_048_576.0);
         pass.step(gpu, ticks, &changes).expect("graph step");
 
-        let (got_events, fired) = pass.read_events(gpu).expect("events");
+        let got_all = pass.read_events(gpu).expect("events");
+        let got_events = got_all.state;
         let want_events: Vec<[u32; 4]> = (crowd.events().iter())
             .map(|e| {
                 let kind = u32::from(e.kind == throng_graph::EventKind::Exit);
@@ -118,16 +123,25 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
                 ]
             })
             .collect();
+        // clip events: the same crossings at the same step fractions, in the same order
+        let want_clip: Vec<[u32; 4]> = (crowd.clip_events().iter())
+            .map(|e| [e.instance, e.clip.index() as u32, e.event, e.step_fraction])
+            .collect();
+        let got_clip: Vec<[u32; 4]> = (got_all.clip.iter())
+            .map(|w| [w[0], w[1], w[2], w[4]])
+            .collect();
         assert_eq!(
-            fired as usize,
-            want_events.len(),
+            got_all.fired as usize,
+            want_events.len() + want_clip.len(),
             "{label}: frame {frame}: events fired"
         );
         assert_eq!(
             got_events, want_events,
             "{label}: frame {frame}: state events"
         );
+        assert_eq!(got_clip, want_clip, "{label}: frame {frame}: clip events");
         events += want_events.len();
+        clip_events += want_clip.len();
 
         let got = pass.read_machines(gpu).expect("machines");
         let want = machines(&crowd);
@@ -177,13 +191,14 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
     }
     // the scenario reaches what it is meant to
     assert!(events > 10_000, "{events} state events");
+    assert!(clip_events > 10_000, "{clip_events} clip events");
     assert!(
         fades > 10_000 && interrupted > 1_000,
         "{fades} fading, {interrupted} interrupted"
     );
     println!(
-        "{label}: {INSTANCES} instances × {FRAMES} frames: every machine, parameter and state event \
-         equal ({events} events; {fades} instance-frames fading, {interrupted} with two outgoing states); \
+        "{label}: {INSTANCES} instances × {FRAMES} frames: every machine, parameter, state event \
+         and clip event equal ({events} state events, {clip_events} clip events; {fades} instance-frames fading, {interrupted} with two outgoing states); \
          {layers} record layers, positions within {worst:.2e} frames"
     );
 }
