@@ -3,10 +3,11 @@
 //! parameters changing each frame: the CPU's part of a frame (building the change list,
 //! uploading it and submitting the step) and the GPU's (timestamp queries, where the device has
 //! them), against the GPU-timed plain runtime's frame at the same change rate
-//! ([`crate::runtime`], GPU-timed, crossfades), measured alternately in the same run. The GPU
-//! pass fires state events but not yet clip events, so the plain runtime plays the same clips
-//! without their events (with the fox's footsteps it fires ~180,000 a frame at 1,000,000, which
-//! is most of its frame).
+//! ([`crate::runtime`], GPU-timed, crossfades), measured alternately in the same run. Both
+//! sides play the fox's clips without their clip events by default (with its footsteps the
+//! runtime fires ~180,000 a frame at 1,000,000, which is most of its frame);
+//! [`GraphGpuConfig::clip_events`] plays them with their footsteps on both sides, the pass
+//! firing them on the GPU and the graph's CPU time including reading them back.
 
 use serde::Serialize;
 use std::time::Instant;
@@ -22,6 +23,8 @@ pub struct GraphGpuConfig {
     pub frames: usize,
     /// Rounds, each timing the plain runtime then the graph pass.
     pub rounds: usize,
+    /// Play the clips with their clip events (footsteps) on both sides.
+    pub clip_events: bool,
 }
 
 impl Default for GraphGpuConfig {
@@ -31,6 +34,7 @@ impl Default for GraphGpuConfig {
             changing: 0.01,
             frames: 30,
             rounds: 3,
+            clip_events: false,
         }
     }
 }
@@ -46,6 +50,11 @@ pub struct GraphGpuRound {
     pub step_ms: f64,
     /// The graph pass on the GPU (parameter changes and step); `None` without timestamps.
     pub graph_gpu_ms: Option<f64>,
+    /// Reading the step's events back and sorting them (`GraphPass::read_events`, after the
+    /// step finished).
+    pub events_ms: f64,
+    /// `graph_cpu_ms / runtime_ms`; with clip events, `(graph_cpu_ms + events_ms) /
+    /// runtime_ms` (the runtime's frame includes firing its events).
     pub ratio: f64,
 }
 
@@ -55,6 +64,9 @@ pub struct GraphGpuReport {
     pub changes_per_frame: usize,
     pub adapter: String,
     pub rounds: Vec<GraphGpuRound>,
+    /// Whether both sides played the clip events.
+    pub clip_events: bool,
+    /// State and clip events the pass fired a frame.
     pub events_per_frame: f64,
 }
 
@@ -62,24 +74,29 @@ impl GraphGpuReport {
     /// A table for people.
     pub fn table(&self) -> String {
         let mut s = format!(
-            "GPU graph step: {} instances of the built-in fox's locomotion graph, {} speed changes a frame, {}\n\
-             round | plain runtime (GPU-timed) CPU ms | graph CPU ms (of which the step call) | ratio | graph GPU ms\n",
-            self.instances, self.changes_per_frame, self.adapter
+            "GPU graph step: {} instances of the built-in fox's locomotion graph, {} speed changes a frame, clip events {}, {}\n\
+             round | plain runtime (GPU-timed) CPU ms | graph CPU ms (of which the step call) | events read back ms | ratio{} | graph GPU ms\n",
+            self.instances,
+            self.changes_per_frame,
+            if self.clip_events { "on" } else { "off" },
+            self.adapter,
+            if self.clip_events { " (with the read)" } else { "" }
         );
         for (k, r) in self.rounds.iter().enumerate() {
             let gpu = r
                 .graph_gpu_ms
                 .map_or("—".to_string(), |g| format!("{g:.2}"));
             s += &format!(
-                "{} | {:.3} | {:.3} ({:.3}) | {:.2} | {gpu}\n",
+                "{} | {:.3} | {:.3} ({:.3}) | {:.3} | {:.2} | {gpu}\n",
                 k + 1,
                 r.runtime_ms,
                 r.graph_cpu_ms,
                 r.step_ms,
+                r.events_ms,
                 r.ratio
             );
         }
-        s += &format!("state events a frame: {:.0}", self.events_per_frame);
+        s += &format!("events a frame: {:.0}", self.events_per_frame);
         s
     }
 }
@@ -117,14 +134,19 @@ pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
         &clips,
     )?;
     let gpu = throng_render::Gpu::new()?;
-    let mut crowd = GraphCrowd::new(graph.clone(), &clips, n)?;
+    let mut silent = clips.clone();
+    for c in &mut silent {
+        c.events.clear();
+    }
+    let played = if cfg.clip_events { &clips } else { &silent };
+    let mut crowd = GraphCrowd::new(graph.clone(), played, n)?;
     let speed_param = crowd.param::<throng_graph::kind::Float>("speed")?;
     let mut rng = Rng(31);
     crowd.set_all(speed_param, |_| speed(&mut rng))?;
     let mut pass = throng_scene::graph_pass(
         &gpu,
         &crowd,
-        &throng_asset::gpu_clip_table(&clips),
+        &throng_asset::gpu_clip_table(played),
         (2 * n) as u32,
     )?;
     drop(crowd);
@@ -170,14 +192,11 @@ pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
         layers: 2,
         ..Default::default()
     };
-    let mut silent = clips.clone();
-    for c in &mut silent {
-        c.events.clear();
-    }
     let mut rounds = Vec::new();
     for _ in 0..cfg.rounds.max(1) {
-        let runtime_ms = crate::runtime::run(&runtime_cfg, &silent).ms_per_frame;
-        let (mut cpu, mut step, mut gpu_ms) = (Vec::new(), Vec::new(), Vec::new());
+        let runtime_ms = crate::runtime::run(&runtime_cfg, played).ms_per_frame;
+        let (mut cpu, mut step, mut gpu_ms, mut read) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..cfg.frames.max(1) {
             let (all, call) = graph_frame(&mut pass, &mut rng)?;
             cpu.push(all);
@@ -186,16 +205,21 @@ pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
                 gpu_ms.push(ns as f64 / 1e6);
             }
             pass.wait(&gpu)?;
+            let t = Instant::now();
             events += pass.read_events(&gpu)?.fired as u64;
+            read.push(t.elapsed().as_secs_f64() * 1e3);
         }
         let graph_cpu_ms = median(&mut cpu);
+        let events_ms = median(&mut read);
+        let charged = graph_cpu_ms + if cfg.clip_events { events_ms } else { 0.0 };
         rounds.push(GraphGpuRound {
             runtime_ms,
             graph_cpu_ms,
             step_ms: median(&mut step),
             graph_gpu_ms: (!gpu_ms.is_empty()).then(|| median(&mut gpu_ms)),
+            events_ms,
             ratio: if runtime_ms > 0.0 {
-                graph_cpu_ms / runtime_ms
+                charged / runtime_ms
             } else {
                 0.0
             },
@@ -207,6 +231,7 @@ pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
         changes_per_frame: changes,
         adapter: gpu.summary.to_string(),
         rounds,
+        clip_events: cfg.clip_events,
         events_per_frame: events as f64 / timed,
     })
 }

@@ -156,8 +156,8 @@ fn dot_writes_graphviz_text() {
 }
 
 /// `throng bench graph` on a small crowd: the GPU graph step runs (lavapipe in CI), its report
-/// holds a round with both sides timed and the GPU time where the adapter has timestamps, and
-/// flags out of range are usage errors.
+/// holds a round with both sides timed and the GPU time where the adapter has timestamps, with
+/// `--clip-events` the pass fires the footsteps, and flags out of range are usage errors.
 #[test]
 fn bench_graph_reports_both_sides() {
     let v = common::ok_json(&[
@@ -174,10 +174,34 @@ fn bench_graph_reports_both_sides() {
     assert_eq!(v["instances"], 2000);
     assert_eq!(v["changes_per_frame"], 20);
     let round = &v["rounds"][0];
-    for key in ["runtime_ms", "graph_cpu_ms", "step_ms", "ratio"] {
+    for key in [
+        "runtime_ms",
+        "graph_cpu_ms",
+        "step_ms",
+        "events_ms",
+        "ratio",
+    ] {
         let x = round[key].as_f64().unwrap_or(-1.0);
         assert!(x.is_finite() && x >= 0.0, "{key}: {round}");
     }
+    assert_eq!(v["clip_events"], false);
+    // with the footsteps, the pass fires clip events (2,000 foxes walking and running: a
+    // footstep each about every third of a second, some tens a 1/60 s frame)
+    let v = common::ok_json(&[
+        "bench",
+        "graph",
+        "--instances",
+        "2000",
+        "--frames",
+        "3",
+        "--rounds",
+        "1",
+        "--clip-events",
+        "--json",
+    ]);
+    assert_eq!(v["clip_events"], true);
+    let per_frame = v["events_per_frame"].as_f64().unwrap_or(0.0);
+    assert!(per_frame > 20.0, "{per_frame} events a frame");
     assert_eq!(stderr(&["bench", "graph", "--instances", "0"]).0, 2);
     assert_eq!(stderr(&["bench", "graph", "--changing", "2"]).0, 2);
 }

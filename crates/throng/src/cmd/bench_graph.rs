@@ -19,6 +19,10 @@ pub struct Args {
     /// Rounds, each timing the plain runtime and then the graph pass.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
     pub rounds: u64,
+    /// Play the fox's clip events (footsteps) on both sides: the pass fires them on the GPU and
+    /// the graph's CPU time includes reading them back.
+    #[arg(long)]
+    pub clip_events: bool,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -30,6 +34,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         changing: args.changing,
         frames: args.frames as usize,
         rounds: args.rounds as usize,
+        clip_events: args.clip_events,
     })?;
     if args.json {
         return Ok(super::shared::print_stdout(&serde_json::to_string_pretty(
