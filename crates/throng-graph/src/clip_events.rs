@@ -225,8 +225,16 @@ impl ClipSink<'_> {
                 return;
             }
             let cycle = EventCycle::of(mode.code(), marks.zero);
+            // a loop's step of less than a cycle crosses an event only if (mark − start) mod 1
+            // is below the advance: the rule's own test, in 64 bits; and only a ping-pong has a
+            // second series
+            let short = cycle == EventCycle::Loop && advance < 1 << 64;
+            let series = if cycle == EventCycle::PingPong { 2 } else { 1 };
             for &(mark, event) in &marks.list {
-                for which in 0..2 {
+                if short && (mark as u64).wrapping_sub(start.frac) as u128 >= advance {
+                    continue;
+                }
+                for which in 0..series {
                     let s = time::event_series(start, advance, mark, cycle, fresh, which);
                     for j in s.from..s.n {
                         let distance = s.at(j);
