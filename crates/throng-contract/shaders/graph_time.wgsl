@@ -5,13 +5,9 @@
 // vec4<u32> (lowest word first). Pure functions, no bindings.
 #define_import_path throng::graph_time
 
-/// Bits of a span's fraction of a second (spans: seconds in units of 2^-40).
-const GT_SPAN_BITS: u32 = 40u;
-/// Bits of a weight's fraction.
-const GT_WEIGHT_BITS: u32 = 48u;
-/// Whole cycles at which a phase folds back by 2^29.
-const GT_FOLD_AT: u32 = 1073741824u;
-const GT_FOLD: u32 = 536870912u;
+// The constants (`GT_*`: span and weight bits, the fold, the clip events' limits, bias and
+// cycle codes) are written above this text from the Rust ones
+// (`throng_contract::wgsl::graph_time_module`).
 
 /// Normalised time: `whole + frac / 2^64` cycles.
 struct Phase {
@@ -370,16 +366,6 @@ fn div_f32(a: f32, b: f32) -> f32 {
 
 // ---- clip events (graph_time.rs `event_series`, `step_fraction`) ----
 
-/// `EventCycle` codes.
-const GT_CYCLE_LOOP: u32 = 0u;
-const GT_CYCLE_PINGPONG: u32 = 1u;
-const GT_CYCLE_ONCE: u32 = 2u;
-const GT_CYCLE_STATIC: u32 = 3u;
-/// `EVENT_LAPS`.
-const GT_EVENT_LAPS: u32 = 64u;
-/// `STEP_FRACTION_BITS`.
-const GT_STEP_FRACTION_BITS: u32 = 30u;
-
 /// `Series`: crossings at `first + j · 2^shift` for j in `from_j..n`.
 struct Series {
     first: vec4<u32>,
@@ -424,7 +410,7 @@ fn series_at(s: Series, j: u32) -> vec4<u32> {
 
 /// `biased`: p + 2^30 cycles, positive.
 fn phase_biased(p: Phase) -> vec4<u32> {
-    return vec4<u32>(p.frac.x, p.frac.y, bitcast<u32>(p.whole + 1073741824), 0u);
+    return vec4<u32>(p.frac.x, p.frac.y, bitcast<u32>(p.whole) + GT_BIAS_WHOLE, 0u);
 }
 
 /// The crossings of a repeating series at `at` (period 2^shift) from biased phase `p`.
@@ -447,8 +433,7 @@ fn event_series(start: Phase, advance: vec4<u32>, mark: vec4<u32>, cycle: u32, f
     let none = Series(vec4<u32>(0u), 0u, 0u, 0u);
     let p = phase_biased(start);
     let end = add128(p, advance);
-    // 2^96 (EVENT_MAX_CYCLES cycles) and 2^94 + 2^96
-    if ge128(advance, vec4<u32>(0u, 0u, 0u, 1u)) || ge128(end, vec4<u32>(0u, 0u, 1073741824u, 1u)) || which > 1u {
+    if ge128(advance, GT_MAX_ADVANCE) || ge128(end, GT_MAX_END) || which > 1u {
         return none;
     }
     if cycle == GT_CYCLE_STATIC {
@@ -458,8 +443,8 @@ fn event_series(start: Phase, advance: vec4<u32>, mark: vec4<u32>, cycle: u32, f
         return none;
     }
     if cycle == GT_CYCLE_ONCE {
-        let m = add128(vec4<u32>(0u, 0u, 1073741824u, 0u), mark);
-        let one_cycle = vec4<u32>(0u, 0u, 1073741825u, 0u);
+        let m = add128(vec4<u32>(0u, 0u, GT_BIAS_WHOLE, 0u), mark);
+        let one_cycle = vec4<u32>(0u, 0u, GT_BIAS_WHOLE + 1u, 0u);
         var cut = end;
         if ge128(end, one_cycle) {
             cut = one_cycle;

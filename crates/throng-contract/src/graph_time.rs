@@ -25,13 +25,13 @@ pub const SPAN_BITS: u32 = 40;
 /// A tick in span units: 2^(40 − 20).
 const SPAN_PER_TICK: u64 = (1u64 << SPAN_BITS) / TICKS_PER_SECOND;
 /// Bits of a weight's fraction.
-const WEIGHT_BITS: u32 = 48;
+pub(crate) const WEIGHT_BITS: u32 = 48;
 /// Whole cycles past which a phase folds back by [`FOLD`].
-const FOLD_AT: i32 = 1 << 30;
+pub(crate) const FOLD_AT: i32 = 1 << 30;
 /// What a fold takes off: even, so a loop's fraction and a ping-pong's direction are kept, and
 /// smaller than [`FOLD_AT`], so a folded phase stays past every exit time and every one-shot's
 /// end (exit times and offsets are held to at most 2^29 cycles).
-const FOLD: i32 = 1 << 29;
+pub(crate) const FOLD: i32 = 1 << 29;
 /// The largest whole part of a phase made from a number ([`Phase::from_cycles`]).
 const MAX_WHOLE: f64 = (1u32 << 29) as f64;
 /// The longest transition, seconds (as the runtime's crossfades): a transition's elapsed
@@ -203,13 +203,14 @@ pub fn reached(elapsed: u32, length: u64) -> bool {
 const CYCLE: u128 = 1 << 64;
 /// What [`event_series`] adds to a phase so that every phase it compares is positive: 2^30
 /// whole cycles, past the lowest whole part (−2^29).
-const BIAS: u128 = 1 << 94;
+const BIAS: u128 = (EVENT_BIAS_CYCLES as u128) << 64;
 /// A step fires the last this many crossings of each series of an event at most (the
 /// runtime's `MAX_LAPS`): a long step at a high speed costs a bounded list.
 pub const EVENT_LAPS: u32 = 64;
-/// Whole cycles that a step's advance, or the phase it ends at, must stay below for it to fire
-/// clip events: past them (a runaway step) it fires none (the runtime's `MAX_STEP_LAPS`).
-pub const EVENT_MAX_CYCLES: u64 = 1 << 32;
+/// Whole cycles that a step's advance, and the phase it ends at, must stay below for it to fire
+/// clip events: at or past them (a runaway step) it fires none (the runtime's `MAX_STEP_LAPS`;
+/// one less than 2^32, so that a series' crossing count fits a `u32`).
+pub const EVENT_MAX_CYCLES: u64 = (1 << 32) - 1;
 /// Bits of a crossing's [`step_fraction`].
 pub const STEP_FRACTION_BITS: u32 = 30;
 
@@ -273,9 +274,14 @@ impl Series {
     }
 }
 
-/// `p` as a positive number of 2^-64 cycles (`p + 2^30` cycles).
+/// Whole cycles [`event_series`] adds to a phase so that every phase it compares is positive:
+/// past the lowest whole part (−2^29).
+pub const EVENT_BIAS_CYCLES: u32 = 1 << 30;
+
+/// `p` as a positive number of 2^-64 cycles (`p + 2^30` cycles; the whole part's `u32` sum
+/// wraps as the WGSL twin's `i32` sum does, for whole parts outside a phase's range).
 fn biased(p: Phase) -> u128 {
-    (((p.whole as i64 + (1 << 30)) as u128) << 64) | p.frac as u128
+    ((p.whole as u32).wrapping_add(EVENT_BIAS_CYCLES) as u128) << 64 | p.frac as u128
 }
 
 /// The crossings of series `which` (0, or 1 for a ping-pong event's way back) of the event at
@@ -285,7 +291,7 @@ fn biased(p: Phase) -> u128 {
 /// cycle, the last [`EVENT_LAPS`] crossings of each series; for a one-shot the interval cut at
 /// one cycle and closed there (`fresh`: the state's first advance since it was entered, so an
 /// event at the end still fires for a state entered there); a zero-length clip fires on the
-/// first advance only, at distance 0. None past [`EVENT_MAX_CYCLES`].
+/// first advance only, at distance 0. None at or past [`EVENT_MAX_CYCLES`].
 pub fn event_series(
     start: Phase,
     advance: u128,
@@ -295,10 +301,13 @@ pub fn event_series(
     which: u32,
 ) -> Series {
     let none = Series::default();
+    let max = (EVENT_MAX_CYCLES as u128) << 64;
+    if advance >= max || which > 1 {
+        return none;
+    }
     let p = biased(start);
     let end = p + advance;
-    let max = (EVENT_MAX_CYCLES as u128) << 64;
-    if advance >= max || end >= BIAS + max || which > 1 {
+    if end >= BIAS + max {
         return none;
     }
     let one = |first: u128| Series {
@@ -488,6 +497,10 @@ mod tests {
         assert_eq!(long.len(), EVENT_LAPS as usize);
         assert_eq!(long[0], 36.5);
         assert!(crossed(0.0, EVENT_MAX_CYCLES as f64, 0.5, Loop, false).is_empty());
+        // just below the limit: a lap count of 2^32 − 2 still fits, the last 64 fire
+        let below = (EVENT_MAX_CYCLES as u128 - 1) << 64;
+        let s = event_series(Phase::default(), below, 0, Loop, false, 0);
+        assert_eq!((s.n, s.n - s.from), (u32::MAX - 1, EVENT_LAPS));
     }
 
     #[test]

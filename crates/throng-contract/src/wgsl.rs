@@ -102,12 +102,50 @@ pub fn appearance_module() -> Module {
 }
 
 /// `throng::graph_time` (`shaders/graph_time.wgsl`): animation graphs' integer time, the twin
-/// of [`crate::graph_time`]. Pure functions, no bindings.
+/// of [`crate::graph_time`], its constants (`GT_*`) written from the Rust ones. Pure
+/// functions, no bindings.
 pub fn graph_time_module() -> Module {
+    use crate::graph_time as gt;
+    let words = |v: u128| {
+        format!(
+            "vec4<u32>({}u, {}u, {}u, {}u)",
+            v as u32,
+            (v >> 32) as u32,
+            (v >> 64) as u32,
+            (v >> 96) as u32
+        )
+    };
+    let max_advance = (gt::EVENT_MAX_CYCLES as u128) << 64;
+    let bias = (gt::EVENT_BIAS_CYCLES as u128) << 64;
+    let u32s: [(&str, u32); 11] = [
+        ("GT_SPAN_BITS", gt::SPAN_BITS),
+        ("GT_WEIGHT_BITS", gt::WEIGHT_BITS),
+        ("GT_FOLD_AT", gt::FOLD_AT as u32),
+        ("GT_FOLD", gt::FOLD as u32),
+        ("GT_EVENT_LAPS", gt::EVENT_LAPS),
+        ("GT_STEP_FRACTION_BITS", gt::STEP_FRACTION_BITS),
+        ("GT_BIAS_WHOLE", gt::EVENT_BIAS_CYCLES),
+        ("GT_CYCLE_LOOP", gt::EventCycle::Loop as u32),
+        ("GT_CYCLE_PINGPONG", gt::EventCycle::PingPong as u32),
+        ("GT_CYCLE_ONCE", gt::EventCycle::Once as u32),
+        ("GT_CYCLE_STATIC", gt::EventCycle::Static as u32),
+    ];
+    let mut head = String::from("#define_import_path throng::graph_time\n\n");
+    for (name, v) in u32s {
+        head.push_str(&format!("const {name}: u32 = {v}u;\n"));
+    }
+    // the limits of event_series: the advance, and the biased phase it ends at
+    head.push_str(&format!(
+        "const GT_MAX_ADVANCE: vec4<u32> = {};\nconst GT_MAX_END: vec4<u32> = {};\n\n",
+        words(max_advance),
+        words(bias + max_advance)
+    ));
+    let body = include_str!("../shaders/graph_time.wgsl")
+        .replace("#define_import_path throng::graph_time\n", "");
     Module {
         import_path: "throng::graph_time",
         file: "crates/throng-contract/shaders/graph_time.wgsl",
-        source: include_str!("../shaders/graph_time.wgsl").to_string(),
+        source: head + &body,
     }
 }
 
