@@ -66,8 +66,10 @@ pub struct GraphGpuReport {
     pub rounds: Vec<GraphGpuRound>,
     /// Whether both sides played the clip events.
     pub clip_events: bool,
-    /// State and clip events the pass fired a frame.
+    /// State and clip events the pass kept a frame.
     pub events_per_frame: f64,
+    /// Some frame fired more events than the pass keeps.
+    pub events_lost: bool,
 }
 
 impl GraphGpuReport {
@@ -97,6 +99,9 @@ impl GraphGpuReport {
             );
         }
         s += &format!("events a frame: {:.0}", self.events_per_frame);
+        if self.events_lost {
+            s += " (some frames fired more than the pass keeps)";
+        }
         s
     }
 }
@@ -147,7 +152,11 @@ pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
         &gpu,
         &crowd,
         &throng_asset::gpu_clip_table(played),
-        (2 * n) as u32,
+        // the fox's graph fires no state events; ~0.11 clip events an instance a frame
+        throng_render::graph_pass::EventCapacity {
+            state: (n / 4 + 64) as u32,
+            clip: (n / 2 + 64) as u32,
+        },
     )?;
     drop(crowd);
     let param = speed_param.index() as u32;
@@ -157,6 +166,7 @@ pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
     let mut changed = vec![0u64; n.div_ceil(64)];
     let mut list: Vec<ParamChange> = Vec::with_capacity(changes);
     let mut events = 0u64;
+    let mut lost = false;
     let mut graph_frame = |pass: &mut GraphPass, rng: &mut Rng| -> anyhow::Result<(f64, f64)> {
         let t = Instant::now();
         list.clear();
@@ -206,7 +216,9 @@ pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
             }
             pass.wait(&gpu)?;
             let t = Instant::now();
-            events += pass.read_events(&gpu)?.fired as u64;
+            let ev = pass.read_events(&gpu)?;
+            events += (ev.state.len() + ev.clip.len()) as u64;
+            lost |= ev.state_lost || ev.clip_lost;
             read.push(t.elapsed().as_secs_f64() * 1e3);
         }
         let graph_cpu_ms = median(&mut cpu);
@@ -233,5 +245,6 @@ pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
         rounds,
         clip_events: cfg.clip_events,
         events_per_frame: events as f64 / timed,
+        events_lost: lost,
     })
 }

@@ -39,7 +39,7 @@ struct GraphStepParams {
     ticks_lo: u32,
     ticks_hi: u32,
     changes: u32,
-    event_capacity: u32,
+    clip_capacity: u32,
     max_speed: f32,
     states_at: u32,
     clips_at: u32,
@@ -49,7 +49,7 @@ struct GraphStepParams {
     lists_at: u32,
     clip_events_at: u32,
     events_at: u32,
-    unused: u32,
+    state_capacity: u32,
 }
 
 // 96 B per instance: throng_graph's `Machine::to_words`.
@@ -75,20 +75,17 @@ struct GraphMachine {
 @group(0) @binding(3) var<storage, read_write> params: array<f32>;
 // (instance, parameter, value bits, 0)
 @group(0) @binding(4) var<storage, read> changes: array<vec4<u32>>;
-// One event a step fired (graph_pass.rs): a state event's (instance, state, event, kind) and
-// zeros, or a clip event's (instance, clip, event, 2 | slot << 4 | k << 8) and (step fraction,
-// distance's three words).
-struct GraphEventEntry {
-    head: vec4<u32>,
-    tail: vec4<u32>,
-}
-// The events a step fired: how many, then each.
+// The events a step fired (graph_pass.rs): how many of each kind, then `state_capacity` state
+// events of four words (instance, state, event, kind), then `clip_capacity` clip events of
+// eight (instance, clip, event, 2 | slot << 4 | k << 8, step fraction, distance's three words).
+// Appends stop once a list is full; its count then ends past the capacity (by at most the
+// appends already under way), which reports the loss.
 struct GraphEvents {
-    count: atomic<u32>,
+    state_count: atomic<u32>,
+    clip_count: atomic<u32>,
     unused0: u32,
     unused1: u32,
-    unused2: u32,
-    list: array<GraphEventEntry>,
+    words: array<u32>,
 }
 @group(0) @binding(5) var<storage, read_write> graph_events: GraphEvents;
 // The asset's clip table (its frame-time lists at throng::playback's binding).
@@ -315,6 +312,29 @@ struct Shown {
     fresh: u32,
 }
 
+fn put_state_event(at: u32, e: vec4<u32>) {
+    if at < u.state_capacity {
+        for (var k = 0u; k < 4u; k += 1u) {
+            graph_events.words[at * 4u + k] = e[k];
+        }
+    }
+}
+
+fn push_clip_event(head: vec4<u32>, tail: vec4<u32>) {
+    if atomicLoad(&graph_events.clip_count) >= u.clip_capacity {
+        atomicMax(&graph_events.clip_count, u.clip_capacity + 1u);
+        return;
+    }
+    let at = atomicAdd(&graph_events.clip_count, 1u);
+    if at < u.clip_capacity {
+        let base = u.state_capacity * 4u + at * 8u;
+        for (var k = 0u; k < 4u; k += 1u) {
+            graph_events.words[base + k] = head[k];
+            graph_events.words[base + 4u + k] = tail[k];
+        }
+    }
+}
+
 fn push_events(i: u32, old: u32, to: u32) {
     let on_exit = state_word(old, 13u);
     let on_enter = state_word(to, 12u);
@@ -322,16 +342,19 @@ fn push_events(i: u32, old: u32, to: u32) {
     if n == 0u {
         return;
     }
+    if atomicLoad(&graph_events.state_count) >= u.state_capacity {
+        // full: counted as one past, so that the loss is reported
+        atomicMax(&graph_events.state_count, u.state_capacity + 1u);
+        return;
+    }
     // one slot range per fire keeps an instance's exit before its entry
-    var at = atomicAdd(&graph_events.count, n);
+    var at = atomicAdd(&graph_events.state_count, n);
     if on_exit != NONE {
-        if at < u.event_capacity {
-            graph_events.list[at] = GraphEventEntry(vec4<u32>(i, old, on_exit, EVENT_EXIT), vec4<u32>(0u));
-        }
+        put_state_event(at, vec4<u32>(i, old, on_exit, EVENT_EXIT));
         at += 1u;
     }
-    if on_enter != NONE && at < u.event_capacity {
-        graph_events.list[at] = GraphEventEntry(vec4<u32>(i, to, on_enter, EVENT_ENTER), vec4<u32>(0u));
+    if on_enter != NONE {
+        put_state_event(at, vec4<u32>(i, to, on_enter, EVENT_ENTER));
     }
 }
 
@@ -349,9 +372,17 @@ fn event_word(e: u32, k: u32) -> u32 {
 /// from `start`; every clip of nonzero weight appends the events it crossed (sorted on the CPU
 /// when read back).
 fn find_clip_events(i: u32, state: u32, slot: u32, start: Phase, advance: vec4<u32>, fresh: bool, base: u32) {
+    let clips_at = u.clips_at + state_word(state, 2u) * CLIP_WORDS;
+    // most states play clips without events: their weights are not worked out
+    var any = false;
+    for (var c = 0u; c < state_word(state, 3u); c += 1u) {
+        any = any || clip_events_word(graph[clips_at + c * CLIP_WORDS], 1u) != 0u;
+    }
+    if !any {
+        return;
+    }
     let ws = motion_weights(state, base);
     let mode = state_word(state, 1u);
-    let clips_at = u.clips_at + state_word(state, 2u) * CLIP_WORDS;
     // a step of less than a cycle (every frame but a runaway one's)
     let short = advance.z == 0u && advance.w == 0u;
     for (var k = 0u; k < ws.n; k += 1u) {
@@ -378,11 +409,7 @@ fn find_clip_events(i: u32, state: u32, slot: u32, start: Phase, advance: vec4<u
                 for (var j = s.from_j; j < s.n; j += 1u) {
                     let d = series_at(s, j);
                     let slot_k = EVENT_CLIP | (slot << 4u) | (ws.k[k] << 8u);
-                    let entry = GraphEventEntry(vec4<u32>(i, clip, event_word(at + e, 3u), slot_k), vec4<u32>(step_fraction(d, advance), d.x, d.y, d.z));
-                    let to = atomicAdd(&graph_events.count, 1u);
-                    if to < u.event_capacity {
-                        graph_events.list[to] = entry;
-                    }
+                    push_clip_event(vec4<u32>(i, clip, event_word(at + e, 3u), slot_k), vec4<u32>(step_fraction(d, advance), d.x, d.y, d.z));
                 }
             }
         }

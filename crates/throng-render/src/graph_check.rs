@@ -35,6 +35,13 @@ const TRANSITION_WORDS: usize = 18;
 const CONDITION_WORDS: usize = 4;
 const CLIP_EVENTS_WORDS: usize = 4;
 const EVENT_WORDS: usize = 4;
+/// Most events a clip may have for the GPU step: a thread runs every event of up to twelve
+/// shown clips, 64 laps each on a runaway step, and that work stays bounded.
+pub const MAX_CLIP_EVENTS: u32 = 256;
+/// Where a machine's whole cycles start (three words) and the range a phase keeps them in
+/// (`throng_contract::graph_time::Phase`).
+const MACHINE_WHOLE: usize = 14;
+const WHOLE_RANGE: std::ops::Range<i32> = -(1 << 29)..(1 << 30);
 
 /// `start..start + len` lies within `0..size`.
 fn within(start: u32, len: u32, size: usize) -> bool {
@@ -140,6 +147,13 @@ pub(crate) fn check(
                 "clip {c}'s events entry {w:?} names events the table does not hold"
             ));
         }
+        if w[1] > MAX_CLIP_EVENTS {
+            return Err(format!(
+                "clip {c} has {} events, over the {MAX_CLIP_EVENTS} the GPU step takes a clip; \
+                 step the graph on the CPU (GraphCrowd::step)",
+                w[1]
+            ));
+        }
     }
     for e in 0..events {
         let w = &t.events[e * EVENT_WORDS..(e + 1) * EVENT_WORDS];
@@ -180,10 +194,12 @@ pub(crate) fn check(
             && state(cur_src >> 16)
             && state(outs & 0xffff)
             && state(outs >> 16)
-            && (flags & 0xff) <= 2;
+            && (flags & 0xff) <= 2
+            && (m[MACHINE_WHOLE..MACHINE_WHOLE + 3].iter())
+                .all(|&w| WHOLE_RANGE.contains(&(w as i32)));
         if !ok {
             return Err(format!(
-                "instance {i}'s state machine names a state or transition the graph does not have"
+                "instance {i}'s state machine names a state or transition the graph does not have, or a phase out of range"
             ));
         }
     }

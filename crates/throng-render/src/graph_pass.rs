@@ -29,8 +29,26 @@ pub type StateEventWords = [u32; 4];
 /// state's phase at the step's start (2^-64 cycles, three words, lowest first).
 pub type ClipEventWords = [u32; 8];
 
-/// Kind word of a clip event.
-const CLIP_EVENT: u32 = 2;
+/// How many events of each kind a step keeps ([`GraphPass::new`]): the two kinds have their own
+/// lists, so a burst of clip events never crowds out a state event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventCapacity {
+    /// State events (16 B each on the GPU). An instance fires at most an exit and an entry a
+    /// step, so twice the crowd never overflows.
+    pub state: u32,
+    /// Clip events (32 B each).
+    pub clip: u32,
+}
+
+impl EventCapacity {
+    /// Room for every state event of a crowd of `len` (2 each) and for `clip` clip events.
+    pub fn for_crowd(len: usize, clip: u32) -> EventCapacity {
+        EventCapacity {
+            state: (2 * len).min(u32::MAX as usize) as u32,
+            clip,
+        }
+    }
+}
 
 /// The events of one step, read back ([`GraphPass::read_events`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -40,14 +58,17 @@ pub struct StepEvents {
     /// Clip events by instance, an instance's by step fraction (ties: by the shown state's
     /// place, the clip, the distance, the event index), as throng_graph's CPU step lists them.
     pub clip: Vec<ClipEventWords>,
-    /// Events of both kinds fired: more than the lists hold when the capacity was exceeded.
-    pub fired: u32,
+    /// Some state events fired past the capacity were lost (the list holds the first ones
+    /// appended, in no set order).
+    pub state_lost: bool,
+    /// Some clip events were lost, likewise.
+    pub clip_lost: bool,
 }
 
 /// The step's parameters, WGSL `GraphStepParams` (64 B; its layout is checked against this in
 /// `tests/shaders.rs`): instances, parameters per instance, the step's ticks (low and high
-/// word), the changes listed, the events kept, the speed limit, and where each table of the
-/// graph starts in the word buffer.
+/// word), the changes listed, the clip events kept, the speed limit, where each table of the
+/// graph starts in the word buffer, and the state events kept.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GraphStepParams {
@@ -56,7 +77,7 @@ pub struct GraphStepParams {
     pub ticks_lo: u32,
     pub ticks_hi: u32,
     pub changes: u32,
-    pub event_capacity: u32,
+    pub clip_capacity: u32,
     pub max_speed: f32,
     pub states_at: u32,
     pub clips_at: u32,
@@ -66,11 +87,13 @@ pub struct GraphStepParams {
     pub lists_at: u32,
     pub clip_events_at: u32,
     pub events_at: u32,
-    pub unused: u32,
+    pub state_capacity: u32,
 }
 
-/// Bytes of one entry of the events list.
-const EVENT_BYTES: u64 = 32;
+/// Bytes of a state event and of a clip event in the events buffer, and of its header.
+const STATE_EVENT_BYTES: u64 = 16;
+const CLIP_EVENT_BYTES: u64 = 32;
+const EVENTS_HEAD_BYTES: u64 = 16;
 
 /// A crowd's graph state on the GPU and the pass that steps it.
 pub struct GraphPass {
@@ -79,7 +102,8 @@ pub struct GraphPass {
     values: wgpu::Buffer,
     changes: wgpu::Buffer,
     changes_capacity: usize,
-    /// A count, three unused words, then the events (32 B each).
+    /// The state and clip event counts, two unused words, `state_capacity` state events, then
+    /// `clip_capacity` clip events.
     events: wgpu::Buffer,
     graph: wgpu::Buffer,
     clip_table: wgpu::Buffer,
@@ -112,14 +136,14 @@ impl GraphPass {
     /// Uploads the tables, the asset's clip table (the one the graph was checked against),
     /// `machines` (`MACHINE_WORDS` words an instance, from `GraphCrowd::machine_words`) and
     /// `values` (`stride` an instance), and writes every instance's record as its machine
-    /// stands; events beyond `event_capacity` a step are counted but not kept.
+    /// stands; events past `capacity` a step are lost (and reported lost).
     pub fn new(
         gpu: &Gpu,
         tables: GraphTables<'_>,
         clip_table: &throng_contract::GpuClipTable,
         machines: &[u32],
         values: &[f32],
-        event_capacity: u32,
+        capacity: EventCapacity,
     ) -> Result<GraphPass, RenderError> {
         let device = &gpu.device;
         crate::graph_check::check(&tables, clip_table.clips.len(), machines, values)
@@ -138,9 +162,13 @@ impl GraphPass {
             });
         }
         // the largest buffer an instance count needs: machines (96 B each), records (64 B),
-        // events (32 B each of event_capacity + 1)
+        // the events
         let per = (MACHINE_WORDS * 4).max(64) as u64;
-        let biggest = (len as u64 * per).max((event_capacity as u64 + 1) * EVENT_BYTES);
+        let (state_capacity, clip_capacity) = (capacity.state.max(1), capacity.clip.max(1));
+        let event_bytes = EVENTS_HEAD_BYTES
+            + state_capacity as u64 * STATE_EVENT_BYTES
+            + clip_capacity as u64 * CLIP_EVENT_BYTES;
+        let biggest = (len as u64 * per).max(event_bytes);
         let limit = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
@@ -178,7 +206,7 @@ impl GraphPass {
             ticks_lo: 0,
             ticks_hi: 0,
             changes: 0,
-            event_capacity: event_capacity.max(1),
+            clip_capacity,
             max_speed: tables.max_speed,
             states_at,
             clips_at,
@@ -188,7 +216,7 @@ impl GraphPass {
             lists_at,
             clip_events_at,
             events_at,
-            unused: 0,
+            state_capacity,
         };
         let graph = storage(
             device,
@@ -218,7 +246,7 @@ impl GraphPass {
         let events = storage(
             device,
             "throng graph events",
-            &vec![0u8; (head.event_capacity as usize + 1) * EVENT_BYTES as usize],
+            &vec![0u8; event_bytes as usize],
             true,
         );
         if clip_table.clips.is_empty() {
@@ -386,7 +414,7 @@ impl GraphPass {
             gpu.queue
                 .write_buffer(&self.changes, 0, bytemuck::cast_slice(changes));
         }
-        gpu.queue.write_buffer(&self.events, 0, &[0u8; 4]);
+        gpu.queue.write_buffer(&self.events, 0, &[0u8; 8]);
         let mut enc = device.create_command_encoder(&Default::default());
         if let Some(t) = &self.timer {
             t.mark(&mut enc, 0);
@@ -469,9 +497,24 @@ impl GraphPass {
     }
 
     fn read(&self, gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, RenderError> {
-        let read = read_buffer(&gpu.device, "throng graph readback", size);
+        self.read_ranges(gpu, buffer, &[(0, size)])
+    }
+
+    /// The ranges `(offset, size)` of `buffer` (multiples of 4), one after the other.
+    fn read_ranges(
+        &self,
+        gpu: &Gpu,
+        buffer: &wgpu::Buffer,
+        ranges: &[(u64, u64)],
+    ) -> Result<Vec<u8>, RenderError> {
+        let total: u64 = ranges.iter().map(|r| r.1).sum();
+        let read = read_buffer(&gpu.device, "throng graph readback", total);
         let mut enc = gpu.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(buffer, 0, &read, 0, size);
+        let mut at = 0;
+        for &(offset, size) in ranges.iter().filter(|r| r.1 > 0) {
+            enc.copy_buffer_to_buffer(buffer, offset, &read, at, size);
+            at += size;
+        }
         gpu.queue.submit([enc.finish()]);
         map_read(gpu, &read)
     }
@@ -540,25 +583,36 @@ impl GraphPass {
 
     /// The state and clip events of the last step (waits for it).
     pub fn read_events(&self, gpu: &Gpu) -> Result<StepEvents, RenderError> {
-        let count: Vec<u32> = bytemuck::pod_collect_to_vec(&self.read(gpu, &self.events, 16)?);
-        let fired = count.first().copied().unwrap_or(0);
-        let kept = fired.min(self.head.event_capacity) as u64;
+        let head: Vec<u32> =
+            bytemuck::pod_collect_to_vec(&self.read(gpu, &self.events, EVENTS_HEAD_BYTES)?);
+        let (state_fired, clip_fired) = (head[0], head[1]);
+        let (state_capacity, clip_capacity) = (self.head.state_capacity, self.head.clip_capacity);
+        let (states, clips) = (
+            state_fired.min(state_capacity) as u64,
+            clip_fired.min(clip_capacity) as u64,
+        );
         let mut out = StepEvents {
-            fired,
+            state_lost: state_fired > state_capacity,
+            clip_lost: clip_fired > clip_capacity,
             ..StepEvents::default()
         };
-        if kept == 0 {
+        if states + clips == 0 {
             return Ok(out);
         }
-        let bytes = self.read(gpu, &self.events, 16 + kept * EVENT_BYTES)?;
-        let words: Vec<ClipEventWords> = bytemuck::pod_collect_to_vec(&bytes[16..]);
-        for w in words {
-            if w[3] & 0xf == CLIP_EVENT {
-                out.clip.push(w);
-            } else {
-                out.state.push([w[0], w[1], w[2], w[3]]);
-            }
-        }
+        // one read of the two lists' kept parts
+        let clips_at = EVENTS_HEAD_BYTES + state_capacity as u64 * STATE_EVENT_BYTES;
+        let state_bytes = states * STATE_EVENT_BYTES;
+        let bytes = self.read_ranges(
+            gpu,
+            &self.events,
+            &[
+                (EVENTS_HEAD_BYTES, state_bytes),
+                (clips_at, clips * CLIP_EVENT_BYTES),
+            ],
+        )?;
+        let (state, clip) = bytes.split_at(state_bytes as usize);
+        out.state = bytemuck::pod_collect_to_vec(state);
+        out.clip = bytemuck::pod_collect_to_vec(clip);
         // instances append in any order; each one's state events are adjacent and in order
         out.state.sort_by_key(|e| e[0]);
         // a clip event's order is its key: instance, step fraction, place, clip, distance

@@ -38,7 +38,12 @@ fn a_gpu_graph_crowd_draws_from_the_records_it_wrote() {
     let mut crowd = GraphCrowd::new(graph.clone(), &asset.clips, n).expect("crowd");
     let speed = crowd.param::<throng_graph::kind::Float>("speed").unwrap();
     let sit = crowd.param::<throng_graph::kind::Trigger>("sit").unwrap();
-    let mut pass = graph_gpu::pass_for(&r.gpu, &crowd, &asset.clips, 4 * n as u32);
+    let mut pass = graph_gpu::pass_for(
+        &r.gpu,
+        &crowd,
+        &asset.clips,
+        throng_render::graph_pass::EventCapacity::for_crowd(n, 4 * n as u32),
+    );
 
     // a 12 × 12 grid, seen from above and aside
     let bounds = asset.pose_bounds();

@@ -48,7 +48,17 @@ fn the_gpu_graph_step_refuses_what_it_cannot_apply() {
             stride: layout.stride,
             max_speed: layout.max_speed,
         };
-        GraphPass::new(&gpu, tables, &table, machines, values, 64)
+        GraphPass::new(
+            &gpu,
+            tables,
+            &table,
+            machines,
+            values,
+            throng_render::graph_pass::EventCapacity {
+                state: 64,
+                clip: 64,
+            },
+        )
     };
     let refused = |r: Result<GraphPass, RenderError>, what: &str| match r {
         Err(RenderError::BadGraph(m)) => assert!(m.contains(what), "{m}"),
@@ -96,4 +106,87 @@ fn the_gpu_graph_step_refuses_what_it_cannot_apply() {
     );
     // the marks of a refused step are cleared: the same change alone is taken
     pass.step(&gpu, 17_476, &twice[..1]).expect("one change");
+}
+
+/// A list that fills keeps the first events appended and reports the loss; the other kind's
+/// list is unaffected; a clip with more events than the GPU step takes is refused.
+#[test]
+fn the_gpu_graph_step_reports_lost_events() {
+    use throng_graph::GraphCrowd;
+    use throng_render::graph_pass::{EventCapacity, GraphPass, GraphTables};
+    use throng_render::RenderError;
+    let Some(gpu) = throng_render::device::test_gpu() else {
+        return;
+    };
+    let clips = graph_gpu::scenario_clips();
+    let n = 200;
+    let g = graph_gpu::scenario_graph();
+    let mut crowd = GraphCrowd::new(g.clone(), &clips, n).expect("crowd");
+    // a spread of states: random parameters over a second of play
+    let params: Vec<_> = (g.parameters().iter())
+        .map(|p| crowd.param_any(p.name()).unwrap())
+        .collect();
+    let mut rng = graph_gpu::Rng(5);
+    for _ in 0..30 {
+        for _ in 0..n {
+            graph_gpu::random_change(&mut rng, &g, &params, &mut crowd);
+        }
+        // whole ticks, so the crowd's clock carries nothing into the compared step
+        crowd.step(34_953.0 / 1_048_576.0);
+    }
+    let small = EventCapacity {
+        state: 2 * n as u32,
+        clip: 3,
+    };
+    let mut pass = graph_gpu::pass_for(&gpu, &crowd, &clips, small);
+    // two seconds: every walking instance crosses its footsteps
+    let ticks = 2 * 1_048_576;
+    crowd.step(ticks as f64 / 1_048_576.0);
+    pass.step(&gpu, ticks, &[]).expect("step");
+    let got = pass.read_events(&gpu).expect("events");
+    let want: Vec<[u32; 4]> = (crowd.clip_events().iter())
+        .map(|e| [e.instance, e.clip.index() as u32, e.event, e.step_fraction])
+        .collect();
+    assert!(want.len() > 3, "{} clip events", want.len());
+    assert!(got.clip_lost && !got.state_lost, "{got:?}");
+    assert_eq!(got.clip.len(), 3);
+    for w in &got.clip {
+        assert!(want.contains(&[w[0], w[1], w[2], w[4]]), "{w:?} not fired");
+    }
+    assert_eq!(got.state.len(), crowd.events().len());
+
+    // 300 events on one clip: over the GPU step's bound
+    let mut busy = clips.clone();
+    busy[1].events = (0..300)
+        .map(|k| throng_asset::ClipEvent {
+            time: k as f32 / 300.0,
+            name: format!("e{k}"),
+        })
+        .collect();
+    let crowd = GraphCrowd::new(graph_gpu::scenario_graph(), &busy, 4).expect("crowd");
+    let layout = crowd.gpu_layout();
+    let machines: Vec<u32> = (0..4)
+        .flat_map(|i| crowd.machine_words(i).unwrap())
+        .collect();
+    let values: Vec<f32> = (0..4)
+        .flat_map(|i| crowd.parameter_values(i).unwrap().to_vec())
+        .collect();
+    let tables = GraphTables {
+        states: &layout.states,
+        clips: &layout.clips,
+        axes: &layout.axes,
+        transitions: &layout.transitions,
+        conditions: &layout.conditions,
+        lists: &layout.lists,
+        clip_events: &layout.clip_events,
+        events: &layout.events,
+        stride: layout.stride,
+        max_speed: layout.max_speed,
+    };
+    let table = throng_asset::gpu_clip_table(&busy);
+    match GraphPass::new(&gpu, tables, &table, &machines, &values, small) {
+        Err(RenderError::BadGraph(m)) => assert!(m.contains("300 events"), "{m}"),
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("accepted"),
+    }
 }

@@ -83,7 +83,7 @@ fn playback_structs_match_the_contract() {
             offset_of!(P, ticks_lo),
             offset_of!(P, ticks_hi),
             offset_of!(P, changes),
-            offset_of!(P, event_capacity),
+            offset_of!(P, clip_capacity),
             offset_of!(P, max_speed),
             offset_of!(P, states_at),
             offset_of!(P, clips_at),
@@ -93,7 +93,7 @@ fn playback_structs_match_the_contract() {
             offset_of!(P, lists_at),
             offset_of!(P, clip_events_at),
             offset_of!(P, events_at),
-            offset_of!(P, unused),
+            offset_of!(P, state_capacity),
         ],
     );
     {

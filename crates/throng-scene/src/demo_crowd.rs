@@ -349,8 +349,12 @@ impl DemoCrowd {
             return Ok(false);
         };
         let n = g.crowd.len();
-        let pass =
-            crate::graphs::graph_pass(gpu, &g.crowd, &self.clip_table, (2 * n).max(1) as u32)?;
+        let pass = crate::graphs::graph_pass(
+            gpu,
+            &g.crowd,
+            &self.clip_table,
+            throng_render::graph_pass::EventCapacity::for_crowd(n, n.max(64) as u32),
+        )?;
         self.on_gpu = Some(OnGpu {
             pass,
             changes: Vec::new(),
@@ -384,7 +388,7 @@ impl DemoCrowd {
             let ticks = on.clock.advance(dt);
             on.pass.step(gpu, ticks, &on.changes)?;
             on.changes.clear();
-            self.stats.events += on.pass.read_events(gpu)?.fired as u64;
+            self.stats.events += on.pass.read_events(gpu)?.state.len() as u64;
         }
         self.stats.time += t0.elapsed();
         self.stats.steps += 1;

@@ -168,12 +168,12 @@ pub fn param_value(kind: ParamKind, value: Option<&str>) -> anyhow::Result<f32> 
 
 /// A GPU graph step for `crowd` as it stands (docs/graph.md "On the GPU"): its graph's tables,
 /// state machines and parameters uploaded with `clip_table` (the asset's, as the GPU reads it),
-/// the records written; up to `event_capacity` state events a step kept.
+/// the records written; a step keeps up to `capacity` events of each kind.
 pub fn graph_pass(
     gpu: &throng_render::Gpu,
     crowd: &throng_graph::GraphCrowd,
     clip_table: &throng_contract::GpuClipTable,
-    event_capacity: u32,
+    capacity: throng_render::graph_pass::EventCapacity,
 ) -> Result<throng_render::graph_pass::GraphPass, throng_render::RenderError> {
     let layout = crowd.gpu_layout();
     let n = crowd.len();
@@ -195,12 +195,5 @@ pub fn graph_pass(
         stride: layout.stride,
         max_speed: layout.max_speed,
     };
-    throng_render::graph_pass::GraphPass::new(
-        gpu,
-        tables,
-        clip_table,
-        &machines,
-        &values,
-        event_capacity,
-    )
+    throng_render::graph_pass::GraphPass::new(gpu, tables, clip_table, &machines, &values, capacity)
 }

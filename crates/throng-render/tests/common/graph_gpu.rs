@@ -25,7 +25,7 @@ pub fn pass_for(
     gpu: &throng_render::Gpu,
     crowd: &GraphCrowd,
     clips: &[throng_asset::ClipInfo],
-    event_capacity: u32,
+    capacity: throng_render::graph_pass::EventCapacity,
 ) -> GraphPass {
     let layout = crowd.gpu_layout();
     let tables = GraphTables {
@@ -47,7 +47,7 @@ pub fn pass_for(
         .flat_map(|i| crowd.parameter_values(i).expect("instance").to_vec())
         .collect();
     let table = throng_asset::gpu_clip_table(clips);
-    GraphPass::new(gpu, tables, &table, &machines, &values, event_capacity).expect("graph pass")
+    GraphPass::new(gpu, tables, &table, &machines, &values, capacity).expect("graph pass")
 }
 
 const INSTANCES: usize = 10_000;
@@ -69,7 +69,12 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
             .flat_map(|i| crowd.parameter_values(i).expect("instance").to_vec())
             .collect()
     };
-    let mut pass = pass_for(gpu, &crowd, &clips, 2 * INSTANCES as u32);
+    let mut pass = pass_for(
+        gpu,
+        &crowd,
+        &clips,
+        throng_render::graph_pass::EventCapacity::for_crowd(INSTANCES, 4 * INSTANCES as u32),
+    );
     let stride = crowd.parameter_values(0).expect("instance").len();
     let mut worst = 0.0f64;
     // before any step the pass holds the records of the machines as uploaded
@@ -130,10 +135,9 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
         let got_clip: Vec<[u32; 4]> = (got_all.clip.iter())
             .map(|w| [w[0], w[1], w[2], w[4]])
             .collect();
-        assert_eq!(
-            got_all.fired as usize,
-            want_events.len() + want_clip.len(),
-            "{label}: frame {frame}: events fired"
+        assert!(
+            !got_all.state_lost && !got_all.clip_lost,
+            "{label}: frame {frame}: events lost"
         );
         assert_eq!(
             got_events, want_events,
