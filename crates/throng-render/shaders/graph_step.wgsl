@@ -1,10 +1,10 @@
 // Animation graphs stepped on the GPU (docs/graph.md "On the GPU"): `cs_graph_params` applies a
 // frame's parameter changes (one entry each, the last per parameter kept by the CPU) and
-// flags their instances; `cs_graph_step` then steps every instance's state machine exactly as
-// throng_graph's CPU step does (crates/throng-graph/src/machine.rs, `step`, `fire` and
-// `compose`, and clip_events.rs `ClipSink`), on the integer time of throng::graph_time, writes
-// every instance's CPU-timed record and appends the state and clip events it fires. Tested
-// against the CPU step to the bit
+// flags their instances; `cs_graph_clip_events` appends the clip events the step is about to
+// cross (clip_events.rs `ClipSink`); `cs_graph_step` then steps every instance's state machine
+// exactly as throng_graph's CPU step does (crates/throng-graph/src/machine.rs, `step`, `fire`
+// and `compose`), on the integer time of throng::graph_time, writes every instance's CPU-timed
+// record and appends the state events it fires. Tested against the CPU step to the bit
 // (tests/graph_gpu.rs). Its float arithmetic is the CPU step's f32 arithmetic: +, −, × and
 // comparisons, correctly rounded in WGSL too, and divisions, done by throng::graph_time's
 // `div_f32`, so the twin holds beyond the CPUs the tests run on — on any adapter that keeps
@@ -639,6 +639,33 @@ fn cs_graph_params(@builtin(global_invocation_id) id: vec3<u32>) {
     machines[c.x].flags = machines[c.x].flags | (1u << 16u);
 }
 
+/// The clip events of the step about to run (machine.rs `step`'s advance, as ClipSink sees
+/// it): every shown state, the outgoing ones then the current one, from its phase now by
+/// `ticks × rate` at the rates the step will use (refreshed here too for an instance whose
+/// parameters changed), with its fresh bit. A dispatch of its own before `cs_graph_step`,
+/// which it leaves unchanged (the step's code stays as small as without events), and skipped
+/// for a graph whose clips have none.
+@compute @workgroup_size(64)
+fn cs_graph_clip_events(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    let ticks = vec2<u32>(u.ticks_lo, u.ticks_hi);
+    if i >= u.len || (ticks.x == 0u && ticks.y == 0u) {
+        return;
+    }
+    var m = machines[i];
+    let base = i * u.stride;
+    if (m.flags & (1u << 16u)) != 0u {
+        refresh_rates(&m, base);
+    }
+    let n = out_n(m);
+    let fresh = fresh_bits(m);
+    for (var slot = 1u; slot <= n; slot += 1u) {
+        let f = (fresh & (1u << slot)) != 0u;
+        find_clip_events(i, out_state(m, slot - 1u), slot - 1u, phase(m, slot), mul64(ticks, m.rates[slot]), f, base);
+    }
+    find_clip_events(i, cur(m), n, phase(m, 0u), mul64(ticks, m.rates[0]), (fresh & FRESH_CURRENT) != 0u, base);
+}
+
 @compute @workgroup_size(64)
 fn cs_graph_step(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
@@ -653,26 +680,16 @@ fn cs_graph_step(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let ticks = vec2<u32>(u.ticks_lo, u.ticks_hi);
     let moving = ticks.x != 0u || ticks.y != 0u;
-    // every shown state's normalised time advances: the outgoing ones, then the current one;
-    // each finds the clip events it crossed
+    // every shown state's normalised time advances: the outgoing ones, then the current one
+    // (their clip events were found by cs_graph_clip_events, before this dispatch)
     var n = out_n(m);
-    var fresh = fresh_bits(m);
     for (var slot = 1u; slot <= n; slot += 1u) {
-        let start = phase(m, slot);
-        let a = phase_advance(start, ticks, m.rates[slot]);
+        let a = phase_advance(phase(m, slot), ticks, m.rates[slot]);
         set_phase(&m, slot, a.phase);
-        if moving {
-            let f = (fresh & (1u << slot)) != 0u;
-            find_clip_events(i, out_state(m, slot - 1u), slot - 1u, start, mul64(ticks, m.rates[slot]), f, base);
-        }
     }
-    let start = phase(m, 0u);
-    let a = phase_advance(start, ticks, m.rates[0]);
+    let a = phase_advance(phase(m, 0u), ticks, m.rates[0]);
     set_phase(&m, 0u, a.phase);
-    if moving {
-        let f = (fresh & FRESH_CURRENT) != 0u;
-        find_clip_events(i, cur(m), n, start, mul64(ticks, m.rates[0]), f, base);
-    }
+    var fresh = fresh_bits(m);
     if moving {
         fresh = 0u;
     }

@@ -112,6 +112,8 @@ pub struct GraphPass {
     layout: wgpu::BindGroupLayout,
     bind: wgpu::BindGroup,
     apply: wgpu::ComputePipeline,
+    /// The clip events search, `None` for a graph whose clips have no events.
+    clip_events: Option<wgpu::ComputePipeline>,
     step: wgpu::ComputePipeline,
     head: GraphStepParams,
     /// Timestamps around a step, where the device has them.
@@ -280,6 +282,17 @@ impl GraphPass {
         let layout = crate::layouts::graph_step(device);
         let apply = compute_pipeline(device, Program::GraphStep, &layout, "cs_graph_params")?;
         let step = compute_pipeline(device, Program::GraphStep, &layout, "cs_graph_step")?;
+        let any_events = (tables.clip_events.chunks(4)).any(|w| w.get(1).is_some_and(|&n| n > 0));
+        let clip_events = if any_events {
+            Some(compute_pipeline(
+                device,
+                Program::GraphStep,
+                &layout,
+                "cs_graph_clip_events",
+            )?)
+        } else {
+            None
+        };
         let compose = compute_pipeline(device, Program::GraphStep, &layout, "cs_graph_records")?;
         let bind = Self::bind_group(
             device,
@@ -320,6 +333,7 @@ impl GraphPass {
             layout,
             bind,
             apply,
+            clip_events,
             step,
             head,
             timer: crate::frame::FrameTimer::new(device),
@@ -425,6 +439,11 @@ impl GraphPass {
             if !changes.is_empty() {
                 pass.set_pipeline(&self.apply);
                 pass.dispatch_workgroups((changes.len() as u32).div_ceil(64), 1, 1);
+            }
+            // the clip events, from the machines before the step
+            if let (Some(p), true) = (&self.clip_events, ticks > 0) {
+                pass.set_pipeline(p);
+                pass.dispatch_workgroups(self.head.len.div_ceil(64), 1, 1);
             }
             pass.set_pipeline(&self.step);
             pass.dispatch_workgroups(self.head.len.div_ceil(64), 1, 1);
