@@ -113,7 +113,7 @@ fn the_gpu_graph_step_refuses_what_it_cannot_apply() {
 #[test]
 fn the_gpu_graph_step_reports_lost_events() {
     use throng_graph::GraphCrowd;
-    use throng_render::graph_pass::{EventCapacity, GraphPass, GraphTables};
+    use throng_render::graph_pass::EventCapacity;
     use throng_render::RenderError;
     let Some(gpu) = throng_render::device::test_gpu() else {
         return;
@@ -164,27 +164,7 @@ fn the_gpu_graph_step_reports_lost_events() {
         })
         .collect();
     let crowd = GraphCrowd::new(graph_gpu::scenario_graph(), &busy, 4).expect("crowd");
-    let layout = crowd.gpu_layout();
-    let machines: Vec<u32> = (0..4)
-        .flat_map(|i| crowd.machine_words(i).unwrap())
-        .collect();
-    let values: Vec<f32> = (0..4)
-        .flat_map(|i| crowd.parameter_values(i).unwrap().to_vec())
-        .collect();
-    let tables = GraphTables {
-        states: &layout.states,
-        clips: &layout.clips,
-        axes: &layout.axes,
-        transitions: &layout.transitions,
-        conditions: &layout.conditions,
-        lists: &layout.lists,
-        clip_events: &layout.clip_events,
-        events: &layout.events,
-        stride: layout.stride,
-        max_speed: layout.max_speed,
-    };
-    let table = throng_asset::gpu_clip_table(&busy);
-    match GraphPass::new(&gpu, tables, &table, &machines, &values, small) {
+    match graph_gpu::try_pass_for(&gpu, &crowd, &busy, small) {
         Err(RenderError::BadGraph(m)) => assert!(m.contains("300 events"), "{m}"),
         Err(e) => panic!("another error: {e}"),
         Ok(_) => panic!("accepted"),

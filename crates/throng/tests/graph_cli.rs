@@ -160,17 +160,23 @@ fn dot_writes_graphviz_text() {
 /// `--clip-events` the pass fires the footsteps, and flags out of range are usage errors.
 #[test]
 fn bench_graph_reports_both_sides() {
-    let v = common::ok_json(&[
-        "bench",
-        "graph",
-        "--instances",
-        "2000",
-        "--frames",
-        "2",
-        "--rounds",
-        "1",
-        "--json",
-    ]);
+    // 2,000 instances, a round of 3 frames
+    let bench = |extra: &[&str]| {
+        let mut args = vec![
+            "bench",
+            "graph",
+            "--instances",
+            "2000",
+            "--frames",
+            "3",
+            "--rounds",
+            "1",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        common::ok_json(&args)
+    };
+    let v = bench(&[]);
     assert_eq!(v["instances"], 2000);
     assert_eq!(v["changes_per_frame"], 20);
     let round = &v["rounds"][0];
@@ -187,18 +193,7 @@ fn bench_graph_reports_both_sides() {
     assert_eq!(v["clip_events"], false);
     // with the footsteps, the pass fires clip events (2,000 foxes walking and running: a
     // footstep each about every third of a second, some tens a 1/60 s frame)
-    let v = common::ok_json(&[
-        "bench",
-        "graph",
-        "--instances",
-        "2000",
-        "--frames",
-        "3",
-        "--rounds",
-        "1",
-        "--clip-events",
-        "--json",
-    ]);
+    let v = bench(&["--clip-events"]);
     assert_eq!(v["clip_events"], true);
     let per_frame = v["events_per_frame"].as_f64().unwrap_or(0.0);
     assert!(per_frame > 20.0, "{per_frame} events a frame");

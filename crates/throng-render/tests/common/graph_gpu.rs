@@ -27,6 +27,16 @@ pub fn pass_for(
     clips: &[throng_asset::ClipInfo],
     capacity: throng_render::graph_pass::EventCapacity,
 ) -> GraphPass {
+    try_pass_for(gpu, crowd, clips, capacity).expect("graph pass")
+}
+
+/// [`pass_for`], or the error `GraphPass::new` gives.
+pub fn try_pass_for(
+    gpu: &throng_render::Gpu,
+    crowd: &GraphCrowd,
+    clips: &[throng_asset::ClipInfo],
+    capacity: throng_render::graph_pass::EventCapacity,
+) -> Result<GraphPass, throng_render::RenderError> {
     let layout = crowd.gpu_layout();
     let tables = GraphTables {
         states: &layout.states,
@@ -47,7 +57,7 @@ pub fn pass_for(
         .flat_map(|i| crowd.parameter_values(i).expect("instance").to_vec())
         .collect();
     let table = throng_asset::gpu_clip_table(clips);
-    GraphPass::new(gpu, tables, &table, &machines, &values, capacity).expect("graph pass")
+    GraphPass::new(gpu, tables, &table, &machines, &values, capacity)
 }
 
 const INSTANCES: usize = 10_000;
