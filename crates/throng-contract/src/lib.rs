@@ -13,6 +13,8 @@
 //!   [`gpu_layers`], the line-by-line CPU twin of its shader;
 //! - [`graph_time`]: animation graphs' time in integers (normalised time as a [`graph_time::Phase`],
 //!   rates in cycles per tick, transition lengths), with the WGSL twin `throng::graph_time`;
+//! - [`graph_layout`]: the shape of an animation graph's GPU tables, with the generated WGSL
+//!   `throng::graph_layout`;
 //! - [`clip_table`]: the clip table in its GPU form ([`GpuClip`]);
 //! - [`limits`]: rows, clips, layers, influences, each with its reason;
 //! - [`live`]: live poses' [`SkinMatrix`] and the palette path's refresh rule;
@@ -30,6 +32,7 @@ pub mod affine;
 pub mod appearance;
 pub mod clip_table;
 pub mod gpu_timed;
+pub mod graph_layout;
 pub mod graph_time;
 pub mod limits;
 pub mod live;

@@ -9,7 +9,9 @@
 //!   of update-rate LOD ([`crate::live`]);
 //! - `throng::appearance` (`shaders/appearance.wgsl`): the per-instance appearance;
 //! - `throng::graph_time` (`shaders/graph_time.wgsl`): animation graphs' integer time, the twin
-//!   of [`crate::graph_time`].
+//!   of [`crate::graph_time`];
+//! - `throng::graph_layout`: the shape of a graph's GPU tables ([`crate::graph_layout`]),
+//!   generated.
 
 use crate::gpu_timed::*;
 
@@ -149,6 +151,46 @@ pub fn graph_time_module() -> Module {
     }
 }
 
+/// `throng::graph_layout`: the shape of an animation graph's GPU tables
+/// ([`crate::graph_layout`]) as WGSL constants, generated.
+pub fn graph_layout_module() -> Module {
+    use crate::graph_layout as l;
+    let mut s = String::from(
+        "// throng::graph_layout — generated from throng_contract::graph_layout; do not edit.\n\
+         #define_import_path throng::graph_layout\n\n",
+    );
+    let u32s: [(&str, u32); 20] = [
+        ("NONE", l::NONE),
+        ("STATE_WORDS", l::STATE_WORDS as u32),
+        ("CLIP_WORDS", l::CLIP_WORDS as u32),
+        ("TRANSITION_WORDS", l::TRANSITION_WORDS as u32),
+        ("CONDITION_WORDS", l::CONDITION_WORDS as u32),
+        ("CLIP_EVENTS_WORDS", l::CLIP_EVENTS_WORDS as u32),
+        ("EVENT_WORDS", l::EVENT_WORDS as u32),
+        ("MAX_CLIP_EVENTS", l::MAX_CLIP_EVENTS),
+        ("MACHINE_WORDS", l::MACHINE_WORDS as u32),
+        ("FRESH_CURRENT", l::FRESH_CURRENT),
+        ("MOTION_CLIP", l::MOTION_CLIP),
+        ("MOTION_BLEND_1D", l::MOTION_BLEND_1D),
+        ("MOTION_BLEND_2D", l::MOTION_BLEND_2D),
+        ("INTERRUPT_NONE", l::INTERRUPT_NONE),
+        ("INTERRUPT_SOURCE", l::INTERRUPT_SOURCE),
+        ("INTERRUPT_TARGET", l::INTERRUPT_TARGET),
+        ("EVENT_ENTER", l::EVENT_ENTER),
+        ("EVENT_EXIT", l::EVENT_EXIT),
+        ("EVENT_CLIP", l::EVENT_CLIP),
+        ("MACHINE_WHOLE", l::MACHINE_WHOLE as u32),
+    ];
+    for (name, v) in u32s {
+        s.push_str(&format!("const {name}: u32 = {v}u;\n"));
+    }
+    Module {
+        import_path: "throng::graph_layout",
+        file: "throng_contract::wgsl::graph_layout_module",
+        source: s,
+    }
+}
+
 /// Every module of the contract, dependencies first.
 pub fn modules() -> Vec<Module> {
     vec![
@@ -157,6 +199,7 @@ pub fn modules() -> Vec<Module> {
         live_module(),
         appearance_module(),
         graph_time_module(),
+        graph_layout_module(),
     ]
 }
 

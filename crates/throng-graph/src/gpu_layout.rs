@@ -13,44 +13,13 @@ use crate::file::{DurationUnit, Interruption};
 use crate::graph::{Graph, Motion, Test};
 use crate::machine::Machine;
 
-/// "None" in every index word (no speed parameter, no event, any state, no transition).
-pub const NONE: u32 = u32::MAX;
-/// Words of a `GraphState`.
-pub const STATE_WORDS: usize = 16;
-/// Words of a `GraphClip`.
-pub const CLIP_WORDS: usize = 4;
-/// Words of a `GraphTransition`.
-pub const TRANSITION_WORDS: usize = 18;
-/// Words of a `GraphCondition`.
-pub const CONDITION_WORDS: usize = 4;
-/// Words of a clip's entry in the clip events table: where its events start, how many, 1 for a
-/// zero-length clip, 0.
-pub const CLIP_EVENTS_WORDS: usize = 4;
-/// Words of an event: its mark (`graph_time::event_mark`, three words, lowest first) and its
-/// index into the clip's `ClipInfo::events`.
-pub const EVENT_WORDS: usize = 4;
-/// Words of a `GraphMachine` (the 96 B per-instance state).
-pub const MACHINE_WORDS: usize = 24;
-/// Where each member of a `GraphMachine` starts, in words (`Machine::to_words`; the WGSL
-/// struct's offsets are checked against these): per slot the fraction's two words, per slot
-/// the rate's two, the transition length's two, per slot the whole cycles, the elapsed ticks,
-/// the two outgoing weights, the running transition, `cur | src << 16`, `out0 | out1 << 16`,
-/// and `out_n | fresh << 8 | dirty << 16`.
-pub const MACHINE_FRAC: usize = 0;
-pub const MACHINE_RATE: usize = 6;
-pub const MACHINE_LENGTH: usize = 12;
-pub const MACHINE_WHOLE: usize = 14;
-pub const MACHINE_ELAPSED: usize = 17;
-pub const MACHINE_OUT_WEIGHT: usize = 18;
-pub const MACHINE_RUNNING: usize = 20;
-pub const MACHINE_CUR_SRC: usize = 21;
-pub const MACHINE_OUT_STATES: usize = 22;
-pub const MACHINE_FLAGS: usize = 23;
-
-/// `GraphState.motion`.
-pub const MOTION_CLIP: u32 = 0;
-pub const MOTION_BLEND_1D: u32 = 1;
-pub const MOTION_BLEND_2D: u32 = 2;
+pub use throng_contract::graph_layout::{
+    CLIP_EVENTS_WORDS, CLIP_WORDS, CONDITION_WORDS, EVENT_WORDS, MACHINE_CUR_SRC, MACHINE_ELAPSED,
+    MACHINE_FLAGS, MACHINE_FRAC, MACHINE_LENGTH, MACHINE_OUT_STATES, MACHINE_OUT_WEIGHT,
+    MACHINE_RATE, MACHINE_RUNNING, MACHINE_WHOLE, MACHINE_WORDS, MOTION_BLEND_1D, MOTION_BLEND_2D,
+    MOTION_CLIP, NONE, STATE_WORDS, TRANSITION_WORDS,
+};
+use throng_contract::graph_layout::{INTERRUPT_NONE, INTERRUPT_SOURCE, INTERRUPT_TARGET};
 
 /// A graph as GPU tables (see the module docs); every table has at least one entry, as a
 /// storage binding may not be empty.
@@ -99,9 +68,9 @@ fn test_code(t: Test) -> (u32, f32) {
 /// `GraphTransition.interruption`.
 pub fn interruption_code(i: Interruption) -> u32 {
     match i {
-        Interruption::None => 0,
-        Interruption::Source => 1,
-        Interruption::Target => 2,
+        Interruption::None => INTERRUPT_NONE,
+        Interruption::Source => INTERRUPT_SOURCE,
+        Interruption::Target => INTERRUPT_TARGET,
     }
 }
 

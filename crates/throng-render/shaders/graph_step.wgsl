@@ -15,23 +15,7 @@
 #import throng::graph_time::{Phase, Series, weighted, cycle_span, rate, transition_span, cycles_span, progress, reached, phase_advance, phase_ge, add128, mul64, sub64, ge64, div_f32, event_series, series_at, step_fraction, GT_CYCLE_LOOP, GT_CYCLE_PINGPONG, GT_CYCLE_ONCE, GT_CYCLE_STATIC}
 #import throng::playback::{Clip, Layer, InstanceRecord, clip_frame, clip_last}
 #import throng::constants::{MODE_LOOP, MODE_PINGPONG}
-
-const NONE: u32 = 0xffffffffu;
-const STATE_WORDS: u32 = 16u;
-const CLIP_WORDS: u32 = 4u;
-const TRANSITION_WORDS: u32 = 18u;
-const CONDITION_WORDS: u32 = 4u;
-const MOTION_CLIP: u32 = 0u;
-const MOTION_BLEND_1D: u32 = 1u;
-const INTERRUPT_NONE: u32 = 0u;
-const INTERRUPT_SOURCE: u32 = 1u;
-const INTERRUPT_TARGET: u32 = 2u;
-const FRESH_CURRENT: u32 = 1u;
-const EVENT_ENTER: u32 = 0u;
-const EVENT_EXIT: u32 = 1u;
-const EVENT_CLIP: u32 = 2u;
-const CLIP_EVENTS_WORDS: u32 = 4u;
-const EVENT_WORDS: u32 = 4u;
+#import throng::graph_layout::{NONE, STATE_WORDS, CLIP_WORDS, TRANSITION_WORDS, CONDITION_WORDS, CLIP_EVENTS_WORDS, EVENT_WORDS, MOTION_CLIP, MOTION_BLEND_1D, INTERRUPT_NONE, INTERRUPT_SOURCE, INTERRUPT_TARGET, FRESH_CURRENT, EVENT_ENTER, EVENT_EXIT, EVENT_CLIP}
 
 struct GraphStepParams {
     len: u32,

@@ -5,8 +5,11 @@
 //! values are finite (`GraphPass::new` checks that the crowd fits the device). A table that lied would read out of bounds on the GPU, where
 //! reads are clamped and a blend search could spin: it is refused here instead.
 
-/// Words of one instance's state machine (`GraphMachine`, 96 B).
-pub const MACHINE_WORDS: usize = 24;
+use throng_contract::graph_layout::{
+    CLIP_EVENTS_WORDS, CLIP_WORDS, CONDITION_WORDS, EVENT_WORDS, MACHINE_CUR_SRC, MACHINE_FLAGS,
+    MACHINE_OUT_STATES, MACHINE_RUNNING, MACHINE_WHOLE, NONE, STATE_WORDS, TRANSITION_WORDS,
+};
+pub use throng_contract::graph_layout::{MACHINE_WORDS, MAX_CLIP_EVENTS};
 
 /// A graph's tables in `throng_graph::GraphLayout`'s words.
 #[derive(Debug, Clone, Copy)]
@@ -28,19 +31,7 @@ pub struct GraphTables<'a> {
     pub max_speed: f32,
 }
 
-const NONE: u32 = u32::MAX;
-const STATE_WORDS: usize = 16;
-const CLIP_WORDS: usize = 4;
-const TRANSITION_WORDS: usize = 18;
-const CONDITION_WORDS: usize = 4;
-const CLIP_EVENTS_WORDS: usize = 4;
-const EVENT_WORDS: usize = 4;
-/// Most events a clip may have for the GPU step: a thread runs every event of up to twelve
-/// shown clips, 64 laps each on a runaway step, and that work stays bounded.
-pub const MAX_CLIP_EVENTS: u32 = 256;
-/// Where a machine's whole cycles start (three words) and the range a phase keeps them in
-/// (`throng_contract::graph_time::Phase`).
-const MACHINE_WHOLE: usize = 14;
+/// The range a phase keeps its whole cycles in (`throng_contract::graph_time::Phase`).
 const WHOLE_RANGE: std::ops::Range<i32> = -(1 << 29)..(1 << 30);
 
 /// `start..start + len` lies within `0..size`.
@@ -188,7 +179,12 @@ pub(crate) fn check(
     for i in 0..len {
         let m = &machines[i * MACHINE_WORDS..(i + 1) * MACHINE_WORDS];
         let state = |s: u32| (s as usize) < states;
-        let (running, cur_src, outs, flags) = (m[20], m[21], m[22], m[23]);
+        let (running, cur_src, outs, flags) = (
+            m[MACHINE_RUNNING],
+            m[MACHINE_CUR_SRC],
+            m[MACHINE_OUT_STATES],
+            m[MACHINE_FLAGS],
+        );
         let ok = (running == NONE || (running as usize) < transitions)
             && state(cur_src & 0xffff)
             && state(cur_src >> 16)
