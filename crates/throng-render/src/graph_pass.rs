@@ -374,9 +374,9 @@ impl GraphPass {
     }
 
     /// Applies `changes` (one per parameter at most, finite, inside the crowd: else an error,
-    /// and nothing is stepped) and steps
-    /// every instance by `ticks` clock ticks (2^20 a second; at most 2^40, the clock's longest
-    /// step). The state events it fires are read with [`Self::read_events`].
+    /// and nothing is stepped) and steps every instance by `ticks` clock ticks (2^20 a second;
+    /// at most 2^40, the clock's longest step). The state and clip events it fires are read
+    /// with [`Self::read_events`].
     pub fn step(
         &mut self,
         gpu: &Gpu,
