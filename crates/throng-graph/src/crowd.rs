@@ -465,9 +465,11 @@ impl GraphCrowd {
     }
 
     /// Clip events of the last [`Self::step`] (docs/graph.md §3): every clip of nonzero weight
-    /// of every state shown fires each event once per crossing, by the runtime's rule
-    /// ([`throng_runtime::ClipEvents`]). By instance (ascending), each instance's by time.
-    /// Empty after [`Self::step_states`].
+    /// of every state shown fires each event once per crossing, by the runtime's rule on the
+    /// integer phase (`throng_contract::graph_time::event_series`, which the GPU step repeats).
+    /// By instance (ascending), each instance's by step fraction (ties: outgoing states first,
+    /// the clip's index in its state, the distance, the event). Empty after
+    /// [`Self::step_states`].
     pub fn clip_events(&self) -> &[ClipEvent] {
         &self.clip_events
     }
