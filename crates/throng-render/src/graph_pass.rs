@@ -282,7 +282,10 @@ impl GraphPass {
         let layout = crate::layouts::graph_step(device);
         let apply = compute_pipeline(device, Program::GraphStep, &layout, "cs_graph_params")?;
         let step = compute_pipeline(device, Program::GraphStep, &layout, "cs_graph_step")?;
-        let any_events = (tables.clip_events.chunks(4)).any(|w| w.get(1).is_some_and(|&n| n > 0));
+        let any_events = (tables
+            .clip_events
+            .chunks(throng_contract::graph_layout::CLIP_EVENTS_WORDS))
+        .any(|w| w.get(1).is_some_and(|&n| n > 0));
         let clip_events = if any_events {
             Some(compute_pipeline(
                 device,
@@ -604,7 +607,8 @@ impl GraphPass {
     pub fn read_events(&self, gpu: &Gpu) -> Result<StepEvents, RenderError> {
         let head: Vec<u32> =
             bytemuck::pod_collect_to_vec(&self.read(gpu, &self.events, EVENTS_HEAD_BYTES)?);
-        let (state_fired, clip_fired) = (head[0], head[1]);
+        let count = |k: usize| head.get(k).copied().unwrap_or(0);
+        let (state_fired, clip_fired) = (count(0), count(1));
         let (state_capacity, clip_capacity) = (self.head.state_capacity, self.head.clip_capacity);
         let (states, clips) = (
             state_fired.min(state_capacity) as u64,
