@@ -1,7 +1,9 @@
 // Animation graphs stepped on the GPU (docs/graph.md "On the GPU"): `cs_graph_params` applies a
 // frame's parameter changes (one entry each, the last per parameter kept by the CPU) and
-// flags their instances; `cs_graph_clip_events` appends the clip events the step is about to
-// cross (clip_events.rs `ClipSink`); `cs_graph_step` then steps every instance's state machine
+// flags their instances; three dispatches list the clip events the step is about to cross
+// (clip_events.rs `ClipSink`) in instance order — `cs_graph_clip_event_counts` counts each
+// workgroup's, `cs_graph_clip_event_offsets` turns the counts into list places and
+// `cs_graph_clip_events` writes every instance's at its place; `cs_graph_step` then steps every instance's state machine
 // exactly as throng_graph's CPU step does (crates/throng-graph/src/machine.rs, `step`, `fire`
 // and `compose`), on the integer time of throng::graph_time, writes every instance's CPU-timed
 // record and appends the state events it fires. Tested against the CPU step to the bit
@@ -59,16 +61,21 @@ struct GraphMachine {
 @group(0) @binding(3) var<storage, read_write> params: array<f32>;
 // (instance, parameter, value bits, 0)
 @group(0) @binding(4) var<storage, read> changes: array<vec4<u32>>;
-// The events a step fired (graph_pass.rs): how many of each kind, then `state_capacity` state
+// The events a step fired (graph_pass.rs): how many of each kind, how many clip events were
+// kept, an unused word, then `state_capacity` state
 // events of four words (instance, state, event, kind), then `clip_capacity` clip events of
-// eight (instance, clip, event, 2 | slot << 4 | k << 8, step fraction, distance's three words).
-// Appends stop once a list is full; its count then ends past the capacity (by at most the
-// appends already under way), which reports the loss.
+// eight (instance, clip, event, 2 | slot << 4 | k << 8, step fraction, distance's three words),
+// then a word per workgroup of 64 instances (its clip events' count, then its first place).
+// State events are appended as they fire; appends stop once the list is full, and its count
+// then ends past the capacity (by at most the appends already under way), which reports the
+// loss. Clip events are listed in instance order, an instance's in the order found; the count
+// is every event found (saturating at 2^32 − 1), and an instance whose events do not all fit
+// below the capacity puts none: the list kept is whole instances', `clip_kept` long.
 struct GraphEvents {
     state_count: atomic<u32>,
     clip_count: atomic<u32>,
-    unused0: u32,
-    unused1: u32,
+    clip_kept: atomic<u32>,
+    unused: u32,
     words: array<u32>,
 }
 @group(0) @binding(5) var<storage, read_write> graph_events: GraphEvents;
@@ -304,12 +311,7 @@ fn put_state_event(at: u32, e: vec4<u32>) {
     }
 }
 
-fn push_clip_event(head: vec4<u32>, tail: vec4<u32>) {
-    if atomicLoad(&graph_events.clip_count) >= u.clip_capacity {
-        atomicMax(&graph_events.clip_count, u.clip_capacity + 1u);
-        return;
-    }
-    let at = atomicAdd(&graph_events.clip_count, 1u);
+fn put_clip_event(at: u32, head: vec4<u32>, tail: vec4<u32>) {
     if at < u.clip_capacity {
         let base = u.state_capacity * 4u + at * 8u;
         for (var k = 0u; k < 4u; k += 1u) {
@@ -317,6 +319,42 @@ fn push_clip_event(head: vec4<u32>, tail: vec4<u32>) {
             graph_events.words[base + 4u + k] = tail[k];
         }
     }
+}
+
+/// The word of workgroup `g`'s clip event count (then its first place in the list).
+fn group_word(g: u32) -> u32 {
+    return u.state_capacity * 4u + u.clip_capacity * 8u + g;
+}
+
+/// a + b, saturating at 2^32 − 1 (a step's event count has no upper bound of its own).
+fn add_sat(a: u32, b: u32) -> u32 {
+    let s = a + b;
+    return select(s, 0xffffffffu, s < a);
+}
+
+// Prefix sums across a workgroup (up to 256 invocations).
+var<workgroup> group_sums: array<u32, 256>;
+
+/// Leaves in `group_sums[k]` the sum of the `n` of invocations 0 to `k` (saturating): a
+/// Hillis–Steele scan; a workgroup of fewer than 256 never reads past its own invocations.
+/// Every invocation of the workgroup calls it.
+fn group_scan(k: u32, n: u32) {
+    group_sums[k] = n;
+    workgroupBarrier();
+    for (var d = 1u; d < 256u; d = d << 1u) {
+        var add = 0u;
+        if k >= d {
+            add = group_sums[k - d];
+        }
+        workgroupBarrier();
+        group_sums[k] = add_sat(group_sums[k], add);
+        workgroupBarrier();
+    }
+}
+
+/// After [`group_scan`]: the sum of the `n` of the invocations before `k`.
+fn group_before(k: u32) -> u32 {
+    return select(0u, group_sums[max(k, 1u) - 1u], k > 0u);
 }
 
 fn push_events(i: u32, old: u32, to: u32) {
@@ -353,17 +391,19 @@ fn event_word(e: u32, k: u32) -> u32 {
 }
 
 /// clip_events.rs `ClipSink::find`: state `state`, shown at place `slot`, advanced by `advance`
-/// from `start`; every clip of nonzero weight appends the events it crossed (sorted on the CPU
-/// when read back).
-fn find_clip_events(i: u32, state: u32, slot: u32, start: Phase, advance: vec4<u32>, fresh: bool, base: u32) {
+/// from `start`; every clip of nonzero weight crosses events. Returns how many; `write` also
+/// puts them in the list from place `first`, in the order found (an instance's are put in the
+/// CPU step's order when read back).
+fn find_clip_events(i: u32, state: u32, slot: u32, start: Phase, advance: vec4<u32>, fresh: bool, base: u32, write: bool, first: u32) -> u32 {
     let clips_at = u.clips_at + state_word(state, 2u) * CLIP_WORDS;
     // most states play clips without events: their weights are not worked out
     var any = false;
     for (var c = 0u; c < state_word(state, 3u); c += 1u) {
         any = any || clip_events_word(graph[clips_at + c * CLIP_WORDS], 1u) != 0u;
     }
+    var found = 0u;
     if !any {
-        return;
+        return found;
     }
     let ws = motion_weights(state, base);
     let mode = state_word(state, 1u);
@@ -390,14 +430,47 @@ fn find_clip_events(i: u32, state: u32, slot: u32, start: Phase, advance: vec4<u
             }
             for (var which = 0u; which < 2u; which += 1u) {
                 let s = event_series(start, advance, mark, cycle, fresh, which);
+                if !write {
+                    found = add_sat(found, select(0u, s.n - s.from_j, s.n > s.from_j));
+                    continue;
+                }
                 for (var j = s.from_j; j < s.n; j += 1u) {
+                    let place = add_sat(first, found);
+                    if place >= u.clip_capacity {
+                        return found;
+                    }
                     let d = series_at(s, j);
                     let slot_k = EVENT_CLIP | (slot << 4u) | (ws.k[k] << 8u);
-                    push_clip_event(vec4<u32>(i, clip, event_word(at + e, 3u), slot_k), vec4<u32>(step_fraction(d, advance), d.x, d.y, d.z));
+                    put_clip_event(place, vec4<u32>(i, clip, event_word(at + e, 3u), slot_k), vec4<u32>(step_fraction(d, advance), d.x, d.y, d.z));
+                    found += 1u;
                 }
             }
         }
     }
+    return found;
+}
+
+/// The clip events of instance `i`'s step about to run (machine.rs `step`'s advance, as
+/// ClipSink sees it): every shown state, the outgoing ones then the current one, from its phase
+/// now by `ticks × rate` at the rates the step will use (refreshed here too for an instance
+/// whose parameters changed), with its fresh bit. Returns how many; `write` also puts them in
+/// the list from place `at`.
+fn instance_clip_events(i: u32, write: bool, at: u32) -> u32 {
+    let ticks = vec2<u32>(u.ticks_lo, u.ticks_hi);
+    var m = machines[i];
+    let base = i * u.stride;
+    if (m.flags & (1u << 16u)) != 0u {
+        refresh_rates(&m, base);
+    }
+    let n = out_n(m);
+    let fresh = fresh_bits(m);
+    var found = 0u;
+    for (var slot = 1u; slot <= n; slot += 1u) {
+        let f = (fresh & (1u << slot)) != 0u;
+        found = add_sat(found, find_clip_events(i, out_state(m, slot - 1u), slot - 1u, phase(m, slot), mul64(ticks, m.rates[slot]), f, base, write, add_sat(at, found)));
+    }
+    let f = (fresh & FRESH_CURRENT) != 0u;
+    return add_sat(found, find_clip_events(i, cur(m), n, phase(m, 0u), mul64(ticks, m.rates[0]), f, base, write, add_sat(at, found)));
 }
 
 /// machine.rs `fire`.
@@ -623,31 +696,69 @@ fn cs_graph_params(@builtin(global_invocation_id) id: vec3<u32>) {
     machines[c.x].flags = machines[c.x].flags | (1u << 16u);
 }
 
-/// The clip events of the step about to run (machine.rs `step`'s advance, as ClipSink sees
-/// it): every shown state, the outgoing ones then the current one, from its phase now by
-/// `ticks × rate` at the rates the step will use (refreshed here too for an instance whose
-/// parameters changed), with its fresh bit. A dispatch of its own before `cs_graph_step`,
-/// which it leaves unchanged (the step's code stays as small as without events), and skipped
-/// for a graph whose clips have none.
+// The clip events of the step about to run, listed in instance order by three dispatches of
+// their own before `cs_graph_step`, which they leave unchanged (the step's code stays as small
+// as without events); all three are skipped for a graph whose clips have none, and for a step
+// of no ticks. The search runs three times (count, count, write): it is mostly one compare per
+// event of a looping clip, and ordering on the GPU spares the CPU a sort of the whole list.
+
+/// 1 of 3: each workgroup's count of clip events.
 @compute @workgroup_size(64)
-fn cs_graph_clip_events(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
-    let ticks = vec2<u32>(u.ticks_lo, u.ticks_hi);
-    if i >= u.len || (ticks.x == 0u && ticks.y == 0u) {
-        return;
+fn cs_graph_clip_event_counts(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) k: u32, @builtin(workgroup_id) group: vec3<u32>) {
+    var n = 0u;
+    if id.x < u.len {
+        n = instance_clip_events(id.x, false, 0u);
     }
-    var m = machines[i];
-    let base = i * u.stride;
-    if (m.flags & (1u << 16u)) != 0u {
-        refresh_rates(&m, base);
+    group_scan(k, n);
+    if k == 63u {
+        graph_events.words[group_word(group.x)] = group_sums[63];
     }
-    let n = out_n(m);
-    let fresh = fresh_bits(m);
-    for (var slot = 1u; slot <= n; slot += 1u) {
-        let f = (fresh & (1u << slot)) != 0u;
-        find_clip_events(i, out_state(m, slot - 1u), slot - 1u, phase(m, slot), mul64(ticks, m.rates[slot]), f, base);
+}
+
+/// 2 of 3, one workgroup: each workgroup's count becomes its first place in the list (the
+/// counts before it), and the list's count every event found.
+@compute @workgroup_size(256)
+fn cs_graph_clip_event_offsets(@builtin(local_invocation_index) k: u32) {
+    let groups = (u.len + 63u) / 64u;
+    let per = (groups + 255u) / 256u;
+    let first = min(k * per, groups);
+    let end = min(first + per, groups);
+    var sum = 0u;
+    for (var g = first; g < end; g += 1u) {
+        sum = add_sat(sum, graph_events.words[group_word(g)]);
     }
-    find_clip_events(i, cur(m), n, phase(m, 0u), mul64(ticks, m.rates[0]), (fresh & FRESH_CURRENT) != 0u, base);
+    group_scan(k, sum);
+    var at = group_before(k);
+    for (var g = first; g < end; g += 1u) {
+        let n = graph_events.words[group_word(g)];
+        graph_events.words[group_word(g)] = at;
+        at = add_sat(at, n);
+    }
+    if k == 255u {
+        atomicStore(&graph_events.clip_count, group_sums[255]);
+        atomicStore(&graph_events.clip_kept, min(group_sums[255], u.clip_capacity));
+    }
+}
+
+/// 3 of 3: every instance's clip events, at its workgroup's first place plus those of the
+/// invocations before it.
+@compute @workgroup_size(64)
+fn cs_graph_clip_events(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) k: u32, @builtin(workgroup_id) group: vec3<u32>) {
+    var n = 0u;
+    let live = id.x < u.len;
+    if live {
+        n = instance_clip_events(id.x, false, 0u);
+    }
+    group_scan(k, n);
+    let at = add_sat(graph_events.words[group_word(group.x)], group_before(k));
+    if live && n > 0u {
+        if add_sat(at, n) <= u.clip_capacity {
+            instance_clip_events(id.x, true, at);
+        } else {
+            // the list ends before the first instance that does not fit
+            atomicMin(&graph_events.clip_kept, at);
+        }
+    }
 }
 
 @compute @workgroup_size(64)

@@ -2,7 +2,9 @@
 //! every instance's state machine and parameters in buffers, a frame's parameter changes
 //! uploaded as a list (∝ changes), and one compute pass that steps every state machine
 //! (`shaders/graph_step.wgsl`, the twin of throng_graph's CPU step), writes every instance's
-//! CPU-timed record and appends the state and clip events it fires. The tables come from `throng_graph::GraphLayout` (this crate does not link
+//! CPU-timed record and lists the state and clip events it fires (clip events in instance
+//! order, placed by a prefix sum on the GPU, so reading them back costs the CPU a copy, not a
+//! sort). The tables come from `throng_graph::GraphLayout` (this crate does not link
 //! throng-graph: the caller passes its words).
 
 use wgpu::util::DeviceExt;
@@ -61,7 +63,9 @@ pub struct StepEvents {
     /// Some state events fired past the capacity were lost (the list holds the first ones
     /// appended, in no set order).
     pub state_lost: bool,
-    /// Some clip events were lost, likewise.
+    /// Some clip events were lost: the list holds those of the first instances whose events
+    /// all fit in the capacity, in order (a prefix of the whole list, ending with a whole
+    /// instance's).
     pub clip_lost: bool,
 }
 
@@ -102,8 +106,10 @@ pub struct GraphPass {
     values: wgpu::Buffer,
     changes: wgpu::Buffer,
     changes_capacity: usize,
-    /// The state and clip event counts, two unused words, `state_capacity` state events, then
-    /// `clip_capacity` clip events.
+    /// The state and clip event counts, the clip events kept, an unused word,
+    /// `state_capacity` state events,
+    /// `clip_capacity` clip events, then a word per workgroup of 64 instances (where its clip
+    /// events start in the list).
     events: wgpu::Buffer,
     graph: wgpu::Buffer,
     clip_table: wgpu::Buffer,
@@ -112,8 +118,9 @@ pub struct GraphPass {
     layout: wgpu::BindGroupLayout,
     bind: wgpu::BindGroup,
     apply: wgpu::ComputePipeline,
-    /// The clip events search, `None` for a graph whose clips have no events.
-    clip_events: Option<wgpu::ComputePipeline>,
+    /// The clip events' three dispatches (count, place, write), `None` for a graph whose
+    /// clips have no events.
+    clip_events: Option<[wgpu::ComputePipeline; 3]>,
     step: wgpu::ComputePipeline,
     head: GraphStepParams,
     /// Timestamps around a step, where the device has them.
@@ -169,7 +176,8 @@ impl GraphPass {
         let (state_capacity, clip_capacity) = (capacity.state.max(1), capacity.clip.max(1));
         let event_bytes = EVENTS_HEAD_BYTES
             + state_capacity as u64 * STATE_EVENT_BYTES
-            + clip_capacity as u64 * CLIP_EVENT_BYTES;
+            + clip_capacity as u64 * CLIP_EVENT_BYTES
+            + (len as u64).div_ceil(64) * 4;
         let biggest = (len as u64 * per).max(event_bytes);
         let limit = limits
             .max_storage_buffer_binding_size
@@ -287,12 +295,12 @@ impl GraphPass {
             .chunks(throng_contract::graph_layout::CLIP_EVENTS_WORDS))
         .any(|w| w.get(1).is_some_and(|&n| n > 0));
         let clip_events = if any_events {
-            Some(compute_pipeline(
-                device,
-                Program::GraphStep,
-                &layout,
-                "cs_graph_clip_events",
-            )?)
+            let entry = |name| compute_pipeline(device, Program::GraphStep, &layout, name);
+            Some([
+                entry("cs_graph_clip_event_counts")?,
+                entry("cs_graph_clip_event_offsets")?,
+                entry("cs_graph_clip_events")?,
+            ])
         } else {
             None
         };
@@ -431,7 +439,8 @@ impl GraphPass {
             gpu.queue
                 .write_buffer(&self.changes, 0, bytemuck::cast_slice(changes));
         }
-        gpu.queue.write_buffer(&self.events, 0, &[0u8; 8]);
+        // the counts: state and clip events fired, clip events kept
+        gpu.queue.write_buffer(&self.events, 0, &[0u8; 12]);
         let mut enc = device.create_command_encoder(&Default::default());
         if let Some(t) = &self.timer {
             t.mark(&mut enc, 0);
@@ -444,9 +453,14 @@ impl GraphPass {
                 pass.dispatch_workgroups((changes.len() as u32).div_ceil(64), 1, 1);
             }
             // the clip events, from the machines before the step
-            if let (Some(p), true) = (&self.clip_events, ticks > 0) {
-                pass.set_pipeline(p);
-                pass.dispatch_workgroups(self.head.len.div_ceil(64), 1, 1);
+            if let (Some([count, place, write]), true) = (&self.clip_events, ticks > 0) {
+                let groups = self.head.len.div_ceil(64);
+                pass.set_pipeline(count);
+                pass.dispatch_workgroups(groups, 1, 1);
+                pass.set_pipeline(place);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(write);
+                pass.dispatch_workgroups(groups, 1, 1);
             }
             pass.set_pipeline(&self.step);
             pass.dispatch_workgroups(self.head.len.div_ceil(64), 1, 1);
@@ -612,7 +626,7 @@ impl GraphPass {
         let (state_capacity, clip_capacity) = (self.head.state_capacity, self.head.clip_capacity);
         let (states, clips) = (
             state_fired.min(state_capacity) as u64,
-            clip_fired.min(clip_capacity) as u64,
+            count(2).min(clip_fired).min(clip_capacity) as u64,
         );
         let mut out = StepEvents {
             state_lost: state_fired > state_capacity,
@@ -638,18 +652,40 @@ impl GraphPass {
         out.clip = bytemuck::pod_collect_to_vec(clip);
         // instances append in any order; each one's state events are adjacent and in order
         out.state.sort_by_key(|e| e[0]);
-        // a clip event's order is its key: instance, step fraction, place, clip, distance
-        // (highest word first), event
-        out.clip.sort_by_key(|e| {
-            (
-                e[0],
-                e[4],
-                (e[3] >> 4) & 0xf,
-                e[3] >> 8,
-                [e[7], e[6], e[5]],
-                e[2],
-            )
-        });
+        order_each_instance(&mut out.clip);
         Ok(out)
+    }
+}
+
+/// A clip event's place in the CPU step's order: instance, step fraction, shown state's place,
+/// clip, distance (highest word first), event.
+fn clip_event_key(e: &ClipEventWords) -> (u32, u32, u32, u32, [u32; 3], u32) {
+    (
+        e[0],
+        e[4],
+        (e[3] >> 4) & 0xf,
+        e[3] >> 8,
+        [e[7], e[6], e[5]],
+        e[2],
+    )
+}
+
+/// Puts each instance's clip events of `list` (listed by instance on the GPU, an instance's in
+/// the order its search found them) in the CPU step's order: one pass, sorting only the
+/// instances with two or more events that are out of order.
+fn order_each_instance(list: &mut [ClipEventWords]) {
+    let mut start = 0;
+    while start < list.len() {
+        let instance = list[start][0];
+        let end = start
+            + list[start..]
+                .iter()
+                .position(|e| e[0] != instance)
+                .unwrap_or(list.len() - start);
+        let run = &mut list[start..end];
+        if !run.is_sorted_by_key(clip_event_key) {
+            run.sort_by_key(clip_event_key);
+        }
+        start = end;
     }
 }
