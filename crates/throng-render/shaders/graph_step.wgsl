@@ -65,7 +65,8 @@ struct GraphMachine {
 // kept, an unused word, then `state_capacity` state
 // events of four words (instance, state, event, kind), then `clip_capacity` clip events of
 // eight (instance, clip, event, 2 | slot << 4 | k << 8, step fraction, distance's three words),
-// then a word per workgroup of 64 instances (its clip events' count, then its first place).
+// then a word per workgroup of 64 instances (its clip events' count, then its first place),
+// then a word per instance (its clip events' count).
 // State events are appended as they fire; appends stop once the list is full, and its count
 // then ends past the capacity (by at most the appends already under way), which reports the
 // loss. Clip events are listed in instance order, an instance's in the order found; the count
@@ -324,6 +325,11 @@ fn put_clip_event(at: u32, head: vec4<u32>, tail: vec4<u32>) {
 /// The word of workgroup `g`'s clip event count (then its first place in the list).
 fn group_word(g: u32) -> u32 {
     return u.state_capacity * 4u + u.clip_capacity * 8u + g;
+}
+
+/// The word of instance `i`'s clip event count.
+fn count_word(i: u32) -> u32 {
+    return group_word((u.len + 63u) / 64u) + i;
 }
 
 /// a + b, saturating at 2^32 − 1 (a step's event count has no upper bound of its own).
@@ -699,15 +705,16 @@ fn cs_graph_params(@builtin(global_invocation_id) id: vec3<u32>) {
 // The clip events of the step about to run, listed in instance order by three dispatches of
 // their own before `cs_graph_step`, which they leave unchanged (the step's code stays as small
 // as without events); all three are skipped for a graph whose clips have none, and for a step
-// of no ticks. The search runs three times (count, count, write): it is mostly one compare per
-// event of a looping clip, and ordering on the GPU spares the CPU a sort of the whole list.
+// of no ticks. The search runs twice (count, write): it is mostly one compare per event of a
+// looping clip, and ordering on the GPU spares the CPU a sort of the whole list.
 
-/// 1 of 3: each workgroup's count of clip events.
+/// 1 of 3: each instance's and each workgroup's count of clip events.
 @compute @workgroup_size(64)
 fn cs_graph_clip_event_counts(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) k: u32, @builtin(workgroup_id) group: vec3<u32>) {
     var n = 0u;
     if id.x < u.len {
         n = instance_clip_events(id.x, false, 0u);
+        graph_events.words[count_word(id.x)] = n;
     }
     group_scan(k, n);
     if k == 63u {
@@ -747,7 +754,7 @@ fn cs_graph_clip_events(@builtin(global_invocation_id) id: vec3<u32>, @builtin(l
     var n = 0u;
     let live = id.x < u.len;
     if live {
-        n = instance_clip_events(id.x, false, 0u);
+        n = graph_events.words[count_word(id.x)];
     }
     group_scan(k, n);
     let at = add_sat(graph_events.words[group_word(group.x)], group_before(k));

@@ -16,58 +16,12 @@ use crate::readback::{map_read, read_buffer};
 use crate::shaders::Program;
 
 pub use crate::graph_check::{GraphTables, MACHINE_WORDS};
+pub use crate::graph_events::{ClipEventWords, EventCapacity, StateEventWords, StepEvents};
+use crate::graph_events::{Kept, LateEvents, EVENTS_HEAD_BYTES};
 
 /// One parameter change: instance, parameter index, the value's bits, 0. Of several changes
 /// to one parameter in a frame only the last may be sent (the pass applies them in parallel).
 pub type ParamChange = [u32; 4];
-
-/// A state event the pass fired: instance, state, event name index, kind (0 entry, 1 exit).
-pub type StateEventWords = [u32; 4];
-
-/// A clip event the pass fired: instance, clip, event index (into the clip's
-/// `ClipInfo::events`), `2 | slot << 4 | k << 8` (the shown state's place, outgoing states
-/// first; the clip's index among the state's clips), the step fraction
-/// (`graph_time::step_fraction`, 2^-30 of the step) and the crossing's distance from the
-/// state's phase at the step's start (2^-64 cycles, three words, lowest first).
-pub type ClipEventWords = [u32; 8];
-
-/// How many events of each kind a step keeps ([`GraphPass::new`]): the two kinds have their own
-/// lists, so a burst of clip events never crowds out a state event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EventCapacity {
-    /// State events (16 B each on the GPU). An instance fires at most an exit and an entry a
-    /// step, so twice the crowd never overflows.
-    pub state: u32,
-    /// Clip events (32 B each).
-    pub clip: u32,
-}
-
-impl EventCapacity {
-    /// Room for every state event of a crowd of `len` (2 each) and for `clip` clip events.
-    pub fn for_crowd(len: usize, clip: u32) -> EventCapacity {
-        EventCapacity {
-            state: (2 * len).min(u32::MAX as usize) as u32,
-            clip,
-        }
-    }
-}
-
-/// The events of one step, read back ([`GraphPass::read_events`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct StepEvents {
-    /// State events by instance, an instance's in the order fired.
-    pub state: Vec<StateEventWords>,
-    /// Clip events by instance, an instance's by step fraction (ties: by the shown state's
-    /// place, the clip, the distance, the event index), as throng_graph's CPU step lists them.
-    pub clip: Vec<ClipEventWords>,
-    /// Some state events fired past the capacity were lost (the list holds the first ones
-    /// appended, in no set order).
-    pub state_lost: bool,
-    /// Some clip events were lost: the list holds those of the first instances whose events
-    /// all fit in the capacity, in order (a prefix of the whole list, ending with a whole
-    /// instance's).
-    pub clip_lost: bool,
-}
 
 /// The step's parameters, WGSL `GraphStepParams` (64 B; its layout is checked against this in
 /// `tests/shaders.rs`): instances, parameters per instance, the step's ticks (low and high
@@ -94,11 +48,6 @@ pub struct GraphStepParams {
     pub state_capacity: u32,
 }
 
-/// Bytes of a state event and of a clip event in the events buffer, and of its header.
-const STATE_EVENT_BYTES: u64 = 16;
-const CLIP_EVENT_BYTES: u64 = 32;
-const EVENTS_HEAD_BYTES: u64 = 16;
-
 /// A crowd's graph state on the GPU and the pass that steps it.
 pub struct GraphPass {
     params_uniform: wgpu::Buffer,
@@ -109,7 +58,7 @@ pub struct GraphPass {
     /// The state and clip event counts, the clip events kept, an unused word,
     /// `state_capacity` state events,
     /// `clip_capacity` clip events, then a word per workgroup of 64 instances (where its clip
-    /// events start in the list).
+    /// events start in the list) and a word per instance (how many it has).
     events: wgpu::Buffer,
     graph: wgpu::Buffer,
     clip_table: wgpu::Buffer,
@@ -127,6 +76,9 @@ pub struct GraphPass {
     timer: Option<crate::frame::FrameTimer>,
     /// A bit per (instance, parameter), all clear between steps ([`Self::check_changes`]).
     seen: Vec<u64>,
+    /// Each step's events copied for [`Self::take_events`], once asked for
+    /// ([`Self::queue_event_reads`]).
+    late: Option<LateEvents>,
 }
 
 fn storage(device: &wgpu::Device, label: &str, bytes: &[u8], copy: bool) -> wgpu::Buffer {
@@ -174,10 +126,13 @@ impl GraphPass {
         // the events
         let per = (MACHINE_WORDS * 4).max(64) as u64;
         let (state_capacity, clip_capacity) = (capacity.state.max(1), capacity.clip.max(1));
-        let event_bytes = EVENTS_HEAD_BYTES
-            + state_capacity as u64 * STATE_EVENT_BYTES
-            + clip_capacity as u64 * CLIP_EVENT_BYTES
-            + (len as u64).div_ceil(64) * 4;
+        let event_bytes = crate::graph_events::buffer_bytes(
+            len,
+            EventCapacity {
+                state: state_capacity,
+                clip: clip_capacity,
+            },
+        );
         let biggest = (len as u64 * per).max(event_bytes);
         let limit = limits
             .max_storage_buffer_binding_size
@@ -349,6 +304,7 @@ impl GraphPass {
             head,
             timer: crate::frame::FrameTimer::new(device),
             seen: Vec::new(),
+            late: None,
         })
     }
 
@@ -469,8 +425,51 @@ impl GraphPass {
             t.mark(&mut enc, 1);
             t.resolve(&mut enc, false);
         }
-        gpu.queue.submit([enc.finish()]);
+        let capacity = self.capacity();
+        if let Some(late) = &mut self.late {
+            late.copy(&mut enc, &self.events, capacity);
+        }
+        let submission = gpu.queue.submit([enc.finish()]);
+        if let Some(late) = &mut self.late {
+            late.map(submission);
+        }
         Ok(())
+    }
+
+    /// The event lists' capacities.
+    fn capacity(&self) -> EventCapacity {
+        EventCapacity {
+            state: self.head.state_capacity,
+            clip: self.head.clip_capacity,
+        }
+    }
+
+    /// From the next step on (`on`), each step also copies its events for
+    /// [`Self::take_events`], to be read a frame later without waiting (docs/graph.md "On the
+    /// GPU"); off, a copy not yet taken is dropped.
+    pub fn queue_event_reads(&mut self, gpu: &Gpu, on: bool) {
+        match (on, &mut self.late) {
+            (true, None) => self.late = Some(LateEvents::new(&gpu.device, self.capacity())),
+            (false, Some(late)) => {
+                late.drop_pending();
+                self.late = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// The events of the last step, from the copy it queued ([`Self::queue_event_reads`]):
+    /// taken in the next frame, before the next step, the copy has normally arrived and
+    /// nothing waits (where it has not, this waits for that step). Equal to what
+    /// [`Self::read_events`] returns for that step. Empty when no step queued a copy, or the
+    /// copy was already taken; a step drops the copy of the one before that was not taken.
+    pub fn take_events(&mut self, gpu: &Gpu) -> Result<StepEvents, RenderError> {
+        let capacity = self.capacity();
+        let Some(late) = &mut self.late else {
+            return Ok(StepEvents::default());
+        };
+        let events = &self.events;
+        late.take(gpu, capacity, |ranges| read_ranges(gpu, events, ranges))
     }
 
     /// Waits for the last step and returns its GPU time in nanoseconds (the parameter changes
@@ -533,26 +532,7 @@ impl GraphPass {
     }
 
     fn read(&self, gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, RenderError> {
-        self.read_ranges(gpu, buffer, &[(0, size)])
-    }
-
-    /// The ranges `(offset, size)` of `buffer` (multiples of 4), one after the other.
-    fn read_ranges(
-        &self,
-        gpu: &Gpu,
-        buffer: &wgpu::Buffer,
-        ranges: &[(u64, u64)],
-    ) -> Result<Vec<u8>, RenderError> {
-        let total: u64 = ranges.iter().map(|r| r.1).sum();
-        let read = read_buffer(&gpu.device, "throng graph readback", total);
-        let mut enc = gpu.device.create_command_encoder(&Default::default());
-        let mut at = 0;
-        for &(offset, size) in ranges.iter().filter(|r| r.1 > 0) {
-            enc.copy_buffer_to_buffer(buffer, offset, &read, at, size);
-            at += size;
-        }
-        gpu.queue.submit([enc.finish()]);
-        map_read(gpu, &read)
+        read_ranges(gpu, buffer, &[(0, size)])
     }
 
     /// Every instance's state machine (`MACHINE_WORDS` words each).
@@ -617,75 +597,48 @@ impl GraphPass {
         )?))
     }
 
-    /// The state and clip events of the last step (waits for it).
+    /// The state and clip events of the last step (waits for it, and reads twice: the counts,
+    /// then the lists). [`Self::take_events`] reads a step's a frame later without waiting.
     pub fn read_events(&self, gpu: &Gpu) -> Result<StepEvents, RenderError> {
         let head: Vec<u32> =
             bytemuck::pod_collect_to_vec(&self.read(gpu, &self.events, EVENTS_HEAD_BYTES)?);
-        let count = |k: usize| head.get(k).copied().unwrap_or(0);
-        let (state_fired, clip_fired) = (count(0), count(1));
-        let (state_capacity, clip_capacity) = (self.head.state_capacity, self.head.clip_capacity);
-        let (states, clips) = (
-            state_fired.min(state_capacity) as u64,
-            count(2).min(clip_fired).min(clip_capacity) as u64,
-        );
-        let mut out = StepEvents {
-            state_lost: state_fired > state_capacity,
-            clip_lost: clip_fired > clip_capacity,
-            ..StepEvents::default()
-        };
-        if states + clips == 0 {
-            return Ok(out);
+        let capacity = self.capacity();
+        let kept = Kept::new(&head, capacity);
+        if kept.states + kept.clips == 0 {
+            return Ok(kept.events(&[], &[]));
         }
         // one read of the two lists' kept parts
-        let clips_at = EVENTS_HEAD_BYTES + state_capacity as u64 * STATE_EVENT_BYTES;
-        let state_bytes = states * STATE_EVENT_BYTES;
-        let bytes = self.read_ranges(
+        let state_bytes = kept.states * crate::graph_events::STATE_EVENT_BYTES;
+        let bytes = read_ranges(
             gpu,
             &self.events,
             &[
                 (EVENTS_HEAD_BYTES, state_bytes),
-                (clips_at, clips * CLIP_EVENT_BYTES),
+                (
+                    crate::graph_events::clips_at(capacity),
+                    kept.clips * crate::graph_events::CLIP_EVENT_BYTES,
+                ),
             ],
         )?;
-        let (state, clip) = bytes.split_at(state_bytes as usize);
-        out.state = bytemuck::pod_collect_to_vec(state);
-        out.clip = bytemuck::pod_collect_to_vec(clip);
-        // instances append in any order; each one's state events are adjacent and in order
-        out.state.sort_by_key(|e| e[0]);
-        order_each_instance(&mut out.clip);
-        Ok(out)
+        let (state, clip) = bytes.split_at(state_bytes.min(bytes.len() as u64) as usize);
+        Ok(kept.events(state, clip))
     }
 }
 
-/// A clip event's place in the CPU step's order: instance, step fraction, shown state's place,
-/// clip, distance (highest word first), event.
-fn clip_event_key(e: &ClipEventWords) -> (u32, u32, u32, u32, [u32; 3], u32) {
-    (
-        e[0],
-        e[4],
-        (e[3] >> 4) & 0xf,
-        e[3] >> 8,
-        [e[7], e[6], e[5]],
-        e[2],
-    )
-}
-
-/// Puts each instance's clip events of `list` (listed by instance on the GPU, an instance's in
-/// the order its search found them) in the CPU step's order: one pass, sorting only the
-/// instances with two or more events that are out of order.
-fn order_each_instance(list: &mut [ClipEventWords]) {
-    let mut start = 0;
-    while start < list.len() {
-        let instance = list[start][0];
-        let end = start
-            + list[start..]
-                .iter()
-                .position(|e| e[0] != instance)
-                .unwrap_or(list.len() - start);
-        let run = &mut list[start..end];
-        if !run.is_sorted_by_key(clip_event_key) {
-            run.sort_by_key(clip_event_key);
-        }
-        start = end;
+/// The ranges `(offset, size)` of `buffer` (multiples of 4), one after the other (waits).
+fn read_ranges(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    ranges: &[(u64, u64)],
+) -> Result<Vec<u8>, RenderError> {
+    let total: u64 = ranges.iter().map(|r| r.1).sum();
+    let read = read_buffer(&gpu.device, "throng graph readback", total);
+    let mut enc = gpu.device.create_command_encoder(&Default::default());
+    let mut at = 0;
+    for &(offset, size) in ranges.iter().filter(|r| r.1 > 0) {
+        enc.copy_buffer_to_buffer(buffer, offset, &read, at, size);
+        at += size;
     }
+    gpu.queue.submit([enc.finish()]);
+    map_read(gpu, &read)
 }

@@ -36,6 +36,7 @@ mod frame;
 pub mod gpu_asset;
 pub mod gpu_types;
 mod graph_check;
+mod graph_events;
 pub mod graph_pass;
 mod layouts;
 pub mod light;

@@ -107,7 +107,17 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
     let (mut events, mut fades, mut interrupted) = (0usize, 0usize, 0usize);
     let mut clip_events = 0usize;
     let mut layers = 0usize;
+    // every step also copies its events to be taken a frame late: they must equal the list
+    // read back at once
+    pass.queue_event_reads(gpu, true);
+    let mut last_read: Option<throng_render::graph_pass::StepEvents> = None;
     for frame in 0..FRAMES {
+        let late = pass.take_events(gpu).expect("late events");
+        assert_eq!(
+            Some(late),
+            last_read.take().or(Some(Default::default())),
+            "{label}: frame {frame}: the last step's events taken late"
+        );
         // ~3 % of the instances get a change; of several to one parameter the last is sent
         let mut changes: Vec<ParamChange> = Vec::new();
         for _ in 0..(INSTANCES * 3 / 100) {
@@ -126,6 +136,7 @@ pub fn graph_gpu_scenario(gpu: &throng_render::Gpu, label: &str) {
         pass.step(gpu, ticks, &changes).expect("graph step");
 
         let got_all = pass.read_events(gpu).expect("events");
+        last_read = Some(got_all.clone());
         let got_events = got_all.state;
         let want_events: Vec<[u32; 4]> = (crowd.events().iter())
             .map(|e| {

@@ -1,0 +1,377 @@
+//! The events a GPU graph step lists (docs/graph.md "On the GPU"): their words, the layout of
+//! the buffer the pass lists them in, putting an instance's clip events in the CPU step's
+//! order, and reading a step's lists back one frame late without waiting.
+//!
+//! The buffer: four words (state events fired, clip events fired, clip events kept, unused),
+//! `state` state events of [`StateEventWords`], `clip` clip events of [`ClipEventWords`]
+//! ([`EventCapacity`]), then a word per workgroup of 64 instances and a word per instance
+//! (`shaders/graph_step.wgsl`, `GraphEvents`).
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use crate::device::Gpu;
+use crate::error::RenderError;
+
+/// A state event the pass fired: instance, state, event name index, kind (0 entry, 1 exit).
+pub type StateEventWords = [u32; 4];
+
+/// A clip event the pass fired: instance, clip, event index (into the clip's
+/// `ClipInfo::events`), `2 | slot << 4 | k << 8` (the shown state's place, outgoing states
+/// first; the clip's index among the state's clips), the step fraction
+/// (`graph_time::step_fraction`, 2^-30 of the step) and the crossing's distance from the
+/// state's phase at the step's start (2^-64 cycles, three words, lowest first).
+pub type ClipEventWords = [u32; 8];
+
+/// How many events of each kind a step keeps ([`crate::graph_pass::GraphPass::new`]): the two kinds have their own
+/// lists, so a burst of clip events never crowds out a state event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventCapacity {
+    /// State events (16 B each on the GPU). An instance fires at most an exit and an entry a
+    /// step, so twice the crowd never overflows.
+    pub state: u32,
+    /// Clip events (32 B each).
+    pub clip: u32,
+}
+
+impl EventCapacity {
+    /// Room for every state event of a crowd of `len` (2 each) and for `clip` clip events.
+    pub fn for_crowd(len: usize, clip: u32) -> EventCapacity {
+        EventCapacity {
+            state: (2 * len).min(u32::MAX as usize) as u32,
+            clip,
+        }
+    }
+}
+
+/// The events of one step, read back ([`crate::graph_pass::GraphPass::read_events`], [`crate::graph_pass::GraphPass::take_events`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StepEvents {
+    /// State events by instance, an instance's in the order fired.
+    pub state: Vec<StateEventWords>,
+    /// Clip events by instance, an instance's by step fraction (ties: by the shown state's
+    /// place, the clip, the distance, the event index), as throng_graph's CPU step lists them.
+    pub clip: Vec<ClipEventWords>,
+    /// Some state events fired past the capacity were lost (the list holds the first ones
+    /// appended, in no set order).
+    pub state_lost: bool,
+    /// Some clip events were lost: the list holds those of the first instances whose events
+    /// all fit in the capacity, in order (a prefix of the whole list, ending with a whole
+    /// instance's).
+    pub clip_lost: bool,
+}
+
+/// Bytes of a state event and of a clip event in the events buffer, and of its head.
+pub(crate) const STATE_EVENT_BYTES: u64 = 16;
+pub(crate) const CLIP_EVENT_BYTES: u64 = 32;
+pub(crate) const EVENTS_HEAD_BYTES: u64 = 16;
+
+/// The events buffer's bytes for `len` instances and `capacity` (capacities of at least one).
+pub(crate) fn buffer_bytes(len: usize, capacity: EventCapacity) -> u64 {
+    EVENTS_HEAD_BYTES
+        + capacity.state as u64 * STATE_EVENT_BYTES
+        + capacity.clip as u64 * CLIP_EVENT_BYTES
+        + (len as u64).div_ceil(64) * 4
+        + len as u64 * 4
+}
+
+/// Where the clip event list starts in the buffer.
+pub(crate) fn clips_at(capacity: EventCapacity) -> u64 {
+    EVENTS_HEAD_BYTES + capacity.state as u64 * STATE_EVENT_BYTES
+}
+
+/// What a step's head words say: the events kept of each kind, and whether any were lost.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Kept {
+    pub(crate) states: u64,
+    pub(crate) clips: u64,
+    state_lost: bool,
+    clip_lost: bool,
+}
+
+impl Kept {
+    /// From the head's words (missing words read as 0) and the capacities.
+    pub(crate) fn new(head: &[u32], capacity: EventCapacity) -> Kept {
+        let word = |k: usize| head.get(k).copied().unwrap_or(0);
+        let (state_fired, clip_fired, clip_kept) = (word(0), word(1), word(2));
+        Kept {
+            states: state_fired.min(capacity.state) as u64,
+            clips: clip_kept.min(clip_fired).min(capacity.clip) as u64,
+            state_lost: state_fired > capacity.state,
+            clip_lost: clip_fired > capacity.clip,
+        }
+    }
+
+    /// The events from the kept parts of the two lists' bytes, each in the CPU step's order.
+    pub(crate) fn events(&self, state: &[u8], clip: &[u8]) -> StepEvents {
+        let mut out = StepEvents {
+            state: bytemuck::pod_collect_to_vec(state),
+            clip: bytemuck::pod_collect_to_vec(clip),
+            state_lost: self.state_lost,
+            clip_lost: self.clip_lost,
+        };
+        // instances append in any order; each one's state events are adjacent and in order
+        out.state.sort_by_key(|e| e[0]);
+        order_each_instance(&mut out.clip);
+        out
+    }
+}
+
+/// A clip event's place in the CPU step's order: instance, step fraction, shown state's place,
+/// clip, distance (highest word first), event.
+fn clip_event_key(e: &ClipEventWords) -> (u32, u32, u32, u32, [u32; 3], u32) {
+    (
+        e[0],
+        e[4],
+        (e[3] >> 4) & 0xf,
+        e[3] >> 8,
+        [e[7], e[6], e[5]],
+        e[2],
+    )
+}
+
+/// Puts each instance's clip events of `list` (listed by instance on the GPU, an instance's in
+/// the order its search found them) in the CPU step's order: one pass, sorting only the
+/// instances with two or more events that are out of order.
+fn order_each_instance(list: &mut [ClipEventWords]) {
+    let mut start = 0;
+    while start < list.len() {
+        let instance = list[start][0];
+        let end = start
+            + list[start..]
+                .iter()
+                .position(|e| e[0] != instance)
+                .unwrap_or(list.len() - start);
+        let run = &mut list[start..end];
+        if !run.is_sorted_by_key(clip_event_key) {
+            run.sort_by_key(clip_event_key);
+        }
+        start = end;
+    }
+}
+
+/// A step's events copied, after the step, into a buffer mapped without waiting
+/// ([`crate::graph_pass::GraphPass::take_events`]): read a frame later, the copy has normally
+/// arrived. The copy holds `room` events of each kind; a step that keeps more is read from the
+/// events buffer itself (still the step's: the next step has not run).
+pub(crate) struct LateEvents {
+    staging: wgpu::Buffer,
+    /// State and clip events the staging buffer has room for.
+    room: (u64, u64),
+    /// The mapping under way: 0 mapping, 1 mapped, 2 failed; `None` when no step is pending.
+    pending: Option<Arc<AtomicU8>>,
+    submission: Option<wgpu::SubmissionIndex>,
+}
+
+/// Bytes a late copy of `room` events takes.
+fn staging_bytes(room: (u64, u64)) -> u64 {
+    EVENTS_HEAD_BYTES + room.0 * STATE_EVENT_BYTES + room.1 * CLIP_EVENT_BYTES
+}
+
+impl LateEvents {
+    /// Room for a few hundred events to start with; it grows to what steps keep.
+    pub(crate) fn new(device: &wgpu::Device, capacity: EventCapacity) -> LateEvents {
+        let room = (
+            (capacity.state as u64).min(256),
+            (capacity.clip as u64).min(256),
+        );
+        LateEvents {
+            staging: crate::readback::read_buffer(
+                device,
+                "throng graph events, late",
+                staging_bytes(room),
+            ),
+            room,
+            pending: None,
+            submission: None,
+        }
+    }
+
+    /// Drops a step's copy that was not taken (the buffer is about to be written again).
+    pub(crate) fn drop_pending(&mut self) {
+        if self.pending.take().is_some() {
+            self.staging.unmap();
+        }
+        self.submission = None;
+    }
+
+    /// Encodes the copy of the head and the first `room` events of each list (after the step's
+    /// dispatches, in the same encoder).
+    pub(crate) fn copy(
+        &mut self,
+        enc: &mut wgpu::CommandEncoder,
+        events: &wgpu::Buffer,
+        capacity: EventCapacity,
+    ) {
+        self.drop_pending();
+        let state_bytes = EVENTS_HEAD_BYTES + self.room.0 * STATE_EVENT_BYTES;
+        enc.copy_buffer_to_buffer(events, 0, &self.staging, 0, state_bytes);
+        if self.room.1 > 0 {
+            enc.copy_buffer_to_buffer(
+                events,
+                clips_at(capacity),
+                &self.staging,
+                state_bytes,
+                self.room.1 * CLIP_EVENT_BYTES,
+            );
+        }
+    }
+
+    /// After the copy's submission: maps the copy without waiting.
+    pub(crate) fn map(&mut self, submission: wgpu::SubmissionIndex) {
+        let state = Arc::new(AtomicU8::new(0));
+        let done = Arc::clone(&state);
+        self.staging
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |r| {
+                done.store(if r.is_ok() { 1 } else { 2 }, Ordering::Release);
+            });
+        self.pending = Some(state);
+        self.submission = Some(submission);
+    }
+
+    /// The pending step's events: waits only for a copy that has not arrived; a list longer
+    /// than the copy's room is read with `read_rest` (the byte ranges of the events buffer it
+    /// takes), and the room grows for the next steps.
+    pub(crate) fn take(
+        &mut self,
+        gpu: &Gpu,
+        capacity: EventCapacity,
+        read_rest: impl FnOnce(&[(u64, u64)]) -> Result<Vec<u8>, RenderError>,
+    ) -> Result<StepEvents, RenderError> {
+        let Some(state) = self.pending.take() else {
+            return Ok(StepEvents::default());
+        };
+        let submission = self.submission.take();
+        let poll = |p| {
+            gpu.device
+                .poll(p)
+                .map_err(|e| RenderError::Readback(e.to_string()))
+        };
+        poll(wgpu::PollType::Poll)?;
+        if state.load(Ordering::Acquire) == 0 {
+            poll(wgpu::PollType::Wait {
+                submission_index: submission,
+                timeout: None,
+            })?;
+        }
+        if state.load(Ordering::Acquire) != 1 {
+            self.staging.unmap();
+            return Err(RenderError::Readback(
+                "mapping a graph step's events for reading failed".into(),
+            ));
+        }
+        let taken = {
+            let mapped = (self.staging.slice(..).get_mapped_range())
+                .map_err(|e| RenderError::Readback(format!("{e:?}")))?;
+            let head: Vec<u32> =
+                bytemuck::pod_collect_to_vec(&mapped[..EVENTS_HEAD_BYTES as usize]);
+            let kept = Kept::new(&head, capacity);
+            if kept.states <= self.room.0 && kept.clips <= self.room.1 {
+                let state_at = EVENTS_HEAD_BYTES as usize;
+                let clip_at = state_at + (self.room.0 * STATE_EVENT_BYTES) as usize;
+                Ok(kept.events(
+                    &mapped[state_at..state_at + (kept.states * STATE_EVENT_BYTES) as usize],
+                    &mapped[clip_at..clip_at + (kept.clips * CLIP_EVENT_BYTES) as usize],
+                ))
+            } else {
+                Err(kept)
+            }
+        };
+        self.staging.unmap();
+        match taken {
+            Ok(events) => Ok(events),
+            Err(kept) => {
+                // longer than the copy: read from the step's own buffer, and grow the room
+                let state_bytes = kept.states * STATE_EVENT_BYTES;
+                let bytes = read_rest(&[
+                    (EVENTS_HEAD_BYTES, state_bytes),
+                    (clips_at(capacity), kept.clips * CLIP_EVENT_BYTES),
+                ])?;
+                let (state, clip) = bytes.split_at(state_bytes.min(bytes.len() as u64) as usize);
+                let grow = |kept: u64, room: u64, most: u32| {
+                    if kept > room {
+                        (kept + kept / 4).next_power_of_two().min(most as u64)
+                    } else {
+                        room
+                    }
+                };
+                self.room = (
+                    grow(kept.states, self.room.0, capacity.state),
+                    grow(kept.clips, self.room.1, capacity.clip),
+                );
+                self.staging = crate::readback::read_buffer(
+                    &gpu.device,
+                    "throng graph events, late",
+                    staging_bytes(self.room),
+                );
+                Ok(kept.events(state, clip))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(instance: u32, fraction: u32, slot: u32, k: u32, event: u32) -> ClipEventWords {
+        [
+            instance,
+            0,
+            event,
+            2 | slot << 4 | k << 8,
+            fraction,
+            0,
+            0,
+            0,
+        ]
+    }
+
+    #[test]
+    fn each_instance_is_put_in_the_cpu_steps_order_and_instances_stay_put() {
+        // as the GPU lists them: by instance, an instance's in the order its search found them
+        // (outgoing state first, whatever the step fraction)
+        let mut list = vec![
+            event(3, 900, 0, 0, 0),
+            event(3, 100, 1, 0, 1),
+            event(3, 100, 0, 1, 0),
+            event(5, 7, 0, 0, 2),
+            event(8, 50, 1, 0, 0),
+            event(8, 60, 0, 0, 0),
+        ];
+        let mut want = list.clone();
+        want.sort_by_key(clip_event_key);
+        order_each_instance(&mut list);
+        assert_eq!(list, want);
+        assert_eq!(
+            list.iter().map(|e| (e[0], e[4])).collect::<Vec<_>>(),
+            [(3, 100), (3, 100), (3, 900), (5, 7), (8, 50), (8, 60)]
+        );
+        // ties on the fraction: the shown state's place, then the clip
+        assert_eq!((list[0][3] >> 4) & 0xf, 0);
+        assert_eq!(list[0][3] >> 8, 1);
+    }
+
+    #[test]
+    fn the_head_says_what_was_kept_and_lost() {
+        let capacity = EventCapacity { state: 4, clip: 10 };
+        // fired past the capacity; the clip list kept whole instances' 7
+        let k = Kept::new(&[6, 12, 7, 0], capacity);
+        assert_eq!(
+            (k.states, k.clips, k.state_lost, k.clip_lost),
+            (4, 7, true, true)
+        );
+        // nothing fired; a short head reads as nothing
+        let k = Kept::new(&[0, 0, 0, 0], capacity);
+        assert_eq!(
+            (k.states, k.clips, k.state_lost, k.clip_lost),
+            (0, 0, false, false)
+        );
+        let k = Kept::new(&[], capacity);
+        assert_eq!((k.states, k.clips), (0, 0));
+        // a lying head never claims more than fired or than the capacity
+        let k = Kept::new(&[1, 3, 9, 0], capacity);
+        assert_eq!(k.clips, 3);
+    }
+}
