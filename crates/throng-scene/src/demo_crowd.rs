@@ -355,6 +355,9 @@ impl DemoCrowd {
             &self.clip_table,
             throng_render::graph_pass::EventCapacity::for_crowd(n, n.max(64) as u32),
         )?;
+        let mut pass = pass;
+        // the events are counted a frame late, so the frame never waits for the GPU's step
+        pass.queue_event_reads(gpu, true);
         self.on_gpu = Some(OnGpu {
             pass,
             changes: Vec::new(),
@@ -371,8 +374,9 @@ impl DemoCrowd {
     }
 
     /// [`Self::step`] with the graph on the GPU (`gpu`: the device it was moved to): the
-    /// script's changes are uploaded and the pass steps every instance; the state events it
-    /// fired are counted. False, and nothing stepped, when the graph is not on the GPU.
+    /// script's changes are uploaded and the pass steps every instance; the state events the
+    /// last step fired are counted (taken a frame late, without waiting). False, and nothing
+    /// stepped, when the graph is not on the GPU.
     pub fn step_on_gpu(
         &mut self,
         gpu: &throng_render::Gpu,
@@ -386,9 +390,9 @@ impl DemoCrowd {
         let _ = self.run_script();
         if let Some(on) = self.on_gpu.as_mut() {
             let ticks = on.clock.advance(dt);
+            self.stats.events += on.pass.take_events(gpu)?.state.len() as u64;
             on.pass.step(gpu, ticks, &on.changes)?;
             on.changes.clear();
-            self.stats.events += on.pass.read_events(gpu)?.state.len() as u64;
         }
         self.stats.time += t0.elapsed();
         self.stats.steps += 1;

@@ -20,8 +20,9 @@ pub struct Args {
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
     pub rounds: u64,
     /// Play the fox's clip events (footsteps) on both sides: the pass fires them on the GPU, and
-    /// the ratio also counts reading them back (the "events read back" column, timed in every
-    /// run but counted in the ratio only with this flag).
+    /// the ratio also counts taking them a frame late (the "events taken a frame late" column,
+    /// timed in every run but counted in the ratio only with this flag; "events read at once"
+    /// times the waiting read beside it).
     #[arg(long)]
     pub clip_events: bool,
     /// Print the report as JSON.

@@ -561,9 +561,9 @@ fn print_runtime(crowd: &DemoCrowd) {
     if crowd.graph_on_gpu() {
         println!(
             "runtime: {:.3} ms per update on the CPU (the locomotion graph stepped on the GPU: the \
-             script, its parameter changes uploaded and the state events read back; {} instances, \
-             {} updates = {:.1} s simulated, the warm-up on the CPU included; {} parameter \
-             changes, {} state events fired)",
+             script, its parameter changes uploaded and the last step's state events taken a \
+             frame late; {} instances, {} updates = {:.1} s simulated, the warm-up on the CPU \
+             included; {} parameter changes, {} state events fired)",
             s.ms_per_step(),
             thousands(crowd.len() as u64),
             s.steps,
