@@ -13,6 +13,7 @@ use throng_runtime::{
     PlayOptions, PlaybackCommand, PlaybackControl, CHUNK,
 };
 
+mod compact_floor;
 mod state_floor;
 pub mod versus;
 
@@ -93,6 +94,11 @@ pub struct BenchReport {
     pub state_floor_ms: f64,
     /// `ms_per_frame / state_floor_ms` (0 without a floor).
     pub ratio_to_state_floor: f64,
+    /// CPU-timed with two layers: median time of a sketch of a 16 B read-only state's update
+    /// (`compact_floor.rs`: each layer's start tick and a shared layer set, positions worked
+    /// out from the ticks elapsed, the 64 B record streamed), in the same run (ms); 0
+    /// otherwise. Not the runtime: what issue 50's Build 2 layout would cost.
+    pub compact_floor_ms: f64,
     pub changing: f64,
     pub changes_per_frame: usize,
     pub layers: u32,
@@ -251,6 +257,7 @@ struct Samples {
     memset: Vec<f64>,
     floor: Vec<f64>,
     state_floor: Vec<f64>,
+    compact_floor: Vec<f64>,
     events: usize,
     dirty: usize,
 }
@@ -265,6 +272,8 @@ struct Baselines {
     at: Vec<usize>,
     /// CPU-timed: the runtime's fast-path state, shaped alike.
     state: Option<state_floor::StateFloor>,
+    /// CPU-timed with two layers: the 16 B state sketch.
+    compact: Option<compact_floor::CompactFloor>,
 }
 
 impl Baselines {
@@ -283,6 +292,8 @@ impl Baselines {
             at: Vec::with_capacity(plan.changes),
             state: (cfg.mode == BenchMode::Cpu)
                 .then(|| state_floor::StateFloor::new(n, cfg.layers)),
+            compact: (cfg.mode == BenchMode::Cpu && cfg.layers >= 2)
+                .then(|| compact_floor::CompactFloor::new(n)),
         }
     }
 
@@ -316,6 +327,14 @@ impl Baselines {
     fn state_floor(&mut self, dt: f64) -> f64 {
         match &mut self.state {
             Some(st) => st.run(&mut self.fill, dt),
+            None => 0.0,
+        }
+    }
+
+    /// CPU-timed with two layers: the 16 B state sketch's update, ms (0 otherwise).
+    fn compact_floor(&mut self, dt: f64) -> f64 {
+        match &mut self.compact {
+            Some(c) => c.run(&mut self.fill, dt),
             None => 0.0,
         }
     }
@@ -433,6 +452,7 @@ fn drive(
         let mset = base.memset();
         let floor = base.floor(rt, &picks);
         let state_floor = base.state_floor(cfg.dt);
+        let compact_floor = base.compact_floor(cfg.dt);
         if f >= plan.warm {
             if let (Some(a), Some(b), Some(x), Some(y)) = (c0, c1, f0, f1) {
                 s.cpu.push(b.saturating_sub(a) as f64 * 1e-6);
@@ -444,6 +464,7 @@ fn drive(
             s.memset.push(mset);
             s.floor.push(floor);
             s.state_floor.push(state_floor);
+            s.compact_floor.push(compact_floor);
             s.events += ev;
             s.dirty += dd;
         }
@@ -484,6 +505,7 @@ fn report(cfg: &BenchConfig, plan: &Plan, mut s: Samples) -> BenchReport {
     let libc_memset = median(&mut s.memset);
     let floor = median(&mut s.floor);
     let state_floor = median(&mut s.state_floor);
+    let compact_floor = median(&mut s.compact_floor);
     let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
     BenchReport {
         instances: n,
@@ -502,6 +524,7 @@ fn report(cfg: &BenchConfig, plan: &Plan, mut s: Samples) -> BenchReport {
         ratio_to_memory_floor: ratio(ms, floor),
         state_floor_ms: state_floor,
         ratio_to_state_floor: ratio(ms, state_floor),
+        compact_floor_ms: compact_floor,
         changing: cfg.changing,
         changes_per_frame: plan.changes,
         layers: cfg.layers,
