@@ -32,6 +32,9 @@ pub(crate) const FOLD_AT: i32 = 1 << 30;
 /// smaller than [`FOLD_AT`], so a folded phase stays past every exit time and every one-shot's
 /// end (exit times and offsets are held to at most 2^29 cycles).
 pub(crate) const FOLD: i32 = 1 << 29;
+
+/// The whole cycles a [`Phase`] keeps: −2^29 (the lowest offset) up to where it folds.
+pub const WHOLE_RANGE: std::ops::Range<i32> = -FOLD..FOLD_AT;
 /// The largest whole part of a phase made from a number ([`Phase::from_cycles`]).
 const MAX_WHOLE: f64 = (1u32 << 29) as f64;
 /// The longest transition, seconds (as the runtime's crossfades): a transition's elapsed

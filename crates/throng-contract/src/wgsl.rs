@@ -52,9 +52,7 @@ pub fn constants_module() -> Module {
         ("MAX_PARTS", crate::MAX_PARTS),
         ("MAX_PROP_BITS", crate::MAX_PROP_BITS),
     ];
-    for (name, v) in u32s {
-        s.push_str(&format!("const {name}: u32 = {v}u;\n"));
-    }
+    put_u32s(&mut s, &u32s);
     s.push_str(&format!(
         "const MAX_LAYERS: u32 = {}u;\n",
         crate::MAX_LAYERS
@@ -133,9 +131,7 @@ pub fn graph_time_module() -> Module {
         ("GT_CYCLE_STATIC", gt::EventCycle::Static as u32),
     ];
     let mut head = String::from("#define_import_path throng::graph_time\n\n");
-    for (name, v) in u32s {
-        head.push_str(&format!("const {name}: u32 = {v}u;\n"));
-    }
+    put_u32s(&mut head, &u32s);
     // the limits of event_series: the advance, and the biased phase it ends at
     head.push_str(&format!(
         "const GT_MAX_ADVANCE: vec4<u32> = {};\nconst GT_MAX_END: vec4<u32> = {};\n\n",
@@ -181,13 +177,18 @@ pub fn graph_layout_module() -> Module {
         ("EVENT_CLIP", l::EVENT_CLIP),
         ("MACHINE_WHOLE", l::MACHINE_WHOLE as u32),
     ];
-    for (name, v) in u32s {
-        s.push_str(&format!("const {name}: u32 = {v}u;\n"));
-    }
+    put_u32s(&mut s, &u32s);
     Module {
         import_path: "throng::graph_layout",
         file: "throng_contract::wgsl::graph_layout_module",
         source: s,
+    }
+}
+
+/// Appends a WGSL `const NAME: u32 = Vu;` line for each named value.
+fn put_u32s(s: &mut String, values: &[(&str, u32)]) {
+    for (name, v) in values {
+        s.push_str(&format!("const {name}: u32 = {v}u;\n"));
     }
 }
 

@@ -31,9 +31,6 @@ pub struct GraphTables<'a> {
     pub max_speed: f32,
 }
 
-/// The range a phase keeps its whole cycles in (`throng_contract::graph_time::Phase`).
-const WHOLE_RANGE: std::ops::Range<i32> = -(1 << 29)..(1 << 30);
-
 /// `start..start + len` lies within `0..size`.
 fn within(start: u32, len: u32, size: usize) -> bool {
     (start as u64 + len as u64) <= size as u64
@@ -192,7 +189,7 @@ pub(crate) fn check(
             && state(outs >> 16)
             && (flags & 0xff) <= 2
             && (m[MACHINE_WHOLE..MACHINE_WHOLE + 3].iter())
-                .all(|&w| WHOLE_RANGE.contains(&(w as i32)));
+                .all(|&w| throng_contract::graph_time::WHOLE_RANGE.contains(&(w as i32)));
         if !ok {
             return Err(format!(
                 "instance {i}'s state machine names a state or transition the graph does not have, or a phase out of range"
