@@ -160,10 +160,16 @@ impl Versus {
         }
         if r.compact_floor_ms > 0.0 && r.libc_memset_ms > 0.0 {
             lines.push(format!(
-                "  16 B state sketch   {:.3} ms (sketch / memset = {:.2}): two loops from start \
-                 ticks and a shared layer set, read-only (issue 50's layout, not the runtime)",
+                "  16 B state sketch   {:.3} ms (sketch / memset = {:.2}, sketch / frame = {:.2}): \
+                 two loops from integer phases and a shared layer set, read-only (issue 50's \
+                 layout, not the runtime)",
                 r.compact_floor_ms,
-                r.compact_floor_ms / r.libc_memset_ms
+                r.compact_floor_ms / r.libc_memset_ms,
+                if r.ms_per_frame > 0.0 {
+                    r.compact_floor_ms / r.ms_per_frame
+                } else {
+                    0.0
+                }
             ));
         }
         if r.mode == "gpu" {
