@@ -177,3 +177,60 @@ fn the_gpu_graph_step_reports_lost_events() {
         Ok(_) => panic!("accepted"),
     }
 }
+
+/// Events taken a frame late (`queue_event_reads`, `take_events`): each step's once, equal to
+/// what `read_events` gives for it; a step drops the last step's copy that was not taken;
+/// nothing before a step, after a take, or once turned off.
+#[test]
+fn the_gpu_graph_steps_events_are_taken_once_a_frame_late() {
+    use throng_graph::GraphCrowd;
+    use throng_render::graph_pass::{EventCapacity, StepEvents};
+    let Some(gpu) = throng_render::device::test_gpu() else {
+        return;
+    };
+    let clips = graph_gpu::scenario_clips();
+    let n = 300;
+    let g = graph_gpu::scenario_graph();
+    let mut crowd = GraphCrowd::new(g.clone(), &clips, n).expect("crowd");
+    let params: Vec<_> = (g.parameters().iter())
+        .map(|p| crowd.param_any(p.name()).unwrap())
+        .collect();
+    let mut rng = graph_gpu::Rng(11);
+    for _ in 0..n {
+        graph_gpu::random_change(&mut rng, &g, &params, &mut crowd);
+    }
+    let mut pass = graph_gpu::pass_for(&gpu, &crowd, &clips, EventCapacity::for_crowd(n, 4096));
+    let none = StepEvents::default();
+    // half a second a step: every walking instance crosses a footstep
+    let ticks = 1 << 19;
+
+    // not asked for: nothing to take
+    pass.step(&gpu, ticks, &[]).expect("step");
+    assert_eq!(pass.take_events(&gpu).expect("take"), none);
+
+    pass.queue_event_reads(&gpu, true);
+    assert_eq!(pass.take_events(&gpu).expect("take"), none, "before a step");
+    let mut lists = Vec::new();
+    for _ in 0..3 {
+        pass.step(&gpu, ticks, &[]).expect("step");
+        let now = pass.read_events(&gpu).expect("read");
+        assert!(!now.clip.is_empty(), "the scenario fires clip events");
+        assert_eq!(pass.take_events(&gpu).expect("take"), now);
+        assert_eq!(pass.take_events(&gpu).expect("take"), none, "taken once");
+        lists.push(now);
+    }
+    assert_ne!(lists[0], lists[1], "steps fire different events");
+
+    // not taken: the next step drops it, and its own is what is taken
+    pass.step(&gpu, ticks, &[]).expect("step");
+    pass.step(&gpu, ticks, &[]).expect("step");
+    let last = pass.read_events(&gpu).expect("read");
+    assert_eq!(pass.take_events(&gpu).expect("take"), last);
+
+    // turned off: a pending copy is dropped, and steps queue none
+    pass.step(&gpu, ticks, &[]).expect("step");
+    pass.queue_event_reads(&gpu, false);
+    assert_eq!(pass.take_events(&gpu).expect("take"), none);
+    pass.step(&gpu, ticks, &[]).expect("step");
+    assert_eq!(pass.take_events(&gpu).expect("take"), none);
+}
