@@ -28,9 +28,13 @@ pub type ClipEventWords = [u32; 8];
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventCapacity {
     /// State events (16 B each on the GPU). An instance fires at most an exit and an entry a
-    /// step, so twice the crowd never overflows.
+    /// step, so twice the crowd never overflows. Past the capacity the list is cut where the
+    /// appends reach it, which may keep an instance's exit without its entry.
     pub state: u32,
-    /// Clip events (32 B each).
+    /// Clip events (32 B each). Past the capacity the list keeps whole instances' events.
+    ///
+    /// A capacity of 0 counts as 1 (the pass still searches; a graph whose clips have no
+    /// events skips the search whatever the capacity).
     pub clip: u32,
 }
 
@@ -230,57 +234,26 @@ impl LateEvents {
         self.submission = Some(submission);
     }
 
-    /// The pending step's events: waits only for a copy that has not arrived; a list longer
-    /// than the copy's room is read with `read_rest` (the byte ranges of the events buffer it
-    /// takes), and the room grows for the next steps.
+    /// The pending step's events (`None` when no step's copy is pending): waits only for a
+    /// copy that has not arrived; a list longer than the copy's room is read with `read_rest`
+    /// (the byte ranges of the events buffer it takes), and the room grows for the next
+    /// steps. The staging buffer is unmapped on every way out, errors included, so the next
+    /// step can copy into it.
     pub(crate) fn take(
         &mut self,
         gpu: &Gpu,
         capacity: EventCapacity,
         read_rest: impl FnOnce(&[(u64, u64)]) -> Result<Vec<u8>, RenderError>,
-    ) -> Result<StepEvents, RenderError> {
+    ) -> Result<Option<StepEvents>, RenderError> {
         let Some(state) = self.pending.take() else {
-            return Ok(StepEvents::default());
+            return Ok(None);
         };
         let submission = self.submission.take();
-        let poll = |p| {
-            gpu.device
-                .poll(p)
-                .map_err(|e| RenderError::Readback(e.to_string()))
-        };
-        poll(wgpu::PollType::Poll)?;
-        if state.load(Ordering::Acquire) == 0 {
-            poll(wgpu::PollType::Wait {
-                submission_index: submission,
-                timeout: None,
-            })?;
-        }
-        if state.load(Ordering::Acquire) != 1 {
-            self.staging.unmap();
-            return Err(RenderError::Readback(
-                "mapping a graph step's events for reading failed".into(),
-            ));
-        }
-        let taken = {
-            let mapped = (self.staging.slice(..).get_mapped_range())
-                .map_err(|e| RenderError::Readback(format!("{e:?}")))?;
-            let head: Vec<u32> =
-                bytemuck::pod_collect_to_vec(&mapped[..EVENTS_HEAD_BYTES as usize]);
-            let kept = Kept::new(&head, capacity);
-            if kept.states <= self.room.0 && kept.clips <= self.room.1 {
-                let state_at = EVENTS_HEAD_BYTES as usize;
-                let clip_at = state_at + (self.room.0 * STATE_EVENT_BYTES) as usize;
-                Ok(kept.events(
-                    &mapped[state_at..state_at + (kept.states * STATE_EVENT_BYTES) as usize],
-                    &mapped[clip_at..clip_at + (kept.clips * CLIP_EVENT_BYTES) as usize],
-                ))
-            } else {
-                Err(kept)
-            }
-        };
+        let taken = self.read_mapped(gpu, &state, submission, capacity);
+        // mapped, still mapping or failed: unmapping is allowed in each, and cancels a mapping
         self.staging.unmap();
-        match taken {
-            Ok(events) => Ok(events),
+        match taken? {
+            Ok(events) => Ok(Some(events)),
             Err(kept) => {
                 // longer than the copy: read from the step's own buffer, and grow the room
                 let state_bytes = kept.states * STATE_EVENT_BYTES;
@@ -289,6 +262,8 @@ impl LateEvents {
                     (clips_at(capacity), kept.clips * CLIP_EVENT_BYTES),
                 ])?;
                 let (state, clip) = bytes.split_at(state_bytes.min(bytes.len() as u64) as usize);
+                // to the next power of two at or above 5/4 of what was kept, at most the
+                // capacity
                 let grow = |kept: u64, room: u64, most: u32| {
                     if kept > room {
                         (kept + kept / 4).next_power_of_two().min(most as u64)
@@ -305,9 +280,50 @@ impl LateEvents {
                     "throng graph events, late",
                     staging_bytes(self.room),
                 );
-                Ok(kept.events(state, clip))
+                Ok(Some(kept.events(state, clip)))
             }
         }
+    }
+
+    /// Waits for the copy's mapping if need be and reads it: the events, or what was kept when
+    /// the lists are longer than the copy's room (the caller unmaps).
+    fn read_mapped(
+        &self,
+        gpu: &Gpu,
+        state: &AtomicU8,
+        submission: Option<wgpu::SubmissionIndex>,
+        capacity: EventCapacity,
+    ) -> Result<Result<StepEvents, Kept>, RenderError> {
+        let poll = |p| {
+            gpu.device
+                .poll(p)
+                .map_err(|e| RenderError::Readback(e.to_string()))
+        };
+        poll(wgpu::PollType::Poll)?;
+        if state.load(Ordering::Acquire) == 0 {
+            poll(wgpu::PollType::Wait {
+                submission_index: submission,
+                timeout: None,
+            })?;
+        }
+        if state.load(Ordering::Acquire) != 1 {
+            return Err(RenderError::Readback(
+                "mapping a graph step's events for reading failed".into(),
+            ));
+        }
+        let mapped = (self.staging.slice(..).get_mapped_range())
+            .map_err(|e| RenderError::Readback(format!("{e:?}")))?;
+        let head: Vec<u32> = bytemuck::pod_collect_to_vec(&mapped[..EVENTS_HEAD_BYTES as usize]);
+        let kept = Kept::new(&head, capacity);
+        if kept.states > self.room.0 || kept.clips > self.room.1 {
+            return Ok(Err(kept));
+        }
+        let state_at = EVENTS_HEAD_BYTES as usize;
+        let clip_at = state_at + (self.room.0 * STATE_EVENT_BYTES) as usize;
+        Ok(Ok(kept.events(
+            &mapped[state_at..state_at + (kept.states * STATE_EVENT_BYTES) as usize],
+            &mapped[clip_at..clip_at + (kept.clips * CLIP_EVENT_BYTES) as usize],
+        )))
     }
 }
 

@@ -3,8 +3,9 @@
 //! uploaded as a list (∝ changes), and one compute pass that steps every state machine
 //! (`shaders/graph_step.wgsl`, the twin of throng_graph's CPU step), writes every instance's
 //! CPU-timed record and lists the state and clip events it fires (clip events in instance
-//! order, placed by a prefix sum on the GPU, so reading them back costs the CPU a copy, not a
-//! sort). The tables come from `throng_graph::GraphLayout` (this crate does not link
+//! order, placed by a prefix sum on the GPU, so reading them back costs the CPU a copy and a
+//! sort of only the instances whose events were found out of order, not a sort of the
+//! list). The tables come from `throng_graph::GraphLayout` (this crate does not link
 //! throng-graph: the caller passes its words).
 
 use wgpu::util::DeviceExt;
@@ -122,8 +123,7 @@ impl GraphPass {
                 instead: "step the graph on the CPU (GraphCrowd::step)",
             });
         }
-        // the largest buffer an instance count needs: machines (96 B each), records (64 B),
-        // the events
+        // the largest buffer an instance count needs: machines (96 B each), records (64 B)
         let per = (MACHINE_WORDS * 4).max(64) as u64;
         let (state_capacity, clip_capacity) = (capacity.state.max(1), capacity.clip.max(1));
         let event_bytes = crate::graph_events::buffer_bytes(
@@ -133,10 +133,17 @@ impl GraphPass {
                 clip: clip_capacity,
             },
         );
-        let biggest = (len as u64 * per).max(event_bytes);
         let limit = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
+        // the shader indexes the events in u32 words
+        let event_limit = limit.min(4 * u32::MAX as u64);
+        if event_bytes > event_limit {
+            return Err(RenderError::BadGraph(format!(
+                "event lists of {state_capacity} state and {clip_capacity} clip events for {len} instances take {event_bytes} bytes, over this device's {event_limit} per buffer; ask for fewer (EventCapacity)"
+            )));
+        }
+        let biggest = len as u64 * per;
         let groups = (len as u64).div_ceil(64);
         if biggest > limit || groups > limits.max_compute_workgroups_per_dimension as u64 {
             let by_groups = limits.max_compute_workgroups_per_dimension as u64 * 64;
@@ -343,7 +350,8 @@ impl GraphPass {
     /// Applies `changes` (one per parameter at most, finite, inside the crowd: else an error,
     /// and nothing is stepped) and steps every instance by `ticks` clock ticks (2^20 a second;
     /// at most 2^40, the clock's longest step). The state and clip events it fires are read
-    /// with [`Self::read_events`].
+    /// with [`Self::read_events`] (waiting), or taken in the next frame with
+    /// [`Self::take_events`] once [`Self::queue_event_reads`] asked for a copy.
     pub fn step(
         &mut self,
         gpu: &Gpu,
@@ -461,12 +469,13 @@ impl GraphPass {
     /// The events of the last step, from the copy it queued ([`Self::queue_event_reads`]):
     /// taken in the next frame, before the next step, the copy has normally arrived and
     /// nothing waits (where it has not, this waits for that step). Equal to what
-    /// [`Self::read_events`] returns for that step. Empty when no step queued a copy, or the
-    /// copy was already taken; a step drops the copy of the one before that was not taken.
-    pub fn take_events(&mut self, gpu: &Gpu) -> Result<StepEvents, RenderError> {
+    /// [`Self::read_events`] returns for that step. `None` when there is no copy to take:
+    /// none was queued, it was already taken, or the next step dropped it (a step drops the
+    /// copy of the one before that was not taken, and nothing reports those events).
+    pub fn take_events(&mut self, gpu: &Gpu) -> Result<Option<StepEvents>, RenderError> {
         let capacity = self.capacity();
         let Some(late) = &mut self.late else {
-            return Ok(StepEvents::default());
+            return Ok(None);
         };
         let events = &self.events;
         late.take(gpu, capacity, |ranges| read_ranges(gpu, events, ranges))

@@ -390,7 +390,9 @@ impl DemoCrowd {
         let _ = self.run_script();
         if let Some(on) = self.on_gpu.as_mut() {
             let ticks = on.clock.advance(dt);
-            self.stats.events += on.pass.take_events(gpu)?.state.len() as u64;
+            if let Some(last) = on.pass.take_events(gpu)? {
+                self.stats.events += last.state.len() as u64;
+            }
             on.pass.step(gpu, ticks, &on.changes)?;
             on.changes.clear();
         }

@@ -13,8 +13,9 @@ pub struct Args {
     /// Fraction of instances whose speed parameter changes each frame (0..1).
     #[arg(long, default_value_t = 0.01, value_parser = super::shared::parse_fraction)]
     pub changing: f64,
-    /// Timed frames per round (after 10 warm-up frames).
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    /// Timed frames per round (after 10 warm-up frames), at least 2: a round's first frame
+    /// takes the events of the last round's step, which are not counted.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(2..=10_000))]
     pub frames: u64,
     /// Rounds, each timing the plain runtime and then the graph pass.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
