@@ -23,8 +23,8 @@ pub type StateEventWords = [u32; 4];
 /// state's phase at the step's start (2^-64 cycles, three words, lowest first).
 pub type ClipEventWords = [u32; 8];
 
-/// How many events of each kind a step keeps ([`crate::graph_pass::GraphPass::new`]): the two kinds have their own
-/// lists, so a burst of clip events never crowds out a state event.
+/// How many events of each kind a step keeps ([`crate::graph_pass::GraphPass::new`]): the two
+/// kinds have their own lists, so a burst of clip events never crowds out a state event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventCapacity {
     /// State events (16 B each on the GPU). An instance fires at most an exit and an entry a
@@ -48,7 +48,8 @@ impl EventCapacity {
     }
 }
 
-/// The events of one step, read back ([`crate::graph_pass::GraphPass::read_events`], [`crate::graph_pass::GraphPass::take_events`]).
+/// The events of one step, read back ([`crate::graph_pass::GraphPass::read_events`],
+/// [`crate::graph_pass::GraphPass::take_events`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StepEvents {
     /// State events by instance, an instance's in the order fired.
