@@ -3,10 +3,11 @@
 // flags their instances; three dispatches list the clip events the step is about to cross
 // (clip_events.rs `ClipSink`) in instance order — `cs_graph_clip_event_counts` counts each
 // workgroup's, `cs_graph_clip_event_offsets` turns the counts into list places and
-// `cs_graph_clip_events` writes every instance's at its place; `cs_graph_step` then steps every instance's state machine
-// exactly as throng_graph's CPU step does (crates/throng-graph/src/machine.rs, `step`, `fire`
-// and `compose`), on the integer time of throng::graph_time, writes every instance's CPU-timed
-// record and appends the state events it fires. Tested against the CPU step to the bit
+// `cs_graph_clip_events` writes every instance's at its place; `cs_graph_step` then steps
+// every instance's state machine exactly as throng_graph's CPU step does
+// (crates/throng-graph/src/machine.rs, `step`, `fire` and `compose`), on the integer time of
+// throng::graph_time, writes every instance's CPU-timed record and appends the state events
+// it fires. Tested against the CPU step to the bit
 // (tests/graph_gpu.rs). Its float arithmetic is the CPU step's f32 arithmetic: +, −, × and
 // comparisons, correctly rounded in WGSL too, and divisions, done by throng::graph_time's
 // `div_f32`, so the twin holds beyond the CPUs the tests run on — on any adapter that keeps
