@@ -107,6 +107,25 @@ impl Kept {
         }
     }
 
+    /// The kept parts of the two lists, read from the events buffer with `read` (which takes
+    /// the buffer's byte ranges and returns their bytes one after the other), as events.
+    pub(crate) fn read_lists(
+        &self,
+        capacity: EventCapacity,
+        read: impl FnOnce(&[(u64, u64)]) -> Result<Vec<u8>, RenderError>,
+    ) -> Result<StepEvents, RenderError> {
+        if self.states + self.clips == 0 {
+            return Ok(self.events(&[], &[]));
+        }
+        let state_bytes = self.states * STATE_EVENT_BYTES;
+        let bytes = read(&[
+            (EVENTS_HEAD_BYTES, state_bytes),
+            (clips_at(capacity), self.clips * CLIP_EVENT_BYTES),
+        ])?;
+        let (state, clip) = bytes.split_at(state_bytes.min(bytes.len() as u64) as usize);
+        Ok(self.events(state, clip))
+    }
+
     /// The events from the kept parts of the two lists' bytes, each in the CPU step's order.
     pub(crate) fn events(&self, state: &[u8], clip: &[u8]) -> StepEvents {
         let mut out = StepEvents {
@@ -163,9 +182,9 @@ pub(crate) struct LateEvents {
     staging: wgpu::Buffer,
     /// State and clip events the staging buffer has room for.
     room: (u64, u64),
-    /// The mapping under way: 0 mapping, 1 mapped, 2 failed; `None` when no step is pending.
-    pending: Option<Arc<AtomicU8>>,
-    submission: Option<wgpu::SubmissionIndex>,
+    /// The copy's mapping under way (0 mapping, 1 mapped, 2 failed) and the submission that
+    /// copies; `None` when no step's copy is pending.
+    pending: Option<(Arc<AtomicU8>, wgpu::SubmissionIndex)>,
 }
 
 /// Bytes a late copy of `room` events takes.
@@ -188,7 +207,6 @@ impl LateEvents {
             ),
             room,
             pending: None,
-            submission: None,
         }
     }
 
@@ -197,7 +215,6 @@ impl LateEvents {
         if self.pending.take().is_some() {
             self.staging.unmap();
         }
-        self.submission = None;
     }
 
     /// Encodes the copy of the head and the first `room` events of each list (after the step's
@@ -231,8 +248,7 @@ impl LateEvents {
             .map_async(wgpu::MapMode::Read, move |r| {
                 done.store(if r.is_ok() { 1 } else { 2 }, Ordering::Release);
             });
-        self.pending = Some(state);
-        self.submission = Some(submission);
+        self.pending = Some((state, submission));
     }
 
     /// The pending step's events (`None` when no step's copy is pending): waits only for a
@@ -246,10 +262,9 @@ impl LateEvents {
         capacity: EventCapacity,
         read_rest: impl FnOnce(&[(u64, u64)]) -> Result<Vec<u8>, RenderError>,
     ) -> Result<Option<StepEvents>, RenderError> {
-        let Some(state) = self.pending.take() else {
+        let Some((state, submission)) = self.pending.take() else {
             return Ok(None);
         };
-        let submission = self.submission.take();
         let taken = self.read_mapped(gpu, &state, submission, capacity);
         // mapped, still mapping or failed: unmapping is allowed in each, and cancels a mapping
         self.staging.unmap();
@@ -257,12 +272,7 @@ impl LateEvents {
             Ok(events) => Ok(Some(events)),
             Err(kept) => {
                 // longer than the copy: read from the step's own buffer, and grow the room
-                let state_bytes = kept.states * STATE_EVENT_BYTES;
-                let bytes = read_rest(&[
-                    (EVENTS_HEAD_BYTES, state_bytes),
-                    (clips_at(capacity), kept.clips * CLIP_EVENT_BYTES),
-                ])?;
-                let (state, clip) = bytes.split_at(state_bytes.min(bytes.len() as u64) as usize);
+                let events = kept.read_lists(capacity, read_rest)?;
                 // to the next power of two at or above 5/4 of what was kept, at most the
                 // capacity
                 let grow = |kept: u64, room: u64, most: u32| {
@@ -281,7 +291,7 @@ impl LateEvents {
                     "throng graph events, late",
                     staging_bytes(self.room),
                 );
-                Ok(Some(kept.events(state, clip)))
+                Ok(Some(events))
             }
         }
     }
@@ -292,7 +302,7 @@ impl LateEvents {
         &self,
         gpu: &Gpu,
         state: &AtomicU8,
-        submission: Option<wgpu::SubmissionIndex>,
+        submission: wgpu::SubmissionIndex,
         capacity: EventCapacity,
     ) -> Result<Result<StepEvents, Kept>, RenderError> {
         let poll = |p| {
@@ -303,7 +313,7 @@ impl LateEvents {
         poll(wgpu::PollType::Poll)?;
         if state.load(Ordering::Acquire) == 0 {
             poll(wgpu::PollType::Wait {
-                submission_index: submission,
+                submission_index: Some(submission),
                 timeout: None,
             })?;
         }

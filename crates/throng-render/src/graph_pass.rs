@@ -612,25 +612,9 @@ impl GraphPass {
         let head: Vec<u32> =
             bytemuck::pod_collect_to_vec(&self.read(gpu, &self.events, EVENTS_HEAD_BYTES)?);
         let capacity = self.capacity();
-        let kept = Kept::new(&head, capacity);
-        if kept.states + kept.clips == 0 {
-            return Ok(kept.events(&[], &[]));
-        }
         // one read of the two lists' kept parts
-        let state_bytes = kept.states * crate::graph_events::STATE_EVENT_BYTES;
-        let bytes = read_ranges(
-            gpu,
-            &self.events,
-            &[
-                (EVENTS_HEAD_BYTES, state_bytes),
-                (
-                    crate::graph_events::clips_at(capacity),
-                    kept.clips * crate::graph_events::CLIP_EVENT_BYTES,
-                ),
-            ],
-        )?;
-        let (state, clip) = bytes.split_at(state_bytes.min(bytes.len() as u64) as usize);
-        Ok(kept.events(state, clip))
+        Kept::new(&head, capacity)
+            .read_lists(capacity, |ranges| read_ranges(gpu, &self.events, ranges))
     }
 }
 
