@@ -112,7 +112,8 @@ impl CompactFloor {
 }
 
 /// A looping layer whose phase was `phase` (2^-32 cycles) at the epoch, `now` ticks later:
-/// its row and fraction (the contract's rule for uniform frames).
+/// its row and fraction for uniform frames (the contract's rule, in integers: the fraction to
+/// 2^-32 of a frame before its rounding to `f32`).
 #[inline(always)]
 fn layer_at(l: &SetLayer, phase: u32, now: u64) -> Layer {
     let p = ((phase as u64) << 32).wrapping_add(now.wrapping_mul(l.rate));

@@ -95,8 +95,9 @@ pub struct BenchReport {
     /// `ms_per_frame / state_floor_ms` (0 without a floor).
     pub ratio_to_state_floor: f64,
     /// CPU-timed with two layers: median time of a sketch of a 16 B read-only state's update
-    /// (`compact_floor.rs`: each layer's start tick and a shared layer set, positions worked
-    /// out from the ticks elapsed, the 64 B record streamed), in the same run (ms); 0
+    /// (`compact_floor.rs`: each layer's phase at an epoch and a shared layer set, positions
+    /// worked out in integers from the ticks elapsed, the 64 B record streamed), in the same
+    /// run (ms); 0
     /// otherwise. Not the runtime: what issue 50's Build 2 layout would cost.
     pub compact_floor_ms: f64,
     pub changing: f64,
