@@ -105,6 +105,12 @@ impl GraphCrowd {
         self.clock.ticks() as f64 * SECONDS_PER_TICK
     }
 
+    /// Whole clock ticks stepped since the crowd was made (`throng_runtime::TICKS_PER_SECOND`
+    /// a second): [`Self::time`] exactly.
+    pub fn ticks(&self) -> u64 {
+        self.clock.ticks()
+    }
+
     /// Grows (new instances in the entry state with default parameters, their records at the
     /// entry state's start) or shrinks the crowd, keeping instance indices.
     pub fn resize(&mut self, len: usize) {

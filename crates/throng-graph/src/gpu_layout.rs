@@ -239,3 +239,52 @@ impl Machine {
         w
     }
 }
+
+/// The words of a state event as the GPU step lists it: instance, state, event name index,
+/// kind (`EVENT_ENTER`, `EVENT_EXIT`; throng-render's `graph_events::StateEventWords`).
+pub type StateEventWords = [u32; 4];
+
+/// The words of a clip event as the GPU step lists it: instance, clip, event index, the
+/// shown state's place and the clip's index among its clips (`EVENT_CLIP | slot << 4 | k << 8`),
+/// the step fraction, and three words of the crossing's distance (throng-render's
+/// `graph_events::ClipEventWords`).
+pub type ClipEventWords = [u32; 8];
+
+impl Graph {
+    /// The state event a GPU step listed as `w` ([`StateEventWords`]), as the CPU step reports
+    /// it; `None` when a word names no state, event name or kind of this graph.
+    pub fn state_event_of_words(&self, w: StateEventWords) -> Option<crate::GraphEvent> {
+        use throng_contract::graph_layout::{EVENT_ENTER, EVENT_EXIT};
+        let [instance, state, event, kind] = w;
+        let state = crate::StateId(u16::try_from(state).ok()?);
+        let event = crate::EventId(event);
+        self.state(state)?;
+        self.event_name(event)?;
+        let kind = match kind {
+            EVENT_ENTER => crate::EventKind::Enter,
+            EVENT_EXIT => crate::EventKind::Exit,
+            _ => return None,
+        };
+        Some(crate::GraphEvent {
+            instance,
+            state,
+            event,
+            kind,
+        })
+    }
+}
+
+impl crate::ClipEvent {
+    /// The clip event a GPU step listed as `w` ([`ClipEventWords`]), timed as the CPU step
+    /// times it: `t0` the step's start and `dt` its length, seconds (whole ticks), the
+    /// crossing at the step fraction of `dt` (`graph_time::event_time`).
+    pub fn of_words(w: ClipEventWords, t0: f64, dt: f64) -> crate::ClipEvent {
+        crate::ClipEvent {
+            instance: w[0],
+            clip: throng_runtime::ClipId::new(w[1] as usize),
+            event: w[2],
+            time: time::event_time(t0, dt, w[4]),
+            step_fraction: w[4],
+        }
+    }
+}

@@ -63,7 +63,9 @@ impl std::fmt::Display for AdapterSummary {
     }
 }
 
-/// A wgpu device and queue plus what was found. Cheap to keep; every pipeline is built on it.
+/// A wgpu device and queue plus what was found. Cheap to keep and to clone (a clone is the same
+/// device); every pipeline is built on it.
+#[derive(Clone)]
 pub struct Gpu {
     pub adapter: wgpu::Adapter,
     pub device: wgpu::Device,

@@ -1,0 +1,426 @@
+//! An animation graph crowd (throng-graph, docs/graph.md) stepped on the GPU or on the CPU
+//! behind one API, as throng-runtime's `Runtime` hides whether playback is CPU- or GPU-timed:
+//! a front end makes a [`GraphRuntime`] with [`StepOn::Auto`], sets parameters with the
+//! graph's typed ids, calls [`GraphRuntime::step`] once a frame, reads the state and clip
+//! events, and hands the records to its crowd's upload ([`GraphRuntime::update_upload`]),
+//! whichever side stepped.
+//!
+//! - **On the CPU** the crowd is `throng_graph::GraphCrowd`, the reference step: events in
+//!   the frame they fire, the records written by the CPU and uploaded (64 B an instance).
+//! - **On the GPU** it is throng-render's `graph_pass::GraphPass` (docs/graph.md "On the
+//!   GPU"): the CPU sends only the frame's parameter changes (16 B each; of several to one
+//!   parameter of one instance in a frame the last set wins), the pass steps every state
+//!   machine and writes the records on the GPU, and the events of a step are taken in the
+//!   next frame without waiting — **one frame late** ([`GraphRuntime::events_frame_late`]).
+//!   The states, transitions, clips, weights, phases (in ticks) and events equal the CPU
+//!   step's exactly; positions (row + frac) agree within 1e-4 frames (throng-render
+//!   `tests/graph_gpu.rs`, and this crate's `tests/graph_runtime.rs` through this API).
+//!
+//! Why a crate of its own: throng-render does not link throng-graph (or the runtime), and
+//! throng-graph does not link a GPU crate; this is the one place both meet, so the choice
+//! between them is written once for every front end (the command line's demo, a game).
+
+use throng_asset::ClipInfo;
+use throng_contract::{InstanceRecord, InstanceTransform};
+use throng_graph::{kind, ClipEvent, Graph, GraphCrowd, GraphError, GraphEvent, Kind, ParamId};
+use throng_render::graph_pass::{EventCapacity, GraphPass, GraphTables, ParamChange};
+use throng_render::{CrowdUpload, Gpu, RenderError};
+use throng_runtime::{Clock, SECONDS_PER_TICK};
+
+/// Where a [`GraphRuntime`] is asked to step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StepOn {
+    /// The GPU on a hardware adapter with compute shaders and eight storage buffers a stage;
+    /// the CPU on a software adapter (lavapipe, llvmpipe: there the CPU step is faster, its
+    /// cores not shared with a rasteriser), on a downlevel one, or without a device.
+    #[default]
+    Auto,
+    /// The CPU step (`GraphCrowd::step`), wherever.
+    Cpu,
+    /// The GPU pass; an error where the device cannot run it.
+    Gpu,
+}
+
+/// What a [`GraphRuntime`] call can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum GraphRuntimeError {
+    /// A parameter of another graph or of the wrong kind, an instance past the crowd, a value
+    /// its kind cannot hold (nothing was set).
+    #[error(transparent)]
+    Graph(#[from] GraphError),
+    /// The GPU pass refused or failed (a device without what it needs, a lost device).
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error("the graph runtime was made without a GPU device (GraphRuntime::new), which stepping on the GPU (StepOn::Gpu) and uploading its records need; pass the device it draws with")]
+    NoDevice,
+}
+
+/// The GPU side: the pass, the frame's parameter changes, the clock.
+struct OnGpu {
+    pass: GraphPass,
+    /// Parameter changes since the last step, in the order set.
+    changes: Vec<ParamChange>,
+    clock: Clock,
+    /// Whole ticks the crowd had stepped on the CPU before it moved here.
+    start_ticks: u64,
+    /// The start and length (seconds) of the last step, whose events the next step takes.
+    last: Option<(f64, f64)>,
+}
+
+/// A graph crowd stepped on the GPU or the CPU (see the crate docs). Instances are
+/// `0..len()`, as in the `GraphCrowd` it was made from.
+pub struct GraphRuntime {
+    /// The CPU step; on the GPU it only checks and keeps the parameters set (what was set
+    /// last, not what a transition consumed): it is not stepped.
+    crowd: GraphCrowd,
+    /// The device given to [`GraphRuntime::new`]: the one it steps on (on the GPU) and
+    /// uploads records with.
+    device: Option<Gpu>,
+    gpu: Option<OnGpu>,
+    /// Why `StepOn::Auto` chose the CPU, for a front end's line.
+    cpu_because: Option<String>,
+    state_events: Vec<GraphEvent>,
+    clip_events: Vec<ClipEvent>,
+    lost: bool,
+}
+
+/// The GPU pass for `crowd` as it stands: its graph's tables, state machines and parameters
+/// uploaded with the clip table of `clips` (the clips the crowd was made with), its records
+/// written; a step keeps up to `capacity` events of each kind (docs/graph.md "On the GPU").
+pub fn graph_pass(
+    gpu: &Gpu,
+    crowd: &GraphCrowd,
+    clips: &[ClipInfo],
+    capacity: EventCapacity,
+) -> Result<GraphPass, RenderError> {
+    let layout = crowd.gpu_layout();
+    let mut machines = Vec::with_capacity(crowd.len() * throng_graph::gpu_layout::MACHINE_WORDS);
+    let mut values = Vec::new();
+    for i in 0..crowd.len() {
+        // every index below len is an instance: these cannot fail
+        if let (Ok(m), Ok(v)) = (crowd.machine_words(i), crowd.parameter_values(i)) {
+            machines.extend(m);
+            values.extend_from_slice(v);
+        }
+    }
+    let tables = GraphTables {
+        states: &layout.states,
+        clips: &layout.clips,
+        axes: &layout.axes,
+        transitions: &layout.transitions,
+        conditions: &layout.conditions,
+        lists: &layout.lists,
+        clip_events: &layout.clip_events,
+        events: &layout.events,
+        stride: layout.stride,
+        max_speed: layout.max_speed,
+    };
+    let table = throng_asset::gpu_clip_table(clips);
+    GraphPass::new(gpu, tables, &table, &machines, &values, capacity)
+}
+
+impl GraphRuntime {
+    /// `crowd`, as it stands (a crowd stepped on the CPU for a while moves with its states,
+    /// parameters and time), stepped where `on` asks. `clips` is the clip table the crowd was
+    /// made with (`GraphCrowd::new`); `gpu` the device to step on (`None`: the CPU, unless
+    /// `StepOn::Gpu` asks for the GPU, an error). On the GPU a step keeps the state events
+    /// of every instance (two each) and as many clip events as instances (at least 64); the
+    /// rest are lost and [`Self::events_lost`] says so.
+    pub fn new(
+        crowd: GraphCrowd,
+        clips: &[ClipInfo],
+        gpu: Option<&Gpu>,
+        on: StepOn,
+    ) -> Result<GraphRuntime, GraphRuntimeError> {
+        let mut rt = GraphRuntime {
+            crowd,
+            device: gpu.cloned(),
+            gpu: None,
+            cpu_because: None,
+            state_events: Vec::new(),
+            clip_events: Vec::new(),
+            lost: false,
+        };
+        let gpu = match (on, gpu) {
+            (StepOn::Cpu, _) => return Ok(rt),
+            (StepOn::Gpu, None) => return Err(GraphRuntimeError::NoDevice),
+            (StepOn::Auto, None) => {
+                rt.cpu_because = Some("no GPU device".into());
+                return Ok(rt);
+            }
+            (_, Some(gpu)) => gpu,
+        };
+        if on == StepOn::Auto {
+            let because = if let Some(missing) = gpu.full_path_missing() {
+                Some(format!("the adapter lacks {missing}"))
+            } else if gpu.summary.is_software() {
+                Some(format!("{} is a software adapter", gpu.summary.name))
+            } else {
+                None
+            };
+            if because.is_some() {
+                rt.cpu_because = because;
+                return Ok(rt);
+            }
+        }
+        let n = rt.crowd.len();
+        let capacity = EventCapacity::for_crowd(n, n.max(64).min(u32::MAX as usize) as u32);
+        let pass = match graph_pass(gpu, &rt.crowd, clips, capacity) {
+            Ok(pass) => pass,
+            Err(e @ RenderError::NeedsCapability { .. }) if on == StepOn::Auto => {
+                rt.cpu_because = Some(e.to_string());
+                return Ok(rt);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let mut pass = pass;
+        // a step's events are taken in the next frame, so a frame never waits for the GPU
+        pass.queue_event_reads(gpu, true);
+        rt.gpu = Some(OnGpu {
+            pass,
+            changes: Vec::new(),
+            clock: Clock::new(),
+            start_ticks: rt.crowd.ticks(),
+            last: None,
+        });
+        Ok(rt)
+    }
+
+    /// Whether the GPU steps the crowd.
+    pub fn on_gpu(&self) -> bool {
+        self.gpu.is_some()
+    }
+
+    /// Why [`StepOn::Auto`] chose the CPU (e.g. "llvmpipe is a software adapter"); `None`
+    /// when it steps on the GPU or the CPU was asked for.
+    pub fn cpu_because(&self) -> Option<&str> {
+        self.cpu_because.as_deref()
+    }
+
+    /// The graph the crowd plays (parameter and state names, event names).
+    pub fn graph(&self) -> &Graph {
+        self.crowd.graph()
+    }
+
+    /// Parameter `name` of kind `K`; an unknown name or another kind is an error.
+    pub fn param<K: Kind>(&self, name: &str) -> Result<ParamId<K>, GraphError> {
+        self.crowd.param(name)
+    }
+
+    /// Instances.
+    pub fn len(&self) -> usize {
+        self.crowd.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.crowd.is_empty()
+    }
+
+    /// Seconds stepped, in whole clock ticks (2^20 a second), as `GraphCrowd::time`.
+    pub fn time(&self) -> f64 {
+        match &self.gpu {
+            Some(g) => (g.start_ticks + g.clock.ticks()) as f64 * SECONDS_PER_TICK,
+            None => self.crowd.time(),
+        }
+    }
+
+    /// The CPU crowd, when the CPU steps it (`None` on the GPU, where its states are the
+    /// pass's: [`Self::gpu_pass`]).
+    pub fn cpu_crowd(&self) -> Option<&GraphCrowd> {
+        self.gpu.is_none().then_some(&self.crowd)
+    }
+
+    /// The GPU pass, when the GPU steps the crowd (its GPU time, read-backs for tools).
+    pub fn gpu_pass(&self) -> Option<&GraphPass> {
+        self.gpu.as_ref().map(|g| &g.pass)
+    }
+
+    /// After a parameter was set on the CPU crowd (which checked it), the GPU's change: the
+    /// value as the crowd keeps it.
+    fn sent(&mut self, instance: usize, p: throng_graph::Param) {
+        if let Some(g) = &mut self.gpu {
+            let kept = self.crowd.value_any(instance, p).unwrap_or(0.0);
+            g.changes
+                .push([instance as u32, p.index() as u32, kept.to_bits(), 0]);
+        }
+    }
+
+    /// Sets a float parameter of one instance (finite values only), for the next step.
+    pub fn set_float(
+        &mut self,
+        instance: usize,
+        p: ParamId<kind::Float>,
+        v: f32,
+    ) -> Result<(), GraphError> {
+        self.crowd.set_float(instance, p, v)?;
+        self.sent(instance, p.erase());
+        Ok(())
+    }
+
+    /// Sets an int parameter (magnitude at most 2^24).
+    pub fn set_int(
+        &mut self,
+        instance: usize,
+        p: ParamId<kind::Int>,
+        v: i32,
+    ) -> Result<(), GraphError> {
+        self.crowd.set_int(instance, p, v)?;
+        self.sent(instance, p.erase());
+        Ok(())
+    }
+
+    pub fn set_bool(
+        &mut self,
+        instance: usize,
+        p: ParamId<kind::Bool>,
+        v: bool,
+    ) -> Result<(), GraphError> {
+        self.crowd.set_bool(instance, p, v)?;
+        self.sent(instance, p.erase());
+        Ok(())
+    }
+
+    /// Sets a trigger; it stays set until a transition with it among its conditions fires.
+    pub fn fire(&mut self, instance: usize, p: ParamId<kind::Trigger>) -> Result<(), GraphError> {
+        self.crowd.fire(instance, p)?;
+        self.sent(instance, p.erase());
+        Ok(())
+    }
+
+    /// Clears a trigger that has not fired.
+    pub fn reset_trigger(
+        &mut self,
+        instance: usize,
+        p: ParamId<kind::Trigger>,
+    ) -> Result<(), GraphError> {
+        self.crowd.reset_trigger(instance, p)?;
+        self.sent(instance, p.erase());
+        Ok(())
+    }
+
+    /// Sets parameter `p` of every instance from a function of the instance index, values as
+    /// kept (ints as whole f32s, bools and triggers 0 or 1), as `GraphCrowd::set_all`: the
+    /// first value its kind cannot hold is an error, the instances before it set.
+    pub fn set_all(
+        &mut self,
+        p: impl Into<throng_graph::Param>,
+        mut value: impl FnMut(usize) -> f32,
+    ) -> Result<(), GraphError> {
+        let p = p.into();
+        let mut asked = 0usize;
+        let set = self.crowd.set_all(p, |i| {
+            asked += 1;
+            value(i)
+        });
+        if self.gpu.is_some() {
+            // only what was set: past a refused value the crowd's kept values are not what
+            // the GPU holds (a trigger the GPU consumed is still set there)
+            let set_len = if set.is_ok() {
+                asked
+            } else {
+                asked.saturating_sub(1)
+            };
+            for i in 0..set_len {
+                self.sent(i, p);
+            }
+        }
+        set
+    }
+
+    /// Steps every instance by `dt` seconds (in whole clock ticks, the rest carried; negative
+    /// or non-finite is 0) with the parameters set since the last step. On the GPU it first
+    /// takes the last step's events ([`Self::state_events`]), then sends the changes and
+    /// queues the pass; it waits for nothing the GPU is doing. On an error nothing was
+    /// stepped, and the changes set since the last step are dropped.
+    pub fn step(&mut self, dt: f64) -> Result<(), GraphRuntimeError> {
+        let (Some(g), Some(gpu)) = (&mut self.gpu, &self.device) else {
+            self.crowd.step(dt);
+            self.state_events.clear();
+            self.state_events.extend_from_slice(self.crowd.events());
+            self.clip_events.clear();
+            self.clip_events.extend_from_slice(self.crowd.clip_events());
+            self.lost = false;
+            return Ok(());
+        };
+        self.state_events.clear();
+        self.clip_events.clear();
+        self.lost = false;
+        if let (Some(events), Some((t0, dt))) = (g.pass.take_events(gpu)?, g.last) {
+            let graph = self.crowd.graph();
+            self.state_events
+                .extend((events.state.iter()).filter_map(|&w| graph.state_event_of_words(w)));
+            self.clip_events
+                .extend((events.clip.iter()).map(|&w| ClipEvent::of_words(w, t0, dt)));
+            self.lost = events.state_lost || events.clip_lost;
+        }
+        // of several changes to one parameter of one instance the last set wins: the pass
+        // applies a frame's changes in parallel and takes one each
+        g.changes.reverse();
+        g.changes.sort_by_key(|c| (c[0], c[1]));
+        g.changes.dedup_by_key(|c| (c[0], c[1]));
+        let t0 = (g.start_ticks + g.clock.ticks()) as f64 * SECONDS_PER_TICK;
+        let ticks = g.clock.advance(dt);
+        let stepped = g.pass.step(gpu, ticks, &g.changes);
+        g.changes.clear();
+        stepped?;
+        g.last = Some((t0, ticks as f64 * SECONDS_PER_TICK));
+        Ok(())
+    }
+
+    /// Whether [`Self::state_events`] and [`Self::clip_events`] are the step before the last
+    /// (on the GPU: taken a frame late, without waiting) rather than the last (the CPU).
+    pub fn events_frame_late(&self) -> bool {
+        self.gpu.is_some()
+    }
+
+    /// The state events of the last step ([`Self::events_frame_late`]: of the one before),
+    /// an instance's in the order fired; the CPU step's list, equal on the GPU.
+    pub fn state_events(&self) -> &[GraphEvent] {
+        &self.state_events
+    }
+
+    /// The clip events of the last step (or the one before, [`Self::events_frame_late`]),
+    /// by instance, an instance's by time; the CPU step's list, equal on the GPU.
+    pub fn clip_events(&self) -> &[ClipEvent] {
+        &self.clip_events
+    }
+
+    /// Whether events of that step were lost past the GPU's room for them (never on the CPU).
+    pub fn events_lost(&self) -> bool {
+        self.lost
+    }
+
+    /// Hands the records of the last step to `upload` (CPU-timed, made on the device given to
+    /// [`Self::new`]) for drawing, whichever side wrote them: on the CPU every record is sent
+    /// (64 B each); on the GPU the records are copied on the device. Writes the transforms
+    /// (one per instance) when `transforms_changed`. Returns the bytes sent from the CPU; an
+    /// error without a device.
+    pub fn update_upload(
+        &self,
+        upload: &mut CrowdUpload,
+        transforms: &[InstanceTransform],
+        transforms_changed: bool,
+    ) -> Result<u64, GraphRuntimeError> {
+        let gpu = self.device.as_ref().ok_or(GraphRuntimeError::NoDevice)?;
+        Ok(match &self.gpu {
+            Some(g) => g
+                .pass
+                .update_upload(gpu, upload, transforms, transforms_changed)?,
+            None => upload.update_cpu_timed(
+                gpu,
+                self.crowd.records(),
+                transforms,
+                transforms_changed,
+            )?,
+        })
+    }
+
+    /// Every instance's record as the last step wrote it: the CPU's, or read back from the
+    /// GPU (waiting for it: for tools and tests, not a frame).
+    pub fn read_records(&self) -> Result<Vec<InstanceRecord>, GraphRuntimeError> {
+        Ok(match (&self.gpu, &self.device) {
+            (Some(g), Some(gpu)) => g.pass.read_records(gpu)?,
+            _ => self.crowd.records().to_vec(),
+        })
+    }
+}
