@@ -162,10 +162,10 @@ pub fn measure(cfg: &GraphGpuConfig) -> anyhow::Result<GraphGpuReport> {
     let speed_param = crowd.param::<throng_graph::kind::Float>("speed")?;
     let mut rng = Rng(31);
     crowd.set_all(speed_param, |_| speed(&mut rng))?;
-    let mut pass = throng_scene::graph_pass(
+    let mut pass = throng_graph_gpu::graph_pass(
         &gpu,
         &crowd,
-        &throng_asset::gpu_clip_table(played),
+        played,
         // the fox's graph fires no state events; ~0.11 clip events an instance a frame
         throng_render::graph_pass::EventCapacity {
             state: (n / 4 + 64) as u32,

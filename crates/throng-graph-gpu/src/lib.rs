@@ -53,6 +53,8 @@ pub enum GraphRuntimeError {
     Render(#[from] RenderError),
     #[error("the graph runtime was made without a GPU device (GraphRuntime::new), which stepping on the GPU (StepOn::Gpu) and uploading its records need; pass the device it draws with")]
     NoDevice,
+    #[error("the graph steps on the GPU, where its states are the pass's; it cannot move back to the CPU (StepOn::Cpu): make a GraphRuntime on the CPU from a new GraphCrowd")]
+    OnGpu,
 }
 
 /// The GPU side: the pass, the frame's parameter changes, the clock.
@@ -79,6 +81,7 @@ pub struct GraphRuntime {
     gpu: Option<OnGpu>,
     /// Why `StepOn::Auto` chose the CPU, for a front end's line.
     cpu_because: Option<String>,
+    /// On the GPU: the events of the step before the last, taken by the last.
     state_events: Vec<GraphEvent>,
     clip_events: Vec<ClipEvent>,
     lost: bool,
@@ -121,11 +124,9 @@ pub fn graph_pass(
 
 impl GraphRuntime {
     /// `crowd`, as it stands (a crowd stepped on the CPU for a while moves with its states,
-    /// parameters and time), stepped where `on` asks. `clips` is the clip table the crowd was
-    /// made with (`GraphCrowd::new`); `gpu` the device to step on (`None`: the CPU, unless
-    /// `StepOn::Gpu` asks for the GPU, an error). On the GPU a step keeps the state events
-    /// of every instance (two each) and as many clip events as instances (at least 64); the
-    /// rest are lost and [`Self::events_lost`] says so.
+    /// parameters and time), stepped where `on` asks ([`Self::place`]). `clips` is the clip
+    /// table the crowd was made with (`GraphCrowd::new`); `gpu` the device to step on and to
+    /// upload records with (`None`: the CPU, unless `StepOn::Gpu` asks for the GPU, an error).
     pub fn new(
         crowd: GraphCrowd,
         clips: &[ClipInfo],
@@ -134,19 +135,43 @@ impl GraphRuntime {
     ) -> Result<GraphRuntime, GraphRuntimeError> {
         let mut rt = GraphRuntime {
             crowd,
-            device: gpu.cloned(),
+            device: None,
             gpu: None,
             cpu_because: None,
             state_events: Vec::new(),
             clip_events: Vec::new(),
             lost: false,
         };
+        rt.place(clips, gpu, on)?;
+        Ok(rt)
+    }
+
+    /// Where the crowd steps from the next step on, as `on` asks for `gpu` (see
+    /// [`StepOn`]): a runtime stepped on the CPU moves to the GPU with its states as they
+    /// stand; on an error it stays as it was. A runtime on the GPU stays there (its states are
+    /// the pass's): asking it for the CPU is an error. On the GPU a step keeps the state events
+    /// of every instance (two each) and as many clip events as instances (at least 64); the
+    /// rest are lost and [`Self::events_lost`] says so.
+    pub fn place(
+        &mut self,
+        clips: &[ClipInfo],
+        gpu: Option<&Gpu>,
+        on: StepOn,
+    ) -> Result<(), GraphRuntimeError> {
+        if self.gpu.is_some() {
+            return match on {
+                StepOn::Cpu => Err(GraphRuntimeError::OnGpu),
+                StepOn::Auto | StepOn::Gpu => Ok(()),
+            };
+        }
+        self.device = gpu.cloned();
+        self.cpu_because = None;
         let gpu = match (on, gpu) {
-            (StepOn::Cpu, _) => return Ok(rt),
+            (StepOn::Cpu, _) => return Ok(()),
             (StepOn::Gpu, None) => return Err(GraphRuntimeError::NoDevice),
             (StepOn::Auto, None) => {
-                rt.cpu_because = Some("no GPU device".into());
-                return Ok(rt);
+                self.cpu_because = Some("no GPU device".into());
+                return Ok(());
             }
             (_, Some(gpu)) => gpu,
         };
@@ -159,31 +184,33 @@ impl GraphRuntime {
                 None
             };
             if because.is_some() {
-                rt.cpu_because = because;
-                return Ok(rt);
+                self.cpu_because = because;
+                return Ok(());
             }
         }
-        let n = rt.crowd.len();
+        let n = self.crowd.len();
         let capacity = EventCapacity::for_crowd(n, n.max(64).min(u32::MAX as usize) as u32);
-        let pass = match graph_pass(gpu, &rt.crowd, clips, capacity) {
+        let mut pass = match graph_pass(gpu, &self.crowd, clips, capacity) {
             Ok(pass) => pass,
             Err(e @ RenderError::NeedsCapability { .. }) if on == StepOn::Auto => {
-                rt.cpu_because = Some(e.to_string());
-                return Ok(rt);
+                self.cpu_because = Some(e.to_string());
+                return Ok(());
             }
             Err(e) => return Err(e.into()),
         };
-        let mut pass = pass;
         // a step's events are taken in the next frame, so a frame never waits for the GPU
         pass.queue_event_reads(gpu, true);
-        rt.gpu = Some(OnGpu {
+        self.gpu = Some(OnGpu {
             pass,
             changes: Vec::new(),
             clock: Clock::new(),
-            start_ticks: rt.crowd.ticks(),
+            start_ticks: self.crowd.ticks(),
             last: None,
         });
-        Ok(rt)
+        // the events listed were the CPU step's; the GPU's come with its first step
+        self.state_events.clear();
+        self.clip_events.clear();
+        Ok(())
     }
 
     /// Whether the GPU steps the crowd.
@@ -334,12 +361,8 @@ impl GraphRuntime {
     /// stepped, and the changes set since the last step are dropped.
     pub fn step(&mut self, dt: f64) -> Result<(), GraphRuntimeError> {
         let (Some(g), Some(gpu)) = (&mut self.gpu, &self.device) else {
+            // the events are the crowd's own lists, not copied
             self.crowd.step(dt);
-            self.state_events.clear();
-            self.state_events.extend_from_slice(self.crowd.events());
-            self.clip_events.clear();
-            self.clip_events.extend_from_slice(self.crowd.clip_events());
-            self.lost = false;
             return Ok(());
         };
         self.state_events.clear();
@@ -376,13 +399,19 @@ impl GraphRuntime {
     /// The state events of the last step ([`Self::events_frame_late`]: of the one before),
     /// an instance's in the order fired; the CPU step's list, equal on the GPU.
     pub fn state_events(&self) -> &[GraphEvent] {
-        &self.state_events
+        match self.gpu {
+            Some(_) => &self.state_events,
+            None => self.crowd.events(),
+        }
     }
 
     /// The clip events of the last step (or the one before, [`Self::events_frame_late`]),
     /// by instance, an instance's by time; the CPU step's list, equal on the GPU.
     pub fn clip_events(&self) -> &[ClipEvent] {
-        &self.clip_events
+        match self.gpu {
+            Some(_) => &self.clip_events,
+            None => self.crowd.clip_events(),
+        }
     }
 
     /// Whether events of that step were lost past the GPU's room for them (never on the CPU).

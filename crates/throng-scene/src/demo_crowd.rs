@@ -4,10 +4,10 @@
 //! crossfades, blends and speeds in the CPU-timed runtime.
 //!
 //! Lengths are the asset's file units, times seconds, angles radians. The script is seeded, so
-//! every run shows the same crowd. The locomotion graph steps on the CPU, or, after
-//! [`DemoCrowd::move_graph_to_gpu`], on the GPU (docs/graph.md "On the GPU"): the script's
-//! parameter changes are then all the CPU sends, and the records are drawn where the pass wrote
-//! them.
+//! every run shows the same crowd. The locomotion graph is a `throng_graph_gpu::GraphRuntime`:
+//! it steps on the CPU, or, after [`DemoCrowd::place_graph`] chose the GPU (docs/graph.md "On
+//! the GPU"), on the GPU: the script's parameter changes are then all the CPU sends, and the
+//! records are drawn where the pass wrote them.
 
 use glam::{Affine3A, Quat, Vec3};
 use std::f32::consts::TAU;
@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use throng_asset::{ClipInfo, LoopMode};
 use throng_contract::{InstanceRecord, InstanceTransform};
 use throng_graph::{kind, Graph, GraphCrowd, ParamId, StateId, DEMO_FOX_LOCOMOTION};
+use throng_graph_gpu::{GraphRuntime, StepOn};
 use throng_runtime::PlaybackControl;
 use throng_runtime::{ClipId, CpuRuntime, Handle, PlayOptions, RuntimeError};
 
@@ -125,31 +126,22 @@ const GRAPH_FIRST_CHANGE_S: (f64, f64) = (0.0, 1.2);
 
 /// The locomotion graph and its two parameters.
 struct Locomotion {
-    crowd: GraphCrowd,
+    rt: GraphRuntime,
     speed: ParamId<kind::Float>,
     sit: ParamId<kind::Trigger>,
-    /// Each instance's state after the last step, to count transitions.
+    /// Each instance's state after the last step, to count transitions (stepped on the CPU).
     states: Vec<StateId>,
-}
-
-/// The locomotion graph on the GPU: the pass, the frame's parameter changes, the clock that
-/// turns steps into ticks, and the upload the crowd is drawn from.
-struct OnGpu {
-    pass: throng_render::graph_pass::GraphPass,
-    changes: Vec<throng_render::graph_pass::ParamChange>,
-    clock: throng_runtime::Clock,
-    upload: throng_render::CrowdUpload,
-    /// The transforms have been uploaded.
-    placed: bool,
+    /// Stepped on the GPU: the upload the crowd is drawn from, and whether the transforms
+    /// were sent.
+    upload: Option<(throng_render::CrowdUpload, bool)>,
 }
 
 /// The runtime (or the locomotion graph) plus the script that drives it.
 pub struct DemoCrowd {
     runtime: CpuRuntime,
     graph: Option<Locomotion>,
-    on_gpu: Option<OnGpu>,
-    /// The clip table as the GPU reads it (what a GPU graph step's records are made with).
-    clip_table: throng_contract::GpuClipTable,
+    /// The clip table (what the graph runtime is made with again when it moves).
+    clips: Vec<ClipInfo>,
     handles: Vec<Handle>,
     plans: Vec<Plan>,
     roles: Roles,
@@ -188,18 +180,19 @@ impl DemoCrowd {
             .ok()
             .and_then(|g| {
                 let crowd = GraphCrowd::new(g, clips, n as usize).ok()?;
+                let rt = GraphRuntime::new(crowd, clips, None, StepOn::Cpu).ok()?;
                 Some(Locomotion {
-                    speed: crowd.param("speed").ok()?,
-                    sit: crowd.param("sit").ok()?,
-                    states: vec![crowd.graph().entry(); n as usize],
-                    crowd,
+                    speed: rt.param("speed").ok()?,
+                    sit: rt.param("sit").ok()?,
+                    states: vec![rt.graph().entry(); n as usize],
+                    rt,
+                    upload: None,
                 })
             });
         let mut crowd = DemoCrowd {
             runtime,
             graph,
-            on_gpu: None,
-            clip_table: throng_asset::gpu_clip_table(clips),
+            clips: clips.to_vec(),
             handles,
             plans,
             roles,
@@ -323,96 +316,55 @@ impl DemoCrowd {
             return;
         };
         // The parameters exist and the values are valid: neither call can fail.
-        let _ = g.crowd.set_float(i, g.speed, speed);
+        let _ = g.rt.set_float(i, g.speed, speed);
         if sit {
-            let _ = g.crowd.fire(i, g.sit);
-        }
-        if let Some(on) = self.on_gpu.as_mut() {
-            // an instance is steered at most once a step: its changes are distinct
-            on.changes
-                .push([i as u32, g.speed.index() as u32, speed.to_bits(), 0]);
-            if sit {
-                on.changes
-                    .push([i as u32, g.sit.index() as u32, 1f32.to_bits(), 0]);
-            }
+            let _ = g.rt.fire(i, g.sit);
         }
         self.stats.blends += 1;
     }
 
-    /// Steps the locomotion graph on the GPU from now on (docs/graph.md "On the GPU"),
-    /// continuing from the state the CPU step left; false when no graph drives the crowd.
-    pub fn move_graph_to_gpu(
+    /// Where the locomotion graph steps from now on, as `on` asks for `gpu`
+    /// (`throng_graph_gpu::StepOn`: on the GPU the script's parameter changes are all the CPU
+    /// sends), continuing from the state the CPU step left. Returns whether it steps on the
+    /// GPU and, when `StepOn::Auto` kept the CPU, why; `None` when no graph drives the crowd.
+    /// An error (and the graph still on the CPU) where the GPU was asked for and the device
+    /// cannot step it; `GraphRuntime::place`.
+    pub fn place_graph(
         &mut self,
         gpu: &throng_render::Gpu,
-    ) -> Result<bool, throng_render::RenderError> {
-        let Some(g) = self.graph.as_ref() else {
-            return Ok(false);
+        on: StepOn,
+    ) -> Result<Option<(bool, Option<String>)>, throng_graph_gpu::GraphRuntimeError> {
+        let Some(g) = self.graph.as_mut() else {
+            return Ok(None);
         };
-        let n = g.crowd.len();
-        let pass = crate::graphs::graph_pass(
-            gpu,
-            &g.crowd,
-            &self.clip_table,
-            throng_render::graph_pass::EventCapacity::for_crowd(n, n.max(64) as u32),
-        )?;
-        let mut pass = pass;
-        // the events are counted a frame late, so the frame never waits for the GPU's step
-        pass.queue_event_reads(gpu, true);
-        self.on_gpu = Some(OnGpu {
-            pass,
-            changes: Vec::new(),
-            clock: throng_runtime::Clock::new(),
-            upload: throng_render::CrowdUpload::new(&gpu.device, throng_contract::Timing::Cpu),
-            placed: false,
-        });
-        Ok(true)
+        g.rt.place(&self.clips, Some(gpu), on)?;
+        if g.rt.on_gpu() && g.upload.is_none() {
+            let upload = throng_render::CrowdUpload::new(&gpu.device, throng_contract::Timing::Cpu);
+            g.upload = Some((upload, false));
+        }
+        Ok(Some((
+            g.rt.on_gpu(),
+            g.rt.cpu_because().map(str::to_string),
+        )))
     }
 
     /// Whether the locomotion graph steps on the GPU.
     pub fn graph_on_gpu(&self) -> bool {
-        self.on_gpu.is_some()
-    }
-
-    /// [`Self::step`] with the graph on the GPU (`gpu`: the device it was moved to): the
-    /// script's changes are uploaded and the pass steps every instance; the state events the
-    /// last step fired are counted (taken a frame late, without waiting). False, and nothing
-    /// stepped, when the graph is not on the GPU.
-    pub fn step_on_gpu(
-        &mut self,
-        gpu: &throng_render::Gpu,
-        dt: f64,
-    ) -> Result<bool, throng_render::RenderError> {
-        if self.on_gpu.is_none() {
-            return Ok(false);
-        }
-        let t0 = Instant::now();
-        // graph-driven, the script only sets parameters, which cannot fail
-        let _ = self.run_script();
-        if let Some(on) = self.on_gpu.as_mut() {
-            let ticks = on.clock.advance(dt);
-            if let Some(last) = on.pass.take_events(gpu)? {
-                self.stats.events += last.state.len() as u64;
-            }
-            on.pass.step(gpu, ticks, &on.changes)?;
-            on.changes.clear();
-        }
-        self.stats.time += t0.elapsed();
-        self.stats.steps += 1;
-        self.stats.simulated += dt;
-        Ok(true)
+        self.graph.as_ref().is_some_and(|g| g.rt.on_gpu())
     }
 
     /// GPU graph: hands the records the pass wrote to the crowd's upload (on the GPU) before a
     /// draw; [`Self::gpu_upload`] is then what to draw. Nothing to do otherwise.
-    pub fn prepare_draw(
-        &mut self,
-        gpu: &throng_render::Gpu,
-    ) -> Result<(), throng_render::RenderError> {
+    pub fn prepare_draw(&mut self) -> Result<(), throng_graph_gpu::GraphRuntimeError> {
         let transforms = self.runtime.transforms();
-        if let Some(on) = self.on_gpu.as_mut() {
-            on.pass
-                .update_upload(gpu, &mut on.upload, transforms, !on.placed)?;
-            on.placed = true;
+        if let Some(Locomotion {
+            rt,
+            upload: Some((upload, placed)),
+            ..
+        }) = self.graph.as_mut()
+        {
+            rt.update_upload(upload, transforms, !*placed)?;
+            *placed = true;
         }
         Ok(())
     }
@@ -420,7 +372,8 @@ impl DemoCrowd {
     /// The upload a GPU graph crowd is drawn from (after [`Self::prepare_draw`]); `None` when
     /// the records are the CPU's ([`Self::records`]).
     pub fn gpu_upload(&self) -> Option<&throng_render::CrowdUpload> {
-        self.on_gpu.as_ref().map(|on| &on.upload)
+        let g = self.graph.as_ref()?;
+        g.upload.as_ref().map(|(u, _)| u)
     }
 
     /// The script's changes that are due.
@@ -438,21 +391,24 @@ impl DemoCrowd {
         Ok(())
     }
 
-    /// Advances the crowd by `dt` seconds on the CPU: changes that are due, then one runtime
-    /// update (or graph step).
-    pub fn step(&mut self, dt: f64) -> Result<(), RuntimeError> {
+    /// Advances the crowd by `dt` seconds: changes that are due, then one runtime update (or
+    /// graph step, on the CPU or the GPU: [`Self::place_graph`]; on the GPU the state events
+    /// counted are the step before's, taken without waiting, and transitions are not counted).
+    pub fn step(&mut self, dt: f64) -> anyhow::Result<()> {
         let t0 = Instant::now();
         self.run_script()?;
         match self.graph.as_mut() {
             Some(g) => {
-                g.crowd.step(dt);
-                for (i, s) in g.states.iter_mut().enumerate() {
-                    if let Ok(now) = g.crowd.state(i) {
-                        self.stats.crossfades += (now != *s) as u64;
-                        *s = now;
+                g.rt.step(dt)?;
+                if let Some(crowd) = g.rt.cpu_crowd() {
+                    for (i, s) in g.states.iter_mut().enumerate() {
+                        if let Ok(now) = crowd.state(i) {
+                            self.stats.crossfades += (now != *s) as u64;
+                            *s = now;
+                        }
                     }
                 }
-                self.stats.events += g.crowd.events().len() as u64;
+                self.stats.events += g.rt.state_events().len() as u64;
             }
             None => {
                 self.runtime.update(dt);
@@ -466,10 +422,11 @@ impl DemoCrowd {
     }
 
     /// Per-instance records in the renderer's layout (the runtime's `InstanceRecord` holds the
-    /// same four layers).
+    /// same four layers); a graph stepped on the GPU reads them back, waiting (the demo draws
+    /// those from [`Self::gpu_upload`]).
     pub fn records(&self) -> Vec<InstanceRecord> {
         match &self.graph {
-            Some(g) => g.crowd.records().to_vec(),
+            Some(g) => g.rt.read_records().unwrap_or_default(),
             None => self.runtime.records().to_vec(),
         }
     }

@@ -165,35 +165,3 @@ pub fn param_value(kind: ParamKind, value: Option<&str>) -> anyhow::Result<f32> 
         },
     })
 }
-
-/// A GPU graph step for `crowd` as it stands (docs/graph.md "On the GPU"): its graph's tables,
-/// state machines and parameters uploaded with `clip_table` (the asset's, as the GPU reads it),
-/// the records written; a step keeps up to `capacity` events of each kind.
-pub fn graph_pass(
-    gpu: &throng_render::Gpu,
-    crowd: &throng_graph::GraphCrowd,
-    clip_table: &throng_contract::GpuClipTable,
-    capacity: throng_render::graph_pass::EventCapacity,
-) -> Result<throng_render::graph_pass::GraphPass, throng_render::RenderError> {
-    let layout = crowd.gpu_layout();
-    let n = crowd.len();
-    let machines: Vec<u32> = (0..n)
-        .flat_map(|i| crowd.machine_words(i).unwrap_or([0; 24]))
-        .collect();
-    let values: Vec<f32> = (0..n)
-        .flat_map(|i| crowd.parameter_values(i).unwrap_or(&[]).to_vec())
-        .collect();
-    let tables = throng_render::graph_pass::GraphTables {
-        states: &layout.states,
-        clips: &layout.clips,
-        axes: &layout.axes,
-        transitions: &layout.transitions,
-        conditions: &layout.conditions,
-        lists: &layout.lists,
-        clip_events: &layout.clip_events,
-        events: &layout.events,
-        stride: layout.stride,
-        max_speed: layout.max_speed,
-    };
-    throng_render::graph_pass::GraphPass::new(gpu, tables, clip_table, &machines, &values, capacity)
-}

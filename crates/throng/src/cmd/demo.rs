@@ -26,6 +26,7 @@ use throng_render::{InstanceRecord, Playback, Records, RenderOptions, Renderer, 
 use throng_runtime::crowd::spacing;
 
 use super::shared::{self, encode_gif, encode_png, parse_size, write_atomic};
+use throng_graph_gpu::StepOn;
 use throng_scene::{overview_camera, DemoCrowd, Roles};
 
 /// LOD index-count ratios the demo bakes: far foxes are drawn with a tenth of the triangles.
@@ -275,7 +276,7 @@ fn no_device(
 ) -> anyhow::Error {
     for _ in 0..gif_frames {
         if let Err(step) = crowd.step(gif_dt()) {
-            return step.into();
+            return step;
         }
     }
     print_runtime(crowd);
@@ -303,34 +304,27 @@ fn move_graph(crowd: &mut DemoCrowd, renderer: &Renderer, graph: GraphOn) -> any
         }
         return Ok(());
     }
-    let compute = renderer.downlevel_reason().is_none();
-    let on_gpu = match graph {
-        GraphOn::Cpu => false,
-        GraphOn::Gpu if !compute => anyhow::bail!(
-            "--graph gpu needs compute shaders, which this adapter lacks ({}); use --graph cpu",
-            renderer.downlevel_reason().unwrap_or_default()
-        ),
-        GraphOn::Gpu => true,
-        GraphOn::Auto => compute && !renderer.adapter().is_software(),
+    let on = match graph {
+        GraphOn::Auto => StepOn::Auto,
+        GraphOn::Cpu => StepOn::Cpu,
+        GraphOn::Gpu => StepOn::Gpu,
     };
-    if on_gpu {
-        crowd
-            .move_graph_to_gpu(&renderer.gpu)
-            .context("moving the locomotion graph to the GPU")?;
-        println!(
+    let placed = crowd.place_graph(&renderer.gpu, on).with_context(|| {
+        format!(
+            "stepping the locomotion graph on the GPU of {} (--graph gpu); --graph cpu steps \
+             it on the CPU",
+            renderer.adapter().name
+        )
+    })?;
+    match placed {
+        Some((true, _)) => println!(
             "graph: stepped on the GPU from here on (the CPU sends only the script's parameter \
              changes; --graph cpu steps it on the CPU)"
-        );
-    } else {
-        println!("graph: stepped on the CPU (--graph gpu steps it on the GPU)");
-    }
-    Ok(())
-}
-
-/// One step of the crowd: the graph on the GPU when it was moved there.
-fn step(crowd: &mut DemoCrowd, renderer: &Renderer, dt: f64) -> anyhow::Result<()> {
-    if !crowd.step_on_gpu(&renderer.gpu, dt)? {
-        crowd.step(dt)?;
+        ),
+        Some((false, Some(because))) => {
+            println!("graph: stepped on the CPU ({because}; --graph gpu steps it on the GPU)")
+        }
+        _ => println!("graph: stepped on the CPU (--graph gpu steps it on the GPU)"),
     }
     Ok(())
 }
@@ -362,7 +356,7 @@ fn draw_still(
     out_dir: &Path,
 ) -> anyhow::Result<()> {
     let t = Instant::now();
-    crowd.prepare_draw(&renderer.gpu)?;
+    crowd.prepare_draw()?;
     let mut records = Vec::new();
     let playback = playback(crowd, &mut records);
     let looks = crowd.appearances(gpu_asset.primitives.len());
@@ -414,9 +408,9 @@ fn draw_gif(
     let mut render_time = Duration::ZERO;
     let mut stats = throng_render::FrameStats::default();
     for _ in 0..plan.gif_frames {
-        step(crowd, renderer, gif_dt())?;
+        crowd.step(gif_dt())?;
         let t = Instant::now();
-        crowd.prepare_draw(&renderer.gpu)?;
+        crowd.prepare_draw()?;
         let mut records = Vec::new();
         let playback = playback(crowd, &mut records);
         let looks = crowd.appearances(gpu_asset.primitives.len());
