@@ -6,7 +6,8 @@
 //! order, placed by a prefix sum on the GPU, so reading them back costs the CPU a copy and a
 //! sort of only the instances whose events were found out of order, not a sort of the
 //! list). The tables come from `throng_graph::GraphLayout` (this crate does not link
-//! throng-graph: the caller passes its words).
+//! throng-graph: the caller passes its words; `throng_graph_gpu::graph_pass` builds the pass
+//! from a crowd, and its `GraphRuntime` hides whether the CPU or this pass steps).
 
 use wgpu::util::DeviceExt;
 
