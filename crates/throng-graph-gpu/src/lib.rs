@@ -41,20 +41,54 @@ pub enum StepOn {
     Gpu,
 }
 
+impl StepOn {
+    /// Whether a graph asked to step `self` on `gpu` steps on the GPU — the rule of
+    /// [`GraphRuntime::place`], for a front end's line before it moves a crowd — and, when
+    /// `Auto` keeps the CPU, why (e.g. "llvmpipe … is a software adapter"). `Gpu` is `true`
+    /// whatever the device (placing then fails where the device cannot run the pass). `Auto`
+    /// on a device that passes these checks may still keep the CPU where the pass's own
+    /// check refuses it ([`GraphRuntime::cpu_because`] then says why).
+    pub fn resolve(self, gpu: Option<&Gpu>) -> (bool, Option<String>) {
+        match (self, gpu) {
+            (StepOn::Cpu, _) => (false, None),
+            (StepOn::Gpu, _) => (true, None),
+            (StepOn::Auto, None) => (false, Some("no GPU device".into())),
+            (StepOn::Auto, Some(gpu)) => {
+                if let Some(missing) = gpu.full_path_missing() {
+                    (false, Some(format!("the adapter lacks {missing}")))
+                } else if gpu.summary.is_software() {
+                    (
+                        false,
+                        Some(format!("{} is a software adapter", gpu.summary.name)),
+                    )
+                } else {
+                    (true, None)
+                }
+            }
+        }
+    }
+}
+
 /// What a [`GraphRuntime`] call can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum GraphRuntimeError {
-    /// A parameter of another graph or of the wrong kind, an instance past the crowd, a value
-    /// its kind cannot hold (nothing was set).
+    /// A parameter id whose index or kind this graph does not have, an instance past the
+    /// crowd, a value its kind cannot hold (nothing was set).
     #[error(transparent)]
     Graph(#[from] GraphError),
     /// The GPU pass refused or failed (a device without what it needs, a lost device).
     #[error(transparent)]
     Render(#[from] RenderError),
-    #[error("the graph runtime was made without a GPU device (GraphRuntime::new), which stepping on the GPU (StepOn::Gpu) and uploading its records need; pass the device it draws with")]
+    /// Stepping on the GPU (`StepOn::Gpu`) or uploading records was asked of a runtime given
+    /// no device.
+    #[error("no GPU device was given to the graph runtime (GraphRuntime::new or place), and stepping on the GPU (StepOn::Gpu) or uploading its records needs one; pass the device it draws with")]
     NoDevice,
+    /// A runtime on the GPU was asked to step on the CPU.
     #[error("the graph steps on the GPU, where its states are the pass's; it cannot move back to the CPU (StepOn::Cpu): make a GraphRuntime on the CPU from a new GraphCrowd")]
     OnGpu,
+    /// The clip table given is not the one the crowd was made with.
+    #[error("the clip table given to the graph runtime is not the one its GraphCrowd was made with (another count of clips, or clips of other frames); pass the same asset's clips")]
+    OtherClips,
 }
 
 /// The GPU side: the pass, the frame's parameter changes, the clock.
@@ -148,15 +182,32 @@ impl GraphRuntime {
 
     /// Where the crowd steps from the next step on, as `on` asks for `gpu` (see
     /// [`StepOn`]): a runtime stepped on the CPU moves to the GPU with its states as they
-    /// stand; on an error it stays as it was. A runtime on the GPU stays there (its states are
-    /// the pass's): asking it for the CPU is an error. On the GPU a step keeps the state events
-    /// of every instance (two each) and as many clip events as instances (at least 64); the
-    /// rest are lost and [`Self::events_lost`] says so.
+    /// stand; on an error it stays as it was (device and all). A runtime on the GPU stays
+    /// there, on its device, whatever `gpu` and `on` say (its states are the pass's): asking
+    /// it for the CPU is an error. `clips` must be the table the crowd was made with (else
+    /// `OtherClips`). On the GPU a step keeps the state events of every instance (two each)
+    /// and as many clip events as instances (at least 64): a long frame in a crowd dense with
+    /// clip events can overflow that, and [`Self::events_lost`] then says so; to keep more,
+    /// [`Self::place_with_capacity`].
     pub fn place(
         &mut self,
         clips: &[ClipInfo],
         gpu: Option<&Gpu>,
         on: StepOn,
+    ) -> Result<(), GraphRuntimeError> {
+        let n = self.crowd.len();
+        let capacity = EventCapacity::for_crowd(n, n.max(64).min(u32::MAX as usize) as u32);
+        self.place_with_capacity(clips, gpu, on, capacity)
+    }
+
+    /// [`Self::place`] keeping up to `capacity` events of each kind a step on the GPU (16 B a
+    /// state event, 32 B a clip event of device memory).
+    pub fn place_with_capacity(
+        &mut self,
+        clips: &[ClipInfo],
+        gpu: Option<&Gpu>,
+        on: StepOn,
+        capacity: EventCapacity,
     ) -> Result<(), GraphRuntimeError> {
         if self.gpu.is_some() {
             return match on {
@@ -164,35 +215,23 @@ impl GraphRuntime {
                 StepOn::Auto | StepOn::Gpu => Ok(()),
             };
         }
-        self.device = gpu.cloned();
-        self.cpu_because = None;
-        let gpu = match (on, gpu) {
-            (StepOn::Cpu, _) => return Ok(()),
-            (StepOn::Gpu, None) => return Err(GraphRuntimeError::NoDevice),
-            (StepOn::Auto, None) => {
-                self.cpu_because = Some("no GPU device".into());
-                return Ok(());
-            }
-            (_, Some(gpu)) => gpu,
-        };
-        if on == StepOn::Auto {
-            let because = if let Some(missing) = gpu.full_path_missing() {
-                Some(format!("the adapter lacks {missing}"))
-            } else if gpu.summary.is_software() {
-                Some(format!("{} is a software adapter", gpu.summary.name))
-            } else {
-                None
-            };
-            if because.is_some() {
+        if !self.crowd.plays_clips(clips) {
+            return Err(GraphRuntimeError::OtherClips);
+        }
+        let (on_gpu, because) = on.resolve(gpu);
+        let gpu = match (on_gpu, gpu) {
+            (false, _) => {
+                self.device = gpu.cloned();
                 self.cpu_because = because;
                 return Ok(());
             }
-        }
-        let n = self.crowd.len();
-        let capacity = EventCapacity::for_crowd(n, n.max(64).min(u32::MAX as usize) as u32);
+            (true, None) => return Err(GraphRuntimeError::NoDevice),
+            (true, Some(gpu)) => gpu,
+        };
         let mut pass = match graph_pass(gpu, &self.crowd, clips, capacity) {
             Ok(pass) => pass,
             Err(e @ RenderError::NeedsCapability { .. }) if on == StepOn::Auto => {
+                self.device = Some(gpu.clone());
                 self.cpu_because = Some(e.to_string());
                 return Ok(());
             }
@@ -200,6 +239,8 @@ impl GraphRuntime {
         };
         // a step's events are taken in the next frame, so a frame never waits for the GPU
         pass.queue_event_reads(gpu, true);
+        self.device = Some(gpu.clone());
+        self.cpu_because = None;
         self.gpu = Some(OnGpu {
             pass,
             changes: Vec::new(),
@@ -239,6 +280,7 @@ impl GraphRuntime {
         self.crowd.len()
     }
 
+    /// Whether the crowd has no instances.
     pub fn is_empty(&self) -> bool {
         self.crowd.is_empty()
     }
@@ -296,6 +338,7 @@ impl GraphRuntime {
         Ok(())
     }
 
+    /// Sets a bool parameter.
     pub fn set_bool(
         &mut self,
         instance: usize,
@@ -358,17 +401,59 @@ impl GraphRuntime {
     /// or non-finite is 0) with the parameters set since the last step. On the GPU it first
     /// takes the last step's events ([`Self::state_events`]), then sends the changes and
     /// queues the pass; it waits for nothing the GPU is doing. On an error nothing was
-    /// stepped, and the changes set since the last step are dropped.
+    /// stepped (the time stays), and the changes set since the last step are dropped.
     pub fn step(&mut self, dt: f64) -> Result<(), GraphRuntimeError> {
-        let (Some(g), Some(gpu)) = (&mut self.gpu, &self.device) else {
+        let Some(g) = &mut self.gpu else {
             // the events are the crowd's own lists, not copied
             self.crowd.step(dt);
+            return Ok(());
+        };
+        let mut changes = std::mem::take(&mut g.changes);
+        // of several changes to one parameter of one instance the last set wins: the pass
+        // applies a frame's changes in parallel and takes one each
+        changes.reverse();
+        changes.sort_by_key(|c| (c[0], c[1]));
+        changes.dedup_by_key(|c| (c[0], c[1]));
+        let stepped = self.take_last_events().and_then(|()| {
+            let (Some(g), Some(gpu)) = (&mut self.gpu, &self.device) else {
+                return Ok(());
+            };
+            let t0 = (g.start_ticks + g.clock.ticks()) as f64 * SECONDS_PER_TICK;
+            let mut clock = g.clock;
+            let ticks = clock.advance(dt);
+            g.pass.step(gpu, ticks, &changes)?;
+            g.clock = clock;
+            g.last = Some((t0, ticks as f64 * SECONDS_PER_TICK));
+            Ok(())
+        });
+        if let Some(g) = &mut self.gpu {
+            // the list's room is kept for the next frame's changes
+            changes.clear();
+            g.changes = changes;
+        }
+        stepped
+    }
+
+    /// On the GPU: lists the events of the last step now ([`Self::state_events`],
+    /// [`Self::clip_events`]), waiting for it if it has not finished — for a last frame, or a
+    /// tool that needs them in the frame they fired; the next step then lists none before its
+    /// own. On the CPU the events are already the last step's: nothing to do.
+    pub fn finish_events(&mut self) -> Result<(), GraphRuntimeError> {
+        self.take_last_events()
+    }
+
+    /// On the GPU: the events of the step queued last (if not taken yet) into the lists.
+    fn take_last_events(&mut self) -> Result<(), GraphRuntimeError> {
+        let (Some(g), Some(gpu)) = (&mut self.gpu, &self.device) else {
             return Ok(());
         };
         self.state_events.clear();
         self.clip_events.clear();
         self.lost = false;
-        if let (Some(events), Some((t0, dt))) = (g.pass.take_events(gpu)?, g.last) {
+        let Some((t0, dt)) = g.last.take() else {
+            return Ok(());
+        };
+        if let Some(events) = g.pass.take_events(gpu)? {
             let graph = self.crowd.graph();
             self.state_events
                 .extend((events.state.iter()).filter_map(|&w| graph.state_event_of_words(w)));
@@ -376,17 +461,6 @@ impl GraphRuntime {
                 .extend((events.clip.iter()).map(|&w| ClipEvent::of_words(w, t0, dt)));
             self.lost = events.state_lost || events.clip_lost;
         }
-        // of several changes to one parameter of one instance the last set wins: the pass
-        // applies a frame's changes in parallel and takes one each
-        g.changes.reverse();
-        g.changes.sort_by_key(|c| (c[0], c[1]));
-        g.changes.dedup_by_key(|c| (c[0], c[1]));
-        let t0 = (g.start_ticks + g.clock.ticks()) as f64 * SECONDS_PER_TICK;
-        let ticks = g.clock.advance(dt);
-        let stepped = g.pass.step(gpu, ticks, &g.changes);
-        g.changes.clear();
-        stepped?;
-        g.last = Some((t0, ticks as f64 * SECONDS_PER_TICK));
         Ok(())
     }
 

@@ -114,6 +114,12 @@ fn a_graph_runtime_on_the_gpu_equals_one_on_the_cpu_its_events_a_frame_late() {
             }
         }
     }
+    // the last step's events, now, waiting
+    on_gpu.finish_events().expect("finish");
+    assert_eq!(on_gpu.state_events(), last_state.as_slice());
+    assert_eq!(on_gpu.clip_events(), last_clip.as_slice());
+    on_gpu.step(0.0).expect("step");
+    assert!(on_gpu.state_events().is_empty() && on_gpu.clip_events().is_empty());
     assert!(state_events > 1_000, "{state_events} state events");
     assert!(clip_events > 1_000, "{clip_events} clip events");
     println!(
@@ -158,10 +164,28 @@ fn the_choice_is_the_devices_and_a_misuse_is_an_error() {
     let transforms = vec![throng_contract::InstanceTransform::default(); 16];
     let sent = (rt.update_upload(&mut upload, &transforms, true)).expect("upload");
     assert_eq!(sent as usize, std::mem::size_of_val(transforms.as_slice()));
+    // once on the GPU it stays there
+    assert!(matches!(
+        rt.place(&clips, Some(&gpu), StepOn::Cpu),
+        Err(GraphRuntimeError::OnGpu)
+    ));
     let mut rt = GraphRuntime::new(crowd(), &clips, Some(&gpu), StepOn::Cpu).expect("cpu");
     rt.step(1.0 / 60.0).expect("step");
     let sent = (rt.update_upload(&mut upload, &transforms, false)).expect("upload");
     assert_eq!(sent, 16 * 64);
+    // a failed move leaves the runtime as it was, its device kept
+    assert!(matches!(
+        rt.place(&clips, None, StepOn::Gpu),
+        Err(GraphRuntimeError::NoDevice)
+    ));
+    assert!(!rt.on_gpu());
+    rt.update_upload(&mut upload, &transforms, false)
+        .expect("upload");
+    // another clip table than the crowd's is refused before any GPU work
+    assert!(matches!(
+        rt.place(&clips[..clips.len() - 1], Some(&gpu), StepOn::Gpu),
+        Err(GraphRuntimeError::OtherClips)
+    ));
     // without a device there is nothing to upload with
     let rt = GraphRuntime::new(crowd(), &clips, None, StepOn::Cpu).expect("cpu");
     assert!(matches!(

@@ -105,6 +105,16 @@ impl GraphCrowd {
         self.clock.ticks() as f64 * SECONDS_PER_TICK
     }
 
+    /// Whether `clips` is the clip table the crowd was made with, as far as playing it goes
+    /// (the same clips, frame for frame: `ClipInfo::frames_table`).
+    pub fn plays_clips(&self, clips: &[ClipInfo]) -> bool {
+        clips.len() == self.frames.len()
+            && clips
+                .iter()
+                .zip(&self.frames)
+                .all(|(c, f)| c.frames_table() == *f)
+    }
+
     /// Whole clock ticks stepped since the crowd was made (`throng_runtime::TICKS_PER_SECOND`
     /// a second): [`Self::time`] exactly.
     pub fn ticks(&self) -> u64 {

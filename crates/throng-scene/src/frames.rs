@@ -17,10 +17,11 @@ use anyhow::Context;
 use throng_anim::{Model, ModelSkinner, SkinnedPart};
 use throng_asset::{Aabb, BakedAsset};
 use throng_contract::{InstanceTransform, Records, Timing};
-use throng_graph::GraphCrowd;
+use throng_graph_gpu::{GraphRuntime, StepOn};
 use throng_render::image::RgbaImage;
 use throng_render::{
-    Crowd, DecodedMeshes, FrameStats, GpuProp, Prop, RenderOptions, Renderer, SkinPath,
+    Crowd, CrowdUpload, DecodedMeshes, FrameStats, Gpu, GpuProp, Playback, Prop, RenderOptions,
+    Renderer, SkinPath,
 };
 use throng_runtime::crowd::{self, Assignment, Layout};
 use throng_runtime::{ClipId, PlayOptions, PlaybackCommand, Runtime};
@@ -88,6 +89,9 @@ pub struct BakedScene<'a> {
     /// Play every input through this animation graph (CPU-timed; the parts' clips, blend and
     /// overlay are not used) instead of its runtime.
     pub graph: Option<&'a GraphSetup>,
+    /// Where the graph steps once its warm-up (on the CPU) is done and drawing starts on a GPU
+    /// path ([`ScenePlayer::place_graphs`]); the reference path steps it on the CPU.
+    pub graph_on: StepOn,
 }
 
 /// One layout of `instances` places spaced for the largest of `sizes` (each input's bounds),
@@ -127,9 +131,18 @@ pub struct ScenePlayer<'a> {
 }
 
 /// What plays one input.
+// one a scene input (a handful): the variants' sizes do not matter
+#[allow(clippy::large_enum_variant)]
 enum Player {
     Clips(Runtime),
-    Graph(GraphCrowd),
+    Graph(GraphPlayer),
+}
+
+/// A graph crowd, and once it steps on the GPU the upload its records are drawn from (with
+/// whether its transforms were sent).
+struct GraphPlayer {
+    rt: GraphRuntime,
+    upload: Option<(CrowdUpload, bool)>,
 }
 
 impl<'a> ScenePlayer<'a> {
@@ -146,7 +159,8 @@ impl<'a> ScenePlayer<'a> {
                     for _ in 0..steps {
                         crowd.step(start / steps as f64);
                     }
-                    Ok(Player::Graph(crowd))
+                    let rt = GraphRuntime::new(crowd, &asset.clips, None, StepOn::Cpu)?;
+                    Ok(Player::Graph(GraphPlayer { rt, upload: None }))
                 }
                 None => start_runtime(scene.timing, asset, part, start).map(Player::Clips),
             })
@@ -155,16 +169,69 @@ impl<'a> ScenePlayer<'a> {
     }
 
     /// One step of every player by `dt` seconds (a runtime's record writes of the last step
-    /// are cleared first).
-    pub fn step(&mut self, dt: f64) {
+    /// are cleared first); an error where a graph's GPU step fails.
+    pub fn step(&mut self, dt: f64) -> anyhow::Result<()> {
         for p in &mut self.players {
             match p {
                 Player::Clips(rt) => {
                     rt.clear_changes();
                     rt.update(dt);
                 }
-                Player::Graph(g) => g.step(dt),
+                Player::Graph(g) => g.rt.step(dt)?,
             }
+        }
+        Ok(())
+    }
+
+    /// Moves every input's graph to where `scene.graph_on` asks on `gpu`, as its warm-up left
+    /// it; its records are then drawn from an upload the pass writes ([`Self::playback`]).
+    pub fn place_graphs(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
+        for (a, p) in self.players.iter_mut().enumerate() {
+            if let Player::Graph(g) = p {
+                let clips = &self.scene.assets[a].clips;
+                let GraphPlayer { rt: g, upload } = g;
+                g.place(clips, Some(gpu), self.scene.graph_on)
+                    .with_context(|| {
+                        format!("stepping the graph of {}", self.scene.assets[a].source_name)
+                    })?;
+                if g.on_gpu() && upload.is_none() {
+                    *upload = Some((CrowdUpload::new(&gpu.device, Timing::Cpu), false));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the records of every graph stepped on the GPU to its upload, before a draw.
+    pub fn prepare_draw(&mut self) -> anyhow::Result<()> {
+        for (a, p) in self.players.iter_mut().enumerate() {
+            if let Player::Graph(g) = p {
+                let GraphPlayer {
+                    rt: g,
+                    upload: Some((upload, placed)),
+                } = g
+                else {
+                    continue;
+                };
+                g.update_upload(upload, &self.scene.parts[a].transforms, !*placed)?;
+                *placed = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// What the renderer draws input `a` from (after [`Self::prepare_draw`]): its records, or
+    /// the upload its GPU-stepped graph's records were copied into.
+    pub fn playback(&self, a: usize) -> Playback<'_> {
+        match &self.players[a] {
+            Player::Graph(g) if g.upload.is_some() => match &g.upload {
+                Some((upload, _)) => Playback::Uploaded(upload),
+                None => Playback::Records(Records::Cpu(&[])),
+            },
+            _ => match self.records(a) {
+                Some(records) => records.into(),
+                None => Playback::Records(Records::Cpu(&[])),
+            },
         }
     }
 
@@ -172,23 +239,24 @@ impl<'a> ScenePlayer<'a> {
     pub fn runtime(&self, a: usize) -> Option<&Runtime> {
         match &self.players[a] {
             Player::Clips(rt) => Some(rt),
-            Player::Graph(_) => None,
+            Player::Graph(..) => None,
         }
     }
 
-    /// Input `a`'s graph crowd (`None` when a runtime plays it).
-    pub fn graph(&self, a: usize) -> Option<&GraphCrowd> {
+    /// Input `a`'s graph runtime (`None` when a runtime plays it).
+    pub fn graph(&self, a: usize) -> Option<&GraphRuntime> {
         match &self.players[a] {
-            Player::Graph(g) => Some(g),
+            Player::Graph(g) => Some(&g.rt),
             Player::Clips(_) => None,
         }
     }
 
-    /// Input `a`'s records as the renderer reads them.
-    pub fn records(&self, a: usize) -> Records<'_> {
+    /// Input `a`'s records as the renderer reads them; `None` for a graph stepped on the GPU,
+    /// whose records stay there ([`Self::playback`]).
+    pub fn records(&self, a: usize) -> Option<Records<'_>> {
         match &self.players[a] {
-            Player::Clips(rt) => rt.records(),
-            Player::Graph(g) => Records::Cpu(g.records()),
+            Player::Clips(rt) => Some(rt.records()),
+            Player::Graph(g) => (g.rt.cpu_crowd()).map(|c| Records::Cpu(c.records())),
         }
     }
 
@@ -219,6 +287,9 @@ pub fn draw_baked(
     let primed = opts.motion() as u32;
     let mut player = ScenePlayer::new(scene, frames.start - primed as f64 / frames.fps)?;
     let reference = opts.path == SkinPath::Reference;
+    if !reference {
+        player.place_graphs(&renderer.gpu)?;
+    }
     let gpu_assets = if reference {
         Vec::new()
     } else {
@@ -239,11 +310,11 @@ pub fn draw_baked(
     let mut stats = None;
     for f in 0..frames.count + primed {
         if f > 0 {
-            player.step(1.0 / frames.fps);
+            player.step(1.0 / frames.fps)?;
         }
         if reference {
-            let records =
-                (player.records(0).cpu()).context("the reference path draws CPU-timed records")?;
+            let records = (player.records(0).and_then(|r| r.cpu()))
+                .context("the reference path draws CPU-timed records")?;
             let decoded = DecodedMeshes::new(
                 scene.assets[0],
                 records,
@@ -253,11 +324,12 @@ pub fn draw_baked(
             let meshes = decoded.meshes_with(&scene.parts[0].appearances);
             images.push(renderer.render_reference(&meshes, opts)?);
         } else {
+            player.prepare_draw()?;
             let crowds: Vec<Crowd> = (0..scene.assets.len())
                 .map(|a| Crowd {
                     asset: &gpu_assets[a],
                     transforms: player.transforms(a),
-                    playback: player.records(a).into(),
+                    playback: player.playback(a),
                     props: &crowd_props[a],
                     live: &[],
                     appearance: match scene.parts[a].appearances.as_slice() {

@@ -66,12 +66,13 @@ fn extracted_root_motion_moves_the_instance_where_the_source_goes() {
             props: &props,
             root_motion,
             graph: None,
+            graph_on: throng_graph_gpu::StepOn::Cpu,
         };
         let mut player = ScenePlayer::new(&scene, 0.0).expect("start");
         for _ in 0..STEPS {
-            player.step(DT);
+            player.step(DT).expect("step");
         }
-        let record = player.records(0).cpu().expect("CPU-timed")[0];
+        let record = (player.records(0).and_then(|r| r.cpu())).expect("CPU-timed")[0];
         let world = player.transforms(0)[0].to_mat4();
         let layers: Vec<Layer> = record
             .layers

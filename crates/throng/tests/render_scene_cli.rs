@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{asset_and_gpu, differing, ok_json, ok_stderr, read_png, run, s};
+use common::{asset_and_gpu, differing, ok_json, ok_stderr, read_gif, read_png, run, s};
 use std::path::{Path, PathBuf};
 use throng_render::image::{Rgba, RgbaImage};
 
@@ -379,6 +379,77 @@ fn graph_flags_are_checked_before_the_work() {
     assert!(
         err.contains("finite") && !err.contains("in memory"),
         "{err}"
+    );
+}
+
+/// `render --graph --graph-on gpu` warms the graph up on the CPU, then steps it on the GPU
+/// (lavapipe in CI) and draws the records the pass wrote: every GIF frame matches `--graph-on
+/// cpu`'s but for a few pixels (the GPU derives rows and fracs in f32, within 1e-4 frames of
+/// the CPU's f64; the state machines are the same to the bit). Each says where it stepped;
+/// `--graph-on gpu` on the reference path is a usage error.
+#[test]
+fn render_steps_a_graph_on_the_gpu_as_on_the_cpu() {
+    let Some(fox) = asset_and_gpu("Fox.glb") else {
+        return;
+    };
+    let graph =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../throng-graph/graphs/fox-locomotion.json");
+    let (fox, graph) = (s(&fox), s(&graph));
+    let folder = dir("graph-on");
+    let gif = |on: &str| {
+        let out = folder.join(format!("{on}.gif"));
+        let err = ok_stderr(&[
+            "render",
+            &fox,
+            "--graph",
+            &graph,
+            "--param",
+            "speed=0.5..3",
+            "--instances",
+            "200",
+            "--size",
+            "256x256",
+            "--time",
+            "1",
+            "--frames",
+            "8",
+            "--graph-on",
+            on,
+            "-o",
+            &s(&out),
+        ]);
+        (read_gif(&out), err)
+    };
+    let (gpu, gpu_err) = gif("gpu");
+    let (cpu, cpu_err) = gif("cpu");
+    assert!(gpu_err.contains("graph: stepped on the GPU"), "{gpu_err}");
+    assert!(cpu_err.contains("graph: stepped on the CPU"), "{cpu_err}");
+    assert_eq!((gpu.len(), cpu.len()), (8, 8));
+    let mut moved = 0;
+    for (k, (a, b)) in gpu.iter().zip(&cpu).enumerate() {
+        let (a, b) = (a.buffer(), b.buffer());
+        let d = differing(a, b, 8) as f64 / (a.width() * a.height()) as f64;
+        assert!(d <= 0.01, "frame {k}: {:.2} % of pixels differ", d * 100.0);
+        moved += differing(a, cpu[0].buffer(), 8);
+    }
+    assert!(moved > 1000, "the foxes do not move ({moved} pixels)");
+    let o = run(&[
+        "render",
+        &fox,
+        "--graph",
+        &graph,
+        "--path",
+        "reference",
+        "--graph-on",
+        "gpu",
+        "-o",
+        &s(&folder.join("ref.png")),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
     );
 }
 

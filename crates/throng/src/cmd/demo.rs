@@ -25,8 +25,7 @@ use throng_render::device::DeviceError;
 use throng_render::{InstanceRecord, Playback, Records, RenderOptions, Renderer, SkinPath};
 use throng_runtime::crowd::spacing;
 
-use super::shared::{self, encode_gif, encode_png, parse_size, write_atomic};
-use throng_graph_gpu::StepOn;
+use super::shared::{self, encode_gif, encode_png, parse_size, write_atomic, GraphOn};
 use throng_scene::{overview_camera, DemoCrowd, Roles};
 
 /// LOD index-count ratios the demo bakes: far foxes are drawn with a tenth of the triangles.
@@ -77,14 +76,6 @@ pub struct Args {
     /// adapter with compute shaders, the CPU on a software or downlevel one.
     #[arg(long, value_enum, default_value_t = GraphOn::Auto)]
     pub graph: GraphOn,
-}
-
-/// Where the demo's locomotion graph steps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum GraphOn {
-    Auto,
-    Cpu,
-    Gpu,
 }
 
 /// The crowd and pictures of a run: the flags, else the adapter's defaults.
@@ -304,18 +295,15 @@ fn move_graph(crowd: &mut DemoCrowd, renderer: &Renderer, graph: GraphOn) -> any
         }
         return Ok(());
     }
-    let on = match graph {
-        GraphOn::Auto => StepOn::Auto,
-        GraphOn::Cpu => StepOn::Cpu,
-        GraphOn::Gpu => StepOn::Gpu,
-    };
-    let placed = crowd.place_graph(&renderer.gpu, on).with_context(|| {
-        format!(
-            "stepping the locomotion graph on the GPU of {} (--graph gpu); --graph cpu steps \
+    let placed = crowd
+        .place_graph(&renderer.gpu, graph.step_on())
+        .with_context(|| {
+            format!(
+                "stepping the locomotion graph on the GPU of {} (--graph gpu); --graph cpu steps \
              it on the CPU",
-            renderer.adapter().name
-        )
-    })?;
+                renderer.adapter().name
+            )
+        })?;
     match placed {
         Some((true, _)) => println!(
             "graph: stepped on the GPU from here on (the CPU sends only the script's parameter \

@@ -209,6 +209,12 @@ pub struct Args {
     /// by its name alone fires.
     #[arg(long, value_name = "NAME[=VALUE]", requires = "graph", value_parser = shared::parse_param)]
     pub param: Vec<(String, Option<String>)>,
+    /// Where `--graph` steps once its warm-up is done: on the GPU (docs/graph.md "On the GPU":
+    /// the CPU sends only parameter changes, the records stay on the GPU), on the CPU, or auto:
+    /// the GPU on a hardware adapter with compute shaders, the CPU on a software or downlevel
+    /// one. The reference path steps it on the CPU.
+    #[arg(long, value_enum, default_value_t = shared::GraphOn::Auto, requires = "graph")]
+    pub graph_on: shared::GraphOn,
     /// Hold every instance at its place in the layout. By default an asset baked with
     /// `--root-motion extract` moves each instance by its clips' root motion, as the source
     /// moves the character (CPU-timed playback; the GPU-timed runtime keeps no root motion).
@@ -354,6 +360,11 @@ fn check_usage(args: &Args) -> anyhow::Result<()> {
                 "--graph chooses the clips by its parameters: leave out --clip and --blend (set --param NAME=VALUE)",
             ));
         }
+        if args.graph_on == shared::GraphOn::Gpu && reference {
+            return Err(usage(
+                "the reference path steps --graph on the CPU: leave out --graph-on gpu, or use --path texture, palette or vat",
+            ));
+        }
     }
     if args.source.is_some() && !args.variety().is_default() {
         return Err(usage(
@@ -477,6 +488,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     eprintln!("adapter: {}", renderer.adapter());
     let downlevel = shared::print_mode(&renderer, args.downlevel);
     let path = skin_path(&args, &inputs, &renderer, downlevel);
+    if graph.is_some() {
+        print_graph_on(args.graph_on, path, &renderer);
+    }
     if path == SkinPath::Reference && args.source.is_none() {
         if let Some(asset) = inputs[0].baked() {
             let vertices = asset.primitives.iter().map(|p| p.vertex_count()).sum();
@@ -557,6 +571,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 props: &props,
                 root_motion: !args.in_place,
                 graph: graph.as_ref(),
+                graph_on: args.graph_on.step_on(),
             };
             draw_baked(&mut renderer, &scene, frames, &opts, || bar.inc(1))?
         }
@@ -583,6 +598,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("{}", stats_line(&s));
     }
     Ok(())
+}
+
+/// Says where `--graph` steps (`StepOn::resolve`, the rule the draw applies).
+fn print_graph_on(on: shared::GraphOn, path: SkinPath, renderer: &Renderer) {
+    let line = match on.step_on().resolve(Some(&renderer.gpu)) {
+        _ if path == SkinPath::Reference => "the CPU (the reference path)".to_string(),
+        (true, _) => {
+            "the GPU (the CPU sends only parameter changes; --graph-on cpu steps it on the CPU)"
+                .into()
+        }
+        (false, Some(why)) => format!("the CPU ({why}; --graph-on gpu steps it on the GPU)"),
+        (false, None) => "the CPU (--graph-on gpu steps it on the GPU)".into(),
+    };
+    eprintln!("graph: stepped on {line}");
 }
 
 /// `--path`, else the palette path when the largest input's palette for the whole crowd fits

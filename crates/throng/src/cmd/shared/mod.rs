@@ -131,6 +131,25 @@ pub fn ensure_folder(output: &Path) -> anyhow::Result<()> {
     }
 }
 
+/// Where an animation graph steps (`throng_graph_gpu::StepOn`): auto, the GPU on a hardware
+/// adapter with compute shaders and the CPU on a software or downlevel one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GraphOn {
+    Auto,
+    Cpu,
+    Gpu,
+}
+
+impl GraphOn {
+    pub fn step_on(self) -> throng_graph_gpu::StepOn {
+        match self {
+            GraphOn::Auto => throng_graph_gpu::StepOn::Auto,
+            GraphOn::Cpu => throng_graph_gpu::StepOn::Cpu,
+            GraphOn::Gpu => throng_graph_gpu::StepOn::Gpu,
+        }
+    }
+}
+
 /// `NAME[=VALUE]` of `--param` (a graph parameter; a trigger by its name alone).
 pub fn parse_param(s: &str) -> Result<(String, Option<String>), String> {
     let (name, value) = match s.split_once('=') {
