@@ -11,7 +11,7 @@
 #[path = "../../throng-graph/tests/common/mod.rs"]
 mod scenario;
 
-use scenario::{scenario_clips, scenario_graph, Rng};
+use scenario::{random_value, scenario_clips, scenario_graph, Rng};
 use throng_graph::{GraphCrowd, Param, ParamKind};
 use throng_graph_gpu::{GraphRuntime, GraphRuntimeError, StepOn};
 
@@ -21,17 +21,7 @@ const FRAMES: usize = 240;
 /// Sets parameter `p` (index `k`) of instance `i` to a random value its kind allows, through
 /// the typed call of its kind, on both runtimes.
 fn set_both(rts: &mut [&mut GraphRuntime; 2], rng: &mut Rng, i: usize, k: usize, p: Param) {
-    let name = rts[0].graph().parameters()[k].name().to_string();
-    let v = match p.kind() {
-        ParamKind::Float => match name.as_str() {
-            "dir" => (rng.unit() * 2.4 - 1.2) as f32,
-            "mult" => (rng.unit() * 2.5 - 0.5) as f32,
-            _ => (rng.unit() * 3.5) as f32,
-        },
-        ParamKind::Int => rng.below(3) as f32,
-        ParamKind::Bool => (rng.below(10) > 1) as u8 as f32,
-        ParamKind::Trigger => 1.0,
-    };
+    let v = random_value(rng, rts[0].graph(), k, p.kind());
     for rt in rts.iter_mut() {
         match p.kind() {
             ParamKind::Float => rt.set_float(i, p.typed().unwrap(), v),

@@ -79,6 +79,21 @@ impl Rng {
     }
 }
 
+/// A random value for parameter `k` (of `kind`) of the scenario graph: floats in the ranges
+/// the scenario's transitions test, ints 0..=2, bools mostly true, triggers fired.
+pub fn random_value(rng: &mut Rng, g: &Graph, k: usize, kind: ParamKind) -> f32 {
+    match kind {
+        ParamKind::Float => match g.parameters()[k].name() {
+            "dir" => (rng.unit() * 2.4 - 1.2) as f32,
+            "mult" => (rng.unit() * 2.5 - 0.5) as f32,
+            _ => (rng.unit() * 3.5) as f32,
+        },
+        ParamKind::Int => rng.below(3) as f32,
+        ParamKind::Bool => (rng.below(10) > 1) as u8 as f32,
+        ParamKind::Trigger => 1.0,
+    }
+}
+
 /// A random change of the scenario graph's parameters: an instance below `n`, a parameter and
 /// a value its kind allows (floats in the ranges the scenario's transitions test), set on
 /// `crowd` through the call its kind takes. Returns (instance, parameter index, value).
@@ -92,16 +107,7 @@ pub fn random_change(
     let i = rng.below(n as u64) as usize;
     let k = rng.below(params.len() as u64) as usize;
     let p = params[k];
-    let v = match p.kind() {
-        ParamKind::Float => match g.parameters()[k].name() {
-            "dir" => (rng.unit() * 2.4 - 1.2) as f32,
-            "mult" => (rng.unit() * 2.5 - 0.5) as f32,
-            _ => (rng.unit() * 3.5) as f32,
-        },
-        ParamKind::Int => rng.below(3) as f32,
-        ParamKind::Bool => (rng.below(10) > 1) as u8 as f32,
-        ParamKind::Trigger => 1.0,
-    };
+    let v = random_value(rng, g, k, p.kind());
     match p.kind() {
         ParamKind::Float => crowd.set_float(i, p.typed().unwrap(), v).unwrap(),
         ParamKind::Int => crowd.set_int(i, p.typed().unwrap(), v as i32).unwrap(),
