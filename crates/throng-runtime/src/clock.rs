@@ -35,6 +35,11 @@ impl Clock {
         self.ticks
     }
 
+    /// The sub-tick remainder, in [0, 1) ticks.
+    pub fn carry(&self) -> f64 {
+        self.carry
+    }
+
     /// Elapsed time in seconds including the sub-tick remainder.
     pub fn seconds(&self) -> f64 {
         (self.ticks as f64 + self.carry) * SECONDS_PER_TICK

@@ -21,6 +21,7 @@
 
 use crate::api::{check_nonneg, check_speed, Finished, FiredEvent, PlayOptions};
 use crate::clips::{Prepared, Rm};
+use crate::compact::{Compact, LayerSets, SetLayer};
 use crate::handle::Handles;
 use crate::PlaybackControl;
 use crate::{Clock, Handle, InstanceRecord, InstanceTransform, PlaybackCommand, RuntimeError};
@@ -41,9 +42,15 @@ pub(crate) const F_FADING: u8 = 4;
 pub(crate) const F_ROOT: u8 = 8;
 pub(crate) const F_FRESH: u8 = 16;
 pub(crate) const F_BLEND: u8 = 32;
+/// Tried for the compact state and refused (every set in use): stays on the full state until
+/// its playback changes.
+pub(crate) const F_STAY: u8 = 64;
 /// Flags that send an instance to the slow path (a crossfade in progress stays on the fast
 /// path until it completes).
 const F_SLOW: u8 = F_ROOT | F_FRESH;
+/// Flags that keep an instance out of the compact state (besides its clips'): its layers
+/// change over time in ways a phase and a rate do not say.
+const F_NOT_COMPACT: u8 = F_PAUSED | F_FADING | F_ROOT | F_FRESH | F_STAY;
 
 // Layer state bits above the clip index and mode (the same packing as the GPU-timed
 // record's `clip_mode`).
@@ -147,6 +154,8 @@ fn mark_f32(m: f64) -> f32 {
 struct ChunkOut {
     events: Vec<FiredEvent>,
     finished: Vec<Finished>,
+    /// Instances (runtime indices) on the full state that may be made compact.
+    candidates: Vec<u32>,
 }
 
 struct Ctx<'a> {
@@ -158,6 +167,8 @@ struct Ctx<'a> {
     handles: &'a Handles,
     dt: f64,
     t0: f64,
+    /// The compact states' sets, advanced to this update's time; `None`: compact states off.
+    sets: Option<&'a LayerSets>,
 }
 
 /// CPU-timed runtime. See the module docs.
@@ -180,6 +191,11 @@ pub struct CpuRuntime {
     clock: Clock,
     events: Vec<FiredEvent>,
     finished: Vec<Finished>,
+    /// Per instance its steady state in 16 B, where it has one (`crate::compact`).
+    compact: Vec<Compact>,
+    sets: LayerSets,
+    /// Instances are made compact when eligible ([`Self::set_compact_state`]).
+    compact_on: bool,
 }
 
 crate::handle::instance_lookup!(CpuRuntime);
@@ -208,6 +224,9 @@ impl CpuRuntime {
             clock: Clock::new(),
             events: Vec::new(),
             finished: Vec::new(),
+            compact: Vec::new(),
+            sets: LayerSets::default(),
+            compact_on: true,
         }
     }
 
@@ -215,13 +234,107 @@ impl CpuRuntime {
         self.len() == 0
     }
 
+    /// Whether instances whose layers only loop are kept in their 16 B steady state (on by
+    /// default; `crate::compact`): a steady update then reads 16 B of such an instance instead
+    /// of its full state (8 B + 24 B a layer). Off, every instance keeps its full state, as
+    /// before the compact state existed (for comparison and benchmarks). Records agree either
+    /// way within the compact state's rounding (~1e-8 frames).
+    pub fn set_compact_state(&mut self, on: bool) {
+        if !on {
+            for i in 0..self.compact.len() {
+                self.leave_compact(i);
+            }
+        }
+        self.compact_on = on;
+    }
+
+    /// Instances kept in the compact state now, and the distinct layer sets they share.
+    pub fn compact_counts(&self) -> (usize, usize) {
+        let live = self.compact.iter().filter(|c| c.live()).count();
+        (live, self.sets.in_use())
+    }
+
+    /// Instance `i`'s full state made current from its compact state, which it leaves (before
+    /// anything changes its playback).
+    fn leave_compact(&mut self, i: usize) {
+        let Some(c) = self.compact.get(i).copied().filter(|c| c.live()) else {
+            return;
+        };
+        for l in 0..self.sets.layers(c.set).len() {
+            self.pos[l][i] = self.sets.position(&c, l);
+        }
+        self.sets.release(c.set);
+        self.compact[i] = Compact::default();
+    }
+
     fn get(&self, l: usize, i: usize) -> LayerState {
-        LayerState::join(self.pos[l][i], &self.cold[l][i])
+        let c = &self.compact[i];
+        let p = if c.live() && l < self.sets.layers(c.set).len() {
+            self.sets.position(c, l)
+        } else {
+            self.pos[l][i]
+        };
+        LayerState::join(p, &self.cold[l][i])
     }
 
     fn set(&mut self, l: usize, i: usize, s: LayerState) {
+        self.leave_compact(i);
         self.pos[l][i] = s.p;
         self.cold[l][i] = s.cold();
+    }
+
+    /// Makes compact those of `candidates` that still qualify: each layer's rate and frame
+    /// table interned as a set, its phase at the epoch from its position now. Returns those
+    /// made compact.
+    fn make_compact(&mut self, candidates: &[u32]) -> Vec<usize> {
+        let mut made = Vec::new();
+        for &i in candidates {
+            let i = i as usize;
+            let m = self.meta[i];
+            let n = m.layers as usize;
+            if !self.compact_on || self.compact[i].live() || !compactable(&m) {
+                continue;
+            }
+            let mut layers = [SetLayer::default(); 2];
+            let mut ok = true;
+            for (l, sl) in layers.iter_mut().enumerate().take(n) {
+                let s = self.get(l, i);
+                let (c, hot) = (&self.clips[s.clip()], &self.hot[s.clip()]);
+                // cycles a tick in 2^-64: speed · fps / L positions a second over 2^20 ticks
+                let rate = m.speed as f64 * s.speed as f64 * c.fps / c.last * 17_592_186_044_416.0;
+                ok &= hot.compact
+                    && s.mode() == throng_contract::MODE_LOOP
+                    && !s.finished()
+                    && rate.is_finite()
+                    && (0.0..9.2e18).contains(&rate);
+                *sl = SetLayer {
+                    rate: rate as u64,
+                    last: c.last as u32,
+                    first_row: c.frames.first_row,
+                    clip: s.clip & L_RECORD,
+                    weight: s.weight,
+                };
+            }
+            if !ok {
+                // a clip the compact state cannot play: not tried again until playback changes
+                self.meta[i].flags |= F_STAY;
+                continue;
+            }
+            let Some(id) = self.sets.intern(layers, n as u32) else {
+                self.meta[i].flags |= F_STAY;
+                continue;
+            };
+            let mut c = Compact {
+                phase: [0; 2],
+                set: id,
+            };
+            for l in 0..n {
+                c.phase[l] = self.sets.phase_at_epoch(id, l, self.pos[l][i]);
+            }
+            self.compact[i] = c;
+            made.push(i);
+        }
+        made
     }
 
     fn gather(&self, i: usize) -> [LayerState; 4] {
@@ -256,7 +369,7 @@ impl CpuRuntime {
     fn refresh_flags(&mut self, i: usize) {
         let ls = self.gather(i);
         let m = &mut self.meta[i];
-        m.flags &= !(F_ROOT | F_FRESH);
+        m.flags &= !(F_ROOT | F_FRESH | F_STAY);
         for s in ls.iter().take(m.layers as usize) {
             if s.fresh() {
                 m.flags |= F_FRESH;
@@ -276,6 +389,8 @@ impl CpuRuntime {
     fn record_at(&self, i: usize) -> InstanceRecord {
         if self.own_records {
             self.records[i]
+        } else if self.compact[i].live() {
+            self.sets.record(&self.compact[i])
         } else {
             record_of(&self.clips, &self.meta[i], &self.gather(i), &self.fades[i])
         }
@@ -283,6 +398,7 @@ impl CpuRuntime {
 
     fn play_now(&mut self, h: Handle, clip: usize, opts: PlayOptions) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
+        self.leave_compact(i);
         let l = self.new_layer(clip, &opts)?;
         self.set(0, i, l);
         let m = &mut self.meta[i];
@@ -300,6 +416,7 @@ impl CpuRuntime {
         opts: PlayOptions,
     ) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
+        self.leave_compact(i);
         check_nonneg("crossfade duration", duration_s as f64)?;
         let new = self.new_layer(clip, &opts)?;
         let n = self.meta[i].layers as usize;
@@ -347,6 +464,7 @@ impl CpuRuntime {
         weight: f32,
     ) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
+        self.leave_compact(i);
         self.check_clip(clip_a)?;
         self.check_clip(clip_b)?;
         let (da, db) = (self.clips[clip_a].duration, self.clips[clip_b].duration);
@@ -402,6 +520,7 @@ impl CpuRuntime {
         opts: PlayOptions,
     ) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
+        self.leave_compact(i);
         let mut new = self.new_layer(clip, &opts)?;
         new.clip |= crate::api::check_overlay(clip, self.clips[clip].additive, mask, weight)?;
         new.weight = weight;
@@ -434,6 +553,8 @@ impl CpuRuntime {
 
     fn set_speed_now(&mut self, h: Handle, speed: f32) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
+        self.leave_compact(i);
+        self.meta[i].flags &= !F_STAY;
         check_speed(speed)?;
         self.meta[i].speed = speed;
         Ok(())
@@ -441,18 +562,21 @@ impl CpuRuntime {
 
     fn pause_now(&mut self, h: Handle) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
+        self.leave_compact(i);
         self.meta[i].flags |= F_PAUSED;
         Ok(())
     }
 
     fn resume_now(&mut self, h: Handle) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
+        self.leave_compact(i);
         self.meta[i].flags &= !F_PAUSED;
         Ok(())
     }
 
     fn seek_now(&mut self, h: Handle, time_s: f32) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
+        self.leave_compact(i);
         check_nonneg("seek time", time_s as f64)?;
         let m = self.meta[i];
         if m.layers == 0 {
@@ -484,6 +608,7 @@ impl CpuRuntime {
 
     fn set_enabled_now(&mut self, h: Handle, enabled: bool) -> Result<(), RuntimeError> {
         let i = self.idx(h)?;
+        self.leave_compact(i);
         if enabled {
             self.meta[i].flags |= F_ENABLED;
         } else {
@@ -525,6 +650,10 @@ impl CpuRuntime {
     /// own layers do not advance, no record is rewritten and no event fires, so such a crowd
     /// does not pay for the runtime's update as well as its own.
     pub fn advance_clock(&mut self, dt: f64) {
+        // a compact instance's position follows the clock: made full first, it stays put
+        for i in 0..self.compact.len() {
+            self.leave_compact(i);
+        }
         let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
         self.clock.advance(dt);
         self.events.clear();
@@ -551,15 +680,29 @@ impl CpuRuntime {
         Ok(())
     }
 
-    /// One update writing the records into `out`, or into the runtime's own array.
+    /// One update writing the records into `out`, or into the runtime's own array; then the
+    /// instances found eligible made compact, their records rewritten from the compact state
+    /// (so a record equals what the state it is computed from gives, bit for bit).
     fn step(&mut self, dt: f64, out: Option<&mut [InstanceRecord]>) {
+        let mut own = std::mem::take(&mut self.records);
         let records: &mut [InstanceRecord] = match out {
             Some(o) => o,
-            None => &mut self.records,
+            None => &mut own,
         };
+        let candidates = self.step_records(dt, records);
+        for i in self.make_compact(&candidates) {
+            records[i] = self.sets.record(&self.compact[i]);
+        }
+        self.records = own;
+    }
+
+    /// The update itself, into `records`; returns the instances that may be made compact.
+    fn step_records(&mut self, dt: f64, records: &mut [InstanceRecord]) -> Vec<u32> {
         let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
         let t0 = self.clock.seconds();
         self.clock.advance(dt);
+        self.sets
+            .advance_to(self.clock.ticks(), self.clock.carry(), &mut self.compact);
         let ctx = Ctx {
             stream: self.meta.len() > CHUNK,
             clips: &self.clips,
@@ -567,6 +710,7 @@ impl CpuRuntime {
             handles: &self.handles,
             dt,
             t0,
+            sets: self.compact_on.then_some(&self.sets),
         };
         self.events.clear();
         self.finished.clear();
@@ -584,11 +728,12 @@ impl CpuRuntime {
                     cold: [c0, c1, c2, c3],
                     fades: &mut self.fades,
                     transforms: &mut self.transforms,
+                    compact: &self.compact,
                 },
             );
             self.events = o.events;
             self.finished = o.finished;
-            return;
+            return o.candidates;
         }
         // split every array into the same chunks (sequential: a few hundred slices)
         let mut chunks = Vec::with_capacity(self.meta.len().div_ceil(CHUNK));
@@ -612,11 +757,16 @@ impl CpuRuntime {
                 ],
                 self.fades.chunks_mut(CHUNK),
                 self.transforms.chunks_mut(CHUNK),
+                self.compact.chunks(CHUNK),
             );
             let mut base = 0;
-            while let (Some(rec), Some(meta), Some(fades), Some(transforms)) =
-                (it.0.next(), it.1.next(), it.4.next(), it.5.next())
-            {
+            while let (Some(rec), Some(meta), Some(fades), Some(transforms), Some(compact)) = (
+                it.0.next(),
+                it.1.next(),
+                it.4.next(),
+                it.5.next(),
+                it.6.next(),
+            ) {
                 let [a, b, c, d] = &mut it.2;
                 let (Some(a), Some(b), Some(c), Some(d)) = (a.next(), b.next(), c.next(), d.next())
                 else {
@@ -636,6 +786,7 @@ impl CpuRuntime {
                     cold: [e, f, g, h],
                     fades,
                     transforms,
+                    compact,
                 });
                 base += n;
             }
@@ -648,11 +799,21 @@ impl CpuRuntime {
                 .map(|c| process_chunk(&ctx, c))
                 .collect()
         };
+        let mut candidates = Vec::new();
         for o in outs {
             self.events.extend(o.events);
             self.finished.extend(o.finished);
+            candidates.extend(o.candidates);
         }
+        candidates
     }
+}
+
+/// Whether an instance's header allows the compact state: enabled, one or two layers, nothing
+/// that changes over time besides their phases (its clips are checked when it is made so).
+#[inline(always)]
+fn compactable(m: &Meta) -> bool {
+    m.flags & (F_ENABLED | F_NOT_COMPACT) == F_ENABLED && matches!(m.layers, 1 | 2)
 }
 
 /// Weights shown now, per layer slot.
@@ -700,6 +861,7 @@ struct Chunk<'a> {
     cold: [&'a mut [LayerCold]; 4],
     fades: &'a mut [Fade],
     transforms: &'a mut [InstanceTransform],
+    compact: &'a [Compact],
 }
 
 fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
@@ -712,15 +874,32 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
         cold,
         fades,
         transforms,
+        compact,
     } = ch;
     // every array cut to the chunk's length: indices below it need no bounds checks
     let n = meta.len();
+    let compact = &compact[..n];
     let [p0, p1, p2, p3] = pos.map(|p| &mut p[..n]);
     let [c0, c1, c2, c3] = cold.map(|c| &mut c[..n]);
     let (rec, fades, transforms) = (&mut rec[..n], &mut fades[..n], &mut transforms[..n]);
     let hot = ctx.hot;
     for j in 0..n {
+        // a compact instance: 12 B read, its record streamed, nothing else touched (an
+        // instance on its full state has no set: `layers_now` is `None`)
+        if let Some((a, b)) = ctx.sets.and_then(|s| s.layers_now(&compact[j])) {
+            if ctx.stream {
+                crate::prefetch::stream_two_layers(&mut rec[j], a, b);
+            } else {
+                rec[j] = InstanceRecord {
+                    layers: [a, b, Layer::default(), Layer::default()],
+                };
+            }
+            continue;
+        }
         let m = meta[j];
+        if ctx.sets.is_some() && compactable(&m) {
+            out.candidates.push((base + j) as u32);
+        }
         if m.flags & (F_ENABLED | F_SLOW) == F_ENABLED {
             let adv = if m.flags & F_PAUSED != 0 {
                 0.0
@@ -933,6 +1112,9 @@ pub(crate) struct HotClip {
     /// 32-bit conversions of [`fast_step2`] are exact for it. (Read by the x86-64 step only.)
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     packed: bool,
+    /// The compact state can play it looping (`crate::compact`): uniform frames, a whole
+    /// number of them below 2^31 with their rows, no clip events.
+    compact: bool,
 }
 
 impl HotClip {
@@ -944,6 +1126,10 @@ impl HotClip {
             frames: f.clone(),
             packed: f.times.is_none()
                 && f.span.len < LIMIT
+                && (f.first_row as f64 + f.frames as f64) < LIMIT,
+            compact: f.times.is_none()
+                && !f.is_static()
+                && p.events.is_empty()
                 && (f.first_row as f64 + f.frames as f64) < LIMIT,
         }
     }
@@ -1199,6 +1385,7 @@ impl crate::PlaybackControl for CpuRuntime {
         }
         self.fades.push(Fade::default());
         self.transforms.push(transform);
+        self.compact.push(Compact::default());
         if self.own_records {
             self.records.push(InstanceRecord::zeroed());
         }
@@ -1209,6 +1396,8 @@ impl crate::PlaybackControl for CpuRuntime {
     /// valid).
     fn despawn(&mut self, h: Handle) -> Result<(), RuntimeError> {
         let i = self.handles.remove(h)?;
+        self.leave_compact(i);
+        self.compact.swap_remove(i);
         self.meta.swap_remove(i);
         for l in 0..4 {
             self.pos[l].swap_remove(i);

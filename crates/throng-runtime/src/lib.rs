@@ -28,6 +28,7 @@ mod api;
 pub mod appearance;
 mod clips;
 pub mod clock;
+mod compact;
 mod cpu;
 pub mod crowd;
 mod error;

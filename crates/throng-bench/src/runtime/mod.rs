@@ -33,6 +33,9 @@ pub struct BenchConfig {
     /// Frame step, seconds.
     pub dt: f64,
     pub seed: u64,
+    /// CPU-timed: every instance kept in its full state (`CpuRuntime::set_compact_state(false)`),
+    /// the runtime as it was before the compact state, for comparison.
+    pub full_state: bool,
 }
 
 impl Default for BenchConfig {
@@ -45,6 +48,7 @@ impl Default for BenchConfig {
             layers: 2,
             dt: 1.0 / 60.0,
             seed: 0x7468_726f_6e67,
+            full_state: false,
         }
     }
 }
@@ -109,6 +113,12 @@ pub struct BenchReport {
     pub events_per_frame: f64,
     /// GPU mode: mean records written per frame.
     pub dirty_per_frame: f64,
+    /// CPU-timed: whether the compact state was turned off (`BenchConfig::full_state`).
+    pub full_state: bool,
+    /// CPU-timed: instances in the compact state after the last frame, and the layer sets they
+    /// share (`CpuRuntime::compact_counts`).
+    pub compact_instances: usize,
+    pub compact_sets: usize,
 }
 
 /// Nanoseconds the threads of this process (from Linux's `/proc/.../schedstat`) or only the
@@ -486,12 +496,22 @@ pub fn run(cfg: &BenchConfig, clips: &[ClipInfo]) -> BenchReport {
     let mut rng = Rng(cfg.seed | 1);
     let mut base = Baselines::new(cfg, &plan);
     let shape = (cfg, clips, &plan);
-    let samples = match cfg.mode {
-        BenchMode::Cpu => drive(&mut CpuRuntime::new(clips), shape, &mut rng, &mut base),
-        BenchMode::Gpu => drive(&mut GpuRuntime::new(clips), shape, &mut rng, &mut base),
+    let (samples, compact) = match cfg.mode {
+        BenchMode::Cpu => {
+            let mut rt = CpuRuntime::new(clips);
+            rt.set_compact_state(!cfg.full_state);
+            let s = drive(&mut rt, shape, &mut rng, &mut base);
+            (s, rt.compact_counts())
+        }
+        BenchMode::Gpu => (
+            drive(&mut GpuRuntime::new(clips), shape, &mut rng, &mut base),
+            (0, 0),
+        ),
     };
     std::hint::black_box(&base.fill);
-    report(cfg, &plan, samples)
+    let mut r = report(cfg, &plan, samples);
+    (r.compact_instances, r.compact_sets) = compact;
+    r
 }
 
 /// The report of the timed frames' samples.
@@ -533,5 +553,8 @@ fn report(cfg: &BenchConfig, plan: &Plan, mut s: Samples) -> BenchReport {
         threads: rayon::current_num_threads(),
         events_per_frame: s.events as f64 / frames as f64,
         dirty_per_frame: s.dirty as f64 / frames as f64,
+        full_state: cfg.full_state,
+        compact_instances: 0,
+        compact_sets: 0,
     }
 }

@@ -33,6 +33,10 @@ pub struct Args {
     /// glTF or FBX character whose CPU skinning is the per-instance baseline (default: the built-in fox).
     #[arg(long, value_name = "GLTF")]
     pub source: Option<PathBuf>,
+    /// CPU-timed: keep every instance in its full state, the runtime as it was before the
+    /// compact state (docs/design.md §4), to compare against the default in alternating runs.
+    #[arg(long)]
+    pub full_state: bool,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -46,6 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             changing: args.changing,
             frames: args.frames.max(1),
             layers: args.layers,
+            full_state: args.full_state,
             ..BenchConfig::default()
         },
         asset: args.asset,
