@@ -1,4 +1,4 @@
-//! The CPU-timed runtime's steady state in 16 B an instance (docs/design.md §4 "CPU-timed
+//! The CPU-timed runtime's steady state in 12 B an instance (docs/design.md §4 "CPU-timed
 //! records", issue 50's Build 2): what an update reads of an instance whose layers only loop.
 //!
 //! An instance playing one or two looping layers of uniform frames, without clip events,
@@ -9,20 +9,20 @@
 //! phase at clock time `t` (ticks since the epoch, plus the clock's sub-tick carry) is
 //! `phase · 2^32 + t · rate` in wrapping `u64` arithmetic, rates in 2^-64 cycles a tick: a
 //! loop's reduction is the wrap, nothing accumulates and nothing is written back, so a steady
-//! update reads 16 B an instance and streams its 64 B record. `t · rate` is computed once a
+//! update reads 12 B an instance and streams its 64 B record. `t · rate` is computed once a
 //! frame per set, not per instance.
 //!
 //! The instance's full state (the runtime's `f64` positions, marks, speeds) is left as it was
 //! while it is compact, and rebuilt from the phases when anything reads or changes it
-//! ([`LayerSets::position`]); an instance that becomes eligible again after a change, a
-//! crossfade's end, a wrap or a fresh start is made compact after the update that found it so.
+//! ([`LayerSets::position`]); an instance that becomes eligible after a change, a crossfade's
+//! end or a fresh start is made compact after the update that found it so.
 //! The epoch moves every 2^31 ticks (34 minutes): every compact phase is re-based once,
 //! rounded to 2^-32 cycles.
 //!
 //! Precision: a phase is kept to 2^-32 cycles; a rate to 2^-64 cycles a tick (2^-33 cycles
 //! over an epoch); each re-base and each rebuild of the full state rounds once more to 2^-33
 //! cycles. For a 30-frame loop that is ~1e-8 frames per rounding; `tests/precision.rs` plays
-//! 24 h at 60 Hz through it within 1e-4 frames of the time computed directly.
+//! 24 h at 60 Hz through it, worst 1.7e-7 frames from the time computed directly.
 
 use std::collections::HashMap;
 

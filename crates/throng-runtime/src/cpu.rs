@@ -14,10 +14,16 @@
 //! pushed to a per-instance slow path by a single compare against a precomputed per-layer
 //! `mark`.
 //!
+//! Settled instances (one or two looping layers without events, fades, pause or root motion)
+//! are kept instead in a 12 B compact state (`crate::compact`): the update reads those 12 B
+//! and streams the record, 1.2–1.3× a memset of the records at 1M × 2 layers; the full state
+//! above is rebuilt from it when anything reads or changes the instance.
+//!
 //! Time: each layer keeps its position `p` in frames (f64) reduced into one period, so a step
-//! adds `dt · speed · L/d` to a value below one period and rounds only at that magnitude: after
-//! 24 h at 60 Hz it agrees with the position computed directly from elapsed time to ~1e-9
-//! frames (tests/precision.rs), where an f32 accumulator is off by whole frames.
+//! adds `dt · speed · L/d` to a value below one period and rounds only at that magnitude (the
+//! compact state keeps integer phases at an epoch instead): after 24 h at 60 Hz it agrees with
+//! the position computed directly from elapsed time to ~2e-7 frames (tests/precision.rs),
+//! where an f32 accumulator is off by whole frames.
 
 use crate::api::{check_nonneg, check_speed, Finished, FiredEvent, PlayOptions};
 use crate::clips::{Prepared, Rm};

@@ -1,6 +1,8 @@
-//! A measured sketch of a smaller CPU-timed state (issue 50, Build 2), not the runtime's:
-//! what an update of two looping layers would cost if an instance's state were 16 B read and
-//! never written (`BenchReport::compact_floor_ms`).
+//! The floor of the CPU-timed runtime's compact state (issue 50, Build 2; the runtime's is
+//! `throng-runtime/src/compact.rs`): the steady loop alone, an update of two looping layers
+//! from a 16 B state read and never written, without the runtime's API, slow path or checks
+//! (`BenchReport::compact_floor_ms`). It was measured before the runtime kept it, to see
+//! whether the layout could meet 1.3× memset.
 //!
 //! The sketch: an instance holds each layer's phase at the crowd's epoch (`u32`, 2^-32 cycles
 //! of its clip), the index of a shared *layer set* (per layer its clip, rate, weight and frame

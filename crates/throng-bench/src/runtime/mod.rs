@@ -101,8 +101,8 @@ pub struct BenchReport {
     /// CPU-timed with two layers: median time of a sketch of a 16 B read-only state's update
     /// (`compact_floor.rs`: each layer's phase at an epoch and a shared layer set, positions
     /// worked out in integers from the ticks elapsed, the 64 B record streamed), in the same
-    /// run (ms); 0
-    /// otherwise. Not the runtime: what issue 50's Build 2 layout would cost.
+    /// run (ms); 0 otherwise. The runtime's compact state without its API and checks: its
+    /// floor.
     pub compact_floor_ms: f64,
     pub changing: f64,
     pub changes_per_frame: usize,
