@@ -893,13 +893,7 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
         // a compact instance: 12 B read, its record streamed, nothing else touched (an
         // instance on its full state has no set: `layers_now` is `None`)
         if let Some((a, b)) = ctx.sets.and_then(|s| s.layers_now(&compact[j])) {
-            if ctx.stream {
-                crate::prefetch::stream_two_layers(&mut rec[j], a, b);
-            } else {
-                rec[j] = InstanceRecord {
-                    layers: [a, b, Layer::default(), Layer::default()],
-                };
-            }
+            write_two(ctx, &mut rec[j], a, b);
             continue;
         }
         let m = meta[j];
@@ -971,13 +965,7 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                     fades[j].f = f;
                 }
                 if n <= 2 {
-                    if ctx.stream {
-                        crate::prefetch::stream_two_layers(&mut rec[j], a, b);
-                    } else {
-                        rec[j] = InstanceRecord {
-                            layers: [a, b, Layer::default(), Layer::default()],
-                        };
-                    }
+                    write_two(ctx, &mut rec[j], a, b);
                 }
                 continue;
             }
@@ -999,6 +987,18 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
         crate::prefetch::stream_fence();
     }
     out
+}
+
+/// A record of two layers (the rest empty), streamed past the caches in a large runtime.
+#[inline(always)]
+fn write_two(ctx: &Ctx, rec: &mut InstanceRecord, a: Layer, b: Layer) {
+    if ctx.stream {
+        crate::prefetch::stream_two_layers(rec, a, b);
+    } else {
+        *rec = InstanceRecord {
+            layers: [a, b, Layer::default(), Layer::default()],
+        };
+    }
 }
 
 /// The fast step of instance `j` with `n` (three or four) layers: its record is built in
