@@ -657,8 +657,10 @@ impl CpuRuntime {
     /// does not pay for the runtime's update as well as its own.
     pub fn advance_clock(&mut self, dt: f64) {
         // a compact instance's position follows the clock: made full first, it stays put
-        for i in 0..self.compact.len() {
-            self.leave_compact(i);
+        if self.sets.in_use() > 0 {
+            for i in 0..self.compact.len() {
+                self.leave_compact(i);
+            }
         }
         let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
         self.clock.advance(dt);
@@ -704,7 +706,13 @@ impl CpuRuntime {
 
     /// The update itself, into `records`; returns the instances that may be made compact.
     fn step_records(&mut self, dt: f64, records: &mut [InstanceRecord]) -> Vec<u32> {
-        let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
+        // a longer step counts as the clock's longest, as the clock counts it (the compact
+        // state's phases follow the clock; the full state must not go further)
+        let dt = if dt.is_finite() && dt > 0.0 {
+            dt.min(crate::MAX_STEP_SECONDS)
+        } else {
+            0.0
+        };
         let t0 = self.clock.seconds();
         self.clock.advance(dt);
         self.sets

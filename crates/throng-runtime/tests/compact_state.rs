@@ -228,3 +228,33 @@ fn sets_are_shared_and_capped() {
     }
     assert_eq!(a.compact_counts(), (1 << 16, 1 << 16));
 }
+
+/// A step past the clock's longest (`MAX_STEP_SECONDS`, a clock jump) counts as that on the
+/// full state as on the compact state, which follows the clock.
+#[test]
+fn a_clock_jump_moves_compact_and_full_states_alike() {
+    let clips = table(&[(1.0, LoopMode::Loop, &[])]);
+    let periods = [(clips[0].frames - 1) as f64];
+    let (mut a, mut b) = (CpuRuntime::new(&clips), CpuRuntime::new(&clips));
+    b.set_compact_state(false);
+    for rt in [&mut a, &mut b] {
+        let h = rt.spawn(InstanceTransform::IDENTITY);
+        rt.instance(h)
+            .play(ClipId::new(0), PlayOptions::at(0.0))
+            .unwrap();
+        for _ in 0..3 {
+            rt.update(1.0 / 60.0);
+        }
+    }
+    assert_eq!(a.compact_counts().0, 1);
+    for dt in [throng_runtime::MAX_STEP_SECONDS + 0.25, 1e30, 1.0 / 60.0] {
+        a.update(dt);
+        b.update(dt);
+        close(
+            &a.records()[0],
+            &b.records()[0],
+            &periods,
+            &format!("step {dt}"),
+        );
+    }
+}
