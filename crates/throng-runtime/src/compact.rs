@@ -77,6 +77,11 @@ pub(crate) struct SetLayer {
     /// The record's clip word (clip index and mask bits).
     pub clip: u32,
     pub weight: f32,
+    /// Positions a second (instance speed × layer speed × the clip's frames a second), what
+    /// the full state advances by: a step's clip events are found as it finds them.
+    pub fps_speed: f64,
+    /// The clip has events (their marks are the clip's, `HotClip::marks`).
+    pub events: bool,
 }
 
 /// A set: one or two layers and how many instances use it.
@@ -89,21 +94,36 @@ struct Set {
 
 /// One layer of a set as a frame reads it.
 #[derive(Debug, Clone, Copy, Default)]
-struct HotLayer {
-    /// Advance since the epoch, 2^-64 cycles.
-    adv: u64,
-    last: u32,
+pub(crate) struct HotLayer {
+    /// Advance since the epoch, 2^-64 cycles, now and at the update before.
+    pub adv: u64,
+    pub prev: u64,
+    pub fps_speed: f64,
+    pub last: u32,
     first_row: u32,
-    clip: u32,
+    pub clip: u32,
     weight: f32,
+    /// The clip has events: a step may cross them.
+    pub events: bool,
+    /// This update's step is half a cycle or more (always handed to the crossing rule).
+    pub long: bool,
 }
 
 /// The key a set is shared by: its layers, bit for bit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct Key([(u64, u32, u32, u32, u32); 2], u32);
+struct Key([(u64, u64, u32, u32, u32, u32); 2], u32);
 
 fn key(layers: &[SetLayer; 2], n: u32) -> Key {
-    let k = |l: &SetLayer| (l.rate, l.last, l.first_row, l.clip, l.weight.to_bits());
+    let k = |l: &SetLayer| {
+        (
+            l.rate,
+            l.fps_speed.to_bits(),
+            l.last,
+            l.first_row,
+            l.clip,
+            l.weight.to_bits(),
+        )
+    };
     Key([k(&layers[0]), k(&layers[1])], n)
 }
 
@@ -203,9 +223,10 @@ impl LayerSets {
         &s.layers[..s.n as usize]
     }
 
-    /// Each set's advance at `ticks` (whole, since the clock started) and `carry`; at or past
-    /// [`EPOCH_TICKS`] after the epoch, first moves the epoch, re-basing `compact`.
-    pub fn advance_to(&mut self, ticks: u64, carry: f64, compact: &mut [Compact]) {
+    /// Each set's advance at `ticks` (whole, since the clock started) and `carry`, an update of
+    /// `dt` seconds after the last; at or past [`EPOCH_TICKS`] after the epoch, first moves
+    /// the epoch, re-basing `compact`.
+    pub fn advance_to(&mut self, ticks: u64, carry: f64, dt: f64, compact: &mut [Compact]) {
         if ticks.saturating_sub(self.epoch) >= EPOCH_TICKS {
             self.rebase(ticks, compact);
         }
@@ -213,7 +234,11 @@ impl LayerSets {
         self.now = (t, carry);
         for (s, h) in self.sets.iter().zip(&mut self.hot) {
             for (h, l) in h.iter_mut().zip(&s.layers) {
+                h.prev = h.adv;
                 h.adv = advance(l.rate, t, carry);
+                // NaN counts as long
+                let half = (dt * l.fps_speed).partial_cmp(&(0.5 * l.last as f64));
+                h.long = half != Some(std::cmp::Ordering::Less);
             }
         }
     }
@@ -226,6 +251,12 @@ impl LayerSets {
             for l in 0..s.n as usize {
                 let p = ((c.phase[l] as u64) << 32).wrapping_add(advance(s.layers[l].rate, t, 0.0));
                 c.phase[l] = (p.wrapping_add(1 << 31) >> 32) as u32;
+            }
+        }
+        // the last update's advances, from the new epoch
+        for (s, h) in self.sets.iter().zip(&mut self.hot) {
+            for (h, l) in h.iter_mut().zip(&s.layers) {
+                h.adv = h.adv.wrapping_sub(advance(l.rate, t, 0.0));
             }
         }
         self.epoch = ticks;
@@ -269,18 +300,29 @@ impl LayerSets {
         let [x, y] = self.hot.get(c.set as usize)?;
         Some((layer(x, c.phase[0]), layer(y, c.phase[1])))
     }
+
+    /// The layers of a compact instance's set as a frame reads them.
+    #[inline(always)]
+    pub fn hot(&self, c: &Compact) -> Option<&[HotLayer; 2]> {
+        self.hot.get(c.set as usize)
+    }
 }
 
 /// A set's layers as a frame reads them, at `t` ticks since the epoch and `carry`.
 fn hot_layers(s: &Set, t: u64, carry: f64) -> [HotLayer; 2] {
     let mut h = [HotLayer::default(); 2];
     for (h, l) in h.iter_mut().zip(&s.layers).take(s.n as usize) {
+        let adv = advance(l.rate, t, carry);
         *h = HotLayer {
-            adv: advance(l.rate, t, carry),
+            adv,
+            prev: adv,
+            fps_speed: l.fps_speed,
             last: l.last,
             first_row: l.first_row,
             clip: l.clip,
             weight: l.weight,
+            events: l.events,
+            long: false,
         };
     }
     h
@@ -301,4 +343,23 @@ fn layer(s: &HotLayer, phase: u32) -> Layer {
         row: (s.first_row + (x >> 32) as u32) as f32,
         clip: s.clip,
     }
+}
+
+/// Margin of the compact state's crossing test, 2^-64 cycles (6e-8 cycles): wider than its
+/// positions' rounding, so a step near an event is always handed to the exact rule.
+const NEAR: u64 = 1 << 40;
+
+/// Whether layer `h` of a compact instance at phase `phase` (at the epoch) might cross one of
+/// `marks` (its clip's event positions, 2^-64 cycles of a loop) in this update: conservative,
+/// the crossing rule decides. A step of half a cycle or more always might.
+#[inline(always)]
+pub(crate) fn may_cross(h: &HotLayer, phase: u32, marks: &[u64]) -> bool {
+    let p = ((phase as u64) << 32).wrapping_add(h.prev);
+    let d = h.adv.wrapping_sub(h.prev);
+    h.events
+        && (h.long
+            || d >= 1 << 63
+            || marks
+                .iter()
+                .any(|&m| m.wrapping_sub(p).wrapping_add(NEAR) <= d + 2 * NEAR))
 }

@@ -267,7 +267,13 @@ impl CpuRuntime {
             return;
         };
         for l in 0..self.sets.layers(c.set).len() {
-            self.pos[l][i] = self.sets.position(&c, l);
+            let p = self.sets.position(&c, l);
+            self.pos[l][i] = p;
+            // the next event from here (the mark the full state's fast path stops at)
+            let s = self.cold[l][i];
+            let clip = &self.clips[(s.clip & CLIP_MASK) as usize];
+            let mode = (s.clip >> MODE_SHIFT) & 3;
+            self.cold[l][i].mark = mark_f32(clip.next_mark(mode, p, false));
         }
         self.sets.release(c.set);
         self.compact[i] = Compact::default();
@@ -319,6 +325,8 @@ impl CpuRuntime {
                     first_row: c.frames.first_row,
                     clip: s.clip & L_RECORD,
                     weight: s.weight,
+                    fps_speed: m.speed as f64 * s.speed as f64 * c.fps,
+                    events: !hot.marks.is_empty(),
                 };
             }
             if !ok {
@@ -715,8 +723,12 @@ impl CpuRuntime {
         };
         let t0 = self.clock.seconds();
         self.clock.advance(dt);
-        self.sets
-            .advance_to(self.clock.ticks(), self.clock.carry(), &mut self.compact);
+        self.sets.advance_to(
+            self.clock.ticks(),
+            self.clock.carry(),
+            dt,
+            &mut self.compact,
+        );
         let ctx = Ctx {
             stream: self.meta.len() > CHUNK,
             clips: &self.clips,
@@ -901,6 +913,19 @@ fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
         // a compact instance: 12 B read, its record streamed, nothing else touched (an
         // instance on its full state has no set: `layers_now` is `None`)
         if let Some((a, b)) = ctx.sets.and_then(|s| s.layers_now(&compact[j])) {
+            if let Some(h) = ctx.sets.and_then(|s| s.hot(&compact[j])) {
+                // a step near an event (a few in a hundred frames of a footstep loop) goes to
+                // the crossing rule; the test is a few compares, inline
+                let near = |l: usize| {
+                    let marks = hot
+                        .get((h[l].clip & CLIP_MASK) as usize)
+                        .map(|c| &c.marks[..]);
+                    crate::compact::may_cross(&h[l], compact[j].phase[l], marks.unwrap_or(&[]))
+                };
+                if near(0) || near(1) {
+                    compact_events(ctx, base + j, &compact[j], h, &mut out);
+                }
+            }
             write_two(ctx, &mut rec[j], a, b);
             continue;
         }
@@ -1127,8 +1152,10 @@ pub(crate) struct HotClip {
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     packed: bool,
     /// The compact state can play it looping (`crate::compact`): uniform frames, a whole
-    /// number of them below 2^31 with their rows, no clip events.
+    /// number of them below 2^31 with their rows.
     compact: bool,
+    /// Its events' positions in a loop, 2^-64 cycles (`crate::compact::may_cross`).
+    marks: Vec<u64>,
 }
 
 impl HotClip {
@@ -1143,8 +1170,12 @@ impl HotClip {
                 && (f.first_row as f64 + f.frames as f64) < LIMIT,
             compact: f.times.is_none()
                 && !f.is_static()
-                && p.events.is_empty()
                 && (f.first_row as f64 + f.frames as f64) < LIMIT,
+            marks: (p.events.positions().iter())
+                .filter(|_| p.last > 0.0)
+                // an event at the end is one at the start: the cast saturates, the wrap is 0
+                .map(|&(e, _)| ((e / p.last).rem_euclid(1.0) * 18_446_744_073_709_551_616.0) as u64)
+                .collect(),
         }
     }
 }
@@ -1288,22 +1319,9 @@ fn slow_path(
             let delta = adv * c.fps * s.speed as f64;
             let u0 = s.p;
             let u1 = u0 + delta;
-            let time_of = |u: f64| {
-                if delta > 0.0 {
-                    ctx.t0 + ((u - u0) / delta).clamp(0.0, 1.0) * ctx.dt
-                } else {
-                    ctx.t0
-                }
-            };
-            c.crossings(mode, u0, u1, s.fresh(), &mut hits);
-            for &(u, e) in &hits {
-                out.events.push(FiredEvent {
-                    instance: handle,
-                    clip: crate::ClipId::new(s.clip()),
-                    event: e,
-                    time: time_of(u),
-                });
-            }
+            let time_of = |u: f64| step_time(ctx, u0, delta, u);
+            let layer = (s.clip(), mode, s.fresh());
+            fire_layer_events(ctx, handle, layer, (u0, delta), &mut hits, out);
             if c.root_motion.is_some() {
                 let d = c.root_delta(mode, u0, u1);
                 root[0] += w[l] * d.x;
@@ -1359,6 +1377,70 @@ fn slow_path(
             m.flags |= F_ROOT;
         }
     }
+}
+
+/// Clock time of position `u` on a step from `u0` by `delta` positions (within the step).
+#[inline]
+fn step_time(ctx: &Ctx, u0: f64, delta: f64, u: f64) -> f64 {
+    if delta > 0.0 {
+        ctx.t0 + ((u - u0) / delta).clamp(0.0, 1.0) * ctx.dt
+    } else {
+        ctx.t0
+    }
+}
+
+/// Fires the events layer `(clip, mode, fresh)` of instance `handle` crosses stepping from
+/// `u0` by `delta` positions (the crossing rule, `ClipEvents::crossings`), timed within the
+/// step: one writer for the full state's slow path and the compact state.
+fn fire_layer_events(
+    ctx: &Ctx,
+    handle: Handle,
+    (clip, mode, fresh): (usize, u32, bool),
+    (u0, delta): (f64, f64),
+    hits: &mut Vec<(f64, u32)>,
+    out: &mut ChunkOut,
+) {
+    ctx.clips[clip].crossings(mode, u0, u0 + delta, fresh, hits);
+    for &(u, e) in hits.iter() {
+        out.events.push(FiredEvent {
+            instance: handle,
+            clip: crate::ClipId::new(clip),
+            event: e,
+            time: step_time(ctx, u0, delta, u),
+        });
+    }
+}
+
+/// The clip events a compact instance (runtime index `index`, its set's layers `hot`) fires
+/// this update: a layer whose step may cross one of its clip's events (`may_cross`) is handed
+/// to the crossing rule from its position at the last update, as the full state would be.
+#[cold]
+#[inline(never)]
+fn compact_events(
+    ctx: &Ctx,
+    index: usize,
+    c: &Compact,
+    hot: &[crate::compact::HotLayer; 2],
+    out: &mut ChunkOut,
+) {
+    let first = out.events.len();
+    let mut hits = Vec::new();
+    for (l, h) in hot.iter().enumerate().filter(|(_, h)| h.events) {
+        let clip = (h.clip & CLIP_MASK) as usize;
+        let Some(marks) = ctx.hot.get(clip).map(|c| &c.marks) else {
+            continue;
+        };
+        if !crate::compact::may_cross(h, c.phase[l], marks) {
+            continue;
+        }
+        let p = ((c.phase[l] as u64) << 32).wrapping_add(h.prev);
+        let delta = ctx.dt * h.fps_speed;
+        let u0 = p as f64 * (1.0 / 18_446_744_073_709_551_616.0) * h.last as f64;
+        let handle = ctx.handles.handle_at(index);
+        let layer = (clip, throng_contract::MODE_LOOP, false);
+        fire_layer_events(ctx, handle, layer, (u0, delta), &mut hits, out);
+    }
+    out.events[first..].sort_by(|a, b| a.time.total_cmp(&b.time));
 }
 
 /// The calls both runtimes answer alike (docs/design.md §4 "One playback type").
