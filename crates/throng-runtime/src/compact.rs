@@ -1,8 +1,8 @@
 //! The CPU-timed runtime's steady state in 12 B an instance (docs/design.md §4 "CPU-timed
 //! records", issue 50's Build 2): what an update reads of an instance whose layers only loop.
 //!
-//! An instance playing one or two looping layers of uniform frames, without clip events,
-//! crossfade, pause, root motion or a fresh start — most of a settled crowd — is kept as
+//! An instance playing one or two looping layers of uniform frames, without crossfade, pause,
+//! root motion or a fresh start — most of a settled crowd — is kept as
 //! [`Compact`]: each layer's *phase at the epoch* (`u32`, 2^-32 cycles of its clip) and the
 //! index of a shared [`SetLayer`] pair (per layer its clip, weight, rate and frame table:
 //! everything instances playing the same clips at the same speeds and weights share). Its
@@ -11,6 +11,10 @@
 //! loop's reduction is the wrap, nothing accumulates and nothing is written back, so a steady
 //! update reads 12 B an instance and streams its 64 B record. `t · rate` is computed once a
 //! frame per set, not per instance.
+//!
+//! Clip events: a layer whose step may cross one of its clip's events (a few compares against
+//! the events' positions in cycles, with a margin: [`may_cross`]) is handed to the crossing
+//! rule the full state uses, from its position at the last update; the rest fire nothing.
 //!
 //! The instance's full state (the runtime's `f64` positions, marks, speeds) is left as it was
 //! while it is compact, and rebuilt from the phases when anything reads or changes it

@@ -14,7 +14,7 @@
 //! pushed to a per-instance slow path by a single compare against a precomputed per-layer
 //! `mark`.
 //!
-//! Settled instances (one or two looping layers without events, fades, pause or root motion)
+//! Settled instances (one or two looping layers without fades, pause or root motion)
 //! are kept instead in a 12 B compact state (`crate::compact`): the update reads those 12 B
 //! and streams the record, 1.2–1.3× a memset of the records at 1M × 2 layers; the full state
 //! above is rebuilt from it when anything reads or changes the instance.
