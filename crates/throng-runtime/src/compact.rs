@@ -96,21 +96,30 @@ struct Set {
     users: u32,
 }
 
-/// One layer of a set as a frame reads it.
+/// One layer of a set as a frame reads it (what every instance's step reads first).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct HotLayer {
     /// Advance since the epoch, 2^-64 cycles, now and at the update before.
     pub adv: u64,
-    pub prev: u64,
-    pub fps_speed: f64,
     pub last: u32,
     first_row: u32,
     pub clip: u32,
     weight: f32,
-    /// The clip has events: a step may cross them.
+    pub prev: u64,
+    pub fps_speed: f64,
+    /// The clip has events: a step may cross them. Layer 0's is set when any layer's clip
+    /// has them (the one flag a step reads).
     pub events: bool,
     /// This update's step is half a cycle or more (always handed to the crossing rule).
     pub long: bool,
+}
+
+impl HotLayer {
+    /// This layer of an instance whose phase at the epoch is `phase`, now.
+    #[inline(always)]
+    pub fn layer(&self, phase: u32) -> Layer {
+        layer(self, phase)
+    }
 }
 
 /// The key a set is shared by: its layers, bit for bit.
@@ -146,6 +155,9 @@ pub(crate) struct LayerSets {
     hot: Vec<[HotLayer; 2]>,
     /// That time: ticks since the epoch and the sub-tick carry.
     now: (u64, f64),
+    /// Some set in use has a clip with events (recounted by [`Self::advance_to`]; set by
+    /// [`Self::intern`]).
+    any_events: bool,
     /// The set interned last: a crowd made compact in one update mostly shares a few sets, and
     /// comparing with the last spares most hash lookups (a million took 150 ms without).
     last: Option<u32>,
@@ -195,6 +207,7 @@ impl LayerSets {
         // its advance now, as the sets already in use have theirs
         let (t, carry) = self.now;
         self.hot[id as usize] = hot_layers(&set, t, carry);
+        self.any_events |= self.hot[id as usize][0].events;
         self.index.insert(k, id);
         self.last = Some(id);
         Some(id)
@@ -214,6 +227,12 @@ impl LayerSets {
                 self.last = None;
             }
         }
+    }
+
+    /// Whether a set in use has a clip with events (then a step tests compact instances'
+    /// crossings).
+    pub fn any_events(&self) -> bool {
+        self.any_events
     }
 
     /// Sets in use.
@@ -236,7 +255,9 @@ impl LayerSets {
         }
         let t = ticks - self.epoch;
         self.now = (t, carry);
+        self.any_events = false;
         for (s, h) in self.sets.iter().zip(&mut self.hot) {
+            self.any_events |= s.users > 0 && h[0].events;
             for (h, l) in h.iter_mut().zip(&s.layers) {
                 h.prev = h.adv;
                 h.adv = advance(l.rate, t, carry);
@@ -315,6 +336,7 @@ impl LayerSets {
 /// A set's layers as a frame reads them, at `t` ticks since the epoch and `carry`.
 fn hot_layers(s: &Set, t: u64, carry: f64) -> [HotLayer; 2] {
     let mut h = [HotLayer::default(); 2];
+    let any_events = s.layers[..s.n as usize].iter().any(|l| l.events);
     for (h, l) in h.iter_mut().zip(&s.layers).take(s.n as usize) {
         let adv = advance(l.rate, t, carry);
         *h = HotLayer {
@@ -329,6 +351,7 @@ fn hot_layers(s: &Set, t: u64, carry: f64) -> [HotLayer; 2] {
             long: false,
         };
     }
+    h[0].events = any_events;
     h
 }
 
@@ -355,12 +378,13 @@ const NEAR: u64 = 1 << 40;
 
 /// Whether layer `h` of a compact instance at phase `phase` (at the epoch) might cross one of
 /// `marks` (its clip's event positions, 2^-64 cycles of a loop) in this update: conservative,
-/// the crossing rule decides. A step of half a cycle or more always might.
+/// the crossing rule decides. A step of half a cycle or more always might; a clip without
+/// events never.
 #[inline(always)]
 pub(crate) fn may_cross(h: &HotLayer, phase: u32, marks: &[u64]) -> bool {
     let p = ((phase as u64) << 32).wrapping_add(h.prev);
     let d = h.adv.wrapping_sub(h.prev);
-    h.events
+    !marks.is_empty()
         && (h.long
             || d >= 1 << 63
             || marks

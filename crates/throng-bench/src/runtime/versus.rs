@@ -150,7 +150,7 @@ impl Versus {
                 "  state               full (--full-state: the compact state off)".to_string()
             } else {
                 format!(
-                    "  compact state       {} of {} instances, {} layer set(s) (16 B read a steady \
+                    "  compact state       {} of {} instances, {} layer set(s) (12 B read a steady \
                      frame; --full-state turns it off)",
                     r.compact_instances, r.instances, r.compact_sets
                 )
