@@ -1,8 +1,8 @@
 //! The CPU-timed runtime's steady state in 12 B an instance (docs/design.md §4 "CPU-timed
 //! records", issue 50's Build 2): what an update reads of an instance whose layers only loop.
 //!
-//! An instance playing one or two looping layers of uniform frames, without crossfade, pause,
-//! root motion or a fresh start — most of a settled crowd — is kept as
+//! An instance playing one or two looping layers, without crossfade, pause, root motion or a
+//! fresh start — most of a settled crowd — is kept as
 //! [`Compact`]: each layer's *phase at the epoch* (`u32`, 2^-32 cycles of its clip) and the
 //! index of a shared [`SetLayer`] pair (per layer its clip, weight, rate and frame table:
 //! everything instances playing the same clips at the same speeds and weights share). Its
@@ -11,6 +11,10 @@
 //! loop's reduction is the wrap, nothing accumulates and nothing is written back, so a steady
 //! update reads 12 B an instance and streams its 64 B record. `t · rate` is computed once a
 //! frame per set, not per instance.
+//!
+//! Frames listed rather than uniform (an error-budgeted bake's) are placed from the phase by
+//! the clip's frame times (`ClipFrames::frame`, as the full state places them); uniform ones in
+//! integers.
 //!
 //! Clip events: a layer whose step may cross one of its clip's events (a few compares against
 //! the events' positions in cycles, with a margin: [`may_cross`]) is handed to the crossing
@@ -30,7 +34,7 @@
 
 use std::collections::HashMap;
 
-use throng_contract::{InstanceRecord, Layer, FRAC_MAX};
+use throng_contract::{ClipFrames, InstanceRecord, Layer, FRAC_MAX};
 
 /// Distinct layer sets kept at most: past it instances keep their full state (a crowd whose
 /// every instance has a speed of its own gains nothing from shared sets).
@@ -86,6 +90,8 @@ pub(crate) struct SetLayer {
     pub fps_speed: f64,
     /// The clip has events (their marks are the clip's, `HotClip::marks`).
     pub events: bool,
+    /// The clip's frames are listed (not uniform): row and frac come from its frame times.
+    pub listed: bool,
 }
 
 /// A set: one or two layers and how many instances use it.
@@ -107,9 +113,13 @@ pub(crate) struct HotLayer {
     weight: f32,
     pub prev: u64,
     pub fps_speed: f64,
-    /// The clip has events: a step may cross them. Layer 0's is set when any layer's clip
-    /// has them (the one flag a step reads).
+    /// The clip has events: a step may cross them.
     pub events: bool,
+    /// The clip's frames are listed: [`LayerSets::layer_of`] places them.
+    pub listed: bool,
+    /// Layer 0's: some layer of the set has events or listed frames (the one flag a step of
+    /// the integer-only kind reads).
+    pub general: bool,
     /// This update's step is half a cycle or more (always handed to the crossing rule).
     pub long: bool,
 }
@@ -155,9 +165,11 @@ pub(crate) struct LayerSets {
     hot: Vec<[HotLayer; 2]>,
     /// That time: ticks since the epoch and the sub-tick carry.
     now: (u64, f64),
-    /// Some set in use has a clip with events (recounted by [`Self::advance_to`]; set by
-    /// [`Self::intern`]).
-    any_events: bool,
+    /// Some set in use has a clip with events or listed frames (recounted by
+    /// [`Self::advance_to`]; set by [`Self::intern`]).
+    any_general: bool,
+    /// Every clip's frame table, by clip index (what listed frames are placed by).
+    frames: Vec<ClipFrames>,
     /// The set interned last: a crowd made compact in one update mostly shares a few sets, and
     /// comparing with the last spares most hash lookups (a million took 150 ms without).
     last: Option<u32>,
@@ -207,7 +219,7 @@ impl LayerSets {
         // its advance now, as the sets already in use have theirs
         let (t, carry) = self.now;
         self.hot[id as usize] = hot_layers(&set, t, carry);
-        self.any_events |= self.hot[id as usize][0].events;
+        self.any_general |= self.hot[id as usize][0].general;
         self.index.insert(k, id);
         self.last = Some(id);
         Some(id)
@@ -229,10 +241,18 @@ impl LayerSets {
         }
     }
 
-    /// Whether a set in use has a clip with events (then a step tests compact instances'
-    /// crossings).
-    pub fn any_events(&self) -> bool {
-        self.any_events
+    /// Sets for a runtime whose clips have these frame tables (by clip index).
+    pub fn new(frames: Vec<ClipFrames>) -> LayerSets {
+        LayerSets {
+            frames,
+            ..LayerSets::default()
+        }
+    }
+
+    /// Whether a set in use has a clip with events or listed frames (then a step tests
+    /// compact instances' crossings and places listed frames: [`Self::layer_of`]).
+    pub fn any_general(&self) -> bool {
+        self.any_general
     }
 
     /// Sets in use.
@@ -255,9 +275,9 @@ impl LayerSets {
         }
         let t = ticks - self.epoch;
         self.now = (t, carry);
-        self.any_events = false;
+        self.any_general = false;
         for (s, h) in self.sets.iter().zip(&mut self.hot) {
-            self.any_events |= s.users > 0 && h[0].events;
+            self.any_general |= s.users > 0 && h[0].general;
             for (h, l) in h.iter_mut().zip(&s.layers) {
                 h.prev = h.adv;
                 h.adv = advance(l.rate, t, carry);
@@ -323,7 +343,31 @@ impl LayerSets {
     #[inline(always)]
     pub fn layers_now(&self, c: &Compact) -> Option<(Layer, Layer)> {
         let [x, y] = self.hot.get(c.set as usize)?;
-        Some((layer(x, c.phase[0]), layer(y, c.phase[1])))
+        Some((self.layer_of(x, c.phase[0]), self.layer_of(y, c.phase[1])))
+    }
+
+    /// Layer `h` of an instance whose phase at the epoch is `phase`, now: in integers for
+    /// uniform frames, by the clip's frame times for listed ones (`ClipFrames::frame`, as the
+    /// full state places them).
+    #[inline(always)]
+    pub fn layer_of(&self, h: &HotLayer, phase: u32) -> Layer {
+        if !h.listed {
+            return layer(h, phase);
+        }
+        let p = ((phase as u64) << 32).wrapping_add(h.adv);
+        let q = (p >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0) * h.last as f64;
+        let clip = (h.clip & throng_contract::CLIP_MASK) as usize;
+        let f = self
+            .frames
+            .get(clip)
+            .map(|t| t.frame(q))
+            .unwrap_or_default();
+        Layer {
+            weight: h.weight,
+            frac: f.frac,
+            row: f.row as f32,
+            clip: h.clip,
+        }
     }
 
     /// The layers of a compact instance's set as a frame reads them.
@@ -336,7 +380,7 @@ impl LayerSets {
 /// A set's layers as a frame reads them, at `t` ticks since the epoch and `carry`.
 fn hot_layers(s: &Set, t: u64, carry: f64) -> [HotLayer; 2] {
     let mut h = [HotLayer::default(); 2];
-    let any_events = s.layers[..s.n as usize].iter().any(|l| l.events);
+    let general = (s.layers[..s.n as usize].iter()).any(|l| l.events || l.listed);
     for (h, l) in h.iter_mut().zip(&s.layers).take(s.n as usize) {
         let adv = advance(l.rate, t, carry);
         *h = HotLayer {
@@ -348,10 +392,12 @@ fn hot_layers(s: &Set, t: u64, carry: f64) -> [HotLayer; 2] {
             clip: l.clip,
             weight: l.weight,
             events: l.events,
+            listed: l.listed,
+            general: false,
             long: false,
         };
     }
-    h[0].events = any_events;
+    h[0].general = general;
     h
 }
 

@@ -231,7 +231,7 @@ impl CpuRuntime {
             events: Vec::new(),
             finished: Vec::new(),
             compact: Vec::new(),
-            sets: LayerSets::default(),
+            sets: LayerSets::new(clips.iter().map(ClipInfo::frames_table).collect()),
             compact_on: true,
         }
     }
@@ -327,6 +327,7 @@ impl CpuRuntime {
                     weight: s.weight,
                     fps_speed: m.speed as f64 * s.speed as f64 * c.fps,
                     events: !hot.marks.is_empty(),
+                    listed: c.frames.times.is_some(),
                 };
             }
             if !ok {
@@ -891,18 +892,18 @@ struct Chunk<'a> {
 }
 
 fn process_chunk(ctx: &Ctx, ch: Chunk) -> ChunkOut {
-    // the loop without the compact state's event test where no set has events: the test,
-    // though never taken, cost a steady frame ~11 % (A/B on 1M × 2 layers)
-    if ctx.sets.is_some_and(LayerSets::any_events) {
+    // the loop without the compact state's event test and listed frames where no set has
+    // them: the test, though never taken, cost a steady frame ~11 % (A/B on 1M × 2 layers)
+    if ctx.sets.is_some_and(LayerSets::any_general) {
         process_chunk_with::<true>(ctx, ch)
     } else {
         process_chunk_with::<false>(ctx, ch)
     }
 }
 
-/// [`process_chunk`], testing compact instances' steps for clip events when `EVENTS`.
+/// [`process_chunk`]; `GENERAL`: some compact set has clip events or listed frames.
 #[inline(always)]
-fn process_chunk_with<const EVENTS: bool>(ctx: &Ctx, ch: Chunk) -> ChunkOut {
+fn process_chunk_with<const GENERAL: bool>(ctx: &Ctx, ch: Chunk) -> ChunkOut {
     let mut out = ChunkOut::default();
     let Chunk {
         base,
@@ -924,22 +925,26 @@ fn process_chunk_with<const EVENTS: bool>(ctx: &Ctx, ch: Chunk) -> ChunkOut {
     for j in 0..n {
         // a compact instance: 12 B read, its record streamed, nothing else touched (an
         // instance on its full state has no set: `hot` is `None`)
-        if let Some(h) = ctx.sets.and_then(|s| s.hot(&compact[j])) {
+        if let Some((sets, h)) = ctx.sets.and_then(|s| Some((s, s.hot(&compact[j])?))) {
             let c = &compact[j];
-            let (a, b) = (h[0].layer(c.phase[0]), h[1].layer(c.phase[1]));
-            // a step near an event (a few in a hundred frames of a footstep loop) goes to the
-            // crossing rule; the test is a few compares, inline (`events`: layer 0 says
-            // whether any layer of the set has them)
-            if EVENTS && h[0].events {
+            let (a, b) = if GENERAL && h[0].general {
+                // a step near an event (a few in a hundred frames of a footstep loop) goes to
+                // the crossing rule; the test is a few compares, inline
                 let near = |l: usize| {
                     let marks = hot.get((h[l].clip & CLIP_MASK) as usize);
                     let marks = marks.map_or(&[][..], |c| &c.marks[..]);
-                    crate::compact::may_cross(&h[l], c.phase[l], marks)
+                    h[l].events && crate::compact::may_cross(&h[l], c.phase[l], marks)
                 };
                 if near(0) || near(1) {
                     compact_events(ctx, base + j, c, h, &mut out);
                 }
-            }
+                (
+                    sets.layer_of(&h[0], c.phase[0]),
+                    sets.layer_of(&h[1], c.phase[1]),
+                )
+            } else {
+                (h[0].layer(c.phase[0]), h[1].layer(c.phase[1]))
+            };
             write_two(ctx, &mut rec[j], a, b);
             continue;
         }
@@ -1165,8 +1170,8 @@ pub(crate) struct HotClip {
     /// 32-bit conversions of [`fast_step2`] are exact for it. (Read by the x86-64 step only.)
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     packed: bool,
-    /// The compact state can play it looping (`crate::compact`): uniform frames, a whole
-    /// number of them below 2^31 with their rows.
+    /// The compact state can play it looping (`crate::compact`): frames (uniform or listed)
+    /// below 2^31 with their rows.
     compact: bool,
     /// Its events' positions in a loop, 2^-64 cycles (`crate::compact::may_cross`).
     marks: Vec<u64>,
@@ -1182,9 +1187,7 @@ impl HotClip {
             packed: f.times.is_none()
                 && f.span.len < LIMIT
                 && (f.first_row as f64 + f.frames as f64) < LIMIT,
-            compact: f.times.is_none()
-                && !f.is_static()
-                && (f.first_row as f64 + f.frames as f64) < LIMIT,
+            compact: !f.is_static() && (f.first_row as f64 + f.frames as f64) < LIMIT,
             marks: (p.events.positions().iter())
                 .filter(|_| p.last > 0.0)
                 // an event at the end is one at the start: the cast saturates, the wrap is 0
