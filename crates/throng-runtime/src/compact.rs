@@ -160,8 +160,8 @@ pub(crate) struct LayerSets {
     pub epoch: u64,
     /// Per set what a frame reads of it: each layer's advance since the epoch (`t · rate`,
     /// with the carry) at the last [`Self::advance_to`], beside its frame table, clip and
-    /// weight (one 48 B line; a one-layer set's second layer empty, so it writes an empty
-    /// layer without a branch).
+    /// weight (48 B a layer, what a step reads first in its first 24 B; a one-layer set's
+    /// second layer empty, so it writes an empty layer without a branch).
     hot: Vec<[HotLayer; 2]>,
     /// That time: ticks since the epoch and the sub-tick carry.
     now: (u64, f64),
