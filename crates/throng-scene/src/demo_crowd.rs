@@ -16,6 +16,8 @@ use throng_asset::{ClipInfo, LoopMode};
 use throng_contract::{InstanceRecord, InstanceTransform};
 use throng_graph::{kind, Graph, GraphCrowd, ParamId, StateId, DEMO_FOX_LOCOMOTION};
 use throng_graph_gpu::{GraphRuntime, StepOn};
+
+use crate::GraphPlayer;
 use throng_runtime::PlaybackControl;
 use throng_runtime::{ClipId, CpuRuntime, Handle, PlayOptions, RuntimeError};
 
@@ -126,14 +128,12 @@ const GRAPH_FIRST_CHANGE_S: (f64, f64) = (0.0, 1.2);
 
 /// The locomotion graph and its two parameters.
 struct Locomotion {
-    rt: GraphRuntime,
+    /// The graph runtime, and on the GPU the upload the crowd is drawn from.
+    player: GraphPlayer,
     speed: ParamId<kind::Float>,
     sit: ParamId<kind::Trigger>,
     /// Each instance's state after the last step, to count transitions (stepped on the CPU).
     states: Vec<StateId>,
-    /// Stepped on the GPU: the upload the crowd is drawn from, and whether the transforms
-    /// were sent.
-    upload: Option<(throng_render::CrowdUpload, bool)>,
 }
 
 /// The runtime (or the locomotion graph) plus the script that drives it.
@@ -185,8 +185,7 @@ impl DemoCrowd {
                     speed: rt.param("speed").ok()?,
                     sit: rt.param("sit").ok()?,
                     states: vec![rt.graph().entry(); n as usize],
-                    rt,
-                    upload: None,
+                    player: GraphPlayer::new(rt),
                 })
             });
         let mut crowd = DemoCrowd {
@@ -316,9 +315,9 @@ impl DemoCrowd {
             return;
         };
         // The parameters exist and the values are valid: neither call can fail.
-        let _ = g.rt.set_float(i, g.speed, speed);
+        let _ = g.player.rt.set_float(i, g.speed, speed);
         if sit {
-            let _ = g.rt.fire(i, g.sit);
+            let _ = g.player.rt.fire(i, g.sit);
         }
         self.stats.blends += 1;
     }
@@ -337,43 +336,29 @@ impl DemoCrowd {
         let Some(g) = self.graph.as_mut() else {
             return Ok(None);
         };
-        g.rt.place(&self.clips, Some(gpu), on)?;
-        if g.rt.on_gpu() && g.upload.is_none() {
-            let upload = throng_render::CrowdUpload::new(&gpu.device, throng_contract::Timing::Cpu);
-            g.upload = Some((upload, false));
-        }
-        Ok(Some((
-            g.rt.on_gpu(),
-            g.rt.cpu_because().map(str::to_string),
-        )))
+        g.player.place(&self.clips, gpu, on)?;
+        let rt = &g.player.rt;
+        Ok(Some((rt.on_gpu(), rt.cpu_because().map(str::to_string))))
     }
 
     /// Whether the locomotion graph steps on the GPU.
     pub fn graph_on_gpu(&self) -> bool {
-        self.graph.as_ref().is_some_and(|g| g.rt.on_gpu())
+        self.graph.as_ref().is_some_and(|g| g.player.rt.on_gpu())
     }
 
     /// GPU graph: hands the records the pass wrote to the crowd's upload (on the GPU) before a
     /// draw; [`Self::gpu_upload`] is then what to draw. Nothing to do otherwise.
     pub fn prepare_draw(&mut self) -> Result<(), throng_graph_gpu::GraphRuntimeError> {
-        let transforms = self.runtime.transforms();
-        if let Some(Locomotion {
-            rt,
-            upload: Some((upload, placed)),
-            ..
-        }) = self.graph.as_mut()
-        {
-            rt.update_upload(upload, transforms, !*placed)?;
-            *placed = true;
+        match self.graph.as_mut() {
+            Some(g) => g.player.prepare_draw(self.runtime.transforms()),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// The upload a GPU graph crowd is drawn from (after [`Self::prepare_draw`]); `None` when
     /// the records are the CPU's ([`Self::records`]).
     pub fn gpu_upload(&self) -> Option<&throng_render::CrowdUpload> {
-        let g = self.graph.as_ref()?;
-        g.upload.as_ref().map(|(u, _)| u)
+        self.graph.as_ref()?.player.upload()
     }
 
     /// The script's changes that are due.
@@ -399,8 +384,8 @@ impl DemoCrowd {
         self.run_script()?;
         match self.graph.as_mut() {
             Some(g) => {
-                g.rt.step(dt)?;
-                if let Some(crowd) = g.rt.cpu_crowd() {
+                g.player.rt.step(dt)?;
+                if let Some(crowd) = g.player.rt.cpu_crowd() {
                     for (i, s) in g.states.iter_mut().enumerate() {
                         if let Ok(now) = crowd.state(i) {
                             self.stats.crossfades += (now != *s) as u64;
@@ -408,7 +393,7 @@ impl DemoCrowd {
                         }
                     }
                 }
-                self.stats.events += g.rt.state_events().len() as u64;
+                self.stats.events += g.player.rt.state_events().len() as u64;
             }
             None => {
                 self.runtime.update(dt);
@@ -426,7 +411,7 @@ impl DemoCrowd {
     /// those from [`Self::gpu_upload`]).
     pub fn records(&self) -> Vec<InstanceRecord> {
         match &self.graph {
-            Some(g) => g.rt.read_records().unwrap_or_default(),
+            Some(g) => g.player.rt.read_records().unwrap_or_default(),
             None => self.runtime.records().to_vec(),
         }
     }

@@ -20,13 +20,13 @@ use throng_contract::{InstanceTransform, Records, Timing};
 use throng_graph_gpu::{GraphRuntime, StepOn};
 use throng_render::image::RgbaImage;
 use throng_render::{
-    Crowd, CrowdUpload, DecodedMeshes, FrameStats, Gpu, GpuProp, Playback, Prop, RenderOptions,
-    Renderer, SkinPath,
+    Crowd, DecodedMeshes, FrameStats, Gpu, GpuProp, Playback, Prop, RenderOptions, Renderer,
+    SkinPath,
 };
 use throng_runtime::crowd::{self, Assignment, Layout};
 use throng_runtime::{ClipId, PlayOptions, PlaybackCommand, Runtime};
 
-use crate::{source_meshes, GraphSetup, PropSource};
+use crate::{source_meshes, GraphPlayer, GraphSetup, PropSource};
 
 /// One input's share of the crowd: its instances' places, clips and phases, and the layers
 /// laid over its clip.
@@ -138,13 +138,6 @@ enum Player {
     Graph(GraphPlayer),
 }
 
-/// A graph crowd, and once it steps on the GPU the upload its records are drawn from (with
-/// whether its transforms were sent).
-struct GraphPlayer {
-    rt: GraphRuntime,
-    upload: Option<(CrowdUpload, bool)>,
-}
-
 impl<'a> ScenePlayer<'a> {
     /// Every input's runtime playing its part from clock time `start` (seconds), with its
     /// overlay layer; or, with a graph, every input's graph crowd played from its entry state
@@ -160,7 +153,7 @@ impl<'a> ScenePlayer<'a> {
                         crowd.step(start / steps as f64);
                     }
                     let rt = GraphRuntime::new(crowd, &asset.clips, None, StepOn::Cpu)?;
-                    Ok(Player::Graph(GraphPlayer { rt, upload: None }))
+                    Ok(Player::Graph(GraphPlayer::new(rt)))
                 }
                 None => start_runtime(scene.timing, asset, part, start).map(Player::Clips),
             })
@@ -188,15 +181,9 @@ impl<'a> ScenePlayer<'a> {
     pub fn place_graphs(&mut self, gpu: &Gpu) -> anyhow::Result<()> {
         for (a, p) in self.players.iter_mut().enumerate() {
             if let Player::Graph(g) = p {
-                let clips = &self.scene.assets[a].clips;
-                let GraphPlayer { rt: g, upload } = g;
-                g.place(clips, Some(gpu), self.scene.graph_on)
-                    .with_context(|| {
-                        format!("stepping the graph of {}", self.scene.assets[a].source_name)
-                    })?;
-                if g.on_gpu() && upload.is_none() {
-                    *upload = Some((CrowdUpload::new(&gpu.device, Timing::Cpu), false));
-                }
+                let asset = self.scene.assets[a];
+                g.place(&asset.clips, gpu, self.scene.graph_on)
+                    .with_context(|| format!("stepping the graph of {}", asset.source_name))?;
             }
         }
         Ok(())
@@ -206,15 +193,7 @@ impl<'a> ScenePlayer<'a> {
     pub fn prepare_draw(&mut self) -> anyhow::Result<()> {
         for (a, p) in self.players.iter_mut().enumerate() {
             if let Player::Graph(g) = p {
-                let GraphPlayer {
-                    rt: g,
-                    upload: Some((upload, placed)),
-                } = g
-                else {
-                    continue;
-                };
-                g.update_upload(upload, &self.scene.parts[a].transforms, !*placed)?;
-                *placed = true;
+                g.prepare_draw(&self.scene.parts[a].transforms)?;
             }
         }
         Ok(())
@@ -223,15 +202,14 @@ impl<'a> ScenePlayer<'a> {
     /// What the renderer draws input `a` from (after [`Self::prepare_draw`]): its records, or
     /// the upload its GPU-stepped graph's records were copied into.
     pub fn playback(&self, a: usize) -> Playback<'_> {
-        match &self.players[a] {
-            Player::Graph(g) if g.upload.is_some() => match &g.upload {
-                Some((upload, _)) => Playback::Uploaded(upload),
-                None => Playback::Records(Records::Cpu(&[])),
-            },
-            _ => match self.records(a) {
-                Some(records) => records.into(),
-                None => Playback::Records(Records::Cpu(&[])),
-            },
+        if let Player::Graph(g) = &self.players[a] {
+            if let Some(upload) = g.upload() {
+                return Playback::Uploaded(upload);
+            }
+        }
+        match self.records(a) {
+            Some(records) => records.into(),
+            None => Playback::Records(Records::Cpu(&[])),
         }
     }
 

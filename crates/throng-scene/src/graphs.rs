@@ -165,3 +165,53 @@ pub fn param_value(kind: ParamKind, value: Option<&str>) -> anyhow::Result<f32> 
         },
     })
 }
+
+/// A graph runtime as the tools draw it (`throng demo`, `throng render --graph`): stepped
+/// where [`GraphPlayer::place`] put it, and once on the GPU the upload its records are copied
+/// into for drawing (the transforms sent with the first copy).
+pub struct GraphPlayer {
+    pub rt: throng_graph_gpu::GraphRuntime,
+    /// On the GPU: the upload, and whether the transforms were sent.
+    upload: Option<(throng_render::CrowdUpload, bool)>,
+}
+
+impl GraphPlayer {
+    pub fn new(rt: throng_graph_gpu::GraphRuntime) -> GraphPlayer {
+        GraphPlayer { rt, upload: None }
+    }
+
+    /// Steps the graph where `on` asks for `gpu` from now on (`GraphRuntime::place`; `clips`:
+    /// the clip table its crowd was made with), with an upload to draw from on the GPU.
+    pub fn place(
+        &mut self,
+        clips: &[throng_asset::ClipInfo],
+        gpu: &throng_render::Gpu,
+        on: throng_graph_gpu::StepOn,
+    ) -> Result<(), throng_graph_gpu::GraphRuntimeError> {
+        self.rt.place(clips, Some(gpu), on)?;
+        if self.rt.on_gpu() && self.upload.is_none() {
+            let upload = throng_render::CrowdUpload::new(&gpu.device, throng_contract::Timing::Cpu);
+            self.upload = Some((upload, false));
+        }
+        Ok(())
+    }
+
+    /// On the GPU: hands the records the last step wrote to the upload (a copy on the device;
+    /// `transforms`, one per instance, sent with the first). Nothing to do on the CPU.
+    pub fn prepare_draw(
+        &mut self,
+        transforms: &[throng_contract::InstanceTransform],
+    ) -> Result<(), throng_graph_gpu::GraphRuntimeError> {
+        if let Some((upload, placed)) = &mut self.upload {
+            self.rt.update_upload(upload, transforms, !*placed)?;
+            *placed = true;
+        }
+        Ok(())
+    }
+
+    /// The upload a graph stepped on the GPU is drawn from (after [`Self::prepare_draw`]);
+    /// `None` on the CPU, where the records are the crowd's.
+    pub fn upload(&self) -> Option<&throng_render::CrowdUpload> {
+        self.upload.as_ref().map(|(u, _)| u)
+    }
+}

@@ -43,7 +43,7 @@ pub use frames::{
     check_reference_memory, draw_baked, draw_source, split_layout, BakedScene, Frames, Overlay,
     Part, PlacedProps, ScenePlayer, REFERENCE_BYTES_PER_VERTEX, REFERENCE_MEMORY_LIMIT,
 };
-pub use graphs::{param_spec, param_value, set_param_text, GraphSetup, ParamSpec};
+pub use graphs::{param_spec, param_value, set_param_text, GraphPlayer, GraphSetup, ParamSpec};
 pub use input::{bake_in_memory, bake_model, InMemoryBake, Input};
 pub use overview::overview_camera;
 pub use source::{
