@@ -175,6 +175,28 @@ pub(crate) struct LayerSets {
     last: Option<u32>,
 }
 
+/// One cycle in the phases' units (2^-64 cycles).
+const CYCLE: f64 = 18_446_744_073_709_551_616.0;
+
+/// A phase at the epoch (`phase`, 2^-32 cycles) advanced by `adv` (2^-64 cycles): the phase
+/// then, 2^-64 cycles (wrapping: a loop's reduction).
+#[inline(always)]
+pub(crate) fn advanced(phase: u32, adv: u64) -> u64 {
+    ((phase as u64) << 32).wrapping_add(adv)
+}
+
+/// The position in frames of phase `p` (2^-64 cycles) on a loop of `last` frames.
+#[inline(always)]
+pub(crate) fn frames_at(p: u64, last: u32) -> f64 {
+    p as f64 * (1.0 / CYCLE) * last as f64
+}
+
+/// The phase (2^-64 cycles) of position `p` frames on a loop of `last` frames, reduced into
+/// one cycle (the cast saturates just below a whole cycle).
+pub(crate) fn cycle_of(p: f64, last: f64) -> u64 {
+    ((p / last).rem_euclid(1.0) * CYCLE) as u64
+}
+
 /// The advance of `rate` over `ticks` whole ticks and a sub-tick `carry` ∈ [0, 1), 2^-64
 /// cycles, wrapping.
 #[inline]
@@ -294,7 +316,7 @@ impl LayerSets {
         for c in compact.iter_mut().filter(|c| c.live()) {
             let s = &self.sets[c.set as usize];
             for l in 0..s.n as usize {
-                let p = ((c.phase[l] as u64) << 32).wrapping_add(advance(s.layers[l].rate, t, 0.0));
+                let p = advanced(c.phase[l], advance(s.layers[l].rate, t, 0.0));
                 c.phase[l] = (p.wrapping_add(1 << 31) >> 32) as u32;
             }
         }
@@ -310,22 +332,22 @@ impl LayerSets {
     /// The phase now (at the last [`Self::advance_to`]) of layer `l` of `c`, 2^-64 cycles.
     #[inline]
     fn phase_now(&self, c: &Compact, l: usize) -> u64 {
-        ((c.phase[l] as u64) << 32).wrapping_add(self.hot[c.set as usize][l].adv)
+        advanced(c.phase[l], self.hot[c.set as usize][l].adv)
     }
 
     /// Layer `l`'s position now in frames, reduced into the loop (`[0, L)`), as the full
     /// state keeps it.
     pub fn position(&self, c: &Compact, l: usize) -> f64 {
-        let last = self.sets[c.set as usize].layers[l].last;
-        self.phase_now(c, l) as f64 * (1.0 / 18_446_744_073_709_551_616.0) * last as f64
+        frames_at(
+            self.phase_now(c, l),
+            self.sets[c.set as usize].layers[l].last,
+        )
     }
 
     /// The phase at the epoch of a layer of set `id` at position `p` frames now (as of
     /// the last [`Self::advance_to`]), rounded to 2^-32 cycles.
     pub fn phase_at_epoch(&self, id: u32, l: usize, p: f64) -> u32 {
-        let last = self.sets[id as usize].layers[l].last as f64;
-        let cycle = (p / last).rem_euclid(1.0);
-        let now = (cycle * 18_446_744_073_709_551_616.0) as u64;
+        let now = cycle_of(p, self.sets[id as usize].layers[l].last as f64);
         let at_epoch = now.wrapping_sub(self.hot[id as usize][l].adv);
         (at_epoch.wrapping_add(1 << 31) >> 32) as u32
     }
@@ -354,8 +376,7 @@ impl LayerSets {
         if !h.listed {
             return layer(h, phase);
         }
-        let p = ((phase as u64) << 32).wrapping_add(h.adv);
-        let q = (p >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0) * h.last as f64;
+        let q = frames_at(advanced(phase, h.adv), h.last);
         let clip = (h.clip & throng_contract::CLIP_MASK) as usize;
         let f = self
             .frames
@@ -408,7 +429,7 @@ fn hot_layers(s: &Set, t: u64, carry: f64) -> [HotLayer; 2] {
 /// record layer.
 #[inline(always)]
 fn layer(s: &HotLayer, phase: u32) -> Layer {
-    let p = ((phase as u64) << 32).wrapping_add(s.adv);
+    let p = advanced(phase, s.adv);
     let x = (p >> 32) * s.last as u64;
     Layer {
         weight: s.weight,
@@ -428,7 +449,7 @@ const NEAR: u64 = 1 << 40;
 /// events never.
 #[inline(always)]
 pub(crate) fn may_cross(h: &HotLayer, phase: u32, marks: &[u64]) -> bool {
-    let p = ((phase as u64) << 32).wrapping_add(h.prev);
+    let p = advanced(phase, h.prev);
     let d = h.adv.wrapping_sub(h.prev);
     !marks.is_empty()
         && (h.long

@@ -197,7 +197,7 @@ pub struct CpuRuntime {
     clock: Clock,
     events: Vec<FiredEvent>,
     finished: Vec<Finished>,
-    /// Per instance its steady state in 16 B, where it has one (`crate::compact`).
+    /// Per instance its steady state in 12 B, where it has one (`crate::compact`).
     compact: Vec<Compact>,
     sets: LayerSets,
     /// Instances are made compact when eligible ([`Self::set_compact_state`]).
@@ -240,8 +240,8 @@ impl CpuRuntime {
         self.len() == 0
     }
 
-    /// Whether instances whose layers only loop are kept in their 16 B steady state (on by
-    /// default; `crate::compact`): a steady update then reads 16 B of such an instance instead
+    /// Whether instances whose layers only loop are kept in their 12 B steady state (on by
+    /// default; `crate::compact`): a steady update then reads 12 B of such an instance instead
     /// of its full state (8 B + 24 B a layer). Off, every instance keeps its full state, as
     /// before the compact state existed (for comparison and benchmarks). Records agree either
     /// way within the compact state's rounding (~1e-8 frames).
@@ -267,13 +267,11 @@ impl CpuRuntime {
             return;
         };
         for l in 0..self.sets.layers(c.set).len() {
-            let p = self.sets.position(&c, l);
-            self.pos[l][i] = p;
+            let s = LayerState::join(self.sets.position(&c, l), &self.cold[l][i]);
+            self.pos[l][i] = s.p;
             // the next event from here (the mark the full state's fast path stops at)
-            let s = self.cold[l][i];
-            let clip = &self.clips[(s.clip & CLIP_MASK) as usize];
-            let mode = (s.clip >> MODE_SHIFT) & 3;
-            self.cold[l][i].mark = mark_f32(clip.next_mark(mode, p, false));
+            let next = self.clips[s.clip()].next_mark(s.mode(), s.p, false);
+            self.cold[l][i].mark = mark_f32(next);
         }
         self.sets.release(c.set);
         self.compact[i] = Compact::default();
@@ -312,8 +310,9 @@ impl CpuRuntime {
             for (l, sl) in layers.iter_mut().enumerate().take(n) {
                 let s = self.get(l, i);
                 let (c, hot) = (&self.clips[s.clip()], &self.hot[s.clip()]);
-                // cycles a tick in 2^-64: speed · fps / L positions a second over 2^20 ticks
-                let rate = m.speed as f64 * s.speed as f64 * c.fps / c.last * 17_592_186_044_416.0;
+                let fps_speed = m.speed as f64 * s.speed as f64 * c.fps;
+                // cycles a tick in 2^-64: fps_speed / L cycles a second over 2^20 ticks
+                let rate = fps_speed / c.last * 17_592_186_044_416.0;
                 ok &= hot.compact
                     && s.mode() == throng_contract::MODE_LOOP
                     && !s.finished()
@@ -325,7 +324,7 @@ impl CpuRuntime {
                     first_row: c.frames.first_row,
                     clip: s.clip & L_RECORD,
                     weight: s.weight,
-                    fps_speed: m.speed as f64 * s.speed as f64 * c.fps,
+                    fps_speed,
                     events: !hot.marks.is_empty(),
                     listed: c.frames.times.is_some(),
                 };
@@ -935,8 +934,9 @@ fn process_chunk_with<const GENERAL: bool>(ctx: &Ctx, ch: Chunk) -> ChunkOut {
                     let marks = marks.map_or(&[][..], |c| &c.marks[..]);
                     h[l].events && crate::compact::may_cross(&h[l], c.phase[l], marks)
                 };
-                if near(0) || near(1) {
-                    compact_events(ctx, base + j, c, h, &mut out);
+                let near = [near(0), near(1)];
+                if near[0] || near[1] {
+                    compact_events(ctx, base + j, c, (h, near), &mut out);
                 }
                 (
                     sets.layer_of(&h[0], c.phase[0]),
@@ -1190,8 +1190,8 @@ impl HotClip {
             compact: !f.is_static() && (f.first_row as f64 + f.frames as f64) < LIMIT,
             marks: (p.events.positions().iter())
                 .filter(|_| p.last > 0.0)
-                // an event at the end is one at the start: the cast saturates, the wrap is 0
-                .map(|&(e, _)| ((e / p.last).rem_euclid(1.0) * 18_446_744_073_709_551_616.0) as u64)
+                // an event at the end is one at the start
+                .map(|&(e, _)| crate::compact::cycle_of(e, p.last))
                 .collect(),
         }
     }
@@ -1429,30 +1429,24 @@ fn fire_layer_events(
 }
 
 /// The clip events a compact instance (runtime index `index`, its set's layers `hot`) fires
-/// this update: a layer whose step may cross one of its clip's events (`may_cross`) is handed
-/// to the crossing rule from its position at the last update, as the full state would be.
+/// this update: each layer whose step may cross one of its clip's events (`near`, from
+/// `may_cross`) is handed to the crossing rule from its position at the last update, as the
+/// full state would be.
 #[cold]
 #[inline(never)]
 fn compact_events(
     ctx: &Ctx,
     index: usize,
     c: &Compact,
-    hot: &[crate::compact::HotLayer; 2],
+    (hot, near): (&[crate::compact::HotLayer; 2], [bool; 2]),
     out: &mut ChunkOut,
 ) {
     let first = out.events.len();
     let mut hits = Vec::new();
-    for (l, h) in hot.iter().enumerate().filter(|(_, h)| h.events) {
+    for (l, h) in hot.iter().enumerate().filter(|&(l, _)| near[l]) {
         let clip = (h.clip & CLIP_MASK) as usize;
-        let Some(marks) = ctx.hot.get(clip).map(|c| &c.marks) else {
-            continue;
-        };
-        if !crate::compact::may_cross(h, c.phase[l], marks) {
-            continue;
-        }
-        let p = ((c.phase[l] as u64) << 32).wrapping_add(h.prev);
         let delta = ctx.dt * h.fps_speed;
-        let u0 = p as f64 * (1.0 / 18_446_744_073_709_551_616.0) * h.last as f64;
+        let u0 = crate::compact::frames_at(crate::compact::advanced(c.phase[l], h.prev), h.last);
         let handle = ctx.handles.handle_at(index);
         let layer = (clip, throng_contract::MODE_LOOP, false);
         fire_layer_events(ctx, handle, layer, (u0, delta), &mut hits, out);
