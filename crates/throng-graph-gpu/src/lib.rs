@@ -21,10 +21,11 @@
 //! between them is written once for every front end (the command line's demo, a game).
 
 use throng_asset::ClipInfo;
+use throng_contract::Records;
 use throng_contract::{InstanceRecord, InstanceTransform};
 use throng_graph::{kind, ClipEvent, Graph, GraphCrowd, GraphError, GraphEvent, Kind, ParamId};
 use throng_render::graph_pass::{EventCapacity, GraphPass, GraphTables, ParamChange};
-use throng_render::{CrowdUpload, Gpu, RenderError};
+use throng_render::{CrowdUpload, Gpu, Playback, RenderError};
 use throng_runtime::{Clock, SECONDS_PER_TICK};
 
 /// Where a [`GraphRuntime`] is asked to step.
@@ -525,5 +526,68 @@ impl GraphRuntime {
             (Some(g), Some(gpu)) => g.pass.read_records(gpu)?,
             _ => self.crowd.records().to_vec(),
         })
+    }
+}
+
+/// A [`GraphRuntime`] as a front end draws it (`throng demo`, `throng render --graph`, the
+/// browser package): stepped where [`GraphPlayer::place`] put it, and once on the GPU the
+/// upload its records are copied into for drawing (the transforms sent with the first copy).
+pub struct GraphPlayer {
+    pub rt: GraphRuntime,
+    /// On the GPU: the upload, and whether the transforms were sent.
+    upload: Option<(CrowdUpload, bool)>,
+}
+
+impl GraphPlayer {
+    pub fn new(rt: GraphRuntime) -> GraphPlayer {
+        GraphPlayer { rt, upload: None }
+    }
+
+    /// Steps the graph where `on` asks for `gpu` from now on (`GraphRuntime::place`; `clips`:
+    /// the clip table its crowd was made with), with an upload to draw from on the GPU.
+    pub fn place(
+        &mut self,
+        clips: &[ClipInfo],
+        gpu: &Gpu,
+        on: StepOn,
+    ) -> Result<(), GraphRuntimeError> {
+        self.rt.place(clips, Some(gpu), on)?;
+        if self.rt.on_gpu() && self.upload.is_none() {
+            let upload = CrowdUpload::new(&gpu.device, throng_contract::Timing::Cpu);
+            self.upload = Some((upload, false));
+        }
+        Ok(())
+    }
+
+    /// On the GPU: hands the records the last step wrote to the upload (a copy on the device;
+    /// `transforms`, one per instance, sent with the first and when `moved`). Nothing to do on
+    /// the CPU.
+    pub fn prepare_draw(
+        &mut self,
+        transforms: &[InstanceTransform],
+        moved: bool,
+    ) -> Result<(), GraphRuntimeError> {
+        if let Some((upload, placed)) = &mut self.upload {
+            self.rt
+                .update_upload(upload, transforms, moved || !*placed)?;
+            *placed = true;
+        }
+        Ok(())
+    }
+
+    /// The upload a graph stepped on the GPU is drawn from (after [`Self::prepare_draw`]);
+    /// `None` on the CPU, where the records are the crowd's.
+    pub fn upload(&self) -> Option<&CrowdUpload> {
+        self.upload.as_ref().map(|(u, _)| u)
+    }
+
+    /// What the renderer draws the crowd from (after [`Self::prepare_draw`]): the upload the
+    /// GPU step's records were copied into, or the CPU step's records.
+    pub fn playback(&self) -> Playback<'_> {
+        match (&self.upload, self.rt.cpu_crowd()) {
+            (Some((upload, _)), _) => Playback::Uploaded(upload),
+            (None, Some(crowd)) => Playback::Records(Records::Cpu(crowd.records())),
+            (None, None) => Playback::Records(Records::Cpu(&[])),
+        }
     }
 }

@@ -350,7 +350,7 @@ impl DemoCrowd {
     /// draw; [`Self::gpu_upload`] is then what to draw. Nothing to do otherwise.
     pub fn prepare_draw(&mut self) -> Result<(), throng_graph_gpu::GraphRuntimeError> {
         match self.graph.as_mut() {
-            Some(g) => g.player.prepare_draw(self.runtime.transforms()),
+            Some(g) => g.player.prepare_draw(self.runtime.transforms(), false),
             None => Ok(()),
         }
     }

@@ -193,7 +193,7 @@ impl<'a> ScenePlayer<'a> {
     pub fn prepare_draw(&mut self) -> anyhow::Result<()> {
         for (a, p) in self.players.iter_mut().enumerate() {
             if let Player::Graph(g) = p {
-                g.prepare_draw(&self.scene.parts[a].transforms)?;
+                g.prepare_draw(&self.scene.parts[a].transforms, false)?;
             }
         }
         Ok(())
@@ -203,9 +203,7 @@ impl<'a> ScenePlayer<'a> {
     /// the upload its GPU-stepped graph's records were copied into.
     pub fn playback(&self, a: usize) -> Playback<'_> {
         if let Player::Graph(g) = &self.players[a] {
-            if let Some(upload) = g.upload() {
-                return Playback::Uploaded(upload);
-            }
+            return g.playback();
         }
         match self.records(a) {
             Some(records) => records.into(),

@@ -43,11 +43,12 @@ pub use frames::{
     check_reference_memory, draw_baked, draw_source, split_layout, BakedScene, Frames, Overlay,
     Part, PlacedProps, ScenePlayer, REFERENCE_BYTES_PER_VERTEX, REFERENCE_MEMORY_LIMIT,
 };
-pub use graphs::{param_spec, param_value, set_param_text, GraphPlayer, GraphSetup, ParamSpec};
+pub use graphs::{param_spec, param_value, set_param_text, GraphSetup, ParamSpec};
 pub use input::{bake_in_memory, bake_model, InMemoryBake, Input};
 pub use overview::overview_camera;
 pub use source::{
     find_baked_clip, find_clip, load_model, source_bounds, source_meshes, PropSource, SourceOptions,
 };
 pub use stats::{lod_counts, stats_line, warn_mixed_scales};
+pub use throng_graph_gpu::GraphPlayer;
 pub use variety::{VariantChoice, Variety, VarietyError};

@@ -114,7 +114,7 @@ pub fn instance_matrices(player: &Player) -> Vec<f32> {
 /// no driver's flush of denormal floats can change it on its way through a float texture; the
 /// mask bits are left out (the adapters blend no masks). `None` for a GPU-timed crowd.
 pub fn records(player: &Player) -> Option<Vec<f32>> {
-    match player.runtime().records() {
+    match player.records() {
         Records::Cpu(r) => Some(
             r.iter()
                 .flat_map(|rec| rec.layers)

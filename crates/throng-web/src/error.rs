@@ -16,6 +16,11 @@ pub enum WebError {
     Render(#[from] throng_render::RenderError),
     #[error(transparent)]
     Device(#[from] throng_render::DeviceError),
+    /// A graph file or a parameter set (`playGraph`, `setParam`).
+    #[error(transparent)]
+    Graph(#[from] throng_graph::GraphError),
+    #[error(transparent)]
+    GraphRuntime(#[from] throng_graph_gpu::GraphRuntimeError),
     #[error("{0}")]
     Name(String),
     #[error("asset {asset} has no clip {clip:?}{}; its clips: {}", throng_contract::clip_name_hint(clip, clips.iter().map(String::as_str)), clips.join(", "))]

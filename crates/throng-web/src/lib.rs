@@ -16,6 +16,7 @@
 pub mod adapter;
 pub mod backend;
 pub mod error;
+pub mod graph;
 pub mod player;
 
 #[cfg(target_arch = "wasm32")]
@@ -25,4 +26,5 @@ mod web;
 
 pub use backend::Backend;
 pub use error::WebError;
+pub use graph::{ParamValue, StateEventInfo};
 pub use player::{ClipRef, CrowdSpec, EventInfo, FinishedInfo, Player};

@@ -101,3 +101,17 @@ pub fn crowd_spec(v: &JsValue) -> Result<CrowdSpec, JsValue> {
     }
     Ok(spec)
 }
+
+/// A graph parameter's value: a number or a boolean (`true` also fires a trigger).
+pub fn param_value(v: &JsValue) -> Result<crate::graph::ParamValue, JsValue> {
+    if let Some(b) = v.as_bool() {
+        return Ok(crate::graph::ParamValue::Bool(b));
+    }
+    match v.as_f64() {
+        Some(x) if x.is_finite() => Ok(crate::graph::ParamValue::Number(x)),
+        _ => Err(wrong(
+            "a parameter's value",
+            "a finite number or true/false",
+        )),
+    }
+}

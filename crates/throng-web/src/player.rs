@@ -13,6 +13,7 @@ use throng_runtime::crowd::{self, ClipMix, Layout};
 use throng_runtime::{Handle, InstanceTransform, PlayOptions, PlaybackCommand, Runtime, Timing};
 
 use crate::error::WebError;
+use crate::graph::PageGraph;
 
 /// Most instances one crowd takes from a page (a guard against a typo's billion, not a device
 /// limit: the renderer reports what the device cannot draw).
@@ -93,6 +94,8 @@ pub struct Player {
     placement: u32,
     /// `None`: frame the crowd as `throng render` does (re-framed every frame).
     pub camera: Option<Camera>,
+    /// The graph playing the instances ([`Player::play_graph`]), if any.
+    pub(crate) graph: Option<PageGraph>,
 }
 
 impl Player {
@@ -106,6 +109,7 @@ impl Player {
             next_id: 0,
             placement: 0,
             camera: None,
+            graph: None,
         }
     }
 
@@ -140,6 +144,18 @@ impl Player {
             },
             clips: self.asset.clips.iter().map(|c| c.name.clone()).collect(),
         })
+    }
+
+    /// Instance `id`'s place in the dense order (a graph's instance index).
+    pub(crate) fn dense_index(&self, id: u32) -> Result<usize, WebError> {
+        let h = self.handle(id)?;
+        self.runtime.index(h).ok_or(WebError::NoSuchInstance { id })
+    }
+
+    /// The id of the instance at dense index `i`.
+    pub(crate) fn id_at(&self, i: usize) -> Option<u32> {
+        let h = self.runtime.handle_at(i)?;
+        self.handles.get(&h).copied()
     }
 
     fn handle(&self, id: u32) -> Result<Handle, WebError> {
@@ -177,6 +193,7 @@ impl Player {
     /// A new instance at `matrix` (16 numbers, column-major, world from model, file units);
     /// returns its id.
     pub fn spawn(&mut self, matrix: &[f32]) -> Result<u32, WebError> {
+        self.no_graph("spawn")?;
         let t = transform_of(matrix)?;
         self.check_room(1)?;
         let h = self.runtime.spawn(t);
@@ -195,6 +212,7 @@ impl Player {
     }
 
     pub fn despawn(&mut self, id: u32) -> Result<(), WebError> {
+        self.no_graph("despawn")?;
         let h = self.handle(id)?;
         self.runtime.despawn(h)?;
         self.placement = self.placement.wrapping_add(1);
@@ -203,8 +221,9 @@ impl Player {
         Ok(())
     }
 
-    /// Despawns every instance.
+    /// Despawns every instance (and ends the graph playing them).
     pub fn clear(&mut self) {
+        self.graph = None;
         self.runtime = Runtime::new(self.runtime.timing(), &self.asset.clips);
         self.placement = self.placement.wrapping_add(1);
         self.ids.clear();
@@ -224,11 +243,15 @@ impl Player {
         let h = self.handle(id)?;
         self.runtime.set_transform(h, t)?;
         self.placement = self.placement.wrapping_add(1);
+        if let Some(g) = &mut self.graph {
+            g.moved = true;
+        }
         Ok(())
     }
 
     /// Applies `command` to instance `id`, or to every instance when `id` is `None`.
     pub fn command(&mut self, id: Option<u32>, command: PlaybackCommand) -> Result<(), WebError> {
+        self.no_graph("a clip command (play, crossfade, blend, speed, pause, seek)")?;
         match id {
             Some(id) => {
                 let h = self.handle(id)?;
@@ -241,6 +264,7 @@ impl Player {
     /// Adds `spec.count` instances laid out and started as `throng render` does; returns their
     /// ids.
     pub fn spawn_crowd(&mut self, spec: &CrowdSpec) -> Result<Vec<u32>, WebError> {
+        self.no_graph("spawnCrowd")?;
         self.check_room(spec.count)?;
         finite("time", spec.time)?;
         finite("stagger", spec.stagger)?;
@@ -268,9 +292,13 @@ impl Player {
         Ok(out)
     }
 
-    /// Advances playback by `dt` seconds; the events that fired, in the runtime's order.
+    /// Advances playback by `dt` seconds; the clip events that fired, in the runtime's order
+    /// (a graph's: [`Player::step_graph`]).
     pub fn step(&mut self, dt: f64) -> Result<Vec<EventInfo>, WebError> {
         finite("dt", dt)?;
+        if self.graph.is_some() {
+            return self.step_graph(dt);
+        }
         self.runtime.update(dt);
         let clips = &self.asset.clips;
         Ok(self
@@ -294,6 +322,10 @@ impl Player {
     /// The one-shot layers that reached their end during the last step, in the runtime's
     /// order (an instance despawned since is left out).
     pub fn finished(&self) -> Vec<FinishedInfo> {
+        if self.graph.is_some() {
+            // a graph reports state events instead; the runtime's list is from before it
+            return Vec::new();
+        }
         let clips = &self.asset.clips;
         (self.runtime.finished().iter())
             .filter_map(|f| {
@@ -340,7 +372,7 @@ impl Player {
         Crowd {
             asset,
             transforms: self.runtime.transforms(),
-            playback: self.runtime.records().into(),
+            playback: self.playback(),
             props: &[],
             live: &[],
             appearance: throng_render::CrowdAppearance::Default,

@@ -13,8 +13,10 @@ use web_sys::HtmlCanvasElement;
 
 use crate::backend::{check_capabilities, Backend};
 use crate::error::{message_chain, WebError};
-use crate::options::{clip_ref, crowd_spec, opt_str, play_opts, Opts};
+use crate::graph::{step_on, ParamValue, StateEventInfo, BROWSER_STEPS_ON_CPU};
+use crate::options::{clip_ref, crowd_spec, opt_str, param_value, play_opts, Opts};
 use crate::player::{EventInfo, FinishedInfo, Player};
+use throng_graph_gpu::StepOn;
 
 /// A JavaScript `Error` carrying the typed error's message and causes.
 fn js(e: WebError) -> JsValue {
@@ -67,6 +69,7 @@ pub struct Crowd {
     state: RefCell<State>,
     on_event: RefCell<Option<Function>>,
     on_finished: RefCell<Option<Function>>,
+    on_state_event: RefCell<Option<Function>>,
 }
 
 /// What the crowd's calls read and change.
@@ -611,6 +614,122 @@ impl Crowd {
         *self.on_finished.borrow_mut() = callback;
     }
 
+    /// Plays the animation graph `json` (a throng graph file's text, docs/graph.md) on every
+    /// instance of the crowd from now on, each in the graph's entry state. Options: `stepOn`
+    /// (`"auto"`: the GPU on a hardware adapter with compute shaders, else the CPU; `"cpu"`;
+    /// `"gpu"`, an error where the device cannot), `name` (the file's name in errors). The
+    /// crowd must be CPU-timed (the default `timing`); while the graph plays, its instances are
+    /// fixed (spawn, despawn and clip commands throw until `clear()`), their transforms may
+    /// move. A headless crowd steps its graph on the CPU. Throws naming what is wrong with the
+    /// file (its clip names are checked against the asset's).
+    #[wasm_bindgen(js_name = playGraph)]
+    pub fn play_graph(
+        &self,
+        json: &str,
+        #[wasm_bindgen(unchecked_optional_param_type = "GraphOptions")] options: Option<Object>,
+    ) -> Result<(), JsValue> {
+        let options = value(options);
+        let o = Opts(&options);
+        let on = err(step_on(&opt_str(&o, "stepOn")?.unwrap_or("auto".into())))?;
+        let name = opt_str(&o, "name")?.unwrap_or_else(|| "the graph".into());
+        let mut st = self.st();
+        let st = &mut *st;
+        let gpu = st.stage.as_ref().map(|s| &s.renderer.gpu);
+        // docs/web.md "Graph crowds": in the browser the graph steps on the CPU for now
+        if gpu.is_some() && on == StepOn::Gpu {
+            return Err(js(WebError::Name(format!(
+                "stepOn: \"gpu\" is not available in the browser yet: {BROWSER_STEPS_ON_CPU}; use \"auto\" or \"cpu\""
+            ))));
+        }
+        // headless with "gpu": the player's error (no renderer to step on)
+        let on_cpu = if gpu.is_some() { StepOn::Cpu } else { on };
+        err(st.player.play_graph(json, &name, None, on_cpu))?;
+        if on == StepOn::Auto {
+            st.player.note_graph_cpu_because(match gpu {
+                Some(_) => BROWSER_STEPS_ON_CPU,
+                None => "a headless crowd has no GPU of throng's",
+            });
+        }
+        Ok(())
+    }
+
+    /// Where the playing graph steps: `"gpu"` or `"cpu"`; `undefined` when no graph plays.
+    #[wasm_bindgen(getter, js_name = graphStepsOn)]
+    pub fn graph_steps_on(&self) -> Option<String> {
+        let st = self.st();
+        let rt = st.player.graph()?;
+        Some(if rt.on_gpu() { "gpu" } else { "cpu" }.into())
+    }
+
+    /// Why `stepOn: "auto"` kept the playing graph on the CPU (e.g. a software adapter);
+    /// `undefined` on the GPU, when asked for the CPU, or without a graph.
+    #[wasm_bindgen(getter, js_name = graphCpuBecause)]
+    pub fn graph_cpu_because(&self) -> Option<String> {
+        self.st().player.graph_cpu_because().map(str::to_string)
+    }
+
+    /// Whether the events a frame reports (`onEvent`, `onStateEvent`) are those of the frame
+    /// before: a graph stepped on the GPU reads them back a frame late, so a frame never waits
+    /// for the GPU.
+    #[wasm_bindgen(getter, js_name = eventsFrameLate)]
+    pub fn events_frame_late(&self) -> bool {
+        self.st()
+            .player
+            .graph()
+            .is_some_and(|rt| rt.events_frame_late())
+    }
+
+    /// Sets the playing graph's parameter `name` of instance `id` for the next frame: a float
+    /// or int parameter to a number (ints whole, at most 2^24 in magnitude), a bool to
+    /// `true`/`false`; a trigger fires with `true` (or use `fire`). Throws for an unknown
+    /// parameter (listing the graph's), a value of another kind, or no graph.
+    #[wasm_bindgen(js_name = setParam)]
+    pub fn set_param(
+        &self,
+        id: u32,
+        name: &str,
+        #[wasm_bindgen(unchecked_param_type = "number | boolean")] value: JsValue,
+    ) -> Result<(), JsValue> {
+        let v = param_value(&value)?;
+        err(self.st().player.set_param(Some(id), name, v))
+    }
+
+    /// `setParam` on every instance.
+    #[wasm_bindgen(js_name = setParamAll)]
+    pub fn set_param_all(
+        &self,
+        name: &str,
+        #[wasm_bindgen(unchecked_param_type = "number | boolean")] value: JsValue,
+    ) -> Result<(), JsValue> {
+        let v = param_value(&value)?;
+        err(self.st().player.set_param(None, name, v))
+    }
+
+    /// Fires the playing graph's trigger `name` of instance `id`: it stays set until a
+    /// transition with it among its conditions fires.
+    pub fn fire(&self, id: u32, name: &str) -> Result<(), JsValue> {
+        err(self.st().player.set_param(Some(id), name, ParamValue::Fire))
+    }
+
+    /// `fire` on every instance.
+    #[wasm_bindgen(js_name = fireAll)]
+    pub fn fire_all(&self, name: &str) -> Result<(), JsValue> {
+        err(self.st().player.set_param(None, name, ParamValue::Fire))
+    }
+
+    /// Calls `callback({instance, state, name, kind})` once per state event of the playing
+    /// graph (a state entered, `kind: "enter"`, or left, `"exit"`, whose `on_enter` /
+    /// `on_exit` names event `name`) during `frame` (`eventsFrameLate`: the frame before's),
+    /// after `onEvent` and before `onFinished`, under the same rules; `null` removes it.
+    #[wasm_bindgen(js_name = onStateEvent)]
+    pub fn on_state_event(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "((e: ThrongStateEvent) => void) | null")]
+        callback: Option<Function>,
+    ) {
+        *self.on_state_event.borrow_mut() = callback;
+    }
+
     /// Puts the camera at `eye` looking at `target` (world space, file units) with a vertical
     /// field of view of `fovY` radians.
     #[wasm_bindgen(js_name = lookAt)]
@@ -657,13 +776,13 @@ impl Crowd {
     /// canvas (a headless crowd draws nothing). An exception in a callback is rethrown after
     /// the frame is drawn.
     pub fn frame(&self, dt: f64) -> Result<(), JsValue> {
-        let (events, finished) = {
+        let (events, states, finished) = {
             let mut st = self.st();
             let events = err(st.player.step(dt))?;
-            (events, st.player.finished())
+            (events, st.player.state_events(), st.player.finished())
         };
         // no borrow is held from here to the draw: the handlers may call back into the crowd
-        let called = self.report(&events, &finished);
+        let called = self.report(&events, &states, &finished);
         let drawn = self.st().draw();
         drawn.and(called)
     }
@@ -675,6 +794,7 @@ impl Crowd {
             state: RefCell::new(state),
             on_event: RefCell::new(None),
             on_finished: RefCell::new(None),
+            on_state_event: RefCell::new(None),
         }
     }
 
@@ -722,9 +842,15 @@ impl Crowd {
     }
 
     /// Calls the handlers for the step's events and completions; the first exception, if any.
-    fn report(&self, events: &[EventInfo], finished: &[FinishedInfo]) -> Result<(), JsValue> {
+    fn report(
+        &self,
+        events: &[EventInfo],
+        states: &[StateEventInfo],
+        finished: &[FinishedInfo],
+    ) -> Result<(), JsValue> {
         // cloned out: a handler may replace or remove itself
         let on_event = self.on_event.borrow().clone();
+        let on_state_event = self.on_state_event.borrow().clone();
         let on_finished = self.on_finished.borrow().clone();
         let mut first_error = None;
         if let Some(f) = on_event {
@@ -737,6 +863,19 @@ impl Crowd {
                 set("event", e.event.into())?;
                 set("name", e.name.as_str().into())?;
                 set("time", e.time.into())?;
+                if let Err(x) = f.call1(&JsValue::NULL, &o) {
+                    first_error.get_or_insert(x);
+                }
+            }
+        }
+        if let Some(f) = on_state_event {
+            for e in states {
+                let o = Object::new();
+                let set = |k: &str, v: JsValue| Reflect::set(&o, &JsValue::from_str(k), &v);
+                set("instance", e.instance.into())?;
+                set("state", e.state.as_str().into())?;
+                set("name", e.name.as_str().into())?;
+                set("kind", e.kind.into())?;
                 if let Err(x) = f.call1(&JsValue::NULL, &o) {
                     first_error.get_or_insert(x);
                 }
@@ -780,6 +919,7 @@ impl State {
             format: Some(s.view_format),
             ..Default::default()
         });
+        err(self.player.prepare_draw())?;
         let (w, h) = (s.config.width, s.config.height);
         let entries = self.player.asset().palette.len();
         let fits = s.renderer.palette_fits(entries, self.player.len());
@@ -885,6 +1025,22 @@ export interface CrowdSpec {
   time?: number;
   layout?: "grid" | "random";
   seed?: number;
+}
+/** Options of Crowd.playGraph. */
+export interface GraphOptions {
+  /** "auto" (the GPU on a hardware adapter with compute shaders, else the CPU), "cpu" or "gpu". */
+  stepOn?: "auto" | "cpu" | "gpu";
+  /** The graph file's name in error messages. */
+  name?: string;
+}
+/** A state of the playing graph entered or left, naming an on_enter / on_exit event. */
+export interface ThrongStateEvent {
+  instance: number;
+  /** The state entered or left. */
+  state: string;
+  /** The event's name in the graph file. */
+  name: string;
+  kind: "enter" | "exit";
 }
 /** A one-shot layer that reached its end during Crowd.frame. */
 export interface ThrongFinished {

@@ -1,0 +1,273 @@
+//! Graph crowds in the page (docs/web.md "Graph crowds"): the crowd's instances driven by an
+//! animation graph (throng-graph's JSON file, docs/graph.md) instead of clip by clip, through
+//! throng-graph-gpu's [`GraphRuntime`] — stepped on the GPU or the CPU by the same rule as the
+//! command line's (`StepOn`), with parameters set by name and the state and clip events named.
+//!
+//! While a graph plays, the crowd's instances are the graph's: their number and order are
+//! fixed (spawning, despawning and clip commands are refused until `clear`), their
+//! transforms may still move.
+
+use throng_contract::Records;
+use throng_graph::{kind, EventKind, Graph, GraphCrowd, ParamKind};
+use throng_graph_gpu::{GraphPlayer, GraphRuntime, StepOn};
+use throng_render::{Gpu, Playback};
+
+use crate::error::WebError;
+use crate::player::{EventInfo, Player};
+
+/// A state event of a graph crowd's step (a state entered or left that names an event in the
+/// graph file's `on_enter` / `on_exit`), with the names a page shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StateEventInfo {
+    /// The instance's id (as `spawn` returned it).
+    pub instance: u32,
+    /// The state entered or left.
+    pub state: String,
+    /// The event's name in the graph file.
+    pub name: String,
+    /// `"enter"` or `"exit"`.
+    pub kind: &'static str,
+}
+
+/// The graph a page plays, as [`Player::play_graph`] made it.
+pub(crate) struct PageGraph {
+    pub(crate) player: GraphPlayer,
+    /// Transforms moved since the last draw (the GPU's copy needs them again).
+    pub(crate) moved: bool,
+    /// Why the page keeps the graph on the CPU where the runtime's own rule would not say.
+    because: Option<String>,
+}
+
+/// Why a page in the browser steps its graph on the CPU (`stepOn: "auto"` there; `"gpu"` is
+/// refused with it): the GPU step reads its events back a frame late from a mapped copy, and
+/// where the copy has not arrived by the next step, or a step kept more events than it holds,
+/// it waits on the device — which a browser's main thread cannot do (the mapping only
+/// resolves after the page's task returns).
+pub const BROWSER_STEPS_ON_CPU: &str = "the GPU step's event read-back can wait on the device, which a browser's main thread cannot do, so pages step graphs on the CPU";
+
+/// The `stepOn` option: `"auto"`, `"cpu"` or `"gpu"`.
+pub fn step_on(name: &str) -> Result<StepOn, WebError> {
+    match name {
+        "auto" => Ok(StepOn::Auto),
+        "cpu" => Ok(StepOn::Cpu),
+        "gpu" => Ok(StepOn::Gpu),
+        _ => Err(WebError::Name(format!(
+            "unknown stepOn {name:?}: expected auto, cpu or gpu"
+        ))),
+    }
+}
+
+/// A parameter's value from JavaScript: a number for a float or an int (whole), a boolean (or
+/// 0/1) for a bool; `None` (no value) only for a trigger, which fires.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ParamValue {
+    Number(f64),
+    Bool(bool),
+    /// Fire a trigger.
+    Fire,
+}
+
+impl Player {
+    /// Plays the graph `json` (named `name` in errors) on every instance of the crowd from
+    /// now on, each in the graph's entry state, stepped where `on` asks for `gpu` (the device
+    /// the crowd draws with; `None` for a headless crowd, which steps on the CPU). The crowd
+    /// must be CPU-timed: a graph writes per-layer records (its own timing). Replaces a graph
+    /// played before. Errors name the file and what is wrong with it.
+    pub fn play_graph(
+        &mut self,
+        json: &str,
+        name: &str,
+        gpu: Option<&Gpu>,
+        on: StepOn,
+    ) -> Result<(), WebError> {
+        if self.runtime().timing() != throng_contract::Timing::Cpu {
+            return Err(WebError::Name(
+                "a graph writes CPU-timed records: create the crowd with timing: \"cpu\" (the default) to play one".into(),
+            ));
+        }
+        let asset = self.asset();
+        let graph = Graph::from_json(json, name, &asset.clips)?;
+        let crowd = GraphCrowd::new(graph, &asset.clips, self.len())?;
+        let mut player =
+            GraphPlayer::new(GraphRuntime::new(crowd, &asset.clips, None, StepOn::Cpu)?);
+        match gpu {
+            Some(gpu) => player.place(&asset.clips, gpu, on)?,
+            None if on == StepOn::Gpu => {
+                return Err(WebError::Name(
+                    "stepOn: \"gpu\" needs throng's renderer: a headless crowd steps its graph on the CPU (stepOn: \"auto\" or \"cpu\")".into(),
+                ))
+            }
+            None => {}
+        }
+        self.graph = Some(PageGraph {
+            player,
+            moved: false,
+            because: None,
+        });
+        Ok(())
+    }
+
+    /// Records why the page keeps the playing graph on the CPU ([`Self::graph_cpu_because`]).
+    pub fn note_graph_cpu_because(&mut self, why: &str) {
+        if let Some(g) = &mut self.graph {
+            if !g.player.rt.on_gpu() {
+                g.because = Some(why.to_string());
+            }
+        }
+    }
+
+    /// Why the playing graph steps on the CPU, where that was a choice (`stepOn: "auto"`): the
+    /// page's reason, else the runtime's (a software adapter, one without compute shaders).
+    pub fn graph_cpu_because(&self) -> Option<&str> {
+        let g = self.graph.as_ref()?;
+        g.because.as_deref().or(g.player.rt.cpu_because())
+    }
+
+    /// The graph playing, if any.
+    pub fn graph(&self) -> Option<&GraphRuntime> {
+        self.graph.as_ref().map(|g| &g.player.rt)
+    }
+
+    /// An error when a graph plays: `what` (spawn, a clip command) would change what the
+    /// graph owns.
+    pub(crate) fn no_graph(&self, what: &str) -> Result<(), WebError> {
+        match &self.graph {
+            Some(_) => Err(WebError::Name(format!(
+                "{what} is refused while a graph plays the crowd (its instances are the graph's); set the graph's parameters instead, or clear() the crowd first"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Sets parameter `name` of instance `id`, or of every instance when `id` is `None`,
+    /// for the next step: a float or int to a number, a bool to a boolean, a trigger fired.
+    /// Errors: no graph plays, an unknown parameter (the message lists them), a value of
+    /// another kind, an instance not alive.
+    pub fn set_param(
+        &mut self,
+        id: Option<u32>,
+        name: &str,
+        value: ParamValue,
+    ) -> Result<(), WebError> {
+        let index = match id {
+            Some(id) => Some(self.dense_index(id)?),
+            None => None,
+        };
+        let g = self.graph.as_mut().ok_or_else(|| {
+            WebError::Name(
+                "no graph plays this crowd: call playGraph(json) before setting parameters".into(),
+            )
+        })?;
+        let rt = &mut g.player.rt;
+        let p = rt.graph().param_any(name)?;
+        let v = kept_value(p.kind(), name, value)?;
+        let set = match index {
+            None => rt.set_all(p, |_| v),
+            Some(i) => match p.kind() {
+                ParamKind::Float => rt.set_float(i, rt.param::<kind::Float>(name)?, v),
+                ParamKind::Int => rt.set_int(i, rt.param::<kind::Int>(name)?, v as i32),
+                ParamKind::Bool => rt.set_bool(i, rt.param::<kind::Bool>(name)?, v != 0.0),
+                ParamKind::Trigger => rt.fire(i, rt.param::<kind::Trigger>(name)?),
+            },
+        };
+        Ok(set?)
+    }
+
+    /// The graph's step: its clip events as the page names them (on the GPU, the step
+    /// before's: [`GraphRuntime::events_frame_late`]).
+    pub(crate) fn step_graph(&mut self, dt: f64) -> Result<Vec<EventInfo>, WebError> {
+        let Some(g) = self.graph.as_mut() else {
+            return Ok(Vec::new());
+        };
+        g.player.rt.step(dt)?;
+        let clips = &self.asset().clips;
+        let Some(rt) = self.graph() else {
+            return Ok(Vec::new());
+        };
+        Ok((rt.clip_events().iter())
+            .filter_map(|e| {
+                let clip = clips.get(e.clip.index())?;
+                Some(EventInfo {
+                    instance: self.id_at(e.instance as usize)?,
+                    clip: e.clip.index() as u32,
+                    clip_name: clip.name.clone(),
+                    event: e.event,
+                    name: clip.events.get(e.event as usize)?.name.clone(),
+                    time: e.time,
+                })
+            })
+            .collect())
+    }
+
+    /// The state events of the graph's last step (on the GPU, the step before's), in the
+    /// order fired; empty without a graph.
+    pub fn state_events(&self) -> Vec<StateEventInfo> {
+        let Some(rt) = self.graph() else {
+            return Vec::new();
+        };
+        let graph = rt.graph();
+        (rt.state_events().iter())
+            .filter_map(|e| {
+                Some(StateEventInfo {
+                    instance: self.id_at(e.instance as usize)?,
+                    state: graph.state(e.state)?.name().to_string(),
+                    name: graph.event_name(e.event)?.to_string(),
+                    kind: match e.kind {
+                        EventKind::Enter => "enter",
+                        EventKind::Exit => "exit",
+                    },
+                })
+            })
+            .collect()
+    }
+
+    /// The records a frame draws: the graph's when one plays, else the runtime's.
+    pub fn records(&self) -> Records<'_> {
+        match self.graph() {
+            Some(rt) => Records::Cpu(rt.cpu_crowd().map_or(&[], |c| c.records())),
+            None => self.runtime().records(),
+        }
+    }
+
+    /// What the renderer draws the crowd from: a graph stepped on the GPU is drawn from the
+    /// upload its records were copied into ([`Self::prepare_draw`]).
+    pub(crate) fn playback(&self) -> Playback<'_> {
+        match &self.graph {
+            Some(g) => g.player.playback(),
+            None => self.runtime().records().into(),
+        }
+    }
+
+    /// Before a draw: a graph stepped on the GPU hands its records (and moved transforms) to
+    /// its upload.
+    pub fn prepare_draw(&mut self) -> Result<(), WebError> {
+        let transforms = self.runtime().transforms().to_vec();
+        if let Some(g) = self.graph.as_mut() {
+            if g.player.upload().is_some() {
+                g.player.prepare_draw(&transforms, g.moved)?;
+            }
+            g.moved = false;
+        }
+        Ok(())
+    }
+}
+
+/// The value a graph keeps for `value` given to parameter `name` of `kind` (ints and floats
+/// as numbers, bools and triggers 0 or 1); the crowd checks the rest (finite, an int's range).
+fn kept_value(kind: ParamKind, name: &str, value: ParamValue) -> Result<f32, WebError> {
+    let wrong = |wants: &str| {
+        Err(WebError::Name(format!(
+            "parameter {name} is a {} parameter: it takes {wants}",
+            kind.name()
+        )))
+    };
+    match (kind, value) {
+        (ParamKind::Float | ParamKind::Int, ParamValue::Number(v)) => Ok(v as f32),
+        (ParamKind::Float | ParamKind::Int, _) => wrong("a number"),
+        (ParamKind::Bool, ParamValue::Bool(b)) => Ok(if b { 1.0 } else { 0.0 }),
+        (ParamKind::Bool, ParamValue::Number(v)) if v == 0.0 || v == 1.0 => Ok(v as f32),
+        (ParamKind::Bool, _) => wrong("true or false"),
+        (ParamKind::Trigger, ParamValue::Fire | ParamValue::Bool(true)) => Ok(1.0),
+        (ParamKind::Trigger, _) => wrong("no value (fire(name) sets it)"),
+    }
+}
