@@ -9,9 +9,11 @@
 //         events: { clip, dt, steps }, reentry: { clip, then, dt, steps },
 //         far: { file: a baked .glb with a far tier in dir, eye, target, fovY (radians),
 //                dots: { eye, target, fovY } (a second view, from afar) },
+//         graph: { file: a graph file in dir, count, dt, frames, changes: [[frame, instance
+//                  (its place in spawnCrowd's ids) or null for all, parameter, value or "fire"]] },
 //         bench: [instance counts], benchFrames }
 // Writes OUT/webgpu.png, OUT/fade.png, OUT/one.png, OUT/none.png, OUT/gpu-timed.png, OUT/far.png, OUT/far-dots.png,
-// OUT/webgl2.png, OUT/webgl2-fade.png, OUT/webgl2-gpu-timed.png, OUT/webgl2-far.png and OUT/result.json (with `bench${n}`,
+// OUT/graph-cpu.png, OUT/graph-gpu.png, OUT/webgl2.png, OUT/webgl2-fade.png, OUT/webgl2-gpu-timed.png, OUT/webgl2-far.png and OUT/result.json (with `bench${n}`,
 // `webgl2Bench${n}` and, of the far-tier fox, `farBench${n}` and `webgl2FarBench${n}` frame times for each bench count).
 // Servers and browsers it starts are closed before it exits.
 import { startSession } from "./session.mjs";
@@ -53,6 +55,56 @@ async function gpuTimed(scene, name) {
   const r = await page.evaluate(() => ({ ready: window.throng.ready, errors: window.throng.errors }));
   if (r.ready) await shot(page, name, "c.frame(0);");
   await page.close();
+  return r;
+}
+
+// The plan's graph crowd played on `page`'s crowd, stepped on `stepOn`: the frames' events
+// (`onEvent`, `onStateEvent`) and what the crowd says of the graph, then (OUT/graph-STEPON.png)
+// its picture. Between frames the browser's event loop runs (an animation frame), as in a page,
+// so the GPU's copies of its events can arrive; after the last frame a few more run and a
+// frame of 0 s takes what is left.
+async function graphRun(page, stepOn) {
+  const g = plan.graph;
+  const r = await page.evaluate(`(async () => {
+    const c = window.throng.crowd;
+    const json = await (await fetch(${JSON.stringify(g.file)})).text();
+    c.clear();
+    c.autoCamera();
+    const ids = c.spawnCrowd({ count: ${g.count} });
+    c.playGraph(json, { stepOn: ${JSON.stringify(stepOn)}, name: ${JSON.stringify(g.file)} });
+    const out = { ids: Array.from(ids), stepsOn: c.graphStepsOn, cpuBecause: c.graphCpuBecause ?? null,
+      late: c.eventsFrameLate, frames: [], lost: false, errors: [] };
+    let frame = null;
+    c.onEvent((e) => frame.events.push(e));
+    c.onStateEvent((e) => frame.states.push(e));
+    const changes = ${JSON.stringify(g.changes)};
+    let k = 0;
+    const run = (dt) => {
+      frame = { events: [], states: [] };
+      c.frame(dt);
+      out.lost ||= c.eventsLost;
+      out.frames.push(frame);
+    };
+    for (let f = 0; f < ${g.frames}; f++) {
+      for (; k < changes.length && changes[k][0] === f; k++) {
+        const [, at, name, value] = changes[k];
+        if (at === null) {
+          if (value === "fire") c.fireAll(name); else c.setParamAll(name, value);
+        } else if (value === "fire") c.fire(ids[at], name);
+        else c.setParam(ids[at], name, value);
+      }
+      run(${g.dt});
+      await new Promise((ok) => requestAnimationFrame(ok));
+    }
+    for (let i = 0; i < 3; i++) await new Promise((ok) => requestAnimationFrame(ok));
+    run(0);
+    try { c.spawn(); } catch (x) { out.spawnRefused = x.message; }
+    c.onEvent(null);
+    c.onStateEvent(null);
+    out.errors = window.throng.errors;
+    return out;
+  })()`);
+  await shot(page, `graph-${stepOn}.png`, "c.frame(0);");
   return r;
 }
 
@@ -192,6 +244,8 @@ try {
       out.errors = window.throng.errors;
       return out;
     });
+    log("graph crowds: stepped on the CPU, then on the GPU");
+    result.graph = { cpu: await graphRun(page, "cpu"), gpu: await graphRun(page, "gpu") };
     await page.close();
 
     log("GPU-timed page");

@@ -286,8 +286,12 @@ fn div_f32(a: f32, b: f32) -> f32 {
     if ((ab | bb) >> 31u) != 0u {
         return a / b;
     }
-    let nan = bitcast<f32>(0x7fc00000u);
-    let inf = bitcast<f32>(0x7f800000u);
+    // A bitcast of constant bits to NaN or infinity is a shader-creation error in WGSL (a
+    // const-expression must be finite: Chromium's compiler refuses it, naga does not), so the
+    // bits are or-ed with a value known only when the shader runs: the signs, both 0 here.
+    let signs = (ab | bb) >> 31u;
+    let nan = bitcast<f32>(0x7fc00000u | signs);
+    let inf = bitcast<f32>(0x7f800000u | signs);
     if ab > 0x7f800000u || bb > 0x7f800000u {
         return nan;
     }

@@ -20,6 +20,8 @@
 //! throng-graph does not link a GPU crate; this is the one place both meet, so the choice
 //! between them is written once for every front end (the command line's demo, a game).
 
+use std::collections::VecDeque;
+
 use throng_asset::ClipInfo;
 use throng_contract::Records;
 use throng_contract::{InstanceRecord, InstanceTransform};
@@ -100,9 +102,16 @@ struct OnGpu {
     clock: Clock,
     /// Whole ticks the crowd had stepped on the CPU before it moved here.
     start_ticks: u64,
-    /// The start and length (seconds) of the last step, whose events the next step takes.
-    last: Option<(f64, f64)>,
+    /// The steps whose events are still to be taken: the pass's step number, the step's start
+    /// and length (seconds). One (the last step's) unless events are never waited for.
+    queued: VecDeque<(u64, f64, f64)>,
+    /// Events of a step were dropped since the lists were last filled.
+    dropped: bool,
 }
+
+/// Steps whose events a runtime that never waits keeps waiting for: the pass's copies (one of
+/// them the step just queued's).
+const QUEUED_STEPS: usize = throng_render::graph_pass::LATE_EVENT_COPIES;
 
 /// A graph crowd stepped on the GPU or the CPU (see the crate docs). Instances are
 /// `0..len()`, as in the `GraphCrowd` it was made from.
@@ -247,7 +256,8 @@ impl GraphRuntime {
             changes: Vec::new(),
             clock: Clock::new(),
             start_ticks: self.crowd.ticks(),
-            last: None,
+            queued: VecDeque::new(),
+            dropped: false,
         });
         // the events listed were the CPU step's; the GPU's come with its first step
         self.state_events.clear();
@@ -422,9 +432,16 @@ impl GraphRuntime {
             let t0 = (g.start_ticks + g.clock.ticks()) as f64 * SECONDS_PER_TICK;
             let mut clock = g.clock;
             let ticks = clock.advance(dt);
+            let number = g.pass.steps();
             g.pass.step(gpu, ticks, &changes)?;
             g.clock = clock;
-            g.last = Some((t0, ticks as f64 * SECONDS_PER_TICK));
+            g.queued
+                .push_back((number, t0, ticks as f64 * SECONDS_PER_TICK));
+            while g.queued.len() > QUEUED_STEPS {
+                // the pass has dropped its copy
+                g.queued.pop_front();
+                g.dropped = true;
+            }
             Ok(())
         });
         if let Some(g) = &mut self.gpu {
@@ -438,7 +455,8 @@ impl GraphRuntime {
     /// On the GPU: lists the events of the last step now ([`Self::state_events`],
     /// [`Self::clip_events`]), waiting for it if it has not finished — for a last frame, or a
     /// tool that needs them in the frame they fired; the next step then lists none before its
-    /// own. On the CPU the events are already the last step's: nothing to do.
+    /// own. Never waiting ([`Self::never_wait_for_events`]) it lists those that have arrived.
+    /// On the CPU the events are already the last step's: nothing to do.
     pub fn finish_events(&mut self) -> Result<(), GraphRuntimeError> {
         self.take_last_events()
     }
@@ -450,19 +468,42 @@ impl GraphRuntime {
         };
         self.state_events.clear();
         self.clip_events.clear();
-        self.lost = false;
-        let Some((t0, dt)) = g.last.take() else {
+        self.lost = std::mem::take(&mut g.dropped);
+        if g.queued.is_empty() {
             return Ok(());
-        };
-        if let Some(events) = g.pass.take_events(gpu)? {
-            let graph = self.crowd.graph();
+        }
+        let graph = self.crowd.graph();
+        for (number, events) in g.pass.take_arrived_events(gpu)? {
+            // steps before this one that were not taken were dropped by the pass
+            while g.queued.front().is_some_and(|q| q.0 < number) {
+                g.queued.pop_front();
+                self.lost = true;
+            }
+            let Some((_, t0, dt)) = g.queued.pop_front() else {
+                continue;
+            };
             self.state_events
                 .extend((events.state.iter()).filter_map(|&w| graph.state_event_of_words(w)));
             self.clip_events
                 .extend((events.clip.iter()).map(|&w| ClipEvent::of_words(w, t0, dt)));
-            self.lost = events.state_lost || events.clip_lost;
+            self.lost |= events.state_lost || events.clip_lost;
         }
         Ok(())
+    }
+
+    /// On the GPU, from the next step on (`never_wait`): events are taken only once their copy
+    /// has arrived, so nothing ever waits on the device — for a browser's main thread, where
+    /// a mapping resolves only after the page's task returns. A step's events are then listed
+    /// by the first step (or [`Self::finish_events`]) after they arrive: usually the next
+    /// frame, later when the GPU is slow; up to `LATE_EVENT_COPIES` (4) steps wait, older ones
+    /// are dropped and
+    /// [`Self::events_lost`] says so, as it does for events past a copy's room (which then
+    /// grows). Off (the default), a copy not arrived by the next step is waited for. Nothing
+    /// to do on the CPU.
+    pub fn never_wait_for_events(&mut self, never_wait: bool) {
+        if let Some(g) = &mut self.gpu {
+            g.pass.never_wait_for_events(never_wait);
+        }
     }
 
     /// Whether [`Self::state_events`] and [`Self::clip_events`] are the step before the last

@@ -7,6 +7,7 @@
 //! ([`EventCapacity`]), then a word per workgroup of 64 instances and a word per instance
 //! (`shaders/graph_step.wgsl`, `GraphEvents`).
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
@@ -107,6 +108,17 @@ impl Kept {
         }
     }
 
+    /// What of this a copy with room for `room` events of each kind holds: the rest counts
+    /// as lost.
+    pub(crate) fn within(&self, room: (u64, u64)) -> Kept {
+        Kept {
+            states: self.states.min(room.0),
+            clips: self.clips.min(room.1),
+            state_lost: self.state_lost || self.states > room.0,
+            clip_lost: self.clip_lost || self.clips > room.1,
+        }
+    }
+
     /// The kept parts of the two lists, read from the events buffer with `read` (which takes
     /// the buffer's byte ranges and returns their bytes one after the other), as events.
     pub(crate) fn read_lists(
@@ -174,22 +186,58 @@ fn order_each_instance(list: &mut [ClipEventWords]) {
     }
 }
 
+/// Steps' copies that can wait at once where nothing waits for them
+/// ([`LateEvents::wait`] off): a step whose copy has not been taken by the time this many
+/// newer steps have run is dropped, its events lost. Measured in headless Chromium on
+/// SwiftShader's WebGPU (crates/throng-web/tests/browser.rs), a step's copy arrived 1 to 3
+/// animation frames later.
+pub const LATE_EVENT_COPIES: usize = 4;
+
+/// A step's copy: its staging buffer (of `room`), the step it holds, and once submitted its
+/// mapping (0 mapping, 1 mapped, 2 failed) and the submission that copies.
+struct Pending {
+    staging: wgpu::Buffer,
+    room: (u64, u64),
+    step: u64,
+    mapping: Option<(Arc<AtomicU8>, wgpu::SubmissionIndex)>,
+}
+
 /// A step's events copied, after the step, into a buffer mapped without waiting
 /// ([`crate::graph_pass::GraphPass::take_events`]): read a frame later, the copy has normally
-/// arrived. The copy holds `room` events of each kind; a step that keeps more is read from the
-/// events buffer itself (still the step's: the next step has not run).
+/// arrived. A copy holds `room` events of each kind; a step that keeps more is read from the
+/// events buffer itself (still the step's: the next step has not run), or, where nothing may
+/// wait, reported lost beyond the copy's room, which then grows.
+///
+/// Two ways to take them. *Waiting* (native, the default): a copy not arrived is waited for,
+/// and each step drops the copy of the one before if it was not taken. *Never waiting* (a
+/// browser's main thread, where a mapping resolves only after the page's task returns and
+/// `Device::poll` cannot wait): only copies that have arrived are taken, oldest first; up to
+/// [`LATE_EVENT_COPIES`] steps' copies wait, and past that the oldest is dropped (lost).
 pub(crate) struct LateEvents {
-    staging: wgpu::Buffer,
-    /// State and clip events the staging buffer has room for.
+    /// Copies of steps not taken yet, oldest first.
+    pending: VecDeque<Pending>,
+    /// Staging buffers free to copy into.
+    free: Vec<(wgpu::Buffer, (u64, u64))>,
+    /// State and clip events a new copy has room for.
     room: (u64, u64),
-    /// The copy's mapping under way (0 mapping, 1 mapped, 2 failed) and the submission that
-    /// copies; `None` when no step's copy is pending.
-    pending: Option<(Arc<AtomicU8>, wgpu::SubmissionIndex)>,
+    /// Whether [`Self::take`] waits for a copy that has not arrived.
+    pub(crate) wait: bool,
 }
 
 /// Bytes a late copy of `room` events takes.
 fn staging_bytes(room: (u64, u64)) -> u64 {
     EVENTS_HEAD_BYTES + room.0 * STATE_EVENT_BYTES + room.1 * CLIP_EVENT_BYTES
+}
+
+fn staging(device: &wgpu::Device, room: (u64, u64)) -> wgpu::Buffer {
+    crate::readback::read_buffer(device, "throng graph events, late", staging_bytes(room))
+}
+
+/// What one step's copy gave: its events, or what was kept when the lists are longer than the
+/// copy's room, with the part of them the copy holds.
+enum Copied {
+    Whole(StepEvents),
+    Longer { kept: Kept, part: StepEvents },
 }
 
 impl LateEvents {
@@ -200,142 +248,192 @@ impl LateEvents {
             (capacity.clip as u64).min(256),
         );
         LateEvents {
-            staging: crate::readback::read_buffer(
-                device,
-                "throng graph events, late",
-                staging_bytes(room),
-            ),
+            pending: VecDeque::new(),
+            free: vec![(staging(device, room), room)],
             room,
-            pending: None,
+            wait: true,
         }
     }
 
-    /// Drops a step's copy that was not taken (the buffer is about to be written again).
+    /// Drops every step's copy that was not taken (their events are not reported).
     pub(crate) fn drop_pending(&mut self) {
-        if self.pending.take().is_some() {
-            self.staging.unmap();
+        while let Some(p) = self.pending.pop_front() {
+            self.release(p);
         }
     }
 
-    /// Encodes the copy of the head and the first `room` events of each list (after the step's
-    /// dispatches, in the same encoder).
+    /// A copy's buffer back to the free list (unmapped: allowed mapped, still mapping or
+    /// failed, and it cancels a mapping), unless the room has grown past it.
+    fn release(&mut self, p: Pending) {
+        p.staging.unmap();
+        if p.room == self.room {
+            self.free.push((p.staging, p.room));
+        }
+    }
+
+    /// Encodes step `step`'s copy of the head and the first `room` events of each list (after
+    /// the step's dispatches, in the same encoder).
     pub(crate) fn copy(
         &mut self,
+        device: &wgpu::Device,
         enc: &mut wgpu::CommandEncoder,
         events: &wgpu::Buffer,
         capacity: EventCapacity,
+        step: u64,
     ) {
-        self.drop_pending();
-        let state_bytes = EVENTS_HEAD_BYTES + self.room.0 * STATE_EVENT_BYTES;
-        enc.copy_buffer_to_buffer(events, 0, &self.staging, 0, state_bytes);
-        if self.room.1 > 0 {
+        if self.wait {
+            self.drop_pending();
+        } else {
+            while self.pending.len() >= LATE_EVENT_COPIES {
+                if let Some(oldest) = self.pending.pop_front() {
+                    self.release(oldest);
+                }
+            }
+        }
+        let room = self.room;
+        self.free.retain(|(_, r)| *r == room);
+        let staging = match self.free.pop() {
+            Some((b, _)) => b,
+            None => staging(device, room),
+        };
+        let state_bytes = EVENTS_HEAD_BYTES + room.0 * STATE_EVENT_BYTES;
+        enc.copy_buffer_to_buffer(events, 0, &staging, 0, state_bytes);
+        if room.1 > 0 {
             enc.copy_buffer_to_buffer(
                 events,
                 clips_at(capacity),
-                &self.staging,
+                &staging,
                 state_bytes,
-                self.room.1 * CLIP_EVENT_BYTES,
+                room.1 * CLIP_EVENT_BYTES,
             );
         }
+        self.pending.push_back(Pending {
+            staging,
+            room,
+            step,
+            mapping: None,
+        });
     }
 
-    /// After the copy's submission: maps the copy without waiting.
+    /// After the copy's submission: maps the newest copy without waiting.
     pub(crate) fn map(&mut self, submission: wgpu::SubmissionIndex) {
+        let Some(p) = self.pending.back_mut().filter(|p| p.mapping.is_none()) else {
+            return;
+        };
         let state = Arc::new(AtomicU8::new(0));
         let done = Arc::clone(&state);
-        self.staging
+        p.staging
             .slice(..)
             .map_async(wgpu::MapMode::Read, move |r| {
                 done.store(if r.is_ok() { 1 } else { 2 }, Ordering::Release);
             });
-        self.pending = Some((state, submission));
+        p.mapping = Some((state, submission));
     }
 
-    /// The pending step's events (`None` when no step's copy is pending): waits only for a
-    /// copy that has not arrived; a list longer than the copy's room is read with `read_rest`
-    /// (the byte ranges of the events buffer it takes), and the room grows for the next
-    /// steps. The staging buffer is unmapped on every way out, errors included, so the next
-    /// step can copy into it.
+    /// The events of the steps whose copies are taken now, oldest first, each with its step
+    /// number: waiting, every pending copy (at most one: each step drops the one before);
+    /// never waiting, those that have arrived up to the first that has not. A list longer than
+    /// its copy's room is read with `read_rest` (the byte ranges of the events buffer it
+    /// takes) when waiting, and reported lost past the room when not; either way the room
+    /// grows for the next steps. Copies are unmapped on every way out, errors included.
     pub(crate) fn take(
         &mut self,
         gpu: &Gpu,
         capacity: EventCapacity,
-        read_rest: impl FnOnce(&[(u64, u64)]) -> Result<Vec<u8>, RenderError>,
-    ) -> Result<Option<StepEvents>, RenderError> {
-        let Some((state, submission)) = self.pending.take() else {
-            return Ok(None);
-        };
-        let taken = self.read_mapped(gpu, &state, submission, capacity);
-        // mapped, still mapping or failed: unmapping is allowed in each, and cancels a mapping
-        self.staging.unmap();
-        match taken? {
-            Ok(events) => Ok(Some(events)),
-            Err(kept) => {
-                // longer than the copy: read from the step's own buffer, and grow the room
-                let events = kept.read_lists(capacity, read_rest)?;
-                // to the next power of two at or above 5/4 of what was kept, at most the
-                // capacity
-                let grow = |kept: u64, room: u64, most: u32| {
-                    if kept > room {
-                        (kept + kept / 4).next_power_of_two().min(most as u64)
-                    } else {
-                        room
-                    }
-                };
-                self.room = (
-                    grow(kept.states, self.room.0, capacity.state),
-                    grow(kept.clips, self.room.1, capacity.clip),
-                );
-                self.staging = crate::readback::read_buffer(
-                    &gpu.device,
-                    "throng graph events, late",
-                    staging_bytes(self.room),
-                );
-                Ok(Some(events))
-            }
-        }
-    }
-
-    /// Waits for the copy's mapping if need be and reads it: the events, or what was kept when
-    /// the lists are longer than the copy's room (the caller unmaps).
-    fn read_mapped(
-        &self,
-        gpu: &Gpu,
-        state: &AtomicU8,
-        submission: wgpu::SubmissionIndex,
-        capacity: EventCapacity,
-    ) -> Result<Result<StepEvents, Kept>, RenderError> {
+        mut read_rest: impl FnMut(&[(u64, u64)]) -> Result<Vec<u8>, RenderError>,
+    ) -> Result<Vec<(u64, StepEvents)>, RenderError> {
         let poll = |p| {
             gpu.device
                 .poll(p)
                 .map_err(|e| RenderError::Readback(e.to_string()))
         };
+        let mut out = Vec::new();
+        if self.pending.is_empty() {
+            return Ok(out);
+        }
         poll(wgpu::PollType::Poll)?;
-        if state.load(Ordering::Acquire) == 0 {
-            poll(wgpu::PollType::Wait {
-                submission_index: Some(submission),
-                timeout: None,
-            })?;
+        while let Some(front) = self.pending.front() {
+            let Some((state, submission)) = &front.mapping else {
+                break; // copied but not submitted: a step that failed; the next drops it
+            };
+            if state.load(Ordering::Acquire) == 0 {
+                if !self.wait {
+                    break;
+                }
+                poll(wgpu::PollType::Wait {
+                    submission_index: Some(submission.clone()),
+                    timeout: None,
+                })?;
+            }
+            let Some(p) = self.pending.pop_front() else {
+                break;
+            };
+            let copied = read_mapped(&p, capacity);
+            let step = p.step;
+            self.release(p);
+            let events = match copied? {
+                Copied::Whole(events) => events,
+                Copied::Longer { kept, part } => {
+                    self.grow(&gpu.device, kept, capacity);
+                    if self.wait {
+                        kept.read_lists(capacity, &mut read_rest)?
+                    } else {
+                        part
+                    }
+                }
+            };
+            out.push((step, events));
         }
-        if state.load(Ordering::Acquire) != 1 {
-            return Err(RenderError::Readback(
-                "mapping a graph step's events for reading failed".into(),
-            ));
-        }
-        let mapped = (self.staging.slice(..).get_mapped_range())
-            .map_err(|e| RenderError::Readback(format!("{e:?}")))?;
-        let head: Vec<u32> = bytemuck::pod_collect_to_vec(&mapped[..EVENTS_HEAD_BYTES as usize]);
-        let kept = Kept::new(&head, capacity);
-        if kept.states > self.room.0 || kept.clips > self.room.1 {
-            return Ok(Err(kept));
-        }
-        let state_at = EVENTS_HEAD_BYTES as usize;
-        let clip_at = state_at + (self.room.0 * STATE_EVENT_BYTES) as usize;
-        Ok(Ok(kept.events(
-            &mapped[state_at..state_at + (kept.states * STATE_EVENT_BYTES) as usize],
-            &mapped[clip_at..clip_at + (kept.clips * CLIP_EVENT_BYTES) as usize],
-        )))
+        Ok(out)
     }
+
+    /// Room for at least 5/4 of what a step kept, to the next power of two, at most the
+    /// capacity.
+    fn grow(&mut self, device: &wgpu::Device, kept: Kept, capacity: EventCapacity) {
+        let grow = |kept: u64, room: u64, most: u32| {
+            if kept > room {
+                (kept + kept / 4).next_power_of_two().min(most as u64)
+            } else {
+                room
+            }
+        };
+        let room = (
+            grow(kept.states, self.room.0, capacity.state),
+            grow(kept.clips, self.room.1, capacity.clip),
+        );
+        if room != self.room {
+            self.room = room;
+            self.free.clear();
+            self.free.push((staging(device, room), room));
+        }
+    }
+}
+
+/// Reads a mapped copy (the caller unmaps): its events, or what was kept when the lists are
+/// longer than the copy's room.
+fn read_mapped(p: &Pending, capacity: EventCapacity) -> Result<Copied, RenderError> {
+    let mapped = p.mapping.as_ref().map(|(s, _)| s.load(Ordering::Acquire));
+    if mapped != Some(1) {
+        return Err(RenderError::Readback(
+            "mapping a graph step's events for reading failed".into(),
+        ));
+    }
+    let mapped = (p.staging.slice(..).get_mapped_range())
+        .map_err(|e| RenderError::Readback(format!("{e:?}")))?;
+    let head: Vec<u32> = bytemuck::pod_collect_to_vec(&mapped[..EVENTS_HEAD_BYTES as usize]);
+    let kept = Kept::new(&head, capacity);
+    let part = kept.within(p.room);
+    let state_at = EVENTS_HEAD_BYTES as usize;
+    let clip_at = state_at + (p.room.0 * STATE_EVENT_BYTES) as usize;
+    let events = part.events(
+        &mapped[state_at..state_at + (part.states * STATE_EVENT_BYTES) as usize],
+        &mapped[clip_at..clip_at + (part.clips * CLIP_EVENT_BYTES) as usize],
+    );
+    Ok(if kept.states > p.room.0 || kept.clips > p.room.1 {
+        Copied::Longer { kept, part: events }
+    } else {
+        Copied::Whole(events)
+    })
 }
 
 #[cfg(test)]

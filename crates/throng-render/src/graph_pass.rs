@@ -18,7 +18,9 @@ use crate::readback::{map_read, read_buffer};
 use crate::shaders::Program;
 
 pub use crate::graph_check::{GraphTables, MACHINE_WORDS};
-pub use crate::graph_events::{ClipEventWords, EventCapacity, StateEventWords, StepEvents};
+pub use crate::graph_events::{
+    ClipEventWords, EventCapacity, StateEventWords, StepEvents, LATE_EVENT_COPIES,
+};
 use crate::graph_events::{Kept, LateEvents, EVENTS_HEAD_BYTES};
 
 /// One parameter change: instance, parameter index, the value's bits, 0. Of several changes
@@ -81,6 +83,9 @@ pub struct GraphPass {
     /// Each step's events copied for [`Self::take_events`], once asked for
     /// ([`Self::queue_event_reads`]).
     late: Option<LateEvents>,
+    /// Steps queued so far: the number the next step's events are taken with
+    /// ([`Self::take_arrived_events`]).
+    steps: u64,
 }
 
 fn storage(device: &wgpu::Device, label: &str, bytes: &[u8], copy: bool) -> wgpu::Buffer {
@@ -313,6 +318,7 @@ impl GraphPass {
             timer: crate::frame::FrameTimer::new(device),
             seen: Vec::new(),
             late: None,
+            steps: 0,
         })
     }
 
@@ -435,10 +441,12 @@ impl GraphPass {
             t.resolve(&mut enc, false);
         }
         let capacity = self.capacity();
+        let number = self.steps;
         if let Some(late) = &mut self.late {
-            late.copy(&mut enc, &self.events, capacity);
+            late.copy(device, &mut enc, &self.events, capacity, number);
         }
         let submission = gpu.queue.submit([enc.finish()]);
+        self.steps += 1;
         if let Some(late) = &mut self.late {
             late.map(submission);
         }
@@ -474,12 +482,41 @@ impl GraphPass {
     /// none was queued, it was already taken, or the next step dropped it (a step drops the
     /// copy of the one before that was not taken, and nothing reports those events).
     pub fn take_events(&mut self, gpu: &Gpu) -> Result<Option<StepEvents>, RenderError> {
+        Ok(self.take_arrived_events(gpu)?.pop().map(|(_, e)| e))
+    }
+
+    /// Where nothing may wait (`never_wait`: a browser's main thread, whose mappings resolve
+    /// only after the page's task returns), the copies are taken only once they have arrived,
+    /// with [`Self::take_arrived_events`]: up to [`LATE_EVENT_COPIES`] steps' copies wait,
+    /// past that the oldest is dropped, and a step that kept more events than its copy holds reports those
+    /// past it lost (`StepEvents::state_lost`, `clip_lost`) while the room grows. Off (the
+    /// default), a copy not arrived is waited for. Takes effect from the next step.
+    pub fn never_wait_for_events(&mut self, never_wait: bool) {
+        if let Some(late) = &mut self.late {
+            late.wait = !never_wait;
+        }
+    }
+
+    /// The events of every step whose copy is taken now, oldest first, each with its step's
+    /// number (0 for the first step this pass ran, [`Self::steps`] counts them): waiting, the
+    /// last step's (as [`Self::take_events`]); never waiting
+    /// ([`Self::never_wait_for_events`]), those arrived — a step missing from the numbers was
+    /// dropped, its events lost. Empty without [`Self::queue_event_reads`].
+    pub fn take_arrived_events(
+        &mut self,
+        gpu: &Gpu,
+    ) -> Result<Vec<(u64, StepEvents)>, RenderError> {
         let capacity = self.capacity();
         let Some(late) = &mut self.late else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         let events = &self.events;
         late.take(gpu, capacity, |ranges| read_ranges(gpu, events, ranges))
+    }
+
+    /// Steps this pass has queued.
+    pub fn steps(&self) -> u64 {
+        self.steps
     }
 
     /// Waits for the last step and returns its GPU time in nanoseconds (the parameter changes

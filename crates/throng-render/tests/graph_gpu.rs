@@ -244,3 +244,93 @@ fn the_gpu_graph_steps_events_are_taken_once_a_frame_late() {
     pass.step(&gpu, ticks, &[]).expect("step");
     assert_eq!(pass.take_events(&gpu).expect("take"), None);
 }
+
+/// Never waiting (`never_wait_for_events`, a browser's way, where a mapping resolves only after
+/// the page's task returns): copies are taken once they have arrived, every waiting step's,
+/// oldest first and numbered; past `LATE_EVENT_COPIES` waiting copies the oldest is dropped; a step that
+/// keeps more events than its copy holds returns the part it holds with the rest reported
+/// lost, and the room grows so the next such step comes whole.
+#[test]
+fn never_waiting_takes_the_arrived_copies_in_order_and_reports_what_it_lost() {
+    use throng_graph::GraphCrowd;
+    use throng_render::graph_pass::EventCapacity;
+    let Some(gpu) = throng_render::device::test_gpu() else {
+        return;
+    };
+    let clips = graph_gpu::scenario_clips();
+    let n = 1000;
+    let g = graph_gpu::scenario_graph();
+    let mut crowd = GraphCrowd::new(g.clone(), &clips, n).expect("crowd");
+    let params: Vec<_> = (g.parameters().iter())
+        .map(|p| crowd.param_any(p.name()).unwrap())
+        .collect();
+    let mut rng = graph_gpu::Rng(11);
+    for _ in 0..n {
+        graph_gpu::random_change(&mut rng, &g, &params, &mut crowd);
+    }
+    let mut pass = graph_gpu::pass_for(&gpu, &crowd, &clips, EventCapacity::for_crowd(n, 4096));
+    let ticks = 1 << 19;
+    // from the start the crowd fires no clip events yet: a step first
+    pass.step(&gpu, ticks, &[]).expect("step");
+    pass.queue_event_reads(&gpu, true);
+    pass.never_wait_for_events(true);
+    let step = |pass: &mut throng_render::graph_pass::GraphPass| {
+        pass.step(&gpu, ticks, &[]).expect("step");
+        (pass.steps() - 1, pass.read_events(&gpu).expect("read"))
+    };
+
+    // the first step keeps more clip events than a new copy's room (256): the part it holds,
+    // the rest reported lost
+    let (first, whole) = step(&mut pass);
+    assert!(whole.clip.len() > 256, "{} clip events", whole.clip.len());
+    pass.wait(&gpu).expect("wait");
+    let taken = pass.take_arrived_events(&gpu).expect("take");
+    assert_eq!(taken.len(), 1);
+    let (number, part) = &taken[0];
+    assert_eq!(*number, first);
+    assert!(
+        part.clip_lost && part.clip.len() == 256,
+        "{}",
+        part.clip.len()
+    );
+    // the copy holds a prefix of the list in instance order: whole instances up to the last
+    let last = part.clip[255][0];
+    let whole_instances = part.clip.iter().position(|e| e[0] == last).unwrap_or(0);
+    assert!(whole_instances > 0);
+    assert_eq!(part.clip[..whole_instances], whole.clip[..whole_instances]);
+    assert!(
+        !part.state_lost && part.state == whole.state,
+        "the state events fit the copy"
+    );
+    // the room grows to what steps keep (the next steps keep more state events than 256)
+    for _ in 0..3 {
+        let (number, whole) = step(&mut pass);
+        pass.wait(&gpu).expect("wait");
+        let taken = pass.take_arrived_events(&gpu).expect("take");
+        assert_eq!(taken.len(), 1);
+        assert_eq!(taken[0].0, number);
+        let part = &taken[0].1;
+        if !part.state_lost && !part.clip_lost {
+            assert_eq!(*part, whole);
+        }
+    }
+
+    // two steps not taken in between come whole, oldest first
+    let a = step(&mut pass);
+    let b = step(&mut pass);
+    pass.wait(&gpu).expect("wait");
+    let taken = pass.take_arrived_events(&gpu).expect("take");
+    assert_eq!(taken, vec![a, b]);
+    assert!(
+        pass.take_arrived_events(&gpu).expect("again").is_empty(),
+        "taken once"
+    );
+
+    // two more steps than copies wait, none taken: the newest copies wait, the two oldest were
+    // dropped
+    let copies = throng_render::graph_pass::LATE_EVENT_COPIES;
+    let steps: Vec<_> = (0..copies + 2).map(|_| step(&mut pass)).collect();
+    pass.wait(&gpu).expect("wait");
+    let taken = pass.take_arrived_events(&gpu).expect("take");
+    assert_eq!(taken, steps[2..].to_vec());
+}

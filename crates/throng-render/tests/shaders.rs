@@ -21,6 +21,29 @@ fn every_program_validates() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// What browsers compile: each program as naga writes it for WebGPU (wgpu hands a browser the
+/// WGSL naga writes) holds no constant bitcast to a NaN or an infinity, which WGSL makes a
+/// shader-creation error (a const-expression must be finite) and Chromium refuses, though
+/// naga accepts it.
+#[test]
+fn no_program_bitcasts_constant_bits_to_a_non_finite_float() {
+    let mut failures = Vec::new();
+    for p in all_programs() {
+        let text = throng_render::shaders::program_text(p).expect("composes");
+        for (at, _) in text.match_indices("bitcast<f32>(") {
+            let rest = &text[at + "bitcast<f32>(".len()..];
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            let constant = !digits.is_empty() && rest[digits.len()..].starts_with("u)");
+            if let (true, Ok(bits)) = (constant, digits.parse::<u32>()) {
+                if !f32::from_bits(bits).is_finite() {
+                    failures.push(format!("{}: bitcast<f32>({bits}u)", p.name()));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn dual_quat_needs_quat_encoding() {
     let p = Program::SkinCompute {

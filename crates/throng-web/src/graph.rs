@@ -38,13 +38,6 @@ pub(crate) struct PageGraph {
     because: Option<String>,
 }
 
-/// Why a page in the browser steps its graph on the CPU (`stepOn: "auto"` there; `"gpu"` is
-/// refused with it): the GPU step reads its events back a frame late from a mapped copy, and
-/// where the copy has not arrived by the next step, or a step kept more events than it holds,
-/// it waits on the device — which a browser's main thread cannot do (the mapping only
-/// resolves after the page's task returns).
-pub const BROWSER_STEPS_ON_CPU: &str = "the GPU step's event read-back can wait on the device, which a browser's main thread cannot do, so pages step graphs on the CPU";
-
 /// The `stepOn` option: `"auto"`, `"cpu"` or `"gpu"`.
 pub fn step_on(name: &str) -> Result<StepOn, WebError> {
     match name {
@@ -105,6 +98,16 @@ impl Player {
             because: None,
         });
         Ok(())
+    }
+
+    /// From the next step on, a graph stepped on the GPU takes its events only once their copy
+    /// has arrived, never waiting on the device (`GraphRuntime::never_wait_for_events`): what
+    /// a browser's main thread needs, where a mapping resolves only after the page's task
+    /// returns.
+    pub fn never_wait_for_graph_events(&mut self) {
+        if let Some(g) = &mut self.graph {
+            g.player.rt.never_wait_for_events(true);
+        }
     }
 
     /// Records why the page keeps the playing graph on the CPU ([`Self::graph_cpu_because`]).

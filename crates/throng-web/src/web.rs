@@ -13,7 +13,7 @@ use web_sys::HtmlCanvasElement;
 
 use crate::backend::{check_capabilities, Backend};
 use crate::error::{message_chain, WebError};
-use crate::graph::{step_on, ParamValue, StateEventInfo, BROWSER_STEPS_ON_CPU};
+use crate::graph::{step_on, ParamValue, StateEventInfo};
 use crate::options::{clip_ref, crowd_spec, opt_str, param_value, play_opts, Opts};
 use crate::player::{EventInfo, FinishedInfo, Player};
 use throng_graph_gpu::StepOn;
@@ -635,20 +635,13 @@ impl Crowd {
         let mut st = self.st();
         let st = &mut *st;
         let gpu = st.stage.as_ref().map(|s| &s.renderer.gpu);
-        // docs/web.md "Graph crowds": in the browser the graph steps on the CPU for now
-        if gpu.is_some() && on == StepOn::Gpu {
-            return Err(js(WebError::Name(format!(
-                "stepOn: \"gpu\" is not available in the browser yet: {BROWSER_STEPS_ON_CPU}; use \"auto\" or \"cpu\""
-            ))));
-        }
-        // headless with "gpu": the player's error (no renderer to step on)
-        let on_cpu = if gpu.is_some() { StepOn::Cpu } else { on };
-        err(st.player.play_graph(json, &name, None, on_cpu))?;
-        if on == StepOn::Auto {
-            st.player.note_graph_cpu_because(match gpu {
-                Some(_) => BROWSER_STEPS_ON_CPU,
-                None => "a headless crowd has no GPU of throng's",
-            });
+        err(st.player.play_graph(json, &name, gpu, on))?;
+        // a page's main thread cannot wait on the device: the GPU step's events are taken
+        // once their copy has arrived (docs/web.md "Graph crowds")
+        st.player.never_wait_for_graph_events();
+        if gpu.is_none() && on == StepOn::Auto {
+            st.player
+                .note_graph_cpu_because("a headless crowd has no GPU of throng's");
         }
         Ok(())
     }
@@ -677,6 +670,14 @@ impl Crowd {
             .player
             .graph()
             .is_some_and(|rt| rt.events_frame_late())
+    }
+
+    /// Whether some events of the steps the last `frame` reported were lost: on the GPU, past
+    /// the room a step keeps for them (as many clip events as instances, at least 64; two state
+    /// events an instance), or because a step's copy had not arrived four frames later.
+    #[wasm_bindgen(getter, js_name = eventsLost)]
+    pub fn events_lost(&self) -> bool {
+        self.st().player.graph().is_some_and(|rt| rt.events_lost())
     }
 
     /// Sets the playing graph's parameter `name` of instance `id` for the next frame: a float

@@ -19,12 +19,13 @@ use common::*;
 use std::path::Path;
 
 use throng_asset::BakedAsset;
+use throng_graph_gpu::StepOn;
 use throng_render::image::RgbaImage;
 use throng_render::{GpuAsset, Renderer};
 use throng_runtime::{ClipId, PlaybackCommand, Timing};
 use throng_web::error::message_chain;
 use throng_web::player::{play_options, transform_of};
-use throng_web::{ClipRef, CrowdSpec, Player, WebError};
+use throng_web::{ClipRef, CrowdSpec, ParamValue, Player, WebError};
 
 /// The scene both sides draw: `throng render fox.glb --instances 1000 --clip walk --time 0.4`.
 const COUNT: u32 = 1000;
@@ -57,6 +58,10 @@ const FAR: ([f32; 3], [f32; 3], f32) = ([4.0, 2.5, -28.0], [0.0, 0.0, 0.0], 50.0
 const FAR_DOTS: ([f32; 3], [f32; 3], f32) = ([-330.0, 120.0, -330.0], [0.0, 0.0, 0.0], 50.0);
 /// The far-tier fox's file beside the page.
 const FAR_FILE: &str = "fox-far.glb";
+/// The graph crowd: the demo's locomotion graph (its file beside the page) on this many
+/// foxes, stepped this many frames of this many seconds with `graph_changes`, once on the CPU
+/// and once on the GPU.
+const GRAPH: (&str, u32, u32, f64) = ("locomotion.json", 24, 60, 1.0 / 30.0);
 
 /// The page's folder: index.html, main.js, pkg/, fox.glb and (`FAR_FILE`) the far-tier fox.
 fn build_page(dir: &Path, fox: &BakedAsset, fox_far: &BakedAsset) {
@@ -70,6 +75,7 @@ fn build_page(dir: &Path, fox: &BakedAsset, fox_far: &BakedAsset) {
         let bytes = throng_asset::to_glb_bytes(asset).expect("write the fox");
         std::fs::write(dir.join(file), bytes).expect("the page's fox");
     }
+    std::fs::write(dir.join(GRAPH.0), throng_graph::DEMO_FOX_LOCOMOTION).expect("the graph");
 }
 
 /// Share of pixels where some channel differs by more than `CHANNEL_TOLERANCE`.
@@ -146,6 +152,8 @@ fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
         "reentry": { "clip": REENTRY.0, "then": REENTRY.1, "dt": REENTRY.2, "steps": REENTRY.3 },
         "far": { "file": FAR_FILE, "eye": FAR.0, "target": FAR.1, "fovY": FAR.2.to_radians(),
             "dots": { "eye": FAR_DOTS.0, "target": FAR_DOTS.1, "fovY": FAR_DOTS.2.to_radians() } },
+        "graph": { "file": GRAPH.0, "count": GRAPH.1, "frames": GRAPH.2, "dt": GRAPH.3,
+            "changes": graph_plan() },
         "bench": bench_counts(), "benchFrames": 10,
     });
     let r = drive(&work, "drive.mjs", &plan, &out.join("result.json"));
@@ -202,6 +210,7 @@ fn the_page_draws_foxes_in_headless_chromium_as_the_native_renderer_does() {
         &empty,
     );
 
+    check_graph(&r["graph"], &mut native, &fox, &out);
     check_far(&r["far"], &mut native, &fox_far, &spec, &out);
     check_events(&r["events"], &fox);
     check_reentry(&r["reentry"], &fox);
@@ -421,6 +430,161 @@ fn far_scene(native: &mut Native, fox_far: &BakedAsset, spec: &CrowdSpec, got: &
         "{what}: the scene should draw meshes and cards: {lods:?}"
     );
     compare_within(what, &load(got), &want.image, &empty, FAR_MAX_DIFFERING);
+}
+
+/// The graph crowd's changes as the page's driver makes them: `[frame, instance or null,
+/// parameter, value or "fire"]`.
+fn graph_plan() -> serde_json::Value {
+    let mut out = Vec::new();
+    for f in 0..GRAPH.2 {
+        for (at, name, value) in graph_changes(f, GRAPH.1) {
+            let value = match value {
+                ParamValue::Number(v) => serde_json::json!(v),
+                ParamValue::Bool(b) => serde_json::json!(b),
+                ParamValue::Fire => serde_json::json!("fire"),
+            };
+            out.push(serde_json::json!([f, at, name, value]));
+        }
+    }
+    serde_json::Value::Array(out)
+}
+
+/// The graph crowd stepped on the CPU and on the GPU in the page, against the native player
+/// stepping the same crowd on the CPU (the reference step): the CPU's events in the frames
+/// they fired, the GPU's the same list a frame or more late (never waited for) and none lost,
+/// each picture against the native one; spawning refused while the graph plays.
+fn check_graph(r: &serde_json::Value, native: &mut Native, fox: &BakedAsset, out: &Path) {
+    let (file, count, frames, dt) = GRAPH;
+    let mut player = Player::new(fox.clone(), Timing::Cpu);
+    let spec = CrowdSpec {
+        count,
+        ..Default::default()
+    };
+    let ids = player.spawn_crowd(&spec).expect("crowd");
+    player
+        .play_graph(throng_graph::DEMO_FOX_LOCOMOTION, file, None, StepOn::Cpu)
+        .expect("graph");
+    // per frame: (instance's place, clip name, event name, time), then (place, state, name, kind)
+    type Fired = (
+        Vec<(usize, String, String, f64)>,
+        Vec<(usize, String, String, String)>,
+    );
+    let place = |ids: &[u32], id: u32| ids.iter().position(|&i| i == id).unwrap_or(usize::MAX);
+    let mut want: Vec<Fired> = Vec::new();
+    for f in 0..frames {
+        for (at, name, value) in graph_changes(f, count) {
+            let at = at.map(|i| ids[i as usize]);
+            player.set_param(at, name, value).expect("change");
+        }
+        let events = player.step(dt).expect("step");
+        want.push((
+            (events.iter())
+                .map(|e| {
+                    (
+                        place(&ids, e.instance),
+                        e.clip_name.clone(),
+                        e.name.clone(),
+                        e.time,
+                    )
+                })
+                .collect(),
+            (player.state_events().iter())
+                .map(|e| {
+                    (
+                        place(&ids, e.instance),
+                        e.state.clone(),
+                        e.name.clone(),
+                        e.kind.into(),
+                    )
+                })
+                .collect(),
+        ));
+    }
+    let (picture, empty) = native.draw(&player);
+    picture.save(out.join("native-graph.png")).expect("save");
+    let clip_events: usize = want.iter().map(|w| w.0.len()).sum();
+    let state_events: usize = want.iter().map(|w| w.1.len()).sum();
+    assert!(
+        clip_events > 50 && state_events > 10,
+        "{clip_events} / {state_events}"
+    );
+
+    for side in ["cpu", "gpu"] {
+        let g = &r[side];
+        assert_eq!(g["errors"], serde_json::json!([]), "{side}: page errors");
+        assert_eq!(json_str(&g["stepsOn"]), side, "{side}: {}", g["stepsOn"]);
+        assert_eq!(g["late"], side == "gpu", "{side}: eventsFrameLate");
+        assert_eq!(g["lost"], false, "{side}: events lost");
+        let refused = json_str(&g["spawnRefused"]);
+        assert!(refused.contains("while a graph plays"), "{side}: {refused}");
+        let page_ids: Vec<u32> = (g["ids"].as_array().expect("ids").iter())
+            .filter_map(|v| v.as_u64().map(|v| v as u32))
+            .collect();
+        let got: Vec<Fired> = (g["frames"].as_array().expect("frames").iter())
+            .map(|fr| {
+                let num = |v: &serde_json::Value| v.as_u64().unwrap_or(u64::MAX) as u32;
+                (
+                    (fr["events"].as_array().expect("events").iter())
+                        .map(|e| {
+                            let t = e["time"].as_f64().unwrap_or(f64::NAN);
+                            let (clip, name) = (json_str(&e["clipName"]), json_str(&e["name"]));
+                            (
+                                place(&page_ids, num(&e["instance"])),
+                                clip.into(),
+                                name.into(),
+                                t,
+                            )
+                        })
+                        .collect(),
+                    (fr["states"].as_array().expect("states").iter())
+                        .map(|e| {
+                            let (state, name) = (json_str(&e["state"]), json_str(&e["name"]));
+                            let kind = json_str(&e["kind"]).to_string();
+                            (
+                                place(&page_ids, num(&e["instance"])),
+                                state.into(),
+                                name.into(),
+                                kind,
+                            )
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        // the frames, then the frame of 0 s that takes what is left
+        assert_eq!(got.len(), want.len() + 1, "{side}: frames");
+        if side == "cpu" {
+            assert_eq!(
+                got[..want.len()],
+                want[..],
+                "the CPU's events in their frames"
+            );
+        }
+        let flat = |v: &[Fired]| -> Fired {
+            (
+                v.iter().flat_map(|w| w.0.clone()).collect(),
+                v.iter().flat_map(|w| w.1.clone()).collect(),
+            )
+        };
+        assert_eq!(flat(&got), flat(&want), "{side}: every event, in order");
+        // how late: the frame each clip event was reported in against the frame it fired in
+        let mut late = std::collections::BTreeMap::new();
+        let (mut at_want, mut at_got) = (Vec::new(), Vec::new());
+        for (f, w) in want.iter().enumerate() {
+            at_want.extend(std::iter::repeat_n(f, w.0.len()));
+        }
+        for (f, w) in got.iter().enumerate() {
+            at_got.extend(std::iter::repeat_n(f, w.0.len()));
+        }
+        for (a, b) in at_got.iter().zip(&at_want) {
+            *late.entry(a - b).or_insert(0) += 1;
+        }
+        eprintln!(
+            "graph crowd stepped on the {side} in the page: {clip_events} clip and {state_events} state events as natively; frames late: {late:?}"
+        );
+        let shown = load(&out.join(format!("graph-{side}.png")));
+        compare(&format!("graph crowd ({side})"), &shown, &picture, &empty);
+    }
 }
 
 /// The page's events, against the native runtime given the same calls.

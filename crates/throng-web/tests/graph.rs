@@ -12,6 +12,9 @@ use throng_runtime::Timing;
 use throng_web::error::message_chain;
 use throng_web::{CrowdSpec, EventInfo, ParamValue, Player, StateEventInfo};
 
+mod common;
+use common::graph_changes;
+
 /// Small enough that a step's clip events (two blended clips' footsteps, every instance in
 /// step) fit the GPU's default room for them (as many as instances, at least 64).
 const N: u32 = 24;
@@ -39,29 +42,6 @@ fn page(timing: Timing) -> Player {
     player
 }
 
-/// Frame `f`'s parameter changes, as (instance or every instance, name, value): every
-/// instance starts walking, some run, some sit down and get up, some stop.
-fn changes(f: u32) -> Vec<(Option<u32>, &'static str, ParamValue)> {
-    let mut out = Vec::new();
-    if f == 0 {
-        out.push((None, "speed", ParamValue::Number(1.5)));
-    }
-    for i in 0..N {
-        match (f + 7 * i) % 97 {
-            0 => out.push((Some(i), "speed", ParamValue::Number(3.0))),
-            31 => out.push((Some(i), "speed", ParamValue::Number(0.0))),
-            45 => out.push((Some(i), "sit", ParamValue::Fire)),
-            70 => out.push((
-                Some(i),
-                "speed",
-                ParamValue::Number(0.5 + i as f64 / N as f64),
-            )),
-            _ => {}
-        }
-    }
-    out
-}
-
 /// The reference: throng-graph's own crowd of `N` with the same changes, set by its typed ids.
 fn reference(asset: &throng_asset::BakedAsset) -> GraphCrowd {
     let graph = Graph::from_json(DEMO_FOX_LOCOMOTION, "locomotion.json", &asset.clips)
@@ -72,7 +52,7 @@ fn reference(asset: &throng_asset::BakedAsset) -> GraphCrowd {
 fn set_reference(crowd: &mut GraphCrowd, f: u32) {
     let speed = crowd.param::<kind::Float>("speed").expect("speed");
     let sit = crowd.param::<kind::Trigger>("sit").expect("sit");
-    for (id, name, value) in changes(f) {
+    for (id, name, value) in graph_changes(f, N) {
         let ids: Vec<usize> = id.map_or((0..N as usize).collect(), |i| vec![i as usize]);
         for i in ids {
             match (name, value) {
@@ -86,7 +66,7 @@ fn set_reference(crowd: &mut GraphCrowd, f: u32) {
 }
 
 fn set_page(player: &mut Player, f: u32) {
-    for (id, name, value) in changes(f) {
+    for (id, name, value) in graph_changes(f, N) {
         player.set_param(id, name, value).expect("a valid change");
     }
 }
@@ -237,25 +217,31 @@ fn a_page_graph_stepped_on_the_gpu_draws_what_the_cpu_step_draws() {
     let mut renderer = Renderer::with_gpu(gpu.clone());
     let mut on_cpu = page(Timing::Cpu);
     let mut on_gpu = page(Timing::Cpu);
+    // as a page steps it: never waiting for the events' copy (here the device is polled
+    // between frames, as the browser's event loop runs between animation frames)
+    let mut no_wait = page(Timing::Cpu);
     let gpu_asset = renderer.upload(on_cpu.asset()).expect("upload");
     on_cpu
         .play_graph(DEMO_FOX_LOCOMOTION, "g.json", Some(&gpu), StepOn::Cpu)
         .expect("CPU");
-    on_gpu
-        .play_graph(DEMO_FOX_LOCOMOTION, "g.json", Some(&gpu), StepOn::Gpu)
-        .expect("GPU");
+    for p in [&mut on_gpu, &mut no_wait] {
+        p.play_graph(DEMO_FOX_LOCOMOTION, "g.json", Some(&gpu), StepOn::Gpu)
+            .expect("GPU");
+    }
+    no_wait.never_wait_for_graph_events();
     assert!(on_gpu.graph().is_some_and(|g| g.on_gpu()));
     // a graph's instance moved after it started: the GPU's copy of the transforms follows
     let moved = glam::Mat4::from_translation(glam::Vec3::new(0.0, 0.0, 40.0)).to_cols_array();
     let mut late: Vec<EventInfo> = Vec::new();
     for f in 0..90 {
         if f == 45 {
-            for p in [&mut on_cpu, &mut on_gpu] {
+            for p in [&mut on_cpu, &mut on_gpu, &mut no_wait] {
                 p.set_transform(0, &moved).expect("move");
             }
         }
-        set_page(&mut on_cpu, f);
-        set_page(&mut on_gpu, f);
+        for p in [&mut on_cpu, &mut on_gpu, &mut no_wait] {
+            set_page(p, f);
+        }
         let cpu_events = on_cpu.step(DT).expect("CPU step");
         let gpu_events = on_gpu.step(DT).expect("GPU step");
         assert_eq!(
@@ -266,6 +252,13 @@ fn a_page_graph_stepped_on_the_gpu_draws_what_the_cpu_step_draws() {
             !on_gpu.graph().is_some_and(|g| g.events_lost()),
             "frame {f}"
         );
+        let page_events = no_wait.step(DT).expect("page step");
+        assert_eq!(page_events, late, "frame {f}: never waiting");
+        let states = (no_wait.state_events(), on_gpu.state_events());
+        assert_eq!(states.0, states.1, "frame {f}: state events never waiting");
+        gpu.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("poll");
         late = cpu_events;
     }
     let cpu = on_cpu.graph().expect("graph").read_records().expect("CPU");

@@ -477,3 +477,29 @@ pub fn assert_cards_lit_like_meshes(what: &str, cards: &RgbaImage, meshes: &Rgba
         );
     }
 }
+
+/// Frame `f`'s changes to the demo locomotion graph's parameters (`throng_graph::
+/// DEMO_FOX_LOCOMOTION`) of a crowd of `n`, as (the instance's place in the crowd, or every
+/// instance; name; value): every instance starts walking, some run, some sit down and get up,
+/// some stop.
+pub fn graph_changes(f: u32, n: u32) -> Vec<(Option<u32>, &'static str, throng_web::ParamValue)> {
+    use throng_web::ParamValue;
+    let mut out = Vec::new();
+    if f == 0 {
+        out.push((None, "speed", ParamValue::Number(1.5)));
+    }
+    for i in 0..n {
+        match (f + 7 * i) % 97 {
+            0 => out.push((Some(i), "speed", ParamValue::Number(3.0))),
+            31 => out.push((Some(i), "speed", ParamValue::Number(0.0))),
+            45 => out.push((Some(i), "sit", ParamValue::Fire)),
+            70 => out.push((
+                Some(i),
+                "speed",
+                ParamValue::Number(0.5 + i as f64 / n as f64),
+            )),
+            _ => {}
+        }
+    }
+    out
+}
