@@ -6,13 +6,15 @@
 // PLAN: { dir, out, chromium, driver, count, clip, time, size: [w, h], eye: [3], target: [3],
 //         fov (degrees), fade: { clip, seconds, dt }, bench: [instance counts], benchFrames,
 //         source (the fox as a plain glTF, for three's own SkinnedMesh),
-//         far: { file (a fox baked with a far tier), lodBias } }
+//         far: { file (a fox baked with a far tier), lodBias },
+//         graph: { file (a graph file in dir), param, value, frames, dt } }
 // Writes OUT/three.png (the crowd), OUT/three-none.png (the scene without it),
 // OUT/three-fade.png (after a crossfade), OUT/three-lit.png (100 foxes with lights, ground and
 // shadows), OUT/three-gpu.png (a GPU-timed crowd after the same
 // crossfade), OUT/three-far.png (the plan's crowd and camera from a far-tier file, far foxes as
 // cards), OUT/three-far-lit.png (the far crowd with lights, ground and shadows),
-// OUT/three-close-{cards,meshes}.png (16 foxes close up, lit, all cards or all meshes) and
+// OUT/three-close-{cards,meshes}.png (16 foxes close up, lit, all cards or all meshes),
+// OUT/three-graph.png (the plan's crowd driven by the graph) and
 // OUT/result.json (three's counters, errors).
 import { startSession } from "./session.mjs";
 
@@ -56,6 +58,20 @@ try {
       await attempt("stillDraws", () => t.frame(1 / 60));
       return out;
     });
+    // The same crowd driven by an animation graph (stepped on the CPU: a headless crowd's
+    // records are the graph's): every fox told to run, then a few frames.
+    if (plan.graph) {
+      const g = plan.graph;
+      result.graph = await page.evaluate(`(async () => {
+        const t = window.throngThree;
+        const json = await (await fetch(${JSON.stringify(g.file)})).text();
+        t.crowd.playGraph(json, { name: ${JSON.stringify(g.file)} });
+        t.crowd.setParamAll(${JSON.stringify(g.param)}, ${g.value});
+        for (let i = 0; i < ${g.frames}; i++) t.frame(${g.dt});
+        return { stepsOn: t.crowd.graphStepsOn, cpuBecause: t.crowd.graphCpuBecause ?? null };
+      })()`);
+      await shot(page, "three-graph.png", "t.frame(0)");
+    }
   }
   // The scene as users see it: lights, ground, the crowd casting its skinned shadow (a picture
   // to look at, and three's counters: the shadow pass draws the crowd's meshes once more).
