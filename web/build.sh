@@ -2,7 +2,7 @@
 # Builds everything web/index.html and web/three.html need, into web/: pkg/ (throng_web.wasm,
 # its JavaScript glue and TypeScript declarations, from wasm-bindgen), its copy in the npm
 # package web/packages/throng/pkg/ (`cd web/packages/throng && npm pack` then makes the
-# tarball), and fox.glb (the built-in fox, baked). three.html also needs three.js from npm:
+# tarball), fox.glb (the built-in fox, baked) and locomotion.json (its animation graph). three.html also needs three.js from npm:
 # `cd web && npm install three@0.187.0`.
 # Needs: the rustup target wasm32-unknown-unknown, wasm-bindgen-cli of the version in
 # Cargo.lock (docs/web.md says how to install both); wasm-opt (binaryen) is used when found.
@@ -63,6 +63,8 @@ src=$(mktemp -d)
 # farthest as one card each (on WebGPU, and on WebGL2 through the renderer's downlevel mode).
 "$throng" bake "$src/fox.glb" --lod 0.5,0.25,0.1 --far-tier -o web/fox.glb >/dev/null
 rm -rf "$src"
+# The fox's locomotion graph, for index.html?graph=locomotion.json (docs/web.md "Graph crowds").
+cp crates/throng-graph/graphs/demo-fox-locomotion.json web/locomotion.json
 raw=$(stat -c %s web/pkg/throng_web_bg.wasm)
 gz=$(gzip -9 -c web/pkg/throng_web_bg.wasm | wc -c)
 echo "web/pkg/throng_web_bg.wasm: $raw bytes ($gz gzip -9); web/fox.glb: $(stat -c %s web/fox.glb) bytes"

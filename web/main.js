@@ -3,6 +3,9 @@
 // picker for a baked .glb of your own. URL parameters (the browser test uses them):
 //   backend=auto|webgpu|webgl2  timing=cpu|gpu  count=N  clip=NAME  time=SECONDS  size=WxH  paused=1
 //   file=NAME (a baked .glb beside the page; default fox.glb)
+//   graph=NAME (an animation graph file beside the page, e.g. locomotion.json, which build.sh
+//   writes: the crowd plays it, with a control per parameter instead of the clip buttons)
+//   stepOn=auto|cpu|gpu (where the graph steps)
 import init, { Crowd, setPanicHandler } from "./pkg/throng_web.js";
 
 const params = new URLSearchParams(location.search);
@@ -29,11 +32,56 @@ let clip = params.get("clip");
 let count = Number(params.get("count") ?? slider.value);
 const paused = params.get("paused") === "1";
 
+let graphText = null;
+
 function respawn() {
   crowd.clear();
   const spec = { count, time: Number(params.get("time") ?? 0) };
   if (clip !== null) spec.clip = clip;
   crowd.spawnCrowd(spec);
+  if (graphText !== null) {
+    crowd.playGraph(graphText, { stepOn: params.get("stepOn") ?? "auto", name: params.get("graph") });
+    graphControls();
+  }
+}
+
+// A control per graph parameter, for every instance: a slider (floats, 0 to 4), a number
+// (ints), a checkbox (bools), a button (triggers, fired on every fox).
+function graphControls() {
+  clipBar.replaceChildren();
+  const where = document.createElement("span");
+  where.textContent = `graph on the ${crowd.graphStepsOn}` + (crowd.graphCpuBecause ? ` (${crowd.graphCpuBecause})` : "");
+  clipBar.append(where);
+  for (const p of crowd.graphParameters) {
+    const label = document.createElement("label");
+    label.textContent = ` ${p.name} `;
+    const set = (value) => {
+      try {
+        crowd.setParamAll(p.name, value);
+      } catch (e) {
+        showError(e);
+      }
+    };
+    if (p.kind === "trigger") {
+      const b = document.createElement("button");
+      b.textContent = p.name;
+      b.onclick = () => set(true);
+      clipBar.append(b);
+      continue;
+    }
+    const input = document.createElement("input");
+    if (p.kind === "bool") {
+      input.type = "checkbox";
+      input.checked = p.default !== 0;
+      input.onchange = () => set(input.checked);
+    } else {
+      input.type = p.kind === "float" ? "range" : "number";
+      Object.assign(input, { min: 0, max: 4, step: p.kind === "float" ? 0.05 : 1, value: p.default });
+      input.oninput = () => set(Number(input.value));
+    }
+    label.append(input);
+    clipBar.append(label);
+  }
 }
 
 function clipButtons() {
@@ -63,8 +111,8 @@ async function load(bytes, name) {
   crowd = next;
   page.crowd = crowd;
   crowd.onEvent(() => page.events++);
+  if (graphText === null) clipButtons();
   respawn();
-  clipButtons();
 }
 
 let last = null;
@@ -129,6 +177,12 @@ try {
   sliderOut.value = String(count);
   await init();
   setPanicHandler((message) => showError(`throng panicked: ${message}`));
+  const graph = params.get("graph");
+  if (graph) {
+    const response = await fetch(graph);
+    if (!response.ok) throw new Error(`${graph}: HTTP ${response.status}; run web/build.sh first`);
+    graphText = await response.text();
+  }
   const file = params.get("file") ?? "fox.glb";
   const response = await fetch(file);
   if (!response.ok) throw new Error(`${file}: HTTP ${response.status}; run web/build.sh first`);

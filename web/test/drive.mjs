@@ -246,6 +246,17 @@ try {
     });
     log("graph crowds: stepped on the CPU, then on the GPU");
     result.graph = { cpu: await graphRun(page, "cpu"), gpu: await graphRun(page, "gpu") };
+    // what stepOn "auto" chooses on this adapter, and why
+    result.graph.auto = await page.evaluate(`(async () => {
+      const c = window.throng.crowd;
+      const json = await (await fetch(${JSON.stringify(plan.graph.file)})).text();
+      c.clear();
+      c.spawnCrowd({ count: 2 });
+      c.playGraph(json);
+      const out = { stepsOn: c.graphStepsOn, cpuBecause: c.graphCpuBecause ?? null, adapter: c.adapter };
+      c.clear();
+      return out;
+    })()`);
     await page.close();
 
     log("GPU-timed page");

@@ -60,10 +60,12 @@ impl StepOn {
                 if let Some(missing) = gpu.full_path_missing() {
                     (false, Some(format!("the adapter lacks {missing}")))
                 } else if gpu.summary.is_software() {
-                    (
-                        false,
-                        Some(format!("{} is a software adapter", gpu.summary.name)),
-                    )
+                    // a browser's WebGPU adapter may have no name (Chromium on SwiftShader)
+                    let who = match gpu.summary.name.as_str() {
+                        "" => format!("the unnamed {} adapter", gpu.summary.backend),
+                        name => name.to_string(),
+                    };
+                    (false, Some(format!("{who} is a software adapter")))
                 } else {
                     (true, None)
                 }
@@ -92,6 +94,12 @@ pub enum GraphRuntimeError {
     /// The clip table given is not the one the crowd was made with.
     #[error("the clip table given to the graph runtime is not the one its GraphCrowd was made with (another count of clips, or clips of other frames); pass the same asset's clips")]
     OtherClips,
+}
+
+/// The events a step on the GPU keeps by default ([`GraphRuntime::place`]): every state event
+/// of `n` instances (two each) and as many clip events as instances, at least 64.
+pub fn default_capacity(n: usize) -> EventCapacity {
+    EventCapacity::for_crowd(n, n.max(64).min(u32::MAX as usize) as u32)
 }
 
 /// The GPU side: the pass, the frame's parameter changes, the clock.
@@ -205,8 +213,7 @@ impl GraphRuntime {
         gpu: Option<&Gpu>,
         on: StepOn,
     ) -> Result<(), GraphRuntimeError> {
-        let n = self.crowd.len();
-        let capacity = EventCapacity::for_crowd(n, n.max(64).min(u32::MAX as usize) as u32);
+        let capacity = default_capacity(self.crowd.len());
         self.place_with_capacity(clips, gpu, on, capacity)
     }
 
@@ -592,7 +599,21 @@ impl GraphPlayer {
         gpu: &Gpu,
         on: StepOn,
     ) -> Result<(), GraphRuntimeError> {
-        self.rt.place(clips, Some(gpu), on)?;
+        let capacity = default_capacity(self.rt.len());
+        self.place_with_capacity(clips, gpu, on, capacity)
+    }
+
+    /// [`Self::place`] keeping up to `capacity` events of each kind a step on the GPU
+    /// (`GraphRuntime::place_with_capacity`).
+    pub fn place_with_capacity(
+        &mut self,
+        clips: &[ClipInfo],
+        gpu: &Gpu,
+        on: StepOn,
+        capacity: EventCapacity,
+    ) -> Result<(), GraphRuntimeError> {
+        self.rt
+            .place_with_capacity(clips, Some(gpu), on, capacity)?;
         if self.rt.on_gpu() && self.upload.is_none() {
             let upload = CrowdUpload::new(&gpu.device, throng_contract::Timing::Cpu);
             self.upload = Some((upload, false));

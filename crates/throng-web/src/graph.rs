@@ -10,6 +10,7 @@
 use throng_contract::Records;
 use throng_graph::{kind, EventKind, Graph, GraphCrowd, ParamKind};
 use throng_graph_gpu::{GraphPlayer, GraphRuntime, StepOn};
+use throng_render::graph_pass::EventCapacity;
 use throng_render::{Gpu, Playback};
 
 use crate::error::WebError;
@@ -37,6 +38,15 @@ pub(crate) struct PageGraph {
     /// Why the page keeps the graph on the CPU where the runtime's own rule would not say.
     because: Option<String>,
 }
+
+/// Clip events a step on the GPU keeps per instance in a page (256 at least, 2^20 at most;
+/// 32 B each of device memory): a page's frames can be long (a slow device, a tab brought
+/// back), and a long step crosses several marks an instance — the fox running with its walk
+/// blended in fires eight footsteps a cycle. Measured on index.html (100 foxes set running,
+/// SwiftShader's WebGPU, frames of ~250 ms): room for one an instance
+/// (`throng_graph_gpu::default_capacity`) and for four lost events; with eight only the two
+/// frames of over 10 s after the page loaded did.
+const PAGE_CLIP_EVENTS: usize = 8;
 
 /// The `stepOn` option: `"auto"`, `"cpu"` or `"gpu"`.
 pub fn step_on(name: &str) -> Result<StepOn, WebError> {
@@ -84,7 +94,12 @@ impl Player {
         let mut player =
             GraphPlayer::new(GraphRuntime::new(crowd, &asset.clips, None, StepOn::Cpu)?);
         match gpu {
-            Some(gpu) => player.place(&asset.clips, gpu, on)?,
+            Some(gpu) => {
+                let n = self.len();
+                let clip = (n.saturating_mul(PAGE_CLIP_EVENTS)).clamp(256, 1 << 20);
+                let capacity = EventCapacity::for_crowd(n, clip as u32);
+                player.place_with_capacity(&asset.clips, gpu, on, capacity)?
+            }
             None if on == StepOn::Gpu => {
                 return Err(WebError::Name(
                     "stepOn: \"gpu\" needs throng's renderer: a headless crowd steps its graph on the CPU (stepOn: \"auto\" or \"cpu\")".into(),

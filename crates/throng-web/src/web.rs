@@ -654,6 +654,25 @@ impl Crowd {
         Some(if rt.on_gpu() { "gpu" } else { "cpu" }.into())
     }
 
+    /// The playing graph's parameters, in the file's order: `[{name, kind, default}]`, `kind`
+    /// one of `"float"`, `"int"`, `"bool"`, `"trigger"`; empty when no graph plays.
+    #[wasm_bindgen(getter, js_name = graphParameters)]
+    pub fn graph_parameters(&self) -> Result<js_sys::Array, JsValue> {
+        let out = js_sys::Array::new();
+        let st = self.st();
+        let Some(rt) = st.player.graph() else {
+            return Ok(out);
+        };
+        for p in rt.graph().parameters() {
+            let o = Object::new();
+            Reflect::set(&o, &"name".into(), &p.name().into())?;
+            Reflect::set(&o, &"kind".into(), &p.kind().name().into())?;
+            Reflect::set(&o, &"default".into(), &p.default_value().into())?;
+            out.push(&o);
+        }
+        Ok(out)
+    }
+
     /// Why `stepOn: "auto"` kept the playing graph on the CPU (e.g. a software adapter);
     /// `undefined` on the GPU, when asked for the CPU, or without a graph.
     #[wasm_bindgen(getter, js_name = graphCpuBecause)]
@@ -673,7 +692,7 @@ impl Crowd {
     }
 
     /// Whether some events of the steps the last `frame` reported were lost: on the GPU, past
-    /// the room a step keeps for them (as many clip events as instances, at least 64; two state
+    /// the room a step keeps for them (eight clip events an instance, 256 to 2^20; two state
     /// events an instance), or because a step's copy had not arrived four frames later.
     #[wasm_bindgen(getter, js_name = eventsLost)]
     pub fn events_lost(&self) -> bool {

@@ -509,6 +509,20 @@ fn check_graph(r: &serde_json::Value, native: &mut Native, fox: &BakedAsset, out
         "{clip_events} / {state_events}"
     );
 
+    // "auto": the rule of `StepOn::resolve` on the page's adapter, with its reason
+    let auto = &r["auto"];
+    eprintln!(
+        "graph crowd, stepOn \"auto\" on {}: {auto}",
+        auto["adapter"]
+    );
+    match json_str(&auto["stepsOn"]) {
+        "cpu" => {
+            let why = json_str(&auto["cpuBecause"]);
+            assert!(why.contains("adapter") && !why.starts_with(' '), "{auto}");
+        }
+        "gpu" => assert!(auto["cpuBecause"].is_null(), "{auto}"),
+        other => panic!("stepOn auto stepped on {other:?}: {auto}"),
+    }
     for side in ["cpu", "gpu"] {
         let g = &r[side];
         assert_eq!(g["errors"], serde_json::json!([]), "{side}: page errors");
