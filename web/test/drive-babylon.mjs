@@ -6,11 +6,12 @@
 //
 // PLAN: { dir, out, chromium, driver, export (folder, relative to dir), name, count, clip,
 //         frame, time, fade: { clip, seconds, dt }, size: [w, h], eye: [3], target: [3],
-//         fov (degrees), far: { file (a fox baked with a far tier), lodBias } }
+//         fov (degrees), far: { file (a fox baked with a far tier), lodBias },
+//         graph: { file (a graph file in dir), param, value, frames, dt } }
 // Writes OUT/babylon.png (the manager's crowd at the clip's exported frame), OUT/babylon-none.png
 // (the scene without it), OUT/adapter.png, OUT/adapter-none.png, OUT/adapter-fade.png (the
 // adapter's first frame, empty scene, crossfade), OUT/adapter-gpu.png (GPU-timed, after the same
-// crossfade), OUT/adapter-lit.png (100 foxes, a sun's shadow, a ground), OUT/adapter-far.png
+// crossfade), OUT/adapter-graph.png (the CPU-timed crowd driven by the graph), OUT/adapter-lit.png (100 foxes, a sun's shadow, a ground), OUT/adapter-far.png
 // (the adapter's crowd from the far-tier file, far foxes as cards), OUT/adapter-far-lit.png (that
 // crowd lit, casting shadows), OUT/adapter-close-{cards,meshes}-{right,left}.png (16 foxes close
 // up, lit, all cards or all meshes, in a right- and a left-handed scene) and OUT/babylon.json (draw calls, bones, uploads, errors).
@@ -60,6 +61,20 @@ try {
       `b.crowd.crossfadeAll(${JSON.stringify(plan.fade.clip)}, ${plan.fade.seconds}); b.fade = b.frame(${plan.fade.dt})`);
     r.fade = await a.evaluate(() => window.throngBabylon.fade);
     r.after = await a.evaluate(() => window.throngBabylon.frame(1 / 60));
+    // CPU-timed: the same crowd driven by the plan's animation graph (a headless crowd steps
+    // it on the CPU; its records are the graph's)
+    if (timing === "cpu" && plan.graph) {
+      const g = plan.graph;
+      r.graph = await a.evaluate(`(async () => {
+        const b = window.throngBabylon;
+        const json = await (await fetch(${JSON.stringify(g.file)})).text();
+        b.crowd.playGraph(json, { name: ${JSON.stringify(g.file)} });
+        b.crowd.setParamAll(${JSON.stringify(g.param)}, ${g.value});
+        for (let i = 0; i < ${g.frames}; i++) b.frame(${g.dt});
+        return { stepsOn: b.crowd.graphStepsOn };
+      })()`);
+      await shot(a, "adapter-graph.png", "b.frame(0)");
+    }
     await a.close();
   }
   // The far tier: the same crowd and camera from a file baked with one, far foxes as cards.

@@ -65,6 +65,7 @@ fn babylons_manager_plays_throngs_exported_texture() {
     };
     let report = engines::export(&fox, &options, &page.join("fox-babylon")).expect("export");
     let fox_far = write_far_fox(&page);
+    write_graph(&page);
     let exported = &report.plan.clips[0];
     let time = exported.time(FRAME);
     let out = fresh_out(&work);
@@ -74,6 +75,7 @@ fn babylons_manager_plays_throngs_exported_texture() {
         "size": [SIZE.0, SIZE.1], "eye": EYE, "target": TARGET, "fov": FOV_DEGREES,
         "time": TIME, "fade": { "clip": FADE.0, "seconds": FADE.1, "dt": FADE.2 },
         "far": far_plan(),
+        "graph": graph_plan(),
     });
     let r = drive(&work, "drive-babylon.mjs", &plan, &out.join("babylon.json"));
     assert!(
@@ -142,6 +144,19 @@ fn babylons_manager_plays_throngs_exported_texture() {
         };
         compare(what, &load(&out.join(file)), &adapter_empty, &want, &empty);
     }
+    // The crowd driven by the graph, against the native player's graph crowd.
+    assert_eq!(r["cpu"]["graph"]["stepsOn"], "cpu", "{r}");
+    let mut graph_player = viewed_player(&fox, Timing::Cpu, &spec, EYE, TARGET, FOV_DEGREES);
+    play_graph_scenario(&mut graph_player);
+    let (want, _) = draw(&mut renderer, &gpu_asset, &graph_player, SIZE);
+    want.save(out.join("native-graph.png")).expect("save");
+    compare(
+        "Babylon adapter, graph crowd",
+        &load(&out.join("adapter-graph.png")),
+        &adapter_empty,
+        &want,
+        &empty,
+    );
     // GPU-timed, a still frame sends nothing (the crossfade's records went in one update)
     assert_eq!(r["gpu"]["still"]["uploadedBytes"], 0, "{r}");
     assert_eq!(r["gpu"]["after"]["uploadedBytes"], 0, "{r}");

@@ -30,9 +30,6 @@ const FADE: (&str, f32, f64) = ("run", 0.5, 0.25);
 const EYE: [f32; 3] = [34.0, 26.0, 48.0];
 const TARGET: [f32; 3] = [0.0, 0.0, 0.0];
 const FOV_DEGREES: f32 = 40.0;
-/// Then the same crowd driven by the demo's locomotion graph (its file beside the page): every
-/// fox's `speed` set to 3 (the run), stepped this many frames of this many seconds.
-const GRAPH: (&str, &str, f32, u32, f64) = ("locomotion.json", "speed", 3.0, 20, 1.0 / 30.0);
 
 #[test]
 fn a_three_js_scene_draws_the_crowd_as_throng_does() {
@@ -50,7 +47,7 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
     let out = fresh_out(&work);
     std::fs::write(page.join("fox-source.glb"), throng_demo::demo_glb()).expect("source fox");
     let fox_far = write_far_fox(&page);
-    std::fs::write(page.join(GRAPH.0), throng_graph::DEMO_FOX_LOCOMOTION).expect("the graph");
+    write_graph(&page);
     let plan = serde_json::json!({
         "dir": page, "out": out, "chromium": tools.chromium, "driver": tools.driver,
         "count": COUNT, "clip": CLIP, "time": TIME, "size": [SIZE.0, SIZE.1],
@@ -60,8 +57,7 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
         // SkinnedMesh.
         "bench": bench_counts(), "benchFrames": 10, "source": "fox-source.glb",
         "far": far_plan(),
-        "graph": { "file": GRAPH.0, "param": GRAPH.1, "value": GRAPH.2, "frames": GRAPH.3,
-            "dt": GRAPH.4 },
+        "graph": graph_plan(),
     });
     let r = drive(&work, "drive-three.mjs", &plan, &out.join("result.json"));
     assert!(
@@ -120,19 +116,7 @@ fn a_three_js_scene_draws_the_crowd_as_throng_does() {
     // adapter as throng-render draws the native player's graph crowd.
     assert_eq!(r["graph"]["stepsOn"], "cpu", "{r}");
     let mut graph_player = viewed_player(&fox, Timing::Cpu, &spec, EYE, TARGET, FOV_DEGREES);
-    graph_player
-        .play_graph(
-            throng_graph::DEMO_FOX_LOCOMOTION,
-            GRAPH.0,
-            None,
-            throng_graph_gpu::StepOn::Auto,
-        )
-        .expect("graph");
-    let run = throng_web::ParamValue::Number(GRAPH.2 as f64);
-    graph_player.set_param(None, GRAPH.1, run).expect("speed");
-    for _ in 0..GRAPH.3 {
-        graph_player.step(GRAPH.4).expect("step");
-    }
+    play_graph_scenario(&mut graph_player);
     let (want_graph, _) = draw(&mut renderer, &gpu_asset, &graph_player, SIZE);
     want_graph.save(out.join("native-graph.png")).expect("save");
     compare(

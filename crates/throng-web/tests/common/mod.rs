@@ -503,3 +503,37 @@ pub fn graph_changes(f: u32, n: u32) -> Vec<(Option<u32>, &'static str, throng_w
     }
     out
 }
+
+/// The engine pages' graph scenario: the crowd driven by the demo's locomotion graph (its file,
+/// `GRAPH_FILE`, beside the page), every fox's `speed` set to 3 (the run), stepped `GRAPH_FRAMES`
+/// frames of `GRAPH_DT` seconds; what the drivers' plans carry as `graph`.
+pub const GRAPH_FILE: &str = "locomotion.json";
+pub const GRAPH_FRAMES: u32 = 20;
+pub const GRAPH_DT: f64 = 1.0 / 30.0;
+
+pub fn graph_plan() -> serde_json::Value {
+    serde_json::json!({ "file": GRAPH_FILE, "param": "speed", "value": 3.0,
+        "frames": GRAPH_FRAMES, "dt": GRAPH_DT })
+}
+
+/// Writes the demo's locomotion graph beside an engine page.
+pub fn write_graph(page: &Path) {
+    std::fs::write(page.join(GRAPH_FILE), throng_graph::DEMO_FOX_LOCOMOTION).expect("the graph");
+}
+
+/// `player` (a CPU-timed crowd) after the engine pages' graph scenario, stepped on the CPU.
+pub fn play_graph_scenario(player: &mut Player) {
+    player
+        .play_graph(
+            throng_graph::DEMO_FOX_LOCOMOTION,
+            GRAPH_FILE,
+            None,
+            throng_graph_gpu::StepOn::Auto,
+        )
+        .expect("graph");
+    let run = throng_web::ParamValue::Number(3.0);
+    player.set_param(None, "speed", run).expect("speed");
+    for _ in 0..GRAPH_FRAMES {
+        player.step(GRAPH_DT).expect("step");
+    }
+}
