@@ -189,6 +189,67 @@ pub struct ClipFrames {
     /// The frame times of a non-uniform clip (seconds, strictly increasing, `times[0] = 0`, one
     /// per frame); `None` for uniform frames.
     pub times: Option<Arc<[f32]>>,
+    /// With `times`: where [`Self::frame`]'s search for a clip time starts (built by
+    /// [`Self::listed`]); the search is exact whatever it holds.
+    pub lookup: Option<Arc<FrameLookup>>,
+}
+
+/// Where to start looking for the frame of a clip time in a frame-time list: the clip's
+/// duration cut into equal buckets, and per bucket the last frame at or before its start. A
+/// clip time then costs a multiply, a load and a compare or two (the next frame's time) instead
+/// of a binary search — which was half the CPU-timed update's time for a crowd of clips baked
+/// with listed frames (`throng bench runtime`, docs/benchmarks.md "Listed frames").
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FrameLookup {
+    /// Buckets per second.
+    pub per_second: f64,
+    /// Per bucket the largest k with `times[k]` at or before the bucket's start.
+    pub first: Box<[u32]>,
+}
+
+impl FrameLookup {
+    /// Buckets per frame: with two, a bucket holds a frame or none where frames are evenly
+    /// spread, and a few where a list packs them densely.
+    const PER_FRAME: usize = 2;
+    /// At most this many buckets (64 KiB of `u32`s) for a clip of very many frames.
+    const MOST: usize = 1 << 14;
+
+    /// The lookup of `times` (strictly increasing from 0, at least two) over `duration` > 0.
+    pub fn new(times: &[f32], duration: f64) -> FrameLookup {
+        let buckets = (times.len() * Self::PER_FRAME).clamp(2, Self::MOST);
+        let per_second = buckets as f64 / duration;
+        let first = (0..buckets)
+            .map(|b| {
+                let start = b as f64 / per_second;
+                times
+                    .partition_point(|&t| t as f64 <= start)
+                    .saturating_sub(1) as u32
+            })
+            .collect();
+        FrameLookup { per_second, first }
+    }
+
+    /// The largest k < `times.len()` − 1 with `times[k] ≤ tau` (0 when none is), as a binary
+    /// search finds it: from the bucket's frame, back while it lies past `tau`, on while the
+    /// next does not.
+    #[inline]
+    fn frame_at(&self, times: &[f32], tau: f64) -> usize {
+        let n = times.len();
+        let b = (tau * self.per_second) as usize; // τ ≥ 0: the cast is the floor
+        let mut k = self
+            .first
+            .get(b)
+            .or(self.first.last())
+            .map_or(0, |&k| k as usize);
+        k = k.min(n - 1);
+        while k > 0 && times[k] as f64 > tau {
+            k -= 1;
+        }
+        while k + 1 < n && times[k + 1] as f64 <= tau {
+            k += 1;
+        }
+        k.min(n - 2)
+    }
 }
 
 impl ClipFrames {
@@ -204,6 +265,7 @@ impl ClipFrames {
                 rate: 0.0,
                 duration: 0.0,
                 times: None,
+                lookup: None,
             };
         }
         let last = (frames - 1) as f64;
@@ -214,6 +276,7 @@ impl ClipFrames {
             rate: last / duration,
             duration,
             times: None,
+            lookup: None,
         }
     }
 
@@ -226,6 +289,7 @@ impl ClipFrames {
         let mut c = ClipFrames::uniform(first_row, n, d);
         if !c.is_static() && !is_uniform(times) {
             c.times = Some(times.into());
+            c.lookup = Some(Arc::new(FrameLookup::new(times, c.duration)));
         }
         c
     }
@@ -296,11 +360,14 @@ impl ClipFrames {
             return last_row;
         }
         let tau = q / self.rate;
-        // partition_point: the first index whose time is above τ; t_0 = 0 ≤ τ, so k ≥ 0
-        let k = times
-            .partition_point(|&t| t as f64 <= tau)
-            .saturating_sub(1)
-            .min(n - 2);
+        let k = match &self.lookup {
+            Some(lookup) => lookup.frame_at(times, tau),
+            // partition_point: the first index whose time is above τ; t_0 = 0 ≤ τ, so k ≥ 0
+            None => times
+                .partition_point(|&t| t as f64 <= tau)
+                .saturating_sub(1)
+                .min(n - 2),
+        };
         let (a, b) = (times[k] as f64, times[k + 1] as f64);
         let frac = if b > a { (tau - a) / (b - a) } else { 0.0 };
         FrameRef {
@@ -592,5 +659,58 @@ mod tests {
             (1.0, Direction::Backward)
         );
         assert_eq!(wrap_time(LoopMode::Loop, 0.0, 5.0).0, 0.0);
+    }
+
+    /// The lookup only says where the search starts: for clips whose frames are spread evenly,
+    /// packed densely in places and sparse in others, every time at a frame, between frames,
+    /// at a bucket's edge and a hair either side of each gives the frame the binary search
+    /// gives.
+    #[test]
+    fn the_frame_lookup_finds_what_the_binary_search_finds() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut unit = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut checked = 0;
+        for clip in 0..40 {
+            let n = 2 + (unit() * 120.0) as usize;
+            let mut times = vec![0.0f32];
+            for k in 1..n {
+                // dense runs, wide gaps and everything between
+                let gap = if clip % 3 == 0 && k % 7 < 4 {
+                    1e-4
+                } else {
+                    0.001 + unit() * 0.3
+                };
+                times.push(times[k - 1] + gap as f32);
+            }
+            let listed = ClipFrames::listed(3, &times);
+            let Some(lookup) = listed.lookup.clone() else {
+                continue; // uniform within f32 precision
+            };
+            let searched = ClipFrames {
+                lookup: None,
+                ..listed.clone()
+            };
+            let mut probes: Vec<f64> = Vec::new();
+            for &t in &times {
+                let t = t as f64;
+                probes.extend([t, t - 1e-7, t + 1e-7]);
+            }
+            for b in 0..lookup.first.len() {
+                let edge = b as f64 / lookup.per_second;
+                probes.extend([edge, edge - 1e-9, edge + 1e-9]);
+            }
+            probes.extend((0..200).map(|_| unit() * listed.duration));
+            for tau in probes {
+                let q = listed.position(tau.max(0.0));
+                assert_eq!(listed.frame(q), searched.frame(q), "clip {clip}, τ {tau}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000, "{checked} times checked");
     }
 }
