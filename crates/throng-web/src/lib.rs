@@ -5,6 +5,9 @@
 //! clips with the Rust API's options, speed, events as callbacks, the camera, `frame(dt)`.
 //!
 //! - [`player`] — the page's state without the browser (the native tests drive it too).
+//! - [`graph`] — graph crowds: an animation graph playing the page's instances
+//!   (`throng_graph_gpu::GraphRuntime`, stepped on the GPU or the CPU), parameters by name,
+//!   state and clip events named.
 //! - [`adapter`] — what engines' own renderers (three.js) read: meshes, decoded bone rows,
 //!   instance matrices and records.
 //! - [`backend`] — the `backend` option and whether an adapter can run the renderer.
