@@ -76,7 +76,9 @@ function graphControls() {
       input.onchange = () => set(input.checked);
     } else {
       input.type = p.kind === "float" ? "range" : "number";
-      Object.assign(input, { min: 0, max: 4, step: p.kind === "float" ? 0.05 : 1, value: p.default });
+      if (p.kind === "float") Object.assign(input, { min: 0, max: 4, step: 0.05 });
+      else input.step = 1;
+      input.value = p.default;
       input.oninput = () => set(Number(input.value));
     }
     label.append(input);

@@ -174,7 +174,7 @@ pub struct ClipTime {
 /// The frame table of one clip as the time rules read it (docs/design.md §3 "Frame table"):
 /// `frames` rows from `first_row`, spanning `duration` seconds, frame k at
 /// `k · duration / (frames − 1)` — or at `times[k]` for a clip with a frame-time list.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct ClipFrames {
     /// Global row of frame 0.
     pub first_row: u32,
@@ -189,9 +189,24 @@ pub struct ClipFrames {
     /// The frame times of a non-uniform clip (seconds, strictly increasing, `times[0] = 0`, one
     /// per frame); `None` for uniform frames.
     pub times: Option<Arc<[f32]>>,
-    /// With `times`: where [`Self::frame`]'s search for a clip time starts (built by
-    /// [`Self::listed`]); the search is exact whatever it holds.
+    /// With `times`: where [`Self::frame`]'s search for a clip time starts
+    /// ([`Self::with_lookup`], for tables kept and read every frame); the search is exact
+    /// whatever it holds, so tables equal with or without it.
     pub lookup: Option<Arc<FrameLookup>>,
+}
+
+impl PartialEq for ClipFrames {
+    /// The frame table itself: the lookup is derived from `times` and changes no result.
+    fn eq(&self, o: &ClipFrames) -> bool {
+        (
+            self.first_row,
+            self.frames,
+            self.span,
+            self.rate,
+            self.duration,
+        ) == (o.first_row, o.frames, o.span, o.rate, o.duration)
+            && self.times == o.times
+    }
 }
 
 /// Where to start looking for the frame of a clip time in a frame-time list: the clip's
@@ -214,16 +229,18 @@ impl FrameLookup {
     /// At most this many buckets (64 KiB of `u32`s) for a clip of very many frames.
     const MOST: usize = 1 << 14;
 
-    /// The lookup of `times` (strictly increasing from 0, at least two) over `duration` > 0.
+    /// The lookup of `times` (increasing from 0) over `duration` > 0, in one pass.
     pub fn new(times: &[f32], duration: f64) -> FrameLookup {
         let buckets = (times.len() * Self::PER_FRAME).clamp(2, Self::MOST);
         let per_second = buckets as f64 / duration;
+        let mut k = 0usize;
         let first = (0..buckets)
             .map(|b| {
                 let start = b as f64 / per_second;
-                times
-                    .partition_point(|&t| t as f64 <= start)
-                    .saturating_sub(1) as u32
+                while k + 1 < times.len() && times[k + 1] as f64 <= start {
+                    k += 1;
+                }
+                k as u32
             })
             .collect();
         FrameLookup { per_second, first }
@@ -245,8 +262,15 @@ impl FrameLookup {
         while k > 0 && times[k] as f64 > tau {
             k -= 1;
         }
+        // a few frames on, then a binary search of the rest where frames crowd a bucket
+        let mut steps = 0;
         while k + 1 < n && times[k + 1] as f64 <= tau {
             k += 1;
+            steps += 1;
+            if steps == 4 {
+                k += times[k + 1..].partition_point(|&t| t as f64 <= tau);
+                break;
+            }
         }
         k.min(n - 2)
     }
@@ -289,9 +313,18 @@ impl ClipFrames {
         let mut c = ClipFrames::uniform(first_row, n, d);
         if !c.is_static() && !is_uniform(times) {
             c.times = Some(times.into());
-            c.lookup = Some(Arc::new(FrameLookup::new(times, c.duration)));
         }
         c
+    }
+
+    /// This table with a [`FrameLookup`] for its frame-time list (none for uniform frames):
+    /// for a table kept and placed every frame (the runtimes', the graph's), where the lookup
+    /// replaces a binary search per placement; building it reads the list once.
+    pub fn with_lookup(mut self) -> ClipFrames {
+        if let (Some(times), None) = (&self.times, &self.lookup) {
+            self.lookup = Some(Arc::new(FrameLookup::new(times, self.duration)));
+        }
+        self
     }
 
     /// `L = n − 1` (0 for a zero-length clip).
@@ -680,14 +713,14 @@ mod tests {
             let mut times = vec![0.0f32];
             for k in 1..n {
                 // dense runs, wide gaps and everything between
-                let gap = if clip % 3 == 0 && k % 7 < 4 {
+                let gap = if clip % 3 == 0 && k % 13 < 10 {
                     1e-4
                 } else {
                     0.001 + unit() * 0.3
                 };
                 times.push(times[k - 1] + gap as f32);
             }
-            let listed = ClipFrames::listed(3, &times);
+            let listed = ClipFrames::listed(3, &times).with_lookup();
             let Some(lookup) = listed.lookup.clone() else {
                 continue; // uniform within f32 precision
             };

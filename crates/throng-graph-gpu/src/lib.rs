@@ -513,14 +513,16 @@ impl GraphRuntime {
         }
     }
 
-    /// Whether [`Self::state_events`] and [`Self::clip_events`] are the step before the last
-    /// (on the GPU: taken a frame late, without waiting) rather than the last (the CPU).
+    /// Whether [`Self::state_events`] and [`Self::clip_events`] are earlier steps' rather than
+    /// the last (the CPU's): on the GPU they are taken without waiting — the step before the
+    /// last's, or never waiting ([`Self::never_wait_for_events`]) those of every step whose
+    /// copy has arrived since, in order.
     pub fn events_frame_late(&self) -> bool {
         self.gpu.is_some()
     }
 
-    /// The state events of the last step ([`Self::events_frame_late`]: of the one before),
-    /// an instance's in the order fired; the CPU step's list, equal on the GPU.
+    /// The state events of the last step ([`Self::events_frame_late`]: of earlier ones), an
+    /// instance's in the order fired; the CPU step's list, equal on the GPU.
     pub fn state_events(&self) -> &[GraphEvent] {
         match self.gpu {
             Some(_) => &self.state_events,
@@ -528,8 +530,8 @@ impl GraphRuntime {
         }
     }
 
-    /// The clip events of the last step (or the one before, [`Self::events_frame_late`]),
-    /// by instance, an instance's by time; the CPU step's list, equal on the GPU.
+    /// The clip events of the last step (or earlier ones, [`Self::events_frame_late`]), by
+    /// instance, an instance's by time; the CPU step's list, equal on the GPU.
     pub fn clip_events(&self) -> &[ClipEvent] {
         match self.gpu {
             Some(_) => &self.clip_events,

@@ -57,7 +57,10 @@ impl GraphCrowd {
         check_clip_table(&graph, clips)?;
         let tracks = Tracks::new(&graph, clips);
         let mut c = GraphCrowd {
-            frames: clips.iter().map(ClipInfo::frames_table).collect(),
+            frames: clips
+                .iter()
+                .map(|c| c.frames_table().with_lookup())
+                .collect(),
             any_clip_events: tracks.any(),
             tracks,
             chunk_clip_events: Vec::new(),

@@ -220,9 +220,15 @@ pub(crate) struct LateEvents {
     free: Vec<(wgpu::Buffer, (u64, u64))>,
     /// State and clip events a new copy has room for.
     room: (u64, u64),
-    /// Whether [`Self::take`] waits for a copy that has not arrived.
-    pub(crate) wait: bool,
+    /// Whether [`Self::take`] waits for a copy that has not arrived ([`Self::set_wait`]).
+    wait: bool,
 }
+
+/// Never waiting, a copy's room starts at the step's capacity up to this many events of each
+/// kind (1 MiB of state events, 2 MiB of clip events a copy), since what does not fit is lost
+/// rather than read later: a page's crowd whose instances all enter a state in one step keeps
+/// every event.
+const NEVER_WAITING_ROOM: u32 = 1 << 16;
 
 /// Bytes a late copy of `room` events takes.
 fn staging_bytes(room: (u64, u64)) -> u64 {
@@ -252,6 +258,45 @@ impl LateEvents {
             free: vec![(staging(device, room), room)],
             room,
             wait: true,
+        }
+    }
+
+    /// Waiting for copies not arrived, or never ([`LateEvents`]); from the next take on.
+    /// Switching to waiting keeps only the newest copy (a list past its room is then read from
+    /// the events buffer, which holds the newest step's); switching to never waiting widens
+    /// new copies' room to `capacity` (up to [`NEVER_WAITING_ROOM`] events of each kind).
+    pub(crate) fn set_wait(&mut self, wait: bool, capacity: EventCapacity) {
+        if wait == self.wait {
+            return;
+        }
+        self.wait = wait;
+        if wait {
+            while self.pending.len() > 1 {
+                if let Some(older) = self.pending.pop_front() {
+                    self.release(older);
+                }
+            }
+        } else {
+            let room = (
+                self.room
+                    .0
+                    .max(capacity.state.min(NEVER_WAITING_ROOM) as u64),
+                self.room
+                    .1
+                    .max(capacity.clip.min(NEVER_WAITING_ROOM) as u64),
+            );
+            if room != self.room {
+                self.room = room;
+                self.free.clear();
+            }
+        }
+    }
+
+    /// The room new copies start with (events of each kind); it grows as steps need.
+    pub(crate) fn set_room(&mut self, room: (u64, u64)) {
+        if room != self.room {
+            self.room = room;
+            self.free.clear();
         }
     }
 

@@ -481,6 +481,9 @@ impl GraphPass {
     /// [`Self::read_events`] returns for that step. `None` when there is no copy to take:
     /// none was queued, it was already taken, or the next step dropped it (a step drops the
     /// copy of the one before that was not taken, and nothing reports those events).
+    ///
+    /// Never waiting ([`Self::never_wait_for_events`]), this returns the newest arrived copy
+    /// only: take them all with [`Self::take_arrived_events`].
     pub fn take_events(&mut self, gpu: &Gpu) -> Result<Option<StepEvents>, RenderError> {
         Ok(self.take_arrived_events(gpu)?.pop().map(|(_, e)| e))
     }
@@ -488,12 +491,25 @@ impl GraphPass {
     /// Where nothing may wait (`never_wait`: a browser's main thread, whose mappings resolve
     /// only after the page's task returns), the copies are taken only once they have arrived,
     /// with [`Self::take_arrived_events`]: up to [`LATE_EVENT_COPIES`] steps' copies wait,
-    /// past that the oldest is dropped, and a step that kept more events than its copy holds reports those
-    /// past it lost (`StepEvents::state_lost`, `clip_lost`) while the room grows. Off (the
-    /// default), a copy not arrived is waited for. Takes effect from the next step.
+    /// past that the oldest is dropped, and a step that kept more events than its copy holds
+    /// reports those past it lost (`StepEvents::state_lost`, `clip_lost`) while the room grows;
+    /// a copy's room starts at the step's capacity (up to 65,536 events of each kind). Off (the
+    /// default), a copy not arrived is waited for; turning it off keeps only the newest copy.
+    /// Needs [`Self::queue_event_reads`] first.
     pub fn never_wait_for_events(&mut self, never_wait: bool) {
+        let capacity = self.capacity();
         if let Some(late) = &mut self.late {
-            late.wait = !never_wait;
+            late.set_wait(!never_wait, capacity);
+        }
+    }
+
+    /// Room for `state` and `clip` events in the next steps' late copies (what a list keeps
+    /// past it is read from the step's buffer when waiting, lost when never waiting; the room
+    /// grows after either). For tests of those paths; the pass sizes the room itself.
+    #[doc(hidden)]
+    pub fn set_late_event_room(&mut self, state: u64, clip: u64) {
+        if let Some(late) = &mut self.late {
+            late.set_room((state, clip));
         }
     }
 

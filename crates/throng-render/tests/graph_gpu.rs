@@ -247,7 +247,7 @@ fn the_gpu_graph_steps_events_are_taken_once_a_frame_late() {
 
 /// Never waiting (`never_wait_for_events`, a browser's way, where a mapping resolves only after
 /// the page's task returns): copies are taken once they have arrived, every waiting step's,
-/// oldest first and numbered; past `LATE_EVENT_COPIES` waiting copies the oldest is dropped; a step that
+/// oldest first and numbered; switching back to waiting keeps the newest copy only; past `LATE_EVENT_COPIES` waiting copies the oldest is dropped; a step that
 /// keeps more events than its copy holds returns the part it holds with the rest reported
 /// lost, and the room grows so the next such step comes whole.
 #[test]
@@ -274,6 +274,9 @@ fn never_waiting_takes_the_arrived_copies_in_order_and_reports_what_it_lost() {
     pass.step(&gpu, ticks, &[]).expect("step");
     pass.queue_event_reads(&gpu, true);
     pass.never_wait_for_events(true);
+    // never waiting a copy has room for the step's capacity; smaller here, to see a list
+    // longer than its copy
+    pass.set_late_event_room(256, 256);
     let step = |pass: &mut throng_render::graph_pass::GraphPass| {
         pass.step(&gpu, ticks, &[]).expect("step");
         (pass.steps() - 1, pass.read_events(&gpu).expect("read"))
@@ -331,6 +334,12 @@ fn never_waiting_takes_the_arrived_copies_in_order_and_reports_what_it_lost() {
     let copies = throng_render::graph_pass::LATE_EVENT_COPIES;
     let steps: Vec<_> = (0..copies + 2).map(|_| step(&mut pass)).collect();
     pass.wait(&gpu).expect("wait");
+    let taken = pass.take_arrived_events(&gpu).expect("take");
+    assert_eq!(taken, steps[2..].to_vec());
+
+    // back to waiting with three steps' copies pending: only the newest is taken
+    let steps: Vec<_> = (0..3).map(|_| step(&mut pass)).collect();
+    pass.never_wait_for_events(false);
     let taken = pass.take_arrived_events(&gpu).expect("take");
     assert_eq!(taken, steps[2..].to_vec());
 }

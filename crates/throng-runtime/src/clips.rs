@@ -47,7 +47,7 @@ pub struct Prepared {
 
 impl Prepared {
     pub fn new(c: &ClipInfo) -> Prepared {
-        let frames = c.frames_table();
+        let frames = c.frames_table().with_lookup();
         let (last, fps) = (frames.last(), frames.rate);
         let events = ClipEvents::with_frames(c, &frames);
         let root_motion = c

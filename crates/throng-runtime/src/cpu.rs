@@ -231,7 +231,12 @@ impl CpuRuntime {
             events: Vec::new(),
             finished: Vec::new(),
             compact: Vec::new(),
-            sets: LayerSets::new(clips.iter().map(ClipInfo::frames_table).collect()),
+            sets: LayerSets::new(
+                clips
+                    .iter()
+                    .map(|c| c.frames_table().with_lookup())
+                    .collect(),
+            ),
             compact_on: true,
         }
     }

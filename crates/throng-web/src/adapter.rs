@@ -112,9 +112,10 @@ pub fn instance_matrices(player: &Player) -> Vec<f32> {
 /// Per instance the CPU-timed record as 16 floats: per layer `(weight, frac, row, clip)`, the
 /// clip index (the clip word's bits 0..23, exact in an f32) as a number rather than as bits, so
 /// no driver's flush of denormal floats can change it on its way through a float texture; the
-/// mask bits are left out (the adapters blend no masks). `None` for a GPU-timed crowd.
+/// mask bits are left out (the adapters blend no masks). `None` for a GPU-timed crowd and for
+/// a graph stepped on the GPU (its records stay on the device).
 pub fn records(player: &Player) -> Option<Vec<f32>> {
-    match player.records() {
+    match player.records()? {
         Records::Cpu(r) => Some(
             r.iter()
                 .flat_map(|rec| rec.layers)

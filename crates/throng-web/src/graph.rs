@@ -88,6 +88,11 @@ impl Player {
                 "a graph writes CPU-timed records: create the crowd with timing: \"cpu\" (the default) to play one".into(),
             ));
         }
+        if self.is_empty() {
+            return Err(WebError::Name(
+                "the crowd has no instances: spawn them (spawnCrowd, spawn) before playGraph, which plays the instances there are".into(),
+            ));
+        }
         let asset = self.asset();
         let graph = Graph::from_json(json, name, &asset.clips)?;
         let crowd = GraphCrowd::new(graph, &asset.clips, self.len())?;
@@ -239,11 +244,12 @@ impl Player {
             .collect()
     }
 
-    /// The records a frame draws: the graph's when one plays, else the runtime's.
-    pub fn records(&self) -> Records<'_> {
+    /// The records a frame draws: the graph's when one plays (`None` when it steps on the
+    /// GPU: they stay on the device), else the runtime's.
+    pub fn records(&self) -> Option<Records<'_>> {
         match self.graph() {
-            Some(rt) => Records::Cpu(rt.cpu_crowd().map_or(&[], |c| c.records())),
-            None => self.runtime().records(),
+            Some(rt) => rt.cpu_crowd().map(|c| Records::Cpu(c.records())),
+            None => Some(self.runtime().records()),
         }
     }
 
@@ -259,16 +265,18 @@ impl Player {
     /// Before a draw: a graph stepped on the GPU hands its records (and moved transforms) to
     /// its upload.
     pub fn prepare_draw(&mut self) -> Result<(), WebError> {
-        let transforms = self.runtime().transforms().to_vec();
         if let Some(g) = self.graph.as_mut() {
             if g.player.upload().is_some() {
-                g.player.prepare_draw(&transforms, g.moved)?;
+                g.player.prepare_draw(self.runtime.transforms(), g.moved)?;
             }
             g.moved = false;
         }
         Ok(())
     }
 }
+
+/// The largest int parameter value a graph takes (every int of this magnitude is exact in f32).
+const INT_MOST: f64 = (1 << 24) as f64;
 
 /// The value a graph keeps for `value` given to parameter `name` of `kind` (ints and floats
 /// as numbers, bools and triggers 0 or 1); the crowd checks the rest (finite, an int's range).
@@ -280,6 +288,9 @@ fn kept_value(kind: ParamKind, name: &str, value: ParamValue) -> Result<f32, Web
         )))
     };
     match (kind, value) {
+        (ParamKind::Int, ParamValue::Number(v)) if v.fract() != 0.0 || v.abs() > INT_MOST => {
+            wrong("a whole number of magnitude at most 2^24")
+        }
         (ParamKind::Float | ParamKind::Int, ParamValue::Number(v)) => Ok(v as f32),
         (ParamKind::Float | ParamKind::Int, _) => wrong("a number"),
         (ParamKind::Bool, ParamValue::Bool(b)) => Ok(if b { 1.0 } else { 0.0 }),
@@ -287,5 +298,41 @@ fn kept_value(kind: ParamKind, name: &str, value: ParamValue) -> Result<f32, Web
         (ParamKind::Bool, _) => wrong("true or false"),
         (ParamKind::Trigger, ParamValue::Fire | ParamValue::Bool(true)) => Ok(1.0),
         (ParamKind::Trigger, _) => wrong("no value (fire(name) sets it)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_checked_against_the_parameters_kind() {
+        let kept = |kind, v| kept_value(kind, "p", v);
+        assert_eq!(
+            kept(ParamKind::Int, ParamValue::Number(-3.0)).ok(),
+            Some(-3.0)
+        );
+        for bad in [2.5, 1e10, f64::from(1u32 << 25)] {
+            let e = kept(ParamKind::Int, ParamValue::Number(bad)).expect_err("not an int");
+            assert!(e.to_string().contains("a whole number"), "{e}");
+        }
+        assert_eq!(
+            kept(ParamKind::Float, ParamValue::Number(0.25)).ok(),
+            Some(0.25)
+        );
+        assert_eq!(
+            kept(ParamKind::Bool, ParamValue::Bool(true)).ok(),
+            Some(1.0)
+        );
+        assert_eq!(
+            kept(ParamKind::Bool, ParamValue::Number(0.0)).ok(),
+            Some(0.0)
+        );
+        assert!(kept(ParamKind::Bool, ParamValue::Number(0.5)).is_err());
+        assert_eq!(kept(ParamKind::Trigger, ParamValue::Fire).ok(), Some(1.0));
+        assert!(kept(ParamKind::Trigger, ParamValue::Bool(false)).is_err());
+        assert!(kept(ParamKind::Float, ParamValue::Fire).is_err());
+        assert_eq!(step_on("gpu").ok(), Some(StepOn::Gpu));
+        assert!(step_on("GPU").is_err());
     }
 }

@@ -67,7 +67,8 @@ pub struct EventInfo {
     /// Index into the clip's events.
     pub event: u32,
     pub name: String,
-    /// Runtime clock time of the crossing, seconds.
+    /// Clock time of the crossing, seconds: the runtime's, or for a graph's clip event the
+    /// graph's (from 0 when `playGraph` started it).
     pub time: f64,
 }
 
@@ -85,7 +86,7 @@ pub struct FinishedInfo {
 /// One asset's crowd: playback, instance ids, camera.
 pub struct Player {
     asset: BakedAsset,
-    runtime: Runtime,
+    pub(crate) runtime: Runtime,
     ids: HashMap<u32, Handle>,
     handles: HashMap<Handle, u32>,
     next_id: u32,

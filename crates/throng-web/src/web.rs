@@ -359,7 +359,7 @@ impl Crowd {
     pub fn records(&self) -> Result<js_sys::Float32Array, JsValue> {
         let r = crate::adapter::records(&self.st().player).ok_or_else(|| {
             js(WebError::Name(
-                "a GPU-timed crowd has no per-layer rows to read".into(),
+                "no per-layer rows to read: the crowd is GPU-timed, or its graph steps on the GPU (its records stay on the device; stepOn: \"cpu\" keeps them here)".into(),
             ))
         })?;
         Ok(js_sys::Float32Array::from(&r[..]))
@@ -680,9 +680,10 @@ impl Crowd {
         self.st().player.graph_cpu_because().map(str::to_string)
     }
 
-    /// Whether the events a frame reports (`onEvent`, `onStateEvent`) are those of the frame
-    /// before: a graph stepped on the GPU reads them back a frame late, so a frame never waits
-    /// for the GPU.
+    /// Whether the events a frame reports (`onEvent`, `onStateEvent`) are those of earlier
+    /// frames: a graph stepped on the GPU reads them back once they have arrived, so a frame
+    /// never waits for the GPU — usually the frame before's, later on a slow GPU (a frame may
+    /// then report several steps' events, in order).
     #[wasm_bindgen(getter, js_name = eventsFrameLate)]
     pub fn events_frame_late(&self) -> bool {
         self.st()
@@ -1077,7 +1078,7 @@ export interface ThrongEvent {
   clipName: string;
   event: number;
   name: string;
-  /** Runtime clock time of the crossing, seconds. */
+  /** Clock time of the crossing, seconds: the runtime's, or a playing graph's (from 0 at playGraph). */
   time: number;
 }
 "#;

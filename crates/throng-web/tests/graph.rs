@@ -89,7 +89,7 @@ fn a_page_graph_steps_as_the_reference_step_with_named_events() {
         set_reference(&mut crowd, f);
         let events = player.step(DT).expect("step");
         crowd.step(DT);
-        let throng_contract::Records::Cpu(records) = player.records() else {
+        let Some(throng_contract::Records::Cpu(records)) = player.records() else {
             panic!("a graph's records are CPU-timed");
         };
         assert_eq!(records, crowd.records(), "frame {f}: records");
@@ -140,6 +140,12 @@ fn what_a_graph_owns_is_refused_while_it_plays_and_values_are_checked_by_kind() 
         .play_graph(DEMO_FOX_LOCOMOTION, "g.json", None, StepOn::Auto)
         .expect_err("a GPU-timed crowd");
     assert!(text(e).contains("timing: \"cpu\""));
+
+    let mut empty = Player::new(fox(), Timing::Cpu);
+    let e = empty
+        .play_graph(DEMO_FOX_LOCOMOTION, "g.json", None, StepOn::Auto)
+        .expect_err("no instances");
+    assert!(text(e).contains("before playGraph"));
 
     let mut player = page(Timing::Cpu);
     let e = player
@@ -234,6 +240,16 @@ fn a_page_graph_stepped_on_the_gpu_draws_what_the_cpu_step_draws() {
     let moved = glam::Mat4::from_translation(glam::Vec3::new(0.0, 0.0, 40.0)).to_cols_array();
     let mut late: Vec<EventInfo> = Vec::new();
     for f in 0..90 {
+        if f == 10 {
+            // a first draw sends the transforms; the move below must send them again
+            for p in [&mut on_cpu, &mut on_gpu, &mut no_wait] {
+                p.prepare_draw().expect("prepare");
+                let opts = p.render_options(160, 90, true);
+                renderer
+                    .render_scene(&[p.crowd(&gpu_asset)], &opts)
+                    .expect("draw");
+            }
+        }
         if f == 45 {
             for p in [&mut on_cpu, &mut on_gpu, &mut no_wait] {
                 p.set_transform(0, &moved).expect("move");
