@@ -502,7 +502,7 @@ impl GraphRuntime {
     /// has arrived, so nothing ever waits on the device — for a browser's main thread, where
     /// a mapping resolves only after the page's task returns. A step's events are then listed
     /// by the first step (or [`Self::finish_events`]) after they arrive: usually the next
-    /// frame, later when the GPU is slow; up to `LATE_EVENT_COPIES` (4) steps wait, older ones
+    /// frame, later when the GPU is slow; up to `LATE_EVENT_COPIES` (6) steps wait, older ones
     /// are dropped and
     /// [`Self::events_lost`] says so, as it does for events past a copy's room (which then
     /// grows). Off (the default), a copy not arrived by the next step is waited for. Nothing

@@ -694,7 +694,7 @@ impl Crowd {
 
     /// Whether some events of the steps the last `frame` reported were lost: on the GPU, past
     /// the room a step keeps for them (eight clip events an instance, 256 to 2^20; two state
-    /// events an instance), or because a step's copy had not arrived four frames later.
+    /// events an instance), or because a step's copy had not arrived six frames later.
     #[wasm_bindgen(getter, js_name = eventsLost)]
     pub fn events_lost(&self) -> bool {
         self.st().player.graph().is_some_and(|rt| rt.events_lost())
