@@ -189,18 +189,12 @@ fn the_gpu_graph_step_reports_lost_events() {
     }
 }
 
-/// Events taken a frame late (`queue_event_reads`, `take_events`): each step's once, equal to
-/// what `read_events` gives for it; a step drops the last step's copy that was not taken;
-/// nothing before a step, after a take, or once turned off.
-#[test]
-fn the_gpu_graph_steps_events_are_taken_once_a_frame_late() {
+/// The pass of `n` instances of the scenario graph after a random parameter change each, with
+/// room for 4,096 clip events a step.
+fn scenario_pass(gpu: &throng_render::Gpu, n: usize) -> throng_render::graph_pass::GraphPass {
     use throng_graph::GraphCrowd;
     use throng_render::graph_pass::EventCapacity;
-    let Some(gpu) = throng_render::device::test_gpu() else {
-        return;
-    };
     let clips = graph_gpu::scenario_clips();
-    let n = 300;
     let g = graph_gpu::scenario_graph();
     let mut crowd = GraphCrowd::new(g.clone(), &clips, n).expect("crowd");
     let params: Vec<_> = (g.parameters().iter())
@@ -210,7 +204,18 @@ fn the_gpu_graph_steps_events_are_taken_once_a_frame_late() {
     for _ in 0..n {
         graph_gpu::random_change(&mut rng, &g, &params, &mut crowd);
     }
-    let mut pass = graph_gpu::pass_for(&gpu, &crowd, &clips, EventCapacity::for_crowd(n, 4096));
+    graph_gpu::pass_for(gpu, &crowd, &clips, EventCapacity::for_crowd(n, 4096))
+}
+
+/// Events taken a frame late (`queue_event_reads`, `take_events`): each step's once, equal to
+/// what `read_events` gives for it; a step drops the last step's copy that was not taken;
+/// nothing before a step, after a take, or once turned off.
+#[test]
+fn the_gpu_graph_steps_events_are_taken_once_a_frame_late() {
+    let Some(gpu) = throng_render::device::test_gpu() else {
+        return;
+    };
+    let mut pass = scenario_pass(&gpu, 300);
     // half a second a step: every walking instance crosses a footstep
     let ticks = 1 << 19;
 
@@ -252,23 +257,10 @@ fn the_gpu_graph_steps_events_are_taken_once_a_frame_late() {
 /// lost, and the room grows so the next such step comes whole.
 #[test]
 fn never_waiting_takes_the_arrived_copies_in_order_and_reports_what_it_lost() {
-    use throng_graph::GraphCrowd;
-    use throng_render::graph_pass::EventCapacity;
     let Some(gpu) = throng_render::device::test_gpu() else {
         return;
     };
-    let clips = graph_gpu::scenario_clips();
-    let n = 1000;
-    let g = graph_gpu::scenario_graph();
-    let mut crowd = GraphCrowd::new(g.clone(), &clips, n).expect("crowd");
-    let params: Vec<_> = (g.parameters().iter())
-        .map(|p| crowd.param_any(p.name()).unwrap())
-        .collect();
-    let mut rng = graph_gpu::Rng(11);
-    for _ in 0..n {
-        graph_gpu::random_change(&mut rng, &g, &params, &mut crowd);
-    }
-    let mut pass = graph_gpu::pass_for(&gpu, &crowd, &clips, EventCapacity::for_crowd(n, 4096));
+    let mut pass = scenario_pass(&gpu, 1000);
     let ticks = 1 << 19;
     // from the start the crowd fires no clip events yet: a step first
     pass.step(&gpu, ticks, &[]).expect("step");

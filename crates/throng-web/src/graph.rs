@@ -14,7 +14,7 @@ use throng_render::graph_pass::EventCapacity;
 use throng_render::{Gpu, Playback};
 
 use crate::error::WebError;
-use crate::player::{EventInfo, Player};
+use crate::player::{EventInfo, PageGraph, Player};
 
 /// A state event of a graph crowd's step (a state entered or left that names an event in the
 /// graph file's `on_enter` / `on_exit`), with the names a page shows.
@@ -28,15 +28,6 @@ pub struct StateEventInfo {
     pub name: String,
     /// `"enter"` or `"exit"`.
     pub kind: &'static str,
-}
-
-/// The graph a page plays, as [`Player::play_graph`] made it.
-pub(crate) struct PageGraph {
-    pub(crate) player: GraphPlayer,
-    /// Transforms moved since the last draw (the GPU's copy needs them again).
-    pub(crate) moved: bool,
-    /// Why the page keeps the graph on the CPU where the runtime's own rule would not say.
-    because: Option<String>,
 }
 
 /// Clip events a step on the GPU keeps per instance in a page (256 at least, 2^20 at most;
@@ -209,15 +200,8 @@ impl Player {
         };
         Ok((rt.clip_events().iter())
             .filter_map(|e| {
-                let clip = clips.get(e.clip.index())?;
-                Some(EventInfo {
-                    instance: self.id_at(e.instance as usize)?,
-                    clip: e.clip.index() as u32,
-                    clip_name: clip.name.clone(),
-                    event: e.event,
-                    name: clip.events.get(e.event as usize)?.name.clone(),
-                    time: e.time,
-                })
+                let id = self.id_at(e.instance as usize)?;
+                EventInfo::named(clips, id, e.clip.index(), e.event, e.time)
             })
             .collect())
     }

@@ -13,7 +13,6 @@ use throng_runtime::crowd::{self, ClipMix, Layout};
 use throng_runtime::{Handle, InstanceTransform, PlayOptions, PlaybackCommand, Runtime, Timing};
 
 use crate::error::WebError;
-use crate::graph::PageGraph;
 
 /// Most instances one crowd takes from a page (a guard against a typo's billion, not a device
 /// limit: the renderer reports what the device cannot draw).
@@ -70,6 +69,37 @@ pub struct EventInfo {
     /// Clock time of the crossing, seconds: the runtime's, or for a graph's clip event the
     /// graph's (from 0 when `playGraph` started it).
     pub time: f64,
+}
+
+impl EventInfo {
+    /// Event `event` of clip `clip` of `clips` crossed by instance `id` at `time`, with its
+    /// names; `None` for a clip or event the table does not have.
+    pub(crate) fn named(
+        clips: &[throng_asset::ClipInfo],
+        id: u32,
+        clip: usize,
+        event: u32,
+        time: f64,
+    ) -> Option<EventInfo> {
+        let c = clips.get(clip)?;
+        Some(EventInfo {
+            instance: id,
+            clip: clip as u32,
+            clip_name: c.name.clone(),
+            event,
+            name: c.events.get(event as usize)?.name.clone(),
+            time,
+        })
+    }
+}
+
+/// The graph a page plays, as [`Player::play_graph`] made it (crate::graph).
+pub(crate) struct PageGraph {
+    pub(crate) player: throng_graph_gpu::GraphPlayer,
+    /// Transforms moved since the last draw (the GPU's copy needs them again).
+    pub(crate) moved: bool,
+    /// Why the page keeps the graph on the CPU where the runtime's own rule would not say.
+    pub(crate) because: Option<String>,
 }
 
 /// A one-shot layer (once or clamp) that reached its end during a step.
@@ -307,15 +337,8 @@ impl Player {
             .events()
             .iter()
             .filter_map(|e| {
-                let clip = clips.get(e.clip.index())?;
-                Some(EventInfo {
-                    instance: *self.handles.get(&e.instance)?,
-                    clip: e.clip.index() as u32,
-                    clip_name: clip.name.clone(),
-                    event: e.event,
-                    name: clip.events.get(e.event as usize)?.name.clone(),
-                    time: e.time,
-                })
+                let id = *self.handles.get(&e.instance)?;
+                EventInfo::named(clips, id, e.clip.index(), e.event, e.time)
             })
             .collect())
     }

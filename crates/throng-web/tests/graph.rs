@@ -20,14 +20,10 @@ use common::graph_changes;
 const N: u32 = 24;
 const DT: f64 = 1.0 / 30.0;
 
+/// The built-in fox as web/build.sh bakes it, baked once for the file's tests.
 fn fox() -> throng_asset::BakedAsset {
-    let glb = throng_demo::demo_glb();
-    let model = throng_gltf::import_slice(&glb, None, "throng-demo-fox.glb").expect("import");
-    let options = throng_bake::BakeOptions {
-        source_name: "throng-demo-fox.glb".into(),
-        ..Default::default()
-    };
-    throng_bake::bake(&model, &options).expect("bake").0
+    static FOX: std::sync::OnceLock<throng_asset::BakedAsset> = std::sync::OnceLock::new();
+    FOX.get_or_init(common::bake_fox).clone()
 }
 
 /// A page with `N` foxes laid out as `spawnCrowd` lays them out, playing the demo's
