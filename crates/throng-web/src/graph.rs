@@ -52,7 +52,7 @@ pub fn step_on(name: &str) -> Result<StepOn, WebError> {
 }
 
 /// A parameter's value from JavaScript: a number for a float or an int (whole), a boolean (or
-/// 0/1) for a bool; `None` (no value) only for a trigger, which fires.
+/// 0/1) for a bool; `Fire` (or `Bool(true)`) for a trigger.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ParamValue {
     Number(f64),
