@@ -486,9 +486,12 @@ impl GraphRuntime {
                 g.queued.pop_front();
                 self.lost = true;
             }
-            let Some((_, t0, dt)) = g.queued.pop_front() else {
+            let Some(&(_, t0, dt)) = g.queued.front().filter(|q| q.0 == number) else {
+                // a step this runtime no longer waits for: its time is not known
+                self.lost = true;
                 continue;
             };
+            g.queued.pop_front();
             self.state_events
                 .extend((events.state.iter()).filter_map(|&w| graph.state_event_of_words(w)));
             self.clip_events
@@ -503,10 +506,9 @@ impl GraphRuntime {
     /// a mapping resolves only after the page's task returns. A step's events are then listed
     /// by the first step (or [`Self::finish_events`]) after they arrive: usually the next
     /// frame, later when the GPU is slow; up to `LATE_EVENT_COPIES` (6) steps wait, older ones
-    /// are dropped and
-    /// [`Self::events_lost`] says so, as it does for events past a copy's room (which then
-    /// grows). Off (the default), a copy not arrived by the next step is waited for. Nothing
-    /// to do on the CPU.
+    /// are dropped and [`Self::events_lost`] says so, as it does for events past a copy's room
+    /// (which then grows). Off (the default), a copy not arrived by the next step is waited
+    /// for. Nothing to do on the CPU.
     pub fn never_wait_for_events(&mut self, never_wait: bool) {
         if let Some(g) = &mut self.gpu {
             g.pass.never_wait_for_events(never_wait);
