@@ -250,9 +250,8 @@ impl Player {
     /// its upload.
     pub fn prepare_draw(&mut self) -> Result<(), WebError> {
         if let Some(g) = self.graph.as_mut() {
-            if g.player.upload().is_some() {
-                g.player.prepare_draw(self.runtime.transforms(), g.moved)?;
-            }
+            // nothing to send on the CPU: GraphPlayer::prepare_draw only copies to its upload
+            g.player.prepare_draw(self.runtime.transforms(), g.moved)?;
             g.moved = false;
         }
         Ok(())
