@@ -25,6 +25,7 @@ use std::collections::VecDeque;
 use throng_asset::ClipInfo;
 use throng_contract::Records;
 use throng_contract::{InstanceRecord, InstanceTransform};
+use throng_graph::gpu_layout::MachineStanding;
 use throng_graph::{kind, ClipEvent, Graph, GraphCrowd, GraphError, GraphEvent, Kind, ParamId};
 use throng_render::graph_pass::{EventCapacity, GraphPass, GraphTables, ParamChange};
 use throng_render::{CrowdUpload, Gpu, Playback, RenderError};
@@ -309,6 +310,26 @@ impl GraphRuntime {
             Some(g) => (g.start_ticks + g.clock.ticks()) as f64 * SECONDS_PER_TICK,
             None => self.crowd.time(),
         }
+    }
+
+    /// Where instance `i`'s state machine stands after the last step: its state and running
+    /// transition, as `GraphCrowd::state` and `transition` report them. On the GPU this reads
+    /// the instance's machine back (96 B, waiting for the GPU): for a tool that shows one
+    /// instance (the viewer's Graph panel), not for every instance every frame.
+    pub fn standing(&self, i: usize) -> Result<MachineStanding, GraphRuntimeError> {
+        let Some(g) = &self.gpu else {
+            let (state, transition) = (self.crowd.state(i)?, self.crowd.transition(i)?);
+            return Ok(MachineStanding { state, transition });
+        };
+        // the CPU crowd still knows how many instances there are
+        self.crowd.state(i)?;
+        let gpu = self.device.as_ref().ok_or(GraphRuntimeError::NoDevice)?;
+        let words = g.pass.read_machine(gpu, i)?;
+        self.graph().standing_of_words(&words).ok_or_else(|| {
+            GraphRuntimeError::Render(RenderError::Readback(format!(
+                "instance {i}'s machine names no state or transition of the graph: {words:?}"
+            )))
+        })
     }
 
     /// The CPU crowd, when the CPU steps it (`None` on the GPU, where its states are the

@@ -288,3 +288,39 @@ impl crate::ClipEvent {
         }
     }
 }
+
+/// Where one instance's state machine stands, as a front end shows it: its current state (the
+/// target of a running transition) and the running transition (index in
+/// [`Graph::transitions`]) with its progress in [0, 1], as `GraphCrowd::state` and
+/// `GraphCrowd::transition` report them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MachineStanding {
+    pub state: crate::StateId,
+    pub transition: Option<(usize, f32)>,
+}
+
+impl Graph {
+    /// Where the machine `w` stands, `w` in `GraphMachine`'s layout (the `MACHINE_*` word
+    /// indices: what a GPU step wrote, or `GraphCrowd::machine_words`); `None` when its state
+    /// or running transition is not one of this graph's.
+    pub fn standing_of_words(&self, w: &[u32; MACHINE_WORDS]) -> Option<MachineStanding> {
+        let state = crate::StateId(u16::try_from(w[MACHINE_CUR_SRC] & 0xffff).ok()?);
+        self.state(state)?;
+        let running = w[MACHINE_RUNNING];
+        let transition = if running == NONE {
+            None
+        } else {
+            self.transitions().get(running as usize)?;
+            let out_n = w[MACHINE_FLAGS] & 0xff;
+            let length = u64::from(w[MACHINE_LENGTH]) | u64::from(w[MACHINE_LENGTH + 1]) << 32;
+            // Machine::alpha: the current state has the whole weight once nothing goes out
+            let progress = if out_n == 0 {
+                1.0
+            } else {
+                time::progress(w[MACHINE_ELAPSED], length)
+            };
+            Some((running as usize, progress))
+        };
+        Some(MachineStanding { state, transition })
+    }
+}

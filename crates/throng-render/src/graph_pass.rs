@@ -608,6 +608,22 @@ impl GraphPass {
         )?))
     }
 
+    /// Instance `i`'s state machine as the last step left it (`MACHINE_WORDS` words; waits for
+    /// the GPU, 96 B read): what a tool shows of one instance, e.g. the viewer's Graph panel.
+    pub fn read_machine(&self, gpu: &Gpu, i: usize) -> Result<[u32; MACHINE_WORDS], RenderError> {
+        if i >= self.len() {
+            return Err(RenderError::Readback(format!(
+                "instance {i} is past the graph crowd's {} instances",
+                self.len()
+            )));
+        }
+        let size = MACHINE_WORDS as u64 * 4;
+        let bytes = read_ranges(gpu, &self.machines, &[(i as u64 * size, size)])?;
+        let mut words = [0u32; MACHINE_WORDS];
+        bytemuck::cast_slice_mut(&mut words).copy_from_slice(&bytes);
+        Ok(words)
+    }
+
     /// Every instance's CPU-timed record as the last step wrote it.
     pub fn read_records(
         &self,

@@ -49,6 +49,7 @@ pub fn twin(gpu: &throng_render::Gpu) {
     let mut rng = Rng(0x6772_6170_685f_7274);
     let (mut last_state, mut last_clip) = (Vec::new(), Vec::new());
     let (mut state_events, mut clip_events, mut twice, mut worst) = (0, 0, 0, 0.0f64);
+    let mut standings_in_transition = 0;
     for frame in 0..FRAMES {
         for _ in 0..INSTANCES * 3 / 100 {
             let i = rng.below(INSTANCES as u64) as usize;
@@ -101,8 +102,23 @@ pub fn twin(gpu: &throng_render::Gpu) {
                     worst = worst.max(d);
                 }
             }
+            // instances as a tool reads one (`standing`: the GPU's machine read back): one
+            // by the frame, and the first the CPU has in a transition
+            let moving = (0..INSTANCES).find(|&i| cpu.standing(i).unwrap().transition.is_some());
+            for i in [frame % INSTANCES].into_iter().chain(moving) {
+                let (x, y) = (cpu.standing(i).unwrap(), on_gpu.standing(i).unwrap());
+                assert_eq!(
+                    x, y,
+                    "frame {frame}, instance {i}: where the machine stands"
+                );
+                standings_in_transition += usize::from(x.transition.is_some());
+            }
         }
     }
+    assert!(
+        standings_in_transition > 0,
+        "no instance read in a transition"
+    );
     // the last step's events, now, waiting
     on_gpu.finish_events().expect("finish");
     assert_eq!(on_gpu.state_events(), last_state.as_slice());
