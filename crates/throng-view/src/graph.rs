@@ -1,12 +1,18 @@
 //! The viewer's animation graph (docs/graph.md): every file's crowd played by one graph file
 //! instead of the clip panels, its parameters set for every instance from the Graph panel
-//! (sliders, toggles, trigger buttons), and one instance's state machine shown there.
+//! (sliders, toggles, trigger buttons), and one instance's state machine shown there. Each
+//! crowd is a `GraphRuntime` (throng-graph-gpu): stepped on the CPU until the first frame is
+//! drawn, then where `StepOn` puts it on the window's device (the GPU on a hardware adapter).
 
 use anyhow::Context;
 use std::path::PathBuf;
-use throng_asset::BakedAsset;
+use throng_asset::{BakedAsset, ClipInfo};
+use throng_contract::{InstanceRecord, InstanceTransform, Records};
+use throng_graph::gpu_layout::MachineStanding;
 use throng_graph::{Graph, GraphCrowd, ParamKind};
-use throng_scene::ParamSpec;
+use throng_graph_gpu::{GraphRuntime, StepOn};
+use throng_render::{Gpu, Playback};
+use throng_scene::{GraphPlayer, ParamSpec};
 
 /// The graph file, the values its parameters are set to, and per file its crowd.
 pub struct ViewGraph {
@@ -22,13 +28,25 @@ pub struct ViewGraph {
     spreads: Vec<Option<ParamSpec>>,
     /// The instance whose state the panel shows.
     pub selected: usize,
-    crowds: Vec<GraphCrowd>,
+    /// Where the crowds are asked to step once the window's device is known.
+    step_on: StepOn,
+    /// Per file, its crowd and the clip table it was made with.
+    crowds: Vec<(GraphPlayer, Vec<ClipInfo>)>,
+    /// The crowds were placed on the window's device since the last restart.
+    placed: bool,
+    /// The first file's records read back from a crowd stepped on the GPU, for the paths
+    /// that draw from CPU records (the reference path).
+    read_back: Vec<InstanceRecord>,
 }
 
 impl ViewGraph {
     /// Reads `path` and checks it against every asset's clips (errors name the file, the
     /// element and the asset).
-    pub fn load(path: PathBuf, assets: &[&BakedAsset]) -> anyhow::Result<ViewGraph> {
+    pub fn load(
+        path: PathBuf,
+        assets: &[&BakedAsset],
+        step_on: StepOn,
+    ) -> anyhow::Result<ViewGraph> {
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading the graph {}", path.display()))?;
         let file = path.display().to_string();
@@ -48,7 +66,10 @@ impl ViewGraph {
             graph,
             values,
             selected: 0,
+            step_on,
             crowds: Vec::new(),
+            placed: false,
+            read_back: Vec::new(),
         })
     }
 
@@ -72,18 +93,20 @@ impl ViewGraph {
     /// values.
     pub fn restart(&mut self, assets: &[&BakedAsset], lens: &[usize]) -> anyhow::Result<()> {
         self.crowds.clear();
+        self.placed = false;
         let file = self.path.display().to_string();
         for (a, &n) in assets.iter().zip(lens) {
             let graph = Graph::from_json(&self.text, &file, &a.clips)?;
-            self.crowds.push(GraphCrowd::new(graph, &a.clips, n)?);
+            let crowd = GraphCrowd::new(graph, &a.clips, n)?;
+            let rt = GraphRuntime::new(crowd, &a.clips, None, StepOn::Cpu)?;
+            self.crowds.push((GraphPlayer::new(rt), a.clips.clone()));
         }
         for p in 0..self.values.len() {
             match self.spreads[p] {
                 Some(spec) => {
-                    let name = self.graph.parameters()[p].name();
-                    for c in &mut self.crowds {
-                        let param = c.param_any(name)?;
-                        c.set_all(param, |i| spec.at(i))?;
+                    let param = self.graph.param_any(self.graph.parameters()[p].name())?;
+                    for (c, _) in &mut self.crowds {
+                        c.rt.set_all(param, |i| spec.at(i))?;
                     }
                 }
                 None => self.set(p, self.values[p])?,
@@ -95,10 +118,9 @@ impl ViewGraph {
     /// Sets parameter `p` of every instance of every crowd to `v` (a trigger fires at 1).
     pub fn set(&mut self, p: usize, v: f32) -> anyhow::Result<()> {
         self.spreads[p] = None;
-        let name = self.graph.parameters()[p].name();
-        for c in &mut self.crowds {
-            let param = c.param_any(name)?;
-            c.set_all(param, |_| v)?;
+        let param = self.graph.param_any(self.graph.parameters()[p].name())?;
+        for (c, _) in &mut self.crowds {
+            c.rt.set_all(param, |_| v)?;
         }
         self.values[p] = match self.graph.parameters()[p].kind() {
             // Fired once: a restart does not fire it again.
@@ -108,14 +130,75 @@ impl ViewGraph {
         Ok(())
     }
 
-    pub fn step(&mut self, dt: f64) {
-        for c in &mut self.crowds {
-            c.step(dt);
+    pub fn step(&mut self, dt: f64) -> anyhow::Result<()> {
+        for (c, _) in &mut self.crowds {
+            c.rt.step(dt).context("stepping the graph")?;
         }
+        Ok(())
     }
 
     /// File `a`'s crowd.
-    pub fn crowd(&self, a: usize) -> Option<&GraphCrowd> {
-        self.crowds.get(a)
+    pub fn crowd(&self, a: usize) -> Option<&GraphRuntime> {
+        self.crowds.get(a).map(|(c, _)| &c.rt)
+    }
+
+    /// Once after a restart, moves the crowds where `StepOn` puts them on `gpu` (the window's
+    /// device): returns the line that says where they step, when it is new.
+    pub fn place(&mut self, gpu: &Gpu) -> anyhow::Result<Option<String>> {
+        if self.placed {
+            return Ok(None);
+        }
+        for (c, clips) in &mut self.crowds {
+            c.place(clips, gpu, self.step_on)
+                .context("placing the graph crowd")?;
+        }
+        self.placed = true;
+        let first = self.crowds.first().map(|(c, _)| &c.rt);
+        Ok(first.map(|rt| match (rt.on_gpu(), rt.cpu_because()) {
+            (true, _) => format!("graph: stepped on the GPU of {}", gpu.summary.name),
+            (false, Some(why)) => format!("graph: stepped on the CPU ({why})"),
+            (false, None) => "graph: stepped on the CPU".to_string(),
+        }))
+    }
+
+    /// Hands file `a`'s records to its draw (`GraphPlayer::prepare_draw`: a copy on the device
+    /// when the GPU steps it, with `transforms` the first time); for the first file, with
+    /// `read_back`, also reads them back for a path that draws from CPU records.
+    pub fn prepare_draw(
+        &mut self,
+        a: usize,
+        transforms: &[InstanceTransform],
+        read_back: bool,
+    ) -> anyhow::Result<()> {
+        let Some((c, _)) = self.crowds.get_mut(a) else {
+            return Ok(());
+        };
+        c.prepare_draw(transforms, false)
+            .context("copying the graph's records")?;
+        if a == 0 && read_back && c.rt.on_gpu() {
+            self.read_back = c.rt.read_records().context("reading the graph's records")?;
+        }
+        Ok(())
+    }
+
+    /// What file `a`'s crowd is drawn from (after [`Self::prepare_draw`]).
+    pub fn playback(&self, a: usize) -> Option<Playback<'_>> {
+        self.crowds.get(a).map(|(c, _)| c.playback())
+    }
+
+    /// File `a`'s CPU records: the CPU crowd's, or for the first file those read back by
+    /// [`Self::prepare_draw`] from the GPU.
+    pub fn records(&self, a: usize) -> Option<Records<'_>> {
+        let rt = &self.crowds.get(a)?.0.rt;
+        match rt.cpu_crowd() {
+            Some(c) => Some(Records::Cpu(c.records())),
+            None => (a == 0).then_some(Records::Cpu(&self.read_back)),
+        }
+    }
+
+    /// Where the selected instance of the first file's crowd stands (on the GPU its machine
+    /// is read back: one instance, 96 B).
+    pub fn standing(&self) -> Option<MachineStanding> {
+        self.crowd(0)?.standing(self.selected).ok()
     }
 }

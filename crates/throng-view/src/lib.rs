@@ -70,6 +70,9 @@ pub struct ViewOptions {
     /// Starting values of the graph's parameters: (name, value as text; `None` fires a
     /// trigger), as `throng_scene::param_value` reads them.
     pub graph_params: Vec<(String, Option<String>)>,
+    /// Where the graph steps (`StepOn::Auto`: the GPU on a hardware adapter, the CPU on a
+    /// software one); it steps on the CPU until the first frame is drawn.
+    pub graph_on: throng_graph_gpu::StepOn,
 }
 
 /// Why the viewer could not start or stopped.
@@ -169,7 +172,7 @@ pub fn run(options: ViewOptions) -> Result<(), ViewError> {
     }
     let mut model = ViewModel::new(entries, settings)?;
     if let Some(g) = &options.graph {
-        model.set_graph(g.clone(), &options.graph_params)?;
+        model.set_graph(g.clone(), &options.graph_params, options.graph_on)?;
     }
     model.start_at(options.time);
     let frames = options.frames.or(options.screenshot.as_ref().map(|_| 3));

@@ -353,9 +353,10 @@ impl ViewModel {
         &mut self,
         path: PathBuf,
         params: &[(String, Option<String>)],
+        step_on: throng_graph_gpu::StepOn,
     ) -> anyhow::Result<()> {
         let assets: Vec<&BakedAsset> = self.entries.iter().map(|e| &e.asset).collect();
-        let mut graph = ViewGraph::load(path, &assets)?;
+        let mut graph = ViewGraph::load(path, &assets, step_on)?;
         for (name, value) in params {
             graph.start_with(name, value.as_deref())?;
         }
@@ -368,9 +369,7 @@ impl ViewModel {
     /// File `a`'s records as the renderer reads them: its graph crowd's, else its runtime's.
     fn records(&self, a: usize) -> Option<throng_contract::Records<'_>> {
         match &self.graph {
-            Some(g) => g
-                .crowd(a)
-                .map(|c| throng_contract::Records::Cpu(c.records())),
+            Some(g) => g.records(a),
             None => self.players.get(a).map(Runtime::records),
         }
     }
@@ -448,10 +447,14 @@ impl ViewModel {
         let dt = dt * self.settings.speed as f64;
         self.time += dt;
         if let Some(g) = self.graph.as_mut() {
-            g.step(dt);
+            if let Err(e) = g.step(dt) {
+                self.status = format!("{e:#}");
+                self.status_error = true;
+            }
             for a in 0..self.entries.len() {
                 let Some(c) = g.crowd(a) else { continue };
-                for ev in c.events() {
+                // on the GPU, the step before's (docs/graph.md "On the GPU")
+                for ev in c.state_events() {
                     if let Some(n) = g.graph.event_name(ev.event) {
                         self.fired.retain(|(m, _)| m != n);
                         self.fired.push((n.to_string(), self.clock));
@@ -654,6 +657,15 @@ impl ViewModel {
                 );
             }
         }
+        if let Some(g) = self.graph.as_mut() {
+            if let Some(line) = g.place(&renderer.gpu)? {
+                eprintln!("{line}");
+            }
+            let read_back = opts.path == SkinPath::Reference;
+            for (a, part) in self.parts.iter().enumerate() {
+                g.prepare_draw(a, &part.transforms, read_back)?;
+            }
+        }
         let (main, stats, heat) = match (self.settings.compare, opts.path) {
             (Compare::Heat, _) => {
                 let (img, legend) = self.draw_heat(renderer, &opts)?;
@@ -675,7 +687,10 @@ impl ViewModel {
                         Some(Crowd {
                             asset: e.gpu.as_ref()?,
                             transforms: self.shown(p, part),
-                            playback: self.records(a)?.into(),
+                            playback: match &self.graph {
+                                Some(g) => g.playback(a)?,
+                                None => self.records(a)?.into(),
+                            },
                             props: &[],
                             live: &[],
                             appearance: if self.settings.variety == Variety::default() {

@@ -263,12 +263,11 @@ fn graph_panel(ui: &mut Ui, m: &mut ViewModel) {
     if n > 1 {
         ui.add(egui::Slider::new(&mut g.selected, 0..=n - 1).text("instance"));
     }
-    if let Some(c) = g.crowd(0).filter(|c| g.selected < c.len()) {
-        let now = c.state(g.selected).ok();
+    if let Some(now) = g.standing() {
         for (i, st) in g.graph.states().iter().enumerate() {
-            let _ = ui.selectable_label(now.is_some_and(|s| s.index() == i), st.name());
+            let _ = ui.selectable_label(now.state.index() == i, st.name());
         }
-        if let Ok(Some((t, f))) = c.transition(g.selected) {
+        if let Some((t, f)) = now.transition {
             let name = |s: Option<throng_graph::StateId>| {
                 s.and_then(|s| g.graph.state(s)).map_or("any", |s| s.name())
             };

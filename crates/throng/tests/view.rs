@@ -131,8 +131,10 @@ fn screenshot_shows_the_crowd_and_the_panels() {
 }
 
 /// `--graph` plays the crowd through Fox's locomotion graph with the Graph panel (its pose
-/// logic is tested in throng-graph and throng-scene); a parameter the graph lacks fails
-/// naming it (exit 1) and a comparison with a graph is a usage error (exit 2).
+/// logic is tested in throng-graph and throng-scene), stepped on the CPU on this software
+/// adapter (`--graph-on auto`) and on the GPU when asked (`--graph-on gpu`, the panel reading
+/// its instance back); a parameter the graph lacks fails naming it (exit 1) and a comparison
+/// with a graph is a usage error (exit 2).
 #[test]
 fn a_graph_plays_the_crowd_and_its_parameters_are_checked() {
     let Some(fox) = fox_and_xvfb() else {
@@ -154,9 +156,19 @@ fn a_graph_plays_the_crowd_and_its_parameters_are_checked() {
         "--frames",
         "3",
     ];
-    ok(view_under_xvfb(&run), "throng view --graph");
+    let err = ok(view_under_xvfb(&run), "throng view --graph");
+    assert!(err.contains("graph: stepped on the CPU ("), "{err}");
     let foxes = count_in_view(&read_png(&png), orange);
     assert!(foxes > 2_000, "{foxes} fox pixels in the view");
+    let on_gpu = [&run[..], &["--graph-on", "gpu"]].concat();
+    let err = ok(
+        view_under_xvfb(&on_gpu),
+        "throng view --graph --graph-on gpu",
+    );
+    assert!(err.contains("graph: stepped on the GPU of "), "{err}");
+    // the crowd at another wall-clock time (its poses are the twin tests' to check)
+    let gpu_foxes = count_in_view(&read_png(&png), orange);
+    assert!(gpu_foxes > 2_000, "{gpu_foxes} fox pixels in the view");
     let out = view_under_xvfb(&[&fox, "--graph", &graph, "--param", "sped=4"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");

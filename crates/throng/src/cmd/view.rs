@@ -75,6 +75,11 @@ pub struct Args {
     /// the start.
     #[arg(long, value_name = "NAME[=VALUE]", requires = "graph", value_parser = shared::parse_param)]
     pub param: Vec<(String, Option<String>)>,
+    /// Where `--graph` steps (docs/graph.md "On the GPU"): on the GPU (the CPU sends only
+    /// parameter changes), on the CPU, or auto: the GPU on a hardware adapter with compute
+    /// shaders, the CPU on a software or downlevel one. It prints which.
+    #[arg(long, value_enum, default_value_t = shared::GraphOn::Auto, requires = "graph")]
+    pub graph_on: shared::GraphOn,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,6 +141,7 @@ fn options(args: Args) -> ViewOptions {
         },
         graph: args.graph,
         graph_params: args.param,
+        graph_on: args.graph_on.step_on(),
     }
 }
 
