@@ -192,6 +192,16 @@ fn put_u32s(s: &mut String, values: &[(&str, u32)]) {
     }
 }
 
+/// The animation-graph step's program (`shaders/graph_step.wgsl`: entry point
+/// `cs_graph_step`, docs/graph.md "On the GPU"), as every embedding composes it with the
+/// modules of [`modules`]: its file (for messages) and text. Its tables and machines are
+/// `throng_graph::GraphLayout`'s words; its bindings are group 0, 0–7 (throng-render
+/// `graph_pass`).
+pub const GRAPH_STEP_PASS: (&str, &str) = (
+    "crates/throng-contract/shaders/graph_step.wgsl",
+    include_str!("../shaders/graph_step.wgsl"),
+);
+
 /// Every module of the contract, dependencies first.
 pub fn modules() -> Vec<Module> {
     vec![

@@ -1,7 +1,7 @@
 //! A graph and its crowd's state machines laid out as GPU buffers (docs/graph.md "On the
 //! GPU"), for a compute pass that steps every instance as [`crate::GraphCrowd::step`] does:
 //! `u32` words in the layouts of the WGSL structs `GraphState`, `GraphClip`,
-//! `GraphTransition`, `GraphCondition` and `GraphMachine` (throng-render
+//! `GraphTransition`, `GraphCondition` and `GraphMachine` (throng-contract
 //! `shaders/graph_step.wgsl`). Times are `throng_contract::graph_time`'s integers, made once
 //! here (clip spans, exit times, offsets, lengths), so the pass repeats the step to the bit.
 

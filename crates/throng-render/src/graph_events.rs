@@ -5,7 +5,7 @@
 //! The buffer: four words (state events fired, clip events fired, clip events kept, unused),
 //! `state` state events of [`StateEventWords`], `clip` clip events of [`ClipEventWords`]
 //! ([`EventCapacity`]), then a word per workgroup of 64 instances and a word per instance
-//! (`shaders/graph_step.wgsl`, `GraphEvents`).
+//! (throng-contract `shaders/graph_step.wgsl`, `GraphEvents`).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, Ordering};

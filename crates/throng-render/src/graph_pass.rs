@@ -1,7 +1,7 @@
 //! Animation graphs stepped on the GPU (docs/graph.md "On the GPU"): the graph's tables and
 //! every instance's state machine and parameters in buffers, a frame's parameter changes
 //! uploaded as a list (∝ changes), and one compute pass that steps every state machine
-//! (`shaders/graph_step.wgsl`, the twin of throng_graph's CPU step), writes every instance's
+//! (throng-contract `shaders/graph_step.wgsl`, the twin of throng_graph's CPU step), writes every instance's
 //! CPU-timed record and lists the state and clip events it fires (clip events in instance
 //! order, placed by a prefix sum on the GPU, so reading them back costs the CPU a copy and a
 //! sort of only the instances whose events were found out of order, not a sort of the

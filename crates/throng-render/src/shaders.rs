@@ -283,10 +283,7 @@ impl Program {
                 "crates/throng-render/shaders/graph_time_compute.wgsl",
                 include_str!("../shaders/graph_time_compute.wgsl"),
             ),
-            Program::GraphStep => (
-                "crates/throng-render/shaders/graph_step.wgsl",
-                include_str!("../shaders/graph_step.wgsl"),
-            ),
+            Program::GraphStep => throng_contract::wgsl::GRAPH_STEP_PASS,
             Program::FarDraw { .. } | Program::FarDrawDownlevel => (
                 "crates/throng-render/shaders/far_draw.wgsl",
                 include_str!("../shaders/far_draw.wgsl"),
