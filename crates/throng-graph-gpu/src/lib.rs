@@ -75,6 +75,31 @@ impl StepOn {
     }
 }
 
+/// The line a front end prints once it knows where a graph steps (`StepOn::resolve`, or a
+/// placed runtime's `on_gpu` and `cpu_because`): on the GPU, of `adapter` where named, or on
+/// the CPU and why, with the front end's `flag` that asks for the other side, e.g. "graph:
+/// stepped on the CPU (llvmpipe is a software adapter; --graph-on gpu steps it on the GPU)".
+pub fn where_it_steps(
+    on_gpu: bool,
+    cpu_because: Option<&str>,
+    adapter: Option<&str>,
+    flag: &str,
+) -> String {
+    match (on_gpu, cpu_because) {
+        (true, _) => {
+            let of = adapter.map(|a| format!(" of {a}")).unwrap_or_default();
+            format!(
+                "graph: stepped on the GPU{of} (the CPU sends only parameter changes; {flag} cpu \
+                 steps it on the CPU)"
+            )
+        }
+        (false, Some(why)) => {
+            format!("graph: stepped on the CPU ({why}; {flag} gpu steps it on the GPU)")
+        }
+        (false, None) => format!("graph: stepped on the CPU ({flag} gpu steps it on the GPU)"),
+    }
+}
+
 /// What a [`GraphRuntime`] call can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum GraphRuntimeError {

@@ -77,7 +77,8 @@ impl ViewGraph {
     /// value, or a spread `LO..HI` over the instances, whose midpoint the slider shows): a
     /// trigger fires once the crowds start. Errors name the graph file and the parameter.
     pub fn start_with(&mut self, name: &str, value: Option<&str>) -> anyhow::Result<()> {
-        let param = self.graph.param_any(name)?;
+        let param = (self.graph.param_any(name))
+            .with_context(|| format!("{}: --param {name}", self.path.display()))?;
         let p = param.index();
         let spec = throng_scene::param_spec(param.kind(), value)
             .with_context(|| format!("{}: parameter {name}", self.path.display()))?;
@@ -154,10 +155,9 @@ impl ViewGraph {
         }
         self.placed = true;
         let first = self.crowds.first().map(|(c, _)| &c.rt);
-        Ok(first.map(|rt| match (rt.on_gpu(), rt.cpu_because()) {
-            (true, _) => format!("graph: stepped on the GPU of {}", gpu.summary.name),
-            (false, Some(why)) => format!("graph: stepped on the CPU ({why})"),
-            (false, None) => "graph: stepped on the CPU".to_string(),
+        let adapter = Some(gpu.summary.name.as_str());
+        Ok(first.map(|rt| {
+            throng_graph_gpu::where_it_steps(rt.on_gpu(), rt.cpu_because(), adapter, "--graph-on")
         }))
     }
 

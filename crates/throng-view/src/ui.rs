@@ -448,6 +448,12 @@ fn playback(ui: &mut Ui, m: &mut ViewModel) {
         }
         ui.add(egui::Slider::new(&mut m.settings.speed, 0.0..=4.0).text("speed"));
     });
+    if let Some(g) = &m.graph {
+        // clips, times, loops and crossfades are the graph's (the Graph panel)
+        let t = g.crowd(0).map_or(0.0, |c| c.time());
+        ui.label(format!("graph time {t:.2} s"));
+        return;
+    }
     let mut t = m.time;
     if ui
         .add(egui::Slider::new(&mut t, 0.0..=d.max(1e-3)).text("time (s)"))
@@ -513,6 +519,8 @@ fn playback(ui: &mut Ui, m: &mut ViewModel) {
 
 fn drawing(ui: &mut Ui, m: &mut ViewModel) {
     let comparing = m.settings.compare != Compare::Off;
+    // a graph crowd is CPU-timed: its records are the graph's
+    let graph = m.graph.is_some();
     let can_rebake = m.entries.iter().any(|e| e.source.is_some());
     let s = &mut m.settings;
     // Wrapped: four choices must not widen the panel over the view.
@@ -523,13 +531,16 @@ fn drawing(ui: &mut Ui, m: &mut ViewModel) {
         ui.radio_value(&mut s.path, SkinPath::Vat, "VAT");
         ui.radio_value(&mut s.path, SkinPath::Reference, "reference");
     });
-    ui.add_enabled_ui(!comparing && s.path != SkinPath::Reference, |ui| {
-        ui.horizontal(|ui| {
-            ui.label("timing");
-            ui.radio_value(&mut s.timing, Timing::Cpu, "CPU");
-            ui.radio_value(&mut s.timing, Timing::Gpu, "GPU");
-        });
-    });
+    ui.add_enabled_ui(
+        !comparing && !graph && s.path != SkinPath::Reference,
+        |ui| {
+            ui.horizontal(|ui| {
+                ui.label("timing");
+                ui.radio_value(&mut s.timing, Timing::Cpu, "CPU");
+                ui.radio_value(&mut s.timing, Timing::Gpu, "GPU");
+            });
+        },
+    );
     ui.horizontal(|ui| {
         ui.label("skinning");
         ui.radio_value(&mut s.skinning, Skinning::Linear, "LBS");

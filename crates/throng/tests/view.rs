@@ -133,8 +133,8 @@ fn screenshot_shows_the_crowd_and_the_panels() {
 /// `--graph` plays the crowd through Fox's locomotion graph with the Graph panel (its pose
 /// logic is tested in throng-graph and throng-scene), stepped on the CPU on this software
 /// adapter (`--graph-on auto`) and on the GPU when asked (`--graph-on gpu`, the panel reading
-/// its instance back); a parameter the graph lacks fails naming it (exit 1) and a comparison
-/// with a graph is a usage error (exit 2).
+/// its instance back); a parameter the graph lacks fails naming it and the file (exit 1), and
+/// a comparison, GPU timing or a clip with a graph are usage errors (exit 2).
 #[test]
 fn a_graph_plays_the_crowd_and_its_parameters_are_checked() {
     let Some(fox) = fox_and_xvfb() else {
@@ -173,8 +173,17 @@ fn a_graph_plays_the_crowd_and_its_parameters_are_checked() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("\"sped\""), "{err}");
-    let out = view_under_xvfb(&[&fox, "--graph", &graph, "--compare", "heat"]);
-    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("fox-locomotion.json: --param sped"), "{err}");
+    // what the graph decides is not also a flag's (as `throng render` refuses them)
+    for flags in [
+        &["--compare", "heat"][..],
+        &["--timing", "gpu"],
+        &["--clip", "Walk"],
+    ] {
+        let out = view_under_xvfb(&[&[&fox[..], "--graph", &graph][..], flags].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {err}");
+    }
 }
 
 /// The worst heat-map error the viewer prints, as a fraction of the diagonal.

@@ -348,7 +348,7 @@ fn check_usage(args: &Args) -> anyhow::Result<()> {
     }
     if args.graph.is_some() {
         if args.timing == Timing::Gpu {
-            return Err(usage("--graph plays CPU-timed: leave out --timing gpu"));
+            return Err(usage(shared::GRAPH_PLAYS_CPU_TIMED));
         }
         if args.source.is_some() {
             return Err(usage(
@@ -602,16 +602,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// Says where `--graph` steps (`StepOn::resolve`, the rule the draw applies).
 fn print_graph_on(on: shared::GraphOn, path: SkinPath, renderer: &Renderer) {
-    let line = match on.step_on().resolve(Some(&renderer.gpu)) {
-        _ if path == SkinPath::Reference => "the CPU (the reference path)".to_string(),
-        (true, _) => {
-            "the GPU (the CPU sends only parameter changes; --graph-on cpu steps it on the CPU)"
-                .into()
-        }
-        (false, Some(why)) => format!("the CPU ({why}; --graph-on gpu steps it on the GPU)"),
-        (false, None) => "the CPU (--graph-on gpu steps it on the GPU)".into(),
-    };
-    eprintln!("graph: stepped on {line}");
+    if path == SkinPath::Reference {
+        eprintln!("graph: stepped on the CPU (the reference path)");
+        return;
+    }
+    let (on_gpu, why) = on.step_on().resolve(Some(&renderer.gpu));
+    let line = throng_graph_gpu::where_it_steps(on_gpu, why.as_deref(), None, "--graph-on");
+    eprintln!("{line}");
 }
 
 /// `--path`, else the palette path when the largest input's palette for the whole crowd fits

@@ -26,7 +26,7 @@ pub struct Args {
     #[arg(long)]
     pub source: Option<PathBuf>,
     /// Clip name or index to start with (default: the first).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "graph")]
     pub clip: Option<String>,
     /// Clip time to start at, seconds (wrapped or held by the clip's loop mode).
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = shared::parse_finite)]
@@ -96,6 +96,9 @@ const RUN_UNDER_XVFB: &str = "Run it in a desktop session, or headless under Xvf
 /// Flags that do not go together, and a screenshot path that cannot be written: found before
 /// the window opens.
 fn check_usage(args: &Args) -> anyhow::Result<()> {
+    if args.graph.is_some() && args.timing == Timing::Gpu {
+        return Err(shared::usage(shared::GRAPH_PLAYS_CPU_TIMED));
+    }
     if args.source.is_some() && !throng_asset::is_baked_file(&args.files[0]) {
         return Err(shared::usage(format!(
             "--source gives a baked file its source (glTF or FBX); {} is already a source",

@@ -131,6 +131,10 @@ pub fn ensure_folder(output: &Path) -> anyhow::Result<()> {
     }
 }
 
+/// Why `--graph` refuses `--timing gpu` (`throng render`, `throng view`): the graph writes
+/// CPU-timed records.
+pub const GRAPH_PLAYS_CPU_TIMED: &str = "--graph plays CPU-timed: leave out --timing gpu";
+
 /// Where an animation graph steps (`throng_graph_gpu::StepOn`): auto, the GPU on a hardware
 /// adapter with compute shaders and the CPU on a software or downlevel one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
