@@ -144,16 +144,18 @@ impl ViewGraph {
     }
 
     /// Once after a restart, moves the crowds where `StepOn` puts them on `gpu` (the window's
-    /// device): returns the line that says where they step, when it is new.
+    /// device): returns the line that says where they step, when it is new. A device that
+    /// cannot run the pass asked for (`StepOn::Gpu`) is an error once; the crowds go on
+    /// stepping on the CPU.
     pub fn place(&mut self, gpu: &Gpu) -> anyhow::Result<Option<String>> {
         if self.placed {
             return Ok(None);
         }
+        self.placed = true;
         for (c, clips) in &mut self.crowds {
             c.place(clips, gpu, self.step_on)
-                .context("placing the graph crowd")?;
+                .context("placing the graph crowd (--graph-on cpu steps it on the CPU)")?;
         }
-        self.placed = true;
         let first = self.crowds.first().map(|(c, _)| &c.rt);
         let adapter = Some(gpu.summary.name.as_str());
         Ok(first.map(|rt| {
