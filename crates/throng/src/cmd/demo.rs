@@ -304,16 +304,9 @@ fn move_graph(crowd: &mut DemoCrowd, renderer: &Renderer, graph: GraphOn) -> any
                 renderer.adapter().name
             )
         })?;
-    match placed {
-        Some((true, _)) => println!(
-            "graph: stepped on the GPU from here on (the CPU sends only the script's parameter \
-             changes; --graph cpu steps it on the CPU)"
-        ),
-        Some((false, Some(because))) => {
-            println!("graph: stepped on the CPU ({because}; --graph gpu steps it on the GPU)")
-        }
-        _ => println!("graph: stepped on the CPU (--graph gpu steps it on the GPU)"),
-    }
+    let (on_gpu, because) = placed.unwrap_or((false, None));
+    let line = throng_graph_gpu::where_it_steps(on_gpu, because.as_deref(), None, "--graph");
+    println!("{line}");
     Ok(())
 }
 
