@@ -15,6 +15,8 @@
 //!   rates in cycles per tick, transition lengths), with the WGSL twin `throng::graph_time`;
 //! - [`graph_layout`]: the shape of an animation graph's GPU tables, with the generated WGSL
 //!   `throng::graph_layout`;
+//! - [`graph_step`] and [`graph_events`]: the GPU graph step's inputs, uniform, parameter
+//!   changes and event lists apart from any GPU API, for every embedding of its shader;
 //! - [`clip_table`]: the clip table in its GPU form ([`GpuClip`]);
 //! - [`limits`]: rows, clips, layers, influences, each with its reason;
 //! - [`live`]: live poses' [`SkinMatrix`] and the palette path's refresh rule;
@@ -32,7 +34,9 @@ pub mod affine;
 pub mod appearance;
 pub mod clip_table;
 pub mod gpu_timed;
+pub mod graph_events;
 pub mod graph_layout;
+pub mod graph_step;
 pub mod graph_time;
 pub mod limits;
 pub mod live;

@@ -33,3 +33,15 @@ pub const MAX_CLIP_SECONDS: f64 = 1e6;
 /// refuses a slower rate and every baked-file reader refuses one, so a rate of 1e-300 fps can
 /// only be a damaged file.
 pub const MIN_FPS: f64 = 1.0 / MAX_CLIP_SECONDS;
+
+/// Whether an adapter rasterises on the CPU (Mesa's lavapipe, llvmpipe and softpipe,
+/// SwiftShader, Microsoft WARP), from its name and its device type as wgpu's `Debug` writes it
+/// (`"Cpu"`): tools then choose smaller crowds, and graphs step on the CPU, whose cores the
+/// rasteriser already uses. One rule for throng-render and the Bevy plugin.
+pub fn software_adapter(name: &str, device_type: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    device_type == "Cpu"
+        || ["llvmpipe", "lavapipe", "softpipe", "swiftshader", "warp"]
+            .iter()
+            .any(|s| name.contains(s))
+}

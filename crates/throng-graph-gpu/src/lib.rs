@@ -27,7 +27,7 @@ use throng_contract::Records;
 use throng_contract::{InstanceRecord, InstanceTransform};
 use throng_graph::gpu_layout::MachineStanding;
 use throng_graph::{kind, ClipEvent, Graph, GraphCrowd, GraphError, GraphEvent, Kind, ParamId};
-use throng_render::graph_pass::{EventCapacity, GraphPass, GraphTables, ParamChange};
+use throng_render::graph_pass::{EventCapacity, GraphPass, ParamChange};
 use throng_render::{CrowdUpload, Gpu, Playback, RenderError};
 use throng_runtime::{Clock, SECONDS_PER_TICK};
 
@@ -184,20 +184,8 @@ pub fn graph_pass(
             values.extend_from_slice(v);
         }
     }
-    let tables = GraphTables {
-        states: &layout.states,
-        clips: &layout.clips,
-        axes: &layout.axes,
-        transitions: &layout.transitions,
-        conditions: &layout.conditions,
-        lists: &layout.lists,
-        clip_events: &layout.clip_events,
-        events: &layout.events,
-        stride: layout.stride,
-        max_speed: layout.max_speed,
-    };
     let table = throng_asset::gpu_clip_table(clips);
-    GraphPass::new(gpu, tables, &table, &machines, &values, capacity)
+    GraphPass::new(gpu, layout.tables(), &table, &machines, &values, capacity)
 }
 
 impl GraphRuntime {
@@ -475,9 +463,7 @@ impl GraphRuntime {
         let mut changes = std::mem::take(&mut g.changes);
         // of several changes to one parameter of one instance the last set wins: the pass
         // applies a frame's changes in parallel and takes one each
-        changes.reverse();
-        changes.sort_by_key(|c| (c[0], c[1]));
-        changes.dedup_by_key(|c| (c[0], c[1]));
+        throng_contract::graph_step::last_set_wins(&mut changes);
         let stepped = self.take_last_events().and_then(|()| {
             let (Some(g), Some(gpu)) = (&mut self.gpu, &self.device) else {
                 return Ok(());

@@ -124,6 +124,12 @@ impl GraphCrowd {
         self.clock.ticks()
     }
 
+    /// The crowd's clock (whole ticks and the sub-tick rest carried to the next step): what a
+    /// step on the GPU continues from, so both sides step the same ticks.
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
     /// Grows (new instances in the entry state with default parameters, their records at the
     /// entry state's start) or shrinks the crowd, keeping instance indices.
     pub fn resize(&mut self, len: usize) {

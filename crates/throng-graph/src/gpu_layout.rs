@@ -44,6 +44,25 @@ pub struct GraphLayout {
     pub max_speed: f32,
 }
 
+impl GraphLayout {
+    /// The tables as the GPU step's contract takes them (`throng_contract::graph_step`), for
+    /// every embedding that uploads them.
+    pub fn tables(&self) -> throng_contract::graph_step::GraphTables<'_> {
+        throng_contract::graph_step::GraphTables {
+            states: &self.states,
+            clips: &self.clips,
+            axes: &self.axes,
+            transitions: &self.transitions,
+            conditions: &self.conditions,
+            lists: &self.lists,
+            clip_events: &self.clip_events,
+            events: &self.events,
+            stride: self.stride,
+            max_speed: self.max_speed,
+        }
+    }
+}
+
 fn lo(v: u64) -> u32 {
     v as u32
 }
@@ -240,15 +259,8 @@ impl Machine {
     }
 }
 
-/// The words of a state event as the GPU step lists it: instance, state, event name index,
-/// kind (`EVENT_ENTER`, `EVENT_EXIT`; throng-render's `graph_events::StateEventWords`).
-pub type StateEventWords = [u32; 4];
-
-/// The words of a clip event as the GPU step lists it: instance, clip, event index, the
-/// shown state's place and the clip's index among its clips (`EVENT_CLIP | slot << 4 | k << 8`),
-/// the step fraction, and three words of the crossing's distance (throng-render's
-/// `graph_events::ClipEventWords`).
-pub type ClipEventWords = [u32; 8];
+/// The words of a state and of a clip event as the GPU step lists them.
+pub use throng_contract::graph_events::{ClipEventWords, StateEventWords};
 
 impl Graph {
     /// The state event a GPU step listed as `w` ([`StateEventWords`]), as the CPU step reports

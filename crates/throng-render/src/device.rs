@@ -41,11 +41,7 @@ impl AdapterSummary {
     /// Microsoft WARP): every vertex is skinned and every pixel shaded by the CPU, so tools
     /// choose smaller crowds and pictures by default.
     pub fn is_software(&self) -> bool {
-        let name = self.name.to_ascii_lowercase();
-        self.device_type == "Cpu"
-            || ["llvmpipe", "lavapipe", "softpipe", "swiftshader", "warp"]
-                .iter()
-                .any(|s| name.contains(s))
+        throng_contract::software_adapter(&self.name, &self.device_type)
     }
 }
 

@@ -17,40 +17,13 @@ use crate::pipelines::compute_pipeline;
 use crate::readback::{map_read, read_buffer};
 use crate::shaders::Program;
 
-pub use crate::graph_check::{GraphTables, MACHINE_WORDS};
+use crate::graph_events::LateEvents;
 pub use crate::graph_events::{
     ClipEventWords, EventCapacity, StateEventWords, StepEvents, LATE_EVENT_COPIES,
 };
-use crate::graph_events::{Kept, LateEvents, EVENTS_HEAD_BYTES};
-
-/// One parameter change: instance, parameter index, the value's bits, 0. Of several changes
-/// to one parameter in a frame only the last may be sent (the pass applies them in parallel).
-pub type ParamChange = [u32; 4];
-
-/// The step's parameters, WGSL `GraphStepParams` (64 B; its layout is checked against this in
-/// `tests/shaders.rs`): instances, parameters per instance, the step's ticks (low and high
-/// word), the changes listed, the clip events kept, the speed limit, where each table of the
-/// graph starts in the word buffer, and the state events kept.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct GraphStepParams {
-    pub len: u32,
-    pub stride: u32,
-    pub ticks_lo: u32,
-    pub ticks_hi: u32,
-    pub changes: u32,
-    pub clip_capacity: u32,
-    pub max_speed: f32,
-    pub states_at: u32,
-    pub clips_at: u32,
-    pub axes_at: u32,
-    pub transitions_at: u32,
-    pub conditions_at: u32,
-    pub lists_at: u32,
-    pub clip_events_at: u32,
-    pub events_at: u32,
-    pub state_capacity: u32,
-}
+use throng_contract::graph_events::{Kept, EVENTS_HEAD_BYTES};
+use throng_contract::graph_step::{ChangeCheck, MAX_STEP_TICKS};
+pub use throng_contract::graph_step::{GraphStepParams, GraphTables, ParamChange, MACHINE_WORDS};
 
 /// A crowd's graph state on the GPU and the pass that steps it.
 pub struct GraphPass {
@@ -78,8 +51,8 @@ pub struct GraphPass {
     head: GraphStepParams,
     /// Timestamps around a step, where the device has them.
     timer: Option<crate::frame::FrameTimer>,
-    /// A bit per (instance, parameter), all clear between steps ([`Self::check_changes`]).
-    seen: Vec<u64>,
+    /// A frame's changes are checked before they are sent.
+    changes_check: ChangeCheck,
     /// Each step's events copied for [`Self::take_events`], once asked for
     /// ([`Self::queue_event_reads`]).
     late: Option<LateEvents>,
@@ -114,10 +87,9 @@ impl GraphPass {
         capacity: EventCapacity,
     ) -> Result<GraphPass, RenderError> {
         let device = &gpu.device;
-        crate::graph_check::check(&tables, clip_table.clips.len(), machines, values)
+        throng_contract::graph_step::check(&tables, clip_table.clips.len(), machines, values)
             .map_err(RenderError::BadGraph)?;
         let len = machines.len() / MACHINE_WORDS;
-        let stride = tables.stride.max(1);
         let limits = device.limits();
         if limits.max_storage_buffers_per_shader_stage < 8
             || limits.max_compute_workgroups_per_dimension == 0
@@ -132,7 +104,7 @@ impl GraphPass {
         // the largest buffer an instance count needs: machines (96 B each), records (64 B)
         let per = (MACHINE_WORDS * 4).max(64) as u64;
         let (state_capacity, clip_capacity) = (capacity.state.max(1), capacity.clip.max(1));
-        let event_bytes = crate::graph_events::buffer_bytes(
+        let event_bytes = throng_contract::graph_events::buffer_bytes(
             len,
             EventCapacity {
                 state: state_capacity,
@@ -161,41 +133,8 @@ impl GraphPass {
                 max_instances: (limit / per).min(by_groups),
             });
         }
-        let mut words: Vec<u32> = Vec::new();
-        let mut put = |v: &[u32]| {
-            let at = words.len() as u32;
-            words.extend_from_slice(v);
-            // a table may be empty: a word of padding keeps every offset inside the buffer
-            words.push(0);
-            at
-        };
-        let states_at = put(tables.states);
-        let clips_at = put(tables.clips);
-        let axes: Vec<u32> = tables.axes.iter().map(|a| a.to_bits()).collect();
-        let axes_at = put(&axes);
-        let transitions_at = put(tables.transitions);
-        let conditions_at = put(tables.conditions);
-        let lists_at = put(tables.lists);
-        let clip_events_at = put(tables.clip_events);
-        let events_at = put(tables.events);
-        let head = GraphStepParams {
-            len: len as u32,
-            stride,
-            ticks_lo: 0,
-            ticks_hi: 0,
-            changes: 0,
-            clip_capacity,
-            max_speed: tables.max_speed,
-            states_at,
-            clips_at,
-            axes_at,
-            transitions_at,
-            conditions_at,
-            lists_at,
-            clip_events_at,
-            events_at,
-            state_capacity,
-        };
+        let (words, head) =
+            throng_contract::graph_step::pack(&tables, len, state_capacity, clip_capacity);
         let graph = storage(
             device,
             "throng graph tables",
@@ -258,10 +197,7 @@ impl GraphPass {
         let layout = crate::layouts::graph_step(device);
         let apply = compute_pipeline(device, Program::GraphStep, &layout, "cs_graph_params")?;
         let step = compute_pipeline(device, Program::GraphStep, &layout, "cs_graph_step")?;
-        let any_events = (tables
-            .clip_events
-            .chunks(throng_contract::graph_layout::CLIP_EVENTS_WORDS))
-        .any(|w| w.get(1).is_some_and(|&n| n > 0));
+        let any_events = throng_contract::graph_step::any_clip_events(&tables);
         let clip_events = if any_events {
             let entry = |name| compute_pipeline(device, Program::GraphStep, &layout, name);
             Some([
@@ -316,7 +252,7 @@ impl GraphPass {
             step,
             head,
             timer: crate::frame::FrameTimer::new(device),
-            seen: Vec::new(),
+            changes_check: ChangeCheck::default(),
             late: None,
             steps: 0,
         })
@@ -366,7 +302,9 @@ impl GraphPass {
         changes: &[ParamChange],
     ) -> Result<(), RenderError> {
         let device = &gpu.device;
-        self.check_changes(changes).map_err(RenderError::BadGraph)?;
+        (self.changes_check)
+            .check(changes, self.head.len, self.head.stride)
+            .map_err(RenderError::BadGraph)?;
         let limits = device.limits();
         let most = (limits.max_storage_buffer_binding_size / 16)
             .min(limits.max_compute_workgroups_per_dimension as u64 * 64);
@@ -400,10 +338,8 @@ impl GraphPass {
                 ],
             );
         }
-        let ticks = ticks.min(1 << 40);
-        self.head.ticks_lo = ticks as u32;
-        self.head.ticks_hi = (ticks >> 32) as u32;
-        self.head.changes = changes.len() as u32;
+        let ticks = ticks.min(MAX_STEP_TICKS);
+        self.head = self.head.for_step(ticks, changes.len());
         gpu.queue
             .write_buffer(&self.params_uniform, 0, bytemuck::bytes_of(&self.head));
         if !changes.is_empty() {
@@ -547,51 +483,6 @@ impl GraphPass {
             .poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())
             .map_err(|e| RenderError::Readback(e.to_string()))
-    }
-
-    /// A frame's changes are inside the crowd, finite, and one per parameter (their order on
-    /// the GPU is not theirs, so two to one parameter would race). The check marks each
-    /// (instance, parameter) in a bit per parameter of the crowd and clears the marks after.
-    fn check_changes(&mut self, changes: &[ParamChange]) -> Result<(), String> {
-        let (len, stride) = (self.head.len, self.head.stride);
-        let bits = len as usize * stride as usize;
-        if self.seen.len() < bits.div_ceil(64) {
-            self.seen.resize(bits.div_ceil(64), 0);
-        }
-        let mut problem = None;
-        let mut marked = 0;
-        for c in changes {
-            if c[0] >= len || c[1] >= stride {
-                problem = Some(format!(
-                    "parameter change {c:?} is past the crowd ({len} instances of {stride} parameters)"
-                ));
-                break;
-            }
-            let v = f32::from_bits(c[2]);
-            if !v.is_finite() {
-                problem = Some(format!(
-                    "instance {}'s parameter {} is set to {v}: parameters are finite",
-                    c[0], c[1]
-                ));
-                break;
-            }
-            let bit = c[0] as usize * stride as usize + c[1] as usize;
-            let (word, mask) = (bit / 64, 1u64 << (bit % 64));
-            if self.seen[word] & mask != 0 {
-                problem = Some(format!(
-                    "instance {}'s parameter {} is set twice in one step",
-                    c[0], c[1]
-                ));
-                break;
-            }
-            self.seen[word] |= mask;
-            marked += 1;
-        }
-        for c in &changes[..marked] {
-            let bit = c[0] as usize * stride as usize + c[1] as usize;
-            self.seen[bit / 64] = 0;
-        }
-        problem.map_or(Ok(()), Err)
     }
 
     fn read(&self, gpu: &Gpu, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, RenderError> {

@@ -35,7 +35,6 @@ mod formats;
 mod frame;
 pub mod gpu_asset;
 pub mod gpu_types;
-mod graph_check;
 mod graph_events;
 pub mod graph_pass;
 mod layouts;
