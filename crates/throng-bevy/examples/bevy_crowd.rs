@@ -10,7 +10,18 @@
 //!     [--dump-cull OUT.txt] [--crowd-layer N] [--hide-crowd] [--lod R,R,...] [--far-tier]
 //!     [--debug normals]
 //!     [--still-camera] [--spawn-in-view MARGIN] [--change-share SHARE]
+//!     [--graph GRAPH.json] [--graph-on auto|cpu|gpu]
 //! ```
+//!
+//! `--graph` drives every fox by an animation graph (docs/graph.md; e.g.
+//! `crates/throng-graph/graphs/fox-locomotion.json` for `Fox.glb`) instead of playback
+//! commands: each fox's `speed` parameter (`throng_bevy::ThrongParams`) starts at idle, walk or
+//! run, one fox in eight changes speed every second and one in five fires the `look` trigger
+//! where the graph has one; in second 2 foxes 1 and 5 leave (despawned) and in second 3 two
+//! new foxes take their spots, running. `--graph-on` says where the graph steps (`throng_bevy::GraphOn`:
+//! `auto`, the default, the GPU of a hardware adapter and the CPU of a software one). On exit
+//! it prints where the graph stepped and every state event received, in order, one line each
+//! (`graph event: fox I STATE EVENT enter|exit`).
 //!
 //! `--camera patch` circles the camera low over the field, about a tenth of the foxes in view
 //! (printed on exit): the scene for measuring a large crowd the camera mostly does not see.
@@ -85,6 +96,7 @@ use bevy::world_serialization::WorldAssetRoot;
 use clap::{CommandFactory, Parser, ValueEnum};
 use std::sync::{Arc, Mutex};
 use throng_bevy::render::cull_readback::{CullReadback, CullSnapshot};
+use throng_bevy::{GraphOn, GraphSource, ThrongParams, ThrongStateEvent};
 use throng_bevy::{
     SkinPath, ThrongAppearance, ThrongAsset, ThrongCrowd, ThrongCull, ThrongDebugView,
     ThrongHandle, ThrongInstance, ThrongPlayback, ThrongPlugin, Timing,
@@ -267,6 +279,27 @@ struct Args {
     /// each second: the change rate of the upload benchmark (`--mode throng`).
     #[arg(long, value_name = "SHARE")]
     change_share: Option<f64>,
+    /// Drive every fox by this animation graph file (throng mode), setting its `speed`.
+    #[arg(long, value_name = "GRAPH.json")]
+    graph: Option<PathBuf>,
+    /// Where `--graph` steps: auto (the GPU of a hardware adapter), cpu or gpu.
+    #[arg(long, value_enum, default_value = "auto")]
+    graph_on: GraphOnArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum GraphOnArg {
+    Auto,
+    Cpu,
+    Gpu,
+}
+
+/// `--graph`: the graph file's text, and every state event received in order (fox, state,
+/// event, entered).
+#[derive(Resource, Default)]
+struct GraphRun {
+    json: Option<String>,
+    events: Vec<(u32, String, String, bool)>,
 }
 
 fn main() -> AppExit {
@@ -472,6 +505,13 @@ fn run(args: Args) -> Result<AppExit> {
             .position(|c| c.name.eq_ignore_ascii_case(n))
             .unwrap_or(0)
     };
+    let graph_json = match &args.graph {
+        Some(p) if args.mode == Mode::Throng => {
+            Some(std::fs::read_to_string(p).map_err(|e| format!("--graph {}: {e}", p.display()))?)
+        }
+        Some(_) => return Err("--graph drives throng's crowd: it needs --mode throng".into()),
+        None => None,
+    };
     let plan = Plan {
         bounds: (
             Vec3::from_array(b.min.to_array()),
@@ -506,6 +546,10 @@ fn run(args: Args) -> Result<AppExit> {
     .insert_resource(ClearColor(Color::srgb(0.05, 0.07, 0.12)))
     .insert_resource(plan)
     .insert_resource(Stats::default())
+    .insert_resource(GraphRun {
+        json: graph_json,
+        events: Vec::new(),
+    })
     .add_systems(Startup, (setup_scene, setup_crowd))
     .add_systems(First, (count_frame, stamp_main_start))
     .add_systems(Last, (stamp_main_end, dump_scene))
@@ -513,6 +557,8 @@ fn run(args: Args) -> Result<AppExit> {
         Update,
         (
             crossfade_throng,
+            drive_graph,
+            note_state_events,
             vary_foxes,
             start_bevy_players,
             crossfade_bevy,
@@ -745,6 +791,7 @@ fn count_frame(
     view: Query<&bevy::camera::primitives::Frustum, With<Camera3d>>,
     foxes: Query<(&FoxIndex, &GlobalTransform)>,
     readback: Option<Res<CullReadback>>,
+    graph: Res<GraphRun>,
 ) {
     let a = &plan.args;
     if !stats.ready {
@@ -826,6 +873,18 @@ fn count_frame(
     if !stats.reported {
         stats.reported = true;
         report(&stats, a, plan.spawned, &timers);
+        if graph.json.is_some() {
+            let on_gpu = crowds.iter().any(ThrongCrowd::graph_on_gpu);
+            println!(
+                "bevy_crowd: graph stepped on the {}; {} state events",
+                if on_gpu { "GPU" } else { "CPU" },
+                graph.events.len()
+            );
+            for (fox, state, event, enter) in &graph.events {
+                let kind = if *enter { "enter" } else { "exit" };
+                println!("graph event: fox {fox} {state} {event} {kind}");
+            }
+        }
         // How much of the crowd the camera sees: each fox's sphere (its pose box's reach
         // from its origin) against the camera's frustum.
         let reach = (plan.bounds.1.abs().max(plan.bounds.0.abs())).length();
@@ -1304,6 +1363,7 @@ fn vary_foxes(
 fn setup_crowd(
     mut commands: Commands,
     mut plan: ResMut<Plan>,
+    graph: Res<GraphRun>,
     asset_server: Res<AssetServer>,
     mut throng_assets: ResMut<Assets<ThrongAsset>>,
     mut images: ResMut<Assets<Image>>,
@@ -1335,14 +1395,21 @@ fn setup_crowd(
                 lod_bias: plan.args.lod_bias,
                 ..default()
             };
-            let crowd = commands
-                .spawn((
-                    ThrongCrowd::new(handle, timing)
-                        .with_skin_path(path)
-                        .with_skinning(skinning),
-                    cull,
-                ))
-                .id();
+            let mut throng_crowd = ThrongCrowd::new(handle, timing)
+                .with_skin_path(path)
+                .with_skinning(skinning);
+            if let (Some(json), Some(file)) = (&graph.json, &plan.args.graph) {
+                let on = match plan.args.graph_on {
+                    GraphOnArg::Auto => GraphOn::Auto,
+                    GraphOnArg::Cpu => GraphOn::Cpu,
+                    GraphOnArg::Gpu => GraphOn::Gpu,
+                };
+                let name = file.display().to_string();
+                throng_crowd = throng_crowd
+                    .with_graph(GraphSource::new(name, json.as_str()))
+                    .with_graph_on(on);
+            }
+            let crowd = commands.spawn((throng_crowd, cull)).id();
             if let Some(layer) = plan.args.crowd_layer {
                 commands
                     .entity(crowd)
@@ -1359,6 +1426,13 @@ fn setup_crowd(
             for i in 0..n {
                 let at = spot(i, n, s);
                 if in_view.as_ref().is_some_and(|sees| !sees(at.translation)) {
+                    continue;
+                }
+                if graph.json.is_some() {
+                    let mut params = ThrongParams::default();
+                    params.set_float("speed", graph_speed(i, 0));
+                    commands.spawn((ThrongInstance { crowd }, params, at, FoxIndex(i)));
+                    spawned += 1;
                     continue;
                 }
                 let (clip, t, speed) = start_of(i, &plan);
@@ -1489,6 +1563,83 @@ fn crossfade_throng(
             };
             pb.crossfade(to, 0.3);
         }
+    }
+}
+
+/// `--graph`: fox `i`'s speed in second `second` (idle, a walk, a run; one in eight changes
+/// each second).
+fn graph_speed(i: u32, second: u64) -> f32 {
+    const SPEEDS: [f32; 4] = [0.0, 1.5, 4.0, 2.5];
+    let changes = (i as u64 + 7 * second) / 8;
+    SPEEDS[((i as u64 + changes) % 4) as usize]
+}
+
+/// `--graph`: every second once time runs, one fox in eight gets a new speed and one in five
+/// fires the graph's `look` trigger (where the graph has none it is logged and skipped).
+#[allow(clippy::too_many_arguments)]
+fn drive_graph(
+    mut commands: Commands,
+    time: Res<Time>,
+    graph: Res<GraphRun>,
+    stats: Res<Stats>,
+    plan: Res<Plan>,
+    mut last: Local<u64>,
+    mut foxes: Query<(Entity, &FoxIndex, &mut ThrongParams)>,
+    crowds: Query<Entity, With<ThrongCrowd>>,
+) {
+    if graph.json.is_none() || !stats.ready {
+        return;
+    }
+    let second = time.elapsed_secs_f64() as u64;
+    if second == *last {
+        return;
+    }
+    *last = second;
+    // spawns and despawns while the graph runs (on the GPU they are repeated there)
+    let n = plan.args.instances;
+    let churn = [1, 5].map(|k| k.min(n.saturating_sub(1)));
+    if second == 2 {
+        for (e, i, _) in &foxes {
+            if churn.contains(&i.0) {
+                commands.entity(e).despawn();
+            }
+        }
+    }
+    if let (3, Some(crowd)) = (second, crowds.iter().next()) {
+        for (k, &spot_of) in churn.iter().enumerate() {
+            let mut params = ThrongParams::default();
+            params.set_float("speed", 4.0).fire("look");
+            let at = spot(spot_of, n, spacing(&plan));
+            commands.spawn((ThrongInstance { crowd }, params, at, FoxIndex(n + k as u32)));
+        }
+    }
+    for (_, i, mut params) in &mut foxes {
+        if switches(i.0, second) {
+            params.set_float("speed", graph_speed(i.0, second));
+        }
+        if (i.0 as u64 + second) % 5 == 0 {
+            params.fire("look");
+        }
+    }
+}
+
+/// `--graph`: notes every state event, in the order received.
+fn note_state_events(
+    mut graph: ResMut<GraphRun>,
+    mut events: MessageReader<ThrongStateEvent>,
+    foxes: Query<&FoxIndex>,
+) {
+    for e in events.read() {
+        let fox = e
+            .entity
+            .and_then(|f| foxes.get(f).ok())
+            .map_or(u32::MAX, |f| f.0);
+        graph.events.push((
+            fox,
+            e.state_name.to_string(),
+            e.event_name.to_string(),
+            e.enter,
+        ));
     }
 }
 

@@ -17,7 +17,7 @@ pub use throng_runtime::PlaybackCommand;
 use throng_runtime::{ClipId, InstanceTransform, PlayOptions, Runtime};
 
 use crate::asset::ThrongAsset;
-use crate::graph::{self, CrowdGraph, GraphSource, ThrongParams};
+use crate::graph::{self, CrowdGraph, GraphOn, GraphSource, ParamValue, ThrongParams};
 pub use crate::messages::ThrongEvent;
 use crate::messages::{ClipEventNames, ThrongFinished, ThrongStateEvent};
 
@@ -158,22 +158,75 @@ impl ThrongCrowd {
     /// spawn and despawn; an invalid graph is logged as an error naming the file and element,
     /// and the crowd stands in its rest pose. A graph keeps no root motion.
     pub fn with_graph(mut self, source: GraphSource) -> ThrongCrowd {
-        self.graph = Some(CrowdGraph::new(source));
+        let on = self.graph.as_ref().map(|g| g.on).unwrap_or_default();
+        let mut g = CrowdGraph::new(source);
+        g.on = on;
+        self.graph = Some(g);
         self
     }
 
+    /// Where the crowd's graph steps (default [`GraphOn::Auto`]: the GPU on a hardware adapter,
+    /// the CPU on a software one). On the GPU (a CPU-timed crowd only) the CPU sends each frame
+    /// only the parameter changes, spawns and despawns, a compute pass steps every instance's
+    /// state machine and writes its record, and the state and clip events arrive as messages
+    /// normally one frame after the step that fired them (docs/graph.md "On the GPU").
+    /// Set it before the asset loads: the render world places the crowd once.
+    pub fn with_graph_on(mut self, on: GraphOn) -> ThrongCrowd {
+        if let Some(g) = &mut self.graph {
+            g.on = on;
+        }
+        self
+    }
+
+    /// Where the graph was asked to step ([`Self::with_graph_on`]).
+    pub fn graph_on(&self) -> Option<GraphOn> {
+        self.graph.as_ref().map(|g| g.on)
+    }
+
+    /// Whether the graph steps on the GPU (placed by the render world; false before).
+    pub fn graph_on_gpu(&self) -> bool {
+        self.graph.as_ref().is_some_and(CrowdGraph::on_gpu)
+    }
+
     /// The graph crowd (instance index: the runtime's dense index), once the asset has loaded
-    /// and the graph parsed.
+    /// and the graph parsed, while it steps on the CPU: `None` on the GPU, where the state
+    /// machines are the GPU's ([`Self::graph_on_gpu`]).
     pub fn graph_crowd(&self) -> Option<&throng_graph::GraphCrowd> {
+        if self.graph_on_gpu() {
+            return None;
+        }
         self.runtime.as_ref()?.data::<throng_graph::GraphCrowd>()
     }
 
-    /// The graph crowd and instance `h`'s index in it, to set a batch instance's parameters.
+    /// The graph crowd and instance `h`'s index in it, to set a batch instance's parameters,
+    /// while it steps on the CPU (`None` on the GPU: use [`Self::set_param`], which works on
+    /// either side).
     pub fn graph_crowd_mut(
         &mut self,
         h: throng_runtime::Handle,
     ) -> Option<(&mut throng_graph::GraphCrowd, usize)> {
+        if self.graph_on_gpu() {
+            return None;
+        }
         self.runtime.as_mut()?.data_of(h).ok()
+    }
+
+    /// Sets parameter `name` of batch instance `h` for the next step, wherever the graph
+    /// steps. Nothing to set before the graph is ready (`Ok`); an unknown instance, an unknown
+    /// parameter or a value of another kind is an error and nothing is set.
+    pub fn set_param(
+        &mut self,
+        h: throng_runtime::Handle,
+        name: &str,
+        value: ParamValue,
+    ) -> Result<(), throng_graph::GraphError> {
+        let Some(rt) = self.runtime.as_mut() else {
+            return Ok(());
+        };
+        let Ok((_, i)) = rt.data_of::<throng_graph::GraphCrowd>(h) else {
+            return Ok(());
+        };
+        graph::set_param(rt, i, name, value)
     }
 
     /// Despawns batch instance `h` (the same as the runtime's `despawn`: its appearance and
@@ -243,7 +296,7 @@ impl ThrongCrowd {
             return &[];
         };
         match (self.graph_crowd(), rt.cpu()) {
-            // CPU-timed with a graph: the graph writes the records
+            // CPU-timed with a graph: the graph writes the records (on the GPU, the GPU does)
             (Some(g), Some(_)) => bytemuck::cast_slice(g.records()),
             _ => rt.records().bytes(),
         }
@@ -539,11 +592,11 @@ pub(crate) fn apply_params(
         let Some(rt) = crowd.and_then(|c| c.runtime.as_mut()) else {
             continue;
         };
-        let Ok((g, i)) = rt.data_of::<throng_graph::GraphCrowd>(h.0) else {
+        let Ok((_, i)) = rt.data_of::<throng_graph::GraphCrowd>(h.0) else {
             continue;
         };
         for (name, value) in params.changes.drain(..) {
-            if let Err(err) = graph::set_param(g, i, &name, value) {
+            if let Err(err) = graph::set_param(rt, i, &name, value) {
                 warn!("throng: parameter {name:?} of {e}: {err}");
             }
         }
@@ -598,7 +651,7 @@ pub(crate) fn advance_crowds(
         let Some(rt) = crowd.runtime.as_mut() else {
             continue;
         };
-        graph::step(rt, dt);
+        graph::step(crowd.graph.as_mut(), rt, dt);
         // CPU-timed, a graph crowd's records are the graph's: the runtime keeps only time
         let graph_writes = rt.data::<throng_graph::GraphCrowd>().is_some();
         match rt.cpu_mut().filter(|_| graph_writes) {

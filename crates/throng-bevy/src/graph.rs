@@ -9,6 +9,9 @@
 //! [`crate::ThrongEvent`]s; GPU-timed, the instances whose playback changed are told the
 //! commands that make the runtime show their state (`throng_graph::drive_gpu`, exact outside
 //! crossfades, see docs/graph.md "GPU-timed crowds") and the runtime fires the clip events.
+//!
+//! A CPU-timed graph crowd may instead step on the GPU ([`GraphOn`], [`crate::graph_gpu`]):
+//! then this module only queues each frame's step, and sends the events as they come back.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -20,6 +23,8 @@ use bevy::prelude::*;
 use throng_graph::{EventKind, Graph, GraphCrowd};
 use throng_runtime::{Handle, Runtime};
 
+pub use crate::graph_gpu::GraphOn;
+use crate::graph_gpu::{GpuLog, GraphLink, MainGpu};
 pub use crate::messages::ThrongStateEvent;
 use crate::messages::{ClipEventNames, ThrongEvent};
 
@@ -37,6 +42,14 @@ pub struct GraphSource {
 pub(crate) struct CrowdGraph {
     pub(crate) source: GraphSource,
     pub(crate) failed: bool,
+    /// Where it is asked to step.
+    pub(crate) on: GraphOn,
+    /// Shared with the render world, which places the crowd on the GPU.
+    pub(crate) link: Arc<GraphLink>,
+    /// Once on the GPU: the clock and the steps whose events are awaited.
+    gpu: Option<MainGpu>,
+    /// Lost events were reported (once).
+    told_lost: bool,
     /// The graph's state and event names, made once it is parsed.
     state_names: Vec<Arc<str>>,
     event_names: Vec<Arc<str>>,
@@ -59,6 +72,10 @@ impl CrowdGraph {
         CrowdGraph {
             source,
             failed: false,
+            on: GraphOn::default(),
+            link: Arc::default(),
+            gpu: None,
+            told_lost: false,
             state_names: Vec::new(),
             event_names: Vec::new(),
             handles: Vec::new(),
@@ -117,7 +134,8 @@ pub(crate) fn ensure_graph(g: &mut CrowdGraph, baked: &BakedAsset, rt: &mut Runt
                 g.state_names = (graph.states().iter()).map(|s| s.name().into()).collect();
                 g.event_names = (graph.events().iter()).map(|e| e.as_str().into()).collect();
                 // made at the runtime's count just now: the counts agree
-                if let Err(e) = rt.attach(crowd) {
+                let log = GpuLog::new(Arc::clone(&g.link), rt.len());
+                if let Err(e) = rt.attach(crowd).and_then(|()| rt.attach(log)) {
                     error!("throng: the graph {}: {e}", g.source.name);
                     g.failed = true;
                 }
@@ -131,26 +149,49 @@ pub(crate) fn ensure_graph(g: &mut CrowdGraph, baked: &BakedAsset, rt: &mut Runt
     rt.data::<GraphCrowd>().is_some()
 }
 
-/// Sets `value` of parameter `name` on dense instance `i`.
+/// Sets `value` of parameter `name` on instance `i` of the graph attached to `rt` (the
+/// runtime's dense index); on the GPU the value as the graph crowd keeps it is also logged
+/// for the next step.
 pub(crate) fn set_param(
-    crowd: &mut GraphCrowd,
+    rt: &mut Runtime,
     i: usize,
     name: &str,
     value: ParamValue,
 ) -> Result<(), throng_graph::GraphError> {
+    let Some(crowd) = rt.data_mut::<GraphCrowd>() else {
+        return Ok(());
+    };
+    let p = crowd.param_any(name)?;
     // a value of another kind than the parameter's is the graph crowd's `WrongKind` error
     match value {
         ParamValue::Float(v) => crowd.set_float(i, crowd.param(name)?, v),
         ParamValue::Int(v) => crowd.set_int(i, crowd.param(name)?, v),
         ParamValue::Bool(v) => crowd.set_bool(i, crowd.param(name)?, v),
         ParamValue::Trigger => crowd.fire(i, crowd.param(name)?),
+    }?;
+    let kept = crowd.value_any(i, p).unwrap_or(0.0);
+    if let Some(log) = rt.data_mut::<GpuLog>() {
+        log.log_change([i as u32, p.index() as u32, kept.to_bits(), 0]);
     }
+    Ok(())
 }
 
 /// Steps the graph attached to `rt` (if any) by `dt` before the runtime's update. GPU-timed,
 /// only the state machines: the runtime, told by `drive_gpu`, writes the records and fires the
-/// clip events.
-pub(crate) fn step(rt: &mut Runtime, dt: f64) {
+/// clip events. Once the render world has placed it on the GPU, queues the step there.
+pub(crate) fn step(g: Option<&mut CrowdGraph>, rt: &mut Runtime, dt: f64) {
+    if let Some(g) = g.filter(|g| g.link.on_gpu()) {
+        if g.gpu.is_none() {
+            let Some(crowd) = rt.data::<GraphCrowd>() else {
+                return;
+            };
+            g.gpu = Some(MainGpu::new(crowd.clock(), rt));
+        }
+        if let Some(gpu) = &mut g.gpu {
+            gpu.step(rt, &g.link, dt);
+        }
+        return;
+    }
     let cpu_timed = rt.cpu().is_some();
     let Some(crowd) = rt.data_mut::<GraphCrowd>() else {
         return;
@@ -158,6 +199,73 @@ pub(crate) fn step(rt: &mut Runtime, dt: f64) {
     match cpu_timed {
         true => crowd.step(dt),
         false => crowd.step_states(dt),
+    }
+}
+
+impl CrowdGraph {
+    /// Whether the crowd steps on the GPU.
+    pub(crate) fn on_gpu(&self) -> bool {
+        self.link.on_gpu()
+    }
+}
+
+/// On the GPU: sends the state and clip events of the steps whose read-back has arrived.
+fn send_arrived(
+    crowd_e: Entity,
+    (g, names): (&mut CrowdGraph, &ClipEventNames),
+    graph: &Graph,
+    owners: &HashMap<Handle, Entity>,
+    events: &mut MessageWriter<ThrongEvent>,
+    states: &mut MessageWriter<ThrongStateEvent>,
+) {
+    let Some(gpu) = &mut g.gpu else {
+        return;
+    };
+    let (arrived, lost) = gpu.arrived(&g.link);
+    if lost && !g.told_lost {
+        g.told_lost = true;
+        warn!(
+            "throng: the graph {}: some state or clip events of its GPU steps were lost (more \
+             than a step's room, or read back too late); later losses are not reported",
+            g.source.name
+        );
+    }
+    let unnamed = || Arc::from("");
+    for a in arrived {
+        let (step, t0, dt, handles) = (a.events, a.t0, a.dt, a.handles);
+        for e in step.clip {
+            let f = throng_graph::ClipEvent::of_words(e, t0, dt);
+            let Some(&h) = handles.get(f.instance as usize) else {
+                continue;
+            };
+            events.write(ThrongEvent {
+                crowd: crowd_e,
+                entity: owners.get(&h).copied(),
+                handle: h,
+                clip: f.clip,
+                event: f.event,
+                name: names.get(f.clip, f.event),
+                time: f.time,
+            });
+        }
+        for w in step.state {
+            let Some(e) = graph.state_event_of_words(w) else {
+                continue;
+            };
+            let Some(&h) = handles.get(e.instance as usize) else {
+                continue;
+            };
+            states.write(ThrongStateEvent {
+                crowd: crowd_e,
+                entity: owners.get(&h).copied(),
+                handle: h,
+                state: e.state,
+                state_name: (g.state_names.get(e.state.index()).cloned()).unwrap_or_else(unnamed),
+                event: e.event,
+                event_name: (g.event_names.get(e.event.index()).cloned()).unwrap_or_else(unnamed),
+                enter: e.kind == EventKind::Enter,
+            });
+        }
     }
 }
 
@@ -170,7 +278,11 @@ pub(crate) fn after_update(
     events: &mut MessageWriter<ThrongEvent>,
     states: &mut MessageWriter<ThrongStateEvent>,
 ) {
-    if rt.data::<GraphCrowd>().is_none() {
+    let Some(gc) = rt.data::<GraphCrowd>() else {
+        return;
+    };
+    if g.on_gpu() {
+        send_arrived(crowd_e, (g, names), gc.graph(), owners, events, states);
         return;
     }
     let gpu_timed = rt.cpu().is_none();

@@ -70,6 +70,7 @@ pub mod appearance;
 pub mod asset;
 pub mod crowd;
 pub mod graph;
+mod graph_gpu;
 pub mod messages;
 pub mod prepass;
 pub mod render;
@@ -92,7 +93,7 @@ pub use crowd::{
     PlaybackCommand, SkinPath, ThrongAnchor, ThrongCrowd, ThrongHandle, ThrongInstance,
     ThrongPlayback, ThrongProp, Uploaded,
 };
-pub use graph::{GraphSource, ParamValue, ThrongParams};
+pub use graph::{GraphOn, GraphSource, ParamValue, ThrongParams};
 pub use messages::{ThrongEvent, ThrongFinished, ThrongStateEvent};
 pub use render::{ThrongCull, ThrongDebugView};
 pub use throng_contract::names::Timing;
@@ -137,6 +138,8 @@ pub struct ThrongShaders {
     pub depth: Handle<Shader>,
     /// Per-instance culling (`render::cull`).
     pub cull: Handle<Shader>,
+    /// Graph crowds stepped on the GPU (`render::graph_step`).
+    pub graph_step: Handle<Shader>,
     pub modules: Vec<Handle<Shader>>,
 }
 
@@ -189,6 +192,8 @@ impl Plugin for ThrongPlugin {
             .init_resource::<render::PalettePipelines>()
             .init_resource::<SpecializedComputePipelines<render::cull::CullPipeline>>()
             .init_resource::<render::cull::CullPipelineIds>()
+            .init_resource::<render::graph_step::GraphGpus>()
+            .init_resource::<render::graph_step::GraphPipelines>()
             .init_resource::<SpecializedRenderPipelines<prepass::CrowdDepthPipeline>>()
             .init_resource::<prepass::CrowdDepthQueue>()
             .init_resource::<render::QueuedCrowds>()
@@ -196,7 +201,10 @@ impl Plugin for ThrongPlugin {
             .add_render_command::<Opaque3d, render::DrawCrowd>()
             .add_render_command::<Shadow, prepass::DrawCrowdDepth>()
             .add_render_command::<Opaque3dPrepass, prepass::DrawCrowdDepth>()
-            .add_systems(ExtractSchedule, render::extract_crowds)
+            .add_systems(
+                ExtractSchedule,
+                (render::extract_crowds, render::graph_step::extract_graphs).chain(),
+            )
             .add_systems(
                 Render,
                 (
@@ -210,6 +218,7 @@ impl Plugin for ThrongPlugin {
                     (
                         render::cull::prepare_culls,
                         render::prepare_crowd_bind_groups,
+                        render::graph_step::step_graphs,
                         render::dispatch_palettes,
                         render::cull_readback::read_back_culls,
                     )
@@ -265,15 +274,19 @@ impl Plugin for ThrongPlugin {
             include_str!("../shaders/crowd_cull.wgsl"),
             "crates/throng-bevy/shaders/crowd_cull.wgsl",
         ));
+        let (graph_file, graph_source) = throng_contract::wgsl::GRAPH_STEP_PASS;
+        let graph_step = shaders.add(Shader::from_wgsl(graph_source, graph_file));
         app.insert_resource(ThrongShaders {
             crowd: crowd.clone(),
             palette: palette.clone(),
             depth: depth.clone(),
             cull: cull.clone(),
+            graph_step: graph_step.clone(),
             modules,
         });
         if let Some(render_app) = app.get_sub_app_mut(RenderApp) {
             render_app.insert_resource(render::cull::CullShader(cull));
+            render_app.insert_resource(render::graph_step::GraphStepShader(graph_step));
             render_app.insert_resource(render::ThrongShader {
                 draw: crowd,
                 palette,

@@ -863,3 +863,105 @@ fn the_appearance_component_tints_and_hides_foxes() {
         "hidden foxes still cast shadows: {kept_shadow:.3} of the shadowed ground kept"
     );
 }
+
+/// The state events a `--graph` run printed, per fox, in the order received.
+fn graph_events(stdout: &str) -> std::collections::BTreeMap<u32, Vec<String>> {
+    let mut by_fox = std::collections::BTreeMap::<u32, Vec<String>>::new();
+    for line in stdout.lines() {
+        let Some(rest) = line.strip_prefix("graph event: fox ") else {
+            continue;
+        };
+        let (fox, event) = rest.split_once(' ').expect("fox and event");
+        let fox = fox.parse().expect("fox index");
+        by_fox.entry(fox).or_default().push(event.to_string());
+    }
+    by_fox
+}
+
+/// A graph crowd (`--graph` with Fox.glb's locomotion graph: speeds set through
+/// `ThrongParams`, the `look` trigger fired, foxes 1 and 5 despawned in second 2 and two new
+/// foxes spawned in second 3) stepped on the GPU (`--graph-on gpu`, `GraphOn::Gpu`: the
+/// render world's compute pass, on lavapipe) against the same crowd stepped on the CPU
+/// (`GraphOn::Cpu`, the reference step):
+/// - the GPU run says it stepped there and uploaded no record from the CPU; `--graph-on auto`
+///   keeps the CPU on this software adapter;
+/// - the two pictures are the same: no pixel differs by more than 8 levels (the GPU's records
+///   agree with the CPU step's to 1e-4 frames, docs/graph.md "On the GPU"; measured 0 pixels,
+///   at most 1 level);
+/// - each fox's state events are the CPU run's, in order. A run ends when its screenshot is
+///   saved, a few frames after the last counted one, and on the GPU a step's events arrive a
+///   frame late, so of the two lists of a fox one is a prefix of the other; they include the
+///   new foxes' (16 and 17, whose events name them through the spawns repeated on the GPU).
+#[test]
+fn a_graph_crowd_steps_on_the_gpu_as_on_the_cpu() {
+    let Some(dir) = example_dir("bevy_crowd_graph") else {
+        return;
+    };
+    let graph = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../throng-graph/graphs/fox-locomotion.json"
+    );
+    let run = |on: &str| {
+        shoot_with(
+            "throng",
+            "palette",
+            &["--graph", graph, "--graph-on", on],
+            &dir.join(format!("graph-{on}.png")),
+        )
+    };
+    let cpu = run("cpu");
+    let gpu = run("gpu");
+    let auto = run("auto");
+    assert!(
+        gpu.stdout.contains("graph stepped on the GPU")
+            && gpu.stdout.contains("uploaded per frame: records 0 B"),
+        "{}",
+        gpu.stdout
+    );
+    assert!(
+        cpu.stdout.contains("graph stepped on the CPU"),
+        "{}",
+        cpu.stdout
+    );
+    assert!(
+        auto.stdout.contains("graph stepped on the CPU"),
+        "{}",
+        auto.stdout
+    );
+    let differ = common::differing(&cpu.image, &gpu.image, 8);
+    eprintln!("graph on the GPU against the CPU: {differ} pixels differ by > 8 levels");
+    assert_eq!(differ, 0, "the GPU-stepped crowd draws another picture");
+    let (on_cpu, on_gpu) = (graph_events(&cpu.stdout), graph_events(&gpu.stdout));
+    let total = |m: &std::collections::BTreeMap<u32, Vec<String>>| -> usize {
+        m.values().map(Vec::len).sum()
+    };
+    eprintln!(
+        "state events: {} on the CPU, {} on the GPU",
+        total(&on_cpu),
+        total(&on_gpu)
+    );
+    assert!(
+        total(&on_cpu) >= 10 && total(&on_gpu) >= 10,
+        "{on_cpu:?}\n{on_gpu:?}"
+    );
+    for fox in [16, 17] {
+        assert!(
+            on_gpu.contains_key(&fox) && on_cpu.contains_key(&fox),
+            "no event of new fox {fox}: {on_cpu:?}\n{on_gpu:?}"
+        );
+    }
+    let foxes: std::collections::BTreeSet<u32> =
+        on_cpu.keys().chain(on_gpu.keys()).copied().collect();
+    for fox in foxes {
+        let (a, b) = (
+            on_cpu.get(&fox).cloned().unwrap_or_default(),
+            on_gpu.get(&fox).cloned().unwrap_or_default(),
+        );
+        let n = a.len().min(b.len());
+        assert_eq!(a[..n], b[..n], "fox {fox}'s state events");
+        assert!(
+            a.len().abs_diff(b.len()) <= 1,
+            "fox {fox}: {a:?} on the CPU, {b:?} on the GPU"
+        );
+    }
+}

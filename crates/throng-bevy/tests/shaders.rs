@@ -725,3 +725,107 @@ fn the_far_tier_card_module_composes_for_every_crowd_key() {
     }
     assert_eq!(checked, Encoding::ALL.len() * 4);
 }
+
+/// The GPU graph step (throng-contract `shaders/graph_step.wgsl`, `render::graph_step`)
+/// composes with the defs the plugin gives it and validates, has its five entry points, binds
+/// exactly what `graph_step_layout` lays out (group 0: bindings 0–7 and the frame-time lists
+/// at the plugin's binding, each with the layout's buffer kind), and its `GraphStepParams`
+/// has the layout of the contract's Rust twin the plugin uploads.
+#[test]
+fn the_graph_step_composes_validates_and_binds_what_its_layout_lays_out() {
+    use bevy::render::render_resource::{BindingType, BufferBindingType};
+    use std::mem::{offset_of, size_of};
+    use throng_bevy::render::graph_step::{graph_step_layout, graph_step_pipeline};
+    use throng_contract::graph_step::GraphStepParams as P;
+    let desc = graph_step_pipeline(Default::default(), "cs_graph_step");
+    let (file, source) = throng_contract::wgsl::GRAPH_STEP_PASS;
+    let mut composer = shared_modules();
+    let module = composer
+        .make_naga_module(NagaModuleDescriptor {
+            source,
+            file_path: file,
+            shader_defs: naga_defs(&desc.shader_defs),
+            ..Default::default()
+        })
+        .unwrap_or_else(|e| panic!("graph_step: {}", e.emit_to_string(&composer)));
+    validate(&module, "graph_step");
+    for entry in [
+        "cs_graph_params",
+        "cs_graph_clip_event_counts",
+        "cs_graph_clip_event_offsets",
+        "cs_graph_clip_events",
+        "cs_graph_step",
+    ] {
+        assert!(
+            module.entry_points.iter().any(|e| e.name == entry),
+            "graph_step: no {entry}"
+        );
+    }
+    // every binding the program declares, with whether it is a uniform or a read-only buffer
+    let mut bound: Vec<(u32, u32, &str)> = module
+        .global_variables
+        .iter()
+        .filter_map(|(_, v)| {
+            let b = v.binding.as_ref()?;
+            let kind = match v.space {
+                naga::AddressSpace::Uniform => "uniform",
+                naga::AddressSpace::Storage { access }
+                    if !access.contains(naga::StorageAccess::STORE) =>
+                {
+                    "read"
+                }
+                naga::AddressSpace::Storage { .. } => "write",
+                _ => "other",
+            };
+            Some((b.group, b.binding, kind))
+        })
+        .collect();
+    bound.sort();
+    let mut laid: Vec<(u32, u32, &str)> = graph_step_layout()
+        .entries
+        .iter()
+        .map(|e| {
+            let kind = match e.ty {
+                BindingType::Buffer {
+                    ty: BufferBindingType::Uniform,
+                    ..
+                } => "uniform",
+                BindingType::Buffer {
+                    ty: BufferBindingType::Storage { read_only: true },
+                    ..
+                } => "read",
+                BindingType::Buffer { .. } => "write",
+                _ => "other",
+            };
+            (0, e.binding, kind)
+        })
+        .collect();
+    laid.sort();
+    assert_eq!(
+        bound, laid,
+        "the program's bindings against graph_step_layout"
+    );
+    check(
+        &module,
+        "GraphStepParams",
+        size_of::<P>(),
+        &[
+            offset_of!(P, len),
+            offset_of!(P, stride),
+            offset_of!(P, ticks_lo),
+            offset_of!(P, ticks_hi),
+            offset_of!(P, changes),
+            offset_of!(P, clip_capacity),
+            offset_of!(P, max_speed),
+            offset_of!(P, states_at),
+            offset_of!(P, clips_at),
+            offset_of!(P, axes_at),
+            offset_of!(P, transitions_at),
+            offset_of!(P, conditions_at),
+            offset_of!(P, lists_at),
+            offset_of!(P, clip_events_at),
+            offset_of!(P, events_at),
+            offset_of!(P, state_capacity),
+        ],
+    );
+}

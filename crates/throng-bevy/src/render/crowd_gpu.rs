@@ -240,7 +240,8 @@ pub(crate) fn extract_crowds(
                 queue.write_buffer(prev, 0, bytemuck::cast_slice(rt.transforms()));
                 g.motion.prev_fresh = false;
             }
-            if g.buffers.records_gen != crowd.records_gen {
+            // a graph stepped on the GPU writes the records there (`super::graph_step`)
+            if g.buffers.records_gen != crowd.records_gen && !crowd.graph_on_gpu() {
                 // changes made through `runtime_mut` since the last extract may not all be
                 // listed (a `First` system may have run before the list was cleared): all
                 let unlisted = g.buffers.records_gen == u64::MAX

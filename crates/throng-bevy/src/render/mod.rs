@@ -76,6 +76,7 @@ mod draw;
 pub mod far;
 mod formats;
 mod gpu_asset;
+pub mod graph_step;
 mod layouts;
 pub mod materials;
 mod palette;
