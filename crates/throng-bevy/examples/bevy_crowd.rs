@@ -875,8 +875,11 @@ fn count_frame(
         report(&stats, a, plan.spawned, &timers);
         if graph.json.is_some() {
             let on_gpu = crowds.iter().any(ThrongCrowd::graph_on_gpu);
+            let why = (crowds.iter().find_map(ThrongCrowd::graph_cpu_because))
+                .map(|w| format!(" ({w})"))
+                .unwrap_or_default();
             println!(
-                "bevy_crowd: graph stepped on the {}; {} state events",
+                "bevy_crowd: graph stepped on the {}{why}; {} state events",
                 if on_gpu { "GPU" } else { "CPU" },
                 graph.events.len()
             );

@@ -72,6 +72,9 @@ pub struct ThrongCrowd {
     pub(crate) baked: Option<Arc<BakedAsset>>,
     /// The animation graph driving every instance, if any ([`ThrongCrowd::with_graph`]).
     pub(crate) graph: Option<CrowdGraph>,
+    /// Where the graph is asked to step ([`ThrongCrowd::with_graph_on`]), kept here too so the
+    /// order of the two builders does not matter.
+    graph_on: GraphOn,
     /// Runtime handle → instance entity (events name the entity).
     pub(crate) owners: HashMap<throng_runtime::Handle, Entity>,
     /// Bumped whenever an instance transform is written, spawned or despawned.
@@ -123,6 +126,7 @@ impl ThrongCrowd {
             runtime: None,
             baked: None,
             graph: None,
+            graph_on: GraphOn::default(),
             owners: HashMap::default(),
             transforms_gen: 0,
             records_gen: 0,
@@ -152,15 +156,14 @@ impl ThrongCrowd {
 
     /// The crowd driven by an animation graph (docs/graph.md): every instance plays the
     /// graph from its entry state and [`ThrongParams`] on instance entities set its parameters
-    /// ([`ThrongCrowd::graph_crowd_mut`] for batch instances). Playback commands
+    /// ([`ThrongCrowd::set_param`] for batch instances); where it steps: [`Self::with_graph_on`]. Playback commands
     /// ([`ThrongPlayback`]) are then not used. The graph is parsed against the asset's clip
     /// table once it has loaded and attached to the runtime, which keeps it in step with every
     /// spawn and despawn; an invalid graph is logged as an error naming the file and element,
     /// and the crowd stands in its rest pose. A graph keeps no root motion.
     pub fn with_graph(mut self, source: GraphSource) -> ThrongCrowd {
-        let on = self.graph.as_ref().map(|g| g.on).unwrap_or_default();
         let mut g = CrowdGraph::new(source);
-        g.on = on;
+        g.on = self.graph_on;
         self.graph = Some(g);
         self
     }
@@ -169,9 +172,11 @@ impl ThrongCrowd {
     /// the CPU on a software one). On the GPU (a CPU-timed crowd only) the CPU sends each frame
     /// only the parameter changes, spawns and despawns, a compute pass steps every instance's
     /// state machine and writes its record, and the state and clip events arrive as messages
-    /// normally one frame after the step that fired them (docs/graph.md "On the GPU").
-    /// Set it before the asset loads: the render world places the crowd once.
+    /// a frame or two after the step that fired them (docs/graph.md "On the GPU"): an event
+    /// of an instance despawned since names no entity. Set it before the asset loads: the
+    /// render world places the crowd once, and it stays where it was placed.
     pub fn with_graph_on(mut self, on: GraphOn) -> ThrongCrowd {
+        self.graph_on = on;
         if let Some(g) = &mut self.graph {
             g.on = on;
         }
@@ -179,8 +184,17 @@ impl ThrongCrowd {
     }
 
     /// Where the graph was asked to step ([`Self::with_graph_on`]).
-    pub fn graph_on(&self) -> Option<GraphOn> {
-        self.graph.as_ref().map(|g| g.on)
+    pub fn graph_on(&self) -> GraphOn {
+        self.graph_on
+    }
+
+    /// Why the render world placed the graph on the CPU (e.g. "llvmpipe … is a software
+    /// adapter", "asked for"); `None` on the GPU, or before it was placed.
+    pub fn graph_cpu_because(&self) -> Option<String> {
+        match self.graph.as_ref()?.link.lock().placement.as_ref()? {
+            crate::graph_gpu::Placement::Cpu(why) => Some(why.clone()),
+            crate::graph_gpu::Placement::Gpu(_) => None,
+        }
     }
 
     /// Whether the graph steps on the GPU (placed by the render world; false before).
@@ -212,8 +226,9 @@ impl ThrongCrowd {
     }
 
     /// Sets parameter `name` of batch instance `h` for the next step, wherever the graph
-    /// steps. Nothing to set before the graph is ready (`Ok`); an unknown instance, an unknown
-    /// parameter or a value of another kind is an error and nothing is set.
+    /// steps. Nothing to set before the graph is ready (`Ok`); an instance the runtime does
+    /// not hold, an unknown parameter or a value of another kind is an error and nothing is
+    /// set.
     pub fn set_param(
         &mut self,
         h: throng_runtime::Handle,
@@ -223,8 +238,15 @@ impl ThrongCrowd {
         let Some(rt) = self.runtime.as_mut() else {
             return Ok(());
         };
-        let Ok((_, i)) = rt.data_of::<throng_graph::GraphCrowd>(h) else {
+        if rt.data::<throng_graph::GraphCrowd>().is_none() {
             return Ok(());
+        }
+        let len = rt.len();
+        let Ok((_, i)) = rt.data_of::<throng_graph::GraphCrowd>(h) else {
+            return Err(throng_graph::GraphError::NoSuchInstance {
+                index: h.slot() as usize,
+                len,
+            });
         };
         graph::set_param(rt, i, name, value)
     }
@@ -290,13 +312,17 @@ impl ThrongCrowd {
     }
 
     /// The records in dense order as bytes (what the GPU reads): 64 B per instance CPU-timed,
-    /// 56 B GPU-timed.
+    /// 56 B GPU-timed; none for a graph stepped on the GPU, which writes them there.
     pub fn record_bytes(&self) -> &[u8] {
         let Some(rt) = self.runtime.as_ref() else {
             return &[];
         };
+        if self.graph_on_gpu() {
+            // the GPU writes them, into the crowd's record buffer
+            return &[];
+        }
         match (self.graph_crowd(), rt.cpu()) {
-            // CPU-timed with a graph: the graph writes the records (on the GPU, the GPU does)
+            // CPU-timed with a graph: the graph writes the records
             (Some(g), Some(_)) => bytemuck::cast_slice(g.records()),
             _ => rt.records().bytes(),
         }
@@ -699,6 +725,23 @@ pub(crate) fn advance_crowds(
         if crowd.bounds_gen != crowd.transforms_gen {
             crowd.bounds_gen = crowd.transforms_gen;
             crowd.bounds = world_bounds(rt.transforms(), &baked.pose_bounds());
+        }
+    }
+}
+
+/// Queues the frame's step of every graph crowd stepped on the GPU (`crate::graph_gpu`), in
+/// `Last`: after every system that may spawn, despawn or set a parameter this frame, so the
+/// step the render world runs holds them all and the extract draws what it wrote.
+pub(crate) fn queue_graph_steps(time: Res<Time>, mut crowds: Query<&mut ThrongCrowd>) {
+    let dt = time.delta_secs_f64();
+    for mut crowd in &mut crowds {
+        // read first: a crowd without a graph on the GPU is not marked changed
+        if !crowd.graph_on_gpu() {
+            continue;
+        }
+        let crowd = &mut *crowd;
+        if let (Some(g), Some(rt)) = (crowd.graph.as_mut(), crowd.runtime.as_mut()) {
+            graph::queue_gpu_step(g, rt, dt);
         }
     }
 }

@@ -178,18 +178,10 @@ pub(crate) fn set_param(
 
 /// Steps the graph attached to `rt` (if any) by `dt` before the runtime's update. GPU-timed,
 /// only the state machines: the runtime, told by `drive_gpu`, writes the records and fires the
-/// clip events. Once the render world has placed it on the GPU, queues the step there.
+/// clip events. Once the render world has placed it on the GPU, nothing: its step is queued
+/// in `Last` ([`queue_gpu_step`]).
 pub(crate) fn step(g: Option<&mut CrowdGraph>, rt: &mut Runtime, dt: f64) {
-    if let Some(g) = g.filter(|g| g.link.on_gpu()) {
-        if g.gpu.is_none() {
-            let Some(crowd) = rt.data::<GraphCrowd>() else {
-                return;
-            };
-            g.gpu = Some(MainGpu::new(crowd.clock(), rt));
-        }
-        if let Some(gpu) = &mut g.gpu {
-            gpu.step(rt, &g.link, dt);
-        }
+    if g.is_some_and(|g| g.link.on_gpu()) {
         return;
     }
     let cpu_timed = rt.cpu().is_some();
@@ -199,6 +191,20 @@ pub(crate) fn step(g: Option<&mut CrowdGraph>, rt: &mut Runtime, dt: f64) {
     match cpu_timed {
         true => crowd.step(dt),
         false => crowd.step_states(dt),
+    }
+}
+
+/// Queues the render world's step of a graph on the GPU by `dt` seconds, with the frame's
+/// spawns, despawns and parameter changes.
+pub(crate) fn queue_gpu_step(g: &mut CrowdGraph, rt: &mut Runtime, dt: f64) {
+    if g.gpu.is_none() {
+        let Some(crowd) = rt.data::<GraphCrowd>() else {
+            return;
+        };
+        g.gpu = Some(MainGpu::new(crowd.clock(), rt));
+    }
+    if let Some(gpu) = &mut g.gpu {
+        gpu.step(rt, &g.link, dt);
     }
 }
 

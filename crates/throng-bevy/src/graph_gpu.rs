@@ -1,11 +1,14 @@
 //! Graph crowds stepped on the GPU (docs/graph.md "On the GPU"; `render::graph_step` is the
 //! render world's half). The main world keeps the graph crowd (`throng_graph::GraphCrowd`)
-//! to check and keep the parameters set, but no longer steps it: each frame it hands the
-//! render world a [`GpuStep`] — the clock ticks stepped, the parameter changes (16 B each) and
-//! the spawns and despawns since the last frame — and the render world's compute pass steps
-//! every state machine and writes the records the palette pass and the draws read. The
-//! state and clip events of a step are read back without waiting and sent as messages when
-//! they arrive, normally **one frame late**.
+//! to check and keep the parameters set, but no longer steps it: each frame, in `Last` (after
+//! every system that may spawn, despawn or set a parameter), it hands the render world a
+//! [`GpuStep`] — the clock ticks stepped, the parameter changes (16 B each) and the spawns and
+//! despawns since the last step — and the render world's compute pass steps every state
+//! machine and writes the records the palette pass and the draws read. The state and clip
+//! events of a step are read back without waiting and sent as messages when they arrive: **a
+//! frame or two late** (the render world takes the copy once the GPU has done the step, the
+//! main world sends it in its next frame; an event of an instance despawned meanwhile names
+//! no entity).
 //!
 //! The two worlds share a [`GraphLink`] per crowd: the render world places the crowd on the
 //! GPU during an extract (from the graph crowd's state machines as they stand, while the main

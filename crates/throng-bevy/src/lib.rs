@@ -159,6 +159,7 @@ impl Plugin for ThrongPlugin {
                 ),
             )
             .configure_sets(PostUpdate, ThrongSystems.after(TransformSystems::Propagate))
+            .add_systems(Last, crowd::queue_graph_steps)
             .add_systems(
                 PostUpdate,
                 (
@@ -224,6 +225,7 @@ impl Plugin for ThrongPlugin {
                     )
                         .chain()
                         .in_set(RenderSystems::PrepareBindGroups),
+                    render::graph_step::take_graph_events.in_set(RenderSystems::Cleanup),
                 ),
             );
     }

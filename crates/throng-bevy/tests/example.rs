@@ -884,7 +884,7 @@ fn graph_events(stdout: &str) -> std::collections::BTreeMap<u32, Vec<String>> {
 /// render world's compute pass, on lavapipe) against the same crowd stepped on the CPU
 /// (`GraphOn::Cpu`, the reference step):
 /// - the GPU run says it stepped there and uploaded no record from the CPU; `--graph-on auto`
-///   keeps the CPU on this software adapter;
+///   keeps the CPU on this software adapter and says why (`ThrongCrowd::graph_cpu_because`);
 /// - the two pictures are the same: no pixel differs by more than 8 levels (the GPU's records
 ///   agree with the CPU step's to 1e-4 frames, docs/graph.md "On the GPU"; measured 0 pixels,
 ///   at most 1 level);
@@ -924,7 +924,8 @@ fn a_graph_crowd_steps_on_the_gpu_as_on_the_cpu() {
         cpu.stdout
     );
     assert!(
-        auto.stdout.contains("graph stepped on the CPU"),
+        auto.stdout.contains("graph stepped on the CPU (")
+            && auto.stdout.contains("is a software adapter)"),
         "{}",
         auto.stdout
     );

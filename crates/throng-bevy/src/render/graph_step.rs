@@ -13,8 +13,10 @@
 //!   the state machines and parameters (buffer copies, in order), the parameter changes
 //!   uploaded (16 B each), the parameter, clip-event and step dispatches, which write every
 //!   instance's record into the crowd's record buffer (the one the culling and palette passes
-//!   and the draws read), and a copy of the step's events mapped without waiting. Arrived
-//!   copies are decoded and handed to the main world (normally the next frame).
+//!   and the draws read), and a copy of the step's events mapped without waiting.
+//! - [`take_graph_events`], after the frame is submitted (and [`step_graphs`] again at the
+//!   start of the next): arrived copies are decoded and handed to the main world, which sends
+//!   them in its next frame — a frame or two after the step, as soon as the GPU has done it.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -115,6 +117,20 @@ struct Copy {
 /// Copies that may wait at once; past this the oldest is dropped, its events lost.
 const WAITING_COPIES: usize = throng_contract::graph_events::LATE_EVENT_COPIES;
 
+/// A copy's room starts at the lists' capacity up to this many events of each kind (1 MiB of
+/// state events, 2 MiB of clip events), as throng-render's never-waiting copies do: what does
+/// not fit is lost, not read later, so a crowd whose instances all change state in one step
+/// keeps every event.
+const FIRST_ROOM: u32 = 1 << 16;
+
+/// The room a copy starts with for `capacity`.
+fn first_room(capacity: EventCapacity) -> (u64, u64) {
+    (
+        capacity.state.min(FIRST_ROOM) as u64,
+        capacity.clip.min(FIRST_ROOM) as u64,
+    )
+}
+
 /// One graph crowd on the GPU.
 pub struct GraphGpu {
     link: Arc<GraphLink>,
@@ -134,14 +150,18 @@ pub struct GraphGpu {
     fresh: Buffer,
     /// One instance's state machine or parameters, on their way in a despawn's move.
     scratch: Buffer,
-    /// The bind group and the record buffer it binds.
-    bind: Option<(BindGroup, BufferId)>,
+    /// The bind group and the record and clip-table buffers it binds.
+    bind: Option<(BindGroup, [BufferId; 2])>,
     check: ChangeCheck,
     /// Steps the main world queued, not yet run.
     pending: Vec<GpuStep>,
     copies: VecDeque<Copy>,
+    /// Staging buffers free to copy into, of `copy_room`.
+    free: Vec<Buffer>,
     /// Events of each kind a new copy has room for.
     copy_room: (u64, u64),
+    /// A step was refused for the device's limits (reported once).
+    refused: bool,
 }
 
 fn buffer(device: &RenderDevice, label: &str, size: u64, usage: BufferUsages) -> Buffer {
@@ -270,10 +290,9 @@ impl GraphGpu {
             check: ChangeCheck::default(),
             pending: Vec::new(),
             copies: VecDeque::new(),
-            copy_room: (
-                256.min(capacity.state as u64),
-                256.min(capacity.clip as u64),
-            ),
+            free: Vec::new(),
+            copy_room: first_room(capacity),
+            refused: false,
         })
     }
 
@@ -320,6 +339,39 @@ impl GraphGpu {
         self.head.clip_capacity = capacity.clip;
         (self.machines, self.values, self.room) = (machines, values, room);
         self.bind = None;
+        let copy_room = first_room(capacity);
+        if copy_room.0 > self.copy_room.0 || copy_room.1 > self.copy_room.1 {
+            self.copy_room = (
+                copy_room.0.max(self.copy_room.0),
+                copy_room.1.max(self.copy_room.1),
+            );
+            self.free.clear();
+        }
+    }
+
+    /// Why a step of up to `len` instances and `changes` changes cannot run on this device
+    /// (its buffers past a binding, its dispatches past a dimension); `None` where it can.
+    fn past_limits(&self, len: u64, changes: usize, device: &RenderDevice) -> Option<String> {
+        let limits = device.limits();
+        let room = len.max(self.room).next_power_of_two();
+        let per = MACHINE_BYTES.max(64).max(self.head.stride as u64 * 4);
+        let binding = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let events = buffer_bytes(room as usize, capacity_for(room));
+        let groups = limits.max_compute_workgroups_per_dimension as u64 * 64;
+        if room * per > binding || events > binding {
+            Some(format!(
+                "{len} instances need {} B of state machines, records or events, over the device's {binding} B a binding",
+                (room * per).max(events)
+            ))
+        } else if len > groups || changes as u64 > groups {
+            Some(format!(
+                "{len} instances or {changes} parameter changes in one step are over the {groups} the device dispatches"
+            ))
+        } else {
+            None
+        }
     }
 
     /// Repeats the main world's spawns and despawns on the state machines and parameters, in
@@ -372,8 +424,9 @@ impl GraphGpu {
         device: &RenderDevice,
         cache: &PipelineCache,
     ) -> BindGroup {
-        if let Some((group, id)) = &self.bind {
-            if *id == records.id() {
+        let ids = [records.id(), asset.clips.id()];
+        if let Some((group, bound)) = &self.bind {
+            if *bound == ids {
                 return group.clone();
             }
         }
@@ -393,7 +446,7 @@ impl GraphGpu {
                 (bindings::FRAME_TIMES, asset.frame_times.as_entire_binding()),
             )),
         );
-        self.bind = Some((group.clone(), records.id()));
+        self.bind = Some((group.clone(), ids));
         group
     }
 
@@ -408,12 +461,21 @@ impl GraphGpu {
             queue,
             cache,
         } = parts;
+        let most = self.head.len as u64
+            + step.ops.iter().filter(|o| **o == InstanceOp::Push).count() as u64;
+        let most = most.max(step.len as u64);
+        if let Some(why) = self.past_limits(most, step.changes.len(), device) {
+            // the crowd stands still from here on: say so once
+            if !self.refused {
+                self.refused = true;
+                error!("throng: a graph crowd on the GPU stops stepping: {why}");
+            }
+            return;
+        }
         let mut enc = device.create_command_encoder(&CommandEncoderDescriptor {
             label: Some("throng graph step"),
         });
-        let most = self.head.len as u64
-            + step.ops.iter().filter(|o| **o == InstanceOp::Push).count() as u64;
-        self.grow(most.max(step.len as u64), device, &mut enc);
+        self.grow(most, device, &mut enc);
         self.apply_ops(&step.ops, &mut enc);
         // the main world counts the same spawns and despawns
         self.head.len = step.len.min(self.room as u32);
@@ -434,14 +496,16 @@ impl GraphGpu {
         }
         let group = self.bind_group(records, asset, device, cache);
         self.head = self.head.for_step(step.ticks, changes.len());
-        queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(&self.head));
+        // the record buffer holds the runtime's instances at the extract, which are the last
+        // step's; an earlier step of more instances (steps piled up) steps those it holds
+        let len = self.head.len.min(record_room as u32);
+        let uniform = GraphStepParams { len, ..self.head };
+        queue.write_buffer(&self.uniform, 0, bytemuck::bytes_of(&uniform));
         if !changes.is_empty() {
             queue.write_buffer(&self.changes, 0, bytemuck::cast_slice(&changes));
         }
         // the counts: state and clip events fired, clip events kept
         queue.write_buffer(&self.events, 0, &[0u8; 12]);
-        // the records buffer must hold every instance (the extract sized it to the runtime)
-        let len = self.head.len.min(record_room as u32);
         {
             let mut pass = enc.begin_compute_pass(&ComputePassDescriptor {
                 label: Some("throng graph step"),
@@ -484,18 +548,20 @@ impl GraphGpu {
     fn copy_events(&mut self, number: u64, device: &RenderDevice, enc: &mut CommandEncoder) {
         while self.copies.len() >= WAITING_COPIES {
             if let Some(oldest) = self.copies.pop_front() {
-                oldest.staging.unmap();
+                self.release(oldest);
                 self.link.lock().lost = true;
             }
         }
         let room = self.copy_room;
         let state_bytes = EVENTS_HEAD_BYTES + room.0 * STATE_EVENT_BYTES;
-        let staging = buffer(
-            device,
-            "throng graph events, read back",
-            state_bytes + room.1 * CLIP_EVENT_BYTES,
-            BufferUsages::MAP_READ | BufferUsages::COPY_DST,
-        );
+        let staging = self.free.pop().unwrap_or_else(|| {
+            buffer(
+                device,
+                "throng graph events, read back",
+                state_bytes + room.1 * CLIP_EVENT_BYTES,
+                BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+            )
+        });
         enc.copy_buffer_to_buffer(&self.events, 0, &staging, 0, state_bytes);
         let capacity = self.capacity();
         if room.1 > 0 {
@@ -514,6 +580,15 @@ impl GraphGpu {
             number,
             mapping: None,
         });
+    }
+
+    /// A copy's buffer back to the free list (unmapped, which also cancels a mapping under way),
+    /// unless the room has grown past it.
+    fn release(&mut self, c: Copy) {
+        c.staging.unmap();
+        if c.room == self.copy_room {
+            self.free.push(c.staging);
+        }
     }
 
     /// Hands the main world the events of every copy that has arrived, oldest first (up to the
@@ -546,17 +621,21 @@ impl GraphGpu {
                             room
                         }
                     };
-                    self.copy_room = (
+                    let room = (
                         grow(kept.states, self.copy_room.0, c.capacity.state),
                         grow(kept.clips, self.copy_room.1, c.capacity.clip),
                     );
+                    if room != self.copy_room {
+                        self.copy_room = room;
+                        self.free.clear();
+                    }
                 }
                 lost |= events.state_lost || events.clip_lost;
                 arrived.push((c.number, events));
             } else {
                 lost = true;
             }
-            c.staging.unmap();
+            self.release(c);
         }
         if !arrived.is_empty() || lost {
             let mut state = self.link.lock();
@@ -721,6 +800,18 @@ pub(crate) fn extract_graphs(
         }
     }
     graphs.0.retain(|main, _| seen.contains(main));
+}
+
+/// After the frame is submitted: hands the main world the events whose copies have arrived
+/// (polling the device, never waiting), so that its next frame sends them.
+pub(crate) fn take_graph_events(mut graphs: ResMut<GraphGpus>, device: Res<RenderDevice>) {
+    if graphs.0.is_empty() {
+        return;
+    }
+    let _ = device.poll(PollType::Poll);
+    for gg in graphs.0.values_mut() {
+        gg.take_arrived();
+    }
 }
 
 /// Runs every graph crowd's queued steps (see the module docs), before the palette passes;
