@@ -215,6 +215,46 @@ impl CrowdGraph {
     }
 }
 
+/// The message of clip event `f` of instance `h` of crowd `crowd`.
+fn clip_message(
+    crowd: Entity,
+    names: &ClipEventNames,
+    owners: &HashMap<Handle, Entity>,
+    h: Handle,
+    f: &throng_graph::ClipEvent,
+) -> ThrongEvent {
+    ThrongEvent {
+        crowd,
+        entity: owners.get(&h).copied(),
+        handle: h,
+        clip: f.clip,
+        event: f.event,
+        name: names.get(f.clip, f.event),
+        time: f.time,
+    }
+}
+
+/// The message of state event `e` of instance `h` of crowd `crowd`, named by `g`'s tables.
+fn state_message(
+    crowd: Entity,
+    g: &CrowdGraph,
+    owners: &HashMap<Handle, Entity>,
+    h: Handle,
+    e: &throng_graph::GraphEvent,
+) -> ThrongStateEvent {
+    let named = |names: &[Arc<str>], k: usize| names.get(k).cloned().unwrap_or_else(|| "".into());
+    ThrongStateEvent {
+        crowd,
+        entity: owners.get(&h).copied(),
+        handle: h,
+        state: e.state,
+        state_name: named(&g.state_names, e.state.index()),
+        event: e.event,
+        event_name: named(&g.event_names, e.event.index()),
+        enter: e.kind == EventKind::Enter,
+    }
+}
+
 /// On the GPU: sends the state and clip events of the steps whose read-back has arrived.
 fn send_arrived(
     crowd_e: Entity,
@@ -236,7 +276,6 @@ fn send_arrived(
             g.source.name
         );
     }
-    let unnamed = || Arc::from("");
     for a in arrived {
         let (step, t0, dt, handles) = (a.events, a.t0, a.dt, a.handles);
         for e in step.clip {
@@ -244,15 +283,7 @@ fn send_arrived(
             let Some(&h) = handles.get(f.instance as usize) else {
                 continue;
             };
-            events.write(ThrongEvent {
-                crowd: crowd_e,
-                entity: owners.get(&h).copied(),
-                handle: h,
-                clip: f.clip,
-                event: f.event,
-                name: names.get(f.clip, f.event),
-                time: f.time,
-            });
+            events.write(clip_message(crowd_e, names, owners, h, &f));
         }
         for w in step.state {
             let Some(e) = graph.state_event_of_words(w) else {
@@ -261,16 +292,7 @@ fn send_arrived(
             let Some(&h) = handles.get(e.instance as usize) else {
                 continue;
             };
-            states.write(ThrongStateEvent {
-                crowd: crowd_e,
-                entity: owners.get(&h).copied(),
-                handle: h,
-                state: e.state,
-                state_name: (g.state_names.get(e.state.index()).cloned()).unwrap_or_else(unnamed),
-                event: e.event,
-                event_name: (g.event_names.get(e.event.index()).cloned()).unwrap_or_else(unnamed),
-                enter: e.kind == EventKind::Enter,
-            });
+            states.write(state_message(crowd_e, g, owners, h, &e));
         }
     }
 }
@@ -310,31 +332,13 @@ pub(crate) fn after_update(
             let Some(h) = rt.handle_at(f.instance as usize) else {
                 continue;
             };
-            events.write(ThrongEvent {
-                crowd: crowd_e,
-                entity: owners.get(&h).copied(),
-                handle: h,
-                clip: f.clip,
-                event: f.event,
-                name: names.get(f.clip, f.event),
-                time: f.time,
-            });
+            events.write(clip_message(crowd_e, names, owners, h, f));
         }
     }
-    let unnamed = || Arc::from("");
     for e in gc.events() {
         let Some(h) = rt.handle_at(e.instance as usize) else {
             continue;
         };
-        states.write(ThrongStateEvent {
-            crowd: crowd_e,
-            entity: owners.get(&h).copied(),
-            handle: h,
-            state: e.state,
-            state_name: (g.state_names.get(e.state.index()).cloned()).unwrap_or_else(unnamed),
-            event: e.event,
-            event_name: (g.event_names.get(e.event.index()).cloned()).unwrap_or_else(unnamed),
-            enter: e.kind == EventKind::Enter,
-        });
+        states.write(state_message(crowd_e, g, owners, h, e));
     }
 }

@@ -730,13 +730,12 @@ fn the_far_tier_card_module_composes_for_every_crowd_key() {
 /// composes with the defs the plugin gives it and validates, has its five entry points, binds
 /// exactly what `graph_step_layout` lays out (group 0: bindings 0–7 and the frame-time lists
 /// at the plugin's binding, each with the layout's buffer kind), and its `GraphStepParams`
-/// has the layout of the contract's Rust twin the plugin uploads.
+/// has the layout of the contract's Rust twin the plugin uploads (`naga_layout`'s table,
+/// which throng-render's test checks its program against too).
 #[test]
 fn the_graph_step_composes_validates_and_binds_what_its_layout_lays_out() {
     use bevy::render::render_resource::{BindingType, BufferBindingType};
-    use std::mem::{offset_of, size_of};
     use throng_bevy::render::graph_step::{graph_step_layout, graph_step_pipeline};
-    use throng_contract::graph_step::GraphStepParams as P;
     let desc = graph_step_pipeline(Default::default(), "cs_graph_step");
     let (file, source) = throng_contract::wgsl::GRAPH_STEP_PASS;
     let mut composer = shared_modules();
@@ -805,27 +804,5 @@ fn the_graph_step_composes_validates_and_binds_what_its_layout_lays_out() {
         bound, laid,
         "the program's bindings against graph_step_layout"
     );
-    check(
-        &module,
-        "GraphStepParams",
-        size_of::<P>(),
-        &[
-            offset_of!(P, len),
-            offset_of!(P, stride),
-            offset_of!(P, ticks_lo),
-            offset_of!(P, ticks_hi),
-            offset_of!(P, changes),
-            offset_of!(P, clip_capacity),
-            offset_of!(P, max_speed),
-            offset_of!(P, states_at),
-            offset_of!(P, clips_at),
-            offset_of!(P, axes_at),
-            offset_of!(P, transitions_at),
-            offset_of!(P, conditions_at),
-            offset_of!(P, lists_at),
-            offset_of!(P, clip_events_at),
-            offset_of!(P, events_at),
-            offset_of!(P, state_capacity),
-        ],
-    );
+    check_shared(&module, &["GraphStepParams"]);
 }

@@ -95,30 +95,7 @@ fn playback_structs_match_the_contract() {
     // The graph step's parameters and state machine (throng_graph::gpu_layout's words), and
     // the graph time twin's case and output ([u32; 26], [u32; 24]).
     let graph = validate(Program::GraphStep).expect("valid");
-    use throng_render::graph_pass::GraphStepParams as P;
-    check(
-        &graph,
-        "GraphStepParams",
-        size_of::<P>(),
-        &[
-            offset_of!(P, len),
-            offset_of!(P, stride),
-            offset_of!(P, ticks_lo),
-            offset_of!(P, ticks_hi),
-            offset_of!(P, changes),
-            offset_of!(P, clip_capacity),
-            offset_of!(P, max_speed),
-            offset_of!(P, states_at),
-            offset_of!(P, clips_at),
-            offset_of!(P, axes_at),
-            offset_of!(P, transitions_at),
-            offset_of!(P, conditions_at),
-            offset_of!(P, lists_at),
-            offset_of!(P, clip_events_at),
-            offset_of!(P, events_at),
-            offset_of!(P, state_capacity),
-        ],
-    );
+    check_shared(&graph, &["GraphStepParams"]);
     {
         use throng_graph::gpu_layout::*;
         check(

@@ -43,11 +43,33 @@ pub fn shared_layout(name: &str) -> Option<(usize, Vec<usize>)> {
         BoneParams, MaterialSet, MaterialUniform, PaletteEntry, PaletteJob, TimingUniform,
         VatParams,
     };
+    use throng_contract::graph_step::GraphStepParams as P;
     use throng_contract::{
         Appearance, GpuClip, GpuInstanceRecord, GpuLayer, InstanceRecord, InstanceTransform, Layer,
     };
     Some(match name {
         "Layer" => (size_of::<Layer>(), vec![0, 4, 8, 12]),
+        "GraphStepParams" => (
+            size_of::<P>(),
+            vec![
+                offset_of!(P, len),
+                offset_of!(P, stride),
+                offset_of!(P, ticks_lo),
+                offset_of!(P, ticks_hi),
+                offset_of!(P, changes),
+                offset_of!(P, clip_capacity),
+                offset_of!(P, max_speed),
+                offset_of!(P, states_at),
+                offset_of!(P, clips_at),
+                offset_of!(P, axes_at),
+                offset_of!(P, transitions_at),
+                offset_of!(P, conditions_at),
+                offset_of!(P, lists_at),
+                offset_of!(P, clip_events_at),
+                offset_of!(P, events_at),
+                offset_of!(P, state_capacity),
+            ],
+        ),
         "InstanceRecord" => (size_of::<InstanceRecord>(), vec![0]),
         "InstanceTransform" => (size_of::<InstanceTransform>(), vec![0]),
         "Clip" => (
