@@ -17,11 +17,14 @@
 //! `crates/throng-graph/graphs/fox-locomotion.json` for `Fox.glb`) instead of playback
 //! commands: each fox's `speed` parameter (`throng_bevy::ThrongParams`) starts at idle, walk or
 //! run, one fox in eight changes speed every second and one in five fires the `look` trigger
-//! where the graph has one; in second 2 foxes 1 and 5 leave (despawned) and in second 3 two
+//! where the graph has one (Fox.glb's; the built-in fox's graph,
+//! `crates/throng-graph/graphs/demo-fox-locomotion.json`, has none, and its clips fire footstep
+//! events); in second 2 foxes 1 and 5 leave (despawned) and in second 3 two
 //! new foxes take their spots, running. `--graph-on` says where the graph steps (`throng_bevy::GraphOn`:
 //! `auto`, the default, the GPU of a hardware adapter and the CPU of a software one). On exit
-//! it prints where the graph stepped and every state event received, in order, one line each
-//! (`graph event: fox I STATE EVENT enter|exit`).
+//! it prints where the graph stepped and every state and clip event received, in order, one
+//! line each (`graph event: fox I STATE EVENT enter|exit`, `graph clip event: fox I NAME at
+//! SECONDS`).
 //!
 //! `--camera patch` circles the camera low over the field, about a tenth of the foxes in view
 //! (printed on exit): the scene for measuring a large crowd the camera mostly does not see.
@@ -279,12 +282,18 @@ struct Args {
     /// each second: the change rate of the upload benchmark (`--mode throng`).
     #[arg(long, value_name = "SHARE")]
     change_share: Option<f64>,
-    /// Drive every fox by this animation graph file (throng mode), setting its `speed`.
+    /// Drive every fox by this animation graph file (throng mode) instead of clips: its
+    /// `speed` parameter set per fox and changed every second, its `look` trigger fired where
+    /// the graph has one, foxes 1 and 5 despawned in second 2 and two new foxes spawned in
+    /// second 3; every state and clip event is printed at exit. For Fox.glb:
+    /// crates/throng-graph/graphs/fox-locomotion.json; for the built-in fox (no
+    /// THRONG_ASSETS): demo-fox-locomotion.json.
     #[arg(long, value_name = "GRAPH.json")]
     graph: Option<PathBuf>,
-    /// Where `--graph` steps: auto (the GPU of a hardware adapter), cpu or gpu.
-    #[arg(long, value_enum, default_value = "auto")]
-    graph_on: GraphOnArg,
+    /// Where `--graph` steps: auto (the default: the GPU of a hardware adapter, the CPU of a
+    /// software one), cpu or gpu.
+    #[arg(long, value_enum, requires = "graph")]
+    graph_on: Option<GraphOnArg>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -294,12 +303,13 @@ enum GraphOnArg {
     Gpu,
 }
 
-/// `--graph`: the graph file's text, and every state event received in order (fox, state,
-/// event, entered).
+/// `--graph`: the graph file's text, every state event received in order (fox, state, event,
+/// entered) and every clip event (fox, name, time in seconds).
 #[derive(Resource, Default)]
 struct GraphRun {
     json: Option<String>,
     events: Vec<(u32, String, String, bool)>,
+    clip_events: Vec<(u32, String, f64)>,
 }
 
 fn main() -> AppExit {
@@ -386,6 +396,15 @@ fn run(args: Args) -> Result<AppExit> {
         .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
         .filter(|&(w, h)| w > 0 && h > 0)
         .ok_or_else(|| format!("--size {}: expected WIDTHxHEIGHT, both above 0", args.size))?;
+    if args.graph.is_some() && args.dump_scene.is_some() && args.graph_on != Some(GraphOnArg::Cpu) {
+        // A graph stepped on the GPU writes its records there: the dump would hold none.
+        Args::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--dump-scene with --graph needs --graph-on cpu (on the GPU the records are written there, not in the runtime)",
+            )
+            .exit();
+    }
     if let Some(m) = args.spawn_in_view {
         if args.camera != CameraArg::Patch || !args.still_camera || m.is_nan() || m <= 0.0 {
             // A usage error: clap's message and exit status 2.
@@ -548,7 +567,7 @@ fn run(args: Args) -> Result<AppExit> {
     .insert_resource(Stats::default())
     .insert_resource(GraphRun {
         json: graph_json,
-        events: Vec::new(),
+        ..default()
     })
     .add_systems(Startup, (setup_scene, setup_crowd))
     .add_systems(First, (count_frame, stamp_main_start))
@@ -671,6 +690,8 @@ struct Stats {
     uploaded_frames: u32,
     /// The crowd's records, all of them, in bytes (at the last measured frame).
     all_records: u64,
+    /// The crowd's graph steps on the GPU (at the last measured frame).
+    graph_on_gpu: bool,
 }
 
 /// Wall-clock timers of the app's schedules, shared by the main and the render world:
@@ -828,6 +849,7 @@ fn count_frame(
             stats.uploaded.1 += u.transforms;
             stats.uploaded_frames += 1;
             stats.all_records = c.record_bytes().len() as u64;
+            stats.graph_on_gpu = c.graph_on_gpu();
         }
     }
     if stats.frames == a.warmup + 1 {
@@ -873,6 +895,11 @@ fn count_frame(
     if !stats.reported {
         stats.reported = true;
         report(&stats, a, plan.spawned, &timers);
+        if graph.json.is_some() && !crowds.iter().any(ThrongCrowd::graph_ready) {
+            eprintln!("bevy_crowd: --graph: the graph did not load (the error above says why)");
+            exit.write(AppExit::error());
+            return;
+        }
         if graph.json.is_some() {
             let on_gpu = crowds.iter().any(ThrongCrowd::graph_on_gpu);
             let why = (crowds.iter().find_map(ThrongCrowd::graph_cpu_because))
@@ -886,6 +913,11 @@ fn count_frame(
             for (fox, state, event, enter) in &graph.events {
                 let kind = if *enter { "enter" } else { "exit" };
                 println!("graph event: fox {fox} {state} {event} {kind}");
+            }
+            println!("bevy_crowd: {} clip events", graph.clip_events.len());
+            for (fox, name, time) in &graph.clip_events {
+                // the time's bits: the GPU step times an event as the CPU step does
+                println!("graph clip event: fox {fox} {name} at {time:?}");
             }
         }
         // How much of the crowd the camera sees: each fox's sphere (its pose box's reach
@@ -1070,6 +1102,13 @@ fn report(stats: &Stats, a: &Args, spawned: u32, timers: &Timers) {
     if a.mode == Mode::Throng {
         let (records, transforms) = stats.uploaded;
         let per = |b: u64| b as f64 / stats.uploaded_frames.max(1) as f64;
+        if stats.graph_on_gpu {
+            println!(
+                "bevy_crowd: uploaded per frame: records none (a graph stepped on the GPU writes them there), transforms {:.0} B",
+                per(transforms)
+            );
+            return;
+        }
         println!(
             "bevy_crowd: uploaded per frame: records {:.0} B ({:.2} % of the crowd's {} B), transforms {:.0} B",
             per(records),
@@ -1403,9 +1442,9 @@ fn setup_crowd(
                 .with_skinning(skinning);
             if let (Some(json), Some(file)) = (&graph.json, &plan.args.graph) {
                 let on = match plan.args.graph_on {
-                    GraphOnArg::Auto => GraphOn::Auto,
-                    GraphOnArg::Cpu => GraphOn::Cpu,
-                    GraphOnArg::Gpu => GraphOn::Gpu,
+                    None | Some(GraphOnArg::Auto) => GraphOn::Auto,
+                    Some(GraphOnArg::Cpu) => GraphOn::Cpu,
+                    Some(GraphOnArg::Gpu) => GraphOn::Gpu,
                 };
                 let name = file.display().to_string();
                 throng_crowd = throng_crowd
@@ -1598,6 +1637,10 @@ fn drive_graph(
         return;
     }
     *last = second;
+    let has_look = graph
+        .json
+        .as_deref()
+        .is_some_and(|j| j.contains("\"look\""));
     // spawns and despawns while the graph runs (on the GPU they are repeated there)
     let n = plan.args.instances;
     let churn = [1, 5].map(|k| k.min(n.saturating_sub(1)));
@@ -1611,7 +1654,10 @@ fn drive_graph(
     if let (3, Some(crowd)) = (second, crowds.iter().next()) {
         for (k, &spot_of) in churn.iter().enumerate() {
             let mut params = ThrongParams::default();
-            params.set_float("speed", 4.0).fire("look");
+            params.set_float("speed", 4.0);
+            if has_look {
+                params.fire("look");
+            }
             let at = spot(spot_of, n, spacing(&plan));
             commands.spawn((ThrongInstance { crowd }, params, at, FoxIndex(n + k as u32)));
         }
@@ -1620,23 +1666,28 @@ fn drive_graph(
         if switches(i.0, second) {
             params.set_float("speed", graph_speed(i.0, second));
         }
-        if (i.0 as u64 + second) % 5 == 0 {
+        if has_look && (i.0 as u64 + second) % 5 == 0 {
             params.fire("look");
         }
     }
 }
 
-/// `--graph`: notes every state event, in the order received.
+/// `--graph`: notes every state and clip event, in the order received.
 fn note_state_events(
     mut graph: ResMut<GraphRun>,
     mut events: MessageReader<ThrongStateEvent>,
+    mut clip_events: MessageReader<throng_bevy::ThrongEvent>,
     foxes: Query<&FoxIndex>,
 ) {
+    let fox_of = |e: Option<Entity>| e.and_then(|f| foxes.get(f).ok()).map_or(u32::MAX, |f| f.0);
+    for e in clip_events.read() {
+        if graph.json.is_some() {
+            let fox = fox_of(e.entity);
+            graph.clip_events.push((fox, e.name.to_string(), e.time));
+        }
+    }
     for e in events.read() {
-        let fox = e
-            .entity
-            .and_then(|f| foxes.get(f).ok())
-            .map_or(u32::MAX, |f| f.0);
+        let fox = fox_of(e.entity);
         graph.events.push((
             fox,
             e.state_name.to_string(),

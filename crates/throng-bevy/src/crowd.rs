@@ -174,7 +174,8 @@ impl ThrongCrowd {
     /// state machine and writes its record, and the state and clip events arrive as messages
     /// a frame or two after the step that fired them (docs/graph.md "On the GPU"): an event
     /// of an instance despawned since names no entity. Set it before the asset loads: the
-    /// render world places the crowd once, and it stays where it was placed.
+    /// render world places the crowd once (from the first frame its pipelines are ready and it
+    /// has an instance), and it stays where it was placed: a later call changes nothing.
     pub fn with_graph_on(mut self, on: GraphOn) -> ThrongCrowd {
         self.graph_on = on;
         if let Some(g) = &mut self.graph {
@@ -195,6 +196,14 @@ impl ThrongCrowd {
             crate::graph_gpu::Placement::Cpu(why) => Some(why.clone()),
             crate::graph_gpu::Placement::Gpu(_) => None,
         }
+    }
+
+    /// Whether the graph is ready: parsed against the loaded asset and attached (on either
+    /// side). False before the asset loads, without a graph, and after a graph error (logged).
+    pub fn graph_ready(&self) -> bool {
+        self.graph_on_gpu()
+            || (self.runtime.as_ref())
+                .is_some_and(|rt| rt.data::<throng_graph::GraphCrowd>().is_some())
     }
 
     /// Whether the graph steps on the GPU (placed by the render world; false before).
@@ -226,9 +235,10 @@ impl ThrongCrowd {
     }
 
     /// Sets parameter `name` of batch instance `h` for the next step, wherever the graph
-    /// steps. Nothing to set before the graph is ready (`Ok`); an instance the runtime does
-    /// not hold, an unknown parameter or a value of another kind is an error and nothing is
-    /// set.
+    /// steps. Before the graph is ready ([`Self::graph_ready`]) nothing is set and it returns
+    /// `Ok` (an instance entity's [`ThrongParams`] waits for the graph instead); an instance
+    /// the runtime does not hold, an unknown parameter or a value of another kind is an error
+    /// and nothing is set.
     pub fn set_param(
         &mut self,
         h: throng_runtime::Handle,
@@ -614,8 +624,10 @@ pub(crate) fn apply_params(
         if params.changes.is_empty() {
             continue;
         }
-        let crowd = crowds.get_mut(inst.crowd).ok().map(Mut::into_inner);
-        let Some(rt) = crowd.and_then(|c| c.runtime.as_mut()) else {
+        let Ok(crowd) = crowds.get_mut(inst.crowd).map(Mut::into_inner) else {
+            continue;
+        };
+        let (Some(rt), Some(g)) = (crowd.runtime.as_mut(), crowd.graph.as_mut()) else {
             continue;
         };
         let Ok((_, i)) = rt.data_of::<throng_graph::GraphCrowd>(h.0) else {
@@ -623,7 +635,7 @@ pub(crate) fn apply_params(
         };
         for (name, value) in params.changes.drain(..) {
             if let Err(err) = graph::set_param(rt, i, &name, value) {
-                warn!("throng: parameter {name:?} of {e}: {err}");
+                g.warn_param(&name, e, &err);
             }
         }
     }

@@ -50,6 +50,8 @@ pub(crate) struct CrowdGraph {
     gpu: Option<MainGpu>,
     /// Lost events were reported (once).
     told_lost: bool,
+    /// Parameter names whose failed sets were reported (each once).
+    told_params: Vec<String>,
     /// The graph's state and event names, made once it is parsed.
     state_names: Vec<Arc<str>>,
     event_names: Vec<Arc<str>>,
@@ -76,6 +78,7 @@ impl CrowdGraph {
             link: Arc::default(),
             gpu: None,
             told_lost: false,
+            told_params: Vec::new(),
             state_names: Vec::new(),
             event_names: Vec::new(),
             handles: Vec::new(),
@@ -209,6 +212,19 @@ pub(crate) fn queue_gpu_step(g: &mut CrowdGraph, rt: &mut Runtime, dt: f64) {
 }
 
 impl CrowdGraph {
+    /// Reports a failed set of parameter `name` by instance entity `e`, once a name: a crowd
+    /// whose every instance sets a parameter the graph lacks logs one line, not one a set.
+    pub(crate) fn warn_param(&mut self, name: &str, e: Entity, err: &throng_graph::GraphError) {
+        if self.told_params.iter().any(|n| n == name) {
+            return;
+        }
+        self.told_params.push(name.to_string());
+        warn!(
+            "throng: parameter {name:?} of {e} (graph {}): {err}; later failed sets of it are not reported",
+            self.source.name
+        );
+    }
+
     /// Whether the crowd steps on the GPU.
     pub(crate) fn on_gpu(&self) -> bool {
         self.link.on_gpu()

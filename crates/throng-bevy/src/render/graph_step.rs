@@ -782,7 +782,7 @@ pub(crate) fn extract_graphs(
         match because {
             None => {
                 info!(
-                    "throng: the graph {} steps on the GPU of {} (the CPU sends only parameter changes)",
+                    "throng: the graph {} steps on the GPU of {} (the CPU sends only parameter changes, spawns and despawns)",
                     g.source.name, adapter.name
                 );
                 state.placement = Some(Placement::Gpu(adapter.name.clone()));
@@ -792,6 +792,11 @@ pub(crate) fn extract_graphs(
                 if g.on == GraphOn::Gpu {
                     warn!(
                         "throng: the graph {} steps on the CPU, not on the GPU asked for: {why}",
+                        g.source.name
+                    );
+                } else {
+                    info!(
+                        "throng: the graph {} steps on the CPU ({why})",
                         g.source.name
                     );
                 }
