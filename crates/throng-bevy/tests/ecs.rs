@@ -794,6 +794,57 @@ fn a_graph_crowd_plays_what_its_parameters_say() {
     app.update();
 }
 
+/// A batch instance's parameters through `ThrongCrowd::set_param` (the call that works
+/// wherever the graph steps; here, without a render world, the CPU): the value reaches the
+/// graph crowd, which plays it, and a wrong name, a value of another kind and a handle the
+/// runtime no longer holds are errors that set nothing. Without a render app the graph stays
+/// on the CPU: it is ready, not on the GPU, and no reason was given (nobody placed it).
+#[test]
+fn set_param_sets_a_batch_instances_parameter_and_refuses_what_it_cannot_set() {
+    use throng_bevy::ParamValue;
+    let (mut app, crowd, baked) = app_with_graph(Timing::Cpu);
+    let graph = demo_graph(&baked);
+    let speed = graph
+        .param::<throng_graph::kind::Float>("speed")
+        .expect("speed");
+    let (a, b) = {
+        let mut c = crowd_mut(&mut app, crowd);
+        let rt = c.runtime_mut().expect("runtime");
+        let a = rt.spawn(throng_contract::InstanceTransform::IDENTITY);
+        let b = rt.spawn(throng_contract::InstanceTransform::IDENTITY);
+        (a, b)
+    };
+    app.update();
+    {
+        let mut c = crowd_mut(&mut app, crowd);
+        assert!(c.graph_ready() && !c.graph_on_gpu());
+        assert_eq!(c.graph_cpu_because(), None);
+        c.set_param(b, "speed", ParamValue::Float(4.0))
+            .expect("speed");
+        assert!(c.set_param(b, "sped", ParamValue::Float(1.0)).is_err());
+        assert!(c.set_param(b, "speed", ParamValue::Bool(true)).is_err());
+        c.despawn(a).expect("despawn");
+        assert!(matches!(
+            c.set_param(a, "speed", ParamValue::Float(1.0)),
+            Err(throng_graph::GraphError::NoSuchInstance { .. })
+        ));
+        let gc = c.graph_crowd().expect("graph crowd on the CPU");
+        // b took a's index 0 when a left
+        assert_eq!(gc.value(0, speed), Some(4.0));
+    }
+    for _ in 0..10 {
+        app.update();
+    }
+    let c = crowd_of(&app, crowd);
+    let gc = c.graph_crowd().expect("graph crowd");
+    let moving = gc.graph().state_id("move").expect("move state");
+    assert_eq!(
+        gc.state(0).expect("state"),
+        moving,
+        "the set speed is played"
+    );
+}
+
 /// GPU-timed, a graph crowd tells its runtime what to play (`throng_graph::drive_gpu`) in the
 /// frame its state changes: after every frame each instance's GPU-timed record equals that of a
 /// bare `GpuRuntime` driven by a bare `GraphCrowd` in the documented order (graph step,
