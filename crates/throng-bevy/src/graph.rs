@@ -136,6 +136,9 @@ pub(crate) fn ensure_graph(g: &mut CrowdGraph, baked: &BakedAsset, rt: &mut Runt
                 let graph = crowd.graph();
                 g.state_names = (graph.states().iter()).map(|s| s.name().into()).collect();
                 g.event_names = (graph.events().iter()).map(|e| e.as_str().into()).collect();
+                // a new runtime is placed anew: the render world's pass held the old one's
+                g.link = Arc::default();
+                g.gpu = None;
                 // made at the runtime's count just now: the counts agree
                 let log = GpuLog::new(Arc::clone(&g.link), rt.len());
                 if let Err(e) = rt.attach(crowd).and_then(|()| rt.attach(log)) {

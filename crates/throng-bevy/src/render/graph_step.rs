@@ -67,6 +67,10 @@ const ENTRIES: [&str; 5] = [
 #[derive(Resource, Default)]
 pub struct GraphPipelines(Option<[CachedComputePipelineId; 5]>);
 
+/// Steps kept waiting for a crowd whose record buffer or asset is not on the GPU yet (four
+/// seconds at 60 frames a second); older ones are dropped.
+const MOST_PENDING: usize = 240;
+
 /// Bytes of one state machine.
 const MACHINE_BYTES: u64 = (MACHINE_WORDS * 4) as u64;
 
@@ -709,9 +713,21 @@ pub(crate) fn extract_graphs(
             continue;
         };
         if g.on_gpu() {
-            if let Some(gg) = graphs.0.get_mut(&main) {
-                gg.pending.append(&mut g.link.lock().steps);
-                seen.push(main);
+            let mut state = g.link.lock();
+            match graphs.0.get_mut(&main) {
+                Some(gg) => {
+                    gg.pending.append(&mut state.steps);
+                    if gg.pending.len() > MOST_PENDING {
+                        // the crowd's GPU data has been missing for seconds: keep memory
+                        // bounded; the steps dropped are time the crowd does not play
+                        let over = gg.pending.len() - MOST_PENDING;
+                        gg.pending.drain(..over);
+                        state.lost = true;
+                    }
+                    seen.push(main);
+                }
+                // placed by a render world that no longer holds it: nothing runs its steps
+                None => state.steps.clear(),
             }
             continue;
         }
