@@ -1107,15 +1107,15 @@ fn report(stats: &Stats, a: &Args, spawned: u32, timers: &Timers) {
                 "bevy_crowd: uploaded per frame: records none (a graph stepped on the GPU writes them there), transforms {:.0} B",
                 per(transforms)
             );
-            return;
+        } else {
+            println!(
+                "bevy_crowd: uploaded per frame: records {:.0} B ({:.2} % of the crowd's {} B), transforms {:.0} B",
+                per(records),
+                per(records) * 100.0 / stats.all_records.max(1) as f64,
+                stats.all_records,
+                per(transforms)
+            );
         }
-        println!(
-            "bevy_crowd: uploaded per frame: records {:.0} B ({:.2} % of the crowd's {} B), transforms {:.0} B",
-            per(records),
-            per(records) * 100.0 / stats.all_records.max(1) as f64,
-            stats.all_records,
-            per(transforms)
-        );
     }
     if let Ok(t) = timers.0.lock() {
         println!(
