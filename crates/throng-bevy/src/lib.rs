@@ -118,7 +118,9 @@ pub const CROWD_APPEARANCE_WGSL: &str = include_str!("../shaders/crowd_appearanc
 /// (`render::far`; imports `throng::far` and `throng_bevy::crowd_appearance`).
 pub const CROWD_FAR_WGSL: &str = include_str!("../shaders/crowd_far.wgsl");
 
-/// The plugin's main-world systems, in `PostUpdate` after `TransformSystems::Propagate`.
+/// The plugin's main-world systems, in `PostUpdate` after `TransformSystems::Propagate` (a
+/// graph stepped on the GPU has its frame's step queued later, in `Last`, outside this set, so
+/// the step holds every spawn, despawn and parameter change of the frame).
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ThrongSystems;
 
