@@ -72,8 +72,8 @@ pub struct ThrongCrowd {
     pub(crate) baked: Option<Arc<BakedAsset>>,
     /// The animation graph driving every instance, if any ([`ThrongCrowd::with_graph`]).
     pub(crate) graph: Option<CrowdGraph>,
-    /// Where the graph is asked to step ([`ThrongCrowd::with_graph_on`]), kept here too so the
-    /// order of the two builders does not matter.
+    /// Where the graph is asked to step ([`ThrongCrowd::with_graph_on`]; here, not in the
+    /// graph, so the order of the two builders does not matter).
     graph_on: GraphOn,
     /// Runtime handle → instance entity (events name the entity).
     pub(crate) owners: HashMap<throng_runtime::Handle, Entity>,
@@ -162,9 +162,7 @@ impl ThrongCrowd {
     /// spawn and despawn; an invalid graph is logged as an error naming the file and element,
     /// and the crowd stands in its rest pose. A graph keeps no root motion.
     pub fn with_graph(mut self, source: GraphSource) -> ThrongCrowd {
-        let mut g = CrowdGraph::new(source);
-        g.on = self.graph_on;
-        self.graph = Some(g);
+        self.graph = Some(CrowdGraph::new(source));
         self
     }
 
@@ -178,9 +176,6 @@ impl ThrongCrowd {
     /// has an instance), and it stays where it was placed: a later call changes nothing.
     pub fn with_graph_on(mut self, on: GraphOn) -> ThrongCrowd {
         self.graph_on = on;
-        if let Some(g) = &mut self.graph {
-            g.on = on;
-        }
         self
     }
 

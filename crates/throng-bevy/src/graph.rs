@@ -42,8 +42,6 @@ pub struct GraphSource {
 pub(crate) struct CrowdGraph {
     pub(crate) source: GraphSource,
     pub(crate) failed: bool,
-    /// Where it is asked to step.
-    pub(crate) on: GraphOn,
     /// Shared with the render world, which places the crowd on the GPU.
     pub(crate) link: Arc<GraphLink>,
     /// Once on the GPU: the clock and the steps whose events are awaited.
@@ -74,7 +72,6 @@ impl CrowdGraph {
         CrowdGraph {
             source,
             failed: false,
-            on: GraphOn::default(),
             link: Arc::default(),
             gpu: None,
             told_lost: false,

@@ -864,11 +864,16 @@ fn the_appearance_component_tints_and_hides_foxes() {
     );
 }
 
-/// The state events a `--graph` run printed, per fox, in the order received.
-fn graph_events(stdout: &str) -> std::collections::BTreeMap<u32, Vec<String>> {
-    let mut by_fox = std::collections::BTreeMap::<u32, Vec<String>>::new();
+/// A run's events per fox, in the order received.
+type ByFox = std::collections::BTreeMap<u32, Vec<String>>;
+
+/// The events a `--graph` run printed on lines starting `prefix` (`graph event: fox ` for
+/// state events, `graph clip event: fox ` for clip events: name and the time's `Debug` text,
+/// every bit of the f64), per fox.
+fn graph_events(stdout: &str, prefix: &str) -> ByFox {
+    let mut by_fox = ByFox::new();
     for line in stdout.lines() {
-        let Some(rest) = line.strip_prefix("graph event: fox ") else {
+        let Some(rest) = line.strip_prefix(prefix) else {
             continue;
         };
         let (fox, event) = rest.split_once(' ').expect("fox and event");
@@ -876,6 +881,31 @@ fn graph_events(stdout: &str) -> std::collections::BTreeMap<u32, Vec<String>> {
         by_fox.entry(fox).or_default().push(event.to_string());
     }
     by_fox
+}
+
+/// Events of every fox.
+fn total(m: &ByFox) -> usize {
+    m.values().map(Vec::len).sum()
+}
+
+/// Each fox's `what` events on the GPU are the CPU's in order: of the two lists one is a
+/// prefix of the other (a run ends when its screenshot is saved, and on the GPU a step's
+/// events arrive a frame or so late), at most `apart` events apart.
+fn assert_each_fox_agrees(what: &str, on_cpu: &ByFox, on_gpu: &ByFox, apart: usize) {
+    let foxes: std::collections::BTreeSet<u32> =
+        on_cpu.keys().chain(on_gpu.keys()).copied().collect();
+    for fox in foxes {
+        let (a, b) = (
+            on_cpu.get(&fox).cloned().unwrap_or_default(),
+            on_gpu.get(&fox).cloned().unwrap_or_default(),
+        );
+        let n = a.len().min(b.len());
+        assert_eq!(a[..n], b[..n], "fox {fox}'s {what}");
+        assert!(
+            a.len().abs_diff(b.len()) <= apart,
+            "fox {fox}: {a:?} on the CPU, {b:?} on the GPU"
+        );
+    }
 }
 
 /// A graph crowd (`--graph` with Fox.glb's locomotion graph: speeds set through
@@ -932,10 +962,11 @@ fn a_graph_crowd_steps_on_the_gpu_as_on_the_cpu() {
     let differ = common::differing(&cpu.image, &gpu.image, 8);
     eprintln!("graph on the GPU against the CPU: {differ} pixels differ by > 8 levels");
     assert_eq!(differ, 0, "the GPU-stepped crowd draws another picture");
-    let (on_cpu, on_gpu) = (graph_events(&cpu.stdout), graph_events(&gpu.stdout));
-    let total = |m: &std::collections::BTreeMap<u32, Vec<String>>| -> usize {
-        m.values().map(Vec::len).sum()
-    };
+    let state = "graph event: fox ";
+    let (on_cpu, on_gpu) = (
+        graph_events(&cpu.stdout, state),
+        graph_events(&gpu.stdout, state),
+    );
     eprintln!(
         "state events: {} on the CPU, {} on the GPU",
         total(&on_cpu),
@@ -951,35 +982,7 @@ fn a_graph_crowd_steps_on_the_gpu_as_on_the_cpu() {
             "no event of new fox {fox}: {on_cpu:?}\n{on_gpu:?}"
         );
     }
-    let foxes: std::collections::BTreeSet<u32> =
-        on_cpu.keys().chain(on_gpu.keys()).copied().collect();
-    for fox in foxes {
-        let (a, b) = (
-            on_cpu.get(&fox).cloned().unwrap_or_default(),
-            on_gpu.get(&fox).cloned().unwrap_or_default(),
-        );
-        let n = a.len().min(b.len());
-        assert_eq!(a[..n], b[..n], "fox {fox}'s state events");
-        assert!(
-            a.len().abs_diff(b.len()) <= 1,
-            "fox {fox}: {a:?} on the CPU, {b:?} on the GPU"
-        );
-    }
-}
-
-/// The clip events a `--graph` run printed, per fox, in the order received: name and time
-/// (the time's `Debug` text, every bit of the f64).
-fn graph_clip_events(stdout: &str) -> std::collections::BTreeMap<u32, Vec<String>> {
-    let mut by_fox = std::collections::BTreeMap::<u32, Vec<String>>::new();
-    for line in stdout.lines() {
-        let Some(rest) = line.strip_prefix("graph clip event: fox ") else {
-            continue;
-        };
-        let (fox, event) = rest.split_once(' ').expect("fox and event");
-        let fox = fox.parse().expect("fox index");
-        by_fox.entry(fox).or_default().push(event.to_string());
-    }
-    by_fox
+    assert_each_fox_agrees("state events", &on_cpu, &on_gpu, 1);
 }
 
 /// The built-in fox (its walk and run fire footstep events) played by its locomotion graph
@@ -1030,13 +1033,11 @@ fn a_graph_crowd_on_the_gpu_fires_the_cpu_steps_clip_events() {
     );
     let differ = common::differing(&cpu.image, &gpu.image, 8);
     assert_eq!(differ, 0, "the GPU-stepped crowd draws another picture");
+    let clip = "graph clip event: fox ";
     let (on_cpu, on_gpu) = (
-        graph_clip_events(&cpu.stdout),
-        graph_clip_events(&gpu.stdout),
+        graph_events(&cpu.stdout, clip),
+        graph_events(&gpu.stdout, clip),
     );
-    let total = |m: &std::collections::BTreeMap<u32, Vec<String>>| -> usize {
-        m.values().map(Vec::len).sum()
-    };
     eprintln!(
         "clip events: {} on the CPU, {} on the GPU, of {} and {} foxes",
         total(&on_cpu),
@@ -1045,18 +1046,5 @@ fn a_graph_crowd_on_the_gpu_fires_the_cpu_steps_clip_events() {
         on_gpu.len()
     );
     assert!(total(&on_gpu) >= 20, "{on_gpu:?}");
-    let foxes: std::collections::BTreeSet<u32> =
-        on_cpu.keys().chain(on_gpu.keys()).copied().collect();
-    for fox in foxes {
-        let (a, b) = (
-            on_cpu.get(&fox).cloned().unwrap_or_default(),
-            on_gpu.get(&fox).cloned().unwrap_or_default(),
-        );
-        let n = a.len().min(b.len());
-        assert_eq!(a[..n], b[..n], "fox {fox}'s clip events");
-        assert!(
-            a.len().abs_diff(b.len()) <= 4,
-            "fox {fox}: {a:?} on the CPU, {b:?} on the GPU"
-        );
-    }
+    assert_each_fox_agrees("clip events", &on_cpu, &on_gpu, 4);
 }

@@ -211,9 +211,7 @@ impl GraphGpu {
         }
         throng_contract::graph_step::check(&tables, clips.len(), &machines, &values)?;
         // a new instance: the entry state, default parameters, as the graph crowd makes one
-        let mut one =
-            GraphCrowd::new(crowd.graph().clone(), clips, 1).map_err(|e| e.to_string())?;
-        one.resize(1);
+        let one = GraphCrowd::new(crowd.graph().clone(), clips, 1).map_err(|e| e.to_string())?;
         let mut fresh: Vec<u32> = one.machine_words(0).map_err(|e| e.to_string())?.to_vec();
         let fresh_values = one.parameter_values(0).map_err(|e| e.to_string())?;
         fresh.extend(fresh_values.iter().map(|v| v.to_bits()));
@@ -222,15 +220,8 @@ impl GraphGpu {
         let (words, head) =
             throng_contract::graph_step::pack(&tables, len, capacity.state, capacity.clip);
         let stride = head.stride as u64;
-        let limits = device.limits();
-        let biggest = room * MACHINE_BYTES.max(64).max(stride * 4);
-        let limit = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
-        if biggest > limit {
-            return Err(format!(
-                "{len} instances need {biggest} B of state machines or records, over the device's {limit} B a binding"
-            ));
+        if let Some(why) = past_limits(room, len as u64, head.stride, 0, device) {
+            return Err(why);
         }
         let usage = BufferUsages::STORAGE | BufferUsages::COPY_DST;
         let graph = buffer(device, "throng graph tables", words.len() as u64 * 4, usage);
@@ -343,38 +334,11 @@ impl GraphGpu {
         self.head.clip_capacity = capacity.clip;
         (self.machines, self.values, self.room) = (machines, values, room);
         self.bind = None;
-        let copy_room = first_room(capacity);
-        if copy_room.0 > self.copy_room.0 || copy_room.1 > self.copy_room.1 {
-            self.copy_room = (
-                copy_room.0.max(self.copy_room.0),
-                copy_room.1.max(self.copy_room.1),
-            );
+        let first = first_room(capacity);
+        let copy_room = (first.0.max(self.copy_room.0), first.1.max(self.copy_room.1));
+        if copy_room != self.copy_room {
+            self.copy_room = copy_room;
             self.free.clear();
-        }
-    }
-
-    /// Why a step of up to `len` instances and `changes` changes cannot run on this device
-    /// (its buffers past a binding, its dispatches past a dimension); `None` where it can.
-    fn past_limits(&self, len: u64, changes: usize, device: &RenderDevice) -> Option<String> {
-        let limits = device.limits();
-        let room = len.max(self.room).next_power_of_two();
-        let per = MACHINE_BYTES.max(64).max(self.head.stride as u64 * 4);
-        let binding = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
-        let events = buffer_bytes(room as usize, capacity_for(room));
-        let groups = limits.max_compute_workgroups_per_dimension as u64 * 64;
-        if room * per > binding || events > binding {
-            Some(format!(
-                "{len} instances need {} B of state machines, records or events, over the device's {binding} B a binding",
-                (room * per).max(events)
-            ))
-        } else if len > groups || changes as u64 > groups {
-            Some(format!(
-                "{len} instances or {changes} parameter changes in one step are over the {groups} the device dispatches"
-            ))
-        } else {
-            None
         }
     }
 
@@ -468,7 +432,8 @@ impl GraphGpu {
         let most = self.head.len as u64
             + step.ops.iter().filter(|o| **o == InstanceOp::Push).count() as u64;
         let most = most.max(step.len as u64);
-        if let Some(why) = self.past_limits(most, step.changes.len(), device) {
+        let room = most.max(self.room).next_power_of_two();
+        if let Some(why) = past_limits(room, most, self.head.stride, step.changes.len(), device) {
             // the crowd stands still from here on: say so once
             if !self.refused {
                 self.refused = true;
@@ -682,6 +647,38 @@ struct StepParts<'a> {
     cache: &'a PipelineCache,
 }
 
+/// Why `len` instances (buffers of `room`, `stride` parameters each) and `changes` parameter
+/// changes in one step cannot run on this device — its buffers past a binding, its dispatches
+/// past a dimension — checked when a crowd is placed and before every step; `None` where they
+/// can.
+fn past_limits(
+    room: u64,
+    len: u64,
+    stride: u32,
+    changes: usize,
+    device: &RenderDevice,
+) -> Option<String> {
+    let limits = device.limits();
+    let per = MACHINE_BYTES.max(64).max(stride as u64 * 4);
+    let binding = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
+    let events = buffer_bytes(room as usize, capacity_for(room));
+    let groups = limits.max_compute_workgroups_per_dimension as u64 * 64;
+    if room * per > binding || events > binding {
+        Some(format!(
+            "{len} instances need {} B of state machines, records or events, over the device's {binding} B a binding",
+            (room * per).max(events)
+        ))
+    } else if len > groups || changes as u64 > groups {
+        Some(format!(
+            "{len} instances or {changes} parameter changes in one step are over the {groups} the device dispatches"
+        ))
+    } else {
+        None
+    }
+}
+
 /// Every graph crowd on the GPU, by main-world crowd entity.
 #[derive(Resource, Default)]
 pub struct GraphGpus(pub HashMap<Entity, GraphGpu>);
@@ -742,7 +739,8 @@ pub(crate) fn extract_graphs(
         };
         let software =
             throng_contract::software_adapter(&adapter.name, &format!("{:?}", adapter.device_type));
-        let cpu_because = match g.on {
+        let on = crowd.graph_on();
+        let cpu_because = match on {
             GraphOn::Cpu => Some("asked for".to_string()),
             _ if rt.cpu().is_none() => {
                 Some("a GPU-timed crowd's graph steps on the CPU and drives its runtime".into())
@@ -805,7 +803,7 @@ pub(crate) fn extract_graphs(
                 g.link.on_gpu.store(true, Ordering::Release);
             }
             Some(why) => {
-                if g.on == GraphOn::Gpu {
+                if on == GraphOn::Gpu {
                     warn!(
                         "throng: the graph {} steps on the CPU, not on the GPU asked for: {why}",
                         g.source.name
