@@ -297,6 +297,23 @@ fn far_card_point(sphere: vec4<f32>, axes: FarCardAxes, ab: vec2<f32>) -> vec3<f
     return sphere.xyz + sphere.w * (ab.x * axes.right + ab.y * axes.up);
 }
 
+// The point (a, b) of a card (as far_card_point; placed by the instance's affine `m`) that the
+// ray through `ndc` (normalised device coordinates of `view_proj`) meets — where a one-pixel
+// card's point shows what its quad shows at that pixel's centre. With the card's centre and its
+// axes scaled to the corners in clip space, the ray is where clip.xy = ndc · clip.w: two linear
+// equations in (a, b). A ray parallel to the card gives a non-finite (a, b), which fails every
+// |a|, |b| ≤ 1 test.
+fn far_card_at_ndc(m: mat3x4<f32>, sphere: vec4<f32>, axes: FarCardAxes, view_proj: mat4x4<f32>, ndc: vec2<f32>) -> vec2<f32> {
+    let qc = view_proj * vec4<f32>(vec4<f32>(sphere.xyz, 1.0) * m, 1.0);
+    let qr = view_proj * vec4<f32>(vec4<f32>(axes.right * sphere.w, 0.0) * m, 0.0);
+    let qu = view_proj * vec4<f32>(vec4<f32>(axes.up * sphere.w, 0.0) * m, 0.0);
+    let fc = qc.xy - ndc * qc.w;
+    let fr = qr.xy - ndc * qr.w;
+    let fu = qu.xy - ndc * qu.w;
+    let det = fr.x * fu.y - fu.x * fr.y;
+    return vec2<f32>(fu.x * fc.y - fc.x * fu.y, fc.x * fr.y - fr.x * fc.y) / det;
+}
+
 // The part of a card that its taps show something in, as (a0, b0, a1, b1): its lower-left and
 // upper-right corners (−1..1 along the card's right and up axes). `rects` are the four taps'
 // tile rects (throng_asset::gpu::far::tile_rects: x0 | y0 << 8 | x1 << 16 | y1 << 24, inclusive

@@ -6,7 +6,7 @@
 //!     [--size WxH] [--warmup N] [--path palette|texture|vat] [--no-shadows] [--ground] [--variety]
 //!     [--variants]
 //!     [--prepass none|depth|normal|motion] [--show-motion] [--camera overview|patch]
-//!     [--skinning lbs|dq] [--no-msaa] [--dump-scene OUT.json] [--no-cull] [--lod-bias PX]
+//!     [--skinning lbs|dq] [--no-msaa] [--no-far-dots] [--dump-scene OUT.json] [--no-cull] [--lod-bias PX]
 //!     [--dump-cull OUT.txt] [--crowd-layer N] [--hide-crowd] [--lod R,R,...] [--far-tier]
 //!     [--debug normals]
 //!     [--still-camera] [--spawn-in-view MARGIN] [--change-share SHARE]
@@ -54,7 +54,8 @@
 //! `--dump-scene` writes the camera, instance transforms and records of the frame the
 //! screenshot shows (`examples/support/scene_dump.rs`), for the tests that draw the same
 //! scene with throng-render; `--no-msaa` turns Bevy's default 4× MSAA off (throng-render
-//! draws without it). `--debug normals` draws the crowd's world-space normals as colour, unlit
+//! draws without it; the far tier's one-pixel cards are then drawn as points, which
+//! `--no-far-dots` turns off). `--debug normals` draws the crowd's world-space normals as colour, unlit
 //! (`throng_bevy::ThrongDebugView::Normals`, the colour of throng-render's `--debug normals`),
 //! and turns the camera's tonemapping and deband dithering off so that the colour reaches the
 //! picture as written: the tests compare it with throng-render's pixel for pixel.
@@ -232,6 +233,10 @@ struct Args {
     /// Bevy's multisampling off (a single sample per pixel, as throng-render draws).
     #[arg(long)]
     no_msaa: bool,
+    /// Every far card drawn as a quad: no one-pixel cards drawn as points
+    /// (throng_bevy::ThrongCull::far_dots; points are drawn only without MSAA).
+    #[arg(long)]
+    no_far_dots: bool,
     /// With --screenshot: write the camera, instance transforms and records of the frame the
     /// screenshot shows to this JSON file (throng mode, CPU timing).
     #[arg(long)]
@@ -1048,6 +1053,8 @@ fn write_cull_dump(out: &std::path::Path, snaps: &[CullSnapshot]) -> std::io::Re
             for (l, list) in v.lists.iter().enumerate() {
                 let _ = writeln!(text, "lod {l} {} {}", list.len(), ids(list));
             }
+            // Of the far level's cards, those drawn as points.
+            let _ = writeln!(text, "points {}", v.points);
         }
         let _ = writeln!(text, "palette {} {}", s.palette.len(), ids(&s.palette));
     }
@@ -1435,6 +1442,7 @@ fn setup_crowd(
             let cull = ThrongCull {
                 per_instance: !plan.args.no_cull,
                 lod_bias: plan.args.lod_bias,
+                far_dots: !plan.args.no_far_dots,
                 ..default()
             };
             let mut throng_crowd = ThrongCrowd::new(handle, timing)

@@ -5,10 +5,13 @@
 // for orthographic views, choose_ortho_lod. An instance a view sees is appended to that view's
 // list of its LOD, and once to the palette list (the instances the palette pass poses);
 // cs_cull_finish copies each (view, LOD)'s count into every primitive's DrawIndexedIndirect
-// arguments and writes the palette pass's indirect dispatch.
+// arguments, writes each view's one-pixel cards' DrawIndirect arguments and the palette pass's
+// indirect dispatch.
 // Lists: (view v, LOD l) at (v · lod_count + l) · segment in `ids`, the palette list at
-// `palette_base`. Arguments: (view, primitive, LOD) at (v · primitive_count + p) · lod_count + l,
-// then the palette list's counter, then the palette dispatch.
+// `palette_base`; a view's one-pixel cards at the end of its far level's list, from the end down.
+// Arguments: (view, primitive, LOD) at (v · primitive_count + p) · lod_count + l, then the
+// palette list's counter, then the palette dispatch, then one entry per view for its one-pixel
+// cards (throng_bevy::render::cull_state::CrowdCull::dot_draw).
 // Defs: ENCODING, GPU_TIMED, G_SKIN (0), B_* (throng_bevy::render::cull::CullPipeline).
 
 #import throng::cull::{DrawArgs, WorldBox, BoxRule, LodRule, instance_box, coarse_box, box_inside, shadow_reaches_view, choose_lod, choose_ortho_lod, far_shadow_dropped, sphere_pixel_centres}
@@ -74,7 +77,10 @@ struct CullView {
     // clip_from_world (its far cards' pixel-centre test); 0 under MSAA, TAA jitter or a
     // main-pass resolution override, and for a light's view.
     pixel_test: u32,
-    pad_a: u32,
+    // 1: a camera with pixel_test whose crowd draws one-pixel cards (ThrongCull::far_dots) and
+    // which has no prepass: a card whose screen box holds exactly one pixel centre is drawn as
+    // a point there (throng_bevy::crowd_far::card_dot_point), listed from the end of the far list.
+    dots: u32,
     pad_b: u32,
     pad_c: u32,
 }
@@ -105,13 +111,14 @@ fn card_share(m: mat3x4<f32>, eye: vec4<f32>) -> f32 {
 // pixel's centre, and a jittered or resized main pass puts the centres elsewhere: every card is
 // kept (pixel_test 0). A card that makes no fragment is not listed (the picture is the same
 // without it).
-fn card_covers_a_sample(m: mat3x4<f32>, view: CullView) -> bool {
+// The pixel centres the far card of the instance placed by `m` may cover in camera `view`
+// along x and y (throng::cull::sphere_pixel_centres' counts), or (−1, −1) without the test.
+fn card_pixel_centres(m: mat3x4<f32>, view: CullView) -> vec2<f32> {
     if (view.pixel_test == 0u) {
-        return true;
+        return vec2<f32>(-1.0);
     }
     let s = far_placed_sphere(m, job.far_sphere);
-    let n = sphere_pixel_centres(s.xyz, s.w, view.clip_from_world, view.viewport, view.eye.w).zw;
-    return n.x != 0.0 && n.y != 0.0;
+    return sphere_pixel_centres(s.xyz, s.w, view.clip_from_world, view.viewport, view.eye.w).zw;
 }
 
 // A camera's mesh LOD of box `b`: choose_lod among the mesh LODs.
@@ -184,6 +191,23 @@ fn palette_counter() -> u32 {
     return job.view_count * job.primitive_count * job.lod_count;
 }
 
+// The argument entry of view `view`'s one-pixel cards: after the palette dispatch.
+fn dot_entry(view: u32) -> u32 {
+    return palette_counter() + 2u + view;
+}
+
+// The one past the last id of view `view`'s far list, where its one-pixel cards end.
+fn far_list_end(view: u32) -> u32 {
+    return (view * job.lod_count + job.far_level + 1u) * job.segment;
+}
+
+// Lists instance `inst` as a one-pixel card of view `view`: from the end of its far list down
+// (a view lists an instance at most once at the far level, so cards and dots never meet).
+fn append_dot(view: u32, inst: u32) {
+    let slot = atomicAdd(&args[dot_entry(view)].instance_count, 1u);
+    ids[far_list_end(view) - 1u - slot] = inst;
+}
+
 @compute @workgroup_size(64)
 fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
@@ -224,8 +248,15 @@ fn cs_cull(@builtin(global_invocation_id) id: vec3<u32>) {
             append(v, mesh_lod(b, view.eye, rule), i);
             listed = true;
         }
-        if (share > 0.0 && card_covers_a_sample(m, view)) {
-            append(v, job.far_level, i);
+        if (share > 0.0) {
+            // Listed where its screen box may hold a pixel centre; a point where it holds
+            // exactly one and the view draws points.
+            let n = card_pixel_centres(m, view);
+            if (view.dots == 1u && n.x == 1.0 && n.y == 1.0) {
+                append_dot(v, i);
+            } else if (n.x != 0.0 && n.y != 0.0) {
+                append(v, job.far_level, i);
+            }
         }
     }
     if (listed && job.palette_base != 0u) {
@@ -254,6 +285,16 @@ fn cs_cull_finish(@builtin(global_invocation_id) id: vec3<u32>) {
     // The palette pass's indirect dispatch: one invocation per (listed instance, palette
     // entry), 64 per workgroup, in rows of at most MAX_GROUPS workgroups
     // (throng::palette::palette_invocation).
+    // A view's one-pixel cards: a DrawIndirect (vertex count, instance count, first vertex,
+    // first instance) over the entry's first four words — one point per card, its first
+    // instance the far list's last id (the vertex stage reads the list from there down).
+    if (k < job.view_count && job.far_level != 0u) {
+        let e = dot_entry(k);
+        args[e].index_count = atomicLoad(&args[e].instance_count);
+        atomicStore(&args[e].instance_count, 1u);
+        args[e].first_index = 0u;
+        args[e].base_vertex = i32(far_list_end(k) - 1u);
+    }
     if (k == 0u && job.palette_base != 0u) {
         let invocations = atomicLoad(&args[total].instance_count) * bone_params.entries;
         let groups = (invocations + 63u) / 64u;

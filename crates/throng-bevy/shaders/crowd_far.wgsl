@@ -13,7 +13,8 @@
 #import throng::instances::{instance_id, instance_transform, shown_layers}
 #import throng::bone::{layer_rows_of, layer_is_base}
 #import throng::appearance::{Appearance, appearance_of}
-#import throng::far::{FarParams, FarClip, FarTaps, FarTexel, FarCardAxes, far_taps, far_blend, far_covered, far_card_axes, far_card_point, far_card_uv, far_taps_extent, far_extent_corner, far_world_normal, far_base_layer, far_frame_x, far_share}
+#import throng::far::{FarParams, FarClip, FarTaps, FarTexel, FarCardAxes, far_taps, far_blend, far_covered, far_card_axes, far_card_point, far_card_at_ndc, far_card_uv, far_taps_extent, far_extent_corner, far_world_normal, far_base_layer, far_frame_x, far_share, far_placed_sphere}
+#import throng::cull::sphere_pixel_centres
 #import throng_bevy::crowd_appearance::instance_appearance
 #import throng_bevy::crowd_material::draw
 
@@ -88,10 +89,14 @@ fn taps_extent(tiles: vec4<u32>, weights: vec4<f32>) -> vec4<f32> {
     return far_taps_extent(rects, weights, far_params.grid.x);
 }
 
-// Corner `vertex_index` (bit 0: right, bit 1: up; the card's indices are
-// throng_asset::gpu::far::CARD_INDICES) of card `c` facing `toward_world` (from the sphere
-// centre towards the viewer), over the part its taps show something in (taps_extent).
-fn card_point(c: Card, toward_world: vec3<f32>, vertex_index: u32) -> CardPoint {
+// Card `c` facing `toward_world` (from the sphere centre towards the viewer) before a point of
+// it is chosen: its axes and the taps of the instance's heaviest base layer.
+struct CardFace {
+    axes: FarCardAxes,
+    taps: FarTaps,
+}
+
+fn card_face(c: Card, toward_world: vec3<f32>) -> CardFace {
     let axes = far_card_axes(c.m, toward_world);
     let layers = shown_layers(c.instance);
     let base = vec4<bool>(layer_is_base(layers[0]), layer_is_base(layers[1]), layer_is_base(layers[2]), layer_is_base(layers[3]));
@@ -100,12 +105,53 @@ fn card_point(c: Card, toward_world: vec3<f32>, vertex_index: u32) -> CardPoint 
     let clip = far_clip(layer_clip(l));
     let rows = layer_rows_of(l);
     let x = far_frame_x(far_rows[rows.x], far_rows[rows.y], clip.frames, l.frac);
-    let taps = far_taps(far_params, clip, x, axes.toward);
-    let extent = taps_extent(taps.tiles, taps.weights);
-    let ab = far_extent_corner(extent, vertex_index);
-    let world = vec4<f32>(far_card_point(far_params.sphere, axes, ab), 1.0) * c.m;
+    return CardFace(axes, far_taps(far_params, clip, x, axes.toward));
+}
+
+// The point (a, b) (−1..1 along the card's axes) of card `c` facing as `f`.
+fn card_point_at(c: Card, f: CardFace, ab: vec2<f32>) -> CardPoint {
+    let world = vec4<f32>(far_card_point(far_params.sphere, f.axes, ab), 1.0) * c.m;
     let look: Appearance = instance_appearance(c.instance);
-    return CardPoint(world, far_card_uv(ab), taps.tiles, taps.weights, vec4<u32>(look.tint, look.parts, look.variant, look.props), axes.kx, axes.ky, axes.kz);
+    return CardPoint(world, far_card_uv(ab), f.taps.tiles, f.taps.weights, vec4<u32>(look.tint, look.parts, look.variant, look.props), f.axes.kx, f.axes.ky, f.axes.kz);
+}
+
+// Corner `vertex_index` (bit 0: right, bit 1: up; the card's indices are
+// throng_asset::gpu::far::CARD_INDICES) of card `c` facing `toward_world` (from the sphere
+// centre towards the viewer), over the part its taps show something in (taps_extent).
+fn card_point(c: Card, toward_world: vec3<f32>, vertex_index: u32) -> CardPoint {
+    let f = card_face(c, toward_world);
+    let extent = taps_extent(f.taps.tiles, f.taps.weights);
+    return card_point_at(c, f, far_extent_corner(extent, vertex_index));
+}
+
+// A one-pixel card: the point of card `c` facing `toward_world` that the ray through `ndc`
+// (normalised device coordinates of `clip_from_world`, a pixel's centre) meets
+// (throng::far::far_card_at_ndc, throng-render's vs_far_dot), and whether the card's square
+// holds it (outside it every tap's coverage is 0, so its quad leaves that pixel empty).
+struct CardDot {
+    point: CardPoint,
+    inside: bool,
+}
+
+fn card_dot(c: Card, toward_world: vec3<f32>, clip_from_world: mat4x4<f32>, ndc: vec2<f32>) -> CardDot {
+    let f = card_face(c, toward_world);
+    let ab = far_card_at_ndc(c.m, far_params.sphere, f.axes, clip_from_world, ndc);
+    return CardDot(card_point_at(c, f, ab), abs(ab.x) <= 1.0 && abs(ab.y) <= 1.0);
+}
+
+// The centre of the one pixel whose centre the card of `c` may cover on a camera with
+// `clip_from_world`, a viewport of `size` pixels and `eye` (card_eye), as the culling pass
+// chose it (throng::cull::sphere_pixel_centres, from the viewport's top-left), and that centre
+// in normalised device coordinates.
+struct DotPixel {
+    pixel: vec2<f32>,
+    ndc: vec2<f32>,
+}
+
+fn dot_pixel(c: Card, clip_from_world: mat4x4<f32>, size: vec2<f32>, eye: vec4<f32>) -> DotPixel {
+    let s = far_placed_sphere(c.m, far_params.sphere);
+    let pixel = sphere_pixel_centres(s.xyz, s.w, clip_from_world, size, eye.w).xy + 0.5;
+    return DotPixel(pixel, vec2<f32>(pixel.x / size.x * 2.0 - 1.0, 1.0 - pixel.y / size.y * 2.0));
 }
 
 // What the card shows at `uv` of its taps in appearance `look`.

@@ -26,7 +26,11 @@
 //! - with the far tier, on 4,000 foxes under the overview camera at 64 × 36 (cards about a
 //!   pixel across): without MSAA the camera's card list is throng-render's, which drops a card
 //!   whose screen box holds no pixel centre (at most 1 % of the cards listed by one renderer
-//!   only, for the two renderers' f32 rounding); with 4× MSAA every card in view is listed;
+//!   only, for the two renderers' f32 rounding), with its cards of one pixel centre drawn as
+//!   points; with 4× MSAA every card in view is listed, none as a point;
+//! - one-pixel cards, on 20,000 foxes at 160 × 90 without MSAA: the points draw the picture
+//!   the quads draw (at most 0.05 % of the pixels off by more than 8/255), and the lists are
+//!   the same; a camera with a prepass draws no points;
 //! - the crowd entity's `Visibility::Hidden` and a `RenderLayers` the camera does not see hide
 //!   the whole crowd;
 //! - the benchmark's `--still-camera --spawn-in-view 1.3` (only the foxes near the held
@@ -98,6 +102,8 @@ struct Dump {
     camera_lists: Vec<Vec<u32>>,
     all_views: Vec<Vec<Vec<u32>>>,
     palette: Vec<u32>,
+    /// Of the camera's far-level list, the cards drawn as points (`ThrongCull::far_dots`).
+    camera_points: u32,
 }
 
 fn floats(words: &[&str]) -> Vec<f32> {
@@ -110,7 +116,9 @@ fn ids(words: &[&str]) -> Vec<u32> {
 
 fn read_dump(path: &Path) -> Dump {
     let text = std::fs::read_to_string(path).expect("dump");
-    let mut views: Vec<(bool, Mat4, Mat4, Vec<Vec<u32>>)> = Vec::new();
+    // Per view: light, clip_from_view, world_from_view, lists per LOD, points.
+    type ViewLines = (bool, Mat4, Mat4, Vec<Vec<u32>>, u32);
+    let mut views: Vec<ViewLines> = Vec::new();
     let mut palette = Vec::new();
     for line in text.lines() {
         let w: Vec<&str> = line.split_whitespace().collect();
@@ -125,7 +133,11 @@ fn read_dump(path: &Path) -> Dump {
                     Mat4::from_cols_slice(&clip),
                     Mat4::from_cols_slice(&world),
                     Vec::new(),
+                    0,
                 ));
+            }
+            Some("points") => {
+                views.last_mut().expect("a view").4 = w[1].parse().expect("points");
             }
             Some("lod") => {
                 let n: usize = w[2].parse().expect("count");
@@ -143,6 +155,7 @@ fn read_dump(path: &Path) -> Dump {
         camera_lists: cam.3.clone(),
         all_views: views.iter().map(|v| v.3.clone()).collect(),
         palette,
+        camera_points: cam.4,
     }
 }
 
@@ -573,10 +586,15 @@ fn far_cards_that_make_no_fragment_are_not_listed() {
         bevy.sort_unstable();
         render.sort_unstable();
         eprintln!(
-            "{name}: Bevy lists {} cards, throng-render {}; {in_view} foxes in view",
+            "{name}: Bevy lists {} cards ({} of them points), throng-render {}; {in_view} foxes \
+             in view",
             bevy.len(),
+            d.camera_points,
             render.len()
         );
+        if msaa {
+            assert_eq!(d.camera_points, 0, "under MSAA no card is drawn as a point");
+        }
         (bevy, render, in_view)
     };
     let (bevy, render, in_view) = cards_of(false);
@@ -608,4 +626,84 @@ fn far_cards_that_make_no_fragment_are_not_listed() {
         in_view,
         "under MSAA every card in view is listed"
     );
+}
+
+/// One-pixel cards (docs/design.md §5 "throng in Bevy", `ThrongCull::far_dots`): 20,000 foxes
+/// under the overview camera at 160 × 90 without MSAA, most of them cards a pixel or so
+/// across. The culling pass lists a card whose screen box holds exactly one pixel centre as a
+/// point, and the point shows what the card's quad shows at that centre:
+/// - the camera's far list (quads and points together) is the list with points off
+///   (`--no-far-dots`), and over a quarter of it is drawn as points;
+/// - the two pictures: at most 0.05 % of the pixels differ by more than 8/255 (measured: 0; 11
+///   of 14,400 differ at all, a dither threshold or a texel edge met within rounding where the
+///   point's place on the card is worked out from the ray rather than interpolated);
+/// - a camera with a prepass draws every card as a quad (the prepass would need the points
+///   too): no point listed.
+#[test]
+fn one_pixel_cards_draw_what_their_quads_draw() {
+    if !have("xvfb-run") || throng_testdata::asset("Fox.glb").is_none() {
+        return;
+    }
+    let lods = [0.5, 0.25, 0.1];
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_culling_far_dots");
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let asset = dir.join("fox-far.throng.glb");
+    bake_fox_with(&lods, true, &asset);
+    let far = lods.len() + 1;
+    let run = |name: &str, extra: &[&str]| {
+        let dump = dir.join(format!("cull-{name}.txt"));
+        let (asset_arg, dump_arg) = (asset.to_string_lossy(), dump.to_string_lossy());
+        let mut args = vec![
+            "--asset",
+            asset_arg.as_ref(),
+            "--instances",
+            "20000",
+            "--camera",
+            "overview",
+            "--frames",
+            "4",
+            "--warmup",
+            "1",
+            "--fixed-dt",
+            "0.1",
+            "--size",
+            "160x90",
+            "--no-msaa",
+            "--dump-cull",
+            dump_arg.as_ref(),
+        ];
+        args.extend(extra);
+        let shot = run_example(&args, &dir.join(format!("{name}.png")));
+        (shot.image, read_dump(&dump))
+    };
+    let (points, with) = run("points", &[]);
+    let (quads, without) = run("quads", &["--no-far-dots"]);
+    let cards = with.camera_lists[far].len();
+    eprintln!(
+        "{cards} cards in the camera's far list, {} drawn as points",
+        with.camera_points
+    );
+    assert_eq!(without.camera_points, 0, "--no-far-dots drew points");
+    assert_eq!(
+        with.camera_lists, without.camera_lists,
+        "drawing points changed what the camera lists"
+    );
+    assert!(
+        with.camera_points as usize * 4 >= cards && cards >= 1000,
+        "the scene should draw many cards as points: {} of {cards}",
+        with.camera_points
+    );
+    let (any, over) = (differing(&points, &quads, 0), differing(&points, &quads, 8));
+    eprintln!("points against quads: {any} pixels differ, {over} by more than 8/255");
+    let limit = (points.width() * points.height()) as usize / 2000;
+    assert!(
+        over <= limit,
+        "{over} pixels differ by more than 8/255 between points and quads (limit {limit})"
+    );
+    let (_, prepassed) = run("prepass", &["--prepass", "depth"]);
+    assert_eq!(
+        prepassed.camera_points, 0,
+        "a camera with a prepass should draw its cards as quads"
+    );
+    assert_eq!(prepassed.camera_lists, with.camera_lists);
 }

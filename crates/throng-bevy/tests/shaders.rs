@@ -166,6 +166,7 @@ fn the_crowd_vertex_function_composes_and_validates_for_every_crowd_key() {
                 culled,
                 far: false,
                 card: false,
+                dot: false,
             };
             let (module, what) = crowd_vertex_module(key, motion);
             validate(&module, &what);
@@ -259,6 +260,7 @@ fn key(encoding: Encoding, gpu_timed: bool, palette: bool) -> CrowdKey {
         culled: false,
         far: false,
         card: false,
+        dot: false,
     }
 }
 
@@ -522,9 +524,9 @@ fn the_culling_pass_composes_validates_and_matches_its_rust_twins() {
             offset_of!(CullView, light),
             offset_of!(CullView, clip_from_world),
             offset_of!(CullView, pixel_test),
+            offset_of!(CullView, dots),
             offset_of!(CullView, _pad),
             offset_of!(CullView, _pad) + 4,
-            offset_of!(CullView, _pad) + 8,
         ],
     );
     check_shared(&module, &["DrawArgs"]);
@@ -600,7 +602,7 @@ fn the_appearance_texture_is_bound_where_the_layout_puts_it() {
 /// crowd_prepass.wgsl's `card_vertex` and `card_fragment` use it (their view, which only Bevy
 /// composes, replaced by a fixed direction).
 const CROWD_FAR_USER: &str = r#"
-#import throng_bevy::crowd_far::{card_of, card_point, card_texel, card_covers, card_normal, card_share}
+#import throng_bevy::crowd_far::{card_of, card_point, card_dot, dot_pixel, card_texel, card_covers, card_normal, card_share}
 
 struct Out {
     @builtin(position) clip: vec4<f32>,
@@ -622,6 +624,22 @@ fn card_vertex(@builtin(instance_index) instance_index: u32, @builtin(vertex_ind
     return Out(vec4<f32>(p.world, 1.0), p.uv, p.tiles, p.weights, p.look, p.kx, p.ky, p.kz, share);
 }
 
+@vertex
+fn card_dot_vertex(@builtin(instance_index) instance_index: u32, @builtin(vertex_index) vertex_index: u32) -> Out {
+    let c = card_of(instance_index - vertex_index);
+    let clip_from_world = mat4x4<f32>(vec4<f32>(1.0, 0.0, 0.0, 0.0), vec4<f32>(0.0, 1.0, 0.0, 0.0), vec4<f32>(0.0, 0.0, 0.0, -1.0), vec4<f32>(0.0, 0.0, 0.1, 0.0));
+    let eye = vec4<f32>(0.0, 0.0, 1.0, 90.0);
+    let px = dot_pixel(c, clip_from_world, vec2<f32>(320.0, 180.0), eye);
+    let d = card_dot(c, eye.xyz - c.centre, clip_from_world, px.ndc);
+    let p = d.point;
+    var clip = clip_from_world * vec4<f32>(p.world, 1.0);
+    if (!d.inside) {
+        clip = vec4<f32>(2.0, 2.0, 2.0, 1.0);
+    }
+    let share = card_share(c.m, eye);
+    return Out(clip, p.uv, p.tiles, p.weights, p.look, p.kx, p.ky, p.kz, share);
+}
+
 @fragment
 fn card_fragment(in: Out) -> @location(0) vec4<f32> {
     let t = card_texel(in.uv, in.tiles, in.weights, in.look);
@@ -633,7 +651,8 @@ fn card_fragment(in: Out) -> @location(0) vec4<f32> {
 "#;
 
 /// The far tier's card module composes and validates with the defs `CrowdKey::card_of` gives
-/// its pipelines, for every encoding and timing, on the palette and texture paths; its
+/// its pipelines, for every encoding and timing, on the palette and texture paths, with a
+/// card's vertex stage and a one-pixel card's (`card_dot_vertex`'s functions); its
 /// `FarParams` and `FarClip` have the layouts of throng-asset's Rust twins, and its bindings
 /// are the crowd layout's far entries.
 #[test]

@@ -19,7 +19,7 @@
 #import throng::appearance::{appearance_tint, appearance_of, Appearance}
 #import throng_render::appearance::instance_appearance
 #import throng_render::frame::{frame, draw, clip_position, shade}
-#import throng::far::{FarParams, FarClip, FarTaps, FarCardAxes, far_taps, far_blend, far_share, far_placed_sphere, far_covered, far_card_axes, far_card_point, far_card_uv, far_taps_extent, far_extent_corner, far_world_normal, far_base_layer, far_frame_x}
+#import throng::far::{FarParams, FarClip, FarTaps, FarCardAxes, far_taps, far_blend, far_share, far_placed_sphere, far_covered, far_card_axes, far_card_point, far_card_at_ndc, far_card_uv, far_taps_extent, far_extent_corner, far_world_normal, far_base_layer, far_frame_x}
 #ifndef DOWNLEVEL
 // (throng::cull binds storage buffers; the downlevel mode draws no one-pixel cards.)
 #import throng::cull::sphere_pixel_centres
@@ -202,17 +202,7 @@ fn vs_far_dot(@builtin(vertex_index) v: u32) -> FarOut {
     let size = frame.motion.xy;
     let pixel = sphere_pixel_centres(s.xyz, s.w, frame.view_proj, size, frame.eye.w).xy + 0.5;
     let ndc = vec2<f32>(pixel.x / size.x * 2.0 - 1.0, 1.0 - pixel.y / size.y * 2.0);
-    // The card's centre and its axes (scaled to the corners) in clip space; the pixel's ray
-    // is where clip.xy = ndc · clip.w.
-    let r = far_params.sphere.w;
-    let qc = frame.view_proj * vec4<f32>(s.xyz, 1.0);
-    let qr = frame.view_proj * vec4<f32>(vec4<f32>(c.axes.right * r, 0.0) * c.m, 0.0);
-    let qu = frame.view_proj * vec4<f32>(vec4<f32>(c.axes.up * r, 0.0) * c.m, 0.0);
-    let fc = qc.xy - ndc * qc.w;
-    let fr = qr.xy - ndc * qr.w;
-    let fu = qu.xy - ndc * qu.w;
-    let det = fr.x * fu.y - fu.x * fr.y;
-    let ab = vec2<f32>(fu.x * fc.y - fc.x * fu.y, fc.x * fr.y - fr.x * fc.y) / det;
+    let ab = far_card_at_ndc(c.m, far_params.sphere, c.axes, frame.view_proj, ndc);
     var out = far_card_at(c, ab);
     // Its one fragment is worked out here, where a SIMD lane serves one card, rather than in a
     // fragment stage that runs a block of lanes for one pixel; the fragment stage (fs_far_dot)

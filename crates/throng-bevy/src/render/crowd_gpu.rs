@@ -143,6 +143,7 @@ pub(crate) fn extract_crowds(
         }
         g.cull.lod_bias = cull.lod_bias;
         g.cull.far_fade = cull.far_fade;
+        g.cull.far_dots = cull.far_dots;
         g.cull.shadow_reach = cull.shadow_reach;
         g.views.hidden = visibility.is_some_and(|v| !v.get());
         g.views.layers = layers.cloned().unwrap_or_default();

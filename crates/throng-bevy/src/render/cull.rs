@@ -27,6 +27,9 @@
 
 use bevy::camera::visibility::RenderLayers;
 use bevy::camera::MainPassResolutionOverride;
+use bevy::core_pipeline::prepass::{
+    DeferredPrepass, DepthPrepass, MotionVectorPrepass, NormalPrepass,
+};
 use bevy::ecs::query::{Has, QueryItem};
 use bevy::math::primitives::ViewFrustum;
 use bevy::math::{Mat4, Vec3, Vec4};
@@ -89,7 +92,8 @@ pub fn cull_view(view: &ExtractedView, clip: &Mat4, near: bool, one_sample: bool
         light: [0.0, 0.0, 0.0, -1.0],
         clip_from_world: clip.to_cols_array_2d(),
         pixel_test: (one_sample && !ortho) as u32,
-        _pad: [0; 3],
+        dots: 0,
+        _pad: [0; 2],
     }
 }
 
@@ -225,14 +229,18 @@ fn storage(device: &RenderDevice, label: &str, bytes: u64, usage: BufferUsages) 
 }
 
 /// What the culling pass reads of a render-world view: the view, its light (a shadow map's
-/// view), its camera's multisampling, and whether the camera jitters its projection (TAA) or
-/// draws its main pass at another resolution than its viewport.
+/// view), its camera's multisampling, whether the camera jitters its projection (TAA) or
+/// draws its main pass at another resolution than its viewport, and whether it has a prepass.
 type CullViewQuery = (
     &'static ExtractedView,
     Option<&'static LightEntity>,
     Option<&'static Msaa>,
     Has<TemporalJitter>,
     Has<MainPassResolutionOverride>,
+    Has<DepthPrepass>,
+    Has<NormalPrepass>,
+    Has<MotionVectorPrepass>,
+    Has<DeferredPrepass>,
 );
 
 /// One item of [`CullViewQuery`].
@@ -256,7 +264,7 @@ fn crowd_views(g: &CrowdGpu, views: &[CullViewItem]) -> Vec<ViewEntry> {
     if g.views.hidden {
         return Vec::new();
     }
-    for &(view, light, msaa, jitter, resized) in views {
+    for &(view, light, msaa, jitter, resized, depth, normal, motion, deferred) in views {
         let near = !matches!(light, Some(LightEntity::Directional { .. }));
         if light.is_some() && !g.views.casts_shadows {
             continue;
@@ -268,14 +276,20 @@ fn crowd_views(g: &CrowdGpu, views: &[CullViewItem]) -> Vec<ViewEntry> {
         if !box_in_frustum(&clip, lo, hi, near) {
             continue;
         }
+        let mut cv = cull_view(
+            view,
+            &clip,
+            near,
+            one_sample_target(light.is_some(), msaa, jitter, resized),
+        );
+        // One-pixel cards are drawn by the main pass alone: a prepass would need the points
+        // too (its depth test and motion vectors), so a camera with one draws every card as a
+        // quad.
+        let prepass = depth || normal || motion || deferred;
+        cv.dots = (cv.pixel_test == 1 && g.cull.far_dots && !prepass) as u32;
         out.push(ViewEntry {
             retained: view.retained_view_entity,
-            view: cull_view(
-                view,
-                &clip,
-                near,
-                one_sample_target(light.is_some(), msaa, jitter, resized),
-            ),
+            view: cv,
             light: light.is_some(),
             clip_from_world: clip,
             clip_from_view: view.clip_from_view,
@@ -334,7 +348,8 @@ pub(crate) fn prepare_culls(
         };
         // Lists of every (view, LOD), then the palette list.
         let words = (n_views.max(1) as u64 * lods as u64 + 1) * seg as u64;
-        let args_entries = n_views.max(1) as u64 * prims as u64 * lods as u64 + 2;
+        // The draws, the palette counter and dispatch, each view's one-pixel cards.
+        let args_entries = n_views.max(1) as u64 * (prims as u64 * lods as u64 + 1) + 2;
         let c = &mut g.cull;
         if c.ids.is_none() || words > c.ids_words {
             let grown = words.max(c.ids_words * 2);
@@ -441,7 +456,10 @@ pub(crate) fn prepare_culls(
                 }
             }
         }
-        args.extend([DrawIndexedArgs::default(); 2]);
+        args.extend(std::iter::repeat_n(
+            DrawIndexedArgs::default(),
+            2 + n_views as usize,
+        ));
         if let Some(ab) = &c.args {
             queue.write_buffer(ab, 0, bytemuck::cast_slice(&args));
         }

@@ -49,8 +49,11 @@ pub struct ViewSnapshot {
     pub world_from_view: Mat4,
     /// `CullView::eye`.
     pub eye: [f32; 4],
-    /// Instance ids per LOD, ascending.
+    /// Instance ids per LOD, ascending (the far tier's level: its cards drawn as quads and
+    /// as points together).
     pub lists: Vec<Vec<u32>>,
+    /// How many of the far level's cards were drawn as points ([`super::ThrongCull::far_dots`]).
+    pub points: u32,
 }
 
 fn staging(device: &RenderDevice, bytes: u64) -> Buffer {
@@ -148,6 +151,13 @@ fn snapshot(
         .enumerate()
         .map(|(v, e)| {
             let v = v as u32;
+            // The one-pixel cards' draw's vertex count: word 0 of its entry.
+            let points = if c.mesh_lods < c.lods {
+                let words = args.get(c.dot_entry(v) as usize * 5).copied();
+                words.unwrap_or(0).min(c.segment)
+            } else {
+                0
+            };
             ViewSnapshot {
                 light: e.light,
                 clip_from_world: e.clip_from_world,
@@ -156,12 +166,20 @@ fn snapshot(
                 eye: e.view.eye,
                 lists: (0..c.lods)
                     .map(|l| {
-                        list(
+                        let mut ids = list(
                             (v * c.lods + l) * c.segment,
                             count(v * c.prims * c.lods + l),
-                        )
+                        );
+                        if l + 1 == c.lods && points > 0 {
+                            // The far level's one-pixel cards, at the end of its list.
+                            let end = (v * c.lods + l + 1) * c.segment;
+                            ids.extend(list(end - points, points));
+                            ids.sort_unstable();
+                        }
+                        ids
                     })
                     .collect(),
+                points,
             }
         })
         .collect();

@@ -32,6 +32,12 @@ pub struct ThrongCull {
     /// alone `far_fade · lod_bias` pixels below that, the two drawn as complementary halves of
     /// one screen door; 0 switches at `lod_bias`.
     pub far_fade: f32,
+    /// An asset with a far tier: a camera that draws its viewport at one sample a pixel and
+    /// has no prepass draws a card whose screen box holds exactly one pixel centre as one
+    /// point there, carrying what the card's quad shows at that centre (throng-render's
+    /// `RenderOptions::far_dots`; docs/design.md §5 "One-pixel cards"). A software rasteriser
+    /// spends far more on a quad than on its one fragment. On by default.
+    pub far_dots: bool,
 }
 
 impl Default for ThrongCull {
@@ -41,6 +47,7 @@ impl Default for ThrongCull {
             lod_bias: 1.0,
             shadow_reach: None,
             far_fade: 0.3,
+            far_dots: true,
         }
     }
 }
@@ -105,7 +112,11 @@ pub struct CullView {
     /// whose screen box holds no pixel centre makes no fragment and is not listed
     /// (throng-render's rule); 0 otherwise and for a light's view (`cull::one_sample_target`).
     pub pixel_test: u32,
-    pub _pad: [u32; 3],
+    /// 1: a camera with `pixel_test` and no prepass whose crowd draws one-pixel cards
+    /// ([`ThrongCull::far_dots`]): a card whose screen box holds exactly one pixel centre is
+    /// listed as a point ([`CrowdCull::dot_draw`]).
+    pub dots: u32,
+    pub _pad: [u32; 2],
 }
 
 /// wgpu's `DrawIndexedIndirect` arguments (20 B), as the culling pass counts into them
@@ -142,6 +153,8 @@ pub struct CrowdCull {
     pub lod_bias: f32,
     pub far_fade: f32,
     pub shadow_reach: Option<f32>,
+    /// The crowd's `ThrongCull::far_dots`.
+    pub far_dots: bool,
     /// This frame's views, in list order.
     pub views: Vec<ViewEntry>,
     pub(crate) job: Option<Buffer>,
@@ -150,7 +163,8 @@ pub struct CrowdCull {
     /// The lists and the palette list.
     pub(crate) ids: Option<Buffer>,
     pub(crate) ids_words: u64,
-    /// The indirect arguments: (view, primitive, LOD), the palette counter, the dispatch.
+    /// The indirect arguments: (view, primitive, LOD), the palette counter, the dispatch, then
+    /// per view its one-pixel cards' draw.
     pub(crate) args: Option<Buffer>,
     pub(crate) args_entries: u64,
     pub(crate) lods: u32,
@@ -210,6 +224,25 @@ impl CrowdCull {
         let args = self.args.as_ref()?;
         let k = v * self.prims * self.lods + self.mesh_lods;
         Some((args, k as u64 * ARGS_BYTES))
+    }
+
+    /// The argument buffer and the byte offset of the one-pixel cards' `DrawIndirect` in
+    /// `retained`'s view (a point list: one vertex per card, its first instance the far list's
+    /// last id); None when the view draws no points ([`CullView::dots`]) or was not culled
+    /// this frame.
+    pub fn dot_draw(&self, retained: &RetainedViewEntity) -> Option<(&Buffer, u64)> {
+        let v = self.view_index(retained)?;
+        if self.mesh_lods >= self.lods || self.views[v as usize].view.dots == 0 {
+            return None;
+        }
+        let args = self.args.as_ref()?;
+        Some((args, self.dot_entry(v) * ARGS_BYTES))
+    }
+
+    /// The argument entry of view `v`'s one-pixel cards (after the palette dispatch).
+    pub(crate) fn dot_entry(&self, v: u32) -> u64 {
+        let counter = self.views.len() as u64 * self.prims as u64 * self.lods as u64;
+        counter + 2 + v as u64
     }
 
     /// The palette pass's job: the palette list when culled, else every instance.

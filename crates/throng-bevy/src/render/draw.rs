@@ -37,11 +37,13 @@ pub type DrawCrowd = (
 
 /// The card pipeline each crowd draws its far tier with in each view this frame, specialised
 /// for the view's key by the pass's queue: `main` the cameras' main passes
-/// (`render::queue_crowds`), `depth` the shadow maps and prepasses (`crate::prepass`).
+/// (`render::queue_crowds`), `depth` the shadow maps and prepasses (`crate::prepass`), `dots`
+/// the cameras' main passes' one-pixel cards (a point list; `ThrongCull::far_dots`).
 #[derive(Resource, Default)]
 pub struct CardPipelines {
     pub main: HashMap<(Entity, RetainedViewEntity), CachedRenderPipelineId>,
     pub depth: HashMap<(Entity, RetainedViewEntity), CachedRenderPipelineId>,
+    pub dots: HashMap<(Entity, RetainedViewEntity), CachedRenderPipelineId>,
 }
 
 /// The crowd's draws in a pass: `DEPTH` the shadow and prepass draws (their card pipelines are
@@ -109,6 +111,21 @@ impl<P: PhaseItem, const DEPTH: bool> RenderCommand<P> for DrawCrowdPrimitives<D
             pass.set_bind_group(CROWD_GROUP as usize, bg, &[]);
             pass.set_index_buffer(far.card_indices.slice(..), IndexFormat::Uint32);
             pass.draw_indexed_indirect(args, offset);
+        }
+        // The main pass's one-pixel cards: one point per card (the culling pass lists them
+        // only for views that draw them, `CullView::dots`).
+        let dot = (!DEPTH)
+            .then(|| cards.dots.get(&key))
+            .flatten()
+            .and_then(|&id| cache.get_render_pipeline(id));
+        if let (Some(pipeline), Some((args, offset)), Some(bg)) = (
+            dot,
+            g.cull.dot_draw(&view.retained_view_entity),
+            g.bindings.groups.first(),
+        ) {
+            pass.set_render_pipeline(pipeline);
+            pass.set_bind_group(CROWD_GROUP as usize, bg, &[]);
+            pass.draw_indirect(args, offset);
         }
         RenderCommandResult::Success
     }

@@ -21,8 +21,11 @@
 //! the pass (`CrowdKey::card`: `crowd.wgsl`'s `card_vertex` / `card_fragment`, lit by Bevy's
 //! PBR functions; `crowd_prepass.wgsl`'s for shadow maps and prepasses). A card faces the
 //! view's camera (a directional light's cascade: its backward axis) and shows `throng::far`'s
-//! blend of the tiles, in the instance's tint, material variant and part mask. Not done: the
-//! one-pixel cards of throng-render (`RenderOptions::far_dots`).
+//! blend of the tiles, in the instance's tint, material variant and part mask. A camera of one
+//! sample a pixel without a prepass draws a card whose screen box holds exactly one pixel
+//! centre as one point there (`ThrongCull::far_dots`, throng-render's `RenderOptions::far_dots`:
+//! `crowd.wgsl`'s `card_dot_vertex`, one `draw_indirect` of the view's points,
+//! `CrowdCull::dot_draw`).
 
 use bevy::render::render_resource::{
     BindGroupEntries, BindingResource, Buffer, BufferInitDescriptor, BufferUsages, Extent3d,

@@ -8,8 +8,8 @@ use bevy::mesh::{Mesh, MeshVertexBufferLayout, MeshVertexBufferLayoutRef, Vertex
 use bevy::pbr::{MeshPipeline, MeshPipelineKey};
 use bevy::prelude::*;
 use bevy::render::render_resource::{
-    ComputePipelineDescriptor, Face, RenderPipelineDescriptor, SpecializedComputePipeline,
-    SpecializedMeshPipeline, SpecializedRenderPipeline, VertexStepMode,
+    ComputePipelineDescriptor, Face, PrimitiveTopology, RenderPipelineDescriptor,
+    SpecializedComputePipeline, SpecializedMeshPipeline, SpecializedRenderPipeline, VertexStepMode,
 };
 use bevy::shader::{Shader, ShaderDefVal};
 use throng_asset::gpu::GpuVertex;
@@ -62,6 +62,9 @@ pub struct CrowdKey {
     /// The far tier's cards (def `CARD`: entry points `card_vertex` and `card_fragment`, no
     /// vertex buffer, both faces drawn), not the meshes.
     pub card: bool,
+    /// With `card`: the one-pixel cards, a point list (entry point `card_dot_vertex`; a
+    /// camera's main pass only, [`super::ThrongCull::far_dots`]).
+    pub dot: bool,
 }
 
 impl CrowdKey {
@@ -78,6 +81,7 @@ impl CrowdKey {
             culled: g.cull.enabled,
             far: asset.far.is_some(),
             card: false,
+            dot: false,
         }
     }
 
@@ -86,6 +90,13 @@ impl CrowdKey {
     pub fn card_of(g: &CrowdGpu, asset: &GpuThrongAsset) -> Option<Self> {
         let key = Self::of(g, asset);
         key.draws_cards().then_some(Self { card: true, ..key })
+    }
+
+    /// The key of crowd `g`'s one-pixel cards, when it draws cards and asks for points
+    /// (`ThrongCull::far_dots`; which views draw them is the culling pass's choice).
+    pub fn dot_of(g: &CrowdGpu, asset: &GpuThrongAsset) -> Option<Self> {
+        let card = Self::card_of(g, asset)?;
+        g.cull.far_dots.then_some(Self { dot: true, ..card })
     }
 
     /// The shader defs of `throng_bevy::crowd_vertex` and the shared modules it imports,
@@ -136,7 +147,9 @@ impl CrowdKey {
     /// The vertex and fragment entry points and vertex buffers of the pass's program (the main
     /// and depth programs name theirs alike).
     pub fn entry_points(&self) -> (&'static str, &'static str, Vec<VertexBufferLayout>) {
-        if self.card {
+        if self.dot {
+            ("card_dot_vertex", "card_dot_fragment", Vec::new())
+        } else if self.card {
             ("card_vertex", "card_fragment", Vec::new())
         } else {
             ("vertex", "fragment", vec![vertex_layout()])
@@ -234,6 +247,10 @@ impl SpecializedRenderPipeline for ThrongPipeline {
             f.entry_point = Some(fragment.into());
         }
         d.primitive.cull_mode = key.crowd.cull_mode();
+        if key.crowd.dot {
+            d.primitive.topology = PrimitiveTopology::PointList;
+            d.primitive.strip_index_format = None;
+        }
         d
     }
 }

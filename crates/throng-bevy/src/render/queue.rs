@@ -195,6 +195,7 @@ pub(crate) fn queue_crowds(
     });
     palette_ids.0.clear();
     cards.main.clear();
+    cards.dots.clear();
     for (main, g) in &gpus.0 {
         let Some(asset) = assets.get(g.asset) else {
             continue;
@@ -246,6 +247,12 @@ pub(crate) fn queue_crowds(
                     cards.main.insert((main, view.retained_view_entity), id);
                     // The crowd waits for its cards too, rather than showing its near part
                     // first.
+                    pipeline_cache.get_render_pipeline(id)?;
+                }
+                if let Some(crowd) = CrowdKey::dot_of(g, asset) {
+                    let dot = ThrongPipelineKey { crowd, ..key };
+                    let id = pipelines.specialize(&pipeline_cache, pipeline, dot);
+                    cards.dots.insert((main, view.retained_view_entity), id);
                     pipeline_cache.get_render_pipeline(id)?;
                 }
                 Some(mesh)
