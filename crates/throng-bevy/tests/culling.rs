@@ -512,6 +512,35 @@ fn far_tier_cards_are_listed_where_throng_render_lists_them() {
     );
 }
 
+/// Runs the example on `asset` under the overview camera with (instances, size) `crowd` and
+/// `extra` flags, 4 frames of 0.1 s after one, dumping what culling kept: the screenshot
+/// (`OUT.png`) and the dump (`OUT.txt`) of output path `out`.
+fn overview(asset: &Path, crowd: (&str, &str), extra: &[&str], out: &Path) -> (RgbaImage, Dump) {
+    let dump = out.with_extension("txt");
+    let (asset_arg, dump_arg) = (asset.to_string_lossy(), dump.to_string_lossy());
+    let mut args = vec![
+        "--asset",
+        asset_arg.as_ref(),
+        "--instances",
+        crowd.0,
+        "--camera",
+        "overview",
+        "--frames",
+        "4",
+        "--warmup",
+        "1",
+        "--fixed-dt",
+        "0.1",
+        "--size",
+        crowd.1,
+        "--dump-cull",
+        dump_arg.as_ref(),
+    ];
+    args.extend(extra);
+    let shot = run_example(&args, &out.with_extension("png"));
+    (shot.image, read_dump(&dump))
+}
+
 /// Cards that make no fragment are not listed (docs/design.md §5 "throng in Bevy"): 4,000 foxes
 /// under the overview camera on a 64 × 36 target, every one a card a pixel or so across. Without
 /// MSAA (`--no-msaa`) the camera's card list equals throng-render's, whose rule drops a card
@@ -543,31 +572,9 @@ fn far_cards_that_make_no_fragment_are_not_listed() {
     // (Bevy's cards, throng-render's cards, foxes in view), each list ascending.
     let cards_of = |msaa: bool| {
         let name = if msaa { "msaa" } else { "no-msaa" };
-        let dump = dir.join(format!("cull-{name}.txt"));
-        let (asset_arg, dump_arg) = (asset.to_string_lossy(), dump.to_string_lossy());
-        let mut args = vec![
-            "--asset",
-            asset_arg.as_ref(),
-            "--instances",
-            "4000",
-            "--camera",
-            "overview",
-            "--frames",
-            "4",
-            "--warmup",
-            "1",
-            "--fixed-dt",
-            "0.1",
-            "--size",
-            "64x36",
-            "--dump-cull",
-            dump_arg.as_ref(),
-        ];
-        if !msaa {
-            args.push("--no-msaa");
-        }
-        run_example(&args, &dir.join(format!("{name}.png")));
-        let d = read_dump(&dump);
+        let extra: &[&str] = if msaa { &[] } else { &["--no-msaa"] };
+        let (_, d) = overview(&asset, ("4000", "64x36"), extra, &dir.join(name));
+        let dump = dir.join(name).with_extension("txt");
         assert_eq!(
             d.camera_lists.len(),
             far + 1,
@@ -651,30 +658,8 @@ fn one_pixel_cards_draw_what_their_quads_draw() {
     bake_fox_with(&lods, true, &asset);
     let far = lods.len() + 1;
     let run = |name: &str, extra: &[&str]| {
-        let dump = dir.join(format!("cull-{name}.txt"));
-        let (asset_arg, dump_arg) = (asset.to_string_lossy(), dump.to_string_lossy());
-        let mut args = vec![
-            "--asset",
-            asset_arg.as_ref(),
-            "--instances",
-            "20000",
-            "--camera",
-            "overview",
-            "--frames",
-            "4",
-            "--warmup",
-            "1",
-            "--fixed-dt",
-            "0.1",
-            "--size",
-            "160x90",
-            "--no-msaa",
-            "--dump-cull",
-            dump_arg.as_ref(),
-        ];
-        args.extend(extra);
-        let shot = run_example(&args, &dir.join(format!("{name}.png")));
-        (shot.image, read_dump(&dump))
+        let extra = [&["--no-msaa"], extra].concat();
+        overview(&asset, ("20000", "160x90"), &extra, &dir.join(name))
     };
     let (points, with) = run("points", &[]);
     let (quads, without) = run("quads", &["--no-far-dots"]);
