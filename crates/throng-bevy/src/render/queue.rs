@@ -249,7 +249,16 @@ pub(crate) fn queue_crowds(
                     // first.
                     pipeline_cache.get_render_pipeline(id)?;
                 }
-                if let Some(crowd) = CrowdKey::dot_of(g, asset) {
+                // Points only where the culling pass may list them (one sample a pixel, no
+                // prepass, no jitter: `cull::crowd_views`), so other views do not wait for a
+                // pipeline they never use.
+                let no_points = MeshPipelineKey::DEPTH_PREPASS
+                    | MeshPipelineKey::NORMAL_PREPASS
+                    | MeshPipelineKey::MOTION_VECTOR_PREPASS
+                    | MeshPipelineKey::DEFERRED_PREPASS
+                    | MeshPipelineKey::TEMPORAL_JITTER;
+                let points = mesh_key.msaa_samples() == 1 && !mesh_key.intersects(no_points);
+                if let Some(crowd) = CrowdKey::dot_of(g, asset).filter(|_| points) {
                     let dot = ThrongPipelineKey { crowd, ..key };
                     let id = pipelines.specialize(&pipeline_cache, pipeline, dot);
                     cards.dots.insert((main, view.retained_view_entity), id);
