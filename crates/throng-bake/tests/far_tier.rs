@@ -301,9 +301,10 @@ fn directions(tier: &FarTier) -> Vec<Vec3> {
 /// At the switch size (the tile's own size across the sphere), for three clips (all a character
 /// has, when fewer) at three times each and the eight view directions above: the mean absolute
 /// colour difference over the character's box and the share of the box where the coverage
-/// masks disagree. Measured (16 azimuths at 30°, 16-texel tiles, 8 frames a second): Fox mean
-/// 3.3 %, worst 6.3 %, masks 27 %; CesiumMan 2.3 %, 3.4 %, 21 %; Quaternius Enemy 2.1 %, 3.5 %,
-/// 17 %. The bars hold those with a little room: mean ≤ 4 %, worst ≤ 8 %, masks ≤ 30 %. The
+/// masks disagree. Measured (16 azimuths at 30°, 16-texel tiles, 8 frames a second; colour
+/// mean and worst, masks mean and worst): Fox 3.3 %, 6.1 %, 11.4 %, 25 %; CesiumMan 2.3 %,
+/// 3.5 %, 11.0 %, 21 %; Quaternius Enemy 2.1 %, 3.4 %, 4.3 %, 17 %. The bars hold those with a
+/// little room: mean ≤ 4 %, worst ≤ 8 %, masks ≤ 30 %. The
 /// issue's 2 % and 10 % are not met at these bytes (docs/design.md §3 "Far tier" says where the
 /// difference comes from). Writes a contact sheet (mesh above, tier below, 8× enlarged) to the
 /// target folder.
@@ -318,6 +319,7 @@ fn the_far_tier_matches_the_mesh_at_the_switch_size() {
         let size = tier.tile;
         let mut sheet: Vec<(Picture, Picture)> = Vec::new();
         let (mut diff_max, mut mask_max, mut diff_sum, mut count) = (0.0f64, 0.0f64, 0.0, 0);
+        let mut mask_sum = 0.0f64;
         for clip in 0..asset.clips.len().min(3) {
             let d = asset.clips[clip].duration;
             for f in [0.13, 0.47, 0.81] {
@@ -329,6 +331,7 @@ fn the_far_tier_matches_the_mesh_at_the_switch_size() {
                     diff_max = diff_max.max(diff);
                     mask_max = mask_max.max(mask);
                     diff_sum += diff;
+                    mask_sum += mask;
                     count += 1;
                     if f == 0.47 {
                         sheet.push((mesh, far));
@@ -338,10 +341,11 @@ fn the_far_tier_matches_the_mesh_at_the_switch_size() {
         }
         write_sheet(name, &sheet);
         println!(
-            "{name}: {} clips × 3 times × 8 views at {size} px: mean colour difference mean {:.2} %, max {:.2} %; coverage disagreement max {:.1} %",
+            "{name}: {} clips × 3 times × 8 views at {size} px: mean colour difference mean {:.2} %, max {:.2} %; coverage disagreement mean {:.1} %, max {:.1} %",
             asset.clips.len().min(3),
             diff_sum / count as f64 * 100.0,
             diff_max * 100.0,
+            mask_sum / count as f64 * 100.0,
             mask_max * 100.0
         );
         worst.push((name, diff_sum / count as f64, diff_max, mask_max));
