@@ -79,7 +79,7 @@ struct CullView {
     pixel_test: u32,
     // 1: a camera with pixel_test whose crowd draws one-pixel cards (ThrongCull::far_dots) and
     // which has no prepass: a card whose screen box holds exactly one pixel centre is drawn as
-    // a point there (throng_bevy::crowd_far::card_dot_point), listed from the end of the far list.
+    // a point there (throng_bevy::crowd_far::card_dot), listed from the end of the far list.
     dots: u32,
     pad_b: u32,
     pad_c: u32,
@@ -105,14 +105,12 @@ fn card_share(m: mat3x4<f32>, eye: vec4<f32>) -> f32 {
     return far_share(m, job.far_sphere, texel, eye, vec2<f32>(job.lod_bias, job.far_band));
 }
 
-// Whether the far card of the instance placed by `m` may make a fragment in camera `view`:
-// with one sample a pixel, only where its screen box holds a pixel centre
-// (throng::cull::sphere_pixel_centres, throng-render's rule); under MSAA a sample lies off its
-// pixel's centre, and a jittered or resized main pass puts the centres elsewhere: every card is
-// kept (pixel_test 0). A card that makes no fragment is not listed (the picture is the same
-// without it).
-// The pixel centres the far card of the instance placed by `m` may cover in camera `view`
-// along x and y (throng::cull::sphere_pixel_centres' counts), or (−1, −1) without the test.
+// The pixel centres the far card of the instance placed by `m` may cover in camera `view`,
+// counted along x and y (throng::cull::sphere_pixel_centres, throng-render's rule), or
+// (−1, −1) without the test. With one sample a pixel a card whose box holds none makes no
+// fragment and is not listed (the picture is the same without it); under MSAA a sample lies
+// off its pixel's centre, and a jittered or resized main pass puts the centres elsewhere:
+// every card is kept (pixel_test 0).
 fn card_pixel_centres(m: mat3x4<f32>, view: CullView) -> vec2<f32> {
     if (view.pixel_test == 0u) {
         return vec2<f32>(-1.0);
@@ -282,9 +280,6 @@ fn cs_cull_finish(@builtin(global_invocation_id) id: vec3<u32>) {
             atomicStore(&args[k].instance_count, atomicLoad(&args[counter].instance_count));
         }
     }
-    // The palette pass's indirect dispatch: one invocation per (listed instance, palette
-    // entry), 64 per workgroup, in rows of at most MAX_GROUPS workgroups
-    // (throng::palette::palette_invocation).
     // A view's one-pixel cards: a DrawIndirect (vertex count, instance count, first vertex,
     // first instance) over the entry's first four words — one point per card, its first
     // instance the far list's last id (the vertex stage reads the list from there down).
@@ -295,6 +290,9 @@ fn cs_cull_finish(@builtin(global_invocation_id) id: vec3<u32>) {
         args[e].first_index = 0u;
         args[e].base_vertex = i32(far_list_end(k) - 1u);
     }
+    // The palette pass's indirect dispatch: one invocation per (listed instance, palette
+    // entry), 64 per workgroup, in rows of at most MAX_GROUPS workgroups
+    // (throng::palette::palette_invocation).
     if (k == 0u && job.palette_base != 0u) {
         let invocations = atomicLoad(&args[total].instance_count) * bone_params.entries;
         let groups = (invocations + 63u) / 64u;
