@@ -54,8 +54,8 @@
 //! `--dump-scene` writes the camera, instance transforms and records of the frame the
 //! screenshot shows (`examples/support/scene_dump.rs`), for the tests that draw the same
 //! scene with throng-render; `--no-msaa` turns Bevy's default 4× MSAA off (throng-render
-//! draws without it; the far tier's one-pixel cards are then drawn as points, which
-//! `--no-far-dots` turns off). `--debug normals` draws the crowd's world-space normals as colour, unlit
+//! draws without it; the far tier's one-pixel cards are then drawn as points unless the
+//! camera has a `--prepass`, which `--no-far-dots` turns off). `--debug normals` draws the crowd's world-space normals as colour, unlit
 //! (`throng_bevy::ThrongDebugView::Normals`, the colour of throng-render's `--debug normals`),
 //! and turns the camera's tonemapping and deband dithering off so that the colour reaches the
 //! picture as written: the tests compare it with throng-render's pixel for pixel.
@@ -251,8 +251,8 @@ struct Args {
     lod_bias: f32,
     /// At the last frame, read back what culling kept and write it here (text: per view and
     /// LOD the instance ids), with the instance transforms and records the culling pass read
-    /// beside it (OUT.transforms, OUT.records).
-    #[arg(long)]
+    /// beside it (OUT.transforms, OUT.records). Needs culling (not with `--no-cull`).
+    #[arg(long, conflicts_with = "no_cull")]
     dump_cull: Option<PathBuf>,
     /// The in-memory bake's LOD ratios (`throng bake --lod`), e.g. `0.5,0.25,0.1`; culling
     /// then draws each fox at the coarsest LOD within `--lod-bias` pixels.
@@ -1018,7 +1018,9 @@ fn dump_scene(
 /// bytes as the culling pass read them). Line formats:
 /// `crowd <instances> <lods> <gpu_timed 0|1>`;
 /// `view <light 0|1> eye <4 floats> clip_from_view <16> world_from_view <16>` (column-major);
-/// `lod <l> <count> <ids…>`; `palette <count> <ids…>`.
+/// `lod <l> <count> <ids…>` (the far tier's level: its cards drawn as quads and as points
+/// together); `points <count>` after a view's lists (of its far level's cards, those drawn as
+/// points); `palette <count> <ids…>`.
 fn write_cull_dump(out: &std::path::Path, snaps: &[CullSnapshot]) -> std::io::Result<()> {
     use std::fmt::Write as _;
     let mut text = String::new();

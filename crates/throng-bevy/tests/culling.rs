@@ -31,6 +31,7 @@
 //! - one-pixel cards, on 20,000 foxes at 160 × 90 without MSAA: the points draw the picture
 //!   the quads draw (at most 0.05 % of the pixels off by more than 8/255), and the lists are
 //!   the same; a camera with a prepass draws no points;
+//! - `--dump-cull` with `--no-cull` is a usage error (exit status 2);
 //! - the crowd entity's `Visibility::Hidden` and a `RenderLayers` the camera does not see hide
 //!   the whole crowd;
 //! - the benchmark's `--still-camera --spawn-in-view 1.3` (only the foxes near the held
@@ -691,4 +692,20 @@ fn one_pixel_cards_draw_what_their_quads_draw() {
         "a camera with a prepass should draw its cards as quads"
     );
     assert_eq!(prepassed.camera_lists, with.camera_lists);
+}
+
+/// `--dump-cull` reads back what culling kept, so with `--no-cull` there is nothing to write:
+/// a usage error (exit status 2) before any window opens, not an app that waits for ever.
+#[test]
+fn dumping_culling_without_culling_is_a_usage_error() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bevy_no_cull_dump.txt");
+    let o = std::process::Command::new(common::example_binary())
+        .args(["--no-cull", "--dump-cull"])
+        .arg(&out)
+        .output()
+        .expect("run bevy_crowd");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--no-cull"), "{stderr}");
+    assert!(!out.exists(), "no dump may be written");
 }
