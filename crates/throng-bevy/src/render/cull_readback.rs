@@ -184,7 +184,7 @@ fn snapshot(
         })
         .collect();
     let palette = if c.palette_base != 0 {
-        let k = c.views.len() as u32 * c.prims * c.lods;
+        let k = c.palette_counter();
         let mut p = ids
             .get(c.palette_base as usize..(c.palette_base + count(k).min(c.segment)) as usize)
             .unwrap_or(&[])

@@ -243,10 +243,16 @@ impl CrowdCull {
         Some((args, self.dot_entry(v) * ARGS_BYTES))
     }
 
+    /// The argument entry counting the palette list: the one after every (view, primitive,
+    /// LOD) draw's (WGSL `palette_counter`); the palette dispatch follows it, then each view's
+    /// one-pixel cards.
+    pub(crate) fn palette_counter(&self) -> u32 {
+        self.views.len() as u32 * self.prims * self.lods
+    }
+
     /// The argument entry of view `v`'s one-pixel cards (after the palette dispatch).
     pub(crate) fn dot_entry(&self, v: u32) -> u64 {
-        let counter = self.views.len() as u64 * self.prims as u64 * self.lods as u64;
-        counter + 2 + v as u64
+        self.palette_counter() as u64 + 2 + v as u64
     }
 
     /// The palette pass's job: the palette list when culled, else every instance.
@@ -254,20 +260,18 @@ impl CrowdCull {
         if !self.enabled || self.palette_base == 0 {
             return PaletteJob::all(instances);
         }
-        let counter = self.views.len() as u32 * self.prims * self.lods;
         PaletteJob {
             instances: 0,
             list_base: self.palette_base,
             // instance_count is the second word of an entry.
-            count_word: counter * (ARGS_BYTES / 4) as u32 + 1,
+            count_word: self.palette_counter() * (ARGS_BYTES / 4) as u32 + 1,
             _pad: 0,
         }
     }
 
     /// Byte offset of the palette pass's indirect dispatch in `args`.
     pub(crate) fn dispatch_offset(&self) -> u64 {
-        let counter = self.views.len() as u64 * self.prims as u64 * self.lods as u64;
-        (counter + 1) * ARGS_BYTES
+        (self.palette_counter() as u64 + 1) * ARGS_BYTES
     }
 }
 
