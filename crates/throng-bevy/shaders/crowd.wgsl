@@ -30,7 +30,7 @@
 #import throng::appearance::appearance_tint
 #import throng_bevy::crowd_material::{draw, material_slot, slot_uv, slot_color}
 #ifdef CARD
-#import throng_bevy::crowd_far::{Card, CardPoint, card_of, card_point, card_dot, dot_pixel, card_texel, card_covers, card_normal, card_toward}
+#import throng_bevy::crowd_far::{card_of, card_point, card_dot, dot_pixel, card_texel, card_covers, card_normal, card_toward}
 #import throng::appearance::appearance_of
 #endif
 #ifdef CROSSFADE
@@ -145,10 +145,6 @@ struct CardOut {
     @location(7) @interpolate(flat) kz: vec3<f32>,
     // The card's share of the crossfade (1: alone).
     @location(8) @interpolate(flat) share: f32,
-    // A one-pixel card's texel, worked out in its vertex stage (card_dot_vertex): its base
-    // colour in the instance's tint, and its world normal (unused by a quad's fragments).
-    @location(9) @interpolate(flat) dot_color: vec4<f32>,
-    @location(10) @interpolate(flat) dot_normal: vec3<f32>,
 }
 
 // From a card's centre towards this pass's view (throng_bevy::crowd_far::card_toward).
@@ -159,45 +155,7 @@ fn toward_view(centre: vec3<f32>) -> vec3<f32> {
 @vertex
 fn card_vertex(@builtin(instance_index) instance_index: u32, @builtin(vertex_index) vertex_index: u32) -> CardOut {
     let c = card_of(instance_index);
-    return card_out(c, card_point(c, toward_view(c.centre), vertex_index));
-}
-
-#ifdef CROSSFADE
-// One card of a camera's main pass whose screen box holds exactly one pixel centre (listed so
-// by the culling pass, CullView.dots): a point at that centre, carrying what the card's quad
-// would hand card_fragment there — the pixel's ray met with the card's plane
-// (throng_bevy::crowd_far::card_dot) — or, where the quad misses the centre, no point (outside
-// the clip volume). Vertex v is the v-th of the view's one-pixel cards, which the culling pass
-// lists from its far list's end down; the draw's first instance is that end
-// (throng_bevy::render::cull_state::CrowdCull::dot_draw).
-@vertex
-fn card_dot_vertex(@builtin(instance_index) instance_index: u32, @builtin(vertex_index) vertex_index: u32) -> CardOut {
-    let c = card_of(instance_index - vertex_index);
-    let px = dot_pixel(c, view.clip_from_world, view.viewport.zw, camera_eye());
-    let d = card_dot(c, toward_view(c.centre), view.clip_from_world, px.ndc);
-    var out = card_out(c, d.point);
-    // Its one texel is worked out here, where a SIMD lane serves one card, rather than in a
-    // fragment stage that a software rasteriser runs for a block of pixels around the one;
-    // a texel its dither leaves out makes no point at all.
-    let t = card_texel(out.uv, out.tiles, out.weights, out.look);
-    let covered = card_covers(t, view.viewport.xy + px.pixel, out.share);
-    if (!d.inside || out.clip_position.w <= 0.0 || !covered) {
-        out.clip_position = vec4<f32>(2.0, 2.0, 2.0, 1.0);
-    }
-    out.dot_color = vec4<f32>(t.albedo, 1.0) * appearance_tint(appearance_of(out.look));
-    out.dot_normal = card_normal(t, out.kx, out.ky, out.kz);
-    return out;
-}
-
-// A one-pixel card's fragment: the texel card_dot_vertex worked out, lit.
-@fragment
-fn card_dot_fragment(in: CardOut) -> @location(0) vec4<f32> {
-    return lit(in.dot_color, in.dot_normal, in.world_position, in.clip_position);
-}
-#endif
-
-// What every fragment of card `c` gets at its point `p`.
-fn card_out(c: Card, p: CardPoint) -> CardOut {
+    let p = card_point(c, toward_view(c.centre), vertex_index);
     var out: CardOut;
     out.clip_position = position_world_to_clip(p.world);
     out.world_position = vec4<f32>(p.world, 1.0);
@@ -213,10 +171,55 @@ fn card_out(c: Card, p: CardPoint) -> CardOut {
 #else
     out.share = 1.0;
 #endif
-    out.dot_color = vec4<f32>(0.0);
-    out.dot_normal = vec3<f32>(0.0);
     return out;
 }
+
+#ifdef CROSSFADE
+// A one-pixel card at its point: its texel, worked out in its vertex stage (the base colour in
+// the instance's tint, the world normal), which card_dot_fragment lights. Only cameras without
+// a prepass draw points, so the position needs no @invariant.
+struct DotOut {
+    @builtin(position) clip_position: vec4<f32>,
+    @location(0) world_position: vec4<f32>,
+    @location(1) @interpolate(flat) color: vec4<f32>,
+    @location(2) @interpolate(flat) normal: vec3<f32>,
+}
+
+// One card of a camera's main pass whose screen box holds exactly one pixel centre (listed so
+// by the culling pass, CullView.dots): a point at that centre, carrying what the card's quad
+// would hand card_fragment there — the pixel's ray met with the card's plane
+// (throng_bevy::crowd_far::card_dot) — or, where the quad misses the centre, no point (outside
+// the clip volume). Vertex v is the v-th of the view's one-pixel cards, which the culling pass
+// lists from its far list's end down; the draw's first instance is that end
+// (throng_bevy::render::cull_state::CrowdCull::dot_draw).
+@vertex
+fn card_dot_vertex(@builtin(instance_index) instance_index: u32, @builtin(vertex_index) vertex_index: u32) -> DotOut {
+    let c = card_of(instance_index - vertex_index);
+    let px = dot_pixel(c, view.clip_from_world, view.viewport.zw, camera_eye());
+    let d = card_dot(c, toward_view(c.centre), view.clip_from_world, px.ndc);
+    let p = d.point;
+    var out: DotOut;
+    out.clip_position = position_world_to_clip(p.world);
+    out.world_position = vec4<f32>(p.world, 1.0);
+    // Its one texel is worked out here, where a SIMD lane serves one card, rather than in a
+    // fragment stage that a software rasteriser runs for a block of pixels around the one;
+    // a texel its dither leaves out makes no point at all.
+    let t = card_texel(p.uv, p.tiles, p.weights, p.look);
+    let covered = card_covers(t, view.viewport.xy + px.pixel, card_share(c.m, camera_eye()));
+    if (!d.inside || out.clip_position.w <= 0.0 || !covered) {
+        out.clip_position = vec4<f32>(2.0, 2.0, 2.0, 1.0);
+    }
+    out.color = vec4<f32>(t.albedo, 1.0) * appearance_tint(appearance_of(p.look));
+    out.normal = card_normal(t, p.kx, p.ky, p.kz);
+    return out;
+}
+
+// A one-pixel card's fragment: the texel card_dot_vertex worked out, lit.
+@fragment
+fn card_dot_fragment(in: DotOut) -> @location(0) vec4<f32> {
+    return lit(in.color, in.normal, in.world_position, in.clip_position);
+}
+#endif
 
 @fragment
 fn card_fragment(in: CardOut) -> @location(0) vec4<f32> {
